@@ -1,0 +1,122 @@
+//! ClickHouse error codes: one table, so a number, its name and its HTTP status
+//! can never disagree. Numbers and names are ClickHouse's (src/Common/ErrorCodes.cpp);
+//! statuses follow ClickHouse's exceptionCodeToHTTPStatus.
+
+macro_rules! error_codes {
+    ($( $variant:ident = $num:literal, $status:literal; )*) => {
+        /// A ClickHouse error code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[allow(non_camel_case_types)]
+        pub enum ErrorCode { $( $variant ),* }
+
+        impl ErrorCode {
+            /// The ClickHouse number of this code.
+            pub fn number(self) -> i32 { match self { $( ErrorCode::$variant => $num ),* } }
+            /// The ClickHouse name, as printed in `(NAME)` at the end of an exception.
+            pub fn name(self) -> &'static str { match self { $( ErrorCode::$variant => stringify!($variant) ),* } }
+            /// The HTTP status ClickHouse answers with for this code.
+            pub fn http_status(self) -> u16 { match self { $( ErrorCode::$variant => $status ),* } }
+            /// Every code, for `system.errors` and tests.
+            pub fn all() -> &'static [ErrorCode] { &[ $( ErrorCode::$variant ),* ] }
+            /// Looks a code up by its number.
+            pub fn from_number(n: i32) -> Option<ErrorCode> {
+                match n { $( $num => Some(ErrorCode::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+error_codes! {
+    UNSUPPORTED_METHOD = 1, 500;
+    CANNOT_PARSE_TEXT = 6, 400;
+    INCORRECT_NUMBER_OF_COLUMNS = 7, 400;
+    THERE_IS_NO_COLUMN = 8, 400;
+    NOT_FOUND_COLUMN_IN_BLOCK = 10, 500;
+    NO_SUCH_COLUMN_IN_TABLE = 16, 404;
+    NUMBER_OF_COLUMNS_DOESNT_MATCH = 20, 400;
+    CANNOT_PARSE_ESCAPE_SEQUENCE = 25, 400;
+    CANNOT_PARSE_QUOTED_STRING = 26, 400;
+    CANNOT_PARSE_INPUT_ASSERTION_FAILED = 27, 400;
+    ATTEMPT_TO_READ_AFTER_EOF = 32, 500;
+    CANNOT_READ_ALL_DATA = 33, 500;
+    BAD_ARGUMENTS = 36, 400;
+    CANNOT_PARSE_DATE = 38, 400;
+    CHECKSUM_DOESNT_MATCH = 40, 500;
+    CANNOT_PARSE_DATETIME = 41, 400;
+    NUMBER_OF_ARGUMENTS_DOESNT_MATCH = 42, 400;
+    ILLEGAL_TYPE_OF_ARGUMENT = 43, 400;
+    ILLEGAL_COLUMN = 44, 400;
+    UNKNOWN_FUNCTION = 46, 404;
+    UNKNOWN_IDENTIFIER = 47, 404;
+    NOT_IMPLEMENTED = 48, 501;
+    LOGICAL_ERROR = 49, 500;
+    UNKNOWN_TYPE = 50, 404;
+    TYPE_MISMATCH = 53, 400;
+    UNKNOWN_STORAGE = 56, 404;
+    TABLE_ALREADY_EXISTS = 57, 500;
+    UNKNOWN_TABLE = 60, 404;
+    SYNTAX_ERROR = 62, 400;
+    UNKNOWN_AGGREGATE_FUNCTION = 63, 404;
+    ARGUMENT_OUT_OF_BOUND = 69, 400;
+    CANNOT_CONVERT_TYPE = 70, 400;
+    CANNOT_PARSE_NUMBER = 72, 400;
+    UNKNOWN_FORMAT = 73, 404;
+    CANNOT_READ_FROM_FILE_DESCRIPTOR = 74, 500;
+    CANNOT_WRITE_TO_FILE_DESCRIPTOR = 75, 500;
+    CANNOT_OPEN_FILE = 76, 503;
+    INCORRECT_QUERY = 80, 400;
+    UNKNOWN_DATABASE = 81, 404;
+    DATABASE_ALREADY_EXISTS = 82, 500;
+    FILE_DOESNT_EXIST = 107, 404;
+    UNKNOWN_SETTING = 115, 404;
+    INCORRECT_DATA = 117, 400;
+    TOO_MANY_ROWS = 158, 500;
+    TIMEOUT_EXCEEDED = 159, 408;
+    READONLY = 164, 500;
+    UNKNOWN_USER = 192, 403;
+    WRONG_PASSWORD = 193, 403;
+    REQUIRED_PASSWORD = 194, 401;
+    TOO_MANY_SIMULTANEOUS_QUERIES = 202, 500;
+    NO_FREE_CONNECTION = 203, 500;
+    NETWORK_ERROR = 210, 500;
+    NOT_AN_AGGREGATE = 215, 500;
+    QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING = 216, 500;
+    ABORTED = 236, 500;
+    MEMORY_LIMIT_EXCEEDED = 241, 500;
+    CORRUPTED_DATA = 246, 500;
+    TOO_MANY_PARTS = 252, 500;
+    SUPPORT_IS_DISABLED = 344, 500;
+    QUERY_WAS_CANCELLED = 394, 500;
+    INVALID_LIMIT_EXPRESSION = 440, 400;
+    UNKNOWN_QUERY_PARAMETER = 456, 400;
+    BAD_QUERY_PARAMETER = 457, 400;
+    ACCESS_DENIED = 497, 403;
+    AUTHENTICATION_FAILED = 516, 403;
+    UNKNOWN_TYPE_OF_QUERY = 515, 404;
+    CANNOT_EXTRACT_TABLE_STRUCTURE = 636, 500;
+    STD_EXCEPTION = 1001, 500;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_unique_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::all() {
+            assert!(seen.insert(code.number()), "duplicate number {}", code.number());
+            assert_eq!(ErrorCode::from_number(code.number()), Some(*code));
+        }
+    }
+
+    #[test]
+    fn statuses_follow_clickhouse() {
+        assert_eq!(ErrorCode::SYNTAX_ERROR.http_status(), 400);
+        assert_eq!(ErrorCode::UNKNOWN_TABLE.http_status(), 404);
+        assert_eq!(ErrorCode::UNKNOWN_DATABASE.http_status(), 404);
+        assert_eq!(ErrorCode::TIMEOUT_EXCEEDED.http_status(), 408);
+        assert_eq!(ErrorCode::LOGICAL_ERROR.http_status(), 500);
+        assert_eq!(ErrorCode::UNKNOWN_TABLE.name(), "UNKNOWN_TABLE");
+    }
+}

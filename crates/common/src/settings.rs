@@ -1,0 +1,310 @@
+//! The settings registry: every query-level setting Granary knows, with its type,
+//! default and description. `SET x = v`, `SETTINGS x = v`, URL parameters and
+//! `system.settings` all go through this table, so an unknown or mistyped setting is
+//! rejected the same way everywhere (code 115 UNKNOWN_SETTING, or 36 BAD_ARGUMENTS for
+//! a bad value).
+//!
+//! [`Settings`] is a small copy-on-write overlay over the defaults: a session holds one,
+//! a query clones it (cheap: only changed values are stored) and adds its own.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::{Error, ErrorCode, Result};
+
+/// The value type of a setting, used to validate and normalise values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingKind {
+    UInt64,
+    Int64,
+    Float,
+    Bool,
+    String,
+    /// A thread count: `0` or `'auto'` means the number of cores.
+    MaxThreads,
+    /// Seconds, possibly fractional.
+    Seconds,
+    /// Milliseconds.
+    Milliseconds,
+}
+
+impl SettingKind {
+    /// The ClickHouse type name shown in `system.settings.type`.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            SettingKind::UInt64 => "UInt64",
+            SettingKind::Int64 => "Int64",
+            SettingKind::Float => "Float",
+            SettingKind::Bool => "Bool",
+            SettingKind::String => "String",
+            SettingKind::MaxThreads => "MaxThreads",
+            SettingKind::Seconds => "Seconds",
+            SettingKind::Milliseconds => "Milliseconds",
+        }
+    }
+}
+
+/// One row of the registry.
+#[derive(Debug)]
+pub struct SettingDef {
+    pub name: &'static str,
+    pub kind: SettingKind,
+    pub default: &'static str,
+    pub description: &'static str,
+}
+
+macro_rules! registry {
+    ($( $name:literal : $kind:ident = $default:literal, $desc:literal; )*) => {
+        /// Every known setting, sorted by name.
+        pub static SETTINGS_REGISTRY: &[SettingDef] = &[
+            $( SettingDef { name: $name, kind: SettingKind::$kind, default: $default, description: $desc } ),*
+        ];
+    };
+}
+
+registry! {
+    "connect_timeout": Seconds = "10", "Connection timeout if there are no replicas.";
+    "date_time_input_format": String = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
+    "date_time_output_format": String = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
+    "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";
+    "extremes": Bool = "0", "Also compute extreme values (minimums and maximums) of result columns.";
+    "final": Bool = "0", "Apply FINAL (merge at read time) to every table of the query.";
+    "format_csv_allow_double_quotes": Bool = "1", "Accept strings in double quotes in CSV input.";
+    "format_csv_allow_single_quotes": Bool = "0", "Accept strings in single quotes in CSV input.";
+    "format_csv_delimiter": String = ",", "The field delimiter of CSV input and output.";
+    "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
+    "http_zlib_compression_level": Int64 = "3", "Compression level of HTTP responses with gzip or deflate.";
+    "input_format_allow_errors_num": UInt64 = "0", "How many bad rows of text input may be skipped.";
+    "input_format_allow_errors_ratio": Float = "0", "Which share of bad rows of text input may be skipped.";
+    "input_format_null_as_default": Bool = "1", "Insert the column default for NULL input into non-Nullable columns.";
+    "input_format_parallel_parsing": Bool = "1", "Split text input into chunks and parse them in parallel.";
+    "input_format_skip_unknown_fields": Bool = "1", "Skip fields of JSONEachRow and *WithNames input that the table does not have.";
+    "insert_deduplicate": Bool = "1", "Deduplicate inserted blocks by their checksum.";
+    "insert_deduplication_token": String = "", "A user-supplied token that makes a retried insert idempotent.";
+    "join_algorithm": String = "default", "Which join algorithm to use.";
+    "join_use_nulls": Bool = "0", "Fill non-matched rows of outer joins with NULL instead of the type's default.";
+    "log_comment": String = "", "A comment stored in system.query_log for this query.";
+    "log_queries": Bool = "1", "Record queries in system.query_log.";
+    "max_block_size": UInt64 = "65409", "The preferred number of rows in a block of query processing.";
+    "max_bytes_to_read": UInt64 = "0", "Limit on bytes read from tables by one query (0: none).";
+    "max_concurrent_queries_for_user": UInt64 = "0", "Limit on queries running at once for one user (0: none).";
+    "max_download_buffer_size": UInt64 = "10485760", "Buffer of one parallel download thread; files over twice this are downloaded in ranges.";
+    "max_download_threads": MaxThreads = "4", "Threads for parallel ranged downloads of one remote file.";
+    "max_execution_time": Seconds = "0", "Limit on the running time of a query in seconds (0: none).";
+    "max_insert_block_size": UInt64 = "1048449", "Rows of the blocks formed for insertion into a table.";
+    "max_insert_delayed_streams_for_parallel_write": UInt64 = "0", "How many streams may wait for their parts to be written in parallel.";
+    "max_insert_threads": UInt64 = "0", "Threads that run INSERT ... SELECT (0: one).";
+    "max_memory_usage": UInt64 = "0", "Limit on memory used by one query in bytes (0: none).";
+    "max_query_size": UInt64 = "262144", "Limit on the size of the query text parsed by the SQL parser.";
+    "max_result_bytes": UInt64 = "0", "Limit on bytes of the result (0: none).";
+    "max_result_rows": UInt64 = "0", "Limit on rows of the result (0: none).";
+    "max_rows_to_read": UInt64 = "0", "Limit on rows read from tables by one query (0: none).";
+    "max_streams_to_max_threads_ratio": Float = "1", "How many read streams per thread.";
+    "max_threads": MaxThreads = "0", "Threads that process one query (0: the number of cores).";
+    "min_chunk_bytes_for_parallel_parsing": UInt64 = "10485760", "Minimum chunk size of parallel text parsing.";
+    "min_insert_block_size_bytes": UInt64 = "268402944", "Squash inserted blocks until they hold this many bytes.";
+    "min_insert_block_size_rows": UInt64 = "1048449", "Squash inserted blocks until they hold this many rows.";
+    "optimize_move_to_prewhere": Bool = "1", "Move selective WHERE conditions to PREWHERE automatically.";
+    "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
+    "output_format_json_quote_64bit_integers": Bool = "1", "Print 64-bit integers in quotes in JSON formats.";
+    "output_format_json_quote_denormals": Bool = "0", "Print nan and inf as strings in JSON formats.";
+    "output_format_pretty_max_rows": UInt64 = "10000", "Rows printed at most by Pretty formats.";
+    "output_format_write_statistics": Bool = "1", "Write the statistics object in JSON output formats.";
+    "parallel_distributed_insert_select": UInt64 = "0", "Run INSERT ... SELECT on every shard in parallel.";
+    "preferred_block_size_bytes": UInt64 = "1000000", "The preferred size of a block in bytes.";
+    "readonly": UInt64 = "0", "0: all queries; 1: only reads; 2: reads and changing settings.";
+    "remote_filesystem_read_method": String = "threadpool", "How remote files are read: 'read' or 'threadpool'.";
+    "result_overflow_mode": String = "throw", "What to do when a result limit is exceeded: 'throw' or 'break'.";
+    "send_logs_level": String = "fatal", "Send server logs of this level and higher to the client.";
+    "send_progress_in_http_headers": Bool = "0", "Send X-ClickHouse-Progress headers while the query runs.";
+    "session_timezone": String = "", "The time zone of this session (empty: the server's).";
+    "use_uncompressed_cache": Bool = "0", "Cache uncompressed blocks of MergeTree columns.";
+    "wait_end_of_query": Bool = "0", "Buffer the whole response on the server before sending it.";
+}
+
+/// Looks a setting up in the registry.
+pub fn find_setting(name: &str) -> Option<&'static SettingDef> {
+    SETTINGS_REGISTRY.binary_search_by(|d| d.name.cmp(name)).ok().map(|i| &SETTINGS_REGISTRY[i])
+}
+
+/// Session or query settings: the registry defaults plus the values that were changed.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    changed: Arc<BTreeMap<&'static str, String>>,
+}
+
+impl Settings {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets a setting after checking its name and normalising its value.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        let def = find_setting(name).ok_or_else(|| {
+            Error::new(ErrorCode::UNKNOWN_SETTING, format!("Setting {name} is neither a builtin setting nor started with the prefix 'custom_' registered for user-defined settings"))
+        })?;
+        let normalised = normalise(def, value)?;
+        Arc::make_mut(&mut self.changed).insert(def.name, normalised);
+        Ok(())
+    }
+
+    /// Whether `name` is a known setting (used to tell settings from other URL parameters).
+    pub fn is_known(name: &str) -> bool {
+        find_setting(name).is_some()
+    }
+
+    /// The current value as text (defaults included).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        if let Some(v) = self.changed.get(name) {
+            return Some(v.as_str());
+        }
+        find_setting(name).map(|d| d.default)
+    }
+
+    pub fn is_changed(&self, name: &str) -> bool {
+        self.changed.contains_key(name)
+    }
+
+    /// Changed settings, for logging and `system.settings`.
+    pub fn changed(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.changed.iter().map(|(k, v)| (*k, v.as_str()))
+    }
+
+    pub fn get_u64(&self, name: &str) -> u64 {
+        self.get(name).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+
+    pub fn get_i64(&self, name: &str) -> i64 {
+        self.get(name).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+
+    pub fn get_f64(&self, name: &str) -> f64 {
+        self.get(name).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+    }
+
+    pub fn get_bool(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|v| v == "1")
+    }
+
+    pub fn get_str(&self, name: &str) -> &str {
+        self.get(name).unwrap_or("")
+    }
+
+    /// `max_threads` resolved: 0 means every core.
+    pub fn max_threads(&self) -> usize {
+        match self.get_u64("max_threads") {
+            0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            n => n as usize,
+        }
+    }
+
+    /// `max_execution_time` as a duration, `None` when unlimited.
+    pub fn max_execution_time(&self) -> Option<std::time::Duration> {
+        let secs = self.get_f64("max_execution_time");
+        (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
+    }
+}
+
+fn normalise(def: &SettingDef, value: &str) -> Result<String> {
+    let raw = value.trim();
+    let unquoted = raw.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')).unwrap_or(raw);
+    let bad = || {
+        Error::new(
+            ErrorCode::BAD_ARGUMENTS,
+            format!("Cannot parse value '{value}' of setting {} as {}", def.name, def.kind.type_name()),
+        )
+    };
+    Ok(match def.kind {
+        SettingKind::String => unquoted.to_string(),
+        SettingKind::Bool => match unquoted.to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" | "enable" => "1".into(),
+            "0" | "false" | "no" | "off" | "disable" => "0".into(),
+            _ => return Err(bad()),
+        },
+        SettingKind::UInt64 | SettingKind::Milliseconds => {
+            parse_number_with_suffix(unquoted).ok_or_else(bad)?.to_string()
+        }
+        SettingKind::MaxThreads => {
+            if unquoted.eq_ignore_ascii_case("auto") || unquoted.starts_with("'auto") {
+                "0".into()
+            } else if let Some(inner) = unquoted.strip_prefix("auto(").and_then(|v| v.strip_suffix(')')) {
+                inner.parse::<u64>().map_err(|_| bad())?.to_string()
+            } else {
+                unquoted.parse::<u64>().map_err(|_| bad())?.to_string()
+            }
+        }
+        SettingKind::Int64 => unquoted.parse::<i64>().map_err(|_| bad())?.to_string(),
+        SettingKind::Float | SettingKind::Seconds => {
+            let v: f64 = unquoted.parse().map_err(|_| bad())?;
+            if !v.is_finite() {
+                return Err(bad());
+            }
+            unquoted.to_string()
+        }
+    })
+}
+
+/// Accepts plain integers and ClickHouse's size suffixes (`10M`, `1Gi`, `1_000`).
+fn parse_number_with_suffix(text: &str) -> Option<u64> {
+    let cleaned: String = text.chars().filter(|c| *c != '_').collect();
+    if let Ok(n) = cleaned.parse::<u64>() {
+        return Some(n);
+    }
+    let split = cleaned.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, suffix) = cleaned.split_at(split);
+    let base: u64 = digits.parse().ok()?;
+    let factor: u64 = match suffix {
+        "K" | "k" => 1_000,
+        "M" => 1_000_000,
+        "G" => 1_000_000_000,
+        "T" => 1_000_000_000_000,
+        "Ki" | "KiB" => 1 << 10,
+        "Mi" | "MiB" => 1 << 20,
+        "Gi" | "GiB" => 1 << 30,
+        "Ti" | "TiB" => 1 << 40,
+        _ => return None,
+    };
+    base.checked_mul(factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_is_sorted_for_binary_search() {
+        for pair in SETTINGS_REGISTRY.windows(2) {
+            assert!(pair[0].name < pair[1].name, "{} must sort before {}", pair[0].name, pair[1].name);
+        }
+    }
+
+    #[test]
+    fn defaults_are_valid_values_of_their_type() {
+        for def in SETTINGS_REGISTRY {
+            normalise(def, def.default).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+        }
+    }
+
+    #[test]
+    fn set_validates() {
+        let mut s = Settings::new();
+        s.set("max_threads", "auto").unwrap();
+        assert_eq!(s.get("max_threads"), Some("0"));
+        s.set("max_insert_block_size", "10M").unwrap();
+        assert_eq!(s.get_u64("max_insert_block_size"), 10_000_000);
+        s.set("use_uncompressed_cache", "true").unwrap();
+        assert!(s.get_bool("use_uncompressed_cache"));
+        assert_eq!(s.set("no_such_setting", "1").unwrap_err().code(), ErrorCode::UNKNOWN_SETTING);
+        assert_eq!(s.set("max_threads", "many").unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
+    }
+
+    #[test]
+    fn clones_are_independent() {
+        let mut a = Settings::new();
+        a.set("max_threads", "2").unwrap();
+        let mut b = a.clone();
+        b.set("max_threads", "3").unwrap();
+        assert_eq!(a.get_u64("max_threads"), 2);
+        assert_eq!(b.get_u64("max_threads"), 3);
+    }
+}

@@ -1,0 +1,34 @@
+//! The ClickHouse SQL front end.
+//!
+//! ```text
+//!  query text ──► lexer (sqlparser's tokenizer, ClickHouse dialect, byte offsets)
+//!       │            ├─ {name:Type} parameters substituted at token level (params)
+//!       │            └─ FINAL after a table name noted and removed
+//!       ▼
+//!  statement parser (parse)
+//!       ├─ SELECT / WITH / INSERT ... SELECT ─► sqlparser AST ─► rewrite (ClickHouse names,
+//!       │                                          PREWHERE, LIMIT BY, SETTINGS, FORMAT)
+//!       └─ DDL and utility statements ─► our own small grammar over the same tokens, so
+//!                                          ClickHouse's exact syntax (ENGINE = ..., CODEC, ...)
+//!                                          is accepted without forking sqlparser
+//! ```
+//!
+//! The crate knows nothing of storage or execution: it produces [`Statement`] values that
+//! the interpreter (granary-query) turns into DataFusion plans and engine calls.
+//!
+//! Modules: [`lexer`] (tokens with byte offsets, statement splitting), [`params`]
+//! (query parameters), [`parse`] (statements), [`rewrite`] (AST rewrites for DataFusion),
+//! [`names`] (ClickHouse column names of expressions).
+
+pub mod lexer;
+pub mod names;
+pub mod params;
+pub mod parse;
+pub mod rewrite;
+
+pub use datafusion::sql::sqlparser;
+pub use parse::{
+    parse_statement, ColumnSpec, CreateTable, EngineSpec, InsertSource, InsertStatement, ParseOptions, Statement,
+    StatementWithClauses, TableName,
+};
+pub use lexer::split_statements;

@@ -1,0 +1,233 @@
+//! ClickHouse's column names for expressions.
+//!
+//! ClickHouse names an unaliased result column after the expression in its canonical
+//! function form: `SELECT 1 + x` has a column named `plus(1, x)`, `count(*)` is
+//! `count()`. The names are visible to users (`*WithNames` formats, JSON `meta`,
+//! clients keyed by column name), so the SQL front end aliases each projection item
+//! with the name ClickHouse would give it.
+
+use datafusion::sql::sqlparser::ast::{
+    BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator, Value,
+};
+
+use crate::params::quote_string;
+
+/// The name ClickHouse gives a result column computed by `expr`.
+pub fn column_name(expr: &Expr) -> String {
+    let mut out = String::new();
+    write_name(expr, &mut out);
+    out
+}
+
+fn call(out: &mut String, name: &str, args: &[&Expr]) {
+    out.push_str(name);
+    out.push('(');
+    for (i, arg) in args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_name(arg, out);
+    }
+    out.push(')');
+}
+
+fn binary_function(op: &BinaryOperator) -> Option<&'static str> {
+    Some(match op {
+        BinaryOperator::Plus => "plus",
+        BinaryOperator::Minus => "minus",
+        BinaryOperator::Multiply => "multiply",
+        BinaryOperator::Divide => "divide",
+        BinaryOperator::Modulo => "modulo",
+        BinaryOperator::Eq => "equals",
+        BinaryOperator::NotEq => "notEquals",
+        BinaryOperator::Lt => "less",
+        BinaryOperator::Gt => "greater",
+        BinaryOperator::LtEq => "lessOrEquals",
+        BinaryOperator::GtEq => "greaterOrEquals",
+        BinaryOperator::And => "and",
+        BinaryOperator::Or => "or",
+        BinaryOperator::StringConcat => "concat",
+        _ => return None,
+    })
+}
+
+/// `a AND b AND c` is one `and(a, b, c)` in ClickHouse.
+fn flatten<'e>(expr: &'e Expr, op: &BinaryOperator, into: &mut Vec<&'e Expr>) {
+    match expr {
+        Expr::BinaryOp { left, op: inner, right } if inner == op => {
+            flatten(left, op, into);
+            flatten(right, op, into);
+        }
+        other => into.push(other),
+    }
+}
+
+fn write_name(expr: &Expr, out: &mut String) {
+    match expr {
+        Expr::Identifier(ident) => out.push_str(&ident.value),
+        Expr::CompoundIdentifier(parts) => {
+            out.push_str(&parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join("."));
+        }
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => out.push_str(n),
+            Value::SingleQuotedString(s) => out.push_str(&quote_string(s)),
+            Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Null => out.push_str("NULL"),
+            other => out.push_str(&other.to_string()),
+        },
+        Expr::Nested(inner) => write_name(inner, out),
+        Expr::BinaryOp { left, op, right } => match binary_function(op) {
+            Some(name @ ("and" | "or")) => {
+                let mut args = Vec::new();
+                flatten(left, op, &mut args);
+                flatten(right, op, &mut args);
+                call(out, name, &args);
+            }
+            Some(name) => call(out, name, &[left, right]),
+            None => out.push_str(&expr.to_string()),
+        },
+        Expr::UnaryOp { op: UnaryOperator::Minus, expr: inner } => match inner.as_ref() {
+            Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+                out.push('-');
+                write_name(inner, out);
+            }
+            _ => call(out, "negate", &[inner]),
+        },
+        Expr::UnaryOp { op: UnaryOperator::Not, expr: inner } => call(out, "not", &[inner]),
+        Expr::IsNull(inner) => call(out, "isNull", &[inner]),
+        Expr::IsNotNull(inner) => call(out, "isNotNull", &[inner]),
+        Expr::Like { negated, expr: e, pattern, .. } => call(out, if *negated { "notLike" } else { "like" }, &[e, pattern]),
+        Expr::ILike { negated, expr: e, pattern, .. } => call(out, if *negated { "notILike" } else { "ilike" }, &[e, pattern]),
+        Expr::Between { expr: e, negated, low, high } => {
+            let (lo, hi, join) = if *negated { ("less", "greater", "or") } else { ("greaterOrEquals", "lessOrEquals", "and") };
+            out.push_str(join);
+            out.push('(');
+            call(out, lo, &[e, low]);
+            out.push_str(", ");
+            call(out, hi, &[e, high]);
+            out.push(')');
+        }
+        Expr::InList { expr: e, list, negated } => {
+            out.push_str(if *negated { "notIn(" } else { "in(" });
+            write_name(e, out);
+            out.push_str(", (");
+            for (i, item) in list.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_name(item, out);
+            }
+            out.push_str("))");
+        }
+        Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: e, data_type, .. } => {
+            out.push_str("CAST(");
+            write_name(e, out);
+            out.push_str(", ");
+            out.push_str(&quote_string(&data_type.to_string()));
+            out.push(')');
+        }
+        Expr::Array(array) => {
+            out.push('[');
+            for (i, item) in array.elem.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_name(item, out);
+            }
+            out.push(']');
+        }
+        Expr::Tuple(items) => {
+            out.push('(');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_name(item, out);
+            }
+            out.push(')');
+        }
+        Expr::Case { operand: None, conditions, else_result, .. } => {
+            let mut args: Vec<&Expr> = Vec::new();
+            for when in conditions {
+                args.push(&when.condition);
+                args.push(&when.result);
+            }
+            let null = Expr::value(Value::Null);
+            args.push(else_result.as_deref().unwrap_or(&null));
+            call(out, "multiIf", &args);
+        }
+        Expr::Function(function) if function.over.is_none() && function.filter.is_none() => {
+            let name = function.name.to_string();
+            let FunctionArguments::List(list) = &function.args else {
+                if matches!(function.args, FunctionArguments::None) {
+                    out.push_str(&name);
+                } else {
+                    out.push_str(&expr.to_string());
+                }
+                return;
+            };
+            out.push_str(&name);
+            if matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct)) {
+                out.push_str("Distinct");
+            }
+            if let FunctionArguments::List(params) = &function.parameters {
+                out.push('(');
+                write_args(&params.args, out);
+                out.push(')');
+            }
+            out.push('(');
+            write_args(&list.args, out);
+            out.push(')');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn write_args(args: &[FunctionArg], out: &mut String) {
+    let mut first = true;
+    for arg in args {
+        let inner = match arg {
+            FunctionArg::Unnamed(a) | FunctionArg::Named { arg: a, .. } | FunctionArg::ExprNamed { arg: a, .. } => a,
+        };
+        match inner {
+            FunctionArgExpr::Expr(e) => {
+                if !first {
+                    out.push_str(", ");
+                }
+                write_name(e, out);
+            }
+            // count(*) is count() in ClickHouse's naming.
+            FunctionArgExpr::Wildcard | FunctionArgExpr::QualifiedWildcard(_) => continue,
+            FunctionArgExpr::WildcardWithOptions(_) => continue,
+        }
+        first = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    fn name(sql: &str) -> String {
+        let expr = Parser::new(&ClickHouseDialect {}).try_with_sql(sql).unwrap().parse_expr().unwrap();
+        column_name(&expr)
+    }
+
+    #[test]
+    fn clickhouse_names() {
+        assert_eq!(name("1"), "1");
+        assert_eq!(name("1 + x"), "plus(1, x)");
+        assert_eq!(name("count(*)"), "count()");
+        assert_eq!(name("count()"), "count()");
+        assert_eq!(name("'a'"), "'a'");
+        assert_eq!(name("a AND b AND c"), "and(a, b, c)");
+        assert_eq!(name("-x"), "negate(x)");
+        assert_eq!(name("-1"), "-1");
+        assert_eq!(name("toUInt64(number) * 2"), "multiply(toUInt64(number), 2)");
+        assert_eq!(name("x IN (1, 2)"), "in(x, (1, 2))");
+        assert_eq!(name("quantile(0.5)(x)"), "quantile(0.5)(x)");
+        assert_eq!(name("count(DISTINCT x)"), "countDistinct(x)");
+    }
+}

@@ -1,0 +1,1016 @@
+//! Statements: ClickHouse's grammar for DDL and utility statements, sqlparser for queries.
+
+use std::collections::HashMap;
+
+use datafusion::sql::sqlparser::ast::{self, FormatClause, Query};
+use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+use datafusion::sql::sqlparser::parser::Parser;
+use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan};
+use granary_common::{Error, ErrorCode, Result};
+use granary_types::ChType;
+
+use crate::lexer::{lex, Lexeme};
+use crate::params::substitute_parameters;
+use crate::rewrite::{rewrite_query, LimitBy, RewriteOptions};
+
+/// How to parse: query parameters and what the function registry knows.
+pub struct ParseOptions<'a> {
+    pub params: &'a HashMap<String, String>,
+    pub rewrite: RewriteOptions<'a>,
+    /// `max_query_size`: longer query texts are rejected (0: no limit).
+    pub max_query_size: usize,
+}
+
+/// `[db.]table`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableName {
+    pub database: Option<String>,
+    pub table: String,
+}
+
+impl std::fmt::Display for TableName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.database {
+            Some(db) => write!(f, "{db}.{}", self.table),
+            None => f.write_str(&self.table),
+        }
+    }
+}
+
+/// A statement and the clauses that apply to how it runs rather than what it computes.
+#[derive(Debug, Clone)]
+pub struct StatementWithClauses {
+    pub statement: Statement,
+    /// `SETTINGS k = v, ...` of the query.
+    pub settings: Vec<(String, String)>,
+    /// `FORMAT Name` of a SELECT-like statement.
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Statement {
+    /// SELECT / WITH / UNION, after [`rewrite_query`].
+    Query { query: Box<Query>, limit_by: Option<LimitBy> },
+    Insert(InsertStatement),
+    CreateDatabase { name: String, if_not_exists: bool, engine: Option<String> },
+    DropDatabase { name: String, if_exists: bool },
+    CreateTable(Box<CreateTable>),
+    DropTable { name: TableName, if_exists: bool },
+    RenameTables(Vec<(TableName, TableName)>),
+    TruncateTable { name: TableName, if_exists: bool },
+    ShowDatabases { like: Option<String> },
+    ShowTables { database: Option<String>, like: Option<String> },
+    ShowCreateTable(TableName),
+    ShowSettings { like: String },
+    ShowProcesslist,
+    DescribeTable(TableName),
+    DescribeQuery { query: Box<Query> },
+    ExistsTable(TableName),
+    ExistsDatabase(String),
+    Use(String),
+    Set(Vec<(String, String)>),
+    Optimize { name: TableName, partition: Option<String>, final_: bool },
+    Explain { kind: String, query: Box<Query> },
+    System { command: String },
+}
+
+impl Statement {
+    /// The kind as `system.query_log.query_kind` shows it.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Statement::Query { .. } | Statement::ShowDatabases { .. } | Statement::ShowTables { .. } => "Select",
+            Statement::Insert(_) => "Insert",
+            Statement::CreateDatabase { .. } | Statement::CreateTable(_) => "Create",
+            Statement::DropDatabase { .. } | Statement::DropTable { .. } => "Drop",
+            Statement::RenameTables(_) => "Rename",
+            Statement::TruncateTable { .. } => "Drop",
+            Statement::ShowCreateTable(_) | Statement::ShowSettings { .. } | Statement::ShowProcesslist => "Show",
+            Statement::DescribeTable(_) | Statement::DescribeQuery { .. } => "Describe",
+            Statement::ExistsTable(_) | Statement::ExistsDatabase(_) => "Exists",
+            Statement::Use(_) => "Use",
+            Statement::Set(_) => "Set",
+            Statement::Optimize { .. } => "Optimize",
+            Statement::Explain { .. } => "Explain",
+            Statement::System { .. } => "System",
+        }
+    }
+
+    /// Whether the statement only reads (for `readonly = 1`).
+    pub fn is_read_only(&self) -> bool {
+        matches!(
+            self,
+            Statement::Query { .. }
+                | Statement::ShowDatabases { .. }
+                | Statement::ShowTables { .. }
+                | Statement::ShowCreateTable(_)
+                | Statement::ShowSettings { .. }
+                | Statement::ShowProcesslist
+                | Statement::DescribeTable(_)
+                | Statement::DescribeQuery { .. }
+                | Statement::ExistsTable(_)
+                | Statement::ExistsDatabase(_)
+                | Statement::Use(_)
+                | Statement::Explain { .. }
+        )
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct InsertStatement {
+    pub table: TableName,
+    /// The column list, empty for all columns.
+    pub columns: Vec<String>,
+    pub source: InsertSource,
+    pub settings: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub enum InsertSource {
+    /// `VALUES (...)` or `FORMAT X`: the data starts at byte `data_offset` of the query
+    /// text and continues with the request body, if any.
+    Data { format: String, data_offset: usize },
+    Select { query: Box<Query>, limit_by: Option<LimitBy> },
+}
+
+/// One column of `CREATE TABLE`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnSpec {
+    pub name: String,
+    pub ch_type: ChType,
+    /// `DEFAULT`, `MATERIALIZED`, `ALIAS` or `EPHEMERAL`, with the expression text.
+    pub default_kind: Option<String>,
+    pub default_expression: Option<String>,
+    pub codec: Option<String>,
+    pub comment: Option<String>,
+}
+
+/// `ENGINE = Name(args) ORDER BY ... PARTITION BY ... PRIMARY KEY ... SETTINGS ...`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EngineSpec {
+    pub name: String,
+    /// Argument expressions as written.
+    pub args: Vec<String>,
+    pub order_by: Option<String>,
+    pub partition_by: Option<String>,
+    pub primary_key: Option<String>,
+    pub sample_by: Option<String>,
+    pub ttl: Option<String>,
+    pub settings: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CreateTable {
+    pub name: TableName,
+    pub if_not_exists: bool,
+    pub or_replace: bool,
+    pub columns: Vec<ColumnSpec>,
+    /// `None` means the ClickHouse default for a table without ENGINE (`MergeTree` needs
+    /// ORDER BY, so the interpreter decides; ClickHouse's default_table_engine).
+    pub engine: Option<EngineSpec>,
+    /// `CREATE TABLE t AS other_table`: copy the structure (and engine, if none given).
+    pub as_table: Option<TableName>,
+    /// `CREATE TABLE t ... AS SELECT ...`.
+    pub as_select: Option<(Box<Query>, Option<LimitBy>)>,
+    pub comment: Option<String>,
+}
+
+/// Parses one statement (a trailing `;` is allowed).
+pub fn parse_statement(sql: &str, options: &ParseOptions<'_>) -> Result<(StatementWithClauses, Option<String>)> {
+    if options.max_query_size > 0 && sql.len() > options.max_query_size && !looks_like_insert_with_data(sql) {
+        return Err(Error::new(
+            ErrorCode::SYNTAX_ERROR,
+            format!("Max query size exceeded: the query is {} bytes, max_query_size is {}", sql.len(), options.max_query_size),
+        ));
+    }
+    let substituted = substitute_parameters(sql, options.params)?;
+    let text = substituted.as_deref().unwrap_or(sql);
+    let lexemes = lex_statement(text)?;
+    let mut cursor = Cursor { sql: text, lx: &lexemes, pos: 0 };
+    let statement = cursor.statement(options)?;
+    Ok((statement, substituted))
+}
+
+/// INSERT data may follow the query in the same text; those are not limited by
+/// `max_query_size` (ClickHouse limits only the part before the data).
+fn looks_like_insert_with_data(sql: &str) -> bool {
+    sql.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("INSERT"))
+}
+
+/// Lexes and drops a single trailing `;`. Lexing an INSERT stops at its data: the data
+/// is not SQL and may not even tokenize (CSV with unbalanced quotes, binary formats).
+fn lex_statement(sql: &str) -> Result<Vec<Lexeme>> {
+    let head = insert_head(sql).unwrap_or(sql);
+    let mut lexemes = lex(head)?;
+    while lexemes.last().is_some_and(|l| l.token == Token::SemiColon) {
+        lexemes.pop();
+    }
+    if lexemes.is_empty() {
+        return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Empty query"));
+    }
+    if let Some(pos) = lexemes.iter().position(|l| l.token == Token::SemiColon) {
+        if insert_head(sql).is_none() {
+            return Err(Error::new(
+                ErrorCode::SYNTAX_ERROR,
+                format!("Multi-statements are not allowed: failed at position {}", lexemes[pos].start + 1),
+            ));
+        }
+    }
+    Ok(lexemes)
+}
+
+/// For `INSERT ... VALUES|FORMAT X <data>`, the text up to and including the format
+/// name (or `VALUES`), found by a cheap scan that respects quotes.
+fn insert_head(sql: &str) -> Option<&str> {
+    if !looks_like_insert_with_data(sql) {
+        return None;
+    }
+    let bytes = sql.as_bytes();
+    let mut i = 0;
+    let mut depth = 0i32;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\'' | b'"' | b'`' => {
+                let quote = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'-' if bytes.get(i + 1) == Some(&b'-') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b if depth == 0 && (b == b'v' || b == b'V' || b == b'f' || b == b'F' || b == b's' || b == b'S' || b == b'w' || b == b'W' || b == b'(') => {
+                let word_start = i == 0 || !is_word_byte(bytes[i - 1]);
+                if word_start {
+                    let rest = &sql[i..];
+                    let word_len = rest.bytes().take_while(|b| is_word_byte(*b)).count();
+                    let word = &rest[..word_len];
+                    if word.eq_ignore_ascii_case("VALUES") {
+                        return Some(&sql[..i + word_len]);
+                    }
+                    if word.eq_ignore_ascii_case("FORMAT") {
+                        let after = &rest[word_len..];
+                        let name_start = after.len() - after.trim_start().len();
+                        let name_len = after[name_start..].bytes().take_while(|b| is_word_byte(*b)).count();
+                        return Some(&sql[..i + word_len + name_start + name_len]);
+                    }
+                    if word.eq_ignore_ascii_case("SELECT") || word.eq_ignore_ascii_case("WITH") {
+                        return None;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+struct Cursor<'a> {
+    sql: &'a str,
+    lx: &'a [Lexeme],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn syntax_error(&self, expected: &str) -> Error {
+        let (at, near) = match self.lx.get(self.pos) {
+            Some(l) => (l.start, &self.sql[l.start..(l.start + 40).min(self.sql.len())]),
+            None => (self.sql.len(), ""),
+        };
+        let near = near.get(..near.char_indices().map(|(i, _)| i).take_while(|i| *i <= 40).last().unwrap_or(0)).unwrap_or("");
+        Error::new(
+            ErrorCode::SYNTAX_ERROR,
+            format!("Syntax error: failed at position {} ('{near}'): expected {expected}", at + 1),
+        )
+    }
+
+    fn peek(&self) -> Option<&'a Lexeme> {
+        self.lx.get(self.pos)
+    }
+
+    fn peek_is(&self, kw: &str) -> bool {
+        self.peek().is_some_and(|l| l.is_keyword(kw))
+    }
+
+    fn peek_token(&self, token: &Token) -> bool {
+        self.peek().is_some_and(|l| &l.token == token)
+    }
+
+    fn eat(&mut self, kw: &str) -> bool {
+        if self.peek_is(kw) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_seq(&mut self, kws: &[&str]) -> bool {
+        let matches = kws.iter().enumerate().all(|(i, kw)| self.lx.get(self.pos + i).is_some_and(|l| l.is_keyword(kw)));
+        if matches {
+            self.pos += kws.len();
+        }
+        matches
+    }
+
+    fn eat_token(&mut self, token: &Token) -> bool {
+        if self.peek_token(token) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, kw: &str) -> Result<()> {
+        if self.eat(kw) {
+            Ok(())
+        } else {
+            Err(self.syntax_error(kw))
+        }
+    }
+
+    fn expect_token(&mut self, token: &Token, what: &str) -> Result<()> {
+        if self.eat_token(token) {
+            Ok(())
+        } else {
+            Err(self.syntax_error(what))
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.lx.len()
+    }
+
+    fn expect_end(&self) -> Result<()> {
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(self.syntax_error("end of query"))
+        }
+    }
+
+    /// An identifier: a bare word or a back-quoted / double-quoted name.
+    fn ident(&mut self) -> Result<String> {
+        match self.peek().map(|l| &l.token) {
+            Some(Token::Word(w)) => {
+                self.pos += 1;
+                Ok(w.value.clone())
+            }
+            _ => Err(self.syntax_error("identifier")),
+        }
+    }
+
+    fn table_name(&mut self) -> Result<TableName> {
+        let first = self.ident()?;
+        if self.eat_token(&Token::Period) {
+            let table = self.ident()?;
+            Ok(TableName { database: Some(first), table })
+        } else {
+            Ok(TableName { database: None, table: first })
+        }
+    }
+
+    fn string_literal(&mut self) -> Result<String> {
+        match self.peek().map(|l| &l.token) {
+            Some(Token::SingleQuotedString(s)) => {
+                self.pos += 1;
+                Ok(s.clone())
+            }
+            _ => Err(self.syntax_error("string literal")),
+        }
+    }
+
+    /// A setting value: number, string, identifier or boolean, as text.
+    fn literal_text(&mut self) -> Result<String> {
+        let negative = self.eat_token(&Token::Minus);
+        let text = match self.peek().map(|l| &l.token) {
+            Some(Token::Number(n, _)) => n.clone(),
+            Some(Token::SingleQuotedString(s)) => s.clone(),
+            Some(Token::Word(w)) => w.value.clone(),
+            _ => return Err(self.syntax_error("literal")),
+        };
+        self.pos += 1;
+        Ok(if negative { format!("-{text}") } else { text })
+    }
+
+    /// `k = v, k2 = v2`.
+    fn assignments(&mut self) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        loop {
+            let name = self.ident()?;
+            self.expect_token(&Token::Eq, "'='")?;
+            out.push((name, self.literal_text()?));
+            if !self.eat_token(&Token::Comma) {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// Raw text from the current lexeme up to (not including) a lexeme at paren depth 0
+    /// for which `stop` is true, or the end.
+    fn raw_until(&mut self, stop: impl Fn(&Lexeme) -> bool) -> Option<String> {
+        let start = self.pos;
+        let mut depth = 0i32;
+        while let Some(l) = self.peek() {
+            if depth == 0 && stop(l) {
+                break;
+            }
+            match l.token {
+                Token::LParen | Token::LBracket => depth += 1,
+                Token::RParen | Token::RBracket => {
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        (self.pos > start).then(|| self.sql[self.lx[start].start..self.lx[self.pos - 1].end].to_string())
+    }
+
+    /// Hands the remaining lexemes, minus `FINAL` markers, to sqlparser as a query.
+    fn rest_as_query(&mut self, options: &ParseOptions<'_>) -> Result<(Box<Query>, Option<LimitBy>, Vec<(String, String)>, Option<String>)> {
+        let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(self.lx.len() - self.pos + 1);
+        let mut final_seen = false;
+        for (i, l) in self.lx[self.pos..].iter().enumerate() {
+            if l.is_keyword("FINAL") && i > 0 && is_after_table_reference(&self.lx[self.pos + i - 1]) {
+                // FINAL applies merge semantics at read time; engines without merges read
+                // the same rows either way, so the marker is noted and removed here.
+                final_seen = true;
+                continue;
+            }
+            tokens.push(TokenWithSpan { token: l.token.clone(), span: l.span });
+        }
+        self.pos = self.lx.len();
+        let dialect = ClickHouseDialect {};
+        let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
+        let mut query = parser.parse_query().map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
+        if parser.peek_token().token != Token::EOF {
+            if parser.peek_token().token == Token::SemiColon {
+                return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Multi-statements are not allowed"));
+            }
+            return Err(Error::new(
+                ErrorCode::SYNTAX_ERROR,
+                format!("Syntax error: unexpected {} after the end of the query", parser.peek_token().token),
+            ));
+        }
+        let mut settings = take_settings(&mut query)?;
+        if final_seen {
+            // ClickHouse's `final` setting means FINAL on every table of the query; the
+            // engines read it from the query settings.
+            settings.push(("final".to_string(), "1".to_string()));
+        }
+        let format = match query.format_clause.take() {
+            Some(FormatClause::Identifier(ident)) => Some(ident.value),
+            Some(FormatClause::Null) => Some("Null".to_string()),
+            None => None,
+        };
+        let limit_by = rewrite_query(&mut query, &options.rewrite)?;
+        Ok((query, limit_by, settings, format))
+    }
+
+    fn statement(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
+        let plain = |statement| StatementWithClauses { statement, settings: Vec::new(), format: None };
+        let first = self.peek().and_then(|l| l.keyword_text()).unwrap_or_default();
+        let starts_query = first == "SELECT" || first == "WITH" || self.peek_token(&Token::LParen);
+        if starts_query {
+            let (query, limit_by, settings, format) = self.rest_as_query(options)?;
+            return Ok(StatementWithClauses { statement: Statement::Query { query, limit_by }, settings, format });
+        }
+        let statement = match first.as_str() {
+            "INSERT" => return self.insert(options),
+            "CREATE" | "ATTACH" => return self.create(options),
+            "DROP" | "DETACH" => self.drop()?,
+            "RENAME" => self.rename()?,
+            "TRUNCATE" => {
+                self.pos += 1;
+                self.eat("TEMPORARY");
+                self.eat("TABLE");
+                let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+                let name = self.table_name()?;
+                self.skip_on_cluster()?;
+                Statement::TruncateTable { name, if_exists }
+            }
+            "SHOW" => return self.show(options),
+            "DESCRIBE" | "DESC" => {
+                self.pos += 1;
+                self.eat("TABLE");
+                if self.peek_token(&Token::LParen) || self.peek_is("SELECT") || self.peek_is("WITH") {
+                    let (query, _, settings, format) = self.rest_as_query(options)?;
+                    return Ok(StatementWithClauses { statement: Statement::DescribeQuery { query }, settings, format });
+                }
+                let name = self.table_name()?;
+                return self.finish_with_format(Statement::DescribeTable(name));
+            }
+            "EXISTS" => {
+                self.pos += 1;
+                if self.eat("DATABASE") {
+                    let name = self.ident()?;
+                    return self.finish_with_format(Statement::ExistsDatabase(name));
+                }
+                self.eat("TEMPORARY");
+                let _ = self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY");
+                let name = self.table_name()?;
+                return self.finish_with_format(Statement::ExistsTable(name));
+            }
+            "USE" => {
+                self.pos += 1;
+                Statement::Use(self.ident()?)
+            }
+            "SET" => {
+                self.pos += 1;
+                Statement::Set(self.assignments()?)
+            }
+            "OPTIMIZE" => {
+                self.pos += 1;
+                self.expect("TABLE")?;
+                let name = self.table_name()?;
+                self.skip_on_cluster()?;
+                let partition = if self.eat("PARTITION") {
+                    self.raw_until(|l| l.is_keyword("FINAL") || l.is_keyword("DEDUPLICATE"))
+                } else {
+                    None
+                };
+                let final_ = self.eat("FINAL");
+                if self.eat("DEDUPLICATE") {
+                    let _ = self.raw_until(|_| false);
+                }
+                Statement::Optimize { name, partition, final_ }
+            }
+            "EXPLAIN" => {
+                self.pos += 1;
+                let kind = match self.peek().and_then(|l| l.keyword_text()).as_deref() {
+                    Some(k @ ("PLAN" | "SYNTAX" | "AST" | "PIPELINE" | "ESTIMATE" | "QUERY")) => {
+                        let k = k.to_string();
+                        self.pos += 1;
+                        if k == "QUERY" {
+                            self.expect("TREE")?;
+                        }
+                        k
+                    }
+                    _ => "PLAN".to_string(),
+                };
+                let (query, _, settings, format) = self.rest_as_query(options)?;
+                return Ok(StatementWithClauses { statement: Statement::Explain { kind, query }, settings, format });
+            }
+            "SYSTEM" => {
+                self.pos += 1;
+                let command = self.raw_until(|_| false).unwrap_or_default();
+                Statement::System { command }
+            }
+            _ => return Err(self.syntax_error("one of: SELECT, WITH, INSERT, CREATE, DROP, RENAME, TRUNCATE, SHOW, DESCRIBE, EXISTS, USE, SET, OPTIMIZE, EXPLAIN, SYSTEM")),
+        };
+        self.expect_end()?;
+        Ok(plain(statement))
+    }
+
+    /// For statements that produce a result: an optional `FORMAT X` at the end.
+    fn finish_with_format(&mut self, statement: Statement) -> Result<StatementWithClauses> {
+        let mut settings = Vec::new();
+        if self.eat("SETTINGS") {
+            settings = self.assignments()?;
+        }
+        let format = if self.eat("FORMAT") { Some(self.ident()?) } else { None };
+        self.expect_end()?;
+        Ok(StatementWithClauses { statement, settings, format })
+    }
+
+    fn skip_on_cluster(&mut self) -> Result<()> {
+        if self.eat_seq(&["ON", "CLUSTER"]) {
+            self.ident()?;
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
+        self.expect("INSERT")?;
+        self.expect("INTO")?;
+        self.eat("TABLE");
+        if self.peek_is("FUNCTION") {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "INSERT INTO FUNCTION is not supported yet"));
+        }
+        let table = self.table_name()?;
+        let mut columns = Vec::new();
+        if self.eat_token(&Token::LParen) {
+            loop {
+                columns.push(self.ident()?);
+                if self.eat_token(&Token::RParen) {
+                    break;
+                }
+                self.expect_token(&Token::Comma, "',' or ')'")?;
+            }
+        }
+        let mut settings = Vec::new();
+        if self.eat("SETTINGS") {
+            settings = self.assignments()?;
+        }
+        let source = if let Some(values) = self.peek().filter(|l| l.is_keyword("VALUES")) {
+            self.pos = self.lx.len();
+            InsertSource::Data { format: "Values".to_string(), data_offset: values.end }
+        } else if self.eat("FORMAT") {
+            let name_lexeme = self.peek().ok_or_else(|| self.syntax_error("format name"))?;
+            let format = self.ident()?;
+            self.expect_end()?;
+            InsertSource::Data { format, data_offset: data_start(self.sql, name_lexeme.end) }
+        } else if self.peek_is("SELECT") || self.peek_is("WITH") || self.peek_token(&Token::LParen) {
+            let (query, limit_by, query_settings, _) = self.rest_as_query(options)?;
+            settings.extend(query_settings);
+            InsertSource::Select { query, limit_by }
+        } else {
+            return Err(self.syntax_error("VALUES, FORMAT or SELECT"));
+        };
+        Ok(StatementWithClauses {
+            statement: Statement::Insert(InsertStatement { table, columns, source, settings: settings.clone() }),
+            settings,
+            format: None,
+        })
+    }
+
+    fn create(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
+        self.pos += 1; // CREATE / ATTACH
+        let or_replace = self.eat_seq(&["OR", "REPLACE"]);
+        self.eat("TEMPORARY");
+        if self.eat("DATABASE") {
+            let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+            let name = self.ident()?;
+            self.skip_on_cluster()?;
+            let engine = if self.eat("ENGINE") {
+                self.expect_token(&Token::Eq, "'='")?;
+                let name = self.ident()?;
+                if self.peek_token(&Token::LParen) {
+                    self.raw_until(|_| false);
+                }
+                Some(name)
+            } else {
+                None
+            };
+            if self.eat("COMMENT") {
+                self.string_literal()?;
+            }
+            self.expect_end()?;
+            return Ok(StatementWithClauses {
+                statement: Statement::CreateDatabase { name, if_not_exists, engine },
+                settings: Vec::new(),
+                format: None,
+            });
+        }
+        if !self.eat("TABLE") {
+            return Err(self.syntax_error("DATABASE or TABLE (views and dictionaries are not supported yet)"));
+        }
+        let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+        let name = self.table_name()?;
+        self.skip_on_cluster()?;
+        let mut create = CreateTable {
+            name,
+            if_not_exists,
+            or_replace,
+            columns: Vec::new(),
+            engine: None,
+            as_table: None,
+            as_select: None,
+            comment: None,
+        };
+        if self.eat_token(&Token::LParen) {
+            create.columns = self.column_list()?;
+        }
+        if self.peek_is("AS") && !self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("SELECT") || l.is_keyword("WITH") || l.token == Token::LParen) {
+            self.pos += 1;
+            create.as_table = Some(self.table_name()?);
+        }
+        if self.eat("ENGINE") {
+            self.eat_token(&Token::Eq);
+            create.engine = Some(self.engine_spec()?);
+        }
+        loop {
+            if self.eat("COMMENT") {
+                create.comment = Some(self.string_literal()?);
+            } else if self.peek_is("AS") {
+                self.pos += 1;
+                let (query, limit_by, _, _) = self.rest_as_query(options)?;
+                create.as_select = Some((query, limit_by));
+            } else {
+                break;
+            }
+        }
+        self.expect_end()?;
+        if create.columns.is_empty() && create.as_table.is_none() && create.as_select.is_none() {
+            return Err(Error::new(ErrorCode::INCORRECT_QUERY, "Table must have at least one column, or AS table, or AS SELECT"));
+        }
+        Ok(StatementWithClauses { statement: Statement::CreateTable(Box::new(create)), settings: Vec::new(), format: None })
+    }
+
+    fn column_list(&mut self) -> Result<Vec<ColumnSpec>> {
+        let mut columns = Vec::new();
+        loop {
+            if self.peek_is("INDEX") || self.peek_is("CONSTRAINT") || self.peek_is("PROJECTION") {
+                // Skipping indexes is safe (they only speed up reads); constraints are not
+                // enforced yet, which we say rather than silently accept.
+                if self.peek_is("CONSTRAINT") {
+                    return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CONSTRAINT is not supported yet"));
+                }
+                self.raw_until(|l| l.token == Token::Comma);
+            } else if self.peek_is("PRIMARY") && self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("KEY")) {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "PRIMARY KEY inside the column list is not supported yet; put it after ENGINE"));
+            } else {
+                columns.push(self.column()?);
+            }
+            if self.eat_token(&Token::RParen) {
+                return Ok(columns);
+            }
+            self.expect_token(&Token::Comma, "',' or ')'")?;
+        }
+    }
+
+    fn column(&mut self) -> Result<ColumnSpec> {
+        const COLUMN_KEYWORDS: [&str; 10] = ["NULL", "NOT", "DEFAULT", "MATERIALIZED", "ALIAS", "EPHEMERAL", "COMMENT", "CODEC", "TTL", "PRIMARY"];
+        let name = self.ident()?;
+        let type_text = self
+            .raw_until(|l| l.token == Token::Comma || COLUMN_KEYWORDS.iter().any(|k| l.is_keyword(k)))
+            .ok_or_else(|| self.syntax_error("column type"))?;
+        let mut ch_type = ChType::parse(&type_text)?;
+        let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None };
+        loop {
+            if self.eat("NULL") {
+                ch_type = ch_type.into_nullable();
+            } else if self.eat_seq(&["NOT", "NULL"]) {
+            } else if let Some(kind) = ["DEFAULT", "MATERIALIZED", "ALIAS", "EPHEMERAL"].into_iter().find(|k| self.peek_is(k)) {
+                self.pos += 1;
+                spec.default_kind = Some(kind.to_string());
+                spec.default_expression =
+                    self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "TTL"].iter().any(|k| l.is_keyword(k)));
+            } else if self.eat("COMMENT") {
+                spec.comment = Some(self.string_literal()?);
+            } else if self.peek_is("CODEC") {
+                let start = self.pos;
+                self.pos += 1;
+                self.expect_token(&Token::LParen, "'('")?;
+                self.raw_until(|_| false);
+                self.expect_token(&Token::RParen, "')'")?;
+                spec.codec = Some(self.sql[self.lx[start].start..self.lx[self.pos - 1].end].to_string());
+            } else if self.eat("TTL") {
+                self.raw_until(|l| l.token == Token::Comma);
+            } else if self.eat_seq(&["PRIMARY", "KEY"]) {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Column-level PRIMARY KEY is not supported yet; put PRIMARY KEY after ENGINE"));
+            } else {
+                break;
+            }
+        }
+        spec.ch_type = ch_type;
+        Ok(spec)
+    }
+
+    fn engine_spec(&mut self) -> Result<EngineSpec> {
+        const CLAUSES: [&str; 8] = ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL", "SETTINGS", "COMMENT", "AS"];
+        let mut spec = EngineSpec { name: self.ident()?, ..EngineSpec::default() };
+        if self.eat_token(&Token::LParen) {
+            if !self.eat_token(&Token::RParen) {
+                loop {
+                    let arg = self.raw_until(|l| l.token == Token::Comma).ok_or_else(|| self.syntax_error("engine argument"))?;
+                    spec.args.push(arg);
+                    if self.eat_token(&Token::RParen) {
+                        break;
+                    }
+                    self.expect_token(&Token::Comma, "',' or ')'")?;
+                }
+            }
+        }
+        let clause_end = |l: &Lexeme| CLAUSES.iter().any(|k| l.is_keyword(k));
+        loop {
+            if self.eat_seq(&["ORDER", "BY"]) {
+                spec.order_by = self.raw_until(clause_end);
+            } else if self.eat_seq(&["PARTITION", "BY"]) {
+                spec.partition_by = self.raw_until(clause_end);
+            } else if self.eat_seq(&["PRIMARY", "KEY"]) {
+                spec.primary_key = self.raw_until(clause_end);
+            } else if self.eat_seq(&["SAMPLE", "BY"]) {
+                spec.sample_by = self.raw_until(clause_end);
+            } else if self.eat("TTL") {
+                spec.ttl = self.raw_until(clause_end);
+            } else if self.eat("SETTINGS") {
+                spec.settings = self.assignments()?;
+            } else {
+                return Ok(spec);
+            }
+        }
+    }
+
+    fn drop(&mut self) -> Result<Statement> {
+        let detach = self.peek_is("DETACH");
+        self.pos += 1;
+        if detach {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "DETACH is not supported yet"));
+        }
+        if self.eat("DATABASE") {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let name = self.ident()?;
+            self.skip_on_cluster()?;
+            let _ = self.eat("SYNC") || self.eat("NO") && self.eat("DELAY");
+            return Ok(Statement::DropDatabase { name, if_exists });
+        }
+        self.eat("TEMPORARY");
+        if !(self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY")) {
+            return Err(self.syntax_error("DATABASE or TABLE"));
+        }
+        let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+        let name = self.table_name()?;
+        self.skip_on_cluster()?;
+        let _ = self.eat("SYNC");
+        Ok(Statement::DropTable { name, if_exists })
+    }
+
+    fn rename(&mut self) -> Result<Statement> {
+        self.pos += 1;
+        if !self.eat("TABLE") {
+            return Err(self.syntax_error("TABLE"));
+        }
+        let mut pairs = Vec::new();
+        loop {
+            let from = self.table_name()?;
+            self.expect("TO")?;
+            let to = self.table_name()?;
+            pairs.push((from, to));
+            if !self.eat_token(&Token::Comma) {
+                break;
+            }
+        }
+        self.skip_on_cluster()?;
+        Ok(Statement::RenameTables(pairs))
+    }
+
+    fn show(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
+        let _ = options;
+        self.pos += 1;
+        let statement = if self.eat("DATABASES") {
+            Statement::ShowDatabases { like: self.like_clause()? }
+        } else if self.eat("TABLES") {
+            let database = if self.eat("FROM") || self.eat("IN") { Some(self.ident()?) } else { None };
+            Statement::ShowTables { database, like: self.like_clause()? }
+        } else if self.eat("CREATE") {
+            let _ = self.eat("TEMPORARY");
+            let _ = self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY");
+            Statement::ShowCreateTable(self.table_name()?)
+        } else if self.eat("SETTINGS") {
+            let like = self.like_clause()?.ok_or_else(|| self.syntax_error("LIKE"))?;
+            Statement::ShowSettings { like }
+        } else if self.eat("PROCESSLIST") {
+            Statement::ShowProcesslist
+        } else {
+            return Err(self.syntax_error("DATABASES, TABLES, CREATE, SETTINGS or PROCESSLIST"));
+        };
+        if let Some(Token::Word(_)) = self.peek().map(|l| &l.token) {
+            if self.peek_is("LIMIT") {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "SHOW ... LIMIT is not supported yet"));
+            }
+        }
+        self.finish_with_format(statement)
+    }
+
+    fn like_clause(&mut self) -> Result<Option<String>> {
+        if self.eat("LIKE") || self.eat("ILIKE") {
+            Ok(Some(self.string_literal()?))
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+/// Where INSERT data begins after `FORMAT Name`: ClickHouse skips blanks and one line break.
+fn data_start(sql: &str, after_format_name: usize) -> usize {
+    let rest = &sql.as_bytes()[after_format_name..];
+    let mut i = 0;
+    while i < rest.len() && (rest[i] == b' ' || rest[i] == b'\t') {
+        i += 1;
+    }
+    if rest.get(i) == Some(&b'\r') {
+        i += 1;
+    }
+    if rest.get(i) == Some(&b'\n') {
+        i += 1;
+    }
+    after_format_name + i
+}
+
+fn is_after_table_reference(previous: &Lexeme) -> bool {
+    matches!(previous.token, Token::Word(_) | Token::RParen)
+        && !["SELECT", "FROM", "WHERE", "AND", "OR", "JOIN", "ON", "BY", "AS"].iter().any(|k| previous.is_keyword(k))
+}
+
+fn take_settings(query: &mut Query) -> Result<Vec<(String, String)>> {
+    let Some(settings) = query.settings.take() else { return Ok(Vec::new()) };
+    settings
+        .into_iter()
+        .map(|s| {
+            let value = match s.value {
+                ast::Expr::Value(v) => match v.value {
+                    ast::Value::Number(n, _) => n,
+                    ast::Value::SingleQuotedString(s) => s,
+                    ast::Value::Boolean(b) => if b { "1".into() } else { "0".into() },
+                    other => other.to_string(),
+                },
+                ast::Expr::Identifier(i) => i.value,
+                ast::Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr } => format!("-{expr}"),
+                other => {
+                    return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Setting {} must be a literal, got {other}", s.key.value)))
+                }
+            };
+            Ok((s.key.value, value))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(sql: &str) -> StatementWithClauses {
+        let params = HashMap::new();
+        let options = ParseOptions { params: &params, rewrite: RewriteOptions::default(), max_query_size: 0 };
+        parse_statement(sql, &options).unwrap_or_else(|e| panic!("{sql}: {e}")).0
+    }
+
+    #[test]
+    fn select_with_clauses() {
+        let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 SETTINGS max_threads = 2 FORMAT JSON");
+        assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string())]);
+        assert_eq!(s.format.as_deref(), Some("JSON"));
+        assert!(matches!(s.statement, Statement::Query { .. }));
+    }
+
+    #[test]
+    fn insert_data_offsets() {
+        let sql = "INSERT INTO db.t (a, b) FORMAT CSV\n1,2\n";
+        match parse(sql).statement {
+            Statement::Insert(InsertStatement { table, columns, source: InsertSource::Data { format, data_offset }, .. }) => {
+                assert_eq!(table.to_string(), "db.t");
+                assert_eq!(columns, vec!["a", "b"]);
+                assert_eq!(format, "CSV");
+                assert_eq!(&sql[data_offset..], "1,2\n");
+            }
+            other => panic!("{other:?}"),
+        }
+        let sql = "insert into t values (1, 'a;b'), (2, ')')";
+        match parse(sql).statement {
+            Statement::Insert(InsertStatement { source: InsertSource::Data { format, data_offset }, .. }) => {
+                assert_eq!(format, "Values");
+                assert_eq!(&sql[data_offset..], " (1, 'a;b'), (2, ')')");
+            }
+            other => panic!("{other:?}"),
+        }
+        let sql = "INSERT INTO t FORMAT TSV\n\"unbalanced 'quotes\t1\n";
+        assert!(matches!(parse(sql).statement, Statement::Insert(_)));
+    }
+
+    #[test]
+    fn create_table_clickhouse_syntax() {
+        let sql = "CREATE TABLE IF NOT EXISTS t (id UInt64, ts DateTime64(3, 'UTC') DEFAULT now64(3) CODEC(Delta, ZSTD(3)), s Nullable(String) COMMENT 'x', n String NULL) \
+                   ENGINE = MergeTree PARTITION BY toYYYYMM(ts) ORDER BY (id, ts) SETTINGS index_granularity = 256";
+        let Statement::CreateTable(c) = parse(sql).statement else { panic!() };
+        assert!(c.if_not_exists);
+        assert_eq!(c.columns.len(), 4);
+        assert_eq!(c.columns[1].ch_type.to_string(), "DateTime64(3, 'UTC')");
+        assert_eq!(c.columns[1].default_expression.as_deref(), Some("now64(3)"));
+        assert_eq!(c.columns[1].codec.as_deref(), Some("CODEC(Delta, ZSTD(3))"));
+        assert_eq!(c.columns[3].ch_type.to_string(), "Nullable(String)");
+        let engine = c.engine.unwrap();
+        assert_eq!(engine.name, "MergeTree");
+        assert_eq!(engine.order_by.as_deref(), Some("(id, ts)"));
+        assert_eq!(engine.partition_by.as_deref(), Some("toYYYYMM(ts)"));
+        assert_eq!(engine.settings, vec![("index_granularity".to_string(), "256".to_string())]);
+    }
+
+    #[test]
+    fn utility_statements() {
+        assert!(matches!(parse("SHOW TABLES FROM db LIKE 'a%'").statement, Statement::ShowTables { database: Some(_), like: Some(_) }));
+        assert!(matches!(parse("SET max_threads = 1, log_comment = 'x'").statement, Statement::Set(v) if v.len() == 2));
+        assert!(matches!(parse("RENAME TABLE a TO b, db.c TO db.d").statement, Statement::RenameTables(v) if v.len() == 2));
+        assert!(matches!(parse("EXISTS TABLE db.t").statement, Statement::ExistsTable(_)));
+        assert!(matches!(parse("DESCRIBE TABLE t FORMAT JSON").statement, Statement::DescribeTable(_)));
+        assert!(matches!(parse("CREATE TABLE t2 ENGINE = Memory AS SELECT 1 AS x").statement, Statement::CreateTable(c) if c.as_select.is_some()));
+        assert!(matches!(parse("CREATE TABLE t2 AS t1").statement, Statement::CreateTable(c) if c.as_table.is_some()));
+    }
+
+    #[test]
+    fn errors_are_syntax_errors() {
+        let params = HashMap::new();
+        let options = ParseOptions { params: &params, rewrite: RewriteOptions::default(), max_query_size: 0 };
+        for sql in ["SELEC 1", "SELECT 1; SELECT 2", "CREATE TABLE t (x Nope) ENGINE = Memory", ""] {
+            let e = parse_statement(sql, &options).unwrap_err();
+            assert!(matches!(e.code(), ErrorCode::SYNTAX_ERROR | ErrorCode::UNKNOWN_TYPE), "{sql}: {e:?}");
+        }
+    }
+}

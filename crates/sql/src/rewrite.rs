@@ -1,0 +1,212 @@
+//! Rewrites of the sqlparser AST so DataFusion plans what ClickHouse means.
+//!
+//! * function names that ClickHouse treats case-insensitively (`SUM`, `Count`) are
+//!   lower-cased, because DataFusion runs with identifier normalisation off
+//!   (ClickHouse names are case-sensitive: `toUInt64`, column `Id` vs `id`);
+//! * `CAST(x AS <ClickHouse type>)` becomes `_CAST(x, '<type>')`, whose result type comes
+//!   from our type system rather than DataFusion's SQL types;
+//! * `PREWHERE c` joins `WHERE` (the filter is the same; reading order is the storage
+//!   engine's business once it can use it);
+//! * `LIMIT n BY cols` is taken out, to be applied to the result stream by the interpreter;
+//! * unaliased projection items get ClickHouse's column names ([`crate::names`]).
+
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{
+    self, visit_expressions_mut, BinaryOperator, CastKind, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList,
+    FunctionArguments, Ident, LimitClause, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, Value,
+};
+use granary_common::{Error, ErrorCode, Result};
+use granary_types::ChType;
+
+use crate::names::column_name;
+
+/// What the rewrite needs to know about the function registry.
+#[derive(Default, Clone, Copy)]
+pub struct RewriteOptions<'a> {
+    /// Whether a (lower-case) name is a function ClickHouse matches case-insensitively.
+    pub is_case_insensitive: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
+    /// Whether the `_CAST` function (ClickHouse-typed cast) is available.
+    pub has_clickhouse_cast: bool,
+}
+
+/// `LIMIT limit [OFFSET offset] BY columns`, applied after ORDER BY.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitBy {
+    pub limit: u64,
+    pub offset: u64,
+    /// Result column names (ClickHouse names of the BY expressions).
+    pub columns: Vec<String>,
+}
+
+/// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
+pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
+    let limit_by = take_limit_by(query)?;
+    // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
+    rewrite_nested_query(query, options);
+    let _ = visit_expressions_mut(query, |expr: &mut Expr| {
+        rewrite_expr(expr, options);
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(limit_by)
+}
+
+fn rewrite_nested_query(query: &mut Query, options: &RewriteOptions<'_>) {
+    rewrite_set_expr(&mut query.body, options);
+    if let Some(with) = &mut query.with {
+        for cte in &mut with.cte_tables {
+            rewrite_nested_query(&mut cte.query, options);
+        }
+    }
+}
+
+fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) {
+    match body {
+        SetExpr::Select(select) => {
+            if let Some(prewhere) = select.prewhere.take() {
+                select.selection = Some(match select.selection.take() {
+                    Some(wh) => Expr::BinaryOp { left: Box::new(Expr::Nested(Box::new(prewhere))), op: BinaryOperator::And, right: Box::new(Expr::Nested(Box::new(wh))) },
+                    None => prewhere,
+                });
+            }
+            name_projection(&mut select.projection);
+            for table in &mut select.from {
+                rewrite_table_factor(&mut table.relation, options);
+                for join in &mut table.joins {
+                    rewrite_table_factor(&mut join.relation, options);
+                }
+            }
+        }
+        SetExpr::Query(q) => rewrite_nested_query(q, options),
+        SetExpr::SetOperation { left, right, .. } => {
+            rewrite_set_expr(left, options);
+            rewrite_set_expr(right, options);
+        }
+        _ => {}
+    }
+}
+
+fn rewrite_table_factor(factor: &mut ast::TableFactor, options: &RewriteOptions<'_>) {
+    if let ast::TableFactor::Derived { subquery, .. } = factor {
+        rewrite_nested_query(subquery, options);
+    }
+}
+
+/// Gives each unaliased computed column the name ClickHouse would give it.
+fn name_projection(projection: &mut [SelectItem]) {
+    let mut used: std::collections::HashSet<String> = projection
+        .iter()
+        .filter_map(|item| match item {
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+            SelectItem::UnnamedExpr(Expr::Identifier(i)) => Some(i.value.clone()),
+            _ => None,
+        })
+        .collect();
+    for item in projection.iter_mut() {
+        if let SelectItem::UnnamedExpr(expr) = item {
+            if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+                continue;
+            }
+            let name = column_name(expr);
+            // DataFusion requires unique output names; ClickHouse allows duplicates. A
+            // duplicate keeps DataFusion's own name rather than failing the query.
+            if !used.insert(name.clone()) {
+                continue;
+            }
+            let expr = std::mem::replace(expr, Expr::value(Value::Null));
+            *item = SelectItem::ExprWithAlias { expr, alias: Ident::with_quote('`', name) };
+        }
+    }
+}
+
+fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
+    match expr {
+        Expr::Function(function) => {
+            if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() {
+                if ident.quote_style.is_none() {
+                    let lower = ident.value.to_ascii_lowercase();
+                    if lower != ident.value && options.is_case_insensitive.is_some_and(|f| f(&lower)) {
+                        ident.value = lower;
+                    }
+                }
+            }
+        }
+        Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: inner, data_type, format: None, .. } if options.has_clickhouse_cast => {
+            let type_text = data_type.to_string();
+            if ChType::parse(&type_text).is_ok() {
+                let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
+                *expr = function_call("_CAST", vec![inner, Expr::value(Value::SingleQuotedString(type_text))]);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn function_call(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Function(ast::Function {
+        name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(name))]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args.into_iter().map(|a| FunctionArg::Unnamed(FunctionArgExpr::Expr(a))).collect(),
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
+    let Some(LimitClause::LimitOffset { limit_by, .. }) = &query.limit_clause else { return Ok(None) };
+    if limit_by.is_empty() {
+        return Ok(None);
+    }
+    let Some(LimitClause::LimitOffset { limit, offset, limit_by }) = query.limit_clause.take() else { return Ok(None) };
+    let number = |e: Option<&Expr>, what: &str| -> Result<u64> {
+        match e {
+            None => Ok(0),
+            Some(Expr::Value(v)) => match &v.value {
+                Value::Number(n, _) => n.parse().map_err(|_| bad_limit(what)),
+                _ => Err(bad_limit(what)),
+            },
+            Some(_) => Err(bad_limit(what)),
+        }
+    };
+    Ok(Some(LimitBy {
+        limit: number(limit.as_ref(), "LIMIT")?,
+        offset: number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
+        columns: limit_by.iter().map(column_name).collect(),
+    }))
+}
+
+fn bad_limit(what: &str) -> Error {
+    Error::new(ErrorCode::INVALID_LIMIT_EXPRESSION, format!("{what} of LIMIT BY must be a non-negative integer literal"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    fn rewrite(sql: &str, options: &RewriteOptions<'_>) -> (String, Option<LimitBy>) {
+        let mut q = Parser::new(&ClickHouseDialect {}).try_with_sql(sql).unwrap().parse_query().unwrap();
+        let limit_by = rewrite_query(&mut q, options).unwrap();
+        (q.to_string(), limit_by)
+    }
+
+    #[test]
+    fn names_prewhere_and_limit_by() {
+        let ci = |n: &str| n == "sum";
+        let options = RewriteOptions { is_case_insensitive: Some(&ci), has_clickhouse_cast: true };
+        let (sql, limit_by) = rewrite("SELECT SUM(x), a, CAST(b AS UInt64) FROM t PREWHERE a = 1 WHERE b > 2 ORDER BY a LIMIT 2 BY a", &options);
+        assert_eq!(
+            sql,
+            "SELECT sum(x) AS `SUM(x)`, a, _CAST(b, 'UInt64') AS `CAST(b, 'UInt64')` FROM t WHERE (a = 1) AND (b > 2) ORDER BY a"
+        );
+        assert_eq!(limit_by, Some(LimitBy { limit: 2, offset: 0, columns: vec!["a".into()] }));
+    }
+}

@@ -1,0 +1,327 @@
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
+use granary_common::{Error, ErrorCode, Result};
+
+/// Key of the Arrow field metadata entry that holds the exact ClickHouse type name.
+pub const CH_TYPE_METADATA_KEY: &str = "granary.ch_type";
+
+/// A ClickHouse data type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ChType {
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Float32,
+    Float64,
+    Bool,
+    String,
+    FixedString(usize),
+    Date,
+    Date32,
+    /// `DateTime` with an optional explicit time zone.
+    DateTime(Option<String>),
+    /// `DateTime64(precision[, tz])`, precision 0..=9.
+    DateTime64(u8, Option<String>),
+    /// `Decimal(precision, scale)`.
+    Decimal(u8, u8),
+    Uuid,
+    Nullable(Box<ChType>),
+    LowCardinality(Box<ChType>),
+    Array(Box<ChType>),
+    /// `Tuple(T1, T2)` or `Tuple(a T1, b T2)`; unnamed elements are named `1`, `2`, ...
+    Tuple(Vec<(String, ChType)>),
+    Map(Box<ChType>, Box<ChType>),
+    Nothing,
+}
+
+impl ChType {
+    /// Parses a ClickHouse type name such as `Nullable(DateTime64(3, 'UTC'))`.
+    pub fn parse(text: &str) -> Result<ChType> {
+        crate::parse::parse_type(text)
+    }
+
+    pub fn is_nullable(&self) -> bool {
+        matches!(self, ChType::Nullable(_))
+    }
+
+    /// The type without `Nullable` and `LowCardinality` wrappers.
+    pub fn base(&self) -> &ChType {
+        match self {
+            ChType::Nullable(inner) | ChType::LowCardinality(inner) => inner.base(),
+            other => other,
+        }
+    }
+
+    /// The type without an outer `Nullable`.
+    pub fn strip_nullable(&self) -> &ChType {
+        match self {
+            ChType::Nullable(inner) => inner,
+            other => other,
+        }
+    }
+
+    /// Wraps in `Nullable` unless it already is (ClickHouse's `makeNullable`; arrays,
+    /// tuples and maps cannot be inside Nullable so they are returned unchanged).
+    pub fn into_nullable(self) -> ChType {
+        match self {
+            ChType::Nullable(_) | ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..) => self,
+            ChType::LowCardinality(inner) => ChType::LowCardinality(Box::new(inner.into_nullable())),
+            other => ChType::Nullable(Box::new(other)),
+        }
+    }
+
+    /// The Arrow type that holds values of this type.
+    pub fn to_arrow(&self) -> DataType {
+        match self {
+            ChType::UInt8 => DataType::UInt8,
+            ChType::UInt16 => DataType::UInt16,
+            ChType::UInt32 => DataType::UInt32,
+            ChType::UInt64 => DataType::UInt64,
+            ChType::Int8 => DataType::Int8,
+            ChType::Int16 => DataType::Int16,
+            ChType::Int32 => DataType::Int32,
+            ChType::Int64 => DataType::Int64,
+            ChType::Float32 => DataType::Float32,
+            ChType::Float64 => DataType::Float64,
+            ChType::Bool => DataType::Boolean,
+            ChType::String => DataType::Utf8,
+            ChType::FixedString(n) => DataType::FixedSizeBinary(*n as i32),
+            ChType::Uuid => DataType::FixedSizeBinary(16),
+            ChType::Date | ChType::Date32 => DataType::Date32,
+            ChType::DateTime(tz) => DataType::Timestamp(TimeUnit::Second, tz.as_deref().map(Arc::from)),
+            ChType::DateTime64(p, tz) => DataType::Timestamp(time_unit_for_precision(*p), tz.as_deref().map(Arc::from)),
+            ChType::Decimal(p, s) if *p <= 38 => DataType::Decimal128(*p, *s as i8),
+            ChType::Decimal(p, s) => DataType::Decimal256(*p, *s as i8),
+            ChType::Nullable(inner) | ChType::LowCardinality(inner) => inner.to_arrow(),
+            ChType::Array(inner) => DataType::List(Arc::new(inner.to_arrow_field("item"))),
+            ChType::Tuple(elements) => {
+                DataType::Struct(elements.iter().map(|(name, t)| Arc::new(t.to_arrow_field(name))).collect())
+            }
+            ChType::Map(k, v) => {
+                let entries = Field::new(
+                    "entries",
+                    DataType::Struct(vec![Arc::new(k.to_arrow_field("key")), Arc::new(v.to_arrow_field("value"))].into()),
+                    false,
+                );
+                DataType::Map(Arc::new(entries), false)
+            }
+            ChType::Nothing => DataType::Null,
+        }
+    }
+
+    /// An Arrow field of this type: nullable iff `Nullable`, with the exact ClickHouse
+    /// type in the metadata when Arrow's type does not determine it.
+    pub fn to_arrow_field(&self, name: &str) -> Field {
+        let field = Field::new(name, self.to_arrow(), self.is_nullable() || matches!(self, ChType::Nothing));
+        if ChType::from_arrow(field.data_type(), field.is_nullable()) == *self {
+            field
+        } else {
+            field.with_metadata(HashMap::from([(CH_TYPE_METADATA_KEY.to_string(), self.to_string())]))
+        }
+    }
+
+    /// The ClickHouse type of an Arrow field: the metadata's if present, else derived.
+    pub fn from_field(field: &Field) -> ChType {
+        if let Some(name) = field.metadata().get(CH_TYPE_METADATA_KEY) {
+            if let Ok(t) = ChType::parse(name) {
+                if t.to_arrow() == *field.data_type() {
+                    return t;
+                }
+            }
+        }
+        ChType::from_arrow(field.data_type(), field.is_nullable())
+    }
+
+    /// Same as [`ChType::from_field`] for a shared field.
+    pub fn from_field_ref(field: &FieldRef) -> ChType {
+        Self::from_field(field.as_ref())
+    }
+
+    /// The ClickHouse type a value of this Arrow type is shown as.
+    pub fn from_arrow(data_type: &DataType, nullable: bool) -> ChType {
+        let base = match data_type {
+            DataType::Null => return ChType::Nullable(Box::new(ChType::Nothing)),
+            DataType::Boolean => ChType::Bool,
+            DataType::UInt8 => ChType::UInt8,
+            DataType::UInt16 => ChType::UInt16,
+            DataType::UInt32 => ChType::UInt32,
+            DataType::UInt64 => ChType::UInt64,
+            DataType::Int8 => ChType::Int8,
+            DataType::Int16 => ChType::Int16,
+            DataType::Int32 => ChType::Int32,
+            DataType::Int64 => ChType::Int64,
+            DataType::Float16 | DataType::Float32 => ChType::Float32,
+            DataType::Float64 => ChType::Float64,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => ChType::String,
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => ChType::String,
+            DataType::FixedSizeBinary(n) => ChType::FixedString(*n as usize),
+            DataType::Date32 | DataType::Date64 => ChType::Date32,
+            DataType::Timestamp(unit, tz) => {
+                let tz = tz.as_deref().map(str::to_string);
+                match unit {
+                    TimeUnit::Second => ChType::DateTime(tz),
+                    TimeUnit::Millisecond => ChType::DateTime64(3, tz),
+                    TimeUnit::Microsecond => ChType::DateTime64(6, tz),
+                    TimeUnit::Nanosecond => ChType::DateTime64(9, tz),
+                }
+            }
+            DataType::Decimal32(p, s) | DataType::Decimal64(p, s) | DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+                ChType::Decimal(*p, (*s).max(0) as u8)
+            }
+            DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) | DataType::ListView(f) | DataType::LargeListView(f) => {
+                return ChType::Array(Box::new(ChType::from_field(f)));
+            }
+            DataType::Struct(fields) => {
+                return ChType::Tuple(fields.iter().map(|f| (f.name().clone(), ChType::from_field(f))).collect());
+            }
+            DataType::Map(entries, _) => {
+                if let DataType::Struct(kv) = entries.data_type() {
+                    if kv.len() == 2 {
+                        return ChType::Map(Box::new(ChType::from_field(&kv[0])), Box::new(ChType::from_field(&kv[1])));
+                    }
+                }
+                ChType::String
+            }
+            DataType::Dictionary(_, value) => {
+                let inner = ChType::from_arrow(value, nullable);
+                return ChType::LowCardinality(Box::new(inner));
+            }
+            // Durations, intervals, times and unions have no ClickHouse storage type;
+            // they are shown as the closest ClickHouse type.
+            DataType::Duration(_) | DataType::Interval(_) | DataType::Time32(_) | DataType::Time64(_) => ChType::Int64,
+            _ => ChType::String,
+        };
+        if nullable {
+            ChType::Nullable(Box::new(base))
+        } else {
+            base
+        }
+    }
+
+    /// Checks that a parsed type is one ClickHouse accepts (e.g. no `Nullable(Array(..))`).
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            ChType::Nullable(inner) => match inner.as_ref() {
+                ChType::Nullable(_) | ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..) | ChType::LowCardinality(_) => {
+                    Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Nested type {inner} cannot be inside Nullable type")))
+                }
+                other => other.validate(),
+            },
+            ChType::LowCardinality(inner) => inner.validate(),
+            ChType::Array(inner) => inner.validate(),
+            ChType::Tuple(items) => items.iter().try_for_each(|(_, t)| t.validate()),
+            ChType::Map(k, v) => {
+                k.validate()?;
+                v.validate()
+            }
+            ChType::DateTime64(p, _) if *p > 9 => Err(Error::new(
+                ErrorCode::ARGUMENT_OUT_OF_BOUND,
+                format!("Scale {p} is too large for DateTime64. Maximum is up to nanoseconds (9)."),
+            )),
+            ChType::Decimal(p, s) if *p == 0 || *p > 76 || s > p => Err(Error::new(
+                ErrorCode::ARGUMENT_OUT_OF_BOUND,
+                format!("Decimal precision {p} and scale {s} are out of bounds"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The default value of the type as ClickHouse fills it (0, '', 1970-01-01, ...) is
+    /// produced by casting this literal text.
+    pub fn default_literal(&self) -> &'static str {
+        match self.base() {
+            ChType::String | ChType::FixedString(_) => "",
+            ChType::Date | ChType::Date32 => "1970-01-01",
+            ChType::DateTime(_) | ChType::DateTime64(..) => "1970-01-01 00:00:00",
+            ChType::Bool => "false",
+            _ => "0",
+        }
+    }
+}
+
+/// The Arrow time unit for a `DateTime64` precision.
+pub fn time_unit_for_precision(precision: u8) -> TimeUnit {
+    match precision {
+        0 => TimeUnit::Second,
+        1..=3 => TimeUnit::Millisecond,
+        4..=6 => TimeUnit::Microsecond,
+        _ => TimeUnit::Nanosecond,
+    }
+}
+
+impl fmt::Display for ChType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChType::UInt8 => f.write_str("UInt8"),
+            ChType::UInt16 => f.write_str("UInt16"),
+            ChType::UInt32 => f.write_str("UInt32"),
+            ChType::UInt64 => f.write_str("UInt64"),
+            ChType::Int8 => f.write_str("Int8"),
+            ChType::Int16 => f.write_str("Int16"),
+            ChType::Int32 => f.write_str("Int32"),
+            ChType::Int64 => f.write_str("Int64"),
+            ChType::Float32 => f.write_str("Float32"),
+            ChType::Float64 => f.write_str("Float64"),
+            ChType::Bool => f.write_str("Bool"),
+            ChType::String => f.write_str("String"),
+            ChType::FixedString(n) => write!(f, "FixedString({n})"),
+            ChType::Uuid => f.write_str("UUID"),
+            ChType::Date => f.write_str("Date"),
+            ChType::Date32 => f.write_str("Date32"),
+            ChType::DateTime(None) => f.write_str("DateTime"),
+            ChType::DateTime(Some(tz)) => write!(f, "DateTime('{tz}')"),
+            ChType::DateTime64(p, None) => write!(f, "DateTime64({p})"),
+            ChType::DateTime64(p, Some(tz)) => write!(f, "DateTime64({p}, '{tz}')"),
+            ChType::Decimal(p, s) => write!(f, "Decimal({p}, {s})"),
+            ChType::Nullable(inner) => write!(f, "Nullable({inner})"),
+            ChType::LowCardinality(inner) => write!(f, "LowCardinality({inner})"),
+            ChType::Array(inner) => write!(f, "Array({inner})"),
+            ChType::Tuple(items) => {
+                f.write_str("Tuple(")?;
+                let named = items.iter().enumerate().any(|(i, (name, _))| *name != (i + 1).to_string());
+                for (i, (name, t)) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    if named {
+                        write!(f, "{name} {t}")?;
+                    } else {
+                        write!(f, "{t}")?;
+                    }
+                }
+                f.write_str(")")
+            }
+            ChType::Map(k, v) => write!(f, "Map({k}, {v})"),
+            ChType::Nothing => f.write_str("Nothing"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_arrow_fields() {
+        for name in [
+            "UInt8", "Int64", "Float32", "Bool", "String", "FixedString(16)", "Date", "Date32", "DateTime",
+            "DateTime('Asia/Tokyo')", "DateTime64(3)", "DateTime64(6, 'UTC')", "Decimal(10, 2)", "Decimal(50, 4)",
+            "Nullable(UInt32)", "LowCardinality(String)", "LowCardinality(Nullable(String))", "Array(Nullable(Int8))",
+            "Array(Array(String))", "Tuple(UInt8, String)", "Tuple(a UInt8, b Array(String))", "Map(String, UInt64)", "UUID",
+            "DateTime64(1)",
+        ] {
+            let t = ChType::parse(name).unwrap();
+            assert_eq!(t.to_string(), name);
+            let field = t.to_arrow_field("c");
+            assert_eq!(ChType::from_field(&field), t, "{name}");
+        }
+    }
+}

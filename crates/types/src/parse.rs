@@ -1,0 +1,259 @@
+//! A small recursive-descent parser for ClickHouse type names.
+
+use granary_common::{Error, ErrorCode, Result};
+
+use crate::ChType;
+
+pub(crate) fn parse_type(text: &str) -> Result<ChType> {
+    let mut parser = Parser { text, pos: 0 };
+    let t = parser.parse()?;
+    parser.skip_ws();
+    if parser.pos != text.len() {
+        return Err(parser.error("unexpected text after the type"));
+    }
+    t.validate()?;
+    Ok(t)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn error(&self, what: &str) -> Error {
+        Error::new(ErrorCode::UNKNOWN_TYPE, format!("Cannot parse data type '{}': {what} at position {}", self.text, self.pos + 1))
+    }
+
+    fn skip_ws(&mut self) {
+        while self.text[self.pos..].starts_with(|c: char| c.is_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        self.skip_ws();
+        self.text[self.pos..].chars().next()
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, c: char) -> Result<()> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(self.error(&format!("expected '{c}'")))
+        }
+    }
+
+    fn ident(&mut self) -> Result<&'a str> {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        if len == 0 {
+            return Err(self.error("expected a type name"));
+        }
+        self.pos += len;
+        Ok(&rest[..len])
+    }
+
+    fn number(&mut self) -> Result<u64> {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        let len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let n = rest[..len].parse().map_err(|_| self.error("expected a number"))?;
+        self.pos += len;
+        Ok(n)
+    }
+
+    fn quoted(&mut self) -> Result<String> {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        let body = rest.strip_prefix('\'').ok_or_else(|| self.error("expected a quoted string"))?;
+        let end = body.find('\'').ok_or_else(|| self.error("unterminated string"))?;
+        self.pos += end + 2;
+        Ok(body[..end].to_string())
+    }
+
+    fn parse(&mut self) -> Result<ChType> {
+        let name = self.ident()?;
+        let simple = match name {
+            "UInt8" => Some(ChType::UInt8),
+            "UInt16" => Some(ChType::UInt16),
+            "UInt32" => Some(ChType::UInt32),
+            "UInt64" => Some(ChType::UInt64),
+            "Int8" => Some(ChType::Int8),
+            "Int16" => Some(ChType::Int16),
+            "Int32" => Some(ChType::Int32),
+            "Int64" => Some(ChType::Int64),
+            "Float32" => Some(ChType::Float32),
+            "Float64" => Some(ChType::Float64),
+            "Bool" => Some(ChType::Bool),
+            "String" => Some(ChType::String),
+            "UUID" => Some(ChType::Uuid),
+            "Date" => Some(ChType::Date),
+            "Date32" => Some(ChType::Date32),
+            "Nothing" => Some(ChType::Nothing),
+            _ => sql_alias(name),
+        };
+        if let Some(t) = simple {
+            return Ok(t);
+        }
+        match name {
+            "DateTime" => {
+                let tz = if self.eat('(') {
+                    let tz = self.quoted()?;
+                    self.expect(')')?;
+                    Some(tz)
+                } else {
+                    None
+                };
+                Ok(ChType::DateTime(tz))
+            }
+            "DateTime64" => {
+                self.expect('(')?;
+                let precision = self.number()?;
+                let tz = if self.eat(',') { Some(self.quoted()?) } else { None };
+                self.expect(')')?;
+                let precision = u8::try_from(precision).map_err(|_| self.error("precision out of range"))?;
+                Ok(ChType::DateTime64(precision, tz))
+            }
+            "FixedString" => {
+                self.expect('(')?;
+                let n = self.number()?;
+                self.expect(')')?;
+                if n == 0 || n > (1 << 30) {
+                    return Err(Error::new(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("FixedString size {n} is out of bounds")));
+                }
+                Ok(ChType::FixedString(n as usize))
+            }
+            "Decimal" | "DECIMAL" | "Numeric" | "NUMERIC" => {
+                let (mut p, mut s) = (10u64, 0u64);
+                if self.eat('(') {
+                    p = self.number()?;
+                    if self.eat(',') {
+                        s = self.number()?;
+                    }
+                    self.expect(')')?;
+                }
+                decimal(p, s)
+            }
+            "Decimal32" | "Decimal64" | "Decimal128" | "Decimal256" => {
+                self.expect('(')?;
+                let s = self.number()?;
+                self.expect(')')?;
+                let p = match name {
+                    "Decimal32" => 9,
+                    "Decimal64" => 18,
+                    "Decimal128" => 38,
+                    _ => 76,
+                };
+                decimal(p, s)
+            }
+            "Nullable" | "LowCardinality" | "Array" => {
+                self.expect('(')?;
+                let inner = Box::new(self.parse()?);
+                self.expect(')')?;
+                Ok(match name {
+                    "Nullable" => ChType::Nullable(inner),
+                    "LowCardinality" => ChType::LowCardinality(inner),
+                    _ => ChType::Array(inner),
+                })
+            }
+            "Map" => {
+                self.expect('(')?;
+                let k = self.parse()?;
+                self.expect(',')?;
+                let v = self.parse()?;
+                self.expect(')')?;
+                Ok(ChType::Map(Box::new(k), Box::new(v)))
+            }
+            "Tuple" => {
+                self.expect('(')?;
+                let mut items = Vec::new();
+                loop {
+                    let index = items.len() + 1;
+                    items.push(self.tuple_element(index)?);
+                    if self.eat(')') {
+                        break;
+                    }
+                    self.expect(',')?;
+                }
+                Ok(ChType::Tuple(items))
+            }
+            other => Err(Error::new(ErrorCode::UNKNOWN_TYPE, format!("Unknown data type family: {other}"))),
+        }
+    }
+
+    /// A tuple element is `Type` or `name Type`.
+    fn tuple_element(&mut self, index: usize) -> Result<(String, ChType)> {
+        let start = self.pos;
+        let first = self.ident()?.to_string();
+        self.skip_ws();
+        let next = self.text[self.pos..].chars().next();
+        if matches!(next, Some(c) if c.is_ascii_alphabetic()) {
+            return Ok((first, self.parse()?));
+        }
+        self.pos = start;
+        Ok((index.to_string(), self.parse()?))
+    }
+}
+
+fn decimal(p: u64, s: u64) -> Result<ChType> {
+    if p == 0 || p > 76 || s > p {
+        return Err(Error::new(
+            ErrorCode::ARGUMENT_OUT_OF_BOUND,
+            format!("Precision {p} and scale {s} are out of bounds for Decimal"),
+        ));
+    }
+    Ok(ChType::Decimal(p as u8, s as u8))
+}
+
+/// SQL-standard spellings ClickHouse accepts case-insensitively.
+fn sql_alias(name: &str) -> Option<ChType> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "TINYINT" | "INT1" | "BYTE" => ChType::Int8,
+        "SMALLINT" | "INT2" => ChType::Int16,
+        "INT" | "INTEGER" | "INT4" | "MEDIUMINT" => ChType::Int32,
+        "BIGINT" | "INT8" => ChType::Int64,
+        "TINYINT UNSIGNED" => ChType::UInt8,
+        "FLOAT" | "REAL" | "SINGLE" => ChType::Float32,
+        "DOUBLE" => ChType::Float64,
+        "BOOLEAN" | "BOOL" => ChType::Bool,
+        "TEXT" | "VARCHAR" | "CHAR" | "BLOB" | "CLOB" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" | "VARCHAR2" | "NVARCHAR" => ChType::String,
+        "TIMESTAMP" => ChType::DateTime(None),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nested_and_aliases() {
+        assert_eq!(
+            parse_type("Nullable( DateTime64(3, 'UTC') )").unwrap(),
+            ChType::Nullable(Box::new(ChType::DateTime64(3, Some("UTC".into()))))
+        );
+        assert_eq!(parse_type("Decimal64(4)").unwrap(), ChType::Decimal(18, 4));
+        assert_eq!(parse_type("BIGINT").unwrap(), ChType::Int64);
+        assert_eq!(parse_type("varchar").unwrap(), ChType::String);
+    }
+
+    #[test]
+    fn rejects_bad_types() {
+        assert_eq!(parse_type("Nope").unwrap_err().code(), ErrorCode::UNKNOWN_TYPE);
+        assert!(parse_type("Nullable(Array(UInt8))").is_err());
+        assert!(parse_type("Array(UInt8").is_err());
+        assert!(parse_type("FixedString(0)").is_err());
+        assert!(parse_type("DateTime64(12)").is_err());
+    }
+}
