@@ -1,0 +1,418 @@
+//! Databases and tables, persisted in the data directory.
+//!
+//! Layout under the server's `--path`:
+//!
+//! ```text
+//! metadata/<db>.json             database definition ({"engine": "Atomic", ...})
+//! metadata/<db>/<table>.json     TableMeta (names come from the file names, escaped)
+//! store/<uuid>/                  the table's data, owned by its engine
+//! ```
+//!
+//! Every change is a durable atomic file operation (write-temp + fsync + rename), done
+//! under one DDL lock, before the in-memory maps change. A crash between the two leaves
+//! the files authoritative; a RENAME is a single `rename(2)` of the metadata file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use granary_common::{Error, ErrorCode, Result, ResultExt};
+use parking_lot::{Mutex, RwLock};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{EngineContext, EngineRegistry, TableEngine};
+use crate::fs::{create_dir_all, escape_for_file_name, rename_durable, sync_dir, unescape_file_name, write_atomic};
+use crate::meta::{TableMeta, TABLE_META_VERSION};
+
+/// A table: its persisted description and the engine instance serving it.
+#[derive(Debug)]
+pub struct Table {
+    pub meta: TableMeta,
+    pub engine: Arc<dyn TableEngine>,
+    schema: SchemaRef,
+}
+
+impl Table {
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct DatabaseMeta {
+    format_version: u32,
+    engine: String,
+}
+
+#[derive(Debug)]
+pub struct Database {
+    pub name: String,
+    pub engine: String,
+    tables: RwLock<BTreeMap<String, Arc<Table>>>,
+}
+
+impl Database {
+    pub fn table(&self, name: &str) -> Option<Arc<Table>> {
+        self.tables.read().get(name).cloned()
+    }
+
+    pub fn table_names(&self) -> Vec<String> {
+        self.tables.read().keys().cloned().collect()
+    }
+
+    pub fn tables(&self) -> Vec<Arc<Table>> {
+        self.tables.read().values().cloned().collect()
+    }
+}
+
+pub struct Catalog {
+    metadata_dir: PathBuf,
+    store_dir: PathBuf,
+    registry: EngineRegistry,
+    databases: RwLock<BTreeMap<String, Arc<Database>>>,
+    /// Names served by the interpreter itself (`system`, `INFORMATION_SCHEMA`).
+    reserved: Vec<String>,
+    /// Serialises DDL so file operations and map updates happen in one order.
+    ddl: Mutex<()>,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog").field("metadata_dir", &self.metadata_dir).finish()
+    }
+}
+
+pub const DEFAULT_DATABASE: &str = "default";
+
+impl Catalog {
+    /// Opens (or initialises) the catalog under `root`, reopening every table.
+    pub fn open(root: &Path, registry: EngineRegistry, reserved: Vec<String>) -> Result<Catalog> {
+        let metadata_dir = root.join("metadata");
+        let store_dir = root.join("store");
+        create_dir_all(&metadata_dir)?;
+        create_dir_all(&store_dir)?;
+        let catalog = Catalog {
+            metadata_dir,
+            store_dir,
+            registry,
+            databases: RwLock::new(BTreeMap::new()),
+            reserved,
+            ddl: Mutex::new(()),
+        };
+        catalog.load()?;
+        if catalog.database(DEFAULT_DATABASE).is_none() {
+            catalog.create_database(DEFAULT_DATABASE, true, None)?;
+        }
+        Ok(catalog)
+    }
+
+    pub fn registry(&self) -> &EngineRegistry {
+        &self.registry
+    }
+
+    fn load(&self) -> Result<()> {
+        let entries = std::fs::read_dir(&self.metadata_dir)
+            .with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", self.metadata_dir.display()))?;
+        let mut databases = BTreeMap::new();
+        for entry in entries {
+            let path = entry?.path();
+            let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            if file_name.ends_with(".tmp") {
+                // An interrupted atomic write: the previous version (if any) is intact.
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+            let Some(escaped) = file_name.strip_suffix(".json") else { continue };
+            let name = unescape_file_name(escaped)?;
+            let text = std::fs::read_to_string(&path)?;
+            let meta: DatabaseMeta = serde_json::from_str(&text)
+                .with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse database metadata {}", path.display()))?;
+            let database = Database { name: name.clone(), engine: meta.engine, tables: RwLock::new(BTreeMap::new()) };
+            self.load_tables(&database)?;
+            databases.insert(name, Arc::new(database));
+        }
+        *self.databases.write() = databases;
+        Ok(())
+    }
+
+    fn database_dir(&self, database: &str) -> PathBuf {
+        self.metadata_dir.join(escape_for_file_name(database))
+    }
+
+    fn table_file(&self, database: &str, table: &str) -> PathBuf {
+        self.database_dir(database).join(format!("{}.json", escape_for_file_name(table)))
+    }
+
+    fn load_tables(&self, database: &Database) -> Result<()> {
+        let dir = self.database_dir(&database.name);
+        create_dir_all(&dir)?;
+        let mut tables = database.tables.write();
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            if file_name.ends_with(".tmp") {
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+            let Some(escaped) = file_name.strip_suffix(".json") else { continue };
+            let name = unescape_file_name(escaped)?;
+            let text = std::fs::read_to_string(&path)?;
+            let mut meta: TableMeta = serde_json::from_str(&text)
+                .with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse table metadata {}", path.display()))?;
+            if meta.format_version > TABLE_META_VERSION {
+                return Err(Error::new(
+                    ErrorCode::CORRUPTED_DATA,
+                    format!("Table metadata {} has format version {}, this server reads up to {TABLE_META_VERSION}", path.display(), meta.format_version),
+                ));
+            }
+            meta.database = database.name.clone();
+            meta.name = name.clone();
+            let table = self.open_table(meta, false).map_err(|e| e.context(format!("while loading table {}.{name}", database.name)))?;
+            tables.insert(name, table);
+        }
+        Ok(())
+    }
+
+    fn open_table(&self, meta: TableMeta, is_new: bool) -> Result<Arc<Table>> {
+        let factory = self.registry.get(&meta.engine.name)?;
+        if is_new {
+            factory.validate(&meta)?;
+        }
+        let schema = meta.schema()?;
+        let data_path = self.store_dir.join(&meta.uuid);
+        let engine = factory.open(EngineContext { meta: &meta, schema: schema.clone(), data_path, is_new })?;
+        Ok(Arc::new(Table { meta, engine, schema }))
+    }
+
+    pub fn database(&self, name: &str) -> Option<Arc<Database>> {
+        self.databases.read().get(name).cloned()
+    }
+
+    /// The database, or UNKNOWN_DATABASE.
+    pub fn require_database(&self, name: &str) -> Result<Arc<Database>> {
+        self.database(name).ok_or_else(|| Error::new(ErrorCode::UNKNOWN_DATABASE, format!("Database {name} does not exist")))
+    }
+
+    pub fn databases(&self) -> Vec<Arc<Database>> {
+        self.databases.read().values().cloned().collect()
+    }
+
+    /// The table, or UNKNOWN_DATABASE / UNKNOWN_TABLE.
+    pub fn table(&self, database: &str, table: &str) -> Result<Arc<Table>> {
+        self.require_database(database)?
+            .table(table)
+            .ok_or_else(|| Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {database}.{table} does not exist")))
+    }
+
+    fn check_not_reserved(&self, name: &str) -> Result<()> {
+        if self.reserved.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+            return Err(Error::new(ErrorCode::DATABASE_ALREADY_EXISTS, format!("Database {name} already exists")));
+        }
+        if name.is_empty() {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Database name is empty"));
+        }
+        Ok(())
+    }
+
+    /// CREATE DATABASE. Returns false if it existed and `if_not_exists` was given.
+    pub fn create_database(&self, name: &str, if_not_exists: bool, engine: Option<&str>) -> Result<bool> {
+        let _ddl = self.ddl.lock();
+        self.check_not_reserved(name)?;
+        if self.database(name).is_some() {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(Error::new(ErrorCode::DATABASE_ALREADY_EXISTS, format!("Database {name} already exists")));
+        }
+        let engine = engine.unwrap_or("Atomic");
+        if !matches!(engine, "Atomic" | "Ordinary" | "Memory") {
+            return Err(Error::new(ErrorCode::UNKNOWN_DATABASE_ENGINE, format!("Unknown database engine: {engine}")));
+        }
+        create_dir_all(&self.database_dir(name))?;
+        let meta = DatabaseMeta { format_version: 1, engine: "Atomic".to_string() };
+        let json = serde_json::to_vec_pretty(&meta).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
+        write_atomic(&self.metadata_dir.join(format!("{}.json", escape_for_file_name(name))), &json)?;
+        let database = Database { name: name.to_string(), engine: meta.engine, tables: RwLock::new(BTreeMap::new()) };
+        self.databases.write().insert(name.to_string(), Arc::new(database));
+        Ok(true)
+    }
+
+    /// DROP DATABASE: drops its tables, then the database.
+    pub async fn drop_database(&self, name: &str, if_exists: bool) -> Result<()> {
+        let Some(database) = self.database(name) else {
+            if if_exists || self.reserved.iter().any(|r| r == name) && if_exists {
+                return Ok(());
+            }
+            return Err(Error::new(ErrorCode::UNKNOWN_DATABASE, format!("Database {name} does not exist")));
+        };
+        for table in database.table_names() {
+            self.drop_table(name, &table, true).await?;
+        }
+        let _ddl = self.ddl.lock();
+        let file = self.metadata_dir.join(format!("{}.json", escape_for_file_name(name)));
+        std::fs::remove_file(&file).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", file.display()))?;
+        sync_dir(&self.metadata_dir)?;
+        let _ = std::fs::remove_dir_all(self.database_dir(name));
+        self.databases.write().remove(name);
+        Ok(())
+    }
+
+    /// CREATE TABLE from a complete description. Returns the table, or `None` if it
+    /// existed and `if_not_exists` was given.
+    pub fn create_table(&self, mut meta: TableMeta, if_not_exists: bool) -> Result<Option<Arc<Table>>> {
+        let _ddl = self.ddl.lock();
+        let database = self.require_database(&meta.database)?;
+        if database.table(&meta.name).is_some() {
+            if if_not_exists {
+                return Ok(None);
+            }
+            return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {}.{} already exists", meta.database, meta.name)));
+        }
+        if meta.columns.is_empty() {
+            return Err(Error::new(ErrorCode::EMPTY_LIST_OF_COLUMNS_PASSED, "Empty list of columns passed"));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for c in &meta.columns {
+            if !seen.insert(c.name.as_str()) {
+                return Err(Error::new(ErrorCode::DUPLICATE_COLUMN, format!("Column {} already exists", c.name)));
+            }
+        }
+        meta.format_version = TABLE_META_VERSION;
+        let table = self.open_table(meta.clone(), true)?;
+        let json = serde_json::to_vec_pretty(&meta).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
+        write_atomic(&self.table_file(&meta.database, &meta.name), &json)?;
+        database.tables.write().insert(meta.name.clone(), table.clone());
+        Ok(Some(table))
+    }
+
+    /// DROP TABLE: the metadata goes first (durably), then the engine removes its data.
+    pub async fn drop_table(&self, database: &str, name: &str, if_exists: bool) -> Result<()> {
+        let table = {
+            let _ddl = self.ddl.lock();
+            let db = self.require_database(database)?;
+            let Some(table) = db.table(name) else {
+                if if_exists {
+                    return Ok(());
+                }
+                return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {database}.{name} does not exist")));
+            };
+            let file = self.table_file(database, name);
+            std::fs::remove_file(&file).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", file.display()))?;
+            sync_dir(&self.database_dir(database))?;
+            db.tables.write().remove(name);
+            table
+        };
+        table.engine.drop_data().await
+    }
+
+    /// RENAME TABLE a TO b.
+    pub fn rename_table(&self, from: (&str, &str), to: (&str, &str)) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let source_db = self.require_database(from.0)?;
+        let target_db = self.require_database(to.0)?;
+        let table = source_db
+            .table(from.1)
+            .ok_or_else(|| Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {}.{} does not exist", from.0, from.1)))?;
+        if target_db.table(to.1).is_some() {
+            return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {}.{} already exists", to.0, to.1)));
+        }
+        rename_durable(&self.table_file(from.0, from.1), &self.table_file(to.0, to.1))?;
+        let mut meta = table.meta.clone();
+        meta.database = to.0.to_string();
+        meta.name = to.1.to_string();
+        let renamed = Arc::new(Table { meta, engine: table.engine.clone(), schema: table.schema.clone() });
+        source_db.tables.write().remove(from.1);
+        target_db.tables.write().insert(to.1.to_string(), renamed);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::{ColumnMeta, EngineMeta};
+    use async_trait::async_trait;
+    use datafusion::catalog::Session;
+    use datafusion::logical_expr::Expr;
+    use datafusion::physical_plan::ExecutionPlan;
+    use granary_types::ChType;
+
+    #[derive(Debug)]
+    struct Dummy(SchemaRef);
+
+    #[async_trait]
+    impl TableEngine for Dummy {
+        fn engine_name(&self) -> &str {
+            "Dummy"
+        }
+        fn schema(&self) -> SchemaRef {
+            self.0.clone()
+        }
+        async fn scan(&self, _: &dyn Session, _: Option<&Vec<usize>>, _: &[Expr], _: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
+            Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "dummy"))
+        }
+        async fn insert(&self, _: crate::engine::InsertRequest) -> Result<crate::engine::InsertResult> {
+            Ok(Default::default())
+        }
+        async fn truncate(&self) -> Result<()> {
+            Ok(())
+        }
+        async fn drop_data(&self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    struct DummyFactory;
+    impl crate::engine::EngineFactory for DummyFactory {
+        fn name(&self) -> &'static str {
+            "Dummy"
+        }
+        fn open(&self, ctx: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
+            Ok(Arc::new(Dummy(ctx.schema)))
+        }
+    }
+
+    fn registry() -> EngineRegistry {
+        let mut r = EngineRegistry::new();
+        r.register(Arc::new(DummyFactory));
+        r
+    }
+
+    fn meta(db: &str, name: &str) -> TableMeta {
+        TableMeta {
+            format_version: TABLE_META_VERSION,
+            uuid: format!("{db}-{name}"),
+            database: db.into(),
+            name: name.into(),
+            columns: vec![ColumnMeta::new("x", &ChType::UInt64)],
+            engine: EngineMeta { name: "Dummy".into(), ..Default::default() },
+            comment: None,
+            created_at: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn survives_reopen_with_renames_and_drops() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Catalog::open(dir.path(), registry(), vec!["system".into()]).unwrap();
+            c.create_database("db 1", false, None).unwrap();
+            c.create_table(meta("db 1", "a/b"), false).unwrap();
+            c.create_table(meta("default", "t"), false).unwrap();
+            c.create_table(meta("default", "gone"), false).unwrap();
+            assert_eq!(c.create_table(meta("default", "t"), false).unwrap_err().code(), ErrorCode::TABLE_ALREADY_EXISTS);
+            c.rename_table(("default", "t"), ("db 1", "t2")).unwrap();
+            c.drop_table("default", "gone", false).await.unwrap();
+            assert_eq!(c.create_database("system", false, None).unwrap_err().code(), ErrorCode::DATABASE_ALREADY_EXISTS);
+        }
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(c.require_database("db 1").unwrap().table_names(), vec!["a/b", "t2"]);
+        assert!(c.require_database("default").unwrap().table_names().is_empty());
+        assert_eq!(c.table("db 1", "t2").unwrap().meta.uuid, "default-t");
+        assert_eq!(c.table("nope", "x").unwrap_err().code(), ErrorCode::UNKNOWN_DATABASE);
+        assert_eq!(c.table("default", "x").unwrap_err().code(), ErrorCode::UNKNOWN_TABLE);
+        c.drop_database("db 1", false).await.unwrap();
+        assert!(c.database("db 1").is_none());
+    }
+}

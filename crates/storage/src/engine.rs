@@ -1,0 +1,147 @@
+//! The table-engine contract.
+//!
+//! Every engine (Memory, Null, MergeTree, Join, ...) implements [`TableEngine`]; the
+//! interpreter and DataFusion drive engines only through it. Requests are plain structs
+//! so the contract can cross a process boundary later (distributed execution), and so a
+//! new option does not change every engine's signature.
+//!
+//! Reads go through DataFusion: [`TableEngine::scan`] returns an `ExecutionPlan`, and the
+//! engine states which filters it applies exactly (see `supports_filters_pushdown`:
+//! `Exact` filters are not re-applied by DataFusion, `Inexact` ones are, so an engine
+//! that only prunes granules by a filter must answer `Inexact`).
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+use granary_common::{Error, ErrorCode, Result, Settings};
+
+use crate::meta::TableMeta;
+
+/// An INSERT into one table: batches already converted to the table's schema.
+pub struct InsertRequest {
+    pub input: SendableRecordBatchStream,
+    /// The query's settings (insert block sizes, dedup, ...).
+    pub settings: Settings,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InsertResult {
+    pub written_rows: u64,
+    pub written_bytes: u64,
+}
+
+/// `OPTIMIZE TABLE`.
+#[derive(Debug, Clone, Default)]
+pub struct OptimizeRequest {
+    pub partition: Option<String>,
+    pub final_: bool,
+}
+
+#[async_trait]
+pub trait TableEngine: Send + Sync + Debug {
+    /// The engine name as in `ENGINE = <name>`.
+    fn engine_name(&self) -> &str;
+
+    fn schema(&self) -> SchemaRef;
+
+    /// A physical plan reading the table. `projection` indexes the schema; columns used
+    /// only by pushed-down filters may be absent from it.
+    async fn scan(
+        &self,
+        session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>>;
+
+    /// How the engine handles each filter (default: not at all).
+    fn supports_filters_pushdown(&self, filters: &[&Expr]) -> Vec<TableProviderFilterPushDown> {
+        vec![TableProviderFilterPushDown::Unsupported; filters.len()]
+    }
+
+    /// Appends rows. All or nothing: if the stream fails, nothing becomes visible.
+    async fn insert(&self, request: InsertRequest) -> Result<InsertResult>;
+
+    /// Removes all rows (`TRUNCATE`).
+    async fn truncate(&self) -> Result<()>;
+
+    /// Removes the table's data for good (`DROP TABLE`), after its metadata is gone.
+    async fn drop_data(&self) -> Result<()>;
+
+    /// `OPTIMIZE TABLE`: engines without merges have nothing to do.
+    async fn optimize(&self, _request: OptimizeRequest) -> Result<()> {
+        Ok(())
+    }
+
+    /// Rows held, if the engine knows cheaply (system.tables.total_rows).
+    fn total_rows(&self) -> Option<u64> {
+        None
+    }
+
+    /// Bytes held, if the engine knows cheaply (system.tables.total_bytes).
+    fn total_bytes(&self) -> Option<u64> {
+        None
+    }
+
+    /// Directories holding the table's data (system.tables.data_paths).
+    fn data_paths(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+}
+
+/// What an engine factory is given to open or create a table.
+pub struct EngineContext<'a> {
+    pub meta: &'a TableMeta,
+    pub schema: SchemaRef,
+    /// `<path>/store/<uuid>`: the engine's own directory (created by the engine if needed).
+    pub data_path: PathBuf,
+    /// True on CREATE, false when the server opens an existing table.
+    pub is_new: bool,
+}
+
+pub trait EngineFactory: Send + Sync {
+    fn name(&self) -> &'static str;
+
+    /// Checks the engine clause at CREATE time (arguments, ORDER BY, settings).
+    fn validate(&self, _meta: &TableMeta) -> Result<()> {
+        Ok(())
+    }
+
+    fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>>;
+}
+
+/// Engines by name.
+#[derive(Default, Clone)]
+pub struct EngineRegistry {
+    factories: HashMap<String, Arc<dyn EngineFactory>>,
+}
+
+impl EngineRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn register(&mut self, factory: Arc<dyn EngineFactory>) {
+        self.factories.insert(factory.name().to_string(), factory);
+    }
+
+    pub fn get(&self, name: &str) -> Result<&Arc<dyn EngineFactory>> {
+        self.factories
+            .get(name)
+            .ok_or_else(|| Error::new(ErrorCode::UNKNOWN_STORAGE, format!("Unknown table engine {name}")))
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.factories.keys().cloned().collect();
+        names.sort();
+        names
+    }
+}

@@ -1,0 +1,29 @@
+//! The table-engine contract and the catalog.
+//!
+//! ```text
+//!   granary-query ──► Catalog ──► Database ──► Table { meta: TableMeta, engine: Arc<dyn TableEngine> }
+//!        │                                                              ▲
+//!        │  DataFusion sees tables through EngineTableProvider ─────────┘ (provider.rs)
+//!        └─ engines are made by name from the EngineRegistry (Memory, Null, MergeTree, ...)
+//! ```
+//!
+//! * [`engine`]: the [`TableEngine`] trait every engine implements, with plain request
+//!   structs for scan, insert, truncate, drop and optimize. Engines are driven only
+//!   through it, so storage can move (local disk today, shared object storage later)
+//!   without the interpreter noticing.
+//! * [`meta`]: [`TableMeta`], the persisted description of a table (columns with
+//!   ClickHouse types, engine clause), versioned as a file-format contract.
+//! * [`catalog`]: databases and tables, persisted under `<path>/metadata`, table data
+//!   under `<path>/store/<uuid>` so a RENAME never moves data.
+//! * [`provider`]: DataFusion `CatalogProvider` / `SchemaProvider` / `TableProvider` adapters.
+
+pub mod catalog;
+pub mod engine;
+pub mod fs;
+pub mod meta;
+pub mod provider;
+
+pub use catalog::{Catalog, Database, Table};
+pub use engine::{EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, TableEngine};
+pub use meta::{ColumnMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
+pub use provider::{EngineTableProvider, GranaryCatalogProvider};

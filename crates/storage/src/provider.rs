@@ -1,0 +1,105 @@
+//! DataFusion adapters: the catalog as a `CatalogProvider`, each database as a
+//! `SchemaProvider`, each table as a `TableProvider` that forwards to its engine.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::{CatalogProvider, SchemaProvider, Session, TableProvider};
+use datafusion::common::DataFusionError;
+use datafusion::datasource::TableType;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+
+use crate::catalog::{Catalog, Database, Table};
+
+/// A table as DataFusion sees it.
+#[derive(Debug)]
+pub struct EngineTableProvider {
+    table: Arc<Table>,
+}
+
+impl EngineTableProvider {
+    pub fn new(table: Arc<Table>) -> Self {
+        EngineTableProvider { table }
+    }
+
+    pub fn table(&self) -> &Arc<Table> {
+        &self.table
+    }
+}
+
+#[async_trait]
+impl TableProvider for EngineTableProvider {
+    fn schema(&self) -> SchemaRef {
+        self.table.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        self.table.engine.scan(state, projection, filters, limit).await.map_err(DataFusionError::from)
+    }
+
+    fn supports_filters_pushdown(&self, filters: &[&Expr]) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {
+        Ok(self.table.engine.supports_filters_pushdown(filters))
+    }
+}
+
+#[derive(Debug)]
+struct DatabaseSchemaProvider {
+    database: Arc<Database>,
+}
+
+#[async_trait]
+impl SchemaProvider for DatabaseSchemaProvider {
+    fn table_names(&self) -> Vec<String> {
+        self.database.table_names()
+    }
+
+    async fn table(&self, name: &str) -> datafusion::common::Result<Option<Arc<dyn TableProvider>>> {
+        Ok(self.database.table(name).map(|t| Arc::new(EngineTableProvider::new(t)) as Arc<dyn TableProvider>))
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        self.database.table(name).is_some()
+    }
+}
+
+/// The whole catalog as one DataFusion catalog; `extra` holds schemas the interpreter
+/// serves itself (`system`).
+#[derive(Debug)]
+pub struct GranaryCatalogProvider {
+    catalog: Arc<Catalog>,
+    extra: HashMap<String, Arc<dyn SchemaProvider>>,
+}
+
+impl GranaryCatalogProvider {
+    pub fn new(catalog: Arc<Catalog>, extra: HashMap<String, Arc<dyn SchemaProvider>>) -> Self {
+        GranaryCatalogProvider { catalog, extra }
+    }
+}
+
+impl CatalogProvider for GranaryCatalogProvider {
+    fn schema_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.catalog.databases().iter().map(|d| d.name.clone()).collect();
+        names.extend(self.extra.keys().cloned());
+        names
+    }
+
+    fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
+        if let Some(extra) = self.extra.get(name) {
+            return Some(extra.clone());
+        }
+        self.catalog.database(name).map(|database| Arc::new(DatabaseSchemaProvider { database }) as Arc<dyn SchemaProvider>)
+    }
+}
