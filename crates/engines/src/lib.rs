@@ -1,0 +1,42 @@
+//! Table engines and table functions that are not MergeTree.
+//!
+//! * [`memory`]: `ENGINE = Memory`, rows kept in RAM (gone after a restart, as in ClickHouse).
+//! * [`null`]: `ENGINE = Null`, accepts writes and keeps nothing.
+//! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
+//!   generated lazily, split into partitions for `max_threads`.
+//!
+//! [`register_engines`] adds the engine factories to a registry; the table functions
+//! are registered on the DataFusion session by the interpreter.
+
+pub mod memory;
+pub mod null;
+pub mod numbers;
+
+use std::sync::Arc;
+
+use granary_storage::EngineRegistry;
+
+/// Registers every engine of this crate.
+pub fn register_engines(registry: &mut EngineRegistry) {
+    registry.register(Arc::new(memory::MemoryEngineFactory));
+    registry.register(Arc::new(null::NullEngineFactory));
+}
+
+/// Collects an insert stream into memory, checking each batch's schema. Shared by the
+/// engines whose INSERT is all-or-nothing because they publish the rows at the end.
+pub(crate) async fn collect_insert(
+    mut input: datafusion::execution::SendableRecordBatchStream,
+) -> granary_common::Result<(Vec<arrow::record_batch::RecordBatch>, u64, u64)> {
+    use futures::StreamExt;
+    let mut batches = Vec::new();
+    let (mut rows, mut bytes) = (0u64, 0u64);
+    while let Some(batch) = input.next().await {
+        let batch = batch?;
+        rows += batch.num_rows() as u64;
+        bytes += batch.get_array_memory_size() as u64;
+        if batch.num_rows() > 0 {
+            batches.push(batch);
+        }
+    }
+    Ok((batches, rows, bytes))
+}
