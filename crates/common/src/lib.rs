@@ -9,8 +9,10 @@
 
 pub mod codes;
 pub mod error;
+pub mod progress;
 pub mod settings;
 
 pub use codes::ErrorCode;
 pub use error::{Error, Result, ResultExt};
+pub use progress::{ProgressSnapshot, QueryProgress};
 pub use settings::{SettingKind, Settings, SETTINGS_REGISTRY};

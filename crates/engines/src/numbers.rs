@@ -94,7 +94,7 @@ impl TableProvider for NumbersTable {
             }
         };
         let exec = StreamingTableExec::try_new(self.schema.clone(), partitions, projection, vec![], count.is_none(), limit)?;
-        Ok(Arc::new(exec))
+        Ok(granary_storage::ScanCounterExec::wrap(Arc::new(exec)))
     }
 }
 

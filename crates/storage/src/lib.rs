@@ -22,8 +22,10 @@ pub mod engine;
 pub mod fs;
 pub mod meta;
 pub mod provider;
+pub mod scan_counter;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, TableEngine};
 pub use meta::{ColumnMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
 pub use provider::{EngineTableProvider, GranaryCatalogProvider};
+pub use scan_counter::ScanCounterExec;

@@ -13,6 +13,7 @@ use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::catalog::{Catalog, Database, Table};
+use crate::scan_counter::ScanCounterExec;
 
 /// A table as DataFusion sees it.
 #[derive(Debug)]
@@ -47,7 +48,8 @@ impl TableProvider for EngineTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        self.table.engine.scan(state, projection, filters, limit).await.map_err(DataFusionError::from)
+        let plan = self.table.engine.scan(state, projection, filters, limit).await.map_err(DataFusionError::from)?;
+        Ok(ScanCounterExec::wrap(plan))
     }
 
     fn supports_filters_pushdown(&self, filters: &[&Expr]) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {

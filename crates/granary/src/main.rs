@@ -1,0 +1,41 @@
+//! `granary`: the server, the embedded `local` mode and the client, in one binary.
+//!
+//! ```text
+//! granary server [--config FILE] [--path DIR] [--http-port PORT] [--listen ADDR] [--user-files-path DIR]
+//! granary local  [--path DIR] [--query SQL] [--format FMT]
+//! granary client [--host H] [--port P] [--user U] [--password X] [--database D] [--query SQL] [--format FMT] [--<setting>=<value>...]
+//! ```
+
+mod client;
+mod local;
+mod server;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "granary", version, about = "Granary: a ClickHouse-compatible analytical database")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the server (ClickHouse HTTP interface).
+    Server(server::ServerArgs),
+    /// Run queries in-process on a data directory, like clickhouse-local.
+    Local(local::LocalArgs),
+    /// Talk to a running server, like clickhouse-client.
+    Client(client::ClientArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Server(args) => server::run(args),
+        Command::Local(args) => local::run(args),
+        Command::Client(args) => client::run(args),
+    }
+}

@@ -1,0 +1,109 @@
+//! `granary server`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use granary_query::{Instance, InstanceConfig};
+use granary_server::{run_server, ServerConfig};
+
+#[derive(clap::Args, Debug)]
+pub struct ServerArgs {
+    /// TOML configuration file.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Data directory [default: ./granary-data].
+    #[arg(long)]
+    path: Option<PathBuf>,
+    /// HTTP port [default: 8123].
+    #[arg(long = "http-port")]
+    http_port: Option<u16>,
+    /// Address to listen on [default: 127.0.0.1].
+    #[arg(long)]
+    listen: Option<String>,
+    /// Directory that file() may access [default: <path>/user_files].
+    #[arg(long = "user-files-path")]
+    user_files_path: Option<PathBuf>,
+}
+
+pub fn run(args: ServerArgs) -> ExitCode {
+    init_logging();
+    let mut config = match &args.config {
+        Some(file) => match ServerConfig::from_file(file) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("{}", e.to_clickhouse_string());
+                return ExitCode::from(2);
+            }
+        },
+        None => ServerConfig::default(),
+    };
+    if let Some(path) = args.path {
+        config.path = path;
+    }
+    if let Some(port) = args.http_port {
+        config.http_port = port;
+    }
+    if let Some(listen) = args.listen {
+        config.listen_host = listen;
+    }
+    if let Some(dir) = args.user_files_path {
+        config.user_files_path = Some(dir);
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("granary").build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("Cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{}", e.to_clickhouse_string());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: ServerConfig) -> granary_common::Result<()> {
+    let mut instance_config = InstanceConfig::new(&config.path);
+    instance_config.user_files_path = config.user_files_path();
+    instance_config.max_concurrent_queries = config.max_concurrent_queries;
+    instance_config.query_log_capacity = config.query_log_capacity;
+    let instance = Instance::open(instance_config)?;
+    let handle = run_server(&config, instance).await?;
+    tracing::info!("Granary {} listening on http://{} (data in {})", env!("CARGO_PKG_VERSION"), handle.local_addr, config.path.display());
+    eprintln!("Granary is ready: http://{}", handle.local_addr);
+    wait_for_shutdown_signal().await;
+    tracing::info!("shutting down");
+    handle.shutdown(Duration::from_secs(config.shutdown_wait_seconds)).await;
+    Ok(())
+}
+
+async fn wait_for_shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GRANARY_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

@@ -1,0 +1,257 @@
+//! INSERT: data in a format (from the query text and the request body) or the result of
+//! a SELECT, conformed to the table's columns, handed to the table's engine.
+//!
+//! ```text
+//!  bytes ─► InputFormat::push ─► batches of the listed columns ─┐
+//!  SELECT ─► DataFusion stream ─────────────────────────────────┴► conform (cast, defaults,
+//!         column order) ─► engine.insert (all or nothing)
+//! ```
+//! Parsing runs in its own task feeding a small channel, so a large body is never held
+//! in memory: at most a few blocks are in flight between the parser and the engine.
+
+use std::sync::Arc;
+
+use arrow::array::{new_null_array, Array, ArrayRef};
+use arrow::compute::kernels::zip::zip;
+use arrow::compute::{cast_with_options, is_not_null, CastOptions};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use bytes::Bytes;
+use datafusion::common::ScalarValue;
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use futures::StreamExt;
+use granary_common::{Error, ErrorCode, Result};
+use granary_formats::{create_input_format, FormatSettings};
+use granary_sql::{InsertSource, InsertStatement};
+use granary_storage::{InsertRequest, Table};
+use tokio::sync::mpsc;
+
+use crate::instance::QueryContext;
+use crate::interpreter::{database_of, execute_plan, plan_query};
+use crate::ByteStream;
+
+pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text: &str, input: Option<ByteStream>) -> Result<()> {
+    let database = database_of(ctx, &insert.table);
+    if database == "system" {
+        return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Cannot insert into tables of the system database"));
+    }
+    let table = ctx.catalog.table(&database, &insert.table.table)?;
+    let targets = target_columns(&table, &insert.columns)?;
+    match insert.source {
+        InsertSource::Select { query, limit_by } => {
+            if limit_by.is_some() {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in INSERT ... SELECT is not supported yet"));
+            }
+            let plan = plan_query(ctx, query).await?;
+            let stream = execute_plan(ctx, &plan).await?;
+            insert_stream(ctx, &table, &targets, stream).await
+        }
+        InsertSource::Data { format, data_offset } => {
+            let head = Bytes::copy_from_slice(text.as_bytes().get(data_offset..).unwrap_or_default());
+            insert_data(ctx, &table, &targets, &format, head, input).await
+        }
+    }
+}
+
+/// Indexes of the listed columns in the table (all columns when none are listed).
+fn target_columns(table: &Table, listed: &[String]) -> Result<Vec<usize>> {
+    let schema = table.schema();
+    if listed.is_empty() {
+        return Ok((0..schema.fields().len()).collect());
+    }
+    listed
+        .iter()
+        .map(|name| {
+            schema.index_of(name).map_err(|_| {
+                Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("No such column {name} in table {}.{}", table.meta.database, table.meta.name))
+            })
+        })
+        .collect()
+}
+
+/// Inserts the rows of `stream` (columns by position = `targets`, all columns if empty).
+pub(crate) async fn insert_stream(ctx: &QueryContext, table: &Table, targets: &[usize], stream: SendableRecordBatchStream) -> Result<()> {
+    let all: Vec<usize>;
+    let targets = if targets.is_empty() {
+        all = (0..table.schema().fields().len()).collect();
+        &all
+    } else {
+        targets
+    };
+    let source_columns = stream.schema().fields().len();
+    if source_columns != targets.len() {
+        return Err(Error::new(
+            ErrorCode::NUMBER_OF_COLUMNS_DOESNT_MATCH,
+            format!("Number of columns doesn't match: the query returns {source_columns}, the insert expects {}", targets.len()),
+        ));
+    }
+    let conformer = Arc::new(Conformer::new(table.schema(), targets.to_vec())?);
+    let schema = table.schema();
+    let conformed = stream.map(move |batch| {
+        let batch = batch?;
+        conformer.conform(&batch).map_err(Error::into_datafusion)
+    });
+    let input: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(schema, conformed));
+    write_to_engine(ctx, table, input).await
+}
+
+async fn write_to_engine(ctx: &QueryContext, table: &Table, input: SendableRecordBatchStream) -> Result<()> {
+    let request = InsertRequest { input, settings: ctx.settings.clone() };
+    let work = table.engine.insert(request);
+    let result = match ctx.deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline, work).await.map_err(|_| timeout_error(ctx))??,
+        None => work.await?,
+    };
+    ctx.progress.add_written(result.written_rows, result.written_bytes);
+    Ok(())
+}
+
+pub(crate) fn timeout_error(ctx: &QueryContext) -> Error {
+    let limit = ctx.settings.get_f64("max_execution_time");
+    Error::new(
+        ErrorCode::TIMEOUT_EXCEEDED,
+        format!("Timeout exceeded: elapsed {:.6} seconds, maximum: {limit}", ctx.progress.started.elapsed().as_secs_f64()),
+    )
+}
+
+async fn insert_data(
+    ctx: &QueryContext,
+    table: &Table,
+    targets: &[usize],
+    format: &str,
+    head: Bytes,
+    input: Option<ByteStream>,
+) -> Result<()> {
+    let table_schema = table.schema();
+    let input_schema: SchemaRef = Arc::new(Schema::new(targets.iter().map(|i| table_schema.field(*i).clone()).collect::<Vec<Field>>()));
+    let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
+    // Fails here, before any data is read, for an unknown format.
+    let mut parser = create_input_format(format, input_schema.clone(), &format_settings)?;
+    let conformer = Conformer::new(table_schema.clone(), targets.to_vec())?;
+    let (tx, mut rx) = mpsc::channel::<Result<RecordBatch>>(4);
+    let producer = tokio::spawn(async move {
+        let mut pending = Vec::new();
+        let mut chunks: Vec<Result<Bytes>> = vec![Ok(head)];
+        let mut input = input;
+        let send_all = |pending: &mut Vec<RecordBatch>| -> Result<Vec<RecordBatch>> {
+            pending.drain(..).map(|b| conformer.conform(&b)).collect()
+        };
+        loop {
+            let chunk = match chunks.pop() {
+                Some(c) => Some(c),
+                None => match input.as_mut() {
+                    Some(stream) => stream.next().await,
+                    None => None,
+                },
+            };
+            let Some(chunk) = chunk else { break };
+            let step = chunk.and_then(|bytes| parser.push(&bytes, &mut pending)).and_then(|_| send_all(&mut pending));
+            match step {
+                Ok(batches) => {
+                    for batch in batches {
+                        if tx.send(Ok(batch)).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    return;
+                }
+            }
+        }
+        let last = parser.finish(&mut pending).and_then(|_| send_all(&mut pending));
+        match last {
+            Ok(batches) => {
+                for batch in batches {
+                    if tx.send(Ok(batch)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e)).await;
+            }
+        }
+    });
+    let batches = futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).map(|item| item.map_err(Error::into_datafusion));
+    let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(table_schema, batches));
+    let result = write_to_engine(ctx, table, stream).await;
+    producer.abort();
+    result
+}
+
+/// Turns batches of the listed columns into batches of the whole table: casts each
+/// column to the table's type, fills unlisted columns with defaults, and replaces NULLs
+/// in non-Nullable columns with the type's default (ClickHouse's null_as_default).
+pub(crate) struct Conformer {
+    table_schema: SchemaRef,
+    /// For each table column, the position in the source batch, if listed.
+    source_of: Vec<Option<usize>>,
+    /// One-row default value per table column.
+    defaults: Vec<ArrayRef>,
+}
+
+impl Conformer {
+    pub fn new(table_schema: SchemaRef, targets: Vec<usize>) -> Result<Self> {
+        let mut source_of = vec![None; table_schema.fields().len()];
+        for (position, column) in targets.iter().enumerate() {
+            source_of[*column] = Some(position);
+        }
+        let defaults = table_schema.fields().iter().map(|f| default_value(f)).collect::<Result<Vec<_>>>()?;
+        Ok(Conformer { table_schema, source_of, defaults })
+    }
+
+    pub fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let rows = batch.num_rows();
+        let options = CastOptions { safe: false, ..Default::default() };
+        let mut columns = Vec::with_capacity(self.source_of.len());
+        for (i, field) in self.table_schema.fields().iter().enumerate() {
+            let column = match self.source_of[i] {
+                Some(position) => {
+                    let source = batch.column(position);
+                    let cast = if source.data_type() == field.data_type() {
+                        source.clone()
+                    } else {
+                        cast_with_options(source, field.data_type(), &options).map_err(|e| {
+                            Error::new(ErrorCode::TYPE_MISMATCH, format!("Cannot convert column {} from {} to {}: {e}", field.name(), source.data_type(), field.data_type()))
+                        })?
+                    };
+                    if !field.is_nullable() && cast.null_count() > 0 {
+                        let mask = is_not_null(&cast)?;
+                        let default = arrow::array::Scalar::new(self.defaults[i].clone());
+                        zip(&mask, &cast, &default)?
+                    } else {
+                        cast
+                    }
+                }
+                None => repeat(&self.defaults[i], rows)?,
+            };
+            columns.push(column);
+        }
+        let options = arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows));
+        Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &options)?)
+    }
+}
+
+fn repeat(value: &ArrayRef, rows: usize) -> Result<ArrayRef> {
+    let scalar = ScalarValue::try_from_array(value, 0)?;
+    Ok(scalar.to_array_of_size(rows)?)
+}
+
+/// The value ClickHouse puts in a column that was not given: NULL for Nullable, else
+/// the type's zero (0, '', 1970-01-01, empty array).
+fn default_value(field: &Field) -> Result<ArrayRef> {
+    if field.is_nullable() {
+        return Ok(new_null_array(field.data_type(), 1));
+    }
+    let scalar = match field.data_type() {
+        DataType::Utf8 => ScalarValue::Utf8(Some(String::new())),
+        DataType::FixedSizeBinary(n) => ScalarValue::FixedSizeBinary(*n, Some(vec![0; (*n).max(0) as usize])),
+        DataType::Boolean => ScalarValue::Boolean(Some(false)),
+        other => ScalarValue::new_default(other).or_else(|_| ScalarValue::new_zero(other))?,
+    };
+    Ok(scalar.to_array_of_size(1)?)
+}

@@ -1,0 +1,353 @@
+//! One running Granary: opened once per process, shared by every session.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use chrono_tz::Tz;
+use datafusion::catalog::{CatalogProviderList, MemoryCatalogProviderList, SchemaProvider};
+use datafusion::execution::memory_pool::{GreedyMemoryPool, MemoryPool, PeakRecordingPool, UnboundedMemoryPool};
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
+use datafusion::prelude::SessionConfig;
+use granary_common::{Error, ErrorCode, QueryProgress, Result, Settings};
+use granary_engines::numbers::NumbersFunction;
+use granary_functions::FunctionInfo;
+use granary_storage::{Catalog, EngineRegistry, GranaryCatalogProvider};
+use tokio::sync::mpsc;
+
+use crate::interpreter::{self, Outcome};
+use crate::output::{spawn_output, OutputJob};
+use crate::process_list::{ProcessEntry, ProcessList};
+use crate::query_log::{QueryLog, QueryLogEntry, QueryLogType};
+use crate::session::Session;
+use crate::system::{QueryContextExt, SystemSchema};
+use crate::ByteStream;
+
+/// The DataFusion catalog name under which Granary's databases appear.
+pub const CATALOG_NAME: &str = "granary";
+
+#[derive(Debug, Clone)]
+pub struct InstanceConfig {
+    /// The data directory (`--path`).
+    pub path: PathBuf,
+    /// Where `file()` may read and write.
+    pub user_files_path: PathBuf,
+    /// IANA name of the server time zone (from `TZ`, UTC if unset).
+    pub timezone: String,
+    /// 0: unlimited.
+    pub max_concurrent_queries: usize,
+    /// Entries kept in `system.query_log`.
+    pub query_log_capacity: usize,
+}
+
+impl InstanceConfig {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        InstanceConfig {
+            user_files_path: path.join("user_files"),
+            path,
+            timezone: server_timezone_from_env(),
+            max_concurrent_queries: 0,
+            query_log_capacity: 100_000,
+        }
+    }
+}
+
+/// The `TZ` environment variable if it names a zone, else UTC (what ClickHouse does
+/// without a `<timezone>` in its config).
+pub fn server_timezone_from_env() -> String {
+    match std::env::var("TZ") {
+        Ok(tz) if tz.trim_start_matches(':').parse::<Tz>().is_ok() => tz.trim_start_matches(':').to_string(),
+        _ => "UTC".to_string(),
+    }
+}
+
+/// State shared with the system tables.
+pub struct Shared {
+    pub config: InstanceConfig,
+    pub catalog: Arc<Catalog>,
+    pub query_log: QueryLog,
+    pub processes: Arc<ProcessList>,
+    pub functions: OnceLock<Vec<FunctionInfo>>,
+}
+
+pub struct Instance {
+    shared: Arc<Shared>,
+    /// Built once; each query clones it and changes only its settings, so functions and
+    /// catalogs are never re-registered per request.
+    base_state: SessionState,
+    base_runtime: Arc<RuntimeEnv>,
+    timezone: Tz,
+}
+
+/// One query as the protocol layer received it.
+pub struct QueryRequest {
+    /// The query text. For INSERT with data, the data may start inside it (after
+    /// `FORMAT X` or `VALUES`) and continue in `input`.
+    pub text: String,
+    pub query_id: Option<String>,
+    /// Settings from the request (URL parameters), applied over the session's.
+    pub settings: Vec<(String, String)>,
+    /// `param_<name>` values for `{name:Type}` placeholders.
+    pub params: HashMap<String, String>,
+    /// The output format when the query has no FORMAT clause.
+    pub default_format: Option<String>,
+    /// The rest of the request body.
+    pub input: Option<ByteStream>,
+}
+
+impl QueryRequest {
+    pub fn new(text: impl Into<String>) -> Self {
+        QueryRequest { text: text.into(), query_id: None, settings: Vec::new(), params: HashMap::new(), default_format: None, input: None }
+    }
+}
+
+/// The answer: headers known up front and a body that streams.
+pub struct QueryResponse {
+    pub query_id: String,
+    pub format: String,
+    pub content_type: String,
+    pub timezone: String,
+    pub progress: Arc<QueryProgress>,
+    /// Formatted output chunks; an `Err` item is an error after output began.
+    pub body: mpsc::Receiver<Result<Bytes>>,
+}
+
+/// Everything one query carries while it runs.
+pub(crate) struct QueryContext {
+    pub catalog: Arc<Catalog>,
+    pub query_id: String,
+    pub query_text: String,
+    pub settings: Settings,
+    pub progress: Arc<QueryProgress>,
+    pub state: SessionState,
+    pub peak_memory: Arc<PeakRecordingPool>,
+    pub deadline: Option<tokio::time::Instant>,
+    pub process: Arc<ProcessEntry>,
+    pub timezone: Tz,
+    pub current_database: String,
+    pub user: String,
+    pub start_time_us: i64,
+}
+
+impl Instance {
+    pub fn open(config: InstanceConfig) -> Result<Arc<Instance>> {
+        let timezone: Tz = config
+            .timezone
+            .parse()
+            .map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown time zone {}", config.timezone)))?;
+        std::fs::create_dir_all(&config.user_files_path)?;
+        let mut registry = EngineRegistry::new();
+        granary_engines::register_engines(&mut registry);
+        let reserved = vec!["system".to_string(), "INFORMATION_SCHEMA".to_string(), "information_schema".to_string()];
+        let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
+        let shared = Arc::new(Shared {
+            processes: Arc::new(ProcessList::new(config.max_concurrent_queries)),
+            query_log: QueryLog::new(config.query_log_capacity),
+            catalog: catalog.clone(),
+            functions: OnceLock::new(),
+            config,
+        });
+        let system: Arc<dyn SchemaProvider> = Arc::new(SystemSchema::new(shared.clone()));
+        let provider = GranaryCatalogProvider::new(catalog, HashMap::from([("system".to_string(), system)]));
+        let catalogs = Arc::new(MemoryCatalogProviderList::new());
+        catalogs.register_catalog(CATALOG_NAME.to_string(), Arc::new(provider));
+
+        let mut session_config = SessionConfig::new()
+            .with_default_catalog_and_schema(CATALOG_NAME, "default")
+            .with_create_default_catalog_and_schema(false)
+            .with_information_schema(false)
+            .with_batch_size(65_409);
+        {
+            let options = session_config.options_mut();
+            // ClickHouse identifiers are case-sensitive (`toUInt64`, column `Id` vs `id`).
+            options.sql_parser.enable_ident_normalization = false;
+            options.execution.time_zone = Some(timezone.name().to_string());
+        }
+        let base_runtime = Arc::new(RuntimeEnvBuilder::new().build()?);
+        let mut state = SessionStateBuilder::new()
+            .with_config(session_config)
+            .with_runtime_env(base_runtime.clone())
+            .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
+            .with_default_features()
+            .build();
+        granary_functions::register_all(&mut state)?;
+        state.register_udtf("numbers", Arc::new(NumbersFunction));
+        state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
+        let _ = shared.functions.set(granary_functions::function_catalog(&state));
+        Ok(Arc::new(Instance { shared, base_state: state, base_runtime, timezone }))
+    }
+
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.shared.catalog
+    }
+
+    pub fn timezone(&self) -> Tz {
+        self.timezone
+    }
+
+    pub fn processes(&self) -> &Arc<ProcessList> {
+        &self.shared.processes
+    }
+
+    /// A new session for `user` in the default database.
+    pub fn new_session(&self, user: &str) -> Session {
+        Session::new(user, "default")
+    }
+
+    /// Runs one statement. Errors found before any output (syntax, unknown table,
+    /// planning, INSERT data) are returned here; errors while results stream come as an
+    /// `Err` item in the body.
+    pub async fn execute(self: &Arc<Self>, session: &mut Session, mut request: QueryRequest) -> Result<QueryResponse> {
+        let progress = Arc::new(QueryProgress::default());
+        let query_id = request.query_id.take().filter(|id| !id.is_empty()).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let start_time_us = now_us();
+        let log_failure = |instance: &Instance, session: &Session, text: &str, e: &Error, settings: Option<&Settings>| {
+            if settings.is_none_or(|s| s.get_bool("log_queries")) {
+                instance.log(QueryLogType::ExceptionBeforeStart, &query_id, text, "", session, start_time_us, &progress, Some(e), settings);
+            }
+        };
+        let mut settings = session.settings.clone();
+        for (name, value) in &request.settings {
+            if let Err(e) = settings.set(name, value) {
+                log_failure(self, session, &request.text, &e, None);
+                return Err(e);
+            }
+        }
+        let guard = match self.shared.processes.register(&query_id, &request.text, &session.user, &session.current_database, progress.clone()) {
+            Ok(g) => g,
+            Err(e) => {
+                log_failure(self, session, &request.text, &e, Some(&settings));
+                return Err(e);
+            }
+        };
+        let text = std::mem::take(&mut request.text);
+        let mut ctx = QueryContext {
+            catalog: self.shared.catalog.clone(),
+            query_id: query_id.clone(),
+            query_text: text.clone(),
+            settings,
+            progress: progress.clone(),
+            state: self.base_state.clone(),
+            peak_memory: Arc::new(PeakRecordingPool::new(Arc::new(UnboundedMemoryPool::default()))),
+            deadline: None,
+            process: guard.entry.clone(),
+            timezone: self.timezone,
+            current_database: session.current_database.clone(),
+            user: session.user.clone(),
+            start_time_us,
+        };
+        let outcome = match interpreter::run(self, &mut ctx, session, &text, &mut request).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                if ctx.settings.get_bool("log_queries") {
+                    self.log(QueryLogType::ExceptionBeforeStart, &query_id, &text, "", session, start_time_us, &progress, Some(&e), Some(&ctx.settings));
+                }
+                return Err(e);
+            }
+        };
+        let (tx, rx) = mpsc::channel(8);
+        let format = outcome.format.clone();
+        let content_type = outcome.content_type.clone();
+        let instance = self.clone();
+        let session_snapshot = session.clone();
+        let kind = outcome.kind;
+        match outcome.result {
+            Outcome::Rows { stream, limit_by, output_format } => {
+                let job = OutputJob { stream, limit_by, output_format, ctx, tx, guard };
+                spawn_output(job, move |ctx, error| {
+                    if ctx.settings.get_bool("log_queries") {
+                        let log_type = if error.is_some() { QueryLogType::ExceptionWhileProcessing } else { QueryLogType::QueryFinish };
+                        instance.log(log_type, &ctx.query_id, &ctx.query_text, kind, &session_snapshot, ctx.start_time_us, &ctx.progress, error, Some(&ctx.settings));
+                    }
+                });
+            }
+            Outcome::Done => {
+                progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
+                if ctx.settings.get_bool("log_queries") {
+                    self.log(QueryLogType::QueryFinish, &query_id, &text, kind, session, start_time_us, &progress, None, Some(&ctx.settings));
+                }
+                drop(guard);
+                drop(tx);
+            }
+        }
+        Ok(QueryResponse { query_id, format, content_type, timezone: self.timezone.name().to_string(), progress, body: rx })
+    }
+
+    /// Prepares the DataFusion state of one query from its settings.
+    pub(crate) fn configure_state(&self, ctx: &mut QueryContext) -> Result<()> {
+        let settings = &ctx.settings;
+        let limit = settings.get_u64("max_memory_usage");
+        let inner: Arc<dyn MemoryPool> = if limit > 0 { Arc::new(GreedyMemoryPool::new(limit as usize)) } else { Arc::new(UnboundedMemoryPool::default()) };
+        ctx.peak_memory = Arc::new(PeakRecordingPool::new(inner));
+        let runtime = RuntimeEnvBuilder::from_runtime_env(&self.base_runtime).with_memory_pool(ctx.peak_memory.clone()).build()?;
+        let timezone = match settings.get_str("session_timezone") {
+            "" => self.timezone,
+            name => name.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid time zone: {name}")))?,
+        };
+        ctx.timezone = timezone;
+        let mut state = SessionStateBuilder::new_from_existing(self.base_state.clone()).with_runtime_env(Arc::new(runtime)).build();
+        let config = state.config_mut();
+        {
+            let options = config.options_mut();
+            options.catalog.default_schema = ctx.current_database.clone();
+            options.execution.target_partitions = settings.max_threads();
+            options.execution.batch_size = datafusion::common::config::ConfigNonZeroUsize::try_new(settings.get_u64("max_block_size").clamp(1, 1 << 20) as usize)?;
+            options.execution.time_zone = Some(timezone.name().to_string());
+        }
+        config.set_extension(ctx.progress.clone());
+        config.set_extension(Arc::new(QueryContextExt { settings: settings.clone(), current_database: ctx.current_database.clone() }));
+        ctx.state = state;
+        ctx.deadline = settings.max_execution_time().map(|d| tokio::time::Instant::now() + d);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn log(
+        &self,
+        log_type: QueryLogType,
+        query_id: &str,
+        query: &str,
+        kind: &str,
+        session: &Session,
+        start_time_us: i64,
+        progress: &QueryProgress,
+        error: Option<&Error>,
+        settings: Option<&Settings>,
+    ) {
+        let p = progress.snapshot();
+        self.shared.query_log.push(QueryLogEntry {
+            log_type,
+            event_time_us: now_us(),
+            query_start_time_us: start_time_us,
+            query_duration_ms: p.elapsed_ns / 1_000_000,
+            read_rows: p.read_rows,
+            read_bytes: p.read_bytes,
+            written_rows: p.written_rows,
+            written_bytes: p.written_bytes,
+            result_rows: p.result_rows,
+            result_bytes: p.result_bytes,
+            memory_usage: p.peak_memory,
+            current_database: session.current_database.clone(),
+            query: query.to_string(),
+            query_kind: kind.to_string(),
+            exception_code: error.map(|e| e.code().number()).unwrap_or(0),
+            exception: error.map(|e| e.to_clickhouse_string()).unwrap_or_default(),
+            user: session.user.clone(),
+            query_id: query_id.to_string(),
+            log_comment: settings.map(|s| s.get_str("log_comment").to_string()).unwrap_or_default(),
+        });
+    }
+}
+
+fn now_us() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0)
+}
+
+/// Elapsed time as ClickHouse reports it in errors.
+pub(crate) fn elapsed_seconds(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64()
+}

@@ -1,0 +1,513 @@
+//! Statements: what each one does, given a parsed [`Statement`] and a query context.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, StringArray, UInt8Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::execute_stream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::sql::parser::Statement as DFStatement;
+use datafusion::sql::sqlparser::ast;
+use datafusion::common::TableReference;
+use granary_common::{Error, ErrorCode, Result};
+use granary_formats::{create_output_format, FormatSettings, OutputFormat};
+use granary_sql::parse::{ParseOptions, Statement, StatementWithClauses};
+use granary_sql::rewrite::{LimitBy, RewriteOptions};
+use granary_sql::{CreateTable, TableName};
+use granary_storage::{ColumnMeta, EngineMeta, OptimizeRequest, TableMeta, TABLE_META_VERSION};
+use granary_types::ChType;
+
+use crate::insert;
+use crate::instance::{Instance, QueryContext, QueryRequest};
+use crate::session::Session;
+
+pub(crate) enum Outcome {
+    /// A result to stream through an output format.
+    Rows { stream: SendableRecordBatchStream, limit_by: Option<LimitBy>, output_format: Box<dyn OutputFormat> },
+    /// Nothing to send (DDL, INSERT, SET, ...).
+    Done,
+}
+
+pub(crate) struct StatementOutcome {
+    pub result: Outcome,
+    pub format: String,
+    pub content_type: String,
+    /// `system.query_log.query_kind`.
+    pub kind: &'static str,
+}
+
+const DEFAULT_FORMAT: &str = "TabSeparated";
+
+pub(crate) async fn run(
+    instance: &Instance,
+    ctx: &mut QueryContext,
+    session: &mut Session,
+    text: &str,
+    request: &mut QueryRequest,
+) -> Result<StatementOutcome> {
+    let mut params = session.params.clone();
+    params.extend(request.params.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
+    let options = ParseOptions {
+        params: &params,
+        rewrite: RewriteOptions { is_case_insensitive: Some(&case_insensitive), has_clickhouse_cast: true },
+        max_query_size: ctx.settings.get_u64("max_query_size") as usize,
+    };
+    let (parsed, substituted) = granary_sql::parse_statement(text, &options)?;
+    let StatementWithClauses { statement, settings, format } = parsed;
+    for (name, value) in &settings {
+        ctx.settings.set(name, value)?;
+    }
+    check_readonly(ctx, &statement)?;
+    instance.configure_state(ctx)?;
+    let kind = statement.kind_name();
+    let format_name = format.or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
+    let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
+        let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
+        Ok(Outcome::Rows { stream, limit_by, output_format })
+    };
+    let result = match statement {
+        Statement::Query { query, limit_by } => {
+            let plan = plan_query(ctx, query).await?;
+            rows(execute_plan(ctx, &plan).await?, limit_by)?
+        }
+        Statement::Insert(insert) => {
+            if request.input.is_some() && !matches!(insert.source, granary_sql::InsertSource::Data { .. }) {
+                return Err(too_large(ctx));
+            }
+            let data_text = substituted.as_deref().unwrap_or(text);
+            insert::run_insert(ctx, insert, data_text, request.input.take()).await?;
+            Outcome::Done
+        }
+        Statement::CreateDatabase { name, if_not_exists, engine } => {
+            instance.catalog().create_database(&name, if_not_exists, engine.as_deref())?;
+            Outcome::Done
+        }
+        Statement::DropDatabase { name, if_exists } => {
+            if name == "system" || name.eq_ignore_ascii_case("information_schema") {
+                return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, format!("Cannot drop database {name}")));
+            }
+            instance.catalog().drop_database(&name, if_exists).await?;
+            if session.current_database == name {
+                session.current_database = "default".into();
+            }
+            Outcome::Done
+        }
+        Statement::CreateTable(create) => {
+            create_table(instance, ctx, *create).await?;
+            Outcome::Done
+        }
+        Statement::DropTable { name, if_exists } => {
+            let db = database_of(ctx, &name);
+            forbid_system(&db, "drop")?;
+            instance.catalog().drop_table(&db, &name.table, if_exists).await?;
+            Outcome::Done
+        }
+        Statement::RenameTables(pairs) => {
+            for (from, to) in pairs {
+                let (from_db, to_db) = (database_of(ctx, &from), database_of(ctx, &to));
+                forbid_system(&from_db, "rename")?;
+                forbid_system(&to_db, "rename")?;
+                instance.catalog().rename_table((&from_db, &from.table), (&to_db, &to.table))?;
+            }
+            Outcome::Done
+        }
+        Statement::TruncateTable { name, if_exists } => {
+            let db = database_of(ctx, &name);
+            forbid_system(&db, "truncate")?;
+            match instance.catalog().table(&db, &name.table) {
+                Ok(table) => table.engine.truncate().await?,
+                Err(e) if if_exists && matches!(e.code(), ErrorCode::UNKNOWN_TABLE) => {}
+                Err(e) => return Err(e),
+            }
+            Outcome::Done
+        }
+        Statement::ShowDatabases { like } => {
+            let filter = like.map(|l| format!(" WHERE name LIKE {}", granary_sql::params::quote_string(&l))).unwrap_or_default();
+            rows(run_sql(ctx, &format!("SELECT name FROM system.databases{filter} ORDER BY name")).await?, None)?
+        }
+        Statement::ShowTables { database, like } => {
+            let db = database.unwrap_or_else(|| ctx.current_database.clone());
+            if db != "system" {
+                instance.catalog().require_database(&db)?;
+            }
+            let mut filter = format!("database = {}", granary_sql::params::quote_string(&db));
+            if let Some(like) = like {
+                filter.push_str(&format!(" AND name LIKE {}", granary_sql::params::quote_string(&like)));
+            }
+            rows(run_sql(ctx, &format!("SELECT name FROM system.tables WHERE {filter} ORDER BY name")).await?, None)?
+        }
+        Statement::ShowSettings { like } => {
+            let pattern = granary_sql::params::quote_string(&like);
+            rows(run_sql(ctx, &format!("SELECT name, type, value FROM system.settings WHERE name LIKE {pattern} ORDER BY name")).await?, None)?
+        }
+        Statement::ShowProcesslist => rows(run_sql(ctx, "SELECT * FROM system.processes").await?, None)?,
+        Statement::ShowCreateTable(name) => {
+            let statement = show_create(instance, ctx, &name).await?;
+            rows(single_string_column("statement", vec![statement])?, None)?
+        }
+        Statement::DescribeTable(name) => {
+            let schema = table_schema(instance, ctx, &name).await?;
+            let columns = describe_columns(instance, ctx, &name, &schema);
+            rows(describe_batch(columns)?, None)?
+        }
+        Statement::DescribeQuery { query } => {
+            let plan = plan_query(ctx, query).await?;
+            let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
+            let columns = schema.fields().iter().map(|f| DescribedColumn::plain(f.name(), &ChType::from_field(f))).collect();
+            rows(describe_batch(columns)?, None)?
+        }
+        Statement::ExistsTable(name) => {
+            let db = database_of(ctx, &name);
+            let exists = if db == "system" {
+                crate::system::SystemSchema::names().contains(&name.table.as_str())
+            } else {
+                instance.catalog().table(&db, &name.table).is_ok()
+            };
+            rows(single_u8_column("result", exists)?, None)?
+        }
+        Statement::ExistsDatabase(name) => {
+            let exists = name == "system" || instance.catalog().database(&name).is_some();
+            rows(single_u8_column("result", exists)?, None)?
+        }
+        Statement::Use(database) => {
+            if database != "system" {
+                instance.catalog().require_database(&database)?;
+            }
+            session.current_database = database;
+            Outcome::Done
+        }
+        Statement::Set(assignments) => {
+            for (name, value) in assignments {
+                if let Some(param) = name.strip_prefix("param_") {
+                    session.params.insert(param.to_string(), value);
+                } else {
+                    session.settings.set(&name, &value)?;
+                }
+            }
+            Outcome::Done
+        }
+        Statement::Optimize { name, partition, final_ } => {
+            let db = database_of(ctx, &name);
+            let table = instance.catalog().table(&db, &name.table)?;
+            table.engine.optimize(OptimizeRequest { partition, final_ }).await?;
+            Outcome::Done
+        }
+        Statement::Explain { kind, query } => {
+            let plan = plan_query(ctx, query).await?;
+            let text = match kind.as_str() {
+                "PLAN" | "QUERY" => format!("{}", ctx.state.optimize(&plan)?.display_indent()),
+                "PIPELINE" => {
+                    let physical = ctx.state.create_physical_plan(&plan).await?;
+                    format!("{}", datafusion::physical_plan::displayable(physical.as_ref()).indent(false))
+                }
+                "SYNTAX" | "AST" => format!("{}", plan.display_indent()),
+                other => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("EXPLAIN {other} is not supported"))),
+            };
+            rows(single_string_column("explain", text.lines().map(str::to_string).collect())?, None)?
+        }
+        Statement::System { command } => {
+            system_command(instance, &command)?;
+            Outcome::Done
+        }
+    };
+    let content_type = match &result {
+        Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),
+        Outcome::Done => "text/plain; charset=UTF-8".to_string(),
+    };
+    Ok(StatementOutcome { result, format: format_name, content_type, kind })
+}
+
+fn too_large(ctx: &QueryContext) -> Error {
+    Error::new(
+        ErrorCode::SYNTAX_ERROR,
+        format!("Max query size exceeded: the query is larger than max_query_size ({})", ctx.settings.get_u64("max_query_size")),
+    )
+}
+
+fn check_readonly(ctx: &QueryContext, statement: &Statement) -> Result<()> {
+    let readonly = ctx.settings.get_u64("readonly");
+    if readonly == 0 || statement.is_read_only() || (readonly == 2 && matches!(statement, Statement::Set(_))) {
+        return Ok(());
+    }
+    Err(Error::new(ErrorCode::READONLY, format!("Cannot execute query in readonly mode (readonly = {readonly})")))
+}
+
+fn forbid_system(database: &str, action: &str) -> Result<()> {
+    if database == "system" {
+        return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, format!("Cannot {action} tables of the system database")));
+    }
+    Ok(())
+}
+
+pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
+    name.database.clone().unwrap_or_else(|| ctx.current_database.clone())
+}
+
+/// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.
+pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
+    let statement = DFStatement::Statement(Box::new(ast::Statement::Query(query)));
+    check_table_references(ctx, &statement).await?;
+    Ok(ctx.state.statement_to_plan(statement).await?)
+}
+
+pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
+    let physical = ctx.state.create_physical_plan(plan).await?;
+    Ok(execute_stream(physical, ctx.state.task_ctx())?)
+}
+
+/// Runs SQL generated by the interpreter itself (SHOW ... rewrites).
+async fn run_sql(ctx: &QueryContext, sql: &str) -> Result<SendableRecordBatchStream> {
+    let params = HashMap::new();
+    let options = ParseOptions { params: &params, rewrite: RewriteOptions::default(), max_query_size: 0 };
+    let (parsed, _) = granary_sql::parse_statement(sql, &options)?;
+    let Statement::Query { query, .. } = parsed.statement else {
+        return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("Generated statement is not a query: {sql}")));
+    };
+    let plan = plan_query(ctx, query).await?;
+    execute_plan(ctx, &plan).await
+}
+
+async fn check_table_references(ctx: &QueryContext, statement: &DFStatement) -> Result<()> {
+    let references = ctx.state.resolve_table_references(statement)?;
+    for reference in references {
+        let (database, table) = match &reference {
+            TableReference::Bare { table } => {
+                if ctx.state.table_functions().contains_key(table.as_ref()) {
+                    continue;
+                }
+                (ctx.current_database.clone(), table.to_string())
+            }
+            TableReference::Partial { schema, table } => (schema.to_string(), table.to_string()),
+            TableReference::Full { schema, table, .. } => (schema.to_string(), table.to_string()),
+        };
+        let catalog = ctx.state.catalog_list().catalog(crate::instance::CATALOG_NAME);
+        let Some(schema) = catalog.and_then(|c| c.schema(&database)) else {
+            return Err(Error::new(ErrorCode::UNKNOWN_DATABASE, format!("Database {database} does not exist")));
+        };
+        if !schema.table_exist(&table) {
+            // CTE names also appear as references.
+            if is_cte(statement, &table) {
+                continue;
+            }
+            return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {database}.{table} does not exist")));
+        }
+    }
+    Ok(())
+}
+
+fn is_cte(statement: &DFStatement, name: &str) -> bool {
+    let DFStatement::Statement(inner) = statement else { return false };
+    let ast::Statement::Query(query) = inner.as_ref() else { return false };
+    let mut found = false;
+    fn ctes(query: &ast::Query, name: &str, found: &mut bool) {
+        if let Some(with) = &query.with {
+            for cte in &with.cte_tables {
+                if cte.alias.name.value == name {
+                    *found = true;
+                }
+                ctes(&cte.query, name, found);
+            }
+        }
+    }
+    ctes(query, name, &mut found);
+    found
+}
+
+struct DescribedColumn {
+    name: String,
+    type_name: String,
+    default_type: String,
+    default_expression: String,
+    comment: String,
+    codec: String,
+}
+
+impl DescribedColumn {
+    fn plain(name: &str, ch_type: &ChType) -> Self {
+        DescribedColumn {
+            name: name.to_string(),
+            type_name: ch_type.to_string(),
+            default_type: String::new(),
+            default_expression: String::new(),
+            comment: String::new(),
+            codec: String::new(),
+        }
+    }
+}
+
+async fn table_schema(instance: &Instance, ctx: &QueryContext, name: &TableName) -> Result<SchemaRef> {
+    let db = database_of(ctx, name);
+    if db == "system" {
+        let catalog = ctx.state.catalog_list().catalog(crate::instance::CATALOG_NAME);
+        let schema = catalog.and_then(|c| c.schema("system"));
+        if let Some(schema) = schema {
+            if let Some(table) = schema.table(&name.table).await? {
+                return Ok(table.schema());
+            }
+        }
+        return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table system.{} does not exist", name.table)));
+    }
+    Ok(instance.catalog().table(&db, &name.table)?.schema())
+}
+
+fn describe_columns(instance: &Instance, ctx: &QueryContext, name: &TableName, schema: &SchemaRef) -> Vec<DescribedColumn> {
+    let db = database_of(ctx, name);
+    match instance.catalog().table(&db, &name.table) {
+        Ok(table) => table
+            .meta
+            .columns
+            .iter()
+            .map(|c| DescribedColumn {
+                name: c.name.clone(),
+                type_name: c.type_name.clone(),
+                default_type: c.default_kind.clone().unwrap_or_default(),
+                default_expression: c.default_expression.clone().unwrap_or_default(),
+                comment: c.comment.clone().unwrap_or_default(),
+                codec: c.codec.clone().map(|c| c.trim_start_matches("CODEC(").trim_end_matches(')').to_string()).unwrap_or_default(),
+            })
+            .collect(),
+        Err(_) => schema.fields().iter().map(|f| DescribedColumn::plain(f.name(), &ChType::from_field(f))).collect(),
+    }
+}
+
+fn describe_batch(columns: Vec<DescribedColumn>) -> Result<SendableRecordBatchStream> {
+    let names = ["name", "type", "default_type", "default_expression", "comment", "codec_expression", "ttl_expression"];
+    let arrays: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.name))),
+        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.type_name))),
+        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.default_type))),
+        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.default_expression))),
+        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.comment))),
+        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.codec))),
+        Arc::new(StringArray::from_iter_values(columns.iter().map(|_| ""))),
+    ];
+    let schema = Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Utf8, false)).collect::<Vec<_>>()));
+    batch_stream(RecordBatch::try_new(schema, arrays)?)
+}
+
+fn single_string_column(name: &str, values: Vec<String>) -> Result<SendableRecordBatchStream> {
+    let schema = Arc::new(Schema::new(vec![Field::new(name, DataType::Utf8, false)]));
+    batch_stream(RecordBatch::try_new(schema, vec![Arc::new(StringArray::from(values))])?)
+}
+
+fn single_u8_column(name: &str, value: bool) -> Result<SendableRecordBatchStream> {
+    let schema = Arc::new(Schema::new(vec![Field::new(name, DataType::UInt8, false)]));
+    batch_stream(RecordBatch::try_new(schema, vec![Arc::new(UInt8Array::from(vec![u8::from(value)]))])?)
+}
+
+fn batch_stream(batch: RecordBatch) -> Result<SendableRecordBatchStream> {
+    let schema = batch.schema();
+    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, futures::stream::iter(vec![Ok(batch)]))))
+}
+
+async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) -> Result<String> {
+    let db = database_of(ctx, name);
+    if db == "system" {
+        let schema = table_schema(instance, ctx, name).await?;
+        let mut meta = TableMeta {
+            format_version: TABLE_META_VERSION,
+            uuid: String::new(),
+            database: db,
+            name: name.table.clone(),
+            columns: schema.fields().iter().map(|f| ColumnMeta::new(f.name(), &ChType::from_field(f))).collect(),
+            engine: EngineMeta::default(),
+            comment: None,
+            created_at: 0,
+        };
+        meta.engine.name = format!("System{}", name.table);
+        return Ok(meta.create_query());
+    }
+    Ok(instance.catalog().table(&db, &name.table)?.meta.create_query())
+}
+
+async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTable) -> Result<()> {
+    let database = database_of(ctx, &create.name);
+    forbid_system(&database, "create")?;
+    if create.or_replace {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CREATE OR REPLACE TABLE is not supported yet"));
+    }
+    let mut columns: Vec<ColumnMeta> = create
+        .columns
+        .iter()
+        .map(|c| ColumnMeta {
+            name: c.name.clone(),
+            type_name: c.ch_type.to_string(),
+            default_kind: c.default_kind.clone(),
+            default_expression: c.default_expression.clone(),
+            codec: c.codec.clone(),
+            comment: c.comment.clone(),
+        })
+        .collect();
+    let mut engine = create.engine.as_ref().map(|e| EngineMeta {
+        name: e.name.clone(),
+        args: e.args.clone(),
+        order_by: e.order_by.clone(),
+        partition_by: e.partition_by.clone(),
+        primary_key: e.primary_key.clone(),
+        sample_by: e.sample_by.clone(),
+        ttl: e.ttl.clone(),
+        settings: e.settings.clone(),
+    });
+    if let Some(source) = &create.as_table {
+        let source_db = database_of(ctx, source);
+        let source_table = instance.catalog().table(&source_db, &source.table)?;
+        if columns.is_empty() {
+            columns = source_table.meta.columns.clone();
+        }
+        if engine.is_none() {
+            engine = Some(source_table.meta.engine.clone());
+        }
+    }
+    let mut select_plan = None;
+    if let Some((query, _limit_by)) = create.as_select {
+        let plan = plan_query(ctx, query).await?;
+        if columns.is_empty() {
+            columns = plan.schema().fields().iter().map(|f| ColumnMeta::new(f.name(), &ChType::from_field(f))).collect();
+        }
+        select_plan = Some(plan);
+    }
+    let engine = engine.ok_or_else(|| {
+        Error::new(ErrorCode::ENGINE_REQUIRED, "Table engine is not specified in CREATE query (only Memory and Null exist yet; MergeTree is coming)")
+    })?;
+    let meta = TableMeta {
+        format_version: TABLE_META_VERSION,
+        uuid: uuid::Uuid::new_v4().to_string(),
+        database: database.clone(),
+        name: create.name.table.clone(),
+        columns,
+        engine,
+        comment: create.comment.clone(),
+        created_at: chrono::Utc::now().timestamp(),
+    };
+    let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
+    if let Some(plan) = select_plan {
+        let stream = execute_plan(ctx, &plan).await?;
+        if let Err(e) = insert::insert_stream(ctx, &table, &[], stream).await {
+            // CREATE ... AS SELECT is one statement: a failed fill leaves no table behind.
+            let _ = instance.catalog().drop_table(&database, &create.name.table, true).await;
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+fn system_command(instance: &Instance, command: &str) -> Result<()> {
+    let words: Vec<String> = command.split_whitespace().map(|w| w.to_ascii_uppercase()).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        // Logs are kept in memory and visible at once; there is nothing to flush.
+        ["FLUSH", "LOGS", ..] => Ok(()),
+        ["DROP", .., "CACHE"] => Ok(()),
+        ["KILL", ..] => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Use KILL QUERY")),
+        _ => {
+            let _ = instance;
+            Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SYSTEM {command} is not supported yet")))
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! The query layer: one running Granary [`Instance`] (catalog, function registry,
+//! query log, process list) and the interpreter that turns a statement into work.
+//!
+//! ```text
+//!  QueryRequest ─► Instance::execute
+//!                   ├─ settings: session + URL + SETTINGS clause, validated
+//!                   ├─ granary-sql: parse + rewrite ─► Statement
+//!                   ├─ SELECT ─► DataFusion logical plan ─► physical plan ─► stream
+//!                   │            ─► (LIMIT BY) ─► output format ─► QueryResponse.body
+//!                   ├─ INSERT ─► input format (or SELECT) ─► conform to table ─► engine.insert
+//!                   └─ DDL / SHOW / SET / USE ─► catalog, session
+//! ```
+//!
+//! Both the HTTP server and `granary local` call [`Instance::execute`]; neither knows
+//! how statements run. Modules: [`instance`] (startup, per-query DataFusion state),
+//! [`interpreter`] (statements), [`insert`], [`output`] (formatting the result stream),
+//! [`limit_by`], [`system`] (system tables), [`query_log`], [`process_list`], [`session`].
+
+pub mod insert;
+pub mod instance;
+pub mod interpreter;
+pub mod limit_by;
+pub mod output;
+pub mod process_list;
+pub mod query_log;
+pub mod session;
+pub mod system;
+
+pub use instance::{Instance, InstanceConfig, QueryRequest, QueryResponse};
+pub use session::Session;
+
+/// The ClickHouse version Granary answers `version()` with: clients (clickhouse-connect,
+/// JDBC, Grafana) switch features on version numbers, so this is the release whose HTTP
+/// behaviour Granary follows.
+pub const CLICKHOUSE_COMPATIBLE_VERSION: &str = "24.8.1.1";
+
+/// A stream of byte chunks: INSERT data coming in, formatted results going out.
+pub type ByteStream = std::pin::Pin<Box<dyn futures::Stream<Item = granary_common::Result<bytes::Bytes>> + Send>>;

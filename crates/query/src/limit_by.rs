@@ -1,0 +1,48 @@
+//! `LIMIT n [OFFSET m] BY columns`: keeps, for each distinct value of the BY columns, the
+//! rows from m+1 to m+n in stream order (the stream is already ORDER BY-sorted). Applied
+//! to the result stream because DataFusion has no such operator.
+
+use std::collections::HashMap;
+
+use arrow::array::{BooleanArray, RecordBatch};
+use arrow::compute::filter_record_batch;
+use arrow::row::{RowConverter, SortField};
+use granary_common::{Error, ErrorCode, Result};
+use granary_sql::rewrite::LimitBy;
+
+pub struct LimitByState {
+    spec: LimitBy,
+    key_columns: Vec<usize>,
+    converter: RowConverter,
+    seen: HashMap<Box<[u8]>, u64>,
+}
+
+impl LimitByState {
+    pub fn new(spec: LimitBy, schema: &arrow::datatypes::Schema) -> Result<Self> {
+        let key_columns = spec
+            .columns
+            .iter()
+            .map(|name| {
+                schema.index_of(name).map_err(|_| {
+                    Error::new(ErrorCode::UNKNOWN_IDENTIFIER, format!("LIMIT BY column {name} must be one of the result columns"))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let fields = key_columns.iter().map(|i| SortField::new(schema.field(*i).data_type().clone())).collect();
+        Ok(LimitByState { spec, key_columns, converter: RowConverter::new(fields)?, seen: HashMap::new() })
+    }
+
+    pub fn apply(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let keys: Vec<_> = self.key_columns.iter().map(|i| batch.column(*i).clone()).collect();
+        let rows = self.converter.convert_columns(&keys)?;
+        let (offset, limit) = (self.spec.offset, self.spec.limit);
+        let keep: BooleanArray = (0..batch.num_rows())
+            .map(|i| {
+                let count = self.seen.entry(rows.row(i).as_ref().into()).or_insert(0);
+                *count += 1;
+                Some(*count > offset && *count <= offset + limit)
+            })
+            .collect();
+        Ok(filter_record_batch(batch, &keep)?)
+    }
+}

@@ -1,0 +1,132 @@
+//! Streams a result through an output format into the response body.
+//!
+//! The first chunk is held until 1 MiB of output or the end of the result, so small
+//! results arrive whole: headers (`X-ClickHouse-Summary`) are then complete and an error
+//! becomes a proper error response. Larger results stream in 64 KiB chunks; an error
+//! after that goes into the body as ClickHouse does. A receiver that goes away (client
+//! disconnected) stops the query: dropping the DataFusion stream cancels its tasks.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use datafusion::execution::SendableRecordBatchStream;
+use futures::StreamExt;
+use granary_common::{Error, ErrorCode, Result};
+use granary_formats::{OutputFormat, QueryStatistics};
+use granary_sql::rewrite::LimitBy;
+use tokio::sync::mpsc;
+
+use crate::insert::timeout_error;
+use crate::instance::QueryContext;
+use crate::limit_by::LimitByState;
+use crate::process_list::ProcessGuard;
+
+const FIRST_FLUSH_BYTES: usize = 1 << 20;
+const FLUSH_BYTES: usize = 64 << 10;
+
+pub(crate) struct OutputJob {
+    pub stream: SendableRecordBatchStream,
+    pub limit_by: Option<LimitBy>,
+    pub output_format: Box<dyn OutputFormat>,
+    pub ctx: QueryContext,
+    pub tx: mpsc::Sender<Result<Bytes>>,
+    pub guard: ProcessGuard,
+}
+
+/// Runs the job on the runtime; `finished` is called once with the error, if any.
+pub(crate) fn spawn_output(job: OutputJob, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
+    tokio::spawn(async move {
+        let OutputJob { stream, limit_by, mut output_format, ctx, tx, guard } = job;
+        let result = write_all(&ctx, stream, limit_by, output_format.as_mut(), &tx, &guard).await;
+        ctx.progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
+        match result {
+            Ok(()) => finished(&ctx, None),
+            Err(e) => {
+                finished(&ctx, Some(&e));
+                let _ = tx.send(Err(e)).await;
+            }
+        }
+        drop(guard);
+    });
+}
+
+async fn write_all(
+    ctx: &QueryContext,
+    mut stream: SendableRecordBatchStream,
+    limit_by: Option<LimitBy>,
+    format: &mut dyn OutputFormat,
+    tx: &mpsc::Sender<Result<Bytes>>,
+    guard: &ProcessGuard,
+) -> Result<()> {
+    let mut limit_by = match limit_by {
+        Some(spec) => Some(LimitByState::new(spec, &stream.schema())?),
+        None => None,
+    };
+    let max_result_rows = ctx.settings.get_u64("max_result_rows");
+    let break_on_overflow = ctx.settings.get_str("result_overflow_mode") == "break";
+    let mut buffer = Vec::with_capacity(8192);
+    let mut flushed_once = false;
+    format.write_prefix(&mut buffer)?;
+    loop {
+        let next = tokio::select! {
+            biased;
+            _ = guard.entry.cancelled() => return Err(Error::new(ErrorCode::QUERY_WAS_CANCELLED, "Query was cancelled")),
+            _ = tx.closed() => return Err(Error::new(ErrorCode::QUERY_WAS_CANCELLED, "Query was cancelled: the client went away")),
+            next = next_with_deadline(ctx, &mut stream) => next?,
+        };
+        let Some(batch) = next else { break };
+        let mut batch = batch?;
+        if let Some(state) = limit_by.as_mut() {
+            batch = state.apply(&batch)?;
+        }
+        if batch.num_rows() == 0 {
+            continue;
+        }
+        let so_far = ctx.progress.result_rows.load(std::sync::atomic::Ordering::Relaxed);
+        if max_result_rows > 0 && so_far + batch.num_rows() as u64 > max_result_rows {
+            if !break_on_overflow {
+                return Err(Error::new(
+                    ErrorCode::TOO_MANY_ROWS_OR_BYTES,
+                    format!("Limit for result exceeded, max rows: {max_result_rows}, current rows: {}", so_far + batch.num_rows() as u64),
+                ));
+            }
+            let keep = max_result_rows.saturating_sub(so_far) as usize;
+            batch = batch.slice(0, keep);
+        }
+        let before = buffer.len();
+        format.write_batch(&batch, &mut buffer)?;
+        ctx.progress.add_result(batch.num_rows() as u64, (buffer.len() - before) as u64);
+        let threshold = if flushed_once { FLUSH_BYTES } else { FIRST_FLUSH_BYTES };
+        if buffer.len() >= threshold {
+            flushed_once = true;
+            let chunk = Bytes::from(std::mem::replace(&mut buffer, Vec::with_capacity(FLUSH_BYTES * 2)));
+            if tx.send(Ok(chunk)).await.is_err() {
+                return Ok(());
+            }
+        }
+        if max_result_rows > 0 && break_on_overflow && ctx.progress.result_rows.load(std::sync::atomic::Ordering::Relaxed) >= max_result_rows {
+            break;
+        }
+    }
+    let snapshot = ctx.progress.snapshot();
+    let stats = QueryStatistics {
+        elapsed: Duration::from_nanos(snapshot.elapsed_ns),
+        rows_read: snapshot.read_rows,
+        bytes_read: snapshot.read_bytes,
+    };
+    format.write_suffix(&stats, &mut buffer)?;
+    if !buffer.is_empty() {
+        let _ = tx.send(Ok(Bytes::from(buffer))).await;
+    }
+    Ok(())
+}
+
+async fn next_with_deadline(
+    ctx: &QueryContext,
+    stream: &mut SendableRecordBatchStream,
+) -> Result<Option<datafusion::common::Result<arrow::record_batch::RecordBatch>>> {
+    match ctx.deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline, stream.next()).await.map_err(|_| timeout_error(ctx)),
+        None => Ok(stream.next().await),
+    }
+}

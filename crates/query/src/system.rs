@@ -1,0 +1,603 @@
+//! The `system` database: views of the running server, generated when scanned.
+//!
+//! Each table has a fixed schema (ClickHouse column names and types) and a generator that
+//! reads live state: the catalog, the settings of the querying session, the function
+//! registry, the query log and the process list. The querying session's settings and
+//! database reach the generator through [`QueryContextExt`], a DataFusion session-config
+//! extension set for every query.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef, Date32Array, Float64Array, Int32Array, ListBuilder, StringArray, StringBuilder, TimestampMicrosecondArray,
+    TimestampSecondArray, UInt64Array, UInt8Array,
+};
+use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use async_trait::async_trait;
+use datafusion::catalog::{SchemaProvider, Session, TableProvider};
+use datafusion::datasource::memory::MemorySourceConfig;
+use datafusion::datasource::TableType;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::ExecutionPlan;
+use granary_common::settings::SETTINGS_REGISTRY;
+use granary_common::{Error, ErrorCode, Result, Settings};
+use granary_engines::numbers::NumbersTable;
+use granary_types::ChType;
+
+use crate::instance::Shared;
+
+/// Per-query facts the system tables need, carried in the DataFusion session config.
+#[derive(Debug, Clone)]
+pub struct QueryContextExt {
+    pub settings: Settings,
+    pub current_database: String,
+}
+
+type Generator = fn(&Shared, &QueryContextExt) -> Result<Vec<ArrayRef>>;
+
+struct SystemTable {
+    schema: SchemaRef,
+    shared: Arc<Shared>,
+    generate: Generator,
+}
+
+impl std::fmt::Debug for SystemTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SystemTable").field("schema", &self.schema).finish()
+    }
+}
+
+#[async_trait]
+impl TableProvider for SystemTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::View
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        let context = state
+            .config()
+            .get_extension::<QueryContextExt>()
+            .map(|c| (*c).clone())
+            .unwrap_or_else(|| QueryContextExt { settings: Settings::new(), current_database: "default".into() });
+        let columns = (self.generate)(&self.shared, &context)?;
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        Ok(MemorySourceConfig::try_new_exec(&[vec![batch]], self.schema.clone(), projection.cloned())?)
+    }
+}
+
+fn schema(columns: &[(&str, &str)]) -> SchemaRef {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(name, type_name)| {
+            // The names are literals of this file; a typo is caught by the unit test.
+            let t = ChType::parse(type_name).unwrap_or(ChType::String);
+            t.to_arrow_field(name)
+        })
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+/// The `system` schema provider.
+pub struct SystemSchema {
+    tables: HashMap<&'static str, Arc<dyn TableProvider>>,
+}
+
+impl std::fmt::Debug for SystemSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SystemSchema").finish()
+    }
+}
+
+/// Every system table: name, columns, generator.
+#[allow(clippy::type_complexity)]
+fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Generator)> {
+    vec![
+        ("one", vec![("dummy", "UInt8")], |_, _| Ok(vec![Arc::new(UInt8Array::from(vec![0u8]))])),
+        (
+            "databases",
+            vec![("name", "String"), ("engine", "String"), ("data_path", "String"), ("metadata_path", "String"), ("uuid", "String"), ("comment", "String")],
+            databases,
+        ),
+        (
+            "tables",
+            vec![
+                ("database", "String"),
+                ("name", "String"),
+                ("uuid", "String"),
+                ("engine", "String"),
+                ("is_temporary", "UInt8"),
+                ("data_paths", "Array(String)"),
+                ("metadata_path", "String"),
+                ("metadata_modification_time", "DateTime"),
+                ("create_table_query", "String"),
+                ("engine_full", "String"),
+                ("partition_key", "String"),
+                ("sorting_key", "String"),
+                ("primary_key", "String"),
+                ("sampling_key", "String"),
+                ("total_rows", "Nullable(UInt64)"),
+                ("total_bytes", "Nullable(UInt64)"),
+                ("comment", "String"),
+            ],
+            tables,
+        ),
+        (
+            "columns",
+            vec![
+                ("database", "String"),
+                ("table", "String"),
+                ("name", "String"),
+                ("type", "String"),
+                ("position", "UInt64"),
+                ("default_kind", "String"),
+                ("default_expression", "String"),
+                ("comment", "String"),
+                ("is_in_partition_key", "UInt8"),
+                ("is_in_sorting_key", "UInt8"),
+                ("is_in_primary_key", "UInt8"),
+                ("compression_codec", "String"),
+            ],
+            columns,
+        ),
+        (
+            "settings",
+            vec![
+                ("name", "String"),
+                ("value", "String"),
+                ("changed", "UInt8"),
+                ("description", "String"),
+                ("min", "Nullable(String)"),
+                ("max", "Nullable(String)"),
+                ("readonly", "UInt8"),
+                ("type", "String"),
+                ("default", "String"),
+            ],
+            settings,
+        ),
+        (
+            "functions",
+            vec![("name", "String"), ("is_aggregate", "UInt8"), ("case_insensitive", "UInt8"), ("alias_to", "String"), ("origin", "String"), ("description", "String")],
+            functions,
+        ),
+        ("build_options", vec![("name", "String"), ("value", "String")], build_options),
+        ("table_engines", vec![("name", "String")], |shared, _| Ok(vec![strings(shared.catalog.registry().names())])),
+        ("formats", vec![("name", "String"), ("is_input", "UInt8"), ("is_output", "UInt8")], formats),
+        (
+            "query_log",
+            vec![
+                ("type", "String"),
+                ("event_date", "Date"),
+                ("event_time", "DateTime"),
+                ("event_time_microseconds", "DateTime64(6)"),
+                ("query_start_time", "DateTime"),
+                ("query_start_time_microseconds", "DateTime64(6)"),
+                ("query_duration_ms", "UInt64"),
+                ("read_rows", "UInt64"),
+                ("read_bytes", "UInt64"),
+                ("written_rows", "UInt64"),
+                ("written_bytes", "UInt64"),
+                ("result_rows", "UInt64"),
+                ("result_bytes", "UInt64"),
+                ("memory_usage", "UInt64"),
+                ("current_database", "String"),
+                ("query", "String"),
+                ("query_kind", "String"),
+                ("exception_code", "Int32"),
+                ("exception", "String"),
+                ("user", "String"),
+                ("query_id", "String"),
+                ("initial_query_id", "String"),
+                ("is_initial_query", "UInt8"),
+                ("log_comment", "String"),
+            ],
+            query_log,
+        ),
+        (
+            "processes",
+            vec![
+                ("is_initial_query", "UInt8"),
+                ("user", "String"),
+                ("query_id", "String"),
+                ("elapsed", "Float64"),
+                ("read_rows", "UInt64"),
+                ("read_bytes", "UInt64"),
+                ("total_rows_approx", "UInt64"),
+                ("written_rows", "UInt64"),
+                ("written_bytes", "UInt64"),
+                ("memory_usage", "Int64"),
+                ("query", "String"),
+                ("current_database", "String"),
+            ],
+            processes,
+        ),
+    ]
+}
+
+impl SystemSchema {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        let mut tables: HashMap<&'static str, Arc<dyn TableProvider>> = HashMap::new();
+        for (name, columns, generate) in definitions() {
+            tables.insert(name, Arc::new(SystemTable { schema: schema(&columns), shared: shared.clone(), generate }));
+        }
+        tables.insert("numbers", Arc::new(NumbersTable::unbounded()));
+        tables.insert("numbers_mt", Arc::new(NumbersTable::unbounded()));
+        SystemSchema { tables }
+    }
+
+    pub fn names() -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = definitions().into_iter().map(|(n, _, _)| n).collect();
+        names.extend(["numbers", "numbers_mt"]);
+        names.sort_unstable();
+        names
+    }
+}
+
+#[async_trait]
+impl SchemaProvider for SystemSchema {
+    fn table_names(&self) -> Vec<String> {
+        self.tables.keys().map(|k| k.to_string()).collect()
+    }
+
+    async fn table(&self, name: &str) -> datafusion::common::Result<Option<Arc<dyn TableProvider>>> {
+        Ok(self.tables.get(name).cloned())
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        self.tables.contains_key(name)
+    }
+}
+
+pub(crate) fn strings<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(values))
+}
+
+fn u64s(values: impl IntoIterator<Item = u64>) -> ArrayRef {
+    Arc::new(UInt64Array::from_iter_values(values))
+}
+
+fn u8s(values: impl IntoIterator<Item = bool>) -> ArrayRef {
+    Arc::new(UInt8Array::from_iter_values(values.into_iter().map(u8::from)))
+}
+
+fn databases(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut rows: Vec<(String, String)> = shared.catalog.databases().iter().map(|d| (d.name.clone(), d.engine.clone())).collect();
+    rows.push(("system".into(), "Memory".into()));
+    rows.push(("INFORMATION_SCHEMA".into(), "Memory".into()));
+    rows.sort();
+    let path = shared.config.path.display().to_string();
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.0)),
+        strings(rows.iter().map(|r| &r.1)),
+        strings(rows.iter().map(|_| format!("{path}/store/"))),
+        strings(rows.iter().map(|r| format!("{path}/metadata/{}/", r.0))),
+        strings(rows.iter().map(|_| "")),
+        strings(rows.iter().map(|_| "")),
+    ])
+}
+
+fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    struct Row {
+        database: String,
+        name: String,
+        uuid: String,
+        engine: String,
+        data_paths: Vec<String>,
+        modified: i64,
+        create: String,
+        engine_full: String,
+        partition_key: String,
+        sorting_key: String,
+        primary_key: String,
+        sampling_key: String,
+        total_rows: Option<u64>,
+        total_bytes: Option<u64>,
+        comment: String,
+    }
+    let mut rows = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            let m = &table.meta;
+            rows.push(Row {
+                database: database.name.clone(),
+                name: m.name.clone(),
+                uuid: m.uuid.clone(),
+                engine: m.engine.name.clone(),
+                data_paths: table.engine.data_paths().iter().map(|p| format!("{}/", p.display())).collect(),
+                modified: m.created_at,
+                create: m.create_query(),
+                engine_full: m.engine_full(),
+                partition_key: m.engine.partition_by.clone().unwrap_or_default(),
+                sorting_key: m.engine.order_by.clone().map(strip_tuple_parens).unwrap_or_default(),
+                primary_key: m.engine.primary_key.clone().or(m.engine.order_by.clone()).map(strip_tuple_parens).unwrap_or_default(),
+                sampling_key: m.engine.sample_by.clone().unwrap_or_default(),
+                total_rows: table.engine.total_rows(),
+                total_bytes: table.engine.total_bytes(),
+                comment: m.comment.clone().unwrap_or_default(),
+            });
+        }
+    }
+    for name in SystemSchema::names() {
+        rows.push(Row {
+            database: "system".into(),
+            name: name.into(),
+            uuid: String::new(),
+            engine: format!("System{}", camel(name)),
+            data_paths: vec![],
+            modified: 0,
+            create: String::new(),
+            engine_full: format!("System{}", camel(name)),
+            partition_key: String::new(),
+            sorting_key: String::new(),
+            primary_key: String::new(),
+            sampling_key: String::new(),
+            total_rows: None,
+            total_bytes: None,
+            comment: String::new(),
+        });
+    }
+    let mut paths = ListBuilder::new(StringBuilder::new());
+    for row in &rows {
+        for p in &row.data_paths {
+            paths.values().append_value(p);
+        }
+        paths.append(true);
+    }
+    let metadata_root = shared.config.path.join("metadata");
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.database)),
+        strings(rows.iter().map(|r| &r.name)),
+        strings(rows.iter().map(|r| &r.uuid)),
+        strings(rows.iter().map(|r| &r.engine)),
+        u8s(rows.iter().map(|_| false)),
+        Arc::new(paths.finish()),
+        strings(rows.iter().map(|r| {
+            if r.database == "system" {
+                String::new()
+            } else {
+                format!("{}/{}/{}.json", metadata_root.display(), r.database, r.name)
+            }
+        })),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.modified))),
+        strings(rows.iter().map(|r| &r.create)),
+        strings(rows.iter().map(|r| &r.engine_full)),
+        strings(rows.iter().map(|r| &r.partition_key)),
+        strings(rows.iter().map(|r| &r.sorting_key)),
+        strings(rows.iter().map(|r| &r.primary_key)),
+        strings(rows.iter().map(|r| &r.sampling_key)),
+        Arc::new(UInt64Array::from(rows.iter().map(|r| r.total_rows).collect::<Vec<_>>())),
+        Arc::new(UInt64Array::from(rows.iter().map(|r| r.total_bytes).collect::<Vec<_>>())),
+        strings(rows.iter().map(|r| &r.comment)),
+    ])
+}
+
+/// ClickHouse shows `ORDER BY (a, b)` as sorting_key `a, b`.
+fn strip_tuple_parens(key: String) -> String {
+    let trimmed = key.trim();
+    match trimmed.strip_prefix('(').and_then(|k| k.strip_suffix(')')) {
+        Some(inner) if balanced(inner) => inner.trim().to_string(),
+        _ => trimmed.to_string(),
+    }
+}
+
+fn balanced(text: &str) -> bool {
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            match chars.next() {
+                Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+fn columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut db = Vec::new();
+    let mut table_names = Vec::new();
+    let mut names = Vec::new();
+    let mut types = Vec::new();
+    let mut positions = Vec::new();
+    let mut kinds = Vec::new();
+    let mut exprs = Vec::new();
+    let mut comments = Vec::new();
+    let mut in_partition = Vec::new();
+    let mut in_sorting = Vec::new();
+    let mut in_primary = Vec::new();
+    let mut codecs = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            let m = &table.meta;
+            let mentions = |key: &Option<String>, column: &str| key.as_deref().is_some_and(|k| mentions_identifier(k, column));
+            for (i, c) in m.columns.iter().enumerate() {
+                db.push(database.name.clone());
+                table_names.push(m.name.clone());
+                names.push(c.name.clone());
+                types.push(c.type_name.clone());
+                positions.push(i as u64 + 1);
+                kinds.push(c.default_kind.clone().unwrap_or_default());
+                exprs.push(c.default_expression.clone().unwrap_or_default());
+                comments.push(c.comment.clone().unwrap_or_default());
+                in_partition.push(mentions(&m.engine.partition_by, &c.name));
+                in_sorting.push(mentions(&m.engine.order_by, &c.name));
+                in_primary.push(mentions(&m.engine.primary_key.clone().or(m.engine.order_by.clone()), &c.name));
+                codecs.push(c.codec.clone().unwrap_or_default());
+            }
+        }
+    }
+    Ok(vec![
+        strings(db),
+        strings(table_names),
+        strings(names),
+        strings(types),
+        u64s(positions),
+        strings(kinds),
+        strings(exprs),
+        strings(comments),
+        u8s(in_partition),
+        u8s(in_sorting),
+        u8s(in_primary),
+        strings(codecs),
+    ])
+}
+
+/// Whether `column` appears as a whole identifier in a key expression.
+fn mentions_identifier(expression: &str, column: &str) -> bool {
+    expression
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| word == column)
+}
+
+fn settings(_: &Shared, context: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let s = &context.settings;
+    let no_bounds = || Arc::new(StringArray::from(vec![None::<&str>; SETTINGS_REGISTRY.len()])) as ArrayRef;
+    Ok(vec![
+        strings(SETTINGS_REGISTRY.iter().map(|d| d.name)),
+        strings(SETTINGS_REGISTRY.iter().map(|d| s.get(d.name).unwrap_or(d.default))),
+        u8s(SETTINGS_REGISTRY.iter().map(|d| s.is_changed(d.name))),
+        strings(SETTINGS_REGISTRY.iter().map(|d| d.description)),
+        no_bounds(),
+        no_bounds(),
+        u8s(SETTINGS_REGISTRY.iter().map(|_| false)),
+        strings(SETTINGS_REGISTRY.iter().map(|d| d.kind.type_name())),
+        strings(SETTINGS_REGISTRY.iter().map(|d| d.default)),
+    ])
+}
+
+fn functions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let list = shared.functions.get().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "function list is not ready"))?;
+    Ok(vec![
+        strings(list.iter().map(|f| &f.name)),
+        u8s(list.iter().map(|f| f.is_aggregate)),
+        u8s(list.iter().map(|f| f.case_insensitive)),
+        strings(list.iter().map(|f| &f.alias_to)),
+        strings(list.iter().map(|_| "System")),
+        strings(list.iter().map(|f| &f.description)),
+    ])
+}
+
+fn build_options(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let rows = [
+        ("VERSION_FULL", format!("Granary {}", env!("CARGO_PKG_VERSION"))),
+        ("VERSION_DESCRIBE", format!("v{}", env!("CARGO_PKG_VERSION"))),
+        ("VERSION_INTEGER", crate::CLICKHOUSE_COMPATIBLE_VERSION.replace('.', "")),
+        ("BUILD_TYPE", if cfg!(debug_assertions) { "Debug".into() } else { "Release".into() }),
+        ("SYSTEM", format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)),
+        ("ENGINE", "DataFusion 55".into()),
+        ("COMPATIBLE_CLICKHOUSE_VERSION", crate::CLICKHOUSE_COMPATIBLE_VERSION.into()),
+    ];
+    Ok(vec![strings(rows.iter().map(|r| r.0)), strings(rows.iter().map(|r| r.1.as_str()))])
+}
+
+fn formats(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let inputs = granary_formats::input_format_names();
+    let outputs = granary_formats::output_format_names();
+    let mut names: Vec<&str> = inputs.iter().chain(outputs.iter()).copied().collect();
+    names.sort_unstable();
+    names.dedup();
+    Ok(vec![
+        strings(names.iter()),
+        u8s(names.iter().map(|n| inputs.contains(n))),
+        u8s(names.iter().map(|n| outputs.contains(n))),
+    ])
+}
+
+fn query_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let entries = shared.query_log.snapshot();
+    let secs = |us: i64| us.div_euclid(1_000_000);
+    Ok(vec![
+        strings(entries.iter().map(|e| e.log_type.name())),
+        Arc::new(Date32Array::from_iter_values(entries.iter().map(|e| secs(e.event_time_us).div_euclid(86_400) as i32))),
+        Arc::new(TimestampSecondArray::from_iter_values(entries.iter().map(|e| secs(e.event_time_us)))),
+        Arc::new(TimestampMicrosecondArray::from_iter_values(entries.iter().map(|e| e.event_time_us))),
+        Arc::new(TimestampSecondArray::from_iter_values(entries.iter().map(|e| secs(e.query_start_time_us)))),
+        Arc::new(TimestampMicrosecondArray::from_iter_values(entries.iter().map(|e| e.query_start_time_us))),
+        u64s(entries.iter().map(|e| e.query_duration_ms)),
+        u64s(entries.iter().map(|e| e.read_rows)),
+        u64s(entries.iter().map(|e| e.read_bytes)),
+        u64s(entries.iter().map(|e| e.written_rows)),
+        u64s(entries.iter().map(|e| e.written_bytes)),
+        u64s(entries.iter().map(|e| e.result_rows)),
+        u64s(entries.iter().map(|e| e.result_bytes)),
+        u64s(entries.iter().map(|e| e.memory_usage)),
+        strings(entries.iter().map(|e| &e.current_database)),
+        strings(entries.iter().map(|e| &e.query)),
+        strings(entries.iter().map(|e| &e.query_kind)),
+        Arc::new(Int32Array::from_iter_values(entries.iter().map(|e| e.exception_code))),
+        strings(entries.iter().map(|e| &e.exception)),
+        strings(entries.iter().map(|e| &e.user)),
+        strings(entries.iter().map(|e| &e.query_id)),
+        strings(entries.iter().map(|e| &e.query_id)),
+        u8s(entries.iter().map(|_| true)),
+        strings(entries.iter().map(|e| &e.log_comment)),
+    ])
+}
+
+fn processes(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let running = shared.processes.snapshot();
+    let snaps: Vec<_> = running.iter().map(|p| p.progress.snapshot()).collect();
+    Ok(vec![
+        u8s(running.iter().map(|_| true)),
+        strings(running.iter().map(|p| &p.user)),
+        strings(running.iter().map(|p| &p.query_id)),
+        Arc::new(Float64Array::from_iter_values(snaps.iter().map(|s| s.elapsed_ns as f64 / 1e9))),
+        u64s(snaps.iter().map(|s| s.read_rows)),
+        u64s(snaps.iter().map(|s| s.read_bytes)),
+        u64s(snaps.iter().map(|s| s.total_rows_to_read)),
+        u64s(snaps.iter().map(|s| s.written_rows)),
+        u64s(snaps.iter().map(|s| s.written_bytes)),
+        Arc::new(arrow::array::Int64Array::from_iter_values(snaps.iter().map(|s| s.peak_memory as i64))),
+        strings(running.iter().map(|p| &p.query)),
+        strings(running.iter().map(|p| &p.current_database)),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_types_parse() {
+        for (name, columns, _) in definitions() {
+            for (column, type_name) in columns {
+                ChType::parse(type_name).unwrap_or_else(|e| panic!("system.{name}.{column}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn sorting_key_display() {
+        assert_eq!(strip_tuple_parens("(a, b)".into()), "a, b");
+        assert_eq!(strip_tuple_parens("(a + 1) * (b)".into()), "(a + 1) * (b)");
+        assert!(mentions_identifier("toYYYYMM(ts)", "ts"));
+        assert!(!mentions_identifier("toYYYYMM(ts2)", "ts"));
+    }
+}

@@ -1,0 +1,369 @@
+//! One HTTP request of the ClickHouse interface.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
+use granary_common::{Error, ErrorCode, Result, Settings};
+use granary_query::{Instance, QueryRequest, Session};
+use http::header::{HeaderValue, CONTENT_TYPE};
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, BodyStream, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+
+use crate::sessions::Sessions;
+
+pub type Body = BoxBody<Bytes, std::io::Error>;
+
+pub struct HandlerState {
+    pub instance: Arc<Instance>,
+    pub sessions: Sessions,
+    pub default_session_timeout: Duration,
+}
+
+/// URL parameters that are not settings.
+const RESERVED_PARAMS: &[&str] = &[
+    "query",
+    "database",
+    "default_format",
+    "query_id",
+    "session_id",
+    "session_timeout",
+    "session_check",
+    "close_session",
+    "user",
+    "password",
+    "quota_key",
+    "compress",
+    "decompress",
+    "client_protocol_version",
+    "buffer_size",
+    "stacktrace",
+    "role",
+];
+
+pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+    let _ = peer;
+    let path = request.uri().path().to_string();
+    let has_query_param = request.uri().query().is_some_and(|q| q.split('&').any(|kv| kv.starts_with("query=")));
+    match (request.method(), path.as_str()) {
+        (&Method::GET | &Method::HEAD, "/" | "/ping") if !has_query_param => return text_response(StatusCode::OK, "Ok.\n"),
+        (&Method::GET, "/replicas_status") => return text_response(StatusCode::OK, "Ok.\n"),
+        (_, "/" | "/query") => {}
+        _ => {
+            let e = Error::new(ErrorCode::UNKNOWN_TYPE_OF_QUERY, format!("There is no handle {path}"));
+            return error_response(&e, None);
+        }
+    }
+    let mut query_id = None;
+    match run_query(&state, request, &mut query_id).await {
+        Ok(response) => response,
+        Err(e) => error_response(&e, query_id.as_deref()),
+    }
+}
+
+struct Params {
+    query: Option<String>,
+    database: Option<String>,
+    default_format: Option<String>,
+    query_id: Option<String>,
+    session_id: Option<String>,
+    session_timeout: Option<String>,
+    user: Option<String>,
+    password: Option<String>,
+    settings: Vec<(String, String)>,
+    params: HashMap<String, String>,
+}
+
+fn parse_params(query_string: Option<&str>) -> Result<Params> {
+    let mut p = Params {
+        query: None,
+        database: None,
+        default_format: None,
+        query_id: None,
+        session_id: None,
+        session_timeout: None,
+        user: None,
+        password: None,
+        settings: Vec::new(),
+        params: HashMap::new(),
+    };
+    for (key, value) in url::form_urlencoded::parse(query_string.unwrap_or("").as_bytes()) {
+        let (key, value) = (key.into_owned(), value.into_owned());
+        match key.as_str() {
+            "query" => p.query = Some(value),
+            "database" => p.database = Some(value).filter(|v| !v.is_empty()),
+            "default_format" => p.default_format = Some(value).filter(|v| !v.is_empty()),
+            "query_id" => p.query_id = Some(value),
+            "session_id" => p.session_id = Some(value).filter(|v| !v.is_empty()),
+            "session_timeout" => p.session_timeout = Some(value),
+            "user" => p.user = Some(value),
+            "password" => p.password = Some(value),
+            k if k.starts_with("param_") => {
+                p.params.insert(k["param_".len()..].to_string(), value);
+            }
+            k if RESERVED_PARAMS.contains(&k) => {}
+            _ => {
+                // Validated here so a typo answers before any work starts.
+                Settings::new().set(&key, &value)?;
+                p.settings.push((key, value));
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// The user and password from headers, Basic auth or URL parameters.
+fn credentials(request: &Request<Incoming>, params: &Params) -> Result<(String, String)> {
+    let headers = request.headers();
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    if let Some(user) = header("X-ClickHouse-User") {
+        return Ok((user, header("X-ClickHouse-Key").unwrap_or_default()));
+    }
+    if let Some(auth) = header("Authorization") {
+        if let Some(encoded) = auth.strip_prefix("Basic ") {
+            let decoded = decode_base64(encoded.trim()).ok_or_else(|| Error::new(ErrorCode::AUTHENTICATION_FAILED, "Malformed Basic authorization header"))?;
+            let text = String::from_utf8_lossy(&decoded).into_owned();
+            let (user, password) = text.split_once(':').unwrap_or((&text, ""));
+            return Ok((user.to_string(), password.to_string()));
+        }
+    }
+    Ok((params.user.clone().unwrap_or_else(|| "default".into()), params.password.clone().unwrap_or_default()))
+}
+
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes: Vec<u8> = text.bytes().filter(|b| *b != b'=').collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (i, b) in chunk.iter().enumerate() {
+            acc |= value(*b)? << (18 - 6 * i);
+        }
+        let produced = chunk.len().saturating_sub(1);
+        for i in 0..produced {
+            out.push((acc >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// Only the passwordless `default` user exists until access control lands; anyone else
+/// is refused without telling which part was wrong.
+fn authenticate(user: &str, password: &str) -> Result<()> {
+    if user == "default" && password.is_empty() {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::AUTHENTICATION_FAILED,
+        format!("{user}: Authentication failed: password is incorrect, or there is no user with such name"),
+    ))
+}
+
+async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_out: &mut Option<String>) -> Result<Response<Body>> {
+    let params = parse_params(request.uri().query())?;
+    *query_id_out = params.query_id.clone();
+    let (user, password) = credentials(&request, &params)?;
+    authenticate(&user, &password)?;
+    let is_get = request.method() == Method::GET;
+    let mut settings = params.settings.clone();
+    if is_get && !settings.iter().any(|(k, _)| k == "readonly") {
+        // ClickHouse: a GET request may read and change settings, nothing else.
+        settings.push(("readonly".into(), "2".into()));
+    }
+    let max_query_size = settings
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "max_query_size")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(262_144);
+    let body = request.into_body();
+    let (text, input) = split_query_and_data(params.query.clone(), body, max_query_size).await?;
+    if text.trim().is_empty() {
+        return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Empty query"));
+    }
+
+    let mut lease = None;
+    let mut fresh_session;
+    let session: &mut Session = match &params.session_id {
+        Some(id) => {
+            let timeout = match &params.session_timeout {
+                Some(t) => Duration::from_secs(t.parse::<u64>().map_err(|_| {
+                    Error::new(ErrorCode::INVALID_SESSION_TIMEOUT, format!("Invalid session timeout: '{t}'"))
+                })?),
+                None => state.default_session_timeout,
+            };
+            let acquired = state.sessions.acquire(id, &user, timeout, || state.instance.new_session(&user))?;
+            &mut *lease.insert(acquired).session
+        }
+        None => {
+            fresh_session = state.instance.new_session(&user);
+            &mut fresh_session
+        }
+    };
+    if let Some(database) = &params.database {
+        session.current_database = database.clone();
+    }
+    let query_request = QueryRequest {
+        text,
+        query_id: params.query_id.clone(),
+        settings,
+        params: params.params.clone(),
+        default_format: params.default_format.clone(),
+        input,
+    };
+    let mut response = state.instance.execute(session, query_request).await?;
+    drop(lease);
+    *query_id_out = Some(response.query_id.clone());
+    // Hold the headers until the first chunk: a small result then has a complete summary,
+    // and an early error still gets a proper status.
+    let first = response.body.recv().await;
+    let first = match first {
+        Some(Err(e)) => return Err(e),
+        Some(Ok(chunk)) => Some(chunk),
+        None => None,
+    };
+    let summary = response.progress.snapshot().summary_json();
+    let mut builder = Response::builder()
+        .status(StatusCode::OK)
+        .header(CONTENT_TYPE, &response.content_type)
+        .header("X-ClickHouse-Query-Id", &response.query_id)
+        .header("X-ClickHouse-Format", &response.format)
+        .header("X-ClickHouse-Timezone", &response.timezone)
+        .header("X-ClickHouse-Server-Display-Name", "granary")
+        .header("X-ClickHouse-Summary", summary);
+    if let Some(id) = &params.session_id {
+        builder = builder.header("X-ClickHouse-Session-Id", id);
+    }
+    let rest = futures::stream::poll_fn(move |cx| response.body.poll_recv(cx));
+    let frames = futures::stream::iter(first.map(Ok)).chain(rest).flat_map(|item| {
+        let frames: Vec<std::result::Result<Frame<Bytes>, std::io::Error>> = match item {
+            Ok(chunk) => vec![Ok(Frame::data(chunk))],
+            // The status is already sent: write the error where ClickHouse writes it, at
+            // the end of the body, then break the chunked encoding so clients see a
+            // truncated response rather than a complete one.
+            Err(e) => vec![
+                Ok(Frame::data(Bytes::from(format!("\n{}\n", e.to_clickhouse_string())))),
+                Err(std::io::Error::other(e.to_clickhouse_string())),
+            ],
+        };
+        futures::stream::iter(frames)
+    });
+    builder
+        .body(BodyExt::boxed(StreamBody::new(frames)))
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("Cannot build response: {e}")))
+}
+
+/// Separates the query text from INSERT data. With `?query=`, the body is data appended
+/// after a line break (ClickHouse concatenates them); without it, the body starts with
+/// the query. At most `max_query_size` bytes are read before the query is known; the
+/// rest streams on as data, never buffered whole.
+async fn split_query_and_data(
+    url_query: Option<String>,
+    body: Incoming,
+    max_query_size: usize,
+) -> Result<(String, Option<granary_query::ByteStream>)> {
+    let mut stream = BodyStream::new(body).filter_map(|frame| async move {
+        match frame {
+            Ok(frame) => frame.into_data().ok().map(Ok),
+            Err(e) => Some(Err(Error::new(ErrorCode::NETWORK_ERROR, format!("Cannot read the request body: {e}")))),
+        }
+    })
+    .boxed();
+    if let Some(query) = url_query {
+        if query.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("INSERT")) {
+            return Ok((format!("{query}\n"), Some(stream)));
+        }
+        let mut text = query;
+        let mut prefix = BytesMut::new();
+        while let Some(chunk) = stream.next().await {
+            prefix.extend_from_slice(&chunk?);
+            if prefix.len() > max_query_size {
+                return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Max query size exceeded (max_query_size = {max_query_size})")));
+            }
+        }
+        if !prefix.is_empty() {
+            text.push('\n');
+            text.push_str(&String::from_utf8_lossy(&prefix));
+        }
+        return Ok((text, None));
+    }
+    let mut prefix = BytesMut::new();
+    let mut finished = false;
+    while prefix.len() <= max_query_size {
+        match stream.next().await {
+            Some(chunk) => prefix.extend_from_slice(&chunk?),
+            None => {
+                finished = true;
+                break;
+            }
+        }
+    }
+    let prefix = prefix.freeze();
+    let valid = match std::str::from_utf8(&prefix) {
+        Ok(_) => prefix.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    let text = String::from_utf8_lossy(&prefix[..valid]).into_owned();
+    let rest = prefix.slice(valid..);
+    if finished && rest.is_empty() {
+        return Ok((text, None));
+    }
+    let head = futures::stream::iter([Ok(rest)]);
+    Ok((text, Some(head.chain(stream).boxed())))
+}
+
+fn text_response(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(BodyExt::boxed(Full::new(Bytes::from_static(text.as_bytes())).map_err(|never| match never {})));
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=UTF-8"));
+    response
+}
+
+fn error_response(error: &Error, query_id: Option<&str>) -> Response<Body> {
+    let body = format!("{}\n", error.to_clickhouse_string());
+    let mut response = Response::new(BodyExt::boxed(Full::new(Bytes::from(body)).map_err(|never| match never {})));
+    *response.status_mut() = StatusCode::from_u16(error.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=UTF-8"));
+    headers.insert("X-ClickHouse-Exception-Code", HeaderValue::from(error.code().number()));
+    if let Some(id) = query_id.and_then(|id| HeaderValue::from_str(id).ok()) {
+        headers.insert("X-ClickHouse-Query-Id", id);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_split_settings_and_reserved() {
+        let p = parse_params(Some("query=SELECT%201&max_threads=2&param_x=5&database=db&compress=0")).unwrap();
+        assert_eq!(p.query.as_deref(), Some("SELECT 1"));
+        assert_eq!(p.settings, vec![("max_threads".to_string(), "2".to_string())]);
+        assert_eq!(p.params.get("x").map(String::as_str), Some("5"));
+        assert_eq!(p.database.as_deref(), Some("db"));
+        assert_eq!(parse_params(Some("nonsense_setting=1")).err().map(|e| e.code()), Some(ErrorCode::UNKNOWN_SETTING));
+    }
+
+    #[test]
+    fn basic_auth_decoding() {
+        assert_eq!(decode_base64("ZGVmYXVsdDo=").unwrap(), b"default:");
+        assert_eq!(decode_base64("dTpwYXNz").unwrap(), b"u:pass");
+        assert!(decode_base64("!!").is_none());
+    }
+}

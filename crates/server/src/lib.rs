@@ -1,0 +1,21 @@
+//! The ClickHouse HTTP interface.
+//!
+//! ```text
+//!  TCP accept ─► hyper HTTP/1.1 connection (keep-alive) ─► handler::handle
+//!     ├─ GET /, /ping, /replicas_status ─► "Ok."
+//!     └─ query (URL `query` + body) ─► params (settings, database, format, session,
+//!        param_*) ─► Instance::execute ─► headers (query id, format, timezone, summary)
+//!        ─► body streamed from the query's output channel
+//! ```
+//!
+//! Errors become `Code: N. DB::Exception: ... (NAME)` bodies with ClickHouse's HTTP
+//! status and `X-ClickHouse-Exception-Code`. Modules: [`config`], [`server`] (listener,
+//! connections, shutdown), [`handler`] (one request), [`sessions`].
+
+pub mod config;
+pub mod handler;
+pub mod server;
+pub mod sessions;
+
+pub use config::ServerConfig;
+pub use server::{run_server, ServerHandle};

@@ -1,0 +1,54 @@
+//! HTTP sessions (`session_id`): a session's database, settings and parameters live
+//! between requests until `session_timeout` seconds pass without use. One request at a
+//! time per session, as in ClickHouse (SESSION_IS_LOCKED otherwise).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use granary_common::{Error, ErrorCode, Result};
+use granary_query::Session;
+use parking_lot::Mutex;
+
+struct Entry {
+    session: Arc<tokio::sync::Mutex<Session>>,
+    last_used: Instant,
+    timeout: Duration,
+}
+
+#[derive(Default)]
+pub struct Sessions {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+/// A session held for one request.
+pub struct SessionLease {
+    pub session: tokio::sync::OwnedMutexGuard<Session>,
+}
+
+impl Sessions {
+    /// Takes the session `id` (creating it with `make` if new or expired).
+    pub fn acquire(&self, id: &str, user: &str, timeout: Duration, make: impl FnOnce() -> Session) -> Result<SessionLease> {
+        let mut entries = self.entries.lock();
+        let now = Instant::now();
+        entries.retain(|_, e| now.duration_since(e.last_used) < e.timeout || Arc::strong_count(&e.session) > 1);
+        let entry = entries.entry(id.to_string()).or_insert_with(|| Entry {
+            session: Arc::new(tokio::sync::Mutex::new(make())),
+            last_used: now,
+            timeout,
+        });
+        entry.last_used = now;
+        entry.timeout = timeout;
+        let guard = entry.session.clone().try_lock_owned().map_err(|_| {
+            Error::new(ErrorCode::SESSION_IS_LOCKED, format!("Session {id} is locked by a concurrent client"))
+        })?;
+        if guard.user != user {
+            return Err(Error::new(ErrorCode::SESSION_NOT_FOUND, format!("Session {id} belongs to another user")));
+        }
+        Ok(SessionLease { session: guard })
+    }
+
+    pub fn close(&self, id: &str) {
+        self.entries.lock().remove(id);
+    }
+}
