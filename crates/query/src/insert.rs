@@ -9,6 +9,7 @@
 //! Parsing runs in its own task feeding a small channel, so a large body is never held
 //! in memory: at most a few blocks are in flight between the parser and the engine.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::array::{new_null_array, Array, ArrayRef};
@@ -38,6 +39,7 @@ pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text
     }
     let table = ctx.catalog.table(&database, &insert.table.table)?;
     let targets = target_columns(&table, &insert.columns)?;
+    let defaults = evaluate_defaults(ctx, &table, &targets).await?;
     match insert.source {
         InsertSource::Select { query, limit_by } => {
             if limit_by.is_some() {
@@ -45,11 +47,11 @@ pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text
             }
             let plan = plan_query(ctx, query).await?;
             let stream = execute_plan(ctx, &plan).await?;
-            insert_stream(ctx, &table, &targets, stream).await
+            insert_stream_with_defaults(ctx, &table, &targets, stream, defaults).await
         }
         InsertSource::Data { format, data_offset } => {
             let head = Bytes::copy_from_slice(text.as_bytes().get(data_offset..).unwrap_or_default());
-            insert_data(ctx, &table, &targets, &format, head, input).await
+            insert_data(ctx, &table, &targets, &format, head, input, defaults).await
         }
     }
 }
@@ -70,15 +72,64 @@ fn target_columns(table: &Table, listed: &[String]) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// Values of the columns an INSERT does not list but whose DEFAULT expression is set,
+/// evaluated once per INSERT. Expressions that read other columns of the row are not
+/// supported yet and fail the INSERT rather than silently storing the type's zero.
+async fn evaluate_defaults(ctx: &QueryContext, table: &Table, targets: &[usize]) -> Result<HashMap<usize, ArrayRef>> {
+    let mut out = HashMap::new();
+    for (i, column) in table.meta.columns.iter().enumerate() {
+        if targets.contains(&i) {
+            continue;
+        }
+        let (Some(kind), Some(expression)) = (&column.default_kind, &column.default_expression) else { continue };
+        if kind != "DEFAULT" && kind != "MATERIALIZED" {
+            continue;
+        }
+        let sql = format!("SELECT _CAST(({expression}), {})", granary_sql::params::quote_string(&column.type_name));
+        let value = evaluate_scalar_sql(ctx, &sql).await.map_err(|e| {
+            Error::new(
+                ErrorCode::NOT_IMPLEMENTED,
+                format!("Cannot compute DEFAULT {expression} of column {}: {} (defaults that read other columns are not supported yet)", column.name, e.message()),
+            )
+        })?;
+        out.insert(i, value);
+    }
+    Ok(out)
+}
+
+async fn evaluate_scalar_sql(ctx: &QueryContext, sql: &str) -> Result<ArrayRef> {
+    let params = HashMap::new();
+    let options = granary_sql::ParseOptions { params: &params, rewrite: Default::default(), max_query_size: 0 };
+    let (parsed, _) = granary_sql::parse_statement(sql, &options)?;
+    let granary_sql::Statement::Query { query, .. } = parsed.statement else {
+        return Err(Error::new(ErrorCode::LOGICAL_ERROR, "default expression is not a query"));
+    };
+    let plan = plan_query(ctx, query).await?;
+    let mut stream = execute_plan(ctx, &plan).await?;
+    while let Some(batch) = stream.next().await {
+        let batch = batch?;
+        if batch.num_rows() > 0 {
+            return Ok(batch.column(0).slice(0, 1));
+        }
+    }
+    Err(Error::new(ErrorCode::LOGICAL_ERROR, "default expression produced no value"))
+}
+
 /// Inserts the rows of `stream` (columns by position = `targets`, all columns if empty).
 pub(crate) async fn insert_stream(ctx: &QueryContext, table: &Table, targets: &[usize], stream: SendableRecordBatchStream) -> Result<()> {
-    let all: Vec<usize>;
-    let targets = if targets.is_empty() {
-        all = (0..table.schema().fields().len()).collect();
-        &all
-    } else {
-        targets
-    };
+    let all: Vec<usize> = (0..table.schema().fields().len()).collect();
+    let targets = if targets.is_empty() { &all } else { targets };
+    let defaults = evaluate_defaults(ctx, table, targets).await?;
+    insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
+}
+
+async fn insert_stream_with_defaults(
+    ctx: &QueryContext,
+    table: &Table,
+    targets: &[usize],
+    stream: SendableRecordBatchStream,
+    defaults: HashMap<usize, ArrayRef>,
+) -> Result<()> {
     let source_columns = stream.schema().fields().len();
     if source_columns != targets.len() {
         return Err(Error::new(
@@ -86,7 +137,7 @@ pub(crate) async fn insert_stream(ctx: &QueryContext, table: &Table, targets: &[
             format!("Number of columns doesn't match: the query returns {source_columns}, the insert expects {}", targets.len()),
         ));
     }
-    let conformer = Arc::new(Conformer::new(table.schema(), targets.to_vec())?);
+    let conformer = Arc::new(Conformer::new(table.schema(), targets.to_vec(), defaults)?);
     let schema = table.schema();
     let conformed = stream.map(move |batch| {
         let batch = batch?;
@@ -122,6 +173,7 @@ async fn insert_data(
     format: &str,
     head: Bytes,
     input: Option<ByteStream>,
+    defaults: HashMap<usize, ArrayRef>,
 ) -> Result<()> {
     let table_schema = table.schema();
     let input_schema: SchemaRef = Arc::new(Schema::new(targets.iter().map(|i| table_schema.field(*i).clone()).collect::<Vec<Field>>()));
@@ -129,7 +181,7 @@ async fn insert_data(
     format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
     // Fails here, before any data is read, for an unknown format.
     let mut parser = create_input_format(format, input_schema.clone(), &format_settings)?;
-    let conformer = Conformer::new(table_schema.clone(), targets.to_vec())?;
+    let conformer = Conformer::new(table_schema.clone(), targets.to_vec(), defaults)?;
     let (tx, mut rx) = mpsc::channel::<Result<RecordBatch>>(4);
     let producer = tokio::spawn(async move {
         let mut pending = Vec::new();
@@ -195,12 +247,20 @@ pub(crate) struct Conformer {
 }
 
 impl Conformer {
-    pub fn new(table_schema: SchemaRef, targets: Vec<usize>) -> Result<Self> {
+    pub fn new(table_schema: SchemaRef, targets: Vec<usize>, mut overrides: HashMap<usize, ArrayRef>) -> Result<Self> {
         let mut source_of = vec![None; table_schema.fields().len()];
         for (position, column) in targets.iter().enumerate() {
             source_of[*column] = Some(position);
         }
-        let defaults = table_schema.fields().iter().map(|f| default_value(f)).collect::<Result<Vec<_>>>()?;
+        let defaults = table_schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match overrides.remove(&i) {
+                Some(value) if value.data_type() == f.data_type() => Ok(value),
+                _ => default_value(f),
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Conformer { table_schema, source_of, defaults })
     }
 

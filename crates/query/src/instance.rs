@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use chrono_tz::Tz;
@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 
 use crate::interpreter::{self, Outcome};
 use crate::output::{spawn_output, OutputJob};
-use crate::process_list::{ProcessEntry, ProcessList};
+use crate::process_list::ProcessList;
 use crate::query_log::{QueryLog, QueryLogEntry, QueryLogType};
 use crate::session::Session;
 use crate::system::{QueryContextExt, SystemSchema};
@@ -126,10 +126,8 @@ pub(crate) struct QueryContext {
     pub state: SessionState,
     pub peak_memory: Arc<PeakRecordingPool>,
     pub deadline: Option<tokio::time::Instant>,
-    pub process: Arc<ProcessEntry>,
     pub timezone: Tz,
     pub current_database: String,
-    pub user: String,
     pub start_time_us: i64,
 }
 
@@ -234,10 +232,8 @@ impl Instance {
             state: self.base_state.clone(),
             peak_memory: Arc::new(PeakRecordingPool::new(Arc::new(UnboundedMemoryPool::default()))),
             deadline: None,
-            process: guard.entry.clone(),
             timezone: self.timezone,
             current_database: session.current_database.clone(),
-            user: session.user.clone(),
             start_time_us,
         };
         let outcome = match interpreter::run(self, &mut ctx, session, &text, &mut request).await {
@@ -345,9 +341,4 @@ impl Instance {
 
 fn now_us() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0)
-}
-
-/// Elapsed time as ClickHouse reports it in errors.
-pub(crate) fn elapsed_seconds(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64()
 }

@@ -1014,3 +1014,17 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod keyword_name_tests {
+    use super::*;
+
+    #[test]
+    fn database_named_default_parses() {
+        let params = HashMap::new();
+        let options = ParseOptions { params: &params, rewrite: RewriteOptions::default(), max_query_size: 0 };
+        for sql in ["SELECT * FROM default.t", "SELECT count() FROM system.one", "INSERT INTO default.t SELECT 1", "SELECT t.x FROM default.t AS t"] {
+            parse_statement(sql, &options).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+    }
+}
