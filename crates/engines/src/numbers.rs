@@ -93,7 +93,10 @@ impl TableProvider for NumbersTable {
                     .collect()
             }
         };
-        let exec = StreamingTableExec::try_new(self.schema.clone(), partitions, projection, vec![], count.is_none(), limit)?;
+        // Declared bounded even when endless: DataFusion refuses to aggregate an unbounded
+        // input, while ClickHouse lets `SELECT count() FROM system.numbers` run until
+        // max_execution_time stops it. The rows are generated lazily either way.
+        let exec = StreamingTableExec::try_new(self.schema.clone(), partitions, projection, vec![], false, limit)?;
         Ok(granary_storage::ScanCounterExec::wrap(Arc::new(exec)))
     }
 }

@@ -347,7 +347,8 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             comment: String::new(),
         });
     }
-    let mut paths = ListBuilder::new(StringBuilder::new());
+    let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
+    let mut paths = ListBuilder::new(StringBuilder::new()).with_field(item);
     for row in &rows {
         for p in &row.data_paths {
             paths.values().append_value(p);
