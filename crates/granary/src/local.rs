@@ -1,6 +1,6 @@
 //! `granary local`: the same engine in-process, on a data directory or a temporary one.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,12 +46,14 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
         }
     };
     let instance = Instance::open(InstanceConfig::new(path))?;
-    let script = match args.query {
-        Some(q) => q,
+    // With --query, stdin (when it is not a terminal) is the data of an INSERT ... FORMAT,
+    // as with clickhouse-local; without it, stdin holds the queries.
+    let (script, mut stdin_data) = match args.query {
+        Some(q) => (q, (!std::io::stdin().is_terminal()).then(stdin_stream)),
         None => {
             let mut text = String::new();
             std::io::stdin().read_to_string(&mut text)?;
-            text
+            (text, None)
         }
     };
     let mut session = instance.new_session("default");
@@ -59,6 +61,9 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
     for statement in granary_sql::split_statements(&script)? {
         let mut request = QueryRequest::new(statement);
         request.default_format = args.format.clone();
+        if is_insert_with_format(statement) {
+            request.input = stdin_data.take();
+        }
         let mut response = instance.execute(&mut session, request).await?;
         while let Some(chunk) = response.body.recv().await {
             let chunk = chunk?;
@@ -68,4 +73,26 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
         stdout.lock().flush()?;
     }
     Ok(())
+}
+
+fn is_insert_with_format(statement: &str) -> bool {
+    let upper = statement.to_ascii_uppercase();
+    upper.trim_start().starts_with("INSERT") && upper.contains(" FORMAT ")
+}
+
+/// Stdin as a stream of 1 MiB chunks, never read whole.
+fn stdin_stream() -> granary_query::ByteStream {
+    use tokio::io::AsyncReadExt;
+    let stdin = tokio::io::stdin();
+    Box::pin(futures::stream::unfold(stdin, |mut stdin| async move {
+        let mut buffer = vec![0u8; 1 << 20];
+        match stdin.read(&mut buffer).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buffer.truncate(n);
+                Some((Ok(bytes::Bytes::from(buffer)), stdin))
+            }
+            Err(e) => Some((Err(granary_common::Error::from(e)), stdin)),
+        }
+    }))
 }
