@@ -50,10 +50,39 @@ pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text
             insert_stream_with_defaults(ctx, &table, &targets, stream, defaults).await
         }
         InsertSource::Data { format, data_offset } => {
-            let head = Bytes::copy_from_slice(text.as_bytes().get(data_offset..).unwrap_or_default());
-            insert_data(ctx, &table, &targets, &format, head, input, defaults).await
+            let data = text.get(data_offset..).unwrap_or_default();
+            let head = Bytes::copy_from_slice(data.as_bytes());
+            let small_values = format == "Values" && input.is_none() && data.len() <= VALUES_EXPRESSION_FALLBACK_BYTES;
+            let result = insert_data(ctx, &table, &targets, &format, head, input, defaults.clone()).await;
+            match result {
+                Err(error) if small_values => insert_values_as_expressions(ctx, &table, &targets, data, defaults).await.map_err(|_| error),
+                other => other,
+            }
         }
     }
+}
+
+/// VALUES lists up to this size are retried as SQL expressions when the fast literal
+/// parser rejects them (`VALUES (now(), 1 + 1)`), as ClickHouse's Values format does.
+const VALUES_EXPRESSION_FALLBACK_BYTES: usize = 1 << 20;
+
+/// Evaluates a VALUES list with DataFusion and inserts the rows.
+async fn insert_values_as_expressions(
+    ctx: &QueryContext,
+    table: &Table,
+    targets: &[usize],
+    values: &str,
+    defaults: HashMap<usize, ArrayRef>,
+) -> Result<()> {
+    let params = HashMap::new();
+    let options = granary_sql::ParseOptions { params: &params, rewrite: Default::default(), max_query_size: 0 };
+    let (parsed, _) = granary_sql::parse_statement(&format!("SELECT * FROM (VALUES {values})"), &options)?;
+    let granary_sql::Statement::Query { query, .. } = parsed.statement else {
+        return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Cannot parse VALUES"));
+    };
+    let plan = plan_query(ctx, query).await?;
+    let stream = execute_plan(ctx, &plan).await?;
+    insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
 }
 
 /// Indexes of the listed columns in the table (all columns when none are listed).
