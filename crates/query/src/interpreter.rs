@@ -251,7 +251,9 @@ pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
 
 /// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.
 pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
-    let statement = DFStatement::Statement(Box::new(ast::Statement::Query(query)));
+    let mut inner = ast::Statement::Query(query);
+    granary_functions::prepare_function_names(&mut inner);
+    let statement = DFStatement::Statement(Box::new(inner));
     check_table_references(ctx, &statement).await?;
     Ok(ctx.state.statement_to_plan(statement).await?)
 }

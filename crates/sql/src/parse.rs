@@ -946,7 +946,7 @@ mod tests {
     #[test]
     fn select_with_clauses() {
         let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 SETTINGS max_threads = 2 FORMAT JSON");
-        assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string())]);
+        assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string()), ("final".to_string(), "1".to_string())]);
         assert_eq!(s.format.as_deref(), Some("JSON"));
         assert!(matches!(s.statement, Statement::Query { .. }));
     }

@@ -70,6 +70,11 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) {
                 });
             }
             name_projection(&mut select.projection);
+            for item in select.projection.iter_mut() {
+                if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
+                    comparisons_as_functions(expr);
+                }
+            }
             for table in &mut select.from {
                 rewrite_table_factor(&mut table.relation, options);
                 for join in &mut table.joins {
@@ -116,6 +121,45 @@ fn name_projection(projection: &mut [SelectItem]) {
             let expr = std::mem::replace(expr, Expr::value(Value::Null));
             *item = SelectItem::ExprWithAlias { expr, alias: Ident::with_quote('`', name) };
         }
+    }
+}
+
+/// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`).
+/// Only the projection is rewritten, and subqueries are not entered: filters keep
+/// DataFusion's booleans.
+fn comparisons_as_functions(expr: &mut Expr) {
+    let name = match expr {
+        Expr::BinaryOp { op, .. } => match op {
+            BinaryOperator::Eq => Some("equals"),
+            BinaryOperator::NotEq => Some("notEquals"),
+            BinaryOperator::Lt => Some("less"),
+            BinaryOperator::Gt => Some("greater"),
+            BinaryOperator::LtEq => Some("lessOrEquals"),
+            BinaryOperator::GtEq => Some("greaterOrEquals"),
+            _ => None,
+        },
+        _ => None,
+    };
+    match expr {
+        Expr::BinaryOp { left, right, .. } => {
+            comparisons_as_functions(left);
+            comparisons_as_functions(right);
+        }
+        Expr::UnaryOp { expr: inner, .. } | Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => comparisons_as_functions(inner),
+        Expr::Function(function) => {
+            if let FunctionArguments::List(list) = &mut function.args {
+                for arg in &mut list.args {
+                    if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) | FunctionArg::Named { arg: FunctionArgExpr::Expr(e), .. } = arg {
+                        comparisons_as_functions(e);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    if let (Some(name), Expr::BinaryOp { left, right, .. }) = (name, &mut *expr) {
+        let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
+        *expr = function_call(name, vec![left, right]);
     }
 }
 
@@ -208,5 +252,11 @@ mod tests {
             "SELECT sum(x) AS `SUM(x)`, a, _CAST(b, 'UInt64') AS `CAST(b, 'UInt64')` FROM t WHERE (a = 1) AND (b > 2) ORDER BY a"
         );
         assert_eq!(limit_by, Some(LimitBy { limit: 2, offset: 0, columns: vec!["a".into()] }));
+    }
+
+    #[test]
+    fn comparisons_in_projection_only() {
+        let (sql, _) = rewrite("SELECT a = 1, if(b < 2, 1, 0) FROM t WHERE a = 1", &RewriteOptions::default());
+        assert_eq!(sql, "SELECT equals(a, 1) AS `equals(a, 1)`, if(less(b, 2), 1, 0) AS `if(less(b, 2), 1, 0)` FROM t WHERE a = 1");
     }
 }

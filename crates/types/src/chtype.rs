@@ -8,6 +8,10 @@ use granary_common::{Error, ErrorCode, Result};
 /// Key of the Arrow field metadata entry that holds the exact ClickHouse type name.
 pub const CH_TYPE_METADATA_KEY: &str = "granary.ch_type";
 
+/// Marks a non-nullable Arrow field whose ClickHouse type is `Nullable`: DataFusion drops
+/// nullability when it folds a constant such as `toNullable(1)`, the type must not change.
+pub const NULLABLE_METADATA_KEY: &str = "granary.nullable";
+
 /// A ClickHouse data type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ChType {
@@ -130,14 +134,18 @@ impl ChType {
 
     /// The ClickHouse type of an Arrow field: the metadata's if present, else derived.
     pub fn from_field(field: &Field) -> ChType {
-        if let Some(name) = field.metadata().get(CH_TYPE_METADATA_KEY) {
-            if let Ok(t) = ChType::parse(name) {
-                if t.to_arrow() == *field.data_type() {
-                    return t;
-                }
-            }
+        let marked_nullable = !field.is_nullable() && field.metadata().get(NULLABLE_METADATA_KEY).is_some_and(|v| v == "1");
+        let t = field
+            .metadata()
+            .get(CH_TYPE_METADATA_KEY)
+            .and_then(|name| ChType::parse(name).ok())
+            .filter(|t| t.to_arrow() == *field.data_type())
+            .unwrap_or_else(|| ChType::from_arrow(field.data_type(), field.is_nullable()));
+        if marked_nullable {
+            t.into_nullable()
+        } else {
+            t
         }
-        ChType::from_arrow(field.data_type(), field.is_nullable())
     }
 
     /// Same as [`ChType::from_field`] for a shared field.

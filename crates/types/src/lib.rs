@@ -32,4 +32,4 @@
 mod chtype;
 mod parse;
 
-pub use chtype::{ChType, CH_TYPE_METADATA_KEY};
+pub use chtype::{ChType, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};

@@ -1,0 +1,533 @@
+//! Aggregate functions with ClickHouse result types: `count`, `sum`, `avg`, `min`,
+//! `max`, `any`, `anyLast`, `argMin`, `argMax`, `uniqExact`, `groupArray`.
+//!
+//! Most of them wrap DataFusion's own implementations ([`Wrapped`]), so DataFusion's
+//! fast accumulators, `GroupsAccumulator`s, skip-partial aggregation and statistics
+//! shortcuts (`SELECT count() FROM t` answered from metadata) keep working; the
+//! wrapper only changes what users see:
+//! * result types: `count`/`uniqExact` are `UInt64` (DataFusion: Int64); `sum` widens
+//!   to `Int64`/`UInt64`/`Float64`/`Decimal(38, S)`; `avg` is `Float64`;
+//! * empty input: a non-`Nullable` argument gives the type's default (`sum` 0, `min`
+//!   0/''/1970-01-01, `avg` nan, `groupArray` []), a `Nullable` one gives NULL, as in
+//!   ClickHouse (DataFusion always gives NULL);
+//! * `any`/`anyLast` skip NULLs (DataFusion's `first_value` IGNORE NULLS),
+//!   `groupArray` skips NULLs, `uniqExact` is `count(DISTINCT)`.
+//!
+//! `count` keeps the name `count`, so DataFusion's planner still rewrites `count()`
+//! and `count(*)` into `count(1)`. `argMin`/`argMax` have their own accumulator.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{new_empty_array, Array, ArrayRef, AsArray, BooleanArray, ListArray};
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::compute::kernels::zip::zip;
+use datafusion::arrow::compute::{cast, is_not_null};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{internal_err, ScalarValue};
+use datafusion::functions_aggregate::{array_agg, average, count, first_last, min_max, sum};
+use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
+use datafusion::logical_expr::utils::format_state_name;
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, ReversedUDAF, Signature, StatisticsArgs,
+    Volatility,
+};
+use granary_types::ChType;
+
+use crate::args::{illegal_type, is_decimal, is_float, is_integer, is_signed_int, Arity, DfResult};
+use crate::func::{ch_type_of_field, is_nullable_field, result_field};
+
+/// Which ClickHouse aggregate a [`Wrapped`] implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Count,
+    Uniq,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Any,
+    AnyLast,
+    GroupArray,
+}
+
+/// A ClickHouse aggregate on top of a DataFusion one.
+struct Wrapped {
+    name: &'static str,
+    kind: Kind,
+    inner: Arc<AggregateUDF>,
+    signature: Signature,
+}
+
+impl fmt::Debug for Wrapped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Wrapped({})", self.name)
+    }
+}
+impl PartialEq for Wrapped {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for Wrapped {}
+impl Hash for Wrapped {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+
+impl Wrapped {
+    fn new(name: &'static str, kind: Kind, inner: Arc<AggregateUDF>) -> Self {
+        Wrapped { name, kind, inner, signature: Signature::user_defined(Volatility::Immutable) }
+    }
+
+    fn arity(&self) -> Arity {
+        match self.kind {
+            Kind::Count => Arity::range(0, 1),
+            _ => Arity::exact(1),
+        }
+    }
+
+    /// The argument type DataFusion's implementation computes on.
+    fn coerce(&self, t: &DataType) -> DataType {
+        match self.kind {
+            Kind::Sum => match t {
+                t if is_signed_int(t) => DataType::Int64,
+                t if is_integer(t) || t == &DataType::Boolean => DataType::UInt64,
+                t if is_float(t) => DataType::Float64,
+                other => other.clone(),
+            },
+            Kind::Avg if is_integer(t) || is_float(t) || is_decimal(t) || t == &DataType::Boolean => DataType::Float64,
+            _ => t.clone(),
+        }
+    }
+
+    /// ClickHouse's result type for an argument of type `arg`.
+    fn ch_result(&self, arg: &FieldRef) -> DfResult<ChType> {
+        let nullable = is_nullable_field(arg);
+        let dt = arg.data_type();
+        let base = match self.kind {
+            Kind::Count | Kind::Uniq => return Ok(ChType::UInt64),
+            Kind::GroupArray => {
+                let t = ch_type_of_field(arg);
+                let inner = match t {
+                    ChType::Nullable(inner) => *inner,
+                    other => other,
+                };
+                return Ok(ChType::Array(Box::new(inner)));
+            }
+            _ if dt == &DataType::Null => return Ok(ChType::Nullable(Box::new(ChType::Nothing))),
+            Kind::Sum => match dt {
+                t if is_signed_int(t) => ChType::Int64,
+                t if is_integer(t) || t == &DataType::Boolean => ChType::UInt64,
+                t if is_float(t) => ChType::Float64,
+                DataType::Decimal128(_, s) => ChType::Decimal(38, (*s).max(0) as u8),
+                _ => return Err(illegal_type(self.name, 0, arg)),
+            },
+            Kind::Avg => {
+                if !(is_integer(dt) || is_float(dt) || is_decimal(dt) || dt == &DataType::Boolean) {
+                    return Err(illegal_type(self.name, 0, arg));
+                }
+                ChType::Float64
+            }
+            Kind::Min | Kind::Max | Kind::Any | Kind::AnyLast => ch_type_of_field(arg).strip_nullable().clone(),
+        };
+        Ok(if nullable { base.into_nullable() } else { base })
+    }
+
+    fn inner_field(&self, args: &[FieldRef]) -> DfResult<FieldRef> {
+        let coerced: Vec<FieldRef> =
+            args.iter().map(|f| Arc::new(f.as_ref().clone().with_data_type(self.coerce(f.data_type())))).collect();
+        self.inner.return_field(&coerced)
+    }
+
+    fn inner_args<'a>(&self, args: &AccumulatorArgs<'a>) -> DfResult<AccumulatorArgs<'a>> {
+        let mut a = args.clone();
+        a.return_field = self.inner_field(args.expr_fields)?;
+        match self.kind {
+            Kind::Uniq => a.is_distinct = true,
+            Kind::Any | Kind::AnyLast | Kind::GroupArray => a.ignore_nulls = true,
+            _ => {}
+        }
+        Ok(a)
+    }
+
+    fn output(&self, args: &AccumulatorArgs) -> DfResult<Output> {
+        let arg_nullable = args.expr_fields.first().is_some_and(|f| is_nullable_field(f));
+        Ok(Output { kind: self.kind, ret: Arc::clone(&args.return_field), fill_default: !arg_nullable })
+    }
+}
+
+/// How a wrapped aggregate's final values are turned into ClickHouse's.
+#[derive(Debug, Clone)]
+struct Output {
+    kind: Kind,
+    ret: FieldRef,
+    /// Replace NULL (no rows) with the type's default (non-Nullable argument).
+    fill_default: bool,
+}
+
+impl Output {
+    fn map(&self, array: ArrayRef) -> DfResult<ArrayRef> {
+        let target = self.ret.data_type();
+        let mut out = match self.kind {
+            Kind::GroupArray => return self.group_array(array),
+            _ if array.data_type() != target => cast(&array, target)?,
+            _ => array,
+        };
+        if self.fill_default && out.null_count() > 0 && target != &DataType::Null {
+            let default = match self.kind {
+                Kind::Avg => ScalarValue::Float64(Some(f64::NAN)),
+                _ => ScalarValue::new_default(target)?,
+            };
+            let default = default.to_array_of_size(out.len())?;
+            let default = if default.data_type() != target { cast(&default, target)? } else { default };
+            out = zip(&is_not_null(&out)?, &out, &default)?;
+        }
+        Ok(out)
+    }
+
+    /// NULL (no values) becomes `[]`; items are non-Nullable like ClickHouse's.
+    fn group_array(&self, array: ArrayRef) -> DfResult<ArrayRef> {
+        let item = match self.ret.data_type() {
+            DataType::List(f) => Arc::clone(f),
+            _ => return internal_err!("groupArray must return a list"),
+        };
+        let list = match array.data_type() {
+            DataType::List(_) => array.as_list::<i32>().clone(),
+            DataType::Null => {
+                let offsets = OffsetBuffer::new_zeroed(array.len());
+                return Ok(Arc::new(ListArray::try_new(item.clone(), offsets, new_empty_array(item.data_type()), None)?));
+            }
+            other => return internal_err!("unexpected groupArray state {other}"),
+        };
+        let (_, offsets, values, _) = list.into_parts();
+        let values = if values.data_type() != item.data_type() { cast(&values, item.data_type())? } else { values };
+        // NULL lists have equal offsets, so dropping the null buffer leaves `[]`.
+        Ok(Arc::new(ListArray::try_new(item, offsets, values, None)?))
+    }
+
+    fn map_scalar(&self, value: ScalarValue) -> DfResult<ScalarValue> {
+        let array = value.to_array_of_size(1)?;
+        let out = self.map(array)?;
+        ScalarValue::try_from_array(&out, 0)
+    }
+}
+
+#[derive(Debug)]
+struct MappedAccumulator {
+    inner: Box<dyn Accumulator>,
+    output: Output,
+}
+
+impl Accumulator for MappedAccumulator {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
+        self.inner.update_batch(values)
+    }
+    fn evaluate(&mut self) -> DfResult<ScalarValue> {
+        let v = self.inner.evaluate()?;
+        self.output.map_scalar(v)
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+    fn state(&mut self) -> DfResult<Vec<ScalarValue>> {
+        self.inner.state()
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> DfResult<()> {
+        self.inner.merge_batch(states)
+    }
+    fn retract_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
+        self.inner.retract_batch(values)
+    }
+    fn supports_retract_batch(&self) -> bool {
+        self.inner.supports_retract_batch()
+    }
+}
+
+struct MappedGroups {
+    inner: Box<dyn GroupsAccumulator>,
+    output: Output,
+}
+
+impl GroupsAccumulator for MappedGroups {
+    fn update_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> DfResult<()> {
+        self.inner.update_batch(values, group_indices, opt_filter, total_num_groups)
+    }
+    fn evaluate(&mut self, emit_to: EmitTo) -> DfResult<ArrayRef> {
+        let out = self.inner.evaluate(emit_to)?;
+        self.output.map(out)
+    }
+    fn state(&mut self, emit_to: EmitTo) -> DfResult<Vec<ArrayRef>> {
+        self.inner.state(emit_to)
+    }
+    fn merge_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> DfResult<()> {
+        self.inner.merge_batch(values, group_indices, total_num_groups)
+    }
+    fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> DfResult<Vec<ArrayRef>> {
+        self.inner.convert_to_state(values, opt_filter)
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+}
+
+impl AggregateUDFImpl for Wrapped {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
+        // Argument checks happen in `return_field`, where ClickHouse codes survive.
+        Ok(arg_types.iter().map(|t| self.coerce(t)).collect())
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {
+        let fields: Vec<FieldRef> = arg_types.iter().map(|t| Arc::new(Field::new("", t.clone(), true))).collect();
+        Ok(self.return_field(&fields)?.data_type().clone())
+    }
+
+    fn return_field(&self, arg_fields: &[FieldRef]) -> DfResult<FieldRef> {
+        self.arity().check(self.name, arg_fields.len())?;
+        let t = match arg_fields.first() {
+            Some(f) => self.ch_result(f)?,
+            None => ChType::UInt64,
+        };
+        Ok(Arc::new(result_field(self.name, &t)))
+    }
+
+    fn is_nullable(&self) -> bool {
+        !matches!(self.kind, Kind::Count | Kind::Uniq | Kind::GroupArray)
+    }
+
+    fn accumulator(&self, acc_args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
+        let inner_args = self.inner_args(&acc_args)?;
+        let inner = self.inner.accumulator(inner_args)?;
+        Ok(Box::new(MappedAccumulator { inner, output: self.output(&acc_args)? }))
+    }
+
+    fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
+        let inner_ret = self.inner_field(args.input_fields)?;
+        let is_distinct = args.is_distinct || self.kind == Kind::Uniq;
+        self.inner.state_fields(StateFieldsArgs {
+            name: args.name,
+            input_fields: args.input_fields,
+            return_field: inner_ret,
+            ordering_fields: args.ordering_fields,
+            is_distinct,
+        })
+    }
+
+    fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
+        match self.inner_args(&args) {
+            Ok(inner) => self.inner.groups_accumulator_supported(inner),
+            Err(_) => false,
+        }
+    }
+
+    fn create_groups_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn GroupsAccumulator>> {
+        let inner_args = self.inner_args(&args)?;
+        let inner = self.inner.create_groups_accumulator(inner_args)?;
+        Ok(Box::new(MappedGroups { inner, output: self.output(&args)? }))
+    }
+
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
+        let inner_args = self.inner_args(&args)?;
+        let inner = self.inner.create_sliding_accumulator(inner_args)?;
+        Ok(Box::new(MappedAccumulator { inner, output: self.output(&args)? }))
+    }
+
+    fn reverse_expr(&self) -> ReversedUDAF {
+        match self.kind {
+            Kind::Count | Kind::Uniq | Kind::Sum | Kind::Avg | Kind::Min | Kind::Max => ReversedUDAF::Identical,
+            _ => ReversedUDAF::NotSupported,
+        }
+    }
+
+    fn default_value(&self, data_type: &DataType) -> DfResult<ScalarValue> {
+        match self.kind {
+            Kind::Count | Kind::Uniq => Ok(ScalarValue::UInt64(Some(0))),
+            _ => ScalarValue::try_from(data_type),
+        }
+    }
+
+    fn value_from_stats(&self, statistics_args: &StatisticsArgs) -> Option<ScalarValue> {
+        if !matches!(self.kind, Kind::Count | Kind::Min | Kind::Max) {
+            return None;
+        }
+        let inner_type = match self.kind {
+            Kind::Count => DataType::Int64,
+            _ => statistics_args.return_type.clone(),
+        };
+        let inner_args = StatisticsArgs {
+            statistics: statistics_args.statistics,
+            return_type: &inner_type,
+            is_distinct: statistics_args.is_distinct,
+            exprs: statistics_args.exprs,
+        };
+        let v = self.inner.value_from_stats(&inner_args)?;
+        v.cast_to(statistics_args.return_type).ok()
+    }
+}
+
+// ---------------------------------------------------------------- argMin / argMax
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ArgMinMax {
+    name: &'static str,
+    max: bool,
+    signature: Signature,
+}
+
+impl AggregateUDFImpl for ArgMinMax {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
+        Ok(arg_types.to_vec())
+    }
+    fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {
+        match arg_types.first() {
+            Some(t) => Ok(t.clone()),
+            None => internal_err!("argMin needs arguments"),
+        }
+    }
+    fn return_field(&self, arg_fields: &[FieldRef]) -> DfResult<FieldRef> {
+        Arity::exact(2).check(self.name, arg_fields.len())?;
+        let nullable = arg_fields.iter().any(|f| is_nullable_field(f));
+        let t = ch_type_of_field(&arg_fields[0]).strip_nullable().clone();
+        let t = if nullable || arg_fields[0].data_type() == &DataType::Null { t.into_nullable() } else { t };
+        Ok(Arc::new(result_field(self.name, &t)))
+    }
+    fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
+        Ok(vec![
+            Arc::new(Field::new(format_state_name(args.name, "value"), args.input_fields[0].data_type().clone(), true)),
+            Arc::new(Field::new(format_state_name(args.name, "key"), args.input_fields[1].data_type().clone(), true)),
+        ])
+    }
+    fn accumulator(&self, acc_args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
+        let nullable = acc_args.expr_fields.iter().any(|f| is_nullable_field(f));
+        Ok(Box::new(ArgAccumulator {
+            max: self.max,
+            value: None,
+            key: None,
+            value_type: acc_args.expr_fields[0].data_type().clone(),
+            key_type: acc_args.expr_fields[1].data_type().clone(),
+            fill_default: !nullable,
+        }))
+    }
+}
+
+#[derive(Debug)]
+struct ArgAccumulator {
+    max: bool,
+    value: Option<ScalarValue>,
+    key: Option<ScalarValue>,
+    value_type: DataType,
+    key_type: DataType,
+    fill_default: bool,
+}
+
+impl ArgAccumulator {
+    /// Folds rows `(values[i], keys[i])` into the best pair, skipping NULL keys; ties
+    /// keep the earlier row.
+    fn fold(&mut self, values: &ArrayRef, keys: &ArrayRef) -> DfResult<()> {
+        if keys.data_type() == &DataType::Null {
+            return Ok(());
+        }
+        let cmp = datafusion::arrow::array::make_comparator(keys.as_ref(), keys.as_ref(), Default::default())?;
+        let mut best: Option<usize> = None;
+        for i in 0..keys.len() {
+            if keys.is_null(i) {
+                continue;
+            }
+            best = match best {
+                None => Some(i),
+                Some(b) => {
+                    let ord = cmp(i, b);
+                    let better = if self.max { ord.is_gt() } else { ord.is_lt() };
+                    Some(if better { i } else { b })
+                }
+            };
+        }
+        let Some(i) = best else { return Ok(()) };
+        let key = ScalarValue::try_from_array(keys, i)?;
+        let replace = match &self.key {
+            None => true,
+            Some(current) => match key.partial_cmp(current) {
+                Some(ord) => {
+                    if self.max {
+                        ord.is_gt()
+                    } else {
+                        ord.is_lt()
+                    }
+                }
+                None => false,
+            },
+        };
+        if replace {
+            self.key = Some(key);
+            self.value = Some(ScalarValue::try_from_array(values, i)?);
+        }
+        Ok(())
+    }
+}
+
+impl Accumulator for ArgAccumulator {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
+        self.fold(&values[0], &values[1])
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> DfResult<()> {
+        self.fold(&states[0], &states[1])
+    }
+    fn state(&mut self) -> DfResult<Vec<ScalarValue>> {
+        Ok(vec![
+            self.value.clone().map_or_else(|| ScalarValue::try_from(&self.value_type), Ok)?,
+            self.key.clone().map_or_else(|| ScalarValue::try_from(&self.key_type), Ok)?,
+        ])
+    }
+    fn evaluate(&mut self) -> DfResult<ScalarValue> {
+        match &self.value {
+            Some(v) => Ok(v.clone()),
+            None if self.fill_default && self.value_type != DataType::Null => ScalarValue::new_default(&self.value_type),
+            None => ScalarValue::try_from(&self.value_type),
+        }
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+            + self.value.as_ref().map_or(0, |v| v.size())
+            + self.key.as_ref().map_or(0, |v| v.size())
+    }
+}
+
+/// Every aggregate function.
+pub(crate) fn aggregates() -> Vec<AggregateUDF> {
+    let wrapped = |name: &'static str, kind: Kind, inner: Arc<AggregateUDF>| AggregateUDF::new_from_impl(Wrapped::new(name, kind, inner));
+    vec![
+        wrapped("count", Kind::Count, count::count_udaf()),
+        wrapped("uniqExact", Kind::Uniq, count::count_udaf()),
+        wrapped("sum", Kind::Sum, sum::sum_udaf()),
+        wrapped("avg", Kind::Avg, average::avg_udaf()),
+        wrapped("min", Kind::Min, min_max::min_udaf()),
+        wrapped("max", Kind::Max, min_max::max_udaf()),
+        wrapped("any", Kind::Any, first_last::first_value_udaf()),
+        wrapped("anyLast", Kind::AnyLast, first_last::last_value_udaf()),
+        wrapped("groupArray", Kind::GroupArray, array_agg::array_agg_udaf()),
+        AggregateUDF::new_from_impl(ArgMinMax { name: "argMin", max: false, signature: Signature::user_defined(Volatility::Immutable) }),
+        AggregateUDF::new_from_impl(ArgMinMax { name: "argMax", max: true, signature: Signature::user_defined(Volatility::Immutable) }),
+    ]
+}

@@ -1,0 +1,274 @@
+//! Functional forms of arithmetic and comparison: `plus`, `minus`, `multiply`,
+//! `divide`, `intDiv`, `modulo`, `equals`, `notEquals`, `less`, `greater`,
+//! `lessOrEquals`, `greaterOrEquals`.
+//!
+//! Result types follow ClickHouse's `NumberTraits` (checked with chdb):
+//! `plus`/`multiply` widen to the next size (`UInt8 + UInt8` -> `UInt16`, capped at 64
+//! bits, signed if either side is); `minus` is always signed; `divide` is `Float64`;
+//! `intDiv` keeps the dividend's width; `modulo` takes the divisor's width (one size up
+//! when a signed value is divided by an unsigned one); any float makes `Float64`.
+//! Integer overflow wraps. Comparisons return `UInt8` (0/1) like ClickHouse.
+//! Dates: `Date ± n` adds days, `DateTime ± n` adds seconds, `Date - Date` is `Int32`.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt8Array};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::compute::kernels::{cmp, numeric};
+use datafusion::arrow::datatypes::{DataType, Date32Type, Int64Type};
+use datafusion::arrow::error::ArrowError;
+use datafusion::logical_expr::ScalarUDF;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{byte_width, ch_error, illegal_type, int_type, is_float, is_integer, is_signed_int, Arity, DfResult};
+use crate::conditional::to_type;
+use crate::conversion::convert::{convert, Conv, Mode};
+use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::supertype::least_supertype;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Op {
+    Plus,
+    Minus,
+    Multiply,
+    Divide,
+    IntDiv,
+    Modulo,
+}
+
+fn numeric_or_bool(dt: &DataType) -> bool {
+    is_integer(dt) || is_float(dt) || dt == &DataType::Boolean
+}
+
+fn width(dt: &DataType) -> usize {
+    if is_float(dt) {
+        8
+    } else {
+        byte_width(dt)
+    }
+}
+
+fn next_width(w: usize) -> usize {
+    (w * 2).min(8)
+}
+
+fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
+    let (a, b) = (ctx.dt(0), ctx.dt(1));
+    // Date and time arithmetic.
+    match (op, a, b) {
+        (Op::Plus | Op::Minus, DataType::Date32 | DataType::Timestamp(..), r) if is_integer(r) => return Ok(ctx.ch(0)),
+        (Op::Plus, l, DataType::Date32 | DataType::Timestamp(..)) if is_integer(l) => return Ok(ctx.ch(1)),
+        (Op::Minus, DataType::Date32, DataType::Date32) => return Ok(ChType::Int32),
+        (Op::Minus, DataType::Timestamp(..), DataType::Timestamp(..)) => return Ok(ChType::Int64),
+        _ => {}
+    }
+    for i in 0..2 {
+        if !numeric_or_bool(ctx.dt(i)) {
+            return Err(illegal_type(ctx.name, i, ctx.field(i)));
+        }
+    }
+    let any_float = is_float(a) || is_float(b);
+    let signed = is_signed_int(a) || is_signed_int(b);
+    let dt = match op {
+        Op::Divide => DataType::Float64,
+        _ if any_float && op != Op::IntDiv => DataType::Float64,
+        Op::Plus | Op::Multiply => int_type(signed, next_width(width(a).max(width(b)))),
+        Op::Minus => int_type(true, next_width(width(a).max(width(b)))),
+        Op::IntDiv => int_type(signed || is_float(a) || is_float(b), width(a)),
+        Op::Modulo => {
+            let w = if is_signed_int(a) && !is_signed_int(b) { next_width(width(b)) } else { width(b) };
+            int_type(is_signed_int(a), w)
+        }
+    };
+    Ok(ChType::from_arrow(&dt, false))
+}
+
+fn arrow_error(e: ArrowError) -> datafusion::common::DataFusionError {
+    match e {
+        ArrowError::DivideByZero => ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Division by zero"),
+        ArrowError::ArithmeticOverflow(m) | ArrowError::ComputeError(m) => {
+            ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Division of minimal signed number by minus one: {m}"))
+        }
+        other => other.into(),
+    }
+}
+
+fn wrap_to(array: &ArrayRef, to: &ChType, ctx: &ExecCtx) -> DfResult<ArrayRef> {
+    let field = datafusion::arrow::datatypes::Field::new("", array.data_type().clone(), true);
+    let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+    convert(array, &field, to, &cv)
+}
+
+fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
+    let ret = ctx.ret_ch();
+    let base = ret.strip_nullable().clone();
+    let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+    // Dates.
+    if matches!(a.data_type(), DataType::Date32 | DataType::Timestamp(..))
+        || matches!(b.data_type(), DataType::Date32 | DataType::Timestamp(..))
+    {
+        return date_arith(op, &a, &b, &base, ctx);
+    }
+    let float = matches!(base, ChType::Float64 | ChType::Float32) || (op == Op::IntDiv && (is_float(a.data_type()) || is_float(b.data_type())));
+    let work = if float {
+        DataType::Float64
+    } else if !is_signed_int(a.data_type()) && !is_signed_int(b.data_type()) && op != Op::Minus {
+        DataType::UInt64
+    } else {
+        DataType::Int64
+    };
+    let work_ch = ChType::from_arrow(&work, false);
+    let l = wrap_to(&a, &work_ch, ctx)?;
+    let r = wrap_to(&b, &work_ch, ctx)?;
+    let out = match op {
+        Op::Plus => numeric::add_wrapping(&l, &r),
+        Op::Minus => numeric::sub_wrapping(&l, &r),
+        Op::Multiply => numeric::mul_wrapping(&l, &r),
+        Op::Divide => numeric::div(&l, &r),
+        Op::IntDiv if float => {
+            let q = numeric::div(&l, &r).map_err(arrow_error)?;
+            let q = q.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+            if q.iter().flatten().any(|v| !v.is_finite()) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Division by zero"));
+            }
+            Ok(Arc::new(q.unary::<_, datafusion::arrow::datatypes::Float64Type>(f64::trunc)) as ArrayRef)
+        }
+        Op::IntDiv => numeric::div(&l, &r),
+        Op::Modulo => numeric::rem(&l, &r),
+    }
+    .map_err(arrow_error)?;
+    if out.data_type() == &base.to_arrow() {
+        Ok(out)
+    } else {
+        wrap_to(&out, &base, ctx)
+    }
+}
+
+fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) -> DfResult<ArrayRef> {
+    let int64 = |x: &ArrayRef| -> DfResult<ArrayRef> {
+        Ok(match x.data_type() {
+            DataType::Timestamp(..) => {
+                let (raw, _) = crate::conversion::convert::timestamp_ticks(x)?;
+                Arc::new(raw)
+            }
+            _ => cast(x, &DataType::Int64)?,
+        })
+    };
+    let per = match (a.data_type(), b.data_type()) {
+        (DataType::Timestamp(..), _) => crate::conversion::convert::timestamp_ticks(a)?.1,
+        (_, DataType::Timestamp(..)) => crate::conversion::convert::timestamp_ticks(b)?.1,
+        _ => 1,
+    };
+    let (l, r) = (int64(a)?, int64(b)?);
+    // ClickHouse adds whole seconds (or days) to DateTime64 ticks.
+    let scale = |x: &ArrayRef, is_time: bool| -> DfResult<ArrayRef> {
+        if is_time || per == 1 {
+            return Ok(Arc::clone(x));
+        }
+        Ok(Arc::new(x.as_primitive::<Int64Type>().unary::<_, Int64Type>(|v| v.wrapping_mul(per))))
+    };
+    let l = scale(&l, !is_integer(a.data_type()))?;
+    let r = scale(&r, !is_integer(b.data_type()))?;
+    let out = match op {
+        Op::Minus => numeric::sub_wrapping(&l, &r)?,
+        _ => numeric::add_wrapping(&l, &r)?,
+    };
+    let out = out.as_primitive::<Int64Type>();
+    Ok(match base {
+        ChType::Date => Arc::new(out.unary::<_, Date32Type>(|d| (d as u16) as i32)),
+        ChType::Date32 => Arc::new(out.unary::<_, Date32Type>(|d| d as i32)),
+        ChType::Int32 | ChType::Int64 => wrap_to(&(Arc::new(out.clone()) as ArrayRef), base, ctx)?,
+        other => {
+            let data = out.to_data().into_builder().data_type(other.to_arrow()).build()?;
+            datafusion::arrow::array::make_array(data)
+        }
+    })
+}
+
+fn arith(name: &'static str, op: Op) -> ScalarUDF {
+    ScalarDef::new(name, Arity::exact(2), move |ctx| result_type(op, ctx), move |ctx| compute(op, ctx)).build()
+}
+
+#[derive(Clone, Copy)]
+enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+}
+
+/// The type both sides are compared in.
+pub(crate) fn comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &DataType) -> DfResult<ChType> {
+    let is_str = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    // A string compared with a non-string is read as the other type (ClickHouse does
+    // this for literals: `d = '2024-01-01'`).
+    if is_str(adt) && !is_str(bdt) && !matches!(bdt, DataType::FixedSizeBinary(_)) {
+        return Ok(b.base().clone());
+    }
+    if is_str(bdt) && !is_str(adt) && !matches!(adt, DataType::FixedSizeBinary(_)) {
+        return Ok(a.base().clone());
+    }
+    match least_supertype(&[a.base().clone(), b.base().clone()]) {
+        Ok(t) => Ok(t.strip_nullable().clone()),
+        // UInt64 against Int64 (or against floats): compare exactly as decimals.
+        Err(_) if (is_integer(adt) || is_float(adt)) && (is_integer(bdt) || is_float(bdt)) => {
+            if is_float(adt) || is_float(bdt) {
+                Ok(ChType::Float64)
+            } else {
+                Ok(ChType::Decimal(20, 0))
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1))?;
+            Ok(ChType::UInt8)
+        },
+        move |ctx| {
+            let common = comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1))?;
+            let (l, r) = (to_type(ctx, 0, &common)?, to_type(ctx, 1, &common)?);
+            let mask: BooleanArray = match how {
+                Cmp::Eq => cmp::eq(&l, &r)?,
+                Cmp::Ne => cmp::neq(&l, &r)?,
+                Cmp::Lt => cmp::lt(&l, &r)?,
+                Cmp::Gt => cmp::gt(&l, &r)?,
+                Cmp::Le => cmp::lt_eq(&l, &r)?,
+                Cmp::Ge => cmp::gt_eq(&l, &r)?,
+            };
+            Ok(Arc::new(bool_to_u8(&mask)))
+        },
+    )
+    .build()
+}
+
+/// A Boolean column as ClickHouse's UInt8 0/1, keeping nulls.
+pub(crate) fn bool_to_u8(mask: &BooleanArray) -> UInt8Array {
+    let values: Vec<u8> = mask.values().iter().map(u8::from).collect();
+    UInt8Array::new(values.into(), mask.nulls().cloned())
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        arith("plus", Op::Plus),
+        arith("minus", Op::Minus),
+        arith("multiply", Op::Multiply),
+        arith("divide", Op::Divide),
+        arith("intDiv", Op::IntDiv),
+        arith("modulo", Op::Modulo),
+        comparison("equals", Cmp::Eq),
+        comparison("notEquals", Cmp::Ne),
+        comparison("less", Cmp::Lt),
+        comparison("greater", Cmp::Gt),
+        comparison("lessOrEquals", Cmp::Le),
+        comparison("greaterOrEquals", Cmp::Ge),
+    ]
+}

@@ -1,0 +1,161 @@
+//! Array functions: `range`, `has` (`length`, `empty`, `notEmpty` of arrays live with
+//! the string functions, which share their names).
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, UInt8Array};
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, Int64Type};
+use datafusion::logical_expr::ScalarUDF;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, illegal_type, is_integer, Arity, DfResult};
+use crate::conversion::convert::{convert, Conv, Mode};
+use crate::func::ScalarDef;
+use crate::supertype::least_supertype;
+
+/// ClickHouse's limit on elements `range` may produce in one block
+/// (`function_range_max_elements_in_block`).
+const RANGE_MAX_ELEMENTS: usize = 500_000_000;
+
+fn range() -> ScalarUDF {
+    ScalarDef::new(
+        "range",
+        Arity::range(1, 3),
+        |ctx| {
+            let mut types = Vec::new();
+            for i in 0..ctx.arg_count() {
+                if !is_integer(ctx.dt(i)) {
+                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
+                }
+                types.push(ctx.ch(i));
+            }
+            Ok(ChType::Array(Box::new(least_supertype(&types)?)))
+        },
+        |ctx| {
+            let n = ctx.args.len();
+            let cols: Vec<ArrayRef> = (0..n).map(|i| cast(&ctx.array(i)?, &DataType::Int64).map_err(Into::into)).collect::<DfResult<_>>()?;
+            let cols: Vec<_> = cols.iter().map(|c| c.as_primitive::<Int64Type>()).collect();
+            let mut values: Vec<i64> = Vec::new();
+            let mut offsets: Vec<i32> = vec![0];
+            for row in 0..ctx.len {
+                let (start, end, step) = match n {
+                    1 => {
+                        let end = cols[0].value(row);
+                        if end < 0 {
+                            return Err(ch_error(
+                                ErrorCode::ARGUMENT_OUT_OF_BOUND,
+                                "A call to function range overflows, only support positive values when only end is provided",
+                            ));
+                        }
+                        (0, end, 1)
+                    }
+                    2 => (cols[0].value(row), cols[1].value(row), 1),
+                    _ => (cols[0].value(row), cols[1].value(row), cols[2].value(row)),
+                };
+                if step <= 0 {
+                    return Err(ch_error(
+                        ErrorCode::ARGUMENT_OUT_OF_BOUND,
+                        "A call to function range underflows, the 3rd argument step can't be less or equal to zero",
+                    ));
+                }
+                let mut v = start;
+                while v < end {
+                    values.push(v);
+                    if values.len() > RANGE_MAX_ELEMENTS {
+                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "A call to function range would produce too many elements"));
+                    }
+                    v = match v.checked_add(step) {
+                        Some(next) => next,
+                        None => break,
+                    };
+                }
+                offsets.push(values.len() as i32);
+            }
+            let elem = match ctx.ret_ch().strip_nullable() {
+                ChType::Array(inner) => (**inner).clone(),
+                _ => ChType::Int64,
+            };
+            let flat: ArrayRef = Arc::new(datafusion::arrow::array::Int64Array::from(values));
+            let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+            let flat = convert(&flat, &Field::new("", DataType::Int64, false), &elem, &cv)?;
+            let field = Arc::new(elem.to_arrow_field("item"));
+            Ok(Arc::new(ListArray::try_new(field, OffsetBuffer::new(offsets.into()), flat, None)?))
+        },
+    )
+    .build()
+}
+
+fn has() -> ScalarUDF {
+    ScalarDef::new(
+        "has",
+        Arity::exact(2),
+        |ctx| {
+            let elem = match ctx.ch(0).strip_nullable() {
+                ChType::Array(inner) => (**inner).clone(),
+                _ => return Err(illegal_type(ctx.name, 0, ctx.field(0))),
+            };
+            crate::arithmetic::comparison_type(&elem, &ctx.ch(1), &elem.to_arrow(), ctx.dt(1))?;
+            Ok(ChType::UInt8)
+        },
+        |ctx| {
+            let list = ctx.array(0)?;
+            let list = list.as_list::<i32>();
+            let elem = match ctx.ch(0).strip_nullable() {
+                ChType::Array(inner) => (**inner).clone(),
+                _ => ChType::Nothing,
+            };
+            let elem_dt = elem.to_arrow();
+            let common = if matches!(elem.base(), ChType::Nothing) || ctx.dt(1) == &DataType::Null {
+                least_supertype(&[elem, ctx.ch(1)])?
+            } else {
+                crate::arithmetic::comparison_type(&elem, &ctx.ch(1), &elem_dt, ctx.dt(1))?
+            };
+            let base = common.strip_nullable().clone();
+            let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+            let values = list.values();
+            let item_field = match list.data_type() {
+                DataType::List(f) => f.as_ref().clone(),
+                _ => Field::new("item", values.data_type().clone(), true),
+            };
+            let (values, needles) = if matches!(base, ChType::Nothing) {
+                (Arc::clone(values), ctx.array(1)?)
+            } else {
+                (convert(values, &item_field, &base, &cv)?, convert(&ctx.array(1)?, &ctx.fields[1], &base, &cv)?)
+            };
+            let cmp = datafusion::arrow::array::make_comparator(
+                values.as_ref(),
+                needles.as_ref(),
+                Default::default(),
+            )?;
+            let offsets = list.value_offsets();
+            // A NULL needle finds NULL elements (ClickHouse: has([1, NULL], NULL) = 1).
+            let out: UInt8Array = (0..ctx.len)
+                .map(|row| {
+                    if list.is_null(row) {
+                        return 0;
+                    }
+                    let (s, e) = (offsets[row] as usize, offsets[row + 1] as usize);
+                    let needle_null = needles.is_null(row);
+                    (s..e).any(|j| {
+                        if needle_null || values.is_null(j) {
+                            needle_null && values.is_null(j)
+                        } else {
+                            cmp(j, row).is_eq()
+                        }
+                    }) as u8
+                })
+                .collect::<Vec<_>>()
+                .into();
+            Ok(Arc::new(out))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![range(), has()]
+}

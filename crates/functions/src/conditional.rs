@@ -1,0 +1,242 @@
+//! Conditionals and NULL handling: `if`, `multiIf`, `isNull`, `isNotNull`, `ifNull`,
+//! `nullIf`, `assumeNotNull`, `toNullable`.
+//!
+//! Branch values are converted to ClickHouse's least supertype of the branches
+//! ([`crate::supertype`]) and merged with Arrow's `zip`. Conditions may be `Bool`, any
+//! integer (non-zero is true) or `Nullable` (NULL is false), as in ClickHouse.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt8Array};
+use datafusion::arrow::compute::kernels::cmp::{eq, neq};
+use datafusion::arrow::compute::kernels::zip::zip;
+use datafusion::arrow::compute::{cast, is_not_null, is_null, prep_null_mask_filter};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::logical_expr::ScalarUDF;
+use granary_types::ChType;
+
+use crate::args::{illegal_type, is_numeric, DfResult};
+use crate::conversion::convert::{convert, Conv, Mode};
+use crate::func::{with_nulls, ExecCtx, RetCtx, ScalarDef};
+use crate::supertype::least_supertype;
+use crate::args::Arity;
+
+/// The rows where a condition column is true (NULL counts as false).
+pub(crate) fn truth_mask(array: &ArrayRef) -> DfResult<BooleanArray> {
+    let mask = match array.data_type() {
+        DataType::Boolean => array.as_boolean().clone(),
+        DataType::Null => BooleanArray::from(vec![false; array.len()]),
+        _ => {
+            let as_f = cast(array, &DataType::Float64)?;
+            let zero = datafusion::arrow::array::Float64Array::new_scalar(0.0);
+            neq(&as_f, &zero)?
+        }
+    };
+    Ok(null_to_false(&mask))
+}
+
+/// A Boolean mask with NULL read as false (and no validity bitmap).
+pub(crate) fn null_to_false(mask: &BooleanArray) -> BooleanArray {
+    match mask.nulls() {
+        Some(nulls) if nulls.null_count() > 0 => prep_null_mask_filter(mask),
+        _ => BooleanArray::new(mask.values().clone(), None),
+    }
+}
+
+fn check_condition(ctx: &RetCtx, i: usize) -> DfResult<()> {
+    let dt = ctx.dt(i);
+    if is_numeric(dt) || matches!(dt, DataType::Null) {
+        Ok(())
+    } else {
+        Err(illegal_type(ctx.name, i, ctx.field(i)))
+    }
+}
+
+/// Converts argument `i` to the (base of the) result type `t`, keeping its nulls.
+pub(crate) fn to_type(ctx: &ExecCtx, i: usize, t: &ChType) -> DfResult<ArrayRef> {
+    let array = ctx.array(i)?;
+    let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+    let base = t.strip_nullable().clone();
+    if matches!(base, ChType::Nothing) {
+        return Ok(array);
+    }
+    convert(&array, &ctx.fields[i], &base, &cv)
+}
+
+fn if_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "if",
+        Arity::exact(3),
+        |ctx| {
+            check_condition(ctx, 0)?;
+            least_supertype(&[ctx.ch(1), ctx.ch(2)])
+        },
+        |ctx| {
+            let t = ctx.ret_ch();
+            let mask = truth_mask(&ctx.array(0)?)?;
+            let a = to_type(ctx, 1, &t)?;
+            let b = to_type(ctx, 2, &t)?;
+            Ok(zip(&mask, &a, &b)?)
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+fn multi_if() -> ScalarUDF {
+    ScalarDef::new(
+        "multiIf",
+        Arity::at_least(3),
+        |ctx| {
+            let n = ctx.arg_count();
+            if n % 2 == 0 {
+                return Err(crate::args::ch_error(
+                    granary_common::ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                    "Invalid number of arguments for function multiIf",
+                ));
+            }
+            let mut branches = Vec::new();
+            for i in (0..n - 1).step_by(2) {
+                check_condition(ctx, i)?;
+                branches.push(ctx.ch(i + 1));
+            }
+            branches.push(ctx.ch(n - 1));
+            least_supertype(&branches)
+        },
+        |ctx| {
+            let t = ctx.ret_ch();
+            let n = ctx.args.len();
+            let mut result = to_type(ctx, n - 1, &t)?;
+            for i in (0..n - 1).step_by(2).rev() {
+                let mask = truth_mask(&ctx.array(i)?)?;
+                let value = to_type(ctx, i + 1, &t)?;
+                result = zip(&mask, &value, &result)?;
+            }
+            Ok(result)
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+fn null_test(name: &'static str, want_null: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |_| Ok(ChType::UInt8),
+        move |ctx| {
+            let array = ctx.array(0)?;
+            let mask = if want_null { is_null(&array)? } else { is_not_null(&array)? };
+            Ok(Arc::new(UInt8Array::from_iter_values(mask.values().iter().map(u8::from))))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+fn if_null() -> ScalarUDF {
+    ScalarDef::new(
+        "ifNull",
+        Arity::exact(2),
+        |ctx| {
+            let a = ctx.ch(0);
+            if ctx.dt(0) == &DataType::Null {
+                return Ok(ctx.ch(1));
+            }
+            if !a.is_nullable() {
+                return Ok(a);
+            }
+            let t = least_supertype(&[a.strip_nullable().clone(), ctx.ch(1)])?;
+            Ok(t)
+        },
+        |ctx| {
+            let t = ctx.ret_ch();
+            if ctx.dt(0) == &DataType::Null {
+                return to_type(ctx, 1, &t);
+            }
+            if !ctx.ch(0).is_nullable() {
+                return to_type(ctx, 0, &t);
+            }
+            let a = to_type(ctx, 0, &t)?;
+            let b = to_type(ctx, 1, &t)?;
+            Ok(zip(&is_not_null(&a)?, &a, &b)?)
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+fn null_if() -> ScalarUDF {
+    ScalarDef::new(
+        "nullIf",
+        Arity::exact(2),
+        |ctx| {
+            least_supertype(&[ctx.ch(0), ctx.ch(1)])?;
+            Ok(ctx.ch(0).into_nullable())
+        },
+        |ctx| {
+            let a = ctx.array(0)?;
+            if ctx.dt(0) == &DataType::Null {
+                return Ok(a);
+            }
+            let common = least_supertype(&[ctx.ch(0), ctx.ch(1)])?;
+            let l = to_type(ctx, 0, &common)?;
+            let r = to_type(ctx, 1, &common)?;
+            let equal = if ctx.dt(1) == &DataType::Null {
+                BooleanArray::from(vec![false; a.len()])
+            } else {
+                null_to_false(&eq(&l, &r)?)
+            };
+            // Null where equal (or already null).
+            let keep = datafusion::arrow::compute::not(&equal)?;
+            let nulls = datafusion::arrow::buffer::NullBuffer::union(a.logical_nulls().as_ref(), Some(&keep.values().clone().into()));
+            with_nulls(&a, nulls)
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+fn assume_not_null() -> ScalarUDF {
+    ScalarDef::new(
+        "assumeNotNull",
+        Arity::exact(1),
+        |ctx| {
+            let t = ctx.ch(0);
+            Ok(match t {
+                ChType::Nullable(inner) if !matches!(inner.as_ref(), ChType::Nothing) => *inner,
+                other => other,
+            })
+        },
+        |ctx| {
+            let a = ctx.array(0)?;
+            if a.data_type() == &DataType::Null {
+                return Ok(a);
+            }
+            // ClickHouse leaves the default value under a NULL; Arrow kernels leave
+            // zeroes/empty strings there, which is the same.
+            with_nulls(&a, None)
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+fn to_nullable() -> ScalarUDF {
+    ScalarDef::new("toNullable", Arity::exact(1), |ctx| Ok(ctx.ch(0).into_nullable()), |ctx| ctx.array(0))
+        .custom_nulls()
+        .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        if_fn(),
+        multi_if(),
+        null_test("isNull", true),
+        null_test("isNotNull", false),
+        if_null(),
+        null_if(),
+        assume_not_null(),
+        to_nullable(),
+    ]
+}

@@ -1,0 +1,739 @@
+//! The conversion engine behind `toT`, `toTOrZero`, `toTOrNull` and `CAST`: converts
+//! an Arrow array of any supported source type to a ClickHouse type, with ClickHouse's
+//! semantics (wrapping integer narrowing, x86 float truncation, lenient dates, UInt32
+//! `DateTime` range, truncating decimals).
+//!
+//! Every path is a vectorized loop over the source array (Arrow `unary`/`try_unary` or
+//! a builder loop for strings); nulls in the source stay nulls and are never parsed.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Decimal128Array, FixedSizeBinaryBuilder,
+    Float32Array, Float64Array, PrimitiveArray, PrimitiveBuilder,
+};
+use datafusion::arrow::compute::{cast, kernels::cast::cast_with_options, CastOptions};
+use datafusion::arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Field, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use datafusion::common::config::ConfigOptions;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, is_float, is_signed_int, DfResult};
+use crate::format::{format_array, FormatCtx};
+use crate::parse::{self, DateTimeText, ParseFail};
+use crate::tz::{SessionTz, DATE32_MAX_DAYS, DATE32_MIN_DAYS, DATETIME_MAX, DATE_MAX_DAYS};
+
+/// What a conversion does with a value it cannot read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Mode {
+    /// Raise the ClickHouse error (`toT`, `CAST`).
+    Throw,
+    /// Yield the type's zero (`toTOrZero`).
+    OrZero,
+    /// Yield NULL (`toTOrNull`).
+    OrNull,
+}
+
+/// Everything a conversion needs besides the data.
+pub(crate) struct Conv<'a> {
+    /// The user-visible function name, for the "there are ...OrZero" note; empty for CAST.
+    pub func: &'a str,
+    pub mode: Mode,
+    pub config: &'a ConfigOptions,
+}
+
+/// Converts `array` (of `from`) to the base (non-Nullable) ClickHouse type `to`.
+/// The result has Arrow type `to.to_arrow()`; nulls of the source stay nulls, and
+/// under [`Mode::OrNull`] unreadable values become nulls too.
+pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) -> DfResult<ArrayRef> {
+    let from_dt = from.data_type();
+    if from_dt == &DataType::Null {
+        return Ok(new_null_array(&to.to_arrow(), array.len()));
+    }
+    let to = match to {
+        ChType::Nullable(inner) | ChType::LowCardinality(inner) => inner.as_ref(),
+        other => other,
+    };
+    // Same physical type and same ClickHouse type: nothing to do.
+    if ChType::from_field(&from.clone().with_nullable(false)) == *to.base() && from_dt == &to.to_arrow() {
+        return Ok(Arc::clone(array));
+    }
+    match to {
+        ChType::UInt8 => Ok(Arc::new(to_int::<UInt8Type>(array, from, cv)?)),
+        ChType::UInt16 => Ok(Arc::new(to_int::<UInt16Type>(array, from, cv)?)),
+        ChType::UInt32 => Ok(Arc::new(to_int::<UInt32Type>(array, from, cv)?)),
+        ChType::UInt64 => Ok(Arc::new(to_int::<UInt64Type>(array, from, cv)?)),
+        ChType::Int8 => Ok(Arc::new(to_int::<Int8Type>(array, from, cv)?)),
+        ChType::Int16 => Ok(Arc::new(to_int::<Int16Type>(array, from, cv)?)),
+        ChType::Int32 => Ok(Arc::new(to_int::<Int32Type>(array, from, cv)?)),
+        ChType::Int64 => Ok(Arc::new(to_int::<Int64Type>(array, from, cv)?)),
+        ChType::Float64 => Ok(Arc::new(to_f64(array, from, cv, "Float64")?)),
+        ChType::Float32 => {
+            let wide = to_f64(array, from, cv, "Float32")?;
+            let narrow: Float32Array = wide.unary(|v| v as f32);
+            Ok(Arc::new(narrow))
+        }
+        ChType::Bool => Ok(Arc::new(to_bool(array, from, cv)?)),
+        ChType::String => format_array(from, array, &FormatCtx::from_config(cv.config)?),
+        ChType::FixedString(n) => to_fixed_string(array, from, *n, cv),
+        ChType::Date => to_date(array, from, false, cv),
+        ChType::Date32 => to_date(array, from, true, cv),
+        ChType::DateTime(tz) => {
+            let zone = target_zone(tz.as_deref(), cv.config)?;
+            let secs = to_datetime_ticks(array, from, 0, &zone, cv, true)?;
+            Ok(Arc::new(secs.reinterpret_cast::<TimestampSecondType>().with_timezone_opt(tz.clone())))
+        }
+        ChType::DateTime64(p, tz) => {
+            let zone = target_zone(tz.as_deref(), cv.config)?;
+            let ticks = to_datetime_ticks(array, from, *p, &zone, cv, false)?;
+            let out: ArrayRef = match time_unit_for_precision(*p) {
+                TimeUnit::Second => Arc::new(ticks.reinterpret_cast::<TimestampSecondType>().with_timezone_opt(tz.clone())),
+                TimeUnit::Millisecond => {
+                    Arc::new(ticks.reinterpret_cast::<TimestampMillisecondType>().with_timezone_opt(tz.clone()))
+                }
+                TimeUnit::Microsecond => {
+                    Arc::new(ticks.reinterpret_cast::<TimestampMicrosecondType>().with_timezone_opt(tz.clone()))
+                }
+                TimeUnit::Nanosecond => {
+                    Arc::new(ticks.reinterpret_cast::<TimestampNanosecondType>().with_timezone_opt(tz.clone()))
+                }
+            };
+            Ok(out)
+        }
+        ChType::Decimal(p, s) if *p <= 38 => Ok(Arc::new(to_decimal(array, from, *p, *s, cv)?)),
+        ChType::Uuid => to_uuid(array, from, cv),
+        other => {
+            // Composite and remaining types: Arrow's cast, with ClickHouse's error code.
+            cast_with_options(array, &other.to_arrow(), &CastOptions { safe: false, ..Default::default() }).map_err(|e| {
+                ch_error(
+                    ErrorCode::CANNOT_CONVERT_TYPE,
+                    format!("Conversion from {} to {other} is not supported: {e}", ChType::from_field(from)),
+                )
+            })
+        }
+    }
+}
+
+/// The Arrow unit of `DateTime64(precision)` (same rule as `granary_types`).
+pub(crate) fn time_unit_for_precision(precision: u8) -> TimeUnit {
+    match precision {
+        0 => TimeUnit::Second,
+        1..=3 => TimeUnit::Millisecond,
+        4..=6 => TimeUnit::Microsecond,
+        _ => TimeUnit::Nanosecond,
+    }
+}
+
+fn target_zone(tz: Option<&str>, config: &ConfigOptions) -> DfResult<SessionTz> {
+    match tz {
+        Some(name) => crate::tz::parse_tz(name),
+        None => SessionTz::from_config(config),
+    }
+}
+
+/// Integer targets: the ClickHouse narrowing rules in one trait.
+pub(crate) trait IntTarget: ArrowPrimitiveType {
+    const NAME: &'static str;
+    const MIN: i128;
+    const MAX: i128;
+    const UNSIGNED: bool;
+    /// Two's-complement truncation (`toUInt8(300)` = 44).
+    fn wrap(v: i128) -> Self::Native;
+    /// Float to integer as ClickHouse's x86 build does it (`cvttsd2si` results for
+    /// out-of-range values, e.g. `toInt32(1e20)` = -2147483648).
+    fn from_f64(v: f64) -> Self::Native;
+}
+
+#[inline]
+fn cvt32(v: f64) -> i32 {
+    let t = v.trunc();
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&t) {
+        t as i32
+    } else {
+        i32::MIN
+    }
+}
+
+#[inline]
+fn cvt64(v: f64) -> i64 {
+    let t = v.trunc();
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&t) {
+        t as i64
+    } else {
+        i64::MIN
+    }
+}
+
+macro_rules! int_target {
+    ($t:ty, $native:ty, $name:literal, $unsigned:literal, |$v:ident| $from_f64:expr) => {
+        impl IntTarget for $t {
+            const NAME: &'static str = $name;
+            const MIN: i128 = <$native>::MIN as i128;
+            const MAX: i128 = <$native>::MAX as i128;
+            const UNSIGNED: bool = $unsigned;
+            #[inline]
+            fn wrap(v: i128) -> $native {
+                v as $native
+            }
+            #[inline]
+            fn from_f64($v: f64) -> $native {
+                $from_f64
+            }
+        }
+    };
+}
+
+int_target!(UInt8Type, u8, "UInt8", true, |v| cvt32(v) as u8);
+int_target!(UInt16Type, u16, "UInt16", true, |v| cvt32(v) as u16);
+int_target!(UInt32Type, u32, "UInt32", true, |v| cvt64(v) as u32);
+int_target!(UInt64Type, u64, "UInt64", true, |v| {
+    if v >= 18_446_744_073_709_551_616.0 {
+        1u64 << 63
+    } else if v >= 9_223_372_036_854_775_808.0 {
+        v as u64
+    } else {
+        cvt64(v) as u64
+    }
+});
+int_target!(Int8Type, i8, "Int8", false, |v| cvt32(v) as i8);
+int_target!(Int16Type, i16, "Int16", false, |v| cvt32(v) as i16);
+int_target!(Int32Type, i32, "Int32", false, |v| cvt32(v));
+int_target!(Int64Type, i64, "Int64", false, |v| cvt64(v));
+
+fn nan_to_int_error() -> datafusion::common::DataFusionError {
+    ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Unexpected inf or nan to integer conversion")
+}
+
+/// Signed integers, unsigned integers and floats of any width, widened losslessly.
+enum Wide {
+    Signed(PrimitiveArray<Int64Type>),
+    Unsigned(PrimitiveArray<UInt64Type>),
+    Float(PrimitiveArray<Float64Type>),
+}
+
+fn widen(array: &ArrayRef, dt: &DataType) -> DfResult<Option<Wide>> {
+    Ok(Some(match dt {
+        t if is_signed_int(t) => Wide::Signed(cast(array, &DataType::Int64)?.as_primitive::<Int64Type>().clone()),
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 | DataType::Boolean => {
+            Wide::Unsigned(cast(array, &DataType::UInt64)?.as_primitive::<UInt64Type>().clone())
+        }
+        t if is_float(t) => Wide::Float(cast(array, &DataType::Float64)?.as_primitive::<Float64Type>().clone()),
+        DataType::Date32 => Wide::Signed(cast(array, &DataType::Int64)?.as_primitive::<Int64Type>().clone()),
+        _ => return Ok(None),
+    }))
+}
+
+/// Seconds (truncated) of any timestamp array.
+fn timestamp_seconds(array: &ArrayRef) -> DfResult<PrimitiveArray<Int64Type>> {
+    let (raw, per) = timestamp_ticks(array)?;
+    Ok(raw.unary(|v| if per == 1 { v } else { v.div_euclid(per) }))
+}
+
+/// Raw ticks of a timestamp array and ticks per second.
+pub(crate) fn timestamp_ticks(array: &ArrayRef) -> DfResult<(PrimitiveArray<Int64Type>, i64)> {
+    let per = match array.data_type() {
+        DataType::Timestamp(TimeUnit::Second, _) => 1,
+        DataType::Timestamp(TimeUnit::Millisecond, _) => 1_000,
+        DataType::Timestamp(TimeUnit::Microsecond, _) => 1_000_000,
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => 1_000_000_000,
+        other => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{other} is not a timestamp"))),
+    };
+    let raw = array.to_data().into_builder().data_type(DataType::Int64).build()?;
+    Ok((PrimitiveArray::<Int64Type>::from(raw), per))
+}
+
+fn string_values(array: &ArrayRef) -> DfResult<Option<Vec<Option<String>>>> {
+    // Strings are read through an owned view only for the rare non-Utf8 layouts.
+    Ok(match array.data_type() {
+        DataType::LargeUtf8 | DataType::Utf8View => {
+            let a = cast(array, &DataType::Utf8)?;
+            Some(a.as_string::<i32>().iter().map(|v| v.map(str::to_string)).collect())
+        }
+        DataType::FixedSizeBinary(_) => Some(
+            array
+                .as_fixed_size_binary()
+                .iter()
+                .map(|v| v.map(|b| String::from_utf8_lossy(b).trim_end_matches('\0').to_string()))
+                .collect(),
+        ),
+        _ => None,
+    })
+}
+
+/// Runs `f` over the text values of a string-like array.
+fn for_each_text(array: &ArrayRef, mut f: impl FnMut(Option<&str>) -> DfResult<()>) -> DfResult<bool> {
+    match array.data_type() {
+        DataType::Utf8 => {
+            for v in array.as_string::<i32>().iter() {
+                f(v)?;
+            }
+            Ok(true)
+        }
+        _ => match string_values(array)? {
+            Some(values) => {
+                for v in values.iter() {
+                    f(v.as_deref())?;
+                }
+                Ok(true)
+            }
+            None => Ok(false),
+        },
+    }
+}
+
+pub(crate) fn is_text(dt: &DataType) -> bool {
+    matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::FixedSizeBinary(_))
+}
+
+fn unsupported(from: &Field, to: &str) -> datafusion::common::DataFusionError {
+    ch_error(
+        ErrorCode::CANNOT_CONVERT_TYPE,
+        format!("Conversion from {} to {to} is not supported", ChType::from_field(from)),
+    )
+}
+
+fn to_int<T: IntTarget>(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<PrimitiveArray<T>> {
+    let dt = from.data_type();
+    if is_text(dt) {
+        let mut b = PrimitiveBuilder::<T>::with_capacity(array.len());
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match parse::parse_int(text, T::UNSIGNED, T::MIN, T::MAX) {
+                    Ok((v, fits)) => match (cv.mode, fits) {
+                        (Mode::Throw, _) | (_, true) => b.append_value(T::wrap(v)),
+                        (Mode::OrZero, false) => b.append_value(T::wrap(0)),
+                        (Mode::OrNull, false) => b.append_null(),
+                    },
+                    Err(e) => match cv.mode {
+                        Mode::Throw => {
+                            let func = if cv.func.is_empty() { format!("to{}", T::NAME) } else { cv.func.to_string() };
+                            return Err(e.to_error(text, T::NAME, &func));
+                        }
+                        Mode::OrZero => b.append_value(T::wrap(0)),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        return Ok(b.finish());
+    }
+    if let Some(wide) = widen(array, dt)? {
+        return Ok(match wide {
+            Wide::Signed(a) => a.unary(|v| T::wrap(v as i128)),
+            Wide::Unsigned(a) => a.unary(|v| T::wrap(v as i128)),
+            Wide::Float(a) => a.try_unary(|v| if v.is_finite() { Ok(T::from_f64(v)) } else { Err(nan_to_int_error()) })?,
+        });
+    }
+    match dt {
+        DataType::Decimal128(_, s) => {
+            let pow = 10i128.pow((*s).max(0) as u32);
+            Ok(array.as_primitive::<Decimal128Type>().unary(|v| T::wrap(v / pow)))
+        }
+        DataType::Timestamp(..) => Ok(timestamp_seconds(array)?.unary(|v| T::wrap(v as i128))),
+        _ => Err(unsupported(from, T::NAME)),
+    }
+}
+
+fn to_f64(array: &ArrayRef, from: &Field, cv: &Conv, name: &str) -> DfResult<Float64Array> {
+    let dt = from.data_type();
+    if is_text(dt) {
+        let mut b = PrimitiveBuilder::<Float64Type>::with_capacity(array.len());
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match parse::parse_float(text) {
+                    Ok(f) => b.append_value(f),
+                    Err(e) => match cv.mode {
+                        Mode::Throw => {
+                            let e = if e == ParseFail::AtBegin { ParseFail::Trailing(0) } else { e };
+                            return Err(match e {
+                                ParseFail::Trailing(0) => ch_error(
+                                    ErrorCode::CANNOT_PARSE_NUMBER,
+                                    format!("Cannot read floating point value here: {text}: Cannot parse {name} from String"),
+                                ),
+                                other => other.to_error(text, name, cv.func),
+                            });
+                        }
+                        Mode::OrZero => b.append_value(0.0),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        return Ok(b.finish());
+    }
+    if let Some(wide) = widen(array, dt)? {
+        return Ok(match wide {
+            Wide::Signed(a) => a.unary(|v| v as f64),
+            Wide::Unsigned(a) => a.unary(|v| v as f64),
+            Wide::Float(a) => a,
+        });
+    }
+    match dt {
+        DataType::Decimal128(_, s) => {
+            let pow = 10f64.powi(*s as i32);
+            Ok(array.as_primitive::<Decimal128Type>().unary(|v| v as f64 / pow))
+        }
+        DataType::Timestamp(..) => {
+            let (raw, per) = timestamp_ticks(array)?;
+            Ok(raw.unary(|v| v as f64 / per as f64))
+        }
+        _ => Err(unsupported(from, name)),
+    }
+}
+
+fn to_bool(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<BooleanArray> {
+    let dt = from.data_type();
+    if is_text(dt) {
+        let mut b = BooleanBuilder::with_capacity(array.len());
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match parse::parse_bool(text) {
+                    Some(x) => b.append_value(x),
+                    None => match cv.mode {
+                        Mode::Throw => {
+                            return Err(ch_error(
+                                ErrorCode::CANNOT_PARSE_TEXT,
+                                format!("Cannot parse boolean value here: '{text}', should be 'true' or 'false' controlled by setting bool_true_representation and bool_false_representation or one of True/False/T/F/Y/N/Yes/No/On/Off/Enable/Disable/Enabled/Disabled/1/0"),
+                            ))
+                        }
+                        Mode::OrZero => b.append_value(false),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        return Ok(b.finish());
+    }
+    if dt == &DataType::Boolean {
+        return Ok(array.as_boolean().clone());
+    }
+    let f = to_f64(array, from, cv, "Bool")?;
+    Ok(f.iter().map(|v| v.map(|x| x != 0.0)).collect())
+}
+
+fn to_fixed_string(array: &ArrayRef, from: &Field, n: usize, cv: &Conv) -> DfResult<ArrayRef> {
+    let dt = from.data_type();
+    let strings: ArrayRef = if is_text(dt) && !matches!(dt, DataType::FixedSizeBinary(_)) {
+        cast(array, &DataType::Utf8)?
+    } else if let DataType::FixedSizeBinary(_) = dt {
+        Arc::clone(array)
+    } else {
+        convert(array, from, &ChType::String, cv)?
+    };
+    let mut b = FixedSizeBinaryBuilder::with_capacity(array.len(), n as i32);
+    let mut buf = vec![0u8; n];
+    let mut push = |bytes: Option<&[u8]>, b: &mut FixedSizeBinaryBuilder| -> DfResult<()> {
+        match bytes {
+            None => b.append_null(),
+            Some(bytes) => {
+                let bytes = if matches!(dt, DataType::FixedSizeBinary(_)) {
+                    let end = bytes.iter().rposition(|c| *c != 0).map_or(0, |p| p + 1);
+                    &bytes[..end]
+                } else {
+                    bytes
+                };
+                if bytes.len() > n {
+                    if cv.mode == Mode::OrNull {
+                        b.append_null();
+                        return Ok(());
+                    }
+                    return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("String too long for type FixedString({n})")));
+                }
+                buf.iter_mut().for_each(|c| *c = 0);
+                buf[..bytes.len()].copy_from_slice(bytes);
+                b.append_value(&buf)?;
+            }
+        }
+        Ok(())
+    };
+    if let DataType::FixedSizeBinary(_) = strings.data_type() {
+        for v in strings.as_fixed_size_binary().iter() {
+            push(v, &mut b)?;
+        }
+    } else {
+        for v in strings.as_string::<i32>().iter() {
+            push(v.map(str::as_bytes), &mut b)?;
+        }
+    }
+    Ok(Arc::new(b.finish()))
+}
+
+/// Clamps a day number into `Date` (wrapping like ClickHouse's UInt16 when asked) or
+/// `Date32` range.
+#[inline]
+fn clamp_days(days: i64, date32: bool) -> i32 {
+    if date32 {
+        days.clamp(DATE32_MIN_DAYS, DATE32_MAX_DAYS) as i32
+    } else {
+        days.clamp(0, DATE_MAX_DAYS) as i32
+    }
+}
+
+fn zero_days(date32: bool) -> i32 {
+    if date32 {
+        DATE32_MIN_DAYS as i32
+    } else {
+        0
+    }
+}
+
+fn to_date(array: &ArrayRef, from: &Field, date32: bool, cv: &Conv) -> DfResult<ArrayRef> {
+    let dt = from.data_type();
+    let name = if date32 { "Date32" } else { "Date" };
+    let out: PrimitiveArray<Date32Type> = if is_text(dt) {
+        let mut b = PrimitiveBuilder::<Date32Type>::with_capacity(array.len());
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match parse::parse_date(text) {
+                    Ok(Some(days)) => b.append_value(clamp_days(days, date32)),
+                    Ok(None) => b.append_value(zero_days(date32)),
+                    Err(e) => match cv.mode {
+                        Mode::Throw => return Err(e.to_error(text, name, "")),
+                        Mode::OrZero => b.append_value(zero_days(date32)),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        b.finish()
+    } else if dt == &DataType::Date32 {
+        let source_is_date32 = matches!(ChType::from_field(from).base(), ChType::Date32);
+        let a = array.as_primitive::<Date32Type>();
+        if date32 || !source_is_date32 {
+            a.clone()
+        } else {
+            // Date32 -> Date wraps into UInt16 days, as ClickHouse does.
+            a.unary(|d| (d as u16) as i32)
+        }
+    } else if let DataType::Timestamp(..) = dt {
+        let zone = SessionTz::for_field(from, cv.config)?;
+        timestamp_seconds(array)?.unary(|s| clamp_days(zone.to_local(s).div_euclid(86_400), date32))
+    } else if let Some(wide) = widen(array, dt)? {
+        let zone = SessionTz::from_config(cv.config)?;
+        let from_number = move |v: i128| -> i32 {
+            let limit = if date32 { DATE32_MAX_DAYS as i128 } else { DATE_MAX_DAYS as i128 };
+            if !date32 && v < 0 {
+                0
+            } else if v <= limit {
+                v as i32
+            } else {
+                // Larger numbers are Unix timestamps.
+                let secs = v.min(DATETIME_MAX as i128) as i64;
+                clamp_days(zone.to_local(secs).div_euclid(86_400), date32)
+            }
+        };
+        match wide {
+            Wide::Signed(a) => a.unary(|v| from_number(v as i128)),
+            Wide::Unsigned(a) => a.unary(|v| from_number(v as i128)),
+            Wide::Float(a) => a.unary(|v| from_number(if v.is_finite() { v.trunc() as i128 } else { 0 })),
+        }
+    } else {
+        return Err(unsupported(from, name));
+    };
+    Ok(Arc::new(out))
+}
+
+/// Converts to ticks of `10^-precision` seconds in the Arrow unit for `precision`.
+/// `clamp32`: the UInt32 range of `DateTime`.
+fn to_datetime_ticks(
+    array: &ArrayRef,
+    from: &Field,
+    precision: u8,
+    zone: &SessionTz,
+    cv: &Conv,
+    clamp32: bool,
+) -> DfResult<PrimitiveArray<Int64Type>> {
+    let dt = from.data_type();
+    let unit = time_unit_for_precision(precision);
+    let per_sec: i64 = match unit {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    };
+    let unit_digits = per_sec.ilog10();
+    // Ticks of the unit per tick of the precision (e.g. 10 ms for DateTime64(2)).
+    let step = 10i64.pow(unit_digits - (precision as u32).min(unit_digits));
+    let fit_secs = move |s: i64| if clamp32 { s.clamp(0, DATETIME_MAX) } else { s };
+    let name = if clamp32 { "DateTime".to_string() } else { format!("DateTime64({precision})") };
+    if is_text(dt) {
+        let mut b = PrimitiveBuilder::<Int64Type>::with_capacity(array.len());
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match parse::parse_datetime(text) {
+                    Ok(DateTimeText::Unix(s)) => b.append_value(fit_secs(s).saturating_mul(per_sec)),
+                    Ok(DateTimeText::Civil { days, secs, nanos, offset }) => {
+                        let local = days.unwrap_or(0) * 86_400 + secs;
+                        let utc = match offset {
+                            Some(o) => local - o,
+                            None => zone.to_utc(local),
+                        };
+                        let sub = (nanos as i64 / (1_000_000_000 / per_sec)) / step * step;
+                        b.append_value(fit_secs(utc).saturating_mul(per_sec) + if clamp32 { 0 } else { sub });
+                    }
+                    Err(e) => match cv.mode {
+                        Mode::Throw => {
+                            let e = if e == ParseFail::NotDate { ParseFail::AtBegin } else { e };
+                            return Err(match e {
+                                ParseFail::AtBegin => ch_error(
+                                    ErrorCode::CANNOT_PARSE_DATETIME,
+                                    format!("Cannot parse datetime: Cannot parse {name} from String '{text}'"),
+                                ),
+                                other => other.to_error(text, &name, ""),
+                            });
+                        }
+                        Mode::OrZero => b.append_value(0),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        return Ok(b.finish());
+    }
+    match dt {
+        DataType::Date32 => {
+            Ok(array.as_primitive::<Date32Type>().unary(|d| fit_secs(zone.to_utc(d as i64 * 86_400)).saturating_mul(per_sec)))
+        }
+        DataType::Timestamp(..) => {
+            let (raw, from_per) = timestamp_ticks(array)?;
+            Ok(raw.unary(|v| {
+                let secs = v.div_euclid(from_per);
+                let sub = v.rem_euclid(from_per);
+                let sub = if per_sec >= from_per { sub * (per_sec / from_per) } else { sub / (from_per / per_sec) };
+                if clamp32 {
+                    fit_secs(secs)
+                } else {
+                    secs.saturating_mul(per_sec) + sub / step * step
+                }
+            }))
+        }
+        DataType::Decimal128(_, s) => {
+            let pow = 10i128.pow((*s).max(0) as u32);
+            Ok(array.as_primitive::<Decimal128Type>().unary(|v| {
+                let secs = (v / pow) as i64;
+                fit_secs(secs).saturating_mul(per_sec)
+            }))
+        }
+        _ => match widen(array, dt)? {
+            Some(Wide::Signed(a)) => Ok(a.unary(|v| fit_secs(v).saturating_mul(per_sec))),
+            Some(Wide::Unsigned(a)) => Ok(a.unary(|v| fit_secs(v.min(i64::MAX as u64) as i64).saturating_mul(per_sec))),
+            Some(Wide::Float(a)) => Ok(a.unary(|v| {
+                if clamp32 {
+                    fit_secs(if v.is_finite() { v.trunc() as i64 } else { 0 })
+                } else {
+                    let p10 = 10f64.powi(precision as i32);
+                    let ticks = (v * p10).trunc() as i64;
+                    ticks.saturating_mul(step)
+                }
+            })),
+            None => Err(unsupported(from, &name)),
+        },
+    }
+}
+
+fn decimal_overflow() -> datafusion::common::DataFusionError {
+    ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow")
+}
+
+fn to_decimal(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResult<Decimal128Array> {
+    let dt = from.data_type();
+    let limit: i128 = if p >= 38 { i128::MAX } else { 10i128.pow(p as u32) };
+    let pow = 10i128.pow(s as u32);
+    let fits = move |v: i128| v > -limit && v < limit;
+    let out: Decimal128Array = if is_text(dt) {
+        let mut b = PrimitiveBuilder::<Decimal128Type>::with_capacity(array.len());
+        let type_name = format!("Decimal({p}, {s})");
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match parse::parse_decimal(text, s) {
+                    Ok(v) if fits(v) => b.append_value(v),
+                    other => match cv.mode {
+                        Mode::Throw => {
+                            return Err(match other {
+                                Err(ParseFail::Overflow) | Ok(_) => decimal_overflow(),
+                                Err(e) => e.to_error(text, &type_name, ""),
+                            })
+                        }
+                        Mode::OrZero => b.append_value(0),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        b.finish()
+    } else {
+        match dt {
+            DataType::Decimal128(_, from_s) => {
+                let from_s = (*from_s).max(0) as u8;
+                let a = array.as_primitive::<Decimal128Type>();
+                if s >= from_s {
+                    let m = 10i128.pow((s - from_s) as u32);
+                    a.try_unary(|v| v.checked_mul(m).filter(|v| fits(*v)).ok_or_else(decimal_overflow))?
+                } else {
+                    let d = 10i128.pow((from_s - s) as u32);
+                    a.try_unary(|v| Some(v / d).filter(|v| fits(*v)).ok_or_else(decimal_overflow))?
+                }
+            }
+            _ => match widen(array, dt)? {
+                Some(Wide::Signed(a)) => {
+                    a.try_unary(|v| (v as i128).checked_mul(pow).filter(|v| fits(*v)).ok_or_else(decimal_overflow))?
+                }
+                Some(Wide::Unsigned(a)) => {
+                    a.try_unary(|v| (v as i128).checked_mul(pow).filter(|v| fits(*v)).ok_or_else(decimal_overflow))?
+                }
+                Some(Wide::Float(a)) => a.try_unary(|v| {
+                    if !v.is_finite() {
+                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
+                    }
+                    let scaled = (v * pow as f64).trunc();
+                    if scaled.abs() >= limit as f64 {
+                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow. Float is out of Decimal range"));
+                    }
+                    Ok(scaled as i128)
+                })?,
+                None => return Err(unsupported(from, &format!("Decimal({p}, {s})"))),
+            },
+        }
+    };
+    Ok(out.with_precision_and_scale(p, s as i8)?)
+}
+
+fn to_uuid(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {
+    if !is_text(from.data_type()) {
+        return Err(unsupported(from, "UUID"));
+    }
+    let mut b = FixedSizeBinaryBuilder::with_capacity(array.len(), 16);
+    for_each_text(array, |v| {
+        match v {
+            None => b.append_null(),
+            Some(text) => match uuid::Uuid::parse_str(text) {
+                Ok(u) => b.append_value(u.as_bytes())?,
+                Err(_) => match cv.mode {
+                    Mode::Throw => {
+                        return Err(ch_error(ErrorCode::CANNOT_PARSE_TEXT, format!("Cannot parse uuid {text}: Cannot parse UUID from String")))
+                    }
+                    Mode::OrZero => b.append_value([0u8; 16])?,
+                    Mode::OrNull => b.append_null(),
+                },
+            },
+        }
+        Ok(())
+    })?;
+    Ok(Arc::new(b.finish()))
+}

@@ -1,0 +1,356 @@
+//! Type conversion functions: `toUInt8..toInt64`, `toFloat32/64`, `toDate`,
+//! `toDate32`, `toDateTime`, `toDateTime64`, `toDecimal32/64/128`, `toFixedString`,
+//! `toBool`, `toString`, their `OrZero`/`OrNull` variants, `CAST`/`_CAST`,
+//! `toTypeName`, `materialize`, `ignore`, `identity`.
+//!
+//! All of them go through [`convert::convert`], so `CAST(x AS UInt8)` and
+//! `toUInt8(x)` cannot disagree.
+
+pub(crate) mod convert;
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, StringArray, UInt8Array};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::logical_expr::{lit, Expr, ScalarUDF};
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, illegal_type, is_numeric, is_string, Arity, DfResult};
+use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::tz::parse_tz;
+use convert::{convert, is_text, Conv, Mode};
+
+fn mode_suffix(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Throw => "",
+        Mode::OrZero => "OrZero",
+        Mode::OrNull => "OrNull",
+    }
+}
+
+fn leak(s: String) -> &'static str {
+    // Function names are created once per process when the registry is built.
+    Box::leak(s.into_boxed_str())
+}
+
+/// Checks the first argument of a conversion: any scalar type for `toT`, strings only
+/// for `toTOrZero`/`toTOrNull` (ClickHouse's rule).
+fn check_source(ctx: &RetCtx, mode: Mode) -> DfResult<()> {
+    let dt = ctx.dt(0);
+    let ok = match mode {
+        Mode::Throw => is_numeric(dt) || is_text(dt) || matches!(dt, DataType::Date32 | DataType::Timestamp(..)),
+        _ => is_text(dt),
+    };
+    if ok {
+        return Ok(());
+    }
+    if mode != Mode::Throw {
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!(
+                "Illegal type {} of first argument of function {}. Conversion functions with postfix 'OrZero' or 'OrNull' should take String argument",
+                ctx.ch(0),
+                ctx.name
+            ),
+        ));
+    }
+    Err(illegal_type(ctx.name, 0, ctx.field(0)))
+}
+
+fn with_mode(t: ChType, mode: Mode) -> ChType {
+    if mode == Mode::OrNull {
+        t.into_nullable()
+    } else {
+        t
+    }
+}
+
+fn run_convert(ctx: &ExecCtx, target: &ChType, mode: Mode, base_name: &str) -> DfResult<ArrayRef> {
+    let cv = Conv { func: base_name, mode, config: ctx.config };
+    convert(&ctx.array(0)?, &ctx.fields[0], target, &cv)
+}
+
+/// `toUInt8`.. `toFloat64`, `toBool`, `toDate`, `toDate32` and their modes: the target
+/// type is fixed by the name.
+fn simple_conversion(base: &'static str, target: ChType, mode: Mode) -> ScalarUDF {
+    let name = leak(format!("{base}{}", mode_suffix(mode)));
+    let ret_target = target.clone();
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        move |ctx| {
+            check_source(ctx, mode)?;
+            Ok(with_mode(ret_target.clone(), mode))
+        },
+        move |ctx| run_convert(ctx, &target, mode, base),
+    )
+    .build()
+}
+
+/// The time zone argument at `index`, if present; checked so a bad name fails at
+/// planning with ClickHouse's BAD_ARGUMENTS.
+fn tz_arg(ctx: &RetCtx, index: usize) -> DfResult<Option<String>> {
+    if ctx.arg_count() <= index {
+        return Ok(None);
+    }
+    if !is_string(ctx.dt(index)) {
+        return Err(illegal_type(ctx.name, index, ctx.field(index)));
+    }
+    let tz = ctx.const_str(index, "time zone")?;
+    parse_tz(tz)?;
+    Ok(Some(tz.to_string()))
+}
+
+/// The zone a DateTime result keeps: the explicit argument, else the source's own.
+fn result_zone(ctx: &RetCtx, explicit: Option<String>) -> Option<String> {
+    explicit.or_else(|| match ctx.dt(0) {
+        DataType::Timestamp(_, Some(tz)) => Some(tz.to_string()),
+        _ => None,
+    })
+}
+
+fn to_datetime(mode: Mode) -> ScalarUDF {
+    let name = leak(format!("toDateTime{}", mode_suffix(mode)));
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            check_source(ctx, mode)?;
+            let tz = tz_arg(ctx, 1)?;
+            Ok(with_mode(ChType::DateTime(result_zone(ctx, tz)), mode))
+        },
+        move |ctx| {
+            let target = ctx.ret_ch().strip_nullable().clone();
+            run_convert(ctx, &target, mode, "toDateTime")
+        },
+    )
+    .build()
+}
+
+fn datetime64_precision(ctx: &RetCtx, index: usize) -> DfResult<u8> {
+    let p = ctx.const_int(index, "scale")?;
+    if !(0..=9).contains(&p) {
+        return Err(ch_error(
+            ErrorCode::ARGUMENT_OUT_OF_BOUND,
+            format!("Scale {p} is too large for DateTime64. Maximum is up to nanoseconds (9)"),
+        ));
+    }
+    Ok(p as u8)
+}
+
+fn to_datetime64(mode: Mode) -> ScalarUDF {
+    let name = leak(format!("toDateTime64{}", mode_suffix(mode)));
+    ScalarDef::new(
+        name,
+        Arity::range(2, 3),
+        move |ctx| {
+            check_source(ctx, mode)?;
+            let p = datetime64_precision(ctx, 1)?;
+            let tz = tz_arg(ctx, 2)?;
+            Ok(with_mode(ChType::DateTime64(p, result_zone(ctx, tz)), mode))
+        },
+        move |ctx| {
+            let target = ctx.ret_ch().strip_nullable().clone();
+            run_convert(ctx, &target, mode, "toDateTime64")
+        },
+    )
+    .build()
+}
+
+fn to_decimal(bits: u32, mode: Mode) -> ScalarUDF {
+    let (precision, max_scale) = match bits {
+        32 => (9u8, 9u8),
+        64 => (18, 18),
+        _ => (38, 38),
+    };
+    let base = leak(format!("toDecimal{bits}"));
+    let name = leak(format!("{base}{}", mode_suffix(mode)));
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        move |ctx| {
+            check_source(ctx, mode)?;
+            let s = ctx.const_int(1, "scale")?;
+            if !(0..=max_scale as i128).contains(&s) {
+                return Err(ch_error(
+                    ErrorCode::ARGUMENT_OUT_OF_BOUND,
+                    format!("Scale {s} is out of bounds (max scale: {max_scale})"),
+                ));
+            }
+            Ok(with_mode(ChType::Decimal(precision, s as u8), mode))
+        },
+        move |ctx| {
+            let target = ctx.ret_ch().strip_nullable().clone();
+            run_convert(ctx, &target, mode, base)
+        },
+    )
+    .build()
+}
+
+fn to_fixed_string() -> ScalarUDF {
+    ScalarDef::new(
+        "toFixedString",
+        Arity::exact(2),
+        |ctx| {
+            if !is_text(ctx.dt(0)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            let n = ctx.const_int(1, "length")?;
+            if n <= 0 || n > (1 << 30) {
+                return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("FixedString size {n} is out of bounds")));
+            }
+            Ok(ChType::FixedString(n as usize))
+        },
+        |ctx| {
+            let target = ctx.ret_ch().strip_nullable().clone();
+            run_convert(ctx, &target, Mode::Throw, "toFixedString")
+        },
+    )
+    .build()
+}
+
+fn to_string() -> ScalarUDF {
+    ScalarDef::new(
+        "toString",
+        Arity::range(1, 2),
+        |ctx| {
+            if ctx.arg_count() == 2 {
+                if !matches!(ctx.dt(0), DataType::Timestamp(..)) {
+                    return Err(ch_error(
+                        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                        "Function toString with two arguments expects a DateTime or DateTime64 as first argument",
+                    ));
+                }
+                tz_arg(ctx, 1)?;
+            }
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let mut array = ctx.array(0)?;
+            let mut field = ctx.fields[0].as_ref().clone();
+            if ctx.args.len() == 2 {
+                // Show the instant in the requested zone: re-tag the timestamps.
+                let tz = ctx.const_str(1, "time zone")?;
+                if let DataType::Timestamp(unit, _) = ctx.dt(0) {
+                    let dt = DataType::Timestamp(*unit, Some(Arc::from(tz)));
+                    array = datafusion::arrow::compute::cast(&array, &dt)?;
+                    field = field.with_data_type(dt);
+                }
+            }
+            let fctx = crate::format::FormatCtx::from_config(ctx.config)?;
+            crate::format::format_array(&field, &array, &fctx)
+        },
+    )
+    .build()
+}
+
+/// `CAST(x, 'T')` under the name `CAST` (and `_CAST`, ClickHouse's internal spelling
+/// that the SQL front end can target without clashing with user functions).
+fn cast_fn(name: &'static str) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !is_string(ctx.dt(1)) {
+                return Err(illegal_type(ctx.name, 1, ctx.field(1)));
+            }
+            let text = ctx.const_str(1, "type name")?;
+            let target = ChType::parse(text).map_err(|e| e.into_datafusion())?;
+            if ctx.dt(0) == &DataType::Null && !target.is_nullable() {
+                return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Cannot convert NULL to a non-nullable type"));
+            }
+            Ok(target)
+        },
+        |ctx| {
+            let target = ctx.ret_ch();
+            let array = ctx.array(0)?;
+            if !target.is_nullable() && datafusion::arrow::array::Array::null_count(array.as_ref()) > 0 {
+                return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Cannot convert NULL value to non-Nullable type"));
+            }
+            let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+            convert(&array, &ctx.fields[0], &target, &cv)
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+/// An expression that casts `expr` to the ClickHouse type `to` with ClickHouse's
+/// conversion rules (`_CAST(expr, 'T')`). For the SQL front end's `CAST(x AS T)`.
+pub fn cast_to_chtype(expr: Expr, to: &ChType) -> Expr {
+    Expr::ScalarFunction(datafusion::logical_expr::expr::ScalarFunction::new_udf(
+        Arc::new(cast_fn("_CAST")),
+        vec![expr, lit(to.to_string())],
+    ))
+}
+
+fn to_type_name() -> ScalarUDF {
+    ScalarDef::new(
+        "toTypeName",
+        Arity::exact(1),
+        |_| Ok(ChType::String),
+        |ctx| {
+            let name = crate::func::ch_type_of_field(&ctx.fields[0]).to_string();
+            Ok(Arc::new(StringArray::from_iter_values(std::iter::repeat_n(name, ctx.len))))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+/// `materialize(x)` and `identity(x)`: the argument itself, as a full column.
+fn passthrough(name: &'static str) -> ScalarUDF {
+    ScalarDef::new(name, Arity::exact(1), |ctx| Ok(ctx.ch(0)), |ctx| ctx.array(0)).custom_nulls().build()
+}
+
+fn ignore() -> ScalarUDF {
+    ScalarDef::new(
+        "ignore",
+        Arity::at_least(0),
+        |_| Ok(ChType::UInt8),
+        |ctx| Ok(Arc::new(UInt8Array::from(vec![0u8; ctx.len]))),
+    )
+    .custom_nulls()
+    .build()
+}
+
+/// Every conversion function.
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    let mut out = Vec::new();
+    let numeric: [(&'static str, ChType); 10] = [
+        ("toUInt8", ChType::UInt8),
+        ("toUInt16", ChType::UInt16),
+        ("toUInt32", ChType::UInt32),
+        ("toUInt64", ChType::UInt64),
+        ("toInt8", ChType::Int8),
+        ("toInt16", ChType::Int16),
+        ("toInt32", ChType::Int32),
+        ("toInt64", ChType::Int64),
+        ("toFloat32", ChType::Float32),
+        ("toFloat64", ChType::Float64),
+    ];
+    for mode in [Mode::Throw, Mode::OrZero, Mode::OrNull] {
+        for (name, t) in numeric.iter() {
+            out.push(simple_conversion(name, t.clone(), mode));
+        }
+        out.push(simple_conversion("toDate", ChType::Date, mode));
+        out.push(simple_conversion("toDate32", ChType::Date32, mode));
+        out.push(to_datetime(mode));
+        out.push(to_datetime64(mode));
+        for bits in [32, 64, 128] {
+            out.push(to_decimal(bits, mode));
+        }
+        out.push(simple_conversion("toBool", ChType::Bool, mode));
+        out.push(simple_conversion("toUUID", ChType::Uuid, mode));
+    }
+    out.push(to_fixed_string());
+    out.push(to_string());
+    out.push(cast_fn("CAST"));
+    out.push(cast_fn("_CAST"));
+    out.push(to_type_name());
+    out.push(passthrough("materialize"));
+    out.push(passthrough("identity"));
+    out.push(ignore());
+    out
+}

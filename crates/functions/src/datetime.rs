@@ -1,0 +1,630 @@
+//! Date and time functions: `now`, `now64`, `today`, `yesterday`, `timezone`,
+//! `toYear` .. `toSecond`, `toYYYYMM`, `toYYYYMMDD`, `toStartOfDay/Hour/Minute/Month/Year`,
+//! `toUnixTimestamp`, `dateDiff`, `addSeconds` .. `addYears` and `subtract*`.
+//!
+//! Values are decomposed in local time: the zone argument if given, else the zone of
+//! the value's type, else the server zone (see [`crate::tz`]). `Date`/`Date32` values
+//! are days and need no zone. Result types are ClickHouse's (toYear -> UInt16,
+//! toMonth -> UInt8, toYYYYMM -> UInt32, toStartOfMonth -> Date, ...). `now()` and
+//! `today()` are replaced by constants when the query is planned, so they are the same
+//! everywhere in one query.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray, StringArray};
+use datafusion::arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Date32Type, Int64Type, TimeUnit, UInt16Type, UInt32Type, UInt8Type,
+};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::simplify::ExprSimplifyResult;
+use datafusion::logical_expr::{Expr, ScalarUDF};
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, illegal_type, is_integer, is_float, is_string, Arity, DfResult};
+use crate::conversion::convert::{convert, timestamp_ticks, time_unit_for_precision, Conv, Mode};
+use crate::func::{result_field, ExecCtx, RetCtx, ScalarDef};
+use crate::tz::{civil_from_days, day_of_week, days_from_civil, days_in_month, parse_tz, server_tz_name, SessionTz};
+
+fn literal(value: ScalarValue, t: &ChType, name: &str) -> Expr {
+    let field = result_field(name, t);
+    let metadata = datafusion::common::metadata::FieldMetadata::from(field.metadata().clone());
+    Expr::Literal(value, if metadata.is_empty() { None } else { Some(metadata) })
+}
+
+// ---------------------------------------------------------------- now / today
+
+fn now_secs(start: Option<chrono::DateTime<chrono::Utc>>) -> chrono::DateTime<chrono::Utc> {
+    start.unwrap_or_else(chrono::Utc::now)
+}
+
+fn now_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "now",
+        Arity::range(0, 1),
+        |ctx| {
+            let tz = optional_tz(ctx, 0)?;
+            Ok(ChType::DateTime(tz))
+        },
+        |ctx| {
+            let tz = match ctx.args.first() {
+                Some(_) => Some(Arc::<str>::from(ctx.const_str(0, "time zone")?)),
+                None => None,
+            };
+            let secs = chrono::Utc::now().timestamp();
+            Ok(Arc::new(
+                PrimitiveArray::<datafusion::arrow::datatypes::TimestampSecondType>::from(vec![secs; ctx.len])
+                    .with_timezone_opt(tz),
+            ))
+        },
+    )
+    .stable()
+    .simplify(|args, info| {
+        let Some(start) = info.query_execution_start_time() else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
+        let tz = match args.first() {
+            Some(Expr::Literal(ScalarValue::Utf8(Some(tz)), _)) => Some(tz.clone()),
+            Some(_) => return Ok(ExprSimplifyResult::Original(args)),
+            None => None,
+        };
+        let t = ChType::DateTime(tz.clone());
+        let value = ScalarValue::TimestampSecond(Some(now_secs(Some(start)).timestamp()), tz.map(Arc::from));
+        Ok(ExprSimplifyResult::Simplified(literal(value, &t, "now")))
+    })
+    .build()
+}
+
+fn now64_value(p: u8, start: chrono::DateTime<chrono::Utc>, tz: Option<Arc<str>>) -> ScalarValue {
+    let nanos = start.timestamp_nanos_opt().unwrap_or(0);
+    let keep = 10i64.pow(9 - p as u32);
+    let nanos = nanos.div_euclid(keep) * keep;
+    match time_unit_for_precision(p) {
+        TimeUnit::Second => ScalarValue::TimestampSecond(Some(nanos.div_euclid(1_000_000_000)), tz),
+        TimeUnit::Millisecond => ScalarValue::TimestampMillisecond(Some(nanos.div_euclid(1_000_000)), tz),
+        TimeUnit::Microsecond => ScalarValue::TimestampMicrosecond(Some(nanos.div_euclid(1_000)), tz),
+        TimeUnit::Nanosecond => ScalarValue::TimestampNanosecond(Some(nanos), tz),
+    }
+}
+
+fn now64_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "now64",
+        Arity::range(0, 2),
+        |ctx| {
+            let p = if ctx.arg_count() > 0 { precision_arg(ctx, 0)? } else { 3 };
+            let tz = optional_tz(ctx, 1)?;
+            Ok(ChType::DateTime64(p, tz))
+        },
+        |ctx| {
+            let t = ctx.ret_ch();
+            let (p, tz) = match t.strip_nullable() {
+                ChType::DateTime64(p, tz) => (*p, tz.clone()),
+                _ => (3, None),
+            };
+            let v = now64_value(p, chrono::Utc::now(), tz.map(Arc::from));
+            v.to_array_of_size(ctx.len)
+        },
+    )
+    .stable()
+    .simplify(|args, info| {
+        let Some(start) = info.query_execution_start_time() else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
+        let p = match args.first() {
+            None => 3,
+            Some(Expr::Literal(v, _)) => match crate::args::scalar_i128(v) {
+                Some(p) if (0..=9).contains(&p) => p as u8,
+                _ => return Ok(ExprSimplifyResult::Original(args)),
+            },
+            Some(_) => return Ok(ExprSimplifyResult::Original(args)),
+        };
+        let tz = match args.get(1) {
+            Some(Expr::Literal(ScalarValue::Utf8(Some(tz)), _)) => Some(tz.clone()),
+            Some(_) => return Ok(ExprSimplifyResult::Original(args)),
+            None => None,
+        };
+        let t = ChType::DateTime64(p, tz.clone());
+        Ok(ExprSimplifyResult::Simplified(literal(now64_value(p, start, tz.map(Arc::from)), &t, "now64")))
+    })
+    .build()
+}
+
+fn today_days(start: chrono::DateTime<chrono::Utc>, zone: &SessionTz) -> i32 {
+    zone.to_local(start.timestamp()).div_euclid(86_400) as i32
+}
+
+fn day_fn(name: &'static str, back: i32) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(0),
+        |_| Ok(ChType::Date),
+        move |ctx| {
+            let zone = ctx.session_tz()?;
+            let d = today_days(chrono::Utc::now(), &zone) - back;
+            Ok(Arc::new(PrimitiveArray::<Date32Type>::from(vec![d; ctx.len])))
+        },
+    )
+    .stable()
+    .simplify(move |args, info| {
+        let Some(start) = info.query_execution_start_time() else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
+        let zone = SessionTz::from_config(info.config_options())?;
+        let d = today_days(start, &zone) - back;
+        Ok(ExprSimplifyResult::Simplified(literal(ScalarValue::Date32(Some(d)), &ChType::Date, name)))
+    })
+    .build()
+}
+
+fn timezone_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "timezone",
+        Arity::exact(0),
+        |_| Ok(ChType::String),
+        |ctx| Ok(Arc::new(StringArray::from(vec![server_tz_name(ctx.config); ctx.len]))),
+    )
+    .stable()
+    .simplify(|_, info| {
+        let name = server_tz_name(info.config_options());
+        Ok(ExprSimplifyResult::Simplified(literal(ScalarValue::Utf8(Some(name)), &ChType::String, "timezone")))
+    })
+    .build()
+}
+
+// ---------------------------------------------------------------- helpers
+
+fn optional_tz(ctx: &RetCtx, index: usize) -> DfResult<Option<String>> {
+    if ctx.arg_count() <= index {
+        return Ok(None);
+    }
+    if !is_string(ctx.dt(index)) {
+        return Err(illegal_type(ctx.name, index, ctx.field(index)));
+    }
+    let tz = ctx.const_str(index, "time zone")?;
+    parse_tz(tz)?;
+    Ok(Some(tz.to_string()))
+}
+
+fn precision_arg(ctx: &RetCtx, index: usize) -> DfResult<u8> {
+    let p = ctx.const_int(index, "scale")?;
+    if !(0..=9).contains(&p) {
+        return Err(ch_error(
+            ErrorCode::ARGUMENT_OUT_OF_BOUND,
+            format!("Scale {p} is too large for DateTime64. Maximum is up to nanoseconds (9)"),
+        ));
+    }
+    Ok(p as u8)
+}
+
+fn is_date(dt: &DataType) -> bool {
+    matches!(dt, DataType::Date32)
+}
+
+fn is_time(dt: &DataType) -> bool {
+    matches!(dt, DataType::Timestamp(..))
+}
+
+fn check_date_arg(ctx: &RetCtx, i: usize, allow_date: bool) -> DfResult<()> {
+    let dt = ctx.dt(i);
+    if is_time(dt) || (allow_date && is_date(dt)) {
+        return Ok(());
+    }
+    if is_date(dt) {
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!("Illegal argument of type {} for function {}", ctx.ch(i), ctx.name),
+        ));
+    }
+    Err(ch_error(
+        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+        format!("Illegal type {} of argument of function {}. Should be Date, Date32, DateTime or DateTime64", ctx.ch(i), ctx.name),
+    ))
+}
+
+/// The zone to decompose argument `i` in: explicit argument `tz_index`, else the
+/// type's, else the server's.
+fn zone_for(ctx: &ExecCtx, i: usize, tz_index: Option<usize>) -> DfResult<SessionTz> {
+    if let Some(ti) = tz_index {
+        if ctx.args.len() > ti {
+            return parse_tz(ctx.const_str(ti, "time zone")?);
+        }
+    }
+    SessionTz::for_type(ctx.dt(i), ctx.config)
+}
+
+/// Local wall-clock seconds of a Date/Date32/DateTime/DateTime64 column, and the
+/// sub-second ticks (with ticks per second) for DateTime64.
+fn local_seconds(array: &ArrayRef, zone: &SessionTz) -> DfResult<PrimitiveArray<Int64Type>> {
+    match array.data_type() {
+        DataType::Date32 => Ok(array.as_primitive::<Date32Type>().unary(|d| d as i64 * 86_400)),
+        DataType::Timestamp(..) => {
+            let (raw, per) = timestamp_ticks(array)?;
+            let zone = *zone;
+            Ok(raw.unary(move |v| zone.to_local(v.div_euclid(per))))
+        }
+        other => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{other} is not a date or time"))),
+    }
+}
+
+// ---------------------------------------------------------------- components
+
+fn component<T: ArrowPrimitiveType>(
+    name: &'static str,
+    ret: ChType,
+    allow_date: bool,
+    f: fn(i64) -> T::Native,
+) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            check_date_arg(ctx, 0, allow_date)?;
+            optional_tz(ctx, 1)?;
+            Ok(ret.clone())
+        },
+        move |ctx| {
+            let zone = zone_for(ctx, 0, Some(1))?;
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            Ok(Arc::new(local.unary::<_, T>(f)))
+        },
+    )
+    .build()
+}
+
+fn ymd(local: i64) -> (i64, u32, u32) {
+    civil_from_days(local.div_euclid(86_400))
+}
+
+// ---------------------------------------------------------------- toStartOf*
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Period {
+    Minute,
+    Hour,
+    Day,
+    Month,
+    Year,
+}
+
+fn start_of(name: &'static str, period: Period) -> ScalarUDF {
+    let to_date = matches!(period, Period::Month | Period::Year);
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            check_date_arg(ctx, 0, matches!(period, Period::Day | Period::Month | Period::Year))?;
+            let tz = optional_tz(ctx, 1)?;
+            if to_date {
+                return Ok(ChType::Date);
+            }
+            let zone = tz.or_else(|| match ctx.dt(0) {
+                DataType::Timestamp(_, Some(z)) => Some(z.to_string()),
+                _ => None,
+            });
+            Ok(ChType::DateTime(zone))
+        },
+        move |ctx| {
+            let zone = zone_for(ctx, 0, Some(1))?;
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            if to_date {
+                let out: PrimitiveArray<Date32Type> = local.unary(|s| {
+                    let (y, m, _) = ymd(s);
+                    let d = if period == Period::Month { days_from_civil(y, m, 1) } else { days_from_civil(y, 1, 1) };
+                    d.clamp(0, crate::tz::DATE_MAX_DAYS) as i32
+                });
+                return Ok(Arc::new(out));
+            }
+            let unit = match period {
+                Period::Minute => 60,
+                Period::Hour => 3600,
+                _ => 86_400,
+            };
+            let tz = match ctx.ret_type() {
+                DataType::Timestamp(_, tz) => tz.clone(),
+                _ => None,
+            };
+            let out: PrimitiveArray<datafusion::arrow::datatypes::TimestampSecondType> =
+                local.unary(move |s| zone.to_utc(s.div_euclid(unit) * unit).max(0));
+            Ok(Arc::new(out.with_timezone_opt(tz)))
+        },
+    )
+    .build()
+}
+
+// ---------------------------------------------------------------- toUnixTimestamp
+
+fn to_unix_timestamp() -> ScalarUDF {
+    ScalarDef::new(
+        "toUnixTimestamp",
+        Arity::range(1, 2),
+        |ctx| {
+            let dt = ctx.dt(0);
+            if !(is_time(dt) || is_date(dt) || is_string(dt)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            optional_tz(ctx, 1)?;
+            Ok(ChType::UInt32)
+        },
+        |ctx| {
+            let array = ctx.array(0)?;
+            let secs: PrimitiveArray<Int64Type> = match array.data_type() {
+                DataType::Timestamp(..) => {
+                    let (raw, per) = timestamp_ticks(&array)?;
+                    raw.unary(|v| v.div_euclid(per))
+                }
+                _ => {
+                    // Strings and dates: read as DateTime in the given (or server) zone.
+                    let zone = if ctx.args.len() > 1 { Some(ctx.const_str(1, "time zone")?.to_string()) } else { None };
+                    let cv = Conv { func: "toUnixTimestamp", mode: Mode::Throw, config: ctx.config };
+                    let as_dt = convert(&array, &ctx.fields[0], &ChType::DateTime(zone), &cv)?;
+                    timestamp_ticks(&as_dt)?.0
+                }
+            };
+            Ok(Arc::new(secs.unary::<_, UInt32Type>(|s| s as u32)))
+        },
+    )
+    .build()
+}
+
+// ---------------------------------------------------------------- dateDiff
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Unit {
+    Nanosecond,
+    Microsecond,
+    Millisecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+fn parse_unit(name: &str, text: &str) -> DfResult<Unit> {
+    Ok(match text.to_ascii_lowercase().as_str() {
+        "nanosecond" | "nanoseconds" | "ns" => Unit::Nanosecond,
+        "microsecond" | "microseconds" | "us" | "u" => Unit::Microsecond,
+        "millisecond" | "milliseconds" | "ms" => Unit::Millisecond,
+        "second" | "seconds" | "ss" | "s" => Unit::Second,
+        "minute" | "minutes" | "mi" | "n" => Unit::Minute,
+        "hour" | "hours" | "hh" | "h" => Unit::Hour,
+        "day" | "days" | "dd" | "d" => Unit::Day,
+        "week" | "weeks" | "wk" | "ww" => Unit::Week,
+        "month" | "months" | "mm" | "m" => Unit::Month,
+        "quarter" | "quarters" | "qq" | "q" => Unit::Quarter,
+        "year" | "years" | "yyyy" | "yy" => Unit::Year,
+        _ => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Function {name} does not support '{text}' unit"))),
+    })
+}
+
+/// ClickHouse's `toRelative*Num` of local seconds for a unit.
+fn relative(unit: Unit, local: i64) -> i64 {
+    let days = local.div_euclid(86_400);
+    match unit {
+        Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond | Unit::Second => local,
+        Unit::Minute => local.div_euclid(60),
+        Unit::Hour => local.div_euclid(3600),
+        Unit::Day => days,
+        // Weeks start on Monday; 1970-01-01 was a Thursday.
+        Unit::Week => (days + 3).div_euclid(7),
+        Unit::Month | Unit::Quarter | Unit::Year => {
+            let (y, m, _) = civil_from_days(days);
+            match unit {
+                Unit::Month => y * 12 + m as i64 - 1,
+                Unit::Quarter => y * 4 + (m as i64 - 1) / 3,
+                _ => y,
+            }
+        }
+    }
+}
+
+fn date_diff() -> ScalarUDF {
+    ScalarDef::new(
+        "dateDiff",
+        Arity::range(3, 4),
+        |ctx| {
+            if !is_string(ctx.dt(0)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
+            check_date_arg(ctx, 1, true)?;
+            check_date_arg(ctx, 2, true)?;
+            optional_tz(ctx, 3)?;
+            Ok(ChType::Int64)
+        },
+        |ctx| {
+            let unit = parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
+            let explicit = if ctx.args.len() > 3 { Some(parse_tz(ctx.const_str(3, "time zone")?)?) } else { None };
+            // Both values are read in one zone: the explicit one, else that of the
+            // first DateTime argument, else the server's (as ClickHouse does).
+            let zone = match explicit {
+                Some(z) => z,
+                None => {
+                    let typed = [ctx.dt(1), ctx.dt(2)].into_iter().find(|t| matches!(t, DataType::Timestamp(_, Some(_))));
+                    SessionTz::for_type(typed.unwrap_or(ctx.dt(1)), ctx.config)?
+                }
+            };
+            let a = ctx.array(1)?;
+            let b = ctx.array(2)?;
+            let sub_unit = match unit {
+                Unit::Nanosecond => Some(1_000_000_000i64),
+                Unit::Microsecond => Some(1_000_000),
+                Unit::Millisecond => Some(1_000),
+                _ => None,
+            };
+            if let Some(per) = sub_unit {
+                let ta = ticks_at(&a, per)?;
+                let tb = ticks_at(&b, per)?;
+                return Ok(Arc::new(datafusion::arrow::compute::kernels::numeric::sub_wrapping(&tb, &ta)?));
+            }
+            let la = local_seconds(&a, &zone)?;
+            let lb = local_seconds(&b, &zone)?;
+            let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&la, &lb, |x, y| {
+                relative(unit, y) - relative(unit, x)
+            })?;
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+/// Values as ticks of `per` per second (for sub-second dateDiff units).
+fn ticks_at(array: &ArrayRef, per: i64) -> DfResult<PrimitiveArray<Int64Type>> {
+    match array.data_type() {
+        DataType::Date32 => Ok(array.as_primitive::<Date32Type>().unary(move |d| d as i64 * 86_400 * per)),
+        _ => {
+            let (raw, from_per) = timestamp_ticks(array)?;
+            Ok(raw.unary(move |v| if per >= from_per { v.saturating_mul(per / from_per) } else { v / (from_per / per) }))
+        }
+    }
+}
+
+// ---------------------------------------------------------------- add / subtract
+
+fn add_months_days(days: i64, months: i64) -> i64 {
+    let (y, m, d) = civil_from_days(days);
+    let total = y * 12 + (m as i64 - 1) + months;
+    let ny = total.div_euclid(12);
+    let nm = (total.rem_euclid(12) + 1) as u32;
+    let nd = d.min(days_in_month(ny, nm));
+    days_from_civil(ny, nm, nd)
+}
+
+fn interval_fn(name: &'static str, unit: Unit, sign: i64) -> ScalarUDF {
+    let calendar = matches!(unit, Unit::Day | Unit::Week | Unit::Month | Unit::Quarter | Unit::Year);
+    ScalarDef::new(
+        name,
+        Arity::range(2, 3),
+        move |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            if !(is_integer(ctx.dt(1)) || is_float(ctx.dt(1))) {
+                return Err(illegal_type(ctx.name, 1, ctx.field(1)));
+            }
+            optional_tz(ctx, 2)?;
+            let t = ctx.ch(0);
+            Ok(match (t.base(), calendar) {
+                // Date plus seconds/minutes/hours becomes a DateTime.
+                (ChType::Date | ChType::Date32, false) => ChType::DateTime(None),
+                (other, _) => other.clone(),
+            })
+        },
+        move |ctx| {
+            let zone = zone_for(ctx, 0, Some(2))?;
+            let array = ctx.array(0)?;
+            let n = datafusion::arrow::compute::cast(&ctx.array(1)?, &DataType::Int64)?;
+            let n = n.as_primitive::<Int64Type>();
+            let ret = ctx.ret_ch();
+            let secs_per = match unit {
+                Unit::Second => 1,
+                Unit::Minute => 60,
+                Unit::Hour => 3600,
+                _ => 86_400,
+            };
+            let months_per = match unit {
+                Unit::Month => 1,
+                Unit::Quarter => 3,
+                Unit::Year => 12,
+                _ => 0,
+            };
+            let days_per = match unit {
+                Unit::Day => 1,
+                Unit::Week => 7,
+                _ => 0,
+            };
+            match (array.data_type(), ret.base()) {
+                (DataType::Date32, ChType::Date | ChType::Date32) => {
+                    let wrap16 = matches!(ret.base(), ChType::Date);
+                    let a = array.as_primitive::<Date32Type>();
+                    let out: PrimitiveArray<Date32Type> = datafusion::arrow::compute::binary(a, n, |d, k| {
+                        let k = k.wrapping_mul(sign);
+                        let nd = if months_per > 0 { add_months_days(d as i64, k * months_per) } else { d as i64 + k * days_per };
+                        if wrap16 {
+                            (nd as u16) as i32
+                        } else {
+                            nd as i32
+                        }
+                    })?;
+                    Ok(Arc::new(out))
+                }
+                (DataType::Date32, _) => {
+                    // Date + hours: midnight in the server zone, plus the interval.
+                    let a = array.as_primitive::<Date32Type>();
+                    let out: PrimitiveArray<datafusion::arrow::datatypes::TimestampSecondType> =
+                        datafusion::arrow::compute::binary(a, n, |d, k| zone.to_utc(d as i64 * 86_400) + k * sign * secs_per)?;
+                    Ok(Arc::new(out))
+                }
+                (DataType::Timestamp(tu, tz), _) => {
+                    let (raw, per) = timestamp_ticks(&array)?;
+                    let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&raw, n, |v, k| {
+                        let k = k.wrapping_mul(sign);
+                        if calendar {
+                            let secs = v.div_euclid(per);
+                            let sub = v.rem_euclid(per);
+                            let local = zone.to_local(secs);
+                            let days = local.div_euclid(86_400);
+                            let sod = local.rem_euclid(86_400);
+                            let nd = if months_per > 0 { add_months_days(days, k * months_per) } else { days + k * days_per };
+                            zone.to_utc(nd * 86_400 + sod) * per + sub
+                        } else {
+                            v + k * secs_per * per
+                        }
+                    })?;
+                    let out = out.into_data().into_builder().data_type(DataType::Timestamp(*tu, tz.clone())).build()?;
+                    Ok(datafusion::arrow::array::make_array(out))
+                }
+                _ => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type of argument of function {name}"))),
+            }
+        },
+    )
+    .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    let mut out = vec![
+        now_fn(),
+        now64_fn(),
+        day_fn("today", 0),
+        day_fn("yesterday", 1),
+        timezone_fn(),
+        component::<UInt16Type>("toYear", ChType::UInt16, true, |s| ymd(s).0 as u16),
+        component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
+        component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),
+        component::<UInt8Type>("toDayOfWeek", ChType::UInt8, true, |s| day_of_week(s.div_euclid(86_400))),
+        component::<UInt8Type>("toHour", ChType::UInt8, false, |s| (s.rem_euclid(86_400) / 3600) as u8),
+        component::<UInt8Type>("toMinute", ChType::UInt8, false, |s| (s.rem_euclid(3600) / 60) as u8),
+        component::<UInt8Type>("toSecond", ChType::UInt8, false, |s| s.rem_euclid(60) as u8),
+        component::<UInt32Type>("toYYYYMM", ChType::UInt32, true, |s| {
+            let (y, m, _) = ymd(s);
+            (y * 100 + m as i64) as u32
+        }),
+        component::<UInt32Type>("toYYYYMMDD", ChType::UInt32, true, |s| {
+            let (y, m, d) = ymd(s);
+            (y * 10_000 + m as i64 * 100 + d as i64) as u32
+        }),
+        start_of("toStartOfMinute", Period::Minute),
+        start_of("toStartOfHour", Period::Hour),
+        start_of("toStartOfDay", Period::Day),
+        start_of("toStartOfMonth", Period::Month),
+        start_of("toStartOfYear", Period::Year),
+        to_unix_timestamp(),
+        date_diff(),
+    ];
+    for (unit, suffix) in [
+        (Unit::Second, "Seconds"),
+        (Unit::Minute, "Minutes"),
+        (Unit::Hour, "Hours"),
+        (Unit::Day, "Days"),
+        (Unit::Week, "Weeks"),
+        (Unit::Month, "Months"),
+        (Unit::Quarter, "Quarters"),
+        (Unit::Year, "Years"),
+    ] {
+        out.push(interval_fn(Box::leak(format!("add{suffix}").into_boxed_str()), unit, 1));
+        out.push(interval_fn(Box::leak(format!("subtract{suffix}").into_boxed_str()), unit, -1));
+    }
+    out
+}

@@ -1,0 +1,370 @@
+//! ClickHouse's text form of values, as `toString` produces it.
+//!
+//! This is the one place where Granary functions turn values into text. When
+//! `granary_types::text` (the shared value-text rules, `array_to_strings`) lands, the
+//! body of [`format_array`] switches to it; callers do not change.
+//!
+//! Rules (checked against chdb): floats print the shortest round-trip digits, in
+//! exponent form outside `1e-7 < |x| < 1e21` (`1e21`, `1e-7`), `nan`, `inf`, `-inf`;
+//! `Bool` prints `true`/`false`; `Date` `YYYY-MM-DD`; `DateTime` `YYYY-MM-DD hh:mm:ss`
+//! in the value's (or the server's) zone; `DateTime64(p)` adds `p` fraction digits;
+//! decimals drop trailing zeros; inside arrays, tuples and maps strings and dates are
+//! single-quoted with `\` escapes, and NULL is `NULL`.
+
+use std::fmt::Write;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, GenericListArray, StringBuilder,
+};
+use datafusion::arrow::datatypes::{
+    DataType, Date32Type, Decimal128Type, Decimal256Type, Field, Float32Type, Float64Type, Int16Type, Int32Type,
+    Int64Type, Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use datafusion::common::config::ConfigOptions;
+use granary_types::ChType;
+
+use crate::args::DfResult;
+use crate::tz::{civil_from_days, SessionTz};
+
+/// Formats a float the way ClickHouse does.
+pub(crate) fn fmt_f64(v: f64, out: &mut String) {
+    if v.is_nan() {
+        out.push_str("nan");
+    } else if v.is_infinite() {
+        out.push_str(if v > 0.0 { "inf" } else { "-inf" });
+    } else {
+        let exp = format!("{v:e}");
+        let e: i32 = exp.rsplit('e').next().and_then(|x| x.parse().ok()).unwrap_or(0);
+        if v != 0.0 && !(-7 < e && e < 21) {
+            out.push_str(&exp);
+        } else {
+            let _ = write!(out, "{v}");
+        }
+    }
+}
+
+pub(crate) fn fmt_f32(v: f32, out: &mut String) {
+    if v.is_nan() || v.is_infinite() {
+        fmt_f64(v as f64, out);
+    } else {
+        let exp = format!("{v:e}");
+        let e: i32 = exp.rsplit('e').next().and_then(|x| x.parse().ok()).unwrap_or(0);
+        if v != 0.0 && !(-7 < e && e < 21) {
+            out.push_str(&exp);
+        } else {
+            let _ = write!(out, "{v}");
+        }
+    }
+}
+
+/// `YYYY-MM-DD` of a day number.
+pub(crate) fn fmt_date(days: i64, out: &mut String) {
+    let (y, m, d) = civil_from_days(days);
+    let _ = write!(out, "{y:04}-{m:02}-{d:02}");
+}
+
+/// `YYYY-MM-DD hh:mm:ss[.fff]` of local wall-clock seconds plus a fraction.
+pub(crate) fn fmt_datetime(local_secs: i64, frac: u64, precision: u8, out: &mut String) {
+    let days = local_secs.div_euclid(86_400);
+    let sod = local_secs.rem_euclid(86_400);
+    fmt_date(days, out);
+    let _ = write!(out, " {:02}:{:02}:{:02}", sod / 3600, sod / 60 % 60, sod % 60);
+    if precision > 0 {
+        let _ = write!(out, ".{:0width$}", frac, width = precision as usize);
+    }
+}
+
+/// Decimal text without trailing fraction zeros (ClickHouse's default output).
+pub(crate) fn fmt_decimal(value: i128, scale: i8, out: &mut String) {
+    if scale <= 0 {
+        let _ = write!(out, "{value}");
+        return;
+    }
+    let scale = scale as u32;
+    let pow = 10i128.pow(scale.min(38));
+    let neg = value < 0;
+    let abs = value.unsigned_abs();
+    let int = abs / pow as u128;
+    let mut frac = abs % pow as u128;
+    if neg {
+        out.push('-');
+    }
+    let _ = write!(out, "{int}");
+    if frac != 0 {
+        let mut width = scale as usize;
+        while frac.is_multiple_of(10) {
+            frac /= 10;
+            width -= 1;
+        }
+        let _ = write!(out, ".{frac:0width$}");
+    }
+}
+
+fn escape_quoted(s: &str, out: &mut String) {
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+/// Context for formatting: the zone of `DateTime` values without their own zone.
+pub struct FormatCtx {
+    pub(crate) server_tz: SessionTz,
+}
+
+impl FormatCtx {
+    pub fn from_config(config: &ConfigOptions) -> DfResult<FormatCtx> {
+        Ok(FormatCtx { server_tz: SessionTz::from_config(config)? })
+    }
+}
+
+/// Appends the text of `array[row]` (which must not be NULL at top level).
+/// `quoted`: inside a composite value, where strings and dates are quoted.
+pub(crate) fn write_value(
+    array: &dyn Array,
+    ch: &ChType,
+    row: usize,
+    quoted: bool,
+    ctx: &FormatCtx,
+    out: &mut String,
+) -> DfResult<()> {
+    if array.is_null(row) {
+        out.push_str("NULL");
+        return Ok(());
+    }
+    let base = ch.base();
+    match array.data_type() {
+        DataType::Boolean => out.push_str(if array.as_boolean().value(row) { "true" } else { "false" }),
+        DataType::Int8 => push_int(out, array.as_primitive::<Int8Type>().value(row)),
+        DataType::Int16 => push_int(out, array.as_primitive::<Int16Type>().value(row)),
+        DataType::Int32 => push_int(out, array.as_primitive::<Int32Type>().value(row)),
+        DataType::Int64 => push_int(out, array.as_primitive::<Int64Type>().value(row)),
+        DataType::UInt8 => push_int(out, array.as_primitive::<UInt8Type>().value(row)),
+        DataType::UInt16 => push_int(out, array.as_primitive::<UInt16Type>().value(row)),
+        DataType::UInt32 => push_int(out, array.as_primitive::<UInt32Type>().value(row)),
+        DataType::UInt64 => push_int(out, array.as_primitive::<UInt64Type>().value(row)),
+        DataType::Float32 => fmt_f32(array.as_primitive::<Float32Type>().value(row), out),
+        DataType::Float64 => fmt_f64(array.as_primitive::<Float64Type>().value(row), out),
+        DataType::Utf8 => push_str(out, array.as_string::<i32>().value(row), quoted),
+        DataType::LargeUtf8 => push_str(out, array.as_string::<i64>().value(row), quoted),
+        DataType::Utf8View => push_str(out, array.as_string_view().value(row), quoted),
+        DataType::Binary => push_str(out, &String::from_utf8_lossy(array.as_binary::<i32>().value(row)), quoted),
+        DataType::LargeBinary => push_str(out, &String::from_utf8_lossy(array.as_binary::<i64>().value(row)), quoted),
+        DataType::FixedSizeBinary(_) => {
+            let bytes = array.as_fixed_size_binary().value(row);
+            if matches!(base, ChType::Uuid) {
+                let text = uuid::Uuid::from_slice(bytes).map(|u| u.to_string()).unwrap_or_default();
+                push_str(out, &text, quoted);
+            } else {
+                push_str(out, &String::from_utf8_lossy(bytes), quoted);
+            }
+        }
+        DataType::Date32 => {
+            let mut s = String::with_capacity(10);
+            fmt_date(array.as_primitive::<Date32Type>().value(row) as i64, &mut s);
+            push_str(out, &s, quoted);
+        }
+        DataType::Timestamp(unit, tz) => {
+            let zone = match tz {
+                Some(name) => crate::tz::parse_tz(name)?,
+                None => ctx.server_tz,
+            };
+            let (raw, per_sec) = match unit {
+                TimeUnit::Second => (array.as_primitive::<TimestampSecondType>().value(row), 1i64),
+                TimeUnit::Millisecond => (array.as_primitive::<TimestampMillisecondType>().value(row), 1_000),
+                TimeUnit::Microsecond => (array.as_primitive::<TimestampMicrosecondType>().value(row), 1_000_000),
+                TimeUnit::Nanosecond => (array.as_primitive::<TimestampNanosecondType>().value(row), 1_000_000_000),
+            };
+            let precision = match base {
+                ChType::DateTime64(p, _) => *p,
+                _ => match unit {
+                    TimeUnit::Second => 0,
+                    TimeUnit::Millisecond => 3,
+                    TimeUnit::Microsecond => 6,
+                    TimeUnit::Nanosecond => 9,
+                },
+            };
+            let secs = raw.div_euclid(per_sec);
+            let sub = raw.rem_euclid(per_sec) as u64;
+            // Sub-second ticks scaled to `precision` digits.
+            let digits_of_unit = (per_sec as f64).log10().round() as u32;
+            let frac = if precision as u32 >= digits_of_unit {
+                sub * 10u64.pow(precision as u32 - digits_of_unit)
+            } else {
+                sub / 10u64.pow(digits_of_unit - precision as u32)
+            };
+            let mut s = String::with_capacity(29);
+            fmt_datetime(zone.to_local(secs), frac, precision, &mut s);
+            push_str(out, &s, quoted);
+        }
+        DataType::Decimal128(_, s) => fmt_decimal(array.as_primitive::<Decimal128Type>().value(row), *s, out),
+        DataType::Decimal256(_, s) => {
+            let v = array.as_primitive::<Decimal256Type>().value(row);
+            match v.to_i128() {
+                Some(v) => fmt_decimal(v, *s, out),
+                None => {
+                    let _ = write!(out, "{v}");
+                }
+            }
+        }
+        DataType::List(_) => write_list(array.as_list::<i32>(), ch, row, ctx, out)?,
+        DataType::LargeList(_) => write_list(array.as_list::<i64>(), ch, row, ctx, out)?,
+        DataType::Struct(_) => {
+            let st = array.as_struct();
+            let elems: Vec<ChType> = match base {
+                ChType::Tuple(items) => items.iter().map(|(_, t)| t.clone()).collect(),
+                _ => st.fields().iter().map(|f| ChType::from_field(f)).collect(),
+            };
+            out.push('(');
+            for (i, col) in st.columns().iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let t = elems.get(i).cloned().unwrap_or(ChType::String);
+                write_value(col.as_ref(), &t, row, true, ctx, out)?;
+            }
+            out.push(')');
+        }
+        DataType::Map(_, _) => {
+            let map = array.as_map();
+            let (kt, vt) = match base {
+                ChType::Map(k, v) => ((**k).clone(), (**v).clone()),
+                _ => (ChType::String, ChType::String),
+            };
+            let offsets = map.value_offsets();
+            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
+            out.push('{');
+            for i in start..end {
+                if i > start {
+                    out.push(',');
+                }
+                write_value(map.keys().as_ref(), &kt, i, true, ctx, out)?;
+                out.push(':');
+                write_value(map.values().as_ref(), &vt, i, true, ctx, out)?;
+            }
+            out.push('}');
+        }
+        DataType::Null => out.push_str("NULL"),
+        other => {
+            // Types ClickHouse has no text for: use Arrow's display.
+            let formatter = datafusion::arrow::util::display::ArrayFormatter::try_new(array, &Default::default())?;
+            let _ = write!(out, "{}", formatter.value(row));
+            let _ = other;
+        }
+    }
+    Ok(())
+}
+
+fn write_list<O: datafusion::arrow::array::OffsetSizeTrait>(
+    list: &GenericListArray<O>,
+    ch: &ChType,
+    row: usize,
+    ctx: &FormatCtx,
+    out: &mut String,
+) -> DfResult<()> {
+    let elem = match ch.base() {
+        ChType::Array(inner) => (**inner).clone(),
+        _ => ChType::String,
+    };
+    let offsets = list.value_offsets();
+    let (start, end) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
+    let values = list.values();
+    out.push('[');
+    for i in start..end {
+        if i > start {
+            out.push(',');
+        }
+        write_value(values.as_ref(), &elem, i, true, ctx, out)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn push_int<T: std::fmt::Display>(out: &mut String, v: T) {
+    let _ = write!(out, "{v}");
+}
+
+fn push_str(out: &mut String, s: &str, quoted: bool) {
+    if quoted {
+        escape_quoted(s, out);
+    } else {
+        out.push_str(s);
+    }
+}
+
+/// `toString` of a whole column: one string per row, NULL stays NULL.
+pub(crate) fn format_array(field: &Field, array: &ArrayRef, ctx: &FormatCtx) -> DfResult<ArrayRef> {
+    let ch = ChType::from_field(field);
+    let mut builder = StringBuilder::with_capacity(array.len(), array.len() * 8);
+    let mut buf = String::new();
+    for row in 0..array.len() {
+        if array.is_null(row) {
+            builder.append_null();
+            continue;
+        }
+        buf.clear();
+        write_value(array.as_ref(), &ch, row, false, ctx, &mut buf)?;
+        builder.append_value(&buf);
+    }
+    Ok(std::sync::Arc::new(builder.finish()))
+}
+
+/// The text of one value, for tests and error messages.
+pub fn value_to_string(field: &Field, array: &dyn Array, row: usize, ctx: &FormatCtx) -> DfResult<String> {
+    let mut s = String::new();
+    write_value(array, &ChType::from_field(field), row, false, ctx, &mut s)?;
+    Ok(s)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn f(v: f64) -> String {
+        let mut s = String::new();
+        fmt_f64(v, &mut s);
+        s
+    }
+
+    #[test]
+    fn floats_like_clickhouse() {
+        assert_eq!(f(1.1), "1.1");
+        assert_eq!(f(1e20), "100000000000000000000");
+        assert_eq!(f(1e21), "1e21");
+        assert_eq!(f(1e-7), "1e-7");
+        assert_eq!(f(0.000001), "0.000001");
+        assert_eq!(f(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(f(f64::NAN), "nan");
+        assert_eq!(f(f64::NEG_INFINITY), "-inf");
+        assert_eq!(f(f64::INFINITY), "inf");
+        assert_eq!(f(-0.0), "-0");
+        assert_eq!(f(5e-324), "5e-324");
+        assert_eq!(f(-1.5e22), "-1.5e22");
+        let mut s = String::new();
+        fmt_f32(1.0f32 / 3.0, &mut s);
+        assert_eq!(s, "0.33333334");
+    }
+
+    #[test]
+    fn decimals_drop_trailing_zeros() {
+        let mut s = String::new();
+        fmt_decimal(1500, 3, &mut s);
+        assert_eq!(s, "1.5");
+        s.clear();
+        fmt_decimal(-100, 4, &mut s);
+        assert_eq!(s, "-0.01");
+        s.clear();
+        fmt_decimal(200, 2, &mut s);
+        assert_eq!(s, "2");
+    }
+}

@@ -1,0 +1,390 @@
+//! The scalar-function adapter: one generic [`ScalarUDFImpl`] ([`ChUdf`]) driven by a
+//! description ([`ScalarDef`]) so that each of the ~300 ClickHouse functions is a few
+//! lines: a name, an arity, a return-type rule and a vectorized kernel.
+//!
+//! What the adapter does for every function, once:
+//! * argument count check with code 42 (DataFusion's own signature machinery is
+//!   bypassed with `Signature::user_defined` + identity coercion, because its errors
+//!   are strings and would lose the ClickHouse code);
+//! * ClickHouse's *default implementation for NULLs* ([`Nulls::Default`]): a `NULL`
+//!   literal argument makes the result `Nullable(Nothing)` NULL; nullable arguments make
+//!   the result `Nullable(T)` with NULL where any argument is NULL, and the kernel runs
+//!   on the arrays as they are (kernels skip null slots, they never fail on them);
+//! * constant folding: when every argument is a scalar the kernel runs on one-row
+//!   arrays and the result is handed back as a scalar, which is what DataFusion's
+//!   `ConstEvaluator` needs to fold `toDate('2024-01-01')` at plan time.
+//!
+//! Result types are expressed as [`ChType`]s and turned into Arrow fields with
+//! [`ChType::to_arrow_field`], so `Date` vs `Date32`, `UUID` vs `FixedString(16)` etc.
+//! are carried in field metadata and `toTypeName` can show them.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{new_null_array, Array, ArrayRef};
+use datafusion::arrow::buffer::NullBuffer;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::{internal_err, ScalarValue};
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use granary_types::ChType;
+
+use crate::args::{must_be_constant, scalar_i128, scalar_str, Arity, DfResult};
+use crate::tz::SessionTz;
+
+/// How a function treats NULL arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Nulls {
+    /// ClickHouse's default: NULL in, NULL out; `Nullable` arguments give a `Nullable`
+    /// result. The kernel sees the argument arrays with their nulls and may ignore them.
+    Default,
+    /// The function looks at NULLs itself (isNull, ifNull, coalesce, toTypeName, ...);
+    /// its return rule sees the real argument fields.
+    Custom,
+}
+
+/// What the return-type rule sees.
+pub(crate) struct RetCtx<'a> {
+    pub name: &'a str,
+    /// Argument fields. Under [`Nulls::Default`] these are the non-nullable versions.
+    pub fields: Vec<FieldRef>,
+    pub scalars: &'a [Option<&'a ScalarValue>],
+}
+
+impl RetCtx<'_> {
+    pub fn arg_count(&self) -> usize {
+        self.fields.len()
+    }
+    pub fn dt(&self, i: usize) -> &DataType {
+        self.fields[i].data_type()
+    }
+    pub fn field(&self, i: usize) -> &Field {
+        self.fields[i].as_ref()
+    }
+    pub fn ch(&self, i: usize) -> ChType {
+        ch_type_of_field(&self.fields[i])
+    }
+    /// The value of argument `i` when it is a literal.
+    pub fn scalar(&self, i: usize) -> Option<&ScalarValue> {
+        self.scalars.get(i).copied().flatten()
+    }
+    /// A constant string argument; ClickHouse requires these to be constants.
+    pub fn const_str(&self, i: usize, what: &str) -> DfResult<&str> {
+        self.scalar(i).and_then(scalar_str).ok_or_else(|| must_be_constant(self.name, i, what))
+    }
+    /// A constant integer argument.
+    pub fn const_int(&self, i: usize, what: &str) -> DfResult<i128> {
+        self.scalar(i).and_then(scalar_i128).ok_or_else(|| must_be_constant(self.name, i, what))
+    }
+}
+
+/// What the kernel sees.
+pub(crate) struct ExecCtx<'a> {
+    pub name: &'a str,
+    pub args: &'a [ColumnarValue],
+    pub fields: &'a [FieldRef],
+    /// Rows to produce (1 when every argument is a constant).
+    pub len: usize,
+    pub ret: &'a FieldRef,
+    pub config: &'a ConfigOptions,
+}
+
+impl ExecCtx<'_> {
+    pub fn array(&self, i: usize) -> DfResult<ArrayRef> {
+        self.args[i].to_array(self.len)
+    }
+    pub fn dt(&self, i: usize) -> &DataType {
+        self.fields[i].data_type()
+    }
+    pub fn ch(&self, i: usize) -> ChType {
+        ch_type_of_field(&self.fields[i])
+    }
+    pub fn ret_ch(&self) -> ChType {
+        ch_type_of_field(self.ret)
+    }
+    pub fn ret_type(&self) -> &DataType {
+        self.ret.data_type()
+    }
+    pub fn scalar(&self, i: usize) -> Option<&ScalarValue> {
+        match self.args.get(i) {
+            Some(ColumnarValue::Scalar(s)) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn const_str(&self, i: usize, what: &str) -> DfResult<&str> {
+        self.scalar(i).and_then(scalar_str).ok_or_else(|| must_be_constant(self.name, i, what))
+    }
+    pub fn const_int(&self, i: usize, what: &str) -> DfResult<i128> {
+        self.scalar(i).and_then(scalar_i128).ok_or_else(|| must_be_constant(self.name, i, what))
+    }
+    /// The session (server) time zone.
+    pub fn session_tz(&self) -> DfResult<SessionTz> {
+        SessionTz::from_config(self.config)
+    }
+}
+
+pub(crate) type RetFn = dyn Fn(&RetCtx) -> DfResult<ChType> + Send + Sync;
+pub(crate) type ExecFn = dyn Fn(&ExecCtx) -> DfResult<ArrayRef> + Send + Sync;
+pub(crate) type SimplifyFn = dyn Fn(Vec<Expr>, &SimplifyContext) -> DfResult<ExprSimplifyResult> + Send + Sync;
+
+/// The description of one scalar function.
+pub(crate) struct ScalarDef {
+    pub name: &'static str,
+    pub aliases: Vec<String>,
+    pub arity: Arity,
+    pub nulls: Nulls,
+    pub volatility: Volatility,
+    pub ret: Box<RetFn>,
+    pub exec: Box<ExecFn>,
+    pub simplify: Option<Box<SimplifyFn>>,
+}
+
+impl ScalarDef {
+    pub fn new(
+        name: &'static str,
+        arity: Arity,
+        ret: impl Fn(&RetCtx) -> DfResult<ChType> + Send + Sync + 'static,
+        exec: impl Fn(&ExecCtx) -> DfResult<ArrayRef> + Send + Sync + 'static,
+    ) -> Self {
+        ScalarDef {
+            name,
+            aliases: Vec::new(),
+            arity,
+            nulls: Nulls::Default,
+            volatility: Volatility::Immutable,
+            ret: Box::new(ret),
+            exec: Box::new(exec),
+            simplify: None,
+        }
+    }
+    pub fn custom_nulls(mut self) -> Self {
+        self.nulls = Nulls::Custom;
+        self
+    }
+    pub fn volatile(mut self) -> Self {
+        self.volatility = Volatility::Volatile;
+        self
+    }
+    pub fn stable(mut self) -> Self {
+        self.volatility = Volatility::Stable;
+        self
+    }
+    pub fn simplify(mut self, f: impl Fn(Vec<Expr>, &SimplifyContext) -> DfResult<ExprSimplifyResult> + Send + Sync + 'static) -> Self {
+        self.simplify = Some(Box::new(f));
+        self
+    }
+    pub fn build(self) -> ScalarUDF {
+        ScalarUDF::new_from_impl(ChUdf { signature: Signature::user_defined(self.volatility), def: self })
+    }
+}
+
+/// The [`ScalarUDFImpl`] behind every Granary scalar function.
+pub(crate) struct ChUdf {
+    def: ScalarDef,
+    signature: Signature,
+}
+
+impl fmt::Debug for ChUdf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ChUdf({})", self.def.name)
+    }
+}
+
+// Functions are identified by name: the registry holds one definition per name.
+impl PartialEq for ChUdf {
+    fn eq(&self, other: &Self) -> bool {
+        self.def.name == other.def.name
+    }
+}
+impl Eq for ChUdf {}
+impl Hash for ChUdf {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.def.name.hash(state)
+    }
+}
+
+/// Field metadata key marking a result as `Nullable` even when the field says
+/// otherwise. DataFusion folds constant sub-expressions into literals, and a literal's
+/// field is non-nullable unless its value is NULL; the metadata survives folding, so
+/// `toTypeName(toNullable(1))` and `toUInt8(toNullable(1))` keep ClickHouse's
+/// `Nullable` types.
+pub const NULLABLE_METADATA_KEY: &str = "granary.nullable";
+
+/// Whether a field holds a ClickHouse `Nullable` type (see [`NULLABLE_METADATA_KEY`]).
+pub fn is_nullable_field(field: &Field) -> bool {
+    field.is_nullable() || field.metadata().get(NULLABLE_METADATA_KEY).is_some_and(|v| v == "1")
+}
+
+/// The ClickHouse type of a result field: [`ChType::from_field`], plus the
+/// `Nullable` marker of folded constants.
+pub fn ch_type_of_field(field: &Field) -> ChType {
+    let t = ChType::from_field(field);
+    if !field.is_nullable() && is_nullable_field(field) {
+        t.into_nullable()
+    } else {
+        t
+    }
+}
+
+/// The Arrow field of a ClickHouse result type, with the `Nullable` marker.
+pub(crate) fn result_field(name: &str, t: &ChType) -> Field {
+    let field = t.to_arrow_field(name);
+    if t.is_nullable() && field.data_type() != &DataType::Null {
+        let mut metadata = field.metadata().clone();
+        metadata.insert(NULLABLE_METADATA_KEY.to_string(), "1".to_string());
+        field.with_metadata(metadata)
+    } else {
+        field
+    }
+}
+
+fn any_null_type(fields: &[FieldRef]) -> bool {
+    fields.iter().any(|f| f.data_type() == &DataType::Null)
+}
+
+impl ChUdf {
+    fn compute_return(&self, fields: &[FieldRef], scalars: &[Option<&ScalarValue>]) -> DfResult<FieldRef> {
+        let def = &self.def;
+        def.arity.check(def.name, fields.len())?;
+        match def.nulls {
+            Nulls::Custom => {
+                let ctx = RetCtx { name: def.name, fields: fields.to_vec(), scalars };
+                let t = (def.ret)(&ctx)?;
+                Ok(Arc::new(result_field(def.name, &t)))
+            }
+            Nulls::Default => {
+                // A NULL literal argument: the result is NULL of type Nullable(Nothing).
+                // Constant-parameter arguments (time zones, scales) are never NULL.
+                if any_null_type(fields) {
+                    return Ok(Arc::new(Field::new(def.name, DataType::Null, true)));
+                }
+                let nullable = fields.iter().any(|f| is_nullable_field(f));
+                let stripped = fields.iter().map(|f| Arc::new(strip_nullable(f))).collect();
+                let ctx = RetCtx { name: def.name, fields: stripped, scalars };
+                let t = (def.ret)(&ctx)?;
+                let t = if nullable { t.into_nullable() } else { t };
+                Ok(Arc::new(result_field(def.name, &t)))
+            }
+        }
+    }
+}
+
+impl ScalarUDFImpl for ChUdf {
+    fn name(&self) -> &str {
+        self.def.name
+    }
+
+    fn aliases(&self) -> &[String] {
+        &self.def.aliases
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
+        // No implicit coercion: each function checks its own argument types in
+        // `return_field_from_args`, where a ClickHouse error code survives.
+        Ok(arg_types.to_vec())
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {
+        let fields: Vec<FieldRef> = arg_types.iter().map(|t| Arc::new(Field::new("", t.clone(), true))).collect();
+        let scalars = vec![None; fields.len()];
+        Ok(self.compute_return(&fields, &scalars)?.data_type().clone())
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> DfResult<FieldRef> {
+        self.compute_return(args.arg_fields, args.scalar_arguments)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
+        let def = &self.def;
+        // Volatile functions (rand, generateUUIDv4) need a value per row even when
+        // every argument is a constant.
+        let all_scalar = def.volatility != Volatility::Volatile
+            && args.args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let len = if all_scalar { 1 } else { args.number_rows };
+        let ret = &args.return_field;
+
+        if def.nulls == Nulls::Default {
+            if ret.data_type() == &DataType::Null {
+                return Ok(ColumnarValue::Scalar(ScalarValue::Null));
+            }
+            // A NULL constant argument nulls the whole result.
+            let null_scalar = args.args.iter().any(|a| matches!(a, ColumnarValue::Scalar(s) if s.is_null()));
+            if null_scalar {
+                let out = new_null_array(ret.data_type(), len);
+                return finish(out, all_scalar);
+            }
+        }
+
+        let ctx = ExecCtx {
+            name: def.name,
+            args: &args.args,
+            fields: &args.arg_fields,
+            len,
+            ret,
+            config: args.config_options.as_ref(),
+        };
+        let mut out = (def.exec)(&ctx)?;
+        if out.len() != len {
+            return internal_err!("{} produced {} rows instead of {len}", def.name, out.len());
+        }
+        if out.data_type() != ret.data_type() {
+            return internal_err!("{} produced {} instead of {}", def.name, out.data_type(), ret.data_type());
+        }
+        if def.nulls == Nulls::Default {
+            let mut nulls: Option<NullBuffer> = out.logical_nulls();
+            for a in args.args.iter() {
+                if let ColumnarValue::Array(a) = a {
+                    nulls = NullBuffer::union(nulls.as_ref(), a.logical_nulls().as_ref());
+                }
+            }
+            if nulls.as_ref().map(|n| n.null_count()) != out.logical_nulls().map(|n| n.null_count()) {
+                out = with_nulls(&out, nulls)?;
+            }
+        }
+        finish(out, all_scalar)
+    }
+
+    fn simplify(&self, args: Vec<Expr>, info: &SimplifyContext) -> DfResult<ExprSimplifyResult> {
+        match &self.def.simplify {
+            Some(f) => f(args, info),
+            None => Ok(ExprSimplifyResult::Original(args)),
+        }
+    }
+
+    fn is_strict(&self) -> bool {
+        self.def.nulls == Nulls::Default
+    }
+}
+
+fn finish(out: ArrayRef, all_scalar: bool) -> DfResult<ColumnarValue> {
+    if all_scalar {
+        Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
+    } else {
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+/// The field without nullability (and without the `Nullable` marker).
+pub(crate) fn strip_nullable(f: &Field) -> Field {
+    let mut field = f.clone().with_nullable(false);
+    if field.metadata().contains_key(NULLABLE_METADATA_KEY) {
+        let mut metadata = field.metadata().clone();
+        metadata.remove(NULLABLE_METADATA_KEY);
+        field = field.with_metadata(metadata);
+    }
+    field
+}
+
+/// The same array with a different validity bitmap.
+pub(crate) fn with_nulls(array: &ArrayRef, nulls: Option<NullBuffer>) -> DfResult<ArrayRef> {
+    let data = array.to_data().into_builder().nulls(nulls).build()?;
+    Ok(datafusion::arrow::array::make_array(data))
+}

@@ -1,0 +1,245 @@
+//! # granary-functions: ClickHouse's functions on DataFusion
+//!
+//! Granary runs queries on DataFusion, but users call ClickHouse's functions, by
+//! ClickHouse's names, and see ClickHouse's result *types* (they show up in `JSON`
+//! `meta`, `TSVWithNamesAndTypes` and in how 64-bit integers are quoted). This crate
+//! provides those functions as DataFusion scalar UDFs and UDAFs.
+//!
+//! ## API (for the query layer)
+//! * [`register_all`] registers every function, alias and lowercase spelling into a
+//!   [`SessionState`], replacing DataFusion built-ins with the same names (`count`,
+//!   `sum`, `length`, `substring`, `now`, ...) where ClickHouse's semantics differ.
+//! * [`function_catalog`] lists what a session can call, for `system.functions`.
+//! * [`is_case_insensitive`] tells the SQL front end which names to lowercase.
+//! * [`cast_to_chtype`] builds `CAST(x AS T)` with ClickHouse's conversion rules.
+//!
+//! ## Module map
+//! | module | what |
+//! |---|---|
+//! | [`args`] | argument-count/type checks with ClickHouse codes 42/43, type classes |
+//! | [`func`] | the generic scalar UDF adapter: NULL rules, constant folding, types |
+//! | `registry` | names, aliases, case-insensitivity, descriptions |
+//! | [`tz`] | server/session time zone, DST rules, civil-date arithmetic |
+//! | [`parse`] | ClickHouse text parsing of numbers, dates, decimals, booleans |
+//! | [`format`] | ClickHouse text form of values (`toString`) |
+//! | [`conversion`] | `toT`, `toTOrZero`, `toTOrNull`, `CAST`, `toTypeName`, ... |
+//! | [`datetime`] | `now`, `today`, `toYear`.., `toStartOf*`, `add*`/`subtract*`, `dateDiff` |
+//! | [`conditional`] | `if`, `multiIf`, `isNull`, `ifNull`, `nullIf`, `assumeNotNull`, ... |
+//! | [`arithmetic`] | `plus`.., `intDiv`, `modulo`, `equals`.. with ClickHouse result types |
+//! | [`string`] | `length`, `lower`, `concat`, `substring`, `position`, `trim*`, `hex`, ... |
+//! | [`array`] | `range`, `has`, array `length`/`empty` |
+//! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
+//! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
+//! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
+//! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
+//!
+//! ## Conventions
+//! * Errors are [`granary_common::Error`]s with ClickHouse codes, carried through
+//!   DataFusion by `into_datafusion()`.
+//! * Kernels are vectorized over Arrow arrays; constants are folded at plan time.
+//! * Result nullability follows ClickHouse: a function of `Nullable` arguments returns
+//!   `Nullable`, a function of non-Nullable arguments does not, so that
+//!   `ChType::from_field` on the result field shows ClickHouse's type.
+//! * The server time zone is `datafusion.execution.time_zone` (else `TZ`, else UTC).
+
+pub mod aggregate;
+pub mod args;
+pub mod arithmetic;
+pub mod array;
+pub mod conditional;
+pub mod conversion;
+pub mod datetime;
+pub mod format;
+pub mod func;
+pub mod parse;
+mod registry;
+pub mod sqlnames;
+pub mod supertype;
+pub mod string;
+pub mod system;
+pub mod tz;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+use datafusion::execution::{FunctionRegistry, SessionState};
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use granary_common::{Error, ErrorCode, Result};
+
+pub use conversion::cast_to_chtype;
+pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
+pub use sqlnames::prepare_function_names;
+
+/// One row of `system.functions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionInfo {
+    pub name: String,
+    pub is_aggregate: bool,
+    pub case_insensitive: bool,
+    /// The canonical name when this is an alias, else empty.
+    pub alias_to: String,
+    pub description: String,
+}
+
+fn all_scalars() -> Vec<ScalarUDF> {
+    let mut out = Vec::new();
+    out.extend(conversion::functions());
+    out.extend(datetime::functions());
+    out.extend(conditional::functions());
+    out.extend(arithmetic::functions());
+    out.extend(string::functions());
+    out.extend(array::functions());
+    out.extend(system::functions());
+    out
+}
+
+/// Names under which `canonical` is registered besides itself: its ClickHouse aliases
+/// and, for case-insensitive names, their lowercase spellings.
+fn extra_names(canonical: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut push = |n: String| {
+        if n != canonical && !names.contains(&n) {
+            names.push(n);
+        }
+    };
+    if is_case_insensitive(canonical) {
+        push(canonical.to_ascii_lowercase());
+    }
+    for (alias, target) in registry::ALIASES {
+        if *target == canonical {
+            push(alias.to_string());
+            if is_case_insensitive(alias) {
+                push(alias.to_ascii_lowercase());
+            }
+        }
+    }
+    names
+}
+
+/// The names Granary itself registers (canonical names only).
+fn granary_names() -> &'static HashSet<String> {
+    static NAMES: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let (scalars, aggregates) = registered();
+        let mut set: HashSet<String> = scalars.iter().map(|f| f.name().to_string()).collect();
+        set.extend(aggregates.iter().map(|f| f.name().to_string()));
+        set
+    })
+}
+
+/// Every Granary UDF and UDAF with its aliases, built once per process: the names
+/// (some generated, like `toUInt8OrNull`) are leaked exactly once, and each new
+/// session only clones `Arc`s.
+fn registered() -> &'static (Vec<Arc<ScalarUDF>>, Vec<Arc<AggregateUDF>>) {
+    static ALL: std::sync::OnceLock<(Vec<Arc<ScalarUDF>>, Vec<Arc<AggregateUDF>>)> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let scalars = all_scalars()
+            .into_iter()
+            .map(|udf| {
+                let extra = extra_names(udf.name());
+                Arc::new(if extra.is_empty() { udf } else { with_aliases(udf, extra) })
+            })
+            .collect();
+        let aggregates = aggregate::aggregates()
+            .into_iter()
+            .map(|udaf| {
+                let extra = extra_names(udaf.name());
+                Arc::new(if extra.is_empty() { udaf } else { udaf_with_aliases(udaf, extra) })
+            })
+            .collect();
+        (scalars, aggregates)
+    })
+}
+
+/// Registers every Granary function (scalar UDFs, UDAFs, aliases, lowercase spellings
+/// of case-insensitive names) into `state`, replacing DataFusion's built-ins of the
+/// same names. Cheap: the functions are built once per process and shared.
+///
+/// Takes `&mut SessionState` (DataFusion 55's `FunctionRegistry` is implemented on the
+/// state). With a `SessionContext`, use [`register_all_in_context`].
+pub fn register_all(state: &mut SessionState) -> Result<()> {
+    system::mark_server_start();
+    let (scalars, aggregates) = registered();
+    for udf in scalars {
+        state.register_udf(Arc::clone(udf)).map_err(Error::from)?;
+    }
+    for udaf in aggregates {
+        state.register_udaf(Arc::clone(udaf)).map_err(Error::from)?;
+    }
+    Ok(())
+}
+
+/// [`register_all`] for a [`datafusion::prelude::SessionContext`].
+pub fn register_all_in_context(ctx: &datafusion::prelude::SessionContext) -> Result<()> {
+    let guard = ctx.state_ref();
+    let mut state = guard.write();
+    register_all(&mut state)
+}
+
+fn with_aliases(udf: ScalarUDF, names: Vec<String>) -> ScalarUDF {
+    // `ScalarUDF::with_aliases` wants `&'static str`; the names live for the process.
+    let names: Vec<&'static str> = names.into_iter().map(|n| &*Box::leak(n.into_boxed_str())).collect();
+    udf.with_aliases(names)
+}
+
+fn udaf_with_aliases(udaf: AggregateUDF, names: Vec<String>) -> AggregateUDF {
+    let names: Vec<&'static str> = names.into_iter().map(|n| &*Box::leak(n.into_boxed_str())).collect();
+    udaf.with_aliases(names)
+}
+
+/// Whether ClickHouse treats `name` case-insensitively (`sum`, `SUM` and `Sum` are one
+/// function). The SQL front end lowercases these names before lookup; Granary
+/// registers a lowercase spelling for each of them.
+pub fn is_case_insensitive(name: &str) -> bool {
+    registry::clickhouse_case_insensitive(name)
+}
+
+/// Every function a session can call, for `system.functions`: Granary's functions
+/// and aliases plus DataFusion's built-ins that remain reachable. Lowercase spellings
+/// added only for case-insensitive lookup are not listed (ClickHouse lists one name).
+pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
+    let ours = granary_names();
+    let mut rows: BTreeMap<String, FunctionInfo> = BTreeMap::new();
+    let mut add = |key: &str, canonical: &str, is_aggregate: bool, df_description: Option<&str>| {
+        let is_lower_spelling = key != canonical
+            && key.chars().all(|c| !c.is_ascii_uppercase())
+            && (canonical.eq_ignore_ascii_case(key)
+                || registry::ALIASES.iter().any(|(a, t)| *t == canonical && a.eq_ignore_ascii_case(key) && *a != key));
+        if is_lower_spelling && ours.contains(canonical) {
+            return;
+        }
+        let description = if ours.contains(canonical) {
+            registry::description(canonical).to_string()
+        } else {
+            df_description.unwrap_or("DataFusion built-in function.").to_string()
+        };
+        rows.insert(
+            key.to_string(),
+            FunctionInfo {
+                name: key.to_string(),
+                is_aggregate,
+                case_insensitive: is_case_insensitive(key),
+                alias_to: if key == canonical { String::new() } else { canonical.to_string() },
+                description,
+            },
+        );
+    };
+    for (key, udf) in state.scalar_functions() {
+        add(key, udf.name(), false, udf.documentation().map(|d| d.description.as_str()));
+    }
+    for (key, udaf) in state.aggregate_functions() {
+        add(key, udaf.name(), true, udaf.documentation().map(|d| d.description.as_str()));
+    }
+    for (key, udwf) in state.window_functions() {
+        let shadowed = state.scalar_functions().contains_key(key) || state.aggregate_functions().contains_key(key);
+        if !shadowed {
+            add(key, udwf.name(), false, udwf.documentation().map(|d| d.description.as_str()));
+        }
+    }
+    rows.into_values().collect()
+}
+
+/// For callers that need a code for "no such function" in the ClickHouse style.
+pub fn unknown_function(name: &str) -> Error {
+    Error::new(ErrorCode::UNKNOWN_FUNCTION, format!("Unknown function {name}"))
+}

@@ -1,0 +1,60 @@
+//! Function-name handling for the SQL front end.
+//!
+//! DataFusion 55's SQL planner lowercases every *unquoted* function name, whatever
+//! `enable_ident_normalization` says (`datafusion-sql` `expr/function.rs` calls
+//! `normalize_ident` on the name). ClickHouse names are case-sensitive (`toUInt64`),
+//! except those ClickHouse marks case-insensitive (`SUM`, `Count`). So before planning,
+//! the front end rewrites function names: case-insensitive ones are lowercased, and all
+//! are marked quoted so DataFusion looks them up exactly as written.
+
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{
+    visit_expressions_mut, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+    ObjectName, ObjectNamePart, Statement,
+};
+
+use crate::is_case_insensitive;
+
+/// Rewrites the function names of a parsed statement as described above.
+///
+/// Also turns `SUBSTRING(s, a, b)` / `SUBSTRING(s FROM a FOR b)`, which the parser
+/// reads as special syntax and DataFusion plans with its own `substr` (bypassing the
+/// function registry), into a call of ClickHouse's `substring`.
+pub fn prepare_function_names(statement: &mut Statement) {
+    let _ = visit_expressions_mut(statement, |expr| {
+        if let Expr::Substring { expr: inner, substring_from, substring_for, .. } = expr {
+            let mut args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr((**inner).clone()))];
+            let from = substring_from.clone().map(|e| *e).unwrap_or_else(|| {
+                Expr::Value(datafusion::sql::sqlparser::ast::Value::Number("1".to_string(), false).into())
+            });
+            args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(from)));
+            if let Some(len) = substring_for {
+                args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr((**len).clone())));
+            }
+            *expr = Expr::Function(Function {
+                name: ObjectName::from(vec![Ident::with_quote('"', "substring")]),
+                uses_odbc_syntax: false,
+                parameters: FunctionArguments::None,
+                args: FunctionArguments::List(FunctionArgumentList { duplicate_treatment: None, args, clauses: vec![] }),
+                filter: None,
+                null_treatment: None,
+                over: None,
+                within_group: vec![],
+            });
+        }
+        if let Expr::Function(function) = expr {
+            if function.name.0.len() == 1 {
+                if let Some(ObjectNamePart::Identifier(ident)) = function.name.0.first_mut() {
+                    if ident.quote_style.is_none() {
+                        if is_case_insensitive(&ident.value) {
+                            ident.value = ident.value.to_ascii_lowercase();
+                        }
+                        ident.quote_style = Some('"');
+                    }
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}

@@ -1,0 +1,650 @@
+//! String functions with ClickHouse's byte semantics: `length` (also of arrays),
+//! `empty`, `notEmpty`, `lower`, `upper` (ASCII only; the UTF8 variants are a later
+//! family), `concat`, `substring` (1-based, negative offsets from the end), `position`,
+//! `startsWith`, `endsWith`, `replaceAll`, `trimLeft`/`trimRight`/`trimBoth` (spaces
+//! only), `splitByChar`, `hex`.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, FixedSizeBinaryArray, GenericListArray, ListBuilder, StringArray, StringBuilder,
+    UInt64Array, UInt8Array,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{
+    DataType, Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type,
+    UInt32Type, UInt64Type, UInt8Type,
+};
+use datafusion::logical_expr::ScalarUDF;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, illegal_type, is_integer, Arity, DfResult};
+use crate::conversion::convert::{convert, is_text, Conv, Mode};
+use crate::func::{ExecCtx, RetCtx, ScalarDef};
+
+/// The string column of argument `i` as `Utf8` (FixedString bytes as-is).
+fn utf8(ctx: &ExecCtx, i: usize) -> DfResult<ArrayRef> {
+    let a = ctx.array(i)?;
+    Ok(match a.data_type() {
+        DataType::Utf8 => a,
+        DataType::FixedSizeBinary(_) => {
+            let b = a.as_fixed_size_binary();
+            let strings: StringArray = b.iter().map(|v| v.map(|bytes| String::from_utf8_lossy(bytes).into_owned())).collect();
+            Arc::new(strings)
+        }
+        _ => cast(&a, &DataType::Utf8)?,
+    })
+}
+
+fn require_text(ctx: &RetCtx, i: usize) -> DfResult<()> {
+    if is_text(ctx.dt(i)) {
+        Ok(())
+    } else {
+        Err(illegal_type(ctx.name, i, ctx.field(i)))
+    }
+}
+
+/// Byte-level map of one string column into another.
+fn map_strings(array: &ArrayRef, mut f: impl FnMut(&str, &mut String)) -> ArrayRef {
+    let s = array.as_string::<i32>();
+    let mut b = StringBuilder::with_capacity(s.len(), s.value_data().len());
+    let mut buf = String::new();
+    for v in s.iter() {
+        match v {
+            None => b.append_null(),
+            Some(v) => {
+                buf.clear();
+                f(v, &mut buf);
+                b.append_value(&buf);
+            }
+        }
+    }
+    Arc::new(b.finish())
+}
+
+fn length() -> ScalarUDF {
+    ScalarDef::new(
+        "length",
+        Arity::exact(1),
+        |ctx| {
+            let dt = ctx.dt(0);
+            if is_text(dt) || matches!(dt, DataType::List(_) | DataType::LargeList(_) | DataType::Map(..)) {
+                Ok(ChType::UInt64)
+            } else {
+                Err(illegal_type(ctx.name, 0, ctx.field(0)))
+            }
+        },
+        |ctx| {
+            let a = ctx.array(0)?;
+            let out: UInt64Array = match a.data_type() {
+                DataType::FixedSizeBinary(n) => UInt64Array::from(vec![*n as u64; a.len()]),
+                DataType::List(_) => list_lengths(a.as_list::<i32>()),
+                DataType::LargeList(_) => list_lengths(a.as_list::<i64>()),
+                DataType::Map(..) => {
+                    let m = a.as_map();
+                    m.value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect::<Vec<_>>().into()
+                }
+                _ => {
+                    let s = cast(&a, &DataType::Utf8)?;
+                    let s = s.as_string::<i32>();
+                    s.value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect::<Vec<_>>().into()
+                }
+            };
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+fn list_lengths<O: datafusion::arrow::array::OffsetSizeTrait>(l: &GenericListArray<O>) -> UInt64Array {
+    l.value_offsets().windows(2).map(|w| (w[1] - w[0]).as_usize() as u64).collect::<Vec<_>>().into()
+}
+
+fn emptiness(name: &'static str, want_empty: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            let dt = ctx.dt(0);
+            if is_text(dt) || matches!(dt, DataType::List(_) | DataType::LargeList(_) | DataType::Map(..)) {
+                Ok(ChType::UInt8)
+            } else {
+                Err(illegal_type(ctx.name, 0, ctx.field(0)))
+            }
+        },
+        move |ctx| {
+            let a = ctx.array(0)?;
+            let lengths: Vec<u64> = match a.data_type() {
+                DataType::FixedSizeBinary(_) => {
+                    // A FixedString is empty when all its bytes are zero.
+                    a.as_fixed_size_binary().iter().map(|v| v.map_or(0, |b| b.iter().any(|c| *c != 0) as u64)).collect()
+                }
+                DataType::List(_) => list_lengths(a.as_list::<i32>()).values().to_vec(),
+                DataType::LargeList(_) => list_lengths(a.as_list::<i64>()).values().to_vec(),
+                DataType::Map(..) => a.as_map().value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect(),
+                _ => {
+                    let s = cast(&a, &DataType::Utf8)?;
+                    s.as_string::<i32>().value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect()
+                }
+            };
+            Ok(Arc::new(UInt8Array::from_iter_values(lengths.iter().map(|l| ((*l == 0) == want_empty) as u8))))
+        },
+    )
+    .build()
+}
+
+fn case_fn(name: &'static str, upper: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            require_text(ctx, 0)?;
+            Ok(ctx.ch(0))
+        },
+        move |ctx| {
+            let a = ctx.array(0)?;
+            if let DataType::FixedSizeBinary(n) = a.data_type() {
+                let b = a.as_fixed_size_binary();
+                let out = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                    b.iter().map(|v| {
+                        v.map(|bytes| {
+                            bytes.iter().map(|c| if upper { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect::<Vec<u8>>()
+                        })
+                    }),
+                    *n,
+                )?;
+                return Ok(Arc::new(out));
+            }
+            let s = utf8(ctx, 0)?;
+            Ok(map_strings(&s, |v, out| {
+                if upper {
+                    out.push_str(&v.to_ascii_uppercase())
+                } else {
+                    out.push_str(&v.to_ascii_lowercase())
+                }
+            }))
+        },
+    )
+    .build()
+}
+
+fn concat() -> ScalarUDF {
+    ScalarDef::new(
+        "concat",
+        Arity::at_least(0),
+        |_| Ok(ChType::String),
+        |ctx| {
+            let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+            let mut parts = Vec::with_capacity(ctx.args.len());
+            for i in 0..ctx.args.len() {
+                let a = ctx.array(i)?;
+                let s = match a.data_type() {
+                    DataType::Utf8 => a,
+                    DataType::FixedSizeBinary(_) | DataType::LargeUtf8 | DataType::Utf8View => utf8(ctx, i)?,
+                    _ => convert(&a, &ctx.fields[i], &ChType::String, &cv)?,
+                };
+                parts.push(s);
+            }
+            let mut b = StringBuilder::with_capacity(ctx.len, ctx.len * 8);
+            let mut buf = String::new();
+            for row in 0..ctx.len {
+                buf.clear();
+                for p in &parts {
+                    let s = p.as_string::<i32>();
+                    if s.is_valid(row) {
+                        buf.push_str(s.value(row));
+                    }
+                }
+                b.append_value(&buf);
+            }
+            Ok(Arc::new(b.finish()))
+        },
+    )
+    .build()
+}
+
+/// ClickHouse's byte range of `substring(s, offset[, length])`.
+fn substring_range(len: i64, offset: i64, length: Option<i64>) -> (usize, usize) {
+    let start: i64 = if offset > 0 {
+        offset - 1
+    } else if offset < 0 {
+        len + offset
+    } else {
+        return (0, 0);
+    };
+    let mut begin = start;
+    let mut end = match length {
+        None => len,
+        Some(l) if l >= 0 => start.saturating_add(l),
+        Some(l) => len + l,
+    };
+    if begin < 0 {
+        begin = 0;
+    }
+    if end > len {
+        end = len;
+    }
+    if begin >= end || begin >= len {
+        return (0, 0);
+    }
+    (begin as usize, end as usize)
+}
+
+fn substring() -> ScalarUDF {
+    ScalarDef::new(
+        "substring",
+        Arity::range(2, 3),
+        |ctx| {
+            require_text(ctx, 0)?;
+            for i in 1..ctx.arg_count() {
+                if !is_integer(ctx.dt(i)) {
+                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
+                }
+            }
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let s = utf8(ctx, 0)?;
+            let s = s.as_string::<i32>();
+            let offsets = cast(&ctx.array(1)?, &DataType::Int64)?;
+            let offsets = offsets.as_primitive::<Int64Type>();
+            let lengths = if ctx.args.len() > 2 { Some(cast(&ctx.array(2)?, &DataType::Int64)?) } else { None };
+            let lengths = lengths.as_ref().map(|l| l.as_primitive::<Int64Type>());
+            // Byte slices may split a UTF-8 sequence, as in ClickHouse; the result is
+            // built from bytes and stored as a (possibly non-UTF-8) String value.
+            let mut values: Vec<u8> = Vec::with_capacity(s.value_data().len());
+            let mut offs: Vec<i32> = Vec::with_capacity(s.len() + 1);
+            offs.push(0);
+            for row in 0..s.len() {
+                if s.is_valid(row) {
+                    let bytes = s.value(row).as_bytes();
+                    let len = lengths.map(|l| l.value(row));
+                    let (b, e) = substring_range(bytes.len() as i64, offsets.value(row), len);
+                    values.extend_from_slice(&bytes[b..e]);
+                }
+                offs.push(values.len() as i32);
+            }
+            // `build` validates UTF-8; a cut inside a character falls back to a
+            // lossy rebuild below (Arrow strings must be valid UTF-8).
+            let data = datafusion::arrow::array::ArrayData::builder(DataType::Utf8)
+                .len(s.len())
+                .add_buffer(datafusion::arrow::buffer::Buffer::from_vec(offs))
+                .add_buffer(datafusion::arrow::buffer::Buffer::from_vec(values))
+                .nulls(s.nulls().cloned())
+                .build();
+            match data {
+                Ok(d) => Ok(datafusion::arrow::array::make_array(d)),
+                Err(_) => {
+                    let mut b = StringBuilder::new();
+                    for row in 0..s.len() {
+                        if s.is_null(row) {
+                            b.append_null();
+                            continue;
+                        }
+                        let bytes = s.value(row).as_bytes();
+                        let len = lengths.map(|l| l.value(row));
+                        let (start, end) = substring_range(bytes.len() as i64, offsets.value(row), len);
+                        b.append_value(String::from_utf8_lossy(&bytes[start..end]));
+                    }
+                    Ok(Arc::new(b.finish()))
+                }
+            }
+        },
+    )
+    .build()
+}
+
+fn position() -> ScalarUDF {
+    ScalarDef::new(
+        "position",
+        Arity::range(2, 3),
+        |ctx| {
+            require_text(ctx, 0)?;
+            require_text(ctx, 1)?;
+            if ctx.arg_count() == 3 && !is_integer(ctx.dt(2)) {
+                return Err(illegal_type(ctx.name, 2, ctx.field(2)));
+            }
+            Ok(ChType::UInt64)
+        },
+        |ctx| {
+            let h = utf8(ctx, 0)?;
+            let n = utf8(ctx, 1)?;
+            let (h, n) = (h.as_string::<i32>(), n.as_string::<i32>());
+            let start = if ctx.args.len() == 3 { Some(cast(&ctx.array(2)?, &DataType::UInt64)?) } else { None };
+            let start = start.as_ref().map(|s| s.as_primitive::<UInt64Type>());
+            let out: UInt64Array = (0..h.len())
+                .map(|row| {
+                    let hay = h.value(row).as_bytes();
+                    let needle = n.value(row).as_bytes();
+                    let from = start.map_or(1, |s| s.value(row).max(1)) as usize;
+                    if from > hay.len() + 1 {
+                        return 0;
+                    }
+                    let rest = &hay[from - 1..];
+                    if needle.is_empty() {
+                        return from as u64;
+                    }
+                    rest.windows(needle.len()).position(|w| w == needle).map_or(0, |p| (p + from) as u64)
+                })
+                .collect::<Vec<_>>()
+                .into();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+fn affix(name: &'static str, starts: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            require_text(ctx, 0)?;
+            require_text(ctx, 1)?;
+            Ok(ChType::UInt8)
+        },
+        move |ctx| {
+            let s = utf8(ctx, 0)?;
+            let p = utf8(ctx, 1)?;
+            let (s, p) = (s.as_string::<i32>(), p.as_string::<i32>());
+            let out: UInt8Array = (0..s.len())
+                .map(|row| {
+                    let (a, b) = (s.value(row), p.value(row));
+                    (if starts { a.starts_with(b) } else { a.ends_with(b) }) as u8
+                })
+                .collect::<Vec<_>>()
+                .into();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+fn replace_all() -> ScalarUDF {
+    ScalarDef::new(
+        "replaceAll",
+        Arity::exact(3),
+        |ctx| {
+            for i in 0..3 {
+                require_text(ctx, i)?;
+            }
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let s = utf8(ctx, 0)?;
+            let from = utf8(ctx, 1)?;
+            let to = utf8(ctx, 2)?;
+            let (s, from, to) = (s.as_string::<i32>(), from.as_string::<i32>(), to.as_string::<i32>());
+            let mut b = StringBuilder::with_capacity(s.len(), s.value_data().len());
+            for row in 0..s.len() {
+                if s.is_null(row) {
+                    b.append_null();
+                    continue;
+                }
+                let pattern = from.value(row);
+                if pattern.is_empty() {
+                    b.append_value(s.value(row));
+                } else {
+                    b.append_value(s.value(row).replace(pattern, to.value(row)));
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        },
+    )
+    .build()
+}
+
+fn trim(name: &'static str, left: bool, right: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            require_text(ctx, 0)?;
+            Ok(ChType::String)
+        },
+        move |ctx| {
+            let s = utf8(ctx, 0)?;
+            Ok(map_strings(&s, |v, out| {
+                let mut t = v;
+                if left {
+                    t = t.trim_start_matches(' ');
+                }
+                if right {
+                    t = t.trim_end_matches(' ');
+                }
+                out.push_str(t)
+            }))
+        },
+    )
+    .build()
+}
+
+fn split_by_char() -> ScalarUDF {
+    ScalarDef::new(
+        "splitByChar",
+        Arity::range(2, 3),
+        |ctx| {
+            require_text(ctx, 0)?;
+            require_text(ctx, 1)?;
+            let sep = ctx.const_str(0, "separator")?;
+            if sep.len() != 1 {
+                return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "Illegal separator for function splitByChar. Must be exactly one byte"));
+            }
+            if ctx.arg_count() == 3 {
+                ctx.const_int(2, "max_substrings")?;
+            }
+            Ok(ChType::Array(Box::new(ChType::String)))
+        },
+        |ctx| {
+            let sep = ctx.const_str(0, "separator")?.to_string();
+            let max = if ctx.args.len() == 3 { ctx.const_int(2, "max_substrings")? } else { 0 };
+            let s = utf8(ctx, 1)?;
+            let s = s.as_string::<i32>();
+            let item = ChType::String.to_arrow_field("item");
+            let mut b = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(item));
+            for row in 0..s.len() {
+                if s.is_null(row) {
+                    b.append_null();
+                    continue;
+                }
+                for (i, part) in s.value(row).split(sep.as_str()).enumerate() {
+                    if max > 0 && i as i128 >= max {
+                        break;
+                    }
+                    b.values().append_value(part);
+                }
+                b.append(true);
+            }
+            Ok(Arc::new(b.finish()))
+        },
+    )
+    .build()
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+fn push_hex(bytes: &[u8], out: &mut String) {
+    for b in bytes {
+        out.push(HEX[(b >> 4) as usize] as char);
+        out.push(HEX[(b & 15) as usize] as char);
+    }
+}
+
+/// Big-endian bytes without leading zero bytes (at least one), as ClickHouse prints
+/// integers in `hex`.
+fn push_hex_int(be: &[u8], out: &mut String) {
+    let first = be.iter().position(|b| *b != 0).unwrap_or(be.len() - 1);
+    push_hex(&be[first..], out);
+}
+
+fn hex() -> ScalarUDF {
+    ScalarDef::new(
+        "hex",
+        Arity::exact(1),
+        |ctx| {
+            let dt = ctx.dt(0);
+            if is_text(dt) || is_integer(dt) || matches!(dt, DataType::Float32 | DataType::Float64 | DataType::Date32 | DataType::Timestamp(..)) {
+                Ok(ChType::String)
+            } else {
+                Err(illegal_type(ctx.name, 0, ctx.field(0)))
+            }
+        },
+        |ctx| {
+            let a = ctx.array(0)?;
+            let mut b = StringBuilder::with_capacity(a.len(), a.len() * 8);
+            let mut buf = String::new();
+            macro_rules! ints {
+                ($t:ty) => {{
+                    let p = a.as_primitive::<$t>();
+                    for v in p.iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex_int(&v.to_be_bytes(), &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }};
+            }
+            match a.data_type() {
+                DataType::Int8 => ints!(Int8Type),
+                DataType::Int16 => ints!(Int16Type),
+                DataType::Int32 => ints!(Int32Type),
+                DataType::Int64 => ints!(Int64Type),
+                DataType::UInt8 => ints!(UInt8Type),
+                DataType::UInt16 => ints!(UInt16Type),
+                DataType::UInt32 => ints!(UInt32Type),
+                DataType::UInt64 => ints!(UInt64Type),
+                // Date is UInt16 days in ClickHouse.
+                DataType::Date32 => {
+                    let p = a.as_primitive::<Date32Type>();
+                    for v in p.iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex_int(&v.to_be_bytes(), &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }
+                DataType::Timestamp(..) => {
+                    let (raw, _) = crate::conversion::convert::timestamp_ticks(&a)?;
+                    for v in raw.iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex_int(&v.to_be_bytes(), &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }
+                // Floats: the little-endian bytes of the IEEE value.
+                DataType::Float32 => {
+                    for v in a.as_primitive::<Float32Type>().iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex(&v.to_le_bytes(), &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }
+                DataType::Float64 => {
+                    for v in a.as_primitive::<Float64Type>().iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex(&v.to_le_bytes(), &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }
+                DataType::FixedSizeBinary(_) => {
+                    for v in a.as_fixed_size_binary().iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex(v, &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    let s = utf8(ctx, 0)?;
+                    for v in s.as_string::<i32>().iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex(v.as_bytes(), &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        },
+    )
+    .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        length(),
+        emptiness("empty", true),
+        emptiness("notEmpty", false),
+        case_fn("lower", false),
+        case_fn("upper", true),
+        concat(),
+        substring(),
+        position(),
+        affix("startsWith", true),
+        affix("endsWith", false),
+        replace_all(),
+        trim("trimLeft", true, false),
+        trim("trimRight", false, true),
+        trim("trimBoth", true, true),
+        split_by_char(),
+        hex(),
+    ]
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::substring_range;
+
+    #[test]
+    fn substring_matches_clickhouse() {
+        let s = |text: &str, off: i64, len: Option<i64>| {
+            let (b, e) = substring_range(text.len() as i64, off, len);
+            text[b..e].to_string()
+        };
+        assert_eq!(s("abcdef", 2, None), "bcdef");
+        assert_eq!(s("abcdef", 2, Some(3)), "bcd");
+        assert_eq!(s("abcdef", 0, None), "");
+        assert_eq!(s("abcdef", -2, None), "ef");
+        assert_eq!(s("abcdef", -5, Some(3)), "bcd");
+        assert_eq!(s("abc", -5, Some(3)), "a");
+        assert_eq!(s("abcdef", 2, Some(-1)), "bcde");
+        assert_eq!(s("abcdef", 10, None), "");
+        assert_eq!(s("abcdef", 1, Some(0)), "");
+        assert_eq!(s("abc", -5, None), "abc");
+        assert_eq!(s("abcdef", -2, Some(-1)), "e");
+        assert_eq!(s("abcdef", 5, Some(10)), "ef");
+    }
+}

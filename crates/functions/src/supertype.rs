@@ -1,0 +1,159 @@
+//! ClickHouse's *least supertype* (`getLeastSupertype`): the result type of `if`,
+//! `multiIf`, `ifNull`, comparisons and arrays of mixed types.
+//!
+//! Rules (checked with chdb): equal types stay; unsigned integers widen to the widest;
+//! signed with unsigned become signed one size up (`UInt8`/`Int8` -> `Int16`); floats
+//! with integers of up to 4 bytes become `Float64` (`Float32` stays with 1–2-byte
+//! integers); `String` with `FixedString` is `String`; `Date` with `DateTime` is
+//! `DateTime`; `DateTime64` takes the largest precision. `Nothing` (NULL) makes the
+//! result `Nullable`. Where ClickHouse 26 answers with a `Variant` (no common type,
+//! e.g. `Int64` with `UInt64` or `Float64`), Granary reports TYPE_MISMATCH.
+
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, DfResult};
+
+fn int_info(t: &ChType) -> Option<(bool, u32)> {
+    Some(match t {
+        ChType::UInt8 | ChType::Bool => (false, 1),
+        ChType::UInt16 => (false, 2),
+        ChType::UInt32 => (false, 4),
+        ChType::UInt64 => (false, 8),
+        ChType::Int8 => (true, 1),
+        ChType::Int16 => (true, 2),
+        ChType::Int32 => (true, 4),
+        ChType::Int64 => (true, 8),
+        _ => return None,
+    })
+}
+
+fn int_of(signed: bool, width: u32) -> ChType {
+    match (signed, width) {
+        (false, 1) => ChType::UInt8,
+        (false, 2) => ChType::UInt16,
+        (false, 4) => ChType::UInt32,
+        (false, _) => ChType::UInt64,
+        (true, 1) => ChType::Int8,
+        (true, 2) => ChType::Int16,
+        (true, 4) => ChType::Int32,
+        (true, _) => ChType::Int64,
+    }
+}
+
+fn no_common(types: &[ChType]) -> datafusion::common::DataFusionError {
+    let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+    ch_error(ErrorCode::TYPE_MISMATCH, format!("There is no supertype for types {}", names.join(", ")))
+}
+
+/// The least supertype of `types` (which may be Nullable or Nothing).
+pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
+    let mut nullable = false;
+    let mut bases: Vec<ChType> = Vec::new();
+    for t in types {
+        match t {
+            ChType::Nullable(inner) if matches!(inner.as_ref(), ChType::Nothing) => nullable = true,
+            ChType::Nothing => nullable = true,
+            ChType::Nullable(inner) => {
+                nullable = true;
+                bases.push(inner.base().clone());
+            }
+            other => bases.push(other.base().clone()),
+        }
+    }
+    if bases.is_empty() {
+        return Ok(ChType::Nullable(Box::new(ChType::Nothing)));
+    }
+    let base = base_supertype(&bases)?;
+    Ok(if nullable { base.into_nullable() } else { base })
+}
+
+fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
+    let first = &bases[0];
+    if bases.iter().all(|t| t == first) {
+        return Ok(first.clone());
+    }
+    // Numbers.
+    let all_numeric = bases.iter().all(|t| int_info(t).is_some() || matches!(t, ChType::Float32 | ChType::Float64));
+    if all_numeric {
+        let floats: Vec<&ChType> = bases.iter().filter(|t| matches!(t, ChType::Float32 | ChType::Float64)).collect();
+        let ints: Vec<(bool, u32)> = bases.iter().filter_map(int_info).collect();
+        let max_signed = ints.iter().filter(|(s, _)| *s).map(|(_, w)| *w).max();
+        let max_unsigned = ints.iter().filter(|(s, _)| !*s).map(|(_, w)| *w).max();
+        let int_width = ints.iter().map(|(_, w)| *w).max().unwrap_or(0);
+        if !floats.is_empty() {
+            let float_width = if floats.iter().any(|t| matches!(t, ChType::Float64)) { 8 } else { 4 };
+            let needed = if int_width == 0 { float_width } else if int_width <= 2 { float_width.max(4) } else { 8 };
+            if int_width >= 8 {
+                return Err(no_common(bases));
+            }
+            return Ok(if needed <= 4 { ChType::Float32 } else { ChType::Float64 });
+        }
+        return match (max_signed, max_unsigned) {
+            (Some(s), Some(u)) => {
+                let width = s.max(u * 2);
+                if width > 8 {
+                    Err(no_common(bases))
+                } else {
+                    Ok(int_of(true, width))
+                }
+            }
+            (Some(s), None) => Ok(int_of(true, s)),
+            (None, Some(u)) => Ok(int_of(false, u)),
+            (None, None) => Err(no_common(bases)),
+        };
+    }
+    if bases.iter().all(|t| matches!(t, ChType::String | ChType::FixedString(_))) {
+        return Ok(ChType::String);
+    }
+    if bases.iter().all(|t| matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))) {
+        let precision = bases.iter().filter_map(|t| if let ChType::DateTime64(p, _) = t { Some(*p) } else { None }).max();
+        let zone = bases.iter().find_map(|t| match t {
+            ChType::DateTime(tz) | ChType::DateTime64(_, tz) => tz.clone(),
+            _ => None,
+        });
+        let has_time = bases.iter().any(|t| matches!(t, ChType::DateTime(_) | ChType::DateTime64(..)));
+        return Ok(match (precision, has_time) {
+            (Some(p), _) => ChType::DateTime64(p, zone),
+            (None, true) => ChType::DateTime(zone),
+            (None, false) => ChType::Date32,
+        });
+    }
+    if bases.iter().all(|t| matches!(t, ChType::Decimal(..))) {
+        let scale = bases.iter().filter_map(|t| if let ChType::Decimal(_, s) = t { Some(*s) } else { None }).max().unwrap_or(0);
+        let int_digits =
+            bases.iter().filter_map(|t| if let ChType::Decimal(p, s) = t { Some(p - s) } else { None }).max().unwrap_or(0);
+        return Ok(ChType::Decimal((int_digits + scale).clamp(1, 38), scale));
+    }
+    if bases.iter().all(|t| matches!(t, ChType::Array(_))) {
+        let inner: Vec<ChType> = bases.iter().filter_map(|t| if let ChType::Array(i) = t { Some((**i).clone()) } else { None }).collect();
+        return Ok(ChType::Array(Box::new(least_supertype(&inner)?)));
+    }
+    Err(no_common(bases))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn sup(names: &[&str]) -> String {
+        let types: Vec<ChType> = names.iter().map(|n| ChType::parse(n).unwrap()).collect();
+        least_supertype(&types).map(|t| t.to_string()).unwrap_or_else(|_| "error".into())
+    }
+
+    #[test]
+    fn matches_clickhouse() {
+        assert_eq!(sup(&["UInt8", "Int8"]), "Int16");
+        assert_eq!(sup(&["Int32", "UInt32"]), "Int64");
+        assert_eq!(sup(&["UInt64", "Int64"]), "error");
+        assert_eq!(sup(&["UInt8", "Float64"]), "Float64");
+        assert_eq!(sup(&["Float32", "Int32"]), "Float64");
+        assert_eq!(sup(&["Int64", "Float64"]), "error");
+        assert_eq!(sup(&["String", "FixedString(1)"]), "String");
+        assert_eq!(sup(&["Date", "DateTime"]), "DateTime");
+        assert_eq!(sup(&["DateTime64(3)", "DateTime"]), "DateTime64(3)");
+        assert_eq!(sup(&["Nullable(Nothing)", "UInt8"]), "Nullable(UInt8)");
+        assert_eq!(sup(&["Nullable(UInt8)", "UInt16"]), "Nullable(UInt16)");
+    }
+}
