@@ -211,28 +211,29 @@ async fn insert_data(
     // Fails here, before any data is read, for an unknown format.
     let mut parser = create_input_format(format, input_schema.clone(), &format_settings)?;
     let conformer = Conformer::new(table_schema.clone(), targets.to_vec(), defaults)?;
-    let (tx, mut rx) = mpsc::channel::<Result<RecordBatch>>(4);
+    let (tx, mut rx) = mpsc::channel::<Result<Parsed>>(4);
     let producer = tokio::spawn(async move {
         let mut pending = Vec::new();
-        let mut chunks: Vec<Result<Bytes>> = vec![Ok(head)];
+        let mut next_chunk: Option<Result<Bytes>> = Some(Ok(head));
         let mut input = input;
-        let send_all = |pending: &mut Vec<RecordBatch>| -> Result<Vec<RecordBatch>> {
-            pending.drain(..).map(|b| conformer.conform(&b)).collect()
-        };
         loop {
-            let chunk = match chunks.pop() {
+            let chunk = match next_chunk.take() {
                 Some(c) => Some(c),
                 None => match input.as_mut() {
                     Some(stream) => stream.next().await,
                     None => None,
                 },
             };
-            let Some(chunk) = chunk else { break };
-            let step = chunk.and_then(|bytes| parser.push(&bytes, &mut pending)).and_then(|_| send_all(&mut pending));
-            match step {
+            let last = chunk.is_none();
+            let step = match chunk {
+                Some(chunk) => chunk.and_then(|bytes| parser.push(&bytes, &mut pending)),
+                None => parser.finish(&mut pending),
+            };
+            let batches = step.and_then(|_| pending.drain(..).map(|b| conformer.conform(&b)).collect::<Result<Vec<_>>>());
+            match batches {
                 Ok(batches) => {
                     for batch in batches {
-                        if tx.send(Ok(batch)).await.is_err() {
+                        if tx.send(Ok(Parsed::Batch(batch))).await.is_err() {
                             return;
                         }
                     }
@@ -242,26 +243,42 @@ async fn insert_data(
                     return;
                 }
             }
-        }
-        let last = parser.finish(&mut pending).and_then(|_| send_all(&mut pending));
-        match last {
-            Ok(batches) => {
-                for batch in batches {
-                    if tx.send(Ok(batch)).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            Err(e) => {
-                let _ = tx.send(Err(e)).await;
+            if last {
+                let _ = tx.send(Ok(Parsed::End)).await;
+                return;
             }
         }
     });
-    let batches = futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).map(|item| item.map_err(Error::into_datafusion));
+    // The parser task says explicitly that the input ended; a channel that closes without
+    // that (the task panicked or was cancelled) fails the INSERT instead of committing
+    // what arrived so far.
+    let mut ended = false;
+    let batches = futures::stream::poll_fn(move |cx| match rx.poll_recv(cx) {
+        std::task::Poll::Ready(Some(Ok(Parsed::Batch(batch)))) => std::task::Poll::Ready(Some(Ok(batch))),
+        std::task::Poll::Ready(Some(Ok(Parsed::End))) => {
+            ended = true;
+            std::task::Poll::Ready(None)
+        }
+        std::task::Poll::Ready(Some(Err(e))) => std::task::Poll::Ready(Some(Err(e.into_datafusion()))),
+        std::task::Poll::Ready(None) if !ended => {
+            ended = true;
+            let e = Error::new(ErrorCode::LOGICAL_ERROR, "INSERT data parsing stopped unexpectedly");
+            std::task::Poll::Ready(Some(Err(e.into_datafusion())))
+        }
+        std::task::Poll::Ready(None) => std::task::Poll::Ready(None),
+        std::task::Poll::Pending => std::task::Poll::Pending,
+    });
     let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(table_schema, batches));
     let result = write_to_engine(ctx, table, stream).await;
     producer.abort();
     result
+}
+
+/// What the parser task sends to the engine.
+enum Parsed {
+    Batch(RecordBatch),
+    /// The input ended and everything before it was parsed.
+    End,
 }
 
 /// Turns batches of the listed columns into batches of the whole table: casts each
