@@ -79,6 +79,9 @@ pub struct Instance {
     /// Built once; each query clones it and changes only its settings, so functions and
     /// catalogs are never re-registered per request.
     base_state: SessionState,
+    /// A state with nothing registered: the cheap stand-in a query holds until its
+    /// settings are known and its real state is made from `base_state`.
+    placeholder_state: SessionState,
     base_runtime: Arc<RuntimeEnv>,
     timezone: Tz,
 }
@@ -176,7 +179,8 @@ impl Instance {
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
         let _ = shared.functions.set(granary_functions::function_catalog(&state));
-        Ok(Arc::new(Instance { shared, base_state: state, base_runtime, timezone }))
+        let placeholder_state = SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build();
+        Ok(Arc::new(Instance { shared, base_state: state, placeholder_state, base_runtime, timezone }))
     }
 
     pub fn catalog(&self) -> &Arc<Catalog> {
@@ -229,7 +233,7 @@ impl Instance {
             query_text: text.clone(),
             settings,
             progress: progress.clone(),
-            state: self.base_state.clone(),
+            state: self.placeholder_state.clone(),
             peak_memory: Arc::new(PeakRecordingPool::new(Arc::new(UnboundedMemoryPool::default()))),
             deadline: None,
             timezone: self.timezone,
