@@ -106,7 +106,7 @@ registry! {
     "min_insert_block_size_rows": UInt64 = "1048449", "Squash inserted blocks until they hold this many rows.";
     "optimize_move_to_prewhere": Bool = "1", "Move selective WHERE conditions to PREWHERE automatically.";
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
-    "output_format_json_quote_64bit_integers": Bool = "1", "Print 64-bit integers in quotes in JSON formats.";
+    "output_format_json_quote_64bit_integers": Bool = "0", "Print 64-bit integers in quotes in JSON formats.";
     "output_format_json_quote_denormals": Bool = "0", "Print nan and inf as strings in JSON formats.";
     "output_format_pretty_max_rows": UInt64 = "10000", "Rows printed at most by Pretty formats.";
     "output_format_write_statistics": Bool = "1", "Write the statistics object in JSON output formats.";

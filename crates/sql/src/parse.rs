@@ -447,8 +447,9 @@ impl<'a> Cursor<'a> {
     fn rest_as_query(&mut self, options: &ParseOptions<'_>) -> Result<(Box<Query>, Option<LimitBy>, Vec<(String, String)>, Option<String>)> {
         let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(self.lx.len() - self.pos + 1);
         let mut final_seen = false;
-        for (i, l) in self.lx[self.pos..].iter().enumerate() {
-            if l.is_keyword("FINAL") && i > 0 && is_after_table_reference(&self.lx[self.pos + i - 1]) {
+        let lexemes = settings_before_format(&self.lx[self.pos..]);
+        for (i, l) in lexemes.iter().enumerate() {
+            if l.is_keyword("FINAL") && i > 0 && is_after_table_reference(&lexemes[i - 1]) {
                 // FINAL applies merge semantics at read time; engines without merges read
                 // the same rows either way, so the marker is noted and removed here.
                 final_seen = true;
@@ -905,6 +906,25 @@ fn data_start(sql: &str, after_format_name: usize) -> usize {
     after_format_name + i
 }
 
+/// ClickHouse accepts `... FORMAT JSON SETTINGS x = 1`; sqlparser wants SETTINGS first.
+fn settings_before_format(lexemes: &[Lexeme]) -> Vec<Lexeme> {
+    let mut depth = 0i32;
+    for (i, l) in lexemes.iter().enumerate() {
+        match l.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 && l.is_keyword("FORMAT") && lexemes.get(i + 2).is_some_and(|s| s.is_keyword("SETTINGS")) {
+            let mut reordered = lexemes[..i].to_vec();
+            reordered.extend_from_slice(&lexemes[i + 2..]);
+            reordered.extend_from_slice(&lexemes[i..i + 2]);
+            return reordered;
+        }
+    }
+    lexemes.to_vec()
+}
+
 fn is_after_table_reference(previous: &Lexeme) -> bool {
     matches!(previous.token, Token::Word(_) | Token::RParen)
         && !["SELECT", "FROM", "WHERE", "AND", "OR", "JOIN", "ON", "BY", "AS"].iter().any(|k| previous.is_keyword(k))
@@ -945,7 +965,7 @@ mod tests {
 
     #[test]
     fn select_with_clauses() {
-        let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 SETTINGS max_threads = 2 FORMAT JSON");
+        let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 FORMAT JSON SETTINGS max_threads = 2");
         assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string()), ("final".to_string(), "1".to_string())]);
         assert_eq!(s.format.as_deref(), Some("JSON"));
         assert!(matches!(s.statement, Statement::Query { .. }));
