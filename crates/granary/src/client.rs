@@ -36,9 +36,9 @@ pub struct ClientArgs {
     /// Print elapsed time and rows read to stderr after each query.
     #[arg(long, short = 't')]
     time: bool,
-    /// Settings: any other `--name=value` or `--name value`.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    settings: Vec<String>,
+    /// Settings: any other `--name=value` or `--name value` (split off by [`split_setting_flags`]).
+    #[arg(skip)]
+    pub settings: Vec<String>,
 }
 
 type BoxBody = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
@@ -73,6 +73,42 @@ pub fn run(args: ClientArgs) -> ExitCode {
     };
     let code = runtime.block_on(async move { run_async(args, settings).await });
     ExitCode::from(code)
+}
+
+/// Flags of `granary client` itself; every other `--name` is a setting.
+const CLIENT_FLAGS: &[&str] = &["--host", "--port", "--user", "-u", "--password", "--database", "-d", "--query", "-q", "--format", "-f"];
+const CLIENT_SWITCHES: &[&str] = &["--time", "-t", "--help", "-h"];
+
+/// Splits `granary client` arguments into its own flags and settings, which may appear
+/// anywhere (`granary client --max_threads=1 --query ...`).
+pub fn split_setting_flags(args: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let (mut own, mut settings) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let name = arg.split_once('=').map(|(n, _)| n).unwrap_or(arg);
+        if CLIENT_SWITCHES.contains(&name) || !arg.starts_with('-') {
+            own.push(arg.clone());
+        } else if CLIENT_FLAGS.contains(&name) {
+            own.push(arg.clone());
+            if !arg.contains('=') {
+                if let Some(value) = args.get(i + 1) {
+                    own.push(value.clone());
+                    i += 1;
+                }
+            }
+        } else {
+            settings.push(arg.clone());
+            if !arg.contains('=') {
+                if let Some(value) = args.get(i + 1) {
+                    settings.push(value.clone());
+                    i += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    (own, settings)
 }
 
 /// `--max_threads=2`, `--max_threads 2`, `--format_csv_delimiter ';'`.
