@@ -16,6 +16,8 @@ use crate::{Error, ErrorCode, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingKind {
     UInt64,
+    /// A count that must not be zero (`max_block_size`).
+    NonZeroUInt64,
     Int64,
     Float,
     Bool,
@@ -33,6 +35,7 @@ impl SettingKind {
     pub fn type_name(self) -> &'static str {
         match self {
             SettingKind::UInt64 => "UInt64",
+            SettingKind::NonZeroUInt64 => "NonZeroUInt64",
             SettingKind::Int64 => "Int64",
             SettingKind::Float => "Float",
             SettingKind::Bool => "Bool",
@@ -85,7 +88,7 @@ registry! {
     "join_use_nulls": Bool = "0", "Fill non-matched rows of outer joins with NULL instead of the type's default.";
     "log_comment": String = "", "A comment stored in system.query_log for this query.";
     "log_queries": Bool = "1", "Record queries in system.query_log.";
-    "max_block_size": UInt64 = "65409", "The preferred number of rows in a block of query processing.";
+    "max_block_size": NonZeroUInt64 = "65409", "The preferred number of rows in a block of query processing.";
     "max_bytes_to_read": UInt64 = "0", "Limit on bytes read from tables by one query (0: none).";
     "max_concurrent_queries_for_user": UInt64 = "0", "Limit on queries running at once for one user (0: none).";
     "max_download_buffer_size": UInt64 = "10485760", "Buffer of one parallel download thread; files over twice this are downloaded in ranges.";
@@ -224,6 +227,10 @@ fn normalise(def: &SettingDef, value: &str) -> Result<String> {
         SettingKind::UInt64 | SettingKind::Milliseconds => {
             parse_number_with_suffix(unquoted).ok_or_else(bad)?.to_string()
         }
+        SettingKind::NonZeroUInt64 => match parse_number_with_suffix(unquoted) {
+            Some(n) if n > 0 => n.to_string(),
+            _ => return Err(bad()),
+        },
         SettingKind::MaxThreads => {
             if unquoted.eq_ignore_ascii_case("auto") || unquoted.starts_with("'auto") {
                 "0".into()

@@ -445,9 +445,25 @@ impl<'a> Cursor<'a> {
 
     /// Hands the remaining lexemes, minus `FINAL` markers, to sqlparser as a query.
     fn rest_as_query(&mut self, options: &ParseOptions<'_>) -> Result<(Box<Query>, Option<LimitBy>, Vec<(String, String)>, Option<String>)> {
-        let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(self.lx.len() - self.pos + 1);
+        let mut lexemes = inline_with_aliases(settings_before_format(&self.lx[self.pos..]));
+        // FORMAT and SETTINGS are taken off the end here: after a SELECT without FROM,
+        // sqlparser would read `SELECT 1 FORMAT JSON` as a column alias.
+        let mut format = None;
+        if lexemes.len() >= 2 && lexemes[lexemes.len() - 2].is_keyword("FORMAT") && matches!(lexemes[lexemes.len() - 1].token, Token::Word(_)) {
+            if let Token::Word(w) = &lexemes[lexemes.len() - 1].token {
+                format = Some(w.value.clone());
+            }
+            lexemes.truncate(lexemes.len() - 2);
+        }
+        let mut settings = Vec::new();
+        if let Some(at) = trailing_settings_start(&lexemes) {
+            let mut cursor = Cursor { sql: self.sql, lx: &lexemes[at + 1..], pos: 0 };
+            settings = cursor.assignments()?;
+            cursor.expect_end()?;
+            lexemes.truncate(at);
+        }
+        let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(lexemes.len() + 1);
         let mut final_seen = false;
-        let lexemes = settings_before_format(&self.lx[self.pos..]);
         for (i, l) in lexemes.iter().enumerate() {
             if l.is_keyword("FINAL") && i > 0 && is_after_table_reference(&lexemes[i - 1]) {
                 // FINAL applies merge semantics at read time; engines without merges read
@@ -470,17 +486,19 @@ impl<'a> Cursor<'a> {
                 format!("Syntax error: unexpected {} after the end of the query", parser.peek_token().token),
             ));
         }
-        let mut settings = take_settings(&mut query)?;
+        settings.extend(take_settings(&mut query)?);
         if final_seen {
             // ClickHouse's `final` setting means FINAL on every table of the query; the
             // engines read it from the query settings.
             settings.push(("final".to_string(), "1".to_string()));
         }
-        let format = match query.format_clause.take() {
-            Some(FormatClause::Identifier(ident)) => Some(ident.value),
-            Some(FormatClause::Null) => Some("Null".to_string()),
-            None => None,
-        };
+        if format.is_none() {
+            format = match query.format_clause.take() {
+                Some(FormatClause::Identifier(ident)) => Some(ident.value),
+                Some(FormatClause::Null) => Some("Null".to_string()),
+                None => None,
+            };
+        }
         let limit_by = rewrite_query(&mut query, &options.rewrite)?;
         Ok((query, limit_by, settings, format))
     }
@@ -906,6 +924,95 @@ fn data_start(sql: &str, after_format_name: usize) -> usize {
     after_format_name + i
 }
 
+/// ClickHouse's `WITH <expression> AS <name> SELECT ...` names a value, not a table.
+/// DataFusion has no such binding, so the expression is put in place of the name (in
+/// parentheses) wherever the name appears later; CTEs (`name AS (SELECT ...)`) stay.
+fn inline_with_aliases(lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
+    if !lexemes.first().is_some_and(|l| l.is_keyword("WITH")) {
+        return lexemes;
+    }
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    let (mut depth, mut start, mut body_start) = (0i32, 1usize, None);
+    for (i, l) in lexemes.iter().enumerate().skip(1) {
+        match l.token {
+            Token::LParen | Token::LBracket => depth += 1,
+            Token::RParen | Token::RBracket => depth -= 1,
+            Token::Comma if depth == 0 => {
+                items.push((start, i));
+                start = i + 1;
+            }
+            _ if depth == 0 && l.is_keyword("SELECT") => {
+                items.push((start, i));
+                body_start = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some(body_start) = body_start else { return lexemes };
+    let mut kept: Vec<&[Lexeme]> = Vec::new();
+    let mut aliases: Vec<(String, Vec<Lexeme>)> = Vec::new();
+    for (from, to) in items {
+        let item = &lexemes[from..to];
+        let is_cte = item.len() >= 3 && item[1].is_keyword("AS") && item[2].token == Token::LParen;
+        let alias_at = item.len().checked_sub(2).filter(|&k| k > 0 && item[k].is_keyword("AS"));
+        match (is_cte, alias_at, item.last().map(|l| &l.token)) {
+            (false, Some(k), Some(Token::Word(w))) => aliases.push((w.value.clone(), item[..k].to_vec())),
+            _ => kept.push(item),
+        }
+    }
+    if aliases.is_empty() {
+        return lexemes;
+    }
+    let mut out = Vec::with_capacity(lexemes.len());
+    if !kept.is_empty() {
+        out.push(lexemes[0].clone());
+        for (n, item) in kept.iter().enumerate() {
+            if n > 0 {
+                out.push(Lexeme { token: Token::Comma, span: item[0].span, start: item[0].start, end: item[0].start });
+            }
+            out.extend_from_slice(item);
+        }
+    }
+    for (i, l) in lexemes[body_start..].iter().enumerate() {
+        let after_dot = i > 0 && lexemes[body_start + i - 1].token == Token::Period;
+        let replacement = match &l.token {
+            Token::Word(w) if !after_dot => aliases.iter().find(|(name, _)| *name == w.value),
+            _ => None,
+        };
+        match replacement {
+            Some((_, expression)) => {
+                out.push(Lexeme { token: Token::LParen, span: l.span, start: l.start, end: l.start });
+                out.extend(expression.iter().cloned());
+                out.push(Lexeme { token: Token::RParen, span: l.span, start: l.end, end: l.end });
+            }
+            None => out.push(l.clone()),
+        }
+    }
+    out
+}
+
+/// Where a top-level `SETTINGS name = ...` clause starts, if the query ends with one.
+fn trailing_settings_start(lexemes: &[Lexeme]) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut found = None;
+    for (i, l) in lexemes.iter().enumerate() {
+        match l.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        if depth == 0
+            && l.is_keyword("SETTINGS")
+            && matches!(lexemes.get(i + 1).map(|n| &n.token), Some(Token::Word(_)))
+            && lexemes.get(i + 2).is_some_and(|n| n.token == Token::Eq)
+        {
+            found = Some(i);
+        }
+    }
+    found
+}
+
 /// ClickHouse accepts `... FORMAT JSON SETTINGS x = 1`; sqlparser wants SETTINGS first.
 fn settings_before_format(lexemes: &[Lexeme]) -> Vec<Lexeme> {
     let mut depth = 0i32;
@@ -1038,6 +1145,15 @@ mod tests {
 #[cfg(test)]
 mod keyword_name_tests {
     use super::*;
+
+    #[test]
+    fn with_expression_aliases() {
+        let params = HashMap::new();
+        let options = ParseOptions { params: &params, rewrite: RewriteOptions::default(), max_query_size: 0 };
+        let (s, _) = parse_statement("WITH 5 AS five, t AS (SELECT 1 AS x) SELECT five * x AS y FROM t", &options).unwrap();
+        let Statement::Query { query, .. } = s.statement else { panic!() };
+        assert_eq!(query.to_string(), "WITH t AS (SELECT 1 AS x) SELECT (5) * x AS y FROM t");
+    }
 
     #[test]
     fn database_named_default_parses() {

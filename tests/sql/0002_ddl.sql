@@ -1,0 +1,29 @@
+CREATE TABLE t1 (id UInt64, name String) ENGINE = Memory;
+CREATE TABLE t1 (id UInt64) ENGINE = Memory; -- { serverError TABLE_ALREADY_EXISTS }
+CREATE TABLE IF NOT EXISTS t1 (id UInt64) ENGINE = Memory;
+EXISTS TABLE t1;
+EXISTS TABLE t_missing;
+SHOW TABLES;
+INSERT INTO t1 VALUES (1, 'one'), (2, 'two');
+SELECT * FROM t1 ORDER BY id;
+RENAME TABLE t1 TO t2;
+SHOW TABLES;
+SELECT * FROM t1; -- { serverError UNKNOWN_TABLE }
+SELECT count() FROM t2;
+TRUNCATE TABLE t2;
+SELECT count() FROM t2;
+CREATE TABLE t3 ENGINE = Memory AS SELECT number AS n, toString(number) AS s FROM numbers(3);
+SELECT * FROM t3 ORDER BY n;
+DESCRIBE TABLE t3;
+CREATE TABLE t4 AS t3;
+DESCRIBE TABLE t4;
+SELECT count() FROM t4;
+CREATE TABLE nul (x UInt32) ENGINE = Null;
+INSERT INTO nul SELECT number FROM numbers(100);
+SELECT count() FROM nul;
+DROP TABLE t2;
+DROP TABLE t2; -- { serverError UNKNOWN_TABLE }
+DROP TABLE IF EXISTS t2;
+CREATE TABLE bad (x UInt8) ENGINE = NoSuchEngine; -- { serverError UNKNOWN_STORAGE }
+CREATE TABLE bad2 (x NoSuchType) ENGINE = Memory; -- { serverError UNKNOWN_TYPE }
+SHOW TABLES;

@@ -1,0 +1,11 @@
+CREATE TABLE types (u8 UInt8, u16 UInt16, u32 UInt32, u64 UInt64, i8 Int8, i16 Int16, i32 Int32, i64 Int64, f32 Float32, f64 Float64, b Bool, s String, fs FixedString(4), d Date, d32 Date32, dt DateTime, dt64 DateTime64(3), dec Decimal(10, 2), n Nullable(Int32), lc LowCardinality(String), arr Array(UInt32), arrs Array(String)) ENGINE = Memory;
+INSERT INTO types VALUES (255, 65535, 4294967295, 18446744073709551615, -128, -32768, -2147483648, -9223372036854775808, 0.1, 0.1, true, 'a\tb\\c''d', 'ab', '2024-02-29', '1950-01-01', '2024-01-02 03:04:05', '2024-01-02 03:04:05.678', 12.5, NULL, 'x', [1, 2, 3], ['p', 'q']);
+INSERT INTO types VALUES (0, 0, 0, 0, 0, 0, 0, 0, 1e21, -0.0, false, '', 'abcd', '1970-01-01', '2100-12-31', '1970-01-01 00:00:00', '1970-01-01 00:00:00.000', -0.01, 42, '', [], []);
+SELECT * FROM types ORDER BY u8;
+SELECT * FROM types ORDER BY u8 FORMAT CSV;
+SELECT * FROM types ORDER BY u8 FORMAT JSONEachRow;
+SELECT * FROM types ORDER BY u8 FORMAT Values;
+SELECT * FROM types ORDER BY u8 FORMAT TSVWithNamesAndTypes;
+SELECT count() FROM types;
+INSERT INTO types (u8, s) VALUES (7, 'only two');
+SELECT u8, s, d, arr, n FROM types WHERE u8 = 7;
