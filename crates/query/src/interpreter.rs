@@ -54,7 +54,7 @@ pub(crate) async fn run(
     let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
     let options = ParseOptions {
         params: &params,
-        rewrite: RewriteOptions { is_case_insensitive: Some(&case_insensitive), has_clickhouse_cast: true },
+        rewrite: RewriteOptions { is_case_insensitive: Some(&case_insensitive), clickhouse_functions: true },
         max_query_size: ctx.settings.get_u64("max_query_size") as usize,
     };
     let (parsed, substituted) = granary_sql::parse_statement(text, &options)?;

@@ -26,8 +26,9 @@ use crate::names::column_name;
 pub struct RewriteOptions<'a> {
     /// Whether a (lower-case) name is a function ClickHouse matches case-insensitively.
     pub is_case_insensitive: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
-    /// Whether the `_CAST` function (ClickHouse-typed cast) is available.
-    pub has_clickhouse_cast: bool,
+    /// Whether ClickHouse functions (`_CAST`, `divide`, ...) are registered, so operators
+    /// can be mapped to them.
+    pub clickhouse_functions: bool,
 }
 
 /// `LIMIT limit [OFFSET offset] BY columns`, applied after ORDER BY.
@@ -165,6 +166,11 @@ fn comparisons_as_functions(expr: &mut Expr) {
 
 fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
     match expr {
+        // `/` is always floating-point division in ClickHouse (`7 / 2` = 3.5).
+        Expr::BinaryOp { op: BinaryOperator::Divide, left, right } if options.clickhouse_functions => {
+            let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
+            *expr = function_call("divide", vec![left, right]);
+        }
         Expr::Function(function) => {
             if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() {
                 if ident.quote_style.is_none() {
@@ -175,7 +181,7 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
                 }
             }
         }
-        Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: inner, data_type, format: None, .. } if options.has_clickhouse_cast => {
+        Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: inner, data_type, format: None, .. } if options.clickhouse_functions => {
             let type_text = data_type.to_string();
             if ChType::parse(&type_text).is_ok() {
                 let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
@@ -245,7 +251,7 @@ mod tests {
     #[test]
     fn names_prewhere_and_limit_by() {
         let ci = |n: &str| n == "sum";
-        let options = RewriteOptions { is_case_insensitive: Some(&ci), has_clickhouse_cast: true };
+        let options = RewriteOptions { is_case_insensitive: Some(&ci), clickhouse_functions: true };
         let (sql, limit_by) = rewrite("SELECT SUM(x), a, CAST(b AS UInt64) FROM t PREWHERE a = 1 WHERE b > 2 ORDER BY a LIMIT 2 BY a", &options);
         assert_eq!(
             sql,
