@@ -166,7 +166,37 @@ pub fn register_all(state: &mut SessionState) -> Result<()> {
     for udaf in aggregates {
         state.register_udaf(Arc::clone(udaf)).map_err(Error::from)?;
     }
+    drop_shadowed(state);
     Ok(())
+}
+
+/// Removes built-ins that lost any of their names to a Granary function.
+///
+/// DataFusion keeps a replaced function under its other names (DataFusion's `avg` stays
+/// under `mean`), and a state rebuilt from an existing one re-registers every function
+/// with all its names in hash-map order, so the stale one could win a name back at
+/// random. Keeping only functions that own all their names makes every rebuild identical.
+fn drop_shadowed(state: &mut SessionState) {
+    fn owners<T>(map: &std::collections::HashMap<String, Arc<T>>, names: impl Fn(&T) -> Vec<String>) -> Vec<Arc<T>> {
+        let mut kept: Vec<Arc<T>> = Vec::new();
+        for f in map.values() {
+            let owns_all = names(f).iter().all(|n| map.get(n).is_some_and(|g| Arc::ptr_eq(g, f)));
+            if owns_all && !kept.iter().any(|k| Arc::ptr_eq(k, f)) {
+                kept.push(f.clone());
+            }
+        }
+        kept
+    }
+    let scalars = owners(state.scalar_functions(), |f: &ScalarUDF| {
+        std::iter::once(f.name().to_string()).chain(f.aliases().iter().cloned()).collect()
+    });
+    let aggregates = owners(state.aggregate_functions(), |f: &AggregateUDF| {
+        std::iter::once(f.name().to_string()).chain(f.aliases().iter().cloned()).collect()
+    });
+    *state = datafusion::execution::session_state::SessionStateBuilder::new_from_existing(state.clone())
+        .with_scalar_functions(scalars)
+        .with_aggregate_functions(aggregates)
+        .build();
 }
 
 /// [`register_all`] for a [`datafusion::prelude::SessionContext`].
