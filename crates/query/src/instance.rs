@@ -128,6 +128,8 @@ pub(crate) struct QueryContext {
     pub progress: Arc<QueryProgress>,
     pub state: SessionState,
     pub peak_memory: Arc<PeakRecordingPool>,
+    /// The runtime queries execute with: the base one with this query's memory pool.
+    pub runtime: Arc<RuntimeEnv>,
     pub deadline: Option<tokio::time::Instant>,
     pub timezone: Tz,
     pub current_database: String,
@@ -235,6 +237,7 @@ impl Instance {
             progress: progress.clone(),
             state: self.placeholder_state.clone(),
             peak_memory: Arc::new(PeakRecordingPool::new(Arc::new(UnboundedMemoryPool::default()))),
+            runtime: self.base_runtime.clone(),
             deadline: None,
             timezone: self.timezone,
             current_database: session.current_database.clone(),
@@ -283,13 +286,15 @@ impl Instance {
         let limit = settings.get_u64("max_memory_usage");
         let inner: Arc<dyn MemoryPool> = if limit > 0 { Arc::new(GreedyMemoryPool::new(limit as usize)) } else { Arc::new(UnboundedMemoryPool::default()) };
         ctx.peak_memory = Arc::new(PeakRecordingPool::new(inner));
-        let runtime = RuntimeEnvBuilder::from_runtime_env(&self.base_runtime).with_memory_pool(ctx.peak_memory.clone()).build()?;
+        // The per-query pool is given to execution through the TaskContext; the planning
+        // state is a plain clone of the base state (no function re-registration).
+        ctx.runtime = Arc::new(RuntimeEnvBuilder::from_runtime_env(&self.base_runtime).with_memory_pool(ctx.peak_memory.clone()).build()?);
         let timezone = match settings.get_str("session_timezone") {
             "" => self.timezone,
             name => name.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid time zone: {name}")))?,
         };
         ctx.timezone = timezone;
-        let mut state = SessionStateBuilder::new_from_existing(self.base_state.clone()).with_runtime_env(Arc::new(runtime)).build();
+        let mut state = self.base_state.clone();
         let config = state.config_mut();
         {
             let options = config.options_mut();
