@@ -85,6 +85,25 @@ impl std::fmt::Debug for Catalog {
 
 pub const DEFAULT_DATABASE: &str = "default";
 
+/// The `<escaped name>.json` files of a metadata directory, as (name, path). Leftovers of
+/// interrupted atomic writes (`*.tmp`) are removed: the previous version is intact.
+fn metadata_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let entries = std::fs::read_dir(dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", dir.display()))?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        if file_name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(&path);
+            continue;
+        }
+        if let Some(escaped) = file_name.strip_suffix(".json") {
+            out.push((unescape_file_name(escaped)?, path));
+        }
+    }
+    Ok(out)
+}
+
 impl Catalog {
     /// Opens (or initialises) the catalog under `root`, reopening every table.
     pub fn open(root: &Path, registry: EngineRegistry, reserved: Vec<String>) -> Result<Catalog> {
@@ -112,19 +131,8 @@ impl Catalog {
     }
 
     fn load(&self) -> Result<()> {
-        let entries = std::fs::read_dir(&self.metadata_dir)
-            .with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", self.metadata_dir.display()))?;
         let mut databases = BTreeMap::new();
-        for entry in entries {
-            let path = entry?.path();
-            let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else { continue };
-            if file_name.ends_with(".tmp") {
-                // An interrupted atomic write: the previous version (if any) is intact.
-                let _ = std::fs::remove_file(&path);
-                continue;
-            }
-            let Some(escaped) = file_name.strip_suffix(".json") else { continue };
-            let name = unescape_file_name(escaped)?;
+        for (name, path) in metadata_files(&self.metadata_dir)? {
             let text = std::fs::read_to_string(&path)?;
             let meta: DatabaseMeta = serde_json::from_str(&text)
                 .with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse database metadata {}", path.display()))?;
@@ -148,15 +156,7 @@ impl Catalog {
         let dir = self.database_dir(&database.name);
         create_dir_all(&dir)?;
         let mut tables = database.tables.write();
-        for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else { continue };
-            if file_name.ends_with(".tmp") {
-                let _ = std::fs::remove_file(&path);
-                continue;
-            }
-            let Some(escaped) = file_name.strip_suffix(".json") else { continue };
-            let name = unescape_file_name(escaped)?;
+        for (name, path) in metadata_files(&dir)? {
             let text = std::fs::read_to_string(&path)?;
             let mut meta: TableMeta = serde_json::from_str(&text)
                 .with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse table metadata {}", path.display()))?;
