@@ -80,11 +80,12 @@ def test_insert_with_body_in_formats(server):
     server.request(params={"query": "INSERT INTO default.ins FORMAT JSONEachRow"}, data=b'{"id":4,"name":"e"}\n')
     server.request(params={"query": "INSERT INTO default.ins VALUES"}, data=b"(5,'f')")
     server.request("INSERT INTO default.ins FORMAT CSVWithNames\nname,id\ng,6\n")
-    assert server.query("SELECT id, name FROM default.ins ORDER BY id") == "1\ta\n2\tb,c\n3\td\n4\te\n5\tf\n6\tg\n"
-    status, headers, body = server.request(params={"query": "INSERT INTO default.ins FORMAT CSV"}, data=b"7,x\nbad,y\n")
+    server.request('INSERT INTO default.ins FORMAT JSONEachRow {"id": 7, "name": "{h:String}"}')
+    assert server.query("SELECT id, name FROM default.ins ORDER BY id") == "1\ta\n2\tb,c\n3\td\n4\te\n5\tf\n6\tg\n7\t{h:String}\n"
+    status, headers, body = server.request(params={"query": "INSERT INTO default.ins FORMAT CSV"}, data=b"8,x\nbad,y\n")
     assert status == 400, body
     assert b"at row 2" in body
-    assert server.query("SELECT count() FROM default.ins") == "6\n"
+    assert server.query("SELECT count() FROM default.ins") == "7\n"
     server.query("DROP TABLE default.ins")
 
 

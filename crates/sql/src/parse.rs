@@ -182,7 +182,10 @@ pub fn parse_statement(sql: &str, options: &ParseOptions<'_>) -> Result<(Stateme
             format!("Max query size exceeded: the query is {} bytes, max_query_size is {}", sql.len(), options.max_query_size),
         ));
     }
-    let substituted = substitute_parameters(sql, options.params)?;
+    // Parameters are substituted in the query, never in INSERT data that follows it
+    // (JSON data is full of `{"key": value}`).
+    let head = insert_head(sql).unwrap_or(sql);
+    let substituted = substitute_parameters(head, options.params)?.map(|h| format!("{h}{}", &sql[head.len()..]));
     let text = substituted.as_deref().unwrap_or(sql);
     let lexemes = lex_statement(text)?;
     let mut cursor = Cursor { sql: text, lx: &lexemes, pos: 0 };
@@ -1100,6 +1103,17 @@ mod tests {
         }
         let sql = "INSERT INTO t FORMAT TSV\n\"unbalanced 'quotes\t1\n";
         assert!(matches!(parse(sql).statement, Statement::Insert(_)));
+    }
+
+    #[test]
+    fn insert_data_is_not_a_parameter() {
+        let sql = "INSERT INTO t FORMAT JSONEachRow {\"x\": 9}";
+        match parse(sql).statement {
+            Statement::Insert(InsertStatement { source: InsertSource::Data { data_offset, .. }, .. }) => {
+                assert_eq!(&sql[data_offset..], "{\"x\": 9}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
