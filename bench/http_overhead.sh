@@ -13,7 +13,7 @@ python3 -c "import chdb" 2>/dev/null || pip install -q chdb==4.4.0
 cargo build --release -p granary
 DATA=$(mktemp -d)
 PORT=18923
-target/release/granary server --path "$DATA" --http-port $PORT 2>"$DATA/server.log" &
+"${CARGO_TARGET_DIR:-target}/release/granary" server --path "$DATA" --http-port $PORT 2>"$DATA/server.log" &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/ping" >/dev/null && break; sleep 0.1; done

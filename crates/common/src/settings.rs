@@ -196,7 +196,7 @@ impl Settings {
     /// `max_threads` resolved: 0 means every core.
     pub fn max_threads(&self) -> usize {
         match self.get_u64("max_threads") {
-            0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            0 => cores(),
             n => n as usize,
         }
     }
@@ -206,6 +206,13 @@ impl Settings {
         let secs = self.get_f64("max_execution_time");
         (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
     }
+}
+
+/// The number of cores, read once: `available_parallelism` reads cgroup files, which
+/// cost more than planning a small query.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
 }
 
 fn normalise(def: &SettingDef, value: &str) -> Result<String> {
