@@ -1,19 +1,39 @@
-"""Shared fixtures: a real `granary server` process on a free port with its own data dir."""
+"""Shared fixtures: a real `granary server` process on a free port with its own data dir,
+a tiny stdlib HTTP helper, and the known-failures list (tests/known_failures.txt) applied
+as non-strict xfail marks."""
+import http.client
 import os
 import signal
 import socket
 import subprocess
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 BINARY = os.environ.get("GRANARY_BIN", str(REPO / "target" / "debug" / "granary"))
+START_TIMEOUT = float(os.environ.get("GRANARY_START_TIMEOUT", "30"))
+STOP_TIMEOUT = 15
+
+# ClickHouse's HTTP statuses for the error codes the tests name most (exceptionCodeToHTTPStatus).
+STATUS_OF_CODE = {
+    62: 400,  # SYNTAX_ERROR
+    6: 400,  # CANNOT_PARSE_TEXT
+    27: 400,  # CANNOT_PARSE_INPUT_ASSERTION_FAILED
+    43: 400,  # ILLEGAL_TYPE_OF_ARGUMENT
+    53: 400,  # TYPE_MISMATCH
+    46: 404,  # UNKNOWN_FUNCTION
+    47: 404,  # UNKNOWN_IDENTIFIER
+    50: 404,  # UNKNOWN_TYPE
+    56: 404,  # UNKNOWN_STORAGE
+    60: 404,  # UNKNOWN_TABLE
+    73: 404,  # UNKNOWN_FORMAT
+    81: 404,  # UNKNOWN_DATABASE
+    115: 404,  # UNKNOWN_SETTING
+}
 
 
 def free_port() -> int:
@@ -22,73 +42,112 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Response:
+    """status, headers (case-insensitive mapping), body (bytes); unpacks as a 3-tuple."""
+
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    def __iter__(self):
+        return iter((self.status, self.headers, self.body))
+
+    @property
+    def text(self) -> str:
+        return self.body.decode(errors="replace")
+
+
+def http_request(port, method="GET", target="/", body=None, headers=None, timeout=120) -> Response:
+    """One request on a fresh connection (stdlib http.client); never raises on HTTP errors."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(method, target, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return Response(r.status, r.headers, r.read())
+    finally:
+        conn.close()
+
+
 class Server:
     """A granary server process; restartable on the same data directory."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, extra_args=()):
         self.path = path
         self.port = free_port()
         self.process = None
-        self.log = Path(path) / "server.log"
+        self.extra_args = list(extra_args)
+        self.log = Path(path).parent / (Path(path).name + ".server.log")
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/"
 
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
     def start(self):
+        if not os.access(BINARY, os.X_OK):
+            raise RuntimeError(f"granary binary not found at {BINARY} (build it or set GRANARY_BIN)")
         log = open(self.log, "ab")
         self.process = subprocess.Popen(
-            [BINARY, "server", "--path", self.path, "--http-port", str(self.port)],
+            [BINARY, "server", "--path", self.path, "--http-port", str(self.port), *self.extra_args],
             stdout=log,
             stderr=log,
+            stdin=subprocess.DEVNULL,
             env={**os.environ, "TZ": "UTC"},
         )
-        deadline = time.time() + 30
+        log.close()
+        deadline = time.time() + START_TIMEOUT
         while time.time() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{self.log.read_text(errors='replace')}")
+                raise RuntimeError(f"server exited early with {self.process.returncode}:\n{self.log_text()}")
             try:
-                with urllib.request.urlopen(self.url + "ping", timeout=1) as r:
-                    if r.read() == b"Ok.\n":
-                        return self
+                if http_request(self.port, "GET", "/ping", timeout=2).body == b"Ok.\n":
+                    return self
             except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"server did not answer /ping:\n{self.log.read_text(errors='replace')}")
+                pass
+            time.sleep(0.05)
+        self.stop(signal.SIGKILL)
+        raise RuntimeError(f"server did not answer /ping within {START_TIMEOUT}s:\n{self.log_text()}")
 
-    def stop(self, sig=signal.SIGTERM):
-        if self.process and self.process.poll() is None:
+    def stop(self, sig=signal.SIGTERM) -> int:
+        """Stops the server with `sig` (SIGKILL after STOP_TIMEOUT); returns its exit code."""
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
             self.process.send_signal(sig)
             try:
-                self.process.wait(timeout=15)
+                self.process.wait(timeout=STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        return self.process.returncode
 
-    def request(self, sql: str = "", params=None, data: bytes = None, method: str = None, headers=None):
-        """Returns (status, headers, body bytes)."""
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def request(self, sql: str = "", params=None, data: bytes = None, method: str = None, headers=None, timeout=120) -> Response:
+        """Sends `sql` (or raw `data`) as the body, `params` as URL parameters.
+        Returns Response(status, headers, body bytes), also unpackable as a tuple."""
         query = urllib.parse.urlencode(params or {})
-        url = self.url + ("?" + query if query else "")
+        target = "/" + ("?" + query if query else "")
         body = data if data is not None else (sql.encode() if sql else None)
-        req = urllib.request.Request(url, data=body, method=method or ("POST" if body is not None else "GET"), headers=headers or {})
-        try:
-            with urllib.request.urlopen(req, timeout=60) as r:
-                return r.status, r.headers, r.read()
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers, e.read()
+        return http_request(self.port, method or ("POST" if body is not None else "GET"), target, body, headers, timeout)
 
     def query(self, sql: str, **params) -> str:
-        status, _, body = self.request(sql, params=params)
-        if status != 200:
-            raise AssertionError(f"{sql!r} failed with {status}: {body.decode(errors='replace')}")
-        return body.decode()
+        r = self.request(sql, params=params)
+        if r.status != 200:
+            raise AssertionError(f"{sql!r} failed with {r.status}: {r.text}")
+        return r.body.decode()
 
 
 @pytest.fixture(scope="session")
 def server():
-    with tempfile.TemporaryDirectory() as path:
-        s = Server(path).start()
+    with tempfile.TemporaryDirectory(prefix="granary-test-") as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
         yield s
-        s.stop()
+        assert s.alive(), f"the server died during the tests:\n{s.log_text()[-5000:]}"
+        code = s.stop()
+        assert code == 0, f"server exit code {code} after SIGTERM:\n{s.log_text()[-5000:]}"
 
 
 def load_known_failures():
@@ -103,3 +162,20 @@ def load_known_failures():
         name, _, reason = line.partition("#")
         out[name.strip()] = reason.strip()
     return out
+
+
+KNOWN_FAILURES = load_known_failures()
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test whose name (`test_x`), parameter id (`0002_ddl`, `0001_expressions-12`) or
+    node id is listed in known_failures.txt is expected to fail (not strictly)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        keys = [item.name, item.nodeid, item.nodeid.split("/")[-1]]
+        if callspec is not None:
+            keys.append(callspec.id)
+        for key in keys:
+            if key in KNOWN_FAILURES:
+                item.add_marker(pytest.mark.xfail(reason=KNOWN_FAILURES[key] or "known failure", strict=False))
+                break

@@ -1,0 +1,42 @@
+-- RENAME TABLE (same and other database, several at once), TRUNCATE, DROP
+DROP DATABASE IF EXISTS test_0009_other;
+CREATE DATABASE test_0009_other;
+CREATE TABLE a (x UInt32, s String) ENGINE = Memory;
+CREATE TABLE b (y UInt32) ENGINE = Memory;
+INSERT INTO a VALUES (1, 'one'), (2, 'two');
+INSERT INTO b VALUES (10);
+RENAME TABLE a TO a2;
+SHOW TABLES;
+SELECT * FROM a2 ORDER BY x;
+RENAME TABLE a2 TO a, b TO b2;
+SHOW TABLES;
+RENAME TABLE a TO b2; -- { serverError TABLE_ALREADY_EXISTS }
+RENAME TABLE nope TO nope2; -- { serverError UNKNOWN_TABLE }
+SHOW TABLES;
+RENAME TABLE b2 TO test_0009_other.moved;
+SHOW TABLES;
+SHOW TABLES FROM test_0009_other;
+SELECT * FROM test_0009_other.moved;
+SHOW CREATE TABLE test_0009_other.moved;
+TRUNCATE TABLE a;
+SELECT count() FROM a;
+INSERT INTO a VALUES (3, 'three');
+SELECT * FROM a;
+TRUNCATE a;
+SELECT count() FROM a;
+TRUNCATE TABLE missing; -- { serverError UNKNOWN_TABLE }
+TRUNCATE TABLE IF EXISTS missing;
+CREATE TABLE n (x UInt8) ENGINE = Null;
+TRUNCATE TABLE n; -- { serverError NOT_IMPLEMENTED }
+DROP TABLE n;
+DROP TABLE n; -- { serverError UNKNOWN_TABLE }
+DROP TABLE IF EXISTS n;
+DROP TABLE IF EXISTS test_0009_other.nothing;
+DROP TABLE test_0009_other.moved;
+SHOW TABLES FROM test_0009_other;
+DROP TABLE a;
+SHOW TABLES;
+CREATE TABLE a (z String) ENGINE = Memory;
+DESCRIBE a;
+SELECT count() FROM a;
+DROP DATABASE test_0009_other;

@@ -1,0 +1,30 @@
+-- JOIN kinds, ON and USING, multiple joins, joins with subqueries and table functions
+CREATE TABLE users (id UInt32, name String, country String) ENGINE = Memory;
+CREATE TABLE orders (order_id UInt32, user_id UInt32, amount Float64, item String) ENGINE = Memory;
+CREATE TABLE countries (code String, title String) ENGINE = Memory;
+INSERT INTO users VALUES (1, 'alice', 'DE'), (2, 'bob', 'FR'), (3, 'carol', 'DE'), (4, 'dave', 'US');
+INSERT INTO orders VALUES (100, 1, 10.5, 'book'), (101, 1, 20, 'pen'), (102, 2, 5.25, 'book'), (103, 5, 99, 'ghost'), (104, 3, 1, 'pen');
+INSERT INTO countries VALUES ('DE', 'Germany'), ('FR', 'France'), ('IT', 'Italy');
+SELECT u.name, o.order_id, o.amount FROM users AS u INNER JOIN orders AS o ON o.user_id = u.id ORDER BY o.order_id;
+SELECT u.name, o.order_id FROM users u JOIN orders o ON u.id = o.user_id WHERE o.amount > 6 ORDER BY o.order_id;
+SELECT name, count() AS orders, sum(amount) AS total FROM users AS u JOIN orders AS o ON o.user_id = u.id GROUP BY name ORDER BY name;
+SELECT u.name, o.order_id FROM users AS u LEFT JOIN orders AS o ON o.user_id = u.id ORDER BY u.id, o.order_id;
+SELECT u.name, o.order_id, o.item, o.amount FROM users AS u LEFT OUTER JOIN orders AS o ON o.user_id = u.id WHERE u.id = 4;
+SELECT u.name, o.order_id FROM users AS u RIGHT JOIN orders AS o ON o.user_id = u.id ORDER BY o.order_id;
+SELECT u.id, u.name, o.order_id FROM users AS u FULL OUTER JOIN orders AS o ON o.user_id = u.id ORDER BY u.id, o.order_id;
+SELECT count() FROM users CROSS JOIN countries;
+SELECT u.name, c.title FROM users AS u, countries AS c WHERE u.country = c.code ORDER BY u.name;
+SELECT name, title FROM users AS u JOIN countries AS c ON u.country = c.code ORDER BY name;
+SELECT u.name, c.title, o.item FROM users AS u JOIN countries AS c ON u.country = c.code JOIN orders AS o ON o.user_id = u.id ORDER BY o.order_id;
+SELECT country, title FROM (SELECT country FROM users) AS u JOIN (SELECT code AS country, title FROM countries) AS c USING (country) ORDER BY country, title;
+SELECT a.number, b.number FROM numbers(5) AS a JOIN numbers(10) AS b ON b.number = a.number * 2 ORDER BY a.number;
+SELECT a.number AS x, b.number AS y FROM numbers(4) AS a JOIN numbers(4) AS b ON a.number < b.number ORDER BY x, y;
+SELECT a.number, b.number FROM numbers(3) AS a JOIN numbers(3) AS b ON a.number = b.number AND b.number > 0 ORDER BY a.number;
+SELECT u.name FROM users AS u LEFT SEMI JOIN orders AS o ON o.user_id = u.id ORDER BY u.name;
+SELECT u.name FROM users AS u LEFT ANTI JOIN orders AS o ON o.user_id = u.id ORDER BY u.name;
+SELECT u.name, o.order_id FROM users AS u ANY LEFT JOIN orders AS o ON o.user_id = u.id ORDER BY u.name;
+SELECT t1.k, t1.v, t2.v FROM (SELECT number % 3 AS k, number AS v FROM numbers(6)) AS t1 JOIN (SELECT number AS k, number * 100 AS v FROM numbers(2)) AS t2 ON t1.k = t2.k ORDER BY t1.v;
+SELECT u.name, o.amount FROM users AS u JOIN orders AS o ON o.user_id = u.id ORDER BY o.amount DESC LIMIT 2;
+SELECT * FROM users AS u JOIN orders AS o ON o.user_id = u.id ORDER BY o.order_id LIMIT 1;
+SELECT u.name, o.order_id FROM users AS u LEFT JOIN orders AS o ON o.user_id = u.id ORDER BY u.id, o.order_id SETTINGS join_use_nulls = 1;
+SELECT u.name, o.order_id FROM users AS u JOIN orders AS o ON o.missing = u.id; -- { serverError UNKNOWN_IDENTIFIER }

@@ -1,0 +1,31 @@
+-- ORDER BY (directions, expressions, NULLS FIRST/LAST, strings, several keys), LIMIT/OFFSET
+CREATE TABLE t (id UInt32, s String, f Nullable(Float64), d Date) ENGINE = Memory;
+INSERT INTO t VALUES (1, 'banana', 2.5, '2024-03-01'), (2, 'apple', NULL, '2023-12-31'), (3, 'Cherry', -1, '2024-03-01'), (4, 'apple', 0, '2025-01-01'), (5, '', nan, '1970-01-02'), (6, 'äpfel', inf, '2024-02-29');
+SELECT id FROM t ORDER BY id DESC;
+SELECT s, id FROM t ORDER BY s, id;
+SELECT s, id FROM t ORDER BY s DESC, id DESC;
+SELECT id, f FROM t ORDER BY f, id;
+SELECT id, f FROM t ORDER BY f DESC, id;
+SELECT id, f FROM t ORDER BY f NULLS FIRST, id;
+SELECT id, f FROM t ORDER BY f DESC NULLS LAST, id;
+SELECT id, d FROM t ORDER BY d, id;
+SELECT id FROM t ORDER BY length(s), id;
+SELECT id FROM t ORDER BY id % 3, id DESC;
+SELECT id, s FROM t ORDER BY 2, 1;
+SELECT id FROM t ORDER BY id LIMIT 2;
+SELECT id FROM t ORDER BY id LIMIT 2 OFFSET 3;
+SELECT id FROM t ORDER BY id LIMIT 3, 2;
+SELECT id FROM t ORDER BY id LIMIT 0;
+SELECT id FROM t ORDER BY id LIMIT 100;
+SELECT id FROM t ORDER BY id LIMIT 10 OFFSET 5;
+SELECT id FROM t ORDER BY id LIMIT 10 OFFSET 100;
+SELECT id FROM t ORDER BY id OFFSET 4 ROWS;
+SELECT id FROM t ORDER BY id OFFSET 1 ROW FETCH FIRST 2 ROWS ONLY;
+SELECT number FROM numbers(1000000) ORDER BY number DESC LIMIT 3;
+SELECT number FROM numbers(20) ORDER BY number % 5 DESC, number LIMIT 6;
+SELECT toString(number) AS s FROM numbers(12) ORDER BY s;
+SELECT number FROM numbers(10) ORDER BY -number LIMIT 1;
+SELECT number * 1.5 AS x FROM numbers(5) ORDER BY x DESC;
+SELECT count() FROM (SELECT number FROM numbers(100) LIMIT 10);
+SELECT number FROM numbers(5) LIMIT 2;
+SELECT id FROM t ORDER BY nope; -- { serverError UNKNOWN_IDENTIFIER }

@@ -1,0 +1,26 @@
+-- JSON and JSONCompact over every foundation type (statistics off: they hold timings)
+CREATE TABLE ints (id UInt8, u8 UInt8, u16 UInt16, u32 UInt32, u64 UInt64, i8 Int8, i16 Int16, i32 Int32, i64 Int64) ENGINE = Memory;
+INSERT INTO ints VALUES (1, 255, 65535, 4294967295, 18446744073709551615, 127, 32767, 2147483647, 9223372036854775807), (2, 0, 0, 0, 0, -128, -32768, -2147483648, -9223372036854775808), (3, 1, 2, 3, 4, -1, -2, -3, -4);
+CREATE TABLE floats (id UInt8, f32 Float32, f64 Float64) ENGINE = Memory;
+INSERT INTO floats VALUES (1, 0.1, 0.1), (2, inf, inf), (3, -inf, -inf), (4, nan, nan), (5, -0., -0.), (6, 1e21, 1e21), (7, 1e20, 1e20), (8, 1.5e-7, 1.5e-7), (9, 3.4028235e38, 1.7976931348623157e308), (10, 123456.789, 123456789.123456789), (11, 1, 100), (12, -2.5, -1e-300);
+CREATE TABLE strings (id UInt8, s String, fs FixedString(4), b Bool) ENGINE = Memory;
+INSERT INTO strings VALUES (1, 'plain', 'abcd', true), (2, '', '', false), (3, 'tab\there', 'a\0b', true), (4, 'new\nline', '\0\0\0\0', false), (5, 'quote\' "double"', 'q\'"', true), (6, 'back\\slash', '\\', false), (7, 'unicode ☃ ü 日本', 'ü', true), (8, 'comma, semicolon; pipe|', ',;|', false), (9, 'cr\rhere', '\r', true), (10, 'NULL', 'NULL', false), (11, '\\N', '\\N', true);
+CREATE TABLE dates (id UInt8, d Date, d32 Date32, dt DateTime, dt64 DateTime64(3)) ENGINE = Memory;
+INSERT INTO dates VALUES (1, '2024-02-29', '2024-02-29', '2024-02-29 23:59:59', '2024-02-29 23:59:59.999'), (2, '1970-01-01', '1900-01-01', '1970-01-01 00:00:00', '1970-01-01 00:00:00.000'), (3, '2149-06-06', '2299-12-31', '2106-02-07 06:28:15', '2262-04-11 23:47:16.854'), (4, '2000-01-01', '1969-12-31', '2000-01-01 12:00:00', '1969-12-31 23:59:59.5');
+CREATE TABLE others (id UInt8, dec Decimal(10, 2), dec38 Decimal(38, 5), n Nullable(Int32), ns Nullable(String), lc LowCardinality(String), a Array(UInt32), as Array(String), an Array(Nullable(Float64)), aa Array(Array(Int8))) ENGINE = Memory;
+INSERT INTO others VALUES (1, 12.5, 123456789012345678901234567890.12345, 42, 'x', 'low', [1, 2, 3], ['a', 'b c'], [1.5, NULL], [[1], [], [-1, 2]]), (2, -0.01, -1, NULL, NULL, '', [], [], [], []), (3, 99999999.99, 0, -7, 'it\'s\ttab', 'card', [4294967295], ['q"uote', 'back\\slash', 'new\nline'], [nan, inf, -0.], [[]]);
+SELECT * FROM ints ORDER BY id FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT * FROM floats ORDER BY id FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT * FROM strings ORDER BY id FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT * FROM dates ORDER BY id FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT * FROM others ORDER BY id FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT * FROM ints ORDER BY id FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+SELECT * FROM floats ORDER BY id FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+SELECT * FROM strings ORDER BY id FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+SELECT * FROM dates ORDER BY id FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+SELECT * FROM others ORDER BY id FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+
+SELECT number FROM numbers(0) FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT number FROM numbers(0) FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+SELECT number FROM numbers(10) LIMIT 3 FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT number AS x FROM numbers(5) ORDER BY x LIMIT 2 FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
