@@ -1,0 +1,31 @@
+-- Nullable(T), LowCardinality(String), Array(T): literals, functions, NULL semantics, conversions
+SELECT NULL, toTypeName(NULL), toNullable(1), toTypeName(toNullable(1)), CAST(NULL AS Nullable(String)), toTypeName(CAST(NULL AS Nullable(String)));
+SELECT NULL + 1, NULL = NULL, NULL != 1, NULL AND 0, NULL OR 1, NOT NULL, 1 IN (NULL, 1);
+SELECT isNull(NULL), isNotNull(NULL), ifNull(NULL, 'd'), coalesce(NULL, NULL, 3), nullIf(1, 1), nullIf(1, 2), assumeNotNull(toNullable(5));
+SELECT if(NULL, 'yes', 'no'), multiIf(NULL, 1, 2), toTypeName(if(1, NULL, 1)), toTypeName([1, NULL]);
+SELECT count(x), count(), sum(x), avg(x), min(x), max(x) FROM (SELECT if(number % 2 = 0, NULL, number) AS x FROM numbers(10));
+SELECT x, count() FROM (SELECT if(number % 3 = 0, NULL, number % 2) AS x FROM numbers(9)) GROUP BY x ORDER BY x;
+SELECT toNullable('a') = 'a', toNullable(NULL) IS NULL, CAST(1 AS Nullable(UInt8)) + CAST(2 AS Nullable(UInt8));
+SELECT toLowCardinality('a'), toTypeName(toLowCardinality('a')), toTypeName(toLowCardinality(toNullable('a')));
+SELECT lc, count() FROM (SELECT toLowCardinality(toString(number % 3)) AS lc FROM numbers(10)) GROUP BY lc ORDER BY lc;
+SELECT toLowCardinality('x') = 'x', concat(toLowCardinality('a'), 'b'), length(toLowCardinality('abc'));
+SELECT [], [1, 2, 3], ['a', 'b'], [[1], [2, 3]], [1.5, 2], [NULL], [1, NULL], [toDate('2024-01-01')];
+SELECT toTypeName([]), toTypeName([1, 2]), toTypeName([1, -1]), toTypeName([1, 2.5]), toTypeName(['a']), toTypeName([[1]]), toTypeName([NULL, 'a']);
+SELECT length([1, 2, 3]), empty([]), notEmpty([1]), has([1, 2], 2), indexOf([5, 6, 7], 6), arrayElement([1, 2, 3], 2), [1, 2, 3][3], [1, 2, 3][5], [1, 2, 3][-1];
+SELECT range(5), range(2, 5), arrayConcat([1], [2, 3]), arrayReverse([1, 2, 3]), arraySort([3, 1, 2]), arrayDistinct([1, 1, 2]);
+SELECT arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3]), arraySum([1, 2, 3]), arrayJoin([10, 20]) AS j;
+SELECT groupArray(number), groupArray(toString(number)) FROM numbers(4);
+SELECT number, [number, number * 2] AS a, length(a) FROM numbers(3);
+SELECT ['it''s', 'tab\t', 'nl\n', 'bs\\', 'q"'] AS a;
+SELECT ['it''s', 'tab\t', 'nl\n', 'bs\\', 'q"'] AS a FORMAT JSONEachRow;
+SELECT ['it''s', 'q"'] AS a, [NULL, 1] AS b FORMAT CSV;
+SELECT CAST([1, 2] AS Array(String)), CAST(['1', '2'] AS Array(UInt8)), CAST([1, NULL] AS Array(Nullable(Float32)));
+SELECT [1, 'a']; -- { serverError NO_COMMON_TYPE }
+CREATE TABLE t (id UInt8, n Nullable(Int64), lc LowCardinality(String), a Array(Nullable(String))) ENGINE = Memory;
+INSERT INTO t VALUES (1, NULL, 'x', ['a', NULL]), (2, -5, 'y', []), (3, 7, 'x', [NULL]);
+SELECT * FROM t ORDER BY id;
+SELECT lc, count(), sum(n), groupArray(id) FROM t GROUP BY lc ORDER BY lc;
+SELECT id FROM t WHERE n IS NULL;
+SELECT id FROM t WHERE n > 0;
+SELECT id, length(a), has(a, NULL), arrayJoin(a) AS e FROM t ORDER BY id, e;
+SELECT * FROM t ORDER BY id FORMAT JSONEachRow;
