@@ -1,12 +1,16 @@
 """Differential tests: every statement of tests/differential/*.sql runs in chdb (real
-ClickHouse) and in Granary; the TabSeparated outputs must be identical (floats within
-1e-9 relative)."""
+ClickHouse, in-process) and in Granary (over HTTP); the TabSeparated outputs must be
+identical, except that numbers are compared within 1e-9 relative (after splitting rows on
+newlines and columns on tabs). A statement that fails in chdb must fail in Granary with
+the same error code. Test ids are `<file stem>-<statement number>` (1-based); append new
+statements at the end of a file, or add a file, so ids in known_failures.txt stay valid.
+Statements must not change state: both sides run them in their `default` database."""
 import math
+import re
 from pathlib import Path
 
 import pytest
 
-from conftest import load_known_failures
 from sqlfile import parse_sql_file
 
 chdb = pytest.importorskip("chdb")
@@ -16,7 +20,8 @@ CASES = []
 for path in sorted(DIR.glob("*.sql")):
     for index, statement in enumerate(parse_sql_file(path.read_text())):
         CASES.append(pytest.param(statement.sql, id=f"{path.stem}-{index + 1}"))
-KNOWN = load_known_failures()
+
+CODE = re.compile(r"Code: (\d+)\. DB::Exception: ")
 
 
 def same_value(a: str, b: str) -> bool:
@@ -51,10 +56,26 @@ def chdb_session(tmp_path_factory):
     sess.close()
 
 
-@pytest.mark.parametrize("sql", CASES)
-def test_same_as_clickhouse(server, chdb_session, sql, request):
-    if request.node.callspec.id in KNOWN:
-        request.applymarker(pytest.mark.xfail(reason=KNOWN[request.node.callspec.id], strict=False))
-    expected = chdb_session.query(sql, "TabSeparated").bytes().decode()
-    actual = server.query(sql)
+def test_same_as_clickhouse(server, chdb_session, sql):
+    try:
+        expected = chdb_session.query(sql, "TabSeparated").bytes().decode(errors="replace")
+        expected_code = None
+    except Exception as e:  # chdb raises on every server-side error
+        expected = str(e)
+        m = CODE.search(expected)
+        assert m, f"chdb failed without a ClickHouse error code: {expected}"
+        expected_code = m.group(1)
+    r = server.request(sql)
+    actual = r.body.decode(errors="replace")
+    if expected_code is not None:
+        assert r.status != 200, f"\n{sql}\nClickHouse fails with code {expected_code}:\n{expected[:500]}\nGranary succeeded:\n{actual}"
+        got = r.headers.get("X-ClickHouse-Exception-Code")
+        assert got == expected_code, f"\n{sql}\nClickHouse: code {expected_code}\nGranary: {actual.strip()}"
+        return
+    assert r.status == 200, f"\n{sql}\nClickHouse:\n{expected}\nGranary failed with {r.status}:\n{actual}"
     assert same_output(actual, expected), f"\n{sql}\nClickHouse:\n{expected}\nGranary:\n{actual}"
+
+
+def pytest_generate_tests(metafunc):
+    if "sql" in metafunc.fixturenames:
+        metafunc.parametrize("sql", CASES)

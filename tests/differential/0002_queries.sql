@@ -62,4 +62,4 @@ SELECT number FROM numbers(10) ORDER BY number % 3, number DESC;
 SELECT toString(number) AS s FROM numbers(12) ORDER BY s;
 SELECT sum(number) FROM numbers(1000000);
 SELECT count() FROM numbers(1000000) WHERE number % 3 = 0;
-SELECT number, number * number FROM numbers(5) UNION ALL SELECT 10, 100 ORDER BY 1;
+SELECT * FROM (SELECT number, number * number FROM numbers(5) UNION ALL SELECT 10, 100) ORDER BY 1;

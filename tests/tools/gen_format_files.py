@@ -1,4 +1,8 @@
-# one-off generator of the per-format golden files (kept out of the repo)
+"""Generates tests/sql/0023..0029 (one file per output format family, every foundation
+type). Rerun after editing, then tests/tools/reference_from_chdb.py on the files."""
+from pathlib import Path
+
+SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 PRELUDE = r"""CREATE TABLE ints (id UInt8, u8 UInt8, u16 UInt16, u32 UInt32, u64 UInt64, i8 Int8, i16 Int16, i32 Int32, i64 Int64) ENGINE = Memory;
 INSERT INTO ints VALUES (1, 255, 65535, 4294967295, 18446744073709551615, 127, 32767, 2147483647, 9223372036854775807), (2, 0, 0, 0, 0, -128, -32768, -2147483648, -9223372036854775808), (3, 1, 2, 3, 4, -1, -2, -3, -4);
 CREATE TABLE floats (id UInt8, f32 Float32, f64 Float64) ENGINE = Memory;
@@ -26,7 +30,7 @@ def write(name, comment, formats, extra="", settings="", pretty=False):
         for t in TABLES:
             lines.append(f"SELECT * FROM {t} ORDER BY id FORMAT {fmt}{settings};")
     lines.append(extra.rstrip())
-    open(f"/work/main/tests/sql/{name}.sql", "w").write("\n".join(l for l in lines if l) + "\n")
+    open(SQL_DIR / f"{name}.sql", "w").write("\n".join(l for l in lines if l) + "\n")
 
 write("0023_format_tabseparated", "TabSeparated family over every foundation type", ["TabSeparated", "TabSeparatedWithNames", "TabSeparatedWithNamesAndTypes", "TSV", "TabSeparatedRaw"], r"""
 SELECT 1 AS `column with spaces`, 'x' AS `tab	name` FORMAT TSVWithNames;
