@@ -1,54 +1,138 @@
-"""End to end: the real server process over raw HTTP, restarts, and the CLI tools."""
+"""End to end: the real server process over raw HTTP, restarts, and the CLI tools
+(`granary client`, `granary local`)."""
 import json
+import os
+import signal
 import socket
 import subprocess
 import tempfile
 import threading
 import time
+import uuid
 
 import pytest
 
-from conftest import BINARY, Server
+import http.client
+
+from conftest import BINARY, Server, free_port, http_request
+
+SUMMARY_KEYS = {"read_rows", "read_bytes", "written_rows", "written_bytes", "result_rows", "elapsed_ns"}
+
+
+def assert_clickhouse_error(r, code, name, status=None):
+    text = r.text
+    assert r.status != 200, text
+    if status is not None:
+        assert r.status == status, (r.status, text)
+    assert r.headers.get("X-ClickHouse-Exception-Code") == str(code), (r.headers.get("X-ClickHouse-Exception-Code"), text)
+    assert text.startswith(f"Code: {code}. DB::Exception: "), text
+    assert text.endswith(f"({name})\n"), text
+
+
+def raw_exchange(port, payload: bytes, read_timeout=10) -> bytes:
+    """Sends raw bytes on a fresh connection and reads until the server closes or times out."""
+    with socket.create_connection(("127.0.0.1", port), timeout=read_timeout) as s:
+        s.sendall(payload)
+        chunks = []
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                if b"\r\n\r\n" in b"".join(chunks) and len(b"".join(chunks)) > 4096:
+                    break
+        except (socket.timeout, ConnectionResetError):
+            pass
+    return b"".join(chunks)
+
+
+def assert_server_healthy(server):
+    assert server.alive(), server.log_text()[-3000:]
+    assert http_request(server.port, "GET", "/ping").body == b"Ok.\n"
+    assert server.query("SELECT 1") == "1\n"
+
+
+# ---------------------------------------------------------------- basics
 
 
 def test_ping_and_root(server):
-    import urllib.request
-
-    for path in ["", "ping", "replicas_status"]:
-        with urllib.request.urlopen(server.url + path) as r:
-            assert r.read() == b"Ok.\n"
+    for path in ["/", "/ping"]:
+        r = http_request(server.port, "GET", path)
+        assert (r.status, r.body) == (200, b"Ok.\n"), path
 
 
 def test_get_and_post_queries(server):
-    status, headers, body = server.request(params={"query": "SELECT 1"}, method="GET")
-    assert (status, body) == (200, b"1\n")
-    assert headers["X-ClickHouse-Format"] == "TabSeparated"
-    assert headers["X-ClickHouse-Timezone"] == "UTC"
-    assert headers["X-ClickHouse-Query-Id"]
-    summary = json.loads(headers["X-ClickHouse-Summary"])
-    assert summary["result_rows"] == "1"
-    status, _, body = server.request("SELECT number FROM numbers(3)")
-    assert body == b"0\n1\n2\n"
+    r = server.request(params={"query": "SELECT 1"}, method="GET")
+    assert (r.status, r.body) == (200, b"1\n")
+    assert r.headers["X-ClickHouse-Format"] == "TabSeparated"
+    assert r.headers["X-ClickHouse-Timezone"] == "UTC"
+    assert r.headers["X-ClickHouse-Query-Id"]
+    r = server.request("SELECT number FROM numbers(3)")
+    assert (r.status, r.body) == (200, b"0\n1\n2\n")
+    r = server.request(params={"query": "SELECT 'via url'"}, method="POST")
+    assert (r.status, r.body) == (200, b"via url\n")
+    # the query may be split between the URL and the body
+    r = server.request("FROM numbers(2)", params={"query": "SELECT number"})
+    assert (r.status, r.body) == (200, b"0\n1\n"), r.text
 
 
-def test_summary_counts_rows_read(server):
-    _, headers, body = server.request("SELECT sum(number) FROM numbers(100000)")
-    assert body == b"4999950000\n"
-    summary = json.loads(headers["X-ClickHouse-Summary"])
+def test_summary_header(server):
+    r = server.request("SELECT sum(number) FROM numbers(100000)")
+    assert r.body == b"4999950000\n"
+    summary = json.loads(r.headers["X-ClickHouse-Summary"])
+    assert SUMMARY_KEYS <= set(summary), summary
+    assert all(isinstance(v, str) and v.isdigit() for v in summary.values()), summary
     assert summary["read_rows"] == "100000"
     assert int(summary["read_bytes"]) >= 800000
+    assert summary["result_rows"] == "1"
+    assert summary["written_rows"] == "0"
     assert int(summary["elapsed_ns"]) > 0
+    server.query("CREATE TABLE default.summ (x UInt64) ENGINE = Memory")
+    try:
+        r = server.request("INSERT INTO default.summ SELECT number FROM numbers(1234)")
+        summary = json.loads(r.headers["X-ClickHouse-Summary"])
+        assert summary["written_rows"] == "1234", summary
+        assert int(summary["written_bytes"]) >= 1234 * 8, summary
+    finally:
+        server.query("DROP TABLE default.summ")
 
 
-def test_query_id_settings_and_params(server):
-    _, headers, _ = server.request("SELECT 1", params={"query_id": "my-query-1"})
-    assert headers["X-ClickHouse-Query-Id"] == "my-query-1"
-    body = server.query("SELECT {x:UInt64} + 1, {s:String}", param_x="41", param_s="it's")
-    assert body == "42\tit\\'s\n"
-    body = server.query("SELECT value FROM system.settings WHERE name = 'max_threads'", max_threads="3")
-    assert body == "3\n"
-    _, headers, body = server.request("SELECT 1", params={"default_format": "JSONEachRow"})
-    assert body == b'{"1":1}\n' and headers["X-ClickHouse-Format"] == "JSONEachRow"
+def test_query_id(server):
+    r = server.request("SELECT 1", params={"query_id": "my-query-1"})
+    assert r.headers["X-ClickHouse-Query-Id"] == "my-query-1"
+    ids = {server.request("SELECT 1").headers["X-ClickHouse-Query-Id"] for _ in range(5)}
+    assert len(ids) == 5, ids
+    r = server.request("SELECT nope", params={"query_id": "failing-query"})
+    assert r.status != 200 and r.headers["X-ClickHouse-Query-Id"] == "failing-query"
+
+
+def test_query_parameters(server):
+    assert server.query("SELECT {x:UInt64} + 1, {s:String}", param_x="41", param_s="it's") == "42\tit\\'s\n"
+    out = server.query(
+        "SELECT {a:Array(UInt8)}, {d:Date}, {n:Nullable(UInt8)}, {s:String}, {f:Float64}",
+        param_a="[1,2]", param_d="2024-01-02", param_n="\\N", param_s="tab\\there", param_f="-1.5",
+    )
+    assert out == "[1,2]\t2024-01-02\t\\N\ttab\\there\t-1.5\n"
+    assert server.query("SELECT {c:Identifier} FROM system.one", param_c="dummy") == "0\n"
+    assert server.query("SELECT count() FROM numbers(10) WHERE number < {lim:UInt8}", param_lim="4") == "4\n"
+    assert_clickhouse_error(server.request("SELECT {x:UInt64}"), 456, "UNKNOWN_QUERY_PARAMETER")
+    assert_clickhouse_error(server.request("SELECT {x:UInt64}", params={"param_x": "nope"}), 457, "BAD_QUERY_PARAMETER")
+
+
+def test_settings_and_database_as_url_params(server):
+    assert server.query("SELECT value FROM system.settings WHERE name = 'max_threads'", max_threads="3") == "3\n"
+    assert server.query("SELECT getSetting('max_block_size')", max_block_size="100") == "100\n"
+    r = server.request("SELECT 1 AS a", params={"default_format": "JSONEachRow"})
+    assert r.body == b'{"a":1}\n' and r.headers["X-ClickHouse-Format"] == "JSONEachRow"
+    r = server.request("SELECT 1 AS a FORMAT CSVWithNames", params={"default_format": "JSONEachRow"})
+    assert r.body == b'"a"\n1\n' and r.headers["X-ClickHouse-Format"] == "CSVWithNames"
+    assert server.query("SELECT currentDatabase()", database="system") == "system\n"
+    assert server.query("SELECT count() FROM one", database="system") == "1\n"
+    assert_clickhouse_error(server.request(params={"query": "SELECT 1", "no_such_setting": "1"}, method="GET"), 115, "UNKNOWN_SETTING", 404)
+    assert_clickhouse_error(server.request("SELECT 1", params={"database": "no_such_db_e2e"}), 81, "UNKNOWN_DATABASE", 404)
+    r = server.request("SELECT 1", params={"max_threads": "many"})
+    assert r.status >= 400 and r.headers.get("X-ClickHouse-Exception-Code"), r.text
 
 
 def test_errors_have_clickhouse_shape(server):
@@ -57,56 +141,121 @@ def test_errors_have_clickhouse_shape(server):
         ("SELEC 1", 400, 62, "SYNTAX_ERROR"),
         ("SELECT no_such_function(1)", 404, 46, "UNKNOWN_FUNCTION"),
         ("SELECT * FROM no_db.t", 404, 81, "UNKNOWN_DATABASE"),
+        ("SELECT nope FROM system.one", 404, 47, "UNKNOWN_IDENTIFIER"),
+        ("SELECT toUInt64('abc')", 400, 6, "CANNOT_PARSE_TEXT"),
+        ("SELECT 1 + 'a'", 400, 43, "ILLEGAL_TYPE_OF_ARGUMENT"),
+        ("CREATE TABLE default.e2e_bad (x NoSuchType) ENGINE = Memory", 404, 50, "UNKNOWN_TYPE"),
+        ("SELECT 1 FORMAT NoSuchFormat", 404, 73, "UNKNOWN_FORMAT"),
     ]
     for sql, status, code, name in cases:
-        got_status, headers, body = server.request(sql)
-        text = body.decode()
-        assert got_status == status, (sql, text)
-        assert headers["X-ClickHouse-Exception-Code"] == str(code)
-        assert text.startswith(f"Code: {code}. DB::Exception: ") and text.rstrip().endswith(f"({name})"), text
-    status, headers, _ = server.request(params={"query": "SELECT 1", "no_such_setting": "1"}, method="GET")
-    assert status == 404 and headers["X-ClickHouse-Exception-Code"] == "115"
+        r = server.request(sql)
+        assert_clickhouse_error(r, code, name, status)
+    assert_server_healthy(server)
 
 
 def test_get_is_readonly(server):
-    status, headers, _ = server.request(params={"query": "CREATE DATABASE via_get"}, method="GET")
-    assert status == 500 and headers["X-ClickHouse-Exception-Code"] == "164"
+    r = server.request(params={"query": "CREATE DATABASE via_get"}, method="GET")
+    assert_clickhouse_error(r, 164, "READONLY")
+    assert server.query("EXISTS DATABASE via_get") == "0\n"
+
+
+# ---------------------------------------------------------------- INSERT data in the body
 
 
 def test_insert_with_body_in_formats(server):
     server.query("CREATE TABLE default.ins (id UInt64, name String) ENGINE = Memory")
-    server.request(params={"query": "INSERT INTO default.ins FORMAT CSV"}, data=b"1,a\n2,\"b,c\"\n")
-    server.request(params={"query": "INSERT INTO default.ins FORMAT TSV"}, data=b"3\td\n")
-    server.request(params={"query": "INSERT INTO default.ins FORMAT JSONEachRow"}, data=b'{"id":4,"name":"e"}\n')
-    server.request(params={"query": "INSERT INTO default.ins VALUES"}, data=b"(5,'f')")
-    server.request("INSERT INTO default.ins FORMAT CSVWithNames\nname,id\ng,6\n")
-    server.request('INSERT INTO default.ins FORMAT JSONEachRow {"id": 7, "name": "{h:String}"}')
-    assert server.query("SELECT id, name FROM default.ins ORDER BY id") == "1\ta\n2\tb,c\n3\td\n4\te\n5\tf\n6\tg\n7\t{h:String}\n"
-    status, headers, body = server.request(params={"query": "INSERT INTO default.ins FORMAT CSV"}, data=b"8,x\nbad,y\n")
-    assert status == 400, body
-    assert b"at row 2" in body
-    assert server.query("SELECT count() FROM default.ins") == "7\n"
-    server.query("DROP TABLE default.ins")
+    try:
+        def insert(query, data=None):
+            r = server.request(data=data, params={"query": query}) if data is not None else server.request(query)
+            assert r.status == 200, (query, r.text)
+            return r
+
+        insert("INSERT INTO default.ins FORMAT CSV", b"1,a\n2,\"b,c\"\n")
+        insert("INSERT INTO default.ins FORMAT TSV", b"3\td\n")
+        insert("INSERT INTO default.ins FORMAT TabSeparated", b"30\tescaped\\ttab\n")
+        insert("INSERT INTO default.ins FORMAT JSONEachRow", b'{"id":4,"name":"e"}\n{"name":"e2","id":40}\n')
+        insert("INSERT INTO default.ins VALUES", b"(5,'f')")
+        insert("INSERT INTO default.ins FORMAT CSVWithNames", b"name,id\ng,6\n")
+        insert("INSERT INTO default.ins FORMAT TSVWithNames", b"id\tname\n60\th\n")
+        insert("INSERT INTO default.ins FORMAT CSVWithNames\nname,id\ng2,61\n")
+        insert('INSERT INTO default.ins FORMAT JSONEachRow {"id": 7, "name": "{h:String}"}')
+        insert("INSERT INTO default.ins (name, id) FORMAT CSV", b"reordered,8\n")
+        insert("INSERT INTO default.ins FORMAT CSV", b"")
+        out = server.query("SELECT id, name FROM default.ins ORDER BY id")
+        assert out == (
+            "1\ta\n2\tb,c\n3\td\n4\te\n5\tf\n6\tg\n7\t{h:String}\n8\treordered\n"
+            "30\tescaped\\ttab\n40\te2\n60\th\n61\tg2\n"
+        ), out
+    finally:
+        server.query("DROP TABLE default.ins")
+
+
+def test_bad_insert_names_row_and_column_and_leaves_nothing(server):
+    server.query("CREATE TABLE default.bad_ins (id UInt64, amount UInt32, day Date) ENGINE = Memory")
+    try:
+        server.request(params={"query": "INSERT INTO default.bad_ins FORMAT CSV"}, data=b"1,10,2024-01-01\n")
+        rows = b"".join(b"%d,%d,2024-01-02\n" % (i, i) for i in range(2, 100))
+        for fmt, data, column in [
+            ("CSV", rows + b"100,oops,2024-01-02\n", b"amount"),
+            ("CSV", rows + b"100,5,not-a-date\n", b"day"),
+            ("TSV", rows.replace(b",", b"\t") + b"100\toops\t2024-01-02\n", b"amount"),
+            ("JSONEachRow", b'{"id":2,"amount":1,"day":"2024-01-01"}\n' * 98 + b'{"id":100,"amount":"oops","day":"2024-01-01"}\n', b"amount"),
+        ]:
+            r = server.request(params={"query": f"INSERT INTO default.bad_ins FORMAT {fmt}"}, data=data)
+            assert r.status >= 400, (fmt, r.text)
+            assert r.headers.get("X-ClickHouse-Exception-Code"), r.text
+            assert r.text.startswith("Code: "), r.text
+            assert b"row 99" in r.body, (fmt, r.text)
+            assert column in r.body, (fmt, r.text)
+            assert server.query("SELECT count() FROM default.bad_ins") == "1\n", fmt
+        r = server.request("INSERT INTO default.bad_ins VALUES (2, 2, '2024-01-01'), (3, 'x', '2024-01-01')")
+        assert r.status >= 400, r.text
+        assert server.query("SELECT count() FROM default.bad_ins") == "1\n"
+    finally:
+        server.query("DROP TABLE default.bad_ins")
 
 
 def test_large_streamed_insert(server):
-    server.query("CREATE TABLE default.big (id UInt64, s String) ENGINE = Null")
-    rows = 300_000
-    data = b"".join(b"%d,row number %d\n" % (i, i) for i in range(rows))
-    _, headers, _ = server.request(params={"query": "INSERT INTO default.big FORMAT CSV"}, data=data)
-    assert json.loads(headers["X-ClickHouse-Summary"])["written_rows"] == str(rows)
-    server.query("DROP TABLE default.big")
+    server.query("CREATE TABLE default.big_null (id UInt64, s String) ENGINE = Null")
+    server.query("CREATE TABLE default.big_mem (id UInt64, s String) ENGINE = Memory")
+    try:
+        rows = 300_000
+        data = b"".join(b"%d,row number %d\n" % (i, i) for i in range(rows))
+        for table in ["big_null", "big_mem"]:
+            r = server.request(params={"query": f"INSERT INTO default.{table} FORMAT CSV"}, data=data)
+            assert r.status == 200, r.text
+            assert json.loads(r.headers["X-ClickHouse-Summary"])["written_rows"] == str(rows)
+        assert server.query("SELECT count(), sum(id), max(s) FROM default.big_mem") == f"{rows}\t{rows * (rows - 1) // 2}\trow number 99999\n"
+    finally:
+        server.query("DROP TABLE default.big_null")
+        server.query("DROP TABLE default.big_mem")
+
+
+# ---------------------------------------------------------------- robustness
 
 
 def test_malformed_requests_do_not_hurt(server):
-    for payload in [b"\xff\xfe garbage", b"SELECT '" + b"x" * 1_000_000, b"(" * 10000]:
-        status, _, _ = server.request(data=payload)
-        assert status >= 400
+    garbage = bytes((i * 7919 + 13) % 256 for i in range(10 * 1024 * 1024))
+    for payload in [garbage, b"\xff\xfe\xfd invalid utf-8", b"SELECT '\xff\xfe'", b"SELECT '" + b"x" * 1_000_000, b"(" * 100_000]:
+        try:
+            r = server.request(data=payload)
+            assert r.status >= 400, r.body[:200]
+        except (ConnectionError, http.client.HTTPException):
+            pass  # the server may answer early and close before reading a huge body
+        assert_server_healthy(server)
+    # bad URL encoding, raw
+    r = http_request(server.port, "GET", "/?query=SELECT%zz1")
+    assert r.status >= 400
+    r = http_request(server.port, "GET", "/?query=SELECT+%27%FF%27")
+    assert r.status in (200, 400), r.status
+    # not HTTP at all, a header without end, a body shorter than its Content-Length
+    raw_exchange(server.port, b"NOT HTTP AT ALL\r\n\r\n", read_timeout=3)
+    raw_exchange(server.port, b"GET /?query=SELECT+1 HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 100_000, read_timeout=3)
     with socket.create_connection(("127.0.0.1", server.port)) as s:
-        s.sendall(b"NOT HTTP AT ALL\r\n\r\n")
-        s.recv(100)
-    status, _, _ = server.request(params={"query": "SELECT 1", "bad": "%zz"}, method="GET")
-    assert server.query("SELECT 1") == "1\n"
+        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nSELECT")
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nbad chunk\r\n")
+    assert_server_healthy(server)
 
 
 def test_concurrent_connections(server):
@@ -115,99 +264,245 @@ def test_concurrent_connections(server):
     def worker(n):
         try:
             for i in range(20):
-                assert server.query(f"SELECT {n} + {i}") == f"{n + i}\n"
+                out = server.query(f"SELECT {n} + {i}, count() FROM numbers({1000 + n})")
+                assert out == f"{n + i}\t{1000 + n}\n", out
         except Exception as e:  # noqa: BLE001
             errors.append(e)
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(40)]
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(50)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(timeout=240)
+    assert not any(t.is_alive() for t in threads), "workers hung"
     assert not errors, errors[:3]
+    assert_server_healthy(server)
 
 
-def test_max_execution_time(server):
+@pytest.mark.parametrize(
+    "sql, params",
+    [
+        ("SELECT count() FROM numbers(10000000000)", {"max_execution_time": "1"}),
+        ("SELECT count() FROM numbers(10000000000) WHERE number % 7 = 3 SETTINGS max_execution_time = 1", {}),
+        ("SELECT count() FROM system.numbers", {"max_execution_time": "0.5"}),
+    ],
+    ids=["url-setting", "settings-clause", "system-numbers"],
+)
+def test_max_execution_time(server, sql, params):
     started = time.time()
-    status, headers, body = server.request("SELECT count() FROM system.numbers", params={"max_execution_time": "0.5"})
-    assert status == 408 and headers["X-ClickHouse-Exception-Code"] == "159", body
-    assert time.time() - started < 10
+    r = server.request(sql, params=params)
+    elapsed = time.time() - started
+    assert_clickhouse_error(r, 159, "TIMEOUT_EXCEEDED")
+    assert r.status == 408, r.status
+    assert elapsed < 15, elapsed
+    assert_server_healthy(server)
+
+
+def wait_no_process_like(server, marker, seconds=15):
+    deadline = time.time() + seconds
+    running = None
+    while time.time() < deadline:
+        running = server.query(f"SELECT count() FROM system.processes WHERE query LIKE '%{marker}%' AND query NOT LIKE '%system.processes%'")
+        if running == "0\n":
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"query {marker} still running after the client went away")
 
 
 def test_client_disconnect_cancels_query(server):
+    marker = "disconnect_" + uuid.uuid4().hex[:8]
+    sql = f"SELECT count() FROM system.numbers WHERE '{marker}' != ''".encode()
     with socket.create_connection(("127.0.0.1", server.port)) as s:
-        s.sendall(b"POST /?max_execution_time=30 HTTP/1.1\r\nHost: x\r\nContent-Length: 38\r\n\r\nSELECT count() FROM system.numbers   ")
+        s.sendall(b"POST /?max_execution_time=60 HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s" % (len(sql), sql))
         time.sleep(0.5)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        running = server.query("SELECT count() FROM system.processes WHERE query LIKE '%system.numbers%' AND query NOT LIKE '%processes%'")
-        if running == "0\n":
-            break
-        time.sleep(0.2)
-    assert running == "0\n"
+    wait_no_process_like(server, marker)
+    assert_server_healthy(server)
+
+
+def test_client_disconnect_mid_result(server):
+    """The client reads a little of a large streamed result, then goes away."""
+    sql = b"SELECT number, toString(number) FROM numbers(50000000)"
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s" % (len(sql), sql))
+        s.recv(65536)
+    wait_no_process_like(server, "numbers(50000000)")
+    assert_server_healthy(server)
 
 
 def test_sessions_keep_state(server):
-    params = {"session_id": "s1"}
+    params = {"session_id": "e2e-" + uuid.uuid4().hex}
     server.query("CREATE DATABASE IF NOT EXISTS sess_db")
-    server.query("USE sess_db", **params)
-    server.query("SET max_threads = 1", **params)
-    assert server.query("SELECT currentDatabase()", **params) == "sess_db\n"
-    assert server.query("SELECT value FROM system.settings WHERE name = 'max_threads'", **params) == "1\n"
-    assert server.query("SELECT currentDatabase()") == "default\n"
+    try:
+        server.query("USE sess_db", **params)
+        server.query("SET max_threads = 1", **params)
+        assert server.query("SELECT currentDatabase()", **params) == "sess_db\n"
+        assert server.query("SELECT value FROM system.settings WHERE name = 'max_threads'", **params) == "1\n"
+        assert server.query("SELECT currentDatabase()") == "default\n"
+        other = {"session_id": "e2e-" + uuid.uuid4().hex}
+        assert server.query("SELECT currentDatabase()", **other) == "default\n"
+    finally:
+        server.query("DROP DATABASE sess_db")
+
+
+def test_query_log(server):
+    query_id = "qlog-" + uuid.uuid4().hex
+    server.query("SELECT number FROM numbers(7)", query_id=query_id)
+    failed_id = "qlog-fail-" + uuid.uuid4().hex
+    server.request("SELECT * FROM no_such_table_qlog", params={"query_id": failed_id})
+    server.request("SYSTEM FLUSH LOGS")  # needed by ClickHouse; may be a no-op
+    deadline = time.time() + 10
+    while True:
+        out = server.query(
+            f"SELECT type, query_kind, result_rows, read_rows, exception_code, current_database, query FROM system.query_log "
+            f"WHERE query_id = '{query_id}' AND type != 'QueryStart'"
+        )
+        if out or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    assert out == "QueryFinish\tSelect\t7\t7\t0\tdefault\tSELECT number FROM numbers(7)\n", out
+    out = server.query(f"SELECT type, exception_code, exception != '' FROM system.query_log WHERE query_id = '{failed_id}' AND type != 'QueryStart'")
+    assert out.split("\t")[1:] == ["60", "1\n"], out
+    assert out.split("\t")[0] in ("ExceptionBeforeStart", "ExceptionWhileProcessing"), out
+
+
+# ---------------------------------------------------------------- restarts
 
 
 def test_restart_keeps_databases_and_tables():
-    with tempfile.TemporaryDirectory() as path:
-        s = Server(path).start()
-        s.query("CREATE DATABASE kept")
-        s.query("CREATE TABLE kept.m (id UInt64, tags Array(String)) ENGINE = Memory")
-        s.query("CREATE TABLE kept.n (x Nullable(Int32)) ENGINE = Null")
-        s.query("INSERT INTO kept.m VALUES (1, ['a'])")
-        s.stop()
-        s.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
         try:
-            assert s.query("SHOW TABLES FROM kept") == "m\nn\n"
-            assert s.query("SHOW CREATE TABLE kept.m") == (
-                "CREATE TABLE kept.m\\n(\\n    id UInt64,\\n    tags Array(String)\\n)\\nENGINE = Memory\n"
-            )
-            assert s.query("SELECT count() FROM kept.m") == "0\n"
+            s.query("CREATE DATABASE kept")
+            s.query("CREATE TABLE kept.m (id UInt64, tags Array(String), d DateTime64(3) DEFAULT '2024-01-01 00:00:00' COMMENT 'when') ENGINE = Memory COMMENT 'mem'")
+            s.query("CREATE TABLE kept.n (x Nullable(Int32), lc LowCardinality(String)) ENGINE = Null")
+            s.query("CREATE TABLE default.top (x UInt8) ENGINE = Memory")
+            s.query("CREATE DATABASE dropped")
+            s.query("CREATE TABLE kept.gone (x UInt8) ENGINE = Memory")
+            s.query("DROP TABLE kept.gone")
+            s.query("DROP DATABASE dropped")
+            s.query("CREATE TABLE kept.before (x UInt8) ENGINE = Memory")
+            s.query("RENAME TABLE kept.before TO kept.after")
+            s.query("INSERT INTO kept.m (id, tags) VALUES (1, ['a'])")
+            create_m = s.query("SHOW CREATE TABLE kept.m")
+            create_n = s.query("SHOW CREATE TABLE kept.n")
+            assert s.stop() == 0, s.log_text()[-3000:]
+            s.start()
+            assert s.query("SHOW DATABASES LIKE 'kept'") == "kept\n"
+            assert s.query("EXISTS DATABASE dropped") == "0\n"
+            assert s.query("SHOW TABLES FROM kept") == "after\nm\nn\n"
+            assert s.query("SHOW TABLES FROM default") == "top\n"
+            assert s.query("SHOW CREATE TABLE kept.m") == create_m
+            assert s.query("SHOW CREATE TABLE kept.n") == create_n
+            assert s.query("SELECT count() FROM kept.m") == "0\n"  # Memory tables come back empty
+            s.query("INSERT INTO kept.m (id, tags) VALUES (2, ['b'])")
+            assert s.query("SELECT id, tags, d FROM kept.m") == "2\t['b']\t2024-01-01 00:00:00.000\n"
+            # a third start on the same path still works
+            assert s.stop() == 0
+            s.start()
+            assert s.query("SELECT count() FROM system.tables WHERE database = 'kept'") == "3\n"
         finally:
             s.stop()
 
 
 def test_kill_9_keeps_catalog():
-    with tempfile.TemporaryDirectory() as path:
-        s = Server(path).start()
-        for i in range(20):
-            s.query(f"CREATE TABLE default.t{i} (x UInt8) ENGINE = Memory")
-        s.stop(sig=9)
-        s.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
         try:
+            for i in range(20):
+                s.query(f"CREATE TABLE default.t{i} (x UInt8) ENGINE = Memory")
+            s.stop(sig=signal.SIGKILL)
+            s.start()
             assert s.query("SELECT count() FROM system.tables WHERE database = 'default'") == "20\n"
         finally:
             s.stop()
 
 
-def test_client_binary(server):
-    def client(*args, stdin=None):
-        return subprocess.run([BINARY, "client", "--port", str(server.port), *args], input=stdin, capture_output=True, timeout=60)
+def test_sigterm_during_query_shuts_down():
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
+        try:
+            def slow_query():
+                try:
+                    s.request("SELECT count() FROM system.numbers", params={"max_execution_time": "60"}, timeout=60)
+                except OSError:
+                    pass  # the connection goes away with the server
 
-    r = client("--query", "SELECT 1 + 1")
-    assert r.returncode == 0 and r.stdout == b"2\n", r.stderr
-    r = client("--query", "SELECT number FROM numbers(2)", "--format", "CSV")
-    assert r.stdout == b"0\n1\n"
-    r = client("--max_threads=1", "--query", "SELECT value FROM system.settings WHERE name = 'max_threads'")
+            t = threading.Thread(target=slow_query)
+            t.start()
+            time.sleep(0.5)
+            started = time.time()
+            code = s.stop()
+            assert time.time() - started < 15, "SIGTERM did not stop the server in time"
+            assert code == 0, (code, s.log_text()[-3000:])
+            t.join(timeout=30)
+        finally:
+            s.stop(signal.SIGKILL)
+
+
+def test_second_server_on_busy_port_fails(server):
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run(
+            [BINARY, "server", "--path", os.path.join(tmp, "d"), "--http-port", str(server.port)],
+            capture_output=True,
+            timeout=30,
+        )
+        assert p.returncode != 0
+    assert_server_healthy(server)
+
+
+# ---------------------------------------------------------------- CLI tools
+
+
+def run_client(server, *args, stdin=None):
+    return subprocess.run(
+        [BINARY, "client", "--host", "127.0.0.1", "--port", str(server.port), *args],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_client_binary(server):
+    r = run_client(server, "--query", "SELECT 1 + 1")
+    assert (r.returncode, r.stdout) == (0, b"2\n"), r.stderr
+    r = run_client(server, "--query", "SELECT number FROM numbers(2)", "--format", "CSV")
+    assert r.stdout == b"0\n1\n", r.stderr
+    r = run_client(server, "--format", "JSONEachRow", "--query", "SELECT 1 AS a")
+    assert r.stdout == b'{"a":1}\n', r.stderr
+    r = run_client(server, "--max_threads=1", "--query", "SELECT value FROM system.settings WHERE name = 'max_threads'")
     assert r.stdout == b"1\n", r.stderr
-    client("--query", "CREATE TABLE default.cli (a UInt32, b String) ENGINE = Memory")
-    r = client("--query", "INSERT INTO default.cli FORMAT CSV", stdin=b"1,x\n2,y\n")
-    assert r.returncode == 0, r.stderr
-    r = client("--query", "SELECT sum(a) FROM default.cli; SELECT count() FROM default.cli")
-    assert r.stdout == b"3\n2\n"
-    r = client("--query", "SELECT * FROM missing")
-    assert r.returncode != 0 and b"UNKNOWN_TABLE" in r.stderr
-    r = client("--query", "SELECT 1", "--time")
-    assert b"rows in set" in r.stderr or b"row in set" in r.stderr
+    r = run_client(server, "--query", "SELECT getSetting('max_block_size')", "--max_block_size=77")
+    assert r.stdout == b"77\n", r.stderr
+    r = run_client(server, "--database", "system", "--query", "SELECT currentDatabase()")
+    assert r.stdout == b"system\n", r.stderr
+
+
+def test_client_insert_from_stdin(server):
+    assert run_client(server, "--query", "CREATE TABLE default.cli (a UInt32, b String) ENGINE = Memory").returncode == 0
+    try:
+        r = run_client(server, "--query", "INSERT INTO default.cli FORMAT CSV", stdin=b"1,x\n2,y\n")
+        assert r.returncode == 0, r.stderr
+        r = run_client(server, "--query", "INSERT INTO default.cli FORMAT TSV", stdin=b"3\tz\n")
+        assert r.returncode == 0, r.stderr
+        big = b"".join(b"%d,row%d\n" % (i, i) for i in range(100, 100_100))
+        r = run_client(server, "--query", "INSERT INTO default.cli FORMAT CSV", stdin=big)
+        assert r.returncode == 0, r.stderr
+        r = run_client(server, "--query", "SELECT count(), sum(a) FROM default.cli WHERE a < 100; SELECT count() FROM default.cli")
+        assert r.stdout == b"3\t6\n100003\n", (r.stdout, r.stderr)
+        r = run_client(server, "--query", "INSERT INTO default.cli FORMAT CSV", stdin=b"4,ok\nbad,row\n")
+        assert r.returncode != 0
+        assert server.query("SELECT count() FROM default.cli") == "100003\n"
+    finally:
+        server.query("DROP TABLE default.cli")
+
+
+def test_client_errors(server):
+    r = run_client(server, "--query", "SELECT * FROM missing")
+    assert r.returncode != 0 and b"UNKNOWN_TABLE" in r.stderr and b"Code: 60" in r.stderr, r.stderr
+    r = run_client(server, "--query", "SELEC 1")
+    assert r.returncode != 0 and b"SYNTAX_ERROR" in r.stderr
+    r = subprocess.run([BINARY, "client", "--port", str(free_port()), "--query", "SELECT 1"], capture_output=True, timeout=60)
+    assert r.returncode != 0 and r.stderr, "client against a closed port must fail"
 
 
 def test_local_binary():
@@ -218,7 +513,14 @@ def test_local_binary():
             timeout=60,
         )
         assert r.returncode == 0 and r.stdout == b"45\n", r.stderr
-        r = subprocess.run([BINARY, "local", "--format", "JSONEachRow"], input=b"SELECT 1 AS a", capture_output=True, timeout=60)
+        # the catalog is kept in --path; Memory data is not
+        r = subprocess.run([BINARY, "local", "--path", path, "--query", "SELECT count() FROM t"], capture_output=True, timeout=60)
+        assert (r.returncode, r.stdout) == (0, b"0\n"), r.stderr
+        r = subprocess.run([BINARY, "local", "--path", path, "--format", "JSONEachRow"], input=b"SELECT 1 AS a", capture_output=True, timeout=60)
         assert r.stdout == b'{"a":1}\n', r.stderr
-        r = subprocess.run([BINARY, "local", "--query", "SELECT * FROM nope"], capture_output=True, timeout=60)
+        r = subprocess.run(
+            [BINARY, "local", "--path", path], input=b"SELECT 1;\nSELECT 'two' FORMAT CSV;\nSELECT number FROM numbers(2)\n", capture_output=True, timeout=60
+        )
+        assert (r.returncode, r.stdout) == (0, b'1\n"two"\n0\n1\n'), r.stderr
+        r = subprocess.run([BINARY, "local", "--path", path, "--query", "SELECT * FROM nope"], capture_output=True, timeout=60)
         assert r.returncode != 0 and b"UNKNOWN_TABLE" in r.stderr
