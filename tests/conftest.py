@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+# chdb runs in this process and takes the time zone from TZ; the server is started with UTC too.
+os.environ["TZ"] = "UTC"
+time.tzset()
+
 REPO = Path(__file__).resolve().parent.parent
 BINARY = os.environ.get("GRANARY_BIN", str(REPO / "target" / "debug" / "granary"))
 START_TIMEOUT = float(os.environ.get("GRANARY_START_TIMEOUT", "30"))
