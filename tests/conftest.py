@@ -183,3 +183,29 @@ def pytest_collection_modifyitems(config, items):
             if key in KNOWN_FAILURES:
                 item.add_marker(pytest.mark.xfail(reason=KNOWN_FAILURES[key] or "known failure", strict=False))
                 break
+
+
+def known_failure_key(item_or_report) -> str:
+    """The id known_failures.txt uses: the parameter id for golden and differential tests
+    (`0015_joins`, `0004_arithmetic-12`), the test name otherwise (`test_query_log`)."""
+    name = item_or_report.nodeid.split("::")[-1]
+    if name.startswith(("test_sql_file[", "test_same_as_clickhouse[")):
+        return name[name.index("[") + 1 : -1]
+    return name
+
+
+def pytest_runtest_logreport(report):
+    """With GRANARY_FAILURE_REPORT=FILE, appends `id<TAB>reason` for every failed or xfailed
+    test (tests/tools/update_known_failures.py writes known_failures.txt from it)."""
+    path = os.environ.get("GRANARY_FAILURE_REPORT")
+    if not path or report.when != "call":
+        return
+    if not (report.failed or (report.skipped and hasattr(report, "wasxfail"))):
+        return
+    reason = dict(report.user_properties).get("failure_reason")
+    if not reason:
+        crash = getattr(report.longrepr, "reprcrash", None)
+        reason = crash.message if crash else str(report.longrepr)
+        reason = " ".join(reason.split())[:200]
+    with open(path, "a") as f:
+        f.write(f"{known_failure_key(report)}\t{' '.join(reason.split())}\n")

@@ -56,7 +56,27 @@ def chdb_session(tmp_path_factory):
     sess.close()
 
 
-def test_same_as_clickhouse(server, chdb_session, sql):
+def one_line(text: str, limit=100) -> str:
+    text = text.strip().replace("\n", "\\n").replace("\t", " ")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def error_name(text: str) -> str:
+    m = re.search(r"Code: (\d+)\..*\(([A-Z_0-9]+)\)", text, re.S)
+    return f"{m.group(1)} {m.group(2)}" if m else one_line(text, 60)
+
+
+def first_difference(actual: str, expected: str) -> str:
+    for a, e in zip(actual.split("\n"), expected.split("\n")):
+        if not same_output(a, e):
+            return f"Granary `{one_line(a, 90)}` vs ClickHouse `{one_line(e, 90)}`"
+    return f"Granary {actual.count(chr(10))} rows vs ClickHouse {expected.count(chr(10))} rows"
+
+
+def test_same_as_clickhouse(server, chdb_session, sql, request):
+    def reason(text):
+        request.node.user_properties.append(("failure_reason", text))
+
     try:
         expected = chdb_session.query(sql, "TabSeparated").bytes().decode(errors="replace")
         expected_code = None
@@ -68,10 +88,18 @@ def test_same_as_clickhouse(server, chdb_session, sql):
     r = server.request(sql)
     actual = r.body.decode(errors="replace")
     if expected_code is not None:
+        if r.status == 200:
+            reason(f"ClickHouse fails with {error_name(expected)}, Granary returns `{one_line(actual, 80)}`")
+        elif r.headers.get("X-ClickHouse-Exception-Code") != expected_code:
+            reason(f"ClickHouse fails with {error_name(expected)}, Granary with {error_name(actual)}: {one_line(actual.split('DB::Exception: ', 1)[-1], 90)}")
         assert r.status != 200, f"\n{sql}\nClickHouse fails with code {expected_code}:\n{expected[:500]}\nGranary succeeded:\n{actual}"
         got = r.headers.get("X-ClickHouse-Exception-Code")
         assert got == expected_code, f"\n{sql}\nClickHouse: code {expected_code}\nGranary: {actual.strip()}"
         return
+    if r.status != 200:
+        reason(f"Granary fails with {error_name(actual)}: {one_line(actual.split('DB::Exception: ', 1)[-1], 90)}; ClickHouse returns `{one_line(expected, 60)}`")
+    elif not same_output(actual, expected):
+        reason(first_difference(actual, expected))
     assert r.status == 200, f"\n{sql}\nClickHouse:\n{expected}\nGranary failed with {r.status}:\n{actual}"
     assert same_output(actual, expected), f"\n{sql}\nClickHouse:\n{expected}\nGranary:\n{actual}"
 

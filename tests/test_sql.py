@@ -64,8 +64,23 @@ def run_file(server, path: Path) -> bytes:
     return b"".join(out)
 
 
+def short_reason(expected: bytes, actual: bytes) -> str:
+    """One line for known_failures.txt: the first failing statement, or the first differing
+    output line."""
+    act = actual.decode(errors="backslashreplace").splitlines()
+    exp = expected.decode(errors="backslashreplace").splitlines()
+    problems = [line for line in act if line.startswith("!!! line ")]
+    extra = f" (+{len(problems) - 1} more failing statements)" if len(problems) > 1 else ""
+    if problems:
+        return problems[0][4:220] + extra
+    for n, (a, e) in enumerate(zip(act, exp), 1):
+        if a != e:
+            return f"output line {n}: Granary `{a[:90]}` vs ClickHouse `{e[:90]}`"
+    return f"Granary printed {len(act)} lines, ClickHouse {len(exp)}"
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_sql_file(server, path):
+def test_sql_file(server, path, request):
     actual = run_file(server, path)
     reference = path.with_suffix(".reference")
     if os.environ.get("GRANARY_REGENERATE") == "1":
@@ -75,6 +90,7 @@ def test_sql_file(server, path):
     assert reference.exists(), f"{reference} is missing (GRANARY_REGENERATE=1 or tests/tools/reference_from_chdb.py to create it)"
     expected = reference.read_bytes()
     if actual != expected:
+        request.node.user_properties.append(("failure_reason", short_reason(expected, actual)))
         lines = lambda b: b.decode(errors="backslashreplace").splitlines(True)  # noqa: E731
         diff = "".join(difflib.unified_diff(lines(expected), lines(actual), "reference", "granary"))
         pytest.fail(f"{path.name}: output differs from the reference\n{diff[:20000]}", pytrace=False)
