@@ -195,17 +195,18 @@ def known_failure_key(item_or_report) -> str:
 
 
 def pytest_runtest_logreport(report):
-    """With GRANARY_FAILURE_REPORT=FILE, appends `id<TAB>reason` for every failed or xfailed
-    test (tests/tools/update_known_failures.py writes known_failures.txt from it)."""
+    """With GRANARY_FAILURE_REPORT=FILE, appends `id<TAB>outcome<TAB>reason` for every test
+    run (tests/tools/update_known_failures.py writes known_failures.txt from it)."""
     path = os.environ.get("GRANARY_FAILURE_REPORT")
     if not path or report.when != "call":
         return
-    if not (report.failed or (report.skipped and hasattr(report, "wasxfail"))):
-        return
-    reason = dict(report.user_properties).get("failure_reason")
-    if not reason:
-        crash = getattr(report.longrepr, "reprcrash", None)
-        reason = crash.message if crash else str(report.longrepr)
-        reason = " ".join(reason.split())[:200]
+    failed = report.failed or (report.skipped and hasattr(report, "wasxfail"))
+    reason = ""
+    if failed:
+        reason = dict(report.user_properties).get("failure_reason")
+        if not reason:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            reason = crash.message if crash else str(report.longrepr)
+        reason = " ".join(reason.split())[:300]
     with open(path, "a") as f:
-        f.write(f"{known_failure_key(report)}\t{' '.join(reason.split())}\n")
+        f.write(f"{known_failure_key(report)}\t{'failed' if failed else 'passed'}\t{reason}\n")

@@ -41,14 +41,16 @@ def main():
     if code not in (0, 1):
         print(f"pytest exited with {code}; known_failures.txt not changed", file=sys.stderr)
         sys.exit(code)
-    failures = {}
+    failures, ran = {}, set()
     for line in Path(report).read_text().splitlines():
-        name, _, reason = line.partition("\t")
-        failures[name] = reason
+        name, outcome, reason = line.split("\t", 2)
+        ran.add(name)
+        if outcome == "failed":
+            failures[name] = reason
     os.unlink(report)
     old = read_known()
-    if sys.argv[1:]:  # a partial run: keep what it did not cover
-        failures = {**{k: v for k, v in old.items()}, **failures}
+    # tests this run did not reach (a partial run, -k ...) keep their lines
+    failures = {**{k: v for k, v in old.items() if k not in ran}, **failures}
 
     def order(name):
         kind = 0 if name[:4].isdigit() and "-" not in name else (1 if name[:4].isdigit() else 2)
@@ -56,7 +58,7 @@ def main():
 
     lines = [f"{name}  # {old.get(name) or failures[name]}" for name in sorted(failures, key=order)]
     KNOWN.write_text(HEADER + "\n".join(lines) + ("\n" if lines else ""))
-    print(f"{len(lines)} known failures written to {KNOWN} ({len(set(old) - set(failures))} fixed, {len(set(failures) - set(old))} new)")
+    print(f"{len(lines)} known failures written to {KNOWN} ({len(set(old) - set(failures))} fixed, {len(set(failures) - set(old))} new, {len(ran)} tests run)")
 
 
 if __name__ == "__main__":
