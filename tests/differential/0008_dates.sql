@@ -32,8 +32,8 @@ SELECT dateDiff('day', toDate('2024-01-01'), toDate('2024-03-01')), dateDiff('mo
 SELECT dateDiff('day', toDate('2023-12-31'), toDate('2024-01-01')), dateDiff('month', toDate('2023-12-31'), toDate('2024-01-01')), dateDiff('year', toDate('2023-12-31'), toDate('2024-01-01')), toDate('2024-01-01') - toDate('2023-12-31'), toDate('2023-12-31') < toDate('2024-01-01');
 SELECT dateDiff('day', toDate('2024-02-28'), toDate('2024-02-28')), dateDiff('month', toDate('2024-02-28'), toDate('2024-02-28')), dateDiff('year', toDate('2024-02-28'), toDate('2024-02-28')), toDate('2024-02-28') - toDate('2024-02-28'), toDate('2024-02-28') < toDate('2024-02-28');
 SELECT dateDiff('day', toDate('2025-01-01'), toDate('2024-01-01')), dateDiff('month', toDate('2025-01-01'), toDate('2024-01-01')), dateDiff('year', toDate('2025-01-01'), toDate('2024-01-01')), toDate('2024-01-01') - toDate('2025-01-01'), toDate('2025-01-01') < toDate('2024-01-01');
-SELECT toDate('2024-01-01') + number AS d, toDayOfWeek(d), toStartOfWeek(d) FROM numbers(10);
-SELECT toDateTime('2024-01-01 00:00:00') + number * 3600 AS t, toHour(t) FROM numbers(5);
+SELECT toDate('2024-01-01') + number AS d, toDayOfWeek(d), toStartOfWeek(d) FROM numbers(10) ORDER BY d;
+SELECT toDateTime('2024-01-01 00:00:00') + number * 3600 AS t, toHour(t) FROM numbers(5) ORDER BY t;
 SELECT toStartOfMonth(toDate('2024-01-01') + number * 17) AS m, count() FROM numbers(40) GROUP BY m ORDER BY m;
 SELECT formatDateTime(toDateTime('2024-07-15 12:30:45'), '%Y-%m-%d %H:%i:%S'), formatDateTime(toDate('2024-07-15'), '%d/%m/%y');
 SELECT toDate('2024-01-01') = '2024-01-01', toDateTime('2024-01-01 00:00:00') > '2023-12-31 23:59:59';

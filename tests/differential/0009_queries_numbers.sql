@@ -41,5 +41,5 @@ SELECT * FROM (SELECT number AS a FROM numbers(3)) AS l JOIN (SELECT number AS b
 SELECT sum(a * b) FROM (SELECT number AS a FROM numbers(20)) AS l CROSS JOIN (SELECT number AS b FROM numbers(20)) AS r;
 SELECT x FROM (SELECT number AS x FROM numbers(5) UNION ALL SELECT number + 100 FROM numbers(2)) ORDER BY x;
 SELECT arrayJoin([3, 1, 2]) AS x ORDER BY x;
-SELECT number, number % 2 = 0 ? 'even' : 'odd' FROM numbers(4);
+SELECT number, number % 2 = 0 ? 'even' : 'odd' FROM numbers(4) ORDER BY number;
 SELECT count() FROM numbers(1000) WHERE number BETWEEN 100 AND 199 AND number % 2 = 0;
