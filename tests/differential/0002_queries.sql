@@ -44,7 +44,7 @@ SELECT argMin(number, (number * 7) % 1000) FROM numbers(10);
 SELECT argMin(number, (number * 7) % 1000) FROM numbers(1000);
 SELECT groupArray(number) FROM numbers(0);
 SELECT groupArray(number) FROM numbers(1);
-SELECT groupArray(number) FROM numbers(10);
+SELECT arraySort(groupArray(number)) FROM numbers(10);
 SELECT number % 2 AS k, count(), sum(number), min(number), max(number) FROM numbers(100) GROUP BY k ORDER BY k;
 SELECT number % 2 AS k, number FROM numbers(30) ORDER BY k, number LIMIT 2 BY k;
 SELECT number FROM numbers(50) WHERE number % 2 = 0 ORDER BY number DESC LIMIT 5;
