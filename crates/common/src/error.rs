@@ -202,6 +202,8 @@ fn classify_message(message: String) -> Error {
         || lower.contains("failed to coerce arguments")
     {
         ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH
+    } else if lower.contains("cannot coerce arithmetic expression") || lower.contains("cannot get result type") {
+        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT
     } else if lower.contains("cannot infer common") || lower.contains("type mismatch") {
         ErrorCode::TYPE_MISMATCH
     } else if lower.contains("divide by zero") || lower.contains("division by zero") {

@@ -1,19 +1,35 @@
 //! Input and output formats, with ClickHouse's names and byte-exact text rules.
 //!
-//! * [`value`]: how one value is written in each escaping style (TSV, CSV, JSON,
-//!   quoted, Pretty); floats, dates, decimals and nested types as ClickHouse prints them.
-//! * [`output`]: the output formats (`TabSeparated*`, `CSV*`, `JSONEachRow`,
-//!   `JSONCompactEachRow`, `JSON`, `JSONCompact`, `Values`, `Pretty*`, `Null`, `Parquet`).
-//! * [`input`]: streaming parsers (`TabSeparated*`, `CSV*`, `JSONEachRow`, `Values`,
-//!   `Parquet`) that accept bytes in any split and produce batches of the target columns.
-//! * [`convert`]: field text to typed columns, with errors naming the row and column.
+//! The value rules (how a `Float32`, a `DateTime64(3)` or an `Array(String)` is written
+//! or read in TSV, CSV, JSON or quoted style) live in [`granary_types::text`]; this
+//! crate puts values together into rows and documents: headers, delimiters, JSON
+//! documents, Pretty tables, Parquet files, and the streaming parsers that turn bytes
+//! arriving in any split into Arrow batches of a target schema.
 //!
-//! Format names are case-sensitive, as in ClickHouse; an unknown name is UNKNOWN_FORMAT.
+//! Module map:
+//!
+//! * [`output`]: [`OutputFormat`] implementations.
+//!   * `output::delimited`: `TabSeparated*`, `TSVRaw`, `CSV*`.
+//!   * `output::json`: `JSONEachRow` (`JSONLines`, `NDJSON`), `JSONCompactEachRow`,
+//!     `JSON`, `JSONCompact`.
+//!   * `output::pretty`: `Pretty`, `PrettyCompact`, `PrettyCompactMonoBlock`, `PrettySpace`.
+//!   * `output::values`, `output::parquet`, and `Null` in `output`.
+//! * [`input`]: [`InputFormat`] implementations.
+//!   * `input::rows`: the shared machinery: column builders, row numbering, bad-row
+//!     accounting (`input_format_allow_errors_*`), block cutting, and the streaming
+//!     driver that finds complete rows in pushed bytes.
+//!   * `input::delimited`: `TabSeparated*`, `CSV*` (header matching by name).
+//!   * `input::json`: `JSONEachRow`.
+//!   * `input::values`: `Values` (literals only; expressions are a SYNTAX_ERROR so the
+//!     caller can fall back to evaluating them).
+//!   * `input::parquet`: `Parquet` (spooled to a temporary file, decoded at the end).
+//!
+//! Format names are case-sensitive, as in ClickHouse; an unknown name is
+//! UNKNOWN_FORMAT (`Unknown format X`), and an output-only format used for input is
+//! BAD_ARGUMENTS.
 
-pub mod convert;
 pub mod input;
 pub mod output;
-pub mod value;
 
 use std::time::Duration;
 
@@ -21,23 +37,68 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use chrono_tz::Tz;
 use granary_common::{Error, ErrorCode, Result, Settings};
+use granary_types::text::{DateTimeInputFormat, TextOptions};
 
-use crate::input::{ParquetInput, TextInput, TextKind};
-use crate::output::{Delimited, JsonDocument, JsonEachRow, NullOutput, ParquetOutput, Pretty, PrettyKind, Values};
-use crate::value::{Style, TextOptions};
+use crate::input::delimited::{DelimitedInput, Dialect};
+use crate::input::json::JsonEachRowInput;
+use crate::input::parquet::ParquetInput;
+use crate::input::values::ValuesInput;
+use crate::output::delimited::Delimited;
+use crate::output::json::{JsonDocument, JsonEachRow};
+use crate::output::parquet::ParquetOutput;
+use crate::output::pretty::{Pretty, PrettyStyle};
+use crate::output::values::Values;
+use crate::output::NullOutput;
 
-/// Format-related settings, resolved once per query.
+/// Format settings, resolved once per query from the query's [`Settings`].
 #[derive(Debug, Clone)]
 pub struct FormatSettings {
+    /// Value rules: time zone, JSON quoting, CSV delimiter, NULL as default, DateTime input.
     pub text: TextOptions,
+    /// `output_format_pretty_max_rows`.
     pub pretty_max_rows: u64,
+    /// `output_format_pretty_max_column_pad_width`.
+    pub pretty_max_column_pad_width: u64,
+    /// `output_format_pretty_max_value_width`.
+    pub pretty_max_value_width: u64,
+    /// `output_format_pretty_row_numbers`.
+    pub pretty_row_numbers: bool,
+    /// `output_format_pretty_display_footer_column_names_min_rows` (0: never).
+    pub pretty_footer_min_rows: u64,
+    /// `output_format_pretty_single_large_number_tip_threshold` (0: never).
+    pub pretty_number_tip_threshold: u64,
+    /// `output_format_write_statistics`: the `statistics` object of JSON documents.
     pub write_statistics: bool,
+    /// `input_format_skip_unknown_fields`.
     pub skip_unknown_fields: bool,
-    pub null_as_default: bool,
-    pub csv_allow_single_quotes: bool,
+    /// `input_format_allow_errors_num`.
     pub allow_errors_num: u64,
-    /// Rows per batch produced by input formats.
+    /// `input_format_allow_errors_ratio`.
+    pub allow_errors_ratio: f64,
+    /// `format_csv_allow_single_quotes`.
+    pub csv_allow_single_quotes: bool,
+    /// `format_csv_allow_double_quotes`.
+    pub csv_allow_double_quotes: bool,
+    /// `input_format_with_names_use_header`: match `*WithNames` columns by the header.
+    pub with_names_use_header: bool,
+    /// Rows per batch produced by input formats (the caller sets it from
+    /// `max_insert_block_size` for INSERT).
     pub max_block_rows: usize,
+}
+
+impl Default for FormatSettings {
+    fn default() -> Self {
+        FormatSettings::from_settings(&Settings::new(), Tz::UTC)
+    }
+}
+
+/// A setting's value, or ClickHouse's default when the registry does not know it.
+fn flag(settings: &Settings, name: &str, default: bool) -> bool {
+    settings.get(name).map_or(default, |v| matches!(v, "1" | "true"))
+}
+
+fn number(settings: &Settings, name: &str, default: u64) -> u64 {
+    settings.get(name).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 impl FormatSettings {
@@ -46,19 +107,39 @@ impl FormatSettings {
         FormatSettings {
             text: TextOptions {
                 timezone,
-                json_quote_64bit_integers: settings.get_bool("output_format_json_quote_64bit_integers"),
-                json_quote_denormals: settings.get_bool("output_format_json_quote_denormals"),
-                json_escape_forward_slashes: true,
+                json_quote_64bit_integers: flag(settings, "output_format_json_quote_64bit_integers", false),
+                json_quote_denormals: flag(settings, "output_format_json_quote_denormals", false),
+                json_escape_forward_slashes: flag(settings, "output_format_json_escape_forward_slashes", true),
+                json_named_tuples_as_objects: flag(settings, "output_format_json_named_tuples_as_objects", true),
+                decimal_trailing_zeros: flag(settings, "output_format_decimal_trailing_zeros", false),
                 csv_delimiter: delimiter,
+                date_time_input_format: DateTimeInputFormat::from_setting(settings.get_str("date_time_input_format")),
+                null_as_default: flag(settings, "input_format_null_as_default", true),
             },
-            pretty_max_rows: settings.get_u64("output_format_pretty_max_rows").max(1),
-            write_statistics: settings.get_bool("output_format_write_statistics"),
-            skip_unknown_fields: settings.get_bool("input_format_skip_unknown_fields"),
-            null_as_default: settings.get_bool("input_format_null_as_default"),
-            csv_allow_single_quotes: settings.get_bool("format_csv_allow_single_quotes"),
+            pretty_max_rows: number(settings, "output_format_pretty_max_rows", 10_000).max(1),
+            pretty_max_column_pad_width: number(settings, "output_format_pretty_max_column_pad_width", 250),
+            pretty_max_value_width: number(settings, "output_format_pretty_max_value_width", 10_000),
+            pretty_row_numbers: flag(settings, "output_format_pretty_row_numbers", true),
+            pretty_footer_min_rows: if flag(settings, "output_format_pretty_display_footer_column_names", true) {
+                number(settings, "output_format_pretty_display_footer_column_names_min_rows", 50)
+            } else {
+                0
+            },
+            pretty_number_tip_threshold: number(settings, "output_format_pretty_single_large_number_tip_threshold", 1_000_000),
+            write_statistics: flag(settings, "output_format_write_statistics", true),
+            skip_unknown_fields: flag(settings, "input_format_skip_unknown_fields", true),
             allow_errors_num: settings.get_u64("input_format_allow_errors_num"),
+            allow_errors_ratio: settings.get_f64("input_format_allow_errors_ratio"),
+            csv_allow_single_quotes: flag(settings, "format_csv_allow_single_quotes", false),
+            csv_allow_double_quotes: flag(settings, "format_csv_allow_double_quotes", true),
+            with_names_use_header: flag(settings, "input_format_with_names_use_header", true),
             max_block_rows: settings.get_u64("max_block_size").max(1) as usize,
         }
+    }
+
+    /// The session (or server) time zone.
+    pub fn timezone(&self) -> Tz {
+        self.text.timezone
     }
 }
 
@@ -70,6 +151,8 @@ pub struct QueryStatistics {
     pub bytes_read: u64,
 }
 
+/// A result writer. Calls come in the order prefix, batches, suffix; each appends to
+/// `out`, which the caller flushes to the client when it likes.
 pub trait OutputFormat: Send {
     /// The Content-Type ClickHouse sends for this format.
     fn content_type(&self) -> &'static str;
@@ -78,30 +161,75 @@ pub trait OutputFormat: Send {
     fn write_suffix(&mut self, stats: &QueryStatistics, out: &mut Vec<u8>) -> Result<()>;
 }
 
+/// A streaming parser.
 pub trait InputFormat: Send {
-    /// Feeds the next bytes (any split, even mid-row); finished batches go to `out`.
+    /// Feeds the next bytes of the stream (any split, even mid-row); appends finished
+    /// batches of at most `max_block_rows` rows to `out`.
     fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()>;
-    /// End of input: parses what is left.
+    /// End of stream: parses what is left (a last row without a trailing newline is
+    /// fine) and appends the last batch.
     fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()>;
 }
 
 const OUTPUT_FORMATS: &[&str] = &[
-    "TabSeparated", "TSV", "TabSeparatedRaw", "TSVRaw", "TabSeparatedWithNames", "TSVWithNames",
-    "TabSeparatedWithNamesAndTypes", "TSVWithNamesAndTypes", "CSV", "CSVWithNames", "CSVWithNamesAndTypes",
-    "JSONEachRow", "JSONLines", "NDJSON", "JSONCompactEachRow", "JSON", "JSONCompact", "Values", "Pretty",
-    "PrettyCompact", "PrettyCompactMonoBlock", "PrettySpace", "Null", "Parquet",
+    "TabSeparated",
+    "TSV",
+    "TabSeparatedRaw",
+    "TSVRaw",
+    "TabSeparatedWithNames",
+    "TSVWithNames",
+    "TabSeparatedWithNamesAndTypes",
+    "TSVWithNamesAndTypes",
+    "TabSeparatedRawWithNames",
+    "TSVRawWithNames",
+    "TabSeparatedRawWithNamesAndTypes",
+    "TSVRawWithNamesAndTypes",
+    "CSV",
+    "CSVWithNames",
+    "CSVWithNamesAndTypes",
+    "JSONEachRow",
+    "JSONLines",
+    "NDJSON",
+    "JSONCompactEachRow",
+    "JSON",
+    "JSONCompact",
+    "Values",
+    "Pretty",
+    "PrettyCompact",
+    "PrettyCompactMonoBlock",
+    "PrettySpace",
+    "PrettyNoEscapes",
+    "PrettyCompactNoEscapes",
+    "PrettySpaceNoEscapes",
+    "Null",
+    "Parquet",
 ];
 
 const INPUT_FORMATS: &[&str] = &[
-    "TabSeparated", "TSV", "TabSeparatedRaw", "TSVRaw", "TabSeparatedWithNames", "TSVWithNames",
-    "TabSeparatedWithNamesAndTypes", "TSVWithNamesAndTypes", "CSV", "CSVWithNames", "CSVWithNamesAndTypes",
-    "JSONEachRow", "JSONLines", "NDJSON", "Values", "Parquet",
+    "TabSeparated",
+    "TSV",
+    "TabSeparatedRaw",
+    "TSVRaw",
+    "TabSeparatedWithNames",
+    "TSVWithNames",
+    "TabSeparatedWithNamesAndTypes",
+    "TSVWithNamesAndTypes",
+    "CSV",
+    "CSVWithNames",
+    "CSVWithNamesAndTypes",
+    "JSONEachRow",
+    "JSONLines",
+    "NDJSON",
+    "Values",
+    "Parquet",
 ];
 
+/// Every output format name (aliases included), for `system.formats`.
 pub fn output_format_names() -> &'static [&'static str] {
     OUTPUT_FORMATS
 }
 
+/// Every input format name (aliases included), for `system.formats`.
 pub fn input_format_names() -> &'static [&'static str] {
     INPUT_FORMATS
 }
@@ -110,43 +238,96 @@ fn unknown_format(name: &str) -> Error {
     Error::new(ErrorCode::UNKNOWN_FORMAT, format!("Unknown format {name}"))
 }
 
+/// The writer of an output format for results of `schema`.
 pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSettings) -> Result<Box<dyn OutputFormat>> {
+    use crate::output::delimited::Kind as D;
     Ok(match name {
-        "TabSeparated" | "TSV" => Box::new(Delimited::new(schema, Style::Tsv, false, false, settings)),
-        "TabSeparatedRaw" | "TSVRaw" => Box::new(Delimited::new(schema, Style::Raw, false, false, settings)),
-        "TabSeparatedWithNames" | "TSVWithNames" => Box::new(Delimited::new(schema, Style::Tsv, true, false, settings)),
-        "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(Delimited::new(schema, Style::Tsv, true, true, settings)),
-        "CSV" => Box::new(Delimited::new(schema, Style::Csv, false, false, settings)),
-        "CSVWithNames" => Box::new(Delimited::new(schema, Style::Csv, true, false, settings)),
-        "CSVWithNamesAndTypes" => Box::new(Delimited::new(schema, Style::Csv, true, true, settings)),
+        "TabSeparated" | "TSV" => Box::new(Delimited::new(schema, D::Tsv, false, false, settings)),
+        "TabSeparatedRaw" | "TSVRaw" => Box::new(Delimited::new(schema, D::TsvRaw, false, false, settings)),
+        "TabSeparatedWithNames" | "TSVWithNames" => Box::new(Delimited::new(schema, D::Tsv, true, false, settings)),
+        "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(Delimited::new(schema, D::Tsv, true, true, settings)),
+        "TabSeparatedRawWithNames" | "TSVRawWithNames" => Box::new(Delimited::new(schema, D::TsvRaw, true, false, settings)),
+        "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" => Box::new(Delimited::new(schema, D::TsvRaw, true, true, settings)),
+        "CSV" => Box::new(Delimited::new(schema, D::Csv, false, false, settings)),
+        "CSVWithNames" => Box::new(Delimited::new(schema, D::Csv, true, false, settings)),
+        "CSVWithNamesAndTypes" => Box::new(Delimited::new(schema, D::Csv, true, true, settings)),
         "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRow::new(schema, false, settings)),
         "JSONCompactEachRow" => Box::new(JsonEachRow::new(schema, true, settings)),
         "JSON" => Box::new(JsonDocument::new(schema, false, settings)),
         "JSONCompact" => Box::new(JsonDocument::new(schema, true, settings)),
-        "Values" => Box::new(Values::new(settings)),
-        "Pretty" => Box::new(Pretty::new(schema, PrettyKind::Full, settings)),
-        "PrettyCompact" | "PrettyCompactMonoBlock" => Box::new(Pretty::new(schema, PrettyKind::Compact, settings)),
-        "PrettySpace" => Box::new(Pretty::new(schema, PrettyKind::Space, settings)),
+        "Values" => Box::new(Values::new(schema, settings)),
+        "Pretty" | "PrettyNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Full, settings)),
+        "PrettyCompact" | "PrettyCompactMonoBlock" | "PrettyCompactNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Compact, settings)),
+        "PrettySpace" | "PrettySpaceNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Space, settings)),
         "Null" => Box::new(NullOutput),
         "Parquet" => Box::new(ParquetOutput::new(schema)?),
         other => return Err(unknown_format(other)),
     })
 }
 
+/// The parser of an input format producing batches of `schema` (the target columns,
+/// with their ClickHouse types as [`granary_types::ChType::from_field`] reads them).
 pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSettings) -> Result<Box<dyn InputFormat>> {
     Ok(match name {
-        "TabSeparated" | "TSV" | "TabSeparatedRaw" | "TSVRaw" => Box::new(TextInput::new(TextKind::Tsv, schema, settings, 0)),
-        "TabSeparatedWithNames" | "TSVWithNames" => Box::new(TextInput::new(TextKind::Tsv, schema, settings, 1)),
-        "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(TextInput::new(TextKind::Tsv, schema, settings, 2)),
-        "CSV" => Box::new(TextInput::new(TextKind::Csv, schema, settings, 0)),
-        "CSVWithNames" => Box::new(TextInput::new(TextKind::Csv, schema, settings, 1)),
-        "CSVWithNamesAndTypes" => Box::new(TextInput::new(TextKind::Csv, schema, settings, 2)),
-        "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(TextInput::new(TextKind::JsonEachRow, schema, settings, 0)),
-        "Values" => Box::new(TextInput::new(TextKind::Values, schema, settings, 0)),
+        "TabSeparated" | "TSV" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 0, settings)?),
+        "TabSeparatedRaw" | "TSVRaw" => Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 0, settings)?),
+        "TabSeparatedWithNames" | "TSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 1, settings)?),
+        "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 2, settings)?),
+        "CSV" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 0, settings)?),
+        "CSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 1, settings)?),
+        "CSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 2, settings)?),
+        "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, settings)?),
+        "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),
         other if OUTPUT_FORMATS.contains(&other) => {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Format {other} is not suitable for input")))
         }
         other => return Err(unknown_format(other)),
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::datatypes::{DataType, Field, Schema};
+
+    use super::*;
+
+    fn schema() -> SchemaRef {
+        Arc::new(Schema::new(vec![Field::new("x", DataType::UInt8, false)]))
+    }
+
+    #[test]
+    fn names_are_case_sensitive_and_unknown_ones_fail() {
+        let s = FormatSettings::default();
+        for name in OUTPUT_FORMATS {
+            assert!(create_output_format(name, schema(), &s).is_ok(), "{name}");
+        }
+        for name in INPUT_FORMATS {
+            assert!(create_input_format(name, schema(), &s).is_ok(), "{name}");
+        }
+        let e = create_output_format("tsv", schema(), &s).err().unwrap();
+        assert_eq!(e.code(), ErrorCode::UNKNOWN_FORMAT);
+        assert_eq!(e.message(), "Unknown format tsv");
+        assert_eq!(create_output_format("Native", schema(), &s).err().unwrap().code(), ErrorCode::UNKNOWN_FORMAT);
+        assert_eq!(create_input_format("Pretty", schema(), &s).err().unwrap().code(), ErrorCode::BAD_ARGUMENTS);
+        assert_eq!(create_input_format("Nope", schema(), &s).err().unwrap().code(), ErrorCode::UNKNOWN_FORMAT);
+    }
+
+    #[test]
+    fn settings_are_read() {
+        let mut settings = Settings::new();
+        settings.set("format_csv_delimiter", ";").unwrap();
+        settings.set("output_format_json_quote_64bit_integers", "1").unwrap();
+        settings.set("input_format_allow_errors_num", "5").unwrap();
+        settings.set("date_time_input_format", "best_effort").unwrap();
+        let f = FormatSettings::from_settings(&settings, chrono_tz::Asia::Tokyo);
+        assert_eq!(f.text.csv_delimiter, b';');
+        assert!(f.text.json_quote_64bit_integers);
+        assert_eq!(f.allow_errors_num, 5);
+        assert_eq!(f.timezone(), chrono_tz::Asia::Tokyo);
+        assert_eq!(f.text.date_time_input_format, DateTimeInputFormat::BestEffort);
+    }
 }

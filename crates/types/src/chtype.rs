@@ -124,7 +124,12 @@ impl ChType {
     /// An Arrow field of this type: nullable iff `Nullable`, with the exact ClickHouse
     /// type in the metadata when Arrow's type does not determine it.
     pub fn to_arrow_field(&self, name: &str) -> Field {
-        let field = Field::new(name, self.to_arrow(), self.is_nullable() || matches!(self, ChType::Nothing));
+        // `LowCardinality(Nullable(T))` holds NULLs too, so its field must be nullable.
+        let holds_nulls = match self {
+            ChType::LowCardinality(inner) => inner.is_nullable(),
+            other => other.is_nullable() || matches!(other, ChType::Nothing),
+        };
+        let field = Field::new(name, self.to_arrow(), holds_nulls);
         if ChType::from_arrow(field.data_type(), field.is_nullable()) == *self {
             field
         } else {
@@ -324,12 +329,19 @@ mod tests {
             "DateTime('Asia/Tokyo')", "DateTime64(3)", "DateTime64(6, 'UTC')", "Decimal(10, 2)", "Decimal(50, 4)",
             "Nullable(UInt32)", "LowCardinality(String)", "LowCardinality(Nullable(String))", "Array(Nullable(Int8))",
             "Array(Array(String))", "Tuple(UInt8, String)", "Tuple(a UInt8, b Array(String))", "Map(String, UInt64)", "UUID",
-            "DateTime64(1)",
+            "DateTime64(1)", "LowCardinality(Nullable(UInt8))",
         ] {
             let t = ChType::parse(name).unwrap();
             assert_eq!(t.to_string(), name);
             let field = t.to_arrow_field("c");
             assert_eq!(ChType::from_field(&field), t, "{name}");
         }
+    }
+
+    #[test]
+    fn low_cardinality_nullable_fields_hold_nulls() {
+        let t = ChType::parse("LowCardinality(Nullable(String))").unwrap();
+        assert!(t.to_arrow_field("c").is_nullable());
+        assert!(!ChType::parse("LowCardinality(String)").unwrap().to_arrow_field("c").is_nullable());
     }
 }

@@ -28,8 +28,12 @@
 //! | `Map(K, V)` | `Map` |
 //! | `UUID` | `FixedSizeBinary(16)` |
 //! | `Nothing` | `Null` |
+//!
+//! [`text`] holds ClickHouse's text rules for values (output in every escaping style,
+//! and parsing text back into typed columns), shared by the formats and by `toString`.
 
 mod chtype;
 mod parse;
+pub mod text;
 
 pub use chtype::{ChType, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};

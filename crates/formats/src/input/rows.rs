@@ -1,0 +1,214 @@
+//! What every text input format shares: the column builders of the current block, row
+//! numbering for error messages, bad-row accounting, and the streaming driver.
+
+use std::sync::Arc;
+
+use arrow::array::RecordBatchOptions;
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+use granary_common::{Error, Result};
+use granary_types::text::ColumnBuilder;
+
+use crate::FormatSettings;
+
+/// The block being built: one builder per target column.
+pub(crate) struct Block {
+    schema: SchemaRef,
+    pub builders: Vec<ColumnBuilder>,
+    /// Finished rows in the current block.
+    rows: usize,
+    max_block_rows: usize,
+    /// 1-based number of the row being read (rows before it, good or bad, counted).
+    pub row_number: u64,
+    errors: u64,
+    allow_errors_num: u64,
+    allow_errors_ratio: f64,
+}
+
+impl Block {
+    pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
+        let builders = schema.fields().iter().map(|f| ColumnBuilder::new(f, &settings.text)).collect::<Result<Vec<_>>>()?;
+        Ok(Block {
+            schema,
+            builders,
+            rows: 0,
+            max_block_rows: settings.max_block_rows.max(1),
+            row_number: 0,
+            errors: 0,
+            allow_errors_num: settings.allow_errors_num,
+            allow_errors_ratio: settings.allow_errors_ratio,
+        })
+    }
+
+    pub fn column_name(&self, column: usize) -> &str {
+        self.schema.fields().get(column).map_or("", |f| f.name().as_str())
+    }
+
+    pub fn column_count(&self) -> usize {
+        self.builders.len()
+    }
+
+    /// Starts reading the next row.
+    pub fn begin_row(&mut self) {
+        self.row_number += 1;
+    }
+
+    /// The row was read completely: count it and cut a batch when the block is full.
+    pub fn commit_row(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
+        self.rows += 1;
+        if self.rows >= self.max_block_rows {
+            self.flush(out)?;
+        }
+        Ok(())
+    }
+
+    /// The row failed: its values are dropped, and the error is returned unless
+    /// `input_format_allow_errors_num`/`_ratio` let it be skipped (both are exceeded
+    /// for the error to stop the input, as in ClickHouse).
+    pub fn fail_row(&mut self, error: Error) -> Result<()> {
+        for b in &mut self.builders {
+            b.truncate(self.rows);
+        }
+        self.errors += 1;
+        let ratio = self.errors as f64 / self.row_number.max(1) as f64;
+        if self.errors > self.allow_errors_num && ratio > self.allow_errors_ratio {
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    /// `error` while reading column `column` of the current row, with the row and column
+    /// named as ClickHouse does.
+    pub fn column_error(&self, error: Error, column: usize) -> Error {
+        let context = format!("(at row {}, column '{}')", self.row_number, self.column_name(column));
+        error.context(context)
+    }
+
+    /// `error` about the current row as a whole.
+    pub fn row_error(&self, error: Error) -> Error {
+        let context = format!("(at row {})", self.row_number);
+        error.context(context)
+    }
+
+    /// Emits the rows read so far as a batch.
+    pub fn flush(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let columns = self.builders.iter_mut().map(|b| b.finish()).collect::<Result<Vec<_>>>()?;
+        let options = RecordBatchOptions::new().with_row_count(Some(self.rows));
+        out.push(RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)?);
+        self.rows = 0;
+        Ok(())
+    }
+}
+
+/// Where a scanner stands on the data after the last row it found.
+pub(crate) enum Scan {
+    /// A row is in `data[start..end]`; the next one is looked for from `next`.
+    Row { start: usize, end: usize, next: usize },
+    /// Only separators or nothing left: everything before `next` is consumed.
+    Skip { next: usize },
+    /// The row that starts at `start` is not complete yet.
+    NeedMore { start: usize },
+}
+
+/// One text format: finds rows and parses them.
+pub(crate) trait RowFormat: Send {
+    /// Looks for the next row in `data[from..]`. `eof`: no more data will come, so an
+    /// unterminated last row is complete. Scanners may keep state between calls that
+    /// return `NeedMore` (the data then starts again at the same row start).
+    fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Result<Scan>;
+    /// Parses one complete row (without its terminator) into `block`.
+    fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()>;
+    /// Whether the rows still to come are header lines (they are parsed, not counted).
+    fn in_header(&self) -> bool {
+        false
+    }
+}
+
+/// Drives a [`RowFormat`] over pushed bytes.
+pub(crate) struct Streamer<F: RowFormat> {
+    pub format: F,
+    pub block: Block,
+    /// The unfinished row carried over from the previous push.
+    pending: Vec<u8>,
+}
+
+impl<F: RowFormat> Streamer<F> {
+    pub fn new(format: F, block: Block) -> Self {
+        Streamer { format, block, pending: Vec::new() }
+    }
+
+    /// Parses every complete row of `data`; returns how many bytes were consumed.
+    ///
+    /// This is where chunk-parallel parsing will go: with a large `data`, scan ahead for
+    /// row boundaries, hand chunks of whole rows to worker threads with their own
+    /// `Block`s, and append their batches to `out` in order.
+    fn consume(&mut self, data: &[u8], eof: bool, out: &mut Vec<RecordBatch>) -> Result<usize> {
+        let mut pos = 0;
+        loop {
+            match self.format.scan(data, pos, eof)? {
+                Scan::Row { start, end, next } => {
+                    let header = self.format.in_header();
+                    if !header {
+                        self.block.begin_row();
+                    }
+                    let row = &data[start..end];
+                    if let Err(e) = self.format.parse_row(row, &mut self.block, out) {
+                        // Header errors and expressions (the caller's cue to evaluate
+                        // Values as SQL) are never skipped as bad rows.
+                        if header || e.code() == granary_common::ErrorCode::SYNTAX_ERROR {
+                            return Err(e);
+                        }
+                        self.block.fail_row(e)?;
+                    }
+                    pos = next;
+                }
+                Scan::Skip { next } => {
+                    pos = next;
+                    if pos >= data.len() {
+                        return Ok(pos);
+                    }
+                }
+                Scan::NeedMore { start } => return Ok(start),
+            }
+        }
+    }
+
+    pub fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
+        if self.pending.is_empty() {
+            // The common case: parse straight from the caller's slice, keep the tail.
+            let consumed = self.consume(data, false, out)?;
+            self.pending.extend_from_slice(&data[consumed..]);
+        } else {
+            let mut pending = std::mem::take(&mut self.pending);
+            pending.extend_from_slice(data);
+            let consumed = self.consume(&pending, false, out);
+            let consumed = match consumed {
+                Ok(c) => c,
+                Err(e) => {
+                    self.pending = pending;
+                    return Err(e);
+                }
+            };
+            pending.drain(..consumed);
+            self.pending = pending;
+        }
+        Ok(())
+    }
+
+    pub fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        let consumed = self.consume(&pending, true, out)?;
+        if consumed < pending.len() {
+            // The scanner saw the end of the input and still found no complete row.
+            let rest = granary_types::text::escape::shorten(&pending[consumed..]);
+            return Err(self.block.row_error(granary_common::Error::new(
+                granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED,
+                format!("Cannot parse input: unexpected end of data in: '{rest}'"),
+            )));
+        }
+        self.block.flush(out)
+    }
+}

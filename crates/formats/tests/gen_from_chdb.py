@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Generates the golden files of tests/golden.rs from ClickHouse itself (chdb).
+
+For every case, the same `Values` data is read by ClickHouse with
+`format(Values, '<structure>', '<data>')` and written in every output format; the
+Rust test reads the same data with Granary's Values parser and writes it with
+Granary's output formats, then compares byte for byte.
+
+    pip install chdb
+    python3 crates/formats/tests/gen_from_chdb.py
+
+Files written: tests/data/cases.tsv (name, structure, settings, data; TSV-escaped)
+and tests/data/out/<case>.<Format>. Statistics are switched off in JSON documents
+(timings differ by nature).
+"""
+
+import os
+import sys
+
+import chdb
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+OUT = os.path.join(DATA, "out")
+
+FORMATS = [
+    "TabSeparated", "TabSeparatedRaw", "TSVWithNames", "TSVWithNamesAndTypes",
+    "CSV", "CSVWithNames", "CSVWithNamesAndTypes",
+    "JSONEachRow", "JSONCompactEachRow", "JSON", "JSONCompact", "Values",
+    "Pretty", "PrettyCompact", "PrettySpace",
+]
+
+BASE_SETTINGS = "output_format_write_statistics=0, session_timezone='UTC', output_format_pretty_max_rows=10000"
+
+CASES = [
+    ("ints", "i8 Int8, u8 UInt8, i16 Int16, u16 UInt16, i32 Int32, u32 UInt32, i64 Int64, u64 UInt64",
+     "(-128, 0, -32768, 0, -2147483648, 0, -9223372036854775808, 0),"
+     "(127, 255, 32767, 65535, 2147483647, 4294967295, 9223372036854775807, 18446744073709551615),"
+     "(0, 1, -1, 2, 3, 4, -5, 6)", ""),
+    ("floats", "f64 Float64, f32 Float32",
+     "(0.1, 0.1), (1e21, 1e21), (1e-7, 1e-7), (-0., 0.), (nan, nan), (inf, -inf), (-inf, inf),"
+     "(0.3333333333333333, 0.33333334), (123456789012345680000, 123456.79), (1e20, 3.4e38), (5e-324, 1e-45), (-1.5, -2.5)", ""),
+    ("strings", "s String, fs FixedString(4)",
+     "('a\\tb\\nc', 'ab'), ('it\\'s', 'q\"q'), ('\\\\', '\\0x'), ('é€ 日本', 'é'), ('a/b', ''), ('', 'abcd'), ('\\x01\\x1b\\x7f', '\\r\\b\\f')", ""),
+    ("dates", "d Date, d32 Date32, dt DateTime('UTC'), tokyo DateTime('Asia/Tokyo'), plain DateTime, dt64 DateTime64(3, 'UTC'), dt64_1 DateTime64(1, 'UTC'), dt64_6 DateTime64(6, 'UTC')",
+     "('2024-01-02', '1900-01-01', '2024-01-02 03:04:05', '2024-01-02 03:04:05', '2000-02-29 23:59:59', '2024-01-02 03:04:05.123', '2024-01-02 03:04:05.1', '1969-12-31 23:59:59.999999'),"
+     "('1970-01-01', '2299-12-31', '1970-01-01 00:00:00', '2106-02-07 06:28:15', '2038-01-19 03:14:08', '1900-01-01 00:00:00.000', '2020-02-29 12:00:00.9', '2020-01-01 00:00:00.000001')", ""),
+    ("nullable", "n Nullable(Int32), ns Nullable(String), nf Nullable(Float64), nd Nullable(Date)",
+     "(1, 'a', 1.5, '2020-01-01'), (NULL, NULL, NULL, NULL), (-3, '', nan, '2020-01-02')", ""),
+    ("decimal_bool_uuid", "dec Decimal(9, 3), dec2 Decimal(38, 10), dec3 Decimal(50, 2), b Bool, u UUID",
+     "(1.5, 0.0000000001, -12345678901234567890123456789012345678901234567.5, true, '61f0c404-5cb3-11e7-907b-a6006ad3dba0'),"
+     "(-0.005, -123456789.1234567891, 0, false, '00000000-0000-0000-0000-000000000000'),"
+     "(100, 0, 1.25, true, 'ffffffff-ffff-ffff-ffff-ffffffffffff')", ""),
+    ("composites", "a Array(UInt8), sa Array(Nullable(String)), t Tuple(UInt8, String), nt Tuple(a UInt8, b String), m Map(String, UInt64), aa Array(Array(Int8)), mi Map(UInt8, Array(String)), ad Array(Date)",
+     "([1, 2, 3], ['a', NULL, 'it\\'s', 'q\"q', 'b\\\\c'], (1, 'x'), (2, 'y\"'), {'k': 1, 'l\\'': 2}, [[1], [], [-2, 3]], {1: ['a'], 2: []}, ['2020-01-01']),"
+     "([], [], (0, ''), (0, ''), {}, [], {}, [])", ""),
+    ("numbers", "number UInt64, s String",
+     ", ".join(f"({i}, '{'x' * (i % 4)}')" for i in range(12)), ""),
+    ("footer", "number UInt32",
+     ", ".join(f"({i})" for i in range(55)), ""),
+    ("cut", "number UInt64, name String",
+     ", ".join(f"({i}, 'n{i}')" for i in range(10)), "output_format_pretty_max_rows=4"),
+    ("cut_exact", "number UInt64",
+     "(0), (1), (2)", "output_format_pretty_max_rows=3"),
+    ("big_number", "x UInt32", "(12345678)", ""),
+    ("big_negative", "x Int64", "(-1000001)", ""),
+    ("small_number", "x UInt32", "(1000000)", ""),
+    ("multiline", "x String, y String", "('a\\nb', 'c'), ('line1\\nline2\\nline3', 'd\\ne')", ""),
+    ("long_name", "`a very long column name that is not an identifier!` UInt8, very_long_identifier_name_that_is_fine_really_long String",
+     "(1, 'x')", ""),
+    ("unicode", "s String, n UInt8", "('абв', 1), ('日本語', 22), ('ᴺᵁᴸᴸ', 3)", ""),
+    ("quote64", "i Int64, u UInt64, i32 Int32, f Float64, a Array(Int64), m Map(UInt64, Int64)",
+     "(-1, 2, 3, nan, [4, 5], {6: 7}), (1, 0, 0, inf, [], {})",
+     "output_format_json_quote_64bit_integers=1, output_format_json_quote_denormals=1"),
+    ("empty", "x UInt8, s String", "", ""),
+    ("csv_delimiter", "x UInt8, s String, t Tuple(UInt8, String)", "(1, 'a;b', (2, 'c')), (2, 'x\"y', (3, ''))", "format_csv_delimiter=';'"),
+    ("trailing_zeros", "dec Decimal(9, 3)", "(1.5), (2), (-0.005)", "output_format_decimal_trailing_zeros=1"),
+]
+
+
+def escape(text):
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(DATA, "cases.tsv"), "w", encoding="utf-8") as manifest:
+        for name, structure, data, settings in CASES:
+            manifest.write("\t".join(escape(x) for x in (name, structure, settings, data)) + "\n")
+            all_settings = BASE_SETTINGS + (", " + settings if settings else "")
+            for fmt in FORMATS:
+                # $$...$$ is ClickHouse's raw string literal: the data goes in unescaped.
+                source = f"format(Values, '{structure.replace(chr(39), chr(92) + chr(39))}', $${data}$$)" if data else None
+                if source is None:
+                    query = f"SELECT * FROM format(Values, '{structure}', $$(0, '')$$) WHERE 0 SETTINGS {all_settings}"
+                else:
+                    query = f"SELECT * FROM {source} SETTINGS {all_settings}"
+                try:
+                    result = chdb.query(query, fmt).bytes()
+                except Exception as e:  # noqa: BLE001 - report which case failed
+                    sys.exit(f"{name} {fmt}: {e}\n{query}")
+                with open(os.path.join(OUT, f"{name}.{fmt}"), "wb") as f:
+                    f.write(result)
+    print(f"{len(CASES)} cases x {len(FORMATS)} formats written to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

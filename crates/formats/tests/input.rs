@@ -1,0 +1,228 @@
+//! Input formats: every format on valid data, every split of the input into two pushes,
+//! malformed input with the row and column named, bad-row skipping, and header matching.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use arrow::datatypes::{Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use granary_common::{ErrorCode, Settings};
+use granary_formats::{create_input_format, create_output_format, FormatSettings, QueryStatistics};
+use granary_types::ChType;
+
+fn schema(columns: &[(&str, &str)]) -> SchemaRef {
+    Arc::new(Schema::new(columns.iter().map(|(n, t)| ChType::parse(t).unwrap().to_arrow_field(n)).collect::<Vec<_>>()))
+}
+
+fn settings() -> FormatSettings {
+    FormatSettings::from_settings(&Settings::new(), chrono_tz::Tz::UTC)
+}
+
+/// The batches as TSV text (the output side is checked against ClickHouse elsewhere).
+fn as_tsv(schema: &SchemaRef, batches: &[RecordBatch]) -> String {
+    let mut output = create_output_format("TabSeparated", schema.clone(), &settings()).unwrap();
+    let mut out = Vec::new();
+    for b in batches {
+        assert_eq!(b.schema(), *schema, "batches come out in exactly the target schema");
+        output.write_batch(b, &mut out).unwrap();
+    }
+    output.write_suffix(&QueryStatistics::default(), &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn parse_with(format: &str, schema: &SchemaRef, chunks: &[&[u8]], settings: &FormatSettings) -> granary_common::Result<Vec<RecordBatch>> {
+    let mut input = create_input_format(format, schema.clone(), settings)?;
+    let mut out = Vec::new();
+    for chunk in chunks {
+        input.push(chunk, &mut out)?;
+    }
+    input.finish(&mut out)?;
+    Ok(out)
+}
+
+fn parse(format: &str, schema: &SchemaRef, data: &str) -> String {
+    as_tsv(schema, &parse_with(format, schema, &[data.as_bytes()], &settings()).unwrap_or_else(|e| panic!("{format}: {e}")))
+}
+
+/// Parses `data` whole, then split at every byte offset, and byte by byte: same result.
+fn parse_every_split(format: &str, schema: &SchemaRef, data: &str) -> String {
+    let whole = parse(format, schema, data);
+    let bytes = data.as_bytes();
+    for at in 0..=bytes.len() {
+        let batches = parse_with(format, schema, &[&bytes[..at], &bytes[at..]], &settings()).unwrap_or_else(|e| panic!("{format} split at {at}: {e}"));
+        assert_eq!(as_tsv(schema, &batches), whole, "{format} split at {at}");
+    }
+    let single: Vec<&[u8]> = bytes.chunks(1).collect();
+    assert_eq!(as_tsv(schema, &parse_with(format, schema, &single, &settings()).unwrap()), whole, "{format} byte by byte");
+    whole
+}
+
+fn error(format: &str, schema: &SchemaRef, data: &str) -> granary_common::Error {
+    match parse_with(format, schema, &[data.as_bytes()], &settings()) {
+        Ok(_) => panic!("{format} should fail on {data:?}"),
+        Err(e) => e,
+    }
+}
+
+fn mixed() -> SchemaRef {
+    schema(&[("x", "UInt64"), ("s", "String"), ("a", "Array(Nullable(String))"), ("n", "Nullable(Float64)"), ("d", "DateTime('UTC')")])
+}
+
+const EXPECTED: &str = "1\ta\\tb\t['x',NULL]\t1.5\t2020-01-02 03:04:05\n2\tq\"q\t[]\t\\N\t1970-01-01 00:00:00\n";
+
+#[test]
+fn tsv() {
+    let data = "1\ta\\tb\t['x',NULL]\t1.5\t2020-01-02 03:04:05\n2\tq\"q\t[]\t\\N\t0\n";
+    assert_eq!(parse_every_split("TabSeparated", &mixed(), data), EXPECTED);
+    // A last row without its line feed, and an escaped line feed inside a value.
+    assert_eq!(parse("TSV", &schema(&[("s", "String")]), "a\\\nb\nc"), "a\\nb\nc\n");
+}
+
+#[test]
+fn tsv_with_names_and_types() {
+    let data = "d\tzz\ts\tx\nDateTime\tString\tString\tUInt64\n2020-01-02 03:04:05\tskip\ta\\tb\t1\n";
+    let out = parse_every_split("TSVWithNamesAndTypes", &mixed(), data);
+    // `a` and `n` are missing: their defaults ([] and NULL) are filled in.
+    assert_eq!(out, "1\ta\\tb\t[]\t\\N\t2020-01-02 03:04:05\n");
+    let mut strict = settings();
+    strict.skip_unknown_fields = false;
+    let e = parse_with("TSVWithNames", &mixed(), &[data.as_bytes()], &strict).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::INCORRECT_DATA);
+    assert!(e.message().contains("'zz'"), "{}", e.message());
+}
+
+#[test]
+fn csv() {
+    let data = "1,\"a\tb\",\"['x',NULL]\",1.5,\"2020-01-02 03:04:05\"\r\n 2 , \"q\"\"q\" ,[],\\N,\n";
+    assert_eq!(parse_every_split("CSV", &mixed(), data), EXPECTED);
+    let names = "s,x\n\"a\",1\n";
+    assert_eq!(parse_every_split("CSVWithNames", &schema(&[("x", "UInt8"), ("s", "String")]), names), "1\ta\n");
+    let mut semicolon = settings();
+    semicolon.text.csv_delimiter = b';';
+    let s = schema(&[("x", "UInt8"), ("s", "String")]);
+    assert_eq!(as_tsv(&s, &parse_with("CSV", &s, &[b"1;a,b\n"], &semicolon).unwrap()), "1\ta,b\n");
+}
+
+#[test]
+fn json_each_row() {
+    let data = "{\"x\":1,\"s\":\"a\\tb\",\"a\":[\"x\",null],\"n\":1.5,\"d\":\"2020-01-02 03:04:05\",\"extra\":{\"k\":[1,\"}\"]}}\n\
+                {\"s\":\"q\\\"q\",\"x\":\"2\"}";
+    assert_eq!(parse_every_split("JSONEachRow", &mixed(), data), EXPECTED);
+    // Whitespace-separated objects, an enclosing array, commas.
+    let s = schema(&[("x", "UInt8")]);
+    assert_eq!(parse("JSONEachRow", &s, "[{\"x\":1}, {\"x\":2}]  {\"x\":3}"), "1\n2\n3\n");
+    let mut strict = settings();
+    strict.skip_unknown_fields = false;
+    let e = parse_with("JSONEachRow", &s, &[b"{\"x\":1,\"y\":2}"], &strict).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::INCORRECT_DATA);
+    assert_eq!(error("JSONEachRow", &s, "{\"x\":1,\"x\":2}").code(), ErrorCode::INCORRECT_DATA);
+    let e = error("JSONEachRow", &s, "{\"x\":1}\n{\"x\":\"a\"}");
+    assert!(e.message().ends_with("(at row 2, column 'x')"), "{}", e.message());
+}
+
+#[test]
+fn values() {
+    let data = "(1, 'a\\tb', ['x', NULL], 1.5, '2020-01-02 03:04:05'), (2,'q\"q',[],NULL,'1970-01-01 00:00:00');";
+    assert_eq!(parse_every_split("Values", &mixed(), data), EXPECTED);
+    // Expressions are a SYNTAX_ERROR: the caller evaluates the VALUES as SQL instead.
+    let s = schema(&[("x", "UInt8"), ("s", "String")]);
+    for bad in ["(now(), 'a')", "(1 + 2, 'a')", "(1, concat('a'))", "(1, a)", "(x, 'a')"] {
+        assert_eq!(error("Values", &s, bad).code(), ErrorCode::SYNTAX_ERROR, "{bad}");
+    }
+    assert_eq!(error("Values", &s, "(1)").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+    assert_eq!(error("Values", &s, "(1, 'a'").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+}
+
+#[test]
+fn malformed_rows_name_the_row_and_column() {
+    let s = schema(&[("x", "UInt64"), ("y", "String")]);
+    let e = error("TSV", &s, "1\ta\n2\tb\nabc\tc\n");
+    assert_eq!(e.code(), ErrorCode::CANNOT_PARSE_TEXT);
+    assert_eq!(e.message(), "Cannot parse string 'abc' as UInt64: syntax error at begin of string: (at row 3, column 'x')");
+    let e = error("TSV", &s, "1\ta\n2\n");
+    assert_eq!(e.code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+    assert!(e.message().starts_with("Cannot parse input: expected '\\t' before: '\\n'"), "{}", e.message());
+    assert!(e.message().ends_with("(at row 2)"), "{}", e.message());
+    assert_eq!(error("TSV", &s, "1\ta\tz\n").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+    let d = schema(&[("d", "Date"), ("t", "DateTime")]);
+    assert_eq!(error("CSV", &d, "2020-13-01,2020-01-01 00:00:00\n").code(), ErrorCode::CANNOT_PARSE_DATE);
+    assert_eq!(error("CSV", &d, "2020-01-01,yesterday\n").code(), ErrorCode::CANNOT_PARSE_DATETIME);
+    let f = schema(&[("f", "Float32")]);
+    assert_eq!(error("TSV", &f, "x1\n").code(), ErrorCode::CANNOT_PARSE_NUMBER);
+    let n = schema(&[("u", "UInt8")]);
+    assert_eq!(error("TSV", &n, "300\n").code(), ErrorCode::CANNOT_PARSE_NUMBER);
+    assert_eq!(error("CSV", &s, "1,\"unterminated\n").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+    assert_eq!(error("JSONEachRow", &s, "{\"x\":1").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+    assert_eq!(error("JSONEachRow", &s, "x").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+    let fs = schema(&[("f", "FixedString(2)")]);
+    assert_eq!(error("TSV", &fs, "abc\n").code(), ErrorCode::TOO_LARGE_STRING_SIZE);
+}
+
+#[test]
+fn bad_rows_are_skipped_within_the_allowance() {
+    let s = schema(&[("x", "UInt8"), ("y", "String")]);
+    let data = b"1\ta\nx\tb\n3\tc\n4\n5\te\n";
+    let mut allow = settings();
+    allow.allow_errors_num = 2;
+    assert_eq!(as_tsv(&s, &parse_with("TSV", &s, &[data], &allow).unwrap()), "1\ta\n3\tc\n5\te\n");
+    allow.allow_errors_num = 1;
+    assert!(parse_with("TSV", &s, &[data], &allow).is_err());
+    let mut ratio = settings();
+    ratio.allow_errors_ratio = 0.5;
+    assert_eq!(as_tsv(&s, &parse_with("TSV", &s, &[data], &ratio).unwrap()), "1\ta\n3\tc\n5\te\n");
+    // A bad composite value leaves nothing of its row behind.
+    let a = schema(&[("a", "Array(UInt8)"), ("y", "String")]);
+    let mut allow = settings();
+    allow.allow_errors_num = 1;
+    assert_eq!(as_tsv(&a, &parse_with("TSV", &a, &[b"[1]\ta\n[1,x]\tb\n[2]\tc\n"], &allow).unwrap()), "[1]\ta\n[2]\tc\n");
+}
+
+#[test]
+fn nulls_and_defaults() {
+    let s = schema(&[("x", "UInt8"), ("n", "Nullable(UInt8)")]);
+    assert_eq!(parse("TSV", &s, "\\N\t\\N\n\t\n"), "0\t\\N\n0\t\\N\n");
+    let mut strict = settings();
+    strict.text.null_as_default = false;
+    let e = parse_with("TSV", &s, &[b"\\N\t1\n"], &strict).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN);
+}
+
+#[test]
+fn blocks_are_cut_at_max_block_rows() {
+    let s = schema(&[("x", "UInt32")]);
+    let data: String = (0..10).map(|i| format!("{i}\n")).collect();
+    let mut small = settings();
+    small.max_block_rows = 3;
+    let batches = parse_with("TSV", &s, &[data.as_bytes()], &small).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).collect::<Vec<_>>(), vec![3, 3, 3, 1]);
+}
+
+#[test]
+fn empty_input_gives_no_rows() {
+    for format in ["TSV", "CSV", "JSONEachRow", "Values", "TSVWithNames", "Parquet"] {
+        let batches = parse_with(format, &mixed(), &[b""], &settings()).unwrap();
+        assert!(batches.iter().all(|b| b.num_rows() == 0), "{format}");
+    }
+}
+
+#[test]
+fn parquet_round_trip() {
+    let s = mixed();
+    let source = parse("Values", &s, "(1, 'a', ['x', NULL], 1.5, '2020-01-02 03:04:05'), (2, 'b', [], NULL, '1970-01-01 00:00:00')");
+    let batches = parse_with("TSV", &s, &[source.as_bytes()], &settings()).unwrap();
+    let mut output = create_output_format("Parquet", s.clone(), &settings()).unwrap();
+    let mut file = Vec::new();
+    output.write_prefix(&mut file).unwrap();
+    for b in &batches {
+        output.write_batch(b, &mut file).unwrap();
+    }
+    output.write_suffix(&QueryStatistics::default(), &mut file).unwrap();
+    assert!(file.starts_with(b"PAR1"));
+    // Read back into a schema with a column the file lacks and another order.
+    let target = schema(&[("s", "String"), ("x", "UInt64"), ("missing", "UInt8"), ("d", "DateTime('UTC')")]);
+    let chunks: Vec<&[u8]> = file.chunks(7).collect();
+    let back = parse_with("Parquet", &target, &chunks, &settings()).unwrap();
+    assert_eq!(as_tsv(&target, &back), "a\t1\t0\t2020-01-02 03:04:05\nb\t2\t0\t1970-01-01 00:00:00\n");
+    assert_eq!(parse_with("Parquet", &target, &[b"not parquet"], &settings()).unwrap_err().code(), ErrorCode::INCORRECT_DATA);
+}
