@@ -171,9 +171,14 @@ def load_known_failures():
 KNOWN_FAILURES = load_known_failures()
 
 
+_MATCHED_KNOWN = set()
+
+
 def pytest_collection_modifyitems(config, items):
     """A test whose name (`test_x`), parameter id (`0002_ddl`, `0001_expressions-12`) or
     node id is listed in known_failures.txt is expected to fail (not strictly)."""
+    for item in items:
+        _MATCHED_KNOWN.update(k for k in (item.name, item.nodeid, known_failure_key(item)) if k in KNOWN_FAILURES)
     for item in items:
         callspec = getattr(item, "callspec", None)
         keys = [item.name, item.nodeid, item.nodeid.split("/")[-1]]
@@ -210,3 +215,9 @@ def pytest_runtest_logreport(report):
         reason = " ".join(reason.split())[:300]
     with open(path, "a") as f:
         f.write(f"{known_failure_key(report)}\t{'failed' if failed else 'passed'}\t{reason}\n")
+
+
+def pytest_terminal_summary(terminalreporter):
+    stale = sorted(set(KNOWN_FAILURES) - _MATCHED_KNOWN)
+    if stale and not terminalreporter.config.option.keyword:
+        terminalreporter.write_line(f"known_failures.txt: {len(stale)} ids match no test: {' '.join(stale[:20])}")
