@@ -212,6 +212,13 @@ def pytest_runtest_logreport(report):
         if not reason:
             crash = getattr(report.longrepr, "reprcrash", None)
             reason = crash.message if crash else str(report.longrepr)
+            # drop pytest's assertion introspection (`assert x == y`, `+  where ...`)
+            kept = []
+            for line in reason.splitlines():
+                if line.strip().startswith(("assert ", "+  where", "+    where")) and kept:
+                    break
+                kept.append(line)
+            reason = " ".join(kept)
         reason = " ".join(reason.split())[:300]
     with open(path, "a") as f:
         f.write(f"{known_failure_key(report)}\t{'failed' if failed else 'passed'}\t{reason}\n")

@@ -21,12 +21,13 @@ SUMMARY_KEYS = {"read_rows", "read_bytes", "written_rows", "written_bytes", "res
 
 def assert_clickhouse_error(r, code, name, status=None):
     text = r.text
-    assert r.status != 200, text
+    got = f"got status {r.status}, code header {r.headers.get('X-ClickHouse-Exception-Code')}: {text.strip()[:200]!r}"
+    assert r.status != 200, f"expected error {code} {name}, {got}"
     if status is not None:
-        assert r.status == status, (r.status, text)
-    assert r.headers.get("X-ClickHouse-Exception-Code") == str(code), (r.headers.get("X-ClickHouse-Exception-Code"), text)
-    assert text.startswith(f"Code: {code}. DB::Exception: "), text
-    assert text.endswith(f"({name})\n"), text
+        assert r.status == status, f"expected status {status} with {code} {name}, {got}"
+    assert r.headers.get("X-ClickHouse-Exception-Code") == str(code), f"expected code {code} {name}, {got}"
+    assert text.startswith(f"Code: {code}. DB::Exception: "), f"expected a `Code: {code}. DB::Exception:` body, {got}"
+    assert text.endswith(f"({name})\n"), f"expected the body to end with ({name}), {got}"
 
 
 def raw_exchange(port, payload: bytes, read_timeout=10) -> bytes:

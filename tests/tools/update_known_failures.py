@@ -1,10 +1,11 @@
 """Rewrites tests/known_failures.txt from a run of the suites against the current binary.
 
-    GRANARY_BIN=target/debug/granary python3 tests/tools/update_known_failures.py [pytest args]
+    GRANARY_BIN=target/debug/granary python3 tests/tools/update_known_failures.py [--refresh] [pytest args]
 
 Every test that fails (or is xfailed) gets a line `id  # reason`; a test that passes loses
-its line. A reason already written in the file is kept (edit reasons by hand freely), new
-ones come from the failure: what Granary printed against what ClickHouse printed."""
+its line. A reason already written in the file is kept (edit reasons by hand freely) unless
+--refresh is given; new ones come from the failure: what Granary printed against what
+ClickHouse printed."""
 import os
 import subprocess
 import sys
@@ -36,7 +37,9 @@ def main():
     with tempfile.NamedTemporaryFile(suffix=".tsv", delete=False) as f:
         report = f.name
     env = {**os.environ, "GRANARY_FAILURE_REPORT": report}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(TESTS), *sys.argv[1:]]
+    refresh = "--refresh" in sys.argv[1:]
+    args = [a for a in sys.argv[1:] if a != "--refresh"]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(TESTS), *args]
     code = subprocess.call(cmd, env=env)
     if code not in (0, 1):
         print(f"pytest exited with {code}; known_failures.txt not changed", file=sys.stderr)
@@ -56,7 +59,7 @@ def main():
         kind = 0 if name[:4].isdigit() and "-" not in name else (1 if name[:4].isdigit() else 2)
         return (kind, name.split("-")[0], int(name.rsplit("-", 1)[1]) if kind == 1 else 0, name)
 
-    lines = [f"{name}  # {old.get(name) or failures[name]}" for name in sorted(failures, key=order)]
+    lines = [f"{name}  # {(None if refresh and name in ran else old.get(name)) or failures[name]}" for name in sorted(failures, key=order)]
     KNOWN.write_text(HEADER + "\n".join(lines) + ("\n" if lines else ""))
     print(f"{len(lines)} known failures written to {KNOWN} ({len(set(old) - set(failures))} fixed, {len(set(failures) - set(old))} new, {len(ran)} tests run)")
 
