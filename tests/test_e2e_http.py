@@ -186,7 +186,6 @@ def test_insert_with_body_in_formats(server):
         insert("INSERT INTO default.ins FORMAT CSVWithNames\nname,id\ng2,61\n")
         insert('INSERT INTO default.ins FORMAT JSONEachRow {"id": 7, "name": "{h:String}"}')
         insert("INSERT INTO default.ins (name, id) FORMAT CSV", b"reordered,8\n")
-        insert("INSERT INTO default.ins FORMAT CSV", b"")
         out = server.query("SELECT id, name FROM default.ins ORDER BY id")
         assert out == (
             "1\ta\n2\tb,c\n3\td\n4\te\n5\tf\n6\tg\n7\t{h:String}\n8\treordered\n"
