@@ -1,407 +1,467 @@
-//! `granary client`: clickhouse-client over the HTTP interface.
+//! `granary client`: clickhouse-client over ClickHouse's HTTP interface.
 //!
-//! Queries go as `POST /` bodies; an `INSERT ... FORMAT X` given by `--query` takes its
-//! data from stdin, streamed as the request body (never read whole). Results stream to
-//! stdout as they arrive. Unknown `--name=value` flags are ClickHouse settings.
+//! ```text
+//! granary client [--host H] [--port P] [--user U] [--password X] [--database D]
+//!                [--query SQL] [--format FMT] [--time] [--<setting>=<value>...]
+//! ```
+//!
+//! * With `--query`, its statements (split at `;`) run in order, stopping at the first
+//!   error. An `INSERT ... FORMAT X` / `INSERT ... VALUES` among them without inline
+//!   data takes stdin as its data, streamed to the server as the request body.
+//! * Without `--query` and with stdin not a terminal, stdin holds the statements.
+//! * Otherwise an interactive prompt ([`interactive`]).
+//!
+//! Every other `--name=value` (or `--name value`) is a ClickHouse setting, sent as a URL
+//! parameter. Results stream to stdout as they arrive. Each run of the client is one
+//! HTTP session (`session_id`), so `SET`, `USE` and temporary tables carry over from one
+//! statement to the next, as with clickhouse-client's native connection.
+//!
+//! Modules: [`script`] splits statements, [`http`] runs one query, [`report`] formats
+//! progress and summaries, [`interactive`] is the prompt.
 
-use std::io::{IsTerminal, Write};
+mod http;
+mod interactive;
+mod report;
+mod script;
+
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use futures::StreamExt;
-use http_body_util::{BodyExt, Empty, Full, StreamBody};
-use hyper::body::Frame;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
+use clap::{Args, FromArgMatches};
 
-#[derive(clap::Args, Debug)]
+use http::{Answer, Endpoint, Payload};
+use report::ProgressLine;
+use script::InsertData;
+
+/// Talk to a running server over ClickHouse's HTTP interface, like clickhouse-client.
+//
+// (The doc line above is the help text.) Defaults are applied in `Options::resolve`, so
+// that a flag given after a setting, which clap cannot see (see `split_setting_flags`),
+// can be told apart from one not given at all.
+#[derive(Args, Debug)]
 pub struct ClientArgs {
-    #[arg(long, default_value = "127.0.0.1")]
-    host: String,
-    #[arg(long, default_value_t = 8123)]
-    port: u16,
-    #[arg(long, short = 'u', default_value = "default")]
-    user: String,
-    #[arg(long, default_value = "")]
-    password: String,
+    /// Server host [default: 127.0.0.1].
+    #[arg(long)]
+    host: Option<String>,
+    /// Server HTTP port [default: 8123].
+    #[arg(long)]
+    port: Option<u16>,
+    /// User name [default: default].
+    #[arg(long, short = 'u')]
+    user: Option<String>,
+    /// Password [default: empty].
+    #[arg(long, allow_hyphen_values = true)]
+    password: Option<String>,
+    /// Default database [default: the server's].
     #[arg(long, short = 'd')]
     database: Option<String>,
-    /// Queries separated by `;`. Without it, queries come from stdin (or the prompt).
-    #[arg(long, short = 'q')]
+    /// Statements to run, separated by `;`. Without it, they are read from stdin, or
+    /// typed at a prompt when stdin is a terminal.
+    #[arg(long, short = 'q', allow_hyphen_values = true)]
     query: Option<String>,
-    /// Output format (sent as default_format).
-    #[arg(long, short = 'f')]
+    /// Output format (the `default_format` URL parameter) [default: TabSeparated, or
+    /// PrettyCompact at the prompt].
+    #[arg(long)]
     format: Option<String>,
-    /// Print elapsed time and rows read to stderr after each query.
+    /// Print each query's rows, elapsed time and rows processed to stderr.
     #[arg(long, short = 't')]
     time: bool,
-    /// Settings: any other `--name=value` or `--name value` (split off by [`split_setting_flags`]).
-    #[arg(skip)]
+    /// Accepted for compatibility with clickhouse-client: several statements are always allowed.
+    #[arg(long, short = 'n', hide = true)]
+    multiquery: bool,
+    /// Accepted for compatibility with clickhouse-client: statements at the prompt always end with `;`.
+    #[arg(long, short = 'm', hide = true)]
+    multiline: bool,
+    /// ClickHouse settings, sent as URL parameters: `--max_threads=2`,
+    /// `--format_csv_delimiter ';'`, `--param_name=value`. A setting given without a
+    /// value (followed by another flag or nothing) is set to 1.
+    #[arg(value_name = "--SETTING=VALUE", allow_hyphen_values = true)]
     pub settings: Vec<String>,
 }
 
-type BoxBody = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
-
-struct Connection {
-    client: Client<hyper_util::client::legacy::connect::HttpConnector, BoxBody>,
-    base: String,
-    args_params: Vec<(String, String)>,
-    user: String,
-    password: String,
-}
-
-/// What a query returned: its exit code (0 when it succeeded).
-struct QueryOutcome {
-    code: i32,
-}
-
+/// Runs `granary client`; the exit code is 0, or the ClickHouse error code modulo 256
+/// (never 0) of the first failure.
 pub fn run(args: ClientArgs) -> ExitCode {
-    let settings = match parse_setting_flags(&args.settings) {
-        Ok(s) => s,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(36);
+    let options = match Options::resolve(args) {
+        Ok(options) => options,
+        Err(ClientError::Usage(e)) => {
+            // Help, or a usage error formatted by clap.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(e.exit_code());
         }
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(r) => r,
+        Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("Cannot start the runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(async move { run_async(args, settings).await });
-    ExitCode::from(code)
+    let result = runtime.block_on(run_client(options));
+    // A name lookup left running by a connect timeout must not hold up the exit.
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // `granary client -q '...' | head`: the reader has all it wanted. Nothing to say,
+        // but the output was cut short, so not success either (like a SIGPIPE death).
+        Err(ClientError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(ClientError::Output(e).exit_code()),
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
 }
 
-/// Flags of `granary client` itself; every other `--name` is a setting.
-const CLIENT_FLAGS: &[&str] = &["--host", "--port", "--user", "-u", "--password", "--database", "-d", "--query", "-q", "--format", "-f"];
-const CLIENT_SWITCHES: &[&str] = &["--time", "-t", "--help", "-h"];
+/// What went wrong, with the ClickHouse error code the client exits with.
+#[derive(Debug)]
+pub(crate) enum ClientError {
+    /// A command-line error or `--help`, rendered by clap.
+    Usage(clap::Error),
+    BadArguments(String),
+    /// No connection, or it broke: 210 (NETWORK_ERROR), 209 (SOCKET_TIMEOUT) or 198
+    /// (DNS_ERROR).
+    Network { code: i32, message: String },
+    /// The server's exception, as it sent it (`Code: 60. DB::Exception: ...`).
+    Server { code: i32, message: String },
+    /// An INSERT needing data, with none on stdin.
+    NoData,
+    /// Stdin could not be read.
+    Input(String),
+    /// Stdout could not be written (a closed pipe, a full disk).
+    Output(std::io::Error),
+    /// The prompt could not be set up.
+    Terminal(String),
+}
 
-/// Splits `granary client` arguments into its own flags and settings, which may appear
-/// anywhere (`granary client --max_threads=1 --query ...`).
-pub fn split_setting_flags(args: Vec<String>) -> (Vec<String>, Vec<String>) {
-    let (mut own, mut settings) = (Vec::new(), Vec::new());
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        let name = arg.split_once('=').map(|(n, _)| n).unwrap_or(arg);
-        if CLIENT_SWITCHES.contains(&name) || !arg.starts_with('-') {
-            own.push(arg.clone());
-        } else if CLIENT_FLAGS.contains(&name) {
-            own.push(arg.clone());
-            if !arg.contains('=') {
-                if let Some(value) = args.get(i + 1) {
-                    own.push(value.clone());
-                    i += 1;
-                }
+impl ClientError {
+    pub fn code(&self) -> i32 {
+        match self {
+            ClientError::Usage(_) | ClientError::BadArguments(_) => 36,
+            ClientError::Network { code, .. } | ClientError::Server { code, .. } => *code,
+            ClientError::NoData => 108,
+            ClientError::Input(_) => 74,
+            ClientError::Output(_) => 24,
+            ClientError::Terminal(_) => 1,
+        }
+    }
+
+    /// clickhouse-client's exit code: the error code modulo 256, and never 0 on an error.
+    pub fn exit_code(&self) -> u8 {
+        match u8::try_from(self.code().rem_euclid(256)) {
+            Ok(0) | Err(_) => 1,
+            Ok(code) => code,
+        }
+    }
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::Usage(e) => write!(f, "{e}"),
+            ClientError::BadArguments(message) => write!(f, "Code: 36. DB::Exception: {message}. (BAD_ARGUMENTS)"),
+            ClientError::Network { code, message } => {
+                let name = match code {
+                    198 => "DNS_ERROR",
+                    209 => "SOCKET_TIMEOUT",
+                    _ => "NETWORK_ERROR",
+                };
+                write!(f, "Code: {code}. DB::NetException: {message}. ({name})")
             }
-        } else {
-            settings.push(arg.clone());
-            if !arg.contains('=') {
-                if let Some(value) = args.get(i + 1) {
-                    settings.push(value.clone());
-                    i += 1;
-                }
+            ClientError::Server { message, .. } => write!(f, "Received exception from server:\n{message}"),
+            ClientError::NoData => write!(f, "Code: 108. DB::Exception: No data to insert. (NO_DATA_TO_INSERT)"),
+            ClientError::Input(message) => write!(f, "Code: 74. DB::Exception: {message}. (CANNOT_READ_FROM_FILE_DESCRIPTOR)"),
+            ClientError::Output(e) => write!(f, "Code: 24. DB::Exception: Cannot write to ostream: {e}. (CANNOT_WRITE_TO_OSTREAM)"),
+            ClientError::Terminal(message) => write!(f, "Cannot use the terminal: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+/// The command line, resolved.
+#[derive(Debug)]
+struct Options {
+    endpoint: Endpoint,
+    database: Option<String>,
+    query: Option<String>,
+    format: Option<String>,
+    time: bool,
+    settings: Vec<(String, String)>,
+}
+
+impl Options {
+    /// Applies defaults, and the flags clap left among the settings.
+    ///
+    /// clap cannot take unknown `--name=value` flags anywhere: the catch-all positional
+    /// that accepts them also swallows every argument after the first of them
+    /// (`--max_threads=1 --query 'SELECT 1'`). The swallowed arguments are split here
+    /// into settings and our own flags, and the latter are parsed by clap on their own.
+    fn resolve(args: ClientArgs) -> Result<Options, ClientError> {
+        let mut args = args;
+        let (own, settings) = split_setting_flags(std::mem::take(&mut args.settings));
+        if !own.is_empty() {
+            let command = ClientArgs::augment_args(clap::Command::new("granary client").no_binary_name(true));
+            let matches = command.try_get_matches_from(&own).map_err(ClientError::Usage)?;
+            let later = ClientArgs::from_arg_matches(&matches).map_err(ClientError::Usage)?;
+            if let Some(stray) = later.settings.first() {
+                return Err(ClientError::BadArguments(format!("Unexpected argument '{stray}': settings are given as --name=value, queries with --query")));
+            }
+            args = args.merge(later)?;
+        }
+        Ok(Options {
+            endpoint: Endpoint {
+                host: args.host.unwrap_or_else(|| "127.0.0.1".into()),
+                port: args.port.unwrap_or(8123),
+                user: args.user.unwrap_or_else(|| "default".into()),
+                password: args.password.unwrap_or_default(),
+            },
+            database: args.database.filter(|d| !d.is_empty()),
+            query: args.query,
+            format: args.format.filter(|f| !f.is_empty()),
+            time: args.time,
+            settings: parse_setting_flags(&settings)?,
+        })
+    }
+}
+
+impl ClientArgs {
+    /// Combines flags given before the first setting with those given after it.
+    fn merge(self, later: ClientArgs) -> Result<ClientArgs, ClientError> {
+        fn once<T>(a: Option<T>, b: Option<T>, flag: &str) -> Result<Option<T>, ClientError> {
+            match (a, b) {
+                (Some(_), Some(_)) => Err(ClientError::BadArguments(format!("The argument '--{flag}' was given more than once"))),
+                (a, b) => Ok(a.or(b)),
             }
         }
-        i += 1;
+        Ok(ClientArgs {
+            host: once(self.host, later.host, "host")?,
+            port: once(self.port, later.port, "port")?,
+            user: once(self.user, later.user, "user")?,
+            password: once(self.password, later.password, "password")?,
+            database: once(self.database, later.database, "database")?,
+            query: once(self.query, later.query, "query")?,
+            format: once(self.format, later.format, "format")?,
+            time: self.time || later.time,
+            multiquery: self.multiquery || later.multiquery,
+            multiline: self.multiline || later.multiline,
+            settings: Vec::new(),
+        })
+    }
+}
+
+/// Splits `granary client` arguments into its own flags (with their values) and
+/// settings (`--name=value`, or `--name value`), which may come in any order. Which flags
+/// are our own, and which take a value, is read from [`ClientArgs`] itself. Anything
+/// else (a stray positional, an unknown short flag) goes with our own flags, for clap to
+/// report.
+pub fn split_setting_flags(args: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let command = ClientArgs::augment_args(clap::Command::new("granary client"));
+    let own_long = |name: &str| -> Option<bool> {
+        if name == "help" {
+            return Some(false);
+        }
+        command.get_arguments().find(|a| a.get_long() == Some(name)).map(|a| a.get_action().takes_values())
+    };
+    let own_short = |c: char| -> Option<bool> {
+        if c == 'h' {
+            return Some(false);
+        }
+        command.get_arguments().find(|a| a.get_short() == Some(c)).map(|a| a.get_action().takes_values())
+    };
+    let (mut own, mut settings) = (Vec::new(), Vec::new());
+    let mut args = args.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        if let Some(flag) = arg.strip_prefix("--").filter(|f| !f.is_empty()) {
+            let (name, inline_value) = match flag.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (flag, false),
+            };
+            match own_long(name) {
+                Some(takes_value) => {
+                    own.push(arg.clone());
+                    if takes_value && !inline_value {
+                        own.extend(args.next());
+                    }
+                }
+                None => {
+                    settings.push(arg.clone());
+                    // `--name value`; `--name` followed by a flag or nothing is `--name=1`.
+                    if !inline_value && args.peek().is_some_and(|next| !next.starts_with("--")) {
+                        settings.extend(args.next());
+                    }
+                }
+            }
+        } else if arg.len() > 1 && arg.starts_with('-') {
+            // Short flags, possibly clustered (`-tq SQL`), the last with its value
+            // attached (`-qSQL`). An attached value is passed on separately: with a
+            // catch-all positional, clap takes `-qSELECT` for a positional value.
+            let mut value_at = None;
+            for (i, c) in arg.char_indices().skip(1) {
+                match own_short(c) {
+                    Some(true) => {
+                        value_at = Some(i + c.len_utf8());
+                        break;
+                    }
+                    Some(false) => {}
+                    None => break,
+                }
+            }
+            match value_at {
+                Some(at) if at < arg.len() => {
+                    own.push(arg[..at].to_string());
+                    own.push(arg[at..].to_string());
+                }
+                Some(_) => {
+                    own.push(arg);
+                    own.extend(args.next());
+                }
+                None => own.push(arg),
+            }
+        } else {
+            own.push(arg);
+        }
     }
     (own, settings)
 }
 
-/// `--max_threads=2`, `--max_threads 2`, `--format_csv_delimiter ';'`.
-fn parse_setting_flags(raw: &[String]) -> Result<Vec<(String, String)>, String> {
+/// Parses settings split off by [`split_setting_flags`]: `--name=value`, `--name value`,
+/// or a bare `--name` meaning 1 (for boolean settings).
+fn parse_setting_flags(raw: &[String]) -> Result<Vec<(String, String)>, ClientError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < raw.len() {
-        let flag = raw[i].strip_prefix("--").ok_or_else(|| format!("Unexpected argument: {}", raw[i]))?;
-        if let Some((name, value)) = flag.split_once('=') {
-            out.push((name.to_string(), value.to_string()));
-            i += 1;
-        } else {
-            let value = raw.get(i + 1).ok_or_else(|| format!("Setting --{flag} needs a value"))?;
-            out.push((flag.to_string(), value.clone()));
-            i += 2;
+        let Some(flag) = raw[i].strip_prefix("--") else {
+            return Err(ClientError::BadArguments(format!("Unexpected argument '{}'", raw[i])));
+        };
+        let (name, value) = match flag.split_once('=') {
+            Some((name, value)) => (name, value.to_string()),
+            None => match raw.get(i + 1).filter(|next| !next.starts_with("--")) {
+                Some(value) => {
+                    i += 1;
+                    (flag, value.clone())
+                }
+                None => (flag, "1".to_string()),
+            },
+        };
+        // A name that cannot be a setting (`--max-threads`) is reported here; whether
+        // it is one is for the server to say.
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err(ClientError::BadArguments(format!("Unknown option '--{name}'")));
         }
+        out.push((name.to_string(), value));
+        i += 1;
     }
     Ok(out)
 }
 
-async fn run_async(args: ClientArgs, settings: Vec<(String, String)>) -> u8 {
-    let interactive = args.query.is_none() && std::io::stdin().is_terminal();
-    let mut params = settings;
-    if let Some(db) = &args.database {
-        params.push(("database".into(), db.clone()));
-    }
-    match (&args.format, interactive) {
-        (Some(f), _) => params.push(("default_format".into(), f.clone())),
-        (None, true) => params.push(("default_format".into(), "PrettyCompact".into())),
-        _ => {}
-    }
-    let connection = Connection {
-        client: Client::builder(TokioExecutor::new()).build_http(),
-        base: format!("http://{}:{}/", args.host, args.port),
-        args_params: params,
-        user: args.user.clone(),
-        password: args.password.clone(),
-    };
-    if interactive {
-        return interactive_loop(&connection).await;
-    }
-    let (script, mut stdin_data) = match &args.query {
-        Some(q) => (q.clone(), !std::io::stdin().is_terminal()),
-        None => {
-            let mut text = String::new();
-            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
-                eprintln!("Cannot read stdin: {e}");
-                return 74;
-            }
-            (text, false)
-        }
-    };
-    let statements = match granary_sql::split_statements(&script) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{}", e.to_clickhouse_string());
-            return 62;
-        }
-    };
-    for statement in statements {
-        let with_stdin = stdin_data && is_insert_with_format(statement);
-        if with_stdin {
-            stdin_data = false;
-        }
-        let outcome = run_query(&connection, statement, with_stdin, args.time).await;
-        if outcome.code != 0 {
-            return (outcome.code % 256).max(1) as u8;
-        }
-    }
-    0
+/// The client's state between queries.
+pub(crate) struct Client {
+    endpoint: Endpoint,
+    database: Option<String>,
+    /// `default_format`, when there is one to send.
+    format: Option<String>,
+    settings: Vec<(String, String)>,
+    session_id: String,
+    /// At the prompt, a session outlives pauses longer than the server's default 60 s.
+    session_timeout: Option<u64>,
+    /// Ask for progress headers and draw them (at the prompt, with stderr a terminal).
+    progress: bool,
 }
 
-fn is_insert_with_format(statement: &str) -> bool {
-    let upper = statement.to_ascii_uppercase();
-    upper.trim_start().starts_with("INSERT") && upper.contains(" FORMAT ")
+impl Client {
+    fn new(options: &Options, interactive: bool) -> Client {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+        Client {
+            endpoint: options.endpoint.clone(),
+            database: options.database.clone(),
+            format: options.format.clone().or_else(|| interactive.then(|| "PrettyCompact".to_string())),
+            settings: options.settings.clone(),
+            session_id: format!("granary-client-{}-{nanos:x}", std::process::id()),
+            session_timeout: interactive.then_some(3600),
+            progress: interactive && std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// URL parameters for a query; `with_format` false to get the server's default
+    /// (TabSeparated) whatever the client's format.
+    fn params(&self, with_format: bool) -> Vec<(String, String)> {
+        let mut params = vec![("session_id".to_string(), self.session_id.clone())];
+        if let Some(timeout) = self.session_timeout {
+            params.push(("session_timeout".into(), timeout.to_string()));
+        }
+        if let Some(database) = &self.database {
+            params.push(("database".into(), database.clone()));
+        }
+        if let (true, Some(format)) = (with_format, &self.format) {
+            params.push(("default_format".into(), format.clone()));
+        }
+        if self.progress {
+            params.push(("send_progress_in_http_headers".into(), "1".into()));
+        }
+        // The user's settings last: they override ours (`--send_progress_in_http_headers=0`).
+        params.extend(self.settings.iter().cloned());
+        params
+    }
+
+    /// Runs one statement, writing its result to `out`.
+    async fn run<W: Write>(&mut self, statement: &str, payload: Payload, out: &mut W, progress: Option<&mut ProgressLine<std::io::Stderr>>) -> Result<Answer, ClientError> {
+        let answer = http::execute(&self.endpoint, &self.params(true), payload, out, progress).await?;
+        // Every request names the database, which would undo a `USE` in the session.
+        if let Some(database) = script::use_database(statement) {
+            self.database = Some(database);
+        }
+        Ok(answer)
+    }
 }
 
-async fn interactive_loop(connection: &Connection) -> u8 {
-    let mut editor = match rustyline::DefaultEditor::new() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("Cannot start the prompt: {e}");
-            return 1;
-        }
-    };
-    let history = std::env::var("HOME").map(|h| std::path::PathBuf::from(h).join(".granary_client_history")).ok();
-    if let Some(path) = &history {
-        let _ = editor.load_history(path);
+async fn run_client(options: Options) -> Result<(), ClientError> {
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    if options.query.is_none() && stdin_is_terminal {
+        let mut client = Client::new(&options, true);
+        return interactive::run(&mut client).await;
     }
-    eprintln!("Connected to Granary at {}", connection.base);
-    let mut pending = String::new();
-    loop {
-        let prompt = if pending.is_empty() { "granary :) " } else { "         :-] " };
-        match editor.readline(prompt) {
-            Ok(line) => {
-                let trimmed = line.trim();
-                if pending.is_empty() && matches!(trimmed, "exit" | "quit" | "q" | "exit;" | "quit;") {
-                    break;
-                }
-                pending.push_str(&line);
-                pending.push('\n');
-                if !trimmed.ends_with(';') {
-                    continue;
-                }
-                let text = std::mem::take(&mut pending);
-                let _ = editor.add_history_entry(text.trim());
-                let statements = granary_sql::split_statements(&text).unwrap_or_default();
-                for statement in statements {
-                    tokio::select! {
-                        _ = run_query(connection, statement, false, true) => {}
-                        _ = tokio::signal::ctrl_c() => eprintln!("Query was cancelled."),
-                    }
-                }
-            }
-            Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
-            Err(_) => break,
-        }
-    }
-    if let Some(path) = &history {
-        let _ = editor.save_history(path);
-    }
-    0
-}
-
-async fn run_query(connection: &Connection, sql: &str, stdin_body: bool, show_time: bool) -> QueryOutcome {
-    let started = Instant::now();
-    let mut url = url::Url::parse(&connection.base).unwrap_or_else(|_| url::Url::parse("http://127.0.0.1:8123/").expect("static URL"));
-    {
-        let mut pairs = url.query_pairs_mut();
-        for (k, v) in &connection.args_params {
-            pairs.append_pair(k, v);
-        }
-        if stdin_body {
-            pairs.append_pair("query", sql);
-        }
-    }
-    let body: BoxBody = if stdin_body {
-        BodyExt::boxed(StreamBody::new(stdin_chunks().map(|chunk| chunk.map(Frame::data))))
-    } else if sql.is_empty() {
-        BodyExt::boxed(Empty::new().map_err(|never| match never {}))
-    } else {
-        BodyExt::boxed(Full::new(Bytes::from(sql.to_string())).map_err(|never| match never {}))
+    let mut client = Client::new(&options, false);
+    let (script, mut stdin_for_data) = match &options.query {
+        Some(query) => (query.clone(), !stdin_is_terminal),
+        None => (read_script(std::io::stdin())?, false),
     };
-    let request = hyper::Request::post(url.as_str())
-        .header("X-ClickHouse-User", &connection.user)
-        .header("X-ClickHouse-Key", &connection.password)
-        .body(body);
-    let request = match request {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("Cannot build the request: {e}");
-            return QueryOutcome { code: 36 };
-        }
-    };
-    let response = match connection.client.request(request).await {
-        Ok(r) => r,
-        Err(e) => {
-            let host = connection.base.trim_start_matches("http://").trim_end_matches('/');
-            eprintln!("Code: 210. DB::NetException: Connection refused ({host}): {e}. (NETWORK_ERROR)");
-            return QueryOutcome { code: 210 };
-        }
-    };
-    let status = response.status();
-    let exception_code = response
-        .headers()
-        .get("X-ClickHouse-Exception-Code")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<i32>().ok());
-    let summary = response.headers().get("X-ClickHouse-Summary").and_then(|v| v.to_str().ok()).map(str::to_string);
-    let mut body = response.into_body();
+    let split = script::split(&script);
     let mut stdout = std::io::stdout();
-    let mut error_text = Vec::new();
-    while let Some(frame) = body.frame().await {
-        match frame {
-            Ok(frame) => {
-                if let Some(data) = frame.data_ref() {
-                    if status.is_success() {
-                        let _ = stdout.write_all(data);
-                    } else {
-                        error_text.extend_from_slice(data);
-                    }
-                }
+    for statement in split.all() {
+        let payload = match statement.insert {
+            // The first INSERT without inline data takes stdin; stdin has no end to
+            // tell one INSERT's data from the next one's.
+            InsertData::Expected if stdin_for_data => {
+                stdin_for_data = false;
+                Payload::Insert { query: statement.text.to_string(), data: http::streamed_body(std::io::stdin())? }
             }
-            Err(e) => {
-                let _ = stdout.flush();
-                eprintln!("The response was cut short: {e}");
-                return QueryOutcome { code: 210 };
-            }
+            InsertData::Expected => return Err(ClientError::NoData),
+            InsertData::None | InsertData::Inline { .. } => Payload::Query(statement.text.to_string()),
+        };
+        let started = Instant::now();
+        let answer = client.run(statement.text, payload, &mut stdout, None).await?;
+        if options.time {
+            eprintln!("{}", report::summary_line(&answer.summary, started.elapsed()));
         }
     }
-    let _ = stdout.flush();
-    if !status.is_success() {
-        eprintln!("Received exception from server:\n{}", String::from_utf8_lossy(&error_text).trim_end());
-        return QueryOutcome { code: exception_code.unwrap_or(1000) };
-    }
-    if show_time {
-        eprintln!("{}", summary_line(summary.as_deref(), started.elapsed().as_secs_f64()));
-    }
-    QueryOutcome { code: 0 }
+    Ok(())
 }
 
-fn stdin_chunks() -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> + Send {
-    use tokio::io::AsyncReadExt;
-    futures::stream::unfold(tokio::io::stdin(), |mut stdin| async move {
-        let mut buffer = vec![0u8; 1 << 20];
-        match stdin.read(&mut buffer).await {
-            Ok(0) => None,
-            Ok(n) => {
-                buffer.truncate(n);
-                Some((Ok(Bytes::from(buffer)), stdin))
-            }
-            Err(e) => Some((Err(e), stdin)),
-        }
-    })
+/// The statements from stdin: all of it (an INSERT's inline data included).
+fn read_script<R: Read>(mut input: R) -> Result<String, ClientError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).map_err(|e| ClientError::Input(format!("Cannot read the queries from stdin: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| ClientError::Input(format!("The queries on stdin are not valid UTF-8 (at byte {})", e.utf8_error().valid_up_to())))
 }
 
-/// `N rows in set. Elapsed: 0.003 sec. Processed 1.00 million rows, 8.00 MB (...)`.
-fn summary_line(summary: Option<&str>, elapsed: f64) -> String {
-    let field = |name: &str| -> u64 {
-        summary
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
-            .and_then(|v| v.get(name).and_then(|x| x.as_str().and_then(|s| s.parse().ok()).or_else(|| x.as_u64())))
-            .unwrap_or(0)
-    };
-    let (rows, read_rows, read_bytes) = (field("result_rows"), field("read_rows"), field("read_bytes"));
-    let mut line = format!("{rows} row{} in set. Elapsed: {elapsed:.3} sec.", if rows == 1 { "" } else { "s" });
-    if read_rows > 0 {
-        let rate = |v: u64| if elapsed > 0.0 { v as f64 / elapsed } else { 0.0 };
-        line.push_str(&format!(
-            " Processed {} rows, {} ({} rows/s., {}/s.)",
-            readable_quantity(read_rows as f64),
-            readable_size(read_bytes as f64),
-            readable_quantity(rate(read_rows)),
-            readable_size(rate(read_bytes))
-        ));
-    }
-    line
-}
-
-/// ClickHouse's formatReadableQuantity: `1.00 million`.
-fn readable_quantity(value: f64) -> String {
-    const UNITS: [&str; 6] = ["", " thousand", " million", " billion", " trillion", " quadrillion"];
-    let mut v = value;
-    let mut i = 0;
-    while v >= 1000.0 && i + 1 < UNITS.len() {
-        v /= 1000.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{}", value.round() as u64)
-    } else {
-        format!("{v:.2}{}", UNITS[i])
-    }
-}
-
-/// ClickHouse's formatReadableSizeWithDecimalSuffix: `8.00 MB`.
-fn readable_size(value: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut v = value;
-    let mut i = 0;
-    while v >= 1000.0 && i + 1 < UNITS.len() {
-        v /= 1000.0;
-        i += 1;
-    }
-    format!("{v:.2} {}", UNITS[i])
-}
+/// How long to keep retrying a query whose session is still held by a query just
+/// cancelled at the prompt (the server notices the closed connection soon, not at once).
+const SESSION_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn setting_flags() {
-        let raw: Vec<String> = ["--max_threads=2", "--format_csv_delimiter", ";"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(
-            parse_setting_flags(&raw).unwrap(),
-            vec![("max_threads".to_string(), "2".to_string()), ("format_csv_delimiter".to_string(), ";".to_string())]
-        );
-        assert!(parse_setting_flags(&["oops".to_string()]).is_err());
-    }
-
-    #[test]
-    fn readable_numbers() {
-        assert_eq!(readable_quantity(1_000_000.0), "1.00 million");
-        assert_eq!(readable_quantity(314_150_000.0), "314.15 million");
-        assert_eq!(readable_size(8_000_000.0), "8.00 MB");
-        assert_eq!(readable_size(2_510_000_000.0), "2.51 GB");
-        assert_eq!(readable_quantity(12.0), "12");
-    }
-
-    #[test]
-    fn summary_from_header() {
-        let s = summary_line(Some(r#"{"read_rows":"1000000","read_bytes":"8000000","result_rows":"1"}"#), 1.0);
-        assert_eq!(s, "1 row in set. Elapsed: 1.000 sec. Processed 1.00 million rows, 8.00 MB (1.00 million rows/s., 8.00 MB/s.)");
-    }
-}
+mod tests;

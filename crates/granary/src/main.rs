@@ -32,21 +32,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let mut argv: Vec<String> = std::env::args().collect();
-    // `granary client` takes any `--<setting>=<value>`, anywhere among its own flags.
-    let mut client_settings = Vec::new();
-    if argv.get(1).map(String::as_str) == Some("client") {
-        let (own, settings) = client::split_setting_flags(argv.split_off(2));
-        argv.extend(own);
-        client_settings = settings;
-    }
-    let cli = Cli::parse_from(argv);
+    let cli = Cli::parse();
     match cli.command {
         Command::Server(args) => server::run(args),
         Command::Local(args) => local::run(args),
-        Command::Client(mut args) => {
-            args.settings = client_settings;
-            client::run(args)
-        }
+        Command::Client(args) => client::run(args),
     }
 }

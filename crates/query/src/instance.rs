@@ -145,6 +145,7 @@ impl Instance {
         std::fs::create_dir_all(&config.user_files_path)?;
         let mut registry = EngineRegistry::new();
         granary_engines::register_engines(&mut registry);
+        granary_mergetree::register_engines(&mut registry);
         let reserved = vec!["system".to_string(), "INFORMATION_SCHEMA".to_string(), "information_schema".to_string()];
         let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
         let shared = Arc::new(Shared {

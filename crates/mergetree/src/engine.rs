@@ -1,0 +1,495 @@
+//! `MergeTreeEngine`: the table, its active parts, and the `TableEngine` contract.
+//!
+//! The active parts are an immutable, sorted `Vec<Arc<Part>>` behind a lock that is held
+//! only to clone or swap the `Arc`: a scan takes a snapshot and never blocks an insert
+//! or a merge, and a part replaced by a merge stays on disk until the last snapshot
+//! holding it is dropped (`Part` removes its directory on drop once marked).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use arrow::datatypes::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::DFSchema;
+use datafusion::logical_expr::{utils::conjunction, Expr, TableProviderFilterPushDown};
+use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
+use datafusion::physical_plan::ExecutionPlan;
+use granary_common::{Error, ErrorCode, Result, ResultExt};
+use granary_storage::{EngineContext, EngineFactory, InsertRequest, InsertResult, OptimizeRequest, TableEngine, TableMeta};
+use parking_lot::{Mutex, RwLock};
+
+use crate::compression::Codec;
+use crate::keys::TableKeys;
+use crate::merge;
+use crate::part::Part;
+use crate::part_info::PartInfo;
+use crate::reader::{split_ranges, MergeTreeExec};
+use crate::select::select_granules;
+use crate::settings::MergeTreeSettings;
+
+/// Shared state of one table (the background merge task holds a `Weak` to it).
+#[derive(Debug)]
+pub struct Inner {
+    pub table_name: String,
+    /// `MergeTree`, `ReplacingMergeTree`, ...
+    pub engine_name: &'static str,
+    pub mode: MergeMode,
+    pub dir: PathBuf,
+    pub schema: SchemaRef,
+    pub keys: TableKeys,
+    pub settings: MergeTreeSettings,
+    pub codecs: Vec<Codec>,
+    parts: RwLock<Arc<Vec<Arc<Part>>>>,
+    /// Next block number; starts past the largest block of the parts found at load.
+    pub next_block: AtomicU64,
+    /// Serializes part-set changes that rename directories (insert publish, merge
+    /// commit, truncate), so a rename and its snapshot swap are one step.
+    pub commit_lock: Mutex<()>,
+    /// One merge at a time per table (background or OPTIMIZE).
+    pub merge_lock: tokio::sync::Mutex<()>,
+    pub merge_wakeup: tokio::sync::Notify,
+    shutdown: AtomicBool,
+}
+
+impl Inner {
+    pub fn snapshot(&self) -> Arc<Vec<Arc<Part>>> {
+        self.parts.read().clone()
+    }
+
+    /// Adds `new` and removes `old` (by identity) in one swap; the removed parts are
+    /// deleted once no snapshot holds them.
+    pub fn add_parts(&self, new: Vec<Arc<Part>>, old: &[Arc<Part>]) {
+        let mut guard = self.parts.write();
+        let mut next: Vec<Arc<Part>> = guard.iter().filter(|p| !old.iter().any(|o| Arc::ptr_eq(o, p))).cloned().collect();
+        next.extend(new);
+        next.sort_by(|a, b| a.info.cmp(&b.info));
+        for o in old {
+            o.mark_for_removal();
+        }
+        *guard = Arc::new(next);
+    }
+
+    /// True when every part of `parts` is still active.
+    pub fn all_active(&self, parts: &[Arc<Part>]) -> bool {
+        let current = self.snapshot();
+        parts.iter().all(|p| current.iter().any(|c| Arc::ptr_eq(c, p)))
+    }
+
+    pub fn fullest_partition(&self) -> (String, u64) {
+        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        let snapshot = self.snapshot();
+        for p in snapshot.iter() {
+            *counts.entry(p.info.partition_id.as_str()).or_default() += 1;
+        }
+        counts.into_iter().max_by_key(|(_, c)| *c).map(|(p, c)| (p.to_string(), c)).unwrap_or_default()
+    }
+
+    fn clear(&self) -> Vec<Arc<Part>> {
+        let mut guard = self.parts.write();
+        let old = guard.as_ref().clone();
+        *guard = Arc::new(Vec::new());
+        old
+    }
+}
+
+#[derive(Debug)]
+pub struct MergeTreeEngine {
+    inner: Arc<Inner>,
+    merge_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl MergeTreeEngine {
+    /// Opens (or creates) the table in `dir`: cleans leftovers, loads and verifies parts.
+    pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path) -> Result<MergeTreeEngine> {
+        let settings = MergeTreeSettings::from_pairs(&meta.engine.settings)?;
+        let keys = TableKeys::new(meta, &schema)?;
+        let codecs = meta.columns.iter().map(|c| c.codec.as_deref().map(Codec::parse).unwrap_or(Ok(Codec::default()))).collect::<Result<_>>()?;
+        granary_storage::fs::create_dir_all(dir)?;
+        let parts = load_parts(dir, &schema, &keys)?;
+        let next_block = parts.iter().map(|p| p.info.max_block).max().unwrap_or(0) + 1;
+        let (engine_name, mode) = MergeMode::from_meta(meta, &schema)?;
+        let inner = Arc::new(Inner {
+            table_name: format!("{}.{}", meta.database, meta.name),
+            engine_name,
+            mode,
+            dir: dir.to_path_buf(),
+            schema,
+            keys,
+            settings,
+            codecs,
+            parts: RwLock::new(Arc::new(parts)),
+            next_block: AtomicU64::new(next_block),
+            commit_lock: Mutex::new(()),
+            merge_lock: tokio::sync::Mutex::new(()),
+            merge_wakeup: tokio::sync::Notify::new(),
+            shutdown: AtomicBool::new(false),
+        });
+        // Background merges need a runtime; a table opened outside one (tools, some
+        // tests) still merges on OPTIMIZE.
+        let task = tokio::runtime::Handle::try_current().ok().map(|h| h.spawn(merge_loop(Arc::downgrade(&inner))));
+        Ok(MergeTreeEngine { inner, merge_task: Mutex::new(task) })
+    }
+
+    pub fn inner(&self) -> &Arc<Inner> {
+        &self.inner
+    }
+
+    /// Names of the active parts, in order (for tests and a future `system.parts`).
+    pub fn part_names(&self) -> Vec<String> {
+        self.inner.snapshot().iter().map(|p| p.name()).collect()
+    }
+
+    /// Plans a scan; also used by tests to see how many granules would be read.
+    pub fn plan_scan(
+        &self,
+        session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<MergeTreeExec> {
+        let inner = &self.inner;
+        let parts = inner.snapshot();
+        let predicate = match conjunction(filters.iter().cloned()) {
+            Some(expr) => {
+                let df_schema = DFSchema::try_from(inner.schema.as_ref().clone())?;
+                // A filter we cannot plan (unusual types) only costs pruning, not results.
+                match session.create_physical_expr(expr, &df_schema) {
+                    Ok(physical) => PruningPredicateBuilder::new().with_file_schema(inner.schema.clone()).build(physical),
+                    Err(_) => None,
+                }
+            }
+            None => None,
+        };
+        let mut ranges = select_granules(&parts, predicate.as_deref(), &inner.schema, &inner.keys)?;
+        if let (Some(limit), None) = (limit, &predicate) {
+            // Without filters, the first granules holding `limit` rows are enough.
+            let mut rows = 0u64;
+            let mut kept = Vec::new();
+            for r in ranges {
+                if rows >= limit as u64 {
+                    break;
+                }
+                let mut end = r.granules.start;
+                while end < r.granules.end && rows < limit as u64 {
+                    rows += r.part.granule_starts[end + 1] - r.part.granule_starts[end];
+                    end += 1;
+                }
+                kept.push(crate::reader::GranuleRange { part: r.part.clone(), granules: r.granules.start..end });
+            }
+            ranges = kept;
+        }
+        let columns: Vec<usize> = match projection {
+            Some(p) => p.clone(),
+            None => (0..inner.schema.fields().len()).collect(),
+        };
+        let config = session.config();
+        let partitions = split_ranges(ranges, config.target_partitions());
+        MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)
+    }
+}
+
+impl Drop for MergeTreeEngine {
+    fn drop(&mut self) {
+        self.inner.shutdown.store(true, Ordering::SeqCst);
+        if let Some(task) = self.merge_task.lock().take() {
+            task.abort();
+        }
+    }
+}
+
+#[async_trait]
+impl TableEngine for MergeTreeEngine {
+    fn engine_name(&self) -> &str {
+        self.inner.engine_name
+    }
+
+    fn schema(&self) -> SchemaRef {
+        self.inner.schema.clone()
+    }
+
+    async fn scan(
+        &self,
+        session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(self.plan_scan(session, projection, filters, limit)?))
+    }
+
+    /// Every filter is used for pruning where it can be, and DataFusion re-applies all
+    /// of them: granules hold rows that do not match.
+    fn supports_filters_pushdown(&self, filters: &[&Expr]) -> Vec<TableProviderFilterPushDown> {
+        vec![TableProviderFilterPushDown::Inexact; filters.len()]
+    }
+
+    async fn insert(&self, request: InsertRequest) -> Result<InsertResult> {
+        crate::insert::insert(&self.inner, request).await
+    }
+
+    async fn truncate(&self) -> Result<()> {
+        let _merge = self.inner.merge_lock.lock().await;
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || truncate_parts(&inner))
+            .await
+            .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("truncate task failed: {e}")))?
+    }
+
+    async fn drop_data(&self) -> Result<()> {
+        self.inner.shutdown.store(true, Ordering::SeqCst);
+        if let Some(task) = self.merge_task.lock().take() {
+            task.abort();
+        }
+        let _merge = self.inner.merge_lock.lock().await;
+        self.inner.clear();
+        match fs::remove_dir_all(&self.inner.dir) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::with_source(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot remove {}", self.inner.dir.display()), e)),
+        }
+    }
+
+    async fn optimize(&self, request: OptimizeRequest) -> Result<()> {
+        merge::optimize(&self.inner, request).await
+    }
+
+    fn total_rows(&self) -> Option<u64> {
+        Some(self.inner.snapshot().iter().map(|p| p.rows).sum())
+    }
+
+    fn total_bytes(&self) -> Option<u64> {
+        Some(self.inner.snapshot().iter().map(|p| p.bytes_on_disk).sum())
+    }
+
+    fn data_paths(&self) -> Vec<PathBuf> {
+        vec![self.inner.dir.clone()]
+    }
+}
+
+/// TRUNCATE: each part directory is renamed to `delete_tmp_<name>` (durably, so it can
+/// never come back after a crash) and then removed. Queries still reading the old
+/// snapshot may fail with "cannot open": ClickHouse blocks them with a table lock, the
+/// storage contract has none yet.
+fn truncate_parts(inner: &Inner) -> Result<()> {
+    let _guard = inner.commit_lock.lock();
+    let old = inner.clear();
+    for part in &old {
+        let doomed = inner.dir.join(format!("delete_tmp_{}", part.name()));
+        granary_storage::fs::rename_durable(&part.dir, &doomed)?;
+        fs::remove_dir_all(&doomed).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", doomed.display()))?;
+    }
+    Ok(())
+}
+
+/// Loads the parts of a table directory (see the crate docs for what is cleaned up).
+fn load_parts(dir: &Path, schema: &SchemaRef, keys: &TableKeys) -> Result<Vec<Arc<Part>>> {
+    let mut found: Vec<(PartInfo, PathBuf)> = Vec::new();
+    let entries = fs::read_dir(dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().to_string();
+        let path = entry.path();
+        if name == "detached" || !path.is_dir() {
+            continue;
+        }
+        if name.starts_with("tmp_") || name.starts_with("delete_tmp_") {
+            tracing::info!("removing leftover {}", path.display());
+            fs::remove_dir_all(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", path.display()))?;
+            continue;
+        }
+        match PartInfo::parse(&name) {
+            Ok(info) => found.push((info, path)),
+            Err(_) => tracing::warn!("ignoring unexpected directory {} in table data", path.display()),
+        }
+    }
+    // Parts covered by another part are leftovers of a merge whose sources were not yet
+    // deleted: their rows are in the covering part.
+    let infos: Vec<PartInfo> = found.iter().map(|(i, _)| i.clone()).collect();
+    let mut parts = Vec::new();
+    for (info, path) in found {
+        if infos.iter().any(|other| *other != info && other.contains(&info)) {
+            tracing::info!("removing part {} covered by a merged part", path.display());
+            fs::remove_dir_all(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", path.display()))?;
+            continue;
+        }
+        match Part::load(&path, info.clone(), schema, keys) {
+            Ok(part) => parts.push(Arc::new(part)),
+            Err(e) => {
+                let detached = dir.join("detached");
+                granary_storage::fs::create_dir_all(&detached)?;
+                let target = detached.join(format!("broken_{}", info.name()));
+                tracing::error!("part {} is broken and is not served, moved to {}: {e}", path.display(), target.display());
+                granary_storage::fs::rename_durable(&path, &target)?;
+            }
+        }
+    }
+    parts.sort_by(|a, b| a.info.cmp(&b.info));
+    Ok(parts)
+}
+
+/// The background merge task: wakes on inserts (and every few seconds), merges while
+/// the selector finds something worth merging, ends when the table goes away.
+async fn merge_loop(table: Weak<Inner>) {
+    loop {
+        let wakeup = match table.upgrade() {
+            Some(inner) if !inner.shutdown.load(Ordering::SeqCst) => {
+                loop {
+                    match merge::merge_once(&inner).await {
+                        Ok(true) => continue,
+                        Ok(false) => break,
+                        Err(e) => {
+                            tracing::error!("background merge in {} failed: {e}", inner.table_name);
+                            break;
+                        }
+                    }
+                }
+                inner
+            }
+            _ => return,
+        };
+        let notified = async { wakeup.merge_wakeup.notified().await };
+        tokio::select! {
+            _ = notified => {}
+            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+        }
+    }
+}
+
+/// What a merge does with rows of equal sorting key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeMode {
+    /// Keeps every row (`MergeTree`).
+    Ordinary,
+    /// Keeps one row per sorting key (`ReplacingMergeTree([ver])`): the one with the
+    /// greatest `ver` (table column index), or the last inserted without `ver` (also
+    /// on equal versions).
+    Replacing { version: Option<usize> },
+    /// One row per sorting key (`SummingMergeTree([cols])`): the listed columns (table
+    /// indices; default: every numeric column outside the sorting key) are summed,
+    /// wrapping on overflow as in ClickHouse; other columns keep the first row's value.
+    /// A row whose sums are all zero is removed.
+    Summing { columns: Vec<usize> },
+}
+
+impl MergeMode {
+    /// The engine name and mode of a table, with its arguments checked.
+    pub fn from_meta(meta: &TableMeta, schema: &SchemaRef) -> Result<(&'static str, MergeMode)> {
+        let args: Vec<String> = meta.engine.args.iter().map(|a| a.trim().trim_matches('`').to_string()).collect();
+        match meta.engine.name.as_str() {
+            "MergeTree" => {
+                if !args.is_empty() {
+                    return Err(Error::new(
+                        ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                        format!("Engine MergeTree takes no arguments with the ORDER BY syntax ({} given)", args.len()),
+                    ));
+                }
+                Ok(("MergeTree", MergeMode::Ordinary))
+            }
+            "ReplacingMergeTree" => {
+                let version = match args.as_slice() {
+                    [] => None,
+                    [ver] => {
+                        let index = schema.index_of(ver).map_err(|_| {
+                            Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Version column {ver} of ReplacingMergeTree does not exist in the table"))
+                        })?;
+                        let t = granary_types::ChType::from_field(schema.field(index));
+                        use granary_types::ChType as T;
+                        let ok = matches!(
+                            t,
+                            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64
+                                | T::Date | T::Date32 | T::DateTime(_) | T::DateTime64(..)
+                        );
+                        if !ok {
+                            return Err(Error::new(
+                                ErrorCode::BAD_ARGUMENTS,
+                                format!("The column {ver} cannot be used as a version column for ReplacingMergeTree because it is of type {t} (must be of an integer type or of type Date/DateTime/DateTime64)"),
+                            ));
+                        }
+                        Some(index)
+                    }
+                    _ => {
+                        return Err(Error::new(
+                            ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                            format!("ReplacingMergeTree takes at most 1 argument (the version column), {} given (is_deleted is not supported yet)", args.len()),
+                        ))
+                    }
+                };
+                Ok(("ReplacingMergeTree", MergeMode::Replacing { version }))
+            }
+            "SummingMergeTree" => {
+                let keys = TableKeys::new(meta, schema)?;
+                let in_key: Vec<usize> = keys
+                    .sorting
+                    .iter()
+                    .flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr).into_iter().map(|c| c.index()))
+                    .collect();
+                let is_numeric = |i: usize| {
+                    let t = schema.field(i).data_type();
+                    t.is_numeric() && !matches!(t, arrow::datatypes::DataType::Float16)
+                };
+                let columns = if args.is_empty() {
+                    (0..schema.fields().len()).filter(|i| !in_key.contains(i) && is_numeric(*i)).collect()
+                } else {
+                    let mut columns = Vec::new();
+                    for arg in &args {
+                        for name in crate::keys::split_tuple(arg)? {
+                            let name = name.trim_matches('`');
+                            let index = schema.index_of(name).map_err(|_| {
+                                Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Column {name} to sum in SummingMergeTree does not exist in the table"))
+                            })?;
+                            if in_key.contains(&index) {
+                                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Column {name} to sum in SummingMergeTree is part of the sorting key")));
+                            }
+                            if !is_numeric(index) {
+                                return Err(Error::new(
+                                    ErrorCode::BAD_ARGUMENTS,
+                                    format!("Column {name} to sum in SummingMergeTree is not numeric ({})", granary_types::ChType::from_field(schema.field(index))),
+                                ));
+                            }
+                            columns.push(index);
+                        }
+                    }
+                    columns
+                };
+                Ok(("SummingMergeTree", MergeMode::Summing { columns }))
+            }
+            other => Err(Error::new(ErrorCode::UNKNOWN_STORAGE, format!("Unknown table engine {other}"))),
+        }
+    }
+}
+
+/// The factory of `MergeTree` and its merge-time variants, by name.
+pub struct MergeTreeFactory {
+    pub name: &'static str,
+}
+
+impl EngineFactory for MergeTreeFactory {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn validate(&self, meta: &TableMeta) -> Result<()> {
+        if meta.engine.sample_by.is_some() || meta.engine.ttl.is_some() {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SAMPLE BY and TTL are not supported by {} yet", self.name)));
+        }
+        MergeTreeSettings::from_pairs(&meta.engine.settings)?;
+        for c in &meta.columns {
+            if let Some(codec) = &c.codec {
+                Codec::parse(codec).map_err(|e| e.context(format!("column {}", c.name)))?;
+            }
+        }
+        let schema = meta.schema()?;
+        MergeMode::from_meta(meta, &schema)?;
+        TableKeys::new(meta, &schema)?;
+        Ok(())
+    }
+
+    fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
+        Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path)?))
+    }
+}

@@ -1,0 +1,213 @@
+//! INSERT: squash, split by partition, sort, write parts, publish them together.
+//!
+//! ```text
+//! input stream ─► squash to max_insert_block_size rows ─► split by partition id
+//!   ─► sort each block by the sorting key ─► PartWriter into tmp_insert_<name>/ (fsynced)
+//!   ─► (input finished without error) rename every part into place, fsync the table dir
+//!   ─► one swap of the active-part snapshot: all parts of the INSERT appear at once
+//! ```
+//!
+//! A failure anywhere before the swap removes the temporary directories: nothing of the
+//! INSERT is visible, now or after a restart (`tmp_*` directories are removed at load).
+//! A crash *during* the renames can leave a prefix of the INSERT's parts after restart,
+//! as in ClickHouse, where each block of an INSERT is its own part.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow::compute::{concat_batches, lexsort_to_indices, take_record_batch, SortColumn};
+use arrow::record_batch::RecordBatch;
+use futures::StreamExt;
+use granary_common::{Error, ErrorCode, Result};
+use granary_storage::{InsertRequest, InsertResult};
+
+use crate::engine::{Inner, MergeMode};
+use crate::merge::{write_merged, Source};
+use crate::part::Part;
+use crate::part_info::PartInfo;
+use crate::writer::{commit_part_dir, PartWriter};
+
+/// A part written to its temporary directory, not yet visible.
+pub struct PendingPart {
+    pub tmp_dir: PathBuf,
+    pub final_dir: PathBuf,
+    pub part: Part,
+}
+
+pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<InsertResult> {
+    throttle(inner).await?;
+    let block_rows = match request.settings.get_u64("max_insert_block_size") {
+        0 => 1_048_449,
+        n => n as usize,
+    };
+    let mut input = request.input;
+    let mut pending: Vec<PendingPart> = Vec::new();
+    let mut block: Vec<RecordBatch> = Vec::new();
+    let (mut block_len, mut rows, mut bytes) = (0usize, 0u64, 0u64);
+    let result: Result<()> = async {
+        while let Some(batch) = input.next().await {
+            let batch = batch?;
+            if batch.schema().fields() != inner.schema.fields() {
+                return Err(Error::new(ErrorCode::LOGICAL_ERROR, "Inserted block structure does not match the table"));
+            }
+            rows += batch.num_rows() as u64;
+            bytes += batch.get_array_memory_size() as u64;
+            block_len += batch.num_rows();
+            block.push(batch);
+            if block_len >= block_rows {
+                pending.extend(write_block_async(inner, std::mem::take(&mut block)).await?);
+                block_len = 0;
+            }
+        }
+        if block_len > 0 {
+            pending.extend(write_block_async(inner, std::mem::take(&mut block)).await?);
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = result {
+        discard(&pending);
+        return Err(e);
+    }
+    // Renames and directory fsyncs are blocking I/O: off the async runtime.
+    let publisher = inner.clone();
+    tokio::task::spawn_blocking(move || publish(&publisher, pending))
+        .await
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))??;
+    inner.merge_wakeup.notify_one();
+    Ok(InsertResult { written_rows: rows, written_bytes: bytes })
+}
+
+async fn write_block_async(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
+    let inner = inner.clone();
+    tokio::task::spawn_blocking(move || write_block(&inner, batches))
+        .await
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))?
+}
+
+/// Writes one squashed block as one part per partition (blocking).
+pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
+    let batch = concat_batches(&inner.schema, &batches)?;
+    drop(batches);
+    let mut out: Vec<PendingPart> = Vec::new();
+    let result = (|| {
+        for (partition_id, indices) in inner.keys.split_by_partition(&batch)? {
+            let rows = if indices.len() == batch.num_rows() { batch.clone() } else { take_record_batch(&batch, &indices)? };
+            let sorted = sort_block(inner, rows)?;
+            let block = inner.next_block.fetch_add(1, Ordering::SeqCst);
+            let info = PartInfo::new(partition_id, block, block, 0);
+            if inner.mode == MergeMode::Ordinary {
+                out.push(write_part(inner, info, "tmp_insert_", std::iter::once(Ok(sorted)))?);
+            } else {
+                // Replacing/Summing collapse equal keys of the block before writing it.
+                let chunk = inner.settings.index_granularity as usize;
+                let source = Source::Block { batch: sorted, offset: 0, chunk };
+                out.extend(write_merged(inner, info, "tmp_insert_", vec![source])?);
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        discard(&out);
+        return Err(e);
+    }
+    Ok(out)
+}
+
+/// Writes sorted blocks as part `info` into a temporary directory.
+pub fn write_part(
+    inner: &Inner,
+    info: PartInfo,
+    tmp_prefix: &str,
+    blocks: impl Iterator<Item = Result<RecordBatch>>,
+) -> Result<PendingPart> {
+    let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}", info.name()));
+    let final_dir = inner.dir.join(info.name());
+    let result = (|| {
+        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings)?;
+        for block in blocks {
+            writer.write(&block?)?;
+        }
+        writer.finish(&final_dir)
+    })();
+    match result {
+        Ok(part) => Ok(PendingPart { tmp_dir, final_dir, part }),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp_dir);
+            Err(e)
+        }
+    }
+}
+
+fn sort_block(inner: &Inner, batch: RecordBatch) -> Result<RecordBatch> {
+    if inner.keys.sorting.is_empty() || batch.num_rows() < 2 {
+        return Ok(batch);
+    }
+    let columns = inner
+        .keys
+        .sorting
+        .iter()
+        .map(|k| Ok(SortColumn { values: k.evaluate(&batch)?, options: None }))
+        .collect::<Result<Vec<_>>>()?;
+    // The row number as the last key makes the sort stable: rows with equal keys keep
+    // their insertion order (ReplacingMergeTree-style "last row wins" relies on it).
+    let mut columns = columns;
+    columns.push(SortColumn { values: Arc::new(arrow::array::UInt32Array::from_iter_values(0..batch.num_rows() as u32)), options: None });
+    let indices = lexsort_to_indices(&columns, None)?;
+    Ok(take_record_batch(&batch, &indices)?)
+}
+
+pub fn discard(parts: &[PendingPart]) {
+    for p in parts {
+        if let Err(e) = std::fs::remove_dir_all(&p.tmp_dir) {
+            tracing::warn!("cannot remove {}: {e}", p.tmp_dir.display());
+        }
+    }
+}
+
+/// Renames the parts into place and makes them visible in one snapshot swap.
+fn publish(inner: &Inner, pending: Vec<PendingPart>) -> Result<()> {
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let _guard = inner.commit_lock.lock();
+    for (i, p) in pending.iter().enumerate() {
+        if let Err(e) = commit_part_dir(&p.tmp_dir, &p.final_dir) {
+            for done in &pending[..i] {
+                let _ = std::fs::remove_dir_all(&done.final_dir);
+            }
+            discard(&pending[i..]);
+            return Err(e);
+        }
+    }
+    inner.add_parts(pending.into_iter().map(|p| Arc::new(p.part)).collect(), &[]);
+    Ok(())
+}
+
+/// Too many parts: slow down from `parts_to_delay_insert`, fail from
+/// `parts_to_throw_insert`, counting the active parts of the fullest partition.
+async fn throttle(inner: &Inner) -> Result<()> {
+    let s = &inner.settings;
+    let (partition, count) = inner.fullest_partition();
+    if s.parts_to_throw_insert > 0 && count >= s.parts_to_throw_insert {
+        return Err(Error::new(
+            ErrorCode::TOO_MANY_PARTS,
+            format!(
+                "Too many parts ({count} with parts_to_throw_insert = {}) in partition {partition} of table {}. Merges are processing significantly slower than inserts: insert less often in bigger blocks (or use async_insert), use a coarser PARTITION BY, or raise parts_to_throw_insert",
+                s.parts_to_throw_insert, inner.table_name
+            ),
+        ));
+    }
+    if s.parts_to_delay_insert > 0 && count >= s.parts_to_delay_insert {
+        // Linear from 0 at parts_to_delay_insert to 1 s at parts_to_throw_insert, so
+        // parallel inserts slow down instead of failing while merges catch up.
+        let span = s.parts_to_throw_insert.saturating_sub(s.parts_to_delay_insert).max(1);
+        let ms = (1000 * (count - s.parts_to_delay_insert + 1) / span).min(1000);
+        inner.merge_wakeup.notify_one();
+        tracing::info!("delaying insert into {} by {ms} ms: {count} parts in partition {partition}", inner.table_name);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    Ok(())
+}

@@ -1,0 +1,328 @@
+//! The table's key expressions: sorting key (`ORDER BY`), primary key (`PRIMARY KEY`, a
+//! prefix of the sorting key) and partition key (`PARTITION BY`).
+//!
+//! The clauses are kept as raw text in `EngineMeta`. Each tuple element is planned once
+//! with a private DataFusion `SessionState` that has ClickHouse's functions registered
+//! (`toYYYYMM`, `toDate`, ...), into a physical expression over the table schema, and
+//! then evaluated per block. Identifiers are case-sensitive, as in ClickHouse.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, UInt32Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use arrow::row::{RowConverter, SortField};
+use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::expressions::Column;
+use datafusion::prelude::SessionConfig;
+use granary_common::{Error, ErrorCode, Result};
+use datafusion::sql::sqlparser::ast::{Expr as SqlExpr, ExprWithAlias, SelectItem, SetExpr, Statement};
+use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+use datafusion::sql::sqlparser::parser::Parser;
+use granary_storage::TableMeta;
+
+/// One element of a key tuple.
+#[derive(Debug, Clone)]
+pub struct KeyExpr {
+    /// The expression as written (`toDate(ts)`).
+    pub text: String,
+    pub expr: Arc<dyn PhysicalExpr>,
+    /// The table column when the expression is a bare column reference: only those get
+    /// min/max statistics for pruning (no monotonicity analysis yet).
+    pub column: Option<usize>,
+    pub data_type: DataType,
+    pub nullable: bool,
+}
+
+impl KeyExpr {
+    pub fn evaluate(&self, batch: &RecordBatch) -> Result<ArrayRef> {
+        Ok(self.expr.evaluate(batch)?.into_array(batch.num_rows())?)
+    }
+}
+
+/// Every key of a table, planned.
+#[derive(Debug, Clone)]
+pub struct TableKeys {
+    pub sorting: Vec<KeyExpr>,
+    /// The primary key is `sorting[..primary_len]`.
+    pub primary_len: usize,
+    pub partition: Vec<KeyExpr>,
+    /// Table columns read by the partition expressions (their min/max go to `minmax.idx`).
+    pub partition_columns: Vec<usize>,
+}
+
+impl TableKeys {
+    pub fn new(meta: &TableMeta, schema: &SchemaRef) -> Result<TableKeys> {
+        check_clauses(meta)?;
+        let engine = &meta.engine;
+        let order_by = engine.order_by.as_deref().or(engine.primary_key.as_deref()).unwrap_or("tuple()");
+        let sorting_texts = split_tuple(order_by)?;
+        let primary_texts = match &engine.primary_key {
+            Some(pk) => split_tuple(pk)?,
+            None => sorting_texts.clone(),
+        };
+        let partition_texts = match &engine.partition_by {
+            Some(p) => split_tuple(p)?,
+            None => Vec::new(),
+        };
+        let planner = Planner::new(schema)?;
+        let sorting = sorting_texts.iter().map(|t| planner.plan(t)).collect::<Result<Vec<_>>>()?;
+        let partition = partition_texts.iter().map(|t| planner.plan(t)).collect::<Result<Vec<_>>>()?;
+        let mut partition_columns: Vec<usize> = partition
+            .iter()
+            .flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr).into_iter().map(|c| c.index()))
+            .collect();
+        partition_columns.sort_unstable();
+        partition_columns.dedup();
+        Ok(TableKeys { primary_len: primary_texts.len(), sorting, partition, partition_columns })
+    }
+
+    pub fn primary(&self) -> &[KeyExpr] {
+        &self.sorting[..self.primary_len]
+    }
+
+    /// Schema of `primary.idx`: one field per primary-key element, named by position.
+    pub fn primary_schema(&self) -> SchemaRef {
+        key_schema(self.primary())
+    }
+
+    pub fn sort_fields(&self) -> Vec<SortField> {
+        self.sorting.iter().map(|k| SortField::new(k.data_type.clone())).collect()
+    }
+
+    /// Splits a block by partition: `(partition_id, row indices)` in order of first row.
+    pub fn split_by_partition(&self, batch: &RecordBatch) -> Result<Vec<(String, UInt32Array)>> {
+        if self.partition.is_empty() {
+            return Ok(vec![("all".to_string(), UInt32Array::from_iter_values(0..batch.num_rows() as u32))]);
+        }
+        let arrays = self.partition.iter().map(|k| k.evaluate(batch)).collect::<Result<Vec<_>>>()?;
+        let converter = RowConverter::new(arrays.iter().map(|a| SortField::new(a.data_type().clone())).collect())?;
+        let rows = converter.convert_columns(&arrays)?;
+        let mut groups: HashMap<&[u8], usize> = HashMap::new();
+        let mut out: Vec<(usize, Vec<u32>)> = Vec::new();
+        for i in 0..rows.num_rows() {
+            let slot = *groups.entry(rows.row(i).data()).or_insert_with(|| {
+                out.push((i, Vec::new()));
+                out.len() - 1
+            });
+            out[slot].1.push(i as u32);
+        }
+        out.into_iter().map(|(first, idx)| Ok((partition_id(&arrays, first)?, UInt32Array::from(idx)))).collect()
+    }
+}
+
+pub fn key_schema(keys: &[KeyExpr]) -> SchemaRef {
+    Arc::new(Schema::new(
+        keys.iter().enumerate().map(|(i, k)| Field::new(format!("k{i}"), k.data_type.clone(), true)).collect::<Vec<_>>(),
+    ))
+}
+
+/// ClickHouse's partition id: the value itself for non-negative integers (`202401`,
+/// several joined by `-`), else a hash of the values' text (stable across versions,
+/// unlike a hash of an in-memory encoding).
+fn partition_id(arrays: &[ArrayRef], row: usize) -> Result<String> {
+    let values = arrays.iter().map(|a| ScalarValue::try_from_array(a, row)).collect::<datafusion::common::Result<Vec<_>>>()?;
+    let all_unsigned = values.iter().all(|v| match v {
+        ScalarValue::UInt8(Some(_)) | ScalarValue::UInt16(Some(_)) | ScalarValue::UInt32(Some(_)) | ScalarValue::UInt64(Some(_)) => true,
+        ScalarValue::Int8(Some(x)) => *x >= 0,
+        ScalarValue::Int16(Some(x)) => *x >= 0,
+        ScalarValue::Int32(Some(x)) => *x >= 0,
+        ScalarValue::Int64(Some(x)) => *x >= 0,
+        // DataFusion's `%` on UInt64 and an integer literal yields Decimal128(20, 0).
+        ScalarValue::Decimal128(Some(x), _, 0) => *x >= 0,
+        _ => false,
+    });
+    if all_unsigned {
+        let text = |v: &ScalarValue| match v {
+            ScalarValue::Decimal128(Some(x), _, _) => x.to_string(),
+            other => other.to_string(),
+        };
+        return Ok(values.iter().map(text).collect::<Vec<_>>().join("-"));
+    }
+    let text = values.iter().map(|v| format!("{}:{v}", v.data_type())).collect::<Vec<_>>().join("\u{1}");
+    Ok(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes())))
+}
+
+/// Checks the engine clause: ORDER BY present, PRIMARY KEY a prefix of it.
+pub fn check_clauses(meta: &TableMeta) -> Result<()> {
+    let engine = &meta.engine;
+    if engine.order_by.is_none() && engine.primary_key.is_none() {
+        return Err(Error::new(
+            ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+            format!(
+                "ORDER BY or PRIMARY KEY clause is missing. Consider using extended storage definition syntax with ORDER BY or PRIMARY KEY clause (table {}.{})",
+                meta.database, meta.name
+            ),
+        ));
+    }
+    if let (Some(order_by), Some(primary)) = (&engine.order_by, &engine.primary_key) {
+        let sorting = split_tuple(order_by)?;
+        let primary = split_tuple(primary)?;
+        if primary.len() > sorting.len() {
+            return Err(Error::new(
+                ErrorCode::BAD_ARGUMENTS,
+                format!("Primary key must be a prefix of the sorting key, but its length: {} is greater than the sorting key length: {}", primary.len(), sorting.len()),
+            ));
+        }
+        for (i, (p, s)) in primary.iter().zip(&sorting).enumerate() {
+            if normalize(p) != normalize(s) {
+                return Err(Error::new(
+                    ErrorCode::BAD_ARGUMENTS,
+                    format!("Primary key must be a prefix of the sorting key, but the column in the position {i} is {s}, not {p}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn normalize(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Splits a key clause into its elements: `id` -> `[id]`; `(a, toDate(b))` -> `[a, toDate(b)]`;
+/// `tuple()` -> `[]`; `tuple(a, b)` -> `[a, b]`. Commas inside parentheses, brackets and
+/// quotes do not split.
+pub fn split_tuple(text: &str) -> Result<Vec<String>> {
+    let t = text.trim();
+    let is_tuple_call = t.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("tuple"))
+        && t.get(5..).is_some_and(|rest| rest.trim_start().starts_with('('))
+        && t.ends_with(')');
+    let inner = if is_tuple_call {
+        let open = t.find('(').unwrap_or(5);
+        &t[open + 1..t.len() - 1]
+    } else if t.starts_with('(') && matching_paren(t, 0) == Some(t.len() - 1) {
+        &t[1..t.len() - 1]
+    } else {
+        t
+    };
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let mut prev_escape = false;
+    for (i, c) in inner.char_indices() {
+        if let Some(q) = quote {
+            if c == q && !prev_escape {
+                quote = None;
+            }
+            prev_escape = c == '\\' && !prev_escape;
+            continue;
+        }
+        match c {
+            '\'' | '"' | '`' => quote = Some(c),
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(inner[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = inner[start..].trim();
+    if !last.is_empty() || !out.is_empty() {
+        out.push(last.to_string());
+    }
+    if depth != 0 || quote.is_some() || out.iter().any(|s| s.is_empty()) {
+        return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse key expression {text}")));
+    }
+    Ok(out)
+}
+
+fn matching_paren(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0;
+    let mut quote: Option<char> = None;
+    for (i, c) in text.char_indices().skip(open) {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' | '`' => quote = Some(c),
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parses one expression with ClickHouse's function-name rules applied (DataFusion
+/// lowercases unquoted function names; `granary_functions::prepare_function_names`
+/// quotes them so `toYYYYMM` is looked up as written).
+fn parse_sql_expr(text: &str) -> Result<SqlExpr> {
+    let syntax = |detail: String| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse key expression {text}: {detail}"));
+    let mut statements = Parser::parse_sql(&ClickHouseDialect {}, &format!("SELECT {text}")).map_err(|e| syntax(e.to_string()))?;
+    let mut statement = statements.pop().filter(|_| statements.is_empty()).ok_or_else(|| syntax("not one expression".into()))?;
+    granary_functions::prepare_function_names(&mut statement);
+    if let Statement::Query(query) = statement {
+        if let SetExpr::Select(select) = *query.body {
+            if let [SelectItem::UnnamedExpr(expr)] = select.projection.as_slice() {
+                return Ok(expr.clone());
+            }
+        }
+    }
+    Err(syntax("not one expression".into()))
+}
+
+struct Planner {
+    state: SessionState,
+    df_schema: DFSchema,
+    schema: SchemaRef,
+}
+
+impl Planner {
+    fn new(schema: &SchemaRef) -> Result<Planner> {
+        let mut config = SessionConfig::new();
+        config.options_mut().sql_parser.enable_ident_normalization = false;
+        let mut state = SessionStateBuilder::new().with_config(config).with_default_features().build();
+        granary_functions::register_all(&mut state)?;
+        let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+        Ok(Planner { state, df_schema, schema: schema.clone() })
+    }
+
+    fn plan(&self, text: &str) -> Result<KeyExpr> {
+        let logical = self
+            .state
+            .create_logical_expr_from_sql_expr(ExprWithAlias { expr: parse_sql_expr(text)?, alias: None }, &self.df_schema)
+            .map_err(|e| Error::from(e).context(format!("in key expression {text}")))?;
+        let expr = self.state.create_physical_expr(logical, &self.df_schema)?;
+        let data_type = expr.data_type(&self.schema)?;
+        let nullable = expr.nullable(&self.schema)?;
+        let column = expr.downcast_ref::<Column>().map(|c| c.index());
+        if matches!(data_type, DataType::List(_) | DataType::Map(..) | DataType::Struct(_)) {
+            return Err(Error::new(ErrorCode::ILLEGAL_COLUMN, format!("Key expression {text} has type {data_type}, which cannot be in a key")));
+        }
+        Ok(KeyExpr { text: text.to_string(), expr, column, data_type, nullable })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuples_split() {
+        assert_eq!(split_tuple("id").unwrap(), vec!["id"]);
+        assert_eq!(split_tuple("(toDate(ts), id)").unwrap(), vec!["toDate(ts)", "id"]);
+        assert_eq!(split_tuple("tuple()").unwrap(), Vec::<String>::new());
+        assert_eq!(split_tuple("tuple(a, b)").unwrap(), vec!["a", "b"]);
+        assert_eq!(split_tuple("(a, 'x,y')").unwrap(), vec!["a", "'x,y'"]);
+        assert_eq!(split_tuple("(a) + (b)").unwrap(), vec!["(a) + (b)"]);
+        assert_eq!(split_tuple("ünïcode").unwrap(), vec!["ünïcode"]);
+        assert_eq!(split_tuple("Tuple ( x )").unwrap(), vec!["x"]);
+        assert!(split_tuple("(a, ").is_err());
+    }
+}

@@ -1,0 +1,450 @@
+//! Merging parts: a streaming k-way merge by sorting key.
+//!
+//! Each source part is read granule by granule; the sorting key of the current granule
+//! is converted to Arrow's row format (byte-comparable), and the output is built by
+//! repeatedly taking the smallest current row (ties go to the older part, so equal keys
+//! keep insertion order). Output rows are gathered with `interleave` in chunks of
+//! `index_granularity` rows and fed to a [`PartWriter`](crate::writer::PartWriter), so memory holds one granule per
+//! source plus one output chunk, never a whole part.
+//!
+//! The merged part gets the union of the block ranges and `max(level) + 1`; it is
+//! renamed into place and swapped for its sources in one step. If a source vanished in
+//! the meantime (TRUNCATE), the result is discarded.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef};
+use arrow::compute::interleave;
+use arrow::record_batch::RecordBatch;
+use arrow::row::{OwnedRow, RowConverter, Rows};
+use datafusion::common::ScalarValue;
+use granary_common::{Error, ErrorCode, Result};
+use granary_storage::OptimizeRequest;
+
+use crate::engine::{Inner, MergeMode};
+use crate::insert::{discard, write_part, PendingPart};
+use crate::part::Part;
+use crate::part_info::PartInfo;
+use crate::reader::PartReader;
+use crate::selector::select_merge;
+use crate::writer::commit_part_dir;
+
+/// One background merge step: returns true when a merge was done.
+pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
+    let Ok(_guard) = inner.merge_lock.try_lock() else {
+        return Ok(false); // OPTIMIZE or TRUNCATE is running
+    };
+    let snapshot = inner.snapshot();
+    let Some(sources) = select_merge(&snapshot, &inner.settings) else {
+        return Ok(false);
+    };
+    merge_and_commit(inner, sources).await?;
+    Ok(true)
+}
+
+/// `OPTIMIZE TABLE [PARTITION p] [FINAL]`. Without FINAL: one merge chosen by the
+/// selector (restricted to the partition). With FINAL: every partition (or the given
+/// one) is merged down to one part. `PARTITION` is matched against the partition id
+/// (`202401`, or `ID 'abc'`).
+pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
+    let _guard = inner.merge_lock.lock().await;
+    let wanted = request.partition.as_deref().map(partition_id_of);
+    let snapshot = inner.snapshot();
+    let in_scope = |p: &&Arc<Part>| wanted.as_ref().is_none_or(|w| &p.info.partition_id == w);
+    if !request.final_ {
+        let candidates: Vec<Arc<Part>> = snapshot.iter().filter(in_scope).cloned().collect();
+        if let Some(sources) = select_merge(&candidates, &inner.settings) {
+            merge_and_commit(inner, sources).await?;
+        }
+        return Ok(());
+    }
+    let mut partitions: Vec<String> = snapshot.iter().filter(in_scope).map(|p| p.info.partition_id.clone()).collect();
+    partitions.dedup();
+    for partition in partitions {
+        // Parts inserted meanwhile are included: FINAL means one part at the end.
+        loop {
+            let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
+            // Inserts into Replacing/Summing tables are collapsed when written, so a
+            // single part has nothing left to merge.
+            if sources.len() < 2 {
+                break;
+            }
+            merge_and_commit(inner, sources).await?;
+        }
+    }
+    Ok(())
+}
+
+fn partition_id_of(text: &str) -> String {
+    let t = text.trim();
+    let t = t.strip_prefix("ID ").or_else(|| t.strip_prefix("id ")).unwrap_or(t).trim();
+    t.trim_matches('\'').to_string()
+}
+
+async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result<()> {
+    let inner = inner.clone();
+    tokio::task::spawn_blocking(move || {
+        let pending = merge_parts(&inner, &sources)?;
+        let _commit = inner.commit_lock.lock();
+        let Some(pending) = pending else {
+            if inner.all_active(&sources) {
+                inner.add_parts(Vec::new(), &sources);
+            }
+            return Ok(());
+        };
+        if !inner.all_active(&sources) {
+            discard(std::slice::from_ref(&pending));
+            return Ok(());
+        }
+        if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir) {
+            discard(std::slice::from_ref(&pending));
+            return Err(e);
+        }
+        tracing::debug!("merged {} parts into {}", sources.len(), pending.part.name());
+        inner.add_parts(vec![Arc::new(pending.part)], &sources);
+        Ok(())
+    })
+    .await
+    .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("merge task failed: {e}")))?
+}
+
+/// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part
+/// (None when no row survives, which only SummingMergeTree can cause).
+pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<PendingPart>> {
+    let first = sources.first().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge of no parts"))?;
+    let info = PartInfo::new(
+        first.info.partition_id.clone(),
+        sources.iter().map(|p| p.info.min_block).min().unwrap_or(0),
+        sources.iter().map(|p| p.info.max_block).max().unwrap_or(0),
+        sources.iter().map(|p| p.info.level).max().unwrap_or(0) + 1,
+    );
+    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    let mut inputs = Vec::with_capacity(sources.len());
+    for part in sources {
+        inputs.push(Source::Part { reader: PartReader::new(part.clone(), &inner.schema, &all)?, part: part.clone(), next_granule: 0 });
+    }
+    write_merged(inner, info, "tmp_merge_", inputs)
+}
+
+/// Writes the merge of `inputs` (each sorted) as part `info`; None when no row survives
+/// (SummingMergeTree rows that sum to zero).
+pub fn write_merged(inner: &Inner, info: PartInfo, tmp_prefix: &str, inputs: Vec<Source>) -> Result<Option<PendingPart>> {
+    let mut merger = Merger::new(inner, inputs)?;
+    match merger.next() {
+        None => Ok(None),
+        Some(Err(e)) => Err(e),
+        Some(Ok(first)) => write_part(inner, info, tmp_prefix, std::iter::once(Ok(first)).chain(merger)).map(Some),
+    }
+}
+
+/// A sorted input of a merge.
+pub enum Source {
+    /// A part, read granule by granule.
+    Part { reader: PartReader, part: Arc<Part>, next_granule: usize },
+    /// A sorted block in memory (an INSERT block of a Replacing/Summing table, which is
+    /// collapsed like a merge before it is written, as ClickHouse's optimize_on_insert).
+    Block { batch: RecordBatch, offset: usize, chunk: usize },
+}
+
+impl Source {
+    fn next_batch(&mut self, schema: &arrow::datatypes::SchemaRef) -> Result<Option<RecordBatch>> {
+        match self {
+            Source::Part { reader, part, next_granule } => {
+                if *next_granule >= part.granules() {
+                    return Ok(None);
+                }
+                let batch = reader.read(*next_granule..*next_granule + 1, schema)?;
+                *next_granule += 1;
+                Ok(Some(batch))
+            }
+            Source::Block { batch, offset, chunk } => {
+                if *offset >= batch.num_rows() {
+                    return Ok(None);
+                }
+                let n = (*chunk).max(1).min(batch.num_rows() - *offset);
+                let out = batch.slice(*offset, n);
+                *offset += n;
+                Ok(Some(out))
+            }
+        }
+    }
+}
+
+struct Cursor {
+    source: Source,
+    batch: Option<RecordBatch>,
+    rows: Option<Rows>,
+    pos: usize,
+    /// Index of `batch` in `Merger::pending`.
+    slot: usize,
+}
+
+struct Merger<'a> {
+    inner: &'a Inner,
+    converter: Option<RowConverter>,
+    cursors: Vec<Cursor>,
+    /// Batches referenced by the output chunk being built.
+    pending: Vec<RecordBatch>,
+    chunk_rows: usize,
+    failed: bool,
+    /// Replacing/Summing: the group of equal keys being read, emitted when a
+    /// different key comes (it may span granules and output chunks).
+    carry: Option<Group>,
+    /// Summing: the sums of each row of the output chunk being built.
+    chunk_sums: Vec<Vec<ScalarValue>>,
+    /// Rows of the output chunk being built: (slot in `pending`, row).
+    indices: Vec<(usize, usize)>,
+}
+
+struct Group {
+    /// The row that represents the group: (slot in `pending`, row).
+    slot: usize,
+    pos: usize,
+    key: OwnedRow,
+    /// Summing: running sums of the summed columns.
+    sums: Vec<ScalarValue>,
+}
+
+impl<'a> Merger<'a> {
+    fn new(inner: &'a Inner, sources: Vec<Source>) -> Result<Self> {
+        let converter = if inner.keys.sorting.is_empty() { None } else { Some(RowConverter::new(inner.keys.sort_fields())?) };
+        let mut merger = Merger {
+            inner,
+            converter,
+            cursors: Vec::new(),
+            pending: Vec::new(),
+            chunk_rows: inner.settings.index_granularity as usize,
+            failed: false,
+            carry: None,
+            chunk_sums: Vec::new(),
+            indices: Vec::new(),
+        };
+        for source in sources {
+            merger.cursors.push(Cursor { source, batch: None, rows: None, pos: 0, slot: 0 });
+        }
+        for i in 0..merger.cursors.len() {
+            merger.advance(i)?;
+        }
+        Ok(merger)
+    }
+
+    /// Loads the next chunk of cursor `i` (or marks it exhausted).
+    fn advance(&mut self, i: usize) -> Result<()> {
+        let c = &mut self.cursors[i];
+        let Some(batch) = c.source.next_batch(&self.inner.schema)? else {
+            c.batch = None;
+            c.rows = None;
+            return Ok(());
+        };
+        c.rows = match &self.converter {
+            Some(conv) => {
+                let keys: Vec<ArrayRef> = self.inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<_>>()?;
+                Some(conv.convert_columns(&keys)?)
+            }
+            None => None,
+        };
+        c.pos = 0;
+        c.slot = self.pending.len();
+        self.pending.push(batch.clone());
+        c.batch = Some(batch);
+        // A long run of equal keys (Replacing/Summing) adds granules without adding output
+        // rows: drop the batches nothing points into any more, so memory stays bounded.
+        if self.pending.len() > 2 * self.cursors.len() + 8 {
+            self.compact();
+        }
+        Ok(())
+    }
+
+    /// Keeps only the pending batches referenced by output rows, the open group or a
+    /// cursor, renumbering the references.
+    fn compact(&mut self) {
+        let old = std::mem::take(&mut self.pending);
+        let mut map: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        let mut kept: Vec<RecordBatch> = Vec::new();
+        let mut remap = |slot: usize| {
+            *map.entry(slot).or_insert_with(|| {
+                kept.push(old[slot].clone());
+                kept.len() - 1
+            })
+        };
+        for index in &mut self.indices {
+            index.0 = remap(index.0);
+        }
+        if let Some(group) = &mut self.carry {
+            group.slot = remap(group.slot);
+        }
+        for c in &mut self.cursors {
+            if c.batch.is_some() {
+                c.slot = remap(c.slot);
+            }
+        }
+        self.pending = kept;
+    }
+
+    /// Adds the current row of cursor `b` to the output, or (Replacing, Summing) folds
+    /// it into the group of equal keys.
+    fn take_row(&mut self, b: usize) -> Result<()> {
+        let c = &self.cursors[b];
+        if self.inner.mode == MergeMode::Ordinary {
+            self.indices.push((c.slot, c.pos));
+            return Ok(());
+        }
+        let logical = || Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys or batch");
+        let rows = c.rows.as_ref().ok_or_else(logical)?;
+        let batch = c.batch.as_ref().ok_or_else(logical)?;
+        let key = rows.row(c.pos);
+        match (&mut self.carry, &self.inner.mode) {
+            (Some(group), MergeMode::Replacing { version }) if group.key.row() == key => {
+                // Rows come oldest first, so on equal versions the newer one wins.
+                let newer_wins = match version {
+                    None => true,
+                    Some(v) => {
+                        let new = ScalarValue::try_from_array(batch.column(*v), c.pos)?;
+                        let old = ScalarValue::try_from_array(self.pending[group.slot].column(*v), group.pos)?;
+                        new >= old
+                    }
+                };
+                if newer_wins {
+                    group.slot = c.slot;
+                    group.pos = c.pos;
+                }
+            }
+            (Some(group), MergeMode::Summing { columns }) if group.key.row() == key => {
+                for (sum, &col) in group.sums.iter_mut().zip(columns) {
+                    *sum = sum.add(ScalarValue::try_from_array(batch.column(col), c.pos)?)?;
+                }
+            }
+            _ => {
+                let sums = match &self.inner.mode {
+                    MergeMode::Summing { columns } => {
+                        columns.iter().map(|&col| ScalarValue::try_from_array(batch.column(col), c.pos)).collect::<datafusion::common::Result<_>>()?
+                    }
+                    _ => Vec::new(),
+                };
+                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), sums };
+                if let Some(done) = self.carry.replace(group) {
+                    self.emit(done);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, group: Group) {
+        self.indices.push((group.slot, group.pos));
+        if let MergeMode::Summing { .. } = self.inner.mode {
+            self.chunk_sums.push(group.sums);
+        }
+    }
+
+    /// Summing: puts the sums into the chunk and drops rows whose sums are all zero.
+    fn apply_sums(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
+        let MergeMode::Summing { columns } = &self.inner.mode else {
+            return Ok(chunk);
+        };
+        let sums = std::mem::take(&mut self.chunk_sums);
+        if columns.is_empty() {
+            return Ok(chunk);
+        }
+        let mut arrays = chunk.columns().to_vec();
+        let mut all_zero = vec![true; chunk.num_rows()];
+        for (i, &col) in columns.iter().enumerate() {
+            let zero = ScalarValue::new_zero(chunk.schema().field(col).data_type())?;
+            for (row, s) in sums.iter().enumerate() {
+                if s[i] != zero {
+                    all_zero[row] = false;
+                }
+            }
+            let array = ScalarValue::iter_to_array(sums.iter().map(|s| s[i].clone()))?;
+            arrays[col] = arrow::compute::cast(&array, chunk.schema().field(col).data_type())?;
+        }
+        let chunk = RecordBatch::try_new(chunk.schema(), arrays)?;
+        if all_zero.iter().any(|z| *z) {
+            let keep = arrow::array::BooleanArray::from_iter(all_zero.iter().map(|z| Some(!z)));
+            return Ok(arrow::compute::filter_record_batch(&chunk, &keep)?);
+        }
+        Ok(chunk)
+    }
+
+    fn next_chunk(&mut self) -> Result<Option<RecordBatch>> {
+        while self.indices.len() < self.chunk_rows {
+            let mut best: Option<usize> = None;
+            for (i, c) in self.cursors.iter().enumerate() {
+                if c.batch.is_none() {
+                    continue;
+                }
+                best = match (best, &c.rows) {
+                    (None, _) => Some(i),
+                    // No sorting key: parts are concatenated in block order.
+                    (Some(b), None) => Some(b),
+                    (Some(b), Some(rows)) => {
+                        let other = &self.cursors[b];
+                        let other_rows = other.rows.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys"))?;
+                        if rows.row(c.pos) < other_rows.row(other.pos) {
+                            Some(i)
+                        } else {
+                            Some(b)
+                        }
+                    }
+                };
+            }
+            let Some(b) = best else {
+                if let Some(done) = self.carry.take() {
+                    self.emit(done);
+                }
+                break;
+            };
+            self.take_row(b)?;
+            let c = &mut self.cursors[b];
+            c.pos += 1;
+            if c.pos >= c.batch.as_ref().map(|x| x.num_rows()).unwrap_or(0) {
+                self.advance(b)?;
+            }
+        }
+        let indices = std::mem::take(&mut self.indices);
+        if indices.is_empty() {
+            return Ok(None);
+        }
+        let mut columns = Vec::with_capacity(self.inner.schema.fields().len());
+        for col in 0..self.inner.schema.fields().len() {
+            let arrays: Vec<&dyn Array> = self.pending.iter().map(|b| b.column(col).as_ref()).collect();
+            columns.push(interleave(&arrays, &indices)?);
+        }
+        let out = self.apply_sums(RecordBatch::try_new(self.inner.schema.clone(), columns)?)?;
+        // Keep only the batches the cursors (and the carried row) still point into.
+        let mut kept = Vec::new();
+        if let Some(group) = &mut self.carry {
+            kept.push(self.pending[group.slot].clone());
+            group.slot = 0;
+        }
+        for c in &mut self.cursors {
+            if let Some(batch) = &c.batch {
+                c.slot = kept.len();
+                kept.push(batch.clone());
+            }
+        }
+        self.pending = kept;
+        Ok(Some(out))
+    }
+}
+
+impl Iterator for Merger<'_> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            match self.next_chunk() {
+                Ok(Some(b)) if b.num_rows() == 0 => continue, // every row summed to zero
+                Ok(Some(b)) => return Some(Ok(b)),
+                Ok(None) => return None,
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}

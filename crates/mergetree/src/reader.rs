@@ -1,0 +1,284 @@
+//! Reading granules of a part, and the scan plan (`MergeTreeExec`).
+//!
+//! A scan is planned in three steps (see `select.rs` for the first two):
+//! 1. parts whose partition min/max cannot match the filters are skipped;
+//! 2. in the remaining parts, granules whose primary-key range cannot match are
+//!    skipped (`PruningPredicate` over the sparse index);
+//! 3. the selected granule ranges of all parts are cut into `target_partitions`
+//!    contiguous slices of about the same number of granules, one per output partition.
+//!
+//! Each output partition is produced by a blocking task (file reads, decompression and
+//! decoding are CPU and I/O work that must not stall the async runtime) feeding a
+//! bounded channel: at most two blocks are decoded ahead of the consumer, and dropping
+//! the stream stops the task at its next send.
+
+use std::fmt;
+use std::fs::File;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef};
+use arrow::compute::concat;
+use arrow::datatypes::{DataType, SchemaRef};
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties};
+use granary_common::{Error, ErrorCode, Result, ResultExt};
+use granary_storage::fs::escape_for_file_name;
+
+use crate::compression::{block_len, decompress_block, BLOCK_HEADER_LEN};
+use crate::encoding::decode_array;
+use crate::part::{Mark, Part};
+
+/// Granules `granules` of one part.
+#[derive(Debug, Clone)]
+pub struct GranuleRange {
+    pub part: Arc<Part>,
+    pub granules: Range<usize>,
+}
+
+impl GranuleRange {
+    pub fn rows(&self) -> u64 {
+        self.part.granule_starts[self.granules.end] - self.part.granule_starts[self.granules.start]
+    }
+}
+
+struct ColumnCursor {
+    index: usize,
+    data_type: DataType,
+    file: File,
+    path: String,
+    block_offset: Option<u64>,
+    block: Vec<u8>,
+}
+
+impl ColumnCursor {
+    fn read_granule(&mut self, mark: &Mark) -> Result<ArrayRef> {
+        if self.block_offset != Some(mark.block_offset) {
+            let mut header = [0u8; BLOCK_HEADER_LEN];
+            self.file
+                .read_exact_at(&mut header, mark.block_offset)
+                .with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block header of {}", self.path))?;
+            let what = || self.path.clone();
+            let len = block_len(&header, &what)?;
+            let mut raw = vec![0u8; len];
+            self.file
+                .read_exact_at(&mut raw, mark.block_offset)
+                .with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", self.path))?;
+            self.block = decompress_block(&raw, &what)?;
+            self.block_offset = Some(mark.block_offset);
+        }
+        let mut pos = mark.offset_in_block as usize;
+        let array = decode_array(&self.block, &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path)))?;
+        if array.len() as u64 != mark.rows {
+            return Err(Error::new(ErrorCode::CORRUPTED_DATA, format!("Granule of {} has {} rows, marks say {}", self.path, array.len(), mark.rows)));
+        }
+        Ok(array)
+    }
+}
+
+/// Reads granules of one part, for the given table columns.
+pub struct PartReader {
+    part: Arc<Part>,
+    columns: Vec<ColumnCursor>,
+}
+
+impl PartReader {
+    pub fn new(part: Arc<Part>, table_schema: &SchemaRef, columns: &[usize]) -> Result<PartReader> {
+        let mut cursors = Vec::with_capacity(columns.len());
+        for &index in columns {
+            let field = table_schema.field(index);
+            let path = part.dir.join(format!("{}.bin", escape_for_file_name(field.name())));
+            let file = File::open(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", path.display()))?;
+            cursors.push(ColumnCursor {
+                index,
+                data_type: field.data_type().clone(),
+                file,
+                path: path.display().to_string(),
+                block_offset: None,
+                block: Vec::new(),
+            });
+        }
+        Ok(PartReader { part, columns: cursors })
+    }
+
+    /// Reads granules `range` as one batch of `schema` (the projected columns).
+    pub fn read(&mut self, range: Range<usize>, schema: &SchemaRef) -> Result<RecordBatch> {
+        let rows = (self.part.granule_starts[range.end] - self.part.granule_starts[range.start]) as usize;
+        let mut arrays = Vec::with_capacity(self.columns.len());
+        for column in &mut self.columns {
+            let marks = &self.part.marks[column.index];
+            let mut pieces = Vec::with_capacity(range.len());
+            for g in range.clone() {
+                pieces.push(column.read_granule(&marks[g])?);
+            }
+            arrays.push(if pieces.len() == 1 {
+                pieces.pop().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no granule"))?
+            } else {
+                let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+                concat(&refs)?
+            });
+        }
+        Ok(RecordBatch::try_new_with_options(schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(rows)))?)
+    }
+}
+
+/// Cuts the selected ranges into `n` slices of about the same number of granules.
+pub fn split_ranges(ranges: Vec<GranuleRange>, n: usize) -> Vec<Vec<GranuleRange>> {
+    let total: usize = ranges.iter().map(|r| r.granules.len()).sum();
+    let n = n.max(1).min(total.max(1));
+    let per = total.div_ceil(n).max(1);
+    let mut out: Vec<Vec<GranuleRange>> = vec![Vec::new(); n];
+    let (mut slot, mut filled) = (0, 0);
+    for r in ranges {
+        let mut start = r.granules.start;
+        while start < r.granules.end {
+            let take = (per - filled).min(r.granules.end - start);
+            out[slot].push(GranuleRange { part: r.part.clone(), granules: start..start + take });
+            start += take;
+            filled += take;
+            if filled == per && slot + 1 < n {
+                slot += 1;
+                filled = 0;
+            }
+        }
+    }
+    out
+}
+
+/// The scan of a MergeTree table.
+pub struct MergeTreeExec {
+    table_schema: SchemaRef,
+    schema: SchemaRef,
+    columns: Vec<usize>,
+    partitions: Vec<Vec<GranuleRange>>,
+    /// Rows per produced block (granules are read whole, so blocks may be a granule over).
+    block_rows: usize,
+    limit: Option<usize>,
+    properties: Arc<PlanProperties>,
+}
+
+impl fmt::Debug for MergeTreeExec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MergeTreeExec").field("columns", &self.columns).field("partitions", &self.partitions.len()).finish()
+    }
+}
+
+impl MergeTreeExec {
+    pub fn new(
+        table_schema: SchemaRef,
+        columns: Vec<usize>,
+        partitions: Vec<Vec<GranuleRange>>,
+        block_rows: usize,
+        limit: Option<usize>,
+    ) -> Result<Self> {
+        let schema = Arc::new(table_schema.project(&columns)?);
+        let partitions = if partitions.is_empty() { vec![Vec::new()] } else { partitions };
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(partitions.len()),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, properties })
+    }
+
+    /// Granules this plan will read (for tests and EXPLAIN).
+    pub fn granules(&self) -> usize {
+        self.partitions.iter().flatten().map(|r| r.granules.len()).sum()
+    }
+}
+
+impl DisplayAs for MergeTreeExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        let parts: std::collections::HashSet<String> = self.partitions.iter().flatten().map(|r| r.part.name()).collect();
+        write!(f, "MergeTreeExec: parts={}, granules={}, partitions={}", parts.len(), self.granules(), self.partitions.len())
+    }
+}
+
+impl ExecutionPlan for MergeTreeExec {
+    fn name(&self) -> &str {
+        "MergeTreeExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        Vec::new()
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> datafusion::common::Result<TreeNodeRecursion>,
+    ) -> datafusion::common::Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        if children.is_empty() {
+            Ok(self)
+        } else {
+            datafusion::common::internal_err!("MergeTreeExec has no children")
+        }
+    }
+
+    fn execute(&self, partition: usize, _context: Arc<TaskContext>) -> datafusion::common::Result<SendableRecordBatchStream> {
+        let ranges = self.partitions.get(partition).cloned().unwrap_or_default();
+        let (tx, rx) = tokio::sync::mpsc::channel::<datafusion::common::Result<RecordBatch>>(2);
+        let (table_schema, schema, columns, block_rows, limit) =
+            (self.table_schema.clone(), self.schema.clone(), self.columns.clone(), self.block_rows, self.limit);
+        let produce = move || {
+            let result = produce(&ranges, &table_schema, &schema, &columns, block_rows, limit, &tx);
+            if let Err(e) = result {
+                let _ = tx.blocking_send(Err(e.into_datafusion()));
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => drop(handle.spawn_blocking(produce)),
+            Err(_) => drop(std::thread::spawn(produce)),
+        }
+        let stream = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
+        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream)))
+    }
+}
+
+fn produce(
+    ranges: &[GranuleRange],
+    table_schema: &SchemaRef,
+    schema: &SchemaRef,
+    columns: &[usize],
+    block_rows: usize,
+    limit: Option<usize>,
+    tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
+) -> Result<()> {
+    let mut produced = 0usize;
+    for range in ranges {
+        let mut reader = PartReader::new(range.part.clone(), table_schema, columns)?;
+        let starts = &range.part.granule_starts;
+        let mut g = range.granules.start;
+        while g < range.granules.end {
+            // Whole granules up to about `block_rows` rows per block.
+            let mut end = g + 1;
+            while end < range.granules.end && (starts[end + 1] - starts[g]) as usize <= block_rows {
+                end += 1;
+            }
+            let batch = reader.read(g..end, schema)?;
+            produced += batch.num_rows();
+            if tx.blocking_send(Ok(batch)).is_err() {
+                return Ok(()); // the consumer went away (LIMIT, cancellation)
+            }
+            if limit.is_some_and(|l| produced >= l) {
+                return Ok(());
+            }
+            g = end;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! Which parts and granules a scan reads: DataFusion's `PruningPredicate` over two kinds
+//! of statistics.
+//!
+//! * Parts: the min/max of partition-key columns (`minmax.idx`), and the range of the
+//!   first sorting-key column (first and last entry of `primary.idx`).
+//! * Granules: granule `i` of a part holds keys in `[key_i, key_{i+1}]` (the index
+//!   stores the first key of every granule and the part's last key). The range of key
+//!   element `j > 0` is known only where elements `0..j` are equal at both ends, since
+//!   the key is sorted lexicographically; elsewhere the statistics say "unknown".
+//!
+//! Only key elements that are bare columns give statistics (no monotonic-function
+//! analysis yet: `ORDER BY toDate(ts)` does not prune `WHERE ts > ...`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, BooleanArray, UInt64Array};
+use arrow::compute::{concat, nullif};
+use arrow::datatypes::SchemaRef;
+use arrow::row::{RowConverter, SortField};
+use datafusion::common::{Column, ScalarValue};
+use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningStatistics};
+use granary_common::Result;
+
+use crate::keys::TableKeys;
+use crate::part::Part;
+use crate::reader::GranuleRange;
+
+/// Selects the granules of `parts` that `predicate` may match.
+pub fn select_granules(
+    parts: &[Arc<Part>],
+    predicate: Option<&PruningPredicate>,
+    schema: &SchemaRef,
+    keys: &TableKeys,
+) -> Result<Vec<GranuleRange>> {
+    let Some(predicate) = predicate.filter(|p| !p.always_true()) else {
+        return Ok(parts.iter().map(|p| GranuleRange { part: p.clone(), granules: 0..p.granules() }).collect());
+    };
+    let keep_part = predicate.prune(&PartStats { parts, schema, keys })?;
+    let mut out = Vec::new();
+    for (part, keep) in parts.iter().zip(keep_part) {
+        if !keep {
+            continue;
+        }
+        let keep_granule = predicate.prune(&GranuleStats::new(part, schema, keys)?)?;
+        let mut g = 0;
+        while g < keep_granule.len() {
+            if keep_granule[g] {
+                let start = g;
+                while g < keep_granule.len() && keep_granule[g] {
+                    g += 1;
+                }
+                out.push(GranuleRange { part: part.clone(), granules: start..g });
+            } else {
+                g += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn column_index(schema: &SchemaRef, column: &Column) -> Option<usize> {
+    schema.index_of(&column.name).ok()
+}
+
+struct PartStats<'a> {
+    parts: &'a [Arc<Part>],
+    schema: &'a SchemaRef,
+    keys: &'a TableKeys,
+}
+
+impl PartStats<'_> {
+    fn bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
+        let index = column_index(self.schema, column)?;
+        let pieces: Vec<ArrayRef> = if let Some(j) = self.keys.partition_columns.iter().position(|&c| c == index) {
+            self.parts.iter().map(|p| p.minmax[j].slice(usize::from(max), 1)).collect()
+        } else if self.keys.primary_len > 0 && self.keys.sorting[0].column == Some(index) {
+            self.parts.iter().map(|p| if max { p.primary[0].slice(p.granules(), 1) } else { p.primary[0].slice(0, 1) }).collect()
+        } else {
+            return None;
+        };
+        let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+        concat(&refs).ok()
+    }
+}
+
+impl PruningStatistics for PartStats<'_> {
+    fn min_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bound(column, false)
+    }
+
+    fn max_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bound(column, true)
+    }
+
+    fn num_containers(&self) -> usize {
+        self.parts.len()
+    }
+
+    fn null_counts(&self, _column: &Column) -> Option<ArrayRef> {
+        None
+    }
+
+    fn row_counts(&self) -> Option<ArrayRef> {
+        Some(Arc::new(UInt64Array::from_iter_values(self.parts.iter().map(|p| p.rows))))
+    }
+
+    fn contained(&self, _column: &Column, _values: &HashSet<ScalarValue>) -> Option<BooleanArray> {
+        None
+    }
+}
+
+struct GranuleStats<'a> {
+    part: &'a Part,
+    schema: &'a SchemaRef,
+    keys: &'a TableKeys,
+    /// `prefix_equal[j][i]`: key elements `0..j` are equal at both ends of granule `i`.
+    prefix_equal: Vec<BooleanArray>,
+}
+
+impl<'a> GranuleStats<'a> {
+    fn new(part: &'a Part, schema: &'a SchemaRef, keys: &'a TableKeys) -> Result<Self> {
+        let n = part.granules();
+        let mut prefix_equal = vec![BooleanArray::from(vec![true; n])];
+        for j in 1..keys.primary_len {
+            let arrays: Vec<ArrayRef> = part.primary[..j].to_vec();
+            let converter = RowConverter::new(arrays.iter().map(|a| SortField::new(a.data_type().clone())).collect())?;
+            let rows = converter.convert_columns(&arrays)?;
+            prefix_equal.push(BooleanArray::from_iter((0..n).map(|i| Some(rows.row(i) == rows.row(i + 1)))));
+        }
+        Ok(GranuleStats { part, schema, keys, prefix_equal })
+    }
+
+    fn bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
+        let index = column_index(self.schema, column)?;
+        let j = self.keys.primary().iter().position(|k| k.column == Some(index))?;
+        let n = self.part.granules();
+        let values = self.part.primary[j].slice(usize::from(max), n);
+        if j == 0 {
+            return Some(values);
+        }
+        let unknown = arrow::compute::not(&self.prefix_equal[j]).ok()?;
+        nullif(&values, &unknown).ok()
+    }
+}
+
+impl PruningStatistics for GranuleStats<'_> {
+    fn min_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bound(column, false)
+    }
+
+    fn max_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bound(column, true)
+    }
+
+    fn num_containers(&self) -> usize {
+        self.part.granules()
+    }
+
+    fn null_counts(&self, _column: &Column) -> Option<ArrayRef> {
+        None
+    }
+
+    fn row_counts(&self) -> Option<ArrayRef> {
+        let starts = &self.part.granule_starts;
+        Some(Arc::new(UInt64Array::from_iter_values(starts.windows(2).map(|w| w[1] - w[0]))))
+    }
+
+    fn contained(&self, _column: &Column, _values: &HashSet<ScalarValue>) -> Option<BooleanArray> {
+        None
+    }
+}

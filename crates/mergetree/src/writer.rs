@@ -1,0 +1,276 @@
+//! Writing one part: granules cut from sorted blocks, encoded, compressed, fsynced.
+//!
+//! The writer takes a stream of blocks that are already sorted by the sorting key (one
+//! block for an INSERT, many granule-sized chunks for a merge), so it never needs the
+//! whole part in memory: at most one compressed block per column plus the rows of one
+//! unfinished granule.
+//!
+//! Granules hold `index_granularity` rows, fewer when the block's average row size
+//! times the row count would pass `index_granularity_bytes` (adaptive granularity, as
+//! ClickHouse computes it from the block being written).
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+
+use arrow::array::{Array, ArrayRef};
+use arrow::compute::{concat, concat_batches, filter, is_not_null};
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+use arrow::row::{RowConverter, SortField};
+use granary_common::{Error, ErrorCode, Result, ResultExt};
+use granary_storage::fs::{escape_for_file_name, sync_dir};
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use crate::compression::Codec;
+use crate::keys::TableKeys;
+use crate::part::{columns_txt, encode_arrays, encode_marks, Mark, Part, CHECKSUMS_FILE, PART_FORMAT_VERSION};
+use crate::part_info::PartInfo;
+use crate::settings::MergeTreeSettings;
+
+struct ColumnWriter {
+    name: String,
+    file: File,
+    hasher: Xxh3,
+    codec: Codec,
+    /// Encoded granules not yet compressed.
+    buf: Vec<u8>,
+    scratch: Vec<u8>,
+    compressed_offset: u64,
+    marks: Vec<Mark>,
+}
+
+impl ColumnWriter {
+    fn flush_block(&mut self) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        self.scratch.clear();
+        self.codec.compress_block(&self.buf, &mut self.scratch)?;
+        self.file
+            .write_all(&self.scratch)
+            .with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot write {}.bin", self.name))?;
+        self.hasher.update(&self.scratch);
+        self.compressed_offset += self.scratch.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+pub struct PartWriter<'a> {
+    info: PartInfo,
+    /// The temporary directory written into.
+    dir: PathBuf,
+    schema: SchemaRef,
+    keys: &'a TableKeys,
+    settings: &'a MergeTreeSettings,
+    columns: Vec<ColumnWriter>,
+    pending: Option<RecordBatch>,
+    primary: Vec<Vec<ArrayRef>>,
+    last_row: Option<RecordBatch>,
+    /// Running (min, max) of each partition-key column.
+    minmax: Vec<Option<(ArrayRef, ArrayRef)>>,
+    rows: u64,
+}
+
+impl<'a> PartWriter<'a> {
+    /// Starts a part in `tmp_dir` (created here, removed by the caller on failure).
+    pub fn new(
+        tmp_dir: &Path,
+        info: PartInfo,
+        schema: SchemaRef,
+        codecs: &[Codec],
+        keys: &'a TableKeys,
+        settings: &'a MergeTreeSettings,
+    ) -> Result<Self> {
+        fs::create_dir_all(tmp_dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", tmp_dir.display()))?;
+        let mut columns = Vec::with_capacity(schema.fields().len());
+        for (field, codec) in schema.fields().iter().zip(codecs) {
+            let name = escape_for_file_name(field.name());
+            let path = tmp_dir.join(format!("{name}.bin"));
+            let file = File::create(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", path.display()))?;
+            columns.push(ColumnWriter {
+                name,
+                file,
+                hasher: Xxh3::new(),
+                codec: *codec,
+                buf: Vec::new(),
+                scratch: Vec::new(),
+                compressed_offset: 0,
+                marks: Vec::new(),
+            });
+        }
+        Ok(PartWriter {
+            info,
+            dir: tmp_dir.to_path_buf(),
+            schema,
+            keys,
+            settings,
+            columns,
+            pending: None,
+            primary: Vec::new(),
+            last_row: None,
+            minmax: vec![None; keys.partition_columns.len()],
+            rows: 0,
+        })
+    }
+
+    /// Appends sorted rows (sorted after everything written before).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        let g = self.granule_rows(batch);
+        let mut offset = 0;
+        if let Some(pending) = self.pending.take() {
+            let take = g.saturating_sub(pending.num_rows()).min(batch.num_rows());
+            let joined = concat_batches(&self.schema, [&pending, &batch.slice(0, take)])?;
+            offset = take;
+            if joined.num_rows() >= g {
+                self.write_granule(&joined)?;
+            } else {
+                self.pending = Some(joined);
+                return Ok(());
+            }
+        }
+        while batch.num_rows() - offset >= g {
+            self.write_granule(&batch.slice(offset, g))?;
+            offset += g;
+        }
+        if offset < batch.num_rows() {
+            self.pending = Some(batch.slice(offset, batch.num_rows() - offset));
+        }
+        Ok(())
+    }
+
+    fn granule_rows(&self, batch: &RecordBatch) -> usize {
+        let max = self.settings.index_granularity as usize;
+        if self.settings.index_granularity_bytes == 0 {
+            return max;
+        }
+        let bytes: usize = batch.columns().iter().map(|c| c.to_data().get_slice_memory_size().unwrap_or(0)).sum();
+        let per_row = (bytes / batch.num_rows().max(1)).max(1);
+        (self.settings.index_granularity_bytes as usize / per_row).clamp(1, max)
+    }
+
+    fn write_granule(&mut self, granule: &RecordBatch) -> Result<()> {
+        let rows = granule.num_rows();
+        let mut encoded = Vec::new();
+        for (column, array) in self.columns.iter_mut().zip(granule.columns()) {
+            encoded.clear();
+            crate::encoding::encode_array(array.as_ref(), &mut encoded)?;
+            if !column.buf.is_empty() && column.buf.len() + encoded.len() > self.settings.max_compress_block_size as usize {
+                column.flush_block()?;
+            }
+            column.marks.push(Mark { block_offset: column.compressed_offset, offset_in_block: column.buf.len() as u64, rows: rows as u64 });
+            column.buf.extend_from_slice(&encoded);
+            if column.buf.len() >= self.settings.min_compress_block_size as usize {
+                column.flush_block()?;
+            }
+        }
+        let first = granule.slice(0, 1);
+        self.primary.push(self.keys.primary().iter().map(|k| k.evaluate(&first)).collect::<Result<_>>()?);
+        self.last_row = Some(granule.slice(rows - 1, 1));
+        for (slot, &col) in self.minmax.iter_mut().zip(&self.keys.partition_columns) {
+            *slot = merge_minmax(slot.take(), granule.column(col))?;
+        }
+        self.rows += rows as u64;
+        Ok(())
+    }
+
+    /// Writes the remaining files, fsyncs them and the directory. Returns the part as it
+    /// will be once renamed to `final_dir`.
+    pub fn finish(mut self, final_dir: &Path) -> Result<Part> {
+        if let Some(pending) = self.pending.take() {
+            self.write_granule(&pending)?;
+        }
+        if self.rows == 0 {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "Attempt to write an empty part"));
+        }
+        let mut checksums = String::new();
+        let mut bytes_on_disk = 0u64;
+        let mut marks = Vec::with_capacity(self.columns.len());
+        for mut column in std::mem::take(&mut self.columns) {
+            column.flush_block()?;
+            column.file.sync_all().with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot fsync {}.bin", column.name))?;
+            checksums.push_str(&format!("{}.bin\t{}\t{:016x}\n", column.name, column.compressed_offset, column.hasher.digest()));
+            bytes_on_disk += column.compressed_offset;
+            let mrk = encode_marks(&column.marks);
+            self.small_file(&format!("{}.mrk", column.name), &mrk, &mut checksums, &mut bytes_on_disk)?;
+            marks.push(column.marks);
+        }
+        // primary.idx: each granule's first key, then the last row's key.
+        let last = self.last_row.take().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "part without rows"))?;
+        let last_key: Vec<ArrayRef> = self.keys.primary().iter().map(|k| k.evaluate(&last)).collect::<Result<_>>()?;
+        let mut primary = Vec::with_capacity(self.keys.primary_len);
+        for i in 0..self.keys.primary_len {
+            let parts: Vec<&dyn Array> = self.primary.iter().map(|g| g[i].as_ref()).chain(std::iter::once(last_key[i].as_ref())).collect();
+            primary.push(concat(&parts)?);
+        }
+        self.small_file("primary.idx", &encode_arrays(&primary)?, &mut checksums, &mut bytes_on_disk)?;
+        let minmax: Vec<ArrayRef> = std::mem::take(&mut self.minmax)
+            .into_iter()
+            .zip(self.keys.partition_columns.clone())
+            .map(|(mm, col)| match mm {
+                Some((min, max)) => Ok(concat(&[min.as_ref(), max.as_ref()])?),
+                None => Ok(arrow::array::new_null_array(self.schema.field(col).data_type(), 2)),
+            })
+            .collect::<Result<_>>()?;
+        self.small_file("minmax.idx", &encode_arrays(&minmax)?, &mut checksums, &mut bytes_on_disk)?;
+        self.small_file("count.txt", self.rows.to_string().as_bytes(), &mut checksums, &mut bytes_on_disk)?;
+        self.small_file("columns.txt", columns_txt(&self.schema).as_bytes(), &mut checksums, &mut bytes_on_disk)?;
+        self.small_file("format_version.txt", PART_FORMAT_VERSION.to_string().as_bytes(), &mut checksums, &mut bytes_on_disk)?;
+        write_synced(&self.dir.join(CHECKSUMS_FILE), checksums.as_bytes())?;
+        bytes_on_disk += checksums.len() as u64;
+        sync_dir(&self.dir)?;
+        Ok(Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, marks, primary, minmax))
+    }
+
+    fn small_file(&self, name: &str, bytes: &[u8], checksums: &mut String, total: &mut u64) -> Result<()> {
+        write_synced(&self.dir.join(name), bytes)?;
+        checksums.push_str(&format!("{name}\t{}\t{:016x}\n", bytes.len(), xxh3_64(bytes)));
+        *total += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = File::create(path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", path.display()))?;
+    file.write_all(bytes)
+        .and_then(|_| file.sync_all())
+        .with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot write {}", path.display()))
+}
+
+/// Folds a granule's column into a running (min, max), ignoring NULLs. Uses the row
+/// format so every orderable type is handled the same way.
+fn merge_minmax(current: Option<(ArrayRef, ArrayRef)>, column: &ArrayRef) -> Result<Option<(ArrayRef, ArrayRef)>> {
+    let non_null = if column.null_count() > 0 { filter(column, &is_not_null(column)?)? } else { column.clone() };
+    let mut candidates: Vec<&dyn Array> = vec![non_null.as_ref()];
+    if let Some((min, max)) = &current {
+        candidates.push(min.as_ref());
+        candidates.push(max.as_ref());
+    }
+    let all = concat(&candidates)?;
+    if all.is_empty() {
+        return Ok(current);
+    }
+    let converter = RowConverter::new(vec![SortField::new(all.data_type().clone())])?;
+    let rows = converter.convert_columns(std::slice::from_ref(&all))?;
+    let (mut lo, mut hi) = (0, 0);
+    for i in 1..rows.num_rows() {
+        if rows.row(i) < rows.row(lo) {
+            lo = i;
+        }
+        if rows.row(i) > rows.row(hi) {
+            hi = i;
+        }
+    }
+    Ok(Some((all.slice(lo, 1), all.slice(hi, 1))))
+}
+
+/// Renames a finished temporary part into place, durably.
+pub fn commit_part_dir(tmp: &Path, final_dir: &Path) -> Result<()> {
+    granary_storage::fs::rename_durable(tmp, final_dir)
+}
+
