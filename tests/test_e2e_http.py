@@ -422,6 +422,38 @@ def test_kill_9_keeps_catalog():
             s.stop()
 
 
+def test_join_tables_and_dictionaries_survive_kill_9():
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
+        try:
+            s.query("CREATE TABLE j (k UInt64, v String) ENGINE = Join(ANY, LEFT, k)")
+            # more INSERTs than the Join engine keeps as separate files before compacting
+            for i in range(40):
+                s.query(f"INSERT INTO j VALUES ({i}, 'v{i}'), ({i}, 'dup')")
+            s.query("CREATE TABLE src (id UInt64, name String) ENGINE = MergeTree ORDER BY id")
+            s.query("INSERT INTO src SELECT number, concat('n', toString(number)) FROM numbers(1000)")
+            s.query("CREATE DICTIONARY dict (id UInt64, name String DEFAULT '?') PRIMARY KEY id "
+                    "SOURCE(CLICKHOUSE(TABLE 'src')) LAYOUT(HASHED()) LIFETIME(MIN 1 MAX 2)")
+            assert s.query("SELECT dictGet('dict', 'name', toUInt64(7))") == "n7\n"
+            create = s.query("SHOW CREATE DICTIONARY dict")
+            s.stop(sig=signal.SIGKILL)
+            s.start()
+            assert s.query("SELECT count(), min(v), max(v) FROM j") == "40\tv0\tv9\n"
+            assert s.query("SELECT joinGet('j', 'v', toUInt64(39))") == "v39\n"
+            assert s.query("SHOW CREATE DICTIONARY dict") == create
+            assert s.query("SELECT status FROM system.dictionaries WHERE name = 'dict'") == "NOT_LOADED\n"
+            assert s.query("SELECT dictGet('dict', 'name', toUInt64(999)), dictGet('dict', 'name', toUInt64(1000))") == "n999\t?\n"
+            # LIFETIME: new source rows appear within MAX seconds without a manual reload
+            s.query("INSERT INTO src VALUES (1000, 'late')")
+            deadline = time.time() + 10
+            while time.time() < deadline and s.query("SELECT dictGet('dict', 'name', toUInt64(1000))") != "late\n":
+                time.sleep(0.3)
+            assert s.query("SELECT dictGet('dict', 'name', toUInt64(1000))") == "late\n"
+            assert s.query("SELECT status, element_count, last_exception FROM system.dictionaries WHERE name = 'dict'") == "LOADED\t1001\t\n"
+        finally:
+            s.stop()
+
+
 def test_sigterm_during_query_shuts_down():
     with tempfile.TemporaryDirectory() as tmp:
         s = Server(os.path.join(tmp, "data")).start()

@@ -1,6 +1,8 @@
 //! Table engines and table functions that are not MergeTree.
 //!
 //! * [`memory`]: `ENGINE = Memory`, rows kept in RAM (gone after a restart, as in ClickHouse).
+//! * [`join`]: `ENGINE = Join(ANY|ALL, kind, keys)`, a keyed, durable right side for
+//!   JOINs and `joinGet`.
 //! * [`null`]: `ENGINE = Null`, accepts writes and keeps nothing.
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
 //!   generated lazily, split into partitions for `max_threads`.
@@ -8,6 +10,7 @@
 //! [`register_engines`] adds the engine factories to a registry; the table functions
 //! are registered on the DataFusion session by the interpreter.
 
+pub mod join;
 pub mod memory;
 pub mod null;
 pub mod numbers;
@@ -20,6 +23,7 @@ use granary_storage::EngineRegistry;
 pub fn register_engines(registry: &mut EngineRegistry) {
     registry.register(Arc::new(memory::MemoryEngineFactory));
     registry.register(Arc::new(null::NullEngineFactory));
+    registry.register(Arc::new(join::JoinEngineFactory));
 }
 
 /// Collects an insert stream into memory, checking each batch's schema. Shared by the

@@ -102,6 +102,10 @@ pub(crate) async fn run(
             create_table(instance, ctx, *create).await?;
             Outcome::Done
         }
+        Statement::CreateDictionary(create) => {
+            crate::lookups::create_dictionary(instance, ctx, *create)?;
+            Outcome::Done
+        }
         Statement::DropTable { name, if_exists } => {
             let db = database_of(ctx, &name);
             forbid_system(&db, "drop")?;
@@ -141,6 +145,15 @@ pub(crate) async fn run(
                 filter.push_str(&format!(" AND name LIKE {}", granary_sql::params::quote_string(&like)));
             }
             rows(run_sql(ctx, &format!("SELECT name FROM system.tables WHERE {filter} ORDER BY name")).await?, None)?
+        }
+        Statement::ShowDictionaries { database, like } => {
+            let db = database.unwrap_or_else(|| ctx.current_database.clone());
+            instance.catalog().require_database(&db)?;
+            let mut filter = format!("database = {}", granary_sql::params::quote_string(&db));
+            if let Some(like) = like {
+                filter.push_str(&format!(" AND name LIKE {}", granary_sql::params::quote_string(&like)));
+            }
+            rows(run_sql(ctx, &format!("SELECT name FROM system.dictionaries WHERE {filter} ORDER BY name")).await?, None)?
         }
         Statement::ShowSettings { like } => {
             let pattern = granary_sql::params::quote_string(&like);
@@ -212,7 +225,16 @@ pub(crate) async fn run(
             rows(single_string_column("explain", text.lines().map(str::to_string).collect())?, None)?
         }
         Statement::System { command } => {
-            system_command(instance, &command)?;
+            let words: Vec<&str> = command.split_whitespace().collect();
+            match words.as_slice() {
+                [reload, dictionary, name] if reload.eq_ignore_ascii_case("RELOAD") && dictionary.eq_ignore_ascii_case("DICTIONARY") => {
+                    crate::lookups::reload(instance, ctx, Some(name)).await?
+                }
+                [reload, dictionaries] if reload.eq_ignore_ascii_case("RELOAD") && dictionaries.eq_ignore_ascii_case("DICTIONARIES") => {
+                    crate::lookups::reload(instance, ctx, None).await?
+                }
+                _ => system_command(instance, &command)?,
+            }
             Outcome::Done
         }
     };
@@ -253,6 +275,8 @@ pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
 pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
     let mut inner = ast::Statement::Query(query);
     granary_functions::prepare_function_names(&mut inner);
+    let dictionaries = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
+    crate::lookups::load_dictionaries(ctx, &dictionaries).await?;
     let statement = DFStatement::Statement(Box::new(inner));
     check_table_references(ctx, &statement).await?;
     Ok(ctx.state.statement_to_plan(statement).await?)
@@ -422,6 +446,7 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
             engine: EngineMeta::default(),
             comment: None,
             created_at: 0,
+            dictionary: None,
         };
         meta.engine.name = format!("System{}", name.table);
         return Ok(meta.create_query());
@@ -487,6 +512,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         engine,
         comment: create.comment.clone(),
         created_at: chrono::Utc::now().timestamp(),
+        dictionary: None,
     };
     let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
     if let Some(plan) = select_plan {

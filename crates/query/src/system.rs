@@ -205,6 +205,37 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             query_log,
         ),
         (
+            "dictionaries",
+            vec![
+                ("database", "String"),
+                ("name", "String"),
+                ("uuid", "String"),
+                ("status", "String"),
+                ("origin", "String"),
+                ("type", "String"),
+                ("key.names", "Array(String)"),
+                ("key.types", "Array(String)"),
+                ("attribute.names", "Array(String)"),
+                ("attribute.types", "Array(String)"),
+                ("bytes_allocated", "UInt64"),
+                ("query_count", "UInt64"),
+                ("hit_rate", "Float64"),
+                ("found_rate", "Float64"),
+                ("element_count", "UInt64"),
+                ("load_factor", "Float64"),
+                ("source", "String"),
+                ("lifetime_min", "UInt64"),
+                ("lifetime_max", "UInt64"),
+                ("loading_start_time", "DateTime"),
+                ("last_successful_update_time", "DateTime"),
+                ("error_count", "UInt64"),
+                ("loading_duration", "Float64"),
+                ("last_exception", "String"),
+                ("comment", "String"),
+            ],
+            dictionaries,
+        ),
+        (
             "processes",
             vec![
                 ("is_initial_query", "UInt8"),
@@ -419,6 +450,80 @@ fn camel(name: &str) -> String {
             }
         })
         .collect()
+}
+
+fn string_lists(lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
+    let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
+    let mut builder = ListBuilder::new(StringBuilder::new()).with_field(item);
+    for list in lists {
+        for value in list {
+            builder.values().append_value(value);
+        }
+        builder.append(true);
+    }
+    Arc::new(builder.finish())
+}
+
+fn dictionaries(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let seconds = |t: Option<std::time::SystemTime>| {
+        t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs() as i64)
+    };
+    let mut rows = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            if table.meta.dictionary.is_none() {
+                continue;
+            }
+            if let Some(dictionary) = shared.dictionaries.get(&table.meta.uuid) {
+                rows.push((database.name.clone(), table.meta.clone(), dictionary));
+            }
+        }
+    }
+    rows.sort_by(|a, b| (&a.0, &a.1.name).cmp(&(&b.0, &b.1.name)));
+    let type_names = |d: &granary_dictionaries::Dictionary, columns: Vec<usize>| -> Vec<String> {
+        columns.into_iter().map(|i| ChType::from_field(d.definition.schema.field(i)).to_string()).collect()
+    };
+    let mut columns: Vec<ArrayRef> = Vec::new();
+    let statuses: Vec<_> = rows.iter().map(|(_, _, d)| (d.status(), d.current())).collect();
+    columns.push(strings(rows.iter().map(|r| &r.0)));
+    columns.push(strings(rows.iter().map(|r| &r.1.name)));
+    columns.push(strings(rows.iter().map(|r| &r.1.uuid)));
+    columns.push(strings(statuses.iter().map(|(s, _)| s.status)));
+    columns.push(strings(rows.iter().map(|r| &r.1.uuid)));
+    columns.push(strings(rows.iter().map(|(_, _, d)| d.definition.layout.type_name(d.definition.complex_key))));
+    columns.push(string_lists(rows.iter().map(|(_, _, d)| d.definition.meta.primary_key.clone())));
+    columns.push(string_lists(rows.iter().map(|(_, _, d)| type_names(d, d.definition.key_columns.clone()))));
+    columns.push(string_lists(rows.iter().map(|(_, _, d)| d.definition.attribute_names())));
+    columns.push(string_lists(rows.iter().map(|(_, _, d)| {
+        let attributes = (0..d.definition.schema.fields().len()).filter(|i| !d.definition.key_columns.contains(i)).collect();
+        type_names(d, attributes)
+    })));
+    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| (l.rows.get_array_memory_size() + l.index.allocated_bytes()) as u64))));
+    columns.push(u64s(rows.iter().map(|(_, _, d)| d.query_count.load(Relaxed))));
+    columns.push(Arc::new(Float64Array::from_iter_values(rows.iter().map(|_| 1.0))));
+    columns.push(Arc::new(Float64Array::from_iter_values(rows.iter().map(|(_, _, d)| {
+        let lookups = d.lookup_count.load(Relaxed);
+        if lookups == 0 {
+            0.0
+        } else {
+            d.found_count.load(Relaxed) as f64 / lookups as f64
+        }
+    }))));
+    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| l.index.len() as u64))));
+    columns.push(Arc::new(Float64Array::from_iter_values(statuses.iter().map(|(_, l)| {
+        l.as_ref().map_or(0.0, |l| if l.rows.num_rows() == 0 { 0.0 } else { l.index.len() as f64 / l.rows.num_rows() as f64 })
+    }))));
+    columns.push(strings(rows.iter().map(|(_, _, d)| d.definition.source_description())));
+    columns.push(u64s(rows.iter().map(|(_, _, d)| d.definition.lifetime_min)));
+    columns.push(u64s(rows.iter().map(|(_, _, d)| d.definition.lifetime_max)));
+    columns.push(Arc::new(TimestampSecondArray::from_iter_values(statuses.iter().map(|(s, _)| seconds(s.loading_start_time)))));
+    columns.push(Arc::new(TimestampSecondArray::from_iter_values(statuses.iter().map(|(s, _)| seconds(s.last_successful_update_time)))));
+    columns.push(u64s(statuses.iter().map(|(s, _)| s.error_count)));
+    columns.push(Arc::new(Float64Array::from_iter_values(statuses.iter().map(|(s, _)| s.loading_duration.as_secs_f64()))));
+    columns.push(strings(statuses.iter().map(|(s, _)| s.last_exception.clone().unwrap_or_default())));
+    columns.push(strings(rows.iter().map(|r| r.1.comment.clone().unwrap_or_default())));
+    Ok(columns)
 }
 
 fn columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {

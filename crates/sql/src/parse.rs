@@ -55,11 +55,13 @@ pub enum Statement {
     CreateDatabase { name: String, if_not_exists: bool, engine: Option<String> },
     DropDatabase { name: String, if_exists: bool },
     CreateTable(Box<CreateTable>),
+    CreateDictionary(Box<CreateDictionary>),
     DropTable { name: TableName, if_exists: bool },
     RenameTables(Vec<(TableName, TableName)>),
     TruncateTable { name: TableName, if_exists: bool },
     ShowDatabases { like: Option<String> },
     ShowTables { database: Option<String>, like: Option<String> },
+    ShowDictionaries { database: Option<String>, like: Option<String> },
     ShowCreateTable(TableName),
     ShowSettings { like: String },
     ShowProcesslist,
@@ -78,9 +80,11 @@ impl Statement {
     /// The kind as `system.query_log.query_kind` shows it.
     pub fn kind_name(&self) -> &'static str {
         match self {
-            Statement::Query { .. } | Statement::ShowDatabases { .. } | Statement::ShowTables { .. } => "Select",
+            Statement::Query { .. } | Statement::ShowDatabases { .. } | Statement::ShowTables { .. } | Statement::ShowDictionaries { .. } => {
+                "Select"
+            }
             Statement::Insert(_) => "Insert",
-            Statement::CreateDatabase { .. } | Statement::CreateTable(_) => "Create",
+            Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) => "Create",
             Statement::DropDatabase { .. } | Statement::DropTable { .. } => "Drop",
             Statement::RenameTables(_) => "Rename",
             Statement::TruncateTable { .. } => "Drop",
@@ -102,6 +106,7 @@ impl Statement {
             Statement::Query { .. }
                 | Statement::ShowDatabases { .. }
                 | Statement::ShowTables { .. }
+                | Statement::ShowDictionaries { .. }
                 | Statement::ShowCreateTable(_)
                 | Statement::ShowSettings { .. }
                 | Statement::ShowProcesslist
@@ -172,6 +177,31 @@ pub struct CreateTable {
     /// `CREATE TABLE t ... AS SELECT ...`.
     pub as_select: Option<(Box<Query>, Option<LimitBy>)>,
     pub comment: Option<String>,
+}
+
+/// `CREATE DICTIONARY name (attributes) PRIMARY KEY ... SOURCE(...) LAYOUT(...) LIFETIME(...)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateDictionary {
+    pub name: TableName,
+    pub if_not_exists: bool,
+    pub or_replace: bool,
+    /// Key and attribute columns; `default_expression` holds an attribute's `DEFAULT`.
+    pub attributes: Vec<ColumnSpec>,
+    pub primary_key: Vec<String>,
+    pub source: Option<DictionaryClauseSpec>,
+    pub layout: Option<DictionaryClauseSpec>,
+    /// `LIFETIME(n)` is `(0, n)`; `LIFETIME(MIN a MAX b)` is `(a, b)`.
+    pub lifetime: Option<(u64, u64)>,
+    pub range: Option<(String, String)>,
+    pub comment: Option<String>,
+}
+
+/// `NAME(KEY value KEY value ...)` inside SOURCE / LAYOUT; keys upper-cased, values as
+/// their literal text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DictionaryClauseSpec {
+    pub name: String,
+    pub params: Vec<(String, String)>,
 }
 
 /// Parses one statement (a trailing `;` is allowed).
@@ -691,8 +721,12 @@ impl<'a> Cursor<'a> {
                 format: None,
             });
         }
+        if self.eat("DICTIONARY") {
+            let dictionary = self.create_dictionary(or_replace)?;
+            return Ok(StatementWithClauses { statement: Statement::CreateDictionary(Box::new(dictionary)), settings: Vec::new(), format: None });
+        }
         if !self.eat("TABLE") {
-            return Err(self.syntax_error("DATABASE or TABLE (views and dictionaries are not supported yet)"));
+            return Err(self.syntax_error("DATABASE, TABLE or DICTIONARY (views are not supported yet)"));
         }
         let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
         let name = self.table_name()?;
@@ -734,6 +768,139 @@ impl<'a> Cursor<'a> {
             return Err(Error::new(ErrorCode::INCORRECT_QUERY, "Table must have at least one column, or AS table, or AS SELECT"));
         }
         Ok(StatementWithClauses { statement: Statement::CreateTable(Box::new(create)), settings: Vec::new(), format: None })
+    }
+
+    fn create_dictionary(&mut self, or_replace: bool) -> Result<CreateDictionary> {
+        const ATTRIBUTE_KEYWORDS: [&str; 5] = ["DEFAULT", "EXPRESSION", "HIERARCHICAL", "INJECTIVE", "IS_OBJECT_ID"];
+        let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+        let name = self.table_name()?;
+        self.skip_on_cluster()?;
+        let mut dictionary = CreateDictionary {
+            name,
+            if_not_exists,
+            or_replace,
+            attributes: Vec::new(),
+            primary_key: Vec::new(),
+            source: None,
+            layout: None,
+            lifetime: None,
+            range: None,
+            comment: None,
+        };
+        self.expect_token(&Token::LParen, "'('")?;
+        loop {
+            let name = self.ident()?;
+            let type_text = self
+                .raw_until(|l| l.token == Token::Comma || ATTRIBUTE_KEYWORDS.iter().any(|k| l.is_keyword(k)))
+                .ok_or_else(|| self.syntax_error("attribute type"))?;
+            let ch_type = ChType::parse(&type_text)?;
+            let mut spec = ColumnSpec { name, ch_type, default_kind: None, default_expression: None, codec: None, comment: None };
+            loop {
+                if self.eat("DEFAULT") {
+                    spec.default_kind = Some("DEFAULT".to_string());
+                    spec.default_expression = self.raw_until(|l| l.token == Token::Comma || ATTRIBUTE_KEYWORDS.iter().any(|k| l.is_keyword(k)));
+                } else if self.eat("EXPRESSION") {
+                    return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Dictionary attribute EXPRESSION is not supported yet"));
+                } else if self.eat("HIERARCHICAL") || self.eat("INJECTIVE") || self.eat("IS_OBJECT_ID") {
+                    // Hints for hierarchy functions and query optimisation; lookups do not depend on them.
+                } else {
+                    break;
+                }
+            }
+            dictionary.attributes.push(spec);
+            if self.eat_token(&Token::RParen) {
+                break;
+            }
+            self.expect_token(&Token::Comma, "',' or ')'")?;
+        }
+        loop {
+            if self.eat_seq(&["PRIMARY", "KEY"]) {
+                loop {
+                    dictionary.primary_key.push(self.ident()?);
+                    if !self.eat_token(&Token::Comma) {
+                        break;
+                    }
+                }
+            } else if self.eat("SOURCE") {
+                dictionary.source = Some(self.dictionary_clause()?);
+            } else if self.eat("LAYOUT") {
+                dictionary.layout = Some(self.dictionary_clause()?);
+            } else if self.eat("LIFETIME") {
+                self.expect_token(&Token::LParen, "'('")?;
+                let number = |p: &mut Self| -> Result<u64> {
+                    let text = p.literal_text()?;
+                    text.parse().map_err(|_| Error::new(ErrorCode::SYNTAX_ERROR, format!("Expected a number in LIFETIME, got {text}")))
+                };
+                let (mut min, mut max) = (0, 0);
+                if self.peek_is("MIN") || self.peek_is("MAX") {
+                    while !self.eat_token(&Token::RParen) {
+                        if self.eat("MIN") {
+                            min = number(self)?;
+                        } else if self.eat("MAX") {
+                            max = number(self)?;
+                        } else {
+                            return Err(self.syntax_error("MIN, MAX or ')'"));
+                        }
+                    }
+                } else {
+                    max = number(self)?;
+                    self.expect_token(&Token::RParen, "')'")?;
+                }
+                dictionary.lifetime = Some((min, max));
+            } else if self.eat("RANGE") {
+                self.expect_token(&Token::LParen, "'('")?;
+                self.expect("MIN")?;
+                let min = self.ident()?;
+                self.expect("MAX")?;
+                let max = self.ident()?;
+                self.expect_token(&Token::RParen, "')'")?;
+                dictionary.range = Some((min, max));
+            } else if self.eat("SETTINGS") {
+                self.expect_token(&Token::LParen, "'('")?;
+                self.raw_until(|_| false);
+                self.expect_token(&Token::RParen, "')'")?;
+            } else if self.eat("COMMENT") {
+                dictionary.comment = Some(self.string_literal()?);
+            } else {
+                break;
+            }
+        }
+        self.expect_end()?;
+        if dictionary.primary_key.is_empty() {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Cannot create dictionary with empty primary key"));
+        }
+        Ok(dictionary)
+    }
+
+    /// `(NAME(KEY value ...))` of SOURCE and LAYOUT; nested clauses (`credentials(...)`)
+    /// are kept as their text.
+    fn dictionary_clause(&mut self) -> Result<DictionaryClauseSpec> {
+        self.expect_token(&Token::LParen, "'('")?;
+        let name = self.ident()?.to_ascii_uppercase();
+        let mut params = Vec::new();
+        if self.eat_token(&Token::LParen) {
+            while !self.eat_token(&Token::RParen) {
+                let key = self.ident()?.to_ascii_uppercase();
+                let start = self.pos;
+                self.eat_token(&Token::Minus);
+                let value = match self.peek().map(|l| &l.token) {
+                    Some(Token::LParen) => {
+                        self.pos += 1;
+                        let inner = self.raw_until(|_| false).unwrap_or_default();
+                        self.expect_token(&Token::RParen, "')'")?;
+                        format!("({inner})")
+                    }
+                    Some(Token::Number(..) | Token::SingleQuotedString(_) | Token::Word(_)) => {
+                        self.pos += 1;
+                        self.sql[self.lx[start].start..self.lx[self.pos - 1].end].to_string()
+                    }
+                    _ => return Err(self.syntax_error("a value")),
+                };
+                params.push((key, value));
+            }
+        }
+        self.expect_token(&Token::RParen, "')'")?;
+        Ok(DictionaryClauseSpec { name, params })
     }
 
     fn column_list(&mut self) -> Result<Vec<ColumnSpec>> {
@@ -882,6 +1049,9 @@ impl<'a> Cursor<'a> {
         } else if self.eat("TABLES") {
             let database = if self.eat("FROM") || self.eat("IN") { Some(self.ident()?) } else { None };
             Statement::ShowTables { database, like: self.like_clause()? }
+        } else if self.eat("DICTIONARIES") {
+            let database = if self.eat("FROM") || self.eat("IN") { Some(self.ident()?) } else { None };
+            Statement::ShowDictionaries { database, like: self.like_clause()? }
         } else if self.eat("CREATE") {
             let _ = self.eat("TEMPORARY");
             let _ = self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY");
@@ -892,7 +1062,7 @@ impl<'a> Cursor<'a> {
         } else if self.eat("PROCESSLIST") {
             Statement::ShowProcesslist
         } else {
-            return Err(self.syntax_error("DATABASES, TABLES, CREATE, SETTINGS or PROCESSLIST"));
+            return Err(self.syntax_error("DATABASES, TABLES, DICTIONARIES, CREATE, SETTINGS or PROCESSLIST"));
         };
         if let Some(Token::Word(_)) = self.peek().map(|l| &l.token) {
             if self.peek_is("LIMIT") {
@@ -1132,6 +1302,29 @@ mod tests {
         assert_eq!(engine.order_by.as_deref(), Some("(id, ts)"));
         assert_eq!(engine.partition_by.as_deref(), Some("toYYYYMM(ts)"));
         assert_eq!(engine.settings, vec![("index_granularity".to_string(), "256".to_string())]);
+    }
+
+    #[test]
+    fn create_dictionary() {
+        let sql = "CREATE DICTIONARY IF NOT EXISTS db.d (id UInt64, name String DEFAULT 'none' INJECTIVE, v Float64) \
+                   PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src' DB 'db' WHERE 'v > 0')) LAYOUT(HASHED()) LIFETIME(MIN 1 MAX 10) COMMENT 'c'";
+        let Statement::CreateDictionary(d) = parse(sql).statement else { panic!("not a dictionary") };
+        assert!(d.if_not_exists);
+        assert_eq!(d.name.to_string(), "db.d");
+        assert_eq!(d.attributes.len(), 3);
+        assert_eq!(d.attributes[1].default_expression.as_deref(), Some("'none'"));
+        assert_eq!(d.primary_key, vec!["id"]);
+        let source = d.source.unwrap();
+        assert_eq!(source.name, "CLICKHOUSE");
+        assert_eq!(source.params, vec![("TABLE".into(), "'src'".into()), ("DB".into(), "'db'".into()), ("WHERE".into(), "'v > 0'".into())]);
+        assert_eq!(d.layout.unwrap().name, "HASHED");
+        assert_eq!(d.lifetime, Some((1, 10)));
+        assert_eq!(d.comment.as_deref(), Some("c"));
+        let Statement::CreateDictionary(d) = parse("CREATE DICTIONARY d (k String, v UInt8) PRIMARY KEY k SOURCE(FILE(path 'a.csv' format 'CSV')) LAYOUT(CACHE(SIZE_IN_CELLS 100)) LIFETIME(300)").statement else {
+            panic!("not a dictionary")
+        };
+        assert_eq!(d.lifetime, Some((0, 300)));
+        assert_eq!(d.layout.unwrap().params, vec![("SIZE_IN_CELLS".into(), "100".into())]);
     }
 
     #[test]

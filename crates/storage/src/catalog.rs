@@ -389,6 +389,7 @@ mod tests {
             engine: EngineMeta { name: "Dummy".into(), ..Default::default() },
             comment: None,
             created_at: 0,
+            dictionary: None,
         }
     }
 

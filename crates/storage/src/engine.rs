@@ -95,6 +95,11 @@ pub trait TableEngine: Send + Sync + Debug {
     fn data_paths(&self) -> Vec<PathBuf> {
         Vec::new()
     }
+
+    /// Key-value access (`dictGet`, `joinGet`), for engines that keep rows by key.
+    fn key_lookup(&self) -> Option<&dyn crate::lookup::KeyLookup> {
+        None
+    }
 }
 
 /// What an engine factory is given to open or create a table.

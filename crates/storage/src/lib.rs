@@ -15,17 +15,21 @@
 //!   ClickHouse types, engine clause), versioned as a file-format contract.
 //! * [`catalog`]: databases and tables, persisted under `<path>/metadata`, table data
 //!   under `<path>/store/<uuid>` so a RENAME never moves data.
+//! * [`lookup`]: [`KeyLookup`], key-value access for `dictGet` / `joinGet`, and the
+//!   [`KeyIndex`] hash index engines build it on.
 //! * [`provider`]: DataFusion `CatalogProvider` / `SchemaProvider` / `TableProvider` adapters.
 
 pub mod catalog;
 pub mod engine;
 pub mod fs;
+pub mod lookup;
 pub mod meta;
 pub mod provider;
 pub mod scan_counter;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, TableEngine};
-pub use meta::{ColumnMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
+pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
+pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
 pub use provider::{EngineTableProvider, GranaryCatalogProvider};
 pub use scan_counter::ScanCounterExec;

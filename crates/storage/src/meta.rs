@@ -78,6 +78,68 @@ pub struct TableMeta {
     /// Seconds since the epoch of CREATE, for system.tables.metadata_modification_time.
     #[serde(default)]
     pub created_at: i64,
+    /// Set for `CREATE DICTIONARY` (engine `Dictionary`): its key, source, layout and lifetime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dictionary: Option<DictionaryMeta>,
+}
+
+/// The clauses of `CREATE DICTIONARY` after the attribute list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DictionaryMeta {
+    pub primary_key: Vec<String>,
+    pub source: DictionaryClause,
+    pub layout: DictionaryClause,
+    pub lifetime_min: u64,
+    pub lifetime_max: u64,
+    /// `RANGE(MIN a MAX b)` of range dictionaries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<(String, String)>,
+}
+
+/// `NAME(KEY value ...)`, e.g. `CLICKHOUSE(TABLE 'src' DB 'db')` or `HASHED()`. Keys are
+/// upper case; values keep their SQL literal text (`'src'`, `1000`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DictionaryClause {
+    pub name: String,
+    #[serde(default)]
+    pub params: Vec<(String, String)>,
+}
+
+impl DictionaryClause {
+    /// A parameter's value with string quotes removed.
+    pub fn param(&self, key: &str) -> Option<String> {
+        self.params.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| unquote_literal(v))
+    }
+}
+
+impl std::fmt::Display for DictionaryClause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let params: Vec<String> = self.params.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        write!(f, "{}({})", self.name, params.join(" "))
+    }
+}
+
+/// `'it''s'` -> `it's`; other literals unchanged.
+pub fn unquote_literal(text: &str) -> String {
+    let t = text.trim();
+    if t.len() >= 2 && t.starts_with('\'') && t.ends_with('\'') {
+        let inner = &t[1..t.len() - 1];
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.extend(chars.next()),
+                '\'' => {
+                    out.push('\'');
+                    chars.next();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    } else {
+        t.to_string()
+    }
 }
 
 impl TableMeta {
@@ -90,7 +152,8 @@ impl TableMeta {
 
     /// `SHOW CREATE TABLE` text, formatted as ClickHouse formats it.
     pub fn create_query(&self) -> String {
-        let mut out = format!("CREATE TABLE {}.{}\n(\n", quote_ident(&self.database), quote_ident(&self.name));
+        let kind = if self.dictionary.is_some() { "DICTIONARY" } else { "TABLE" };
+        let mut out = format!("CREATE {kind} {}.{}\n(\n", quote_ident(&self.database), quote_ident(&self.name));
         for (i, c) in self.columns.iter().enumerate() {
             out.push_str(&format!("    {} {}", quote_ident(&c.name), c.type_name));
             if let (Some(kind), Some(expr)) = (&c.default_kind, &c.default_expression) {
@@ -103,6 +166,16 @@ impl TableMeta {
                 out.push_str(&format!(" {codec}"));
             }
             out.push_str(if i + 1 < self.columns.len() { ",\n" } else { "\n" });
+        }
+        if let Some(d) = &self.dictionary {
+            out.push_str(&format!(")\nPRIMARY KEY {}\nSOURCE({})\nLIFETIME(MIN {} MAX {})\nLAYOUT({})", d.primary_key.join(", "), d.source, d.lifetime_min, d.lifetime_max, d.layout));
+            if let Some((min, max)) = &d.range {
+                out.push_str(&format!("\nRANGE(MIN {min} MAX {max})"));
+            }
+            if let Some(comment) = &self.comment {
+                out.push_str(&format!("\nCOMMENT {}", quote_string(comment)));
+            }
+            return out;
         }
         out.push_str(")\nENGINE = ");
         out.push_str(&self.engine.name);
@@ -169,6 +242,7 @@ mod tests {
             engine: EngineMeta { name: "Memory".into(), ..Default::default() },
             comment: None,
             created_at: 0,
+            dictionary: None,
         };
         assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    id UInt64,\n    `my col` String\n)\nENGINE = Memory");
         let json = serde_json::to_string(&meta).unwrap();

@@ -34,6 +34,7 @@ pub fn meta(columns: &[(&str, &str)], order_by: Option<&str>, partition_by: Opti
         },
         comment: None,
         created_at: 0,
+        dictionary: None,
     }
 }
 

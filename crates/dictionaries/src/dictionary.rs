@@ -1,0 +1,434 @@
+//! A dictionary at run time: its loaded rows, load status, reloads, and the table-engine
+//! face (`SELECT * FROM dict`, system.tables).
+//!
+//! Loading reads the whole source into one batch and indexes its key. A reload builds a
+//! complete new copy and swaps an `Arc`, so a query sees the old copy or the new one,
+//! never half of either; a per-dictionary async mutex makes reloads one at a time.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use arrow::array::{Array, ArrayRef, BooleanArray};
+use arrow::compute::concat_batches;
+use arrow::datatypes::{FieldRef, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::ScalarValue;
+use datafusion::datasource::memory::MemorySourceConfig;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::ExecutionPlan;
+use granary_common::{Error, ErrorCode, Result};
+use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, TableEngine, TableMeta};
+use parking_lot::{Mutex, RwLock};
+
+use crate::definition::{DictionaryDefinition, Layout, FLAT_MAX_ARRAY_SIZE};
+
+/// Runs SELECTs on this server for dictionary sources. Implemented by the query layer,
+/// which owns parsing and execution; held weakly so a dictionary does not keep the server
+/// alive.
+#[async_trait]
+pub trait SourceRunner: Send + Sync {
+    /// Runs `sql` with `database` as the current database and returns every row.
+    async fn select(&self, database: &str, sql: &str) -> Result<Vec<RecordBatch>>;
+}
+
+/// One loaded copy of a dictionary.
+#[derive(Debug)]
+pub struct LoadedDictionary {
+    /// Key columns and attributes, in declaration order.
+    pub rows: RecordBatch,
+    pub index: KeyIndex,
+    /// Per column: the value a lookup of a missing key returns (the attribute's
+    /// `DEFAULT`, else the type's default).
+    pub defaults: Vec<ScalarValue>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LoadStatus {
+    /// `NOT_LOADED`, `LOADED`, `FAILED`, `LOADING`, `FAILED_AND_RELOADING`, `LOADED_AND_RELOADING`.
+    pub status: &'static str,
+    pub loading_start_time: Option<SystemTime>,
+    pub last_successful_update_time: Option<SystemTime>,
+    pub loading_duration: Duration,
+    /// The last load failure, as ClickHouse prints it (`Code: N. DB::Exception: ...`).
+    pub last_exception: Option<String>,
+    pub error_count: u64,
+    /// When a LIFETIME reload is due.
+    pub next_update: Option<Instant>,
+}
+
+#[derive(Debug)]
+pub struct Dictionary {
+    pub definition: DictionaryDefinition,
+    loaded: RwLock<Option<Arc<LoadedDictionary>>>,
+    status: Mutex<LoadStatus>,
+    load_lock: tokio::sync::Mutex<()>,
+    pub query_count: std::sync::atomic::AtomicU64,
+    pub found_count: std::sync::atomic::AtomicU64,
+    pub lookup_count: std::sync::atomic::AtomicU64,
+}
+
+impl Dictionary {
+    pub fn new(definition: DictionaryDefinition) -> Dictionary {
+        Dictionary {
+            definition,
+            loaded: RwLock::new(None),
+            status: Mutex::new(LoadStatus { status: "NOT_LOADED", ..LoadStatus::default() }),
+            load_lock: tokio::sync::Mutex::new(()),
+            query_count: Default::default(),
+            found_count: Default::default(),
+            lookup_count: Default::default(),
+        }
+    }
+
+    pub fn status(&self) -> LoadStatus {
+        self.status.lock().clone()
+    }
+
+    pub fn current(&self) -> Option<Arc<LoadedDictionary>> {
+        self.loaded.read().clone()
+    }
+
+    /// The loaded copy, loading it first if there is none (or, for `DIRECT`, always).
+    pub async fn ensure_loaded(&self, runner: &dyn SourceRunner) -> Result<Arc<LoadedDictionary>> {
+        if self.definition.layout != Layout::Direct {
+            if let Some(loaded) = self.current() {
+                return Ok(loaded);
+            }
+        }
+        self.load(runner, self.definition.layout == Layout::Direct).await
+    }
+
+    /// Loads the source and swaps the new copy in. With `force = false`, a copy loaded by
+    /// a concurrent caller while this one waited is returned instead.
+    pub async fn load(&self, runner: &dyn SourceRunner, force: bool) -> Result<Arc<LoadedDictionary>> {
+        let _one_at_a_time = self.load_lock.lock().await;
+        if !force {
+            if let Some(loaded) = self.current() {
+                return Ok(loaded);
+            }
+        }
+        let started = Instant::now();
+        {
+            let mut status = self.status.lock();
+            status.status = match status.status {
+                "LOADED" | "LOADED_AND_RELOADING" => "LOADED_AND_RELOADING",
+                "FAILED" | "FAILED_AND_RELOADING" => "FAILED_AND_RELOADING",
+                _ => "LOADING",
+            };
+            status.loading_start_time = Some(SystemTime::now());
+        }
+        let result = self.read_source(runner).await;
+        let mut status = self.status.lock();
+        status.loading_duration = started.elapsed();
+        status.next_update = self.next_update_after(Instant::now());
+        match result {
+            Ok(loaded) => {
+                let loaded = Arc::new(loaded);
+                *self.loaded.write() = Some(loaded.clone());
+                status.status = "LOADED";
+                status.last_successful_update_time = Some(SystemTime::now());
+                status.last_exception = None;
+                Ok(loaded)
+            }
+            Err(e) => {
+                status.status = if self.current().is_some() { "LOADED" } else { "FAILED" };
+                status.error_count += 1;
+                status.last_exception = Some(e.to_clickhouse_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// A uniformly random point in `[MIN, MAX]` seconds from now, as ClickHouse spreads
+    /// reloads so that dictionaries sharing a source do not all hit it at once.
+    fn next_update_after(&self, now: Instant) -> Option<Instant> {
+        let (min, max) = (self.definition.lifetime_min, self.definition.lifetime_max);
+        if max == 0 || self.definition.layout == Layout::Direct {
+            return None;
+        }
+        let spread = max - min;
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos() as u64).unwrap_or(0);
+        let offset = if spread == 0 { 0 } else { nanos % (spread * 1000) };
+        Some(now + Duration::from_secs(min) + Duration::from_millis(offset))
+    }
+
+    /// Whether a LIFETIME reload is due (only for a dictionary that was loaded once).
+    pub fn reload_due(&self, now: Instant) -> bool {
+        let status = self.status.lock();
+        status.status != "NOT_LOADED" && status.next_update.is_some_and(|t| t <= now)
+    }
+
+    async fn read_source(&self, runner: &dyn SourceRunner) -> Result<LoadedDictionary> {
+        let definition = &self.definition;
+        let ch_types: Vec<String> = definition.schema.fields().iter().map(|f| granary_types::ChType::from_field(f).to_string()).collect();
+        let sql = definition.load_query(&ch_types);
+        let context = |e: Error| {
+            let message = format!("Cannot load dictionary {}.{}: {}", definition.database, definition.name, e.message());
+            Error::new(e.code(), message)
+        };
+        // ClickHouse runs a QUERY source in the `default` database; a TABLE without DB is
+        // the dictionary's own database's.
+        let database = match &definition.source {
+            crate::definition::Source::ClickHouse { query: Some(_), .. } => "default",
+            _ => definition.database.as_str(),
+        };
+        let batches = runner.select(database, &sql).await.map_err(context)?;
+        let defaults = self.default_values(runner).await.map_err(context)?;
+        let batches = batches.iter().map(|b| conform(b, &definition.schema)).collect::<Result<Vec<_>>>()?;
+        let rows = concat_batches(&definition.schema, batches.iter())?;
+        let keys: Vec<ArrayRef> = definition.key_columns.iter().map(|&i| rows.column(i).clone()).collect();
+        if definition.layout == Layout::Flat {
+            check_flat_keys(&keys[0])?;
+        }
+        let index = KeyIndex::build(&keys, DuplicateKeys::KeepLast)?;
+        Ok(LoadedDictionary { rows, index, defaults })
+    }
+
+    /// Evaluates the attributes' DEFAULT expressions, cast to their types, in one SELECT.
+    async fn default_values(&self, runner: &dyn SourceRunner) -> Result<Vec<ScalarValue>> {
+        let definition = &self.definition;
+        let fields = definition.schema.fields();
+        let mut expressions = Vec::new();
+        for (i, field) in fields.iter().enumerate() {
+            if let Some(expr) = &definition.defaults[i] {
+                expressions.push((i, format!("CAST(({expr}) AS {})", granary_types::ChType::from_field(field))));
+            }
+        }
+        let mut values: Vec<ScalarValue> = fields
+            .iter()
+            .map(|f| {
+                if f.is_nullable() {
+                    ScalarValue::try_from(f.data_type())
+                } else {
+                    ScalarValue::new_default(f.data_type())
+                }
+            })
+            .collect::<std::result::Result<_, _>>()?;
+        if expressions.is_empty() {
+            return Ok(values);
+        }
+        let sql = format!("SELECT {}", expressions.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>().join(", "));
+        let batches = runner.select(&definition.database, &sql).await?;
+        let batch = batches.iter().find(|b| b.num_rows() > 0).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "DEFAULT expressions gave no row"))?;
+        for (column, (i, _)) in expressions.iter().enumerate() {
+            let value = ScalarValue::try_from_array(batch.column(column), 0)?;
+            values[*i] = value.cast_to(fields[*i].data_type())?;
+        }
+        Ok(values)
+    }
+
+    /// Looks up `attribute` for every key: values of missing keys are the attribute's
+    /// default (`or_default` replaces it per row; `or_null` gives NULL instead).
+    pub fn get(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], attribute: usize, missing: Missing<'_>) -> Result<(ArrayRef, BooleanArray)> {
+        let rows = loaded.index.probe(keys)?;
+        let (values, found) = granary_storage::lookup::gather(loaded.rows.column(attribute), &rows)?;
+        self.lookup_count.fetch_add(keys.first().map_or(0, |k| k.len()) as u64, std::sync::atomic::Ordering::Relaxed);
+        self.found_count.fetch_add(found.true_count() as u64, std::sync::atomic::Ordering::Relaxed);
+        let values = match missing {
+            Missing::Null => values,
+            Missing::Default => {
+                let default = loaded.defaults[attribute].to_scalar()?;
+                arrow::compute::kernels::zip::zip(&found, &values, &default)?
+            }
+            Missing::Values(defaults) => arrow::compute::kernels::zip::zip(&found, &values, defaults)?,
+        };
+        Ok((values, found))
+    }
+}
+
+/// What a lookup returns for a key that is absent.
+pub enum Missing<'a> {
+    Default,
+    Null,
+    Values(&'a ArrayRef),
+}
+
+/// The batch under the dictionary's schema (names and ClickHouse type metadata), its
+/// columns cast where the source's Arrow types differ.
+fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    if batch.num_columns() != schema.fields().len() {
+        return Err(Error::new(
+            ErrorCode::NUMBER_OF_COLUMNS_DOESNT_MATCH,
+            format!("The source returned {} columns, the dictionary has {}", batch.num_columns(), schema.fields().len()),
+        ));
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(column, field)| {
+            if column.data_type() == field.data_type() {
+                Ok(column.clone())
+            } else {
+                Ok(arrow::compute::cast(column, field.data_type())?)
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+fn check_flat_keys(keys: &ArrayRef) -> Result<()> {
+    let as_u64 = arrow::compute::cast(keys, &arrow::datatypes::DataType::UInt64)?;
+    let max = arrow::compute::max(arrow::array::AsArray::as_primitive::<arrow::datatypes::UInt64Type>(as_u64.as_ref()));
+    if let Some(max) = max.filter(|&m| m >= FLAT_MAX_ARRAY_SIZE) {
+        return Err(Error::new(
+            ErrorCode::ARGUMENT_OUT_OF_BOUND,
+            format!("Key value {max} is out of range [0, {FLAT_MAX_ARRAY_SIZE}) of a FLAT dictionary; use HASHED"),
+        ));
+    }
+    Ok(())
+}
+
+/// Every dictionary of the server, by table uuid (stable across RENAME).
+#[derive(Default)]
+pub struct DictionaryRegistry {
+    dictionaries: RwLock<HashMap<String, Arc<Dictionary>>>,
+    runner: RwLock<Option<Weak<dyn SourceRunner>>>,
+}
+
+impl DictionaryRegistry {
+    pub fn new() -> Arc<DictionaryRegistry> {
+        Arc::new(DictionaryRegistry::default())
+    }
+
+    /// Set once the query layer exists (the catalog, which opens dictionaries, comes first).
+    pub fn set_runner(&self, runner: Weak<dyn SourceRunner>) {
+        *self.runner.write() = Some(runner);
+    }
+
+    pub fn runner(&self) -> Result<Arc<dyn SourceRunner>> {
+        self.runner
+            .read()
+            .as_ref()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "Dictionaries cannot be loaded: the server is shutting down"))
+    }
+
+    pub fn get(&self, uuid: &str) -> Option<Arc<Dictionary>> {
+        self.dictionaries.read().get(uuid).cloned()
+    }
+
+    pub fn all(&self) -> Vec<Arc<Dictionary>> {
+        self.dictionaries.read().values().cloned().collect()
+    }
+
+    /// Reloads every loaded dictionary whose LIFETIME has passed. Called periodically.
+    pub async fn reload_expired(&self) {
+        let now = Instant::now();
+        let due: Vec<Arc<Dictionary>> = self.all().into_iter().filter(|d| d.reload_due(now)).collect();
+        let Ok(runner) = self.runner() else { return };
+        for dictionary in due {
+            if let Err(e) = dictionary.load(runner.as_ref(), true).await {
+                tracing::warn!("reloading dictionary {}.{}: {e}", dictionary.definition.database, dictionary.definition.name);
+            }
+        }
+    }
+}
+
+/// The table face of a dictionary.
+#[derive(Debug)]
+pub struct DictionaryEngine {
+    pub dictionary: Arc<Dictionary>,
+    registry: Weak<DictionaryRegistry>,
+    uuid: String,
+}
+
+impl std::fmt::Debug for DictionaryRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DictionaryRegistry").field("dictionaries", &self.dictionaries.read().len()).finish()
+    }
+}
+
+#[async_trait]
+impl TableEngine for DictionaryEngine {
+    fn engine_name(&self) -> &str {
+        "Dictionary"
+    }
+
+    fn schema(&self) -> SchemaRef {
+        self.dictionary.definition.schema.clone()
+    }
+
+    async fn scan(
+        &self,
+        _session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let registry = self.registry.upgrade().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "dictionary registry is gone"))?;
+        let loaded = self.dictionary.ensure_loaded(registry.runner()?.as_ref()).await?;
+        Ok(MemorySourceConfig::try_new_exec(&[vec![loaded.rows.clone()]], self.schema(), projection.cloned())?)
+    }
+
+    async fn insert(&self, _request: InsertRequest) -> Result<InsertResult> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Method write is not supported by storage Dictionary"))
+    }
+
+    async fn truncate(&self) -> Result<()> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Truncate is not supported by storage Dictionary"))
+    }
+
+    async fn drop_data(&self) -> Result<()> {
+        if let Some(registry) = self.registry.upgrade() {
+            registry.dictionaries.write().remove(&self.uuid);
+        }
+        Ok(())
+    }
+
+    fn total_rows(&self) -> Option<u64> {
+        None
+    }
+
+    fn key_lookup(&self) -> Option<&dyn KeyLookup> {
+        Some(self)
+    }
+}
+
+impl KeyLookup for DictionaryEngine {
+    fn key_fields(&self) -> Vec<FieldRef> {
+        self.dictionary.definition.key_fields()
+    }
+
+    fn value_field(&self, name: &str) -> Option<FieldRef> {
+        let definition = &self.dictionary.definition;
+        definition.attribute_index(name).map(|i| Arc::new(definition.schema.field(i).clone()))
+    }
+
+    fn lookup(&self, keys: &[ArrayRef], name: &str) -> Result<(ArrayRef, BooleanArray)> {
+        let definition = &self.dictionary.definition;
+        let attribute = definition
+            .attribute_index(name)
+            .ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("No such attribute '{name}'")))?;
+        let loaded = self.dictionary.current().ok_or_else(|| {
+            Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary {}.{} is not loaded", definition.database, definition.name))
+        })?;
+        self.dictionary.get(&loaded, keys, attribute, Missing::Default)
+    }
+}
+
+/// Opens `Dictionary` "tables" and registers them.
+pub struct DictionaryEngineFactory {
+    pub registry: Arc<DictionaryRegistry>,
+}
+
+impl EngineFactory for DictionaryEngineFactory {
+    fn name(&self) -> &'static str {
+        "Dictionary"
+    }
+
+    fn validate(&self, meta: &TableMeta) -> Result<()> {
+        DictionaryDefinition::from_meta(meta).map(|_| ())
+    }
+
+    fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
+        let definition = DictionaryDefinition::from_meta(context.meta)?;
+        let dictionary = Arc::new(Dictionary::new(definition));
+        let uuid = context.meta.uuid.clone();
+        self.registry.dictionaries.write().insert(uuid.clone(), dictionary.clone());
+        Ok(Arc::new(DictionaryEngine { dictionary, registry: Arc::downgrade(&self.registry), uuid }))
+    }
+}

@@ -1,0 +1,351 @@
+//! `dictGet*`, `dictHas`, `joinGet`, `joinGetOrNull`: key lookups as vectorized UDFs.
+//!
+//! The dictionary or table name and the attribute name are constant strings; the result
+//! type is the attribute's, found in the catalog while planning. Names arrive qualified
+//! (`db.name`): the query layer qualifies unqualified names with the current database
+//! before planning (see granary-query's `lookups` module), because a UDF does not know it.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt8Array};
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{DataType, FieldRef};
+use datafusion::common::{DataFusionError, ScalarValue};
+use datafusion::logical_expr::{
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use granary_common::{Error, ErrorCode, Result};
+use granary_storage::{Catalog, Table};
+use granary_types::ChType;
+
+use crate::dictionary::{DictionaryRegistry, Missing};
+
+type DfResult<T> = std::result::Result<T, DataFusionError>;
+
+/// What the lookup functions need: the catalog (names to tables) and the dictionaries.
+pub struct LookupEnv {
+    pub catalog: Arc<Catalog>,
+    pub registry: Arc<DictionaryRegistry>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `dictGet[Type]`, `dictGet[Type]OrDefault`, `dictGetOrNull`.
+    DictGet { missing: MissingKind },
+    DictHas,
+    /// `joinGet`, `joinGetOrNull`.
+    JoinGet { or_null: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MissingKind {
+    Default,
+    OrDefault,
+    OrNull,
+}
+
+/// Names of the typed variants: `dictGetString`, `dictGetUInt64OrDefault`, ...
+const TYPED: [&str; 15] =
+    ["UInt8", "UInt16", "UInt32", "UInt64", "Int8", "Int16", "Int32", "Int64", "Float32", "Float64", "Date", "DateTime", "UUID", "String", "IPv4"];
+
+/// Every lookup function, bound to `env`.
+pub fn lookup_functions(env: Arc<LookupEnv>) -> Vec<ScalarUDF> {
+    let mut specs: Vec<(String, Kind, Option<&'static str>)> = vec![
+        ("dictGet".into(), Kind::DictGet { missing: MissingKind::Default }, None),
+        ("dictGetOrDefault".into(), Kind::DictGet { missing: MissingKind::OrDefault }, None),
+        ("dictGetOrNull".into(), Kind::DictGet { missing: MissingKind::OrNull }, None),
+        ("dictHas".into(), Kind::DictHas, None),
+        ("joinGet".into(), Kind::JoinGet { or_null: false }, None),
+        ("joinGetOrNull".into(), Kind::JoinGet { or_null: true }, None),
+    ];
+    for t in TYPED {
+        specs.push((format!("dictGet{t}"), Kind::DictGet { missing: MissingKind::Default }, Some(t)));
+        specs.push((format!("dictGet{t}OrDefault"), Kind::DictGet { missing: MissingKind::OrDefault }, Some(t)));
+    }
+    specs
+        .into_iter()
+        .map(|(name, kind, typed)| {
+            ScalarUDF::new_from_impl(LookupUdf { name, kind, typed, signature: Signature::user_defined(Volatility::Stable), env: env.clone() })
+        })
+        .collect()
+}
+
+/// Names of functions whose first argument names a dictionary / Join table.
+pub fn is_lookup_function(name: &str) -> bool {
+    name.starts_with("dictGet") || name == "dictHas" || name == "joinGet" || name == "joinGetOrNull"
+}
+
+struct LookupUdf {
+    name: String,
+    kind: Kind,
+    /// The `<Type>` of `dictGet<Type>`: the attribute must have exactly this type.
+    typed: Option<&'static str>,
+    signature: Signature,
+    env: Arc<LookupEnv>,
+}
+
+impl std::fmt::Debug for LookupUdf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LookupUdf").field("name", &self.name).finish()
+    }
+}
+
+impl PartialEq for LookupUdf {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for LookupUdf {}
+impl Hash for LookupUdf {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+
+/// A resolved call: the table and, for attribute lookups, the attribute's field.
+struct Target {
+    table: Arc<Table>,
+    attribute: Option<FieldRef>,
+}
+
+impl LookupUdf {
+    fn is_join(&self) -> bool {
+        matches!(self.kind, Kind::JoinGet { .. })
+    }
+
+    fn what(&self) -> &'static str {
+        if self.is_join() {
+            "Join table"
+        } else {
+            "Dictionary"
+        }
+    }
+
+    fn resolve(&self, name: &str, attribute: Option<&str>) -> Result<Target> {
+        let (database, object) = name.split_once('.').unwrap_or(("default", name));
+        let not_found = || Error::new(ErrorCode::BAD_ARGUMENTS, format!("{} (`{name}`) not found", self.what()));
+        let table = self.env.catalog.table(database, object).map_err(|_| not_found())?;
+        let is_dictionary = table.meta.dictionary.is_some();
+        let engine_ok = if self.is_join() { table.engine.engine_name() == "Join" } else { is_dictionary };
+        if !engine_ok {
+            return Err(if self.is_join() {
+                Error::new(ErrorCode::INCOMPATIBLE_TYPE_OF_JOIN, format!("Table {name} should have engine StorageJoin"))
+            } else {
+                not_found()
+            });
+        }
+        let lookup = table.engine.key_lookup().ok_or_else(not_found)?;
+        let attribute = match attribute {
+            None => None,
+            Some(a) => Some(lookup.value_field(a).ok_or_else(|| {
+                if self.is_join() {
+                    Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("There is no column {a} in table {name}"))
+                } else {
+                    Error::new(ErrorCode::BAD_ARGUMENTS, format!("No such attribute '{a}'"))
+                }
+            })?),
+        };
+        Ok(Target { table, attribute })
+    }
+
+    /// (object name, attribute name, index of the first key argument).
+    fn constant_names(&self, scalars: &[Option<&ScalarValue>]) -> Result<(String, Option<String>, usize)> {
+        let text = |i: usize, what: &str| -> Result<String> {
+            match scalars.get(i).copied().flatten() {
+                Some(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s))) => Ok(s.clone()),
+                _ => Err(Error::new(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type of argument {} ({what}) of function {}: it must be a constant string", i + 1, self.name),
+                )),
+            }
+        };
+        let name = text(0, "dictionary name")?;
+        match self.kind {
+            Kind::DictHas => Ok((name, None, 1)),
+            _ => Ok((name, Some(text(1, "attribute name")?), 2)),
+        }
+    }
+
+    fn check_arity(&self, n: usize) -> Result<()> {
+        let ok = match self.kind {
+            Kind::DictGet { missing: MissingKind::OrDefault } => n == 4,
+            Kind::DictGet { .. } => n == 3,
+            Kind::DictHas => n == 2,
+            Kind::JoinGet { .. } => n >= 3,
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Number of arguments for function {} doesn't match: passed {n}", self.name)))
+    }
+
+    fn return_field(&self, arg_fields: &[FieldRef], scalars: &[Option<&ScalarValue>]) -> Result<FieldRef> {
+        self.check_arity(arg_fields.len())?;
+        let (name, attribute, _) = self.constant_names(scalars)?;
+        let target = self.resolve(&name, attribute.as_deref())?;
+        let Some(field) = target.attribute else {
+            return Ok(Arc::new(ChType::UInt8.to_arrow_field(&self.name)));
+        };
+        let ch_type = ChType::from_field(&field);
+        if let Some(expected) = self.typed {
+            if ch_type.strip_nullable().to_string() != expected {
+                return Err(Error::new(
+                    ErrorCode::TYPE_MISMATCH,
+                    format!("Function {} dictionary attribute has different type {} expected {expected}", self.name, ch_type),
+                ));
+            }
+        }
+        let or_null = matches!(self.kind, Kind::DictGet { missing: MissingKind::OrNull } | Kind::JoinGet { or_null: true });
+        let ch_type = if or_null { ch_type.into_nullable() } else { ch_type };
+        Ok(Arc::new(ch_type.to_arrow_field(&self.name)))
+    }
+
+    fn invoke(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let scalars: Vec<Option<ScalarValue>> =
+            args.args.iter().map(|a| if let ColumnarValue::Scalar(s) = a { Some(s.clone()) } else { None }).collect();
+        let scalar_refs: Vec<Option<&ScalarValue>> = scalars.iter().map(Option::as_ref).collect();
+        let (name, attribute, first_key) = self.constant_names(&scalar_refs)?;
+        let target = self.resolve(&name, attribute.as_deref())?;
+        let all_scalar = args.args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let rows = if all_scalar { 1 } else { args.number_rows };
+        let lookup = target.table.engine.key_lookup().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "lookup vanished"))?;
+        let key_fields = lookup.key_fields();
+        let key_end = if matches!(self.kind, Kind::DictGet { missing: MissingKind::OrDefault }) { args.args.len() - 1 } else { args.args.len() };
+        let key_args: Vec<ArrayRef> = args.args[first_key..key_end].iter().map(|a| a.to_array(rows)).collect::<DfResult<_>>()?;
+        let keys = self.convert_keys(key_args, &key_fields)?;
+
+        let (values, found) = if let Some(uuid) = target.table.meta.dictionary.as_ref().map(|_| &target.table.meta.uuid) {
+            let dictionary = self.env.registry.get(uuid).ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Dictionary (`{name}`) not found")))?;
+            let loaded = dictionary.current().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary (`{name}`) is not loaded")))?;
+            dictionary.query_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            match (&self.kind, &attribute) {
+                (Kind::DictHas, _) => {
+                    let rows = loaded.index.probe(&keys)?;
+                    let found: BooleanArray = rows.iter().map(|r| Some(r.is_some())).collect();
+                    (Arc::new(found.clone()) as ArrayRef, found)
+                }
+                (Kind::DictGet { missing }, Some(attribute)) => {
+                    let index = dictionary.definition.attribute_index(attribute).ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("No such attribute '{attribute}'")))?;
+                    let field = dictionary.definition.schema.field(index).clone();
+                    match missing {
+                        MissingKind::Default => dictionary.get(&loaded, &keys, index, Missing::Default)?,
+                        MissingKind::OrNull => dictionary.get(&loaded, &keys, index, Missing::Null)?,
+                        MissingKind::OrDefault => {
+                            let defaults = args.args[args.args.len() - 1].to_array(rows)?;
+                            let defaults = convert(&defaults, field.data_type(), "default value")?;
+                            dictionary.get(&loaded, &keys, index, Missing::Values(&defaults))?
+                        }
+                    }
+                }
+                _ => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "dictionary lookup without attribute")),
+            }
+        } else {
+            let attribute = attribute.as_deref().unwrap_or_default();
+            let (values, found) = lookup.lookup(&keys, attribute)?;
+            if matches!(self.kind, Kind::JoinGet { or_null: false }) {
+                // ClickHouse's joinGet gives the type's default for a missing key.
+                let default = ScalarValue::new_default(values.data_type())?.to_scalar()?;
+                (arrow::compute::kernels::zip::zip(&found, &values, &default)?, found)
+            } else {
+                (values, found)
+            }
+        };
+        let values = if matches!(self.kind, Kind::DictHas) {
+            let found: UInt8Array = found.iter().map(|f| Some(u8::from(f == Some(true)))).collect();
+            Arc::new(found) as ArrayRef
+        } else {
+            values
+        };
+        let values = if values.data_type() != args.return_field.data_type() { convert(&values, args.return_field.data_type(), "result")? } else { values };
+        if all_scalar {
+            return Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(values.as_ref(), 0)?));
+        }
+        Ok(ColumnarValue::Array(values))
+    }
+
+    /// Converts the key arguments to the key types: a dictionary's simple key from any
+    /// integer or numeric string (erroring on values that do not fit, as ClickHouse does),
+    /// a composite key from a tuple or from separate arguments; `joinGet` keys must match
+    /// exactly.
+    fn convert_keys(&self, mut args: Vec<ArrayRef>, key_fields: &[FieldRef]) -> Result<Vec<ArrayRef>> {
+        if args.len() == 1 && key_fields.len() > 1 {
+            if let Some(tuple) = args[0].as_struct_opt() {
+                args = tuple.columns().to_vec();
+            }
+        } else if args.len() == 1 && key_fields.len() == 1 {
+            if let Some(tuple) = args[0].as_struct_opt() {
+                if tuple.num_columns() == 1 {
+                    args = tuple.columns().to_vec();
+                }
+            }
+        }
+        if args.len() != key_fields.len() {
+            return Err(Error::new(
+                ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                format!("Function {}: the key has {} columns, but {} were given", self.name, key_fields.len(), args.len()),
+            ));
+        }
+        args.iter()
+            .zip(key_fields)
+            .enumerate()
+            .map(|(i, (arg, field))| {
+                if self.is_join() && !same_type(arg.data_type(), field.data_type()) {
+                    return Err(Error::new(
+                        ErrorCode::TYPE_MISMATCH,
+                        format!(
+                            "Type mismatch in joinGet key {i}: found type {}, while the needed type is {}",
+                            ChType::from_arrow(arg.data_type(), false),
+                            ChType::from_field(field)
+                        ),
+                    ));
+                }
+                convert(arg, field.data_type(), "key")
+            })
+            .collect()
+    }
+}
+
+fn same_type(a: &DataType, b: &DataType) -> bool {
+    a == b || matches!((a, b), (DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8))
+}
+
+/// Casts without silently wrapping: a value that does not fit is an error.
+fn convert(array: &ArrayRef, to: &DataType, what: &str) -> Result<ArrayRef> {
+    if array.data_type() == to {
+        return Ok(array.clone());
+    }
+    let options = CastOptions { safe: false, ..Default::default() };
+    cast_with_options(array, to, &options).map_err(|e| {
+        Error::new(
+            ErrorCode::CANNOT_CONVERT_TYPE,
+            format!("Value in column {} cannot be safely converted into type {} ({what}): {e}", ChType::from_arrow(array.data_type(), false), ChType::from_arrow(to, false)),
+        )
+    })
+}
+
+impl ScalarUDFImpl for LookupUdf {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
+        Ok(arg_types.to_vec())
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> DfResult<DataType> {
+        Err(DataFusionError::Internal(format!("{}: return type comes from return_field_from_args", self.name)))
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> DfResult<FieldRef> {
+        self.return_field(args.arg_fields, args.scalar_arguments).map_err(Error::into_datafusion)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
+        self.invoke(args).map_err(Error::into_datafusion)
+    }
+}
