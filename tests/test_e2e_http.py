@@ -345,8 +345,20 @@ def test_sessions_keep_state(server):
         assert server.query("SELECT currentDatabase()") == "default\n"
         other = {"session_id": "e2e-" + uuid.uuid4().hex}
         assert server.query("SELECT currentDatabase()", **other) == "default\n"
+        # session_check: only an existing session; close_session ends it after the request
+        missing = {"session_id": "e2e-" + uuid.uuid4().hex, "session_check": "1"}
+        assert_clickhouse_error(server.request("SELECT 1", params=missing), 372, "SESSION_NOT_FOUND")
+        assert server.query("SELECT currentDatabase()", session_check="1", **params) == "sess_db\n"
+        assert server.query("SELECT 1", close_session="1", **params) == "1\n"
+        assert_clickhouse_error(server.request("SELECT 1", params={"session_check": "1", **params}), 372, "SESSION_NOT_FOUND")
+        assert server.query("SELECT currentDatabase()", **params) == "default\n"
     finally:
         server.query("DROP DATABASE sess_db")
+
+
+def test_unknown_database_parameter(server):
+    assert_clickhouse_error(server.request("SELECT 1", params={"database": "no_such_db_e2e"}), 81, "UNKNOWN_DATABASE", status=404)
+    assert server.query("SELECT count() FROM one", database="system") == "1\n"
 
 
 def test_query_log(server):

@@ -73,6 +73,10 @@ struct Params {
     query_id: Option<String>,
     session_id: Option<String>,
     session_timeout: Option<String>,
+    /// `session_check=1`: the session must exist already.
+    session_check: bool,
+    /// `close_session=1`: end the session after this request.
+    close_session: bool,
     user: Option<String>,
     password: Option<String>,
     settings: Vec<(String, String)>,
@@ -87,6 +91,8 @@ fn parse_params(query_string: Option<&str>) -> Result<Params> {
         query_id: None,
         session_id: None,
         session_timeout: None,
+        session_check: false,
+        close_session: false,
         user: None,
         password: None,
         settings: Vec::new(),
@@ -101,6 +107,8 @@ fn parse_params(query_string: Option<&str>) -> Result<Params> {
             "query_id" => p.query_id = Some(value),
             "session_id" => p.session_id = Some(value).filter(|v| !v.is_empty()),
             "session_timeout" => p.session_timeout = Some(value),
+            "session_check" => p.session_check = value == "1" || value.eq_ignore_ascii_case("true"),
+            "close_session" => p.close_session = value == "1" || value.eq_ignore_ascii_case("true"),
             "user" => p.user = Some(value),
             "password" => p.password = Some(value),
             k if k.starts_with("param_") => {
@@ -206,6 +214,9 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
                 })?),
                 None => state.default_session_timeout,
             };
+            if params.session_check && !state.sessions.contains(id) {
+                return Err(Error::new(ErrorCode::SESSION_NOT_FOUND, format!("Session {id} not found")));
+            }
             let acquired = state.sessions.acquire(id, &user, timeout, || state.instance.new_session(&user))?;
             &mut *lease.insert(acquired).session
         }
@@ -215,6 +226,9 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
         }
     };
     if let Some(database) = &params.database {
+        if database != "system" {
+            state.instance.catalog().require_database(database)?;
+        }
         session.current_database = database.clone();
     }
     let query_request = QueryRequest {
@@ -225,8 +239,14 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
         default_format: params.default_format.clone(),
         input,
     };
-    let mut response = state.instance.execute(session, query_request).await?;
+    let executed = state.instance.execute(session, query_request).await;
     drop(lease);
+    if params.close_session {
+        if let Some(id) = &params.session_id {
+            state.sessions.close(id);
+        }
+    }
+    let mut response = executed?;
     *query_id_out = Some(response.query_id.clone());
     // Hold the headers until the first chunk: a small result then has a complete summary,
     // and an early error still gets a proper status.

@@ -48,6 +48,12 @@ impl Sessions {
         Ok(SessionLease { session: guard })
     }
 
+    /// Whether session `id` exists and has not expired.
+    pub fn contains(&self, id: &str) -> bool {
+        let entries = self.entries.lock();
+        entries.get(id).is_some_and(|e| e.last_used.elapsed() < e.timeout || Arc::strong_count(&e.session) > 1)
+    }
+
     pub fn close(&self, id: &str) {
         self.entries.lock().remove(id);
     }
