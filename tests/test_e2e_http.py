@@ -99,6 +99,25 @@ def test_summary_header(server):
         server.query("DROP TABLE default.summ")
 
 
+def test_point_lookup_reads_only_its_granules(server):
+    server.query("CREATE TABLE default.pl (id UInt64, v String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 128")
+    try:
+        server.query("INSERT INTO default.pl SELECT number, toString(number) FROM numbers(100000)")
+        for sql, rows, max_read in [
+            ("SELECT * FROM default.pl WHERE id = 77777", "77777\t77777\n", 128),
+            ("SELECT v FROM default.pl PREWHERE id IN (5, 50000, 99999, 100001)", None, 3 * 128),
+        ]:
+            r = server.request(sql)
+            assert r.status == 200, r.text
+            if rows is not None:
+                assert r.body.decode() == rows
+            summary = json.loads(r.headers["X-ClickHouse-Summary"])
+            assert 0 < int(summary["read_rows"]) <= max_read, (sql, summary)
+        assert sorted(server.query("SELECT v FROM default.pl PREWHERE id IN (5, 50000, 99999, 100001)").split()) == ["5", "50000", "99999"]
+    finally:
+        server.query("DROP TABLE default.pl")
+
+
 def test_query_id(server):
     r = server.request("SELECT 1", params={"query_id": "my-query-1"})
     assert r.headers["X-ClickHouse-Query-Id"] == "my-query-1"

@@ -269,6 +269,10 @@ impl TableEngine for MergeTreeEngine {
     fn data_paths(&self) -> Vec<PathBuf> {
         vec![self.inner.dir.clone()]
     }
+
+    fn point_read(&self, request: &granary_storage::PointReadRequest) -> Option<Result<granary_storage::PointReadResult>> {
+        crate::point::point_read(&self.inner, request)
+    }
 }
 
 /// TRUNCATE: each part directory is renamed to `delete_tmp_<name>` (durably, so it can

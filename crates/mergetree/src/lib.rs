@@ -32,6 +32,7 @@
 //! | [`writer`] | `PartWriter`: granules (adaptive), marks, primary index, minmax, checksums, fsync |
 //! | [`insert`] | INSERT: all-or-nothing publication, too-many-parts delay/throw |
 //! | [`select`] | part and granule pruning with `PruningPredicate` |
+//! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
 //! | [`reader`] | granule reads and the `MergeTreeExec` plan |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
 //! | [`merge`] | streaming k-way merge (with Replacing/Summing collapsing), `OPTIMIZE [FINAL]` |
@@ -83,6 +84,7 @@ pub mod keys;
 pub mod merge;
 pub mod part;
 pub mod part_info;
+pub mod point;
 pub mod reader;
 pub mod select;
 pub mod selector;

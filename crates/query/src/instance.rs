@@ -218,6 +218,7 @@ impl Instance {
     /// with default settings, outside the process list and the query log.
     pub(crate) async fn internal_select(&self, database: &str, sql: &str) -> Result<SendableRecordBatchStream> {
         let mut ctx = self.new_context(uuid::Uuid::new_v4().to_string(), sql.to_string(), Settings::new(), database.to_string(), Arc::new(QueryProgress::default()));
+        self.configure_query(&mut ctx)?;
         self.configure_state(&mut ctx)?;
         let params = HashMap::new();
         let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
@@ -335,8 +336,10 @@ impl Instance {
         Ok(QueryResponse { query_id, format, content_type, timezone: self.timezone.name().to_string(), progress, body: rx })
     }
 
-    /// Prepares the DataFusion state of one query from its settings.
-    pub(crate) fn configure_state(&self, ctx: &mut QueryContext) -> Result<()> {
+    /// Prepares what every query needs from its settings: memory limit, time zone,
+    /// deadline. Cheap; the DataFusion state comes separately ([`Self::configure_state`])
+    /// because the point-query fast path does without it.
+    pub(crate) fn configure_query(&self, ctx: &mut QueryContext) -> Result<()> {
         let settings = &ctx.settings;
         let limit = settings.get_u64("max_memory_usage");
         let inner: Arc<dyn MemoryPool> = if limit > 0 { Arc::new(GreedyMemoryPool::new(limit as usize)) } else { Arc::new(UnboundedMemoryPool::default()) };
@@ -344,11 +347,18 @@ impl Instance {
         // The per-query pool is given to execution through the TaskContext; the planning
         // state is a plain clone of the base state (no function re-registration).
         ctx.runtime = Arc::new(RuntimeEnvBuilder::from_runtime_env(&self.base_runtime).with_memory_pool(ctx.peak_memory.clone()).build()?);
-        let timezone = match settings.get_str("session_timezone") {
+        ctx.timezone = match settings.get_str("session_timezone") {
             "" => self.timezone,
             name => name.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid time zone: {name}")))?,
         };
-        ctx.timezone = timezone;
+        ctx.deadline = settings.max_execution_time().map(|d| tokio::time::Instant::now() + d);
+        Ok(())
+    }
+
+    /// Prepares the DataFusion state of one query from its settings (after
+    /// [`Self::configure_query`]).
+    pub(crate) fn configure_state(&self, ctx: &mut QueryContext) -> Result<()> {
+        let settings = &ctx.settings;
         let mut state = self.base_state.clone();
         let config = state.config_mut();
         {
@@ -356,12 +366,11 @@ impl Instance {
             options.catalog.default_schema = ctx.current_database.clone();
             options.execution.target_partitions = settings.max_threads();
             options.execution.batch_size = datafusion::common::config::ConfigNonZeroUsize::try_new(settings.get_u64("max_block_size").clamp(1, 1 << 20) as usize)?;
-            options.execution.time_zone = Some(timezone.name().to_string());
+            options.execution.time_zone = Some(ctx.timezone.name().to_string());
         }
         config.set_extension(ctx.progress.clone());
         config.set_extension(Arc::new(QueryContextExt { settings: settings.clone(), current_database: ctx.current_database.clone() }));
         ctx.state = state;
-        ctx.deadline = settings.max_execution_time().map(|d| tokio::time::Instant::now() + d);
         Ok(())
     }
 

@@ -63,7 +63,7 @@ pub(crate) async fn run(
         ctx.settings.set(name, value)?;
     }
     check_readonly(ctx, &statement)?;
-    instance.configure_state(ctx)?;
+    instance.configure_query(ctx)?;
     let kind = statement.kind_name();
     let format_name = format.or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
@@ -71,6 +71,17 @@ pub(crate) async fn run(
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
         Ok(Outcome::Rows { stream, limit_by, output_format })
     };
+    if let Statement::Query { query, limit_by: None } = &statement {
+        if let Some(stream) = crate::point_query::try_point_query(ctx, query)? {
+            let result = rows(stream, None)?;
+            let content_type = match &result {
+                Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),
+                Outcome::Done => String::new(),
+            };
+            return Ok(StatementOutcome { result, format: format_name, content_type, kind });
+        }
+    }
+    instance.configure_state(ctx)?;
     let result = match statement {
         Statement::Query { query, limit_by } => {
             let plan = plan_query(ctx, query).await?;

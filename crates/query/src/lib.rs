@@ -14,7 +14,7 @@
 //! Both the HTTP server and `granary local` call [`Instance::execute`]; neither knows
 //! how statements run. Modules: [`instance`] (startup, per-query DataFusion state),
 //! [`interpreter`] (statements), [`insert`], [`output`] (formatting the result stream),
-//! [`limit_by`], [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`process_list`], [`session`].
+//! [`limit_by`], [`point_query`] (the key-value fast path), [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`process_list`], [`session`].
 
 pub mod insert;
 pub mod instance;
@@ -22,6 +22,7 @@ pub mod interpreter;
 pub mod limit_by;
 pub mod lookups;
 pub mod output;
+pub mod point_query;
 pub mod process_list;
 pub mod query_log;
 pub mod session;

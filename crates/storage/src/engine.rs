@@ -38,6 +38,24 @@ pub struct InsertResult {
     pub written_bytes: u64,
 }
 
+/// `SELECT cols FROM t WHERE column IN (keys)` (or `= key`), answered by the engine
+/// directly from its index, without a query plan (the key-value fast path).
+pub struct PointReadRequest {
+    pub column: String,
+    /// The wanted values (any type castable to the column's).
+    pub keys: arrow::array::ArrayRef,
+    /// Table columns to return, by schema index.
+    pub projection: Vec<usize>,
+}
+
+/// Rows of a point read, in no particular order, with what was read to find them.
+#[derive(Debug, Default)]
+pub struct PointReadResult {
+    pub batches: Vec<arrow::record_batch::RecordBatch>,
+    pub read_rows: u64,
+    pub read_bytes: u64,
+}
+
 /// `OPTIMIZE TABLE`.
 #[derive(Debug, Clone, Default)]
 pub struct OptimizeRequest {
@@ -94,6 +112,12 @@ pub trait TableEngine: Send + Sync + Debug {
     /// Directories holding the table's data (system.tables.data_paths).
     fn data_paths(&self) -> Vec<PathBuf> {
         Vec::new()
+    }
+
+    /// Answers a point read if `request.column` is a column the engine can look rows up
+    /// by cheaply (MergeTree: the first sorting-key column); `None` means "plan it".
+    fn point_read(&self, _request: &PointReadRequest) -> Option<Result<PointReadResult>> {
+        None
     }
 
     /// Key-value access (`dictGet`, `joinGet`), for engines that keep rows by key.

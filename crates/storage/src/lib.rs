@@ -28,7 +28,9 @@ pub mod provider;
 pub mod scan_counter;
 
 pub use catalog::{Catalog, Database, Table};
-pub use engine::{EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, TableEngine};
+pub use engine::{
+    EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, PointReadRequest, PointReadResult, TableEngine,
+};
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
 pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
 pub use provider::{EngineTableProvider, GranaryCatalogProvider};
