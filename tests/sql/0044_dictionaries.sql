@@ -11,6 +11,8 @@ SELECT dictGet('d', 'nope', 1); -- { serverError BAD_ARGUMENTS }
 SELECT dictGet('no_such_dictionary', 'name', 1); -- { serverError BAD_ARGUMENTS }
 SELECT dictGet('d', 'name', -1); -- { serverError CANNOT_CONVERT_TYPE }
 SELECT * FROM d ORDER BY id;
+SELECT id, name FROM dictionary('d') ORDER BY id;
+SELECT * FROM dictionary('no_such'); -- { serverError BAD_ARGUMENTS }
 SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name = 'd';
 SELECT name, status, type, `key.names`, `key.types`, `attribute.names`, `attribute.types`, element_count, lifetime_min, lifetime_max FROM system.dictionaries WHERE database = currentDatabase() ORDER BY name;
 INSERT INTO src VALUES (3, 'c', 3.5);

@@ -349,3 +349,33 @@ impl ScalarUDFImpl for LookupUdf {
         self.invoke(args).map_err(Error::into_datafusion)
     }
 }
+
+/// `dictionary('name')`: a dictionary's rows as a table (like `SELECT * FROM name`).
+#[derive(Debug)]
+pub struct DictionaryTableFunction {
+    pub catalog: Arc<Catalog>,
+}
+
+impl datafusion::catalog::TableFunctionImpl for DictionaryTableFunction {
+    fn call_with_args(&self, args: datafusion::catalog::TableFunctionArgs) -> DfResult<Arc<dyn datafusion::catalog::TableProvider>> {
+        let name = match args.exprs() {
+            [datafusion::logical_expr::Expr::Literal(ScalarValue::Utf8(Some(name)) | ScalarValue::Utf8View(Some(name)), _)] => name.clone(),
+            _ => {
+                return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'dictionary' requires one argument: the dictionary name").into())
+            }
+        };
+        let current = args.session().config().options().catalog.default_schema.clone();
+        let (database, object) = name.split_once('.').unwrap_or((current.as_str(), name.as_str()));
+        let table = self
+            .catalog
+            .table(database, object)
+            .ok()
+            .filter(|t| t.meta.dictionary.is_some())
+            .ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Dictionary ({}) not found", quote_name(database, object))))?;
+        Ok(Arc::new(granary_storage::EngineTableProvider::new(table)))
+    }
+}
+
+fn quote_name(database: &str, name: &str) -> String {
+    format!("`{database}.{name}`")
+}

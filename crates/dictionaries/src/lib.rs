@@ -19,7 +19,7 @@
 //! |---|---|
 //! | [`definition`] | the checked definition: layout, source (as one SELECT), key, defaults |
 //! | [`dictionary`] | loaded copies, status for system.dictionaries, reloads, the engine |
-//! | [`functions`] | `dictGet[Type][OrDefault]`, `dictGetOrNull`, `dictHas`, `joinGet[OrNull]` |
+//! | [`functions`] | `dictGet[Type][OrDefault]`, `dictGetOrNull`, `dictHas`, `joinGet[OrNull]`, the `dictionary()` table function |
 //!
 //! Layouts: `FLAT`, `HASHED`, `SPARSE_HASHED`, `HASHED_ARRAY`, their `COMPLEX_KEY_`
 //! forms, `CACHE` (loaded whole, refreshed by LIFETIME: the same answers as ClickHouse's
@@ -33,4 +33,4 @@ pub mod functions;
 
 pub use definition::{DictionaryDefinition, Layout, Source};
 pub use dictionary::{Dictionary, DictionaryEngineFactory, DictionaryRegistry, SourceRunner};
-pub use functions::{is_lookup_function, lookup_functions, LookupEnv};
+pub use functions::{is_lookup_function, lookup_functions, DictionaryTableFunction, LookupEnv};

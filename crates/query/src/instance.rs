@@ -191,6 +191,7 @@ impl Instance {
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
+        state.register_udtf("dictionary", Arc::new(granary_dictionaries::DictionaryTableFunction { catalog: shared.catalog.clone() }));
         let lookup_env = Arc::new(LookupEnv { catalog: shared.catalog.clone(), registry: dictionaries.clone() });
         for udf in granary_dictionaries::lookup_functions(lookup_env) {
             state.register_udf(Arc::new(udf))?;
