@@ -111,6 +111,8 @@ impl JoinSpec {
 
 #[derive(Debug)]
 pub struct JoinEngine {
+    /// `Join`, or `Set` (a Join table keyed by all its columns, read by `x IN t`).
+    name: &'static str,
     schema: SchemaRef,
     spec: JoinSpec,
     key_columns: Vec<usize>,
@@ -165,7 +167,11 @@ impl JoinState {
 
 impl JoinEngine {
     fn open(context: EngineContext<'_>) -> Result<JoinEngine> {
-        let spec = JoinSpec::from_meta(context.meta)?;
+        JoinEngine::open_with(context, "Join", JoinSpec::from_meta)
+    }
+
+    fn open_with(context: EngineContext<'_>, name: &'static str, spec: fn(&TableMeta) -> Result<JoinSpec>) -> Result<JoinEngine> {
+        let spec = spec(context.meta)?;
         let schema = context.schema.clone();
         let key_columns = spec
             .keys
@@ -176,7 +182,7 @@ impl JoinEngine {
         fs::create_dir_all(&dir)?;
         let (write, batches) = if spec.persistent { replay(&dir, &schema)? } else { (WriteState::default(), Vec::new()) };
         let state = JoinState::build(&schema, &batches, &spec, &key_columns)?;
-        Ok(JoinEngine { schema, spec, key_columns, dir, state: RwLock::new(Arc::new(state)), write_lock: Mutex::new(write) })
+        Ok(JoinEngine { name, schema, spec, key_columns, dir, state: RwLock::new(Arc::new(state)), write_lock: Mutex::new(write) })
     }
 
     pub fn spec(&self) -> &JoinSpec {
@@ -269,7 +275,7 @@ fn write_ipc(dir: &Path, file_name: &str, schema: &SchemaRef, batches: &[RecordB
 #[async_trait]
 impl TableEngine for JoinEngine {
     fn engine_name(&self) -> &str {
-        "Join"
+        self.name
     }
 
     fn schema(&self) -> SchemaRef {
@@ -353,7 +359,7 @@ impl TableEngine for JoinEngine {
     }
 
     fn key_lookup(&self) -> Option<&dyn KeyLookup> {
-        Some(self)
+        (self.name == "Join").then_some(self as &dyn KeyLookup)
     }
 }
 
@@ -396,6 +402,50 @@ impl EngineFactory for JoinEngineFactory {
 
     fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
         Ok(Arc::new(JoinEngine::open(context)?))
+    }
+}
+
+/// `ENGINE = Set`: distinct rows, durable like Join tables, the right side of `x IN t`.
+pub struct SetEngineFactory;
+
+/// A Set table is a Join table whose key is every column, so each distinct row is kept once.
+fn set_spec(meta: &TableMeta) -> Result<JoinSpec> {
+    if !meta.engine.args.is_empty() {
+        return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Engine Set doesn't support any arguments"));
+    }
+    let mut spec = JoinSpec {
+        strictness: JoinStrictness::Any,
+        kind: "LEFT".into(),
+        keys: meta.columns.iter().map(|c| c.name.clone()).collect(),
+        take_last_row: false,
+        persistent: true,
+    };
+    for (name, value) in &meta.engine.settings {
+        match (name.as_str(), value.trim()) {
+            ("persistent", "0" | "false") => spec.persistent = false,
+            ("persistent", "1" | "true") => spec.persistent = true,
+            ("disk", _) => {}
+            (other, _) => return Err(Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{other}' for storage Set"))),
+        }
+    }
+    Ok(spec)
+}
+
+impl EngineFactory for SetEngineFactory {
+    fn name(&self) -> &'static str {
+        "Set"
+    }
+
+    fn validate(&self, meta: &TableMeta) -> Result<()> {
+        let e = &meta.engine;
+        if e.order_by.is_some() || e.partition_by.is_some() || e.primary_key.is_some() || e.sample_by.is_some() {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Engine Set doesn't support PARTITION_BY, PRIMARY_KEY, ORDER_BY or SAMPLE_BY clauses"));
+        }
+        set_spec(meta).map(|_| ())
+    }
+
+    fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
+        Ok(Arc::new(JoinEngine::open_with(context, "Set", set_spec)?))
     }
 }
 

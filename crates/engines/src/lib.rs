@@ -2,7 +2,7 @@
 //!
 //! * [`memory`]: `ENGINE = Memory`, rows kept in RAM (gone after a restart, as in ClickHouse).
 //! * [`join`]: `ENGINE = Join(ANY|ALL, kind, keys)`, a keyed, durable right side for
-//!   JOINs and `joinGet`.
+//!   JOINs and `joinGet`; `ENGINE = Set` (distinct rows for `x IN t`) on the same storage.
 //! * [`null`]: `ENGINE = Null`, accepts writes and keeps nothing.
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
 //!   generated lazily, split into partitions for `max_threads`.
@@ -24,6 +24,7 @@ pub fn register_engines(registry: &mut EngineRegistry) {
     registry.register(Arc::new(memory::MemoryEngineFactory));
     registry.register(Arc::new(null::NullEngineFactory));
     registry.register(Arc::new(join::JoinEngineFactory));
+    registry.register(Arc::new(join::SetEngineFactory));
 }
 
 /// Collects an insert stream into memory, checking each batch's schema. Shared by the

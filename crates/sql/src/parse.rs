@@ -497,14 +497,33 @@ impl<'a> Cursor<'a> {
         }
         let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(lexemes.len() + 1);
         let mut final_seen = false;
-        for (i, l) in lexemes.iter().enumerate() {
+        let mut i = 0;
+        while i < lexemes.len() {
+            let l = &lexemes[i];
             if l.is_keyword("FINAL") && i > 0 && is_after_table_reference(&lexemes[i - 1]) {
                 // FINAL applies merge semantics at read time; engines without merges read
                 // the same rows either way, so the marker is noted and removed here.
                 final_seen = true;
+                i += 1;
                 continue;
             }
             tokens.push(TokenWithSpan { token: l.token.clone(), span: l.span });
+            if l.is_keyword("IN") {
+                if let Some(len) = in_table_name_len(&lexemes[i + 1..]) {
+                    // ClickHouse's `x IN t`: the rows of table `t` (a Set table, usually)
+                    // are the set; sqlparser only knows `IN (SELECT ...)`.
+                    let synthetic = |token: Token| TokenWithSpan { token, span: l.span };
+                    tokens.push(synthetic(Token::LParen));
+                    tokens.push(synthetic(Token::make_keyword("SELECT")));
+                    tokens.push(synthetic(Token::Mul));
+                    tokens.push(synthetic(Token::make_keyword("FROM")));
+                    tokens.extend(lexemes[i + 1..i + 1 + len].iter().map(|n| TokenWithSpan { token: n.token.clone(), span: n.span }));
+                    tokens.push(synthetic(Token::RParen));
+                    i += 1 + len;
+                    continue;
+                }
+            }
+            i += 1;
         }
         self.pos = self.lx.len();
         let dialect = ClickHouseDialect {};
@@ -1205,6 +1224,18 @@ fn settings_before_format(lexemes: &[Lexeme]) -> Vec<Lexeme> {
     lexemes.to_vec()
 }
 
+/// After `IN`: the number of lexemes of a table name (`t` or `db.t`) used as a set, or
+/// `None` for a parenthesised list, a subquery or a function call (`IN tuple(1, 2)`).
+fn in_table_name_len(rest: &[Lexeme]) -> Option<usize> {
+    let is_name = |l: &Lexeme| matches!(&l.token, Token::Word(_)) && !l.is_keyword("SELECT") && !l.is_keyword("WITH");
+    let not_call = |next: Option<&Lexeme>| !next.is_some_and(|n| n.token == Token::LParen);
+    match rest {
+        [db, dot, table, ..] if is_name(db) && dot.token == Token::Period && is_name(table) => not_call(rest.get(3)).then_some(3),
+        [table, ..] if is_name(table) => not_call(rest.get(1)).then_some(1),
+        _ => None,
+    }
+}
+
 fn is_after_table_reference(previous: &Lexeme) -> bool {
     matches!(previous.token, Token::Word(_) | Token::RParen)
         && !["SELECT", "FROM", "WHERE", "AND", "OR", "JOIN", "ON", "BY", "AS"].iter().any(|k| previous.is_keyword(k))
@@ -1325,6 +1356,17 @@ mod tests {
         };
         assert_eq!(d.lifetime, Some((0, 300)));
         assert_eq!(d.layout.unwrap().params, vec![("SIZE_IN_CELLS".into(), "100".into())]);
+    }
+
+    #[test]
+    fn in_table_becomes_in_subquery() {
+        let Statement::Query { query, .. } = parse("SELECT x FROM t WHERE x IN s AND y NOT IN db.s2 AND z IN (1, 2) AND w IN tuple(1)").statement else {
+            panic!("not a query")
+        };
+        let text = query.to_string();
+        assert!(text.contains("x IN (SELECT * FROM s)"), "{text}");
+        assert!(text.contains("y NOT IN (SELECT * FROM db.s2)"), "{text}");
+        assert!(text.contains("z IN (1, 2)"), "{text}");
     }
 
     #[test]
