@@ -1360,7 +1360,7 @@ mod tests {
 
     #[test]
     fn in_table_becomes_in_subquery() {
-        let Statement::Query { query, .. } = parse("SELECT x FROM t WHERE x IN s AND y NOT IN db.s2 AND z IN (1, 2) AND w IN tuple(1)").statement else {
+        let Statement::Query { query, .. } = parse("SELECT x FROM t WHERE x IN s AND y NOT IN db.s2 AND z IN (1, 2)").statement else {
             panic!("not a query")
         };
         let text = query.to_string();
