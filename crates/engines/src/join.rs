@@ -393,10 +393,7 @@ impl EngineFactory for JoinEngineFactory {
     }
 
     fn validate(&self, meta: &TableMeta) -> Result<()> {
-        let e = &meta.engine;
-        if e.order_by.is_some() || e.partition_by.is_some() || e.primary_key.is_some() || e.sample_by.is_some() {
-            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Engine Join doesn't support PARTITION_BY, PRIMARY_KEY, ORDER_BY or SAMPLE_BY clauses"));
-        }
+        crate::memory::no_sorting_clauses(meta)?;
         JoinSpec::from_meta(meta).map(|_| ())
     }
 
@@ -437,10 +434,7 @@ impl EngineFactory for SetEngineFactory {
     }
 
     fn validate(&self, meta: &TableMeta) -> Result<()> {
-        let e = &meta.engine;
-        if e.order_by.is_some() || e.partition_by.is_some() || e.primary_key.is_some() || e.sample_by.is_some() {
-            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Engine Set doesn't support PARTITION_BY, PRIMARY_KEY, ORDER_BY or SAMPLE_BY clauses"));
-        }
+        crate::memory::no_sorting_clauses(meta)?;
         set_spec(meta).map(|_| ())
     }
 

@@ -123,6 +123,12 @@ pub(crate) fn no_engine_arguments(meta: &TableMeta) -> Result<()> {
     if !e.args.is_empty() {
         return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Engine {} doesn't support any arguments ({} given)", e.name, e.args.len())));
     }
+    no_sorting_clauses(meta)
+}
+
+/// Engines that keep no sorted parts take no PARTITION BY / ORDER BY / PRIMARY KEY / SAMPLE BY.
+pub(crate) fn no_sorting_clauses(meta: &TableMeta) -> Result<()> {
+    let e = &meta.engine;
     if e.order_by.is_some() || e.partition_by.is_some() || e.primary_key.is_some() || e.sample_by.is_some() {
         return Err(Error::new(
             ErrorCode::BAD_ARGUMENTS,

@@ -471,18 +471,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
     if create.or_replace {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CREATE OR REPLACE TABLE is not supported yet"));
     }
-    let mut columns: Vec<ColumnMeta> = create
-        .columns
-        .iter()
-        .map(|c| ColumnMeta {
-            name: c.name.clone(),
-            type_name: c.ch_type.to_string(),
-            default_kind: c.default_kind.clone(),
-            default_expression: c.default_expression.clone(),
-            codec: c.codec.clone(),
-            comment: c.comment.clone(),
-        })
-        .collect();
+    let mut columns: Vec<ColumnMeta> = create.columns.iter().map(column_meta).collect();
     let mut engine = create.engine.as_ref().map(|e| EngineMeta {
         name: e.name.clone(),
         args: e.args.clone(),
@@ -535,6 +524,18 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         }
     }
     Ok(())
+}
+
+/// The stored form of a column of CREATE TABLE / CREATE DICTIONARY.
+pub(crate) fn column_meta(c: &granary_sql::ColumnSpec) -> ColumnMeta {
+    ColumnMeta {
+        name: c.name.clone(),
+        type_name: c.ch_type.to_string(),
+        default_kind: c.default_kind.clone(),
+        default_expression: c.default_expression.clone(),
+        codec: c.codec.clone(),
+        comment: c.comment.clone(),
+    }
 }
 
 fn system_command(instance: &Instance, command: &str) -> Result<()> {

@@ -12,7 +12,7 @@ use futures::TryStreamExt;
 use granary_common::{Error, ErrorCode, Result};
 use granary_dictionaries::{is_lookup_function, SourceRunner};
 use granary_sql::CreateDictionary;
-use granary_storage::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
+use granary_storage::{DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
 
 use crate::instance::{Instance, QueryContext};
 
@@ -93,18 +93,7 @@ pub(crate) fn create_dictionary(instance: &Instance, ctx: &QueryContext, create:
         uuid: uuid::Uuid::new_v4().to_string(),
         database,
         name: create.name.table.clone(),
-        columns: create
-            .attributes
-            .iter()
-            .map(|c| ColumnMeta {
-                name: c.name.clone(),
-                type_name: c.ch_type.to_string(),
-                default_kind: c.default_kind.clone(),
-                default_expression: c.default_expression.clone(),
-                codec: None,
-                comment: None,
-            })
-            .collect(),
+        columns: create.attributes.iter().map(crate::interpreter::column_meta).collect(),
         engine: EngineMeta { name: "Dictionary".into(), ..EngineMeta::default() },
         comment: create.comment.clone(),
         created_at: chrono::Utc::now().timestamp(),
