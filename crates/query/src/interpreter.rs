@@ -462,7 +462,15 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
         meta.engine.name = format!("System{}", name.table);
         return Ok(meta.create_query());
     }
-    Ok(instance.catalog().table(&db, &name.table)?.meta.create_query())
+    instance.catalog().require_database(&db)?;
+    match instance.catalog().table(&db, &name.table) {
+        Ok(table) => Ok(table.meta.create_query()),
+        Err(e) if e.code() == ErrorCode::UNKNOWN_TABLE => Err(Error::new(
+            ErrorCode::CANNOT_GET_CREATE_TABLE_QUERY,
+            format!("There is no metadata of table `{}` in database `{db}` (engine Atomic)", name.table),
+        )),
+        Err(e) => Err(e),
+    }
 }
 
 async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTable) -> Result<()> {

@@ -155,7 +155,8 @@ impl TableMeta {
         let kind = if self.dictionary.is_some() { "DICTIONARY" } else { "TABLE" };
         let mut out = format!("CREATE {kind} {}.{}\n(\n", quote_ident(&self.database), quote_ident(&self.name));
         for (i, c) in self.columns.iter().enumerate() {
-            out.push_str(&format!("    {} {}", quote_ident(&c.name), c.type_name));
+            // ClickHouse back-quotes every column name here, plain or not.
+            out.push_str(&format!("    {} {}", backquote(&c.name), c.type_name));
             if let (Some(kind), Some(expr)) = (&c.default_kind, &c.default_expression) {
                 out.push_str(&format!(" {kind} {expr}"));
             }
@@ -178,7 +179,12 @@ impl TableMeta {
             return out;
         }
         out.push_str(")\nENGINE = ");
-        out.push_str(&self.engine.name);
+        // `Null` is a keyword in ClickHouse's formatter, so the engine name is quoted.
+        if self.engine.name.eq_ignore_ascii_case("null") {
+            out.push_str(&backquote(&self.engine.name));
+        } else {
+            out.push_str(&self.engine.name);
+        }
         if !self.engine.args.is_empty() {
             out.push_str(&format!("({})", self.engine.args.join(", ")));
         }
@@ -212,6 +218,11 @@ impl TableMeta {
 }
 
 /// Back-quotes a name unless it is a plain identifier, as ClickHouse prints names.
+/// `name` in back quotes, escaped.
+pub fn backquote(name: &str) -> String {
+    format!("`{}`", name.replace('\\', "\\\\").replace('`', "\\`"))
+}
+
 pub fn quote_ident(name: &str) -> String {
     let plain = !name.is_empty()
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -244,7 +255,7 @@ mod tests {
             created_at: 0,
             dictionary: None,
         };
-        assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    id UInt64,\n    `my col` String\n)\nENGINE = Memory");
+        assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    `id` UInt64,\n    `my col` String\n)\nENGINE = Memory");
         let json = serde_json::to_string(&meta).unwrap();
         let back: TableMeta = serde_json::from_str(&json).unwrap();
         assert_eq!(back.columns, meta.columns);
