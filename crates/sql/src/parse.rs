@@ -1043,8 +1043,8 @@ impl<'a> Cursor<'a> {
 
     fn rename(&mut self) -> Result<Statement> {
         self.pos += 1;
-        if !self.eat("TABLE") {
-            return Err(self.syntax_error("TABLE"));
+        if !(self.eat("TABLE") || self.eat("DICTIONARY")) {
+            return Err(self.syntax_error("TABLE or DICTIONARY"));
         }
         let mut pairs = Vec::new();
         loop {
