@@ -18,3 +18,8 @@ CREATE TABLE kv_composite (a String, b UInt32, v UInt8) ENGINE = MergeTree ORDER
 INSERT INTO kv_composite VALUES ('a', 1, 1), ('a', 2, 2), ('b', 1, 3), ('b', 2, 4), ('c', 1, 5);
 SELECT * FROM kv_composite WHERE a = 'b';
 SELECT v FROM kv_composite WHERE b = 2 ORDER BY v;
+CREATE TABLE fs_ins (id FixedString(4), v UInt8) ENGINE = MergeTree ORDER BY id;
+INSERT INTO fs_ins SELECT toString(number), number FROM numbers(3);
+SELECT * FROM fs_ins WHERE id = '1' FORMAT JSONEachRow;
+INSERT INTO fs_ins SELECT 'too long', 1; -- { serverError TOO_LARGE_STRING_SIZE }
+SELECT count() FROM fs_ins;

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::array::{new_null_array, Array, ArrayRef};
+use arrow::array::{new_null_array, Array, ArrayRef, AsArray};
 use arrow::compute::kernels::zip::zip;
 use arrow::compute::{cast_with_options, is_not_null, CastOptions};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -320,6 +320,8 @@ impl Conformer {
                     let source = batch.column(position);
                     let cast = if source.data_type() == field.data_type() {
                         source.clone()
+                    } else if let DataType::FixedSizeBinary(width) = field.data_type() {
+                        to_fixed_string(source, *width, field.name())?
                     } else {
                         cast_with_options(source, field.data_type(), &options).map_err(|e| {
                             Error::new(ErrorCode::TYPE_MISMATCH, format!("Cannot convert column {} from {} to {}: {e}", field.name(), source.data_type(), field.data_type()))
@@ -340,6 +342,32 @@ impl Conformer {
         let options = arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows));
         Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &options)?)
     }
+}
+
+/// Strings into `FixedString(N)` as ClickHouse converts them: shorter values padded with
+/// zero bytes, longer ones an error (Arrow's cast has no string-to-fixed conversion).
+fn to_fixed_string(source: &ArrayRef, width: i32, column: &str) -> Result<ArrayRef> {
+    let binary = cast_with_options(source, &DataType::Binary, &CastOptions { safe: false, ..Default::default() }).map_err(|e| {
+        Error::new(ErrorCode::TYPE_MISMATCH, format!("Cannot convert column {column} from {} to FixedString({width}): {e}", source.data_type()))
+    })?;
+    let binary = binary.as_binary::<i32>();
+    let width_usize = width as usize;
+    let mut builder = arrow::array::FixedSizeBinaryBuilder::with_capacity(binary.len(), width);
+    let mut padded = vec![0u8; width_usize];
+    for value in binary.iter() {
+        match value {
+            None => builder.append_null(),
+            Some(bytes) if bytes.len() > width_usize => {
+                return Err(Error::new(ErrorCode::TOO_LARGE_STRING_SIZE, format!("Too large value for FixedString({width}) in column {column}")));
+            }
+            Some(bytes) => {
+                padded[..bytes.len()].copy_from_slice(bytes);
+                padded[bytes.len()..].fill(0);
+                builder.append_value(&padded)?;
+            }
+        }
+    }
+    Ok(Arc::new(builder.finish()))
 }
 
 fn repeat(value: &ArrayRef, rows: usize) -> Result<ArrayRef> {
