@@ -181,6 +181,7 @@ impl Instance {
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
+        granary_io::register(&mut state);
         let _ = shared.functions.set(granary_functions::function_catalog(&state));
         let placeholder_state = SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build();
         Ok(Arc::new(Instance { shared, base_state: state, placeholder_state, base_runtime, timezone }))
@@ -306,6 +307,12 @@ impl Instance {
         }
         config.set_extension(ctx.progress.clone());
         config.set_extension(Arc::new(QueryContextExt { settings: settings.clone(), current_database: ctx.current_database.clone() }));
+        config.set_extension(Arc::new(granary_io::IoContext {
+            settings: settings.clone(),
+            timezone,
+            user_files_path: self.shared.config.user_files_path.clone(),
+            virtual_columns: std::sync::atomic::AtomicBool::new(false),
+        }));
         ctx.state = state;
         ctx.deadline = settings.max_execution_time().map(|d| tokio::time::Instant::now() + d);
         Ok(())
