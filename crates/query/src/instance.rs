@@ -191,6 +191,7 @@ impl Instance {
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
+        granary_io::register(&mut state);
         state.register_udtf("dictionary", Arc::new(granary_dictionaries::DictionaryTableFunction { catalog: shared.catalog.clone() }));
         let lookup_env = Arc::new(LookupEnv { catalog: shared.catalog.clone(), registry: dictionaries.clone() });
         for udf in granary_dictionaries::lookup_functions(lookup_env) {
@@ -371,6 +372,12 @@ impl Instance {
         }
         config.set_extension(ctx.progress.clone());
         config.set_extension(Arc::new(QueryContextExt { settings: settings.clone(), current_database: ctx.current_database.clone() }));
+        config.set_extension(Arc::new(granary_io::IoContext {
+            settings: settings.clone(),
+            timezone: ctx.timezone,
+            user_files_path: self.shared.config.user_files_path.clone(),
+            virtual_columns: std::sync::atomic::AtomicBool::new(false),
+        }));
         ctx.state = state;
         Ok(())
     }

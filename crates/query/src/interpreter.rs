@@ -289,6 +289,10 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
     let dictionaries = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
     crate::lookups::load_dictionaries(ctx, &dictionaries).await?;
     let statement = DFStatement::Statement(Box::new(inner));
+    if let Some(io) = ctx.state.config().get_extension::<granary_io::IoContext>() {
+        // Virtual columns of file()/s3() exist only for queries that name them.
+        io.virtual_columns.store(granary_io::mentions_virtual_columns(&statement.to_string()), std::sync::atomic::Ordering::Relaxed);
+    }
     check_table_references(ctx, &statement).await?;
     Ok(ctx.state.statement_to_plan(statement).await?)
 }

@@ -585,6 +585,18 @@ impl<'a> Cursor<'a> {
                     let (query, _, settings, format) = self.rest_as_query(options)?;
                     return Ok(StatementWithClauses { statement: Statement::DescribeQuery { query }, settings, format });
                 }
+                // `DESCRIBE [TABLE] file(...)`: a table function is described through the
+                // query `SELECT * FROM file(...)`, whose planning infers the structure.
+                if matches!(self.lx.get(self.pos).map(|l| &l.token), Some(Token::Word(_)))
+                    && matches!(self.lx.get(self.pos + 1).map(|l| &l.token), Some(Token::LParen))
+                {
+                    let start = self.lx[self.pos].start;
+                    let text = format!("SELECT * FROM {}", &self.sql[start..]);
+                    let lexemes = lex(&text)?;
+                    let mut cursor = Cursor { sql: &text, lx: &lexemes, pos: 0 };
+                    let (query, _, settings, format) = cursor.rest_as_query(options)?;
+                    return Ok(StatementWithClauses { statement: Statement::DescribeQuery { query }, settings, format });
+                }
                 let name = self.table_name()?;
                 return self.finish_with_format(Statement::DescribeTable(name));
             }

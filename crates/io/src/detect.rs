@@ -1,0 +1,123 @@
+//! Format and compression from a file name, and decompressing readers.
+
+use std::io::Read;
+
+use granary_common::{Error, ErrorCode, Result};
+
+/// How the bytes of a file are compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+    Lz4,
+}
+
+impl Compression {
+    /// The `compression` argument of file()/s3() (`auto`, `none`, `gzip`/`gz`, `zstd`/`zst`,
+    /// `lz4`, ...); `auto` is `None` here and decided from the name.
+    pub fn from_argument(text: &str) -> Result<Option<Compression>> {
+        Ok(Some(match text.to_ascii_lowercase().as_str() {
+            "auto" | "" => return Ok(None),
+            "none" => Compression::None,
+            "gzip" | "gz" | "deflate" => Compression::Gzip,
+            "zstd" | "zst" => Compression::Zstd,
+            "lz4" => Compression::Lz4,
+            "xz" | "lzma" | "bz2" | "bzip2" | "brotli" | "br" | "snappy" => {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Compression method '{text}' is not supported yet")))
+            }
+            _ => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Unknown compression method '{text}'"))),
+        }))
+    }
+
+    /// Compression from the last extension of a name.
+    pub fn from_name(name: &str) -> Compression {
+        match extension(name).map(|e| e.to_ascii_lowercase()).as_deref() {
+            Some("gz" | "gzip") => Compression::Gzip,
+            Some("zst" | "zstd") => Compression::Zstd,
+            Some("lz4") => Compression::Lz4,
+            _ => Compression::None,
+        }
+    }
+
+    /// Wraps a reader of compressed bytes.
+    pub fn reader<'a>(self, inner: Box<dyn Read + Send + 'a>) -> Result<Box<dyn Read + Send + 'a>> {
+        Ok(match self {
+            Compression::None => inner,
+            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(inner)),
+            Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(inner)?),
+            Compression::Lz4 => Box::new(lz4_flex::frame::FrameDecoder::new(inner)),
+        })
+    }
+}
+
+fn extension(name: &str) -> Option<&str> {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.rsplit_once('.').map(|(_, ext)| ext)
+}
+
+/// The format ClickHouse picks for a file name (compression extensions skipped); `None`
+/// when the name says nothing.
+pub fn format_from_name(name: &str) -> Option<&'static str> {
+    let mut stem = name;
+    if Compression::from_name(name) != Compression::None || matches!(extension(name), Some("xz" | "bz2" | "br")) {
+        stem = name.rsplit_once('.').map(|(s, _)| s).unwrap_or(name);
+    }
+    Some(match extension(stem)?.to_ascii_lowercase().as_str() {
+        "parquet" => "Parquet",
+        "csv" => "CSV",
+        "tsv" => "TSV",
+        "jsonl" | "ndjson" | "json" => "JSONEachRow",
+        _ => return None,
+    })
+}
+
+/// Reads bytes of a possibly compressed stream; an error in the compressed data says
+/// which file it came from.
+pub fn corrupt(path: &str, e: std::io::Error) -> Error {
+    Error::new(ErrorCode::CANNOT_READ_ALL_DATA, format!("Cannot read from file {path}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_from_name("a/b.parquet"), Some("Parquet"));
+        assert_eq!(format_from_name("x.csv.gz"), Some("CSV"));
+        assert_eq!(format_from_name("x.tsv.zst"), Some("TSV"));
+        assert_eq!(format_from_name("x.ndjson"), Some("JSONEachRow"));
+        assert_eq!(format_from_name("x.jsonl.lz4"), Some("JSONEachRow"));
+        assert_eq!(format_from_name("dir.d/x"), None);
+        assert_eq!(format_from_name("x.gz"), None);
+    }
+
+    #[test]
+    fn compressions() {
+        assert_eq!(Compression::from_name("x.csv.gz"), Compression::Gzip);
+        assert_eq!(Compression::from_name("x.csv.zst"), Compression::Zstd);
+        assert_eq!(Compression::from_name("x.csv"), Compression::None);
+        assert_eq!(Compression::from_argument("auto").unwrap(), None);
+        assert_eq!(Compression::from_argument("gzip").unwrap(), Some(Compression::Gzip));
+        assert!(Compression::from_argument("foo").is_err());
+    }
+
+    #[test]
+    fn round_trip_gzip_zstd_lz4() {
+        use std::io::Write;
+        let data = b"a,b\n1,2\n".repeat(1000);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&data).unwrap();
+        let gz = gz.finish().unwrap();
+        let zs = zstd::stream::encode_all(&data[..], 1).unwrap();
+        let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        lz.write_all(&data).unwrap();
+        let lz = lz.finish().unwrap();
+        for (c, bytes) in [(Compression::Gzip, gz), (Compression::Zstd, zs), (Compression::Lz4, lz)] {
+            let mut out = Vec::new();
+            c.reader(Box::new(&bytes[..])).unwrap().read_to_end(&mut out).unwrap();
+            assert_eq!(out, data);
+        }
+    }
+}

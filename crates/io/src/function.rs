@@ -1,0 +1,224 @@
+//! `file(path [, format [, structure [, compression]]])`.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::Expr;
+use granary_common::{Error, ErrorCode, Result};
+use granary_formats::FormatSettings;
+use granary_types::ChType;
+
+use crate::detect::{format_from_name, Compression};
+use crate::infer::infer_text;
+use crate::table::{FileEntry, FileTable};
+use crate::IoContext;
+
+/// The `file` table function.
+#[derive(Debug, Default)]
+pub struct FileFunction;
+
+/// Arguments common to file(), s3() and url() after the location.
+#[derive(Debug, Default)]
+pub(crate) struct FormatArgs {
+    pub format: Option<String>,
+    pub structure: Option<String>,
+    pub compression: Option<Compression>,
+}
+
+pub(crate) fn string_arg(function: &str, expr: &Expr) -> Result<String> {
+    match expr {
+        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => Ok(s.clone()),
+        Expr::Cast(c) => string_arg(function, &c.expr),
+        other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Table function '{function}' expects string literal arguments, got {other}"))),
+    }
+}
+
+pub(crate) fn format_args(function: &str, rest: &[Expr]) -> Result<FormatArgs> {
+    if rest.len() > 3 {
+        return Err(Error::new(
+            ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+            format!("Table function '{function}' requires 1 to 4 arguments: path, [format, [structure, [compression]]]"),
+        ));
+    }
+    let values: Vec<String> = rest.iter().map(|e| string_arg(function, e)).collect::<Result<_>>()?;
+    let auto = |v: Option<&String>| v.filter(|s| !s.eq_ignore_ascii_case("auto")).cloned();
+    Ok(FormatArgs {
+        format: auto(values.first()),
+        structure: auto(values.get(1)),
+        compression: match values.get(2) {
+            Some(c) => Compression::from_argument(c)?,
+            None => None,
+        },
+    })
+}
+
+/// Parses a ClickHouse column list: `a UInt8, "b c" Array(String), `d` Nullable(Int32)`.
+pub fn parse_structure(text: &str) -> Result<Vec<(String, ChType)>> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start, mut quote) = (0i32, 0usize, None::<char>);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '`' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    let bad = |why: String| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse the structure '{text}': {why}"));
+    parts
+        .into_iter()
+        .map(|part| {
+            let part = part.trim();
+            let (name, ty) = if let Some(q @ ('`' | '"')) = part.chars().next() {
+                let end = part[1..].find(q).ok_or_else(|| bad(format!("unclosed quote in '{part}'")))? + 1;
+                (part[1..end].to_string(), part[end + 1..].trim())
+            } else {
+                let (n, t) = part.split_once(char::is_whitespace).ok_or_else(|| bad(format!("expected a name and a type in '{part}'")))?;
+                (n.to_string(), t.trim())
+            };
+            if ty.is_empty() {
+                return Err(bad(format!("expected a type after '{name}'")));
+            }
+            Ok((name, ChType::parse(ty)?))
+        })
+        .collect()
+}
+
+pub(crate) fn schema_of(columns: &[(String, ChType)]) -> SchemaRef {
+    Arc::new(Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()))
+}
+
+/// The columns of a Parquet file as ClickHouse types.
+pub(crate) fn parquet_schema(arrow: &Schema) -> SchemaRef {
+    let columns: Vec<(String, ChType)> = arrow.fields().iter().map(|f| (f.name().clone(), ChType::from_field(f))).collect();
+    schema_of(&columns)
+}
+
+pub(crate) fn io_context(args: &TableFunctionArgs) -> Arc<IoContext> {
+    args.session().config().get_extension::<IoContext>().unwrap_or_else(|| Arc::new(IoContext::default()))
+}
+
+impl TableFunctionImpl for FileFunction {
+    fn call_with_args(&self, args: TableFunctionArgs) -> datafusion::common::Result<Arc<dyn TableProvider>> {
+        let ctx = io_context(&args);
+        Ok(file_table(&ctx, args.exprs())?)
+    }
+}
+
+fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
+    let Some((path_expr, rest)) = exprs.split_first() else {
+        return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'file' requires 1 to 4 arguments: path, [format, [structure, [compression]]]"));
+    };
+    let path = string_arg("file", path_expr)?;
+    let args = format_args("file", rest)?;
+    let root = std::path::absolute(&ctx.user_files_path)?;
+    let pattern = crate::local::confine(&root, &path)?;
+    let files = crate::local::list(&root, &pattern)?;
+    let pattern_text = pattern.to_string_lossy().into_owned();
+    let format = match &args.format {
+        Some(f) => f.clone(),
+        None => match files.first().and_then(|f| format_from_name(&f.path)).or_else(|| format_from_name(&pattern_text)) {
+            Some(f) => f.to_string(),
+            None if files.is_empty() => {
+                return Err(Error::new(
+                    ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                    "The data format cannot be detected by the contents of the files, because there are no files with provided path. You can specify the format manually",
+                ))
+            }
+            None => return Err(Error::new(ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE, format!("Cannot detect the format of file {}; specify it manually", files[0].path))),
+        },
+    };
+    if !granary_formats::input_format_names().contains(&format.as_str()) {
+        return Err(Error::new(ErrorCode::UNKNOWN_FORMAT, format!("Unknown input format {format}")));
+    }
+    if files.is_empty() && !crate::glob::has_glob(&pattern_text) && !ctx.settings.get_bool("engine_file_empty_if_not_exists") {
+        if args.structure.is_none() {
+            return Err(Error::new(
+                ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                format!("The table structure cannot be extracted from a {format} format file, because the file {pattern_text} doesn't exist. You can specify the structure manually"),
+            ));
+        }
+        return Err(Error::new(ErrorCode::FILE_DOESNT_EXIST, format!("File {pattern_text} doesn't exist")));
+    }
+    if format == "Parquet" {
+        for f in &files {
+            check_parquet_magic(f).map_err(|e| match &args.structure {
+                Some(_) => e,
+                None => Error::new(
+                    ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                    format!("The table structure cannot be extracted from a Parquet format file. Error: {}. You can specify the structure manually", e.message()),
+                ),
+            })?;
+        }
+    }
+    let (schema, read_format) = match &args.structure {
+        Some(s) => (schema_of(&parse_structure(s)?), format.clone()),
+        None => infer_files(ctx, &files, &format, args.compression)?,
+    };
+    let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    let virtual_columns = ctx.virtual_columns.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(Arc::new(FileTable::new(schema, files, read_format, args.compression, virtual_columns, format_settings, ctx.settings.get_bool("engine_file_skip_empty_files"))))
+}
+
+/// A truncated or foreign file is refused before the scan with ClickHouse's message
+/// (a cheap read of the last bytes; the footer itself is read by the scan).
+fn check_parquet_magic(file: &FileEntry) -> Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let bad = || Error::new(ErrorCode::INCORRECT_DATA, format!("Not a Parquet file (wrong magic bytes at the end of file): (in file/uri {})", file.path));
+    if file.size < 12 {
+        return Err(bad());
+    }
+    let mut handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
+    let mut magic = [0u8; 4];
+    handle.seek(SeekFrom::End(-4)).and_then(|_| handle.read_exact(&mut magic)).map_err(|e| crate::detect::corrupt(&file.path, e))?;
+    if &magic != b"PAR1" {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+/// The schema of the first non-empty file (ClickHouse infers from the first file that
+/// gives a result).
+fn infer_files(ctx: &IoContext, files: &[FileEntry], format: &str, compression: Option<Compression>) -> Result<(SchemaRef, String)> {
+    let Some(file) = files.iter().find(|f| f.size > 0) else {
+        return Err(Error::new(
+            ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+            format!("The table structure cannot be extracted from a {format} format file, because there are no files with provided path or all files are empty. You can specify the structure manually"),
+        ));
+    };
+    if format == "Parquet" {
+        let handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
+        let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(handle).map_err(|e| {
+            Error::new(ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE, format!("The table structure cannot be extracted from a Parquet format file. Error: {e}. You can specify the structure manually: (in file/uri {})", file.path))
+        })?;
+        return Ok((parquet_schema(builder.schema()), format.to_string()));
+    }
+    let handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
+    let c = compression.unwrap_or_else(|| Compression::from_name(&file.path));
+    let mut reader = c.reader(Box::new(handle))?;
+    let inferred = infer_text(format, &mut reader, &ctx.settings, &file.path)?;
+    Ok((schema_of(&inferred.columns), inferred.format))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structures() {
+        let cols = parse_structure("a UInt8, `b c` Array(String), \"d\" Nullable(Int32), e Tuple(x Int8, y String)").unwrap();
+        let names: Vec<_> = cols.iter().map(|(n, t)| format!("{n}:{t}")).collect();
+        assert_eq!(names, ["a:UInt8", "b c:Array(String)", "d:Nullable(Int32)", "e:Tuple(x Int8, y String)"]);
+        assert!(parse_structure("a").is_err());
+        assert!(parse_structure("a NoSuchType").is_err());
+    }
+}

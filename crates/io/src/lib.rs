@@ -1,0 +1,71 @@
+//! Reading tables from files and object storage: the `file()` table function (and,
+//! later in this crate, `s3()`, `gcs()`, `url()`).
+//!
+//! Module map:
+//!
+//! * [`glob`]: ClickHouse globs (`*`, `**`, `?`, `{a,b}`, `{01..10}`) and the literal
+//!   prefix that listing starts from.
+//! * [`detect`]: format and compression from a file name; decompressing readers
+//!   (gzip, zstd, lz4 frame).
+//! * [`infer`]: schema inference for CSV/TSV (with header detection), `*WithNames`,
+//!   `*WithNamesAndTypes` and JSONEachRow, with ClickHouse's inferred types.
+//! * [`local`]: paths confined to `user_files_path` (no `..`, no symlink escapes) and
+//!   glob listing of local directories.
+//! * [`function`]: argument handling of `file(path [, format [, structure [, compression]]])`.
+//! * [`table`]: the [`table::FileTable`] provider: Parquet through DataFusion's parquet
+//!   source (projection, statistics pruning, row groups in parallel), text formats
+//!   streamed through `granary-formats` parsers, files spread over `max_threads`
+//!   partitions, `_path`/`_file` virtual columns.
+//!
+//! The query layer hands each query's settings, time zone and `user_files_path` to the
+//! table functions through [`IoContext`], a DataFusion session-config extension.
+//! Virtual columns are part of the schema only when the query names `_path` or `_file`
+//! (DataFusion has no hidden columns; this keeps `SELECT *` as in ClickHouse).
+
+pub mod detect;
+pub mod function;
+pub mod glob;
+pub mod infer;
+pub mod local;
+pub mod table;
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use chrono_tz::Tz;
+use datafusion::execution::SessionState;
+use granary_common::Settings;
+
+/// What the table functions need to know about the query they run in.
+#[derive(Debug)]
+pub struct IoContext {
+    pub settings: Settings,
+    pub timezone: Tz,
+    pub user_files_path: PathBuf,
+    /// Set before planning when the query mentions `_path` or `_file`.
+    pub virtual_columns: AtomicBool,
+}
+
+impl Default for IoContext {
+    fn default() -> Self {
+        IoContext { settings: Settings::new(), timezone: Tz::UTC, user_files_path: PathBuf::from("user_files"), virtual_columns: AtomicBool::new(false) }
+    }
+}
+
+/// Whether a query text refers to a virtual column (a cheap token check; a false
+/// positive only adds the columns to `SELECT *`).
+pub fn mentions_virtual_columns(sql: &str) -> bool {
+    table::VIRTUAL_COLUMNS.iter().any(|name| {
+        sql.match_indices(name).any(|(i, _)| {
+            let before = sql[..i].chars().next_back();
+            let after = sql[i + name.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    })
+}
+
+/// Registers the table functions of this crate.
+pub fn register(state: &mut SessionState) {
+    state.register_udtf("file", Arc::new(function::FileFunction));
+}
