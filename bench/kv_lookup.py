@@ -114,7 +114,7 @@ def main():
     single = [f"{k}" for k in hits[:250] + misses[:750]]
     rng.shuffle(single)
     batches = []
-    for b in range(50):
+    for b in range(40):
         keys = hits[b * 25:(b + 1) * 25] + misses[b * 75:(b + 1) * 75]
         batches.append(",".join(map(str, keys)))
 
