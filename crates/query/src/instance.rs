@@ -90,6 +90,8 @@ pub struct Instance {
     timezone: Tz,
     /// Runs dictionary sources; the registry holds it weakly.
     dictionary_runner: Arc<dyn SourceRunner>,
+    /// `dictGet*`, `joinGet*`, ... by name, for the constant-lookup fast path.
+    lookup_functions: HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>>,
 }
 
 /// One query as the protocol layer received it.
@@ -194,8 +196,11 @@ impl Instance {
         granary_io::register(&mut state);
         state.register_udtf("dictionary", Arc::new(granary_dictionaries::DictionaryTableFunction { catalog: shared.catalog.clone() }));
         let lookup_env = Arc::new(LookupEnv { catalog: shared.catalog.clone(), registry: dictionaries.clone() });
+        let mut lookup_functions = HashMap::new();
         for udf in granary_dictionaries::lookup_functions(lookup_env) {
-            state.register_udf(Arc::new(udf))?;
+            let udf = Arc::new(udf);
+            lookup_functions.insert(udf.name().to_string(), udf.clone());
+            state.register_udf(udf)?;
         }
         let _ = shared.functions.set(granary_functions::function_catalog(&state));
         let placeholder_state = SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build();
@@ -206,10 +211,15 @@ impl Instance {
             base_runtime,
             timezone,
             dictionary_runner: Arc::new(InstanceRunner { instance: weak.clone() }),
+            lookup_functions,
         });
         dictionaries.set_runner(Arc::downgrade(&instance.dictionary_runner));
         spawn_dictionary_reloads(Arc::downgrade(&dictionaries));
         Ok(instance)
+    }
+
+    pub(crate) fn lookup_functions(&self) -> &HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>> {
+        &self.lookup_functions
     }
 
     pub fn dictionaries(&self) -> &Arc<DictionaryRegistry> {

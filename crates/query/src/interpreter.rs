@@ -72,7 +72,11 @@ pub(crate) async fn run(
         Ok(Outcome::Rows { stream, limit_by, output_format })
     };
     if let Statement::Query { query, limit_by: None } = &statement {
-        if let Some(stream) = crate::point_query::try_point_query(ctx, query)? {
+        let mut fast = crate::point_query::try_point_query(ctx, query)?;
+        if fast.is_none() {
+            fast = crate::point_query::try_constant_lookup(ctx, query, instance.lookup_functions()).await?;
+        }
+        if let Some(stream) = fast {
             let result = rows(stream, None)?;
             let content_type = match &result {
                 Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),

@@ -15,6 +15,7 @@ use arrow::datatypes::{DataType, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::common::ScalarValue;
 use datafusion::sql::sqlparser::ast::{
     BinaryOperator, Expr, GroupByExpr, ObjectNamePart, Query, Select, SelectItem, SetExpr, TableFactor, UnaryOperator, Value,
 };
@@ -212,6 +213,118 @@ fn literal_keys(literals: &[Literal], key_type: &DataType) -> Option<ArrayRef> {
                 _ => None,
             }).collect::<Option<_>>()?;
             arrow::array::FixedSizeBinaryArray::try_from_iter(values.into_iter()).ok().map(|a| Arc::new(a) as ArrayRef)
+        }
+        _ => None,
+    }
+}
+
+/// `SELECT dictGet*(...)`, `dictHas`, `joinGet*` with constant arguments and no FROM (the
+/// dictionary and Join-table key-value pattern): evaluated by calling the lookup
+/// functions directly, without planning. Key arguments must be typed unambiguously
+/// (`toUInt64(123)`, `'text'`); a bare number literal is left to the planner, which owns
+/// literal typing.
+pub(crate) async fn try_constant_lookup(
+    ctx: &QueryContext,
+    query: &Query,
+    functions: &std::collections::HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>>,
+) -> Result<Option<SendableRecordBatchStream>> {
+    use datafusion::logical_expr::{ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs};
+    use datafusion::sql::sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+
+    if query.with.is_some() || query.order_by.is_some() || query.limit_clause.is_some() || query.fetch.is_some() {
+        return Ok(None);
+    }
+    let SetExpr::Select(select) = query.body.as_ref() else { return Ok(None) };
+    if !select.from.is_empty() || select.selection.is_some() || select.having.is_some() || select.distinct.is_some() || select.prewhere.is_some() {
+        return Ok(None);
+    }
+    if !matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty()) {
+        return Ok(None);
+    }
+    let mut calls = Vec::new();
+    for item in &select.projection {
+        let (expr, name) = match item {
+            SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
+            SelectItem::UnnamedExpr(expr) => (expr, expr.to_string()),
+            _ => return Ok(None),
+        };
+        let Expr::Function(function) = expr else { return Ok(None) };
+        let Some(udf) = function.name.0.last().and_then(|p| p.as_ident()).and_then(|i| functions.get(&i.value)) else { return Ok(None) };
+        let FunctionArguments::List(list) = &function.args else { return Ok(None) };
+        if !list.clauses.is_empty() || function.over.is_some() || function.filter.is_some() {
+            return Ok(None);
+        }
+        let mut args = Vec::with_capacity(list.args.len());
+        for arg in &list.args {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else { return Ok(None) };
+            let Some(value) = typed_constant(e) else { return Ok(None) };
+            args.push(value);
+        }
+        // Names are qualified with the current database, as the planned path does.
+        if let Some(ScalarValue::Utf8(Some(object))) = args.first_mut() {
+            if !object.contains('.') {
+                *object = format!("{}.{object}", ctx.current_database);
+            }
+        }
+        calls.push((udf.clone(), args, name));
+    }
+    if calls.is_empty() {
+        return Ok(None);
+    }
+    let dictionaries: Vec<String> = calls
+        .iter()
+        .filter(|(udf, _, _)| udf.name().starts_with("dict"))
+        .filter_map(|(_, args, _)| match args.first() {
+            Some(ScalarValue::Utf8(Some(name))) => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    crate::lookups::load_dictionaries(ctx, &dictionaries).await?;
+    let mut fields = Vec::with_capacity(calls.len());
+    let mut columns = Vec::with_capacity(calls.len());
+    for (udf, args, name) in calls {
+        let arg_fields: Vec<arrow::datatypes::FieldRef> =
+            args.iter().map(|a| Arc::new(arrow::datatypes::Field::new("", a.data_type(), a.is_null()))).collect();
+        let scalars: Vec<Option<&ScalarValue>> = args.iter().map(Some).collect();
+        let return_field = udf.return_field_from_args(ReturnFieldArgs { arg_fields: &arg_fields, scalar_arguments: &scalars })?;
+        let value = udf.invoke_with_args(ScalarFunctionArgs {
+            args: args.into_iter().map(ColumnarValue::Scalar).collect(),
+            arg_fields,
+            number_rows: 1,
+            return_field: return_field.clone(),
+            config_options: Arc::new(datafusion::common::config::ConfigOptions::default()),
+        })?;
+        columns.push(value.to_array(1)?);
+        fields.push(return_field.as_ref().clone().with_name(name));
+    }
+    let schema: SchemaRef = Arc::new(Schema::new(fields));
+    let batch = RecordBatch::try_new(schema.clone(), columns)?;
+    Ok(Some(Box::pin(RecordBatchStreamAdapter::new(schema, futures::stream::iter(vec![Ok(batch)])))))
+}
+
+/// A constant whose type does not depend on literal-typing rules: a string literal, or
+/// `to<Int|UInt><N>(number)`.
+fn typed_constant(expr: &Expr) -> Option<ScalarValue> {
+    use datafusion::sql::sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    match expr {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) => Some(ScalarValue::Utf8(Some(s.clone()))),
+            _ => None,
+        },
+        Expr::Function(function) => {
+            let name = function.name.0.last()?.as_ident()?.value.clone();
+            let FunctionArguments::List(list) = &function.args else { return None };
+            let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = list.args.as_slice() else { return None };
+            let Literal::Number(text) = literal(arg)? else { return None };
+            match name.as_str() {
+                "toUInt64" => text.parse().ok().map(|v| ScalarValue::UInt64(Some(v))),
+                "toUInt32" => text.parse().ok().map(|v| ScalarValue::UInt32(Some(v))),
+                "toUInt16" => text.parse().ok().map(|v| ScalarValue::UInt16(Some(v))),
+                "toUInt8" => text.parse().ok().map(|v| ScalarValue::UInt8(Some(v))),
+                "toInt64" => text.parse().ok().map(|v| ScalarValue::Int64(Some(v))),
+                "toInt32" => text.parse().ok().map(|v| ScalarValue::Int32(Some(v))),
+                _ => None,
+            }
         }
         _ => None,
     }
