@@ -40,6 +40,15 @@ impl Compression {
         }
     }
 
+    /// Like [`Compression::from_name`], but a compression this build cannot read
+    /// (`.xz`, `.bz2`, `.br`) is an error instead of garbage parsed as text.
+    pub fn detect(name: &str) -> Result<Compression> {
+        match extension(name).map(|e| e.to_ascii_lowercase()).as_deref() {
+            Some(ext @ ("xz" | "bz2" | "br")) => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Compression '.{ext}' of file {name} is not supported yet"))),
+            _ => Ok(Compression::from_name(name)),
+        }
+    }
+
     /// Wraps a reader of compressed bytes.
     pub fn reader<'a>(self, inner: Box<dyn Read + Send + 'a>) -> Result<Box<dyn Read + Send + 'a>> {
         Ok(match self {
@@ -98,6 +107,8 @@ mod tests {
         assert_eq!(Compression::from_name("x.csv.gz"), Compression::Gzip);
         assert_eq!(Compression::from_name("x.csv.zst"), Compression::Zstd);
         assert_eq!(Compression::from_name("x.csv"), Compression::None);
+        assert!(Compression::detect("x.csv.xz").is_err());
+        assert_eq!(Compression::detect("x.csv.gz").unwrap(), Compression::Gzip);
         assert_eq!(Compression::from_argument("auto").unwrap(), None);
         assert_eq!(Compression::from_argument("gzip").unwrap(), Some(Compression::Gzip));
         assert!(Compression::from_argument("foo").is_err());

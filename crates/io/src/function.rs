@@ -203,7 +203,10 @@ fn infer_files(ctx: &IoContext, files: &[FileEntry], format: &str, compression: 
         return Ok((parquet_schema(builder.schema()), format.to_string()));
     }
     let handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
-    let c = compression.unwrap_or_else(|| Compression::from_name(&file.path));
+    let c = match compression {
+        Some(c) => c,
+        None => Compression::detect(&file.path)?,
+    };
     let mut reader = c.reader(Box::new(handle))?;
     let inferred = infer_text(format, &mut reader, &ctx.settings, &file.path)?;
     Ok((schema_of(&inferred.columns), inferred.format))

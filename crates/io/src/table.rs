@@ -206,7 +206,10 @@ impl TextPartition {
             return Ok(true);
         }
         let handle = std::fs::File::open(&file.path).map_err(|e| open_error(&file.path, e))?;
-        let compression = self.compression.unwrap_or_else(|| Compression::from_name(&file.path));
+        let compression = match self.compression {
+            Some(c) => c,
+            None => Compression::detect(&file.path)?,
+        };
         let mut reader = compression.reader(Box::new(handle))?;
         let mut parser = create_input_format(&self.format, self.data_schema.clone(), &self.settings)?;
         let mut buf = vec![0u8; READ_CHUNK];
