@@ -255,7 +255,8 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
     granary_functions::prepare_function_names(&mut inner);
     let statement = DFStatement::Statement(Box::new(inner));
     check_table_references(ctx, &statement).await?;
-    Ok(ctx.state.statement_to_plan(statement).await?)
+    let plan = ctx.state.statement_to_plan(statement).await?;
+    granary_functions::type_literals(plan)
 }
 
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
