@@ -520,6 +520,9 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
     vec![
         wrapped("count", Kind::Count, count::count_udaf()),
         wrapped("uniqExact", Kind::Uniq, count::count_udaf()),
+        // ClickHouse's `uniq` is exact up to 65536 distinct values and samples beyond;
+        // Granary counts exactly (the sampling UniquesHashSet is not implemented yet).
+        wrapped("uniq", Kind::Uniq, count::count_udaf()),
         wrapped("sum", Kind::Sum, sum::sum_udaf()),
         wrapped("avg", Kind::Avg, average::avg_udaf()),
         wrapped("min", Kind::Min, min_max::min_udaf()),

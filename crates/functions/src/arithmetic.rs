@@ -12,16 +12,16 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt8Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, PrimitiveArray, UInt8Array};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::compute::kernels::{cmp, numeric};
-use datafusion::arrow::datatypes::{DataType, Date32Type, Int64Type};
+use datafusion::arrow::datatypes::{DataType, Date32Type, Decimal128Type, Int64Type};
 use datafusion::arrow::error::ArrowError;
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{byte_width, ch_error, illegal_type, int_type, is_float, is_integer, is_signed_int, Arity, DfResult};
+use crate::args::{byte_width, ch_error, illegal_type, int_type, is_decimal, is_float, is_integer, is_signed_int, Arity, DfResult};
 use crate::conditional::to_type;
 use crate::conversion::convert::{convert, Conv, Mode};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
@@ -63,6 +63,9 @@ fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
         (Op::Minus, DataType::Timestamp(..), DataType::Timestamp(..)) => return Ok(ChType::Int64),
         _ => {}
     }
+    if is_decimal(a) || is_decimal(b) {
+        return decimal_result_type(op, ctx);
+    }
     for i in 0..2 {
         if !numeric_or_bool(ctx.dt(i)) {
             return Err(illegal_type(ctx.name, i, ctx.field(i)));
@@ -84,11 +87,126 @@ fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
     Ok(ChType::from_arrow(&dt, false))
 }
 
+fn decimal_parts(dt: &DataType) -> Option<(u8, u8)> {
+    match dt {
+        DataType::Decimal32(p, s) | DataType::Decimal64(p, s) | DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+            Some((*p, (*s).max(0) as u8))
+        }
+        _ => None,
+    }
+}
+
+/// ClickHouse's precision classes: Decimal32, Decimal64, Decimal128, Decimal256.
+fn precision_class(p: u8) -> u8 {
+    match p {
+        0..=9 => 9,
+        10..=18 => 18,
+        19..=38 => 38,
+        _ => 76,
+    }
+}
+
+/// Decimal arithmetic: the widest decimal operand's class; an integer operand takes
+/// the decimal's. Scales: `+ - %` the larger, `*` the sum, `/` the dividend's.
+fn decimal_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
+    let (a, b) = (ctx.dt(0), ctx.dt(1));
+    for i in 0..2 {
+        let dt = ctx.dt(i);
+        if !(is_decimal(dt) || numeric_or_bool(dt)) {
+            return Err(illegal_type(ctx.name, i, ctx.field(i)));
+        }
+    }
+    if is_float(a) || is_float(b) {
+        return Ok(ChType::Float64);
+    }
+    let (pa, sa) = decimal_parts(a).unwrap_or((0, 0));
+    let (pb, sb) = decimal_parts(b).unwrap_or((0, 0));
+    let p = precision_class(pa.max(pb));
+    let s = match op {
+        Op::Plus | Op::Minus | Op::Modulo => sa.max(sb),
+        Op::Multiply => sa + sb,
+        Op::Divide => {
+            if decimal_parts(a).is_some() {
+                sa
+            } else {
+                sb
+            }
+        }
+        Op::IntDiv => return Err(illegal_type(ctx.name, 0, ctx.field(0))),
+    };
+    if s > p {
+        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal result's scale is less than argument's one"));
+    }
+    Ok(ChType::Decimal(p, s))
+}
+
+fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResult<ArrayRef> {
+    let target = base.to_arrow();
+    if target == DataType::Float64 {
+        let (l, r) = (cast(a, &DataType::Float64)?, cast(b, &DataType::Float64)?);
+        let out = match op {
+            Op::Plus => numeric::add(&l, &r),
+            Op::Minus => numeric::sub(&l, &r),
+            Op::Multiply => numeric::mul(&l, &r),
+            Op::Divide => numeric::div(&l, &r),
+            Op::Modulo => numeric::rem(&l, &r),
+            Op::IntDiv => numeric::div(&l, &r),
+        }
+        .map_err(arrow_error)?;
+        return Ok(out);
+    }
+    let ChType::Decimal(p, s) = base else {
+        return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("decimal arithmetic produced {base}")));
+    };
+    let wide = *p > 38;
+    let work = |scale: u8| if wide { DataType::Decimal256(76, scale as i8) } else { DataType::Decimal128(38, scale as i8) };
+    let scale_of = |x: &ArrayRef| decimal_parts(x.data_type()).map(|(_, s)| s).unwrap_or(0);
+    let overflow = |e: ArrowError| match e {
+        ArrowError::DivideByZero => ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"),
+        other => ch_error(ErrorCode::DECIMAL_OVERFLOW, format!("Decimal math overflow: {other}")),
+    };
+    let out = match op {
+        Op::Plus | Op::Minus | Op::Modulo => {
+            let (l, r) = (cast(a, &work(*s))?, cast(b, &work(*s))?);
+            match op {
+                Op::Plus => numeric::add(&l, &r),
+                Op::Minus => numeric::sub(&l, &r),
+                _ => numeric::rem(&l, &r),
+            }
+            .map_err(overflow)?
+        }
+        Op::Multiply => {
+            let (l, r) = (cast(a, &work(scale_of(a)))?, cast(b, &work(scale_of(b)))?);
+            numeric::mul(&l, &r).map_err(overflow)?
+        }
+        Op::Divide if !wide => {
+            // raw(a) * 10^scale(b) / raw(b) is the quotient at a's scale.
+            let (sa, sb) = (scale_of(a), scale_of(b));
+            let l = cast(a, &work(sa))?;
+            let r = cast(b, &work(sb))?;
+            let (l, r) = (l.as_primitive::<Decimal128Type>(), r.as_primitive::<Decimal128Type>());
+            let factor = 10i128.pow(sb as u32);
+            let q: PrimitiveArray<Decimal128Type> = datafusion::arrow::compute::try_binary(l, r, |x, y| {
+                if y == 0 {
+                    return Err(ArrowError::DivideByZero);
+                }
+                x.checked_mul(factor).map(|n| n / y).ok_or_else(|| ArrowError::ArithmeticOverflow("multiplication".into()))
+            })
+            .map_err(overflow)?;
+            let out_scale = if decimal_parts(a.data_type()).is_some() { sa } else { sb };
+            Arc::new(q.with_precision_and_scale(38, out_scale as i8)?)
+        }
+        _ => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "This operation on Decimal256 is not supported")),
+    };
+    let options = datafusion::arrow::compute::CastOptions { safe: false, ..Default::default() };
+    datafusion::arrow::compute::cast_with_options(&out, &target, &options).map_err(overflow)
+}
+
 fn arrow_error(e: ArrowError) -> datafusion::common::DataFusionError {
     match e {
-        ArrowError::DivideByZero => ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Division by zero"),
+        ArrowError::DivideByZero => ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"),
         ArrowError::ArithmeticOverflow(m) | ArrowError::ComputeError(m) => {
-            ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Division of minimal signed number by minus one: {m}"))
+            ch_error(ErrorCode::ILLEGAL_DIVISION, format!("Division of minimal signed number by minus one: {m}"))
         }
         other => other.into(),
     }
@@ -110,6 +228,9 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     {
         return date_arith(op, &a, &b, &base, ctx);
     }
+    if is_decimal(a.data_type()) || is_decimal(b.data_type()) {
+        return decimal_compute(op, &a, &b, &base);
+    }
     let float = matches!(base, ChType::Float64 | ChType::Float32) || (op == Op::IntDiv && (is_float(a.data_type()) || is_float(b.data_type())));
     let work = if float {
         DataType::Float64
@@ -130,7 +251,7 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
             let q = numeric::div(&l, &r).map_err(arrow_error)?;
             let q = q.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
             if q.iter().flatten().any(|v| !v.is_finite()) {
-                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Division by zero"));
+                return Err(ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"));
             }
             Ok(Arc::new(q.unary::<_, datafusion::arrow::datatypes::Float64Type>(f64::trunc)) as ArrayRef)
         }
@@ -188,6 +309,89 @@ fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) 
 
 fn arith(name: &'static str, op: Op) -> ScalarUDF {
     ScalarDef::new(name, Arity::exact(2), move |ctx| result_type(op, ctx), move |ctx| compute(op, ctx)).build()
+}
+
+/// `intDivOrZero` / `moduloOrZero`: the same types, 0 where the divisor is 0 (and where
+/// the minimal signed number is divided by -1).
+fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        move |ctx| {
+            if is_decimal(ctx.dt(0)) || is_decimal(ctx.dt(1)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            result_type(op, ctx)
+        },
+        move |ctx| {
+            let base = ctx.ret_ch().strip_nullable().clone();
+            let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+            let float = is_float(a.data_type()) || is_float(b.data_type());
+            let work = if float { DataType::Float64 } else { DataType::Int64 };
+            let work_ch = ChType::from_arrow(&work, false);
+            // Divisors of 0 (and -1 under the minimal dividend) become 1, their results 0.
+            let l = wrap_to(&a, &work_ch, ctx)?;
+            let r = wrap_to(&b, &work_ch, ctx)?;
+            let zero_mask: BooleanArray = if float {
+                let r = r.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+                r.unary::<_, datafusion::arrow::datatypes::Int8Type>(|v| i8::from(v == 0.0 || !v.is_finite()))
+                    .iter()
+                    .map(|v| v.map(|v| v == 1))
+                    .collect()
+            } else {
+                let (lp, rp) = (l.as_primitive::<Int64Type>(), r.as_primitive::<Int64Type>());
+                lp.iter().zip(rp.iter()).map(|(x, y)| Some(matches!((x, y), (_, Some(0)) | (Some(i64::MIN), Some(-1))))).collect()
+            };
+            let one: ArrayRef = if float {
+                Arc::new(datafusion::arrow::array::Float64Array::from(vec![1.0; r.len()]))
+            } else {
+                Arc::new(datafusion::arrow::array::Int64Array::from(vec![1; r.len()]))
+            };
+            let safe_r = datafusion::arrow::compute::kernels::zip::zip(&zero_mask, &one, &r)?;
+            let out = match op {
+                Op::IntDiv if float => {
+                    let q = numeric::div(&l, &safe_r)?;
+                    let q = q.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+                    Arc::new(q.unary::<_, datafusion::arrow::datatypes::Float64Type>(f64::trunc)) as ArrayRef
+                }
+                Op::IntDiv => numeric::div(&l, &safe_r)?,
+                _ => numeric::rem(&l, &safe_r)?,
+            };
+            let zeros = match out.data_type() {
+                DataType::Float64 => Arc::new(datafusion::arrow::array::Float64Array::from(vec![0.0; out.len()])) as ArrayRef,
+                _ => Arc::new(datafusion::arrow::array::Int64Array::from(vec![0; out.len()])) as ArrayRef,
+            };
+            let out = datafusion::arrow::compute::kernels::zip::zip(&zero_mask, &zeros, &out)?;
+            wrap_to(&out, &base, ctx)
+        },
+    )
+    .build()
+}
+
+/// `negate(x)`, the unary minus: unsigned types become the next wider signed type
+/// (`-toUInt8(1)` is `Int16`, `UInt64` gives `Int64`), values wrap.
+fn negate() -> ScalarUDF {
+    ScalarDef::new(
+        "negate",
+        Arity::exact(1),
+        |ctx| {
+            let dt = ctx.dt(0);
+            if is_decimal(dt) || is_float(dt) || is_signed_int(dt) {
+                return Ok(ctx.ch(0).strip_nullable().clone());
+            }
+            if is_integer(dt) || dt == &DataType::Boolean {
+                return Ok(ChType::from_arrow(&int_type(true, next_width(width(dt))), false));
+            }
+            Err(illegal_type(ctx.name, 0, ctx.field(0)))
+        },
+        |ctx| {
+            let base = ctx.ret_ch().strip_nullable().clone();
+            let a = ctx.array(0)?;
+            let a = if a.data_type() == &base.to_arrow() { a } else { wrap_to(&a, &base, ctx)? };
+            Ok(numeric::neg_wrapping(&a)?)
+        },
+    )
+    .build()
 }
 
 #[derive(Clone, Copy)]
@@ -264,6 +468,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         arith("divide", Op::Divide),
         arith("intDiv", Op::IntDiv),
         arith("modulo", Op::Modulo),
+        arith_or_zero("intDivOrZero", Op::IntDiv),
+        arith_or_zero("moduloOrZero", Op::Modulo),
+        negate(),
         comparison("equals", Cmp::Eq),
         comparison("notEquals", Cmp::Ne),
         comparison("less", Cmp::Lt),

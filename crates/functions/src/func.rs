@@ -33,6 +33,7 @@ use datafusion::logical_expr::{
 };
 use granary_types::ChType;
 
+use crate::literals::{is_query_literal, narrow};
 use crate::args::{must_be_constant, scalar_i128, scalar_str, Arity, DfResult};
 use crate::tz::SessionTz;
 
@@ -299,11 +300,46 @@ impl ScalarUDFImpl for ChUdf {
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> DfResult<FieldRef> {
+        if args.arg_fields.iter().any(|f| is_query_literal(f)) {
+            let narrowed: Vec<Option<ScalarValue>> = args
+                .arg_fields
+                .iter()
+                .zip(args.scalar_arguments)
+                .map(|(f, s)| s.filter(|_| is_query_literal(f)).and_then(|s| narrow(s)))
+                .collect();
+            let fields: Vec<FieldRef> = args
+                .arg_fields
+                .iter()
+                .zip(&narrowed)
+                .map(|(f, n)| match n {
+                    Some(n) => Arc::new(Field::new(f.name(), n.data_type(), false)),
+                    None => Arc::clone(f),
+                })
+                .collect();
+            let scalars: Vec<Option<&ScalarValue>> =
+                args.scalar_arguments.iter().zip(&narrowed).map(|(s, n)| n.as_ref().or(*s)).collect();
+            return self.compute_return(&fields, &scalars);
+        }
         self.compute_return(args.arg_fields, args.scalar_arguments)
     }
 
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
+    fn invoke_with_args(&self, mut args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
         let def = &self.def;
+        // Query literals arrive as Int64; the kernel sees ClickHouse's type for them, as
+        // the return type did (see `crate::literals`).
+        if args.arg_fields.iter().any(|f| is_query_literal(f)) {
+            for (i, field) in args.arg_fields.iter_mut().enumerate() {
+                if !is_query_literal(field) {
+                    continue;
+                }
+                if let Some(ColumnarValue::Scalar(s)) = args.args.get(i) {
+                    if let Some(n) = narrow(s) {
+                        *field = Arc::new(Field::new(field.name(), n.data_type(), false));
+                        args.args[i] = ColumnarValue::Scalar(n);
+                    }
+                }
+            }
+        }
         // Volatile functions (rand, generateUUIDv4) need a value per row even when
         // every argument is a constant.
         let all_scalar = def.volatility != Volatility::Volatile

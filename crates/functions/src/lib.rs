@@ -18,6 +18,7 @@
 //! |---|---|
 //! | [`args`] | argument-count/type checks with ClickHouse codes 42/43, type classes |
 //! | [`func`] | the generic scalar UDF adapter: NULL rules, constant folding, types |
+//! | [`literals`] | ClickHouse's smallest-fitting types for integer literals |
 //! | `registry` | names, aliases, case-insensitivity, descriptions |
 //! | [`tz`] | server/session time zone, DST rules, civil-date arithmetic |
 //! | [`parse`] | ClickHouse text parsing of numbers, dates, decimals, booleans |
@@ -31,6 +32,7 @@
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
+//! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
 //!
 //! ## Conventions
@@ -44,6 +46,7 @@
 
 pub mod aggregate;
 pub mod args;
+pub mod combinators;
 pub mod arithmetic;
 pub mod array;
 pub mod conditional;
@@ -51,6 +54,7 @@ pub mod conversion;
 pub mod datetime;
 pub mod format;
 pub mod func;
+pub mod literals;
 pub mod parse;
 mod registry;
 pub mod sqlnames;
@@ -67,6 +71,8 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use granary_common::{Error, ErrorCode, Result};
 
 pub use conversion::cast_to_chtype;
+pub use literals::type_literals;
+pub use combinators::merge_aggregate_states;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
 
@@ -90,6 +96,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string::functions());
     out.extend(array::functions());
     out.extend(system::functions());
+    out.push(combinators::finalize_aggregation());
     out
 }
 
@@ -130,7 +137,7 @@ fn granary_names() -> &'static HashSet<String> {
 /// Every Granary UDF and UDAF with its aliases, built once per process: the names
 /// (some generated, like `toUInt8OrNull`) are leaked exactly once, and each new
 /// session only clones `Arc`s.
-fn registered() -> &'static (Vec<Arc<ScalarUDF>>, Vec<Arc<AggregateUDF>>) {
+pub(crate) fn registered() -> &'static (Vec<Arc<ScalarUDF>>, Vec<Arc<AggregateUDF>>) {
     static ALL: std::sync::OnceLock<(Vec<Arc<ScalarUDF>>, Vec<Arc<AggregateUDF>>)> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
         let scalars = all_scalars()
@@ -140,13 +147,15 @@ fn registered() -> &'static (Vec<Arc<ScalarUDF>>, Vec<Arc<AggregateUDF>>) {
                 Arc::new(if extra.is_empty() { udf } else { with_aliases(udf, extra) })
             })
             .collect();
-        let aggregates = aggregate::aggregates()
+        let mut aggregates: Vec<Arc<AggregateUDF>> = aggregate::aggregates()
             .into_iter()
             .map(|udaf| {
                 let extra = extra_names(udaf.name());
                 Arc::new(if extra.is_empty() { udaf } else { udaf_with_aliases(udaf, extra) })
             })
             .collect();
+        let combined = combinators::combined(&aggregates);
+        aggregates.extend(combined.into_iter().map(Arc::new));
         (scalars, aggregates)
     })
 }
@@ -257,7 +266,12 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
     for (key, udf) in state.scalar_functions() {
         add(key, udf.name(), false, udf.documentation().map(|d| d.description.as_str()));
     }
+    let is_base = |n: &str| aggregate::aggregates().iter().any(|a| a.name() == n);
     for (key, udaf) in state.aggregate_functions() {
+        // Combinator forms (`sumState`) are not functions of their own in ClickHouse.
+        if ours.contains(udaf.name()) && combinators::split_combinators(key, &is_base).is_some() {
+            continue;
+        }
         add(key, udaf.name(), true, udaf.documentation().map(|d| d.description.as_str()));
     }
     for (key, udwf) in state.window_functions() {

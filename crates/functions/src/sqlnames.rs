@@ -5,7 +5,9 @@
 //! `normalize_ident` on the name). ClickHouse names are case-sensitive (`toUInt64`),
 //! except those ClickHouse marks case-insensitive (`SUM`, `Count`). So before planning,
 //! the front end rewrites function names: case-insensitive ones are lowercased, and all
-//! are marked quoted so DataFusion looks them up exactly as written.
+//! are marked quoted so DataFusion looks them up exactly as written. Innermost `-If` and
+//! `-Distinct` combinators become `FILTER (WHERE ..)` and `DISTINCT` (see
+//! [`crate::combinators`]).
 
 use std::ops::ControlFlow;
 
@@ -15,6 +17,11 @@ use datafusion::sql::sqlparser::ast::{
 };
 
 use crate::is_case_insensitive;
+
+/// Whether Granary registers an aggregate function under `name`.
+fn is_aggregate_name(name: &str) -> bool {
+    crate::registered().1.iter().any(|f| f.name() == name || f.aliases().iter().any(|a| a == name))
+}
 
 /// Rewrites the function names of a parsed statement as described above.
 ///
@@ -44,6 +51,10 @@ pub fn prepare_function_names(statement: &mut Statement) {
             });
         }
         if let Expr::Function(function) = expr {
+            if function.over.is_none() {
+                // A bad call (`countIf()`) is left for the planner to report.
+                let _ = crate::combinators::rewrite_if_distinct(function, &is_aggregate_name);
+            }
             if function.name.0.len() == 1 {
                 if let Some(ObjectNamePart::Identifier(ident)) = function.name.0.first_mut() {
                     if ident.quote_style.is_none() {

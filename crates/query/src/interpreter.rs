@@ -298,7 +298,8 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
         io.virtual_columns.store(granary_io::mentions_virtual_columns(&statement.to_string()), std::sync::atomic::Ordering::Relaxed);
     }
     check_table_references(ctx, &statement).await?;
-    Ok(ctx.state.statement_to_plan(statement).await?)
+    let plan = ctx.state.statement_to_plan(statement).await?;
+    granary_functions::type_literals(plan)
 }
 
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {

@@ -171,6 +171,25 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
             *expr = function_call("divide", vec![left, right]);
         }
+        // `+ - * %` and unary minus are ClickHouse's `plus`..`negate`, whose result types
+        // are ClickHouse's (`UInt8 + UInt8` is `UInt16`). Interval arithmetic stays with
+        // DataFusion, and `-<number>` stays a literal.
+        Expr::BinaryOp { op: op @ (BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply | BinaryOperator::Modulo), left, right }
+            if options.clickhouse_functions && !is_interval(left) && !is_interval(right) =>
+        {
+            let name = match op {
+                BinaryOperator::Plus => "plus",
+                BinaryOperator::Minus => "minus",
+                BinaryOperator::Multiply => "multiply",
+                _ => "modulo",
+            };
+            let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
+            *expr = function_call(name, vec![left, right]);
+        }
+        Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr: inner } if options.clickhouse_functions && !is_number(inner) && !is_interval(inner) => {
+            let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
+            *expr = function_call("negate", vec![inner]);
+        }
         Expr::Function(function) => {
             if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() {
                 if ident.quote_style.is_none() {
@@ -189,6 +208,22 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             }
         }
         _ => {}
+    }
+}
+
+fn is_interval(expr: &Expr) -> bool {
+    match expr {
+        Expr::Interval(_) => true,
+        Expr::Nested(inner) => is_interval(inner),
+        Expr::Function(f) => f.name.to_string().to_ascii_lowercase().starts_with("tointerval"),
+        _ => false,
+    }
+}
+
+fn is_number(expr: &Expr) -> bool {
+    match expr {
+        Expr::Value(v) => matches!(v.value, Value::Number(..)),
+        _ => false,
     }
 }
 

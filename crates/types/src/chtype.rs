@@ -44,6 +44,10 @@ pub enum ChType {
     Tuple(Vec<(String, ChType)>),
     Map(Box<ChType>, Box<ChType>),
     Nothing,
+    /// `AggregateFunction(f, T1, ...)`: the intermediate state of aggregate `f` (with
+    /// its parameters, e.g. `quantile(0.5)`) over arguments `T1, ...`, as produced by
+    /// `-State` and read by `-Merge`. Held as Arrow `Binary`, one serialized state per row.
+    AggregateFunction(String, Vec<ChType>),
 }
 
 impl ChType {
@@ -118,6 +122,7 @@ impl ChType {
                 DataType::Map(Arc::new(entries), false)
             }
             ChType::Nothing => DataType::Null,
+            ChType::AggregateFunction(..) => DataType::Binary,
         }
     }
 
@@ -314,6 +319,13 @@ impl fmt::Display for ChType {
             }
             ChType::Map(k, v) => write!(f, "Map({k}, {v})"),
             ChType::Nothing => f.write_str("Nothing"),
+            ChType::AggregateFunction(function, args) => {
+                write!(f, "AggregateFunction({function}")?;
+                for t in args {
+                    write!(f, ", {t}")?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }

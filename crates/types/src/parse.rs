@@ -188,8 +188,50 @@ impl<'a> Parser<'a> {
                 }
                 Ok(ChType::Tuple(items))
             }
+            "AggregateFunction" => {
+                self.expect('(')?;
+                let function = self.aggregate_function_name()?;
+                let mut args = Vec::new();
+                while self.eat(',') {
+                    args.push(self.parse()?);
+                }
+                self.expect(')')?;
+                Ok(ChType::AggregateFunction(function, args))
+            }
             other => Err(Error::new(ErrorCode::UNKNOWN_TYPE, format!("Unknown data type family: {other}"))),
         }
+    }
+
+    /// `f` or `f(params)` in `AggregateFunction(f(params), T...)`, as written (a leading
+    /// version number `AggregateFunction(1, f, T)` is skipped).
+    fn aggregate_function_name(&mut self) -> Result<String> {
+        self.skip_ws();
+        if self.text[self.pos..].starts_with(|c: char| c.is_ascii_digit()) {
+            self.number()?;
+            self.expect(',')?;
+        }
+        let name = self.ident()?.to_string();
+        self.skip_ws();
+        if !self.text[self.pos..].starts_with('(') {
+            return Ok(name);
+        }
+        let rest = &self.text[self.pos..];
+        let mut depth = 0usize;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let params = rest[..=i].to_string();
+                        self.pos += i + 1;
+                        return Ok(format!("{name}{params}"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Err(self.error("unbalanced parentheses in aggregate function parameters"))
     }
 
     /// A tuple element is `Type` or `name Type`.

@@ -134,6 +134,12 @@ impl ColumnBuilder {
     fn build(ch_type: ChType, target: FieldRef, opts: &TextOptions) -> Result<Self> {
         let base = ch_type.base().clone();
         let data = match &base {
+            ChType::AggregateFunction(..) => {
+                return Err(Error::new(
+                    ErrorCode::NOT_IMPLEMENTED,
+                    format!("Reading values of type {base} from text is not supported; insert them with INSERT ... SELECT ...State()"),
+                ))
+            }
             ChType::Nothing => Data::Nothing,
             ChType::Int8 => Data::I8(Vec::new()),
             ChType::Int16 => Data::I16(Vec::new()),

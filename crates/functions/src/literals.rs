@@ -1,0 +1,144 @@
+//! ClickHouse's types for integer literals.
+//!
+//! ClickHouse gives an integer literal the smallest type that holds it (`1` is `UInt8`,
+//! `-1` is `Int8`, `300` is `UInt16`), and every result type built on it follows
+//! (`1 + 1` is `UInt16`). DataFusion's SQL planner makes every integer literal `Int64`
+//! and offers no hook, and a literal must stay a literal through planning because
+//! functions read constant arguments (`toDecimal32(x, 2)`) at plan time.
+//!
+//! So [`type_literals`] runs on the logical plan right after SQL planning: it marks every
+//! `Int64` literal written in the query with [`LITERAL_METADATA_KEY`] in the literal's
+//! field metadata (names are unchanged, so references between plan nodes stay valid)
+//! and recomputes the schemas. Granary's scalar functions ([`crate::func`]) read a marked
+//! literal argument as the narrowed value ([`narrow`]); a literal that is a whole result
+//! column is replaced by its narrowed value. Literals that DataFusion folds later carry no
+//! mark and keep their computed types: `toTypeName(toInt64(1))` stays `Int64`.
+
+use std::collections::BTreeMap;
+
+use datafusion::arrow::datatypes::Field;
+use datafusion::common::metadata::FieldMetadata;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::expr::Alias;
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use granary_common::Result;
+
+/// Field-metadata key marking a literal as written in the query (value `"1"`).
+pub const LITERAL_METADATA_KEY: &str = "granary.literal";
+
+/// Whether a field is that of a query literal (see the module docs).
+pub fn is_query_literal(field: &Field) -> bool {
+    field.metadata().get(LITERAL_METADATA_KEY).is_some_and(|v| v == "1")
+}
+
+/// The value of an integer literal in ClickHouse's type for it: the smallest unsigned
+/// type for a non-negative value, the smallest signed type for a negative one.
+pub fn narrow(value: &ScalarValue) -> Option<ScalarValue> {
+    let v: i128 = match value {
+        ScalarValue::Int64(Some(v)) => *v as i128,
+        ScalarValue::UInt64(Some(v)) => *v as i128,
+        _ => return None,
+    };
+    Some(if v >= 0 {
+        if v <= u8::MAX as i128 {
+            ScalarValue::UInt8(Some(v as u8))
+        } else if v <= u16::MAX as i128 {
+            ScalarValue::UInt16(Some(v as u16))
+        } else if v <= u32::MAX as i128 {
+            ScalarValue::UInt32(Some(v as u32))
+        } else {
+            ScalarValue::UInt64(Some(v as u64))
+        }
+    } else if v >= i8::MIN as i128 {
+        ScalarValue::Int8(Some(v as i8))
+    } else if v >= i16::MIN as i128 {
+        ScalarValue::Int16(Some(v as i16))
+    } else if v >= i32::MIN as i128 {
+        ScalarValue::Int32(Some(v as i32))
+    } else {
+        ScalarValue::Int64(Some(v as i64))
+    })
+}
+
+fn marker() -> FieldMetadata {
+    FieldMetadata::new(BTreeMap::from([(LITERAL_METADATA_KEY.to_string(), "1".to_string())]))
+}
+
+fn mark(expr: Expr) -> datafusion::common::Result<Transformed<Expr>> {
+    expr.transform_up(|e| {
+        Ok(match e {
+            Expr::Literal(value @ (ScalarValue::Int64(Some(_)) | ScalarValue::UInt64(Some(_))), None) => {
+                Transformed::yes(Expr::Literal(value, Some(marker())))
+            }
+            other => Transformed::no(other),
+        })
+    })
+}
+
+/// A result column that is just a literal gets the literal's ClickHouse type.
+fn narrow_projected(expr: Expr) -> Expr {
+    match expr {
+        Expr::Alias(Alias { expr, relation, name, metadata }) => match *expr {
+            Expr::Literal(ref value, Some(ref m)) if m.inner().contains_key(LITERAL_METADATA_KEY) => match narrow(value) {
+                Some(n) => Expr::Alias(Alias { expr: Box::new(Expr::Literal(n, None)), relation, name, metadata }),
+                None => Expr::Alias(Alias { expr, relation, name, metadata }),
+            },
+            inner => Expr::Alias(Alias { expr: Box::new(inner), relation, name, metadata }),
+        },
+        Expr::Literal(ref value, Some(ref m)) if m.inner().contains_key(LITERAL_METADATA_KEY) => match narrow(value) {
+            Some(n) => {
+                let name = expr.schema_name().to_string();
+                Expr::Literal(n, None).alias(name)
+            }
+            None => expr,
+        },
+        other => other,
+    }
+}
+
+/// Gives the query's integer literals ClickHouse's types (see the module docs).
+pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
+    let out = plan.transform_up_with_subqueries(|node| {
+        // LIMIT/OFFSET must stay Int64 for DataFusion; VALUES keeps its declared schema.
+        // Aggregate and window output columns are named after their expressions, with a
+        // literal's metadata in the name, so marking there would break references to them.
+        if matches!(node, LogicalPlan::Limit(_) | LogicalPlan::Values(_) | LogicalPlan::Aggregate(_) | LogicalPlan::Window(_)) {
+            return Ok(Transformed::no(node));
+        }
+        let marked = node.map_expressions(mark)?;
+        if !marked.transformed {
+            return Ok(marked);
+        }
+        let node = match marked.data {
+            LogicalPlan::Projection(p) => {
+                let exprs = p.expr.into_iter().map(narrow_projected).collect();
+                LogicalPlan::Projection(datafusion::logical_expr::Projection::try_new(exprs, p.input)?)
+            }
+            other => other.recompute_schema()?,
+        };
+        Ok(Transformed::yes(node))
+    })?;
+    Ok(out.data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrows_like_clickhouse() {
+        let n = |v: i64| narrow(&ScalarValue::Int64(Some(v))).unwrap();
+        assert_eq!(n(1), ScalarValue::UInt8(Some(1)));
+        assert_eq!(n(255), ScalarValue::UInt8(Some(255)));
+        assert_eq!(n(256), ScalarValue::UInt16(Some(256)));
+        assert_eq!(n(70000), ScalarValue::UInt32(Some(70000)));
+        assert_eq!(n(5_000_000_000), ScalarValue::UInt64(Some(5_000_000_000)));
+        assert_eq!(n(-1), ScalarValue::Int8(Some(-1)));
+        assert_eq!(n(-129), ScalarValue::Int16(Some(-129)));
+        assert_eq!(n(-40000), ScalarValue::Int32(Some(-40000)));
+        assert_eq!(n(i64::MIN), ScalarValue::Int64(Some(i64::MIN)));
+        assert_eq!(narrow(&ScalarValue::UInt64(Some(u64::MAX))), Some(ScalarValue::UInt64(Some(u64::MAX))));
+        assert_eq!(narrow(&ScalarValue::Float64(Some(1.0))), None);
+    }
+}
