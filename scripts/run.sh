@@ -15,7 +15,7 @@ for _ in $(seq 1 100); do
 done
 q() { curl -sS --fail-with-body "http://127.0.0.1:$PORT/" --data-binary "$1"; }
 if [ "$(q "EXISTS TABLE default.sample_visits")" != "1" ]; then
-  q "CREATE TABLE default.sample_visits (id UInt64, user_id UInt32, url String, duration_ms UInt32, visit_date Date) ENGINE = Memory"
+  q "CREATE TABLE default.sample_visits (id UInt64, user_id UInt32, url String, duration_ms UInt32, visit_date Date) ENGINE = MergeTree ORDER BY (visit_date, id)"
   q "INSERT INTO default.sample_visits SELECT number, number % 1000, concat('https://example.com/page/', toString(number % 97)), (number * 7919) % 30000, toDate('2024-01-01') + toUInt32(number % 365) FROM numbers(100000)"
 fi
 cat <<MSG
@@ -24,6 +24,6 @@ Granary is running on http://127.0.0.1:$PORT with data in ./granary-data. Try:
   curl 'http://127.0.0.1:$PORT/?query=SELECT+1'
   curl 'http://127.0.0.1:$PORT/' --data-binary 'SELECT url, count() AS c FROM sample_visits GROUP BY url ORDER BY c DESC LIMIT 5 FORMAT PrettyCompact'
   $BIN client --port $PORT
-(sample_visits is a Memory table: it is reloaded when the server restarts.)
+(sample_visits is a MergeTree table: it stays in ./granary-data across restarts.)
 MSG
 wait $SERVER
