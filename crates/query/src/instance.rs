@@ -306,6 +306,9 @@ impl Instance {
         }
         config.set_extension(ctx.progress.clone());
         config.set_extension(Arc::new(QueryContextExt { settings: settings.clone(), current_database: ctx.current_database.clone() }));
+        // Engines read query settings (`final`, caches, PREWHERE) from here: they cannot
+        // see this crate's QueryContextExt.
+        config.set_extension(Arc::new(settings.clone()));
         ctx.state = state;
         ctx.deadline = settings.max_execution_time().map(|d| tokio::time::Instant::now() + d);
         Ok(())

@@ -28,7 +28,7 @@ pub mod rewrite;
 
 pub use datafusion::sql::sqlparser;
 pub use parse::{
-    parse_statement, ColumnSpec, CreateTable, EngineSpec, InsertSource, InsertStatement, ParseOptions, Statement,
+    parse_statement, AlterCommand, ColumnSpec, CreateTable, EngineSpec, InsertSource, InsertStatement, ParseOptions, Statement,
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;

@@ -25,7 +25,10 @@ pub mod provider;
 pub mod scan_counter;
 
 pub use catalog::{Catalog, Database, Table};
-pub use engine::{EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, TableEngine};
+pub use engine::{
+    CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, PartStatus,
+    PartitionCommand, TableEngine,
+};
 pub use meta::{ColumnMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
 pub use provider::{EngineTableProvider, GranaryCatalogProvider};
 pub use scan_counter::ScanCounterExec;
