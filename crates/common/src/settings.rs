@@ -66,6 +66,7 @@ macro_rules! registry {
 }
 
 registry! {
+    "check_query_single_value_result": Bool = "0", "CHECK TABLE returns one 0/1 value instead of a row per part.";
     "connect_timeout": Seconds = "10", "Connection timeout if there are no replicas.";
     "date_time_input_format": String = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
     "date_time_output_format": String = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
@@ -118,6 +119,7 @@ registry! {
     "min_chunk_bytes_for_parallel_parsing": UInt64 = "10485760", "Minimum chunk size of parallel text parsing.";
     "min_insert_block_size_bytes": UInt64 = "268402944", "Squash inserted blocks until they hold this many bytes.";
     "min_insert_block_size_rows": UInt64 = "1048449", "Squash inserted blocks until they hold this many rows.";
+    "mutations_sync": UInt64 = "0", "Wait for ALTER ... DELETE mutations to finish (0: run them in the background).";
     "optimize_move_to_prewhere": Bool = "1", "Move selective WHERE conditions to PREWHERE automatically.";
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
     "output_format_json_quote_64bit_integers": Bool = "0", "Print 64-bit integers in quotes in JSON formats.";

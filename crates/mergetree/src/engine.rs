@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
@@ -20,7 +20,9 @@ use datafusion::logical_expr::{utils::conjunction, Expr, TableProviderFilterPush
 use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
-use granary_storage::{EngineContext, EngineFactory, InsertRequest, InsertResult, OptimizeRequest, TableEngine, TableMeta};
+use granary_storage::{
+    CheckResult, DeleteRequest, EngineContext, EngineFactory, InsertRequest, InsertResult, OptimizeRequest, PartStatus, PartitionCommand, TableEngine, TableMeta,
+};
 use parking_lot::{Mutex, RwLock};
 
 use crate::compression::Codec;
@@ -45,8 +47,16 @@ pub struct Inner {
     pub settings: MergeTreeSettings,
     pub codecs: Vec<Codec>,
     parts: RwLock<Arc<Vec<Arc<Part>>>>,
+    /// Parts replaced by a merge or mutation, kept on disk for `old_parts_lifetime`
+    /// (ClickHouse's "Outdated" state; shown in system.parts with active = 0). They are
+    /// covered by an active part, so a restart removes them.
+    outdated: Mutex<Vec<(Arc<Part>, SystemTime)>>,
+    /// `SYSTEM STOP/START MERGES`.
+    pub merges_enabled: AtomicBool,
     /// Next block number; starts past the largest block of the parts found at load.
     pub next_block: AtomicU64,
+    /// Makes temporary part directory names unique.
+    pub next_tmp: AtomicU64,
     /// Serializes part-set changes that rename directories (insert publish, merge
     /// commit, truncate), so a rename and its snapshot swap are one step.
     pub commit_lock: Mutex<()>,
@@ -68,10 +78,38 @@ impl Inner {
         let mut next: Vec<Arc<Part>> = guard.iter().filter(|p| !old.iter().any(|o| Arc::ptr_eq(o, p))).cloned().collect();
         next.extend(new);
         next.sort_by(|a, b| a.info.cmp(&b.info));
-        for o in old {
-            o.mark_for_removal();
-        }
         *guard = Arc::new(next);
+        drop(guard);
+        let now = SystemTime::now();
+        self.outdated.lock().extend(old.iter().map(|o| (o.clone(), now)));
+        self.remove_old_parts();
+    }
+
+    /// Removes outdated parts older than `old_parts_lifetime` (their directories go when
+    /// the last query reading them ends).
+    pub fn remove_old_parts(&self) {
+        let lifetime = Duration::from_secs(self.settings.old_parts_lifetime);
+        let now = SystemTime::now();
+        self.outdated.lock().retain(|(part, since)| {
+            let expired = now.duration_since(*since).unwrap_or_default() >= lifetime;
+            if expired {
+                part.mark_for_removal();
+            }
+            !expired
+        });
+    }
+
+    /// Takes the outdated parts matching `pred` out of the list (their rows would come
+    /// back at restart once their covering part is gone: TRUNCATE, DROP PARTITION).
+    pub fn take_outdated(&self, pred: impl Fn(&Part) -> bool) -> Vec<Arc<Part>> {
+        let mut guard = self.outdated.lock();
+        let (taken, kept): (Vec<_>, Vec<_>) = guard.drain(..).partition(|(p, _)| pred(p));
+        *guard = kept;
+        taken.into_iter().map(|(p, _)| p).collect()
+    }
+
+    pub fn outdated_parts(&self) -> Vec<(Arc<Part>, SystemTime)> {
+        self.outdated.lock().clone()
     }
 
     /// True when every part of `parts` is still active.
@@ -89,11 +127,16 @@ impl Inner {
         counts.into_iter().max_by_key(|(_, c)| *c).map(|(p, c)| (p.to_string(), c)).unwrap_or_default()
     }
 
-    fn clear(&self) -> Vec<Arc<Part>> {
+    /// Removes the active parts matching `pred` from the snapshot and returns them.
+    pub fn remove_active(&self, pred: impl Fn(&Part) -> bool) -> Vec<Arc<Part>> {
         let mut guard = self.parts.write();
-        let old = guard.as_ref().clone();
-        *guard = Arc::new(Vec::new());
-        old
+        let (gone, kept): (Vec<Arc<Part>>, Vec<Arc<Part>>) = guard.iter().cloned().partition(|p| pred(p));
+        *guard = Arc::new(kept);
+        gone
+    }
+
+    fn clear(&self) -> Vec<Arc<Part>> {
+        self.remove_active(|_| true)
     }
 }
 
@@ -123,7 +166,10 @@ impl MergeTreeEngine {
             settings,
             codecs,
             parts: RwLock::new(Arc::new(parts)),
+            outdated: Mutex::new(Vec::new()),
+            merges_enabled: AtomicBool::new(true),
             next_block: AtomicU64::new(next_block),
+            next_tmp: AtomicU64::new(0),
             commit_lock: Mutex::new(()),
             merge_lock: tokio::sync::Mutex::new(()),
             merge_wakeup: tokio::sync::Notify::new(),
@@ -166,6 +212,26 @@ impl MergeTreeEngine {
             None => None,
         };
         let mut ranges = select_granules(&parts, predicate.as_deref(), &inner.schema, &inner.keys)?;
+        let config = session.config();
+        let final_ = inner.mode != MergeMode::Ordinary
+            && config.get_extension::<granary_common::Settings>().is_some_and(|s| s.get_bool("final"));
+        if final_ {
+            // Pruning stays exact under FINAL: the statistics describe key columns only,
+            // and rows that collapse together share their key (and so their partition).
+            // Each table partition is merged on its own, one output partition each.
+            let mut by_partition: Vec<Vec<crate::reader::GranuleRange>> = Vec::new();
+            for r in ranges {
+                match by_partition.last_mut() {
+                    Some(last) if last[0].part.info.partition_id == r.part.info.partition_id => last.push(r),
+                    _ => by_partition.push(vec![r]),
+                }
+            }
+            let columns: Vec<usize> = match projection {
+                Some(p) => p.clone(),
+                None => (0..inner.schema.fields().len()).collect(),
+            };
+            return Ok(MergeTreeExec::new(inner.schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(inner.clone()));
+        }
         if let (Some(limit), None) = (limit, &predicate) {
             // Without filters, the first granules holding `limit` rows are enough.
             let mut rows = 0u64;
@@ -187,7 +253,6 @@ impl MergeTreeEngine {
             Some(p) => p.clone(),
             None => (0..inner.schema.fields().len()).collect(),
         };
-        let config = session.config();
         let partitions = split_ranges(ranges, config.target_partitions());
         MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)
     }
@@ -255,7 +320,18 @@ impl TableEngine for MergeTreeEngine {
     }
 
     async fn optimize(&self, request: OptimizeRequest) -> Result<()> {
+        if !self.inner.merges_enabled.load(Ordering::SeqCst) {
+            return Err(Error::new(ErrorCode::ABORTED, format!("Cancelled merging parts of {}: merges are stopped (SYSTEM START MERGES)", self.inner.table_name)));
+        }
         merge::optimize(&self.inner, request).await
+    }
+
+    async fn alter_partition(&self, command: PartitionCommand) -> Result<()> {
+        crate::alter::alter_partition(&self.inner, command).await
+    }
+
+    async fn delete_where(&self, request: DeleteRequest) -> Result<()> {
+        crate::alter::delete_where(&self.inner, request).await
     }
 
     fn total_rows(&self) -> Option<u64> {
@@ -273,6 +349,78 @@ impl TableEngine for MergeTreeEngine {
     fn point_read(&self, request: &granary_storage::PointReadRequest) -> Option<Result<granary_storage::PointReadResult>> {
         crate::point::point_read(&self.inner, request)
     }
+
+    fn parts(&self) -> Vec<PartStatus> {
+        let inner = &self.inner;
+        let active = inner.snapshot();
+        let outdated = inner.outdated_parts();
+        let all = active.iter().map(|p| (p, None)).chain(outdated.iter().map(|(p, since)| (p, Some(*since))));
+        let unix = |t: SystemTime| t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+        let mut out: Vec<PartStatus> = all
+            .map(|(p, removed)| {
+                // A part whose files cannot be read shows zero sizes; CHECK TABLE says why.
+                let sizes = p.sizes().unwrap_or_default();
+                let modified = fs::metadata(&p.dir).and_then(|m| m.modified()).map(unix).unwrap_or(0);
+                PartStatus {
+                    partition: inner.keys.partition_text(&inner.schema, &p.minmax),
+                    name: p.name(),
+                    part_type: "Wide".into(),
+                    active: removed.is_none(),
+                    // ClickHouse counts the final mark (the key after the last row) too.
+                    marks: p.granules() as u64 + 1,
+                    rows: p.rows,
+                    files: sizes.files,
+                    bytes_on_disk: p.bytes_on_disk,
+                    data_compressed_bytes: sizes.data_compressed_bytes,
+                    data_uncompressed_bytes: sizes.data_uncompressed_bytes,
+                    primary_key_size: sizes.primary_key_size,
+                    marks_bytes: sizes.marks_bytes,
+                    modification_time: modified,
+                    remove_time: removed.map(unix).unwrap_or(0),
+                    partition_id: p.info.partition_id.clone(),
+                    min_block_number: p.info.min_block as i64,
+                    max_block_number: p.info.max_block as i64,
+                    level: p.info.level,
+                    data_version: p.info.min_block,
+                    path: format!("{}/", p.dir.display()),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| (&a.partition_id, a.min_block_number, a.max_block_number, a.level).cmp(&(&b.partition_id, b.min_block_number, b.max_block_number, b.level)));
+        out
+    }
+
+    async fn check(&self, partition: Option<String>) -> Result<Vec<CheckResult>> {
+        let inner = self.inner.clone();
+        let wanted = match partition {
+            Some(p) => Some(crate::merge::partition_id_of(&inner, &p)?),
+            None => None,
+        };
+        tokio::task::spawn_blocking(move || {
+            let parts = inner.snapshot();
+            parts
+                .iter()
+                .filter(|p| wanted.as_ref().is_none_or(|w| &p.info.partition_id == w))
+                .map(|p| {
+                    let result = crate::part::verify_files(&p.dir);
+                    CheckResult {
+                        part_path: p.name(),
+                        is_passed: result.is_ok(),
+                        message: result.err().map(|e| e.message().to_string()).unwrap_or_default(),
+                    }
+                })
+                .collect()
+        })
+        .await
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("check task failed: {e}")))
+    }
+
+    fn set_merges_enabled(&self, enabled: bool) {
+        self.inner.merges_enabled.store(enabled, Ordering::SeqCst);
+        if enabled {
+            self.inner.merge_wakeup.notify_one();
+        }
+    }
 }
 
 /// TRUNCATE: each part directory is renamed to `delete_tmp_<name>` (durably, so it can
@@ -281,8 +429,15 @@ impl TableEngine for MergeTreeEngine {
 /// storage contract has none yet.
 fn truncate_parts(inner: &Inner) -> Result<()> {
     let _guard = inner.commit_lock.lock();
-    let old = inner.clear();
-    for part in &old {
+    let mut old = inner.clear();
+    old.extend(inner.take_outdated(|_| true));
+    remove_parts_now(inner, &old)
+}
+
+/// Removes parts for good right now: each directory is first renamed to
+/// `delete_tmp_<name>` (durably, so it can never come back after a crash), then deleted.
+pub fn remove_parts_now(inner: &Inner, old: &[Arc<Part>]) -> Result<()> {
+    for part in old {
         let doomed = inner.dir.join(format!("delete_tmp_{}", part.name()));
         granary_storage::fs::rename_durable(&part.dir, &doomed)?;
         fs::remove_dir_all(&doomed).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", doomed.display()))?;
@@ -342,7 +497,8 @@ async fn merge_loop(table: Weak<Inner>) {
     loop {
         let wakeup = match table.upgrade() {
             Some(inner) if !inner.shutdown.load(Ordering::SeqCst) => {
-                loop {
+                inner.remove_old_parts();
+                while inner.merges_enabled.load(Ordering::SeqCst) {
                     match merge::merge_once(&inner).await {
                         Ok(true) => continue,
                         Ok(false) => break,

@@ -114,6 +114,103 @@ impl TableKeys {
     }
 }
 
+impl TableKeys {
+    /// The partition value of a part as ClickHouse prints it (`system.parts.partition`):
+    /// `202401`, `'abc'`, `('a',202401)`, `tuple()` without PARTITION BY. Evaluated on the
+    /// part's minimum of each partition column: every row of a part has the same
+    /// partition value, so this is exact when each key element reads one column.
+    pub fn partition_text(&self, schema: &SchemaRef, minmax: &[ArrayRef]) -> String {
+        if self.partition.is_empty() {
+            return "tuple()".to_string();
+        }
+        let evaluate = || -> Result<Vec<String>> {
+            let fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone().with_nullable(true)).collect();
+            let loose = Arc::new(Schema::new(fields));
+            let mut columns: Vec<ArrayRef> = loose.fields().iter().map(|f| arrow::array::new_null_array(f.data_type(), 1)).collect();
+            for (j, &c) in self.partition_columns.iter().enumerate() {
+                if let Some(m) = minmax.get(j) {
+                    columns[c] = m.slice(0, 1);
+                }
+            }
+            let batch = RecordBatch::try_new(loose, columns)?;
+            let opts = granary_types::text::TextOptions::default();
+            let mut out = Vec::new();
+            for k in &self.partition {
+                let array = k.evaluate(&batch)?;
+                let ch = granary_types::ChType::from_arrow(array.data_type(), k.nullable);
+                let writer = granary_types::text::ColumnWriter::with_type(&ch, &array, granary_types::text::TextStyle::Quoted, &opts)?;
+                let mut bytes = Vec::new();
+                writer.write(0, &mut bytes);
+                out.push(String::from_utf8_lossy(&bytes).to_string());
+            }
+            Ok(out)
+        };
+        match evaluate() {
+            Ok(values) if values.len() == 1 => values.into_iter().next().unwrap_or_default(),
+            Ok(values) => format!("({})", values.join(",")),
+            Err(e) => format!("<{e}>"),
+        }
+    }
+}
+
+impl TableKeys {
+    /// The partition id named by a `PARTITION p` clause: `ID 'id'` as is, otherwise `p`
+    /// is the partition value (one literal, or a tuple of them), cast to the partition
+    /// key's types and turned into an id as when rows are inserted.
+    /// A boolean expression over the table (`ALTER TABLE ... DELETE WHERE`).
+    pub fn plan_predicate(&self, schema: &SchemaRef, text: &str) -> Result<Arc<dyn PhysicalExpr>> {
+        Ok(Planner::new(schema)?.plan(text)?.expr)
+    }
+
+    pub fn partition_id_of(&self, schema: &SchemaRef, text: &str) -> Result<String> {
+        let t = text.trim();
+        if t.len() > 3 && t[..3].eq_ignore_ascii_case("ID ") {
+            let id = t[3..].trim();
+            return id
+                .strip_prefix('\'')
+                .and_then(|r| r.strip_suffix('\''))
+                .map(str::to_string)
+                .ok_or_else(|| Error::new(ErrorCode::INVALID_PARTITION_VALUE, format!("Partition ID must be a string literal: {text}")));
+        }
+        let elements = split_tuple(t)?;
+        if self.partition.is_empty() {
+            if elements.is_empty() {
+                return Ok("all".to_string());
+            }
+            return Err(Error::new(
+                ErrorCode::INVALID_PARTITION_VALUE,
+                format!("Wrong number of fields in the partition expression: {}, must be: 0", elements.len()),
+            ));
+        }
+        if elements.len() != self.partition.len() {
+            return Err(Error::new(
+                ErrorCode::INVALID_PARTITION_VALUE,
+                format!("Wrong number of fields in the partition expression: {}, must be: {}", elements.len(), self.partition.len()),
+            ));
+        }
+        let planner = Planner::new(schema)?;
+        let empty = RecordBatch::try_new_with_options(
+            Arc::new(Schema::empty()),
+            vec![],
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
+        )?;
+        let mut arrays = Vec::with_capacity(elements.len());
+        for (element, key) in elements.iter().zip(&self.partition) {
+            let value = planner.plan(element)?;
+            if !datafusion::physical_expr::utils::collect_columns(&value.expr).is_empty() {
+                return Err(Error::new(ErrorCode::INVALID_PARTITION_VALUE, format!("Partition value {element} must be a constant")));
+            }
+            let array = value.evaluate(&empty)?;
+            let options = arrow::compute::CastOptions { safe: false, ..Default::default() };
+            let cast = arrow::compute::cast_with_options(&array, &key.data_type, &options).map_err(|e| {
+                Error::new(ErrorCode::TYPE_MISMATCH, format!("Cannot convert partition value {element} to {}: {e}", key.data_type))
+            })?;
+            arrays.push(cast);
+        }
+        partition_id(&arrays, 0)
+    }
+}
+
 pub fn key_schema(keys: &[KeyExpr]) -> SchemaRef {
     Arc::new(Schema::new(
         keys.iter().enumerate().map(|(i, k)| Field::new(format!("k{i}"), k.data_type.clone(), true)).collect::<Vec<_>>(),

@@ -35,7 +35,8 @@
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
 //! | [`reader`] | granule reads and the `MergeTreeExec` plan |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
-//! | [`merge`] | streaming k-way merge (with Replacing/Summing collapsing), `OPTIMIZE [FINAL]` |
+//! | [`merge`] | streaming k-way merge (with Replacing/Summing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
+//! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`, the `DELETE WHERE` mutation |
 //!
 //! ## Guarantees
 //! * An INSERT is all or nothing for readers: its parts appear in one snapshot swap
@@ -44,27 +45,47 @@
 //! * A part on disk under its final name is complete and was fsynced; at open every part
 //!   is verified against `checksums.txt` and a damaged one is detached, not served.
 //! * Readers never block writers: a scan holds `Arc`s of the parts it reads, so a merge
-//!   can replace them; replaced parts are deleted when the last reader drops them.
+//!   can replace them. Replaced parts stay on disk as *outdated* (system.parts
+//!   `active = 0`) for `old_parts_lifetime` seconds, then are deleted once no reader
+//!   holds them; they are covered by the part that replaced them, so a restart drops
+//!   them too.
+//!
+//! ## Operations
+//! * `system.parts` through `TableEngine::parts` (active and outdated parts, sizes from
+//!   `checksums.txt` and the compressed-block headers; `marks` counts the final mark as
+//!   ClickHouse does). `CHECK TABLE [PARTITION p]` re-verifies every file of every
+//!   active part against `checksums.txt`.
+//! * `SELECT ... FINAL` (query setting `final = 1`, seen as a `Settings` session-config
+//!   extension) on Replacing/Summing tables: the selected granules of each partition are
+//!   merged at read time with the merge's own code (`merge::final_merge`), one output
+//!   partition per table partition. Key pruning stays exact (see `engine::plan_scan`).
+//! * `ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`, `DELETE WHERE` (see [`alter`]),
+//!   `OPTIMIZE ... PARTITION p` (value or `ID 'id'`), `SYSTEM STOP/START MERGES`
+//!   (OPTIMIZE fails with ABORTED while stopped, as in ClickHouse).
 //!
 //! ## Engines
 //! `MergeTree`; `ReplacingMergeTree([ver])` (one row per sorting key: the greatest
 //! `ver`, else the last inserted); `SummingMergeTree([(cols)])` (numeric columns summed
 //! per sorting key, rows summing to all zeros removed). Both collapse equal keys in
 //! every merge and in each INSERT block (ClickHouse's `optimize_on_insert = 1`), never
-//! across parts at read time (no `FINAL` modifier for SELECT yet).
+//! across parts at read time unless the query says `FINAL`.
 //!
 //! ## Not yet
-//! * `SELECT ... FINAL`; `is_deleted` for Replacing; nested-map summing; the other
-//!   merge-time engines (Collapsing, VersionedCollapsing, Aggregating, Graphite).
+//! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
+//!   (Collapsing, VersionedCollapsing, Aggregating, Graphite). `FINAL` reads each
+//!   partition on one thread.
+//! * Mutations: only `DELETE WHERE`; no `system.mutations` (an asynchronous one,
+//!   `mutations_sync = 0`, logs its error); a mutated part is named with `level + 1`
+//!   rather than ClickHouse's `_<mutation version>` suffix. `ATTACH PART 'name'`,
+//!   `REPLACE/MOVE PARTITION`, `FREEZE` are missing. DROP/DETACH PARTITION, like
+//!   TRUNCATE, do not wait for running scans of those parts.
 //! * Key conditions through monotonic functions (`ORDER BY toDate(ts)` does not prune
 //!   `WHERE ts > ...`, `PARTITION BY toYYYYMM(d)` prunes `WHERE d ...` through the
 //!   min/max of `d` but not `WHERE toYYYYMM(d) = ...`); only bare key columns prune.
 //!   `IN` lists longer than DataFusion's default `max_in_list_size` do not prune.
-//! * `old_parts_lifetime` is accepted but replaced parts are deleted as soon as no
-//!   query holds them.
 //! * `min_insert_block_size_bytes` is not used for squashing (rows only:
 //!   `max_insert_block_size`).
-//! * `system.parts`, mutations, TTL, SAMPLE BY, ALTER, projections, skip indexes,
+//! * `system.merges`, `system.part_log`, TTL, SAMPLE BY, column ALTERs, projections, skip indexes,
 //!   compact parts (`min_bytes_for_wide_part` is accepted, every part is wide), insert
 //!   deduplication tokens, uncompressed/mark caches, `Delta`/`DoubleDelta`/`Gorilla`
 //!   codecs and codec chains.
@@ -76,6 +97,7 @@
 //! * Merges are chosen by a simple selector, one merge at a time per table, with no
 //!   global pool or disk-space check.
 
+pub mod alter;
 pub mod compression;
 pub mod encoding;
 pub mod engine;

@@ -48,7 +48,10 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
 /// (`202401`, or `ID 'abc'`).
 pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
     let _guard = inner.merge_lock.lock().await;
-    let wanted = request.partition.as_deref().map(partition_id_of);
+    let wanted = match request.partition.as_deref() {
+        Some(p) => Some(partition_id_of(inner, p)?),
+        None => None,
+    };
     let snapshot = inner.snapshot();
     let in_scope = |p: &&Arc<Part>| wanted.as_ref().is_none_or(|w| &p.info.partition_id == w);
     if !request.final_ {
@@ -75,10 +78,9 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     Ok(())
 }
 
-fn partition_id_of(text: &str) -> String {
-    let t = text.trim();
-    let t = t.strip_prefix("ID ").or_else(|| t.strip_prefix("id ")).unwrap_or(t).trim();
-    t.trim_matches('\'').to_string()
+/// The partition id named by a `PARTITION p` clause of this table.
+pub fn partition_id_of(inner: &Inner, text: &str) -> Result<String> {
+    inner.keys.partition_id_of(&inner.schema, text)
 }
 
 async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result<()> {
@@ -121,7 +123,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
     let mut inputs = Vec::with_capacity(sources.len());
     for part in sources {
-        inputs.push(Source::Part { reader: PartReader::new(part.clone(), &inner.schema, &all)?, part: part.clone(), next_granule: 0 });
+        inputs.push(Source::Part { reader: PartReader::new(part.clone(), &inner.schema, &all)?, part: part.clone(), next_granule: 0, end: part.granules() });
     }
     write_merged(inner, info, "tmp_merge_", inputs)
 }
@@ -137,10 +139,26 @@ pub fn write_merged(inner: &Inner, info: PartInfo, tmp_prefix: &str, inputs: Vec
     }
 }
 
+/// `SELECT ... FINAL`: the rows of `ranges` (granule ranges of parts of one partition,
+/// in part order) collapsed as a merge would collapse them, streaming, all columns.
+pub fn final_merge<'a>(inner: &'a Inner, ranges: &[crate::reader::GranuleRange]) -> Result<Merger<'a>> {
+    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    let mut inputs = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        inputs.push(Source::Part {
+            reader: PartReader::new(r.part.clone(), &inner.schema, &all)?,
+            part: r.part.clone(),
+            next_granule: r.granules.start,
+            end: r.granules.end,
+        });
+    }
+    Merger::new(inner, inputs)
+}
+
 /// A sorted input of a merge.
 pub enum Source {
     /// A part, read granule by granule.
-    Part { reader: PartReader, part: Arc<Part>, next_granule: usize },
+    Part { reader: PartReader, part: Arc<Part>, next_granule: usize, end: usize },
     /// A sorted block in memory (an INSERT block of a Replacing/Summing table, which is
     /// collapsed like a merge before it is written, as ClickHouse's optimize_on_insert).
     Block { batch: RecordBatch, offset: usize, chunk: usize },
@@ -149,8 +167,8 @@ pub enum Source {
 impl Source {
     fn next_batch(&mut self, schema: &arrow::datatypes::SchemaRef) -> Result<Option<RecordBatch>> {
         match self {
-            Source::Part { reader, part, next_granule } => {
-                if *next_granule >= part.granules() {
+            Source::Part { reader, part: _, next_granule, end } => {
+                if *next_granule >= *end {
                     return Ok(None);
                 }
                 let batch = reader.read(*next_granule..*next_granule + 1, schema)?;
@@ -179,7 +197,7 @@ struct Cursor {
     slot: usize,
 }
 
-struct Merger<'a> {
+pub struct Merger<'a> {
     inner: &'a Inner,
     converter: Option<RowConverter>,
     cursors: Vec<Cursor>,

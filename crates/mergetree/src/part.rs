@@ -66,6 +66,7 @@ pub struct Part {
     /// Set when the part is replaced (merge, truncate): its directory is removed when the
     /// last query holding it lets go, so a reader never loses files under it.
     remove_on_drop: AtomicBool,
+    sizes: std::sync::OnceLock<PartSizes>,
 }
 
 impl Part {
@@ -85,7 +86,7 @@ impl Part {
             }
         }
         let rows = granule_starts.last().copied().unwrap_or(0);
-        Part { info, dir, rows, bytes_on_disk, marks, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false) }
+        Part { info, dir, rows, bytes_on_disk, marks, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default() }
     }
 
     pub fn granules(&self) -> usize {
@@ -106,38 +107,7 @@ impl Part {
     /// keeps a torn or bit-rotten part from ever being served.
     pub fn load(dir: &Path, info: PartInfo, schema: &SchemaRef, keys: &TableKeys) -> Result<Part> {
         let broken = |detail: String| Error::new(ErrorCode::CORRUPTED_DATA, format!("Part {} is broken: {detail}", dir.display()));
-        let checksums_text = read_text(&dir.join(CHECKSUMS_FILE))?;
-        let mut listed = std::collections::HashMap::new();
-        let mut bytes_on_disk = checksums_text.len() as u64;
-        for line in checksums_text.lines().filter(|l| !l.is_empty()) {
-            let mut it = line.split('\t');
-            let (Some(name), Some(size), Some(hash)) = (it.next(), it.next(), it.next()) else {
-                return Err(broken(format!("bad line in {CHECKSUMS_FILE}: {line}")));
-            };
-            let size: u64 = size.parse().map_err(|_| broken(format!("bad size in {CHECKSUMS_FILE}: {line}")))?;
-            let path = dir.join(name);
-            let actual_size = fs::metadata(&path).map_err(|e| broken(format!("cannot read {name}: {e}")))?.len();
-            if actual_size != size {
-                return Err(broken(format!("file {name} has {actual_size} bytes, expected {size}")));
-            }
-            // Column data is hashed streaming (it can be large); the small files are kept
-            // in memory to be parsed below.
-            let (actual, bytes) = if name.ends_with(".bin") {
-                (hash_file(&path).map_err(|e| broken(format!("cannot read {name}: {e}")))?, Vec::new())
-            } else {
-                let bytes = fs::read(&path).map_err(|e| broken(format!("cannot read {name}: {e}")))?;
-                (xxh3_64(&bytes), bytes)
-            };
-            let actual = format!("{actual:016x}");
-            if actual != hash {
-                return Err(Error::new(
-                    ErrorCode::CHECKSUM_DOESNT_MATCH,
-                    format!("Part {} is broken: checksum of {name} doesn't match: expected {hash}, computed {actual}", dir.display()),
-                ));
-            }
-            bytes_on_disk += size;
-            listed.insert(name.to_string(), bytes);
-        }
+        let (mut listed, bytes_on_disk) = verify_files(dir)?;
         let mut file = |name: &str| listed.remove(name).ok_or_else(|| broken(format!("{name} is missing from {CHECKSUMS_FILE}")));
         let version = String::from_utf8_lossy(&file("format_version.txt")?).trim().to_string();
         if version != PART_FORMAT_VERSION.to_string() {
@@ -175,6 +145,99 @@ impl Part {
         }
         Ok(part)
     }
+}
+
+/// Checks every file listed in `checksums.txt` (size and xxh3) and returns the small
+/// files' bytes (`.bin` files are hashed streaming, their entry is empty) and the part's
+/// total size. Used at load and by `CHECK TABLE`.
+pub fn verify_files(dir: &Path) -> Result<(std::collections::HashMap<String, Vec<u8>>, u64)> {
+    let broken = |detail: String| Error::new(ErrorCode::CORRUPTED_DATA, format!("Part {} is broken: {detail}", dir.display()));
+    let checksums_text = read_text(&dir.join(CHECKSUMS_FILE))?;
+    let mut listed = std::collections::HashMap::new();
+    let mut bytes_on_disk = checksums_text.len() as u64;
+    for line in checksums_text.lines().filter(|l| !l.is_empty()) {
+        let mut it = line.split('\t');
+        let (Some(name), Some(size), Some(hash)) = (it.next(), it.next(), it.next()) else {
+            return Err(broken(format!("bad line in {CHECKSUMS_FILE}: {line}")));
+        };
+        let size: u64 = size.parse().map_err(|_| broken(format!("bad size in {CHECKSUMS_FILE}: {line}")))?;
+        let path = dir.join(name);
+        let actual_size = fs::metadata(&path).map_err(|e| broken(format!("cannot read {name}: {e}")))?.len();
+        if actual_size != size {
+            return Err(broken(format!("file {name} has {actual_size} bytes, expected {size}")));
+        }
+        // Column data is hashed streaming (it can be large); the small files are kept
+        // in memory to be parsed by the caller.
+        let (actual, bytes) = if name.ends_with(".bin") {
+            (hash_file(&path).map_err(|e| broken(format!("cannot read {name}: {e}")))?, Vec::new())
+        } else {
+            let bytes = fs::read(&path).map_err(|e| broken(format!("cannot read {name}: {e}")))?;
+            (xxh3_64(&bytes), bytes)
+        };
+        let actual = format!("{actual:016x}");
+        if actual != hash {
+            return Err(Error::new(
+                ErrorCode::CHECKSUM_DOESNT_MATCH,
+                format!("Part {} is broken: checksum of {name} doesn't match: expected {hash}, computed {actual}", dir.display()),
+            ));
+        }
+        bytes_on_disk += size;
+        listed.insert(name.to_string(), bytes);
+    }
+    Ok((listed, bytes_on_disk))
+}
+
+/// Sizes of a part's files as `system.parts` reports them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartSizes {
+    pub files: u64,
+    pub data_compressed_bytes: u64,
+    pub data_uncompressed_bytes: u64,
+    pub marks_bytes: u64,
+    pub primary_key_size: u64,
+}
+
+impl Part {
+    /// File sizes from `checksums.txt`, and the uncompressed size of column data from the
+    /// headers of the compressed blocks (one small read per block; cached per part).
+    pub fn sizes(&self) -> Result<PartSizes> {
+        if let Some(s) = self.sizes.get() {
+            return Ok(*s);
+        }
+        let text = read_text(&self.dir.join(CHECKSUMS_FILE))?;
+        let mut s = PartSizes { files: 1, ..Default::default() };
+        for line in text.lines().filter(|l| !l.is_empty()) {
+            let mut it = line.split('\t');
+            let (Some(name), Some(size)) = (it.next(), it.next().and_then(|v| v.parse::<u64>().ok())) else { continue };
+            s.files += 1;
+            if name.ends_with(".bin") {
+                s.data_compressed_bytes += size;
+                s.data_uncompressed_bytes += uncompressed_size(&self.dir.join(name), size)?;
+            } else if name.ends_with(".mrk") {
+                s.marks_bytes += size;
+            } else if name == "primary.idx" {
+                s.primary_key_size = size;
+            }
+        }
+        let _ = self.sizes.set(s);
+        Ok(s)
+    }
+}
+
+/// Sum of the uncompressed sizes of the blocks of a `.bin` file (headers only).
+fn uncompressed_size(path: &Path, len: u64) -> Result<u64> {
+    use std::os::unix::fs::FileExt;
+    use crate::compression::BLOCK_HEADER_LEN;
+    let file = fs::File::open(path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", path.display()))?;
+    let (mut pos, mut total) = (0u64, 0u64);
+    let mut header = [0u8; BLOCK_HEADER_LEN];
+    while pos < len {
+        file.read_exact_at(&mut header, pos).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read {}", path.display()))?;
+        let payload = u32::from_le_bytes([header[9], header[10], header[11], header[12]]) as u64;
+        total += u32::from_le_bytes([header[13], header[14], header[15], header[16]]) as u64;
+        pos += BLOCK_HEADER_LEN as u64 + payload;
+    }
+    Ok(total)
 }
 
 impl Drop for Part {

@@ -160,6 +160,9 @@ pub struct MergeTreeExec {
     /// Rows per produced block (granules are read whole, so blocks may be a granule over).
     block_rows: usize,
     limit: Option<usize>,
+    /// `SELECT ... FINAL` on a Replacing/Summing table: each output partition holds the
+    /// ranges of one table partition, merged at read time with the table's rules.
+    final_merge: Option<Arc<crate::engine::Inner>>,
     properties: Arc<PlanProperties>,
 }
 
@@ -185,7 +188,13 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, properties })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, properties })
+    }
+
+    /// Makes this a FINAL scan (see `final_merge`).
+    pub fn with_final(mut self, inner: Arc<crate::engine::Inner>) -> Self {
+        self.final_merge = Some(inner);
+        self
     }
 
     /// Granules this plan will read (for tests and EXPLAIN).
@@ -234,8 +243,12 @@ impl ExecutionPlan for MergeTreeExec {
         let (tx, rx) = tokio::sync::mpsc::channel::<datafusion::common::Result<RecordBatch>>(2);
         let (table_schema, schema, columns, block_rows, limit) =
             (self.table_schema.clone(), self.schema.clone(), self.columns.clone(), self.block_rows, self.limit);
+        let final_merge = self.final_merge.clone();
         let produce = move || {
-            let result = produce(&ranges, &table_schema, &schema, &columns, block_rows, limit, &tx);
+            let result = match &final_merge {
+                Some(inner) => produce_final(inner, &ranges, &schema, &columns, limit, &tx),
+                None => produce(&ranges, &table_schema, &schema, &columns, block_rows, limit, &tx),
+            };
             if let Err(e) = result {
                 let _ = tx.blocking_send(Err(e.into_datafusion()));
             }
@@ -247,6 +260,36 @@ impl ExecutionPlan for MergeTreeExec {
         let stream = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
         Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream)))
     }
+}
+
+fn produce_final(
+    inner: &crate::engine::Inner,
+    ranges: &[GranuleRange],
+    schema: &SchemaRef,
+    columns: &[usize],
+    limit: Option<usize>,
+    tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
+) -> Result<()> {
+    if ranges.is_empty() {
+        return Ok(());
+    }
+    let mut produced = 0usize;
+    for merged in crate::merge::final_merge(inner, ranges)? {
+        let batch = merged?;
+        let projected = RecordBatch::try_new_with_options(
+            schema.clone(),
+            columns.iter().map(|&c| batch.column(c).clone()).collect(),
+            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+        )?;
+        produced += projected.num_rows();
+        if tx.blocking_send(Ok(projected)).is_err() {
+            return Ok(());
+        }
+        if limit.is_some_and(|l| produced >= l) {
+            return Ok(());
+        }
+    }
+    Ok(())
 }
 
 fn produce(

@@ -388,6 +388,9 @@ impl Instance {
             user_files_path: self.shared.config.user_files_path.clone(),
             virtual_columns: std::sync::atomic::AtomicBool::new(false),
         }));
+        // Engines read query settings (`final`, caches, PREWHERE) from here: they cannot
+        // see this crate's QueryContextExt.
+        config.set_extension(Arc::new(settings.clone()));
         ctx.state = state;
         Ok(())
     }

@@ -17,8 +17,8 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_formats::{create_output_format, FormatSettings, OutputFormat};
 use granary_sql::parse::{ParseOptions, Statement, StatementWithClauses};
 use granary_sql::rewrite::{LimitBy, RewriteOptions};
-use granary_sql::{CreateTable, TableName};
-use granary_storage::{ColumnMeta, EngineMeta, OptimizeRequest, TableMeta, TABLE_META_VERSION};
+use granary_sql::{AlterCommand, CreateTable, TableName};
+use granary_storage::{ColumnMeta, DeleteRequest, EngineMeta, OptimizeRequest, PartitionCommand, TableMeta, TABLE_META_VERSION};
 use granary_types::ChType;
 
 use crate::insert;
@@ -226,6 +226,48 @@ pub(crate) async fn run(
             table.engine.optimize(OptimizeRequest { partition, final_ }).await?;
             Outcome::Done
         }
+        Statement::CheckTable { name, partition } => {
+            let db = database_of(ctx, &name);
+            let table = instance.catalog().table(&db, &name.table)?;
+            let results = table.engine.check(partition).await?;
+            let batch = if ctx.settings.get_bool("check_query_single_value_result") {
+                let schema = Arc::new(Schema::new(vec![Field::new("result", DataType::UInt8, false)]));
+                let all = results.iter().all(|r| r.is_passed);
+                RecordBatch::try_new(schema, vec![Arc::new(UInt8Array::from(vec![u8::from(all)])) as ArrayRef])?
+            } else {
+                let schema = Arc::new(Schema::new(vec![
+                    Field::new("part_path", DataType::Utf8, false),
+                    Field::new("is_passed", DataType::UInt8, false),
+                    Field::new("message", DataType::Utf8, false),
+                ]));
+                RecordBatch::try_new(
+                    schema,
+                    vec![
+                        Arc::new(StringArray::from_iter_values(results.iter().map(|r| r.part_path.as_str()))) as ArrayRef,
+                        Arc::new(UInt8Array::from_iter_values(results.iter().map(|r| u8::from(r.is_passed)))),
+                        Arc::new(StringArray::from_iter_values(results.iter().map(|r| r.message.as_str()))),
+                    ],
+                )?
+            };
+            rows(batch_stream(batch)?, None)?
+        }
+        Statement::Alter { name, commands } => {
+            let db = database_of(ctx, &name);
+            forbid_system(&db, "alter")?;
+            let table = instance.catalog().table(&db, &name.table)?;
+            for command in commands {
+                match command {
+                    AlterCommand::DropPartition(partition) => table.engine.alter_partition(PartitionCommand::Drop { partition }).await?,
+                    AlterCommand::DetachPartition(partition) => table.engine.alter_partition(PartitionCommand::Detach { partition }).await?,
+                    AlterCommand::AttachPartition(partition) => table.engine.alter_partition(PartitionCommand::Attach { partition }).await?,
+                    AlterCommand::Delete(predicate) => {
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.delete_where(DeleteRequest { predicate, sync }).await?
+                    }
+                }
+            }
+            Outcome::Done
+        }
         Statement::Explain { kind, query } => {
             let plan = plan_query(ctx, query).await?;
             let text = match kind.as_str() {
@@ -248,7 +290,7 @@ pub(crate) async fn run(
                 [reload, dictionaries] if reload.eq_ignore_ascii_case("RELOAD") && dictionaries.eq_ignore_ascii_case("DICTIONARIES") => {
                     crate::lookups::reload(instance, ctx, None).await?
                 }
-                _ => system_command(instance, &command)?,
+                _ => system_command(instance, ctx, &command)?,
             }
             Outcome::Done
         }
@@ -555,10 +597,36 @@ pub(crate) fn column_meta(c: &granary_sql::ColumnSpec) -> ColumnMeta {
     }
 }
 
-fn system_command(instance: &Instance, command: &str) -> Result<()> {
+fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Result<()> {
     let words: Vec<String> = command.split_whitespace().map(|w| w.to_ascii_uppercase()).collect();
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.as_slice() {
+        [verb @ ("STOP" | "START"), "MERGES", rest @ ..] => {
+            let enabled = *verb == "START";
+            // The table name keeps its case: take it from the original text.
+            let name = command.split_whitespace().nth(2);
+            if rest.len() > 1 {
+                return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("SYSTEM {verb} MERGES takes at most one table name: {command}")));
+            }
+            match name {
+                Some(name) => {
+                    let name = name.replace('`', "");
+                    let (db, table) = match name.split_once('.') {
+                        Some((db, t)) => (db.to_string(), t.to_string()),
+                        None => (ctx.current_database.clone(), name.clone()),
+                    };
+                    instance.catalog().table(&db, &table)?.engine.set_merges_enabled(enabled);
+                }
+                None => {
+                    for database in instance.catalog().databases() {
+                        for table in database.tables() {
+                            table.engine.set_merges_enabled(enabled);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
         // Logs are kept in memory and visible at once; there is nothing to flush.
         ["FLUSH", "LOGS", ..] => Ok(()),
         ["DROP", .., "CACHE"] => Ok(()),

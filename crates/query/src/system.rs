@@ -236,6 +236,39 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             dictionaries,
         ),
         (
+            "parts",
+            vec![
+                ("partition", "String"),
+                ("name", "String"),
+                ("part_type", "String"),
+                ("active", "UInt8"),
+                ("marks", "UInt64"),
+                ("rows", "UInt64"),
+                ("files", "UInt64"),
+                ("bytes_on_disk", "UInt64"),
+                ("data_compressed_bytes", "UInt64"),
+                ("data_uncompressed_bytes", "UInt64"),
+                ("primary_key_size", "UInt64"),
+                ("marks_bytes", "UInt64"),
+                ("modification_time", "DateTime"),
+                ("remove_time", "DateTime"),
+                ("partition_id", "String"),
+                ("min_block_number", "Int64"),
+                ("max_block_number", "Int64"),
+                ("level", "UInt32"),
+                ("data_version", "UInt64"),
+                ("database", "String"),
+                ("table", "String"),
+                ("engine", "String"),
+                ("disk_name", "String"),
+                ("path", "String"),
+                ("bytes", "UInt64"),
+                ("marks_size", "UInt64"),
+                ("part_name", "String"),
+            ],
+            parts,
+        ),
+        (
             "processes",
             vec![
                 ("is_initial_query", "UInt8"),
@@ -411,6 +444,49 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         Arc::new(UInt64Array::from(rows.iter().map(|r| r.total_rows).collect::<Vec<_>>())),
         Arc::new(UInt64Array::from(rows.iter().map(|r| r.total_bytes).collect::<Vec<_>>())),
         strings(rows.iter().map(|r| &r.comment)),
+    ])
+}
+
+/// Parts of every table whose engine has parts (MergeTree family), through the engine
+/// contract's plain `PartStatus` rows.
+fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut rows: Vec<(String, String, String, granary_storage::PartStatus)> = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            for part in table.engine.parts() {
+                rows.push((database.name.clone(), table.meta.name.clone(), table.engine.engine_name().to_string(), part));
+            }
+        }
+    }
+    let p = |f: fn(&granary_storage::PartStatus) -> u64| u64s(rows.iter().map(|r| f(&r.3)));
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.3.partition)),
+        strings(rows.iter().map(|r| &r.3.name)),
+        strings(rows.iter().map(|r| &r.3.part_type)),
+        u8s(rows.iter().map(|r| r.3.active)),
+        p(|s| s.marks),
+        p(|s| s.rows),
+        p(|s| s.files),
+        p(|s| s.bytes_on_disk),
+        p(|s| s.data_compressed_bytes),
+        p(|s| s.data_uncompressed_bytes),
+        p(|s| s.primary_key_size),
+        p(|s| s.marks_bytes),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.modification_time))),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.remove_time))),
+        strings(rows.iter().map(|r| &r.3.partition_id)),
+        Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.3.min_block_number))),
+        Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.3.max_block_number))),
+        Arc::new(arrow::array::UInt32Array::from_iter_values(rows.iter().map(|r| r.3.level))),
+        p(|s| s.data_version),
+        strings(rows.iter().map(|r| &r.0)),
+        strings(rows.iter().map(|r| &r.1)),
+        strings(rows.iter().map(|r| &r.2)),
+        strings(rows.iter().map(|_| "default")),
+        strings(rows.iter().map(|r| &r.3.path)),
+        p(|s| s.bytes_on_disk),
+        p(|s| s.marks_bytes),
+        strings(rows.iter().map(|r| &r.3.name)),
     ])
 }
 

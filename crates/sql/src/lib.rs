@@ -28,7 +28,7 @@ pub mod rewrite;
 
 pub use datafusion::sql::sqlparser;
 pub use parse::{
-    parse_statement, ColumnSpec, CreateDictionary, CreateTable, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, ParseOptions, Statement,
+    parse_statement, AlterCommand, ColumnSpec, CreateDictionary, CreateTable, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, ParseOptions, Statement,
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;

@@ -72,6 +72,10 @@ pub enum Statement {
     Use(String),
     Set(Vec<(String, String)>),
     Optimize { name: TableName, partition: Option<String>, final_: bool },
+    /// `CHECK TABLE t [PARTITION p]`.
+    CheckTable { name: TableName, partition: Option<String> },
+    /// `ALTER TABLE t command [, command ...]` (the partition and mutation commands).
+    Alter { name: TableName, commands: Vec<AlterCommand> },
     Explain { kind: String, query: Box<Query> },
     System { command: String },
 }
@@ -94,6 +98,8 @@ impl Statement {
             Statement::Use(_) => "Use",
             Statement::Set(_) => "Set",
             Statement::Optimize { .. } => "Optimize",
+            Statement::CheckTable { .. } => "Check",
+            Statement::Alter { .. } => "Alter",
             Statement::Explain { .. } => "Explain",
             Statement::System { .. } => "System",
         }
@@ -116,8 +122,20 @@ impl Statement {
                 | Statement::ExistsDatabase(_)
                 | Statement::Use(_)
                 | Statement::Explain { .. }
+                | Statement::CheckTable { .. }
         )
     }
+}
+
+/// One command of `ALTER TABLE`. Partition expressions and predicates are kept as
+/// text: the table engine evaluates them against its own keys and schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlterCommand {
+    DropPartition(String),
+    DetachPartition(String),
+    AttachPartition(String),
+    /// `DELETE WHERE expr`.
+    Delete(String),
 }
 
 #[derive(Debug, Clone)]
@@ -635,6 +653,14 @@ impl<'a> Cursor<'a> {
                 }
                 Statement::Optimize { name, partition, final_ }
             }
+            "CHECK" => {
+                self.pos += 1;
+                self.expect("TABLE")?;
+                let name = self.table_name()?;
+                let partition = if self.eat("PARTITION") { self.raw_until(|l| l.is_keyword("SETTINGS") || l.is_keyword("FORMAT")) } else { None };
+                return self.finish_with_format(Statement::CheckTable { name, partition });
+            }
+            "ALTER" => return self.alter(),
             "EXPLAIN" => {
                 self.pos += 1;
                 let kind = match self.peek().and_then(|l| l.keyword_text()).as_deref() {
@@ -656,7 +682,7 @@ impl<'a> Cursor<'a> {
                 let command = self.raw_until(|_| false).unwrap_or_default();
                 Statement::System { command }
             }
-            _ => return Err(self.syntax_error("one of: SELECT, WITH, INSERT, CREATE, DROP, RENAME, TRUNCATE, SHOW, DESCRIBE, EXISTS, USE, SET, OPTIMIZE, EXPLAIN, SYSTEM")),
+            _ => return Err(self.syntax_error("one of: SELECT, WITH, INSERT, CREATE, DROP, RENAME, TRUNCATE, SHOW, DESCRIBE, EXISTS, USE, SET, OPTIMIZE, CHECK, ALTER, EXPLAIN, SYSTEM")),
         };
         self.expect_end()?;
         Ok(plain(statement))
@@ -671,6 +697,41 @@ impl<'a> Cursor<'a> {
         let format = if self.eat("FORMAT") { Some(self.ident()?) } else { None };
         self.expect_end()?;
         Ok(StatementWithClauses { statement, settings, format })
+    }
+
+    /// `ALTER TABLE t [ON CLUSTER c] cmd [, cmd ...] [SETTINGS ...]`.
+    fn alter(&mut self) -> Result<StatementWithClauses> {
+        self.pos += 1;
+        self.expect("TABLE")?;
+        let name = self.table_name()?;
+        self.skip_on_cluster()?;
+        let mut commands = Vec::new();
+        let stop = |l: &Lexeme| l.token == Token::Comma || l.is_keyword("SETTINGS");
+        loop {
+            let partition = |p: &mut Self| -> Result<String> {
+                p.expect("PARTITION")?;
+                p.raw_until(stop).ok_or_else(|| p.syntax_error("partition expression"))
+            };
+            let command = if self.eat("DROP") {
+                AlterCommand::DropPartition(partition(self)?)
+            } else if self.eat("DETACH") {
+                AlterCommand::DetachPartition(partition(self)?)
+            } else if self.eat("ATTACH") {
+                AlterCommand::AttachPartition(partition(self)?)
+            } else if self.eat("DELETE") {
+                self.expect("WHERE")?;
+                AlterCommand::Delete(self.raw_until(stop).ok_or_else(|| self.syntax_error("expression"))?)
+            } else {
+                return Err(self.syntax_error("DROP PARTITION, DETACH PARTITION, ATTACH PARTITION or DELETE WHERE"));
+            };
+            commands.push(command);
+            if !self.eat_token(&Token::Comma) {
+                break;
+            }
+        }
+        let settings = if self.eat("SETTINGS") { self.assignments()? } else { Vec::new() };
+        self.expect_end()?;
+        Ok(StatementWithClauses { statement: Statement::Alter { name, commands }, settings, format: None })
     }
 
     fn skip_on_cluster(&mut self) -> Result<()> {
@@ -1288,6 +1349,21 @@ mod tests {
 
     #[test]
     fn select_with_clauses() {
+        let s = parse("ALTER TABLE db.t DROP PARTITION 202401, DETACH PARTITION ('a', 1), DELETE WHERE f(x, y) = 1 SETTINGS mutations_sync = 2");
+        let Statement::Alter { name, commands } = &s.statement else { panic!("{s:?}") };
+        assert_eq!(name.to_string(), "db.t");
+        assert_eq!(
+            commands,
+            &vec![
+                AlterCommand::DropPartition("202401".into()),
+                AlterCommand::DetachPartition("('a', 1)".into()),
+                AlterCommand::Delete("f(x, y) = 1".into())
+            ]
+        );
+        assert_eq!(s.settings, vec![("mutations_sync".to_string(), "2".to_string())]);
+        let s = parse("CHECK TABLE t PARTITION tuple() FORMAT JSON");
+        assert!(matches!(&s.statement, Statement::CheckTable { partition: Some(p), .. } if p == "tuple()"));
+        assert_eq!(s.format.as_deref(), Some("JSON"));
         let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 FORMAT JSON SETTINGS max_threads = 2");
         assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string()), ("final".to_string(), "1".to_string())]);
         assert_eq!(s.format.as_deref(), Some("JSON"));

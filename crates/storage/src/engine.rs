@@ -63,6 +63,62 @@ pub struct OptimizeRequest {
     pub final_: bool,
 }
 
+/// One data part of an engine that stores parts (`system.parts`), in ClickHouse's terms.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartStatus {
+    /// The partition value as ClickHouse prints it (`202401`, `('a',202401)`, `tuple()`).
+    pub partition: String,
+    pub name: String,
+    /// `Wide` or `Compact`.
+    pub part_type: String,
+    pub active: bool,
+    pub marks: u64,
+    pub rows: u64,
+    pub files: u64,
+    pub bytes_on_disk: u64,
+    pub data_compressed_bytes: u64,
+    pub data_uncompressed_bytes: u64,
+    pub primary_key_size: u64,
+    pub marks_bytes: u64,
+    /// Unix seconds.
+    pub modification_time: i64,
+    /// Unix seconds when the part became inactive (0 while active).
+    pub remove_time: i64,
+    pub partition_id: String,
+    pub min_block_number: i64,
+    pub max_block_number: i64,
+    pub level: u32,
+    pub data_version: u64,
+    /// Absolute directory of the part, with a trailing `/`.
+    pub path: String,
+}
+
+/// One line of `CHECK TABLE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckResult {
+    pub part_path: String,
+    pub is_passed: bool,
+    pub message: String,
+}
+
+/// `ALTER TABLE t {DROP|DETACH|ATTACH} PARTITION p`. `partition` is the expression as
+/// written (`202401`, `'abc'`, `tuple()`, `ID '...'`); the engine evaluates it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartitionCommand {
+    Drop { partition: String },
+    Detach { partition: String },
+    Attach { partition: String },
+}
+
+/// `ALTER TABLE t DELETE WHERE predicate`: a mutation rewriting the parts with matching rows.
+#[derive(Debug, Clone)]
+pub struct DeleteRequest {
+    /// The predicate as SQL text (ClickHouse dialect); the engine plans it against its schema.
+    pub predicate: String,
+    /// Wait for the mutation to finish (`mutations_sync > 0`).
+    pub sync: bool,
+}
+
 #[async_trait]
 pub trait TableEngine: Send + Sync + Debug {
     /// The engine name as in `ENGINE = <name>`.
@@ -124,6 +180,29 @@ pub trait TableEngine: Send + Sync + Debug {
     fn key_lookup(&self) -> Option<&dyn crate::lookup::KeyLookup> {
         None
     }
+
+    /// The engine's data parts (`system.parts`); engines without parts have none.
+    fn parts(&self) -> Vec<PartStatus> {
+        Vec::new()
+    }
+
+    /// `CHECK TABLE [PARTITION p]`: verifies the stored data, one result per part.
+    async fn check(&self, _partition: Option<String>) -> Result<Vec<CheckResult>> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Check query is not supported for {} storage", self.engine_name())))
+    }
+
+    /// `ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`.
+    async fn alter_partition(&self, _command: PartitionCommand) -> Result<()> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Partition operations are not supported by storage {}", self.engine_name())))
+    }
+
+    /// `ALTER TABLE ... DELETE WHERE ...`.
+    async fn delete_where(&self, _request: DeleteRequest) -> Result<()> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Mutations are not supported by storage {}", self.engine_name())))
+    }
+
+    /// `SYSTEM STOP/START MERGES`: engines without background merges ignore it.
+    fn set_merges_enabled(&self, _enabled: bool) {}
 }
 
 /// What an engine factory is given to open or create a table.

@@ -29,7 +29,13 @@ pub fn meta(columns: &[(&str, &str)], order_by: Option<&str>, partition_by: Opti
             name: "MergeTree".into(),
             order_by: order_by.map(str::to_string),
             partition_by: partition_by.map(str::to_string),
-            settings: settings.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            // Replaced parts go at once unless a test asks otherwise, so the tests can
+            // look at the part directories right after a merge.
+            settings: settings
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .chain(settings.iter().all(|(k, _)| *k != "old_parts_lifetime").then(|| ("old_parts_lifetime".to_string(), "0".to_string())))
+                .collect(),
             ..Default::default()
         },
         comment: None,
@@ -92,6 +98,14 @@ impl Fixture {
         ctx.register_table("t", Arc::new(EngineTableProvider::new(self.table()))).unwrap();
         let batches = ctx.sql(query).await.unwrap().collect().await.unwrap();
         (batches, progress.read_rows.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Runs `query` with query `settings` visible to the engine (as the server passes them).
+    pub async fn sql_with(&self, query: &str, settings: Settings) -> Vec<RecordBatch> {
+        let config = SessionConfig::new().with_target_partitions(2).with_extension(Arc::new(settings));
+        let ctx = SessionContext::new_with_config(config);
+        ctx.register_table("t", Arc::new(EngineTableProvider::new(self.table()))).unwrap();
+        ctx.sql(query).await.unwrap().collect().await.unwrap()
     }
 
     pub async fn count(&self) -> u64 {

@@ -1,0 +1,210 @@
+//! Partition commands (`ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`) and the
+//! `DELETE WHERE` mutation.
+//!
+//! All of them hold the table's merge lock (no merge is half-way over the parts they
+//! touch) and the commit lock for the snapshot swap.
+//!
+//! * DROP: the partition's parts leave the snapshot and are removed durably at once
+//!   (renamed to `delete_tmp_<name>` first, so a crash never resurrects them); outdated
+//!   parts of the partition go too, since nothing would cover them after a restart.
+//! * DETACH: the parts move to `detached/<name>` (never served, never deleted).
+//! * ATTACH: every `detached/<partition>_*` part is verified as at load (checksums,
+//!   columns), gets a fresh block number and moves back in.
+//! * DELETE WHERE: each active part with a matching row is rewritten without those rows
+//!   as `<partition>_<min>_<max>_<level + 1>`, which covers the old part (so a crash
+//!   after the rename heals at load like a merge). ClickHouse names it with a mutation
+//!   version suffix instead (`_<level>_<version>`); that would change the part-name
+//!   contract, so it is not done. A part losing every row is removed like a DROP.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, BooleanArray};
+use arrow::compute::{filter_record_batch, not, prep_null_mask_filter};
+use arrow::datatypes::DataType;
+use datafusion::physical_expr::PhysicalExpr;
+use granary_common::{Error, ErrorCode, Result, ResultExt};
+use granary_storage::{DeleteRequest, PartitionCommand};
+
+use crate::engine::{remove_parts_now, Inner};
+use crate::insert::{discard, write_part};
+use crate::part::Part;
+use crate::part_info::PartInfo;
+use crate::reader::PartReader;
+use crate::writer::commit_part_dir;
+
+pub async fn alter_partition(inner: &Arc<Inner>, command: PartitionCommand) -> Result<()> {
+    let _merge = inner.merge_lock.lock().await;
+    let inner = inner.clone();
+    tokio::task::spawn_blocking(move || match command {
+        PartitionCommand::Drop { partition } => {
+            let id = crate::merge::partition_id_of(&inner, &partition)?;
+            let _commit = inner.commit_lock.lock();
+            let mut gone = inner.remove_active(|p| p.info.partition_id == id);
+            gone.extend(inner.take_outdated(|p| p.info.partition_id == id));
+            remove_parts_now(&inner, &gone)
+        }
+        PartitionCommand::Detach { partition } => {
+            let id = crate::merge::partition_id_of(&inner, &partition)?;
+            let _commit = inner.commit_lock.lock();
+            let gone = inner.remove_active(|p| p.info.partition_id == id);
+            let detached = inner.dir.join("detached");
+            granary_storage::fs::create_dir_all(&detached)?;
+            for part in &gone {
+                granary_storage::fs::rename_durable(&part.dir, &detached.join(part.name()))?;
+            }
+            let outdated = inner.take_outdated(|p| p.info.partition_id == id);
+            remove_parts_now(&inner, &outdated)
+        }
+        PartitionCommand::Attach { partition } => attach(&inner, &partition),
+    })
+    .await
+    .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("partition task failed: {e}")))?
+}
+
+fn attach(inner: &Inner, partition: &str) -> Result<()> {
+    let id = crate::merge::partition_id_of(inner, partition)?;
+    let detached = inner.dir.join("detached");
+    let mut found: Vec<(PartInfo, std::path::PathBuf)> = Vec::new();
+    if detached.is_dir() {
+        let entries = std::fs::read_dir(&detached).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", detached.display()))?;
+        for entry in entries {
+            let entry = entry.with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", detached.display()))?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            // `broken_*` and other prefixed names do not parse: they stay detached.
+            if let Ok(info) = PartInfo::parse(&name) {
+                if info.partition_id == id {
+                    found.push((info, entry.path()));
+                }
+            }
+        }
+    }
+    found.sort();
+    // Verify everything before moving anything: ATTACH is all or nothing.
+    let _commit = inner.commit_lock.lock();
+    let mut loaded = Vec::with_capacity(found.len());
+    for (info, path) in &found {
+        let block = inner.next_block.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let new_info = PartInfo::new(id.clone(), block, block, info.level);
+        let part = Part::load(path, new_info, &inner.schema, &inner.keys).map_err(|e| e.context(format!("cannot attach part {}", info.name())))?;
+        loaded.push((path.clone(), part));
+    }
+    let mut attached = Vec::with_capacity(loaded.len());
+    for (path, mut part) in loaded {
+        let target = inner.dir.join(part.name());
+        granary_storage::fs::rename_durable(&path, &target)?;
+        part.dir = target;
+        attached.push(Arc::new(part));
+    }
+    inner.add_parts(attached, &[]);
+    Ok(())
+}
+
+/// `ALTER TABLE t DELETE WHERE predicate`: synchronous when `request.sync`, else run in
+/// the background (errors are logged, as ClickHouse shows them in system.mutations).
+pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<()> {
+    let predicate = inner.keys.plan_predicate(&inner.schema, &request.predicate)?;
+    if predicate.data_type(&inner.schema)? != DataType::Boolean {
+        return Err(Error::new(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!("Illegal type {} of column for filter: the DELETE predicate must be boolean ({})", predicate.data_type(&inner.schema)?, request.predicate),
+        ));
+    }
+    let run = {
+        let inner = inner.clone();
+        async move {
+            let _merge = inner.merge_lock.lock().await;
+            let task_inner = inner.clone();
+            tokio::task::spawn_blocking(move || mutate_all(&task_inner, &predicate))
+                .await
+                .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("mutation task failed: {e}")))?
+        }
+    };
+    if request.sync {
+        return run.await;
+    }
+    let table = inner.table_name.clone();
+    tokio::spawn(async move {
+        if let Err(e) = run.await {
+            tracing::error!("mutation of {table} failed: {e}");
+        }
+    });
+    Ok(())
+}
+
+fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
+    let snapshot = inner.snapshot();
+    let filter_columns: Vec<usize> = {
+        let mut c: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
+        c.sort_unstable();
+        c
+    };
+    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    for part in snapshot.iter() {
+        // First pass: only the predicate's columns, to skip parts without matches.
+        let projected = Arc::new(inner.schema.project(&filter_columns)?);
+        let remap = remap_predicate(predicate, &inner.schema, &filter_columns)?;
+        let mut reader = PartReader::new(part.clone(), &inner.schema, &filter_columns)?;
+        let mut matches = 0u64;
+        for g in 0..part.granules() {
+            let batch = reader.read(g..g + 1, &projected)?;
+            matches += deleted_mask(&remap, &batch)?.true_count() as u64;
+        }
+        if matches == 0 {
+            continue;
+        }
+        if matches == part.rows {
+            let _commit = inner.commit_lock.lock();
+            let gone = inner.remove_active(|p| std::ptr::eq(p, part.as_ref()));
+            remove_parts_now(inner, &gone)?;
+            continue;
+        }
+        let info = PartInfo::new(part.info.partition_id.clone(), part.info.min_block, part.info.max_block, part.info.level + 1);
+        let mut reader = PartReader::new(part.clone(), &inner.schema, &all)?;
+        let schema = inner.schema.clone();
+        let blocks = (0..part.granules()).map(|g| {
+            let batch = reader.read(g..g + 1, &schema)?;
+            let deleted = deleted_mask(predicate, &batch)?;
+            Ok(filter_record_batch(&batch, &not(&deleted)?)?)
+        });
+        let pending = write_part(inner, info, "tmp_mut_", blocks)?;
+        let _commit = inner.commit_lock.lock();
+        if !inner.all_active(std::slice::from_ref(part)) {
+            discard(std::slice::from_ref(&pending));
+            continue;
+        }
+        if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir) {
+            discard(std::slice::from_ref(&pending));
+            return Err(e);
+        }
+        inner.add_parts(vec![Arc::new(pending.part)], std::slice::from_ref(part));
+    }
+    Ok(())
+}
+
+/// Rows the predicate deletes: true only (NULL keeps the row, as in ClickHouse).
+fn deleted_mask(predicate: &Arc<dyn PhysicalExpr>, batch: &arrow::record_batch::RecordBatch) -> Result<BooleanArray> {
+    let value = predicate.evaluate(batch)?.into_array(batch.num_rows())?;
+    let mask = value
+        .as_any()
+        .downcast_ref::<BooleanArray>()
+        .ok_or_else(|| Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "DELETE predicate is not boolean"))?;
+    Ok(if mask.null_count() > 0 { prep_null_mask_filter(mask) } else { mask.clone() })
+}
+
+/// The predicate over the projected batch of `columns` (column indices renumbered).
+fn remap_predicate(
+    predicate: &Arc<dyn PhysicalExpr>,
+    schema: &arrow::datatypes::SchemaRef,
+    columns: &[usize],
+) -> Result<Arc<dyn PhysicalExpr>> {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    use datafusion::physical_plan::expressions::Column;
+    let out = predicate.clone().transform(|e| {
+        if let Some(c) = e.downcast_ref::<Column>() {
+            let index = columns.iter().position(|&i| i == c.index()).unwrap_or(0);
+            return Ok(Transformed::yes(Arc::new(Column::new(schema.field(c.index()).name(), index)) as Arc<dyn PhysicalExpr>));
+        }
+        Ok(Transformed::no(e))
+    })?;
+    Ok(out.data)
+}

@@ -1,0 +1,196 @@
+#![allow(clippy::unwrap_used)]
+//! system.parts rows, CHECK TABLE, partition commands, DELETE mutations, FINAL,
+//! SYSTEM STOP/START MERGES and old_parts_lifetime, through the engine contract.
+mod common;
+
+use std::sync::Arc;
+
+use arrow::array::*;
+use arrow::record_batch::RecordBatch;
+use common::{meta, Fixture};
+use granary_common::{ErrorCode, Settings};
+use granary_storage::{DeleteRequest, OptimizeRequest, PartitionCommand};
+
+fn no_merges() -> (&'static str, &'static str) {
+    ("max_bytes_to_merge_at_max_space_in_pool", "1")
+}
+
+/// `(d UInt32, id UInt64, v Int64)` partitioned by `d`.
+fn batch(schema: arrow::datatypes::SchemaRef, rows: &[(u32, u64, i64)]) -> RecordBatch {
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.2))),
+        ],
+    )
+    .unwrap()
+}
+
+fn table(dir: &std::path::Path, engine: &str, settings: &[(&str, &str)]) -> (Fixture, arrow::datatypes::SchemaRef) {
+    let mut m = meta(&[("d", "UInt32"), ("id", "UInt64"), ("v", "Int64")], Some("id"), Some("d"), settings);
+    m.engine.name = engine.into();
+    let schema = m.schema().unwrap();
+    (Fixture::create(dir, m), schema)
+}
+
+fn column_i64(batches: &[RecordBatch], col: usize) -> Vec<i64> {
+    batches
+        .iter()
+        .flat_map(|b| {
+            let c = arrow::compute::cast(b.column(col), &arrow::datatypes::DataType::Int64).unwrap();
+            c.as_any().downcast_ref::<Int64Array>().unwrap().values().to_vec()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn parts_are_described_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, schema) = table(dir.path(), "MergeTree", &[no_merges(), ("index_granularity", "100")]);
+    let rows: Vec<(u32, u64, i64)> = (0..1000).map(|i| (if i < 500 { 1 } else { 2 }, i, i as i64)).collect();
+    fx.insert(vec![Ok(batch(schema.clone(), &rows))], Settings::new()).await.unwrap();
+    let engine = fx.table().engine.clone();
+    let parts = engine.parts();
+    assert_eq!(parts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["1_1_1_0", "2_2_2_0"]);
+    let p = &parts[0];
+    assert_eq!((p.partition.as_str(), p.partition_id.as_str(), p.rows, p.marks, p.level), ("1", "1", 500, 6, 0));
+    assert!(p.active && p.data_compressed_bytes > 0 && p.data_uncompressed_bytes >= 500 * (4 + 8 + 8));
+    assert!(p.bytes_on_disk > p.data_compressed_bytes + p.marks_bytes && p.files == 12, "{p:?}");
+    assert!(p.path.ends_with("/1_1_1_0/") && p.modification_time > 0);
+    let check = engine.check(None).await.unwrap();
+    assert_eq!(check.len(), 2);
+    assert!(check.iter().all(|c| c.is_passed && c.message.is_empty()));
+
+    // Damage after load: CHECK TABLE names the part and why; a read fails clearly
+    // instead of serving wrong rows.
+    let bin = fx.data_dir().join("2_2_2_0").join("v.bin");
+    let mut bytes = std::fs::read(&bin).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&bin, bytes).unwrap();
+    let check = engine.check(None).await.unwrap();
+    assert!(check[0].is_passed);
+    assert!(!check[1].is_passed && check[1].message.contains("checksum of v.bin doesn't match"), "{check:?}");
+    assert_eq!(engine.check(Some("2".into())).await.unwrap().len(), 1);
+    let table = fx.table();
+    let scan = async {
+        let ctx = datafusion::prelude::SessionContext::new();
+        ctx.register_table("t", Arc::new(granary_storage::EngineTableProvider::new(table))).unwrap();
+        ctx.sql("SELECT sum(v) FROM t").await.unwrap().collect().await
+    };
+    let err = scan.await.unwrap_err().to_string();
+    assert!(err.contains("hecksum") || err.contains("CHECKSUM"), "{err}");
+    // Truncated column file: CHECK TABLE reports the size.
+    let bin = fx.data_dir().join("1_1_1_0").join("id.bin");
+    let len = std::fs::metadata(&bin).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&bin).unwrap().set_len(len - 3).unwrap();
+    let check = engine.check(None).await.unwrap();
+    assert!(!check[0].is_passed && check[0].message.contains("id.bin has"), "{check:?}");
+    assert_eq!(engine.check(Some("(1, 2)".into())).await.unwrap_err().code(), ErrorCode::INVALID_PARTITION_VALUE);
+}
+
+#[tokio::test]
+async fn drop_detach_attach_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, schema) = table(dir.path(), "MergeTree", &[no_merges()]);
+    for k in 0..3u64 {
+        let rows: Vec<(u32, u64, i64)> = (0..30).map(|i| ((i % 3) as u32, k * 100 + i, 1)).collect();
+        fx.insert(vec![Ok(batch(schema.clone(), &rows))], Settings::new()).await.unwrap();
+    }
+    let engine = fx.table().engine.clone();
+    assert_eq!(fx.count().await, 90);
+    engine.alter_partition(PartitionCommand::Drop { partition: "0".into() }).await.unwrap();
+    assert_eq!(fx.count().await, 60);
+    engine.alter_partition(PartitionCommand::Detach { partition: "1".into() }).await.unwrap();
+    assert_eq!(fx.count().await, 30);
+    let mut detached: Vec<String> =
+        std::fs::read_dir(fx.data_dir().join("detached")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    detached.sort();
+    assert_eq!(detached, vec!["1_2_2_0", "1_5_5_0", "1_8_8_0"]);
+    // Survives a restart: dropped stays dropped, detached stays detached.
+    let fx = fx.reopen();
+    assert_eq!(fx.count().await, 30);
+    let engine = fx.table().engine.clone();
+    engine.alter_partition(PartitionCommand::Attach { partition: "1".into() }).await.unwrap();
+    assert_eq!(fx.count().await, 60);
+    let names: Vec<String> = engine.parts().iter().filter(|p| p.partition_id == "1").map(|p| p.name.clone()).collect();
+    assert_eq!(names, vec!["1_10_10_0", "1_11_11_0", "1_12_12_0"]);
+    let fx = fx.reopen();
+    assert_eq!(fx.count().await, 60);
+    let engine = fx.table().engine.clone();
+    let err = engine.alter_partition(PartitionCommand::Drop { partition: "'x'".into() }).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::TYPE_MISMATCH, "{err}");
+}
+
+#[tokio::test]
+async fn delete_where_rewrites_only_affected_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, schema) = table(dir.path(), "MergeTree", &[no_merges(), ("index_granularity", "7")]);
+    for k in 0..2u64 {
+        let rows: Vec<(u32, u64, i64)> = (0..50).map(|i| (k as u32, k * 100 + i, i as i64)).collect();
+        fx.insert(vec![Ok(batch(schema.clone(), &rows))], Settings::new()).await.unwrap();
+    }
+    let engine = fx.table().engine.clone();
+    engine.delete_where(DeleteRequest { predicate: "v % 2 = 1 AND d = 1".into(), sync: true }).await.unwrap();
+    assert_eq!(fx.count().await, 75);
+    let active: Vec<String> = engine.parts().iter().filter(|p| p.active).map(|p| p.name.clone()).collect();
+    assert_eq!(active, vec!["0_1_1_0", "1_2_2_1"]);
+    engine.delete_where(DeleteRequest { predicate: "d = 1".into(), sync: true }).await.unwrap();
+    assert_eq!(fx.count().await, 50);
+    let fx = fx.reopen();
+    assert_eq!(fx.count().await, 50);
+    let engine = fx.table().engine.clone();
+    let err = engine.delete_where(DeleteRequest { predicate: "v + 1".into(), sync: true }).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT);
+    assert!(engine.delete_where(DeleteRequest { predicate: "nope = 1".into(), sync: true }).await.is_err());
+}
+
+#[tokio::test]
+async fn final_collapses_at_read_time() {
+    for engine_name in ["ReplacingMergeTree", "SummingMergeTree"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (fx, schema) = table(dir.path(), engine_name, &[no_merges(), ("index_granularity", "4")]);
+        for k in 0..3i64 {
+            let rows: Vec<(u32, u64, i64)> = (0..20).map(|i| ((i % 2) as u32, i, k * 10 + 1)).collect();
+            fx.insert(vec![Ok(batch(schema.clone(), &rows))], Settings::new()).await.unwrap();
+        }
+        assert_eq!(fx.count().await, 60, "{engine_name}: parts are not merged");
+        let mut final_ = Settings::new();
+        final_.set("final", "1").unwrap();
+        let got = fx.sql_with("SELECT id, v FROM t ORDER BY id", final_.clone()).await;
+        assert_eq!(column_i64(&got, 0), (0..20).collect::<Vec<_>>(), "{engine_name}");
+        let expected = if engine_name == "ReplacingMergeTree" { 21 } else { 1 + 11 + 21 };
+        assert!(column_i64(&got, 1).iter().all(|v| *v == expected), "{engine_name}: {:?}", column_i64(&got, 1));
+        // Filters on the key still prune, and stay exact.
+        let got = fx.sql_with("SELECT v FROM t WHERE id = 7", final_.clone()).await;
+        assert_eq!(column_i64(&got, 0), vec![expected]);
+        let got = fx.sql_with("SELECT count(*) FROM t WHERE v > 0", final_).await;
+        assert_eq!(column_i64(&got, 0), vec![20]);
+    }
+}
+
+#[tokio::test]
+async fn stopped_merges_and_old_parts_lifetime() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fx, schema) = table(dir.path(), "MergeTree", &[("old_parts_lifetime", "3600")]);
+    let engine = fx.table().engine.clone();
+    engine.set_merges_enabled(false);
+    for k in 0..2u64 {
+        fx.insert(vec![Ok(batch(schema.clone(), &[(1, k, 1)]))], Settings::new()).await.unwrap();
+    }
+    let err = engine.optimize(OptimizeRequest { partition: None, final_: true }).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ABORTED);
+    engine.set_merges_enabled(true);
+    engine.optimize(OptimizeRequest { partition: Some("1".into()), final_: true }).await.unwrap();
+    let parts: Vec<(String, bool)> = engine.parts().iter().map(|p| (p.name.clone(), p.active)).collect();
+    assert_eq!(parts, vec![("1_1_1_0".into(), false), ("1_1_2_1".into(), true), ("1_2_2_0".into(), false)]);
+    // Outdated parts are kept on disk for old_parts_lifetime ...
+    assert_eq!(fx.part_dirs(), vec!["1_1_1_0", "1_1_2_1", "1_2_2_0"]);
+    assert_eq!(fx.count().await, 2);
+    // ... and a restart drops them, since the merged part covers them.
+    let fx = fx.reopen();
+    assert_eq!(fx.part_dirs(), vec!["1_1_2_1"]);
+    assert_eq!(fx.count().await, 2);
+}

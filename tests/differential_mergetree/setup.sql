@@ -1,0 +1,18 @@
+CREATE DATABASE IF NOT EXISTS mtdiff;
+CREATE TABLE mtdiff.events (d Date, id UInt64, user UInt32, amount Float64, tag String) ENGINE = MergeTree PARTITION BY toYYYYMM(d) ORDER BY (user, id) SETTINGS index_granularity = 64;
+SYSTEM STOP MERGES mtdiff.events;
+INSERT INTO mtdiff.events SELECT toDate('2024-01-01') + toUInt32(number % 90), number, toUInt32(number % 97), (toUInt32(number % 1000)) / 10, concat('t', toString(toUInt32(number % 7))) FROM numbers(20000);
+INSERT INTO mtdiff.events SELECT toDate('2024-02-01') + toUInt32(number % 40), 100000 + number, toUInt32(number % 13), number / 4, 'late' FROM numbers(3000);
+CREATE TABLE mtdiff.rep (k UInt32, v String, ver UInt32) ENGINE = ReplacingMergeTree(ver) ORDER BY k SETTINGS index_granularity = 32;
+SYSTEM STOP MERGES mtdiff.rep;
+INSERT INTO mtdiff.rep SELECT toUInt32(number % 500), toString(number), toUInt32(number % 13) FROM numbers(3000);
+INSERT INTO mtdiff.rep SELECT toUInt32(number % 700), concat('b', toString(number)), toUInt32(number % 5) FROM numbers(2000);
+INSERT INTO mtdiff.rep SELECT number * 3, 'c', 20 FROM numbers(100);
+CREATE TABLE mtdiff.rep_nover (k UInt32, v String) ENGINE = ReplacingMergeTree ORDER BY k;
+SYSTEM STOP MERGES mtdiff.rep_nover;
+INSERT INTO mtdiff.rep_nover SELECT toUInt32(number % 50), toString(number) FROM numbers(300);
+INSERT INTO mtdiff.rep_nover SELECT toUInt32(number % 30), concat('x', toString(number)) FROM numbers(100);
+CREATE TABLE mtdiff.summ (k UInt32, a UInt64, b Int64, s String) ENGINE = SummingMergeTree ORDER BY k SETTINGS index_granularity = 16;
+SYSTEM STOP MERGES mtdiff.summ;
+INSERT INTO mtdiff.summ SELECT toUInt32(number % 200), number, toUInt32(number % 7), 'x' FROM numbers(2000);
+INSERT INTO mtdiff.summ SELECT toUInt32(number % 300), 1, -1, 'y' FROM numbers(600);
