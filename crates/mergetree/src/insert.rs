@@ -96,8 +96,9 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
         for (partition_id, indices) in inner.keys.split_by_partition(&batch)? {
             let rows = if indices.len() == batch.num_rows() { batch.clone() } else { take_record_batch(&batch, &indices)? };
             let sorted = sort_block(inner, rows)?;
-            let block = inner.next_block.fetch_add(1, Ordering::SeqCst);
-            let info = PartInfo::new(partition_id, block, block, 0);
+            // The block number is assigned at publish (see `publish`); until then the
+            // part is named only by its temporary directory.
+            let info = PartInfo::new(partition_id, 0, 0, 0);
             if inner.mode == MergeMode::Ordinary {
                 out.push(write_part(inner, info, "tmp_insert_", std::iter::once(Ok(sorted)))?);
             } else {
@@ -123,7 +124,8 @@ pub fn write_part(
     tmp_prefix: &str,
     blocks: impl Iterator<Item = Result<RecordBatch>>,
 ) -> Result<PendingPart> {
-    let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}", info.name()));
+    let tmp_seq = inner.next_tmp.fetch_add(1, Ordering::Relaxed);
+    let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
         let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings)?;
@@ -167,12 +169,25 @@ pub fn discard(parts: &[PendingPart]) {
     }
 }
 
-/// Renames the parts into place and makes them visible in one snapshot swap.
-fn publish(inner: &Inner, pending: Vec<PendingPart>) -> Result<()> {
+/// Numbers the parts, renames them into place and makes them visible in one snapshot swap.
+///
+/// Block numbers are taken here, under the commit lock, not when the part is written: a
+/// merge running meanwhile may only cover published parts, so every part published
+/// later must get a block number above all of them. Numbered earlier, a slow INSERT's
+/// part could land inside the block range of a merged part that does not contain its
+/// rows, and the next start would drop it as "covered" (acknowledged rows lost).
+fn publish(inner: &Inner, mut pending: Vec<PendingPart>) -> Result<()> {
     if pending.is_empty() {
         return Ok(());
     }
     let _guard = inner.commit_lock.lock();
+    for p in pending.iter_mut() {
+        let block = inner.next_block.fetch_add(1, Ordering::SeqCst);
+        let info = PartInfo::new(p.part.info.partition_id.clone(), block, block, 0);
+        p.final_dir = inner.dir.join(info.name());
+        p.part.dir = p.final_dir.clone();
+        p.part.info = info;
+    }
     for (i, p) in pending.iter().enumerate() {
         if let Err(e) = commit_part_dir(&p.tmp_dir, &p.final_dir) {
             for done in &pending[..i] {

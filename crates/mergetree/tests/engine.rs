@@ -209,13 +209,14 @@ async fn failed_insert_leaves_nothing() {
     // A good multi-part insert becomes visible as a whole, and survives a reopen.
     let good = vec![Ok(ids_batch(schema.clone(), 0..100)), Ok(ids_batch(schema.clone(), 100..200)), Ok(ids_batch(schema.clone(), 200..250))];
     fx.insert(good, settings).await.unwrap();
-    assert_eq!(fx.part_dirs(), vec!["all_4_4_0", "all_5_5_0", "all_6_6_0"], "block numbers of the failed INSERT are not reused");
+    // Block numbers are taken at publish (as ClickHouse does): the failed INSERT used none.
+    assert_eq!(fx.part_dirs(), vec!["all_1_1_0", "all_2_2_0", "all_3_3_0"]);
     assert_eq!(fx.count().await, 250);
     let fx = fx.reopen();
     assert_eq!(fx.count().await, 250);
     // Block numbers continue after the existing parts.
     fx.insert(vec![Ok(ids_batch(schema.clone(), 0..1))], Settings::new()).await.unwrap();
-    assert_eq!(fx.part_dirs().last().unwrap(), "all_7_7_0");
+    assert_eq!(fx.part_dirs().last().unwrap(), "all_4_4_0");
 }
 
 #[tokio::test]
@@ -635,4 +636,43 @@ async fn summing_a_long_run_of_one_key() {
     assert_eq!(got.num_rows(), 2);
     let x = got.column(1).as_any().downcast_ref::<UInt64Array>().unwrap();
     assert_eq!(x.value(0) + x.value(1), n * (n - 1) / 2);
+}
+
+/// An INSERT still streaming while other INSERTs land and a merge runs must not end up
+/// inside the merged part's block range: the next start would drop it as "covered".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_insert_is_not_covered_by_a_merge_that_ran_meanwhile() {
+    use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let schema = m.schema().unwrap();
+    let fx = Arc::new(Fixture::create(dir.path(), m));
+    fx.insert(vec![Ok(ids_batch(schema.clone(), 0..10))], Settings::new()).await.unwrap();
+
+    // The slow INSERT: its first block is written as a part (max_insert_block_size = 1)
+    // while the stream stays open.
+    let (tx, rx) = tokio::sync::mpsc::channel::<datafusion::error::Result<RecordBatch>>(1);
+    let slow = {
+        let table = fx.table();
+        let stream = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (b, rx)) });
+        let input = Box::pin(RecordBatchStreamAdapter::new(schema.clone(), stream));
+        let mut settings = Settings::new();
+        settings.set("max_insert_block_size", "1").unwrap();
+        tokio::spawn(async move { table.engine.insert(granary_storage::InsertRequest { input, settings }).await })
+    };
+    tx.send(Ok(ids_batch(schema.clone(), 100..110))).await.unwrap();
+    let deadline = Instant::now() + std::time::Duration::from_secs(20);
+    while !std::fs::read_dir(fx.data_dir()).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("tmp_insert_")) {
+        assert!(Instant::now() < deadline, "the slow INSERT never wrote its first part");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    fx.insert(vec![Ok(ids_batch(schema.clone(), 10..20))], Settings::new()).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true }).await.unwrap();
+    tx.send(Ok(ids_batch(schema.clone(), 110..120))).await.unwrap();
+    drop(tx);
+    slow.await.unwrap().unwrap();
+    assert_eq!(fx.count().await, 40);
+
+    let fx = Arc::into_inner(fx).unwrap().reopen();
+    assert_eq!(fx.count().await, 40, "parts after restart: {:?}", fx.part_dirs());
 }
