@@ -122,6 +122,25 @@ pub(crate) fn rewrite_if_distinct(function: &mut ast::Function, is_aggregate: &d
     Ok(())
 }
 
+/// `countState()`, `countOrNull()`: DataFusion plans no aggregate without arguments
+/// (plain `count()` it rewrites itself), so a combined `count` gets the constant `1`.
+/// The state of `count` does not depend on its arguments, and its `AggregateFunction`
+/// type is written without them (see `Combined::return_field`).
+pub(crate) fn give_count_an_argument(function: &mut ast::Function) {
+    let [ObjectNamePart::Identifier(ident)] = function.name.0.as_slice() else { return };
+    if !matches!(split_combinators(&ident.value, &|name| name == "count"), Some(("count", _))) {
+        return;
+    }
+    let one = FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(ast::Value::Number("1".into(), false))));
+    match &mut function.args {
+        FunctionArguments::List(list) if list.args.is_empty() => list.args.push(one),
+        FunctionArguments::None => {
+            function.args = FunctionArguments::List(ast::FunctionArgumentList { duplicate_treatment: None, args: vec![one], clauses: vec![] })
+        }
+        _ => {}
+    }
+}
+
 // ------------------------------------------------------------------ state encoding
 
 fn put_varuint(out: &mut Vec<u8>, mut v: u64) {
@@ -501,7 +520,10 @@ impl AggregateUDFImpl for Combined {
             Comb::Merge => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()),
             Comb::State | Comb::MergeState => {
                 self.base.return_field(&inputs)?;
-                ChType::AggregateFunction(self.base.name().to_string(), inputs.iter().map(|f| ch_type_of_field(f)).collect())
+                // `count` counts rows whatever its arguments: its state type names none,
+                // so `countState()` fits an `AggregateFunction(count)` column.
+                let argument_types = if self.base.name() == "count" { Vec::new() } else { inputs.iter().map(|f| ch_type_of_field(f)).collect() };
+                ChType::AggregateFunction(self.base.name().to_string(), argument_types)
             }
         };
         Ok(Arc::new(result_field(self.name, &t)))

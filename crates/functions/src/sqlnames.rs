@@ -54,6 +54,7 @@ pub fn prepare_function_names(statement: &mut Statement) {
             if function.over.is_none() {
                 // A bad call (`countIf()`) is left for the planner to report.
                 let _ = crate::combinators::rewrite_if_distinct(function, &is_aggregate_name);
+                crate::combinators::give_count_an_argument(function);
             }
             if function.name.0.len() == 1 {
                 if let Some(ObjectNamePart::Identifier(ident)) = function.name.0.first_mut() {

@@ -532,8 +532,65 @@ pub enum MergeMode {
     /// One row per sorting key (`SummingMergeTree([cols])`): the listed columns (table
     /// indices; default: every numeric column outside the sorting key) are summed,
     /// wrapping on overflow as in ClickHouse; other columns keep the first row's value.
-    /// A row whose sums are all zero is removed.
-    Summing { columns: Vec<usize> },
+    /// A row whose sums are all zero is removed. `AggregateFunction` and
+    /// `SimpleAggregateFunction` columns are combined by their function, as in
+    /// AggregatingMergeTree.
+    Summing { columns: Vec<(usize, Combine)> },
+    /// One row per sorting key (`AggregatingMergeTree`): `AggregateFunction(f, T)`
+    /// states are merged, `SimpleAggregateFunction(f, T)` values combined with `f`;
+    /// other columns keep the first row's value.
+    Aggregating { columns: Vec<(usize, Combine)> },
+}
+
+/// How a column of rows with equal keys is combined in Summing/Aggregating merges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Combine {
+    Sum,
+    Min,
+    Max,
+    Any,
+    AnyLast,
+    /// Merge of serialized states of this `AggregateFunction` type.
+    State(granary_types::ChType),
+}
+
+impl Combine {
+    /// The combination a column's type asks for: `AggregateFunction` states merge,
+    /// `SimpleAggregateFunction(f, T)` combines with `f`; None for plain types.
+    fn of_type(name: &str, t: &granary_types::ChType) -> Result<Option<Combine>> {
+        use granary_types::ChType;
+        Ok(match t {
+            ChType::AggregateFunction(..) => Some(Combine::State(t.clone())),
+            ChType::SimpleAggregateFunction(f, _) => Some(match f.as_str() {
+                "sum" | "sumWithOverflow" => Combine::Sum,
+                "min" => Combine::Min,
+                "max" => Combine::Max,
+                "any" => Combine::Any,
+                "anyLast" => Combine::AnyLast,
+                other => {
+                    return Err(Error::new(
+                        ErrorCode::NOT_IMPLEMENTED,
+                        format!("SimpleAggregateFunction({other}, ...) of column {name} is not supported yet (sum, min, max, any, anyLast are)"),
+                    ))
+                }
+            }),
+            _ => None,
+        })
+    }
+
+    /// Every column of `schema` outside `in_key` whose type names a combination.
+    fn typed_columns(schema: &SchemaRef, in_key: &[usize]) -> Result<Vec<(usize, Combine)>> {
+        let mut out = Vec::new();
+        for (i, field) in schema.fields().iter().enumerate() {
+            if in_key.contains(&i) {
+                continue;
+            }
+            if let Some(c) = Combine::of_type(field.name(), &granary_types::ChType::from_field(field))? {
+                out.push((i, c));
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl MergeMode {
@@ -581,19 +638,40 @@ impl MergeMode {
                 };
                 Ok(("ReplacingMergeTree", MergeMode::Replacing { version }))
             }
-            "SummingMergeTree" => {
-                let keys = TableKeys::new(meta, schema)?;
-                let in_key: Vec<usize> = keys
-                    .sorting
-                    .iter()
-                    .flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr).into_iter().map(|c| c.index()))
+            "AggregatingMergeTree" => {
+                if !args.is_empty() {
+                    return Err(Error::new(
+                        ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                        format!("Engine AggregatingMergeTree takes no arguments with the ORDER BY syntax ({} given)", args.len()),
+                    ));
+                }
+                let in_key = key_columns(meta, schema)?;
+                let columns = Combine::typed_columns(schema, &in_key)?;
+                let dimensions: Vec<&str> = (0..schema.fields().len())
+                    .filter(|i| !in_key.contains(i) && !columns.iter().any(|(c, _)| c == i))
+                    .map(|i| schema.field(i).name().as_str())
                     .collect();
+                // A table without any measure is a plain deduplicating table: allowed.
+                if !dimensions.is_empty() && !columns.is_empty() && MergeTreeSettings::from_pairs(&meta.engine.settings)?.allow_dimensions_outside_sorting_key == 0 {
+                    return Err(Error::new(
+                        ErrorCode::BAD_ARGUMENTS,
+                        format!(
+                            "Column(s) {} of the AggregatingMergeTree table are neither part of the sorting key nor aggregate measures (AggregateFunction or SimpleAggregateFunction). During background merges, rows with the same value of the sorting key are collapsed into one, so these columns keep an arbitrary value, which silently produces wrong results for queries that GROUP BY or filter on them. Add them to the sorting key (ORDER BY), or set 'allow_dimensions_outside_sorting_key = 1' if this is intentional (for example, when the columns are functionally dependent on the sorting key)",
+                            dimensions.join(", ")
+                        ),
+                    ));
+                }
+                Ok(("AggregatingMergeTree", MergeMode::Aggregating { columns }))
+            }
+            "SummingMergeTree" => {
+                let in_key = key_columns(meta, schema)?;
+                let typed = Combine::typed_columns(schema, &in_key)?;
                 let is_numeric = |i: usize| {
                     let t = schema.field(i).data_type();
-                    t.is_numeric() && !matches!(t, arrow::datatypes::DataType::Float16)
+                    t.is_numeric() && !matches!(t, arrow::datatypes::DataType::Float16) && !typed.iter().any(|(c, _)| *c == i)
                 };
-                let columns = if args.is_empty() {
-                    (0..schema.fields().len()).filter(|i| !in_key.contains(i) && is_numeric(*i)).collect()
+                let mut columns: Vec<(usize, Combine)> = if args.is_empty() {
+                    (0..schema.fields().len()).filter(|i| !in_key.contains(i) && is_numeric(*i)).map(|i| (i, Combine::Sum)).collect()
                 } else {
                     let mut columns = Vec::new();
                     for arg in &args {
@@ -611,16 +689,24 @@ impl MergeMode {
                                     format!("Column {name} to sum in SummingMergeTree is not numeric ({})", granary_types::ChType::from_field(schema.field(index))),
                                 ));
                             }
-                            columns.push(index);
+                            columns.push((index, Combine::Sum));
                         }
                     }
                     columns
                 };
+                columns.extend(typed);
+                columns.sort_by_key(|(i, _)| *i);
                 Ok(("SummingMergeTree", MergeMode::Summing { columns }))
             }
             other => Err(Error::new(ErrorCode::UNKNOWN_STORAGE, format!("Unknown table engine {other}"))),
         }
     }
+}
+
+/// Table columns used by the sorting key.
+fn key_columns(meta: &TableMeta, schema: &SchemaRef) -> Result<Vec<usize>> {
+    let keys = TableKeys::new(meta, schema)?;
+    Ok(keys.sorting.iter().flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr).into_iter().map(|c| c.index())).collect())
 }
 
 /// The factory of `MergeTree` and its merge-time variants, by name.

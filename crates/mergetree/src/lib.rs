@@ -56,7 +56,7 @@
 //!   ClickHouse does). `CHECK TABLE [PARTITION p]` re-verifies every file of every
 //!   active part against `checksums.txt`.
 //! * `SELECT ... FINAL` (query setting `final = 1`, seen as a `Settings` session-config
-//!   extension) on Replacing/Summing tables: the selected granules of each partition are
+//!   extension) on Replacing/Summing/Aggregating tables: the selected granules of each partition are
 //!   merged at read time with the merge's own code (`merge::final_merge`), one output
 //!   partition per table partition. Key pruning stays exact (see `engine::plan_scan`).
 //! * `ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`, `DELETE WHERE` (see [`alter`]),
@@ -66,13 +66,16 @@
 //! ## Engines
 //! `MergeTree`; `ReplacingMergeTree([ver])` (one row per sorting key: the greatest
 //! `ver`, else the last inserted); `SummingMergeTree([(cols)])` (numeric columns summed
-//! per sorting key, rows summing to all zeros removed). Both collapse equal keys in
-//! every merge and in each INSERT block (ClickHouse's `optimize_on_insert = 1`), never
-//! across parts at read time unless the query says `FINAL`.
+//! per sorting key, rows summing to all zeros removed); `AggregatingMergeTree`
+//! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
+//! `SimpleAggregateFunction(sum|min|max|any|anyLast, T)` combined; other non-key columns
+//! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value). All
+//! collapse equal keys in every merge and in each INSERT block (ClickHouse's
+//! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
 //!
 //! ## Not yet
 //! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
-//!   (Collapsing, VersionedCollapsing, Aggregating, Graphite). `FINAL` reads each
+//!   (Collapsing, VersionedCollapsing, Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
 //! * Mutations: only `DELETE WHERE`; no `system.mutations` (an asynchronous one,
 //!   `mutations_sync = 0`, logs its error); a mutated part is named with `level + 1`
@@ -118,9 +121,9 @@ use std::sync::Arc;
 pub use engine::{MergeMode, MergeTreeEngine, MergeTreeFactory};
 pub use settings::MergeTreeSettings;
 
-/// Registers `MergeTree`, `ReplacingMergeTree` and `SummingMergeTree`.
+/// Registers `MergeTree`, `ReplacingMergeTree`, `SummingMergeTree` and `AggregatingMergeTree`.
 pub fn register_engines(registry: &mut granary_storage::EngineRegistry) {
-    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree"] {
+    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree"] {
         registry.register(Arc::new(MergeTreeFactory { name }));
     }
 }

@@ -21,7 +21,7 @@ use datafusion::common::ScalarValue;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
-use crate::engine::{Inner, MergeMode};
+use crate::engine::{Combine, Inner, MergeMode};
 use crate::insert::{discard, write_part, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -205,11 +205,11 @@ pub struct Merger<'a> {
     pending: Vec<RecordBatch>,
     chunk_rows: usize,
     failed: bool,
-    /// Replacing/Summing: the group of equal keys being read, emitted when a
-    /// different key comes (it may span granules and output chunks).
+    /// Replacing/Summing/Aggregating: the group of equal keys being read, emitted when
+    /// a different key comes (it may span granules and output chunks).
     carry: Option<Group>,
-    /// Summing: the sums of each row of the output chunk being built.
-    chunk_sums: Vec<Vec<ScalarValue>>,
+    /// Summing/Aggregating: the combined columns of each row of the output chunk.
+    chunk_folded: Vec<Vec<Folded>>,
     /// Rows of the output chunk being built: (slot in `pending`, row).
     indices: Vec<(usize, usize)>,
 }
@@ -219,8 +219,65 @@ struct Group {
     slot: usize,
     pos: usize,
     key: OwnedRow,
-    /// Summing: running sums of the summed columns.
-    sums: Vec<ScalarValue>,
+    /// Summing/Aggregating: the combined columns so far, one per `MergeMode` column.
+    folded: Vec<Folded>,
+}
+
+/// One combined column of a group of rows with equal keys.
+enum Folded {
+    Value(ScalarValue),
+    /// Serialized `AggregateFunction` states, merged when the chunk is built (rows
+    /// meeting in one merge are few: each part holds a key at most once).
+    States(Vec<Option<Vec<u8>>>),
+}
+
+impl Folded {
+    fn start(combine: &Combine, column: &dyn Array, row: usize) -> Result<Folded> {
+        Ok(match combine {
+            Combine::State(_) => Folded::States(vec![state_at(column, row)?]),
+            _ => Folded::Value(ScalarValue::try_from_array(column, row)?),
+        })
+    }
+
+    fn fold(&mut self, combine: &Combine, column: &dyn Array, row: usize) -> Result<()> {
+        match self {
+            Folded::States(list) => list.push(state_at(column, row)?),
+            Folded::Value(current) => {
+                let new = ScalarValue::try_from_array(column, row)?;
+                // NULLs are skipped, as the aggregate functions skip them.
+                if new.is_null() {
+                    return Ok(());
+                }
+                if current.is_null() {
+                    *current = new;
+                    return Ok(());
+                }
+                match combine {
+                    Combine::Sum => *current = current.add(new)?,
+                    Combine::Min => {
+                        if new.partial_cmp(current) == Some(std::cmp::Ordering::Less) {
+                            *current = new;
+                        }
+                    }
+                    Combine::Max => {
+                        if new.partial_cmp(current) == Some(std::cmp::Ordering::Greater) {
+                            *current = new;
+                        }
+                    }
+                    Combine::Any => {}
+                    Combine::AnyLast => *current = new,
+                    Combine::State(_) => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "aggregate state folded as a value")),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
+    use arrow::array::AsArray;
+    let binary = column.as_binary_opt::<i32>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "AggregateFunction column is not Binary"))?;
+    Ok((!binary.is_null(row)).then(|| binary.value(row).to_vec()))
 }
 
 impl<'a> Merger<'a> {
@@ -234,7 +291,7 @@ impl<'a> Merger<'a> {
             chunk_rows: inner.settings.index_granularity as usize,
             failed: false,
             carry: None,
-            chunk_sums: Vec::new(),
+            chunk_folded: Vec::new(),
             indices: Vec::new(),
         };
         for source in sources {
@@ -299,8 +356,8 @@ impl<'a> Merger<'a> {
         self.pending = kept;
     }
 
-    /// Adds the current row of cursor `b` to the output, or (Replacing, Summing) folds
-    /// it into the group of equal keys.
+    /// Adds the current row of cursor `b` to the output, or (Replacing, Summing,
+    /// Aggregating) folds it into the group of equal keys.
     fn take_row(&mut self, b: usize) -> Result<()> {
         let c = &self.cursors[b];
         if self.inner.mode == MergeMode::Ordinary {
@@ -327,19 +384,19 @@ impl<'a> Merger<'a> {
                     group.pos = c.pos;
                 }
             }
-            (Some(group), MergeMode::Summing { columns }) if group.key.row() == key => {
-                for (sum, &col) in group.sums.iter_mut().zip(columns) {
-                    *sum = sum.add(ScalarValue::try_from_array(batch.column(col), c.pos)?)?;
+            (Some(group), MergeMode::Summing { columns } | MergeMode::Aggregating { columns }) if group.key.row() == key => {
+                for (folded, (col, combine)) in group.folded.iter_mut().zip(columns) {
+                    folded.fold(combine, batch.column(*col).as_ref(), c.pos)?;
                 }
             }
             _ => {
-                let sums = match &self.inner.mode {
-                    MergeMode::Summing { columns } => {
-                        columns.iter().map(|&col| ScalarValue::try_from_array(batch.column(col), c.pos)).collect::<datafusion::common::Result<_>>()?
+                let folded = match &self.inner.mode {
+                    MergeMode::Summing { columns } | MergeMode::Aggregating { columns } => {
+                        columns.iter().map(|(col, combine)| Folded::start(combine, batch.column(*col).as_ref(), c.pos)).collect::<Result<_>>()?
                     }
                     _ => Vec::new(),
                 };
-                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), sums };
+                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded };
                 if let Some(done) = self.carry.replace(group) {
                     self.emit(done);
                 }
@@ -350,31 +407,55 @@ impl<'a> Merger<'a> {
 
     fn emit(&mut self, group: Group) {
         self.indices.push((group.slot, group.pos));
-        if let MergeMode::Summing { .. } = self.inner.mode {
-            self.chunk_sums.push(group.sums);
+        if matches!(self.inner.mode, MergeMode::Summing { .. } | MergeMode::Aggregating { .. }) {
+            self.chunk_folded.push(group.folded);
         }
     }
 
-    /// Summing: puts the sums into the chunk and drops rows whose sums are all zero.
-    fn apply_sums(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
-        let MergeMode::Summing { columns } = &self.inner.mode else {
+    /// Summing/Aggregating: puts the combined values into the chunk; Summing drops rows
+    /// whose summed columns are all zero.
+    fn apply_folded(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
+        let (MergeMode::Summing { columns } | MergeMode::Aggregating { columns }) = &self.inner.mode else {
             return Ok(chunk);
         };
-        let sums = std::mem::take(&mut self.chunk_sums);
+        let folded = std::mem::take(&mut self.chunk_folded);
         if columns.is_empty() {
             return Ok(chunk);
         }
+        let drop_zero_rows = matches!(self.inner.mode, MergeMode::Summing { .. }) && columns.iter().any(|(_, c)| *c == Combine::Sum);
         let mut arrays = chunk.columns().to_vec();
-        let mut all_zero = vec![true; chunk.num_rows()];
-        for (i, &col) in columns.iter().enumerate() {
-            let zero = ScalarValue::new_zero(chunk.schema().field(col).data_type())?;
-            for (row, s) in sums.iter().enumerate() {
-                if s[i] != zero {
-                    all_zero[row] = false;
+        let mut all_zero = vec![drop_zero_rows; chunk.num_rows()];
+        for (i, (col, combine)) in columns.iter().enumerate() {
+            let field = chunk.schema().field(*col).clone();
+            if let Combine::State(ty) = combine {
+                let mut states = arrow::array::BinaryBuilder::new();
+                let mut group_of_row = Vec::new();
+                for (group, row) in folded.iter().enumerate() {
+                    if let Folded::States(list) = &row[i] {
+                        for state in list {
+                            states.append_option(state.as_deref());
+                            group_of_row.push(group);
+                        }
+                    }
+                }
+                arrays[*col] = granary_functions::merge_aggregate_states(ty, &states.finish(), &group_of_row, folded.len())?;
+                continue;
+            }
+            let values = folded.iter().map(|row| match &row[i] {
+                Folded::Value(v) => Ok(v.clone()),
+                Folded::States(_) => Err(Error::new(ErrorCode::LOGICAL_ERROR, "aggregate states in a value column")),
+            });
+            let values: Vec<ScalarValue> = values.collect::<Result<_>>()?;
+            if *combine == Combine::Sum && drop_zero_rows {
+                let zero = ScalarValue::new_zero(field.data_type())?;
+                for (row, v) in values.iter().enumerate() {
+                    if *v != zero {
+                        all_zero[row] = false;
+                    }
                 }
             }
-            let array = ScalarValue::iter_to_array(sums.iter().map(|s| s[i].clone()))?;
-            arrays[col] = arrow::compute::cast(&array, chunk.schema().field(col).data_type())?;
+            let array = if values.is_empty() { arrow::array::new_empty_array(field.data_type()) } else { ScalarValue::iter_to_array(values)? };
+            arrays[*col] = arrow::compute::cast(&array, field.data_type())?;
         }
         let chunk = RecordBatch::try_new(chunk.schema(), arrays)?;
         if all_zero.iter().any(|z| *z) {
@@ -428,7 +509,7 @@ impl<'a> Merger<'a> {
             let arrays: Vec<&dyn Array> = self.pending.iter().map(|b| b.column(col).as_ref()).collect();
             columns.push(interleave(&arrays, &indices)?);
         }
-        let out = self.apply_sums(RecordBatch::try_new(self.inner.schema.clone(), columns)?)?;
+        let out = self.apply_folded(RecordBatch::try_new(self.inner.schema.clone(), columns)?)?;
         // Keep only the batches the cursors (and the carried row) still point into.
         let mut kept = Vec::new();
         if let Some(group) = &mut self.carry {

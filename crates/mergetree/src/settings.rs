@@ -25,6 +25,9 @@ pub struct MergeTreeSettings {
     pub min_compress_block_size: u64,
     /// A compressed block never grows past this (unless a single granule is larger).
     pub max_compress_block_size: u64,
+    /// AggregatingMergeTree: allow columns that are neither in the sorting key nor
+    /// aggregate measures (they keep the first row's value when rows collapse).
+    pub allow_dimensions_outside_sorting_key: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -39,6 +42,7 @@ impl Default for MergeTreeSettings {
             max_bytes_to_merge_at_max_space_in_pool: 150 * 1024 * 1024 * 1024,
             min_compress_block_size: 65536,
             max_compress_block_size: 1024 * 1024,
+            allow_dimensions_outside_sorting_key: 0,
         }
     }
 }
@@ -59,6 +63,7 @@ impl MergeTreeSettings {
                 "max_bytes_to_merge_at_max_space_in_pool" => &mut s.max_bytes_to_merge_at_max_space_in_pool,
                 "min_compress_block_size" => &mut s.min_compress_block_size,
                 "max_compress_block_size" => &mut s.max_compress_block_size,
+                "allow_dimensions_outside_sorting_key" => &mut s.allow_dimensions_outside_sorting_key,
                 _ => {
                     return Err(Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}' for storage MergeTree")))
                 }
@@ -79,7 +84,11 @@ impl MergeTreeSettings {
 
 fn parse_u64(text: &str) -> Option<u64> {
     let t = text.trim().trim_matches('\'').replace('_', "");
-    t.parse().ok()
+    match t.to_ascii_lowercase().as_str() {
+        "true" => Some(1),
+        "false" => Some(0),
+        _ => t.parse().ok(),
+    }
 }
 
 #[cfg(test)]

@@ -48,6 +48,10 @@ pub enum ChType {
     /// its parameters, e.g. `quantile(0.5)`) over arguments `T1, ...`, as produced by
     /// `-State` and read by `-Merge`. Held as Arrow `Binary`, one serialized state per row.
     AggregateFunction(String, Vec<ChType>),
+    /// `SimpleAggregateFunction(f, T)`: a value of `T` that AggregatingMergeTree (and
+    /// SummingMergeTree) combine with `f` (`sum`, `min`, `max`, `any`, `anyLast`, ...)
+    /// when rows with equal keys meet. Held as `T`.
+    SimpleAggregateFunction(String, Box<ChType>),
 }
 
 impl ChType {
@@ -60,10 +64,10 @@ impl ChType {
         matches!(self, ChType::Nullable(_))
     }
 
-    /// The type without `Nullable` and `LowCardinality` wrappers.
+    /// The type without `Nullable`, `LowCardinality` and `SimpleAggregateFunction` wrappers.
     pub fn base(&self) -> &ChType {
         match self {
-            ChType::Nullable(inner) | ChType::LowCardinality(inner) => inner.base(),
+            ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => inner.base(),
             other => other,
         }
     }
@@ -108,7 +112,7 @@ impl ChType {
             ChType::DateTime64(p, tz) => DataType::Timestamp(time_unit_for_precision(*p), tz.as_deref().map(Arc::from)),
             ChType::Decimal(p, s) if *p <= 38 => DataType::Decimal128(*p, *s as i8),
             ChType::Decimal(p, s) => DataType::Decimal256(*p, *s as i8),
-            ChType::Nullable(inner) | ChType::LowCardinality(inner) => inner.to_arrow(),
+            ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => inner.to_arrow(),
             ChType::Array(inner) => DataType::List(Arc::new(inner.to_arrow_field("item"))),
             ChType::Tuple(elements) => {
                 DataType::Struct(elements.iter().map(|(name, t)| Arc::new(t.to_arrow_field(name))).collect())
@@ -132,6 +136,7 @@ impl ChType {
         // `LowCardinality(Nullable(T))` holds NULLs too, so its field must be nullable.
         let holds_nulls = match self {
             ChType::LowCardinality(inner) => inner.is_nullable(),
+            ChType::SimpleAggregateFunction(_, inner) => inner.is_nullable() || matches!(inner.as_ref(), ChType::LowCardinality(t) if t.is_nullable()),
             other => other.is_nullable() || matches!(other, ChType::Nothing),
         };
         let field = Field::new(name, self.to_arrow(), holds_nulls);
@@ -326,6 +331,7 @@ impl fmt::Display for ChType {
                 }
                 f.write_str(")")
             }
+            ChType::SimpleAggregateFunction(function, inner) => write!(f, "SimpleAggregateFunction({function}, {inner})"),
         }
     }
 }

@@ -198,6 +198,14 @@ impl<'a> Parser<'a> {
                 self.expect(')')?;
                 Ok(ChType::AggregateFunction(function, args))
             }
+            "SimpleAggregateFunction" => {
+                self.expect('(')?;
+                let function = self.aggregate_function_name()?;
+                self.expect(',')?;
+                let inner = self.parse()?;
+                self.expect(')')?;
+                Ok(ChType::SimpleAggregateFunction(function, Box::new(inner)))
+            }
             other => Err(Error::new(ErrorCode::UNKNOWN_TYPE, format!("Unknown data type family: {other}"))),
         }
     }

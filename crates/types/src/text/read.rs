@@ -109,7 +109,7 @@ pub struct ColumnBuilder {
 fn accepts_null(t: &ChType) -> bool {
     match t {
         ChType::Nullable(_) | ChType::Nothing => true,
-        ChType::LowCardinality(inner) => accepts_null(inner),
+        ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => accepts_null(inner),
         _ => false,
     }
 }
@@ -182,7 +182,7 @@ impl ColumnBuilder {
                 keys: Box::new(ColumnBuilder::with_type(k, opts)?),
                 values: Box::new(ColumnBuilder::with_type(v, opts)?),
             },
-            ChType::Nullable(_) | ChType::LowCardinality(_) => {
+            ChType::Nullable(_) | ChType::LowCardinality(_) | ChType::SimpleAggregateFunction(..) => {
                 return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("Unexpected nested wrapper in {ch_type}")))
             }
         };
