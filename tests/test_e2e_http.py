@@ -118,6 +118,36 @@ def test_point_lookup_reads_only_its_granules(server):
         server.query("DROP TABLE default.pl")
 
 
+def test_uncompressed_cache(server):
+    def metric(name):
+        return float(server.query(f"SELECT value FROM system.asynchronous_metrics WHERE metric = '{name}'") or 0)
+
+    def event(name):
+        return int(server.query(f"SELECT value FROM system.events WHERE event = '{name}'") or 0)
+
+    server.query("CREATE TABLE default.uc (id UInt64, v String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 128")
+    try:
+        server.query("INSERT INTO default.uc SELECT number, toString(number * 3) FROM numbers(50000)")
+        server.query("SYSTEM DROP UNCOMPRESSED CACHE")
+        assert metric("UncompressedCacheBytes") == 0
+        queries = ["SELECT * FROM default.uc WHERE id = 4242", "SELECT count(), sum(length(v)) FROM default.uc WHERE id BETWEEN 100 AND 900"]
+        plain = [server.query(q) for q in queries]
+        assert metric("UncompressedCacheBytes") == 0, "use_uncompressed_cache = 0 must not fill the cache"
+        hits = event("UncompressedCacheHits")
+        cached = [server.query(q + " SETTINGS use_uncompressed_cache = 1") for q in queries]
+        assert metric("UncompressedCacheBytes") > 0 and metric("UncompressedCacheCells") > 0
+        again = [server.query(q + " SETTINGS use_uncompressed_cache = 1") for q in queries]
+        assert plain == cached == again
+        assert event("UncompressedCacheHits") > hits
+        # Big reads bypass the cache.
+        server.query("SYSTEM DROP UNCOMPRESSED CACHE")
+        server.query("SELECT sum(id) FROM default.uc SETTINGS use_uncompressed_cache = 1, merge_tree_max_rows_to_use_cache = 1000")
+        assert metric("UncompressedCacheBytes") == 0
+        assert metric("TotalRowsOfMergeTreeTables") >= 50000 and metric("MarkCacheBytes") > 0
+    finally:
+        server.query("DROP TABLE default.uc")
+
+
 def test_query_id(server):
     r = server.request("SELECT 1", params={"query_id": "my-query-1"})
     assert r.headers["X-ClickHouse-Query-Id"] == "my-query-1"

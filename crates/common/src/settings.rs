@@ -116,6 +116,7 @@ registry! {
     "max_rows_to_read": UInt64 = "0", "Limit on rows read from tables by one query (0: none).";
     "max_streams_to_max_threads_ratio": Float = "1", "How many read streams per thread.";
     "max_threads": MaxThreads = "0", "Threads that process one query (0: the number of cores).";
+    "merge_tree_max_rows_to_use_cache": UInt64 = "1048576", "MergeTree reads of more rows than this bypass the uncompressed cache (a big scan would only evict hot blocks).";
     "min_chunk_bytes_for_parallel_parsing": UInt64 = "10485760", "Minimum chunk size of parallel text parsing.";
     "min_insert_block_size_bytes": UInt64 = "268402944", "Squash inserted blocks until they hold this many bytes.";
     "min_insert_block_size_rows": UInt64 = "1048449", "Squash inserted blocks until they hold this many rows.";
@@ -152,7 +153,7 @@ registry! {
     "send_logs_level": String = "fatal", "Send server logs of this level and higher to the client.";
     "send_progress_in_http_headers": Bool = "0", "Send X-ClickHouse-Progress headers while the query runs.";
     "session_timezone": String = "", "The time zone of this session (empty: the server's).";
-    "use_uncompressed_cache": Bool = "0", "Cache uncompressed blocks of MergeTree columns.";
+    "use_uncompressed_cache": Bool = "0", "Read MergeTree blocks through the server's uncompressed-block cache (uncompressed_cache_size): short queries on hot data skip reading and decompressing.";
     "wait_end_of_query": Bool = "0", "Buffer the whole response on the server before sending it.";
 }
 

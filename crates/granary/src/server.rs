@@ -71,6 +71,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     instance_config.user_files_path = config.user_files_path();
     instance_config.max_concurrent_queries = config.max_concurrent_queries;
     instance_config.query_log_capacity = config.query_log_capacity;
+    instance_config.uncompressed_cache_size = config.uncompressed_cache_size;
     let instance = Instance::open(instance_config)?;
     let handle = run_server(&config, instance).await?;
     tracing::info!("Granary {} listening on http://{} (data in {})", env!("CARGO_PKG_VERSION"), handle.local_addr, config.path.display());

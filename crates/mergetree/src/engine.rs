@@ -253,8 +253,14 @@ impl MergeTreeEngine {
             Some(p) => p.clone(),
             None => (0..inner.schema.fields().len()).collect(),
         };
+        // ClickHouse's rule: the cache serves short reads only; a big scan would evict
+        // the hot blocks it exists for.
+        let use_cache = config.get_extension::<granary_common::Settings>().is_some_and(|s| {
+            s.get_bool("use_uncompressed_cache")
+                && ranges.iter().map(|r| r.rows()).sum::<u64>() <= s.get_u64("merge_tree_max_rows_to_use_cache")
+        });
         let partitions = split_ranges(ranges, config.target_partitions());
-        MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)
+        Ok(MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)?.with_uncompressed_cache(use_cache))
     }
 }
 
@@ -402,7 +408,7 @@ impl TableEngine for MergeTreeEngine {
                 .iter()
                 .filter(|p| wanted.as_ref().is_none_or(|w| &p.info.partition_id == w))
                 .map(|p| {
-                    let result = crate::part::verify_files(&p.dir);
+                    let result = crate::part::verify_files(&p.dir, true);
                     CheckResult {
                         part_path: p.name(),
                         is_passed: result.is_ok(),

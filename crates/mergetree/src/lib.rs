@@ -101,6 +101,7 @@
 //!   global pool or disk-space check.
 
 pub mod alter;
+pub mod cache;
 pub mod compression;
 pub mod encoding;
 pub mod engine;

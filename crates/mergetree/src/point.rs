@@ -53,7 +53,7 @@ fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<
         if ranges.is_empty() {
             continue;
         }
-        let mut reader = PartReader::new(part.clone(), &inner.schema, &columns)?;
+        let mut reader = PartReader::new(part.clone(), &inner.schema, &columns)?.with_uncompressed_cache(request.use_uncompressed_cache);
         for range in ranges {
             let batch = reader.read(range, &read_schema)?;
             result.read_rows += batch.num_rows() as u64;

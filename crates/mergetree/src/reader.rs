@@ -16,6 +16,7 @@ use std::fmt;
 use std::fs::File;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef};
@@ -31,6 +32,7 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Par
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::fs::escape_for_file_name;
 
+use crate::cache::uncompressed_cache;
 use crate::compression::{block_len, decompress_block, BLOCK_HEADER_LEN};
 use crate::encoding::decode_array;
 use crate::part::{Mark, Part};
@@ -51,34 +53,76 @@ impl GranuleRange {
 struct ColumnCursor {
     index: usize,
     data_type: DataType,
-    file: File,
-    path: String,
+    /// Opened at the first block not found in the cache.
+    file: Option<File>,
+    path: PathBuf,
     block_offset: Option<u64>,
-    block: Vec<u8>,
+    block: BlockBytes,
+}
+
+/// A decompressed block: owned, or shared with the uncompressed cache.
+enum BlockBytes {
+    Owned(Vec<u8>),
+    Shared(Arc<[u8]>),
+}
+
+impl BlockBytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            BlockBytes::Owned(v) => v,
+            BlockBytes::Shared(a) => a,
+        }
+    }
 }
 
 impl ColumnCursor {
-    fn read_granule(&mut self, mark: &Mark) -> Result<ArrayRef> {
+    fn read_granule(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<ArrayRef> {
         if self.block_offset != Some(mark.block_offset) {
-            let mut header = [0u8; BLOCK_HEADER_LEN];
-            self.file
-                .read_exact_at(&mut header, mark.block_offset)
-                .with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block header of {}", self.path))?;
-            let what = || self.path.clone();
-            let len = block_len(&header, &what)?;
-            let mut raw = vec![0u8; len];
-            self.file
-                .read_exact_at(&mut raw, mark.block_offset)
-                .with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", self.path))?;
-            self.block = decompress_block(&raw, &what)?;
+            let key = cache_key.map(|part| (part, self.index as u32, mark.block_offset));
+            let cached = key.and_then(|k| uncompressed_cache().get(&k));
+            self.block = match cached {
+                Some(block) => BlockBytes::Shared(block),
+                None => {
+                    let raw = self.read_compressed(mark.block_offset)?;
+                    let what = || self.path.display().to_string();
+                    let block = decompress_block(&raw, &what)?;
+                    match key {
+                        Some(k) => {
+                            let shared: Arc<[u8]> = block.into();
+                            uncompressed_cache().insert(k, shared.clone());
+                            BlockBytes::Shared(shared)
+                        }
+                        None => BlockBytes::Owned(block),
+                    }
+                }
+            };
             self.block_offset = Some(mark.block_offset);
         }
         let mut pos = mark.offset_in_block as usize;
-        let array = decode_array(&self.block, &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path)))?;
+        let array = decode_array(self.block.as_slice(), &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path.display())))?;
         if array.len() as u64 != mark.rows {
-            return Err(Error::new(ErrorCode::CORRUPTED_DATA, format!("Granule of {} has {} rows, marks say {}", self.path, array.len(), mark.rows)));
+            return Err(Error::new(
+                ErrorCode::CORRUPTED_DATA,
+                format!("Granule of {} has {} rows, marks say {}", self.path.display(), array.len(), mark.rows),
+            ));
         }
         Ok(array)
+    }
+
+    /// The compressed block at `offset`, header included.
+    fn read_compressed(&mut self, offset: u64) -> Result<Vec<u8>> {
+        if self.file.is_none() {
+            let file = File::open(&self.path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", self.path.display()))?;
+            self.file = Some(file);
+        }
+        let path = &self.path;
+        let file = self.file.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column file not open"))?;
+        let mut header = [0u8; BLOCK_HEADER_LEN];
+        file.read_exact_at(&mut header, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block header of {}", path.display()))?;
+        let len = block_len(&header, &|| path.display().to_string())?;
+        let mut raw = vec![0u8; len];
+        file.read_exact_at(&mut raw, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", path.display()))?;
+        Ok(raw)
     }
 }
 
@@ -86,6 +130,8 @@ impl ColumnCursor {
 pub struct PartReader {
     part: Arc<Part>,
     columns: Vec<ColumnCursor>,
+    /// Decompressed blocks go through the uncompressed cache (`use_uncompressed_cache`).
+    use_cache: bool,
 }
 
 impl PartReader {
@@ -94,28 +140,27 @@ impl PartReader {
         for &index in columns {
             let field = table_schema.field(index);
             let path = part.dir.join(format!("{}.bin", escape_for_file_name(field.name())));
-            let file = File::open(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", path.display()))?;
-            cursors.push(ColumnCursor {
-                index,
-                data_type: field.data_type().clone(),
-                file,
-                path: path.display().to_string(),
-                block_offset: None,
-                block: Vec::new(),
-            });
+            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()) });
         }
-        Ok(PartReader { part, columns: cursors })
+        Ok(PartReader { part, columns: cursors, use_cache: false })
+    }
+
+    /// Reads through the process's uncompressed-block cache.
+    pub fn with_uncompressed_cache(mut self, on: bool) -> Self {
+        self.use_cache = on;
+        self
     }
 
     /// Reads granules `range` as one batch of `schema` (the projected columns).
     pub fn read(&mut self, range: Range<usize>, schema: &SchemaRef) -> Result<RecordBatch> {
         let rows = (self.part.granule_starts[range.end] - self.part.granule_starts[range.start]) as usize;
+        let cache_key = self.use_cache.then_some(self.part.id);
         let mut arrays = Vec::with_capacity(self.columns.len());
         for column in &mut self.columns {
             let marks = &self.part.marks[column.index];
             let mut pieces = Vec::with_capacity(range.len());
             for g in range.clone() {
-                pieces.push(column.read_granule(&marks[g])?);
+                pieces.push(column.read_granule(&marks[g], cache_key)?);
             }
             arrays.push(if pieces.len() == 1 {
                 pieces.pop().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no granule"))?
@@ -163,6 +208,8 @@ pub struct MergeTreeExec {
     /// `SELECT ... FINAL` on a Replacing/Summing table: each output partition holds the
     /// ranges of one table partition, merged at read time with the table's rules.
     final_merge: Option<Arc<crate::engine::Inner>>,
+    /// Read through the uncompressed-block cache (short reads with `use_uncompressed_cache`).
+    use_uncompressed_cache: bool,
     properties: Arc<PlanProperties>,
 }
 
@@ -188,7 +235,13 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, properties })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, properties })
+    }
+
+    /// Reads through the uncompressed-block cache.
+    pub fn with_uncompressed_cache(mut self, on: bool) -> Self {
+        self.use_uncompressed_cache = on;
+        self
     }
 
     /// Makes this a FINAL scan (see `final_merge`).
@@ -244,10 +297,11 @@ impl ExecutionPlan for MergeTreeExec {
         let (table_schema, schema, columns, block_rows, limit) =
             (self.table_schema.clone(), self.schema.clone(), self.columns.clone(), self.block_rows, self.limit);
         let final_merge = self.final_merge.clone();
+        let use_cache = self.use_uncompressed_cache;
         let produce = move || {
             let result = match &final_merge {
                 Some(inner) => produce_final(inner, &ranges, &schema, &columns, limit, &tx),
-                None => produce(&ranges, &table_schema, &schema, &columns, block_rows, limit, &tx),
+                None => produce(&ranges, &table_schema, &schema, &columns, block_rows, limit, use_cache, &tx),
             };
             if let Err(e) = result {
                 let _ = tx.blocking_send(Err(e.into_datafusion()));
@@ -299,11 +353,12 @@ fn produce(
     columns: &[usize],
     block_rows: usize,
     limit: Option<usize>,
+    use_cache: bool,
     tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
 ) -> Result<()> {
     let mut produced = 0usize;
     for range in ranges {
-        let mut reader = PartReader::new(range.part.clone(), table_schema, columns)?;
+        let mut reader = PartReader::new(range.part.clone(), table_schema, columns)?.with_uncompressed_cache(use_cache);
         let starts = &range.part.granule_starts;
         let mut g = range.granules.start;
         while g < range.granules.end {

@@ -44,6 +44,8 @@ pub struct InstanceConfig {
     pub max_concurrent_queries: usize,
     /// Entries kept in `system.query_log`.
     pub query_log_capacity: usize,
+    /// Size of the process's uncompressed-block cache (shared by every instance).
+    pub uncompressed_cache_size: u64,
 }
 
 impl InstanceConfig {
@@ -55,6 +57,7 @@ impl InstanceConfig {
             timezone: server_timezone_from_env(),
             max_concurrent_queries: 0,
             query_log_capacity: 100_000,
+            uncompressed_cache_size: granary_mergetree::cache::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
         }
     }
 }
@@ -76,6 +79,8 @@ pub struct Shared {
     pub processes: Arc<ProcessList>,
     pub functions: OnceLock<Vec<FunctionInfo>>,
     pub dictionaries: Arc<DictionaryRegistry>,
+    /// When the instance was opened (`Uptime`).
+    pub started: std::time::Instant,
 }
 
 pub struct Instance {
@@ -159,12 +164,14 @@ impl Instance {
         registry.register(Arc::new(DictionaryEngineFactory { registry: dictionaries.clone() }));
         let reserved = vec!["system".to_string(), "INFORMATION_SCHEMA".to_string(), "information_schema".to_string()];
         let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
+        granary_mergetree::cache::uncompressed_cache().set_capacity(config.uncompressed_cache_size);
         let shared = Arc::new(Shared {
             processes: Arc::new(ProcessList::new(config.max_concurrent_queries)),
             query_log: QueryLog::new(config.query_log_capacity),
             catalog: catalog.clone(),
             functions: OnceLock::new(),
             dictionaries: dictionaries.clone(),
+            started: std::time::Instant::now(),
             config,
         });
         let system: Arc<dyn SchemaProvider> = Arc::new(SystemSchema::new(shared.clone()));

@@ -629,6 +629,12 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
         }
         // Logs are kept in memory and visible at once; there is nothing to flush.
         ["FLUSH", "LOGS", ..] => Ok(()),
+        ["DROP", "UNCOMPRESSED", "CACHE"] => {
+            granary_mergetree::cache::uncompressed_cache().clear();
+            Ok(())
+        }
+        // Marks live with their parts (see granary_mergetree::cache); other caches
+        // (DNS, query cache, ...) do not exist here: nothing to drop.
         ["DROP", .., "CACHE"] => Ok(()),
         ["KILL", ..] => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Use KILL QUERY")),
         _ => {

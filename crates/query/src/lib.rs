@@ -30,6 +30,7 @@ pub mod system;
 
 pub use instance::{Instance, InstanceConfig, QueryRequest, QueryResponse};
 pub use session::Session;
+pub use granary_mergetree::cache::DEFAULT_UNCOMPRESSED_CACHE_SIZE;
 
 /// The ClickHouse version Granary answers `version()` with: clients (clickhouse-connect,
 /// JDBC, Grafana) switch features on version numbers, so this is the release whose HTTP

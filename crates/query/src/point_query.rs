@@ -53,7 +53,7 @@ pub(crate) fn try_point_query(ctx: &QueryContext, query: &Query) -> Result<Optio
             }
         }
     }
-    let request = PointReadRequest { column: shape.key_column.clone(), keys, projection };
+    let request = PointReadRequest { column: shape.key_column.clone(), keys, projection, use_uncompressed_cache: ctx.settings.get_bool("use_uncompressed_cache") };
     let Some(result) = table.engine.point_read(&request) else { return Ok(None) };
     let result = result?;
     ctx.progress.add_read(result.read_rows, result.read_bytes);

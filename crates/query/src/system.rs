@@ -269,6 +269,16 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             parts,
         ),
         (
+            "asynchronous_metrics",
+            vec![("metric", "String"), ("value", "Float64"), ("description", "String")],
+            asynchronous_metrics,
+        ),
+        (
+            "events",
+            vec![("event", "String"), ("value", "UInt64"), ("description", "String")],
+            events,
+        ),
+        (
             "processes",
             vec![
                 ("is_initial_query", "UInt8"),
@@ -741,6 +751,61 @@ fn query_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         u8s(entries.iter().map(|_| true)),
         strings(entries.iter().map(|e| &e.log_comment)),
     ])
+}
+
+/// Gauges computed when the table is read (ClickHouse refreshes them every second;
+/// reading them here is cheap enough to be exact instead).
+fn asynchronous_metrics(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let cache = granary_mergetree::cache::uncompressed_cache().stats();
+    let (mut tables, mut parts, mut rows, mut bytes, mut marks_bytes) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let databases = shared.catalog.databases();
+    for database in &databases {
+        for table in database.tables() {
+            tables += 1;
+            for part in table.engine.parts().iter().filter(|p| p.active) {
+                parts += 1;
+                rows += part.rows;
+                bytes += part.bytes_on_disk;
+                marks_bytes += part.marks_bytes;
+            }
+        }
+    }
+    let page = 4096.0;
+    let resident = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        .map(|pages| pages * page)
+        .unwrap_or(0.0);
+    let metrics: Vec<(&str, f64, &str)> = vec![
+        ("UncompressedCacheBytes", cache.bytes as f64, "Bytes of decompressed MergeTree blocks in the uncompressed cache."),
+        ("UncompressedCacheCells", cache.cells as f64, "Blocks in the uncompressed cache."),
+        ("UncompressedCacheMaxBytes", cache.capacity as f64, "Size limit of the uncompressed cache (uncompressed_cache_size)."),
+        ("MarkCacheBytes", marks_bytes as f64, "Bytes of marks held in memory (every active part keeps its marks loaded)."),
+        ("NumberOfDatabases", databases.len() as f64, "Databases."),
+        ("NumberOfTables", tables as f64, "Tables in all databases (system tables excluded)."),
+        ("TotalPartsOfMergeTreeTables", parts as f64, "Active parts of all MergeTree tables."),
+        ("TotalRowsOfMergeTreeTables", rows as f64, "Rows in active parts of all MergeTree tables."),
+        ("TotalBytesOfMergeTreeTables", bytes as f64, "Bytes on disk of active parts of all MergeTree tables."),
+        ("MemoryResident", resident, "Resident memory of the server process in bytes."),
+        ("Uptime", shared.started.elapsed().as_secs_f64(), "Seconds since the server started."),
+    ];
+    Ok(vec![
+        strings(metrics.iter().map(|m| m.0)),
+        Arc::new(Float64Array::from_iter_values(metrics.iter().map(|m| m.1))),
+        strings(metrics.iter().map(|m| m.2)),
+    ])
+}
+
+/// Counters since the server started.
+fn events(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let cache = granary_mergetree::cache::uncompressed_cache().stats();
+    let events: Vec<(&str, u64, &str)> = vec![
+        ("UncompressedCacheHits", cache.hits, "Reads of a MergeTree block served by the uncompressed cache."),
+        ("UncompressedCacheMisses", cache.misses, "Reads of a MergeTree block through the uncompressed cache that had to decompress it."),
+    ];
+    // ClickHouse lists only events that happened.
+    let events: Vec<_> = events.into_iter().filter(|e| e.1 > 0).collect();
+    Ok(vec![strings(events.iter().map(|e| e.0)), u64s(events.iter().map(|e| e.1)), strings(events.iter().map(|e| e.2))])
 }
 
 fn processes(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {

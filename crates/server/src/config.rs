@@ -23,6 +23,9 @@ pub struct ServerConfig {
     pub query_log_capacity: usize,
     /// Seconds to wait for running queries on shutdown.
     pub shutdown_wait_seconds: u64,
+    /// Bytes of decompressed MergeTree blocks kept for queries with
+    /// `use_uncompressed_cache = 1` (0 disables the cache).
+    pub uncompressed_cache_size: u64,
 }
 
 impl Default for ServerConfig {
@@ -36,6 +39,7 @@ impl Default for ServerConfig {
             default_session_timeout: 60,
             query_log_capacity: 100_000,
             shutdown_wait_seconds: 10,
+            uncompressed_cache_size: granary_query::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
         }
     }
 }

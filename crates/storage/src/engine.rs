@@ -46,6 +46,8 @@ pub struct PointReadRequest {
     pub keys: arrow::array::ArrayRef,
     /// Table columns to return, by schema index.
     pub projection: Vec<usize>,
+    /// `use_uncompressed_cache` of the query.
+    pub use_uncompressed_cache: bool,
 }
 
 /// Rows of a point read, in no particular order, with what was read to find them.
