@@ -118,6 +118,31 @@ def test_point_lookup_reads_only_its_granules(server):
         server.query("DROP TABLE default.pl")
 
 
+def test_prewhere_reads_other_columns_only_for_matching_granules(server):
+    server.query("CREATE TABLE default.pw (id UInt64, tag UInt32, payload String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 256")
+    try:
+        server.query("INSERT INTO default.pw SELECT number, if(number = 77777, 1, 0), repeat(toString(number), 20) FROM numbers(100000)")
+        results = {}
+        for setting in (0, 1):
+            for clause in ("WHERE", "PREWHERE"):
+                r = server.request(f"SELECT id, length(payload) FROM default.pw {clause} tag = 1 SETTINGS optimize_move_to_prewhere = {setting}")
+                assert r.status == 200, r.text
+                summary = json.loads(r.headers["X-ClickHouse-Summary"])
+                results[(setting, clause)] = (r.body.decode(), int(summary["read_rows"]), int(summary["read_bytes"]))
+        assert {v[0] for v in results.values()} == {"77777\t100\n"}
+        # Every row of the filter column is read either way...
+        assert all(v[1] == 100000 for v in results.values()), results
+        # ...but the payload only for the one granule that matches.
+        with_prewhere, without = results[(1, "WHERE")][2], results[(0, "WHERE")][2]
+        assert with_prewhere * 5 < without, results
+        # NULL and volatile filters keep WHERE semantics.
+        assert server.query("SELECT count() FROM default.pw WHERE if(tag = 1, NULL, 0) = 0") == "99999\n"
+        n = int(server.query("SELECT count() FROM default.pw WHERE rand() % 2 = 0"))
+        assert 40000 < n < 60000
+    finally:
+        server.query("DROP TABLE default.pw")
+
+
 def test_uncompressed_cache(server):
     def metric(name):
         return float(server.query(f"SELECT value FROM system.asynchronous_metrics WHERE metric = '{name}'") or 0)

@@ -259,9 +259,45 @@ impl MergeTreeEngine {
             s.get_bool("use_uncompressed_cache")
                 && ranges.iter().map(|r| r.rows()).sum::<u64>() <= s.get_u64("merge_tree_max_rows_to_use_cache")
         });
+        let prewhere = match config.get_extension::<granary_common::Settings>() {
+            Some(s) if !s.get_bool("optimize_move_to_prewhere") => None,
+            _ => plan_prewhere(session, &inner.schema, &columns, filters),
+        };
         let partitions = split_ranges(ranges, config.target_partitions());
-        Ok(MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)?.with_uncompressed_cache(use_cache))
+        Ok(MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)?
+            .with_uncompressed_cache(use_cache)
+            .with_prewhere(prewhere))
     }
+}
+
+/// The scan's filter (see [`crate::reader::Prewhere`]), or None when there is none or
+/// it cannot be evaluated in the scan: a volatile function (`rand()`) must be evaluated
+/// once per row, and DataFusion evaluates the filters again above the scan.
+fn plan_prewhere(session: &dyn Session, schema: &SchemaRef, columns: &[usize], filters: &[Expr]) -> Option<crate::reader::Prewhere> {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    use datafusion::physical_expr::expressions::Column;
+    if filters.is_empty() || filters.iter().any(|f| f.is_volatile()) {
+        return None;
+    }
+    let df_schema = DFSchema::try_from(schema.as_ref().clone()).ok()?;
+    let physical = session.create_physical_expr(conjunction(filters.iter().cloned())?, &df_schema).ok()?;
+    let mut used: Vec<usize> = datafusion::physical_expr::utils::collect_columns(&physical).into_iter().map(|c| c.index()).collect();
+    used.sort_unstable();
+    used.dedup();
+    // Positions among the scan's columns; a filter on an unprojected column cannot be.
+    let filter_positions: Vec<usize> = used.iter().map(|t| columns.iter().position(|c| c == t)).collect::<Option<_>>()?;
+    let filter_schema = Arc::new(schema.project(&used).ok()?);
+    let predicate = physical
+        .transform(|e| {
+            if let Some(c) = e.downcast_ref::<Column>() {
+                let index = used.iter().position(|&u| u == c.index()).unwrap_or(0);
+                return Ok(Transformed::yes(Arc::new(Column::new(c.name(), index)) as Arc<dyn datafusion::physical_expr::PhysicalExpr>));
+            }
+            Ok(Transformed::no(e))
+        })
+        .ok()?
+        .data;
+    Some(crate::reader::Prewhere { predicate, filter_positions, filter_schema })
 }
 
 impl Drop for MergeTreeEngine {
@@ -301,6 +337,10 @@ impl TableEngine for MergeTreeEngine {
 
     async fn insert(&self, request: InsertRequest) -> Result<InsertResult> {
         crate::insert::insert(&self.inner, request).await
+    }
+
+    fn counts_reads(&self) -> bool {
+        true
     }
 
     async fn truncate(&self) -> Result<()> {

@@ -33,7 +33,8 @@
 //! | [`insert`] | INSERT: all-or-nothing publication, too-many-parts delay/throw |
 //! | [`select`] | part and granule pruning with `PruningPredicate` |
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
-//! | [`reader`] | granule reads and the `MergeTreeExec` plan |
+//! | [`reader`] | granule reads, the `MergeTreeExec` plan, PREWHERE (filter columns first, other columns only for granules with matches; every pushed-down filter unless `optimize_move_to_prewhere = 0` or volatile), read_rows/read_bytes as rows of granules read |
+//! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
 //! | [`merge`] | streaming k-way merge (with Replacing/Summing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
 //! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`, the `DELETE WHERE` mutation |
@@ -43,7 +44,12 @@
 //!   after all of them are durable. A failed INSERT leaves no part (and no temporary
 //!   directory). A crash during the final renames may keep a prefix of its parts.
 //! * A part on disk under its final name is complete and was fsynced; at open every part
-//!   is verified against `checksums.txt` and a damaged one is detached, not served.
+//!   is checked against `checksums.txt` (sizes of all files, hashes of the small ones)
+//!   and a damaged one is detached, not served. Column blocks carry checksums verified
+//!   on every read; `CHECK TABLE` hashes whole files.
+//! * Block numbers of an INSERT's parts are taken when they are published, under the
+//!   commit lock: a merge can only cover parts published before it, so no part can land
+//!   inside a merged part's block range (and be dropped as covered at the next start).
 //! * Readers never block writers: a scan holds `Arc`s of the parts it reads, so a merge
 //!   can replace them. Replaced parts stay on disk as *outdated* (system.parts
 //!   `active = 0`) for `old_parts_lifetime` seconds, then are deleted once no reader

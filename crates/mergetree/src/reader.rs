@@ -19,7 +19,9 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef};
+use arrow::array::{Array, ArrayRef, BooleanArray};
+use arrow::compute::{filter_record_batch, prep_null_mask_filter};
+use granary_common::QueryProgress;
 use arrow::compute::concat;
 use arrow::datatypes::{DataType, SchemaRef};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
@@ -154,9 +156,18 @@ impl PartReader {
     /// Reads granules `range` as one batch of `schema` (the projected columns).
     pub fn read(&mut self, range: Range<usize>, schema: &SchemaRef) -> Result<RecordBatch> {
         let rows = (self.part.granule_starts[range.end] - self.part.granule_starts[range.start]) as usize;
+        let all: Vec<usize> = (0..self.columns.len()).collect();
+        let arrays = self.read_columns(range, &all)?;
+        Ok(RecordBatch::try_new_with_options(schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(rows)))?)
+    }
+
+    /// Reads granules `range` of the reader's columns at `positions` (indices into the
+    /// columns the reader was made for).
+    pub fn read_columns(&mut self, range: Range<usize>, positions: &[usize]) -> Result<Vec<ArrayRef>> {
         let cache_key = self.use_cache.then_some(self.part.id);
-        let mut arrays = Vec::with_capacity(self.columns.len());
-        for column in &mut self.columns {
+        let mut arrays = Vec::with_capacity(positions.len());
+        for &position in positions {
+            let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
             let marks = &self.part.marks[column.index];
             let mut pieces = Vec::with_capacity(range.len());
             for g in range.clone() {
@@ -169,8 +180,20 @@ impl PartReader {
                 concat(&refs)?
             });
         }
-        Ok(RecordBatch::try_new_with_options(schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(rows)))?)
+        Ok(arrays)
     }
+}
+
+/// The scan's own evaluation of the query's filters (ClickHouse's PREWHERE, applied to
+/// every pushed-down filter as `optimize_move_to_prewhere` does): the filter columns of
+/// a block are read first, and the other columns only for granules with matching rows.
+#[derive(Debug)]
+pub struct Prewhere {
+    /// The filters over a batch of only the filter columns.
+    pub predicate: Arc<dyn PhysicalExpr>,
+    /// Positions of the filter columns among the scan's columns, in predicate order.
+    pub filter_positions: Vec<usize>,
+    pub filter_schema: SchemaRef,
 }
 
 /// Cuts the selected ranges into `n` slices of about the same number of granules.
@@ -210,6 +233,7 @@ pub struct MergeTreeExec {
     final_merge: Option<Arc<crate::engine::Inner>>,
     /// Read through the uncompressed-block cache (short reads with `use_uncompressed_cache`).
     use_uncompressed_cache: bool,
+    prewhere: Option<Arc<Prewhere>>,
     properties: Arc<PlanProperties>,
 }
 
@@ -235,12 +259,18 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, properties })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, properties })
     }
 
     /// Reads through the uncompressed-block cache.
     pub fn with_uncompressed_cache(mut self, on: bool) -> Self {
         self.use_uncompressed_cache = on;
+        self
+    }
+
+    /// Filters rows in the scan, reading filter columns first (see [`Prewhere`]).
+    pub fn with_prewhere(mut self, prewhere: Option<Prewhere>) -> Self {
+        self.prewhere = prewhere.map(Arc::new);
         self
     }
 
@@ -291,17 +321,24 @@ impl ExecutionPlan for MergeTreeExec {
         }
     }
 
-    fn execute(&self, partition: usize, _context: Arc<TaskContext>) -> datafusion::common::Result<SendableRecordBatchStream> {
+    fn execute(&self, partition: usize, context: Arc<TaskContext>) -> datafusion::common::Result<SendableRecordBatchStream> {
         let ranges = self.partitions.get(partition).cloned().unwrap_or_default();
         let (tx, rx) = tokio::sync::mpsc::channel::<datafusion::common::Result<RecordBatch>>(2);
-        let (table_schema, schema, columns, block_rows, limit) =
-            (self.table_schema.clone(), self.schema.clone(), self.columns.clone(), self.block_rows, self.limit);
         let final_merge = self.final_merge.clone();
-        let use_cache = self.use_uncompressed_cache;
+        let scan = ScanTask {
+            table_schema: self.table_schema.clone(),
+            schema: self.schema.clone(),
+            columns: self.columns.clone(),
+            block_rows: self.block_rows,
+            limit: self.limit,
+            use_cache: self.use_uncompressed_cache,
+            prewhere: self.prewhere.clone(),
+            progress: context.session_config().get_extension::<QueryProgress>(),
+        };
         let produce = move || {
             let result = match &final_merge {
-                Some(inner) => produce_final(inner, &ranges, &schema, &columns, limit, &tx),
-                None => produce(&ranges, &table_schema, &schema, &columns, block_rows, limit, use_cache, &tx),
+                Some(inner) => produce_final(inner, &ranges, &scan, &tx),
+                None => scan.produce(&ranges, &tx),
             };
             if let Err(e) = result {
                 let _ = tx.blocking_send(Err(e.into_datafusion()));
@@ -319,9 +356,7 @@ impl ExecutionPlan for MergeTreeExec {
 fn produce_final(
     inner: &crate::engine::Inner,
     ranges: &[GranuleRange],
-    schema: &SchemaRef,
-    columns: &[usize],
-    limit: Option<usize>,
+    scan: &ScanTask,
     tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
 ) -> Result<()> {
     if ranges.is_empty() {
@@ -330,53 +365,134 @@ fn produce_final(
     let mut produced = 0usize;
     for merged in crate::merge::final_merge(inner, ranges)? {
         let batch = merged?;
+        // What a FINAL read costs is the merged rows it produces (it reads every
+        // column of the selected granules to merge them).
+        scan.count_read(batch.num_rows(), batch.get_array_memory_size());
         let projected = RecordBatch::try_new_with_options(
-            schema.clone(),
-            columns.iter().map(|&c| batch.column(c).clone()).collect(),
+            scan.schema.clone(),
+            scan.columns.iter().map(|&c| batch.column(c).clone()).collect(),
             &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
         )?;
         produced += projected.num_rows();
         if tx.blocking_send(Ok(projected)).is_err() {
             return Ok(());
         }
-        if limit.is_some_and(|l| produced >= l) {
+        if scan.limit.is_some_and(|l| produced >= l) {
             return Ok(());
         }
     }
     Ok(())
 }
 
-fn produce(
-    ranges: &[GranuleRange],
-    table_schema: &SchemaRef,
-    schema: &SchemaRef,
-    columns: &[usize],
+/// What one output partition of a scan needs, moved to its blocking task.
+struct ScanTask {
+    table_schema: SchemaRef,
+    schema: SchemaRef,
+    columns: Vec<usize>,
     block_rows: usize,
     limit: Option<usize>,
     use_cache: bool,
-    tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
-) -> Result<()> {
-    let mut produced = 0usize;
-    for range in ranges {
-        let mut reader = PartReader::new(range.part.clone(), table_schema, columns)?.with_uncompressed_cache(use_cache);
-        let starts = &range.part.granule_starts;
-        let mut g = range.granules.start;
-        while g < range.granules.end {
-            // Whole granules up to about `block_rows` rows per block.
+    prewhere: Option<Arc<Prewhere>>,
+    /// read_rows / read_bytes of the query: rows of the granules read, not rows returned.
+    progress: Option<Arc<QueryProgress>>,
+}
+
+impl ScanTask {
+    fn count_read(&self, rows: usize, bytes: usize) {
+        if let Some(p) = &self.progress {
+            p.add_read(rows as u64, bytes as u64);
+        }
+    }
+
+    fn produce(&self, ranges: &[GranuleRange], tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>) -> Result<()> {
+        let mut produced = 0usize;
+        for range in ranges {
+            let mut reader = PartReader::new(range.part.clone(), &self.table_schema, &self.columns)?.with_uncompressed_cache(self.use_cache);
+            let starts = &range.part.granule_starts;
+            let mut g = range.granules.start;
+            while g < range.granules.end {
+                // Whole granules up to about `block_rows` rows per block.
+                let mut end = g + 1;
+                while end < range.granules.end && (starts[end + 1] - starts[g]) as usize <= self.block_rows {
+                    end += 1;
+                }
+                let batches = match &self.prewhere {
+                    Some(prewhere) => self.read_prewhere(&mut reader, &range.part, g..end, prewhere)?,
+                    None => {
+                        let batch = reader.read(g..end, &self.schema)?;
+                        self.count_read(batch.num_rows(), batch.get_array_memory_size());
+                        vec![batch]
+                    }
+                };
+                for batch in batches {
+                    produced += batch.num_rows();
+                    if tx.blocking_send(Ok(batch)).is_err() {
+                        return Ok(()); // the consumer went away (LIMIT, cancellation)
+                    }
+                    if self.limit.is_some_and(|l| produced >= l) {
+                        return Ok(());
+                    }
+                }
+                g = end;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the filter columns of `granules`, then the other columns of the runs of
+    /// granules holding matching rows; returns the matching rows.
+    fn read_prewhere(&self, reader: &mut PartReader, part: &Part, granules: Range<usize>, prewhere: &Prewhere) -> Result<Vec<RecordBatch>> {
+        let starts = &part.granule_starts;
+        let rows = (starts[granules.end] - starts[granules.start]) as usize;
+        let filter_arrays = reader.read_columns(granules.clone(), &prewhere.filter_positions)?;
+        let filter_bytes: usize = filter_arrays.iter().map(|a| a.get_array_memory_size()).sum();
+        self.count_read(rows, filter_bytes);
+        let filter_batch =
+            RecordBatch::try_new_with_options(prewhere.filter_schema.clone(), filter_arrays, &RecordBatchOptions::new().with_row_count(Some(rows)))?;
+        let value = prewhere.predicate.evaluate(&filter_batch)?.into_array(rows)?;
+        let mask = value.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| {
+            Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of column for filter (must be boolean)", value.data_type()))
+        })?;
+        // NULL is not true: the row is filtered out, as in WHERE.
+        let mask = if mask.null_count() > 0 { prep_null_mask_filter(mask) } else { mask.clone() };
+        if mask.true_count() == 0 {
+            return Ok(Vec::new());
+        }
+        let rest: Vec<usize> = (0..self.columns.len()).filter(|p| !prewhere.filter_positions.contains(p)).collect();
+        let mut out = Vec::new();
+        let base = starts[granules.start] as usize;
+        let mut g = granules.start;
+        while g < granules.end {
+            let matches = |g: usize| {
+                let (from, to) = (starts[g] as usize - base, starts[g + 1] as usize - base);
+                mask.slice(from, to - from).true_count() > 0
+            };
+            if !matches(g) {
+                g += 1;
+                continue;
+            }
             let mut end = g + 1;
-            while end < range.granules.end && (starts[end + 1] - starts[g]) as usize <= block_rows {
+            while end < granules.end && matches(end) {
                 end += 1;
             }
-            let batch = reader.read(g..end, schema)?;
-            produced += batch.num_rows();
-            if tx.blocking_send(Ok(batch)).is_err() {
-                return Ok(()); // the consumer went away (LIMIT, cancellation)
+            let (from, len) = (starts[g] as usize - base, (starts[end] - starts[g]) as usize);
+            let rest_arrays = reader.read_columns(g..end, &rest)?;
+            self.count_read(0, rest_arrays.iter().map(|a| a.get_array_memory_size()).sum());
+            let mut arrays: Vec<Option<ArrayRef>> = vec![None; self.columns.len()];
+            for (position, array) in rest.iter().zip(rest_arrays) {
+                arrays[*position] = Some(array);
             }
-            if limit.is_some_and(|l| produced >= l) {
-                return Ok(());
+            for (i, position) in prewhere.filter_positions.iter().enumerate() {
+                arrays[*position] = Some(filter_batch.column(i).slice(from, len));
+            }
+            let arrays = arrays.into_iter().map(|a| a.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "prewhere left a column unread"))).collect::<Result<Vec<_>>>()?;
+            let batch = RecordBatch::try_new_with_options(self.schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(len)))?;
+            let kept = filter_record_batch(&batch, &mask.slice(from, len))?;
+            if kept.num_rows() > 0 {
+                out.push(kept);
             }
             g = end;
         }
+        Ok(out)
     }
-    Ok(())
 }

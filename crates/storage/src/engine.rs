@@ -178,6 +178,13 @@ pub trait TableEngine: Send + Sync + Debug {
         None
     }
 
+    /// True when the engine's scans add read_rows / read_bytes to the query's
+    /// `QueryProgress` themselves (rows read, which can be more than the rows returned
+    /// when the scan filters); otherwise the rows a scan returns are counted.
+    fn counts_reads(&self) -> bool {
+        false
+    }
+
     /// Key-value access (`dictGet`, `joinGet`), for engines that keep rows by key.
     fn key_lookup(&self) -> Option<&dyn crate::lookup::KeyLookup> {
         None
