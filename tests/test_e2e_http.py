@@ -143,6 +143,30 @@ def test_prewhere_reads_other_columns_only_for_matching_granules(server):
         server.query("DROP TABLE default.pw")
 
 
+@pytest.mark.parametrize(
+    "order_by, where, count, max_read",
+    [
+        ("ts", "toDate(ts) = '2024-01-05'", 1440, 2048),
+        ("ts", "toStartOfHour(ts) = '2024-01-05 10:00:00'", 60, 512),
+        ("ts", "'2024-02-01' <= toDate(ts)", 100000 - 31 * 1440, 60000),
+        ("(toStartOfHour(ts), id)", "ts >= '2024-01-05 10:30:00' AND ts < '2024-01-05 12:00:00'", 90, 768),
+        ("(toStartOfHour(ts), id)", "ts = '2024-01-05 10:31:00'", 1, 512),
+        ("(toDate(ts), id)", "toDate(ts) = '2024-01-05'", 1440, 2048),
+    ],
+)
+def test_monotonic_functions_prune_granules(server, order_by, where, count, max_read):
+    server.query(f"CREATE TABLE default.mono (ts DateTime, id UInt64) ENGINE = MergeTree ORDER BY {order_by} SETTINGS index_granularity = 256")
+    try:
+        server.query("INSERT INTO default.mono SELECT toDateTime('2024-01-01 00:00:00') + number * 60, number FROM numbers(100000)")
+        r = server.request(f"SELECT count() FROM default.mono WHERE {where}")
+        assert r.status == 200, r.text
+        assert int(r.body) == count
+        summary = json.loads(r.headers["X-ClickHouse-Summary"])
+        assert 0 < int(summary["read_rows"]) <= max_read, summary
+    finally:
+        server.query("DROP TABLE default.mono")
+
+
 def test_uncompressed_cache(server):
     def metric(name):
         return float(server.query(f"SELECT value FROM system.asynchronous_metrics WHERE metric = '{name}'") or 0)

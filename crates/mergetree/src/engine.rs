@@ -17,7 +17,6 @@ use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::DFSchema;
 use datafusion::logical_expr::{utils::conjunction, Expr, TableProviderFilterPushDown};
-use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::{
@@ -200,18 +199,8 @@ impl MergeTreeEngine {
     ) -> Result<MergeTreeExec> {
         let inner = &self.inner;
         let parts = inner.snapshot();
-        let predicate = match conjunction(filters.iter().cloned()) {
-            Some(expr) => {
-                let df_schema = DFSchema::try_from(inner.schema.as_ref().clone())?;
-                // A filter we cannot plan (unusual types) only costs pruning, not results.
-                match session.create_physical_expr(expr, &df_schema) {
-                    Ok(physical) => PruningPredicateBuilder::new().with_file_schema(inner.schema.clone()).build(physical),
-                    Err(_) => None,
-                }
-            }
-            None => None,
-        };
-        let mut ranges = select_granules(&parts, predicate.as_deref(), &inner.schema, &inner.keys)?;
+        let pruning = crate::monotonic::Pruning::plan(session, &inner.schema, &inner.keys, filters);
+        let mut ranges = select_granules(&parts, pruning.as_ref(), &inner.schema, &inner.keys)?;
         let config = session.config();
         let final_ = inner.mode != MergeMode::Ordinary
             && config.get_extension::<granary_common::Settings>().is_some_and(|s| s.get_bool("final"));
@@ -232,7 +221,7 @@ impl MergeTreeEngine {
             };
             return Ok(MergeTreeExec::new(inner.schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(inner.clone()));
         }
-        if let (Some(limit), None) = (limit, &predicate) {
+        if let (Some(limit), true) = (limit, filters.is_empty()) {
             // Without filters, the first granules holding `limit` rows are enough.
             let mut rows = 0u64;
             let mut kept = Vec::new();

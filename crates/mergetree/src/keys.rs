@@ -31,7 +31,7 @@ pub struct KeyExpr {
     pub text: String,
     pub expr: Arc<dyn PhysicalExpr>,
     /// The table column when the expression is a bare column reference: only those get
-    /// min/max statistics for pruning (no monotonicity analysis yet).
+    /// min/max statistics of their own (expressions prune through `monotonic`).
     pub column: Option<usize>,
     pub data_type: DataType,
     pub nullable: bool,

@@ -34,6 +34,7 @@
 //! | [`select`] | part and granule pruning with `PruningPredicate` |
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
 //! | [`reader`] | granule reads, the `MergeTreeExec` plan, PREWHERE (filter columns first, other columns only for granules with matches; every pushed-down filter unless `optimize_move_to_prewhere = 0` or volatile), read_rows/read_bytes as rows of granules read |
+//! | [`monotonic`] | pruning through monotonic functions (`WHERE toDate(ts) = ...` on `ORDER BY ts`, `WHERE ts >= ...` on `ORDER BY toStartOfHour(ts)`) |
 //! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
 //! | [`merge`] | streaming k-way merge (with Replacing/Summing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
@@ -88,10 +89,9 @@
 //!   rather than ClickHouse's `_<mutation version>` suffix. `ATTACH PART 'name'`,
 //!   `REPLACE/MOVE PARTITION`, `FREEZE` are missing. DROP/DETACH PARTITION, like
 //!   TRUNCATE, do not wait for running scans of those parts.
-//! * Key conditions through monotonic functions (`ORDER BY toDate(ts)` does not prune
-//!   `WHERE ts > ...`, `PARTITION BY toYYYYMM(d)` prunes `WHERE d ...` through the
-//!   min/max of `d` but not `WHERE toYYYYMM(d) = ...`); only bare key columns prune.
-//!   `IN` lists longer than DataFusion's default `max_in_list_size` do not prune.
+//! * Monotonic-function pruning ([`monotonic`]) knows a fixed list of non-decreasing
+//!   functions (no decreasing ones, no per-range monotonicity like `toHour` within a
+//!   day). `IN` lists longer than DataFusion's default `max_in_list_size` do not prune.
 //! * `min_insert_block_size_bytes` is not used for squashing (rows only:
 //!   `max_insert_block_size`).
 //! * `system.merges`, `system.part_log`, TTL, SAMPLE BY, column ALTERs, projections, skip indexes,
@@ -114,6 +114,7 @@ pub mod engine;
 pub mod insert;
 pub mod keys;
 pub mod merge;
+pub mod monotonic;
 pub mod part;
 pub mod part_info;
 pub mod point;

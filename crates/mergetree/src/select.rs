@@ -8,8 +8,9 @@
 //!   element `j > 0` is known only where elements `0..j` are equal at both ends, since
 //!   the key is sorted lexicographically; elsewhere the statistics say "unknown".
 //!
-//! Only key elements that are bare columns give statistics (no monotonic-function
-//! analysis yet: `ORDER BY toDate(ts)` does not prune `WHERE ts > ...`).
+//! Bare key columns and partition columns have statistics of their own; expressions of
+//! them and expression key elements are reached through the virtual columns of
+//! [`crate::monotonic`].
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -19,30 +20,32 @@ use arrow::compute::{concat, nullif};
 use arrow::datatypes::SchemaRef;
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::{Column, ScalarValue};
-use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningStatistics};
+use datafusion::physical_optimizer::pruning::PruningStatistics;
 use granary_common::Result;
 
 use crate::keys::TableKeys;
+use crate::monotonic::{derived_bounds, Pruning, VirtualSource};
 use crate::part::Part;
 use crate::reader::GranuleRange;
 
 /// Selects the granules of `parts` that `predicate` may match.
 pub fn select_granules(
     parts: &[Arc<Part>],
-    predicate: Option<&PruningPredicate>,
+    pruning: Option<&Pruning>,
     schema: &SchemaRef,
     keys: &TableKeys,
 ) -> Result<Vec<GranuleRange>> {
-    let Some(predicate) = predicate.filter(|p| !p.always_true()) else {
+    let Some(pruning) = pruning.filter(|p| !p.predicate.always_true()) else {
         return Ok(parts.iter().map(|p| GranuleRange { part: p.clone(), granules: 0..p.granules() }).collect());
     };
-    let keep_part = predicate.prune(&PartStats { parts, schema, keys })?;
+    let predicate = &pruning.predicate;
+    let keep_part = predicate.prune(&PartStats { parts, schema, keys, pruning })?;
     let mut out = Vec::new();
     for (part, keep) in parts.iter().zip(keep_part) {
         if !keep {
             continue;
         }
-        let keep_granule = predicate.prune(&GranuleStats::new(part, schema, keys)?)?;
+        let keep_granule = predicate.prune(&GranuleStats::new(part, schema, keys, pruning)?)?;
         let mut g = 0;
         while g < keep_granule.len() {
             if keep_granule[g] {
@@ -67,10 +70,30 @@ struct PartStats<'a> {
     parts: &'a [Arc<Part>],
     schema: &'a SchemaRef,
     keys: &'a TableKeys,
+    pruning: &'a Pruning,
 }
 
 impl PartStats<'_> {
     fn bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
+        if let Some(v) = self.pruning.virtual_column(&column.name) {
+            return match &v.source {
+                VirtualSource::KeyElement(0) => {
+                    let pieces: Vec<ArrayRef> =
+                        self.parts.iter().map(|p| if max { p.primary[0].slice(p.granules(), 1) } else { p.primary[0].slice(0, 1) }).collect();
+                    let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+                    concat(&refs).ok()
+                }
+                VirtualSource::KeyElement(_) => None,
+                VirtualSource::Derived { column, expr } => {
+                    let name = Column::new_unqualified(self.schema.field(*column).name());
+                    derived_bounds(self.schema, *column, expr, self.column_bound(&name, max)?)
+                }
+            };
+        }
+        self.column_bound(column, max)
+    }
+
+    fn column_bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
         let index = column_index(self.schema, column)?;
         let pieces: Vec<ArrayRef> = if let Some(j) = self.keys.partition_columns.iter().position(|&c| c == index) {
             self.parts.iter().map(|p| p.minmax[j].slice(usize::from(max), 1)).collect()
@@ -114,12 +137,13 @@ struct GranuleStats<'a> {
     part: &'a Part,
     schema: &'a SchemaRef,
     keys: &'a TableKeys,
+    pruning: &'a Pruning,
     /// `prefix_equal[j][i]`: key elements `0..j` are equal at both ends of granule `i`.
     prefix_equal: Vec<BooleanArray>,
 }
 
 impl<'a> GranuleStats<'a> {
-    fn new(part: &'a Part, schema: &'a SchemaRef, keys: &'a TableKeys) -> Result<Self> {
+    fn new(part: &'a Part, schema: &'a SchemaRef, keys: &'a TableKeys, pruning: &'a Pruning) -> Result<Self> {
         let n = part.granules();
         let mut prefix_equal = vec![BooleanArray::from(vec![true; n])];
         for j in 1..keys.primary_len {
@@ -128,12 +152,27 @@ impl<'a> GranuleStats<'a> {
             let rows = converter.convert_columns(&arrays)?;
             prefix_equal.push(BooleanArray::from_iter((0..n).map(|i| Some(rows.row(i) == rows.row(i + 1)))));
         }
-        Ok(GranuleStats { part, schema, keys, prefix_equal })
+        Ok(GranuleStats { part, schema, keys, pruning, prefix_equal })
     }
 
     fn bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
+        if let Some(v) = self.pruning.virtual_column(&column.name) {
+            return match &v.source {
+                VirtualSource::KeyElement(j) => self.key_bound(*j, max),
+                VirtualSource::Derived { column, expr } => {
+                    let j = self.keys.primary().iter().position(|k| k.column == Some(*column))?;
+                    derived_bounds(self.schema, *column, expr, self.key_bound(j, max)?)
+                }
+            };
+        }
         let index = column_index(self.schema, column)?;
         let j = self.keys.primary().iter().position(|k| k.column == Some(index))?;
+        self.key_bound(j, max)
+    }
+
+    /// Bounds of primary-key element `j` per granule (unknown where a previous element
+    /// changes inside the granule).
+    fn key_bound(&self, j: usize, max: bool) -> Option<ArrayRef> {
         let n = self.part.granules();
         let values = self.part.primary[j].slice(usize::from(max), n);
         if j == 0 {
