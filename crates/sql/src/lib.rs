@@ -21,6 +21,7 @@
 //! [`names`] (ClickHouse column names of expressions).
 
 pub mod lexer;
+pub mod aliases;
 pub mod names;
 pub mod params;
 pub mod parse;

@@ -70,6 +70,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) {
                     None => prewhere,
                 });
             }
+            crate::aliases::substitute_aliases(select);
             name_projection(&mut select.projection);
             for item in select.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {

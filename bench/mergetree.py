@@ -1,0 +1,174 @@
+"""MergeTree load and scan (issue 3's benchmark), Granary side by side with chdb and DuckDB.
+
+    python3 bench/mergetree.py [--rows 20000000] [--granary target/release/granary]
+
+The same generated rows, `(id UInt64, value Float64, tag UInt32, payload String)`, are
+loaded into Granary (a server on a free port, over HTTP), chdb (in process, a MergeTree
+table) and DuckDB (in process), then each engine runs, in one run:
+
+* the load itself: `INSERT INTO t SELECT ... FROM numbers(N)` (rows/s, and the server's
+  peak resident memory for Granary);
+* full-scan aggregations (`sum`, `avg` and a `GROUP BY` over all rows);
+* a selective filter on a non-key column with WHERE and with PREWHERE;
+* point lookups `WHERE id = X` and `WHERE id IN (100 ids)`;
+
+at `index_granularity` 8192 and 256. Times are medians of a few runs, in milliseconds;
+ratio columns are Granary over the other engine (below 1: Granary is faster). Granary
+pays an HTTP round trip on loopback (about 0.1 ms) that the in-process engines do not.
+"""
+import argparse
+import http.client
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Granary:
+    def __init__(self, binary, path):
+        self.port = free_port()
+        self.proc = subprocess.Popen([binary, "server", "--path", path, "--http-port", str(self.port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=3600)
+                self.query("SELECT 1")
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("granary did not start")
+
+    def query(self, sql):
+        self.conn.request("POST", "/", body=sql.encode())
+        response = self.conn.getresponse()
+        body = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{sql[:80]}: {body.decode()[:300]}")
+        return body
+
+    def peak_rss_mib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(60)
+
+
+def median_ms(run, queries, repeat):
+    times = []
+    for i in range(max(repeat, len(queries))):
+        q = queries[i % len(queries)]
+        t0 = time.perf_counter()
+        run(q)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def workloads(n, rng):
+    keys = [rng.randrange(n) for _ in range(200)]
+    batches = [",".join(str(rng.randrange(n)) for _ in range(100)) for _ in range(20)]
+    return [
+        ("sum/avg full scan", ["SELECT sum(value), avg(value), max(id) FROM t"]),
+        ("GROUP BY tag % 100", ["SELECT tag % 100 AS k, count(), sum(value) FROM t GROUP BY k ORDER BY k LIMIT 5"]),
+        ("tag = X (WHERE)", [f"SELECT id, length(payload) FROM t WHERE tag = {k % 1000000}" for k in keys[:20]]),
+        ("tag = X (PREWHERE)", [f"SELECT id, length(payload) FROM t PREWHERE tag = {k % 1000000}" for k in keys[:20]]),
+        ("id = X", [f"SELECT * FROM t WHERE id = {k}" for k in keys]),
+        ("id IN (100 keys)", [f"SELECT * FROM t WHERE id IN ({b})" for b in batches]),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--granary", default=os.environ.get("GRANARY_BIN", "target/release/granary"))
+    args = parser.parse_args()
+    n = args.rows
+    rng = random.Random(7)
+    work = workloads(n, rng)
+    select = f"SELECT number, number / 7, toUInt32((number * 2654435761) % 1000000), concat('payload-', toString(number)) FROM numbers({n})"
+    results = {}
+    loads = {}
+
+    for granularity in (8192, 256):
+        create = (f"CREATE TABLE t (id UInt64, value Float64, tag UInt32, payload String) ENGINE = MergeTree "
+                  f"ORDER BY id SETTINGS index_granularity = {granularity}")
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Granary(args.granary, os.path.join(tmp, "granary"))
+            try:
+                server.query(create)
+                t0 = time.perf_counter()
+                server.query(f"INSERT INTO t {select}")
+                seconds = time.perf_counter() - t0
+                loads[("granary", granularity)] = (n / seconds, server.peak_rss_mib())
+                server.query("OPTIMIZE TABLE t FINAL")
+                for name, queries in work:
+                    server.query(queries[0])
+                    results.setdefault((name, granularity), {})["granary"] = median_ms(server.query, queries, args.repeat)
+            finally:
+                server.stop()
+
+            try:
+                from chdb import session
+                sess = session.Session(os.path.join(tmp, "chdb"))
+                sess.query(create)
+                t0 = time.perf_counter()
+                sess.query(f"INSERT INTO t {select}")
+                loads[("chdb", granularity)] = (n / (time.perf_counter() - t0), 0.0)
+                sess.query("OPTIMIZE TABLE t FINAL")
+                run = lambda q: sess.query(q, "TabSeparated")  # noqa: E731
+                for name, queries in work:
+                    run(queries[0])
+                    results[(name, granularity)]["chdb"] = median_ms(run, queries, args.repeat)
+                sess.close()
+            except ImportError:
+                print("chdb not installed: pip install chdb")
+
+        if granularity == 8192:
+            try:
+                import duckdb
+                con = duckdb.connect()
+                con.execute("CREATE TABLE t (id UBIGINT, value DOUBLE, tag UINTEGER, payload VARCHAR)")
+                t0 = time.perf_counter()
+                con.execute(f"INSERT INTO t SELECT range, range / 7, (range * 2654435761) % 1000000, 'payload-' || range FROM range({n})")
+                loads[("duckdb", granularity)] = (n / (time.perf_counter() - t0), 0.0)
+                run = lambda q: con.execute(q.replace(" PREWHERE ", " WHERE ").replace("length(", "strlen(")).fetchall()  # noqa: E731
+                for name, queries in work:
+                    run(queries[0])
+                    results[(name, granularity)]["duckdb"] = median_ms(run, queries, args.repeat)
+            except ImportError:
+                print("duckdb not installed: pip install duckdb")
+
+    print()
+    print(f"rows: {n}")
+    print("| load | rows/s | peak RSS MiB |")
+    print("|---|---|---|")
+    for (engine, g), (rate, rss) in loads.items():
+        print(f"| {engine}, index_granularity {g} | {rate:,.0f} | {rss:.0f} |" if rss else f"| {engine}, index_granularity {g} | {rate:,.0f} | - |")
+    print()
+    print("| workload | granularity | Granary ms | chdb ms | DuckDB ms | Granary/chdb | Granary/DuckDB |")
+    print("|---|---|---|---|---|---|---|")
+    for (name, g), r in results.items():
+        gr, c, d = r.get("granary"), r.get("chdb"), r.get("duckdb")
+        fmt = lambda x: f"{x:.2f}" if x else "-"  # noqa: E731
+        ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"  # noqa: E731
+        print(f"| {name} | {g} | {fmt(gr)} | {fmt(c)} | {fmt(d)} | {ratio(gr, c)} | {ratio(gr, d)} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

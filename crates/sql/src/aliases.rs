@@ -1,0 +1,216 @@
+//! ClickHouse's aliases: an alias defined in the SELECT list can be used anywhere in
+//! the same SELECT (other result columns, WHERE/PREWHERE, GROUP BY, HAVING):
+//! `SELECT toDate(ts) AS d, d + 1 FROM t WHERE d > '2024-01-01'`.
+//!
+//! DataFusion resolves aliases only in ORDER BY (and GROUP BY), so references are
+//! replaced by the aliased expression before planning. As in ClickHouse (with the
+//! default `prefer_column_name_to_alias = 0`), an alias wins over a column of the same
+//! name, except inside its own definition (`SELECT x + 1 AS x` reads column `x`).
+//! Subqueries have their own aliases and are not entered; lambda parameters shadow
+//! aliases in the lambda body.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{Expr, GroupByExpr, Query, Select, SelectItem, VisitMut, VisitorMut};
+
+/// Replaces references to SELECT-list aliases in `select` by their expressions.
+pub fn substitute_aliases(select: &mut Select) {
+    let mut definitions: HashMap<String, Expr> = HashMap::new();
+    for item in &select.projection {
+        if let SelectItem::ExprWithAlias { expr, alias } = item {
+            // `x AS x` defines nothing new.
+            if !matches!(expr, Expr::Identifier(i) if i.value == alias.value) {
+                definitions.entry(alias.value.clone()).or_insert_with(|| expr.clone());
+            }
+        }
+    }
+    if definitions.is_empty() {
+        return;
+    }
+    // Each alias with the aliases it uses resolved (chains, never cycles).
+    let resolved: HashMap<String, Expr> = definitions
+        .keys()
+        .map(|name| {
+            let mut expr = definitions[name].clone();
+            substitute(&mut expr, &definitions, &mut vec![name.clone()]);
+            (name.clone(), expr)
+        })
+        .collect();
+    let mut substituter = Substituter { aliases: &resolved, exclude: None, query_depth: 0, shadowed: Vec::new() };
+    for item in &mut select.projection {
+        match item {
+            SelectItem::ExprWithAlias { expr, alias } => {
+                substituter.exclude = Some(alias.value.clone());
+                let _ = expr.visit(&mut substituter);
+            }
+            SelectItem::UnnamedExpr(expr) => {
+                substituter.exclude = None;
+                let _ = expr.visit(&mut substituter);
+            }
+            _ => {}
+        }
+    }
+    substituter.exclude = None;
+    if let Some(selection) = &mut select.selection {
+        let _ = selection.visit(&mut substituter);
+    }
+    if let Some(having) = &mut select.having {
+        let _ = having.visit(&mut substituter);
+    }
+    if let GroupByExpr::Expressions(exprs, _) = &mut select.group_by {
+        for expr in exprs {
+            // A bare alias is resolved by DataFusion against the SELECT list already.
+            if !matches!(expr, Expr::Identifier(_)) {
+                let _ = expr.visit(&mut substituter);
+            }
+        }
+    }
+}
+
+/// Resolves the aliases used inside one definition (`stack`: definitions being resolved).
+fn substitute(expr: &mut Expr, definitions: &HashMap<String, Expr>, stack: &mut Vec<String>) {
+    let mut names = Vec::new();
+    let mut collector = Substituter { aliases: definitions, exclude: None, query_depth: 0, shadowed: Vec::new() };
+    collector.collect_only(expr, &mut names);
+    let names: Vec<String> = names.into_iter().filter(|n| !stack.contains(n)).collect();
+    if names.is_empty() {
+        return;
+    }
+    let mut local: HashMap<String, Expr> = HashMap::new();
+    for name in names {
+        let mut inner = definitions[&name].clone();
+        stack.push(name.clone());
+        substitute(&mut inner, definitions, stack);
+        stack.pop();
+        local.insert(name, inner);
+    }
+    let mut substituter = Substituter { aliases: &local, exclude: None, query_depth: 0, shadowed: Vec::new() };
+    let _ = expr.visit(&mut substituter);
+}
+
+struct Substituter<'a> {
+    aliases: &'a HashMap<String, Expr>,
+    /// The alias being defined by the expression visited.
+    exclude: Option<String>,
+    query_depth: usize,
+    /// Lambda parameters in scope.
+    shadowed: Vec<String>,
+}
+
+impl Substituter<'_> {
+    fn replacement(&self, expr: &Expr) -> Option<Expr> {
+        let Expr::Identifier(ident) = expr else { return None };
+        if self.query_depth > 0 || self.exclude.as_deref() == Some(ident.value.as_str()) || self.shadowed.contains(&ident.value) {
+            return None;
+        }
+        self.aliases.get(&ident.value).map(|e| Expr::Nested(Box::new(e.clone())))
+    }
+
+    /// The alias names `expr` refers to (no change).
+    fn collect_only(&mut self, expr: &mut Expr, out: &mut Vec<String>) {
+        struct Collector<'b, 'c> {
+            inner: &'b mut Substituter<'c>,
+            out: &'b mut Vec<String>,
+        }
+        impl VisitorMut for Collector<'_, '_> {
+            type Break = ();
+            fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+                self.inner.pre_visit_query(q)
+            }
+            fn post_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+                self.inner.post_visit_query(q)
+            }
+            fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+                self.inner.enter_lambda(e);
+                ControlFlow::Continue(())
+            }
+            fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+                if self.inner.replacement(e).is_some() {
+                    if let Expr::Identifier(i) = e {
+                        if !self.out.contains(&i.value) {
+                            self.out.push(i.value.clone());
+                        }
+                    }
+                }
+                self.inner.leave_lambda(e);
+                ControlFlow::Continue(())
+            }
+        }
+        let _ = expr.visit(&mut Collector { inner: self, out });
+    }
+
+    fn enter_lambda(&mut self, expr: &Expr) {
+        if let Expr::Lambda(lambda) = expr {
+            for p in lambda.params.iter() {
+                self.shadowed.push(p.name.value.clone());
+            }
+        }
+    }
+
+    fn leave_lambda(&mut self, expr: &Expr) {
+        if let Expr::Lambda(lambda) = expr {
+            for _ in lambda.params.iter() {
+                self.shadowed.pop();
+            }
+        }
+    }
+}
+
+impl VisitorMut for Substituter<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
+        self.query_depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
+        self.query_depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        self.enter_lambda(expr);
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Some(replacement) = self.replacement(expr) {
+            *expr = replacement;
+        }
+        self.leave_lambda(expr);
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use datafusion::sql::sqlparser::ast::{SetExpr, Statement};
+    use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    fn rewrite(sql: &str) -> String {
+        let mut statements = Parser::parse_sql(&ClickHouseDialect {}, sql).unwrap();
+        let Statement::Query(query) = &mut statements[0] else { panic!() };
+        let SetExpr::Select(select) = query.body.as_mut() else { panic!() };
+        substitute_aliases(select);
+        statements[0].to_string()
+    }
+
+    #[test]
+    fn aliases_are_replaced_where_clickhouse_resolves_them() {
+        assert_eq!(rewrite("SELECT toDate(ts) AS d, d + 1 FROM t WHERE d > 1"), "SELECT toDate(ts) AS d, (toDate(ts)) + 1 FROM t WHERE (toDate(ts)) > 1");
+        assert_eq!(rewrite("SELECT a AS b, b AS c, c * 2 AS e FROM t"), "SELECT a AS b, (a) AS c, ((a)) * 2 AS e FROM t");
+        // Own definition reads the column; cycles stop.
+        assert_eq!(rewrite("SELECT x + 1 AS x FROM t WHERE x > 0"), "SELECT x + 1 AS x FROM t WHERE (x + 1) > 0");
+        assert_eq!(rewrite("SELECT y AS x, x AS y FROM t"), "SELECT ((y)) AS x, ((x)) AS y FROM t");
+        // Subqueries and lambda parameters are their own scopes.
+        assert_eq!(rewrite("SELECT 1 AS n FROM t WHERE z IN (SELECT n FROM u)"), "SELECT 1 AS n FROM t WHERE z IN (SELECT n FROM u)");
+        assert_eq!(rewrite("SELECT 2 AS x, arrayMap(x -> x + 1, [x]) FROM t"), "SELECT 2 AS x, arrayMap(x -> x + 1, [(2)]) FROM t");
+        assert_eq!(rewrite("SELECT sum(v) AS s FROM t GROUP BY k HAVING s > 1"), "SELECT sum(v) AS s FROM t GROUP BY k HAVING (sum(v)) > 1");
+        assert_eq!(rewrite("SELECT k AS k FROM t WHERE k = 1"), "SELECT k AS k FROM t WHERE k = 1");
+    }
+}
