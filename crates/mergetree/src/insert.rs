@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::compute::{concat_batches, lexsort_to_indices, take_record_batch, SortColumn};
+use arrow::compute::{concat_batches, take_record_batch};
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
@@ -42,8 +42,12 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         0 => 1_048_449,
         n => n as usize,
     };
+    // Blocks are written while the next ones are read: up to `max_insert_threads`
+    // (at least 1) writes run beside the producer, so memory holds that many blocks.
+    let writers = request.settings.get_u64("max_insert_threads").max(1) as usize;
     let mut input = request.input;
     let mut pending: Vec<PendingPart> = Vec::new();
+    let mut writing: std::collections::VecDeque<tokio::task::JoinHandle<Result<Vec<PendingPart>>>> = std::collections::VecDeque::new();
     let mut block: Vec<RecordBatch> = Vec::new();
     let (mut block_len, mut rows, mut bytes) = (0usize, 0u64, 0u64);
     let result: Result<()> = async {
@@ -57,17 +61,30 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
             block_len += batch.num_rows();
             block.push(batch);
             if block_len >= block_rows {
-                pending.extend(write_block_async(inner, std::mem::take(&mut block)).await?);
+                while writing.len() >= writers {
+                    pending.extend(join_write(writing.pop_front()).await?);
+                }
+                writing.push_back(spawn_write(inner, std::mem::take(&mut block)));
                 block_len = 0;
             }
         }
         if block_len > 0 {
-            pending.extend(write_block_async(inner, std::mem::take(&mut block)).await?);
+            writing.push_back(spawn_write(inner, std::mem::take(&mut block)));
+        }
+        while let Some(task) = writing.pop_front() {
+            pending.extend(join_write(Some(task)).await?);
         }
         Ok(())
     }
     .await;
     if let Err(e) = result {
+        // Writes still running finish (their temporary parts are then removed): a
+        // half-written directory must not be left for the next start to find.
+        for task in writing {
+            if let Ok(Ok(parts)) = task.await {
+                discard(&parts);
+            }
+        }
         discard(&pending);
         return Err(e);
     }
@@ -80,11 +97,16 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     Ok(InsertResult { written_rows: rows, written_bytes: bytes })
 }
 
-async fn write_block_async(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
+fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> tokio::task::JoinHandle<Result<Vec<PendingPart>>> {
     let inner = inner.clone();
     tokio::task::spawn_blocking(move || write_block(&inner, batches))
-        .await
-        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))?
+}
+
+async fn join_write(task: Option<tokio::task::JoinHandle<Result<Vec<PendingPart>>>>) -> Result<Vec<PendingPart>> {
+    match task {
+        Some(task) => task.await.map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))?,
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Writes one squashed block as one part per partition (blocking).
@@ -147,18 +169,21 @@ fn sort_block(inner: &Inner, batch: RecordBatch) -> Result<RecordBatch> {
     if inner.keys.sorting.is_empty() || batch.num_rows() < 2 {
         return Ok(batch);
     }
-    let columns = inner
-        .keys
-        .sorting
-        .iter()
-        .map(|k| Ok(SortColumn { values: k.evaluate(&batch)?, options: None }))
-        .collect::<Result<Vec<_>>>()?;
-    // The row number as the last key makes the sort stable: rows with equal keys keep
-    // their insertion order (ReplacingMergeTree-style "last row wins" relies on it).
-    let mut columns = columns;
-    columns.push(SortColumn { values: Arc::new(arrow::array::UInt32Array::from_iter_values(0..batch.num_rows() as u32)), options: None });
-    let indices = lexsort_to_indices(&columns, None)?;
-    Ok(take_record_batch(&batch, &indices)?)
+    let keys = inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<Vec<_>>>()?;
+    // Arrow's row format compares keys as bytes (the merge orders rows the same way):
+    // one memcmp per comparison instead of a dynamic comparator per key column.
+    let converter = arrow::row::RowConverter::new(inner.keys.sort_fields())?;
+    let rows = converter.convert_columns(&keys)?;
+    // Data often arrives in key order (ids, time series): one linear check is much
+    // cheaper than a sort that would change nothing.
+    if (1..rows.num_rows()).all(|i| rows.row(i - 1) <= rows.row(i)) {
+        return Ok(batch);
+    }
+    let mut order: Vec<u32> = (0..batch.num_rows() as u32).collect();
+    // The row number breaks ties, so equal keys keep their insertion order
+    // (ReplacingMergeTree-style "last row wins" relies on it).
+    order.sort_unstable_by(|&a, &b| rows.row(a as usize).cmp(&rows.row(b as usize)).then(a.cmp(&b)));
+    Ok(take_record_batch(&batch, &arrow::array::UInt32Array::from(order))?)
 }
 
 pub fn discard(parts: &[PendingPart]) {
