@@ -532,6 +532,38 @@ def test_kill_9_keeps_catalog():
             s.stop()
 
 
+def test_part_log_merges_and_query_log_survive_restarts():
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
+        try:
+            s.query("CREATE TABLE default.pl (k UInt64, v String) ENGINE = MergeTree PARTITION BY k % 2 ORDER BY k "
+                    "SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1")
+            s.query("INSERT INTO default.pl SELECT number, toString(number) FROM numbers(1000)")
+            s.query("INSERT INTO default.pl SELECT number, toString(number) FROM numbers(1000, 10)")
+            s.query("OPTIMIZE TABLE default.pl PARTITION 0 FINAL")
+            s.query("SELECT 'marker-before-restart'")
+            events = s.query("SELECT event_type, part_name, partition_id, rows, merged_from FROM system.part_log "
+                             "WHERE table = 'pl' ORDER BY event_type DESC, part_name")
+            assert events.splitlines() == [
+                "NewPart\t0_1_1_0\t0\t500\t[]",
+                "NewPart\t0_3_3_0\t0\t5\t[]",
+                "NewPart\t1_2_2_0\t1\t500\t[]",
+                "NewPart\t1_4_4_0\t1\t5\t[]",
+                "MergeParts\t0_1_3_1\t0\t505\t['0_1_1_0','0_3_3_0']",
+            ], events
+            assert s.query("SELECT count() FROM system.merges") == "0\n"
+            assert s.query("SELECT count() FROM system.query_log WHERE query = 'SELECT \\'marker-before-restart\\''") != "0\n"
+            s.stop(sig=signal.SIGKILL)
+            s.start()
+            assert s.query("SELECT count() FROM system.query_log WHERE query LIKE '%marker-before-restart%' AND query NOT LIKE '%query_log%'") == "1\n"
+            assert s.query("SELECT count() FROM system.part_log WHERE table = 'pl' AND event_type = 'MergeParts'") == "1\n"
+            s.stop()
+            s.start()
+            assert s.query("SELECT count() FROM system.part_log WHERE table = 'pl' AND event_type = 'NewPart'") == "4\n"
+        finally:
+            s.stop()
+
+
 def test_join_tables_and_dictionaries_survive_kill_9():
     with tempfile.TemporaryDirectory() as tmp:
         s = Server(os.path.join(tmp, "data")).start()

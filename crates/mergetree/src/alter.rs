@@ -176,7 +176,9 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
             discard(std::slice::from_ref(&pending));
             return Err(e);
         }
-        inner.add_parts(vec![Arc::new(pending.part)], std::slice::from_ref(part));
+        let mutated = Arc::new(pending.part);
+        inner.log_part("MutatePart", &mutated, std::slice::from_ref(part), std::time::Duration::ZERO);
+        inner.add_parts(vec![mutated], std::slice::from_ref(part));
     }
     Ok(())
 }

@@ -20,7 +20,8 @@ use datafusion::logical_expr::{utils::conjunction, Expr, TableProviderFilterPush
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::{
-    CheckResult, DeleteRequest, EngineContext, EngineFactory, InsertRequest, InsertResult, OptimizeRequest, PartStatus, PartitionCommand, TableEngine, TableMeta,
+    CheckResult, DeleteRequest, EngineContext, EngineFactory, InsertRequest, InsertResult, MergeStatus, OptimizeRequest, PartLogSink, PartStatus, PartitionCommand,
+    TableEngine, TableMeta,
 };
 use parking_lot::{Mutex, RwLock};
 
@@ -37,6 +38,12 @@ use crate::settings::MergeTreeSettings;
 #[derive(Debug)]
 pub struct Inner {
     pub table_name: String,
+    pub database: String,
+    pub table: String,
+    /// Where part changes are reported (`system.part_log`).
+    pub part_log: Option<Arc<dyn PartLogSink>>,
+    /// The merge or mutation running now (one at a time per table), for `system.merges`.
+    pub running_merge: Mutex<Option<RunningMerge>>,
     /// `MergeTree`, `ReplacingMergeTree`, ...
     pub engine_name: &'static str,
     pub mode: MergeMode,
@@ -65,7 +72,40 @@ pub struct Inner {
     shutdown: AtomicBool,
 }
 
+/// A merge or mutation in progress.
+#[derive(Debug, Clone)]
+pub struct RunningMerge {
+    pub started: std::time::Instant,
+    pub sources: Vec<String>,
+    pub result: String,
+    pub partition_id: String,
+    pub is_mutation: bool,
+    pub total_rows: u64,
+    pub total_bytes: u64,
+    pub rows_read: Arc<AtomicU64>,
+    pub rows_written: Arc<AtomicU64>,
+}
+
 impl Inner {
+    /// Reports a part change to `system.part_log`.
+    pub fn log_part(&self, event_type: &str, part: &Part, merged_from: &[Arc<Part>], duration: Duration) {
+        let Some(sink) = &self.part_log else { return };
+        let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+        sink.record(granary_storage::PartLogEvent {
+            event_type: event_type.to_string(),
+            event_time_us: now,
+            duration_ms: duration.as_millis() as u64,
+            database: self.database.clone(),
+            table: self.table.clone(),
+            part_name: part.name(),
+            partition_id: part.info.partition_id.clone(),
+            rows: part.rows,
+            size_in_bytes: part.bytes_on_disk,
+            merged_from: merged_from.iter().map(|p| p.name()).collect(),
+            read_rows: merged_from.iter().map(|p| p.rows).sum(),
+        });
+    }
+
     pub fn snapshot(&self) -> Arc<Vec<Arc<Part>>> {
         self.parts.read().clone()
     }
@@ -93,6 +133,7 @@ impl Inner {
             let expired = now.duration_since(*since).unwrap_or_default() >= lifetime;
             if expired {
                 part.mark_for_removal();
+                self.log_part("RemovePart", part, &[], Duration::ZERO);
             }
             !expired
         });
@@ -147,7 +188,7 @@ pub struct MergeTreeEngine {
 
 impl MergeTreeEngine {
     /// Opens (or creates) the table in `dir`: cleans leftovers, loads and verifies parts.
-    pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path) -> Result<MergeTreeEngine> {
+    pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path, part_log: Option<Arc<dyn PartLogSink>>) -> Result<MergeTreeEngine> {
         let settings = MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let keys = TableKeys::new(meta, &schema)?;
         let codecs = meta.columns.iter().map(|c| c.codec.as_deref().map(Codec::parse).unwrap_or(Ok(Codec::default()))).collect::<Result<_>>()?;
@@ -157,6 +198,10 @@ impl MergeTreeEngine {
         let (engine_name, mode) = MergeMode::from_meta(meta, &schema)?;
         let inner = Arc::new(Inner {
             table_name: format!("{}.{}", meta.database, meta.name),
+            database: meta.database.clone(),
+            table: meta.name.clone(),
+            part_log,
+            running_merge: Mutex::new(None),
             engine_name,
             mode,
             dir: dir.to_path_buf(),
@@ -450,6 +495,28 @@ impl TableEngine for MergeTreeEngine {
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("check task failed: {e}")))
     }
 
+    fn merges(&self) -> Vec<MergeStatus> {
+        let running = self.inner.running_merge.lock().clone();
+        running
+            .map(|m| {
+                let rows_read = m.rows_read.load(Ordering::Relaxed);
+                MergeStatus {
+                    elapsed: m.started.elapsed().as_secs_f64(),
+                    progress: if m.total_rows == 0 { 0.0 } else { (rows_read as f64 / m.total_rows as f64).min(1.0) },
+                    num_parts: m.sources.len() as u64,
+                    source_part_names: m.sources,
+                    result_part_name: m.result,
+                    partition_id: m.partition_id,
+                    is_mutation: m.is_mutation,
+                    total_size_bytes_compressed: m.total_bytes,
+                    rows_read,
+                    rows_written: m.rows_written.load(Ordering::Relaxed),
+                }
+            })
+            .into_iter()
+            .collect()
+    }
+
     fn set_merges_enabled(&self, enabled: bool) {
         self.inner.merges_enabled.store(enabled, Ordering::SeqCst);
         if enabled {
@@ -473,6 +540,7 @@ fn truncate_parts(inner: &Inner) -> Result<()> {
 /// `delete_tmp_<name>` (durably, so it can never come back after a crash), then deleted.
 pub fn remove_parts_now(inner: &Inner, old: &[Arc<Part>]) -> Result<()> {
     for part in old {
+        inner.log_part("RemovePart", part, &[], Duration::ZERO);
         let doomed = inner.dir.join(format!("delete_tmp_{}", part.name()));
         granary_storage::fs::rename_durable(&part.dir, &doomed)?;
         fs::remove_dir_all(&doomed).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", doomed.display()))?;
@@ -747,6 +815,7 @@ fn key_columns(meta: &TableMeta, schema: &SchemaRef) -> Result<Vec<usize>> {
 /// The factory of `MergeTree` and its merge-time variants, by name.
 pub struct MergeTreeFactory {
     pub name: &'static str,
+    pub part_log: Option<Arc<dyn PartLogSink>>,
 }
 
 impl EngineFactory for MergeTreeFactory {
@@ -771,6 +840,6 @@ impl EngineFactory for MergeTreeFactory {
     }
 
     fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
-        Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path)?))
+        Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path, self.part_log.clone())?))
     }
 }

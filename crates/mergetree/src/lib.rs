@@ -69,6 +69,9 @@
 //! * `ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`, `DELETE WHERE` (see [`alter`]),
 //!   `OPTIMIZE ... PARTITION p` (value or `ID 'id'`), `SYSTEM STOP/START MERGES`
 //!   (OPTIMIZE fails with ABORTED while stopped, as in ClickHouse).
+//! * Part changes (`NewPart`, `MergeParts`, `MutatePart`, `RemovePart`) go to the
+//!   `PartLogSink` given at registration (`system.part_log`); the merge running now is
+//!   `TableEngine::merges` (`system.merges`, with rows read/written as it goes).
 //!
 //! ## Engines
 //! `MergeTree`; `ReplacingMergeTree([ver])` (one row per sorting key: the greatest
@@ -131,7 +134,12 @@ pub use settings::MergeTreeSettings;
 
 /// Registers `MergeTree`, `ReplacingMergeTree`, `SummingMergeTree` and `AggregatingMergeTree`.
 pub fn register_engines(registry: &mut granary_storage::EngineRegistry) {
+    register_engines_with_part_log(registry, None);
+}
+
+/// [`register_engines`], with part changes reported to `part_log` (`system.part_log`).
+pub fn register_engines_with_part_log(registry: &mut granary_storage::EngineRegistry, part_log: Option<Arc<dyn granary_storage::PartLogSink>>) {
     for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree"] {
-        registry.register(Arc::new(MergeTreeFactory { name }));
+        registry.register(Arc::new(MergeTreeFactory { name, part_log: part_log.clone() }));
     }
 }

@@ -86,7 +86,10 @@ pub fn partition_id_of(inner: &Inner, text: &str) -> Result<String> {
 async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result<()> {
     let inner = inner.clone();
     tokio::task::spawn_blocking(move || {
-        let pending = merge_parts(&inner, &sources)?;
+        let started = std::time::Instant::now();
+        let pending = merge_parts(&inner, &sources);
+        *inner.running_merge.lock() = None;
+        let pending = pending?;
         let _commit = inner.commit_lock.lock();
         let Some(pending) = pending else {
             if inner.all_active(&sources) {
@@ -103,7 +106,9 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
             return Err(e);
         }
         tracing::debug!("merged {} parts into {}", sources.len(), pending.part.name());
-        inner.add_parts(vec![Arc::new(pending.part)], &sources);
+        let merged = Arc::new(pending.part);
+        inner.log_part("MergeParts", &merged, &sources, started.elapsed());
+        inner.add_parts(vec![merged], &sources);
         Ok(())
     })
     .await
@@ -125,7 +130,31 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     for part in sources {
         inputs.push(Source::Part { reader: PartReader::new(part.clone(), &inner.schema, &all)?, part: part.clone(), next_granule: 0, end: part.granules() });
     }
-    write_merged(inner, info, "tmp_merge_", inputs)
+    let running = crate::engine::RunningMerge {
+        started: std::time::Instant::now(),
+        sources: sources.iter().map(|p| p.name()).collect(),
+        result: info.name(),
+        partition_id: info.partition_id.clone(),
+        is_mutation: false,
+        total_rows: sources.iter().map(|p| p.rows).sum(),
+        total_bytes: sources.iter().map(|p| p.bytes_on_disk).sum(),
+        rows_read: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+        rows_written: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+    };
+    let (rows_read, rows_written) = (running.rows_read.clone(), running.rows_written.clone());
+    *inner.running_merge.lock() = Some(running);
+    let mut merger = Merger::new(inner, inputs)?;
+    merger.rows_read = Some(rows_read);
+    let counted = merger.inspect(|b| {
+        if let Ok(b) = b {
+            rows_written.fetch_add(b.num_rows() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    let mut counted = counted.peekable();
+    if counted.peek().is_none() {
+        return Ok(None);
+    }
+    write_part(inner, info, "tmp_merge_", counted).map(Some)
 }
 
 /// Writes the merge of `inputs` (each sorted) as part `info`; None when no row survives
@@ -212,6 +241,8 @@ pub struct Merger<'a> {
     chunk_folded: Vec<Vec<Folded>>,
     /// Rows of the output chunk being built: (slot in `pending`, row).
     indices: Vec<(usize, usize)>,
+    /// A merge's progress counter (`system.merges`): rows read from the sources.
+    rows_read: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 struct Group {
@@ -293,6 +324,7 @@ impl<'a> Merger<'a> {
             carry: None,
             chunk_folded: Vec::new(),
             indices: Vec::new(),
+            rows_read: None,
         };
         for source in sources {
             merger.cursors.push(Cursor { source, batch: None, rows: None, pos: 0, slot: 0 });
@@ -311,6 +343,9 @@ impl<'a> Merger<'a> {
             c.rows = None;
             return Ok(());
         };
+        if let Some(counter) = &self.rows_read {
+            counter.fetch_add(batch.num_rows() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
         c.rows = match &self.converter {
             Some(conv) => {
                 let keys: Vec<ArrayRef> = self.inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<_>>()?;

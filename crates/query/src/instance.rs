@@ -24,7 +24,7 @@ use crate::interpreter::{self, Outcome};
 use crate::lookups::InstanceRunner;
 use crate::output::{spawn_output, OutputJob};
 use crate::process_list::ProcessList;
-use crate::query_log::{QueryLog, QueryLogEntry, QueryLogType};
+use crate::query_log::{PartLog, QueryLog, QueryLogEntry, QueryLogType};
 use crate::session::Session;
 use crate::system::{QueryContextExt, SystemSchema};
 use crate::ByteStream;
@@ -76,6 +76,7 @@ pub struct Shared {
     pub config: InstanceConfig,
     pub catalog: Arc<Catalog>,
     pub query_log: QueryLog,
+    pub part_log: Arc<PartLog>,
     pub processes: Arc<ProcessList>,
     pub functions: OnceLock<Vec<FunctionInfo>>,
     pub dictionaries: Arc<DictionaryRegistry>,
@@ -157,9 +158,23 @@ impl Instance {
             .parse()
             .map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown time zone {}", config.timezone)))?;
         std::fs::create_dir_all(&config.user_files_path)?;
+        // System logs live in the data directory so they survive restarts; a directory
+        // that cannot be created leaves them in memory rather than stopping the server.
+        let logs_dir = config.path.join("system_logs");
+        let (query_log, part_log) = match std::fs::create_dir_all(&logs_dir) {
+            Ok(()) => (
+                QueryLog::open(&logs_dir.join("query_log.jsonl"), config.query_log_capacity),
+                PartLog::open(&logs_dir.join("part_log.jsonl"), config.query_log_capacity),
+            ),
+            Err(e) => {
+                tracing::error!("system logs stay in memory: cannot create {}: {e}", logs_dir.display());
+                (QueryLog::new(config.query_log_capacity), PartLog::new(config.query_log_capacity))
+            }
+        };
+        let part_log = Arc::new(part_log);
         let mut registry = EngineRegistry::new();
         granary_engines::register_engines(&mut registry);
-        granary_mergetree::register_engines(&mut registry);
+        granary_mergetree::register_engines_with_part_log(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>));
         let dictionaries = DictionaryRegistry::new();
         registry.register(Arc::new(DictionaryEngineFactory { registry: dictionaries.clone() }));
         let reserved = vec!["system".to_string(), "INFORMATION_SCHEMA".to_string(), "information_schema".to_string()];
@@ -167,7 +182,8 @@ impl Instance {
         granary_mergetree::cache::uncompressed_cache().set_capacity(config.uncompressed_cache_size);
         let shared = Arc::new(Shared {
             processes: Arc::new(ProcessList::new(config.max_concurrent_queries)),
-            query_log: QueryLog::new(config.query_log_capacity),
+            query_log,
+            part_log,
             catalog: catalog.clone(),
             functions: OnceLock::new(),
             dictionaries: dictionaries.clone(),

@@ -1,12 +1,24 @@
-//! `system.query_log`: a bounded in-memory ring of finished (and failed) queries.
-//! Appending is one short lock; the oldest entries fall off when the ring is full. It
-//! moves onto disk with the MergeTree engine.
+//! System logs kept on disk: `system.query_log` (finished and failed queries) and
+//! `system.part_log` (parts created, merged, mutated, removed).
+//!
+//! A log is a bounded in-memory ring (what `SELECT` reads) backed by an append-only
+//! file of JSON lines under `<path>/system_logs/`, so the log survives restarts. Each
+//! entry is written when it is pushed (one `write` per query, no fsync: the page cache
+//! survives a killed process, and ClickHouse's logs are not fsynced either); a torn
+//! last line after a crash is skipped at load. When the file holds twice the ring's
+//! capacity it is rewritten with the ring's entries (temporary file, rename), so it
+//! stays bounded.
 
 use std::collections::VecDeque;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum QueryLogType {
     QueryStart,
     QueryFinish,
@@ -25,7 +37,7 @@ impl QueryLogType {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QueryLogEntry {
     pub log_type: QueryLogType,
     /// Microseconds since the epoch.
@@ -49,25 +61,148 @@ pub struct QueryLogEntry {
     pub log_comment: String,
 }
 
-pub struct QueryLog {
-    capacity: usize,
-    entries: Mutex<VecDeque<QueryLogEntry>>,
+pub type QueryLog = SystemLog<QueryLogEntry>;
+pub type PartLog = SystemLog<granary_storage::PartLogEvent>;
+
+struct LogFile {
+    path: PathBuf,
+    file: File,
+    lines: usize,
 }
 
-impl QueryLog {
+pub struct SystemLog<T> {
+    capacity: usize,
+    entries: Mutex<VecDeque<T>>,
+    /// None: in memory only (tests, or the file could not be opened).
+    file: Mutex<Option<LogFile>>,
+}
+
+impl<T: Serialize + DeserializeOwned + Clone> SystemLog<T> {
+    /// A log kept only in memory.
     pub fn new(capacity: usize) -> Self {
-        QueryLog { capacity: capacity.max(1), entries: Mutex::new(VecDeque::new()) }
+        SystemLog { capacity: capacity.max(1), entries: Mutex::new(VecDeque::new()), file: Mutex::new(None) }
     }
 
-    pub fn push(&self, entry: QueryLogEntry) {
-        let mut entries = self.entries.lock();
-        if entries.len() == self.capacity {
-            entries.pop_front();
+    /// A log backed by `path`: its last `capacity` entries are loaded. A file that
+    /// cannot be opened leaves the log in memory (logged), it never stops the server.
+    pub fn open(path: &Path, capacity: usize) -> Self {
+        let log = Self::new(capacity);
+        let mut lines = 0;
+        if let Ok(file) = File::open(path) {
+            let mut entries = log.entries.lock();
+            for line in BufReader::new(file).lines() {
+                let Ok(line) = line else { break };
+                lines += 1;
+                // A torn last line (the server was killed mid-write) is skipped.
+                if let Ok(entry) = serde_json::from_str::<T>(&line) {
+                    if entries.len() == log.capacity {
+                        entries.pop_front();
+                    }
+                    entries.push_back(entry);
+                }
+            }
         }
-        entries.push_back(entry);
+        match OpenOptions::new().create(true).append(true).open(path) {
+            Ok(mut file) => {
+                // After a torn write the next entry must start on a line of its own.
+                let ends_with_newline = std::fs::read(path).map(|b| b.last().is_none_or(|c| *c == b'\n')).unwrap_or(true);
+                if !ends_with_newline {
+                    let _ = file.write_all(b"\n");
+                }
+                *log.file.lock() = Some(LogFile { path: path.to_path_buf(), file, lines })
+            }
+            Err(e) => tracing::error!("system log {} stays in memory: {e}", path.display()),
+        }
+        log
     }
 
-    pub fn snapshot(&self) -> Vec<QueryLogEntry> {
+    pub fn push(&self, entry: T) {
+        let line = serde_json::to_string(&entry).ok();
+        {
+            let mut entries = self.entries.lock();
+            if entries.len() == self.capacity {
+                entries.pop_front();
+            }
+            entries.push_back(entry);
+        }
+        let Some(mut line) = line else { return };
+        line.push('\n');
+        let mut guard = self.file.lock();
+        let Some(log_file) = guard.as_mut() else { return };
+        if let Err(e) = log_file.file.write_all(line.as_bytes()) {
+            tracing::error!("cannot append to {}: {e}", log_file.path.display());
+            return;
+        }
+        log_file.lines += 1;
+        if log_file.lines >= 2 * self.capacity {
+            let entries: Vec<T> = self.entries.lock().iter().cloned().collect();
+            if let Err(e) = rewrite(log_file, &entries) {
+                tracing::error!("cannot compact {}: {e}", log_file.path.display());
+            }
+        }
+    }
+
+    pub fn snapshot(&self) -> Vec<T> {
         self.entries.lock().iter().cloned().collect()
+    }
+}
+
+/// Replaces the file with `entries` (one line each), atomically.
+fn rewrite<T: Serialize>(log_file: &mut LogFile, entries: &[T]) -> std::io::Result<()> {
+    let tmp = log_file.path.with_extension("tmp");
+    {
+        let mut out = std::io::BufWriter::new(File::create(&tmp)?);
+        for entry in entries {
+            serde_json::to_writer(&mut out, entry)?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+        out.get_ref().sync_all()?;
+    }
+    std::fs::rename(&tmp, &log_file.path)?;
+    log_file.file = OpenOptions::new().append(true).open(&log_file.path)?;
+    log_file.lines = entries.len();
+    Ok(())
+}
+
+impl granary_storage::PartLogSink for SystemLog<granary_storage::PartLogEvent> {
+    fn record(&self, event: granary_storage::PartLogEvent) {
+        self.push(event);
+    }
+}
+
+impl<T> std::fmt::Debug for SystemLog<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SystemLog").field("capacity", &self.capacity).finish()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn survives_reopen_skips_torn_lines_and_stays_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let log: SystemLog<u64> = SystemLog::open(&path, 3);
+        for i in 0..5u64 {
+            log.push(i);
+        }
+        assert_eq!(log.snapshot(), vec![2, 3, 4]);
+        drop(log);
+        // A torn line at the end, as after a kill -9 mid-write.
+        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"torn").unwrap();
+        let log: SystemLog<u64> = SystemLog::open(&path, 3);
+        assert_eq!(log.snapshot(), vec![2, 3, 4]);
+        for i in 5..20u64 {
+            log.push(i);
+        }
+        assert_eq!(log.snapshot(), vec![17, 18, 19]);
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        assert!(lines <= 6, "{lines} lines: the file is compacted");
+        let log: SystemLog<u64> = SystemLog::open(&path, 3);
+        assert_eq!(log.snapshot(), vec![17, 18, 19]);
     }
 }

@@ -269,6 +269,43 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             parts,
         ),
         (
+            "part_log",
+            vec![
+                ("event_type", "String"),
+                ("event_date", "Date"),
+                ("event_time", "DateTime"),
+                ("event_time_microseconds", "DateTime64(6)"),
+                ("duration_ms", "UInt64"),
+                ("database", "String"),
+                ("table", "String"),
+                ("part_name", "String"),
+                ("partition_id", "String"),
+                ("rows", "UInt64"),
+                ("size_in_bytes", "UInt64"),
+                ("merged_from", "Array(String)"),
+                ("read_rows", "UInt64"),
+            ],
+            part_log,
+        ),
+        (
+            "merges",
+            vec![
+                ("database", "String"),
+                ("table", "String"),
+                ("elapsed", "Float64"),
+                ("progress", "Float64"),
+                ("num_parts", "UInt64"),
+                ("source_part_names", "Array(String)"),
+                ("result_part_name", "String"),
+                ("partition_id", "String"),
+                ("is_mutation", "UInt8"),
+                ("total_size_bytes_compressed", "UInt64"),
+                ("rows_read", "UInt64"),
+                ("rows_written", "UInt64"),
+            ],
+            merges,
+        ),
+        (
             "asynchronous_metrics",
             vec![("metric", "String"), ("value", "Float64"), ("description", "String")],
             asynchronous_metrics,
@@ -806,6 +843,51 @@ fn events(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     // ClickHouse lists only events that happened.
     let events: Vec<_> = events.into_iter().filter(|e| e.1 > 0).collect();
     Ok(vec![strings(events.iter().map(|e| e.0)), u64s(events.iter().map(|e| e.1)), strings(events.iter().map(|e| e.2))])
+}
+
+fn part_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let entries = shared.part_log.snapshot();
+    let secs = |us: i64| us.div_euclid(1_000_000);
+    Ok(vec![
+        strings(entries.iter().map(|e| &e.event_type)),
+        Arc::new(Date32Array::from_iter_values(entries.iter().map(|e| secs(e.event_time_us).div_euclid(86_400) as i32))),
+        Arc::new(TimestampSecondArray::from_iter_values(entries.iter().map(|e| secs(e.event_time_us)))),
+        Arc::new(TimestampMicrosecondArray::from_iter_values(entries.iter().map(|e| e.event_time_us))),
+        u64s(entries.iter().map(|e| e.duration_ms)),
+        strings(entries.iter().map(|e| &e.database)),
+        strings(entries.iter().map(|e| &e.table)),
+        strings(entries.iter().map(|e| &e.part_name)),
+        strings(entries.iter().map(|e| &e.partition_id)),
+        u64s(entries.iter().map(|e| e.rows)),
+        u64s(entries.iter().map(|e| e.size_in_bytes)),
+        string_lists(entries.iter().map(|e| e.merged_from.clone())),
+        u64s(entries.iter().map(|e| e.read_rows)),
+    ])
+}
+
+fn merges(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut rows: Vec<(String, String, granary_storage::MergeStatus)> = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            for m in table.engine.merges() {
+                rows.push((database.name.clone(), table.meta.name.clone(), m));
+            }
+        }
+    }
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.0)),
+        strings(rows.iter().map(|r| &r.1)),
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.2.elapsed))),
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.2.progress))),
+        u64s(rows.iter().map(|r| r.2.num_parts)),
+        string_lists(rows.iter().map(|r| r.2.source_part_names.clone())),
+        strings(rows.iter().map(|r| &r.2.result_part_name)),
+        strings(rows.iter().map(|r| &r.2.partition_id)),
+        u8s(rows.iter().map(|r| r.2.is_mutation)),
+        u64s(rows.iter().map(|r| r.2.total_size_bytes_compressed)),
+        u64s(rows.iter().map(|r| r.2.rows_read)),
+        u64s(rows.iter().map(|r| r.2.rows_written)),
+    ])
 }
 
 fn processes(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {

@@ -65,6 +65,47 @@ pub struct OptimizeRequest {
     pub final_: bool,
 }
 
+/// A change of an engine's parts, for `system.part_log`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PartLogEvent {
+    /// `NewPart`, `MergeParts`, `MutatePart`, `RemovePart`.
+    pub event_type: String,
+    /// Microseconds since the epoch.
+    pub event_time_us: i64,
+    pub duration_ms: u64,
+    pub database: String,
+    pub table: String,
+    pub part_name: String,
+    pub partition_id: String,
+    pub rows: u64,
+    pub size_in_bytes: u64,
+    /// Source parts of a merge or mutation.
+    pub merged_from: Vec<String>,
+    /// Rows read by a merge or mutation.
+    pub read_rows: u64,
+}
+
+/// Where engines report part changes (the query layer keeps them as `system.part_log`).
+pub trait PartLogSink: Send + Sync + std::fmt::Debug {
+    fn record(&self, event: PartLogEvent);
+}
+
+/// A merge running now (`system.merges`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MergeStatus {
+    pub elapsed: f64,
+    /// 0..1: rows read over rows of the source parts.
+    pub progress: f64,
+    pub num_parts: u64,
+    pub source_part_names: Vec<String>,
+    pub result_part_name: String,
+    pub partition_id: String,
+    pub is_mutation: bool,
+    pub total_size_bytes_compressed: u64,
+    pub rows_read: u64,
+    pub rows_written: u64,
+}
+
 /// One data part of an engine that stores parts (`system.parts`), in ClickHouse's terms.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PartStatus {
@@ -208,6 +249,11 @@ pub trait TableEngine: Send + Sync + Debug {
     /// `ALTER TABLE ... DELETE WHERE ...`.
     async fn delete_where(&self, _request: DeleteRequest) -> Result<()> {
         Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Mutations are not supported by storage {}", self.engine_name())))
+    }
+
+    /// Merges (and mutations) running now (`system.merges`).
+    fn merges(&self) -> Vec<MergeStatus> {
+        Vec::new()
     }
 
     /// `SYSTEM STOP/START MERGES`: engines without background merges ignore it.

@@ -29,8 +29,8 @@ pub mod scan_counter;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{
-    CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, OptimizeRequest, PartStatus,
-    PartitionCommand, PointReadRequest, PointReadResult, TableEngine,
+    CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, MergeStatus, OptimizeRequest, PartLogEvent,
+    PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
 pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
