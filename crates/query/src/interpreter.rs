@@ -341,6 +341,7 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
     }
     check_table_references(ctx, &statement).await?;
     let plan = ctx.state.statement_to_plan(statement).await?;
+    let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
     granary_functions::type_literals(plan)
 }
 

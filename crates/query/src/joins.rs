@@ -1,0 +1,82 @@
+//! ClickHouse's outer-join semantics on DataFusion plans.
+//!
+//! With `join_use_nulls = 0` (ClickHouse's default) the columns of the side that has no
+//! match in a LEFT/RIGHT/FULL join get their type's default value (`0`, `''`,
+//! `1970-01-01`), not NULL; a column that is `Nullable` in its table stays NULL. Type
+//! names do not change either (`UInt8`, not `Nullable(UInt8)`). DataFusion produces
+//! NULLs, so after planning each such join gets a projection on top that replaces the
+//! filled side's non-nullable columns by `coalesce(column, default)`, under the same
+//! qualified name, so everything above the join resolves the columns as before.
+
+use std::sync::Arc;
+
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::{Expr, JoinType, LogicalPlan, Projection};
+use granary_common::Result;
+
+/// Applies `join_use_nulls = 0` to every outer join of `plan`.
+pub fn fill_join_defaults(plan: LogicalPlan) -> Result<LogicalPlan> {
+    let coalesce = datafusion::functions::core::coalesce();
+    let rewritten = plan.transform_up(|node| {
+        let LogicalPlan::Join(join) = &node else { return Ok(Transformed::no(node)) };
+        let (fill_left, fill_right) = match join.join_type {
+            JoinType::Left => (false, true),
+            JoinType::Right => (true, false),
+            JoinType::Full => (true, true),
+            _ => return Ok(Transformed::no(node)),
+        };
+        let left_len = join.left.schema().fields().len();
+        let inputs = [join.left.schema().clone(), join.right.schema().clone()];
+        let output = node.schema().clone();
+        if output.fields().len() != left_len + inputs[1].fields().len() {
+            return Ok(Transformed::no(node)); // not the plain left ++ right layout
+        }
+        // USING keys of the filled side take the other side's value (ClickHouse shows
+        // the key of whichever side matched).
+        let using_partner = |side: usize, name: &str| -> Option<Expr> {
+            if join.join_constraint != datafusion::logical_expr::JoinConstraint::Using {
+                return None;
+            }
+            join.on.iter().find_map(|(l, r)| {
+                let (mine, other) = if side == 0 { (l, r) } else { (r, l) };
+                match mine {
+                    Expr::Column(c) if c.name == name => Some(other.clone()),
+                    _ => None,
+                }
+            })
+        };
+        let mut changed = false;
+        let mut exprs = Vec::with_capacity(output.fields().len());
+        for (i, (qualifier, field)) in output.iter().enumerate() {
+            let (side, index, fill) = if i < left_len { (0, i, fill_left) } else { (1, i - left_len, fill_right) };
+            let column = Expr::Column(datafusion::common::Column::new(qualifier.cloned(), field.name()));
+            let nullable_in_input = inputs[side].field(index).is_nullable();
+            let default = if fill && !nullable_in_input { ScalarValue::new_default(field.data_type()).ok() } else { None };
+            let partner = if fill { using_partner(side, field.name()) } else { None };
+            match (default, partner) {
+                (default, Some(partner)) => {
+                    changed = true;
+                    let mut args = vec![column, partner];
+                    args.extend(default.map(|d| Expr::Literal(d, None)));
+                    let filled = Expr::ScalarFunction(ScalarFunction::new_udf(coalesce.clone(), args));
+                    let metadata = (!field.metadata().is_empty()).then(|| field.metadata().clone().into());
+                    exprs.push(filled.alias_qualified_with_metadata(qualifier.cloned(), field.name(), metadata));
+                }
+                (Some(default), None) => {
+                    changed = true;
+                    let filled = Expr::ScalarFunction(ScalarFunction::new_udf(coalesce.clone(), vec![column, Expr::Literal(default, None)]));
+                    let metadata = (!field.metadata().is_empty()).then(|| field.metadata().clone().into());
+                    exprs.push(filled.alias_qualified_with_metadata(qualifier.cloned(), field.name(), metadata));
+                }
+                (None, None) => exprs.push(column),
+            }
+        }
+        if !changed {
+            return Ok(Transformed::no(node));
+        }
+        Ok(Transformed::yes(LogicalPlan::Projection(Projection::try_new(exprs, Arc::new(node))?)))
+    })?;
+    Ok(rewritten.data)
+}
