@@ -161,3 +161,174 @@ def test_s3_server_fixture_round_trip(s3_endpoint):
     url = f"{s3_endpoint}/test-bucket/fixture/rows.parquet"
     ch(f"INSERT INTO FUNCTION s3('{url}', 'testkey', 'testsecret') SELECT number AS n FROM numbers(100) SETTINGS s3_truncate_on_insert = 1")
     assert ch(f"SELECT count(), sum(n) FROM s3('{s3_endpoint}/test-bucket/fixture/*.parquet', 'testkey', 'testsecret')").strip() == "100\t4950"
+
+
+S3_KEYS = "'testkey', 'testsecret'"
+
+
+@pytest.fixture(scope="module")
+def s3_files(s3_endpoint):
+    """Objects written by chdb into the S3 server: both engines read the same bytes."""
+    base = f"{s3_endpoint}/test-bucket/data"
+    rows = "SELECT number AS id, toString(number * 7) AS name, number / 4 AS score, toDate('2024-01-01') + number AS day FROM numbers({start}, {n})"
+
+    def put(key, fmt, start, n, extra=""):
+        ch(f"INSERT INTO FUNCTION s3('{base}/{key}', {S3_KEYS}, '{fmt}') " + rows.format(start=start, n=n) + f" SETTINGS s3_truncate_on_insert = 1{extra}")
+
+    for i in range(1, 4):
+        put(f"csv/part-0{i}.csv", "CSVWithNames", i * 100, 50)
+    put("data.tsv", "TSVWithNames", 0, 20)
+    put("data.jsonl", "JSONEachRow", 0, 20)
+    put("data.parquet", "Parquet", 0, 3000)
+    put("nested/a.parquet", "Parquet", 5000, 10)
+    put("nested/deep/b.parquet", "Parquet", 6000, 10)
+    put("data.csv.gz", "CSVWithNames", 0, 1000)
+    # Larger than 2 * max_download_buffer_size (1 MiB in the tests below): ranged GETs.
+    put("big.csv", "CSVWithNames", 0, 200_000)
+    put("big.csv.zst", "CSVWithNames", 0, 200_000)
+    put("big.parquet", "Parquet", 0, 500_000, ", output_format_parquet_row_group_size = 50000")
+    return base
+
+
+def both_s3(base, sql_template):
+    sql = sql_template.replace("{s3}", base)
+    return sql, ch(sql)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "DESCRIBE s3('{s3}/csv/part-01.csv', %s)" % S3_KEYS,
+        "DESCRIBE s3('{s3}/data.parquet', %s)" % S3_KEYS,
+        "DESCRIBE s3('{s3}/data.jsonl', %s, 'JSONEachRow')" % S3_KEYS,
+        "SELECT * FROM s3('{s3}/csv/part-01.csv', %s) ORDER BY id" % S3_KEYS,
+        "SELECT * FROM s3('{s3}/data.tsv', %s, 'TSVWithNames') ORDER BY id" % S3_KEYS,
+        "SELECT * FROM s3('{s3}/data.jsonl', %s) ORDER BY id" % S3_KEYS,
+        "SELECT count(), sum(id), min(day), max(name) FROM s3('{s3}/data.parquet', %s)" % S3_KEYS,
+        "SELECT id, name FROM s3('{s3}/data.parquet', %s) WHERE id BETWEEN 1000 AND 1005 ORDER BY id" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/csv/part-*.csv', %s)" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/csv/part-0{1..2}.csv', %s)" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/csv/part-0{1,3}.csv', %s)" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/csv/part-0?.csv', %s, 'CSVWithNames')" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/**.parquet', %s) WHERE id < 100000" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/nested/**', %s, 'Parquet')" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/nested/*/*.parquet', %s)" % S3_KEYS,
+        "SELECT _file, _path, count() FROM s3('{s3}/csv/part-*.csv', %s) GROUP BY _file, _path ORDER BY _file" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/data.csv.gz', %s)" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/data.csv.gz', %s, 'CSVWithNames', 'id UInt64, name String, score Float64, day Date', 'gzip')" % S3_KEYS,
+        "SELECT * FROM s3('{s3}/csv/part-01.csv', %s, 'CSVWithNames', 'id UInt32, name String, score Float32, day Date') ORDER BY id LIMIT 3" % S3_KEYS,
+        "SELECT count(), sum(id), max(name) FROM s3('{s3}/big.csv', %s) SETTINGS max_download_buffer_size = 1048576, max_download_threads = 4" % S3_KEYS,
+        "SELECT count(), sum(id), max(name) FROM s3('{s3}/big.csv', %s) SETTINGS max_download_buffer_size = 1048576, remote_filesystem_read_method = 'read'" % S3_KEYS,
+        "SELECT count(), sum(id) FROM s3('{s3}/big.csv.zst', %s) SETTINGS max_download_buffer_size = 1048576" % S3_KEYS,
+        "SELECT count(), sum(id), sum(score) FROM s3('{s3}/big.parquet', %s) WHERE id %% 7 = 3" % S3_KEYS,
+        "SELECT id, name FROM s3('{s3}/big.parquet', %s) WHERE id IN (17, 499999) ORDER BY id" % S3_KEYS,
+        "SELECT count() FROM gcs('{s3}/csv/part-01.csv', %s)" % S3_KEYS,
+    ],
+)
+def test_s3_matches_chdb(server, s3_files, query):
+    sql, theirs = both_s3(s3_files, query)
+    ours = server.query(sql + " FORMAT TSV")
+    if query.startswith("DESCRIBE"):
+        ours = "\n".join("\t".join(l.split("\t")[:2]) for l in ours.splitlines())
+        theirs = "\n".join("\t".join(l.split("\t")[:2]) for l in theirs.splitlines())
+    assert ours == theirs
+
+
+def test_s3_cluster_on_one_node_reads_like_s3(server, s3_files):
+    # chdb has no clusters, so the reference is the same read through s3().
+    query = "SELECT count(), sum(id) FROM {f}('{s3}/csv/*.csv', %s)" % S3_KEYS
+    ours = server.query(query.format(f="s3Cluster", s3=s3_files).replace("s3Cluster(", "s3Cluster('default', ") + " FORMAT TSV")
+    assert ours == ch(query.format(f="s3", s3=s3_files))
+
+
+def test_s3_errors(server, s3_files):
+    base = s3_files
+    # A missing key, wrong keys, an anonymous request to a private bucket: S3_ERROR.
+    assert "Code: 499" in error(server, f"SELECT * FROM s3('{base}/nope.csv', {S3_KEYS}, 'CSV', 'a String')")
+    assert "Code: 499" in error(server, f"SELECT * FROM s3('{base}/data.tsv', 'testkey', 'wrong', 'TSV', 'a String')")
+    assert "Code: 499" in error(server, f"SELECT * FROM s3('{base}/data.tsv', NOSIGN, 'TSV', 'a String')")
+    # Zero matches: empty with a structure, an error when asked to throw or to infer.
+    assert server.query(f"SELECT count() FROM s3('{base}/none-*.csv', {S3_KEYS}, 'CSV', 'a String')").strip() == "0"
+    assert "Code: 107" in error(server, f"SELECT count() FROM s3('{base}/none-*.csv', {S3_KEYS}, 'CSV', 'a String') SETTINGS s3_throw_on_zero_files_match = 1")
+    assert "Code: 636" in error(server, f"SELECT count() FROM s3('{base}/none-*.csv', {S3_KEYS})")
+    assert server.query(f"SELECT count() FROM s3('{base}/nope.csv', {S3_KEYS}, 'CSV', 'a String') SETTINGS s3_ignore_file_doesnt_exist = 1").strip() == "0"
+    assert "Code: 36" in error(server, "SELECT * FROM s3('ftp://x/y', 'CSV', 'a String')")
+    assert "Code: 42" in error(server, f"SELECT * FROM s3('{base}/a', 'a', 'b', 'c', 'd', 'e', 'f', 'g')")
+    # The server is still fine.
+    assert server.query("SELECT 1").strip() == "1"
+
+
+def test_insert_select_from_s3_into_mergetree(server, s3_files):
+    server.query("DROP TABLE IF EXISTS s3_t")
+    server.query("CREATE TABLE s3_t (id UInt64, name String, score Float64, day Date) ENGINE = MergeTree ORDER BY id")
+    server.query(f"INSERT INTO s3_t SELECT * FROM s3('{s3_files}/big.parquet', {S3_KEYS}) SETTINGS max_insert_threads = 2")
+    server.query(f"INSERT INTO s3_t SELECT * FROM s3('{s3_files}/csv/part-*.csv', {S3_KEYS})")
+    expected = ch(
+        f"SELECT count(), sum(id), sum(length(name)) FROM (SELECT toUInt64(id) AS id, name FROM s3('{s3_files}/big.parquet', {S3_KEYS}) UNION ALL SELECT toUInt64(id) AS id, name FROM s3('{s3_files}/csv/part-*.csv', {S3_KEYS}))"
+    )
+    assert server.query("SELECT count(), sum(id), sum(length(name)) FROM s3_t").strip() == expected.strip()
+    server.query("DROP TABLE s3_t")
+
+
+@pytest.fixture(scope="module")
+def http_files(files):
+    """A plain HTTP server (with Range support, as object stores and CDNs have) serving the
+    file() fixtures, for url()."""
+    import http.server
+    import threading
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=files, **kw)
+
+        def log_message(self, *a):
+            pass
+
+        def do_GET(self):
+            rng = self.headers.get("Range")
+            path = self.translate_path(self.path.split("?")[0])
+            if not rng or not os.path.isfile(path):
+                return super().do_GET()
+            with open(path, "rb") as f:
+                data = f.read()
+            start, _, end = rng.removeprefix("bytes=").partition("-")
+            start, end = int(start), (int(end) if end else len(data) - 1)
+            body = data[start : end + 1]
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{start + len(body) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM url('{u}/part-01.csv') ORDER BY id",
+        "SELECT * FROM url('{u}/data.tsv', 'TSVWithNames') ORDER BY id",
+        "SELECT count(), sum(id) FROM url('{u}/part-0{1..3}.csv', 'CSVWithNames')",
+        "SELECT count(), sum(id), max(name) FROM url('{u}/data.parquet') WHERE id > 100",
+        "SELECT count(), sum(id) FROM url('{u}/data.csv.gz')",
+        "SELECT * FROM url('{u}/part-01.csv', 'CSVWithNames', 'id UInt32, name String, score Float32, day Date') ORDER BY id LIMIT 3",
+        "DESCRIBE url('{u}/data.jsonl')",
+    ],
+)
+def test_url_matches_chdb(server, http_files, query):
+    sql = query.replace("{u}", http_files)
+    ours = server.query(sql + " FORMAT TSV")
+    theirs = ch(sql)
+    if query.startswith("DESCRIBE"):
+        ours = "\n".join("\t".join(l.split("\t")[:2]) for l in ours.splitlines())
+        theirs = "\n".join("\t".join(l.split("\t")[:2]) for l in theirs.splitlines())
+    assert ours == theirs
+
+
+def test_url_errors(server, http_files):
+    assert "Code: 86" in error(server, f"SELECT * FROM url('{http_files}/nope.csv', 'CSV', 'a String')")
+    assert "Code: 86" in error(server, "SELECT * FROM url('http://127.0.0.1:1/x.csv', 'CSV', 'a String') SETTINGS http_max_tries = 1")

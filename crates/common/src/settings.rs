@@ -73,6 +73,7 @@ registry! {
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";
     "engine_file_empty_if_not_exists": Bool = "0", "file(): return no rows instead of an error when the file does not exist.";
     "engine_file_skip_empty_files": Bool = "0", "file(): skip empty files instead of parsing them.";
+    "engine_url_skip_empty_files": Bool = "0", "url(): skip empty files instead of parsing them.";
     "engine_file_truncate_on_insert": Bool = "0", "INSERT INTO FUNCTION file(): truncate an existing file instead of failing.";
     "extremes": Bool = "0", "Also compute extreme values (minimums and maximums) of result columns.";
     "final": Bool = "0", "Apply FINAL (merge at read time) to every table of the query.";
@@ -80,7 +81,9 @@ registry! {
     "format_csv_allow_single_quotes": Bool = "0", "Accept strings in single quotes in CSV input.";
     "format_csv_delimiter": String = ",", "The field delimiter of CSV input and output.";
     "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
+    "http_connection_timeout": UInt64 = "1", "url(): connection timeout in seconds.";
     "http_max_tries": UInt64 = "10", "url(): attempts of one HTTP read.";
+    "http_receive_timeout": UInt64 = "30", "url(): timeout of one HTTP request in seconds.";
     "http_zlib_compression_level": Int64 = "3", "Compression level of HTTP responses with gzip or deflate.";
     "input_format_allow_errors_num": UInt64 = "0", "How many bad rows of text input may be skipped.";
     "input_format_allow_errors_ratio": Float = "0", "Which share of bad rows of text input may be skipped.";

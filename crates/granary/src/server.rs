@@ -69,6 +69,7 @@ pub fn run(args: ServerArgs) -> ExitCode {
 async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     let mut instance_config = InstanceConfig::new(&config.path);
     instance_config.user_files_path = config.user_files_path();
+    instance_config.s3_endpoints = std::sync::Arc::new(config.s3.values().cloned().collect());
     instance_config.max_concurrent_queries = config.max_concurrent_queries;
     instance_config.query_log_capacity = config.query_log_capacity;
     instance_config.uncompressed_cache_size = config.uncompressed_cache_size;

@@ -12,6 +12,7 @@ use granary_types::ChType;
 
 use crate::detect::{format_from_name, Compression};
 use crate::infer::infer_text;
+use crate::download::DownloadOptions;
 use crate::table::{FileEntry, FileTable};
 use crate::IoContext;
 
@@ -124,9 +125,35 @@ fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>>
     let pattern = crate::local::confine(&root, &path)?;
     let files = crate::local::list(&root, &pattern)?;
     let pattern_text = pattern.to_string_lossy().into_owned();
+    if files.is_empty() && !crate::glob::has_glob(&pattern_text) && !ctx.settings.get_bool("engine_file_empty_if_not_exists") {
+        let format = args.format.clone().or_else(|| format_from_name(&pattern_text).map(str::to_string));
+        if let (None, Some(format)) = (&args.structure, format) {
+            return Err(Error::new(
+                ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                format!("The table structure cannot be extracted from a {format} format file, because the file {pattern_text} doesn't exist. You can specify the structure manually"),
+            ));
+        }
+        if args.format.is_some() || args.structure.is_some() {
+            return Err(Error::new(ErrorCode::FILE_DOESNT_EXIST, format!("File {pattern_text} doesn't exist")));
+        }
+    }
+    table_over(ctx, Source::File, files, &pattern_text, &args)
+}
+
+/// Which table function the files come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    File,
+    S3,
+    Url,
+}
+
+/// The table over matched files: format (given or from the names), structure (given or
+/// inferred from the first non-empty file), and how they are read.
+pub(crate) fn table_over(ctx: &IoContext, source: Source, files: Vec<FileEntry>, pattern_text: &str, args: &FormatArgs) -> Result<Arc<dyn TableProvider>> {
     let format = match &args.format {
         Some(f) => f.clone(),
-        None => match files.first().and_then(|f| format_from_name(&f.path)).or_else(|| format_from_name(&pattern_text)) {
+        None => match files.first().and_then(|f| format_from_name(&f.path)).or_else(|| format_from_name(pattern_text)) {
             Some(f) => f.to_string(),
             None if files.is_empty() => {
                 return Err(Error::new(
@@ -140,47 +167,61 @@ fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>>
     if !granary_formats::input_format_names().contains(&format.as_str()) {
         return Err(Error::new(ErrorCode::UNKNOWN_FORMAT, format!("Unknown input format {format}")));
     }
-    if files.is_empty() && !crate::glob::has_glob(&pattern_text) && !ctx.settings.get_bool("engine_file_empty_if_not_exists") {
-        if args.structure.is_none() {
-            return Err(Error::new(
-                ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
-                format!("The table structure cannot be extracted from a {format} format file, because the file {pattern_text} doesn't exist. You can specify the structure manually"),
-            ));
-        }
-        return Err(Error::new(ErrorCode::FILE_DOESNT_EXIST, format!("File {pattern_text} doesn't exist")));
-    }
-    if format == "Parquet" {
-        for f in &files {
-            check_parquet_magic(f).map_err(|e| match &args.structure {
-                Some(_) => e,
-                None => Error::new(
-                    ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
-                    format!("The table structure cannot be extracted from a Parquet format file. Error: {}. You can specify the structure manually", e.message()),
-                ),
-            })?;
-        }
-    }
-    let (schema, read_format) = match &args.structure {
-        Some(s) => (schema_of(&parse_structure(s)?), format.clone()),
-        None => infer_files(ctx, &files, &format, args.compression)?,
+    let download = DownloadOptions::from_settings(&ctx.settings);
+    let skip_empty = match source {
+        Source::File => ctx.settings.get_bool("engine_file_skip_empty_files"),
+        Source::S3 => ctx.settings.get_bool("s3_skip_empty_files"),
+        Source::Url => ctx.settings.get_bool("engine_url_skip_empty_files"),
     };
+    let remote = files.iter().any(|f| f.remote.is_some());
+    let resolve = || -> Result<(SchemaRef, String)> {
+        if format == "Parquet" {
+            for f in &files {
+                check_parquet_magic(f).map_err(|e| match &args.structure {
+                    Some(_) => e,
+                    None => Error::new(
+                        ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                        format!("The table structure cannot be extracted from a Parquet format file. Error: {}. You can specify the structure manually", e.message()),
+                    ),
+                })?;
+            }
+        }
+        match &args.structure {
+            Some(s) => Ok((schema_of(&parse_structure(s)?), format.clone())),
+            None => infer_files(ctx, &files, &format, args.compression, download),
+        }
+    };
+    let (schema, read_format) = if remote { crate::remote::run_blocking_io(resolve)? } else { resolve()? };
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let virtual_columns = ctx.virtual_columns.load(std::sync::atomic::Ordering::Relaxed);
-    Ok(Arc::new(FileTable::new(schema, files, read_format, args.compression, virtual_columns, format_settings, ctx.settings.get_bool("engine_file_skip_empty_files"))))
+    let table = FileTable::new(schema, files, read_format, args.compression, virtual_columns, format_settings, skip_empty).with_download(download);
+    Ok(Arc::new(table))
 }
 
 /// A truncated or foreign file is refused before the scan with ClickHouse's message
 /// (a cheap read of the last bytes; the footer itself is read by the scan).
 fn check_parquet_magic(file: &FileEntry) -> Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
     let bad = || Error::new(ErrorCode::INCORRECT_DATA, format!("Not a Parquet file (wrong magic bytes at the end of file): (in file/uri {})", file.path));
     if file.size < 12 {
         return Err(bad());
     }
-    let mut handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
-    let mut magic = [0u8; 4];
-    handle.seek(SeekFrom::End(-4)).and_then(|_| handle.read_exact(&mut magic)).map_err(|e| crate::detect::corrupt(&file.path, e))?;
-    if &magic != b"PAR1" {
+    let magic = match &file.remote {
+        Some(object) => {
+            let range = file.size - 4..file.size;
+            let bytes = tokio::runtime::Handle::current()
+                .block_on(object_store::ObjectStoreExt::get_range(object.store.store.as_ref(), &object.location, range))
+                .map_err(|e| crate::remote::remote_error(crate::remote::RemoteKind::S3, &file.path, e))?;
+            bytes.to_vec()
+        }
+        None => {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
+            let mut magic = [0u8; 4];
+            handle.seek(SeekFrom::End(-4)).and_then(|_| handle.read_exact(&mut magic)).map_err(|e| crate::detect::corrupt(&file.path, e))?;
+            magic.to_vec()
+        }
+    };
+    if magic != b"PAR1" {
         return Err(bad());
     }
     Ok(())
@@ -188,7 +229,7 @@ fn check_parquet_magic(file: &FileEntry) -> Result<()> {
 
 /// The schema of the first non-empty file (ClickHouse infers from the first file that
 /// gives a result).
-fn infer_files(ctx: &IoContext, files: &[FileEntry], format: &str, compression: Option<Compression>) -> Result<(SchemaRef, String)> {
+fn infer_files(ctx: &IoContext, files: &[FileEntry], format: &str, compression: Option<Compression>, download: DownloadOptions) -> Result<(SchemaRef, String)> {
     let Some(file) = files.iter().find(|f| f.size > 0) else {
         return Err(Error::new(
             ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
@@ -196,18 +237,28 @@ fn infer_files(ctx: &IoContext, files: &[FileEntry], format: &str, compression: 
         ));
     };
     if format == "Parquet" {
-        let handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
-        let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(handle).map_err(|e| {
+        let cannot = |e: &dyn std::fmt::Display| {
             Error::new(ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE, format!("The table structure cannot be extracted from a Parquet format file. Error: {e}. You can specify the structure manually: (in file/uri {})", file.path))
-        })?;
-        return Ok((parquet_schema(builder.schema()), format.to_string()));
+        };
+        let arrow_schema = match &file.remote {
+            Some(object) => {
+                let metadata = tokio::runtime::Handle::current().block_on(remote_parquet_metadata(object, file.size)).map_err(|e| cannot(&e))?;
+                let file_metadata = metadata.file_metadata();
+                Arc::new(parquet::arrow::parquet_to_arrow_schema(file_metadata.schema_descr(), file_metadata.key_value_metadata()).map_err(|e| cannot(&e))?)
+            }
+            None => {
+                let handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
+                let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(handle).map_err(|e| cannot(&e))?;
+                builder.schema().clone()
+            }
+        };
+        return Ok((parquet_schema(&arrow_schema), format.to_string()));
     }
-    let handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
     let c = match compression {
         Some(c) => c,
         None => Compression::detect(&file.path)?,
     };
-    let mut reader = c.reader(Box::new(handle))?;
+    let mut reader = c.reader(file.open(download)?)?;
     let inferred = infer_text(format, &mut reader, &ctx.settings, &file.path)?;
     Ok((schema_of(&inferred.columns), inferred.format))
 }
@@ -224,4 +275,23 @@ mod tests {
         assert!(parse_structure("a").is_err());
         assert!(parse_structure("a NoSuchType").is_err());
     }
+}
+
+/// Reads a remote Parquet footer with two ranged GETs (the 8-byte tail, then the metadata).
+async fn remote_parquet_metadata(object: &crate::table::RemoteObject, size: u64) -> std::result::Result<parquet::file::metadata::ParquetMetaData, String> {
+    use object_store::ObjectStoreExt;
+    const FOOTER: u64 = 8;
+    if size < FOOTER + 4 {
+        return Err(format!("file of {size} bytes is too small to be Parquet"));
+    }
+    let store = &object.store.store;
+    let tail = store.get_range(&object.location, size - FOOTER..size).await.map_err(|e| e.to_string())?;
+    let tail: [u8; 8] = tail.as_ref().try_into().map_err(|_| "short footer read".to_string())?;
+    let footer = parquet::file::metadata::FooterTail::try_new(&tail).map_err(|e| e.to_string())?;
+    let length = footer.metadata_length() as u64;
+    if length + FOOTER > size {
+        return Err(format!("metadata length {length} exceeds file size {size}"));
+    }
+    let bytes = store.get_range(&object.location, size - FOOTER - length..size - FOOTER).await.map_err(|e| e.to_string())?;
+    parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).map_err(|e| e.to_string())
 }

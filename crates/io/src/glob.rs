@@ -121,6 +121,25 @@ impl Glob {
     pub fn matches(&self, text: &str) -> bool {
         match_tokens(&self.tokens, text)
     }
+
+    /// Every text the pattern stands for when it has only alternatives (`{a,b}`,
+    /// `{1..3}`): url() requests each one instead of listing. `None` with wildcards.
+    pub fn expand(&self, limit: usize) -> Result<Option<Vec<String>>> {
+        let mut texts = vec![String::new()];
+        for token in &self.tokens {
+            match token {
+                Token::Literal(text) => texts.iter_mut().for_each(|t| t.push_str(text)),
+                Token::OneOf(options) => {
+                    if texts.len().saturating_mul(options.len()) > limit {
+                        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("The glob '{}' stands for more than {limit} URLs", self.pattern)));
+                    }
+                    texts = texts.iter().flat_map(|t| options.iter().map(move |o| format!("{t}{o}"))).collect();
+                }
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(texts))
+    }
 }
 
 fn alternatives(inner: &str, pattern: &str) -> Result<Vec<String>> {

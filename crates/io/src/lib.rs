@@ -1,5 +1,5 @@
-//! Reading tables from files and object storage: the `file()` table function (and,
-//! later in this crate, `s3()`, `gcs()`, `url()`).
+//! Reading tables from files and object storage: the `file()`, `s3()`, `gcs()`,
+//! `s3Cluster()` and `url()` table functions.
 //!
 //! Module map:
 //!
@@ -11,7 +11,12 @@
 //!   `*WithNamesAndTypes` and JSONEachRow, with ClickHouse's inferred types.
 //! * [`local`]: paths confined to `user_files_path` (no `..`, no symlink escapes) and
 //!   glob listing of local directories.
-//! * [`function`]: argument handling of `file(path [, format [, structure [, compression]]])`.
+//! * [`function`]: argument handling of `file(path [, format [, structure [, compression]]])`,
+//!   and what every table function shares: format detection, inference, the table.
+//! * [`remote`]: S3 URLs, credentials (arguments, `[s3.*]` config endpoints, environment),
+//!   cached `object_store` clients, listing globs by prefix.
+//! * [`download`]: parallel ranged GETs of one object as a blocking byte stream.
+//! * [`remote_functions`]: `s3()`, `gcs()`, `s3Cluster()` and `url()`.
 //! * [`table`]: the [`table::FileTable`] provider: Parquet through DataFusion's parquet
 //!   source (projection, statistics pruning, row groups in parallel), text formats
 //!   streamed through `granary-formats` parsers, files spread over `max_threads`
@@ -23,10 +28,13 @@
 //! (DataFusion has no hidden columns; this keeps `SELECT *` as in ClickHouse).
 
 pub mod detect;
+pub mod download;
 pub mod function;
 pub mod glob;
 pub mod infer;
 pub mod local;
+pub mod remote;
+pub mod remote_functions;
 pub mod table;
 
 use std::path::PathBuf;
@@ -45,11 +53,13 @@ pub struct IoContext {
     pub user_files_path: PathBuf,
     /// Set before planning when the query mentions `_path` or `_file`.
     pub virtual_columns: AtomicBool,
+    /// Credentials for s3() by endpoint, from the server config.
+    pub s3_endpoints: Arc<Vec<remote::S3EndpointConfig>>,
 }
 
 impl Default for IoContext {
     fn default() -> Self {
-        IoContext { settings: Settings::new(), timezone: Tz::UTC, user_files_path: PathBuf::from("user_files"), virtual_columns: AtomicBool::new(false) }
+        IoContext { settings: Settings::new(), timezone: Tz::UTC, user_files_path: PathBuf::from("user_files"), virtual_columns: AtomicBool::new(false), s3_endpoints: Arc::default() }
     }
 }
 
@@ -68,4 +78,7 @@ pub fn mentions_virtual_columns(sql: &str) -> bool {
 /// Registers the table functions of this crate.
 pub fn register(state: &mut SessionState) {
     state.register_udtf("file", Arc::new(function::FileFunction));
+    for (name, function) in remote_functions::functions() {
+        state.register_udtf(name, function);
+    }
 }

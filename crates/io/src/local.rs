@@ -93,7 +93,8 @@ fn entry_of(canonical_root: &Path, path: &Path, text: &str) -> Result<Option<Fil
     if meta.is_dir() {
         return Ok(None);
     }
-    Ok(Some(FileEntry { path: text.to_string(), size: meta.len() }))
+    let last_modified = meta.modified().ok().map(chrono::DateTime::<chrono::Utc>::from);
+    Ok(Some(FileEntry { path: text.to_string(), size: meta.len(), last_modified, remote: None }))
 }
 
 #[cfg(test)]

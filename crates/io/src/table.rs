@@ -17,11 +17,11 @@ use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::{DataFusionError, ScalarValue};
-use datafusion::datasource::file_format::parquet::ParquetFormat;
-use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::object_store::ObjectStoreUrl;
+use datafusion::datasource::physical_plan::parquet::CachedParquetFileReaderFactory;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -34,6 +34,8 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_formats::{create_input_format, FormatSettings};
 
 use crate::detect::Compression;
+use crate::download::{DownloadOptions, ObjectReader};
+use crate::remote::RemoteStore;
 
 /// Names of the virtual columns.
 pub const VIRTUAL_COLUMNS: [&str; 2] = ["_path", "_file"];
@@ -41,14 +43,41 @@ pub const VIRTUAL_COLUMNS: [&str; 2] = ["_path", "_file"];
 /// One matched file.
 #[derive(Debug, Clone)]
 pub struct FileEntry {
-    /// Absolute path.
+    /// Absolute path of a local file; `bucket/key` of an S3 object; the URL of url().
+    /// This is `_path`.
     pub path: String,
     pub size: u64,
+    /// Part of the Parquet footer cache's key (with the path and size), so a rewritten
+    /// file is never read with a stale footer.
+    pub last_modified: Option<chrono::DateTime<chrono::Utc>>,
+    /// Where a remote file's bytes come from; `None` for a local file.
+    pub remote: Option<Arc<RemoteObject>>,
+}
+
+/// An object in a bucket (or behind a URL).
+#[derive(Debug)]
+pub struct RemoteObject {
+    pub store: Arc<RemoteStore>,
+    pub location: object_store::path::Path,
 }
 
 impl FileEntry {
     pub fn name(&self) -> &str {
-        self.path.rsplit('/').next().unwrap_or(&self.path)
+        let path = self.path.split(['?', '#']).next().unwrap_or(&self.path);
+        path.rsplit('/').next().unwrap_or(path)
+    }
+
+    /// Opens the file for reading; a remote one starts downloading at once. Call from a
+    /// thread that may block.
+    pub fn open(&self, download: DownloadOptions) -> Result<Box<dyn Read + Send>> {
+        match &self.remote {
+            None => Ok(Box::new(std::fs::File::open(&self.path).map_err(|e| open_error(&self.path, e))?)),
+            Some(object) => {
+                let runtime = tokio::runtime::Handle::try_current()
+                    .map_err(|_| Error::new(ErrorCode::LOGICAL_ERROR, "remote files are read from within the runtime"))?;
+                Ok(Box::new(ObjectReader::open(&runtime, object.store.store.clone(), object.location.clone(), self.size, download)))
+            }
+        }
     }
 }
 
@@ -67,6 +96,7 @@ pub struct FileTable {
     format_settings: FormatSettings,
     /// `engine_file_skip_empty_files` / `s3_skip_empty_files`.
     skip_empty: bool,
+    download: DownloadOptions,
 }
 
 impl FileTable {
@@ -87,7 +117,14 @@ impl FileTable {
                 }
             }
         }
-        FileTable { schema: Arc::new(Schema::new(fields)), data_schema, files, format, compression, with_virtual, format_settings, skip_empty }
+        let download = DownloadOptions { buffer_size: 10 << 20, threads: 4 };
+        FileTable { schema: Arc::new(Schema::new(fields)), data_schema, files, format, compression, with_virtual, format_settings, skip_empty, download }
+    }
+
+    /// How remote files are downloaded (`max_download_threads`, `max_download_buffer_size`).
+    pub fn with_download(mut self, download: DownloadOptions) -> Self {
+        self.download = download;
+        self
     }
 
     fn virtual_count(&self) -> usize {
@@ -105,7 +142,14 @@ impl FileTable {
         let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); threads.min(self.files.len()).max(1)];
         let n = groups.len();
         for (i, f) in self.files.iter().enumerate() {
-            let mut pf = PartitionedFile::new(f.path.trim_start_matches('/').to_string(), f.size);
+            let location = match &f.remote {
+                Some(object) => object.location.to_string(),
+                None => f.path.trim_start_matches('/').to_string(),
+            };
+            let mut pf = PartitionedFile::new(location, f.size);
+            if let Some(modified) = f.last_modified {
+                pf.object_meta.last_modified = modified;
+            }
             if self.virtual_count() > 0 {
                 let values = partition_fields
                     .iter()
@@ -116,14 +160,29 @@ impl FileTable {
             groups[i % n].push(pf);
         }
         let table_schema = TableSchema::builder(self.data_schema.clone()).with_table_partition_cols(partition_fields).build();
-        let source = Arc::new(ParquetSource::new(table_schema));
-        let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
+        let source = ParquetSource::new(table_schema);
+        // One table function call reads from one store. A remote store has a footer cache
+        // of its own: the shared one is keyed by path only.
+        let (store_url, store, footer_cache) = match self.files.first().and_then(|f| f.remote.as_ref()) {
+            Some(object) => {
+                state.runtime_env().register_object_store(object.store.url.as_ref(), object.store.store.clone());
+                (object.store.url.clone(), object.store.store.clone(), object.store.footer_cache.clone())
+            }
+            None => {
+                let url = ObjectStoreUrl::local_filesystem();
+                (url.clone(), state.runtime_env().object_store(&url)?, state.runtime_env().cache_manager.get_file_metadata_cache())
+            }
+        };
+        let source = source
+            .with_table_parquet_options(state.table_options().parquet.clone())
+            .with_parquet_file_reader_factory(Arc::new(CachedParquetFileReaderFactory::new(store, footer_cache)));
+        let source = Arc::new(source);
+        let config = FileScanConfigBuilder::new(store_url, source)
             .with_file_groups(groups.into_iter().map(FileGroup::new).collect())
             .with_projection_indices(projection.cloned())?
             .with_limit(limit)
             .build();
-        let format = ParquetFormat::default().with_options(state.table_options().parquet.clone());
-        format.create_physical_plan(state, config).await
+        Ok(DataSourceExec::from_data_source(config))
     }
 }
 
@@ -176,6 +235,7 @@ impl TableProvider for FileTable {
                     with_virtual: self.with_virtual,
                     settings: self.format_settings.clone(),
                     skip_empty: self.skip_empty,
+                    download: self.download,
                 }) as Arc<dyn PartitionStream>
             })
             .collect();
@@ -194,6 +254,7 @@ struct TextPartition {
     with_virtual: bool,
     settings: FormatSettings,
     skip_empty: bool,
+    download: DownloadOptions,
 }
 
 /// Bytes handed to the parser at a time.
@@ -201,16 +262,12 @@ const READ_CHUNK: usize = 1 << 20;
 
 impl TextPartition {
     /// Reads one file into batches sent through `tx`; stops early when the receiver is gone.
-    fn read_file(&self, file: &FileEntry, tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>) -> Result<bool> {
-        if self.skip_empty && file.size == 0 {
-            return Ok(true);
-        }
-        let handle = std::fs::File::open(&file.path).map_err(|e| open_error(&file.path, e))?;
+    fn read_file(&self, file: &FileEntry, handle: Box<dyn Read + Send>, tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>) -> Result<bool> {
         let compression = match self.compression {
             Some(c) => c,
             None => Compression::detect(&file.path)?,
         };
-        let mut reader = compression.reader(Box::new(handle))?;
+        let mut reader = compression.reader(handle)?;
         let mut parser = create_input_format(&self.format, self.data_schema.clone(), &self.settings)?;
         let mut buf = vec![0u8; READ_CHUNK];
         let mut out = Vec::new();
@@ -276,10 +333,22 @@ impl PartitionStream for TextPartition {
             with_virtual: self.with_virtual,
             settings: self.settings.clone(),
             skip_empty: self.skip_empty,
+            download: self.download,
         };
         tokio::task::spawn_blocking(move || {
-            for file in &me.files {
-                match me.read_file(file, &tx) {
+            let files: Vec<&FileEntry> = me.files.iter().filter(|f| !(me.skip_empty && f.size == 0)).collect();
+            // The next file is opened (for a remote one: its download started) before the
+            // current one is parsed, so small objects are prefetched.
+            let mut next = files.first().map(|f| f.open(me.download));
+            for (i, file) in files.iter().enumerate() {
+                let current = next.take();
+                next = files.get(i + 1).map(|f| f.open(me.download));
+                let outcome = match current {
+                    Some(Ok(handle)) => me.read_file(file, handle, &tx),
+                    Some(Err(e)) => Err(e),
+                    None => Ok(true),
+                };
+                match outcome {
                     Ok(true) => {}
                     Ok(false) => return,
                     Err(e) => {

@@ -46,6 +46,8 @@ pub struct InstanceConfig {
     pub query_log_capacity: usize,
     /// Size of the process's uncompressed-block cache (shared by every instance).
     pub uncompressed_cache_size: u64,
+    /// Credentials for s3() by endpoint (`[s3.<name>]` in the server config).
+    pub s3_endpoints: Arc<Vec<granary_io::remote::S3EndpointConfig>>,
 }
 
 impl InstanceConfig {
@@ -58,6 +60,7 @@ impl InstanceConfig {
             max_concurrent_queries: 0,
             query_log_capacity: 100_000,
             uncompressed_cache_size: granary_mergetree::cache::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
+            s3_endpoints: Arc::default(),
         }
     }
 }
@@ -409,6 +412,7 @@ impl Instance {
             settings: settings.clone(),
             timezone: ctx.timezone,
             user_files_path: self.shared.config.user_files_path.clone(),
+            s3_endpoints: self.shared.config.s3_endpoints.clone(),
             virtual_columns: std::sync::atomic::AtomicBool::new(false),
         }));
         // Engines read query settings (`final`, caches, PREWHERE) from here: they cannot

@@ -19,6 +19,7 @@
 pub mod insert;
 pub mod instance;
 pub mod interpreter;
+pub mod joins;
 pub mod limit_by;
 pub mod lookups;
 pub mod output;
@@ -31,6 +32,7 @@ pub mod system;
 pub use instance::{Instance, InstanceConfig, QueryRequest, QueryResponse};
 pub use session::Session;
 pub use granary_mergetree::cache::DEFAULT_UNCOMPRESSED_CACHE_SIZE;
+pub use granary_io::remote::S3EndpointConfig;
 
 /// The ClickHouse version Granary answers `version()` with: clients (clickhouse-connect,
 /// JDBC, Grafana) switch features on version numbers, so this is the release whose HTTP

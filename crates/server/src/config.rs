@@ -26,6 +26,8 @@ pub struct ServerConfig {
     /// Bytes of decompressed MergeTree blocks kept for queries with
     /// `use_uncompressed_cache = 1` (0 disables the cache).
     pub uncompressed_cache_size: u64,
+    /// `[s3.<name>]` sections: credentials for s3() URLs starting with `endpoint`.
+    pub s3: std::collections::BTreeMap<String, granary_query::S3EndpointConfig>,
 }
 
 impl Default for ServerConfig {
@@ -40,6 +42,7 @@ impl Default for ServerConfig {
             query_log_capacity: 100_000,
             shutdown_wait_seconds: 10,
             uncompressed_cache_size: granary_query::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
+            s3: Default::default(),
         }
     }
 }

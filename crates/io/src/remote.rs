@@ -1,0 +1,428 @@
+//! Object storage behind `s3()`, `gcs()`, `s3Cluster()` and `url()`: where a URL points
+//! (endpoint, bucket, key), which credentials sign the requests, and the `object_store`
+//! client that serves them.
+//!
+//! Clients are cached process-wide by their whole configuration, so repeated queries reuse
+//! connection pools, and each gets a unique [`ObjectStoreUrl`] under which it is
+//! registered with DataFusion (Parquet is read through DataFusion's parquet source).
+//! Credentials are part of the cache key, so two users with different keys never share a
+//! client.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use datafusion::datasource::object_store::ObjectStoreUrl;
+use datafusion::execution::cache::cache_manager::FileMetadataCache;
+use datafusion::execution::cache::default_cache::DefaultCache;
+use futures::StreamExt;
+use granary_common::{Error, ErrorCode, Result, Settings};
+use object_store::aws::AmazonS3Builder;
+use object_store::http::HttpBuilder;
+use object_store::path::Path as ObjectPath;
+use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
+use parking_lot::Mutex;
+
+use crate::glob::{has_glob, Glob};
+use crate::table::FileEntry;
+
+/// A client for one bucket (or one URL), shared by every query that uses the same
+/// configuration.
+#[derive(Debug)]
+pub struct RemoteStore {
+    pub store: Arc<dyn ObjectStore>,
+    /// The name DataFusion knows this client by.
+    pub url: ObjectStoreUrl,
+    /// What `_path` starts with: `bucket/` for S3, empty for url().
+    pub path_prefix: String,
+    /// Parquet footers of this store's objects.
+    pub footer_cache: Arc<FileMetadataCache>,
+}
+
+/// Where an `s3()` URL points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct S3Location {
+    /// `scheme://host[:port]`; `None` for AWS itself (the endpoint follows the region).
+    pub endpoint: Option<String>,
+    pub region: Option<String>,
+    pub bucket: String,
+    /// The key or key glob, without a leading `/`.
+    pub key: String,
+    pub virtual_hosted: bool,
+}
+
+impl S3Location {
+    /// Parses the URL forms ClickHouse accepts: `s3://bucket/key`, `gs://bucket/key`,
+    /// virtual-hosted `https://bucket.s3[.region].amazonaws.com/key`, path-style
+    /// `https://s3[.region].amazonaws.com/bucket/key`, `https://storage.googleapis.com/bucket/key`,
+    /// and any other `http(s)://host[:port]/bucket/key` as a path-style custom endpoint
+    /// (MinIO, SeaweedFS, Ceph).
+    pub fn parse(text: &str) -> Result<S3Location> {
+        let bad = |why: &str| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad S3 URL '{text}': {why}"));
+        for (scheme, endpoint) in [("s3://", None), ("gs://", Some("https://storage.googleapis.com"))] {
+            if let Some(rest) = text.strip_prefix(scheme) {
+                let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+                if bucket.is_empty() {
+                    return Err(bad("no bucket"));
+                }
+                return Ok(S3Location { endpoint: endpoint.map(str::to_string), region: None, bucket: bucket.into(), key: decode(key), virtual_hosted: false });
+            }
+        }
+        let url = url::Url::parse(text).map_err(|e| bad(&e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(bad("expected an http, https, s3 or gs URL"));
+        }
+        let host = url.host_str().ok_or_else(|| bad("no host"))?.to_string();
+        let origin = match url.port() {
+            Some(port) => format!("{}://{host}:{port}", url.scheme()),
+            None => format!("{}://{host}", url.scheme()),
+        };
+        // The key is everything after the bucket, as written (globs included): the URL
+        // parser would re-encode `{`, `}` and spaces.
+        let after_host = text.splitn(4, '/').nth(3).unwrap_or("");
+        let path_style = |region: Option<String>| -> Result<S3Location> {
+            let (bucket, key) = after_host.split_once('/').unwrap_or((after_host, ""));
+            if bucket.is_empty() {
+                return Err(bad("no bucket in the path"));
+            }
+            Ok(S3Location { endpoint: Some(origin.clone()), region, bucket: decode(bucket), key: decode(key), virtual_hosted: false })
+        };
+        if let Some(service) = host.strip_suffix(".amazonaws.com") {
+            // `s3.eu-west-1`, `s3-eu-west-1`, `s3`: path style; `bucket.s3.eu-west-1`: virtual-hosted.
+            if service == "s3" || service.starts_with("s3.") || service.starts_with("s3-") {
+                return path_style(aws_region(service));
+            }
+            let Some(at) = service.find(".s3") else { return Err(bad("not an S3 host")) };
+            let region = aws_region(&service[at + 1..]);
+            let endpoint = region.as_ref().map(|r| format!("{}://s3.{r}.amazonaws.com", url.scheme()));
+            return Ok(S3Location { endpoint, region, bucket: service[..at].into(), key: decode(after_host), virtual_hosted: true });
+        }
+        path_style(None)
+    }
+
+    /// `_path` of a key, as ClickHouse prints it: `bucket/key`.
+    pub fn display(&self, key: &str) -> String {
+        format!("{}/{key}", self.bucket)
+    }
+}
+
+/// `s3.eu-west-1` / `s3-eu-west-1` / `s3.dualstack.eu-west-1` -> `eu-west-1`.
+fn aws_region(service: &str) -> Option<String> {
+    let rest = service.strip_prefix("s3")?.trim_start_matches(['.', '-']);
+    let rest = rest.strip_prefix("dualstack.").unwrap_or(rest);
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
+fn decode(text: &str) -> String {
+    if !text.contains('%') {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// How requests are signed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Credentials {
+    /// Keys from the arguments, the server config or the environment.
+    Keys { access_key_id: String, secret_access_key: String, session_token: Option<String> },
+    /// `NOSIGN`, or nothing configured anywhere: anonymous requests (public buckets).
+    #[default]
+    Anonymous,
+}
+
+/// An `[s3.<name>]` section of the server config: credentials (and a region) used for
+/// every URL that starts with `endpoint`, as ClickHouse's `<s3>` endpoint settings.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct S3EndpointConfig {
+    pub endpoint: String,
+    #[serde(default)]
+    pub access_key_id: Option<String>,
+    #[serde(default)]
+    pub secret_access_key: Option<String>,
+    #[serde(default)]
+    pub session_token: Option<String>,
+    #[serde(default)]
+    pub region: Option<String>,
+    #[serde(default)]
+    pub no_sign_request: bool,
+    /// Read credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`.
+    #[serde(default)]
+    pub use_environment_credentials: bool,
+}
+
+/// Credentials for a URL given without keys: the longest matching config endpoint, then
+/// the environment, then anonymous.
+pub fn default_credentials(url: &str, endpoints: &[S3EndpointConfig]) -> (Credentials, Option<String>) {
+    let matched = endpoints.iter().filter(|e| url.starts_with(e.endpoint.as_str())).max_by_key(|e| e.endpoint.len());
+    if let Some(config) = matched {
+        if config.no_sign_request {
+            return (Credentials::Anonymous, config.region.clone());
+        }
+        if let (Some(id), Some(secret)) = (&config.access_key_id, &config.secret_access_key) {
+            let keys = Credentials::Keys { access_key_id: id.clone(), secret_access_key: secret.clone(), session_token: config.session_token.clone() };
+            return (keys, config.region.clone());
+        }
+        if !config.use_environment_credentials {
+            return (environment_credentials().unwrap_or_default(), config.region.clone());
+        }
+    }
+    (environment_credentials().unwrap_or_default(), None)
+}
+
+fn environment_credentials() -> Option<Credentials> {
+    let id = std::env::var("AWS_ACCESS_KEY_ID").ok().filter(|v| !v.is_empty())?;
+    let secret = std::env::var("AWS_SECRET_ACCESS_KEY").ok().filter(|v| !v.is_empty())?;
+    Some(Credentials::Keys { access_key_id: id, secret_access_key: secret, session_token: std::env::var("AWS_SESSION_TOKEN").ok().filter(|v| !v.is_empty()) })
+}
+
+/// The request knobs of a client, from the query's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientKnobs {
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    pub retries: usize,
+    pub max_idle_connections: usize,
+}
+
+impl ClientKnobs {
+    pub fn from_settings(settings: &Settings, remote: RemoteKind) -> ClientKnobs {
+        let ms = |name: &str| Duration::from_millis(settings.get_u64(name).max(1));
+        let secs = |name: &str| Duration::from_secs(settings.get_u64(name).max(1));
+        match remote {
+            RemoteKind::S3 => ClientKnobs {
+                connect_timeout: ms("s3_connect_timeout_ms"),
+                request_timeout: ms("s3_request_timeout_ms"),
+                retries: settings.get_u64("s3_retry_attempts") as usize,
+                max_idle_connections: settings.get_u64("s3_max_connections").max(1) as usize,
+            },
+            RemoteKind::Url => ClientKnobs {
+                connect_timeout: secs("http_connection_timeout"),
+                request_timeout: secs("http_receive_timeout"),
+                retries: settings.get_u64("http_max_tries").saturating_sub(1) as usize,
+                max_idle_connections: 64,
+            },
+        }
+    }
+
+    fn client_options(&self) -> ClientOptions {
+        ClientOptions::new()
+            .with_allow_http(true)
+            .with_connect_timeout(self.connect_timeout)
+            // Ranged GETs are at most `max_download_buffer_size`; the timeout bounds one of them.
+            .with_timeout(self.request_timeout)
+            .with_pool_max_idle_per_host(self.max_idle_connections)
+    }
+
+    fn retry_config(&self) -> RetryConfig {
+        RetryConfig { max_retries: self.retries, ..RetryConfig::default() }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteKind {
+    S3,
+    Url,
+}
+
+static STORES: Mutex<Option<HashMap<String, Arc<RemoteStore>>>> = Mutex::new(None);
+static NEXT_STORE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+/// Clients kept; beyond this the cache starts over (queries holding a client keep it).
+const MAX_CACHED_STORES: usize = 256;
+/// Parquet footers kept per store.
+const FOOTER_CACHE_BYTES: usize = 32 << 20;
+
+fn cached_store(cache_key: String, path_prefix: String, build: impl FnOnce() -> Result<Arc<dyn ObjectStore>>) -> Result<Arc<RemoteStore>> {
+    let mut guard = STORES.lock();
+    let stores = guard.get_or_insert_with(HashMap::new);
+    if let Some(found) = stores.get(&cache_key) {
+        return Ok(found.clone());
+    }
+    if stores.len() >= MAX_CACHED_STORES {
+        stores.clear();
+    }
+    let id = NEXT_STORE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let url = ObjectStoreUrl::parse(format!("granary{id}://store")).map_err(Error::from)?;
+    let footer_cache: Arc<FileMetadataCache> = Arc::new(DefaultCache::new(FOOTER_CACHE_BYTES));
+    let remote = Arc::new(RemoteStore { store: build()?, url, path_prefix, footer_cache });
+    stores.insert(cache_key, remote.clone());
+    Ok(remote)
+}
+
+/// The client for a bucket.
+pub fn s3_store(location: &S3Location, credentials: &Credentials, region: Option<&str>, knobs: &ClientKnobs) -> Result<Arc<RemoteStore>> {
+    let region = location.region.as_deref().or(region).map(str::to_string).or_else(|| std::env::var("AWS_REGION").ok()).unwrap_or_else(|| "us-east-1".into());
+    let cache_key = format!("s3|{:?}|{}|{region}|{}|{credentials:?}|{knobs:?}", location.endpoint, location.bucket, location.virtual_hosted);
+    cached_store(cache_key, format!("{}/", location.bucket), || {
+        let mut builder = AmazonS3Builder::new()
+            .with_bucket_name(&location.bucket)
+            .with_region(&region)
+            .with_client_options(knobs.client_options())
+            .with_retry(knobs.retry_config())
+            .with_virtual_hosted_style_request(location.virtual_hosted && location.endpoint.is_none());
+        if let Some(endpoint) = &location.endpoint {
+            builder = builder.with_endpoint(endpoint).with_allow_http(true);
+        }
+        builder = match credentials {
+            Credentials::Keys { access_key_id, secret_access_key, session_token } => {
+                let b = builder.with_access_key_id(access_key_id).with_secret_access_key(secret_access_key);
+                match session_token {
+                    Some(token) => b.with_token(token),
+                    None => b,
+                }
+            }
+            Credentials::Anonymous => builder.with_skip_signature(true),
+        };
+        let store = builder.build().map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot create an S3 client for bucket {}: {e}", location.bucket)))?;
+        Ok(Arc::new(store) as Arc<dyn ObjectStore>)
+    })
+}
+
+/// The client for one URL of url(): the whole URL (query string included) is the base and
+/// the object is the empty path, so nothing of the URL is re-encoded.
+pub fn url_store(url: &str, knobs: &ClientKnobs) -> Result<Arc<RemoteStore>> {
+    let cache_key = format!("url|{url}|{knobs:?}");
+    cached_store(cache_key, String::new(), || {
+        let store = HttpBuilder::new()
+            .with_url(url)
+            .with_client_options(knobs.client_options())
+            .with_retry(knobs.retry_config())
+            .build()
+            .map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad URL '{url}': {e}")))?;
+        Ok(Arc::new(store) as Arc<dyn ObjectStore>)
+    })
+}
+
+/// Maps an object-store failure to ClickHouse's error codes (S3_ERROR 499 for S3, 86
+/// RECEIVED_ERROR_FROM_REMOTE_IO_SERVER for url()).
+pub fn remote_error(kind: RemoteKind, what: &str, e: object_store::Error) -> Error {
+    match (&e, kind) {
+        (object_store::Error::NotFound { .. }, RemoteKind::S3) => {
+            Error::new(ErrorCode::S3_ERROR, format!("The specified key does not exist. This error happened for S3 disk. ({what})"))
+        }
+        (_, RemoteKind::S3) => Error::new(ErrorCode::S3_ERROR, format!("{e} ({what})")),
+        (_, RemoteKind::Url) => Error::new(ErrorCode::RECEIVED_ERROR_FROM_REMOTE_IO_SERVER, format!("{e} ({what})")),
+    }
+}
+
+/// The objects a key (or key glob) names. A plain key is one HEAD request; a glob lists
+/// from its longest literal prefix (ListObjectsV2, paged by the client) and keeps the
+/// keys the whole glob matches.
+pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: bool) -> Result<Vec<FileEntry>> {
+    let entry = |location: &ObjectPath, size: u64, last_modified| FileEntry {
+        path: format!("{}{}", remote.path_prefix, location.as_ref()),
+        size,
+        last_modified: Some(last_modified),
+        remote: Some(Arc::new(crate::table::RemoteObject { store: remote.clone(), location: location.clone() })),
+    };
+    if !has_glob(key) {
+        let location = ObjectPath::from(key);
+        return match remote.store.head(&location).await {
+            Ok(meta) => Ok(vec![entry(&location, meta.size, meta.last_modified)]),
+            Err(object_store::Error::NotFound { .. }) if ignore_missing => Ok(Vec::new()),
+            Err(e) => Err(remote_error(RemoteKind::S3, &format!("key {key}"), e)),
+        };
+    }
+    let glob = Glob::new(key)?;
+    let literal = glob.literal_prefix();
+    // `list` takes a prefix of whole path segments; the partial last segment is filtered here.
+    let directory = match literal.rfind('/') {
+        Some(at) => &literal[..at],
+        None => "",
+    };
+    let prefix = (!directory.is_empty()).then(|| ObjectPath::from(directory));
+    let mut listing = remote.store.list(prefix.as_ref());
+    let mut files = Vec::new();
+    while let Some(meta) = listing.next().await {
+        let meta = meta.map_err(|e| remote_error(RemoteKind::S3, &format!("listing {key}"), e))?;
+        if glob.matches(meta.location.as_ref()) {
+            files.push(entry(&meta.location, meta.size, meta.last_modified));
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// Runs blocking I/O on remote objects from synchronous code that may be on a runtime
+/// worker (table functions are planned synchronously inside the runtime): on a thread of
+/// its own, with the runtime entered so downloads can be spawned and awaited.
+pub fn run_blocking_io<T: Send>(work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let on_thread = |handle: Handle| {
+        std::thread::scope(|scope| {
+            scope
+                .spawn(move || {
+                    let _entered = handle.enter();
+                    work()
+                })
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    };
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(|| on_thread(handle)),
+        // No runtime, or a current-thread one (unit tests) that cannot run the downloads
+        // while this thread waits: a small runtime of its own.
+        _ => match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
+            Ok(runtime) => on_thread(runtime.handle().clone()),
+            Err(e) => Err(Error::new(ErrorCode::CANNOT_SCHEDULE_TASK, format!("Cannot start an I/O runtime: {e}"))),
+        },
+    }
+}
+
+/// Runs an object-store future to completion from synchronous code.
+pub fn block_on<T: Send, F: std::future::Future<Output = Result<T>> + Send>(future: F) -> Result<T> {
+    run_blocking_io(move || tokio::runtime::Handle::current().block_on(future))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(endpoint: Option<&str>, region: Option<&str>, bucket: &str, key: &str, vh: bool) -> S3Location {
+        S3Location { endpoint: endpoint.map(Into::into), region: region.map(Into::into), bucket: bucket.into(), key: key.into(), virtual_hosted: vh }
+    }
+
+    #[test]
+    fn url_forms() {
+        assert_eq!(S3Location::parse("s3://b/k/x.csv").unwrap(), loc(None, None, "b", "k/x.csv", false));
+        assert_eq!(S3Location::parse("gs://b/k").unwrap(), loc(Some("https://storage.googleapis.com"), None, "b", "k", false));
+        assert_eq!(
+            S3Location::parse("https://datasets-documentation.s3.eu-west-3.amazonaws.com/nyc-taxi/trips_{0..2}.gz").unwrap(),
+            loc(Some("https://s3.eu-west-3.amazonaws.com"), Some("eu-west-3"), "datasets-documentation", "nyc-taxi/trips_{0..2}.gz", true)
+        );
+        assert_eq!(S3Location::parse("https://b.s3.amazonaws.com/k").unwrap(), loc(None, None, "b", "k", true));
+        assert_eq!(S3Location::parse("https://s3.us-west-2.amazonaws.com/b/a/b c.csv").unwrap(), loc(Some("https://s3.us-west-2.amazonaws.com"), Some("us-west-2"), "b", "a/b c.csv", false));
+        assert_eq!(S3Location::parse("http://127.0.0.1:9000/test-bucket/data/*.parquet").unwrap(), loc(Some("http://127.0.0.1:9000"), None, "test-bucket", "data/*.parquet", false));
+        assert_eq!(S3Location::parse("https://storage.googleapis.com/b/k%20x").unwrap(), loc(Some("https://storage.googleapis.com"), None, "b", "k x", false));
+        assert!(S3Location::parse("ftp://x/y").is_err());
+        assert!(S3Location::parse("http://host/").is_err());
+        assert!(S3Location::parse("s3:///k").is_err());
+    }
+
+    #[test]
+    fn credentials_from_config_endpoints() {
+        let endpoints = vec![
+            S3EndpointConfig { endpoint: "http://minio:9000/".into(), access_key_id: Some("a".into()), secret_access_key: Some("s".into()), ..Default::default() },
+            S3EndpointConfig { endpoint: "http://minio:9000/public/".into(), no_sign_request: true, ..Default::default() },
+        ];
+        let (c, _) = default_credentials("http://minio:9000/data/x.csv", &endpoints);
+        assert_eq!(c, Credentials::Keys { access_key_id: "a".into(), secret_access_key: "s".into(), session_token: None });
+        let (c, _) = default_credentials("http://minio:9000/public/x.csv", &endpoints);
+        assert_eq!(c, Credentials::Anonymous);
+    }
+}
