@@ -334,6 +334,26 @@ def test_large_streamed_insert(server):
         server.query("DROP TABLE default.big_mem")
 
 
+def test_parallel_parsing_of_one_stream(server):
+    # Small chunks so a few MB are split among threads; the result and the row named in
+    # an error are those of sequential parsing.
+    server.query("CREATE TABLE default.par (id UInt64, s String, f Float64) ENGINE = MergeTree ORDER BY id")
+    try:
+        rows = 200_000
+        data = b"id,s,f\n" + b"".join(b'%d,"text, with\nnewline %d",%d.25\n' % (i, i, i) for i in range(rows))
+        chunked = {"min_chunk_bytes_for_parallel_parsing": "65536", "max_threads": "4"}
+        for params in [chunked, {**chunked, "input_format_parallel_parsing": "0"}]:
+            server.query("TRUNCATE TABLE default.par")
+            r = server.request(params={"query": "INSERT INTO default.par FORMAT CSVWithNames", **params}, data=data)
+            assert r.status == 200, r.text
+            assert server.query("SELECT count(), sum(id), sum(f), max(s) FROM default.par") == f"{rows}\t{rows * (rows - 1) // 2}\t{rows * (rows - 1) // 2 + rows * 0.25:.0f}\ttext, with\\nnewline 99999\n"
+        bad = data + b'200000,"x",oops\n'
+        r = server.request(params={"query": "INSERT INTO default.par FORMAT CSVWithNames", **chunked}, data=bad)
+        assert r.status >= 400 and b"row 200001" in r.body, r.text
+    finally:
+        server.query("DROP TABLE default.par")
+
+
 # ---------------------------------------------------------------- robustness
 
 

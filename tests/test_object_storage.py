@@ -332,3 +332,90 @@ def test_url_matches_chdb(server, http_files, query):
 def test_url_errors(server, http_files):
     assert "Code: 86" in error(server, f"SELECT * FROM url('{http_files}/nope.csv', 'CSV', 'a String')")
     assert "Code: 86" in error(server, "SELECT * FROM url('http://127.0.0.1:1/x.csv', 'CSV', 'a String') SETTINGS http_max_tries = 1")
+
+
+def test_insert_into_function_file(server, files):
+    out = os.path.join(files, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    q = server.query
+    # Format, compression and columns from the file name and the SELECT; chdb reads it back.
+    q("INSERT INTO FUNCTION file('io/out/a.csv.gz', 'CSVWithNames') SELECT number AS id, toString(number) AS s FROM numbers(1000)")
+    assert ch(f"SELECT count(), sum(id), max(s) FROM file('{out}/a.csv.gz')") == "1000\t499500\t999\n"
+    # Appending to a text file: no second header (as ClickHouse).
+    q("INSERT INTO FUNCTION file('io/out/a.csv.gz', 'CSVWithNames') SELECT number + 1000 AS id, 'x' AS s FROM numbers(5)")
+    assert ch(f"SELECT count(), sum(id) FROM file('{out}/a.csv.gz')") == "1005\t504510\n"
+    # Parquet cannot be appended to: an error, or truncate, or numbered new files.
+    q("INSERT INTO FUNCTION file('io/out/p.parquet') SELECT number AS n, toDate('2024-01-01') + number AS d FROM numbers(10)")
+    text = error(server, "INSERT INTO FUNCTION file('io/out/p.parquet') SELECT 1 AS n, today() AS d")
+    assert "Code: 641" in text and "engine_file_truncate_on_insert" in text
+    q("INSERT INTO FUNCTION file('io/out/p.parquet') SELECT number AS n, toDate('2024-02-01') AS d FROM numbers(3) SETTINGS engine_file_allow_create_multiple_files = 1")
+    assert sorted(os.listdir(out)) == ["a.csv.gz", "p.1.parquet", "p.parquet"]
+    assert ch(f"SELECT count(), sum(n), min(d) FROM file('{out}/p*.parquet')") == "13\t48\t2024-01-01\n"
+    q("INSERT INTO FUNCTION file('io/out/p.parquet') SELECT 7 AS n, toDate('2024-03-01') AS d SETTINGS engine_file_truncate_on_insert = 1")
+    assert ch(f"SELECT * FROM file('{out}/p.parquet')") == "7\t2024-03-01\n"
+    # A structure argument: the SELECT is cast to it by position; a column list; VALUES.
+    q("INSERT INTO FUNCTION file('io/out/s.tsv', 'TSV', 'x UInt8, y String, z Nullable(Int32)') (y, x) SELECT 'a', 1")
+    q("INSERT INTO FUNCTION file('io/out/s.tsv', 'TSV', 'x UInt8, y String, z Nullable(Int32)') VALUES (2, 'b', 3)")
+    with open(os.path.join(out, "s.tsv")) as f:
+        assert f.read() == "1\ta\t\\N\n2\tb\t3\n"
+    # PARTITION BY: one file per value of the expression.
+    q("INSERT INTO FUNCTION file('io/out/part_{_partition_id}.jsonl') PARTITION BY k % 3 SELECT number AS k FROM numbers(10)")
+    assert sorted(n for n in os.listdir(out) if n.startswith("part_")) == ["part_0.jsonl", "part_1.jsonl", "part_2.jsonl"]
+    assert ch(f"SELECT groupArray(k) FROM (SELECT k FROM file('{out}/part_1.jsonl') ORDER BY k)") == "[1,4,7]\n"
+    # Round trip through our own reader.
+    assert q("SELECT count(), sum(k) FROM file('io/out/part_*.jsonl')") == "10\t45\n"
+
+
+def test_insert_into_function_file_errors(server, files):
+    out = os.path.join(files, "out_errors")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    assert "DATABASE_ACCESS_DENIED" in error(server, "INSERT INTO FUNCTION file('../x.csv') SELECT 1")
+    assert "DATABASE_ACCESS_DENIED" in error(server, "INSERT INTO FUNCTION file('/tmp/x.csv') SELECT 1")
+    assert "DATABASE_ACCESS_DENIED" in error(server, "INSERT INTO FUNCTION file('io/out_errors/*.csv') SELECT 1")
+    os.symlink("/tmp", os.path.join(out, "escape"))
+    assert "DATABASE_ACCESS_DENIED" in error(server, "INSERT INTO FUNCTION file('io/out_errors/escape/x.csv') SELECT 1")
+    assert "Code: 73" in error(server, "INSERT INTO FUNCTION file('io/out_errors/x.csv', 'NoSuchFormat') SELECT 1")
+    assert "Code: 36" in error(server, "INSERT INTO FUNCTION file('io/out_errors/x.unknown') SELECT 1")
+    assert "Code: 636" in error(server, "INSERT INTO FUNCTION file('io/out_errors/x.csv') FORMAT CSV 1")
+    # A SELECT that fails half way leaves nothing behind: no new file, an appended one
+    # is cut back to its old content.
+    text = error(server, "INSERT INTO FUNCTION file('io/out_errors/new.csv') SELECT throwIf(number = 70000, 'boom') AS x FROM numbers(100000) SETTINGS max_block_size = 1000")
+    assert "boom" in text
+    assert [n for n in os.listdir(out) if n != "escape"] == []
+    server.query("INSERT INTO FUNCTION file('io/out_errors/old.csv') SELECT 1 AS x")
+    error(server, "INSERT INTO FUNCTION file('io/out_errors/old.csv') SELECT throwIf(number = 70000, 'boom') AS x FROM numbers(100000) SETTINGS max_block_size = 1000")
+    with open(os.path.join(out, "old.csv")) as f:
+        assert f.read() == "1\n"
+
+
+def test_insert_into_function_s3(server, s3_endpoint):
+    base = f"{s3_endpoint}/test-bucket/written"
+    q = server.query
+    q(f"INSERT INTO FUNCTION s3('{base}/a.parquet', {S3_KEYS}) SELECT number AS id, toString(number) AS s FROM numbers(5000)")
+    assert ch(f"SELECT count(), sum(id), max(s) FROM s3('{base}/a.parquet', {S3_KEYS})") == "5000\t12497500\t999\n"
+    text = error(server, f"INSERT INTO FUNCTION s3('{base}/a.parquet', {S3_KEYS}) SELECT 1 AS id, 'x' AS s")
+    assert "Code: 36" in text and "already exists" in text and "s3_truncate_on_insert" in text
+    q(f"INSERT INTO FUNCTION s3('{base}/a.parquet', {S3_KEYS}) SELECT 1 AS id, 'x' AS s SETTINGS s3_create_new_file_on_insert = 1")
+    q(f"INSERT INTO FUNCTION s3('{base}/a.parquet', {S3_KEYS}) SELECT 2 AS id, 'y' AS s SETTINGS s3_create_new_file_on_insert = 1")
+    assert ch(f"SELECT _file, count() FROM s3('{base}/a*.parquet', {S3_KEYS}) GROUP BY _file ORDER BY _file") == "a.1.parquet\t1\na.2.parquet\t1\na.parquet\t5000\n"
+    q(f"INSERT INTO FUNCTION s3('{base}/a.parquet', {S3_KEYS}) SELECT 3 AS id, 'z' AS s SETTINGS s3_truncate_on_insert = 1")
+    assert ch(f"SELECT * FROM s3('{base}/a.parquet', {S3_KEYS})") == "3\tz\n"
+    # Larger than s3_max_single_part_upload_size: a multipart upload of 5 MiB parts.
+    q(
+        f"INSERT INTO FUNCTION s3('{base}/big.csv.zst', {S3_KEYS}, 'CSVWithNames') SELECT number AS id, repeat('x', 50) AS pad FROM numbers(400000) "
+        "SETTINGS s3_max_single_part_upload_size = 1048576, s3_min_upload_part_size = 5242880, output_format_compression_level = 1"
+    )
+    assert ch(f"SELECT count(), sum(id), sum(length(pad)) FROM s3('{base}/big.csv.zst', {S3_KEYS})") == "400000\t79999800000\t20000000\n"
+    q(
+        f"INSERT INTO FUNCTION s3('{base}/big.tsv', {S3_KEYS}, 'TSV', 'id UInt64, pad String') SELECT number, repeat('y', 30) FROM numbers(400000) "
+        "SETTINGS s3_max_single_part_upload_size = 1048576"
+    )
+    assert q(f"SELECT count(), sum(id) FROM s3('{base}/big.tsv', {S3_KEYS}, 'TSV', 'id UInt64, pad String')") == "400000\t79999800000\n"
+    # PARTITION BY into keys, read back by chdb; the keys of a failed INSERT do not appear.
+    q(f"INSERT INTO FUNCTION s3('{base}/p/{{_partition_id}}.csv', {S3_KEYS}, 'CSV', 'k UInt64, v String') PARTITION BY v SELECT number, toString(number % 2) FROM numbers(9)")
+    assert ch(f"SELECT _file, count(), sum(k) FROM s3('{base}/p/*.csv', {S3_KEYS}, 'CSV', 'k UInt64, v String') GROUP BY _file ORDER BY _file") == "0.csv\t5\t20\n1.csv\t4\t16\n"
+    error(server, f"INSERT INTO FUNCTION s3('{base}/failed.csv', {S3_KEYS}) SELECT throwIf(number = 70000, 'boom') AS x FROM numbers(100000) SETTINGS max_block_size = 1000")
+    assert "Code: 499" in error(server, f"SELECT * FROM s3('{base}/failed.csv', {S3_KEYS}, 'CSV', 'x UInt8')")
+    assert "Code: 291" in error(server, f"INSERT INTO FUNCTION s3('{base}/*.csv', {S3_KEYS}) SELECT 1")
+    assert "Code: 499" in error(server, f"INSERT INTO FUNCTION s3('{base}/denied.csv', 'testkey', 'wrong') SELECT 1")

@@ -71,17 +71,18 @@ registry! {
     "date_time_input_format": String = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
     "date_time_output_format": String = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";
+    "engine_file_allow_create_multiple_files": Bool = "0", "INSERT INTO FUNCTION file(): write a new numbered file when the file exists and its format cannot be appended to.";
     "engine_file_empty_if_not_exists": Bool = "0", "file(): return no rows instead of an error when the file does not exist.";
     "engine_file_skip_empty_files": Bool = "0", "file(): skip empty files instead of parsing them.";
-    "engine_url_skip_empty_files": Bool = "0", "url(): skip empty files instead of parsing them.";
     "engine_file_truncate_on_insert": Bool = "0", "INSERT INTO FUNCTION file(): truncate an existing file instead of failing.";
+    "engine_url_skip_empty_files": Bool = "0", "url(): skip empty files instead of parsing them.";
     "extremes": Bool = "0", "Also compute extreme values (minimums and maximums) of result columns.";
     "final": Bool = "0", "Apply FINAL (merge at read time) to every table of the query.";
     "format_csv_allow_double_quotes": Bool = "1", "Accept strings in double quotes in CSV input.";
     "format_csv_allow_single_quotes": Bool = "0", "Accept strings in single quotes in CSV input.";
     "format_csv_delimiter": String = ",", "The field delimiter of CSV input and output.";
-    "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
     "http_connection_timeout": UInt64 = "1", "url(): connection timeout in seconds.";
+    "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
     "http_max_tries": UInt64 = "10", "url(): attempts of one HTTP read.";
     "http_receive_timeout": UInt64 = "30", "url(): timeout of one HTTP request in seconds.";
     "http_zlib_compression_level": Int64 = "3", "Compression level of HTTP responses with gzip or deflate.";
@@ -126,6 +127,7 @@ registry! {
     "mutations_sync": UInt64 = "0", "Wait for ALTER ... DELETE mutations to finish (0: run them in the background).";
     "optimize_move_to_prewhere": Bool = "1", "Move selective WHERE conditions to PREWHERE automatically.";
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
+    "output_format_compression_level": UInt64 = "3", "Compression level of files written by INSERT INTO FUNCTION (gzip, zstd).";
     "output_format_json_quote_64bit_integers": Bool = "0", "Print 64-bit integers in quotes in JSON formats.";
     "output_format_json_quote_denormals": Bool = "0", "Print nan and inf as strings in JSON formats.";
     "output_format_pretty_max_rows": UInt64 = "10000", "Rows printed at most by Pretty formats.";
@@ -140,6 +142,7 @@ registry! {
     "s3_ignore_file_doesnt_exist": Bool = "0", "s3(): return no rows instead of an error when the key does not exist.";
     "s3_max_connections": UInt64 = "1024", "Connections per S3 endpoint.";
     "s3_max_get_rps": UInt64 = "0", "Limit of S3 GET requests per second (0: none).";
+    "s3_max_inflight_parts_for_one_file": UInt64 = "20", "Parts of one multipart upload sent concurrently.";
     "s3_max_put_rps": UInt64 = "0", "Limit of S3 PUT requests per second (0: none).";
     "s3_max_single_part_upload_size": UInt64 = "33554432", "Objects up to this size are uploaded in one PUT.";
     "s3_max_single_read_retries": UInt64 = "4", "Retries of one S3 read.";

@@ -81,6 +81,10 @@ pub struct FormatSettings {
     pub csv_allow_double_quotes: bool,
     /// `input_format_with_names_use_header`: match `*WithNames` columns by the header.
     pub with_names_use_header: bool,
+    /// Threads that parse one text stream (1 when `input_format_parallel_parsing = 0`).
+    pub parsing_threads: usize,
+    /// `min_chunk_bytes_for_parallel_parsing`.
+    pub min_chunk_bytes_for_parallel_parsing: usize,
     /// Rows per batch produced by input formats (the caller sets it from
     /// `max_insert_block_size` for INSERT).
     pub max_block_rows: usize,
@@ -134,6 +138,8 @@ impl FormatSettings {
             csv_allow_double_quotes: flag(settings, "format_csv_allow_double_quotes", true),
             with_names_use_header: flag(settings, "input_format_with_names_use_header", true),
             max_block_rows: settings.get_u64("max_block_size").max(1) as usize,
+            parsing_threads: if flag(settings, "input_format_parallel_parsing", true) { settings.max_threads() } else { 1 },
+            min_chunk_bytes_for_parallel_parsing: number(settings, "min_chunk_bytes_for_parallel_parsing", 10 << 20) as usize,
         }
     }
 

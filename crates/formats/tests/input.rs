@@ -226,3 +226,53 @@ fn parquet_round_trip() {
     assert_eq!(as_tsv(&target, &back), "a\t1\t0\t2020-01-02 03:04:05\nb\t2\t0\t1970-01-01 00:00:00\n");
     assert_eq!(parse_with("Parquet", &target, &[b"not parquet"], &settings()).unwrap_err().code(), ErrorCode::INCORRECT_DATA);
 }
+
+fn parallel_settings(threads: usize, chunk_bytes: usize) -> FormatSettings {
+    let mut s = settings();
+    s.parsing_threads = threads;
+    s.min_chunk_bytes_for_parallel_parsing = chunk_bytes;
+    s
+}
+
+#[test]
+fn parallel_parsing_matches_sequential() {
+    let schema = schema(&[("id", "UInt64"), ("s", "String"), ("f", "Nullable(Float64)")]);
+    let mut csv = String::from("id,s,f\n");
+    let mut tsv = String::new();
+    let mut json = String::new();
+    for i in 0..20_000u64 {
+        // Quoted fields with delimiters and newlines: row boundaries need the scanner.
+        let text = if i % 7 == 0 { format!("\"multi\nline, {i}\"") } else { format!("v{i}") };
+        let float = if i % 5 == 0 { "\\N".to_string() } else { format!("{}.5", i) };
+        csv.push_str(&format!("{i},{text},{}\n", if i % 5 == 0 { "" } else { &float }));
+        tsv.push_str(&format!("{i}\tv{i}\\tx\t{float}\n"));
+        json.push_str(&format!("{{\"id\":{i},\"s\":\"v{{{i}}}\\n\",\"f\":{}}}\n", if i % 5 == 0 { "null".to_string() } else { float.clone() }));
+    }
+    for (format, data) in [("CSVWithNames", &csv), ("TSV", &tsv), ("JSONEachRow", &json)] {
+        let sequential = as_tsv(&schema, &parse_with(format, &schema, &[data.as_bytes()], &parallel_settings(1, 1 << 20)).unwrap());
+        let pieces: Vec<&[u8]> = data.as_bytes().chunks(999).collect();
+        for (threads, chunk) in [(2, 4096), (4, 10_000), (3, 1 << 20)] {
+            let settings = parallel_settings(threads, chunk);
+            let whole = parse_with(format, &schema, &[data.as_bytes()], &settings).unwrap();
+            assert_eq!(as_tsv(&schema, &whole), sequential, "{format} whole, {threads} threads, chunks of {chunk}");
+            let pushed = parse_with(format, &schema, &pieces, &settings).unwrap();
+            assert_eq!(as_tsv(&schema, &pushed), sequential, "{format} in pieces, {threads} threads, chunks of {chunk}");
+            assert!(pushed.iter().all(|b| b.num_rows() <= settings.max_block_rows));
+        }
+    }
+}
+
+#[test]
+fn parallel_parsing_reports_the_row_of_the_whole_input() {
+    let schema = schema(&[("id", "UInt32")]);
+    let mut data = String::new();
+    for i in 0..10_000 {
+        data.push_str(if i == 7_777 { "oops\n" } else { "1\n" });
+    }
+    let e = parse_with("TSV", &schema, &[data.as_bytes()], &parallel_settings(4, 1024)).unwrap_err();
+    assert!(e.message().contains("(at row 7778"), "{}", e.message());
+    let mut lenient = parallel_settings(4, 1024);
+    lenient.allow_errors_num = 1;
+    let batches = parse_with("TSV", &schema, &[data.as_bytes()], &lenient).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 9_999);
+}

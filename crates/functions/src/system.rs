@@ -1,5 +1,5 @@
 //! Server and session information and randomness: `version`, `currentDatabase`,
-//! `hostName`, `uptime`, `rand`, `rand64`, `generateUUIDv4`.
+//! `hostName`, `uptime`, `rand`, `rand64`, `generateUUIDv4`, `throwIf`.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -133,5 +133,25 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         rand_fn("rand", false),
         rand_fn("rand64", true),
         generate_uuid_v4(),
+        throw_if(),
     ]
+}
+
+/// `throwIf(x [, message])`: fails the query when `x` is non-zero in any row, else 0.
+fn throw_if() -> ScalarUDF {
+    ScalarDef::new(
+        "throwIf",
+        Arity::range(1, 2),
+        |_| Ok(ChType::UInt8),
+        |ctx| {
+            let condition = datafusion::arrow::compute::cast(&ctx.array(0)?, &datafusion::arrow::datatypes::DataType::Boolean)?;
+            let condition = datafusion::arrow::array::AsArray::as_boolean(&condition);
+            if condition.true_count() > 0 {
+                let message = if ctx.args.len() > 1 { ctx.const_str(1, "message")?.to_string() } else { "Value passed to 'throwIf' function is non-zero".to_string() };
+                return Err(crate::args::ch_error(granary_common::ErrorCode::FUNCTION_THROW_IF_VALUE_IS_NON_ZERO, message));
+            }
+            Ok(Arc::new(datafusion::arrow::array::UInt8Array::from(vec![0u8; ctx.len])))
+        },
+    )
+    .build()
 }

@@ -192,7 +192,10 @@ pub(crate) fn table_over(ctx: &IoContext, source: Source, files: Vec<FileEntry>,
         }
     };
     let (schema, read_format) = if remote { crate::remote::run_blocking_io(resolve)? } else { resolve()? };
-    let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    // Files are already read in parallel: a file's text is split among threads only
+    // when there are fewer files than threads.
+    format_settings.parsing_threads = (format_settings.parsing_threads / files.len().max(1)).max(1);
     let virtual_columns = ctx.virtual_columns.load(std::sync::atomic::Ordering::Relaxed);
     let table = FileTable::new(schema, files, read_format, args.compression, virtual_columns, format_settings, skip_empty).with_download(download);
     Ok(Arc::new(table))

@@ -17,6 +17,9 @@
 //!   cached `object_store` clients, listing globs by prefix.
 //! * [`download`]: parallel ranged GETs of one object as a blocking byte stream.
 //! * [`remote_functions`]: `s3()`, `gcs()`, `s3Cluster()` and `url()`.
+//! * [`sink`]: `INSERT INTO FUNCTION file()/s3()`: destinations (append, truncate,
+//!   numbered new files, `{_partition_id}`), compression, multipart uploads, all or
+//!   nothing.
 //! * [`table`]: the [`table::FileTable`] provider: Parquet through DataFusion's parquet
 //!   source (projection, statistics pruning, row groups in parallel), text formats
 //!   streamed through `granary-formats` parsers, files spread over `max_threads`
@@ -35,6 +38,7 @@ pub mod infer;
 pub mod local;
 pub mod remote;
 pub mod remote_functions;
+pub mod sink;
 pub mod table;
 
 use std::path::PathBuf;

@@ -136,7 +136,7 @@ fn format_arguments(function: &str, values: &[String]) -> Result<FormatArgs> {
 }
 
 #[derive(Debug)]
-struct S3Function {
+pub(crate) struct S3Function {
     name: &'static str,
     /// `s3Cluster(cluster, ...)`: the cluster name comes first.
     cluster: bool,
@@ -149,8 +149,25 @@ impl TableFunctionImpl for S3Function {
     }
 }
 
+/// An `s3()` call's arguments, resolved: where, with which client, in which format.
+pub(crate) struct ResolvedS3 {
+    pub location: S3Location,
+    pub remote: Arc<crate::remote::RemoteStore>,
+    pub args: FormatArgs,
+}
+
 impl S3Function {
-    fn table(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
+    /// The `s3()`-family function called `name`, if it is one.
+    pub(crate) fn named(name: &str) -> Option<S3Function> {
+        Some(match name {
+            "s3" => S3Function { name: "s3", cluster: false },
+            "gcs" => S3Function { name: "gcs", cluster: false },
+            "s3Cluster" => S3Function { name: "s3Cluster", cluster: true },
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn resolve(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<ResolvedS3> {
         let exprs = if self.cluster {
             match exprs.split_first() {
                 Some((cluster, rest)) => {
@@ -178,6 +195,11 @@ impl S3Function {
         };
         let knobs = ClientKnobs::from_settings(&ctx.settings, RemoteKind::S3);
         let remote = s3_store(&location, &credentials, region.as_deref(), &knobs)?;
+        Ok(ResolvedS3 { location, remote, args })
+    }
+
+    fn table(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
+        let ResolvedS3 { location, remote, args } = self.resolve(ctx, exprs)?;
         let ignore_missing = ctx.settings.get_bool("s3_ignore_file_doesnt_exist");
         let files = run_blocking_io(|| tokio::runtime::Handle::current().block_on(list_objects(&remote, &location.key, ignore_missing)))?;
         let pattern = location.display(&location.key);

@@ -18,13 +18,15 @@ use arrow::compute::{cast_with_options, is_not_null, CastOptions};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use bytes::Bytes;
-use datafusion::common::ScalarValue;
+use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
 use granary_formats::{create_input_format, FormatSettings};
-use granary_sql::{InsertSource, InsertStatement};
+use granary_sql::{InsertSource, InsertStatement, InsertTarget, TableFunctionCall};
+use granary_types::ChType;
 use granary_storage::{InsertRequest, Table};
 use tokio::sync::mpsc;
 
@@ -33,11 +35,16 @@ use crate::interpreter::{database_of, execute_plan, plan_query};
 use crate::ByteStream;
 
 pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text: &str, input: Option<ByteStream>) -> Result<()> {
-    let database = database_of(ctx, &insert.table);
-    if database == "system" {
-        return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Cannot insert into tables of the system database"));
-    }
-    let table = ctx.catalog.table(&database, &insert.table.table)?;
+    let (table, planned) = match &insert.target {
+        InsertTarget::Table(name) => {
+            let database = database_of(ctx, name);
+            if database == "system" {
+                return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Cannot insert into tables of the system database"));
+            }
+            (ctx.catalog.table(&database, &name.table)?, None)
+        }
+        InsertTarget::Function(call) => function_target(ctx, call, &insert.source).await?,
+    };
     let targets = target_columns(&table, &insert.columns)?;
     let defaults = evaluate_defaults(ctx, &table, &targets).await?;
     match insert.source {
@@ -45,7 +52,10 @@ pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text
             if limit_by.is_some() {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in INSERT ... SELECT is not supported yet"));
             }
-            let plan = plan_query(ctx, query).await?;
+            let plan = match planned {
+                Some(plan) => plan,
+                None => plan_query(ctx, query).await?,
+            };
             let stream = execute_plan(ctx, &plan).await?;
             insert_stream_with_defaults(ctx, &table, &targets, stream, defaults).await
         }
@@ -60,6 +70,70 @@ pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text
             }
         }
     }
+}
+
+/// `INSERT INTO FUNCTION f(args) [PARTITION BY expr]`: the destination as a table whose
+/// columns are the `structure` argument or, without one, the SELECT's columns (then the
+/// SELECT is planned here and its plan returned, so it is planned once).
+async fn function_target(ctx: &QueryContext, call: &TableFunctionCall, source: &InsertSource) -> Result<(Arc<Table>, Option<LogicalPlan>)> {
+    let io = ctx.state.config().get_extension::<granary_io::IoContext>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no I/O context"))?;
+    let no_columns = DFSchema::empty();
+    let args = call.args.iter().map(|arg| function_argument(ctx, arg, &no_columns)).collect::<Result<Vec<_>>>()?;
+    let target = granary_io::sink::resolve_sink(&io, &call.name, &args)?;
+    let (columns, planned) = match (&target.structure, source) {
+        (Some(structure), _) => (structure.clone(), None),
+        (None, InsertSource::Select { query, .. }) => {
+            let plan = plan_query(ctx, query.clone()).await?;
+            let columns = plan.schema().fields().iter().map(|f| (f.name().clone(), ChType::from_field(f))).collect();
+            (columns, Some(plan))
+        }
+        (None, InsertSource::Data { .. }) => {
+            return Err(Error::new(
+                ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                format!("INSERT INTO FUNCTION {}() with data needs the structure argument (column names and types)", call.name),
+            ))
+        }
+    };
+    let partition = match &call.partition_by {
+        Some(expr) => {
+            let schema: SchemaRef = Arc::new(Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()));
+            let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+            let logical = sql_expression(ctx, &format!("toString({expr})"), &df_schema)?;
+            Some(ctx.state.create_physical_expr(logical, &df_schema)?)
+        }
+        None => None,
+    };
+    let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    Ok((target.into_table(&columns, partition, &ctx.settings, format_settings)?, planned))
+}
+
+/// A table function argument: a bare word (`NOSIGN`) is passed as a column reference,
+/// as the planner passes it for reads; anything else is an expression.
+fn function_argument(ctx: &QueryContext, text: &str, schema: &DFSchema) -> Result<datafusion::logical_expr::Expr> {
+    let trimmed = text.trim();
+    if !trimmed.is_empty() && trimmed.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !trimmed.starts_with(|c: char| c.is_ascii_digit()) {
+        return Ok(datafusion::logical_expr::Expr::Column(datafusion::common::Column::from_name(trimmed.to_ascii_lowercase())));
+    }
+    sql_expression(ctx, trimmed, schema)
+}
+
+/// One SQL expression in ClickHouse syntax, planned against `schema`.
+fn sql_expression(ctx: &QueryContext, text: &str, schema: &DFSchema) -> Result<datafusion::logical_expr::Expr> {
+    use datafusion::sql::sqlparser::ast::{SelectItem, SetExpr, Statement as SqlStatement};
+    use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+    let syntax = |detail: String| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse expression {text}: {detail}"));
+    let mut statements = datafusion::sql::sqlparser::parser::Parser::parse_sql(&ClickHouseDialect {}, &format!("SELECT {text}")).map_err(|e| syntax(e.to_string()))?;
+    let mut statement = statements.pop().filter(|_| statements.is_empty()).ok_or_else(|| syntax("not one expression".into()))?;
+    granary_functions::prepare_function_names(&mut statement);
+    if let SqlStatement::Query(query) = statement {
+        if let SetExpr::Select(select) = *query.body {
+            if let [SelectItem::UnnamedExpr(expr)] = select.projection.as_slice() {
+                let expr = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: expr.clone(), alias: None };
+                return Ok(ctx.state.create_logical_expr_from_sql_expr(expr, schema)?);
+            }
+        }
+    }
+    Err(syntax("not one expression".into()))
 }
 
 /// VALUES lists up to this size are retried as SQL expressions when the fast literal

@@ -140,11 +140,29 @@ pub enum AlterCommand {
 
 #[derive(Debug, Clone)]
 pub struct InsertStatement {
-    pub table: TableName,
+    pub target: InsertTarget,
     /// The column list, empty for all columns.
     pub columns: Vec<String>,
     pub source: InsertSource,
     pub settings: Vec<(String, String)>,
+}
+
+/// Where an INSERT writes.
+#[derive(Debug, Clone)]
+pub enum InsertTarget {
+    Table(TableName),
+    /// `INSERT INTO FUNCTION s3(...) [PARTITION BY expr]`.
+    Function(TableFunctionCall),
+}
+
+/// A table function call as written: arguments are SQL expression texts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableFunctionCall {
+    pub name: String,
+    pub args: Vec<String>,
+    /// `PARTITION BY expr` of `INSERT INTO FUNCTION`: one file per value, named by
+    /// replacing `{_partition_id}` in the path.
+    pub partition_by: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -432,6 +450,23 @@ impl<'a> Cursor<'a> {
         } else {
             Ok(TableName { database: None, table: first })
         }
+    }
+
+    /// `name(arg, ...)`, each argument kept as its SQL text.
+    fn table_function_call(&mut self) -> Result<TableFunctionCall> {
+        let name = self.ident()?;
+        self.expect_token(&Token::LParen, "'('")?;
+        let mut args = Vec::new();
+        if !self.eat_token(&Token::RParen) {
+            loop {
+                args.push(self.raw_until(|l| l.token == Token::Comma).ok_or_else(|| self.syntax_error("table function argument"))?);
+                if self.eat_token(&Token::RParen) {
+                    break;
+                }
+                self.expect_token(&Token::Comma, "',' or ')'")?;
+            }
+        }
+        Ok(TableFunctionCall { name, args, partition_by: None })
     }
 
     fn string_literal(&mut self) -> Result<String> {
@@ -745,10 +780,7 @@ impl<'a> Cursor<'a> {
         self.expect("INSERT")?;
         self.expect("INTO")?;
         self.eat("TABLE");
-        if self.peek_is("FUNCTION") {
-            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "INSERT INTO FUNCTION is not supported yet"));
-        }
-        let table = self.table_name()?;
+        let mut target = if self.eat("FUNCTION") { InsertTarget::Function(self.table_function_call()?) } else { InsertTarget::Table(self.table_name()?) };
         let mut columns = Vec::new();
         if self.eat_token(&Token::LParen) {
             loop {
@@ -757,6 +789,12 @@ impl<'a> Cursor<'a> {
                     break;
                 }
                 self.expect_token(&Token::Comma, "',' or ')'")?;
+            }
+        }
+        if let InsertTarget::Function(call) = &mut target {
+            if self.eat_seq(&["PARTITION", "BY"]) {
+                const SOURCE_START: [&str; 5] = ["SELECT", "WITH", "VALUES", "FORMAT", "SETTINGS"];
+                call.partition_by = Some(self.raw_until(|l| SOURCE_START.iter().any(|k| l.is_keyword(k))).ok_or_else(|| self.syntax_error("partition expression"))?);
             }
         }
         let mut settings = Vec::new();
@@ -779,7 +817,7 @@ impl<'a> Cursor<'a> {
             return Err(self.syntax_error("VALUES, FORMAT or SELECT"));
         };
         Ok(StatementWithClauses {
-            statement: Statement::Insert(InsertStatement { table, columns, source, settings: settings.clone() }),
+            statement: Statement::Insert(InsertStatement { target, columns, source, settings: settings.clone() }),
             settings,
             format: None,
         })
@@ -1374,7 +1412,7 @@ mod tests {
     fn insert_data_offsets() {
         let sql = "INSERT INTO db.t (a, b) FORMAT CSV\n1,2\n";
         match parse(sql).statement {
-            Statement::Insert(InsertStatement { table, columns, source: InsertSource::Data { format, data_offset }, .. }) => {
+            Statement::Insert(InsertStatement { target: InsertTarget::Table(table), columns, source: InsertSource::Data { format, data_offset }, .. }) => {
                 assert_eq!(table.to_string(), "db.t");
                 assert_eq!(columns, vec!["a", "b"]);
                 assert_eq!(format, "CSV");
@@ -1392,6 +1430,29 @@ mod tests {
         }
         let sql = "INSERT INTO t FORMAT TSV\n\"unbalanced 'quotes\t1\n";
         assert!(matches!(parse(sql).statement, Statement::Insert(_)));
+    }
+
+    #[test]
+    fn insert_into_function() {
+        let sql = "INSERT INTO TABLE FUNCTION s3('http://h/b/k_{_partition_id}.csv', 'key', concat('se', 'cret'), 'CSV', 'a UInt8, b String') (a) PARTITION BY a % 2 SETTINGS s3_truncate_on_insert = 1 SELECT 1";
+        match parse(sql).statement {
+            Statement::Insert(InsertStatement { target: InsertTarget::Function(call), columns, source: InsertSource::Select { .. }, settings }) => {
+                assert_eq!(call.name, "s3");
+                assert_eq!(call.args, vec!["'http://h/b/k_{_partition_id}.csv'", "'key'", "concat('se', 'cret')", "'CSV'", "'a UInt8, b String'"]);
+                assert_eq!(call.partition_by.as_deref(), Some("a % 2"));
+                assert_eq!(columns, vec!["a"]);
+                assert_eq!(settings, vec![("s3_truncate_on_insert".to_string(), "1".to_string())]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let sql = "INSERT INTO FUNCTION file('x.csv', 'CSV', 'x UInt8') VALUES (1)";
+        match parse(sql).statement {
+            Statement::Insert(InsertStatement { target: InsertTarget::Function(call), source: InsertSource::Data { format, .. }, .. }) => {
+                assert_eq!(call.args.len(), 3);
+                assert_eq!(format, "Values");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

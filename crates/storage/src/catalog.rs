@@ -37,6 +37,24 @@ impl Table {
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
+
+    /// A table outside any database, for one statement: the target of
+    /// `INSERT INTO FUNCTION file(...)`, which the INSERT path treats like any table.
+    pub fn detached(database: &str, name: &str, columns: Vec<crate::meta::ColumnMeta>, engine: Arc<dyn TableEngine>) -> Result<Arc<Table>> {
+        let meta = TableMeta {
+            format_version: TABLE_META_VERSION,
+            uuid: String::new(),
+            database: database.to_string(),
+            name: name.to_string(),
+            columns,
+            engine: crate::meta::EngineMeta { name: engine.engine_name().to_string(), ..Default::default() },
+            comment: None,
+            created_at: 0,
+            dictionary: None,
+        };
+        let schema = meta.schema()?;
+        Ok(Arc::new(Table { meta, engine, schema }))
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]

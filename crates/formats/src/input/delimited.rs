@@ -16,7 +16,7 @@ use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::escape::{shorten, unescape_tsv};
 
-use super::rows::{Block, RowFormat, Scan, Streamer};
+use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,7 @@ enum CsvState {
     QuoteSeen(u8),
 }
 
+#[derive(Clone)]
 struct DelimitedRows {
     dialect: Dialect,
     delimiter: u8,
@@ -417,7 +418,7 @@ impl DelimitedInput {
             scratch: Vec::new(),
             fields: Vec::with_capacity(columns),
         };
-        Ok(DelimitedInput { streamer: Streamer::new(rows, Block::new(schema, settings)?) })
+        Ok(DelimitedInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
     }
 }
 

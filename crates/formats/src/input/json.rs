@@ -13,9 +13,10 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::escape::shorten;
 use granary_types::text::read::{read_object, skip_ws};
 
-use super::rows::{Block, RowFormat, Scan, Streamer};
+use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
+#[derive(Clone)]
 struct JsonRows {
     columns: HashMap<Vec<u8>, usize>,
     skip_unknown_fields: bool,
@@ -159,7 +160,7 @@ impl JsonEachRowInput {
             in_string: false,
             escaped: false,
         };
-        Ok(JsonEachRowInput { streamer: Streamer::new(rows, Block::new(schema, settings)?) })
+        Ok(JsonEachRowInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
     }
 }
 

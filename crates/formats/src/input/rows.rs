@@ -14,6 +14,7 @@ use crate::FormatSettings;
 /// The block being built: one builder per target column.
 pub(crate) struct Block {
     schema: SchemaRef,
+    text: granary_types::text::TextOptions,
     pub builders: Vec<ColumnBuilder>,
     /// Finished rows in the current block.
     rows: usize,
@@ -30,6 +31,7 @@ impl Block {
         let builders = schema.fields().iter().map(|f| ColumnBuilder::new(f, &settings.text)).collect::<Result<Vec<_>>>()?;
         Ok(Block {
             schema,
+            text: settings.text.clone(),
             builders,
             rows: 0,
             max_block_rows: settings.max_block_rows.max(1),
@@ -37,6 +39,23 @@ impl Block {
             errors: 0,
             allow_errors_num: settings.allow_errors_num,
             allow_errors_ratio: settings.allow_errors_ratio,
+        })
+    }
+
+    /// An empty block of the same columns and limits for a parallel parser whose first
+    /// row is row `row_number + 1` of the input.
+    fn fork(&self, row_number: u64) -> Result<Block> {
+        let builders = self.schema.fields().iter().map(|f| ColumnBuilder::new(f, &self.text)).collect::<Result<Vec<_>>>()?;
+        Ok(Block {
+            schema: Arc::clone(&self.schema),
+            text: self.text.clone(),
+            builders,
+            rows: 0,
+            max_block_rows: self.max_block_rows,
+            row_number,
+            errors: self.errors,
+            allow_errors_num: self.allow_errors_num,
+            allow_errors_ratio: self.allow_errors_ratio,
         })
     }
 
@@ -103,6 +122,23 @@ impl Block {
     }
 }
 
+/// One parallel parser's work: `rows` of `data` into `block`. Returns the batches and
+/// the block's error count.
+fn parse_rows<F: RowFormat>(mut format: F, mut block: Block, data: &[u8], rows: &[(usize, usize)]) -> Result<(Vec<RecordBatch>, u64)> {
+    let mut out = Vec::new();
+    for &(start, end) in rows {
+        block.begin_row();
+        if let Err(e) = format.parse_row(&data[start..end], &mut block, &mut out) {
+            if e.code() == granary_common::ErrorCode::SYNTAX_ERROR {
+                return Err(e);
+            }
+            block.fail_row(e)?;
+        }
+    }
+    block.flush(&mut out)?;
+    Ok((out, block.errors))
+}
+
 /// Where a scanner stands on the data after the last row it found.
 pub(crate) enum Scan {
     /// A row is in `data[start..end]`; the next one is looked for from `next`.
@@ -127,25 +163,61 @@ pub(crate) trait RowFormat: Send {
     }
 }
 
-/// Drives a [`RowFormat`] over pushed bytes.
-pub(crate) struct Streamer<F: RowFormat> {
-    pub format: F,
-    pub block: Block,
-    /// The unfinished row carried over from the previous push.
-    pending: Vec<u8>,
+/// The most input bytes one parallel round holds.
+const MAX_PARALLEL_ROUND_BYTES: usize = 256 << 20;
+
+/// How one stream is parsed on several threads (`input_format_parallel_parsing`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parallelism {
+    pub threads: usize,
+    /// Bytes of whole rows each thread gets at least (`min_chunk_bytes_for_parallel_parsing`).
+    pub chunk_bytes: usize,
 }
 
-impl<F: RowFormat> Streamer<F> {
-    pub fn new(format: F, block: Block) -> Self {
-        Streamer { format, block, pending: Vec::new() }
+impl Parallelism {
+    pub fn from_settings(settings: &FormatSettings) -> Self {
+        let chunk_bytes = settings.min_chunk_bytes_for_parallel_parsing.max(1);
+        // Bytes gathered for one round stay under a fixed budget however many cores.
+        let threads = settings.parsing_threads.clamp(1, (MAX_PARALLEL_ROUND_BYTES / chunk_bytes).max(1));
+        Parallelism { threads, chunk_bytes }
+    }
+
+    fn enabled(&self) -> bool {
+        self.threads > 1
+    }
+
+    /// Bytes worth parsing in parallel: a chunk for every thread.
+    fn batch_bytes(&self) -> usize {
+        self.chunk_bytes.saturating_mul(self.threads)
+    }
+}
+
+/// Drives a [`RowFormat`] over pushed bytes.
+///
+/// With [`Parallelism`], bytes are gathered until every thread can get a chunk; the
+/// rows are then found by one sequential scan (cheap: quotes and newlines only), cut
+/// into one chunk of whole rows per thread, parsed by copies of the format into their
+/// own blocks on scoped threads, and the batches emitted in input order. Row numbers in
+/// errors stay those of the whole input.
+pub(crate) struct Streamer<F: RowFormat + Clone> {
+    pub format: F,
+    pub block: Block,
+    /// The unfinished row carried over from the previous push (or, when parsing in
+    /// parallel, the bytes gathered for the next parallel round).
+    pending: Vec<u8>,
+    parallelism: Parallelism,
+}
+
+impl<F: RowFormat + Clone> Streamer<F> {
+    pub fn new(format: F, block: Block, parallelism: Parallelism) -> Self {
+        Streamer { format, block, pending: Vec::new(), parallelism }
     }
 
     /// Parses every complete row of `data`; returns how many bytes were consumed.
-    ///
-    /// This is where chunk-parallel parsing will go: with a large `data`, scan ahead for
-    /// row boundaries, hand chunks of whole rows to worker threads with their own
-    /// `Block`s, and append their batches to `out` in order.
     fn consume(&mut self, data: &[u8], eof: bool, out: &mut Vec<RecordBatch>) -> Result<usize> {
+        if self.parallelism.enabled() && !self.format.in_header() && data.len() >= 2 * self.parallelism.chunk_bytes {
+            return self.consume_parallel(data, eof, out);
+        }
         let mut pos = 0;
         loop {
             match self.format.scan(data, pos, eof)? {
@@ -176,7 +248,72 @@ impl<F: RowFormat> Streamer<F> {
         }
     }
 
+    fn consume_parallel(&mut self, data: &[u8], eof: bool, out: &mut Vec<RecordBatch>) -> Result<usize> {
+        // Row boundaries, cut into one chunk per thread.
+        let target = data.len() / self.parallelism.threads + 1;
+        let mut chunks: Vec<Vec<(usize, usize)>> = Vec::with_capacity(self.parallelism.threads);
+        let mut current: Vec<(usize, usize)> = Vec::new();
+        let mut chunk_start = 0;
+        let mut pos = 0;
+        loop {
+            match self.format.scan(data, pos, eof)? {
+                Scan::Row { start, end, next } => {
+                    current.push((start, end));
+                    pos = next;
+                    if next - chunk_start >= target {
+                        chunks.push(std::mem::take(&mut current));
+                        chunk_start = next;
+                    }
+                }
+                Scan::Skip { next } => {
+                    pos = next;
+                    if pos >= data.len() {
+                        break;
+                    }
+                }
+                Scan::NeedMore { start } => {
+                    pos = start;
+                    break;
+                }
+            }
+        }
+        if !current.is_empty() {
+            chunks.push(current);
+        }
+        // Rows parsed before this round go out first.
+        self.block.flush(out)?;
+        let mut first_row = self.block.row_number;
+        let mut jobs = Vec::with_capacity(chunks.len());
+        for rows in &chunks {
+            jobs.push((self.format.clone(), self.block.fork(first_row)?, rows.as_slice()));
+            first_row += rows.len() as u64;
+        }
+        let errors_before = self.block.errors;
+        let results: Vec<Result<(Vec<RecordBatch>, u64)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs.into_iter().map(|(format, block, rows)| scope.spawn(move || parse_rows(format, block, data, rows))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "a parsing thread panicked"))))
+                .collect()
+        });
+        for result in results {
+            let (batches, errors) = result?;
+            out.extend(batches);
+            self.block.errors += errors - errors_before;
+        }
+        self.block.row_number = first_row;
+        if self.block.errors > self.block.allow_errors_num && self.block.errors as f64 / self.block.row_number.max(1) as f64 > self.block.allow_errors_ratio {
+            return Err(Error::new(granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Too many bad rows: {} of {}", self.block.errors, self.block.row_number)));
+        }
+        Ok(pos)
+    }
+
     pub fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
+        if self.parallelism.enabled() && !self.format.in_header() && self.pending.len() + data.len() < self.parallelism.batch_bytes() {
+            // Gather until every thread can get a chunk.
+            self.pending.extend_from_slice(data);
+            return Ok(());
+        }
         if self.pending.is_empty() {
             // The common case: parse straight from the caller's slice, keep the tail.
             let consumed = self.consume(data, false, out)?;

@@ -10,9 +10,10 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::escape::shorten;
 use granary_types::text::read::skip_ws;
 
-use super::rows::{Block, RowFormat, Scan, Streamer};
+use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
+#[derive(Clone)]
 struct ValuesRows {
     scratch: Vec<u8>,
     /// Scanner state of an unfinished row: bytes scanned, bracket depth, inside a
@@ -117,7 +118,7 @@ pub struct ValuesInput {
 impl ValuesInput {
     pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
         let rows = ValuesRows { scratch: Vec::new(), resume: 0, depth: 0, quote: None, escaped: false };
-        Ok(ValuesInput { streamer: Streamer::new(rows, Block::new(schema, settings)?) })
+        Ok(ValuesInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
     }
 }
 

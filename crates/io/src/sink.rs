@@ -1,0 +1,700 @@
+//! Writing into files and objects: `INSERT INTO FUNCTION file(...)` and `s3(...)`.
+//!
+//! The function's arguments name a destination, a format, a structure and a
+//! compression ([`resolve_sink`]). The rows then arrive through the ordinary INSERT path
+//! as into any table ([`SinkTarget::into_table`] wraps a [`FileSink`] engine), so column
+//! lists, casts and defaults behave as for tables.
+//!
+//! ```text
+//!  batches ─► (PARTITION BY: rows grouped by toString(expr)) ─► one ObjectWriter per
+//!  destination: OutputFormat ─► Encoder (gzip/zstd/lz4) ─► local file | S3 upload
+//! ```
+//!
+//! Nothing partial becomes visible on failure: a new local file is written under a
+//! temporary name, fsynced and renamed; an append is cut back to the old length; an S3
+//! object is one PUT, or a multipart upload that is aborted (memory stays bounded by the
+//! part size times `s3_max_inflight_parts_for_one_file`).
+//!
+//! Existing destinations follow ClickHouse: a local file is appended to when its format
+//! allows appends (no second header for `*WithNames`), otherwise it is an error unless
+//! `engine_file_truncate_on_insert` or `engine_file_allow_create_multiple_files`; an
+//! existing S3 object is an error unless `s3_truncate_on_insert` or
+//! `s3_create_new_file_on_insert` (`data.csv` -> `data.1.csv`, `data.2.csv`, ...).
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, UInt32Array};
+use arrow::compute::{cast, take_record_batch};
+use arrow::datatypes::{DataType, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::{ExecutionPlan, PhysicalExpr};
+use futures::StreamExt;
+use granary_common::{Error, ErrorCode, Result, Settings};
+use granary_formats::{create_output_format, FormatSettings, OutputFormat, QueryStatistics};
+use granary_storage::{ColumnMeta, InsertRequest, InsertResult, Table, TableEngine};
+use granary_types::ChType;
+use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStoreExt, PutPayload, WriteMultipart};
+
+use crate::detect::{format_from_name, Compression};
+use crate::function::{format_args, parse_structure, string_arg, FormatArgs};
+use crate::glob::has_glob;
+use crate::remote::{remote_error, RemoteKind, RemoteStore};
+use crate::remote_functions::{ResolvedS3, S3Function};
+use crate::IoContext;
+
+/// Where `{_partition_id}` in a path is replaced by the partition of the rows.
+pub const PARTITION_ID_PLACEHOLDER: &str = "{_partition_id}";
+
+/// Formats whose files are whole documents (a footer, a closing bracket): appending a
+/// second one would corrupt the file.
+const NOT_APPENDABLE: &[&str] = &["Parquet", "Arrow", "ORC", "Avro", "JSON", "JSONCompact", "JSONStrings", "JSONCompactStrings", "XML"];
+
+/// What the arguments of a table function say about writing into it.
+#[derive(Debug)]
+pub struct SinkTarget {
+    function: String,
+    destination: Destination,
+    pub format: String,
+    /// The `structure` argument, if given (else the columns come from the SELECT).
+    pub structure: Option<Vec<(String, ChType)>>,
+    compression: Compression,
+}
+
+#[derive(Debug, Clone)]
+enum Destination {
+    /// An absolute path inside `root` (`user_files_path`); may hold the placeholder.
+    Local { root: PathBuf, path: PathBuf },
+    /// A key in a bucket; may hold the placeholder.
+    Remote { store: Arc<RemoteStore>, bucket: String, key: String },
+}
+
+impl Destination {
+    fn text(&self) -> String {
+        match self {
+            Destination::Local { path, .. } => path.to_string_lossy().into_owned(),
+            Destination::Remote { bucket, key, .. } => format!("{bucket}/{key}"),
+        }
+    }
+}
+
+/// Resolves `INSERT INTO FUNCTION name(args)`. Only `file` and the `s3` family write.
+pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<SinkTarget> {
+    let (destination, args) = if function == "file" {
+        let Some((path_expr, rest)) = exprs.split_first() else {
+            return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'file' requires 1 to 4 arguments: path, [format, [structure, [compression]]]"));
+        };
+        let path = string_arg("file", path_expr)?;
+        let root = std::path::absolute(&ctx.user_files_path)?;
+        let confined = crate::local::confine(&root, &path)?;
+        if has_glob(&path.replace(PARTITION_ID_PLACEHOLDER, "")) {
+            return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Table '_table_function.file' is in readonly mode because of globs in filepath"));
+        }
+        (Destination::Local { root, path: confined }, format_args("file", rest)?)
+    } else if let Some(s3) = S3Function::named(function) {
+        let ResolvedS3 { location, remote, args } = s3.resolve(ctx, exprs)?;
+        if has_glob(&location.key.replace(PARTITION_ID_PLACEHOLDER, "")) {
+            return Err(Error::new(
+                ErrorCode::DATABASE_ACCESS_DENIED,
+                format!("Non partitioned table with path '{}' that contains globs, the table is in readonly mode", location.key),
+            ));
+        }
+        if location.key.is_empty() || location.key.ends_with('/') {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot write into '{}': the URL names no object key", location.display(&location.key))));
+        }
+        (Destination::Remote { store: remote, bucket: location.bucket, key: location.key }, args)
+    } else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, s3, gcs and s3Cluster do)")));
+    };
+    let FormatArgs { format, structure, compression } = args;
+    let name = destination.text();
+    let format = match format.or_else(|| format_from_name(&name).map(str::to_string)) {
+        Some(format) => format,
+        None => {
+            return Err(Error::new(
+                ErrorCode::BAD_ARGUMENTS,
+                format!("Cannot determine the output format of {name} from its extension; give the format as an argument of {function}()"),
+            ))
+        }
+    };
+    let compression = match compression {
+        Some(c) => c,
+        None => Compression::detect(&name)?,
+    };
+    let structure = structure.map(|s| parse_structure(&s)).transpose()?;
+    Ok(SinkTarget { function: function.to_string(), destination, format, structure, compression })
+}
+
+impl SinkTarget {
+    /// Whether the path names `{_partition_id}` (required by `PARTITION BY`).
+    pub fn has_partition_placeholder(&self) -> bool {
+        self.destination.text().contains(PARTITION_ID_PLACEHOLDER)
+    }
+
+    /// The destination as a table of `columns`. `partition` computes the partition id
+    /// of each row (a string) from batches of those columns.
+    pub fn into_table(self, columns: &[(String, ChType)], partition: Option<Arc<dyn PhysicalExpr>>, settings: &Settings, format_settings: FormatSettings) -> Result<Arc<Table>> {
+        if partition.is_some() && !self.has_partition_placeholder() {
+            return Err(Error::new(
+                ErrorCode::NOT_IMPLEMENTED,
+                format!("PARTITION BY needs {PARTITION_ID_PLACEHOLDER} in the path of {}() (hive-style partition directories are not supported yet)", self.function),
+            ));
+        }
+        if partition.is_none() && self.has_partition_placeholder() {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("The path of {}() names {PARTITION_ID_PLACEHOLDER} but the INSERT has no PARTITION BY", self.function)));
+        }
+        let metas: Vec<ColumnMeta> = columns.iter().map(|(name, ty)| ColumnMeta::new(name, ty)).collect();
+        let schema = Arc::new(arrow::datatypes::Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()));
+        // Fails now, before anything is read, for an unknown or input-only format.
+        create_output_format(&self.format, schema.clone(), &format_settings)?;
+        let function = self.function.clone();
+        let engine = Arc::new(FileSink { target: self, schema, partition, settings: settings.clone(), format_settings });
+        Table::detached("_table_function", &function, metas, engine)
+    }
+}
+
+/// The engine behind `INSERT INTO FUNCTION`: writes, never reads.
+pub struct FileSink {
+    target: SinkTarget,
+    schema: SchemaRef,
+    partition: Option<Arc<dyn PhysicalExpr>>,
+    settings: Settings,
+    format_settings: FormatSettings,
+}
+
+impl std::fmt::Debug for FileSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileSink").field("destination", &self.target.destination.text()).field("format", &self.target.format).finish()
+    }
+}
+
+#[async_trait]
+impl TableEngine for FileSink {
+    fn engine_name(&self) -> &str {
+        if matches!(self.target.destination, Destination::Local { .. }) {
+            "File"
+        } else {
+            "S3"
+        }
+    }
+
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    async fn scan(&self, _session: &dyn Session, _projection: Option<&Vec<usize>>, _filters: &[Expr], _limit: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
+        Err(Error::new(ErrorCode::LOGICAL_ERROR, "INSERT INTO FUNCTION targets are not read"))
+    }
+
+    async fn insert(&self, request: InsertRequest) -> Result<InsertResult> {
+        let mut writers: Vec<ObjectWriter> = Vec::new();
+        let result = self.write_all(request, &mut writers).await;
+        if result.is_err() {
+            for writer in writers {
+                writer.abort().await;
+            }
+        }
+        result
+    }
+
+    async fn truncate(&self) -> Result<()> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "TRUNCATE of a table function is not supported"))
+    }
+
+    async fn drop_data(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl FileSink {
+    async fn write_all(&self, request: InsertRequest, writers: &mut Vec<ObjectWriter>) -> Result<InsertResult> {
+        let mut by_partition: HashMap<String, usize> = HashMap::new();
+        let mut input = request.input;
+        let mut rows = 0u64;
+        while let Some(batch) = input.next().await {
+            let batch = batch?;
+            rows += batch.num_rows() as u64;
+            match &self.partition {
+                None => {
+                    let writer = self.writer_for("", &mut by_partition, writers).await?;
+                    writer.write(&batch).await?;
+                }
+                Some(expr) => {
+                    for (id, rows_of_partition) in partition_rows(expr.as_ref(), &batch)? {
+                        let part = take_record_batch(&batch, &rows_of_partition)?;
+                        let writer = self.writer_for(&id, &mut by_partition, writers).await?;
+                        writer.write(&part).await?;
+                    }
+                }
+            }
+        }
+        if writers.is_empty() && self.partition.is_none() {
+            // An empty INSERT still creates the file (a header, an empty Parquet file).
+            self.writer_for("", &mut by_partition, writers).await?;
+        }
+        let mut written_bytes = 0;
+        for writer in writers.drain(..) {
+            written_bytes += writer.finish().await?;
+        }
+        Ok(InsertResult { written_rows: rows, written_bytes })
+    }
+
+    async fn writer_for<'a>(&self, partition_id: &str, by_partition: &mut HashMap<String, usize>, writers: &'a mut Vec<ObjectWriter>) -> Result<&'a mut ObjectWriter> {
+        let index = match by_partition.get(partition_id) {
+            Some(&i) => i,
+            None => {
+                let writer = self.open_writer(partition_id).await?;
+                writers.push(writer);
+                by_partition.insert(partition_id.to_string(), writers.len() - 1);
+                writers.len() - 1
+            }
+        };
+        Ok(&mut writers[index])
+    }
+
+    async fn open_writer(&self, partition_id: &str) -> Result<ObjectWriter> {
+        let format = create_output_format(&self.target.format, self.schema.clone(), &self.format_settings)?;
+        let level = self.settings.get_u64("output_format_compression_level").clamp(1, 22) as u32;
+        let encoder = Encoder::new(self.target.compression, level)?;
+        let appendable = !NOT_APPENDABLE.contains(&self.target.format.as_str());
+        let (sink, append) = match &self.target.destination {
+            Destination::Local { root, path } => {
+                let path = PathBuf::from(path.to_string_lossy().replace(PARTITION_ID_PLACEHOLDER, partition_id));
+                let path = crate::local::confine(root, &path.to_string_lossy())?;
+                let file = LocalFile::open(root, &path, &self.target.format, appendable, &self.settings)?;
+                let append = file.appends();
+                (ByteSink::Local(file), append)
+            }
+            Destination::Remote { store, bucket, key } => {
+                let key = key.replace(PARTITION_ID_PLACEHOLDER, partition_id);
+                let upload = RemoteUpload::open(store.clone(), bucket, &key, &self.settings).await?;
+                (ByteSink::Remote(upload), false)
+            }
+        };
+        Ok(ObjectWriter { format, encoder: Some(encoder), scratch: Vec::new(), sink, write_prefix: !append, started: false, formatted_bytes: 0 })
+    }
+}
+
+/// The rows of each partition of `batch`, by `toString(partition expression)`, in order
+/// of first appearance.
+fn partition_rows(expr: &dyn PhysicalExpr, batch: &RecordBatch) -> Result<Vec<(String, UInt32Array)>> {
+    let ids = expr.evaluate(batch)?.into_array(batch.num_rows())?;
+    let ids = cast(&ids, &DataType::Utf8)?;
+    let ids = ids.as_string::<i32>();
+    let mut order: Vec<String> = Vec::new();
+    let mut rows: HashMap<&str, Vec<u32>> = HashMap::new();
+    for row in 0..ids.len() {
+        let id = if ids.is_null(row) { "" } else { ids.value(row) };
+        validate_partition_id(id)?;
+        rows.entry(id).or_insert_with(|| {
+            order.push(id.to_string());
+            Vec::new()
+        });
+        if let Some(list) = rows.get_mut(id) {
+            list.push(row as u32);
+        }
+    }
+    Ok(order
+        .into_iter()
+        .map(|id| {
+            let list = rows.remove(id.as_str()).unwrap_or_default();
+            (id, UInt32Array::from(list))
+        })
+        .collect())
+}
+
+/// Partition ids become parts of paths: characters that would be read back as globs, or
+/// that no file system takes, are refused (as ClickHouse does).
+fn validate_partition_id(id: &str) -> Result<()> {
+    if let Some(c) = id.chars().find(|c| matches!(c, '\0' | '{' | '}' | '*' | '?')) {
+        return Err(Error::new(ErrorCode::CANNOT_PARSE_TEXT, format!("Illegal character '{}' in partition id starting with '{}'", c.escape_default(), id.chars().take(20).collect::<String>())));
+    }
+    if id.split('/').any(|component| component == "..") {
+        return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, format!("Partition id '{id}' would leave the destination directory")));
+    }
+    Ok(())
+}
+
+/// One destination file or object being written.
+struct ObjectWriter {
+    format: Box<dyn OutputFormat>,
+    encoder: Option<Encoder>,
+    scratch: Vec<u8>,
+    sink: ByteSink,
+    /// False when appending to a non-empty file: its header is already there.
+    write_prefix: bool,
+    started: bool,
+    formatted_bytes: u64,
+}
+
+impl ObjectWriter {
+    async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.scratch.clear();
+        self.start()?;
+        self.format.write_batch(batch, &mut self.scratch)?;
+        self.flush_scratch().await
+    }
+
+    fn start(&mut self) -> Result<()> {
+        if !self.started {
+            self.started = true;
+            if self.write_prefix {
+                self.format.write_prefix(&mut self.scratch)?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn flush_scratch(&mut self) -> Result<()> {
+        self.formatted_bytes += self.scratch.len() as u64;
+        let encoder = self.encoder.as_mut().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "write after finish"))?;
+        encoder.write_all(&self.scratch)?;
+        let chunk = encoder.take_output();
+        self.sink.write(chunk).await
+    }
+
+    /// Writes the suffix, closes the compression stream and commits the destination.
+    /// Returns the bytes written before compression.
+    async fn finish(mut self) -> Result<u64> {
+        self.scratch.clear();
+        self.start()?;
+        self.format.write_suffix(&QueryStatistics::default(), &mut self.scratch)?;
+        self.flush_scratch().await?;
+        let encoder = self.encoder.take().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "finish twice"))?;
+        let tail = encoder.finish()?;
+        self.sink.write(tail).await?;
+        self.sink.commit().await?;
+        Ok(self.formatted_bytes)
+    }
+
+    async fn abort(self) {
+        self.sink.abort().await;
+    }
+}
+
+/// The compression stream of one destination; output is taken out after every batch.
+enum Encoder {
+    Plain(Vec<u8>),
+    Gzip(flate2::write::GzEncoder<Vec<u8>>),
+    Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
+    Lz4(lz4_flex::frame::FrameEncoder<Vec<u8>>),
+}
+
+impl Encoder {
+    fn new(compression: Compression, level: u32) -> Result<Encoder> {
+        Ok(match compression {
+            Compression::None => Encoder::Plain(Vec::new()),
+            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level.min(9)))),
+            Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(Vec::new(), level as i32)?),
+            Compression::Lz4 => Encoder::Lz4(lz4_flex::frame::FrameEncoder::new(Vec::new())),
+        })
+    }
+
+    fn write_all(&mut self, data: &[u8]) -> Result<()> {
+        match self {
+            Encoder::Plain(out) => out.extend_from_slice(data),
+            Encoder::Gzip(e) => e.write_all(data)?,
+            Encoder::Zstd(e) => e.write_all(data)?,
+            Encoder::Lz4(e) => e.write_all(data).map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
+        }
+        Ok(())
+    }
+
+    fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(match self {
+            Encoder::Plain(out) => out,
+            Encoder::Gzip(e) => e.get_mut(),
+            Encoder::Zstd(e) => e.get_mut(),
+            Encoder::Lz4(e) => e.get_mut(),
+        })
+    }
+
+    fn finish(self) -> Result<Vec<u8>> {
+        Ok(match self {
+            Encoder::Plain(out) => out,
+            Encoder::Gzip(e) => e.finish()?,
+            Encoder::Zstd(e) => e.finish()?,
+            Encoder::Lz4(e) => e.finish().map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
+        })
+    }
+}
+
+enum ByteSink {
+    Local(LocalFile),
+    Remote(RemoteUpload),
+}
+
+impl ByteSink {
+    async fn write(&mut self, bytes: Vec<u8>) -> Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match self {
+            ByteSink::Local(file) => file.write(&bytes),
+            ByteSink::Remote(upload) => upload.write(bytes).await,
+        }
+    }
+
+    async fn commit(self) -> Result<()> {
+        match self {
+            ByteSink::Local(file) => file.commit(),
+            ByteSink::Remote(upload) => upload.commit().await,
+        }
+    }
+
+    async fn abort(self) {
+        match self {
+            ByteSink::Local(file) => file.abort(),
+            ByteSink::Remote(upload) => upload.abort().await,
+        }
+    }
+}
+
+/// A local destination: a new file under a temporary name (renamed on commit), or an
+/// existing one appended to (cut back to its old length on abort).
+struct LocalFile {
+    file: File,
+    path: PathBuf,
+    mode: LocalMode,
+}
+
+enum LocalMode {
+    New { temp: PathBuf },
+    Append { old_length: u64 },
+}
+
+fn file_error(path: &Path, what: &str, e: std::io::Error) -> Error {
+    Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot {what} {}: {e}", path.display()))
+}
+
+impl LocalFile {
+    fn open(root: &Path, path: &Path, format: &str, appendable: bool, settings: &Settings) -> Result<LocalFile> {
+        let parent = path.parent().ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("{} is not a file path", path.display())))?;
+        std::fs::create_dir_all(parent).map_err(|e| file_error(parent, "create directory", e))?;
+        // The directory (after symlinks) must still be inside user_files_path.
+        let canonical_root = root.canonicalize().map_err(|e| file_error(root, "open", e))?;
+        let canonical_parent = parent.canonicalize().map_err(|e| file_error(parent, "open", e))?;
+        if !canonical_parent.starts_with(&canonical_root) {
+            return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, format!("File is not inside {}/", root.display())));
+        }
+        let mut target = path.to_path_buf();
+        if let Ok(link) = std::fs::symlink_metadata(&target) {
+            if link.file_type().is_symlink() {
+                let resolved = target.canonicalize().map_err(|e| file_error(&target, "open", e))?;
+                if !resolved.starts_with(&canonical_root) {
+                    return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, format!("File is not inside {}/", root.display())));
+                }
+                target = resolved;
+            }
+        }
+        let existing_length = std::fs::metadata(&target).ok().filter(|m| m.is_file()).map(|m| m.len()).unwrap_or(0);
+        if existing_length > 0 && !settings.get_bool("engine_file_truncate_on_insert") {
+            if appendable {
+                let file = OpenOptions::new().append(true).open(&target).map_err(|e| file_error(&target, "open", e))?;
+                return Ok(LocalFile { file, path: target, mode: LocalMode::Append { old_length: existing_length } });
+            }
+            if !settings.get_bool("engine_file_allow_create_multiple_files") {
+                return Err(Error::new(
+                    ErrorCode::CANNOT_APPEND_TO_FILE,
+                    format!(
+                        "File {} already exists and data cannot be appended to this file as the {format} format doesn't support appends. You can enable truncate on insertion with the `engine_file_truncate_on_insert` setting, or you can configure ClickHouse to create a new file on each insert by enabling the setting `engine_file_allow_create_multiple_files`",
+                        target.display()
+                    ),
+                ));
+            }
+            let text = target.to_string_lossy().into_owned();
+            let free = (1u64..)
+                .map(|i| PathBuf::from(numbered_name(&text, i)))
+                .find(|candidate| !candidate.exists())
+                .ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no free file name"))?;
+            target = free;
+        }
+        let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let temp = target.with_file_name(format!(".{file_name}.tmp.{}", std::process::id()));
+        let file = OpenOptions::new().write(true).create(true).truncate(true).open(&temp).map_err(|e| file_error(&temp, "create", e))?;
+        Ok(LocalFile { file, path: target, mode: LocalMode::New { temp } })
+    }
+
+    fn appends(&self) -> bool {
+        matches!(self.mode, LocalMode::Append { .. })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.write_all(bytes).map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("Cannot write to file {}: {e}", self.path.display())))
+    }
+
+    fn commit(self) -> Result<()> {
+        self.file.sync_all().map_err(|e| file_error(&self.path, "fsync", e))?;
+        if let LocalMode::New { temp } = &self.mode {
+            granary_storage::fs::rename_durable(temp, &self.path)?;
+        }
+        Ok(())
+    }
+
+    fn abort(self) {
+        match self.mode {
+            LocalMode::New { temp } => {
+                let _ = std::fs::remove_file(temp);
+            }
+            LocalMode::Append { old_length } => {
+                let _ = self.file.set_len(old_length);
+            }
+        }
+    }
+}
+
+/// `dir/data.csv.gz` -> `dir/data.1.csv.gz`: the number goes before the first dot of
+/// the file name, as ClickHouse names the files of repeated inserts.
+fn numbered_name(path: &str, index: u64) -> String {
+    let name_start = path.rfind('/').map_or(0, |i| i + 1);
+    match path[name_start..].find('.') {
+        Some(dot) => format!("{}.{index}{}", &path[..name_start + dot], &path[name_start + dot..]),
+        None => format!("{path}.{index}"),
+    }
+}
+
+/// An S3 destination: bytes are kept until `s3_max_single_part_upload_size` (one PUT at
+/// commit); past that a multipart upload takes parts of `s3_min_upload_part_size`, at
+/// most `s3_max_inflight_parts_for_one_file` in flight.
+struct RemoteUpload {
+    store: Arc<RemoteStore>,
+    location: ObjectPath,
+    display: String,
+    pending: Vec<u8>,
+    multipart: Option<WriteMultipart>,
+    single_part_limit: usize,
+    part_size: usize,
+    max_inflight: usize,
+}
+
+/// S3 refuses parts below 5 MiB (except the last).
+const MIN_PART_SIZE: usize = 5 << 20;
+
+impl RemoteUpload {
+    async fn open(store: Arc<RemoteStore>, bucket: &str, key: &str, settings: &Settings) -> Result<RemoteUpload> {
+        let mut key = key.to_string();
+        let exists = |key: String| {
+            let store = store.clone();
+            async move {
+                match store.store.head(&ObjectPath::from(key.as_str())).await {
+                    Ok(_) => Ok(true),
+                    Err(object_store::Error::NotFound { .. }) => Ok(false),
+                    Err(e) => Err(remote_error(RemoteKind::S3, &format!("{bucket}/{key}"), e)),
+                }
+            }
+        };
+        if !settings.get_bool("s3_truncate_on_insert") && exists(key.clone()).await? {
+            if !settings.get_bool("s3_create_new_file_on_insert") {
+                return Err(Error::new(
+                    ErrorCode::BAD_ARGUMENTS,
+                    format!("Object in bucket {bucket} with key {key} already exists. If you want to overwrite it, enable setting s3_truncate_on_insert, if you want to create a new file on each insert, enable setting s3_create_new_file_on_insert"),
+                ));
+            }
+            let mut index = 1;
+            loop {
+                let candidate = numbered_name(&key, index);
+                if !exists(candidate.clone()).await? {
+                    key = candidate;
+                    break;
+                }
+                index += 1;
+            }
+        }
+        let part_size = (settings.get_u64("s3_min_upload_part_size") as usize).max(MIN_PART_SIZE);
+        Ok(RemoteUpload {
+            location: ObjectPath::from(key.as_str()),
+            display: format!("{bucket}/{key}"),
+            store,
+            pending: Vec::new(),
+            multipart: None,
+            single_part_limit: (settings.get_u64("s3_max_single_part_upload_size") as usize).max(1),
+            part_size,
+            max_inflight: (settings.get_u64("s3_max_inflight_parts_for_one_file") as usize).max(1),
+        })
+    }
+
+    fn error(&self, e: object_store::Error) -> Error {
+        remote_error(RemoteKind::S3, &self.display, e)
+    }
+
+    async fn write(&mut self, bytes: Vec<u8>) -> Result<()> {
+        if self.multipart.is_none() {
+            if self.pending.len() + bytes.len() <= self.single_part_limit {
+                self.pending.extend_from_slice(&bytes);
+                return Ok(());
+            }
+            let upload = self.store.store.put_multipart(&self.location).await.map_err(|e| self.error(e))?;
+            let mut multipart = WriteMultipart::new_with_chunk_size(upload, self.part_size);
+            multipart.write(&std::mem::take(&mut self.pending));
+            self.multipart = Some(multipart);
+        }
+        let Some(multipart) = self.multipart.as_mut() else { return Ok(()) };
+        let waited = multipart.wait_for_capacity(self.max_inflight).await;
+        if let Err(e) = waited {
+            return Err(remote_error(RemoteKind::S3, &self.display, e));
+        }
+        multipart.write(&bytes);
+        Ok(())
+    }
+
+    async fn commit(self) -> Result<()> {
+        match self.multipart {
+            Some(multipart) => {
+                multipart.finish().await.map_err(|e| remote_error(RemoteKind::S3, &self.display, e))?;
+            }
+            None => {
+                self.store.store.put(&self.location, PutPayload::from(self.pending)).await.map_err(|e| remote_error(RemoteKind::S3, &self.display, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn abort(self) {
+        if let Some(multipart) = self.multipart {
+            let _ = multipart.abort().await;
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_names() {
+        assert_eq!(numbered_name("dir.d/data.csv.gz", 1), "dir.d/data.1.csv.gz");
+        assert_eq!(numbered_name("w/a.csv", 2), "w/a.2.csv");
+        assert_eq!(numbered_name("noext", 3), "noext.3");
+    }
+
+    #[test]
+    fn partition_ids() {
+        assert!(validate_partition_id("2024-01/x").is_ok());
+        assert!(validate_partition_id("a*").is_err());
+        assert!(validate_partition_id("../up").is_err());
+    }
+
+    #[test]
+    fn encoders_round_trip() {
+        for compression in [Compression::None, Compression::Gzip, Compression::Zstd, Compression::Lz4] {
+            let mut encoder = Encoder::new(compression, 3).unwrap();
+            let mut out = Vec::new();
+            for chunk in ["a,b\n", "1,2\n", "3,4\n"] {
+                encoder.write_all(chunk.as_bytes()).unwrap();
+                out.extend(encoder.take_output());
+            }
+            out.extend(encoder.finish().unwrap());
+            let mut decoded = String::new();
+            std::io::Read::read_to_string(&mut compression.reader(Box::new(std::io::Cursor::new(out))).unwrap(), &mut decoded).unwrap();
+            assert_eq!(decoded, "a,b\n1,2\n3,4\n", "{compression:?}");
+        }
+    }
+}
