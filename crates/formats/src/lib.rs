@@ -321,8 +321,8 @@ pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSetti
         "RowBinary" => Box::new(RowBinaryInput::new(schema, Header::None, settings)?),
         "RowBinaryWithNames" => Box::new(RowBinaryInput::new(schema, Header::Names, settings)?),
         "RowBinaryWithNamesAndTypes" => Box::new(RowBinaryInput::new(schema, Header::NamesAndTypes, settings)?),
-        "Arrow" => Box::new(ArrowInput::new(schema, false, settings)),
-        "ArrowStream" => Box::new(ArrowInput::new(schema, true, settings)),
+        "Arrow" => Box::new(ArrowInput::new(schema, true, settings)),
+        "ArrowStream" => Box::new(ArrowInput::new(schema, false, settings)),
         other if OUTPUT_FORMATS.contains(&other) => {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Format {other} is not suitable for input")))
         }

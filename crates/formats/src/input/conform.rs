@@ -4,9 +4,9 @@
 //! data take their defaults, and NULLs of a non-Nullable target become defaults
 //! (`input_format_null_as_default`) or fail.
 
-use arrow::array::{Array, ArrayRef, RecordBatchOptions};
+use arrow::array::{make_array, Array, ArrayRef, RecordBatchOptions};
 use arrow::compute::CastOptions;
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{DataType, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::{ColumnBuilder, TextOptions};
@@ -21,6 +21,17 @@ fn defaults(schema: &SchemaRef, index: usize, rows: usize, text: &TextOptions) -
     builder.finish()
 }
 
+/// Timestamps of the same unit only change their time zone: the instants stay (Arrow's
+/// cast would read a zone-less timestamp as local time of the new zone).
+fn relabel_timestamps(column: &ArrayRef, target: &DataType) -> Result<Option<ArrayRef>> {
+    match (column.data_type(), target) {
+        (DataType::Timestamp(from, _), DataType::Timestamp(to, _)) if from == to => {
+            Ok(Some(make_array(column.to_data().into_builder().data_type(target.clone()).build()?)))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// A batch of `schema` from `columns` (name, values) of `rows` rows read by `format`.
 pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRef)], text: &TextOptions, format: &str) -> Result<RecordBatch> {
     let mut out = Vec::with_capacity(schema.fields().len());
@@ -31,6 +42,8 @@ pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRe
         };
         let mut cast = if column.data_type() == field.data_type() {
             column.clone()
+        } else if let Some(relabeled) = relabel_timestamps(column, field.data_type())? {
+            relabeled
         } else {
             let strict = CastOptions { safe: false, ..Default::default() };
             arrow::compute::cast_with_options(column, field.data_type(), &strict).map_err(|e| {

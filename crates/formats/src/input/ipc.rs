@@ -16,7 +16,7 @@ use granary_types::text::TextOptions;
 use crate::input::conform::{conform, push_sliced};
 use crate::{FormatSettings, InputFormat};
 
-const FILE_MAGIC: &[u8] = b"ARROW1\0\0";
+const FILE_MAGIC: &[u8] = b"ARROW1";
 
 pub struct ArrowInput {
     schema: SchemaRef,
@@ -28,6 +28,10 @@ pub struct ArrowInput {
     file: bool,
     /// The end-of-stream marker was seen (the rest of a file is its footer).
     ended: bool,
+    /// File format: the first message began (the magic's padding is behind).
+    started: bool,
+    /// File format: the last bytes seen after the end of the stream.
+    tail: Vec<u8>,
     received: bool,
 }
 
@@ -45,6 +49,8 @@ impl ArrowInput {
             magic_left: if file { FILE_MAGIC.len() } else { 0 },
             file,
             ended: false,
+            started: false,
+            tail: Vec::new(),
             received: false,
         }
     }
@@ -62,19 +68,32 @@ impl ArrowInput {
 
 impl InputFormat for ArrowInput {
     fn push(&mut self, mut data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
-        if data.is_empty() || self.ended {
+        if data.is_empty() {
             return Ok(());
         }
         self.received = true;
+        if self.ended {
+            // The footer of a file: only its closing magic is checked.
+            self.tail.extend_from_slice(data);
+            let excess = self.tail.len().saturating_sub(FILE_MAGIC.len());
+            self.tail.drain(..excess);
+            return Ok(());
+        }
         if self.magic_left > 0 {
             let n = self.magic_left.min(data.len());
             let at = FILE_MAGIC.len() - self.magic_left;
-            // The two padding bytes after "ARROW1" are not checked.
-            if data[..n.min(6usize.saturating_sub(at))] != FILE_MAGIC[at..at + n.min(6usize.saturating_sub(at))] {
+            if data[..n] != FILE_MAGIC[at..at + n] {
                 return Err(Error::new(ErrorCode::INCORRECT_DATA, "Cannot read Arrow data: not an Arrow IPC file (bad magic)"));
             }
             self.magic_left -= n;
             data = &data[n..];
+        }
+        if self.file && !self.started {
+            // The magic is padded with zeros to the writer's alignment (8 bytes in the
+            // specification, 64 by Arrow's Rust writer); a message never starts with 0.
+            let zeros = data.iter().take_while(|&&b| b == 0).count();
+            data = &data[zeros..];
+            self.started = !data.is_empty();
         }
         let mut buffer = Buffer::from(data);
         while !buffer.is_empty() {
@@ -84,6 +103,8 @@ impl InputFormat for ArrowInput {
                 // Data after the end-of-stream marker: in a file, the footer.
                 Err(ArrowError::IpcError(m)) if self.file && m == "Unexpected EOS" => {
                     self.ended = true;
+                    let rest = &buffer[..];
+                    self.tail = rest[rest.len().saturating_sub(FILE_MAGIC.len())..].to_vec();
                     return Ok(());
                 }
                 Err(e) => return Err(bad_arrow(e)),
@@ -93,10 +114,13 @@ impl InputFormat for ArrowInput {
     }
 
     fn finish(&mut self, _out: &mut Vec<RecordBatch>) -> Result<()> {
-        if !self.received || self.ended {
+        if !self.received {
             return Ok(());
         }
-        if self.magic_left > 0 || self.file {
+        if self.ended && self.tail == FILE_MAGIC {
+            return Ok(());
+        }
+        if self.file {
             // A file always has a footer after its stream: getting here means it was cut.
             return Err(Error::new(ErrorCode::CANNOT_READ_ALL_DATA, "Cannot read Arrow data: unexpected end of file"));
         }
