@@ -12,8 +12,12 @@
 //! each chunk parsed on its own thread into its own `rows::Block`, and the batches
 //! emitted in chunk order (row numbers in errors are then chunk offset + row).
 
+pub mod ipc;
+pub(crate) mod conform;
 pub mod delimited;
 pub mod json;
+pub mod native;
 pub mod parquet;
 pub(crate) mod rows;
+pub mod rowbinary;
 pub mod values;

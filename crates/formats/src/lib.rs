@@ -13,6 +13,9 @@
 //!   * `output::json`: `JSONEachRow` (`JSONLines`, `NDJSON`), `JSONCompactEachRow`,
 //!     `JSON`, `JSONCompact`.
 //!   * `output::pretty`: `Pretty`, `PrettyCompact`, `PrettyCompactMonoBlock`, `PrettySpace`.
+//!   * `output::native`: `Native` (ClickHouse's columnar blocks, `client_protocol_version` aware).
+//!   * `output::rowbinary`: `RowBinary`, `RowBinaryWithNames`, `RowBinaryWithNamesAndTypes`.
+//!   * `output::ipc`: `Arrow` (IPC file), `ArrowStream` (IPC stream).
 //!   * `output::values`, `output::parquet`, and `Null` in `output`.
 //! * [`input`]: [`InputFormat`] implementations.
 //!   * `input::rows`: the shared machinery: column builders, row numbering, bad-row
@@ -23,11 +26,15 @@
 //!   * `input::values`: `Values` (literals only; expressions are a SYNTAX_ERROR so the
 //!     caller can fall back to evaluating them).
 //!   * `input::parquet`: `Parquet` (spooled to a temporary file, decoded at the end).
+//!   * `input::native`, `input::rowbinary`, `input::ipc`: the binary formats; they and
+//!     Parquet fit their columns to the target with `input::conform`.
+//! * `binary`: ClickHouse's binary value encoding shared by Native and RowBinary.
 //!
 //! Format names are case-sensitive, as in ClickHouse; an unknown name is
 //! UNKNOWN_FORMAT (`Unknown format X`), and an output-only format used for input is
 //! BAD_ARGUMENTS.
 
+mod binary;
 pub mod input;
 pub mod output;
 
@@ -39,14 +46,20 @@ use chrono_tz::Tz;
 use granary_common::{Error, ErrorCode, Result, Settings};
 use granary_types::text::{DateTimeInputFormat, TextOptions};
 
+use crate::input::ipc::ArrowInput;
 use crate::input::delimited::{DelimitedInput, Dialect};
 use crate::input::json::JsonEachRowInput;
+use crate::input::native::NativeInput;
 use crate::input::parquet::ParquetInput;
+use crate::input::rowbinary::{Header, RowBinaryInput};
 use crate::input::values::ValuesInput;
+use crate::output::ipc::ArrowOutput;
 use crate::output::delimited::Delimited;
 use crate::output::json::{JsonDocument, JsonEachRow};
+use crate::output::native::NativeOutput;
 use crate::output::parquet::ParquetOutput;
 use crate::output::pretty::{Pretty, PrettyStyle};
+use crate::output::rowbinary::RowBinaryOutput;
 use crate::output::values::Values;
 use crate::output::NullOutput;
 
@@ -88,6 +101,11 @@ pub struct FormatSettings {
     /// Rows per batch produced by input formats (the caller sets it from
     /// `max_insert_block_size` for INSERT).
     pub max_block_rows: usize,
+    /// `client_protocol_version` (an HTTP parameter in ClickHouse, 0 when absent): the
+    /// client's protocol revision, which shapes `Native` output.
+    pub client_protocol_version: u64,
+    /// `output_format_arrow_string_as_string`: `String` as Arrow strings, not binary.
+    pub arrow_string_as_string: bool,
 }
 
 impl Default for FormatSettings {
@@ -140,6 +158,8 @@ impl FormatSettings {
             max_block_rows: settings.get_u64("max_block_size").max(1) as usize,
             parsing_threads: if flag(settings, "input_format_parallel_parsing", true) { settings.max_threads() } else { 1 },
             min_chunk_bytes_for_parallel_parsing: number(settings, "min_chunk_bytes_for_parallel_parsing", 10 << 20) as usize,
+            client_protocol_version: number(settings, "client_protocol_version", 0),
+            arrow_string_as_string: flag(settings, "output_format_arrow_string_as_string", true),
         }
     }
 
@@ -209,6 +229,12 @@ const OUTPUT_FORMATS: &[&str] = &[
     "PrettySpaceNoEscapes",
     "Null",
     "Parquet",
+    "Native",
+    "RowBinary",
+    "RowBinaryWithNames",
+    "RowBinaryWithNamesAndTypes",
+    "Arrow",
+    "ArrowStream",
 ];
 
 const INPUT_FORMATS: &[&str] = &[
@@ -228,6 +254,12 @@ const INPUT_FORMATS: &[&str] = &[
     "NDJSON",
     "Values",
     "Parquet",
+    "Native",
+    "RowBinary",
+    "RowBinaryWithNames",
+    "RowBinaryWithNamesAndTypes",
+    "Arrow",
+    "ArrowStream",
 ];
 
 /// Every output format name (aliases included), for `system.formats`.
@@ -267,6 +299,12 @@ pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSett
         "PrettySpace" | "PrettySpaceNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Space, settings)),
         "Null" => Box::new(NullOutput),
         "Parquet" => Box::new(ParquetOutput::new(schema)?),
+        "Native" => Box::new(NativeOutput::new(schema, settings)),
+        "RowBinary" => Box::new(RowBinaryOutput::new(schema, false, false)),
+        "RowBinaryWithNames" => Box::new(RowBinaryOutput::new(schema, true, false)),
+        "RowBinaryWithNamesAndTypes" => Box::new(RowBinaryOutput::new(schema, true, true)),
+        "Arrow" => Box::new(ArrowOutput::new(schema, false, settings)?),
+        "ArrowStream" => Box::new(ArrowOutput::new(schema, true, settings)?),
         other => return Err(unknown_format(other)),
     })
 }
@@ -285,6 +323,12 @@ pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSetti
         "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, settings)?),
         "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),
+        "Native" => Box::new(NativeInput::new(schema, settings)),
+        "RowBinary" => Box::new(RowBinaryInput::new(schema, Header::None, settings)?),
+        "RowBinaryWithNames" => Box::new(RowBinaryInput::new(schema, Header::Names, settings)?),
+        "RowBinaryWithNamesAndTypes" => Box::new(RowBinaryInput::new(schema, Header::NamesAndTypes, settings)?),
+        "Arrow" => Box::new(ArrowInput::new(schema, true, settings)),
+        "ArrowStream" => Box::new(ArrowInput::new(schema, false, settings)),
         other if OUTPUT_FORMATS.contains(&other) => {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Format {other} is not suitable for input")))
         }
@@ -317,7 +361,8 @@ mod tests {
         let e = create_output_format("tsv", schema(), &s).err().unwrap();
         assert_eq!(e.code(), ErrorCode::UNKNOWN_FORMAT);
         assert_eq!(e.message(), "Unknown format tsv");
-        assert_eq!(create_output_format("Native", schema(), &s).err().unwrap().code(), ErrorCode::UNKNOWN_FORMAT);
+        assert_eq!(create_output_format("native", schema(), &s).err().unwrap().code(), ErrorCode::UNKNOWN_FORMAT);
+        assert_eq!(create_output_format("Protobuf", schema(), &s).err().unwrap().code(), ErrorCode::UNKNOWN_FORMAT);
         assert_eq!(create_input_format("Pretty", schema(), &s).err().unwrap().code(), ErrorCode::BAD_ARGUMENTS);
         assert_eq!(create_input_format("Nope", schema(), &s).err().unwrap().code(), ErrorCode::UNKNOWN_FORMAT);
     }
@@ -329,11 +374,15 @@ mod tests {
         settings.set("output_format_json_quote_64bit_integers", "1").unwrap();
         settings.set("input_format_allow_errors_num", "5").unwrap();
         settings.set("date_time_input_format", "best_effort").unwrap();
+        let _ = settings.set("client_protocol_version", "54405");
         let f = FormatSettings::from_settings(&settings, chrono_tz::Asia::Tokyo);
         assert_eq!(f.text.csv_delimiter, b';');
         assert!(f.text.json_quote_64bit_integers);
         assert_eq!(f.allow_errors_num, 5);
         assert_eq!(f.timezone(), chrono_tz::Asia::Tokyo);
         assert_eq!(f.text.date_time_input_format, DateTimeInputFormat::BestEffort);
+        if settings.get("client_protocol_version").is_some() {
+            assert_eq!(f.client_protocol_version, 54405);
+        }
     }
 }

@@ -4,10 +4,13 @@
 //! Each format builds one [`ColumnWriter`] per column and batch (the type is resolved
 //! once), then loops over rows appending bytes to the caller's buffer.
 
+pub mod ipc;
 pub mod delimited;
 pub mod json;
+pub mod native;
 pub mod parquet;
 pub mod pretty;
+pub mod rowbinary;
 pub mod values;
 
 use arrow::datatypes::SchemaRef;

@@ -7,15 +7,14 @@
 
 use std::io::Write;
 
-use arrow::array::{Array, ArrayRef, RecordBatchOptions};
-use arrow::compute::CastOptions;
+use arrow::array::ArrayRef;
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
-use granary_types::text::{ColumnBuilder, TextOptions};
-use granary_types::ChType;
+use granary_types::text::TextOptions;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
+use crate::input::conform::conform;
 use crate::{FormatSettings, InputFormat};
 
 pub struct ParquetInput {
@@ -28,47 +27,6 @@ pub struct ParquetInput {
 impl ParquetInput {
     pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
         Ok(ParquetInput { schema, file: tempfile::NamedTempFile::new()?, max_block_rows: settings.max_block_rows.max(1), text: settings.text.clone() })
-    }
-
-    /// A column of `rows` defaults of target column `index`.
-    fn defaults(&self, index: usize, rows: usize) -> Result<ArrayRef> {
-        let mut builder = ColumnBuilder::new(self.schema.field(index), &self.text)?;
-        for _ in 0..rows {
-            builder.append_default()?;
-        }
-        builder.finish()
-    }
-
-    fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let rows = batch.num_rows();
-        let mut columns = Vec::with_capacity(self.schema.fields().len());
-        for (index, field) in self.schema.fields().iter().enumerate() {
-            let Some(column) = batch.column_by_name(field.name()) else {
-                columns.push(self.defaults(index, rows)?);
-                continue;
-            };
-            let strict = CastOptions { safe: false, ..Default::default() };
-            let mut cast = arrow::compute::cast_with_options(column, field.data_type(), &strict).map_err(|e| {
-                Error::new(
-                    ErrorCode::TYPE_MISMATCH,
-                    format!("Cannot convert Parquet column {} of type {} to {}: {e}", field.name(), column.data_type(), ChType::from_field(field)),
-                )
-            })?;
-            if !field.is_nullable() && cast.null_count() > 0 {
-                if !self.text.null_as_default {
-                    return Err(Error::new(
-                        ErrorCode::CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN,
-                        format!("Cannot insert NULL value into a column '{}' of type '{}'", field.name(), ChType::from_field(field)),
-                    ));
-                }
-                let mask = arrow::compute::is_not_null(&cast)?;
-                let defaults = self.defaults(index, rows)?;
-                cast = arrow::compute::kernels::zip::zip(&mask, &cast, &defaults)?;
-            }
-            columns.push(cast);
-        }
-        let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)?)
     }
 }
 
@@ -96,7 +54,8 @@ impl InputFormat for ParquetInput {
             .map_err(bad_parquet)?;
         for batch in reader {
             let batch = batch.map_err(|e| Error::new(ErrorCode::INCORRECT_DATA, format!("Cannot read Parquet data: {e}")))?;
-            out.push(self.conform(&batch)?);
+            let columns: Vec<(&str, ArrayRef)> = batch.schema_ref().fields().iter().map(|f| f.name().as_str()).zip(batch.columns().iter().cloned()).collect();
+            out.push(conform(&self.schema, batch.num_rows(), &columns, &self.text, "Parquet")?);
         }
         Ok(())
     }
