@@ -67,6 +67,7 @@ macro_rules! registry {
 
 registry! {
     "check_query_single_value_result": Bool = "0", "CHECK TABLE returns one 0/1 value instead of a row per part.";
+    "client_protocol_version": UInt64 = "0", "HTTP: the protocol revision of the client; changes the Native format (block info, serialization kinds).";
     "connect_timeout": Seconds = "10", "Connection timeout if there are no replicas.";
     "date_time_input_format": String = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
     "date_time_output_format": String = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
@@ -98,6 +99,7 @@ registry! {
     "input_format_try_infer_datetimes": Bool = "1", "Infer DateTime from text values in schema inference.";
     "input_format_try_infer_integers": Bool = "1", "Infer Int64 rather than Float64 for integers in schema inference.";
     "input_format_tsv_detect_header": Bool = "1", "Detect a header line of names in TSV input.";
+    "input_format_with_names_use_header": Bool = "1", "*WithNames input: map columns by the header names.";
     "insert_deduplicate": Bool = "1", "Deduplicate inserted blocks by their checksum.";
     "insert_deduplication_token": String = "", "A user-supplied token that makes a retried insert idempotent.";
     "join_algorithm": String = "default", "Which join algorithm to use.";
@@ -127,10 +129,20 @@ registry! {
     "mutations_sync": UInt64 = "0", "Wait for ALTER ... DELETE mutations to finish (0: run them in the background).";
     "optimize_move_to_prewhere": Bool = "1", "Move selective WHERE conditions to PREWHERE automatically.";
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
+    "output_format_arrow_string_as_string": Bool = "1", "Arrow output: String columns as Arrow Utf8 rather than Binary.";
     "output_format_compression_level": UInt64 = "3", "Compression level of files written by INSERT INTO FUNCTION (gzip, zstd).";
+    "output_format_decimal_trailing_zeros": Bool = "0", "Print trailing zeros of Decimal values.";
+    "output_format_json_escape_forward_slashes": Bool = "1", "Escape / as \\/ in JSON output.";
+    "output_format_json_named_tuples_as_objects": Bool = "1", "Print named tuples as JSON objects.";
     "output_format_json_quote_64bit_integers": Bool = "0", "Print 64-bit integers in quotes in JSON formats.";
     "output_format_json_quote_denormals": Bool = "0", "Print nan and inf as strings in JSON formats.";
+    "output_format_pretty_display_footer_column_names": Bool = "1", "Pretty formats: repeat column names below long results.";
+    "output_format_pretty_display_footer_column_names_min_rows": UInt64 = "50", "Pretty formats: rows from which the footer is shown.";
+    "output_format_pretty_max_column_pad_width": UInt64 = "250", "Pretty formats: pad columns to at most this width.";
     "output_format_pretty_max_rows": UInt64 = "10000", "Rows printed at most by Pretty formats.";
+    "output_format_pretty_max_value_width": UInt64 = "10000", "Pretty formats: cut values longer than this.";
+    "output_format_pretty_row_numbers": Bool = "1", "Pretty formats: number the rows.";
+    "output_format_pretty_single_large_number_tip_threshold": UInt64 = "1000000", "Pretty formats: show a readable tip next to a single large number.";
     "output_format_write_statistics": Bool = "1", "Write the statistics object in JSON output formats.";
     "parallel_distributed_insert_select": UInt64 = "0", "Run INSERT ... SELECT on every shard in parallel.";
     "preferred_block_size_bytes": UInt64 = "1000000", "The preferred size of a block in bytes.";

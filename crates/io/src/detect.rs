@@ -1,6 +1,6 @@
 //! Format and compression from a file name, and decompressing readers.
 
-use std::io::Read;
+use std::io::{Read, Write};
 
 use granary_common::{Error, ErrorCode, Result};
 
@@ -11,6 +11,8 @@ pub enum Compression {
     Gzip,
     Zstd,
     Lz4,
+    /// zlib (HTTP `Content-Encoding: deflate`).
+    Deflate,
 }
 
 impl Compression {
@@ -56,7 +58,31 @@ impl Compression {
             Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(inner)),
             Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(inner)?),
             Compression::Lz4 => Box::new(lz4_flex::frame::FrameDecoder::new(inner)),
+            Compression::Deflate => Box::new(flate2::read::ZlibDecoder::new(inner)),
         })
+    }
+
+    /// An HTTP content coding (`Content-Encoding`, `Accept-Encoding` entries).
+    pub fn from_http_encoding(name: &str) -> Option<Compression> {
+        Some(match name.trim().to_ascii_lowercase().as_str() {
+            "gzip" | "x-gzip" => Compression::Gzip,
+            "deflate" => Compression::Deflate,
+            "zstd" => Compression::Zstd,
+            "lz4" => Compression::Lz4,
+            "identity" | "" => Compression::None,
+            _ => return None,
+        })
+    }
+
+    /// The name for `Content-Encoding`.
+    pub fn http_name(self) -> &'static str {
+        match self {
+            Compression::None => "identity",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Lz4 => "lz4",
+            Compression::Deflate => "deflate",
+        }
     }
 }
 
@@ -86,6 +112,60 @@ pub fn format_from_name(name: &str) -> Option<&'static str> {
 pub fn corrupt(path: &str, e: std::io::Error) -> Error {
     Error::new(ErrorCode::CANNOT_READ_ALL_DATA, format!("Cannot read from file {path}: {e}"))
 }
+
+/// A compressing stream whose output is taken out piece by piece (after every batch
+/// of a file, every chunk of an HTTP response).
+pub enum Encoder {
+    Plain(Vec<u8>),
+    Gzip(flate2::write::GzEncoder<Vec<u8>>),
+    Deflate(flate2::write::ZlibEncoder<Vec<u8>>),
+    Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
+    Lz4(lz4_flex::frame::FrameEncoder<Vec<u8>>),
+}
+
+impl Encoder {
+    pub fn new(compression: Compression, level: u32) -> Result<Encoder> {
+        Ok(match compression {
+            Compression::None => Encoder::Plain(Vec::new()),
+            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level.min(9)))),
+            Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(Vec::new(), level as i32)?),
+            Compression::Lz4 => Encoder::Lz4(lz4_flex::frame::FrameEncoder::new(Vec::new())),
+            Compression::Deflate => Encoder::Deflate(flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(level.min(9)))),
+        })
+    }
+
+    pub fn write_all(&mut self, data: &[u8]) -> Result<()> {
+        match self {
+            Encoder::Plain(out) => out.extend_from_slice(data),
+            Encoder::Gzip(e) => e.write_all(data)?,
+            Encoder::Deflate(e) => e.write_all(data)?,
+            Encoder::Zstd(e) => e.write_all(data)?,
+            Encoder::Lz4(e) => e.write_all(data).map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
+        }
+        Ok(())
+    }
+
+    pub fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(match self {
+            Encoder::Plain(out) => out,
+            Encoder::Gzip(e) => e.get_mut(),
+            Encoder::Deflate(e) => e.get_mut(),
+            Encoder::Zstd(e) => e.get_mut(),
+            Encoder::Lz4(e) => e.get_mut(),
+        })
+    }
+
+    pub fn finish(self) -> Result<Vec<u8>> {
+        Ok(match self {
+            Encoder::Plain(out) => out,
+            Encoder::Gzip(e) => e.finish()?,
+            Encoder::Deflate(e) => e.finish()?,
+            Encoder::Zstd(e) => e.finish()?,
+            Encoder::Lz4(e) => e.finish().map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
+        })
+    }
+}
+
 
 #[cfg(test)]
 mod tests {
@@ -129,6 +209,22 @@ mod tests {
             let mut out = Vec::new();
             c.reader(Box::new(&bytes[..])).unwrap().read_to_end(&mut out).unwrap();
             assert_eq!(out, data);
+        }
+    }
+
+    #[test]
+    fn encoders_round_trip() {
+        for compression in [Compression::None, Compression::Gzip, Compression::Zstd, Compression::Lz4, Compression::Deflate] {
+            let mut encoder = Encoder::new(compression, 3).unwrap();
+            let mut out = Vec::new();
+            for chunk in ["a,b\n", "1,2\n", "3,4\n"] {
+                encoder.write_all(chunk.as_bytes()).unwrap();
+                out.extend(encoder.take_output());
+            }
+            out.extend(encoder.finish().unwrap());
+            let mut decoded = String::new();
+            std::io::Read::read_to_string(&mut compression.reader(Box::new(std::io::Cursor::new(out))).unwrap(), &mut decoded).unwrap();
+            assert_eq!(decoded, "a,b\n1,2\n3,4\n", "{compression:?}");
         }
     }
 }

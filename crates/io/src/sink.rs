@@ -43,7 +43,7 @@ use granary_types::ChType;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStoreExt, PutPayload, WriteMultipart};
 
-use crate::detect::{format_from_name, Compression};
+use crate::detect::{format_from_name, Compression, Encoder};
 use crate::function::{format_args, parse_structure, string_arg, FormatArgs};
 use crate::glob::has_glob;
 use crate::remote::{remote_error, RemoteKind, RemoteStore};
@@ -379,53 +379,6 @@ impl ObjectWriter {
     }
 }
 
-/// The compression stream of one destination; output is taken out after every batch.
-enum Encoder {
-    Plain(Vec<u8>),
-    Gzip(flate2::write::GzEncoder<Vec<u8>>),
-    Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
-    Lz4(lz4_flex::frame::FrameEncoder<Vec<u8>>),
-}
-
-impl Encoder {
-    fn new(compression: Compression, level: u32) -> Result<Encoder> {
-        Ok(match compression {
-            Compression::None => Encoder::Plain(Vec::new()),
-            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level.min(9)))),
-            Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(Vec::new(), level as i32)?),
-            Compression::Lz4 => Encoder::Lz4(lz4_flex::frame::FrameEncoder::new(Vec::new())),
-        })
-    }
-
-    fn write_all(&mut self, data: &[u8]) -> Result<()> {
-        match self {
-            Encoder::Plain(out) => out.extend_from_slice(data),
-            Encoder::Gzip(e) => e.write_all(data)?,
-            Encoder::Zstd(e) => e.write_all(data)?,
-            Encoder::Lz4(e) => e.write_all(data).map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
-        }
-        Ok(())
-    }
-
-    fn take_output(&mut self) -> Vec<u8> {
-        std::mem::take(match self {
-            Encoder::Plain(out) => out,
-            Encoder::Gzip(e) => e.get_mut(),
-            Encoder::Zstd(e) => e.get_mut(),
-            Encoder::Lz4(e) => e.get_mut(),
-        })
-    }
-
-    fn finish(self) -> Result<Vec<u8>> {
-        Ok(match self {
-            Encoder::Plain(out) => out,
-            Encoder::Gzip(e) => e.finish()?,
-            Encoder::Zstd(e) => e.finish()?,
-            Encoder::Lz4(e) => e.finish().map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
-        })
-    }
-}
-
 enum ByteSink {
     Local(LocalFile),
     Remote(RemoteUpload),
@@ -680,21 +633,5 @@ mod tests {
         assert!(validate_partition_id("2024-01/x").is_ok());
         assert!(validate_partition_id("a*").is_err());
         assert!(validate_partition_id("../up").is_err());
-    }
-
-    #[test]
-    fn encoders_round_trip() {
-        for compression in [Compression::None, Compression::Gzip, Compression::Zstd, Compression::Lz4] {
-            let mut encoder = Encoder::new(compression, 3).unwrap();
-            let mut out = Vec::new();
-            for chunk in ["a,b\n", "1,2\n", "3,4\n"] {
-                encoder.write_all(chunk.as_bytes()).unwrap();
-                out.extend(encoder.take_output());
-            }
-            out.extend(encoder.finish().unwrap());
-            let mut decoded = String::new();
-            std::io::Read::read_to_string(&mut compression.reader(Box::new(std::io::Cursor::new(out))).unwrap(), &mut decoded).unwrap();
-            assert_eq!(decoded, "a,b\n1,2\n3,4\n", "{compression:?}");
-        }
     }
 }

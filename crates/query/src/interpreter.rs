@@ -331,6 +331,7 @@ pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
 /// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.
 pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
     let mut inner = ast::Statement::Query(query);
+    crate::get_setting::inline_get_setting(&mut inner, &ctx.settings)?;
     granary_functions::prepare_function_names(&mut inner);
     let dictionaries = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
     crate::lookups::load_dictionaries(ctx, &dictionaries).await?;

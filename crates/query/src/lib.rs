@@ -16,6 +16,7 @@
 //! [`interpreter`] (statements), [`insert`], [`output`] (formatting the result stream),
 //! [`limit_by`], [`point_query`] (the key-value fast path), [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`process_list`], [`session`].
 
+mod get_setting;
 pub mod insert;
 pub mod instance;
 pub mod interpreter;

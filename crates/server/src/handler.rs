@@ -11,13 +11,14 @@ use granary_common::{Error, ErrorCode, Result, Settings};
 use granary_query::{Instance, QueryRequest, Session};
 use http::header::{HeaderValue, CONTENT_TYPE};
 use http::{Method, Request, Response, StatusCode};
-use http_body_util::combinators::BoxBody;
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, BodyStream, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 
+use crate::compression::{self, ResponseEncoder};
 use crate::sessions::Sessions;
 
-pub type Body = BoxBody<Bytes, std::io::Error>;
+pub type Body = UnsyncBoxBody<Bytes, std::io::Error>;
 
 pub struct HandlerState {
     pub instance: Arc<Instance>,
@@ -40,7 +41,6 @@ const RESERVED_PARAMS: &[&str] = &[
     "quota_key",
     "compress",
     "decompress",
-    "client_protocol_version",
     "buffer_size",
     "stacktrace",
     "role",
@@ -198,7 +198,9 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
         .find(|(k, _)| k == "max_query_size")
         .and_then(|(_, v)| v.parse::<usize>().ok())
         .unwrap_or(262_144);
-    let body = request.into_body();
+    let request_coding = compression::request_coding(request.headers())?;
+    let response_headers = request.headers().clone();
+    let body = compression::decode_body(body_stream(request.into_body()), request_coding);
     let (text, input) = split_query_and_data(params.query.clone(), body, max_query_size).await?;
     if text.trim().is_empty() {
         return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Empty query"));
@@ -225,6 +227,14 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
             &mut fresh_session
         }
     };
+    let response_coding = compression::response_coding(&response_headers, setting_is_on(&settings, session, "enable_http_compression"));
+    let compression_level = settings
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "http_zlib_compression_level")
+        .and_then(|(_, v)| v.parse::<u32>().ok())
+        .or_else(|| session.settings.get("http_zlib_compression_level").and_then(|v| v.parse().ok()))
+        .unwrap_or(3);
     if let Some(database) = &params.database {
         if database != "system" {
             state.instance.catalog().require_database(database)?;
@@ -268,23 +278,110 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
     if let Some(id) = &params.session_id {
         builder = builder.header("X-ClickHouse-Session-Id", id);
     }
+    let encoder = match response_coding {
+        Some(coding) => {
+            builder = builder.header(http::header::CONTENT_ENCODING, coding.http_name());
+            Some(ResponseEncoder::new(coding, compression_level)?)
+        }
+        None => None,
+    };
     let rest = futures::stream::poll_fn(move |cx| response.body.poll_recv(cx));
-    let frames = futures::stream::iter(first.map(Ok)).chain(rest).flat_map(|item| {
-        let frames: Vec<std::result::Result<Frame<Bytes>, std::io::Error>> = match item {
-            Ok(chunk) => vec![Ok(Frame::data(chunk))],
-            // The status is already sent: write the error where ClickHouse writes it, at
-            // the end of the body, then break the chunked encoding so clients see a
-            // truncated response rather than a complete one.
-            Err(e) => vec![
-                Ok(Frame::data(Bytes::from(format!("\n{}\n", e.to_clickhouse_string())))),
-                Err(std::io::Error::other(e.to_clickhouse_string())),
-            ],
-        };
-        futures::stream::iter(frames)
-    });
+    let chunks = futures::stream::iter(first.map(Ok)).chain(rest).boxed();
+    let frames = body_frames(chunks, encoder);
     builder
-        .body(BodyExt::boxed(StreamBody::new(frames)))
+        .body(BodyExt::boxed_unsync(StreamBody::new(frames)))
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("Cannot build response: {e}")))
+}
+
+/// Whether a boolean setting is on for this request: URL parameters first, then the session.
+fn setting_is_on(url_settings: &[(String, String)], session: &Session, name: &str) -> bool {
+    let value = url_settings.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).or_else(|| session.settings.get(name));
+    matches!(value.map(str::to_ascii_lowercase).as_deref(), Some("1" | "true"))
+}
+
+type Frames = Vec<std::result::Result<Frame<Bytes>, std::io::Error>>;
+
+/// The response body: output chunks, compressed when asked. An error after the status
+/// went out is written where ClickHouse writes it, at the end of the body, and then the
+/// chunked encoding is broken so clients see a truncated response, not a complete one.
+fn body_frames(
+    chunks: futures::stream::BoxStream<'static, Result<Bytes>>,
+    encoder: Option<ResponseEncoder>,
+) -> impl futures::Stream<Item = std::result::Result<Frame<Bytes>, std::io::Error>> {
+    fn data(frames: &mut Frames, bytes: Bytes) {
+        if !bytes.is_empty() {
+            frames.push(Ok(Frame::data(bytes)));
+        }
+    }
+    fn broken(frames: &mut Frames, e: &Error) {
+        frames.push(Err(std::io::Error::other(e.to_clickhouse_string())));
+    }
+    // `pending_break` holds the error whose text was just sent: the break comes one step
+    // later, after a pause, so hyper flushes the text to the socket before aborting.
+    futures::stream::unfold((chunks, encoder, false, None::<Error>), |(mut chunks, mut encoder, done, pending_break)| async move {
+        if let Some(e) = pending_break {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let mut frames = Frames::new();
+            broken(&mut frames, &e);
+            return Some((futures::stream::iter(frames), (chunks, encoder, true, None)));
+        }
+        if done {
+            return None;
+        }
+        let mut frames = Frames::new();
+        let mut finished = false;
+        match chunks.next().await {
+            Some(Ok(chunk)) => match encoder.as_mut().map(|e| e.encode(&chunk)) {
+                None => data(&mut frames, chunk),
+                Some(Ok(encoded)) => data(&mut frames, encoded),
+                Some(Err(e)) => {
+                    broken(&mut frames, &e);
+                    finished = true;
+                }
+            },
+            Some(Err(e)) => {
+                let text = Bytes::from(format!("\n{}\n", e.to_clickhouse_string()));
+                match encoder.as_mut() {
+                    None => data(&mut frames, text),
+                    Some(encoder) => {
+                        if let Ok(encoded) = encoder.encode(&text) {
+                            data(&mut frames, encoded);
+                        }
+                        if let Ok(tail) = encoder.finish() {
+                            data(&mut frames, tail);
+                        }
+                    }
+                }
+                return Some((futures::stream::iter(frames), (chunks, encoder, true, Some(e))));
+            }
+            None => {
+                finished = true;
+                match encoder.as_mut().map(ResponseEncoder::finish) {
+                    Some(Ok(tail)) => data(&mut frames, tail),
+                    Some(Err(e)) => broken(&mut frames, &e),
+                    None => {}
+                }
+                if frames.is_empty() {
+                    return None;
+                }
+            }
+        }
+        Some((futures::stream::iter(frames), (chunks, encoder, finished, None)))
+    })
+    .flatten()
+    .fuse()
+}
+
+/// The request body as a stream of data chunks.
+fn body_stream(body: Incoming) -> granary_query::ByteStream {
+    BodyStream::new(body)
+        .filter_map(|frame| async move {
+            match frame {
+                Ok(frame) => frame.into_data().ok().map(Ok),
+                Err(e) => Some(Err(Error::new(ErrorCode::NETWORK_ERROR, format!("Cannot read the request body: {e}")))),
+            }
+        })
+        .boxed()
 }
 
 /// Separates the query text from INSERT data. With `?query=`, the body is data appended
@@ -293,16 +390,9 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
 /// rest streams on as data, never buffered whole.
 async fn split_query_and_data(
     url_query: Option<String>,
-    body: Incoming,
+    mut stream: granary_query::ByteStream,
     max_query_size: usize,
 ) -> Result<(String, Option<granary_query::ByteStream>)> {
-    let mut stream = BodyStream::new(body).filter_map(|frame| async move {
-        match frame {
-            Ok(frame) => frame.into_data().ok().map(Ok),
-            Err(e) => Some(Err(Error::new(ErrorCode::NETWORK_ERROR, format!("Cannot read the request body: {e}")))),
-        }
-    })
-    .boxed();
     if let Some(query) = url_query {
         if query.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("INSERT")) {
             return Ok((format!("{query}\n"), Some(stream)));
@@ -347,7 +437,7 @@ async fn split_query_and_data(
 }
 
 fn text_response(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut response = Response::new(BodyExt::boxed(Full::new(Bytes::from_static(text.as_bytes())).map_err(|never| match never {})));
+    let mut response = Response::new(BodyExt::boxed_unsync(Full::new(Bytes::from_static(text.as_bytes())).map_err(|never| match never {})));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=UTF-8"));
     response
@@ -355,7 +445,7 @@ fn text_response(status: StatusCode, text: &'static str) -> Response<Body> {
 
 fn error_response(error: &Error, query_id: Option<&str>) -> Response<Body> {
     let body = format!("{}\n", error.to_clickhouse_string());
-    let mut response = Response::new(BodyExt::boxed(Full::new(Bytes::from(body)).map_err(|never| match never {})));
+    let mut response = Response::new(BodyExt::boxed_unsync(Full::new(Bytes::from(body)).map_err(|never| match never {})));
     *response.status_mut() = StatusCode::from_u16(error.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=UTF-8"));

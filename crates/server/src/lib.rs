@@ -10,8 +10,10 @@
 //!
 //! Errors become `Code: N. DB::Exception: ... (NAME)` bodies with ClickHouse's HTTP
 //! status and `X-ClickHouse-Exception-Code`. Modules: [`config`], [`server`] (listener,
-//! connections, shutdown), [`handler`] (one request), [`sessions`].
+//! connections, shutdown), [`handler`] (one request), [`compression`] (content codings
+//! of request bodies and responses), [`sessions`].
 
+pub mod compression;
 pub mod config;
 pub mod handler;
 pub mod server;

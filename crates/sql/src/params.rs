@@ -90,6 +90,15 @@ fn render_value(name: &str, type_text: &str, value: &str) -> Result<String> {
     if ch_type.is_nullable() && value == "\\N" {
         return Ok(format!("CAST(NULL AS {type_text})"));
     }
+    // ClickHouse reads a value in the TSV-escaped text form of its type: a scalar's
+    // escapes (`it\'s`, `a\tb`) are undone; composite values keep their quoted text.
+    let unescaped;
+    let value = if matches!(ch_type.base(), ChType::Array(_) | ChType::Map(..) | ChType::Tuple(_)) {
+        value
+    } else {
+        unescaped = unescape_tsv(value);
+        unescaped.as_str()
+    };
     let quoted = quote_string(value);
     Ok(match ch_type.base() {
         ChType::String => quoted,
@@ -103,6 +112,33 @@ fn render_value(name: &str, type_text: &str, value: &str) -> Result<String> {
         }
         _ => format!("CAST({quoted} AS {type_text})"),
     })
+}
+
+/// Undoes TSV escaping: `\\t`, `\\n`, `\\r`, `\\0`, `\\b`, `\\f`, `\\\\`, and a backslash before any
+/// other character stands for that character.
+fn unescape_tsv(value: &str) -> String {
+    if !value.contains('\\') {
+        return value.to_string();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 /// A single-quoted SQL string literal with ClickHouse escapes.
@@ -137,6 +173,9 @@ mod tests {
         let sql = "SELECT {id:UInt64}, {s:String}, '{x:String}' FROM {t:Identifier}";
         let out = substitute_parameters(sql, &params(&[("id", "42"), ("s", "it's"), ("t", "tbl")])).unwrap().unwrap();
         assert_eq!(out, "SELECT CAST(42 AS UInt64), 'it\\'s', '{x:String}' FROM `tbl`");
+        // Values arrive TSV-escaped (clickhouse-connect sends `it\'s`).
+        let out = substitute_parameters("SELECT {s:String}, {a:Array(String)}", &params(&[("s", "it\\'s\\ttab"), ("a", "['x\\'y']")])).unwrap().unwrap();
+        assert_eq!(out, "SELECT 'it\\'s\\ttab', CAST('[\\'x\\\\\\'y\\']' AS Array(String))");
     }
 
     #[test]

@@ -32,6 +32,36 @@ fn relabel_timestamps(column: &ArrayRef, target: &DataType) -> Result<Option<Arr
     }
 }
 
+/// Strings and binaries into `FixedString(n)`: shorter values are padded with zero bytes
+/// (Arrow's cast refuses both the conversion and the padding), longer ones are an error.
+fn to_fixed_string(column: &ArrayRef, target: &DataType, name: &str) -> Result<Option<ArrayRef>> {
+    let DataType::FixedSizeBinary(width) = target else {
+        return Ok(None);
+    };
+    if !matches!(column.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Binary | DataType::LargeBinary | DataType::BinaryView) {
+        return Ok(None);
+    }
+    let binary = arrow::compute::cast(column, &DataType::Binary)?;
+    let binary = binary.as_any().downcast_ref::<arrow::array::BinaryArray>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "cast to Binary gave another array"))?;
+    let width_usize = usize::try_from(*width).unwrap_or(0);
+    let mut builder = arrow::array::FixedSizeBinaryBuilder::with_capacity(binary.len(), *width);
+    let mut padded = vec![0u8; width_usize];
+    for value in binary.iter() {
+        match value {
+            None => builder.append_null(),
+            Some(bytes) if bytes.len() > width_usize => {
+                return Err(Error::new(ErrorCode::TOO_LARGE_STRING_SIZE, format!("Too large value for FixedString({width}) in column {name}: {} bytes", bytes.len())));
+            }
+            Some(bytes) => {
+                padded.fill(0);
+                padded[..bytes.len()].copy_from_slice(bytes);
+                builder.append_value(&padded)?;
+            }
+        }
+    }
+    Ok(Some(std::sync::Arc::new(builder.finish())))
+}
+
 /// A batch of `schema` from `columns` (name, values) of `rows` rows read by `format`.
 pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRef)], text: &TextOptions, format: &str) -> Result<RecordBatch> {
     let mut out = Vec::with_capacity(schema.fields().len());
@@ -44,6 +74,8 @@ pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRe
             column.clone()
         } else if let Some(relabeled) = relabel_timestamps(column, field.data_type())? {
             relabeled
+        } else if let Some(fixed) = to_fixed_string(column, field.data_type(), field.name())? {
+            fixed
         } else {
             let strict = CastOptions { safe: false, ..Default::default() };
             arrow::compute::cast_with_options(column, field.data_type(), &strict).map_err(|e| {
@@ -82,5 +114,25 @@ pub(crate) fn push_sliced(batch: RecordBatch, max_rows: usize, out: &mut Vec<Rec
         let len = max_rows.min(rows - start);
         out.push(batch.slice(start, len));
         start += len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{FixedSizeBinaryArray, StringArray};
+    use std::sync::Arc;
+
+    #[test]
+    fn strings_pad_into_fixed_strings_and_long_ones_fail() {
+        let column: ArrayRef = Arc::new(StringArray::from(vec![Some("ab"), None, Some("xyz")]));
+        let fixed = to_fixed_string(&column, &DataType::FixedSizeBinary(3), "f").unwrap().unwrap();
+        let fixed = fixed.as_any().downcast_ref::<FixedSizeBinaryArray>().unwrap();
+        assert_eq!(fixed.value(0), b"ab\0");
+        assert!(fixed.is_null(1));
+        assert_eq!(fixed.value(2), b"xyz");
+        let error = to_fixed_string(&column, &DataType::FixedSizeBinary(2), "f").unwrap_err();
+        assert_eq!(error.code(), ErrorCode::TOO_LARGE_STRING_SIZE);
+        assert!(to_fixed_string(&column, &DataType::Utf8, "f").unwrap().is_none());
     }
 }

@@ -1,0 +1,62 @@
+//! `getSetting('name')`: the value of a setting for this query, as a typed constant.
+//!
+//! Settings live in the query layer, not in DataFusion's config, so the calls are
+//! replaced by literals before planning (the value is fixed for the whole query, as in
+//! ClickHouse, where `getSetting` is a constant too).
+
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{self, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value};
+use granary_common::settings::find_setting;
+use granary_common::{Error, ErrorCode, Result, SettingKind, Settings};
+
+/// Replaces every `getSetting('name')` in `statement` with the setting's value.
+pub(crate) fn inline_get_setting(statement: &mut ast::Statement, settings: &Settings) -> Result<()> {
+    let mut failure = None;
+    let _ = ast::visit_expressions_mut(statement, |expr| {
+        let Expr::Function(function) = expr else { return ControlFlow::Continue(()) };
+        if !function.name.to_string().eq_ignore_ascii_case("getSetting") {
+            return ControlFlow::Continue(());
+        }
+        match setting_literal(&function.args, settings) {
+            Ok(literal) => {
+                *expr = literal;
+                ControlFlow::Continue(())
+            }
+            Err(e) => {
+                failure = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    failure.map_or(Ok(()), Err)
+}
+
+fn setting_literal(args: &FunctionArguments, settings: &Settings) -> Result<Expr> {
+    let name = match args {
+        FunctionArguments::List(list) if list.args.len() == 1 => match &list.args[0] {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v))) => match &v.value {
+                Value::SingleQuotedString(s) => Some(s.clone()),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(name) = name else {
+        return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "The argument of function getSetting must be a constant string: the name of a setting"));
+    };
+    let def = find_setting(&name).ok_or_else(|| Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}'")))?;
+    let raw = settings.get(&name).unwrap_or(def.default);
+    let text = match def.kind {
+        SettingKind::MaxThreads => settings.max_threads().to_string(),
+        SettingKind::UInt64 | SettingKind::NonZeroUInt64 | SettingKind::Int64 | SettingKind::Milliseconds => raw.parse::<i128>().map(|n| n.to_string()).unwrap_or_else(|_| "0".into()),
+        SettingKind::Bool => (if matches!(raw, "1" | "true") { "true" } else { "false" }).to_string(),
+        SettingKind::Float | SettingKind::Seconds => format!("toFloat64({})", raw.parse::<f64>().unwrap_or(0.0)),
+        SettingKind::String => granary_sql::params::quote_string(raw),
+    };
+    let parsed = datafusion::sql::sqlparser::parser::Parser::new(&datafusion::sql::sqlparser::dialect::ClickHouseDialect {})
+        .try_with_sql(&text)
+        .and_then(|mut parser| parser.parse_expr());
+    parsed.map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("getSetting('{name}'): {e}")))
+}

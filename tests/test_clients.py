@@ -1,0 +1,215 @@
+"""Real clients against the real server: clickhouse-connect (the most used Python driver,
+over HTTP with Native/Arrow bodies and lz4 compression) and HTTP content codings of
+request bodies and responses sent by hand, the way curl scripts use them."""
+import datetime
+import gzip
+import http.client
+import zlib
+
+import clickhouse_connect
+import lz4.frame
+import pandas as pd
+import pyarrow as pa
+import pytest
+from backports import zstd  # clickhouse-connect's own zstd dependency
+from clickhouse_connect.driver.exceptions import DatabaseError
+
+CODINGS = {
+    "gzip": (gzip.compress, gzip.decompress),
+    "deflate": (zlib.compress, zlib.decompress),
+    "zstd": (zstd.compress, zstd.decompress),
+    "lz4": (lz4.frame.compress, lz4.frame.decompress),
+}
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["compressed", "plain"])
+def client(server, request):
+    c = clickhouse_connect.get_client(host="127.0.0.1", port=server.port, compress=request.param)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def table(client):
+    name = "cc_" + ("c" if client.compression else "p")
+    client.command(f"DROP TABLE IF EXISTS {name}")
+    client.command(
+        f"CREATE TABLE {name} (id UInt64, s String, d DateTime, n Nullable(Float64), lc LowCardinality(String), "
+        "a Array(UInt32), dec Decimal(10, 2), f FixedString(3)) ENGINE = MergeTree ORDER BY id"
+    )
+    yield name
+    client.command(f"DROP TABLE {name}")
+
+
+COLUMNS = ["id", "s", "d", "n", "lc", "a", "dec", "f"]
+
+
+def test_connects_and_reads_server_facts(client):
+    assert client.server_version
+    assert client.command("SELECT 1") == 1
+    assert client.command("SELECT timezone()") == "UTC"
+
+
+def test_query_types_round_trip(client):
+    result = client.query(
+        "SELECT number AS n, toString(number) AS s, toDate('2024-01-02') + number AS d, "
+        "if(number = 1, NULL, number * 1.5) AS f, [number, number + 1] AS a, toDecimal64(number, 3) AS dec "
+        "FROM numbers(3)"
+    )
+    assert result.column_names == ("n", "s", "d", "f", "a", "dec")
+    assert result.result_rows[1] == (1, "1", datetime.date(2024, 1, 3), None, [1, 2], 1)
+    assert result.result_rows[2][3] == 3.0
+
+
+def test_insert_rows_and_read_them_back(client, table):
+    rows = [
+        [1, "a", datetime.datetime(2024, 1, 1, 12, 0), None, "x", [1, 2], 1.25, b"abc"],
+        [2, "it's", datetime.datetime(2024, 1, 2), 2.5, "y", [], -3.5, b"de\x00"],
+    ]
+    summary = client.insert(table, rows, column_names=COLUMNS)
+    assert summary.written_rows == 2
+    back = client.query(f"SELECT * FROM {table} ORDER BY id").result_rows
+    assert back[0][:6] == (1, "a", datetime.datetime(2024, 1, 1, 12, 0), None, "x", [1, 2])
+    assert back[1][:6] == (2, "it's", datetime.datetime(2024, 1, 2), 2.5, "y", [])
+    assert [float(r[6]) for r in back] == [1.25, -3.5]
+    assert back[1][7] in (b"de\x00", "de\x00")
+
+
+def test_dataframes_and_arrow(client, table):
+    df = pd.DataFrame(
+        {
+            "id": [10, 11],
+            "s": ["p", "q"],
+            "d": [pd.Timestamp("2024-03-01 10:00:00"), pd.Timestamp("2024-03-02")],
+            "n": [1.0, None],
+            "lc": ["z", "z"],
+            "a": [[7], [8, 9]],
+            "dec": [0.5, 1.0],
+            "f": ["xyz", "uvw"],
+        }
+    )
+    client.insert_df(table, df)
+    arrow = pa.table(
+        {
+            "id": pa.array([20], pa.uint64()),
+            "s": ["r"],
+            "d": pa.array([datetime.datetime(2024, 4, 1)], pa.timestamp("s")),
+            "n": pa.array([None], pa.float64()),
+            "lc": ["w"],
+            "a": [[1, 2, 3]],
+            "dec": pa.array([2], pa.decimal128(10, 2)),
+            "f": ["abc"],
+        }
+    )
+    client.insert_arrow(table, arrow)
+    out = client.query_df(f"SELECT id, s, d, n, lc, a FROM {table} ORDER BY id")
+    assert list(out["id"]) == [10, 11, 20]
+    assert list(out["s"]) == ["p", "q", "r"]
+    assert out["d"][0] == pd.Timestamp("2024-03-01 10:00:00")
+    assert out["n"].isna().tolist() == [False, True, True]
+    assert list(out["a"][2]) == [1, 2, 3]
+    table_out = client.query_arrow(f"SELECT id, s, lc FROM {table} ORDER BY id")
+    assert table_out.column("id").to_pylist() == [10, 11, 20]
+    assert table_out.column("lc").to_pylist() == ["z", "z", "w"]
+    np_out = client.query_np(f"SELECT id FROM {table} ORDER BY id")
+    assert np_out.tolist() == [[10], [11], [20]] or list(np_out) == [10, 11, 20]
+
+
+def test_parameters_settings_query_id_and_sessions(client):
+    assert client.query("SELECT {x:UInt32} + 1, {s:String}", parameters={"x": 41, "s": "it's"}).result_rows == [(42, "it's")]
+    assert client.query("SELECT %(x)s + 1, %(s)s", parameters={"x": 41, "s": "a'b"}).result_rows == [(42, "a'b")]
+    assert client.query("SELECT getSetting('max_block_size')", settings={"max_block_size": 1234}).result_rows == [(1234,)]
+    result = client.query("SELECT 1", settings={"query_id": "granary-cc-query-id"})
+    assert result.query_id == "granary-cc-query-id"
+    # clickhouse-connect sends a session id with every request: SET sticks.
+    client.command("SET max_block_size = 777")
+    assert client.command("SELECT getSetting('max_block_size')") == 777
+
+
+def test_errors_surface_as_database_error(client):
+    with pytest.raises(DatabaseError) as e:
+        client.query("SELECT * FROM no_such_table_anywhere")
+    assert "Code: 60" in str(e.value) and "UNKNOWN_TABLE" in str(e.value)
+    with pytest.raises(DatabaseError) as e:
+        client.command("SELECT definitelyNotAFunction(1)")
+    assert "Code: 46" in str(e.value)
+
+
+def test_streaming_large_results(client):
+    with client.query_row_block_stream("SELECT number, toString(number) FROM numbers(300000)") as stream:
+        total, blocks, checksum = 0, 0, 0
+        for block in stream:
+            blocks += 1
+            total += len(block)
+            checksum += sum(n for n, s in block if s == str(n))
+    assert total == 300000 and blocks > 1 and checksum == 299999 * 300000 // 2
+
+
+@pytest.mark.parametrize("coding", CODINGS)
+def test_compressed_responses(server, coding):
+    compress, decompress = CODINGS[coding]
+    sql = "SELECT number FROM numbers(50000) FORMAT TSV"
+    expected = "".join(f"{i}\n" for i in range(50000)).encode()
+    plain = server.request(sql, headers={"Accept-Encoding": coding})
+    assert plain.status == 200 and plain.headers.get("Content-Encoding") is None and plain.body == expected
+    r = server.request(sql, params={"enable_http_compression": 1}, headers={"Accept-Encoding": coding})
+    assert r.status == 200, r.text
+    assert r.headers.get("Content-Encoding") == coding
+    assert len(r.body) < len(expected) and decompress(r.body) == expected
+
+
+def test_response_coding_prefers_gzip_and_ignores_unknown(server):
+    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "br, lz4, gzip"})
+    assert r.headers.get("Content-Encoding") == "gzip" and gzip.decompress(r.body) == b"1\n"
+    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "br"})
+    assert r.headers.get("Content-Encoding") is None and r.body == b"1\n"
+
+
+@pytest.mark.parametrize("coding", CODINGS)
+def test_compressed_request_bodies(server, coding):
+    compress, _ = CODINGS[coding]
+    table = f"body_{coding}"
+    server.query(f"CREATE TABLE {table} (a UInt32, b String) ENGINE = MergeTree ORDER BY a")
+    data = "".join(f"{i},v{i}\n" for i in range(100000)).encode()
+    r = server.request(params={"query": f"INSERT INTO {table} FORMAT CSV"}, data=compress(data), headers={"Content-Encoding": coding})
+    assert r.status == 200, r.text
+    assert server.query(f"SELECT count(), sum(a), max(b) FROM {table}") == "100000\t4999950000\tv99999\n"
+    # The whole body, query included, may be compressed.
+    r = server.request(data=compress(f"INSERT INTO {table} VALUES (7, 'seven')".encode()), headers={"Content-Encoding": coding})
+    assert r.status == 200, r.text
+    assert server.query(f"SELECT b FROM {table} WHERE a = 7 ORDER BY b") == "seven\nv7\n"
+    server.query(f"DROP TABLE {table}")
+
+
+def test_bad_compressed_bodies_are_clear_errors_and_insert_nothing(server):
+    server.query("CREATE TABLE body_bad (a UInt32) ENGINE = MergeTree ORDER BY a")
+    good = gzip.compress(b"".join(b"%d\n" % i for i in range(10000)))
+    r = server.request(params={"query": "INSERT INTO body_bad FORMAT TSV"}, data=good[: len(good) // 2] + b"garbage!", headers={"Content-Encoding": "gzip"})
+    assert r.status == 500 and r.headers["X-ClickHouse-Exception-Code"] == "354", r.text
+    r = server.request(params={"query": "INSERT INTO body_bad FORMAT TSV"}, data=b"\x04\x22\x4d\x18 not lz4", headers={"Content-Encoding": "lz4"})
+    assert r.headers["X-ClickHouse-Exception-Code"] == "617", r.text
+    r = server.request(params={"query": "INSERT INTO body_bad FORMAT TSV"}, data=b"1\n", headers={"Content-Encoding": "snappy"})
+    assert r.headers["X-ClickHouse-Exception-Code"] == "48" and "Unknown compression method 'snappy'" in r.text
+    assert server.query("SELECT count() FROM body_bad") == "0\n"
+    server.query("DROP TABLE body_bad")
+
+
+def test_error_after_compressed_output_began_is_in_the_body(server):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    try:
+        conn.request(
+            "POST",
+            "/?enable_http_compression=1",
+            body=b"SELECT throwIf(number = 2500000, 'late failure') FROM numbers(3000000) FORMAT TSV",
+            headers={"Accept-Encoding": "gzip"},
+        )
+        response = conn.getresponse()
+        assert response.status == 200 and response.getheader("Content-Encoding") == "gzip"
+        try:
+            body = response.read()
+        except http.client.IncompleteRead as e:
+            body = e.partial
+    finally:
+        conn.close()
+    text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body)
+    assert b"Code: 395" in text and b"late failure" in text
