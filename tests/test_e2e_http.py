@@ -452,6 +452,63 @@ def test_client_disconnect_mid_result(server):
     assert_server_healthy(server)
 
 
+def test_progress_headers_while_the_query_runs(server):
+    """send_progress_in_http_headers: X-ClickHouse-Progress lines arrive before the result
+    (read from the raw socket, so their timing is visible), then the usual head follows."""
+    server.query("CREATE TABLE IF NOT EXISTS progress_target (n UInt64) ENGINE = MergeTree ORDER BY n")
+    sql = b"INSERT INTO progress_target SELECT number + sleepEachRow(0.0005) FROM numbers(2000) SETTINGS max_block_size = 100"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+        s.sendall(
+            b"POST /?send_progress_in_http_headers=1&http_headers_progress_interval_ms=50 HTTP/1.1\r\n"
+            b"Host: x\r\nContent-Length: %d\r\n\r\n%s" % (len(sql), sql)
+        )
+        started = time.time()
+        first = s.recv(65536)
+        first_after = time.time() - started
+        raw = first
+        while b"\r\n\r\n" not in raw:
+            raw += s.recv(65536)
+    head = raw.split(b"\r\n\r\n")[0].decode()
+    lines = head.split("\r\n")
+    assert lines[0] == "HTTP/1.1 200 OK", lines
+    progress = [json.loads(line.split(": ", 1)[1]) for line in lines if line.lower().startswith("x-clickhouse-progress:")]
+    assert len(progress) >= 3, head
+    assert first.startswith(b"HTTP/1.1 200 OK\r\nX-ClickHouse-Progress:") and first_after < 0.9, (first[:200], first_after)
+    assert sum(1 for line in lines if line.startswith("HTTP/")) == 1
+    rows = [int(p["read_rows"]) for p in progress]
+    assert rows == sorted(rows) and rows[-1] > 0, rows
+    assert any(line.lower().startswith("x-clickhouse-summary:") for line in lines)
+    assert server.query("SELECT count() FROM progress_target") == "2000\n"
+    # The connection keeps working for the next requests.
+    r = server.request("SELECT 1", params={"send_progress_in_http_headers": 1})
+    assert r.status == 200 and r.body == b"1\n"
+    server.query("DROP TABLE progress_target")
+
+
+def test_error_after_progress_headers(server):
+    """Once progress went out the status is 200 (as in ClickHouse); the error is in the
+    exception header and the body."""
+    r = server.request(
+        "SELECT sleep(0.3), throwIf(1, 'after progress')",
+        params={"send_progress_in_http_headers": 1, "http_headers_progress_interval_ms": 50},
+    )
+    assert r.status == 200, r.status
+    assert r.headers["X-ClickHouse-Exception-Code"] == "395"
+    assert "after progress" in r.text and r.headers.get_all("X-ClickHouse-Progress")
+
+
+def test_wait_end_of_query(server):
+    sql = "SELECT throwIf(number = 2500000, 'late failure') FROM numbers(3000000) FORMAT TSV"
+    r = server.request(sql, params={"wait_end_of_query": 1})
+    assert_clickhouse_error(r, 395, "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO")
+    assert r.status == 400 and b"\n0\n" not in r.body
+    # A result larger than buffer_size goes through a temporary file, whole and in order.
+    r = server.request("SELECT number FROM numbers(200000) ORDER BY number", params={"wait_end_of_query": 1, "buffer_size": 1000})
+    assert r.status == 200 and r.body == "".join(f"{i}\n" for i in range(200000)).encode()
+    summary = json.loads(r.headers["X-ClickHouse-Summary"])
+    assert summary["result_rows"] == "200000", summary
+
+
 def test_sessions_keep_state(server):
     params = {"session_id": "e2e-" + uuid.uuid4().hex}
     server.query("CREATE DATABASE IF NOT EXISTS sess_db")

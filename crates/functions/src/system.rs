@@ -1,5 +1,6 @@
 //! Server and session information and randomness: `version`, `currentDatabase`,
-//! `hostName`, `uptime`, `rand`, `rand64`, `generateUUIDv4`, `throwIf`.
+//! `hostName`, `uptime`, `rand`, `rand64`, `generateUUIDv4`, `throwIf`, `sleep`,
+//! `sleepEachRow`.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -134,7 +135,48 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         rand_fn("rand64", true),
         generate_uuid_v4(),
         throw_if(),
+        sleep_fn("sleep", false),
+        sleep_fn("sleepEachRow", true),
     ]
+}
+
+/// ClickHouse's `function_sleep_max_microseconds_per_block` default.
+const MAX_SLEEP_PER_BLOCK: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// `sleep(seconds)` once per non-empty block, `sleepEachRow(seconds)` once per row;
+/// both return 0. Used to test timeouts, progress and cancellation; capped at 3 s per
+/// block as in ClickHouse so a typo cannot hold a thread for hours.
+fn sleep_fn(name: &'static str, each_row: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |_| Ok(ChType::UInt8),
+        move |ctx| {
+            let seconds = ctx
+                .scalar(0)
+                .and_then(|s| s.cast_to(&datafusion::arrow::datatypes::DataType::Float64).ok())
+                .and_then(|s| match s {
+                    datafusion::common::ScalarValue::Float64(Some(v)) => Some(v),
+                    _ => None,
+                })
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| {
+                    crate::args::ch_error(granary_common::ErrorCode::ILLEGAL_COLUMN, format!("The argument of function {name} must be a non-negative constant number"))
+                })?;
+            let rows = if each_row { ctx.len as f64 } else if ctx.len > 0 { 1.0 } else { 0.0 };
+            let total = std::time::Duration::from_secs_f64(seconds * rows);
+            if total > MAX_SLEEP_PER_BLOCK {
+                return Err(crate::args::ch_error(
+                    granary_common::ErrorCode::TOO_SLOW,
+                    format!("The maximum sleep time is {} microseconds. Requested: {} microseconds per block", MAX_SLEEP_PER_BLOCK.as_micros(), total.as_micros()),
+                ));
+            }
+            std::thread::sleep(total);
+            Ok(Arc::new(datafusion::arrow::array::UInt8Array::from(vec![0u8; ctx.len])))
+        },
+    )
+    .volatile()
+    .build()
 }
 
 /// `throwIf(x [, message])`: fails the query when `x` is non-zero in any row, else 0.

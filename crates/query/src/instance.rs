@@ -117,11 +117,14 @@ pub struct QueryRequest {
     pub default_format: Option<String>,
     /// The rest of the request body.
     pub input: Option<ByteStream>,
+    /// Counters to fill, when the caller reports progress while the query runs
+    /// (`send_progress_in_http_headers`); fresh ones otherwise.
+    pub progress: Option<Arc<QueryProgress>>,
 }
 
 impl QueryRequest {
     pub fn new(text: impl Into<String>) -> Self {
-        QueryRequest { text: text.into(), query_id: None, settings: Vec::new(), params: HashMap::new(), default_format: None, input: None }
+        QueryRequest { text: text.into(), query_id: None, settings: Vec::new(), params: HashMap::new(), default_format: None, input: None, progress: None }
     }
 }
 
@@ -312,7 +315,7 @@ impl Instance {
     /// planning, INSERT data) are returned here; errors while results stream come as an
     /// `Err` item in the body.
     pub async fn execute(self: &Arc<Self>, session: &mut Session, mut request: QueryRequest) -> Result<QueryResponse> {
-        let progress = Arc::new(QueryProgress::default());
+        let progress = request.progress.take().unwrap_or_default();
         let query_id = request.query_id.take().filter(|id| !id.is_empty()).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let start_time_us = now_us();
         let log_failure = |instance: &Instance, session: &Session, text: &str, e: &Error, settings: Option<&Settings>| {

@@ -16,6 +16,7 @@ use http_body_util::{BodyExt, BodyStream, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 
 use crate::compression::{self, ResponseEncoder};
+use crate::connection::EarlyHead;
 use crate::sessions::Sessions;
 
 pub type Body = UnsyncBoxBody<Bytes, std::io::Error>;
@@ -46,7 +47,7 @@ const RESERVED_PARAMS: &[&str] = &[
     "role",
 ];
 
-pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: SocketAddr, head: Arc<EarlyHead>) -> Response<Body> {
     let _ = peer;
     let path = request.uri().path().to_string();
     let has_query_param = request.uri().query().is_some_and(|q| q.split('&').any(|kv| kv.starts_with("query=")));
@@ -60,7 +61,7 @@ pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: 
         }
     }
     let mut query_id = None;
-    match run_query(&state, request, &mut query_id).await {
+    match run_query(&state, request, &head, &mut query_id).await {
         Ok(response) => response,
         Err(e) => error_response(&e, query_id.as_deref()),
     }
@@ -79,6 +80,9 @@ struct Params {
     close_session: bool,
     user: Option<String>,
     password: Option<String>,
+    /// `buffer_size`: bytes of a `wait_end_of_query` response kept in memory before the
+    /// rest goes to a temporary file.
+    buffer_size: Option<usize>,
     settings: Vec<(String, String)>,
     params: HashMap<String, String>,
 }
@@ -95,6 +99,7 @@ fn parse_params(query_string: Option<&str>) -> Result<Params> {
         close_session: false,
         user: None,
         password: None,
+        buffer_size: None,
         settings: Vec::new(),
         params: HashMap::new(),
     };
@@ -111,6 +116,9 @@ fn parse_params(query_string: Option<&str>) -> Result<Params> {
             "close_session" => p.close_session = value == "1" || value.eq_ignore_ascii_case("true"),
             "user" => p.user = Some(value),
             "password" => p.password = Some(value),
+            "buffer_size" => {
+                p.buffer_size = Some(value.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid buffer_size: '{value}'")))?)
+            }
             k if k.starts_with("param_") => {
                 p.params.insert(k["param_".len()..].to_string(), value);
             }
@@ -181,7 +189,7 @@ fn authenticate(user: &str, password: &str) -> Result<()> {
     ))
 }
 
-async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_out: &mut Option<String>) -> Result<Response<Body>> {
+async fn run_query(state: &HandlerState, request: Request<Incoming>, head: &EarlyHead, query_id_out: &mut Option<String>) -> Result<Response<Body>> {
     let params = parse_params(request.uri().query())?;
     *query_id_out = params.query_id.clone();
     let (user, password) = credentials(&request, &params)?;
@@ -228,13 +236,16 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
         }
     };
     let response_coding = compression::response_coding(&response_headers, setting_is_on(&settings, session, "enable_http_compression"));
-    let compression_level = settings
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "http_zlib_compression_level")
-        .and_then(|(_, v)| v.parse::<u32>().ok())
-        .or_else(|| session.settings.get("http_zlib_compression_level").and_then(|v| v.parse().ok()))
-        .unwrap_or(3);
+    let compression_level = request_setting(&settings, session, "http_zlib_compression_level").and_then(|v| v.parse::<u32>().ok()).unwrap_or(3);
+    let wait_end_of_query = setting_is_on(&settings, session, "wait_end_of_query");
+    let progress = Arc::new(granary_common::QueryProgress::default());
+    let mut progress_ticker = setting_is_on(&settings, session, "send_progress_in_http_headers").then(|| {
+        let every = request_setting(&settings, session, "http_headers_progress_interval_ms").and_then(|v| v.parse::<u64>().ok()).unwrap_or(100);
+        let every = Duration::from_millis(every.max(1));
+        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        interval
+    });
     if let Some(database) = &params.database {
         if database != "system" {
             state.instance.catalog().require_database(database)?;
@@ -248,8 +259,11 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
         params: params.params.clone(),
         default_format: params.default_format.clone(),
         input,
+        progress: Some(progress.clone()),
     };
-    let executed = state.instance.execute(session, query_request).await;
+    let executed = tick_while(async { Some(state.instance.execute(session, query_request).await) }, head, &mut progress_ticker, &progress)
+        .await
+        .unwrap_or_else(|| Err(Error::new(ErrorCode::LOGICAL_ERROR, "the query ended without an outcome")));
     drop(lease);
     if params.close_session {
         if let Some(id) = &params.session_id {
@@ -260,11 +274,25 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
     *query_id_out = Some(response.query_id.clone());
     // Hold the headers until the first chunk: a small result then has a complete summary,
     // and an early error still gets a proper status.
-    let first = response.body.recv().await;
+    let first = tick_while(response.body.recv(), head, &mut progress_ticker, &progress).await;
     let first = match first {
         Some(Err(e)) => return Err(e),
         Some(Ok(chunk)) => Some(chunk),
         None => None,
+    };
+    // wait_end_of_query: the whole result before the headers, so a late error still
+    // gets its status and the summary is final.
+    let buffered = if wait_end_of_query {
+        let mut buffer = ResponseBuffer::new(params.buffer_size.unwrap_or(DEFAULT_RESPONSE_BUFFER));
+        if let Some(chunk) = first.clone() {
+            buffer.push(chunk).await?;
+        }
+        while let Some(chunk) = tick_while(response.body.recv(), head, &mut progress_ticker, &progress).await {
+            buffer.push(chunk?).await?;
+        }
+        Some(buffer.into_stream().await?)
+    } else {
+        None
     };
     let summary = response.progress.snapshot().summary_json();
     let mut builder = Response::builder()
@@ -285,18 +313,108 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, query_id_ou
         }
         None => None,
     };
-    let rest = futures::stream::poll_fn(move |cx| response.body.poll_recv(cx));
-    let chunks = futures::stream::iter(first.map(Ok)).chain(rest).boxed();
+    let chunks = match buffered {
+        Some(stream) => stream,
+        None => {
+            let rest = futures::stream::poll_fn(move |cx| response.body.poll_recv(cx));
+            futures::stream::iter(first.map(Ok)).chain(rest).boxed()
+        }
+    };
     let frames = body_frames(chunks, encoder);
     builder
         .body(BodyExt::boxed_unsync(StreamBody::new(frames)))
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("Cannot build response: {e}")))
 }
 
-/// Whether a boolean setting is on for this request: URL parameters first, then the session.
+/// A setting of this request as text: URL parameters first, then the session.
+fn request_setting<'a>(url_settings: &'a [(String, String)], session: &'a Session, name: &str) -> Option<&'a str> {
+    url_settings.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).or_else(|| session.settings.get(name))
+}
+
+/// Whether a boolean setting is on for this request.
 fn setting_is_on(url_settings: &[(String, String)], session: &Session, name: &str) -> bool {
-    let value = url_settings.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).or_else(|| session.settings.get(name));
-    matches!(value.map(str::to_ascii_lowercase).as_deref(), Some("1" | "true"))
+    matches!(request_setting(url_settings, session, name).map(str::to_ascii_lowercase).as_deref(), Some("1" | "true"))
+}
+
+/// Awaits `work`; meanwhile an `X-ClickHouse-Progress` header goes out at every tick
+/// (`send_progress_in_http_headers`) until the response head is sent. A client that went
+/// away ends the wait with an error, and dropping `work` cancels the query.
+async fn tick_while<T>(
+    work: impl std::future::Future<Output = Option<Result<T>>>,
+    head: &EarlyHead,
+    ticker: &mut Option<tokio::time::Interval>,
+    progress: &granary_common::QueryProgress,
+) -> Option<Result<T>> {
+    let Some(interval) = ticker.as_mut() else {
+        return work.await;
+    };
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            outcome = &mut work => return outcome,
+            _ = interval.tick() => {
+                if let Err(e) = head.write_header("X-ClickHouse-Progress", &progress.snapshot().progress_json()).await {
+                    return Some(Err(Error::new(ErrorCode::NETWORK_ERROR, format!("Cannot send progress: {e}"))));
+                }
+            }
+        }
+    }
+}
+
+/// Bytes of a `wait_end_of_query` response kept in memory (ClickHouse's `buffer_size`
+/// default); the rest waits in an anonymous temporary file.
+const DEFAULT_RESPONSE_BUFFER: usize = 1 << 20;
+
+/// A whole response held back until the query ends, bounded in memory.
+struct ResponseBuffer {
+    memory: Vec<Bytes>,
+    memory_bytes: usize,
+    limit: usize,
+    spill: Option<tokio::fs::File>,
+}
+
+impl ResponseBuffer {
+    fn new(limit: usize) -> Self {
+        ResponseBuffer { memory: Vec::new(), memory_bytes: 0, limit, spill: None }
+    }
+
+    async fn push(&mut self, chunk: Bytes) -> Result<()> {
+        use tokio::io::AsyncWriteExt;
+        if self.spill.is_none() && self.memory_bytes + chunk.len() <= self.limit {
+            self.memory_bytes += chunk.len();
+            self.memory.push(chunk);
+            return Ok(());
+        }
+        let file = match &mut self.spill {
+            Some(file) => file,
+            None => self.spill.insert(tokio::fs::File::from_std(tempfile::tempfile()?)),
+        };
+        file.write_all(&chunk).await?;
+        Ok(())
+    }
+
+    async fn into_stream(self) -> Result<futures::stream::BoxStream<'static, Result<Bytes>>> {
+        use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+        let memory = futures::stream::iter(self.memory.into_iter().map(Ok));
+        let Some(mut file) = self.spill else {
+            return Ok(memory.boxed());
+        };
+        file.flush().await?;
+        file.seek(std::io::SeekFrom::Start(0)).await?;
+        let from_file = futures::stream::unfold(Some(file), |file| async move {
+            let mut file = file?;
+            let mut buffer = vec![0u8; DEFAULT_RESPONSE_BUFFER];
+            match file.read(&mut buffer).await {
+                Ok(0) => None,
+                Ok(n) => {
+                    buffer.truncate(n);
+                    Some((Ok(Bytes::from(buffer)), Some(file)))
+                }
+                Err(e) => Some((Err(Error::from(e)), None)),
+            }
+        });
+        Ok(memory.chain(from_file).boxed())
+    }
 }
 
 type Frames = Vec<std::result::Result<Frame<Bytes>, std::io::Error>>;

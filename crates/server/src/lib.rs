@@ -11,10 +11,12 @@
 //! Errors become `Code: N. DB::Exception: ... (NAME)` bodies with ClickHouse's HTTP
 //! status and `X-ClickHouse-Exception-Code`. Modules: [`config`], [`server`] (listener,
 //! connections, shutdown), [`handler`] (one request), [`compression`] (content codings
-//! of request bodies and responses), [`sessions`].
+//! of request bodies and responses), [`connection`] (the connection's bytes, with
+//! progress headers written while a query runs), [`sessions`].
 
 pub mod compression;
 pub mod config;
+pub mod connection;
 pub mod handler;
 pub mod server;
 pub mod sessions;

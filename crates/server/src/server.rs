@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::config::ServerConfig;
+use crate::connection::ConnectionIo;
 use crate::handler::{handle, HandlerState};
 use crate::sessions::Sessions;
 
@@ -63,11 +64,12 @@ pub async fn run_server(config: &ServerConfig, instance: Arc<Instance>) -> Resul
                     let state = state.clone();
                     let mut stop = stop.clone();
                     connections.spawn(async move {
+                        let (io, head) = ConnectionIo::new(stream);
                         let service = service_fn(move |request| {
-                            let state = state.clone();
-                            async move { Ok::<_, std::convert::Infallible>(handle(state, request, peer).await) }
+                            let (state, head) = (state.clone(), head.clone());
+                            async move { Ok::<_, std::convert::Infallible>(handle(state, request, peer, head).await) }
                         });
-                        let connection = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), service);
+                        let connection = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(io), service);
                         tokio::pin!(connection);
                         tokio::select! {
                             result = connection.as_mut() => {
