@@ -60,9 +60,9 @@ class Response:
         return self.body.decode(errors="replace")
 
 
-def http_request(port, method="GET", target="/", body=None, headers=None, timeout=120) -> Response:
+def http_request(port, method="GET", target="/", body=None, headers=None, timeout=120, host="127.0.0.1") -> Response:
     """One request on a fresh connection (stdlib http.client); never raises on HTTP errors."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
         conn.request(method, target, body=body, headers=headers or {})
         r = conn.getresponse()

@@ -4,11 +4,13 @@
 //!   Everything that can fail carries an [`ErrorCode`]; the HTTP edge turns it into
 //!   `Code: N. DB::Exception: ... (NAME)` and a status without guessing.
 //! * [`error`]: the typed [`Error`] with a code, a message and a source chain.
+//! * [`fs`]: durable (fsync + rename) writes of small files.
 //! * [`settings`]: the settings registry (name, type, default, description) that
 //!   backs `SET`, `SETTINGS` clauses, URL parameters and `system.settings`.
 
 pub mod codes;
 pub mod error;
+pub mod fs;
 pub mod progress;
 pub mod settings;
 

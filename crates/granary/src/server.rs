@@ -73,6 +73,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     instance_config.max_concurrent_queries = config.max_concurrent_queries;
     instance_config.query_log_capacity = config.query_log_capacity;
     instance_config.uncompressed_cache_size = config.uncompressed_cache_size;
+    instance_config.access = config.access_entities()?;
     let instance = Instance::open(instance_config)?;
     let handle = run_server(&config, instance).await?;
     tracing::info!("Granary {} listening on http://{} (data in {})", env!("CARGO_PKG_VERSION"), handle.local_addr, config.path.display());

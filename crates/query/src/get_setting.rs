@@ -10,12 +10,23 @@ use datafusion::sql::sqlparser::ast::{self, Expr, FunctionArg, FunctionArgExpr, 
 use granary_common::settings::find_setting;
 use granary_common::{Error, ErrorCode, Result, SettingKind, Settings};
 
-/// Replaces every `getSetting('name')` in `statement` with the setting's value.
-pub(crate) fn inline_get_setting(statement: &mut ast::Statement, settings: &Settings) -> Result<()> {
+/// Replaces every `getSetting('name')` in `statement` with the setting's value, and
+/// `currentUser()` (`user()`, `current_user()`) with the name of the logged-in user.
+pub(crate) fn inline_get_setting(statement: &mut ast::Statement, settings: &Settings, user: &str) -> Result<()> {
     let mut failure = None;
     let _ = ast::visit_expressions_mut(statement, |expr| {
         let Expr::Function(function) = expr else { return ControlFlow::Continue(()) };
-        if !function.name.to_string().eq_ignore_ascii_case("getSetting") {
+        let name = function.name.to_string();
+        let no_arguments = match &function.args {
+            FunctionArguments::None => true,
+            FunctionArguments::List(list) => list.args.is_empty(),
+            FunctionArguments::Subquery(_) => false,
+        };
+        if no_arguments && ["currentUser", "user", "current_user"].iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            *expr = Expr::value(Value::SingleQuotedString(user.to_string()));
+            return ControlFlow::Continue(());
+        }
+        if !name.eq_ignore_ascii_case("getSetting") {
             return ControlFlow::Continue(());
         }
         match setting_literal(&function.args, settings) {

@@ -60,9 +60,10 @@ pub(crate) async fn run(
     let (parsed, substituted) = granary_sql::parse_statement(text, &options)?;
     let StatementWithClauses { statement, settings, format } = parsed;
     for (name, value) in &settings {
-        ctx.settings.set(name, value)?;
+        crate::instance::change_setting(&mut ctx.settings, &ctx.access, name, value)?;
     }
     check_readonly(ctx, &statement)?;
+    crate::access::check_statement(ctx, &statement)?;
     instance.configure_query(ctx)?;
     let kind = statement.kind_name();
     let format_name = format.or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
@@ -73,7 +74,8 @@ pub(crate) async fn run(
     };
     if let Statement::Query { query, limit_by: None } = &statement {
         let mut fast = crate::point_query::try_point_query(ctx, query)?;
-        if fast.is_none() {
+        // Restricted users take the planned path, where lookups are checked.
+        if fast.is_none() && ctx.access.is_unrestricted() {
             fast = crate::point_query::try_constant_lookup(ctx, query, instance.lookup_functions()).await?;
         }
         if let Some(stream) = fast {
@@ -215,7 +217,7 @@ pub(crate) async fn run(
                 if let Some(param) = name.strip_prefix("param_") {
                     session.params.insert(param.to_string(), value);
                 } else {
-                    session.settings.set(&name, &value)?;
+                    crate::instance::change_setting(&mut session.settings, &session.access, &name, &value)?;
                 }
             }
             Outcome::Done
@@ -281,6 +283,10 @@ pub(crate) async fn run(
             };
             rows(single_string_column("explain", text.lines().map(str::to_string).collect())?, None)?
         }
+        Statement::Access(command) => match instance.access_control().execute(&ctx.access, command, &ctx.current_database)? {
+            granary_access::AccessOutcome::Done => Outcome::Done,
+            granary_access::AccessOutcome::Lines { column, lines } => rows(single_string_column(column, lines)?, None)?,
+        },
         Statement::System { command } => {
             let words: Vec<&str> = command.split_whitespace().collect();
             match words.as_slice() {
@@ -331,10 +337,11 @@ pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
 /// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.
 pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
     let mut inner = ast::Statement::Query(query);
-    crate::get_setting::inline_get_setting(&mut inner, &ctx.settings)?;
+    crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
     granary_functions::prepare_function_names(&mut inner);
-    let dictionaries = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
-    crate::lookups::load_dictionaries(ctx, &dictionaries).await?;
+    let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
+    crate::access::check_lookups(ctx, &lookups)?;
+    crate::lookups::load_dictionaries(ctx, &lookups).await?;
     let statement = DFStatement::Statement(Box::new(inner));
     if let Some(io) = ctx.state.config().get_extension::<granary_io::IoContext>() {
         // Virtual columns of file()/s3() exist only for queries that name them.
@@ -370,6 +377,7 @@ async fn check_table_references(ctx: &QueryContext, statement: &DFStatement) -> 
         let (database, table) = match &reference {
             TableReference::Bare { table } => {
                 if ctx.state.table_functions().contains_key(table.as_ref()) {
+                    crate::access::check_table_function(&ctx.access, table)?;
                     continue;
                 }
                 (ctx.current_database.clone(), table.to_string())
@@ -388,6 +396,7 @@ async fn check_table_references(ctx: &QueryContext, statement: &DFStatement) -> 
             }
             return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {database}.{table} does not exist")));
         }
+        crate::access::check_select(&ctx.access, &database, &table)?;
     }
     Ok(())
 }

@@ -16,6 +16,7 @@
 //! [`interpreter`] (statements), [`insert`], [`output`] (formatting the result stream),
 //! [`limit_by`], [`point_query`] (the key-value fast path), [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`process_list`], [`session`].
 
+mod access;
 mod get_setting;
 pub mod insert;
 pub mod instance;
@@ -29,6 +30,7 @@ pub mod process_list;
 pub mod query_log;
 pub mod session;
 pub mod system;
+mod system_access;
 
 pub use instance::{Instance, InstanceConfig, QueryRequest, QueryResponse};
 pub use session::Session;

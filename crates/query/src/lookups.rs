@@ -30,9 +30,7 @@ pub(crate) fn qualify_lookup_names(statement: &mut ast::Statement, current_datab
                             if !name.contains('.') {
                                 *name = format!("{current_database}.{name}");
                             }
-                            if function_name.starts_with("dict") {
-                                names.push(name.clone());
-                            }
+                            names.push(name.clone());
                         }
                     }
                 }

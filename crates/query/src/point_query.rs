@@ -35,6 +35,7 @@ pub(crate) fn try_point_query(ctx: &QueryContext, query: &Query) -> Result<Optio
         return Ok(None);
     }
     let Ok(table) = ctx.catalog.table(&database, &shape.table) else { return Ok(None) };
+    crate::access::check_select(&ctx.access, &database, &shape.table)?;
     let schema = table.engine.schema();
     let Ok(key_index) = schema.index_of(&shape.key_column) else { return Ok(None) };
     let Some(keys) = literal_keys(&shape.keys, schema.field(key_index).data_type()) else { return Ok(None) };

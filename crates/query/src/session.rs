@@ -1,9 +1,12 @@
-//! A client session: current database, settings changed by `SET`, and query parameters
-//! set with `SET param_x = ...`. HTTP requests without `session_id` get a fresh one.
+//! A client session: who is logged in (their rights, settings and quotas), current
+//! database, settings changed by `SET`, and query parameters set with
+//! `SET param_x = ...`. HTTP requests without `session_id` get a fresh one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use granary_common::Settings;
+use granary_access::{AccessControl, UserAccess};
+use granary_common::{Result, Settings};
 
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -11,10 +14,23 @@ pub struct Session {
     pub current_database: String,
     pub settings: Settings,
     pub params: HashMap<String, String>,
+    pub access: Arc<UserAccess>,
 }
 
 impl Session {
+    /// A session with every privilege (embedded use: `granary local`, tests).
     pub fn new(user: impl Into<String>, current_database: impl Into<String>) -> Self {
-        Session { user: user.into(), current_database: current_database.into(), settings: Settings::new(), params: HashMap::new() }
+        let user = user.into();
+        Session { access: AccessControl::unrestricted(&user), user, current_database: current_database.into(), settings: Settings::new(), params: HashMap::new() }
+    }
+
+    /// A session of a logged-in user: their profile settings and default database.
+    pub fn for_user(access: Arc<UserAccess>) -> Result<Self> {
+        let mut settings = Settings::new();
+        for s in &access.settings {
+            settings.set(&s.name, &s.value)?;
+        }
+        let current_database = access.default_database.clone().unwrap_or_else(|| "default".to_string());
+        Ok(Session { user: access.user.clone(), current_database, settings, params: HashMap::new(), access })
     }
 }

@@ -35,7 +35,7 @@ pub struct QueryContextExt {
     pub current_database: String,
 }
 
-type Generator = fn(&Shared, &QueryContextExt) -> Result<Vec<ArrayRef>>;
+pub(crate) type Generator = fn(&Shared, &QueryContextExt) -> Result<Vec<ArrayRef>>;
 
 struct SystemTable {
     schema: SchemaRef,
@@ -103,7 +103,7 @@ impl std::fmt::Debug for SystemSchema {
 /// Every system table: name, columns, generator.
 #[allow(clippy::type_complexity)]
 fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Generator)> {
-    vec![
+    let mut all: Vec<(&'static str, Vec<(&'static str, &'static str)>, Generator)> = vec![
         ("one", vec![("dummy", "UInt8")], |_, _| Ok(vec![Arc::new(UInt8Array::from(vec![0u8]))])),
         (
             "databases",
@@ -333,7 +333,9 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             ],
             processes,
         ),
-    ]
+    ];
+    all.extend(crate::system_access::definitions());
+    all
 }
 
 impl SystemSchema {
@@ -370,6 +372,10 @@ impl SchemaProvider for SystemSchema {
     }
 }
 
+pub(crate) fn nullable_strings(values: impl IntoIterator<Item = Option<String>>) -> ArrayRef {
+    Arc::new(StringArray::from_iter(values))
+}
+
 pub(crate) fn strings<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(values))
 }
@@ -378,7 +384,7 @@ fn u64s(values: impl IntoIterator<Item = u64>) -> ArrayRef {
     Arc::new(UInt64Array::from_iter_values(values))
 }
 
-fn u8s(values: impl IntoIterator<Item = bool>) -> ArrayRef {
+pub(crate) fn u8s(values: impl IntoIterator<Item = bool>) -> ArrayRef {
     Arc::new(UInt8Array::from_iter_values(values.into_iter().map(u8::from)))
 }
 
@@ -575,7 +581,7 @@ fn camel(name: &str) -> String {
         .collect()
 }
 
-fn string_lists(lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
+pub(crate) fn string_lists(lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
     let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
     let mut builder = ListBuilder::new(StringBuilder::new()).with_field(item);
     for list in lists {

@@ -1,5 +1,6 @@
 //! Server configuration: defaults, overridden by a TOML file, overridden by flags.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use granary_common::{Error, ErrorCode, Result};
@@ -28,6 +29,42 @@ pub struct ServerConfig {
     pub uncompressed_cache_size: u64,
     /// `[s3.<name>]` sections: credentials for s3() URLs starting with `endpoint`.
     pub s3: std::collections::BTreeMap<String, granary_query::S3EndpointConfig>,
+    /// `[users.<name>]`: users of the config (read-only to SQL).
+    pub users: BTreeMap<String, UserConfig>,
+    /// `[profiles.<name>]`: settings (`readonly = 1`, `max_execution_time = 10`, ...).
+    pub profiles: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    /// `[quotas.<name>]`: limits per interval and the users they apply to.
+    pub quotas: BTreeMap<String, QuotaConfig>,
+}
+
+/// A user of the server config.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UserConfig {
+    /// Plain-text password (prefer `password_sha256_hex`).
+    pub password: Option<String>,
+    /// Hex SHA-256 of the password (`echo -n pw | sha256sum`).
+    pub password_sha256_hex: Option<String>,
+    /// Addresses and networks it may connect from (`127.0.0.1`, `10.0.0.0/8`, `::1`,
+    /// `any`). Default: anywhere with a password, loopback only without one.
+    pub networks: Option<Vec<String>>,
+    pub profile: Option<String>,
+    pub default_database: Option<String>,
+    /// Every privilege, user management included (as ClickHouse's `access_management`).
+    pub access_management: bool,
+    /// `"SELECT, INSERT ON db.*"`, one grant per entry.
+    pub grants: Vec<String>,
+}
+
+/// A quota of the server config.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QuotaConfig {
+    pub intervals: Vec<granary_access::QuotaLimits>,
+    /// Users (and roles) it applies to.
+    pub users: Vec<String>,
+    /// One count per user (default) or one shared count.
+    pub keyed_by_user: Option<bool>,
 }
 
 impl Default for ServerConfig {
@@ -43,6 +80,9 @@ impl Default for ServerConfig {
             shutdown_wait_seconds: 10,
             uncompressed_cache_size: granary_query::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
             s3: Default::default(),
+            users: Default::default(),
+            profiles: Default::default(),
+            quotas: Default::default(),
         }
     }
 }
@@ -53,6 +93,74 @@ impl ServerConfig {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read config file {}: {e}", path.display())))?;
         toml::from_str(&text).map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad config file {}: {e}", path.display())))
+    }
+
+    /// The users, profiles and quotas of the config as access entities.
+    pub fn access_entities(&self) -> Result<granary_access::Entities> {
+        use granary_access::{AccessRights, Authentication, Level, Privilege, SettingValue, SettingsProfile, User};
+        let bad = |what: String| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad config: {what}"));
+        let mut entities = granary_access::Entities::default();
+        for (name, profile) in &self.profiles {
+            let settings = profile
+                .iter()
+                .map(|(setting, value)| {
+                    let value = match value {
+                        toml::Value::String(s) => s.clone(),
+                        toml::Value::Boolean(b) => u8::from(*b).to_string(),
+                        toml::Value::Integer(i) => i.to_string(),
+                        toml::Value::Float(f) => f.to_string(),
+                        _ => return Err(bad(format!("profile {name}: setting {setting} must be a string, number or boolean"))),
+                    };
+                    Ok(SettingValue { name: setting.clone(), value, fixed: false })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            entities.profiles.insert(name.clone(), SettingsProfile { name: name.clone(), settings });
+        }
+        for (name, user) in &self.users {
+            let auth = match (&user.password, &user.password_sha256_hex) {
+                (Some(_), Some(_)) => return Err(bad(format!("user {name} has both password and password_sha256_hex"))),
+                (Some(p), None) if p.is_empty() => Authentication::NoPassword,
+                (Some(p), None) => Authentication::Plaintext(p.clone()),
+                (None, Some(hash)) => Authentication::sha256_hash(hash).map_err(|e| bad(format!("user {name}: {}", e.message())))?,
+                (None, None) => Authentication::NoPassword,
+            };
+            let mut entity = User::new(name, auth);
+            if let Some(networks) = &user.networks {
+                entity.hosts = Some(networks.iter().map(|n| granary_access::HostPattern::parse(n)).collect::<Result<_>>()?);
+            }
+            if let Some(profile) = &user.profile {
+                if !entities.profiles.contains_key(profile) {
+                    return Err(bad(format!("user {name} names the unknown profile {profile}")));
+                }
+            }
+            entity.profile = user.profile.clone();
+            entity.default_database = user.default_database.clone();
+            entity.rights = if user.access_management { AccessRights::full() } else { AccessRights::default() };
+            for grant in &user.grants {
+                let upper = grant.to_ascii_uppercase();
+                let at = upper.find(" ON ").ok_or_else(|| bad(format!("user {name}: grant '{grant}' needs 'privileges ON db.table'")))?;
+                let level = Level::parse(&grant[at + 4..])?;
+                for phrase in grant[..at].split(',') {
+                    let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
+                    for privilege in Privilege::parse_phrase(&phrase)?.into_iter().filter(|p| p.applies_to(&level)) {
+                        entity.rights.grant(privilege, level.clone(), false);
+                    }
+                }
+            }
+            entities.users.insert(name.clone(), entity);
+        }
+        for (name, quota) in &self.quotas {
+            entities.quotas.insert(
+                name.clone(),
+                granary_access::Quota {
+                    name: name.clone(),
+                    intervals: quota.intervals.clone(),
+                    applies_to: quota.users.iter().cloned().collect(),
+                    keyed_by_user: quota.keyed_by_user.unwrap_or(true),
+                },
+            );
+        }
+        Ok(entities)
     }
 
     pub fn user_files_path(&self) -> PathBuf {
@@ -71,5 +179,34 @@ mod tests {
         assert_eq!(c.listen_host, "127.0.0.1");
         assert_eq!(c.user_files_path(), PathBuf::from("/tmp/x/user_files"));
         assert!(toml::from_str::<ServerConfig>("htp_port = 1").is_err());
+    }
+
+    #[test]
+    fn users_profiles_and_quotas_from_toml() {
+        let c: ServerConfig = toml::from_str(
+            r#"
+            [profiles.ro]
+            readonly = 1
+            max_execution_time = 5
+            [users.alice]
+            password_sha256_hex = "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8"
+            networks = ["10.0.0.0/8"]
+            profile = "ro"
+            grants = ["SELECT, INSERT ON db.*"]
+            [quotas.hourly]
+            users = ["alice"]
+            intervals = [{ duration = 3600, queries = 10 }]
+            "#,
+        )
+        .unwrap();
+        let entities = c.access_entities().unwrap();
+        let alice = &entities.users["alice"];
+        assert!(alice.auth.verify("password"));
+        assert!(alice.allowed_from("10.1.1.1".parse().unwrap()) && !alice.allowed_from("127.0.0.1".parse().unwrap()));
+        assert!(alice.rights.allows(granary_access::Privilege::Insert, &granary_access::Level::Table("db".into(), "t".into())));
+        assert_eq!(entities.profiles["ro"].settings.len(), 2);
+        assert_eq!(entities.quotas["hourly"].intervals[0].queries, 10);
+        let bad: ServerConfig = toml::from_str("[users.bob]\nprofile = 'nope'").unwrap();
+        assert!(bad.access_entities().is_err());
     }
 }

@@ -48,7 +48,6 @@ const RESERVED_PARAMS: &[&str] = &[
 ];
 
 pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: SocketAddr, head: Arc<EarlyHead>) -> Response<Body> {
-    let _ = peer;
     let path = request.uri().path().to_string();
     let has_query_param = request.uri().query().is_some_and(|q| q.split('&').any(|kv| kv.starts_with("query=")));
     match (request.method(), path.as_str()) {
@@ -61,7 +60,7 @@ pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: 
         }
     }
     let mut query_id = None;
-    match run_query(&state, request, &head, &mut query_id).await {
+    match run_query(&state, request, peer, &head, &mut query_id).await {
         Ok(response) => response,
         Err(e) => error_response(&e, query_id.as_deref()),
     }
@@ -179,24 +178,21 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
 
 /// Only the passwordless `default` user exists until access control lands; anyone else
 /// is refused without telling which part was wrong.
-fn authenticate(user: &str, password: &str) -> Result<()> {
-    if user == "default" && password.is_empty() {
-        return Ok(());
-    }
-    Err(Error::new(
-        ErrorCode::AUTHENTICATION_FAILED,
-        format!("{user}: Authentication failed: password is incorrect, or there is no user with such name"),
-    ))
-}
 
-async fn run_query(state: &HandlerState, request: Request<Incoming>, head: &EarlyHead, query_id_out: &mut Option<String>) -> Result<Response<Body>> {
+async fn run_query(
+    state: &HandlerState,
+    request: Request<Incoming>,
+    peer: SocketAddr,
+    head: &EarlyHead,
+    query_id_out: &mut Option<String>,
+) -> Result<Response<Body>> {
     let params = parse_params(request.uri().query())?;
     *query_id_out = params.query_id.clone();
     let (user, password) = credentials(&request, &params)?;
-    authenticate(&user, &password)?;
+    let access = state.instance.access_control().authenticate(&user, &password, peer.ip())?;
     let is_get = request.method() == Method::GET;
     let mut settings = params.settings.clone();
-    if is_get && !settings.iter().any(|(k, _)| k == "readonly") {
+    if is_get && access.readonly() == 0 && !settings.iter().any(|(k, _)| k == "readonly") {
         // ClickHouse: a GET request may read and change settings, nothing else.
         settings.push(("readonly".into(), "2".into()));
     }
@@ -227,11 +223,14 @@ async fn run_query(state: &HandlerState, request: Request<Incoming>, head: &Earl
             if params.session_check && !state.sessions.contains(id) {
                 return Err(Error::new(ErrorCode::SESSION_NOT_FOUND, format!("Session {id} not found")));
             }
-            let acquired = state.sessions.acquire(id, &user, timeout, || state.instance.new_session(&user))?;
-            &mut *lease.insert(acquired).session
+            let acquired = state.sessions.acquire(id, &user, timeout, || Session::for_user(access.clone()))?;
+            let session = &mut *lease.insert(acquired).session;
+            // Rights, profile and quotas as of this login: a GRANT shows from the next request.
+            session.access = access.clone();
+            session
         }
         None => {
-            fresh_session = state.instance.new_session(&user);
+            fresh_session = Session::for_user(access.clone())?;
             &mut fresh_session
         }
     };

@@ -28,15 +28,16 @@ pub struct SessionLease {
 
 impl Sessions {
     /// Takes the session `id` (creating it with `make` if new or expired).
-    pub fn acquire(&self, id: &str, user: &str, timeout: Duration, make: impl FnOnce() -> Session) -> Result<SessionLease> {
+    pub fn acquire(&self, id: &str, user: &str, timeout: Duration, make: impl FnOnce() -> Result<Session>) -> Result<SessionLease> {
         let mut entries = self.entries.lock();
         let now = Instant::now();
         entries.retain(|_, e| now.duration_since(e.last_used) < e.timeout || Arc::strong_count(&e.session) > 1);
-        let entry = entries.entry(id.to_string()).or_insert_with(|| Entry {
-            session: Arc::new(tokio::sync::Mutex::new(make())),
-            last_used: now,
-            timeout,
-        });
+        let entry = match entries.entry(id.to_string()) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(Entry { session: Arc::new(tokio::sync::Mutex::new(make()?)), last_used: now, timeout })
+            }
+        };
         entry.last_used = now;
         entry.timeout = timeout;
         let guard = entry.session.clone().try_lock_owned().map_err(|_| {

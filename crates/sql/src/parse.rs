@@ -13,6 +13,8 @@ use crate::lexer::{lex, Lexeme};
 use crate::params::substitute_parameters;
 use crate::rewrite::{rewrite_query, LimitBy, RewriteOptions};
 
+mod access;
+
 /// How to parse: query parameters and what the function registry knows.
 pub struct ParseOptions<'a> {
     pub params: &'a HashMap<String, String>,
@@ -78,6 +80,8 @@ pub enum Statement {
     Alter { name: TableName, commands: Vec<AlterCommand> },
     Explain { kind: String, query: Box<Query> },
     System { command: String },
+    /// CREATE USER, GRANT, SHOW GRANTS, ... ([`parse::access`](self)).
+    Access(granary_access::AccessCommand),
 }
 
 impl Statement {
@@ -102,11 +106,15 @@ impl Statement {
             Statement::Alter { .. } => "Alter",
             Statement::Explain { .. } => "Explain",
             Statement::System { .. } => "System",
+            Statement::Access(command) => command.kind_name(),
         }
     }
 
     /// Whether the statement only reads (for `readonly = 1`).
     pub fn is_read_only(&self) -> bool {
+        if let Statement::Access(command) = self {
+            return command.is_read_only();
+        }
         matches!(
             self,
             Statement::Query { .. }
@@ -618,6 +626,12 @@ impl<'a> Cursor<'a> {
         }
         let statement = match first.as_str() {
             "INSERT" => return self.insert(options),
+            "GRANT" => self.grant()?,
+            "REVOKE" => self.revoke()?,
+            "ALTER" if self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("USER")) => {
+                self.pos += 2;
+                self.alter_user()?
+            }
             "CREATE" | "ATTACH" => return self.create(options),
             "DROP" | "DETACH" => self.drop()?,
             "RENAME" => self.rename()?,
@@ -826,6 +840,9 @@ impl<'a> Cursor<'a> {
     fn create(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
         self.pos += 1; // CREATE / ATTACH
         let or_replace = self.eat_seq(&["OR", "REPLACE"]);
+        if let Some(statement) = self.create_access(or_replace)? {
+            return Ok(StatementWithClauses { statement, settings: Vec::new(), format: None });
+        }
         self.eat("TEMPORARY");
         if self.eat("DATABASE") {
             let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
@@ -1134,6 +1151,9 @@ impl<'a> Cursor<'a> {
         if detach {
             return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "DETACH is not supported yet"));
         }
+        if let Some(statement) = self.drop_access()? {
+            return Ok(statement);
+        }
         if self.eat("DATABASE") {
             let if_exists = self.eat_seq(&["IF", "EXISTS"]);
             let name = self.ident()?;
@@ -1174,6 +1194,9 @@ impl<'a> Cursor<'a> {
     fn show(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
         let _ = options;
         self.pos += 1;
+        if let Some(statement) = self.show_access()? {
+            return self.finish_with_format(statement);
+        }
         let statement = if self.eat("DATABASES") {
             Statement::ShowDatabases { like: self.like_clause()? }
         } else if self.eat("TABLES") {

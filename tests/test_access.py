@@ -1,0 +1,216 @@
+"""Users and access control against the real server: users from the config file (hashed
+passwords, networks, profiles, grants, quotas) and from SQL (CREATE USER, roles, GRANT,
+REVOKE, settings profiles), every way of sending credentials, and what each privilege
+allows and denies."""
+import base64
+import hashlib
+import os
+import socket
+import tempfile
+
+import clickhouse_connect
+import pytest
+from clickhouse_connect.driver.exceptions import DatabaseError
+
+from conftest import Server
+
+CONFIG = """
+[profiles.ro]
+readonly = 1
+
+[users.reader]
+password_sha256_hex = "{reader_hash}"
+profile = "ro"
+grants = ["SELECT ON shop.*"]
+
+[users.remote_only]
+password = "x"
+networks = ["10.255.255.0/24"]
+
+[users.quota_user]
+password = "q"
+grants = ["SELECT ON *.*"]
+
+[quotas.tight]
+users = ["quota_user"]
+intervals = [{{ duration = 3600, queries = 3 }}]
+"""
+
+
+def lan_address():
+    """A non-loopback address of this machine, or None."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # no packet is sent for UDP connect
+            address = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+@pytest.fixture(scope="module")
+def secured():
+    with tempfile.TemporaryDirectory(prefix="granary-access-") as tmp:
+        config = os.path.join(tmp, "granary.toml")
+        with open(config, "w") as f:
+            f.write(CONFIG.format(reader_hash=hashlib.sha256(b"reader-pw").hexdigest()))
+        server = Server(os.path.join(tmp, "data"), extra_args=["--config", config, "--listen", "0.0.0.0"]).start()
+        server.query("CREATE DATABASE shop")
+        server.query("CREATE TABLE shop.orders (id UInt64, amount Float64) ENGINE = MergeTree ORDER BY id")
+        server.query("CREATE TABLE shop.other (id UInt64) ENGINE = MergeTree ORDER BY id")
+        server.query("INSERT INTO shop.orders VALUES (1, 9.5), (2, 20)")
+        server.query("CREATE DATABASE private")
+        server.query("CREATE TABLE private.secrets (s String) ENGINE = MergeTree ORDER BY s")
+        yield server
+        server.stop()
+
+
+def as_user(server, user, password, sql, **params):
+    return server.request(sql, params={"user": user, "password": password, **params})
+
+
+def assert_code(response, code, status=None):
+    assert response.headers.get("X-ClickHouse-Exception-Code") == str(code), (response.status, response.text)
+    assert f"Code: {code}." in response.text
+    if status is not None:
+        assert response.status == status, response.status
+
+
+def test_credentials_every_way(secured):
+    basic = base64.b64encode(b"reader:reader-pw").decode()
+    for headers, params in [
+        ({"Authorization": f"Basic {basic}"}, {}),
+        ({"X-ClickHouse-User": "reader", "X-ClickHouse-Key": "reader-pw"}, {}),
+        ({}, {"user": "reader", "password": "reader-pw"}),
+    ]:
+        r = secured.request("SELECT currentUser(), count() FROM shop.orders", params=params, headers=headers)
+        assert r.status == 200 and r.text == "reader\t2\n", r.text
+
+
+def test_wrong_credentials_tell_nothing(secured):
+    wrong = as_user(secured, "reader", "nope", "SELECT 1")
+    unknown = as_user(secured, "nobody", "nope", "SELECT 1")
+    assert_code(wrong, 516, 403)
+    assert_code(unknown, 516, 403)
+    assert wrong.text.replace("reader", "X") == unknown.text.replace("nobody", "X")
+
+
+def test_networks(secured):
+    # Allowed only from 10.255.255.0/24: refused from loopback with the same message.
+    assert_code(as_user(secured, "remote_only", "x", "SELECT 1"), 516, 403)
+    address = lan_address()
+    if address is None:
+        pytest.skip("no non-loopback address to connect from")
+    # The passwordless default user is refused from anywhere but loopback.
+    from conftest import http_request
+
+    r = http_request(secured.port, "POST", "/", b"SELECT 1", host=address)
+    assert_code(r, 516, 403)
+
+
+def test_readonly_profile_and_grants_of_config_user(secured):
+    assert as_user(secured, "reader", "reader-pw", "SELECT sum(amount) FROM shop.orders").text == "29.5\n"
+    denied = as_user(secured, "reader", "reader-pw", "SELECT * FROM private.secrets")
+    assert_code(denied, 497, 403)
+    assert "SELECT ON private.secrets" in denied.text
+    assert_code(as_user(secured, "reader", "reader-pw", "INSERT INTO shop.orders VALUES (3, 1)"), 164)
+    assert_code(as_user(secured, "reader", "reader-pw", "SELECT 1", max_threads=1), 164)
+    # The config storage is read-only to SQL.
+    assert_code(secured.request("DROP USER reader"), 495)
+
+
+def test_sql_users_grants_and_revokes(secured):
+    secured.query("CREATE USER writer IDENTIFIED WITH sha256_password BY 'w-pw' DEFAULT DATABASE shop")
+    secured.query("GRANT INSERT, SELECT ON shop.orders TO writer")
+    run = lambda sql, **p: as_user(secured, "writer", "w-pw", sql, **p)  # noqa: E731
+    assert run("INSERT INTO orders VALUES (10, 1.5)").status == 200
+    assert run("SELECT count() FROM orders").text == "3\n"
+    assert_code(run("SELECT * FROM shop.other"), 497)
+    assert_code(run("CREATE TABLE shop.t (a UInt8) ENGINE = MergeTree ORDER BY a"), 497)
+    assert_code(run("DROP TABLE shop.orders"), 497)
+    assert_code(run("TRUNCATE TABLE shop.orders"), 497)
+    assert_code(run("CREATE USER sneaky"), 497)
+    assert_code(run("GRANT SELECT ON shop.orders TO writer"), 497)
+    assert_code(run("SELECT * FROM file('x.csv', 'CSV', 'a String')"), 497)
+    assert_code(run("SELECT * FROM url('http://127.0.0.1:1/x.csv', 'CSV', 'a String')"), 497)
+    assert run("SHOW GRANTS").text == "GRANT SELECT, INSERT ON shop.orders TO writer\n"
+    # Other users are none of its business.
+    assert_code(run("SELECT name FROM system.users"), 497)
+    assert_code(run("SHOW GRANTS FOR reader"), 497)
+    assert run("SELECT count() > 0 FROM system.tables").text == "1\n"
+    # A role brings its privileges to everyone it is granted to.
+    secured.query("CREATE ROLE analyst")
+    secured.query("GRANT SELECT ON shop.other TO analyst")
+    secured.query("GRANT analyst TO writer")
+    assert run("SELECT count() FROM shop.other").text == "0\n"
+    # Partial revoke: everything in shop but orders.
+    secured.query("GRANT SELECT ON shop.* TO writer")
+    secured.query("REVOKE SELECT ON shop.orders FROM writer")
+    secured.query("REVOKE analyst FROM writer")
+    assert run("SELECT count() FROM shop.other").text == "0\n"
+    assert_code(run("SELECT count() FROM shop.orders"), 497)
+    grants = secured.query("SELECT access_type, database, table, is_partial_revoke FROM system.grants WHERE user_name = 'writer' ORDER BY access_type, table")
+    assert grants == "INSERT\tshop\torders\t0\nSELECT\tshop\torders\t1\nSELECT\tshop\t\\N\t0\n", grants
+    # Source privileges.
+    secured.query("GRANT FILE ON *.* TO writer")
+    assert_code(run("SELECT * FROM file('missing.csv', 'CSV', 'a String')"), 107)  # allowed now: the file is missing
+    assert secured.query("SELECT name, auth_type, storage FROM system.users WHERE name = 'writer'") == "writer\tsha256_password\tlocal_directory\n"
+    secured.query("DROP USER writer")
+    assert_code(run("SELECT 1"), 516)
+    secured.query("DROP ROLE analyst")
+
+
+def test_sql_settings_profile(secured):
+    secured.query("CREATE USER prof IDENTIFIED WITH plaintext_password BY 'p'")
+    secured.query("CREATE SETTINGS PROFILE fixed SETTINGS max_threads = 1 READONLY, max_block_size = 1000 TO prof")
+    run = lambda sql, **p: as_user(secured, "prof", "p", sql, **p)  # noqa: E731
+    assert run("SELECT getSetting('max_threads'), getSetting('max_block_size')").text == "1\t1000\n"
+    assert_code(run("SELECT 1", max_threads=4), 452)
+    assert run("SELECT getSetting('max_block_size')", max_block_size=5).text == "5\n"
+    secured.query("DROP SETTINGS PROFILE fixed")
+    secured.query("DROP USER prof")
+
+
+def test_quota(secured):
+    for _ in range(3):
+        assert as_user(secured, "quota_user", "q", "SELECT 1").status == 200
+    r = as_user(secured, "quota_user", "q", "SELECT 1")
+    assert_code(r, 201)
+    assert "queries = 4/3" in r.text
+    usage = secured.query("SELECT quota_name, quota_key, queries, max_queries FROM system.quota_usage")
+    assert "tight\tquota_user\t3\t3\n" in usage, usage
+
+
+def test_clickhouse_connect_with_a_user(secured):
+    secured.query("CREATE USER cc IDENTIFIED BY 'cc-pw'")
+    secured.query("GRANT SELECT ON shop.orders TO cc")
+    client = clickhouse_connect.get_client(host="127.0.0.1", port=secured.port, username="cc", password="cc-pw")
+    assert client.query("SELECT count() FROM shop.orders").result_rows[0][0] >= 2
+    with pytest.raises(DatabaseError) as e:
+        client.query("SELECT * FROM private.secrets")
+    assert "ACCESS_DENIED" in str(e.value)
+    client.close()
+    with pytest.raises(DatabaseError) as e:
+        clickhouse_connect.get_client(host="127.0.0.1", port=secured.port, username="cc", password="wrong")
+    assert "516" in str(e.value)
+    secured.query("DROP USER cc")
+
+
+def test_sql_users_survive_restart():
+    with tempfile.TemporaryDirectory(prefix="granary-access-restart-") as tmp:
+        server = Server(os.path.join(tmp, "data")).start()
+        try:
+            server.query("CREATE USER kept IDENTIFIED WITH sha256_password BY 'k'")
+            server.query("CREATE ROLE keeper")
+            server.query("GRANT SELECT ON system.* TO keeper")
+            server.query("GRANT keeper TO kept")
+            server.query("CREATE DATABASE d")
+            server.query("CREATE TABLE d.t (a UInt8) ENGINE = MergeTree ORDER BY a")
+            server.query("GRANT SELECT ON d.t TO kept")
+            server.stop(9)
+            server.start()
+            r = as_user(server, "kept", "k", "SELECT count() FROM d.t")
+            assert r.status == 200 and r.text == "0\n", r.text
+            assert server.query("SHOW GRANTS FOR kept") == "GRANT SELECT ON d.t TO kept\nGRANT keeper TO kept\n"
+        finally:
+            server.stop()
