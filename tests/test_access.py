@@ -1,18 +1,22 @@
 """Users and access control against the real server: users from the config file (hashed
 passwords, networks, profiles, grants, quotas) and from SQL (CREATE USER, roles, GRANT,
-REVOKE, settings profiles), every way of sending credentials, and what each privilege
-allows and denies."""
+REVOKE, settings profiles), every way of sending credentials, what each privilege
+allows and denies, and the HTTPS port."""
 import base64
+import gzip
 import hashlib
+import http.client
 import os
 import socket
+import ssl
+import subprocess
 import tempfile
 
 import clickhouse_connect
 import pytest
 from clickhouse_connect.driver.exceptions import DatabaseError
 
-from conftest import Server
+from conftest import Server, free_port
 
 CONFIG = """
 [profiles.ro]
@@ -214,3 +218,60 @@ def test_sql_users_survive_restart():
             assert server.query("SHOW GRANTS FOR kept") == "GRANT SELECT ON d.t TO kept\nGRANT keeper TO kept\n"
         finally:
             server.stop()
+
+
+def make_certificate(directory):
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+         "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )
+    return cert, key
+
+
+def test_https():
+    with tempfile.TemporaryDirectory(prefix="granary-tls-") as tmp:
+        cert, key = make_certificate(tmp)
+        https_port = free_port()
+        config = os.path.join(tmp, "granary.toml")
+        with open(config, "w") as f:
+            f.write(f'https_port = {https_port}\ntls_certificate_file = "{cert}"\ntls_private_key_file = "{key}"\n')
+        server = Server(os.path.join(tmp, "data"), extra_args=["--config", config]).start()
+        try:
+            context = ssl.create_default_context(cafile=cert)
+            connection = http.client.HTTPSConnection("127.0.0.1", https_port, context=context, timeout=30)
+            connection.request("POST", "/", body=b"SELECT 'over tls', currentUser()")
+            response = connection.getresponse()
+            assert response.status == 200 and response.read() == b"over tls\tdefault\n"
+            # Keep-alive over TLS, with progress headers and compression.
+            connection.request("POST", "/?enable_http_compression=1", body=b"SELECT number FROM numbers(1000)", headers={"Accept-Encoding": "gzip"})
+            response = connection.getresponse()
+            assert response.getheader("Content-Encoding") == "gzip"
+            assert gzip.decompress(response.read()).count(b"\n") == 1000
+            connection.close()
+            # Without the CA, verification fails: the certificate is really checked.
+            with pytest.raises(ssl.SSLError):
+                strict = http.client.HTTPSConnection("127.0.0.1", https_port, context=ssl.create_default_context(), timeout=30)
+                strict.request("GET", "/ping")
+            # Plain HTTP to the TLS port is refused without harm.
+            with socket.create_connection(("127.0.0.1", https_port), timeout=10) as s:
+                s.sendall(b"GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")
+                s.recv(100)
+            client = clickhouse_connect.get_client(host="127.0.0.1", port=https_port, secure=True, ca_cert=cert)
+            assert client.query("SELECT 42").result_rows == [(42,)]
+            client.close()
+            assert server.query("SELECT 1") == "1\n"
+        finally:
+            server.stop()
+
+
+def test_https_needs_certificate_and_key():
+    with tempfile.TemporaryDirectory(prefix="granary-tls-bad-") as tmp:
+        config = os.path.join(tmp, "granary.toml")
+        with open(config, "w") as f:
+            f.write(f'https_port = {free_port()}\ntls_certificate_file = "{tmp}/missing.pem"\ntls_private_key_file = "{tmp}/missing.key"\n')
+        server = Server(os.path.join(tmp, "data"), extra_args=["--config", config])
+        with pytest.raises(RuntimeError) as e:
+            server.start()
+        assert "Cannot read the certificate" in str(e.value)

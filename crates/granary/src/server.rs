@@ -77,7 +77,10 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     let instance = Instance::open(instance_config)?;
     let handle = run_server(&config, instance).await?;
     tracing::info!("Granary {} listening on http://{} (data in {})", env!("CARGO_PKG_VERSION"), handle.local_addr, config.path.display());
-    eprintln!("Granary is ready: http://{}", handle.local_addr);
+    match handle.tls_addr {
+        Some(tls) => eprintln!("Granary is ready: http://{} and https://{tls}", handle.local_addr),
+        None => eprintln!("Granary is ready: http://{}", handle.local_addr),
+    }
     wait_for_shutdown_signal().await;
     tracing::info!("shutting down");
     handle.shutdown(Duration::from_secs(config.shutdown_wait_seconds)).await;

@@ -14,6 +14,12 @@ pub struct ServerConfig {
     /// Address the HTTP interface listens on.
     pub listen_host: String,
     pub http_port: u16,
+    /// HTTPS port (off when absent); needs `tls_certificate_file` and `tls_private_key_file`.
+    pub https_port: Option<u16>,
+    /// PEM certificate chain of the HTTPS port.
+    pub tls_certificate_file: Option<PathBuf>,
+    /// PEM private key (PKCS#8, PKCS#1 or SEC1) of the HTTPS port.
+    pub tls_private_key_file: Option<PathBuf>,
     /// Directory `file()` may read and write (default `<path>/user_files`).
     pub user_files_path: Option<PathBuf>,
     /// Queries running at once (0: unlimited).
@@ -73,6 +79,9 @@ impl Default for ServerConfig {
             path: PathBuf::from("./granary-data"),
             listen_host: "127.0.0.1".into(),
             http_port: 8123,
+            https_port: None,
+            tls_certificate_file: None,
+            tls_private_key_file: None,
             user_files_path: None,
             max_concurrent_queries: 0,
             default_session_timeout: 60,

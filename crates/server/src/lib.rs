@@ -12,7 +12,8 @@
 //! status and `X-ClickHouse-Exception-Code`. Modules: [`config`], [`server`] (listener,
 //! connections, shutdown), [`handler`] (one request), [`compression`] (content codings
 //! of request bodies and responses), [`connection`] (the connection's bytes, with
-//! progress headers written while a query runs), [`sessions`].
+//! progress headers written while a query runs), [`sessions`], [`tls`] (the HTTPS
+//! port's certificate).
 
 pub mod compression;
 pub mod config;
@@ -20,6 +21,7 @@ pub mod connection;
 pub mod handler;
 pub mod server;
 pub mod sessions;
+pub mod tls;
 
 pub use config::ServerConfig;
 pub use server::{run_server, ServerHandle};
