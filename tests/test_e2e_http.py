@@ -509,6 +509,50 @@ def test_wait_end_of_query(server):
     assert summary["result_rows"] == "200000", summary
 
 
+def prometheus_values(text):
+    values, types = {}, {}
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            types[name] = kind
+        elif line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+    assert set(values) == set(types), "every sample has a TYPE line"
+    return values, types
+
+
+def test_metrics_events_and_prometheus(server):
+    before, _ = prometheus_values(http_get_metrics(server))
+    server.query("CREATE TABLE metrics_t (n UInt64) ENGINE = MergeTree ORDER BY n")
+    server.query("INSERT INTO metrics_t SELECT number FROM numbers(1000)")
+    server.query("INSERT INTO metrics_t SELECT number FROM numbers(500)")
+    server.query("OPTIMIZE TABLE metrics_t FINAL")
+    assert server.request("SELECT nope FROM metrics_t").status != 200
+    assert server.query("SELECT count() FROM metrics_t") == "1500\n"
+    after, types = prometheus_values(http_get_metrics(server))
+    grew = lambda name, by=1: after[name] - before.get(name, 0) >= by  # noqa: E731
+    assert grew("ClickHouseProfileEvents_Query", 6) and grew("ClickHouseProfileEvents_SelectQuery", 2)
+    assert grew("ClickHouseProfileEvents_InsertQuery", 2) and grew("ClickHouseProfileEvents_InsertedRows", 1500)
+    assert grew("ClickHouseProfileEvents_FailedQuery") and grew("ClickHouseProfileEvents_FailedSelectQuery")
+    assert grew("ClickHouseProfileEvents_Merge") and grew("ClickHouseProfileEvents_MergedRows", 1500)
+    assert grew("ClickHouseProfileEvents_MergeTreeDataWriterBlocks", 2)
+    assert types["ClickHouseProfileEvents_Query"] == "counter" and types["ClickHouseMetrics_Query"] == "gauge"
+    assert after["ClickHouseMetrics_HTTPConnection"] >= 1 and after["ClickHouseAsyncMetrics_Uptime"] > 0
+    assert after["ClickHouseAsyncMetrics_TotalPartsOfMergeTreeTables"] >= 1
+    # The same numbers through SQL; a running query sees itself.
+    assert server.query("SELECT value FROM system.metrics WHERE metric = 'Query'") == "1\n"
+    events = dict(line.split("\t") for line in server.query("SELECT event, value FROM system.events").splitlines())
+    assert int(events["Query"]) >= after["ClickHouseProfileEvents_Query"] and int(events["Merge"]) >= 1
+    server.query("DROP TABLE metrics_t")
+
+
+def http_get_metrics(server):
+    r = http_request(server.port, "GET", "/metrics")
+    assert r.status == 200 and r.headers["Content-Type"].startswith("text/plain"), r.status
+    return r.text
+
+
 def test_sessions_keep_state(server):
     params = {"session_id": "e2e-" + uuid.uuid4().hex}
     server.query("CREATE DATABASE IF NOT EXISTS sess_db")

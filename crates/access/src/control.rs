@@ -89,6 +89,7 @@ impl AccessControl {
     /// learns nothing about which users exist.
     pub fn authenticate(&self, name: &str, password: &str, peer: IpAddr) -> Result<Arc<UserAccess>> {
         let failed = || {
+            granary_common::metrics::Event::FailedAuthentications.add(1);
             Error::new(ErrorCode::AUTHENTICATION_FAILED, format!("{name}: Authentication failed: password is incorrect, or there is no user with such name"))
         };
         let local = self.local.read();

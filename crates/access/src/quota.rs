@@ -139,6 +139,7 @@ impl QuotaTracker {
 }
 
 fn exceeded(quota: &Quota, user: &str, duration: u64, resource: &str, value: u64, max: u64, end_unix: u64) -> Error {
+    granary_common::metrics::Event::QuotaExceeded.add(1);
     Error::new(
         ErrorCode::QUOTA_EXCEEDED,
         format!(

@@ -5,12 +5,15 @@
 //!   `Code: N. DB::Exception: ... (NAME)` and a status without guessing.
 //! * [`error`]: the typed [`Error`] with a code, a message and a source chain.
 //! * [`fs`]: durable (fsync + rename) writes of small files.
+//! * [`metrics`]: process-wide counters and gauges (`system.events`, `system.metrics`,
+//!   `/metrics`).
 //! * [`settings`]: the settings registry (name, type, default, description) that
 //!   backs `SET`, `SETTINGS` clauses, URL parameters and `system.settings`.
 
 pub mod codes;
 pub mod error;
 pub mod fs;
+pub mod metrics;
 pub mod progress;
 pub mod settings;
 

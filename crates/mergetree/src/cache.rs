@@ -92,10 +92,12 @@ impl UncompressedCache {
             Some(entry) => {
                 entry.referenced.store(true, Ordering::Relaxed);
                 self.hits.fetch_add(1, Ordering::Relaxed);
+                granary_common::metrics::Event::UncompressedCacheHits.add(1);
                 Some(entry.data.clone())
             }
             None => {
                 self.misses.fetch_add(1, Ordering::Relaxed);
+                granary_common::metrics::Event::UncompressedCacheMisses.add(1);
                 None
             }
         }

@@ -89,6 +89,21 @@ pub struct RunningMerge {
 impl Inner {
     /// Reports a part change to `system.part_log`.
     pub fn log_part(&self, event_type: &str, part: &Part, merged_from: &[Arc<Part>], duration: Duration) {
+        use granary_common::metrics::Event;
+        match event_type {
+            "NewPart" => {
+                Event::MergeTreeDataWriterBlocks.add(1);
+                Event::MergeTreeDataWriterRows.add(part.rows);
+            }
+            "MergeParts" => {
+                Event::Merge.add(1);
+                Event::MergedRows.add(merged_from.iter().map(|p| p.rows).sum());
+                Event::MergeTotalMilliseconds.add(duration.as_millis() as u64);
+            }
+            "MutatePart" => Event::MutatedParts.add(1),
+            "RemovePart" => Event::RemovedParts.add(1),
+            _ => {}
+        }
         let Some(sink) = &self.part_log else { return };
         let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
         sink.record(granary_storage::PartLogEvent {

@@ -118,6 +118,7 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
 /// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part
 /// (None when no row survives, which only SummingMergeTree can cause).
 pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<PendingPart>> {
+    let _running = granary_common::metrics::GaugeGuard::new(granary_common::metrics::Metric::Merge);
     let first = sources.first().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge of no parts"))?;
     let info = PartInfo::new(
         first.info.partition_id.clone(),

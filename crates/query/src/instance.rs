@@ -100,13 +100,49 @@ fn quota_kind(text: &str) -> granary_access::QueryKind {
     }
 }
 
-fn consumption(progress: &QueryProgress, failed: bool) -> granary_access::Consumption {
+fn query_started(kind: granary_access::QueryKind) {
+    use granary_common::metrics::Event;
+    Event::Query.add(1);
+    match kind {
+        granary_access::QueryKind::Select => Event::SelectQuery.add(1),
+        granary_access::QueryKind::Insert => Event::InsertQuery.add(1),
+        granary_access::QueryKind::Other => {}
+    }
+}
+
+/// Books a finished query: the user's quotas (when it got past them: `counted`) and
+/// the server's events.
+fn query_ended(access: &granary_access::UserAccess, kind: granary_access::QueryKind, progress: &QueryProgress, failed: bool, counted: bool) {
+    use granary_access::QueryKind;
+    use granary_common::metrics::Event;
     let snapshot = progress.snapshot();
-    granary_access::Consumption {
-        failed,
-        result_rows: snapshot.result_rows,
-        read_rows: snapshot.read_rows,
-        execution_seconds: snapshot.elapsed_ns / 1_000_000_000,
+    if counted {
+        access.finish_query(granary_access::Consumption {
+            failed,
+            result_rows: snapshot.result_rows,
+            read_rows: snapshot.read_rows,
+            execution_seconds: snapshot.elapsed_ns / 1_000_000_000,
+        });
+    }
+    let micros = snapshot.elapsed_ns / 1_000;
+    Event::QueryTimeMicroseconds.add(micros);
+    Event::SelectedRows.add(snapshot.read_rows);
+    Event::SelectedBytes.add(snapshot.read_bytes);
+    Event::InsertedRows.add(snapshot.written_rows);
+    Event::InsertedBytes.add(snapshot.written_bytes);
+    Event::ResultRows.add(snapshot.result_rows);
+    match kind {
+        QueryKind::Select => Event::SelectQueryTimeMicroseconds.add(micros),
+        QueryKind::Insert => Event::InsertQueryTimeMicroseconds.add(micros),
+        QueryKind::Other => {}
+    }
+    if failed {
+        Event::FailedQuery.add(1);
+        match kind {
+            QueryKind::Select => Event::FailedSelectQuery.add(1),
+            QueryKind::Insert => Event::FailedInsertQuery.add(1),
+            QueryKind::Other => {}
+        }
     }
 }
 
@@ -351,6 +387,13 @@ impl Instance {
         }
     }
 
+    /// Events, metrics and asynchronous metrics in Prometheus text format (`/metrics`).
+    pub fn prometheus_metrics(&self) -> String {
+        let asynchronous: Vec<(String, f64, String)> =
+            crate::system::asynchronous_metric_values(&self.shared).into_iter().map(|(n, v, d)| (n.to_string(), v, d.to_string())).collect();
+        granary_common::metrics::prometheus_text(&asynchronous)
+    }
+
     /// Users, roles, grants and quotas; the protocol layer logs users in here.
     pub fn access_control(&self) -> &Arc<granary_access::AccessControl> {
         &self.shared.access
@@ -380,7 +423,10 @@ impl Instance {
         let progress = request.progress.take().unwrap_or_default();
         let query_id = request.query_id.take().filter(|id| !id.is_empty()).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let start_time_us = now_us();
+        let kind = quota_kind(&request.text);
+        query_started(kind);
         let log_failure = |instance: &Instance, session: &Session, text: &str, e: &Error, settings: Option<&Settings>| {
+            query_ended(&session.access, kind, &progress, true, false);
             if settings.is_none_or(|s| s.get_bool("log_queries")) {
                 instance.log(QueryLogType::ExceptionBeforeStart, &query_id, text, "", session, start_time_us, &progress, Some(e), settings);
             }
@@ -392,7 +438,7 @@ impl Instance {
                 return Err(e);
             }
         }
-        if let Err(e) = session.access.start_query(quota_kind(&request.text)) {
+        if let Err(e) = session.access.start_query(kind) {
             log_failure(self, session, &request.text, &e, Some(&settings));
             return Err(e);
         }
@@ -412,7 +458,7 @@ impl Instance {
                 if ctx.settings.get_bool("log_queries") {
                     self.log(QueryLogType::ExceptionBeforeStart, &query_id, &text, "", session, start_time_us, &progress, Some(&e), Some(&ctx.settings));
                 }
-                session.access.finish_query(consumption(&progress, true));
+                query_ended(&session.access, kind, &progress, true, true);
                 return Err(e);
             }
         };
@@ -421,12 +467,13 @@ impl Instance {
         let content_type = outcome.content_type.clone();
         let instance = self.clone();
         let session_snapshot = session.clone();
+        let kind_of_query = kind;
         let kind = outcome.kind;
         match outcome.result {
             Outcome::Rows { stream, limit_by, output_format } => {
                 let job = OutputJob { stream, limit_by, output_format, ctx, tx, guard };
                 spawn_output(job, move |ctx, error| {
-                    session_snapshot.access.finish_query(consumption(&ctx.progress, error.is_some()));
+                    query_ended(&session_snapshot.access, kind_of_query, &ctx.progress, error.is_some(), true);
                     if ctx.settings.get_bool("log_queries") {
                         let log_type = if error.is_some() { QueryLogType::ExceptionWhileProcessing } else { QueryLogType::QueryFinish };
                         instance.log(log_type, &ctx.query_id, &ctx.query_text, kind, &session_snapshot, ctx.start_time_us, &ctx.progress, error, Some(&ctx.settings));
@@ -435,7 +482,7 @@ impl Instance {
             }
             Outcome::Done => {
                 progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
-                session.access.finish_query(consumption(&progress, false));
+                query_ended(&session.access, kind_of_query, &progress, false, true);
                 if ctx.settings.get_bool("log_queries") {
                     self.log(QueryLogType::QueryFinish, &query_id, &text, kind, session, start_time_us, &progress, None, Some(&ctx.settings));
                 }

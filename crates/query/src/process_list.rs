@@ -56,7 +56,9 @@ pub struct ProcessGuard {
 
 impl Drop for ProcessGuard {
     fn drop(&mut self) {
-        self.list.running.lock().remove(&self.entry.query_id);
+        if self.list.running.lock().remove(&self.entry.query_id).is_some() {
+            granary_common::metrics::Metric::Query.add(-1);
+        }
     }
 }
 
@@ -96,6 +98,7 @@ impl ProcessList {
             cancel_notify: Notify::new(),
         });
         running.insert(query_id.to_string(), entry.clone());
+        granary_common::metrics::Metric::Query.add(1);
         Ok(ProcessGuard { list: self.clone(), entry })
     }
 

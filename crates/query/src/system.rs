@@ -315,6 +315,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             vec![("event", "String"), ("value", "UInt64"), ("description", "String")],
             events,
         ),
+        ("metrics", vec![("metric", "String"), ("value", "Int64"), ("description", "String")], metrics),
         (
             "processes",
             vec![
@@ -799,6 +800,17 @@ fn query_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
 /// Gauges computed when the table is read (ClickHouse refreshes them every second;
 /// reading them here is cheap enough to be exact instead).
 fn asynchronous_metrics(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let metrics = asynchronous_metric_values(shared);
+    Ok(vec![
+        strings(metrics.iter().map(|m| m.0)),
+        Arc::new(Float64Array::from_iter_values(metrics.iter().map(|m| m.1))),
+        strings(metrics.iter().map(|m| m.2)),
+    ])
+}
+
+/// Values computed on demand (caches, parts, memory, uptime): `system.asynchronous_metrics`
+/// and the `ClickHouseAsyncMetrics_` lines of `/metrics`.
+pub(crate) fn asynchronous_metric_values(shared: &Shared) -> Vec<(&'static str, f64, &'static str)> {
     let cache = granary_mergetree::cache::uncompressed_cache().stats();
     let (mut tables, mut parts, mut rows, mut bytes, mut marks_bytes) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let databases = shared.catalog.databases();
@@ -832,23 +844,23 @@ fn asynchronous_metrics(shared: &Shared, _: &QueryContextExt) -> Result<Vec<Arra
         ("MemoryResident", resident, "Resident memory of the server process in bytes."),
         ("Uptime", shared.started.elapsed().as_secs_f64(), "Seconds since the server started."),
     ];
-    Ok(vec![
-        strings(metrics.iter().map(|m| m.0)),
-        Arc::new(Float64Array::from_iter_values(metrics.iter().map(|m| m.1))),
-        strings(metrics.iter().map(|m| m.2)),
-    ])
+    metrics
 }
 
-/// Counters since the server started.
+/// Counters since the server started; ClickHouse lists only events that happened.
 fn events(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
-    let cache = granary_mergetree::cache::uncompressed_cache().stats();
-    let events: Vec<(&str, u64, &str)> = vec![
-        ("UncompressedCacheHits", cache.hits, "Reads of a MergeTree block served by the uncompressed cache."),
-        ("UncompressedCacheMisses", cache.misses, "Reads of a MergeTree block through the uncompressed cache that had to decompress it."),
-    ];
-    // ClickHouse lists only events that happened.
-    let events: Vec<_> = events.into_iter().filter(|e| e.1 > 0).collect();
-    Ok(vec![strings(events.iter().map(|e| e.0)), u64s(events.iter().map(|e| e.1)), strings(events.iter().map(|e| e.2))])
+    let events: Vec<_> = granary_common::metrics::Event::ALL.iter().filter(|e| e.value() > 0).collect();
+    Ok(vec![strings(events.iter().map(|e| e.name())), u64s(events.iter().map(|e| e.value())), strings(events.iter().map(|e| e.description()))])
+}
+
+/// Gauges of what is happening now.
+fn metrics(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let metrics = granary_common::metrics::Metric::ALL;
+    Ok(vec![
+        strings(metrics.iter().map(|m| m.name())),
+        Arc::new(arrow::array::Int64Array::from_iter_values(metrics.iter().map(|m| m.value()))),
+        strings(metrics.iter().map(|m| m.description())),
+    ])
 }
 
 fn part_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {

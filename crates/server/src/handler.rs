@@ -53,6 +53,11 @@ pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: 
     match (request.method(), path.as_str()) {
         (&Method::GET | &Method::HEAD, "/" | "/ping") if !has_query_param => return text_response(StatusCode::OK, "Ok.\n"),
         (&Method::GET, "/replicas_status") => return text_response(StatusCode::OK, "Ok.\n"),
+        (&Method::GET, "/metrics") => {
+            let mut response = Response::new(BodyExt::boxed_unsync(Full::new(Bytes::from(state.instance.prometheus_metrics())).map_err(|never| match never {})));
+            response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=UTF-8"));
+            return response;
+        }
         (_, "/" | "/query") => {}
         _ => {
             let e = Error::new(ErrorCode::UNKNOWN_TYPE_OF_QUERY, format!("There is no handle {path}"));

@@ -82,7 +82,9 @@ async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, state: Arc
                 };
                 let _ = stream.set_nodelay(true);
                 let (state, stop, tls) = (state.clone(), stop.clone(), tls.clone());
+                granary_common::metrics::Event::HTTPConnectionsAccepted.add(1);
                 connections.spawn(async move {
+                    let _open = granary_common::metrics::GaugeGuard::new(granary_common::metrics::Metric::HTTPConnection);
                     let io = match tls {
                         None => ConnectionIo::new(stream),
                         Some(acceptor) => match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
