@@ -22,7 +22,8 @@ impl Compression {
         Ok(Some(match text.to_ascii_lowercase().as_str() {
             "auto" | "" => return Ok(None),
             "none" => Compression::None,
-            "gzip" | "gz" | "deflate" => Compression::Gzip,
+            "gzip" | "gz" => Compression::Gzip,
+            "deflate" | "zlib" => Compression::Deflate,
             "zstd" | "zst" => Compression::Zstd,
             "lz4" => Compression::Lz4,
             "xz" | "lzma" | "bz2" | "bzip2" | "brotli" | "br" | "snappy" => {
@@ -69,7 +70,7 @@ impl Compression {
             "deflate" => Compression::Deflate,
             "zstd" => Compression::Zstd,
             "lz4" => Compression::Lz4,
-            "identity" | "" => Compression::None,
+            "identity" | "none" | "" => Compression::None,
             _ => return None,
         })
     }

@@ -160,9 +160,14 @@ pub struct S3EndpointConfig {
     pub region: Option<String>,
     #[serde(default)]
     pub no_sign_request: bool,
-    /// Read credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`.
-    #[serde(default)]
+    /// Read credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`
+    /// when the section has no keys (default); `false` sends such requests unsigned.
+    #[serde(default = "environment_credentials_by_default")]
     pub use_environment_credentials: bool,
+}
+
+fn environment_credentials_by_default() -> bool {
+    true
 }
 
 /// Credentials for a URL given without keys: the longest matching config endpoint, then
@@ -178,8 +183,10 @@ pub fn default_credentials(url: &str, endpoints: &[S3EndpointConfig]) -> (Creden
             return (keys, config.region.clone());
         }
         if !config.use_environment_credentials {
-            return (environment_credentials().unwrap_or_default(), config.region.clone());
+            // Neither keys nor the environment: requests go unsigned.
+            return (Credentials::Anonymous, config.region.clone());
         }
+        return (environment_credentials().unwrap_or_default(), config.region.clone());
     }
     (environment_credentials().unwrap_or_default(), None)
 }

@@ -239,9 +239,16 @@ impl FileSink {
             // An empty INSERT still creates the file (a header, an empty Parquet file).
             self.writer_for("", &mut by_partition, writers).await?;
         }
+        // Every destination is complete before any becomes visible; a failure up to here
+        // leaves none behind. Commits (a rename, completing an upload) rarely fail; the
+        // ones not yet committed when one does are still in `writers`, and the caller
+        // aborts them.
         let mut written_bytes = 0;
-        for writer in writers.drain(..) {
-            written_bytes += writer.finish().await?;
+        for writer in writers.iter_mut() {
+            written_bytes += writer.seal().await?;
+        }
+        while !writers.is_empty() {
+            writers.remove(0).sink.commit().await?;
         }
         Ok(InsertResult { written_rows: rows, written_bytes })
     }
@@ -360,9 +367,9 @@ impl ObjectWriter {
         self.sink.write(chunk).await
     }
 
-    /// Writes the suffix, closes the compression stream and commits the destination.
-    /// Returns the bytes written before compression.
-    async fn finish(mut self) -> Result<u64> {
+    /// Writes the suffix and closes the compression stream; the destination is not yet
+    /// visible. Returns the bytes written before compression.
+    async fn seal(&mut self) -> Result<u64> {
         self.scratch.clear();
         self.start()?;
         self.format.write_suffix(&QueryStatistics::default(), &mut self.scratch)?;
@@ -370,7 +377,6 @@ impl ObjectWriter {
         let encoder = self.encoder.take().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "finish twice"))?;
         let tail = encoder.finish()?;
         self.sink.write(tail).await?;
-        self.sink.commit().await?;
         Ok(self.formatted_bytes)
     }
 
