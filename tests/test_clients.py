@@ -4,9 +4,11 @@ request bodies and responses sent by hand, the way curl scripts use them."""
 import datetime
 import gzip
 import http.client
+import struct
 import zlib
 
 import clickhouse_connect
+import lz4.block
 import lz4.frame
 import pandas as pd
 import pyarrow as pa
@@ -213,3 +215,60 @@ def test_error_after_compressed_output_began_is_in_the_body(server):
         conn.close()
     text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body)
     assert b"Code: 395" in text and b"late failure" in text
+
+
+def native_blocks(body):
+    """Decodes ClickHouse's compressed blocks (checksum, method, sizes, payload)."""
+    out, at = b"", 0
+    while at < len(body):
+        method = body[at + 16]
+        compressed, raw = struct.unpack("<II", body[at + 17 : at + 25])
+        payload = body[at + 25 : at + 16 + compressed]
+        if method == 0x82:
+            out += lz4.block.decompress(payload, uncompressed_size=raw)
+        elif method == 0x90:
+            out += zstd.decompress(payload)
+        else:
+            assert method == 0x02, hex(method)
+            out += payload
+        at += 16 + compressed
+    return out
+
+
+def frame_block(data):
+    """One uncompressed block with a zero checksum (accepted only with checksums off)."""
+    return b"\0" * 16 + bytes([0x02]) + struct.pack("<II", len(data) + 9, len(data)) + data
+
+
+@pytest.mark.parametrize("method", ["lz4", "zstd", "none"])
+def test_compress_1_blocks(server, method):
+    expected = "".join(f"{i}\tv{i}\n" for i in range(300000)).encode()
+    r = server.request("SELECT number, concat('v', toString(number)) FROM numbers(300000) ORDER BY number FORMAT TSV",
+                       params={"compress": 1, "network_compression_method": method})
+    assert r.status == 200 and r.headers.get("Content-Encoding") is None
+    assert native_blocks(r.body) == expected
+    # Our blocks carry real checksums: sent back with decompress=1 they are verified.
+    server.query("CREATE TABLE native_blocks_t (n UInt64, s String) ENGINE = MergeTree ORDER BY n")
+    ok = server.request(params={"query": "INSERT INTO native_blocks_t FORMAT TSV", "decompress": 1}, data=r.body)
+    assert ok.status == 200, ok.text
+    assert server.query("SELECT count(), max(s) FROM native_blocks_t") == "300000\tv99999\n"
+    # A flipped byte is caught by the checksum, and nothing is inserted.
+    corrupt = bytearray(r.body)
+    corrupt[len(corrupt) // 2] ^= 0x40
+    bad = server.request(params={"query": "INSERT INTO native_blocks_t FORMAT TSV", "decompress": 1}, data=bytes(corrupt))
+    assert bad.headers.get("X-ClickHouse-Exception-Code") == "40" and "Checksum doesn't match" in bad.text, bad.text
+    assert server.query("SELECT count() FROM native_blocks_t") == "300000\n"
+    # Without checksums, a block built by hand.
+    hand = server.request(
+        params={"query": "INSERT INTO native_blocks_t FORMAT TSV", "decompress": 1, "http_native_compression_disable_checksumming_on_decompress": 1},
+        data=frame_block(b"7\thand\n"),
+    )
+    assert hand.status == 200, hand.text
+    assert server.query("SELECT s FROM native_blocks_t WHERE s = 'hand'") == "hand\n"
+    server.query("DROP TABLE native_blocks_t")
+
+
+def test_compress_1_inside_http_compression(server):
+    r = server.request("SELECT 'layered'", params={"compress": 1, "enable_http_compression": 1}, headers={"Accept-Encoding": "gzip"})
+    assert r.headers.get("Content-Encoding") == "gzip"
+    assert native_blocks(gzip.decompress(r.body)) == b"layered\n"

@@ -5,6 +5,7 @@
 //!   `Code: N. DB::Exception: ... (NAME)` and a status without guessing.
 //! * [`error`]: the typed [`Error`] with a code, a message and a source chain.
 //! * [`fs`]: durable (fsync + rename) writes of small files.
+//! * [`hash`]: CityHash 1.0.2 (ClickHouse's `cityHash64` and block checksums).
 //! * [`metrics`]: process-wide counters and gauges (`system.events`, `system.metrics`,
 //!   `/metrics`).
 //! * [`settings`]: the settings registry (name, type, default, description) that
@@ -13,6 +14,7 @@
 pub mod codes;
 pub mod error;
 pub mod fs;
+pub mod hash;
 pub mod metrics;
 pub mod progress;
 pub mod settings;

@@ -85,6 +85,7 @@ registry! {
     "http_connection_timeout": UInt64 = "1", "url(): connection timeout in seconds.";
     "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
     "http_max_tries": UInt64 = "10", "url(): attempts of one HTTP read.";
+    "http_native_compression_disable_checksumming_on_decompress": Bool = "0", "decompress=1: do not verify the checksums of the request blocks.";
     "http_receive_timeout": UInt64 = "30", "url(): timeout of one HTTP request in seconds.";
     "http_zlib_compression_level": Int64 = "3", "Compression level of HTTP responses with gzip or deflate.";
     "input_format_allow_errors_num": UInt64 = "0", "How many bad rows of text input may be skipped.";
@@ -127,6 +128,8 @@ registry! {
     "min_insert_block_size_bytes": UInt64 = "268402944", "Squash inserted blocks until they hold this many bytes.";
     "min_insert_block_size_rows": UInt64 = "1048449", "Squash inserted blocks until they hold this many rows.";
     "mutations_sync": UInt64 = "0", "Wait for ALTER ... DELETE mutations to finish (0: run them in the background).";
+    "network_compression_method": String = "LZ4", "Compression of compress=1 HTTP responses: LZ4, ZSTD or NONE.";
+    "network_zstd_compression_level": Int64 = "1", "ZSTD level of compress=1 HTTP responses.";
     "optimize_move_to_prewhere": Bool = "1", "Move selective WHERE conditions to PREWHERE automatically.";
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
     "output_format_arrow_string_as_string": Bool = "1", "Arrow output: String columns as Arrow Utf8 rather than Binary.";

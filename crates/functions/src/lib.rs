@@ -53,6 +53,7 @@ pub mod conditional;
 pub mod conversion;
 pub mod datetime;
 pub mod format;
+mod hash;
 pub mod func;
 pub mod literals;
 pub mod parse;
@@ -96,6 +97,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string::functions());
     out.extend(array::functions());
     out.extend(system::functions());
+    out.extend(hash::functions());
     out.push(combinators::finalize_aggregation());
     out
 }

@@ -36,6 +36,7 @@ pub mod function;
 pub mod glob;
 pub mod infer;
 pub mod local;
+pub mod native_compression;
 pub mod remote;
 pub mod remote_functions;
 pub mod sink;

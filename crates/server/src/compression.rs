@@ -1,5 +1,6 @@
 //! HTTP content codings: compressed request bodies (`Content-Encoding`) and compressed
-//! responses (`enable_http_compression=1` with `Accept-Encoding`).
+//! responses (`enable_http_compression=1` with `Accept-Encoding`); and ClickHouse's own
+//! checksummed blocks, `compress=1` for responses and `decompress=1` for request bodies.
 //!
 //! Decoders are blocking `Read` adapters, so a compressed body is decoded on a blocking
 //! thread that pulls the raw chunks from the connection through a small channel and
@@ -12,6 +13,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
 use granary_io::detect::{Compression, Encoder};
+use granary_io::native_compression::{BlockMethod, BlockReader, BlockWriter};
 use granary_query::ByteStream;
 use http::HeaderMap;
 use tokio::sync::mpsc;
@@ -64,6 +66,26 @@ pub fn decode_body(raw: ByteStream, coding: Compression) -> ByteStream {
     if coding == Compression::None {
         return raw;
     }
+    decode_with(raw, move |source| coding.reader(source), move |e| decode_error(coding, e))
+}
+
+/// Decodes ClickHouse's checksummed blocks (`decompress=1`).
+pub fn decode_native_blocks(raw: ByteStream, verify_checksums: bool) -> ByteStream {
+    decode_with(
+        raw,
+        move |source| Ok(Box::new(BlockReader::new(source, verify_checksums)) as Box<dyn Read + Send>),
+        |e| travelled(e).unwrap_or_else(|text| Error::new(ErrorCode::CANNOT_DECOMPRESS, format!("Cannot decompress the request body: {text}"))),
+    )
+}
+
+type Decoder = Box<dyn Read + Send>;
+
+/// Runs a blocking decoder over the body on a thread of its own.
+fn decode_with(
+    raw: ByteStream,
+    make_decoder: impl FnOnce(Decoder) -> Result<Decoder> + Send + 'static,
+    on_error: impl Fn(std::io::Error) -> Error + Send + 'static,
+) -> ByteStream {
     let (raw_tx, raw_rx) = mpsc::channel::<Result<Bytes>>(4);
     let (decoded_tx, decoded_rx) = mpsc::channel::<Result<Bytes>>(4);
     tokio::spawn(async move {
@@ -77,7 +99,7 @@ pub fn decode_body(raw: ByteStream, coding: Compression) -> ByteStream {
     });
     tokio::task::spawn_blocking(move || {
         let source = ChannelReader { rx: raw_rx, current: Bytes::new(), error: None };
-        let mut decoder = match coding.reader(Box::new(source)) {
+        let mut decoder = match make_decoder(Box::new(source)) {
             Ok(decoder) => decoder,
             Err(e) => {
                 let _ = decoded_tx.blocking_send(Err(e));
@@ -111,7 +133,7 @@ pub fn decode_body(raw: ByteStream, coding: Compression) -> ByteStream {
                 Ok(false) => {}
                 Ok(true) => return,
                 Err(e) => {
-                    let _ = decoded_tx.blocking_send(Err(decode_error(coding, e)));
+                    let _ = decoded_tx.blocking_send(Err(on_error(e)));
                     return;
                 }
             }
@@ -122,12 +144,24 @@ pub fn decode_body(raw: ByteStream, coding: Compression) -> ByteStream {
     futures::stream::poll_fn(move |cx| decoded_rx.poll_recv(cx)).boxed()
 }
 
-fn decode_error(coding: Compression, e: std::io::Error) -> Error {
+/// A Granary error that travelled through `std::io` (from the connection or a decoder),
+/// or the text of a plain I/O error.
+fn travelled(e: std::io::Error) -> std::result::Result<Error, String> {
     let text = e.to_string();
-    // A transport error travelled through the reader: keep its code.
-    if let Some(Ok(transport)) = e.into_inner().map(|inner| inner.downcast::<TransportError>()) {
-        return transport.0;
+    match e.into_inner() {
+        Some(inner) => match inner.downcast::<TransportError>() {
+            Ok(transport) => Ok(transport.0),
+            Err(inner) => inner.downcast::<Error>().map(|e| *e).map_err(|_| text),
+        },
+        None => Err(text),
     }
+}
+
+fn decode_error(coding: Compression, e: std::io::Error) -> Error {
+    let text = match travelled(e) {
+        Ok(error) => return error,
+        Err(text) => text,
+    };
     let code = match coding {
         Compression::Gzip | Compression::Deflate => ErrorCode::ZLIB_INFLATE_FAILED,
         Compression::Zstd => ErrorCode::ZSTD_DECODER_FAILED,
@@ -172,32 +206,55 @@ impl Read for ChannelReader {
     }
 }
 
-/// Compresses response chunks as they are produced; each chunk is flushed through the
-/// encoder's buffer so a slow query still streams.
+/// Compresses response chunks as they are produced: ClickHouse's blocks (`compress=1`)
+/// inside, the HTTP content coding outside, either or both. Each chunk goes through at
+/// once, so a slow query still streams.
 pub struct ResponseEncoder {
-    encoder: Option<Encoder>,
+    blocks: Option<BlockWriter>,
+    http: Option<Encoder>,
+    finished: bool,
 }
 
 impl ResponseEncoder {
-    pub fn new(coding: Compression, level: u32) -> Result<Self> {
-        Ok(ResponseEncoder { encoder: Some(Encoder::new(coding, level)?) })
+    pub fn new(http: Option<(Compression, u32)>, blocks: Option<BlockMethod>) -> Result<Self> {
+        let http = http.map(|(coding, level)| Encoder::new(coding, level)).transpose()?;
+        Ok(ResponseEncoder { blocks: blocks.map(BlockWriter::new), http, finished: false })
+    }
+
+    fn through_http(&mut self, data: Vec<u8>) -> Result<Bytes> {
+        match &mut self.http {
+            Some(encoder) => {
+                encoder.write_all(&data)?;
+                Ok(Bytes::from(encoder.take_output()))
+            }
+            None => Ok(Bytes::from(data)),
+        }
     }
 
     pub fn encode(&mut self, chunk: &[u8]) -> Result<Bytes> {
-        match &mut self.encoder {
-            Some(encoder) => {
-                encoder.write_all(chunk)?;
-                Ok(Bytes::from(encoder.take_output()))
-            }
-            None => Err(Error::new(ErrorCode::LOGICAL_ERROR, "response encoder used after finish")),
+        if self.finished {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "response encoder used after finish"));
         }
+        let data = match &mut self.blocks {
+            Some(blocks) => blocks.write(chunk)?,
+            None => chunk.to_vec(),
+        };
+        self.through_http(data)
     }
 
     pub fn finish(&mut self) -> Result<Bytes> {
-        match self.encoder.take() {
-            Some(encoder) => Ok(Bytes::from(encoder.finish()?)),
-            None => Ok(Bytes::new()),
+        if std::mem::replace(&mut self.finished, true) {
+            return Ok(Bytes::new());
         }
+        let last_block = match &mut self.blocks {
+            Some(blocks) => blocks.finish()?,
+            None => Vec::new(),
+        };
+        let mut out = self.through_http(last_block)?.to_vec();
+        if let Some(encoder) = self.http.take() {
+            out.extend(encoder.finish()?);
+        }
+        Ok(Bytes::from(out))
     }
 }
 

@@ -16,6 +16,7 @@ use http_body_util::{BodyExt, BodyStream, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 
 use crate::compression::{self, ResponseEncoder};
+use granary_io::native_compression::BlockMethod;
 use crate::connection::EarlyHead;
 use crate::sessions::Sessions;
 
@@ -40,8 +41,6 @@ const RESERVED_PARAMS: &[&str] = &[
     "user",
     "password",
     "quota_key",
-    "compress",
-    "decompress",
     "buffer_size",
     "stacktrace",
     "role",
@@ -87,6 +86,10 @@ struct Params {
     /// `buffer_size`: bytes of a `wait_end_of_query` response kept in memory before the
     /// rest goes to a temporary file.
     buffer_size: Option<usize>,
+    /// `compress=1`: the response in ClickHouse's checksummed blocks.
+    compress: bool,
+    /// `decompress=1`: the request body is in ClickHouse's checksummed blocks.
+    decompress: bool,
     settings: Vec<(String, String)>,
     params: HashMap<String, String>,
 }
@@ -104,6 +107,8 @@ fn parse_params(query_string: Option<&str>) -> Result<Params> {
         user: None,
         password: None,
         buffer_size: None,
+        compress: false,
+        decompress: false,
         settings: Vec::new(),
         params: HashMap::new(),
     };
@@ -120,6 +125,8 @@ fn parse_params(query_string: Option<&str>) -> Result<Params> {
             "close_session" => p.close_session = value == "1" || value.eq_ignore_ascii_case("true"),
             "user" => p.user = Some(value),
             "password" => p.password = Some(value),
+            "compress" => p.compress = value == "1" || value.eq_ignore_ascii_case("true"),
+            "decompress" => p.decompress = value == "1" || value.eq_ignore_ascii_case("true"),
             "buffer_size" => {
                 p.buffer_size = Some(value.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid buffer_size: '{value}'")))?)
             }
@@ -209,7 +216,11 @@ async fn run_query(
         .unwrap_or(262_144);
     let request_coding = compression::request_coding(request.headers())?;
     let response_headers = request.headers().clone();
-    let body = compression::decode_body(body_stream(request.into_body()), request_coding);
+    let mut body = compression::decode_body(body_stream(request.into_body()), request_coding);
+    if params.decompress {
+        let skip_checksums = setting_value(&settings, "http_native_compression_disable_checksumming_on_decompress").is_some_and(|v| v == "1" || v == "true");
+        body = compression::decode_native_blocks(body, !skip_checksums);
+    }
     let (text, input) = split_query_and_data(params.query.clone(), body, max_query_size).await?;
     if text.trim().is_empty() {
         return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Empty query"));
@@ -242,6 +253,13 @@ async fn run_query(
     let response_coding = compression::response_coding(&response_headers, setting_is_on(&settings, session, "enable_http_compression"));
     let compression_level = request_setting(&settings, session, "http_zlib_compression_level").and_then(|v| v.parse::<u32>().ok()).unwrap_or(3);
     let wait_end_of_query = setting_is_on(&settings, session, "wait_end_of_query");
+    let block_method = if params.compress {
+        let method = request_setting(&settings, session, "network_compression_method").unwrap_or("lz4");
+        let level = request_setting(&settings, session, "network_zstd_compression_level").and_then(|v| v.parse().ok()).unwrap_or(1);
+        Some(BlockMethod::from_setting(method, level)?)
+    } else {
+        None
+    };
     let progress = Arc::new(granary_common::QueryProgress::default());
     let mut progress_ticker = setting_is_on(&settings, session, "send_progress_in_http_headers").then(|| {
         let every = request_setting(&settings, session, "http_headers_progress_interval_ms").and_then(|v| v.parse::<u64>().ok()).unwrap_or(100);
@@ -310,12 +328,12 @@ async fn run_query(
     if let Some(id) = &params.session_id {
         builder = builder.header("X-ClickHouse-Session-Id", id);
     }
-    let encoder = match response_coding {
-        Some(coding) => {
-            builder = builder.header(http::header::CONTENT_ENCODING, coding.http_name());
-            Some(ResponseEncoder::new(coding, compression_level)?)
-        }
-        None => None,
+    if let Some(coding) = response_coding {
+        builder = builder.header(http::header::CONTENT_ENCODING, coding.http_name());
+    }
+    let encoder = match (response_coding, block_method) {
+        (None, None) => None,
+        (http, blocks) => Some(ResponseEncoder::new(http.map(|c| (c, compression_level)), blocks)?),
     };
     let chunks = match buffered {
         Some(stream) => stream,
@@ -328,6 +346,11 @@ async fn run_query(
     builder
         .body(BodyExt::boxed_unsync(StreamBody::new(frames)))
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("Cannot build response: {e}")))
+}
+
+/// A setting given as a URL parameter.
+fn setting_value<'a>(url_settings: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    url_settings.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
 /// A setting of this request as text: URL parameters first, then the session.

@@ -1,0 +1,16 @@
+SELECT cityHash64('');
+SELECT cityHash64('a'), cityHash64('abc'), cityHash64('hello world');
+SELECT cityHash64(repeat('x', 17)), cityHash64(repeat('y', 40)), cityHash64(repeat('z', 70)), cityHash64(repeat('abcdefghij', 100));
+SELECT number, cityHash64(toString(number)) FROM numbers(5) ORDER BY number;
+SELECT cityHash64(number) FROM numbers(3) ORDER BY number;
+SELECT cityHash64(toInt8(-1)), cityHash64(toInt16(-2)), cityHash64(toInt32(-3)), cityHash64(toInt64(-4));
+SELECT cityHash64(toUInt8(200)), cityHash64(toUInt16(60000)), cityHash64(toUInt32(4000000000)), cityHash64(toUInt64(18000000000000000000));
+SELECT cityHash64(1.5), cityHash64(toFloat32(1.5)), cityHash64(-0.25);
+SELECT cityHash64(true), cityHash64(false);
+SELECT cityHash64(toDate('2020-01-01')), cityHash64(toDate32('1900-01-01')), cityHash64(toDateTime('2020-01-01 00:00:00', 'UTC'));
+SELECT cityHash64(toDateTime64('2020-01-01 00:00:00', 3, 'UTC')), cityHash64(toDecimal32(1.5, 2)), cityHash64(toDecimal64(-1.5, 4)), cityHash64(toDecimal128(12.5, 3));
+SELECT cityHash64(1, 2), cityHash64('a', 1), cityHash64('a', 'b', 3.5), cityHash64(number, toString(number)) FROM numbers(1);
+SELECT cityHash64(toFixedString('ab', 3)), cityHash64(toLowCardinality('lc')), cityHash64(toNullable('n'));
+SELECT cityHash64(NULL), cityHash64(CAST(NULL AS Nullable(String)));
+SELECT cityHash64(x) FROM (SELECT arrayJoin([NULL, 'q']) AS x) ORDER BY x;
+SELECT sum(cityHash64(number) % 1000) FROM numbers(100000);
