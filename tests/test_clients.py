@@ -160,11 +160,27 @@ def test_compressed_responses(server, coding):
     assert len(r.body) < len(expected) and decompress(r.body) == expected
 
 
-def test_response_coding_prefers_gzip_and_ignores_unknown(server):
-    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "br, lz4, gzip"})
-    assert r.headers.get("Content-Encoding") == "gzip" and gzip.decompress(r.body) == b"1\n"
-    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "br"})
+def test_response_coding_follows_server_preference_and_ignores_unknown(server):
+    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "gzip, lz4"})
+    assert r.headers.get("Content-Encoding") == "lz4" and lz4.frame.decompress(r.body) == b"1\n"
+    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "gzip, zstd"})
+    assert r.headers.get("Content-Encoding") == "zstd" and zstd.decompress(r.body) == b"1\n"
+    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "snappy, xz"})
     assert r.headers.get("Content-Encoding") is None and r.body == b"1\n"
+
+
+def test_brotli_both_ways(server):
+    """No brotli module in Python here: a br response of the server goes back as a br body."""
+    r = server.request("SELECT number, toString(number) FROM numbers(20000) FORMAT TSV", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "br"})
+    assert r.status == 200 and r.headers.get("Content-Encoding") == "br"
+    assert len(r.body) < 20000 * 8
+    server.query("CREATE TABLE brotli_t (n UInt64, s String) ENGINE = MergeTree ORDER BY n")
+    back = server.request(params={"query": "INSERT INTO brotli_t FORMAT TSV"}, data=r.body, headers={"Content-Encoding": "br"})
+    assert back.status == 200, back.text
+    assert server.query("SELECT count(), sum(n), max(s) FROM brotli_t") == "20000\t199990000\t9999\n"
+    bad = server.request(params={"query": "INSERT INTO brotli_t FORMAT TSV"}, data=b"not brotli at all", headers={"Content-Encoding": "br"})
+    assert bad.headers.get("X-ClickHouse-Exception-Code") == "469", bad.text
+    server.query("DROP TABLE brotli_t")
 
 
 @pytest.mark.parametrize("coding", CODINGS)

@@ -58,6 +58,11 @@ pub fn prepare_function_names(statement: &mut Statement) {
             }
             if function.name.0.len() == 1 {
                 if let Some(ObjectNamePart::Identifier(ident)) = function.name.0.first_mut() {
+                    // `arrayJoin(arr)`: one row per element, which DataFusion plans as
+                    // `unnest` (the column keeps its ClickHouse name, given earlier).
+                    if ident.quote_style.is_none() && ident.value == "arrayJoin" {
+                        ident.value = "unnest".to_string();
+                    }
                     if ident.quote_style.is_none() {
                         if is_case_insensitive(&ident.value) {
                             ident.value = ident.value.to_ascii_lowercase();

@@ -13,6 +13,7 @@ pub enum Compression {
     Lz4,
     /// zlib (HTTP `Content-Encoding: deflate`).
     Deflate,
+    Brotli,
 }
 
 impl Compression {
@@ -26,7 +27,8 @@ impl Compression {
             "deflate" | "zlib" => Compression::Deflate,
             "zstd" | "zst" => Compression::Zstd,
             "lz4" => Compression::Lz4,
-            "xz" | "lzma" | "bz2" | "bzip2" | "brotli" | "br" | "snappy" => {
+            "br" | "brotli" => Compression::Brotli,
+            "xz" | "lzma" | "bz2" | "bzip2" | "snappy" => {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Compression method '{text}' is not supported yet")))
             }
             _ => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Unknown compression method '{text}'"))),
@@ -39,6 +41,7 @@ impl Compression {
             Some("gz" | "gzip") => Compression::Gzip,
             Some("zst" | "zstd") => Compression::Zstd,
             Some("lz4") => Compression::Lz4,
+            Some("br") => Compression::Brotli,
             _ => Compression::None,
         }
     }
@@ -47,7 +50,7 @@ impl Compression {
     /// (`.xz`, `.bz2`, `.br`) is an error instead of garbage parsed as text.
     pub fn detect(name: &str) -> Result<Compression> {
         match extension(name).map(|e| e.to_ascii_lowercase()).as_deref() {
-            Some(ext @ ("xz" | "bz2" | "br")) => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Compression '.{ext}' of file {name} is not supported yet"))),
+            Some(ext @ ("xz" | "bz2")) => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Compression '.{ext}' of file {name} is not supported yet"))),
             _ => Ok(Compression::from_name(name)),
         }
     }
@@ -60,6 +63,7 @@ impl Compression {
             Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(inner)?),
             Compression::Lz4 => Box::new(lz4_flex::frame::FrameDecoder::new(inner)),
             Compression::Deflate => Box::new(flate2::read::ZlibDecoder::new(inner)),
+            Compression::Brotli => Box::new(brotli::Decompressor::new(inner, 64 << 10)),
         })
     }
 
@@ -68,6 +72,7 @@ impl Compression {
         Some(match name.trim().to_ascii_lowercase().as_str() {
             "gzip" | "x-gzip" => Compression::Gzip,
             "deflate" => Compression::Deflate,
+            "br" => Compression::Brotli,
             "zstd" => Compression::Zstd,
             "lz4" => Compression::Lz4,
             "identity" | "none" | "" => Compression::None,
@@ -83,6 +88,7 @@ impl Compression {
             Compression::Zstd => "zstd",
             Compression::Lz4 => "lz4",
             Compression::Deflate => "deflate",
+            Compression::Brotli => "br",
         }
     }
 }
@@ -122,6 +128,7 @@ pub enum Encoder {
     Deflate(flate2::write::ZlibEncoder<Vec<u8>>),
     Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
     Lz4(lz4_flex::frame::FrameEncoder<Vec<u8>>),
+    Brotli(Box<brotli::CompressorWriter<Vec<u8>>>),
 }
 
 impl Encoder {
@@ -132,6 +139,8 @@ impl Encoder {
             Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(Vec::new(), level as i32)?),
             Compression::Lz4 => Encoder::Lz4(lz4_flex::frame::FrameEncoder::new(Vec::new())),
             Compression::Deflate => Encoder::Deflate(flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(level.min(9)))),
+            // Window 2^22, ClickHouse's default for br.
+            Compression::Brotli => Encoder::Brotli(Box::new(brotli::CompressorWriter::new(Vec::new(), 64 << 10, level.min(11), 22))),
         })
     }
 
@@ -140,6 +149,7 @@ impl Encoder {
             Encoder::Plain(out) => out.extend_from_slice(data),
             Encoder::Gzip(e) => e.write_all(data)?,
             Encoder::Deflate(e) => e.write_all(data)?,
+            Encoder::Brotli(e) => e.write_all(data)?,
             Encoder::Zstd(e) => e.write_all(data)?,
             Encoder::Lz4(e) => e.write_all(data).map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
         }
@@ -151,6 +161,7 @@ impl Encoder {
             Encoder::Plain(out) => out,
             Encoder::Gzip(e) => e.get_mut(),
             Encoder::Deflate(e) => e.get_mut(),
+            Encoder::Brotli(e) => e.get_mut(),
             Encoder::Zstd(e) => e.get_mut(),
             Encoder::Lz4(e) => e.get_mut(),
         })
@@ -161,6 +172,7 @@ impl Encoder {
             Encoder::Plain(out) => out,
             Encoder::Gzip(e) => e.finish()?,
             Encoder::Deflate(e) => e.finish()?,
+            Encoder::Brotli(e) => e.into_inner(),
             Encoder::Zstd(e) => e.finish()?,
             Encoder::Lz4(e) => e.finish().map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
         })
@@ -215,7 +227,7 @@ mod tests {
 
     #[test]
     fn encoders_round_trip() {
-        for compression in [Compression::None, Compression::Gzip, Compression::Zstd, Compression::Lz4, Compression::Deflate] {
+        for compression in [Compression::None, Compression::Gzip, Compression::Zstd, Compression::Lz4, Compression::Deflate, Compression::Brotli] {
             let mut encoder = Encoder::new(compression, 3).unwrap();
             let mut out = Vec::new();
             for chunk in ["a,b\n", "1,2\n", "3,4\n"] {

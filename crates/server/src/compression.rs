@@ -30,7 +30,7 @@ pub fn request_coding(headers: &HeaderMap) -> Result<Compression> {
     Compression::from_http_encoding(name).ok_or_else(|| {
         Error::new(
             ErrorCode::NOT_IMPLEMENTED,
-            format!("Unknown compression method '{name}'. Only 'gzip', 'deflate', 'zstd', 'lz4' and 'none' are supported as HTTP content encodings"),
+            format!("Unknown compression method '{name}'. Only 'gzip', 'deflate', 'br', 'zstd', 'lz4' and 'none' are supported as HTTP content encodings"),
         )
     })
 }
@@ -54,8 +54,9 @@ pub fn response_coding(headers: &HeaderMap, enabled: bool) -> Option<Compression
             (!refused).then_some(name)
         })
         .collect();
-    // ClickHouse's order of preference, whatever order the client lists them in.
-    ["gzip", "deflate", "zstd", "lz4"]
+    // ClickHouse's order of preference (zstd, br, lz4, snappy, gzip, deflate, xz, bz2),
+    // whatever order the client lists them in; snappy, xz and bz2 are not offered.
+    ["zstd", "br", "lz4", "gzip", "deflate"]
         .into_iter()
         .find(|name| accepted.iter().any(|a| a == name))
         .and_then(Compression::from_http_encoding)
@@ -165,6 +166,7 @@ fn decode_error(coding: Compression, e: std::io::Error) -> Error {
     let code = match coding {
         Compression::Gzip | Compression::Deflate => ErrorCode::ZLIB_INFLATE_FAILED,
         Compression::Zstd => ErrorCode::ZSTD_DECODER_FAILED,
+        Compression::Brotli => ErrorCode::BROTLI_READ_FAILED,
         Compression::Lz4 | Compression::None => ErrorCode::LZ4_DECODER_FAILED,
     };
     Error::new(code, format!("Cannot decompress the request body ({}): {text}", coding.http_name()))
@@ -271,10 +273,12 @@ mod tests {
 
     #[test]
     fn response_coding_follows_clickhouse_preference() {
-        assert_eq!(response_coding(&headers("lz4, zstd, br, gzip"), true), Some(Compression::Gzip));
+        assert_eq!(response_coding(&headers("lz4, zstd, br, gzip"), true), Some(Compression::Zstd));
+        assert_eq!(response_coding(&headers("gzip, deflate, lz4"), true), Some(Compression::Lz4));
         assert_eq!(response_coding(&headers("lz4"), true), Some(Compression::Lz4));
-        assert_eq!(response_coding(&headers("br"), true), None);
-        assert_eq!(response_coding(&headers("gzip;q=0, zstd"), true), Some(Compression::Zstd));
+        assert_eq!(response_coding(&headers("br"), true), Some(Compression::Brotli));
+        assert_eq!(response_coding(&headers("snappy, xz"), true), None);
+        assert_eq!(response_coding(&headers("zstd;q=0, gzip"), true), Some(Compression::Gzip));
         assert_eq!(response_coding(&headers("gzip"), false), None);
     }
 
@@ -290,7 +294,7 @@ mod tests {
     #[tokio::test]
     async fn bodies_decode_in_chunks_and_errors_surface() {
         let text: String = (0..200_000).map(|i| format!("{i},row\n")).collect();
-        for coding in [Compression::Gzip, Compression::Deflate, Compression::Zstd, Compression::Lz4] {
+        for coding in [Compression::Gzip, Compression::Deflate, Compression::Zstd, Compression::Lz4, Compression::Brotli] {
             let mut encoder = Encoder::new(coding, 3).unwrap();
             encoder.write_all(text.as_bytes()).unwrap();
             let compressed = encoder.finish().unwrap();

@@ -202,13 +202,27 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             }
         }
         Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: inner, data_type, format: None, .. } if options.clickhouse_functions => {
-            let type_text = data_type.to_string();
+            let type_text = clickhouse_type_text(data_type);
             if ChType::parse(&type_text).is_ok() {
                 let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
                 *expr = function_call("_CAST", vec![inner, Expr::value(Value::SingleQuotedString(type_text))]);
             }
         }
         _ => {}
+    }
+}
+
+/// A parsed type as ClickHouse spells it: sqlparser prints `String` as `STRING`, also
+/// inside `Nullable(...)`, `LowCardinality(...)`, `Array(...)` and `Map(...)`.
+fn clickhouse_type_text(data_type: &ast::DataType) -> String {
+    use ast::{ArrayElemTypeDef, DataType};
+    match data_type {
+        DataType::String(None) => "String".to_string(),
+        DataType::Nullable(inner) => format!("Nullable({})", clickhouse_type_text(inner)),
+        DataType::LowCardinality(inner) => format!("LowCardinality({})", clickhouse_type_text(inner)),
+        DataType::Array(ArrayElemTypeDef::Parenthesis(inner)) => format!("Array({})", clickhouse_type_text(inner)),
+        DataType::Map(key, value) => format!("Map({}, {})", clickhouse_type_text(key), clickhouse_type_text(value)),
+        other => other.to_string(),
     }
 }
 

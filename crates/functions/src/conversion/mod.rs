@@ -304,6 +304,23 @@ fn passthrough(name: &'static str) -> ScalarUDF {
     ScalarDef::new(name, Arity::exact(1), |ctx| Ok(ctx.ch(0)), |ctx| ctx.array(0)).custom_nulls().build()
 }
 
+/// `toLowCardinality(x)`: the same values as `LowCardinality(T)` (a dictionary array).
+fn to_low_cardinality() -> ScalarUDF {
+    ScalarDef::new(
+        "toLowCardinality",
+        Arity::exact(1),
+        |ctx| {
+            Ok(match ctx.ch(0) {
+                already @ ChType::LowCardinality(_) => already,
+                other => ChType::LowCardinality(Box::new(other)),
+            })
+        },
+        |ctx| Ok(datafusion::arrow::compute::cast(&ctx.array(0)?, ctx.ret_type())?),
+    )
+    .custom_nulls()
+    .build()
+}
+
 fn ignore() -> ScalarUDF {
     ScalarDef::new(
         "ignore",
@@ -351,6 +368,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     out.push(to_type_name());
     out.push(passthrough("materialize"));
     out.push(passthrough("identity"));
+    out.push(to_low_cardinality());
     out.push(ignore());
     out
 }
