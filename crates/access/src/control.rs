@@ -231,17 +231,9 @@ impl AccessControl {
             AccessCommand::CreateUser { names, if_not_exists, or_replace, changes } => {
                 manage()?;
                 for name in names {
-                    if config.users.contains_key(&name) {
-                        if if_not_exists {
-                            continue;
-                        }
-                        return Err(already_exists("user", &name, CONFIG_STORAGE));
-                    }
-                    if local.users.contains_key(&name) && !or_replace {
-                        if if_not_exists {
-                            continue;
-                        }
-                        return Err(already_exists("user", &name, LOCAL_STORAGE));
+                    let existing = (config.users.contains_key(&name), local.users.contains_key(&name));
+                    if !may_create("user", &name, existing, if_not_exists, or_replace)? {
+                        continue;
                     }
                     let mut user = User::new(&name, Authentication::NoPassword);
                     self.change_user(&mut user, &changes, local)?;
@@ -291,19 +283,9 @@ impl AccessControl {
                     self.require_profile(local, p)?;
                 }
                 for name in names {
-                    if config.roles.contains_key(&name) {
-                        if if_not_exists {
-                            continue;
-                        }
-                        return Err(if or_replace { readonly("role", &name) } else { already_exists("role", &name, CONFIG_STORAGE) });
-                    }
-                    if local.roles.contains_key(&name) {
-                        if if_not_exists {
-                            continue;
-                        }
-                        if !or_replace {
-                            return Err(already_exists("role", &name, LOCAL_STORAGE));
-                        }
+                    let existing = (config.roles.contains_key(&name), local.roles.contains_key(&name));
+                    if !may_create("role", &name, existing, if_not_exists, or_replace)? {
+                        continue;
                     }
                     local.roles.insert(name.clone(), Role { name, rights: AccessRights::default(), settings: settings.clone(), profile: profile.clone() });
                 }
@@ -387,15 +369,9 @@ impl AccessControl {
             AccessCommand::CreateProfile { name, if_not_exists, or_replace, settings, to } => {
                 manage()?;
                 validate_settings(&settings)?;
-                let exists = config.profiles.contains_key(&name) || local.profiles.contains_key(&name);
-                if exists && if_not_exists {
+                let existing = (config.profiles.contains_key(&name), local.profiles.contains_key(&name));
+                if !may_create("settings profile", &name, existing, if_not_exists, or_replace)? {
                     return Ok(());
-                }
-                if config.profiles.contains_key(&name) {
-                    return Err(readonly("settings profile", &name));
-                }
-                if exists && !or_replace {
-                    return Err(already_exists("settings profile", &name, LOCAL_STORAGE));
                 }
                 for grantee in &to {
                     match (local.users.get_mut(grantee), local.roles.get_mut(grantee)) {
@@ -426,15 +402,9 @@ impl AccessControl {
             }
             AccessCommand::CreateQuota { name, if_not_exists, or_replace, intervals, to, keyed_by_user } => {
                 manage()?;
-                let exists = config.quotas.contains_key(&name) || local.quotas.contains_key(&name);
-                if exists && if_not_exists {
+                let existing = (config.quotas.contains_key(&name), local.quotas.contains_key(&name));
+                if !may_create("quota", &name, existing, if_not_exists, or_replace)? {
                     return Ok(());
-                }
-                if config.quotas.contains_key(&name) {
-                    return Err(readonly("quota", &name));
-                }
-                if exists && !or_replace {
-                    return Err(already_exists("quota", &name, LOCAL_STORAGE));
                 }
                 for grantee in &to {
                     if self.find_user(local, grantee).is_none() && self.find_role(local, grantee).is_none() {
@@ -725,6 +695,26 @@ fn quote_value(value: &str) -> String {
     } else {
         format!("'{}'", value.replace('\\', "\\\\").replace('\'', "\\'"))
     }
+}
+
+/// Whether CREATE [OR REPLACE] [IF NOT EXISTS] goes ahead for an entity that exists in
+/// the (config, SQL) storages as given: `Ok(false)` skips it, the config storage is
+/// never replaced.
+fn may_create(kind: &str, name: &str, (in_config, in_local): (bool, bool), if_not_exists: bool, or_replace: bool) -> Result<bool> {
+    if (in_config || in_local) && if_not_exists {
+        return Ok(false);
+    }
+    if in_config {
+        return Err(if or_replace {
+            Error::new(ErrorCode::ACCESS_STORAGE_READONLY, format!("Cannot update {kind} `{name}` in {CONFIG_STORAGE} because this storage is readonly"))
+        } else {
+            already_exists(kind, name, CONFIG_STORAGE)
+        });
+    }
+    if in_local && !or_replace {
+        return Err(already_exists(kind, name, LOCAL_STORAGE));
+    }
+    Ok(true)
 }
 
 fn already_exists(kind: &str, name: &str, storage: &str) -> Error {

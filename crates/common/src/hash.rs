@@ -111,6 +111,18 @@ fn hash_len33to64(s: &[u8]) -> u64 {
     shift_mix(r.wrapping_mul(K0).wrapping_add(vs)).wrapping_mul(K2)
 }
 
+/// One 64-byte step of the long-input loop shared by CityHash64 and CityHash128.
+fn mix_chunk64(s: &[u8], at: usize, x: &mut u64, y: &mut u64, z: &mut u64, v: &mut (u64, u64), w: &mut (u64, u64)) {
+    *x = rotate(x.wrapping_add(*y).wrapping_add(v.0).wrapping_add(fetch64(s, at + 16)), 37).wrapping_mul(K1);
+    *y = rotate(y.wrapping_add(v.1).wrapping_add(fetch64(s, at + 48)), 42).wrapping_mul(K1);
+    *x ^= w.1;
+    *y ^= v.0;
+    *z = rotate(*z ^ w.0, 33);
+    *v = weak_hash_len32_with_seeds(s, at, v.1.wrapping_mul(K1), x.wrapping_add(w.0));
+    *w = weak_hash_len32_with_seeds(s, at + 32, z.wrapping_add(w.1), *y);
+    std::mem::swap(z, x);
+}
+
 /// CityHash64 (v1.0.2) of `s`.
 pub fn city_hash64(s: &[u8]) -> u64 {
     let len = s.len();
@@ -135,14 +147,7 @@ pub fn city_hash64(s: &[u8]) -> u64 {
     let mut remaining = (len - 1) & !63;
     let mut at = 0;
     loop {
-        x = rotate(x.wrapping_add(y).wrapping_add(v.0).wrapping_add(fetch64(s, at + 16)), 37).wrapping_mul(K1);
-        y = rotate(y.wrapping_add(v.1).wrapping_add(fetch64(s, at + 48)), 42).wrapping_mul(K1);
-        x ^= w.1;
-        y ^= v.0;
-        z = rotate(z ^ w.0, 33);
-        v = weak_hash_len32_with_seeds(s, at, v.1.wrapping_mul(K1), x.wrapping_add(w.0));
-        w = weak_hash_len32_with_seeds(s, at + 32, z.wrapping_add(w.1), y);
-        std::mem::swap(&mut z, &mut x);
+        mix_chunk64(s, at, &mut x, &mut y, &mut z, &mut v, &mut w);
         at += 64;
         remaining -= 64;
         if remaining == 0 {
@@ -202,14 +207,7 @@ fn city_hash128_with_seed(s: &[u8], seed: (u64, u64)) -> (u64, u64) {
     let mut at = 0;
     loop {
         for _ in 0..2 {
-            x = rotate(x.wrapping_add(y).wrapping_add(v.0).wrapping_add(fetch64(s, at + 16)), 37).wrapping_mul(K1);
-            y = rotate(y.wrapping_add(v.1).wrapping_add(fetch64(s, at + 48)), 42).wrapping_mul(K1);
-            x ^= w.1;
-            y ^= v.0;
-            z = rotate(z ^ w.0, 33);
-            v = weak_hash_len32_with_seeds(s, at, v.1.wrapping_mul(K1), x.wrapping_add(w.0));
-            w = weak_hash_len32_with_seeds(s, at + 32, z.wrapping_add(w.1), y);
-            std::mem::swap(&mut z, &mut x);
+            mix_chunk64(s, at, &mut x, &mut y, &mut z, &mut v, &mut w);
             at += 64;
         }
         len -= 128;

@@ -298,7 +298,7 @@ fn tsv_records(data: &[u8], complete_only: bool) -> Vec<Vec<(Option<String>, boo
                     if f == b"\\N" {
                         (None, false)
                     } else {
-                        (Some(unescape_tsv(&String::from_utf8_lossy(f))), false)
+                        (Some(unescape_tsv_field(f)), false)
                     }
                 })
                 .collect()
@@ -306,28 +306,6 @@ fn tsv_records(data: &[u8], complete_only: bool) -> Vec<Vec<(Option<String>, boo
         .collect()
 }
 
-fn unescape_tsv(s: &str) -> String {
-    if !s.contains('\\') {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('0') => out.push('\0'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
-    out
-}
 
 /// Infers the columns of `format` from the start of a stream.
 pub fn infer_text(format: &str, reader: &mut dyn Read, settings: &Settings, source: &str) -> Result<Inferred> {
@@ -434,6 +412,12 @@ pub fn infer_text(format: &str, reader: &mut dyn Read, settings: &Settings, sour
         })
         .collect();
     Ok(Inferred { columns, format: read_format })
+}
+
+fn unescape_tsv_field(field: &[u8]) -> String {
+    let mut out = Vec::with_capacity(field.len());
+    granary_types::text::escape::unescape_tsv(field, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -114,31 +114,11 @@ fn render_value(name: &str, type_text: &str, value: &str) -> Result<String> {
     })
 }
 
-/// Undoes TSV escaping: `\\t`, `\\n`, `\\r`, `\\0`, `\\b`, `\\f`, `\\\\`, and a backslash before any
-/// other character stands for that character.
+/// Undoes TSV escaping (clickhouse-connect sends `it\'s`), as TSV input does.
 fn unescape_tsv(value: &str) -> String {
-    if !value.contains('\\') {
-        return value.to_string();
-    }
-    let mut out = String::with_capacity(value.len());
-    let mut chars = value.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('0') => out.push('\0'),
-            Some('b') => out.push('\u{8}'),
-            Some('f') => out.push('\u{c}'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
-    out
+    let mut out = Vec::with_capacity(value.len());
+    granary_types::text::escape::unescape_tsv(value.as_bytes(), &mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A single-quoted SQL string literal with ClickHouse escapes.
