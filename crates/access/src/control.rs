@@ -223,9 +223,7 @@ impl AccessControl {
     /// Applies a mutating statement to a copy of the SQL-defined entities.
     fn apply(&self, actor: &UserAccess, command: AccessCommand, current_database: &str, local: &mut Entities) -> Result<()> {
         let config = &self.config;
-        let readonly = |kind: &str, name: &str| {
-            Error::new(ErrorCode::ACCESS_STORAGE_READONLY, format!("Cannot update {kind} `{name}` in {CONFIG_STORAGE} because this storage is readonly"))
-        };
+        let readonly = readonly_storage;
         let manage = || actor.check(Privilege::AccessManagement, &Level::Global);
         match command {
             AccessCommand::CreateUser { names, if_not_exists, or_replace, changes } => {
@@ -315,29 +313,11 @@ impl AccessControl {
             }
             AccessCommand::Grant { privileges, target, grantees, with_grant_option } => {
                 let level = resolve_target(&target, current_database);
-                let privileges = resolve_privileges(&privileges, &level)?;
-                for p in &privileges {
-                    actor.check_grant_option(*p, &level)?;
-                }
-                for grantee in grantees {
-                    let rights = self.rights_of(local, &grantee, &readonly)?;
-                    for p in &privileges {
-                        rights.grant(*p, level.clone(), with_grant_option);
-                    }
-                }
+                self.change_rights(actor, local, &privileges, &level, &grantees, |rights, p| rights.grant(p, level.clone(), with_grant_option))?;
             }
             AccessCommand::Revoke { privileges, target, grantees, grant_option_only } => {
                 let level = resolve_target(&target, current_database);
-                let privileges = resolve_privileges(&privileges, &level)?;
-                for p in &privileges {
-                    actor.check_grant_option(*p, &level)?;
-                }
-                for grantee in grantees {
-                    let rights = self.rights_of(local, &grantee, &readonly)?;
-                    for p in &privileges {
-                        rights.revoke(*p, level.clone(), grant_option_only);
-                    }
-                }
+                self.change_rights(actor, local, &privileges, &level, &grantees, |rights, p| rights.revoke(p, level.clone(), grant_option_only))?;
             }
             AccessCommand::GrantRoles { roles, grantees } => {
                 manage()?;
@@ -434,6 +414,29 @@ impl AccessControl {
         Ok(())
     }
 
+    /// GRANT/REVOKE of privileges: the actor must hold each with grant option.
+    fn change_rights(
+        &self,
+        actor: &UserAccess,
+        local: &mut Entities,
+        phrases: &[String],
+        level: &Level,
+        grantees: &[String],
+        change: impl Fn(&mut AccessRights, Privilege),
+    ) -> Result<()> {
+        let privileges = resolve_privileges(phrases, level)?;
+        for p in &privileges {
+            actor.check_grant_option(*p, level)?;
+        }
+        for grantee in grantees {
+            let rights = self.rights_of(local, grantee)?;
+            for p in &privileges {
+                change(rights, *p);
+            }
+        }
+        Ok(())
+    }
+
     fn require_profile(&self, local: &Entities, name: &str) -> Result<()> {
         if self.config.profiles.contains_key(name) || local.profiles.contains_key(name) {
             Ok(())
@@ -476,12 +479,12 @@ impl AccessControl {
     }
 
     /// The rights of a SQL-defined user or role, to change.
-    fn rights_of<'a>(&self, local: &'a mut Entities, grantee: &str, readonly: &dyn Fn(&str, &str) -> Error) -> Result<&'a mut AccessRights> {
+    fn rights_of<'a>(&self, local: &'a mut Entities, grantee: &str) -> Result<&'a mut AccessRights> {
         if self.config.users.contains_key(grantee) {
-            return Err(readonly("user", grantee));
+            return Err(readonly_storage("user", grantee));
         }
         if self.config.roles.contains_key(grantee) {
-            return Err(readonly("role", grantee));
+            return Err(readonly_storage("role", grantee));
         }
         if local.users.contains_key(grantee) {
             return Ok(&mut local.users.get_mut(grantee).ok_or_else(|| unknown_user(grantee))?.rights);
@@ -705,16 +708,16 @@ fn may_create(kind: &str, name: &str, (in_config, in_local): (bool, bool), if_no
         return Ok(false);
     }
     if in_config {
-        return Err(if or_replace {
-            Error::new(ErrorCode::ACCESS_STORAGE_READONLY, format!("Cannot update {kind} `{name}` in {CONFIG_STORAGE} because this storage is readonly"))
-        } else {
-            already_exists(kind, name, CONFIG_STORAGE)
-        });
+        return Err(if or_replace { readonly_storage(kind, name) } else { already_exists(kind, name, CONFIG_STORAGE) });
     }
     if in_local && !or_replace {
         return Err(already_exists(kind, name, LOCAL_STORAGE));
     }
     Ok(true)
+}
+
+fn readonly_storage(kind: &str, name: &str) -> Error {
+    Error::new(ErrorCode::ACCESS_STORAGE_READONLY, format!("Cannot update {kind} `{name}` in {CONFIG_STORAGE} because this storage is readonly"))
 }
 
 fn already_exists(kind: &str, name: &str, storage: &str) -> Error {
