@@ -97,14 +97,46 @@ fn narrow_projected(expr: Expr) -> Expr {
     }
 }
 
+/// Marks the literals inside aggregate arguments and computed GROUP BY keys (`sum(x %
+/// 1000)` must compute `x % 1000` with a UInt16 literal). Parent nodes refer to an
+/// aggregate's outputs by name, so a changed expression keeps its old name as an alias.
+fn mark_aggregate(aggregate: datafusion::logical_expr::Aggregate) -> datafusion::common::Result<Transformed<LogicalPlan>> {
+    let mut changed = false;
+    let mut keep_name = |expr: Expr| -> datafusion::common::Result<Expr> {
+        if matches!(expr, Expr::Column(_)) {
+            return Ok(expr);
+        }
+        let (inner, name) = match expr {
+            Expr::Alias(Alias { expr, name, .. }) => (*expr, name),
+            other => {
+                let name = other.schema_name().to_string();
+                (other, name)
+            }
+        };
+        let marked = mark(inner)?;
+        changed |= marked.transformed;
+        Ok(marked.data.alias(name))
+    };
+    let group_expr = aggregate.group_expr.clone().into_iter().map(&mut keep_name).collect::<datafusion::common::Result<Vec<_>>>()?;
+    let aggr_expr = aggregate.aggr_expr.clone().into_iter().map(&mut keep_name).collect::<datafusion::common::Result<Vec<_>>>()?;
+    if !changed {
+        return Ok(Transformed::no(LogicalPlan::Aggregate(aggregate)));
+    }
+    let rebuilt = datafusion::logical_expr::Aggregate::try_new(aggregate.input, group_expr, aggr_expr)?;
+    Ok(Transformed::yes(LogicalPlan::Aggregate(rebuilt)))
+}
+
 /// Gives the query's integer literals ClickHouse's types (see the module docs).
 pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
     let out = plan.transform_up_with_subqueries(|node| {
         // LIMIT/OFFSET must stay Int64 for DataFusion; VALUES keeps its declared schema.
         // Aggregate and window output columns are named after their expressions, with a
         // literal's metadata in the name, so marking there would break references to them.
-        if matches!(node, LogicalPlan::Limit(_) | LogicalPlan::Values(_) | LogicalPlan::Aggregate(_) | LogicalPlan::Window(_)) {
+        if matches!(node, LogicalPlan::Limit(_) | LogicalPlan::Values(_) | LogicalPlan::Window(_)) {
             return Ok(Transformed::no(node));
+        }
+        if let LogicalPlan::Aggregate(aggregate) = node {
+            return mark_aggregate(aggregate);
         }
         let marked = node.map_expressions(mark)?;
         if !marked.transformed {
