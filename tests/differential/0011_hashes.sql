@@ -14,3 +14,8 @@ SELECT cityHash64(toFixedString('ab', 3)), cityHash64(toLowCardinality('lc')), c
 SELECT cityHash64(NULL), cityHash64(CAST(NULL AS Nullable(String)));
 SELECT cityHash64(x) FROM (SELECT arrayJoin([NULL, 'q']) AS x) ORDER BY x;
 SELECT sum(cityHash64(number) % 1000) FROM numbers(100000);
+SELECT sipHash64(''), sipHash64('abc'), sipHash64(repeat('s', 100)), sipHash64(toUInt8(1)), sipHash64(toUInt64(1)), sipHash64('a', 'b');
+SELECT xxHash64(''), xxHash64('abc'), xxHash64(repeat('x', 100)), xxHash64(toUInt8(1)), xxHash64(toUInt64(1)), xxHash64(1, 2), xxHash64('a', 'b');
+SELECT sipHash64(toInt16(-2)), xxHash64(toInt32(-3)), sipHash64(1.5), xxHash64(toFloat32(0.5)), sipHash64(toDate('2020-01-01')), xxHash64(toDecimal64(2.25, 2));
+SELECT intHash64(1), intHash64(toInt8(-1)), intHash64(toUInt64(18000000000000000000)), intHash64(number) FROM numbers(1);
+SELECT intHash64(1.5);

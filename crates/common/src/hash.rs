@@ -247,6 +247,42 @@ pub fn city_hash128(s: &[u8]) -> (u64, u64) {
     }
 }
 
+/// SipHash-2-4 with a zero key, ClickHouse's `sipHash64` of bytes.
+pub fn sip_hash64(data: &[u8]) -> u64 {
+    let mut v = [0x736f_6d65_7073_6575u64, 0x646f_7261_6e64_6f6d, 0x6c79_6765_6e65_7261, 0x7465_6462_7974_6573];
+    fn round(v: &mut [u64; 4]) {
+        v[0] = v[0].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(13) ^ v[0];
+        v[0] = v[0].rotate_left(32);
+        v[2] = v[2].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(16) ^ v[2];
+        v[0] = v[0].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(21) ^ v[0];
+        v[2] = v[2].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(17) ^ v[2];
+        v[2] = v[2].rotate_left(32);
+    }
+    let compress = |v: &mut [u64; 4], word: u64| {
+        v[3] ^= word;
+        round(v);
+        round(v);
+        v[0] ^= word;
+    };
+    let mut chunks = data.chunks_exact(8);
+    for chunk in &mut chunks {
+        compress(&mut v, fetch64(chunk, 0));
+    }
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    last[7] = data.len() as u8;
+    compress(&mut v, u64::from_le_bytes(last));
+    v[2] ^= 0xff;
+    for _ in 0..4 {
+        round(&mut v);
+    }
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}
+
 /// ClickHouse's `intHash64` (the MurmurHash3 finalizer of the value xor a constant),
 /// which `cityHash64` applies to numbers instead of hashing their bytes.
 pub fn int_hash64(x: u64) -> u64 {
@@ -284,6 +320,9 @@ mod tests {
         assert_eq!(city_hash64(&alphabet(200)), 10258548877153202531);
         assert_eq!(city_hash64(&alphabet(1000)), 10005932599788055761);
         assert_eq!(int_hash64(1), 10577349846663553072);
+        assert_eq!(sip_hash64(b"abc"), 4596069200710135518);
+        assert_eq!(sip_hash64(b""), 2202906307356721367);
+        assert_eq!(sip_hash64(&[1]), 7385293435322750976);
         // Decimals and DateTime64 are hashed as their bytes: cityHash64(toDecimal32(1.5, 2)),
         // cityHash64(toDateTime64('2020-01-01 00:00:00', 3, 'UTC')).
         assert_eq!(city_hash64(&150i32.to_le_bytes()), 8235273209324577223);

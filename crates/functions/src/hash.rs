@@ -1,43 +1,91 @@
-//! `cityHash64(x, ...)`: ClickHouse's hash for sharding, sampling and ordering, with its
-//! exact results. Strings are CityHash64 (v1.0.2) of their bytes; numbers, dates and
-//! booleans go through `intHash64` of their bits (zero-extended from their ClickHouse
-//! width, not sign-extended); decimals and DateTime64 are hashed as their bytes; several
-//! arguments are combined left to right with `Hash128to64`.
+//! `cityHash64`, `sipHash64`, `xxHash64` of any number of arguments, and `intHash64`,
+//! with ClickHouse's exact results (ClickHouse users shard, sample and order by them).
+//!
+//! Strings are hashed as their bytes. Numbers, dates and booleans: `cityHash64` applies
+//! `intHash64` to their bits zero-extended from their ClickHouse width; the other two
+//! hash those bytes. Decimals and DateTime64 are hashed as their bytes by all three.
+//! Several arguments are combined left to right: `Hash128to64` for cityHash64 and
+//! xxHash64, the SipHash of the two 8-byte hashes for sipHash64.
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt64Array};
+use datafusion::arrow::array::{Array, AsArray, UInt64Array};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float32Type, Float64Type, Int64Type, UInt64Type};
+use datafusion::arrow::datatypes::{DataType, Decimal128Type, Float32Type, Float64Type, Int64Type, UInt64Type};
 use datafusion::logical_expr::ScalarUDF;
-use granary_common::hash::{city_hash64, hash128_to_64, int_hash64};
+use granary_common::hash::{city_hash64, hash128_to_64, int_hash64, sip_hash64};
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, Arity, DfResult};
+use crate::args::{ch_error, illegal_type, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![city_hash64_function()]
+    vec![hash_function(Algorithm::City64), hash_function(Algorithm::Sip64), hash_function(Algorithm::Xx64), int_hash64_function()]
 }
 
-fn city_hash64_function() -> ScalarUDF {
+#[derive(Debug, Clone, Copy)]
+enum Algorithm {
+    City64,
+    Sip64,
+    Xx64,
+}
+
+impl Algorithm {
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::City64 => "cityHash64",
+            Algorithm::Sip64 => "sipHash64",
+            Algorithm::Xx64 => "xxHash64",
+        }
+    }
+
+    fn bytes(self, data: &[u8]) -> u64 {
+        match self {
+            Algorithm::City64 => city_hash64(data),
+            Algorithm::Sip64 => sip_hash64(data),
+            Algorithm::Xx64 => xxhash_rust::xxh64::xxh64(data, 0),
+        }
+    }
+
+    /// A number of `width` bytes given by its (zero-extended) bits.
+    fn number(self, bits: u64, width: usize) -> u64 {
+        match self {
+            Algorithm::City64 => int_hash64(bits),
+            _ => self.bytes(&bits.to_le_bytes()[..width]),
+        }
+    }
+
+    fn combine(self, first: u64, second: u64) -> u64 {
+        match self {
+            Algorithm::City64 | Algorithm::Xx64 => hash128_to_64(first, second),
+            Algorithm::Sip64 => {
+                let mut both = [0u8; 16];
+                both[..8].copy_from_slice(&first.to_le_bytes());
+                both[8..].copy_from_slice(&second.to_le_bytes());
+                self.bytes(&both)
+            }
+        }
+    }
+}
+
+fn hash_function(algorithm: Algorithm) -> ScalarUDF {
     ScalarDef::new(
-        "cityHash64",
+        algorithm.name(),
         Arity::at_least(1),
-        |ctx| {
+        move |ctx| {
             for i in 0..ctx.arg_count() {
-                hash_kind(&ctx.ch(i)).map_err(|what| ch_error(ErrorCode::NOT_IMPLEMENTED, format!("cityHash64 of {what} is not supported yet")))?;
+                hash_kind(&ctx.ch(i)).map_err(|what| unsupported(algorithm, &what))?;
             }
             Ok(ChType::UInt64)
         },
-        |ctx| {
+        move |ctx| {
             let mut hashes: Option<Vec<u64>> = None;
             for i in 0..ctx.args.len() {
-                let column = column_hashes(ctx, i)?;
+                let column = column_hashes(ctx, i, algorithm)?;
                 hashes = Some(match hashes {
                     None => column,
-                    Some(previous) => previous.into_iter().zip(column).map(|(a, b)| hash128_to_64(a, b)).collect(),
+                    Some(previous) => previous.into_iter().zip(column).map(|(a, b)| algorithm.combine(a, b)).collect(),
                 });
             }
             Ok(Arc::new(UInt64Array::from(hashes.unwrap_or_default())))
@@ -46,14 +94,18 @@ fn city_hash64_function() -> ScalarUDF {
     .build()
 }
 
+fn unsupported(algorithm: Algorithm, what: &str) -> datafusion::error::DataFusionError {
+    ch_error(ErrorCode::NOT_IMPLEMENTED, format!("{} of {what} is not supported yet", algorithm.name()))
+}
+
 /// How values of a type are hashed.
 enum HashKind {
     Bytes,
-    /// `intHash64` of the bits, zero-extended from this many bytes.
-    Int(u32),
+    /// An integer of this many bytes.
+    Int(usize),
     Float32,
     Float64,
-    /// CityHash64 of the little-endian value in this many bytes.
+    /// The little-endian value in this many bytes, hashed as bytes by every algorithm.
     RawBytes(usize),
 }
 
@@ -61,7 +113,7 @@ fn hash_kind(ch: &ChType) -> Result<HashKind, String> {
     Ok(match ch {
         ChType::Nullable(inner) | ChType::LowCardinality(inner) => return hash_kind(inner),
         ChType::String | ChType::FixedString(_) => HashKind::Bytes,
-        ChType::UInt8 | ChType::Int8 | ChType::Bool => HashKind::Int(1),
+        ChType::UInt8 | ChType::Int8 | ChType::Bool | ChType::Nothing => HashKind::Int(1),
         ChType::UInt16 | ChType::Int16 | ChType::Date => HashKind::Int(2),
         ChType::UInt32 | ChType::Int32 | ChType::Date32 | ChType::DateTime(_) => HashKind::Int(4),
         ChType::UInt64 | ChType::Int64 => HashKind::Int(8),
@@ -73,58 +125,78 @@ fn hash_kind(ch: &ChType) -> Result<HashKind, String> {
             10..=18 => 8,
             _ => 16,
         }),
-        ChType::Nothing => HashKind::Int(1),
         other => return Err(other.to_string()),
     })
 }
 
-fn column_hashes(ctx: &ExecCtx, index: usize) -> DfResult<Vec<u64>> {
+fn column_hashes(ctx: &ExecCtx, index: usize, algorithm: Algorithm) -> DfResult<Vec<u64>> {
     let array = ctx.array(index)?;
-    let kind = hash_kind(&ctx.ch(index)).map_err(|what| ch_error(ErrorCode::NOT_IMPLEMENTED, format!("cityHash64 of {what} is not supported yet")))?;
+    let kind = hash_kind(&ctx.ch(index)).map_err(|what| unsupported(algorithm, &what))?;
     let rows = array.len();
     Ok(match kind {
         HashKind::Bytes => match array.data_type() {
             DataType::FixedSizeBinary(_) => {
                 let fixed = array.as_fixed_size_binary();
-                (0..rows).map(|i| city_hash64(fixed.value(i))).collect()
+                (0..rows).map(|i| algorithm.bytes(fixed.value(i))).collect()
             }
             _ => {
                 let binary = cast(&array, &DataType::Binary)?;
                 let binary = binary.as_binary::<i32>();
-                (0..rows).map(|i| city_hash64(binary.value(i))).collect()
+                (0..rows).map(|i| algorithm.bytes(binary.value(i))).collect()
             }
         },
         HashKind::Int(width) => {
             let mask = if width == 8 { u64::MAX } else { (1u64 << (8 * width)) - 1 };
             if array.data_type() == &DataType::UInt64 {
-                array.as_primitive::<UInt64Type>().values().iter().map(|v| int_hash64(*v)).collect()
+                array.as_primitive::<UInt64Type>().values().iter().map(|v| algorithm.number(*v, 8)).collect()
             } else {
-                let values = integers(&array)?;
-                values.as_primitive::<Int64Type>().values().iter().map(|v| int_hash64(*v as u64 & mask)).collect()
+                let values = cast(&array, &DataType::Int64)?;
+                values.as_primitive::<Int64Type>().values().iter().map(|v| algorithm.number(*v as u64 & mask, width)).collect()
             }
         }
         HashKind::Float32 => {
             let values = cast(&array, &DataType::Float32)?;
-            values.as_primitive::<Float32Type>().values().iter().map(|v| int_hash64(u64::from(v.to_bits()))).collect()
+            values.as_primitive::<Float32Type>().values().iter().map(|v| algorithm.number(u64::from(v.to_bits()), 4)).collect()
         }
         HashKind::Float64 => {
             let values = cast(&array, &DataType::Float64)?;
-            values.as_primitive::<Float64Type>().values().iter().map(|v| int_hash64(v.to_bits())).collect()
+            values.as_primitive::<Float64Type>().values().iter().map(|v| algorithm.number(v.to_bits(), 8)).collect()
         }
         HashKind::RawBytes(width) => match array.data_type() {
             DataType::Decimal128(..) => {
-                let decimals = array.as_primitive::<datafusion::arrow::datatypes::Decimal128Type>();
-                decimals.values().iter().map(|v| city_hash64(&v.to_le_bytes()[..width])).collect()
+                let decimals = array.as_primitive::<Decimal128Type>();
+                decimals.values().iter().map(|v| algorithm.bytes(&v.to_le_bytes()[..width])).collect()
             }
             _ => {
-                let values = integers(&array)?;
-                values.as_primitive::<Int64Type>().values().iter().map(|v| city_hash64(&v.to_le_bytes()[..width.min(8)])).collect()
+                let values = cast(&array, &DataType::Int64)?;
+                values.as_primitive::<Int64Type>().values().iter().map(|v| algorithm.bytes(&v.to_le_bytes()[..width.min(8)])).collect()
             }
         },
     })
 }
 
-/// The values as Int64 (timestamps as their ticks, dates as days, booleans as 0/1).
-fn integers(array: &ArrayRef) -> DfResult<ArrayRef> {
-    Ok(cast(array, &DataType::Int64)?)
+/// `intHash64(n)`: the integer converted to UInt64 (sign-extended) and mixed.
+fn int_hash64_function() -> ScalarUDF {
+    ScalarDef::new(
+        "intHash64",
+        Arity::exact(1),
+        |ctx| match ctx.ch(0) {
+            ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => Ok(ChType::UInt64),
+            ChType::Nullable(inner) if matches!(*inner, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => {
+                Ok(ChType::UInt64)
+            }
+            _ => Err(illegal_type(ctx.name, 0, ctx.field(0))),
+        },
+        |ctx| {
+            let array = ctx.array(0)?;
+            let hashes: Vec<u64> = if array.data_type() == &DataType::UInt64 {
+                array.as_primitive::<UInt64Type>().values().iter().map(|v| int_hash64(*v)).collect()
+            } else {
+                let values = cast(&array, &DataType::Int64)?;
+                values.as_primitive::<Int64Type>().values().iter().map(|v| int_hash64(*v as u64)).collect()
+            };
+            Ok(Arc::new(UInt64Array::from(hashes)))
+        },
+    )
+    .build()
 }
