@@ -19,7 +19,8 @@ Each runs --repeat times: the table shows best and median seconds, rows/s and MB
 best run, and Granary's best over chdb's (below 1: Granary is faster). MB/s counts the
 uncompressed bytes of the format on the wire (for the DataFrame: its memory). Granary pays
 loopback HTTP and its client's decoding; chdb neither. clickhouse-connect compresses by
-default, and Granary answers its Accept-Encoding list (lz4,zstd,gzip,deflate) with gzip:
+default, and Granary answers its Accept-Encoding list (lz4,zstd,gzip,deflate) with zstd,
+as ClickHouse does:
 --compress none (the default here) keeps that CPU cost out, --compress default/lz4/zstd
 puts it in. DuckDB, if installed, is a reference column for the shapes it has.
 """
