@@ -489,7 +489,7 @@ def test_error_after_progress_headers(server):
     """Once progress went out the status is 200 (as in ClickHouse); the error is in the
     exception header and the body."""
     r = server.request(
-        "SELECT sleep(0.3), throwIf(1, 'after progress')",
+        "SELECT sleep(0.3), throwIf(number = 0, 'after progress') FROM numbers(1)",
         params={"send_progress_in_http_headers": 1, "http_headers_progress_interval_ms": 50},
     )
     assert r.status == 200, r.status
