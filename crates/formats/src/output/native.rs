@@ -55,6 +55,46 @@ pub(crate) fn canonical(t: &ChType, array: &ArrayRef) -> Result<ArrayRef> {
         .map_err(|e| Error::new(ErrorCode::CANNOT_CONVERT_TYPE, format!("Cannot write a column of Arrow type {} as {t}: {e}", array.data_type())))
 }
 
+/// Writes the columns whose Native layout is the Arrow layout (numbers without NULLs)
+/// or nearly (strings: a varint length before each value) straight from the Arrow
+/// buffers; `false` leaves the column to the general path.
+fn write_plain(t: &ChType, array: &dyn Array, out: &mut Vec<u8>) -> bool {
+    use arrow::array::AsArray;
+    if array.null_count() > 0 {
+        return false;
+    }
+    let width = match (t, array.data_type()) {
+        (ChType::UInt8, DataType::UInt8) | (ChType::Int8, DataType::Int8) => 1,
+        (ChType::UInt16, DataType::UInt16) | (ChType::Int16, DataType::Int16) => 2,
+        (ChType::UInt32, DataType::UInt32) | (ChType::Int32, DataType::Int32) | (ChType::Float32, DataType::Float32) => 4,
+        (ChType::UInt64, DataType::UInt64) | (ChType::Int64, DataType::Int64) | (ChType::Float64, DataType::Float64) => 8,
+        (ChType::String, DataType::Utf8) => {
+            let strings = array.as_string::<i32>();
+            out.reserve(strings.value_data().len() + strings.len() * 2);
+            for value in strings.iter().flatten() {
+                write_string(value.as_bytes(), out);
+            }
+            return true;
+        }
+        _ => return false,
+    };
+    // Arrow buffers are in the machine's byte order, Native is little-endian.
+    if cfg!(target_endian = "big") {
+        return false;
+    }
+    let data = array.to_data();
+    let Some(values) = data.buffers().first() else { return false };
+    let start = data.offset() * width;
+    let end = start + data.len() * width;
+    match values.as_slice().get(start..end) {
+        Some(bytes) => {
+            out.extend_from_slice(bytes);
+            true
+        }
+        None => false,
+    }
+}
+
 impl NativeOutput {
     pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Self {
         let revision = settings.client_protocol_version;
@@ -117,7 +157,11 @@ impl OutputFormat for NativeOutput {
             if self.revision >= REVISION_WITH_CUSTOM_SERIALIZATION {
                 out.push(0); // no custom (sparse) serialization
             }
-            let col = Col::from_arrow(t, canonical(t, column)?.as_ref())?;
+            let column = canonical(t, column)?;
+            if write_plain(t, column.as_ref(), out) {
+                continue;
+            }
+            let col = Col::from_arrow(t, column.as_ref())?;
             write_native_prefix(t, out);
             write_native(t, &col, out)?;
         }
