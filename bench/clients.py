@@ -27,9 +27,7 @@ puts it in. DuckDB, if installed, is a reference column for the shapes it has.
 import argparse
 import http.client
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +36,8 @@ import clickhouse_connect
 import numpy as np
 import pandas as pd
 
+import granary_server
+
 SELECT = ("SELECT number AS id, toString(number) AS s, number * 1.5 AS f, "
           "toDate('2024-01-01') + (number % 365) AS d FROM numbers({n})")
 DUCK_SELECT = ("SELECT range AS id, CAST(range AS VARCHAR) AS s, range * 1.5 AS f, "
@@ -45,27 +45,9 @@ DUCK_SELECT = ("SELECT range AS id, CAST(range AS VARCHAR) AS s, range * 1.5 AS 
 CREATE = "CREATE TABLE t (id UInt64, s String, f Float64, d DateTime) ENGINE = MergeTree ORDER BY id"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Granary:
     def __init__(self, binary, path):
-        self.port = free_port()
-        self.proc = subprocess.Popen([binary, "server", "--path", path, "--http-port", str(self.port)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-                conn.request("GET", "/ping")
-                if conn.getresponse().read().startswith(b"Ok."):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("granary did not start")
+        self.proc, self.port = granary_server.start(binary, path)
 
     def raw(self, sql, headers=None):
         """POSTs `sql` and drains the body without keeping it: (body bytes, response)."""

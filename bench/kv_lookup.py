@@ -19,36 +19,20 @@ import argparse
 import http.client
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.parse
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+import granary_server
 
 
 class Granary:
     def __init__(self, binary, path):
-        self.port = free_port()
-        self.proc = subprocess.Popen([binary, "server", "--path", path, "--http-port", str(self.port)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
-                self.query("SELECT 1")
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("granary did not start")
+        self.proc, self.port = granary_server.start(binary, path)
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
 
     def query(self, sql, conn=None):
         conn = conn or self.conn
