@@ -263,11 +263,8 @@ impl AccessControl {
             AccessCommand::DropUser { names, if_exists } => {
                 manage()?;
                 for name in names {
-                    if config.users.contains_key(&name) {
-                        return Err(readonly("user", &name));
-                    }
-                    if local.users.remove(&name).is_none() && !if_exists {
-                        return Err(unknown_user(&name));
+                    if !may_drop(config.users.contains_key(&name), local.users.remove(&name).is_some(), if_exists, || readonly("user", &name), || unknown_user(&name))? {
+                        continue;
                     }
                     for quota in local.quotas.values_mut() {
                         quota.applies_to.remove(&name);
@@ -291,14 +288,8 @@ impl AccessControl {
             AccessCommand::DropRole { names, if_exists } => {
                 manage()?;
                 for name in names {
-                    if config.roles.contains_key(&name) {
-                        return Err(readonly("role", &name));
-                    }
-                    if local.roles.remove(&name).is_none() {
-                        if if_exists {
-                            continue;
-                        }
-                        return Err(unknown_role(&name));
+                    if !may_drop(config.roles.contains_key(&name), local.roles.remove(&name).is_some(), if_exists, || readonly("role", &name), || unknown_role(&name))? {
+                        continue;
                     }
                     for user in local.users.values_mut() {
                         user.roles.remove(&name);
@@ -366,11 +357,9 @@ impl AccessControl {
             AccessCommand::DropProfile { names, if_exists } => {
                 manage()?;
                 for name in names {
-                    if config.profiles.contains_key(&name) {
-                        return Err(readonly("settings profile", &name));
-                    }
-                    if local.profiles.remove(&name).is_none() && !if_exists {
-                        return Err(not_found("settings profile", &name));
+                    let removed = local.profiles.remove(&name).is_some();
+                    if !may_drop(config.profiles.contains_key(&name), removed, if_exists, || readonly("settings profile", &name), || not_found("settings profile", &name))? {
+                        continue;
                     }
                     for user in local.users.values_mut().filter(|u| u.profile.as_deref() == Some(name.as_str())) {
                         user.profile = None;
@@ -396,12 +385,8 @@ impl AccessControl {
             AccessCommand::DropQuota { names, if_exists } => {
                 manage()?;
                 for name in names {
-                    if config.quotas.contains_key(&name) {
-                        return Err(readonly("quota", &name));
-                    }
-                    if local.quotas.remove(&name).is_none() && !if_exists {
-                        return Err(not_found("quota", &name));
-                    }
+                    let removed = local.quotas.remove(&name).is_some();
+                    may_drop(config.quotas.contains_key(&name), removed, if_exists, || readonly("quota", &name), || not_found("quota", &name))?;
                 }
             }
             AccessCommand::ShowGrants { .. }
@@ -714,6 +699,18 @@ fn may_create(kind: &str, name: &str, (in_config, in_local): (bool, bool), if_no
         return Err(already_exists(kind, name, LOCAL_STORAGE));
     }
     Ok(true)
+}
+
+/// DROP [IF EXISTS] of one entity, after its removal from the SQL storage was tried:
+/// `Ok(true)` when it was removed (the caller then cleans up references to it).
+fn may_drop(in_config: bool, removed: bool, if_exists: bool, readonly: impl FnOnce() -> Error, missing: impl FnOnce() -> Error) -> Result<bool> {
+    if in_config {
+        return Err(readonly());
+    }
+    if !removed && !if_exists {
+        return Err(missing());
+    }
+    Ok(removed)
 }
 
 fn readonly_storage(kind: &str, name: &str) -> Error {
