@@ -136,7 +136,7 @@ impl AccessControl {
             .filter(|q| q.applies_to.iter().any(|n| names.contains(n)))
             .cloned()
             .collect();
-        let unrestricted = rights.iter().any(|r| *r == AccessRights::full());
+        let unrestricted = rights.iter().any(|r| r == AccessRights::full_ref());
         UserAccess {
             user: user.name.clone(),
             rights,

@@ -236,11 +236,19 @@ pub struct AccessRights {
 impl AccessRights {
     /// Everything, with grant option (the default user).
     pub fn full() -> Self {
-        let mut rights = AccessRights::default();
-        for p in Privilege::ALL {
-            rights.grant(p, Level::Global, true);
-        }
-        rights
+        Self::full_ref().clone()
+    }
+
+    /// The same, built once: every login compares its rights against it.
+    pub fn full_ref() -> &'static AccessRights {
+        static FULL: std::sync::OnceLock<AccessRights> = std::sync::OnceLock::new();
+        FULL.get_or_init(|| {
+            let mut rights = AccessRights::default();
+            for p in Privilege::ALL {
+                rights.grant(p, Level::Global, true);
+            }
+            rights
+        })
     }
 
     pub fn entries(&self) -> &[RightEntry] {
