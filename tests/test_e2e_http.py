@@ -824,3 +824,73 @@ def test_local_binary():
         assert (r.returncode, r.stdout) == (0, b'1\n"two"\n0\n1\n'), r.stderr
         r = subprocess.run([BINARY, "local", "--path", path, "--query", "SELECT * FROM nope"], capture_output=True, timeout=60)
         assert r.returncode != 0 and b"UNKNOWN_TABLE" in r.stderr
+
+
+def test_send_logs_level_and_text_log(server):
+    """`--send_logs_level=trace` prints the query's server log like clickhouse-client,
+    index analysis included; the records are rows of system.text_log."""
+    server.query("CREATE TABLE logs_t (id UInt64, v String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 100")
+    try:
+        server.query("INSERT INTO logs_t SELECT number, toString(number) FROM numbers(10000)")
+        r = run_client(server, "--send_logs_level=trace", "--query", "SELECT count() FROM logs_t WHERE id BETWEEN 500 AND 700")
+        assert (r.returncode, r.stdout) == (0, b"201\n"), r.stderr
+        lines = r.stderr.decode().splitlines()
+        assert any("<Debug> executeQuery: (from 127.0.0.1:" in line and "SELECT count() FROM logs_t" in line for line in lines), lines
+        selected = [line for line in lines if "default.logs_t (SelectExecutor): Selected" in line]
+        assert selected and "4/100 marks by primary key" in selected[0], lines
+        assert any("<Debug> executeQuery: Read 400 rows" in line for line in lines), lines
+        assert all(line.startswith("[127.0.0.1] 20") and "{granary-client-" in line for line in lines), lines
+        # Only what was asked for: errors only prints nothing for a good query.
+        r = run_client(server, "--send_logs_level=error", "--query", "SELECT 1")
+        assert (r.returncode, r.stdout, r.stderr) == (0, b"1\n", b"")
+        # A failed query's logs come before the exception.
+        r = run_client(server, "--send_logs_level=debug", "--query", "SELECT nosuch FROM logs_t")
+        assert r.returncode == 47 and b"<Error> executeQuery: Code: 47." in r.stderr, r.stderr
+
+        # Over plain HTTP: a query asks in its URL or its SETTINGS clause, then reads the table.
+        query_id = "text-log-" + uuid.uuid4().hex
+        assert server.query("SELECT v FROM logs_t WHERE id = 42", query_id=query_id, send_logs_level="debug") == "42\n"
+        rows = server.query(f"SELECT level, logger_name, message FROM system.text_log WHERE query_id = '{query_id}' ORDER BY event_time_microseconds")
+        assert "Debug\tdefault.logs_t (SelectExecutor)\tPoint lookup of 1 keys: 1/1 parts, 1/100 marks by primary key" in rows, rows
+        query_id = "text-log-" + uuid.uuid4().hex
+        server.query("SELECT count() FROM logs_t SETTINGS send_logs_level = 'debug'", query_id=query_id)
+        rows = server.query(f"SELECT count() FROM system.text_log WHERE query_id = '{query_id}' AND logger_name = 'executeQuery'")
+        assert int(rows) >= 2
+        # Without send_logs_level only the server's level (information) is kept.
+        query_id = "text-log-" + uuid.uuid4().hex
+        server.query("SELECT count() FROM logs_t", query_id=query_id)
+        assert server.query(f"SELECT count() FROM system.text_log WHERE query_id = '{query_id}'") == "0\n"
+        assert_clickhouse_error(server.request("SELECT 1", params={"send_logs_level": "loud"}), 36, "BAD_ARGUMENTS")
+    finally:
+        server.query("DROP TABLE logs_t")
+
+
+def test_json_server_log_and_text_log_level(tmp_path):
+    """`[logger]`: a JSON log file with ClickHouse's keys, and `text_log_level`."""
+    config = tmp_path / "config.toml"
+    log_file = tmp_path / "log" / "server.log"
+    config.write_text(f'[logger]\nlevel = "debug"\nlog = "{log_file}"\nformatting = "json"\ntext_log_level = "debug"\n')
+    s = Server(str(tmp_path / "data"), ["--config", str(config)]).start()
+    try:
+        s.query("SELECT 1", query_id="json-log-1")
+        assert int(s.query("SELECT count() FROM system.text_log WHERE query_id = 'json-log-1' AND level = 'Debug'")) >= 2
+    finally:
+        assert s.stop() == 0
+    records = [json.loads(line) for line in log_file.read_text().splitlines()]
+    assert {"date_time", "thread_name", "thread_id", "level", "query_id", "logger_name", "message", "source_file", "source_line"} <= set(records[0])
+    mine = [r for r in records if r["query_id"] == "json-log-1"]
+    assert any(r["logger_name"] == "executeQuery" and r["message"].endswith("SELECT 1 (stage: Complete)") and r["level"] == "Debug" for r in mine), mine
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[logger]\nformatting = "xml"\n')
+    r = subprocess.run([BINARY, "server", "--config", str(bad), "--path", str(tmp_path / "d2")], capture_output=True, timeout=60)
+    assert r.returncode == 2 and b"formatting must be text or json" in r.stderr, r.stderr
+
+
+def test_local_send_logs_level(tmp_path):
+    r = subprocess.run(
+        [BINARY, "local", "--path", str(tmp_path), "--send_logs_level", "debug", "--query",
+         "CREATE TABLE t (n UInt64) ENGINE = MergeTree ORDER BY n; INSERT INTO t SELECT number FROM numbers(10); SELECT sum(n) FROM t WHERE n < 5"],
+        capture_output=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, b"10\n"), r.stderr
+    err = r.stderr.decode()
+    assert "<Debug> default.t: Committed part all_1_1_0 (10 rows)" in err and "(SelectExecutor): Selected 1/1 parts" in err, err

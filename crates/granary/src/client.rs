@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, FromArgMatches};
 
+use granary_query::text_log::LogLevel;
 use http::{Answer, Endpoint, Payload};
 use report::ProgressLine;
 use script::InsertData;
@@ -371,6 +372,8 @@ pub(crate) struct Client {
     session_timeout: Option<u64>,
     /// Ask for progress headers and draw them (at the prompt, with stderr a terminal).
     progress: bool,
+    /// Queries sent, to name them when their logs are wanted.
+    queries_sent: u64,
 }
 
 impl Client {
@@ -384,7 +387,14 @@ impl Client {
             session_id: format!("granary-client-{}-{nanos:x}", std::process::id()),
             session_timeout: interactive.then_some(3600),
             progress: interactive && std::io::stderr().is_terminal(),
+            queries_sent: 0,
         }
+    }
+
+    /// `--send_logs_level`, when it asks for anything.
+    fn logs_level(&self) -> Option<LogLevel> {
+        let (_, value) = self.settings.iter().rev().find(|(name, _)| name == "send_logs_level")?;
+        LogLevel::parse(value).ok().filter(|level| *level > LogLevel::None)
     }
 
     /// URL parameters for a query; `with_format` false to get the server's default
@@ -410,12 +420,71 @@ impl Client {
 
     /// Runs one statement, writing its result to `out`.
     async fn run<W: Write>(&mut self, statement: &str, payload: Payload, out: &mut W, progress: Option<&mut ProgressLine<std::io::Stderr>>) -> Result<Answer, ClientError> {
-        let answer = http::execute(&self.endpoint, &self.params(true), payload, out, progress).await?;
+        let mut params = self.params(true);
+        self.queries_sent += 1;
+        // The server keeps the query's log records in system.text_log (send_logs_level
+        // raises what it keeps); they are fetched by query id once the query is over,
+        // failed or not.
+        let logs = self.logs_level().map(|level| {
+            let query_id = match params.iter().rev().find(|(name, _)| name == "query_id") {
+                Some((_, id)) => id.clone(),
+                None => {
+                    let id = format!("{}-{}", self.session_id, self.queries_sent);
+                    params.push(("query_id".into(), id.clone()));
+                    id
+                }
+            };
+            (level, query_id)
+        });
+        let answer = http::execute(&self.endpoint, &params, payload, out, progress).await;
+        if let Some((level, query_id)) = logs {
+            self.print_server_logs(&query_id, level).await;
+        }
+        let answer = answer?;
         // Every request names the database, which would undo a `USE` in the session.
         if let Some(database) = script::use_database(statement) {
             self.database = Some(database);
         }
         Ok(answer)
+    }
+}
+
+impl Client {
+    /// Prints what the server logged for `query_id` at `level` and above to stderr.
+    async fn print_server_logs(&self, query_id: &str, level: LogLevel) {
+        let quoted = query_id.replace('\\', "\\\\").replace('\'', "\\'");
+        let query = format!(
+            "SELECT event_time_microseconds AS time, thread_id, level, logger_name, message FROM system.text_log \
+             WHERE query_id = '{quoted}' ORDER BY event_time_microseconds FORMAT JSONEachRow"
+        );
+        let params = vec![
+            ("session_id".to_string(), self.session_id.clone()),
+            ("output_format_json_quote_64bit_integers".to_string(), "0".to_string()),
+        ];
+        let mut rows = Vec::new();
+        if let Err(e) = http::execute::<_, std::io::Stderr>(&self.endpoint, &params, Payload::Query(query), &mut rows, None).await {
+            eprintln!("Cannot read the server logs of query {query_id}: {e}");
+            return;
+        }
+        let mut stderr = std::io::stderr().lock();
+        for row in rows.split(|b| *b == b'\n').filter(|r| !r.is_empty()) {
+            let Ok(row) = serde_json::from_slice::<serde_json::Value>(row) else { continue };
+            let text = |key: &str| row.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+            let record_level = text("level");
+            if LogLevel::parse(&record_level).is_ok_and(|l| l > level) {
+                continue;
+            }
+            let line = crate::logging::ClientLogLine {
+                host: &self.endpoint.host,
+                time: &text("time"),
+                thread_id: row.get("thread_id").and_then(|v| v.as_u64()).unwrap_or(0),
+                query_id,
+                level: &record_level,
+                logger_name: &text("logger_name"),
+                message: &text("message"),
+            };
+            let _ = writeln!(stderr, "{line}");
+        }
     }
 }
 

@@ -4,7 +4,8 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use granary_query::{Instance, InstanceConfig, QueryRequest};
+use granary_query::text_log::LogLevel;
+use granary_query::{Instance, InstanceConfig, QueryRequest, Session};
 
 #[derive(clap::Args, Debug)]
 pub struct LocalArgs {
@@ -17,6 +18,10 @@ pub struct LocalArgs {
     /// Output format [default: TabSeparated].
     #[arg(long, short = 'f')]
     format: Option<String>,
+    /// Print each query's log records down to this level to stderr (`trace`, `debug`,
+    /// `information`, ...), as clickhouse-local does.
+    #[arg(long = "send_logs_level", alias = "send-logs-level")]
+    send_logs_level: Option<String>,
 }
 
 pub fn run(args: LocalArgs) -> ExitCode {
@@ -37,6 +42,12 @@ pub fn run(args: LocalArgs) -> ExitCode {
 }
 
 async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
+    let logs_level = match &args.send_logs_level {
+        Some(level) => LogLevel::parse(level)?,
+        None => LogLevel::None,
+    };
+    // Nothing on stderr unless GRANARY_LOG asks; the records still reach system.text_log.
+    crate::logging::init(LogLevel::None, None, LogLevel::None)?;
     let temporary;
     let path = match args.path {
         Some(p) => p,
@@ -58,20 +69,34 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
     };
     let mut session = instance.new_session("default");
     let stdout = std::io::stdout();
-    for statement in granary_sql::split_statements(&script)? {
+    for (n, statement) in granary_sql::split_statements(&script)?.into_iter().enumerate() {
         let mut request = QueryRequest::new(statement);
         request.default_format = args.format.clone();
         if is_insert_with_format(statement) {
             request.input = stdin_data.take();
         }
-        let mut response = instance.execute(&mut session, request).await?;
-        while let Some(chunk) = response.body.recv().await {
-            let chunk = chunk?;
-            let mut out = stdout.lock();
-            out.write_all(&chunk)?;
+        let query_id = format!("local-{}-{n}", std::process::id());
+        request.query_id = Some(query_id.clone());
+        if let Some(level) = &args.send_logs_level {
+            request.settings.push(("send_logs_level".into(), level.clone()));
         }
-        stdout.lock().flush()?;
+        let result = write_result(&instance, &mut session, request, &stdout).await;
+        if logs_level > LogLevel::None {
+            crate::logging::print_entries("local", &instance.text_log_of(&query_id), logs_level);
+        }
+        result?;
     }
+    Ok(())
+}
+
+async fn write_result(instance: &std::sync::Arc<Instance>, session: &mut Session, request: QueryRequest, stdout: &std::io::Stdout) -> granary_common::Result<()> {
+    let mut response = instance.execute(session, request).await?;
+    while let Some(chunk) = response.body.recv().await {
+        let chunk = chunk?;
+        let mut out = stdout.lock();
+        out.write_all(&chunk)?;
+    }
+    stdout.lock().flush()?;
     Ok(())
 }
 

@@ -8,6 +8,7 @@
 
 mod client;
 mod local;
+mod logging;
 mod server;
 
 use std::process::ExitCode;

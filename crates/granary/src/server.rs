@@ -5,6 +5,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use granary_query::{Instance, InstanceConfig};
+use granary_common::{Error, ErrorCode};
+use granary_query::text_log::LogLevel;
+use granary_server::config::LoggerConfig;
 use granary_server::{run_server, ServerConfig};
 
 #[derive(clap::Args, Debug)]
@@ -27,7 +30,6 @@ pub struct ServerArgs {
 }
 
 pub fn run(args: ServerArgs) -> ExitCode {
-    init_logging();
     let mut config = match &args.config {
         Some(file) => match ServerConfig::from_file(file) {
             Ok(c) => c,
@@ -49,6 +51,10 @@ pub fn run(args: ServerArgs) -> ExitCode {
     }
     if let Some(dir) = args.user_files_path {
         config.user_files_path = Some(dir);
+    }
+    if let Err(e) = init_logging(&config.logger) {
+        eprintln!("{}", e.to_clickhouse_string());
+        return ExitCode::from(2);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("granary").build() {
         Ok(r) => r,
@@ -72,6 +78,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     instance_config.s3_endpoints = std::sync::Arc::new(config.s3.values().cloned().collect());
     instance_config.max_concurrent_queries = config.max_concurrent_queries;
     instance_config.query_log_capacity = config.query_log_capacity;
+    instance_config.text_log_level = LogLevel::parse(&config.logger.text_log_level)?;
     instance_config.uncompressed_cache_size = config.uncompressed_cache_size;
     instance_config.access = config.access_entities()?;
     let instance = Instance::open(instance_config)?;
@@ -109,7 +116,13 @@ async fn wait_for_shutdown_signal() {
     }
 }
 
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GRANARY_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+fn init_logging(logger: &LoggerConfig) -> granary_common::Result<()> {
+    let level = LogLevel::parse(&logger.level)?;
+    let json = match logger.formatting.to_ascii_lowercase().as_str() {
+        "text" => false,
+        "json" => true,
+        other => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad config: [logger] formatting must be text or json, not {other}"))),
+    };
+    let file = logger.log.as_deref().map(|path| crate::logging::LogFile { path, json });
+    crate::logging::init(level, file, level)
 }

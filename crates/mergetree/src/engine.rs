@@ -260,7 +260,8 @@ impl MergeTreeEngine {
         let inner = &self.inner;
         let parts = inner.snapshot();
         let pruning = crate::monotonic::Pruning::plan(session, &inner.schema, &inner.keys, filters);
-        let mut ranges = select_granules(&parts, pruning.as_ref(), &inner.schema, &inner.keys)?;
+        let (mut ranges, stats) = select_granules(&parts, pruning.as_ref(), &inner.schema, &inner.keys)?;
+        tracing::debug!(logger = %format_args!("{} (SelectExecutor)", inner.table_name), "{stats}");
         let config = session.config();
         let final_ = inner.mode != MergeMode::Ordinary
             && config.get_extension::<granary_common::Settings>().is_some_and(|s| s.get_bool("final"));

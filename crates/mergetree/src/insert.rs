@@ -92,7 +92,8 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     }
     // Renames and directory fsyncs are blocking I/O: off the async runtime.
     let publisher = inner.clone();
-    tokio::task::spawn_blocking(move || publish(&publisher, pending, started))
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || span.in_scope(|| publish(&publisher, pending, started)))
         .await
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))??;
     inner.merge_wakeup.notify_one();
@@ -101,7 +102,8 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
 
 fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> tokio::task::JoinHandle<Result<Vec<PendingPart>>> {
     let inner = inner.clone();
-    tokio::task::spawn_blocking(move || write_block(&inner, batches))
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || span.in_scope(|| write_block(&inner, batches)))
 }
 
 async fn join_write(task: Option<tokio::task::JoinHandle<Result<Vec<PendingPart>>>>) -> Result<Vec<PendingPart>> {
@@ -249,6 +251,7 @@ fn publish(inner: &Inner, mut pending: Vec<PendingPart>, started: std::time::Ins
     }
     let parts: Vec<Arc<Part>> = pending.into_iter().map(|p| Arc::new(p.part)).collect();
     for part in &parts {
+        tracing::debug!(logger = %inner.table_name, "Committed part {} ({} rows) in {:?}", part.name(), part.rows, started.elapsed());
         inner.log_part("NewPart", part, &[], started.elapsed());
     }
     inner.add_parts(parts, &[]);

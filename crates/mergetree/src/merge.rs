@@ -85,7 +85,10 @@ pub fn partition_id_of(inner: &Inner, text: &str) -> Result<String> {
 
 async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result<()> {
     let inner = inner.clone();
+    // OPTIMIZE runs this inside its query: its log lines keep the query id.
+    let span = tracing::Span::current();
     tokio::task::spawn_blocking(move || {
+        let _entered = span.enter();
         let started = std::time::Instant::now();
         let pending = merge_parts(&inner, &sources);
         *inner.running_merge.lock() = None;
@@ -105,7 +108,7 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
             discard(std::slice::from_ref(&pending));
             return Err(e);
         }
-        tracing::debug!("merged {} parts into {}", sources.len(), pending.part.name());
+        tracing::debug!(logger = %format_args!("{} (MergerMutator)", inner.table_name), "Merged {} parts into {} ({} rows)", sources.len(), pending.part.name(), pending.part.rows);
         let merged = Arc::new(pending.part);
         inner.log_part("MergeParts", &merged, &sources, started.elapsed());
         inner.add_parts(vec![merged], &sources);

@@ -48,11 +48,17 @@ fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<
     let read_schema = Arc::new(Schema::new(columns.iter().map(|&c| inner.schema.field(c).clone()).collect::<Vec<_>>()));
     let out_schema = Arc::new(Schema::new(request.projection.iter().map(|&c| inner.schema.field(c).clone()).collect::<Vec<_>>()));
     let mut result = PointReadResult { batches: Vec::new(), read_rows: 0, read_bytes: 0 };
-    for part in inner.snapshot().iter() {
+    let parts = inner.snapshot();
+    let (mut parts_read, mut marks, mut marks_read, mut range_count) = (0, 0, 0, 0);
+    for part in parts.iter() {
         let ranges = granules_for_keys(part, &keys)?;
+        marks += part.granules();
         if ranges.is_empty() {
             continue;
         }
+        parts_read += 1;
+        range_count += ranges.len();
+        marks_read += ranges.iter().map(|r| r.len()).sum::<usize>();
         let mut reader = PartReader::new(part.clone(), &inner.schema, &columns)?.with_uncompressed_cache(request.use_uncompressed_cache);
         for range in ranges {
             let batch = reader.read(range, &read_schema)?;
@@ -71,6 +77,12 @@ fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<
             }
         }
     }
+    tracing::debug!(
+        logger = %format_args!("{} (SelectExecutor)", inner.table_name),
+        "Point lookup of {} keys: {parts_read}/{} parts, {marks_read}/{marks} marks by primary key, {marks_read} marks to read from {range_count} ranges",
+        keys.len(),
+        parts.len()
+    );
     Ok(result)
 }
 

@@ -28,23 +28,75 @@ use crate::monotonic::{derived_bounds, Pruning, VirtualSource};
 use crate::part::Part;
 use crate::reader::GranuleRange;
 
+/// What index analysis kept, for the log line ClickHouse users read to check that a
+/// query uses the index.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SelectionStats {
+    pub parts: usize,
+    /// Parts whose partition min/max and key range may match.
+    pub parts_by_partition_key: usize,
+    /// Of those, parts with at least one granule that may match.
+    pub parts_by_primary_key: usize,
+    /// Granules (marks) of the parts kept by the partition key.
+    pub marks_in_kept_parts: u64,
+    pub marks: u64,
+    pub ranges: usize,
+}
+
+impl std::fmt::Display for SelectionStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Selected {}/{} parts by partition key, {} parts by primary key, {}/{} marks by primary key, {} marks to read from {} ranges",
+            self.parts_by_partition_key, self.parts, self.parts_by_primary_key, self.marks, self.marks_in_kept_parts, self.marks, self.ranges
+        )
+    }
+}
+
+impl SelectionStats {
+    fn of(parts: usize, parts_by_partition_key: usize, marks_in_kept_parts: u64, ranges: &[GranuleRange]) -> Self {
+        let mut parts_by_primary_key = 0;
+        let mut last: Option<&Arc<Part>> = None;
+        for r in ranges {
+            if !last.is_some_and(|p| Arc::ptr_eq(p, &r.part)) {
+                parts_by_primary_key += 1;
+                last = Some(&r.part);
+            }
+        }
+        SelectionStats {
+            parts,
+            parts_by_partition_key,
+            parts_by_primary_key,
+            marks_in_kept_parts,
+            marks: ranges.iter().map(|r| r.granules.len() as u64).sum(),
+            ranges: ranges.len(),
+        }
+    }
+}
+
 /// Selects the granules of `parts` that `predicate` may match.
 pub fn select_granules(
     parts: &[Arc<Part>],
     pruning: Option<&Pruning>,
     schema: &SchemaRef,
     keys: &TableKeys,
-) -> Result<Vec<GranuleRange>> {
+) -> Result<(Vec<GranuleRange>, SelectionStats)> {
     let Some(pruning) = pruning.filter(|p| !p.predicate.always_true()) else {
-        return Ok(parts.iter().map(|p| GranuleRange { part: p.clone(), granules: 0..p.granules() }).collect());
+        let ranges: Vec<_> = parts.iter().map(|p| GranuleRange { part: p.clone(), granules: 0..p.granules() }).collect();
+        let marks = parts.iter().map(|p| p.granules() as u64).sum();
+        let stats = SelectionStats::of(parts.len(), parts.len(), marks, &ranges);
+        return Ok((ranges, stats));
     };
     let predicate = &pruning.predicate;
     let keep_part = predicate.prune(&PartStats { parts, schema, keys, pruning })?;
     let mut out = Vec::new();
+    let (mut kept_parts, mut kept_marks) = (0, 0u64);
     for (part, keep) in parts.iter().zip(keep_part) {
         if !keep {
             continue;
         }
+        kept_parts += 1;
+        kept_marks += part.granules() as u64;
         let keep_granule = predicate.prune(&GranuleStats::new(part, schema, keys, pruning)?)?;
         let mut g = 0;
         while g < keep_granule.len() {
@@ -59,7 +111,8 @@ pub fn select_granules(
             }
         }
     }
-    Ok(out)
+    let stats = SelectionStats::of(parts.len(), kept_parts, kept_marks, &out);
+    Ok((out, stats))
 }
 
 fn column_index(schema: &SchemaRef, column: &Column) -> Option<usize> {

@@ -26,6 +26,8 @@ use crate::output::{spawn_output, OutputJob};
 use crate::process_list::ProcessList;
 use crate::query_log::{PartLog, QueryLog, QueryLogEntry, QueryLogType};
 use crate::session::Session;
+use crate::text_log::{LogLevel, TextLog};
+use tracing::Instrument;
 use crate::system::{QueryContextExt, SystemSchema};
 use crate::ByteStream;
 
@@ -42,8 +44,11 @@ pub struct InstanceConfig {
     pub timezone: String,
     /// 0: unlimited.
     pub max_concurrent_queries: usize,
-    /// Entries kept in `system.query_log`.
+    /// Entries kept in `system.query_log` (and in each other system log).
     pub query_log_capacity: usize,
+    /// Records at this level and above go to `system.text_log` (a query's
+    /// `send_logs_level` adds its own).
+    pub text_log_level: crate::text_log::LogLevel,
     /// Size of the process's uncompressed-block cache (shared by every instance).
     pub uncompressed_cache_size: u64,
     /// Credentials for s3() by endpoint (`[s3.<name>]` in the server config).
@@ -62,6 +67,7 @@ impl InstanceConfig {
             timezone: server_timezone_from_env(),
             max_concurrent_queries: 0,
             query_log_capacity: 100_000,
+            text_log_level: crate::text_log::LogLevel::Information,
             uncompressed_cache_size: granary_mergetree::cache::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
             s3_endpoints: Arc::default(),
             access: granary_access::Entities::default(),
@@ -152,6 +158,7 @@ pub struct Shared {
     pub catalog: Arc<Catalog>,
     pub query_log: QueryLog,
     pub part_log: Arc<PartLog>,
+    pub text_log: Arc<TextLog>,
     pub processes: Arc<ProcessList>,
     pub functions: OnceLock<Vec<FunctionInfo>>,
     pub dictionaries: Arc<DictionaryRegistry>,
@@ -193,11 +200,22 @@ pub struct QueryRequest {
     /// Counters to fill, when the caller reports progress while the query runs
     /// (`send_progress_in_http_headers`); fresh ones otherwise.
     pub progress: Option<Arc<QueryProgress>>,
+    /// Who sent it (logged by `executeQuery`); None in `granary local`.
+    pub client_address: Option<std::net::SocketAddr>,
 }
 
 impl QueryRequest {
     pub fn new(text: impl Into<String>) -> Self {
-        QueryRequest { text: text.into(), query_id: None, settings: Vec::new(), params: HashMap::new(), default_format: None, input: None, progress: None }
+        QueryRequest {
+            text: text.into(),
+            query_id: None,
+            settings: Vec::new(),
+            params: HashMap::new(),
+            default_format: None,
+            input: None,
+            progress: None,
+            client_address: None,
+        }
     }
 }
 
@@ -230,6 +248,9 @@ pub(crate) struct QueryContext {
     pub start_time_us: i64,
     /// The rights every table, function and statement of the query is checked against.
     pub access: Arc<granary_access::UserAccess>,
+    pub client_address: Option<std::net::SocketAddr>,
+    /// `send_logs_level`, as the query's span knows it.
+    pub logs_level: LogLevel,
 }
 
 impl Instance {
@@ -242,17 +263,20 @@ impl Instance {
         // System logs live in the data directory so they survive restarts; a directory
         // that cannot be created leaves them in memory rather than stopping the server.
         let logs_dir = config.path.join("system_logs");
-        let (query_log, part_log) = match std::fs::create_dir_all(&logs_dir) {
+        let (query_log, part_log, text_log) = match std::fs::create_dir_all(&logs_dir) {
             Ok(()) => (
                 QueryLog::open(&logs_dir.join("query_log.jsonl"), config.query_log_capacity),
                 PartLog::open(&logs_dir.join("part_log.jsonl"), config.query_log_capacity),
+                TextLog::open(&logs_dir.join("text_log.jsonl"), config.query_log_capacity),
             ),
             Err(e) => {
                 tracing::error!("system logs stay in memory: cannot create {}: {e}", logs_dir.display());
-                (QueryLog::new(config.query_log_capacity), PartLog::new(config.query_log_capacity))
+                (QueryLog::new(config.query_log_capacity), PartLog::new(config.query_log_capacity), TextLog::new(config.query_log_capacity))
             }
         };
         let part_log = Arc::new(part_log);
+        let text_log = Arc::new(text_log);
+        crate::text_log::attach(&text_log, config.text_log_level);
         let mut registry = EngineRegistry::new();
         granary_engines::register_engines(&mut registry);
         granary_mergetree::register_engines_with_part_log(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>));
@@ -267,6 +291,7 @@ impl Instance {
             processes: Arc::new(ProcessList::new(config.max_concurrent_queries)),
             query_log,
             part_log,
+            text_log,
             catalog: catalog.clone(),
             functions: OnceLock::new(),
             dictionaries: dictionaries.clone(),
@@ -384,6 +409,8 @@ impl Instance {
             timezone: self.timezone,
             current_database,
             start_time_us: now_us(),
+            client_address: None,
+            logs_level: LogLevel::None,
         }
     }
 
@@ -395,6 +422,11 @@ impl Instance {
     }
 
     /// Users, roles, grants and quotas; the protocol layer logs users in here.
+    /// What `system.text_log` holds for one query, oldest first.
+    pub fn text_log_of(&self, query_id: &str) -> Vec<crate::text_log::TextLogEntry> {
+        self.shared.text_log.snapshot().into_iter().filter(|e| e.query_id == query_id).collect()
+    }
+
     pub fn access_control(&self) -> &Arc<granary_access::AccessControl> {
         &self.shared.access
     }
@@ -420,8 +452,30 @@ impl Instance {
     /// planning, INSERT data) are returned here; errors while results stream come as an
     /// `Err` item in the body.
     pub async fn execute(self: &Arc<Self>, session: &mut Session, mut request: QueryRequest) -> Result<QueryResponse> {
-        let progress = request.progress.take().unwrap_or_default();
         let query_id = request.query_id.take().filter(|id| !id.is_empty()).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        // The level the URL or the session asks for; a SETTINGS clause raises it later
+        // (`configure_query`). An invalid value is reported there.
+        let send_logs_level = request
+            .settings
+            .iter()
+            .rev()
+            .find(|(name, _)| name == "send_logs_level")
+            .map(|(_, value)| value.as_str())
+            .unwrap_or_else(|| session.settings.get_str("send_logs_level"));
+        let logs_level = LogLevel::parse(send_logs_level).unwrap_or(LogLevel::None);
+        let span = crate::text_log::query_span(&query_id, logs_level);
+        self.execute_in_span(session, request, query_id, logs_level, span.clone()).instrument(span).await
+    }
+
+    async fn execute_in_span(
+        self: &Arc<Self>,
+        session: &mut Session,
+        mut request: QueryRequest,
+        query_id: String,
+        logs_level: LogLevel,
+        span: tracing::Span,
+    ) -> Result<QueryResponse> {
+        let progress = request.progress.take().unwrap_or_default();
         let start_time_us = now_us();
         let kind = quota_kind(&request.text);
         query_started(kind);
@@ -452,9 +506,12 @@ impl Instance {
         let text = std::mem::take(&mut request.text);
         let mut ctx = self.new_context(query_id.clone(), text.clone(), settings, session.current_database.clone(), progress.clone(), session.access.clone());
         ctx.start_time_us = start_time_us;
+        ctx.client_address = request.client_address;
+        ctx.logs_level = logs_level;
         let outcome = match interpreter::run(self, &mut ctx, session, &text, &mut request).await {
             Ok(outcome) => outcome,
             Err(e) => {
+                log_query_end(&ctx, Some(&e));
                 if ctx.settings.get_bool("log_queries") {
                     self.log(QueryLogType::ExceptionBeforeStart, &query_id, &text, "", session, start_time_us, &progress, Some(&e), Some(&ctx.settings));
                 }
@@ -472,7 +529,8 @@ impl Instance {
         match outcome.result {
             Outcome::Rows { stream, limit_by, output_format } => {
                 let job = OutputJob { stream, limit_by, output_format, ctx, tx, guard };
-                spawn_output(job, move |ctx, error| {
+                spawn_output(job, span, move |ctx, error| {
+                    log_query_end(ctx, error);
                     query_ended(&session_snapshot.access, kind_of_query, &ctx.progress, error.is_some(), true);
                     if ctx.settings.get_bool("log_queries") {
                         let log_type = if error.is_some() { QueryLogType::ExceptionWhileProcessing } else { QueryLogType::QueryFinish };
@@ -482,6 +540,7 @@ impl Instance {
             }
             Outcome::Done => {
                 progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
+                log_query_end(&ctx, None);
                 query_ended(&session.access, kind_of_query, &progress, false, true);
                 if ctx.settings.get_bool("log_queries") {
                     self.log(QueryLogType::QueryFinish, &query_id, &text, kind, session, start_time_us, &progress, None, Some(&ctx.settings));
@@ -509,6 +568,13 @@ impl Instance {
             name => name.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid time zone: {name}")))?,
         };
         ctx.deadline = settings.max_execution_time().map(|d| tokio::time::Instant::now() + d);
+        let logs_level = LogLevel::parse(settings.get_str("send_logs_level"))?;
+        if logs_level != ctx.logs_level {
+            crate::text_log::set_query_level(logs_level);
+            ctx.logs_level = logs_level;
+        }
+        let from = ctx.client_address.map(|a| format!("(from {a}) ")).unwrap_or_default();
+        tracing::debug!(target: "executeQuery", "{from}{} (stage: Complete)", ctx.query_text);
         Ok(())
     }
 
@@ -590,6 +656,38 @@ fn spawn_dictionary_reloads(registry: Weak<DictionaryRegistry>) {
             registry.reload_expired().await;
         }
     });
+}
+
+/// What ClickHouse's executeQuery and MemoryTracker log when a query ends.
+fn log_query_end(ctx: &QueryContext, error: Option<&Error>) {
+    let p = ctx.progress.snapshot();
+    if let Some(e) = error {
+        tracing::error!(target: "executeQuery", "{} (while processing query: {})", e.to_clickhouse_string(), ctx.query_text);
+        return;
+    }
+    let seconds = (p.elapsed_ns as f64 / 1e9).max(1e-9);
+    let (rows, bytes) = if p.written_rows > 0 { (p.written_rows, p.written_bytes) } else { (p.read_rows, p.read_bytes) };
+    let verb = if p.written_rows > 0 { "Written" } else { "Read" };
+    tracing::debug!(
+        target: "executeQuery",
+        "{verb} {rows} rows, {} in {seconds:.6} sec., {:.0} rows/sec., {}/sec.",
+        readable_size(bytes as f64),
+        rows as f64 / seconds,
+        readable_size(bytes as f64 / seconds)
+    );
+    tracing::debug!(target: "MemoryTracker", "Peak memory usage (for query): {}.", readable_size(p.peak_memory as f64));
+}
+
+/// ClickHouse's `formatReadableSize`: `1.50 MiB`.
+fn readable_size(bytes: f64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.2} {}", UNITS[unit])
 }
 
 fn now_us() -> i64 {

@@ -14,7 +14,7 @@
 //! Both the HTTP server and `granary local` call [`Instance::execute`]; neither knows
 //! how statements run. Modules: [`instance`] (startup, per-query DataFusion state),
 //! [`interpreter`] (statements), [`insert`], [`output`] (formatting the result stream),
-//! [`limit_by`], [`point_query`] (the key-value fast path), [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`process_list`], [`session`].
+//! [`limit_by`], [`point_query`] (the key-value fast path), [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`text_log`] (`system.text_log`, `send_logs_level`), [`process_list`], [`session`].
 
 mod access;
 mod get_setting;
@@ -31,6 +31,7 @@ pub mod query_log;
 pub mod session;
 pub mod system;
 mod system_access;
+pub mod text_log;
 
 pub use instance::{Instance, InstanceConfig, QueryRequest, QueryResponse};
 pub use session::Session;

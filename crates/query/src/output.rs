@@ -34,8 +34,11 @@ pub(crate) struct OutputJob {
 }
 
 /// Runs the job on the runtime; `finished` is called once with the error, if any.
-pub(crate) fn spawn_output(job: OutputJob, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
-    tokio::spawn(async move {
+/// Streams the result on a task of its own, inside the query's span (`span`) so what it
+/// logs carries the query id.
+pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
+    use tracing::Instrument;
+    let task = async move {
         let OutputJob { stream, limit_by, mut output_format, ctx, tx, guard } = job;
         let result = write_all(&ctx, stream, limit_by, output_format.as_mut(), &tx, &guard).await;
         ctx.progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
@@ -47,7 +50,8 @@ pub(crate) fn spawn_output(job: OutputJob, finished: impl FnOnce(&QueryContext, 
             }
         }
         drop(guard);
-    });
+    };
+    tokio::spawn(task.instrument(span));
 }
 
 async fn write_all(

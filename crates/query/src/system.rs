@@ -205,6 +205,23 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             query_log,
         ),
         (
+            "text_log",
+            vec![
+                ("event_date", "Date"),
+                ("event_time", "DateTime"),
+                ("event_time_microseconds", "DateTime64(6)"),
+                ("thread_name", "String"),
+                ("thread_id", "UInt64"),
+                ("level", "String"),
+                ("query_id", "String"),
+                ("logger_name", "String"),
+                ("message", "String"),
+                ("source_file", "String"),
+                ("source_line", "UInt64"),
+            ],
+            text_log,
+        ),
+        (
             "dictionaries",
             vec![
                 ("database", "String"),
@@ -768,14 +785,13 @@ fn formats(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
 
 fn query_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     let entries = shared.query_log.snapshot();
-    let secs = |us: i64| us.div_euclid(1_000_000);
     Ok(vec![
         strings(entries.iter().map(|e| e.log_type.name())),
-        Arc::new(Date32Array::from_iter_values(entries.iter().map(|e| secs(e.event_time_us).div_euclid(86_400) as i32))),
-        Arc::new(TimestampSecondArray::from_iter_values(entries.iter().map(|e| secs(e.event_time_us)))),
-        Arc::new(TimestampMicrosecondArray::from_iter_values(entries.iter().map(|e| e.event_time_us))),
-        Arc::new(TimestampSecondArray::from_iter_values(entries.iter().map(|e| secs(e.query_start_time_us)))),
-        Arc::new(TimestampMicrosecondArray::from_iter_values(entries.iter().map(|e| e.query_start_time_us))),
+        event_date(entries.iter().map(|e| e.event_time_us)),
+        event_time(entries.iter().map(|e| e.event_time_us)),
+        event_time_us(entries.iter().map(|e| e.event_time_us)),
+        event_time(entries.iter().map(|e| e.query_start_time_us)),
+        event_time_us(entries.iter().map(|e| e.query_start_time_us)),
         u64s(entries.iter().map(|e| e.query_duration_ms)),
         u64s(entries.iter().map(|e| e.read_rows)),
         u64s(entries.iter().map(|e| e.read_bytes)),
@@ -794,6 +810,37 @@ fn query_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(entries.iter().map(|e| &e.query_id)),
         u8s(entries.iter().map(|_| true)),
         strings(entries.iter().map(|e| &e.log_comment)),
+    ])
+}
+
+/// `event_date`, `event_time` and `event_time_microseconds` of a system log, from
+/// microseconds since the epoch.
+fn event_date(us: impl Iterator<Item = i64>) -> ArrayRef {
+    Arc::new(Date32Array::from_iter_values(us.map(|us| us.div_euclid(86_400_000_000) as i32)))
+}
+
+fn event_time(us: impl Iterator<Item = i64>) -> ArrayRef {
+    Arc::new(TimestampSecondArray::from_iter_values(us.map(|us| us.div_euclid(1_000_000))))
+}
+
+fn event_time_us(us: impl Iterator<Item = i64>) -> ArrayRef {
+    Arc::new(TimestampMicrosecondArray::from_iter_values(us))
+}
+
+fn text_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let entries = shared.text_log.snapshot();
+    Ok(vec![
+        event_date(entries.iter().map(|e| e.event_time_us)),
+        event_time(entries.iter().map(|e| e.event_time_us)),
+        event_time_us(entries.iter().map(|e| e.event_time_us)),
+        strings(entries.iter().map(|e| &e.thread_name)),
+        u64s(entries.iter().map(|e| e.thread_id)),
+        strings(entries.iter().map(|e| e.level.name())),
+        strings(entries.iter().map(|e| &e.query_id)),
+        strings(entries.iter().map(|e| &e.logger_name)),
+        strings(entries.iter().map(|e| &e.message)),
+        strings(entries.iter().map(|e| &e.source_file)),
+        u64s(entries.iter().map(|e| e.source_line)),
     ])
 }
 
@@ -865,12 +912,11 @@ fn metrics(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
 
 fn part_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     let entries = shared.part_log.snapshot();
-    let secs = |us: i64| us.div_euclid(1_000_000);
     Ok(vec![
         strings(entries.iter().map(|e| &e.event_type)),
-        Arc::new(Date32Array::from_iter_values(entries.iter().map(|e| secs(e.event_time_us).div_euclid(86_400) as i32))),
-        Arc::new(TimestampSecondArray::from_iter_values(entries.iter().map(|e| secs(e.event_time_us)))),
-        Arc::new(TimestampMicrosecondArray::from_iter_values(entries.iter().map(|e| e.event_time_us))),
+        event_date(entries.iter().map(|e| e.event_time_us)),
+        event_time(entries.iter().map(|e| e.event_time_us)),
+        event_time_us(entries.iter().map(|e| e.event_time_us)),
         u64s(entries.iter().map(|e| e.duration_ms)),
         strings(entries.iter().map(|e| &e.database)),
         strings(entries.iter().map(|e| &e.table)),

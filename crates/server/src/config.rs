@@ -41,6 +41,29 @@ pub struct ServerConfig {
     pub profiles: BTreeMap<String, BTreeMap<String, toml::Value>>,
     /// `[quotas.<name>]`: limits per interval and the users they apply to.
     pub quotas: BTreeMap<String, QuotaConfig>,
+    /// `[logger]`: the server log and `system.text_log`.
+    pub logger: LoggerConfig,
+}
+
+/// The `[logger]` section, after ClickHouse's `<logger>`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoggerConfig {
+    /// Level of the log on stderr and in `log`: `none`, `error`, `warning`,
+    /// `information`, `debug`, `trace` (`GRANARY_LOG` overrides it for stderr).
+    pub level: String,
+    /// A file the log is appended to, besides stderr.
+    pub log: Option<PathBuf>,
+    /// Format of `log`: `text`, or `json` (one object per line with ClickHouse's keys).
+    pub formatting: String,
+    /// Records at this level and above are kept in `system.text_log`.
+    pub text_log_level: String,
+}
+
+impl Default for LoggerConfig {
+    fn default() -> Self {
+        LoggerConfig { level: "information".into(), log: None, formatting: "text".into(), text_log_level: "information".into() }
+    }
 }
 
 /// A user of the server config.
@@ -92,6 +115,7 @@ impl Default for ServerConfig {
             users: Default::default(),
             profiles: Default::default(),
             quotas: Default::default(),
+            logger: LoggerConfig::default(),
         }
     }
 }

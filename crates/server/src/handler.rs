@@ -282,6 +282,7 @@ async fn run_query(
         default_format: params.default_format.clone(),
         input,
         progress: Some(progress.clone()),
+        client_address: Some(peer),
     };
     let executed = tick_while(async { Some(state.instance.execute(session, query_request).await) }, head, &mut progress_ticker, &progress)
         .await
