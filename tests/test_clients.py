@@ -288,3 +288,76 @@ def test_compress_1_inside_http_compression(server):
     r = server.request("SELECT 'layered'", params={"compress": 1, "enable_http_compression": 1}, headers={"Accept-Encoding": "gzip"})
     assert r.headers.get("Content-Encoding") == "gzip"
     assert native_blocks(gzip.decompress(r.body)) == b"layered\n"
+
+
+AGG_QUERY = (
+    "SELECT number % 3 AS k, sumState(number) AS s, countState() AS c, avgState(toInt32(number)) AS a, "
+    "avgState(toFloat64(number) / 4) AS af, maxState(toString(number)) AS mx, minState(toInt16(number)) AS mn, "
+    "sumState(if(number > 4, toNullable(number), NULL)) AS sn FROM numbers({n}) GROUP BY k ORDER BY k"
+)
+
+
+@pytest.mark.parametrize("fmt", ["Native", "RowBinaryWithNamesAndTypes"])
+def test_aggregate_states_are_clickhouse_bytes(server, fmt):
+    """AggregateFunction states in ClickHouse's layouts: byte-identical output, and
+    ClickHouse's own states load into AggregatingMergeTree and merge right."""
+    import chdb
+
+    query = AGG_QUERY.format(n=10)
+    mine = server.request(query + f" FORMAT {fmt}")
+    assert mine.status == 200, mine.text
+    assert mine.body == chdb.query(query, fmt).bytes()
+
+    table = "agg_states_" + fmt.lower()
+    server.query(f"DROP TABLE IF EXISTS {table}")
+    server.query(
+        f"CREATE TABLE {table} (k UInt8, s AggregateFunction(sum, UInt64), c AggregateFunction(count), "
+        "a AggregateFunction(avg, Int32), af AggregateFunction(avg, Float64), mx AggregateFunction(max, String), "
+        "mn AggregateFunction(min, Int16), sn AggregateFunction(sum, Nullable(UInt64))) ENGINE = AggregatingMergeTree ORDER BY k"
+    )
+    try:
+        for n in (10, 100):
+            body = chdb.query(AGG_QUERY.format(n=n), fmt).bytes()
+            r = server.request(params={"query": f"INSERT INTO {table} FORMAT {fmt}"}, data=body)
+            assert r.status == 200, r.text
+        # A truncated state is a clear error and inserts nothing.
+        r = server.request(params={"query": f"INSERT INTO {table} FORMAT {fmt}"}, data=body[:-3])
+        assert r.status != 200 and b"DB::Exception" in r.body
+        merged = "SELECT k, sumMerge(s), countMerge(c), avgMerge(a), avgMerge(af), maxMerge(mx), minMerge(mn), sumMerge(sn) FROM {} GROUP BY k ORDER BY k"
+        expected = chdb.query(
+            "SELECT number % 3 AS k, sum(number), count(), avg(toInt32(number)), avg(toFloat64(number) / 4), max(toString(number)), "
+            "min(toInt16(number)), sum(if(number > 4, toNullable(number), NULL)) "
+            "FROM (SELECT number FROM numbers(10) UNION ALL SELECT number FROM numbers(100)) GROUP BY k ORDER BY k",
+            "TSV",
+        ).bytes().decode()
+        assert server.query(merged.format(table)) == expected
+        server.query(f"OPTIMIZE TABLE {table} FINAL")
+        assert server.query(f"SELECT count() FROM {table}") == "3\n"
+        finalized = "\n".join("\t".join(row.split("\t")[i] for i in (0, 1, 5)) for row in expected.splitlines()) + "\n"
+        assert server.query(f"SELECT k, finalizeAggregation(s), finalizeAggregation(mx) FROM {table} ORDER BY k") == finalized
+        # And back out again: what Granary stored is what ClickHouse reads.
+        out = server.request(f"SELECT k, s, mx FROM {table} ORDER BY k FORMAT {fmt}").body
+        assert out == chdb.query(
+            f"SELECT number % 3 AS k, sumState(number) AS s, maxState(toString(number)) AS mx FROM "
+            f"(SELECT number FROM numbers(10) UNION ALL SELECT number FROM numbers(100)) GROUP BY k ORDER BY k FORMAT {fmt}",
+            fmt,
+        ).bytes()
+    finally:
+        server.query(f"DROP TABLE {table}")
+
+
+def test_granary_only_states_round_trip_through_native(server):
+    """States of functions without ClickHouse's layout in Granary still travel through
+    Native and back (a client keeping states between queries)."""
+    server.query("DROP TABLE IF EXISTS agg_own")
+    server.query("CREATE TABLE agg_own (k UInt8, u AggregateFunction(uniqExact, UInt64), g AggregateFunction(argMax, String, UInt64)) ENGINE = AggregatingMergeTree ORDER BY k")
+    try:
+        body = server.request(
+            "SELECT number % 2 AS k, uniqExactState(toUInt64(number % 7)) AS u, argMaxState(toString(number), number) AS g FROM numbers(50) GROUP BY k FORMAT Native"
+        ).body
+        for _ in range(2):
+            r = server.request(params={"query": "INSERT INTO agg_own FORMAT Native"}, data=body)
+            assert r.status == 200, r.text
+        assert server.query("SELECT k, uniqExactMerge(u), argMaxMerge(g) FROM agg_own GROUP BY k ORDER BY k") == "0\t7\t48\n1\t7\t49\n"
+    finally:
+        server.query("DROP TABLE agg_own")

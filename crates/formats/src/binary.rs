@@ -151,6 +151,10 @@ pub(crate) enum Col {
     Array { ends: Vec<usize>, inner: Box<Col> },
     Tuple(Vec<Col>),
     Map { ends: Vec<usize>, keys: Box<Col>, values: Box<Col> },
+    /// `AggregateFunction(function, args...)` states: end offsets into `data`. In the
+    /// formats they have no length prefix; the function library splits them
+    /// ([`granary_types::aggregate_state::split_states`]).
+    States { function: String, args: Vec<ChType>, ends: Vec<usize>, data: Vec<u8> },
 }
 
 /// The width of a fixed-size ClickHouse type in binary formats.
@@ -210,6 +214,7 @@ impl Col {
             ChType::Tuple(items) => Col::Tuple(items.iter().map(|(_, t)| Col::new(t)).collect::<Result<_>>()?),
             ChType::Map(k, v) => Col::Map { ends: Vec::new(), keys: Box::new(Col::new(k)?), values: Box::new(Col::new(v)?) },
             ChType::String => Col::Strings { ends: Vec::new(), data: Vec::new() },
+            ChType::AggregateFunction(function, args) => Col::States { function: function.clone(), args: args.clone(), ends: Vec::new(), data: Vec::new() },
             leaf => Col::Fixed { width: fixed_width(leaf)?, data: Vec::new() },
         })
     }
@@ -217,7 +222,7 @@ impl Col {
     pub fn len(&self) -> usize {
         match self {
             Col::Fixed { width, data } => data.len() / width,
-            Col::Strings { ends, .. } | Col::Array { ends, .. } | Col::Map { ends, .. } => ends.len(),
+            Col::Strings { ends, .. } | Col::States { ends, .. } | Col::Array { ends, .. } | Col::Map { ends, .. } => ends.len(),
             Col::Nullable { nulls, .. } => nulls.len(),
             Col::Tuple(items) => items.first().map_or(0, Col::len),
         }
@@ -227,7 +232,7 @@ impl Col {
     pub fn push_default(&mut self) {
         match self {
             Col::Fixed { width, data } => data.resize(data.len() + *width, 0),
-            Col::Strings { ends, data } => ends.push(data.len()),
+            Col::Strings { ends, data } | Col::States { ends, data, .. } => ends.push(data.len()),
             Col::Nullable { nulls, inner } => {
                 nulls.push(true);
                 inner.push_default();
@@ -241,7 +246,7 @@ impl Col {
     pub fn truncate(&mut self, len: usize) {
         match self {
             Col::Fixed { width, data } => data.truncate(len * *width),
-            Col::Strings { ends, data } => {
+            Col::Strings { ends, data } | Col::States { ends, data, .. } => {
                 ends.truncate(len);
                 data.truncate(last(ends));
             }
@@ -296,6 +301,7 @@ impl Col {
                 data.extend_from_slice(r.string()?);
                 ends.push(data.len());
             }
+            Col::States { function, args, ends, data } => read_states(function, args, r, 1, ends, data)?,
             Col::Nullable { nulls, inner } => {
                 if r.u8()? != 0 {
                     nulls.push(true);
@@ -334,6 +340,10 @@ impl Col {
         match self {
             Col::Fixed { width, data } => out.extend_from_slice(&data[row * width..(row + 1) * width]),
             Col::Strings { .. } => write_string(self.leaf_value(row).unwrap_or_default(), out),
+            Col::States { ends, data, .. } => {
+                let (start, end) = range(ends, row);
+                out.extend_from_slice(&data[start..end]);
+            }
             Col::Nullable { nulls, inner } => {
                 if nulls[row] {
                     out.push(1);
@@ -358,6 +368,25 @@ impl Col {
             }
         }
     }
+}
+
+/// Reads `n` aggregate states (no length prefixes) into `ends` / `data`.
+fn read_states(function: &str, args: &[ChType], r: &mut Reader, n: usize, ends: &mut Vec<usize>, data: &mut Vec<u8>) -> Result<()> {
+    let rest = &r.data[r.pos..];
+    let split = granary_types::aggregate_state::split_states(function, args, rest, n).map_err(|e| {
+        if e.code() == ErrorCode::CORRUPTED_DATA {
+            // A state cut by the end of the buffer: the caller may read more and retry.
+            r.needed = r.data.len() + 1;
+            Error::new(ErrorCode::CANNOT_READ_ALL_DATA, format!("Cannot read all data of AggregateFunction({function}) states: {}", e.message()))
+        } else {
+            e
+        }
+    })?;
+    let base = data.len();
+    let used = split.last().copied().unwrap_or(0);
+    data.extend_from_slice(r.bytes(used)?);
+    ends.extend(split.into_iter().map(|end| base + end));
+    Ok(())
 }
 
 fn array_size(r: &mut Reader) -> Result<u64> {
@@ -440,6 +469,10 @@ pub(crate) fn write_native(t: &ChType, col: &Col, out: &mut Vec<u8>) -> Result<(
         }
         (_, Col::Strings { .. }) => {
             (0..col.len()).for_each(|row| write_string(col.leaf_value(row).unwrap_or_default(), out));
+            Ok(())
+        }
+        (_, Col::States { data, .. }) => {
+            out.extend_from_slice(data);
             Ok(())
         }
         _ => Err(shape_error(t)),
@@ -545,6 +578,7 @@ pub(crate) fn read_native(t: &ChType, r: &mut Reader, col: &mut Col, n: usize) -
             }
             Ok(())
         }
+        (_, Col::States { function, args, ends, data }) => read_states(function, args, r, n, ends, data),
         (t, _) => Err(shape_error(t)),
     }
 }
@@ -699,6 +733,14 @@ impl Col {
                 }
                 Col::Strings { ends, data }
             }
+            ChType::AggregateFunction(function, args) => {
+                let binary = array.as_binary_opt::<i32>().ok_or_else(|| type_error(t, array))?;
+                let offsets = binary.value_offsets();
+                let first = offsets.first().copied().unwrap_or(0) as usize;
+                let ends = offsets.iter().skip(1).map(|&o| o as usize - first).collect();
+                let data = binary.value_data()[first..offsets.last().copied().unwrap_or(0) as usize].to_vec();
+                Col::States { function: function.clone(), args: args.clone(), ends, data }
+            }
             ChType::FixedString(_) | ChType::Uuid => {
                 let width = fixed_width(t)?;
                 let fixed = array.as_fixed_size_binary_opt().filter(|f| f.value_length() as usize == width).ok_or_else(|| type_error(t, array))?;
@@ -749,7 +791,6 @@ impl Col {
                 16 => fixed_from::<Decimal128Type, 16>(t, array, |v| v.to_le_bytes())?,
                 _ => fixed_from::<Decimal256Type, 32>(t, array, |v| v.to_le_bytes())?,
             },
-            other => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Type {other} is not supported in binary formats"))),
         })
     }
 
@@ -802,6 +843,9 @@ impl Col {
                     let array = StringArray::from_iter_values(values);
                     Arc::new(StringArray::try_new(array.offsets().clone(), array.values().clone(), nulls)?)
                 }
+            }
+            (ChType::AggregateFunction(..), Col::States { ends, data, .. }) => {
+                Arc::new(arrow::array::BinaryArray::try_new(offsets_i32(&ends)?, Buffer::from_vec(data), nulls)?)
             }
             (ChType::Nothing, _) => Arc::new(NullArray::new(len)),
             (leaf, Col::Fixed { data, width }) => fixed_to_arrow(leaf, &data, width, nulls, data_type)?,

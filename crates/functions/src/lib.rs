@@ -33,6 +33,7 @@
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
 //! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
+//! | [`states`] | serialized aggregate states in ClickHouse's layouts, [`states::split_states`] for Native and RowBinary |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
 //!
 //! ## Conventions
@@ -59,6 +60,7 @@ pub mod literals;
 pub mod parse;
 mod registry;
 pub mod sqlnames;
+pub mod states;
 pub mod supertype;
 pub mod string;
 pub mod system;
@@ -170,6 +172,7 @@ pub(crate) fn registered() -> &'static (Vec<Arc<ScalarUDF>>, Vec<Arc<AggregateUD
 /// state). With a `SessionContext`, use [`register_all_in_context`].
 pub fn register_all(state: &mut SessionState) -> Result<()> {
     system::mark_server_start();
+    granary_types::aggregate_state::set_state_reader(states::split_states);
     let (scalars, aggregates) = registered();
     for udf in scalars {
         state.register_udf(Arc::clone(udf)).map_err(Error::from)?;

@@ -32,6 +32,7 @@
 //! [`text`] holds ClickHouse's text rules for values (output in every escaping style,
 //! and parsing text back into typed columns), shared by the formats and by `toString`.
 
+pub mod aggregate_state;
 mod chtype;
 mod parse;
 pub mod text;

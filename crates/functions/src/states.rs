@@ -1,0 +1,443 @@
+//! Serialized aggregate states: the bytes of an `AggregateFunction(f, T...)` value.
+//!
+//! Where ClickHouse's layout is known, states are written in it, so `Native` and
+//! `RowBinary` carry them between Granary and ClickHouse unchanged (formats find where a
+//! state ends through [`split_states`], registered with `granary-types`):
+//!
+//! | function | layout |
+//! |---|---|
+//! | `count` | VarUInt |
+//! | `sum` | the sum: UInt64 / Int64 / Float64, Decimal as 16 bytes |
+//! | `avg` | the sum (as for `sum`; for integers an integer), then a VarUInt count |
+//! | `min`, `max`, `any`, `anyLast` over numbers | a has-value byte, then the value at the argument's width |
+//! | the same over `String` | Int32 length + 1, the bytes and a 0 byte; -1 when empty |
+//!
+//! Over a `Nullable` argument, `sum`, `avg`, `min`, `max`, `any` and `anyLast` states
+//! start with a byte saying whether a non-NULL value was seen (0: nothing follows).
+//! Other functions and argument types use Granary's own layout: each field of the
+//! DataFusion accumulator's state as a NULL-flag byte and the value ([`put_nullable`]).
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+use granary_common::{Error, ErrorCode};
+use granary_types::ChType;
+
+use crate::args::{ch_error, DfResult};
+use crate::combinators::{base_aggregate, base_fields, state_types};
+
+
+fn put_varuint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+fn get_varuint(input: &mut &[u8]) -> DfResult<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&byte, rest) = input.split_first().ok_or_else(truncated)?;
+        *input = rest;
+        v |= ((byte & 0x7f) as u64) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(truncated())
+}
+
+fn truncated() -> datafusion::common::DataFusionError {
+    ch_error(ErrorCode::CORRUPTED_DATA, "Cannot read aggregate function state: unexpected end of data")
+}
+
+fn take<'a>(input: &mut &'a [u8], n: usize) -> DfResult<&'a [u8]> {
+    if input.len() < n {
+        return Err(truncated());
+    }
+    let (head, rest) = input.split_at(n);
+    *input = rest;
+    Ok(head)
+}
+
+/// A value without its NULL flag: fixed-size little-endian, strings with a VarUInt length.
+fn put_value(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
+    match v {
+        ScalarValue::Boolean(Some(b)) => out.push(*b as u8),
+        ScalarValue::Int8(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::Int16(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::Int32(Some(x)) | ScalarValue::Date32(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::Int64(Some(x))
+        | ScalarValue::TimestampSecond(Some(x), _)
+        | ScalarValue::TimestampMillisecond(Some(x), _)
+        | ScalarValue::TimestampMicrosecond(Some(x), _)
+        | ScalarValue::TimestampNanosecond(Some(x), _) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::UInt8(Some(x)) => out.push(*x),
+        ScalarValue::UInt16(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::UInt32(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::UInt64(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::Float32(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::Float64(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::Decimal128(Some(x), _, _) => out.extend_from_slice(&x.to_le_bytes()),
+        ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => {
+            put_varuint(out, s.len() as u64);
+            out.extend_from_slice(s.as_bytes());
+        }
+        ScalarValue::Binary(Some(b)) | ScalarValue::LargeBinary(Some(b)) | ScalarValue::FixedSizeBinary(_, Some(b)) => {
+            put_varuint(out, b.len() as u64);
+            out.extend_from_slice(b);
+        }
+        ScalarValue::List(list) => {
+            let values = list.value(0);
+            put_varuint(out, values.len() as u64);
+            for i in 0..values.len() {
+                put_nullable(out, &ScalarValue::try_from_array(&values, i)?)?;
+            }
+        }
+        other => {
+            return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("Cannot serialize aggregate state of type {}", other.data_type())));
+        }
+    }
+    Ok(())
+}
+
+fn put_nullable(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
+    if v.is_null() {
+        out.push(0);
+        Ok(())
+    } else {
+        out.push(1);
+        put_value(out, v)
+    }
+}
+
+fn get_value(input: &mut &[u8], dt: &DataType) -> DfResult<ScalarValue> {
+    macro_rules! le {
+        ($t:ty, $variant:ident) => {{
+            let bytes = take(input, std::mem::size_of::<$t>())?;
+            ScalarValue::$variant(Some(<$t>::from_le_bytes(bytes.try_into().map_err(|_| truncated())?)))
+        }};
+    }
+    Ok(match dt {
+        DataType::Boolean => ScalarValue::Boolean(Some(take(input, 1)?[0] != 0)),
+        DataType::Int8 => le!(i8, Int8),
+        DataType::Int16 => le!(i16, Int16),
+        DataType::Int32 => le!(i32, Int32),
+        DataType::Int64 => le!(i64, Int64),
+        DataType::UInt8 => le!(u8, UInt8),
+        DataType::UInt16 => le!(u16, UInt16),
+        DataType::UInt32 => le!(u32, UInt32),
+        DataType::UInt64 => le!(u64, UInt64),
+        DataType::Float32 => le!(f32, Float32),
+        DataType::Float64 => le!(f64, Float64),
+        DataType::Date32 => le!(i32, Date32),
+        DataType::Timestamp(_, _) | DataType::Decimal128(..) | DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            let raw = match dt {
+                DataType::Timestamp(..) => ScalarValue::Int64(Some(i64::from_le_bytes(take(input, 8)?.try_into().map_err(|_| truncated())?))),
+                DataType::Decimal128(p, s) => {
+                    let v = i128::from_le_bytes(take(input, 16)?.try_into().map_err(|_| truncated())?);
+                    return Ok(ScalarValue::Decimal128(Some(v), *p, *s));
+                }
+                _ => {
+                    let n = get_varuint(input)? as usize;
+                    let s = String::from_utf8_lossy(take(input, n)?).into_owned();
+                    ScalarValue::Utf8(Some(s))
+                }
+            };
+            raw.cast_to(dt)?
+        }
+        DataType::Binary | DataType::LargeBinary | DataType::FixedSizeBinary(_) => {
+            let n = get_varuint(input)? as usize;
+            ScalarValue::Binary(Some(take(input, n)?.to_vec())).cast_to(dt)?
+        }
+        DataType::List(item) => {
+            let n = get_varuint(input)? as usize;
+            let mut values = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                values.push(get_nullable(input, item.data_type())?);
+            }
+            ScalarValue::List(ScalarValue::new_list_nullable(&values, item.data_type()))
+        }
+        other => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("Cannot read aggregate state of type {other}"))),
+    })
+}
+
+fn get_nullable(input: &mut &[u8], dt: &DataType) -> DfResult<ScalarValue> {
+    if take(input, 1)?[0] == 0 {
+        Ok(ScalarValue::try_from(dt)?)
+    } else {
+        get_value(input, dt)
+    }
+}
+
+/// How a function's state is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Count,
+    Sum,
+    Avg(Numerator),
+    /// `min`, `max` (state: the value) and `any`, `anyLast` (the value, then is-set).
+    Single { string: bool, with_is_set: bool },
+    Generic,
+}
+
+/// The integer type ClickHouse sums an `avg`'s arguments in (DataFusion uses Float64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Numerator {
+    Signed,
+    Unsigned,
+    Float,
+    Decimal,
+}
+
+fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
+    let arg = args.first().map(|a| a.strip_nullable().base());
+    let numeric = |t: &ChType| {
+        matches!(
+            t,
+            ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Float32 | ChType::Float64 | ChType::Bool
+        )
+    };
+    match (function, types) {
+        ("count", [DataType::Int64]) => Layout::Count,
+        ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
+        ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
+            Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
+            Some(ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Bool) => Layout::Avg(Numerator::Unsigned),
+            Some(ChType::Float32 | ChType::Float64) => Layout::Avg(Numerator::Float),
+            Some(ChType::Decimal(..)) if matches!(types[1], DataType::Decimal128(..)) => Layout::Avg(Numerator::Decimal),
+            _ => Layout::Generic,
+        },
+        ("min" | "max", [_]) | ("any" | "anyLast", [_, DataType::Boolean]) => match arg {
+            Some(ChType::String) => Layout::Single { string: true, with_is_set: types.len() == 2 },
+            Some(t) if numeric(t) => Layout::Single { string: false, with_is_set: types.len() == 2 },
+            _ => Layout::Generic,
+        },
+        _ => Layout::Generic,
+    }
+}
+
+/// Whether the state starts with ClickHouse's "a non-NULL value was seen" byte.
+fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
+    matches!(layout, Layout::Sum | Layout::Avg(_) | Layout::Single { .. }) && args.len() == 1 && args[0].is_nullable()
+}
+
+/// Serializes the state (`state`, as the accumulator gives it) of base aggregate
+/// `function` over arguments `args` (see the module docs).
+pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue]) -> DfResult<Vec<u8>> {
+    let types: Vec<DataType> = state.iter().map(ScalarValue::data_type).collect();
+    let layout = layout(function, args, &types);
+    let mut out = Vec::new();
+    let seen = match layout {
+        Layout::Sum => !state[0].is_null(),
+        Layout::Avg(_) => matches!(state[0], ScalarValue::UInt64(Some(n)) if n > 0),
+        Layout::Single { with_is_set, .. } => !state[0].is_null() && (!with_is_set || matches!(state[1], ScalarValue::Boolean(Some(true)))),
+        Layout::Count | Layout::Generic => true,
+    };
+    if has_null_flag(layout, args) {
+        out.push(u8::from(seen));
+        if !seen {
+            return Ok(out);
+        }
+    }
+    match layout {
+        Layout::Count => put_varuint(&mut out, match state[0] {
+            ScalarValue::Int64(n) => n.unwrap_or(0).max(0) as u64,
+            _ => 0,
+        }),
+        Layout::Sum if state[0].is_null() => put_value(&mut out, &ScalarValue::new_zero(&types[0])?)?,
+        Layout::Sum => put_value(&mut out, &state[0])?,
+        Layout::Avg(numerator) => {
+            let count = match state[0] {
+                ScalarValue::UInt64(n) => n.unwrap_or(0),
+                _ => 0,
+            };
+            match (numerator, &state[1]) {
+                // DataFusion sums integers as Float64: exact below 2^53.
+                (Numerator::Signed, ScalarValue::Float64(sum)) => out.extend_from_slice(&(sum.unwrap_or(0.0) as i64).to_le_bytes()),
+                (Numerator::Unsigned, ScalarValue::Float64(sum)) => out.extend_from_slice(&(sum.unwrap_or(0.0) as u64).to_le_bytes()),
+                (Numerator::Float, ScalarValue::Float64(sum)) => out.extend_from_slice(&sum.unwrap_or(0.0).to_le_bytes()),
+                (Numerator::Decimal, ScalarValue::Decimal128(sum, _, _)) => out.extend_from_slice(&sum.unwrap_or(0).to_le_bytes()),
+                (_, other) => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("Unexpected avg state {other:?}"))),
+            }
+            put_varuint(&mut out, count);
+        }
+        Layout::Single { string: true, .. } => match &state[0] {
+            ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) if seen => {
+                out.extend_from_slice(&((s.len() + 1) as i32).to_le_bytes());
+                out.extend_from_slice(s.as_bytes());
+                out.push(0);
+            }
+            _ => out.extend_from_slice(&(-1i32).to_le_bytes()),
+        },
+        Layout::Single { string: false, .. } if seen => {
+            out.push(1);
+            put_value(&mut out, &state[0])?;
+        }
+        Layout::Single { string: false, .. } => out.push(0),
+        Layout::Generic => {
+            for v in state {
+                put_nullable(&mut out, v)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a state written by [`encode_state`] back into the accumulator's state values
+/// (`types`); the whole of `bytes` must be that one state.
+pub(crate) fn decode_state(function: &str, args: &[ChType], bytes: &[u8], types: &[DataType]) -> DfResult<Vec<ScalarValue>> {
+    let mut input = bytes;
+    let state = decode_prefix(function, args, &mut input, types)?;
+    if !input.is_empty() {
+        return Err(ch_error(ErrorCode::CORRUPTED_DATA, format!("Aggregate function {function} state has {} extra bytes", input.len())));
+    }
+    Ok(state)
+}
+
+/// Reads one state from the start of `input`, leaving the rest there.
+fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[DataType]) -> DfResult<Vec<ScalarValue>> {
+    let layout = layout(function, args, types);
+    let nulls = || types.iter().map(ScalarValue::try_from).collect::<DfResult<Vec<_>>>();
+    if has_null_flag(layout, args) && take(input, 1)?[0] == 0 {
+        let mut state = nulls()?;
+        match layout {
+            Layout::Avg(_) => state[0] = ScalarValue::UInt64(Some(0)),
+            Layout::Single { with_is_set: true, .. } => state[1] = ScalarValue::Boolean(Some(false)),
+            _ => {}
+        }
+        return Ok(state);
+    }
+    Ok(match layout {
+        Layout::Count => vec![ScalarValue::Int64(Some(get_varuint(input)? as i64))],
+        Layout::Sum => vec![get_value(input, &types[0])?],
+        Layout::Avg(numerator) => {
+            let sum = match numerator {
+                Numerator::Signed => ScalarValue::Float64(Some(i64::from_le_bytes(array(take(input, 8)?)?) as f64)),
+                Numerator::Unsigned => ScalarValue::Float64(Some(u64::from_le_bytes(array(take(input, 8)?)?) as f64)),
+                Numerator::Float => ScalarValue::Float64(Some(f64::from_le_bytes(array(take(input, 8)?)?))),
+                Numerator::Decimal => get_value(input, &types[1])?,
+            };
+            vec![ScalarValue::UInt64(Some(get_varuint(input)?)), sum]
+        }
+        Layout::Single { string, with_is_set } => {
+            let value = if string {
+                let size = i32::from_le_bytes(array(take(input, 4)?)?);
+                if size <= 0 {
+                    None
+                } else {
+                    let bytes = take(input, size as usize)?;
+                    let text = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+                    Some(ScalarValue::Utf8(Some(String::from_utf8_lossy(text).into_owned())).cast_to(&types[0])?)
+                }
+            } else if take(input, 1)?[0] != 0 {
+                Some(get_value(input, &types[0])?)
+            } else {
+                None
+            };
+            let seen = value.is_some();
+            let mut state = vec![match value {
+                Some(v) => v,
+                None => ScalarValue::try_from(&types[0])?,
+            }];
+            if with_is_set {
+                state.push(ScalarValue::Boolean(Some(seen)));
+            }
+            state
+        }
+        Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,
+    })
+}
+
+fn array<const N: usize>(bytes: &[u8]) -> DfResult<[u8; N]> {
+    bytes.try_into().map_err(|_| truncated())
+}
+
+/// Where each of `rows` states at the start of `bytes` ends (offsets into `bytes`):
+/// how `Native` and `RowBinary` read `AggregateFunction` columns, whose states have no
+/// length prefix. Registered with [`granary_types::aggregate_state`].
+pub fn split_states(function: &str, args: &[ChType], bytes: &[u8], rows: usize) -> granary_common::Result<Vec<usize>> {
+    let run = || -> DfResult<Vec<usize>> {
+        let mut input = bytes;
+        let mut ends = Vec::with_capacity(rows);
+        if function == "count" {
+            // Its state does not depend on arguments, which its type may not name.
+            for _ in 0..rows {
+                get_varuint(&mut input)?;
+                ends.push(bytes.len() - input.len());
+            }
+            return Ok(ends);
+        }
+        let base = base_aggregate(function)?;
+        let types: Vec<DataType> = state_types(&base, &base_fields(&base, args))?.iter().map(|f| f.data_type().clone()).collect();
+        for _ in 0..rows {
+            decode_prefix(base.name(), args, &mut input, &types)?;
+            ends.push(bytes.len() - input.len());
+        }
+        Ok(ends)
+    };
+    run().map_err(|e| match Error::from(e) {
+        e if e.code() == ErrorCode::CORRUPTED_DATA => e,
+        e => Error::new(e.code(), format!("Cannot read states of AggregateFunction({function}): {}", e.message())),
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02X}")).collect()
+    }
+
+    /// Bytes as ClickHouse (chdb 4.4, ClickHouse 26.9) writes them, see the module docs.
+    #[test]
+    fn clickhouse_layouts() {
+        let int32 = [ChType::Int32];
+        assert_eq!(hex(&encode_state("count", &[], &[ScalarValue::Int64(Some(300))]).unwrap()), "AC02");
+        assert_eq!(hex(&encode_state("sum", &[ChType::UInt8], &[ScalarValue::UInt64(Some(5))]).unwrap()), "0500000000000000");
+        assert_eq!(hex(&encode_state("sum", &[ChType::UInt8], &[ScalarValue::UInt64(None)]).unwrap()), "0000000000000000");
+        let avg = [ScalarValue::UInt64(Some(5)), ScalarValue::Float64(Some(10.0))];
+        assert_eq!(hex(&encode_state("avg", &int32, &avg).unwrap()), "0A0000000000000005");
+        assert_eq!(hex(&encode_state("max", &int32, &[ScalarValue::Int32(Some(4))]).unwrap()), "0104000000");
+        assert_eq!(hex(&encode_state("max", &int32, &[ScalarValue::Int32(None)]).unwrap()), "00");
+        let string = [ChType::String];
+        assert_eq!(hex(&encode_state("min", &string, &[ScalarValue::Utf8(Some("0".into()))]).unwrap()), "020000003000");
+        assert_eq!(hex(&encode_state("min", &string, &[ScalarValue::Utf8(None)]).unwrap()), "FFFFFFFF");
+        let any = [ScalarValue::Int32(Some(7)), ScalarValue::Boolean(Some(true))];
+        assert_eq!(hex(&encode_state("any", &int32, &any).unwrap()), "0107000000");
+        let nullable = [ChType::Nullable(Box::new(ChType::Int32))];
+        assert_eq!(hex(&encode_state("sum", &nullable, &[ScalarValue::Int64(None)]).unwrap()), "00");
+        assert_eq!(hex(&encode_state("sum", &nullable, &[ScalarValue::Int64(Some(3))]).unwrap()), "010300000000000000");
+    }
+
+    #[test]
+    fn states_round_trip_and_split() {
+        let cases: Vec<(&str, Vec<ChType>, Vec<ScalarValue>)> = vec![
+            ("avg", vec![ChType::UInt64], vec![ScalarValue::UInt64(Some(3)), ScalarValue::Float64(Some(12.0))]),
+            ("max", vec![ChType::String], vec![ScalarValue::Utf8(Some("abc".into()))]),
+            ("anyLast", vec![ChType::String], vec![ScalarValue::Utf8(None), ScalarValue::Boolean(Some(false))]),
+            ("sum", vec![ChType::Nullable(Box::new(ChType::Float64))], vec![ScalarValue::Float64(None)]),
+            ("argMax", vec![ChType::String, ChType::Int32], vec![ScalarValue::Utf8(Some("ab".into())), ScalarValue::Int32(None)]),
+        ];
+        for (function, args, state) in cases {
+            let types: Vec<DataType> = state.iter().map(ScalarValue::data_type).collect();
+            let bytes = encode_state(function, &args, &state).unwrap();
+            assert_eq!(decode_state(function, &args, &bytes, &types).unwrap(), state, "{function}");
+        }
+        assert!(decode_state("count", &[], &[0x80], &[DataType::Int64]).is_err());
+        // Three states back to back, as in a Native column.
+        let mut column = Vec::new();
+        for v in [Some("x"), None, Some("yz")] {
+            column.extend(encode_state("max", &[ChType::String], &[ScalarValue::Utf8(v.map(String::from))]).unwrap());
+        }
+        assert_eq!(split_states("max", &[ChType::String], &column, 3).unwrap(), vec![6, 10, 17]);
+        assert_eq!(split_states("count", &[], &[0x03, 0xAC, 0x02], 2).unwrap(), vec![1, 3]);
+        assert_eq!(split_states("max", &[ChType::String], &column[..8], 2).unwrap_err().code(), ErrorCode::CORRUPTED_DATA);
+    }
+}
