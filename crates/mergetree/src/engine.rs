@@ -68,8 +68,11 @@ pub struct Inner {
     pub commit_lock: Mutex<()>,
     /// One merge at a time per table (background or OPTIMIZE).
     pub merge_lock: tokio::sync::Mutex<()>,
+    /// Held by a merge's blocking work for as long as it runs: aborting the async task
+    /// that awaits it does not stop it, and DROP must not remove files under it.
+    pub merge_running: Mutex<()>,
     pub merge_wakeup: tokio::sync::Notify,
-    shutdown: AtomicBool,
+    pub(crate) shutdown: AtomicBool,
 }
 
 /// A merge or mutation in progress.
@@ -231,6 +234,7 @@ impl MergeTreeEngine {
             next_tmp: AtomicU64::new(0),
             commit_lock: Mutex::new(()),
             merge_lock: tokio::sync::Mutex::new(()),
+            merge_running: Mutex::new(()),
             merge_wakeup: tokio::sync::Notify::new(),
             shutdown: AtomicBool::new(false),
         });
@@ -407,6 +411,12 @@ impl TableEngine for MergeTreeEngine {
             task.abort();
         }
         let _merge = self.inner.merge_lock.lock().await;
+        // A merge whose task was aborted may still be writing: it stops at its next
+        // block (it sees `shutdown`); wait for it.
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || drop(inner.merge_running.lock()))
+            .await
+            .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("waiting for a merge failed: {e}")))?;
         self.inner.clear();
         match fs::remove_dir_all(&self.inner.dir) {
             Ok(()) => Ok(()),

@@ -89,6 +89,7 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
     let span = tracing::Span::current();
     tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
+        let _running = inner.merge_running.lock();
         let started = std::time::Instant::now();
         let pending = merge_parts(&inner, &sources);
         *inner.running_merge.lock() = None;
@@ -149,10 +150,15 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     *inner.running_merge.lock() = Some(running);
     let mut merger = Merger::new(inner, inputs)?;
     merger.rows_read = Some(rows_read);
-    let counted = merger.inspect(|b| {
-        if let Ok(b) = b {
+    let counted = merger.map(|b| {
+        // A dropped table stops its merge at the next block.
+        if inner.shutdown.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::new(ErrorCode::ABORTED, format!("Cancelled merging parts of {}: the table is being dropped", inner.table_name)));
+        }
+        if let Ok(b) = &b {
             rows_written.fetch_add(b.num_rows() as u64, std::sync::atomic::Ordering::Relaxed);
         }
+        b
     });
     let mut counted = counted.peekable();
     if counted.peek().is_none() {
