@@ -450,15 +450,38 @@ fn repeat(value: &ArrayRef, rows: usize) -> Result<ArrayRef> {
 }
 
 /// The value ClickHouse puts in a column that was not given: NULL for Nullable, else
-/// the type's zero (0, '', 1970-01-01, empty array).
+/// the type's zero (0, '', 1970-01-01, empty array, empty map).
 fn default_value(field: &Field) -> Result<ArrayRef> {
     if field.is_nullable() {
         return Ok(new_null_array(field.data_type(), 1));
     }
-    let scalar = match field.data_type() {
+    default_of_type(field.data_type())
+}
+
+/// One row of `data_type`'s zero value.
+fn default_of_type(data_type: &DataType) -> Result<ArrayRef> {
+    use arrow::array::{MapArray, StructArray};
+    use arrow::buffer::OffsetBuffer;
+    let scalar = match data_type {
         DataType::Utf8 => ScalarValue::Utf8(Some(String::new())),
         DataType::FixedSizeBinary(n) => ScalarValue::FixedSizeBinary(*n, Some(vec![0; (*n).max(0) as usize])),
         DataType::Boolean => ScalarValue::Boolean(Some(false)),
+        // DataFusion's own default panics for maps (arrow 59): built by hand.
+        DataType::Map(entries, sorted) => {
+            let DataType::Struct(fields) = entries.data_type() else {
+                return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("Unexpected map layout {data_type}")));
+            };
+            let columns = fields.iter().map(|f| arrow::array::new_empty_array(f.data_type())).collect();
+            let empty = StructArray::try_new(fields.clone(), columns, None)?;
+            return Ok(Arc::new(MapArray::try_new(entries.clone(), OffsetBuffer::new_zeroed(1), empty, None, *sorted)?));
+        }
+        DataType::Struct(fields) => {
+            let columns = fields
+                .iter()
+                .map(|f| if f.is_nullable() { Ok(new_null_array(f.data_type(), 1)) } else { default_of_type(f.data_type()) })
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Arc::new(StructArray::try_new(fields.clone(), columns, None)?));
+        }
         other => ScalarValue::new_default(other).or_else(|_| ScalarValue::new_zero(other))?,
     };
     Ok(scalar.to_array_of_size(1)?)
