@@ -29,6 +29,8 @@ def files(server):
     ch(f"INSERT INTO FUNCTION file('{root}/nested/deep/b.parquet') " + rows.format(start=6000, n=10))
     ch(f"INSERT INTO FUNCTION file('{root}/data.csv.gz', 'CSVWithNames') " + rows.format(start=0, n=1000))
     ch(f"INSERT INTO FUNCTION file('{root}/data.csv.zst', 'CSVWithNames') " + rows.format(start=0, n=1000))
+    ch(f"INSERT INTO FUNCTION file('{root}/data.native') " + rows.format(start=0, n=70000))
+    ch(f"INSERT INTO FUNCTION file('{root}/data.rowbinary', 'RowBinaryWithNamesAndTypes') " + rows.format(start=0, n=500))
     with open(os.path.join(root, "bad.csv"), "w") as f:
         f.write("a,b\n1,2\n3,x\n")
     with open(os.path.join(root, "data.parquet"), "rb") as f:
@@ -73,6 +75,13 @@ def both(server, root, sql_template: str):
         "SELECT * FROM file('{f}data.tsv', 'TSVWithNames', 'id UInt8, name String, score Float64, day String') ORDER BY id LIMIT 3",
         "SELECT * FROM file('{f}part-01.csv', 'CSV', 'a String, b String, c String, d String') LIMIT 2",
         "SELECT count(), sum(id) FROM file('{f}data.csv.gz', 'CSVWithNames', 'id UInt64, name String, score Float64, day Date', 'gzip')",
+        "SELECT count(), sum(id) FROM file('{f}data.parquet', Parquet)",
+        "DESCRIBE file('{f}data.native')",
+        "SELECT count(), sum(id), max(name), min(day) FROM file('{f}data.native')",
+        "SELECT * FROM file('{f}data.native', Native) ORDER BY id DESC LIMIT 2",
+        "DESCRIBE file('{f}data.rowbinary', RowBinaryWithNamesAndTypes)",
+        "SELECT count(), sum(score) FROM file('{f}data.rowbinary', 'RowBinaryWithNamesAndTypes')",
+        "SELECT count(), sum(id) FROM file('{f}data.csv.gz', CSVWithNames, 'id UInt64, name String, score Float64, day Date', gzip)",
     ],
 )
 def test_file_matches_chdb(server, files, query):

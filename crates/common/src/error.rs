@@ -29,6 +29,16 @@ impl Error {
         Error { code, message: message.into(), source: None }
     }
 
+    /// A panic caught at a query's boundary, as ClickHouse reports a logical error.
+    pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> Self {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Error::new(ErrorCode::LOGICAL_ERROR, format!("Internal error (a bug in Granary, please report it): {what}"))
+    }
+
     pub fn with_source(code: ErrorCode, message: impl Into<String>, source: impl Into<Source>) -> Self {
         Error { code, message: message.into(), source: Some(source.into()) }
     }

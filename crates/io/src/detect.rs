@@ -110,6 +110,8 @@ pub fn format_from_name(name: &str) -> Option<&'static str> {
         "csv" => "CSV",
         "tsv" => "TSV",
         "jsonl" | "ndjson" | "json" => "JSONEachRow",
+        "native" => "Native",
+        "arrow" => "Arrow",
         _ => return None,
     })
 }
@@ -187,6 +189,7 @@ mod tests {
     #[test]
     fn formats() {
         assert_eq!(format_from_name("a/b.parquet"), Some("Parquet"));
+        assert_eq!(format_from_name("a/b.native.zst"), Some("Native"));
         assert_eq!(format_from_name("x.csv.gz"), Some("CSV"));
         assert_eq!(format_from_name("x.tsv.zst"), Some("TSV"));
         assert_eq!(format_from_name("x.ndjson"), Some("JSONEachRow"));

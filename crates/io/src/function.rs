@@ -11,7 +11,7 @@ use granary_formats::FormatSettings;
 use granary_types::ChType;
 
 use crate::detect::{format_from_name, Compression};
-use crate::infer::infer_text;
+use crate::infer::{infer_from_header, infer_text};
 use crate::download::DownloadOptions;
 use crate::table::{FileEntry, FileTable};
 use crate::IoContext;
@@ -28,10 +28,13 @@ pub(crate) struct FormatArgs {
     pub compression: Option<Compression>,
 }
 
+/// A string literal, or a bare word taken as its text (`file('x.native', Native)`, as
+/// ClickHouse accepts).
 pub(crate) fn string_arg(function: &str, expr: &Expr) -> Result<String> {
     match expr {
         Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => Ok(s.clone()),
         Expr::Cast(c) => string_arg(function, &c.expr),
+        Expr::Column(c) if c.relation.is_none() => Ok(c.name.clone()),
         other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Table function '{function}' expects string literal arguments, got {other}"))),
     }
 }
@@ -262,7 +265,10 @@ fn infer_files(ctx: &IoContext, files: &[FileEntry], format: &str, compression: 
         None => Compression::detect(&file.path)?,
     };
     let mut reader = c.reader(file.open(download)?)?;
-    let inferred = infer_text(format, &mut reader, &ctx.settings, &file.path)?;
+    let inferred = match format {
+        "Native" | "RowBinaryWithNamesAndTypes" => infer_from_header(format, &mut reader, &file.path)?,
+        _ => infer_text(format, &mut reader, &ctx.settings, &file.path)?,
+    };
     Ok((schema_of(&inferred.columns), inferred.format))
 }
 

@@ -307,6 +307,28 @@ fn tsv_records(data: &[u8], complete_only: bool) -> Vec<Vec<(Option<String>, boo
 }
 
 
+/// Infers the columns of a format that carries names and types (`Native`,
+/// `RowBinaryWithNamesAndTypes`) from the start of a stream: what it declares, read
+/// as far as needed (a Native block is read whole, it may be large).
+pub fn infer_from_header(format: &str, reader: &mut dyn Read, source: &str) -> Result<Inferred> {
+    let mut data = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        if let Some(columns) = granary_formats::input::native::header_columns(format, &data)? {
+            return Ok(Inferred { columns, format: format.to_string() });
+        }
+        let n = reader.read(&mut chunk).map_err(|e| crate::detect::corrupt(source, e))?;
+        if n == 0 {
+            let why = if data.is_empty() { "the file is empty" } else { "the data ends inside its first block" };
+            return Err(Error::new(
+                ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                format!("The table structure cannot be extracted from a {format} format file: {why}. You can specify the structure manually: (in file/uri {source})"),
+            ));
+        }
+        data.extend_from_slice(&chunk[..n]);
+    }
+}
+
 /// Infers the columns of `format` from the start of a stream.
 pub fn infer_text(format: &str, reader: &mut dyn Read, settings: &Settings, source: &str) -> Result<Inferred> {
     let rules = Rules::from(settings);

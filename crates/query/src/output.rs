@@ -40,7 +40,8 @@ pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl F
     use tracing::Instrument;
     let task = async move {
         let OutputJob { stream, limit_by, mut output_format, ctx, tx, guard } = job;
-        let result = write_all(&ctx, stream, limit_by, output_format.as_mut(), &tx, &guard).await;
+        let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, limit_by, output_format.as_mut(), &tx, &guard));
+        let result = futures::FutureExt::catch_unwind(writing).await.unwrap_or_else(|panic| Err(Error::from_panic(panic.as_ref())));
         ctx.progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
         match result {
             Ok(()) => finished(&ctx, None),

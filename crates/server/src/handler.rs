@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use granary_common::{Error, ErrorCode, Result, Settings};
 use granary_query::{Instance, QueryRequest, Session};
 use http::header::{HeaderValue, CONTENT_TYPE};
@@ -64,7 +64,9 @@ pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: 
         }
     }
     let mut query_id = None;
-    match run_query(&state, request, peer, &head, &mut query_id).await {
+    // A bug must cost one query, answered with an error, not the connection.
+    let outcome = std::panic::AssertUnwindSafe(run_query(&state, request, peer, &head, &mut query_id)).catch_unwind().await;
+    match outcome.unwrap_or_else(|panic| Err(Error::from_panic(panic.as_ref()))) {
         Ok(response) => response,
         Err(e) => error_response(&e, query_id.as_deref()),
     }

@@ -128,6 +128,54 @@ impl NativeInput {
     }
 }
 
+/// The columns of a stream in a format that names and types them (`Native`: those of
+/// its first block; `RowBinaryWithNamesAndTypes`: its header), for schema inference.
+/// `Ok(None)`: `data` ends before they are known (read more and retry).
+pub fn header_columns(format: &str, data: &[u8]) -> Result<Option<Vec<(String, ChType)>>> {
+    let mut r = Reader::new(data);
+    let result = match format {
+        "Native" => native_block_columns(&mut r),
+        "RowBinaryWithNamesAndTypes" => rowbinary_header_columns(&mut r),
+        other => return Err(Error::new(ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE, format!("Format {other} has no header to infer the structure from"))),
+    };
+    match result {
+        Ok(columns) => Ok(Some(columns)),
+        Err(e) if is_incomplete(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn native_block_columns(r: &mut Reader) -> Result<Vec<(String, ChType)>> {
+    let columns = r.varint()?;
+    let rows = r.varint()?;
+    if columns > MAX_COLUMNS || rows > MAX_ROWS {
+        return Err(Error::new(ErrorCode::INCORRECT_DATA, format!("Invalid Native block of {columns} columns and {rows} rows")));
+    }
+    let mut out = Vec::with_capacity(columns as usize);
+    for _ in 0..columns {
+        let name = r.utf8()?;
+        let t = parse_type(&r.utf8()?)?;
+        // The next column's name comes after this one's data.
+        if rows > 0 {
+            let mut col = Col::new(&t)?;
+            read_native_prefix(&t, r)?;
+            read_native(&t, r, &mut col, rows as usize)?;
+        }
+        out.push((name, t));
+    }
+    Ok(out)
+}
+
+fn rowbinary_header_columns(r: &mut Reader) -> Result<Vec<(String, ChType)>> {
+    let columns = r.varint()?;
+    if columns > MAX_COLUMNS {
+        return Err(Error::new(ErrorCode::INCORRECT_DATA, format!("Invalid RowBinary header of {columns} columns")));
+    }
+    let names = (0..columns).map(|_| r.utf8()).collect::<Result<Vec<_>>>()?;
+    let types = (0..columns).map(|_| parse_type(&r.utf8()?)).collect::<Result<Vec<_>>>()?;
+    Ok(names.into_iter().zip(types).collect())
+}
+
 impl InputFormat for NativeInput {
     fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
         if self.pending.push(data) {
