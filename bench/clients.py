@@ -13,7 +13,9 @@ server on a free port) and from chdb (in process) in the shapes a Python client 
 
 then a DataFrame of N/5 rows goes into `t (id UInt64, s String, f Float64, d DateTime)`,
 a MergeTree table (`insert_df` / chdb's `INSERT INTO t SELECT * FROM Python(df)`), and the
-table's count and sum(id) are checked.
+table's count and sum(id) are checked. The same rows as a Native file (written by chdb)
+are then loaded with `INSERT INTO t SELECT * FROM file(...)` by both engines: Native
+parsing and the MergeTree write, engine against engine, without HTTP or the client.
 
 Each runs --repeat times: the table shows best and median seconds, rows/s and MB/s of the
 best run, and Granary's best over chdb's (below 1: Granary is faster). MB/s counts the
@@ -99,6 +101,22 @@ def check_table(count_and_sum, m, engine):
         raise RuntimeError(f"insert on {engine}: count {count}, sum(id) {total}; expected {m}, {m * (m - 1) // 2}")
 
 
+NATIVE_FILE = "insert.native"
+
+
+def write_native_file(tmp, df):
+    """The insert rows as a Native file in Granary's user_files (chdb writes it)."""
+    from chdb import session
+    user_files = os.path.join(tmp, "granary", "user_files")
+    os.makedirs(user_files, exist_ok=True)
+    path = os.path.join(user_files, NATIVE_FILE)
+    sess = session.Session(os.path.join(tmp, "chdb-writer"))
+    sess.query(f"INSERT INTO FUNCTION file('{path}', 'Native', 'id UInt64, s String, f Float64, d DateTime') "
+               "SELECT * FROM Python(df)")
+    sess.close()
+    return path
+
+
 def run_granary(args, tmp, results, df):
     n, m, repeat, sql = args.rows, len(df), args.repeat, SELECT.format(n=args.rows)
     compress = {"none": False, "default": True}.get(args.compress, args.compress)
@@ -139,6 +157,12 @@ def run_granary(args, tmp, results, df):
             return m, df.memory_usage(deep=True).sum()
         measure(results, f"insert_df ({m} rows)", "granary", insert, repeat, m, reset)
         check_table(client.query("SELECT count(), sum(id) FROM t").result_rows[0], m, "granary")
+
+        def load_file():
+            client.command(f"INSERT INTO t SELECT * FROM file('{NATIVE_FILE}', 'Native')")
+            return m, os.path.getsize(os.path.join(tmp, "granary", "user_files", NATIVE_FILE))
+        measure(results, f"Native file -> MergeTree ({m} rows)", "granary", load_file, repeat, m, reset)
+        check_table(client.query("SELECT count(), sum(id) FROM t").result_rows[0], m, "granary")
         client.close()
     finally:
         server.stop()
@@ -168,6 +192,14 @@ def run_chdb(args, tmp, results, df):
         sess.query("INSERT INTO t SELECT * FROM Python(df)")
         return m, df.memory_usage(deep=True).sum()
     measure(results, f"insert_df ({m} rows)", "chdb", insert, repeat, m, reset)
+    check_table(sess.query("SELECT count(), sum(id) FROM t", "CSV").bytes().decode().strip().split(","), m, "chdb")
+
+    path = os.path.join(tmp, "granary", "user_files", NATIVE_FILE)
+
+    def load_file():
+        sess.query(f"INSERT INTO t SELECT * FROM file('{path}', 'Native')")
+        return m, os.path.getsize(path)
+    measure(results, f"Native file -> MergeTree ({m} rows)", "chdb", load_file, repeat, m, reset)
     check_table(sess.query("SELECT count(), sum(id) FROM t", "CSV").bytes().decode().strip().split(","), m, "chdb")
     sess.close()
 
@@ -209,6 +241,7 @@ def main():
     results = {}
     # One engine at a time: on two cores a live server would steal the in-process engine's CPU.
     with tempfile.TemporaryDirectory() as tmp:
+        write_native_file(tmp, df)
         run_granary(args, tmp, results, df)
         run_chdb(args, tmp, results, df)
     run_duckdb(args, results, df)
