@@ -14,10 +14,11 @@
 use std::fmt::Write;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, GenericListArray, StringBuilder,
+    Array, ArrayRef, AsArray, GenericListArray, StringArray, StringBuilder,
 };
+use datafusion::arrow::buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{
-    DataType, Date32Type, Decimal128Type, Decimal256Type, Field, Float32Type, Float64Type, Int16Type, Int32Type,
+    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Decimal256Type, Field, Float32Type, Float64Type, Int16Type, Int32Type,
     Int64Type, Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
@@ -303,6 +304,19 @@ fn push_str(out: &mut String, s: &str, quoted: bool) {
 
 /// `toString` of a whole column: one string per row, NULL stays NULL.
 pub(crate) fn format_array(field: &Field, array: &ArrayRef, ctx: &FormatCtx) -> DfResult<ArrayRef> {
+    // Integers are most of what is turned into text (`toString(id)`): written straight
+    // into one buffer, without a formatter per value.
+    match array.data_type() {
+        DataType::Int8 => return format_integers::<Int8Type>(array),
+        DataType::Int16 => return format_integers::<Int16Type>(array),
+        DataType::Int32 => return format_integers::<Int32Type>(array),
+        DataType::Int64 => return format_integers::<Int64Type>(array),
+        DataType::UInt8 => return format_integers::<UInt8Type>(array),
+        DataType::UInt16 => return format_integers::<UInt16Type>(array),
+        DataType::UInt32 => return format_integers::<UInt32Type>(array),
+        DataType::UInt64 => return format_integers::<UInt64Type>(array),
+        _ => {}
+    }
     let ch = ChType::from_field(field);
     let mut builder = StringBuilder::with_capacity(array.len(), array.len() * 8);
     let mut buf = String::new();
@@ -316,6 +330,26 @@ pub(crate) fn format_array(field: &Field, array: &ArrayRef, ctx: &FormatCtx) -> 
         builder.append_value(&buf);
     }
     Ok(std::sync::Arc::new(builder.finish()))
+}
+
+fn format_integers<T: ArrowPrimitiveType>(array: &ArrayRef) -> DfResult<ArrayRef>
+where
+    T::Native: itoa::Integer,
+{
+    let values = array.as_primitive::<T>();
+    let mut offsets: Vec<i32> = Vec::with_capacity(values.len() + 1);
+    let mut data: Vec<u8> = Vec::with_capacity(values.len() * 8);
+    let mut text = itoa::Buffer::new();
+    offsets.push(0);
+    for (row, value) in values.values().iter().enumerate() {
+        if values.is_valid(row) {
+            data.extend_from_slice(text.format(*value).as_bytes());
+        }
+        let end = i32::try_from(data.len()).map_err(|_| datafusion::common::DataFusionError::Execution("toString: block too large".into()))?;
+        offsets.push(end);
+    }
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+    Ok(std::sync::Arc::new(StringArray::try_new(offsets, Buffer::from_vec(data), values.nulls().cloned())?))
 }
 
 /// The text of one value, for tests and error messages.
@@ -334,6 +368,17 @@ mod tests {
         let mut s = String::new();
         fmt_f64(v, &mut s);
         s
+    }
+
+    #[test]
+    fn integers_to_text() {
+        use datafusion::arrow::array::Int64Array;
+        let array: ArrayRef = std::sync::Arc::new(Int64Array::from(vec![Some(-12), None, Some(i64::MAX), Some(0)]));
+        let field = Field::new("x", DataType::Int64, true);
+        let ctx = FormatCtx::from_config(&ConfigOptions::default()).unwrap();
+        let out = format_array(&field, &array, &ctx).unwrap();
+        let out = out.as_string::<i32>();
+        assert_eq!(out.iter().collect::<Vec<_>>(), vec![Some("-12"), None, Some("9223372036854775807"), Some("0")]);
     }
 
     #[test]
