@@ -19,3 +19,9 @@ SELECT xxHash64(''), xxHash64('abc'), xxHash64(repeat('x', 100)), xxHash64(toUIn
 SELECT sipHash64(toInt16(-2)), xxHash64(toInt32(-3)), sipHash64(1.5), xxHash64(toFloat32(0.5)), sipHash64(toDate('2020-01-01')), xxHash64(toDecimal64(2.25, 2));
 SELECT intHash64(1), intHash64(toInt8(-1)), intHash64(toUInt64(18000000000000000000)), intHash64(number) FROM numbers(1);
 SELECT intHash64(1.5);
+SELECT murmurHash3_64(''), murmurHash3_64('a'), murmurHash3_64('hello world, this is long'), murmurHash3_64(repeat('m', 33));
+SELECT murmurHash3_64(toUInt64(1)), murmurHash3_64(toUInt8(1)), murmurHash3_64(toInt32(-7)), murmurHash3_64(1.5), murmurHash3_64(toDate('2020-01-01'));
+SELECT murmurHash3_64('a', 'b'), murmurHash3_64(1, 2), murmurHash3_64(number, toString(number)) FROM numbers(1);
+SELECT sum(murmurHash3_64(number) % 1000) FROM numbers(100000);
+SELECT intHash32(1), intHash32(toInt8(-1)), intHash32(toUInt64(18000000000000000000)), toTypeName(intHash32(1)), intHash32(number) FROM numbers(1);
+SELECT sum(intHash32(number) % 1000) FROM numbers(100000);

@@ -294,9 +294,86 @@ pub fn int_hash64(x: u64) -> u64 {
     x ^ (x >> 33)
 }
 
+/// ClickHouse's `intHash32`: Thomas Wang's 64-to-32-bit mix of the value xor a salt.
+pub fn int_hash32(x: u64) -> u32 {
+    let x = x ^ 0x75d9_543d_e018_bf45;
+    let mut key = (!x).wrapping_add(x << 18);
+    key ^= key.rotate_right(31);
+    key = key.wrapping_mul(21);
+    key ^= key.rotate_right(11);
+    key = key.wrapping_add(key << 6);
+    key ^= key.rotate_right(22);
+    key as u32
+}
+
+fn fmix64(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+/// MurmurHash3_x64_128 with seed 0, as its two 64-bit halves.
+pub fn murmur3_x64_128(data: &[u8]) -> (u64, u64) {
+    const C1: u64 = 0x87c3_7b91_1142_53d5;
+    const C2: u64 = 0x4cf5_ad43_2745_937f;
+    let (mut h1, mut h2) = (0u64, 0u64);
+    let blocks = data.len() / 16;
+    for block in 0..blocks {
+        let k1 = fetch64(data, block * 16);
+        let k2 = fetch64(data, block * 16 + 8);
+        h1 ^= k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
+        h1 = h1.rotate_left(27).wrapping_add(h2).wrapping_mul(5).wrapping_add(0x52dc_e729);
+        h2 ^= k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
+        h2 = h2.rotate_left(31).wrapping_add(h1).wrapping_mul(5).wrapping_add(0x3849_5ab5);
+    }
+    let tail = &data[blocks * 16..];
+    let (mut k1, mut k2) = (0u64, 0u64);
+    for (i, &byte) in tail.iter().enumerate() {
+        if i < 8 {
+            k1 |= u64::from(byte) << (8 * i);
+        } else {
+            k2 |= u64::from(byte) << (8 * (i - 8));
+        }
+    }
+    if tail.len() > 8 {
+        h2 ^= k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
+    }
+    if !tail.is_empty() {
+        h1 ^= k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
+    }
+    h1 ^= data.len() as u64;
+    h2 ^= data.len() as u64;
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    h1 = fmix64(h1);
+    h2 = fmix64(h2);
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    (h1, h2)
+}
+
+/// ClickHouse's `murmurHash3_64` of bytes: the two halves of MurmurHash3_x64_128 xored.
+pub fn murmur_hash3_64(data: &[u8]) -> u64 {
+    let (h1, h2) = murmur3_x64_128(data);
+    h1 ^ h2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values printed by ClickHouse 26.9 (chdb 4.4).
+    #[test]
+    fn murmur_and_int_hash32_match_clickhouse() {
+        assert_eq!(murmur_hash3_64(b""), 0);
+        assert_eq!(murmur_hash3_64(b"a"), 7196874446409822675);
+        assert_eq!(murmur_hash3_64(b"hello world, this is long"), 3284989485452563752);
+        assert_eq!(murmur_hash3_64(&1u64.to_le_bytes()), 4453723594474149964);
+        assert_eq!(int_hash32(1), 1343103100);
+        assert_eq!(int_hash32(u64::MAX), 3545659993);
+    }
 
     fn alphabet(n: usize) -> Vec<u8> {
         (0..n).map(|i| b'a' + (i % 26) as u8).collect()

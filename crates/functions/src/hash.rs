@@ -1,19 +1,21 @@
-//! `cityHash64`, `sipHash64`, `xxHash64` of any number of arguments, and `intHash64`,
-//! with ClickHouse's exact results (ClickHouse users shard, sample and order by them).
+//! `cityHash64`, `sipHash64`, `xxHash64`, `murmurHash3_64` of any number of arguments,
+//! and `intHash64`, `intHash32`, with ClickHouse's exact results (ClickHouse users
+//! shard, sample and order by them).
 //!
 //! Strings are hashed as their bytes. Numbers, dates and booleans: `cityHash64` applies
-//! `intHash64` to their bits zero-extended from their ClickHouse width; the other two
-//! hash those bytes. Decimals and DateTime64 are hashed as their bytes by all three.
+//! `intHash64` to their bits zero-extended from their ClickHouse width; the others
+//! hash those bytes. Decimals and DateTime64 are hashed as their bytes by all of them.
 //! Several arguments are combined left to right: `Hash128to64` for cityHash64 and
-//! xxHash64, the SipHash of the two 8-byte hashes for sipHash64.
+//! xxHash64, the SipHash of the two 8-byte hashes for sipHash64, `intHash64(h1) ^ h2`
+//! for murmurHash3_64.
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, AsArray, UInt64Array};
+use datafusion::arrow::array::{Array, AsArray, UInt32Array, UInt64Array};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Decimal128Type, Float32Type, Float64Type, Int64Type, UInt64Type};
 use datafusion::logical_expr::ScalarUDF;
-use granary_common::hash::{city_hash64, hash128_to_64, int_hash64, sip_hash64};
+use granary_common::hash::{city_hash64, hash128_to_64, int_hash32, int_hash64, murmur_hash3_64, sip_hash64};
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
@@ -21,7 +23,14 @@ use crate::args::{ch_error, illegal_type, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![hash_function(Algorithm::City64), hash_function(Algorithm::Sip64), hash_function(Algorithm::Xx64), int_hash64_function()]
+    vec![
+        hash_function(Algorithm::City64),
+        hash_function(Algorithm::Sip64),
+        hash_function(Algorithm::Xx64),
+        hash_function(Algorithm::Murmur3_64),
+        int_hash_function("intHash64", ChType::UInt64),
+        int_hash_function("intHash32", ChType::UInt32),
+    ]
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -29,6 +38,7 @@ enum Algorithm {
     City64,
     Sip64,
     Xx64,
+    Murmur3_64,
 }
 
 impl Algorithm {
@@ -37,6 +47,7 @@ impl Algorithm {
             Algorithm::City64 => "cityHash64",
             Algorithm::Sip64 => "sipHash64",
             Algorithm::Xx64 => "xxHash64",
+            Algorithm::Murmur3_64 => "murmurHash3_64",
         }
     }
 
@@ -45,6 +56,7 @@ impl Algorithm {
             Algorithm::City64 => city_hash64(data),
             Algorithm::Sip64 => sip_hash64(data),
             Algorithm::Xx64 => xxhash_rust::xxh64::xxh64(data, 0),
+            Algorithm::Murmur3_64 => murmur_hash3_64(data),
         }
     }
 
@@ -59,6 +71,7 @@ impl Algorithm {
     fn combine(self, first: u64, second: u64) -> u64 {
         match self {
             Algorithm::City64 | Algorithm::Xx64 => hash128_to_64(first, second),
+            Algorithm::Murmur3_64 => int_hash64(first) ^ second,
             Algorithm::Sip64 => {
                 let mut both = [0u8; 16];
                 both[..8].copy_from_slice(&first.to_le_bytes());
@@ -175,27 +188,33 @@ fn column_hashes(ctx: &ExecCtx, index: usize, algorithm: Algorithm) -> DfResult<
     })
 }
 
-/// `intHash64(n)`: the integer converted to UInt64 (sign-extended) and mixed.
-fn int_hash64_function() -> ScalarUDF {
+/// `intHash64(n)` / `intHash32(n)`: the integer converted to UInt64 (sign-extended) and mixed.
+fn int_hash_function(name: &'static str, result: ChType) -> ScalarUDF {
+    let is_integer = |t: &ChType| {
+        matches!(t, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64)
+    };
+    let wide = result == ChType::UInt64;
     ScalarDef::new(
-        "intHash64",
+        name,
         Arity::exact(1),
-        |ctx| match ctx.ch(0) {
-            ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => Ok(ChType::UInt64),
-            ChType::Nullable(inner) if matches!(*inner, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => {
-                Ok(ChType::UInt64)
-            }
+        move |ctx| match ctx.ch(0) {
+            t if is_integer(&t) => Ok(result.clone()),
+            ChType::Nullable(inner) if is_integer(&inner) => Ok(result.clone()),
             _ => Err(illegal_type(ctx.name, 0, ctx.field(0))),
         },
-        |ctx| {
+        move |ctx| {
             let array = ctx.array(0)?;
-            let hashes: Vec<u64> = if array.data_type() == &DataType::UInt64 {
-                array.as_primitive::<UInt64Type>().values().iter().map(|v| int_hash64(*v)).collect()
+            let bits: Vec<u64> = if array.data_type() == &DataType::UInt64 {
+                array.as_primitive::<UInt64Type>().values().to_vec()
             } else {
                 let values = cast(&array, &DataType::Int64)?;
-                values.as_primitive::<Int64Type>().values().iter().map(|v| int_hash64(*v as u64)).collect()
+                values.as_primitive::<Int64Type>().values().iter().map(|v| *v as u64).collect()
             };
-            Ok(Arc::new(UInt64Array::from(hashes)))
+            Ok(if wide {
+                Arc::new(UInt64Array::from_iter_values(bits.into_iter().map(int_hash64)))
+            } else {
+                Arc::new(UInt32Array::from_iter_values(bits.into_iter().map(int_hash32)))
+            })
         },
     )
     .build()
