@@ -22,6 +22,7 @@
 
 pub mod lexer;
 pub mod aliases;
+mod array_join;
 pub mod names;
 pub mod params;
 pub mod parse;

@@ -7,6 +7,7 @@
 //!   from our type system rather than DataFusion's SQL types;
 //! * `PREWHERE c` joins `WHERE` (the filter is the same; reading order is the storage
 //!   engine's business once it can use it);
+//! * `ARRAY JOIN` becomes `unnest` in a derived table ([`crate::array_join`]);
 //! * `LIMIT n BY cols` is taken out, to be applied to the result stream by the interpreter;
 //! * unaliased projection items get ClickHouse's column names ([`crate::names`]).
 
@@ -44,7 +45,7 @@ pub struct LimitBy {
 pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
     let limit_by = take_limit_by(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
-    rewrite_nested_query(query, options);
+    rewrite_nested_query(query, options)?;
     let _ = visit_expressions_mut(query, |expr: &mut Expr| {
         rewrite_expr(expr, options);
         ControlFlow::<()>::Continue(())
@@ -52,18 +53,20 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
     Ok(limit_by)
 }
 
-fn rewrite_nested_query(query: &mut Query, options: &RewriteOptions<'_>) {
-    rewrite_set_expr(&mut query.body, options);
+fn rewrite_nested_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<()> {
+    rewrite_set_expr(&mut query.body, options)?;
     if let Some(with) = &mut query.with {
         for cte in &mut with.cte_tables {
-            rewrite_nested_query(&mut cte.query, options);
+            rewrite_nested_query(&mut cte.query, options)?;
         }
     }
+    Ok(())
 }
 
-fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) {
+fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<()> {
     match body {
         SetExpr::Select(select) => {
+            crate::array_join::rewrite_array_join(select)?;
             if let Some(prewhere) = select.prewhere.take() {
                 select.selection = Some(match select.selection.take() {
                     Some(wh) => Expr::BinaryOp { left: Box::new(Expr::Nested(Box::new(prewhere))), op: BinaryOperator::And, right: Box::new(Expr::Nested(Box::new(wh))) },
@@ -78,25 +81,27 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) {
                 }
             }
             for table in &mut select.from {
-                rewrite_table_factor(&mut table.relation, options);
+                rewrite_table_factor(&mut table.relation, options)?;
                 for join in &mut table.joins {
-                    rewrite_table_factor(&mut join.relation, options);
+                    rewrite_table_factor(&mut join.relation, options)?;
                 }
             }
+            Ok(())
         }
         SetExpr::Query(q) => rewrite_nested_query(q, options),
         SetExpr::SetOperation { left, right, .. } => {
-            rewrite_set_expr(left, options);
-            rewrite_set_expr(right, options);
+            rewrite_set_expr(left, options)?;
+            rewrite_set_expr(right, options)
         }
-        _ => {}
+        _ => Ok(()),
     }
 }
 
-fn rewrite_table_factor(factor: &mut ast::TableFactor, options: &RewriteOptions<'_>) {
+fn rewrite_table_factor(factor: &mut ast::TableFactor, options: &RewriteOptions<'_>) -> Result<()> {
     if let ast::TableFactor::Derived { subquery, .. } = factor {
-        rewrite_nested_query(subquery, options);
+        rewrite_nested_query(subquery, options)?;
     }
+    Ok(())
 }
 
 /// Gives each unaliased computed column the name ClickHouse would give it.
