@@ -63,3 +63,4 @@ SELECT toString(number) AS s FROM numbers(12) ORDER BY s;
 SELECT sum(number) FROM numbers(1000000);
 SELECT count() FROM numbers(1000000) WHERE number % 3 = 0;
 SELECT * FROM (SELECT number, number * number FROM numbers(5) UNION ALL SELECT 10, 100) ORDER BY 1;
+SELECT emptyArrayToSingle([1, 2]), emptyArrayToSingle(CAST([] AS Array(UInt8))), emptyArrayToSingle(CAST([] AS Array(String))), emptyArrayToSingle(CAST([] AS Array(Nullable(Int32))));

@@ -25,3 +25,6 @@ SELECT n, count(), sum(id) FROM mtdiff.arrays ARRAY JOIN nums AS n GROUP BY n OR
 SELECT count() FROM mtdiff.arrays ARRAY JOIN tags;
 SELECT x, count() FROM mtdiff.arrays ARRAY JOIN range(id % 3) AS x GROUP BY x ORDER BY x;
 SELECT * FROM mtdiff.arrays ARRAY JOIN tags WHERE id IN (2, 3) ORDER BY id, tags;
+SELECT id, x FROM mtdiff.arrays LEFT ARRAY JOIN nums AS x WHERE id < 9 ORDER BY id, x;
+SELECT id, tags FROM mtdiff.arrays LEFT ARRAY JOIN tags WHERE id < 6 ORDER BY id, tags;
+SELECT count(), sum(n) FROM mtdiff.arrays LEFT ARRAY JOIN nums AS n;

@@ -156,6 +156,50 @@ fn has() -> ScalarUDF {
     .build()
 }
 
+/// `emptyArrayToSingle(arr)`: an empty array becomes one element of the type's default
+/// (NULL for Nullable elements); what `LEFT ARRAY JOIN` unnests.
+fn empty_array_to_single() -> ScalarUDF {
+    ScalarDef::new(
+        "emptyArrayToSingle",
+        Arity::exact(1),
+        |ctx| match ctx.ch(0) {
+            t @ ChType::Array(_) => Ok(t),
+            _ => Err(illegal_type(ctx.name, 0, ctx.field(0))),
+        },
+        |ctx| {
+            let array = ctx.array(0)?;
+            let list = array.as_list::<i32>();
+            let DataType::List(item) = list.data_type() else { return Err(illegal_type(ctx.name, 0, &ctx.fields[0])) };
+            let values = list.values();
+            // One default element appended after the values; empty rows point at it.
+            let default = if item.is_nullable() {
+                datafusion::arrow::array::new_null_array(item.data_type(), 1)
+            } else {
+                datafusion::common::ScalarValue::new_default(item.data_type())?.to_array_of_size(1)?
+            };
+            let all = datafusion::arrow::compute::concat(&[values.as_ref(), default.as_ref()])?;
+            let default_at = values.len() as u32;
+            let offsets = list.value_offsets();
+            let mut indices: Vec<u32> = Vec::with_capacity(values.len() + 1);
+            let mut new_offsets: Vec<i32> = Vec::with_capacity(list.len() + 1);
+            new_offsets.push(0);
+            for row in 0..list.len() {
+                let (start, end) = (offsets[row] as u32, offsets[row + 1] as u32);
+                if list.is_null(row) || start == end {
+                    indices.push(default_at);
+                } else {
+                    indices.extend(start..end);
+                }
+                new_offsets.push(indices.len() as i32);
+            }
+            let taken = datafusion::arrow::compute::take(all.as_ref(), &datafusion::arrow::array::UInt32Array::from(indices), None)?;
+            Ok(Arc::new(ListArray::try_new(Arc::clone(item), OffsetBuffer::new(new_offsets.into()), taken, None)?))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![range(), has()]
+    vec![range(), has(), empty_array_to_single()]
 }

@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Each row of the left side becomes one row per element; several arrays are zipped, as
-//! in ClickHouse; rows with empty arrays are dropped. Without an alias the element takes
+//! in ClickHouse; rows with empty arrays are dropped, or with `LEFT ARRAY JOIN` kept with
+//! the element type's default (`unnest(emptyArrayToSingle(arr))`). Without an alias the element takes
 //! the array's name, as ClickHouse does. The derived table keeps the left table's name
 //! or alias, so `t.col` still resolves. sqlparser reads `ARRAY JOIN a AS x, b AS y` as
 //! an array join of `a` followed by a comma join of a "table" `b`: FROM items after an
@@ -27,11 +28,13 @@ pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
     let mut head = from.remove(0);
     let array_joins = head.joins.split_off(position);
     let mut arrays = Vec::new();
+    let mut left = false;
     for join in array_joins {
         match join.join_operator {
             JoinOperator::ArrayJoin | JoinOperator::InnerArrayJoin => arrays.push(array_of(&join.relation)?),
             JoinOperator::LeftArrayJoin => {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LEFT ARRAY JOIN is not supported yet; ARRAY JOIN drops rows with empty arrays"));
+                left = true;
+                arrays.push(array_of(&join.relation)?);
             }
             _ => return Err(Error::new(ErrorCode::SYNTAX_ERROR, "A JOIN after ARRAY JOIN is not supported")),
         }
@@ -47,11 +50,13 @@ pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
     let mut added = Vec::new();
     let mut replaced = Vec::new();
     for (expr, name) in &arrays {
+        // LEFT ARRAY JOIN keeps rows with empty arrays, with the element's default.
+        let unnested = if left { format!("unnest(emptyArrayToSingle({expr}))") } else { format!("unnest({expr})") };
         match name {
-            Some(alias) => added.push(format!("unnest({expr}) AS {alias}")),
+            Some(alias) => added.push(format!("{unnested} AS {alias}")),
             None => {
                 let column = last_name(expr)?;
-                replaced.push(format!("unnest({expr}) AS {column}"));
+                replaced.push(format!("{unnested} AS {column}"));
             }
         }
     }
