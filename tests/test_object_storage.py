@@ -3,6 +3,7 @@ same files. Fixtures are written by chdb itself into the server's user_files dir
 both engines read identical bytes; granary gets paths relative to user_files, chdb absolute
 paths."""
 import os
+import time
 import shutil
 
 import pytest
@@ -428,3 +429,48 @@ def test_insert_into_function_s3(server, s3_endpoint):
     assert "Code: 499" in error(server, f"SELECT * FROM s3('{base}/failed.csv', {S3_KEYS}, 'CSV', 'x UInt8')")
     assert "Code: 291" in error(server, f"INSERT INTO FUNCTION s3('{base}/*.csv', {S3_KEYS}) SELECT 1")
     assert "Code: 499" in error(server, f"INSERT INTO FUNCTION s3('{base}/denied.csv', 'testkey', 'wrong') SELECT 1")
+
+
+def test_schema_inference_cache(server, files):
+    """Inferred structures are cached per file, format and settings, reused while the
+    file is unchanged, dropped when it changes, listed in system.schema_inference_cache."""
+    def event(name):
+        out = server.query(f"SELECT value FROM system.events WHERE event = '{name}'")
+        return int(out or 0)
+
+    path = os.path.join(files, "cached.csv")
+    with open(path, "w") as f:
+        f.write("a,b\n1,x\n2,y\n")
+    server.query("SYSTEM DROP SCHEMA CACHE FOR File")
+    assert server.query("SELECT sum(a) FROM file('io/cached.csv')") == "3\n"
+    rows = server.query("SELECT storage, format, schema FROM system.schema_inference_cache WHERE source LIKE '%/io/cached.csv'")
+    assert rows == "File\tCSV\ta Nullable(Int64), b Nullable(String)\n", rows
+    hits = event("SchemaInferenceCacheHits")
+    assert server.query("SELECT count() FROM file('io/cached.csv')") == "2\n"
+    assert event("SchemaInferenceCacheHits") == hits + 1
+    # Another setting that shapes inference is another entry.
+    server.query("SELECT count() FROM file('io/cached.csv') SETTINGS schema_inference_make_columns_nullable = 0")
+    assert server.query("SELECT count() FROM system.schema_inference_cache WHERE source LIKE '%/io/cached.csv'") == "2\n"
+    # A changed file is inferred again.
+    time.sleep(0.01)
+    with open(path, "w") as f:
+        f.write("a,b,c\n1,x,2.5\n")
+    invalidations = event("SchemaInferenceCacheInvalidations")
+    assert server.query("DESCRIBE file('io/cached.csv')").split("\n")[2].split("\t")[:2] == ["c", "Nullable(Float64)"]
+    assert event("SchemaInferenceCacheInvalidations") == invalidations + 1
+    # Off for file(): nothing new is kept.
+    server.query("SYSTEM DROP SCHEMA CACHE")
+    server.query("SELECT count() FROM file('io/cached.csv') SETTINGS schema_inference_use_cache_for_file = 0")
+    assert server.query("SELECT count() FROM system.schema_inference_cache") == "0\n"
+    assert server.request("SYSTEM DROP SCHEMA CACHE FOR Nowhere").status != 200
+
+
+def test_schema_inference_cache_for_s3(server, s3_files):
+    server.query("SYSTEM DROP SCHEMA CACHE FOR S3")
+    sql = f"SELECT count() FROM s3('{s3_files}/data.jsonl', {S3_KEYS})"
+    assert server.query(sql) == "20\n"
+    assert server.query(sql) == "20\n"
+    rows = server.query("SELECT storage, format FROM system.schema_inference_cache WHERE source LIKE '%data.jsonl'")
+    assert rows == "S3\tJSONEachRow\n", rows
+    server.query("SYSTEM DROP SCHEMA CACHE FOR s3")
+    assert server.query("SELECT count() FROM system.schema_inference_cache WHERE storage = 'S3'") == "0\n"

@@ -51,6 +51,9 @@ counters! {
     HTTPConnectionsAccepted => "Connections accepted on the HTTP and HTTPS ports.",
     FailedAuthentications => "Logins refused (wrong password, unknown user, disallowed network).",
     QuotaExceeded => "Queries refused by a quota.",
+    SchemaInferenceCacheHits => "Structures of files read from the schema inference cache.",
+    SchemaInferenceCacheMisses => "Structures of files inferred because the schema inference cache had none.",
+    SchemaInferenceCacheInvalidations => "Schema inference cache entries dropped because their file changed.",
 }
 
 counters! {

@@ -171,6 +171,7 @@ registry! {
     "schema_inference_make_columns_nullable": UInt64 = "3", "Make inferred columns Nullable (0: never).";
     "schema_inference_use_cache_for_file": Bool = "1", "Cache inferred schemas of file().";
     "schema_inference_use_cache_for_s3": Bool = "1", "Cache inferred schemas of s3().";
+    "schema_inference_use_cache_for_url": Bool = "1", "Cache inferred schemas of url().";
     "send_logs_level": String = "fatal", "Send server logs of this level and higher to the client.";
     "send_progress_in_http_headers": Bool = "0", "Send X-ClickHouse-Progress headers while the query runs.";
     "session_timezone": String = "", "The time zone of this session (empty: the server's).";

@@ -242,6 +242,16 @@ fn infer_files(ctx: &IoContext, files: &[FileEntry], format: &str, compression: 
             format!("The table structure cannot be extracted from a {format} format file, because there are no files with provided path or all files are empty. You can specify the structure manually"),
         ));
     };
+    let compression_name = compression.map(|c| format!("{c:?}")).unwrap_or_else(|| "auto".to_string());
+    if let Some(cached) = crate::schema_cache::lookup(&ctx.settings, file, format, &compression_name) {
+        return Ok(cached);
+    }
+    let (schema, read_format) = infer_file(ctx, file, format, compression, download)?;
+    crate::schema_cache::store(&ctx.settings, file, format, &compression_name, &schema, &read_format);
+    Ok((schema, read_format))
+}
+
+fn infer_file(ctx: &IoContext, file: &FileEntry, format: &str, compression: Option<Compression>, download: DownloadOptions) -> Result<(SchemaRef, String)> {
     if format == "Parquet" {
         let cannot = |e: &dyn std::fmt::Display| {
             Error::new(ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE, format!("The table structure cannot be extracted from a Parquet format file. Error: {e}. You can specify the structure manually: (in file/uri {})", file.path))

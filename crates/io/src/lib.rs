@@ -39,6 +39,7 @@ pub mod local;
 pub mod native_compression;
 pub mod remote;
 pub mod remote_functions;
+pub mod schema_cache;
 pub mod sink;
 pub mod table;
 

@@ -644,6 +644,17 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
             granary_mergetree::cache::uncompressed_cache().clear();
             Ok(())
         }
+        ["DROP", "SCHEMA", "CACHE"] => {
+            granary_io::schema_cache::clear(None);
+            Ok(())
+        }
+        ["DROP", "SCHEMA", "CACHE", "FOR", storage] => match *storage {
+            "FILE" | "S3" | "URL" => {
+                granary_io::schema_cache::clear(Some(storage));
+                Ok(())
+            }
+            other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown storage {other} for SYSTEM DROP SCHEMA CACHE: File, S3 or URL"))),
+        },
         // Marks live with their parts (see granary_mergetree::cache); other caches
         // (DNS, query cache, ...) do not exist here: nothing to drop.
         ["DROP", .., "CACHE"] => Ok(()),

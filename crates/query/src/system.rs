@@ -205,6 +205,20 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             query_log,
         ),
         (
+            "schema_inference_cache",
+            vec![
+                ("storage", "String"),
+                ("source", "String"),
+                ("format", "String"),
+                ("additional_format_info", "String"),
+                ("registration_time", "DateTime"),
+                ("schema", "Nullable(String)"),
+                ("number_of_rows", "Nullable(UInt64)"),
+                ("schema_inference_mode", "Nullable(String)"),
+            ],
+            schema_inference_cache,
+        ),
+        (
             "text_log",
             vec![
                 ("event_date", "Date"),
@@ -825,6 +839,20 @@ fn event_time(us: impl Iterator<Item = i64>) -> ArrayRef {
 
 fn event_time_us(us: impl Iterator<Item = i64>) -> ArrayRef {
     Arc::new(TimestampMicrosecondArray::from_iter_values(us))
+}
+
+fn schema_inference_cache(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let rows = granary_io::schema_cache::rows();
+    Ok(vec![
+        strings(rows.iter().map(|r| r.storage)),
+        strings(rows.iter().map(|r| &r.source)),
+        strings(rows.iter().map(|r| &r.format)),
+        strings(rows.iter().map(|r| &r.additional_format_info)),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.registration_time))),
+        Arc::new(arrow::array::StringArray::from_iter(rows.iter().map(|r| Some(r.schema.as_str())))),
+        Arc::new(arrow::array::UInt64Array::from_iter(rows.iter().map(|_| None::<u64>))),
+        Arc::new(arrow::array::StringArray::from_iter(rows.iter().map(|_| Some("default")))),
+    ])
 }
 
 fn text_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
