@@ -62,3 +62,8 @@ SELECT count() FROM numbers(10000000) WHERE number % 7 = 3;
 SELECT max(number), min(number) FROM numbers(5000000);
 SELECT number % 3 AS k, sum(number) AS s FROM numbers(100) GROUP BY k HAVING s > 1600 ORDER BY k;
 SELECT count() FROM (SELECT number % 100 AS k FROM numbers(10000) GROUP BY k);
+SELECT sumArray(a), countArray(a), avgArray(a), maxArray(a), uniqExactArray(a) FROM (SELECT [1,2,3] AS a UNION ALL SELECT [] UNION ALL SELECT [10]);
+SELECT k, sumArray(a), minArray(a) FROM (SELECT number % 2 AS k, range(number) AS a FROM numbers(6)) GROUP BY k ORDER BY k;
+SELECT groupArrayArray(a) FROM (SELECT [1,2] AS a);
+SELECT sumArrayIf(a, k = 1) FROM (SELECT number % 2 AS k, range(number) AS a FROM numbers(6));
+SELECT argMaxArray(a, b) FROM (SELECT ['a','b'] AS a, [1,2] AS b);

@@ -1,4 +1,4 @@
-//! Aggregate function combinators: `-If`, `-Distinct`, `-OrNull`, `-OrDefault`,
+//! Aggregate function combinators: `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-Array`,
 //! `-State`, `-Merge`, `-MergeState`, and `AggregateFunction(f, T)` state values.
 //!
 //! * `-If` and `-Distinct` on the innermost level are rewritten by the SQL front end
@@ -44,6 +44,8 @@ pub(crate) enum Comb {
     State,
     Merge,
     MergeState,
+    /// `sumArray(arr)`: the aggregate over the elements of every row's array.
+    Array,
 }
 
 const WRAPPERS: &[(&str, Comb)] = &[
@@ -52,6 +54,7 @@ const WRAPPERS: &[(&str, Comb)] = &[
     ("State", Comb::State),
     ("OrNull", Comb::OrNull),
     ("OrDefault", Comb::OrDefault),
+    ("Array", Comb::Array),
 ];
 
 /// Splits a combinator name into its base aggregate and the suffixes, outermost first
@@ -325,6 +328,17 @@ impl Combined {
                 let inputs = base_fields(&self.base, &types);
                 Ok((types, inputs))
             }
+            Comb::Array => {
+                let mut types = Vec::with_capacity(args.len());
+                for (i, field) in args.iter().enumerate() {
+                    match ch_type_of_field(field).strip_nullable() {
+                        ChType::Array(element) => types.push((**element).clone()),
+                        _ => return Err(crate::args::illegal_type(self.name, i, field)),
+                    }
+                }
+                let inputs = base_fields(&self.base, &types);
+                Ok((types, inputs))
+            }
             _ => Ok((args.iter().map(|f| ch_type_of_field(f)).collect(), coerced(&self.base, args))),
         }
     }
@@ -340,7 +354,7 @@ impl AggregateUDFImpl for Combined {
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
         match self.comb {
             // States are typed with the arguments as given; the accumulator casts them.
-            Comb::Merge | Comb::MergeState | Comb::State => Ok(arg_types.to_vec()),
+            Comb::Merge | Comb::MergeState | Comb::State | Comb::Array => Ok(arg_types.to_vec()),
             _ => self.base.coerce_types(arg_types).or_else(|_| Ok(arg_types.to_vec())),
         }
     }
@@ -353,7 +367,7 @@ impl AggregateUDFImpl for Combined {
         let t = match self.comb {
             Comb::OrNull => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()).into_nullable(),
             Comb::OrDefault => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()).strip_nullable().clone(),
-            Comb::Merge => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()),
+            Comb::Merge | Comb::Array => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()),
             Comb::State | Comb::MergeState => {
                 self.base.return_field(&inputs)?;
                 // `count` counts rows whatever its arguments: its state type names none,
@@ -387,6 +401,7 @@ impl AggregateUDFImpl for Combined {
         let needs_cast = self.comb == Comb::State && args.expr_fields.iter().zip(&cast_to).any(|(f, t)| f.data_type() != t);
         let inner = match self.comb {
             Comb::Merge | Comb::MergeState => base_accumulator(&self.base, &inputs, false)?,
+            Comb::Array => base_accumulator(&self.base, &inputs, args.is_distinct)?,
             Comb::State if needs_cast => base_accumulator(&self.base, &inputs, args.is_distinct)?,
             _ => {
                 let mut a = args.clone();
@@ -399,7 +414,7 @@ impl AggregateUDFImpl for Combined {
             comb: self.comb,
             function: self.base.name().to_string(),
             args: arg_types,
-            cast_to: needs_cast.then_some(cast_to),
+            cast_to: (needs_cast || self.comb == Comb::Array).then_some(cast_to),
             inner,
             seen: false,
             state_types: types,
@@ -426,6 +441,19 @@ struct CombinedAccumulator {
 impl Accumulator for CombinedAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
         match self.comb {
+            Comb::Array => {
+                let elements = values.iter().map(|v| flatten_list(v)).collect::<DfResult<Vec<_>>>()?;
+                if elements.windows(2).any(|w| w[0].len() != w[1].len()) {
+                    return Err(ch_error(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH, "Arrays passed to an -Array aggregate function have different sizes"));
+                }
+                let types = self.cast_to.as_deref().unwrap_or_default();
+                let cast = elements
+                    .iter()
+                    .zip(types)
+                    .map(|(v, t)| if v.data_type() == t { Ok(Arc::clone(v)) } else { datafusion::arrow::compute::cast(v, t).map_err(Into::into) })
+                    .collect::<DfResult<Vec<_>>>()?;
+                self.inner.update_batch(&cast)
+            }
             Comb::Merge | Comb::MergeState => {
                 let binary = values[0].as_binary_opt::<i32>().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "AggregateFunction column must be Binary"))?;
                 // Decode every state of the batch into columns and merge them at once.
@@ -505,6 +533,24 @@ impl Accumulator for CombinedAccumulator {
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.inner.size()
     }
+}
+
+/// The elements of every row's array, in order (NULL arrays contribute none).
+fn flatten_list(array: &ArrayRef) -> DfResult<ArrayRef> {
+    let list = array.as_list_opt::<i32>().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "-Array combinator expects arrays"))?;
+    let offsets = list.value_offsets();
+    let (first, last) = (offsets[0] as usize, offsets[list.len()] as usize);
+    let values = list.values().slice(first, last - first);
+    if list.null_count() == 0 {
+        return Ok(values);
+    }
+    // A NULL row may still cover elements: keep only those of valid rows.
+    let mut keep = Vec::with_capacity(last - first);
+    for row in 0..list.len() {
+        let n = (offsets[row + 1] - offsets[row]) as usize;
+        keep.extend(std::iter::repeat_n(list.is_valid(row), n));
+    }
+    Ok(datafusion::arrow::compute::filter(&values, &datafusion::arrow::array::BooleanArray::from(keep))?)
 }
 
 /// Every wrapper combinator over every base aggregate (`sumState`, `avgMerge`, ...).

@@ -32,7 +32,7 @@
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
-//! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
+//! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `-Array`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
 //! | [`states`] | serialized aggregate states in ClickHouse's layouts, [`states::split_states`] for Native and RowBinary |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
 //!
