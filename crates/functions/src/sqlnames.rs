@@ -5,7 +5,9 @@
 //! `normalize_ident` on the name). ClickHouse names are case-sensitive (`toUInt64`),
 //! except those ClickHouse marks case-insensitive (`SUM`, `Count`). So before planning,
 //! the front end rewrites function names: case-insensitive ones are lowercased, and all
-//! are marked quoted so DataFusion looks them up exactly as written. Innermost `-If` and
+//! are marked quoted so DataFusion looks them up exactly as written. `arrayMap` and
+//! `arrayFilter` with one array become DataFusion's `array_transform` / `array_filter`
+//! (arguments swapped). Innermost `-If` and
 //! `-Distinct` combinators become `FILTER (WHERE ..)` and `DISTINCT` (see
 //! [`crate::combinators`]).
 
@@ -62,6 +64,19 @@ pub fn prepare_function_names(statement: &mut Statement) {
                     // `unnest` (the column keeps its ClickHouse name, given earlier).
                     if ident.quote_style.is_none() && ident.value == "arrayJoin" {
                         ident.value = "unnest".to_string();
+                    }
+                    // `arrayMap(x -> f(x), arr)`, `arrayFilter(x -> c(x), arr)`: DataFusion's
+                    // higher-order functions, which take the array first.
+                    let higher_order = match ident.value.as_str() {
+                        "arrayMap" if ident.quote_style.is_none() => Some("array_transform"),
+                        "arrayFilter" if ident.quote_style.is_none() => Some("array_filter"),
+                        _ => None,
+                    };
+                    if let (Some(target), FunctionArguments::List(list)) = (higher_order, &mut function.args) {
+                        if list.args.len() == 2 && matches!(&list.args[0], FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(_)))) {
+                            list.args.swap(0, 1);
+                            ident.value = target.to_string();
+                        }
                     }
                     if ident.quote_style.is_none() {
                         if is_case_insensitive(&ident.value) {
