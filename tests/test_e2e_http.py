@@ -894,3 +894,31 @@ def test_local_send_logs_level(tmp_path):
     assert (r.returncode, r.stdout) == (0, b"10\n"), r.stderr
     err = r.stderr.decode()
     assert "<Debug> default.t: Committed part all_1_1_0 (10 rows)" in err and "(SelectExecutor): Selected 1/1 parts" in err, err
+
+
+def test_insert_deduplication(server, tmp_path):
+    """A retried INSERT is not doubled when the table keeps a deduplication window (as
+    ClickHouse's non-replicated MergeTree), by block content or by
+    insert_deduplication_token; the window survives a restart."""
+    s = Server(str(tmp_path / "data")).start()
+    try:
+        s.query("CREATE TABLE d (k UInt32, v String) ENGINE = MergeTree ORDER BY k SETTINGS non_replicated_deduplication_window = 100")
+        s.query("CREATE TABLE d0 (k UInt32) ENGINE = MergeTree ORDER BY k")
+        for _ in range(2):
+            s.query("INSERT INTO d VALUES (1, 'a'), (2, 'b')")
+            s.query("INSERT INTO d0 VALUES (1)")
+        assert s.query("SELECT count() FROM d") == "2\n"
+        assert s.query("SELECT count() FROM d0") == "2\n", "no window, no deduplication"
+        s.query("INSERT INTO d SETTINGS insert_deduplication_token = 'x' VALUES (5, 'e')")
+        s.query("INSERT INTO d SETTINGS insert_deduplication_token = 'x' VALUES (6, 'f')")
+        assert s.query("SELECT count() FROM d") == "3\n"
+        s.query("INSERT INTO d VALUES (3, 'c')")
+        assert s.stop() == 0
+        s.start()
+        s.query("INSERT INTO d VALUES (1, 'a'), (2, 'b')")
+        s.query("INSERT INTO d VALUES (3, 'c')")
+        assert s.query("SELECT count(), sum(k) FROM d") == "4\t11\n"
+        s.query("INSERT INTO d VALUES (4, 'd')")
+        assert s.query("SELECT count() FROM d") == "5\n"
+    finally:
+        s.stop()

@@ -71,6 +71,9 @@ pub struct Inner {
     /// Held by a merge's blocking work for as long as it runs: aborting the async task
     /// that awaits it does not stop it, and DROP must not remove files under it.
     pub merge_running: Mutex<()>,
+    /// Ids of the last `non_replicated_deduplication_window` inserted blocks and the
+    /// parts they became, oldest first (`deduplication_log.txt`).
+    pub dedup_log: Mutex<std::collections::VecDeque<(String, String)>>,
     pub merge_wakeup: tokio::sync::Notify,
     pub(crate) shutdown: AtomicBool,
 }
@@ -235,6 +238,7 @@ impl MergeTreeEngine {
             commit_lock: Mutex::new(()),
             merge_lock: tokio::sync::Mutex::new(()),
             merge_running: Mutex::new(()),
+            dedup_log: Mutex::new(crate::insert::load_dedup_log(dir)),
             merge_wakeup: tokio::sync::Notify::new(),
             shutdown: AtomicBool::new(false),
         });

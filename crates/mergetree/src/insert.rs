@@ -93,7 +93,8 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     // Renames and directory fsyncs are blocking I/O: off the async runtime.
     let publisher = inner.clone();
     let span = tracing::Span::current();
-    tokio::task::spawn_blocking(move || span.in_scope(|| publish(&publisher, pending, started)))
+    let dedup = Deduplication::of(inner, &request.settings);
+    tokio::task::spawn_blocking(move || span.in_scope(|| publish(&publisher, pending, started, dedup.as_ref())))
         .await
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))??;
     inner.merge_wakeup.notify_one();
@@ -228,11 +229,34 @@ pub fn discard(parts: &[PendingPart]) {
 /// later must get a block number above all of them. Numbered earlier, a slow INSERT's
 /// part could land inside the block range of a merged part that does not contain its
 /// rows, and the next start would drop it as "covered" (acknowledged rows lost).
-fn publish(inner: &Inner, mut pending: Vec<PendingPart>, started: std::time::Instant) -> Result<()> {
+fn publish(inner: &Inner, mut pending: Vec<PendingPart>, started: std::time::Instant, dedup: Option<&Deduplication>) -> Result<()> {
     if pending.is_empty() {
         return Ok(());
     }
     let _guard = inner.commit_lock.lock();
+    let block_ids = match dedup {
+        Some(dedup) => {
+            let ids = dedup.block_ids(&pending)?;
+            let known = inner.dedup_log.lock();
+            let mut kept = Vec::with_capacity(pending.len());
+            let mut kept_ids = Vec::with_capacity(pending.len());
+            for (part, id) in pending.into_iter().zip(ids) {
+                match known.iter().find(|(known_id, _)| *known_id == id) {
+                    Some((_, existing)) => {
+                        tracing::info!(logger = %inner.table_name, "Block with ID {id} already exists as part {existing}; ignoring it");
+                        discard(std::slice::from_ref(&part));
+                    }
+                    None => {
+                        kept.push(part);
+                        kept_ids.push(id);
+                    }
+                }
+            }
+            pending = kept;
+            kept_ids
+        }
+        None => Vec::new(),
+    };
     for p in pending.iter_mut() {
         let block = inner.next_block.fetch_add(1, Ordering::SeqCst);
         let info = PartInfo::new(p.part.info.partition_id.clone(), block, block, 0);
@@ -250,12 +274,75 @@ fn publish(inner: &Inner, mut pending: Vec<PendingPart>, started: std::time::Ins
         }
     }
     let parts: Vec<Arc<Part>> = pending.into_iter().map(|p| Arc::new(p.part)).collect();
+    if let Some(dedup) = dedup {
+        // The parts are in: a log that cannot be written costs a later retry its
+        // deduplication, not this INSERT its success.
+        if let Err(e) = remember_blocks(inner, block_ids.into_iter().zip(parts.iter().map(|p| p.name())), dedup.window) {
+            tracing::error!("cannot write the deduplication log of {}: {e}", inner.table_name);
+        }
+    }
     for part in &parts {
         tracing::debug!(logger = %inner.table_name, "Committed part {} ({} rows) in {:?}", part.name(), part.rows, started.elapsed());
         inner.log_part("NewPart", part, &[], started.elapsed());
     }
     inner.add_parts(parts, &[]);
     Ok(())
+}
+
+const DEDUP_LOG_FILE: &str = "deduplication_log.txt";
+
+/// Insert deduplication (the table's `non_replicated_deduplication_window` > 0): each
+/// new part gets a block id, its partition and a hash of its data (of
+/// `insert_deduplication_token` and the block's position when one is given); a block
+/// whose id is among the table's last `window` ones is dropped, so a retried INSERT is
+/// not doubled. As in ClickHouse, `insert_deduplicate` governs Replicated tables only:
+/// a plain MergeTree deduplicates whenever its window says so (checked with chdb).
+pub(crate) struct Deduplication {
+    token: Option<String>,
+    window: usize,
+}
+
+impl Deduplication {
+    fn of(inner: &Inner, settings: &granary_common::Settings) -> Option<Deduplication> {
+        let window = inner.settings.non_replicated_deduplication_window as usize;
+        if window == 0 {
+            return None;
+        }
+        let token = Some(settings.get_str("insert_deduplication_token").to_string()).filter(|t| !t.is_empty());
+        Some(Deduplication { token, window })
+    }
+
+    fn block_ids(&self, pending: &[PendingPart]) -> Result<Vec<String>> {
+        pending
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let hash = match &self.token {
+                    Some(token) => xxhash_rust::xxh3::xxh3_64(format!("{token}_{i}").as_bytes()),
+                    // The checksums of every file of the part: same rows, same bytes.
+                    None => xxhash_rust::xxh3::xxh3_64(&std::fs::read(p.tmp_dir.join(crate::part::CHECKSUMS_FILE))?),
+                };
+                Ok(format!("{}_{hash:016x}", p.part.info.partition_id))
+            })
+            .collect()
+    }
+}
+
+/// The table's remembered block ids (a missing or unreadable file remembers none).
+pub(crate) fn load_dedup_log(dir: &std::path::Path) -> std::collections::VecDeque<(String, String)> {
+    let text = std::fs::read_to_string(dir.join(DEDUP_LOG_FILE)).unwrap_or_default();
+    text.lines().filter_map(|line| line.split_once('\t')).map(|(id, part)| (id.to_string(), part.to_string())).collect()
+}
+
+/// Adds the blocks just committed to the log, keeps the last `window`, and writes it.
+fn remember_blocks(inner: &Inner, blocks: impl Iterator<Item = (String, String)>, window: usize) -> Result<()> {
+    let mut log = inner.dedup_log.lock();
+    log.extend(blocks);
+    while log.len() > window {
+        log.pop_front();
+    }
+    let text: String = log.iter().map(|(id, part)| format!("{id}\t{part}\n")).collect();
+    granary_common::fs::write_atomic(&inner.dir.join(DEDUP_LOG_FILE), text.as_bytes())
 }
 
 /// Too many parts: slow down from `parts_to_delay_insert`, fail from

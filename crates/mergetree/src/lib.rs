@@ -97,10 +97,11 @@
 //!   day). `IN` lists longer than DataFusion's default `max_in_list_size` do not prune.
 //! * `min_insert_block_size_bytes` is not used for squashing (rows only:
 //!   `max_insert_block_size`).
-//! * `system.merges`, `system.part_log`, TTL, SAMPLE BY, column ALTERs, projections, skip indexes,
-//!   compact parts (`min_bytes_for_wide_part` is accepted, every part is wide), insert
-//!   deduplication tokens, uncompressed/mark caches, `Delta`/`DoubleDelta`/`Gorilla`
-//!   codecs and codec chains.
+//! * TTL, SAMPLE BY, column ALTERs, projections, skip indexes, compact parts
+//!   (`min_bytes_for_wide_part` is accepted, every part is wide), a separate mark cache
+//!   (marks stay loaded with their parts), `Delta`/`DoubleDelta`/`Gorilla` codecs and
+//!   codec chains. Insert deduplication is by `non_replicated_deduplication_window`
+//!   (block ids in `deduplication_log.txt`), as for ClickHouse's non-replicated tables.
 //! * Opening a table verifies the xxh3 of every byte of every part (safe, but O(data) at
 //!   startup).
 //! * TRUNCATE does not wait for running scans; they may fail with "cannot open". A

@@ -28,6 +28,9 @@ pub struct MergeTreeSettings {
     /// AggregatingMergeTree: allow columns that are neither in the sorting key nor
     /// aggregate measures (they keep the first row's value when rows collapse).
     pub allow_dimensions_outside_sorting_key: u64,
+    /// Blocks remembered for insert deduplication (0: none, ClickHouse's default for a
+    /// non-replicated table).
+    pub non_replicated_deduplication_window: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -43,6 +46,7 @@ impl Default for MergeTreeSettings {
             min_compress_block_size: 65536,
             max_compress_block_size: 1024 * 1024,
             allow_dimensions_outside_sorting_key: 0,
+            non_replicated_deduplication_window: 0,
         }
     }
 }
@@ -64,6 +68,7 @@ impl MergeTreeSettings {
                 "min_compress_block_size" => &mut s.min_compress_block_size,
                 "max_compress_block_size" => &mut s.max_compress_block_size,
                 "allow_dimensions_outside_sorting_key" => &mut s.allow_dimensions_outside_sorting_key,
+                "non_replicated_deduplication_window" => &mut s.non_replicated_deduplication_window,
                 _ => {
                     return Err(Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}' for storage MergeTree")))
                 }
