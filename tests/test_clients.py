@@ -2,7 +2,9 @@
 over HTTP with Native/Arrow bodies and lz4 compression) and HTTP content codings of
 request bodies and responses sent by hand, the way curl scripts use them."""
 import datetime
+import bz2
 import gzip
+import lzma
 import http.client
 import struct
 import zlib
@@ -21,6 +23,8 @@ CODINGS = {
     "deflate": (zlib.compress, zlib.decompress),
     "zstd": (zstd.compress, zstd.decompress),
     "lz4": (lz4.frame.compress, lz4.frame.decompress),
+    "xz": (lzma.compress, lzma.decompress),
+    "bz2": (bz2.compress, bz2.decompress),
 }
 
 

@@ -2,6 +2,8 @@
 same files. Fixtures are written by chdb itself into the server's user_files directory, so
 both engines read identical bytes; granary gets paths relative to user_files, chdb absolute
 paths."""
+import bz2
+import lzma
 import os
 import time
 import shutil
@@ -31,6 +33,14 @@ def files(server):
     ch(f"INSERT INTO FUNCTION file('{root}/data.csv.gz', 'CSVWithNames') " + rows.format(start=0, n=1000))
     ch(f"INSERT INTO FUNCTION file('{root}/data.csv.zst', 'CSVWithNames') " + rows.format(start=0, n=1000))
     ch(f"INSERT INTO FUNCTION file('{root}/data.native') " + rows.format(start=0, n=70000))
+    # chdb has no xz or bz2: Python compresses what chdb wrote.
+    ch(f"INSERT INTO FUNCTION file('{root}/plain.csv', 'CSVWithNames') " + rows.format(start=0, n=1000))
+    with open(os.path.join(root, "plain.csv"), "rb") as f:
+        plain = f.read()
+    with open(os.path.join(root, "data.csv.xz"), "wb") as f:
+        f.write(lzma.compress(plain))
+    with open(os.path.join(root, "data.csv.bz2"), "wb") as f:
+        f.write(bz2.compress(plain))
     ch(f"INSERT INTO FUNCTION file('{root}/data.rowbinary', 'RowBinaryWithNamesAndTypes') " + rows.format(start=0, n=500))
     with open(os.path.join(root, "bad.csv"), "w") as f:
         f.write("a,b\n1,2\n3,x\n")
@@ -92,6 +102,16 @@ def test_file_matches_chdb(server, files, query):
         ours = "\n".join("\t".join(l.split("\t")[:2]) for l in ours.splitlines())
         theirs = "\n".join("\t".join(l.split("\t")[:2]) for l in theirs.splitlines())
     assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ["data.csv.xz", "data.csv.bz2"])
+def test_xz_and_bz2_files(server, files, name):
+    # The same rows as plain.csv, which chdb reads (it has no xz or bz2 itself).
+    expected = ch(f"SELECT count(), sum(id), max(name), min(day) FROM file('{files}/plain.csv')")
+    assert server.query(f"SELECT count(), sum(id), max(name), min(day) FROM file('io/{name}')") == expected
+    method = name.rsplit(".", 1)[1]
+    structure = "'CSVWithNames', 'id UInt64, name String, score Float64, day Date'"
+    assert server.query(f"SELECT count() FROM file('io/{name}', {structure}, '{method}')") == "1000\n"
 
 
 def test_virtual_path(server, files):
@@ -374,6 +394,12 @@ def test_insert_into_function_file(server, files):
     assert ch(f"SELECT groupArray(k) FROM (SELECT k FROM file('{out}/part_1.jsonl') ORDER BY k)") == "[1,4,7]\n"
     # Round trip through our own reader.
     assert q("SELECT count(), sum(k) FROM file('io/out/part_*.jsonl')") == "10\t45\n"
+    # .xz and .bz2, written by us (chdb cannot read them: Python decompresses).
+    for ext, decompress in (("xz", lzma.decompress), ("bz2", bz2.decompress)):
+        q(f"INSERT INTO FUNCTION file('io/out/c.csv.{ext}', 'CSVWithNames') SELECT number AS id, toString(number) AS s FROM numbers(3000)")
+        with open(os.path.join(out, f"c.csv.{ext}"), "rb") as f:
+            text = decompress(f.read()).decode()
+        assert text.startswith('"id","s"\n0,"0"\n') and text.count("\n") == 3001
 
 
 def test_insert_into_function_file_errors(server, files):

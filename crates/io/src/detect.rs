@@ -14,6 +14,8 @@ pub enum Compression {
     /// zlib (HTTP `Content-Encoding: deflate`).
     Deflate,
     Brotli,
+    Xz,
+    Bz2,
 }
 
 impl Compression {
@@ -28,7 +30,9 @@ impl Compression {
             "zstd" | "zst" => Compression::Zstd,
             "lz4" => Compression::Lz4,
             "br" | "brotli" => Compression::Brotli,
-            "xz" | "lzma" | "bz2" | "bzip2" | "snappy" => {
+            "xz" | "lzma" => Compression::Xz,
+            "bz2" | "bzip2" => Compression::Bz2,
+            "snappy" => {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Compression method '{text}' is not supported yet")))
             }
             _ => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Unknown compression method '{text}'"))),
@@ -42,17 +46,15 @@ impl Compression {
             Some("zst" | "zstd") => Compression::Zstd,
             Some("lz4") => Compression::Lz4,
             Some("br") => Compression::Brotli,
+            Some("xz" | "lzma") => Compression::Xz,
+            Some("bz2") => Compression::Bz2,
             _ => Compression::None,
         }
     }
 
-    /// Like [`Compression::from_name`], but a compression this build cannot read
-    /// (`.xz`, `.bz2`, `.br`) is an error instead of garbage parsed as text.
+    /// [`Compression::from_name`] (every compression a name can say is readable).
     pub fn detect(name: &str) -> Result<Compression> {
-        match extension(name).map(|e| e.to_ascii_lowercase()).as_deref() {
-            Some(ext @ ("xz" | "bz2")) => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Compression '.{ext}' of file {name} is not supported yet"))),
-            _ => Ok(Compression::from_name(name)),
-        }
+        Ok(Compression::from_name(name))
     }
 
     /// Wraps a reader of compressed bytes.
@@ -64,6 +66,8 @@ impl Compression {
             Compression::Lz4 => Box::new(lz4_flex::frame::FrameDecoder::new(inner)),
             Compression::Deflate => Box::new(flate2::read::ZlibDecoder::new(inner)),
             Compression::Brotli => Box::new(brotli::Decompressor::new(inner, 64 << 10)),
+            Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(inner)),
+            Compression::Bz2 => Box::new(bzip2::read::MultiBzDecoder::new(inner)),
         })
     }
 
@@ -75,6 +79,8 @@ impl Compression {
             "br" => Compression::Brotli,
             "zstd" => Compression::Zstd,
             "lz4" => Compression::Lz4,
+            "xz" => Compression::Xz,
+            "bz2" => Compression::Bz2,
             "identity" | "none" | "" => Compression::None,
             _ => return None,
         })
@@ -89,6 +95,8 @@ impl Compression {
             Compression::Lz4 => "lz4",
             Compression::Deflate => "deflate",
             Compression::Brotli => "br",
+            Compression::Xz => "xz",
+            Compression::Bz2 => "bz2",
         }
     }
 }
@@ -131,6 +139,8 @@ pub enum Encoder {
     Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
     Lz4(lz4_flex::frame::FrameEncoder<Vec<u8>>),
     Brotli(Box<brotli::CompressorWriter<Vec<u8>>>),
+    Xz(liblzma::write::XzEncoder<Vec<u8>>),
+    Bz2(bzip2::write::BzEncoder<Vec<u8>>),
 }
 
 impl Encoder {
@@ -143,6 +153,8 @@ impl Encoder {
             Compression::Deflate => Encoder::Deflate(flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(level.min(9)))),
             // Window 2^22, ClickHouse's default for br.
             Compression::Brotli => Encoder::Brotli(Box::new(brotli::CompressorWriter::new(Vec::new(), 64 << 10, level.min(11), 22))),
+            Compression::Xz => Encoder::Xz(liblzma::write::XzEncoder::new(Vec::new(), level.min(9))),
+            Compression::Bz2 => Encoder::Bz2(bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(level.clamp(1, 9)))),
         })
     }
 
@@ -152,6 +164,8 @@ impl Encoder {
             Encoder::Gzip(e) => e.write_all(data)?,
             Encoder::Deflate(e) => e.write_all(data)?,
             Encoder::Brotli(e) => e.write_all(data)?,
+            Encoder::Xz(e) => e.write_all(data)?,
+            Encoder::Bz2(e) => e.write_all(data)?,
             Encoder::Zstd(e) => e.write_all(data)?,
             Encoder::Lz4(e) => e.write_all(data).map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
         }
@@ -164,6 +178,8 @@ impl Encoder {
             Encoder::Gzip(e) => e.get_mut(),
             Encoder::Deflate(e) => e.get_mut(),
             Encoder::Brotli(e) => e.get_mut(),
+            Encoder::Xz(e) => e.get_mut(),
+            Encoder::Bz2(e) => e.get_mut(),
             Encoder::Zstd(e) => e.get_mut(),
             Encoder::Lz4(e) => e.get_mut(),
         })
@@ -175,6 +191,8 @@ impl Encoder {
             Encoder::Gzip(e) => e.finish()?,
             Encoder::Deflate(e) => e.finish()?,
             Encoder::Brotli(e) => e.into_inner(),
+            Encoder::Xz(e) => e.finish()?,
+            Encoder::Bz2(e) => e.finish()?,
             Encoder::Zstd(e) => e.finish()?,
             Encoder::Lz4(e) => e.finish().map_err(|e| Error::new(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, format!("lz4: {e}")))?,
         })
@@ -203,7 +221,8 @@ mod tests {
         assert_eq!(Compression::from_name("x.csv.gz"), Compression::Gzip);
         assert_eq!(Compression::from_name("x.csv.zst"), Compression::Zstd);
         assert_eq!(Compression::from_name("x.csv"), Compression::None);
-        assert!(Compression::detect("x.csv.xz").is_err());
+        assert_eq!(Compression::detect("x.csv.xz").unwrap(), Compression::Xz);
+        assert_eq!(Compression::detect("x.csv.bz2").unwrap(), Compression::Bz2);
         assert_eq!(Compression::detect("x.csv.gz").unwrap(), Compression::Gzip);
         assert_eq!(Compression::from_argument("auto").unwrap(), None);
         assert_eq!(Compression::from_argument("gzip").unwrap(), Some(Compression::Gzip));
@@ -230,7 +249,7 @@ mod tests {
 
     #[test]
     fn encoders_round_trip() {
-        for compression in [Compression::None, Compression::Gzip, Compression::Zstd, Compression::Lz4, Compression::Deflate, Compression::Brotli] {
+        for compression in [Compression::None, Compression::Gzip, Compression::Zstd, Compression::Lz4, Compression::Deflate, Compression::Brotli, Compression::Xz, Compression::Bz2] {
             let mut encoder = Encoder::new(compression, 3).unwrap();
             let mut out = Vec::new();
             for chunk in ["a,b\n", "1,2\n", "3,4\n"] {

@@ -55,8 +55,8 @@ pub fn response_coding(headers: &HeaderMap, enabled: bool) -> Option<Compression
         })
         .collect();
     // ClickHouse's order of preference (zstd, br, lz4, snappy, gzip, deflate, xz, bz2),
-    // whatever order the client lists them in; snappy, xz and bz2 are not offered.
-    ["zstd", "br", "lz4", "gzip", "deflate"]
+    // whatever order the client lists them in; snappy is not offered.
+    ["zstd", "br", "lz4", "gzip", "deflate", "xz", "bz2"]
         .into_iter()
         .find(|name| accepted.iter().any(|a| a == name))
         .and_then(Compression::from_http_encoding)
@@ -167,6 +167,8 @@ fn decode_error(coding: Compression, e: std::io::Error) -> Error {
         Compression::Gzip | Compression::Deflate => ErrorCode::ZLIB_INFLATE_FAILED,
         Compression::Zstd => ErrorCode::ZSTD_DECODER_FAILED,
         Compression::Brotli => ErrorCode::BROTLI_READ_FAILED,
+        Compression::Xz => ErrorCode::LZMA_STREAM_DECODER_FAILED,
+        Compression::Bz2 => ErrorCode::BZIP2_STREAM_DECODER_FAILED,
         Compression::Lz4 | Compression::None => ErrorCode::LZ4_DECODER_FAILED,
     };
     Error::new(code, format!("Cannot decompress the request body ({}): {text}", coding.http_name()))
@@ -277,7 +279,8 @@ mod tests {
         assert_eq!(response_coding(&headers("gzip, deflate, lz4"), true), Some(Compression::Lz4));
         assert_eq!(response_coding(&headers("lz4"), true), Some(Compression::Lz4));
         assert_eq!(response_coding(&headers("br"), true), Some(Compression::Brotli));
-        assert_eq!(response_coding(&headers("snappy, xz"), true), None);
+        assert_eq!(response_coding(&headers("snappy"), true), None);
+        assert_eq!(response_coding(&headers("snappy, xz, bz2"), true), Some(Compression::Xz));
         assert_eq!(response_coding(&headers("zstd;q=0, gzip"), true), Some(Compression::Gzip));
         assert_eq!(response_coding(&headers("gzip"), false), None);
     }
@@ -294,7 +297,7 @@ mod tests {
     #[tokio::test]
     async fn bodies_decode_in_chunks_and_errors_surface() {
         let text: String = (0..200_000).map(|i| format!("{i},row\n")).collect();
-        for coding in [Compression::Gzip, Compression::Deflate, Compression::Zstd, Compression::Lz4, Compression::Brotli] {
+        for coding in [Compression::Gzip, Compression::Deflate, Compression::Zstd, Compression::Lz4, Compression::Brotli, Compression::Xz, Compression::Bz2] {
             let mut encoder = Encoder::new(coding, 3).unwrap();
             encoder.write_all(text.as_bytes()).unwrap();
             let compressed = encoder.finish().unwrap();
