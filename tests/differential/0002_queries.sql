@@ -66,3 +66,4 @@ SELECT * FROM (SELECT number, number * number FROM numbers(5) UNION ALL SELECT 1
 SELECT emptyArrayToSingle([1, 2]), emptyArrayToSingle(CAST([] AS Array(UInt8))), emptyArrayToSingle(CAST([] AS Array(String))), emptyArrayToSingle(CAST([] AS Array(Nullable(Int32))));
 SELECT arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3]), arrayFilter(s -> s LIKE 'a%', ['ab', 'b', 'ac']);
 SELECT number, arrayMap(x -> x + number, [1, 2]) FROM numbers(2) ORDER BY number;
+SELECT arrayMap(x -> concat('t', toString(x)), range(3)), arrayFilter(x -> x % 2 = 1, range(10));

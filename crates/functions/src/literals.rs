@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use datafusion::arrow::datatypes::Field;
 use datafusion::common::metadata::FieldMetadata;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::expr::Alias;
 use datafusion::logical_expr::{Expr, LogicalPlan};
@@ -66,8 +66,12 @@ fn marker() -> FieldMetadata {
 }
 
 fn mark(expr: Expr) -> datafusion::common::Result<Transformed<Expr>> {
-    expr.transform_up(|e| {
+    expr.transform_down(|e| {
         Ok(match e {
+            // A lambda's variables were typed from its array during SQL planning:
+            // narrowing literals inside (`arrayMap(x -> x, range(3))`) would change the
+            // array's type under them.
+            Expr::HigherOrderFunction(_) => Transformed::new(e, false, TreeNodeRecursion::Jump),
             Expr::Literal(value @ (ScalarValue::Int64(Some(_)) | ScalarValue::UInt64(Some(_))), None) => {
                 Transformed::yes(Expr::Literal(value, Some(marker())))
             }
