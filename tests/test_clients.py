@@ -169,7 +169,9 @@ def test_response_coding_follows_server_preference_and_ignores_unknown(server):
     assert r.headers.get("Content-Encoding") == "lz4" and lz4.frame.decompress(r.body) == b"1\n"
     r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "gzip, zstd"})
     assert r.headers.get("Content-Encoding") == "zstd" and zstd.decompress(r.body) == b"1\n"
-    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "snappy, xz"})
+    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "snappy, bz2, xz"})
+    assert r.headers.get("Content-Encoding") == "xz" and lzma.decompress(r.body) == b"1\n"
+    r = server.request("SELECT 1", params={"enable_http_compression": 1}, headers={"Accept-Encoding": "snappy, compress"})
     assert r.headers.get("Content-Encoding") is None and r.body == b"1\n"
 
 

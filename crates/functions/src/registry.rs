@@ -44,6 +44,8 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("curdate", "today"),
     ("current_date", "today"),
     // strings
+    ("CHAR_LENGTH", "lengthUTF8"),
+    ("CHARACTER_LENGTH", "lengthUTF8"),
     ("CARDINALITY", "length"),
     ("OCTET_LENGTH", "length"),
     ("lcase", "lower"),

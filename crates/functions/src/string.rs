@@ -97,6 +97,24 @@ fn length() -> ScalarUDF {
     .build()
 }
 
+/// `lengthUTF8(s)` (`char_length`): code points, counted as ClickHouse does by the bytes
+/// that do not continue a UTF-8 sequence (so invalid text still gets a length).
+fn length_utf8() -> ScalarUDF {
+    ScalarDef::new(
+        "lengthUTF8",
+        Arity::exact(1),
+        |ctx| if is_text(ctx.dt(0)) { Ok(ChType::UInt64) } else { Err(illegal_type(ctx.name, 0, ctx.field(0))) },
+        |ctx| {
+            let a = ctx.array(0)?;
+            let bytes = cast(&a, &DataType::Binary)?;
+            let bytes = bytes.as_binary::<i32>();
+            let out: UInt64Array = (0..bytes.len()).map(|i| bytes.value(i).iter().filter(|b| (**b & 0xC0) != 0x80).count() as u64).collect::<Vec<_>>().into();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
 fn list_lengths<O: datafusion::arrow::array::OffsetSizeTrait>(l: &GenericListArray<O>) -> UInt64Array {
     l.value_offsets().windows(2).map(|w| (w[1] - w[0]).as_usize() as u64).collect::<Vec<_>>().into()
 }
@@ -605,6 +623,7 @@ fn hex() -> ScalarUDF {
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         length(),
+        length_utf8(),
         emptiness("empty", true),
         emptiness("notEmpty", false),
         case_fn("lower", false),
