@@ -55,3 +55,5 @@ SELECT greaterOrEquals(2, 2);
 SELECT toTypeName(1 = 1);
 SELECT toTypeName(1 AND 1);
 SELECT toTypeName(NOT 1);
+SELECT 0 OR NULL, NULL AND 0, NULL AND 1, NOT NULL, toTypeName(1 AND NULL), xor(1, 0), xor(1, 1, 1), toTypeName(true AND 1), toTypeName(NOT true);
+SELECT number, number > 1 AND number < 4, NOT number % 2, if(number = 1 OR number = 3, 'y', 'n') FROM numbers(5) WHERE number > 0 AND NOT number = 2 ORDER BY number;

@@ -228,8 +228,100 @@ fn to_nullable() -> ScalarUDF {
         .build()
 }
 
+/// `and`, `or`, `xor` (any number of arguments) and `not`: ClickHouse's logical
+/// functions over numbers (non-zero is true), `Bool` and `Nullable`, returning `UInt8`
+/// (`Bool` when an argument is `Bool`; `Nullable` with a Nullable argument) with
+/// three-valued logic: `and` is 0 if
+/// any argument is 0, else NULL if any is NULL; `or` is 1 if any is non-zero, else NULL
+/// if any is NULL; `xor` and `not` are NULL when an argument is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Logic {
+    And,
+    Or,
+    Xor,
+    Not,
+}
+
+fn logic(name: &'static str, op: Logic) -> ScalarUDF {
+    let arity = if op == Logic::Not { Arity::exact(1) } else { Arity::at_least(2) };
+    ScalarDef::new(
+        name,
+        arity,
+        |ctx| {
+            let (mut nullable, mut boolean) = (false, false);
+            for i in 0..ctx.arg_count() {
+                let t = ctx.ch(i);
+                let base = t.strip_nullable();
+                if !(is_numeric(ctx.dt(i)) || matches!(base, ChType::Bool | ChType::Nothing)) {
+                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
+                }
+                nullable |= t.is_nullable() || matches!(base, ChType::Nothing);
+                boolean |= matches!(base, ChType::Bool);
+            }
+            let base = if boolean { ChType::Bool } else { ChType::UInt8 };
+            Ok(if nullable { ChType::Nullable(Box::new(base)) } else { base })
+        },
+        move |ctx| {
+            let mut columns: Vec<(BooleanArray, Option<datafusion::arrow::buffer::NullBuffer>)> = Vec::with_capacity(ctx.args.len());
+            for i in 0..ctx.args.len() {
+                let array = ctx.array(i)?;
+                // Logical nulls: a NULL literal is a NullArray, which has no bitmap.
+                columns.push((truth_mask(&array)?, array.logical_nulls()));
+            }
+            let out: UInt8Array = (0..ctx.len)
+                .map(|row| {
+                    let value = |(truth, nulls): &(BooleanArray, Option<datafusion::arrow::buffer::NullBuffer>)| {
+                        if nulls.as_ref().is_some_and(|n| n.is_null(row)) {
+                            None
+                        } else {
+                            Some(truth.value(row))
+                        }
+                    };
+                    let values = columns.iter().map(value);
+                    match op {
+                        Logic::And => {
+                            let mut unknown = false;
+                            for v in values {
+                                match v {
+                                    Some(false) => return Some(0),
+                                    None => unknown = true,
+                                    Some(true) => {}
+                                }
+                            }
+                            (!unknown).then_some(1)
+                        }
+                        Logic::Or => {
+                            let mut unknown = false;
+                            for v in values {
+                                match v {
+                                    Some(true) => return Some(1),
+                                    None => unknown = true,
+                                    Some(false) => {}
+                                }
+                            }
+                            (!unknown).then_some(0)
+                        }
+                        Logic::Xor => values.map(|v| v.map(u8::from)).try_fold(0u8, |acc, v| v.map(|v| acc ^ v)),
+                        Logic::Not => values.map(|v| v.map(|t| u8::from(!t))).next().flatten(),
+                    }
+                })
+                .collect();
+            if matches!(ctx.ret_ch().strip_nullable(), ChType::Bool) {
+                return Ok(cast(&(Arc::new(out) as ArrayRef), &DataType::Boolean)?);
+            }
+            Ok(Arc::new(out))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        logic("and", Logic::And),
+        logic("or", Logic::Or),
+        logic("xor", Logic::Xor),
+        logic("not", Logic::Not),
         if_fn(),
         multi_if(),
         null_test("isNull", true),

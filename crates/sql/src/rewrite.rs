@@ -131,7 +131,8 @@ fn name_projection(projection: &mut [SelectItem]) {
     }
 }
 
-/// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`).
+/// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`), and
+/// `a AND b`, `a OR b`, `NOT a` are `and`, `or`, `not` (UInt8, three-valued over numbers).
 /// Only the projection is rewritten, and subqueries are not entered: filters keep
 /// DataFusion's booleans.
 fn comparisons_as_functions(expr: &mut Expr) {
@@ -143,6 +144,9 @@ fn comparisons_as_functions(expr: &mut Expr) {
             BinaryOperator::Gt => Some("greater"),
             BinaryOperator::LtEq => Some("lessOrEquals"),
             BinaryOperator::GtEq => Some("greaterOrEquals"),
+            BinaryOperator::And => Some("and"),
+            BinaryOperator::Or => Some("or"),
+            BinaryOperator::Xor => Some("xor"),
             _ => None,
         },
         _ => None,
@@ -167,6 +171,9 @@ fn comparisons_as_functions(expr: &mut Expr) {
     if let (Some(name), Expr::BinaryOp { left, right, .. }) = (name, &mut *expr) {
         let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
         *expr = function_call(name, vec![left, right]);
+    } else if let Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: inner } = expr {
+        let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
+        *expr = function_call("not", vec![inner]);
     }
 }
 
