@@ -83,3 +83,4 @@ SELECT startsWith('abc', 'abcd');
 SELECT length(toString(1e21));
 SELECT toString(toFixedString('ab', 3)) = 'ab\0';
 SELECT 'a' || 'b' = 'ab';
+SELECT 'abc' LIKE '%b%', 'abc' NOT LIKE 'a_c', 'ABC' ILIKE 'a%', 'ABC' NOT ILIKE 'a%', toTypeName('a' LIKE 'a'), 'a%b' LIKE 'a\\%b', 'axb' LIKE 'a\\%b';

@@ -115,6 +115,38 @@ fn length_utf8() -> ScalarUDF {
     .build()
 }
 
+/// `like`, `notLike`, `ilike`, `notILike`: LIKE as a function returning UInt8 (what
+/// ClickHouse prints for `s LIKE p` in a result column). `%` and `_` are wildcards,
+/// `\\` escapes them.
+fn like_fn(name: &'static str, negated: bool, case_insensitive: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            for i in 0..2 {
+                if !is_text(ctx.dt(i)) {
+                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
+                }
+            }
+            Ok(ChType::UInt8)
+        },
+        move |ctx| {
+            use datafusion::arrow::compute::kernels::comparison;
+            let text = cast(&ctx.array(0)?, &DataType::Utf8)?;
+            let pattern = cast(&ctx.array(1)?, &DataType::Utf8)?;
+            let (text, pattern) = (text.as_string::<i32>(), pattern.as_string::<i32>());
+            let matched = match (case_insensitive, negated) {
+                (false, false) => comparison::like(text, pattern)?,
+                (false, true) => comparison::nlike(text, pattern)?,
+                (true, false) => comparison::ilike(text, pattern)?,
+                (true, true) => comparison::nilike(text, pattern)?,
+            };
+            Ok(cast(&(Arc::new(matched) as ArrayRef), &DataType::UInt8)?)
+        },
+    )
+    .build()
+}
+
 fn list_lengths<O: datafusion::arrow::array::OffsetSizeTrait>(l: &GenericListArray<O>) -> UInt64Array {
     l.value_offsets().windows(2).map(|w| (w[1] - w[0]).as_usize() as u64).collect::<Vec<_>>().into()
 }
@@ -624,6 +656,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         length(),
         length_utf8(),
+        like_fn("like", false, false),
+        like_fn("notLike", true, false),
+        like_fn("ilike", false, true),
+        like_fn("notILike", true, true),
         emptiness("empty", true),
         emptiness("notEmpty", false),
         case_fn("lower", false),

@@ -157,6 +157,10 @@ fn comparisons_as_functions(expr: &mut Expr) {
             comparisons_as_functions(right);
         }
         Expr::UnaryOp { expr: inner, .. } | Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => comparisons_as_functions(inner),
+        Expr::Like { expr: text, pattern, .. } | Expr::ILike { expr: text, pattern, .. } => {
+            comparisons_as_functions(text);
+            comparisons_as_functions(pattern);
+        }
         Expr::Function(function) => {
             if let FunctionArguments::List(list) = &mut function.args {
                 for arg in &mut list.args {
@@ -174,6 +178,20 @@ fn comparisons_as_functions(expr: &mut Expr) {
     } else if let Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: inner } = expr {
         let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
         *expr = function_call("not", vec![inner]);
+    } else if let Some(insensitive) = match expr {
+        Expr::Like { any: false, escape_char: None, .. } => Some(false),
+        Expr::ILike { any: false, escape_char: None, .. } => Some(true),
+        _ => None,
+    } {
+        let (Expr::Like { negated, expr: text, pattern, .. } | Expr::ILike { negated, expr: text, pattern, .. }) = expr else { return };
+        let name = match (insensitive, *negated) {
+            (false, false) => "like",
+            (false, true) => "notLike",
+            (true, false) => "ilike",
+            (true, true) => "notILike",
+        };
+        let (text, pattern) = (std::mem::replace(text.as_mut(), Expr::value(Value::Null)), std::mem::replace(pattern.as_mut(), Expr::value(Value::Null)));
+        *expr = function_call(name, vec![text, pattern]);
     }
 }
 
