@@ -67,3 +67,4 @@ SELECT emptyArrayToSingle([1, 2]), emptyArrayToSingle(CAST([] AS Array(UInt8))),
 SELECT arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3]), arrayFilter(s -> s LIKE 'a%', ['ab', 'b', 'ac']);
 SELECT number, arrayMap(x -> x + number, [1, 2]) FROM numbers(2) ORDER BY number;
 SELECT arrayMap(x -> concat('t', toString(x)), range(3)), arrayFilter(x -> x % 2 = 1, range(10));
+SELECT arraySort([3, 1, NULL, 2]), arrayReverseSort([3, 1, NULL, 2]), arraySort(['b', 'a']);

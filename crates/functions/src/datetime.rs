@@ -284,16 +284,17 @@ enum Period {
     Hour,
     Day,
     Month,
+    Quarter,
     Year,
 }
 
 fn start_of(name: &'static str, period: Period) -> ScalarUDF {
-    let to_date = matches!(period, Period::Month | Period::Year);
+    let to_date = matches!(period, Period::Month | Period::Quarter | Period::Year);
     ScalarDef::new(
         name,
         Arity::range(1, 2),
         move |ctx| {
-            check_date_arg(ctx, 0, matches!(period, Period::Day | Period::Month | Period::Year))?;
+            check_date_arg(ctx, 0, matches!(period, Period::Day | Period::Month | Period::Quarter | Period::Year))?;
             let tz = optional_tz(ctx, 1)?;
             if to_date {
                 return Ok(ChType::Date);
@@ -310,7 +311,11 @@ fn start_of(name: &'static str, period: Period) -> ScalarUDF {
             if to_date {
                 let out: PrimitiveArray<Date32Type> = local.unary(|s| {
                     let (y, m, _) = ymd(s);
-                    let d = if period == Period::Month { days_from_civil(y, m, 1) } else { days_from_civil(y, 1, 1) };
+                    let d = match period {
+                        Period::Month => days_from_civil(y, m, 1),
+                        Period::Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1),
+                        _ => days_from_civil(y, 1, 1),
+                    };
                     d.clamp(0, crate::tz::DATE_MAX_DAYS) as i32
                 });
                 return Ok(Arc::new(out));
@@ -594,6 +599,12 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
         component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),
         component::<UInt8Type>("toDayOfWeek", ChType::UInt8, true, |s| day_of_week(s.div_euclid(86_400))),
+        component::<UInt16Type>("toDayOfYear", ChType::UInt16, true, |s| {
+            let days = s.div_euclid(86_400);
+            let (y, _, _) = civil_from_days(days);
+            (days - days_from_civil(y, 1, 1) + 1) as u16
+        }),
+        component::<UInt8Type>("toQuarter", ChType::UInt8, true, |s| ((ymd(s).1 - 1) / 3 + 1) as u8),
         component::<UInt8Type>("toHour", ChType::UInt8, false, |s| (s.rem_euclid(86_400) / 3600) as u8),
         component::<UInt8Type>("toMinute", ChType::UInt8, false, |s| (s.rem_euclid(3600) / 60) as u8),
         component::<UInt8Type>("toSecond", ChType::UInt8, false, |s| s.rem_euclid(60) as u8),
@@ -609,6 +620,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         start_of("toStartOfHour", Period::Hour),
         start_of("toStartOfDay", Period::Day),
         start_of("toStartOfMonth", Period::Month),
+        start_of("toStartOfQuarter", Period::Quarter),
         start_of("toStartOfYear", Period::Year),
         to_unix_timestamp(),
         date_diff(),

@@ -67,6 +67,21 @@ pub fn prepare_function_names(statement: &mut Statement) {
                     }
                     // `arrayMap(x -> f(x), arr)`, `arrayFilter(x -> c(x), arr)`: DataFusion's
                     // higher-order functions, which take the array first.
+                    // `arraySort(arr)` / `arrayReverseSort(arr)`: DataFusion's array_sort,
+                    // NULLs last as in ClickHouse.
+                    let sort = match ident.value.as_str() {
+                        "arraySort" if ident.quote_style.is_none() => Some("ASC"),
+                        "arrayReverseSort" if ident.quote_style.is_none() => Some("DESC"),
+                        _ => None,
+                    };
+                    if let (Some(direction), FunctionArguments::List(list)) = (sort, &mut function.args) {
+                        if list.args.len() == 1 && !matches!(&list.args[0], FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(_)))) {
+                            let text = |t: &str| FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(datafusion::sql::sqlparser::ast::Value::SingleQuotedString(t.to_string()))));
+                            list.args.push(text(direction));
+                            list.args.push(text("NULLS LAST"));
+                            ident.value = "array_sort".to_string();
+                        }
+                    }
                     let higher_order = match ident.value.as_str() {
                         "arrayMap" if ident.quote_style.is_none() => Some("array_transform"),
                         "arrayFilter" if ident.quote_style.is_none() => Some("array_filter"),
