@@ -446,13 +446,7 @@ impl Accumulator for CombinedAccumulator {
                 if elements.windows(2).any(|w| w[0].len() != w[1].len()) {
                     return Err(ch_error(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH, "Arrays passed to an -Array aggregate function have different sizes"));
                 }
-                let types = self.cast_to.as_deref().unwrap_or_default();
-                let cast = elements
-                    .iter()
-                    .zip(types)
-                    .map(|(v, t)| if v.data_type() == t { Ok(Arc::clone(v)) } else { datafusion::arrow::compute::cast(v, t).map_err(Into::into) })
-                    .collect::<DfResult<Vec<_>>>()?;
-                self.inner.update_batch(&cast)
+                self.inner.update_batch(&cast_all(&elements, self.cast_to.as_deref().unwrap_or_default())?)
             }
             Comb::Merge | Comb::MergeState => {
                 let binary = values[0].as_binary_opt::<i32>().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "AggregateFunction column must be Binary"))?;
@@ -484,14 +478,7 @@ impl Accumulator for CombinedAccumulator {
                     self.seen = true;
                 }
                 match &self.cast_to {
-                    Some(types) => {
-                        let cast = values
-                            .iter()
-                            .zip(types)
-                            .map(|(v, t)| if v.data_type() == t { Ok(Arc::clone(v)) } else { datafusion::arrow::compute::cast(v, t).map_err(Into::into) })
-                            .collect::<DfResult<Vec<_>>>()?;
-                        self.inner.update_batch(&cast)
-                    }
+                    Some(types) => self.inner.update_batch(&cast_all(values, types)?),
                     None => self.inner.update_batch(values),
                 }
             }
@@ -533,6 +520,15 @@ impl Accumulator for CombinedAccumulator {
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.inner.size()
     }
+}
+
+/// Each of `values` as the type at the same position of `types`.
+fn cast_all(values: &[ArrayRef], types: &[DataType]) -> DfResult<Vec<ArrayRef>> {
+    values
+        .iter()
+        .zip(types)
+        .map(|(v, t)| if v.data_type() == t { Ok(Arc::clone(v)) } else { datafusion::arrow::compute::cast(v, t).map_err(Into::into) })
+        .collect()
 }
 
 /// The elements of every row's array, in order (NULL arrays contribute none).
