@@ -57,3 +57,5 @@ SELECT toTypeName(1 AND 1);
 SELECT toTypeName(NOT 1);
 SELECT 0 OR NULL, NULL AND 0, NULL AND 1, NOT NULL, toTypeName(1 AND NULL), xor(1, 0), xor(1, 1, 1), toTypeName(true AND 1), toTypeName(NOT true);
 SELECT number, number > 1 AND number < 4, NOT number % 2, if(number = 1 OR number = 3, 'y', 'n') FROM numbers(5) WHERE number > 0 AND NOT number = 2 ORDER BY number;
+SELECT 5 NOT BETWEEN 0 AND 2, 3 NOT IN (1, 2), NULL IS NULL, 1 IS NOT NULL, toTypeName(1 IN (1, 2)), NULL IN (1, 2);
+SELECT number IN (1, 3) AS x, count() FROM numbers(5) GROUP BY x ORDER BY x;

@@ -132,7 +132,8 @@ fn name_projection(projection: &mut [SelectItem]) {
 }
 
 /// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`), and
-/// `a AND b`, `a OR b`, `NOT a` are `and`, `or`, `not` (UInt8, three-valued over numbers).
+/// `a AND b`, `a OR b`, `NOT a` are `and`, `or`, `not` (UInt8, three-valued over numbers),
+/// `LIKE` is `like`, and `IN (..)`, `BETWEEN`, `IS [NOT] NULL` give UInt8 too.
 /// Only the projection is rewritten, and subqueries are not entered: filters keep
 /// DataFusion's booleans.
 fn comparisons_as_functions(expr: &mut Expr) {
@@ -161,6 +162,7 @@ fn comparisons_as_functions(expr: &mut Expr) {
             comparisons_as_functions(text);
             comparisons_as_functions(pattern);
         }
+        Expr::IsNull(inner) | Expr::IsNotNull(inner) => comparisons_as_functions(inner),
         Expr::Function(function) => {
             if let FunctionArguments::List(list) = &mut function.args {
                 for arg in &mut list.args {
@@ -178,6 +180,10 @@ fn comparisons_as_functions(expr: &mut Expr) {
     } else if let Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: inner } = expr {
         let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
         *expr = function_call("not", vec![inner]);
+    } else if matches!(expr, Expr::InList { .. } | Expr::Between { .. } | Expr::IsNull(_) | Expr::IsNotNull(_)) {
+        // Still planned as DataFusion's predicates; the column is ClickHouse's UInt8.
+        let predicate = std::mem::replace(expr, Expr::value(Value::Null));
+        *expr = function_call("toUInt8", vec![Expr::Nested(Box::new(predicate))]);
     } else if let Some(insensitive) = match expr {
         Expr::Like { any: false, escape_char: None, .. } => Some(false),
         Expr::ILike { any: false, escape_char: None, .. } => Some(true),
