@@ -337,6 +337,26 @@ fn start_of(name: &'static str, period: Period) -> ScalarUDF {
     .build()
 }
 
+// ---------------------------------------------------------------- toUnixTimestamp64*
+
+/// `toUnixTimestamp64Milli/Micro/Nano(dt64)`: the instant as an Int64 count of `unit`s.
+fn to_unix_timestamp64(name: &'static str, unit: TimeUnit) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| match ctx.ch(0).strip_nullable() {
+            ChType::DateTime64(..) | ChType::DateTime(_) => Ok(ChType::Int64),
+            _ => Err(illegal_type(ctx.name, 0, ctx.field(0))),
+        },
+        move |ctx| {
+            let array = ctx.array(0)?;
+            let timestamps = datafusion::arrow::compute::cast(&array, &DataType::Timestamp(unit, None))?;
+            Ok(datafusion::arrow::compute::cast(&timestamps, &DataType::Int64)?)
+        },
+    )
+    .build()
+}
+
 // ---------------------------------------------------------------- toUnixTimestamp
 
 fn to_unix_timestamp() -> ScalarUDF {
@@ -623,6 +643,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         start_of("toStartOfQuarter", Period::Quarter),
         start_of("toStartOfYear", Period::Year),
         to_unix_timestamp(),
+        to_unix_timestamp64("toUnixTimestamp64Milli", TimeUnit::Millisecond),
+        to_unix_timestamp64("toUnixTimestamp64Micro", TimeUnit::Microsecond),
+        to_unix_timestamp64("toUnixTimestamp64Nano", TimeUnit::Nanosecond),
         date_diff(),
     ];
     for (unit, suffix) in [
