@@ -68,3 +68,6 @@ SELECT arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3]), arra
 SELECT number, arrayMap(x -> x + number, [1, 2]) FROM numbers(2) ORDER BY number;
 SELECT arrayMap(x -> concat('t', toString(x)), range(3)), arrayFilter(x -> x % 2 = 1, range(10));
 SELECT arraySort([3, 1, NULL, 2]), arrayReverseSort([3, 1, NULL, 2]), arraySort(['b', 'a']);
+SELECT number % 3 AS k, number FROM numbers(20) ORDER BY k, number LIMIT 2 BY k LIMIT 4;
+SELECT number % 3 AS k, number FROM numbers(20) ORDER BY k, number LIMIT 2 BY k LIMIT 1, 3;
+SELECT number % 3 AS k, number FROM numbers(20) ORDER BY k, number LIMIT 2 BY k LIMIT 3 OFFSET 2;

@@ -15,6 +15,8 @@ pub struct LimitByState {
     key_columns: Vec<usize>,
     converter: RowConverter,
     seen: HashMap<Box<[u8]>, u64>,
+    /// Rows LIMIT BY kept so far (for a following `LIMIT m OFFSET k`).
+    kept: u64,
 }
 
 impl LimitByState {
@@ -29,7 +31,7 @@ impl LimitByState {
             })
             .collect::<Result<Vec<_>>>()?;
         let fields = key_columns.iter().map(|i| SortField::new(schema.field(*i).data_type().clone())).collect();
-        Ok(LimitByState { spec, key_columns, converter: RowConverter::new(fields)?, seen: HashMap::new() })
+        Ok(LimitByState { spec, key_columns, converter: RowConverter::new(fields)?, seen: HashMap::new(), kept: 0 })
     }
 
     pub fn apply(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
@@ -40,7 +42,12 @@ impl LimitByState {
             .map(|i| {
                 let count = self.seen.entry(rows.row(i).as_ref().into()).or_insert(0);
                 *count += 1;
-                Some(*count > offset && *count <= offset + limit)
+                if *count <= offset || *count > offset + limit {
+                    return Some(false);
+                }
+                let Some((then_limit, then_offset)) = self.spec.then else { return Some(true) };
+                self.kept += 1;
+                Some(self.kept > then_offset && self.kept <= then_offset + then_limit)
             })
             .collect();
         Ok(filter_record_batch(batch, &keep)?)

@@ -590,6 +590,22 @@ impl<'a> Cursor<'a> {
         let dialect = ClickHouseDialect {};
         let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
         let mut query = parser.parse_query().map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
+        // `LIMIT n BY x LIMIT m [OFFSET k]` (or `LIMIT k, m`): sqlparser stops at the
+        // second LIMIT, which applies to what LIMIT BY kept.
+        let has_limit_by = matches!(&query.limit_clause, Some(ast::LimitClause::LimitOffset { limit_by, .. }) if !limit_by.is_empty());
+        let mut then_limit = None;
+        if has_limit_by && parser.parse_keyword(datafusion::sql::sqlparser::keywords::Keyword::LIMIT) {
+            let syntax = |e: datafusion::sql::sqlparser::parser::ParserError| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}"));
+            let first = parser.parse_expr().map_err(syntax)?;
+            let (limit, offset) = if parser.consume_token(&Token::Comma) {
+                (parser.parse_expr().map_err(syntax)?, Some(first))
+            } else if parser.parse_keyword(datafusion::sql::sqlparser::keywords::Keyword::OFFSET) {
+                (first, Some(parser.parse_expr().map_err(syntax)?))
+            } else {
+                (first, None)
+            };
+            then_limit = Some((crate::rewrite::limit_number(Some(&limit), "LIMIT")?, crate::rewrite::limit_number(offset.as_ref(), "OFFSET")?));
+        }
         if parser.peek_token().token != Token::EOF {
             if parser.peek_token().token == Token::SemiColon {
                 return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Multi-statements are not allowed"));
@@ -612,7 +628,10 @@ impl<'a> Cursor<'a> {
                 None => None,
             };
         }
-        let limit_by = rewrite_query(&mut query, &options.rewrite)?;
+        let mut limit_by = rewrite_query(&mut query, &options.rewrite)?;
+        if let Some(spec) = limit_by.as_mut() {
+            spec.then = then_limit;
+        }
         Ok((query, limit_by, settings, format))
     }
 

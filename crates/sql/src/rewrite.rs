@@ -39,6 +39,8 @@ pub struct LimitBy {
     pub offset: u64,
     /// Result column names (ClickHouse names of the BY expressions).
     pub columns: Vec<String>,
+    /// `... LIMIT n BY x LIMIT m [OFFSET k]`: (m, k), applied to what LIMIT BY kept.
+    pub then: Option<(u64, u64)>,
 }
 
 /// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
@@ -301,21 +303,24 @@ fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
         return Ok(None);
     }
     let Some(LimitClause::LimitOffset { limit, offset, limit_by }) = query.limit_clause.take() else { return Ok(None) };
-    let number = |e: Option<&Expr>, what: &str| -> Result<u64> {
-        match e {
-            None => Ok(0),
-            Some(Expr::Value(v)) => match &v.value {
-                Value::Number(n, _) => n.parse().map_err(|_| bad_limit(what)),
-                _ => Err(bad_limit(what)),
-            },
-            Some(_) => Err(bad_limit(what)),
-        }
-    };
     Ok(Some(LimitBy {
-        limit: number(limit.as_ref(), "LIMIT")?,
-        offset: number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
+        limit: limit_number(limit.as_ref(), "LIMIT")?,
+        offset: limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
         columns: limit_by.iter().map(column_name).collect(),
+        then: None,
     }))
+}
+
+/// A LIMIT or OFFSET of a LIMIT BY query: a non-negative integer literal (0 when absent).
+pub(crate) fn limit_number(e: Option<&Expr>, what: &str) -> Result<u64> {
+    match e {
+        None => Ok(0),
+        Some(Expr::Value(v)) => match &v.value {
+            Value::Number(n, _) => n.parse().map_err(|_| bad_limit(what)),
+            _ => Err(bad_limit(what)),
+        },
+        Some(_) => Err(bad_limit(what)),
+    }
 }
 
 fn bad_limit(what: &str) -> Error {
@@ -343,7 +348,7 @@ mod tests {
             sql,
             "SELECT sum(x) AS `SUM(x)`, a, _CAST(b, 'UInt64') AS `CAST(b, 'UInt64')` FROM t WHERE (a = 1) AND (b > 2) ORDER BY a"
         );
-        assert_eq!(limit_by, Some(LimitBy { limit: 2, offset: 0, columns: vec!["a".into()] }));
+        assert_eq!(limit_by, Some(LimitBy { limit: 2, offset: 0, columns: vec!["a".into()], then: None }));
     }
 
     #[test]
