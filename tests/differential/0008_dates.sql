@@ -39,3 +39,4 @@ SELECT formatDateTime(toDateTime('2024-07-15 12:30:45'), '%Y-%m-%d %H:%i:%S'), f
 SELECT toDate('2024-01-01') = '2024-01-01', toDateTime('2024-01-01 00:00:00') > '2023-12-31 23:59:59';
 SELECT toTypeName(toDate('2024-01-01') + 1), toTypeName(toDateTime('2024-01-01 00:00:00') + 1), toTypeName(toDate('2024-01-02') - toDate('2024-01-01'));
 SELECT toStartOfQuarter(toDate('2024-08-15')), toStartOfQuarter(toDateTime('2024-12-31 10:00:00', 'UTC')), toDayOfYear(toDate('2024-12-31')), toDayOfYear(toDate('2023-01-01')), toQuarter(toDate('2024-05-01')), toTypeName(toDayOfYear(toDate('2024-01-01')));
+SELECT toDateTime('2024-02-29 23:59:59', 'UTC') AS t, t + toIntervalDay(1), toDate('2024-01-31') + toIntervalMonth(1), t - toIntervalHour(2), toDate('2024-01-01') + toIntervalWeek(2), toDate('2024-01-01') + toIntervalQuarter(1);

@@ -636,6 +636,11 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
             let (y, m, d) = ymd(s);
             (y * 10_000 + m as i64 * 100 + d as i64) as u32
         }),
+        component::<datafusion::arrow::datatypes::UInt64Type>("toYYYYMMDDhhmmss", ChType::UInt64, true, |s| {
+            let (y, m, d) = ymd(s);
+            let t = s.rem_euclid(86_400);
+            (y * 10_000_000_000 + m as i64 * 100_000_000 + d as i64 * 1_000_000 + (t / 3600) * 10_000 + (t % 3600 / 60) * 100 + t % 60) as u64
+        }),
         start_of("toStartOfMinute", Period::Minute),
         start_of("toStartOfHour", Period::Hour),
         start_of("toStartOfDay", Period::Day),

@@ -229,6 +229,11 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
             *expr = function_call("negate", vec![inner]);
         }
+        Expr::Function(function) if interval_of_literal(function).is_some() => {
+            if let Some(interval) = interval_of_literal(function) {
+                *expr = interval;
+            }
+        }
         Expr::Function(function) => {
             if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() {
                 if ident.quote_style.is_none() {
@@ -262,6 +267,44 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
         DataType::Map(key, value) => format!("Map({}, {})", clickhouse_type_text(key), clickhouse_type_text(value)),
         other => other.to_string(),
     }
+}
+
+/// `toIntervalDay(3)` with a number literal is `INTERVAL 3 DAY`, which DataFusion adds
+/// to dates and times.
+fn interval_of_literal(function: &ast::Function) -> Option<Expr> {
+    use ast::DateTimeField;
+    let [ObjectNamePart::Identifier(ident)] = function.name.0.as_slice() else { return None };
+    let field = match ident.value.as_str() {
+        "toIntervalSecond" => DateTimeField::Second,
+        "toIntervalMinute" => DateTimeField::Minute,
+        "toIntervalHour" => DateTimeField::Hour,
+        "toIntervalDay" => DateTimeField::Day,
+        "toIntervalWeek" => DateTimeField::Week(None),
+        "toIntervalMonth" => DateTimeField::Month,
+        // DataFusion has no QUARTER intervals: three months.
+        "toIntervalQuarter" => DateTimeField::Quarter,
+        "toIntervalYear" => DateTimeField::Year,
+        _ => return None,
+    };
+    let FunctionArguments::List(list) = &function.args else { return None };
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(value))] = list.args.as_slice() else { return None };
+    if !is_number(value) {
+        return None;
+    }
+    let (value, field) = match (field, value) {
+        (DateTimeField::Quarter, Expr::Value(v)) => match &v.value {
+            Value::Number(n, long) => (Expr::value(Value::Number((n.parse::<i64>().ok()? * 3).to_string(), *long)), DateTimeField::Month),
+            _ => return None,
+        },
+        (field, value) => (value.clone(), field),
+    };
+    Some(Expr::Interval(ast::Interval {
+        value: Box::new(value),
+        leading_field: Some(field),
+        leading_precision: None,
+        last_field: None,
+        fractional_seconds_precision: None,
+    }))
 }
 
 fn is_interval(expr: &Expr) -> bool {
