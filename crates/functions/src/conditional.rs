@@ -279,28 +279,8 @@ fn logic(name: &'static str, op: Logic) -> ScalarUDF {
                     };
                     let values = columns.iter().map(value);
                     match op {
-                        Logic::And => {
-                            let mut unknown = false;
-                            for v in values {
-                                match v {
-                                    Some(false) => return Some(0),
-                                    None => unknown = true,
-                                    Some(true) => {}
-                                }
-                            }
-                            (!unknown).then_some(1)
-                        }
-                        Logic::Or => {
-                            let mut unknown = false;
-                            for v in values {
-                                match v {
-                                    Some(true) => return Some(1),
-                                    None => unknown = true,
-                                    Some(false) => {}
-                                }
-                            }
-                            (!unknown).then_some(0)
-                        }
+                        Logic::And => kleene(values, false),
+                        Logic::Or => kleene(values, true),
                         Logic::Xor => values.map(|v| v.map(u8::from)).try_fold(0u8, |acc, v| v.map(|v| acc ^ v)),
                         Logic::Not => values.map(|v| v.map(|t| u8::from(!t))).next().flatten(),
                     }
@@ -314,6 +294,20 @@ fn logic(name: &'static str, op: Logic) -> ScalarUDF {
     )
     .custom_nulls()
     .build()
+}
+
+/// Three-valued `and` (`deciding` false) or `or` (`deciding` true): an argument equal to
+/// `deciding` decides the result; otherwise a NULL makes it NULL.
+fn kleene(values: impl Iterator<Item = Option<bool>>, deciding: bool) -> Option<u8> {
+    let mut unknown = false;
+    for v in values {
+        match v {
+            Some(v) if v == deciding => return Some(u8::from(deciding)),
+            None => unknown = true,
+            Some(_) => {}
+        }
+    }
+    (!unknown).then_some(u8::from(!deciding))
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
