@@ -1,5 +1,6 @@
 """End to end: the real server process over raw HTTP, restarts, and the CLI tools
 (`granary client`, `granary local`)."""
+import concurrent.futures
 import json
 import os
 import signal
@@ -922,3 +923,66 @@ def test_insert_deduplication(server, tmp_path):
         assert s.query("SELECT count() FROM d") == "5\n"
     finally:
         s.stop()
+
+
+def test_plan_cache_reuses_only_plans_that_cannot_change(server):
+    """Queries that read no stored data keep their physical plan (QueryPlanCacheHits);
+    every execution still gets its own progress, settings and fresh operator state, and
+    anything that depends on time, tables or dictionaries is planned every time."""
+
+    def event(name):
+        return int(server.query(f"SELECT value FROM system.events WHERE event = '{name}'") or 0)
+
+    def hits_after(sql, times=3, **params):
+        before = event("QueryPlanCacheHits")
+        results = [server.query(sql, **params) for _ in range(times)]
+        return event("QueryPlanCacheHits") - before, results
+
+    # Re-executed plans with sorts, aggregation, repartitioning, joins and unions give
+    # the same rows every time.
+    for sql, expected in [
+        ("SELECT 1", "1\n"),
+        ("SELECT number % 3 AS k, count(), sum(number) FROM numbers(100000) GROUP BY k ORDER BY k", "0\t33334\t1666683333\n1\t33333\t1666616667\n2\t33333\t1666650000\n"),
+        ("SELECT count() FROM numbers(2000) AS a JOIN numbers(1000) AS b ON a.number = b.number", "1000\n"),
+        ("SELECT number FROM numbers(10) ORDER BY number DESC LIMIT 2", "9\n8\n"),
+        ("SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 2) ORDER BY x", "1\n2\n"),
+    ]:
+        hits, results = hits_after(sql)
+        assert results == [expected] * 3, (sql, results)
+        assert hits >= 2, (sql, hits)
+    # Progress is the current query's.
+    for _ in range(2):
+        r = server.request("SELECT sum(number) FROM numbers(54321)")
+        assert json.loads(r.headers["X-ClickHouse-Summary"])["read_rows"] == "54321"
+    # Settings and the current database are part of the key.
+    assert [server.query("SELECT getSetting('max_block_size')", max_block_size=n) for n in (5, 7, 5)] == ["5\n", "7\n", "5\n"]
+    server.query("CREATE DATABASE IF NOT EXISTS plan_cache_db")
+    try:
+        assert [server.query("SELECT currentDatabase()", database=d) for d in ("default", "plan_cache_db", "default")] == ["default\n", "plan_cache_db\n", "default\n"]
+    finally:
+        server.query("DROP DATABASE plan_cache_db")
+    # Volatile functions run at every execution; stable ones are folded at planning, so
+    # those queries are never reused.
+    hits, results = hits_after("SELECT rand64()")
+    assert hits >= 2 and len(set(results)) == 3, results
+    for sql in ["SELECT now64(6)", "SELECT today(), now()"]:
+        hits, _ = hits_after(sql)
+        assert hits == 0, sql
+    first, second = server.query("SELECT now64(6)"), server.query("SELECT now64(6)")
+    assert first != second
+    # Tables are never cached: new rows show at once.
+    server.query("CREATE TABLE default.plan_cache_t (x UInt64) ENGINE = Memory")
+    try:
+        server.query("INSERT INTO default.plan_cache_t VALUES (1)")
+        hits, results = hits_after("SELECT sum(x) FROM default.plan_cache_t", times=1)
+        server.query("INSERT INTO default.plan_cache_t VALUES (2)")
+        hits2, results2 = hits_after("SELECT sum(x) FROM default.plan_cache_t", times=1)
+        assert (results, results2, hits, hits2) == (["1\n"], ["3\n"], 0, 0)
+    finally:
+        server.query("DROP TABLE default.plan_cache_t")
+    # Parallel executions of one cached plan do not share state.
+    sql = "SELECT number % 7 AS k, count() FROM numbers(70000) GROUP BY k ORDER BY k"
+    expected = server.query(sql)
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(lambda _: server.query(sql), range(64))) == {expected}
+    assert float(server.query("SELECT value FROM system.asynchronous_metrics WHERE metric = 'QueryPlanCacheEntries'")) >= 5

@@ -54,6 +54,8 @@ counters! {
     SchemaInferenceCacheHits => "Structures of files read from the schema inference cache.",
     SchemaInferenceCacheMisses => "Structures of files inferred because the schema inference cache had none.",
     SchemaInferenceCacheInvalidations => "Schema inference cache entries dropped because their file changed.",
+    QueryPlanCacheHits => "Queries executed with a physical plan kept from an earlier execution of the same text.",
+    QueryPlanCacheMisses => "Queries planned and whose physical plan was kept for reuse.",
 }
 
 counters! {

@@ -165,6 +165,8 @@ pub struct Shared {
     /// When the instance was opened (`Uptime`).
     pub started: std::time::Instant,
     pub access: Arc<granary_access::AccessControl>,
+    /// Physical plans of queries that read no stored data, by text and settings.
+    pub(crate) plan_cache: crate::plan_cache::PlanCache,
 }
 
 pub struct Instance {
@@ -296,6 +298,7 @@ impl Instance {
             functions: OnceLock::new(),
             dictionaries: dictionaries.clone(),
             started: std::time::Instant::now(),
+            plan_cache: Default::default(),
             config,
         });
         let system: Arc<dyn SchemaProvider> = Arc::new(SystemSchema::new(shared.clone()));
@@ -347,6 +350,10 @@ impl Instance {
         dictionaries.set_runner(Arc::downgrade(&instance.dictionary_runner));
         spawn_dictionary_reloads(Arc::downgrade(&dictionaries));
         Ok(instance)
+    }
+
+    pub(crate) fn plan_cache(&self) -> &crate::plan_cache::PlanCache {
+        &self.shared.plan_cache
     }
 
     pub(crate) fn lookup_functions(&self) -> &HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>> {
@@ -578,12 +585,11 @@ impl Instance {
         Ok(())
     }
 
-    /// Prepares the DataFusion state of one query from its settings (after
-    /// [`Self::configure_query`]).
-    pub(crate) fn configure_state(&self, ctx: &mut QueryContext) -> Result<()> {
+    /// The DataFusion configuration of one query: its settings as DataFusion options,
+    /// and what engines and table functions read at execution (progress, settings, I/O).
+    pub(crate) fn query_config(&self, ctx: &QueryContext) -> Result<SessionConfig> {
         let settings = &ctx.settings;
-        let mut state = self.base_state.clone();
-        let config = state.config_mut();
+        let mut config = self.base_state.config().clone();
         {
             let options = config.options_mut();
             options.catalog.default_schema = ctx.current_database.clone();
@@ -603,6 +609,15 @@ impl Instance {
         // Engines read query settings (`final`, caches, PREWHERE) from here: they cannot
         // see this crate's QueryContextExt.
         config.set_extension(Arc::new(settings.clone()));
+        Ok(config)
+    }
+
+    /// Prepares the DataFusion state of one query from its settings (after
+    /// [`Self::configure_query`]), for planning.
+    pub(crate) fn configure_state(&self, ctx: &mut QueryContext) -> Result<()> {
+        let config = self.query_config(ctx)?;
+        let mut state = self.base_state.clone();
+        *state.config_mut() = config;
         ctx.state = state;
         Ok(())
     }

@@ -14,7 +14,7 @@
 //! Both the HTTP server and `granary local` call [`Instance::execute`]; neither knows
 //! how statements run. Modules: [`instance`] (startup, per-query DataFusion state),
 //! [`interpreter`] (statements), [`insert`], [`output`] (formatting the result stream),
-//! [`limit_by`], [`point_query`] (the key-value fast path), [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`text_log`] (`system.text_log`, `send_logs_level`), [`process_list`], [`session`].
+//! [`limit_by`], [`point_query`] (the key-value fast path), `plan_cache` (physical plans reused for queries that read no stored data), [`lookups`] (dictionaries and joinGet: names, loading, DDL), [`system`] (system tables), [`query_log`], [`text_log`] (`system.text_log`, `send_logs_level`), [`process_list`], [`session`].
 
 mod access;
 mod get_setting;
@@ -25,6 +25,7 @@ pub mod joins;
 pub mod limit_by;
 pub mod lookups;
 pub mod output;
+mod plan_cache;
 pub mod point_query;
 pub mod process_list;
 pub mod query_log;
