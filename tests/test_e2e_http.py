@@ -12,6 +12,7 @@ import time
 import uuid
 
 import pytest
+from pathlib import Path
 
 import http.client
 
@@ -600,6 +601,10 @@ def test_query_log(server):
     out = server.query(f"SELECT type, exception_code, exception != '' FROM system.query_log WHERE query_id = '{failed_id}' AND type != 'QueryStart'")
     assert out.split("\t")[1:] == ["60", "1\n"], out
     assert out.split("\t")[0] in ("ExceptionBeforeStart", "ExceptionWhileProcessing"), out
+    # SYSTEM FLUSH LOGS returns once the entries are in the log files.
+    assert server.request("SYSTEM FLUSH LOGS").status == 200
+    on_disk = (Path(server.path) / "system_logs" / "query_log.jsonl").read_text()
+    assert query_id in on_disk and failed_id in on_disk
 
 
 # ---------------------------------------------------------------- restarts

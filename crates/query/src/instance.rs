@@ -352,6 +352,13 @@ impl Instance {
         Ok(instance)
     }
 
+    /// Waits until every system log entry so far is on disk.
+    pub(crate) fn flush_logs(&self) {
+        self.shared.query_log.flush();
+        self.shared.part_log.flush();
+        self.shared.text_log.flush();
+    }
+
     pub(crate) fn plan_cache(&self) -> &crate::plan_cache::PlanCache {
         &self.shared.plan_cache
     }

@@ -673,8 +673,11 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
             }
             Ok(())
         }
-        // Logs are kept in memory and visible at once; there is nothing to flush.
-        ["FLUSH", "LOGS", ..] => Ok(()),
+        // Entries are visible to SELECT at once; this waits until they are on disk too.
+        ["FLUSH", "LOGS", ..] => {
+            instance.flush_logs();
+            Ok(())
+        }
         ["DROP", "UNCOMPRESSED", "CACHE"] => {
             granary_mergetree::cache::uncompressed_cache().clear();
             Ok(())
@@ -690,6 +693,10 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
             }
             other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown storage {other} for SYSTEM DROP SCHEMA CACHE: File, S3 or URL"))),
         },
+        ["DROP", "QUERY", "PLAN", "CACHE"] => {
+            instance.plan_cache().clear();
+            Ok(())
+        }
         // Marks live with their parts (see granary_mergetree::cache); other caches
         // (DNS, query cache, ...) do not exist here: nothing to drop.
         ["DROP", .., "CACHE"] => Ok(()),

@@ -102,6 +102,10 @@ impl PlanCache {
         entries.plans.insert(key, (pristine, now));
     }
 
+    pub(crate) fn clear(&self) {
+        self.inner.lock().plans.clear();
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.inner.lock().plans.len()
     }

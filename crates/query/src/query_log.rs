@@ -2,10 +2,11 @@
 //! `system.part_log` (parts created, merged, mutated, removed).
 //!
 //! A log is a bounded in-memory ring (what `SELECT` reads) backed by an append-only
-//! file of JSON lines under `<path>/system_logs/`, so the log survives restarts. Each
-//! entry is written when it is pushed (one `write` per query, no fsync: the page cache
-//! survives a killed process, and ClickHouse's logs are not fsynced either); a torn
-//! last line after a crash is skipped at load. When the file holds twice the ring's
+//! file of JSON lines under `<path>/system_logs/`, so the log survives restarts. A
+//! writer thread per log appends entries as they come (batched under load, no fsync:
+//! the page cache survives a killed process, and ClickHouse's logs are not fsynced
+//! either); `SYSTEM FLUSH LOGS` waits for it. A torn last line after a crash is skipped
+//! at load. When the file holds twice the ring's
 //! capacity it is rewritten with the ring's entries (temporary file, rename), so it
 //! stays bounded.
 
@@ -14,7 +15,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use parking_lot::Mutex;
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -72,21 +75,40 @@ struct LogFile {
 
 pub struct SystemLog<T> {
     capacity: usize,
-    entries: Mutex<VecDeque<T>>,
+    entries: Arc<Mutex<VecDeque<T>>>,
     /// None: in memory only (tests, or the file could not be opened).
-    file: Mutex<Option<LogFile>>,
+    writer: Option<Arc<LogWriter>>,
 }
 
-impl<T: Serialize + DeserializeOwned + Clone> SystemLog<T> {
+/// Lines waiting for the log's writer thread, and how far it has got.
+struct LogWriter {
+    pending: Mutex<Pending>,
+    /// Signalled when lines are queued (or the log closes).
+    queued: Condvar,
+    /// Signalled when queued lines reached the file.
+    written: Condvar,
+}
+
+#[derive(Default)]
+struct Pending {
+    lines: Vec<u8>,
+    count: usize,
+    /// Lines handed to the writer so far, and how many of them it has written.
+    queued_total: u64,
+    written_total: u64,
+    closed: bool,
+}
+
+impl<T: Serialize + DeserializeOwned + Clone + Send + 'static> SystemLog<T> {
     /// A log kept only in memory.
     pub fn new(capacity: usize) -> Self {
-        SystemLog { capacity: capacity.max(1), entries: Mutex::new(VecDeque::new()), file: Mutex::new(None) }
+        SystemLog { capacity: capacity.max(1), entries: Arc::default(), writer: None }
     }
 
     /// A log backed by `path`: its last `capacity` entries are loaded. A file that
     /// cannot be opened leaves the log in memory (logged), it never stops the server.
     pub fn open(path: &Path, capacity: usize) -> Self {
-        let log = Self::new(capacity);
+        let mut log = Self::new(capacity);
         let mut lines = 0;
         if let Ok(file) = File::open(path) {
             let mut entries = log.entries.lock();
@@ -109,15 +131,27 @@ impl<T: Serialize + DeserializeOwned + Clone> SystemLog<T> {
                 if !ends_with_newline {
                     let _ = file.write_all(b"\n");
                 }
-                *log.file.lock() = Some(LogFile { path: path.to_path_buf(), file, lines })
+                let writer = Arc::new(LogWriter { pending: Mutex::default(), queued: Condvar::new(), written: Condvar::new() });
+                let log_file = LogFile { path: path.to_path_buf(), file, lines };
+                let (thread_writer, entries, capacity) = (writer.clone(), log.entries.clone(), log.capacity);
+                let spawned = std::thread::Builder::new()
+                    .name("SystemLogFlush".into())
+                    .spawn(move || write_lines(&thread_writer, log_file, &entries, capacity));
+                match spawned {
+                    Ok(_) => log.writer = Some(writer),
+                    Err(e) => tracing::error!("system log {} stays in memory: {e}", path.display()),
+                }
             }
             Err(e) => tracing::error!("system log {} stays in memory: {e}", path.display()),
         }
         log
     }
 
+    /// Adds an entry: visible to `SELECT` at once, in the file as soon as the writer
+    /// thread gets to it (microseconds when idle; under load one `write` covers many
+    /// entries, so a query never waits for the disk).
     pub fn push(&self, entry: T) {
-        let line = serde_json::to_string(&entry).ok();
+        let line = self.writer.as_ref().and_then(|_| serde_json::to_vec(&entry).ok());
         {
             let mut entries = self.entries.lock();
             if entries.len() == self.capacity {
@@ -125,25 +159,80 @@ impl<T: Serialize + DeserializeOwned + Clone> SystemLog<T> {
             }
             entries.push_back(entry);
         }
-        let Some(mut line) = line else { return };
-        line.push('\n');
-        let mut guard = self.file.lock();
-        let Some(log_file) = guard.as_mut() else { return };
-        if let Err(e) = log_file.file.write_all(line.as_bytes()) {
-            tracing::error!("cannot append to {}: {e}", log_file.path.display());
-            return;
-        }
-        log_file.lines += 1;
-        if log_file.lines >= 2 * self.capacity {
-            let entries: Vec<T> = self.entries.lock().iter().cloned().collect();
-            if let Err(e) = rewrite(log_file, &entries) {
-                tracing::error!("cannot compact {}: {e}", log_file.path.display());
-            }
+        let (Some(writer), Some(line)) = (&self.writer, line) else { return };
+        let mut pending = writer.pending.lock();
+        pending.lines.extend_from_slice(&line);
+        pending.lines.push(b'\n');
+        pending.count += 1;
+        pending.queued_total += 1;
+        drop(pending);
+        writer.queued.notify_one();
+    }
+
+    /// Waits until every entry pushed so far is in the file (`SYSTEM FLUSH LOGS`).
+    pub fn flush(&self) {
+        let Some(writer) = &self.writer else { return };
+        let mut pending = writer.pending.lock();
+        let target = pending.queued_total;
+        while pending.written_total < target && !pending.closed {
+            writer.written.wait(&mut pending);
         }
     }
 
     pub fn snapshot(&self) -> Vec<T> {
         self.entries.lock().iter().cloned().collect()
+    }
+}
+
+impl<T> Drop for SystemLog<T> {
+    fn drop(&mut self) {
+        if let Some(writer) = &self.writer {
+            let mut pending = writer.pending.lock();
+            pending.closed = true;
+            // The writer drains what is queued before it stops.
+            let target = pending.queued_total;
+            writer.queued.notify_one();
+            while pending.written_total < target {
+                if writer.written.wait_for(&mut pending, std::time::Duration::from_secs(5)).timed_out() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The writer thread of one log: appends queued lines, compacts the file when it holds
+/// twice the ring's capacity, and stops once the log is closed and drained.
+fn write_lines<T: Serialize + Clone>(writer: &LogWriter, mut log_file: LogFile, entries: &Mutex<VecDeque<T>>, capacity: usize) {
+    let mut batch = Vec::new();
+    loop {
+        let count = {
+            let mut pending = writer.pending.lock();
+            while pending.lines.is_empty() && !pending.closed {
+                writer.queued.wait(&mut pending);
+            }
+            if pending.lines.is_empty() {
+                writer.written.notify_all();
+                return;
+            }
+            std::mem::swap(&mut batch, &mut pending.lines);
+            std::mem::take(&mut pending.count)
+        };
+        if let Err(e) = log_file.file.write_all(&batch) {
+            tracing::error!("cannot append to {}: {e}", log_file.path.display());
+        }
+        batch.clear();
+        log_file.lines += count;
+        if log_file.lines >= 2 * capacity {
+            let snapshot: Vec<T> = entries.lock().iter().cloned().collect();
+            if let Err(e) = rewrite(&mut log_file, &snapshot) {
+                tracing::error!("cannot compact {}: {e}", log_file.path.display());
+            }
+        }
+        let mut pending = writer.pending.lock();
+        pending.written_total += count as u64;
+        drop(pending);
+        writer.written.notify_all();
     }
 }
 
@@ -200,6 +289,7 @@ mod tests {
             log.push(i);
         }
         assert_eq!(log.snapshot(), vec![17, 18, 19]);
+        log.flush();
         let lines = std::fs::read_to_string(&path).unwrap().lines().count();
         assert!(lines <= 6, "{lines} lines: the file is compacted");
         let log: SystemLog<u64> = SystemLog::open(&path, 3);
