@@ -97,7 +97,13 @@ struct Pending {
     queued_total: u64,
     written_total: u64,
     closed: bool,
+    /// The writer sleeps on `queued`: the next push must wake it.
+    writer_idle: bool,
 }
+
+/// Under load the writer waits this long between writes so that one `write` (and one
+/// wake-up) covers many entries instead of one per query.
+const MIN_WRITE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl<T: Serialize + DeserializeOwned + Clone + Send + 'static> SystemLog<T> {
     /// A log kept only in memory.
@@ -165,8 +171,11 @@ impl<T: Serialize + DeserializeOwned + Clone + Send + 'static> SystemLog<T> {
         pending.lines.push(b'\n');
         pending.count += 1;
         pending.queued_total += 1;
+        let wake = std::mem::take(&mut pending.writer_idle);
         drop(pending);
-        writer.queued.notify_one();
+        if wake {
+            writer.queued.notify_one();
+        }
     }
 
     /// Waits until every entry pushed so far is in the file (`SYSTEM FLUSH LOGS`).
@@ -209,8 +218,10 @@ fn write_lines<T: Serialize + Clone>(writer: &LogWriter, mut log_file: LogFile, 
         let count = {
             let mut pending = writer.pending.lock();
             while pending.lines.is_empty() && !pending.closed {
+                pending.writer_idle = true;
                 writer.queued.wait(&mut pending);
             }
+            pending.writer_idle = false;
             if pending.lines.is_empty() {
                 writer.written.notify_all();
                 return;
@@ -231,8 +242,12 @@ fn write_lines<T: Serialize + Clone>(writer: &LogWriter, mut log_file: LogFile, 
         }
         let mut pending = writer.pending.lock();
         pending.written_total += count as u64;
+        let closed = pending.closed;
         drop(pending);
         writer.written.notify_all();
+        if !closed {
+            std::thread::sleep(MIN_WRITE_INTERVAL);
+        }
     }
 }
 
