@@ -832,6 +832,29 @@ def test_local_binary():
         assert r.returncode != 0 and b"UNKNOWN_TABLE" in r.stderr
 
 
+def test_text_date_times_are_in_the_server_time_zone():
+    """DateTime text without a zone means the server's time zone (TZ) in every input
+    path, and a column's own zone wins; epoch values checked against chdb run with the
+    same TZ (2024-01-01 00:00:00 in Asia/Kolkata is 1704047400)."""
+    env = {**os.environ, "TZ": "Asia/Kolkata"}
+
+    def local(path, sql, data=None):
+        r = subprocess.run([BINARY, "local", "--path", path, "--query", sql], input=data, capture_output=True, timeout=60, env=env)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.decode()
+
+    with tempfile.TemporaryDirectory() as path:
+        local(path, "CREATE TABLE t (src String, d DateTime, u DateTime('UTC'), f DateTime64(3)) ENGINE = MergeTree ORDER BY src")
+        local(path, "INSERT INTO t VALUES ('values', '2024-01-01 00:00:00', '2024-01-01 00:00:00', '2024-01-01 00:00:00.5')")
+        local(path, "INSERT INTO t FORMAT CSV", b"csv,2024-01-01 00:00:00,2024-01-01 00:00:00,2024-01-01 00:00:00.5\n")
+        local(path, "INSERT INTO t FORMAT TSV", b"tsv\t2024-01-01 00:00:00\t2024-01-01 00:00:00\t2024-01-01 00:00:00.5\n")
+        local(path, "INSERT INTO t FORMAT JSONEachRow", b'{"src":"json","d":"2024-01-01 00:00:00","u":"2024-01-01 00:00:00","f":"2024-01-01 00:00:00.5"}\n')
+        out = local(path, "SELECT src, d, toUnixTimestamp(d), toUnixTimestamp(u), toUnixTimestamp(f), timezone() FROM t ORDER BY src")
+        assert out.splitlines() == [f"{src}\t2024-01-01 00:00:00\t1704047400\t1704067200\t1704047400\tAsia/Kolkata" for src in ("csv", "json", "tsv", "values")], out
+        out = local(path, "SELECT toUnixTimestamp(toDateTime('2024-01-01 00:00:00')), toUnixTimestamp('2024-01-01 00:00:00'), toUnixTimestamp(toDateTime('2024-01-01 00:00:00', 'UTC'))")
+        assert out == "1704047400\t1704047400\t1704067200\n", out
+
+
 def test_send_logs_level_and_text_log(server):
     """`--send_logs_level=trace` prints the query's server log like clickhouse-client,
     index analysis included; the records are rows of system.text_log."""
