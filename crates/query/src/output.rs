@@ -99,6 +99,10 @@ async fn write_all(
             batch = batch.slice(0, keep);
         }
         let before = buffer.len();
+        // Room for about the batch's own size up front: growing the buffer while a
+        // large block is written copies it several times over.
+        let estimate: usize = batch.columns().iter().map(|c| c.to_data().get_slice_memory_size().unwrap_or(0)).sum();
+        buffer.reserve(estimate);
         format.write_batch(&batch, &mut buffer)?;
         ctx.progress.add_result(batch.num_rows() as u64, (buffer.len() - before) as u64);
         let threshold = if flushed_once { FLUSH_BYTES } else { FIRST_FLUSH_BYTES };
