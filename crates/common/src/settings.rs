@@ -82,6 +82,7 @@ registry! {
     "format_csv_allow_double_quotes": Bool = "1", "Accept strings in double quotes in CSV input.";
     "format_csv_allow_single_quotes": Bool = "0", "Accept strings in single quotes in CSV input.";
     "format_csv_delimiter": String = ",", "The field delimiter of CSV input and output.";
+    "group_by_use_nulls": Bool = "0", "ROLLUP, CUBE and GROUPING SETS: NULL (not the type's default) in the keys a row does not group by.";
     "http_connection_timeout": UInt64 = "1", "url(): connection timeout in seconds.";
     "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
     "http_max_tries": UInt64 = "10", "url(): attempts of one HTTP read.";

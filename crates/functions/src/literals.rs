@@ -107,7 +107,9 @@ fn narrow_projected(expr: Expr) -> Expr {
 fn mark_aggregate(aggregate: datafusion::logical_expr::Aggregate) -> datafusion::common::Result<Transformed<LogicalPlan>> {
     let mut changed = false;
     let mut keep_name = |expr: Expr| -> datafusion::common::Result<Expr> {
-        if matches!(expr, Expr::Column(_)) {
+        // A grouping set's keys are named by DataFusion itself; an alias around the set
+        // would turn it into one opaque key.
+        if matches!(expr, Expr::Column(_) | Expr::GroupingSet(_)) {
             return Ok(expr);
         }
         let (inner, name) = match expr {

@@ -369,6 +369,7 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
     check_table_references(ctx, &statement).await?;
     let plan = ctx.state.statement_to_plan(statement).await?;
     let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
+    let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };
     granary_functions::type_literals(plan)
 }
 

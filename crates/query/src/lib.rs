@@ -18,6 +18,7 @@
 
 mod access;
 mod get_setting;
+mod grouping;
 pub mod insert;
 pub mod instance;
 pub mod interpreter;

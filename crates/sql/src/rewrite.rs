@@ -75,6 +75,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
                     None => prewhere,
                 });
             }
+            group_by_modifiers(select)?;
             crate::aliases::substitute_aliases(select);
             name_projection(&mut select.projection);
             for item in select.projection.iter_mut() {
@@ -97,6 +98,31 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
         }
         _ => Ok(()),
     }
+}
+
+/// `GROUP BY a, b WITH ROLLUP` / `WITH CUBE` as `GROUP BY ROLLUP(a, b)` / `CUBE(a, b)`.
+/// `WITH TOTALS` (an extra result block) is refused rather than ignored.
+fn group_by_modifiers(select: &mut ast::Select) -> Result<()> {
+    let ast::GroupByExpr::Expressions(exprs, modifiers) = &mut select.group_by else { return Ok(()) };
+    let mut grouping: Option<Expr> = None;
+    for modifier in std::mem::take(modifiers) {
+        let sets = || exprs.iter().map(|e| vec![e.clone()]).collect::<Vec<_>>();
+        let next = match modifier {
+            ast::GroupByWithModifier::Rollup => Expr::Rollup(sets()),
+            ast::GroupByWithModifier::Cube => Expr::Cube(sets()),
+            ast::GroupByWithModifier::Totals => {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "GROUP BY ... WITH TOTALS is not supported yet"));
+            }
+            ast::GroupByWithModifier::GroupingSets(sets) => sets,
+        };
+        if grouping.replace(next).is_some() {
+            return Err(Error::new(ErrorCode::SYNTAX_ERROR, "GROUP BY can have only one of WITH ROLLUP, WITH CUBE and GROUPING SETS"));
+        }
+    }
+    if let Some(grouping) = grouping {
+        *exprs = vec![grouping];
+    }
+    Ok(())
 }
 
 fn rewrite_table_factor(factor: &mut ast::TableFactor, options: &RewriteOptions<'_>) -> Result<()> {

@@ -1,0 +1,12 @@
+SELECT number % 2 AS a, number % 3 AS b, count() AS c FROM numbers(6) GROUP BY a, b WITH ROLLUP ORDER BY a, b, c;
+SELECT number % 2 AS a, number % 3 AS b, count() AS c, sum(number) FROM numbers(6) GROUP BY a, b WITH CUBE ORDER BY a, b, c;
+SELECT number % 2 AS a, number % 3 AS b, count() AS c, sum(number) FROM numbers(6) GROUP BY ROLLUP(a, b) ORDER BY a, b, c;
+SELECT number % 2 AS a, number % 3 AS b, count() AS c, max(number) FROM numbers(12) GROUP BY CUBE(a, b) ORDER BY a, b, c;
+SELECT toString(number % 2) AS a, count() AS c FROM numbers(6) GROUP BY a WITH CUBE ORDER BY a, c;
+SELECT number % 2 AS a, count() AS c FROM numbers(6) GROUP BY GROUPING SETS ((a), ()) ORDER BY a, c;
+SELECT number % 2 AS a, number % 5 AS b, sum(number) AS s FROM numbers(30) GROUP BY GROUPING SETS ((a), (b), (a, b)) ORDER BY a, b, s;
+SELECT toDate('2024-01-01') + number % 3 AS d, count() AS c FROM numbers(9) GROUP BY d WITH ROLLUP ORDER BY d, c;
+SELECT toNullable(number % 2) AS a, count() AS c FROM numbers(6) GROUP BY ROLLUP(a) ORDER BY a, c;
+SELECT number % 2 AS a, count() AS c FROM numbers(6) GROUP BY ROLLUP(a) ORDER BY a, c SETTINGS group_by_use_nulls = 1;
+SELECT number % 3 AS a, count() AS c FROM numbers(9) GROUP BY a WITH ROLLUP HAVING c > 2 ORDER BY a, c;
+SELECT number % 2 AS a, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a;
