@@ -40,6 +40,17 @@ pub(crate) struct StatementOutcome {
     pub kind: &'static str,
 }
 
+impl StatementOutcome {
+    /// The outcome of a SELECT answered before the general path (fast paths, cached plans).
+    fn rows(result: Outcome, format: String, kind: &'static str) -> Self {
+        let content_type = match &result {
+            Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),
+            Outcome::Done => String::new(),
+        };
+        StatementOutcome { result, format, content_type, kind }
+    }
+}
+
 const DEFAULT_FORMAT: &str = "TabSeparated";
 
 pub(crate) async fn run(
@@ -79,12 +90,7 @@ pub(crate) async fn run(
             fast = crate::point_query::try_constant_lookup(ctx, query, instance.lookup_functions()).await?;
         }
         if let Some(stream) = fast {
-            let result = rows(stream, None)?;
-            let content_type = match &result {
-                Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),
-                Outcome::Done => String::new(),
-            };
-            return Ok(StatementOutcome { result, format: format_name, content_type, kind });
+            return Ok(StatementOutcome::rows(rows(stream, None)?, format_name, kind));
         }
     }
     let plan_key = match &statement {
@@ -95,11 +101,7 @@ pub(crate) async fn run(
         if let Some(physical) = instance.plan_cache().get(key) {
             let config = instance.query_config(ctx)?;
             let result = rows(execute_physical(ctx, config, physical)?, limit_by.clone())?;
-            let content_type = match &result {
-                Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),
-                Outcome::Done => String::new(),
-            };
-            return Ok(StatementOutcome { result, format: format_name, content_type, kind });
+            return Ok(StatementOutcome::rows(result, format_name, kind));
         }
     }
     instance.configure_state(ctx)?;

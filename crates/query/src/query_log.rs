@@ -101,6 +101,9 @@ struct Pending {
     writer_idle: bool,
 }
 
+/// How long `flush` and closing wait for a writer that makes no progress.
+const FLUSH_STALL: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Under load the writer waits this long between writes so that one `write` (and one
 /// wake-up) covers many entries instead of one per query.
 const MIN_WRITE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(2);
@@ -178,13 +181,18 @@ impl<T: Serialize + DeserializeOwned + Clone + Send + 'static> SystemLog<T> {
         }
     }
 
-    /// Waits until every entry pushed so far is in the file (`SYSTEM FLUSH LOGS`).
+    /// Waits until every entry pushed so far is in the file (`SYSTEM FLUSH LOGS`), or
+    /// until the writer has made no progress for [`FLUSH_STALL`] (a disk that hangs
+    /// must not hang the query).
     pub fn flush(&self) {
         let Some(writer) = &self.writer else { return };
         let mut pending = writer.pending.lock();
         let target = pending.queued_total;
         while pending.written_total < target && !pending.closed {
-            writer.written.wait(&mut pending);
+            if writer.written.wait_for(&mut pending, FLUSH_STALL).timed_out() {
+                tracing::warn!("system log flush gave up: its writer made no progress for {FLUSH_STALL:?}");
+                return;
+            }
         }
     }
 
@@ -202,7 +210,7 @@ impl<T> Drop for SystemLog<T> {
             let target = pending.queued_total;
             writer.queued.notify_one();
             while pending.written_total < target {
-                if writer.written.wait_for(&mut pending, std::time::Duration::from_secs(5)).timed_out() {
+                if writer.written.wait_for(&mut pending, FLUSH_STALL).timed_out() {
                     break;
                 }
             }
