@@ -13,7 +13,8 @@
 //! - it calls no *stable* function: those (`now()`, `today()`, `dictGet`, ...) are
 //!   folded into constants at planning time, once per query.
 //!
-//! Volatile functions (`rand()`) are evaluated at execution and are fine. Each
+//! Volatile functions (`rand()`) are evaluated at execution and are fine; plans whose
+//! operators keep dynamic filters that a reset does not renew are not kept. Each
 //! execution gets a copy of the plan with its operators' run state reset
 //! ([`reset_plan_states`]); per-query state (progress, memory pool, settings) comes from
 //! the task context, as for any plan.
@@ -24,6 +25,8 @@ use std::sync::Arc;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::logical_expr::{Expr, LogicalPlan, Volatility};
 use datafusion::physical_plan::execution_plan::reset_plan_states;
+use datafusion::physical_plan::joins::HashJoinExec;
+use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::metrics::Event;
 use parking_lot::Mutex;
@@ -88,6 +91,9 @@ impl PlanCache {
 
     /// Keeps `plan` (which the caller goes on to execute) for later executions of `key`.
     pub(crate) fn insert(&self, key: String, plan: &Arc<dyn ExecutionPlan>) {
+        if shares_state_across_executions(plan) {
+            return;
+        }
         // The cached copy must not share run state with the execution under way.
         let Ok(pristine) = reset_plan_states(plan.clone()) else { return };
         Event::QueryPlanCacheMisses.add(1);
@@ -109,6 +115,20 @@ impl PlanCache {
     pub(crate) fn len(&self) -> usize {
         self.inner.lock().plans.len()
     }
+}
+
+/// Whether some operator of `plan` keeps run state that resetting does not renew:
+/// dynamic filters, except in the operators whose `reset_state` makes new ones (an
+/// aggregate's min/max filter, for one, would be shared by every execution).
+fn shares_state_across_executions(plan: &Arc<dyn ExecutionPlan>) -> bool {
+    let mut shared = false;
+    let _ = plan.apply(|node| {
+        let operator: &dyn std::any::Any = node.as_ref();
+        let renews_them = operator.is::<SortExec>() || operator.is::<HashJoinExec>();
+        shared = !renews_them && !node.dynamic_expressions_produced().is_empty();
+        Ok(if shared { TreeNodeRecursion::Stop } else { TreeNodeRecursion::Continue })
+    });
+    shared
 }
 
 /// Whether the physical plan of `plan` (unoptimized, as SQL planning made it) may be
