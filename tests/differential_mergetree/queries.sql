@@ -28,3 +28,5 @@ SELECT * FROM mtdiff.arrays ARRAY JOIN tags WHERE id IN (2, 3) ORDER BY id, tags
 SELECT id, x FROM mtdiff.arrays LEFT ARRAY JOIN nums AS x WHERE id < 9 ORDER BY id, x;
 SELECT id, tags FROM mtdiff.arrays LEFT ARRAY JOIN tags WHERE id < 6 ORDER BY id, tags;
 SELECT count(), sum(n) FROM mtdiff.arrays LEFT ARRAY JOIN nums AS n;
+SELECT user, name, count() FROM mtdiff.events ANY LEFT JOIN mtdiff.users_join USING (user) GROUP BY user, name ORDER BY user LIMIT 60;
+SELECT count(), countIf(name = '') FROM mtdiff.events AS e ANY LEFT JOIN mtdiff.users_join AS u ON e.user = u.user;

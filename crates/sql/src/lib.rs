@@ -23,6 +23,7 @@
 pub mod lexer;
 pub mod aliases;
 mod array_join;
+mod join_strictness;
 pub mod names;
 pub mod params;
 pub mod parse;

@@ -556,6 +556,7 @@ impl<'a> Cursor<'a> {
             cursor.expect_end()?;
             lexemes.truncate(at);
         }
+        let any_joins = crate::join_strictness::take_strictness(&mut lexemes)?;
         let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(lexemes.len() + 1);
         let mut final_seen = false;
         let mut i = 0;
@@ -615,6 +616,7 @@ impl<'a> Cursor<'a> {
                 format!("Syntax error: unexpected {} after the end of the query", parser.peek_token().token),
             ));
         }
+        crate::join_strictness::apply_any_joins(&mut query, &any_joins)?;
         settings.extend(take_settings(&mut query)?);
         if final_seen {
             // ClickHouse's `final` setting means FINAL on every table of the query; the

@@ -1,0 +1,209 @@
+//! ClickHouse's join strictness: `[ANY|ALL] [LEFT|RIGHT|INNER] JOIN`, and `SEMI`/`ANTI`
+//! written before the side (`SEMI LEFT JOIN`).
+//!
+//! sqlparser knows neither, so the words are taken out of the token stream before
+//! parsing ([`take_strictness`]), remembering where each `ANY` join's `JOIN` keyword
+//! stood. `ALL` is what a join does anyway. After parsing, each `ANY` join is given its
+//! meaning ([`apply_any_joins`]): every row of the preserved side meets at most one row
+//! of the other side with the same key, by joining against the other side reduced to
+//! one row per key (`SELECT DISTINCT ON (keys) * FROM ...`). `ANY INNER` does the same
+//! as ClickHouse: one match per left row. `ASOF` joins are refused.
+
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{
+    self, BinaryOperator, Expr, JoinConstraint, JoinOperator, Query, SetExpr, Spanned, TableFactor, TableWithJoins, VisitMut, VisitorMut,
+};
+use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+use datafusion::sql::sqlparser::parser::Parser;
+use datafusion::sql::sqlparser::tokenizer::Location;
+use granary_common::{Error, ErrorCode, Result};
+
+use crate::lexer::Lexeme;
+
+const JOIN_WORDS: [&str; 8] = ["LEFT", "RIGHT", "INNER", "FULL", "OUTER", "SEMI", "ANTI", "JOIN"];
+
+/// Removes `ANY`/`ALL` before joins and puts `SEMI`/`ANTI` after the side; returns where
+/// the `JOIN` keyword of each `ANY` join is.
+pub(crate) fn take_strictness(lexemes: &mut Vec<Lexeme>) -> Result<Vec<Location>> {
+    let mut any_joins = Vec::new();
+    let mut i = 0;
+    while i < lexemes.len() {
+        let starts_join = |at: usize| lexemes.get(at).is_some_and(|l| JOIN_WORDS.iter().any(|w| l.is_keyword(w)));
+        let word = lexemes[i].keyword_text().unwrap_or_default();
+        if matches!(word.as_str(), "ANY" | "ALL" | "ASOF") && starts_join(i + 1) {
+            if word == "ASOF" {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ASOF JOIN is not supported yet"));
+            }
+            if word == "ANY" {
+                if let Some(join) = lexemes[i + 1..].iter().take(4).find(|l| l.is_keyword("JOIN")) {
+                    any_joins.push(join.span.start);
+                }
+            }
+            lexemes.remove(i);
+            continue;
+        }
+        // `SEMI LEFT JOIN` is sqlparser's `LEFT SEMI JOIN`.
+        if matches!(word.as_str(), "SEMI" | "ANTI") && lexemes.get(i + 1).is_some_and(|l| l.is_keyword("LEFT") || l.is_keyword("RIGHT")) {
+            let (first, second) = (lexemes[i].token.clone(), lexemes[i + 1].token.clone());
+            lexemes[i].token = second;
+            lexemes[i + 1].token = first;
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    Ok(any_joins)
+}
+
+/// Gives each `ANY` join found by [`take_strictness`] its one-match-per-row meaning.
+pub(crate) fn apply_any_joins(query: &mut Query, any_joins: &[Location]) -> Result<()> {
+    if any_joins.is_empty() {
+        return Ok(());
+    }
+    // The join an `ANY` belongs to is the one whose right-hand table starts first after
+    // the `JOIN` keyword.
+    let mut starts = Vec::new();
+    visit_joins(query, &mut |_, _, join| {
+        starts.push(join.relation.span().start);
+        Ok(())
+    })?;
+    let targets: Vec<Location> = any_joins.iter().filter_map(|at| starts.iter().filter(|s| *s > at).min().copied()).collect();
+    visit_joins(query, &mut |from, j, join| if targets.contains(&join.relation.span().start) { make_any(from, j, join) } else { Ok(()) })
+}
+
+fn visit_joins(query: &mut Query, on_join: &mut OnJoin<'_>) -> Result<()> {
+    match query.visit(&mut JoinVisitor { on_join }) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+type OnJoin<'a> = dyn FnMut(&mut TableWithJoins, usize, &mut ast::Join) -> Result<()> + 'a;
+
+/// Calls `on_join` for every join of every SELECT, nested ones included.
+struct JoinVisitor<'a, 'b> {
+    on_join: &'a mut OnJoin<'b>,
+}
+
+impl VisitorMut for JoinVisitor<'_, '_> {
+    type Break = Error;
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<Error> {
+        match self.set_expr(&mut query.body) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
+        }
+    }
+}
+
+impl JoinVisitor<'_, '_> {
+    fn set_expr(&mut self, body: &mut SetExpr) -> Result<()> {
+        match body {
+            SetExpr::Select(select) => {
+                for from in &mut select.from {
+                    let mut joins = std::mem::take(&mut from.joins);
+                    let outcome = joins.iter_mut().enumerate().try_for_each(|(j, join)| (self.on_join)(from, j, join));
+                    from.joins = joins;
+                    outcome?;
+                }
+                Ok(())
+            }
+            SetExpr::SetOperation { left, right, .. } => {
+                self.set_expr(left)?;
+                self.set_expr(right)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Reduces the non-preserved side of `join` (the `j`-th join of `from`) to one row per key.
+fn make_any(from: &mut TableWithJoins, j: usize, join: &mut ast::Join) -> Result<()> {
+    let unsupported = |what: &str| Error::new(ErrorCode::NOT_IMPLEMENTED, format!("ANY {what} JOIN is not supported"));
+    match &join.join_operator {
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) | JoinOperator::Inner(c) | JoinOperator::Join(c) => {
+            let keys = join_keys(c, &join.relation)?;
+            join.relation = one_row_per_key(&join.relation, &keys)?;
+            Ok(())
+        }
+        // The left side must be a single table for its rows to be reduced alone.
+        JoinOperator::Right(c) | JoinOperator::RightOuter(c) if j == 0 => {
+            let keys = join_keys(c, &from.relation)?;
+            from.relation = one_row_per_key(&from.relation, &keys)?;
+            Ok(())
+        }
+        JoinOperator::Right(_) | JoinOperator::RightOuter(_) => Err(unsupported("RIGHT (after another join)")),
+        JoinOperator::FullOuter(_) => Err(unsupported("FULL")),
+        _ => Err(unsupported("CROSS, SEMI or ANTI")),
+    }
+}
+
+/// The name the rest of the query uses for `relation`.
+fn relation_name(relation: &TableFactor) -> Option<String> {
+    match relation {
+        TableFactor::Table { alias: Some(alias), .. } | TableFactor::Derived { alias: Some(alias), .. } => Some(alias.name.value.clone()),
+        TableFactor::Table { name, args: None, .. } => name.0.last().and_then(|part| part.as_ident()).map(|i| i.value.clone()),
+        _ => None,
+    }
+}
+
+/// The columns of `relation` the join matches on: the USING columns, or the sides of
+/// `ON` equalities that name `relation`.
+fn join_keys(constraint: &JoinConstraint, relation: &TableFactor) -> Result<Vec<ast::Ident>> {
+    let keys = match constraint {
+        JoinConstraint::Using(names) => names.iter().filter_map(|n| n.0.last().and_then(|p| p.as_ident()).cloned()).collect(),
+        JoinConstraint::On(on) => {
+            let name = relation_name(relation);
+            let mut keys = Vec::new();
+            collect_on_keys(on, name.as_deref(), &mut keys);
+            keys
+        }
+        _ => Vec::new(),
+    };
+    if keys.is_empty() {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ANY JOIN needs USING or ON equalities naming the joined table's columns"));
+    }
+    Ok(keys)
+}
+
+fn collect_on_keys(expr: &Expr, relation: Option<&str>, keys: &mut Vec<ast::Ident>) {
+    match expr {
+        Expr::Nested(inner) => collect_on_keys(inner, relation, keys),
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+            collect_on_keys(left, relation, keys);
+            collect_on_keys(right, relation, keys);
+        }
+        Expr::BinaryOp { left, op: BinaryOperator::Eq, right } => {
+            for side in [left, right] {
+                if let Expr::CompoundIdentifier(parts) = side.as_ref() {
+                    if let [.., qualifier, column] = parts.as_slice() {
+                        if relation == Some(qualifier.value.as_str()) {
+                            keys.push(column.clone());
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `(SELECT DISTINCT ON (keys) * FROM relation) AS name`.
+fn one_row_per_key(relation: &TableFactor, keys: &[ast::Ident]) -> Result<TableFactor> {
+    let name = relation_name(relation)
+        .ok_or_else(|| Error::new(ErrorCode::NOT_IMPLEMENTED, "ANY JOIN with a table function or subquery needs an alias"))?;
+    let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+    let sql = format!("SELECT DISTINCT ON ({}) * FROM {relation}", keys.join(", "));
+    let dialect = ClickHouseDialect {};
+    let subquery = Parser::new(&dialect)
+        .try_with_sql(&sql)
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("ANY JOIN rewrite produced invalid SQL ({sql}): {e}")))?;
+    Ok(TableFactor::Derived {
+        lateral: false,
+        subquery,
+        alias: Some(ast::TableAlias { explicit: true, name: ast::Ident::new(name), columns: Vec::new(), at: None }),
+        sample: None,
+    })
+}

@@ -1,0 +1,11 @@
+SELECT id FROM (SELECT number AS id FROM numbers(4)) AS n ALL INNER JOIN (SELECT 1 AS id UNION ALL SELECT 1) AS r USING (id) ORDER BY id;
+SELECT id FROM (SELECT number AS id FROM numbers(4)) AS n ANY INNER JOIN (SELECT 1 AS id UNION ALL SELECT 1) AS r USING (id) ORDER BY id;
+SELECT id, r.v FROM (SELECT number AS id FROM numbers(4)) AS n ANY LEFT JOIN (SELECT 1 AS id, 5 AS v UNION ALL SELECT 1, 5) AS r USING (id) ORDER BY id;
+SELECT n.id, r.v FROM (SELECT number AS id FROM numbers(4)) AS n ANY LEFT JOIN (SELECT 1 AS id, 5 AS v UNION ALL SELECT 1, 5) AS r ON n.id = r.id ORDER BY n.id;
+SELECT count(), sum(v) FROM (SELECT number % 2 AS id FROM numbers(4)) AS n ANY RIGHT JOIN (SELECT 1 AS id, 5 AS v UNION ALL SELECT 1, 6) AS r USING (id);
+SELECT count() FROM (SELECT number % 10 AS id FROM numbers(100)) AS n ANY LEFT JOIN (SELECT number % 5 AS id FROM numbers(50)) AS r USING (id);
+SELECT count() FROM (SELECT number % 10 AS id FROM numbers(100)) AS n ALL LEFT JOIN (SELECT number % 5 AS id FROM numbers(50)) AS r USING (id);
+SELECT id FROM (SELECT number AS id FROM numbers(4)) AS n SEMI LEFT JOIN (SELECT 1 AS id UNION ALL SELECT 1 UNION ALL SELECT 3) AS r USING (id) ORDER BY id;
+SELECT id FROM (SELECT number AS id FROM numbers(4)) AS n ANTI LEFT JOIN (SELECT 1 AS id UNION ALL SELECT 3) AS r USING (id) ORDER BY id;
+SELECT id FROM (SELECT number AS id FROM numbers(4)) AS n LEFT ANTI JOIN (SELECT 1 AS id UNION ALL SELECT 3) AS r USING (id) ORDER BY id;
+SELECT a, b FROM (SELECT number % 3 AS a, number AS k FROM numbers(6)) AS l ANY LEFT JOIN (SELECT number % 3 AS k, number * 10 AS b FROM numbers(3)) AS r ON l.k = r.k ORDER BY a, b;
