@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{Column, ScalarValue};
-use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, Projection};
 use granary_common::Result;
 
@@ -33,9 +32,7 @@ pub fn fill_grouping_defaults(plan: LogicalPlan) -> Result<LogicalPlan> {
             match ScalarValue::new_default(field.data_type()).ok().filter(|_| key_not_null) {
                 Some(default) => {
                     changed = true;
-                    let filled = Expr::ScalarFunction(ScalarFunction::new_udf(coalesce.clone(), vec![column, Expr::Literal(default, None)]));
-                    let metadata = (!field.metadata().is_empty()).then(|| field.metadata().clone().into());
-                    exprs.push(filled.alias_qualified_with_metadata(qualifier.cloned(), field.name(), metadata));
+                    exprs.push(crate::joins::coalesce_as(&coalesce, vec![column, Expr::Literal(default, None)], qualifier, field));
                 }
                 None => exprs.push(column),
             }

@@ -60,15 +60,11 @@ pub fn fill_join_defaults(plan: LogicalPlan) -> Result<LogicalPlan> {
                     changed = true;
                     let mut args = vec![column, partner];
                     args.extend(default.map(|d| Expr::Literal(d, None)));
-                    let filled = Expr::ScalarFunction(ScalarFunction::new_udf(coalesce.clone(), args));
-                    let metadata = (!field.metadata().is_empty()).then(|| field.metadata().clone().into());
-                    exprs.push(filled.alias_qualified_with_metadata(qualifier.cloned(), field.name(), metadata));
+                    exprs.push(coalesce_as(&coalesce, args, qualifier, field));
                 }
                 (Some(default), None) => {
                     changed = true;
-                    let filled = Expr::ScalarFunction(ScalarFunction::new_udf(coalesce.clone(), vec![column, Expr::Literal(default, None)]));
-                    let metadata = (!field.metadata().is_empty()).then(|| field.metadata().clone().into());
-                    exprs.push(filled.alias_qualified_with_metadata(qualifier.cloned(), field.name(), metadata));
+                    exprs.push(coalesce_as(&coalesce, vec![column, Expr::Literal(default, None)], qualifier, field));
                 }
                 (None, None) => exprs.push(column),
             }
@@ -79,4 +75,17 @@ pub fn fill_join_defaults(plan: LogicalPlan) -> Result<LogicalPlan> {
         Ok(Transformed::yes(LogicalPlan::Projection(Projection::try_new(exprs, Arc::new(node))?)))
     })?;
     Ok(rewritten.data)
+}
+
+/// `coalesce(args...)` under the qualified name and metadata of `field`, so the nodes
+/// above resolve it exactly as the column it replaces.
+pub(crate) fn coalesce_as(
+    coalesce: &Arc<datafusion::logical_expr::ScalarUDF>,
+    args: Vec<Expr>,
+    qualifier: Option<&datafusion::common::TableReference>,
+    field: &datafusion::arrow::datatypes::Field,
+) -> Expr {
+    let filled = Expr::ScalarFunction(ScalarFunction::new_udf(coalesce.clone(), args));
+    let metadata = (!field.metadata().is_empty()).then(|| field.metadata().clone().into());
+    filled.alias_qualified_with_metadata(qualifier.cloned(), field.name(), metadata)
 }
