@@ -116,7 +116,7 @@ registry! {
     "max_execution_time": Seconds = "0", "Limit on the running time of a query in seconds (0: none).";
     "max_insert_block_size": UInt64 = "1048449", "Rows of the blocks formed for insertion into a table.";
     "max_insert_delayed_streams_for_parallel_write": UInt64 = "0", "How many streams may wait for their parts to be written in parallel.";
-    "max_insert_threads": UInt64 = "0", "Threads that run INSERT ... SELECT (0: one).";
+    "max_insert_threads": UInt64 = "0", "Pipelines that write an INSERT in parallel (0: max_threads, as ClickHouse's auto).";
     "max_memory_usage": UInt64 = "0", "Limit on memory used by one query in bytes (0: none).";
     "max_query_size": UInt64 = "262144", "Limit on the size of the query text parsed by the SQL parser.";
     "max_result_bytes": UInt64 = "0", "Limit on bytes of the result (0: none).";
@@ -252,6 +252,14 @@ impl Settings {
     pub fn max_threads(&self) -> usize {
         match self.get_u64("max_threads") {
             0 => cores(),
+            n => n as usize,
+        }
+    }
+
+    /// `max_insert_threads` resolved: 0 means `max_threads` (ClickHouse's `auto`).
+    pub fn max_insert_threads(&self) -> usize {
+        match self.get_u64("max_insert_threads") {
+            0 => self.max_threads(),
             n => n as usize,
         }
     }

@@ -294,7 +294,7 @@ impl TableEngine for JoinEngine {
     }
 
     async fn insert(&self, request: InsertRequest) -> Result<InsertResult> {
-        let (batches, rows, bytes) = collect_insert(request.input).await?;
+        let (batches, rows, bytes) = collect_insert(request.into_stream()).await?;
         if rows == 0 {
             return Ok(InsertResult::default());
         }
@@ -484,7 +484,7 @@ mod tests {
     async fn insert(engine: &JoinEngine, keys: Vec<u64>, values: Vec<&str>) {
         let batch = RecordBatch::try_new(schema(), vec![Arc::new(UInt64Array::from(keys)), Arc::new(StringArray::from(values))]).unwrap();
         let input = Box::pin(RecordBatchStreamAdapter::new(schema(), futures::stream::iter(vec![Ok(batch)])));
-        engine.insert(InsertRequest { input, settings: Settings::default() }).await.unwrap();
+        engine.insert(InsertRequest::new(input, Settings::default())).await.unwrap();
     }
 
     fn get(engine: &JoinEngine, keys: Vec<u64>) -> Vec<Option<String>> {

@@ -64,7 +64,7 @@ impl TableEngine for MemoryEngine {
     }
 
     async fn insert(&self, request: InsertRequest) -> Result<InsertResult> {
-        let (batches, rows, bytes) = collect_insert(request.input).await?;
+        let (batches, rows, bytes) = collect_insert(request.into_stream()).await?;
         for batch in &batches {
             if batch.schema().fields() != self.schema.fields() {
                 return Err(Error::new(

@@ -38,10 +38,11 @@ impl TableEngine for NullEngine {
         Ok(Arc::new(EmptyExec::new(schema)))
     }
 
-    async fn insert(&self, mut request: InsertRequest) -> Result<InsertResult> {
+    async fn insert(&self, request: InsertRequest) -> Result<InsertResult> {
         // The input is still consumed, so a bad row fails the INSERT as it would elsewhere.
         let mut result = InsertResult::default();
-        while let Some(batch) = request.input.next().await {
+        let mut input = request.into_stream();
+        while let Some(batch) = input.next().await {
             let batch = batch?;
             result.written_rows += batch.num_rows() as u64;
             result.written_bytes += batch.get_array_memory_size() as u64;

@@ -15,7 +15,8 @@ use datafusion::arrow::datatypes::{
     DataType, Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type,
     UInt32Type, UInt64Type, UInt8Type,
 };
-use datafusion::logical_expr::ScalarUDF;
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
@@ -25,7 +26,10 @@ use crate::func::{ExecCtx, RetCtx, ScalarDef};
 
 /// The string column of argument `i` as `Utf8` (FixedString bytes as-is).
 fn utf8(ctx: &ExecCtx, i: usize) -> DfResult<ArrayRef> {
-    let a = ctx.array(i)?;
+    utf8_array(ctx.array(i)?)
+}
+
+fn utf8_array(a: ArrayRef) -> DfResult<ArrayRef> {
     Ok(match a.data_type() {
         DataType::Utf8 => a,
         DataType::FixedSizeBinary(_) => {
@@ -226,32 +230,57 @@ fn concat() -> ScalarUDF {
         |_| Ok(ChType::String),
         |ctx| {
             let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
-            let mut parts = Vec::with_capacity(ctx.args.len());
+            // Constant arguments (the usual `concat('prefix-', col)`) are converted once,
+            // not expanded to a column; the result is written straight into one buffer.
+            let mut pieces = Vec::with_capacity(ctx.args.len());
             for i in 0..ctx.args.len() {
-                let a = ctx.array(i)?;
-                let s = match a.data_type() {
+                let constant = matches!(ctx.args[i], ColumnarValue::Scalar(_));
+                let a = ctx.args[i].to_array(if constant { 1 } else { ctx.len })?;
+                let text = match a.data_type() {
                     DataType::Utf8 => a,
-                    DataType::FixedSizeBinary(_) | DataType::LargeUtf8 | DataType::Utf8View => utf8(ctx, i)?,
+                    DataType::FixedSizeBinary(_) | DataType::LargeUtf8 | DataType::Utf8View => utf8_array(a)?,
                     _ => convert(&a, &ctx.fields[i], &ChType::String, &cv)?,
                 };
-                parts.push(s);
+                let text = text.as_string::<i32>().clone();
+                pieces.push(match constant {
+                    true => ConcatPiece::Constant(if text.is_valid(0) { text.value(0).to_string() } else { String::new() }),
+                    false => ConcatPiece::Column(text),
+                });
             }
-            let mut b = StringBuilder::with_capacity(ctx.len, ctx.len * 8);
-            let mut buf = String::new();
+            let total: usize = pieces
+                .iter()
+                .map(|p| match p {
+                    ConcatPiece::Constant(c) => c.len() * ctx.len,
+                    ConcatPiece::Column(s) => (s.value_offsets()[s.len()] - s.value_offsets()[0]) as usize,
+                })
+                .sum();
+            if total > i32::MAX as usize {
+                return Err(ch_error(ErrorCode::TOO_LARGE_STRING_SIZE, format!("concat: the result of {total} bytes does not fit in one block")));
+            }
+            let mut values: Vec<u8> = Vec::with_capacity(total);
+            let mut offsets: Vec<i32> = Vec::with_capacity(ctx.len + 1);
+            offsets.push(0);
             for row in 0..ctx.len {
-                buf.clear();
-                for p in &parts {
-                    let s = p.as_string::<i32>();
-                    if s.is_valid(row) {
-                        buf.push_str(s.value(row));
+                for piece in &pieces {
+                    match piece {
+                        ConcatPiece::Constant(c) => values.extend_from_slice(c.as_bytes()),
+                        ConcatPiece::Column(s) if s.is_valid(row) => values.extend_from_slice(s.value(row).as_bytes()),
+                        ConcatPiece::Column(_) => {}
                     }
                 }
-                b.append_value(&buf);
+                // Cannot overflow: `values` never grows past `total`, checked above.
+                offsets.push(values.len() as i32);
             }
-            Ok(Arc::new(b.finish()))
+            Ok(Arc::new(StringArray::try_new(OffsetBuffer::new(offsets.into()), values.into(), None)?))
         },
     )
     .build()
+}
+
+/// One argument of `concat`, as text.
+enum ConcatPiece {
+    Constant(String),
+    Column(StringArray),
 }
 
 /// ClickHouse's byte range of `substring(s, offset[, length])`.

@@ -216,7 +216,7 @@ impl TableEngine for FileSink {
 impl FileSink {
     async fn write_all(&self, request: InsertRequest, writers: &mut Vec<ObjectWriter>) -> Result<InsertResult> {
         let mut by_partition: HashMap<String, usize> = HashMap::new();
-        let mut input = request.input;
+        let mut input = request.into_stream();
         let mut rows = 0u64;
         while let Some(batch) = input.next().await {
             let batch = batch?;

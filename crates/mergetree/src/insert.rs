@@ -1,11 +1,16 @@
 //! INSERT: squash, split by partition, sort, write parts, publish them together.
 //!
 //! ```text
-//! input stream ─► squash to max_insert_block_size rows ─► split by partition id
-//!   ─► sort each block by the sorting key ─► PartWriter into tmp_insert_<name>/ (fsynced)
-//!   ─► (input finished without error) rename every part into place, fsync the table dir
+//! input streams (one per SELECT partition, at most max_insert_threads pipelines)
+//!   each ─► squash to max_insert_block_size rows ─► split by partition id
+//!        ─► sort each block by the sorting key ─► PartWriter into tmp_insert_<name>/ (fsynced)
+//!   the streams' leftovers (< one block) ─► one last block, written the same way
+//!   ─► (every stream finished without error) rename every part into place, fsync the dir
 //!   ─► one swap of the active-part snapshot: all parts of the INSERT appear at once
 //! ```
+//!
+//! Pipelines keep their stream's order, so a sorted source (numbers(), a sorted file,
+//! the partitions of a sorted table) arrives at the writer sorted and is not re-sorted.
 //!
 //! A failure anywhere before the swap removes the temporary directories: nothing of the
 //! INSERT is visible, now or after a restart (`tmp_*` directories are removed at load).
@@ -13,7 +18,8 @@
 //! as in ClickHouse, where each block of an INSERT is its own part.
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,6 +28,7 @@ use arrow::compute::{concat_batches, sort_to_indices, take_record_batch, SortOpt
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
+use datafusion::execution::SendableRecordBatchStream;
 use granary_storage::{InsertRequest, InsertResult};
 
 use crate::engine::{Inner, MergeMode};
@@ -44,16 +51,108 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         0 => 1_048_449,
         n => n as usize,
     };
-    // Blocks are written while the next ones are read: up to `max_insert_threads`
-    // (at least 1) writes run beside the producer, so memory holds that many blocks.
-    let writers = request.settings.get_u64("max_insert_threads").max(1) as usize;
-    let mut input = request.input;
+    let threads = request.settings.max_insert_threads();
+    let dedup = Deduplication::of(inner, &request.settings);
+    let streams = request.into_streams(threads);
+    // A lone stream (a client's data, a sorted SELECT) gets every writer beside its
+    // reader; parallel streams get one each. Memory holds (writers + 1) blocks per stream.
+    let writers = (threads / streams.len()).max(1);
+    let failed = Arc::new(AtomicBool::new(false));
+    // An INSERT abandoned by its caller (timeout, KILL QUERY, closed connection) stops
+    // its pipelines, which then remove what they wrote.
+    let _stop_when_dropped = StopOnDrop(failed.clone());
+    let span = tracing::Span::current();
+    let pipelines: Vec<_> = streams
+        .into_iter()
+        .map(|stream| {
+            let (inner, failed) = (inner.clone(), failed.clone());
+            tokio::spawn(tracing::Instrument::instrument(run_pipeline(inner, stream, block_rows, writers, failed), span.clone()))
+        })
+        .collect();
+    let mut outputs = Vec::with_capacity(pipelines.len());
+    let mut error: Option<Error> = None;
+    for pipeline in pipelines {
+        match pipeline.await {
+            Ok(Ok(output)) => outputs.push(output),
+            Ok(Err(e)) => {
+                failed.store(true, Ordering::Relaxed);
+                // The first error is the cause; later ones are pipelines told to stop.
+                error.get_or_insert(e);
+            }
+            Err(e) => {
+                failed.store(true, Ordering::Relaxed);
+                error.get_or_insert(Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")));
+            }
+        }
+    }
     let mut pending: Vec<PendingPart> = Vec::new();
-    let mut writing: std::collections::VecDeque<tokio::task::JoinHandle<Result<Vec<PendingPart>>>> = std::collections::VecDeque::new();
+    let mut tail: Vec<RecordBatch> = Vec::new();
+    let (mut rows, mut bytes) = (0u64, 0u64);
+    for output in outputs {
+        pending.extend(output.parts);
+        tail.extend(output.tail);
+        rows += output.rows;
+        bytes += output.bytes;
+    }
+    if let Some(e) = error {
+        discard(&pending);
+        return Err(e);
+    }
+    // What each stream left below a block is written as one block: a small INSERT makes
+    // one part per partition however many streams it came on.
+    if !tail.is_empty() {
+        match join_write(Some(spawn_write(inner, tail))).await {
+            Ok(parts) => pending.extend(parts),
+            Err(e) => {
+                discard(&pending);
+                return Err(e);
+            }
+        }
+    }
+    // Renames and directory fsyncs are blocking I/O: off the async runtime.
+    let publisher = inner.clone();
+    tokio::task::spawn_blocking(move || span.in_scope(|| publish(&publisher, pending, started, dedup.as_ref())))
+        .await
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))??;
+    inner.merge_wakeup.notify_one();
+    Ok(InsertResult { written_rows: rows, written_bytes: bytes })
+}
+
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What one insert pipeline wrote, and the rows it left for the final block.
+struct PipelineOutput {
+    parts: Vec<PendingPart>,
+    tail: Vec<RecordBatch>,
+    rows: u64,
+    bytes: u64,
+}
+
+/// Squashes one input stream into blocks of `block_rows` and writes each full block as
+/// parts, with up to `writers` writes running beside the reading. Stops early when
+/// another pipeline of the INSERT has failed. On error, its own parts are removed.
+async fn run_pipeline(
+    inner: Arc<Inner>,
+    mut input: SendableRecordBatchStream,
+    block_rows: usize,
+    writers: usize,
+    failed: Arc<AtomicBool>,
+) -> Result<PipelineOutput> {
+    let mut pending: Vec<PendingPart> = Vec::new();
+    let mut writing: VecDeque<tokio::task::JoinHandle<Result<Vec<PendingPart>>>> = VecDeque::new();
     let mut block: Vec<RecordBatch> = Vec::new();
     let (mut block_len, mut rows, mut bytes) = (0usize, 0u64, 0u64);
     let result: Result<()> = async {
         while let Some(batch) = input.next().await {
+            if failed.load(Ordering::Relaxed) {
+                return Err(Error::new(ErrorCode::QUERY_WAS_CANCELLED, "another part of the INSERT failed"));
+            }
             let batch = batch?;
             if batch.schema().fields() != inner.schema.fields() {
                 return Err(Error::new(ErrorCode::LOGICAL_ERROR, "Inserted block structure does not match the table"));
@@ -66,12 +165,9 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
                 while writing.len() >= writers {
                     pending.extend(join_write(writing.pop_front()).await?);
                 }
-                writing.push_back(spawn_write(inner, std::mem::take(&mut block)));
+                writing.push_back(spawn_write(&inner, std::mem::take(&mut block)));
                 block_len = 0;
             }
-        }
-        if block_len > 0 {
-            writing.push_back(spawn_write(inner, std::mem::take(&mut block)));
         }
         while let Some(task) = writing.pop_front() {
             pending.extend(join_write(Some(task)).await?);
@@ -90,15 +186,7 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         discard(&pending);
         return Err(e);
     }
-    // Renames and directory fsyncs are blocking I/O: off the async runtime.
-    let publisher = inner.clone();
-    let span = tracing::Span::current();
-    let dedup = Deduplication::of(inner, &request.settings);
-    tokio::task::spawn_blocking(move || span.in_scope(|| publish(&publisher, pending, started, dedup.as_ref())))
-        .await
-        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))??;
-    inner.merge_wakeup.notify_one();
-    Ok(InsertResult { written_rows: rows, written_bytes: bytes })
+    Ok(PipelineOutput { parts: pending, tail: block, rows, bytes })
 }
 
 fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> tokio::task::JoinHandle<Result<Vec<PendingPart>>> {

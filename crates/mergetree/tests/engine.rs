@@ -667,7 +667,7 @@ async fn slow_insert_is_not_covered_by_a_merge_that_ran_meanwhile() {
         let input = Box::pin(RecordBatchStreamAdapter::new(schema.clone(), stream));
         let mut settings = Settings::new();
         settings.set("max_insert_block_size", "1").unwrap();
-        tokio::spawn(async move { table.engine.insert(granary_storage::InsertRequest { input, settings }).await })
+        tokio::spawn(async move { table.engine.insert(granary_storage::InsertRequest::new(input, settings)).await })
     };
     tx.send(Ok(ids_batch(schema.clone(), 100..110))).await.unwrap();
     let deadline = Instant::now() + std::time::Duration::from_secs(20);
@@ -684,4 +684,64 @@ async fn slow_insert_is_not_covered_by_a_merge_that_ran_meanwhile() {
 
     let fx = Arc::into_inner(fx).unwrap().reopen();
     assert_eq!(fx.count().await, 40, "parts after restart: {:?}", fx.part_dirs());
+}
+
+/// Streams of `count` batches of `size` ids each, stream `i` holding the ids from
+/// `i * count * size` on, in order.
+fn id_streams(schema: &arrow::datatypes::SchemaRef, streams: u64, count: u64, size: u64) -> Vec<Vec<granary_common::Result<RecordBatch>>> {
+    (0..streams)
+        .map(|s| (0..count).map(|b| Ok(ids_batch(schema.clone(), (s * count + b) * size..(s * count + b + 1) * size))).collect())
+        .collect()
+}
+
+fn insert_settings(block_rows: &str, threads: &str) -> Settings {
+    let mut settings = Settings::new();
+    settings.set("max_insert_block_size", block_rows).unwrap();
+    settings.set("max_insert_threads", threads).unwrap();
+    settings
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_insert_streams_write_every_row_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    // Three streams of 3000 rows, blocks of 1000: each stream writes three full blocks.
+    fx.insert_streams(id_streams(&schema, 3, 30, 100), insert_settings("1000", "3")).await.unwrap();
+    assert_eq!(fx.part_dirs().len(), 9);
+    // Fewer pipelines than streams: streams share pipelines, nothing is lost.
+    fx.insert_streams(id_streams(&schema, 4, 5, 100), insert_settings("1000", "2")).await.unwrap();
+    let (got, _) = fx.sql("SELECT id FROM t ORDER BY id", 1).await;
+    let mut expected: Vec<u64> = (0..9000).collect();
+    expected.extend(0..2000);
+    expected.sort_unstable();
+    assert_eq!(u64s(&got, 0), expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_parallel_streams_leave_below_a_block_is_one_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    fx.insert_streams(id_streams(&schema, 4, 3, 50), insert_settings("1000", "4")).await.unwrap();
+    assert_eq!(fx.part_dirs().len(), 1, "{:?}", fx.part_dirs());
+    let (got, _) = fx.sql("SELECT id FROM t", 1).await;
+    assert_eq!(u64s(&got, 0), (0..600).collect::<Vec<u64>>(), "the part is sorted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_stream_leaves_nothing_of_the_insert() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    let mut streams = id_streams(&schema, 2, 20, 100);
+    streams[1].insert(12, Err(granary_common::Error::new(granary_common::ErrorCode::CANNOT_PARSE_TEXT, "bad row")));
+    let err = fx.insert_streams(streams, insert_settings("200", "2")).await.unwrap_err();
+    assert_eq!(err.code(), granary_common::ErrorCode::CANNOT_PARSE_TEXT, "the cause is reported, not the stopped stream: {err}");
+    assert_eq!(fx.count().await, 0);
+    let left: Vec<String> = std::fs::read_dir(fx.data_dir()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    assert!(left.iter().all(|n| !n.starts_with("tmp_") && granary_mergetree::part_info::PartInfo::parse(n).is_err()), "{left:?}");
 }

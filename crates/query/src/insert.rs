@@ -31,7 +31,7 @@ use granary_storage::{InsertRequest, Table};
 use tokio::sync::mpsc;
 
 use crate::instance::QueryContext;
-use crate::interpreter::{database_of, execute_plan, plan_query};
+use crate::interpreter::{database_of, execute_plan, execute_plan_partitioned, plan_query};
 use crate::ByteStream;
 
 pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text: &str, input: Option<ByteStream>) -> Result<()> {
@@ -56,8 +56,8 @@ pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text
                 Some(plan) => plan,
                 None => plan_query(ctx, query).await?,
             };
-            let stream = execute_plan(ctx, &plan).await?;
-            insert_stream_with_defaults(ctx, &table, &targets, stream, defaults).await
+            let streams = execute_plan_partitioned(ctx, &plan).await?;
+            insert_streams_with_defaults(ctx, &table, &targets, streams, defaults).await
         }
         InsertSource::Data { format, data_offset } => {
             let data = text.get(data_offset..).unwrap_or_default();
@@ -233,7 +233,22 @@ async fn insert_stream_with_defaults(
     stream: SendableRecordBatchStream,
     defaults: HashMap<usize, ArrayRef>,
 ) -> Result<()> {
-    let source_columns = stream.schema().fields().len();
+    insert_streams_with_defaults(ctx, table, targets, vec![stream], defaults).await
+}
+
+/// Inserts rows arriving on several streams (the partitions of a SELECT), each
+/// conformed to the table's schema on its own.
+async fn insert_streams_with_defaults(
+    ctx: &QueryContext,
+    table: &Table,
+    targets: &[usize],
+    streams: Vec<SendableRecordBatchStream>,
+    defaults: HashMap<usize, ArrayRef>,
+) -> Result<()> {
+    let source_columns = match streams.first() {
+        Some(stream) => stream.schema().fields().len(),
+        None => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "INSERT without an input stream")),
+    };
     if source_columns != targets.len() {
         return Err(Error::new(
             ErrorCode::NUMBER_OF_COLUMNS_DOESNT_MATCH,
@@ -242,16 +257,21 @@ async fn insert_stream_with_defaults(
     }
     let conformer = Arc::new(Conformer::new(table.schema(), targets.to_vec(), defaults)?);
     let schema = table.schema();
-    let conformed = stream.map(move |batch| {
-        let batch = batch?;
-        conformer.conform(&batch).map_err(Error::into_datafusion)
-    });
-    let input: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(schema, conformed));
-    write_to_engine(ctx, table, input).await
+    let inputs = streams
+        .into_iter()
+        .map(|stream| {
+            let conformer = conformer.clone();
+            let conformed = stream.map(move |batch| {
+                let batch = batch?;
+                conformer.conform(&batch).map_err(Error::into_datafusion)
+            });
+            Box::pin(RecordBatchStreamAdapter::new(schema.clone(), conformed)) as SendableRecordBatchStream
+        })
+        .collect();
+    write_to_engine(ctx, table, InsertRequest::partitioned(inputs, ctx.settings.clone())?).await
 }
 
-async fn write_to_engine(ctx: &QueryContext, table: &Table, input: SendableRecordBatchStream) -> Result<()> {
-    let request = InsertRequest { input, settings: ctx.settings.clone() };
+async fn write_to_engine(ctx: &QueryContext, table: &Table, request: InsertRequest) -> Result<()> {
     let work = table.engine.insert(request);
     let result = match ctx.deadline {
         Some(deadline) => tokio::time::timeout_at(deadline, work).await.map_err(|_| timeout_error(ctx))??,
@@ -343,7 +363,7 @@ async fn insert_data(
         std::task::Poll::Pending => std::task::Poll::Pending,
     });
     let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(table_schema, batches));
-    let result = write_to_engine(ctx, table, stream).await;
+    let result = write_to_engine(ctx, table, InsertRequest::new(stream, ctx.settings.clone())).await;
     producer.abort();
     result
 }

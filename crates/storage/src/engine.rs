@@ -26,10 +26,57 @@ use granary_common::{Error, ErrorCode, Result, Settings};
 use crate::meta::TableMeta;
 
 /// An INSERT into one table: batches already converted to the table's schema.
+///
+/// The rows come as one stream, or as several when the source runs in parallel (the
+/// output partitions of an `INSERT ... SELECT` plan). An engine that writes in parallel
+/// (MergeTree, up to `max_insert_threads` pipelines, as ClickHouse runs them) takes them
+/// apart with [`InsertRequest::into_streams`]: each keeps its source's order, so sorted
+/// sources stay sorted. Other engines read them as one with [`InsertRequest::into_stream`].
 pub struct InsertRequest {
-    pub input: SendableRecordBatchStream,
+    /// Never empty.
+    inputs: Vec<SendableRecordBatchStream>,
     /// The query's settings (insert block sizes, dedup, ...).
     pub settings: Settings,
+}
+
+impl InsertRequest {
+    pub fn new(input: SendableRecordBatchStream, settings: Settings) -> Self {
+        InsertRequest { inputs: vec![input], settings }
+    }
+
+    /// Rows from several streams of the same schema (at least one).
+    pub fn partitioned(inputs: Vec<SendableRecordBatchStream>, settings: Settings) -> Result<Self> {
+        if inputs.is_empty() {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "an INSERT needs at least one input stream"));
+        }
+        Ok(InsertRequest { inputs, settings })
+    }
+
+    /// Every input as one stream, batches interleaved as they arrive.
+    pub fn into_stream(self) -> SendableRecordBatchStream {
+        self.into_streams(1).pop().expect("into_streams returns at least one stream")
+    }
+
+    /// The inputs as at most `max` streams (at least one): when there are more inputs
+    /// than that, inputs are grouped round-robin and each group is read as one stream.
+    pub fn into_streams(self, max: usize) -> Vec<SendableRecordBatchStream> {
+        let max = max.max(1);
+        if self.inputs.len() <= max {
+            return self.inputs;
+        }
+        let schema = self.inputs[0].schema();
+        let mut groups: Vec<Vec<SendableRecordBatchStream>> = (0..max).map(|_| Vec::new()).collect();
+        for (i, input) in self.inputs.into_iter().enumerate() {
+            groups[i % max].push(input);
+        }
+        groups
+            .into_iter()
+            .map(|group| {
+                let merged = futures::stream::select_all(group);
+                Box::pin(datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(schema.clone(), merged)) as SendableRecordBatchStream
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -87,7 +87,21 @@ impl Fixture {
         let table = self.table();
         let stream = futures::stream::iter(batches.into_iter().map(|r| r.map_err(|e| e.into_datafusion())));
         let input = Box::pin(RecordBatchStreamAdapter::new(table.schema(), stream));
-        table.engine.insert(InsertRequest { input, settings }).await.map(|_| ())
+        table.engine.insert(InsertRequest::new(input, settings)).await.map(|_| ())
+    }
+
+    /// Inserts rows arriving on several streams at once (as an `INSERT ... SELECT` with
+    /// several partitions does).
+    pub async fn insert_streams(&self, streams: Vec<Vec<granary_common::Result<RecordBatch>>>, settings: Settings) -> granary_common::Result<()> {
+        let table = self.table();
+        let inputs = streams
+            .into_iter()
+            .map(|batches| {
+                let stream = futures::stream::iter(batches.into_iter().map(|r| r.map_err(|e| e.into_datafusion())));
+                Box::pin(RecordBatchStreamAdapter::new(table.schema(), stream)) as datafusion::execution::SendableRecordBatchStream
+            })
+            .collect();
+        table.engine.insert(InsertRequest::partitioned(inputs, settings)?).await.map(|_| ())
     }
 
     /// Runs `query` (table `t`) and returns the batches and the rows the scan read.
