@@ -323,6 +323,7 @@ impl Instance {
             .with_runtime_env(base_runtime.clone())
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
+            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
             .build();
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));

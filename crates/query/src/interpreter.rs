@@ -363,6 +363,10 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
     let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
     crate::access::check_lookups(ctx, &lookups)?;
     crate::lookups::load_dictionaries(ctx, &lookups).await?;
+    let fill = match &mut inner {
+        ast::Statement::Query(query) => crate::fill::take_fill_clause(query)?,
+        _ => None,
+    };
     let statement = DFStatement::Statement(Box::new(inner));
     if let Some(io) = ctx.state.config().get_extension::<granary_io::IoContext>() {
         // Virtual columns of file()/s3() exist only for queries that name them.
@@ -372,7 +376,12 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
     let plan = ctx.state.statement_to_plan(statement).await?;
     let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
     let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };
-    granary_functions::type_literals(plan)
+    let plan = granary_functions::type_literals(plan)?;
+    // After the literals got their types: WITH FILL works in the keys' final types.
+    match &fill {
+        Some(fill) => crate::fill::plan_fill(&ctx.state, plan, fill),
+        None => Ok(plan),
+    }
 }
 
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
