@@ -32,7 +32,8 @@
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
-//! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `-Array`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
+//! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `-Array`, `-ForEach`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
+//! | [`for_each`] | `-ForEach` / `-IfForEach`: one base accumulator per array position |
 //! | [`states`] | serialized aggregate states in ClickHouse's layouts, [`states::split_states`] for Native and RowBinary |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
 //!
@@ -53,6 +54,7 @@ pub mod array;
 pub mod conditional;
 pub mod conversion;
 pub mod datetime;
+pub mod for_each;
 pub mod format;
 mod hash;
 pub mod func;
