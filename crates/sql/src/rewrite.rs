@@ -102,17 +102,19 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
 }
 
 /// `GROUP BY a, b WITH ROLLUP` / `WITH CUBE` as `GROUP BY ROLLUP(a, b)` / `CUBE(a, b)`.
-/// `WITH TOTALS` (an extra result block) is refused rather than ignored.
+/// `WITH TOTALS` (an extra result block) stays for the query layer, which plans it.
 fn group_by_modifiers(select: &mut ast::Select) -> Result<()> {
     let ast::GroupByExpr::Expressions(exprs, modifiers) = &mut select.group_by else { return Ok(()) };
     let mut grouping: Option<Expr> = None;
+    let mut totals = false;
     for modifier in std::mem::take(modifiers) {
         let sets = || exprs.iter().map(|e| vec![e.clone()]).collect::<Vec<_>>();
         let next = match modifier {
             ast::GroupByWithModifier::Rollup => Expr::Rollup(sets()),
             ast::GroupByWithModifier::Cube => Expr::Cube(sets()),
             ast::GroupByWithModifier::Totals => {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "GROUP BY ... WITH TOTALS is not supported yet"));
+                totals = true;
+                continue;
             }
             ast::GroupByWithModifier::GroupingSets(sets) => sets,
         };
@@ -122,6 +124,9 @@ fn group_by_modifiers(select: &mut ast::Select) -> Result<()> {
     }
     if let Some(grouping) = grouping {
         *exprs = vec![grouping];
+    }
+    if totals {
+        modifiers.push(ast::GroupByWithModifier::Totals);
     }
     Ok(())
 }
