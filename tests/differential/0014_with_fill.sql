@@ -50,3 +50,11 @@ SELECT number * 3 AS n FROM numbers(3) ORDER BY n WITH FILL STEP INTERVAL 1 DAY;
 SELECT number * 3 AS n FROM numbers(3) ORDER BY n WITH FILL INTERPOLATE (zz AS 1);
 SELECT number * 3 AS n, number AS v FROM numbers(3) ORDER BY n WITH FILL INTERPOLATE (n AS 1);
 SELECT toUInt8(number * 100) AS n FROM numbers(2) ORDER BY n WITH FILL TO 300 STEP 100;
+-- a key repeated after its WITH FILL counts once; FROM and TO must be in sorting order
+SELECT number * 3 AS n FROM numbers(3) ORDER BY n WITH FILL STEP 1, n;
+SELECT number * 3 AS n FROM numbers(3) ORDER BY n, n WITH FILL;
+SELECT number AS n FROM numbers(3) ORDER BY n WITH FILL FROM 10 TO 1;
+SELECT number AS n FROM numbers(3) ORDER BY n DESC WITH FILL FROM 1 TO 10;
+SELECT number AS n FROM numbers(3) ORDER BY n WITH FILL FROM 2 TO 2;
+SELECT 1 AS x ORDER BY x WITH FILL TO 5;
+WITH t AS (SELECT number * 2 AS n FROM numbers(3)) SELECT n FROM t ORDER BY n WITH FILL;

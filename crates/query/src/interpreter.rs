@@ -113,6 +113,11 @@ pub(crate) async fn run(
     instance.configure_state(ctx)?;
     let result = match statement {
         Statement::Query { query, limit_by } => {
+            // ClickHouse applies LIMIT BY before WITH FILL; Granary applies LIMIT BY to the
+            // result stream, after it.
+            if limit_by.is_some() && crate::fill::has_with_fill(&query) {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY together with ORDER BY ... WITH FILL is not supported yet"));
+            }
             let (plan, totals) = plan_query_with_totals(ctx, query).await?;
             let physical = ctx.state.create_physical_plan(&plan).await?;
             // The cache keeps one plan per query: a query with totals is always planned.

@@ -91,6 +91,11 @@ pub(crate) fn take_fill_clause(query: &mut ast::Query) -> Result<Option<FillClau
     Ok(clause)
 }
 
+/// Whether the outer query's ORDER BY has WITH FILL.
+pub(crate) fn has_with_fill(query: &ast::Query) -> bool {
+    matches!(&query.order_by, Some(ast::OrderBy { kind: ast::OrderByKind::Expressions(exprs), .. }) if exprs.iter().any(|e| e.with_fill.is_some()))
+}
+
 /// Puts a [`FillNode`] above the outer query's Sort in `plan`.
 pub(crate) fn plan_fill(state: &SessionState, plan: LogicalPlan, clause: &FillClause) -> Result<LogicalPlan> {
     match plan {
@@ -142,31 +147,37 @@ fn fill_over_sort(state: &SessionState, sort: Sort, clause: &FillClause) -> Resu
         Ok(schema.index_of_column(column)?)
     };
     let mut fill_keys: Vec<(usize, FillKey)> = Vec::new();
-    let mut plain_columns = Vec::new();
+    // As ClickHouse, a key repeated in ORDER BY counts where it first appears: a plain
+    // key first and WITH FILL later conflict; WITH FILL first and plain later do not.
+    let mut first_plain = Vec::new();
+    let mut seen = Vec::new();
     let mut prefix = Vec::new();
     for (key, item) in keys.iter().zip(&clause.items) {
         let column = column_of(key)?;
+        let first = !seen.contains(&column);
+        seen.push(column);
         match item {
             Some(with_fill) => {
                 if fill_keys.iter().any(|(c, _)| *c == column) {
                     return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "Multiple WITH FILL for identical expressions is not supported in ORDER BY"));
                 }
+                if first_plain.contains(&column) {
+                    return Err(Error::new(
+                        ErrorCode::INVALID_WITH_FILL_EXPRESSION,
+                        "ORDER BY containing the same expression with and without WITH FILL modifier is not supported",
+                    ));
+                }
                 let field = schema.field(column);
                 fill_keys.push((column, fill_key(state, with_fill, field.as_ref(), key.asc)?));
             }
-            None => {
-                if fill_keys.is_empty() && !prefix.contains(&column) {
+            None if first => {
+                if fill_keys.is_empty() {
                     prefix.push(column);
                 }
-                plain_columns.push(column);
+                first_plain.push(column);
             }
+            None => {}
         }
-    }
-    if fill_keys.iter().any(|(c, _)| plain_columns.contains(c)) {
-        return Err(Error::new(
-            ErrorCode::INVALID_WITH_FILL_EXPRESSION,
-            "ORDER BY containing the same expression with and without WITH FILL modifier is not supported",
-        ));
     }
     let key_columns: Vec<usize> = keys.iter().map(column_of).collect::<Result<_>>()?;
     let (interpolate_columns, interpolate) = interpolation(state, &schema, &key_columns, &prefix, clause)?;
@@ -282,6 +293,14 @@ fn fill_key(state: &SessionState, with_fill: &ast::WithFill, field: &arrow::data
         }
     };
     let (from, to) = (bound(&with_fill.from)?, bound(&with_fill.to)?);
+    if let (Some(from), Some(to)) = (from, to) {
+        if asc && row::less(Some(to), Some(from), 1) {
+            return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "WITH FILL TO value cannot be less than FROM value for sorting in ascending direction"));
+        }
+        if !asc && row::less(Some(from), Some(to), 1) {
+            return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "WITH FILL FROM value cannot be less than TO value for sorting in descending direction"));
+        }
+    }
     if let KeyKind::Integer { min: 0, .. } = kind {
         if from.is_some_and(FillValue::is_negative) || to.is_some_and(FillValue::is_negative) {
             return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, format!("WITH FILL bound values cannot be negative for unsigned type {}", ch.strip_nullable())));
