@@ -242,7 +242,7 @@ impl Filler {
             .iter()
             .map(|(column, key)| {
                 let array = batch.column(*column);
-                let carrier = if matches!(key.step, super::row::FillStep::Add(FillValue::Float(_))) { DataType::Float64 } else { DataType::Int64 };
+                let carrier = if key.is_float() { DataType::Float64 } else { DataType::Int64 };
                 let array = if array.data_type() == &DataType::Date32 { cast(array, &DataType::Int32)? } else { array.clone() };
                 Ok(cast(&array, &carrier)?)
             })
@@ -431,8 +431,7 @@ impl Filler {
         let field = self.schema.field(column);
         let nullable = ChType::from_field(field).is_nullable();
         let fill_null = |v: &Option<FillValue>, zero: FillValue| if nullable { *v } else { Some(v.unwrap_or(zero)) };
-        let float = matches!(self.keys[key].step, super::row::FillStep::Add(FillValue::Float(_)));
-        let carrier: ArrayRef = if float {
+        let carrier: ArrayRef = if self.keys[key].is_float() {
             Arc::new(
                 values
                     .iter()

@@ -150,6 +150,11 @@ pub(crate) struct FillKey {
 }
 
 impl FillKey {
+    /// Whether values are carried as `f64` (float columns) rather than `i64`.
+    pub(crate) fn is_float(&self) -> bool {
+        matches!(self.step, FillStep::Add(FillValue::Float(_)))
+    }
+
     fn step(&self, value: FillValue, jumps: i64) -> Result<FillValue> {
         self.step.apply(value, jumps).ok_or_else(|| {
             Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, format!("WITH FILL step from {value} overflows the ORDER BY column type {}", self.type_name))
