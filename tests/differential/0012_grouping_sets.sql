@@ -10,3 +10,9 @@ SELECT toNullable(number % 2) AS a, count() AS c FROM numbers(6) GROUP BY ROLLUP
 SELECT number % 2 AS a, count() AS c FROM numbers(6) GROUP BY ROLLUP(a) ORDER BY a, c SETTINGS group_by_use_nulls = 1;
 SELECT number % 3 AS a, count() AS c FROM numbers(9) GROUP BY a WITH ROLLUP HAVING c > 2 ORDER BY a, c;
 SELECT number % 2 AS a, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a;
+SELECT if(number % 2 = 0, NULL, number) AS a, count() AS c FROM numbers(10) GROUP BY ROLLUP(a) ORDER BY a, c;
+SELECT if(number % 2 = 0, NULL, number) AS a, count() AS c FROM numbers(10) GROUP BY a WITH ROLLUP ORDER BY a, c;
+SELECT number % 2 = 0 AS e, number % 3 IN (0, 1) AS f, count() AS c FROM numbers(10) GROUP BY e, f WITH CUBE ORDER BY e, f, c;
+SELECT if(number < 3, 'lo', 'hi') AS a, number % 2 = 1 AS b, sum(number) AS s FROM numbers(10) GROUP BY GROUPING SETS ((a), (b), ()) ORDER BY a, b, s;
+SELECT number % 2 = 0, count() FROM numbers(10) GROUP BY number % 2 = 0 ORDER BY 1;
+SELECT multiIf(number < 3, 'a', number < 6, 'b', 'c') AS k, number > 4 AND number < 8 AS m, max(number) AS x FROM numbers(10) GROUP BY ROLLUP(k, m) ORDER BY k, m, x;

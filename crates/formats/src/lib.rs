@@ -184,6 +184,12 @@ pub trait OutputFormat: Send {
     fn content_type(&self) -> &'static str;
     fn write_prefix(&mut self, out: &mut Vec<u8>) -> Result<()>;
     fn write_batch(&mut self, batch: &RecordBatch, out: &mut Vec<u8>) -> Result<()>;
+    /// The `WITH TOTALS` row (one row, the result's schema), after the last batch and
+    /// before the suffix. Formats without a place for it (JSONEachRow, Values, binary
+    /// formats) leave it out, as ClickHouse does.
+    fn write_totals(&mut self, _totals: &RecordBatch, _out: &mut Vec<u8>) -> Result<()> {
+        Ok(())
+    }
     fn write_suffix(&mut self, stats: &QueryStatistics, out: &mut Vec<u8>) -> Result<()>;
 }
 

@@ -1,5 +1,6 @@
 //! Aggregate function combinators: `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-Array`,
-//! `-State`, `-Merge`, `-MergeState`, and `AggregateFunction(f, T)` state values.
+//! `-ForEach` (and `-IfForEach`, see [`crate::for_each`]), `-State`, `-Merge`,
+//! `-MergeState`, and `AggregateFunction(f, T)` state values.
 //!
 //! * `-If` and `-Distinct` on the innermost level are rewritten by the SQL front end
 //!   ([`rewrite_if_distinct`]) into what DataFusion runs natively and fast:
@@ -46,6 +47,10 @@ pub(crate) enum Comb {
     MergeState,
     /// `sumArray(arr)`: the aggregate over the elements of every row's array.
     Array,
+    /// `sumForEach(arr)`: one aggregate per array position, an array of their results.
+    ForEach,
+    /// `sumIfForEach(arr, conditions)`: `-ForEach` over `sumIf`, with a condition per element.
+    IfForEach,
 }
 
 const WRAPPERS: &[(&str, Comb)] = &[
@@ -55,6 +60,8 @@ const WRAPPERS: &[(&str, Comb)] = &[
     ("OrNull", Comb::OrNull),
     ("OrDefault", Comb::OrDefault),
     ("Array", Comb::Array),
+    ("IfForEach", Comb::IfForEach),
+    ("ForEach", Comb::ForEach),
 ];
 
 /// Splits a combinator name into its base aggregate and the suffixes, outermost first
@@ -328,13 +335,23 @@ impl Combined {
                 let inputs = base_fields(&self.base, &types);
                 Ok((types, inputs))
             }
-            Comb::Array => {
+            Comb::Array | Comb::ForEach | Comb::IfForEach => {
                 let mut types = Vec::with_capacity(args.len());
                 for (i, field) in args.iter().enumerate() {
                     match ch_type_of_field(field).strip_nullable() {
                         ChType::Array(element) => types.push((**element).clone()),
-                        _ => return Err(crate::args::illegal_type(self.name, i, field)),
+                        _ if self.comb == Comb::Array => return Err(crate::args::illegal_type(self.name, i, field)),
+                        other => {
+                            return Err(ch_error(
+                                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                                format!("Illegal type {other} of argument for aggregate function with ForEach suffix. Must be array."),
+                            ))
+                        }
                     }
+                }
+                // `-IfForEach`: the last array holds the conditions, not arguments.
+                if self.comb == Comb::IfForEach && types.pop().is_none() {
+                    return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Aggregate function {} requires at least one argument", self.name)));
                 }
                 let inputs = base_fields(&self.base, &types);
                 Ok((types, inputs))
@@ -354,7 +371,7 @@ impl AggregateUDFImpl for Combined {
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
         match self.comb {
             // States are typed with the arguments as given; the accumulator casts them.
-            Comb::Merge | Comb::MergeState | Comb::State | Comb::Array => Ok(arg_types.to_vec()),
+            Comb::Merge | Comb::MergeState | Comb::State | Comb::Array | Comb::ForEach | Comb::IfForEach => Ok(arg_types.to_vec()),
             _ => self.base.coerce_types(arg_types).or_else(|_| Ok(arg_types.to_vec())),
         }
     }
@@ -368,6 +385,7 @@ impl AggregateUDFImpl for Combined {
             Comb::OrNull => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()).into_nullable(),
             Comb::OrDefault => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()).strip_nullable().clone(),
             Comb::Merge | Comb::Array => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()),
+            Comb::ForEach | Comb::IfForEach => ChType::Array(Box::new(ch_type_of_field(self.base.return_field(&inputs)?.as_ref()))),
             Comb::State | Comb::MergeState => {
                 self.base.return_field(&inputs)?;
                 // `count` counts rows whatever its arguments: its state type names none,
@@ -393,10 +411,28 @@ impl AggregateUDFImpl for Combined {
         if matches!(self.comb, Comb::OrNull | Comb::OrDefault) {
             fields.push(Arc::new(Field::new(format!("{}[seen]", args.name), DataType::Boolean, true)));
         }
+        if matches!(self.comb, Comb::ForEach | Comb::IfForEach) {
+            // One state per array position: each state field becomes a list of them.
+            fields = fields.into_iter().map(|f| Arc::new(Field::new(f.name(), DataType::List(Arc::new(Field::new_list_field(f.data_type().clone(), true))), true))).collect();
+        }
         Ok(fields)
     }
     fn accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
         let (arg_types, inputs) = self.base_inputs(args.expr_fields)?;
+        if matches!(self.comb, Comb::ForEach | Comb::IfForEach) {
+            let new_element = {
+                let (base, inputs, is_distinct) = (Arc::clone(&self.base), inputs.clone(), args.is_distinct);
+                Box::new(move || base_accumulator(&base, &inputs, is_distinct)) as crate::for_each::NewAccumulator
+            };
+            return Ok(Box::new(crate::for_each::ForEachAccumulator::new(
+                self.name,
+                new_element,
+                inputs.iter().map(|f| f.data_type().clone()).collect(),
+                state_types(&self.base, &inputs)?.iter().map(|f| f.data_type().clone()).collect(),
+                self.comb == Comb::IfForEach,
+                Arc::clone(&args.return_field),
+            )));
+        }
         let cast_to: Vec<DataType> = inputs.iter().map(|f| f.data_type().clone()).collect();
         let needs_cast = self.comb == Comb::State && args.expr_fields.iter().zip(&cast_to).any(|(f, t)| f.data_type() != t);
         let inner = match self.comb {

@@ -32,7 +32,8 @@
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
-//! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `-Array`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
+//! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `-Array`, `-ForEach`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
+//! | [`for_each`] | `-ForEach` / `-IfForEach`: one base accumulator per array position |
 //! | [`states`] | serialized aggregate states in ClickHouse's layouts, [`states::split_states`] for Native and RowBinary |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
 //!
@@ -53,6 +54,7 @@ pub mod array;
 pub mod conditional;
 pub mod conversion;
 pub mod datetime;
+pub mod for_each;
 pub mod format;
 mod hash;
 pub mod func;
@@ -74,7 +76,7 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use granary_common::{Error, ErrorCode, Result};
 
 pub use conversion::cast_to_chtype;
-pub use literals::type_literals;
+pub use literals::{type_expression_literals, type_literals};
 pub use combinators::merge_aggregate_states;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;

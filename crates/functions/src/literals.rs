@@ -80,6 +80,12 @@ fn mark(expr: Expr) -> datafusion::common::Result<Transformed<Expr>> {
     })
 }
 
+/// [`type_literals`] for one expression planned on its own, over an already typed plan
+/// (e.g. `INTERPOLATE (v AS v + 1)`).
+pub fn type_expression_literals(expr: Expr) -> Result<Expr> {
+    Ok(mark(expr)?.data)
+}
+
 /// A result column that is just a literal gets the literal's ClickHouse type.
 fn narrow_projected(expr: Expr) -> Expr {
     match expr {

@@ -22,13 +22,13 @@ use crate::args::{ch_error, DfResult};
 
 /// A resolved time zone: the zone and, when it never changes offset, that offset.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SessionTz {
+pub struct SessionTz {
     tz: Tz,
     fixed: Option<i64>,
 }
 
 /// Parses a ClickHouse time zone argument (`'Asia/Tokyo'`, `'UTC'`, `'+03:00'`).
-pub(crate) fn parse_tz(name: &str) -> DfResult<SessionTz> {
+pub fn parse_tz(name: &str) -> DfResult<SessionTz> {
     let tz = Tz::from_str(name)
         .map_err(|_| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Cannot load time zone {name}")))?;
     let fixed = if matches!(name, "UTC" | "Etc/UTC" | "GMT" | "Etc/GMT" | "UCT" | "Universal" | "Zulu" | "Etc/Universal" | "Etc/Zulu") {
@@ -115,7 +115,7 @@ impl SessionTz {
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
 #[inline]
-pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = if y >= 0 { y } else { y - 399 } / 400;
     let yoe = y - era * 400;
@@ -127,7 +127,7 @@ pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 
 /// The (year, month, day) of a day number (Hinnant's `civil_from_days`).
 #[inline]
-pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
     let doe = z - era * 146_097;
@@ -140,11 +140,11 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-pub(crate) fn is_leap(y: i64) -> bool {
+pub fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
 
-pub(crate) fn days_in_month(y: i64, m: u32) -> u32 {
+pub fn days_in_month(y: i64, m: u32) -> u32 {
     match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,

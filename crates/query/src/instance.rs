@@ -323,6 +323,7 @@ impl Instance {
             .with_runtime_env(base_runtime.clone())
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
+            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
             .build();
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));
@@ -541,8 +542,8 @@ impl Instance {
         let kind_of_query = kind;
         let kind = outcome.kind;
         match outcome.result {
-            Outcome::Rows { stream, limit_by, output_format } => {
-                let job = OutputJob { stream, limit_by, output_format, ctx, tx, guard };
+            Outcome::Rows { stream, limit_by, output_format, totals } => {
+                let job = OutputJob { stream, limit_by, output_format, totals, ctx, tx, guard };
                 spawn_output(job, span, move |ctx, error| {
                     log_query_end(ctx, error);
                     query_ended(&session_snapshot.access, kind_of_query, &ctx.progress, error.is_some(), true);

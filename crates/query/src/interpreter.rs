@@ -26,8 +26,14 @@ use crate::instance::{Instance, QueryContext, QueryRequest};
 use crate::session::Session;
 
 pub(crate) enum Outcome {
-    /// A result to stream through an output format.
-    Rows { stream: SendableRecordBatchStream, limit_by: Option<LimitBy>, output_format: Box<dyn OutputFormat> },
+    /// A result to stream through an output format; `totals` (WITH TOTALS) is run once
+    /// the result has been sent, for the format's totals row.
+    Rows {
+        stream: SendableRecordBatchStream,
+        limit_by: Option<LimitBy>,
+        output_format: Box<dyn OutputFormat>,
+        totals: Option<Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
+    },
     /// Nothing to send (DDL, INSERT, SET, ...).
     Done,
 }
@@ -81,7 +87,7 @@ pub(crate) async fn run(
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
-        Ok(Outcome::Rows { stream, limit_by, output_format })
+        Ok(Outcome::Rows { stream, limit_by, output_format, totals: None })
     };
     if let Statement::Query { query, limit_by: None } = &statement {
         let mut fast = crate::point_query::try_point_query(ctx, query)?;
@@ -107,12 +113,26 @@ pub(crate) async fn run(
     instance.configure_state(ctx)?;
     let result = match statement {
         Statement::Query { query, limit_by } => {
-            let plan = plan_query(ctx, query).await?;
+            // ClickHouse applies LIMIT BY before WITH FILL; Granary applies LIMIT BY to the
+            // result stream, after it.
+            if limit_by.is_some() && crate::fill::has_with_fill(&query) {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY together with ORDER BY ... WITH FILL is not supported yet"));
+            }
+            let (plan, totals) = plan_query_with_totals(ctx, query).await?;
             let physical = ctx.state.create_physical_plan(&plan).await?;
-            if let Some(key) = plan_key.filter(|_| crate::plan_cache::is_reusable(&plan)) {
+            // The cache keeps one plan per query: a query with totals is always planned.
+            if let Some(key) = plan_key.filter(|_| totals.is_none() && crate::plan_cache::is_reusable(&plan)) {
                 instance.plan_cache().insert(key, &physical);
             }
-            rows(execute_physical(ctx, ctx.state.config().clone(), physical)?, limit_by)?
+            let totals = match totals {
+                Some(totals) => Some(ctx.state.create_physical_plan(&totals).await?),
+                None => None,
+            };
+            let mut result = rows(execute_physical(ctx, ctx.state.config().clone(), physical)?, limit_by)?;
+            if let Outcome::Rows { totals: slot, .. } = &mut result {
+                *slot = totals;
+            }
+            result
         }
         Statement::Insert(insert) => {
             if request.input.is_some() && !matches!(insert.source, granary_sql::InsertSource::Data { .. }) {
@@ -356,13 +376,23 @@ pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
 }
 
 /// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.
+/// A `WITH TOTALS` is ignored (INSERT ... SELECT, DESCRIBE, EXPLAIN take the rows alone).
 pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
+    Ok(plan_query_with_totals(ctx, query).await?.0)
+}
+
+/// [`plan_query`], and the plan of the totals row when the query has `WITH TOTALS`.
+pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Query>) -> Result<(LogicalPlan, Option<LogicalPlan>)> {
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
     granary_functions::prepare_function_names(&mut inner);
     let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
     crate::access::check_lookups(ctx, &lookups)?;
     crate::lookups::load_dictionaries(ctx, &lookups).await?;
+    let (fill, totals) = match &mut inner {
+        ast::Statement::Query(query) => (crate::fill::take_fill_clause(query)?, crate::totals::take_totals(query)?),
+        _ => (None, false),
+    };
     let statement = DFStatement::Statement(Box::new(inner));
     if let Some(io) = ctx.state.config().get_extension::<granary_io::IoContext>() {
         // Virtual columns of file()/s3() exist only for queries that name them.
@@ -372,7 +402,14 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
     let plan = ctx.state.statement_to_plan(statement).await?;
     let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
     let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };
-    granary_functions::type_literals(plan)
+    let plan = granary_functions::type_literals(plan)?;
+    // After the literals got their types: WITH FILL works in the keys' final types.
+    let plan = match &fill {
+        Some(fill) => crate::fill::plan_fill(&ctx.state, plan, fill)?,
+        None => plan,
+    };
+    let totals = if totals { Some(crate::totals::plan_totals(&plan)?) } else { None };
+    Ok((plan, totals))
 }
 
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {

@@ -28,6 +28,8 @@ pub(crate) struct OutputJob {
     pub stream: SendableRecordBatchStream,
     pub limit_by: Option<LimitBy>,
     pub output_format: Box<dyn OutputFormat>,
+    /// The plan of the WITH TOTALS row, run after the result.
+    pub totals: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     pub ctx: QueryContext,
     pub tx: mpsc::Sender<Result<Bytes>>,
     pub guard: ProcessGuard,
@@ -39,8 +41,8 @@ pub(crate) struct OutputJob {
 pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
     use tracing::Instrument;
     let task = async move {
-        let OutputJob { stream, limit_by, mut output_format, ctx, tx, guard } = job;
-        let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, limit_by, output_format.as_mut(), &tx, &guard));
+        let OutputJob { stream, limit_by, mut output_format, totals, ctx, tx, guard } = job;
+        let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, limit_by, totals, output_format.as_mut(), &tx, &guard));
         let result = futures::FutureExt::catch_unwind(writing).await.unwrap_or_else(|panic| Err(Error::from_panic(panic.as_ref())));
         ctx.progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
         match result {
@@ -59,6 +61,7 @@ async fn write_all(
     ctx: &QueryContext,
     mut stream: SendableRecordBatchStream,
     limit_by: Option<LimitBy>,
+    totals: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     format: &mut dyn OutputFormat,
     tx: &mpsc::Sender<Result<Bytes>>,
     guard: &ProcessGuard,
@@ -115,6 +118,16 @@ async fn write_all(
         }
         if max_result_rows > 0 && break_on_overflow && ctx.progress.result_rows.load(std::sync::atomic::Ordering::Relaxed) >= max_result_rows {
             break;
+        }
+    }
+    if let Some(plan) = totals {
+        let mut stream = crate::interpreter::execute_physical(ctx, ctx.state.config().clone(), plan)?;
+        while let Some(batch) = next_with_deadline(ctx, &mut stream).await? {
+            let batch = batch?;
+            if batch.num_rows() > 0 {
+                format.write_totals(&batch.slice(0, 1), &mut buffer)?;
+                break;
+            }
         }
     }
     let snapshot = ctx.progress.snapshot();

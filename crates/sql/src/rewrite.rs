@@ -83,6 +83,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
                     comparisons_as_functions(expr);
                 }
             }
+            group_keys_as_projected(&mut select.group_by);
             for table in &mut select.from {
                 rewrite_table_factor(&mut table.relation, options)?;
                 for join in &mut table.joins {
@@ -101,17 +102,19 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
 }
 
 /// `GROUP BY a, b WITH ROLLUP` / `WITH CUBE` as `GROUP BY ROLLUP(a, b)` / `CUBE(a, b)`.
-/// `WITH TOTALS` (an extra result block) is refused rather than ignored.
+/// `WITH TOTALS` (an extra result block) stays for the query layer, which plans it.
 fn group_by_modifiers(select: &mut ast::Select) -> Result<()> {
     let ast::GroupByExpr::Expressions(exprs, modifiers) = &mut select.group_by else { return Ok(()) };
     let mut grouping: Option<Expr> = None;
+    let mut totals = false;
     for modifier in std::mem::take(modifiers) {
         let sets = || exprs.iter().map(|e| vec![e.clone()]).collect::<Vec<_>>();
         let next = match modifier {
             ast::GroupByWithModifier::Rollup => Expr::Rollup(sets()),
             ast::GroupByWithModifier::Cube => Expr::Cube(sets()),
             ast::GroupByWithModifier::Totals => {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "GROUP BY ... WITH TOTALS is not supported yet"));
+                totals = true;
+                continue;
             }
             ast::GroupByWithModifier::GroupingSets(sets) => sets,
         };
@@ -122,7 +125,25 @@ fn group_by_modifiers(select: &mut ast::Select) -> Result<()> {
     if let Some(grouping) = grouping {
         *exprs = vec![grouping];
     }
+    if totals {
+        modifiers.push(ast::GroupByWithModifier::Totals);
+    }
     Ok(())
+}
+
+/// GROUP BY keys get the projection's rewrite of comparisons too: DataFusion matches a
+/// result column to a grouping key by comparing expressions, so `if(x = 0, ...)` in the
+/// SELECT list (planned as `if(equals(x, 0), ...)`) must appear the same way in
+/// `GROUP BY ROLLUP(a)` after the alias `a` was replaced by its definition, and in
+/// `GROUP BY x = 0`. A key is a value, never a filter, so ClickHouse's UInt8 is right there.
+fn group_keys_as_projected(group_by: &mut ast::GroupByExpr) {
+    let ast::GroupByExpr::Expressions(exprs, _) = group_by else { return };
+    for expr in exprs {
+        match expr {
+            Expr::Rollup(sets) | Expr::Cube(sets) | Expr::GroupingSets(sets) => sets.iter_mut().flatten().for_each(comparisons_as_functions),
+            key => comparisons_as_functions(key),
+        }
+    }
 }
 
 fn rewrite_table_factor(factor: &mut ast::TableFactor, options: &RewriteOptions<'_>) -> Result<()> {
@@ -418,6 +439,16 @@ mod tests {
             "SELECT sum(x) AS `SUM(x)`, a, _CAST(b, 'UInt64') AS `CAST(b, 'UInt64')` FROM t WHERE (a = 1) AND (b > 2) ORDER BY a"
         );
         assert_eq!(limit_by, Some(LimitBy { limit: 2, offset: 0, columns: vec!["a".into()], then: None }));
+    }
+
+    #[test]
+    fn grouping_keys_match_the_projection() {
+        let (sql, _) = rewrite("SELECT if(n = 0, NULL, n) AS a, count() FROM t GROUP BY ROLLUP(a)", &RewriteOptions::default());
+        assert_eq!(sql, "SELECT if(equals(n, 0), NULL, n) AS a, count() AS `count()` FROM t GROUP BY ROLLUP ((if(equals(n, 0), NULL, n)))");
+        let (sql, _) = rewrite("SELECT n = 0 AS e, count() FROM t GROUP BY e, n < 2 WITH CUBE", &RewriteOptions::default());
+        assert_eq!(sql, "SELECT equals(n, 0) AS e, count() AS `count()` FROM t GROUP BY CUBE ((equals(n, 0)), less(n, 2))");
+        let (sql, _) = rewrite("SELECT n IN (1, 2), count() FROM t GROUP BY GROUPING SETS ((n IN (1, 2)), ())", &RewriteOptions::default());
+        assert!(sql.ends_with("GROUP BY GROUPING SETS ((toUInt8((n IN (1, 2)))), ())"), "{sql}");
     }
 
     #[test]

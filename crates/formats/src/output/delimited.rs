@@ -117,6 +117,12 @@ impl OutputFormat for Delimited {
         Ok(())
     }
 
+    /// After an empty line, like a data row.
+    fn write_totals(&mut self, totals: &RecordBatch, out: &mut Vec<u8>) -> Result<()> {
+        out.push(b'\n');
+        self.write_batch(totals, out)
+    }
+
     fn write_suffix(&mut self, _stats: &QueryStatistics, _out: &mut Vec<u8>) -> Result<()> {
         Ok(())
     }

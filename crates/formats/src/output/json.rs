@@ -88,6 +88,8 @@ pub struct JsonDocument {
     compact: bool,
     names: Vec<Vec<u8>>,
     rows: u64,
+    /// The `"totals"` member, written by the suffix.
+    totals: Option<Vec<u8>>,
     write_statistics: bool,
     options: TextOptions,
 }
@@ -95,7 +97,7 @@ pub struct JsonDocument {
 impl JsonDocument {
     pub fn new(schema: SchemaRef, compact: bool, settings: &FormatSettings) -> Self {
         let names = json_names(&schema, &settings.text);
-        JsonDocument { schema, compact, names, rows: 0, write_statistics: settings.write_statistics, options: settings.text.clone() }
+        JsonDocument { schema, compact, names, rows: 0, totals: None, write_statistics: settings.write_statistics, options: settings.text.clone() }
     }
 }
 
@@ -147,8 +149,39 @@ impl OutputFormat for JsonDocument {
         Ok(())
     }
 
+    fn write_totals(&mut self, totals: &RecordBatch, _out: &mut Vec<u8>) -> Result<()> {
+        let columns = column_writers(&self.schema, totals, TextStyle::Json, &self.options)?;
+        let mut member = Vec::new();
+        if self.compact {
+            member.extend_from_slice(b"\t\"totals\": [");
+            for (i, w) in columns.iter().enumerate() {
+                if i > 0 {
+                    member.extend_from_slice(b", ");
+                }
+                w.write(0, &mut member);
+            }
+            member.push(b']');
+        } else {
+            member.extend_from_slice(b"\t\"totals\":\n\t{");
+            for (i, w) in columns.iter().enumerate() {
+                member.extend_from_slice(if i > 0 { b",\n\t\t" } else { b"\n\t\t" });
+                member.extend_from_slice(&self.names[i]);
+                member.extend_from_slice(b": ");
+                w.write_json_pretty(0, 2, &mut member);
+            }
+            member.extend_from_slice(b"\n\t}");
+        }
+        self.totals = Some(member);
+        Ok(())
+    }
+
     fn write_suffix(&mut self, stats: &QueryStatistics, out: &mut Vec<u8>) -> Result<()> {
-        out.extend_from_slice(b"\n\t],\n\n\t\"rows\": ");
+        out.extend_from_slice(b"\n\t],\n\n");
+        if let Some(totals) = self.totals.take() {
+            out.extend_from_slice(&totals);
+            out.extend_from_slice(b",\n\n");
+        }
+        out.extend_from_slice(b"\t\"rows\": ");
         out.extend_from_slice(itoa::Buffer::new().format(self.rows).as_bytes());
         if self.write_statistics {
             out.extend_from_slice(b",\n\n\t\"statistics\":\n\t{\n\t\t\"elapsed\": ");

@@ -53,6 +53,8 @@ pub struct Pretty {
     /// The last rows after the head, up to `max_rows / 2`.
     tail: VecDeque<Row>,
     total_rows: u64,
+    /// The WITH TOTALS row, shown as a table of its own after the result.
+    totals: Option<Row>,
     align_right: Vec<bool>,
     /// The last column is a number: a large value gets a readable tip beside its row.
     last_column_number: bool,
@@ -117,6 +119,7 @@ impl Pretty {
             head: Vec::new(),
             tail: VecDeque::new(),
             total_rows: 0,
+            totals: None,
             options: settings.text.clone(),
         }
     }
@@ -139,48 +142,80 @@ impl OutputFormat for Pretty {
         Ok(())
     }
 
+    fn write_totals(&mut self, totals: &RecordBatch, _out: &mut Vec<u8>) -> Result<()> {
+        if totals.num_rows() > 0 {
+            self.totals = Some(self.cell_writers(totals)?.row(0));
+        }
+        Ok(())
+    }
+
     fn write_batch(&mut self, batch: &RecordBatch, _out: &mut Vec<u8>) -> Result<()> {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        // The last column as Float64 (ClickHouse's getFloat64), for the number tip.
-        let numbers = if self.last_column_number {
-            let last = batch.column(batch.num_columns() - 1);
-            arrow::compute::cast(last, &DataType::Float64).ok()
-        } else {
-            None
-        };
-        let numbers = numbers.as_ref().and_then(|a| a.as_primitive_opt::<Float64Type>());
-        let columns = column_writers(&self.schema, batch, TextStyle::Pretty, &self.options)?;
-        let serialize = |row: usize| -> Row {
-            let cells = columns
-                .iter()
-                .map(|w| {
-                    let mut cell = Vec::new();
-                    w.write(row, &mut cell);
-                    cell
-                })
-                .collect();
-            let number = numbers.filter(|a| a.is_valid(row)).map(|a| a.value(row));
-            Row { cells, number }
-        };
+        let cells = self.cell_writers(batch)?;
         for row in 0..batch.num_rows() {
             self.total_rows += 1;
             if self.head.len() < self.head_capacity() {
-                self.head.push(serialize(row));
+                self.head.push(cells.row(row));
             } else if self.tail_capacity() > 0 {
                 if self.tail.len() == self.tail_capacity() {
                     self.tail.pop_front();
                 }
-                self.tail.push_back(serialize(row));
+                self.tail.push_back(cells.row(row));
             }
         }
         Ok(())
     }
 
     fn write_suffix(&mut self, _stats: &QueryStatistics, out: &mut Vec<u8>) -> Result<()> {
+        self.write_rows(out);
+        if let Some(totals) = self.totals.take() {
+            out.extend_from_slice(b"\nTotals:\n");
+            self.render(&[(0, &totals)], out);
+        }
+        Ok(())
+    }
+}
+
+/// Serializes the cells of a batch's rows, and the last column as a number for the tip.
+struct CellWriters {
+    columns: Vec<granary_types::text::ColumnWriter>,
+    numbers: Option<arrow::array::Float64Array>,
+}
+
+impl CellWriters {
+    fn row(&self, row: usize) -> Row {
+        let cells = self
+            .columns
+            .iter()
+            .map(|w| {
+                let mut cell = Vec::new();
+                w.write(row, &mut cell);
+                cell
+            })
+            .collect();
+        let number = self.numbers.as_ref().filter(|a| a.is_valid(row)).map(|a| a.value(row));
+        Row { cells, number }
+    }
+}
+
+impl Pretty {
+    fn cell_writers(&self, batch: &RecordBatch) -> Result<CellWriters> {
+        // The last column as Float64 (ClickHouse's getFloat64), for the number tip.
+        let numbers = if self.last_column_number {
+            let last = batch.column(batch.num_columns() - 1);
+            arrow::compute::cast(last, &DataType::Float64).ok().and_then(|a| a.as_primitive_opt::<Float64Type>().cloned())
+        } else {
+            None
+        };
+        Ok(CellWriters { columns: column_writers(&self.schema, batch, TextStyle::Pretty, &self.options)?, numbers })
+    }
+
+    /// The result's table (head and tail rows) and the "Showed" line.
+    fn write_rows(&mut self, out: &mut Vec<u8>) {
         if self.total_rows == 0 {
-            return Ok(());
+            return;
         }
         let head = std::mem::take(&mut self.head);
         let tail: Vec<Row> = std::mem::take(&mut self.tail).into();
@@ -197,7 +232,6 @@ impl OutputFormat for Pretty {
             }
             out.extend_from_slice(format!("Showed {} out of {} rows.\n", rows.len(), self.total_rows).as_bytes());
         }
-        Ok(())
     }
 }
 

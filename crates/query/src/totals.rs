@@ -1,0 +1,155 @@
+//! `GROUP BY ... WITH TOTALS`: one more row after the result, the aggregates over all the
+//! rows that reached GROUP BY, with the keys at their types' defaults (NULL for
+//! `Nullable` keys), and the SELECT list computed over that row. Formats show it apart
+//! from the data (TSV/CSV after an empty line, JSON as `"totals"`, Pretty as a `Totals:`
+//! table); ORDER BY and LIMIT do not apply to it.
+//!
+//! ```text
+//! outer query plan:  Projection ─ [Limit] ─ [Sort] ─ [Filter: HAVING] ─ Aggregate(keys, aggs) ─ input
+//! totals plan:       Projection ─────────────────────────── keys as defaults ─ Aggregate((), aggs) ─ input'
+//! ```
+//!
+//! The totals plan runs as a second DataFusion plan over the same input, read again.
+//! With HAVING, ClickHouse's default `totals_mode = 'after_having_exclusive'` counts only
+//! the groups that pass HAVING: `input'` is then the input rows whose keys are those of
+//! a passing group (a semi-join with the filtered aggregate), and HAVING itself does not
+//! filter the totals row.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use datafusion::common::metadata::FieldMetadata;
+use datafusion::common::{Column, JoinType, ScalarValue};
+use datafusion::logical_expr::{
+    Aggregate, EmptyRelation, Expr, LogicalPlan, LogicalPlanBuilder, Operator, Projection,
+};
+use datafusion::sql::sqlparser::ast::{self, Visit, Visitor};
+use granary_common::{Error, ErrorCode, Result};
+use granary_types::ChType;
+
+/// Takes `WITH TOTALS` out of the outer SELECT; true if it was there. `WITH TOTALS` in a
+/// subquery or a UNION branch is refused.
+pub(crate) fn take_totals(query: &mut ast::Query) -> Result<bool> {
+    let mut totals = false;
+    if let ast::SetExpr::Select(select) = query.body.as_mut() {
+        if let ast::GroupByExpr::Expressions(_, modifiers) = &mut select.group_by {
+            let before = modifiers.len();
+            modifiers.retain(|m| !matches!(m, ast::GroupByWithModifier::Totals));
+            totals = modifiers.len() != before;
+        }
+    }
+    struct NestedTotals;
+    impl Visitor for NestedTotals {
+        type Break = ();
+        fn pre_visit_query(&mut self, query: &ast::Query) -> ControlFlow<()> {
+            if has_totals(&query.body) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+    if query.visit(&mut NestedTotals).is_break() {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "GROUP BY ... WITH TOTALS is supported only in the outer SELECT, not in subqueries or UNION branches"));
+    }
+    Ok(totals)
+}
+
+fn has_totals(body: &ast::SetExpr) -> bool {
+    match body {
+        ast::SetExpr::Select(select) => {
+            matches!(&select.group_by, ast::GroupByExpr::Expressions(_, m) | ast::GroupByExpr::All(m) if m.contains(&ast::GroupByWithModifier::Totals))
+        }
+        ast::SetExpr::SetOperation { left, right, .. } => has_totals(left) || has_totals(right),
+        _ => false,
+    }
+}
+
+/// The plan of the totals row of `plan`, the outer query's plan.
+pub(crate) fn plan_totals(plan: &LogicalPlan) -> Result<LogicalPlan> {
+    match plan {
+        // One row: ordering, limits and WITH FILL do not apply.
+        LogicalPlan::Sort(sort) => plan_totals(&sort.input),
+        LogicalPlan::Limit(limit) => plan_totals(&limit.input),
+        LogicalPlan::Extension(extension) if extension.node.name() == "Fill" => match extension.node.inputs().first() {
+            Some(input) => plan_totals(input),
+            None => Err(Error::new(ErrorCode::LOGICAL_ERROR, "Fill without an input")),
+        },
+        LogicalPlan::Projection(projection) => {
+            let input = plan_totals(&projection.input)?;
+            Ok(LogicalPlan::Projection(Projection::try_new(projection.expr.clone(), Arc::new(input))?))
+        }
+        LogicalPlan::Distinct(_) => {
+            let input = plan.inputs().first().map(|i| plan_totals(i)).transpose()?.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "DISTINCT without an input"))?;
+            Ok(plan.with_new_exprs(plan.expressions(), vec![input])?)
+        }
+        LogicalPlan::Filter(filter) => match filter.input.as_ref() {
+            LogicalPlan::Aggregate(aggregate) => totals_after_having(aggregate, &filter.predicate),
+            _ => Err(not_supported(plan)),
+        },
+        LogicalPlan::Aggregate(aggregate) => totals_of(aggregate, aggregate.input.as_ref().clone()),
+        other => Err(not_supported(other)),
+    }
+}
+
+fn not_supported(plan: &LogicalPlan) -> Error {
+    Error::new(ErrorCode::NOT_IMPLEMENTED, format!("WITH TOTALS is not supported over a {} in the outer query", plan.display()))
+}
+
+/// The aggregates of `aggregate` over all of `input`, in `aggregate`'s output schema.
+fn totals_of(aggregate: &Aggregate, input: LogicalPlan) -> Result<LogicalPlan> {
+    let keys = aggregate.schema.fields().len() - aggregate.aggr_expr.len();
+    let totals = if aggregate.aggr_expr.is_empty() {
+        // Nothing to aggregate: the row is keys alone.
+        LogicalPlan::EmptyRelation(EmptyRelation { produce_one_row: true, schema: Arc::new(datafusion::common::DFSchema::empty()) })
+    } else {
+        LogicalPlan::Aggregate(Aggregate::try_new(Arc::new(input), Vec::new(), aggregate.aggr_expr.clone())?)
+    };
+    let mut exprs = Vec::with_capacity(aggregate.schema.fields().len());
+    for (i, (qualifier, field)) in aggregate.schema.iter().enumerate() {
+        let expr = if i < keys {
+            // Keys (and a grouping-set id) at their defaults; the metadata keeps the
+            // exact ClickHouse type (Date vs Date32) for what is computed from them.
+            let value = if ChType::from_field(field).is_nullable() {
+                ScalarValue::try_from(field.data_type())?
+            } else {
+                ScalarValue::new_default(field.data_type())?
+            };
+            Expr::Literal(value, Some(FieldMetadata::from(field.metadata().clone())))
+        } else {
+            let (total_qualifier, total_field) = totals.schema().qualified_field(i - keys);
+            Expr::Column(Column::new(total_qualifier.cloned(), total_field.name()))
+        };
+        exprs.push(expr.alias_qualified(qualifier.cloned(), field.name()));
+    }
+    Ok(LogicalPlan::Projection(Projection::try_new(exprs, Arc::new(totals))?))
+}
+
+/// `totals_mode = 'after_having_exclusive'`: the aggregates over the rows of the groups
+/// that pass HAVING.
+fn totals_after_having(aggregate: &Aggregate, having: &Expr) -> Result<LogicalPlan> {
+    if aggregate.group_expr.iter().any(|e| matches!(e, Expr::GroupingSet(_))) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TOTALS with HAVING over ROLLUP, CUBE or GROUPING SETS is not supported"));
+    }
+    const GROUPS: &str = "__granary_totals_groups";
+    let keys: Vec<Expr> = aggregate
+        .schema
+        .iter()
+        .take(aggregate.group_expr.len())
+        .enumerate()
+        .map(|(i, (qualifier, field))| Expr::Column(Column::new(qualifier.cloned(), field.name())).alias(format!("key_{i}")))
+        .collect();
+    let passing = LogicalPlanBuilder::from(LogicalPlan::Aggregate(aggregate.clone())).filter(having.clone())?.project(keys)?.alias(GROUPS)?.build()?;
+    let on: Vec<Expr> = aggregate
+        .group_expr
+        .iter()
+        .enumerate()
+        .map(|(i, key)| Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
+            Box::new(key.clone()),
+            Operator::IsNotDistinctFrom,
+            Box::new(Expr::Column(Column::new(Some(GROUPS), format!("key_{i}")))),
+        )))
+        .collect();
+    let rows = LogicalPlanBuilder::from(aggregate.input.as_ref().clone()).join_on(passing, JoinType::LeftSemi, on)?.build()?;
+    totals_of(aggregate, rows)
+}

@@ -1,0 +1,14 @@
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT TabSeparated;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT TabSeparatedWithNames;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT TabSeparatedWithNamesAndTypes;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT CSV;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT CSVWithNames;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT JSONEachRow;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT Values;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT Pretty;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT PrettyCompact;
+SELECT number % 2 AS a, 'x' AS s, count() AS c FROM numbers(6) GROUP BY a WITH TOTALS ORDER BY a FORMAT PrettySpace;
+SELECT number % 2 AS a, count() AS c FROM numbers(6) WHERE number > 10 GROUP BY a WITH TOTALS ORDER BY a FORMAT PrettyCompact;
+SELECT number % 2 AS a, count() AS c FROM numbers(6) WHERE number > 10 GROUP BY a WITH TOTALS ORDER BY a FORMAT CSV;
