@@ -14,8 +14,11 @@
 //! trusted. Blocks are small (64 KiB - 1 MiB uncompressed), so a reader decompresses
 //! only the blocks that hold the granules it selected.
 
+use arrow::datatypes::DataType;
 use granary_common::{Error, ErrorCode, Result};
 use xxhash_rust::xxh3::xxh3_64;
+
+use crate::transform::Transform;
 
 /// Size of a block header in bytes.
 pub const BLOCK_HEADER_LEN: usize = 8 + 1 + 4 + 4;
@@ -39,46 +42,115 @@ impl Default for Codec {
     }
 }
 
-impl Codec {
-    /// Parses the column's codec text: `CODEC(LZ4)`, `CODEC(ZSTD)`, `CODEC(ZSTD(3))`,
-    /// `CODEC(NONE)`, `LZ4HC` (stored as LZ4: same format, decoders are shared).
-    /// Codec chains (`Delta, ZSTD`) and transforming codecs are refused rather than
-    /// silently ignored, so a user never believes data is encoded in a way it is not.
-    pub fn parse(text: &str) -> Result<Codec> {
+/// A column's `CODEC(...)`: an optional value transform (`Delta`, `DoubleDelta`,
+/// `Gorilla`; see `transform.rs`) followed by the codec that compresses its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ColumnCodec {
+    pub transform: Option<Transform>,
+    pub block: Codec,
+}
+
+impl ColumnCodec {
+    /// Parses the column's codec text for a column of `data_type`: `CODEC(LZ4)`,
+    /// `CODEC(ZSTD(3))`, `CODEC(NONE)`, `LZ4HC` (stored as LZ4: same format, shared
+    /// decoder), `CODEC(Delta, ZSTD)`, `CODEC(DoubleDelta)`, `CODEC(Gorilla, LZ4)`.
+    /// Anything Granary cannot honour is refused rather than silently ignored, so a
+    /// user never believes data is encoded in a way it is not.
+    pub fn parse(text: &str, data_type: &DataType) -> Result<ColumnCodec> {
         let mut t = text.trim();
         if let Some(rest) = strip_prefix_ci(t, "CODEC") {
             t = rest.trim();
             t = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')).ok_or_else(|| bad_codec(text))?.trim();
         }
-        if t.contains(',') {
-            return Err(Error::new(
-                ErrorCode::BAD_ARGUMENTS,
-                format!("Codec chains are not supported by MergeTree yet: {text}; use one of LZ4, ZSTD(level), NONE"),
-            ));
-        }
-        let upper = t.to_ascii_uppercase();
-        let (name, arg) = match upper.split_once('(') {
-            Some((name, rest)) => (name.trim().to_string(), Some(rest.trim_end_matches(')').trim().to_string())),
-            None => (upper.clone(), None),
-        };
-        match (name.as_str(), arg) {
-            ("NONE", None) => Ok(Codec::None),
-            ("LZ4", None) | ("LZ4HC", _) => Ok(Codec::Lz4),
-            ("ZSTD", None) => Ok(Codec::Zstd(1)),
-            ("ZSTD", Some(level)) => {
-                let level: i32 = level.parse().map_err(|_| bad_codec(text))?;
-                if !(1..=22).contains(&level) {
-                    return Err(Error::new(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("ZSTD codec can't have level {level}: it must be 1..22")));
+        let mut transform: Option<Transform> = None;
+        let mut block: Option<Codec> = None;
+        for item in split_top_level(t) {
+            let upper = item.trim().to_ascii_uppercase();
+            let (name, arg) = match upper.split_once('(') {
+                Some((name, rest)) => (name.trim().to_string(), Some(rest.strip_suffix(')').ok_or_else(|| bad_codec(text))?.trim().to_string())),
+                None => (upper.clone(), None),
+            };
+            let stage_transform = match name.as_str() {
+                "DELTA" => Some(Transform::Delta),
+                "DOUBLEDELTA" => Some(Transform::DoubleDelta),
+                "GORILLA" => Some(Transform::Gorilla),
+                _ => None,
+            };
+            if let Some(stage) = stage_transform {
+                if block.is_some() {
+                    return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Codec {} must come before the general-purpose codec in {text}", stage.name())));
                 }
-                Ok(Codec::Zstd(level))
+                if let Some(first) = transform {
+                    return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Only one of Delta, DoubleDelta and Gorilla per column is supported: {} and {} in {text}", first.name(), stage.name())));
+                }
+                let width = stage.width_for(data_type)?;
+                if let Some(arg) = arg.filter(|_| stage == Transform::Delta) {
+                    let bytes: usize = arg.parse().map_err(|_| bad_codec(text))?;
+                    if bytes != width {
+                        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Delta({bytes}) does not match the {width}-byte values of {data_type}; write Delta or Delta({width})")));
+                    }
+                }
+                transform = Some(stage);
+                continue;
             }
-            _ => Err(Error::new(
-                ErrorCode::BAD_ARGUMENTS,
-                format!("Unknown or unsupported codec {text}: MergeTree supports LZ4, LZ4HC, ZSTD(level) and NONE"),
-            )),
+            if let Some(first) = block {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Only one general-purpose codec per column is supported: {first:?} and {name} in {text}")));
+            }
+            block = Some(match (name.as_str(), arg) {
+                ("NONE", None) => Codec::None,
+                ("LZ4", None) | ("LZ4HC", _) => Codec::Lz4,
+                ("ZSTD", None) => Codec::Zstd(1),
+                ("ZSTD", Some(level)) => {
+                    let level: i32 = level.parse().map_err(|_| bad_codec(text))?;
+                    if !(1..=22).contains(&level) {
+                        return Err(Error::new(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("ZSTD codec can't have level {level}: it must be 1..22")));
+                    }
+                    Codec::Zstd(level)
+                }
+                _ => {
+                    return Err(Error::new(
+                        ErrorCode::BAD_ARGUMENTS,
+                        format!("Unknown or unsupported codec {item} in {text}: MergeTree supports LZ4, LZ4HC, ZSTD(level) and NONE, after Delta, DoubleDelta or Gorilla", item = item.trim()),
+                    ))
+                }
+            });
+        }
+        let block = match (transform, block) {
+            (_, Some(block)) => block,
+            // As ClickHouse (without allow_suspicious_codecs): Delta alone only reorders
+            // bytes. DoubleDelta and Gorilla compress on their own there, so they get LZ4.
+            (Some(Transform::Delta), None) => {
+                return Err(Error::new(
+                    ErrorCode::BAD_ARGUMENTS,
+                    format!("Compression codec Delta does not compress anything: add a general-purpose codec after it, like CODEC(Delta, LZ4) or CODEC(Delta, ZSTD) (in {text})"),
+                ))
+            }
+            (Some(_), None) => Codec::Lz4,
+            (None, None) => return Err(bad_codec(text)),
+        };
+        Ok(ColumnCodec { transform, block })
+    }
+}
+
+/// Splits `a, b(1, 2), c` at commas outside parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
         }
     }
+    items.push(&text[start..]);
+    items
+}
 
+impl Codec {
     /// Compresses `data` into one block (header + payload) appended to `out`.
     pub fn compress_block(self, data: &[u8], out: &mut Vec<u8>) -> Result<()> {
         let uncompressed = u32::try_from(data.len())
@@ -169,14 +241,33 @@ fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
 mod tests {
     use super::*;
 
+    fn parse(text: &str) -> Result<ColumnCodec> {
+        ColumnCodec::parse(text, &DataType::UInt64)
+    }
+
+    fn plain(block: Codec) -> ColumnCodec {
+        ColumnCodec { transform: None, block }
+    }
+
     #[test]
     fn codecs_parse() {
-        assert_eq!(Codec::parse("CODEC(LZ4)").unwrap(), Codec::Lz4);
-        assert_eq!(Codec::parse("CODEC(ZSTD(3))").unwrap(), Codec::Zstd(3));
-        assert_eq!(Codec::parse("codec(zstd)").unwrap(), Codec::Zstd(1));
-        assert_eq!(Codec::parse("CODEC(NONE)").unwrap(), Codec::None);
-        assert_eq!(Codec::parse("CODEC(Delta, ZSTD)").unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
-        assert_eq!(Codec::parse("CODEC(Gorilla)").unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
+        assert_eq!(parse("CODEC(LZ4)").unwrap(), plain(Codec::Lz4));
+        assert_eq!(parse("CODEC(ZSTD(3))").unwrap(), plain(Codec::Zstd(3)));
+        assert_eq!(parse("codec(zstd)").unwrap(), plain(Codec::Zstd(1)));
+        assert_eq!(parse("CODEC(NONE)").unwrap(), plain(Codec::None));
+        assert_eq!(parse("CODEC(Delta, ZSTD(5))").unwrap(), ColumnCodec { transform: Some(Transform::Delta), block: Codec::Zstd(5) });
+        assert_eq!(parse("CODEC(Delta(8), LZ4)").unwrap(), ColumnCodec { transform: Some(Transform::Delta), block: Codec::Lz4 });
+        assert_eq!(parse("CODEC(DoubleDelta)").unwrap(), ColumnCodec { transform: Some(Transform::DoubleDelta), block: Codec::Lz4 });
+        assert_eq!(parse("CODEC(Gorilla, NONE)").unwrap(), ColumnCodec { transform: Some(Transform::Gorilla), block: Codec::None });
+    }
+
+    #[test]
+    fn codecs_that_cannot_be_honoured_are_refused() {
+        for bad in ["CODEC(Delta)", "CODEC(LZ4, Delta)", "CODEC(Delta, Gorilla, LZ4)", "CODEC(LZ4, ZSTD)", "CODEC(T64, LZ4)", "CODEC(Delta(4), LZ4)", "CODEC()", "CODEC(ZSTD(x))"] {
+            assert_eq!(parse(bad).unwrap_err().code(), ErrorCode::BAD_ARGUMENTS, "{bad}");
+        }
+        assert_eq!(ColumnCodec::parse("CODEC(Delta, LZ4)", &DataType::Utf8).unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
+        assert_eq!(parse("CODEC(ZSTD(23))").unwrap_err().code(), ErrorCode::ARGUMENT_OUT_OF_BOUND);
     }
 
     #[test]

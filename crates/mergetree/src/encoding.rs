@@ -4,7 +4,9 @@
 //!
 //! ```text
 //! u64 LE  rows
-//! u8      1 if a validity bitmap follows (only when some value is NULL), else 0
+//! u8      flags: bit 0 set if a validity bitmap follows (only when some value is NULL);
+//!         bits 1-2 the value transform of buffer 0 (0 none, 1 Delta, 2 DoubleDelta,
+//!         3 Gorilla; see `transform.rs`; format version 2, always 0 in version 1)
 //! [bitmap ceil(rows/8) bytes, LSB first]
 //! u32 LE  buffer count, then for each: u64 LE byte length + bytes
 //! u32 LE  child count, then each child array encoded the same way (recursively)
@@ -27,36 +29,44 @@ use arrow::buffer::Buffer;
 use arrow::datatypes::DataType;
 use granary_common::{Error, ErrorCode, Result};
 
-/// Appends the encoding of `array` to `out`.
-pub fn encode_array(array: &dyn Array, out: &mut Vec<u8>) -> Result<()> {
+use crate::transform::Transform;
+
+/// Appends the encoding of `array` to `out`, its values transformed by `transform`
+/// when the column's codec chain has one (ignored for types it does not apply to).
+pub fn encode_array(array: &dyn Array, out: &mut Vec<u8>, transform: Option<Transform>) -> Result<()> {
     let data = array.to_data();
     // Copy to a fresh array at offset 0 holding exactly `len` values: a slice of a large
     // batch shares the whole batch's buffers, which must not all be written.
     let mut copy = MutableArrayData::new(vec![&data], false, data.len());
     copy.try_extend(0, 0, data.len())?;
-    write_data(&copy.freeze(), out);
+    let transform = transform.and_then(|t| t.width_for(data.data_type()).ok().map(|width| (t, width)));
+    write_data(&copy.freeze(), out, transform);
     Ok(())
 }
 
-fn write_data(data: &ArrayData, out: &mut Vec<u8>) {
+fn write_data(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform, usize)>) {
     out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
     match data.nulls().filter(|n| n.null_count() > 0) {
         Some(nulls) => {
-            out.push(1);
+            out.push(1 | transform_bits);
             let bits = nulls.inner().sliced();
             let n = data.len().div_ceil(8);
             out.extend_from_slice(&bits.as_slice()[..n]);
         }
-        None => out.push(0),
+        None => out.push(transform_bits),
     }
     out.extend_from_slice(&(data.buffers().len() as u32).to_le_bytes());
-    for buffer in data.buffers() {
+    for (i, buffer) in data.buffers().iter().enumerate() {
         out.extend_from_slice(&(buffer.len() as u64).to_le_bytes());
-        out.extend_from_slice(buffer.as_slice());
+        match transform {
+            Some((t, width)) if i == 0 => t.encode(width, buffer.as_slice(), out),
+            _ => out.extend_from_slice(buffer.as_slice()),
+        }
     }
     out.extend_from_slice(&(data.child_data().len() as u32).to_le_bytes());
     for child in data.child_data() {
-        write_data(child, out);
+        write_data(child, out, None);
     }
 }
 
@@ -67,13 +77,28 @@ pub fn decode_array(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Resu
 
 fn read_data(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Result<ArrayData> {
     let len = read_u64(bytes, pos)? as usize;
-    let has_nulls = take(bytes, pos, 1)?[0] == 1;
-    let nulls = if has_nulls { Some(Buffer::from_slice_ref(take(bytes, pos, len.div_ceil(8))?)) } else { None };
+    let flags = take(bytes, pos, 1)?[0];
+    if flags & !0b111 != 0 {
+        return Err(corrupted(format!("unknown granule flags 0x{flags:02x}")));
+    }
+    let transform = Transform::from_tag(flags >> 1)?;
+    let nulls = if flags & 1 == 1 { Some(Buffer::from_slice_ref(take(bytes, pos, len.div_ceil(8))?)) } else { None };
     let buffer_count = read_u32(bytes, pos)? as usize;
     let mut buffers = Vec::with_capacity(buffer_count.min(8));
-    for _ in 0..buffer_count {
+    for i in 0..buffer_count {
         let n = read_u64(bytes, pos)? as usize;
-        buffers.push(Buffer::from_slice_ref(take(bytes, pos, n)?));
+        let stored = take(bytes, pos, n)?;
+        match transform.filter(|_| i == 0) {
+            Some(t) => {
+                let width = t.width_for(data_type).map_err(|e| corrupted(e.message().to_string()))?;
+                // A MutableBuffer, not a Vec: Arrow's alignment for the value type.
+                let mut values = arrow::buffer::MutableBuffer::with_capacity(stored.len());
+                values.extend_from_slice(stored);
+                t.decode(width, values.as_slice_mut())?;
+                buffers.push(values.into());
+            }
+            None => buffers.push(Buffer::from_slice_ref(stored)),
+        }
     }
     let child_count = read_u32(bytes, pos)? as usize;
     let child_types = child_types(data_type);

@@ -25,7 +25,7 @@ use granary_storage::{
 };
 use parking_lot::{Mutex, RwLock};
 
-use crate::compression::Codec;
+use crate::compression::ColumnCodec;
 use crate::keys::TableKeys;
 use crate::merge;
 use crate::part::Part;
@@ -51,7 +51,7 @@ pub struct Inner {
     pub schema: SchemaRef,
     pub keys: TableKeys,
     pub settings: MergeTreeSettings,
-    pub codecs: Vec<Codec>,
+    pub codecs: Vec<ColumnCodec>,
     parts: RwLock<Arc<Vec<Arc<Part>>>>,
     /// Parts replaced by a merge or mutation, kept on disk for `old_parts_lifetime`
     /// (ClickHouse's "Outdated" state; shown in system.parts with active = 0). They are
@@ -212,7 +212,12 @@ impl MergeTreeEngine {
     pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path, part_log: Option<Arc<dyn PartLogSink>>) -> Result<MergeTreeEngine> {
         let settings = MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let keys = TableKeys::new(meta, &schema)?;
-        let codecs = meta.columns.iter().map(|c| c.codec.as_deref().map(Codec::parse).unwrap_or(Ok(Codec::default()))).collect::<Result<_>>()?;
+        let codecs = meta
+            .columns
+            .iter()
+            .zip(schema.fields())
+            .map(|(c, field)| c.codec.as_deref().map_or(Ok(ColumnCodec::default()), |text| ColumnCodec::parse(text, field.data_type())))
+            .collect::<Result<_>>()?;
         granary_storage::fs::create_dir_all(dir)?;
         let parts = load_parts(dir, &schema, &keys)?;
         let next_block = parts.iter().map(|p| p.info.max_block).max().unwrap_or(0) + 1;
@@ -858,12 +863,12 @@ impl EngineFactory for MergeTreeFactory {
             return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SAMPLE BY and TTL are not supported by {} yet", self.name)));
         }
         MergeTreeSettings::from_pairs(&meta.engine.settings)?;
-        for c in &meta.columns {
+        let schema = meta.schema()?;
+        for (c, field) in meta.columns.iter().zip(schema.fields()) {
             if let Some(codec) = &c.codec {
-                Codec::parse(codec).map_err(|e| e.context(format!("column {}", c.name)))?;
+                ColumnCodec::parse(codec, field.data_type()).map_err(|e| e.context(format!("column {}", c.name)))?;
             }
         }
-        let schema = meta.schema()?;
         MergeMode::from_meta(meta, &schema)?;
         TableKeys::new(meta, &schema)?;
         Ok(())

@@ -27,7 +27,8 @@
 //! | [`keys`] | ORDER BY / PRIMARY KEY / PARTITION BY text ─► DataFusion physical expressions; partition ids |
 //! | [`part_info`] | part identity (`partition_min_max_level`), containment |
 //! | [`part`] | the on-disk part format (see also `FORMAT.md`), loading and verifying a part |
-//! | [`compression`] | compressed blocks with checksums; LZ4 / ZSTD / NONE codecs |
+//! | [`compression`] | compressed blocks with checksums; LZ4 / ZSTD / NONE codecs; `CODEC(...)` chains |
+//! | [`transform`] | `Delta` / `DoubleDelta` / `Gorilla` value transforms of codec chains |
 //! | [`encoding`] | values inside a granule (Arrow buffers, framed) |
 //! | [`writer`] | `PartWriter`: granules (adaptive), marks, primary index, minmax, checksums, fsync |
 //! | [`insert`] | INSERT: all-or-nothing publication, too-many-parts delay/throw |
@@ -99,8 +100,9 @@
 //!   `max_insert_block_size`).
 //! * TTL, SAMPLE BY, column ALTERs, projections, skip indexes, compact parts
 //!   (`min_bytes_for_wide_part` is accepted, every part is wide), a separate mark cache
-//!   (marks stay loaded with their parts), `Delta`/`DoubleDelta`/`Gorilla` codecs and
-//!   codec chains. Insert deduplication is by `non_replicated_deduplication_window`
+//!   (marks stay loaded with their parts), `T64`, `FPC` and `GCD` codecs, more than one
+//!   transform per column. `DoubleDelta` and `Gorilla` are transforms followed by a
+//!   general codec, not ClickHouse's bit-packed encodings (same SQL, Granary's format). Insert deduplication is by `non_replicated_deduplication_window`
 //!   (block ids in `deduplication_log.txt`), as for ClickHouse's non-replicated tables.
 //! * Opening a table verifies the xxh3 of every byte of every part (safe, but O(data) at
 //!   startup).
@@ -126,6 +128,7 @@ pub mod reader;
 pub mod select;
 pub mod selector;
 pub mod settings;
+pub mod transform;
 pub mod writer;
 
 use std::sync::Arc;

@@ -36,7 +36,9 @@ use crate::encoding::{decode_array, encode_array};
 use crate::keys::TableKeys;
 use crate::part_info::PartInfo;
 
-pub const PART_FORMAT_VERSION: u32 = 1;
+pub const PART_FORMAT_VERSION: u32 = 2;
+/// Oldest format version this server reads (version 1 has no value transforms).
+pub const OLDEST_READABLE_PART_FORMAT_VERSION: u32 = 1;
 pub const MARK_LEN: usize = 24;
 pub const CHECKSUMS_FILE: &str = "checksums.txt";
 
@@ -113,10 +115,13 @@ impl Part {
         let (mut listed, bytes_on_disk) = verify_files(dir, false)?;
         let mut file = |name: &str| listed.remove(name).ok_or_else(|| broken(format!("{name} is missing from {CHECKSUMS_FILE}")));
         let version = String::from_utf8_lossy(&file("format_version.txt")?).trim().to_string();
-        if version != PART_FORMAT_VERSION.to_string() {
+        if !version.parse::<u32>().is_ok_and(|v| (OLDEST_READABLE_PART_FORMAT_VERSION..=PART_FORMAT_VERSION).contains(&v)) {
             return Err(Error::new(
                 ErrorCode::NOT_IMPLEMENTED,
-                format!("Part {} has format version {version}; this server reads version {PART_FORMAT_VERSION}", dir.display()),
+                format!(
+                    "Part {} has format version {version}; this server reads versions {OLDEST_READABLE_PART_FORMAT_VERSION} to {PART_FORMAT_VERSION}",
+                    dir.display()
+                ),
             ));
         }
         let columns = String::from_utf8_lossy(&file("columns.txt")?).to_string();
@@ -272,7 +277,7 @@ pub fn columns_txt(schema: &SchemaRef) -> String {
 pub fn encode_arrays(arrays: &[ArrayRef]) -> Result<Vec<u8>> {
     let mut out = (arrays.len() as u32).to_le_bytes().to_vec();
     for a in arrays {
-        encode_array(a.as_ref(), &mut out)?;
+        encode_array(a.as_ref(), &mut out, None)?;
     }
     Ok(out)
 }

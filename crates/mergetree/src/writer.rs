@@ -23,7 +23,8 @@ use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::fs::{escape_for_file_name, sync_dir};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::compression::Codec;
+use crate::compression::{Codec, ColumnCodec};
+use crate::transform::Transform;
 use crate::keys::TableKeys;
 use crate::part::{columns_txt, encode_arrays, encode_marks, Mark, Part, CHECKSUMS_FILE, PART_FORMAT_VERSION};
 use crate::part_info::PartInfo;
@@ -34,6 +35,7 @@ struct ColumnWriter {
     file: File,
     hasher: Xxh3,
     codec: Codec,
+    transform: Option<Transform>,
     /// Encoded granules not yet compressed.
     buf: Vec<u8>,
     scratch: Vec<u8>,
@@ -80,7 +82,7 @@ impl<'a> PartWriter<'a> {
         tmp_dir: &Path,
         info: PartInfo,
         schema: SchemaRef,
-        codecs: &[Codec],
+        codecs: &[ColumnCodec],
         keys: &'a TableKeys,
         settings: &'a MergeTreeSettings,
     ) -> Result<Self> {
@@ -94,7 +96,8 @@ impl<'a> PartWriter<'a> {
                 name,
                 file,
                 hasher: Xxh3::new(),
-                codec: *codec,
+                codec: codec.block,
+                transform: codec.transform,
                 buf: Vec::new(),
                 scratch: Vec::new(),
                 compressed_offset: 0,
@@ -159,7 +162,7 @@ impl<'a> PartWriter<'a> {
         let mut encoded = Vec::new();
         for (column, array) in self.columns.iter_mut().zip(granule.columns()) {
             encoded.clear();
-            crate::encoding::encode_array(array.as_ref(), &mut encoded)?;
+            crate::encoding::encode_array(array.as_ref(), &mut encoded, column.transform)?;
             if !column.buf.is_empty() && column.buf.len() + encoded.len() > self.settings.max_compress_block_size as usize {
                 column.flush_block()?;
             }
