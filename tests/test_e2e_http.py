@@ -195,6 +195,15 @@ def test_uncompressed_cache(server):
         server.query("SELECT sum(id) FROM default.uc SETTINGS use_uncompressed_cache = 1, merge_tree_max_rows_to_use_cache = 1000")
         assert metric("UncompressedCacheBytes") == 0
         assert metric("TotalRowsOfMergeTreeTables") >= 50000 and metric("MarkCacheBytes") > 0
+        # Marks dropped from the mark cache are read again from the part's files.
+        server.query("SYSTEM DROP MARK CACHE")
+        assert metric("MarkCacheFiles") == 0
+        misses, mark_hits = event("MarkCacheMisses"), event("MarkCacheHits")
+        assert [server.query(q) for q in queries] == plain
+        assert event("MarkCacheMisses") > misses and metric("MarkCacheFiles") > 0
+        assert [server.query(q) for q in queries] == plain
+        assert event("MarkCacheHits") > mark_hits
+        assert metric("MarkCacheMaxBytes") == 5 * 2**30
     finally:
         server.query("DROP TABLE default.uc")
 

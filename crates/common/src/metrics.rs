@@ -48,6 +48,8 @@ counters! {
     RemovedParts => "Parts removed (merged away, dropped or outdated).",
     UncompressedCacheHits => "Reads of a MergeTree block served by the uncompressed cache.",
     UncompressedCacheMisses => "Reads of a MergeTree block through the uncompressed cache that had to decompress it.",
+    MarkCacheHits => "Marks of a column of a part found in the mark cache.",
+    MarkCacheMisses => "Marks of a column of a part read from its .mrk file because the mark cache had none.",
     HTTPConnectionsAccepted => "Connections accepted on the HTTP and HTTPS ports.",
     FailedAuthentications => "Logins refused (wrong password, unknown user, disallowed network).",
     QuotaExceeded => "Queries refused by a quota.",

@@ -80,6 +80,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     instance_config.query_log_capacity = config.query_log_capacity;
     instance_config.text_log_level = LogLevel::parse(&config.logger.text_log_level)?;
     instance_config.uncompressed_cache_size = config.uncompressed_cache_size;
+    instance_config.mark_cache_size = config.mark_cache_size;
     instance_config.access = config.access_entities()?;
     let instance = Instance::open(instance_config)?;
     let handle = run_server(&config, instance).await?;

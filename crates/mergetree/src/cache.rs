@@ -1,50 +1,86 @@
-//! The uncompressed-block cache: decompressed blocks of `.bin` files shared by every
-//! query of the process (ClickHouse's `uncompressed_cache_size` / `use_uncompressed_cache`).
+//! The process's MergeTree caches, shared by every query (ClickHouse has one of each per
+//! server):
 //!
-//! Short queries that read the same few blocks again and again (key-value lookups,
-//! dashboards) skip the `pread` and the decompression on a hit. Full scans do not use it
-//! (`merge_tree_max_rows_to_use_cache`): they would only evict the hot blocks.
+//! * the **uncompressed-block cache**: decompressed blocks of `.bin` files
+//!   (`uncompressed_cache_size` / `use_uncompressed_cache`). Short queries that read the
+//!   same few blocks again and again (key-value lookups, dashboards) skip the `pread`
+//!   and the decompression on a hit. Full scans do not use it
+//!   (`merge_tree_max_rows_to_use_cache`): they would only evict the hot blocks.
+//! * the **mark cache**: the parsed marks of one column of one part (`mark_cache_size`).
+//!   Parts keep only their primary index and granule sizes in memory; marks are read
+//!   from `.mrk` files (checksummed) when a query first needs them and stay while they
+//!   are used, so memory for marks is bounded however many parts and columns exist.
 //!
 //! Eviction is CLOCK (second chance), in 16 shards: a hit takes only a read lock and sets
 //! the entry's reference bit, so concurrent lookups never serialize on the cache; an
 //! insert sweeps the shard's ring, dropping entries not referenced since the last sweep.
 //! That approximates LRU at a fraction of its locking. Entries are keyed by the part's
-//! process-unique id, so a merged-away part's blocks are never served for a new part;
+//! process-unique id, so a merged-away part's entries are never served for a new part;
 //! they age out.
-//!
-//! Marks are not cached here: every part keeps its marks in memory from load to removal
-//! (16 bytes per granule and column), reported as `MarkCacheBytes`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use granary_common::metrics::Event;
 use parking_lot::RwLock;
+
+use crate::part::Mark;
 
 const SHARDS: usize = 16;
 
-/// (part id, column index in the table, offset of the compressed block in the file).
+/// (part id, column index in the table, offset of the compressed block in the file;
+/// 0 for marks).
 pub type BlockKey = (u64, u32, u64);
 
-struct Entry {
-    data: Arc<[u8]>,
+/// What a cache entry costs in bytes.
+pub trait Weighted: Clone {
+    fn weight(&self) -> u64;
+}
+
+impl Weighted for Arc<[u8]> {
+    fn weight(&self) -> u64 {
+        self.len() as u64
+    }
+}
+
+impl Weighted for Arc<[Mark]> {
+    fn weight(&self) -> u64 {
+        std::mem::size_of_val::<[Mark]>(self) as u64
+    }
+}
+
+struct Entry<V> {
+    data: V,
     referenced: AtomicBool,
 }
 
-#[derive(Default)]
-struct Shard {
-    map: HashMap<BlockKey, Entry>,
+struct Shard<V> {
+    map: HashMap<BlockKey, Entry<V>>,
     ring: VecDeque<BlockKey>,
     bytes: u64,
 }
 
-/// A byte-bounded cache of decompressed blocks.
-pub struct UncompressedCache {
-    shards: Vec<RwLock<Shard>>,
+impl<V> Default for Shard<V> {
+    fn default() -> Self {
+        Shard { map: HashMap::new(), ring: VecDeque::new(), bytes: 0 }
+    }
+}
+
+/// A byte-bounded cache shared by every query.
+pub struct ClockCache<V> {
+    shards: Vec<RwLock<Shard<V>>>,
     capacity: AtomicU64,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// `system.events` counters for hits and misses.
+    events: (Event, Event),
 }
+
+/// Decompressed blocks of `.bin` files.
+pub type UncompressedCache = ClockCache<Arc<[u8]>>;
+/// Marks of one column of one part.
+pub type MarkCache = ClockCache<Arc<[Mark]>>;
 
 /// Counters and sizes, for `system.asynchronous_metrics` and `system.events`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -59,14 +95,17 @@ pub struct CacheStats {
 /// The default size when the server config does not set one (ClickHouse ships 0, off,
 /// but then `use_uncompressed_cache = 1` does nothing, which surprises users).
 pub const DEFAULT_UNCOMPRESSED_CACHE_SIZE: u64 = 1 << 30;
+/// ClickHouse's default `mark_cache_size` (5 GiB).
+pub const DEFAULT_MARK_CACHE_SIZE: u64 = 5 << 30;
 
-impl UncompressedCache {
-    pub fn new(capacity: u64) -> Self {
-        UncompressedCache {
+impl<V: Weighted> ClockCache<V> {
+    pub fn new(capacity: u64, events: (Event, Event)) -> Self {
+        ClockCache {
             shards: (0..SHARDS).map(|_| RwLock::new(Shard::default())).collect(),
             capacity: AtomicU64::new(capacity),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            events,
         }
     }
 
@@ -74,44 +113,42 @@ impl UncompressedCache {
     pub fn set_capacity(&self, bytes: u64) {
         self.capacity.store(bytes, Ordering::Relaxed);
         if bytes == 0 {
-            for shard in &self.shards {
-                *shard.write() = Shard::default();
-            }
+            self.clear();
         }
     }
 
-    fn shard(&self, key: &BlockKey) -> &RwLock<Shard> {
+    fn shard(&self, key: &BlockKey) -> &RwLock<Shard<V>> {
         // Parts and offsets spread well; mixing them keeps one hot part from one shard.
         let h = key.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (key.2 >> 12) ^ (u64::from(key.1) << 7);
         &self.shards[(h as usize) % SHARDS]
     }
 
-    pub fn get(&self, key: &BlockKey) -> Option<Arc<[u8]>> {
+    pub fn get(&self, key: &BlockKey) -> Option<V> {
         let shard = self.shard(key).read();
         match shard.map.get(key) {
             Some(entry) => {
                 entry.referenced.store(true, Ordering::Relaxed);
                 self.hits.fetch_add(1, Ordering::Relaxed);
-                granary_common::metrics::Event::UncompressedCacheHits.add(1);
+                self.events.0.add(1);
                 Some(entry.data.clone())
             }
             None => {
                 self.misses.fetch_add(1, Ordering::Relaxed);
-                granary_common::metrics::Event::UncompressedCacheMisses.add(1);
+                self.events.1.add(1);
                 None
             }
         }
     }
 
-    pub fn insert(&self, key: BlockKey, data: Arc<[u8]>) {
+    pub fn insert(&self, key: BlockKey, data: V) {
         let per_shard = self.capacity.load(Ordering::Relaxed) / SHARDS as u64;
-        let size = data.len() as u64;
+        let size = data.weight();
         if size == 0 || size > per_shard {
             return;
         }
         let mut shard = self.shard(&key).write();
         if shard.map.contains_key(&key) {
-            return; // another query decompressed it meanwhile
+            return; // another query loaded it meanwhile
         }
         while shard.bytes + size > per_shard {
             let Some(victim) = shard.ring.pop_front() else { break };
@@ -119,7 +156,7 @@ impl UncompressedCache {
             if second_chance {
                 shard.ring.push_back(victim);
             } else if let Some(gone) = shard.map.remove(&victim) {
-                shard.bytes -= gone.data.len() as u64;
+                shard.bytes -= gone.data.weight();
             }
         }
         shard.bytes += size;
@@ -142,7 +179,7 @@ impl UncompressedCache {
         stats
     }
 
-    /// `SYSTEM DROP UNCOMPRESSED CACHE`.
+    /// `SYSTEM DROP UNCOMPRESSED CACHE` / `SYSTEM DROP MARK CACHE`.
     pub fn clear(&self) {
         for shard in &self.shards {
             *shard.write() = Shard::default();
@@ -150,11 +187,18 @@ impl UncompressedCache {
     }
 }
 
-/// The process's cache (ClickHouse has one per server). Sized by the server config
-/// through [`UncompressedCache::set_capacity`].
+/// The process's uncompressed-block cache. Sized by the server config through
+/// [`ClockCache::set_capacity`].
 pub fn uncompressed_cache() -> &'static UncompressedCache {
     static CACHE: OnceLock<UncompressedCache> = OnceLock::new();
-    CACHE.get_or_init(|| UncompressedCache::new(DEFAULT_UNCOMPRESSED_CACHE_SIZE))
+    CACHE.get_or_init(|| ClockCache::new(DEFAULT_UNCOMPRESSED_CACHE_SIZE, (Event::UncompressedCacheHits, Event::UncompressedCacheMisses)))
+}
+
+/// The process's mark cache. Sized by the server config through
+/// [`ClockCache::set_capacity`].
+pub fn mark_cache() -> &'static MarkCache {
+    static CACHE: OnceLock<MarkCache> = OnceLock::new();
+    CACHE.get_or_init(|| ClockCache::new(DEFAULT_MARK_CACHE_SIZE, (Event::MarkCacheHits, Event::MarkCacheMisses)))
 }
 
 /// Process-unique part ids for cache keys.
@@ -168,13 +212,15 @@ pub fn next_part_id() -> u64 {
 mod tests {
     use super::*;
 
+    const EVENTS: (Event, Event) = (Event::UncompressedCacheHits, Event::UncompressedCacheMisses);
+
     fn block(n: usize) -> Arc<[u8]> {
         vec![7u8; n].into()
     }
 
     #[test]
     fn hits_misses_and_byte_bound() {
-        let cache = UncompressedCache::new(16 * 1000);
+        let cache = UncompressedCache::new(16 * 1000, EVENTS);
         assert!(cache.get(&(1, 0, 0)).is_none());
         cache.insert((1, 0, 0), block(100));
         assert_eq!(cache.get(&(1, 0, 0)).unwrap().len(), 100);
@@ -194,7 +240,7 @@ mod tests {
 
     #[test]
     fn referenced_entries_survive_a_sweep() {
-        let cache = UncompressedCache::new(16 * 1000);
+        let cache = UncompressedCache::new(16 * 1000, EVENTS);
         // Find keys of one shard so the sweep is deterministic.
         let shard_of = |k: &BlockKey| std::ptr::from_ref(cache.shard(k)) as usize;
         let hot = (9, 1, 0);
@@ -208,7 +254,7 @@ mod tests {
 
     #[test]
     fn zero_capacity_caches_nothing() {
-        let cache = UncompressedCache::new(0);
+        let cache = UncompressedCache::new(0, EVENTS);
         cache.insert((1, 0, 0), block(10));
         assert!(cache.get(&(1, 0, 0)).is_none());
     }

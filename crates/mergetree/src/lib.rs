@@ -36,7 +36,7 @@
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
 //! | [`reader`] | granule reads, the `MergeTreeExec` plan, PREWHERE (filter columns first, other columns only for granules with matches; every pushed-down filter unless `optimize_move_to_prewhere = 0` or volatile), read_rows/read_bytes as rows of granules read |
 //! | [`monotonic`] | pruning through monotonic functions (`WHERE toDate(ts) = ...` on `ORDER BY ts`, `WHERE ts >= ...` on `ORDER BY toStartOfHour(ts)`) |
-//! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) |
+//! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) and mark cache (`mark_cache_size`) |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
 //! | [`merge`] | streaming k-way merge (with Replacing/Summing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
 //! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`, the `DELETE WHERE` mutation |
@@ -99,8 +99,8 @@
 //! * `min_insert_block_size_bytes` is not used for squashing (rows only:
 //!   `max_insert_block_size`).
 //! * TTL, SAMPLE BY, column ALTERs, projections, skip indexes, compact parts
-//!   (`min_bytes_for_wide_part` is accepted, every part is wide), a separate mark cache
-//!   (marks stay loaded with their parts), `T64`, `FPC` and `GCD` codecs, more than one
+//!   (`min_bytes_for_wide_part` is accepted, every part is wide), `T64`, `FPC` and `GCD`
+//!   codecs, more than one
 //!   transform per column. `DoubleDelta` and `Gorilla` are transforms followed by a
 //!   general codec, not ClickHouse's bit-packed encodings (same SQL, Granary's format). Insert deduplication is by `non_replicated_deduplication_window`
 //!   (block ids in `deduplication_log.txt`), as for ClickHouse's non-replicated tables.

@@ -24,6 +24,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use arrow::array::ArrayRef;
 use arrow::datatypes::{DataType, SchemaRef};
@@ -32,6 +33,7 @@ use granary_storage::fs::escape_for_file_name;
 use granary_types::ChType;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::cache::mark_cache;
 use crate::encoding::{decode_array, encode_array};
 use crate::keys::TableKeys;
 use crate::part_info::PartInfo;
@@ -50,7 +52,15 @@ pub struct Mark {
     pub rows: u64,
 }
 
-/// An active (or outdated but still read) part, with its marks and indexes in memory.
+/// Where a column's marks are, to load them again after the mark cache let them go.
+#[derive(Debug, Clone)]
+struct MarkFile {
+    name: String,
+    hash: u64,
+}
+
+/// An active (or outdated but still read) part, with its indexes in memory; its marks
+/// are in the mark cache (see `cache.rs`).
 #[derive(Debug)]
 pub struct Part {
     /// Process-unique id (uncompressed-cache keys).
@@ -59,8 +69,8 @@ pub struct Part {
     pub dir: PathBuf,
     pub rows: u64,
     pub bytes_on_disk: u64,
-    /// Per table column, per granule.
-    pub marks: Vec<Vec<Mark>>,
+    /// Per table column, its `.mrk` file.
+    mark_files: Vec<MarkFile>,
     /// Row number of the first row of each granule, plus the total at the end.
     pub granule_starts: Vec<u64>,
     /// Primary-key values: `granules + 1` entries per key element.
@@ -74,10 +84,13 @@ pub struct Part {
 }
 
 impl Part {
+    /// A part whose marks (per table column, per granule) were just written or read;
+    /// they go to the mark cache, the part keeps where to find them again.
     pub fn new(
         info: PartInfo,
         dir: PathBuf,
         bytes_on_disk: u64,
+        schema: &SchemaRef,
         marks: Vec<Vec<Mark>>,
         primary: Vec<ArrayRef>,
         minmax: Vec<ArrayRef>,
@@ -90,7 +103,38 @@ impl Part {
             }
         }
         let rows = granule_starts.last().copied().unwrap_or(0);
-        Part { id: crate::cache::next_part_id(), info, dir, rows, bytes_on_disk, marks, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default() }
+        let id = crate::cache::next_part_id();
+        let mut mark_files = Vec::with_capacity(marks.len());
+        for (column, (field, marks)) in schema.fields().iter().zip(marks).enumerate() {
+            mark_files.push(MarkFile { name: format!("{}.mrk", escape_for_file_name(field.name())), hash: xxh3_64(&encode_marks(&marks)) });
+            mark_cache().insert((id, column as u32, 0), marks.into());
+        }
+        Part { id, info, dir, rows, bytes_on_disk, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default() }
+    }
+
+    /// The marks of table column `column`: from the mark cache, or read from the part's
+    /// `.mrk` file (checked against the hash it was written with) and cached.
+    pub fn marks(&self, column: usize) -> Result<Arc<[Mark]>> {
+        let key = (self.id, column as u32, 0);
+        if let Some(marks) = mark_cache().get(&key) {
+            return Ok(marks);
+        }
+        let file = self.mark_files.get(column).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("part {} has no column {column}", self.name())))?;
+        let path = self.dir.join(&file.name);
+        let bytes = fs::read(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot read {}", path.display()))?;
+        let actual = xxh3_64(&bytes);
+        if actual != file.hash {
+            return Err(Error::new(
+                ErrorCode::CHECKSUM_DOESNT_MATCH,
+                format!("Checksum doesn't match in {}: expected {:016x}, computed {actual:016x}", path.display(), file.hash),
+            ));
+        }
+        let marks = parse_marks(&bytes)
+            .filter(|m| m.len() == self.granules() && m.iter().zip(self.granule_starts.windows(2)).all(|(m, w)| m.rows == w[1] - w[0]))
+            .ok_or_else(|| Error::new(ErrorCode::CORRUPTED_DATA, format!("Marks in {} do not match the part's granules", path.display())))?;
+        let marks: Arc<[Mark]> = marks.into();
+        mark_cache().insert(key, marks.clone());
+        Ok(marks)
     }
 
     pub fn granules(&self) -> usize {
@@ -147,7 +191,7 @@ impl Part {
         }
         let minmax_types: Vec<DataType> = keys.partition_columns.iter().map(|&i| schema.field(i).data_type().clone()).collect();
         let minmax = decode_arrays(&file("minmax.idx")?, &minmax_types).map_err(|e| broken(format!("minmax.idx: {e}")))?;
-        let part = Part::new(info, dir.to_path_buf(), bytes_on_disk, marks, primary, minmax);
+        let part = Part::new(info, dir.to_path_buf(), bytes_on_disk, schema, marks, primary, minmax);
         if part.rows != count {
             return Err(broken(format!("count.txt says {count} rows, marks say {}", part.rows)));
         }

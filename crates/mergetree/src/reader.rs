@@ -168,7 +168,7 @@ impl PartReader {
         let mut arrays = Vec::with_capacity(positions.len());
         for &position in positions {
             let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
-            let marks = &self.part.marks[column.index];
+            let marks = self.part.marks(column.index)?;
             let mut pieces = Vec::with_capacity(range.len());
             for g in range.clone() {
                 pieces.push(column.read_granule(&marks[g], cache_key)?);

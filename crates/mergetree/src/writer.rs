@@ -227,7 +227,7 @@ impl<'a> PartWriter<'a> {
         write_synced(&self.dir.join(CHECKSUMS_FILE), checksums.as_bytes())?;
         bytes_on_disk += checksums.len() as u64;
         sync_dir(&self.dir)?;
-        Ok(Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, marks, primary, minmax))
+        Ok(Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, marks, primary, minmax))
     }
 
     fn small_file(&self, name: &str, bytes: &[u8], checksums: &mut String, total: &mut u64) -> Result<()> {

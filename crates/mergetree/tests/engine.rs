@@ -788,3 +788,27 @@ async fn a_failing_stream_leaves_nothing_of_the_insert() {
     let left: Vec<String> = std::fs::read_dir(fx.data_dir()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
     assert!(left.iter().all(|n| !n.starts_with("tmp_") && granary_mergetree::part_info::PartInfo::parse(n).is_err()), "{left:?}");
 }
+
+#[tokio::test]
+async fn marks_leave_the_cache_and_come_back_from_their_files_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges(), ("index_granularity", "100")]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    fx.insert(vec![Ok(ids_batch(schema.clone(), 0..1000))], Settings::new()).await.unwrap();
+    granary_mergetree::cache::mark_cache().clear();
+    let (got, read) = fx.sql("SELECT id FROM t WHERE id = 555", 1).await;
+    assert_eq!(u64s(&got, 0), vec![555]);
+    assert_eq!(read, 100, "the index still selects one granule");
+    // A damaged marks file is detected when the marks are next read from it.
+    let part = fx.data_dir().join(&fx.part_dirs()[0]);
+    let mut bytes = std::fs::read(part.join("v.mrk")).unwrap();
+    bytes[30] ^= 0xff;
+    std::fs::write(part.join("v.mrk"), bytes).unwrap();
+    granary_mergetree::cache::mark_cache().clear();
+    let table = fx.table();
+    let ctx = datafusion::prelude::SessionContext::new();
+    ctx.register_table("t", Arc::new(granary_storage::EngineTableProvider::new(table))).unwrap();
+    let err = ctx.sql("SELECT v FROM t").await.unwrap().collect().await.unwrap_err();
+    assert!(err.to_string().contains("Checksum doesn't match"), "{err}");
+}

@@ -51,6 +51,8 @@ pub struct InstanceConfig {
     pub text_log_level: crate::text_log::LogLevel,
     /// Size of the process's uncompressed-block cache (shared by every instance).
     pub uncompressed_cache_size: u64,
+    /// Size of the process's mark cache (shared by every instance).
+    pub mark_cache_size: u64,
     /// Credentials for s3() by endpoint (`[s3.<name>]` in the server config).
     pub s3_endpoints: Arc<Vec<granary_io::remote::S3EndpointConfig>>,
     /// Users, roles, profiles and quotas of the server config (read-only); SQL-defined
@@ -69,6 +71,7 @@ impl InstanceConfig {
             query_log_capacity: 100_000,
             text_log_level: crate::text_log::LogLevel::Information,
             uncompressed_cache_size: granary_mergetree::cache::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
+            mark_cache_size: granary_mergetree::cache::DEFAULT_MARK_CACHE_SIZE,
             s3_endpoints: Arc::default(),
             access: granary_access::Entities::default(),
         }
@@ -285,8 +288,10 @@ impl Instance {
         let dictionaries = DictionaryRegistry::new();
         registry.register(Arc::new(DictionaryEngineFactory { registry: dictionaries.clone() }));
         let reserved = vec!["system".to_string(), "INFORMATION_SCHEMA".to_string(), "information_schema".to_string()];
-        let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
+        // Before the catalog opens tables: loading parts fills the mark cache.
         granary_mergetree::cache::uncompressed_cache().set_capacity(config.uncompressed_cache_size);
+        granary_mergetree::cache::mark_cache().set_capacity(config.mark_cache_size);
+        let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
         let access = Arc::new(granary_access::AccessControl::open(config.access.clone(), Some(&config.path.join("access")))?);
         let shared = Arc::new(Shared {
             access,

@@ -734,6 +734,10 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
             granary_mergetree::cache::uncompressed_cache().clear();
             Ok(())
         }
+        ["DROP", "MARK", "CACHE"] => {
+            granary_mergetree::cache::mark_cache().clear();
+            Ok(())
+        }
         ["DROP", "SCHEMA", "CACHE"] => {
             granary_io::schema_cache::clear(None);
             Ok(())

@@ -39,7 +39,7 @@ pub mod text_log;
 
 pub use instance::{Instance, InstanceConfig, QueryRequest, QueryResponse};
 pub use session::Session;
-pub use granary_mergetree::cache::DEFAULT_UNCOMPRESSED_CACHE_SIZE;
+pub use granary_mergetree::cache::{DEFAULT_MARK_CACHE_SIZE, DEFAULT_UNCOMPRESSED_CACHE_SIZE};
 pub use granary_io::remote::S3EndpointConfig;
 
 /// The ClickHouse version Granary answers `version()` with: clients (clickhouse-connect,

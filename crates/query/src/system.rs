@@ -887,7 +887,8 @@ fn asynchronous_metrics(shared: &Shared, _: &QueryContextExt) -> Result<Vec<Arra
 /// and the `ClickHouseAsyncMetrics_` lines of `/metrics`.
 pub(crate) fn asynchronous_metric_values(shared: &Shared) -> Vec<(&'static str, f64, &'static str)> {
     let cache = granary_mergetree::cache::uncompressed_cache().stats();
-    let (mut tables, mut parts, mut rows, mut bytes, mut marks_bytes) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mark_cache = granary_mergetree::cache::mark_cache().stats();
+    let (mut tables, mut parts, mut rows, mut bytes) = (0u64, 0u64, 0u64, 0u64);
     let databases = shared.catalog.databases();
     for database in &databases {
         for table in database.tables() {
@@ -896,7 +897,6 @@ pub(crate) fn asynchronous_metric_values(shared: &Shared) -> Vec<(&'static str, 
                 parts += 1;
                 rows += part.rows;
                 bytes += part.bytes_on_disk;
-                marks_bytes += part.marks_bytes;
             }
         }
     }
@@ -911,7 +911,9 @@ pub(crate) fn asynchronous_metric_values(shared: &Shared) -> Vec<(&'static str, 
         ("UncompressedCacheCells", cache.cells as f64, "Blocks in the uncompressed cache."),
         ("UncompressedCacheMaxBytes", cache.capacity as f64, "Size limit of the uncompressed cache (uncompressed_cache_size)."),
         ("QueryPlanCacheEntries", shared.plan_cache.len() as f64, "Physical plans kept for reuse (queries that read no stored data)."),
-        ("MarkCacheBytes", marks_bytes as f64, "Bytes of marks held in memory (every active part keeps its marks loaded)."),
+        ("MarkCacheBytes", mark_cache.bytes as f64, "Bytes of MergeTree marks in the mark cache."),
+        ("MarkCacheFiles", mark_cache.cells as f64, "Marks files (one column of one part) in the mark cache."),
+        ("MarkCacheMaxBytes", mark_cache.capacity as f64, "Size limit of the mark cache (mark_cache_size)."),
         ("NumberOfDatabases", databases.len() as f64, "Databases."),
         ("NumberOfTables", tables as f64, "Tables in all databases (system tables excluded)."),
         ("TotalPartsOfMergeTreeTables", parts as f64, "Active parts of all MergeTree tables."),

@@ -33,6 +33,9 @@ pub struct ServerConfig {
     /// Bytes of decompressed MergeTree blocks kept for queries with
     /// `use_uncompressed_cache = 1` (0 disables the cache).
     pub uncompressed_cache_size: u64,
+    /// Bytes of MergeTree marks kept in memory; marks of other parts are read from
+    /// their files when needed (0 keeps none).
+    pub mark_cache_size: u64,
     /// `[s3.<name>]` sections: credentials for s3() URLs starting with `endpoint`.
     pub s3: std::collections::BTreeMap<String, granary_query::S3EndpointConfig>,
     /// `[users.<name>]`: users of the config (read-only to SQL).
@@ -111,6 +114,7 @@ impl Default for ServerConfig {
             query_log_capacity: 100_000,
             shutdown_wait_seconds: 10,
             uncompressed_cache_size: granary_query::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
+            mark_cache_size: granary_query::DEFAULT_MARK_CACHE_SIZE,
             s3: Default::default(),
             users: Default::default(),
             profiles: Default::default(),
