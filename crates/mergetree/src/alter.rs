@@ -166,7 +166,8 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
             let deleted = deleted_mask(predicate, &batch)?;
             Ok(filter_record_batch(&batch, &not(&deleted)?)?)
         });
-        let pending = write_part(inner, info, "tmp_mut_", blocks)?;
+        let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
+        let pending = write_part(inner, info, "tmp_mut_", layout, blocks)?;
         let _commit = inner.commit_lock.lock();
         if !inner.all_active(std::slice::from_ref(part)) {
             discard(std::slice::from_ref(&pending));

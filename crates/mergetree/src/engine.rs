@@ -479,7 +479,7 @@ impl TableEngine for MergeTreeEngine {
                 PartStatus {
                     partition: inner.keys.partition_text(&inner.schema, &p.minmax),
                     name: p.name(),
-                    part_type: "Wide".into(),
+                    part_type: p.layout.name().into(),
                     active: removed.is_none(),
                     // ClickHouse counts the final mark (the key after the last row) too.
                     marks: p.granules() as u64 + 1,

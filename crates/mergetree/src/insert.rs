@@ -35,7 +35,7 @@ use crate::engine::{Inner, MergeMode};
 use crate::merge::{write_merged, Source};
 use crate::part::Part;
 use crate::part_info::PartInfo;
-use crate::writer::{commit_part_dir, PartWriter};
+use crate::writer::{commit_part_dir, PartLayout, PartWriter};
 
 /// A part written to its temporary directory, not yet visible.
 pub struct PendingPart {
@@ -215,12 +215,14 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
             // part is named only by its temporary directory.
             let info = PartInfo::new(partition_id, 0, 0, 0);
             if inner.mode == MergeMode::Ordinary {
-                out.push(write_part(inner, info, "tmp_insert_", std::iter::once(Ok(sorted)))?);
+                let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
+                out.push(write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(sorted)))?);
             } else {
                 // Replacing/Summing collapse equal keys of the block before writing it.
                 let chunk = inner.settings.index_granularity as usize;
+                let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
                 let source = Source::Block { batch: sorted, offset: 0, chunk };
-                out.extend(write_merged(inner, info, "tmp_insert_", vec![source])?);
+                out.extend(write_merged(inner, info, "tmp_insert_", layout, vec![source])?);
             }
         }
         Ok(())
@@ -237,13 +239,14 @@ pub fn write_part(
     inner: &Inner,
     info: PartInfo,
     tmp_prefix: &str,
+    layout: PartLayout,
     blocks: impl Iterator<Item = Result<RecordBatch>>,
 ) -> Result<PendingPart> {
     let tmp_seq = inner.next_tmp.fetch_add(1, Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
-        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings)?;
+        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?;
         for block in blocks {
             writer.write(&block?)?;
         }

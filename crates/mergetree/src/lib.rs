@@ -98,8 +98,7 @@
 //!   day). `IN` lists longer than DataFusion's default `max_in_list_size` do not prune.
 //! * `min_insert_block_size_bytes` is not used for squashing (rows only:
 //!   `max_insert_block_size`).
-//! * TTL, SAMPLE BY, column ALTERs, projections, skip indexes, compact parts
-//!   (`min_bytes_for_wide_part` is accepted, every part is wide), `T64`, `FPC` and `GCD`
+//! * TTL, SAMPLE BY, column ALTERs, projections, skip indexes, `T64`, `FPC` and `GCD`
 //!   codecs, more than one
 //!   transform per column. `DoubleDelta` and `Gorilla` are transforms followed by a
 //!   general codec, not ClickHouse's bit-packed encodings (same SQL, Granary's format). Insert deduplication is by `non_replicated_deduplication_window`

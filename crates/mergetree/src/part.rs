@@ -29,7 +29,6 @@ use std::sync::Arc;
 use arrow::array::ArrayRef;
 use arrow::datatypes::{DataType, SchemaRef};
 use granary_common::{Error, ErrorCode, Result, ResultExt};
-use granary_storage::fs::escape_for_file_name;
 use granary_types::ChType;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -37,6 +36,7 @@ use crate::cache::mark_cache;
 use crate::encoding::{decode_array, encode_array};
 use crate::keys::TableKeys;
 use crate::part_info::PartInfo;
+use crate::writer::{bin_file_name, mark_file_name, PartLayout, COMPACT_DATA_FILE, COMPACT_MARKS_FILE};
 
 pub const PART_FORMAT_VERSION: u32 = 2;
 /// Oldest format version this server reads (version 1 has no value transforms).
@@ -69,7 +69,8 @@ pub struct Part {
     pub dir: PathBuf,
     pub rows: u64,
     pub bytes_on_disk: u64,
-    /// Per table column, its `.mrk` file.
+    pub layout: PartLayout,
+    /// Per table column, its `.mrk` file (the same `data.mrk` for all in a compact part).
     mark_files: Vec<MarkFile>,
     /// Row number of the first row of each granule, plus the total at the end.
     pub granule_starts: Vec<u64>,
@@ -91,6 +92,7 @@ impl Part {
         dir: PathBuf,
         bytes_on_disk: u64,
         schema: &SchemaRef,
+        layout: PartLayout,
         marks: Vec<Vec<Mark>>,
         primary: Vec<ArrayRef>,
         minmax: Vec<ArrayRef>,
@@ -104,12 +106,14 @@ impl Part {
         }
         let rows = granule_starts.last().copied().unwrap_or(0);
         let id = crate::cache::next_part_id();
+        let compact_hash = (layout == PartLayout::Compact).then(|| xxh3_64(&marks.iter().flat_map(|m| encode_marks(m)).collect::<Vec<u8>>()));
         let mut mark_files = Vec::with_capacity(marks.len());
         for (column, (field, marks)) in schema.fields().iter().zip(marks).enumerate() {
-            mark_files.push(MarkFile { name: format!("{}.mrk", escape_for_file_name(field.name())), hash: xxh3_64(&encode_marks(&marks)) });
+            let hash = compact_hash.unwrap_or_else(|| xxh3_64(&encode_marks(&marks)));
+            mark_files.push(MarkFile { name: mark_file_name(layout, field.name()), hash });
             mark_cache().insert((id, column as u32, 0), marks.into());
         }
-        Part { id, info, dir, rows, bytes_on_disk, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default() }
+        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default() }
     }
 
     /// The marks of table column `column`: from the mark cache, or read from the part's
@@ -129,12 +133,22 @@ impl Part {
                 format!("Checksum doesn't match in {}: expected {:016x}, computed {actual:016x}", path.display(), file.hash),
             ));
         }
-        let marks = parse_marks(&bytes)
+        // A compact part's data.mrk holds every column's marks, column after column.
+        let bytes = match self.layout {
+            PartLayout::Wide => &bytes[..],
+            PartLayout::Compact => bytes.get(column * self.granules() * MARK_LEN..(column + 1) * self.granules() * MARK_LEN).unwrap_or_default(),
+        };
+        let marks = parse_marks(bytes)
             .filter(|m| m.len() == self.granules() && m.iter().zip(self.granule_starts.windows(2)).all(|(m, w)| m.rows == w[1] - w[0]))
             .ok_or_else(|| Error::new(ErrorCode::CORRUPTED_DATA, format!("Marks in {} do not match the part's granules", path.display())))?;
         let marks: Arc<[Mark]> = marks.into();
         mark_cache().insert(key, marks.clone());
         Ok(marks)
+    }
+
+    /// The file holding the blocks of table column `column` named `name`.
+    pub fn bin_path(&self, name: &str) -> PathBuf {
+        self.dir.join(bin_file_name(self.layout, name))
     }
 
     pub fn granules(&self) -> usize {
@@ -173,12 +187,26 @@ impl Part {
             return Err(broken("its columns differ from the table's (ALTER is not supported yet)".into()));
         }
         let count: u64 = String::from_utf8_lossy(&file("count.txt")?).trim().parse().map_err(|_| broken("bad count.txt".into()))?;
+        let layout = if listed.contains_key(COMPACT_MARKS_FILE) { PartLayout::Compact } else { PartLayout::Wide };
+        let mut file = |name: &str| listed.remove(name).ok_or_else(|| broken(format!("{name} is missing from {CHECKSUMS_FILE}")));
         let mut marks = Vec::with_capacity(schema.fields().len());
-        for field in schema.fields() {
-            let base = escape_for_file_name(field.name());
-            file(&format!("{base}.bin"))?;
-            let bytes = file(&format!("{base}.mrk"))?;
-            marks.push(parse_marks(&bytes).ok_or_else(|| broken(format!("bad marks of column {}", field.name())))?);
+        match layout {
+            PartLayout::Wide => {
+                for field in schema.fields() {
+                    file(&bin_file_name(layout, field.name()))?;
+                    let bytes = file(&mark_file_name(layout, field.name()))?;
+                    marks.push(parse_marks(&bytes).ok_or_else(|| broken(format!("bad marks of column {}", field.name())))?);
+                }
+            }
+            PartLayout::Compact => {
+                file(COMPACT_DATA_FILE)?;
+                let all = parse_marks(&file(COMPACT_MARKS_FILE)?).ok_or_else(|| broken(format!("bad {COMPACT_MARKS_FILE}")))?;
+                let columns = schema.fields().len().max(1);
+                if all.len() % columns != 0 {
+                    return Err(broken(format!("{COMPACT_MARKS_FILE} does not hold the same number of marks for each of the {columns} columns")));
+                }
+                marks.extend(all.chunks(all.len() / columns).map(<[Mark]>::to_vec));
+            }
         }
         let granules = marks.first().map(Vec::len).unwrap_or(0);
         if marks.iter().any(|m| m.len() != granules || m.iter().zip(&marks[0]).any(|(a, b)| a.rows != b.rows)) {
@@ -191,7 +219,7 @@ impl Part {
         }
         let minmax_types: Vec<DataType> = keys.partition_columns.iter().map(|&i| schema.field(i).data_type().clone()).collect();
         let minmax = decode_arrays(&file("minmax.idx")?, &minmax_types).map_err(|e| broken(format!("minmax.idx: {e}")))?;
-        let part = Part::new(info, dir.to_path_buf(), bytes_on_disk, schema, marks, primary, minmax);
+        let part = Part::new(info, dir.to_path_buf(), bytes_on_disk, schema, layout, marks, primary, minmax);
         if part.rows != count {
             return Err(broken(format!("count.txt says {count} rows, marks say {}", part.rows)));
         }

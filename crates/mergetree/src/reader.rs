@@ -32,7 +32,6 @@ use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties};
 use granary_common::{Error, ErrorCode, Result, ResultExt};
-use granary_storage::fs::escape_for_file_name;
 
 use crate::cache::uncompressed_cache;
 use crate::compression::{block_len, decompress_block, BLOCK_HEADER_LEN};
@@ -141,7 +140,7 @@ impl PartReader {
         let mut cursors = Vec::with_capacity(columns.len());
         for &index in columns {
             let field = table_schema.field(index);
-            let path = part.dir.join(format!("{}.bin", escape_for_file_name(field.name())));
+            let path = part.bin_path(field.name());
             cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()) });
         }
         Ok(PartReader { part, columns: cursors, use_cache: false })

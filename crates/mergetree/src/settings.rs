@@ -12,6 +12,8 @@ pub struct MergeTreeSettings {
     pub index_granularity_bytes: u64,
     /// Accepted for compatibility; every part is written in the wide format.
     pub min_bytes_for_wide_part: u64,
+    /// Parts with fewer rows are compact too (0: only the byte size decides).
+    pub min_rows_for_wide_part: u64,
     /// Seconds an outdated part is kept after a merge. Parts are deleted as soon as no
     /// query holds them (readers hold `Arc`s), which is never earlier than safe.
     pub old_parts_lifetime: u64,
@@ -39,6 +41,7 @@ impl Default for MergeTreeSettings {
             index_granularity: 8192,
             index_granularity_bytes: 10 * 1024 * 1024,
             min_bytes_for_wide_part: 10 * 1024 * 1024,
+            min_rows_for_wide_part: 0,
             old_parts_lifetime: 480,
             parts_to_delay_insert: 1000,
             parts_to_throw_insert: 3000,
@@ -61,6 +64,7 @@ impl MergeTreeSettings {
                 "index_granularity" => &mut s.index_granularity,
                 "index_granularity_bytes" => &mut s.index_granularity_bytes,
                 "min_bytes_for_wide_part" => &mut s.min_bytes_for_wide_part,
+                "min_rows_for_wide_part" => &mut s.min_rows_for_wide_part,
                 "old_parts_lifetime" => &mut s.old_parts_lifetime,
                 "parts_to_delay_insert" => &mut s.parts_to_delay_insert,
                 "parts_to_throw_insert" => &mut s.parts_to_throw_insert,

@@ -30,31 +30,96 @@ use crate::part::{columns_txt, encode_arrays, encode_marks, Mark, Part, CHECKSUM
 use crate::part_info::PartInfo;
 use crate::settings::MergeTreeSettings;
 
-struct ColumnWriter {
+/// How a part stores its columns (ClickHouse's part types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartLayout {
+    /// A `.bin` and a `.mrk` file per column: reads of a few columns of a big part touch
+    /// only their files.
+    Wide,
+    /// Every column's blocks in one `data.bin`, all marks in one `data.mrk`: a small
+    /// INSERT writes and fsyncs a handful of files however many columns the table has.
+    Compact,
+}
+
+impl PartLayout {
+    /// ClickHouse's rule: a part below `min_bytes_for_wide_part` bytes (uncompressed) or
+    /// `min_rows_for_wide_part` rows is compact.
+    pub fn for_size(settings: &MergeTreeSettings, bytes: u64, rows: u64) -> PartLayout {
+        if bytes < settings.min_bytes_for_wide_part || rows < settings.min_rows_for_wide_part {
+            PartLayout::Compact
+        } else {
+            PartLayout::Wide
+        }
+    }
+
+    /// The name `system.parts.part_type` shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            PartLayout::Wide => "Wide",
+            PartLayout::Compact => "Compact",
+        }
+    }
+}
+
+/// The one data file of a compact part.
+pub const COMPACT_DATA_FILE: &str = "data.bin";
+/// The marks of every column of a compact part, column after column.
+pub const COMPACT_MARKS_FILE: &str = "data.mrk";
+
+/// The file holding column `column`'s blocks.
+pub fn bin_file_name(layout: PartLayout, column: &str) -> String {
+    match layout {
+        PartLayout::Wide => format!("{}.bin", escape_for_file_name(column)),
+        PartLayout::Compact => COMPACT_DATA_FILE.to_string(),
+    }
+}
+
+/// The file holding column `column`'s marks (all columns' in a compact part).
+pub fn mark_file_name(layout: PartLayout, column: &str) -> String {
+    match layout {
+        PartLayout::Wide => format!("{}.mrk", escape_for_file_name(column)),
+        PartLayout::Compact => COMPACT_MARKS_FILE.to_string(),
+    }
+}
+
+/// A `.bin` file being written: one per column (wide) or one for all (compact).
+struct BinFile {
     name: String,
     file: File,
     hasher: Xxh3,
+    /// Bytes written so far: the offset of the next block.
+    len: u64,
+}
+
+struct ColumnWriter {
+    /// Index into the part's `.bin` files.
+    file: usize,
     codec: Codec,
     transform: Option<Transform>,
     /// Encoded granules not yet compressed.
     buf: Vec<u8>,
     scratch: Vec<u8>,
-    compressed_offset: u64,
     marks: Vec<Mark>,
+    /// The last marks, of granules in `buf`: their block goes where the file ends when
+    /// it is written, which in a compact part depends on the other columns' blocks.
+    unwritten_marks: usize,
 }
 
 impl ColumnWriter {
-    fn flush_block(&mut self) -> Result<()> {
+    fn flush_block(&mut self, file: &mut BinFile) -> Result<()> {
         if self.buf.is_empty() {
             return Ok(());
         }
+        let first_unwritten = self.marks.len() - self.unwritten_marks;
+        for mark in &mut self.marks[first_unwritten..] {
+            mark.block_offset = file.len;
+        }
+        self.unwritten_marks = 0;
         self.scratch.clear();
         self.codec.compress_block(&self.buf, &mut self.scratch)?;
-        self.file
-            .write_all(&self.scratch)
-            .with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot write {}.bin", self.name))?;
-        self.hasher.update(&self.scratch);
-        self.compressed_offset += self.scratch.len() as u64;
+        file.file.write_all(&self.scratch).with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot write {}", file.name))?;
+        file.hasher.update(&self.scratch);
+        file.len += self.scratch.len() as u64;
         self.buf.clear();
         Ok(())
     }
@@ -67,6 +132,8 @@ pub struct PartWriter<'a> {
     schema: SchemaRef,
     keys: &'a TableKeys,
     settings: &'a MergeTreeSettings,
+    layout: PartLayout,
+    files: Vec<BinFile>,
     columns: Vec<ColumnWriter>,
     pending: Option<RecordBatch>,
     primary: Vec<Vec<ArrayRef>>,
@@ -85,31 +152,39 @@ impl<'a> PartWriter<'a> {
         codecs: &[ColumnCodec],
         keys: &'a TableKeys,
         settings: &'a MergeTreeSettings,
+        layout: PartLayout,
     ) -> Result<Self> {
         fs::create_dir_all(tmp_dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", tmp_dir.display()))?;
-        let mut columns = Vec::with_capacity(schema.fields().len());
-        for (field, codec) in schema.fields().iter().zip(codecs) {
-            let name = escape_for_file_name(field.name());
-            let path = tmp_dir.join(format!("{name}.bin"));
+        let create = |name: String| -> Result<BinFile> {
+            let path = tmp_dir.join(&name);
             let file = File::create(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", path.display()))?;
-            columns.push(ColumnWriter {
-                name,
-                file,
-                hasher: Xxh3::new(),
+            Ok(BinFile { name, file, hasher: Xxh3::new(), len: 0 })
+        };
+        let files = match layout {
+            PartLayout::Wide => schema.fields().iter().map(|f| create(bin_file_name(layout, f.name()))).collect::<Result<Vec<_>>>()?,
+            PartLayout::Compact => vec![create(COMPACT_DATA_FILE.to_string())?],
+        };
+        let columns = codecs
+            .iter()
+            .enumerate()
+            .map(|(i, codec)| ColumnWriter {
+                file: if layout == PartLayout::Wide { i } else { 0 },
                 codec: codec.block,
                 transform: codec.transform,
                 buf: Vec::new(),
                 scratch: Vec::new(),
-                compressed_offset: 0,
                 marks: Vec::new(),
-            });
-        }
+                unwritten_marks: 0,
+            })
+            .collect();
         Ok(PartWriter {
             info,
             dir: tmp_dir.to_path_buf(),
             schema,
             keys,
             settings,
+            layout,
+            files,
             columns,
             pending: None,
             primary: Vec::new(),
@@ -161,15 +236,18 @@ impl<'a> PartWriter<'a> {
         let rows = granule.num_rows();
         let mut encoded = Vec::new();
         for (column, array) in self.columns.iter_mut().zip(granule.columns()) {
+            let file = &mut self.files[column.file];
             encoded.clear();
             crate::encoding::encode_array(array.as_ref(), &mut encoded, column.transform)?;
             if !column.buf.is_empty() && column.buf.len() + encoded.len() > self.settings.max_compress_block_size as usize {
-                column.flush_block()?;
+                column.flush_block(file)?;
             }
-            column.marks.push(Mark { block_offset: column.compressed_offset, offset_in_block: column.buf.len() as u64, rows: rows as u64 });
+            // The block's offset is known when the block is written (`flush_block`).
+            column.marks.push(Mark { block_offset: 0, offset_in_block: column.buf.len() as u64, rows: rows as u64 });
+            column.unwritten_marks += 1;
             column.buf.extend_from_slice(&encoded);
             if column.buf.len() >= self.settings.min_compress_block_size as usize {
-                column.flush_block()?;
+                column.flush_block(file)?;
             }
         }
         let first = granule.slice(0, 1);
@@ -195,13 +273,24 @@ impl<'a> PartWriter<'a> {
         let mut bytes_on_disk = 0u64;
         let mut marks = Vec::with_capacity(self.columns.len());
         for mut column in std::mem::take(&mut self.columns) {
-            column.flush_block()?;
-            column.file.sync_all().with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot fsync {}.bin", column.name))?;
-            checksums.push_str(&format!("{}.bin\t{}\t{:016x}\n", column.name, column.compressed_offset, column.hasher.digest()));
-            bytes_on_disk += column.compressed_offset;
-            let mrk = encode_marks(&column.marks);
-            self.small_file(&format!("{}.mrk", column.name), &mrk, &mut checksums, &mut bytes_on_disk)?;
+            column.flush_block(&mut self.files[column.file])?;
             marks.push(column.marks);
+        }
+        for file in &self.files {
+            file.file.sync_all().with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot fsync {}", file.name))?;
+            checksums.push_str(&format!("{}\t{}\t{:016x}\n", file.name, file.len, file.hasher.digest()));
+            bytes_on_disk += file.len;
+        }
+        match self.layout {
+            PartLayout::Wide => {
+                for (field, column_marks) in self.schema.fields().iter().zip(&marks) {
+                    self.small_file(&mark_file_name(self.layout, field.name()), &encode_marks(column_marks), &mut checksums, &mut bytes_on_disk)?;
+                }
+            }
+            PartLayout::Compact => {
+                let all: Vec<u8> = marks.iter().flat_map(|m| encode_marks(m)).collect();
+                self.small_file(COMPACT_MARKS_FILE, &all, &mut checksums, &mut bytes_on_disk)?;
+            }
         }
         // primary.idx: each granule's first key, then the last row's key.
         let last = self.last_row.take().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "part without rows"))?;
@@ -227,7 +316,7 @@ impl<'a> PartWriter<'a> {
         write_synced(&self.dir.join(CHECKSUMS_FILE), checksums.as_bytes())?;
         bytes_on_disk += checksums.len() as u64;
         sync_dir(&self.dir)?;
-        Ok(Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, marks, primary, minmax))
+        Ok(Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, self.layout, marks, primary, minmax))
     }
 
     fn small_file(&self, name: &str, bytes: &[u8], checksums: &mut String, total: &mut u64) -> Result<()> {

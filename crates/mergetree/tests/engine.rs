@@ -265,7 +265,7 @@ async fn failed_insert_leaves_nothing() {
 #[tokio::test]
 async fn damaged_parts_are_detached_not_served() {
     let dir = tempfile::tempdir().unwrap();
-    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges(), ("min_bytes_for_wide_part", "0")]);
     let schema = m.schema().unwrap();
     let fx = Fixture::create(dir.path(), m);
     for k in 0..3u64 {
@@ -792,7 +792,7 @@ async fn a_failing_stream_leaves_nothing_of_the_insert() {
 #[tokio::test]
 async fn marks_leave_the_cache_and_come_back_from_their_files_checked() {
     let dir = tempfile::tempdir().unwrap();
-    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges(), ("index_granularity", "100")]);
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges(), ("index_granularity", "100"), ("min_bytes_for_wide_part", "0")]);
     let schema = m.schema().unwrap();
     let fx = Fixture::create(dir.path(), m);
     fx.insert(vec![Ok(ids_batch(schema.clone(), 0..1000))], Settings::new()).await.unwrap();
@@ -811,4 +811,72 @@ async fn marks_leave_the_cache_and_come_back_from_their_files_checked() {
     ctx.register_table("t", Arc::new(granary_storage::EngineTableProvider::new(table))).unwrap();
     let err = ctx.sql("SELECT v FROM t").await.unwrap().collect().await.unwrap_err();
     assert!(err.to_string().contains("Checksum doesn't match"), "{err}");
+}
+
+/// Every column read alone and together, with marks from the cache and from files.
+async fn check_rows(fx: &Fixture, expected: &RecordBatch) {
+    granary_mergetree::cache::mark_cache().clear();
+    for query in ["SELECT * FROM t ORDER BY id", "SELECT n, id FROM t ORDER BY id"] {
+        let (got, _) = fx.sql(query, 2).await;
+        let got = concat_batches(&got[0].schema(), &got).unwrap();
+        for name in ["id", "v", "n"] {
+            if let Ok(i) = got.schema().index_of(name) {
+                assert_eq!(got.column(i), expected.column(expected.schema().index_of(name).unwrap()), "{query}: {name}");
+            }
+        }
+    }
+    let (got, read) = fx.sql("SELECT v FROM t WHERE id = 33", 1).await;
+    assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+    assert_eq!(read, 64, "one granule");
+}
+
+fn part_files(fx: &Fixture, part: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fx.data_dir().join(part)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn small_parts_are_compact_and_merge_with_wide_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    // Compact below 20 KB of rows (uncompressed): 100 rows are, 5000 rows are not.
+    let m = meta(&[("id", "UInt64"), ("v", "String"), ("n", "Nullable(Int32)")], Some("id"), None, &[no_merges(), ("index_granularity", "64"), ("min_bytes_for_wide_part", "20000")]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    let rows = |ids: std::ops::Range<u64>| {
+        let n: Vec<Option<i32>> = ids.clone().map(|i| (i % 3 != 0).then_some(i as i32 * 7)).collect();
+        let base = ids_batch(Arc::new(arrow::datatypes::Schema::new(schema.fields()[..2].to_vec())), ids);
+        RecordBatch::try_new(schema.clone(), vec![base.column(0).clone(), base.column(1).clone(), Arc::new(Int32Array::from(n))]).unwrap()
+    };
+    fx.insert(vec![Ok(rows(0..100))], Settings::new()).await.unwrap();
+    fx.insert(vec![Ok(rows(100..5100))], Settings::new()).await.unwrap();
+    let parts = fx.table().engine.parts();
+    assert_eq!(parts.iter().map(|p| p.part_type.as_str()).collect::<Vec<_>>(), vec!["Compact", "Wide"]);
+    assert_eq!(part_files(&fx, &parts[0].name), vec!["checksums.txt", "columns.txt", "count.txt", "data.bin", "data.mrk", "format_version.txt", "minmax.idx", "primary.idx"]);
+    assert!(part_files(&fx, &parts[1].name).contains(&"v.bin".to_string()));
+    let expected = rows(0..5100);
+    check_rows(&fx, &expected).await;
+    assert!(fx.table().engine.check(None).await.unwrap().iter().all(|c| c.is_passed));
+    let fx = fx.reopen();
+    check_rows(&fx, &expected).await;
+    // Compact + wide merge into a wide part (its size is over the threshold).
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true }).await.unwrap();
+    assert_eq!(fx.table().engine.parts().iter().map(|p| p.part_type.as_str()).collect::<Vec<_>>(), vec!["Wide"]);
+    check_rows(&fx, &expected).await;
+}
+
+#[tokio::test]
+async fn a_damaged_compact_part_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    fx.insert(vec![Ok(ids_batch(schema.clone(), 0..1000))], Settings::new()).await.unwrap();
+    let part = fx.data_dir().join(&fx.part_dirs()[0]);
+    let mut bytes = std::fs::read(part.join("data.bin")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(part.join("data.bin"), bytes).unwrap();
+    let check = fx.table().engine.check(None).await.unwrap();
+    assert!(!check[0].is_passed && check[0].message.contains("data.bin"), "{check:?}");
 }

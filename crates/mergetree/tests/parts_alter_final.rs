@@ -48,7 +48,7 @@ fn column_i64(batches: &[RecordBatch], col: usize) -> Vec<i64> {
 #[tokio::test]
 async fn parts_are_described_and_checked() {
     let dir = tempfile::tempdir().unwrap();
-    let (fx, schema) = table(dir.path(), "MergeTree", &[no_merges(), ("index_granularity", "100")]);
+    let (fx, schema) = table(dir.path(), "MergeTree", &[no_merges(), ("index_granularity", "100"), ("min_bytes_for_wide_part", "0")]);
     let rows: Vec<(u32, u64, i64)> = (0..1000).map(|i| (if i < 500 { 1 } else { 2 }, i, i as i64)).collect();
     fx.insert(vec![Ok(batch(schema.clone(), &rows))], Settings::new()).await.unwrap();
     let engine = fx.table().engine.clone();
@@ -56,6 +56,7 @@ async fn parts_are_described_and_checked() {
     assert_eq!(parts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["1_1_1_0", "2_2_2_0"]);
     let p = &parts[0];
     assert_eq!((p.partition.as_str(), p.partition_id.as_str(), p.rows, p.marks, p.level), ("1", "1", 500, 6, 0));
+    assert_eq!(p.part_type, "Wide");
     assert!(p.active && p.data_compressed_bytes > 0 && p.data_uncompressed_bytes >= 500 * (4 + 8 + 8));
     assert!(p.bytes_on_disk > p.data_compressed_bytes + p.marks_bytes && p.files == 12, "{p:?}");
     assert!(p.path.ends_with("/1_1_1_0/") && p.modification_time > 0);
