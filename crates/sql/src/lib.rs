@@ -24,6 +24,7 @@
 pub mod lexer;
 pub mod aliases;
 mod array_join;
+pub mod column_lists;
 mod conditions;
 mod join_strictness;
 pub mod names;

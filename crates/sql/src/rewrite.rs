@@ -161,7 +161,8 @@ fn name_projection(projection: &mut [SelectItem]) {
         .collect();
     for item in projection.iter_mut() {
         if let SelectItem::UnnamedExpr(expr) = item {
-            if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+            // Named by the query layer once `*` / `COLUMNS(...)` are expanded.
+            if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) || crate::column_lists::uses_column_lists(expr) {
                 continue;
             }
             let name = column_name(expr);
