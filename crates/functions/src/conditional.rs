@@ -70,7 +70,7 @@ fn if_fn() -> ScalarUDF {
         Arity::exact(3),
         |ctx| {
             check_condition(ctx, 0)?;
-            least_supertype(&[ctx.ch(1), ctx.ch(2)])
+            crate::supertype::least_supertype_of_args(ctx, &[1, 2])
         },
         |ctx| {
             let t = ctx.ret_ch();
@@ -99,10 +99,10 @@ fn multi_if() -> ScalarUDF {
             let mut branches = Vec::new();
             for i in (0..n - 1).step_by(2) {
                 check_condition(ctx, i)?;
-                branches.push(ctx.ch(i + 1));
+                branches.push(i + 1);
             }
-            branches.push(ctx.ch(n - 1));
-            least_supertype(&branches)
+            branches.push(n - 1);
+            crate::supertype::least_supertype_of_args(ctx, &branches)
         },
         |ctx| {
             let t = ctx.ret_ch();

@@ -115,6 +115,7 @@ pub(crate) fn description(name: &str) -> &'static str {
         "assumeNotNull" => "The argument as a non-Nullable type (NULL becomes the default value).",
         "toNullable" => "The argument as a Nullable type.",
         "length" => "Length of a string in bytes, or of an array.",
+        "array" => "An array of the arguments, of their least common type; `[x, ...]` is the same.",
         "substring" => "Substring by 1-based byte offset and length.",
         _ if name.starts_with("to") && name.contains("OrZero") => "Conversion returning the zero value when the text cannot be parsed.",
         _ if name.starts_with("to") && name.contains("OrNull") => "Conversion returning NULL when the text cannot be parsed.",

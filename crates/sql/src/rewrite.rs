@@ -273,6 +273,11 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
             *expr = function_call("negate", vec![inner]);
         }
+        // `[a, b]` is ClickHouse's `array(a, b)`, typed as ClickHouse types it.
+        Expr::Array(array) if options.clickhouse_functions => {
+            let elements = std::mem::take(&mut array.elem);
+            *expr = function_call("array", elements);
+        }
         Expr::Function(function) if interval_of_literal(function).is_some() => {
             if let Some(interval) = interval_of_literal(function) {
                 *expr = interval;
