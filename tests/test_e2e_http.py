@@ -120,6 +120,29 @@ def test_point_lookup_reads_only_its_granules(server):
         server.query("DROP TABLE default.pl")
 
 
+def test_numbers_as_conditions_keep_key_pruning(server):
+    # `WHERE key = 5 AND flag` (flag a UInt8): the number is a condition as in ClickHouse,
+    # and the key condition beside it still selects one granule.
+    server.query("CREATE TABLE default.flags (key UInt64, flag UInt8, n Nullable(UInt8)) ENGINE = MergeTree ORDER BY key SETTINGS index_granularity = 128")
+    try:
+        server.query("INSERT INTO default.flags SELECT number, number % 2, if(number % 3 = 0, NULL, number % 3 - 1) FROM numbers(100000)")
+        for where, count, max_read in [
+            ("key = 5 AND flag", "1", 128),
+            ("key = 6 AND flag", "0", 128),
+            ("key = 5 AND NOT flag", "0", 128),
+            ("key < 1000 AND flag AND n", "166", 1024),
+            ("flag AND key >= 99000", "500", 1152),
+        ]:
+            r = server.request(f"SELECT count() FROM default.flags WHERE {where}")
+            assert r.status == 200, r.text
+            assert r.text == count + "\n", (where, r.text)
+            summary = json.loads(r.headers["X-ClickHouse-Summary"])
+            assert 0 < int(summary["read_rows"]) <= max_read, (where, summary)
+        assert server.query("SELECT count() FROM default.flags WHERE flag") == "50000\n"
+    finally:
+        server.query("DROP TABLE default.flags")
+
+
 def test_prewhere_reads_other_columns_only_for_matching_granules(server):
     server.query("CREATE TABLE default.pw (id UInt64, tag UInt32, payload String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 256")
     try:

@@ -1,5 +1,5 @@
-//! Array functions: `range`, `has` (`length`, `empty`, `notEmpty` of arrays live with
-//! the string functions, which share their names).
+//! Array functions: `array` (also `[x, ...]`), `range`, `has` (`length`, `empty`,
+//! `notEmpty` of arrays live with the string functions, which share their names).
 
 use std::sync::Arc;
 
@@ -158,6 +158,45 @@ fn has() -> ScalarUDF {
 
 /// `emptyArrayToSingle(arr)`: an empty array becomes one element of the type's default
 /// (NULL for Nullable elements); what `LEFT ARRAY JOIN` unnests.
+/// `array(x, ...)`, which the front end also makes of `[x, ...]`: an `Array` of the least
+/// supertype of the elements, as ClickHouse types it. `[1, 2]` is `Array(UInt8)`, not
+/// DataFusion's `make_array` type (`Int64`, elements always nullable): the elements are
+/// `Nullable` only when one is, so `sumArray([1, 2])` over no rows is 0, not NULL.
+/// `[]` is `Array(Nothing)`.
+fn array_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "array",
+        Arity::at_least(0),
+        |ctx| {
+            let all: Vec<usize> = (0..ctx.arg_count()).collect();
+            let element = if all.is_empty() { ChType::Nothing } else { crate::supertype::least_supertype_of_args(ctx, &all)? };
+            Ok(ChType::Array(Box::new(element)))
+        },
+        |ctx| {
+            let DataType::List(item) = ctx.ret_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("array returns {}", ctx.ret_type())));
+            };
+            let ChType::Array(element) = ctx.ret_ch() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("array returns {}", ctx.ret_ch())));
+            };
+            let count = ctx.args.len();
+            let columns: Vec<ArrayRef> = (0..count).map(|i| crate::conditional::to_type(ctx, i, &element)).collect::<DfResult<_>>()?;
+            let values = if count == 0 {
+                datafusion::arrow::array::new_empty_array(item.data_type())
+            } else {
+                // Row by row, the elements in argument order.
+                let indices: Vec<(usize, usize)> = (0..ctx.len).flat_map(|row| (0..count).map(move |i| (i, row))).collect();
+                let refs: Vec<&dyn Array> = columns.iter().map(|c| c.as_ref()).collect();
+                datafusion::arrow::compute::interleave(&refs, &indices)?
+            };
+            let offsets = OffsetBuffer::from_lengths(std::iter::repeat_n(count, ctx.len));
+            Ok(Arc::new(ListArray::try_new(Arc::clone(item), offsets, values, None)?))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
 fn empty_array_to_single() -> ScalarUDF {
     ScalarDef::new(
         "emptyArrayToSingle",
@@ -201,5 +240,5 @@ fn empty_array_to_single() -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![range(), has(), empty_array_to_single()]
+    vec![array_fn(), range(), has(), empty_array_to_single()]
 }

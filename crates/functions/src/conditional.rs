@@ -1,5 +1,6 @@
 //! Conditionals and NULL handling: `if`, `multiIf`, `isNull`, `isNotNull`, `ifNull`,
-//! `nullIf`, `assumeNotNull`, `toNullable`.
+//! `nullIf`, `assumeNotNull`, `toNullable`, and `__condition`, which the SQL front end
+//! puts around filter operands so numbers work as conditions.
 //!
 //! Branch values are converted to ClickHouse's least supertype of the branches
 //! ([`crate::supertype`]) and merged with Arrow's `zip`. Conditions may be `Bool`, any
@@ -69,7 +70,7 @@ fn if_fn() -> ScalarUDF {
         Arity::exact(3),
         |ctx| {
             check_condition(ctx, 0)?;
-            least_supertype(&[ctx.ch(1), ctx.ch(2)])
+            crate::supertype::least_supertype_of_args(ctx, &[1, 2])
         },
         |ctx| {
             let t = ctx.ret_ch();
@@ -98,10 +99,10 @@ fn multi_if() -> ScalarUDF {
             let mut branches = Vec::new();
             for i in (0..n - 1).step_by(2) {
                 check_condition(ctx, i)?;
-                branches.push(ctx.ch(i + 1));
+                branches.push(i + 1);
             }
-            branches.push(ctx.ch(n - 1));
-            least_supertype(&branches)
+            branches.push(n - 1);
+            crate::supertype::least_supertype_of_args(ctx, &branches)
         },
         |ctx| {
             let t = ctx.ret_ch();
@@ -310,8 +311,84 @@ fn kleene(values: impl Iterator<Item = Option<bool>>, deciding: bool) -> Option<
     (!unknown).then_some(u8::from(!deciding))
 }
 
+/// Where a `__condition` operand sits, named by its second argument: a clause (`WHERE`,
+/// `HAVING`, `QUALIFY`, `JOIN ON`) or the logical function (`and`, `or`, `not`) whose
+/// argument it is. ClickHouse reports a bad type differently in each.
+fn condition_type_error(context: &str, t: &ChType) -> datafusion::error::DataFusionError {
+    use granary_common::ErrorCode;
+    match context {
+        "JOIN ON" => crate::args::ch_error(ErrorCode::INVALID_JOIN_ON_EXPRESSION, format!("Wrong type {t} of JOIN expression")),
+        "and" | "or" | "not" => crate::args::ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type ({t}) of argument of function {context}")),
+        clause => crate::args::ch_error(ErrorCode::ILLEGAL_TYPE_OF_COLUMN_FOR_FILTER, format!("Invalid type for filter in {clause}: {t}")),
+    }
+}
+
+/// Whether ClickHouse takes values of `t` as conditions: `Bool` and the native numbers
+/// up to 64 bits (non-zero is true), also `Nullable` or `LowCardinality`, and NULL.
+/// Dates, decimals, 128-bit integers and strings are refused.
+fn is_condition_type(t: &ChType) -> bool {
+    use ChType::*;
+    matches!(t.base(), Bool | UInt8 | UInt16 | UInt32 | UInt64 | Int8 | Int16 | Int32 | Int64 | Float32 | Float64 | Nothing)
+}
+
+/// `__condition(x, 'context')`: `x` as a DataFusion Boolean, for the places where
+/// DataFusion insists on one (filters, the operands of AND/OR/NOT) but ClickHouse takes
+/// any number. Boolean operands pass through and integers become `x != 0`, both at
+/// simplification, so filters keep their plain shape for pushdown and pruning and the
+/// common case costs nothing. Floats stay in the kernel: Arrow compares floats by total
+/// order, under which `-0.0 != 0.0`, while ClickHouse takes `-0.0` as false.
+fn condition() -> ScalarUDF {
+    ScalarDef::new(
+        "__condition",
+        Arity::exact(2),
+        |ctx| {
+            let context = ctx.const_str(1, "context")?;
+            let t = ctx.ch(0);
+            if !is_condition_type(&t) {
+                return Err(condition_type_error(context, &t));
+            }
+            let nullable = t.is_nullable() || matches!(t.base(), ChType::Nothing) || ctx.field(0).is_nullable();
+            Ok(if nullable { ChType::Nullable(Box::new(ChType::Bool)) } else { ChType::Bool })
+        },
+        |ctx| {
+            let mut array = ctx.array(0)?;
+            if let DataType::Dictionary(_, values) = array.data_type() {
+                array = cast(&array, values)?;
+            }
+            let truth: BooleanArray = match array.data_type() {
+                DataType::Boolean => array.as_boolean().clone(),
+                DataType::Null => BooleanArray::new_null(array.len()),
+                DataType::Float32 => array.as_primitive::<datafusion::arrow::datatypes::Float32Type>().iter().map(|v| v.map(|v| v != 0.0)).collect(),
+                DataType::Float64 => array.as_primitive::<datafusion::arrow::datatypes::Float64Type>().iter().map(|v| v.map(|v| v != 0.0)).collect(),
+                numbers => {
+                    let zero = datafusion::common::ScalarValue::new_zero(numbers)?.to_scalar()?;
+                    neq(&array, &zero)?
+                }
+            };
+            Ok(Arc::new(truth))
+        },
+    )
+    .custom_nulls()
+    .simplify(|mut args, info| {
+        use datafusion::logical_expr::simplify::ExprSimplifyResult;
+        use datafusion::logical_expr::Expr;
+        let Ok(data_type) = info.get_data_type(&args[0]) else { return Ok(ExprSimplifyResult::Original(args)) };
+        match data_type {
+            DataType::Boolean => Ok(ExprSimplifyResult::Simplified(args.swap_remove(0))),
+            DataType::Null => Ok(ExprSimplifyResult::Simplified(Expr::Literal(datafusion::common::ScalarValue::Boolean(None), None))),
+            t if t.is_integer() => {
+                let zero = datafusion::common::ScalarValue::new_zero(&t)?;
+                Ok(ExprSimplifyResult::Simplified(args.swap_remove(0).not_eq(Expr::Literal(zero, None))))
+            }
+            _ => Ok(ExprSimplifyResult::Original(args)),
+        }
+    })
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        condition(),
         logic("and", Logic::And),
         logic("or", Logic::Or),
         logic("xor", Logic::Xor),

@@ -402,7 +402,17 @@ impl ScalarUDFImpl for ChUdf {
 
 fn finish(out: ArrayRef, all_scalar: bool) -> DfResult<ColumnarValue> {
     if all_scalar {
-        Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
+        // Nested values are wrapped as they are: `try_from_array` rebuilds their fields and
+        // drops the element metadata (`Array(Date)`, `Array(Nothing)`) the plan promised.
+        use datafusion::arrow::array::AsArray;
+        let scalar = match out.data_type() {
+            DataType::List(_) if out.len() == 1 => ScalarValue::List(Arc::new(out.as_list::<i32>().clone())),
+            DataType::LargeList(_) if out.len() == 1 => ScalarValue::LargeList(Arc::new(out.as_list::<i64>().clone())),
+            DataType::Struct(_) if out.len() == 1 => ScalarValue::Struct(Arc::new(out.as_struct().clone())),
+            DataType::Map(..) if out.len() == 1 => ScalarValue::Map(Arc::new(out.as_map().clone())),
+            _ => ScalarValue::try_from_array(&out, 0)?,
+        };
+        Ok(ColumnarValue::Scalar(scalar))
     } else {
         Ok(ColumnarValue::Array(out))
     }

@@ -5,14 +5,79 @@
 //! signed with unsigned become signed one size up (`UInt8`/`Int8` -> `Int16`); floats
 //! with integers of up to 4 bytes become `Float64` (`Float32` stays with 1–2-byte
 //! integers); `String` with `FixedString` is `String`; `Date` with `DateTime` is
-//! `DateTime`; `DateTime64` takes the largest precision. `Nothing` (NULL) makes the
-//! result `Nullable`. Where ClickHouse 26 answers with a `Variant` (no common type,
+//! `DateTime`; `DateTime64` takes the largest precision. `Nullable(Nothing)` (NULL) makes
+//! the result `Nullable`; `Nothing` (the element of `[]`) adds nothing. Where ClickHouse
+//! 26 answers with a `Variant` (no common type,
 //! e.g. `Int64` with `UInt64` or `Float64`), Granary reports TYPE_MISMATCH.
 
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
 use crate::args::{ch_error, DfResult};
+use crate::func::RetCtx;
+
+/// The least supertype of arguments `indices` of a call. During SQL planning the query's
+/// integer literals are still DataFusion's `Int64` (they get ClickHouse's types right
+/// after, see [`crate::literals`]), so `[number, 1]` looks like `UInt64` with `Int64`,
+/// which have no supertype; when that fails, the integer literal arguments are tried
+/// again in ClickHouse's types, which they will have by the time the plan is final.
+pub(crate) fn least_supertype_of_args(ctx: &RetCtx, indices: &[usize]) -> DfResult<ChType> {
+    let types: Vec<ChType> = indices.iter().map(|&i| ctx.ch(i)).collect();
+    let first_error = match least_supertype(&types) {
+        Ok(t) => return Ok(t),
+        Err(e) => e,
+    };
+    let mut narrowed_any = false;
+    let narrowed: Vec<ChType> = indices
+        .iter()
+        .zip(types)
+        .map(|(&i, t)| match ctx.scalar(i).and_then(crate::literals::narrow) {
+            Some(n) if matches!(ctx.scalar(i), Some(datafusion::common::ScalarValue::Int64(_))) => {
+                narrowed_any = true;
+                ChType::from_arrow(&n.data_type(), false)
+            }
+            _ => t,
+        })
+        .collect();
+    if narrowed_any {
+        if let Ok(t) = least_supertype(&narrowed) {
+            return Ok(t);
+        }
+    }
+    // Expressions over literals are planned on `Int64` too (`number + 1` is `plus(UInt64,
+    // Int64)` until the literal gets its type), so `[number, number + 1]` meets UInt64
+    // with a computed Int64. Those are taken as UInt64: the final plan then has the real
+    // types, and a value that does not fit fails its conversion.
+    if narrowed.iter().any(contains_uint64) {
+        let widened: Vec<ChType> = indices
+            .iter()
+            .zip(&narrowed)
+            .map(|(&i, t)| if ctx.scalar(i).is_some() { t.clone() } else { int64_as_uint64(t) })
+            .collect();
+        if let Ok(t) = least_supertype(&widened) {
+            return Ok(t);
+        }
+    }
+    Err(first_error)
+}
+
+fn contains_uint64(t: &ChType) -> bool {
+    match t {
+        ChType::UInt64 => true,
+        ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::Array(inner) => contains_uint64(inner),
+        _ => false,
+    }
+}
+
+fn int64_as_uint64(t: &ChType) -> ChType {
+    match t {
+        ChType::Int64 => ChType::UInt64,
+        ChType::Nullable(inner) => ChType::Nullable(Box::new(int64_as_uint64(inner))),
+        ChType::LowCardinality(inner) => ChType::LowCardinality(Box::new(int64_as_uint64(inner))),
+        ChType::Array(inner) => ChType::Array(Box::new(int64_as_uint64(inner))),
+        other => other.clone(),
+    }
+}
 
 fn int_info(t: &ChType) -> Option<(bool, u32)> {
     Some(match t {
@@ -53,7 +118,9 @@ pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
     for t in types {
         match t {
             ChType::Nullable(inner) if matches!(inner.as_ref(), ChType::Nothing) => nullable = true,
-            ChType::Nothing => nullable = true,
+            // The element type of `[]`: no values, so it constrains nothing (NULL is
+            // `Nullable(Nothing)`).
+            ChType::Nothing => {}
             ChType::Nullable(inner) => {
                 nullable = true;
                 bases.push(inner.base().clone());
@@ -62,7 +129,7 @@ pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
         }
     }
     if bases.is_empty() {
-        return Ok(ChType::Nullable(Box::new(ChType::Nothing)));
+        return Ok(if nullable { ChType::Nullable(Box::new(ChType::Nothing)) } else { ChType::Nothing });
     }
     let base = base_supertype(&bases)?;
     Ok(if nullable { base.into_nullable() } else { base })

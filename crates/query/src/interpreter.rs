@@ -393,12 +393,17 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         ast::Statement::Query(query) => (crate::fill::take_fill_clause(query)?, crate::totals::take_totals(query)?),
         _ => (None, false),
     };
-    let statement = DFStatement::Statement(Box::new(inner));
+    let mut statement = DFStatement::Statement(Box::new(inner));
     if let Some(io) = ctx.state.config().get_extension::<granary_io::IoContext>() {
         // Virtual columns of file()/s3() exist only for queries that name them.
         io.virtual_columns.store(granary_io::mentions_virtual_columns(&statement.to_string()), std::sync::atomic::Ordering::Relaxed);
     }
     check_table_references(ctx, &statement).await?;
+    if let DFStatement::Statement(inner) = &mut statement {
+        if let ast::Statement::Query(query) = inner.as_mut() {
+            crate::column_lists::expand_column_lists(&ctx.state, query).await?;
+        }
+    }
     let plan = ctx.state.statement_to_plan(statement).await?;
     let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
     let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };

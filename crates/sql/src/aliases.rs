@@ -52,6 +52,9 @@ pub fn substitute_aliases(select: &mut Select) {
         }
     }
     substituter.exclude = None;
+    if let Some(prewhere) = &mut select.prewhere {
+        let _ = prewhere.visit(&mut substituter);
+    }
     if let Some(selection) = &mut select.selection {
         let _ = selection.visit(&mut substituter);
     }

@@ -17,12 +17,15 @@
 //! the interpreter (granary-query) turns into DataFusion plans and engine calls.
 //!
 //! Modules: [`lexer`] (tokens with byte offsets, statement splitting), [`params`]
-//! (query parameters), [`parse`] (statements), [`rewrite`] (AST rewrites for DataFusion),
+//! (query parameters), [`parse`] (statements), [`rewrite`] (AST rewrites for DataFusion;
+//! `conditions`: numbers as conditions, PREWHERE),
 //! [`names`] (ClickHouse column names of expressions).
 
 pub mod lexer;
 pub mod aliases;
 mod array_join;
+pub mod column_lists;
+mod conditions;
 mod join_strictness;
 pub mod names;
 pub mod params;

@@ -7,7 +7,7 @@
 //! with the name ClickHouse would give it.
 
 use datafusion::sql::sqlparser::ast::{
-    BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator, Value,
+    BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart, UnaryOperator, Value,
 };
 
 use crate::params::quote_string;
@@ -157,7 +157,17 @@ fn write_name(expr: &Expr, out: &mut String) {
             call(out, "multiIf", &args);
         }
         Expr::Function(function) if function.over.is_none() && function.filter.is_none() => {
-            let name = function.name.to_string();
+            // Parts as written, without the quotes the query layer may have put on them.
+            let name = function
+                .name
+                .0
+                .iter()
+                .map(|part| match part {
+                    ObjectNamePart::Identifier(ident) => ident.value.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(".");
             let FunctionArguments::List(list) = &function.args else {
                 if matches!(function.args, FunctionArguments::None) {
                     out.push_str(&name);

@@ -5,8 +5,8 @@
 //!   (ClickHouse names are case-sensitive: `toUInt64`, column `Id` vs `id`);
 //! * `CAST(x AS <ClickHouse type>)` becomes `_CAST(x, '<type>')`, whose result type comes
 //!   from our type system rather than DataFusion's SQL types;
-//! * `PREWHERE c` joins `WHERE` (the filter is the same; reading order is the storage
-//!   engine's business once it can use it);
+//! * conditions take numbers, as in ClickHouse, and `PREWHERE c` joins `WHERE`
+//!   ([`crate::conditions`]);
 //! * `ARRAY JOIN` becomes `unnest` in a derived table ([`crate::array_join`]);
 //! * `LIMIT n BY cols` is taken out, to be applied to the result stream by the interpreter;
 //! * unaliased projection items get ClickHouse's column names ([`crate::names`]).
@@ -48,6 +48,8 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
     let limit_by = take_limit_by(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
     rewrite_nested_query(query, options)?;
+    // After alias substitution, so a condition naming an alias sees its definition.
+    crate::conditions::rewrite_conditions(query, options.clickhouse_functions);
     let _ = visit_expressions_mut(query, |expr: &mut Expr| {
         rewrite_expr(expr, options);
         ControlFlow::<()>::Continue(())
@@ -69,12 +71,6 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
     match body {
         SetExpr::Select(select) => {
             crate::array_join::rewrite_array_join(select)?;
-            if let Some(prewhere) = select.prewhere.take() {
-                select.selection = Some(match select.selection.take() {
-                    Some(wh) => Expr::BinaryOp { left: Box::new(Expr::Nested(Box::new(prewhere))), op: BinaryOperator::And, right: Box::new(Expr::Nested(Box::new(wh))) },
-                    None => prewhere,
-                });
-            }
             group_by_modifiers(select)?;
             crate::aliases::substitute_aliases(select);
             name_projection(&mut select.projection);
@@ -165,7 +161,8 @@ fn name_projection(projection: &mut [SelectItem]) {
         .collect();
     for item in projection.iter_mut() {
         if let SelectItem::UnnamedExpr(expr) = item {
-            if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+            // Named by the query layer once `*` / `COLUMNS(...)` are expanded.
+            if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) || crate::column_lists::uses_column_lists(expr) {
                 continue;
             }
             let name = column_name(expr);
@@ -185,7 +182,7 @@ fn name_projection(projection: &mut [SelectItem]) {
 /// `LIKE` is `like`, and `IN (..)`, `BETWEEN`, `IS [NOT] NULL` give UInt8 too.
 /// Only the projection is rewritten, and subqueries are not entered: filters keep
 /// DataFusion's booleans.
-fn comparisons_as_functions(expr: &mut Expr) {
+pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
     let name = match expr {
         Expr::BinaryOp { op, .. } => match op {
             BinaryOperator::Eq => Some("equals"),
@@ -275,6 +272,11 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
         Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr: inner } if options.clickhouse_functions && !is_number(inner) && !is_interval(inner) => {
             let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
             *expr = function_call("negate", vec![inner]);
+        }
+        // `[a, b]` is ClickHouse's `array(a, b)`, typed as ClickHouse types it.
+        Expr::Array(array) if options.clickhouse_functions => {
+            let elements = std::mem::take(&mut array.elem);
+            *expr = function_call("array", elements);
         }
         Expr::Function(function) if interval_of_literal(function).is_some() => {
             if let Some(interval) = interval_of_literal(function) {
@@ -370,7 +372,7 @@ fn is_number(expr: &Expr) -> bool {
     }
 }
 
-fn function_call(name: &str, args: Vec<Expr>) -> Expr {
+pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Function(ast::Function {
         name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(name))]),
         uses_odbc_syntax: false,

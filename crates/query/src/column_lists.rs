@@ -1,0 +1,309 @@
+//! Column lists inside expressions: `f(*)`, `f(t.*)`, `f(COLUMNS('regexp'))` and
+//! `SELECT COLUMNS('regexp')`.
+//!
+//! ClickHouse expands these to the columns of the SELECT's FROM clause (`cityHash64(*)`
+//! over `numbers(2)` is `cityHash64(number)`, and is named so). DataFusion only knows a
+//! bare `*` in the SELECT list and `count(*)`, and the columns are known only with the
+//! catalog, so the query layer expands them in the AST before planning: the FROM clause
+//! of each SELECT that needs it is planned on its own as `SELECT * FROM ...` to learn
+//! its columns. That costs one extra planning of the FROM, paid only by queries that
+//! use these forms.
+//!
+//! A SELECT's FROM may hold subqueries that use the forms too, so SELECTs are expanded
+//! innermost first, one at a time: find the first one in post-order, plan its FROM,
+//! rewrite it, repeat.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+use datafusion::common::DFSchemaRef;
+use datafusion::execution::SessionState;
+use datafusion::sql::parser::Statement as DFStatement;
+use datafusion::sql::sqlparser::ast::{
+    self, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr,
+    Value, VisitMut, VisitorMut, With,
+};
+use granary_common::{Error, ErrorCode, Result};
+use granary_sql::column_lists::{argument_column_list, columns_call, has_column_list_argument, last_part, uses_column_lists, ColumnList};
+use granary_sql::names::column_name;
+
+/// Expands every column list in `query`.
+pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query) -> Result<()> {
+    loop {
+        let mut finder = Finder { withs: Vec::new(), seen: 0, found: None };
+        let _ = query.visit(&mut finder);
+        let Some((target, probe)) = finder.found else { return Ok(()) };
+        let plan = state.statement_to_plan(DFStatement::Statement(Box::new(ast::Statement::Query(Box::new(probe))))).await?;
+        let columns = Columns::of(plan.schema());
+        let mut expander = Expander { seen: 0, target, columns: &columns, result: Ok(()) };
+        let _ = query.visit(&mut expander);
+        expander.result?;
+    }
+}
+
+/// The columns of a FROM clause, with the table each comes from.
+struct Columns {
+    /// (table name, column name, whether another column has the same name).
+    fields: Vec<(Option<String>, String, bool)>,
+}
+
+impl Columns {
+    fn of(schema: &DFSchemaRef) -> Columns {
+        let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let fields = schema
+            .iter()
+            .map(|(qualifier, field)| {
+                let ambiguous = names.iter().filter(|n| *n == field.name()).count() > 1;
+                (qualifier.map(|q| q.table().to_string()), field.name().clone(), ambiguous)
+            })
+            .collect();
+        Columns { fields }
+    }
+
+    /// A reference to column `i`: its bare name, qualified only when the name is ambiguous.
+    fn reference(&self, i: usize) -> Expr {
+        let (table, name, ambiguous) = &self.fields[i];
+        match (table, ambiguous) {
+            (Some(table), true) => Expr::CompoundIdentifier(vec![Ident::new(table), Ident::new(name)]),
+            _ => Expr::Identifier(Ident::new(name)),
+        }
+    }
+
+    /// The columns `list` stands for.
+    fn expand(&self, list: &ColumnList) -> Result<Vec<Expr>> {
+        let matches: Vec<usize> = match list {
+            ColumnList::All => (0..self.fields.len()).collect(),
+            ColumnList::OfTable(table) => (0..self.fields.len()).filter(|&i| self.fields[i].0.as_deref() == Some(table.as_str())).collect(),
+            ColumnList::Matching(pattern) => {
+                let regex = regex::Regex::new(pattern)
+                    .map_err(|e| Error::new(ErrorCode::CANNOT_COMPILE_REGEXP, format!("COLUMNS pattern {pattern} cannot be compiled: {e}")))?;
+                (0..self.fields.len()).filter(|&i| regex.is_match(&self.fields[i].1)).collect()
+            }
+        };
+        Ok(matches.into_iter().map(|i| self.reference(i)).collect())
+    }
+}
+
+/// Whether `select` (not its subqueries, which are SELECTs of their own) uses a column list.
+fn select_uses_column_lists(select: &mut Select) -> bool {
+    let mut found = false;
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            found |= columns_call(e).is_some();
+        }
+    }
+    let _ = visit_own_expressions(select, &mut |expr| {
+        found |= matches!(expr, Expr::Function(f) if has_column_list_argument(f));
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+/// Calls `f` on every expression of `select` outside its subqueries.
+fn visit_own_expressions(select: &mut Select, f: &mut dyn FnMut(&mut Expr) -> ControlFlow<()>) -> ControlFlow<()> {
+    struct Own<'a> {
+        depth: usize,
+        f: &'a mut dyn FnMut(&mut Expr) -> ControlFlow<()>,
+    }
+    impl VisitorMut for Own<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            if self.depth == 0 {
+                (self.f)(expr)
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+    select.visit(&mut Own { depth: 0, f })
+}
+
+/// Finds the first SELECT, in post-order, that uses column lists, and builds the query
+/// that gives its FROM clause's columns.
+struct Finder {
+    /// The WITH clauses of the queries around the current point, for CTEs in FROM.
+    withs: Vec<Option<With>>,
+    seen: usize,
+    found: Option<(usize, Query)>,
+}
+
+impl VisitorMut for Finder {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        self.withs.push(query.with.clone());
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.withs.pop();
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        let index = self.seen;
+        self.seen += 1;
+        if !select_uses_column_lists(select) {
+            return ControlFlow::Continue(());
+        }
+        self.found = Some((index, probe_query(select, &self.withs)));
+        ControlFlow::Break(())
+    }
+}
+
+/// `WITH <every enclosing CTE> SELECT * FROM <select's FROM>`; with no FROM, ClickHouse
+/// reads `system.one`.
+fn probe_query(select: &Select, withs: &[Option<With>]) -> Query {
+    let mut probe = select.clone();
+    probe.projection = vec![SelectItem::Wildcard(ast::WildcardAdditionalOptions::default())];
+    probe.distinct = None;
+    probe.top = None;
+    probe.into = None;
+    probe.prewhere = None;
+    probe.selection = None;
+    probe.group_by = ast::GroupByExpr::Expressions(Vec::new(), Vec::new());
+    probe.cluster_by.clear();
+    probe.distribute_by.clear();
+    probe.sort_by.clear();
+    probe.having = None;
+    probe.named_window.clear();
+    probe.qualify = None;
+    probe.connect_by.clear();
+    if probe.from.is_empty() {
+        probe.from = vec![system_one()];
+    }
+    let ctes: Vec<ast::Cte> = withs.iter().flatten().flat_map(|w| w.cte_tables.iter().cloned()).collect();
+    let with = (!ctes.is_empty()).then(|| With { with_token: ast::helpers::attached_token::AttachedToken::empty(), recursive: false, cte_tables: ctes });
+    Query {
+        with,
+        body: Box::new(SetExpr::Select(Box::new(probe))),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
+    }
+}
+
+/// `system.one`, which a SELECT without FROM reads in ClickHouse: `SELECT ignore(*)` is
+/// `ignore(dummy)`.
+fn system_one() -> ast::TableWithJoins {
+    let name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new("system")), ObjectNamePart::Identifier(Ident::new("one"))]);
+    let relation = ast::TableFactor::Table {
+        name,
+        alias: None,
+        args: None,
+        with_hints: vec![],
+        version: None,
+        with_ordinality: false,
+        partitions: vec![],
+        json_path: None,
+        sample: None,
+        index_hints: vec![],
+    };
+    ast::TableWithJoins { relation, joins: vec![] }
+}
+
+/// Expands the column lists of the `target`-th SELECT (post-order).
+struct Expander<'a> {
+    seen: usize,
+    target: usize,
+    columns: &'a Columns,
+    result: Result<()>,
+}
+
+impl VisitorMut for Expander<'_> {
+    type Break = ();
+
+    fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        let index = self.seen;
+        self.seen += 1;
+        if index != self.target {
+            return ControlFlow::Continue(());
+        }
+        if select.from.is_empty() {
+            select.from = vec![system_one()];
+        }
+        self.result = expand_select(select, self.columns);
+        ControlFlow::Break(())
+    }
+}
+
+fn expand_select(select: &mut Select, columns: &Columns) -> Result<()> {
+    // `SELECT COLUMNS('re')`: one result column per match, named after it.
+    let mut projection = Vec::with_capacity(select.projection.len());
+    for item in std::mem::take(&mut select.projection) {
+        let list = match &item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => columns_call(e),
+            _ => None,
+        };
+        match list {
+            Some(list) => projection.extend(columns.expand(&list)?.into_iter().map(SelectItem::UnnamedExpr)),
+            None => projection.push(item),
+        }
+    }
+    if projection.is_empty() {
+        return Err(Error::new(ErrorCode::EMPTY_LIST_OF_COLUMNS_QUERIED, "Empty list of columns in projection"));
+    }
+    select.projection = projection;
+
+    // The front end left the result columns that use column lists unnamed: ClickHouse
+    // names them after the expansion (`ignore(*)` is `ignore(number)`).
+    let unnamed: Vec<bool> = select.projection.iter().map(|item| matches!(item, SelectItem::UnnamedExpr(e) if uses_column_lists(e))).collect();
+    let mut failure = None;
+    let _ = visit_own_expressions(select, &mut |expr| {
+        let Expr::Function(f) = expr else { return ControlFlow::Continue(()) };
+        if !has_column_list_argument(f) {
+            return ControlFlow::Continue(());
+        }
+        let name = last_part(&f.name).unwrap_or_default();
+        let FunctionArguments::List(list) = &mut f.args else { return ControlFlow::Continue(()) };
+        let mut args = Vec::with_capacity(list.args.len());
+        for arg in std::mem::take(&mut list.args) {
+            match argument_column_list(&name, &arg) {
+                Some(columns_list) => match columns.expand(&columns_list) {
+                    Ok(exprs) => args.extend(exprs.into_iter().map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))),
+                    Err(e) => {
+                        failure = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                },
+                None => args.push(arg),
+            }
+        }
+        list.args = args;
+        ControlFlow::Continue(())
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let mut used: HashSet<String> = select.projection.iter().filter_map(|item| match item {
+        SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+        SelectItem::UnnamedExpr(Expr::Identifier(i)) => Some(i.value.clone()),
+        _ => None,
+    }).collect();
+    for (item, unnamed) in select.projection.iter_mut().zip(unnamed) {
+        if !unnamed {
+            continue;
+        }
+        let SelectItem::UnnamedExpr(expr) = item else { continue };
+        let name = column_name(expr);
+        // DataFusion wants unique names; a duplicate keeps DataFusion's own.
+        if used.insert(name.clone()) {
+            let expr = std::mem::replace(expr, Expr::value(Value::Null));
+            *item = SelectItem::ExprWithAlias { expr, alias: Ident::with_quote('`', name) };
+        }
+    }
+    Ok(())
+}

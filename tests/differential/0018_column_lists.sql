@@ -1,0 +1,22 @@
+-- `*`, `t.*` and COLUMNS('regexp') inside expressions expand to the FROM clause's columns.
+SELECT ignore(*) FROM numbers(2);
+SELECT cityHash64(*) FROM numbers(2);
+SELECT concat(*) FROM (SELECT 'a' AS x, 'b' AS y);
+SELECT count(*) FROM numbers(3);
+SELECT sum(number), COLUMNS('num') FROM numbers(3) GROUP BY number ORDER BY number;
+SELECT COLUMNS('^a') FROM (SELECT 1 AS a1, 2 AS a2, 3 AS b);
+SELECT cityHash64(COLUMNS('^a')) FROM (SELECT 1 AS a1, 2 AS a2, 3 AS b);
+SELECT cityHash64(t.*) FROM (SELECT 1 AS a, 'x' AS b) AS t;
+SELECT ignore(*, 1) FROM numbers(1);
+SELECT ignore(*);
+SELECT cityHash64(*) FROM numbers(2) WHERE cityHash64(*) > 0;
+SELECT number, sum(cityHash64(*)) FROM numbers(3) GROUP BY number ORDER BY number;
+SELECT x FROM (SELECT cityHash64(*) AS x FROM numbers(3)) ORDER BY x;
+WITH c AS (SELECT number AS n, toString(number) AS s FROM numbers(3)) SELECT cityHash64(*) FROM c ORDER BY 1;
+SELECT a.x, cityHash64(*) FROM (SELECT 1 AS x) a JOIN (SELECT 1 AS x, 2 AS y) b ON a.x = b.x;
+SELECT number FROM numbers(4) WHERE number IN (SELECT max(*) FROM numbers(3));
+SELECT cityHash64(*) FROM (SELECT cityHash64(*) AS h, ignore(*) AS i FROM numbers(2)) ORDER BY 1;
+DESCRIBE (SELECT ignore(*), cityHash64(*), toString(*) FROM numbers(1));
+DESCRIBE (SELECT COLUMNS('^a'), concat(*) FROM (SELECT 'p' AS a1, 'q' AS a2));
+SELECT COLUMNS('x') FROM numbers(1);
+SELECT COLUMNS('[') FROM numbers(1);
