@@ -11,6 +11,8 @@ table) and DuckDB (in process), then each engine runs, in one run:
 * full-scan aggregations (`sum`, `avg` and a `GROUP BY` over all rows);
 * a selective filter on a non-key column with WHERE and with PREWHERE;
 * point lookups `WHERE id = X` and `WHERE id IN (100 ids)`;
+* small INSERTs: `--small-inserts` INSERTs of 10 rows into a 30-column table, one part
+  each (compact parts by default, as in ClickHouse; and forced wide for comparison);
 
 at `index_granularity` 8192 and 256. Times are medians of a few runs, in milliseconds;
 ratio columns are Granary over the other engine (below 1: Granary is faster). Granary
@@ -81,6 +83,7 @@ def main():
     parser.add_argument("--rows", type=int, default=20_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--granary", default=os.environ.get("GRANARY_BIN", "target/release/granary"))
+    parser.add_argument("--small-inserts", type=int, default=300)
     args = parser.parse_args()
     n = args.rows
     rng = random.Random(7)
@@ -138,6 +141,8 @@ def main():
             except ImportError:
                 print("duckdb not installed: pip install duckdb")
 
+    small = small_inserts(args.granary, args.small_inserts)
+
     print()
     print(f"rows: {n}")
     print("| load | rows/s | peak RSS MiB |")
@@ -152,6 +157,47 @@ def main():
         fmt = lambda x: f"{x:.2f}" if x else "-"  # noqa: E731
         ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"  # noqa: E731
         print(f"| {name} | {g} | {fmt(gr)} | {fmt(c)} | {fmt(d)} | {ratio(gr, c)} | {ratio(gr, d)} |")
+
+
+    print()
+    print(f"| small INSERTs (10 rows, 30 columns), {args.small_inserts} of them | INSERTs/s |")
+    print("|---|---|")
+    for name, rate in small.items():
+        print(f"| {name} | {rate:,.0f} |")
+
+
+def small_inserts(binary, count):
+    """INSERTs of 10 rows, each a part: the per-part cost (files, fsyncs) dominates."""
+    columns = ", ".join(f"c{i} UInt64" for i in range(29))
+    values = ", ".join("(" + ", ".join(str(r * 100 + c) for c in range(30)) + ")" for r in range(10))
+    rates = {}
+    for name, wide in (("Granary, compact parts (default)", None), ("Granary, wide parts (min_bytes_for_wide_part = 0)", "0")):
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Granary(binary, os.path.join(tmp, "granary"))
+            try:
+                settings = "SETTINGS min_bytes_for_wide_part = 0" if wide else ""
+                server.query(f"CREATE TABLE s (id UInt64, {columns}) ENGINE = MergeTree ORDER BY id {settings}")
+                server.query("SYSTEM STOP MERGES s")
+                t0 = time.perf_counter()
+                for _ in range(count):
+                    server.query(f"INSERT INTO s VALUES {values}")
+                rates[name] = count / (time.perf_counter() - t0)
+            finally:
+                server.stop()
+    try:
+        from chdb import session
+        with tempfile.TemporaryDirectory() as tmp:
+            sess = session.Session(os.path.join(tmp, "chdb"))
+            sess.query(f"CREATE TABLE s (id UInt64, {columns}) ENGINE = MergeTree ORDER BY id")
+            sess.query("SYSTEM STOP MERGES s")
+            t0 = time.perf_counter()
+            for _ in range(count):
+                sess.query(f"INSERT INTO s VALUES {values}")
+            rates["chdb (in process, compact parts)"] = count / (time.perf_counter() - t0)
+            sess.close()
+    except ImportError:
+        pass
+    return rates
 
 
 if __name__ == "__main__":
