@@ -21,6 +21,28 @@ pub enum Layout {
     Cache,
     /// No copy: the source is read again for every query that uses the dictionary.
     Direct,
+    /// `RANGE_HASHED`: several rows per key, each valid for `[range_min, range_max]`
+    /// (both ends included; NULL is open); a lookup names the key and a point in the range.
+    RangeHashed,
+}
+
+/// Which row wins when several ranges of a key contain the point
+/// (`LAYOUT(RANGE_HASHED(range_lookup_strategy 'min'))`, ClickHouse's default `min`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeStrategy {
+    /// The range that starts first (then ends first).
+    Min,
+    /// The range that starts last (then ends last).
+    Max,
+}
+
+/// The range columns of a `RANGE_HASHED` dictionary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeColumns {
+    /// Positions in the dictionary's schema.
+    pub min: usize,
+    pub max: usize,
+    pub strategy: RangeStrategy,
 }
 
 impl Layout {
@@ -34,6 +56,8 @@ impl Layout {
             (Layout::Cache, true) => "ComplexKeyCache",
             (Layout::Direct, false) => "Direct",
             (Layout::Direct, true) => "ComplexKeyDirect",
+            (Layout::RangeHashed, false) => "RangeHashed",
+            (Layout::RangeHashed, true) => "ComplexKeyRangeHashed",
         }
     }
 }
@@ -65,6 +89,8 @@ pub struct DictionaryDefinition {
     pub schema: SchemaRef,
     /// Positions in `schema` of the key columns, in PRIMARY KEY order.
     pub key_columns: Vec<usize>,
+    /// `RANGE(MIN a MAX b)` of a `RANGE_HASHED` dictionary.
+    pub range: Option<RangeColumns>,
     /// `DEFAULT` expression text of each attribute (by schema position).
     pub defaults: Vec<Option<String>>,
     pub lifetime_min: u64,
@@ -98,7 +124,8 @@ impl DictionaryDefinition {
             "HASHED" | "SPARSE_HASHED" | "HASHED_ARRAY" | "SPARSE_HASHED_ARRAY" => Layout::Hashed,
             "CACHE" | "SSD_CACHE" => Layout::Cache,
             "DIRECT" => Layout::Direct,
-            "RANGE_HASHED" | "IP_TRIE" | "POLYGON" | "REGEXP_TREE" | "RANGE" => {
+            "RANGE_HASHED" => Layout::RangeHashed,
+            "IP_TRIE" | "POLYGON" | "REGEXP_TREE" | "RANGE" => {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Dictionary layout {layout_name} is not supported yet")))
             }
             "" => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary layout is not specified: add LAYOUT(HASHED()) or another layout")),
@@ -119,6 +146,27 @@ impl DictionaryDefinition {
                 ));
             }
         }
+        let range = match (layout, &dictionary.range) {
+            (Layout::RangeHashed, Some((min, max))) => Some(RangeColumns {
+                min: range_column(&schema, &key_columns, min)?,
+                max: range_column(&schema, &key_columns, max)?,
+                strategy: match dictionary.layout.param("RANGE_LOOKUP_STRATEGY").map(|s| s.to_ascii_lowercase()).as_deref() {
+                    None | Some("min") => RangeStrategy::Min,
+                    Some("max") => RangeStrategy::Max,
+                    Some(other) => {
+                        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("range_lookup_strategy must be 'min' or 'max', not '{other}'")))
+                    }
+                },
+            }),
+            (Layout::RangeHashed, None) => {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Dictionary of layout {layout_name} requires RANGE(MIN range_start MAX range_end)")))
+            }
+            (_, Some(_)) => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("RANGE(...) is only for range dictionaries, not layout {layout_name}"))),
+            (_, None) => None,
+        };
+        if range.is_some_and(|r| r.min == r.max) || (key_columns.len() + range.map_or(0, |_| 2)) >= schema.fields().len() {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary has no attributes besides its key and range"));
+        }
         let source = Source::from_clause(&dictionary)?;
         let defaults = meta
             .columns
@@ -133,6 +181,7 @@ impl DictionaryDefinition {
             source,
             schema,
             key_columns,
+            range,
             defaults,
             lifetime_min: dictionary.lifetime_min,
             lifetime_max: dictionary.lifetime_max.max(dictionary.lifetime_min),
@@ -144,13 +193,17 @@ impl DictionaryDefinition {
         self.key_columns.iter().map(|&i| std::sync::Arc::new(self.schema.field(i).clone())).collect()
     }
 
-    /// Attribute position in `schema` by name (key columns are not attributes).
+    /// Attribute position in `schema` by name (key and range columns are not attributes).
     pub fn attribute_index(&self, name: &str) -> Option<usize> {
-        self.schema.index_of(name).ok().filter(|i| !self.key_columns.contains(i))
+        self.schema.index_of(name).ok().filter(|&i| self.is_attribute(i))
     }
 
     pub fn attribute_names(&self) -> Vec<String> {
-        (0..self.schema.fields().len()).filter(|i| !self.key_columns.contains(i)).map(|i| self.schema.field(i).name().clone()).collect()
+        (0..self.schema.fields().len()).filter(|&i| self.is_attribute(i)).map(|i| self.schema.field(i).name().clone()).collect()
+    }
+
+    fn is_attribute(&self, column: usize) -> bool {
+        !self.key_columns.contains(&column) && !self.range.is_some_and(|r| r.min == column || r.max == column)
     }
 
     /// The SELECT that reads the source, with every column cast to its declared type.
@@ -253,6 +306,25 @@ impl Source {
             other => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Dictionary source {other} is not supported yet (CLICKHOUSE, FILE and HTTP are)"))),
         }
     }
+}
+
+/// The position of a range column: a declared non-key attribute holding integers, dates
+/// or date-times.
+fn range_column(schema: &SchemaRef, key_columns: &[usize], name: &str) -> Result<usize> {
+    let index = schema
+        .index_of(name)
+        .ok()
+        .filter(|i| !key_columns.contains(i))
+        .ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Range column {name} is not among the dictionary's attributes")))?;
+    let t = ChType::from_field(schema.field(index));
+    let ok = matches!(
+        t.strip_nullable(),
+        ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..)
+    );
+    if !ok {
+        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Range column {name} has type {t}; it must be an integer, Date or DateTime")));
+    }
+    Ok(index)
 }
 
 fn is_simple_key_type(t: &ChType) -> bool {

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use arrow::array::{Array, ArrayRef, BooleanArray};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt32Array};
 use arrow::compute::concat_batches;
-use arrow::datatypes::{FieldRef, SchemaRef};
+use arrow::datatypes::{DataType, FieldRef, Int64Type, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
@@ -23,7 +23,7 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, TableEngine, TableMeta};
 use parking_lot::{Mutex, RwLock};
 
-use crate::definition::{DictionaryDefinition, Layout, FLAT_MAX_ARRAY_SIZE};
+use crate::definition::{DictionaryDefinition, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
 
 /// Runs SELECTs on this server for dictionary sources. Implemented by the query layer,
 /// which owns parsing and execution; held weakly so a dictionary does not keep the server
@@ -43,6 +43,81 @@ pub struct LoadedDictionary {
     /// Per column: the value a lookup of a missing key returns (the attribute's
     /// `DEFAULT`, else the type's default).
     pub defaults: Vec<ScalarValue>,
+    /// The ranges of a `RANGE_HASHED` dictionary.
+    pub ranges: Option<RangeIndex>,
+}
+
+impl LoadedDictionary {
+    /// What system.dictionaries counts: keys, or rows (key and range) of a range dictionary.
+    pub fn element_count(&self) -> usize {
+        if self.ranges.is_some() {
+            self.rows.num_rows()
+        } else {
+            self.index.len()
+        }
+    }
+}
+
+/// The rows of each key of a `RANGE_HASHED` dictionary with their ranges. `index` maps a
+/// key to one of its rows (its representative); `by_key` lists every row of that key.
+#[derive(Debug)]
+pub struct RangeIndex {
+    by_key: HashMap<u32, Vec<RangeRow>>,
+    strategy: RangeStrategy,
+    /// The range columns' type: lookup points are converted to it first.
+    point_type: DataType,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RangeRow {
+    min: i64,
+    max: i64,
+    row: u32,
+}
+
+impl RangeIndex {
+    /// Groups the rows by key (`representatives`: each row's key probed in the index)
+    /// with their bounds as i64 (NULL bounds open: `i64::MIN` / `i64::MAX`).
+    fn build(rows: &RecordBatch, columns: RangeColumns, representatives: &UInt32Array) -> Result<RangeIndex> {
+        let bound = |column: usize| -> Result<ArrayRef> { Ok(arrow::compute::cast(rows.column(column), &DataType::Int64)?) };
+        let (min, max) = (bound(columns.min)?, bound(columns.max)?);
+        let (min, max) = (min.as_primitive::<Int64Type>(), max.as_primitive::<Int64Type>());
+        let mut by_key: HashMap<u32, Vec<RangeRow>> = HashMap::new();
+        for (row, representative) in representatives.iter().enumerate() {
+            let Some(representative) = representative else { continue };
+            let min = if min.is_null(row) { i64::MIN } else { min.value(row) };
+            let max = if max.is_null(row) { i64::MAX } else { max.value(row) };
+            by_key.entry(representative).or_default().push(RangeRow { min, max, row: row as u32 });
+        }
+        for ranges in by_key.values_mut() {
+            ranges.sort_by_key(|r| (r.min, r.max));
+        }
+        Ok(RangeIndex { by_key, strategy: columns.strategy, point_type: rows.schema().field(columns.min).data_type().clone() })
+    }
+
+    /// For each (key row, point): the row whose range contains the point, per strategy.
+    fn select(&self, representatives: &UInt32Array, points: &ArrayRef) -> Result<UInt32Array> {
+        let points = match points.data_type() {
+            t if t.is_integer() => arrow::compute::cast(points, &DataType::Int64)?,
+            // Dates and times are compared in the range columns' unit (a DateTime point
+            // in a Date range is its day).
+            _ => arrow::compute::cast(&arrow::compute::cast(points, &self.point_type)?, &DataType::Int64)?,
+        };
+        let points = points.as_primitive::<Int64Type>();
+        Ok(representatives
+            .iter()
+            .zip(points.iter())
+            .map(|(representative, point)| {
+                let (ranges, point) = (self.by_key.get(&representative?)?, point?);
+                let mut matching = ranges.iter().filter(|r| r.min <= point && point <= r.max);
+                match self.strategy {
+                    RangeStrategy::Min => matching.next(),
+                    RangeStrategy::Max => matching.last(),
+                }
+                .map(|r| r.row)
+            })
+            .collect())
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -184,7 +259,11 @@ impl Dictionary {
             check_flat_keys(&keys[0])?;
         }
         let index = KeyIndex::build(&keys, DuplicateKeys::KeepLast)?;
-        Ok(LoadedDictionary { rows, index, defaults })
+        let ranges = match definition.range {
+            Some(columns) => Some(RangeIndex::build(&rows, columns, &index.probe(&keys)?)?),
+            None => None,
+        };
+        Ok(LoadedDictionary { rows, index, defaults, ranges })
     }
 
     /// Evaluates the attributes' DEFAULT expressions, cast to their types, in one SELECT.
@@ -220,10 +299,21 @@ impl Dictionary {
         Ok(values)
     }
 
-    /// Looks up `attribute` for every key: values of missing keys are the attribute's
-    /// default (`or_default` replaces it per row; `or_null` gives NULL instead).
-    pub fn get(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], attribute: usize, missing: Missing<'_>) -> Result<(ArrayRef, BooleanArray)> {
+    /// The row of each key (and, in a range dictionary, of each point), if any.
+    pub fn rows(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], points: Option<&ArrayRef>) -> Result<UInt32Array> {
         let rows = loaded.index.probe(keys)?;
+        match (&loaded.ranges, points) {
+            (None, None) => Ok(rows),
+            (Some(ranges), Some(points)) => ranges.select(&rows, points),
+            (Some(_), None) => Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Dictionary {} is a range dictionary: a lookup needs the key and a point of the range", self.definition.name))),
+            (None, Some(_)) => Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Dictionary {} is not a range dictionary: a lookup takes only the key", self.definition.name))),
+        }
+    }
+
+    /// Looks up `attribute` for every key (and range point): values of missing keys are
+    /// the attribute's default (`or_default` replaces it per row; `or_null` gives NULL).
+    pub fn get(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], points: Option<&ArrayRef>, attribute: usize, missing: Missing<'_>) -> Result<(ArrayRef, BooleanArray)> {
+        let rows = self.rows(loaded, keys, points)?;
         let (values, found) = granary_storage::lookup::gather(loaded.rows.column(attribute), &rows)?;
         self.lookup_count.fetch_add(keys.first().map_or(0, |k| k.len()) as u64, std::sync::atomic::Ordering::Relaxed);
         self.found_count.fetch_add(found.true_count() as u64, std::sync::atomic::Ordering::Relaxed);
@@ -406,7 +496,7 @@ impl KeyLookup for DictionaryEngine {
         let loaded = self.dictionary.current().ok_or_else(|| {
             Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary {}.{} is not loaded", definition.database, definition.name))
         })?;
-        self.dictionary.get(&loaded, keys, attribute, Missing::Default)
+        self.dictionary.get(&loaded, keys, None, attribute, Missing::Default)
     }
 }
 

@@ -167,23 +167,41 @@ impl LookupUdf {
         }
     }
 
-    fn check_arity(&self, n: usize) -> Result<()> {
-        let ok = match self.kind {
-            Kind::DictGet { missing: MissingKind::OrDefault } => n == 4,
-            Kind::DictGet { .. } => n == 3,
-            Kind::DictHas => n == 2,
-            Kind::JoinGet { .. } => n >= 3,
+    /// Arguments a call takes: a range dictionary's lookups add the point in the range.
+    fn arity(&self, range: bool) -> usize {
+        let base = match self.kind {
+            Kind::DictGet { missing: MissingKind::OrDefault } => 4,
+            Kind::DictGet { .. } => 3,
+            Kind::DictHas => 2,
+            Kind::JoinGet { .. } => 3,
+        };
+        base + usize::from(range)
+    }
+
+    /// Checked before the dictionary is known (either arity may be right) and after.
+    fn check_arity(&self, n: usize, range: Option<bool>) -> Result<()> {
+        let ok = match (self.kind, range) {
+            (Kind::JoinGet { .. }, _) => n >= 3,
+            (_, Some(range)) => n == self.arity(range),
+            (_, None) => n == self.arity(false) || n == self.arity(true),
         };
         if ok {
             return Ok(());
         }
-        Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Number of arguments for function {} doesn't match: passed {n}", self.name)))
+        let expected = match range {
+            Some(range) => format!(" should be {}", self.arity(range)),
+            None => String::new(),
+        };
+        Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Number of arguments for function {} doesn't match: passed {n}{expected}", self.name)))
     }
 
     fn return_field(&self, arg_fields: &[FieldRef], scalars: &[Option<&ScalarValue>]) -> Result<FieldRef> {
-        self.check_arity(arg_fields.len())?;
+        self.check_arity(arg_fields.len(), None)?;
         let (name, attribute, _) = self.constant_names(scalars)?;
         let target = self.resolve(&name, attribute.as_deref())?;
+        if !self.is_join() {
+            self.check_arity(arg_fields.len(), Some(is_range_dictionary(&target.table)))?;
+        }
         let Some(field) = target.attribute else {
             return Ok(Arc::new(ChType::UInt8.to_arrow_field(&self.name)));
         };
@@ -211,9 +229,15 @@ impl LookupUdf {
         let rows = if all_scalar { 1 } else { args.number_rows };
         let lookup = target.table.engine.key_lookup().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "lookup vanished"))?;
         let key_fields = lookup.key_fields();
-        let key_end = if matches!(self.kind, Kind::DictGet { missing: MissingKind::OrDefault }) { args.args.len() - 1 } else { args.args.len() };
+        let range = !self.is_join() && is_range_dictionary(&target.table);
+        if !self.is_join() {
+            self.check_arity(args.args.len(), Some(range))?;
+        }
+        let or_default = usize::from(matches!(self.kind, Kind::DictGet { missing: MissingKind::OrDefault }));
+        let key_end = args.args.len() - or_default - usize::from(range);
         let key_args: Vec<ArrayRef> = args.args[first_key..key_end].iter().map(|a| a.to_array(rows)).collect::<DfResult<_>>()?;
         let keys = self.convert_keys(key_args, &key_fields)?;
+        let points = if range { Some(args.args[key_end].to_array(rows)?) } else { None };
 
         let (values, found) = if let Some(uuid) = target.table.meta.dictionary.as_ref().map(|_| &target.table.meta.uuid) {
             let dictionary = self.env.registry.get(uuid).ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Dictionary (`{name}`) not found")))?;
@@ -221,7 +245,7 @@ impl LookupUdf {
             dictionary.query_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             match (&self.kind, &attribute) {
                 (Kind::DictHas, _) => {
-                    let rows = loaded.index.probe(&keys)?;
+                    let rows = dictionary.rows(&loaded, &keys, points.as_ref())?;
                     let found: BooleanArray = rows.iter().map(|r| Some(r.is_some())).collect();
                     (Arc::new(found.clone()) as ArrayRef, found)
                 }
@@ -229,12 +253,12 @@ impl LookupUdf {
                     let index = dictionary.definition.attribute_index(attribute).ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("No such attribute '{attribute}'")))?;
                     let field = dictionary.definition.schema.field(index).clone();
                     match missing {
-                        MissingKind::Default => dictionary.get(&loaded, &keys, index, Missing::Default)?,
-                        MissingKind::OrNull => dictionary.get(&loaded, &keys, index, Missing::Null)?,
+                        MissingKind::Default => dictionary.get(&loaded, &keys, points.as_ref(), index, Missing::Default)?,
+                        MissingKind::OrNull => dictionary.get(&loaded, &keys, points.as_ref(), index, Missing::Null)?,
                         MissingKind::OrDefault => {
                             let defaults = args.args[args.args.len() - 1].to_array(rows)?;
                             let defaults = convert(&defaults, field.data_type(), "default value")?;
-                            dictionary.get(&loaded, &keys, index, Missing::Values(&defaults))?
+                            dictionary.get(&loaded, &keys, points.as_ref(), index, Missing::Values(&defaults))?
                         }
                     }
                 }
@@ -304,6 +328,10 @@ impl LookupUdf {
             })
             .collect()
     }
+}
+
+fn is_range_dictionary(table: &Table) -> bool {
+    table.meta.dictionary.as_ref().is_some_and(|d| d.range.is_some())
 }
 
 fn same_type(a: &DataType, b: &DataType) -> bool {

@@ -23,8 +23,10 @@
 //!
 //! Layouts: `FLAT`, `HASHED`, `SPARSE_HASHED`, `HASHED_ARRAY`, their `COMPLEX_KEY_`
 //! forms, `CACHE` (loaded whole, refreshed by LIFETIME: the same answers as ClickHouse's
-//! on-demand cache) and `DIRECT` (the source is read again by every query that uses it).
-//! Not yet: `RANGE_HASHED`, `IP_TRIE`, hierarchies, attribute `EXPRESSION`s, sources on
+//! on-demand cache), `DIRECT` (the source is read again by every query that uses it)
+//! and `[COMPLEX_KEY_]RANGE_HASHED` (rows valid over `RANGE(MIN a MAX b)`, looked up by
+//! key and point, `range_lookup_strategy` 'min' or 'max').
+//! Not yet: `IP_TRIE`, hierarchies, attribute `EXPRESSION`s, sources on
 //! other servers, dictionaries from configuration files.
 
 pub mod definition;

@@ -671,7 +671,7 @@ fn dictionaries(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             d.found_count.load(Relaxed) as f64 / lookups as f64
         }
     }))));
-    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| l.index.len() as u64))));
+    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| l.element_count() as u64))));
     columns.push(Arc::new(Float64Array::from_iter_values(statuses.iter().map(|(_, l)| {
         l.as_ref().map_or(0.0, |l| if l.rows.num_rows() == 0 { 0.0 } else { l.index.len() as f64 / l.rows.num_rows() as f64 })
     }))));

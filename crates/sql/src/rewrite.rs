@@ -310,6 +310,11 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
     use ast::{ArrayElemTypeDef, DataType};
     match data_type {
         DataType::String(None) => "String".to_string(),
+        // Keyword types print in upper case (`DATE`), which ClickHouse's type names are not.
+        DataType::Date => "Date".to_string(),
+        DataType::Date32 => "Date32".to_string(),
+        DataType::Datetime(None) => "DateTime".to_string(),
+        DataType::Bool | DataType::Boolean => "Bool".to_string(),
         DataType::Nullable(inner) => format!("Nullable({})", clickhouse_type_text(inner)),
         DataType::LowCardinality(inner) => format!("LowCardinality({})", clickhouse_type_text(inner)),
         DataType::Array(ArrayElemTypeDef::Parenthesis(inner)) => format!("Array({})", clickhouse_type_text(inner)),
