@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::make_comparator;
+use arrow::array::{make_comparator, ArrayRef};
 use arrow::compute::{concat_batches, sort_to_indices, take_record_batch, SortOptions};
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
@@ -90,7 +90,7 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     let (mut rows, mut bytes) = (0u64, 0u64);
     for output in outputs {
         pending.extend(output.parts);
-        tail.extend(output.tail);
+        tail.extend(output.tail.into_iter().filter(|b| b.num_rows() > 0));
         rows += output.rows;
         bytes += output.bytes;
     }
@@ -204,6 +204,15 @@ async fn join_write(task: Option<tokio::task::JoinHandle<Result<Vec<PendingPart>
 
 /// Writes one squashed block as one part per partition (blocking).
 pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
+    // The common case of a sorted source into a table without PARTITION BY: the batches
+    // go to the writer as they are, without copying them into one block first.
+    if inner.mode == MergeMode::Ordinary && inner.keys.partition.is_empty() && is_sorted_run(inner, &batches)? {
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        let bytes: usize = batches.iter().map(RecordBatch::get_array_memory_size).sum();
+        let layout = PartLayout::for_size(&inner.settings, bytes as u64, rows as u64);
+        let info = PartInfo::new("all".to_string(), 0, 0, 0);
+        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, batches.into_iter().map(Ok))?]);
+    }
     let batch = concat_batches(&inner.schema, &batches)?;
     drop(batches);
     let mut out: Vec<PendingPart> = Vec::new();
@@ -259,6 +268,49 @@ pub fn write_part(
             Err(e)
         }
     }
+}
+
+/// Whether the batches, one after the other, are in sorting-key order (each batch in
+/// order, and each batch's first row not below the previous batch's last row).
+fn is_sorted_run(inner: &Inner, batches: &[RecordBatch]) -> Result<bool> {
+    if inner.keys.sorting.is_empty() {
+        return Ok(true);
+    }
+    let options = SortOptions { descending: false, nulls_first: true };
+    let mut previous_last: Option<Vec<ArrayRef>> = None;
+    for batch in batches.iter().filter(|b| b.num_rows() > 0) {
+        let keys = inner.keys.sorting.iter().map(|k| k.evaluate(batch)).collect::<Result<Vec<_>>>()?;
+        let compare_rows = |left: &[ArrayRef], i: usize, right: &[ArrayRef], j: usize| -> Result<std::cmp::Ordering> {
+            for (l, r) in left.iter().zip(right) {
+                match make_comparator(l.as_ref(), r.as_ref(), options)?(i, j) {
+                    std::cmp::Ordering::Equal => continue,
+                    other => return Ok(other),
+                }
+            }
+            Ok(std::cmp::Ordering::Equal)
+        };
+        if let Some(last) = &previous_last {
+            if compare_rows(last, 0, &keys, 0)? == std::cmp::Ordering::Greater {
+                return Ok(false);
+            }
+        }
+        let comparators = keys.iter().map(|k| make_comparator(k.as_ref(), k.as_ref(), options)).collect::<std::result::Result<Vec<_>, _>>()?;
+        let in_order = (1..batch.num_rows()).all(|i| {
+            for c in &comparators {
+                match c(i - 1, i) {
+                    std::cmp::Ordering::Equal => continue,
+                    other => return other != std::cmp::Ordering::Greater,
+                }
+            }
+            true
+        });
+        if !in_order {
+            return Ok(false);
+        }
+        let last = batch.num_rows() - 1;
+        previous_last = Some(keys.iter().map(|k| k.slice(last, 1)).collect());
+    }
+    Ok(true)
 }
 
 fn sort_block(inner: &Inner, batch: RecordBatch) -> Result<RecordBatch> {

@@ -880,3 +880,21 @@ async fn a_damaged_compact_part_is_detected() {
     let check = fx.table().engine.check(None).await.unwrap();
     assert!(!check[0].is_passed && check[0].message.contains("data.bin"), "{check:?}");
 }
+
+#[tokio::test]
+async fn batches_sorted_each_but_not_together_are_sorted_into_the_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    // Each batch is in order; the second starts below the first's end.
+    fx.insert(vec![Ok(ids_batch(schema.clone(), 0..100)), Ok(ids_batch(schema.clone(), 50..150)), Ok(ids_batch(schema.clone(), 150..160))], Settings::new()).await.unwrap();
+    // In order across batches: written as they come.
+    fx.insert(vec![Ok(ids_batch(schema.clone(), 200..300)), Ok(ids_batch(schema.clone(), 300..400))], Settings::new()).await.unwrap();
+    assert_eq!(fx.part_dirs().len(), 2);
+    let (got, _) = fx.sql("SELECT id FROM t", 1).await;
+    let mut expected: Vec<u64> = (0..100).chain(50..150).chain(150..160).collect();
+    expected.sort_unstable();
+    expected.extend(200..400);
+    assert_eq!(u64s(&got, 0), expected, "parts are read in order and each is sorted");
+}
