@@ -4,6 +4,7 @@ both engines read identical bytes; granary gets paths relative to user_files, ch
 paths."""
 import bz2
 import lzma
+import gzip
 import os
 import time
 import shutil
@@ -362,6 +363,69 @@ def test_url_matches_chdb(server, http_files, query):
 def test_url_errors(server, http_files):
     assert "Code: 86" in error(server, f"SELECT * FROM url('{http_files}/nope.csv', 'CSV', 'a String')")
     assert "Code: 86" in error(server, "SELECT * FROM url('http://127.0.0.1:1/x.csv', 'CSV', 'a String') SETTINGS http_max_tries = 1")
+
+
+@pytest.fixture(scope="module")
+def http_sink():
+    """An HTTP server that keeps the bodies POSTed to it (chunked or not), by path; a
+    path starting with /fail answers 500."""
+    import http.server
+    import threading
+
+    received = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = b""
+            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                while True:
+                    size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                    if size == 0:
+                        self.rfile.readline()
+                        break
+                    body += self.rfile.read(size)
+                    self.rfile.readline()
+            else:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            status, reply = (500, b"disk full") if self.path.startswith("/fail") else (200, b"")
+            if status == 200:
+                received[self.path] = received.get(self.path, b"") + body
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", received
+    httpd.shutdown()
+
+
+def test_insert_into_function_url(server, http_sink):
+    base, received = http_sink
+    select = "SELECT number AS a, concat('s', toString(number)) AS s FROM numbers(5000)"
+    # The body is what ClickHouse POSTs for the same INSERT.
+    server.query(f"INSERT INTO FUNCTION url('{base}/ours.csv', 'CSV', 'a UInt32, s String') {select}")
+    ch(f"INSERT INTO FUNCTION url('{base}/theirs.csv', 'CSV', 'a UInt32, s String') {select}")
+    assert received["/ours.csv"] == received["/theirs.csv"] and received["/ours.csv"].count(b"\n") == 5000
+    # Format and compression from the URL's name; one POST per partition.
+    server.query(f"INSERT INTO FUNCTION url('{base}/rows.jsonl.gz') SELECT number AS n FROM numbers(3)")
+    assert gzip.decompress(received["/rows.jsonl.gz"]) == b'{"n":0}\n{"n":1}\n{"n":2}\n'
+    server.query(f"INSERT INTO FUNCTION url('{base}/p_{{_partition_id}}.tsv', 'TSV', 'a UInt32') PARTITION BY a % 2 SELECT number FROM numbers(6)")
+    assert (received["/p_0.tsv"], received["/p_1.tsv"]) == (b"0\n2\n4\n", b"1\n3\n5\n")
+    # A server error fails the INSERT with ClickHouse's code and the server's answer.
+    text = error(server, f"INSERT INTO FUNCTION url('{base}/fail.csv', 'CSV', 'a UInt32') SELECT 1")
+    assert "Code: 86" in text and "500" in text and "disk full" in text, text
+    # A failing SELECT leaves no complete POST behind.
+    text = error(server, f"INSERT INTO FUNCTION url('{base}/broken.csv', 'CSV', 'a UInt32') SELECT throwIf(number = 70000) FROM numbers(100000)")
+    assert "Code: 395" in text and "/broken.csv" not in received, text
+    assert "Code: 36" in error(server, "INSERT INTO FUNCTION url('ftp://127.0.0.1/x.csv', 'CSV', 'a UInt32') SELECT 1")
 
 
 def test_insert_into_function_file(server, files):

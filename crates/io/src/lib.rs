@@ -17,7 +17,7 @@
 //!   cached `object_store` clients, listing globs by prefix.
 //! * [`download`]: parallel ranged GETs of one object as a blocking byte stream.
 //! * [`remote_functions`]: `s3()`, `gcs()`, `s3Cluster()` and `url()`.
-//! * [`sink`]: `INSERT INTO FUNCTION file()/s3()`: destinations (append, truncate,
+//! * [`sink`]: `INSERT INTO FUNCTION file()/url()/s3()`: destinations (append, truncate,
 //!   numbered new files, `{_partition_id}`), compression, multipart uploads, all or
 //!   nothing.
 //! * [`table`]: the [`table::FileTable`] provider: Parquet through DataFusion's parquet

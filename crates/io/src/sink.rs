@@ -1,4 +1,5 @@
-//! Writing into files and objects: `INSERT INTO FUNCTION file(...)` and `s3(...)`.
+//! Writing into files and objects: `INSERT INTO FUNCTION file(...)`, `s3(...)` and
+//! `url(...)` (an HTTP POST with a chunked body, as ClickHouse sends it).
 //!
 //! The function's arguments name a destination, a format, a structure and a
 //! compression ([`resolve_sink`]). The rows then arrive through the ordinary INSERT path
@@ -7,13 +8,14 @@
 //!
 //! ```text
 //!  batches ─► (PARTITION BY: rows grouped by toString(expr)) ─► one ObjectWriter per
-//!  destination: OutputFormat ─► Encoder (gzip/zstd/lz4) ─► local file | S3 upload
+//!  destination: OutputFormat ─► Encoder (gzip/zstd/lz4) ─► local file | S3 upload | POST
 //! ```
 //!
 //! Nothing partial becomes visible on failure: a new local file is written under a
 //! temporary name, fsynced and renamed; an append is cut back to the old length; an S3
 //! object is one PUT, or a multipart upload that is aborted (memory stays bounded by the
-//! part size times `s3_max_inflight_parts_for_one_file`).
+//! part size times `s3_max_inflight_parts_for_one_file`). A POST's body ends only at
+//! commit; on failure the body is broken off, so the server never sees a complete request.
 //!
 //! Existing destinations follow ClickHouse: a local file is appended to when its format
 //! allows appends (no second header for `*WithNames`), otherwise it is an error unless
@@ -74,6 +76,8 @@ enum Destination {
     Local { root: PathBuf, path: PathBuf },
     /// A key in a bucket; may hold the placeholder.
     Remote { store: Arc<RemoteStore>, bucket: String, key: String },
+    /// An HTTP(S) URL the rows are POSTed to; may hold the placeholder.
+    Http { url: String },
 }
 
 impl Destination {
@@ -81,11 +85,12 @@ impl Destination {
         match self {
             Destination::Local { path, .. } => path.to_string_lossy().into_owned(),
             Destination::Remote { bucket, key, .. } => format!("{bucket}/{key}"),
+            Destination::Http { url } => url.clone(),
         }
     }
 }
 
-/// Resolves `INSERT INTO FUNCTION name(args)`. Only `file` and the `s3` family write.
+/// Resolves `INSERT INTO FUNCTION name(args)`. `file`, `url` and the `s3` family write.
 pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<SinkTarget> {
     let (destination, args) = if function == "file" {
         let Some((path_expr, rest)) = exprs.split_first() else {
@@ -110,8 +115,18 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot write into '{}': the URL names no object key", location.display(&location.key))));
         }
         (Destination::Remote { store: remote, bucket: location.bucket, key: location.key }, args)
+    } else if function == "url" {
+        let Some((url_expr, rest)) = exprs.split_first() else {
+            return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'url' requires 1 to 4 arguments: url, [format, [structure, [compression]]]"));
+        };
+        let url = string_arg("url", url_expr)?;
+        let parsed = url::Url::parse(&url.replace(PARTITION_ID_PLACEHOLDER, "x")).map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad URL {url}: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot write into {url}: url() writes over http and https only")));
+        }
+        (Destination::Http { url }, format_args("url", rest)?)
     } else {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, s3, gcs and s3Cluster do)")));
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, url, s3, gcs and s3Cluster do)")));
     };
     let FormatArgs { format, structure, compression } = args;
     let name = destination.text();
@@ -178,10 +193,10 @@ impl std::fmt::Debug for FileSink {
 #[async_trait]
 impl TableEngine for FileSink {
     fn engine_name(&self) -> &str {
-        if matches!(self.target.destination, Destination::Local { .. }) {
-            "File"
-        } else {
-            "S3"
+        match self.target.destination {
+            Destination::Local { .. } => "File",
+            Destination::Remote { .. } => "S3",
+            Destination::Http { .. } => "URL",
         }
     }
 
@@ -284,6 +299,7 @@ impl FileSink {
                 let upload = RemoteUpload::open(store.clone(), bucket, &key, &self.settings).await?;
                 (ByteSink::Remote(upload), false)
             }
+            Destination::Http { url } => (ByteSink::Http(HttpPost::open(url.replace(PARTITION_ID_PLACEHOLDER, partition_id))), false),
         };
         Ok(ObjectWriter { format, encoder: Some(encoder), scratch: Vec::new(), sink, write_prefix: !append, started: false, formatted_bytes: 0 })
     }
@@ -388,6 +404,7 @@ impl ObjectWriter {
 enum ByteSink {
     Local(LocalFile),
     Remote(RemoteUpload),
+    Http(HttpPost),
 }
 
 impl ByteSink {
@@ -398,6 +415,7 @@ impl ByteSink {
         match self {
             ByteSink::Local(file) => file.write(&bytes),
             ByteSink::Remote(upload) => upload.write(bytes).await,
+            ByteSink::Http(post) => post.write(bytes).await,
         }
     }
 
@@ -405,6 +423,7 @@ impl ByteSink {
         match self {
             ByteSink::Local(file) => file.commit(),
             ByteSink::Remote(upload) => upload.commit().await,
+            ByteSink::Http(post) => post.commit().await,
         }
     }
 
@@ -412,6 +431,7 @@ impl ByteSink {
         match self {
             ByteSink::Local(file) => file.abort(),
             ByteSink::Remote(upload) => upload.abort().await,
+            ByteSink::Http(post) => post.abort().await,
         }
     }
 }
@@ -640,4 +660,79 @@ mod tests {
         assert!(validate_partition_id("a*").is_err());
         assert!(validate_partition_id("../up").is_err());
     }
+}
+
+/// An HTTP POST whose chunked body is the formatted rows, sent while they are produced
+/// (memory holds a few chunks, whatever the INSERT's size).
+struct HttpPost {
+    url: String,
+    body: Option<tokio::sync::mpsc::Sender<std::io::Result<bytes::Bytes>>>,
+    request: tokio::task::JoinHandle<Result<()>>,
+}
+
+/// Chunks buffered between the writer and the request.
+const HTTP_BODY_CHUNKS: usize = 8;
+
+impl HttpPost {
+    fn open(url: String) -> HttpPost {
+        let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<bytes::Bytes>>(HTTP_BODY_CHUNKS);
+        let body = reqwest::Body::wrap_stream(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|chunk| (chunk, rx)) }));
+        let target = url.clone();
+        let request = tokio::spawn(async move {
+            let response = http_client().post(&target).body(body).send().await.map_err(|e| http_error(&target, &e.to_string()))?;
+            let status = response.status();
+            if status.is_success() {
+                return Ok(());
+            }
+            let text = response.text().await.unwrap_or_default();
+            let text: String = text.chars().take(1000).collect();
+            Err(Error::new(
+                ErrorCode::RECEIVED_ERROR_FROM_REMOTE_IO_SERVER,
+                format!("Received error from remote server {target}. HTTP status code: {} {}, body: {text}", status.as_u16(), status.canonical_reason().unwrap_or("")),
+            ))
+        });
+        HttpPost { url, body: Some(tx), request }
+    }
+
+    async fn write(&mut self, bytes: Vec<u8>) -> Result<()> {
+        let sent = match &self.body {
+            Some(body) => body.send(Ok(bytes.into())).await.is_ok(),
+            None => false,
+        };
+        if sent {
+            return Ok(());
+        }
+        // The request ended before its body did: its outcome says why.
+        self.body = None;
+        match (&mut self.request).await {
+            Ok(Err(e)) => Err(e),
+            _ => Err(http_error(&self.url, "the server closed the request before the body was sent")),
+        }
+    }
+
+    async fn commit(mut self) -> Result<()> {
+        self.body = None;
+        match self.request.await {
+            Ok(result) => result,
+            Err(e) => Err(http_error(&self.url, &e.to_string())),
+        }
+    }
+
+    async fn abort(mut self) {
+        // An error in the body stream breaks the chunked encoding off: the server sees an
+        // incomplete request, not a short but complete one.
+        if let Some(body) = self.body.take() {
+            let _ = body.send(Err(std::io::Error::other("INSERT failed"))).await;
+        }
+        let _ = self.request.await;
+    }
+}
+
+fn http_client() -> &'static reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(reqwest::Client::new)
+}
+
+fn http_error(url: &str, detail: &str) -> Error {
+    Error::new(ErrorCode::RECEIVED_ERROR_FROM_REMOTE_IO_SERVER, format!("Cannot POST to {url}: {detail}"))
 }
