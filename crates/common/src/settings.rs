@@ -66,6 +66,9 @@ macro_rules! registry {
 }
 
 registry! {
+    "allow_asynchronous_read_from_io_pool_for_merge_tree": Bool = "0", "Accepted for compatibility: ClickHouse reads MergeTree through a background I/O pool; Granary has no separate I/O pool, so the value changes nothing.";
+    "allow_introspection_functions": Bool = "0", "Accepted for compatibility: enables ClickHouse's introspection functions (addressToSymbol, demangle, ...), which Granary does not have; system.trace_log stays empty.";
+    "background_pool_size": UInt64 = "16", "Accepted for compatibility: ClickHouse's user-level setting is deprecated (the server configuration sets the merge pool); Granary's merges are scheduled by the MergeTree engine, not by this value.";
     "check_query_single_value_result": Bool = "0", "CHECK TABLE returns one 0/1 value instead of a row per part.";
     "client_protocol_version": UInt64 = "0", "HTTP: the protocol revision of the client; changes the Native format (block info, serialization kinds).";
     "connect_timeout": Seconds = "10", "Connection timeout if there are no replicas.";

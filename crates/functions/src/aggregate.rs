@@ -1,5 +1,6 @@
 //! Aggregate functions with ClickHouse result types: `count`, `sum`, `avg`, `min`,
-//! `max`, `any`, `anyLast`, `argMin`, `argMax`, `uniqExact`, `groupArray`.
+//! `max`, `any`, `anyLast`, `argMin`, `argMax`, `uniqExact`, `groupArray` (`uniq` is
+//! in [`crate::uniq`]).
 //!
 //! Most of them wrap DataFusion's own implementations ([`Wrapped`]), so DataFusion's
 //! fast accumulators, `GroupsAccumulator`s, skip-partial aggregation and statistics
@@ -520,9 +521,7 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
     vec![
         wrapped("count", Kind::Count, count::count_udaf()),
         wrapped("uniqExact", Kind::Uniq, count::count_udaf()),
-        // ClickHouse's `uniq` is exact up to 65536 distinct values and samples beyond;
-        // Granary counts exactly (the sampling UniquesHashSet is not implemented yet).
-        wrapped("uniq", Kind::Uniq, count::count_udaf()),
+        AggregateUDF::new_from_impl(crate::uniq::Uniq::new()),
         wrapped("sum", Kind::Sum, sum::sum_udaf()),
         wrapped("avg", Kind::Avg, average::avg_udaf()),
         wrapped("min", Kind::Min, min_max::min_udaf()),

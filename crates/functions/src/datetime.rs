@@ -281,6 +281,9 @@ fn ymd(local: i64) -> (i64, u32, u32) {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Period {
     Minute,
+    FiveMinutes,
+    TenMinutes,
+    FifteenMinutes,
     Hour,
     Day,
     Month,
@@ -322,6 +325,9 @@ fn start_of(name: &'static str, period: Period) -> ScalarUDF {
             }
             let unit = match period {
                 Period::Minute => 60,
+                Period::FiveMinutes => 300,
+                Period::TenMinutes => 600,
+                Period::FifteenMinutes => 900,
                 Period::Hour => 3600,
                 _ => 86_400,
             };
@@ -642,6 +648,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
             (y * 10_000_000_000 + m as i64 * 100_000_000 + d as i64 * 1_000_000 + (t / 3600) * 10_000 + (t % 3600 / 60) * 100 + t % 60) as u64
         }),
         start_of("toStartOfMinute", Period::Minute),
+        start_of("toStartOfFiveMinutes", Period::FiveMinutes),
+        start_of("toStartOfTenMinutes", Period::TenMinutes),
+        start_of("toStartOfFifteenMinutes", Period::FifteenMinutes),
         start_of("toStartOfHour", Period::Hour),
         start_of("toStartOfDay", Period::Day),
         start_of("toStartOfMonth", Period::Month),

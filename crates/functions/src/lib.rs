@@ -67,6 +67,7 @@ pub mod supertype;
 pub mod string;
 pub mod system;
 pub mod tz;
+mod uniq;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;

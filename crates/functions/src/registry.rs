@@ -42,6 +42,7 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("SECOND", "toSecond"),
     ("YEAR", "toYear"),
     ("curdate", "today"),
+    ("toStartOfFiveMinute", "toStartOfFiveMinutes"),
     ("current_date", "today"),
     // strings
     ("CHAR_LENGTH", "lengthUTF8"),

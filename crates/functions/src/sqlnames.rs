@@ -15,7 +15,7 @@ use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
     visit_expressions_mut, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
-    ObjectName, ObjectNamePart, Statement,
+    ObjectName, ObjectNamePart, Statement, UnaryOperator,
 };
 
 use crate::is_case_insensitive;
@@ -23,6 +23,43 @@ use crate::is_case_insensitive;
 /// Whether Granary registers an aggregate function under `name`.
 fn is_aggregate_name(name: &str) -> bool {
     crate::registered().1.iter().any(|f| f.name() == name || f.aliases().iter().any(|a| a == name))
+}
+
+/// ClickHouse's `optimize_injective_functions_inside_uniq` (on by default): an argument of
+/// `uniq`/`uniqExact`/... that is an injective function of one argument (`toString(x)`,
+/// `-x`, `hex(x)`, ...) counts the same distinct values as its argument, so it is
+/// replaced by that argument, repeatedly. This changes what `uniq` hashes, hence its
+/// estimate, so Granary must do the same to give ClickHouse's numbers. Only the plain
+/// functions are rewritten (not `uniqState`, `uniqIf`), as in ClickHouse.
+fn eliminate_injective_inside_uniq(function: &mut Function) {
+    const UNIQ_FUNCTIONS: &[&str] = &["uniq", "uniqExact", "uniqHLL12", "uniqCombined", "uniqCombined64", "uniqTheta"];
+    const INJECTIVE: &[&str] = &["toString", "negate", "bitNot", "reverse", "hex", "tuple"];
+    let [ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else { return };
+    if !UNIQ_FUNCTIONS.contains(&name.value.as_str()) || function.over.is_some() {
+        return;
+    }
+    let FunctionArguments::List(list) = &mut function.args else { return };
+    for arg in &mut list.args {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(expr)) = arg else { continue };
+        loop {
+            let inner = match expr {
+                Expr::UnaryOp { op: UnaryOperator::Minus, expr: inner } => (**inner).clone(),
+                Expr::Nested(inner) => (**inner).clone(),
+                Expr::Function(f) => {
+                    let injective = matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(n)] if INJECTIVE.contains(&n.value.as_str()));
+                    match &f.args {
+                        FunctionArguments::List(l) if injective && f.over.is_none() && f.filter.is_none() && l.args.len() == 1 => match &l.args[0] {
+                            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => e.clone(),
+                            _ => break,
+                        },
+                        _ => break,
+                    }
+                }
+                _ => break,
+            };
+            *expr = inner;
+        }
+    }
 }
 
 /// Rewrites the function names of a parsed statement as described above.
@@ -53,6 +90,7 @@ pub fn prepare_function_names(statement: &mut Statement) {
             });
         }
         if let Expr::Function(function) = expr {
+            eliminate_injective_inside_uniq(function);
             if function.over.is_none() {
                 // A bad call (`countIf()`) is left for the planner to report.
                 let _ = crate::combinators::rewrite_if_distinct(function, &is_aggregate_name);

@@ -11,6 +11,7 @@
 //! | `avg` | the sum (as for `sum`; for integers an integer), then a VarUInt count |
 //! | `min`, `max`, `any`, `anyLast` over numbers | a has-value byte, then the value at the argument's width |
 //! | the same over `String` | Int32 length + 1, the bytes and a 0 byte; -1 when empty |
+//! | `uniq` | UInt8 skip degree, VarUInt count, the UInt32 hashes (see [`crate::uniq`]) |
 //!
 //! Over a `Nullable` argument, `sum`, `avg`, `min`, `max`, `any` and `anyLast` states
 //! start with a byte saying whether a non-NULL value was seen (0: nothing follows).
@@ -24,6 +25,7 @@ use granary_types::ChType;
 
 use crate::args::{ch_error, DfResult};
 use crate::combinators::{base_aggregate, base_fields, state_types};
+use crate::uniq::UniquesHashSet;
 
 
 fn put_varuint(out: &mut Vec<u8>, mut v: u64) {
@@ -182,6 +184,8 @@ enum Layout {
     Avg(Numerator),
     /// `min`, `max` (state: the value) and `any`, `anyLast` (the value, then is-set).
     Single { string: bool, with_is_set: bool },
+    /// `uniq`: ClickHouse's UniquesHashSet bytes, which the accumulator keeps as they are.
+    UniquesHashSet,
     Generic,
 }
 
@@ -204,6 +208,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
     };
     match (function, types) {
         ("count", [DataType::Int64]) => Layout::Count,
+        ("uniq", [DataType::Binary]) => Layout::UniquesHashSet,
         ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
@@ -223,7 +228,12 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
 
 /// Whether the state starts with ClickHouse's "a non-NULL value was seen" byte.
 fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
-    matches!(layout, Layout::Sum | Layout::Avg(_) | Layout::Single { .. }) && args.len() == 1 && args[0].is_nullable()
+    match layout {
+        Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
+        // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
+        Layout::UniquesHashSet => args.iter().any(ChType::is_nullable),
+        Layout::Count | Layout::Generic => false,
+    }
 }
 
 /// Serializes the state (`state`, as the accumulator gives it) of base aggregate
@@ -236,6 +246,11 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::Sum => !state[0].is_null(),
         Layout::Avg(_) => matches!(state[0], ScalarValue::UInt64(Some(n)) if n > 0),
         Layout::Single { with_is_set, .. } => !state[0].is_null() && (!with_is_set || matches!(state[1], ScalarValue::Boolean(Some(true)))),
+        // Only NULLs reached the set: ClickHouse writes the "nothing seen" flag alone.
+        Layout::UniquesHashSet => match &state[0] {
+            ScalarValue::Binary(Some(b)) => !UniquesHashSet::read(&mut b.as_slice())?.is_empty(),
+            _ => false,
+        },
         Layout::Count | Layout::Generic => true,
     };
     if has_null_flag(layout, args) {
@@ -279,6 +294,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
             put_value(&mut out, &state[0])?;
         }
         Layout::Single { string: false, .. } => out.push(0),
+        Layout::UniquesHashSet => match &state[0] {
+            ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
+            _ => UniquesHashSet::default().write(&mut out),
+        },
         Layout::Generic => {
             for v in state {
                 put_nullable(&mut out, v)?;
@@ -348,6 +367,11 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
                 state.push(ScalarValue::Boolean(Some(seen)));
             }
             state
+        }
+        Layout::UniquesHashSet => {
+            let start = *input;
+            UniquesHashSet::read(input)?;
+            vec![ScalarValue::Binary(Some(start[..start.len() - input.len()].to_vec()))]
         }
         Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,
     })

@@ -1,7 +1,7 @@
 //! String functions with ClickHouse's byte semantics: `length` (also of arrays),
 //! `empty`, `notEmpty`, `lower`, `upper` (ASCII only; the UTF8 variants are a later
 //! family), `concat`, `substring` (1-based, negative offsets from the end), `position`,
-//! `startsWith`, `endsWith`, `replaceAll`, `trimLeft`/`trimRight`/`trimBoth` (spaces
+//! `multiSearchAny`, `startsWith`, `endsWith`, `replaceAll`, `trimLeft`/`trimRight`/`trimBoth` (spaces
 //! only), `splitByChar`, `hex`.
 
 use std::sync::Arc;
@@ -414,6 +414,49 @@ fn position() -> ScalarUDF {
     .build()
 }
 
+/// `multiSearchAny(haystack, [needles])`: 1 when any needle occurs in the haystack (an
+/// empty needle always does), as bytes, like ClickHouse's non-UTF8 variant.
+fn multi_search_any() -> ScalarUDF {
+    ScalarDef::new(
+        "multiSearchAny",
+        Arity::exact(2),
+        |ctx| {
+            require_text(ctx, 0)?;
+            match ctx.ch(1).strip_nullable() {
+                ChType::Array(item) if matches!(item.strip_nullable(), ChType::String | ChType::FixedString(_)) => Ok(ChType::UInt8),
+                _ => Err(illegal_type(ctx.name, 1, ctx.field(1))),
+            }
+        },
+        |ctx| {
+            let h = utf8(ctx, 0)?;
+            let h = h.as_string::<i32>();
+            let needles = ctx.array(1)?;
+            let needles = needles
+                .as_list_opt::<i32>()
+                .ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "multiSearchAny expects an Array(String) of needles"))?;
+            let values = utf8_array(Arc::clone(needles.values()))?;
+            let values = values.as_string::<i32>();
+            let offsets = needles.value_offsets();
+            let out: UInt8Array = (0..h.len())
+                .map(|row| {
+                    let hay = h.value(row).as_bytes();
+                    // A constant needle list is one row repeated; a column has one list per row.
+                    let list_row = if needles.len() == 1 { 0 } else { row };
+                    let (from, to) = (offsets[list_row] as usize, offsets[list_row + 1] as usize);
+                    let found = (from..to).any(|i| {
+                        let needle = values.value(i).as_bytes();
+                        needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
+                    });
+                    u8::from(found)
+                })
+                .collect::<Vec<_>>()
+                .into();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
 fn affix(name: &'static str, starts: bool) -> ScalarUDF {
     ScalarDef::new(
         name,
@@ -563,7 +606,8 @@ fn hex() -> ScalarUDF {
         Arity::exact(1),
         |ctx| {
             let dt = ctx.dt(0);
-            if is_text(dt) || is_integer(dt) || matches!(dt, DataType::Float32 | DataType::Float64 | DataType::Date32 | DataType::Timestamp(..)) {
+            // Binary holds AggregateFunction states: their serialized bytes, as in ClickHouse.
+            if is_text(dt) || is_integer(dt) || matches!(dt, DataType::Float32 | DataType::Float64 | DataType::Date32 | DataType::Timestamp(..) | DataType::Binary) {
                 Ok(ChType::String)
             } else {
                 Err(illegal_type(ctx.name, 0, ctx.field(0)))
@@ -649,6 +693,18 @@ fn hex() -> ScalarUDF {
                         }
                     }
                 }
+                DataType::Binary => {
+                    for v in a.as_binary::<i32>().iter() {
+                        match v {
+                            None => b.append_null(),
+                            Some(v) => {
+                                buf.clear();
+                                push_hex(v, &mut buf);
+                                b.append_value(&buf);
+                            }
+                        }
+                    }
+                }
                 DataType::FixedSizeBinary(_) => {
                     for v in a.as_fixed_size_binary().iter() {
                         match v {
@@ -696,6 +752,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         concat(),
         substring(),
         position(),
+        multi_search_any(),
         affix("startsWith", true),
         affix("endsWith", false),
         replace_all(),

@@ -720,6 +720,23 @@ fn columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             }
         }
     }
+    // The system tables' own columns, as ClickHouse lists them too.
+    for (table, table_columns, _) in definitions() {
+        for (i, (name, type_name)) in table_columns.iter().enumerate() {
+            db.push("system".to_string());
+            table_names.push(table.to_string());
+            names.push(name.to_string());
+            types.push(type_name.to_string());
+            positions.push(i as u64 + 1);
+            kinds.push(String::new());
+            exprs.push(String::new());
+            comments.push(String::new());
+            in_partition.push(false);
+            in_sorting.push(false);
+            in_primary.push(false);
+            codecs.push(String::new());
+        }
+    }
     Ok(vec![
         strings(db),
         strings(table_names),
