@@ -119,7 +119,7 @@ registry! {
     "max_execution_time": Seconds = "0", "Limit on the running time of a query in seconds (0: none).";
     "max_insert_block_size": UInt64 = "1048449", "Rows of the blocks formed for insertion into a table.";
     "max_insert_delayed_streams_for_parallel_write": UInt64 = "0", "How many streams may wait for their parts to be written in parallel.";
-    "max_insert_threads": UInt64 = "0", "Pipelines that write an INSERT in parallel (0: max_threads, as ClickHouse's auto).";
+    "max_insert_threads": MaxThreads = "0", "Pipelines that write an INSERT in parallel (0: max_threads, as ClickHouse's auto).";
     "max_memory_usage": UInt64 = "0", "Limit on memory used by one query in bytes (0: none).";
     "max_query_size": UInt64 = "262144", "Limit on the size of the query text parsed by the SQL parser.";
     "max_result_bytes": UInt64 = "0", "Limit on bytes of the result (0: none).";

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! input streams (one per SELECT partition, at most max_insert_threads pipelines)
-//!   each ─► squash to max_insert_block_size rows ─► split by partition id
+//!   each ─► squash to min_insert_block_size_rows / _bytes ─► split by partition id
 //!        ─► sort each block by the sorting key ─► PartWriter into tmp_insert_<name>/ (fsynced)
 //!   the streams' leftovers (< one block) ─► one last block, written the same way
 //!   ─► (every stream finished without error) rename every part into place, fsync the dir
@@ -47,9 +47,9 @@ pub struct PendingPart {
 pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<InsertResult> {
     let started = std::time::Instant::now();
     throttle(inner).await?;
-    let block_rows = match request.settings.get_u64("max_insert_block_size") {
-        0 => 1_048_449,
-        n => n as usize,
+    let squash = Squash {
+        rows: request.settings.get_u64("min_insert_block_size_rows") as usize,
+        bytes: request.settings.get_u64("min_insert_block_size_bytes") as usize,
     };
     let threads = request.settings.max_insert_threads();
     let dedup = Deduplication::of(inner, &request.settings);
@@ -66,7 +66,7 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         .into_iter()
         .map(|stream| {
             let (inner, failed) = (inner.clone(), failed.clone());
-            tokio::spawn(tracing::Instrument::instrument(run_pipeline(inner, stream, block_rows, writers, failed), span.clone()))
+            tokio::spawn(tracing::Instrument::instrument(run_pipeline(inner, stream, squash, writers, failed), span.clone()))
         })
         .collect();
     let mut outputs = Vec::with_capacity(pipelines.len());
@@ -126,6 +126,21 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// When a pipeline's rows make a block (ClickHouse's squashing): at
+/// `min_insert_block_size_rows` rows or `min_insert_block_size_bytes` bytes, whichever
+/// comes first; a threshold of 0 is off, and with both off every batch is a block.
+#[derive(Debug, Clone, Copy)]
+struct Squash {
+    rows: usize,
+    bytes: usize,
+}
+
+impl Squash {
+    fn is_full(self, rows: usize, bytes: usize) -> bool {
+        (self.rows == 0 && self.bytes == 0) || (self.rows > 0 && rows >= self.rows) || (self.bytes > 0 && bytes >= self.bytes)
+    }
+}
+
 /// What one insert pipeline wrote, and the rows it left for the final block.
 struct PipelineOutput {
     parts: Vec<PendingPart>,
@@ -134,20 +149,20 @@ struct PipelineOutput {
     bytes: u64,
 }
 
-/// Squashes one input stream into blocks of `block_rows` and writes each full block as
+/// Squashes one input stream into blocks (see [`Squash`]) and writes each full block as
 /// parts, with up to `writers` writes running beside the reading. Stops early when
 /// another pipeline of the INSERT has failed. On error, its own parts are removed.
 async fn run_pipeline(
     inner: Arc<Inner>,
     mut input: SendableRecordBatchStream,
-    block_rows: usize,
+    squash: Squash,
     writers: usize,
     failed: Arc<AtomicBool>,
 ) -> Result<PipelineOutput> {
     let mut pending: Vec<PendingPart> = Vec::new();
     let mut writing: VecDeque<tokio::task::JoinHandle<Result<Vec<PendingPart>>>> = VecDeque::new();
     let mut block: Vec<RecordBatch> = Vec::new();
-    let (mut block_len, mut rows, mut bytes) = (0usize, 0u64, 0u64);
+    let (mut block_len, mut block_bytes, mut rows, mut bytes) = (0usize, 0usize, 0u64, 0u64);
     let result: Result<()> = async {
         while let Some(batch) = input.next().await {
             if failed.load(Ordering::Relaxed) {
@@ -157,16 +172,19 @@ async fn run_pipeline(
             if batch.schema().fields() != inner.schema.fields() {
                 return Err(Error::new(ErrorCode::LOGICAL_ERROR, "Inserted block structure does not match the table"));
             }
+            let batch_bytes = batch.get_array_memory_size();
             rows += batch.num_rows() as u64;
-            bytes += batch.get_array_memory_size() as u64;
+            bytes += batch_bytes as u64;
             block_len += batch.num_rows();
+            block_bytes += batch_bytes;
             block.push(batch);
-            if block_len >= block_rows {
+            if squash.is_full(block_len, block_bytes) {
                 while writing.len() >= writers {
                     pending.extend(join_write(writing.pop_front()).await?);
                 }
                 writing.push_back(spawn_write(&inner, std::mem::take(&mut block)));
                 block_len = 0;
+                block_bytes = 0;
             }
         }
         while let Some(task) = writing.pop_front() {

@@ -96,8 +96,6 @@
 //! * Monotonic-function pruning ([`monotonic`]) knows a fixed list of non-decreasing
 //!   functions (no decreasing ones, no per-range monotonicity like `toHour` within a
 //!   day). `IN` lists longer than DataFusion's default `max_in_list_size` do not prune.
-//! * `min_insert_block_size_bytes` is not used for squashing (rows only:
-//!   `max_insert_block_size`).
 //! * TTL, SAMPLE BY, column ALTERs, projections, skip indexes, `T64`, `FPC` and `GCD`
 //!   codecs, more than one
 //!   transform per column. `DoubleDelta` and `Gorilla` are transforms followed by a

@@ -236,7 +236,7 @@ async fn failed_insert_leaves_nothing() {
     let schema = m.schema().unwrap();
     let fx = Fixture::create(dir.path(), m);
     let mut settings = Settings::new();
-    settings.set("max_insert_block_size", "100").unwrap();
+    settings.set("min_insert_block_size_rows", "100").unwrap();
     // Three blocks are written as parts before the stream fails.
     let batches = vec![
         Ok(ids_batch(schema.clone(), 0..100)),
@@ -391,7 +391,7 @@ async fn concurrent_inserts_and_scans_see_whole_inserts() {
         let fx = fx.clone();
         tokio::spawn(async move {
             let mut settings = Settings::new();
-            settings.set("max_insert_block_size", "300").unwrap();
+            settings.set("min_insert_block_size_rows", "300").unwrap();
             for k in 0..20u64 {
                 fx.insert(vec![Ok(ids_batch(schema.clone(), k * 1000..(k + 1) * 1000))], settings.clone()).await.unwrap();
             }
@@ -701,7 +701,7 @@ async fn slow_insert_is_not_covered_by_a_merge_that_ran_meanwhile() {
     let fx = Arc::new(Fixture::create(dir.path(), m));
     fx.insert(vec![Ok(ids_batch(schema.clone(), 0..10))], Settings::new()).await.unwrap();
 
-    // The slow INSERT: its first block is written as a part (max_insert_block_size = 1)
+    // The slow INSERT: its first block is written as a part (min_insert_block_size_rows = 1)
     // while the stream stays open.
     let (tx, rx) = tokio::sync::mpsc::channel::<datafusion::error::Result<RecordBatch>>(1);
     let slow = {
@@ -709,7 +709,7 @@ async fn slow_insert_is_not_covered_by_a_merge_that_ran_meanwhile() {
         let stream = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (b, rx)) });
         let input = Box::pin(RecordBatchStreamAdapter::new(schema.clone(), stream));
         let mut settings = Settings::new();
-        settings.set("max_insert_block_size", "1").unwrap();
+        settings.set("min_insert_block_size_rows", "1").unwrap();
         tokio::spawn(async move { table.engine.insert(granary_storage::InsertRequest::new(input, settings)).await })
     };
     tx.send(Ok(ids_batch(schema.clone(), 100..110))).await.unwrap();
@@ -739,7 +739,7 @@ fn id_streams(schema: &arrow::datatypes::SchemaRef, streams: u64, count: u64, si
 
 fn insert_settings(block_rows: &str, threads: &str) -> Settings {
     let mut settings = Settings::new();
-    settings.set("max_insert_block_size", block_rows).unwrap();
+    settings.set("min_insert_block_size_rows", block_rows).unwrap();
     settings.set("max_insert_threads", threads).unwrap();
     settings
 }
@@ -897,4 +897,33 @@ async fn batches_sorted_each_but_not_together_are_sorted_into_the_part() {
     expected.sort_unstable();
     expected.extend(200..400);
     assert_eq!(u64s(&got, 0), expected, "parts are read in order and each is sorted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocks_are_squashed_by_rows_or_bytes_whichever_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = meta(&[("id", "UInt64"), ("v", "String")], Some("id"), None, &[no_merges()]);
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    let batches = || (0..10u64).map(|b| Ok(ids_batch(schema.clone(), b * 100..(b + 1) * 100))).collect::<Vec<_>>();
+    let squash = |rows: &str, bytes: String| {
+        let mut settings = Settings::new();
+        settings.set("min_insert_block_size_rows", rows).unwrap();
+        settings.set("min_insert_block_size_bytes", &bytes).unwrap();
+        settings.set("max_insert_threads", "1").unwrap();
+        settings
+    };
+    // Both thresholds off: every batch is a part.
+    fx.insert(batches(), squash("0", "0".into())).await.unwrap();
+    assert_eq!(fx.part_dirs().len(), 10);
+    // Bytes first: a block is cut once two batches' bytes are in.
+    fx.table().engine.truncate().await.unwrap();
+    let one_batch = ids_batch(schema.clone(), 0..100).get_array_memory_size();
+    fx.insert(batches(), squash("1000000", (2 * one_batch).to_string())).await.unwrap();
+    assert_eq!(fx.part_dirs().len(), 5);
+    // Rows first.
+    fx.table().engine.truncate().await.unwrap();
+    fx.insert(batches(), squash("500", "1000000000".into())).await.unwrap();
+    assert_eq!(fx.part_dirs().len(), 2);
+    assert_eq!(fx.count().await, 1000);
 }

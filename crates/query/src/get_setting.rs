@@ -60,7 +60,12 @@ fn setting_literal(args: &FunctionArguments, settings: &Settings) -> Result<Expr
     let def = find_setting(&name).ok_or_else(|| Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}'")))?;
     let raw = settings.get(&name).unwrap_or(def.default);
     let text = match def.kind {
-        SettingKind::MaxThreads => settings.max_threads().to_string(),
+        // `auto` (0) resolves to the cores, as ClickHouse prints `auto(N)`.
+        SettingKind::MaxThreads => match raw.parse::<u64>() {
+            Ok(n) if n > 0 => n.to_string(),
+            _ if name == "max_insert_threads" => settings.max_insert_threads().to_string(),
+            _ => settings.max_threads().to_string(),
+        },
         SettingKind::UInt64 | SettingKind::NonZeroUInt64 | SettingKind::Int64 | SettingKind::Milliseconds => raw.parse::<i128>().map(|n| n.to_string()).unwrap_or_else(|_| "0".into()),
         SettingKind::Bool => (if matches!(raw, "1" | "true") { "true" } else { "false" }).to_string(),
         SettingKind::Float | SettingKind::Seconds => format!("toFloat64({})", raw.parse::<f64>().unwrap_or(0.0)),
