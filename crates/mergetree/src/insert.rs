@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use arrow::array::{make_comparator, ArrayRef};
 use arrow::compute::{concat_batches, sort_to_indices, take_record_batch, SortOptions};
+use arrow::row::{RowConverter, SortField};
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
@@ -222,14 +223,23 @@ async fn join_write(task: Option<tokio::task::JoinHandle<Result<Vec<PendingPart>
 
 /// Writes one squashed block as one part per partition (blocking).
 pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
-    // The common case of a sorted source into a table without PARTITION BY: the batches
-    // go to the writer as they are, without copying them into one block first.
-    if inner.mode == MergeMode::Ordinary && inner.keys.partition.is_empty() && is_sorted_run(inner, &batches)? {
-        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        let bytes: usize = batches.iter().map(RecordBatch::get_array_memory_size).sum();
-        let layout = PartLayout::for_size(&inner.settings, bytes as u64, rows as u64);
-        let info = PartInfo::new("all".to_string(), 0, 0, 0);
-        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, batches.into_iter().map(Ok))?]);
+    if inner.keys.partition.is_empty() {
+        let sorted = if is_sorted_run(inner, &batches)? {
+            if inner.mode == MergeMode::Ordinary {
+                // A sorted source: the batches go to the writer as they are, without
+                // copying them into one block first.
+                let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+                let bytes: usize = batches.iter().map(RecordBatch::get_array_memory_size).sum();
+                let layout = PartLayout::for_size(&inner.settings, bytes as u64, rows as u64);
+                let info = PartInfo::new("all".to_string(), 0, 0, 0);
+                return Ok(vec![write_part(inner, info, "tmp_insert_", layout, batches.into_iter().map(Ok))?]);
+            }
+            concat_batches(&inner.schema, &batches)?
+        } else {
+            sort_batches(inner, &batches)?
+        };
+        drop(batches);
+        return write_sorted_block(inner, "all".to_string(), sorted);
     }
     let batch = concat_batches(&inner.schema, &batches)?;
     drop(batches);
@@ -238,19 +248,7 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
         for (partition_id, indices) in inner.keys.split_by_partition(&batch)? {
             let rows = if indices.len() == batch.num_rows() { batch.clone() } else { take_record_batch(&batch, &indices)? };
             let sorted = sort_block(inner, rows)?;
-            // The block number is assigned at publish (see `publish`); until then the
-            // part is named only by its temporary directory.
-            let info = PartInfo::new(partition_id, 0, 0, 0);
-            if inner.mode == MergeMode::Ordinary {
-                let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
-                out.push(write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(sorted)))?);
-            } else {
-                // Replacing/Summing collapse equal keys of the block before writing it.
-                let chunk = inner.settings.index_granularity as usize;
-                let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
-                let source = Source::Block { batch: sorted, offset: 0, chunk };
-                out.extend(write_merged(inner, info, "tmp_insert_", layout, vec![source])?);
-            }
+            out.extend(write_sorted_block(inner, partition_id, sorted)?);
         }
         Ok(())
     })();
@@ -259,6 +257,21 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
         return Err(e);
     }
     Ok(out)
+}
+
+/// Writes the sorted rows of one partition as a part.
+fn write_sorted_block(inner: &Inner, partition_id: String, sorted: RecordBatch) -> Result<Vec<PendingPart>> {
+    // The block number is assigned at publish (see `publish`); until then the part is
+    // named only by its temporary directory.
+    let info = PartInfo::new(partition_id, 0, 0, 0);
+    let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
+    if inner.mode == MergeMode::Ordinary {
+        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(sorted)))?]);
+    }
+    // Replacing/Summing collapse equal keys of the block before writing it.
+    let chunk = inner.settings.index_granularity as usize;
+    let source = Source::Block { batch: sorted, offset: 0, chunk };
+    Ok(write_merged(inner, info, "tmp_insert_", layout, vec![source])?.into_iter().collect())
 }
 
 /// Writes sorted blocks as part `info` into a temporary directory.
@@ -336,43 +349,78 @@ fn sort_block(inner: &Inner, batch: RecordBatch) -> Result<RecordBatch> {
         return Ok(batch);
     }
     let keys = inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<Vec<_>>>()?;
-    let options = SortOptions { descending: false, nulls_first: true };
-    let comparators = keys.iter().map(|k| make_comparator(k.as_ref(), k.as_ref(), options)).collect::<std::result::Result<Vec<_>, _>>()?;
-    let compare = |a: usize, b: usize| {
-        for c in &comparators {
-            match c(a, b) {
-                std::cmp::Ordering::Equal => continue,
-                other => return other,
-            }
-        }
-        std::cmp::Ordering::Equal
-    };
-    let n = batch.num_rows();
-    // Data often arrives in key order (ids, time series): one linear check is much
-    // cheaper than a sort that would change nothing.
-    if (1..n).all(|i| compare(i - 1, i) != std::cmp::Ordering::Greater) {
-        return Ok(batch);
+    match sort_order(&keys)? {
+        Some(order) => Ok(take_record_batch(&batch, &arrow::array::UInt32Array::from(order))?),
+        None => Ok(batch),
     }
-    let mut order: Vec<u32> = if keys.len() == 1 && keys[0].data_type().is_primitive() {
-        // Arrow's primitive sort is far faster than a comparator sort, but unstable.
-        sort_to_indices(&keys[0], Some(options), None)?.values().to_vec()
-    } else {
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by(|&a, &b| compare(a as usize, b as usize));
-        order
+}
+
+/// The rows of `batches` in sorting-key order, as one batch: only the key columns are
+/// put together to sort; every column is then copied once, straight from the batches.
+fn sort_batches(inner: &Inner, batches: &[RecordBatch]) -> Result<RecordBatch> {
+    let mut keys_per_batch = Vec::with_capacity(batches.len());
+    for batch in batches {
+        keys_per_batch.push(inner.keys.sorting.iter().map(|k| k.evaluate(batch)).collect::<Result<Vec<_>>>()?);
+    }
+    let keys = (0..inner.keys.sorting.len())
+        .map(|k| {
+            let parts: Vec<&dyn arrow::array::Array> = keys_per_batch.iter().map(|keys| keys[k].as_ref()).collect();
+            Ok(arrow::compute::concat(&parts)?)
+        })
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let mut origin: Vec<(usize, usize)> = Vec::with_capacity(keys.first().map_or(0, |k| k.len()));
+    for (b, batch) in batches.iter().enumerate() {
+        origin.extend((0..batch.num_rows()).map(|row| (b, row)));
+    }
+    let order = match sort_order(&keys)? {
+        Some(order) => order.iter().map(|&i| origin[i as usize]).collect(),
+        None => origin,
     };
-    // Equal keys back in insertion order: the sort is then stable, which
-    // ReplacingMergeTree-style "last row wins" relies on.
-    let mut start = 0;
-    for i in 1..=n {
-        if i == n || compare(order[i - 1] as usize, order[i] as usize) != std::cmp::Ordering::Equal {
-            if i - start > 1 {
-                order[start..i].sort_unstable();
+    let refs: Vec<&RecordBatch> = batches.iter().collect();
+    Ok(arrow::compute::interleave_record_batch(&refs, &order)?)
+}
+
+/// The permutation that sorts rows by `keys` (ascending, NULLs first) stably: equal keys
+/// keep insertion order, which ReplacingMergeTree's "last row wins" relies on. None when
+/// the rows are in order already (one linear check, much cheaper than a sort that would
+/// change nothing: data often arrives in key order).
+fn sort_order(keys: &[ArrayRef]) -> Result<Option<Vec<u32>>> {
+    let n = keys.first().map_or(0, |k| k.len());
+    if keys.is_empty() || n < 2 {
+        return Ok(None);
+    }
+    if let [key] = keys {
+        if key.data_type().is_primitive() {
+            let options = SortOptions { descending: false, nulls_first: true };
+            let compare = make_comparator(key.as_ref(), key.as_ref(), options)?;
+            if (1..n).all(|i| compare(i - 1, i) != std::cmp::Ordering::Greater) {
+                return Ok(None);
             }
-            start = i;
+            // Arrow's primitive sort is far faster than a comparator sort, but unstable:
+            // runs of equal keys are put back in insertion order after.
+            let mut order = sort_to_indices(key, Some(options), None)?.values().to_vec();
+            let mut start = 0;
+            for i in 1..=n {
+                if i == n || compare(order[i - 1] as usize, order[i] as usize) != std::cmp::Ordering::Equal {
+                    if i - start > 1 {
+                        order[start..i].sort_unstable();
+                    }
+                    start = i;
+                }
+            }
+            return Ok(Some(order));
         }
     }
-    Ok(take_record_batch(&batch, &arrow::array::UInt32Array::from(order))?)
+    // Composite and string keys: Arrow's row format compares as bytes, and a stable
+    // sort of row numbers by it keeps equal keys in order.
+    let converter = RowConverter::new(keys.iter().map(|k| SortField::new(k.data_type().clone())).collect())?;
+    let rows = converter.convert_columns(keys)?;
+    if (1..n).all(|i| rows.row(i - 1) <= rows.row(i)) {
+        return Ok(None);
+    }
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by(|&a, &b| rows.row(a as usize).cmp(&rows.row(b as usize)));
+    Ok(Some(order))
 }
 
 pub fn discard(parts: &[PendingPart]) {

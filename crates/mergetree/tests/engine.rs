@@ -927,3 +927,21 @@ async fn blocks_are_squashed_by_rows_or_bytes_whichever_comes_first() {
     assert_eq!(fx.part_dirs().len(), 2);
     assert_eq!(fx.count().await, 1000);
 }
+
+#[tokio::test]
+async fn unsorted_batches_are_sorted_together_keeping_insertion_order_of_equal_keys() {
+    // A ReplacingMergeTree without version keeps the last inserted row of each key, so
+    // sorting several unsorted batches must keep equal keys in insertion order.
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = meta(&[("k", "String"), ("n", "UInt64"), ("v", "UInt64")], Some("(k, n)"), None, &[no_merges()]);
+    m.engine.name = "ReplacingMergeTree".into();
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    let rows = |k: &[&str], n: &[u64], v: &[u64]| {
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from(k.to_vec())), Arc::new(UInt64Array::from(n.to_vec())), Arc::new(UInt64Array::from(v.to_vec()))]).unwrap()
+    };
+    fx.insert(vec![Ok(rows(&["b", "a", "b"], &[2, 1, 2], &[1, 2, 3])), Ok(rows(&["a", "c", "b", "a"], &[1, 0, 2, 0], &[4, 5, 6, 7]))], Settings::new()).await.unwrap();
+    let (got, _) = fx.sql("SELECT k, n, v FROM t", 1).await;
+    let got = concat_batches(&schema, &got).unwrap();
+    assert_eq!(got, rows(&["a", "a", "b", "c"], &[0, 1, 2, 0], &[7, 4, 6, 5]));
+}
