@@ -12,6 +12,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def peak_rss_mib(pid):
+    """The process's peak resident memory (VmHWM) in MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def start(binary, path, wait_seconds=30):
     """Starts `binary server` on `path`; returns (process, port)."""
     port = free_port()

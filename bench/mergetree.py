@@ -44,11 +44,7 @@ class Granary:
         return body
 
     def peak_rss_mib(self):
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
+        return granary_server.peak_rss_mib(self.proc.pid)
 
     def stop(self):
         self.proc.terminate()
