@@ -86,6 +86,7 @@ pub(crate) async fn run(
     let format_name = format.or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
+        let stream = with_displayed_names(stream)?;
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
         Ok(Outcome::Rows { stream, limit_by, output_format, totals: None })
     };
@@ -375,6 +376,28 @@ pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
     name.database.clone().unwrap_or_else(|| ctx.current_database.clone())
 }
 
+/// Gives repeated result columns back the name ClickHouse shows (`SELECT a, a` has two
+/// columns `a`; the plan needs unique names, see `granary_sql::names::name_repeated_columns`).
+/// Arrow batches allow repeated field names, so only the schema changes.
+pub(crate) fn with_displayed_names(stream: SendableRecordBatchStream) -> Result<SendableRecordBatchStream> {
+    let schema = stream.schema();
+    if !schema.fields().iter().any(|f| granary_sql::names::is_repeat_name(f.name())) {
+        return Ok(stream);
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_name(granary_sql::names::displayed_name(f.name())))
+        .collect();
+    let displayed: SchemaRef = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    let batch_schema = displayed.clone();
+    let batches = futures::StreamExt::map(stream, move |batch| {
+        let batch = batch?;
+        Ok(RecordBatch::try_new(batch_schema.clone(), batch.columns().to_vec())?)
+    });
+    Ok(Box::pin(RecordBatchStreamAdapter::new(displayed, batches)))
+}
+
 /// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.
 /// A `WITH TOTALS` is ignored (INSERT ... SELECT, DESCRIBE, EXPLAIN take the rows alone).
 pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
@@ -402,6 +425,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     if let DFStatement::Statement(inner) = &mut statement {
         if let ast::Statement::Query(query) = inner.as_mut() {
             crate::column_lists::expand_column_lists(&ctx.state, query).await?;
+            granary_sql::names::name_repeated_columns(query);
         }
     }
     let plan = ctx.state.statement_to_plan(statement).await?;
