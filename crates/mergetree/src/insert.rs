@@ -35,7 +35,7 @@ use crate::engine::{Inner, MergeMode};
 use crate::merge::{write_merged, Source};
 use crate::part::Part;
 use crate::part_info::PartInfo;
-use crate::writer::{commit_part_dir, PartLayout, PartWriter};
+use crate::writer::{commit_part_dir, ChBlocks, PartLayout, PartWriter};
 
 /// A part written to its temporary directory, not yet visible.
 pub struct PendingPart {
@@ -211,7 +211,7 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
         let bytes: usize = batches.iter().map(RecordBatch::get_array_memory_size).sum();
         let layout = PartLayout::for_size(&inner.settings, bytes as u64, rows as u64);
         let info = PartInfo::new("all".to_string(), 0, 0, 0);
-        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, batches.into_iter().map(Ok))?]);
+        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, batches.into_iter().map(Ok))?]);
     }
     let batch = concat_batches(&inner.schema, &batches)?;
     drop(batches);
@@ -225,13 +225,13 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
             let info = PartInfo::new(partition_id, 0, 0, 0);
             if inner.mode == MergeMode::Ordinary {
                 let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
-                out.push(write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(sorted)))?);
+                out.push(write_part(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, std::iter::once(Ok(sorted)))?);
             } else {
                 // Replacing/Summing collapse equal keys of the block before writing it.
                 let chunk = inner.settings.index_granularity as usize;
                 let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
                 let source = Source::Block { batch: sorted, offset: 0, chunk };
-                out.extend(write_merged(inner, info, "tmp_insert_", layout, vec![source])?);
+                out.extend(write_merged(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, vec![source])?);
             }
         }
         Ok(())
@@ -249,13 +249,14 @@ pub fn write_part(
     info: PartInfo,
     tmp_prefix: &str,
     layout: PartLayout,
+    ch_blocks: ChBlocks,
     blocks: impl Iterator<Item = Result<RecordBatch>>,
 ) -> Result<PendingPart> {
     let tmp_seq = inner.next_tmp.fetch_add(1, Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
-        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?;
+        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout, ch_blocks)?;
         for block in blocks {
             writer.write(&block?)?;
         }

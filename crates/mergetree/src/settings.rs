@@ -33,6 +33,9 @@ pub struct MergeTreeSettings {
     /// Blocks remembered for insert deduplication (0: none, ClickHouse's default for a
     /// non-replicated table).
     pub non_replicated_deduplication_window: u64,
+    /// Rows per block a merge hands the part writer; where a block ends, a short last
+    /// granule is its own or joins the previous one (see `writer.rs`).
+    pub merge_max_block_size: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -50,6 +53,7 @@ impl Default for MergeTreeSettings {
             max_compress_block_size: 1024 * 1024,
             allow_dimensions_outside_sorting_key: 0,
             non_replicated_deduplication_window: 0,
+            merge_max_block_size: 8192,
         }
     }
 }
@@ -73,6 +77,7 @@ impl MergeTreeSettings {
                 "max_compress_block_size" => &mut s.max_compress_block_size,
                 "allow_dimensions_outside_sorting_key" => &mut s.allow_dimensions_outside_sorting_key,
                 "non_replicated_deduplication_window" => &mut s.non_replicated_deduplication_window,
+                "merge_max_block_size" => &mut s.merge_max_block_size,
                 _ => {
                     return Err(Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}' for storage MergeTree")))
                 }
