@@ -167,6 +167,25 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             settings,
         ),
         (
+            "merge_tree_settings",
+            vec![
+                ("name", "String"),
+                ("value", "String"),
+                ("default", "String"),
+                ("changed", "UInt8"),
+                ("description", "String"),
+                ("min", "Nullable(String)"),
+                ("max", "Nullable(String)"),
+                ("disallowed_values", "Array(String)"),
+                ("readonly", "UInt8"),
+                ("type", "String"),
+                ("is_obsolete", "UInt8"),
+                // Enum8 in ClickHouse; Granary has no Enum types, the text is the same.
+                ("tier", "String"),
+            ],
+            merge_tree_settings,
+        ),
+        (
             "functions",
             vec![("name", "String"), ("is_aggregate", "UInt8"), ("case_insensitive", "UInt8"), ("alias_to", "String"), ("origin", "String"), ("description", "String")],
             functions,
@@ -773,6 +792,28 @@ fn settings(_: &Shared, context: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         u8s(SETTINGS_REGISTRY.iter().map(|_| false)),
         strings(SETTINGS_REGISTRY.iter().map(|d| d.kind.type_name())),
         strings(SETTINGS_REGISTRY.iter().map(|d| d.default)),
+    ])
+}
+
+/// The MergeTree settings Granary accepts in `SETTINGS`, at their defaults: the server has
+/// no `<merge_tree>` configuration section, so none is ever changed.
+fn merge_tree_settings(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    use granary_mergetree::settings::SETTINGS;
+    let defaults = granary_mergetree::MergeTreeSettings::default();
+    let no_bounds = || Arc::new(StringArray::from(vec![None::<&str>; SETTINGS.len()])) as ArrayRef;
+    Ok(vec![
+        strings(SETTINGS.iter().map(|s| s.name)),
+        strings(SETTINGS.iter().map(|s| s.value_in(&defaults))),
+        strings(SETTINGS.iter().map(|s| s.value_in(&defaults))),
+        u8s(SETTINGS.iter().map(|_| false)),
+        strings(SETTINGS.iter().map(|s| s.description)),
+        no_bounds(),
+        no_bounds(),
+        string_lists(SETTINGS.iter().map(|_| Vec::new())),
+        u8s(SETTINGS.iter().map(|s| s.readonly)),
+        strings(SETTINGS.iter().map(|s| s.type_name)),
+        u8s(SETTINGS.iter().map(|_| false)),
+        strings(SETTINGS.iter().map(|_| "Production")),
     ])
 }
 
