@@ -120,13 +120,13 @@ pub(crate) async fn run(
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY together with ORDER BY ... WITH FILL is not supported yet"));
             }
             let (plan, totals) = plan_query_with_totals(ctx, query).await?;
-            let physical = ctx.state.create_physical_plan(&plan).await?;
+            let physical = physical_plan(ctx, &plan).await?;
             // The cache keeps one plan per query: a query with totals is always planned.
             if let Some(key) = plan_key.filter(|_| totals.is_none() && crate::plan_cache::is_reusable(&plan)) {
                 instance.plan_cache().insert(key, &physical);
             }
             let totals = match totals {
-                Some(totals) => Some(ctx.state.create_physical_plan(&totals).await?),
+                Some(totals) => Some(physical_plan(ctx, &totals).await?),
                 None => None,
             };
             let mut result = rows(execute_physical(ctx, ctx.state.config().clone(), physical)?, limit_by)?;
@@ -317,7 +317,7 @@ pub(crate) async fn run(
             let text = match kind.as_str() {
                 "PLAN" | "QUERY" => format!("{}", ctx.state.optimize(&plan)?.display_indent()),
                 "PIPELINE" => {
-                    let physical = ctx.state.create_physical_plan(&plan).await?;
+                    let physical = physical_plan(ctx, &plan).await?;
                     format!("{}", datafusion::physical_plan::displayable(physical.as_ref()).indent(false))
                 }
                 "SYNTAX" | "AST" => format!("{}", plan.display_indent()),
@@ -441,8 +441,36 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     Ok((plan, totals))
 }
 
+/// Optimizes and plans `plan` for execution (what `SessionState::create_physical_plan`
+/// does), noting on the way the tables and columns its scans read: after projection
+/// pushdown a scan names exactly the columns it reads.
+pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+    let optimized = ctx.state.optimize(plan)?;
+    record_scans(ctx, &optimized);
+    Ok(ctx.state.query_planner().create_physical_plan(&optimized, &ctx.state).await?)
+}
+
+fn record_scans(ctx: &QueryContext, plan: &LogicalPlan) {
+    use datafusion::common::tree_node::TreeNodeRecursion;
+    let mut accessed = ctx.accessed.lock();
+    let _ = plan.apply_with_subqueries(|node| {
+        if let LogicalPlan::TableScan(scan) = node {
+            let (database, table) = match &scan.table_name {
+                TableReference::Bare { table } => (ctx.current_database.as_str(), table.as_ref()),
+                TableReference::Partial { schema, table } | TableReference::Full { schema, table, .. } => (schema.as_ref(), table.as_ref()),
+            };
+            // Table functions (`numbers()`, `file()`) scan under their call's text; they
+            // are no table of a database.
+            if !table.contains('(') {
+                accessed.add(database, table, scan.projected_schema.fields().iter().map(|f| f.name().as_str()));
+            }
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+}
+
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
-    let physical = ctx.state.create_physical_plan(plan).await?;
+    let physical = physical_plan(ctx, plan).await?;
     execute_physical(ctx, ctx.state.config().clone(), physical)
 }
 
@@ -450,7 +478,7 @@ pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Resu
 /// the engine, which writes them in parallel, each in its partition's order (a plan
 /// that must keep a global order, with ORDER BY or LIMIT, has a single partition).
 pub(crate) async fn execute_plan_partitioned(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Vec<SendableRecordBatchStream>> {
-    let physical = ctx.state.create_physical_plan(plan).await?;
+    let physical = physical_plan(ctx, plan).await?;
     let task = task_context(ctx, ctx.state.config().clone());
     Ok(datafusion::physical_plan::execute_stream_partitioned(physical, task)?)
 }

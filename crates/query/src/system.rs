@@ -220,6 +220,9 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("initial_query_id", "String"),
                 ("is_initial_query", "UInt8"),
                 ("log_comment", "String"),
+                ("databases", "Array(LowCardinality(String))"),
+                ("tables", "Array(LowCardinality(String))"),
+                ("columns", "Array(LowCardinality(String))"),
             ],
             query_log,
         ),
@@ -633,7 +636,21 @@ fn camel(name: &str) -> String {
 }
 
 pub(crate) fn string_lists(lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
-    let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
+    string_lists_of(Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false)), lists)
+}
+
+/// An `Array(LowCardinality(String))` column: strings as `Array(String)`, with the element
+/// field carrying the LowCardinality type name the schema declares.
+fn low_cardinality_string_lists(lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
+    let declared = schema(&[("lists", "Array(LowCardinality(String))")]);
+    let item = match declared.field(0).data_type() {
+        arrow::datatypes::DataType::List(item) => item.clone(),
+        _ => Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false)),
+    };
+    string_lists_of(item, lists)
+}
+
+fn string_lists_of(item: arrow::datatypes::FieldRef, lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
     let mut builder = ListBuilder::new(StringBuilder::new()).with_field(item);
     for list in lists {
         for value in list {
@@ -882,6 +899,9 @@ fn query_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(entries.iter().map(|e| &e.query_id)),
         u8s(entries.iter().map(|_| true)),
         strings(entries.iter().map(|e| &e.log_comment)),
+        low_cardinality_string_lists(entries.iter().map(|e| e.databases.clone())),
+        low_cardinality_string_lists(entries.iter().map(|e| e.tables.clone())),
+        low_cardinality_string_lists(entries.iter().map(|e| e.columns.clone())),
     ])
 }
 
