@@ -107,7 +107,8 @@ def test_point_lookup_reads_only_its_granules(server):
         server.query("INSERT INTO default.pl SELECT number, toString(number) FROM numbers(100000)")
         for sql, rows, max_read in [
             ("SELECT * FROM default.pl WHERE id = 77777", "77777\t77777\n", 128),
-            ("SELECT v FROM default.pl PREWHERE id IN (5, 50000, 99999, 100001)", None, 3 * 128),
+            # 100000 rows end with 32, under half a granule: the last granule holds 160.
+            ("SELECT v FROM default.pl PREWHERE id IN (5, 50000, 99999, 100001)", None, 2 * 128 + 160),
         ]:
             r = server.request(sql)
             assert r.status == 200, r.text
