@@ -67,6 +67,13 @@ def test_query_types_round_trip(client):
     assert result.result_rows[2][3] == 3.0
 
 
+def test_repeated_column_names_reach_the_client(client):
+    # ClickHouse returns both columns under one name; clients see them by position.
+    result = client.query("SELECT number, *, number * 2, number * 2 FROM numbers(2)")
+    assert result.column_names == ("number", "number", "multiply(number, 2)", "multiply(number, 2)")
+    assert result.result_rows == [(0, 0, 0, 0), (1, 1, 2, 2)]
+
+
 def test_insert_rows_and_read_them_back(client, table):
     rows = [
         [1, "a", datetime.datetime(2024, 1, 1, 12, 0), None, "x", [1, 2], 1.25, b"abc"],

@@ -6,7 +6,8 @@ Suites: differential_mergetree/setup.sql + queries.sql (ids `mergetree-<n>`: key
 partitions, SELECT ... FINAL on ReplacingMergeTree and SummingMergeTree), and every
 subdirectory `<name>/` with its own setup.sql + queries.sql (ids `<name>-<n>`), e.g.
 `telecom/`: the production workload of seed 003 (raw sessions, AggregatingMergeTree
-rollups of uniq/sum states, nested dictionaries, system tables). Each suite's setup runs
+rollups of uniq/sum states, nested dictionaries, system tables), `granules/`: granule
+cuts (system.parts marks) after INSERTs of many sizes and after merges. Each suite's setup runs
 once in a fresh chdb session and in Granary, with merges stopped so both sides keep the
 same parts; its databases are dropped afterwards."""
 import re

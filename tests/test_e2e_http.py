@@ -107,7 +107,8 @@ def test_point_lookup_reads_only_its_granules(server):
         server.query("INSERT INTO default.pl SELECT number, toString(number) FROM numbers(100000)")
         for sql, rows, max_read in [
             ("SELECT * FROM default.pl WHERE id = 77777", "77777\t77777\n", 128),
-            ("SELECT v FROM default.pl PREWHERE id IN (5, 50000, 99999, 100001)", None, 3 * 128),
+            # 100000 rows end with 32, under half a granule: the last granule holds 160.
+            ("SELECT v FROM default.pl PREWHERE id IN (5, 50000, 99999, 100001)", None, 2 * 128 + 160),
         ]:
             r = server.request(sql)
             assert r.status == 200, r.text
@@ -637,6 +638,45 @@ def test_query_log(server):
     assert server.request("SYSTEM FLUSH LOGS").status == 200
     on_disk = (Path(server.path) / "system_logs" / "query_log.jsonl").read_text()
     assert query_id in on_disk and failed_id in on_disk
+
+
+def test_query_log_lists_databases_tables_and_columns(server):
+    # The seed's report: select query, query_id, columns from system.query_log where databases = ['x'].
+    db = "qlog_objects_" + uuid.uuid4().hex[:8]
+    server.query(f"CREATE DATABASE {db}")
+    try:
+        server.query(f"CREATE TABLE {db}.t (a UInt32, b String, c Float64) ENGINE = MergeTree ORDER BY a")
+        server.query(f"CREATE TABLE {db}.u (a UInt32, d String) ENGINE = MergeTree ORDER BY a")
+        tag = uuid.uuid4().hex
+        queries = [
+            f"/* {tag} */ INSERT INTO {db}.t VALUES (1, 'x', 1.5)",
+            f"/* {tag} */ SELECT b, a FROM {db}.t WHERE c > 0 FORMAT Null",
+            f"/* {tag} */ SELECT d FROM {db}.u WHERE a IN (SELECT a FROM {db}.t) FORMAT Null",
+            f"/* {tag} */ INSERT INTO {db}.u (a) SELECT a FROM {db}.t",
+            f"/* {tag} */ SELECT a, d FROM {db}.u WHERE a = 1 FORMAT Null",
+            f"/* {tag} */ SELECT number FROM numbers(3) FORMAT Null",
+        ]
+        for q in queries:
+            server.query(q)
+        server.request("SYSTEM FLUSH LOGS")
+        out = server.query(
+            f"SELECT databases, tables, columns, toTypeName(columns) FROM system.query_log "
+            f"WHERE type = 'QueryFinish' AND query LIKE '%{tag}%' AND query NOT LIKE '%query_log%' ORDER BY event_time_microseconds"
+        )
+        t, u = f"{db}.t", f"{db}.u"
+        lc = "Array(LowCardinality(String))"
+        assert out.splitlines() == [
+            f"['{db}']\t['{t}']\t['{t}.a','{t}.b','{t}.c']\t{lc}",
+            f"['{db}']\t['{t}']\t['{t}.a','{t}.b','{t}.c']\t{lc}",
+            f"['{db}']\t['{t}','{u}']\t['{t}.a','{u}.a','{u}.d']\t{lc}",
+            f"['{db}']\t['{t}','{u}']\t['{t}.a','{u}.a']\t{lc}",
+            f"['{db}']\t['{u}']\t['{u}.a','{u}.d']\t{lc}",
+            f"[]\t[]\t[]\t{lc}",
+        ], out
+        out = server.query(f"SELECT count() FROM system.query_log WHERE databases = ['{db}'] AND type = 'QueryFinish' AND query LIKE '%{tag}%'")
+        assert out == "5\n", out
+    finally:
+        server.query(f"DROP DATABASE {db}")
 
 
 # ---------------------------------------------------------------- restarts

@@ -201,6 +201,11 @@ fn classify_message(message: String) -> Error {
         ErrorCode::UNKNOWN_IDENTIFIER
     } else if lower.contains("invalid function") || lower.contains("unknown function") {
         ErrorCode::UNKNOWN_FUNCTION
+    } else if lower.contains("projections require unique expression names") {
+        // Repeated result columns get unique internal names before planning
+        // (granary-sql names::name_repeated_columns); what is left is one alias given
+        // to different expressions.
+        ErrorCode::MULTIPLE_EXPRESSIONS_FOR_ALIAS
     } else if lower.contains("ambiguous reference") {
         ErrorCode::BAD_ARGUMENTS
     } else if lower.contains("cannot cast") || lower.contains("unsupported cast") {

@@ -36,7 +36,7 @@ use crate::engine::{Inner, MergeMode};
 use crate::merge::{write_merged, Source};
 use crate::part::Part;
 use crate::part_info::PartInfo;
-use crate::writer::{commit_part_dir, PartLayout, PartWriter};
+use crate::writer::{commit_part_dir, ChBlocks, PartLayout, PartWriter};
 
 /// A part written to its temporary directory, not yet visible.
 pub struct PendingPart {
@@ -232,7 +232,7 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
                 let bytes: usize = batches.iter().map(RecordBatch::get_array_memory_size).sum();
                 let layout = PartLayout::for_size(&inner.settings, bytes as u64, rows as u64);
                 let info = PartInfo::new("all".to_string(), 0, 0, 0);
-                return Ok(vec![write_part(inner, info, "tmp_insert_", layout, batches.into_iter().map(Ok))?]);
+                return Ok(vec![write_part(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, batches.into_iter().map(Ok))?]);
             }
             concat_batches(&inner.schema, &batches)?
         } else {
@@ -266,12 +266,12 @@ fn write_sorted_block(inner: &Inner, partition_id: String, sorted: RecordBatch) 
     let info = PartInfo::new(partition_id, 0, 0, 0);
     let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
     if inner.mode == MergeMode::Ordinary {
-        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(sorted)))?]);
+        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, std::iter::once(Ok(sorted)))?]);
     }
     // Replacing/Summing collapse equal keys of the block before writing it.
     let chunk = inner.settings.index_granularity as usize;
     let source = Source::Block { batch: sorted, offset: 0, chunk };
-    Ok(write_merged(inner, info, "tmp_insert_", layout, vec![source])?.into_iter().collect())
+    Ok(write_merged(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, vec![source])?.into_iter().collect())
 }
 
 /// Writes sorted blocks as part `info` into a temporary directory.
@@ -280,13 +280,14 @@ pub fn write_part(
     info: PartInfo,
     tmp_prefix: &str,
     layout: PartLayout,
+    ch_blocks: ChBlocks,
     blocks: impl Iterator<Item = Result<RecordBatch>>,
 ) -> Result<PendingPart> {
     let tmp_seq = inner.next_tmp.fetch_add(1, Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
-        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?;
+        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout, ch_blocks)?;
         for block in blocks {
             writer.write(&block?)?;
         }

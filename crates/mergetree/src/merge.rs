@@ -27,7 +27,7 @@ use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
 use crate::selector::select_merge;
-use crate::writer::{commit_part_dir, PartLayout};
+use crate::writer::{commit_part_dir, ChBlocks, PartLayout};
 
 /// One background merge step: returns true when a merge was done.
 pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
@@ -164,22 +164,36 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     if counted.peek().is_none() {
         return Ok(None);
     }
-    write_part(inner, info, "tmp_merge_", layout_of_merge(inner, sources), counted).map(Some)
+    write_part(inner, info, "tmp_merge_", layout_of_merge(inner, sources), merge_blocks(inner), counted).map(Some)
 }
 
 /// Writes the merge of `inputs` (each sorted) as part `info`; None when no row survives
 /// (SummingMergeTree rows that sum to zero).
-pub fn write_merged(inner: &Inner, info: PartInfo, tmp_prefix: &str, layout: PartLayout, inputs: Vec<Source>) -> Result<Option<PendingPart>> {
+pub fn write_merged(
+    inner: &Inner,
+    info: PartInfo,
+    tmp_prefix: &str,
+    layout: PartLayout,
+    ch_blocks: ChBlocks,
+    inputs: Vec<Source>,
+) -> Result<Option<PendingPart>> {
     let mut merger = Merger::new(inner, inputs)?;
     match merger.next() {
         None => Ok(None),
         Some(Err(e)) => Err(e),
-        Some(Ok(first)) => write_part(inner, info, tmp_prefix, layout, std::iter::once(Ok(first)).chain(merger)).map(Some),
+        Some(Ok(first)) => write_part(inner, info, tmp_prefix, layout, ch_blocks, std::iter::once(Ok(first)).chain(merger)).map(Some),
     }
 }
 
 /// The layout of a part made from `sources`, by their total uncompressed size and rows
 /// (as ClickHouse decides it before merging).
+/// The blocks ClickHouse's merge hands its part writer: `merge_max_block_size` rows each.
+/// (When one source runs out ClickHouse passes the rest of the other source's chunk on as
+/// it is, which can cut blocks elsewhere; that is not modelled.)
+pub fn merge_blocks(inner: &Inner) -> ChBlocks {
+    ChBlocks::OfRows(inner.settings.merge_max_block_size.max(1) as usize)
+}
+
 pub fn layout_of_merge(inner: &Inner, sources: &[Arc<Part>]) -> PartLayout {
     let bytes = sources.iter().map(|p| p.sizes().map_or(p.bytes_on_disk, |s| s.data_uncompressed_bytes)).sum();
     PartLayout::for_size(&inner.settings, bytes, sources.iter().map(|p| p.rows).sum())

@@ -33,6 +33,9 @@ pub struct MergeTreeSettings {
     /// Blocks remembered for insert deduplication (0: none, ClickHouse's default for a
     /// non-replicated table).
     pub non_replicated_deduplication_window: u64,
+    /// Rows per block a merge hands the part writer; where a block ends, a short last
+    /// granule is its own or joins the previous one (see `writer.rs`).
+    pub merge_max_block_size: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -50,9 +53,125 @@ impl Default for MergeTreeSettings {
             max_compress_block_size: 1024 * 1024,
             allow_dimensions_outside_sorting_key: 0,
             non_replicated_deduplication_window: 0,
+            merge_max_block_size: 8192,
         }
     }
 }
+
+/// One MergeTree setting as `system.merge_tree_settings` shows it; the same table
+/// drives `SETTINGS` parsing, so the list and the parser cannot drift apart.
+pub struct SettingInfo {
+    pub name: &'static str,
+    /// ClickHouse's type name for the setting (`UInt64`, `Bool`, `Seconds`, ...).
+    pub type_name: &'static str,
+    /// Fixed once the table exists (ClickHouse's `readonly` column).
+    pub readonly: bool,
+    pub description: &'static str,
+    slot: fn(&mut MergeTreeSettings) -> &mut u64,
+}
+
+impl SettingInfo {
+    /// The setting's value in `settings`, as text (a Bool as 0 or 1, as ClickHouse shows it).
+    pub fn value_in(&self, settings: &MergeTreeSettings) -> String {
+        let mut copy = settings.clone();
+        (self.slot)(&mut copy).to_string()
+    }
+}
+
+/// Every setting Granary's MergeTree accepts, in ClickHouse's names.
+pub const SETTINGS: &[SettingInfo] = &[
+    SettingInfo {
+        name: "allow_dimensions_outside_sorting_key",
+        type_name: "Bool",
+        readonly: false,
+        description: "AggregatingMergeTree: allow columns that are neither in the sorting key nor aggregate functions; when rows collapse they keep the first row's value.",
+        slot: |s| &mut s.allow_dimensions_outside_sorting_key,
+    },
+    SettingInfo {
+        name: "index_granularity",
+        type_name: "UInt64",
+        readonly: true,
+        description: "Maximum number of rows between the marks of an index (rows per granule, one primary-key entry each). A block's last granule under half of it joins the previous granule.",
+        slot: |s| &mut s.index_granularity,
+    },
+    SettingInfo {
+        name: "index_granularity_bytes",
+        type_name: "UInt64",
+        readonly: true,
+        description: "Maximum uncompressed bytes of a granule (adaptive granularity): granules of wide rows get fewer rows. 0 disables the limit.",
+        slot: |s| &mut s.index_granularity_bytes,
+    },
+    SettingInfo {
+        name: "max_bytes_to_merge_at_max_space_in_pool",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Largest total size in bytes of the parts of one background merge.",
+        slot: |s| &mut s.max_bytes_to_merge_at_max_space_in_pool,
+    },
+    SettingInfo {
+        name: "max_compress_block_size",
+        type_name: "UInt64",
+        readonly: false,
+        description: "A compressed block of a column file never grows past this many bytes, unless a single granule is larger.",
+        slot: |s| &mut s.max_compress_block_size,
+    },
+    SettingInfo {
+        name: "merge_max_block_size",
+        type_name: "NonZeroUInt64",
+        readonly: false,
+        description: "Rows per block that a merge or mutation hands the part writer; where a block ends, its short last granule is cut or joins the previous one.",
+        slot: |s| &mut s.merge_max_block_size,
+    },
+    SettingInfo {
+        name: "min_bytes_for_wide_part",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Parts smaller than this many uncompressed bytes are written in the Compact format (one data file for all columns), larger ones in the Wide format.",
+        slot: |s| &mut s.min_bytes_for_wide_part,
+    },
+    SettingInfo {
+        name: "min_compress_block_size",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Bytes of encoded granules gathered before a compressed block of a column file is cut.",
+        slot: |s| &mut s.min_compress_block_size,
+    },
+    SettingInfo {
+        name: "min_rows_for_wide_part",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Parts with fewer rows are written in the Compact format too (0: only min_bytes_for_wide_part decides).",
+        slot: |s| &mut s.min_rows_for_wide_part,
+    },
+    SettingInfo {
+        name: "non_replicated_deduplication_window",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Number of recent inserted blocks whose hashes are kept to drop repeated inserts (0: no deduplication).",
+        slot: |s| &mut s.non_replicated_deduplication_window,
+    },
+    SettingInfo {
+        name: "old_parts_lifetime",
+        type_name: "Seconds",
+        readonly: false,
+        description: "Seconds an outdated part is kept after a merge; parts still read by a query are kept until it ends.",
+        slot: |s| &mut s.old_parts_lifetime,
+    },
+    SettingInfo {
+        name: "parts_to_delay_insert",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Active parts in one partition from which inserts are slowed down to let merges catch up.",
+        slot: |s| &mut s.parts_to_delay_insert,
+    },
+    SettingInfo {
+        name: "parts_to_throw_insert",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Active parts in one partition from which inserts fail with TOO_MANY_PARTS.",
+        slot: |s| &mut s.parts_to_throw_insert,
+    },
+];
 
 impl MergeTreeSettings {
     /// Builds the settings from `SETTINGS name = value, ...` pairs. Unknown names are an
@@ -60,29 +179,18 @@ impl MergeTreeSettings {
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Self> {
         let mut s = MergeTreeSettings::default();
         for (name, value) in pairs {
-            let slot = match name.as_str() {
-                "index_granularity" => &mut s.index_granularity,
-                "index_granularity_bytes" => &mut s.index_granularity_bytes,
-                "min_bytes_for_wide_part" => &mut s.min_bytes_for_wide_part,
-                "min_rows_for_wide_part" => &mut s.min_rows_for_wide_part,
-                "old_parts_lifetime" => &mut s.old_parts_lifetime,
-                "parts_to_delay_insert" => &mut s.parts_to_delay_insert,
-                "parts_to_throw_insert" => &mut s.parts_to_throw_insert,
-                "max_bytes_to_merge_at_max_space_in_pool" => &mut s.max_bytes_to_merge_at_max_space_in_pool,
-                "min_compress_block_size" => &mut s.min_compress_block_size,
-                "max_compress_block_size" => &mut s.max_compress_block_size,
-                "allow_dimensions_outside_sorting_key" => &mut s.allow_dimensions_outside_sorting_key,
-                "non_replicated_deduplication_window" => &mut s.non_replicated_deduplication_window,
-                _ => {
-                    return Err(Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}' for storage MergeTree")))
-                }
+            let Some(info) = SETTINGS.iter().find(|info| info.name == name.as_str()) else {
+                return Err(Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}' for storage MergeTree")));
             };
-            *slot = parse_u64(value).ok_or_else(|| {
+            *(info.slot)(&mut s) = parse_u64(value).ok_or_else(|| {
                 Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot parse value '{value}' of MergeTree setting {name} as an unsigned integer"))
             })?;
         }
         if s.index_granularity == 0 {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "index_granularity: value 0 makes no sense"));
+        }
+        if s.merge_max_block_size == 0 {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "merge_max_block_size: value 0 makes no sense"));
         }
         if s.parts_to_throw_insert > 0 && s.parts_to_delay_insert > s.parts_to_throw_insert {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "parts_to_delay_insert must not be greater than parts_to_throw_insert"));
@@ -112,5 +220,16 @@ mod tests {
         let e = MergeTreeSettings::from_pairs(&[("index_granularty".into(), "256".into())]).unwrap_err();
         assert_eq!(e.code(), ErrorCode::UNKNOWN_SETTING);
         assert!(MergeTreeSettings::from_pairs(&[("index_granularity".into(), "0".into())]).is_err());
+    }
+
+    #[test]
+    fn every_listed_setting_parses_and_reads_back() {
+        let defaults = MergeTreeSettings::default();
+        for info in SETTINGS {
+            let default: u64 = info.value_in(&defaults).parse().unwrap();
+            let changed = if info.type_name == "Bool" { 1 - default } else { default + 1 };
+            let s = MergeTreeSettings::from_pairs(&[(info.name.to_string(), changed.to_string())]).unwrap();
+            assert_eq!(info.value_in(&s), changed.to_string(), "{}", info.name);
+        }
     }
 }

@@ -8,6 +8,17 @@
 //! Granules hold `index_granularity` rows, fewer when the block's average row size
 //! times the row count would pass `index_granularity_bytes` (adaptive granularity, as
 //! ClickHouse computes it from the block being written).
+//!
+//! ClickHouse's writer (`fillIndexGranularityImpl`) cuts granules per block it is handed,
+//! and a block's last granule that comes out short is kept apart only when it holds at
+//! least half a granule; fewer rows are added to the previous granule, so a granule may
+//! hold up to 1.5 × `index_granularity` rows (9720 rows at 8192 are one granule). The
+//! rule only applies when a granule was completed inside that block; a block too small
+//! to complete one leaves its granule open for the next block. `system.parts.marks`
+//! shows the result, so the writer follows the same blocks: an INSERT's part is one
+//! block, a merge's output comes in blocks of `merge_max_block_size` rows
+//! ([`ChBlocks`]). To merge a tail, the last completed granule is held back (a slice,
+//! no copy) until the block ends.
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -125,6 +136,17 @@ impl ColumnWriter {
     }
 }
 
+/// The blocks ClickHouse's writer would be handed for the rows of a part, which decide
+/// where a short last granule goes (see the module comment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChBlocks {
+    /// An INSERT: the part's rows are one block.
+    WholePart,
+    /// A merge or mutation: blocks of this many rows (`merge_max_block_size`), the last
+    /// one shorter.
+    OfRows(usize),
+}
+
 pub struct PartWriter<'a> {
     info: PartInfo,
     /// The temporary directory written into.
@@ -135,7 +157,18 @@ pub struct PartWriter<'a> {
     layout: PartLayout,
     files: Vec<BinFile>,
     columns: Vec<ColumnWriter>,
+    /// Rows of the granule being filled.
     pending: Option<RecordBatch>,
+    /// The last completed granule, not yet written: a short tail of its block may still
+    /// be added to it.
+    held: Option<RecordBatch>,
+    blocks: ChBlocks,
+    /// Rows of the current ClickHouse block passed so far.
+    block_rows_seen: usize,
+    /// Whether a granule was completed inside the current block (the tail rule applies).
+    completed_in_block: bool,
+    /// The granule size of the last rows written, for the tail rule.
+    granule_target: usize,
     primary: Vec<Vec<ArrayRef>>,
     last_row: Option<RecordBatch>,
     /// Running (min, max) of each partition-key column.
@@ -153,6 +186,7 @@ impl<'a> PartWriter<'a> {
         keys: &'a TableKeys,
         settings: &'a MergeTreeSettings,
         layout: PartLayout,
+        blocks: ChBlocks,
     ) -> Result<Self> {
         fs::create_dir_all(tmp_dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", tmp_dir.display()))?;
         let create = |name: String| -> Result<BinFile> {
@@ -187,6 +221,11 @@ impl<'a> PartWriter<'a> {
             files,
             columns,
             pending: None,
+            held: None,
+            blocks,
+            block_rows_seen: 0,
+            completed_in_block: false,
+            granule_target: settings.index_granularity as usize,
             primary: Vec::new(),
             last_row: None,
             minmax: vec![None; keys.partition_columns.len()],
@@ -200,25 +239,65 @@ impl<'a> PartWriter<'a> {
             return Ok(());
         }
         let g = self.granule_rows(batch);
+        self.granule_target = g;
         let mut offset = 0;
-        if let Some(pending) = self.pending.take() {
-            let take = g.saturating_sub(pending.num_rows()).min(batch.num_rows());
-            let joined = concat_batches(&self.schema, [&pending, &batch.slice(0, take)])?;
-            offset = take;
-            if joined.num_rows() >= g {
-                self.write_granule(&joined)?;
-            } else {
-                self.pending = Some(joined);
-                return Ok(());
+        while offset < batch.num_rows() {
+            let open = self.pending.as_ref().map_or(0, |p| p.num_rows());
+            let to_block_end = match self.blocks {
+                ChBlocks::WholePart => usize::MAX,
+                ChBlocks::OfRows(block) => block - self.block_rows_seen,
+            };
+            // A smaller granule size than the open granule's completes it at once.
+            let take = g.saturating_sub(open).min(batch.num_rows() - offset).min(to_block_end);
+            if take > 0 {
+                let piece = batch.slice(offset, take);
+                self.pending = Some(match self.pending.take() {
+                    Some(p) => concat_batches(&self.schema, [&p, &piece])?,
+                    None => piece,
+                });
+                offset += take;
+                self.block_rows_seen += take;
+            }
+            if self.pending.as_ref().is_some_and(|p| p.num_rows() >= g) {
+                self.complete_granule()?;
+            }
+            if matches!(self.blocks, ChBlocks::OfRows(block) if self.block_rows_seen == block) {
+                self.end_block()?;
             }
         }
-        while batch.num_rows() - offset >= g {
-            self.write_granule(&batch.slice(offset, g))?;
-            offset += g;
+        Ok(())
+    }
+
+    /// The open granule is full: the one held before it is written, it is held.
+    fn complete_granule(&mut self) -> Result<()> {
+        if let Some(held) = self.held.take() {
+            self.write_granule(&held)?;
         }
-        if offset < batch.num_rows() {
-            self.pending = Some(batch.slice(offset, batch.num_rows() - offset));
+        self.held = self.pending.take();
+        self.completed_in_block = true;
+        Ok(())
+    }
+
+    /// A ClickHouse block ends: a short tail after a granule completed in this block is
+    /// its own granule from half a granule up, else part of the previous granule.
+    fn end_block(&mut self) -> Result<()> {
+        if self.completed_in_block {
+            let short_tail = self.pending.as_ref().is_some_and(|tail| tail.num_rows() * 2 < self.granule_target);
+            match (self.pending.take(), self.held.take()) {
+                (Some(tail), Some(held)) if short_tail => self.held = Some(concat_batches(&self.schema, [&held, &tail])?),
+                (Some(tail), held) => {
+                    self.held = held;
+                    self.pending = Some(tail);
+                    self.complete_granule()?;
+                }
+                (None, held) => self.held = held,
+            }
         }
+        if let Some(held) = self.held.take() {
+            self.write_granule(&held)?;
+        }
+        self.completed_in_block = false;
+        self.block_rows_seen = 0;
         Ok(())
     }
 
@@ -263,6 +342,7 @@ impl<'a> PartWriter<'a> {
     /// Writes the remaining files, fsyncs them and the directory. Returns the part as it
     /// will be once renamed to `final_dir`.
     pub fn finish(mut self, final_dir: &Path) -> Result<Part> {
+        self.end_block()?;
         if let Some(pending) = self.pending.take() {
             self.write_granule(&pending)?;
         }

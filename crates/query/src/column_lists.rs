@@ -84,9 +84,26 @@ impl Columns {
     }
 }
 
+/// The columns a plain `*` or `t.*` in a SELECT list stands for. Only expanded when the
+/// list holds other items too: those may repeat a column of the `*` (`SELECT url, *`),
+/// which ClickHouse allows and the planner can only rename once the names are known. A
+/// `*` with modifiers (EXCEPT, REPLACE, ...) is left to DataFusion.
+fn plain_wildcard(item: &SelectItem) -> Option<ColumnList> {
+    let plain = |o: &ast::WildcardAdditionalOptions| {
+        o.opt_ilike.is_none() && o.opt_exclude.is_none() && o.opt_except.is_none() && o.opt_replace.is_none() && o.opt_rename.is_none() && o.opt_alias.is_none()
+    };
+    match item {
+        SelectItem::Wildcard(o) if plain(o) => Some(ColumnList::All),
+        SelectItem::QualifiedWildcard(ast::SelectItemQualifiedWildcardKind::ObjectName(name), o) if plain(o) => {
+            last_part(name).map(ColumnList::OfTable)
+        }
+        _ => None,
+    }
+}
+
 /// Whether `select` (not its subqueries, which are SELECTs of their own) uses a column list.
 fn select_uses_column_lists(select: &mut Select) -> bool {
-    let mut found = false;
+    let mut found = select.projection.len() > 1 && select.projection.iter().any(|item| plain_wildcard(item).is_some());
     for item in &select.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             found |= columns_call(e).is_some();
@@ -246,7 +263,7 @@ fn expand_select(select: &mut Select, columns: &Columns) -> Result<()> {
     for item in std::mem::take(&mut select.projection) {
         let list = match &item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => columns_call(e),
-            _ => None,
+            other => plain_wildcard(other),
         };
         match list {
             Some(list) => projection.extend(columns.expand(&list)?.into_iter().map(SelectItem::UnnamedExpr)),

@@ -46,6 +46,11 @@ pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text
         InsertTarget::Function(call) => function_target(ctx, call, &insert.source).await?,
     };
     let targets = target_columns(&table, &insert.columns)?;
+    if let InsertTarget::Table(name) = &insert.target {
+        // system.query_log lists the table written and the columns given, as ClickHouse does.
+        let schema = table.schema();
+        ctx.accessed.lock().add(&database_of(ctx, name), &name.table, targets.iter().map(|&i| schema.field(i).name().as_str()));
+    }
     let defaults = evaluate_defaults(ctx, &table, &targets).await?;
     match insert.source {
         InsertSource::Select { query, limit_by } => {

@@ -24,7 +24,7 @@ use crate::interpreter::{self, Outcome};
 use crate::lookups::InstanceRunner;
 use crate::output::{spawn_output, OutputJob};
 use crate::process_list::ProcessList;
-use crate::query_log::{PartLog, QueryLog, QueryLogEntry, QueryLogType};
+use crate::query_log::{AccessedObjects, PartLog, QueryLog, QueryLogEntry, QueryLogType};
 use crate::session::Session;
 use crate::text_log::{LogLevel, TextLog};
 use tracing::Instrument;
@@ -256,6 +256,8 @@ pub(crate) struct QueryContext {
     pub client_address: Option<std::net::SocketAddr>,
     /// `send_logs_level`, as the query's span knows it.
     pub logs_level: LogLevel,
+    /// Tables and columns the query's plans read, for `system.query_log`.
+    pub accessed: Arc<parking_lot::Mutex<AccessedObjects>>,
 }
 
 impl Instance {
@@ -431,6 +433,7 @@ impl Instance {
             start_time_us: now_us(),
             client_address: None,
             logs_level: LogLevel::None,
+            accessed: Arc::default(),
         }
     }
 
@@ -502,7 +505,7 @@ impl Instance {
         let log_failure = |instance: &Instance, session: &Session, text: &str, e: &Error, settings: Option<&Settings>| {
             query_ended(&session.access, kind, &progress, true, false);
             if settings.is_none_or(|s| s.get_bool("log_queries")) {
-                instance.log(QueryLogType::ExceptionBeforeStart, &query_id, text, "", session, start_time_us, &progress, Some(e), settings);
+                instance.log(QueryLogType::ExceptionBeforeStart, &query_id, text, "", session, start_time_us, &progress, Some(e), settings, None);
             }
         };
         let mut settings = session.settings.clone();
@@ -533,7 +536,7 @@ impl Instance {
             Err(e) => {
                 log_query_end(&ctx, Some(&e));
                 if ctx.settings.get_bool("log_queries") {
-                    self.log(QueryLogType::ExceptionBeforeStart, &query_id, &text, "", session, start_time_us, &progress, Some(&e), Some(&ctx.settings));
+                    self.log(QueryLogType::ExceptionBeforeStart, &query_id, &text, "", session, start_time_us, &progress, Some(&e), Some(&ctx.settings), Some(&ctx.accessed.lock()));
                 }
                 query_ended(&session.access, kind, &progress, true, true);
                 return Err(e);
@@ -554,7 +557,7 @@ impl Instance {
                     query_ended(&session_snapshot.access, kind_of_query, &ctx.progress, error.is_some(), true);
                     if ctx.settings.get_bool("log_queries") {
                         let log_type = if error.is_some() { QueryLogType::ExceptionWhileProcessing } else { QueryLogType::QueryFinish };
-                        instance.log(log_type, &ctx.query_id, &ctx.query_text, kind, &session_snapshot, ctx.start_time_us, &ctx.progress, error, Some(&ctx.settings));
+                        instance.log(log_type, &ctx.query_id, &ctx.query_text, kind, &session_snapshot, ctx.start_time_us, &ctx.progress, error, Some(&ctx.settings), Some(&ctx.accessed.lock()));
                     }
                 });
             }
@@ -563,7 +566,7 @@ impl Instance {
                 log_query_end(&ctx, None);
                 query_ended(&session.access, kind_of_query, &progress, false, true);
                 if ctx.settings.get_bool("log_queries") {
-                    self.log(QueryLogType::QueryFinish, &query_id, &text, kind, session, start_time_us, &progress, None, Some(&ctx.settings));
+                    self.log(QueryLogType::QueryFinish, &query_id, &text, kind, session, start_time_us, &progress, None, Some(&ctx.settings), Some(&ctx.accessed.lock()));
                 }
                 drop(guard);
                 drop(tx);
@@ -647,8 +650,10 @@ impl Instance {
         progress: &QueryProgress,
         error: Option<&Error>,
         settings: Option<&Settings>,
+        accessed: Option<&AccessedObjects>,
     ) {
         let p = progress.snapshot();
+        let list = |set: fn(&AccessedObjects) -> &std::collections::BTreeSet<String>| accessed.map(|a| set(a).iter().cloned().collect()).unwrap_or_default();
         self.shared.query_log.push(QueryLogEntry {
             log_type,
             event_time_us: now_us(),
@@ -669,6 +674,9 @@ impl Instance {
             user: session.user.clone(),
             query_id: query_id.to_string(),
             log_comment: settings.map(|s| s.get_str("log_comment").to_string()).unwrap_or_default(),
+            databases: list(|a| &a.databases),
+            tables: list(|a| &a.tables),
+            columns: list(|a| &a.columns),
         });
     }
 }

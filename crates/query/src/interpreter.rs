@@ -86,6 +86,7 @@ pub(crate) async fn run(
     let format_name = format.or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
+        let stream = with_displayed_names(stream)?;
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
         Ok(Outcome::Rows { stream, limit_by, output_format, totals: None })
     };
@@ -119,13 +120,13 @@ pub(crate) async fn run(
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY together with ORDER BY ... WITH FILL is not supported yet"));
             }
             let (plan, totals) = plan_query_with_totals(ctx, query).await?;
-            let physical = ctx.state.create_physical_plan(&plan).await?;
+            let physical = physical_plan(ctx, &plan).await?;
             // The cache keeps one plan per query: a query with totals is always planned.
             if let Some(key) = plan_key.filter(|_| totals.is_none() && crate::plan_cache::is_reusable(&plan)) {
                 instance.plan_cache().insert(key, &physical);
             }
             let totals = match totals {
-                Some(totals) => Some(ctx.state.create_physical_plan(&totals).await?),
+                Some(totals) => Some(physical_plan(ctx, &totals).await?),
                 None => None,
             };
             let mut result = rows(execute_physical(ctx, ctx.state.config().clone(), physical)?, limit_by)?;
@@ -316,7 +317,7 @@ pub(crate) async fn run(
             let text = match kind.as_str() {
                 "PLAN" | "QUERY" => format!("{}", ctx.state.optimize(&plan)?.display_indent()),
                 "PIPELINE" => {
-                    let physical = ctx.state.create_physical_plan(&plan).await?;
+                    let physical = physical_plan(ctx, &plan).await?;
                     format!("{}", datafusion::physical_plan::displayable(physical.as_ref()).indent(false))
                 }
                 "SYNTAX" | "AST" => format!("{}", plan.display_indent()),
@@ -375,6 +376,28 @@ pub(crate) fn database_of(ctx: &QueryContext, name: &TableName) -> String {
     name.database.clone().unwrap_or_else(|| ctx.current_database.clone())
 }
 
+/// Gives repeated result columns back the name ClickHouse shows (`SELECT a, a` has two
+/// columns `a`; the plan needs unique names, see `granary_sql::names::name_repeated_columns`).
+/// Arrow batches allow repeated field names, so only the schema changes.
+pub(crate) fn with_displayed_names(stream: SendableRecordBatchStream) -> Result<SendableRecordBatchStream> {
+    let schema = stream.schema();
+    if !schema.fields().iter().any(|f| granary_sql::names::is_repeat_name(f.name())) {
+        return Ok(stream);
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_name(granary_sql::names::displayed_name(f.name())))
+        .collect();
+    let displayed: SchemaRef = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    let batch_schema = displayed.clone();
+    let batches = futures::StreamExt::map(stream, move |batch| {
+        let batch = batch?;
+        Ok(RecordBatch::try_new(batch_schema.clone(), batch.columns().to_vec())?)
+    });
+    Ok(Box::pin(RecordBatchStreamAdapter::new(displayed, batches)))
+}
+
 /// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.
 /// A `WITH TOTALS` is ignored (INSERT ... SELECT, DESCRIBE, EXPLAIN take the rows alone).
 pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Result<LogicalPlan> {
@@ -402,6 +425,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     if let DFStatement::Statement(inner) = &mut statement {
         if let ast::Statement::Query(query) = inner.as_mut() {
             crate::column_lists::expand_column_lists(&ctx.state, query).await?;
+            granary_sql::names::name_repeated_columns(query);
         }
     }
     let plan = ctx.state.statement_to_plan(statement).await?;
@@ -417,8 +441,36 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     Ok((plan, totals))
 }
 
+/// Optimizes and plans `plan` for execution (what `SessionState::create_physical_plan`
+/// does), noting on the way the tables and columns its scans read: after projection
+/// pushdown a scan names exactly the columns it reads.
+pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+    let optimized = ctx.state.optimize(plan)?;
+    record_scans(ctx, &optimized);
+    Ok(ctx.state.query_planner().create_physical_plan(&optimized, &ctx.state).await?)
+}
+
+fn record_scans(ctx: &QueryContext, plan: &LogicalPlan) {
+    use datafusion::common::tree_node::TreeNodeRecursion;
+    let mut accessed = ctx.accessed.lock();
+    let _ = plan.apply_with_subqueries(|node| {
+        if let LogicalPlan::TableScan(scan) = node {
+            let (database, table) = match &scan.table_name {
+                TableReference::Bare { table } => (ctx.current_database.as_str(), table.as_ref()),
+                TableReference::Partial { schema, table } | TableReference::Full { schema, table, .. } => (schema.as_ref(), table.as_ref()),
+            };
+            // Table functions (`numbers()`, `file()`) scan under their call's text; they
+            // are no table of a database.
+            if !table.contains('(') {
+                accessed.add(database, table, scan.projected_schema.fields().iter().map(|f| f.name().as_str()));
+            }
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+}
+
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
-    let physical = ctx.state.create_physical_plan(plan).await?;
+    let physical = physical_plan(ctx, plan).await?;
     execute_physical(ctx, ctx.state.config().clone(), physical)
 }
 
@@ -426,7 +478,7 @@ pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Resu
 /// the engine, which writes them in parallel, each in its partition's order (a plan
 /// that must keep a global order, with ORDER BY or LIMIT, has a single partition).
 pub(crate) async fn execute_plan_partitioned(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Vec<SendableRecordBatchStream>> {
-    let physical = ctx.state.create_physical_plan(plan).await?;
+    let physical = physical_plan(ctx, plan).await?;
     let task = task_context(ctx, ctx.state.config().clone());
     Ok(datafusion::physical_plan::execute_stream_partitioned(physical, task)?)
 }

@@ -55,7 +55,9 @@ pub(crate) fn try_point_query(ctx: &QueryContext, query: &Query) -> Result<Optio
         }
     }
     let request = PointReadRequest { column: shape.key_column.clone(), keys, projection, use_uncompressed_cache: ctx.settings.get_bool("use_uncompressed_cache") };
+    let read: Vec<&str> = request.projection.iter().map(|&i| schema.field(i).name().as_str()).chain(std::iter::once(shape.key_column.as_str())).collect();
     let Some(result) = table.engine.point_read(&request) else { return Ok(None) };
+    ctx.accessed.lock().add(&database, &shape.table, read);
     let result = result?;
     ctx.progress.add_read(result.read_rows, result.read_bytes);
     let out_schema: SchemaRef = Arc::new(Schema::new(out_fields));

@@ -62,6 +62,33 @@ pub struct QueryLogEntry {
     pub user: String,
     pub query_id: String,
     pub log_comment: String,
+    /// What the query read (and an INSERT wrote): `db`, `db.table`, `db.table.column`,
+    /// sorted. Lines written before these existed read back empty.
+    #[serde(default)]
+    pub databases: Vec<String>,
+    #[serde(default)]
+    pub tables: Vec<String>,
+    #[serde(default)]
+    pub columns: Vec<String>,
+}
+
+/// The databases, tables and columns one query touched, gathered while it is planned.
+#[derive(Debug, Default, Clone)]
+pub struct AccessedObjects {
+    pub databases: std::collections::BTreeSet<String>,
+    pub tables: std::collections::BTreeSet<String>,
+    pub columns: std::collections::BTreeSet<String>,
+}
+
+impl AccessedObjects {
+    /// Records `columns` of `database.table`.
+    pub fn add<'c>(&mut self, database: &str, table: &str, columns: impl IntoIterator<Item = &'c str>) {
+        self.databases.insert(database.to_string());
+        self.tables.insert(format!("{database}.{table}"));
+        for column in columns {
+            self.columns.insert(format!("{database}.{table}.{column}"));
+        }
+    }
 }
 
 pub type QueryLog = SystemLog<QueryLogEntry>;

@@ -167,6 +167,25 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             settings,
         ),
         (
+            "merge_tree_settings",
+            vec![
+                ("name", "String"),
+                ("value", "String"),
+                ("default", "String"),
+                ("changed", "UInt8"),
+                ("description", "String"),
+                ("min", "Nullable(String)"),
+                ("max", "Nullable(String)"),
+                ("disallowed_values", "Array(String)"),
+                ("readonly", "UInt8"),
+                ("type", "String"),
+                ("is_obsolete", "UInt8"),
+                // Enum8 in ClickHouse; Granary has no Enum types, the text is the same.
+                ("tier", "String"),
+            ],
+            merge_tree_settings,
+        ),
+        (
             "functions",
             vec![("name", "String"), ("is_aggregate", "UInt8"), ("case_insensitive", "UInt8"), ("alias_to", "String"), ("origin", "String"), ("description", "String")],
             functions,
@@ -201,6 +220,9 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("initial_query_id", "String"),
                 ("is_initial_query", "UInt8"),
                 ("log_comment", "String"),
+                ("databases", "Array(LowCardinality(String))"),
+                ("tables", "Array(LowCardinality(String))"),
+                ("columns", "Array(LowCardinality(String))"),
             ],
             query_log,
         ),
@@ -614,7 +636,21 @@ fn camel(name: &str) -> String {
 }
 
 pub(crate) fn string_lists(lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
-    let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
+    string_lists_of(Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false)), lists)
+}
+
+/// An `Array(LowCardinality(String))` column: strings as `Array(String)`, with the element
+/// field carrying the LowCardinality type name the schema declares.
+fn low_cardinality_string_lists(lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
+    let declared = schema(&[("lists", "Array(LowCardinality(String))")]);
+    let item = match declared.field(0).data_type() {
+        arrow::datatypes::DataType::List(item) => item.clone(),
+        _ => Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false)),
+    };
+    string_lists_of(item, lists)
+}
+
+fn string_lists_of(item: arrow::datatypes::FieldRef, lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {
     let mut builder = ListBuilder::new(StringBuilder::new()).with_field(item);
     for list in lists {
         for value in list {
@@ -776,6 +812,28 @@ fn settings(_: &Shared, context: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     ])
 }
 
+/// The MergeTree settings Granary accepts in `SETTINGS`, at their defaults: the server has
+/// no `<merge_tree>` configuration section, so none is ever changed.
+fn merge_tree_settings(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    use granary_mergetree::settings::SETTINGS;
+    let defaults = granary_mergetree::MergeTreeSettings::default();
+    let no_bounds = || Arc::new(StringArray::from(vec![None::<&str>; SETTINGS.len()])) as ArrayRef;
+    Ok(vec![
+        strings(SETTINGS.iter().map(|s| s.name)),
+        strings(SETTINGS.iter().map(|s| s.value_in(&defaults))),
+        strings(SETTINGS.iter().map(|s| s.value_in(&defaults))),
+        u8s(SETTINGS.iter().map(|_| false)),
+        strings(SETTINGS.iter().map(|s| s.description)),
+        no_bounds(),
+        no_bounds(),
+        string_lists(SETTINGS.iter().map(|_| Vec::new())),
+        u8s(SETTINGS.iter().map(|s| s.readonly)),
+        strings(SETTINGS.iter().map(|s| s.type_name)),
+        u8s(SETTINGS.iter().map(|_| false)),
+        strings(SETTINGS.iter().map(|_| "Production")),
+    ])
+}
+
 fn functions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     let list = shared.functions.get().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "function list is not ready"))?;
     Ok(vec![
@@ -841,6 +899,9 @@ fn query_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(entries.iter().map(|e| &e.query_id)),
         u8s(entries.iter().map(|_| true)),
         strings(entries.iter().map(|e| &e.log_comment)),
+        low_cardinality_string_lists(entries.iter().map(|e| e.databases.clone())),
+        low_cardinality_string_lists(entries.iter().map(|e| e.tables.clone())),
+        low_cardinality_string_lists(entries.iter().map(|e| e.columns.clone())),
     ])
 }
 

@@ -6,8 +6,12 @@
 //! clients keyed by column name), so the SQL front end aliases each projection item
 //! with the name ClickHouse would give it.
 
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+
 use datafusion::sql::sqlparser::ast::{
-    BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart, UnaryOperator, Value,
+    BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectNamePart, Query, Select,
+    SelectItem, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 
 use crate::params::quote_string;
@@ -214,6 +218,73 @@ fn write_args(args: &[FunctionArg], out: &mut String) {
     }
 }
 
+/// Separates the name ClickHouse shows from the number that makes a repeated result
+/// column's name unique inside the plan. A NUL byte cannot come from SQL text, so an
+/// internal name never collides with a user's alias.
+const REPEAT_MARKER: char = '\u{0}';
+
+/// The name a result column is shown under: its internal name for a repeated column
+/// (see [`name_repeated_columns`]) is cut back to the name ClickHouse gives it.
+pub fn displayed_name(name: &str) -> &str {
+    name.split(REPEAT_MARKER).next().unwrap_or(name)
+}
+
+/// Whether `name` is the internal name of a repeated result column.
+pub fn is_repeat_name(name: &str) -> bool {
+    name.contains(REPEAT_MARKER)
+}
+
+/// ClickHouse allows a SELECT to return several columns with one name (`SELECT a, a`,
+/// `SELECT x, *` where `*` holds `x`, `SELECT 1, 1`); DataFusion requires unique names.
+/// Each repeat of a name in every SELECT of `query` is aliased `<name>\0<n>`, which the
+/// output cuts back with [`displayed_name`]; INSERT ... SELECT maps columns by position,
+/// so it never looks at them. Run after `*` mixed with other items was expanded (the
+/// query layer knows the columns); a `*` left in the list is not looked into.
+/// Two explicit aliases with one name are left alone: that is an error, not a repeat.
+pub fn name_repeated_columns(query: &mut Query) {
+    struct Renamer;
+    impl VisitorMut for Renamer {
+        type Break = ();
+        fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+            rename_repeats(&mut select.projection);
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = query.visit(&mut Renamer);
+}
+
+fn rename_repeats(projection: &mut [SelectItem]) {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut aliases: HashSet<String> = HashSet::new();
+    for item in projection.iter_mut() {
+        let (name, explicit_alias) = match item {
+            SelectItem::ExprWithAlias { alias, .. } => (alias.value.clone(), true),
+            SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)) => match parts.last() {
+                Some(last) => (last.value.clone(), false),
+                None => continue,
+            },
+            SelectItem::UnnamedExpr(expr) => (column_name(expr), false),
+            // `* ` and the multi-alias form (`AS (a, b)`) are not named here.
+            _ => continue,
+        };
+        let count = counts.entry(name.clone()).or_insert(0);
+        *count += 1;
+        let repeats_alias = explicit_alias && !aliases.insert(name.clone());
+        if *count == 1 || repeats_alias {
+            continue;
+        }
+        let internal = Ident::with_quote('`', format!("{name}{REPEAT_MARKER}{count}"));
+        match item {
+            SelectItem::ExprWithAlias { alias, .. } => *alias = internal,
+            SelectItem::UnnamedExpr(expr) => {
+                let expr = std::mem::replace(expr, Expr::value(Value::Null));
+                *item = SelectItem::ExprWithAlias { expr, alias: internal };
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +310,21 @@ mod tests {
         assert_eq!(name("x IN (1, 2)"), "in(x, (1, 2))");
         assert_eq!(name("quantile(0.5)(x)"), "quantile(0.5)(x)");
         assert_eq!(name("count(DISTINCT x)"), "countDistinct(x)");
+    }
+
+    fn renamed(sql: &str) -> String {
+        let statement = Parser::new(&ClickHouseDialect {}).try_with_sql(sql).unwrap().parse_statement().unwrap();
+        let datafusion::sql::sqlparser::ast::Statement::Query(mut query) = statement else { panic!("not a query") };
+        name_repeated_columns(&mut query);
+        query.to_string().replace(REPEAT_MARKER, "#")
+    }
+
+    #[test]
+    fn repeated_columns_get_internal_names() {
+        assert_eq!(renamed("SELECT a, a, t.a FROM t"), "SELECT a, a AS `a#2`, t.a AS `a#3` FROM t");
+        assert_eq!(renamed("SELECT 1 + 1 AS x, 1 + 1, number AS x"), "SELECT 1 + 1 AS x, 1 + 1, number AS x");
+        assert_eq!(renamed("SELECT number, number AS number FROM (SELECT 1, 1)"), "SELECT number, number AS `number#2` FROM (SELECT 1, 1 AS `1#2`)");
+        assert_eq!(displayed_name("a\u{0}2"), "a");
+        assert!(is_repeat_name("a\u{0}2") && !is_repeat_name("a"));
     }
 }
