@@ -470,6 +470,7 @@ mod tests {
             comment: None,
             created_at: 0,
             dictionary: None,
+            view: None,
         }
     }
 

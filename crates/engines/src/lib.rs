@@ -4,6 +4,8 @@
 //! * [`join`]: `ENGINE = Join(ANY|ALL, kind, keys)`, a keyed, durable right side for
 //!   JOINs and `joinGet`; `ENGINE = Set` (distinct rows for `x IN t`) on the same storage.
 //! * [`null`]: `ENGINE = Null`, accepts writes and keeps nothing.
+//! * [`view`]: `View` and `MaterializedView`, the catalog entries of views (their
+//!   queries are run by the interpreter).
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
 //!   generated lazily, split into partitions for `max_threads`.
 //!
@@ -14,6 +16,7 @@ pub mod join;
 pub mod memory;
 pub mod null;
 pub mod numbers;
+pub mod view;
 
 use std::sync::Arc;
 
@@ -25,6 +28,8 @@ pub fn register_engines(registry: &mut EngineRegistry) {
     registry.register(Arc::new(null::NullEngineFactory));
     registry.register(Arc::new(join::JoinEngineFactory));
     registry.register(Arc::new(join::SetEngineFactory));
+    registry.register(Arc::new(view::ViewEngineFactory::view()));
+    registry.register(Arc::new(view::ViewEngineFactory::materialized_view()));
 }
 
 /// Collects an insert stream into memory, checking each batch's schema. Shared by the

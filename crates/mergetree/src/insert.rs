@@ -30,7 +30,7 @@ use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
 use datafusion::execution::SendableRecordBatchStream;
-use granary_storage::{InsertRequest, InsertResult};
+use granary_storage::{InsertRequest, InsertResult, InsertSquash};
 
 use crate::engine::{Inner, MergeMode};
 use crate::merge::{write_merged, Source};
@@ -48,10 +48,7 @@ pub struct PendingPart {
 pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<InsertResult> {
     let started = std::time::Instant::now();
     throttle(inner).await?;
-    let squash = Squash {
-        rows: request.settings.get_u64("min_insert_block_size_rows") as usize,
-        bytes: request.settings.get_u64("min_insert_block_size_bytes") as usize,
-    };
+    let squash = InsertSquash::from_settings(&request.settings);
     let threads = request.settings.max_insert_threads();
     let dedup = Deduplication::of(inner, &request.settings);
     let streams = request.into_streams(threads);
@@ -127,21 +124,6 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// When a pipeline's rows make a block (ClickHouse's squashing): at
-/// `min_insert_block_size_rows` rows or `min_insert_block_size_bytes` bytes, whichever
-/// comes first; a threshold of 0 is off, and with both off every batch is a block.
-#[derive(Debug, Clone, Copy)]
-struct Squash {
-    rows: usize,
-    bytes: usize,
-}
-
-impl Squash {
-    fn is_full(self, rows: usize, bytes: usize) -> bool {
-        (self.rows == 0 && self.bytes == 0) || (self.rows > 0 && rows >= self.rows) || (self.bytes > 0 && bytes >= self.bytes)
-    }
-}
-
 /// What one insert pipeline wrote, and the rows it left for the final block.
 struct PipelineOutput {
     parts: Vec<PendingPart>,
@@ -156,7 +138,7 @@ struct PipelineOutput {
 async fn run_pipeline(
     inner: Arc<Inner>,
     mut input: SendableRecordBatchStream,
-    squash: Squash,
+    squash: InsertSquash,
     writers: usize,
     failed: Arc<AtomicBool>,
 ) -> Result<PipelineOutput> {

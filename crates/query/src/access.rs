@@ -33,6 +33,7 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         Statement::DropDatabase { name, .. } => access.check(Privilege::DropDatabase, &Level::Database(name.clone())),
         Statement::CreateTable(create) => access.check(Privilege::CreateTable, &table(&create.name)),
         Statement::CreateDictionary(create) => access.check(Privilege::CreateDictionary, &table(&create.name)),
+        Statement::CreateView(create) => access.check(Privilege::CreateView, &table(&create.name)),
         Statement::DropTable { name, .. } => access.check(Privilege::DropTable, &table(name)),
         Statement::RenameTables(pairs) => {
             for (from, to) in pairs {

@@ -34,14 +34,24 @@ use crate::instance::QueryContext;
 use crate::interpreter::{database_of, execute_plan, execute_plan_partitioned, plan_query};
 use crate::ByteStream;
 
-pub(crate) async fn run_insert(ctx: &QueryContext, insert: InsertStatement, text: &str, input: Option<ByteStream>) -> Result<()> {
+pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, text: &str, input: Option<ByteStream>) -> Result<()> {
     let (table, planned) = match &insert.target {
         InsertTarget::Table(name) => {
             let database = database_of(ctx, name);
             if database == "system" {
                 return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Cannot insert into tables of the system database"));
             }
-            (ctx.catalog.table(&database, &name.table)?, None)
+            let table = ctx.catalog.table(&database, &name.table)?;
+            match crate::views::target_of(ctx, &table)? {
+                // An INSERT into a materialized view writes the view's columns of its target.
+                Some(target) => {
+                    if insert.columns.is_empty() {
+                        insert.columns = table.meta.columns.iter().map(|c| c.name.clone()).collect();
+                    }
+                    (target, None)
+                }
+                None => (table, None),
+            }
         }
         InsertTarget::Function(call) => function_target(ctx, call, &insert.source).await?,
     };
@@ -183,7 +193,7 @@ fn target_columns(table: &Table, listed: &[String]) -> Result<Vec<usize>> {
 /// Values of the columns an INSERT does not list but whose DEFAULT expression is set,
 /// evaluated once per INSERT. Expressions that read other columns of the row are not
 /// supported yet and fail the INSERT rather than silently storing the type's zero.
-async fn evaluate_defaults(ctx: &QueryContext, table: &Table, targets: &[usize]) -> Result<HashMap<usize, ArrayRef>> {
+pub(crate) async fn evaluate_defaults(ctx: &QueryContext, table: &Table, targets: &[usize]) -> Result<HashMap<usize, ArrayRef>> {
     let mut out = HashMap::new();
     for (i, column) in table.meta.columns.iter().enumerate() {
         if targets.contains(&i) {
@@ -276,14 +286,19 @@ async fn insert_streams_with_defaults(
     write_to_engine(ctx, table, InsertRequest::partitioned(inputs, ctx.settings.clone())?).await
 }
 
-async fn write_to_engine(ctx: &QueryContext, table: &Table, request: InsertRequest) -> Result<()> {
-    let work = table.engine.insert(request);
-    let result = match ctx.deadline {
-        Some(deadline) => tokio::time::timeout_at(deadline, work).await.map_err(|_| timeout_error(ctx))??,
-        None => work.await?,
-    };
-    ctx.progress.add_written(result.written_rows, result.written_bytes);
-    Ok(())
+/// Hands rows to the table's engine, and to the materialized views reading the table.
+pub(crate) fn write_to_engine<'a>(ctx: &'a QueryContext, table: &'a Table, request: InsertRequest) -> futures::future::BoxFuture<'a, Result<()>> {
+    Box::pin(async move {
+        let source = granary_storage::QualifiedName { database: table.meta.database.clone(), table: table.meta.name.clone() };
+        let views = crate::views::materialized_views_reading(ctx, &source);
+        let work = if views.is_empty() { table.engine.insert(request) } else { crate::views::insert_with_views(ctx, table, request, views) };
+        let result = match ctx.deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, work).await.map_err(|_| timeout_error(ctx))??,
+            None => work.await?,
+        };
+        ctx.progress.add_written(result.written_rows, result.written_bytes);
+        Ok(())
+    })
 }
 
 pub(crate) fn timeout_error(ctx: &QueryContext) -> Error {

@@ -258,6 +258,9 @@ pub(crate) struct QueryContext {
     pub logs_level: LogLevel,
     /// Tables and columns the query's plans read, for `system.query_log`.
     pub accessed: Arc<parking_lot::Mutex<AccessedObjects>>,
+    /// Set when a plan of the query read a view: its plan depends on the view's stored
+    /// query, which CREATE OR REPLACE can change, so it is not kept in the plan cache.
+    pub read_views: std::sync::atomic::AtomicBool,
 }
 
 impl Instance {
@@ -434,6 +437,7 @@ impl Instance {
             client_address: None,
             logs_level: LogLevel::None,
             accessed: Arc::default(),
+            read_views: Default::default(),
         }
     }
 

@@ -122,7 +122,8 @@ pub(crate) async fn run(
             let (plan, totals) = plan_query_with_totals(ctx, query).await?;
             let physical = physical_plan(ctx, &plan).await?;
             // The cache keeps one plan per query: a query with totals is always planned.
-            if let Some(key) = plan_key.filter(|_| totals.is_none() && crate::plan_cache::is_reusable(&plan)) {
+            let read_views = ctx.read_views.load(std::sync::atomic::Ordering::Relaxed);
+            if let Some(key) = plan_key.filter(|_| totals.is_none() && !read_views && crate::plan_cache::is_reusable(&plan)) {
                 instance.plan_cache().insert(key, &physical);
             }
             let totals = match totals {
@@ -165,10 +166,20 @@ pub(crate) async fn run(
             crate::lookups::create_dictionary(instance, ctx, *create)?;
             Outcome::Done
         }
-        Statement::DropTable { name, if_exists } => {
+        Statement::CreateView(create) => {
+            crate::views::create_view(instance, ctx, *create).await?;
+            Outcome::Done
+        }
+        Statement::DropTable { name, if_exists, view_only } => {
             let db = database_of(ctx, &name);
             forbid_system(&db, "drop")?;
-            instance.catalog().drop_table(&db, &name.table, if_exists).await?;
+            match instance.catalog().table(&db, &name.table) {
+                Ok(table) if table.meta.view.is_some() => crate::views::drop_view(instance, &db, &name.table).await?,
+                Ok(_) if view_only => {
+                    return Err(Error::new(ErrorCode::INCORRECT_QUERY, format!("Table {db}.{} is not a View", name.table)));
+                }
+                _ => instance.catalog().drop_table(&db, &name.table, if_exists).await?,
+            }
             Outcome::Done
         }
         Statement::RenameTables(pairs) => {
@@ -184,6 +195,14 @@ pub(crate) async fn run(
             let db = database_of(ctx, &name);
             forbid_system(&db, "truncate")?;
             match instance.catalog().table(&db, &name.table) {
+                // A materialized view empties its inner table; a TO table is not the view's.
+                Ok(table) if table.meta.view.as_ref().is_some_and(|v| v.is_materialized()) => {
+                    if table.meta.view.as_ref().is_some_and(|v| v.inner_engine.is_some()) {
+                        if let Some(target) = crate::views::target_of(ctx, &table)? {
+                            target.engine.truncate().await?;
+                        }
+                    }
+                }
                 Ok(table) => table.engine.truncate().await?,
                 Err(e) if if_exists && matches!(e.code(), ErrorCode::UNKNOWN_TABLE) => {}
                 Err(e) => return Err(e),
@@ -267,6 +286,7 @@ pub(crate) async fn run(
         Statement::Optimize { name, partition, final_ } => {
             let db = database_of(ctx, &name);
             let table = instance.catalog().table(&db, &name.table)?;
+            let table = crate::views::target_of(ctx, &table)?.unwrap_or(table);
             table.engine.optimize(OptimizeRequest { partition, final_ }).await?;
             Outcome::Done
         }
@@ -406,6 +426,10 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
 
 /// [`plan_query`], and the plan of the totals row when the query has `WITH TOTALS`.
 pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Query>) -> Result<(LogicalPlan, Option<LogicalPlan>)> {
+    let mut query = query;
+    if crate::views::expand_views(ctx, &mut query)? {
+        ctx.read_views.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
     granary_functions::prepare_function_names(&mut inner);
@@ -664,6 +688,7 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
             comment: None,
             created_at: 0,
             dictionary: None,
+            view: None,
         };
         meta.engine.name = format!("System{}", name.table);
         return Ok(meta.create_query());
@@ -727,6 +752,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         comment: create.comment.clone(),
         created_at: chrono::Utc::now().timestamp(),
         dictionary: None,
+        view: None,
     };
     let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
     if let Some(plan) = select_plan {

@@ -103,6 +103,7 @@ pub(crate) fn create_dictionary(instance: &Instance, ctx: &QueryContext, create:
             lifetime_max,
             range: create.range.clone(),
         }),
+        view: None,
     };
     match instance.catalog().create_table(meta, create.if_not_exists) {
         Err(e) if e.code() == ErrorCode::TABLE_ALREADY_EXISTS => Err(Error::new(

@@ -121,8 +121,12 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("data_paths", "Array(String)"),
                 ("metadata_path", "String"),
                 ("metadata_modification_time", "DateTime"),
+                ("dependencies_database", "Array(String)"),
+                ("dependencies_table", "Array(String)"),
                 ("create_table_query", "String"),
                 ("engine_full", "String"),
+                ("as_select", "String"),
+                ("parameterized_view_parameters", "Array(String)"),
                 ("partition_key", "String"),
                 ("sorting_key", "String"),
                 ("primary_key", "String"),
@@ -130,6 +134,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("total_rows", "Nullable(UInt64)"),
                 ("total_bytes", "Nullable(UInt64)"),
                 ("comment", "String"),
+                ("has_own_data", "UInt8"),
             ],
             tables,
         ),
@@ -475,12 +480,29 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         total_rows: Option<u64>,
         total_bytes: Option<u64>,
         comment: String,
+        /// Materialized views reading the table, as (database, name).
+        dependents: Vec<(String, String)>,
+        as_select: String,
+        parameters: Vec<String>,
+        has_own_data: bool,
+    }
+    let mut dependents: HashMap<(String, String), Vec<(String, String)>> = HashMap::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            if let Some(source) = table.meta.view.as_ref().and_then(|v| v.source.as_ref()) {
+                dependents.entry((source.database.clone(), source.table.clone())).or_default().push((database.name.clone(), table.meta.name.clone()));
+            }
+        }
     }
     let mut rows = Vec::new();
     for database in shared.catalog.databases() {
         for table in database.tables() {
             let m = &table.meta;
             rows.push(Row {
+                dependents: dependents.remove(&(database.name.clone(), m.name.clone())).unwrap_or_default(),
+                as_select: m.view.as_ref().map(|v| v.query.clone()).unwrap_or_default(),
+                parameters: m.view.as_ref().map(|v| v.parameters.clone()).unwrap_or_default(),
+                has_own_data: m.view.is_none() && m.dictionary.is_none(),
                 database: database.name.clone(),
                 name: m.name.clone(),
                 uuid: m.uuid.clone(),
@@ -516,8 +538,23 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             total_rows: None,
             total_bytes: None,
             comment: String::new(),
+            dependents: Vec::new(),
+            as_select: String::new(),
+            parameters: Vec::new(),
+            has_own_data: false,
         });
     }
+    let string_lists = |lists: Vec<Vec<String>>| -> ArrayRef {
+        let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
+        let mut builder = ListBuilder::new(StringBuilder::new()).with_field(item);
+        for list in lists {
+            for value in list {
+                builder.values().append_value(value);
+            }
+            builder.append(true);
+        }
+        Arc::new(builder.finish())
+    };
     let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
     let mut paths = ListBuilder::new(StringBuilder::new()).with_field(item);
     for row in &rows {
@@ -542,8 +579,12 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             }
         })),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.modified))),
+        string_lists(rows.iter().map(|r| r.dependents.iter().map(|d| d.0.clone()).collect()).collect()),
+        string_lists(rows.iter().map(|r| r.dependents.iter().map(|d| d.1.clone()).collect()).collect()),
         strings(rows.iter().map(|r| &r.create)),
         strings(rows.iter().map(|r| &r.engine_full)),
+        strings(rows.iter().map(|r| &r.as_select)),
+        string_lists(rows.iter().map(|r| r.parameters.clone()).collect()),
         strings(rows.iter().map(|r| &r.partition_key)),
         strings(rows.iter().map(|r| &r.sorting_key)),
         strings(rows.iter().map(|r| &r.primary_key)),
@@ -551,6 +592,7 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         Arc::new(UInt64Array::from(rows.iter().map(|r| r.total_rows).collect::<Vec<_>>())),
         Arc::new(UInt64Array::from(rows.iter().map(|r| r.total_bytes).collect::<Vec<_>>())),
         strings(rows.iter().map(|r| &r.comment)),
+        u8s(rows.iter().map(|r| r.has_own_data)),
     ])
 }
 

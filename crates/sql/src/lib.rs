@@ -19,7 +19,8 @@
 //! Modules: [`lexer`] (tokens with byte offsets, statement splitting), [`params`]
 //! (query parameters), [`parse`] (statements), [`rewrite`] (AST rewrites for DataFusion;
 //! `conditions`: numbers as conditions, PREWHERE),
-//! [`names`] (ClickHouse column names of expressions).
+//! [`names`] (ClickHouse column names of expressions), [`views`] (table references of
+//! view queries).
 
 pub mod lexer;
 pub mod aliases;
@@ -31,10 +32,11 @@ pub mod names;
 pub mod params;
 pub mod parse;
 pub mod rewrite;
+pub mod views;
 
 pub use datafusion::sql::sqlparser;
 pub use parse::{
-    parse_statement, AlterCommand, ColumnSpec, CreateDictionary, CreateTable, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, InsertTarget, TableFunctionCall, ParseOptions, Statement,
+    parse_statement, AlterCommand, ColumnSpec, CreateDictionary, CreateTable, CreateView, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, InsertTarget, TableFunctionCall, ParseOptions, Statement,
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;

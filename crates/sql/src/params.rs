@@ -17,6 +17,27 @@ use crate::lexer::{lex, Lexeme};
 /// Replaces every `{name:Type}` in `sql` with a literal built from `params`.
 /// Returns `None` when the query has no placeholders.
 pub fn substitute_parameters(sql: &str, params: &HashMap<String, String>) -> Result<Option<String>> {
+    substitute_with(sql, |name, type_text| {
+        let value = params.get(name).ok_or_else(|| Error::new(ErrorCode::UNKNOWN_QUERY_PARAMETER, format!("Substitution `{name}` is not set")))?;
+        render_value(name, type_text, value)
+    })
+}
+
+/// The names of the `{name:Type}` placeholders of `sql`, each once, in order.
+pub fn placeholder_names(sql: &str) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    substitute_with(sql, |name, _| {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+        Ok(String::new())
+    })?;
+    Ok(names)
+}
+
+/// Replaces every `{name:Type}` in `sql` with `render(name, type)`.
+/// Returns `None` when the query has no placeholders.
+pub fn substitute_with(sql: &str, mut render: impl FnMut(&str, &str) -> Result<String>) -> Result<Option<String>> {
     if !sql.contains('{') {
         return Ok(None);
     }
@@ -27,11 +48,8 @@ pub fn substitute_parameters(sql: &str, params: &HashMap<String, String>) -> Res
     let mut found = false;
     while i < lexemes.len() {
         if let Some((name, type_text, end_index)) = placeholder_at(sql, &lexemes, i) {
-            let value = params.get(name).ok_or_else(|| {
-                Error::new(ErrorCode::UNKNOWN_QUERY_PARAMETER, format!("Substitution `{name}` is not set"))
-            })?;
             out.push_str(&sql[copied_to..lexemes[i].start]);
-            out.push_str(&render_value(name, type_text, value)?);
+            out.push_str(&render(name, type_text)?);
             copied_to = lexemes[end_index].end;
             i = end_index + 1;
             found = true;

@@ -58,7 +58,9 @@ pub enum Statement {
     DropDatabase { name: String, if_exists: bool },
     CreateTable(Box<CreateTable>),
     CreateDictionary(Box<CreateDictionary>),
-    DropTable { name: TableName, if_exists: bool },
+    CreateView(Box<CreateView>),
+    /// `DROP TABLE|VIEW|DICTIONARY`; `DROP VIEW` of a table is an error, as in ClickHouse.
+    DropTable { name: TableName, if_exists: bool, view_only: bool },
     RenameTables(Vec<(TableName, TableName)>),
     TruncateTable { name: TableName, if_exists: bool },
     ShowDatabases { like: Option<String> },
@@ -92,7 +94,7 @@ impl Statement {
                 "Select"
             }
             Statement::Insert(_) => "Insert",
-            Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) => "Create",
+            Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) => "Create",
             Statement::DropDatabase { .. } | Statement::DropTable { .. } => "Drop",
             Statement::RenameTables(_) => "Rename",
             Statement::TruncateTable { .. } => "Drop",
@@ -223,6 +225,31 @@ pub struct CreateTable {
     pub comment: Option<String>,
 }
 
+/// `CREATE [OR REPLACE] [MATERIALIZED] VIEW name [TO target] [(columns)] [ENGINE = ...]
+/// [POPULATE | EMPTY] AS SELECT ... [COMMENT '...']`.
+#[derive(Debug, Clone)]
+pub struct CreateView {
+    pub name: TableName,
+    pub if_not_exists: bool,
+    pub or_replace: bool,
+    pub materialized: bool,
+    pub columns: Vec<ColumnSpec>,
+    /// `TO [db.]table` of a materialized view.
+    pub to: Option<TableName>,
+    /// The engine of a materialized view's inner table (without `TO`).
+    pub engine: Option<EngineSpec>,
+    /// `POPULATE`: fill the view from the rows already in its source.
+    pub populate: bool,
+    /// The SELECT as written; a parameterized view keeps its `{name:Type}` placeholders.
+    pub query_text: String,
+    /// The SELECT parsed, placeholders of a parameterized view replaced by `0`.
+    pub query: Box<Query>,
+    pub limit_by: Option<LimitBy>,
+    /// Placeholder names of a parameterized view, in order of first appearance.
+    pub parameters: Vec<String>,
+    pub comment: Option<String>,
+}
+
 /// `CREATE DICTIONARY name (attributes) PRIMARY KEY ... SOURCE(...) LAYOUT(...) LIFETIME(...)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateDictionary {
@@ -257,14 +284,34 @@ pub fn parse_statement(sql: &str, options: &ParseOptions<'_>) -> Result<(Stateme
         ));
     }
     // Parameters are substituted in the query, never in INSERT data that follows it
-    // (JSON data is full of `{"key": value}`).
+    // (JSON data is full of `{"key": value}`), nor in a view's query, where they are
+    // the view's own parameters.
     let head = insert_head(sql).unwrap_or(sql);
-    let substituted = substitute_parameters(head, options.params)?.map(|h| format!("{h}{}", &sql[head.len()..]));
+    let substituted = if is_create_view(head) {
+        None
+    } else {
+        substitute_parameters(head, options.params)?.map(|h| format!("{h}{}", &sql[head.len()..]))
+    };
     let text = substituted.as_deref().unwrap_or(sql);
     let lexemes = lex_statement(text)?;
     let mut cursor = Cursor { sql: text, lx: &lexemes, pos: 0 };
     let statement = cursor.statement(options)?;
     Ok((statement, substituted))
+}
+
+/// `CREATE [OR REPLACE] VIEW` (not MATERIALIZED: ClickHouse substitutes parameters in
+/// those as in any query).
+fn is_create_view(sql: &str) -> bool {
+    if !sql.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("CREATE")) {
+        return false;
+    }
+    let Ok(lexemes) = lex(sql) else { return false };
+    let words: Vec<&Lexeme> = lexemes.iter().take(4).collect();
+    match words.as_slice() {
+        [create, view, ..] if create.is_keyword("CREATE") && view.is_keyword("VIEW") => true,
+        [create, or, replace, view] => create.is_keyword("CREATE") && or.is_keyword("OR") && replace.is_keyword("REPLACE") && view.is_keyword("VIEW"),
+        _ => false,
+    }
 }
 
 /// INSERT data may follow the query in the same text; those are not limited by
@@ -893,8 +940,17 @@ impl<'a> Cursor<'a> {
             let dictionary = self.create_dictionary(or_replace)?;
             return Ok(StatementWithClauses { statement: Statement::CreateDictionary(Box::new(dictionary)), settings: Vec::new(), format: None });
         }
+        let materialized = self.eat("MATERIALIZED");
+        if materialized || self.peek_is("VIEW") {
+            self.expect("VIEW")?;
+            let view = self.create_view(or_replace, materialized, options)?;
+            return Ok(StatementWithClauses { statement: Statement::CreateView(Box::new(view)), settings: Vec::new(), format: None });
+        }
+        if self.peek_is("LIVE") || self.peek_is("WINDOW") {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIVE VIEW and WINDOW VIEW are not supported (ClickHouse deprecated them)"));
+        }
         if !self.eat("TABLE") {
-            return Err(self.syntax_error("DATABASE, TABLE or DICTIONARY (views are not supported yet)"));
+            return Err(self.syntax_error("DATABASE, TABLE, VIEW or DICTIONARY"));
         }
         let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
         let name = self.table_name()?;
@@ -936,6 +992,86 @@ impl<'a> Cursor<'a> {
             return Err(Error::new(ErrorCode::INCORRECT_QUERY, "Table must have at least one column, or AS table, or AS SELECT"));
         }
         Ok(StatementWithClauses { statement: Statement::CreateTable(Box::new(create)), settings: Vec::new(), format: None })
+    }
+
+    fn create_view(&mut self, or_replace: bool, materialized: bool, options: &ParseOptions<'_>) -> Result<CreateView> {
+        let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+        let name = self.table_name()?;
+        self.skip_on_cluster()?;
+        let mut to = None;
+        if materialized && self.eat("TO") {
+            to = Some(self.table_name()?);
+        }
+        let mut columns = Vec::new();
+        if self.eat_token(&Token::LParen) {
+            columns = self.column_list()?;
+        }
+        let mut engine = None;
+        let mut populate = false;
+        let mut comment = None;
+        loop {
+            if materialized && self.eat("ENGINE") {
+                self.eat_token(&Token::Eq);
+                engine = Some(self.engine_spec()?);
+            } else if materialized && self.eat("POPULATE") {
+                populate = true;
+            } else if materialized && self.eat("EMPTY") {
+            } else if self.eat("COMMENT") {
+                comment = Some(self.string_literal()?);
+            } else if self.eat("DEFINER") {
+                // Views run with the rights of the user who queries them or inserts
+                // into their source; the definer is accepted and not used.
+                self.expect_token(&Token::Eq, "'='")?;
+                self.ident()?;
+            } else if self.eat_seq(&["SQL", "SECURITY"]) {
+                self.ident()?;
+            } else if self.peek_is("REFRESH") {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Refreshable materialized views (REFRESH) are not supported yet"));
+            } else {
+                break;
+            }
+        }
+        if to.is_some() && engine.is_some() {
+            return Err(Error::new(ErrorCode::INCORRECT_QUERY, "Cannot specify both TO and ENGINE for a materialized view"));
+        }
+        self.expect("AS")?;
+        let start = self.pos;
+        let mut end = self.lx.len();
+        // `AS SELECT ... COMMENT 'text'`: the comment follows the query.
+        if end >= start + 2 && self.lx[end - 2].is_keyword("COMMENT") && matches!(self.lx[end - 1].token, Token::SingleQuotedString(_)) {
+            let mut cursor = Cursor { sql: self.sql, lx: &self.lx[end - 1..], pos: 0 };
+            comment = Some(cursor.string_literal()?);
+            end -= 2;
+        }
+        if end <= start {
+            return Err(self.syntax_error("SELECT"));
+        }
+        let query_text = self.sql[self.lx[start].start..self.lx[end - 1].end].to_string();
+        self.pos = self.lx.len();
+        let parameters = crate::params::placeholder_names(&query_text)?;
+        if materialized && !parameters.is_empty() {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Materialized views cannot have query parameters"));
+        }
+        // A parameterized view's query is checked for syntax with `0` in each placeholder
+        // (an Identifier parameter with a placeholder name); it is planned once parameters
+        // are given.
+        let parsable = crate::params::substitute_with(&query_text, |name, type_text| {
+            Ok(if type_text.eq_ignore_ascii_case("Identifier") { format!("`__parameter_{name}`") } else { "0".to_string() })
+        })?;
+        let parsable = parsable.unwrap_or_else(|| query_text.clone());
+        let lexemes = lex(&parsable)?;
+        let mut cursor = Cursor { sql: &parsable, lx: &lexemes, pos: 0 };
+        if !cursor.peek().is_some_and(|l| l.is_keyword("SELECT") || l.is_keyword("WITH") || l.token == Token::LParen) {
+            return Err(cursor.syntax_error("SELECT"));
+        }
+        let (query, limit_by, settings, format) = cursor.rest_as_query(options)?;
+        if format.is_some() {
+            return Err(Error::new(ErrorCode::SYNTAX_ERROR, "FORMAT is not allowed in the query of a view"));
+        }
+        if !settings.is_empty() {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "SETTINGS inside the query of a view are not supported yet"));
+        }
+        Ok(CreateView { name, if_not_exists, or_replace, materialized, columns, to, engine, populate, query_text, query, limit_by, parameters, comment })
     }
 
     fn create_dictionary(&mut self, or_replace: bool) -> Result<CreateDictionary> {
@@ -1132,7 +1268,8 @@ impl<'a> Cursor<'a> {
     }
 
     fn engine_spec(&mut self) -> Result<EngineSpec> {
-        const CLAUSES: [&str; 8] = ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL", "SETTINGS", "COMMENT", "AS"];
+        // POPULATE ends the engine clause of a materialized view.
+        const CLAUSES: [&str; 9] = ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL", "SETTINGS", "COMMENT", "AS", "POPULATE"];
         let mut spec = EngineSpec { name: self.ident()?, ..EngineSpec::default() };
         if self.eat_token(&Token::LParen) {
             if !self.eat_token(&Token::RParen) {
@@ -1183,14 +1320,15 @@ impl<'a> Cursor<'a> {
             return Ok(Statement::DropDatabase { name, if_exists });
         }
         self.eat("TEMPORARY");
-        if !(self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY")) {
-            return Err(self.syntax_error("DATABASE or TABLE"));
+        let view_only = self.eat("VIEW");
+        if !(view_only || self.eat("TABLE") || self.eat("DICTIONARY")) {
+            return Err(self.syntax_error("DATABASE, TABLE, VIEW or DICTIONARY"));
         }
         let if_exists = self.eat_seq(&["IF", "EXISTS"]);
         let name = self.table_name()?;
         self.skip_on_cluster()?;
         let _ = self.eat("SYNC");
-        Ok(Statement::DropTable { name, if_exists })
+        Ok(Statement::DropTable { name, if_exists, view_only })
     }
 
     fn rename(&mut self) -> Result<Statement> {

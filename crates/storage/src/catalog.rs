@@ -51,6 +51,7 @@ impl Table {
             comment: None,
             created_at: 0,
             dictionary: None,
+            view: None,
         };
         let schema = meta.schema()?;
         Ok(Arc::new(Table { meta, engine, schema }))
@@ -287,7 +288,9 @@ impl Catalog {
             }
             return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {}.{} already exists", meta.database, meta.name)));
         }
-        if meta.columns.is_empty() {
+        // A parameterized view has columns only once its parameters are given.
+        let parameterized_view = meta.view.as_ref().is_some_and(|v| !v.parameters.is_empty());
+        if meta.columns.is_empty() && !parameterized_view {
             return Err(Error::new(ErrorCode::EMPTY_LIST_OF_COLUMNS_PASSED, "Empty list of columns passed"));
         }
         let mut seen = std::collections::HashSet::new();
@@ -408,6 +411,7 @@ mod tests {
             comment: None,
             created_at: 0,
             dictionary: None,
+            view: None,
         }
     }
 

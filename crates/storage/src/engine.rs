@@ -79,6 +79,29 @@ impl InsertRequest {
     }
 }
 
+/// When inserted rows make a block (ClickHouse's squashing): at
+/// `min_insert_block_size_rows` rows or `min_insert_block_size_bytes` bytes, whichever
+/// comes first; a threshold of 0 is off, and with both off every batch is a block.
+/// Engines cut parts at these blocks, and materialized views see the same blocks.
+#[derive(Debug, Clone, Copy)]
+pub struct InsertSquash {
+    pub rows: usize,
+    pub bytes: usize,
+}
+
+impl InsertSquash {
+    pub fn from_settings(settings: &Settings) -> Self {
+        InsertSquash {
+            rows: settings.get_u64("min_insert_block_size_rows") as usize,
+            bytes: settings.get_u64("min_insert_block_size_bytes") as usize,
+        }
+    }
+
+    pub fn is_full(self, rows: usize, bytes: usize) -> bool {
+        (self.rows == 0 && self.bytes == 0) || (self.rows > 0 && rows >= self.rows) || (self.bytes > 0 && bytes >= self.bytes)
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InsertResult {
     pub written_rows: u64,

@@ -29,10 +29,10 @@ pub mod scan_counter;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{
-    CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, MergeStatus, OptimizeRequest, PartLogEvent,
+    CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, InsertSquash, MergeStatus, OptimizeRequest, PartLogEvent,
     PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
-pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
+pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};
 pub use provider::{EngineTableProvider, GranaryCatalogProvider};
 pub use scan_counter::ScanCounterExec;

@@ -81,6 +81,53 @@ pub struct TableMeta {
     /// Set for `CREATE DICTIONARY` (engine `Dictionary`): its key, source, layout and lifetime.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dictionary: Option<DictionaryMeta>,
+    /// Set for `CREATE VIEW` (engine `View`) and `CREATE MATERIALIZED VIEW` (engine
+    /// `MaterializedView`): the query and, for materialized views, where rows come from
+    /// and go to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<ViewMeta>,
+}
+
+/// A table named by database and name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct QualifiedName {
+    pub database: String,
+    pub table: String,
+}
+
+impl std::fmt::Display for QualifiedName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", quote_ident(&self.database), quote_ident(&self.table))
+    }
+}
+
+/// What a view stores besides its columns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ViewMeta {
+    /// The SELECT as written; a parameterized view keeps its `{name:Type}` placeholders.
+    /// Bare table names in it are resolved in the view's own database.
+    pub query: String,
+    /// Placeholder names of a parameterized view, in order of appearance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<String>,
+    /// Materialized views: the table whose INSERTs feed the view (none when the query
+    /// reads no table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<QualifiedName>,
+    /// Materialized views: the table the rows are written to (`TO db.t`, or the view's
+    /// own inner table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<QualifiedName>,
+    /// The engine of the view's own inner table, when the target is that table (it is
+    /// dropped with the view); `None` for `TO` tables and plain views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inner_engine: Option<EngineMeta>,
+}
+
+impl ViewMeta {
+    pub fn is_materialized(&self) -> bool {
+        self.target.is_some()
+    }
 }
 
 /// The clauses of `CREATE DICTIONARY` after the attribute list.
@@ -152,8 +199,22 @@ impl TableMeta {
 
     /// `SHOW CREATE TABLE` text, formatted as ClickHouse formats it.
     pub fn create_query(&self) -> String {
-        let kind = if self.dictionary.is_some() { "DICTIONARY" } else { "TABLE" };
-        let mut out = format!("CREATE {kind} {}.{}\n(\n", quote_ident(&self.database), quote_ident(&self.name));
+        let kind = match &self.view {
+            Some(view) if view.is_materialized() => "MATERIALIZED VIEW",
+            Some(_) => "VIEW",
+            None if self.dictionary.is_some() => "DICTIONARY",
+            None => "TABLE",
+        };
+        let mut out = format!("CREATE {kind} {}.{}", quote_ident(&self.database), quote_ident(&self.name));
+        if let Some(target) = self.view.as_ref().and_then(|v| v.target.as_ref().filter(|_| v.inner_engine.is_none())) {
+            out.push_str(&format!(" TO {target}"));
+        }
+        if self.view.as_ref().is_some_and(|v| !v.parameters.is_empty()) {
+            // ClickHouse knows a parameterized view's columns only once parameters are given.
+            out.push_str(&format!("\nAS {}", self.view.as_ref().map(|v| v.query.as_str()).unwrap_or_default()));
+            return out;
+        }
+        out.push_str("\n(\n");
         for (i, c) in self.columns.iter().enumerate() {
             // ClickHouse back-quotes every column name here, plain or not.
             out.push_str(&format!("    {} {}", backquote(&c.name), c.type_name));
@@ -178,32 +239,19 @@ impl TableMeta {
             }
             return out;
         }
-        out.push_str(")\nENGINE = ");
-        // `Null` is a keyword in ClickHouse's formatter, so the engine name is quoted.
-        if self.engine.name.eq_ignore_ascii_case("null") {
-            out.push_str(&backquote(&self.engine.name));
-        } else {
-            out.push_str(&self.engine.name);
-        }
-        if !self.engine.args.is_empty() {
-            out.push_str(&format!("({})", self.engine.args.join(", ")));
-        }
-        let clauses = [
-            ("PARTITION BY", &self.engine.partition_by),
-            ("PRIMARY KEY", &self.engine.primary_key),
-            ("ORDER BY", &self.engine.order_by),
-            ("SAMPLE BY", &self.engine.sample_by),
-            ("TTL", &self.engine.ttl),
-        ];
-        for (keyword, value) in clauses {
-            if let Some(v) = value {
-                out.push_str(&format!("\n{keyword} {v}"));
+        if let Some(view) = &self.view {
+            out.push(')');
+            if let Some(engine) = &view.inner_engine {
+                out.push_str(&engine_clauses(engine));
             }
+            out.push_str(&format!("\nAS {}", view.query));
+            if let Some(comment) = &self.comment {
+                out.push_str(&format!("\nCOMMENT {}", quote_string(comment)));
+            }
+            return out;
         }
-        if !self.engine.settings.is_empty() {
-            let settings: Vec<String> = self.engine.settings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-            out.push_str(&format!("\nSETTINGS {}", settings.join(", ")));
-        }
+        out.push(')');
+        out.push_str(&engine_clauses(&self.engine));
         if let Some(comment) = &self.comment {
             out.push_str(&format!("\nCOMMENT {}", quote_string(comment)));
         }
@@ -215,6 +263,37 @@ impl TableMeta {
         let create = self.create_query();
         create.split_once("ENGINE = ").map(|(_, e)| e.replace('\n', " ")).unwrap_or_default()
     }
+}
+
+/// `\nENGINE = Name(args)` and the clauses after it, as SHOW CREATE prints them.
+fn engine_clauses(engine: &EngineMeta) -> String {
+    let mut out = String::from("\nENGINE = ");
+    // `Null` is a keyword in ClickHouse's formatter, so the engine name is quoted.
+    if engine.name.eq_ignore_ascii_case("null") {
+        out.push_str(&backquote(&engine.name));
+    } else {
+        out.push_str(&engine.name);
+    }
+    if !engine.args.is_empty() {
+        out.push_str(&format!("({})", engine.args.join(", ")));
+    }
+    let clauses = [
+        ("PARTITION BY", &engine.partition_by),
+        ("PRIMARY KEY", &engine.primary_key),
+        ("ORDER BY", &engine.order_by),
+        ("SAMPLE BY", &engine.sample_by),
+        ("TTL", &engine.ttl),
+    ];
+    for (keyword, value) in clauses {
+        if let Some(v) = value {
+            out.push_str(&format!("\n{keyword} {v}"));
+        }
+    }
+    if !engine.settings.is_empty() {
+        let settings: Vec<String> = engine.settings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        out.push_str(&format!("\nSETTINGS {}", settings.join(", ")));
+    }
+    out
 }
 
 /// Back-quotes a name unless it is a plain identifier, as ClickHouse prints names.
@@ -254,6 +333,7 @@ mod tests {
             comment: None,
             created_at: 0,
             dictionary: None,
+            view: None,
         };
         assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    `id` UInt64,\n    `my col` String\n)\nENGINE = Memory");
         let json = serde_json::to_string(&meta).unwrap();

@@ -41,6 +41,7 @@ pub fn meta(columns: &[(&str, &str)], order_by: Option<&str>, partition_by: Opti
         comment: None,
         created_at: 0,
         dictionary: None,
+        view: None,
     }
 }
 
