@@ -439,7 +439,14 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
         },
         move |ctx| {
             let common = comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1))?;
-            let (l, r) = (to_type(ctx, 0, &common)?, to_type(ctx, 1, &common)?);
+            let (l, r) = match (ctx.dt(0), ctx.dt(1)) {
+                // ClickHouse compares FixedString(N) with String as the string without
+                // its zero padding (`toFixedString('abc', 5) = 'abc'` is 1).
+                (DataType::FixedSizeBinary(_), other) | (other, DataType::FixedSizeBinary(_)) if is_string_type(other) => {
+                    (fixed_as_unpadded_string(ctx, 0)?, fixed_as_unpadded_string(ctx, 1)?)
+                }
+                _ => (to_type(ctx, 0, &common)?, to_type(ctx, 1, &common)?),
+            };
             let mask: BooleanArray = match how {
                 Cmp::Eq => cmp::eq(&l, &r)?,
                 Cmp::Ne => cmp::neq(&l, &r)?,
@@ -452,6 +459,21 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
         },
     )
     .build()
+}
+
+fn is_string_type(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// Argument `i` as a `Binary` column: a FixedString without its trailing zero bytes, a
+/// string as its bytes.
+fn fixed_as_unpadded_string(ctx: &crate::func::ExecCtx, i: usize) -> DfResult<ArrayRef> {
+    let array = ctx.array(i)?;
+    if let Some(fixed) = array.as_any().downcast_ref::<datafusion::arrow::array::FixedSizeBinaryArray>() {
+        let trimmed: datafusion::arrow::array::BinaryArray = fixed.iter().map(|v| v.map(|bytes| &bytes[..bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)])).collect();
+        return Ok(Arc::new(trimmed));
+    }
+    Ok(datafusion::arrow::compute::cast(&array, &DataType::Binary)?)
 }
 
 /// A Boolean column as ClickHouse's UInt8 0/1, keeping nulls.

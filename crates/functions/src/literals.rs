@@ -166,6 +166,81 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
     Ok(out.data)
 }
 
+/// String literals compared with a `FixedString(N)` expression (`=`, `!=`, `<`, ...,
+/// `IN`), made `FixedString(N)` values padded with zero bytes, as ClickHouse converts
+/// them (DataFusion has no common type for the two). A literal longer than N equals no
+/// value: `=` with it is false, `!=` true, and it is dropped from an `IN` list. Runs on
+/// nodes with one input (WHERE, SELECT, HAVING, ORDER BY), before the analyzer.
+pub fn fixed_string_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
+    use datafusion::logical_expr::{BinaryExpr, ExprSchemable, Operator};
+    let out = plan.transform_up_with_subqueries(|node| {
+        let schema = match node.inputs().as_slice() {
+            [input] => input.schema().clone(),
+            _ => return Ok(Transformed::no(node)),
+        };
+        let width_of = |expr: &Expr| match expr.get_type(&schema) {
+            Ok(datafusion::arrow::datatypes::DataType::FixedSizeBinary(n)) => Some(n),
+            _ => None,
+        };
+        let padded = |expr: &Expr, width: i32| -> Option<Option<Expr>> {
+            let Expr::Literal(ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text)) | ScalarValue::Utf8View(Some(text)), _) = expr else { return None };
+            if text.len() > width as usize {
+                return Some(None);
+            }
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.resize(width as usize, 0);
+            Some(Some(Expr::Literal(ScalarValue::FixedSizeBinary(width, Some(bytes)), None)))
+        };
+        let rewritten = node.map_expressions(|expr| {
+            expr.transform_up(|e| match e {
+                Expr::BinaryExpr(BinaryExpr { left, op, right }) if op.supports_propagation() || matches!(op, Operator::Eq | Operator::NotEq) => {
+                    let (column, literal, literal_left) = match (width_of(&left), width_of(&right)) {
+                        (Some(n), None) => (n, &right, false),
+                        (None, Some(n)) => (n, &left, true),
+                        _ => return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
+                    };
+                    match padded(literal, column) {
+                        Some(Some(value)) => {
+                            let (l, r) = if literal_left { (Box::new(value), right) } else { (left, Box::new(value)) };
+                            Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr { left: l, op, right: r })))
+                        }
+                        Some(None) if op == Operator::Eq => Ok(Transformed::yes(Expr::Literal(ScalarValue::Boolean(Some(false)), None))),
+                        Some(None) if op == Operator::NotEq => Ok(Transformed::yes(Expr::Literal(ScalarValue::Boolean(Some(true)), None))),
+                        _ => Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
+                    }
+                }
+                Expr::InList(mut in_list) => {
+                    let Some(width) = width_of(&in_list.expr) else { return Ok(Transformed::no(Expr::InList(in_list))) };
+                    let mut changed = false;
+                    let mut list = Vec::with_capacity(in_list.list.len());
+                    for item in in_list.list {
+                        match padded(&item, width) {
+                            Some(Some(value)) => {
+                                list.push(value);
+                                changed = true;
+                            }
+                            Some(None) => changed = true,
+                            None => list.push(item),
+                        }
+                    }
+                    if list.is_empty() {
+                        return Ok(Transformed::yes(Expr::Literal(ScalarValue::Boolean(Some(in_list.negated)), None)));
+                    }
+                    in_list.list = list;
+                    Ok(if changed { Transformed::yes(Expr::InList(in_list)) } else { Transformed::no(Expr::InList(in_list)) })
+                }
+                other => Ok(Transformed::no(other)),
+            })
+        })?;
+        if rewritten.transformed {
+            Ok(Transformed::yes(rewritten.data.recompute_schema()?))
+        } else {
+            Ok(rewritten)
+        }
+    })?;
+    Ok(out.data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

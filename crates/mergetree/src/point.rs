@@ -5,19 +5,20 @@
 //! the first key of every granule and the part's last key), so the granules that can hold
 //! key `k` are a contiguous run found with two binary searches: O(log granules) per key
 //! and part, where the general scan path evaluates its predicate on every granule. Only
-//! the touched granules are read, then filtered to the exact keys.
+//! the touched granules are read; in each, the rows of the wanted keys are found by binary
+//! search too (the granule is sorted by the key), so a lookup never hashes or compares
+//! every row it read.
 
 use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, BooleanArray};
-use arrow::compute::{filter_record_batch, SortOptions};
+use arrow::array::{make_comparator, Array, ArrayRef, UInt32Array};
+use arrow::compute::{take_record_batch, SortOptions};
 use arrow::datatypes::Schema;
 use arrow::record_batch::RecordBatch;
-use arrow::array::make_comparator;
 use granary_common::Result;
-use granary_storage::{DuplicateKeys, KeyIndex, PointReadRequest, PointReadResult};
+use granary_storage::{PointReadRequest, PointReadResult};
 
 use crate::engine::Inner;
 use crate::part::Part;
@@ -35,7 +36,7 @@ pub fn point_read(inner: &Inner, request: &PointReadRequest) -> Option<Result<Po
 
 fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<PointReadResult> {
     let keys = arrow::compute::cast(&request.keys, inner.schema.field(key_column).data_type())?;
-    let wanted = KeyIndex::build(std::slice::from_ref(&keys), DuplicateKeys::KeepFirst)?;
+    let wanted = sorted_distinct_keys(&keys)?;
     // The key column is read as well (to filter), placed after the projection if absent.
     let mut columns = request.projection.clone();
     let key_position = match columns.iter().position(|&c| c == key_column) {
@@ -64,10 +65,9 @@ fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<
             let batch = reader.read(range, &read_schema)?;
             result.read_rows += batch.num_rows() as u64;
             result.read_bytes += batch.get_array_memory_size() as u64;
-            let matched = wanted.probe(std::slice::from_ref(batch.column(key_position)))?;
-            let mask: BooleanArray = matched.iter().map(|m| Some(m.is_some())).collect();
-            let batch = filter_record_batch(&batch, &mask)?;
-            if batch.num_rows() > 0 {
+            let rows = rows_with_keys(batch.column(key_position), &wanted)?;
+            if !rows.is_empty() {
+                let batch = take_record_batch(&batch, &rows)?;
                 let projected = batch.columns()[..request.projection.len()].to_vec();
                 result.batches.push(RecordBatch::try_new_with_options(
                     out_schema.clone(),
@@ -86,6 +86,44 @@ fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<
     Ok(result)
 }
 
+/// The order of sorting keys in parts (and of their sparse index).
+const KEY_ORDER: SortOptions = SortOptions { descending: false, nulls_first: true };
+
+/// `keys` sorted in the parts' order, without NULLs (equal to nothing) and repeats.
+fn sorted_distinct_keys(keys: &ArrayRef) -> Result<ArrayRef> {
+    let order = arrow::compute::sort_to_indices(keys, Some(KEY_ORDER), None)?;
+    let sorted = arrow::compute::take(keys.as_ref(), &order, None)?;
+    let compare = make_comparator(sorted.as_ref(), sorted.as_ref(), KEY_ORDER)?;
+    let distinct: UInt32Array = (sorted.null_count()..sorted.len())
+        .filter(|&i| i == sorted.null_count() || compare(i - 1, i) != Ordering::Equal)
+        .map(|i| i as u32)
+        .collect();
+    Ok(arrow::compute::take(sorted.as_ref(), &distinct, None)?)
+}
+
+/// Rows of a granule range (sorted by `column`) whose value is one of `wanted` (sorted,
+/// distinct), in row order: the wanted keys between the range's first and last value,
+/// each found with two binary searches.
+fn rows_with_keys(column: &ArrayRef, wanted: &ArrayRef) -> Result<UInt32Array> {
+    let rows = column.len();
+    if rows == 0 || wanted.is_empty() {
+        return Ok(UInt32Array::from(Vec::<u32>::new()));
+    }
+    // compare(row, key): column[row] vs wanted[key]
+    let compare = make_comparator(column.as_ref(), wanted.as_ref(), KEY_ORDER)?;
+    let first_key = partition_point(wanted.len(), |k| compare(0, k) == Ordering::Greater);
+    let end_key = partition_point(wanted.len(), |k| compare(rows - 1, k) != Ordering::Less);
+    let mut out = Vec::new();
+    let mut from = 0;
+    for k in first_key..end_key {
+        let start = from + partition_point(rows - from, |i| compare(from + i, k) == Ordering::Less);
+        let end = start + partition_point(rows - start, |i| compare(start + i, k) == Ordering::Equal);
+        out.extend(start as u32..end as u32);
+        from = end;
+    }
+    Ok(UInt32Array::from(out))
+}
+
 /// Granule ranges of `part` that may hold any of `keys`, sorted and merged.
 fn granules_for_keys(part: &Part, keys: &ArrayRef) -> Result<Vec<Range<usize>>> {
     let granules = part.granules();
@@ -93,9 +131,8 @@ fn granules_for_keys(part: &Part, keys: &ArrayRef) -> Result<Vec<Range<usize>>> 
     if granules == 0 {
         return Ok(Vec::new());
     }
-    let options = SortOptions { descending: false, nulls_first: true };
     // compare(i, j): index[i] vs keys[j]
-    let compare = make_comparator(index.as_ref(), keys.as_ref(), options)?;
+    let compare = make_comparator(index.as_ref(), keys.as_ref(), KEY_ORDER)?;
     let mut ranges: Vec<Range<usize>> = Vec::new();
     for k in 0..keys.len() {
         if keys.is_null(k) {
@@ -132,4 +169,23 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
         }
     }
     lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{StringArray, UInt64Array};
+
+    #[test]
+    fn rows_of_wanted_keys_by_binary_search() {
+        let column: ArrayRef = Arc::new(UInt64Array::from(vec![1, 3, 3, 3, 5, 8, 8, 13]));
+        let wanted = sorted_distinct_keys(&(Arc::new(UInt64Array::from(vec![Some(8), None, Some(3), Some(0), Some(8), Some(20), Some(13)])) as ArrayRef)).unwrap();
+        assert_eq!(wanted.as_any().downcast_ref::<UInt64Array>().unwrap().values().to_vec(), vec![0, 3, 8, 13, 20]);
+        assert_eq!(rows_with_keys(&column, &wanted).unwrap().values().to_vec(), vec![1, 2, 3, 5, 6, 7]);
+        let none: ArrayRef = Arc::new(UInt64Array::from(vec![2, 4, 100]));
+        assert!(rows_with_keys(&column, &sorted_distinct_keys(&none).unwrap()).unwrap().is_empty());
+        let strings: ArrayRef = Arc::new(StringArray::from(vec!["a", "b", "b", "d"]));
+        let wanted = sorted_distinct_keys(&(Arc::new(StringArray::from(vec!["d", "b"])) as ArrayRef)).unwrap();
+        assert_eq!(rows_with_keys(&strings, &wanted).unwrap().values().to_vec(), vec![1, 2, 3]);
+    }
 }

@@ -42,37 +42,61 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
-    let offsets = LineOffsets::new(sql);
+    let mut offsets = LineOffsets::new(sql);
     let mut out = Vec::with_capacity(tokens.len());
     for TokenWithSpan { token, span } in tokens {
         if matches!(token, Token::Whitespace(_) | Token::EOF) {
             continue;
         }
-        let start = offsets.byte_offset(sql, span.start.line, span.start.column);
-        let end = offsets.byte_offset(sql, span.end.line, span.end.column);
+        let start = offsets.byte_offset(span.start.line, span.start.column);
+        let end = offsets.byte_offset(span.end.line, span.end.column);
         out.push(Lexeme { token, span, start, end: end.max(start) });
     }
     Ok(out)
 }
 
-/// Converts sqlparser's (line, column) locations, counted in characters from 1, to byte offsets.
-struct LineOffsets {
+/// Converts sqlparser's (line, column) locations, counted in characters from 1, to byte
+/// offsets. Locations are asked for in increasing order, so a line with multi-byte
+/// characters is walked once from a remembered position (walking it from its start for
+/// every token made long one-line queries, such as `IN` lists, quadratic).
+struct LineOffsets<'a> {
+    text: &'a str,
     starts: Vec<usize>,
+    ascii: bool,
+    /// Last position converted: (line index, characters into the line, byte offset).
+    cursor: (usize, usize, usize),
 }
 
-impl LineOffsets {
-    fn new(text: &str) -> Self {
+impl<'a> LineOffsets<'a> {
+    fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineOffsets { starts }
+        LineOffsets { text, starts, ascii: text.is_ascii(), cursor: (0, 0, 0) }
     }
 
-    fn byte_offset(&self, text: &str, line: u64, column: u64) -> usize {
-        let Some(&line_start) = self.starts.get((line as usize).saturating_sub(1)) else {
-            return text.len();
+    fn byte_offset(&mut self, line: u64, column: u64) -> usize {
+        let line_index = (line as usize).saturating_sub(1);
+        let Some(&line_start) = self.starts.get(line_index) else {
+            return self.text.len();
         };
         let chars_in = (column as usize).saturating_sub(1);
-        text[line_start..].char_indices().nth(chars_in).map(|(i, _)| line_start + i).unwrap_or(text.len())
+        if self.ascii {
+            return (line_start + chars_in).min(self.text.len());
+        }
+        let (cursor_line, cursor_chars, cursor_byte) = self.cursor;
+        let (mut chars, mut byte) = if cursor_line == line_index && cursor_chars <= chars_in { (cursor_chars, cursor_byte) } else { (0, line_start) };
+        let mut rest = self.text[byte..].chars();
+        while chars < chars_in {
+            match rest.next() {
+                Some(c) => {
+                    byte += c.len_utf8();
+                    chars += 1;
+                }
+                None => break,
+            }
+        }
+        self.cursor = (line_index, chars, byte);
+        byte
     }
 }
 
@@ -113,6 +137,18 @@ mod tests {
         assert_eq!(&sql[from.start..from.end], "FROM");
         let t = lx.last().unwrap();
         assert_eq!(&sql[t.start..t.end], "t");
+    }
+
+    #[test]
+    fn offsets_of_multibyte_lines_in_any_order() {
+        let sql = "SELECT 'héllo', 'wörld'\n, 'ü' AS x";
+        let lx = lex(sql).unwrap();
+        let texts: Vec<&str> = lx.iter().map(|l| &sql[l.start..l.end]).collect();
+        assert_eq!(texts, vec!["SELECT", "'héllo'", ",", "'wörld'", ",", "'ü'", "AS", "x"]);
+        let mut offsets = LineOffsets::new(sql);
+        assert_eq!(offsets.byte_offset(1, 17), 17);
+        assert_eq!(offsets.byte_offset(1, 8), 7);
+        assert_eq!(offsets.byte_offset(2, 3), sql.find('\'').map(|_| sql.rfind("'ü'").unwrap()).unwrap());
     }
 
     #[test]
