@@ -482,8 +482,43 @@ pub(crate) fn bool_to_u8(mask: &BooleanArray) -> UInt8Array {
     UInt8Array::new(values.into(), mask.nulls().cloned())
 }
 
+/// `isNaN`, `isFinite`, `isInfinite`: UInt8 tests of a number (integers are finite).
+fn float_predicate(name: &'static str, test: fn(f64) -> bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| if is_integer(ctx.dt(0)) || is_float(ctx.dt(0)) { Ok(ChType::UInt8) } else { Err(crate::args::illegal_type(ctx.name, 0, ctx.field(0))) },
+        move |ctx| {
+            let values = datafusion::arrow::compute::cast(&ctx.array(0)?, &DataType::Float64)?;
+            let values = values.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+            Ok(Arc::new(values.unary::<_, datafusion::arrow::datatypes::UInt8Type>(|v| u8::from(test(v)))))
+        },
+    )
+    .build()
+}
+
+/// `exp2(x)`, `exp10(x)`: Float64 powers of 2 and 10.
+fn power_of(name: &'static str, base: f64) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| if is_integer(ctx.dt(0)) || is_float(ctx.dt(0)) || crate::args::is_decimal(ctx.dt(0)) { Ok(ChType::Float64) } else { Err(crate::args::illegal_type(ctx.name, 0, ctx.field(0))) },
+        move |ctx| {
+            let values = datafusion::arrow::compute::cast(&ctx.array(0)?, &DataType::Float64)?;
+            let values = values.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+            Ok(Arc::new(values.unary::<_, datafusion::arrow::datatypes::Float64Type>(|v| base.powf(v))))
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        float_predicate("isNaN", f64::is_nan),
+        float_predicate("isFinite", f64::is_finite),
+        float_predicate("isInfinite", f64::is_infinite),
+        power_of("exp2", 2.0),
+        power_of("exp10", 10.0),
         arith("plus", Op::Plus),
         arith("minus", Op::Minus),
         arith("multiply", Op::Multiply),

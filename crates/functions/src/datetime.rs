@@ -24,7 +24,7 @@ use granary_types::ChType;
 use crate::args::{ch_error, illegal_type, is_integer, is_float, is_string, Arity, DfResult};
 use crate::conversion::convert::{convert, timestamp_ticks, time_unit_for_precision, Conv, Mode};
 use crate::func::{result_field, ExecCtx, RetCtx, ScalarDef};
-use crate::tz::{civil_from_days, day_of_week, days_from_civil, days_in_month, parse_tz, server_tz_name, SessionTz};
+use crate::tz::{civil_from_days, days_from_civil, days_in_month, parse_tz, server_tz_name, SessionTz};
 
 fn literal(value: ScalarValue, t: &ChType, name: &str) -> Expr {
     let field = result_field(name, t);
@@ -174,7 +174,7 @@ fn timezone_fn() -> ScalarUDF {
 
 // ---------------------------------------------------------------- helpers
 
-fn optional_tz(ctx: &RetCtx, index: usize) -> DfResult<Option<String>> {
+pub(crate) fn optional_tz(ctx: &RetCtx, index: usize) -> DfResult<Option<String>> {
     if ctx.arg_count() <= index {
         return Ok(None);
     }
@@ -197,15 +197,15 @@ fn precision_arg(ctx: &RetCtx, index: usize) -> DfResult<u8> {
     Ok(p as u8)
 }
 
-fn is_date(dt: &DataType) -> bool {
+pub(crate) fn is_date(dt: &DataType) -> bool {
     matches!(dt, DataType::Date32)
 }
 
-fn is_time(dt: &DataType) -> bool {
+pub(crate) fn is_time(dt: &DataType) -> bool {
     matches!(dt, DataType::Timestamp(..))
 }
 
-fn check_date_arg(ctx: &RetCtx, i: usize, allow_date: bool) -> DfResult<()> {
+pub(crate) fn check_date_arg(ctx: &RetCtx, i: usize, allow_date: bool) -> DfResult<()> {
     let dt = ctx.dt(i);
     if is_time(dt) || (allow_date && is_date(dt)) {
         return Ok(());
@@ -224,7 +224,7 @@ fn check_date_arg(ctx: &RetCtx, i: usize, allow_date: bool) -> DfResult<()> {
 
 /// The zone to decompose argument `i` in: explicit argument `tz_index`, else the
 /// type's, else the server's.
-fn zone_for(ctx: &ExecCtx, i: usize, tz_index: Option<usize>) -> DfResult<SessionTz> {
+pub(crate) fn zone_for(ctx: &ExecCtx, i: usize, tz_index: Option<usize>) -> DfResult<SessionTz> {
     if let Some(ti) = tz_index {
         if ctx.args.len() > ti {
             return parse_tz(ctx.const_str(ti, "time zone")?);
@@ -235,7 +235,7 @@ fn zone_for(ctx: &ExecCtx, i: usize, tz_index: Option<usize>) -> DfResult<Sessio
 
 /// Local wall-clock seconds of a Date/Date32/DateTime/DateTime64 column, and the
 /// sub-second ticks (with ticks per second) for DateTime64.
-fn local_seconds(array: &ArrayRef, zone: &SessionTz) -> DfResult<PrimitiveArray<Int64Type>> {
+pub(crate) fn local_seconds(array: &ArrayRef, zone: &SessionTz) -> DfResult<PrimitiveArray<Int64Type>> {
     match array.data_type() {
         DataType::Date32 => Ok(array.as_primitive::<Date32Type>().unary(|d| d as i64 * 86_400)),
         DataType::Timestamp(..) => {
@@ -272,7 +272,7 @@ fn component<T: ArrowPrimitiveType>(
     .build()
 }
 
-fn ymd(local: i64) -> (i64, u32, u32) {
+pub(crate) fn ymd(local: i64) -> (i64, u32, u32) {
     civil_from_days(local.div_euclid(86_400))
 }
 
@@ -401,7 +401,7 @@ fn to_unix_timestamp() -> ScalarUDF {
 // ---------------------------------------------------------------- dateDiff
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Unit {
+pub(crate) enum Unit {
     Nanosecond,
     Microsecond,
     Millisecond,
@@ -415,7 +415,7 @@ enum Unit {
     Year,
 }
 
-fn parse_unit(name: &str, text: &str) -> DfResult<Unit> {
+pub(crate) fn parse_unit(name: &str, text: &str) -> DfResult<Unit> {
     Ok(match text.to_ascii_lowercase().as_str() {
         "nanosecond" | "nanoseconds" | "ns" => Unit::Nanosecond,
         "microsecond" | "microseconds" | "us" | "u" => Unit::Microsecond,
@@ -516,7 +516,7 @@ fn ticks_at(array: &ArrayRef, per: i64) -> DfResult<PrimitiveArray<Int64Type>> {
 
 // ---------------------------------------------------------------- add / subtract
 
-fn add_months_days(days: i64, months: i64) -> i64 {
+pub(crate) fn add_months_days(days: i64, months: i64) -> i64 {
     let (y, m, d) = civil_from_days(days);
     let total = y * 12 + (m as i64 - 1) + months;
     let ny = total.div_euclid(12);
@@ -624,7 +624,6 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         component::<UInt16Type>("toYear", ChType::UInt16, true, |s| ymd(s).0 as u16),
         component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
         component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),
-        component::<UInt8Type>("toDayOfWeek", ChType::UInt8, true, |s| day_of_week(s.div_euclid(86_400))),
         component::<UInt16Type>("toDayOfYear", ChType::UInt16, true, |s| {
             let days = s.div_euclid(86_400);
             let (y, _, _) = civil_from_days(days);

@@ -44,6 +44,12 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("curdate", "today"),
     ("toStartOfFiveMinute", "toStartOfFiveMinutes"),
     ("current_date", "today"),
+    ("DATE_FORMAT", "formatDateTime"),
+    ("FROM_UNIXTIME", "fromUnixTimestamp"),
+    ("YEARWEEK", "toYearWeek"),
+    ("WEEK", "toWeek"),
+    ("QUARTER", "toQuarter"),
+    ("DAYOFYEAR", "toDayOfYear"),
     // strings
     ("CHAR_LENGTH", "lengthUTF8"),
     ("CHARACTER_LENGTH", "lengthUTF8"),

@@ -278,6 +278,12 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let elements = std::mem::take(&mut array.elem);
             *expr = function_call("array", elements);
         }
+        Expr::Function(function) if is_start_of_interval(function) => split_interval_argument(function),
+        // ClickHouse reads `inf` and `nan` as Float64 literals.
+        Expr::Identifier(ident) if ident.quote_style.is_none() && ["inf", "infinity", "nan"].iter().any(|n| ident.value.eq_ignore_ascii_case(n)) => {
+            let text = if ident.value.eq_ignore_ascii_case("nan") { "nan" } else { "inf" };
+            *expr = function_call("_CAST", vec![Expr::value(Value::SingleQuotedString(text.to_string())), Expr::value(Value::SingleQuotedString("Float64".to_string()))]);
+        }
         Expr::Function(function) if interval_of_literal(function).is_some() => {
             if let Some(interval) = interval_of_literal(function) {
                 *expr = interval;
@@ -321,6 +327,26 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
         DataType::Map(key, value) => format!("Map({}, {})", clickhouse_type_text(key), clickhouse_type_text(value)),
         other => other.to_string(),
     }
+}
+
+fn is_start_of_interval(function: &ast::Function) -> bool {
+    matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value.eq_ignore_ascii_case("toStartOfInterval") || i.value.eq_ignore_ascii_case("time_bucket"))
+}
+
+/// `toStartOfInterval(t, INTERVAL n unit[, tz])` becomes `toStartOfInterval(t, n, 'unit'[, tz])`:
+/// DataFusion's interval values cannot tell 2 weeks from 14 days, which ClickHouse aligns
+/// differently.
+fn split_interval_argument(function: &mut ast::Function) {
+    let FunctionArguments::List(list) = &mut function.args else { return };
+    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Interval(interval)))) = list.args.get(1) else { return };
+    let Some(field) = &interval.leading_field else { return };
+    let unit = match field {
+        ast::DateTimeField::Week(_) => "week".to_string(),
+        other => other.to_string().to_ascii_lowercase(),
+    };
+    let value = interval.value.as_ref().clone();
+    list.args[1] = FunctionArg::Unnamed(FunctionArgExpr::Expr(value));
+    list.args.insert(2, FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(Value::SingleQuotedString(unit)))));
 }
 
 /// `toIntervalDay(3)` with a number literal is `INTERVAL 3 DAY`, which DataFusion adds

@@ -1,0 +1,661 @@
+//! Calendar functions, ClickHouse's (DateLUT) rules: weeks in MySQL's eight week modes
+//! (`toWeek`, `toYearWeek`, `toISOWeek`, `toISOYear`, `toStartOfWeek`, `toMonday`,
+//! `toLastDayOfWeek`, `toDayOfWeek` with a mode), `toLastDayOfMonth`, `toRelative*Num`,
+//! `toStartOfInterval` (the SQL front end turns `INTERVAL n unit` into `n, 'unit'` so weeks
+//! stay weeks), `timeSlot`, `makeDate`/`makeDate32`/`makeDateTime`, `dateName`,
+//! `monthName` and `age`. Every function works on local wall-clock seconds in the
+//! argument's (or the explicit) time zone, as the other date functions do.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray, StringArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Date32Type, Float64Type, Int64Type, TimestampSecondType, UInt16Type, UInt32Type, UInt8Type};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::ScalarUDF;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, illegal_type, is_integer, is_numeric, is_string, Arity, DfResult};
+use crate::conversion::convert::timestamp_ticks;
+use crate::datetime::{check_date_arg, local_seconds, optional_tz, parse_unit, ymd, zone_for, Unit};
+use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::tz::{civil_from_days, day_of_week, days_from_civil, days_in_month, is_leap, parse_tz, SessionTz, DATE32_MAX_DAYS, DATE32_MIN_DAYS, DATE_MAX_DAYS};
+
+const MONDAY_FIRST: u8 = 1;
+const YEAR: u8 = 2;
+const FIRST_WEEKDAY: u8 = 4;
+const NEWYEAR_DAY: u8 = 8;
+
+fn day_count_of_year(year: i64) -> i64 {
+    if is_leap(year) {
+        366
+    } else {
+        365
+    }
+}
+
+/// Weekday of a day number, 0 = the week's first day (Monday, or Sunday when
+/// `sunday_first`).
+fn weekday(days: i64, sunday_first: bool) -> i64 {
+    (days + 3 + i64::from(sunday_first)).rem_euclid(7)
+}
+
+/// (year, week) of day `days` in week mode `mode` (ClickHouse's `toYearWeek`, itself
+/// MySQL's `calc_week`).
+fn year_week(days: i64, mode: u8) -> (i64, i64) {
+    let newyear_day = mode & NEWYEAR_DAY != 0;
+    let mut mode = mode & 7;
+    if mode & MONDAY_FIRST == 0 {
+        mode ^= FIRST_WEEKDAY;
+    }
+    let monday_first = mode & MONDAY_FIRST != 0;
+    let mut week_year = mode & YEAR != 0;
+    let first_weekday = mode & FIRST_WEEKDAY != 0;
+    let (year, month, day) = civil_from_days(days);
+    if newyear_day {
+        return year_week_from_new_year(days, monday_first);
+    }
+    let mut year = year;
+    let mut first = days_from_civil(year, 1, 1);
+    let mut wd = weekday(first, !monday_first);
+    if month == 1 && (day as i64) <= 7 - wd {
+        if !week_year && ((first_weekday && wd != 0) || (!first_weekday && wd >= 4)) {
+            return (year, 0);
+        }
+        week_year = true;
+        year -= 1;
+        let length = day_count_of_year(year);
+        first -= length;
+        wd = (wd + 53 * 7 - length).rem_euclid(7);
+    }
+    let offset = if (first_weekday && wd != 0) || (!first_weekday && wd >= 4) { days - (first + (7 - wd)) } else { days - (first - wd) };
+    if week_year && offset >= 52 * 7 {
+        let next = (wd + day_count_of_year(year)).rem_euclid(7);
+        if (!first_weekday && next < 4) || (first_weekday && next == 0) {
+            return (year + 1, 1);
+        }
+    }
+    (year, offset / 7 + 1)
+}
+
+/// Week modes 8 and 9: week 1 is the one holding January 1st.
+fn year_week_from_new_year(days: i64, monday_first: bool) -> (i64, i64) {
+    let week_start = |d: i64| d - weekday(d, !monday_first);
+    let (year, _, _) = civil_from_days(week_start(days) + 6);
+    let first = week_start(days_from_civil(year, 1, 1));
+    (year, (week_start(days) - first) / 7 + 1)
+}
+
+/// First day of the week holding `days`: Monday in modes with bit 1 set, else Sunday.
+fn week_start(days: i64, mode: u8) -> i64 {
+    days - weekday(days, mode & MONDAY_FIRST == 0)
+}
+
+fn clamp_date(days: i64) -> i32 {
+    days.clamp(0, DATE_MAX_DAYS) as i32
+}
+
+fn clamp_date32(days: i64) -> i32 {
+    days.clamp(DATE32_MIN_DAYS, DATE32_MAX_DAYS) as i32
+}
+
+/// An optional constant `mode` argument at `index` (a string there is the time zone).
+fn mode_arg(ctx: &RetCtx, index: usize) -> DfResult<()> {
+    if ctx.arg_count() > index && !is_string(ctx.dt(index)) {
+        if !is_integer(ctx.dt(index)) {
+            return Err(illegal_type(ctx.name, index, ctx.field(index)));
+        }
+        ctx.const_int(index, "mode")?;
+    }
+    Ok(())
+}
+
+/// (mode, index of the time-zone argument) for `f(t[, mode][, tz])`.
+fn mode_and_zone(ctx: &ExecCtx, index: usize) -> DfResult<(u8, usize)> {
+    if ctx.args.len() > index && !is_string(ctx.dt(index)) {
+        Ok((ctx.const_int(index, "mode")?.clamp(0, 255) as u8, index + 1))
+    } else {
+        Ok((0, index))
+    }
+}
+
+fn check_ret_zone(ctx: &RetCtx, index: usize) -> DfResult<()> {
+    if ctx.arg_count() > index && is_string(ctx.dt(index)) {
+        optional_tz(ctx, index)?;
+    }
+    Ok(())
+}
+
+/// `f(t[, mode][, tz])` returning a number computed from the local day number.
+fn week_number<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(name: &'static str, ret: ChType, default_mode: u8, f: fn(i64, u8) -> T::Native) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 3),
+        move |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            mode_arg(ctx, 1)?;
+            check_ret_zone(ctx, if ctx.arg_count() > 1 && !is_string(ctx.dt(1)) { 2 } else { 1 })?;
+            Ok(ret.clone())
+        },
+        move |ctx| {
+            let (mode, zone_index) = mode_and_zone(ctx, 1)?;
+            let mode = if ctx.args.len() > 1 && !is_string(ctx.dt(1)) { mode } else { default_mode };
+            let zone = zone_for(ctx, 0, Some(zone_index))?;
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            Ok(Arc::new(local.unary::<_, T>(move |s| f(s.div_euclid(86_400), mode))))
+        },
+    )
+    .build()
+}
+
+/// `f(t[, mode][, tz])` returning a Date computed from the local day number.
+fn week_day_fn(name: &'static str, f: fn(i64, u8) -> i64) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 3),
+        |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            mode_arg(ctx, 1)?;
+            check_ret_zone(ctx, if ctx.arg_count() > 1 && !is_string(ctx.dt(1)) { 2 } else { 1 })?;
+            Ok(ChType::Date)
+        },
+        move |ctx| {
+            let (mode, zone_index) = mode_and_zone(ctx, 1)?;
+            let zone = zone_for(ctx, 0, Some(zone_index))?;
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            Ok(Arc::new(local.unary::<_, Date32Type>(move |s| clamp_date(f(s.div_euclid(86_400), mode)))))
+        },
+    )
+    .build()
+}
+
+/// `toDayOfWeek(t[, mode][, tz])`: mode 0 Monday = 1 .. Sunday = 7; 1 Monday = 0 .. 6;
+/// 2 Sunday = 0 .. 6; 3 Sunday = 1 .. 7.
+fn day_of_week_with_mode(days: i64, mode: u8) -> u8 {
+    let iso = day_of_week(days); // Monday = 1 .. Sunday = 7
+    match mode & 3 {
+        0 => iso,
+        1 => iso - 1,
+        2 => iso % 7,
+        _ => iso % 7 + 1,
+    }
+}
+
+/// `toRelative<Unit>Num(t[, tz])`: UInt32 counts since the epoch, as ClickHouse numbers
+/// them (weeks from Monday, months as year * 12 + month, seconds as the Unix time).
+fn relative_num(name: &'static str, unit: Unit) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            optional_tz(ctx, 1)?;
+            Ok(ChType::UInt32)
+        },
+        move |ctx| {
+            let zone = zone_for(ctx, 0, Some(1))?;
+            let array = ctx.array(0)?;
+            if unit == Unit::Second {
+                // The Unix time itself, whatever the zone.
+                let utc = utc_seconds(&array, &zone)?;
+                return Ok(Arc::new(utc.unary::<_, UInt32Type>(|s| s as u32)));
+            }
+            let local = local_seconds(&array, &zone)?;
+            Ok(Arc::new(local.unary::<_, UInt32Type>(move |s| {
+                let days = s.div_euclid(86_400);
+                let value = match unit {
+                    Unit::Minute => s.div_euclid(60),
+                    Unit::Hour => s.div_euclid(3600),
+                    Unit::Day => days,
+                    Unit::Week => (days + 8 - day_of_week(days) as i64).div_euclid(7),
+                    Unit::Month | Unit::Quarter | Unit::Year => {
+                        let (y, m, _) = civil_from_days(days);
+                        match unit {
+                            Unit::Month => y * 12 + m as i64,
+                            Unit::Quarter => y * 4 + (m as i64 - 1) / 3,
+                            _ => y,
+                        }
+                    }
+                    _ => s,
+                };
+                value as u32
+            })))
+        },
+    )
+    .build()
+}
+
+/// Seconds since the epoch (UTC) of a date or time column; dates are midnight in `zone`.
+fn utc_seconds(array: &ArrayRef, zone: &SessionTz) -> DfResult<PrimitiveArray<Int64Type>> {
+    match array.data_type() {
+        DataType::Date32 => {
+            let zone = *zone;
+            Ok(array.as_primitive::<Date32Type>().unary(move |d| zone.to_utc(d as i64 * 86_400)))
+        }
+        _ => {
+            let (raw, per) = timestamp_ticks(array)?;
+            Ok(raw.unary(move |v| v.div_euclid(per)))
+        }
+    }
+}
+
+/// A DateTime column (seconds, with the result type's zone) from UTC seconds.
+fn datetime_array(values: PrimitiveArray<Int64Type>, ret: &DataType) -> ArrayRef {
+    let tz = match ret {
+        DataType::Timestamp(_, tz) => tz.clone(),
+        _ => None,
+    };
+    let out: PrimitiveArray<TimestampSecondType> = values.unary(|v| v.max(0));
+    Arc::new(out.with_timezone_opt(tz))
+}
+
+/// The zone a DateTime result is shown in: the explicit argument, else the input's.
+fn result_zone(ctx: &RetCtx, tz_index: usize, input: usize) -> DfResult<Option<String>> {
+    Ok(optional_tz(ctx, tz_index)?.or_else(|| match ctx.dt(input) {
+        DataType::Timestamp(_, Some(z)) => Some(z.to_string()),
+        _ => None,
+    }))
+}
+
+/// `toStartOfInterval(t, n, 'unit'[, tz])` (what `toStartOfInterval(t, INTERVAL n unit)`
+/// becomes in the front end) or with an interval value. Intervals are aligned as
+/// ClickHouse aligns them: seconds and minutes on the epoch, hours within the day, days
+/// on the epoch, weeks on Mondays counted from 1970-01-05, months from January 1900.
+fn start_of_interval() -> ScalarUDF {
+    ScalarDef::new(
+        "toStartOfInterval",
+        Arity::range(2, 4),
+        |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            let (count, unit, tz_index) = interval_of(ctx.arg_count(), |i| ctx.dt(i).clone(), |i| ctx.scalar(i).cloned(), ctx.name)?;
+            if count <= 0 {
+                return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Value for second argument of function {} must be positive", ctx.name)));
+            }
+            Ok(match unit {
+                Unit::Week | Unit::Month | Unit::Quarter | Unit::Year => ChType::Date,
+                _ => ChType::DateTime(result_zone(ctx, tz_index, 0)?),
+            })
+        },
+        |ctx| {
+            let (n, unit, tz_index) = interval_of(ctx.args.len(), |i| ctx.dt(i).clone(), |i| ctx.scalar(i).cloned(), ctx.name)?;
+            let zone = zone_for(ctx, 0, Some(tz_index))?;
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            let day_of = |s: i64| s.div_euclid(86_400);
+            match unit {
+                Unit::Week | Unit::Month | Unit::Quarter | Unit::Year => {
+                    let out: PrimitiveArray<Date32Type> = local.unary(move |s| {
+                        let days = day_of(s);
+                        let start = match unit {
+                            Unit::Week if n == 1 => week_start(days, MONDAY_FIRST),
+                            Unit::Week => 4 + (days - 4).div_euclid(7 * n) * 7 * n,
+                            Unit::Year => {
+                                let (y, _, _) = civil_from_days(days);
+                                days_from_civil(y.div_euclid(n) * n, 1, 1)
+                            }
+                            _ => {
+                                let months = if unit == Unit::Quarter { 3 * n } else { n };
+                                let (y, m, _) = civil_from_days(days);
+                                let index = ((y - 1900) * 12 + m as i64 - 1).div_euclid(months) * months;
+                                days_from_civil(1900 + index.div_euclid(12), (index.rem_euclid(12) + 1) as u32, 1)
+                            }
+                        };
+                        clamp_date(start)
+                    });
+                    Ok(Arc::new(out))
+                }
+                _ => {
+                    let utc: PrimitiveArray<Int64Type> = local.unary(move |s| {
+                        let start = match unit {
+                            Unit::Day => day_of(s).div_euclid(n) * n * 86_400,
+                            Unit::Hour => {
+                                let midnight = day_of(s) * 86_400;
+                                midnight + (s - midnight).div_euclid(3600 * n) * 3600 * n
+                            }
+                            Unit::Minute => s.div_euclid(60 * n) * 60 * n,
+                            _ => s.div_euclid(n) * n,
+                        };
+                        zone.to_utc(start)
+                    });
+                    Ok(datetime_array(utc, ctx.ret_type()))
+                }
+            }
+        },
+    )
+    .build()
+}
+
+/// (count, unit, index of the time-zone argument) of `toStartOfInterval`'s arguments:
+/// `t, n, 'unit'[, tz]` or `t, interval[, tz]`.
+fn interval_of(args: usize, dt: impl Fn(usize) -> DataType, scalar: impl Fn(usize) -> Option<ScalarValue>, name: &str) -> DfResult<(i64, Unit, usize)> {
+    let bad = || ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Second argument of function {name} must be an interval (INTERVAL n unit)"));
+    match scalar(1) {
+        Some(ScalarValue::IntervalMonthDayNano(Some(v))) => {
+            let (count, unit) = if v.months != 0 {
+                (v.months as i64, Unit::Month)
+            } else if v.days != 0 {
+                (v.days as i64, Unit::Day)
+            } else if v.nanoseconds % 3_600_000_000_000 == 0 {
+                (v.nanoseconds / 3_600_000_000_000, Unit::Hour)
+            } else {
+                (v.nanoseconds / 1_000_000_000, Unit::Second)
+            };
+            Ok((count, unit, 2))
+        }
+        Some(value) if args >= 3 && is_numeric(&dt(1)) && is_string(&dt(2)) => {
+            let count = crate::args::scalar_i128(&value).ok_or_else(bad)? as i64;
+            let unit_text = scalar(2).and_then(|s| crate::args::scalar_str(&s).map(str::to_string)).ok_or_else(bad)?;
+            let unit = parse_unit(name, &unit_text)?;
+            if matches!(unit, Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond) {
+                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("{name} with sub-second intervals is not supported yet")));
+            }
+            Ok((count, unit, 3))
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// `timeSlot(t)`: the start of the half hour.
+fn time_slot() -> ScalarUDF {
+    ScalarDef::new(
+        "timeSlot",
+        Arity::range(1, 2),
+        |ctx| {
+            check_date_arg(ctx, 0, false)?;
+            Ok(ChType::DateTime(result_zone(ctx, 1, 0)?))
+        },
+        |ctx| {
+            let zone = zone_for(ctx, 0, Some(1))?;
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            Ok(datetime_array(local.unary(move |s| zone.to_utc(s.div_euclid(1800) * 1800)), ctx.ret_type()))
+        },
+    )
+    .build()
+}
+
+/// Integer arguments of `makeDate*` as i64 (floats truncated).
+fn int_column(ctx: &ExecCtx, i: usize) -> DfResult<PrimitiveArray<Int64Type>> {
+    let array = ctx.array(i)?;
+    let as_float = cast(&array, &DataType::Float64)?;
+    Ok(as_float.as_primitive::<Float64Type>().unary(|v| v as i64))
+}
+
+/// The day number of (year, month, day), or (year, day of year) with `month` None;
+/// `None` when the parts name no day.
+fn make_days(year: i64, month: Option<i64>, day: i64) -> Option<i64> {
+    match month {
+        Some(month) => {
+            if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month as u32) as i64 {
+                return None;
+            }
+            Some(days_from_civil(year, month as u32, day as u32))
+        }
+        None => (day >= 1).then(|| days_from_civil(year, 1, 1) + day - 1),
+    }
+}
+
+/// `makeDate(y, m, d)` / `makeDate(y, day_of_year)` and `makeDate32`.
+fn make_date(name: &'static str, date32: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(2, 3),
+        move |ctx| {
+            for i in 0..ctx.arg_count() {
+                if !is_numeric(ctx.dt(i)) {
+                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
+                }
+            }
+            Ok(if date32 { ChType::Date32 } else { ChType::Date })
+        },
+        move |ctx| {
+            let years = int_column(ctx, 0)?;
+            let months = if ctx.args.len() == 3 { Some(int_column(ctx, 1)?) } else { None };
+            let days = int_column(ctx, ctx.args.len() - 1)?;
+            let out: PrimitiveArray<Date32Type> = (0..ctx.len)
+                .map(|i| {
+                    let day = make_days(years.value(i), months.as_ref().map(|m| m.value(i)), days.value(i)).unwrap_or(0);
+                    Some(if date32 { clamp_date32(day) } else { clamp_date(day) })
+                })
+                .collect();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+/// `makeDateTime(y, m, d, h, mi, s[, tz])`.
+fn make_date_time() -> ScalarUDF {
+    ScalarDef::new(
+        "makeDateTime",
+        Arity::range(6, 7),
+        |ctx| {
+            for i in 0..6 {
+                if !is_numeric(ctx.dt(i)) {
+                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
+                }
+            }
+            Ok(ChType::DateTime(optional_tz(ctx, 6)?))
+        },
+        |ctx| {
+            let zone = if ctx.args.len() > 6 { parse_tz(ctx.const_str(6, "time zone")?)? } else { ctx.session_tz()? };
+            let parts = (0..6).map(|i| int_column(ctx, i)).collect::<DfResult<Vec<_>>>()?;
+            let utc: PrimitiveArray<Int64Type> = (0..ctx.len)
+                .map(|i| {
+                    let v = |k: usize| parts[k].value(i);
+                    let seconds = match make_days(v(0), Some(v(1)), v(2)) {
+                        Some(days) if (0..24).contains(&v(3)) && (0..60).contains(&v(4)) && (0..60).contains(&v(5)) => {
+                            zone.to_utc(days * 86_400 + v(3) * 3600 + v(4) * 60 + v(5))
+                        }
+                        _ => 0,
+                    };
+                    Some(seconds.clamp(0, crate::tz::DATETIME_MAX))
+                })
+                .collect();
+            Ok(datetime_array(utc, ctx.ret_type()))
+        },
+    )
+    .build()
+}
+
+const MONTH_NAMES: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const DAY_NAMES: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+
+pub(crate) fn month_name(month: u32) -> &'static str {
+    MONTH_NAMES[(month.clamp(1, 12) - 1) as usize]
+}
+
+pub(crate) fn day_name(iso_day_of_week: u8) -> &'static str {
+    DAY_NAMES[(iso_day_of_week.clamp(1, 7) - 1) as usize]
+}
+
+/// `dateName(part, t[, tz])` and `monthName(t)`.
+fn date_name() -> ScalarUDF {
+    ScalarDef::new(
+        "dateName",
+        Arity::range(2, 3),
+        |ctx| {
+            let part = ctx.const_str(0, "date part")?.to_ascii_lowercase();
+            if !matches!(part.as_str(), "year" | "quarter" | "month" | "week" | "dayofyear" | "day" | "weekday" | "hour" | "minute" | "second") {
+                return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Invalid date part {part} for function dateName")));
+            }
+            check_date_arg(ctx, 1, true)?;
+            if matches!(part.as_str(), "hour" | "minute" | "second") {
+                check_date_arg(ctx, 1, false)?;
+            }
+            optional_tz(ctx, 2)?;
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let part = ctx.const_str(0, "date part")?.to_ascii_lowercase();
+            let zone = zone_for(ctx, 1, Some(2))?;
+            let local = local_seconds(&ctx.array(1)?, &zone)?;
+            let out: StringArray = local
+                .iter()
+                .map(|s| {
+                    s.map(|s| {
+                        let days = s.div_euclid(86_400);
+                        let (y, m, d) = ymd(s);
+                        match part.as_str() {
+                            "year" => y.to_string(),
+                            "quarter" => ((m - 1) / 3 + 1).to_string(),
+                            "month" => month_name(m).to_string(),
+                            "week" => year_week(days, 3).1.to_string(),
+                            "dayofyear" => (days - days_from_civil(y, 1, 1) + 1).to_string(),
+                            "day" => d.to_string(),
+                            "weekday" => day_name(day_of_week(days)).to_string(),
+                            "hour" => (s.rem_euclid(86_400) / 3600).to_string(),
+                            "minute" => (s.rem_euclid(3600) / 60).to_string(),
+                            _ => s.rem_euclid(60).to_string(),
+                        }
+                    })
+                })
+                .collect();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+fn month_name_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "monthName",
+        Arity::range(1, 2),
+        |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            optional_tz(ctx, 1)?;
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let zone = zone_for(ctx, 0, Some(1))?;
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            let out: StringArray = local.iter().map(|s| s.map(|s| month_name(ymd(s).1))).collect();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+/// Full `unit`s from local time `a` to `b` (negative when `b` is earlier): ClickHouse's
+/// `age`, which, unlike `dateDiff`, does not count a unit that is not complete.
+fn age_between(unit: Unit, a: i64, b: i64) -> i64 {
+    if b < a {
+        return -age_between(unit, b, a);
+    }
+    let (ya, ma, da) = ymd(a);
+    let (yb, mb, db) = ymd(b);
+    let (ta, tb) = (a.rem_euclid(86_400), b.rem_euclid(86_400));
+    let months = || {
+        let mut months = (yb - ya) * 12 + (mb as i64 - ma as i64);
+        if (db, tb) < (da, ta) {
+            months -= 1;
+        }
+        months
+    };
+    match unit {
+        Unit::Year => months().div_euclid(12),
+        Unit::Quarter => months().div_euclid(3),
+        Unit::Month => months(),
+        Unit::Week => (b - a) / (7 * 86_400),
+        Unit::Day => (b - a) / 86_400,
+        Unit::Hour => (b - a) / 3600,
+        Unit::Minute => (b - a) / 60,
+        _ => b - a,
+    }
+}
+
+fn age() -> ScalarUDF {
+    ScalarDef::new(
+        "age",
+        Arity::range(3, 4),
+        |ctx| {
+            if !is_string(ctx.dt(0)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            let unit = parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
+            if matches!(unit, Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond) {
+                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "age with sub-second units is not supported yet"));
+            }
+            check_date_arg(ctx, 1, true)?;
+            check_date_arg(ctx, 2, true)?;
+            optional_tz(ctx, 3)?;
+            Ok(ChType::Int64)
+        },
+        |ctx| {
+            let unit = parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
+            let zone = zone_for(ctx, 1, Some(3))?;
+            let a = local_seconds(&ctx.array(1)?, &zone)?;
+            let b = local_seconds(&ctx.array(2)?, &zone)?;
+            let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&a, &b, |x, y| age_between(unit, x, y))?;
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        week_number::<UInt8Type>("toWeek", ChType::UInt8, 0, |d, mode| year_week(d, mode).1 as u8),
+        week_number::<UInt32Type>("toYearWeek", ChType::UInt32, 0, |d, mode| {
+            let (y, w) = year_week(d, mode | YEAR);
+            (y * 100 + w) as u32
+        }),
+        week_number::<UInt8Type>("toISOWeek", ChType::UInt8, 3, |d, _| year_week(d, 3).1 as u8),
+        week_number::<UInt16Type>("toISOYear", ChType::UInt16, 3, |d, _| year_week(d, 3).0 as u16),
+        week_number::<UInt8Type>("toDayOfWeek", ChType::UInt8, 0, day_of_week_with_mode),
+        week_day_fn("toStartOfWeek", week_start),
+        week_day_fn("toMonday", |d, _| week_start(d, MONDAY_FIRST)),
+        week_day_fn("toLastDayOfWeek", |d, mode| week_start(d, mode) + 6),
+        week_day_fn("toLastDayOfMonth", |d, _| {
+            let (y, m, _) = civil_from_days(d);
+            days_from_civil(y, m, days_in_month(y, m))
+        }),
+        relative_num("toRelativeSecondNum", Unit::Second),
+        relative_num("toRelativeMinuteNum", Unit::Minute),
+        relative_num("toRelativeHourNum", Unit::Hour),
+        relative_num("toRelativeDayNum", Unit::Day),
+        relative_num("toRelativeWeekNum", Unit::Week),
+        relative_num("toRelativeMonthNum", Unit::Month),
+        relative_num("toRelativeQuarterNum", Unit::Quarter),
+        relative_num("toRelativeYearNum", Unit::Year),
+        start_of_interval(),
+        time_slot(),
+        make_date("makeDate", false),
+        make_date("makeDate32", true),
+        make_date_time(),
+        date_name(),
+        month_name_fn(),
+        age(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(y: i64, m: u32, d: u32) -> i64 {
+        days_from_civil(y, m, d)
+    }
+
+    #[test]
+    fn week_modes_like_clickhouse() {
+        // Values from ClickHouse (chdb).
+        assert_eq!(year_week(day(2024, 12, 30), 3), (2025, 1));
+        assert_eq!(year_week(day(2024, 7, 17), 0).1, 28);
+        assert_eq!(year_week(day(2024, 1, 1), 1).1, 1);
+        assert_eq!(year_week(day(2024, 12, 31), 3).1, 1);
+        assert_eq!(year_week(day(2023, 1, 1), 0).1, 1);
+        assert_eq!(year_week(day(2023, 1, 1), 2).1, 1);
+        assert_eq!(year_week(day(2024, 7, 17), YEAR), (2024, 28));
+        assert_eq!(year_week(day(2024, 1, 1), 1 | YEAR), (2024, 1));
+    }
+
+    #[test]
+    fn age_counts_complete_units() {
+        let t = |y, m, d| day(y, m, d) * 86_400;
+        assert_eq!(age_between(Unit::Day, t(2024, 1, 31), t(2024, 2, 1)), 1);
+        assert_eq!(age_between(Unit::Month, t(2024, 1, 31), t(2024, 2, 29)), 0);
+        assert_eq!(age_between(Unit::Year, t(2023, 3, 1), t(2024, 2, 29)), 0);
+        assert_eq!(age_between(Unit::Year, t(2024, 2, 29), t(2023, 3, 1)), 0);
+        assert_eq!(age_between(Unit::Month, t(2024, 3, 15), t(2024, 1, 20)), -1);
+    }
+}
