@@ -37,3 +37,4 @@ SELECT parseDateTimeBestEffort('garbage'); -- { serverError CANNOT_PARSE_DATETIM
 -- inf and nan literals
 SELECT inf, -inf, nan, toTypeName(inf), inf > 1e308, isNaN(nan);
 SELECT exp2(10), isFinite(1), isInfinite(-inf), exp10(2), toTypeName(isNaN(1.0)), exp2(0.5);
+SELECT number, (number > 5 ? 1 : 0) + 1, number % 3 = 0 ? 'fizz' : (number % 5 = 0 ? 'buzz' : 'n') FROM numbers(16) ORDER BY number;

@@ -32,6 +32,7 @@ pub mod names;
 pub mod params;
 pub mod parse;
 pub mod rewrite;
+mod ternary;
 pub mod views;
 
 pub use datafusion::sql::sqlparser;

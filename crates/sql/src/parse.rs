@@ -587,6 +587,9 @@ impl<'a> Cursor<'a> {
     /// Hands the remaining lexemes, minus `FINAL` markers, to sqlparser as a query.
     fn rest_as_query(&mut self, options: &ParseOptions<'_>) -> Result<(Box<Query>, Option<LimitBy>, Vec<(String, String)>, Option<String>)> {
         let mut lexemes = inline_with_aliases(settings_before_format(&self.lx[self.pos..]));
+        if lexemes.iter().any(|l| matches!(&l.token, Token::Placeholder(p) if p == "?")) {
+            lexemes = crate::ternary::rewrite_ternaries(lexemes)?;
+        }
         // FORMAT and SETTINGS are taken off the end here: after a SELECT without FROM,
         // sqlparser would read `SELECT 1 FORMAT JSON` as a column alias.
         let mut format = None;

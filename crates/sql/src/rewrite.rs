@@ -325,6 +325,16 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
         DataType::LowCardinality(inner) => format!("LowCardinality({})", clickhouse_type_text(inner)),
         DataType::Array(ArrayElemTypeDef::Parenthesis(inner)) => format!("Array({})", clickhouse_type_text(inner)),
         DataType::Map(key, value) => format!("Map({}, {})", clickhouse_type_text(key), clickhouse_type_text(value)),
+        DataType::Tuple(fields) => {
+            let fields: Vec<String> = fields
+                .iter()
+                .map(|f| match &f.field_name {
+                    Some(name) => format!("{} {}", name, clickhouse_type_text(&f.field_type)),
+                    None => clickhouse_type_text(&f.field_type),
+                })
+                .collect();
+            format!("Tuple({})", fields.join(", "))
+        }
         other => other.to_string(),
     }
 }

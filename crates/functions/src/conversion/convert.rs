@@ -106,6 +106,22 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
         }
         ChType::Decimal(p, s) if *p <= 38 => Ok(Arc::new(to_decimal(array, from, *p, *s, cv)?)),
         ChType::Uuid => to_uuid(array, from, cv),
+        // `CAST('[1, 2]' AS Array(UInt8))`, and query parameters of composite types: the
+        // text is read as ClickHouse reads such values in the Values format.
+        other @ (ChType::Array(_) | ChType::Map(..) | ChType::Tuple(_)) if matches!(from_dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
+            let text = cast(array, &DataType::Utf8)?;
+            let text = text.as_string::<i32>();
+            let mut builder = granary_types::text::ColumnBuilder::with_type(other, &granary_types::text::TextOptions::default())
+                .map_err(|e| ch_error(e.code(), e.message().to_string()))?;
+            for value in text.iter() {
+                match value {
+                    Some(value) => builder.parse_text(value.trim().as_bytes()),
+                    None => builder.append_default(),
+                }
+                .map_err(|e| ch_error(e.code(), format!("Cannot parse {other} from the string: {}", e.message())))?;
+            }
+            builder.finish().map_err(|e| ch_error(e.code(), e.message().to_string()))
+        }
         other => {
             // Composite and remaining types: Arrow's cast, with ClickHouse's error code.
             cast_with_options(array, &other.to_arrow(), &CastOptions { safe: false, ..Default::default() }).map_err(|e| {
