@@ -45,7 +45,11 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         Statement::TruncateTable { name, .. } => access.check(Privilege::Truncate, &table(name)),
         Statement::Optimize { name, .. } => access.check(Privilege::Optimize, &table(name)),
         Statement::Alter { name, .. } => access.check(Privilege::Alter, &table(name)),
-        Statement::ShowCreateTable(name) | Statement::DescribeTable(name) | Statement::ExistsTable(name) | Statement::CheckTable { name, .. } => {
+        Statement::ShowCreateTable(name)
+        | Statement::DescribeTable(name)
+        | Statement::ExistsTable(name)
+        | Statement::CheckTable { name, .. }
+        | Statement::ShowColumns { table: name, .. } => {
             let level = table(name);
             if always_readable(&database_of(ctx, name)) || [Privilege::Show, Privilege::Select, Privilege::Insert].iter().any(|p| access.allows(*p, &level)) {
                 return Ok(());
@@ -60,6 +64,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         | Statement::ShowTables { .. }
         | Statement::ShowDictionaries { .. }
         | Statement::ShowSettings { .. }
+        | Statement::ShowSetting(_)
+        | Statement::ShowCreateDatabase(_)
         | Statement::ShowProcesslist
         | Statement::ExistsDatabase(_)
         | Statement::Use(_)

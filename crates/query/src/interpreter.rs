@@ -209,33 +209,58 @@ pub(crate) async fn run(
             }
             Outcome::Done
         }
-        Statement::ShowDatabases { like } => {
-            let filter = like.map(|l| format!(" WHERE name LIKE {}", granary_sql::params::quote_string(&l))).unwrap_or_default();
-            rows(run_sql(ctx, &format!("SELECT name FROM system.databases{filter} ORDER BY name")).await?, None)?
+        Statement::ShowDatabases { like, limit } => {
+            let filter = like.map(|l| format!(" WHERE {}", l.condition("name"))).unwrap_or_default();
+            rows(run_sql(ctx, &format!("SELECT name FROM system.databases{filter} ORDER BY name{}", limit_clause(limit))).await?, None)?
         }
-        Statement::ShowTables { database, like } => {
+        Statement::ShowTables { database, like, limit } => {
             let db = database.unwrap_or_else(|| ctx.current_database.clone());
             if db != "system" {
                 instance.catalog().require_database(&db)?;
             }
-            let mut filter = format!("database = {}", granary_sql::params::quote_string(&db));
-            if let Some(like) = like {
-                filter.push_str(&format!(" AND name LIKE {}", granary_sql::params::quote_string(&like)));
-            }
-            rows(run_sql(ctx, &format!("SELECT name FROM system.tables WHERE {filter} ORDER BY name")).await?, None)?
+            let filter = name_filter(&db, like.as_ref(), "name");
+            rows(run_sql(ctx, &format!("SELECT name FROM system.tables WHERE {filter} ORDER BY name{}", limit_clause(limit))).await?, None)?
         }
-        Statement::ShowDictionaries { database, like } => {
+        Statement::ShowDictionaries { database, like, limit } => {
             let db = database.unwrap_or_else(|| ctx.current_database.clone());
             instance.catalog().require_database(&db)?;
-            let mut filter = format!("database = {}", granary_sql::params::quote_string(&db));
-            if let Some(like) = like {
-                filter.push_str(&format!(" AND name LIKE {}", granary_sql::params::quote_string(&like)));
-            }
-            rows(run_sql(ctx, &format!("SELECT name FROM system.dictionaries WHERE {filter} ORDER BY name")).await?, None)?
+            let filter = name_filter(&db, like.as_ref(), "name");
+            rows(run_sql(ctx, &format!("SELECT name FROM system.dictionaries WHERE {filter} ORDER BY name{}", limit_clause(limit))).await?, None)?
         }
-        Statement::ShowSettings { like } => {
-            let pattern = granary_sql::params::quote_string(&like);
-            rows(run_sql(ctx, &format!("SELECT name, type, value FROM system.settings WHERE name LIKE {pattern} ORDER BY name")).await?, None)?
+        Statement::ShowColumns { table, like, limit } => {
+            let db = database_of(ctx, &table);
+            // A missing table shows no columns, as in ClickHouse (SHOW is a query of
+            // system.columns); a missing database is an error.
+            if db != "system" {
+                instance.catalog().require_database(&db)?;
+            }
+            let filter = format!("{} AND table = {}", name_filter(&db, like.as_ref(), "name"), granary_sql::params::quote_string(&table.table));
+            let sql = format!(
+                "SELECT name AS field, type, if(startsWith(type, 'Nullable('), 'YES', 'NO') AS null, \
+                 multiIf(is_in_primary_key = 1, 'PRI', is_in_sorting_key = 1, 'SOR', '') AS key, \
+                 if(default_expression = '', NULL, default_expression) AS default, '' AS extra \
+                 FROM system.columns WHERE {filter} ORDER BY field{}",
+                limit_clause(limit)
+            );
+            rows(run_sql(ctx, &sql).await?, None)?
+        }
+        Statement::ShowSettings { like, changed } => {
+            let mut conditions = vec!["true".to_string()];
+            conditions.extend(like.map(|l| l.condition("name")));
+            if changed {
+                conditions.push("changed = 1".to_string());
+            }
+            rows(run_sql(ctx, &format!("SELECT name, type, value FROM system.settings WHERE {} ORDER BY name", conditions.join(" AND "))).await?, None)?
+        }
+        Statement::ShowSetting(name) => {
+            let value = ctx.settings.get(&name).ok_or_else(|| {
+                Error::new(ErrorCode::UNKNOWN_SETTING, format!("Setting {name} is neither a builtin setting nor started with the prefix 'custom_' registered for user-defined settings"))
+            })?;
+            rows(single_string_column("value", vec![value.to_string()])?, None)?
+        }
+        Statement::ShowCreateDatabase(name) => {
+            let database = instance.catalog().require_database(&name)?;
+            rows(single_string_column("statement", vec![format!("CREATE DATABASE {}\nENGINE = {}", name, database.engine)])?, None)?
         }
         Statement::ShowProcesslist => rows(run_sql(ctx, "SELECT * FROM system.processes").await?, None)?,
         Statement::ShowCreateTable(name) => {
@@ -416,6 +441,19 @@ pub(crate) fn with_displayed_names(stream: SendableRecordBatchStream) -> Result<
         Ok(RecordBatch::try_new(batch_schema.clone(), batch.columns().to_vec())?)
     });
     Ok(Box::pin(RecordBatchStreamAdapter::new(displayed, batches)))
+}
+
+fn limit_clause(limit: Option<u64>) -> String {
+    limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default()
+}
+
+/// `database = 'db' [AND <filter on column>]`.
+fn name_filter(database: &str, like: Option<&granary_sql::NameFilter>, column: &str) -> String {
+    let mut filter = format!("database = {}", granary_sql::params::quote_string(database));
+    if let Some(like) = like {
+        filter.push_str(&format!(" AND {}", like.condition(column)));
+    }
+    filter
 }
 
 /// Plans a parsed SELECT, reporting unknown databases and tables as ClickHouse does.

@@ -63,11 +63,17 @@ pub enum Statement {
     DropTable { name: TableName, if_exists: bool, view_only: bool },
     RenameTables(Vec<(TableName, TableName)>),
     TruncateTable { name: TableName, if_exists: bool },
-    ShowDatabases { like: Option<String> },
-    ShowTables { database: Option<String>, like: Option<String> },
-    ShowDictionaries { database: Option<String>, like: Option<String> },
+    ShowDatabases { like: Option<NameFilter>, limit: Option<u64> },
+    ShowTables { database: Option<String>, like: Option<NameFilter>, limit: Option<u64> },
+    ShowDictionaries { database: Option<String>, like: Option<NameFilter>, limit: Option<u64> },
+    /// `SHOW [FULL] COLUMNS FROM t [FROM db] [[NOT] LIKE 'p'] [LIMIT n]`.
+    ShowColumns { table: TableName, like: Option<NameFilter>, limit: Option<u64> },
     ShowCreateTable(TableName),
-    ShowSettings { like: String },
+    ShowCreateDatabase(String),
+    /// `SHOW [CHANGED] SETTINGS [[NOT] LIKE 'p']`.
+    ShowSettings { like: Option<NameFilter>, changed: bool },
+    /// `SHOW SETTING name`: the value alone.
+    ShowSetting(String),
     ShowProcesslist,
     DescribeTable(TableName),
     DescribeQuery { query: Box<Query> },
@@ -90,15 +96,21 @@ impl Statement {
     /// The kind as `system.query_log.query_kind` shows it.
     pub fn kind_name(&self) -> &'static str {
         match self {
-            Statement::Query { .. } | Statement::ShowDatabases { .. } | Statement::ShowTables { .. } | Statement::ShowDictionaries { .. } => {
-                "Select"
-            }
+            Statement::Query { .. }
+            | Statement::ShowDatabases { .. }
+            | Statement::ShowTables { .. }
+            | Statement::ShowDictionaries { .. }
+            | Statement::ShowColumns { .. } => "Select",
             Statement::Insert(_) => "Insert",
             Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) => "Create",
             Statement::DropDatabase { .. } | Statement::DropTable { .. } => "Drop",
             Statement::RenameTables(_) => "Rename",
             Statement::TruncateTable { .. } => "Drop",
-            Statement::ShowCreateTable(_) | Statement::ShowSettings { .. } | Statement::ShowProcesslist => "Show",
+            Statement::ShowCreateTable(_)
+            | Statement::ShowCreateDatabase(_)
+            | Statement::ShowSettings { .. }
+            | Statement::ShowSetting(_)
+            | Statement::ShowProcesslist => "Show",
             Statement::DescribeTable(_) | Statement::DescribeQuery { .. } => "Describe",
             Statement::ExistsTable(_) | Statement::ExistsDatabase(_) => "Exists",
             Statement::Use(_) => "Use",
@@ -123,8 +135,11 @@ impl Statement {
                 | Statement::ShowDatabases { .. }
                 | Statement::ShowTables { .. }
                 | Statement::ShowDictionaries { .. }
+                | Statement::ShowColumns { .. }
                 | Statement::ShowCreateTable(_)
+                | Statement::ShowCreateDatabase(_)
                 | Statement::ShowSettings { .. }
+                | Statement::ShowSetting(_)
                 | Statement::ShowProcesslist
                 | Statement::DescribeTable(_)
                 | Statement::DescribeQuery { .. }
@@ -223,6 +238,26 @@ pub struct CreateTable {
     /// `CREATE TABLE t ... AS SELECT ...`.
     pub as_select: Option<(Box<Query>, Option<LimitBy>)>,
     pub comment: Option<String>,
+}
+
+/// `[NOT] LIKE 'pattern'` / `[NOT] ILIKE 'pattern'` of SHOW statements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameFilter {
+    pub pattern: String,
+    pub negated: bool,
+    pub case_insensitive: bool,
+}
+
+impl NameFilter {
+    /// The filter as a SQL condition on `column`.
+    pub fn condition(&self, column: &str) -> String {
+        format!(
+            "{column} {}{} {}",
+            if self.negated { "NOT " } else { "" },
+            if self.case_insensitive { "ILIKE" } else { "LIKE" },
+            crate::params::quote_string(&self.pattern)
+        )
+    }
 }
 
 /// `CREATE [OR REPLACE] [MATERIALIZED] VIEW name [TO target] [(columns)] [ENGINE = ...]
@@ -1360,36 +1395,70 @@ impl<'a> Cursor<'a> {
             return self.finish_with_format(statement);
         }
         let statement = if self.eat("DATABASES") {
-            Statement::ShowDatabases { like: self.like_clause()? }
+            let like = self.like_clause()?;
+            Statement::ShowDatabases { like, limit: self.show_limit()? }
         } else if self.eat("TABLES") {
             let database = if self.eat("FROM") || self.eat("IN") { Some(self.ident()?) } else { None };
-            Statement::ShowTables { database, like: self.like_clause()? }
+            let like = self.like_clause()?;
+            Statement::ShowTables { database, like, limit: self.show_limit()? }
         } else if self.eat("DICTIONARIES") {
             let database = if self.eat("FROM") || self.eat("IN") { Some(self.ident()?) } else { None };
-            Statement::ShowDictionaries { database, like: self.like_clause()? }
+            let like = self.like_clause()?;
+            Statement::ShowDictionaries { database, like, limit: self.show_limit()? }
+        } else if self.peek_is("FULL") || self.peek_is("EXTENDED") || self.peek_is("COLUMNS") || self.peek_is("FIELDS") {
+            while self.eat("FULL") || self.eat("EXTENDED") {}
+            if !(self.eat("COLUMNS") || self.eat("FIELDS")) {
+                return Err(self.syntax_error("COLUMNS"));
+            }
+            if !(self.eat("FROM") || self.eat("IN")) {
+                return Err(self.syntax_error("FROM"));
+            }
+            let mut table = self.table_name()?;
+            if self.eat("FROM") || self.eat("IN") {
+                table.database = Some(self.ident()?);
+            }
+            let like = self.like_clause()?;
+            Statement::ShowColumns { table, like, limit: self.show_limit()? }
         } else if self.eat("CREATE") {
             let _ = self.eat("TEMPORARY");
-            let _ = self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY");
-            Statement::ShowCreateTable(self.table_name()?)
+            if self.eat("DATABASE") {
+                Statement::ShowCreateDatabase(self.ident()?)
+            } else {
+                let _ = self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY");
+                Statement::ShowCreateTable(self.table_name()?)
+            }
+        } else if self.eat_seq(&["CHANGED", "SETTINGS"]) {
+            Statement::ShowSettings { like: self.like_clause()?, changed: true }
         } else if self.eat("SETTINGS") {
             let like = self.like_clause()?.ok_or_else(|| self.syntax_error("LIKE"))?;
-            Statement::ShowSettings { like }
+            Statement::ShowSettings { like: Some(like), changed: false }
+        } else if self.eat("SETTING") {
+            Statement::ShowSetting(self.ident()?)
         } else if self.eat("PROCESSLIST") {
             Statement::ShowProcesslist
         } else {
-            return Err(self.syntax_error("DATABASES, TABLES, DICTIONARIES, CREATE, SETTINGS or PROCESSLIST"));
+            return Err(self.syntax_error("DATABASES, TABLES, COLUMNS, DICTIONARIES, CREATE, SETTINGS, SETTING or PROCESSLIST"));
         };
-        if let Some(Token::Word(_)) = self.peek().map(|l| &l.token) {
-            if self.peek_is("LIMIT") {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "SHOW ... LIMIT is not supported yet"));
-            }
-        }
         self.finish_with_format(statement)
     }
 
-    fn like_clause(&mut self) -> Result<Option<String>> {
+    /// `LIMIT n` of SHOW statements.
+    fn show_limit(&mut self) -> Result<Option<u64>> {
+        if !self.eat("LIMIT") {
+            return Ok(None);
+        }
+        let text = self.literal_text()?;
+        text.parse().map(Some).map_err(|_| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: LIMIT {text} is not a number")))
+    }
+
+    fn like_clause(&mut self) -> Result<Option<NameFilter>> {
+        let negated = self.peek_is("NOT") && self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("LIKE") || l.is_keyword("ILIKE"));
+        if negated {
+            self.pos += 1;
+        }
+        let case_insensitive = self.peek_is("ILIKE");
         if self.eat("LIKE") || self.eat("ILIKE") {
-            Ok(Some(self.string_literal()?))
+            Ok(Some(NameFilter { pattern: self.string_literal()?, negated, case_insensitive }))
         } else {
             Ok(None)
         }
@@ -1705,7 +1774,7 @@ mod tests {
 
     #[test]
     fn utility_statements() {
-        assert!(matches!(parse("SHOW TABLES FROM db LIKE 'a%'").statement, Statement::ShowTables { database: Some(_), like: Some(_) }));
+        assert!(matches!(parse("SHOW TABLES FROM db LIKE 'a%'").statement, Statement::ShowTables { database: Some(_), like: Some(_), .. }));
         assert!(matches!(parse("SET max_threads = 1, log_comment = 'x'").statement, Statement::Set(v) if v.len() == 2));
         assert!(matches!(parse("RENAME TABLE a TO b, db.c TO db.d").statement, Statement::RenameTables(v) if v.len() == 2));
         assert!(matches!(parse("EXISTS TABLE db.t").statement, Statement::ExistsTable(_)));
