@@ -641,6 +641,7 @@ impl<'a> Cursor<'a> {
             cursor.expect_end()?;
             lexemes.truncate(at);
         }
+        let limit_by_offset = take_limit_by_offset(&mut lexemes)?;
         let any_joins = crate::join_strictness::take_strictness(&mut lexemes)?;
         let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(lexemes.len() + 1);
         let mut final_seen = false;
@@ -718,6 +719,9 @@ impl<'a> Cursor<'a> {
         let mut limit_by = rewrite_query(&mut query, &options.rewrite)?;
         if let Some(spec) = limit_by.as_mut() {
             spec.then = then_limit;
+            if let Some(offset) = limit_by_offset {
+                spec.offset = offset;
+            }
         }
         Ok((query, limit_by, settings, format))
     }
@@ -1463,6 +1467,36 @@ impl<'a> Cursor<'a> {
             Ok(None)
         }
     }
+}
+
+/// `LIMIT n OFFSET m BY ...` and `LIMIT m, n BY ...` of the outer query, which sqlparser
+/// does not parse: the offset is taken out (leaving `LIMIT n BY ...`) and returned.
+fn take_limit_by_offset(lexemes: &mut Vec<Lexeme>) -> Result<Option<u64>> {
+    let number = |l: &Lexeme| match &l.token {
+        Token::Number(n, _) => n.parse::<u64>().ok(),
+        _ => None,
+    };
+    let mut depth = 0i32;
+    for i in 0..lexemes.len() {
+        match lexemes[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        if depth != 0 || !lexemes[i].is_keyword("LIMIT") || i + 4 >= lexemes.len() || !lexemes[i + 4].is_keyword("BY") {
+            continue;
+        }
+        let (Some(first), Some(second)) = (number(&lexemes[i + 1]), number(&lexemes[i + 3])) else { continue };
+        if lexemes[i + 2].is_keyword("OFFSET") {
+            lexemes.drain(i + 2..=i + 3);
+            return Ok(Some(second));
+        }
+        if lexemes[i + 2].token == Token::Comma {
+            lexemes.drain(i + 1..=i + 2);
+            return Ok(Some(first));
+        }
+    }
+    Ok(None)
 }
 
 /// Where INSERT data begins after `FORMAT Name`: ClickHouse skips blanks and one line break.
