@@ -38,3 +38,6 @@ SELECT parseDateTimeBestEffort('garbage'); -- { serverError CANNOT_PARSE_DATETIM
 SELECT inf, -inf, nan, toTypeName(inf), inf > 1e308, isNaN(nan);
 SELECT exp2(10), isFinite(1), isInfinite(-inf), exp10(2), toTypeName(isNaN(1.0)), exp2(0.5);
 SELECT number, (number > 5 ? 1 : 0) + 1, number % 3 = 0 ? 'fizz' : (number % 5 = 0 ? 'buzz' : 'n') FROM numbers(16) ORDER BY number;
+-- A bare alias as a result column keeps the alias's name; expressions are named after the aliases they use
+SELECT 1 AS x, x FORMAT TSVWithNames;
+SELECT number AS n, n, n + 1, toString(n) AS s, s FROM numbers(3) ORDER BY n FORMAT TSVWithNames;

@@ -44,6 +44,13 @@ pub fn substitute_aliases(select: &mut Select) {
                 substituter.exclude = Some(alias.value.clone());
                 let _ = expr.visit(&mut substituter);
             }
+            // A bare alias as a result column keeps the alias as its name
+            // (`SELECT 1 AS x, x` has two columns named `x`).
+            SelectItem::UnnamedExpr(Expr::Identifier(ident)) if resolved.contains_key(&ident.value) => {
+                let alias = ident.clone();
+                let expr = resolved[&ident.value].clone();
+                *item = SelectItem::ExprWithAlias { expr, alias };
+            }
             SelectItem::UnnamedExpr(expr) => {
                 substituter.exclude = None;
                 let _ = expr.visit(&mut substituter);

@@ -6,7 +6,7 @@
 //! clients keyed by column name), so the SQL front end aliases each projection item
 //! with the name ClickHouse would give it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
@@ -255,7 +255,7 @@ pub fn name_repeated_columns(query: &mut Query) {
 
 fn rename_repeats(projection: &mut [SelectItem]) {
     let mut counts: HashMap<String, usize> = HashMap::new();
-    let mut aliases: HashSet<String> = HashSet::new();
+    let mut aliases: HashMap<String, Expr> = HashMap::new();
     for item in projection.iter_mut() {
         let (name, explicit_alias) = match item {
             SelectItem::ExprWithAlias { alias, .. } => (alias.value.clone(), true),
@@ -269,7 +269,20 @@ fn rename_repeats(projection: &mut [SelectItem]) {
         };
         let count = counts.entry(name.clone()).or_insert(0);
         *count += 1;
-        let repeats_alias = explicit_alias && !aliases.insert(name.clone());
+        // The same alias on two different expressions is ClickHouse's error
+        // (MULTIPLE_EXPRESSIONS_FOR_ALIAS, left to the planner); on the same expression
+        // (`SELECT 1 AS x, x`) it names two equal columns.
+        let repeats_alias = match item {
+            SelectItem::ExprWithAlias { expr, .. } => match aliases.get(&name) {
+                Some(previous) => previous != expr,
+                None => {
+                    aliases.insert(name.clone(), expr.clone());
+                    false
+                }
+            },
+            _ => false,
+        };
+        let _ = explicit_alias;
         if *count == 1 || repeats_alias {
             continue;
         }

@@ -72,8 +72,10 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
         SetExpr::Select(select) => {
             crate::array_join::rewrite_array_join(select)?;
             group_by_modifiers(select)?;
-            crate::aliases::substitute_aliases(select);
+            // Names before aliases are substituted: ClickHouse names `n + 1` after the
+            // alias `n` it uses, not after the aliased expression.
             name_projection(&mut select.projection);
+            crate::aliases::substitute_aliases(select);
             for item in select.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
                     comparisons_as_functions(expr);
