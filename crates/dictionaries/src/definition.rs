@@ -24,6 +24,9 @@ pub enum Layout {
     /// `RANGE_HASHED`: several rows per key, each valid for `[range_min, range_max]`
     /// (both ends included; NULL is open); a lookup names the key and a point in the range.
     RangeHashed,
+    /// `IP_TRIE`: a `String` key of network prefixes, looked up by IPv4 or IPv6 address
+    /// with the longest matching prefix (see [`crate::ip_trie`]).
+    IpTrie,
 }
 
 /// Which row wins when several ranges of a key contain the point
@@ -58,6 +61,7 @@ impl Layout {
             (Layout::Direct, true) => "ComplexKeyDirect",
             (Layout::RangeHashed, false) => "RangeHashed",
             (Layout::RangeHashed, true) => "ComplexKeyRangeHashed",
+            (Layout::IpTrie, _) => "Trie",
         }
     }
 }
@@ -93,6 +97,9 @@ pub struct DictionaryDefinition {
     pub range: Option<RangeColumns>,
     /// `DEFAULT` expression text of each attribute (by schema position).
     pub defaults: Vec<Option<String>>,
+    /// `IP_TRIE(ACCESS_TO_KEY_FROM_ATTRIBUTES 1)`: the key column can be read like an
+    /// attribute (`dictGet(d, 'prefix', ip)` gives the matching prefix).
+    pub key_is_attribute: bool,
     pub lifetime_min: u64,
     pub lifetime_max: u64,
     pub meta: DictionaryMeta,
@@ -125,11 +132,33 @@ impl DictionaryDefinition {
             "CACHE" | "SSD_CACHE" => Layout::Cache,
             "DIRECT" => Layout::Direct,
             "RANGE_HASHED" => Layout::RangeHashed,
-            "IP_TRIE" | "POLYGON" | "REGEXP_TREE" | "RANGE" => {
+            "IP_TRIE" if !complex_key => Layout::IpTrie,
+            "POLYGON" | "REGEXP_TREE" | "RANGE" => {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Dictionary layout {layout_name} is not supported yet")))
             }
             "" => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary layout is not specified: add LAYOUT(HASHED()) or another layout")),
-            _ => return Err(Error::new(ErrorCode::UNKNOWN_ELEMENT_IN_CONFIG, format!("Unknown dictionary layout type: {layout_name}"))),
+            _ => {
+                return Err(Error::new(ErrorCode::UNKNOWN_ELEMENT_IN_CONFIG, format!("Unknown dictionary layout type: {}", layout_name.to_ascii_lowercase())))
+            }
+        };
+        // An IP_TRIE key is a prefix text, held as ClickHouse holds complex keys.
+        let complex_key = complex_key || layout == Layout::IpTrie;
+        if layout == Layout::IpTrie {
+            if key_columns.len() != 1 {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary of layout 'ip_trie' has to have one 'key'"));
+            }
+            let key_type = ChType::from_field(schema.field(key_columns[0]));
+            if key_type != ChType::String {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Key attribute of ip_trie dictionary must be of type String, got {key_type}")));
+            }
+        }
+        let key_is_attribute = match dictionary.layout.param("ACCESS_TO_KEY_FROM_ATTRIBUTES") {
+            None => false,
+            Some(flag) => match flag.to_ascii_lowercase().as_str() {
+                "1" | "true" => layout == Layout::IpTrie,
+                "0" | "false" => false,
+                other => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("access_to_key_from_attributes must be 0 or 1 (true or false), not '{other}'"))),
+            },
         };
         if !complex_key {
             if key_columns.len() != 1 {
@@ -183,6 +212,7 @@ impl DictionaryDefinition {
             key_columns,
             range,
             defaults,
+            key_is_attribute,
             lifetime_min: dictionary.lifetime_min,
             lifetime_max: dictionary.lifetime_max.max(dictionary.lifetime_min),
             meta: dictionary,
@@ -193,11 +223,14 @@ impl DictionaryDefinition {
         self.key_columns.iter().map(|&i| std::sync::Arc::new(self.schema.field(i).clone())).collect()
     }
 
-    /// Attribute position in `schema` by name (key and range columns are not attributes).
+    /// The position in `schema` of a column lookups can return: an attribute, or the key
+    /// of an `IP_TRIE` dictionary with `access_to_key_from_attributes`.
     pub fn attribute_index(&self, name: &str) -> Option<usize> {
-        self.schema.index_of(name).ok().filter(|&i| self.is_attribute(i))
+        let index = self.schema.index_of(name).ok()?;
+        (self.is_attribute(index) || (self.key_is_attribute && self.key_columns.contains(&index))).then_some(index)
     }
 
+    /// The declared attributes (neither key nor range columns).
     pub fn attribute_names(&self) -> Vec<String> {
         (0..self.schema.fields().len()).filter(|&i| self.is_attribute(i)).map(|i| self.schema.field(i).name().clone()).collect()
     }

@@ -24,6 +24,7 @@ use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest
 use parking_lot::{Mutex, RwLock};
 
 use crate::definition::{DictionaryDefinition, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
+use crate::ip_trie::IpPrefixIndex;
 
 /// Runs SELECTs on this server for dictionary sources. Implemented by the query layer,
 /// which owns parsing and execution; held weakly so a dictionary does not keep the server
@@ -39,22 +40,61 @@ pub trait SourceRunner: Send + Sync {
 pub struct LoadedDictionary {
     /// Key columns and attributes, in declaration order.
     pub rows: RecordBatch,
-    pub index: KeyIndex,
+    pub index: RowIndex,
     /// Per column: the value a lookup of a missing key returns (the attribute's
     /// `DEFAULT`, else the type's default).
     pub defaults: Vec<ScalarValue>,
     /// The ranges of a `RANGE_HASHED` dictionary.
     pub ranges: Option<RangeIndex>,
+    /// Rows the source gave.
+    pub source_rows: usize,
+}
+
+/// How a loaded dictionary finds the row of a key.
+#[derive(Debug)]
+pub enum RowIndex {
+    /// A hash index over the key columns.
+    Keys(KeyIndex),
+    /// Network prefixes of an `IP_TRIE` dictionary.
+    IpPrefixes(IpPrefixIndex),
+}
+
+impl RowIndex {
+    /// Distinct keys (prefixes) indexed.
+    pub fn len(&self) -> usize {
+        match self {
+            RowIndex::Keys(index) => index.len(),
+            RowIndex::IpPrefixes(index) => index.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn allocated_bytes(&self) -> usize {
+        match self {
+            RowIndex::Keys(index) => index.allocated_bytes(),
+            RowIndex::IpPrefixes(index) => index.allocated_bytes(),
+        }
+    }
 }
 
 impl LoadedDictionary {
-    /// What system.dictionaries counts: keys, or rows (key and range) of a range dictionary.
+    /// What system.dictionaries counts: keys, the rows (key and range) of a range
+    /// dictionary, or the source rows of an `IP_TRIE` one (duplicates included), as
+    /// ClickHouse counts them.
     pub fn element_count(&self) -> usize {
-        if self.ranges.is_some() {
-            self.rows.num_rows()
-        } else {
-            self.index.len()
+        match &self.index {
+            _ if self.ranges.is_some() => self.rows.num_rows(),
+            RowIndex::IpPrefixes(_) => self.source_rows,
+            RowIndex::Keys(index) => index.len(),
         }
+    }
+
+    /// system.dictionaries' `bytes_allocated`.
+    pub fn allocated_bytes(&self) -> usize {
+        self.rows.get_array_memory_size() + self.index.allocated_bytes()
     }
 }
 
@@ -254,7 +294,14 @@ impl Dictionary {
         let defaults = self.default_values(runner).await.map_err(context)?;
         let batches = batches.iter().map(|b| conform(b, &definition.schema)).collect::<Result<Vec<_>>>()?;
         let rows = concat_batches(&definition.schema, batches.iter())?;
+        let source_rows = rows.num_rows();
         let keys: Vec<ArrayRef> = definition.key_columns.iter().map(|&i| rows.column(i).clone()).collect();
+        if definition.layout == Layout::IpTrie {
+            let key_column = definition.key_columns[0];
+            let built = IpPrefixIndex::build(&rows.column(key_column).clone())?;
+            let rows = crate::ip_trie::reorder_rows(&rows, key_column, &built)?;
+            return Ok(LoadedDictionary { rows, index: RowIndex::IpPrefixes(built.index), defaults, ranges: None, source_rows });
+        }
         if definition.layout == Layout::Flat {
             check_flat_keys(&keys[0])?;
         }
@@ -263,7 +310,7 @@ impl Dictionary {
             Some(columns) => Some(RangeIndex::build(&rows, columns, &index.probe(&keys)?)?),
             None => None,
         };
-        Ok(LoadedDictionary { rows, index, defaults, ranges })
+        Ok(LoadedDictionary { rows, index: RowIndex::Keys(index), defaults, ranges, source_rows })
     }
 
     /// Evaluates the attributes' DEFAULT expressions, cast to their types, in one SELECT.
@@ -299,9 +346,24 @@ impl Dictionary {
         Ok(values)
     }
 
-    /// The row of each key (and, in a range dictionary, of each point), if any.
+    /// The row of each key (and, in a range dictionary, of each point), if any. The keys
+    /// of an `IP_TRIE` dictionary are addresses, as the caller received them (`fields`:
+    /// their argument fields).
     pub fn rows(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], points: Option<&ArrayRef>) -> Result<UInt32Array> {
-        let rows = loaded.index.probe(keys)?;
+        self.rows_of_arguments(loaded, keys, None, points)
+    }
+
+    pub fn rows_of_arguments(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], fields: Option<&[FieldRef]>, points: Option<&ArrayRef>) -> Result<UInt32Array> {
+        let index = match &loaded.index {
+            RowIndex::Keys(index) => index,
+            RowIndex::IpPrefixes(prefixes) => {
+                let [address] = keys else {
+                    return Err(Error::new(ErrorCode::TYPE_MISMATCH, "Key does not match, expected either IPv4 (or UInt32) or IPv6 (or FixedString(16))"));
+                };
+                return prefixes.lookup_column(address, fields.and_then(|f| f.first()));
+            }
+        };
+        let rows = index.probe(keys)?;
         match (&loaded.ranges, points) {
             (None, None) => Ok(rows),
             (Some(ranges), Some(points)) => ranges.select(&rows, points),
@@ -310,12 +372,11 @@ impl Dictionary {
         }
     }
 
-    /// Looks up `attribute` for every key (and range point): values of missing keys are
-    /// the attribute's default (`or_default` replaces it per row; `or_null` gives NULL).
-    pub fn get(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], points: Option<&ArrayRef>, attribute: usize, missing: Missing<'_>) -> Result<(ArrayRef, BooleanArray)> {
-        let rows = self.rows(loaded, keys, points)?;
-        let (values, found) = granary_storage::lookup::gather(loaded.rows.column(attribute), &rows)?;
-        self.lookup_count.fetch_add(keys.first().map_or(0, |k| k.len()) as u64, std::sync::atomic::Ordering::Relaxed);
+    /// Gathers `attribute` at `rows` (from [`Self::rows`]): values of missing keys are the
+    /// attribute's default (`or_default` replaces it per row; `or_null` gives NULL).
+    pub fn get(&self, loaded: &LoadedDictionary, rows: &UInt32Array, attribute: usize, missing: Missing<'_>) -> Result<(ArrayRef, BooleanArray)> {
+        let (values, found) = granary_storage::lookup::gather(loaded.rows.column(attribute), rows)?;
+        self.lookup_count.fetch_add(rows.len() as u64, std::sync::atomic::Ordering::Relaxed);
         self.found_count.fetch_add(found.true_count() as u64, std::sync::atomic::Ordering::Relaxed);
         let values = match missing {
             Missing::Null => values,
@@ -496,7 +557,8 @@ impl KeyLookup for DictionaryEngine {
         let loaded = self.dictionary.current().ok_or_else(|| {
             Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary {}.{} is not loaded", definition.database, definition.name))
         })?;
-        self.dictionary.get(&loaded, keys, None, attribute, Missing::Default)
+        let rows = self.dictionary.rows(&loaded, keys, None)?;
+        self.dictionary.get(&loaded, &rows, attribute, Missing::Default)
     }
 }
 

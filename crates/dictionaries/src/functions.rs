@@ -19,6 +19,7 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_storage::{Catalog, Table};
 use granary_types::ChType;
 
+use crate::definition::Layout;
 use crate::dictionary::{DictionaryRegistry, Missing};
 
 type DfResult<T> = std::result::Result<T, DataFusionError>;
@@ -216,7 +217,7 @@ impl LookupUdf {
         }
         let or_null = matches!(self.kind, Kind::DictGet { missing: MissingKind::OrNull } | Kind::JoinGet { or_null: true });
         let ch_type = if or_null { ch_type.into_nullable() } else { ch_type };
-        Ok(Arc::new(ch_type.to_arrow_field(&self.name)))
+        Ok(Arc::new(result_field(&self.name, &ch_type)))
     }
 
     fn invoke(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -236,35 +237,43 @@ impl LookupUdf {
         let or_default = usize::from(matches!(self.kind, Kind::DictGet { missing: MissingKind::OrDefault }));
         let key_end = args.args.len() - or_default - usize::from(range);
         let key_args: Vec<ArrayRef> = args.args[first_key..key_end].iter().map(|a| a.to_array(rows)).collect::<DfResult<_>>()?;
-        let keys = self.convert_keys(key_args, &key_fields)?;
         let points = if range { Some(args.args[key_end].to_array(rows)?) } else { None };
 
         let (values, found) = if let Some(uuid) = target.table.meta.dictionary.as_ref().map(|_| &target.table.meta.uuid) {
             let dictionary = self.env.registry.get(uuid).ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Dictionary (`{name}`) not found")))?;
             let loaded = dictionary.current().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary (`{name}`) is not loaded")))?;
             dictionary.query_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let found_rows = if dictionary.definition.layout == Layout::IpTrie {
+                // Addresses are looked up as given (IPv4 or IPv6 forms), not cast to the
+                // key's String type.
+                let (addresses, fields) = unwrap_single_tuple(key_args, &args.arg_fields[first_key..key_end]);
+                dictionary.rows_of_arguments(&loaded, &addresses, Some(&fields), points.as_ref())?
+            } else {
+                let keys = self.convert_keys(key_args, &key_fields)?;
+                dictionary.rows(&loaded, &keys, points.as_ref())?
+            };
             match (&self.kind, &attribute) {
                 (Kind::DictHas, _) => {
-                    let rows = dictionary.rows(&loaded, &keys, points.as_ref())?;
-                    let found: BooleanArray = rows.iter().map(|r| Some(r.is_some())).collect();
+                    let found: BooleanArray = found_rows.iter().map(|r| Some(r.is_some())).collect();
                     (Arc::new(found.clone()) as ArrayRef, found)
                 }
                 (Kind::DictGet { missing }, Some(attribute)) => {
                     let index = dictionary.definition.attribute_index(attribute).ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("No such attribute '{attribute}'")))?;
                     let field = dictionary.definition.schema.field(index).clone();
                     match missing {
-                        MissingKind::Default => dictionary.get(&loaded, &keys, points.as_ref(), index, Missing::Default)?,
-                        MissingKind::OrNull => dictionary.get(&loaded, &keys, points.as_ref(), index, Missing::Null)?,
+                        MissingKind::Default => dictionary.get(&loaded, &found_rows, index, Missing::Default)?,
+                        MissingKind::OrNull => dictionary.get(&loaded, &found_rows, index, Missing::Null)?,
                         MissingKind::OrDefault => {
                             let defaults = args.args[args.args.len() - 1].to_array(rows)?;
                             let defaults = convert(&defaults, field.data_type(), "default value")?;
-                            dictionary.get(&loaded, &keys, points.as_ref(), index, Missing::Values(&defaults))?
+                            dictionary.get(&loaded, &found_rows, index, Missing::Values(&defaults))?
                         }
                     }
                 }
                 _ => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "dictionary lookup without attribute")),
             }
         } else {
+            let keys = self.convert_keys(key_args, &key_fields)?;
             let attribute = attribute.as_deref().unwrap_or_default();
             let (values, found) = lookup.lookup(&keys, attribute)?;
             if matches!(self.kind, Kind::JoinGet { or_null: false }) {
@@ -328,6 +337,31 @@ impl LookupUdf {
             })
             .collect()
     }
+}
+
+/// The field of a result of type `t`, marked `Nullable` in its metadata so that the type
+/// survives DataFusion folding a constant call into a (non-nullable) literal.
+fn result_field(name: &str, t: &ChType) -> arrow::datatypes::Field {
+    let field = t.to_arrow_field(name);
+    if t.is_nullable() {
+        let mut metadata = field.metadata().clone();
+        metadata.insert(granary_types::NULLABLE_METADATA_KEY.to_string(), "1".to_string());
+        field.with_metadata(metadata)
+    } else {
+        field
+    }
+}
+
+/// A single-element tuple argument as its element (ClickHouse accepts `tuple(ip)` keys).
+fn unwrap_single_tuple(args: Vec<ArrayRef>, fields: &[FieldRef]) -> (Vec<ArrayRef>, Vec<FieldRef>) {
+    if let ([arg], [field]) = (args.as_slice(), fields) {
+        if let (Some(tuple), DataType::Struct(members)) = (arg.as_struct_opt(), field.data_type()) {
+            if tuple.num_columns() == 1 {
+                return (tuple.columns().to_vec(), members.iter().cloned().collect());
+            }
+        }
+    }
+    (args, fields.to_vec())
 }
 
 fn is_range_dictionary(table: &Table) -> bool {

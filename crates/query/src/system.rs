@@ -696,7 +696,7 @@ fn dictionaries(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         let attributes = (0..d.definition.schema.fields().len()).filter(|i| !d.definition.key_columns.contains(i)).collect();
         type_names(d, attributes)
     })));
-    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| (l.rows.get_array_memory_size() + l.index.allocated_bytes()) as u64))));
+    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| l.allocated_bytes() as u64))));
     columns.push(u64s(rows.iter().map(|(_, _, d)| d.query_count.load(Relaxed))));
     columns.push(Arc::new(Float64Array::from_iter_values(rows.iter().map(|_| 1.0))));
     columns.push(Arc::new(Float64Array::from_iter_values(rows.iter().map(|(_, _, d)| {
