@@ -29,6 +29,20 @@ pub enum Layout {
     IpTrie,
 }
 
+/// The order in which a layout's storage lists its keys, which is the order
+/// `dictGetChildren` and `dictGetDescendants` give children in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyOrder {
+    /// `FLAT`: an array indexed by key, so ascending keys.
+    Ascending,
+    /// `HASHED_ARRAY`: keys in the order the source gave them first.
+    FirstSeen,
+    /// `HASHED`, `SPARSE_HASHED`: ClickHouse's hash table order (see [`crate::hierarchy`]).
+    ClickHouseHashTable,
+    /// `CACHE`, `DIRECT`: no stored order; children are not listed.
+    None,
+}
+
 /// Which row wins when several ranges of a key contain the point
 /// (`LAYOUT(RANGE_HASHED(range_lookup_strategy 'min'))`, ClickHouse's default `min`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +111,10 @@ pub struct DictionaryDefinition {
     pub range: Option<RangeColumns>,
     /// `DEFAULT` expression text of each attribute (by schema position).
     pub defaults: Vec<Option<String>>,
+    /// The `HIERARCHICAL` attribute (the parent key), by schema position.
+    pub hierarchical: Option<usize>,
+    /// How the layout orders its keys (for the hierarchy functions).
+    pub key_order: KeyOrder,
     /// `IP_TRIE(ACCESS_TO_KEY_FROM_ATTRIBUTES 1)`: the key column can be read like an
     /// attribute (`dictGet(d, 'prefix', ip)` gives the matching prefix).
     pub key_is_attribute: bool,
@@ -196,6 +214,14 @@ impl DictionaryDefinition {
         if range.is_some_and(|r| r.min == r.max) || (key_columns.len() + range.map_or(0, |_| 2)) >= schema.fields().len() {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary has no attributes besides its key and range"));
         }
+        let hierarchical = hierarchical_attribute(&schema, &key_columns, &dictionary.hierarchical, complex_key)?;
+        let base_layout = layout_name.trim_start_matches("COMPLEX_KEY_");
+        let key_order = match layout {
+            Layout::Flat => KeyOrder::Ascending,
+            Layout::Hashed if base_layout.ends_with("_ARRAY") => KeyOrder::FirstSeen,
+            Layout::Hashed => KeyOrder::ClickHouseHashTable,
+            _ => KeyOrder::None,
+        };
         let source = Source::from_clause(&dictionary)?;
         let defaults = meta
             .columns
@@ -212,6 +238,8 @@ impl DictionaryDefinition {
             key_columns,
             range,
             defaults,
+            hierarchical,
+            key_order,
             key_is_attribute,
             lifetime_min: dictionary.lifetime_min,
             lifetime_max: dictionary.lifetime_max.max(dictionary.lifetime_min),
@@ -358,6 +386,28 @@ fn range_column(schema: &SchemaRef, key_columns: &[usize], name: &str) -> Result
         return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Range column {name} has type {t}; it must be an integer, Date or DateTime")));
     }
     Ok(index)
+}
+
+/// The position of the `HIERARCHICAL` attribute, checked as ClickHouse checks it: one at
+/// most, `UInt64` (or `Nullable(UInt64)`), and only with a simple key.
+fn hierarchical_attribute(schema: &SchemaRef, key_columns: &[usize], names: &[String], complex_key: bool) -> Result<Option<usize>> {
+    let Some(name) = names.first() else { return Ok(None) };
+    if names.len() > 1 {
+        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Only one hierarchical attribute supported"));
+    }
+    if complex_key {
+        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary with complex key does not support hierarchy"));
+    }
+    let index = schema
+        .index_of(name)
+        .ok()
+        .filter(|i| !key_columns.contains(i))
+        .ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Hierarchical attribute {name} is not among the dictionary's attributes")))?;
+    let t = ChType::from_field(schema.field(index));
+    if t.strip_nullable() != &ChType::UInt64 {
+        return Err(Error::new(ErrorCode::TYPE_MISMATCH, format!("Hierarchical attribute type for dictionary with simple key must be UInt64. Actual {t}")));
+    }
+    Ok(Some(index))
 }
 
 fn is_simple_key_type(t: &ChType) -> bool {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt32Array};
 use arrow::compute::concat_batches;
-use arrow::datatypes::{DataType, FieldRef, Int64Type, SchemaRef};
+use arrow::datatypes::{DataType, FieldRef, Int64Type, SchemaRef, UInt64Type};
 use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
@@ -23,7 +23,8 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, TableEngine, TableMeta};
 use parking_lot::{Mutex, RwLock};
 
-use crate::definition::{DictionaryDefinition, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
+use crate::definition::{DictionaryDefinition, KeyOrder, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
+use crate::hierarchy::Hierarchy;
 use crate::ip_trie::IpPrefixIndex;
 
 /// Runs SELECTs on this server for dictionary sources. Implemented by the query layer,
@@ -48,6 +49,8 @@ pub struct LoadedDictionary {
     pub ranges: Option<RangeIndex>,
     /// Rows the source gave.
     pub source_rows: usize,
+    /// The parent links of a dictionary with a `HIERARCHICAL` attribute.
+    pub hierarchy: Option<Hierarchy>,
 }
 
 /// How a loaded dictionary finds the row of a key.
@@ -94,7 +97,7 @@ impl LoadedDictionary {
 
     /// system.dictionaries' `bytes_allocated`.
     pub fn allocated_bytes(&self) -> usize {
-        self.rows.get_array_memory_size() + self.index.allocated_bytes()
+        self.rows.get_array_memory_size() + self.index.allocated_bytes() + self.hierarchy.as_ref().map_or(0, Hierarchy::allocated_bytes)
     }
 }
 
@@ -300,17 +303,34 @@ impl Dictionary {
             let key_column = definition.key_columns[0];
             let built = IpPrefixIndex::build(&rows.column(key_column).clone())?;
             let rows = crate::ip_trie::reorder_rows(&rows, key_column, &built)?;
-            return Ok(LoadedDictionary { rows, index: RowIndex::IpPrefixes(built.index), defaults, ranges: None, source_rows });
+            return Ok(LoadedDictionary { rows, index: RowIndex::IpPrefixes(built.index), defaults, ranges: None, source_rows, hierarchy: None });
         }
         if definition.layout == Layout::Flat {
             check_flat_keys(&keys[0])?;
         }
-        let index = KeyIndex::build(&keys, DuplicateKeys::KeepLast)?;
+        // As in ClickHouse, a hashed layout keeps the first row of a repeated key; the
+        // others (an array, a cache, the source itself) the last.
+        let duplicates = if definition.layout == Layout::Hashed { DuplicateKeys::KeepFirst } else { DuplicateKeys::KeepLast };
+        let mut index = KeyIndex::build(&keys, duplicates)?;
         let ranges = match definition.range {
             Some(columns) => Some(RangeIndex::build(&rows, columns, &index.probe(&keys)?)?),
             None => None,
         };
-        Ok(LoadedDictionary { rows, index: RowIndex::Keys(index), defaults, ranges, source_rows })
+        let mut rows = rows;
+        if ranges.is_none() && index.len() < rows.num_rows() {
+            // Only the rows the index kept, so that the dictionary reads as it answers.
+            let kept: UInt32Array = index.probe(&keys)?.iter().enumerate().filter(|(row, kept)| *kept == Some(*row as u32)).map(|(row, _)| Some(row as u32)).collect();
+            rows = arrow::compute::take_record_batch(&rows, &kept)?;
+            let keys: Vec<ArrayRef> = definition.key_columns.iter().map(|&i| rows.column(i).clone()).collect();
+            index = KeyIndex::build(&keys, duplicates)?;
+        }
+        let hierarchy = match (definition.hierarchical, definition.layout) {
+            (Some(parent_column), Layout::Flat | Layout::Hashed | Layout::Cache | Layout::Direct) => {
+                Some(build_hierarchy(&rows, definition.key_columns[0], parent_column, &defaults[parent_column], definition.key_order, source_rows)?)
+            }
+            _ => None,
+        };
+        Ok(LoadedDictionary { rows, index: RowIndex::Keys(index), defaults, ranges, source_rows, hierarchy })
     }
 
     /// Evaluates the attributes' DEFAULT expressions, cast to their types, in one SELECT.
@@ -419,6 +439,19 @@ fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+/// The parent links of every row (keys are unique by now) and the attribute's null value.
+fn build_hierarchy(rows: &RecordBatch, key_column: usize, parent_column: usize, null_value: &ScalarValue, key_order: KeyOrder, source_rows: usize) -> Result<Hierarchy> {
+    let as_u64 = |column: usize| -> Result<ArrayRef> { Ok(arrow::compute::cast(rows.column(column), &DataType::UInt64)?) };
+    let (keys, parents) = (as_u64(key_column)?, as_u64(parent_column)?);
+    let (keys, parents) = (keys.as_primitive::<UInt64Type>(), parents.as_primitive::<UInt64Type>());
+    let links = keys.iter().zip(parents.iter()).filter_map(|(key, parent)| Some((key?, parent))).collect();
+    let null_value = match null_value {
+        ScalarValue::UInt64(value) => *value,
+        _ => None,
+    };
+    Ok(Hierarchy::new(links, null_value, key_order, source_rows))
 }
 
 fn check_flat_keys(keys: &ArrayRef) -> Result<()> {

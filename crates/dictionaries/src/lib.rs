@@ -32,6 +32,7 @@
 pub mod definition;
 pub mod dictionary;
 pub mod functions;
+pub mod hierarchy;
 pub mod ip_trie;
 
 pub use definition::{DictionaryDefinition, Layout, Source};

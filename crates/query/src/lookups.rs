@@ -102,6 +102,7 @@ pub(crate) fn create_dictionary(instance: &Instance, ctx: &QueryContext, create:
             lifetime_min,
             lifetime_max,
             range: create.range.clone(),
+            hierarchical: create.hierarchical.clone(),
         }),
     };
     match instance.catalog().create_table(meta, create.if_not_exists) {
