@@ -121,6 +121,9 @@ pub struct DictionaryDefinition {
     pub lifetime_min: u64,
     pub lifetime_max: u64,
     pub meta: DictionaryMeta,
+    /// Where a FILE source may read: `user_files_path` (None) for SQL dictionaries, the
+    /// file's directory for a dictionary the server's configuration defines.
+    pub files_root: Option<std::path::PathBuf>,
 }
 
 impl DictionaryDefinition {
@@ -244,7 +247,27 @@ impl DictionaryDefinition {
             lifetime_min: dictionary.lifetime_min,
             lifetime_max: dictionary.lifetime_max.max(dictionary.lifetime_min),
             meta: dictionary,
+            files_root: None,
         })
+    }
+
+    /// The database queries of this dictionary run in: its own, or `default` for one
+    /// from a configuration file (in no database).
+    pub fn query_database(&self) -> &str {
+        if self.database.is_empty() {
+            "default"
+        } else {
+            &self.database
+        }
+    }
+
+    /// `db.name`, or `name` for a dictionary in no database.
+    pub fn full_name(&self) -> String {
+        if self.database.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}.{}", self.database, self.name)
+        }
     }
 
     pub fn key_fields(&self) -> Vec<FieldRef> {
@@ -287,7 +310,7 @@ impl DictionaryDefinition {
                 let table = table.as_deref().unwrap_or_default();
                 let from = match database {
                     Some(db) => format!("{}.{}", quote_ident(db), quote_ident(table)),
-                    None => format!("{}.{}", quote_ident(&self.database), quote_ident(table)),
+                    None => format!("{}.{}", quote_ident(self.query_database()), quote_ident(table)),
                 };
                 match condition {
                     Some(c) => format!("SELECT {columns} FROM {from} WHERE {c}"),

@@ -5,7 +5,8 @@
 //! complete new copy and swaps an `Arc`, so a query sees the old copy or the new one,
 //! never half of either; a per-dictionary async mutex makes reloads one at a time.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -20,11 +21,15 @@ use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result};
-use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, TableEngine, TableMeta};
+use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, Table, TableEngine, TableMeta};
 use parking_lot::{Mutex, RwLock};
 
 use crate::definition::{DictionaryDefinition, KeyOrder, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
+use crate::config_files::{ConfigDictionary, ConfigFiles};
 use crate::hierarchy::Hierarchy;
+
+/// Registry keys of dictionaries from configuration files: `config:<name>`.
+pub const CONFIG_KEY_PREFIX: &str = "config:";
 use crate::ip_trie::IpPrefixIndex;
 
 /// Runs SELECTs on this server for dictionary sources. Implemented by the query layer,
@@ -33,7 +38,9 @@ use crate::ip_trie::IpPrefixIndex;
 #[async_trait]
 pub trait SourceRunner: Send + Sync {
     /// Runs `sql` with `database` as the current database and returns every row.
-    async fn select(&self, database: &str, sql: &str) -> Result<Vec<RecordBatch>>;
+    /// `files_root`, when given, is the directory `file()` may read instead of
+    /// `user_files_path` (a FILE source of a dictionary the server config defines).
+    async fn select(&self, database: &str, sql: &str, files_root: Option<&std::path::Path>) -> Result<Vec<RecordBatch>>;
 }
 
 /// One loaded copy of a dictionary.
@@ -284,16 +291,16 @@ impl Dictionary {
         let ch_types: Vec<String> = definition.schema.fields().iter().map(|f| granary_types::ChType::from_field(f).to_string()).collect();
         let sql = definition.load_query(&ch_types);
         let context = |e: Error| {
-            let message = format!("Cannot load dictionary {}.{}: {}", definition.database, definition.name, e.message());
+            let message = format!("Cannot load dictionary {}: {}", definition.full_name(), e.message());
             Error::new(e.code(), message)
         };
         // ClickHouse runs a QUERY source in the `default` database; a TABLE without DB is
         // the dictionary's own database's.
         let database = match &definition.source {
             crate::definition::Source::ClickHouse { query: Some(_), .. } => "default",
-            _ => definition.database.as_str(),
+            _ => definition.query_database(),
         };
-        let batches = runner.select(database, &sql).await.map_err(context)?;
+        let batches = runner.select(database, &sql, definition.files_root.as_deref()).await.map_err(context)?;
         let defaults = self.default_values(runner).await.map_err(context)?;
         let batches = batches.iter().map(|b| conform(b, &definition.schema)).collect::<Result<Vec<_>>>()?;
         let rows = concat_batches(&definition.schema, batches.iter())?;
@@ -357,7 +364,7 @@ impl Dictionary {
             return Ok(values);
         }
         let sql = format!("SELECT {}", expressions.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>().join(", "));
-        let batches = runner.select(&definition.database, &sql).await?;
+        let batches = runner.select(definition.query_database(), &sql, None).await?;
         let batch = batches.iter().find(|b| b.num_rows() > 0).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "DEFAULT expressions gave no row"))?;
         for (column, (i, _)) in expressions.iter().enumerate() {
             let value = ScalarValue::try_from_array(batch.column(column), 0)?;
@@ -466,11 +473,17 @@ fn check_flat_keys(keys: &ArrayRef) -> Result<()> {
     Ok(())
 }
 
-/// Every dictionary of the server, by table uuid (stable across RENAME).
+/// Every dictionary of the server, by table uuid (stable across RENAME); those of
+/// configuration files by `config:<name>`.
 #[derive(Default)]
 pub struct DictionaryRegistry {
     dictionaries: RwLock<HashMap<String, Arc<Dictionary>>>,
     runner: RwLock<Option<Weak<dyn SourceRunner>>>,
+    /// The files of `dictionaries_config` as last read.
+    config_files: Mutex<ConfigFiles>,
+    /// The dictionaries those files define, by name (the first file, in path order,
+    /// that names one wins).
+    config_dictionaries: RwLock<BTreeMap<String, Arc<ConfigDictionary>>>,
 }
 
 impl DictionaryRegistry {
@@ -499,6 +512,109 @@ impl DictionaryRegistry {
         self.dictionaries.read().values().cloned().collect()
     }
 
+    /// Reads dictionaries from the files matching `pattern` (ClickHouse's
+    /// `dictionaries_config`, made absolute), now and at every [`Self::rescan_config_files`].
+    pub fn set_config_pattern(self: &Arc<Self>, pattern: Option<PathBuf>) {
+        self.config_files.lock().pattern = pattern;
+        self.rescan_config_files();
+    }
+
+    /// Re-reads the configuration files that are new or changed since the last read, and
+    /// forgets those that are gone. A dictionary whose file did not change keeps its
+    /// loaded data; one from a changed file is defined anew (and loads on first use).
+    pub fn rescan_config_files(self: &Arc<Self>) {
+        let mut files = self.config_files.lock();
+        if files.pattern.is_none() {
+            return;
+        }
+        let matching = match files.matching_files() {
+            Ok(matching) => matching,
+            Err(e) => {
+                tracing::error!("{e}");
+                return;
+            }
+        };
+        let mut read = BTreeMap::new();
+        for path in matching {
+            let modified = crate::config_files::modified(&path);
+            match files.files.remove(&path) {
+                Some((when, defined)) if when.is_some() && when == modified => {
+                    read.insert(path, (when, defined));
+                }
+                _ => {
+                    let defined = self.define_from_file(&path);
+                    read.insert(path, (modified, defined));
+                }
+            }
+        }
+        files.files = read;
+        let mut by_name: BTreeMap<String, Arc<ConfigDictionary>> = BTreeMap::new();
+        for (path, (_, defined)) in &files.files {
+            for entry in defined {
+                match by_name.get(&entry.name) {
+                    Some(first) => tracing::warn!("Dictionary {} of {} is already defined in {}: ignored", entry.name, path.display(), first.origin.display()),
+                    None => {
+                        by_name.insert(entry.name.clone(), entry.clone());
+                    }
+                }
+            }
+        }
+        {
+            let mut dictionaries = self.dictionaries.write();
+            dictionaries.retain(|key, _| !key.starts_with(CONFIG_KEY_PREFIX));
+            for entry in by_name.values() {
+                if let Some((table, dictionary)) = entry.defined.as_ref().ok() {
+                    dictionaries.insert(table.meta.uuid.clone(), dictionary.clone());
+                }
+            }
+        }
+        *self.config_dictionaries.write() = by_name;
+    }
+
+    fn define_from_file(self: &Arc<Self>, path: &std::path::Path) -> Vec<Arc<ConfigDictionary>> {
+        let entry = |name: String, defined: Result<(Arc<Table>, Arc<Dictionary>)>| {
+            if let Err(e) = &defined {
+                tracing::error!("{}", e.message());
+            }
+            Arc::new(ConfigDictionary { name, origin: path.to_path_buf(), defined: defined.map_err(|e| (e.code(), e.message().to_string())) })
+        };
+        match crate::config_files::read_file(path) {
+            // Nothing in the file can be named: the entry takes the file's name.
+            Err(e) => vec![entry(path.file_stem().map_or_else(|| path.to_string_lossy().into_owned(), |s| s.to_string_lossy().into_owned()), Err(e))],
+            Ok(dictionaries) => dictionaries
+                .into_iter()
+                .map(|(name, meta)| {
+                    let defined = meta.and_then(|meta| {
+                        self.open_config_dictionary(meta).map_err(|e| Error::new(e.code(), format!("Dictionary {name} in {}: {}", path.display(), e.message())))
+                    });
+                    entry(name, defined)
+                })
+                .collect(),
+        }
+    }
+
+    fn open_config_dictionary(self: &Arc<Self>, meta: TableMeta) -> Result<(Arc<Table>, Arc<Dictionary>)> {
+        let mut definition = DictionaryDefinition::from_meta(&meta)?;
+        if let crate::definition::Source::File { path, .. } = &definition.source {
+            definition.files_root = std::path::Path::new(path).parent().map(std::path::Path::to_path_buf);
+        }
+        let dictionary = Arc::new(Dictionary::new(definition));
+        let engine = Arc::new(DictionaryEngine { dictionary: dictionary.clone(), registry: Arc::downgrade(self), uuid: meta.uuid.clone() });
+        let table = Table::standalone(meta, engine)?;
+        Ok((table, dictionary))
+    }
+
+    /// The dictionary a configuration file defines under `name`, with its definition
+    /// error if it has one.
+    pub fn config_dictionary(&self, name: &str) -> Option<Arc<ConfigDictionary>> {
+        self.config_dictionaries.read().get(name).cloned()
+    }
+
+    /// Every dictionary of the configuration files (failed definitions included).
+    pub fn config_dictionaries(&self) -> Vec<Arc<ConfigDictionary>> {
+        self.config_dictionaries.read().values().cloned().collect()
+    }
+
     /// Reloads every loaded dictionary whose LIFETIME has passed. Called periodically.
     pub async fn reload_expired(&self) {
         let now = Instant::now();
@@ -506,7 +622,7 @@ impl DictionaryRegistry {
         let Ok(runner) = self.runner() else { return };
         for dictionary in due {
             if let Err(e) = dictionary.load(runner.as_ref(), true).await {
-                tracing::warn!("reloading dictionary {}.{}: {e}", dictionary.definition.database, dictionary.definition.name);
+                tracing::warn!("reloading dictionary {}: {e}", dictionary.definition.full_name());
             }
         }
     }
@@ -588,7 +704,7 @@ impl KeyLookup for DictionaryEngine {
             .attribute_index(name)
             .ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("No such attribute '{name}'")))?;
         let loaded = self.dictionary.current().ok_or_else(|| {
-            Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary {}.{} is not loaded", definition.database, definition.name))
+            Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary {} is not loaded", definition.full_name()))
         })?;
         let rows = self.dictionary.rows(&loaded, keys, None)?;
         self.dictionary.get(&loaded, &rows, attribute, Missing::Default)

@@ -32,16 +32,25 @@ pub struct LookupEnv {
 
 impl LookupEnv {
     /// The table (dictionary or Join table) a lookup names, as the query layer qualified
-    /// it (`db.name`).
-    fn table(&self, name: &str) -> Option<Arc<Table>> {
-        let (database, object) = name.split_once('.').unwrap_or(("default", name));
-        self.catalog.table(database, object).ok()
+    /// it: `db.name`, or a bare name for a dictionary of the configuration files. A
+    /// configuration dictionary whose definition failed gives that error.
+    fn table(&self, name: &str) -> Result<Option<Arc<Table>>> {
+        match name.split_once('.') {
+            Some((database, object)) => Ok(self.catalog.table(database, object).ok()),
+            None => match self.registry.config_dictionary(name) {
+                Some(entry) => match entry.error() {
+                    Some(e) => Err(e),
+                    None => Ok(entry.table().cloned()),
+                },
+                None => Ok(self.catalog.table("default", name).ok()),
+            },
+        }
     }
 
     /// The dictionary a function names, with its table.
     fn dictionary(&self, name: &str) -> Result<(Arc<Table>, Arc<Dictionary>)> {
         let not_found = || Error::new(ErrorCode::BAD_ARGUMENTS, format!("Dictionary (`{name}`) not found"));
-        let table = self.table(name).filter(|t| t.meta.dictionary.is_some()).ok_or_else(not_found)?;
+        let table = self.table(name)?.filter(|t| t.meta.dictionary.is_some()).ok_or_else(not_found)?;
         let dictionary = self.registry.get(&table.meta.uuid).ok_or_else(not_found)?;
         Ok((table, dictionary))
     }
@@ -151,7 +160,7 @@ impl LookupUdf {
 
     fn resolve(&self, name: &str, attribute: Option<&str>) -> Result<Target> {
         let not_found = || Error::new(ErrorCode::BAD_ARGUMENTS, format!("{} (`{name}`) not found", self.what()));
-        let table = self.env.table(name).ok_or_else(not_found)?;
+        let table = self.env.table(name)?.ok_or_else(not_found)?;
         let is_dictionary = table.meta.dictionary.is_some();
         let engine_ok = if self.is_join() { table.engine.engine_name() == "Join" } else { is_dictionary };
         if !engine_ok {
@@ -441,6 +450,7 @@ impl ScalarUDFImpl for LookupUdf {
 #[derive(Debug)]
 pub struct DictionaryTableFunction {
     pub catalog: Arc<Catalog>,
+    pub registry: Arc<DictionaryRegistry>,
 }
 
 impl datafusion::catalog::TableFunctionImpl for DictionaryTableFunction {
@@ -451,6 +461,16 @@ impl datafusion::catalog::TableFunctionImpl for DictionaryTableFunction {
                 return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'dictionary' requires one argument: the dictionary name").into())
             }
         };
+        if !name.contains('.') {
+            if let Some(entry) = self.registry.config_dictionary(&name) {
+                if let Some(e) = entry.error() {
+                    return Err(e.into());
+                }
+                if let Some(table) = entry.table() {
+                    return Ok(Arc::new(granary_storage::EngineTableProvider::new(table.clone())));
+                }
+            }
+        }
         let current = args.session().config().options().catalog.default_schema.clone();
         let (database, object) = name.split_once('.').unwrap_or((current.as_str(), name.as_str()));
         let table = self
@@ -538,7 +558,8 @@ impl HierarchyUdf {
         };
         let (table, dictionary) = self.env.dictionary(name)?;
         let definition = &dictionary.definition;
-        let described = format!("{}.{} ({})", definition.database, definition.name, table.meta.uuid);
+        let uuid = if definition.database.is_empty() { crate::config_files::CONFIG_DICTIONARY_UUID } else { table.meta.uuid.as_str() };
+        let described = format!("{} ({uuid})", definition.full_name());
         if definition.hierarchical.is_none() {
             return Err(Error::new(ErrorCode::UNSUPPORTED_METHOD, format!("Dictionary {described} does not support hierarchy")));
         }

@@ -202,9 +202,13 @@ impl Hierarchy {
 
     /// Approximate heap bytes of the parent links and, once built, the children index.
     pub fn allocated_bytes(&self) -> usize {
-        let links = self.parents.capacity() * (size_of::<u64>() + size_of::<Option<u64>>() + 1) + self.stored_keys.capacity() * size_of::<u64>();
-        let children = self.children.get().map_or(0, |index| index.values().map(|c| c.capacity() * size_of::<u64>() + 32).sum());
-        links + children
+        self.parents.capacity() * (size_of::<u64>() + size_of::<Option<u64>>() + 1) + self.stored_keys.capacity() * size_of::<u64>() + self.children_index_bytes()
+    }
+
+    /// Heap bytes of the children index (system.dictionaries'
+    /// `hierarchical_index_bytes_allocated`); 0 until a query needs it.
+    pub fn children_index_bytes(&self) -> usize {
+        self.children.get().map_or(0, |index| index.values().map(|c| c.capacity() * size_of::<u64>() + 32).sum())
     }
 }
 

@@ -29,6 +29,7 @@
 //! Not yet: `IP_TRIE`, hierarchies, attribute `EXPRESSION`s, sources on
 //! other servers, dictionaries from configuration files.
 
+pub mod config_files;
 pub mod definition;
 pub mod dictionary;
 pub mod functions;
