@@ -121,8 +121,8 @@ pub struct DictionaryDefinition {
     pub lifetime_min: u64,
     pub lifetime_max: u64,
     pub meta: DictionaryMeta,
-    /// Where a FILE source may read: `user_files_path` (None) for SQL dictionaries, the
-    /// file's directory for a dictionary the server's configuration defines.
+    /// Where a FILE source may read: `user_files_path` (None) for SQL dictionaries,
+    /// anywhere (`/`) for a dictionary the server's configuration defines.
     pub files_root: Option<std::path::PathBuf>,
 }
 
@@ -283,7 +283,12 @@ impl DictionaryDefinition {
 
     /// The declared attributes (neither key nor range columns).
     pub fn attribute_names(&self) -> Vec<String> {
-        (0..self.schema.fields().len()).filter(|&i| self.is_attribute(i)).map(|i| self.schema.field(i).name().clone()).collect()
+        self.attribute_columns().into_iter().map(|i| self.schema.field(i).name().clone()).collect()
+    }
+
+    /// Positions in `schema` of the declared attributes.
+    pub fn attribute_columns(&self) -> Vec<usize> {
+        (0..self.schema.fields().len()).filter(|&i| self.is_attribute(i)).collect()
     }
 
     fn is_attribute(&self, column: usize) -> bool {

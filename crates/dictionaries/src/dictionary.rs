@@ -179,6 +179,7 @@ pub struct LoadStatus {
     pub loading_duration: Duration,
     /// The last load failure, as ClickHouse prints it (`Code: N. DB::Exception: ...`).
     pub last_exception: Option<String>,
+    /// Failed loads since the last successful one.
     pub error_count: u64,
     /// When a LIFETIME reload is due.
     pub next_update: Option<Instant>,
@@ -256,6 +257,8 @@ impl Dictionary {
                 status.status = "LOADED";
                 status.last_successful_update_time = Some(SystemTime::now());
                 status.last_exception = None;
+                // ClickHouse counts the errors since the last successful load.
+                status.error_count = 0;
                 Ok(loaded)
             }
             Err(e) => {
@@ -595,8 +598,10 @@ impl DictionaryRegistry {
 
     fn open_config_dictionary(self: &Arc<Self>, meta: TableMeta) -> Result<(Arc<Table>, Arc<Dictionary>)> {
         let mut definition = DictionaryDefinition::from_meta(&meta)?;
+        // The server's own configuration may name any file, as in ClickHouse (a SQL
+        // dictionary's files stay inside user_files_path).
         if let crate::definition::Source::File { path, .. } = &definition.source {
-            definition.files_root = std::path::Path::new(path).parent().map(std::path::Path::to_path_buf);
+            definition.files_root = std::path::Path::new(path).ancestors().last().map(std::path::Path::to_path_buf);
         }
         let dictionary = Arc::new(Dictionary::new(definition));
         let engine = Arc::new(DictionaryEngine { dictionary: dictionary.clone(), registry: Arc::downgrade(self), uuid: meta.uuid.clone() });

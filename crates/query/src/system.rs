@@ -725,12 +725,7 @@ fn dictionaries(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     columns.push(string_lists(rows.iter().map(|r| of(r, &|d| d.definition.meta.primary_key.clone()))));
     columns.push(string_lists(rows.iter().map(|r| of(r, &|d| type_names(d, d.definition.key_columns.clone())))));
     columns.push(string_lists(rows.iter().map(|r| of(r, &|d| d.definition.attribute_names()))));
-    columns.push(string_lists(rows.iter().map(|r| {
-        of(r, &|d| {
-            let attributes = (0..d.definition.schema.fields().len()).filter(|i| !d.definition.key_columns.contains(i)).collect();
-            type_names(d, attributes)
-        })
-    })));
+    columns.push(string_lists(rows.iter().map(|r| of(r, &|d| type_names(d, d.definition.attribute_columns())))));
     columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| l.allocated_bytes() as u64))));
     columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().and_then(|l| l.hierarchy.as_ref()).map_or(0, |h| h.children_index_bytes() as u64))));
     columns.push(u64s(rows.iter().map(|r| r.dictionary.as_ref().map_or(0, |d| d.query_count.load(Relaxed)))));
