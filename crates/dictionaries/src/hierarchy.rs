@@ -32,9 +32,11 @@ pub struct Hierarchy {
     /// A parent equal to this ends a walk up (the attribute's null value); None when that
     /// value is NULL.
     null_value: Option<u64>,
-    /// The keys in the layout's storage order (for the children index).
-    stored_keys: Vec<u64>,
+    /// The keys in the order the source gave them first.
+    keys: Vec<u64>,
     key_order: KeyOrder,
+    /// Rows the source gave: ClickHouse sizes its hash table for them.
+    source_rows: usize,
     children: OnceLock<HashMap<u64, Vec<u64>>>,
 }
 
@@ -57,16 +59,21 @@ impl Hierarchy {
     /// `links`: (key, parent) of each key once, in the order the source gave them;
     /// `source_rows`: the rows the source gave (ClickHouse sizes its hash table for them).
     pub fn new(links: Vec<(u64, Option<u64>)>, null_value: Option<u64>, key_order: KeyOrder, source_rows: usize) -> Hierarchy {
-        let stored_keys = match key_order {
+        let keys = links.iter().map(|l| l.0).collect();
+        Hierarchy { parents: links.into_iter().collect(), null_value, keys, key_order, source_rows, children: OnceLock::new() }
+    }
+
+    /// The keys in the layout's storage order.
+    fn stored_keys(&self) -> Vec<u64> {
+        match self.key_order {
             KeyOrder::Ascending => {
-                let mut keys: Vec<u64> = links.iter().map(|l| l.0).collect();
+                let mut keys = self.keys.clone();
                 keys.sort_unstable();
                 keys
             }
-            KeyOrder::FirstSeen | KeyOrder::None => links.iter().map(|l| l.0).collect(),
-            KeyOrder::ClickHouseHashTable => clickhouse_hash_table_order(links.iter().map(|l| l.0), source_rows),
-        };
-        Hierarchy { parents: links.into_iter().collect(), null_value, stored_keys, key_order, children: OnceLock::new() }
+            KeyOrder::FirstSeen | KeyOrder::None => self.keys.clone(),
+            KeyOrder::ClickHouseHashTable => clickhouse_hash_table_order(self.keys.iter().copied(), self.source_rows),
+        }
     }
 
     /// Whether the layout stores its keys in an order children can be listed in.
@@ -125,7 +132,7 @@ impl Hierarchy {
     fn children_index(&self) -> &HashMap<u64, Vec<u64>> {
         self.children.get_or_init(|| {
             let mut index: HashMap<u64, Vec<u64>> = HashMap::new();
-            for &child in &self.stored_keys {
+            for child in self.stored_keys() {
                 if let Some(Some(parent)) = self.parents.get(&child) {
                     index.entry(*parent).or_default().push(child);
                 }
@@ -202,7 +209,7 @@ impl Hierarchy {
 
     /// Approximate heap bytes of the parent links and, once built, the children index.
     pub fn allocated_bytes(&self) -> usize {
-        self.parents.capacity() * (size_of::<u64>() + size_of::<Option<u64>>() + 1) + self.stored_keys.capacity() * size_of::<u64>() + self.children_index_bytes()
+        self.parents.capacity() * (size_of::<u64>() + size_of::<Option<u64>>() + 1) + self.keys.capacity() * size_of::<u64>() + self.children_index_bytes()
     }
 
     /// Heap bytes of the children index (system.dictionaries'
