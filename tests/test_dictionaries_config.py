@@ -144,6 +144,10 @@ def test_config_dictionaries_of_every_source_and_layout(tmp_path):
         assert s.query("SELECT dictGet('prices', 'price', 1, toDate('2024-01-10')), dictGet('prices', 'price', 1, toDate('2024-02-10'))") == "10.5\t-1\n"
         # An HTTP source.
         assert s.query("SELECT dictGet('colors', 'rgb', 'green'), dictGet('colors', 'rgb', 'blue'), dictHas('colors', 'red')") == "#0f0\t?\t1\n"
+        # joinGet names a table of the current database, whatever the configuration defines.
+        s.query("CREATE TABLE colors (code String, rgb String) ENGINE = Join(ANY, LEFT, code)")
+        s.query("INSERT INTO colors VALUES ('red', 'crimson')")
+        assert s.query("SELECT joinGet('colors', 'rgb', 'red'), dictGet('colors', 'rgb', 'red')") == "crimson\t#f00\n"
         rows = _rows(s, "SELECT name, status, element_count, last_exception FROM system.dictionaries ORDER BY name")
         assert [(r["name"], r["status"], r["element_count"], r["last_exception"]) for r in rows] == [
             ("colors", "LOADED", 2, ""), ("networks", "LOADED", 2, ""), ("prices", "LOADED", 1, ""), ("regions", "LOADED", 4, "")]

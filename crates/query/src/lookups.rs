@@ -16,11 +16,12 @@ use granary_storage::{DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, T
 
 use crate::instance::{Instance, QueryContext};
 
-/// A lookup's dictionary or table name as the lookup functions resolve it: an
-/// unqualified name is a dictionary of the configuration files when there is one (as in
-/// ClickHouse), else a name in the current database.
-pub(crate) fn qualify_name(registry: &DictionaryRegistry, name: &str, current_database: &str) -> String {
-    if name.contains('.') || registry.config_dictionary(name).is_some() {
+/// The name a lookup function (`function`) gets as the lookup functions resolve it: an
+/// unqualified dictionary name is a dictionary of the configuration files when there is
+/// one (as in ClickHouse), else a name in the current database, as a Join table's always is.
+pub(crate) fn qualify_name(registry: &DictionaryRegistry, function: &str, name: &str, current_database: &str) -> String {
+    let config_dictionary = !function.starts_with("joinGet") && registry.config_dictionary(name).is_some();
+    if name.contains('.') || config_dictionary {
         name.to_string()
     } else {
         format!("{current_database}.{name}")
@@ -38,7 +39,7 @@ pub(crate) fn qualify_lookup_names(statement: &mut ast::Statement, current_datab
                 if let FunctionArguments::List(list) = &mut function.args {
                     if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value)))) = list.args.first_mut() {
                         if let Value::SingleQuotedString(name) = &mut value.value {
-                            *name = qualify_name(registry, name, current_database);
+                            *name = qualify_name(registry, &function_name, name, current_database);
                             names.push(name.clone());
                         }
                     }
