@@ -24,13 +24,13 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, Table, TableEngine, TableMeta};
 use parking_lot::{Mutex, RwLock};
 
-use crate::definition::{DictionaryDefinition, KeyOrder, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
 use crate::config_files::{ConfigDictionary, ConfigFiles};
+use crate::definition::{DictionaryDefinition, KeyOrder, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
 use crate::hierarchy::Hierarchy;
+use crate::ip_trie::IpPrefixIndex;
 
 /// Registry keys of dictionaries from configuration files: `config:<name>`.
 pub const CONFIG_KEY_PREFIX: &str = "config:";
-use crate::ip_trie::IpPrefixIndex;
 
 /// Runs SELECTs on this server for dictionary sources. Implemented by the query layer,
 /// which owns parsing and execution; held weakly so a dictionary does not keep the server
@@ -376,13 +376,13 @@ impl Dictionary {
         Ok(values)
     }
 
-    /// The row of each key (and, in a range dictionary, of each point), if any. The keys
-    /// of an `IP_TRIE` dictionary are addresses, as the caller received them (`fields`:
-    /// their argument fields).
+    /// The row of each key (and, in a range dictionary, of each point), if any.
     pub fn rows(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], points: Option<&ArrayRef>) -> Result<UInt32Array> {
         self.rows_of_arguments(loaded, keys, None, points)
     }
 
+    /// [`Self::rows`] for keys as a function received them: the key of an `IP_TRIE`
+    /// dictionary is an address, whose form its argument field (`fields`) tells.
     pub fn rows_of_arguments(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], fields: Option<&[FieldRef]>, points: Option<&ArrayRef>) -> Result<UInt32Array> {
         let index = match &loaded.index {
             RowIndex::Keys(index) => index,
