@@ -62,3 +62,10 @@ SELECT dictGet('repeated_hashed', 'name', 3), dictGet('repeated_flat', 'name', 3
 SELECT * FROM repeated_hashed ORDER BY id;
 SELECT * FROM repeated_flat ORDER BY id;
 SELECT name, element_count FROM system.dictionaries WHERE name LIKE 'repeated%' ORDER BY name;
+-- Many cycles: parents drawn from a permutation-like formula, some keys missing
+CREATE TABLE cyclic (id UInt64, parent UInt64) ENGINE = MergeTree ORDER BY id;
+INSERT INTO cyclic SELECT number, (number * 7919 + 13) % 2100 FROM numbers(2000);
+CREATE DICTIONARY cyclic_hashed (id UInt64, parent UInt64 HIERARCHICAL) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'cyclic')) LAYOUT(HASHED()) LIFETIME(0);
+CREATE DICTIONARY cyclic_flat (id UInt64, parent UInt64 HIERARCHICAL) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'cyclic')) LAYOUT(FLAT()) LIFETIME(0);
+SELECT sum(length(dictGetHierarchy('cyclic_hashed', number))), sum(length(dictGetHierarchy('cyclic_flat', number))), sum(length(dictGetDescendants('cyclic_hashed', number))), sum(length(dictGetDescendants('cyclic_flat', number))), sum(length(dictGetDescendants('cyclic_flat', number, 3))) FROM numbers(2200);
+SELECT number, dictGetHierarchy('cyclic_hashed', number), dictGetDescendants('cyclic_hashed', number), dictGetDescendants('cyclic_flat', number, 2), dictIsIn('cyclic_hashed', number, 13) FROM numbers(2200) WHERE number % 97 = 0 ORDER BY number;
