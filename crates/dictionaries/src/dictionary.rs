@@ -566,7 +566,7 @@ impl DictionaryRegistry {
             let mut dictionaries = self.dictionaries.write();
             dictionaries.retain(|key, _| !key.starts_with(CONFIG_KEY_PREFIX));
             for entry in by_name.values() {
-                if let Some((table, dictionary)) = entry.defined.as_ref().ok() {
+                if let Ok((table, dictionary)) = &entry.defined {
                     dictionaries.insert(table.meta.uuid.clone(), dictionary.clone());
                 }
             }
