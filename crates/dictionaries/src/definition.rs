@@ -24,6 +24,23 @@ pub enum Layout {
     /// `RANGE_HASHED`: several rows per key, each valid for `[range_min, range_max]`
     /// (both ends included; NULL is open); a lookup names the key and a point in the range.
     RangeHashed,
+    /// `IP_TRIE`: a `String` key of network prefixes, looked up by IPv4 or IPv6 address
+    /// with the longest matching prefix (see [`crate::ip_trie`]).
+    IpTrie,
+}
+
+/// The order in which a layout's storage lists its keys, which is the order
+/// `dictGetChildren` and `dictGetDescendants` give children in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyOrder {
+    /// `FLAT`: an array indexed by key, so ascending keys.
+    Ascending,
+    /// `HASHED_ARRAY`: keys in the order the source gave them first.
+    FirstSeen,
+    /// `HASHED`, `SPARSE_HASHED`: ClickHouse's hash table order (see [`crate::hierarchy`]).
+    ClickHouseHashTable,
+    /// `CACHE`, `DIRECT`: no stored order; children are not listed.
+    None,
 }
 
 /// Which row wins when several ranges of a key contain the point
@@ -58,6 +75,7 @@ impl Layout {
             (Layout::Direct, true) => "ComplexKeyDirect",
             (Layout::RangeHashed, false) => "RangeHashed",
             (Layout::RangeHashed, true) => "ComplexKeyRangeHashed",
+            (Layout::IpTrie, _) => "Trie",
         }
     }
 }
@@ -93,9 +111,19 @@ pub struct DictionaryDefinition {
     pub range: Option<RangeColumns>,
     /// `DEFAULT` expression text of each attribute (by schema position).
     pub defaults: Vec<Option<String>>,
+    /// The `HIERARCHICAL` attribute (the parent key), by schema position.
+    pub hierarchical: Option<usize>,
+    /// How the layout orders its keys (for the hierarchy functions).
+    pub key_order: KeyOrder,
+    /// `IP_TRIE(ACCESS_TO_KEY_FROM_ATTRIBUTES 1)`: the key column can be read like an
+    /// attribute (`dictGet(d, 'prefix', ip)` gives the matching prefix).
+    pub key_is_attribute: bool,
     pub lifetime_min: u64,
     pub lifetime_max: u64,
     pub meta: DictionaryMeta,
+    /// Where a FILE source may read: `user_files_path` (None) for SQL dictionaries,
+    /// anywhere (`/`) for a dictionary the server's configuration defines.
+    pub files_root: Option<std::path::PathBuf>,
 }
 
 impl DictionaryDefinition {
@@ -125,11 +153,33 @@ impl DictionaryDefinition {
             "CACHE" | "SSD_CACHE" => Layout::Cache,
             "DIRECT" => Layout::Direct,
             "RANGE_HASHED" => Layout::RangeHashed,
-            "IP_TRIE" | "POLYGON" | "REGEXP_TREE" | "RANGE" => {
+            "IP_TRIE" if !complex_key => Layout::IpTrie,
+            "POLYGON" | "REGEXP_TREE" | "RANGE" => {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Dictionary layout {layout_name} is not supported yet")))
             }
             "" => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary layout is not specified: add LAYOUT(HASHED()) or another layout")),
-            _ => return Err(Error::new(ErrorCode::UNKNOWN_ELEMENT_IN_CONFIG, format!("Unknown dictionary layout type: {layout_name}"))),
+            _ => {
+                return Err(Error::new(ErrorCode::UNKNOWN_ELEMENT_IN_CONFIG, format!("Unknown dictionary layout type: {}", layout_name.to_ascii_lowercase())))
+            }
+        };
+        // An IP_TRIE key is a prefix text, held as ClickHouse holds complex keys.
+        let complex_key = complex_key || layout == Layout::IpTrie;
+        if layout == Layout::IpTrie {
+            if key_columns.len() != 1 {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary of layout 'ip_trie' has to have one 'key'"));
+            }
+            let key_type = ChType::from_field(schema.field(key_columns[0]));
+            if key_type != ChType::String {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Key attribute of ip_trie dictionary must be of type String, got {key_type}")));
+            }
+        }
+        let key_is_attribute = match dictionary.layout.param("ACCESS_TO_KEY_FROM_ATTRIBUTES") {
+            None => false,
+            Some(flag) => match flag.to_ascii_lowercase().as_str() {
+                "1" | "true" => layout == Layout::IpTrie,
+                "0" | "false" => false,
+                other => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("access_to_key_from_attributes must be 0 or 1 (true or false), not '{other}'"))),
+            },
         };
         if !complex_key {
             if key_columns.len() != 1 {
@@ -167,6 +217,14 @@ impl DictionaryDefinition {
         if range.is_some_and(|r| r.min == r.max) || (key_columns.len() + range.map_or(0, |_| 2)) >= schema.fields().len() {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary has no attributes besides its key and range"));
         }
+        let hierarchical = hierarchical_attribute(&schema, &key_columns, &dictionary.hierarchical, complex_key)?;
+        let base_layout = layout_name.trim_start_matches("COMPLEX_KEY_");
+        let key_order = match layout {
+            Layout::Flat => KeyOrder::Ascending,
+            Layout::Hashed if base_layout.ends_with("_ARRAY") => KeyOrder::FirstSeen,
+            Layout::Hashed => KeyOrder::ClickHouseHashTable,
+            _ => KeyOrder::None,
+        };
         let source = Source::from_clause(&dictionary)?;
         let defaults = meta
             .columns
@@ -183,23 +241,54 @@ impl DictionaryDefinition {
             key_columns,
             range,
             defaults,
+            hierarchical,
+            key_order,
+            key_is_attribute,
             lifetime_min: dictionary.lifetime_min,
             lifetime_max: dictionary.lifetime_max.max(dictionary.lifetime_min),
             meta: dictionary,
+            files_root: None,
         })
+    }
+
+    /// The database queries of this dictionary run in: its own, or `default` for one
+    /// from a configuration file (in no database).
+    pub fn query_database(&self) -> &str {
+        if self.database.is_empty() {
+            "default"
+        } else {
+            &self.database
+        }
+    }
+
+    /// `db.name`, or `name` for a dictionary in no database.
+    pub fn full_name(&self) -> String {
+        if self.database.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}.{}", self.database, self.name)
+        }
     }
 
     pub fn key_fields(&self) -> Vec<FieldRef> {
         self.key_columns.iter().map(|&i| std::sync::Arc::new(self.schema.field(i).clone())).collect()
     }
 
-    /// Attribute position in `schema` by name (key and range columns are not attributes).
+    /// The position in `schema` of a column lookups can return: an attribute, or the key
+    /// of an `IP_TRIE` dictionary with `access_to_key_from_attributes`.
     pub fn attribute_index(&self, name: &str) -> Option<usize> {
-        self.schema.index_of(name).ok().filter(|&i| self.is_attribute(i))
+        let index = self.schema.index_of(name).ok()?;
+        (self.is_attribute(index) || (self.key_is_attribute && self.key_columns.contains(&index))).then_some(index)
     }
 
+    /// The declared attributes (neither key nor range columns).
     pub fn attribute_names(&self) -> Vec<String> {
-        (0..self.schema.fields().len()).filter(|&i| self.is_attribute(i)).map(|i| self.schema.field(i).name().clone()).collect()
+        self.attribute_columns().into_iter().map(|i| self.schema.field(i).name().clone()).collect()
+    }
+
+    /// Positions in `schema` of the declared attributes.
+    pub fn attribute_columns(&self) -> Vec<usize> {
+        (0..self.schema.fields().len()).filter(|&i| self.is_attribute(i)).collect()
     }
 
     fn is_attribute(&self, column: usize) -> bool {
@@ -226,7 +315,7 @@ impl DictionaryDefinition {
                 let table = table.as_deref().unwrap_or_default();
                 let from = match database {
                     Some(db) => format!("{}.{}", quote_ident(db), quote_ident(table)),
-                    None => format!("{}.{}", quote_ident(&self.database), quote_ident(table)),
+                    None => format!("{}.{}", quote_ident(self.query_database()), quote_ident(table)),
                 };
                 match condition {
                     Some(c) => format!("SELECT {columns} FROM {from} WHERE {c}"),
@@ -325,6 +414,28 @@ fn range_column(schema: &SchemaRef, key_columns: &[usize], name: &str) -> Result
         return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Range column {name} has type {t}; it must be an integer, Date or DateTime")));
     }
     Ok(index)
+}
+
+/// The position of the `HIERARCHICAL` attribute, checked as ClickHouse checks it: one at
+/// most, `UInt64` (or `Nullable(UInt64)`), and only with a simple key.
+fn hierarchical_attribute(schema: &SchemaRef, key_columns: &[usize], names: &[String], complex_key: bool) -> Result<Option<usize>> {
+    let Some(name) = names.first() else { return Ok(None) };
+    if names.len() > 1 {
+        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Only one hierarchical attribute supported"));
+    }
+    if complex_key {
+        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Dictionary with complex key does not support hierarchy"));
+    }
+    let index = schema
+        .index_of(name)
+        .ok()
+        .filter(|i| !key_columns.contains(i))
+        .ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Hierarchical attribute {name} is not among the dictionary's attributes")))?;
+    let t = ChType::from_field(schema.field(index));
+    if t.strip_nullable() != &ChType::UInt64 {
+        return Err(Error::new(ErrorCode::TYPE_MISMATCH, format!("Hierarchical attribute type for dictionary with simple key must be UInt64. Actual {t}")));
+    }
+    Ok(Some(index))
 }
 
 fn is_simple_key_type(t: &ChType) -> bool {

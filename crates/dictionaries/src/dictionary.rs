@@ -5,13 +5,14 @@
 //! complete new copy and swaps an `Arc`, so a query sees the old copy or the new one,
 //! never half of either; a per-dictionary async mutex makes reloads one at a time.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt32Array};
 use arrow::compute::concat_batches;
-use arrow::datatypes::{DataType, FieldRef, Int64Type, SchemaRef};
+use arrow::datatypes::{DataType, FieldRef, Int64Type, SchemaRef, UInt64Type};
 use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
@@ -20,10 +21,16 @@ use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result};
-use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, TableEngine, TableMeta};
+use granary_storage::{DuplicateKeys, EngineContext, EngineFactory, InsertRequest, InsertResult, KeyIndex, KeyLookup, Table, TableEngine, TableMeta};
 use parking_lot::{Mutex, RwLock};
 
-use crate::definition::{DictionaryDefinition, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
+use crate::config_files::{ConfigDictionary, ConfigFiles};
+use crate::definition::{DictionaryDefinition, KeyOrder, Layout, RangeColumns, RangeStrategy, FLAT_MAX_ARRAY_SIZE};
+use crate::hierarchy::Hierarchy;
+use crate::ip_trie::IpPrefixIndex;
+
+/// Registry keys of dictionaries from configuration files: `config:<name>`.
+pub const CONFIG_KEY_PREFIX: &str = "config:";
 
 /// Runs SELECTs on this server for dictionary sources. Implemented by the query layer,
 /// which owns parsing and execution; held weakly so a dictionary does not keep the server
@@ -31,7 +38,9 @@ use crate::definition::{DictionaryDefinition, Layout, RangeColumns, RangeStrateg
 #[async_trait]
 pub trait SourceRunner: Send + Sync {
     /// Runs `sql` with `database` as the current database and returns every row.
-    async fn select(&self, database: &str, sql: &str) -> Result<Vec<RecordBatch>>;
+    /// `files_root`, when given, is the directory `file()` may read instead of
+    /// `user_files_path` (a FILE source of a dictionary the server config defines).
+    async fn select(&self, database: &str, sql: &str, files_root: Option<&std::path::Path>) -> Result<Vec<RecordBatch>>;
 }
 
 /// One loaded copy of a dictionary.
@@ -39,22 +48,63 @@ pub trait SourceRunner: Send + Sync {
 pub struct LoadedDictionary {
     /// Key columns and attributes, in declaration order.
     pub rows: RecordBatch,
-    pub index: KeyIndex,
+    pub index: RowIndex,
     /// Per column: the value a lookup of a missing key returns (the attribute's
     /// `DEFAULT`, else the type's default).
     pub defaults: Vec<ScalarValue>,
     /// The ranges of a `RANGE_HASHED` dictionary.
     pub ranges: Option<RangeIndex>,
+    /// Rows the source gave.
+    pub source_rows: usize,
+    /// The parent links of a dictionary with a `HIERARCHICAL` attribute.
+    pub hierarchy: Option<Hierarchy>,
+}
+
+/// How a loaded dictionary finds the row of a key.
+#[derive(Debug)]
+pub enum RowIndex {
+    /// A hash index over the key columns.
+    Keys(KeyIndex),
+    /// Network prefixes of an `IP_TRIE` dictionary.
+    IpPrefixes(IpPrefixIndex),
+}
+
+impl RowIndex {
+    /// Distinct keys (prefixes) indexed.
+    pub fn len(&self) -> usize {
+        match self {
+            RowIndex::Keys(index) => index.len(),
+            RowIndex::IpPrefixes(index) => index.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn allocated_bytes(&self) -> usize {
+        match self {
+            RowIndex::Keys(index) => index.allocated_bytes(),
+            RowIndex::IpPrefixes(index) => index.allocated_bytes(),
+        }
+    }
 }
 
 impl LoadedDictionary {
-    /// What system.dictionaries counts: keys, or rows (key and range) of a range dictionary.
+    /// What system.dictionaries counts: keys, the rows (key and range) of a range
+    /// dictionary, or the source rows of an `IP_TRIE` one (duplicates included), as
+    /// ClickHouse counts them.
     pub fn element_count(&self) -> usize {
-        if self.ranges.is_some() {
-            self.rows.num_rows()
-        } else {
-            self.index.len()
+        match &self.index {
+            _ if self.ranges.is_some() => self.rows.num_rows(),
+            RowIndex::IpPrefixes(_) => self.source_rows,
+            RowIndex::Keys(index) => index.len(),
         }
+    }
+
+    /// system.dictionaries' `bytes_allocated`.
+    pub fn allocated_bytes(&self) -> usize {
+        self.rows.get_array_memory_size() + self.index.allocated_bytes() + self.hierarchy.as_ref().map_or(0, Hierarchy::allocated_bytes)
     }
 }
 
@@ -129,6 +179,7 @@ pub struct LoadStatus {
     pub loading_duration: Duration,
     /// The last load failure, as ClickHouse prints it (`Code: N. DB::Exception: ...`).
     pub last_exception: Option<String>,
+    /// Failed loads since the last successful one.
     pub error_count: u64,
     /// When a LIFETIME reload is due.
     pub next_update: Option<Instant>,
@@ -206,6 +257,8 @@ impl Dictionary {
                 status.status = "LOADED";
                 status.last_successful_update_time = Some(SystemTime::now());
                 status.last_exception = None;
+                // ClickHouse counts the errors since the last successful load.
+                status.error_count = 0;
                 Ok(loaded)
             }
             Err(e) => {
@@ -241,29 +294,53 @@ impl Dictionary {
         let ch_types: Vec<String> = definition.schema.fields().iter().map(|f| granary_types::ChType::from_field(f).to_string()).collect();
         let sql = definition.load_query(&ch_types);
         let context = |e: Error| {
-            let message = format!("Cannot load dictionary {}.{}: {}", definition.database, definition.name, e.message());
+            let message = format!("Cannot load dictionary {}: {}", definition.full_name(), e.message());
             Error::new(e.code(), message)
         };
         // ClickHouse runs a QUERY source in the `default` database; a TABLE without DB is
         // the dictionary's own database's.
         let database = match &definition.source {
             crate::definition::Source::ClickHouse { query: Some(_), .. } => "default",
-            _ => definition.database.as_str(),
+            _ => definition.query_database(),
         };
-        let batches = runner.select(database, &sql).await.map_err(context)?;
+        let batches = runner.select(database, &sql, definition.files_root.as_deref()).await.map_err(context)?;
         let defaults = self.default_values(runner).await.map_err(context)?;
         let batches = batches.iter().map(|b| conform(b, &definition.schema)).collect::<Result<Vec<_>>>()?;
         let rows = concat_batches(&definition.schema, batches.iter())?;
+        let source_rows = rows.num_rows();
         let keys: Vec<ArrayRef> = definition.key_columns.iter().map(|&i| rows.column(i).clone()).collect();
+        if definition.layout == Layout::IpTrie {
+            let key_column = definition.key_columns[0];
+            let built = IpPrefixIndex::build(&rows.column(key_column).clone())?;
+            let rows = crate::ip_trie::reorder_rows(&rows, key_column, &built)?;
+            return Ok(LoadedDictionary { rows, index: RowIndex::IpPrefixes(built.index), defaults, ranges: None, source_rows, hierarchy: None });
+        }
         if definition.layout == Layout::Flat {
             check_flat_keys(&keys[0])?;
         }
-        let index = KeyIndex::build(&keys, DuplicateKeys::KeepLast)?;
+        // As in ClickHouse, a hashed layout keeps the first row of a repeated key; the
+        // others (an array, a cache, the source itself) the last.
+        let duplicates = if definition.layout == Layout::Hashed { DuplicateKeys::KeepFirst } else { DuplicateKeys::KeepLast };
+        let mut index = KeyIndex::build(&keys, duplicates)?;
         let ranges = match definition.range {
             Some(columns) => Some(RangeIndex::build(&rows, columns, &index.probe(&keys)?)?),
             None => None,
         };
-        Ok(LoadedDictionary { rows, index, defaults, ranges })
+        let mut rows = rows;
+        if ranges.is_none() && index.len() < rows.num_rows() {
+            // Only the rows the index kept, so that the dictionary reads as it answers.
+            let kept: UInt32Array = index.probe(&keys)?.iter().enumerate().filter(|(row, kept)| *kept == Some(*row as u32)).map(|(row, _)| Some(row as u32)).collect();
+            rows = arrow::compute::take_record_batch(&rows, &kept)?;
+            let keys: Vec<ArrayRef> = definition.key_columns.iter().map(|&i| rows.column(i).clone()).collect();
+            index = KeyIndex::build(&keys, duplicates)?;
+        }
+        let hierarchy = match (definition.hierarchical, definition.layout) {
+            (Some(parent_column), Layout::Flat | Layout::Hashed | Layout::Cache | Layout::Direct) => {
+                Some(build_hierarchy(&rows, definition.key_columns[0], parent_column, &defaults[parent_column], definition.key_order, source_rows)?)
+            }
+            _ => None,
+        };
+        Ok(LoadedDictionary { rows, index: RowIndex::Keys(index), defaults, ranges, source_rows, hierarchy })
     }
 
     /// Evaluates the attributes' DEFAULT expressions, cast to their types, in one SELECT.
@@ -290,7 +367,7 @@ impl Dictionary {
             return Ok(values);
         }
         let sql = format!("SELECT {}", expressions.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>().join(", "));
-        let batches = runner.select(&definition.database, &sql).await?;
+        let batches = runner.select(definition.query_database(), &sql, None).await?;
         let batch = batches.iter().find(|b| b.num_rows() > 0).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "DEFAULT expressions gave no row"))?;
         for (column, (i, _)) in expressions.iter().enumerate() {
             let value = ScalarValue::try_from_array(batch.column(column), 0)?;
@@ -301,7 +378,22 @@ impl Dictionary {
 
     /// The row of each key (and, in a range dictionary, of each point), if any.
     pub fn rows(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], points: Option<&ArrayRef>) -> Result<UInt32Array> {
-        let rows = loaded.index.probe(keys)?;
+        self.rows_of_arguments(loaded, keys, None, points)
+    }
+
+    /// [`Self::rows`] for keys as a function received them: the key of an `IP_TRIE`
+    /// dictionary is an address, whose form its argument field (`fields`) tells.
+    pub fn rows_of_arguments(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], fields: Option<&[FieldRef]>, points: Option<&ArrayRef>) -> Result<UInt32Array> {
+        let index = match &loaded.index {
+            RowIndex::Keys(index) => index,
+            RowIndex::IpPrefixes(prefixes) => {
+                let [address] = keys else {
+                    return Err(Error::new(ErrorCode::TYPE_MISMATCH, "Key does not match, expected either IPv4 (or UInt32) or IPv6 (or FixedString(16))"));
+                };
+                return prefixes.lookup_column(address, fields.and_then(|f| f.first()));
+            }
+        };
+        let rows = index.probe(keys)?;
         match (&loaded.ranges, points) {
             (None, None) => Ok(rows),
             (Some(ranges), Some(points)) => ranges.select(&rows, points),
@@ -310,12 +402,11 @@ impl Dictionary {
         }
     }
 
-    /// Looks up `attribute` for every key (and range point): values of missing keys are
-    /// the attribute's default (`or_default` replaces it per row; `or_null` gives NULL).
-    pub fn get(&self, loaded: &LoadedDictionary, keys: &[ArrayRef], points: Option<&ArrayRef>, attribute: usize, missing: Missing<'_>) -> Result<(ArrayRef, BooleanArray)> {
-        let rows = self.rows(loaded, keys, points)?;
-        let (values, found) = granary_storage::lookup::gather(loaded.rows.column(attribute), &rows)?;
-        self.lookup_count.fetch_add(keys.first().map_or(0, |k| k.len()) as u64, std::sync::atomic::Ordering::Relaxed);
+    /// Gathers `attribute` at `rows` (from [`Self::rows`]): values of missing keys are the
+    /// attribute's default (`or_default` replaces it per row; `or_null` gives NULL).
+    pub fn get(&self, loaded: &LoadedDictionary, rows: &UInt32Array, attribute: usize, missing: Missing<'_>) -> Result<(ArrayRef, BooleanArray)> {
+        let (values, found) = granary_storage::lookup::gather(loaded.rows.column(attribute), rows)?;
+        self.lookup_count.fetch_add(rows.len() as u64, std::sync::atomic::Ordering::Relaxed);
         self.found_count.fetch_add(found.true_count() as u64, std::sync::atomic::Ordering::Relaxed);
         let values = match missing {
             Missing::Null => values,
@@ -360,6 +451,19 @@ fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
 
+/// The parent links of every row (keys are unique by now) and the attribute's null value.
+fn build_hierarchy(rows: &RecordBatch, key_column: usize, parent_column: usize, null_value: &ScalarValue, key_order: KeyOrder, source_rows: usize) -> Result<Hierarchy> {
+    let as_u64 = |column: usize| -> Result<ArrayRef> { Ok(arrow::compute::cast(rows.column(column), &DataType::UInt64)?) };
+    let (keys, parents) = (as_u64(key_column)?, as_u64(parent_column)?);
+    let (keys, parents) = (keys.as_primitive::<UInt64Type>(), parents.as_primitive::<UInt64Type>());
+    let links = keys.iter().zip(parents.iter()).filter_map(|(key, parent)| Some((key?, parent))).collect();
+    let null_value = match null_value {
+        ScalarValue::UInt64(value) => *value,
+        _ => None,
+    };
+    Ok(Hierarchy::new(links, null_value, key_order, source_rows))
+}
+
 fn check_flat_keys(keys: &ArrayRef) -> Result<()> {
     let as_u64 = arrow::compute::cast(keys, &arrow::datatypes::DataType::UInt64)?;
     let max = arrow::compute::max(arrow::array::AsArray::as_primitive::<arrow::datatypes::UInt64Type>(as_u64.as_ref()));
@@ -372,11 +476,17 @@ fn check_flat_keys(keys: &ArrayRef) -> Result<()> {
     Ok(())
 }
 
-/// Every dictionary of the server, by table uuid (stable across RENAME).
+/// Every dictionary of the server, by table uuid (stable across RENAME); those of
+/// configuration files by `config:<name>`.
 #[derive(Default)]
 pub struct DictionaryRegistry {
     dictionaries: RwLock<HashMap<String, Arc<Dictionary>>>,
     runner: RwLock<Option<Weak<dyn SourceRunner>>>,
+    /// The files of `dictionaries_config` as last read.
+    config_files: Mutex<ConfigFiles>,
+    /// The dictionaries those files define, by name (the first file, in path order,
+    /// that names one wins).
+    config_dictionaries: RwLock<BTreeMap<String, Arc<ConfigDictionary>>>,
 }
 
 impl DictionaryRegistry {
@@ -405,6 +515,111 @@ impl DictionaryRegistry {
         self.dictionaries.read().values().cloned().collect()
     }
 
+    /// Reads dictionaries from the files matching `pattern` (ClickHouse's
+    /// `dictionaries_config`, made absolute), now and at every [`Self::rescan_config_files`].
+    pub fn set_config_pattern(self: &Arc<Self>, pattern: Option<PathBuf>) {
+        self.config_files.lock().pattern = pattern;
+        self.rescan_config_files();
+    }
+
+    /// Re-reads the configuration files that are new or changed since the last read, and
+    /// forgets those that are gone. A dictionary whose file did not change keeps its
+    /// loaded data; one from a changed file is defined anew (and loads on first use).
+    pub fn rescan_config_files(self: &Arc<Self>) {
+        let mut files = self.config_files.lock();
+        if files.pattern.is_none() {
+            return;
+        }
+        let matching = match files.matching_files() {
+            Ok(matching) => matching,
+            Err(e) => {
+                tracing::error!("{e}");
+                return;
+            }
+        };
+        let mut read = BTreeMap::new();
+        for path in matching {
+            let modified = crate::config_files::modified(&path);
+            match files.files.remove(&path) {
+                Some((when, defined)) if when.is_some() && when == modified => {
+                    read.insert(path, (when, defined));
+                }
+                _ => {
+                    let defined = self.define_from_file(&path);
+                    read.insert(path, (modified, defined));
+                }
+            }
+        }
+        files.files = read;
+        let mut by_name: BTreeMap<String, Arc<ConfigDictionary>> = BTreeMap::new();
+        for (path, (_, defined)) in &files.files {
+            for entry in defined {
+                match by_name.get(&entry.name) {
+                    Some(first) => tracing::warn!("Dictionary {} of {} is already defined in {}: ignored", entry.name, path.display(), first.origin.display()),
+                    None => {
+                        by_name.insert(entry.name.clone(), entry.clone());
+                    }
+                }
+            }
+        }
+        {
+            let mut dictionaries = self.dictionaries.write();
+            dictionaries.retain(|key, _| !key.starts_with(CONFIG_KEY_PREFIX));
+            for entry in by_name.values() {
+                if let Ok((table, dictionary)) = &entry.defined {
+                    dictionaries.insert(table.meta.uuid.clone(), dictionary.clone());
+                }
+            }
+        }
+        *self.config_dictionaries.write() = by_name;
+    }
+
+    fn define_from_file(self: &Arc<Self>, path: &std::path::Path) -> Vec<Arc<ConfigDictionary>> {
+        let entry = |name: String, defined: Result<(Arc<Table>, Arc<Dictionary>)>| {
+            if let Err(e) = &defined {
+                tracing::error!("{}", e.message());
+            }
+            Arc::new(ConfigDictionary { name, origin: path.to_path_buf(), defined: defined.map_err(|e| (e.code(), e.message().to_string())) })
+        };
+        match crate::config_files::read_file(path) {
+            // Nothing in the file can be named: the entry takes the file's name.
+            Err(e) => vec![entry(path.file_stem().map_or_else(|| path.to_string_lossy().into_owned(), |s| s.to_string_lossy().into_owned()), Err(e))],
+            Ok(dictionaries) => dictionaries
+                .into_iter()
+                .map(|(name, meta)| {
+                    let defined = meta.and_then(|meta| {
+                        self.open_config_dictionary(meta).map_err(|e| Error::new(e.code(), format!("Dictionary {name} in {}: {}", path.display(), e.message())))
+                    });
+                    entry(name, defined)
+                })
+                .collect(),
+        }
+    }
+
+    fn open_config_dictionary(self: &Arc<Self>, meta: TableMeta) -> Result<(Arc<Table>, Arc<Dictionary>)> {
+        let mut definition = DictionaryDefinition::from_meta(&meta)?;
+        // The server's own configuration may name any file, as in ClickHouse (a SQL
+        // dictionary's files stay inside user_files_path).
+        if let crate::definition::Source::File { path, .. } = &definition.source {
+            definition.files_root = std::path::Path::new(path).ancestors().last().map(std::path::Path::to_path_buf);
+        }
+        let dictionary = Arc::new(Dictionary::new(definition));
+        let engine = Arc::new(DictionaryEngine { dictionary: dictionary.clone(), registry: Arc::downgrade(self), uuid: meta.uuid.clone() });
+        let table = Table::standalone(meta, engine)?;
+        Ok((table, dictionary))
+    }
+
+    /// The dictionary a configuration file defines under `name`, with its definition
+    /// error if it has one.
+    pub fn config_dictionary(&self, name: &str) -> Option<Arc<ConfigDictionary>> {
+        self.config_dictionaries.read().get(name).cloned()
+    }
+
+    /// Every dictionary of the configuration files (failed definitions included).
+    pub fn config_dictionaries(&self) -> Vec<Arc<ConfigDictionary>> {
+        self.config_dictionaries.read().values().cloned().collect()
+    }
+
     /// Reloads every loaded dictionary whose LIFETIME has passed. Called periodically.
     pub async fn reload_expired(&self) {
         let now = Instant::now();
@@ -412,7 +627,7 @@ impl DictionaryRegistry {
         let Ok(runner) = self.runner() else { return };
         for dictionary in due {
             if let Err(e) = dictionary.load(runner.as_ref(), true).await {
-                tracing::warn!("reloading dictionary {}.{}: {e}", dictionary.definition.database, dictionary.definition.name);
+                tracing::warn!("reloading dictionary {}: {e}", dictionary.definition.full_name());
             }
         }
     }
@@ -494,9 +709,10 @@ impl KeyLookup for DictionaryEngine {
             .attribute_index(name)
             .ok_or_else(|| Error::new(ErrorCode::BAD_ARGUMENTS, format!("No such attribute '{name}'")))?;
         let loaded = self.dictionary.current().ok_or_else(|| {
-            Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary {}.{} is not loaded", definition.database, definition.name))
+            Error::new(ErrorCode::LOGICAL_ERROR, format!("Dictionary {} is not loaded", definition.full_name()))
         })?;
-        self.dictionary.get(&loaded, keys, None, attribute, Missing::Default)
+        let rows = self.dictionary.rows(&loaded, keys, None)?;
+        self.dictionary.get(&loaded, &rows, attribute, Missing::Default)
     }
 }
 

@@ -29,6 +29,7 @@
 //! | [`arithmetic`] | `plus`.., `intDiv`, `modulo`, `equals`.. with ClickHouse result types |
 //! | [`string`] | `length`, `lower`, `concat`, `substring`, `position`, `trim*`, `hex`, ... |
 //! | [`array`] | `range`, `has`, array `length`/`empty` |
+//! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
@@ -60,6 +61,7 @@ pub mod for_each;
 pub mod format;
 mod hash;
 pub mod func;
+mod ip;
 pub mod literals;
 pub mod parse;
 mod registry;
@@ -107,6 +109,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
+    out.extend(ip::functions());
     out.push(combinators::finalize_aggregation());
     out
 }

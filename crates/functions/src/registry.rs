@@ -64,6 +64,11 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("trim", "trimBoth"),
     ("ltrim", "trimLeft"),
     ("rtrim", "trimRight"),
+    // IP addresses
+    ("INET_ATON", "IPv4StringToNum"),
+    ("INET_NTOA", "IPv4NumToString"),
+    ("INET6_ATON", "IPv6StringToNum"),
+    ("INET6_NTOA", "IPv6NumToString"),
     // arithmetic
     ("mod", "modulo"),
     ("caseWithoutExpression", "multiIf"),
@@ -129,6 +134,10 @@ pub(crate) fn description(name: &str) -> &'static str {
         _ if name.starts_with("toStartOf") => "Rounds a date or time down to the start of the period.",
         _ if name.starts_with("add") || name.starts_with("subtract") => "Adds or subtracts an interval to a date or time.",
         _ if name.starts_with("to") => "Type conversion or date/time component.",
+        "IPv4StringToNum" => "The UInt32 of an IPv4 address in dotted text; error 675 for other text.",
+        "IPv4NumToString" => "The dotted text of an IPv4 address held as UInt32.",
+        "IPv6StringToNum" => "The 16 bytes (FixedString(16)) of an IPv6 address in text; IPv4 text gives ::ffff:a.b.c.d; error 676 for other text.",
+        "IPv6NumToString" => "The text of an IPv6 address held as FixedString(16), as ClickHouse prints it.",
         _ => "ClickHouse-compatible function.",
     }
 }

@@ -112,7 +112,12 @@ pub(crate) fn check_lookups(ctx: &QueryContext, qualified_names: &[String]) -> R
         return Ok(());
     }
     for qualified in qualified_names {
-        let Some((database, name)) = qualified.split_once('.') else { continue };
+        let Some((database, name)) = qualified.split_once('.') else {
+            // A dictionary of the configuration files is in no database: only a global
+            // grant covers it, as in ClickHouse.
+            ctx.access.check(Privilege::DictGet, &Level::Table(String::new(), qualified.clone()))?;
+            continue;
+        };
         let is_dictionary = ctx.catalog.table(database, name).is_ok_and(|t| t.meta.dictionary.is_some());
         let privilege = if is_dictionary { Privilege::DictGet } else { Privilege::Select };
         ctx.access.check(privilege, &Level::Table(database.to_string(), name.to_string()))?;

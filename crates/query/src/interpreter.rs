@@ -173,6 +173,12 @@ pub(crate) async fn run(
         Statement::DropTable { name, if_exists, view_only } => {
             let db = database_of(ctx, &name);
             forbid_system(&db, "drop")?;
+            let unqualified_config_dictionary = name.database.is_none() && !if_exists && instance.catalog().table(&db, &name.table).is_err();
+            if unqualified_config_dictionary {
+                if let Some(e) = crate::lookups::config_dictionary_drop_error(instance.dictionaries(), &db, &name.table) {
+                    return Err(e);
+                }
+            }
             match instance.catalog().table(&db, &name.table) {
                 Ok(table) if table.meta.view.is_some() => crate::views::drop_view(instance, &db, &name.table).await?,
                 Ok(_) if view_only => {
@@ -471,7 +477,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
     granary_functions::prepare_function_names(&mut inner);
-    let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
+    let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database, &ctx.dictionaries);
     crate::access::check_lookups(ctx, &lookups)?;
     crate::lookups::load_dictionaries(ctx, &lookups).await?;
     let (fill, totals) = match &mut inner {

@@ -10,15 +10,27 @@ use async_trait::async_trait;
 use datafusion::sql::sqlparser::ast::{self, visit_expressions_mut, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value};
 use futures::TryStreamExt;
 use granary_common::{Error, ErrorCode, Result};
-use granary_dictionaries::{is_lookup_function, SourceRunner};
+use granary_dictionaries::{is_lookup_function, DictionaryRegistry, SourceRunner};
 use granary_sql::CreateDictionary;
 use granary_storage::{DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
 
 use crate::instance::{Instance, QueryContext};
 
-/// Qualifies the first argument of `dictGet*` / `dictHas` / `joinGet*` with the current
-/// database and returns the dictionaries named, qualified (`db.name`).
-pub(crate) fn qualify_lookup_names(statement: &mut ast::Statement, current_database: &str) -> Vec<String> {
+/// The name a lookup function (`function`) gets as the lookup functions resolve it: an
+/// unqualified dictionary name is a dictionary of the configuration files when there is
+/// one (as in ClickHouse), else a name in the current database, as a Join table's always is.
+pub(crate) fn qualify_name(registry: &DictionaryRegistry, function: &str, name: &str, current_database: &str) -> String {
+    let config_dictionary = !function.starts_with("joinGet") && registry.config_dictionary(name).is_some();
+    if name.contains('.') || config_dictionary {
+        name.to_string()
+    } else {
+        format!("{current_database}.{name}")
+    }
+}
+
+/// Qualifies the first argument of `dictGet*` / `dictHas` / `joinGet*` (see
+/// [`qualify_name`]) and returns the names, qualified.
+pub(crate) fn qualify_lookup_names(statement: &mut ast::Statement, current_database: &str, registry: &DictionaryRegistry) -> Vec<String> {
     let mut names = Vec::new();
     let _ = visit_expressions_mut(statement, |expr| {
         if let Expr::Function(function) = expr {
@@ -27,9 +39,7 @@ pub(crate) fn qualify_lookup_names(statement: &mut ast::Statement, current_datab
                 if let FunctionArguments::List(list) = &mut function.args {
                     if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value)))) = list.args.first_mut() {
                         if let Value::SingleQuotedString(name) = &mut value.value {
-                            if !name.contains('.') {
-                                *name = format!("{current_database}.{name}");
-                            }
+                            *name = qualify_name(registry, &function_name, name, current_database);
                             names.push(name.clone());
                         }
                     }
@@ -46,7 +56,14 @@ pub(crate) fn qualify_lookup_names(statement: &mut ast::Statement, current_datab
 /// Loads (if needed) every dictionary in `names` so the lookup functions find them ready.
 pub(crate) async fn load_dictionaries(ctx: &QueryContext, names: &[String]) -> Result<()> {
     for qualified in names {
-        let Some((database, name)) = qualified.split_once('.') else { continue };
+        let Some((database, name)) = qualified.split_once('.') else {
+            // A dictionary of the configuration files (a failed definition is reported
+            // by the function).
+            if let Some(dictionary) = ctx.dictionaries.config_dictionary(qualified).and_then(|entry| entry.dictionary().cloned()) {
+                dictionary.ensure_loaded(ctx.dictionaries.runner()?.as_ref()).await?;
+            }
+            continue;
+        };
         // An unknown name is reported by the function itself, with ClickHouse's message.
         let Ok(table) = ctx.catalog.table(database, name) else { continue };
         if table.meta.dictionary.is_none() {
@@ -66,9 +83,9 @@ pub(crate) struct InstanceRunner {
 
 #[async_trait]
 impl SourceRunner for InstanceRunner {
-    async fn select(&self, database: &str, sql: &str) -> Result<Vec<RecordBatch>> {
+    async fn select(&self, database: &str, sql: &str, files_root: Option<&std::path::Path>) -> Result<Vec<RecordBatch>> {
         let instance = self.instance.upgrade().ok_or_else(|| Error::new(ErrorCode::ABORTED, "The server is shutting down"))?;
-        let stream = instance.internal_select(database, sql).await?;
+        let stream = instance.internal_select(database, sql, files_root).await?;
         Ok(stream.try_collect().await?)
     }
 }
@@ -102,6 +119,7 @@ pub(crate) fn create_dictionary(instance: &Instance, ctx: &QueryContext, create:
             lifetime_min,
             lifetime_max,
             range: create.range.clone(),
+            hierarchical: create.hierarchical.clone(),
         }),
         view: None,
     };
@@ -114,13 +132,27 @@ pub(crate) fn create_dictionary(instance: &Instance, ctx: &QueryContext, create:
     }
 }
 
-/// `SYSTEM RELOAD DICTIONARY [db.]name` and `SYSTEM RELOAD DICTIONARIES`.
+/// `SYSTEM RELOAD DICTIONARY [db.]name` and `SYSTEM RELOAD DICTIONARIES`. Both read the
+/// configuration files again first (new, changed and removed dictionaries), as
+/// ClickHouse does. `DICTIONARIES` reloads those that were loaded or tried to load (a
+/// dictionary nothing used yet stays unloaded), all of them even when one fails; the
+/// first failure is the statement's error.
 pub(crate) async fn reload(instance: &Instance, ctx: &QueryContext, target: Option<&str>) -> Result<()> {
-    let runner = instance.dictionaries().runner()?;
+    let registry = instance.dictionaries();
+    registry.rescan_config_files();
+    let runner = registry.runner()?;
     let dictionaries: Vec<Arc<granary_dictionaries::Dictionary>> = match target {
-        None => instance.dictionaries().all(),
+        None => registry.all().into_iter().filter(|d| d.status().status != "NOT_LOADED").collect(),
         Some(name) => {
             let name = name.trim_matches('`');
+            if let Some(entry) = registry.config_dictionary(name) {
+                if let Some(e) = entry.error() {
+                    return Err(e);
+                }
+                let dictionary = entry.dictionary().cloned().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "config dictionary without definition"))?;
+                dictionary.load(runner.as_ref(), true).await?;
+                return Ok(());
+            }
             let (database, name) = name.split_once('.').unwrap_or((&ctx.current_database, name));
             let (database, name) = (database.trim_matches('`'), name.trim_matches('`'));
             let table = instance.catalog().table(database, name).ok().filter(|t| t.meta.dictionary.is_some()).ok_or_else(|| {
@@ -129,8 +161,24 @@ pub(crate) async fn reload(instance: &Instance, ctx: &QueryContext, target: Opti
             vec![instance.dictionaries().get(&table.meta.uuid).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "dictionary is not registered"))?]
         }
     };
+    let mut first_error = None;
     for dictionary in dictionaries {
-        dictionary.load(runner.as_ref(), true).await?;
+        if let Err(e) = dictionary.load(runner.as_ref(), true).await {
+            first_error.get_or_insert(e);
+        }
     }
-    Ok(())
+    first_error.map_or(Ok(()), Err)
+}
+
+/// The error of `DROP DICTIONARY name` (or `DROP TABLE`) when `name` is not in the
+/// database but a configuration file defines it: ClickHouse's UNKNOWN_TABLE, saying why.
+pub(crate) fn config_dictionary_drop_error(registry: &DictionaryRegistry, database: &str, name: &str) -> Option<Error> {
+    let entry = registry.config_dictionary(name)?;
+    Some(Error::new(
+        ErrorCode::UNKNOWN_TABLE,
+        format!(
+            "Table {database}.{name} does not exist. Dictionary {name} is defined in the configuration file {}: edit or remove the file and run SYSTEM RELOAD DICTIONARIES",
+            entry.origin.display()
+        ),
+    ))
 }

@@ -265,9 +265,7 @@ pub(crate) async fn try_constant_lookup(
         }
         // Names are qualified with the current database, as the planned path does.
         if let Some(ScalarValue::Utf8(Some(object))) = args.first_mut() {
-            if !object.contains('.') {
-                *object = format!("{}.{object}", ctx.current_database);
-            }
+            *object = crate::lookups::qualify_name(&ctx.dictionaries, udf.name(), object, &ctx.current_database);
         }
         calls.push((udf.clone(), args, name));
     }

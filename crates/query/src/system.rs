@@ -276,6 +276,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("attribute.names", "Array(String)"),
                 ("attribute.types", "Array(String)"),
                 ("bytes_allocated", "UInt64"),
+                ("hierarchical_index_bytes_allocated", "UInt64"),
                 ("query_count", "UInt64"),
                 ("hit_rate", "Float64"),
                 ("found_rate", "Float64"),
@@ -705,6 +706,17 @@ fn string_lists_of(item: arrow::datatypes::FieldRef, lists: impl IntoIterator<It
 
 fn dictionaries(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     use std::sync::atomic::Ordering::Relaxed;
+    /// One row: a dictionary of a database or of a configuration file, or a definition
+    /// in a configuration file that failed.
+    struct Row {
+        database: String,
+        name: String,
+        uuid: String,
+        origin: String,
+        comment: String,
+        dictionary: Option<Arc<granary_dictionaries::Dictionary>>,
+        definition_error: Option<String>,
+    }
     let seconds = |t: Option<std::time::SystemTime>| {
         t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs() as i64)
     };
@@ -715,33 +727,53 @@ fn dictionaries(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
                 continue;
             }
             if let Some(dictionary) = shared.dictionaries.get(&table.meta.uuid) {
-                rows.push((database.name.clone(), table.meta.clone(), dictionary));
+                rows.push(Row {
+                    database: database.name.clone(),
+                    name: table.meta.name.clone(),
+                    uuid: table.meta.uuid.clone(),
+                    origin: table.meta.uuid.clone(),
+                    comment: table.meta.comment.clone().unwrap_or_default(),
+                    dictionary: Some(dictionary),
+                    definition_error: None,
+                });
             }
         }
     }
-    rows.sort_by(|a, b| (&a.0, &a.1.name).cmp(&(&b.0, &b.1.name)));
+    for entry in shared.dictionaries.config_dictionaries() {
+        rows.push(Row {
+            database: String::new(),
+            name: entry.name.clone(),
+            uuid: granary_dictionaries::config_files::CONFIG_DICTIONARY_UUID.to_string(),
+            origin: entry.origin.to_string_lossy().into_owned(),
+            comment: entry.table().and_then(|t| t.meta.comment.clone()).unwrap_or_default(),
+            dictionary: entry.dictionary().cloned(),
+            definition_error: entry.error().map(|e| e.to_clickhouse_string()),
+        });
+    }
+    rows.sort_by(|a, b| (&a.database, &a.name).cmp(&(&b.database, &b.name)));
     let type_names = |d: &granary_dictionaries::Dictionary, columns: Vec<usize>| -> Vec<String> {
         columns.into_iter().map(|i| ChType::from_field(d.definition.schema.field(i)).to_string()).collect()
     };
+    let of = |row: &Row, f: &dyn Fn(&granary_dictionaries::Dictionary) -> Vec<String>| row.dictionary.as_deref().map(f).unwrap_or_default();
     let mut columns: Vec<ArrayRef> = Vec::new();
-    let statuses: Vec<_> = rows.iter().map(|(_, _, d)| (d.status(), d.current())).collect();
-    columns.push(strings(rows.iter().map(|r| &r.0)));
-    columns.push(strings(rows.iter().map(|r| &r.1.name)));
-    columns.push(strings(rows.iter().map(|r| &r.1.uuid)));
-    columns.push(strings(statuses.iter().map(|(s, _)| s.status)));
-    columns.push(strings(rows.iter().map(|r| &r.1.uuid)));
-    columns.push(strings(rows.iter().map(|(_, _, d)| d.definition.layout.type_name(d.definition.complex_key))));
-    columns.push(string_lists(rows.iter().map(|(_, _, d)| d.definition.meta.primary_key.clone())));
-    columns.push(string_lists(rows.iter().map(|(_, _, d)| type_names(d, d.definition.key_columns.clone()))));
-    columns.push(string_lists(rows.iter().map(|(_, _, d)| d.definition.attribute_names())));
-    columns.push(string_lists(rows.iter().map(|(_, _, d)| {
-        let attributes = (0..d.definition.schema.fields().len()).filter(|i| !d.definition.key_columns.contains(i)).collect();
-        type_names(d, attributes)
-    })));
-    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| (l.rows.get_array_memory_size() + l.index.allocated_bytes()) as u64))));
-    columns.push(u64s(rows.iter().map(|(_, _, d)| d.query_count.load(Relaxed))));
+    let statuses: Vec<_> = rows.iter().map(|r| (r.dictionary.as_ref().map(|d| d.status()).unwrap_or_default(), r.dictionary.as_ref().and_then(|d| d.current()))).collect();
+    let status_name = |row: &Row, status: &granary_dictionaries::dictionary::LoadStatus| if row.definition_error.is_some() { "FAILED" } else { status.status };
+    columns.push(strings(rows.iter().map(|r| &r.database)));
+    columns.push(strings(rows.iter().map(|r| &r.name)));
+    columns.push(strings(rows.iter().map(|r| &r.uuid)));
+    columns.push(strings(rows.iter().zip(&statuses).map(|(r, (s, _))| status_name(r, s))));
+    columns.push(strings(rows.iter().map(|r| &r.origin)));
+    columns.push(strings(rows.iter().map(|r| r.dictionary.as_ref().map_or("", |d| d.definition.layout.type_name(d.definition.complex_key)))));
+    columns.push(string_lists(rows.iter().map(|r| of(r, &|d| d.definition.meta.primary_key.clone()))));
+    columns.push(string_lists(rows.iter().map(|r| of(r, &|d| type_names(d, d.definition.key_columns.clone())))));
+    columns.push(string_lists(rows.iter().map(|r| of(r, &|d| d.definition.attribute_names()))));
+    columns.push(string_lists(rows.iter().map(|r| of(r, &|d| type_names(d, d.definition.attribute_columns())))));
+    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().map_or(0, |l| l.allocated_bytes() as u64))));
+    columns.push(u64s(statuses.iter().map(|(_, l)| l.as_ref().and_then(|l| l.hierarchy.as_ref()).map_or(0, |h| h.children_index_bytes() as u64))));
+    columns.push(u64s(rows.iter().map(|r| r.dictionary.as_ref().map_or(0, |d| d.query_count.load(Relaxed)))));
     columns.push(Arc::new(Float64Array::from_iter_values(rows.iter().map(|_| 1.0))));
-    columns.push(Arc::new(Float64Array::from_iter_values(rows.iter().map(|(_, _, d)| {
+    columns.push(Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| {
+        let Some(d) = &r.dictionary else { return 0.0 };
         let lookups = d.lookup_count.load(Relaxed);
         if lookups == 0 {
             0.0
@@ -753,15 +785,15 @@ fn dictionaries(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     columns.push(Arc::new(Float64Array::from_iter_values(statuses.iter().map(|(_, l)| {
         l.as_ref().map_or(0.0, |l| if l.rows.num_rows() == 0 { 0.0 } else { l.index.len() as f64 / l.rows.num_rows() as f64 })
     }))));
-    columns.push(strings(rows.iter().map(|(_, _, d)| d.definition.source_description())));
-    columns.push(u64s(rows.iter().map(|(_, _, d)| d.definition.lifetime_min)));
-    columns.push(u64s(rows.iter().map(|(_, _, d)| d.definition.lifetime_max)));
+    columns.push(strings(rows.iter().map(|r| r.dictionary.as_ref().map(|d| d.definition.source_description()).unwrap_or_default())));
+    columns.push(u64s(rows.iter().map(|r| r.dictionary.as_ref().map_or(0, |d| d.definition.lifetime_min))));
+    columns.push(u64s(rows.iter().map(|r| r.dictionary.as_ref().map_or(0, |d| d.definition.lifetime_max))));
     columns.push(Arc::new(TimestampSecondArray::from_iter_values(statuses.iter().map(|(s, _)| seconds(s.loading_start_time)))));
     columns.push(Arc::new(TimestampSecondArray::from_iter_values(statuses.iter().map(|(s, _)| seconds(s.last_successful_update_time)))));
-    columns.push(u64s(statuses.iter().map(|(s, _)| s.error_count)));
+    columns.push(u64s(rows.iter().zip(&statuses).map(|(r, (s, _))| s.error_count + u64::from(r.definition_error.is_some()))));
     columns.push(Arc::new(Float64Array::from_iter_values(statuses.iter().map(|(s, _)| s.loading_duration.as_secs_f64()))));
-    columns.push(strings(statuses.iter().map(|(s, _)| s.last_exception.clone().unwrap_or_default())));
-    columns.push(strings(rows.iter().map(|r| r.1.comment.clone().unwrap_or_default())));
+    columns.push(strings(rows.iter().zip(&statuses).map(|(r, (s, _))| r.definition_error.clone().or_else(|| s.last_exception.clone()).unwrap_or_default())));
+    columns.push(strings(rows.iter().map(|r| &r.comment)));
     Ok(columns)
 }
 

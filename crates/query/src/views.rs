@@ -73,13 +73,13 @@ fn parse_view_query(text: &str, params: &HashMap<String, String>) -> Result<(Box
 
 /// A view's query ready to plan in any database: bare table and dictionary names are
 /// those of the view's database.
-fn view_query(view_database: &str, text: &str, params: &HashMap<String, String>) -> Result<Box<ast::Query>> {
+fn view_query(ctx: &QueryContext, view_database: &str, text: &str, params: &HashMap<String, String>) -> Result<Box<ast::Query>> {
     let (query, limit_by) = parse_view_query(text, params)?;
     if limit_by.is_some() {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in the query of a view is not supported yet"));
     }
     let mut statement = ast::Statement::Query(query);
-    crate::lookups::qualify_lookup_names(&mut statement, view_database);
+    crate::lookups::qualify_lookup_names(&mut statement, view_database, &ctx.dictionaries);
     let ast::Statement::Query(mut query) = statement else { unreachable!("wrapped a query above") };
     granary_sql::views::qualify_table_names(&mut query, view_database);
     Ok(query)
@@ -121,7 +121,7 @@ pub(crate) fn expand_views(ctx: &QueryContext, query: &mut ast::Query) -> Result
                     Some(substituted) => substituted,
                     None => view.query.clone(),
                 };
-                view_query(&database, &text, &HashMap::new())?
+                view_query(ctx, &database, &text, &HashMap::new())?
             }
         };
         let alias = alias.take().unwrap_or_else(|| TableAlias { explicit: true, name: Ident::with_quote('`', table_name.clone()), columns: Vec::new(), at: None });
@@ -413,7 +413,7 @@ impl ViewPush {
         let name = QualifiedName { database: view_table.meta.database.clone(), table: view_table.meta.name.clone() };
         let view = view_table.meta.view.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("{name} is not a view")))?;
         let target = target_of(ctx, view_table)?.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("{name} has no target table")))?;
-        let query = view_query(&name.database, &view.query, &HashMap::new())?;
+        let query = view_query(ctx, &name.database, &view.query, &HashMap::new())?;
         let plan = plan_query(ctx, query).await.map_err(|e| e.context(format_args!("while pushing to view {name}")))?;
         let target_schema = target.schema();
         let mut targets = Vec::new();

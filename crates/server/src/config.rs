@@ -46,6 +46,13 @@ pub struct ServerConfig {
     pub quotas: BTreeMap<String, QuotaConfig>,
     /// `[logger]`: the server log and `system.text_log`.
     pub logger: LoggerConfig,
+    /// ClickHouse's `dictionaries_config`: a glob of dictionary files (ClickHouse's XML
+    /// `<dictionary>` elements, or the same structure in `.toml` files), relative to the
+    /// directory of this config file.
+    pub dictionaries_config: Option<String>,
+    /// The directory of the config file this was read from (relative paths start there).
+    #[serde(skip)]
+    pub config_dir: Option<PathBuf>,
 }
 
 /// The `[logger]` section, after ClickHouse's `<logger>`.
@@ -120,6 +127,8 @@ impl Default for ServerConfig {
             profiles: Default::default(),
             quotas: Default::default(),
             logger: LoggerConfig::default(),
+            dictionaries_config: None,
+            config_dir: None,
         }
     }
 }
@@ -129,7 +138,21 @@ impl ServerConfig {
     pub fn from_file(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read config file {}: {e}", path.display())))?;
-        toml::from_str(&text).map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad config file {}: {e}", path.display())))
+        let mut config: ServerConfig =
+            toml::from_str(&text).map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad config file {}: {e}", path.display())))?;
+        config.config_dir = std::path::absolute(path).ok().and_then(|p| p.parent().map(Path::to_path_buf));
+        Ok(config)
+    }
+
+    /// The absolute glob of `dictionaries_config`: as written when absolute, else from
+    /// the config file's directory (the working directory without a config file).
+    pub fn dictionaries_config_pattern(&self) -> Option<PathBuf> {
+        let pattern = PathBuf::from(self.dictionaries_config.as_ref()?);
+        if pattern.is_absolute() {
+            return Some(pattern);
+        }
+        let base = self.config_dir.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default();
+        Some(base.join(pattern))
     }
 
     /// The users, profiles and quotas of the config as access entities.
@@ -245,5 +268,19 @@ mod tests {
         assert_eq!(entities.quotas["hourly"].intervals[0].queries, 10);
         let bad: ServerConfig = toml::from_str("[users.bob]\nprofile = 'nope'").unwrap();
         assert!(bad.access_entities().is_err());
+    }
+
+    #[test]
+    fn dictionaries_config_is_relative_to_the_config_file() {
+        let dir = std::env::temp_dir().join(format!("granary-config-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("server.toml");
+        std::fs::write(&file, "dictionaries_config = 'dicts/*.xml'").unwrap();
+        let c = ServerConfig::from_file(&file).unwrap();
+        assert_eq!(c.dictionaries_config_pattern(), Some(dir.join("dicts/*.xml")));
+        std::fs::write(&file, "dictionaries_config = '/etc/granary/*.xml'").unwrap();
+        assert_eq!(ServerConfig::from_file(&file).unwrap().dictionaries_config_pattern(), Some(PathBuf::from("/etc/granary/*.xml")));
+        assert_eq!(ServerConfig::default().dictionaries_config_pattern(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

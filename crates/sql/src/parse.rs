@@ -300,6 +300,8 @@ pub struct CreateDictionary {
     pub lifetime: Option<(u64, u64)>,
     pub range: Option<(String, String)>,
     pub comment: Option<String>,
+    /// Attributes marked `HIERARCHICAL` (the parent key of a hierarchy).
+    pub hierarchical: Vec<String>,
 }
 
 /// `NAME(KEY value KEY value ...)` inside SOURCE / LAYOUT; keys upper-cased, values as
@@ -1132,6 +1134,7 @@ impl<'a> Cursor<'a> {
             lifetime: None,
             range: None,
             comment: None,
+            hierarchical: Vec::new(),
         };
         self.expect_token(&Token::LParen, "'('")?;
         loop {
@@ -1147,8 +1150,10 @@ impl<'a> Cursor<'a> {
                     spec.default_expression = self.raw_until(|l| l.token == Token::Comma || ATTRIBUTE_KEYWORDS.iter().any(|k| l.is_keyword(k)));
                 } else if self.eat("EXPRESSION") {
                     return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Dictionary attribute EXPRESSION is not supported yet"));
-                } else if self.eat("HIERARCHICAL") || self.eat("INJECTIVE") || self.eat("IS_OBJECT_ID") {
-                    // Hints for hierarchy functions and query optimisation; lookups do not depend on them.
+                } else if self.eat("HIERARCHICAL") {
+                    dictionary.hierarchical.push(spec.name.clone());
+                } else if self.eat("INJECTIVE") || self.eat("IS_OBJECT_ID") {
+                    // Hints for query optimisation; lookups do not depend on them.
                 } else {
                     break;
                 }

@@ -38,6 +38,13 @@ impl Table {
         self.schema.clone()
     }
 
+    /// A table that no database holds, under a full definition: a dictionary from a
+    /// configuration file, which lookups reach by name.
+    pub fn standalone(meta: TableMeta, engine: Arc<dyn TableEngine>) -> Result<Arc<Table>> {
+        let schema = meta.schema()?;
+        Ok(Arc::new(Table { meta, engine, schema }))
+    }
+
     /// A table outside any database, for one statement: the target of
     /// `INSERT INTO FUNCTION file(...)`, which the INSERT path treats like any table.
     pub fn detached(database: &str, name: &str, columns: Vec<crate::meta::ColumnMeta>, engine: Arc<dyn TableEngine>) -> Result<Arc<Table>> {

@@ -141,6 +141,9 @@ pub struct DictionaryMeta {
     /// `RANGE(MIN a MAX b)` of range dictionaries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<(String, String)>,
+    /// Attributes declared `HIERARCHICAL` (at most one is valid).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hierarchical: Vec<String>,
 }
 
 /// `NAME(KEY value ...)`, e.g. `CLICKHOUSE(TABLE 'src' DB 'db')` or `HASHED()`. Keys are
@@ -220,6 +223,9 @@ impl TableMeta {
             out.push_str(&format!("    {} {}", backquote(&c.name), c.type_name));
             if let (Some(kind), Some(expr)) = (&c.default_kind, &c.default_expression) {
                 out.push_str(&format!(" {kind} {expr}"));
+            }
+            if self.dictionary.as_ref().is_some_and(|d| d.hierarchical.contains(&c.name)) {
+                out.push_str(" HIERARCHICAL");
             }
             if let Some(comment) = &c.comment {
                 out.push_str(&format!(" COMMENT {}", quote_string(comment)));

@@ -29,11 +29,15 @@
 //! | `UUID` | `FixedSizeBinary(16)` |
 //! | `Nothing` | `Null` |
 //!
+//! [`ip`] parses and prints IPv4/IPv6 addresses as ClickHouse does (held as `UInt32` and
+//! `FixedString(16)` values: Granary has no IP column types yet).
+//!
 //! [`text`] holds ClickHouse's text rules for values (output in every escaping style,
 //! and parsing text back into typed columns), shared by the formats and by `toString`.
 
 pub mod aggregate_state;
 mod chtype;
+pub mod ip;
 mod parse;
 pub mod text;
 
