@@ -70,6 +70,7 @@ pub mod states;
 pub mod supertype;
 pub mod string;
 pub mod system;
+pub mod tuple;
 pub mod tz;
 mod uniq;
 
@@ -103,6 +104,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(datetime::functions());
     out.extend(calendar::functions());
     out.extend(datetime_text::functions());
+    out.extend(tuple::functions());
     out.extend(conditional::functions());
     out.extend(arithmetic::functions());
     out.extend(string::functions());

@@ -251,6 +251,57 @@ pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
 
 fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
     match expr {
+        // `(a, b) IN ((1, 'x'), (2, 'y'))`: each element compared, as ClickHouse compares
+        // tuples (DataFusion's struct IN lists need identical struct types).
+        Expr::InList { expr: probe, list, negated } if matches!(probe.as_ref(), Expr::Tuple(_)) && !list.is_empty() => {
+            let Expr::Tuple(keys) = probe.as_ref() else { return };
+            let mut alternatives = Vec::with_capacity(list.len());
+            for item in list.iter() {
+                let Expr::Tuple(values) = item else { return };
+                if values.len() != keys.len() {
+                    return;
+                }
+                let equalities = keys.iter().zip(values).map(|(k, v)| Expr::BinaryOp { left: Box::new(k.clone()), op: BinaryOperator::Eq, right: Box::new(v.clone()) });
+                let conjunction = equalities.reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
+                alternatives.extend(conjunction.map(|c| Expr::Nested(Box::new(c))));
+            }
+            let Some(any) = alternatives.into_iter().reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::Or, right: Box::new(b) }) else { return };
+            let any = Expr::Nested(Box::new(any));
+            *expr = if *negated { Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(any) } } else { any };
+        }
+        // `(a, b) IN (SELECT x, y ...)`: a correlated EXISTS, which DataFusion turns into
+        // a semi join (its IN subqueries take one column).
+        Expr::InSubquery { expr: probe, subquery, negated } if matches!(probe.as_ref(), Expr::Tuple(keys) if keys.len() > 1) => {
+            let Expr::Tuple(keys) = probe.as_ref() else { return };
+            let names: Vec<String> = (1..=keys.len()).map(|i| format!("__in_{i}")).collect();
+            let alias = ast::TableAlias {
+                explicit: true,
+                name: Ident::new("__in_subquery"),
+                columns: names.iter().map(|n| ast::TableAliasColumnDef::from_name(n.clone())).collect(),
+                at: None,
+            };
+            let condition = keys
+                .iter()
+                .zip(&names)
+                .map(|(k, n)| Expr::BinaryOp {
+                    left: Box::new(Expr::CompoundIdentifier(vec![Ident::new("__in_subquery"), Ident::new(n.clone())])),
+                    op: BinaryOperator::Eq,
+                    right: Box::new(k.clone()),
+                })
+                .reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
+            let text = format!("SELECT 1 FROM (SELECT 1) AS __in_subquery WHERE {}", condition.map(|c| c.to_string()).unwrap_or_default());
+            let Ok(mut exists) = datafusion::sql::sqlparser::parser::Parser::new(&datafusion::sql::sqlparser::dialect::ClickHouseDialect {}).try_with_sql(&text).and_then(|mut p| p.parse_query()) else { return };
+            // The subquery's columns are renamed in each of its SELECTs when it lists them,
+            // else by the derived table's column list.
+            let mut inner = subquery.clone();
+            let alias = if name_result_columns(&mut inner.body, &names) { ast::TableAlias { columns: Vec::new(), ..alias } } else { alias };
+            if let SetExpr::Select(select) = exists.body.as_mut() {
+                if let Some(from) = select.from.first_mut() {
+                    from.relation = ast::TableFactor::Derived { lateral: false, subquery: inner, alias: Some(alias), sample: None };
+                }
+            }
+            *expr = Expr::Exists { subquery: exists, negated: *negated };
+        }
         // `/` is always floating-point division in ClickHouse (`7 / 2` = 3.5).
         Expr::BinaryOp { op: BinaryOperator::Divide, left, right } if options.clickhouse_functions => {
             let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
@@ -339,6 +390,45 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
         }
         other => other.to_string(),
     }
+}
+
+/// Gives the result columns of every SELECT of `body` the names `names`; false (nothing
+/// changed) when a SELECT does not list exactly that many expressions.
+fn name_result_columns(body: &mut SetExpr, names: &[String]) -> bool {
+    fn fits(body: &SetExpr, count: usize) -> bool {
+        match body {
+            SetExpr::Select(select) => {
+                select.projection.len() == count && select.projection.iter().all(|i| matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }))
+            }
+            SetExpr::Query(query) => fits(&query.body, count),
+            SetExpr::SetOperation { left, right, .. } => fits(left, count) && fits(right, count),
+            _ => false,
+        }
+    }
+    fn rename(body: &mut SetExpr, names: &[String]) {
+        match body {
+            SetExpr::Select(select) => {
+                for (item, name) in select.projection.iter_mut().zip(names) {
+                    let expr = match item {
+                        SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } => std::mem::replace(expr, Expr::value(Value::Null)),
+                        _ => continue,
+                    };
+                    *item = SelectItem::ExprWithAlias { expr, alias: Ident::new(name.clone()) };
+                }
+            }
+            SetExpr::Query(query) => rename(&mut query.body, names),
+            SetExpr::SetOperation { left, right, .. } => {
+                rename(left, names);
+                rename(right, names);
+            }
+            _ => {}
+        }
+    }
+    if !fits(body, names.len()) {
+        return false;
+    }
+    rename(body, names);
+    true
 }
 
 fn is_start_of_interval(function: &ast::Function) -> bool {

@@ -18,3 +18,11 @@ SELECT n FROM lk.fixed WHERE id IN ('1000000000000003', '1000000000000004') AND 
 SELECT count() FROM lk.fixed WHERE id = '999' OR id = '10000000000000000000';
 SELECT count() FROM lk.fixed WHERE id != '1000000000000003';
 SELECT toFixedString('abc', 5) = 'abc', toFixedString('abc', 5) = materialize('abc'), toFixedString('abc', 5) IN ('abc', 'x'), toFixedString('abc', 5) < 'abd', toFixedString('abc', 3) = 'abcdef', toFixedString('abc', 3) != 'abcdef';
+-- Tuples: tuple(), IN lists of tuples, IN subqueries of several columns
+SELECT tuple(1, 'a'), toTypeName(tuple(1, 'a')), toTypeName(tuple(NULL, 1)), tuple(id, grp) FROM lk.pairs ORDER BY id;
+SELECT id FROM lk.pairs WHERE (grp, v) IN (('a', 20), ('b', 30)) ORDER BY id;
+SELECT id FROM lk.pairs WHERE (grp, v) NOT IN (('a', 20), ('b', 30)) ORDER BY id;
+SELECT id FROM lk.pairs WHERE (grp, v) IN (SELECT 'a', 20 UNION ALL SELECT 'b', 30) ORDER BY id;
+SELECT id FROM lk.pairs WHERE (grp, v) NOT IN (SELECT 'a', 20) ORDER BY id;
+SELECT id FROM lk.pairs WHERE (grp, v) IN (SELECT grp, max(v) FROM lk.pairs GROUP BY grp) ORDER BY id;
+SELECT grp, count() FROM lk.pairs WHERE (v, grp) IN (SELECT v, grp FROM lk.pairs WHERE id > 1) GROUP BY grp ORDER BY grp;

@@ -11,3 +11,5 @@ CREATE TABLE lk.strs (k String, ts DateTime, n UInt8) ENGINE = MergeTree ORDER B
 INSERT INTO lk.strs SELECT concat('key', toString(number % 17)), toDateTime('2024-01-01 00:00:00') + number, number FROM numbers(100);
 CREATE TABLE lk.signed (id Int32, v UInt8) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 2;
 INSERT INTO lk.signed SELECT toInt32(number) - 20, number FROM numbers(41);
+CREATE TABLE lk.pairs (id UInt8, grp String, v UInt8) ENGINE = MergeTree ORDER BY id;
+INSERT INTO lk.pairs VALUES (1, 'a', 20), (2, 'b', 30), (3, 'a', 30), (4, 'c', 20);
