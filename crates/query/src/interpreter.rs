@@ -607,11 +607,30 @@ async fn check_table_references(ctx: &QueryContext, statement: &DFStatement) -> 
             if is_cte(statement, &table) {
                 continue;
             }
+            check_table_functions(ctx, statement)?;
             return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {database}.{table} does not exist")));
         }
         crate::access::check_select(&ctx.access, &database, &table)?;
     }
     Ok(())
+}
+
+/// `FROM f(args)` of a table function that does not exist is ClickHouse's
+/// UNKNOWN_FUNCTION, not a missing table.
+fn check_table_functions(ctx: &QueryContext, statement: &DFStatement) -> Result<()> {
+    let DFStatement::Statement(inner) = statement else { return Ok(()) };
+    let ast::Statement::Query(query) = inner.as_ref() else { return Ok(()) };
+    let mut query = query.clone();
+    granary_sql::views::visit_table_factors(&mut query, &mut |factor| {
+        if let ast::TableFactor::Table { name, args: Some(_), .. } = factor {
+            if let Some((None, function)) = granary_sql::views::table_reference(name) {
+                if !ctx.state.table_functions().contains_key(&function) {
+                    return Err(Error::new(ErrorCode::UNKNOWN_FUNCTION, format!("Unknown table function {function}")));
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 fn is_cte(statement: &DFStatement, name: &str) -> bool {
