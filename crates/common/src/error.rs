@@ -225,6 +225,10 @@ fn classify_message(message: String) -> Error {
         ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT
     } else if lower.contains("must appear in the group by clause") || lower.contains("projection references non-aggregate") {
         ErrorCode::NOT_AN_AGGREGATE
+    } else if lower.contains("scalar subquery returned more than one row") {
+        ErrorCode::INCORRECT_RESULT_OF_SCALAR_SUBQUERY
+    } else if lower.contains("aggregate function calls cannot be nested") {
+        ErrorCode::ILLEGAL_AGGREGATION
     } else {
         ErrorCode::BAD_ARGUMENTS
     };
