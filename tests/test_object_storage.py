@@ -171,21 +171,6 @@ def test_insert_select_into_mergetree(server, files):
     server.query("DROP TABLE io_bad")
 
 
-@pytest.fixture(scope="module")
-def s3_endpoint(tmp_path_factory):
-    """A SeaweedFS S3 server from scripts/s3_server.sh (bucket `test-bucket`, keys
-    testkey/testsecret), stopped by PID at the end of the module."""
-    import subprocess
-    script = os.path.join(os.path.dirname(__file__), "..", "scripts", "s3_server.sh")
-    data = str(tmp_path_factory.mktemp("s3"))
-    try:
-        out = subprocess.run(["bash", script, "start", data], check=True, capture_output=True, text=True, timeout=300)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
-        pytest.skip(f"S3 server unavailable: {getattr(e, 'stderr', e)}")
-    yield out.stdout.strip()
-    subprocess.run(["bash", script, "stop", data], check=False, timeout=60)
-
-
 def test_s3_server_fixture_round_trip(s3_endpoint):
     # The reference engine writes and reads back through the local S3 server: the
     # fixture the s3() tests build on works end to end (signed PUT, GET, listing).

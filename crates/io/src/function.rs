@@ -181,7 +181,9 @@ pub(crate) fn table_over(ctx: &IoContext, source: Source, files: Vec<FileEntry>,
         if format == "Parquet" {
             for f in &files {
                 check_parquet_magic(f).map_err(|e| match &args.structure {
+                    // A failed request is not a statement about the file's structure.
                     Some(_) => e,
+                    None if e.code() != ErrorCode::INCORRECT_DATA => e,
                     None => Error::new(
                         ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
                         format!("The table structure cannot be extracted from a Parquet format file. Error: {}. You can specify the structure manually", e.message()),
@@ -216,7 +218,7 @@ fn check_parquet_magic(file: &FileEntry) -> Result<()> {
             let range = file.size - 4..file.size;
             let bytes = tokio::runtime::Handle::current()
                 .block_on(object_store::ObjectStoreExt::get_range(object.store.store.as_ref(), &object.location, range))
-                .map_err(|e| crate::remote::remote_error(crate::remote::RemoteKind::S3, &file.path, e))?;
+                .map_err(|e| crate::remote::remote_error(object.store.kind, &file.path, e))?;
             bytes.to_vec()
         }
         None => {
@@ -258,7 +260,10 @@ fn infer_file(ctx: &IoContext, file: &FileEntry, format: &str, compression: Opti
         };
         let arrow_schema = match &file.remote {
             Some(object) => {
-                let metadata = tokio::runtime::Handle::current().block_on(remote_parquet_metadata(object, file.size)).map_err(|e| cannot(&e))?;
+                let metadata = tokio::runtime::Handle::current().block_on(remote_parquet_metadata(object, file.size)).map_err(|e| match e {
+                    FooterError::Request(e) => crate::remote::remote_error(object.store.kind, &file.path, e),
+                    FooterError::Invalid(e) => cannot(&e),
+                })?;
                 let file_metadata = metadata.file_metadata();
                 Arc::new(parquet::arrow::parquet_to_arrow_schema(file_metadata.schema_descr(), file_metadata.key_value_metadata()).map_err(|e| cannot(&e))?)
             }
@@ -296,21 +301,31 @@ mod tests {
     }
 }
 
+/// Why a remote Parquet footer could not be read: the request failed (the store's
+/// code), or the bytes are not a Parquet footer.
+#[derive(Debug, thiserror::Error)]
+enum FooterError {
+    #[error("{0}")]
+    Request(object_store::Error),
+    #[error("{0}")]
+    Invalid(String),
+}
+
 /// Reads a remote Parquet footer with two ranged GETs (the 8-byte tail, then the metadata).
-async fn remote_parquet_metadata(object: &crate::table::RemoteObject, size: u64) -> std::result::Result<parquet::file::metadata::ParquetMetaData, String> {
+async fn remote_parquet_metadata(object: &crate::table::RemoteObject, size: u64) -> std::result::Result<parquet::file::metadata::ParquetMetaData, FooterError> {
     use object_store::ObjectStoreExt;
     const FOOTER: u64 = 8;
     if size < FOOTER + 4 {
-        return Err(format!("file of {size} bytes is too small to be Parquet"));
+        return Err(FooterError::Invalid(format!("file of {size} bytes is too small to be Parquet")));
     }
     let store = &object.store.store;
-    let tail = store.get_range(&object.location, size - FOOTER..size).await.map_err(|e| e.to_string())?;
-    let tail: [u8; 8] = tail.as_ref().try_into().map_err(|_| "short footer read".to_string())?;
-    let footer = parquet::file::metadata::FooterTail::try_new(&tail).map_err(|e| e.to_string())?;
+    let tail = store.get_range(&object.location, size - FOOTER..size).await.map_err(FooterError::Request)?;
+    let tail: [u8; 8] = tail.as_ref().try_into().map_err(|_| FooterError::Invalid("short footer read".to_string()))?;
+    let footer = parquet::file::metadata::FooterTail::try_new(&tail).map_err(|e| FooterError::Invalid(e.to_string()))?;
     let length = footer.metadata_length() as u64;
     if length + FOOTER > size {
-        return Err(format!("metadata length {length} exceeds file size {size}"));
+        return Err(FooterError::Invalid(format!("metadata length {length} exceeds file size {size}")));
     }
-    let bytes = store.get_range(&object.location, size - FOOTER - length..size - FOOTER).await.map_err(|e| e.to_string())?;
-    parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).map_err(|e| e.to_string())
+    let bytes = store.get_range(&object.location, size - FOOTER - length..size - FOOTER).await.map_err(FooterError::Request)?;
+    parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).map_err(|e| FooterError::Invalid(e.to_string()))
 }

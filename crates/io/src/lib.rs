@@ -15,6 +15,8 @@
 //!   and what every table function shares: format detection, inference, the table.
 //! * [`remote`]: S3 URLs, credentials (arguments, `[s3.*]` config endpoints, environment),
 //!   cached `object_store` clients, listing globs by prefix.
+//! * [`coded_store`]: the wrapper that gives every object-store failure ClickHouse's code
+//!   for its service (S3_ERROR, RECEIVED_ERROR_FROM_REMOTE_IO_SERVER, ...).
 //! * [`download`]: parallel ranged GETs of one object as a blocking byte stream.
 //! * [`remote_functions`]: `s3()`, `gcs()`, `s3Cluster()` and `url()`.
 //! * [`sink`]: `INSERT INTO FUNCTION file()/url()/s3()`: destinations (append, truncate,
@@ -30,6 +32,7 @@
 //! Virtual columns are part of the schema only when the query names `_path` or `_file`
 //! (DataFusion has no hidden columns; this keeps `SELECT *` as in ClickHouse).
 
+pub mod coded_store;
 pub mod detect;
 pub mod download;
 pub mod function;

@@ -43,12 +43,12 @@ use granary_formats::{create_output_format, FormatSettings, OutputFormat, QueryS
 use granary_storage::{ColumnMeta, InsertRequest, InsertResult, Table, TableEngine};
 use granary_types::ChType;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{ObjectStoreExt, PutPayload};
 
 use crate::detect::{format_from_name, Compression, Encoder};
 use crate::function::{format_args, parse_structure, string_arg, FormatArgs};
 use crate::glob::has_glob;
-use crate::remote::{remote_error, RemoteKind, RemoteStore};
+use crate::remote::{remote_error, RemoteStore};
 use crate::remote_functions::{ResolvedS3, S3Function};
 use crate::IoContext;
 
@@ -541,16 +541,62 @@ fn numbered_name(path: &str, index: u64) -> String {
 
 /// An S3 destination: bytes are kept until `s3_max_single_part_upload_size` (one PUT at
 /// commit); past that a multipart upload takes parts of `s3_min_upload_part_size`, at
-/// most `s3_max_inflight_parts_for_one_file` in flight.
+/// most `s3_max_inflight_parts_for_one_file` in flight. The upload is aborted whenever it
+/// does not complete (a part that fails after its retries, a failed completion, an
+/// abandoned INSERT), so no parts are left behind in the bucket.
 struct RemoteUpload {
     store: Arc<RemoteStore>,
     location: ObjectPath,
     display: String,
     pending: Vec<u8>,
-    multipart: Option<WriteMultipart>,
+    multipart: Option<Multipart>,
     single_part_limit: usize,
     part_size: usize,
     max_inflight: usize,
+}
+
+/// An open multipart upload: parts are sent in order as they fill, the upload itself
+/// stays ours to complete or abort.
+struct Multipart {
+    upload: Box<dyn object_store::MultipartUpload>,
+    in_flight: tokio::task::JoinSet<object_store::Result<()>>,
+}
+
+impl Multipart {
+    /// Waits until fewer than `limit` parts are in flight; the first failed part fails it.
+    async fn wait_for_capacity(&mut self, limit: usize) -> object_store::Result<()> {
+        while self.in_flight.len() >= limit.max(1) {
+            self.join_one().await?;
+        }
+        Ok(())
+    }
+
+    async fn join_one(&mut self) -> object_store::Result<()> {
+        match self.in_flight.join_next().await {
+            Some(Ok(result)) => result,
+            Some(Err(e)) => Err(object_store::Error::JoinError { source: e }),
+            None => Ok(()),
+        }
+    }
+
+    async fn send(&mut self, part: Vec<u8>, limit: usize) -> object_store::Result<()> {
+        self.wait_for_capacity(limit).await?;
+        self.in_flight.spawn(self.upload.put_part(PutPayload::from(part)));
+        Ok(())
+    }
+
+    async fn finish(&mut self) -> object_store::Result<()> {
+        while !self.in_flight.is_empty() {
+            self.join_one().await?;
+        }
+        self.upload.complete().await.map(|_| ())
+    }
+
+    async fn abort(mut self) {
+        self.in_flight.abort_all();
+        while self.in_flight.join_next().await.is_some() {}
+        let _ = self.upload.abort().await;
+    }
 }
 
 /// S3 refuses parts below 5 MiB (except the last).
@@ -565,7 +611,7 @@ impl RemoteUpload {
                 match store.store.head(&ObjectPath::from(key.as_str())).await {
                     Ok(_) => Ok(true),
                     Err(object_store::Error::NotFound { .. }) => Ok(false),
-                    Err(e) => Err(remote_error(RemoteKind::S3, &format!("{bucket}/{key}"), e)),
+                    Err(e) => Err(remote_error(store.kind, &format!("{bucket}/{key}"), e)),
                 }
             }
         };
@@ -600,36 +646,49 @@ impl RemoteUpload {
     }
 
     fn error(&self, e: object_store::Error) -> Error {
-        remote_error(RemoteKind::S3, &self.display, e)
+        remote_error(self.store.kind, &self.display, e)
     }
 
     async fn write(&mut self, bytes: Vec<u8>) -> Result<()> {
+        self.pending.extend_from_slice(&bytes);
         if self.multipart.is_none() {
-            if self.pending.len() + bytes.len() <= self.single_part_limit {
-                self.pending.extend_from_slice(&bytes);
+            if self.pending.len() <= self.single_part_limit {
                 return Ok(());
             }
             let upload = self.store.store.put_multipart(&self.location).await.map_err(|e| self.error(e))?;
-            let mut multipart = WriteMultipart::new_with_chunk_size(upload, self.part_size);
-            multipart.write(&std::mem::take(&mut self.pending));
-            self.multipart = Some(multipart);
+            self.multipart = Some(Multipart { upload, in_flight: tokio::task::JoinSet::new() });
         }
-        let Some(multipart) = self.multipart.as_mut() else { return Ok(()) };
-        let waited = multipart.wait_for_capacity(self.max_inflight).await;
-        if let Err(e) = waited {
-            return Err(remote_error(RemoteKind::S3, &self.display, e));
+        while self.pending.len() >= self.part_size {
+            let rest = self.pending.split_off(self.part_size);
+            let part = std::mem::replace(&mut self.pending, rest);
+            let sent = match self.multipart.as_mut() {
+                Some(multipart) => multipart.send(part, self.max_inflight).await,
+                None => Ok(()),
+            };
+            sent.map_err(|e| self.error(e))?;
         }
-        multipart.write(&bytes);
         Ok(())
     }
 
-    async fn commit(self) -> Result<()> {
-        match self.multipart {
-            Some(multipart) => {
-                multipart.finish().await.map_err(|e| remote_error(RemoteKind::S3, &self.display, e))?;
+    async fn commit(mut self) -> Result<()> {
+        match self.multipart.take() {
+            Some(mut multipart) => {
+                let last = std::mem::take(&mut self.pending);
+                let mut outcome = Ok(());
+                if !last.is_empty() {
+                    outcome = multipart.send(last, self.max_inflight).await;
+                }
+                if outcome.is_ok() {
+                    outcome = multipart.finish().await;
+                }
+                if let Err(e) = outcome {
+                    multipart.abort().await;
+                    return Err(self.error(e));
+                }
             }
             None => {
-                self.store.store.put(&self.location, PutPayload::from(self.pending)).await.map_err(|e| remote_error(RemoteKind::S3, &self.display, e))?;
+                let payload = PutPayload::from(std::mem::take(&mut self.pending));
+                self.store.store.put(&self.location, payload).await.map_err(|e| self.error(e))?;
             }
         }
         Ok(())
@@ -637,7 +696,7 @@ impl RemoteUpload {
 
     async fn abort(self) {
         if let Some(multipart) = self.multipart {
-            let _ = multipart.abort().await;
+            multipart.abort().await;
         }
     }
 }

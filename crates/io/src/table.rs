@@ -75,7 +75,7 @@ impl FileEntry {
             Some(object) => {
                 let runtime = tokio::runtime::Handle::try_current()
                     .map_err(|_| Error::new(ErrorCode::LOGICAL_ERROR, "remote files are read from within the runtime"))?;
-                Ok(Box::new(ObjectReader::open(&runtime, object.store.store.clone(), object.location.clone(), self.size, download)))
+                Ok(Box::new(ObjectReader::open(&runtime, object.store.store.clone(), object.store.kind, object.location.clone(), self.size, download)))
             }
         }
     }
