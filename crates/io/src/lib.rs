@@ -7,6 +7,8 @@
 //!   prefix that listing starts from.
 //! * [`detect`]: format and compression from a file name; decompressing readers
 //!   (gzip, zstd, lz4 frame).
+//! * [`hive`]: `name=value` directories of the matched paths as columns (types, values,
+//!   the file pruning they allow).
 //! * [`infer`]: schema inference for CSV/TSV (with header detection), `*WithNames`,
 //!   `*WithNamesAndTypes` and JSONEachRow, with ClickHouse's inferred types.
 //! * [`local`]: paths confined to `user_files_path` (no `..`, no symlink escapes) and
@@ -37,6 +39,7 @@ pub mod detect;
 pub mod download;
 pub mod function;
 pub mod glob;
+pub mod hive;
 pub mod infer;
 pub mod local;
 pub mod native_compression;

@@ -419,6 +419,7 @@ pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: 
         size,
         last_modified: Some(last_modified),
         remote: Some(Arc::new(crate::table::RemoteObject { store: remote.clone(), location: location.clone() })),
+        hive_values: None,
     };
     if !has_glob(key) {
         let location = ObjectPath::from(key);

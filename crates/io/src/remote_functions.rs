@@ -154,6 +154,7 @@ pub(crate) struct ResolvedS3 {
     pub location: S3Location,
     pub remote: Arc<crate::remote::RemoteStore>,
     pub args: FormatArgs,
+    pub partition: crate::sink::PartitionOptions,
 }
 
 impl S3Function {
@@ -168,6 +169,10 @@ impl S3Function {
     }
 
     pub(crate) fn resolve(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<ResolvedS3> {
+        let (positional, mut named) = crate::function::split_named_arguments(exprs);
+        let partition = crate::sink::PartitionOptions::take_from(&mut named)?;
+        crate::function::no_named_arguments(self.name, &named)?;
+        let exprs = positional.as_slice();
         let exprs = if self.cluster {
             match exprs.split_first() {
                 Some((cluster, rest)) => {
@@ -195,11 +200,12 @@ impl S3Function {
         };
         let knobs = ClientKnobs::from_settings(&ctx.settings, RemoteKind::S3);
         let remote = s3_store(&location, &credentials, region.as_deref(), &knobs)?;
-        Ok(ResolvedS3 { location, remote, args })
+        Ok(ResolvedS3 { location, remote, args, partition })
     }
 
     fn table(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
-        let ResolvedS3 { location, remote, args } = self.resolve(ctx, exprs)?;
+        let ResolvedS3 { location, remote, args, partition } = self.resolve(ctx, exprs)?;
+        partition.check_for_read()?;
         let ignore_missing = ctx.settings.get_bool("s3_ignore_file_doesnt_exist");
         let files = run_blocking_io(|| tokio::runtime::Handle::current().block_on(list_objects(&remote, &location.key, ignore_missing)))?;
         let pattern = location.display(&location.key);
@@ -226,7 +232,9 @@ impl TableFunctionImpl for UrlFunction {
 const MAX_URLS: usize = 1000;
 
 fn url_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
-    let Some((url_expr, rest)) = exprs.split_first() else {
+    let (positional, named) = crate::function::split_named_arguments(exprs);
+    crate::function::no_named_arguments("url", &named)?;
+    let Some((url_expr, rest)) = positional.split_first() else {
         return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'url' requires 1 to 4 arguments: url, [format, [structure, [compression]]]"));
     };
     let Arg::Text(url) = argument("url", url_expr)? else {
@@ -256,6 +264,7 @@ fn url_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> 
                     size: meta.size,
                     last_modified: Some(meta.last_modified),
                     remote: Some(Arc::new(RemoteObject { store: remote.clone(), location })),
+                    hive_values: None,
                 });
             }
             Ok(files)
