@@ -82,6 +82,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     instance_config.uncompressed_cache_size = config.uncompressed_cache_size;
     instance_config.mark_cache_size = config.mark_cache_size;
     instance_config.access = config.access_entities()?;
+    instance_config.named_collections = config.named_collections()?;
     let instance = Instance::open(instance_config)?;
     let handle = run_server(&config, instance).await?;
     tracing::info!("Granary {} listening on http://{} (data in {})", env!("CARGO_PKG_VERSION"), handle.local_addr, config.path.display());

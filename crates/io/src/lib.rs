@@ -15,6 +15,8 @@
 //!   glob listing of local directories.
 //! * [`function`]: argument handling of `file(path [, format [, structure [, compression]]])`,
 //!   and what every table function shares: format detection, inference, the table.
+//! * [`named_collections`]: `CREATE NAMED COLLECTION` and config collections, their
+//!   storage, and the keys a table function takes from one.
 //! * [`remote`]: S3 URLs, credentials (arguments, `[s3.*]` config endpoints, environment),
 //!   cached `object_store` clients, listing globs by prefix.
 //! * [`coded_store`]: the wrapper that gives every object-store failure ClickHouse's code
@@ -42,6 +44,7 @@ pub mod glob;
 pub mod hive;
 pub mod infer;
 pub mod local;
+pub mod named_collections;
 pub mod native_compression;
 pub mod remote;
 pub mod remote_functions;
@@ -67,11 +70,23 @@ pub struct IoContext {
     pub virtual_columns: AtomicBool,
     /// Credentials for s3() by endpoint, from the server config.
     pub s3_endpoints: Arc<Vec<remote::S3EndpointConfig>>,
+    /// The server's named collections as the query started.
+    pub named_collections: named_collections::Snapshot,
+    /// Whether the user may use named collections in table functions.
+    pub may_use_named_collections: bool,
 }
 
 impl Default for IoContext {
     fn default() -> Self {
-        IoContext { settings: Settings::new(), timezone: Tz::UTC, user_files_path: PathBuf::from("user_files"), virtual_columns: AtomicBool::new(false), s3_endpoints: Arc::default() }
+        IoContext {
+            settings: Settings::new(),
+            timezone: Tz::UTC,
+            user_files_path: PathBuf::from("user_files"),
+            virtual_columns: AtomicBool::new(false),
+            s3_endpoints: Arc::default(),
+            named_collections: Arc::default(),
+            may_use_named_collections: false,
+        }
     }
 }
 

@@ -192,17 +192,12 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
         }
         (Destination::Remote { store: remote, bucket: location.bucket, key: location.key }, args)
     } else if function == "url" {
-        let (positional, named) = crate::function::split_named_arguments(exprs);
-        crate::function::no_named_arguments(function, &named)?;
-        let Some((url_expr, rest)) = positional.split_first() else {
-            return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'url' requires 1 to 4 arguments: url, [format, [structure, [compression]]]"));
-        };
-        let url = string_arg("url", url_expr)?;
+        let (url, args) = crate::remote_functions::url_arguments(ctx, exprs)?;
         let parsed = url::Url::parse(&url.replace(PARTITION_ID_PLACEHOLDER, "x")).map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad URL {url}: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot write into {url}: url() writes over http and https only")));
         }
-        (Destination::Http { url }, format_args("url", rest)?)
+        (Destination::Http { url }, args)
     } else {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, url, s3, gcs and s3Cluster do)")));
     };

@@ -52,6 +52,9 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
             access.check(Privilege::Show, &level)
         }
         Statement::System { .. } => access.check(Privilege::System, &Level::Global),
+        Statement::CreateNamedCollection { .. } | Statement::AlterNamedCollection { .. } | Statement::DropNamedCollection { .. } => {
+            access.check(Privilege::NamedCollectionAdmin, &Level::Global)
+        }
         Statement::Query { .. }
         | Statement::DescribeQuery { .. }
         | Statement::Explain { .. }
@@ -78,6 +81,9 @@ pub(crate) fn check_select(access: &UserAccess, database: &str, table: &str) -> 
     }
     if database == "system" && ACCESS_TABLES.contains(&table) {
         return access.check(Privilege::AccessManagement, &Level::Global);
+    }
+    if database == "system" && table == "named_collections" {
+        return access.check(Privilege::NamedCollectionAdmin, &Level::Global);
     }
     if always_readable(database) {
         return Ok(());

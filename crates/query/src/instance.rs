@@ -58,6 +58,9 @@ pub struct InstanceConfig {
     /// Users, roles, profiles and quotas of the server config (read-only); SQL-defined
     /// ones live in `<path>/access`.
     pub access: granary_access::Entities,
+    /// Named collections of the server config (read-only); SQL-defined ones live in
+    /// `<path>/named_collections`.
+    pub named_collections: Vec<granary_io::named_collections::NamedCollection>,
 }
 
 impl InstanceConfig {
@@ -74,6 +77,7 @@ impl InstanceConfig {
             mark_cache_size: granary_mergetree::cache::DEFAULT_MARK_CACHE_SIZE,
             s3_endpoints: Arc::default(),
             access: granary_access::Entities::default(),
+            named_collections: Vec::new(),
         }
     }
 }
@@ -168,6 +172,7 @@ pub struct Shared {
     /// When the instance was opened (`Uptime`).
     pub started: std::time::Instant,
     pub access: Arc<granary_access::AccessControl>,
+    pub named_collections: granary_io::named_collections::NamedCollections,
     /// Physical plans of queries that read no stored data, by text and settings.
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
 }
@@ -295,8 +300,10 @@ impl Instance {
         granary_mergetree::cache::mark_cache().set_capacity(config.mark_cache_size);
         let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
         let access = Arc::new(granary_access::AccessControl::open(config.access.clone(), Some(&config.path.join("access")))?);
+        let named_collections = granary_io::named_collections::NamedCollections::open(Some(config.path.join("named_collections")), config.named_collections.clone())?;
         let shared = Arc::new(Shared {
             access,
+            named_collections,
             processes: Arc::new(ProcessList::new(config.max_concurrent_queries)),
             query_log,
             part_log,
@@ -365,6 +372,10 @@ impl Instance {
         self.shared.query_log.flush();
         self.shared.part_log.flush();
         self.shared.text_log.flush();
+    }
+
+    pub(crate) fn named_collections(&self) -> &granary_io::named_collections::NamedCollections {
+        &self.shared.named_collections
     }
 
     pub(crate) fn plan_cache(&self) -> &crate::plan_cache::PlanCache {
@@ -621,6 +632,11 @@ impl Instance {
             user_files_path: self.shared.config.user_files_path.clone(),
             s3_endpoints: self.shared.config.s3_endpoints.clone(),
             virtual_columns: std::sync::atomic::AtomicBool::new(false),
+            named_collections: self.shared.named_collections.snapshot(),
+            may_use_named_collections: ctx.access.is_unrestricted()
+                || [granary_access::Privilege::NamedCollection, granary_access::Privilege::NamedCollectionAdmin]
+                    .iter()
+                    .any(|p| ctx.access.allows(*p, &granary_access::Level::Global)),
         }));
         // Engines read query settings (`final`, caches, PREWHERE) from here: they cannot
         // see this crate's QueryContextExt.

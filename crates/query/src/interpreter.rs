@@ -329,6 +329,20 @@ pub(crate) async fn run(
             granary_access::AccessOutcome::Done => Outcome::Done,
             granary_access::AccessOutcome::Lines { column, lines } => rows(single_string_column(column, lines)?, None)?,
         },
+        Statement::CreateNamedCollection { name, if_not_exists, entries } => {
+            let entries = entries.into_iter().map(|e| (e.key, granary_io::named_collections::Entry { value: e.value, overridable: e.overridable })).collect();
+            instance.named_collections().create(&name, entries, if_not_exists)?;
+            Outcome::Done
+        }
+        Statement::AlterNamedCollection { name, if_exists, set, delete } => {
+            let set = set.into_iter().map(|e| (e.key, granary_io::named_collections::Entry { value: e.value, overridable: e.overridable })).collect();
+            instance.named_collections().alter(&name, set, &delete, if_exists)?;
+            Outcome::Done
+        }
+        Statement::DropNamedCollection { name, if_exists } => {
+            instance.named_collections().drop(&name, if_exists)?;
+            Outcome::Done
+        }
         Statement::System { command } => {
             let words: Vec<&str> = command.split_whitespace().collect();
             match words.as_slice() {

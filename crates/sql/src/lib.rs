@@ -34,7 +34,7 @@ pub mod rewrite;
 
 pub use datafusion::sql::sqlparser;
 pub use parse::{
-    parse_statement, AlterCommand, ColumnSpec, CreateDictionary, CreateTable, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, InsertTarget, TableFunctionCall, ParseOptions, Statement,
+    parse_statement, AlterCommand, ColumnSpec, CreateDictionary, CreateTable, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, InsertTarget, NamedCollectionEntry, TableFunctionCall, ParseOptions, Statement,
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;
