@@ -210,6 +210,7 @@ pub(crate) enum Source {
     File,
     S3,
     Url,
+    Azure,
 }
 
 /// The table over matched files: format (given or from the names), structure (given or
@@ -236,6 +237,7 @@ pub(crate) fn table_over(ctx: &IoContext, source: Source, files: Vec<FileEntry>,
         Source::File => ctx.settings.get_bool("engine_file_skip_empty_files"),
         Source::S3 => ctx.settings.get_bool("s3_skip_empty_files"),
         Source::Url => ctx.settings.get_bool("engine_url_skip_empty_files"),
+        Source::Azure => ctx.settings.get_bool("azure_skip_empty_files"),
     };
     let remote = files.iter().any(|f| f.remote.is_some());
     let resolve = || -> Result<(SchemaRef, String)> {

@@ -19,6 +19,8 @@
 //!   storage, and the keys a table function takes from one.
 //! * [`remote`]: S3 URLs, credentials (arguments, `[s3.*]` config endpoints, environment),
 //!   cached `object_store` clients, listing globs by prefix.
+//! * [`azure`]: `azureBlobStorage()` and `azureBlobStorageCluster()`: connection strings,
+//!   storage account URLs, keys and SAS, on object_store's Azure client.
 //! * [`coded_store`]: the wrapper that gives every object-store failure ClickHouse's code
 //!   for its service (S3_ERROR, RECEIVED_ERROR_FROM_REMOTE_IO_SERVER, ...).
 //! * [`download`]: parallel ranged GETs of one object as a blocking byte stream.
@@ -36,6 +38,7 @@
 //! Virtual columns are part of the schema only when the query names `_path` or `_file`
 //! (DataFusion has no hidden columns; this keeps `SELECT *` as in ClickHouse).
 
+pub mod azure;
 pub mod coded_store;
 pub mod detect;
 pub mod download;
@@ -105,7 +108,7 @@ pub fn mentions_virtual_columns(sql: &str) -> bool {
 /// Registers the table functions of this crate.
 pub fn register(state: &mut SessionState) {
     state.register_udtf("file", Arc::new(function::FileFunction));
-    for (name, function) in remote_functions::functions() {
+    for (name, function) in remote_functions::functions().into_iter().chain(azure::functions()) {
         state.register_udtf(name, function);
     }
 }

@@ -247,7 +247,7 @@ impl ClientKnobs {
         }
     }
 
-    fn client_options(&self) -> ClientOptions {
+    pub(crate) fn client_options(&self) -> ClientOptions {
         ClientOptions::new()
             .with_allow_http(true)
             .with_connect_timeout(self.connect_timeout)
@@ -256,7 +256,7 @@ impl ClientKnobs {
             .with_pool_max_idle_per_host(self.max_idle_connections)
     }
 
-    fn retry_config(&self) -> RetryConfig {
+    pub(crate) fn retry_config(&self) -> RetryConfig {
         let backoff = object_store::BackoffConfig { init_backoff: self.initial_backoff, max_backoff: self.max_backoff.max(self.initial_backoff), base: 2.0 };
         RetryConfig { max_retries: self.retries, backoff, ..RetryConfig::default() }
     }
@@ -277,7 +277,7 @@ const MAX_CACHED_STORES: usize = 256;
 /// Parquet footers kept per store.
 const FOOTER_CACHE_BYTES: usize = 32 << 20;
 
-fn cached_store(kind: RemoteKind, cache_key: String, path_prefix: String, build: impl FnOnce() -> Result<Arc<dyn ObjectStore>>) -> Result<Arc<RemoteStore>> {
+pub(crate) fn cached_store(kind: RemoteKind, cache_key: String, path_prefix: String, build: impl FnOnce() -> Result<Arc<dyn ObjectStore>>) -> Result<Arc<RemoteStore>> {
     let mut guard = STORES.lock();
     let stores = guard.get_or_insert_with(HashMap::new);
     if let Some(found) = stores.get(&cache_key) {
@@ -354,7 +354,9 @@ pub(crate) fn describe_remote_error(kind: RemoteKind, what: &str, e: &object_sto
     if let object_store::Error::NotFound { .. } = e {
         let text = match kind {
             RemoteKind::S3 => format!("The specified key does not exist. This error happened for S3 disk. ({what})"),
-            RemoteKind::Azure => format!("The specified blob does not exist. ({what})"),
+            RemoteKind::Azure if error_chain_text(e).contains("ContainerNotFound") => format!("The specified container does not exist. ({what})"),
+            // A HEAD answer has no body to tell a missing container from a missing blob.
+            RemoteKind::Azure => format!("The specified blob (or its container) does not exist. ({what})"),
             RemoteKind::Url => format!("{e} ({what})"),
         };
         return Error::new(code, text);
@@ -398,6 +400,18 @@ pub(crate) fn describe_remote_error(kind: RemoteKind, what: &str, e: &object_sto
     Error::new(code, message)
 }
 
+/// The text of an error and all its sources.
+fn error_chain_text(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 fn xml_element<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     let start = text.find(&format!("<{name}>"))? + name.len() + 2;
     let end = text[start..].find(&format!("</{name}>"))? + start;
@@ -426,7 +440,7 @@ pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: 
         return match remote.store.head(&location).await {
             Ok(meta) => Ok(vec![entry(&location, meta.size, meta.last_modified)]),
             Err(object_store::Error::NotFound { .. }) if ignore_missing => Ok(Vec::new()),
-            Err(e) => Err(remote_error(RemoteKind::S3, &format!("key {key}"), e)),
+            Err(e) => Err(remote_error(remote.kind, &format!("{}{key}", remote.path_prefix), e)),
         };
     }
     let glob = Glob::new(key)?;
@@ -440,7 +454,7 @@ pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: 
     let mut listing = remote.store.list(prefix.as_ref());
     let mut files = Vec::new();
     while let Some(meta) = listing.next().await {
-        let meta = meta.map_err(|e| remote_error(RemoteKind::S3, &format!("listing {key}"), e))?;
+        let meta = meta.map_err(|e| remote_error(remote.kind, &format!("listing {}{key}", remote.path_prefix), e))?;
         if glob.matches(meta.location.as_ref()) {
             files.push(entry(&meta.location, meta.size, meta.last_modified));
         }

@@ -191,6 +191,16 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
             ));
         }
         (Destination::Remote { store: remote, bucket: location.bucket, key: location.key }, args)
+    } else if let Some(azure) = crate::azure::AzureFunction::named(function) {
+        let crate::azure::ResolvedAzure { remote, container, blob_path, args, partition } = azure.resolve(ctx, exprs)?;
+        partition_options = partition;
+        if has_glob(&blob_path.replace(PARTITION_ID_PLACEHOLDER, "")) {
+            return Err(Error::new(
+                ErrorCode::DATABASE_ACCESS_DENIED,
+                format!("Non partitioned table with path '{blob_path}' that contains globs, the table is in readonly mode"),
+            ));
+        }
+        (Destination::Remote { store: remote, bucket: container, key: blob_path }, args)
     } else if function == "url" {
         let (url, args) = crate::remote_functions::url_arguments(ctx, exprs)?;
         let parsed = url::Url::parse(&url.replace(PARTITION_ID_PLACEHOLDER, "x")).map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad URL {url}: {e}")))?;
@@ -199,7 +209,7 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
         }
         (Destination::Http { url }, args)
     } else {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, url, s3, gcs and s3Cluster do)")));
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, url, s3, gcs, s3Cluster and azureBlobStorage do)")));
     };
     let FormatArgs { format, structure, compression } = args;
     let name = destination.text();
@@ -325,8 +335,9 @@ impl std::fmt::Debug for FileSink {
 #[async_trait]
 impl TableEngine for FileSink {
     fn engine_name(&self) -> &str {
-        match self.target.destination {
+        match &self.target.destination {
             Destination::Local { .. } => "File",
+            Destination::Remote { store, .. } if store.kind == crate::remote::RemoteKind::Azure => "AzureBlobStorage",
             Destination::Remote { .. } => "S3",
             Destination::Http { .. } => "URL",
         }
@@ -758,9 +769,10 @@ fn numbered_name(path: &str, index: u64) -> String {
     }
 }
 
-/// An S3 destination: bytes are kept until `s3_max_single_part_upload_size` (one PUT at
-/// commit); past that a multipart upload takes parts of `s3_min_upload_part_size`, at
-/// most `s3_max_inflight_parts_for_one_file` in flight. The upload is aborted whenever it
+/// An S3 (or Azure) destination: bytes are kept until `s3_max_single_part_upload_size`
+/// (one PUT at commit); past that a multipart upload takes parts of
+/// `s3_min_upload_part_size`, at most `s3_max_inflight_parts_for_one_file` in flight
+/// (`azure_*` settings for Azure, where parts are blocks of a block blob). The upload is aborted whenever it
 /// does not complete (a part that fails after its retries, a failed completion, an
 /// abandoned INSERT), so no parts are left behind in the bucket.
 struct RemoteUpload {
@@ -823,6 +835,8 @@ const MIN_PART_SIZE: usize = 5 << 20;
 
 impl RemoteUpload {
     async fn open(store: Arc<RemoteStore>, bucket: &str, key: &str, settings: &Settings) -> Result<RemoteUpload> {
+        let prefix = if store.kind == crate::remote::RemoteKind::Azure { "azure" } else { "s3" };
+        let setting = |name: &str| format!("{prefix}_{name}");
         let mut key = key.to_string();
         let exists = |key: String| {
             let store = store.clone();
@@ -834,11 +848,11 @@ impl RemoteUpload {
                 }
             }
         };
-        if !settings.get_bool("s3_truncate_on_insert") && exists(key.clone()).await? {
-            if !settings.get_bool("s3_create_new_file_on_insert") {
+        if !settings.get_bool(&setting("truncate_on_insert")) && exists(key.clone()).await? {
+            if !settings.get_bool(&setting("create_new_file_on_insert")) {
                 return Err(Error::new(
                     ErrorCode::BAD_ARGUMENTS,
-                    format!("Object in bucket {bucket} with key {key} already exists. If you want to overwrite it, enable setting s3_truncate_on_insert, if you want to create a new file on each insert, enable setting s3_create_new_file_on_insert"),
+                    format!("Object in bucket {bucket} with key {key} already exists. If you want to overwrite it, enable setting {prefix}_truncate_on_insert, if you want to create a new file on each insert, enable setting {prefix}_create_new_file_on_insert"),
                 ));
             }
             let mut index = 1;
@@ -851,16 +865,16 @@ impl RemoteUpload {
                 index += 1;
             }
         }
-        let part_size = (settings.get_u64("s3_min_upload_part_size") as usize).max(MIN_PART_SIZE);
+        let part_size = (settings.get_u64(&setting("min_upload_part_size")) as usize).max(MIN_PART_SIZE);
         Ok(RemoteUpload {
             location: ObjectPath::from(key.as_str()),
             display: format!("{bucket}/{key}"),
             store,
             pending: Vec::new(),
             multipart: None,
-            single_part_limit: (settings.get_u64("s3_max_single_part_upload_size") as usize).max(1),
+            single_part_limit: (settings.get_u64(&setting("max_single_part_upload_size")) as usize).max(1),
             part_size,
-            max_inflight: (settings.get_u64("s3_max_inflight_parts_for_one_file") as usize).max(1),
+            max_inflight: (settings.get_u64(&setting("max_inflight_parts_for_one_file")) as usize).max(1),
         })
     }
 

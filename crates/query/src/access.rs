@@ -99,7 +99,7 @@ pub(crate) fn check_table_function(access: &UserAccess, name: &str) -> Result<()
     let privilege = match name.to_ascii_lowercase().as_str() {
         "file" => Privilege::File,
         "url" => Privilege::Url,
-        "s3" | "s3cluster" | "gcs" | "azureblobstorage" => Privilege::S3,
+        "s3" | "s3cluster" | "gcs" | "azureblobstorage" | "azureblobstoragecluster" => Privilege::S3,
         _ => return Ok(()),
     };
     access.check(privilege, &Level::Global)

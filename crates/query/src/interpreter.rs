@@ -815,11 +815,11 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
             Ok(())
         }
         ["DROP", "SCHEMA", "CACHE", "FOR", storage] => match *storage {
-            "FILE" | "S3" | "URL" => {
+            "FILE" | "S3" | "URL" | "AZURE" => {
                 granary_io::schema_cache::clear(Some(storage));
                 Ok(())
             }
-            other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown storage {other} for SYSTEM DROP SCHEMA CACHE: File, S3 or URL"))),
+            other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown storage {other} for SYSTEM DROP SCHEMA CACHE: File, S3, URL or Azure"))),
         },
         ["DROP", "QUERY", "PLAN", "CACHE"] => {
             instance.plan_cache().clear();
