@@ -154,6 +154,20 @@ def server():
         assert code == 0, f"server exit code {code} after SIGTERM:\n{s.log_text()[-5000:]}"
 
 
+@pytest.fixture(scope="session")
+def s3_endpoint(tmp_path_factory):
+    """A SeaweedFS S3 server from scripts/s3_server.sh (bucket `test-bucket`, keys
+    testkey/testsecret) shared by the object storage suites, stopped by PID at the end."""
+    script = str(REPO / "scripts" / "s3_server.sh")
+    data = str(tmp_path_factory.mktemp("s3"))
+    try:
+        out = subprocess.run(["bash", script, "start", data], check=True, capture_output=True, text=True, timeout=300)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+        pytest.skip(f"S3 server unavailable: {getattr(e, 'stderr', e)}")
+    yield out.stdout.strip()
+    subprocess.run(["bash", script, "stop", data], check=False, timeout=60)
+
+
 def load_known_failures():
     path = Path(__file__).parent / "known_failures.txt"
     if not path.exists():

@@ -3,11 +3,14 @@ same files. Fixtures are written by chdb itself into the server's user_files dir
 both engines read identical bytes; granary gets paths relative to user_files, chdb absolute
 paths."""
 import bz2
+import re
+import sys
 import lzma
 import gzip
 import os
 import time
 import shutil
+from urllib.parse import unquote
 
 import pytest
 
@@ -169,21 +172,6 @@ def test_insert_select_into_mergetree(server, files):
     assert server.query("SELECT count() FROM io_bad").strip() == "0"
     server.query("DROP TABLE io_t")
     server.query("DROP TABLE io_bad")
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint(tmp_path_factory):
-    """A SeaweedFS S3 server from scripts/s3_server.sh (bucket `test-bucket`, keys
-    testkey/testsecret), stopped by PID at the end of the module."""
-    import subprocess
-    script = os.path.join(os.path.dirname(__file__), "..", "scripts", "s3_server.sh")
-    data = str(tmp_path_factory.mktemp("s3"))
-    try:
-        out = subprocess.run(["bash", script, "start", data], check=True, capture_output=True, text=True, timeout=300)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
-        pytest.skip(f"S3 server unavailable: {getattr(e, 'stderr', e)}")
-    yield out.stdout.strip()
-    subprocess.run(["bash", script, "stop", data], check=False, timeout=60)
 
 
 def test_s3_server_fixture_round_trip(s3_endpoint):
@@ -564,3 +552,187 @@ def test_schema_inference_cache_for_s3(server, s3_files):
     assert rows == "S3\tJSONEachRow\n", rows
     server.query("SYSTEM DROP SCHEMA CACHE FOR s3")
     assert server.query("SELECT count() FROM system.schema_inference_cache WHERE storage = 'S3'") == "0\n"
+
+
+# --- hive partitioning ----------------------------------------------------------------
+
+HIVE_ROWS = "SELECT number AS id, toString(number * 7) AS name, number / 4 AS score FROM numbers({start}, 5)"
+HIVE_PARTITIONS = [(year, city) for year in (2023, 2024, 2025) for city in ("Berlin", "Paris")]
+
+
+@pytest.fixture(scope="module")
+def hive_files(files):
+    """`year=Y/city=C/` directories written by chdb under user_files/io/hive (CSV and
+    Parquet), and a tree whose last partition is not CSV at all (pruning must skip it)."""
+    root = os.path.join(files, "hive")
+    shutil.rmtree(root, ignore_errors=True)
+    for year, city in HIVE_PARTITIONS:
+        start = year * 10 + len(city)
+        ch(f"INSERT INTO FUNCTION file('{root}/csv/year={year}/city={city}/data.csv', 'CSVWithNames') " + HIVE_ROWS.format(start=start))
+        ch(f"INSERT INTO FUNCTION file('{root}/pq/year={year}/city={city}/data.parquet') " + HIVE_ROWS.format(start=start))
+    for year in (2023, 2024):
+        ch(f"INSERT INTO FUNCTION file('{root}/prune/year={year}/data.csv', 'CSVWithNames') " + HIVE_ROWS.format(start=year))
+    os.makedirs(f"{root}/prune/year=2099")
+    with open(f"{root}/prune/year=2099/data.csv", "w") as f:
+        f.write("id,name,score\nnot a number,x,y\n")
+    # Typed keys: a date, a bool, a float; a column of the file named like a key.
+    ch(f"INSERT INTO FUNCTION file('{root}/typed/day=2024-01-05/flag=true/ratio=1.5/id=7/data.csv', 'CSVWithNames') " + HIVE_ROWS.format(start=0))
+    return root
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM file('{h}/csv/year=*/city=*/data.csv') ORDER BY id, city",
+        "DESCRIBE file('{h}/csv/year=*/city=*/data.csv')",
+        "SELECT city, year, count(), sum(id) FROM file('{h}/csv/year=*/city=*/data.csv') WHERE year >= 2024 GROUP BY city, year ORDER BY city, year",
+        "SELECT * FROM file('{h}/pq/year=*/city=*/data.parquet') ORDER BY id, city",
+        "DESCRIBE file('{h}/pq/year=*/city=*/data.parquet')",
+        "SELECT city, year, count(), sum(id) FROM file('{h}/pq/**/*.parquet') WHERE city = 'Paris' AND year IN (2023, 2025) GROUP BY city, year ORDER BY city, year",
+        "SELECT year, name, city FROM file('{h}/pq/**/*.parquet') WHERE id = 20236 ORDER BY city",
+        "SELECT id, year FROM file('{h}/csv/year=2024/city=Berlin/data.csv') ORDER BY id",
+        "SELECT * FROM file('{h}/csv/year=2024/city=Berlin/data.csv', 'CSVWithNames', 'id UInt64, year String') ORDER BY id",
+        "SELECT count() FROM file('{h}/csv/year=*/city=*/data.csv') WHERE _path LIKE '%2024%'",
+        "SELECT _file, year FROM file('{h}/pq/year=*/city=*/data.parquet') WHERE id = 20236 ORDER BY _path",
+        "SELECT toTypeName(year), toTypeName(city) FROM file('{h}/csv/year=*/city=*/data.csv') LIMIT 1",
+        "SELECT * FROM file('{h}/csv/year=*/city=*/data.csv') ORDER BY id, name SETTINGS use_hive_partitioning = 0",
+        "SELECT * FROM file('{h}/typed/**/*.csv') ORDER BY name",
+        "DESCRIBE file('{h}/typed/**/*.csv')",
+        "SELECT day + 1, NOT flag, ratio * 2 FROM file('{h}/typed/**/*.csv') LIMIT 1",
+        "SELECT year, count() FROM file('{h}/prune/**/*.csv') WHERE year < 2099 GROUP BY year ORDER BY year",
+        "SELECT count() FROM file('{h}/prune/**/*.csv') WHERE _path NOT LIKE '%2099%'",
+    ],
+)
+def test_hive_partitioning_matches_chdb(server, hive_files, query):
+    ours = server.query(query.replace("{h}", "io/hive") + " FORMAT TSVWithNamesAndTypes")
+    theirs = ch(query.replace("{h}", hive_files), "TSVWithNamesAndTypes")
+    if query.startswith("DESCRIBE"):
+        ours = "\n".join("\t".join(l.split("\t")[:2]) for l in ours.splitlines())
+        theirs = "\n".join("\t".join(l.split("\t")[:2]) for l in theirs.splitlines())
+    assert ours == theirs
+
+
+def test_hive_partitions_prune_files_before_reading(server, hive_files):
+    # The year=2099 file is not CSV: reading it fails, so a query that succeeds never opened it.
+    assert "Code: " in error(server, "SELECT count() FROM file('io/hive/prune/**/*.csv')")
+    for where in ("year < 2099", "year IN (2023, 2024)", "year = 2024 OR year = 2023", "_path NOT LIKE '%2099%'", "_file = 'data.csv' AND year != 2099"):
+        assert server.query(f"SELECT count(), sum(id) FROM file('io/hive/prune/**/*.csv') WHERE {where}") == "10\t20255\n", where
+    assert server.query("SELECT count() FROM file('io/hive/prune/**/*.csv') WHERE year > 3000") == "0\n"
+    # A filter that needs the rows cannot prune: the bad file is read and fails.
+    assert "Code: " in error(server, "SELECT count() FROM file('io/hive/prune/**/*.csv') WHERE id > 0")
+
+
+def test_hive_partitioning_errors(server, files):
+    root = os.path.join(files, "hive_bad")
+    shutil.rmtree(root, ignore_errors=True)
+    ch(f"INSERT INTO FUNCTION file('{root}/k=1/k=2/a.csv', 'CSVWithNames') SELECT 1 AS x SETTINGS use_hive_partitioning = 0")
+    ch(f"INSERT INTO FUNCTION file('{root}/only/id=7/a.csv', 'CSVWithNames') SELECT 1 AS id SETTINGS use_hive_partitioning = 0")
+    for sql in ("SELECT * FROM file('{r}/k=1/k=2/a.csv')", "SELECT * FROM file('{r}/only/id=7/a.csv')"):
+        ours = error(server, sql.replace("{r}", "io/hive_bad"))
+        with pytest.raises(Exception) as theirs:
+            ch(sql.replace("{r}", root))
+        assert "Code: 117" in ours and "Code: 117" in str(theirs.value), ours
+    # Without hive partitioning both read as plain files.
+    assert server.query("SELECT * FROM file('io/hive_bad/only/id=7/a.csv') SETTINGS use_hive_partitioning = 0") == "1\n"
+    assert "Code: 36" in error(server, "SELECT * FROM file('io/hive_bad/only/id=7/a.csv', partition_strategy = 'hive')")
+
+
+@pytest.fixture(scope="module")
+def s3_hive(s3_endpoint):
+    """The hive tree of `hive_files` in the bucket, written by chdb."""
+    base = f"{s3_endpoint}/test-bucket/hive"
+    for year, city in HIVE_PARTITIONS:
+        rows = HIVE_ROWS.format(start=year * 10 + len(city))
+        ch(f"INSERT INTO FUNCTION s3('{base}/pq/year={year}/city={city}/data.parquet', {S3_KEYS}) {rows} SETTINGS s3_truncate_on_insert = 1")
+        ch(f"INSERT INTO FUNCTION s3('{base}/csv/year={year}/city={city}/data.csv', {S3_KEYS}, 'CSVWithNames') {rows} SETTINGS s3_truncate_on_insert = 1")
+    return base
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM s3('{s}/pq/year=*/city=*/data.parquet', %s) ORDER BY id, city" % S3_KEYS,
+        "DESCRIBE s3('{s}/csv/**.csv', %s)" % S3_KEYS,
+        "SELECT city, year, count(), sum(id) FROM s3('{s}/csv/**.csv', %s) WHERE year = 2024 OR city = 'Berlin' GROUP BY city, year ORDER BY city, year" % S3_KEYS,
+        "SELECT year, city, name FROM s3('{s}/pq/year=2025/city=Paris/data.parquet', %s) ORDER BY name" % S3_KEYS,
+        "SELECT * FROM s3('{s}/csv/year=*/city=*/data.csv', %s, 'CSVWithNames', 'id UInt64, city String, year UInt16') WHERE city = 'Paris' ORDER BY id" % S3_KEYS,
+    ],
+)
+def test_s3_hive_partitioning_matches_chdb(server, s3_hive, query):
+    sql = query.replace("{s}", s3_hive)
+    ours = server.query(sql + " FORMAT TSVWithNamesAndTypes")
+    theirs = ch(sql, "TSVWithNamesAndTypes")
+    if query.startswith("DESCRIBE"):
+        ours = "\n".join("\t".join(l.split("\t")[:2]) for l in ours.splitlines())
+        theirs = "\n".join("\t".join(l.split("\t")[:2]) for l in theirs.splitlines())
+    assert ours == theirs
+
+
+def test_s3_hive_pruning_reads_only_matching_objects(server, s3_hive, s3_endpoint):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "tools"))
+    from faulty_proxy import FaultyProxy
+
+    proxy = FaultyProxy(s3_endpoint)
+    proxy.start()
+    try:
+        via_proxy = s3_hive.replace(s3_endpoint, proxy.url)
+        structure = "'CSVWithNames', 'id UInt64, name String, score Float64, city String, year UInt16'"
+        sql = f"SELECT count(), sum(id) FROM s3('{via_proxy}/csv/year=*/city=*/data.csv', {S3_KEYS}, {structure}) WHERE year = 2024 AND city = 'Paris'"
+        assert server.query(sql) == ch(sql.replace(proxy.url, s3_endpoint))
+        assert {unquote(e.target) for e in proxy.exchanges("GET") if "data.csv" in e.target} == {"/test-bucket/hive/csv/year=2024/city=Paris/data.csv"}
+        # Parquet: only the first object's footer (inference) and the matching object.
+        proxy.reset_state()
+        sql = f"SELECT count(), sum(id) FROM s3('{via_proxy}/pq/**.parquet', {S3_KEYS}) WHERE year = 2025 AND city = 'Paris'"
+        assert server.query(sql) == ch(sql.replace(proxy.url, s3_endpoint))
+        read = {unquote(e.target).rsplit("/pq/", 1)[1] for e in proxy.exchanges("GET") if e.target.endswith(".parquet")}
+        assert read <= {"year=2023/city=Berlin/data.parquet", "year=2025/city=Paris/data.parquet"} and "year=2025/city=Paris/data.parquet" in read, read
+    finally:
+        proxy.stop()
+
+
+def test_url_hive_partitioning(server, hive_files, http_files):
+    sql = "SELECT year, city, count(), sum(id) FROM url('{u}/hive/csv/year={2023,2025}/city={Berlin,Paris}/data.csv') WHERE city = 'Paris' GROUP BY year, city ORDER BY year"
+    assert server.query(sql.replace("{u}", http_files)) == ch(sql.replace("{u}", http_files))
+    # Pruned URLs are never read: the year=2099 one is not CSV.
+    prune = "SELECT count() FROM url('{u}/hive/prune/year={2023,2024,2099}/data.csv', 'CSVWithNames', 'id UInt64, year UInt16')"
+    assert server.query(prune.replace("{u}", http_files) + " WHERE year < 2099") == "10\n"
+    assert "Code: " in error(server, prune.replace("{u}", http_files))
+
+
+def test_insert_into_function_s3_hive(server, s3_endpoint):
+    base = f"{s3_endpoint}/test-bucket/hive_out"
+    select = "SELECT number AS id, toUInt16(2020 + number % 2) AS year, if(number < 4, 'DE', 'FR') AS country, toDate('2024-01-01') + number % 3 AS day FROM numbers(8)"
+    # A path without {_partition_id}: hive partitioning (file_like_engine_default_partition_strategy).
+    server.query(f"INSERT INTO FUNCTION s3('{base}/a/', {S3_KEYS}, 'Parquet') PARTITION BY (year, country) {select}")
+    keys = ch(f"SELECT _path FROM s3('{base}/a/**', {S3_KEYS}, 'One') ORDER BY _path SETTINGS use_hive_partitioning = 0").split()
+    assert len(keys) == 4 and all(re.fullmatch(r"test-bucket/hive_out/a/year=202[01]/country=(DE|FR)/\d{19}\.parquet", k) for k in keys), keys
+    # The partition columns are in the path only; chdb reads them back from it.
+    assert ch(f"SELECT * FROM s3('{base}/a/**.parquet', {S3_KEYS}) ORDER BY id") == ch(f"SELECT id, day, country, year FROM ({select}) ORDER BY id")
+    assert ch(f"DESCRIBE s3('{base}/a/**.parquet', {S3_KEYS}) SETTINGS use_hive_partitioning = 0").split("\t")[0] == "id"
+    # partition_strategy = 'hive' explicitly, a date key, columns kept in the files.
+    server.query(f"INSERT INTO FUNCTION s3('{base}/b', {S3_KEYS}, 'CSVWithNames', partition_strategy = 'hive', partition_columns_in_data_file = 1) PARTITION BY day {select}")
+    assert ch(f"SELECT _file LIKE '%.csvwithnames', count(), sum(id) FROM s3('{base}/b/day=2024-01-02/*', {S3_KEYS}, 'CSVWithNames') GROUP BY 1") == "1\t3\t12\n"
+    assert server.query(f"SELECT day, count() FROM s3('{base}/b/**', {S3_KEYS}, 'CSVWithNames') GROUP BY day ORDER BY day") == "2024-01-01\t3\n2024-01-02\t3\n2024-01-03\t2\n"
+    # With 'wildcard' as the default, PARTITION BY without {_partition_id} is ignored (one object).
+    server.query(f"INSERT INTO FUNCTION s3('{base}/c.csv', {S3_KEYS}) PARTITION BY year {select} SETTINGS file_like_engine_default_partition_strategy = 'wildcard'")
+    assert ch(f"SELECT count() FROM s3('{base}/c.csv', {S3_KEYS})") == "8\n"
+    # ClickHouse's errors.
+    for partition_by, code in (("toString(year)", 36), ("(id, year, country, day)", 117), ("score", 36)):
+        sql = f"INSERT INTO FUNCTION s3('{base}/d/', {S3_KEYS}, 'CSV', partition_strategy = 'hive') PARTITION BY {partition_by} SELECT *, 1.5 AS score FROM ({select})"
+        if partition_by == "(id, year, country, day)":
+            sql = sql.replace("SELECT *, 1.5 AS score FROM", "SELECT * FROM")
+        assert f"Code: {code}" in error(server, sql), sql
+        with pytest.raises(Exception, match=f"Code: {code}"):
+            ch(sql)
+    for args in ("partition_strategy = 'hive'", "partition_strategy = 'bogus'"):
+        assert "Code: 36" in error(server, f"INSERT INTO FUNCTION s3('{base}/e_{{_partition_id}}.csv', {S3_KEYS}, 'CSV', {args}) PARTITION BY year {select}")
+    assert "Code: 36" in error(server, f"INSERT INTO FUNCTION s3('{base}/e.csv', {S3_KEYS}, 'CSV', partition_strategy = 'wildcard') PARTITION BY year {select}")
+    assert "Code: 36" in error(server, f"INSERT INTO FUNCTION s3('{base}/e/', {S3_KEYS}, 'CSV', partition_strategy = 'hive') {select}")
+    assert "Code: 36" in error(server, f"SELECT * FROM s3('{base}/a/**', {S3_KEYS}, partition_strategy = 'hive')")
+
+
+def test_partition_by_without_placeholder_is_ignored_by_file(server, files):
+    # As ClickHouse: file() (and url()) without {_partition_id} write one file.
+    server.query("INSERT INTO FUNCTION file('io/out_nopart/x.csv', 'CSV') PARTITION BY k SELECT number AS k FROM numbers(4)")
+    with open(os.path.join(files, "out_nopart", "x.csv")) as f:
+        assert f.read() == "0\n1\n2\n3\n"

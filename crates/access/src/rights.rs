@@ -34,6 +34,10 @@ pub enum Privilege {
     File,
     Url,
     S3,
+    /// Creating, changing, dropping and listing named collections.
+    NamedCollectionAdmin,
+    /// Using named collections in table functions.
+    NamedCollection,
 }
 
 /// How deep a privilege can be granted.
@@ -45,7 +49,7 @@ enum Depth {
 }
 
 impl Privilege {
-    pub const ALL: [Privilege; 21] = [
+    pub const ALL: [Privilege; 23] = [
         Privilege::Show,
         Privilege::Select,
         Privilege::Insert,
@@ -67,6 +71,8 @@ impl Privilege {
         Privilege::File,
         Privilege::Url,
         Privilege::S3,
+        Privilege::NamedCollectionAdmin,
+        Privilege::NamedCollection,
     ];
 
     /// The name as `SHOW GRANTS` and `system.grants` print it.
@@ -93,12 +99,21 @@ impl Privilege {
             Privilege::File => "FILE",
             Privilege::Url => "URL",
             Privilege::S3 => "S3",
+            Privilege::NamedCollectionAdmin => "NAMED COLLECTION ADMIN",
+            Privilege::NamedCollection => "NAMED COLLECTION",
         }
     }
 
     fn depth(self) -> Depth {
         match self {
-            Privilege::System | Privilege::KillQuery | Privilege::AccessManagement | Privilege::File | Privilege::Url | Privilege::S3 => Depth::Global,
+            Privilege::System
+            | Privilege::KillQuery
+            | Privilege::AccessManagement
+            | Privilege::File
+            | Privilege::Url
+            | Privilege::S3
+            | Privilege::NamedCollectionAdmin
+            | Privilege::NamedCollection => Depth::Global,
             Privilege::CreateDatabase | Privilege::DropDatabase => Depth::Database,
             _ => Depth::Table,
         }
@@ -145,6 +160,11 @@ impl Privilege {
             "FILE" => vec![File],
             "URL" => vec![Url],
             "S3" => vec![S3],
+            // ClickHouse grants these per collection; Granary only on *.* (every collection).
+            "NAMED COLLECTION ADMIN" | "NAMED COLLECTION CONTROL" | "CREATE NAMED COLLECTION" | "ALTER NAMED COLLECTION" | "DROP NAMED COLLECTION" | "SHOW NAMED COLLECTIONS" => {
+                vec![NamedCollectionAdmin]
+            }
+            "NAMED COLLECTION" | "USE NAMED COLLECTION" => vec![NamedCollection],
             _ if upper.starts_with("ALTER ") => {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Privilege {upper} is not supported: grant ALTER as a whole")));
             }

@@ -121,6 +121,13 @@ where
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
+        // A reader that failed with a Granary error (a download's S3_ERROR) keeps its code.
+        if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            if let Some(Ok(ours)) = e.into_inner().map(|inner| inner.downcast::<Error>()) {
+                return *ours;
+            }
+            return Error::new(ErrorCode::LOGICAL_ERROR, "an I/O error lost its cause");
+        }
         let code = match e.kind() {
             std::io::ErrorKind::NotFound => ErrorCode::FILE_DOESNT_EXIST,
             std::io::ErrorKind::UnexpectedEof => ErrorCode::CANNOT_READ_ALL_DATA,
@@ -164,12 +171,25 @@ impl From<Error> for DataFusionError {
 /// the same mistake. DataFusion's plan errors are plain strings, so the mapping reads
 /// their wording; the unit tests pin the phrases relied on.
 fn classify_datafusion(e: DataFusionError) -> Error {
+    // A Granary error anywhere in the chain (a table provider's, or an object store's
+    // wrapped by a reader DataFusion owns) carries the code chosen where it happened.
+    if !matches!(e, DataFusionError::External(_)) {
+        if let Some(found) = coded_source(&e) {
+            return found;
+        }
+    }
     match e {
         DataFusionError::External(inner) => match inner.downcast::<Error>() {
             Ok(ours) => *ours,
             Err(other) => match other.downcast::<arrow::error::ArrowError>() {
                 Ok(arrow) => Error::from(*arrow),
-                Err(other) => Error::new(ErrorCode::STD_EXCEPTION, other.to_string()),
+                Err(other) => match other.downcast::<DataFusionError>() {
+                    Ok(nested) => classify_datafusion(*nested),
+                    Err(other) => match coded_source(other.as_ref()) {
+                        Some(found) => found,
+                        None => Error::new(ErrorCode::STD_EXCEPTION, other.to_string()),
+                    },
+                },
             },
         },
         DataFusionError::Context(_, inner) => classify_datafusion(*inner),
@@ -193,7 +213,38 @@ fn classify_datafusion(e: DataFusionError) -> Error {
     }
 }
 
+/// The first Granary error in `e`'s source chain (`e` itself included), with its code
+/// and message.
+fn coded_source(e: &(dyn std::error::Error + 'static)) -> Option<Error> {
+    let mut current = Some(e);
+    while let Some(error) = current {
+        if let Some(ours) = error.downcast_ref::<Error>() {
+            return Some(Error::new(ours.code, ours.message.clone()));
+        }
+        // `io::Error::source()` skips the error it wraps.
+        current = match error.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+            Some(wrapped) => Some(wrapped as &(dyn std::error::Error + 'static)),
+            None => error.source(),
+        };
+    }
+    None
+}
+
+/// How object_store prints the coded failures of Granary's remote stores
+/// (`granary-io::coded_store`), by the code they carry: a reader that keeps only the
+/// text of an error (DataFusion's Parquet metadata fetch) still reports the right code.
+const STORE_ERROR_MARKERS: [(&str, ErrorCode); 3] = [
+    ("Generic S3 error: ", ErrorCode::S3_ERROR),
+    ("Generic MicrosoftAzure error: ", ErrorCode::AZURE_BLOB_STORAGE_ERROR),
+    ("Generic HTTP error: ", ErrorCode::RECEIVED_ERROR_FROM_REMOTE_IO_SERVER),
+];
+
 fn classify_message(message: String) -> Error {
+    for (marker, code) in STORE_ERROR_MARKERS {
+        if let Some(at) = message.rfind(marker) {
+            return Error::new(code, message[at + marker.len()..].to_string());
+        }
+    }
     let lower = message.to_ascii_lowercase();
     let code = if lower.contains("table '") && lower.contains("not found") || lower.contains("table not found") {
         ErrorCode::UNKNOWN_TABLE
@@ -255,6 +306,25 @@ mod tests {
     fn clickhouse_body() {
         let e = Error::new(ErrorCode::UNKNOWN_TABLE, "Table default.x does not exist.");
         assert_eq!(e.to_clickhouse_string(), "Code: 60. DB::Exception: Table default.x does not exist. (UNKNOWN_TABLE)");
+    }
+
+    #[test]
+    fn code_survives_nesting_and_io() {
+        let ours = Error::new(ErrorCode::S3_ERROR, "SlowDown");
+        let nested = DataFusionError::External(Box::new(DataFusionError::Context("read".into(), Box::new(ours.into_datafusion()))));
+        assert_eq!(Error::from(nested).code(), ErrorCode::S3_ERROR);
+        let io = std::io::Error::other(Error::new(ErrorCode::S3_ERROR, "reset"));
+        let back = Error::from(io);
+        assert_eq!((back.code(), back.message()), (ErrorCode::S3_ERROR, "reset"));
+        let arrow = arrow::error::ArrowError::ExternalError(Box::new(std::io::Error::other(Error::new(ErrorCode::S3_ERROR, "deep"))));
+        assert_eq!(Error::from(DataFusionError::ArrowError(Box::new(arrow), None)).code(), ErrorCode::S3_ERROR);
+    }
+
+    #[test]
+    fn stringified_store_errors_keep_their_code() {
+        let text = "Parquet error: Failed to fetch metadata for file x: Object Store error: Generic S3 error: SlowDown (b/x.parquet)";
+        let e = Error::from(DataFusionError::Execution(text.into()));
+        assert_eq!((e.code(), e.message()), (ErrorCode::S3_ERROR, "SlowDown (b/x.parquet)"));
     }
 
     #[test]

@@ -68,6 +68,20 @@ macro_rules! registry {
 registry! {
     "allow_asynchronous_read_from_io_pool_for_merge_tree": Bool = "0", "Accepted for compatibility: ClickHouse reads MergeTree through a background I/O pool; Granary has no separate I/O pool, so the value changes nothing.";
     "allow_introspection_functions": Bool = "0", "Accepted for compatibility: enables ClickHouse's introspection functions (addressToSymbol, demangle, ...), which Granary does not have; system.trace_log stays empty.";
+    "allow_named_collection_override_by_default": Bool = "1", "Keys of a named collection without [NOT] OVERRIDABLE may be overridden by the arguments of a table function.";
+    "azure_connect_timeout_ms": UInt64 = "1000", "Connection timeout of Azure Blob Storage requests.";
+    "azure_create_new_file_on_insert": Bool = "0", "INSERT INTO FUNCTION azureBlobStorage(): write a new numbered blob when the name exists.";
+    "azure_ignore_file_doesnt_exist": Bool = "0", "azureBlobStorage(): return no rows instead of an error when the blob does not exist.";
+    "azure_max_inflight_parts_for_one_file": UInt64 = "20", "Blocks of one blob upload sent concurrently.";
+    "azure_max_single_part_upload_size": UInt64 = "33554432", "Blobs up to this size are uploaded in one request.";
+    "azure_min_upload_part_size": UInt64 = "16777216", "Block size of larger blob uploads.";
+    "azure_request_timeout_ms": UInt64 = "30000", "Timeout of one Azure Blob Storage request.";
+    "azure_sdk_max_retries": UInt64 = "10", "Retries of a failed Azure Blob Storage request.";
+    "azure_sdk_retry_initial_backoff_ms": UInt64 = "10", "The wait before the first retry of an Azure Blob Storage request, in milliseconds.";
+    "azure_sdk_retry_max_backoff_ms": UInt64 = "1000", "The longest wait between retries of an Azure Blob Storage request, in milliseconds.";
+    "azure_skip_empty_files": Bool = "0", "azureBlobStorage(): skip empty blobs.";
+    "azure_throw_on_zero_files_match": Bool = "0", "azureBlobStorage(): error when a glob matches no blob.";
+    "azure_truncate_on_insert": Bool = "0", "INSERT INTO FUNCTION azureBlobStorage(): overwrite an existing blob instead of failing.";
     "background_pool_size": UInt64 = "16", "Accepted for compatibility: ClickHouse's user-level setting is deprecated (the server configuration sets the merge pool); Granary's merges are scheduled by the MergeTree engine, not by this value.";
     "check_query_single_value_result": Bool = "0", "CHECK TABLE returns one 0/1 value instead of a row per part.";
     "client_protocol_version": UInt64 = "0", "HTTP: the protocol revision of the client; changes the Native format (block info, serialization kinds).";
@@ -81,6 +95,7 @@ registry! {
     "engine_file_truncate_on_insert": Bool = "0", "INSERT INTO FUNCTION file(): truncate an existing file instead of failing.";
     "engine_url_skip_empty_files": Bool = "0", "url(): skip empty files instead of parsing them.";
     "extremes": Bool = "0", "Also compute extreme values (minimums and maximums) of result columns.";
+    "file_like_engine_default_partition_strategy": String = "hive", "INSERT INTO FUNCTION s3()/azureBlobStorage() ... PARTITION BY into a path without {_partition_id}: 'hive' writes name=value/ directories, 'wildcard' ignores PARTITION BY.";
     "final": Bool = "0", "Apply FINAL (merge at read time) to every table of the query.";
     "format_csv_allow_double_quotes": Bool = "1", "Accept strings in double quotes in CSV input.";
     "format_csv_allow_single_quotes": Bool = "0", "Accept strings in single quotes in CSV input.";
@@ -91,6 +106,8 @@ registry! {
     "http_max_tries": UInt64 = "10", "url(): attempts of one HTTP read.";
     "http_native_compression_disable_checksumming_on_decompress": Bool = "0", "decompress=1: do not verify the checksums of the request blocks.";
     "http_receive_timeout": UInt64 = "30", "url(): timeout of one HTTP request in seconds.";
+    "http_retry_initial_backoff_ms": UInt64 = "100", "url(): the wait before the first retry of a failed HTTP read, in milliseconds (doubling up to http_retry_max_backoff_ms).";
+    "http_retry_max_backoff_ms": UInt64 = "10000", "url(): the longest wait between retries of a failed HTTP read, in milliseconds.";
     "http_zlib_compression_level": Int64 = "3", "Compression level of HTTP responses with gzip or deflate.";
     "input_format_allow_errors_num": UInt64 = "0", "How many bad rows of text input may be skipped.";
     "input_format_allow_errors_ratio": Float = "0", "Which share of bad rows of text input may be skipped.";
@@ -173,12 +190,14 @@ registry! {
     "s3_truncate_on_insert": Bool = "0", "INSERT INTO FUNCTION s3(): overwrite an existing object instead of failing.";
     "s3_use_adaptive_timeouts": Bool = "1", "Shorter timeouts for first attempts of S3 requests.";
     "schema_inference_make_columns_nullable": UInt64 = "3", "Make inferred columns Nullable (0: never).";
+    "schema_inference_use_cache_for_azure": Bool = "1", "Cache inferred schemas of azureBlobStorage().";
     "schema_inference_use_cache_for_file": Bool = "1", "Cache inferred schemas of file().";
     "schema_inference_use_cache_for_s3": Bool = "1", "Cache inferred schemas of s3().";
     "schema_inference_use_cache_for_url": Bool = "1", "Cache inferred schemas of url().";
     "send_logs_level": String = "fatal", "Send server logs of this level and higher to the client.";
     "send_progress_in_http_headers": Bool = "0", "Send X-ClickHouse-Progress headers while the query runs.";
     "session_timezone": String = "", "The time zone of this session (empty: the server's).";
+    "use_hive_partitioning": Bool = "1", "file(), s3(), url(), azureBlobStorage(): `name=value` directories in the matched paths are columns of the table (and prune the files read by WHERE).";
     "use_uncompressed_cache": Bool = "0", "Read MergeTree blocks through the server's uncompressed-block cache (uncompressed_cache_size): short queries on hot data skip reading and decompressing.";
     "wait_end_of_query": Bool = "0", "Buffer the whole response on the server before sending it.";
 }

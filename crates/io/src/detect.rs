@@ -127,6 +127,10 @@ pub fn format_from_name(name: &str) -> Option<&'static str> {
 /// Reads bytes of a possibly compressed stream; an error in the compressed data says
 /// which file it came from.
 pub fn corrupt(path: &str, e: std::io::Error) -> Error {
+    // A failed download keeps its own code (S3_ERROR, ...) and names the object itself.
+    if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+        return Error::from(e);
+    }
     Error::new(ErrorCode::CANNOT_READ_ALL_DATA, format!("Cannot read from file {path}: {e}"))
 }
 

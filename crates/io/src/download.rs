@@ -20,6 +20,8 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt};
 use tokio::sync::mpsc;
 
+use crate::remote::RemoteKind;
+
 /// How one object is downloaded.
 #[derive(Debug, Clone, Copy)]
 pub struct DownloadOptions {
@@ -57,16 +59,19 @@ pub struct ObjectReader {
 }
 
 impl ObjectReader {
-    /// Starts downloading on `runtime`; must be read from a thread that may block.
-    pub fn open(runtime: &tokio::runtime::Handle, store: Arc<dyn ObjectStore>, location: ObjectPath, size: u64, options: DownloadOptions) -> ObjectReader {
+    /// Starts downloading on `runtime`; must be read from a thread that may block. A
+    /// failure reads as an `io::Error` wrapping the Granary error (S3_ERROR, ...) for
+    /// `kind`, which `Error::from(io::Error)` takes back out.
+    pub fn open(runtime: &tokio::runtime::Handle, store: Arc<dyn ObjectStore>, kind: RemoteKind, location: ObjectPath, size: u64, options: DownloadOptions) -> ObjectReader {
         let (sender, receiver) = mpsc::channel(2);
-        runtime.spawn(download(store, location, size, options, sender));
+        runtime.spawn(download(store, kind, location, size, options, sender));
         ObjectReader { receiver, current: Bytes::new(), finished: false }
     }
 }
 
-async fn download(store: Arc<dyn ObjectStore>, location: ObjectPath, size: u64, options: DownloadOptions, sender: mpsc::Sender<std::io::Result<Bytes>>) {
-    let to_io = |e: object_store::Error| std::io::Error::other(e.to_string());
+async fn download(store: Arc<dyn ObjectStore>, kind: RemoteKind, location: ObjectPath, size: u64, options: DownloadOptions, sender: mpsc::Sender<std::io::Result<Bytes>>) {
+    let name = location.to_string();
+    let to_io = |e: object_store::Error| std::io::Error::other(crate::remote::remote_error(kind, &name, e));
     match options.ranges(size) {
         Some(ranges) => {
             let fetches = futures::stream::iter(ranges).map(|range| {
@@ -142,12 +147,12 @@ mod tests {
         let location = ObjectPath::from("a/b.bin");
         runtime.block_on(store.put(&location, data.clone().into())).unwrap();
         for options in [DownloadOptions { buffer_size: 65536, threads: 4 }, DownloadOptions { buffer_size: 10 << 20, threads: 1 }] {
-            let mut reader = ObjectReader::open(runtime.handle(), store.clone(), location.clone(), data.len() as u64, options);
+            let mut reader = ObjectReader::open(runtime.handle(), store.clone(), RemoteKind::S3, location.clone(), data.len() as u64, options);
             let mut read = Vec::new();
             reader.read_to_end(&mut read).unwrap();
             assert_eq!(read, data);
         }
-        let mut missing = ObjectReader::open(runtime.handle(), store, ObjectPath::from("nope"), 10, DownloadOptions { buffer_size: 65536, threads: 2 });
+        let mut missing = ObjectReader::open(runtime.handle(), store, RemoteKind::S3, ObjectPath::from("nope"), 10, DownloadOptions { buffer_size: 65536, threads: 2 });
         assert!(missing.read_to_end(&mut Vec::new()).is_err());
     }
 }

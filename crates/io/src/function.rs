@@ -39,6 +39,65 @@ pub(crate) fn string_arg(function: &str, expr: &Expr) -> Result<String> {
     }
 }
 
+/// A `name = value` argument, as the query layer hands it over: `named_struct('name',
+/// value)`, folded into a one-field struct literal when DataFusion planned it. The value
+/// is given as text (a string as it is, a number or a bare word as written).
+pub fn named_argument(expr: &Expr) -> Option<(String, String)> {
+    match expr {
+        Expr::Literal(ScalarValue::Struct(array), _) if array.num_columns() == 1 && arrow::array::Array::len(array.as_ref()) == 1 => {
+            let name = array.fields()[0].name().clone();
+            let value = ScalarValue::try_from_array(array.column(0), 0).ok()?;
+            Some((name, scalar_text(&value)?))
+        }
+        Expr::ScalarFunction(call) if call.name() == "named_struct" && call.args.len() == 2 => {
+            let Expr::Literal(ScalarValue::Utf8(Some(name)) | ScalarValue::Utf8View(Some(name)) | ScalarValue::LargeUtf8(Some(name)), _) = &call.args[0] else {
+                return None;
+            };
+            let value = match &call.args[1] {
+                Expr::Literal(value, _) => scalar_text(value)?,
+                Expr::Column(c) if c.relation.is_none() => c.name.clone(),
+                Expr::Cast(c) => match c.expr.as_ref() {
+                    Expr::Literal(value, _) => scalar_text(value)?,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            Some((name.clone(), value))
+        }
+        _ => None,
+    }
+}
+
+fn scalar_text(value: &ScalarValue) -> Option<String> {
+    match value {
+        ScalarValue::Utf8(Some(s)) | ScalarValue::Utf8View(Some(s)) | ScalarValue::LargeUtf8(Some(s)) => Some(s.clone()),
+        ScalarValue::Boolean(Some(b)) => Some(if *b { "1" } else { "0" }.to_string()),
+        v if !v.is_null() => Some(v.to_string()),
+        _ => None,
+    }
+}
+
+/// Splits a call's arguments into positional ones and `name = value` ones.
+pub(crate) fn split_named_arguments(exprs: &[Expr]) -> (Vec<Expr>, Vec<(String, String)>) {
+    let mut positional = Vec::new();
+    let mut named = Vec::new();
+    for expr in exprs {
+        match named_argument(expr) {
+            Some(pair) => named.push(pair),
+            None => positional.push(expr.clone()),
+        }
+    }
+    (positional, named)
+}
+
+/// Refuses `name = value` arguments a function does not take.
+pub(crate) fn no_named_arguments(function: &str, named: &[(String, String)]) -> Result<()> {
+    match named.first() {
+        Some((name, _)) => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Table function '{function}' has no argument named '{name}'"))),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn format_args(function: &str, rest: &[Expr]) -> Result<FormatArgs> {
     if rest.len() > 3 {
         return Err(Error::new(
@@ -119,7 +178,9 @@ impl TableFunctionImpl for FileFunction {
 }
 
 fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
-    let Some((path_expr, rest)) = exprs.split_first() else {
+    let (positional, named) = split_named_arguments(exprs);
+    no_named_arguments("file", &named)?;
+    let Some((path_expr, rest)) = positional.split_first() else {
         return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'file' requires 1 to 4 arguments: path, [format, [structure, [compression]]]"));
     };
     let path = string_arg("file", path_expr)?;
@@ -149,6 +210,7 @@ pub(crate) enum Source {
     File,
     S3,
     Url,
+    Azure,
 }
 
 /// The table over matched files: format (given or from the names), structure (given or
@@ -175,19 +237,25 @@ pub(crate) fn table_over(ctx: &IoContext, source: Source, files: Vec<FileEntry>,
         Source::File => ctx.settings.get_bool("engine_file_skip_empty_files"),
         Source::S3 => ctx.settings.get_bool("s3_skip_empty_files"),
         Source::Url => ctx.settings.get_bool("engine_url_skip_empty_files"),
+        Source::Azure => ctx.settings.get_bool("azure_skip_empty_files"),
     };
     let remote = files.iter().any(|f| f.remote.is_some());
     let resolve = || -> Result<(SchemaRef, String)> {
-        if format == "Parquet" {
-            for f in &files {
-                check_parquet_magic(f).map_err(|e| match &args.structure {
-                    Some(_) => e,
-                    None => Error::new(
-                        ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
-                        format!("The table structure cannot be extracted from a Parquet format file. Error: {}. You can specify the structure manually", e.message()),
-                    ),
-                })?;
-            }
+        // The file inference reads is checked now (ClickHouse's message for it); every
+        // file a query reads is checked by the scan, after pruning.
+        if let (true, None, Some(sample)) = (format == "Parquet", &args.structure, files.first()) {
+            let checked = match &sample.remote {
+                Some(_) => tokio::runtime::Handle::current().block_on(crate::table::check_parquet_magic(sample)),
+                None => futures::executor::block_on(crate::table::check_parquet_magic(sample)),
+            };
+            checked.map_err(|e| match e.code() {
+                // A failed request is not a statement about the file's structure.
+                ErrorCode::INCORRECT_DATA => Error::new(
+                    ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                    format!("The table structure cannot be extracted from a Parquet format file. Error: {}. You can specify the structure manually", e.message()),
+                ),
+                _ => e,
+            })?;
         }
         match &args.structure {
             Some(s) => Ok((schema_of(&parse_structure(s)?), format.clone())),
@@ -196,41 +264,26 @@ pub(crate) fn table_over(ctx: &IoContext, source: Source, files: Vec<FileEntry>,
     };
     let (schema, read_format) = if remote { crate::remote::run_blocking_io(resolve)? } else { resolve()? };
     let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    let mut files = files;
+    let hive = if ctx.settings.get_bool("use_hive_partitioning") {
+        // ClickHouse types the keys by one path: a given path itself, else the first match.
+        let sample = match files.first() {
+            Some(first) if crate::glob::has_glob(pattern_text) => first.path.clone(),
+            _ => pattern_text.to_string(),
+        };
+        let columns: Vec<(String, ChType)> = schema.fields().iter().map(|f| (f.name().clone(), ChType::from_field(f))).collect();
+        let hive = crate::hive::columns_for(&sample, &columns, args.structure.is_some())?;
+        crate::hive::attach_values(&mut files, &hive, &format_settings.text)?;
+        hive
+    } else {
+        Vec::new()
+    };
     // Files are already read in parallel: a file's text is split among threads only
     // when there are fewer files than threads.
     format_settings.parsing_threads = (format_settings.parsing_threads / files.len().max(1)).max(1);
     let virtual_columns = ctx.virtual_columns.load(std::sync::atomic::Ordering::Relaxed);
-    let table = FileTable::new(schema, files, read_format, args.compression, virtual_columns, format_settings, skip_empty).with_download(download);
+    let table = FileTable::new(schema, files, read_format, args.compression, virtual_columns, format_settings, skip_empty).with_download(download).with_hive_columns(hive);
     Ok(Arc::new(table))
-}
-
-/// A truncated or foreign file is refused before the scan with ClickHouse's message
-/// (a cheap read of the last bytes; the footer itself is read by the scan).
-fn check_parquet_magic(file: &FileEntry) -> Result<()> {
-    let bad = || Error::new(ErrorCode::INCORRECT_DATA, format!("Not a Parquet file (wrong magic bytes at the end of file): (in file/uri {})", file.path));
-    if file.size < 12 {
-        return Err(bad());
-    }
-    let magic = match &file.remote {
-        Some(object) => {
-            let range = file.size - 4..file.size;
-            let bytes = tokio::runtime::Handle::current()
-                .block_on(object_store::ObjectStoreExt::get_range(object.store.store.as_ref(), &object.location, range))
-                .map_err(|e| crate::remote::remote_error(crate::remote::RemoteKind::S3, &file.path, e))?;
-            bytes.to_vec()
-        }
-        None => {
-            use std::io::{Read, Seek, SeekFrom};
-            let mut handle = std::fs::File::open(&file.path).map_err(|e| crate::table::open_error(&file.path, e))?;
-            let mut magic = [0u8; 4];
-            handle.seek(SeekFrom::End(-4)).and_then(|_| handle.read_exact(&mut magic)).map_err(|e| crate::detect::corrupt(&file.path, e))?;
-            magic.to_vec()
-        }
-    };
-    if magic != b"PAR1" {
-        return Err(bad());
-    }
-    Ok(())
 }
 
 /// The schema of the first non-empty file (ClickHouse infers from the first file that
@@ -258,7 +311,10 @@ fn infer_file(ctx: &IoContext, file: &FileEntry, format: &str, compression: Opti
         };
         let arrow_schema = match &file.remote {
             Some(object) => {
-                let metadata = tokio::runtime::Handle::current().block_on(remote_parquet_metadata(object, file.size)).map_err(|e| cannot(&e))?;
+                let metadata = tokio::runtime::Handle::current().block_on(remote_parquet_metadata(object, file.size)).map_err(|e| match e {
+                    FooterError::Request(e) => crate::remote::remote_error(object.store.kind, &file.path, e),
+                    FooterError::Invalid(e) => cannot(&e),
+                })?;
                 let file_metadata = metadata.file_metadata();
                 Arc::new(parquet::arrow::parquet_to_arrow_schema(file_metadata.schema_descr(), file_metadata.key_value_metadata()).map_err(|e| cannot(&e))?)
             }
@@ -296,21 +352,31 @@ mod tests {
     }
 }
 
+/// Why a remote Parquet footer could not be read: the request failed (the store's
+/// code), or the bytes are not a Parquet footer.
+#[derive(Debug, thiserror::Error)]
+enum FooterError {
+    #[error("{0}")]
+    Request(object_store::Error),
+    #[error("{0}")]
+    Invalid(String),
+}
+
 /// Reads a remote Parquet footer with two ranged GETs (the 8-byte tail, then the metadata).
-async fn remote_parquet_metadata(object: &crate::table::RemoteObject, size: u64) -> std::result::Result<parquet::file::metadata::ParquetMetaData, String> {
+async fn remote_parquet_metadata(object: &crate::table::RemoteObject, size: u64) -> std::result::Result<parquet::file::metadata::ParquetMetaData, FooterError> {
     use object_store::ObjectStoreExt;
     const FOOTER: u64 = 8;
     if size < FOOTER + 4 {
-        return Err(format!("file of {size} bytes is too small to be Parquet"));
+        return Err(FooterError::Invalid(format!("file of {size} bytes is too small to be Parquet")));
     }
     let store = &object.store.store;
-    let tail = store.get_range(&object.location, size - FOOTER..size).await.map_err(|e| e.to_string())?;
-    let tail: [u8; 8] = tail.as_ref().try_into().map_err(|_| "short footer read".to_string())?;
-    let footer = parquet::file::metadata::FooterTail::try_new(&tail).map_err(|e| e.to_string())?;
+    let tail = store.get_range(&object.location, size - FOOTER..size).await.map_err(FooterError::Request)?;
+    let tail: [u8; 8] = tail.as_ref().try_into().map_err(|_| FooterError::Invalid("short footer read".to_string()))?;
+    let footer = parquet::file::metadata::FooterTail::try_new(&tail).map_err(|e| FooterError::Invalid(e.to_string()))?;
     let length = footer.metadata_length() as u64;
     if length + FOOTER > size {
-        return Err(format!("metadata length {length} exceeds file size {size}"));
+        return Err(FooterError::Invalid(format!("metadata length {length} exceeds file size {size}")));
     }
-    let bytes = store.get_range(&object.location, size - FOOTER - length..size - FOOTER).await.map_err(|e| e.to_string())?;
-    parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).map_err(|e| e.to_string())
+    let bytes = store.get_range(&object.location, size - FOOTER - length..size - FOOTER).await.map_err(FooterError::Request)?;
+    parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).map_err(|e| FooterError::Invalid(e.to_string()))
 }

@@ -7,14 +7,22 @@
 //!   prefix that listing starts from.
 //! * [`detect`]: format and compression from a file name; decompressing readers
 //!   (gzip, zstd, lz4 frame).
+//! * [`hive`]: `name=value` directories of the matched paths as columns (types, values,
+//!   the file pruning they allow).
 //! * [`infer`]: schema inference for CSV/TSV (with header detection), `*WithNames`,
 //!   `*WithNamesAndTypes` and JSONEachRow, with ClickHouse's inferred types.
 //! * [`local`]: paths confined to `user_files_path` (no `..`, no symlink escapes) and
 //!   glob listing of local directories.
 //! * [`function`]: argument handling of `file(path [, format [, structure [, compression]]])`,
 //!   and what every table function shares: format detection, inference, the table.
+//! * [`named_collections`]: `CREATE NAMED COLLECTION` and config collections, their
+//!   storage, and the keys a table function takes from one.
 //! * [`remote`]: S3 URLs, credentials (arguments, `[s3.*]` config endpoints, environment),
 //!   cached `object_store` clients, listing globs by prefix.
+//! * [`azure`]: `azureBlobStorage()` and `azureBlobStorageCluster()`: connection strings,
+//!   storage account URLs, keys and SAS, on object_store's Azure client.
+//! * [`coded_store`]: the wrapper that gives every object-store failure ClickHouse's code
+//!   for its service (S3_ERROR, RECEIVED_ERROR_FROM_REMOTE_IO_SERVER, ...).
 //! * [`download`]: parallel ranged GETs of one object as a blocking byte stream.
 //! * [`remote_functions`]: `s3()`, `gcs()`, `s3Cluster()` and `url()`.
 //! * [`sink`]: `INSERT INTO FUNCTION file()/url()/s3()`: destinations (append, truncate,
@@ -30,12 +38,16 @@
 //! Virtual columns are part of the schema only when the query names `_path` or `_file`
 //! (DataFusion has no hidden columns; this keeps `SELECT *` as in ClickHouse).
 
+pub mod azure;
+pub mod coded_store;
 pub mod detect;
 pub mod download;
 pub mod function;
 pub mod glob;
+pub mod hive;
 pub mod infer;
 pub mod local;
+pub mod named_collections;
 pub mod native_compression;
 pub mod remote;
 pub mod remote_functions;
@@ -61,11 +73,23 @@ pub struct IoContext {
     pub virtual_columns: AtomicBool,
     /// Credentials for s3() by endpoint, from the server config.
     pub s3_endpoints: Arc<Vec<remote::S3EndpointConfig>>,
+    /// The server's named collections as the query started.
+    pub named_collections: named_collections::Snapshot,
+    /// Whether the user may use named collections in table functions.
+    pub may_use_named_collections: bool,
 }
 
 impl Default for IoContext {
     fn default() -> Self {
-        IoContext { settings: Settings::new(), timezone: Tz::UTC, user_files_path: PathBuf::from("user_files"), virtual_columns: AtomicBool::new(false), s3_endpoints: Arc::default() }
+        IoContext {
+            settings: Settings::new(),
+            timezone: Tz::UTC,
+            user_files_path: PathBuf::from("user_files"),
+            virtual_columns: AtomicBool::new(false),
+            s3_endpoints: Arc::default(),
+            named_collections: Arc::default(),
+            may_use_named_collections: false,
+        }
     }
 }
 
@@ -84,7 +108,7 @@ pub fn mentions_virtual_columns(sql: &str) -> bool {
 /// Registers the table functions of this crate.
 pub fn register(state: &mut SessionState) {
     state.register_udtf("file", Arc::new(function::FileFunction));
-    for (name, function) in remote_functions::functions() {
+    for (name, function) in remote_functions::functions().into_iter().chain(azure::functions()) {
         state.register_udtf(name, function);
     }
 }

@@ -23,6 +23,7 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
 use parking_lot::Mutex;
 
+use crate::coded_store::CodedStore;
 use crate::glob::{has_glob, Glob};
 use crate::table::FileEntry;
 
@@ -30,7 +31,9 @@ use crate::table::FileEntry;
 /// configuration.
 #[derive(Debug)]
 pub struct RemoteStore {
+    /// A [`crate::coded_store::CodedStore`]: its errors carry ClickHouse's code for `kind`.
     pub store: Arc<dyn ObjectStore>,
+    pub kind: RemoteKind,
     /// The name DataFusion knows this client by.
     pub url: ObjectStoreUrl,
     /// What `_path` starts with: `bucket/` for S3, empty for url().
@@ -203,6 +206,10 @@ pub struct ClientKnobs {
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
     pub retries: usize,
+    /// The first retry waits `initial_backoff`; each later one a random time up to twice
+    /// the previous wait, at most `max_backoff`.
+    pub initial_backoff: Duration,
+    pub max_backoff: Duration,
     pub max_idle_connections: usize,
 }
 
@@ -211,22 +218,36 @@ impl ClientKnobs {
         let ms = |name: &str| Duration::from_millis(settings.get_u64(name).max(1));
         let secs = |name: &str| Duration::from_secs(settings.get_u64(name).max(1));
         match remote {
+            // ClickHouse has no query settings for the S3 client's backoff: object_store's
+            // defaults (100 ms, doubling up to 15 s).
             RemoteKind::S3 => ClientKnobs {
                 connect_timeout: ms("s3_connect_timeout_ms"),
                 request_timeout: ms("s3_request_timeout_ms"),
                 retries: settings.get_u64("s3_retry_attempts") as usize,
+                initial_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(15),
                 max_idle_connections: settings.get_u64("s3_max_connections").max(1) as usize,
             },
             RemoteKind::Url => ClientKnobs {
                 connect_timeout: secs("http_connection_timeout"),
                 request_timeout: secs("http_receive_timeout"),
                 retries: settings.get_u64("http_max_tries").saturating_sub(1) as usize,
+                initial_backoff: ms("http_retry_initial_backoff_ms"),
+                max_backoff: ms("http_retry_max_backoff_ms"),
+                max_idle_connections: 64,
+            },
+            RemoteKind::Azure => ClientKnobs {
+                connect_timeout: ms("azure_connect_timeout_ms"),
+                request_timeout: ms("azure_request_timeout_ms"),
+                retries: settings.get_u64("azure_sdk_max_retries") as usize,
+                initial_backoff: ms("azure_sdk_retry_initial_backoff_ms"),
+                max_backoff: ms("azure_sdk_retry_max_backoff_ms"),
                 max_idle_connections: 64,
             },
         }
     }
 
-    fn client_options(&self) -> ClientOptions {
+    pub(crate) fn client_options(&self) -> ClientOptions {
         ClientOptions::new()
             .with_allow_http(true)
             .with_connect_timeout(self.connect_timeout)
@@ -235,15 +256,18 @@ impl ClientKnobs {
             .with_pool_max_idle_per_host(self.max_idle_connections)
     }
 
-    fn retry_config(&self) -> RetryConfig {
-        RetryConfig { max_retries: self.retries, ..RetryConfig::default() }
+    pub(crate) fn retry_config(&self) -> RetryConfig {
+        let backoff = object_store::BackoffConfig { init_backoff: self.initial_backoff, max_backoff: self.max_backoff.max(self.initial_backoff), base: 2.0 };
+        RetryConfig { max_retries: self.retries, backoff, ..RetryConfig::default() }
     }
 }
 
+/// The service behind a client, which decides the error code of its failures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RemoteKind {
     S3,
     Url,
+    Azure,
 }
 
 static STORES: Mutex<Option<HashMap<String, Arc<RemoteStore>>>> = Mutex::new(None);
@@ -253,7 +277,7 @@ const MAX_CACHED_STORES: usize = 256;
 /// Parquet footers kept per store.
 const FOOTER_CACHE_BYTES: usize = 32 << 20;
 
-fn cached_store(cache_key: String, path_prefix: String, build: impl FnOnce() -> Result<Arc<dyn ObjectStore>>) -> Result<Arc<RemoteStore>> {
+pub(crate) fn cached_store(kind: RemoteKind, cache_key: String, path_prefix: String, build: impl FnOnce() -> Result<Arc<dyn ObjectStore>>) -> Result<Arc<RemoteStore>> {
     let mut guard = STORES.lock();
     let stores = guard.get_or_insert_with(HashMap::new);
     if let Some(found) = stores.get(&cache_key) {
@@ -265,7 +289,8 @@ fn cached_store(cache_key: String, path_prefix: String, build: impl FnOnce() -> 
     let id = NEXT_STORE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let url = ObjectStoreUrl::parse(format!("granary{id}://store")).map_err(Error::from)?;
     let footer_cache: Arc<FileMetadataCache> = Arc::new(DefaultCache::new(FOOTER_CACHE_BYTES));
-    let remote = Arc::new(RemoteStore { store: build()?, url, path_prefix, footer_cache });
+    let store: Arc<dyn ObjectStore> = Arc::new(CodedStore::new(build()?, kind, path_prefix.clone()));
+    let remote = Arc::new(RemoteStore { store, kind, url, path_prefix, footer_cache });
     stores.insert(cache_key, remote.clone());
     Ok(remote)
 }
@@ -274,7 +299,7 @@ fn cached_store(cache_key: String, path_prefix: String, build: impl FnOnce() -> 
 pub fn s3_store(location: &S3Location, credentials: &Credentials, region: Option<&str>, knobs: &ClientKnobs) -> Result<Arc<RemoteStore>> {
     let region = location.region.as_deref().or(region).map(str::to_string).or_else(|| std::env::var("AWS_REGION").ok()).unwrap_or_else(|| "us-east-1".into());
     let cache_key = format!("s3|{:?}|{}|{region}|{}|{credentials:?}|{knobs:?}", location.endpoint, location.bucket, location.virtual_hosted);
-    cached_store(cache_key, format!("{}/", location.bucket), || {
+    cached_store(RemoteKind::S3, cache_key, format!("{}/", location.bucket), || {
         let mut builder = AmazonS3Builder::new()
             .with_bucket_name(&location.bucket)
             .with_region(&region)
@@ -303,7 +328,7 @@ pub fn s3_store(location: &S3Location, credentials: &Credentials, region: Option
 /// the object is the empty path, so nothing of the URL is re-encoded.
 pub fn url_store(url: &str, knobs: &ClientKnobs) -> Result<Arc<RemoteStore>> {
     let cache_key = format!("url|{url}|{knobs:?}");
-    cached_store(cache_key, String::new(), || {
+    cached_store(RemoteKind::Url, cache_key, String::new(), || {
         let store = HttpBuilder::new()
             .with_url(url)
             .with_client_options(knobs.client_options())
@@ -315,15 +340,88 @@ pub fn url_store(url: &str, knobs: &ClientKnobs) -> Result<Arc<RemoteStore>> {
 }
 
 /// Maps an object-store failure to ClickHouse's error codes (S3_ERROR 499 for S3, 86
-/// RECEIVED_ERROR_FROM_REMOTE_IO_SERVER for url()).
+/// RECEIVED_ERROR_FROM_REMOTE_IO_SERVER for url(), AZURE_BLOB_STORAGE_ERROR 500 for
+/// Azure); an error the [`CodedStore`] already coded keeps its code and message.
 pub fn remote_error(kind: RemoteKind, what: &str, e: object_store::Error) -> Error {
-    match (&e, kind) {
-        (object_store::Error::NotFound { .. }, RemoteKind::S3) => {
-            Error::new(ErrorCode::S3_ERROR, format!("The specified key does not exist. This error happened for S3 disk. ({what})"))
-        }
-        (_, RemoteKind::S3) => Error::new(ErrorCode::S3_ERROR, format!("{e} ({what})")),
-        (_, RemoteKind::Url) => Error::new(ErrorCode::RECEIVED_ERROR_FROM_REMOTE_IO_SERVER, format!("{e} ({what})")),
+    crate::coded_store::granary_error(kind, what, e)
+}
+
+/// The message for a failed request: the service's own error code and message when its
+/// answer has them (S3's and Azure's XML `<Code>` / `<Message>`), the HTTP status and
+/// how often it was tried, then the object.
+pub(crate) fn describe_remote_error(kind: RemoteKind, what: &str, e: &object_store::Error) -> Error {
+    let code = crate::coded_store::error_code(kind);
+    if let object_store::Error::NotFound { .. } = e {
+        let text = match kind {
+            RemoteKind::S3 => format!("The specified key does not exist. This error happened for S3 disk. ({what})"),
+            RemoteKind::Azure if error_chain_text(e).contains("ContainerNotFound") => format!("The specified container does not exist. ({what})"),
+            // A HEAD answer has no body to tell a missing container from a missing blob.
+            RemoteKind::Azure => format!("The specified blob (or its container) does not exist. ({what})"),
+            RemoteKind::Url => format!("{e} ({what})"),
+        };
+        return Error::new(code, text);
     }
+    let text = e.to_string();
+    // "Generic S3 error: " marks errors that carry a Granary error (classified by that
+    // text when a reader keeps only the message); it must not appear twice.
+    let text = match e {
+        object_store::Error::Generic { store, .. } => text.strip_prefix(&format!("Generic {store} error: ")).map(str::to_string).unwrap_or(text),
+        _ => text,
+    };
+    let service = match kind {
+        RemoteKind::S3 => "S3",
+        RemoteKind::Azure => "Azure Blob Storage",
+        RemoteKind::Url => "HTTP",
+    };
+    let retries = text.split(", after ").nth(1).and_then(|rest| rest.split(" retries").next()).and_then(|n| n.trim().parse::<u64>().ok());
+    let tried = match retries {
+        Some(n) => format!(", tried {} times", n + 1),
+        None => String::new(),
+    };
+    let message = match (xml_element(&text, "Code"), xml_element(&text, "Message"), http_status(&text)) {
+        (Some(service_code), Some(service_message), Some(status)) => {
+            format!("{service_message} ({service} error {service_code}, HTTP status {status}{tried}) ({what})")
+        }
+        _ => {
+            // object_store's own text names the failing layer only ("response body
+            // error"); the sources say what happened (a reset, a timeout).
+            let mut detail = text.clone();
+            let mut source = std::error::Error::source(e);
+            while let Some(cause) = source {
+                let cause_text = cause.to_string();
+                if !detail.contains(&cause_text) {
+                    detail = format!("{detail}: {cause_text}");
+                }
+                source = cause.source();
+            }
+            format!("{detail} ({what})")
+        }
+    };
+    Error::new(code, message)
+}
+
+/// The text of an error and all its sources.
+fn error_chain_text(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn xml_element<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let start = text.find(&format!("<{name}>"))? + name.len() + 2;
+    let end = text[start..].find(&format!("</{name}>"))? + start;
+    Some(text[start..end].trim())
+}
+
+/// `503 Service Unavailable` from object_store's "non-2xx status code: 503 Service Unavailable: ...".
+fn http_status(text: &str) -> Option<&str> {
+    let rest = text.split("status code: ").nth(1)?;
+    Some(rest.split(':').next()?.trim())
 }
 
 /// The objects a key (or key glob) names. A plain key is one HEAD request; a glob lists
@@ -335,13 +433,14 @@ pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: 
         size,
         last_modified: Some(last_modified),
         remote: Some(Arc::new(crate::table::RemoteObject { store: remote.clone(), location: location.clone() })),
+        hive_values: None,
     };
     if !has_glob(key) {
         let location = ObjectPath::from(key);
         return match remote.store.head(&location).await {
             Ok(meta) => Ok(vec![entry(&location, meta.size, meta.last_modified)]),
             Err(object_store::Error::NotFound { .. }) if ignore_missing => Ok(Vec::new()),
-            Err(e) => Err(remote_error(RemoteKind::S3, &format!("key {key}"), e)),
+            Err(e) => Err(remote_error(remote.kind, &format!("{}{key}", remote.path_prefix), e)),
         };
     }
     let glob = Glob::new(key)?;
@@ -355,7 +454,7 @@ pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: 
     let mut listing = remote.store.list(prefix.as_ref());
     let mut files = Vec::new();
     while let Some(meta) = listing.next().await {
-        let meta = meta.map_err(|e| remote_error(RemoteKind::S3, &format!("listing {key}"), e))?;
+        let meta = meta.map_err(|e| remote_error(remote.kind, &format!("listing {}{key}", remote.path_prefix), e))?;
         if glob.matches(meta.location.as_ref()) {
             files.push(entry(&meta.location, meta.size, meta.last_modified));
         }

@@ -18,6 +18,7 @@ use crate::function::{format_args, io_context, table_over, FormatArgs, Source};
 use crate::glob::{has_glob, Glob};
 use crate::remote::{default_credentials, list_objects, run_blocking_io, s3_store, url_store, ClientKnobs, Credentials, RemoteKind, S3Location};
 use crate::table::{FileEntry, RemoteObject};
+use crate::named_collections::CollectionKeys;
 use crate::IoContext;
 
 /// The table functions of this module by name.
@@ -154,6 +155,7 @@ pub(crate) struct ResolvedS3 {
     pub location: S3Location,
     pub remote: Arc<crate::remote::RemoteStore>,
     pub args: FormatArgs,
+    pub partition: crate::sink::PartitionOptions,
 }
 
 impl S3Function {
@@ -168,6 +170,8 @@ impl S3Function {
     }
 
     pub(crate) fn resolve(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<ResolvedS3> {
+        let (positional, mut named) = crate::function::split_named_arguments(exprs);
+        let exprs = positional.as_slice();
         let exprs = if self.cluster {
             match exprs.split_first() {
                 Some((cluster, rest)) => {
@@ -182,24 +186,56 @@ impl S3Function {
         let Some((url_expr, rest)) = exprs.split_first() else {
             return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Table function '{}' requires at least 1 argument: url", self.name)));
         };
-        let Arg::Text(url) = argument(self.name, url_expr)? else {
-            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Table function '{}': the URL must be a string literal", self.name)));
+        let url = match argument(self.name, url_expr)? {
+            Arg::Text(url) => url,
+            // A bare name first: a named collection, with `key = value` overrides.
+            Arg::Word(collection) => return self.resolve_collection(ctx, &collection, rest, &named),
         };
+        let partition = crate::sink::PartitionOptions::take_from(&mut named)?;
+        crate::function::no_named_arguments(self.name, &named)?;
         let rest: Vec<Arg> = rest.iter().map(|e| argument(self.name, e)).collect::<Result<_>>()?;
         let parsed = split_s3_args(self.name, &rest)?;
         let args = format_arguments(self.name, &parsed.format)?;
-        let location = S3Location::parse(&url)?;
-        let (credentials, region) = match parsed.credentials {
+        self.connect(ctx, &url, parsed.credentials, None, args, partition)
+    }
+
+    fn resolve_collection(&self, ctx: &IoContext, collection: &str, positional: &[Expr], overrides: &[(String, String)]) -> Result<ResolvedS3> {
+        let values = collection_values(ctx, self.name, collection, positional, overrides, &S3_COLLECTION_KEYS)?;
+        let url = collection_url(&values);
+        let credentials = if values.get("no_sign_request").is_some_and(|v| is_true(v)) {
+            Some(Credentials::Anonymous)
+        } else {
+            match (values.get("access_key_id"), values.get("secret_access_key")) {
+                (Some(id), Some(secret)) => Some(Credentials::Keys {
+                    access_key_id: id.clone(),
+                    secret_access_key: secret.clone(),
+                    session_token: values.get("session_token").filter(|t| !t.is_empty()).cloned(),
+                }),
+                _ => None,
+            }
+        };
+        let args = collection_format_args(&values)?;
+        let mut partition_values: Vec<(String, String)> =
+            values.iter().filter(|(k, _)| k.starts_with("partition_")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let partition = crate::sink::PartitionOptions::take_from(&mut partition_values)?;
+        self.connect(ctx, &url, credentials, values.get("region").cloned(), args, partition)
+    }
+
+    /// The client for `url` with `credentials` (`None`: the config's or the environment's).
+    fn connect(&self, ctx: &IoContext, url: &str, credentials: Option<Credentials>, region: Option<String>, args: FormatArgs, partition: crate::sink::PartitionOptions) -> Result<ResolvedS3> {
+        let location = S3Location::parse(url)?;
+        let (credentials, config_region) = match credentials {
             Some(c) => (c, None),
-            None => default_credentials(&url, &ctx.s3_endpoints),
+            None => default_credentials(url, &ctx.s3_endpoints),
         };
         let knobs = ClientKnobs::from_settings(&ctx.settings, RemoteKind::S3);
-        let remote = s3_store(&location, &credentials, region.as_deref(), &knobs)?;
-        Ok(ResolvedS3 { location, remote, args })
+        let remote = s3_store(&location, &credentials, region.or(config_region).as_deref(), &knobs)?;
+        Ok(ResolvedS3 { location, remote, args, partition })
     }
 
     fn table(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
-        let ResolvedS3 { location, remote, args } = self.resolve(ctx, exprs)?;
+        let ResolvedS3 { location, remote, args, partition } = self.resolve(ctx, exprs)?;
+        partition.check_for_read()?;
         let ignore_missing = ctx.settings.get_bool("s3_ignore_file_doesnt_exist");
         let files = run_blocking_io(|| tokio::runtime::Handle::current().block_on(list_objects(&remote, &location.key, ignore_missing)))?;
         let pattern = location.display(&location.key);
@@ -225,14 +261,98 @@ impl TableFunctionImpl for UrlFunction {
 /// URLs one url() call may expand to.
 const MAX_URLS: usize = 1000;
 
-fn url_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
-    let Some((url_expr, rest)) = exprs.split_first() else {
+/// `url(url [, format [, structure [, compression]]])` or `url(collection, key = value, ...)`:
+/// the URL and the format arguments.
+pub(crate) fn url_arguments(ctx: &IoContext, exprs: &[Expr]) -> Result<(String, FormatArgs)> {
+    let (positional, named) = crate::function::split_named_arguments(exprs);
+    let Some((url_expr, rest)) = positional.split_first() else {
         return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'url' requires 1 to 4 arguments: url, [format, [structure, [compression]]]"));
     };
-    let Arg::Text(url) = argument("url", url_expr)? else {
-        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Table function 'url': the URL must be a string literal"));
+    match argument("url", url_expr)? {
+        Arg::Text(url) => {
+            crate::function::no_named_arguments("url", &named)?;
+            Ok((url, format_args("url", rest)?))
+        }
+        Arg::Word(collection) => {
+            let values = collection_values(ctx, "url", &collection, rest, &named, &URL_COLLECTION_KEYS)?;
+            Ok((collection_url(&values), collection_format_args(&values)?))
+        }
+    }
+}
+
+/// The keys s3() takes from a named collection (a subset of ClickHouse's).
+const S3_COLLECTION_KEYS: CollectionKeys = CollectionKeys {
+    required: &["url"],
+    optional: &[
+        "access_key_id",
+        "secret_access_key",
+        "session_token",
+        "no_sign_request",
+        "region",
+        "filename",
+        "format",
+        "structure",
+        "compression_method",
+        "compression",
+        "partition_strategy",
+        "partition_columns_in_data_file",
+    ],
+};
+
+/// The keys url() takes from a named collection.
+const URL_COLLECTION_KEYS: CollectionKeys =
+    CollectionKeys { required: &["url"], optional: &["filename", "format", "structure", "compression_method", "compression"] };
+
+/// A collection's values with the call's overrides; the call may add nothing but
+/// `key = value` arguments.
+pub(crate) fn collection_values(
+    ctx: &IoContext,
+    function: &str,
+    collection: &str,
+    positional: &[Expr],
+    overrides: &[(String, String)],
+    keys: &CollectionKeys,
+) -> Result<std::collections::BTreeMap<String, String>> {
+    if !positional.is_empty() {
+        return Err(Error::new(
+            ErrorCode::BAD_ARGUMENTS,
+            format!("Table function '{function}' with the named collection `{collection}` takes only key = value arguments after it"),
+        ));
+    }
+    if !ctx.may_use_named_collections {
+        return Err(Error::new(
+            ErrorCode::ACCESS_DENIED,
+            format!("Not enough privileges. To execute this query, it's necessary to have the grant NAMED COLLECTION ON {collection}"),
+        ));
+    }
+    crate::named_collections::resolve(&ctx.named_collections, collection, overrides, keys, &ctx.settings)
+}
+
+/// `url`, with `filename` appended as a path component when given.
+pub(crate) fn collection_url(values: &std::collections::BTreeMap<String, String>) -> String {
+    let url = values.get("url").cloned().unwrap_or_default();
+    match values.get("filename") {
+        Some(name) if url.ends_with('/') => format!("{url}{}", name.trim_start_matches('/')),
+        Some(name) => format!("{url}/{}", name.trim_start_matches('/')),
+        None => url,
+    }
+}
+
+pub(crate) fn collection_format_args(values: &std::collections::BTreeMap<String, String>) -> Result<FormatArgs> {
+    let auto = |key: &str| values.get(key).filter(|v| !v.eq_ignore_ascii_case("auto")).cloned();
+    let compression = match values.get("compression_method").or_else(|| values.get("compression")) {
+        Some(c) => Compression::from_argument(c)?,
+        None => None,
     };
-    let args = format_args("url", rest)?;
+    Ok(FormatArgs { format: auto("format"), structure: auto("structure"), compression })
+}
+
+fn is_true(value: &str) -> bool {
+    matches!(value.to_ascii_lowercase().as_str(), "1" | "true")
+}
+
+fn url_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
+    let (url, args) = url_arguments(ctx, exprs)?;
     let urls = if url.contains('{') {
         match Glob::new(&url)?.expand(MAX_URLS)? {
             Some(urls) => urls,
@@ -256,6 +376,7 @@ fn url_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> 
                     size: meta.size,
                     last_modified: Some(meta.last_modified),
                     remote: Some(Arc::new(RemoteObject { store: remote.clone(), location })),
+                    hive_values: None,
                 });
             }
             Ok(files)

@@ -75,8 +75,11 @@ static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
 pub fn storage_of(file: &FileEntry) -> &'static str {
     match &file.remote {
         None => "File",
-        Some(object) if object.store.path_prefix.is_empty() => "URL",
-        Some(_) => "S3",
+        Some(object) => match object.store.kind {
+            crate::remote::RemoteKind::S3 => "S3",
+            crate::remote::RemoteKind::Url => "URL",
+            crate::remote::RemoteKind::Azure => "Azure",
+        },
     }
 }
 
@@ -84,6 +87,7 @@ fn enabled(settings: &Settings, storage: &str) -> bool {
     let name = match storage {
         "File" => "schema_inference_use_cache_for_file",
         "S3" => "schema_inference_use_cache_for_s3",
+        "Azure" => "schema_inference_use_cache_for_azure",
         _ => "schema_inference_use_cache_for_url",
     };
     settings.get_bool(name)

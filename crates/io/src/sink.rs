@@ -43,12 +43,12 @@ use granary_formats::{create_output_format, FormatSettings, OutputFormat, QueryS
 use granary_storage::{ColumnMeta, InsertRequest, InsertResult, Table, TableEngine};
 use granary_types::ChType;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{ObjectStoreExt, PutPayload};
 
 use crate::detect::{format_from_name, Compression, Encoder};
 use crate::function::{format_args, parse_structure, string_arg, FormatArgs};
 use crate::glob::has_glob;
-use crate::remote::{remote_error, RemoteKind, RemoteStore};
+use crate::remote::{remote_error, RemoteStore};
 use crate::remote_functions::{ResolvedS3, S3Function};
 use crate::IoContext;
 
@@ -68,6 +68,80 @@ pub struct SinkTarget {
     /// The `structure` argument, if given (else the columns come from the SELECT).
     pub structure: Option<Vec<(String, ChType)>>,
     compression: Compression,
+    partition_options: PartitionOptions,
+}
+
+/// `partition_strategy` and `partition_columns_in_data_file` of s3()-like functions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartitionOptions {
+    pub strategy: Option<PartitionStrategy>,
+    pub columns_in_data_file: Option<bool>,
+}
+
+impl PartitionOptions {
+    /// Takes the partitioning arguments out of `named` (the others stay).
+    pub(crate) fn take_from(named: &mut Vec<(String, String)>) -> Result<PartitionOptions> {
+        let mut options = PartitionOptions::default();
+        let mut rest = Vec::new();
+        for (name, value) in named.drain(..) {
+            match name.as_str() {
+                "partition_strategy" => {
+                    options.strategy = Some(match value.to_ascii_lowercase().as_str() {
+                        "hive" => PartitionStrategy::Hive,
+                        "wildcard" => PartitionStrategy::Wildcard,
+                        _ => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Partition strategy {value} is not supported"))),
+                    })
+                }
+                "partition_columns_in_data_file" => {
+                    options.columns_in_data_file = Some(match value.to_ascii_lowercase().as_str() {
+                        "1" | "true" => true,
+                        "0" | "false" => false,
+                        _ => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("partition_columns_in_data_file must be 0 or 1, got '{value}'"))),
+                    })
+                }
+                _ => rest.push((name, value)),
+            }
+        }
+        *named = rest;
+        Ok(options)
+    }
+
+    /// A read has no PARTITION BY: `hive` cannot apply (ClickHouse's error).
+    pub(crate) fn check_for_read(&self) -> Result<()> {
+        if self.strategy == Some(PartitionStrategy::Hive) {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Partition strategy hive can not be used without a PARTITION BY expression"));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionStrategy {
+    /// `{_partition_id}` in the path is replaced by `toString(PARTITION BY expression)`.
+    Wildcard,
+    /// `key=value/` directories under the path, one file per partition named by a
+    /// snowflake id and the format; the partition columns are left out of the files.
+    Hive,
+}
+
+/// How an INSERT's rows are spread over destinations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionMode {
+    /// One destination (also when PARTITION BY does not apply, as ClickHouse ignores it
+    /// for a path without `{_partition_id}` outside hive partitioning).
+    Single,
+    Wildcard,
+    Hive,
+}
+
+/// The partitioning of an INSERT's rows, computed by the query layer.
+pub enum SinkPartitioning {
+    /// The expression gives `toString(PARTITION BY expression)` per row.
+    Wildcard(Arc<dyn PhysicalExpr>),
+    /// The expression gives `key=value/...` per row; `columns` are the partition
+    /// columns (indexes in the INSERT's columns), left out of the files unless
+    /// `partition_columns_in_data_file`.
+    Hive { key: Arc<dyn PhysicalExpr>, columns: Vec<usize> },
 }
 
 #[derive(Debug, Clone)]
@@ -92,7 +166,11 @@ impl Destination {
 
 /// Resolves `INSERT INTO FUNCTION name(args)`. `file`, `url` and the `s3` family write.
 pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<SinkTarget> {
+    let mut partition_options = PartitionOptions::default();
     let (destination, args) = if function == "file" {
+        let (positional, named) = crate::function::split_named_arguments(exprs);
+        crate::function::no_named_arguments(function, &named)?;
+        let exprs = positional.as_slice();
         let Some((path_expr, rest)) = exprs.split_first() else {
             return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'file' requires 1 to 4 arguments: path, [format, [structure, [compression]]]"));
         };
@@ -104,29 +182,34 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
         }
         (Destination::Local { root, path: confined }, format_args("file", rest)?)
     } else if let Some(s3) = S3Function::named(function) {
-        let ResolvedS3 { location, remote, args } = s3.resolve(ctx, exprs)?;
+        let ResolvedS3 { location, remote, args, partition } = s3.resolve(ctx, exprs)?;
+        partition_options = partition;
         if has_glob(&location.key.replace(PARTITION_ID_PLACEHOLDER, "")) {
             return Err(Error::new(
                 ErrorCode::DATABASE_ACCESS_DENIED,
                 format!("Non partitioned table with path '{}' that contains globs, the table is in readonly mode", location.key),
             ));
         }
-        if location.key.is_empty() || location.key.ends_with('/') {
-            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot write into '{}': the URL names no object key", location.display(&location.key))));
-        }
         (Destination::Remote { store: remote, bucket: location.bucket, key: location.key }, args)
+    } else if let Some(azure) = crate::azure::AzureFunction::named(function) {
+        let crate::azure::ResolvedAzure { remote, container, blob_path, args, partition } = azure.resolve(ctx, exprs)?;
+        partition_options = partition;
+        if has_glob(&blob_path.replace(PARTITION_ID_PLACEHOLDER, "")) {
+            return Err(Error::new(
+                ErrorCode::DATABASE_ACCESS_DENIED,
+                format!("Non partitioned table with path '{blob_path}' that contains globs, the table is in readonly mode"),
+            ));
+        }
+        (Destination::Remote { store: remote, bucket: container, key: blob_path }, args)
     } else if function == "url" {
-        let Some((url_expr, rest)) = exprs.split_first() else {
-            return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'url' requires 1 to 4 arguments: url, [format, [structure, [compression]]]"));
-        };
-        let url = string_arg("url", url_expr)?;
+        let (url, args) = crate::remote_functions::url_arguments(ctx, exprs)?;
         let parsed = url::Url::parse(&url.replace(PARTITION_ID_PLACEHOLDER, "x")).map_err(|e| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad URL {url}: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot write into {url}: url() writes over http and https only")));
         }
-        (Destination::Http { url }, format_args("url", rest)?)
+        (Destination::Http { url }, args)
     } else {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, url, s3, gcs and s3Cluster do)")));
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Table function '{function}' does not support INSERT (file, url, s3, gcs, s3Cluster and azureBlobStorage do)")));
     };
     let FormatArgs { format, structure, compression } = args;
     let name = destination.text();
@@ -144,7 +227,7 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
         None => Compression::detect(&name)?,
     };
     let structure = structure.map(|s| parse_structure(&s)).transpose()?;
-    Ok(SinkTarget { function: function.to_string(), destination, format, structure, compression })
+    Ok(SinkTarget { function: function.to_string(), destination, format, structure, compression, partition_options })
 }
 
 impl SinkTarget {
@@ -153,24 +236,80 @@ impl SinkTarget {
         self.destination.text().contains(PARTITION_ID_PLACEHOLDER)
     }
 
-    /// The destination as a table of `columns`. `partition` computes the partition id
-    /// of each row (a string) from batches of those columns.
-    pub fn into_table(self, columns: &[(String, ChType)], partition: Option<Arc<dyn PhysicalExpr>>, settings: &Settings, format_settings: FormatSettings) -> Result<Arc<Table>> {
-        if partition.is_some() && !self.has_partition_placeholder() {
-            return Err(Error::new(
-                ErrorCode::NOT_IMPLEMENTED,
-                format!("PARTITION BY needs {PARTITION_ID_PLACEHOLDER} in the path of {}() (hive-style partition directories are not supported yet)", self.function),
-            ));
+    /// How PARTITION BY (`has_partition_by`) applies, as ClickHouse decides it: a path
+    /// with `{_partition_id}` is `wildcard`; `partition_strategy = 'hive'` (or, for
+    /// object storage, `file_like_engine_default_partition_strategy = 'hive'` and a path
+    /// without the placeholder) is `hive`; otherwise PARTITION BY is ignored.
+    pub fn partition_mode(&self, has_partition_by: bool, settings: &Settings) -> Result<PartitionMode> {
+        let mode = self.decide_partition_mode(has_partition_by, settings)?;
+        if let (PartitionMode::Single | PartitionMode::Wildcard, Destination::Remote { bucket, key, .. }) = (mode, &self.destination) {
+            if key.is_empty() || key.ends_with('/') {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot write into '{bucket}/{key}': the URL names no object key")));
+            }
         }
-        if partition.is_none() && self.has_partition_placeholder() {
+        Ok(mode)
+    }
+
+    fn decide_partition_mode(&self, has_partition_by: bool, settings: &Settings) -> Result<PartitionMode> {
+        let placeholder = self.has_partition_placeholder();
+        let object_storage = matches!(self.destination, Destination::Remote { .. });
+        let bad = |message: &str| Err(Error::new(ErrorCode::BAD_ARGUMENTS, message.to_string()));
+        match self.partition_options.strategy {
+            Some(PartitionStrategy::Hive) => {
+                if placeholder {
+                    return bad("Partition strategy hive can not be used with a '_partition_id' wildcard in the path");
+                }
+                if !has_partition_by {
+                    return bad("Partition strategy hive can not be used without a PARTITION BY expression");
+                }
+                Ok(PartitionMode::Hive)
+            }
+            Some(PartitionStrategy::Wildcard) => {
+                if has_partition_by && !placeholder {
+                    return bad("Partition strategy wildcard can not be used without a '_partition_id' wildcard");
+                }
+                if self.partition_options.columns_in_data_file == Some(false) {
+                    return bad("Partition strategy wildcard can not be used with partition_columns_in_data_file=0");
+                }
+                self.wildcard_mode(has_partition_by)
+            }
+            None if placeholder => self.wildcard_mode(has_partition_by),
+            None if has_partition_by && object_storage && settings.get_str("file_like_engine_default_partition_strategy").eq_ignore_ascii_case("hive") => {
+                Ok(PartitionMode::Hive)
+            }
+            None => Ok(PartitionMode::Single),
+        }
+    }
+
+    fn wildcard_mode(&self, has_partition_by: bool) -> Result<PartitionMode> {
+        if !has_partition_by {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("The path of {}() names {PARTITION_ID_PLACEHOLDER} but the INSERT has no PARTITION BY", self.function)));
         }
+        Ok(PartitionMode::Wildcard)
+    }
+
+    /// The destination as a table of `columns`, its rows spread by `partition`.
+    pub fn into_table(self, columns: &[(String, ChType)], partition: Option<SinkPartitioning>, settings: &Settings, format_settings: FormatSettings) -> Result<Arc<Table>> {
         let metas: Vec<ColumnMeta> = columns.iter().map(|(name, ty)| ColumnMeta::new(name, ty)).collect();
         let schema = Arc::new(arrow::datatypes::Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()));
+        // Hive partitioning leaves the partition columns out of the files by default.
+        let file_columns: Vec<usize> = match &partition {
+            Some(SinkPartitioning::Hive { columns: partition_columns, .. }) if !self.partition_options.columns_in_data_file.unwrap_or(false) => {
+                (0..columns.len()).filter(|i| !partition_columns.contains(i)).collect()
+            }
+            _ => (0..columns.len()).collect(),
+        };
+        if file_columns.is_empty() {
+            return Err(Error::new(
+                ErrorCode::INCORRECT_DATA,
+                "A hive partitioned file can't contain only partition columns. Try reading it with `use_hive_partitioning=0` and/or `partition_strategy != hive`",
+            ));
+        }
+        let file_schema = Arc::new(schema.project(&file_columns)?);
         // Fails now, before anything is read, for an unknown or input-only format.
-        create_output_format(&self.format, schema.clone(), &format_settings)?;
+        create_output_format(&self.format, file_schema.clone(), &format_settings)?;
         let function = self.function.clone();
-        let engine = Arc::new(FileSink { target: self, schema, partition, settings: settings.clone(), format_settings });
+        let engine = Arc::new(FileSink { target: self, schema, file_schema, file_columns, partition, settings: settings.clone(), format_settings });
         Table::detached("_table_function", &function, metas, engine)
     }
 }
@@ -179,7 +318,10 @@ impl SinkTarget {
 pub struct FileSink {
     target: SinkTarget,
     schema: SchemaRef,
-    partition: Option<Arc<dyn PhysicalExpr>>,
+    /// What the files hold: `schema` without hive partition columns.
+    file_schema: SchemaRef,
+    file_columns: Vec<usize>,
+    partition: Option<SinkPartitioning>,
     settings: Settings,
     format_settings: FormatSettings,
 }
@@ -193,8 +335,9 @@ impl std::fmt::Debug for FileSink {
 #[async_trait]
 impl TableEngine for FileSink {
     fn engine_name(&self) -> &str {
-        match self.target.destination {
+        match &self.target.destination {
             Destination::Local { .. } => "File",
+            Destination::Remote { store, .. } if store.kind == crate::remote::RemoteKind::Azure => "AzureBlobStorage",
             Destination::Remote { .. } => "S3",
             Destination::Http { .. } => "URL",
         }
@@ -241,9 +384,10 @@ impl FileSink {
                     let writer = self.writer_for("", &mut by_partition, writers).await?;
                     writer.write(&batch).await?;
                 }
-                Some(expr) => {
+                Some(SinkPartitioning::Wildcard(expr) | SinkPartitioning::Hive { key: expr, .. }) => {
                     for (id, rows_of_partition) in partition_rows(expr.as_ref(), &batch)? {
                         let part = take_record_batch(&batch, &rows_of_partition)?;
+                        let part = if self.file_columns.len() == part.num_columns() { part } else { part.project(&self.file_columns)? };
                         let writer = self.writer_for(&id, &mut by_partition, writers).await?;
                         writer.write(&part).await?;
                     }
@@ -282,7 +426,7 @@ impl FileSink {
     }
 
     async fn open_writer(&self, partition_id: &str) -> Result<ObjectWriter> {
-        let format = create_output_format(&self.target.format, self.schema.clone(), &self.format_settings)?;
+        let format = create_output_format(&self.target.format, self.file_schema.clone(), &self.format_settings)?;
         let level = self.settings.get_u64("output_format_compression_level").clamp(1, 22) as u32;
         let encoder = Encoder::new(self.target.compression, level)?;
         let appendable = !NOT_APPENDABLE.contains(&self.target.format.as_str());
@@ -295,7 +439,10 @@ impl FileSink {
                 (ByteSink::Local(file), append)
             }
             Destination::Remote { store, bucket, key } => {
-                let key = key.replace(PARTITION_ID_PLACEHOLDER, partition_id);
+                let key = match &self.partition {
+                    Some(SinkPartitioning::Hive { .. }) => hive_object_key(key, partition_id, &self.target.format),
+                    _ => key.replace(PARTITION_ID_PLACEHOLDER, partition_id),
+                };
                 let upload = RemoteUpload::open(store.clone(), bucket, &key, &self.settings).await?;
                 (ByteSink::Remote(upload), false)
             }
@@ -303,6 +450,89 @@ impl FileSink {
         };
         Ok(ObjectWriter { format, encoder: Some(encoder), scratch: Vec::new(), sink, write_prefix: !append, started: false, formatted_bytes: 0 })
     }
+}
+
+/// `prefix/key=value/.../<snowflake id>.<format in lower case>`, ClickHouse's names for
+/// the files of hive partitioning (`hive_key` ends with `/`).
+fn hive_object_key(prefix: &str, hive_key: &str, format: &str) -> String {
+    let mut key = prefix.to_string();
+    if !key.is_empty() && !key.ends_with('/') {
+        key.push('/');
+    }
+    key.push_str(hive_key);
+    key.push_str(&format!("{}.{}", snowflake_id(), format.to_ascii_lowercase()));
+    key
+}
+
+/// A snowflake id as ClickHouse's `generateSnowflakeID()`: milliseconds since the epoch
+/// in the high bits, then a machine part and a sequence; strictly increasing in this
+/// process, so two files of one INSERT never get the same name.
+fn snowflake_id() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let millis = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let machine = u64::from(std::process::id()) & 0x3ff;
+    let candidate = (millis << 22) | (machine << 12);
+    let mut last = LAST.load(Ordering::Relaxed);
+    loop {
+        let next = candidate.max(last + 1);
+        match LAST.compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return next,
+            Err(seen) => last = seen,
+        }
+    }
+}
+
+/// The columns of `PARTITION BY` for hive partitioning: a column or a tuple of columns
+/// (ClickHouse's rule), as indexes into `columns`, each of a type a path can hold.
+pub fn hive_partition_columns(expression: &str, columns: &[(String, ChType)]) -> Result<Vec<usize>> {
+    use datafusion::sql::sqlparser::ast::Expr as Ast;
+    use datafusion::sql::sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    let not_a_column = |what: &str| {
+        Error::new(ErrorCode::BAD_ARGUMENTS, format!("Hive partitioning expects that the partition by expression columns are a part of the storage columns, could not find '{what}' in storage"))
+    };
+    let dialect = datafusion::sql::sqlparser::dialect::ClickHouseDialect {};
+    let parsed = datafusion::sql::sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(expression)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse PARTITION BY {expression}: {e}")))?;
+    let mut items = match parsed {
+        Ast::Tuple(items) => items,
+        Ast::Function(f) if f.name.to_string().eq_ignore_ascii_case("tuple") => match f.args {
+            FunctionArguments::List(list) => list
+                .args
+                .into_iter()
+                .map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
+                    other => Err(not_a_column(&other.to_string())),
+                })
+                .collect::<Result<Vec<_>>>()?,
+            _ => Vec::new(),
+        },
+        other => vec![other],
+    };
+    let mut indexes = Vec::new();
+    for item in items.drain(..) {
+        let mut item = item;
+        while let Ast::Nested(inner) = item {
+            item = *inner;
+        }
+        let Ast::Identifier(ident) = &item else { return Err(not_a_column(&item.to_string())) };
+        let index = columns.iter().position(|(name, _)| *name == ident.value).ok_or_else(|| not_a_column(&ident.value))?;
+        let ty = &columns[index].1;
+        let supported = matches!(
+            ty,
+            ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Date | ChType::DateTime(_) | ChType::String | ChType::FixedString(_)
+        );
+        if !supported {
+            return Err(Error::new(
+                ErrorCode::BAD_ARGUMENTS,
+                format!("Hive partitioning supports only partition columns of types: Integer, Date, Time, DateTime and String/FixedString. Found '{ty}'"),
+            ));
+        }
+        indexes.push(index);
+    }
+    Ok(indexes)
 }
 
 /// The rows of each partition of `batch`, by `toString(partition expression)`, in order
@@ -539,18 +769,65 @@ fn numbered_name(path: &str, index: u64) -> String {
     }
 }
 
-/// An S3 destination: bytes are kept until `s3_max_single_part_upload_size` (one PUT at
-/// commit); past that a multipart upload takes parts of `s3_min_upload_part_size`, at
-/// most `s3_max_inflight_parts_for_one_file` in flight.
+/// An S3 (or Azure) destination: bytes are kept until `s3_max_single_part_upload_size`
+/// (one PUT at commit); past that a multipart upload takes parts of
+/// `s3_min_upload_part_size`, at most `s3_max_inflight_parts_for_one_file` in flight
+/// (`azure_*` settings for Azure, where parts are blocks of a block blob). The upload is aborted whenever it
+/// does not complete (a part that fails after its retries, a failed completion, an
+/// abandoned INSERT), so no parts are left behind in the bucket.
 struct RemoteUpload {
     store: Arc<RemoteStore>,
     location: ObjectPath,
     display: String,
     pending: Vec<u8>,
-    multipart: Option<WriteMultipart>,
+    multipart: Option<Multipart>,
     single_part_limit: usize,
     part_size: usize,
     max_inflight: usize,
+}
+
+/// An open multipart upload: parts are sent in order as they fill, the upload itself
+/// stays ours to complete or abort.
+struct Multipart {
+    upload: Box<dyn object_store::MultipartUpload>,
+    in_flight: tokio::task::JoinSet<object_store::Result<()>>,
+}
+
+impl Multipart {
+    /// Waits until fewer than `limit` parts are in flight; the first failed part fails it.
+    async fn wait_for_capacity(&mut self, limit: usize) -> object_store::Result<()> {
+        while self.in_flight.len() >= limit.max(1) {
+            self.join_one().await?;
+        }
+        Ok(())
+    }
+
+    async fn join_one(&mut self) -> object_store::Result<()> {
+        match self.in_flight.join_next().await {
+            Some(Ok(result)) => result,
+            Some(Err(e)) => Err(object_store::Error::JoinError { source: e }),
+            None => Ok(()),
+        }
+    }
+
+    async fn send(&mut self, part: Vec<u8>, limit: usize) -> object_store::Result<()> {
+        self.wait_for_capacity(limit).await?;
+        self.in_flight.spawn(self.upload.put_part(PutPayload::from(part)));
+        Ok(())
+    }
+
+    async fn finish(&mut self) -> object_store::Result<()> {
+        while !self.in_flight.is_empty() {
+            self.join_one().await?;
+        }
+        self.upload.complete().await.map(|_| ())
+    }
+
+    async fn abort(mut self) {
+        self.in_flight.abort_all();
+        while self.in_flight.join_next().await.is_some() {}
+        let _ = self.upload.abort().await;
+    }
 }
 
 /// S3 refuses parts below 5 MiB (except the last).
@@ -558,6 +835,8 @@ const MIN_PART_SIZE: usize = 5 << 20;
 
 impl RemoteUpload {
     async fn open(store: Arc<RemoteStore>, bucket: &str, key: &str, settings: &Settings) -> Result<RemoteUpload> {
+        let prefix = if store.kind == crate::remote::RemoteKind::Azure { "azure" } else { "s3" };
+        let setting = |name: &str| format!("{prefix}_{name}");
         let mut key = key.to_string();
         let exists = |key: String| {
             let store = store.clone();
@@ -565,15 +844,15 @@ impl RemoteUpload {
                 match store.store.head(&ObjectPath::from(key.as_str())).await {
                     Ok(_) => Ok(true),
                     Err(object_store::Error::NotFound { .. }) => Ok(false),
-                    Err(e) => Err(remote_error(RemoteKind::S3, &format!("{bucket}/{key}"), e)),
+                    Err(e) => Err(remote_error(store.kind, &format!("{bucket}/{key}"), e)),
                 }
             }
         };
-        if !settings.get_bool("s3_truncate_on_insert") && exists(key.clone()).await? {
-            if !settings.get_bool("s3_create_new_file_on_insert") {
+        if !settings.get_bool(&setting("truncate_on_insert")) && exists(key.clone()).await? {
+            if !settings.get_bool(&setting("create_new_file_on_insert")) {
                 return Err(Error::new(
                     ErrorCode::BAD_ARGUMENTS,
-                    format!("Object in bucket {bucket} with key {key} already exists. If you want to overwrite it, enable setting s3_truncate_on_insert, if you want to create a new file on each insert, enable setting s3_create_new_file_on_insert"),
+                    format!("Object in bucket {bucket} with key {key} already exists. If you want to overwrite it, enable setting {prefix}_truncate_on_insert, if you want to create a new file on each insert, enable setting {prefix}_create_new_file_on_insert"),
                 ));
             }
             let mut index = 1;
@@ -586,50 +865,63 @@ impl RemoteUpload {
                 index += 1;
             }
         }
-        let part_size = (settings.get_u64("s3_min_upload_part_size") as usize).max(MIN_PART_SIZE);
+        let part_size = (settings.get_u64(&setting("min_upload_part_size")) as usize).max(MIN_PART_SIZE);
         Ok(RemoteUpload {
             location: ObjectPath::from(key.as_str()),
             display: format!("{bucket}/{key}"),
             store,
             pending: Vec::new(),
             multipart: None,
-            single_part_limit: (settings.get_u64("s3_max_single_part_upload_size") as usize).max(1),
+            single_part_limit: (settings.get_u64(&setting("max_single_part_upload_size")) as usize).max(1),
             part_size,
-            max_inflight: (settings.get_u64("s3_max_inflight_parts_for_one_file") as usize).max(1),
+            max_inflight: (settings.get_u64(&setting("max_inflight_parts_for_one_file")) as usize).max(1),
         })
     }
 
     fn error(&self, e: object_store::Error) -> Error {
-        remote_error(RemoteKind::S3, &self.display, e)
+        remote_error(self.store.kind, &self.display, e)
     }
 
     async fn write(&mut self, bytes: Vec<u8>) -> Result<()> {
+        self.pending.extend_from_slice(&bytes);
         if self.multipart.is_none() {
-            if self.pending.len() + bytes.len() <= self.single_part_limit {
-                self.pending.extend_from_slice(&bytes);
+            if self.pending.len() <= self.single_part_limit {
                 return Ok(());
             }
             let upload = self.store.store.put_multipart(&self.location).await.map_err(|e| self.error(e))?;
-            let mut multipart = WriteMultipart::new_with_chunk_size(upload, self.part_size);
-            multipart.write(&std::mem::take(&mut self.pending));
-            self.multipart = Some(multipart);
+            self.multipart = Some(Multipart { upload, in_flight: tokio::task::JoinSet::new() });
         }
-        let Some(multipart) = self.multipart.as_mut() else { return Ok(()) };
-        let waited = multipart.wait_for_capacity(self.max_inflight).await;
-        if let Err(e) = waited {
-            return Err(remote_error(RemoteKind::S3, &self.display, e));
+        while self.pending.len() >= self.part_size {
+            let rest = self.pending.split_off(self.part_size);
+            let part = std::mem::replace(&mut self.pending, rest);
+            let sent = match self.multipart.as_mut() {
+                Some(multipart) => multipart.send(part, self.max_inflight).await,
+                None => Ok(()),
+            };
+            sent.map_err(|e| self.error(e))?;
         }
-        multipart.write(&bytes);
         Ok(())
     }
 
-    async fn commit(self) -> Result<()> {
-        match self.multipart {
-            Some(multipart) => {
-                multipart.finish().await.map_err(|e| remote_error(RemoteKind::S3, &self.display, e))?;
+    async fn commit(mut self) -> Result<()> {
+        match self.multipart.take() {
+            Some(mut multipart) => {
+                let last = std::mem::take(&mut self.pending);
+                let mut outcome = Ok(());
+                if !last.is_empty() {
+                    outcome = multipart.send(last, self.max_inflight).await;
+                }
+                if outcome.is_ok() {
+                    outcome = multipart.finish().await;
+                }
+                if let Err(e) = outcome {
+                    multipart.abort().await;
+                    return Err(self.error(e));
+                }
             }
             None => {
-                self.store.store.put(&self.location, PutPayload::from(self.pending)).await.map_err(|e| remote_error(RemoteKind::S3, &self.display, e))?;
+                let payload = PutPayload::from(std::mem::take(&mut self.pending));
+                self.store.store.put(&self.location, payload).await.map_err(|e| self.error(e))?;
             }
         }
         Ok(())
@@ -637,7 +929,7 @@ impl RemoteUpload {
 
     async fn abort(self) {
         if let Some(multipart) = self.multipart {
-            let _ = multipart.abort().await;
+            multipart.abort().await;
         }
     }
 }
@@ -652,6 +944,28 @@ mod tests {
         assert_eq!(numbered_name("dir.d/data.csv.gz", 1), "dir.d/data.1.csv.gz");
         assert_eq!(numbered_name("w/a.csv", 2), "w/a.2.csv");
         assert_eq!(numbered_name("noext", 3), "noext.3");
+    }
+
+    #[test]
+    fn hive_keys_and_columns() {
+        let key = hive_object_key("out/data.parquet", "year=2024/", "Parquet");
+        assert!(key.starts_with("out/data.parquet/year=2024/") && key.ends_with(".parquet"), "{key}");
+        assert_eq!(hive_object_key("", "k=1/", "CSVWithNames").rsplit('.').next(), Some("csvwithnames"));
+        assert!(snowflake_id() < snowflake_id());
+        let columns = vec![
+            ("id".to_string(), ChType::UInt64),
+            ("year".to_string(), ChType::UInt16),
+            ("country".to_string(), ChType::String),
+            ("score".to_string(), ChType::Float64),
+            ("n".to_string(), ChType::parse("Nullable(Int32)").unwrap()),
+        ];
+        assert_eq!(hive_partition_columns("year", &columns).unwrap(), vec![1]);
+        assert_eq!(hive_partition_columns("(year, country)", &columns).unwrap(), vec![1, 2]);
+        assert_eq!(hive_partition_columns("tuple(country, id)", &columns).unwrap(), vec![2, 0]);
+        assert_eq!(hive_partition_columns("toString(year)", &columns).unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
+        assert!(hive_partition_columns("score", &columns).unwrap_err().message().contains("Found 'Float64'"));
+        assert!(hive_partition_columns("n", &columns).is_err());
+        assert!(hive_partition_columns("missing", &columns).is_err());
     }
 
     #[test]

@@ -11,11 +11,12 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, StringArray};
+use arrow::array::{Array, ArrayRef, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::tree_node::TreeNode;
 use datafusion::common::{DataFusionError, ScalarValue};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::object_store::ObjectStoreUrl;
@@ -32,9 +33,11 @@ use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result};
 use granary_formats::{create_input_format, FormatSettings};
+use granary_types::ChType;
 
 use crate::detect::Compression;
 use crate::download::{DownloadOptions, ObjectReader};
+use crate::hive::HiveColumn;
 use crate::remote::RemoteStore;
 
 /// Names of the virtual columns.
@@ -52,6 +55,8 @@ pub struct FileEntry {
     pub last_modified: Option<chrono::DateTime<chrono::Utc>>,
     /// Where a remote file's bytes come from; `None` for a local file.
     pub remote: Option<Arc<RemoteObject>>,
+    /// The values of the table's hive columns for this file ([`crate::hive`]).
+    pub hive_values: Option<Arc<[ScalarValue]>>,
 }
 
 /// An object in a bucket (or behind a URL).
@@ -75,18 +80,33 @@ impl FileEntry {
             Some(object) => {
                 let runtime = tokio::runtime::Handle::try_current()
                     .map_err(|_| Error::new(ErrorCode::LOGICAL_ERROR, "remote files are read from within the runtime"))?;
-                Ok(Box::new(ObjectReader::open(&runtime, object.store.store.clone(), object.location.clone(), self.size, download)))
+                Ok(Box::new(ObjectReader::open(&runtime, object.store.store.clone(), object.store.kind, object.location.clone(), self.size, download)))
             }
         }
     }
 }
 
+/// Where a column of a [`FileTable`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ColumnSource {
+    /// The file's column at this index.
+    Data(usize),
+    /// The file's path: the value of hive column at this index.
+    Hive(usize),
+    Path,
+    File,
+}
+
 /// `file(...)` after argument resolution and inference.
 #[derive(Debug)]
 pub struct FileTable {
-    /// Data columns, then `_path` and `_file` when the query names them.
+    /// The file's columns (a hive column standing in for one of them), the other hive
+    /// columns, then `_path` and `_file` when the query names them.
     schema: SchemaRef,
+    /// The columns in the files, as parsers and the Parquet reader see them.
     data_schema: SchemaRef,
+    sources: Arc<Vec<ColumnSource>>,
+    hive: Vec<HiveColumn>,
     files: Vec<FileEntry>,
     /// The exact input format (a detected header already folded in).
     format: String,
@@ -109,16 +129,18 @@ impl FileTable {
         format_settings: FormatSettings,
         skip_empty: bool,
     ) -> Self {
-        let mut fields: Vec<Field> = data_schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-        if with_virtual {
-            for name in VIRTUAL_COLUMNS {
-                if data_schema.field_with_name(name).is_err() {
-                    fields.push(Field::new(name, DataType::Utf8, false));
-                }
-            }
-        }
         let download = DownloadOptions { buffer_size: 10 << 20, threads: 4 };
-        FileTable { schema: Arc::new(Schema::new(fields)), data_schema, files, format, compression, with_virtual, format_settings, skip_empty, download }
+        let (schema, sources) = layout(&data_schema, &[], with_virtual);
+        FileTable { schema, data_schema, sources, hive: Vec::new(), files, format, compression, with_virtual, format_settings, skip_empty, download }
+    }
+
+    /// Columns from the files' paths ([`crate::hive`]); the files carry their values.
+    pub fn with_hive_columns(mut self, hive: Vec<HiveColumn>) -> Self {
+        let (schema, sources) = layout(&self.data_schema, &hive, self.with_virtual);
+        self.schema = schema;
+        self.sources = sources;
+        self.hive = hive;
+        self
     }
 
     /// How remote files are downloaded (`max_download_threads`, `max_download_buffer_size`).
@@ -127,21 +149,95 @@ impl FileTable {
         self
     }
 
-    fn virtual_count(&self) -> usize {
-        self.schema.fields().len() - self.data_schema.fields().len()
+    /// The files a query must read: those whose hive values, `_path` and `_file` pass
+    /// every filter that only looks at them (filters that cannot be evaluated that way
+    /// prune nothing; DataFusion applies all filters to the rows anyway).
+    fn files_to_read(&self, state: &dyn Session, filters: &[Expr]) -> Vec<FileEntry> {
+        let mut names: Vec<&str> = self.hive.iter().map(|h| h.name.as_str()).collect();
+        names.extend(VIRTUAL_COLUMNS);
+        let usable: Vec<&Expr> = filters
+            .iter()
+            .filter(|f| {
+                let columns = f.column_refs();
+                !columns.is_empty() && columns.iter().all(|c| names.contains(&c.name.as_str()))
+            })
+            .collect();
+        if usable.is_empty() || self.files.is_empty() {
+            return self.files.clone();
+        }
+        match self.prune(state, &usable) {
+            Ok(keep) => self.files.iter().zip(keep).filter(|(_, keep)| *keep).map(|(f, _)| f.clone()).collect(),
+            Err(e) => {
+                tracing::debug!("file pruning skipped: {e}");
+                self.files.clone()
+            }
+        }
+    }
+
+    fn prune(&self, state: &dyn Session, filters: &[&Expr]) -> datafusion::common::Result<Vec<bool>> {
+        let mut fields = Vec::new();
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        for (h, column) in self.hive.iter().enumerate() {
+            let values = self.files.iter().map(|f| f.hive_values.as_ref().and_then(|v| v.get(h).cloned()).unwrap_or(ScalarValue::Null));
+            let array = ScalarValue::iter_to_array(values)?;
+            fields.push(Field::new(&column.name, array.data_type().clone(), true));
+            columns.push(array);
+        }
+        fields.push(Field::new("_path", DataType::Utf8, false));
+        columns.push(Arc::new(StringArray::from_iter_values(self.files.iter().map(|f| f.path.as_str()))));
+        fields.push(Field::new("_file", DataType::Utf8, false));
+        columns.push(Arc::new(StringArray::from_iter_values(self.files.iter().map(|f| f.name()))));
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
+        let df_schema = datafusion::common::DFSchema::try_from(batch.schema().as_ref().clone())?;
+        let mut keep = vec![true; self.files.len()];
+        for filter in filters {
+            let unqualified = (*filter).clone().transform(|e| {
+                Ok(match e {
+                    Expr::Column(c) if c.relation.is_some() => datafusion::common::tree_node::Transformed::yes(Expr::Column(datafusion::common::Column::new_unqualified(c.name))),
+                    other => datafusion::common::tree_node::Transformed::no(other),
+                })
+            })?;
+            let physical = state.create_physical_expr(unqualified.data, &df_schema)?;
+            let result = physical.evaluate(&batch)?.into_array(batch.num_rows())?;
+            let Some(passed) = result.as_any().downcast_ref::<arrow::array::BooleanArray>() else { continue };
+            for (row, keep) in keep.iter_mut().enumerate() {
+                *keep &= passed.is_valid(row) && passed.value(row);
+            }
+        }
+        Ok(keep)
     }
 
     async fn scan_parquet(
         &self,
         state: &dyn Session,
+        files: &[FileEntry],
         projection: Option<&Vec<usize>>,
         limit: Option<usize>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        let partition_fields: Vec<Arc<Field>> = self.schema.fields()[self.data_schema.fields().len()..].to_vec();
+        // DataFusion's table: the files' own columns (without those a hive column stands
+        // in for), then the per-file values (hive columns, `_path`, `_file`).
+        let replaced: Vec<usize> = self.hive.iter().filter_map(|h| h.replaces).collect();
+        let file_fields: Vec<Field> =
+            self.data_schema.fields().iter().enumerate().filter(|(i, _)| !replaced.contains(i)).map(|(_, f)| f.as_ref().clone()).collect();
+        let file_index = |data_index: usize| data_index - replaced.iter().filter(|&&r| r < data_index).count();
+        let partition_sources: Vec<(usize, ColumnSource)> =
+            self.sources.iter().enumerate().filter(|(_, s)| !matches!(s, ColumnSource::Data(_))).map(|(i, s)| (i, *s)).collect();
+        let mut partition_fields: Vec<Arc<Field>> = Vec::new();
+        for (output, _) in &partition_sources {
+            partition_fields.push(Arc::new(self.schema.field(*output).clone()));
+        }
+        let internal_index = |output: usize| match self.sources[output] {
+            ColumnSource::Data(i) => file_index(i),
+            _ => file_fields.len() + partition_sources.iter().position(|(o, _)| *o == output).unwrap_or(0),
+        };
+        let internal_projection: Vec<usize> = match projection {
+            Some(p) => p.iter().map(|&i| internal_index(i)).collect(),
+            None => (0..self.schema.fields().len()).map(internal_index).collect(),
+        };
         let threads = state.config().target_partitions().max(1);
-        let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); threads.min(self.files.len()).max(1)];
+        let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); threads.min(files.len()).max(1)];
         let n = groups.len();
-        for (i, f) in self.files.iter().enumerate() {
+        for (i, f) in files.iter().enumerate() {
             let location = match &f.remote {
                 Some(object) => object.location.to_string(),
                 None => f.path.trim_start_matches('/').to_string(),
@@ -150,20 +246,24 @@ impl FileTable {
             if let Some(modified) = f.last_modified {
                 pf.object_meta.last_modified = modified;
             }
-            if self.virtual_count() > 0 {
-                let values = partition_fields
+            if !partition_sources.is_empty() {
+                let values = partition_sources
                     .iter()
-                    .map(|field| ScalarValue::Utf8(Some(if field.name() == "_path" { f.path.clone() } else { f.name().to_string() })))
-                    .collect();
+                    .map(|(output, source)| match source {
+                        ColumnSource::Hive(h) => f.hive_values.as_ref().and_then(|v| v.get(*h).cloned()).map_or_else(|| ScalarValue::try_from(self.schema.field(*output).data_type()), Ok),
+                        ColumnSource::File => Ok(ScalarValue::Utf8(Some(f.name().to_string()))),
+                        _ => Ok(ScalarValue::Utf8(Some(f.path.clone()))),
+                    })
+                    .collect::<datafusion::common::Result<Vec<_>>>()?;
                 pf = pf.with_partition_values(values);
             }
             groups[i % n].push(pf);
         }
-        let table_schema = TableSchema::builder(self.data_schema.clone()).with_table_partition_cols(partition_fields).build();
+        let table_schema = TableSchema::builder(Arc::new(Schema::new(file_fields.clone()))).with_table_partition_cols(partition_fields).build();
         let source = ParquetSource::new(table_schema);
         // One table function call reads from one store. A remote store has a footer cache
         // of its own: the shared one is keyed by path only.
-        let (store_url, store, footer_cache) = match self.files.first().and_then(|f| f.remote.as_ref()) {
+        let (store_url, store, footer_cache) = match files.first().and_then(|f| f.remote.as_ref()) {
             Some(object) => {
                 state.runtime_env().register_object_store(object.store.url.as_ref(), object.store.store.clone());
                 (object.store.url.clone(), object.store.store.clone(), object.store.footer_cache.clone())
@@ -179,7 +279,7 @@ impl FileTable {
         let source = Arc::new(source);
         let config = FileScanConfigBuilder::new(store_url, source)
             .with_file_groups(groups.into_iter().map(FileGroup::new).collect())
-            .with_projection_indices(projection.cloned())?
+            .with_projection_indices(Some(internal_projection))?
             .with_limit(limit)
             .build();
         Ok(DataSourceExec::from_data_source(config))
@@ -205,10 +305,11 @@ impl TableProvider for FileTable {
         &self,
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
+        filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        if self.files.is_empty() {
+        let files = self.files_to_read(state, filters);
+        if files.is_empty() {
             let projected = match projection {
                 Some(p) => Arc::new(self.schema.project(p)?),
                 None => self.schema.clone(),
@@ -216,11 +317,13 @@ impl TableProvider for FileTable {
             return Ok(Arc::new(EmptyExec::new(projected)));
         }
         if self.format == "Parquet" {
-            return Ok(granary_storage::ScanCounterExec::wrap(self.scan_parquet(state, projection, limit).await?));
+            use futures::{StreamExt, TryStreamExt};
+            futures::stream::iter(files.iter().map(check_parquet_magic)).buffer_unordered(16).try_collect::<Vec<()>>().await?;
+            return Ok(granary_storage::ScanCounterExec::wrap(self.scan_parquet(state, &files, projection, limit).await?));
         }
-        let threads = state.config().target_partitions().max(1).min(self.files.len());
+        let threads = state.config().target_partitions().max(1).min(files.len());
         let mut groups: Vec<Vec<FileEntry>> = vec![Vec::new(); threads];
-        for (i, f) in self.files.iter().enumerate() {
+        for (i, f) in files.iter().enumerate() {
             groups[i % threads].push(f.clone());
         }
         let partitions: Vec<Arc<dyn PartitionStream>> = groups
@@ -229,10 +332,10 @@ impl TableProvider for FileTable {
                 Arc::new(TextPartition {
                     schema: self.schema.clone(),
                     data_schema: self.data_schema.clone(),
+                    sources: self.sources.clone(),
                     files,
                     format: self.format.clone(),
                     compression: self.compression,
-                    with_virtual: self.with_virtual,
                     settings: self.format_settings.clone(),
                     skip_empty: self.skip_empty,
                     download: self.download,
@@ -248,10 +351,10 @@ impl TableProvider for FileTable {
 struct TextPartition {
     schema: SchemaRef,
     data_schema: SchemaRef,
+    sources: Arc<Vec<ColumnSource>>,
     files: Vec<FileEntry>,
     format: String,
     compression: Option<Compression>,
-    with_virtual: bool,
     settings: FormatSettings,
     skip_empty: bool,
     download: DownloadOptions,
@@ -295,18 +398,89 @@ impl TextPartition {
         }
     }
 
+    /// The table's columns from the file's: hive values and `_path`/`_file` put in.
     fn with_virtual_columns(&self, batch: RecordBatch, file: &FileEntry) -> Result<RecordBatch> {
-        if !self.with_virtual || self.schema.fields().len() == batch.num_columns() {
+        if self.sources.iter().enumerate().all(|(i, s)| *s == ColumnSource::Data(i)) && self.sources.len() == batch.num_columns() {
             return Ok(batch);
         }
         let rows = batch.num_rows();
-        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-        for field in &self.schema.fields()[batch.num_columns()..] {
-            let value = if field.name() == "_path" { file.path.as_str() } else { file.name() };
-            columns.push(Arc::new(StringArray::from_iter_values(std::iter::repeat_n(value, rows))));
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.sources.len());
+        for (output, source) in self.sources.iter().enumerate() {
+            columns.push(match source {
+                ColumnSource::Data(i) => batch.column(*i).clone(),
+                ColumnSource::Hive(h) => {
+                    let value = match file.hive_values.as_ref().and_then(|v| v.get(*h)) {
+                        Some(value) => value.clone(),
+                        None => ScalarValue::try_from(self.schema.field(output).data_type())?,
+                    };
+                    value.to_array_of_size(rows)?
+                }
+                ColumnSource::Path => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(file.path.as_str(), rows))),
+                ColumnSource::File => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(file.name(), rows))),
+            });
         }
         Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
     }
+}
+
+/// A truncated or foreign file is refused before it is scanned, with ClickHouse's
+/// message (a cheap read of the last bytes; the footer itself is read by the scan).
+pub(crate) async fn check_parquet_magic(file: &FileEntry) -> Result<()> {
+    let bad = || Error::new(ErrorCode::INCORRECT_DATA, format!("Not a Parquet file (wrong magic bytes at the end of file): (in file/uri {})", file.path));
+    if file.size < 12 {
+        return Err(bad());
+    }
+    let magic = match &file.remote {
+        Some(object) => {
+            let range = file.size - 4..file.size;
+            let bytes = object_store::ObjectStoreExt::get_range(object.store.store.as_ref(), &object.location, range)
+                .await
+                .map_err(|e| crate::remote::remote_error(object.store.kind, &file.path, e))?;
+            bytes.to_vec()
+        }
+        None => {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut handle = std::fs::File::open(&file.path).map_err(|e| open_error(&file.path, e))?;
+            let mut magic = [0u8; 4];
+            handle.seek(SeekFrom::End(-4)).and_then(|_| handle.read_exact(&mut magic)).map_err(|e| crate::detect::corrupt(&file.path, e))?;
+            magic.to_vec()
+        }
+    };
+    if magic != b"PAR1" {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+/// The table's schema and where each column comes from: the file's columns (a hive
+/// column standing in for one keeps its place), the other hive columns, then `_path`
+/// and `_file` when asked for.
+fn layout(data_schema: &SchemaRef, hive: &[HiveColumn], with_virtual: bool) -> (SchemaRef, Arc<Vec<ColumnSource>>) {
+    let mut fields: Vec<Field> = Vec::new();
+    let mut sources = Vec::new();
+    for (i, field) in data_schema.fields().iter().enumerate() {
+        fields.push(field.as_ref().clone());
+        sources.push(match hive.iter().position(|h| h.replaces == Some(i)) {
+            Some(h) => ColumnSource::Hive(h),
+            None => ColumnSource::Data(i),
+        });
+    }
+    for (h, column) in hive.iter().enumerate() {
+        if column.replaces.is_none() {
+            fields.push(column.ch_type.to_arrow_field(&column.name));
+            sources.push(ColumnSource::Hive(h));
+        }
+    }
+    if with_virtual {
+        for (name, source) in [("_path", ColumnSource::Path), ("_file", ColumnSource::File)] {
+            if fields.iter().all(|f| f.name() != name) {
+                // LowCardinality(String), as ClickHouse 26 types them.
+                fields.push(ChType::LowCardinality(Box::new(ChType::String)).to_arrow_field(name));
+                sources.push(source);
+            }
+        }
+    }
+    (Arc::new(Schema::new(fields)), Arc::new(sources))
 }
 
 pub(crate) fn open_error(path: &str, e: std::io::Error) -> Error {
@@ -327,10 +501,10 @@ impl PartitionStream for TextPartition {
         let me = TextPartition {
             schema: self.schema.clone(),
             data_schema: self.data_schema.clone(),
+            sources: self.sources.clone(),
             files: self.files.clone(),
             format: self.format.clone(),
             compression: self.compression,
-            with_virtual: self.with_virtual,
             settings: self.settings.clone(),
             skip_empty: self.skip_empty,
             download: self.download,

@@ -57,6 +57,9 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
             access.check(Privilege::Show, &level)
         }
         Statement::System { .. } => access.check(Privilege::System, &Level::Global),
+        Statement::CreateNamedCollection { .. } | Statement::AlterNamedCollection { .. } | Statement::DropNamedCollection { .. } => {
+            access.check(Privilege::NamedCollectionAdmin, &Level::Global)
+        }
         Statement::Query { .. }
         | Statement::DescribeQuery { .. }
         | Statement::Explain { .. }
@@ -86,6 +89,9 @@ pub(crate) fn check_select(access: &UserAccess, database: &str, table: &str) -> 
     if database == "system" && ACCESS_TABLES.contains(&table) {
         return access.check(Privilege::AccessManagement, &Level::Global);
     }
+    if database == "system" && table == "named_collections" {
+        return access.check(Privilege::NamedCollectionAdmin, &Level::Global);
+    }
     if always_readable(database) {
         return Ok(());
     }
@@ -100,7 +106,7 @@ pub(crate) fn check_table_function(access: &UserAccess, name: &str) -> Result<()
     let privilege = match name.to_ascii_lowercase().as_str() {
         "file" => Privilege::File,
         "url" => Privilege::Url,
-        "s3" | "s3cluster" | "gcs" | "azureblobstorage" => Privilege::S3,
+        "s3" | "s3cluster" | "gcs" | "azureblobstorage" | "azureblobstoragecluster" => Privilege::S3,
         _ => return Ok(()),
     };
     access.check(privilege, &Level::Global)

@@ -27,6 +27,7 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_formats::{create_input_format, FormatSettings};
 use granary_sql::{InsertSource, InsertStatement, InsertTarget, TableFunctionCall};
 use granary_types::ChType;
+use granary_io::sink::{PartitionMode, SinkPartitioning};
 use granary_storage::{InsertRequest, Table};
 use tokio::sync::mpsc;
 
@@ -93,7 +94,7 @@ pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, 
 async fn function_target(ctx: &QueryContext, call: &TableFunctionCall, source: &InsertSource) -> Result<(Arc<Table>, Option<LogicalPlan>)> {
     let io = ctx.state.config().get_extension::<granary_io::IoContext>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no I/O context"))?;
     let no_columns = DFSchema::empty();
-    let args = call.args.iter().map(|arg| function_argument(ctx, arg, &no_columns)).collect::<Result<Vec<_>>>()?;
+    let args = call.args.iter().map(|arg| function_argument(ctx, &crate::named_args::rewrite_named_argument_text(arg), &no_columns)).collect::<Result<Vec<_>>>()?;
     let target = granary_io::sink::resolve_sink(&io, &call.name, &args)?;
     let (columns, planned) = match (&target.structure, source) {
         (Some(structure), _) => (structure.clone(), None),
@@ -109,14 +110,27 @@ async fn function_target(ctx: &QueryContext, call: &TableFunctionCall, source: &
             ))
         }
     };
-    let partition = match &call.partition_by {
-        Some(expr) => {
-            let schema: SchemaRef = Arc::new(Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()));
-            let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+    let schema: SchemaRef = Arc::new(Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()));
+    let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+    let partition = match (target.partition_mode(call.partition_by.is_some(), &ctx.settings)?, &call.partition_by) {
+        (PartitionMode::Wildcard, Some(expr)) => {
             let logical = sql_expression(ctx, &format!("toString({expr})"), &df_schema)?;
-            Some(ctx.state.create_physical_expr(logical, &df_schema)?)
+            Some(SinkPartitioning::Wildcard(ctx.state.create_physical_expr(logical, &df_schema)?))
         }
-        None => None,
+        (PartitionMode::Hive, Some(expr)) => {
+            // ClickHouse's key: concat('name=', toString(name), '/', ...).
+            let partition_columns = granary_io::sink::hive_partition_columns(expr, &columns)?;
+            let parts: Vec<String> = partition_columns
+                .iter()
+                .map(|&i| {
+                    let name = &columns[i].0;
+                    format!("{}, toString(`{}`), '/'", granary_sql::params::quote_string(&format!("{name}=")), name.replace('`', "\\`"))
+                })
+                .collect();
+            let logical = sql_expression(ctx, &format!("concat({})", parts.join(", ")), &df_schema)?;
+            Some(SinkPartitioning::Hive { key: ctx.state.create_physical_expr(logical, &df_schema)?, columns: partition_columns })
+        }
+        _ => None,
     };
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     Ok((target.into_table(&columns, partition, &ctx.settings, format_settings)?, planned))

@@ -62,6 +62,9 @@ pub struct InstanceConfig {
     /// TOML), read at start and again by `SYSTEM RELOAD DICTIONARIES` and every few
     /// seconds.
     pub dictionaries_config: Option<PathBuf>,
+    /// Named collections of the server config (read-only); SQL-defined ones live in
+    /// `<path>/named_collections`.
+    pub named_collections: Vec<granary_io::named_collections::NamedCollection>,
 }
 
 impl InstanceConfig {
@@ -79,6 +82,7 @@ impl InstanceConfig {
             s3_endpoints: Arc::default(),
             access: granary_access::Entities::default(),
             dictionaries_config: None,
+            named_collections: Vec::new(),
         }
     }
 }
@@ -173,6 +177,7 @@ pub struct Shared {
     /// When the instance was opened (`Uptime`).
     pub started: std::time::Instant,
     pub access: Arc<granary_access::AccessControl>,
+    pub named_collections: granary_io::named_collections::NamedCollections,
     /// Physical plans of queries that read no stored data, by text and settings.
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
 }
@@ -303,8 +308,10 @@ impl Instance {
         granary_mergetree::cache::mark_cache().set_capacity(config.mark_cache_size);
         let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
         let access = Arc::new(granary_access::AccessControl::open(config.access.clone(), Some(&config.path.join("access")))?);
+        let named_collections = granary_io::named_collections::NamedCollections::open(Some(config.path.join("named_collections")), config.named_collections.clone())?;
         let shared = Arc::new(Shared {
             access,
+            named_collections,
             processes: Arc::new(ProcessList::new(config.max_concurrent_queries)),
             query_log,
             part_log,
@@ -376,6 +383,10 @@ impl Instance {
         self.shared.text_log.flush();
     }
 
+    pub(crate) fn named_collections(&self) -> &granary_io::named_collections::NamedCollections {
+        &self.shared.named_collections
+    }
+
     pub(crate) fn plan_cache(&self) -> &crate::plan_cache::PlanCache {
         &self.shared.plan_cache
     }
@@ -409,6 +420,9 @@ impl Instance {
                 user_files_path: root.to_path_buf(),
                 s3_endpoints: self.shared.config.s3_endpoints.clone(),
                 virtual_columns: std::sync::atomic::AtomicBool::new(false),
+                // Dictionary sources of config files are the server's own: no collections.
+                named_collections: Default::default(),
+                may_use_named_collections: false,
             };
             ctx.state.config_mut().set_extension(Arc::new(io));
         }
@@ -642,6 +656,11 @@ impl Instance {
             user_files_path: self.shared.config.user_files_path.clone(),
             s3_endpoints: self.shared.config.s3_endpoints.clone(),
             virtual_columns: std::sync::atomic::AtomicBool::new(false),
+            named_collections: self.shared.named_collections.snapshot(),
+            may_use_named_collections: ctx.access.is_unrestricted()
+                || [granary_access::Privilege::NamedCollection, granary_access::Privilege::NamedCollectionAdmin]
+                    .iter()
+                    .any(|p| ctx.access.allows(*p, &granary_access::Level::Global)),
         }));
         // Engines read query settings (`final`, caches, PREWHERE) from here: they cannot
         // see this crate's QueryContextExt.

@@ -380,6 +380,20 @@ pub(crate) async fn run(
             granary_access::AccessOutcome::Done => Outcome::Done,
             granary_access::AccessOutcome::Lines { column, lines } => rows(single_string_column(column, lines)?, None)?,
         },
+        Statement::CreateNamedCollection { name, if_not_exists, entries } => {
+            let entries = entries.into_iter().map(|e| (e.key, granary_io::named_collections::Entry { value: e.value, overridable: e.overridable })).collect();
+            instance.named_collections().create(&name, entries, if_not_exists)?;
+            Outcome::Done
+        }
+        Statement::AlterNamedCollection { name, if_exists, set, delete } => {
+            let set = set.into_iter().map(|e| (e.key, granary_io::named_collections::Entry { value: e.value, overridable: e.overridable })).collect();
+            instance.named_collections().alter(&name, set, &delete, if_exists)?;
+            Outcome::Done
+        }
+        Statement::DropNamedCollection { name, if_exists } => {
+            instance.named_collections().drop(&name, if_exists)?;
+            Outcome::Done
+        }
         Statement::System { command } => {
             let words: Vec<&str> = command.split_whitespace().collect();
             match words.as_slice() {
@@ -477,6 +491,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
     granary_functions::prepare_function_names(&mut inner);
+    crate::named_args::rewrite_named_arguments(&mut inner);
     let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database, &ctx.dictionaries);
     crate::access::check_lookups(ctx, &lookups)?;
     crate::lookups::load_dictionaries(ctx, &lookups).await?;
@@ -890,11 +905,11 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
             Ok(())
         }
         ["DROP", "SCHEMA", "CACHE", "FOR", storage] => match *storage {
-            "FILE" | "S3" | "URL" => {
+            "FILE" | "S3" | "URL" | "AZURE" => {
                 granary_io::schema_cache::clear(Some(storage));
                 Ok(())
             }
-            other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown storage {other} for SYSTEM DROP SCHEMA CACHE: File, S3 or URL"))),
+            other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unknown storage {other} for SYSTEM DROP SCHEMA CACHE: File, S3, URL or Azure"))),
         },
         ["DROP", "QUERY", "PLAN", "CACHE"] => {
             instance.plan_cache().clear();

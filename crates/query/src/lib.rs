@@ -27,6 +27,7 @@ pub mod interpreter;
 pub mod joins;
 pub mod limit_by;
 pub mod lookups;
+mod named_args;
 pub mod output;
 mod plan_cache;
 pub mod point_query;

@@ -196,6 +196,11 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             functions,
         ),
         ("build_options", vec![("name", "String"), ("value", "String")], build_options),
+        (
+            "named_collections",
+            vec![("name", "String"), ("collection", "Map(String, String)"), ("source", "String"), ("create_query", "String")],
+            named_collections,
+        ),
         ("table_engines", vec![("name", "String")], |shared, _| Ok(vec![strings(shared.catalog.registry().names())])),
         ("formats", vec![("name", "String"), ("is_input", "UInt8"), ("is_output", "UInt8")], formats),
         (
@@ -1004,6 +1009,30 @@ fn schema_inference_cache(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRe
         Arc::new(arrow::array::StringArray::from_iter(rows.iter().map(|r| Some(r.schema.as_str())))),
         Arc::new(arrow::array::UInt64Array::from_iter(rows.iter().map(|_| None::<u64>))),
         Arc::new(arrow::array::StringArray::from_iter(rows.iter().map(|_| Some("default")))),
+    ])
+}
+
+/// Values are never shown, as in ClickHouse without `display_secrets_in_show_and_select`
+/// in its config (reading the table needs NAMED COLLECTION ADMIN).
+fn named_collections(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    use arrow::array::{MapBuilder, MapFieldNames, StringBuilder};
+    use granary_io::named_collections::HIDDEN_VALUE;
+    let snapshot = shared.named_collections.snapshot();
+    let names = MapFieldNames { entry: "entries".into(), key: "key".into(), value: "value".into() };
+    let mut map = MapBuilder::new(Some(names), StringBuilder::new(), StringBuilder::new())
+        .with_values_field(Arc::new(arrow::datatypes::Field::new("value", arrow::datatypes::DataType::Utf8, false)));
+    for collection in snapshot.values() {
+        for key in collection.entries.keys() {
+            map.keys().append_value(key);
+            map.values().append_value(HIDDEN_VALUE);
+        }
+        map.append(true)?;
+    }
+    Ok(vec![
+        strings(snapshot.keys()),
+        Arc::new(map.finish()),
+        strings(snapshot.values().map(|c| c.source.name())),
+        strings(snapshot.values().map(|c| if c.source == granary_io::named_collections::Source::Sql { c.create_query_hidden() } else { String::new() })),
     ])
 }
 

@@ -38,6 +38,9 @@ pub struct ServerConfig {
     pub mark_cache_size: u64,
     /// `[s3.<name>]` sections: credentials for s3() URLs starting with `endpoint`.
     pub s3: std::collections::BTreeMap<String, granary_query::S3EndpointConfig>,
+    /// `[named_collections.<name>]`: named collections SQL cannot change; each key is a
+    /// value (string, number, boolean) or `{ value = ..., overridable = true|false }`.
+    pub named_collections: BTreeMap<String, BTreeMap<String, toml::Value>>,
     /// `[users.<name>]`: users of the config (read-only to SQL).
     pub users: BTreeMap<String, UserConfig>,
     /// `[profiles.<name>]`: settings (`readonly = 1`, `max_execution_time = 10`, ...).
@@ -123,6 +126,7 @@ impl Default for ServerConfig {
             uncompressed_cache_size: granary_query::DEFAULT_UNCOMPRESSED_CACHE_SIZE,
             mark_cache_size: granary_query::DEFAULT_MARK_CACHE_SIZE,
             s3: Default::default(),
+            named_collections: Default::default(),
             users: Default::default(),
             profiles: Default::default(),
             quotas: Default::default(),
@@ -153,6 +157,46 @@ impl ServerConfig {
         }
         let base = self.config_dir.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default();
         Some(base.join(pattern))
+    }
+
+    /// The `[named_collections.<name>]` sections.
+    pub fn named_collections(&self) -> Result<Vec<granary_io::named_collections::NamedCollection>> {
+        use granary_io::named_collections::{Entry, NamedCollection, Source};
+        let bad = |what: String| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad config: {what}"));
+        let text = |collection: &str, key: &str, value: &toml::Value| match value {
+            toml::Value::String(s) => Ok(s.clone()),
+            toml::Value::Boolean(b) => Ok(b.to_string()),
+            toml::Value::Integer(i) => Ok(i.to_string()),
+            toml::Value::Float(f) => Ok(f.to_string()),
+            _ => Err(bad(format!("named collection {collection}: key {key} must be a string, number or boolean"))),
+        };
+        self.named_collections
+            .iter()
+            .map(|(name, keys)| {
+                let entries = keys
+                    .iter()
+                    .map(|(key, value)| {
+                        let entry = match value {
+                            toml::Value::Table(table) => {
+                                if let Some(unknown) = table.keys().find(|k| *k != "value" && *k != "overridable") {
+                                    return Err(bad(format!("named collection {name}: key {key} has an unknown field {unknown} (value, overridable)")));
+                                }
+                                let value = table.get("value").ok_or_else(|| bad(format!("named collection {name}: key {key} needs a value")))?;
+                                let overridable = match table.get("overridable") {
+                                    None => None,
+                                    Some(toml::Value::Boolean(b)) => Some(*b),
+                                    Some(_) => return Err(bad(format!("named collection {name}: overridable of {key} must be true or false"))),
+                                };
+                                Entry { value: text(name, key, value)?, overridable }
+                            }
+                            other => Entry { value: text(name, key, other)?, overridable: None },
+                        };
+                        Ok((key.clone(), entry))
+                    })
+                    .collect::<Result<_>>()?;
+                Ok(NamedCollection { name: name.clone(), entries, source: Source::Config })
+            })
+            .collect()
     }
 
     /// The users, profiles and quotas of the config as access entities.

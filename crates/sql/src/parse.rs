@@ -90,6 +90,21 @@ pub enum Statement {
     System { command: String },
     /// CREATE USER, GRANT, SHOW GRANTS, ... ([`parse::access`](self)).
     Access(granary_access::AccessCommand),
+    /// `CREATE NAMED COLLECTION [IF NOT EXISTS] name AS key = value [[NOT] OVERRIDABLE], ...`.
+    CreateNamedCollection { name: String, if_not_exists: bool, entries: Vec<NamedCollectionEntry> },
+    /// `ALTER NAMED COLLECTION [IF EXISTS] name [SET key = value, ...] [DELETE key, ...]`.
+    AlterNamedCollection { name: String, if_exists: bool, set: Vec<NamedCollectionEntry>, delete: Vec<String> },
+    /// `DROP NAMED COLLECTION [IF EXISTS] name`.
+    DropNamedCollection { name: String, if_exists: bool },
+}
+
+/// One `key = value [[NOT] OVERRIDABLE]` of a named collection statement; the value as
+/// text (a string's content, a number or a boolean as written).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedCollectionEntry {
+    pub key: String,
+    pub value: String,
+    pub overridable: Option<bool>,
 }
 
 impl Statement {
@@ -102,8 +117,8 @@ impl Statement {
             | Statement::ShowDictionaries { .. }
             | Statement::ShowColumns { .. } => "Select",
             Statement::Insert(_) => "Insert",
-            Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) => "Create",
-            Statement::DropDatabase { .. } | Statement::DropTable { .. } => "Drop",
+            Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } => "Create",
+            Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } => "Drop",
             Statement::RenameTables(_) => "Rename",
             Statement::TruncateTable { .. } => "Drop",
             Statement::ShowCreateTable(_)
@@ -117,7 +132,7 @@ impl Statement {
             Statement::Set(_) => "Set",
             Statement::Optimize { .. } => "Optimize",
             Statement::CheckTable { .. } => "Check",
-            Statement::Alter { .. } => "Alter",
+            Statement::Alter { .. } | Statement::AlterNamedCollection { .. } => "Alter",
             Statement::Explain { .. } => "Explain",
             Statement::System { .. } => "System",
             Statement::Access(command) => command.kind_name(),
@@ -744,6 +759,11 @@ impl<'a> Cursor<'a> {
                 self.pos += 2;
                 self.alter_user()?
             }
+            "ALTER" if self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("NAMED")) => {
+                self.pos += 2;
+                self.expect("COLLECTION")?;
+                self.alter_named_collection()?
+            }
             "CREATE" | "ATTACH" => return self.create(options),
             "DROP" | "DETACH" => self.drop()?,
             "RENAME" => self.rename()?,
@@ -951,6 +971,15 @@ impl<'a> Cursor<'a> {
 
     fn create(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
         self.pos += 1; // CREATE / ATTACH
+        if self.eat_seq(&["NAMED", "COLLECTION"]) {
+            let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+            let name = self.ident()?;
+            self.skip_on_cluster()?;
+            self.expect("AS")?;
+            let entries = self.named_collection_entries()?;
+            self.expect_end()?;
+            return Ok(StatementWithClauses { statement: Statement::CreateNamedCollection { name, if_not_exists, entries }, settings: Vec::new(), format: None });
+        }
         let or_replace = self.eat_seq(&["OR", "REPLACE"]);
         if let Some(statement) = self.create_access(or_replace)? {
             return Ok(StatementWithClauses { statement, settings: Vec::new(), format: None });
@@ -1359,6 +1388,12 @@ impl<'a> Cursor<'a> {
         if let Some(statement) = self.drop_access()? {
             return Ok(statement);
         }
+        if self.eat_seq(&["NAMED", "COLLECTION"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let name = self.ident()?;
+            self.skip_on_cluster()?;
+            return Ok(Statement::DropNamedCollection { name, if_exists });
+        }
         if self.eat("DATABASE") {
             let if_exists = self.eat_seq(&["IF", "EXISTS"]);
             let name = self.ident()?;
@@ -1376,6 +1411,51 @@ impl<'a> Cursor<'a> {
         self.skip_on_cluster()?;
         let _ = self.eat("SYNC");
         Ok(Statement::DropTable { name, if_exists, view_only })
+    }
+
+    /// `key = value [[NOT] OVERRIDABLE], ...` (at least one).
+    fn named_collection_entries(&mut self) -> Result<Vec<NamedCollectionEntry>> {
+        let mut entries: Vec<NamedCollectionEntry> = Vec::new();
+        loop {
+            let key = self.ident()?;
+            self.expect_token(&Token::Eq, "'='")?;
+            let value = self.literal_text()?;
+            let overridable = if self.eat("OVERRIDABLE") {
+                Some(true)
+            } else if self.eat_seq(&["NOT", "OVERRIDABLE"]) {
+                Some(false)
+            } else {
+                None
+            };
+            if entries.iter().any(|e| e.key == key) {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Duplicate key `{key}` in named collection")));
+            }
+            entries.push(NamedCollectionEntry { key, value, overridable });
+            if !self.eat_token(&Token::Comma) {
+                return Ok(entries);
+            }
+        }
+    }
+
+    /// After `ALTER NAMED COLLECTION`.
+    fn alter_named_collection(&mut self) -> Result<Statement> {
+        let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+        let name = self.ident()?;
+        self.skip_on_cluster()?;
+        let set = if self.eat("SET") { self.named_collection_entries()? } else { Vec::new() };
+        let mut delete = Vec::new();
+        if self.eat("DELETE") {
+            loop {
+                delete.push(self.ident()?);
+                if !self.eat_token(&Token::Comma) {
+                    break;
+                }
+            }
+        }
+        if set.is_empty() && delete.is_empty() {
+            return Err(self.syntax_error("SET or DELETE"));
+        }
+        Ok(Statement::AlterNamedCollection { name, if_exists, set, delete })
     }
 
     fn rename(&mut self) -> Result<Statement> {
@@ -1775,6 +1855,24 @@ mod tests {
         assert_eq!(engine.order_by.as_deref(), Some("(id, ts)"));
         assert_eq!(engine.partition_by.as_deref(), Some("toYYYYMM(ts)"));
         assert_eq!(engine.settings, vec![("index_granularity".to_string(), "256".to_string())]);
+    }
+
+    #[test]
+    fn named_collections() {
+        let entry = |key: &str, value: &str, overridable| NamedCollectionEntry { key: key.into(), value: value.into(), overridable };
+        let create = parse("CREATE NAMED COLLECTION IF NOT EXISTS c ON CLUSTER x AS url = 'http://h/', n = -3.5 NOT OVERRIDABLE, f = 'CSV' OVERRIDABLE, b = true").statement;
+        let Statement::CreateNamedCollection { name, if_not_exists, entries } = create else { panic!("not a CREATE NAMED COLLECTION") };
+        assert_eq!((name.as_str(), if_not_exists), ("c", true));
+        assert_eq!(entries, vec![entry("url", "http://h/", None), entry("n", "-3.5", Some(false)), entry("f", "CSV", Some(true)), entry("b", "true", None)]);
+        let Statement::AlterNamedCollection { name, if_exists, set, delete } = parse("ALTER NAMED COLLECTION IF EXISTS c SET f = 'TSV' DELETE n, b").statement else {
+            panic!("not an ALTER NAMED COLLECTION")
+        };
+        assert_eq!((name.as_str(), if_exists, set, delete), ("c", true, vec![entry("f", "TSV", None)], vec!["n".to_string(), "b".to_string()]));
+        assert!(matches!(parse("DROP NAMED COLLECTION IF EXISTS c").statement, Statement::DropNamedCollection { if_exists: true, .. }));
+        let params = HashMap::new();
+        let options = ParseOptions { params: &params, rewrite: RewriteOptions::default(), max_query_size: 0 };
+        assert!(parse_statement("ALTER NAMED COLLECTION c", &options).is_err());
+        assert!(parse_statement("CREATE NAMED COLLECTION c AS a = 1, a = 2", &options).is_err());
     }
 
     #[test]
