@@ -51,23 +51,33 @@ pub mod args;
 pub mod combinators;
 pub mod arithmetic;
 pub mod array;
+mod array_access;
+mod array_aggregate;
+mod array_sort;
 pub mod conditional;
 pub mod conversion;
 pub mod datetime;
+mod encoding;
 pub mod for_each;
 pub mod format;
 mod hash;
 pub mod func;
+pub mod lambda;
 pub mod literals;
 pub mod parse;
+mod regexp;
 mod registry;
+mod search;
 pub mod sqlnames;
 pub mod states;
 pub mod supertype;
 pub mod string;
+mod string_build;
 pub mod system;
+mod text;
 pub mod tz;
 mod uniq;
+mod utf8;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -100,7 +110,15 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(conditional::functions());
     out.extend(arithmetic::functions());
     out.extend(string::functions());
+    out.extend(search::functions());
+    out.extend(utf8::functions());
+    out.extend(string_build::functions());
+    out.extend(encoding::functions());
+    out.extend(regexp::functions());
     out.extend(array::functions());
+    out.extend(array_access::functions());
+    out.extend(array_aggregate::functions());
+    out.extend(array_sort::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
     out.push(combinators::finalize_aggregation());
@@ -182,6 +200,9 @@ pub fn register_all(state: &mut SessionState) -> Result<()> {
     }
     for udaf in aggregates {
         state.register_udaf(Arc::clone(udaf)).map_err(Error::from)?;
+    }
+    for hof in lambda::functions() {
+        state.register_higher_order_function(Arc::new(hof)).map_err(Error::from)?;
     }
     drop_shadowed(state);
     Ok(())

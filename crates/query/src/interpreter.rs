@@ -432,7 +432,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     }
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
-    granary_functions::prepare_function_names(&mut inner);
+    granary_functions::prepare_function_names(&mut inner)?;
     let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database);
     crate::access::check_lookups(ctx, &lookups)?;
     crate::lookups::load_dictionaries(ctx, &lookups).await?;
