@@ -1,5 +1,10 @@
-//! Array functions: `array` (also `[x, ...]`), `range`, `has` (`length`, `empty`,
-//! `notEmpty` of arrays live with the string functions, which share their names).
+//! Array functions: `array` (also `[x, ...]`), `range`, `has`, `indexOf` (compared in
+//! the common type, NaN equal to nothing, a NULL needle finding NULL elements),
+//! `emptyArrayToSingle`, `emptyArrayUInt8()` and the other `emptyArray*`. (`length`,
+//! `empty`, `notEmpty` of arrays live with the string functions, which share their names;
+//! element access, slicing and concatenation in [`crate::array_access`], reductions in
+//! [`crate::array_aggregate`], sorting in [`crate::array_sort`], lambda forms in
+//! [`crate::lambda`].)
 
 use std::sync::Arc;
 

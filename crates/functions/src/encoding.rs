@@ -52,7 +52,7 @@ fn base64_digit(c: u8) -> Option<u32> {
 /// text is not valid base64, in which case `out` may hold part of it.
 fn base64_decode_into(text: &[u8], out: &mut ByteStrings) -> bool {
     let symbols: Vec<u8> = text.iter().copied().filter(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0C)).collect();
-    if symbols.len() % 4 != 0 {
+    if !symbols.len().is_multiple_of(4) {
         return false;
     }
     let groups = symbols.len() / 4;

@@ -9,7 +9,10 @@
 //! * ClickHouse's *default implementation for NULLs* ([`Nulls::Default`]): a `NULL`
 //!   literal argument makes the result `Nullable(Nothing)` NULL; nullable arguments make
 //!   the result `Nullable(T)` with NULL where any argument is NULL, and the kernel runs
-//!   on the arrays as they are (kernels skip null slots, they never fail on them);
+//!   on the arrays as they are (kernels skip null slots, they never fail on them); a
+//!   result that cannot be Nullable (Array, Map, Tuple) is computed on the type's default
+//!   value where an argument is NULL, as ClickHouse does (`splitByChar(',', NULL-row)` is
+//!   `['']`), and an Arrow list/map/struct argument never makes a result Nullable;
 //! * constant folding: when every argument is a scalar the kernel runs on one-row
 //!   arrays and the result is handed back as a scalar, which is what DataFusion's
 //!   `ConstEvaluator` needs to fold `toDate('2024-01-01')` at plan time.

@@ -8,7 +8,8 @@
 //! ## API (for the query layer)
 //! * [`register_all`] registers every function, alias and lowercase spelling into a
 //!   [`SessionState`], replacing DataFusion built-ins with the same names (`count`,
-//!   `sum`, `length`, `substring`, `now`, ...) where ClickHouse's semantics differ.
+//!   `sum`, `length`, `substring`, `now`, ...) where ClickHouse's semantics differ, and
+//!   the higher-order (lambda) forms of [`lambda`].
 //! * [`function_catalog`] lists what a session can call, for `system.functions`.
 //! * [`is_case_insensitive`] tells the SQL front end which names to lowercase.
 //! * [`cast_to_chtype`] builds `CAST(x AS T)` with ClickHouse's conversion rules.
@@ -27,8 +28,18 @@
 //! | [`datetime`] | `now`, `today`, `toYear`.., `toStartOf*`, `add*`/`subtract*`, `dateDiff` |
 //! | [`conditional`] | `if`, `multiIf`, `isNull`, `ifNull`, `nullIf`, `assumeNotNull`, ... |
 //! | [`arithmetic`] | `plus`.., `intDiv`, `modulo`, `equals`.. with ClickHouse result types |
-//! | [`string`] | `length`, `lower`, `concat`, `substring`, `position`, `trim*`, `hex`, ... |
-//! | [`array`] | `range`, `has`, array `length`/`empty` |
+//! | [`string`] | `length`, `lower`, `concat`, `substring`, `replaceOne/All`, `trim*`, `reverse`, `splitBy*`, `hex`, ... |
+//! | `text` | building String columns from bytes (invalid UTF-8 becomes U+FFFD once, at the end) |
+//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny` |
+//! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
+//! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
+//! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
+//! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
+//! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
+//! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
+//! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
+//! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
+//! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |

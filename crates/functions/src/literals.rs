@@ -13,6 +13,11 @@
 //! literal argument as the narrowed value ([`narrow`]); a literal that is a whole result
 //! column is replaced by its narrowed value. Literals that DataFusion folds later carry no
 //! mark and keep their computed types: `toTypeName(toInt64(1))` stays `Int64`.
+//!
+//! Narrowing changes types above the literal: nodes without expressions of their own
+//! (UNNEST, subquery aliases) get their schemas recomputed, and the parameters of lambdas
+//! (`arrayMap(x -> x * 2, [1, 2])`, or over an array from a subquery) are typed again from
+//! their arrays, innermost call first (see `resolve_lambda_types`).
 
 use std::collections::BTreeMap;
 

@@ -291,7 +291,8 @@ fn match_fn() -> ScalarUDF {
         "match",
         Arity::exact(2),
         |ctx| {
-            require_string(ctx, 0)?;
+            // A FixedString haystack is searched with its zero bytes, as in ClickHouse.
+            crate::string::require_text(ctx, 0)?;
             require_string(ctx, 1)?;
             check_constant_pattern(ctx, 1, PatternErrors::CannotCompile)?;
             Ok(ChType::UInt8)
@@ -465,6 +466,12 @@ fn replace_regexp(name: &'static str, all: bool) -> ScalarUDF {
         name,
         Arity::exact(3),
         |ctx| {
+            if matches!(ctx.ch(0).base(), ChType::FixedString(_)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_COLUMN,
+                    format!("Illegal column {} of first argument of function {}", ctx.ch(0), ctx.name),
+                ));
+            }
             for i in 0..3 {
                 require_string(ctx, i)?;
             }
@@ -566,10 +573,8 @@ fn split_by_regexp() -> ScalarUDF {
             require_string(ctx, 0)?;
             require_string(ctx, 1)?;
             check_constant_pattern(ctx, 0, PatternErrors::CannotCompile)?;
-            if ctx.arg_count() == 3 {
-                if !is_integer(ctx.dt(2)) {
-                    return Err(illegal_type(ctx.name, 2, ctx.field(2)));
-                }
+            if ctx.arg_count() == 3 && !is_integer(ctx.dt(2)) {
+                return Err(illegal_type(ctx.name, 2, ctx.field(2)));
             }
             Ok(ChType::Array(Box::new(ChType::String)))
         },

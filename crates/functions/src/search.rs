@@ -84,7 +84,7 @@ fn case_forms(c: char) -> (char, char) {
 
 /// A needle prepared for one mode.
 enum Needle {
-    Bytes(Finder<'static>, usize),
+    Bytes(Box<Finder<'static>>, usize),
     /// Each code point with its case forms.
     Chars(Vec<(char, char, char)>),
 }
@@ -92,10 +92,10 @@ enum Needle {
 impl Needle {
     fn new(needle: &[u8], mode: Mode) -> Self {
         match mode {
-            Mode::Bytes | Mode::Utf8 => Needle::Bytes(Finder::new(needle).into_owned(), needle.len()),
+            Mode::Bytes | Mode::Utf8 => Needle::Bytes(Box::new(Finder::new(needle).into_owned()), needle.len()),
             Mode::AsciiCaseInsensitive => {
                 let lowered = needle.to_ascii_lowercase();
-                Needle::Bytes(Finder::new(&lowered).into_owned(), needle.len())
+                Needle::Bytes(Box::new(Finder::new(&lowered).into_owned()), needle.len())
             }
             Mode::Utf8CaseInsensitive => Needle::Chars(
                 String::from_utf8_lossy(needle)

@@ -212,3 +212,38 @@ pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
         ControlFlow::Continue(()) => Ok(()),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    use super::*;
+
+    fn prepared(sql: &str) -> Result<String> {
+        let mut statement = Parser::parse_sql(&ClickHouseDialect {}, sql).unwrap().remove(0);
+        prepare_function_names(&mut statement)?;
+        Ok(statement.to_string())
+    }
+
+    #[test]
+    fn subscripts_become_array_element() {
+        assert_eq!(prepared("SELECT a[1][-2], m['k']").unwrap(), r#"SELECT "arrayElement"("arrayElement"(a, 1), -2), "arrayElement"(m, 'k')"#);
+    }
+
+    #[test]
+    fn trim_syntax_becomes_clickhouse_functions() {
+        assert_eq!(
+            prepared("SELECT TRIM(BOTH 'x' FROM s), TRIM(LEADING 'x' FROM s), TRIM(TRAILING 'x' FROM s), TRIM(s)").unwrap(),
+            r#"SELECT "trimBoth"(s, 'x'), "trimLeft"(s, 'x'), "trimRight"(s, 'x'), "trimBoth"(s)"#
+        );
+    }
+
+    #[test]
+    fn lambda_calls_are_renamed_and_checked() {
+        assert_eq!(prepared("SELECT arrayCount(x -> x > 1, a), arrayCount(a)").unwrap(), r#"SELECT "arrayCount(lambda)"(x -> x > 1, a), "arrayCount"(a)"#);
+        let err = prepared("SELECT arraySort(x -> x, a, b)").unwrap_err();
+        assert_eq!(err.code(), granary_common::ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT);
+    }
+}

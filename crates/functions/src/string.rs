@@ -1,8 +1,16 @@
 //! String functions with ClickHouse's byte semantics: `length` (also of arrays),
-//! `empty`, `notEmpty`, `lower`, `upper` (ASCII only; the UTF8 variants are a later
-//! family), `concat`, `substring` (1-based, negative offsets from the end), `position`,
-//! `multiSearchAny`, `startsWith`, `endsWith`, `replaceAll`, `trimLeft`/`trimRight`/`trimBoth` (spaces
-//! only), `splitByChar`, `hex`.
+//! `empty`, `notEmpty`, `lower`, `upper` (ASCII only; the UTF8 variants are in
+//! [`crate::utf8`]), `concat`, `substring` (1-based, negative offsets from the end, float
+//! offsets truncated), `startsWith`, `endsWith`, `replaceOne`/`replaceAll` (literal
+//! search), `trimLeft`/`trimRight`/`trimBoth` (spaces, or the bytes a constant second
+//! argument lists), `reverse` (the bytes of a string, as ClickHouse, or an array's
+//! elements), `splitByChar`/`splitByString` (an empty separator splits into bytes;
+//! `max_substrings`), `toValidUTF8`, `hex`.
+//!
+//! Results are built as bytes ([`crate::text::ByteStrings`]); a value that is not valid
+//! UTF-8 (`reverse('ü')`) is stored with U+FFFD for each invalid sequence, since Granary's
+//! String is Arrow's UTF-8 `Utf8`. Functions that ClickHouse restricts to String refuse
+//! FixedString with ClickHouse's code (43, or 44 where it names the column).
 
 use std::sync::Arc;
 
@@ -761,10 +769,8 @@ fn split_by(name: &'static str, splitter: Splitter) -> ScalarUDF {
             if !is_plain_string(&ctx.ch(1)) {
                 return Err(illegal_type(ctx.name, 1, ctx.field(1)));
             }
-            if ctx.arg_count() == 3 {
-                if !is_integer(ctx.dt(2)) {
-                    return Err(illegal_type(ctx.name, 2, ctx.field(2)));
-                }
+            if ctx.arg_count() == 3 && !is_integer(ctx.dt(2)) {
+                return Err(illegal_type(ctx.name, 2, ctx.field(2)));
             }
             Ok(ChType::Array(Box::new(ChType::String)))
         },

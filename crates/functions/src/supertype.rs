@@ -8,7 +8,8 @@
 //! `DateTime`; `DateTime64` takes the largest precision. `Nullable(Nothing)` (NULL) makes
 //! the result `Nullable`; `Nothing` (the element of `[]`) adds nothing. Where ClickHouse
 //! 26 answers with a `Variant` (no common type,
-//! e.g. `Int64` with `UInt64` or `Float64`), Granary reports TYPE_MISMATCH.
+//! e.g. `Int64` with `UInt64` or `Float64`), Granary reports NO_COMMON_TYPE (386), the
+//! code ClickHouse gives where it has no supertype.
 
 use granary_common::ErrorCode;
 use granary_types::ChType;
