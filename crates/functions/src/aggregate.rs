@@ -212,7 +212,12 @@ impl Output {
     fn map_scalar(&self, value: ScalarValue) -> DfResult<ScalarValue> {
         let array = value.to_array_of_size(1)?;
         let out = self.map(array)?;
-        ScalarValue::try_from_array(&out, 0)
+        // A list is wrapped as it is: `try_from_array` would rebuild its item field and
+        // drop the element's ClickHouse type (`Array(Date)` would become `Array(Date32)`).
+        match out.data_type() {
+            DataType::List(_) => Ok(ScalarValue::List(Arc::new(out.as_list::<i32>().clone()))),
+            _ => ScalarValue::try_from_array(&out, 0),
+        }
     }
 }
 

@@ -465,15 +465,19 @@ fn is_string_type(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
-/// Argument `i` as a `Binary` column: a FixedString without its trailing zero bytes, a
-/// string as its bytes.
+/// Argument `i` as a `Binary` column without trailing zero bytes: ClickHouse pads the
+/// String to the FixedString's width, so zeros at the end of either side do not count
+/// (`toFixedString('a', 3) = 'a'` and `= 'a\0\0'` are both 1).
 fn fixed_as_unpadded_string(ctx: &crate::func::ExecCtx, i: usize) -> DfResult<ArrayRef> {
     let array = ctx.array(i)?;
+    let unpadded = |bytes: &[u8]| -> usize { bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1) };
     if let Some(fixed) = array.as_any().downcast_ref::<datafusion::arrow::array::FixedSizeBinaryArray>() {
-        let trimmed: datafusion::arrow::array::BinaryArray = fixed.iter().map(|v| v.map(|bytes| &bytes[..bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)])).collect();
+        let trimmed: datafusion::arrow::array::BinaryArray = fixed.iter().map(|v| v.map(|bytes| &bytes[..unpadded(bytes)])).collect();
         return Ok(Arc::new(trimmed));
     }
-    Ok(datafusion::arrow::compute::cast(&array, &DataType::Binary)?)
+    let binary = datafusion::arrow::compute::cast(&array, &DataType::Binary)?;
+    let trimmed: datafusion::arrow::array::BinaryArray = binary.as_binary::<i32>().iter().map(|v| v.map(|bytes| &bytes[..unpadded(bytes)])).collect();
+    Ok(Arc::new(trimmed))
 }
 
 /// A Boolean column as ClickHouse's UInt8 0/1, keeping nulls.

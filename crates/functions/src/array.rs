@@ -1,12 +1,17 @@
-//! Array functions: `array` (also `[x, ...]`), `range`, `has` (`length`, `empty`,
-//! `notEmpty` of arrays live with the string functions, which share their names).
+//! Array functions: `array` (also `[x, ...]`), `range`, `has`, `indexOf` (compared in
+//! the common type, NaN equal to nothing, a NULL needle finding NULL elements),
+//! `emptyArrayToSingle`, `emptyArrayUInt8()` and the other `emptyArray*`. (`length`,
+//! `empty`, `notEmpty` of arrays live with the string functions, which share their names;
+//! element access, slicing and concatenation in [`crate::array_access`], reductions in
+//! [`crate::array_aggregate`], sorting in [`crate::array_sort`], lambda forms in
+//! [`crate::lambda`].)
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, UInt8Array};
+use datafusion::arrow::array::{make_comparator, Array, ArrayRef, AsArray, ListArray, UInt64Array, UInt8Array};
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field, Int64Type};
+use datafusion::arrow::datatypes::{DataType, Field, Float32Type, Float64Type, Int64Type};
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
@@ -88,72 +93,115 @@ fn range() -> ScalarUDF {
     .build()
 }
 
-fn has() -> ScalarUDF {
+/// What `has` / `indexOf` return.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lookup {
+    Has,
+    IndexOf,
+}
+
+/// The type `has(arr, x)` / `indexOf(arr, x)` compare in: a string never matches a
+/// non-string (ClickHouse finds no common type), numbers compare exactly.
+fn lookup_type(elem: &ChType, needle: &ChType, elem_dt: &DataType, needle_dt: &DataType) -> DfResult<ChType> {
+    if matches!(elem.base(), ChType::Nothing) || needle_dt == &DataType::Null {
+        return least_supertype(&[elem.clone(), needle.clone()]);
+    }
+    let is_text = |t: &ChType| matches!(t.base(), ChType::String | ChType::FixedString(_));
+    if is_text(elem) != is_text(needle) {
+        least_supertype(&[elem.base().clone(), needle.base().clone()])?;
+    }
+    crate::arithmetic::comparison_type(elem, needle, elem_dt, needle_dt)
+}
+
+fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
     ScalarDef::new(
-        "has",
+        name,
         Arity::exact(2),
-        |ctx| {
+        move |ctx| {
             let elem = match ctx.ch(0).strip_nullable() {
                 ChType::Array(inner) => (**inner).clone(),
                 _ => return Err(illegal_type(ctx.name, 0, ctx.field(0))),
             };
-            crate::arithmetic::comparison_type(&elem, &ctx.ch(1), &elem.to_arrow(), ctx.dt(1))?;
-            Ok(ChType::UInt8)
+            lookup_type(&elem, &ctx.ch(1), &elem.to_arrow(), ctx.dt(1))?;
+            Ok(match how {
+                Lookup::Has => ChType::UInt8,
+                Lookup::IndexOf => ChType::UInt64,
+            })
         },
-        |ctx| {
+        move |ctx| {
             let list = ctx.array(0)?;
             let list = list.as_list::<i32>();
-            let elem = match ctx.ch(0).strip_nullable() {
-                ChType::Array(inner) => (**inner).clone(),
-                _ => ChType::Nothing,
-            };
-            let elem_dt = elem.to_arrow();
-            let common = if matches!(elem.base(), ChType::Nothing) || ctx.dt(1) == &DataType::Null {
-                least_supertype(&[elem, ctx.ch(1)])?
-            } else {
-                crate::arithmetic::comparison_type(&elem, &ctx.ch(1), &elem_dt, ctx.dt(1))?
-            };
+            let elem = element_type(&ctx.ch(0));
+            let common = lookup_type(&elem, &ctx.ch(1), &elem.to_arrow(), ctx.dt(1))?;
             let base = common.strip_nullable().clone();
             let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
             let values = list.values();
-            let item_field = match list.data_type() {
-                DataType::List(f) => f.as_ref().clone(),
-                _ => Field::new("item", values.data_type().clone(), true),
-            };
+            let item_field = item_field(list);
             let (values, needles) = if matches!(base, ChType::Nothing) {
                 (Arc::clone(values), ctx.array(1)?)
             } else {
                 (convert(values, &item_field, &base, &cv)?, convert(&ctx.array(1)?, &ctx.fields[1], &base, &cv)?)
             };
-            let cmp = datafusion::arrow::array::make_comparator(
-                values.as_ref(),
-                needles.as_ref(),
-                Default::default(),
-            )?;
+            let equal = element_equality(values.as_ref(), needles.as_ref())?;
             let offsets = list.value_offsets();
             // A NULL needle finds NULL elements (ClickHouse: has([1, NULL], NULL) = 1).
-            let out: UInt8Array = (0..ctx.len)
-                .map(|row| {
-                    if list.is_null(row) {
-                        return 0;
+            let found = |row: usize| -> Option<usize> {
+                if list.is_null(row) {
+                    return None;
+                }
+                let (s, e) = (offsets[row] as usize, offsets[row + 1] as usize);
+                let needle_null = needles.is_null(row);
+                (s..e).position(|j| {
+                    if needle_null || values.is_null(j) {
+                        needle_null && values.is_null(j)
+                    } else {
+                        equal(j, row)
                     }
-                    let (s, e) = (offsets[row] as usize, offsets[row + 1] as usize);
-                    let needle_null = needles.is_null(row);
-                    (s..e).any(|j| {
-                        if needle_null || values.is_null(j) {
-                            needle_null && values.is_null(j)
-                        } else {
-                            cmp(j, row).is_eq()
-                        }
-                    }) as u8
                 })
-                .collect::<Vec<_>>()
-                .into();
-            Ok(Arc::new(out))
+            };
+            Ok(match how {
+                Lookup::Has => Arc::new(UInt8Array::from_iter_values((0..ctx.len).map(|row| u8::from(found(row).is_some())))),
+                Lookup::IndexOf => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| found(row).map_or(0, |p| p as u64 + 1)))),
+            })
         },
     )
     .custom_nulls()
     .build()
+}
+
+/// Equality of `a[i]` and `b[j]` (both valid) as ClickHouse compares values: floats by
+/// IEEE rules (NaN equals nothing, -0 equals 0), everything else by value.
+fn element_equality<'a>(a: &'a dyn Array, b: &'a dyn Array) -> DfResult<Box<dyn Fn(usize, usize) -> bool + 'a>> {
+    Ok(match (a.data_type(), b.data_type()) {
+        (DataType::Float64, DataType::Float64) => {
+            let (x, y) = (a.as_primitive::<Float64Type>(), b.as_primitive::<Float64Type>());
+            Box::new(move |i, j| x.value(i) == y.value(j))
+        }
+        (DataType::Float32, DataType::Float32) => {
+            let (x, y) = (a.as_primitive::<Float32Type>(), b.as_primitive::<Float32Type>());
+            Box::new(move |i, j| x.value(i) == y.value(j))
+        }
+        _ => {
+            let cmp = make_comparator(a, b, Default::default())?;
+            Box::new(move |i, j| cmp(i, j).is_eq())
+        }
+    })
+}
+
+/// The element type of an `Array(T)` type (`Nothing` for anything else).
+pub(crate) fn element_type(t: &ChType) -> ChType {
+    match t.strip_nullable() {
+        ChType::Array(inner) => (**inner).clone(),
+        _ => ChType::Nothing,
+    }
+}
+
+/// The item field of a list column.
+pub(crate) fn item_field(list: &ListArray) -> Field {
+    match list.data_type() {
+        DataType::List(f) => f.as_ref().clone(),
+        _ => Field::new("item", list.values().data_type().clone(), true),
+    }
 }
 
 /// `emptyArrayToSingle(arr)`: an empty array becomes one element of the type's default
@@ -239,6 +287,42 @@ fn empty_array_to_single() -> ScalarUDF {
     .build()
 }
 
+/// `emptyArrayUInt8()`, `emptyArrayString()`, ...: an empty array of the named type.
+fn empty_array(name: &'static str, element: ChType) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(0),
+        move |_| Ok(ChType::Array(Box::new(element.clone()))),
+        |ctx| {
+            let DataType::List(item) = ctx.ret_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} returns a list", ctx.name)));
+            };
+            let offsets = OffsetBuffer::new_zeroed(ctx.len);
+            let values = datafusion::arrow::array::new_empty_array(item.data_type());
+            Ok(Arc::new(ListArray::try_new(Arc::clone(item), offsets, values, None)?))
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![array_fn(), range(), has(), empty_array_to_single()]
+    let mut out = vec![array_fn(), range(), lookup("has", Lookup::Has), lookup("indexOf", Lookup::IndexOf), empty_array_to_single()];
+    for (name, element) in [
+        ("emptyArrayUInt8", ChType::UInt8),
+        ("emptyArrayUInt16", ChType::UInt16),
+        ("emptyArrayUInt32", ChType::UInt32),
+        ("emptyArrayUInt64", ChType::UInt64),
+        ("emptyArrayInt8", ChType::Int8),
+        ("emptyArrayInt16", ChType::Int16),
+        ("emptyArrayInt32", ChType::Int32),
+        ("emptyArrayInt64", ChType::Int64),
+        ("emptyArrayFloat32", ChType::Float32),
+        ("emptyArrayFloat64", ChType::Float64),
+        ("emptyArrayDate", ChType::Date),
+        ("emptyArrayDateTime", ChType::DateTime(None)),
+        ("emptyArrayString", ChType::String),
+    ] {
+        out.push(empty_array(name, element));
+    }
+    out
 }

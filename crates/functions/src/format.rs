@@ -318,6 +318,22 @@ pub(crate) fn format_array(field: &Field, array: &ArrayRef, ctx: &FormatCtx) -> 
         _ => {}
     }
     let ch = ChType::from_field(field);
+    if let (DataType::FixedSizeBinary(_), ChType::FixedString(_)) = (array.data_type(), ch.base()) {
+        // ClickHouse's `toString` of a FixedString drops its trailing zero bytes (the
+        // padding); inside arrays and tuples, and in `format` or `concat`, they stay.
+        let fixed = array.as_fixed_size_binary();
+        let mut builder = StringBuilder::with_capacity(array.len(), fixed.value_data().len());
+        for v in fixed.iter() {
+            match v {
+                None => builder.append_null(),
+                Some(bytes) => {
+                    let used = bytes.iter().rposition(|b| *b != 0).map_or(0, |p| p + 1);
+                    builder.append_value(String::from_utf8_lossy(&bytes[..used]));
+                }
+            }
+        }
+        return Ok(std::sync::Arc::new(builder.finish()));
+    }
     let mut builder = StringBuilder::with_capacity(array.len(), array.len() * 8);
     let mut buf = String::new();
     for row in 0..array.len() {

@@ -9,7 +9,10 @@
 //! * ClickHouse's *default implementation for NULLs* ([`Nulls::Default`]): a `NULL`
 //!   literal argument makes the result `Nullable(Nothing)` NULL; nullable arguments make
 //!   the result `Nullable(T)` with NULL where any argument is NULL, and the kernel runs
-//!   on the arrays as they are (kernels skip null slots, they never fail on them);
+//!   on the arrays as they are (kernels skip null slots, they never fail on them); a
+//!   result that cannot be Nullable (Array, Map, Tuple) is computed on the type's default
+//!   value where an argument is NULL, as ClickHouse does (`splitByChar(',', NULL-row)` is
+//!   `['']`), and an Arrow list/map/struct argument never makes a result Nullable;
 //! * constant folding: when every argument is a scalar the kernel runs on one-row
 //!   arrays and the result is handed back as a scalar, which is what DataFusion's
 //!   `ConstEvaluator` needs to fold `toDate('2024-01-01')` at plan time.
@@ -263,7 +266,11 @@ impl ChUdf {
                 if any_null_type(fields) {
                     return Ok(Arc::new(Field::new(def.name, DataType::Null, true)));
                 }
-                let nullable = fields.iter().any(|f| is_nullable_field(f));
+                // An Arrow list, map or struct field may be nullable, but ClickHouse's
+                // Array, Map and Tuple values never are: they do not make a result Nullable.
+                let nullable = fields.iter().any(|f| {
+                    is_nullable_field(f) && !matches!(f.data_type(), DataType::List(_) | DataType::LargeList(_) | DataType::Map(..) | DataType::Struct(_))
+                });
                 let stripped = fields.iter().map(|f| Arc::new(strip_nullable(f))).collect();
                 let ctx = RetCtx { name: def.name, fields: stripped, scalars };
                 let t = (def.ret)(&ctx)?;
@@ -346,16 +353,30 @@ impl ScalarUDFImpl for ChUdf {
             && args.args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_)));
         let len = if all_scalar { 1 } else { args.number_rows };
         let ret = &args.return_field;
+        // A result type that cannot be inside Nullable (Array, Map, Tuple): ClickHouse runs
+        // the function on the default value where an argument is NULL (`splitByChar(',', x)`
+        // is `['']` for a NULL `x`), so the kernel sees defaults there and the result keeps
+        // no NULLs. Other results are NULL where an argument is.
+        let result_holds_nulls = !matches!(ret.data_type(), DataType::List(_) | DataType::LargeList(_) | DataType::Map(..) | DataType::Struct(_));
 
         if def.nulls == Nulls::Default {
             if ret.data_type() == &DataType::Null {
                 return Ok(ColumnarValue::Scalar(ScalarValue::Null));
             }
-            // A NULL constant argument nulls the whole result.
             let null_scalar = args.args.iter().any(|a| matches!(a, ColumnarValue::Scalar(s) if s.is_null()));
-            if null_scalar {
+            if null_scalar && result_holds_nulls {
+                // A NULL constant argument nulls the whole result.
                 let out = new_null_array(ret.data_type(), len);
                 return finish(out, all_scalar);
+            }
+            if !result_holds_nulls {
+                for a in args.args.iter_mut() {
+                    match a {
+                        ColumnarValue::Scalar(s) if s.is_null() => *s = ScalarValue::new_default(&s.data_type())?,
+                        ColumnarValue::Array(array) if array.logical_null_count() > 0 => *array = defaults_at_nulls(array)?,
+                        _ => {}
+                    }
+                }
             }
         }
 
@@ -372,9 +393,14 @@ impl ScalarUDFImpl for ChUdf {
             return internal_err!("{} produced {} rows instead of {len}", def.name, out.len());
         }
         if out.data_type() != ret.data_type() {
-            return internal_err!("{} produced {} instead of {}", def.name, out.data_type(), ret.data_type());
+            // Nested fields differ only in names or metadata (the ClickHouse type of an
+            // element, which input columns do not always carry): relabel.
+            if !out.data_type().equals_datatype(ret.data_type()) {
+                return internal_err!("{} produced {} instead of {}", def.name, out.data_type(), ret.data_type());
+            }
+            out = datafusion::arrow::compute::cast(&out, ret.data_type())?;
         }
-        if def.nulls == Nulls::Default {
+        if def.nulls == Nulls::Default && result_holds_nulls {
             let mut nulls: Option<NullBuffer> = out.logical_nulls();
             for a in args.args.iter() {
                 if let ColumnarValue::Array(a) = a {
@@ -416,6 +442,13 @@ fn finish(out: ArrayRef, all_scalar: bool) -> DfResult<ColumnarValue> {
     } else {
         Ok(ColumnarValue::Array(out))
     }
+}
+
+/// `array` with the type's default value (0, '', []) in place of each NULL.
+fn defaults_at_nulls(array: &ArrayRef) -> DfResult<ArrayRef> {
+    let valid = datafusion::arrow::compute::is_not_null(array.as_ref())?;
+    let default = ScalarValue::new_default(array.data_type())?.to_scalar()?;
+    Ok(datafusion::arrow::compute::kernels::zip::zip(&valid, array, &default)?)
 }
 
 /// The field without nullability (and without the `Nullable` marker).

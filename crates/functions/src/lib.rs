@@ -8,7 +8,8 @@
 //! ## API (for the query layer)
 //! * [`register_all`] registers every function, alias and lowercase spelling into a
 //!   [`SessionState`], replacing DataFusion built-ins with the same names (`count`,
-//!   `sum`, `length`, `substring`, `now`, ...) where ClickHouse's semantics differ.
+//!   `sum`, `length`, `substring`, `now`, ...) where ClickHouse's semantics differ, and
+//!   the higher-order (lambda) forms of [`lambda`].
 //! * [`function_catalog`] lists what a session can call, for `system.functions`.
 //! * [`is_case_insensitive`] tells the SQL front end which names to lowercase.
 //! * [`cast_to_chtype`] builds `CAST(x AS T)` with ClickHouse's conversion rules.
@@ -27,8 +28,18 @@
 //! | [`datetime`] | `now`, `today`, `toYear`.., `toStartOf*`, `add*`/`subtract*`, `dateDiff` |
 //! | [`conditional`] | `if`, `multiIf`, `isNull`, `ifNull`, `nullIf`, `assumeNotNull`, ... |
 //! | [`arithmetic`] | `plus`.., `intDiv`, `modulo`, `equals`.. with ClickHouse result types |
-//! | [`string`] | `length`, `lower`, `concat`, `substring`, `position`, `trim*`, `hex`, ... |
-//! | [`array`] | `range`, `has`, array `length`/`empty` |
+//! | [`string`] | `length`, `lower`, `concat`, `substring`, `replaceOne/All`, `trim*`, `reverse`, `splitBy*`, `hex`, ... |
+//! | `text` | building String columns from bytes (invalid UTF-8 becomes U+FFFD once, at the end) |
+//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny` |
+//! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
+//! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
+//! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
+//! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
+//! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
+//! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
+//! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
+//! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
+//! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
@@ -52,27 +63,37 @@ pub mod args;
 pub mod combinators;
 pub mod arithmetic;
 pub mod array;
+mod array_access;
+mod array_aggregate;
+mod array_sort;
 pub mod calendar;
 pub mod conditional;
 pub mod conversion;
 pub mod datetime;
 pub mod datetime_text;
+mod encoding;
 pub mod for_each;
 pub mod format;
 mod hash;
 pub mod func;
 mod ip;
+pub mod lambda;
 pub mod literals;
 pub mod parse;
+mod regexp;
 mod registry;
+mod search;
 pub mod sqlnames;
 pub mod states;
 pub mod supertype;
 pub mod string;
+mod string_build;
 pub mod system;
+mod text;
 pub mod tuple;
 pub mod tz;
 mod uniq;
+mod utf8;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -108,7 +129,15 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(conditional::functions());
     out.extend(arithmetic::functions());
     out.extend(string::functions());
+    out.extend(search::functions());
+    out.extend(utf8::functions());
+    out.extend(string_build::functions());
+    out.extend(encoding::functions());
+    out.extend(regexp::functions());
     out.extend(array::functions());
+    out.extend(array_access::functions());
+    out.extend(array_aggregate::functions());
+    out.extend(array_sort::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(ip::functions());
@@ -191,6 +220,9 @@ pub fn register_all(state: &mut SessionState) -> Result<()> {
     }
     for udaf in aggregates {
         state.register_udaf(Arc::clone(udaf)).map_err(Error::from)?;
+    }
+    for hof in lambda::functions() {
+        state.register_higher_order_function(Arc::new(hof)).map_err(Error::from)?;
     }
     drop_shadowed(state);
     Ok(())

@@ -13,6 +13,11 @@
 //! literal argument as the narrowed value ([`narrow`]); a literal that is a whole result
 //! column is replaced by its narrowed value. Literals that DataFusion folds later carry no
 //! mark and keep their computed types: `toTypeName(toInt64(1))` stays `Int64`.
+//!
+//! Narrowing changes types above the literal: nodes without expressions of their own
+//! (UNNEST, subquery aliases) get their schemas recomputed, and the parameters of lambdas
+//! (`arrayMap(x -> x * 2, [1, 2])`, or over an array from a subquery) are typed again from
+//! their arrays, innermost call first (see `resolve_lambda_types`).
 
 use std::collections::BTreeMap;
 
@@ -68,10 +73,6 @@ fn marker() -> FieldMetadata {
 fn mark(expr: Expr) -> datafusion::common::Result<Transformed<Expr>> {
     expr.transform_down(|e| {
         Ok(match e {
-            // A lambda's variables were typed from its array during SQL planning:
-            // narrowing literals inside (`arrayMap(x -> x, range(3))`) would change the
-            // array's type under them.
-            Expr::HigherOrderFunction(_) => Transformed::new(e, false, TreeNodeRecursion::Jump),
             Expr::Literal(value @ (ScalarValue::Int64(Some(_)) | ScalarValue::UInt64(Some(_))), None) => {
                 Transformed::yes(Expr::Literal(value, Some(marker())))
             }
@@ -147,23 +148,100 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
         if matches!(node, LogicalPlan::Limit(_) | LogicalPlan::Values(_) | LogicalPlan::Window(_)) {
             return Ok(Transformed::no(node));
         }
-        if let LogicalPlan::Aggregate(aggregate) = node {
-            return mark_aggregate(aggregate);
-        }
-        let marked = node.map_expressions(mark)?;
-        if !marked.transformed {
-            return Ok(marked);
-        }
-        let node = match marked.data {
-            LogicalPlan::Projection(p) => {
-                let exprs = p.expr.into_iter().map(narrow_projected).collect();
-                LogicalPlan::Projection(datafusion::logical_expr::Projection::try_new(exprs, p.input)?)
+        // Nodes without expressions of their own keep the schema they were built with;
+        // once a literal below them got its type, their output types change too.
+        let (node, restated) = restate_schema(node)?;
+        let marked = if let LogicalPlan::Aggregate(aggregate) = node {
+            mark_aggregate(aggregate)?
+        } else {
+            let marked = node.map_expressions(mark)?;
+            if marked.transformed {
+                Transformed::yes(match marked.data {
+                    LogicalPlan::Projection(p) => {
+                        let exprs = p.expr.into_iter().map(narrow_projected).collect();
+                        LogicalPlan::Projection(datafusion::logical_expr::Projection::try_new(exprs, p.input)?)
+                    }
+                    other => other.recompute_schema()?,
+                })
+            } else {
+                marked
             }
-            other => other.recompute_schema()?,
         };
-        Ok(Transformed::yes(node))
+        let transformed = marked.transformed || restated;
+        let resolved = resolve_lambda_types(marked.data)?;
+        Ok(Transformed::new_transformed(resolved.data, transformed || resolved.transformed))
     })?;
     Ok(out.data)
+}
+
+/// Recomputes the schema of a node whose output types follow its input's (UNNEST, a
+/// subquery alias, a projection, a filter, a sort); whether it changed.
+fn restate_schema(node: LogicalPlan) -> datafusion::common::Result<(LogicalPlan, bool)> {
+    if !matches!(
+        node,
+        LogicalPlan::Unnest(_) | LogicalPlan::SubqueryAlias(_) | LogicalPlan::Filter(_) | LogicalPlan::Sort(_) | LogicalPlan::Projection(_)
+    ) {
+        return Ok((node, false));
+    }
+    let before = std::sync::Arc::clone(node.schema());
+    let node = node.recompute_schema()?;
+    let changed = node.schema().as_ref() != before.as_ref();
+    Ok((node, changed))
+}
+
+/// A lambda's parameters were typed from its arrays while the SQL was planned, before
+/// the literals got their types: an array of literals, or one from below
+/// (`arrayCount(x -> x > 1, arr)` over a subquery's `[1, 2]`), may now have narrower
+/// elements. The parameters are typed again from the arrays as they are now.
+fn resolve_lambda_types(node: LogicalPlan) -> datafusion::common::Result<Transformed<LogicalPlan>> {
+    let has_lambda = node.expressions().iter().any(|e| e.exists(|e| Ok(matches!(e, Expr::HigherOrderFunction(_)))).unwrap_or(false));
+    if !has_lambda {
+        return Ok(Transformed::no(node));
+    }
+    let schema = datafusion::logical_expr::utils::merge_schema(&node.inputs());
+    let resolved = node.map_expressions(|e| {
+        // Innermost calls first: DataFusion types a call's lambda parameters from its
+        // arrays as they are typed at that moment, and an array may itself be the result
+        // of a lambda call (`arraySort((x, y) -> y, arr, arrayMap(z -> -z, arr))`). A call
+        // inside a lambda body that uses the outer lambda's parameters is typed with it.
+        e.transform_up(|e| match e {
+            Expr::HigherOrderFunction(_) if !has_free_lambda_variables(&e) => e.resolve_lambda_variables(&schema),
+            other => Ok(Transformed::no(other)),
+        })
+    })?;
+    if resolved.transformed {
+        Ok(Transformed::yes(resolved.data.recompute_schema()?))
+    } else {
+        Ok(resolved)
+    }
+}
+
+/// Whether `expr` uses a lambda parameter that no lambda inside it declares.
+fn has_free_lambda_variables(expr: &Expr) -> bool {
+    fn visit(expr: &Expr, bound: &mut Vec<String>, free: &mut bool) {
+        match expr {
+            Expr::LambdaVariable(v) => {
+                if !bound.iter().any(|b| b == &v.name) {
+                    *free = true;
+                }
+            }
+            Expr::Lambda(lambda) => {
+                let depth = bound.len();
+                bound.extend(lambda.params.iter().cloned());
+                visit(&lambda.body, bound, free);
+                bound.truncate(depth);
+            }
+            other => {
+                let _ = other.apply_children(|child| {
+                    visit(child, bound, free);
+                    Ok(if *free { TreeNodeRecursion::Stop } else { TreeNodeRecursion::Continue })
+                });
+            }
+        }
+    }
+    let mut free = false;
+    visit(expr, &mut Vec::new(), &mut free);
+    free
 }
 
 /// String literals compared with a `FixedString(N)` expression (`=`, `!=`, `<`, ...,

@@ -7,16 +7,20 @@
 //! the front end rewrites function names: case-insensitive ones are lowercased, and all
 //! are marked quoted so DataFusion looks them up exactly as written. `arrayMap` and
 //! `arrayFilter` with one array become DataFusion's `array_transform` / `array_filter`
-//! (arguments swapped). Innermost `-If` and
+//! (arguments swapped); the other functions that take a lambda (`arrayCount(x -> ..,
+//! arr)`, `arraySort(x -> .., arr)`, ...) are renamed to their higher-order forms (see
+//! [`crate::lambda`]). `arr[i]` and `map[key]` become `arrayElement` calls, ClickHouse's
+//! semantics of subscripts. Innermost `-If` and
 //! `-Distinct` combinators become `FILTER (WHERE ..)` and `DISTINCT` (see
 //! [`crate::combinators`]).
 
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
-    ObjectName, ObjectNamePart, Statement, UnaryOperator,
+    visit_expressions_mut, AccessExpr, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+    ObjectName, ObjectNamePart, Statement, Subscript, TrimWhereField, UnaryOperator,
 };
+use granary_common::Result;
 
 use crate::is_case_insensitive;
 
@@ -62,13 +66,86 @@ fn eliminate_injective_inside_uniq(function: &mut Function) {
     }
 }
 
+/// A call of `name` with `args`, looked up exactly as written.
+fn call(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Function(Function {
+        name: ObjectName::from(vec![Ident::with_quote('"', name)]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args.into_iter().map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e))).collect(),
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+/// `root[i][j]` as `arrayElement(arrayElement(root, i), j)`; the chain stops at the
+/// first access that is not a plain subscript (a slice, `.field`), which stays as it is.
+fn subscripts_to_array_element(expr: &mut Expr) {
+    let Expr::CompoundFieldAccess { root, access_chain } = expr else { return };
+    let leading = access_chain.iter().take_while(|a| matches!(a, AccessExpr::Subscript(Subscript::Index { .. }))).count();
+    if leading == 0 {
+        return;
+    }
+    let rest = access_chain.split_off(leading);
+    let mut built = std::mem::replace(root.as_mut(), Expr::value(datafusion::sql::sqlparser::ast::Value::Null));
+    for access in access_chain.drain(..) {
+        if let AccessExpr::Subscript(Subscript::Index { index }) = access {
+            built = call("arrayElement", vec![built, index]);
+        }
+    }
+    *expr = if rest.is_empty() { built } else { Expr::CompoundFieldAccess { root: Box::new(built), access_chain: rest } };
+}
+
+/// `TRIM([BOTH | LEADING | TRAILING] [chars FROM] s)` as `trimBoth`/`trimLeft`/
+/// `trimRight` (DataFusion would plan its own `btrim`, which ClickHouse's `trim` replaces).
+fn trim_to_function(expr: &mut Expr) {
+    let Expr::Trim { expr: inner, trim_where, trim_what, trim_characters } = expr else { return };
+    let name = match trim_where {
+        Some(TrimWhereField::Leading) => "trimLeft",
+        Some(TrimWhereField::Trailing) => "trimRight",
+        Some(TrimWhereField::Both) | None => "trimBoth",
+    };
+    let mut args = vec![(**inner).clone()];
+    if let Some(what) = trim_what {
+        args.push((**what).clone());
+    } else if let Some(characters) = trim_characters {
+        args.extend(characters.iter().cloned());
+    }
+    *expr = call(name, args);
+}
+
+/// Renames a call of a lambda-taking function whose first argument is a lambda to the
+/// function's higher-order form, checking that the lambda takes one parameter per array.
+fn rename_lambda_call(ident: &mut Ident, args: &FunctionArguments) -> Result<()> {
+    if ident.quote_style.is_some() || !crate::lambda::LAMBDA_FUNCTIONS.contains(&ident.value.as_str()) {
+        return Ok(());
+    }
+    let FunctionArguments::List(list) = args else { return Ok(()) };
+    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(lambda)))) = list.args.first() else {
+        return Ok(());
+    };
+    crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), list.args.len() - 1)?;
+    ident.value = crate::lambda::lambda_name(&ident.value);
+    ident.quote_style = Some('"');
+    Ok(())
+}
+
 /// Rewrites the function names of a parsed statement as described above.
 ///
 /// Also turns `SUBSTRING(s, a, b)` / `SUBSTRING(s FROM a FOR b)`, which the parser
 /// reads as special syntax and DataFusion plans with its own `substr` (bypassing the
-/// function registry), into a call of ClickHouse's `substring`.
-pub fn prepare_function_names(statement: &mut Statement) {
-    let _ = visit_expressions_mut(statement, |expr| {
+/// function registry), into a call of ClickHouse's `substring`. Fails only for a lambda
+/// whose parameters do not match its arrays (43, as ClickHouse).
+pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
+    let outcome = visit_expressions_mut(statement, |expr| {
+        subscripts_to_array_element(expr);
+        trim_to_function(expr);
         if let Expr::Substring { expr: inner, substring_from, substring_for, .. } = expr {
             let mut args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr((**inner).clone()))];
             let from = substring_from.clone().map(|e| *e).unwrap_or_else(|| {
@@ -105,20 +182,8 @@ pub fn prepare_function_names(statement: &mut Statement) {
                     }
                     // `arrayMap(x -> f(x), arr)`, `arrayFilter(x -> c(x), arr)`: DataFusion's
                     // higher-order functions, which take the array first.
-                    // `arraySort(arr)` / `arrayReverseSort(arr)`: DataFusion's array_sort,
-                    // NULLs last as in ClickHouse.
-                    let sort = match ident.value.as_str() {
-                        "arraySort" if ident.quote_style.is_none() => Some("ASC"),
-                        "arrayReverseSort" if ident.quote_style.is_none() => Some("DESC"),
-                        _ => None,
-                    };
-                    if let (Some(direction), FunctionArguments::List(list)) = (sort, &mut function.args) {
-                        if list.args.len() == 1 && !matches!(&list.args[0], FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(_)))) {
-                            let text = |t: &str| FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(datafusion::sql::sqlparser::ast::Value::SingleQuotedString(t.to_string()))));
-                            list.args.push(text(direction));
-                            list.args.push(text("NULLS LAST"));
-                            ident.value = "array_sort".to_string();
-                        }
+                    if let Err(e) = rename_lambda_call(ident, &function.args) {
+                        return ControlFlow::Break(e);
                     }
                     let higher_order = match ident.value.as_str() {
                         "arrayMap" if ident.quote_style.is_none() => Some("array_transform"),
@@ -140,6 +205,45 @@ pub fn prepare_function_names(statement: &mut Statement) {
                 }
             }
         }
-        ControlFlow::<()>::Continue(())
+        ControlFlow::Continue(())
     });
+    match outcome {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    use super::*;
+
+    fn prepared(sql: &str) -> Result<String> {
+        let mut statement = Parser::parse_sql(&ClickHouseDialect {}, sql).unwrap().remove(0);
+        prepare_function_names(&mut statement)?;
+        Ok(statement.to_string())
+    }
+
+    #[test]
+    fn subscripts_become_array_element() {
+        assert_eq!(prepared("SELECT a[1][-2], m['k']").unwrap(), r#"SELECT "arrayElement"("arrayElement"(a, 1), -2), "arrayElement"(m, 'k')"#);
+    }
+
+    #[test]
+    fn trim_syntax_becomes_clickhouse_functions() {
+        assert_eq!(
+            prepared("SELECT TRIM(BOTH 'x' FROM s), TRIM(LEADING 'x' FROM s), TRIM(TRAILING 'x' FROM s), TRIM(s)").unwrap(),
+            r#"SELECT "trimBoth"(s, 'x'), "trimLeft"(s, 'x'), "trimRight"(s, 'x'), "trimBoth"(s)"#
+        );
+    }
+
+    #[test]
+    fn lambda_calls_are_renamed_and_checked() {
+        assert_eq!(prepared("SELECT arrayCount(x -> x > 1, a), arrayCount(a)").unwrap(), r#"SELECT "arrayCount(lambda)"(x -> x > 1, a), "arrayCount"(a)"#);
+        let err = prepared("SELECT arraySort(x -> x, a, b)").unwrap_err();
+        assert_eq!(err.code(), granary_common::ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT);
+    }
 }

@@ -1,13 +1,21 @@
 //! String functions with ClickHouse's byte semantics: `length` (also of arrays),
-//! `empty`, `notEmpty`, `lower`, `upper` (ASCII only; the UTF8 variants are a later
-//! family), `concat`, `substring` (1-based, negative offsets from the end), `position`,
-//! `multiSearchAny`, `startsWith`, `endsWith`, `replaceAll`, `trimLeft`/`trimRight`/`trimBoth` (spaces
-//! only), `splitByChar`, `hex`.
+//! `empty`, `notEmpty`, `lower`, `upper` (ASCII only; the UTF8 variants are in
+//! [`crate::utf8`]), `concat`, `substring` (1-based, negative offsets from the end, float
+//! offsets truncated), `startsWith`, `endsWith`, `replaceOne`/`replaceAll` (literal
+//! search), `trimLeft`/`trimRight`/`trimBoth` (spaces, or the bytes a constant second
+//! argument lists), `reverse` (the bytes of a string, as ClickHouse, or an array's
+//! elements), `splitByChar`/`splitByString` (an empty separator splits into bytes;
+//! `max_substrings`), `toValidUTF8`, `hex`.
+//!
+//! Results are built as bytes ([`crate::text::ByteStrings`]); a value that is not valid
+//! UTF-8 (`reverse('ü')`) is stored with U+FFFD for each invalid sequence, since Granary's
+//! String is Arrow's UTF-8 `Utf8`. Functions that ClickHouse restricts to String refuse
+//! FixedString with ClickHouse's code (43, or 44 where it names the column).
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, FixedSizeBinaryArray, GenericListArray, ListBuilder, StringArray, StringBuilder,
+    Array, ArrayRef, AsArray, FixedSizeBinaryArray, GenericListArray, StringArray, StringBuilder,
     UInt64Array, UInt8Array,
 };
 use datafusion::arrow::compute::cast;
@@ -23,25 +31,14 @@ use granary_types::ChType;
 use crate::args::{ch_error, illegal_type, is_integer, Arity, DfResult};
 use crate::conversion::convert::{convert, is_text, Conv, Mode};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::text::{utf8_array, ByteStrings};
 
 /// The string column of argument `i` as `Utf8` (FixedString bytes as-is).
-fn utf8(ctx: &ExecCtx, i: usize) -> DfResult<ArrayRef> {
+pub(crate) fn utf8(ctx: &ExecCtx, i: usize) -> DfResult<ArrayRef> {
     utf8_array(ctx.array(i)?)
 }
 
-fn utf8_array(a: ArrayRef) -> DfResult<ArrayRef> {
-    Ok(match a.data_type() {
-        DataType::Utf8 => a,
-        DataType::FixedSizeBinary(_) => {
-            let b = a.as_fixed_size_binary();
-            let strings: StringArray = b.iter().map(|v| v.map(|bytes| String::from_utf8_lossy(bytes).into_owned())).collect();
-            Arc::new(strings)
-        }
-        _ => cast(&a, &DataType::Utf8)?,
-    })
-}
-
-fn require_text(ctx: &RetCtx, i: usize) -> DfResult<()> {
+pub(crate) fn require_text(ctx: &RetCtx, i: usize) -> DfResult<()> {
     if is_text(ctx.dt(i)) {
         Ok(())
     } else {
@@ -151,7 +148,7 @@ fn like_fn(name: &'static str, negated: bool, case_insensitive: bool) -> ScalarU
     .build()
 }
 
-fn list_lengths<O: datafusion::arrow::array::OffsetSizeTrait>(l: &GenericListArray<O>) -> UInt64Array {
+pub(crate) fn list_lengths<O: datafusion::arrow::array::OffsetSizeTrait>(l: &GenericListArray<O>) -> UInt64Array {
     l.value_offsets().windows(2).map(|w| (w[1] - w[0]).as_usize() as u64).collect::<Vec<_>>().into()
 }
 
@@ -284,7 +281,7 @@ enum ConcatPiece {
 }
 
 /// ClickHouse's byte range of `substring(s, offset[, length])`.
-fn substring_range(len: i64, offset: i64, length: Option<i64>) -> (usize, usize) {
+pub(crate) fn substring_range(len: i64, offset: i64, length: Option<i64>) -> (usize, usize) {
     let start: i64 = if offset > 0 {
         offset - 1
     } else if offset < 0 {
@@ -317,9 +314,7 @@ fn substring() -> ScalarUDF {
         |ctx| {
             require_text(ctx, 0)?;
             for i in 1..ctx.arg_count() {
-                if !is_integer(ctx.dt(i)) {
-                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
-                }
+                crate::utf8::require_offset(ctx, i)?;
             }
             Ok(ChType::String)
         },
@@ -374,89 +369,6 @@ fn substring() -> ScalarUDF {
     .build()
 }
 
-fn position() -> ScalarUDF {
-    ScalarDef::new(
-        "position",
-        Arity::range(2, 3),
-        |ctx| {
-            require_text(ctx, 0)?;
-            require_text(ctx, 1)?;
-            if ctx.arg_count() == 3 && !is_integer(ctx.dt(2)) {
-                return Err(illegal_type(ctx.name, 2, ctx.field(2)));
-            }
-            Ok(ChType::UInt64)
-        },
-        |ctx| {
-            let h = utf8(ctx, 0)?;
-            let n = utf8(ctx, 1)?;
-            let (h, n) = (h.as_string::<i32>(), n.as_string::<i32>());
-            let start = if ctx.args.len() == 3 { Some(cast(&ctx.array(2)?, &DataType::UInt64)?) } else { None };
-            let start = start.as_ref().map(|s| s.as_primitive::<UInt64Type>());
-            let out: UInt64Array = (0..h.len())
-                .map(|row| {
-                    let hay = h.value(row).as_bytes();
-                    let needle = n.value(row).as_bytes();
-                    let from = start.map_or(1, |s| s.value(row).max(1)) as usize;
-                    if from > hay.len() + 1 {
-                        return 0;
-                    }
-                    let rest = &hay[from - 1..];
-                    if needle.is_empty() {
-                        return from as u64;
-                    }
-                    rest.windows(needle.len()).position(|w| w == needle).map_or(0, |p| (p + from) as u64)
-                })
-                .collect::<Vec<_>>()
-                .into();
-            Ok(Arc::new(out))
-        },
-    )
-    .build()
-}
-
-/// `multiSearchAny(haystack, [needles])`: 1 when any needle occurs in the haystack (an
-/// empty needle always does), as bytes, like ClickHouse's non-UTF8 variant.
-fn multi_search_any() -> ScalarUDF {
-    ScalarDef::new(
-        "multiSearchAny",
-        Arity::exact(2),
-        |ctx| {
-            require_text(ctx, 0)?;
-            match ctx.ch(1).strip_nullable() {
-                ChType::Array(item) if matches!(item.strip_nullable(), ChType::String | ChType::FixedString(_)) => Ok(ChType::UInt8),
-                _ => Err(illegal_type(ctx.name, 1, ctx.field(1))),
-            }
-        },
-        |ctx| {
-            let h = utf8(ctx, 0)?;
-            let h = h.as_string::<i32>();
-            let needles = ctx.array(1)?;
-            let needles = needles
-                .as_list_opt::<i32>()
-                .ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "multiSearchAny expects an Array(String) of needles"))?;
-            let values = utf8_array(Arc::clone(needles.values()))?;
-            let values = values.as_string::<i32>();
-            let offsets = needles.value_offsets();
-            let out: UInt8Array = (0..h.len())
-                .map(|row| {
-                    let hay = h.value(row).as_bytes();
-                    // A constant needle list is one row repeated; a column has one list per row.
-                    let list_row = if needles.len() == 1 { 0 } else { row };
-                    let (from, to) = (offsets[list_row] as usize, offsets[list_row + 1] as usize);
-                    let found = (from..to).any(|i| {
-                        let needle = values.value(i).as_bytes();
-                        needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
-                    });
-                    u8::from(found)
-                })
-                .collect::<Vec<_>>()
-                .into();
-            Ok(Arc::new(out))
-        },
-    )
-    .build()
-}
-
 fn affix(name: &'static str, starts: bool) -> ScalarUDF {
     ScalarDef::new(
         name,
@@ -478,107 +390,6 @@ fn affix(name: &'static str, starts: bool) -> ScalarUDF {
                 .collect::<Vec<_>>()
                 .into();
             Ok(Arc::new(out))
-        },
-    )
-    .build()
-}
-
-fn replace_all() -> ScalarUDF {
-    ScalarDef::new(
-        "replaceAll",
-        Arity::exact(3),
-        |ctx| {
-            for i in 0..3 {
-                require_text(ctx, i)?;
-            }
-            Ok(ChType::String)
-        },
-        |ctx| {
-            let s = utf8(ctx, 0)?;
-            let from = utf8(ctx, 1)?;
-            let to = utf8(ctx, 2)?;
-            let (s, from, to) = (s.as_string::<i32>(), from.as_string::<i32>(), to.as_string::<i32>());
-            let mut b = StringBuilder::with_capacity(s.len(), s.value_data().len());
-            for row in 0..s.len() {
-                if s.is_null(row) {
-                    b.append_null();
-                    continue;
-                }
-                let pattern = from.value(row);
-                if pattern.is_empty() {
-                    b.append_value(s.value(row));
-                } else {
-                    b.append_value(s.value(row).replace(pattern, to.value(row)));
-                }
-            }
-            Ok(Arc::new(b.finish()))
-        },
-    )
-    .build()
-}
-
-fn trim(name: &'static str, left: bool, right: bool) -> ScalarUDF {
-    ScalarDef::new(
-        name,
-        Arity::exact(1),
-        |ctx| {
-            require_text(ctx, 0)?;
-            Ok(ChType::String)
-        },
-        move |ctx| {
-            let s = utf8(ctx, 0)?;
-            Ok(map_strings(&s, |v, out| {
-                let mut t = v;
-                if left {
-                    t = t.trim_start_matches(' ');
-                }
-                if right {
-                    t = t.trim_end_matches(' ');
-                }
-                out.push_str(t)
-            }))
-        },
-    )
-    .build()
-}
-
-fn split_by_char() -> ScalarUDF {
-    ScalarDef::new(
-        "splitByChar",
-        Arity::range(2, 3),
-        |ctx| {
-            require_text(ctx, 0)?;
-            require_text(ctx, 1)?;
-            let sep = ctx.const_str(0, "separator")?;
-            if sep.len() != 1 {
-                return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "Illegal separator for function splitByChar. Must be exactly one byte"));
-            }
-            if ctx.arg_count() == 3 {
-                ctx.const_int(2, "max_substrings")?;
-            }
-            Ok(ChType::Array(Box::new(ChType::String)))
-        },
-        |ctx| {
-            let sep = ctx.const_str(0, "separator")?.to_string();
-            let max = if ctx.args.len() == 3 { ctx.const_int(2, "max_substrings")? } else { 0 };
-            let s = utf8(ctx, 1)?;
-            let s = s.as_string::<i32>();
-            let item = ChType::String.to_arrow_field("item");
-            let mut b = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(item));
-            for row in 0..s.len() {
-                if s.is_null(row) {
-                    b.append_null();
-                    continue;
-                }
-                for (i, part) in s.value(row).split(sep.as_str()).enumerate() {
-                    if max > 0 && i as i128 >= max {
-                        break;
-                    }
-                    b.values().append_value(part);
-                }
-                b.append(true);
-            }
-            Ok(Arc::new(b.finish()))
         },
     )
     .build()
@@ -737,6 +548,290 @@ fn hex() -> ScalarUDF {
     .build()
 }
 
+
+/// A String argument (LowCardinality(String) too); ClickHouse's newer string functions
+/// refuse FixedString.
+pub(crate) fn is_plain_string(t: &ChType) -> bool {
+    match t.strip_nullable() {
+        ChType::String => true,
+        ChType::LowCardinality(inner) => matches!(inner.strip_nullable(), ChType::String),
+        _ => false,
+    }
+}
+
+/// Argument `i` must be a String: `code` 43 for other types, 44 for a FixedString where
+/// ClickHouse names the column rather than the type.
+fn require_string(ctx: &RetCtx, i: usize, fixed_string_code: ErrorCode) -> DfResult<()> {
+    let t = ctx.ch(i);
+    if is_plain_string(&t) {
+        return Ok(());
+    }
+    if matches!(t.base(), ChType::FixedString(_)) && fixed_string_code == ErrorCode::ILLEGAL_COLUMN {
+        return Err(ch_error(ErrorCode::ILLEGAL_COLUMN, format!("Illegal column {t} of argument #{} of function {}", i + 1, ctx.name)));
+    }
+    Err(illegal_type(ctx.name, i, ctx.field(i)))
+}
+
+/// An argument that must be a constant String (`separator`, `trim_character`, ...): 43
+/// for another type here; its value when it is a literal. Whether it is a constant is
+/// checked when the function runs (44), after constant folding, so constant expressions
+/// (`concat('a', 'b')`) count as constants, as in ClickHouse.
+pub(crate) fn require_const_string<'a>(ctx: &'a RetCtx, i: usize) -> DfResult<Option<&'a str>> {
+    if !is_plain_string(&ctx.ch(i)) {
+        return Err(illegal_type(ctx.name, i, ctx.field(i)));
+    }
+    Ok(ctx.scalar(i).and_then(crate::args::scalar_str))
+}
+
+/// Whether argument `i` is an unsigned integer. A literal arrives typed `Int64` while
+/// the query is planned and gets its ClickHouse type (`UInt8` for `2`) afterwards, so a
+/// non-negative integer literal counts too.
+pub(crate) fn is_unsigned_arg(ctx: &RetCtx, i: usize) -> bool {
+    match ctx.dt(i) {
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => true,
+        DataType::Int64 => ctx.scalar(i).and_then(crate::args::scalar_i128).is_some_and(|v| v >= 0),
+        _ => false,
+    }
+}
+
+/// `replaceOne(haystack, pattern, replacement)` and `replaceAll`: literal search, an
+/// empty pattern replaces nothing.
+fn replace_literal(name: &'static str, all: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(3),
+        |ctx| {
+            require_string(ctx, 0, ErrorCode::ILLEGAL_COLUMN)?;
+            require_string(ctx, 1, ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT)?;
+            require_string(ctx, 2, ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT)?;
+            Ok(ChType::String)
+        },
+        move |ctx| {
+            let s = utf8(ctx, 0)?;
+            let from = utf8(ctx, 1)?;
+            let to = utf8(ctx, 2)?;
+            let (s, from, to) = (s.as_string::<i32>(), from.as_string::<i32>(), to.as_string::<i32>());
+            let mut out = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            for row in 0..s.len() {
+                let hay = s.value(row).as_bytes();
+                let pattern = from.value(row).as_bytes();
+                let replacement = to.value(row).as_bytes();
+                let mut pos = 0;
+                if !pattern.is_empty() {
+                    let finder = memchr::memmem::Finder::new(pattern);
+                    while let Some(found) = finder.find(&hay[pos..]) {
+                        out.extend(&hay[pos..pos + found]);
+                        out.extend(replacement);
+                        pos += found + pattern.len();
+                        if !all {
+                            break;
+                        }
+                    }
+                }
+                out.extend(&hay[pos..]);
+                out.finish_value()?;
+            }
+            out.finish(None)
+        },
+    )
+    .build()
+}
+
+/// `trimLeft`, `trimRight`, `trimBoth` (`ltrim`, `rtrim`, `trim`): spaces, or with a
+/// second argument the bytes it lists.
+fn trim(name: &'static str, left: bool, right: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        |ctx| {
+            require_text(ctx, 0)?;
+            if ctx.arg_count() == 2 {
+                require_const_string(ctx, 1)?;
+            }
+            Ok(ChType::String)
+        },
+        move |ctx| {
+            let mut set = [false; 256];
+            match ctx.args.len() {
+                2 => ctx.const_str(1, "trim_character")?.bytes().for_each(|b| set[usize::from(b)] = true),
+                _ => set[usize::from(b' ')] = true,
+            }
+            let strings = text_bytes(&ctx.array(0)?);
+            let mut out = ByteStrings::with_capacity(ctx.len, 0);
+            for row in 0..ctx.len {
+                let mut bytes = strings.value(row);
+                if left {
+                    let skip = bytes.iter().position(|b| !set[usize::from(*b)]).unwrap_or(bytes.len());
+                    bytes = &bytes[skip..];
+                }
+                if right {
+                    let keep = bytes.iter().rposition(|b| !set[usize::from(*b)]).map_or(0, |p| p + 1);
+                    bytes = &bytes[..keep];
+                }
+                out.push_value(bytes)?;
+            }
+            out.finish(None)
+        },
+    )
+    .build()
+}
+
+/// The bytes of a String or FixedString column, row by row.
+pub(crate) enum TextBytes {
+    Strings(StringArray),
+    Fixed(FixedSizeBinaryArray),
+}
+
+impl TextBytes {
+    pub fn value(&self, row: usize) -> &[u8] {
+        match self {
+            TextBytes::Strings(s) => s.value(row).as_bytes(),
+            TextBytes::Fixed(f) => f.value(row),
+        }
+    }
+}
+
+pub(crate) fn text_bytes(array: &ArrayRef) -> TextBytes {
+    match array.data_type() {
+        DataType::FixedSizeBinary(_) => TextBytes::Fixed(array.as_fixed_size_binary().clone()),
+        DataType::Utf8 => TextBytes::Strings(array.as_string::<i32>().clone()),
+        _ => match cast(array, &DataType::Utf8) {
+            Ok(a) => TextBytes::Strings(a.as_string::<i32>().clone()),
+            Err(_) => TextBytes::Strings(StringArray::new_null(array.len())),
+        },
+    }
+}
+
+/// `reverse`: the bytes of a String (as ClickHouse, which may leave invalid UTF-8) or
+/// FixedString, or the elements of an array.
+fn reverse() -> ScalarUDF {
+    ScalarDef::new(
+        "reverse",
+        Arity::exact(1),
+        |ctx| match ctx.ch(0) {
+            t @ (ChType::String | ChType::FixedString(_) | ChType::Array(_)) => Ok(t),
+            ChType::LowCardinality(inner) if matches!(*inner, ChType::String) => Ok(ChType::String),
+            _ => Err(illegal_type(ctx.name, 0, ctx.field(0))),
+        },
+        |ctx| {
+            let a = ctx.array(0)?;
+            match a.data_type() {
+                DataType::List(_) => crate::array_access::reverse_lists(&a),
+                DataType::FixedSizeBinary(n) => {
+                    let fixed = a.as_fixed_size_binary();
+                    let mut values: Vec<u8> = Vec::with_capacity(fixed.value_data().len());
+                    for row in 0..fixed.len() {
+                        values.extend(fixed.value(row).iter().rev());
+                    }
+                    Ok(Arc::new(FixedSizeBinaryArray::try_new(*n, values.into(), fixed.nulls().cloned())?))
+                }
+                _ => {
+                    let s = utf8_array(a)?;
+                    let s = s.as_string::<i32>();
+                    let mut out = ByteStrings::with_capacity(s.len(), s.value_data().len());
+                    for row in 0..s.len() {
+                        s.value(row).as_bytes().iter().rev().for_each(|b| out.push_byte(*b));
+                        out.finish_value()?;
+                    }
+                    out.finish(s.nulls().cloned())
+                }
+            }
+        },
+    )
+    .build()
+}
+
+/// How `splitByChar` / `splitByString` cut.
+#[derive(Clone, Copy)]
+enum Splitter {
+    Char,
+    Str,
+}
+
+fn check_separator(name: &str, splitter: Splitter, sep: &str) -> DfResult<()> {
+    if matches!(splitter, Splitter::Char) && sep.len() != 1 {
+        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Illegal separator for function {name}. Must be exactly one byte")));
+    }
+    Ok(())
+}
+
+/// `splitByChar(separator, s[, max_substrings])` (a one-byte separator) and
+/// `splitByString(separator, s[, max_substrings])` (an empty separator splits into
+/// bytes). A positive `max_substrings` keeps that many pieces.
+fn split_by(name: &'static str, splitter: Splitter) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(2, 3),
+        move |ctx| {
+            if let Some(sep) = require_const_string(ctx, 0)? {
+                check_separator(ctx.name, splitter, sep)?;
+            }
+            if !is_plain_string(&ctx.ch(1)) {
+                return Err(illegal_type(ctx.name, 1, ctx.field(1)));
+            }
+            if ctx.arg_count() == 3 && !is_integer(ctx.dt(2)) {
+                return Err(illegal_type(ctx.name, 2, ctx.field(2)));
+            }
+            Ok(ChType::Array(Box::new(ChType::String)))
+        },
+        move |ctx| {
+            let sep = ctx.const_str(0, "separator")?;
+            check_separator(ctx.name, splitter, sep)?;
+            let sep = sep.as_bytes().to_vec();
+            let max = if ctx.args.len() == 3 { ctx.const_int(2, "max_substrings")? } else { 0 };
+            let max = if max > 0 { usize::try_from(max).unwrap_or(usize::MAX) } else { usize::MAX };
+            let s = utf8(ctx, 1)?;
+            let s = s.as_string::<i32>();
+            let mut values = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            let mut list_offsets: Vec<i32> = Vec::with_capacity(s.len() + 1);
+            list_offsets.push(0);
+            let finder = memchr::memmem::Finder::new(&sep);
+            for row in 0..s.len() {
+                let bytes = s.value(row).as_bytes();
+                if sep.is_empty() {
+                    for b in bytes.iter().take(max) {
+                        values.push_value(std::slice::from_ref(b))?;
+                    }
+                } else {
+                    let mut pos = 0;
+                    let mut pieces = 0;
+                    while pieces < max {
+                        pieces += 1;
+                        match finder.find(&bytes[pos..]) {
+                            Some(found) => {
+                                values.push_value(&bytes[pos..pos + found])?;
+                                pos += found + sep.len();
+                            }
+                            None => {
+                                values.push_value(&bytes[pos..])?;
+                                break;
+                            }
+                        }
+                    }
+                }
+                list_offsets.push(crate::regexp::list_offset(values.len())?);
+            }
+            values.finish_list(list_offsets)
+        },
+    )
+    .build()
+}
+
+/// `toValidUTF8(s)`: Granary's strings are valid UTF-8 already (invalid bytes became
+/// U+FFFD where they entered), so the value is returned as it is.
+fn to_valid_utf8() -> ScalarUDF {
+    ScalarDef::new(
+        "toValidUTF8",
+        Arity::exact(1),
+        |ctx| {
+            require_string(ctx, 0, ErrorCode::ILLEGAL_COLUMN)?;
+            Ok(ChType::String)
+        },
+        |ctx| utf8(ctx, 0),
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         length(),
@@ -751,15 +846,17 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         case_fn("upper", true),
         concat(),
         substring(),
-        position(),
-        multi_search_any(),
         affix("startsWith", true),
         affix("endsWith", false),
-        replace_all(),
+        replace_literal("replaceOne", false),
+        replace_literal("replaceAll", true),
         trim("trimLeft", true, false),
         trim("trimRight", false, true),
         trim("trimBoth", true, true),
-        split_by_char(),
+        reverse(),
+        split_by("splitByChar", Splitter::Char),
+        split_by("splitByString", Splitter::Str),
+        to_valid_utf8(),
         hex(),
     ]
 }

@@ -8,7 +8,8 @@
 //! `DateTime`; `DateTime64` takes the largest precision. `Nullable(Nothing)` (NULL) makes
 //! the result `Nullable`; `Nothing` (the element of `[]`) adds nothing. Where ClickHouse
 //! 26 answers with a `Variant` (no common type,
-//! e.g. `Int64` with `UInt64` or `Float64`), Granary reports TYPE_MISMATCH.
+//! e.g. `Int64` with `UInt64` or `Float64`), Granary reports NO_COMMON_TYPE (386), the
+//! code ClickHouse gives where it has no supertype.
 
 use granary_common::ErrorCode;
 use granary_types::ChType;
@@ -108,7 +109,13 @@ fn int_of(signed: bool, width: u32) -> ChType {
 
 fn no_common(types: &[ChType]) -> datafusion::common::DataFusionError {
     let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
-    ch_error(ErrorCode::TYPE_MISMATCH, format!("There is no supertype for types {}", names.join(", ")))
+    let is_text = |t: &ChType| matches!(t.base(), ChType::String | ChType::FixedString(_));
+    let why = if types.iter().any(is_text) && !types.iter().all(is_text) {
+        " because some of them are String/FixedString/Enum and some of them are not"
+    } else {
+        ""
+    };
+    ch_error(ErrorCode::NO_COMMON_TYPE, format!("There is no supertype for types {}{why}", names.join(", ")))
 }
 
 /// The least supertype of `types` (which may be Nullable or Nothing).

@@ -103,3 +103,10 @@ async fn count_uses_statistics() {
     let plan: String = rows.iter().map(|r| r.join(" ")).collect::<Vec<_>>().join("\n");
     assert!(plan.contains("PlaceholderRowExec"), "count() should come from statistics:\n{plan}");
 }
+
+#[tokio::test]
+async fn group_array_keeps_element_types() {
+    let c = ctx();
+    check_query(&c, "SELECT groupArray(toDate(n)) FROM t WHERE n < 2", "Array(Date)", "['1970-01-01','1970-01-02']").await;
+    check_query(&c, "SELECT arraySort(groupArray(toDate(n))) FROM t WHERE n < 2", "Array(Date)", "['1970-01-01','1970-01-02']").await;
+}

@@ -362,7 +362,7 @@ fn parse_sql_expr(text: &str) -> Result<SqlExpr> {
     let syntax = |detail: String| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse key expression {text}: {detail}"));
     let mut statements = Parser::parse_sql(&ClickHouseDialect {}, &format!("SELECT {text}")).map_err(|e| syntax(e.to_string()))?;
     let mut statement = statements.pop().filter(|_| statements.is_empty()).ok_or_else(|| syntax("not one expression".into()))?;
-    granary_functions::prepare_function_names(&mut statement);
+    granary_functions::prepare_function_names(&mut statement)?;
     if let Statement::Query(query) = statement {
         if let SetExpr::Select(select) = *query.body {
             if let [SelectItem::UnnamedExpr(expr)] = select.projection.as_slice() {

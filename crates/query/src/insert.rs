@@ -153,7 +153,7 @@ fn sql_expression(ctx: &QueryContext, text: &str, schema: &DFSchema) -> Result<d
     let syntax = |detail: String| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse expression {text}: {detail}"));
     let mut statements = datafusion::sql::sqlparser::parser::Parser::parse_sql(&ClickHouseDialect {}, &format!("SELECT {text}")).map_err(|e| syntax(e.to_string()))?;
     let mut statement = statements.pop().filter(|_| statements.is_empty()).ok_or_else(|| syntax("not one expression".into()))?;
-    granary_functions::prepare_function_names(&mut statement);
+    granary_functions::prepare_function_names(&mut statement)?;
     if let SqlStatement::Query(query) = statement {
         if let SetExpr::Select(select) = *query.body {
             if let [SelectItem::UnnamedExpr(expr)] = select.projection.as_slice() {

@@ -1,4 +1,9 @@
 //! Tokens with byte offsets, on top of sqlparser's tokenizer (ClickHouse dialect).
+//!
+//! String literals are re-read from the query text with ClickHouse's escape rules
+//! ([`unescape_string_literal`]): sqlparser knows `\n`-style escapes only, not `\xHH`,
+//! `\e` or `\N`, and drops the backslash of unknown escapes (`'\d'`), which ClickHouse
+//! keeps so that patterns written for `LIKE` and regular expressions keep working.
 
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
 use datafusion::sql::sqlparser::keywords::Keyword;
@@ -49,10 +54,104 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
             continue;
         }
         let start = offsets.byte_offset(span.start.line, span.start.column);
-        let end = offsets.byte_offset(span.end.line, span.end.column);
-        out.push(Lexeme { token, span, start, end: end.max(start) });
+        let end = offsets.byte_offset(span.end.line, span.end.column).max(start);
+        let token = match token {
+            Token::SingleQuotedString(value) => {
+                let raw = &sql[start..end];
+                let quoted = raw.len() >= 2 && raw.starts_with('\'') && raw.ends_with('\'');
+                if quoted && raw.contains('\\') {
+                    Token::SingleQuotedString(unescape_string_literal(&raw[1..raw.len() - 1], start)?)
+                } else {
+                    Token::SingleQuotedString(value)
+                }
+            }
+            other => other,
+        };
+        out.push(Lexeme { token, span, start, end });
     }
     Ok(out)
+}
+
+/// The value of a single-quoted literal from its text between the quotes, as ClickHouse
+/// reads it: `''` is a quote; `\xHH` is the byte HH; `\N` is nothing; `\a \b \e \f \n
+/// \r \t \v \0` are control characters; `\\ \' \" \` \/ \=` are the character alone; any
+/// other escape keeps its backslash (`'\d'` is two bytes). Bytes that do not form valid
+/// UTF-8 (`'\xff'`) become U+FFFD, since Granary's String values are UTF-8 text.
+/// `literal_start` (the byte offset of the opening quote) places syntax errors.
+pub fn unescape_string_literal(body: &str, literal_start: usize) -> Result<String> {
+    let body = body.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            b'\'' => {
+                // Inside the literal a quote is always doubled (`''`).
+                out.push(b'\'');
+                i += 2;
+            }
+            b'\\' => {
+                let Some(&escaped) = body.get(i + 1) else {
+                    return Err(literal_error(literal_start));
+                };
+                match escaped {
+                    b'x' => {
+                        let (Some(&high), Some(&low)) = (body.get(i + 2), body.get(i + 3)) else {
+                            return Err(literal_error(literal_start));
+                        };
+                        out.push(unhex_pair(high, low));
+                        i += 4;
+                    }
+                    b'N' => i += 2,
+                    _ => {
+                        let decoded = match escaped {
+                            b'a' => 0x07,
+                            b'b' => 0x08,
+                            b'e' => 0x1B,
+                            b'f' => 0x0C,
+                            b'n' => b'\n',
+                            b'r' => b'\r',
+                            b't' => b'\t',
+                            b'v' => 0x0B,
+                            b'0' => 0,
+                            other => other,
+                        };
+                        let stands_alone = matches!(decoded, b'\\' | b'\'' | b'"' | b'`' | b'/' | b'=') || decoded <= 31;
+                        if !stands_alone {
+                            out.push(b'\\');
+                        }
+                        out.push(decoded);
+                        i += 2;
+                    }
+                }
+            }
+            byte => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    Ok(match String::from_utf8(out) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// ClickHouse's `unhex2`: each digit through a table where a non-hex character counts
+/// as 0xFF, combined as `high * 16 + low` in 8 bits (`'\xZZ'` is 0xEF, as in ClickHouse).
+fn unhex_pair(high: u8, low: u8) -> u8 {
+    let digit = |c: u8| -> u32 {
+        match c {
+            b'0'..=b'9' => u32::from(c - b'0'),
+            b'a'..=b'f' => u32::from(c - b'a' + 10),
+            b'A'..=b'F' => u32::from(c - b'A' + 10),
+            _ => 0xFF,
+        }
+    };
+    ((digit(high) * 16 + digit(low)) & 0xFF) as u8
+}
+
+fn literal_error(literal_start: usize) -> Error {
+    Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: bad escape sequence in the string literal at position {}", literal_start + 1))
 }
 
 /// Converts sqlparser's (line, column) locations, counted in characters from 1, to byte
@@ -149,6 +248,25 @@ mod tests {
         assert_eq!(offsets.byte_offset(1, 17), 17);
         assert_eq!(offsets.byte_offset(1, 8), 7);
         assert_eq!(offsets.byte_offset(2, 3), sql.find('\'').map(|_| sql.rfind("'ü'").unwrap()).unwrap());
+    }
+
+    #[test]
+    fn string_literals_use_clickhouse_escapes() {
+        let value = |sql: &str| match &lex(sql).unwrap()[1].token {
+            Token::SingleQuotedString(s) => s.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(value(r"SELECT '\x41\x7f'"), "A\x7f");
+        assert_eq!(value(r"SELECT '\xe2\x98\x83'"), "☃");
+        assert_eq!(value(r"SELECT '\xff'"), "\u{FFFD}");
+        assert_eq!(value(r"SELECT '\d\%\_\?\c'"), r"\d\%\_\?\c");
+        assert_eq!(value(r#"SELECT '\/\=\"\`\\\''"#), "/=\"`\\'");
+        assert_eq!(value(r"SELECT '\a\b\e\f\n\r\t\v\0'"), "\x07\x08\x1b\x0c\n\r\t\x0b\0");
+        assert_eq!(value(r"SELECT 'a\Nb', 'x'"), "ab");
+        assert_eq!(value(r"SELECT 'it''s\n'"), "it's\n");
+        assert_eq!(value(r"SELECT '\xZZ'"), "\u{FFFD}");
+        assert_eq!(value(r"SELECT '\x4g'"), "?");
+        assert!(lex(r"SELECT '\x4'").is_err());
     }
 
     #[test]

@@ -463,7 +463,7 @@ fn to_fixed_string(array: &ArrayRef, from: &Field, n: usize, cv: &Conv) -> DfRes
                         b.append_null();
                         return Ok(());
                     }
-                    return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("String too long for type FixedString({n})")));
+                    return Err(ch_error(ErrorCode::TOO_LARGE_STRING_SIZE, format!("String too long for type FixedString({n})")));
                 }
                 buf.iter_mut().for_each(|c| *c = 0);
                 buf[..bytes.len()].copy_from_slice(bytes);

@@ -299,7 +299,13 @@ fn to_type_name() -> ScalarUDF {
     .build()
 }
 
-/// `materialize(x)` and `identity(x)`: the argument itself, as a full column.
+/// `materialize(x)`: `x` as a full column. Volatile, so that DataFusion does not fold
+/// it back into a constant: functions that require constant arguments must see a column.
+fn materialize() -> ScalarUDF {
+    ScalarDef::new("materialize", Arity::exact(1), |ctx| Ok(ctx.ch(0)), |ctx| ctx.array(0)).custom_nulls().volatile().build()
+}
+
+/// `identity(x)`: the argument itself.
 fn passthrough(name: &'static str) -> ScalarUDF {
     ScalarDef::new(name, Arity::exact(1), |ctx| Ok(ctx.ch(0)), |ctx| ctx.array(0)).custom_nulls().build()
 }
@@ -366,7 +372,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     out.push(cast_fn("CAST"));
     out.push(cast_fn("_CAST"));
     out.push(to_type_name());
-    out.push(passthrough("materialize"));
+    out.push(materialize());
     out.push(passthrough("identity"));
     out.push(to_low_cardinality());
     out.push(ignore());

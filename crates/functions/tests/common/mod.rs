@@ -72,7 +72,7 @@ pub async fn run(ctx: &SessionContext, sql: &str) -> Result<(Vec<String>, Vec<Ve
     let mut statements = datafusion::sql::sqlparser::parser::Parser::parse_sql(&dialect, sql)
         .map_err(|e| granary_common::Error::new(granary_common::ErrorCode::SYNTAX_ERROR, e.to_string()))?;
     let mut statement = statements.remove(0);
-    granary_functions::prepare_function_names(&mut statement);
+    granary_functions::prepare_function_names(&mut statement)?;
     let plan = ctx.state().statement_to_plan(datafusion::sql::parser::Statement::Statement(Box::new(statement))).await?;
     let df = ctx.execute_logical_plan(plan).await?;
     let schema = df.schema().as_arrow().clone();

@@ -1,0 +1,283 @@
+//! ClickHouse's array functions with a lambda: `arrayCount`, `arrayExists`, `arrayAll`,
+//! `arraySum`, `arrayMin`, `arrayMax`, `arraySort`, `arrayReverseSort` called as
+//! `f(x -> expr, arr)` or `f((x, y) -> expr, xs, ys)`.
+//!
+//! They are DataFusion higher-order functions ([`HigherOrderUDFImpl`]). DataFusion looks
+//! a call up among scalar functions first, and the lambda-less forms are scalar
+//! functions of the same names, so the SQL front end renames a call whose first argument
+//! is a lambda to [`lambda_name`] (`arraySort` becomes `arraySort(lambda)`), after
+//! checking that the lambda takes one parameter per array ([`check_lambda_arity`]).
+//!
+//! Evaluation: the arrays (of equal lengths row by row, else 190
+//! `SIZES_OF_ARRAYS_DONT_MATCH`) are flattened, the lambda runs once over all their
+//! elements (captured columns repeated per element), and the lambda-less kernel of the
+//! function reduces or orders the results row by row.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt32Array};
+use datafusion::arrow::compute::take_arrays;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::Result as DfResultAlias;
+use datafusion::logical_expr::{
+    ColumnarValue, HigherOrderFunctionArgs, HigherOrderReturnFieldArgs, HigherOrderSignature, HigherOrderUDF, HigherOrderUDFImpl,
+    LambdaParametersProgress, ValueOrLambda, Volatility,
+};
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, DfResult};
+use crate::array_aggregate::{is_truth, min_max_lists, reduce_truth, sum_lists, sum_type, Truth};
+use crate::array_sort::sort_lists;
+use crate::func::{ch_type_of_field, result_field};
+
+/// What a lambda function does with the lambda's results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Truth(Truth),
+    Sum,
+    MinMax { max: bool },
+    Sort { descending: bool },
+}
+
+/// ClickHouse names of the functions that take a lambda here.
+pub const LAMBDA_FUNCTIONS: &[&str] =
+    &["arrayCount", "arrayExists", "arrayAll", "arraySum", "arrayMin", "arrayMax", "arraySort", "arrayReverseSort"];
+
+/// The name the lambda form of `function` is registered under.
+pub fn lambda_name(function: &str) -> String {
+    format!("{function}(lambda)")
+}
+
+/// ClickHouse's check that a lambda takes one parameter per array.
+pub fn check_lambda_arity(function: &str, lambda_params: usize, arrays: usize) -> granary_common::Result<()> {
+    if lambda_params == arrays {
+        return Ok(());
+    }
+    Err(granary_common::Error::new(
+        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+        format!("First argument for function {function} must be a function with {arrays} arguments, found a function with {lambda_params}"),
+    ))
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ChLambda {
+    clickhouse_name: &'static str,
+    name: String,
+    kind: Kind,
+    signature: HigherOrderSignature,
+}
+
+impl ChLambda {
+    fn truth_error(&self, found: &ChType) -> datafusion::common::DataFusionError {
+        ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!("Expression for function {} must return UInt8 or Nullable(UInt8), found {found}", self.clickhouse_name),
+        )
+    }
+}
+
+fn argument_error(function: &str, index: usize, t: &ChType) -> datafusion::common::DataFusionError {
+    ch_error(
+        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+        format!("Argument {} of function {function} must be Array. Found {t} instead", index + 1),
+    )
+}
+
+impl ChLambda {
+    fn arrays<'a, L>(&self, fields: &'a [ValueOrLambda<FieldRef, L>]) -> DfResult<Vec<&'a FieldRef>> {
+        if !matches!(fields.first(), Some(ValueOrLambda::Lambda(_))) || fields.len() < 2 {
+            return Err(ch_error(
+                ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                format!("Function {} needs a lambda and at least one array", self.clickhouse_name),
+            ));
+        }
+        fields[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match f {
+                ValueOrLambda::Value(field) if matches!(field.data_type(), DataType::List(_)) => Ok(field),
+                ValueOrLambda::Value(field) => Err(argument_error(self.clickhouse_name, i + 1, &ch_type_of_field(field))),
+                ValueOrLambda::Lambda(_) => Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Function {} takes one lambda, as its first argument", self.clickhouse_name),
+                )),
+            })
+            .collect()
+    }
+
+    fn result_type(&self, lambda: &Field, first_array: &Field) -> DfResult<ChType> {
+        let body = ch_type_of_field(lambda);
+        match self.kind {
+            Kind::Truth(how) => {
+                // While the query is planned a literal is still Int64 (`x -> 1`); what the
+                // lambda really returns is checked again when it has run.
+                let plain = body.strip_nullable();
+                if is_truth(plain) || matches!(plain, ChType::Nothing | ChType::Int64) {
+                    Ok(how.result_type())
+                } else {
+                    Err(self.truth_error(&body))
+                }
+            }
+            Kind::Sum => sum_type(&body),
+            Kind::MinMax { .. } => Ok(body),
+            Kind::Sort { .. } => Ok(ch_type_of_field(first_array)),
+        }
+    }
+}
+
+/// The arrays of one call, flattened: every array's elements of all rows, the offsets
+/// of the rows (shared, as the arrays have equal lengths row by row) and each element's
+/// row.
+struct Flattened {
+    values: Vec<ArrayRef>,
+    offsets: Vec<i32>,
+    rows: UInt32Array,
+}
+
+fn flatten(name: &str, lists: &[ArrayRef]) -> DfResult<Flattened> {
+    let first = lists[0].as_list::<i32>();
+    let base = first.value_offsets();
+    for (k, other) in lists.iter().enumerate().skip(1) {
+        let o = other.as_list::<i32>().value_offsets();
+        for row in 0..first.len() {
+            let (a, b) = (base[row + 1] - base[row], o[row + 1] - o[row]);
+            if a != b {
+                return Err(ch_error(
+                    ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH,
+                    format!(
+                        "Arrays passed to {name} must have equal size. Argument {} has size {b} which differs with the size of another argument, {a}",
+                        k + 2
+                    ),
+                ));
+            }
+        }
+    }
+    let mut values = Vec::with_capacity(lists.len());
+    for list in lists {
+        let list = list.as_list::<i32>();
+        let o = list.value_offsets();
+        let (start, end) = (o[0] as usize, o[list.len()] as usize);
+        values.push(list.values().slice(start, end - start));
+    }
+    let offsets: Vec<i32> = base.iter().map(|o| o - base[0]).collect();
+    let mut rows: Vec<u32> = Vec::with_capacity(offsets.last().map_or(0, |o| *o as usize));
+    for (row, w) in offsets.windows(2).enumerate() {
+        rows.extend(std::iter::repeat_n(row as u32, (w[1] - w[0]) as usize));
+    }
+    Ok(Flattened { values, offsets, rows: UInt32Array::from(rows) })
+}
+
+impl HigherOrderUDFImpl for ChLambda {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn signature(&self) -> &HigherOrderSignature {
+        &self.signature
+    }
+
+    fn coerce_value_types(&self, arg_types: &[DataType]) -> DfResultAlias<Vec<DataType>> {
+        Ok(arg_types.to_vec())
+    }
+
+    fn lambda_parameters(&self, _step: usize, fields: &[ValueOrLambda<FieldRef, Option<FieldRef>>]) -> DfResultAlias<LambdaParametersProgress> {
+        let arrays = self.arrays(fields)?;
+        let params = arrays
+            .iter()
+            .map(|f| match f.data_type() {
+                DataType::List(item) => Arc::clone(item),
+                other => Arc::new(Field::new("", other.clone(), true)),
+            })
+            .collect();
+        Ok(LambdaParametersProgress::Complete(vec![params]))
+    }
+
+    fn return_field_from_args(&self, args: HigherOrderReturnFieldArgs) -> DfResultAlias<FieldRef> {
+        let arrays = self.arrays(args.arg_fields)?;
+        let Some(ValueOrLambda::Lambda(lambda)) = args.arg_fields.first() else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no lambda", self.clickhouse_name)));
+        };
+        let t = self.result_type(lambda, arrays[0])?;
+        Ok(Arc::new(result_field(self.clickhouse_name, &t)))
+    }
+
+    fn invoke_with_args(&self, args: HigherOrderFunctionArgs) -> DfResultAlias<ColumnarValue> {
+        let rows = args.number_rows;
+        let mut lambda = None;
+        let mut lists = Vec::new();
+        for arg in args.args {
+            match arg {
+                ValueOrLambda::Lambda(l) => lambda = Some(l),
+                ValueOrLambda::Value(v) => lists.push(v.into_array(rows)?),
+            }
+        }
+        let Some(lambda) = lambda else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no lambda", self.clickhouse_name)));
+        };
+        if lists.is_empty() {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no array", self.clickhouse_name)));
+        }
+        let flat = flatten(self.clickhouse_name, &lists)?;
+        let elements = flat.rows.len();
+        let getters: Vec<Box<dyn Fn() -> DfResultAlias<ArrayRef>>> = flat
+            .values
+            .iter()
+            .map(|v| {
+                let v = Arc::clone(v);
+                Box::new(move || Ok(Arc::clone(&v))) as Box<dyn Fn() -> DfResultAlias<ArrayRef>>
+            })
+            .collect();
+        let getter_refs: Vec<&dyn Fn() -> DfResultAlias<ArrayRef>> = getters.iter().map(|g| g.as_ref()).collect();
+        let results = lambda
+            .evaluate(&getter_refs, |captured| Ok(take_arrays(captured, &flat.rows, None)?))?
+            .into_array(elements)?;
+        let out = match self.kind {
+            Kind::Truth(how) => {
+                if !matches!(results.data_type(), DataType::UInt8 | DataType::Boolean | DataType::Null) {
+                    let found = ChType::from_arrow(results.data_type(), results.null_count() > 0);
+                    return Err(self.truth_error(&found));
+                }
+                reduce_truth(&results, &flat.offsets, how)?
+            }
+            Kind::Sum => {
+                let t = ch_type_of_field(&args.return_field);
+                sum_lists(&results, &flat.offsets, &t)?
+            }
+            Kind::MinMax { max } => {
+                let field = Field::new("", results.data_type().clone(), args.return_field.is_nullable() || results.data_type() == &DataType::Null);
+                min_max_lists(&results, &field, &flat.offsets, max)?
+            }
+            Kind::Sort { descending } => {
+                let DataType::List(item) = args.return_field.data_type() else {
+                    return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} returns a list", self.clickhouse_name)));
+                };
+                sort_lists(&flat.values[0], &results, &flat.offsets, Arc::clone(item), descending)?
+            }
+        };
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+fn define(clickhouse_name: &'static str, kind: Kind) -> HigherOrderUDF {
+    HigherOrderUDF::new_from_impl(ChLambda {
+        clickhouse_name,
+        name: lambda_name(clickhouse_name),
+        kind,
+        signature: HigherOrderSignature::variadic_any(Volatility::Immutable),
+    })
+}
+
+/// Every lambda form, for registration.
+pub(crate) fn functions() -> Vec<HigherOrderUDF> {
+    vec![
+        define("arrayCount", Kind::Truth(Truth::Count)),
+        define("arrayExists", Kind::Truth(Truth::Exists)),
+        define("arrayAll", Kind::Truth(Truth::All)),
+        define("arraySum", Kind::Sum),
+        define("arrayMin", Kind::MinMax { max: false }),
+        define("arrayMax", Kind::MinMax { max: true }),
+        define("arraySort", Kind::Sort { descending: false }),
+        define("arrayReverseSort", Kind::Sort { descending: true }),
+    ]
+}

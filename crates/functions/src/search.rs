@@ -1,0 +1,388 @@
+//! Substring search: `position` (`instr`), `locate` (the same with the needle first),
+//! `positionUTF8`, `positionCaseInsensitive`,
+//! `positionCaseInsensitiveUTF8`, `countSubstrings` and its case-insensitive and UTF-8
+//! variants, `multiSearchAny`.
+//!
+//! Positions are 1-based, 0 when the needle is not found; the byte variants count bytes,
+//! the UTF8 variants code points (a byte that does not continue a UTF-8 sequence starts
+//! one, as in ClickHouse). An optional `start_pos` (an unsigned integer, 0 counting as 1)
+//! starts the search; an empty needle is found at `start_pos` when that lies within the
+//! string or right after it. The case-insensitive byte variants fold ASCII letters only;
+//! the UTF8 ones compare each code point with the needle's lower- and uppercase forms.
+//! A constant needle is prepared (folded, its searcher built) once per batch.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, AsArray, UInt64Array, UInt8Array};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, UInt64Type};
+use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
+use granary_common::ErrorCode;
+use granary_types::ChType;
+use memchr::memmem::Finder;
+
+use crate::args::{ch_error, illegal_type, Arity, DfResult};
+use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::string::{require_text, text_bytes, TextBytes};
+use crate::text::utf8_array;
+
+/// How a search compares text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Bytes,
+    AsciiCaseInsensitive,
+    Utf8,
+    Utf8CaseInsensitive,
+}
+
+/// The third argument, an unsigned integer (ClickHouse refuses signed ones).
+fn check_start(ctx: &RetCtx) -> DfResult<()> {
+    if ctx.arg_count() == 3 && !crate::string::is_unsigned_arg(ctx, 2) {
+        return Err(illegal_type(ctx.name, 2, ctx.field(2)));
+    }
+    Ok(())
+}
+
+fn start_positions(ctx: &ExecCtx) -> DfResult<Option<UInt64Array>> {
+    if ctx.args.len() < 3 {
+        return Ok(None);
+    }
+    Ok(Some(cast(&ctx.array(2)?, &DataType::UInt64)?.as_primitive::<UInt64Type>().clone()))
+}
+
+/// Whether the byte starts a code point (is not a UTF-8 continuation byte).
+fn starts_code_point(b: u8) -> bool {
+    (b & 0xC0) != 0x80
+}
+
+/// The byte offset of code point `n` (0-based) of `bytes`, or `None` past its end + 1.
+fn byte_of_code_point(bytes: &[u8], n: usize) -> Option<usize> {
+    if n == 0 {
+        return Some(0);
+    }
+    let mut seen = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        if starts_code_point(*b) {
+            if seen == n {
+                return Some(i);
+            }
+            seen += 1;
+        }
+    }
+    (seen == n).then_some(bytes.len())
+}
+
+fn code_points_before(bytes: &[u8], end: usize) -> usize {
+    bytes[..end].iter().filter(|b| starts_code_point(**b)).count()
+}
+
+/// The simple lower- and uppercase forms of a code point (the first of a multi-char
+/// mapping, so `İ` lowers to `i` as in Unicode's simple mapping).
+fn case_forms(c: char) -> (char, char) {
+    (c.to_lowercase().next().unwrap_or(c), c.to_uppercase().next().unwrap_or(c))
+}
+
+/// A needle prepared for one mode.
+enum Needle {
+    Bytes(Box<Finder<'static>>, usize),
+    /// Each code point with its case forms.
+    Chars(Vec<(char, char, char)>),
+}
+
+impl Needle {
+    fn new(needle: &[u8], mode: Mode) -> Self {
+        match mode {
+            Mode::Bytes | Mode::Utf8 => Needle::Bytes(Box::new(Finder::new(needle).into_owned()), needle.len()),
+            Mode::AsciiCaseInsensitive => {
+                let lowered = needle.to_ascii_lowercase();
+                Needle::Bytes(Box::new(Finder::new(&lowered).into_owned()), needle.len())
+            }
+            Mode::Utf8CaseInsensitive => Needle::Chars(
+                String::from_utf8_lossy(needle)
+                    .chars()
+                    .map(|c| {
+                        let (lower, upper) = case_forms(c);
+                        (c, lower, upper)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Needle::Bytes(_, len) => *len == 0,
+            Needle::Chars(chars) => chars.is_empty(),
+        }
+    }
+}
+
+/// A haystack prepared for one mode: folded bytes, or code points with their offsets.
+struct Hay<'a> {
+    bytes: std::borrow::Cow<'a, [u8]>,
+    chars: Vec<(usize, char)>,
+}
+
+impl<'a> Hay<'a> {
+    fn new(bytes: &'a [u8], mode: Mode) -> Self {
+        match mode {
+            Mode::AsciiCaseInsensitive => Hay { bytes: std::borrow::Cow::Owned(bytes.to_ascii_lowercase()), chars: Vec::new() },
+            Mode::Utf8CaseInsensitive => {
+                let text = String::from_utf8_lossy(bytes);
+                Hay { bytes: std::borrow::Cow::Borrowed(bytes), chars: text.char_indices().collect() }
+            }
+            _ => Hay { bytes: std::borrow::Cow::Borrowed(bytes), chars: Vec::new() },
+        }
+    }
+
+    /// The first match at or after byte `from` (a code point index for
+    /// `Utf8CaseInsensitive`): `(start, end)` in the same unit.
+    fn find(&self, needle: &Needle, from: usize) -> Option<(usize, usize)> {
+        match needle {
+            Needle::Bytes(finder, len) => {
+                let rest = self.bytes.get(from..)?;
+                finder.find(rest).map(|p| (from + p, from + p + len))
+            }
+            Needle::Chars(wanted) => {
+                let n = wanted.len();
+                if self.chars.len() < n {
+                    return None;
+                }
+                (from..=self.chars.len() - n)
+                    .find(|start| {
+                        wanted.iter().enumerate().all(|(j, (c, lower, upper))| {
+                            let h = self.chars[start + j].1;
+                            h == *c || h == *lower || h == *upper
+                        })
+                    })
+                    .map(|start| (start, start + n))
+            }
+        }
+    }
+}
+
+/// Where a search starts, in the mode's unit, for a 1-based `start_pos` (0 counts as
+/// 1); `None` when it lies past the end + 1.
+fn search_start(bytes: &[u8], hay: &Hay, start_pos: u64, mode: Mode) -> Option<usize> {
+    let skip = usize::try_from(start_pos.max(1) - 1).ok()?;
+    match mode {
+        Mode::Bytes | Mode::AsciiCaseInsensitive => (skip <= bytes.len()).then_some(skip),
+        Mode::Utf8 => byte_of_code_point(bytes, skip),
+        Mode::Utf8CaseInsensitive => (skip <= hay.chars.len()).then_some(skip),
+    }
+}
+
+/// The 1-based position of a match starting at `start` (in the mode's unit).
+fn position_of(bytes: &[u8], start: usize, mode: Mode) -> u64 {
+    let index = match mode {
+        Mode::Utf8 => code_points_before(bytes, start),
+        _ => start,
+    };
+    index as u64 + 1
+}
+
+/// Runs `per_row(hay bytes, prepared haystack, needle, start)` over the rows, preparing a
+/// constant needle once.
+fn for_each_row(
+    ctx: &ExecCtx,
+    mode: Mode,
+    haystack_arg: usize,
+    needle_arg: usize,
+    mut per_row: impl FnMut(&[u8], &Hay, &Needle, Option<usize>) -> u64,
+) -> DfResult<ArrayRef> {
+    let hay = text_bytes(&ctx.array(haystack_arg)?);
+    let constant_needle = match &ctx.args[needle_arg] {
+        ColumnarValue::Scalar(_) => {
+            let needles = text_bytes(&ctx.args[needle_arg].to_array(1)?);
+            Some(Needle::new(needles.value(0), mode))
+        }
+        ColumnarValue::Array(_) => None,
+    };
+    let needles: Option<TextBytes> = match constant_needle {
+        Some(_) => None,
+        None => Some(text_bytes(&ctx.array(needle_arg)?)),
+    };
+    let starts = start_positions(ctx)?;
+    let mut out: Vec<u64> = Vec::with_capacity(ctx.len);
+    let mut row_needle;
+    for row in 0..ctx.len {
+        let needle = match (&constant_needle, &needles) {
+            (Some(n), _) => n,
+            (None, Some(column)) => {
+                row_needle = Needle::new(column.value(row), mode);
+                &row_needle
+            }
+            (None, None) => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no needle", ctx.name))),
+        };
+        let bytes = hay.value(row);
+        let prepared = Hay::new(bytes, mode);
+        let start = search_start(bytes, &prepared, starts.as_ref().map_or(1, |s| s.value(row)), mode);
+        out.push(per_row(bytes, &prepared, needle, start));
+    }
+    Ok(Arc::new(UInt64Array::from(out)))
+}
+
+/// Where the haystack and the needle are among the arguments.
+#[derive(Clone, Copy)]
+enum Order {
+    /// `position(haystack, needle[, start_pos])`
+    HaystackFirst,
+    /// `locate(needle, haystack[, start_pos])`, MySQL's order, as ClickHouse has it.
+    NeedleFirst,
+}
+
+fn position(name: &'static str, mode: Mode, order: Order) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(2, 3),
+        |ctx| {
+            require_text(ctx, 0)?;
+            require_text(ctx, 1)?;
+            check_start(ctx)?;
+            Ok(ChType::UInt64)
+        },
+        move |ctx| {
+            let (haystack, needle) = match order {
+                Order::HaystackFirst => (0, 1),
+                Order::NeedleFirst => (1, 0),
+            };
+            for_each_row(ctx, mode, haystack, needle, |bytes, hay, needle, start| {
+                let Some(start) = start else { return 0 };
+                if needle.is_empty() {
+                    return match mode {
+                        Mode::Utf8CaseInsensitive => start as u64 + 1,
+                        _ => position_of(bytes, start, mode),
+                    };
+                }
+                hay.find(needle, start).map_or(0, |(found, _)| match mode {
+                    Mode::Utf8CaseInsensitive => found as u64 + 1,
+                    _ => position_of(bytes, found, mode),
+                })
+            })
+        },
+    )
+    .build()
+}
+
+/// `countSubstrings*(haystack, needle[, start_pos])`: non-overlapping occurrences; an
+/// empty needle occurs 0 times.
+fn count_substrings(name: &'static str, mode: Mode) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(2, 3),
+        |ctx| {
+            require_text(ctx, 0)?;
+            require_text(ctx, 1)?;
+            check_start(ctx)?;
+            Ok(ChType::UInt64)
+        },
+        move |ctx| {
+            for_each_row(ctx, mode, 0, 1, |_, hay, needle, start| {
+                let Some(mut from) = start else { return 0 };
+                if needle.is_empty() {
+                    return 0;
+                }
+                let mut count = 0;
+                while let Some((_, end)) = hay.find(needle, from) {
+                    count += 1;
+                    from = end;
+                }
+                count
+            })
+        },
+    )
+    .build()
+}
+
+/// `multiSearchAny(haystack, [needles])`: 1 when any needle occurs in the haystack (an
+/// empty needle always does), as bytes, like ClickHouse's non-UTF8 variant.
+fn multi_search_any() -> ScalarUDF {
+    ScalarDef::new(
+        "multiSearchAny",
+        Arity::exact(2),
+        |ctx| {
+            require_text(ctx, 0)?;
+            match ctx.ch(1).strip_nullable() {
+                ChType::Array(item) if matches!(item.strip_nullable(), ChType::String | ChType::FixedString(_)) => Ok(ChType::UInt8),
+                _ => Err(illegal_type(ctx.name, 1, ctx.field(1))),
+            }
+        },
+        |ctx| {
+            let h = text_bytes(&ctx.array(0)?);
+            let needles = ctx.array(1)?;
+            let needles = needles
+                .as_list_opt::<i32>()
+                .ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "multiSearchAny expects an Array(String) of needles"))?;
+            let values = utf8_array(Arc::clone(needles.values()))?;
+            let values = values.as_string::<i32>();
+            let offsets = needles.value_offsets();
+            let out: UInt8Array = (0..ctx.len)
+                .map(|row| {
+                    let hay = h.value(row);
+                    let (from, to) = (offsets[row] as usize, offsets[row + 1] as usize);
+                    let found = (from..to).any(|i| {
+                        let needle = values.value(i).as_bytes();
+                        needle.is_empty() || memchr::memmem::find(hay, needle).is_some()
+                    });
+                    u8::from(found)
+                })
+                .collect::<Vec<_>>()
+                .into();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        position("position", Mode::Bytes, Order::HaystackFirst),
+        position("locate", Mode::Bytes, Order::NeedleFirst),
+        position("positionUTF8", Mode::Utf8, Order::HaystackFirst),
+        position("positionCaseInsensitive", Mode::AsciiCaseInsensitive, Order::HaystackFirst),
+        position("positionCaseInsensitiveUTF8", Mode::Utf8CaseInsensitive, Order::HaystackFirst),
+        count_substrings("countSubstrings", Mode::Bytes),
+        count_substrings("countSubstringsCaseInsensitive", Mode::AsciiCaseInsensitive),
+        count_substrings("countSubstringsCaseInsensitiveUTF8", Mode::Utf8CaseInsensitive),
+        multi_search_any(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(hay: &str, needle: &str, start: u64, mode: Mode) -> u64 {
+        let bytes = hay.as_bytes();
+        let prepared = Hay::new(bytes, mode);
+        let needle = Needle::new(needle.as_bytes(), mode);
+        let Some(from) = search_start(bytes, &prepared, start, mode) else { return 0 };
+        if needle.is_empty() {
+            return match mode {
+                Mode::Utf8CaseInsensitive => from as u64 + 1,
+                _ => position_of(bytes, from, mode),
+            };
+        }
+        prepared.find(&needle, from).map_or(0, |(p, _)| match mode {
+            Mode::Utf8CaseInsensitive => p as u64 + 1,
+            _ => position_of(bytes, p, mode),
+        })
+    }
+
+    #[test]
+    fn positions_match_clickhouse() {
+        assert_eq!(find("日本語", "語", 1, Mode::Utf8), 3);
+        assert_eq!(find("日本語", "", 4, Mode::Utf8), 4);
+        assert_eq!(find("日本語", "", 5, Mode::Utf8), 0);
+        assert_eq!(find("日本語", "本", 0, Mode::Utf8), 2);
+        assert_eq!(find("日本語日", "日", 2, Mode::Utf8), 4);
+        assert_eq!(find("abc", "", 4, Mode::Bytes), 4);
+        assert_eq!(find("abc", "", 10, Mode::Bytes), 0);
+        assert_eq!(find("", "", 2, Mode::Utf8), 0);
+        assert_eq!(find("aÄb", "äB", 1, Mode::AsciiCaseInsensitive), 0);
+        assert_eq!(find("aÄb", "äB", 1, Mode::Utf8CaseInsensitive), 2);
+        assert_eq!(find("İx", "x", 1, Mode::Utf8CaseInsensitive), 2);
+        assert_eq!(find("straße", "SS", 1, Mode::Utf8CaseInsensitive), 0);
+        assert_eq!(find("abcABC", "c", 4, Mode::Utf8CaseInsensitive), 6);
+    }
+}

@@ -1,0 +1,45 @@
+-- Regular expressions (RE2 in ClickHouse): match, extract, extractAll, replaceRegexpOne,
+-- replaceRegexpAll, splitByRegexp; RE2's ASCII classes, `.` matching newlines, the
+-- replacement loop after empty matches, back-references in replacements, errors.
+SELECT match('foo123', '\\d+$'), match('abc', ''), match('abc', 'B'), match('abc', '(?i)B'), toTypeName(match('a', 'a'));
+SELECT match('a\nb', 'a.b'), match('日本', '^..$'), match('\n', '.'), match('aB', '(?i)ab'), match('K', '(?i)\\x{212A}');
+SELECT match('a1', '[\\d]'), match('x', '[^\\d]'), match('٣', '\\d'), match('٣', '[\\D]'), match('é', '\\W'), match('é', '^\\w$'), match('a', '\\pL'), match('a', '[[:^digit:]]');
+SELECT match('ab', '\\Qa.\\E'), match('a.', '\\Qa.\\E'), match('[', '[[]'), match('a{', 'a{'), match('aa', '^a{2}$'), match('&', '[a&&b]');
+SELECT match(s, 'b') FROM (SELECT arrayJoin(['abc', '', 'xyz']) AS s);
+SELECT match('abc', p) FROM (SELECT arrayJoin(['^a', 'c$', 'x', '']) AS p);
+SELECT match(t[1], t[2]) FROM (SELECT arrayJoin([['abc', 'b'], ['abc', 'x'], ['', '^$']]) AS t);
+SELECT match(NULL, 'a'), match(toNullable('abc'), 'b'), toTypeName(match(toNullable('abc'), 'b')), toTypeName(match('abc', toNullable('b')));
+SELECT match('abc', '(');
+SELECT match('abc', 1);
+SELECT match(toFixedString('abc', 3), 'b'), match(toFixedString('ab', 3), 'b$'), match(toFixedString('ab', 3), '^ab');
+SELECT match('abc', toFixedString('b', 1));
+SELECT replaceRegexpAll(toFixedString('abc', 3), 'b', 'x');
+SELECT replaceRegexpAll('abc', toFixedString('b', 1), 'x');
+SELECT extract('foo123bar', '\\d+'), extract('foo', '\\d+'), extract('foo123bar456', '([a-z])(\\d)'), extract('abc', '(x)?b'), toTypeName(extract('a', 'a'));
+SELECT extract(s, '[0-9]+') FROM (SELECT arrayJoin(['a1b22', 'none', '', '7']) AS s);
+SELECT extract(NULL, 'a'), extract(toNullable('abc'), 'b'), toTypeName(extract(toNullable('abc'), 'b')), extract('abc', NULL);
+SELECT extract('abc', '(');
+SELECT extract(1, 'b');
+SELECT extract('abc', toFixedString('b', 1));
+SELECT extractAll('a1b22c333', '\\d+'), extractAll('abc', 'x'), extractAll('a1b2', '([a-z])(\\d)'), toTypeName(extractAll('a', 'a')), extractAll('abc', '');
+SELECT extractAll('aaa', '^a'), extractAll('aab', 'a*'), extractAll('abab', '(x)?b'), extractAll('日本語', '.'), extractAll('aXbX', '\\bX'), extractAll('ab cd', '\\b\\w');
+SELECT extractAll(s, '\\w+') FROM (SELECT arrayJoin(['one two', '', 'x']) AS s);
+SELECT extractAll(toNullable('ab'), 'a'), toTypeName(extractAll(toNullable('ab'), 'a')), extractAll(NULL, 'a');
+SELECT extractAll('abc', '(');
+SELECT replaceRegexpOne('abc123', '[0-9]+', 'N'), replaceRegexpAll('a.b.c', '\\.', '/'), replaceRegexpAll('abc', '', '-'), replaceRegexpOne('abc', '', '-');
+SELECT replaceRegexpAll('2024-01-15', '(\\d+)-(\\d+)-(\\d+)', '\\3/\\2/\\1'), replaceRegexpOne('hello world', '(\\w+) (\\w+)', '\\2 \\1 \\0');
+SELECT replaceRegexpAll('abc', 'b', '[\\0]'), replaceRegexpAll('abc', 'b', '\\\\'), replaceRegexpAll('abc', 'b', '\\x'), replaceRegexpAll('abc', 'b', 'x\\'), replaceRegexpAll('abc', '(b)', '\\10');
+SELECT replaceRegexpAll('aaa', 'a*', 'X'), replaceRegexpAll('abc', 'x*', '-'), replaceRegexpAll('abc', 'b*', '-'), replaceRegexpAll('ab', '^', 'X'), replaceRegexpAll('ab', '$', 'X');
+SELECT replaceRegexpOne('abc', 'x*', '-'), replaceRegexpOne('', 'x*', '-'), replaceRegexpAll('', 'x*', '-'), replaceRegexpAll('', '^$', '-');
+SELECT replaceRegexpAll('Hello', '(?i)h', 'J'), replaceRegexpAll('a\nb', '.', 'x'), replaceRegexpAll('日本語', '.', 'x'), replaceRegexpAll('日本語', '本', '-');
+SELECT replaceRegexpAll(s, '[aeiou]', '*') FROM (SELECT arrayJoin(['banana', '', 'xyz']) AS s);
+SELECT replaceRegexpAll(t[1], t[2], t[3]) FROM (SELECT arrayJoin([['abc', 'b', 'X'], ['aaa', 'a', '\\0\\0'], ['x-y', '(\\w)-(\\w)', '\\2-\\1']]) AS t);
+SELECT replaceRegexpOne(toNullable('aa'), 'a', 'b'), toTypeName(replaceRegexpOne(toNullable('aa'), 'a', 'b')), replaceRegexpAll(NULL, 'a', 'b');
+SELECT replaceRegexpAll('abc', '[', 'x');
+SELECT replaceRegexpAll('aXbX', 'X', '\\1');
+SELECT replaceRegexpOne('hello world', '(\\w+) (\\w+)', '\\9');
+SELECT splitByRegexp('\\d+', 'a12bc23de345f'), splitByRegexp('', 'abcde'), splitByRegexp(',', ''), splitByRegexp('x*', 'abc'), splitByRegexp('\\d+', '12a3', 2), splitByRegexp('a', 'a'), splitByRegexp('^', 'abc');
+SELECT splitByRegexp('^a', 'aab'), splitByRegexp('', ''), splitByRegexp('b', 'abc', 1), splitByRegexp('\\b', 'ab cd'), splitByRegexp('$', 'ab'), toTypeName(splitByRegexp(',', 'a'));
+SELECT splitByRegexp('[,;]', s) FROM (SELECT arrayJoin(['a,b;c', '', ',']) AS s);
+SELECT splitByRegexp('[', 'a');
+SELECT REGEXP_REPLACE('a1b2', '\\d', ''), REGEXP_MATCHES('abc', 'b');

@@ -1,0 +1,43 @@
+-- base64Encode/base64Decode/tryBase64Decode, unhex, char, hex of strings, trim with a
+-- set of characters, toValidUTF8, ClickHouse's escapes in string literals, toString of
+-- a FixedString (its zero padding dropped).
+SELECT base64Encode(''), base64Encode('a'), base64Encode('ab'), base64Encode('abc'), base64Encode('hello'), toTypeName(base64Encode('a')), TO_BASE64('x');
+SELECT base64Decode('YWJj'), base64Decode('YQ=='), base64Decode(''), base64Decode('aGVsbG8='), base64Decode('5pel'), base64Decode(' '), FROM_BASE64('eA==');
+SELECT tryBase64Decode('!!'), tryBase64Decode('YWJj'), tryBase64Decode('Y'), tryBase64Decode('YWJ'), tryBase64Decode('YQ=a'), tryBase64Decode(' YQ=='), tryBase64Decode('YQ==\n'), tryBase64Decode('YW Jj'), toTypeName(tryBase64Decode('a'));
+SELECT tryBase64Decode('YQ==YQ=='), tryBase64Decode('YWJjZA'), tryBase64Decode('YWJjZA='), tryBase64Decode('YR=='), tryBase64Decode('Y==='), tryBase64Decode('YQ= ='), tryBase64Decode('YQ\t==\r'), hex(tryBase64Decode('YQ\x0b==')), hex(tryBase64Decode('YQ\x0c==')), tryBase64Decode('===='), tryBase64Decode('='), tryBase64Decode('YWJj===='), tryBase64Decode('YW=j');
+SELECT base64Encode(toFixedString('ab', 3)), base64Decode(toFixedString('YQ==', 4)), base64Encode(NULL), base64Encode(toNullable('a')), tryBase64Decode(NULL), toTypeName(tryBase64Decode(toNullable('a')));
+SELECT base64Decode(base64Encode(s)) = s, base64Encode(s) FROM (SELECT arrayJoin(['', 'x', 'xy', 'xyz', '日本']) AS s);
+SELECT base64Decode('!!');
+SELECT base64Decode('YWJ');
+SELECT base64Decode('YQ=');
+SELECT base64Encode(1);
+SELECT unhex('41'), unhex('4'), unhex('414'), unhex('4G'), unhex(''), toTypeName(unhex('41')), unhex('4142 43'), unhex(toFixedString('41', 2)), unhex('414243');
+SELECT hex(unhex('4')), hex(unhex('414')), hex(unhex('4G')), hex(unhex('4142 43')), hex(unhex('0')), hex(unhex('41a')), hex(unhex('7F'));
+SELECT unhex(hex(s)) = s FROM (SELECT arrayJoin(['', 'a', 'hello', '日本']) AS s);
+SELECT unhex(65);
+SELECT char(72, 105), char(256 + 65), char(-191), char(65.9), char(toInt64(66)), toTypeName(char(65)), char(195, 164), char(65, NULL), char(toNullable(65)), toTypeName(char(toNullable(65)));
+SELECT hex(char(300.7)), hex(char(-1e20)), hex(char(toFloat32(257.9))), hex(char(0)), char(materialize(65), 66);
+SELECT char(number + 65) FROM numbers(3);
+SELECT char();
+SELECT char('a');
+SELECT char(toDecimal32(65.5, 1));
+SELECT hex('abc'), hex(''), hex('日本'), hex(toFixedString('a', 3)), hex('\x41\x7f'), hex('nul\0byte');
+SELECT trimLeft('xxaxx', 'x'), trimRight('xxaxx', 'x'), trimBoth('xyaxy', 'yx'), trimBoth('  a  '), trimBoth('aaa', 'a'), trimBoth('abc', ''), toTypeName(trimBoth('a', 'b')), trimLeft('\ta'), trimBoth('--x--', '-');
+SELECT trimBoth(toFixedString('xa', 3), 'x'), toTypeName(trimBoth(toFixedString('xa', 3), 'x')), hex(trimLeft(toFixedString('  a', 4)));
+SELECT trim(BOTH 'x' FROM 'xxaxx'), trim(LEADING 'x' FROM 'xxaxx'), trim(TRAILING 'xy' FROM 'xxayx'), trim('  a  '), ltrim(' a '), rtrim(' a ');
+SELECT trimBoth(s, '.,'), trimLeft(s), trimRight(s) FROM (SELECT arrayJoin(['..a,b,', '  x  ', '', ',,,']) AS s);
+SELECT trimBoth(toNullable('xax'), 'x'), trimBoth(NULL, 'x'), trimBoth('xax', NULL);
+SELECT trimBoth('xax', materialize('x'));
+SELECT trimBoth('xax', 1);
+SELECT trimBoth('abc', toFixedString('a', 1));
+SELECT toValidUTF8('abc'), toValidUTF8(''), toValidUTF8('日本'), toTypeName(toValidUTF8('a')), toValidUTF8(NULL), toValidUTF8(toNullable('a'));
+SELECT toValidUTF8(toFixedString('a', 2));
+SELECT toValidUTF8(1);
+SELECT '\x41\x7f', '\xe2\x98\x83', 'a\'b', 'a''b', '\a\v\e', '\N', length('\N'), '\d', '\\d', '\Z', 'back\\slash';
+SELECT hex('\Z\q\%\_'), hex('\/\=\?\"\`\c\e\1'), hex('\x4g'), hex('\XAB'), hex('\b\f\r\n\t\0\\');
+SELECT 'a%c' LIKE 'a\%c', 'abc' LIKE 'a\%c', match('a.c', 'a\\.c'), match('abc', 'a\\.c');
+SELECT hex('\x4');
+SELECT toString(toFixedString('ab', 3)) = 'ab\0', toString(toFixedString('ab', 3)) = 'ab', hex(toString(toFixedString('ab', 3))), hex(CAST(toFixedString('ab', 3) AS String)), hex(toString(toFixedString('a\0b', 4)));
+SELECT toFixedString('a', 3) = 'a', toFixedString('a', 3) = 'a\0\0', toFixedString('ab', 3) < 'ac', concat(toFixedString('ab', 3), 'x') = 'ab\0x';
+SELECT hex(toString(x)), length(toString(x)) FROM (SELECT toFixedString(s, 4) AS x FROM (SELECT arrayJoin(['', 'a', 'abcd']) AS s));
+SELECT toFixedString('abcde', 4);

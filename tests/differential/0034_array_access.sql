@@ -1,0 +1,46 @@
+-- Array element access and pieces: arrayElement and subscripts (1-based, negative from
+-- the end, out of range gives the default), indexOf/has, arraySlice, arrayConcat,
+-- arrayReverse, empty/notEmpty of arrays, emptyArray*.
+SELECT arrayElement([1, 2, 3], 2), [1, 2, 3][3], [1, 2, 3][5], [1, 2, 3][-1], [1, 2, 3][-4], [1, 2, 3][0], toTypeName([1, 2, 3][5]), ['a', 'b'][3], [[1], [2]][3];
+SELECT [NULL, 1][1], toTypeName([NULL, 1][3]), [1, 2][toInt64(-2)], [1, 2][toUInt64(18446744073709551615)], [toDate('2024-01-01')][2], [1, 2][toUInt8(2)];
+SELECT [[1, 2], [3]][1][2], [(1, 'a')][1], [map('k', 1)][1]['k'], [toFixedString('a', 2)][2], [1.5][2], ['x'][1], [[1, 2], [3]][2][5];
+SELECT arrayElement([1, 2], toNullable(2)), toTypeName(arrayElement([1, 2], toNullable(2))), arrayElement(NULL, 1), arrayElement([1], NULL);
+SELECT arr[i] FROM (SELECT [10, 20, 30] AS arr, arrayJoin([-3, -1, 0, 1, 4]) AS i);
+SELECT arr[2], arr[-1], toTypeName(arr[2]) FROM (SELECT arrayJoin([[1, 2], [], [3]]) AS arr);
+SELECT arr[1] FROM (SELECT arrayJoin([['a'], [], ['b', 'c']]) AS arr);
+SELECT groupArray(number)[2], groupArray(number)[-1] FROM numbers(5);
+SELECT x[1] FROM (SELECT CAST(NULL AS Nullable(String)) AS s, [s] AS x);
+SELECT map('a', 1)['a'];
+SELECT arrayElement([1, 2], 'x');
+SELECT arrayElement(1, 1);
+SELECT [1, 2][1.5];
+SELECT indexOf([5, 6, 7], 6), indexOf([5, 6, 7], 8), indexOf([], 1), indexOf([1, NULL], NULL), indexOf([NULL], 1), indexOf(['a', 'b'], 'b'), toTypeName(indexOf([1], 1)), indexOf([1, 2, 1], 1);
+SELECT indexOf([1.0, 2], 2), indexOf([1, 2], 2.0), indexOf([-1], 255), indexOf(['a', 'b'], toNullable('b')), indexOf(['a', 'b'], toFixedString('b', 1)), indexOf([[1], [2]], [2]);
+SELECT indexOf([1], NULL), indexOf(arr, 2) FROM (SELECT arrayJoin([[1, 2], [], [2]]) AS arr);
+SELECT indexOf([1, 2], x), has([1, 2], x) FROM (SELECT arrayJoin([1, 2, 3]) AS x);
+SELECT has([1, NULL], NULL), has([NULL], 1), has([-1], 255), has([1, 2], 2.0), has([-0.], 0.), has(['a'], 'a');
+SELECT indexOf([1], 'a');
+SELECT has([1], 'a');
+SELECT has([toDate('2024-01-01')], '2024-01-01');
+SELECT indexOf(1, 1);
+SELECT arraySlice([1, 2, 3, 4, 5], 2), arraySlice([1, 2, 3, 4, 5], 2, 2), arraySlice([1, 2, 3, 4, 5], -2), arraySlice([1, 2, 3, 4, 5], -4, 2), arraySlice([1, 2, 3, 4, 5], 2, -1), arraySlice([1, 2, 3, 4, 5], -3, -1), arraySlice([1, 2, 3, 4, 5], 0);
+SELECT arraySlice([1, 2, 3, 4, 5], 0, 2), arraySlice([1, 2, 3, 4, 5], 10), arraySlice([1, 2, 3, 4, 5], -10), arraySlice([1, 2, 3, 4, 5], -10, 3), arraySlice([1, 2, 3, 4, 5], 2, 0), arraySlice([1, 2, 3, 4, 5], 2, -10), toTypeName(arraySlice([1], 1));
+SELECT arraySlice([1, 2, 3], 0, 0), arraySlice([1, 2, 3], 0, -1), arraySlice([1, 2, 3], -1, -1), arraySlice([1, 2, 3], -1, 5), arraySlice([1, 2, 3], 3, 5), arraySlice([1, 2, 3], 4, 1), arraySlice([1, 2, 3], -3, -5);
+SELECT arraySlice([1, 2, 3], NULL), arraySlice([1, 2, 3], 1, NULL), arraySlice([1, 2, 3], toNullable(2)), toTypeName(arraySlice([1, 2, 3], toNullable(2))), arraySlice(NULL, 1);
+SELECT arraySlice(a, 2), arraySlice(a, -2, 1) FROM (SELECT arrayJoin([[1, 2, 3], [], [4]]) AS a);
+SELECT arraySlice([1, 2, 3, 4], o, 2) FROM (SELECT arrayJoin([1, -1, 0, 3]) AS o);
+SELECT arraySlice(['a', 'b', 'c'], 2, l) FROM (SELECT arrayJoin([1, -1, 0, 5]) AS l);
+SELECT arraySlice([1, 2, 3], 1.5);
+SELECT arraySlice(1, 1);
+SELECT arrayConcat([1], [2, 3]), arrayConcat([1], [2.5]), toTypeName(arrayConcat([1], [2.5])), arrayConcat([], []), toTypeName(arrayConcat([], [])), arrayConcat([1], [NULL]), toTypeName(arrayConcat([1], [NULL]));
+SELECT arrayConcat([1]), arrayConcat(['a'], ['b'], ['c']), arrayConcat([1], [-1]), toTypeName(arrayConcat([1], [-1])), arrayConcat([[1]], [[2, 3]]), arrayConcat([1], NULL), arrayConcat(NULL, NULL);
+SELECT arrayConcat(a, [9], a) FROM (SELECT arrayJoin([[1], [], [2, 3]]) AS a);
+SELECT arrayConcat([toDate('2024-01-01')], [toDate('2024-01-02')]), toTypeName(arrayConcat(['a'], [toFixedString('b', 1)]));
+SELECT arrayConcat([1], ['a']);
+SELECT arrayConcat();
+SELECT arrayConcat([1], 1);
+SELECT arrayReverse([1, 2, 3]), arrayReverse([]), arrayReverse(['a', NULL]), toTypeName(arrayReverse([1, NULL])), arrayReverse([[1, 2], [3]]);
+SELECT arrayReverse(a), reverse(a) FROM (SELECT arrayJoin([[1, 2, 3], [], [4]]) AS a);
+SELECT empty([]), notEmpty([]), empty([1]), notEmpty([NULL]), toTypeName(empty([])), empty(emptyArrayString()), notEmpty(emptyArrayUInt8());
+SELECT empty(x), notEmpty(x), length(x) FROM (SELECT arrayJoin([[], [1], [1, 2]]) AS x);
+SELECT emptyArrayUInt8(), toTypeName(emptyArrayUInt8()), toTypeName(emptyArrayString()), toTypeName(emptyArrayDate()), toTypeName(emptyArrayInt64()), toTypeName(emptyArrayFloat64()), emptyArrayDateTime();

@@ -1,0 +1,41 @@
+-- Functions that reduce an array, with and without a lambda: arrayCount, arrayExists,
+-- arrayAll, arraySum, arrayMin, arrayMax, arrayUniq; lambdas over several arrays and
+-- over columns of the query; result types.
+SELECT arrayExists([0, 1]), arrayAll([1, 1]), arrayAll(emptyArrayUInt8()), arrayAll([1, 0]), arrayCount([1, 0, 2]), arrayCount(emptyArrayUInt8()), toTypeName(arrayCount([1])), toTypeName(arrayExists([1])), arrayCount([true, false, true]);
+SELECT arrayExists(x -> x > 2, [1, 2, 3]), arrayAll(x -> x > 0, [1, 2, 3]), arrayCount(x -> x > 1, [1, 2, 3]), arrayExists((x, y) -> x = y, [1, 2], [2, 2]), arrayCount(x -> NULL, [1, 2]);
+SELECT arrayCount(x -> x, [NULL, 1, 0]), arrayExists(x -> x, [NULL]), arrayAll(x -> x, [NULL]), arrayCount(x -> x = 1, [1, 300]), arrayCount(x -> toBool(x), [1, 0]), arrayAll(x -> x > 5, []);
+SELECT arrayCount(x -> x > number, [1, 2, 3]), arrayExists(x -> x = number, [0, 2]), arrayAll(x -> x >= number, [1, 2]) FROM numbers(4);
+SELECT arrayCount(x -> x > 1, arr), arrayExists(x -> x = 5, arr), arrayAll(x -> x < 4, arr) FROM (SELECT arrayJoin([[1, 2, 3], [], [5]]) AS arr);
+SELECT arrayCount((x, y) -> x < y, a, b) FROM (SELECT [1, 5, 3] AS a, [2, 4, 6] AS b);
+SELECT arrayCount(x -> has(['a', 'c'], x), ['a', 'b', 'c']), arrayExists(x -> x LIKE 'b%', ['abc', 'bcd']), arrayAll(x -> length(x) > 0, ['a', '']);
+SELECT arrayCount(x -> arrayExists(y -> y = x, [2, 3]), [1, 2, 3]);
+SELECT arrayCount(x -> x, [1, 300]);
+SELECT arrayCount(x -> 'a', [1]);
+SELECT arrayCount(x -> 1.5, [1]);
+SELECT arrayCount(['a']);
+SELECT arrayCount([NULL, 1, 0]);
+SELECT arrayExists((x, y) -> x = y, [1, 2], [2]);
+SELECT arrayExists(x -> x, NULL);
+SELECT arraySort(x -> x, [1, 2], [3]);
+SELECT arraySum([1, 2, 3]), toTypeName(arraySum([1, 2, 3])), arraySum([1.5, 2]), toTypeName(arraySum([1.5, 2])), arraySum([-1, 2]), toTypeName(arraySum([-1, 2])), arraySum(emptyArrayUInt8());
+SELECT arraySum(x -> x * 2, [1, 2]), toTypeName(arraySum(x -> x * 2, [1, 2])), arraySum((x, y) -> x * y, [1, 2], [3, 4]), arraySum([toDecimal32(1.5, 2)]), toTypeName(arraySum([toDecimal32(1.5, 2)])), arraySum([toFloat32(1.5)]), toTypeName(arraySum([toFloat32(1.5)]));
+SELECT arraySum([18446744073709551615, 1]), arraySum([toInt8(127), toInt8(1)]), toTypeName(arraySum([toInt8(127)])), arraySum([toUInt32(1)]), arraySum([true, true]), toTypeName(arraySum([true])), arraySum(emptyArrayFloat32()), toTypeName(arraySum([toDecimal64(1, 3)]));
+SELECT arraySum(a), arraySum(x -> x * x, a) FROM (SELECT arrayJoin([[1, 2, 3], [], [10]]) AS a);
+SELECT arraySum(x -> x + number, [1, 2]) FROM numbers(3);
+SELECT arraySum([NULL, 1]);
+SELECT arraySum([]);
+SELECT arraySum(['a']);
+SELECT arraySum([toDate('2024-01-01')]);
+SELECT arrayMin([3, 1, 2]), arrayMax([3, 1, 2]), arrayMin(['b', 'a']), arrayMax([NULL, 1]), toTypeName(arrayMax([NULL, 1])), toTypeName(arrayMin([1, 2])), arrayMin([toDate('2024-01-02'), toDate('2024-01-01')]);
+SELECT arrayMin(x -> -x, [1, 2]), toTypeName(arrayMin(x -> -x, [1, 2])), arrayMax(x -> x * 1.5, [1, 2]), arrayMax(x -> toString(x), [1, 10, 9]), arrayMin(emptyArrayString()), arrayMax(emptyArrayDate()), arrayMin([[1], [0]]);
+SELECT arrayMin([NULL]), toTypeName(arrayMin([NULL])), arrayMin([NULL, NULL]), arrayMax(CAST([] AS Array(Nullable(Int32)))), toTypeName(arrayMax(CAST([] AS Array(Nullable(Int32)))));
+SELECT arrayMin([-0., 0.]), arrayMax([0., -0.]), arrayMax(['a', 'b', '']), arrayMin([(1, 'b'), (1, 'a')]), arrayMax([1e308 * 10, 1]), arrayMin([-1e308 * 10, 1]);
+SELECT arrayMin(x), arrayMax(x) FROM (SELECT arrayJoin([[3, 1], [], [2]]) AS x);
+SELECT arrayMax((x, y) -> x + y, [1, 2], [10, 1]), arrayMin(x -> x - number, [5, 6]) FROM numbers(2);
+SELECT arrayMin([]);
+SELECT arrayMin(1);
+SELECT arrayUniq([1, 1, 2]), arrayUniq([]), arrayUniq([NULL, 1, NULL]), arrayUniq([1, 2], [1, 3]), arrayUniq([1, 1], [2, 2]), toTypeName(arrayUniq([1])), arrayUniq(['a', 'a']), arrayUniq([[1], [1]]);
+SELECT arrayUniq([-0., 0.]), arrayUniq([1, 1], ['a', 'b']), arrayUniq([NULL, NULL]), arrayUniq(a) FROM (SELECT arrayJoin([[1, 1], [], [1, 2, 3]]) AS a);
+SELECT arrayUniq([1], [1, 2]);
+SELECT arrayUniq(1);
+SELECT arrayUniq();
