@@ -568,16 +568,10 @@ fn age() -> ScalarUDF {
         "age",
         Arity::range(3, 4),
         |ctx| {
-            if !is_string(ctx.dt(0)) {
-                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
-            }
-            let unit = parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
+            let unit = crate::datetime::check_unit_and_dates(ctx)?;
             if matches!(unit, Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond) {
                 return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "age with sub-second units is not supported yet"));
             }
-            check_date_arg(ctx, 1, true)?;
-            check_date_arg(ctx, 2, true)?;
-            optional_tz(ctx, 3)?;
             Ok(ChType::Int64)
         },
         |ctx| {

@@ -453,18 +453,24 @@ fn relative(unit: Unit, local: i64) -> i64 {
     }
 }
 
+/// Checks `f('unit', date_or_time, date_or_time[, tz])` (dateDiff, age) and returns the unit.
+pub(crate) fn check_unit_and_dates(ctx: &RetCtx) -> DfResult<Unit> {
+    if !is_string(ctx.dt(0)) {
+        return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+    }
+    let unit = parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
+    check_date_arg(ctx, 1, true)?;
+    check_date_arg(ctx, 2, true)?;
+    optional_tz(ctx, 3)?;
+    Ok(unit)
+}
+
 fn date_diff() -> ScalarUDF {
     ScalarDef::new(
         "dateDiff",
         Arity::range(3, 4),
         |ctx| {
-            if !is_string(ctx.dt(0)) {
-                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
-            }
-            parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
-            check_date_arg(ctx, 1, true)?;
-            check_date_arg(ctx, 2, true)?;
-            optional_tz(ctx, 3)?;
+            check_unit_and_dates(ctx)?;
             Ok(ChType::Int64)
         },
         |ctx| {
