@@ -790,16 +790,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CREATE OR REPLACE TABLE is not supported yet"));
     }
     let mut columns: Vec<ColumnMeta> = create.columns.iter().map(column_meta).collect();
-    let mut engine = create.engine.as_ref().map(|e| EngineMeta {
-        name: e.name.clone(),
-        args: e.args.clone(),
-        order_by: e.order_by.clone(),
-        partition_by: e.partition_by.clone(),
-        primary_key: e.primary_key.clone(),
-        sample_by: e.sample_by.clone(),
-        ttl: e.ttl.clone(),
-        settings: e.settings.clone(),
-    });
+    let mut engine = create.engine.as_ref().map(engine_meta);
     if let Some(source) = &create.as_table {
         let source_db = database_of(ctx, source);
         let source_table = instance.catalog().table(&source_db, &source.table)?;
@@ -843,6 +834,20 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         }
     }
     Ok(())
+}
+
+/// The stored form of an `ENGINE = ...` clause.
+pub(crate) fn engine_meta(e: &granary_sql::EngineSpec) -> EngineMeta {
+    EngineMeta {
+        name: e.name.clone(),
+        args: e.args.clone(),
+        order_by: e.order_by.clone(),
+        partition_by: e.partition_by.clone(),
+        primary_key: e.primary_key.clone(),
+        sample_by: e.sample_by.clone(),
+        ttl: e.ttl.clone(),
+        settings: e.settings.clone(),
+    }
 }
 
 /// The stored form of a column of CREATE TABLE / CREATE DICTIONARY.

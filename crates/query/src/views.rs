@@ -256,16 +256,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
             }
             None => {
                 let engine = match &create.engine {
-                    Some(e) => EngineMeta {
-                        name: e.name.clone(),
-                        args: e.args.clone(),
-                        order_by: e.order_by.clone(),
-                        partition_by: e.partition_by.clone(),
-                        primary_key: e.primary_key.clone(),
-                        sample_by: e.sample_by.clone(),
-                        ttl: e.ttl.clone(),
-                        settings: e.settings.clone(),
-                    },
+                    Some(e) => crate::interpreter::engine_meta(e),
                     // ClickHouse's default_table_engine, with an empty sorting key.
                     None => EngineMeta { name: "MergeTree".into(), order_by: Some("tuple()".into()), ..EngineMeta::default() },
                 };
