@@ -1089,3 +1089,49 @@ def test_plan_cache_reuses_only_plans_that_cannot_change(server):
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         assert set(pool.map(lambda _: server.query(sql), range(64))) == {expected}
     assert float(server.query("SELECT value FROM system.asynchronous_metrics WHERE metric = 'QueryPlanCacheEntries'")) >= 5
+
+
+def test_point_query_shapes_are_reused_without_parsing(server):
+    """The key-value fast path remembers a point query's shape by its normalized text:
+    the same query with other keys is answered without parsing (PointQueryShapeCacheHits),
+    with the same rows, progress, query_log entry and access checks as a parsed one."""
+
+    def hits():
+        return int(server.query("SELECT value FROM system.events WHERE event = 'PointQueryShapeCacheHits'") or 0)
+
+    server.query("CREATE TABLE default.shape_kv (id UInt64, v String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 8")
+    try:
+        server.query("INSERT INTO default.shape_kv SELECT number, toString(number * 2) FROM numbers(1000)")
+        before = hits()
+        for key in range(20):
+            r = server.request(f"SELECT v FROM default.shape_kv WHERE id = {key} SETTINGS use_uncompressed_cache = 1")
+            assert (r.status, r.text) == (200, f"{key * 2}\n")
+            # As in ClickHouse: a key equal to a granule's first key may also be the last
+            # of the granule before, so both are read.
+            granules = 2 if key % 8 == 0 and key > 0 else 1
+            assert json.loads(r.headers["X-ClickHouse-Summary"])["read_rows"] == str(8 * granules)
+        assert hits() - before >= 18
+        query_id = "shape-" + uuid.uuid4().hex
+        assert server.query("SELECT v FROM default.shape_kv WHERE id = 123 SETTINGS use_uncompressed_cache = 1", query_id=query_id) == "246\n"
+        server.query("SYSTEM FLUSH LOGS")
+        out = server.query(f"SELECT type, query_kind, result_rows, tables, query FROM system.query_log WHERE query_id = '{query_id}' AND type = 'QueryFinish'")
+        assert out == "QueryFinish\tSelect\t1\t['default.shape_kv']\tSELECT v FROM default.shape_kv WHERE id = 123 SETTINGS use_uncompressed_cache = 1\n", out
+        # A user without SELECT on the table is refused on the cached path too.
+        server.query("CREATE USER IF NOT EXISTS shape_reader IDENTIFIED WITH plaintext_password BY 'pw'")
+        try:
+            r = server.request("SELECT v FROM default.shape_kv WHERE id = 5 SETTINGS use_uncompressed_cache = 1", params={"user": "shape_reader", "password": "pw"})
+            assert r.status != 200 and r.headers["X-ClickHouse-Exception-Code"] == "497", r.text
+        finally:
+            server.query("DROP USER shape_reader")
+        # Setting values are part of the text: a readonly profile refuses changing them.
+        r = server.request("SELECT v FROM default.shape_kv WHERE id = 6 SETTINGS use_uncompressed_cache = 1", params={"readonly": "1"})
+        assert r.headers.get("X-ClickHouse-Exception-Code") == "164", r.text
+        # The same text after the table is replaced reads the new table (or fails like it).
+        server.query("DROP TABLE default.shape_kv")
+        r = server.request("SELECT v FROM default.shape_kv WHERE id = 7 SETTINGS use_uncompressed_cache = 1")
+        assert r.headers.get("X-ClickHouse-Exception-Code") == "60", r.text
+        server.query("CREATE TABLE default.shape_kv (id String, v UInt8) ENGINE = MergeTree ORDER BY id")
+        server.query("INSERT INTO default.shape_kv VALUES ('7', 70)")
+        assert server.query("SELECT v FROM default.shape_kv WHERE id = '7' SETTINGS use_uncompressed_cache = 1") == "70\n"
+    finally:
+        server.query("DROP TABLE IF EXISTS default.shape_kv")

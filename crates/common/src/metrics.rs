@@ -58,6 +58,7 @@ counters! {
     SchemaInferenceCacheInvalidations => "Schema inference cache entries dropped because their file changed.",
     QueryPlanCacheHits => "Queries executed with a physical plan kept from an earlier execution of the same text.",
     QueryPlanCacheMisses => "Queries planned and whose physical plan was kept for reuse.",
+    PointQueryShapeCacheHits => "Point queries answered from the shape remembered for their normalized text, without parsing.",
 }
 
 counters! {

@@ -314,14 +314,12 @@ fn normalise(def: &SettingDef, value: &str) -> Result<String> {
         SettingKind::Bool => match unquoted.to_ascii_lowercase().as_str() {
             "1" | "true" | "yes" | "on" | "enable" => "1".into(),
             "0" | "false" | "no" | "off" | "disable" => "0".into(),
-            _ => return Err(bad()),
+            _ => return Err(Error::new(ErrorCode::CANNOT_PARSE_BOOL, format!("Cannot parse bool from string '{unquoted}'"))),
         },
-        SettingKind::UInt64 | SettingKind::Milliseconds => {
-            parse_number_with_suffix(unquoted).ok_or_else(bad)?.to_string()
-        }
-        SettingKind::NonZeroUInt64 => match parse_number_with_suffix(unquoted) {
-            Some(n) if n > 0 => n.to_string(),
-            _ => return Err(bad()),
+        SettingKind::UInt64 | SettingKind::Milliseconds => parse_unsigned_setting(unquoted)?.to_string(),
+        SettingKind::NonZeroUInt64 => match parse_unsigned_setting(unquoted)? {
+            0 => return Err(bad()),
+            n => n.to_string(),
         },
         SettingKind::MaxThreads => {
             if unquoted.eq_ignore_ascii_case("auto") || unquoted.starts_with("'auto") {
@@ -329,18 +327,40 @@ fn normalise(def: &SettingDef, value: &str) -> Result<String> {
             } else if let Some(inner) = unquoted.strip_prefix("auto(").and_then(|v| v.strip_suffix(')')) {
                 inner.parse::<u64>().map_err(|_| bad())?.to_string()
             } else {
-                unquoted.parse::<u64>().map_err(|_| bad())?.to_string()
+                parse_unsigned_setting(unquoted)?.to_string()
             }
         }
         SettingKind::Int64 => unquoted.parse::<i64>().map_err(|_| bad())?.to_string(),
         SettingKind::Float | SettingKind::Seconds => {
-            let v: f64 = unquoted.parse().map_err(|_| bad())?;
+            let v: f64 = unquoted
+                .parse()
+                .map_err(|_| Error::new(ErrorCode::CANNOT_PARSE_NUMBER, format!("Cannot read floating point value here: {unquoted}")))?;
             if !v.is_finite() {
                 return Err(bad());
             }
             unquoted.to_string()
         }
     })
+}
+
+/// An unsigned setting's value, with ClickHouse's errors: a negative number is out of
+/// range, trailing text is a parse error naming it; a fractional number is truncated.
+fn parse_unsigned_setting(text: &str) -> Result<u64> {
+    if let Some(n) = parse_number_with_suffix(text) {
+        return Ok(n);
+    }
+    if text.starts_with('-') && text[1..].parse::<f64>().is_ok() {
+        return Err(Error::new(ErrorCode::CANNOT_CONVERT_TYPE, format!("Field value {text} is out of range of unsigned long type")));
+    }
+    if text.contains('.') {
+        if let Ok(v) = text.parse::<f64>() {
+            if v.is_finite() && v >= 0.0 && v < u64::MAX as f64 {
+                return Ok(v as u64);
+            }
+        }
+    }
+    let rest = text.trim_start_matches(|c: char| c.is_ascii_digit());
+    Err(Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected 'eof' before: '{rest}'")))
 }
 
 /// Accepts plain integers and ClickHouse's size suffixes (`10M`, `1Gi`, `1_000`).
@@ -394,7 +414,12 @@ mod tests {
         s.set("use_uncompressed_cache", "true").unwrap();
         assert!(s.get_bool("use_uncompressed_cache"));
         assert_eq!(s.set("no_such_setting", "1").unwrap_err().code(), ErrorCode::UNKNOWN_SETTING);
-        assert_eq!(s.set("max_threads", "many").unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
+        assert_eq!(s.set("max_threads", "many").unwrap_err().code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+        assert_eq!(s.set("max_block_size", "-1").unwrap_err().code(), ErrorCode::CANNOT_CONVERT_TYPE);
+        assert_eq!(s.set("use_uncompressed_cache", "maybe").unwrap_err().code(), ErrorCode::CANNOT_PARSE_BOOL);
+        assert_eq!(s.set("max_execution_time", "soon").unwrap_err().code(), ErrorCode::CANNOT_PARSE_NUMBER);
+        s.set("max_block_size", "1.5").unwrap();
+        assert_eq!(s.get_u64("max_block_size"), 1);
     }
 
     #[test]

@@ -97,7 +97,29 @@ pub fn server_timezone_from_env() -> String {
 }
 
 /// Changes a setting for a query or session, within what the user's profile allows.
-pub(crate) fn change_setting(settings: &mut Settings, access: &granary_access::UserAccess, name: &str, value: &str) -> Result<()> {
+/// Applies a batch of setting changes (a URL's parameters, a SETTINGS clause, a SET).
+/// `readonly` is the one in force before the batch, as in ClickHouse: `readonly = 1`
+/// refuses any change of value, `readonly = 2` a change of `readonly` itself.
+pub(crate) fn change_settings<'a>(
+    settings: &mut Settings,
+    access: &granary_access::UserAccess,
+    changes: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<()> {
+    let readonly = settings.get_u64("readonly");
+    for (name, value) in changes {
+        if readonly > 0 && (readonly == 1 || name == "readonly") {
+            let mut normalised = Settings::new();
+            normalised.set(name, value)?;
+            if normalised.get(name) != settings.get(name) {
+                return Err(Error::new(ErrorCode::READONLY, format!("Cannot modify '{name}' setting in readonly mode")));
+            }
+        }
+        change_setting(settings, access, name, value)?;
+    }
+    Ok(())
+}
+
+fn change_setting(settings: &mut Settings, access: &granary_access::UserAccess, name: &str, value: &str) -> Result<()> {
     if !access.is_unrestricted() {
         let mut normalised = Settings::new();
         normalised.set(name, value)?;
@@ -180,6 +202,8 @@ pub struct Shared {
     pub named_collections: granary_io::named_collections::NamedCollections,
     /// Physical plans of queries that read no stored data, by text and settings.
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
+    /// Shapes of point queries by normalized text (the key-value fast path's parse cache).
+    pub(crate) point_shapes: crate::point_query::ShapeCache,
 }
 
 pub struct Instance {
@@ -321,6 +345,7 @@ impl Instance {
             dictionaries: dictionaries.clone(),
             started: std::time::Instant::now(),
             plan_cache: Default::default(),
+            point_shapes: Default::default(),
             config,
         });
         let system: Arc<dyn SchemaProvider> = Arc::new(SystemSchema::new(shared.clone()));
@@ -389,6 +414,10 @@ impl Instance {
 
     pub(crate) fn plan_cache(&self) -> &crate::plan_cache::PlanCache {
         &self.shared.plan_cache
+    }
+
+    pub(crate) fn point_shapes(&self) -> &crate::point_query::ShapeCache {
+        &self.shared.point_shapes
     }
 
     pub(crate) fn lookup_functions(&self) -> &HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>> {
@@ -544,11 +573,9 @@ impl Instance {
             }
         };
         let mut settings = session.settings.clone();
-        for (name, value) in &request.settings {
-            if let Err(e) = change_setting(&mut settings, &session.access, name, value) {
-                log_failure(self, session, &request.text, &e, None);
-                return Err(e);
-            }
+        if let Err(e) = change_settings(&mut settings, &session.access, request.settings.iter().map(|(n, v)| (n.as_str(), v.as_str()))) {
+            log_failure(self, session, &request.text, &e, None);
+            return Err(e);
         }
         if let Err(e) = session.access.start_query(kind) {
             log_failure(self, session, &request.text, &e, Some(&settings));

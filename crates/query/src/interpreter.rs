@@ -74,15 +74,17 @@ pub(crate) async fn run(
         rewrite: RewriteOptions { is_case_insensitive: Some(&case_insensitive), clickhouse_functions: true },
         max_query_size: ctx.settings.get_u64("max_query_size") as usize,
     };
+    let normalized = if options.max_query_size == 0 || text.len() <= options.max_query_size { crate::point_query::normalize(text) } else { None };
+    if let Some(normalized) = &normalized {
+        if let Some(outcome) = run_cached_point_query(instance, ctx, request, normalized)? {
+            return Ok(outcome);
+        }
+    }
     let (parsed, substituted) = granary_sql::parse_statement(text, &options)?;
     let StatementWithClauses { statement, settings, format } = parsed;
-    for (name, value) in &settings {
-        crate::instance::change_setting(&mut ctx.settings, &ctx.access, name, value)?;
-    }
-    check_readonly(ctx, &statement)?;
-    crate::access::check_statement(ctx, &statement)?;
-    instance.configure_query(ctx)?;
+    apply_statement_clauses(instance, ctx, &statement, &settings)?;
     let kind = statement.kind_name();
+    let written_format = format.clone();
     let format_name = format.or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
@@ -92,6 +94,9 @@ pub(crate) async fn run(
     };
     if let Statement::Query { query, limit_by: None } = &statement {
         let mut fast = crate::point_query::try_point_query(ctx, query)?;
+        if let (Some(_), Some(normalized)) = (&fast, &normalized) {
+            instance.point_shapes().remember(normalized, query, &statement, &settings, written_format.as_deref());
+        }
         // Restricted users take the planned path, where lookups are checked.
         if fast.is_none() && ctx.access.is_unrestricted() {
             fast = crate::point_query::try_constant_lookup(ctx, query, instance.lookup_functions()).await?;
@@ -305,12 +310,10 @@ pub(crate) async fn run(
             Outcome::Done
         }
         Statement::Set(assignments) => {
-            for (name, value) in assignments {
-                if let Some(param) = name.strip_prefix("param_") {
-                    session.params.insert(param.to_string(), value);
-                } else {
-                    crate::instance::change_setting(&mut session.settings, &session.access, &name, &value)?;
-                }
+            let (params, changes): (Vec<_>, Vec<_>) = assignments.into_iter().partition(|(name, _)| name.starts_with("param_"));
+            crate::instance::change_settings(&mut session.settings, &session.access, changes.iter().map(|(n, v)| (n.as_str(), v.as_str())))?;
+            for (name, value) in params {
+                session.params.insert(name["param_".len()..].to_string(), value);
             }
             Outcome::Done
         }
@@ -420,6 +423,33 @@ fn too_large(ctx: &QueryContext) -> Error {
         ErrorCode::SYNTAX_ERROR,
         format!("Max query size exceeded: the query is larger than max_query_size ({})", ctx.settings.get_u64("max_query_size")),
     )
+}
+
+/// The statement's SETTINGS clause and the checks every statement passes before it runs.
+fn apply_statement_clauses(instance: &Instance, ctx: &mut QueryContext, statement: &Statement, settings: &[(String, String)]) -> Result<()> {
+    crate::instance::change_settings(&mut ctx.settings, &ctx.access, settings.iter().map(|(n, v)| (n.as_str(), v.as_str())))?;
+    check_readonly(ctx, statement)?;
+    crate::access::check_statement(ctx, statement)?;
+    instance.configure_query(ctx)
+}
+
+/// A point query whose normalized text was parsed before: answered from the remembered
+/// shape with this text's literals, without parsing (see [`crate::point_query::ShapeCache`]).
+fn run_cached_point_query(
+    instance: &Instance,
+    ctx: &mut QueryContext,
+    request: &QueryRequest,
+    normalized: &crate::point_query::NormalizedText,
+) -> Result<Option<StatementOutcome>> {
+    let Some(cached) = instance.point_shapes().get(normalized) else { return Ok(None) };
+    apply_statement_clauses(instance, ctx, &cached.statement, &cached.settings)?;
+    let Some(stream) = crate::point_query::read_cached_shape(ctx, &cached, normalized)? else { return Ok(None) };
+    let format_name = cached.format.clone().or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
+    let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    let stream = with_displayed_names(stream)?;
+    let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
+    let result = Outcome::Rows { stream, limit_by: None, output_format, totals: None };
+    Ok(Some(StatementOutcome::rows(result, format_name, cached.statement.kind_name())))
 }
 
 fn check_readonly(ctx: &QueryContext, statement: &Statement) -> Result<()> {

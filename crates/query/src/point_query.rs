@@ -26,10 +26,16 @@ use crate::instance::QueryContext;
 
 /// The rows of a point query, or `None` when the query is not one.
 pub(crate) fn try_point_query(ctx: &QueryContext, query: &Query) -> Result<Option<SendableRecordBatchStream>> {
+    let Some(shape) = match_shape(query) else { return Ok(None) };
+    read_shape(ctx, &shape)
+}
+
+/// Reads the rows a point-query shape asks for, or `None` when the table, its key or the
+/// literals do not allow the engine's point read (the query is then planned normally).
+fn read_shape(ctx: &QueryContext, shape: &Shape) -> Result<Option<SendableRecordBatchStream>> {
     if ctx.settings.get_bool("final") {
         return Ok(None);
     }
-    let Some(shape) = match_shape(query) else { return Ok(None) };
     let database = shape.database.clone().unwrap_or_else(|| ctx.current_database.clone());
     if database == "system" {
         return Ok(None);
@@ -74,6 +80,7 @@ pub(crate) fn try_point_query(ctx: &QueryContext, query: &Query) -> Result<Optio
     Ok(Some(Box::pin(RecordBatchStreamAdapter::new(out_schema, futures::stream::iter(batches)))))
 }
 
+#[derive(Clone)]
 struct Shape {
     database: Option<String>,
     table: String,
@@ -83,11 +90,13 @@ struct Shape {
     limit: Option<u64>,
 }
 
+#[derive(Clone)]
 enum Projected {
     All,
     Column { name: String, alias: Option<String> },
 }
 
+#[derive(Clone, PartialEq)]
 enum Literal {
     Number(String),
     String(String),
@@ -328,5 +337,258 @@ fn typed_constant(expr: &Expr) -> Option<ScalarValue> {
             }
         }
         _ => None,
+    }
+}
+
+/// Point-query shapes kept at most; a full cache starts over (shapes are few in practice:
+/// one per table, column list and clause set a key-value client sends).
+const SHAPE_CACHE_CAPACITY: usize = 1024;
+/// Longer texts are not looked up (a key-value client's queries are short).
+const MAX_NORMALIZED_TEXT: usize = 16 * 1024;
+
+/// Point-query shapes by normalized query text: the text with its literals replaced by
+/// placeholders. A key-value client sends the same query with different keys thousands
+/// of times a second; parsing and rewriting it each time cost more than the lookup
+/// itself, while lexing it and filling the keys into the remembered shape costs little.
+///
+/// Sound because a statement's structure depends on its tokens, not on the values of its
+/// literals: a text with the same tokens parses to the same shape with other keys. The
+/// literals that are neither keys nor the LIMIT (setting values) must match exactly, and
+/// anything the remembered shape cannot answer (table dropped, literal not exact in the
+/// key type) falls back to parsing, as a miss does.
+#[derive(Default)]
+pub(crate) struct ShapeCache {
+    entries: parking_lot::RwLock<std::collections::HashMap<String, Arc<CachedShape>>>,
+}
+
+/// What parsing a point query produced, with the literal each placeholder stands for.
+pub(crate) struct CachedShape {
+    shape: Shape,
+    slots: Vec<Slot>,
+    /// The statement as first parsed, for the read-only and access checks.
+    pub statement: granary_sql::Statement,
+    pub settings: Vec<(String, String)>,
+    pub format: Option<String>,
+}
+
+/// The role of one literal of the text, in order.
+#[derive(Debug, PartialEq)]
+enum Slot {
+    /// The next key; `negated` when written `-literal`.
+    Key { negated: bool },
+    Limit,
+    /// Anything else (a setting's value): must be this literal for the shape to apply.
+    Fixed(Literal),
+}
+
+impl std::fmt::Debug for Literal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Literal::Number(n) => write!(f, "{n}"),
+            Literal::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A query text with its literals taken out: the cache key and the values in order.
+pub(crate) struct NormalizedText {
+    key: String,
+    literals: Vec<Literal>,
+}
+
+/// Normalizes a SELECT's text, or `None` for texts the cache does not consider (not a
+/// SELECT, too long, with `{name:Type}` parameters, or not lexable).
+pub(crate) fn normalize(text: &str) -> Option<NormalizedText> {
+    use datafusion::sql::sqlparser::tokenizer::Token;
+    use std::fmt::Write;
+
+    let head = text.trim_start();
+    if text.len() > MAX_NORMALIZED_TEXT || !head.get(..6).is_some_and(|w| w.eq_ignore_ascii_case("SELECT")) || text.contains('{') {
+        return None;
+    }
+    let lexemes = granary_sql::lexer::lex(text).ok()?;
+    let mut key = String::with_capacity(text.len() + lexemes.len() * 3);
+    let mut literals = Vec::new();
+    for lexeme in &lexemes {
+        // Each token as `length:text`, so that no two token sequences share a key.
+        match &lexeme.token {
+            Token::Number(n, false) => {
+                key.push_str("?N;");
+                literals.push(Literal::Number(n.clone()));
+            }
+            Token::SingleQuotedString(s) => {
+                key.push_str("?S;");
+                literals.push(Literal::String(s.clone()));
+            }
+            other => {
+                let shown = other.to_string();
+                let _ = write!(key, "{}:{shown};", shown.len());
+            }
+        }
+    }
+    Some(NormalizedText { key, literals })
+}
+
+impl ShapeCache {
+    pub(crate) fn get(&self, normalized: &NormalizedText) -> Option<Arc<CachedShape>> {
+        self.entries.read().get(&normalized.key).cloned()
+    }
+
+    /// Remembers the shape of a query the point path answered, when each of its literals
+    /// has a known role.
+    pub(crate) fn remember(
+        &self,
+        normalized: &NormalizedText,
+        query: &Query,
+        statement: &granary_sql::Statement,
+        settings: &[(String, String)],
+        format: Option<&str>,
+    ) {
+        let Some(shape) = match_shape(query) else { return };
+        let Some(slots) = slots_of(&shape, &normalized.literals) else { return };
+        let cached = CachedShape { shape, slots, statement: statement.clone(), settings: settings.to_vec(), format: format.map(str::to_string) };
+        let mut entries = self.entries.write();
+        if entries.len() >= SHAPE_CACHE_CAPACITY {
+            entries.clear();
+        }
+        entries.insert(normalized.key.clone(), Arc::new(cached));
+    }
+}
+
+/// The role of each literal of a point query's text: its keys come first, in order (the
+/// shape has no literal before WHERE), then the LIMIT, then setting values.
+fn slots_of(shape: &Shape, literals: &[Literal]) -> Option<Vec<Slot>> {
+    let mut slots = Vec::with_capacity(literals.len());
+    let mut rest = literals.iter();
+    for key in &shape.keys {
+        let negated = match (key, rest.next()?) {
+            (key, literal) if key == literal => false,
+            (Literal::Number(key), Literal::Number(literal)) if key.strip_prefix('-') == Some(literal.as_str()) => true,
+            _ => return None,
+        };
+        slots.push(Slot::Key { negated });
+    }
+    if let Some(limit) = shape.limit {
+        match rest.next()? {
+            Literal::Number(n) if n.parse::<u64>().ok() == Some(limit) => slots.push(Slot::Limit),
+            _ => return None,
+        }
+    }
+    slots.extend(rest.cloned().map(Slot::Fixed));
+    Some(slots)
+}
+
+/// Answers a query whose normalized text matched `cached`, with its own literals; `None`
+/// when the remembered shape does not apply to them (the query is then parsed).
+pub(crate) fn read_cached_shape(ctx: &QueryContext, cached: &CachedShape, normalized: &NormalizedText) -> Result<Option<SendableRecordBatchStream>> {
+    let Some(shape) = fill_shape(cached, &normalized.literals) else { return Ok(None) };
+    let rows = read_shape(ctx, &shape)?;
+    if rows.is_some() {
+        granary_common::metrics::Event::PointQueryShapeCacheHits.add(1);
+    }
+    Ok(rows)
+}
+
+fn fill_shape(cached: &CachedShape, literals: &[Literal]) -> Option<Shape> {
+    if literals.len() != cached.slots.len() {
+        return None;
+    }
+    let mut shape = Shape { keys: Vec::with_capacity(cached.shape.keys.len()), ..cached.shape.clone_without_keys() };
+    for (slot, literal) in cached.slots.iter().zip(literals) {
+        match (slot, literal) {
+            (Slot::Key { negated: false }, literal) => shape.keys.push(literal.clone()),
+            (Slot::Key { negated: true }, Literal::Number(n)) => shape.keys.push(Literal::Number(format!("-{n}"))),
+            (Slot::Limit, Literal::Number(n)) => shape.limit = Some(n.parse().ok()?),
+            (Slot::Fixed(expected), literal) if expected == literal => {}
+            _ => return None,
+        }
+    }
+    Some(shape)
+}
+
+impl Shape {
+    fn clone_without_keys(&self) -> Shape {
+        Shape {
+            database: self.database.clone(),
+            table: self.table.clone(),
+            columns: self.columns.clone(),
+            key_column: self.key_column.clone(),
+            keys: Vec::new(),
+            limit: self.limit,
+        }
+    }
+}
+
+#[cfg(test)]
+mod shape_cache_tests {
+    use super::*;
+
+    fn parse(text: &str) -> (Box<Query>, granary_sql::Statement) {
+        let params = std::collections::HashMap::new();
+        let options = granary_sql::ParseOptions { params: &params, rewrite: Default::default(), max_query_size: 0 };
+        let (parsed, _) = granary_sql::parse_statement(text, &options).expect("parses");
+        match &parsed.statement {
+            granary_sql::Statement::Query { query, .. } => (query.clone(), parsed.statement.clone()),
+            _ => panic!("not a query"),
+        }
+    }
+
+    fn remembered(text: &str) -> (ShapeCache, NormalizedText) {
+        let cache = ShapeCache::default();
+        let normalized = normalize(text).expect("normalizes");
+        let (query, statement) = parse(text);
+        cache.remember(&normalized, &query, &statement, &[], None);
+        (cache, normalized)
+    }
+
+    fn filled(cache: &ShapeCache, text: &str) -> Option<(Vec<Literal>, Option<u64>)> {
+        let normalized = normalize(text)?;
+        let cached = cache.get(&normalized)?;
+        fill_shape(&cached, &normalized.literals).map(|s| (s.keys, s.limit))
+    }
+
+    #[test]
+    fn same_tokens_with_other_literals_share_a_shape() {
+        let (cache, _) = remembered("SELECT * FROM t WHERE id = 5 LIMIT 3 SETTINGS use_uncompressed_cache = 1");
+        let (keys, limit) = filled(&cache, "SELECT * FROM t WHERE id = 77 LIMIT 10 SETTINGS use_uncompressed_cache = 1").expect("hit");
+        assert_eq!(keys, vec![Literal::Number("77".into())]);
+        assert_eq!(limit, Some(10));
+    }
+
+    #[test]
+    fn setting_values_must_match() {
+        let (cache, _) = remembered("SELECT * FROM t WHERE id = 5 SETTINGS use_uncompressed_cache = 1");
+        assert!(filled(&cache, "SELECT * FROM t WHERE id = 5 SETTINGS use_uncompressed_cache = 0").is_none());
+    }
+
+    #[test]
+    fn negated_keys_and_in_lists() {
+        let (cache, _) = remembered("SELECT a, b AS c FROM db.t WHERE k IN (-1, 'x', 3)");
+        let (keys, _) = filled(&cache, "SELECT a, b AS c FROM db.t WHERE k IN (-40, 'y', 9)").expect("hit");
+        assert_eq!(keys, vec![Literal::Number("-40".into()), Literal::String("y".into()), Literal::Number("9".into())]);
+        // A string where the shape had a number is another text.
+        assert!(filled(&cache, "SELECT a, b AS c FROM db.t WHERE k IN (-40, 2, 9)").is_none());
+        assert!(filled(&cache, "SELECT a, b AS c FROM db.t WHERE k IN (-40, 'y')").is_none());
+    }
+
+    #[test]
+    fn different_tokens_are_different_texts() {
+        let (cache, _) = remembered("SELECT * FROM t WHERE id = 5");
+        assert!(filled(&cache, "SELECT * FROM t WHERE id = -5").is_none());
+        assert!(filled(&cache, "SELECT * FROM `t` WHERE id = 5").is_none());
+        assert!(filled(&cache, "SELECT * FROM t WHERE id = 5 LIMIT 1").is_none());
+        assert!(filled(&cache, "SELECT * FROM t   WHERE id = 6 -- comment").is_some());
+    }
+
+    #[test]
+    fn texts_the_cache_does_not_consider() {
+        assert!(normalize("INSERT INTO t VALUES (1)").is_none());
+        assert!(normalize("SELECT * FROM t WHERE id = {id:UInt64}").is_none());
+        let cache = ShapeCache::default();
+        let text = "SELECT count() FROM t WHERE id = 5";
+        let (query, statement) = parse(text);
+        let normalized = normalize(text).expect("normalizes");
+        cache.remember(&normalized, &query, &statement, &[], None);
+        assert!(cache.get(&normalized).is_none(), "not a point query");
     }
 }
