@@ -88,6 +88,32 @@ def test_insert_rows_and_read_them_back(client, table):
     assert back[1][7] in (b"de\x00", "de\x00")
 
 
+def test_enums_and_addresses_round_trip(client):
+    """Enum8/Enum16, IPv4 and IPv6 travel in Native as ClickHouse sends them: the client
+    decodes names and ipaddress objects, and inserts them back."""
+    from ipaddress import IPv4Address, IPv6Address
+
+    name = "cc_types_" + ("c" if client.compression else "p")
+    client.command(f"DROP TABLE IF EXISTS {name}")
+    client.command(
+        f"CREATE TABLE {name} (id UInt8, e Enum8('a' = 1, 'b' = -2), w Enum16('big' = 1000), ip IPv4, ip6 IPv6, "
+        "maybe Nullable(IPv4), tags Array(Enum8('x' = 1, 'y' = 2))) ENGINE = MergeTree ORDER BY id"
+    )
+    try:
+        rows = [
+            [1, "a", "big", IPv4Address("10.0.0.1"), IPv6Address("2001:db8::1"), None, ["x"]],
+            [2, "b", "big", IPv4Address("255.255.255.255"), IPv6Address("::ffff:1.2.3.4"), IPv4Address("8.8.8.8"), ["y", "x"]],
+        ]
+        client.insert(name, rows, column_names=["id", "e", "w", "ip", "ip6", "maybe", "tags"])
+        back = client.query(f"SELECT * FROM {name} ORDER BY id").result_rows
+        assert back == [tuple(r) for r in rows], back
+        assert client.query(f"SELECT id FROM {name} WHERE e = 'b' AND ip > '10.0.0.0'").result_rows == [(2,)]
+        df = client.query_df(f"SELECT e, toString(ip) AS ip FROM {name} ORDER BY id")
+        assert list(df["e"]) == ["a", "b"] and list(df["ip"]) == ["10.0.0.1", "255.255.255.255"]
+    finally:
+        client.command(f"DROP TABLE {name}")
+
+
 def test_dataframes_and_arrow(client, table):
     df = pd.DataFrame(
         {

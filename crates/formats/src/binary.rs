@@ -157,8 +157,23 @@ pub(crate) enum Col {
     States { function: String, args: Vec<ChType>, ends: Vec<usize>, data: Vec<u8> },
 }
 
+/// The type whose binary layout a domain type shares: an enum is its integer, IPv4 a
+/// `UInt32`, IPv6 its 16 bytes in network order.
+fn binary_layout(t: &ChType) -> Option<ChType> {
+    match t {
+        ChType::Enum8(_) => Some(ChType::Int8),
+        ChType::Enum16(_) => Some(ChType::Int16),
+        ChType::IPv4 => Some(ChType::UInt32),
+        ChType::IPv6 => Some(ChType::FixedString(16)),
+        _ => None,
+    }
+}
+
 /// The width of a fixed-size ClickHouse type in binary formats.
 fn fixed_width(t: &ChType) -> Result<usize> {
+    if let Some(layout) = binary_layout(t) {
+        return fixed_width(&layout);
+    }
     Ok(match t {
         ChType::UInt8 | ChType::Int8 | ChType::Bool | ChType::Nothing => 1,
         ChType::UInt16 | ChType::Int16 | ChType::Date => 2,
@@ -207,6 +222,9 @@ fn read_offsets(r: &mut Reader, n: usize, ends: &mut Vec<usize>) -> Result<usize
 impl Col {
     /// An empty column of type `t`.
     pub fn new(t: &ChType) -> Result<Col> {
+        if let Some(layout) = binary_layout(t) {
+            return Col::new(&layout);
+        }
         Ok(match t {
             ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => Col::new(inner)?,
             ChType::Nullable(inner) => Col::Nullable { nulls: Vec::new(), inner: Box::new(Col::new(inner)?) },
@@ -684,6 +702,10 @@ impl Col {
     /// The binary layout of an Arrow column holding ClickHouse type `t`.
     pub fn from_arrow(t: &ChType, array: &dyn Array) -> Result<Col> {
         Ok(match t {
+            ChType::Enum8(_) | ChType::Enum16(_) | ChType::IPv4 | ChType::IPv6 => {
+                let layout = binary_layout(t).ok_or_else(|| type_error(t, array))?;
+                Col::from_arrow(&layout, array)?
+            }
             ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => Col::from_arrow(inner, array)?,
             ChType::Nullable(inner) => {
                 let nulls = (0..array.len()).map(|i| array.is_null(i)).collect();
@@ -800,6 +822,9 @@ impl Col {
     }
 
     fn into_arrow_with(self, t: &ChType, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        if let Some(layout) = binary_layout(t) {
+            return self.into_arrow_with(&layout, nulls);
+        }
         let len = self.len();
         let data_type = t.to_arrow();
         Ok(match (t, self) {

@@ -143,6 +143,29 @@ pub(crate) fn write_value(
         return Ok(());
     }
     let base = ch.base();
+    if let Some(elements) = base.enum_elements() {
+        let value = match array.data_type() {
+            DataType::Int8 => Some(array.as_primitive::<Int8Type>().value(row) as i16),
+            DataType::Int16 => Some(array.as_primitive::<Int16Type>().value(row)),
+            _ => None,
+        };
+        if let Some((name, _)) = value.and_then(|v| elements.iter().find(|(_, e)| *e == v)) {
+            push_str(out, name, quoted);
+            return Ok(());
+        }
+    }
+    match (base, array.data_type()) {
+        (ChType::IPv4, DataType::UInt32) => {
+            push_str(out, &granary_types::ip::format_ipv4(array.as_primitive::<UInt32Type>().value(row)), quoted);
+            return Ok(());
+        }
+        (ChType::IPv6, DataType::FixedSizeBinary(16)) => {
+            let bytes: [u8; 16] = array.as_fixed_size_binary().value(row).try_into().unwrap_or([0; 16]);
+            push_str(out, &granary_types::ip::format_ipv6(&bytes), quoted);
+            return Ok(());
+        }
+        _ => {}
+    }
     match array.data_type() {
         DataType::Boolean => out.push_str(if array.as_boolean().value(row) { "true" } else { "false" }),
         DataType::Int8 => push_int(out, array.as_primitive::<Int8Type>().value(row)),
@@ -305,8 +328,12 @@ fn push_str(out: &mut String, s: &str, quoted: bool) {
 /// `toString` of a whole column: one string per row, NULL stays NULL.
 pub(crate) fn format_array(field: &Field, array: &ArrayRef, ctx: &FormatCtx) -> DfResult<ArrayRef> {
     // Integers are most of what is turned into text (`toString(id)`): written straight
-    // into one buffer, without a formatter per value.
+    // into one buffer, without a formatter per value (enums and IPv4 are integers
+    // shown otherwise).
+    let plain_integer = !field.metadata().contains_key(granary_types::CH_TYPE_METADATA_KEY)
+        || matches!(ChType::from_field(field).base(), ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64);
     match array.data_type() {
+        _ if !plain_integer => {}
         DataType::Int8 => return format_integers::<Int8Type>(array),
         DataType::Int16 => return format_integers::<Int16Type>(array),
         DataType::Int32 => return format_integers::<Int32Type>(array),

@@ -2,9 +2,10 @@
 //! `IPv4NumToString`, `IPv6StringToNum[OrDefault|OrNull]`, `IPv6NumToString`,
 //! `isIPv4String`, `isIPv6String` (and the `INET_ATON` family of aliases).
 //!
-//! Granary has no `IPv4`/`IPv6` types yet, so `toIPv4`/`toIPv6` are missing; these
-//! functions give and take the values ClickHouse's own numeric forms use (`UInt32`,
-//! `FixedString(16)`), which is also what `IP_TRIE` dictionaries are looked up with.
+//! These give and take the values ClickHouse's numeric forms use (`UInt32`,
+//! `FixedString(16)`), which is also what `IP_TRIE` dictionaries are looked up with; the
+//! `IPv4`/`IPv6` types hold the same values (`toIPv4`, `toIPv6` and CAST are conversions,
+//! see `conversion`), so these functions take them as they are.
 
 use std::sync::Arc;
 

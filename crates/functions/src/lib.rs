@@ -102,7 +102,7 @@ use datafusion::execution::{FunctionRegistry, SessionState};
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use granary_common::{Error, ErrorCode, Result};
 
-pub use conversion::cast_to_chtype;
+pub use conversion::{cast_to_chtype, convert_array};
 pub use literals::{fixed_string_literals, type_expression_literals, type_literals};
 pub use combinators::merge_aggregate_states;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};

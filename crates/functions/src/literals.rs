@@ -28,6 +28,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::expr::Alias;
 use datafusion::logical_expr::{Expr, LogicalPlan};
 use granary_common::Result;
+use granary_types::ChType;
 
 /// Field-metadata key marking a literal as written in the query (value `"1"`).
 pub const LITERAL_METADATA_KEY: &str = "granary.literal";
@@ -244,11 +245,16 @@ fn has_free_lambda_variables(expr: &Expr) -> bool {
     free
 }
 
-/// String literals compared with a `FixedString(N)` expression (`=`, `!=`, `<`, ...,
-/// `IN`), made `FixedString(N)` values padded with zero bytes, as ClickHouse converts
-/// them (DataFusion has no common type for the two). A literal longer than N equals no
-/// value: `=` with it is false, `!=` true, and it is dropped from an `IN` list. Runs on
-/// nodes with one input (WHERE, SELECT, HAVING, ORDER BY), before the analyzer.
+/// String literals compared with an expression of a type ClickHouse reads them as
+/// (`=`, `!=`, `<`, ..., `IN`), made values of that type, as ClickHouse converts them
+/// (DataFusion has no common type for the pairs):
+/// - `FixedString(N)`: padded with zero bytes; a literal longer than N equals no value;
+/// - `Enum8/16`: the element's value; a name that is no element equals no value;
+/// - `IPv4`/`IPv6`: the parsed address; text that is no address is an error.
+///
+/// "Equals no value" makes `=` false, `!=` true, and drops the literal from an `IN`
+/// list. Runs on nodes with one input (WHERE, SELECT, HAVING, ORDER BY), before the
+/// analyzer.
 pub fn fixed_string_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
     use datafusion::logical_expr::{BinaryExpr, ExprSchemable, Operator};
     let out = plan.transform_up_with_subqueries(|node| {
@@ -256,28 +262,20 @@ pub fn fixed_string_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
             [input] => input.schema().clone(),
             _ => return Ok(Transformed::no(node)),
         };
-        let width_of = |expr: &Expr| match expr.get_type(&schema) {
-            Ok(datafusion::arrow::datatypes::DataType::FixedSizeBinary(n)) => Some(n),
-            _ => None,
-        };
-        let padded = |expr: &Expr, width: i32| -> Option<Option<Expr>> {
-            let Expr::Literal(ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text)) | ScalarValue::Utf8View(Some(text)), _) = expr else { return None };
-            if text.len() > width as usize {
-                return Some(None);
-            }
-            let mut bytes = text.as_bytes().to_vec();
-            bytes.resize(width as usize, 0);
-            Some(Some(Expr::Literal(ScalarValue::FixedSizeBinary(width, Some(bytes)), None)))
+        let target_of = |expr: &Expr| -> Option<ChType> {
+            let (_, field) = expr.to_field(&schema).ok()?;
+            let t = ChType::from_field(&field).base().clone();
+            matches!(t, ChType::FixedString(_) | ChType::Enum8(_) | ChType::Enum16(_) | ChType::IPv4 | ChType::IPv6).then_some(t)
         };
         let rewritten = node.map_expressions(|expr| {
             expr.transform_up(|e| match e {
                 Expr::BinaryExpr(BinaryExpr { left, op, right }) if op.supports_propagation() || matches!(op, Operator::Eq | Operator::NotEq) => {
-                    let (column, literal, literal_left) = match (width_of(&left), width_of(&right)) {
-                        (Some(n), None) => (n, &right, false),
-                        (None, Some(n)) => (n, &left, true),
+                    let (target, literal, literal_left) = match (target_of(&left), target_of(&right)) {
+                        (Some(t), None) => (t, &right, false),
+                        (None, Some(t)) => (t, &left, true),
                         _ => return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
                     };
-                    match padded(literal, column) {
+                    match typed_literal(literal, &target)? {
                         Some(Some(value)) => {
                             let (l, r) = if literal_left { (Box::new(value), right) } else { (left, Box::new(value)) };
                             Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr { left: l, op, right: r })))
@@ -287,12 +285,29 @@ pub fn fixed_string_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
                         _ => Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
                     }
                 }
+                // `has(tags, 'b')`, `indexOf(...)`, `countEqual(...)` over an array of such a type.
+                Expr::ScalarFunction(mut call) if matches!(call.name(), "has" | "indexOf" | "countEqual") && call.args.len() == 2 => {
+                    let element = call.args[0].to_field(&schema).ok().and_then(|(_, field)| match ChType::from_field(&field).base() {
+                        ChType::Array(inner) => Some(inner.base().clone()),
+                        _ => None,
+                    });
+                    let Some(target) = element.filter(|t| matches!(t, ChType::FixedString(_) | ChType::Enum8(_) | ChType::Enum16(_) | ChType::IPv4 | ChType::IPv6)) else {
+                        return Ok(Transformed::no(Expr::ScalarFunction(call)));
+                    };
+                    match typed_literal(&call.args[1], &target)? {
+                        Some(Some(value)) => {
+                            call.args[1] = value;
+                            Ok(Transformed::yes(Expr::ScalarFunction(call)))
+                        }
+                        _ => Ok(Transformed::no(Expr::ScalarFunction(call))),
+                    }
+                }
                 Expr::InList(mut in_list) => {
-                    let Some(width) = width_of(&in_list.expr) else { return Ok(Transformed::no(Expr::InList(in_list))) };
+                    let Some(target) = target_of(&in_list.expr) else { return Ok(Transformed::no(Expr::InList(in_list))) };
                     let mut changed = false;
                     let mut list = Vec::with_capacity(in_list.list.len());
                     for item in in_list.list {
-                        match padded(&item, width) {
+                        match typed_literal(&item, &target)? {
                             Some(Some(value)) => {
                                 list.push(value);
                                 changed = true;
@@ -317,6 +332,39 @@ pub fn fixed_string_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
         }
     })?;
     Ok(out.data)
+}
+
+/// A string literal as a value of `target`: `None` when `expr` is no string literal,
+/// `Some(None)` when the text is no value of the type that can compare equal.
+fn typed_literal(expr: &Expr, target: &ChType) -> datafusion::error::Result<Option<Option<Expr>>> {
+    let Expr::Literal(ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text)) | ScalarValue::Utf8View(Some(text)), _) = expr else {
+        return Ok(None);
+    };
+    let literal = |value: ScalarValue| Some(Some(Expr::Literal(value, None)));
+    Ok(match target {
+        ChType::FixedString(width) => {
+            if text.len() > *width {
+                return Ok(Some(None));
+            }
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.resize(*width, 0);
+            literal(ScalarValue::FixedSizeBinary(*width as i32, Some(bytes)))
+        }
+        ChType::Enum8(elements) | ChType::Enum16(elements) => match elements.iter().find(|(name, _)| name == text) {
+            Some((_, value)) if matches!(target, ChType::Enum8(_)) => literal(ScalarValue::Int8(Some(*value as i8))),
+            Some((_, value)) => literal(ScalarValue::Int16(Some(*value))),
+            None => Some(None),
+        },
+        ChType::IPv4 => match granary_types::ip::parse_ipv4(text) {
+            Some(address) => literal(ScalarValue::UInt32(Some(address))),
+            None => return Err(crate::args::ch_error(granary_common::ErrorCode::CANNOT_PARSE_IPV4, format!("Cannot parse IPv4 {text}"))),
+        },
+        ChType::IPv6 => match granary_types::ip::parse_ipv6(text) {
+            Some(bytes) => literal(ScalarValue::FixedSizeBinary(16, Some(bytes.to_vec()))),
+            None => return Err(crate::args::ch_error(granary_common::ErrorCode::CANNOT_PARSE_IPV6, format!("Cannot parse IPv6 {text}"))),
+        },
+        _ => None,
+    })
 }
 
 #[cfg(test)]

@@ -147,6 +147,22 @@ fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
     if bases.iter().all(|t| t == first) {
         return Ok(first.clone());
     }
+    // Enums meet strings as strings (ClickHouse groups them), and each other as their
+    // integers.
+    if bases.iter().any(|t| t.enum_elements().is_some()) {
+        if bases.iter().any(|t| matches!(t, ChType::String | ChType::FixedString(_))) {
+            return Ok(ChType::String);
+        }
+        let as_integers: Vec<ChType> = bases
+            .iter()
+            .map(|t| match t {
+                ChType::Enum8(_) => ChType::Int8,
+                ChType::Enum16(_) => ChType::Int16,
+                other => other.clone(),
+            })
+            .collect();
+        return base_supertype(&as_integers);
+    }
     // Numbers.
     let all_numeric = bases.iter().all(|t| int_info(t).is_some() || matches!(t, ChType::Float32 | ChType::Float64));
     if all_numeric {

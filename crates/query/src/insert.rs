@@ -446,8 +446,11 @@ impl Conformer {
             let column = match self.source_of[i] {
                 Some(position) => {
                     let source = batch.column(position);
-                    let cast = if source.data_type() == field.data_type() {
+                    let source_field = batch.schema_ref().field(position).clone();
+                    let cast = if source.data_type() == field.data_type() && !needs_clickhouse_conversion(&source_field, field) {
                         source.clone()
+                    } else if needs_clickhouse_conversion(&source_field, field) {
+                        granary_functions::convert_array(source, &source_field, ChType::from_field(field).strip_nullable())?
                     } else if let DataType::FixedSizeBinary(width) = field.data_type() {
                         to_fixed_string(source, *width, field.name())?
                     } else {
@@ -470,6 +473,15 @@ impl Conformer {
         let options = arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows));
         Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &options)?)
     }
+}
+
+/// Whether a column of `source` goes into the table column `target` by ClickHouse's
+/// conversion rather than Arrow's cast: enums (by name, even from another enum) and
+/// addresses, whose Arrow types are plain integers and bytes.
+fn needs_clickhouse_conversion(source: &Field, target: &Field) -> bool {
+    let target_type = ChType::from_field(target);
+    let domain = matches!(target_type.base(), ChType::Enum8(_) | ChType::Enum16(_) | ChType::IPv4 | ChType::IPv6);
+    domain && ChType::from_field(source).base() != target_type.base()
 }
 
 /// Strings into `FixedString(N)` as ClickHouse converts them: shorter values padded with
@@ -499,8 +511,10 @@ fn to_fixed_string(source: &ArrayRef, width: i32, column: &str) -> Result<ArrayR
 }
 
 fn repeat(value: &ArrayRef, rows: usize) -> Result<ArrayRef> {
-    let scalar = ScalarValue::try_from_array(value, 0)?;
-    Ok(scalar.to_array_of_size(rows)?)
+    // By index rather than through a ScalarValue, which drops the metadata of nested
+    // fields (the ClickHouse type of an Array's elements).
+    let indices = arrow::array::UInt32Array::from(vec![0u32; rows]);
+    Ok(arrow::compute::take(value.as_ref(), &indices, None)?)
 }
 
 /// The value ClickHouse puts in a column that was not given: NULL for Nullable, else
@@ -508,6 +522,13 @@ fn repeat(value: &ArrayRef, rows: usize) -> Result<ArrayRef> {
 fn default_value(field: &Field) -> Result<ArrayRef> {
     if field.is_nullable() {
         return Ok(new_null_array(field.data_type(), 1));
+    }
+    // An enum's default is its smallest element, which need not be 0.
+    if let Some((_, smallest)) = ChType::from_field(field).enum_elements().and_then(|e| e.first()) {
+        return Ok(match field.data_type() {
+            DataType::Int8 => Arc::new(arrow::array::Int8Array::from(vec![*smallest as i8])),
+            _ => Arc::new(arrow::array::Int16Array::from(vec![*smallest])),
+        });
     }
     default_of_type(field.data_type())
 }
@@ -530,11 +551,13 @@ fn default_of_type(data_type: &DataType) -> Result<ArrayRef> {
             return Ok(Arc::new(MapArray::try_new(entries.clone(), OffsetBuffer::new_zeroed(1), empty, None, *sorted)?));
         }
         DataType::Struct(fields) => {
-            let columns = fields
-                .iter()
-                .map(|f| if f.is_nullable() { Ok(new_null_array(f.data_type(), 1)) } else { default_of_type(f.data_type()) })
-                .collect::<Result<Vec<_>>>()?;
+            let columns = fields.iter().map(|f| default_value(f)).collect::<Result<Vec<_>>>()?;
             return Ok(Arc::new(StructArray::try_new(fields.clone(), columns, None)?));
+        }
+        // Built by hand so the element field (and its ClickHouse type) stays as declared.
+        DataType::List(item) => {
+            let values = arrow::array::new_empty_array(item.data_type());
+            return Ok(Arc::new(arrow::array::ListArray::try_new(item.clone(), OffsetBuffer::new_zeroed(1), values, None)?));
         }
         other => ScalarValue::new_default(other).or_else(|_| ScalarValue::new_zero(other))?,
     };

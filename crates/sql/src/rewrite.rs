@@ -352,6 +352,13 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
                 }
             }
         }
+        // `a || b` is `concat(a, b)` in ClickHouse, for every argument type (an enum's
+        // name, an address's text).
+        Expr::BinaryOp { left, op: BinaryOperator::StringConcat, right } if options.clickhouse_functions => {
+            let left = std::mem::replace(left.as_mut(), Expr::value(Value::Null));
+            let right = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
+            *expr = function_call("concat", vec![left, right]);
+        }
         Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: inner, data_type, format: None, .. } if options.clickhouse_functions => {
             let type_text = clickhouse_type_text(data_type);
             if ChType::parse(&type_text).is_ok() {
@@ -387,6 +394,22 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
                 })
                 .collect();
             format!("Tuple({})", fields.join(", "))
+        }
+        DataType::Enum(members, bits) => {
+            let quote = |name: &str| format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"));
+            let members: Vec<String> = members
+                .iter()
+                .map(|m| match m {
+                    ast::EnumMember::Name(name) => quote(name),
+                    ast::EnumMember::NamedValue(name, value) => format!("{} = {value}", quote(name)),
+                })
+                .collect();
+            let family = match bits {
+                Some(8) => "Enum8",
+                Some(16) => "Enum16",
+                _ => "Enum",
+            };
+            format!("{family}({})", members.join(", "))
         }
         other => other.to_string(),
     }

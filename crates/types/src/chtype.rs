@@ -37,6 +37,14 @@ pub enum ChType {
     /// `Decimal(precision, scale)`.
     Decimal(u8, u8),
     Uuid,
+    /// `Enum8('a' = 1, ...)`: named `Int8` values, elements sorted by value.
+    Enum8(Vec<(String, i16)>),
+    /// `Enum16('a' = 1000, ...)`: named `Int16` values, elements sorted by value.
+    Enum16(Vec<(String, i16)>),
+    /// An IPv4 address: `UInt32`, shown as `a.b.c.d`.
+    IPv4,
+    /// An IPv6 address: 16 bytes in network order, shown as ClickHouse formats IPv6.
+    IPv6,
     Nullable(Box<ChType>),
     LowCardinality(Box<ChType>),
     Array(Box<ChType>),
@@ -106,7 +114,10 @@ impl ChType {
             ChType::Bool => DataType::Boolean,
             ChType::String => DataType::Utf8,
             ChType::FixedString(n) => DataType::FixedSizeBinary(*n as i32),
-            ChType::Uuid => DataType::FixedSizeBinary(16),
+            ChType::Uuid | ChType::IPv6 => DataType::FixedSizeBinary(16),
+            ChType::Enum8(_) => DataType::Int8,
+            ChType::Enum16(_) => DataType::Int16,
+            ChType::IPv4 => DataType::UInt32,
             ChType::Date | ChType::Date32 => DataType::Date32,
             ChType::DateTime(tz) => DataType::Timestamp(TimeUnit::Second, tz.as_deref().map(Arc::from)),
             ChType::DateTime64(p, tz) => DataType::Timestamp(time_unit_for_precision(*p), tz.as_deref().map(Arc::from)),
@@ -257,17 +268,80 @@ impl ChType {
         }
     }
 
-    /// The default value of the type as ClickHouse fills it (0, '', 1970-01-01, ...) is
-    /// produced by casting this literal text.
-    pub fn default_literal(&self) -> &'static str {
+    /// The default value of the type as ClickHouse fills it (0, '', 1970-01-01, the
+    /// enum's smallest element, ...) is produced by casting this literal text.
+    pub fn default_literal(&self) -> &str {
         match self.base() {
             ChType::String | ChType::FixedString(_) => "",
             ChType::Date | ChType::Date32 => "1970-01-01",
             ChType::DateTime(_) | ChType::DateTime64(..) => "1970-01-01 00:00:00",
             ChType::Bool => "false",
+            ChType::Enum8(elements) | ChType::Enum16(elements) => elements.first().map_or("0", |(name, _)| name.as_str()),
+            ChType::IPv4 => "0.0.0.0",
+            ChType::IPv6 => "::",
             _ => "0",
         }
     }
+
+    /// The elements of an `Enum8`/`Enum16` (under Nullable/LowCardinality), sorted by value.
+    pub fn enum_elements(&self) -> Option<&[(String, i16)]> {
+        match self.base() {
+            ChType::Enum8(elements) | ChType::Enum16(elements) => Some(elements),
+            _ => None,
+        }
+    }
+
+    /// Builds `Enum8` or `Enum16` from elements as written: sorted by value, names and
+    /// values unique, values in the type's range. `wide` is `None` for plain `Enum`,
+    /// which is `Enum8` when every value fits.
+    pub fn new_enum(mut elements: Vec<(String, i64)>, wide: Option<bool>) -> Result<ChType> {
+        if elements.is_empty() {
+            return Err(Error::new(ErrorCode::EMPTY_DATA_PASSED, "Enumeration cannot be empty"));
+        }
+        let fits8 = |v: i64| (i8::MIN as i64..=i8::MAX as i64).contains(&v);
+        let wide = wide.unwrap_or_else(|| !elements.iter().all(|(_, v)| fits8(*v)));
+        let (family, range) = if wide { ("Enum16", i16::MIN as i64..=i16::MAX as i64) } else { ("Enum8", i8::MIN as i64..=i8::MAX as i64) };
+        for (name, value) in &elements {
+            if !range.contains(value) {
+                return Err(Error::new(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Value {value} for element '{name}' exceeds range of {family}")));
+            }
+        }
+        let mut seen_names = std::collections::HashMap::new();
+        for (name, value) in &elements {
+            if let Some(first) = seen_names.insert(name.as_str(), *value) {
+                return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Duplicate names in enum: '{name}' = {first} and {value}")));
+            }
+        }
+        let mut seen_values = std::collections::HashMap::new();
+        for (name, value) in &elements {
+            if let Some(first) = seen_values.insert(*value, name.as_str()) {
+                return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Duplicate values in enum: '{name}' = {value} and '{first}'")));
+            }
+        }
+        elements.sort_by_key(|(_, v)| *v);
+        let elements = elements.into_iter().map(|(name, value)| (name, value as i16)).collect();
+        Ok(if wide { ChType::Enum16(elements) } else { ChType::Enum8(elements) })
+    }
+}
+
+/// `Enum8('a' = 1, 'it\'s' = 2)`: names quoted with ClickHouse's escapes.
+fn write_enum(f: &mut fmt::Formatter<'_>, family: &str, elements: &[(String, i16)]) -> fmt::Result {
+    write!(f, "{family}(")?;
+    for (i, (name, value)) in elements.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        f.write_str("'")?;
+        for c in name.chars() {
+            match c {
+                '\\' => f.write_str("\\\\")?,
+                '\'' => f.write_str("\\'")?,
+                c => write!(f, "{c}")?,
+            }
+        }
+        write!(f, "' = {value}")?;
+    }
+    f.write_str(")")
 }
 
 /// The Arrow time unit for a `DateTime64` precision.
@@ -297,6 +371,10 @@ impl fmt::Display for ChType {
             ChType::String => f.write_str("String"),
             ChType::FixedString(n) => write!(f, "FixedString({n})"),
             ChType::Uuid => f.write_str("UUID"),
+            ChType::Enum8(elements) => write_enum(f, "Enum8", elements),
+            ChType::Enum16(elements) => write_enum(f, "Enum16", elements),
+            ChType::IPv4 => f.write_str("IPv4"),
+            ChType::IPv6 => f.write_str("IPv6"),
             ChType::Date => f.write_str("Date"),
             ChType::Date32 => f.write_str("Date32"),
             ChType::DateTime(None) => f.write_str("DateTime"),

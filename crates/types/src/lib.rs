@@ -27,10 +27,16 @@
 //! | `Tuple(T1, ...)` | `Struct` |
 //! | `Map(K, V)` | `Map` |
 //! | `UUID` | `FixedSizeBinary(16)` |
+//! | `Enum8(...)`, `Enum16(...)` | `Int8`, `Int16` (the element values; names in the type) |
+//! | `IPv4` | `UInt32` |
+//! | `IPv6` | `FixedSizeBinary(16)` (network order) |
 //! | `Nothing` | `Null` |
 //!
-//! [`ip`] parses and prints IPv4/IPv6 addresses as ClickHouse does (held as `UInt32` and
-//! `FixedString(16)` values: Granary has no IP column types yet).
+//! Enums and addresses are "domain" types: Arrow computes on their integers and bytes
+//! (sorting, grouping, comparing), and the type in the field metadata decides how values
+//! read and print (names, `a.b.c.d`). String literals compared with them are converted
+//! at planning (`granary_functions::fixed_string_literals`), and INSERT converts into
+//! them with CAST's rules. [`ip`] parses and prints addresses as ClickHouse does.
 //!
 //! [`text`] holds ClickHouse's text rules for values (output in every escaping style,
 //! and parsing text back into typed columns), shared by the formats and by `toString`.

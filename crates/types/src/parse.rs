@@ -98,6 +98,8 @@ impl<'a> Parser<'a> {
             "Bool" => Some(ChType::Bool),
             "String" => Some(ChType::String),
             "UUID" => Some(ChType::Uuid),
+            "IPv4" => Some(ChType::IPv4),
+            "IPv6" => Some(ChType::IPv6),
             "Date" => Some(ChType::Date),
             "Date32" => Some(ChType::Date32),
             "Nothing" => Some(ChType::Nothing),
@@ -198,6 +200,38 @@ impl<'a> Parser<'a> {
                 self.expect(')')?;
                 Ok(ChType::AggregateFunction(function, args))
             }
+            "Enum8" | "Enum16" | "Enum" => {
+                self.expect('(')?;
+                let mut elements: Vec<(String, i64)> = Vec::new();
+                let mut explicit = None;
+                loop {
+                    let name = self.escaped_string()?;
+                    let value = if self.eat('=') {
+                        self.skip_ws();
+                        let negative = self.eat('-');
+                        let n = self.number()? as i64;
+                        Some(if negative { -n } else { n })
+                    } else {
+                        None
+                    };
+                    // Values are all written or all left out (then numbered from 1).
+                    if *explicit.get_or_insert(value.is_some()) != value.is_some() {
+                        return Err(self.error("either all or none of the enum values must be given"));
+                    }
+                    let value = value.unwrap_or(elements.len() as i64 + 1);
+                    elements.push((name, value));
+                    if self.eat(')') {
+                        break;
+                    }
+                    self.expect(',')?;
+                }
+                let wide = match name {
+                    "Enum8" => Some(false),
+                    "Enum16" => Some(true),
+                    _ => None,
+                };
+                ChType::new_enum(elements, wide)
+            }
             "SimpleAggregateFunction" => {
                 self.expect('(')?;
                 let function = self.aggregate_function_name()?;
@@ -208,6 +242,35 @@ impl<'a> Parser<'a> {
             }
             other => Err(Error::new(ErrorCode::UNKNOWN_TYPE, format!("Unknown data type family: {other}"))),
         }
+    }
+
+    /// A single-quoted string with ClickHouse's escapes (`\\'`, `''`, `\\\\`).
+    fn escaped_string(&mut self) -> Result<String> {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        let mut chars = rest.char_indices();
+        if !matches!(chars.next(), Some((_, '\''))) {
+            return Err(self.error("expected a quoted string"));
+        }
+        let mut out = String::new();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some((_, escaped)) => out.push(escaped),
+                    None => break,
+                },
+                '\'' if rest[i + 1..].starts_with('\'') => {
+                    chars.next();
+                    out.push('\'');
+                }
+                '\'' => {
+                    self.pos += i + 1;
+                    return Ok(out);
+                }
+                c => out.push(c),
+            }
+        }
+        Err(self.error("unterminated string"))
     }
 
     /// `f` or `f(params)` in `AggregateFunction(f(params), T...)`, as written (a leading
@@ -296,6 +359,20 @@ mod tests {
         assert_eq!(parse_type("Decimal64(4)").unwrap(), ChType::Decimal(18, 4));
         assert_eq!(parse_type("BIGINT").unwrap(), ChType::Int64);
         assert_eq!(parse_type("varchar").unwrap(), ChType::String);
+    }
+
+    #[test]
+    fn parses_enums_in_value_order() {
+        let t = parse_type("Enum8('b' = 2, 'a' = 1, 'it\\'s' = -3)").unwrap();
+        assert_eq!(t, ChType::Enum8(vec![("it's".into(), -3), ("a".into(), 1), ("b".into(), 2)]));
+        assert_eq!(t.to_string(), "Enum8('it\\'s' = -3, 'a' = 1, 'b' = 2)");
+        assert_eq!(parse_type(&t.to_string()).unwrap(), t);
+        assert_eq!(parse_type("Enum('x', 'y''z')").unwrap(), ChType::Enum8(vec![("x".into(), 1), ("y'z".into(), 2)]));
+        assert_eq!(parse_type("Enum('a' = 1000)").unwrap(), ChType::Enum16(vec![("a".into(), 1000)]));
+        assert_eq!(parse_type("Enum8('a' = 1000)").unwrap_err().code(), ErrorCode::ARGUMENT_OUT_OF_BOUND);
+        assert_eq!(parse_type("Enum8('a' = 1, 'a' = 2)").unwrap_err().code(), ErrorCode::SYNTAX_ERROR);
+        assert_eq!(parse_type("Enum8('a' = 1, 'b' = 1)").unwrap_err().code(), ErrorCode::SYNTAX_ERROR);
+        assert_eq!(parse_type("Nullable(IPv4)").unwrap(), ChType::Nullable(Box::new(ChType::IPv4)));
     }
 
     #[test]

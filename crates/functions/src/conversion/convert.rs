@@ -106,6 +106,9 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
         }
         ChType::Decimal(p, s) if *p <= 38 => Ok(Arc::new(to_decimal(array, from, *p, *s, cv)?)),
         ChType::Uuid => to_uuid(array, from, cv),
+        ChType::Enum8(elements) | ChType::Enum16(elements) => to_enum(array, from, to, elements, cv),
+        ChType::IPv4 => to_ipv4(array, from, cv),
+        ChType::IPv6 => to_ipv6(array, from, cv),
         // `CAST('[1, 2]' AS Array(UInt8))`, and query parameters of composite types: the
         // text is read as ClickHouse reads such values in the Values format.
         other @ (ChType::Array(_) | ChType::Map(..) | ChType::Tuple(_)) if matches!(from_dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
@@ -728,6 +731,113 @@ fn to_decimal(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResu
         }
     };
     Ok(out.with_precision_and_scale(p, s as i8)?)
+}
+
+/// `CAST(x AS Enum8(...))`: names from text (an enum source converts by its names, as
+/// in ClickHouse), element values from numbers.
+fn to_enum(array: &ArrayRef, from: &Field, to: &ChType, elements: &[(String, i16)], cv: &Conv) -> DfResult<ArrayRef> {
+    let source = ChType::from_field(from);
+    let by_name: std::collections::HashMap<&str, i16> = elements.iter().map(|(name, value)| (name.as_str(), *value)).collect();
+    let mut values: Vec<Option<i16>> = Vec::with_capacity(array.len());
+    let fail = |message: String, values: &mut Vec<Option<i16>>| match cv.mode {
+        Mode::Throw => Err(ch_error(ErrorCode::UNKNOWN_ELEMENT_OF_ENUM, message)),
+        Mode::OrZero => {
+            values.push(Some(elements.first().map_or(0, |(_, v)| *v)));
+            Ok(())
+        }
+        Mode::OrNull => {
+            values.push(None);
+            Ok(())
+        }
+    };
+    if is_text(from.data_type()) || source.enum_elements().is_some() {
+        let text = if is_text(from.data_type()) { Arc::clone(array) } else { format_array(from, array, &FormatCtx::from_config(cv.config)?)? };
+        for_each_text(&text, |v| match v {
+            None => {
+                values.push(None);
+                Ok(())
+            }
+            Some(name) => match by_name.get(name) {
+                Some(value) => {
+                    values.push(Some(*value));
+                    Ok(())
+                }
+                None => fail(format!("Unknown element '{name}' for enum"), &mut values),
+            },
+        })?;
+    } else {
+        let numbers = to_int::<Int64Type>(array, from, cv)?;
+        for number in numbers.iter() {
+            match number {
+                None => values.push(None),
+                Some(n) if by_name.values().any(|v| i64::from(*v) == n) => values.push(Some(n as i16)),
+                Some(n) => fail(format!("Unexpected value {n} in enum"), &mut values)?,
+            }
+        }
+    }
+    Ok(match to {
+        ChType::Enum8(_) => Arc::new(values.into_iter().map(|v| v.map(|v| v as i8)).collect::<PrimitiveArray<Int8Type>>()),
+        _ => Arc::new(values.into_iter().collect::<PrimitiveArray<Int16Type>>()),
+    })
+}
+
+/// `CAST(x AS IPv4)`: from `a.b.c.d` text or from a number.
+fn to_ipv4(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {
+    if !is_text(from.data_type()) {
+        return Ok(Arc::new(to_int::<UInt32Type>(array, from, cv)?));
+    }
+    let mut b = PrimitiveBuilder::<UInt32Type>::with_capacity(array.len());
+    for_each_text(array, |v| {
+        match v {
+            None => b.append_null(),
+            Some(text) => match granary_types::ip::parse_ipv4(text) {
+                Some(address) => b.append_value(address),
+                None => match cv.mode {
+                    Mode::Throw => return Err(ch_error(ErrorCode::CANNOT_PARSE_IPV4, format!("Cannot parse IPv4 {text}"))),
+                    Mode::OrZero => b.append_value(0),
+                    Mode::OrNull => b.append_null(),
+                },
+            },
+        }
+        Ok(())
+    })?;
+    Ok(Arc::new(b.finish()))
+}
+
+/// `CAST(x AS IPv6)`: from text (IPv4 text too), from an IPv4 (as `::ffff:a.b.c.d`), or
+/// from 16 bytes.
+fn to_ipv6(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {
+    let mut b = FixedSizeBinaryBuilder::with_capacity(array.len(), 16);
+    if ChType::from_field(from).base() == &ChType::IPv4 {
+        for address in array.as_primitive::<UInt32Type>().iter() {
+            match address {
+                Some(a) => b.append_value(granary_types::ip::ipv4_mapped(a))?,
+                None => b.append_null(),
+            }
+        }
+        return Ok(Arc::new(b.finish()));
+    }
+    if matches!(from.data_type(), DataType::FixedSizeBinary(16)) {
+        return Ok(Arc::clone(array));
+    }
+    if !is_text(from.data_type()) {
+        return Err(unsupported(from, "IPv6"));
+    }
+    for_each_text(array, |v| {
+        match v {
+            None => b.append_null(),
+            Some(text) => match granary_types::ip::parse_ipv6(text) {
+                Some(bytes) => b.append_value(bytes)?,
+                None => match cv.mode {
+                    Mode::Throw => return Err(ch_error(ErrorCode::CANNOT_PARSE_IPV6, format!("Cannot parse IPv6 {text}"))),
+                    Mode::OrZero => b.append_value([0u8; 16])?,
+                    Mode::OrNull => b.append_null(),
+                },
+            },
+        }
+        Ok(())
+    })?;
+    Ok(Arc::new(b.finish()))
 }
 
 fn to_uuid(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {

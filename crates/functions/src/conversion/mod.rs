@@ -74,7 +74,11 @@ fn run_convert(ctx: &ExecCtx, target: &ChType, mode: Mode, base_name: &str) -> D
 /// `toUInt8`.. `toFloat64`, `toBool`, `toDate`, `toDate32` and their modes: the target
 /// type is fixed by the name.
 fn simple_conversion(base: &'static str, target: ChType, mode: Mode) -> ScalarUDF {
-    let name = leak(format!("{base}{}", mode_suffix(mode)));
+    named_conversion(leak(format!("{base}{}", mode_suffix(mode))), base, target, mode)
+}
+
+/// A conversion called `name` (`base` names it in errors).
+fn named_conversion(name: &'static str, base: &'static str, target: ChType, mode: Mode) -> ScalarUDF {
     let ret_target = target.clone();
     ScalarDef::new(
         name,
@@ -276,6 +280,14 @@ fn cast_fn(name: &'static str) -> ScalarUDF {
     .build()
 }
 
+/// Converts `array` (of `from`'s type) to the ClickHouse type `to` as `CAST` does: for
+/// INSERT's conversions that Arrow's cast cannot do (names into enums, text into
+/// addresses). The result has Arrow type `to.to_arrow()`.
+pub fn convert_array(array: &ArrayRef, from: &datafusion::arrow::datatypes::Field, to: &ChType) -> DfResult<ArrayRef> {
+    let config = datafusion::common::config::ConfigOptions::default();
+    convert(array, from, to, &Conv { func: "", mode: Mode::Throw, config: &config })
+}
+
 /// An expression that casts `expr` to the ClickHouse type `to` with ClickHouse's
 /// conversion rules (`_CAST(expr, 'T')`). For the SQL front end's `CAST(x AS T)`.
 pub fn cast_to_chtype(expr: Expr, to: &ChType) -> Expr {
@@ -366,7 +378,12 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         }
         out.push(simple_conversion("toBool", ChType::Bool, mode));
         out.push(simple_conversion("toUUID", ChType::Uuid, mode));
+        out.push(simple_conversion("toIPv4", ChType::IPv4, mode));
+        out.push(simple_conversion("toIPv6", ChType::IPv6, mode));
     }
+    // ClickHouse's `OrDefault` of the address types is the zero address.
+    out.push(named_conversion("toIPv4OrDefault", "toIPv4", ChType::IPv4, Mode::OrZero));
+    out.push(named_conversion("toIPv6OrDefault", "toIPv6", ChType::IPv6, Mode::OrZero));
     out.push(to_fixed_string());
     out.push(to_string());
     out.push(cast_fn("CAST"));

@@ -78,6 +78,10 @@ enum Data {
     Str { offsets: Vec<i32>, data: Vec<u8> },
     Fixed { width: usize, data: Vec<u8> },
     Uuid(Vec<u8>),
+    /// Enum values by element name; `wide` for Enum16.
+    Enum { values: Vec<i16>, by_name: std::collections::HashMap<String, i16>, wide: bool },
+    IPv4(Vec<u32>),
+    IPv6(Vec<u8>),
     Date { days: Vec<i32>, min: i64, max: i64 },
     DateTime { values: Vec<i64>, zone: Zone, unit: TimeUnit, precision: u32, wide: bool },
     Decimal128 { values: Vec<i128>, precision: u8, scale: u8 },
@@ -155,6 +159,13 @@ impl ColumnBuilder {
             ChType::String => Data::Str { offsets: vec![0], data: Vec::new() },
             ChType::FixedString(n) => Data::Fixed { width: *n, data: Vec::new() },
             ChType::Uuid => Data::Uuid(Vec::new()),
+            ChType::Enum8(elements) | ChType::Enum16(elements) => Data::Enum {
+                values: Vec::new(),
+                by_name: elements.iter().map(|(name, value)| (name.clone(), *value)).collect(),
+                wide: matches!(base, ChType::Enum16(_)),
+            },
+            ChType::IPv4 => Data::IPv4(Vec::new()),
+            ChType::IPv6 => Data::IPv6(Vec::new()),
             ChType::Date => Data::Date { days: Vec::new(), min: DATE_MIN_DAY, max: DATE_MAX_DAY },
             ChType::Date32 => Data::Date { days: Vec::new(), min: DATE32_MIN_DAY, max: DATE32_MAX_DAY },
             ChType::DateTime(tz) => Data::DateTime {
@@ -282,6 +293,10 @@ impl ColumnBuilder {
             Data::Str { offsets, data } => offsets.push(data.len() as i32),
             Data::Fixed { width, data } => data.resize(data.len() + *width, 0),
             Data::Uuid(v) => v.resize(v.len() + 16, 0),
+            // The smallest element, as ClickHouse fills a missing enum value.
+            Data::Enum { values, by_name, .. } => values.push(by_name.values().copied().min().unwrap_or(0)),
+            Data::IPv4(v) => v.push(0),
+            Data::IPv6(v) => v.resize(v.len() + 16, 0),
             Data::Date { days, .. } => days.push(0),
             Data::DateTime { values, .. } => values.push(0),
             Data::Decimal128 { values, .. } => values.push(0),
@@ -322,6 +337,9 @@ impl ColumnBuilder {
             }
             Data::Fixed { width, data } => data.truncate(len * *width),
             Data::Uuid(v) => v.truncate(len * 16),
+            Data::Enum { values, .. } => values.truncate(len),
+            Data::IPv4(v) => v.truncate(len),
+            Data::IPv6(v) => v.truncate(len * 16),
             Data::Date { days, .. } => days.truncate(len),
             Data::DateTime { values, .. } => values.truncate(len),
             Data::Decimal128 { values, .. } => values.truncate(len),
@@ -415,6 +433,9 @@ impl ColumnBuilder {
                 data.resize(data.len() + *width - text.len(), 0);
             }
             Data::Uuid(v) => v.extend_from_slice(&parse_uuid(text)?),
+            Data::Enum { values, by_name, .. } => values.push(parse_enum(text, by_name)?),
+            Data::IPv4(v) => v.push(parse_ipv4_text(text)?),
+            Data::IPv6(v) => v.extend_from_slice(&parse_ipv6_text(text)?),
             Data::Date { days, min, max } => days.push(parse_date(text)?.clamp(*min, *max) as i32),
             Data::DateTime { values, zone, unit, precision, wide } => {
                 let parsed = parse_datetime(text, self.best_effort)?;
@@ -538,7 +559,7 @@ impl ColumnBuilder {
                 let is_literal = !token.is_empty() && followed_by_delimiter && looks_like_literal(token);
                 let quoted_type = matches!(
                     self.data,
-                    Data::Str { .. } | Data::Fixed { .. } | Data::Uuid(_) | Data::Date { .. } | Data::DateTime { .. }
+                    Data::Str { .. } | Data::Fixed { .. } | Data::Uuid(_) | Data::IPv4(_) | Data::IPv6(_) | Data::Date { .. } | Data::DateTime { .. }
                 );
                 if !is_literal || quoted_type {
                     return Err(Error::new(
@@ -747,7 +768,10 @@ impl ColumnBuilder {
                 let data = std::mem::take(data);
                 Arc::new(FixedSizeBinaryArray::try_new(*width as i32, Buffer::from_vec(data), nulls)?)
             }
-            Data::Uuid(v) => Arc::new(FixedSizeBinaryArray::try_new(16, Buffer::from_vec(std::mem::take(v)), nulls)?),
+            Data::Uuid(v) | Data::IPv6(v) => Arc::new(FixedSizeBinaryArray::try_new(16, Buffer::from_vec(std::mem::take(v)), nulls)?),
+            Data::Enum { values, wide: false, .. } => Arc::new(Int8Array::new(values.drain(..).map(|v| v as i8).collect(), nulls)),
+            Data::Enum { values, wide: true, .. } => Arc::new(Int16Array::new(take_vec(values), nulls)),
+            Data::IPv4(v) => Arc::new(UInt32Array::new(take_vec(v), nulls)),
             Data::Date { days, .. } => Arc::new(Date32Array::new(take_vec(days), nulls)),
             Data::DateTime { values, zone: _, unit, .. } => {
                 let tz = match &self.built_type {
@@ -1101,6 +1125,35 @@ fn parse_bool(text: &[u8]) -> Result<bool> {
 }
 
 /// `61f0c404-5cb3-11e7-907b-a6006ad3dba0` or the 32 hex digits without dashes.
+/// An enum value from an element's name, or from its number (ClickHouse accepts both).
+pub fn parse_enum(text: &[u8], by_name: &std::collections::HashMap<String, i16>) -> Result<i16> {
+    let name = String::from_utf8_lossy(text);
+    if let Some(value) = by_name.get(name.as_ref()) {
+        return Ok(*value);
+    }
+    match name.trim().parse::<i64>() {
+        Ok(number) if by_name.values().any(|v| *v as i64 == number) => Ok(number as i16),
+        Ok(number) => Err(Error::new(ErrorCode::UNKNOWN_ELEMENT_OF_ENUM, format!("Unexpected value {number} in enum"))),
+        Err(_) => Err(Error::new(ErrorCode::UNKNOWN_ELEMENT_OF_ENUM, format!("Unknown element '{name}' for enum"))),
+    }
+}
+
+/// `a.b.c.d`.
+pub fn parse_ipv4_text(text: &[u8]) -> Result<u32> {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(crate::ip::parse_ipv4)
+        .ok_or_else(|| Error::new(ErrorCode::CANNOT_PARSE_IPV4, format!("Cannot parse IPv4 {}", shorten(text))))
+}
+
+/// An IPv6 address, or an IPv4 one (as `::ffff:a.b.c.d`).
+pub fn parse_ipv6_text(text: &[u8]) -> Result<[u8; 16]> {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(crate::ip::parse_ipv6)
+        .ok_or_else(|| Error::new(ErrorCode::CANNOT_PARSE_IPV6, format!("Cannot parse IPv6 {}", shorten(text))))
+}
+
 fn parse_uuid(text: &[u8]) -> Result<[u8; 16]> {
     let bad = || Error::new(ErrorCode::CANNOT_PARSE_TEXT, format!("Cannot parse uuid {}", shorten(text)));
     let hex: Vec<u8> = match text.len() {

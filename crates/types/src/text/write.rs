@@ -89,6 +89,10 @@ enum Kind {
     Bool(BooleanBuffer),
     Str(Strings),
     Uuid(FixedSizeBinaryArray),
+    /// Enum values (widened to i16) and the name of each value.
+    Enum { values: Vec<i16>, names: std::collections::HashMap<i16, String> },
+    IPv4(ScalarBuffer<u32>),
+    IPv6(FixedSizeBinaryArray),
     /// Days since the epoch.
     Date(ScalarBuffer<i32>),
     /// Milliseconds since the epoch (Arrow `Date64`).
@@ -210,6 +214,16 @@ impl ColumnWriter {
             Kind::Bool(v) => out.extend_from_slice(if v.value(row) { b"true" } else { b"false" }),
             Kind::Str(s) => self.string(s.value(row), out),
             Kind::Uuid(a) => self.quoted_plain(out, |o| write_uuid(a.value(row), o)),
+            Kind::Enum { values, names } => match names.get(&values[row]) {
+                Some(name) => self.string(name.as_bytes(), out),
+                // Not an element (only a corrupt value can be): its number.
+                None => self.int(values[row], false, out),
+            },
+            Kind::IPv4(v) => self.quoted_plain(out, |o| o.extend_from_slice(crate::ip::format_ipv4(v[row]).as_bytes())),
+            Kind::IPv6(a) => self.quoted_plain(out, |o| {
+                let bytes: [u8; 16] = a.value(row).try_into().unwrap_or([0; 16]);
+                o.extend_from_slice(crate::ip::format_ipv6(&bytes).as_bytes())
+            }),
             Kind::Date(v) => self.quoted_plain(out, |o| write_date(v[row] as i64, o)),
             Kind::Date64(v) => self.quoted_plain(out, |o| write_date(v[row].div_euclid(86_400_000), o)),
             Kind::DateTime { values, zone, per_second, unit_digits, precision } => {
@@ -525,8 +539,21 @@ fn child_type(declared: Option<&ChType>, field: &Field) -> ChType {
 
 fn make_kind(ch_type: &ChType, array: &ArrayRef, style: TextStyle, opts: &TextOptions) -> Result<Kind> {
     let t = ch_type.base();
+    if let Some(elements) = t.enum_elements() {
+        let values: Option<Vec<i16>> = match array.data_type() {
+            DataType::Int8 => Some(array.as_primitive::<Int8Type>().values().iter().map(|&v| v as i16).collect()),
+            DataType::Int16 => Some(array.as_primitive::<Int16Type>().values().to_vec()),
+            _ => None,
+        };
+        if let Some(values) = values {
+            let names = elements.iter().map(|(name, value)| (*value, name.clone())).collect();
+            return Ok(Kind::Enum { values, names });
+        }
+    }
     Ok(match array.data_type() {
         DataType::Null => Kind::Nothing,
+        DataType::UInt32 if *t == ChType::IPv4 => Kind::IPv4(array.as_primitive::<UInt32Type>().values().clone()),
+        DataType::FixedSizeBinary(16) if *t == ChType::IPv6 => Kind::IPv6(array.as_fixed_size_binary().clone()),
         DataType::Int8 => Kind::I8(array.as_primitive::<Int8Type>().values().clone()),
         DataType::Int16 => Kind::I16(array.as_primitive::<Int16Type>().values().clone()),
         DataType::Int32 => Kind::I32(array.as_primitive::<Int32Type>().values().clone()),
