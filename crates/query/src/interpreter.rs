@@ -559,7 +559,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
 /// does), noting on the way the tables and columns its scans read: after projection
 /// pushdown a scan names exactly the columns it reads.
 pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
-    let optimized = ctx.state.optimize(plan)?;
+    let optimized = crate::unnest::restore_element_types(ctx.state.optimize(plan)?)?;
     record_scans(ctx, &optimized);
     Ok(ctx.state.query_planner().create_physical_plan(&optimized, &ctx.state).await?)
 }

@@ -32,3 +32,8 @@ SELECT [kind], tuple(kind, ip), tags FROM ei.hits ORDER BY id LIMIT 5;
 SELECT id, if(id % 2 = 0, kind, auto) FROM ei.hits ORDER BY id LIMIT 5;
 SELECT kind = auto FROM ei.hits ORDER BY id LIMIT 5;
 SELECT has(tags, 'b'), length(tags), tags FROM ei.hits ORDER BY id LIMIT 5;
+SELECT id, arrayJoin(tags) AS t, toTypeName(t) FROM ei.hits ORDER BY id, t;
+SELECT id, t, toTypeName(t) FROM ei.hits ARRAY JOIN tags AS t ORDER BY id, t;
+SELECT arrayJoin([toDate('2024-01-01'), toDate('2024-01-02')]) AS d, toTypeName(d);
+SELECT arrayJoin([1, 2]) AS n, toTypeName(n);
+SELECT CAST(['a', 'b'] AS Array(Enum8('a' = 1, 'b' = 2))) AS x, toTypeName(x);

@@ -109,6 +109,8 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
         ChType::Enum8(elements) | ChType::Enum16(elements) => to_enum(array, from, to, elements, cv),
         ChType::IPv4 => to_ipv4(array, from, cv),
         ChType::IPv6 => to_ipv6(array, from, cv),
+        // Arrays element by element with these rules (`CAST(['a'] AS Array(Enum8(...)))`).
+        ChType::Array(inner) if matches!(from_dt, DataType::List(_)) => convert_list(array, from, inner, cv),
         // `CAST('[1, 2]' AS Array(UInt8))`, and query parameters of composite types: the
         // text is read as ClickHouse reads such values in the Values format.
         other @ (ChType::Array(_) | ChType::Map(..) | ChType::Tuple(_)) if matches!(from_dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
@@ -731,6 +733,15 @@ fn to_decimal(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResu
         }
     };
     Ok(out.with_precision_and_scale(p, s as i8)?)
+}
+
+/// An array converted element by element.
+fn convert_list(array: &ArrayRef, from: &Field, inner: &ChType, cv: &Conv) -> DfResult<ArrayRef> {
+    let DataType::List(from_element) = from.data_type() else { return Err(unsupported(from, "Array")) };
+    let list = array.as_list::<i32>();
+    let values = convert(list.values(), from_element, inner, cv)?;
+    let element = Arc::new(inner.to_arrow_field("item"));
+    Ok(Arc::new(datafusion::arrow::array::ListArray::try_new(element, list.offsets().clone(), values, list.nulls().cloned())?))
 }
 
 /// `CAST(x AS Enum8(...))`: names from text (an enum source converts by its names, as
