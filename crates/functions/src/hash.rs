@@ -1,6 +1,7 @@
 //! `cityHash64`, `sipHash64`, `xxHash64`, `murmurHash3_64` of any number of arguments,
 //! and `intHash64`, `intHash32`, with ClickHouse's exact results (ClickHouse users
-//! shard, sample and order by them).
+//! shard, sample and order by them); the cryptographic digests `MD5`, `SHA1`, `SHA224`,
+//! `SHA256`, `SHA384`, `SHA512` of a string, as `FixedString(N)` bytes like ClickHouse's.
 //!
 //! Strings are hashed as their bytes. Numbers, dates and booleans: `cityHash64` applies
 //! `intHash64` to their bits zero-extended from their ClickHouse width; the others
@@ -18,6 +19,7 @@ use datafusion::logical_expr::ScalarUDF;
 use granary_common::hash::{city_hash64, hash128_to_64, int_hash32, int_hash64, murmur_hash3_64, sip_hash64};
 use granary_common::ErrorCode;
 use granary_types::ChType;
+use sha2::Digest;
 
 use crate::args::{ch_error, illegal_type, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
@@ -30,7 +32,43 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         hash_function(Algorithm::Murmur3_64),
         int_hash_function("intHash64", ChType::UInt64),
         int_hash_function("intHash32", ChType::UInt32),
+        digest_function("MD5", 16, |data| md5::Md5::digest(data).to_vec()),
+        digest_function("SHA1", 20, |data| sha1::Sha1::digest(data).to_vec()),
+        digest_function("SHA224", 28, |data| sha2::Sha224::digest(data).to_vec()),
+        digest_function("SHA256", 32, |data| sha2::Sha256::digest(data).to_vec()),
+        digest_function("SHA384", 48, |data| sha2::Sha384::digest(data).to_vec()),
+        digest_function("SHA512", 64, |data| sha2::Sha512::digest(data).to_vec()),
     ]
+}
+
+/// A digest of one string argument as `FixedString(width)`.
+fn digest_function(name: &'static str, width: usize, digest: fn(&[u8]) -> Vec<u8>) -> ScalarUDF {
+    use datafusion::arrow::array::FixedSizeBinaryBuilder;
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        move |ctx| match ctx.ch(0).base() {
+            ChType::String | ChType::FixedString(_) => Ok(ChType::FixedString(width)),
+            _ => Err(illegal_type(name, 0, ctx.field(0))),
+        },
+        move |ctx| {
+            let array = ctx.array(0)?;
+            let mut out = FixedSizeBinaryBuilder::with_capacity(array.len(), width as i32);
+            let mut push = |value: Option<&[u8]>| match value {
+                Some(bytes) => out.append_value(digest(bytes)),
+                None => {
+                    out.append_null();
+                    Ok(())
+                }
+            };
+            match array.data_type() {
+                DataType::FixedSizeBinary(_) => array.as_fixed_size_binary().iter().try_for_each(&mut push)?,
+                _ => cast(&array, &DataType::Binary)?.as_binary::<i32>().iter().try_for_each(&mut push)?,
+            }
+            Ok(Arc::new(out.finish()))
+        },
+    )
+    .build()
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -126,9 +164,10 @@ fn hash_kind(ch: &ChType) -> Result<HashKind, String> {
     Ok(match ch {
         ChType::Nullable(inner) | ChType::LowCardinality(inner) => return hash_kind(inner),
         ChType::String | ChType::FixedString(_) => HashKind::Bytes,
-        ChType::UInt8 | ChType::Int8 | ChType::Bool | ChType::Nothing => HashKind::Int(1),
-        ChType::UInt16 | ChType::Int16 | ChType::Date => HashKind::Int(2),
-        ChType::UInt32 | ChType::Int32 | ChType::Date32 | ChType::DateTime(_) => HashKind::Int(4),
+        ChType::IPv6 => HashKind::Bytes,
+        ChType::UInt8 | ChType::Int8 | ChType::Bool | ChType::Nothing | ChType::Enum8(_) => HashKind::Int(1),
+        ChType::UInt16 | ChType::Int16 | ChType::Date | ChType::Enum16(_) => HashKind::Int(2),
+        ChType::UInt32 | ChType::Int32 | ChType::Date32 | ChType::DateTime(_) | ChType::IPv4 => HashKind::Int(4),
         ChType::UInt64 | ChType::Int64 => HashKind::Int(8),
         ChType::Float32 => HashKind::Float32,
         ChType::Float64 => HashKind::Float64,
