@@ -470,9 +470,59 @@ impl Conformer {
             };
             columns.push(column);
         }
+        self.fill_missing_nested(&mut columns)?;
+        check_nested_sizes(&self.table_schema, &columns)?;
         let options = arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows));
         Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &options)?)
     }
+}
+
+impl Conformer {
+    /// A Nested subcolumn that was not given gets, as in ClickHouse, arrays of defaults as
+    /// long as a given sibling's (`INSERT INTO t (n.a) ...` fills `n.b` to match).
+    fn fill_missing_nested(&self, columns: &mut [ArrayRef]) -> Result<()> {
+        let fields = self.table_schema.fields();
+        for (i, field) in fields.iter().enumerate() {
+            let (Some((group, _)), None, DataType::List(item)) = (field.name().split_once('.'), self.source_of[i], field.data_type()) else { continue };
+            let sibling = (0..fields.len()).find(|&j| {
+                self.source_of[j].is_some() && fields[j].name().split_once('.').is_some_and(|(g, _)| g == group) && columns[j].as_list_opt::<i32>().is_some()
+            });
+            let Some(sibling) = sibling.and_then(|j| columns[j].as_list_opt::<i32>()) else { continue };
+            let lengths: Vec<usize> = sibling.offsets().lengths().collect();
+            let total: usize = lengths.iter().sum();
+            let element = repeat(&default_value(item)?, total)?;
+            let offsets = arrow::buffer::OffsetBuffer::from_lengths(lengths);
+            columns[i] = Arc::new(arrow::array::ListArray::try_new(item.clone(), offsets, element, None)?);
+        }
+        Ok(())
+    }
+}
+
+/// The arrays of one Nested column (`n.a`, `n.b`: Array columns sharing the name before
+/// the dot) hold the same number of elements in every row, as ClickHouse requires.
+fn check_nested_sizes(schema: &Schema, columns: &[ArrayRef]) -> Result<()> {
+    let mut first_of_group: HashMap<&str, usize> = HashMap::new();
+    for (i, field) in schema.fields().iter().enumerate() {
+        let Some((group, _)) = field.name().split_once('.') else { continue };
+        let Some(list) = columns[i].as_list_opt::<i32>() else { continue };
+        let Some(&first) = first_of_group.get(group) else {
+            first_of_group.insert(group, i);
+            continue;
+        };
+        let Some(first_list) = columns[first].as_list_opt::<i32>() else { continue };
+        let lengths_differ = first_list.offsets().lengths().zip(list.offsets().lengths()).any(|(a, b)| a != b);
+        if lengths_differ {
+            return Err(Error::new(
+                ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH,
+                format!(
+                    "Elements '{}' and '{}' of Nested data structure '{group}' (Array columns) have different array sizes",
+                    schema.field(first).name(),
+                    field.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether a column of `source` goes into the table column `target` by ClickHouse's

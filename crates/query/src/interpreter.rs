@@ -541,7 +541,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
             granary_sql::names::name_repeated_columns(query);
         }
     }
-    let plan = ctx.state.statement_to_plan(statement).await?;
+    let plan = crate::nested_names::statement_to_plan(&ctx.state, statement).await?;
     let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
     let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };
     let plan = granary_functions::fixed_string_literals(plan)?;

@@ -55,8 +55,8 @@ pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
         match name {
             Some(alias) => added.push(format!("{unnested} AS {alias}")),
             None => {
-                let column = last_name(expr)?;
-                replaced.push(format!("{unnested} AS {column}"));
+                let column = element_name(expr, alias.as_ref())?;
+                replaced.push(format!("{unnested} AS `{column}`"));
             }
         }
     }
@@ -96,10 +96,14 @@ fn array_of(relation: &TableFactor) -> Result<(String, Option<ast::Ident>)> {
     }
 }
 
-/// The name the element of an unaliased ARRAY JOIN takes: the array column's.
-fn last_name(expr: &str) -> Result<String> {
-    let name = expr.rsplit('.').next().unwrap_or(expr);
-    if name.is_empty() || name.contains('(') {
+/// The name the element of an unaliased ARRAY JOIN takes: the array column's, without
+/// the table's name (`t.arr` -> `arr`); a dotted name is a Nested subcolumn (`n.a`).
+fn element_name(expr: &str, table: Option<&ast::Ident>) -> Result<String> {
+    let name = match (table, expr.split_once('.')) {
+        (Some(table), Some((first, rest))) if first == table.value => rest,
+        _ => expr,
+    };
+    if name.is_empty() || name.contains(['(', '`', '"']) {
         return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("No alias for non-trivial value in ARRAY JOIN: {expr}")));
     }
     Ok(name.to_string())

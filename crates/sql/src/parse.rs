@@ -327,6 +327,29 @@ pub struct DictionaryClauseSpec {
     pub params: Vec<(String, String)>,
 }
 
+/// Marks a [`ColumnSpec`] that stands for a Nested column until it is flattened.
+const NESTED_MARK: &str = "NESTED";
+
+/// The columns a Nested column stands for: `n.a Array(T)`, `n.b Array(U)`, ...
+fn nested_columns(column: &ColumnSpec) -> Option<Vec<ColumnSpec>> {
+    if column.default_kind.as_deref() != Some(NESTED_MARK) {
+        return None;
+    }
+    let ChType::Tuple(elements) = &column.ch_type else { return None };
+    let flattened = elements
+        .iter()
+        .map(|(element, t)| ColumnSpec {
+            name: format!("{}.{element}", column.name),
+            ch_type: t.clone(),
+            default_kind: None,
+            default_expression: None,
+            codec: None,
+            comment: None,
+        })
+        .collect();
+    Some(flattened)
+}
+
 /// Parses one statement (a trailing `;` is allowed).
 pub fn parse_statement(sql: &str, options: &ParseOptions<'_>) -> Result<(StatementWithClauses, Option<String>)> {
     if options.max_query_size > 0 && sql.len() > options.max_query_size && !looks_like_insert_with_data(sql) {
@@ -930,7 +953,12 @@ impl<'a> Cursor<'a> {
         let mut columns = Vec::new();
         if self.eat_token(&Token::LParen) {
             loop {
-                columns.push(self.ident()?);
+                // `n.a`: a subcolumn of a Nested column, stored as the column `n.a`.
+                let mut column = self.ident()?;
+                while self.eat_token(&Token::Period) {
+                    column = format!("{column}.{}", self.ident()?);
+                }
+                columns.push(column);
                 if self.eat_token(&Token::RParen) {
                     break;
                 }
@@ -1283,6 +1311,29 @@ impl<'a> Cursor<'a> {
         Ok(DictionaryClauseSpec { name, params })
     }
 
+    /// `n Nested(a T, b U)`: held as the column `n` of type `Tuple(a Array(T), b Array(U))`
+    /// until [`nested_columns`] flattens it (ClickHouse's `flatten_nested = 1`).
+    fn nested_column(&mut self) -> Result<ColumnSpec> {
+        let name = self.ident()?;
+        self.pos += 2;
+        let mut elements = Vec::new();
+        loop {
+            let element = self.ident()?;
+            let type_text = self
+                .raw_until(|l| l.token == Token::Comma)
+                .ok_or_else(|| self.syntax_error("the type of a Nested element"))?;
+            elements.push((element, ChType::Array(Box::new(ChType::parse(&type_text)?))));
+            if self.eat_token(&Token::RParen) {
+                break;
+            }
+            self.expect_token(&Token::Comma, "',' or ')'")?;
+        }
+        if !matches!(self.peek().map(|l| &l.token), None | Some(Token::Comma | Token::RParen)) {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Column options of the Nested column {name} are not supported")));
+        }
+        Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None })
+    }
+
     fn column_list(&mut self) -> Result<Vec<ColumnSpec>> {
         let mut columns = Vec::new();
         loop {
@@ -1296,7 +1347,11 @@ impl<'a> Cursor<'a> {
             } else if self.peek_is("PRIMARY") && self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("KEY")) {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "PRIMARY KEY inside the column list is not supported yet; put it after ENGINE"));
             } else {
-                columns.push(self.column()?);
+                let column = self.column()?;
+                match nested_columns(&column) {
+                    Some(flattened) => columns.extend(flattened),
+                    None => columns.push(column),
+                }
             }
             if self.eat_token(&Token::RParen) {
                 return Ok(columns);
@@ -1306,6 +1361,9 @@ impl<'a> Cursor<'a> {
     }
 
     fn column(&mut self) -> Result<ColumnSpec> {
+        if self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("Nested")) && self.lx.get(self.pos + 2).is_some_and(|l| l.token == Token::LParen) {
+            return self.nested_column();
+        }
         const COLUMN_KEYWORDS: [&str; 10] = ["NULL", "NOT", "DEFAULT", "MATERIALIZED", "ALIAS", "EPHEMERAL", "COMMENT", "CODEC", "TTL", "PRIMARY"];
         let name = self.ident()?;
         let type_text = self
