@@ -65,7 +65,7 @@ pub async fn handle(state: Arc<HandlerState>, request: Request<Incoming>, peer: 
     }
     let mut query_id = None;
     // A bug must cost one query, answered with an error, not the connection.
-    let outcome = std::panic::AssertUnwindSafe(run_query(&state, request, peer, &head, &mut query_id)).catch_unwind().await;
+    let outcome = std::panic::AssertUnwindSafe(Box::pin(run_query(&state, request, peer, &head, &mut query_id))).catch_unwind().await;
     match outcome.unwrap_or_else(|panic| Err(Error::from_panic(panic.as_ref()))) {
         Ok(response) => response,
         Err(e) => error_response(&e, query_id.as_deref()),
@@ -286,7 +286,9 @@ async fn run_query(
         progress: Some(progress.clone()),
         client_address: Some(peer),
     };
-    let executed = tick_while(async { Some(state.instance.execute(session, query_request).await) }, head, &mut progress_ticker, &progress)
+    // Boxed so that passing the query's (large) future around moves a pointer.
+    let execution = Box::pin(state.instance.execute(session, query_request));
+    let executed = tick_while(async { Some(execution.await) }, head, &mut progress_ticker, &progress)
         .await
         .unwrap_or_else(|| Err(Error::new(ErrorCode::LOGICAL_ERROR, "the query ended without an outcome")));
     drop(lease);

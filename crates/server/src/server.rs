@@ -114,7 +114,9 @@ const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 async fn serve_connection((io, head): (ConnectionIo, Arc<EarlyHead>), peer: SocketAddr, state: Arc<HandlerState>, mut stop: watch::Receiver<bool>) {
     let service = service_fn(move |request| {
         let (state, head) = (state.clone(), head.clone());
-        async move { Ok::<_, std::convert::Infallible>(handle(state, request, peer, head).await) }
+        // Boxed: hyper keeps the request's future inline in its dispatcher and moves it;
+        // unboxed, copying the query's large state machine was 18% of a `SELECT 1`.
+        Box::pin(async move { Ok::<_, std::convert::Infallible>(handle(state, request, peer, head).await) })
     });
     let connection = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(io), service);
     tokio::pin!(connection);
