@@ -9,7 +9,8 @@
 # A 200K-row MergeTree table (index_granularity 256) is loaded by a plain server; then the
 # server restarts under callgrind, serves 100 warm-up lookups, and the counters are zeroed
 # before 500 point lookups (random keys, uncompressed cache on) and 500 `SELECT 1` on one
-# keep-alive connection. Needs valgrind (`apt-get install valgrind`).
+# keep-alive connection. Needs valgrind (`apt-get install valgrind`). With KEEP_DUMPS=dir
+# the callgrind dumps are kept there for `callgrind_annotate --inclusive=yes`.
 set -euo pipefail
 BIN=$(realpath "$1"); LABEL=${2:-run}; PORT=${PORT:-28977}; N=500
 WORK=$(mktemp -d /tmp/granary-callgrind.XXXXXX)
@@ -44,6 +45,7 @@ for name, send in (("point", lookup), ("select1", lambda: query("SELECT 1"))):
     subprocess.run(["callgrind_control", "-d", name, pid], capture_output=True, check=True)
 PY
 kill -INT "$VPID"; wait "$VPID" 2>/dev/null || true
+if [ -n "${KEEP_DUMPS:-}" ]; then mkdir -p "$KEEP_DUMPS" && cp "$WORK"/cg.out.* "$KEEP_DUMPS/"; fi
 for dump in "$WORK"/cg.out.*; do
     name=$(sed -n 's/^desc: Trigger: dump //p' "$dump")
     total=$(sed -n 's/^summary: //p' "$dump")
