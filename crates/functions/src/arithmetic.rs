@@ -54,6 +54,9 @@ fn next_width(w: usize) -> usize {
 }
 
 fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
+    if let Some(t) = interval_result_type(op, &ctx.ch(0), &ctx.ch(1), ctx.name)? {
+        return Ok(t);
+    }
     let (a, b) = (ctx.dt(0), ctx.dt(1));
     // Date and time arithmetic.
     match (op, a, b) {
@@ -79,12 +82,110 @@ fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
         Op::Plus | Op::Multiply => int_type(signed, next_width(width(a).max(width(b)))),
         Op::Minus => int_type(true, next_width(width(a).max(width(b)))),
         Op::IntDiv => int_type(signed || is_float(a) || is_float(b), width(a)),
+        // A signed dividend can leave a remainder of the divisor's magnitude with a sign:
+        // one size up (`toInt8(-7) % toInt8(2)` is Int16).
         Op::Modulo => {
-            let w = if is_signed_int(a) && !is_signed_int(b) { next_width(width(b)) } else { width(b) };
+            let w = if is_signed_int(a) { next_width(width(b)) } else { width(b) };
             int_type(is_signed_int(a), w)
         }
     };
     Ok(ChType::from_arrow(&dt, false))
+}
+
+fn is_interval(t: &ChType) -> bool {
+    matches!(t, ChType::Interval(_))
+}
+
+/// A tuple of intervals, as `INTERVAL 1 DAY + INTERVAL 1 HOUR` makes.
+fn is_interval_tuple(t: &ChType) -> bool {
+    matches!(t, ChType::Tuple(items) if !items.is_empty() && items.iter().all(|(_, t)| is_interval(t)))
+}
+
+fn is_date_or_time(t: &ChType) -> bool {
+    matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))
+}
+
+/// Arithmetic with intervals, typed as ClickHouse types it: `date ± interval` and
+/// `interval + date` move the date ([`crate::datetime::shifted_type`]); intervals of one
+/// unit add up to that unit, of different units to a tuple of both (`INTERVAL 1 DAY +
+/// INTERVAL 1 HOUR` is `Tuple(IntervalDay, IntervalHour)`), to which later intervals
+/// are appended and which a date applies in order. Anything else with an interval
+/// (`INTERVAL 1 DAY * 2`, `1 + INTERVAL 1 DAY`) is ILLEGAL_TYPE_OF_ARGUMENT. `None` when
+/// no argument is an interval.
+fn interval_result_type(op: Op, a: &ChType, b: &ChType, name: &str) -> DfResult<Option<ChType>> {
+    let (a, b) = (a.base(), b.base());
+    let involved = [a, b].iter().any(|t| is_interval(t) || is_interval_tuple(t));
+    if !involved {
+        return Ok(None);
+    }
+    let additive = matches!(op, Op::Plus | Op::Minus);
+    let t = match (a, b) {
+        (d, ChType::Interval(unit)) if additive && is_date_or_time(d) => crate::datetime::shifted_type(d, *unit)?,
+        (ChType::Interval(unit), d) if op == Op::Plus && is_date_or_time(d) => crate::datetime::shifted_type(d, *unit)?,
+        (d, ChType::Tuple(items)) if additive && is_date_or_time(d) && is_interval_tuple(b) => {
+            let mut t = d.clone();
+            for (_, item) in items {
+                if let ChType::Interval(unit) = item {
+                    t = crate::datetime::shifted_type(&t, *unit)?;
+                }
+            }
+            t
+        }
+        (ChType::Interval(x), ChType::Interval(y)) if additive && x == y => a.clone(),
+        (ChType::Interval(_), ChType::Interval(_)) if additive => ChType::Tuple(vec![("1".into(), a.clone()), ("2".into(), b.clone())]),
+        (ChType::Tuple(items), ChType::Interval(_)) if additive && is_interval_tuple(a) => {
+            let mut items = items.clone();
+            items.push(((items.len() + 1).to_string(), b.clone()));
+            ChType::Tuple(items)
+        }
+        _ => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal types {a} and {b} of arguments of function {name}"))),
+    };
+    Ok(Some(t))
+}
+
+/// Computes what [`interval_result_type`] typed.
+fn interval_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
+    let (a_ch, b_ch) = (ctx.ch(0).base().clone(), ctx.ch(1).base().clone());
+    let sign = if op == Op::Minus { -1 } else { 1 };
+    let counts = |array: &ArrayRef| -> DfResult<PrimitiveArray<Int64Type>> { Ok(cast(array, &DataType::Int64)?.as_primitive::<Int64Type>().clone()) };
+    let negated = |array: &ArrayRef| -> DfResult<ArrayRef> { Ok(if sign < 0 { numeric::neg_wrapping(array)? } else { Arc::clone(array) }) };
+    let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+    match (&a_ch, &b_ch) {
+        (d, ChType::Interval(unit)) if is_date_or_time(d) => {
+            let zone = crate::datetime::zone_for(ctx, 0, None)?;
+            crate::datetime::shift(&a, &counts(&b)?, *unit, sign, &zone, ret)
+        }
+        (ChType::Interval(unit), d) if is_date_or_time(d) => {
+            let zone = crate::datetime::zone_for(ctx, 1, None)?;
+            crate::datetime::shift(&b, &counts(&a)?, *unit, sign, &zone, ret)
+        }
+        (d, ChType::Tuple(items)) if is_date_or_time(d) => {
+            let zone = crate::datetime::zone_for(ctx, 0, None)?;
+            let parts = b.as_struct();
+            let (mut value, mut t) = (a, d.clone());
+            for ((_, item), part) in items.iter().zip(parts.columns()) {
+                if let ChType::Interval(unit) = item {
+                    let next = crate::datetime::shifted_type(&t, *unit)?;
+                    value = crate::datetime::shift(&value, &counts(part)?, *unit, sign, &zone, &next)?;
+                    t = next;
+                }
+            }
+            Ok(value)
+        }
+        (ChType::Interval(x), ChType::Interval(y)) if x == y => Ok(if sign < 0 { numeric::sub_wrapping(&a, &b)? } else { numeric::add_wrapping(&a, &b)? }),
+        _ => {
+            // Intervals of different units: a tuple of their counts.
+            let mut columns: Vec<ArrayRef> = match a.as_struct_opt() {
+                Some(parts) => parts.columns().to_vec(),
+                None => vec![a],
+            };
+            columns.push(negated(&b)?);
+            let DataType::Struct(fields) = ret.to_arrow() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("interval arithmetic typed as {ret}")));
+            };
+            Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields, columns, None)?))
+        }
+    }
 }
 
 fn decimal_parts(dt: &DataType) -> Option<(u8, u8)> {
@@ -221,6 +322,9 @@ fn wrap_to(array: &ArrayRef, to: &ChType, ctx: &ExecCtx) -> DfResult<ArrayRef> {
 fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     let ret = ctx.ret_ch();
     let base = ret.strip_nullable().clone();
+    if [ctx.ch(0), ctx.ch(1)].iter().any(|t| is_interval(t.base()) || is_interval_tuple(t.base())) {
+        return interval_compute(op, ctx, &base);
+    }
     let (a, b) = (ctx.array(0)?, ctx.array(1)?);
     // Dates.
     if matches!(a.data_type(), DataType::Date32 | DataType::Timestamp(..))
@@ -300,6 +404,13 @@ fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) 
         ChType::Date => Arc::new(out.unary::<_, Date32Type>(|d| (d as u16) as i32)),
         ChType::Date32 => Arc::new(out.unary::<_, Date32Type>(|d| d as i32)),
         ChType::Int32 | ChType::Int64 => wrap_to(&(Arc::new(out.clone()) as ArrayRef), base, ctx)?,
+        // DateTime is 32-bit seconds: `toDateTime('1970-01-01 00:00:01') - 3600` wraps
+        // to 2106, as in ClickHouse.
+        ChType::DateTime(_) => {
+            let wrapped = out.unary::<_, Int64Type>(|v| i64::from(v as u32));
+            let data = wrapped.to_data().into_builder().data_type(base.to_arrow()).build()?;
+            datafusion::arrow::array::make_array(data)
+        }
         other => {
             let data = out.to_data().into_builder().data_type(other.to_arrow()).build()?;
             datafusion::arrow::array::make_array(data)

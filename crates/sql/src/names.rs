@@ -127,7 +127,7 @@ fn write_name(expr: &Expr, out: &mut String) {
             out.push_str("CAST(");
             write_name(e, out);
             out.push_str(", ");
-            out.push_str(&quote_string(&data_type.to_string()));
+            out.push_str(&quote_string(&crate::rewrite::clickhouse_type_text(data_type)));
             out.push(')');
         }
         Expr::Array(array) => {
@@ -150,6 +150,10 @@ fn write_name(expr: &Expr, out: &mut String) {
             }
             out.push(')');
         }
+        Expr::Interval(interval) => match crate::rewrite::interval_call(interval) {
+            Some(call) => write_name(&call, out),
+            None => out.push_str(&expr.to_string()),
+        },
         Expr::Case { operand: None, conditions, else_result, .. } => {
             let mut args: Vec<&Expr> = Vec::new();
             for when in conditions {
@@ -323,6 +327,8 @@ mod tests {
         assert_eq!(name("x IN (1, 2)"), "in(x, (1, 2))");
         assert_eq!(name("quantile(0.5)(x)"), "quantile(0.5)(x)");
         assert_eq!(name("count(DISTINCT x)"), "countDistinct(x)");
+        assert_eq!(name("d + INTERVAL 1 DAY"), "plus(d, toIntervalDay(1))");
+        assert_eq!(name("INTERVAL '3' MONTH"), "toIntervalMonth('3')");
     }
 
     fn renamed(sql: &str) -> String {

@@ -28,6 +28,7 @@
 //! | `Map(K, V)` | `Map` |
 //! | `UUID` | `FixedSizeBinary(16)` |
 //! | `Nothing` | `Null` |
+//! | `IntervalDay`, `IntervalMonth`, ... | `Int64` (the count of units) |
 //!
 //! [`ip`] parses and prints IPv4/IPv6 addresses as ClickHouse does (held as `UInt32` and
 //! `FixedString(16)` values: Granary has no IP column types yet).
@@ -41,4 +42,4 @@ pub mod ip;
 mod parse;
 pub mod text;
 
-pub use chtype::{ChType, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};
+pub use chtype::{ChType, IntervalKind, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};

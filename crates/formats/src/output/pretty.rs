@@ -77,6 +77,7 @@ fn aligns_right(t: &ChType) -> bool {
             | ChType::Float32
             | ChType::Float64
             | ChType::Decimal(..)
+            | ChType::Interval(_)
             | ChType::Date
             | ChType::Date32
             | ChType::DateTime(_)
