@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, PrimitiveArray, UInt8Array};
+use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::compute::kernels::{cmp, numeric};
 use datafusion::arrow::datatypes::{DataType, Date32Type, Decimal128Type, Int64Type};
@@ -297,7 +298,24 @@ fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResul
             let out_scale = if decimal_parts(a.data_type()).is_some() { sa } else { sb };
             Arc::new(q.with_precision_and_scale(38, out_scale as i8)?)
         }
-        _ => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "This operation on Decimal256 is not supported")),
+        Op::Divide => {
+            use datafusion::arrow::datatypes::{i256, Decimal256Type};
+            let (sa, sb) = (scale_of(a), scale_of(b));
+            let l = cast(a, &work(sa))?;
+            let r = cast(b, &work(sb))?;
+            let (l, r) = (l.as_primitive::<Decimal256Type>(), r.as_primitive::<Decimal256Type>());
+            let factor = i256::from_i128(10).wrapping_pow(u32::from(sb));
+            let q: PrimitiveArray<Decimal256Type> = datafusion::arrow::compute::try_binary(l, r, |x, y| {
+                if y == i256::ZERO {
+                    return Err(ArrowError::DivideByZero);
+                }
+                x.checked_mul(factor).and_then(|n| n.checked_div(y)).ok_or_else(|| ArrowError::ArithmeticOverflow("multiplication".into()))
+            })
+            .map_err(overflow)?;
+            let out_scale = if decimal_parts(a.data_type()).is_some() { sa } else { sb };
+            Arc::new(q.with_precision_and_scale(76, out_scale as i8)?)
+        }
+        Op::IntDiv => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "intDiv is not defined for Decimal")),
     };
     let options = datafusion::arrow::compute::CastOptions { safe: false, ..Default::default() };
     datafusion::arrow::compute::cast_with_options(&out, &target, &options).map_err(overflow)
@@ -505,6 +523,47 @@ fn negate() -> ScalarUDF {
     .build()
 }
 
+/// `abs(x)`: signed integers become the unsigned type of their width, so the minimal
+/// value has an answer (`abs(toInt8(-128))` is `128`, a UInt8); other numbers keep
+/// their type.
+fn abs() -> ScalarUDF {
+    ScalarDef::new(
+        "abs",
+        Arity::exact(1),
+        |ctx| {
+            let dt = ctx.dt(0);
+            if is_signed_int(dt) {
+                return Ok(ChType::from_arrow(&int_type(false, width(dt)), false));
+            }
+            if is_integer(dt) || is_float(dt) || is_decimal(dt) || dt == &DataType::Boolean {
+                return Ok(ChType::from_arrow(dt, false).base().clone());
+            }
+            Err(illegal_type(ctx.name, 0, ctx.field(0)))
+        },
+        |ctx| {
+            let a = ctx.array(0)?;
+            let base = ctx.ret_ch().strip_nullable().clone();
+            if is_signed_int(a.data_type()) {
+                let wide = cast(&a, &DataType::Int64)?;
+                let magnitudes: ArrayRef = Arc::new(wide.as_primitive::<Int64Type>().unary::<_, datafusion::arrow::datatypes::UInt64Type>(i64::unsigned_abs));
+                return wrap_to(&magnitudes, &base, ctx);
+            }
+            match a.data_type() {
+                DataType::Float32 => Ok(Arc::new(a.as_primitive::<datafusion::arrow::datatypes::Float32Type>().unary::<_, datafusion::arrow::datatypes::Float32Type>(f32::abs))),
+                DataType::Float64 => Ok(Arc::new(a.as_primitive::<datafusion::arrow::datatypes::Float64Type>().unary::<_, datafusion::arrow::datatypes::Float64Type>(f64::abs))),
+                DataType::Decimal128(..) => Ok(Arc::new(a.as_primitive::<Decimal128Type>().unary::<_, Decimal128Type>(i128::wrapping_abs).with_data_type(a.data_type().clone()))),
+                DataType::Decimal256(..) => Ok(Arc::new(
+                    a.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>()
+                        .unary::<_, datafusion::arrow::datatypes::Decimal256Type>(|v| v.wrapping_abs())
+                        .with_data_type(a.data_type().clone()),
+                )),
+                _ => Ok(a),
+            }
+        },
+    )
+    .build()
+}
+
 #[derive(Clone, Copy)]
 enum Cmp {
     Eq,
@@ -525,6 +584,10 @@ pub(crate) fn comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &Data
     }
     if is_str(bdt) && !is_str(adt) && !matches!(adt, DataType::FixedSizeBinary(_)) {
         return Ok(a.base().clone());
+    }
+    // A decimal meets a float as Float64 (`toDecimal32(1.5, 2) = 1.5`).
+    if (is_decimal(adt) && is_float(bdt)) || (is_float(adt) && is_decimal(bdt)) {
+        return Ok(ChType::Float64);
     }
     match least_supertype(&[a.base().clone(), b.base().clone()]) {
         Ok(t) => Ok(t.strip_nullable().clone()),
@@ -558,18 +621,58 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
                 }
                 _ => (to_type(ctx, 0, &common)?, to_type(ctx, 1, &common)?),
             };
-            let mask: BooleanArray = match how {
-                Cmp::Eq => cmp::eq(&l, &r)?,
-                Cmp::Ne => cmp::neq(&l, &r)?,
-                Cmp::Lt => cmp::lt(&l, &r)?,
-                Cmp::Gt => cmp::gt(&l, &r)?,
-                Cmp::Le => cmp::lt_eq(&l, &r)?,
-                Cmp::Ge => cmp::gt_eq(&l, &r)?,
-            };
-            Ok(Arc::new(bool_to_u8(&mask)))
+            Ok(Arc::new(bool_to_u8(&compare_arrays(&l, &r, how)?)))
         },
     )
     .build()
+}
+
+/// Compares two columns of one type. Floats compare as IEEE numbers (NaN equals
+/// nothing, not even NaN; Arrow's kernels order NaN as a value). Arrays, tuples and maps
+/// compare lexicographically, element by element, as ClickHouse's `compareAt` does: NULL
+/// elements are equal to each other and greater than any value, and NaN elements equal.
+fn compare_arrays(l: &ArrayRef, r: &ArrayRef, how: Cmp) -> DfResult<BooleanArray> {
+    use datafusion::arrow::datatypes::Float64Type;
+    if is_float(l.data_type()) {
+        let (l, r) = (cast(l, &DataType::Float64)?, cast(r, &DataType::Float64)?);
+        let (l, r) = (l.as_primitive::<Float64Type>(), r.as_primitive::<Float64Type>());
+        let holds = |x: f64, y: f64| match how {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+            Cmp::Lt => x < y,
+            Cmp::Gt => x > y,
+            Cmp::Le => x <= y,
+            Cmp::Ge => x >= y,
+        };
+        let values: Vec<bool> = l.values().iter().zip(r.values().iter()).map(|(&x, &y)| holds(x, y)).collect();
+        return Ok(BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls())));
+    }
+    if l.data_type().is_nested() {
+        let options = datafusion::arrow::compute::SortOptions { descending: false, nulls_first: false };
+        let order = datafusion::arrow::array::make_comparator(l.as_ref(), r.as_ref(), options)?;
+        let values: Vec<bool> = (0..l.len())
+            .map(|i| {
+                let ordering = order(i, i);
+                match how {
+                    Cmp::Eq => ordering.is_eq(),
+                    Cmp::Ne => ordering.is_ne(),
+                    Cmp::Lt => ordering.is_lt(),
+                    Cmp::Gt => ordering.is_gt(),
+                    Cmp::Le => ordering.is_le(),
+                    Cmp::Ge => ordering.is_ge(),
+                }
+            })
+            .collect();
+        return Ok(BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls())));
+    }
+    Ok(match how {
+        Cmp::Eq => cmp::eq(l, r)?,
+        Cmp::Ne => cmp::neq(l, r)?,
+        Cmp::Lt => cmp::lt(l, r)?,
+        Cmp::Gt => cmp::gt(l, r)?,
+        Cmp::Le => cmp::lt_eq(l, r)?,
+        Cmp::Ge => cmp::gt_eq(l, r)?,
+    })
 }
 
 fn is_string_type(t: &DataType) -> bool {
@@ -643,6 +746,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         arith_or_zero("intDivOrZero", Op::IntDiv),
         arith_or_zero("moduloOrZero", Op::Modulo),
         negate(),
+        abs(),
         comparison("equals", Cmp::Eq),
         comparison("notEquals", Cmp::Ne),
         comparison("less", Cmp::Lt),

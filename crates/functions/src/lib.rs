@@ -62,6 +62,7 @@ pub mod aggregate;
 pub mod args;
 pub mod combinators;
 pub mod arithmetic;
+mod bits;
 pub mod array;
 mod array_access;
 mod array_aggregate;
@@ -128,6 +129,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(tuple::functions());
     out.extend(conditional::functions());
     out.extend(arithmetic::functions());
+    out.extend(bits::functions());
     out.extend(string::functions());
     out.extend(search::functions());
     out.extend(utf8::functions());

@@ -114,14 +114,21 @@ fn write_name(expr: &Expr, out: &mut String) {
         Expr::InList { expr: e, list, negated } => {
             out.push_str(if *negated { "notIn(" } else { "in(" });
             write_name(e, out);
-            out.push_str(", (");
-            for (i, item) in list.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
+            out.push_str(", ");
+            // One value is written alone: `in(x, 1)`, `in(x, (1, 2))`.
+            if let [item] = list.as_slice() {
                 write_name(item, out);
+            } else {
+                out.push('(');
+                for (i, item) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_name(item, out);
+                }
+                out.push(')');
             }
-            out.push_str("))");
+            out.push(')');
         }
         Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: e, data_type, .. } => {
             out.push_str("CAST(");
@@ -325,6 +332,7 @@ mod tests {
         assert_eq!(name("-1"), "-1");
         assert_eq!(name("toUInt64(number) * 2"), "multiply(toUInt64(number), 2)");
         assert_eq!(name("x IN (1, 2)"), "in(x, (1, 2))");
+        assert_eq!(name("x NOT IN (1)"), "notIn(x, 1)");
         assert_eq!(name("quantile(0.5)(x)"), "quantile(0.5)(x)");
         assert_eq!(name("count(DISTINCT x)"), "countDistinct(x)");
         assert_eq!(name("d + INTERVAL 1 DAY"), "plus(d, toIntervalDay(1))");

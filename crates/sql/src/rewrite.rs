@@ -252,6 +252,17 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
     match expr {
         // `(a, b) IN ((1, 'x'), (2, 'y'))`: each element compared, as ClickHouse compares
         // tuples (DataFusion's struct IN lists need identical struct types).
+        // ClickHouse leaves NULLs out of an IN list (transform_null_in = 0): `1 IN (NULL)`
+        // is 0 and `2 NOT IN (1, NULL)` is 1, where SQL would say NULL. Only a NULL
+        // probe gives NULL; with no value left, `x != x` (`x = x` for NOT IN) says that.
+        Expr::InList { expr: probe, list, negated } if list.iter().any(is_null_literal) && !matches!(probe.as_ref(), Expr::Tuple(_)) => {
+            list.retain(|item| !is_null_literal(item));
+            if list.is_empty() {
+                let probe = std::mem::replace(probe.as_mut(), Expr::value(Value::Null));
+                let op = if *negated { BinaryOperator::Eq } else { BinaryOperator::NotEq };
+                *expr = Expr::Nested(Box::new(Expr::BinaryOp { left: Box::new(probe.clone()), op, right: Box::new(probe) }));
+            }
+        }
         Expr::InList { expr: probe, list, negated } if matches!(probe.as_ref(), Expr::Tuple(_)) && !list.is_empty() => {
             let Expr::Tuple(keys) = probe.as_ref() else { return };
             let mut alternatives = Vec::with_capacity(list.len());
@@ -453,6 +464,10 @@ pub(crate) fn interval_call(interval: &ast::Interval) -> Option<Expr> {
         field => granary_types::IntervalKind::from_unit_name(&field.to_string())?,
     };
     Some(function_call(&format!("toInterval{}", unit.name()), vec![interval.value.as_ref().clone()]))
+}
+
+fn is_null_literal(expr: &Expr) -> bool {
+    matches!(expr, Expr::Value(v) if v.value == Value::Null)
 }
 
 fn is_number(expr: &Expr) -> bool {
