@@ -576,13 +576,20 @@ enum Cmp {
 
 /// The type both sides are compared in.
 pub(crate) fn comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &DataType) -> DfResult<ChType> {
+    constant_comparison_type(a, b, adt, bdt, [true, true])
+}
+
+/// [`comparison_type`] knowing which sides are constants: a constant string compared
+/// with a non-string is read as the other type (`d = '2024-01-01'`, `n = '5'`); a String
+/// column meets a number only through a common type, which they do not have (dates and
+/// times are read from the string either way).
+pub(crate) fn constant_comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &DataType, constant: [bool; 2]) -> DfResult<ChType> {
     let is_str = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
-    // A string compared with a non-string is read as the other type (ClickHouse does
-    // this for literals: `d = '2024-01-01'`).
-    if is_str(adt) && !is_str(bdt) && !matches!(bdt, DataType::FixedSizeBinary(_)) {
+    let readable = |constant: bool, other: &ChType| constant || !(other.base().to_arrow().is_numeric() || matches!(other.base(), ChType::Bool));
+    if is_str(adt) && !is_str(bdt) && !matches!(bdt, DataType::FixedSizeBinary(_)) && readable(constant[0], b) {
         return Ok(b.base().clone());
     }
-    if is_str(bdt) && !is_str(adt) && !matches!(adt, DataType::FixedSizeBinary(_)) {
+    if is_str(bdt) && !is_str(adt) && !matches!(adt, DataType::FixedSizeBinary(_)) && readable(constant[1], a) {
         return Ok(a.base().clone());
     }
     // A decimal meets a float as Float64 (`toDecimal32(1.5, 2) = 1.5`).
@@ -608,11 +615,11 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
         name,
         Arity::exact(2),
         |ctx| {
-            comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1))?;
+            constant_comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1), [ctx.scalar(0).is_some(), ctx.scalar(1).is_some()])?;
             Ok(ChType::UInt8)
         },
         move |ctx| {
-            let common = comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1))?;
+            let common = constant_comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1), [ctx.scalar(0).is_some(), ctx.scalar(1).is_some()])?;
             let (l, r) = match (ctx.dt(0), ctx.dt(1)) {
                 // ClickHouse compares FixedString(N) with String as the string without
                 // its zero padding (`toFixedString('abc', 5) = 'abc'` is 1).

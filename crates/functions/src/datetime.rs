@@ -172,6 +172,33 @@ fn timezone_fn() -> ScalarUDF {
     .build()
 }
 
+/// `toTimezone(t, 'zone')` (alias `toTimeZone`): the same instant, shown in `zone`
+/// (`DateTime('zone')`, `DateTime64(p, 'zone')`).
+fn to_timezone_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "toTimezone",
+        Arity::exact(2),
+        |ctx| {
+            if !is_time(ctx.dt(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of argument of function {}. Should be DateTime or DateTime64", ctx.ch(0), ctx.name),
+                ));
+            }
+            let tz = optional_tz(ctx, 1)?;
+            Ok(match ctx.ch(0).base() {
+                ChType::DateTime64(p, _) => ChType::DateTime64(*p, tz),
+                _ => ChType::DateTime(tz),
+            })
+        },
+        |ctx| {
+            let data = ctx.array(0)?.to_data().into_builder().data_type(ctx.ret_type().clone()).build()?;
+            Ok(datafusion::arrow::array::make_array(data))
+        },
+    )
+    .build()
+}
+
 // ---------------------------------------------------------------- helpers
 
 pub(crate) fn optional_tz(ctx: &RetCtx, index: usize) -> DfResult<Option<String>> {
@@ -679,6 +706,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         day_fn("today", 0),
         day_fn("yesterday", 1),
         timezone_fn(),
+        to_timezone_fn(),
         component::<UInt16Type>("toYear", ChType::UInt16, true, |s| ymd(s).0 as u16),
         component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
         component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),

@@ -63,6 +63,7 @@ pub mod args;
 pub mod combinators;
 pub mod arithmetic;
 mod bits;
+mod rounding;
 pub mod array;
 mod array_access;
 mod array_aggregate;
@@ -104,7 +105,7 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use granary_common::{Error, ErrorCode, Result};
 
 pub use conversion::cast_to_chtype;
-pub use literals::{fixed_string_literals, type_expression_literals, type_literals};
+pub use literals::{check_string_number_comparisons, fixed_string_literals, type_expression_literals, type_literals};
 pub use combinators::merge_aggregate_states;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
@@ -130,6 +131,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(conditional::functions());
     out.extend(arithmetic::functions());
     out.extend(bits::functions());
+    out.extend(rounding::functions());
     out.extend(string::functions());
     out.extend(search::functions());
     out.extend(utf8::functions());

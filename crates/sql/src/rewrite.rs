@@ -44,6 +44,7 @@ pub struct LimitBy {
 
 /// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
 pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
+    check_limit_literals(query)?;
     let limit_by = take_limit_by(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
     rewrite_nested_query(query, options)?;
@@ -492,6 +493,41 @@ pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
         over: None,
         within_group: vec![],
     })
+}
+
+/// LIMIT and OFFSET must be numbers: a string or NULL literal there is ClickHouse's
+/// INVALID_LIMIT_EXPRESSION, in every SELECT of the statement.
+fn check_limit_literals(query: &Query) -> Result<()> {
+    struct Limits(Option<Error>);
+    impl ast::Visitor for Limits {
+        type Break = ();
+        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+            let (limit, offset) = match &query.limit_clause {
+                Some(LimitClause::LimitOffset { limit, offset, .. }) => (limit.as_ref(), offset.as_ref().map(|o| &o.value)),
+                Some(LimitClause::OffsetCommaLimit { offset, limit }) => (Some(limit), Some(offset)),
+                None => (None, None),
+            };
+            for (what, expr) in [("LIMIT", limit), ("OFFSET", offset)] {
+                if let Some(Expr::Value(v)) = expr {
+                    if matches!(v.value, Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) | Value::Null | Value::Boolean(_)) {
+                        let actual = crate::names::column_name(&Expr::Value(v.clone()));
+                        self.0 = Some(Error::new(
+                            ErrorCode::INVALID_LIMIT_EXPRESSION,
+                            format!("{what} expression must be constant with numeric type. Actual: {actual}."),
+                        ));
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut limits = Limits(None);
+    let _ = ast::Visit::visit(query, &mut limits);
+    match limits.0 {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
