@@ -181,7 +181,8 @@ fn name_projection(projection: &mut [SelectItem]) {
 
 /// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`), and
 /// `a AND b`, `a OR b`, `NOT a` are `and`, `or`, `not` (UInt8, three-valued over numbers),
-/// `LIKE` is `like`, and `IN (..)`, `BETWEEN`, `IS [NOT] NULL` give UInt8 too.
+/// `LIKE` is `like`, `(a, b)` is `tuple(a, b)`, and `IN (..)`, `BETWEEN`, `IS [NOT] NULL`
+/// give UInt8 too.
 /// Only the projection is rewritten, and subqueries are not entered: filters keep
 /// DataFusion's booleans.
 pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
@@ -225,6 +226,14 @@ pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
     if let (Some(name), Expr::BinaryOp { left, right, .. }) = (name, &mut *expr) {
         let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
         *expr = function_call(name, vec![left, right]);
+    } else if let Expr::Tuple(items) = expr {
+        // `(1, 'a')` is ClickHouse's `tuple(1, 'a')`: Tuple(UInt8, String), elements
+        // unnamed (DataFusion's struct would name them c0, c1 and make them Nullable).
+        for item in items.iter_mut() {
+            comparisons_as_functions(item);
+        }
+        let items = std::mem::take(items);
+        *expr = function_call("tuple", items);
     } else if let Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: inner } = expr {
         let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
         *expr = function_call("not", vec![inner]);

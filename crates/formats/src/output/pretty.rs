@@ -498,6 +498,11 @@ fn readable_quantity(mut value: f64) -> String {
         value /= 1000.0;
         unit += 1;
     }
+    // double-conversion's ToFixed, which ClickHouse uses, gives up at 10^60 and
+    // ClickHouse then prints the shortest form (`1.797693134862315e245 vigintillion`).
+    if value.abs() >= 1e60 {
+        return format!("{}{}", granary_types::text::float::f64_to_string(value), UNITS[unit]);
+    }
     format!("{value:.2}{}", UNITS[unit])
 }
 
