@@ -598,15 +598,35 @@ pub(crate) fn constant_comparison_type(a: &ChType, b: &ChType, adt: &DataType, b
     }
     match least_supertype(&[a.base().clone(), b.base().clone()]) {
         Ok(t) => Ok(t.strip_nullable().clone()),
-        // UInt64 against Int64 (or against floats): compare exactly as decimals.
-        Err(_) if (is_integer(adt) || is_float(adt)) && (is_integer(bdt) || is_float(bdt)) => {
-            if is_float(adt) || is_float(bdt) {
-                Ok(ChType::Float64)
-            } else {
-                Ok(ChType::Decimal(20, 0))
-            }
+        Err(e) => comparable_without_supertype(a.base(), b.base()).ok_or(e),
+    }
+}
+
+/// Numbers without a common type still compare: UInt64 against Int64 exactly as
+/// decimals, 64-bit integers against floats as Float64; arrays and tuples element by
+/// element (`[toUInt64(1)] < [-1]`, `(number, 'x') < (1, 'y')`).
+fn comparable_without_supertype(a: &ChType, b: &ChType) -> Option<ChType> {
+    let is_number = |t: &ChType| t.to_arrow().is_numeric() && !matches!(t, ChType::Decimal(..) | ChType::Interval(_));
+    match (a, b) {
+        (ChType::Array(x), ChType::Array(y)) => {
+            let inner = least_supertype(&[x.as_ref().clone(), y.as_ref().clone()]).ok().or_else(|| comparable_without_supertype(x.base(), y.base()))?;
+            Some(ChType::Array(Box::new(inner)))
         }
-        Err(e) => Err(e),
+        (ChType::Tuple(xs), ChType::Tuple(ys)) if xs.len() == ys.len() => {
+            let items = xs
+                .iter()
+                .zip(ys)
+                .map(|((name, x), (_, y))| {
+                    let t = least_supertype(&[x.clone(), y.clone()]).ok().or_else(|| comparable_without_supertype(x.base(), y.base()))?;
+                    Some((name.clone(), t))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(ChType::Tuple(items))
+        }
+        (x, y) if is_number(x) && is_number(y) => {
+            Some(if matches!(x, ChType::Float32 | ChType::Float64) || matches!(y, ChType::Float32 | ChType::Float64) { ChType::Float64 } else { ChType::Decimal(20, 0) })
+        }
+        _ => None,
     }
 }
 
@@ -626,7 +646,22 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
                 (DataType::FixedSizeBinary(_), other) | (other, DataType::FixedSizeBinary(_)) if is_string_type(other) => {
                     (fixed_as_unpadded_string(ctx, 0)?, fixed_as_unpadded_string(ctx, 1)?)
                 }
-                _ => (to_type(ctx, 0, &common)?, to_type(ctx, 1, &common)?),
+                _ => {
+                    // A constant string that does not read as the other side's type is
+                    // ClickHouse's TYPE_MISMATCH.
+                    let convert = |i: usize| {
+                        to_type(ctx, i, &common).map_err(|e| {
+                            let text = ctx.scalar(i).and_then(crate::args::scalar_str);
+                            match text {
+                                Some(text) if is_string_type(ctx.dt(i)) => {
+                                    ch_error(ErrorCode::TYPE_MISMATCH, format!("Cannot convert string '{text}' to type {common}"))
+                                }
+                                _ => e,
+                            }
+                        })
+                    };
+                    (convert(0)?, convert(1)?)
+                }
             };
             Ok(Arc::new(bool_to_u8(&compare_arrays(&l, &r, how)?)))
         },

@@ -736,11 +736,11 @@ fn to_decimal(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResu
                 }
                 Some(Wide::Float(a)) => a.try_unary(|v| {
                     if !v.is_finite() {
-                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
+                        return Err(ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
                     }
                     let scaled = (v * pow as f64).trunc();
                     if scaled.abs() >= limit as f64 {
-                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow. Float is out of Decimal range"));
+                        return Err(ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Float is out of Decimal range"));
                     }
                     Ok(scaled as i128)
                 })?,
@@ -813,10 +813,12 @@ fn to_decimal256(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfR
                 Some(Wide::Unsigned(a)) => a.try_unary(|v| checked(i256::from_i128(v as i128).checked_mul(pow)))?,
                 Some(Wide::Float(a)) => a.try_unary(|v| {
                     if !v.is_finite() {
-                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
+                        return Err(ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
                     }
                     let scaled = (v * 10f64.powi(i32::from(s))).trunc();
-                    checked(i256::from_f64(scaled))
+                    i256::from_f64(scaled)
+                        .filter(|v| fits(*v))
+                        .ok_or_else(|| ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Float is out of Decimal range"))
                 })?,
                 None => return Err(unsupported(from, &format!("Decimal({p}, {s})"))),
             },
