@@ -130,8 +130,10 @@ fn values() {
     for bad in ["(now(), 'a')", "(1 + 2, 'a')", "(1, concat('a'))", "(1, a)", "(x, 'a')"] {
         assert_eq!(error("Values", &s, bad).code(), ErrorCode::SYNTAX_ERROR, "{bad}");
     }
-    assert_eq!(error("Values", &s, "(1)").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
-    assert_eq!(error("Values", &s, "(1, 'a'").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+    // Too few or too many values, or a row cut short, are ClickHouse's SYNTAX_ERROR too.
+    for bad in ["(1)", "(1, 'a'", "(1, 'a', 3)"] {
+        assert_eq!(error("Values", &s, bad).code(), ErrorCode::SYNTAX_ERROR, "{bad}");
+    }
 }
 
 #[test]

@@ -124,6 +124,7 @@ impl Wrapped {
                 t if is_integer(t) || t == &DataType::Boolean => ChType::UInt64,
                 t if is_float(t) => ChType::Float64,
                 DataType::Decimal128(_, s) => ChType::Decimal(38, (*s).max(0) as u8),
+                DataType::Decimal256(_, s) => ChType::Decimal(76, (*s).max(0) as u8),
                 _ => return Err(illegal_type(self.name, 0, arg)),
             },
             Kind::Avg => {
@@ -319,7 +320,11 @@ impl AggregateUDFImpl for Wrapped {
 
     fn accumulator(&self, acc_args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
         let inner_args = self.inner_args(&acc_args)?;
-        let inner = self.inner.accumulator(inner_args)?;
+        let inner: Box<dyn Accumulator> = if self.kind == Kind::Sum && acc_args.expr_fields.first().is_some_and(|f| is_float(f.data_type())) {
+            Box::new(FloatSum::default())
+        } else {
+            self.inner.accumulator(inner_args)?
+        };
         Ok(Box::new(MappedAccumulator { inner, output: self.output(&acc_args)? }))
     }
 
@@ -517,6 +522,67 @@ impl Accumulator for ArgAccumulator {
         std::mem::size_of_val(self)
             + self.value.as_ref().map_or(0, |v| v.size())
             + self.key.as_ref().map_or(0, |v| v.size())
+    }
+}
+
+/// `sum` of floats without GROUP BY, added up in ClickHouse's order so the rounding is
+/// the same (`sum(0.1)` over ten rows is 0.9999999999999999, where Arrow's lane-wise
+/// kernel says 1): in each block, element `i` goes to the running partial sum `i % 16`
+/// for every complete run of 16, the 16 partials are added to the total in order, then
+/// the rest of the block is summed alone and added. NULLs count as 0 in their slot.
+/// The state is the one Float64 of DataFusion's own sum, so partial and final
+/// aggregation mix.
+#[derive(Debug, Default)]
+struct FloatSum {
+    sum: f64,
+    seen: bool,
+}
+
+/// ClickHouse's `unroll_count` for Float64 sums: 128 bytes of partial sums.
+const FLOAT_SUM_PARTIALS: usize = 16;
+
+impl Accumulator for FloatSum {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
+        let floats = cast(&values[0], &DataType::Float64)?;
+        let floats = floats.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+        if floats.null_count() == floats.len() {
+            return Ok(());
+        }
+        self.seen = true;
+        let value = |i: usize| if floats.is_null(i) { 0.0 } else { floats.value(i) };
+        let unrolled = floats.len() / FLOAT_SUM_PARTIALS * FLOAT_SUM_PARTIALS;
+        let mut partials = [0.0f64; FLOAT_SUM_PARTIALS];
+        for run in (0..unrolled).step_by(FLOAT_SUM_PARTIALS) {
+            for (k, partial) in partials.iter_mut().enumerate() {
+                *partial += value(run + k);
+            }
+        }
+        for partial in partials {
+            self.sum += partial;
+        }
+        let mut tail = 0.0;
+        for i in unrolled..floats.len() {
+            tail += value(i);
+        }
+        self.sum += tail;
+        Ok(())
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> DfResult<()> {
+        let sums = cast(&states[0], &DataType::Float64)?;
+        for sum in sums.as_primitive::<datafusion::arrow::datatypes::Float64Type>().iter().flatten() {
+            self.sum += sum;
+            self.seen = true;
+        }
+        Ok(())
+    }
+    fn state(&mut self) -> DfResult<Vec<ScalarValue>> {
+        Ok(vec![self.evaluate()?])
+    }
+    fn evaluate(&mut self) -> DfResult<ScalarValue> {
+        Ok(ScalarValue::Float64(self.seen.then_some(self.sum)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
     }
 }
 

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, PrimitiveArray, UInt8Array};
+use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::compute::kernels::{cmp, numeric};
 use datafusion::arrow::datatypes::{DataType, Date32Type, Decimal128Type, Int64Type};
@@ -54,6 +55,9 @@ fn next_width(w: usize) -> usize {
 }
 
 fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
+    if let Some(t) = interval_result_type(op, &ctx.ch(0), &ctx.ch(1), ctx.name)? {
+        return Ok(t);
+    }
     let (a, b) = (ctx.dt(0), ctx.dt(1));
     // Date and time arithmetic.
     match (op, a, b) {
@@ -79,12 +83,110 @@ fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
         Op::Plus | Op::Multiply => int_type(signed, next_width(width(a).max(width(b)))),
         Op::Minus => int_type(true, next_width(width(a).max(width(b)))),
         Op::IntDiv => int_type(signed || is_float(a) || is_float(b), width(a)),
+        // A signed dividend can leave a remainder of the divisor's magnitude with a sign:
+        // one size up (`toInt8(-7) % toInt8(2)` is Int16).
         Op::Modulo => {
-            let w = if is_signed_int(a) && !is_signed_int(b) { next_width(width(b)) } else { width(b) };
+            let w = if is_signed_int(a) { next_width(width(b)) } else { width(b) };
             int_type(is_signed_int(a), w)
         }
     };
     Ok(ChType::from_arrow(&dt, false))
+}
+
+fn is_interval(t: &ChType) -> bool {
+    matches!(t, ChType::Interval(_))
+}
+
+/// A tuple of intervals, as `INTERVAL 1 DAY + INTERVAL 1 HOUR` makes.
+fn is_interval_tuple(t: &ChType) -> bool {
+    matches!(t, ChType::Tuple(items) if !items.is_empty() && items.iter().all(|(_, t)| is_interval(t)))
+}
+
+fn is_date_or_time(t: &ChType) -> bool {
+    matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))
+}
+
+/// Arithmetic with intervals, typed as ClickHouse types it: `date ± interval` and
+/// `interval + date` move the date ([`crate::datetime::shifted_type`]); intervals of one
+/// unit add up to that unit, of different units to a tuple of both (`INTERVAL 1 DAY +
+/// INTERVAL 1 HOUR` is `Tuple(IntervalDay, IntervalHour)`), to which later intervals
+/// are appended and which a date applies in order. Anything else with an interval
+/// (`INTERVAL 1 DAY * 2`, `1 + INTERVAL 1 DAY`) is ILLEGAL_TYPE_OF_ARGUMENT. `None` when
+/// no argument is an interval.
+fn interval_result_type(op: Op, a: &ChType, b: &ChType, name: &str) -> DfResult<Option<ChType>> {
+    let (a, b) = (a.base(), b.base());
+    let involved = [a, b].iter().any(|t| is_interval(t) || is_interval_tuple(t));
+    if !involved {
+        return Ok(None);
+    }
+    let additive = matches!(op, Op::Plus | Op::Minus);
+    let t = match (a, b) {
+        (d, ChType::Interval(unit)) if additive && is_date_or_time(d) => crate::datetime::shifted_type(d, *unit)?,
+        (ChType::Interval(unit), d) if op == Op::Plus && is_date_or_time(d) => crate::datetime::shifted_type(d, *unit)?,
+        (d, ChType::Tuple(items)) if additive && is_date_or_time(d) && is_interval_tuple(b) => {
+            let mut t = d.clone();
+            for (_, item) in items {
+                if let ChType::Interval(unit) = item {
+                    t = crate::datetime::shifted_type(&t, *unit)?;
+                }
+            }
+            t
+        }
+        (ChType::Interval(x), ChType::Interval(y)) if additive && x == y => a.clone(),
+        (ChType::Interval(_), ChType::Interval(_)) if additive => ChType::Tuple(vec![("1".into(), a.clone()), ("2".into(), b.clone())]),
+        (ChType::Tuple(items), ChType::Interval(_)) if additive && is_interval_tuple(a) => {
+            let mut items = items.clone();
+            items.push(((items.len() + 1).to_string(), b.clone()));
+            ChType::Tuple(items)
+        }
+        _ => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal types {a} and {b} of arguments of function {name}"))),
+    };
+    Ok(Some(t))
+}
+
+/// Computes what [`interval_result_type`] typed.
+fn interval_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
+    let (a_ch, b_ch) = (ctx.ch(0).base().clone(), ctx.ch(1).base().clone());
+    let sign = if op == Op::Minus { -1 } else { 1 };
+    let counts = |array: &ArrayRef| -> DfResult<PrimitiveArray<Int64Type>> { Ok(cast(array, &DataType::Int64)?.as_primitive::<Int64Type>().clone()) };
+    let negated = |array: &ArrayRef| -> DfResult<ArrayRef> { Ok(if sign < 0 { numeric::neg_wrapping(array)? } else { Arc::clone(array) }) };
+    let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+    match (&a_ch, &b_ch) {
+        (d, ChType::Interval(unit)) if is_date_or_time(d) => {
+            let zone = crate::datetime::zone_for(ctx, 0, None)?;
+            crate::datetime::shift(&a, &counts(&b)?, *unit, sign, &zone, ret)
+        }
+        (ChType::Interval(unit), d) if is_date_or_time(d) => {
+            let zone = crate::datetime::zone_for(ctx, 1, None)?;
+            crate::datetime::shift(&b, &counts(&a)?, *unit, sign, &zone, ret)
+        }
+        (d, ChType::Tuple(items)) if is_date_or_time(d) => {
+            let zone = crate::datetime::zone_for(ctx, 0, None)?;
+            let parts = b.as_struct();
+            let (mut value, mut t) = (a, d.clone());
+            for ((_, item), part) in items.iter().zip(parts.columns()) {
+                if let ChType::Interval(unit) = item {
+                    let next = crate::datetime::shifted_type(&t, *unit)?;
+                    value = crate::datetime::shift(&value, &counts(part)?, *unit, sign, &zone, &next)?;
+                    t = next;
+                }
+            }
+            Ok(value)
+        }
+        (ChType::Interval(x), ChType::Interval(y)) if x == y => Ok(if sign < 0 { numeric::sub_wrapping(&a, &b)? } else { numeric::add_wrapping(&a, &b)? }),
+        _ => {
+            // Intervals of different units: a tuple of their counts.
+            let mut columns: Vec<ArrayRef> = match a.as_struct_opt() {
+                Some(parts) => parts.columns().to_vec(),
+                None => vec![a],
+            };
+            columns.push(negated(&b)?);
+            let DataType::Struct(fields) = ret.to_arrow() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("interval arithmetic typed as {ret}")));
+            };
+            Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields, columns, None)?))
+        }
+    }
 }
 
 fn decimal_parts(dt: &DataType) -> Option<(u8, u8)> {
@@ -196,7 +298,24 @@ fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResul
             let out_scale = if decimal_parts(a.data_type()).is_some() { sa } else { sb };
             Arc::new(q.with_precision_and_scale(38, out_scale as i8)?)
         }
-        _ => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "This operation on Decimal256 is not supported")),
+        Op::Divide => {
+            use datafusion::arrow::datatypes::{i256, Decimal256Type};
+            let (sa, sb) = (scale_of(a), scale_of(b));
+            let l = cast(a, &work(sa))?;
+            let r = cast(b, &work(sb))?;
+            let (l, r) = (l.as_primitive::<Decimal256Type>(), r.as_primitive::<Decimal256Type>());
+            let factor = i256::from_i128(10).wrapping_pow(u32::from(sb));
+            let q: PrimitiveArray<Decimal256Type> = datafusion::arrow::compute::try_binary(l, r, |x, y| {
+                if y == i256::ZERO {
+                    return Err(ArrowError::DivideByZero);
+                }
+                x.checked_mul(factor).and_then(|n| n.checked_div(y)).ok_or_else(|| ArrowError::ArithmeticOverflow("multiplication".into()))
+            })
+            .map_err(overflow)?;
+            let out_scale = if decimal_parts(a.data_type()).is_some() { sa } else { sb };
+            Arc::new(q.with_precision_and_scale(76, out_scale as i8)?)
+        }
+        Op::IntDiv => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "intDiv is not defined for Decimal")),
     };
     let options = datafusion::arrow::compute::CastOptions { safe: false, ..Default::default() };
     datafusion::arrow::compute::cast_with_options(&out, &target, &options).map_err(overflow)
@@ -221,6 +340,9 @@ fn wrap_to(array: &ArrayRef, to: &ChType, ctx: &ExecCtx) -> DfResult<ArrayRef> {
 fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     let ret = ctx.ret_ch();
     let base = ret.strip_nullable().clone();
+    if [ctx.ch(0), ctx.ch(1)].iter().any(|t| is_interval(t.base()) || is_interval_tuple(t.base())) {
+        return interval_compute(op, ctx, &base);
+    }
     let (a, b) = (ctx.array(0)?, ctx.array(1)?);
     // Dates.
     if matches!(a.data_type(), DataType::Date32 | DataType::Timestamp(..))
@@ -300,6 +422,13 @@ fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) 
         ChType::Date => Arc::new(out.unary::<_, Date32Type>(|d| (d as u16) as i32)),
         ChType::Date32 => Arc::new(out.unary::<_, Date32Type>(|d| d as i32)),
         ChType::Int32 | ChType::Int64 => wrap_to(&(Arc::new(out.clone()) as ArrayRef), base, ctx)?,
+        // DateTime is 32-bit seconds: `toDateTime('1970-01-01 00:00:01') - 3600` wraps
+        // to 2106, as in ClickHouse.
+        ChType::DateTime(_) => {
+            let wrapped = out.unary::<_, Int64Type>(|v| i64::from(v as u32));
+            let data = wrapped.to_data().into_builder().data_type(base.to_arrow()).build()?;
+            datafusion::arrow::array::make_array(data)
+        }
         other => {
             let data = out.to_data().into_builder().data_type(other.to_arrow()).build()?;
             datafusion::arrow::array::make_array(data)
@@ -394,6 +523,47 @@ fn negate() -> ScalarUDF {
     .build()
 }
 
+/// `abs(x)`: signed integers become the unsigned type of their width, so the minimal
+/// value has an answer (`abs(toInt8(-128))` is `128`, a UInt8); other numbers keep
+/// their type.
+fn abs() -> ScalarUDF {
+    ScalarDef::new(
+        "abs",
+        Arity::exact(1),
+        |ctx| {
+            let dt = ctx.dt(0);
+            if is_signed_int(dt) {
+                return Ok(ChType::from_arrow(&int_type(false, width(dt)), false));
+            }
+            if is_integer(dt) || is_float(dt) || is_decimal(dt) || dt == &DataType::Boolean {
+                return Ok(ChType::from_arrow(dt, false).base().clone());
+            }
+            Err(illegal_type(ctx.name, 0, ctx.field(0)))
+        },
+        |ctx| {
+            let a = ctx.array(0)?;
+            let base = ctx.ret_ch().strip_nullable().clone();
+            if is_signed_int(a.data_type()) {
+                let wide = cast(&a, &DataType::Int64)?;
+                let magnitudes: ArrayRef = Arc::new(wide.as_primitive::<Int64Type>().unary::<_, datafusion::arrow::datatypes::UInt64Type>(i64::unsigned_abs));
+                return wrap_to(&magnitudes, &base, ctx);
+            }
+            match a.data_type() {
+                DataType::Float32 => Ok(Arc::new(a.as_primitive::<datafusion::arrow::datatypes::Float32Type>().unary::<_, datafusion::arrow::datatypes::Float32Type>(f32::abs))),
+                DataType::Float64 => Ok(Arc::new(a.as_primitive::<datafusion::arrow::datatypes::Float64Type>().unary::<_, datafusion::arrow::datatypes::Float64Type>(f64::abs))),
+                DataType::Decimal128(..) => Ok(Arc::new(a.as_primitive::<Decimal128Type>().unary::<_, Decimal128Type>(i128::wrapping_abs).with_data_type(a.data_type().clone()))),
+                DataType::Decimal256(..) => Ok(Arc::new(
+                    a.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>()
+                        .unary::<_, datafusion::arrow::datatypes::Decimal256Type>(|v| v.wrapping_abs())
+                        .with_data_type(a.data_type().clone()),
+                )),
+                _ => Ok(a),
+            }
+        },
+    )
+    .build()
+}
+
 #[derive(Clone, Copy)]
 enum Cmp {
     Eq,
@@ -406,26 +576,57 @@ enum Cmp {
 
 /// The type both sides are compared in.
 pub(crate) fn comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &DataType) -> DfResult<ChType> {
+    constant_comparison_type(a, b, adt, bdt, [true, true])
+}
+
+/// [`comparison_type`] knowing which sides are constants: a constant string compared
+/// with a non-string is read as the other type (`d = '2024-01-01'`, `n = '5'`); a String
+/// column meets a number only through a common type, which they do not have (dates and
+/// times are read from the string either way).
+pub(crate) fn constant_comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &DataType, constant: [bool; 2]) -> DfResult<ChType> {
     let is_str = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
-    // A string compared with a non-string is read as the other type (ClickHouse does
-    // this for literals: `d = '2024-01-01'`).
-    if is_str(adt) && !is_str(bdt) && !matches!(bdt, DataType::FixedSizeBinary(_)) {
+    let readable = |constant: bool, other: &ChType| constant || !(other.base().to_arrow().is_numeric() || matches!(other.base(), ChType::Bool));
+    if is_str(adt) && !is_str(bdt) && !matches!(bdt, DataType::FixedSizeBinary(_)) && readable(constant[0], b) {
         return Ok(b.base().clone());
     }
-    if is_str(bdt) && !is_str(adt) && !matches!(adt, DataType::FixedSizeBinary(_)) {
+    if is_str(bdt) && !is_str(adt) && !matches!(adt, DataType::FixedSizeBinary(_)) && readable(constant[1], a) {
         return Ok(a.base().clone());
+    }
+    // A decimal meets a float as Float64 (`toDecimal32(1.5, 2) = 1.5`).
+    if (is_decimal(adt) && is_float(bdt)) || (is_float(adt) && is_decimal(bdt)) {
+        return Ok(ChType::Float64);
     }
     match least_supertype(&[a.base().clone(), b.base().clone()]) {
         Ok(t) => Ok(t.strip_nullable().clone()),
-        // UInt64 against Int64 (or against floats): compare exactly as decimals.
-        Err(_) if (is_integer(adt) || is_float(adt)) && (is_integer(bdt) || is_float(bdt)) => {
-            if is_float(adt) || is_float(bdt) {
-                Ok(ChType::Float64)
-            } else {
-                Ok(ChType::Decimal(20, 0))
-            }
+        Err(e) => comparable_without_supertype(a.base(), b.base()).ok_or(e),
+    }
+}
+
+/// Numbers without a common type still compare: UInt64 against Int64 exactly as
+/// decimals, 64-bit integers against floats as Float64; arrays and tuples element by
+/// element (`[toUInt64(1)] < [-1]`, `(number, 'x') < (1, 'y')`).
+fn comparable_without_supertype(a: &ChType, b: &ChType) -> Option<ChType> {
+    let is_number = |t: &ChType| t.to_arrow().is_numeric() && !matches!(t, ChType::Decimal(..) | ChType::Interval(_));
+    match (a, b) {
+        (ChType::Array(x), ChType::Array(y)) => {
+            let inner = least_supertype(&[x.as_ref().clone(), y.as_ref().clone()]).ok().or_else(|| comparable_without_supertype(x.base(), y.base()))?;
+            Some(ChType::Array(Box::new(inner)))
         }
-        Err(e) => Err(e),
+        (ChType::Tuple(xs), ChType::Tuple(ys)) if xs.len() == ys.len() => {
+            let items = xs
+                .iter()
+                .zip(ys)
+                .map(|((name, x), (_, y))| {
+                    let t = least_supertype(&[x.clone(), y.clone()]).ok().or_else(|| comparable_without_supertype(x.base(), y.base()))?;
+                    Some((name.clone(), t))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(ChType::Tuple(items))
+        }
+        (x, y) if is_number(x) && is_number(y) => {
+            Some(if matches!(x, ChType::Float32 | ChType::Float64) || matches!(y, ChType::Float32 | ChType::Float64) { ChType::Float64 } else { ChType::Decimal(20, 0) })
+        }
+        _ => None,
     }
 }
 
@@ -434,31 +635,86 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
         name,
         Arity::exact(2),
         |ctx| {
-            comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1))?;
+            constant_comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1), [ctx.scalar(0).is_some(), ctx.scalar(1).is_some()])?;
             Ok(ChType::UInt8)
         },
         move |ctx| {
-            let common = comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1))?;
+            let common = constant_comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1), [ctx.scalar(0).is_some(), ctx.scalar(1).is_some()])?;
             let (l, r) = match (ctx.dt(0), ctx.dt(1)) {
                 // ClickHouse compares FixedString(N) with String as the string without
                 // its zero padding (`toFixedString('abc', 5) = 'abc'` is 1).
                 (DataType::FixedSizeBinary(_), other) | (other, DataType::FixedSizeBinary(_)) if is_string_type(other) => {
                     (fixed_as_unpadded_string(ctx, 0)?, fixed_as_unpadded_string(ctx, 1)?)
                 }
-                _ => (to_type(ctx, 0, &common)?, to_type(ctx, 1, &common)?),
+                _ => {
+                    // A constant string that does not read as the other side's type is
+                    // ClickHouse's TYPE_MISMATCH.
+                    let convert = |i: usize| {
+                        to_type(ctx, i, &common).map_err(|e| {
+                            let text = ctx.scalar(i).and_then(crate::args::scalar_str);
+                            match text {
+                                Some(text) if is_string_type(ctx.dt(i)) => {
+                                    ch_error(ErrorCode::TYPE_MISMATCH, format!("Cannot convert string '{text}' to type {common}"))
+                                }
+                                _ => e,
+                            }
+                        })
+                    };
+                    (convert(0)?, convert(1)?)
+                }
             };
-            let mask: BooleanArray = match how {
-                Cmp::Eq => cmp::eq(&l, &r)?,
-                Cmp::Ne => cmp::neq(&l, &r)?,
-                Cmp::Lt => cmp::lt(&l, &r)?,
-                Cmp::Gt => cmp::gt(&l, &r)?,
-                Cmp::Le => cmp::lt_eq(&l, &r)?,
-                Cmp::Ge => cmp::gt_eq(&l, &r)?,
-            };
-            Ok(Arc::new(bool_to_u8(&mask)))
+            Ok(Arc::new(bool_to_u8(&compare_arrays(&l, &r, how)?)))
         },
     )
     .build()
+}
+
+/// Compares two columns of one type. Floats compare as IEEE numbers (NaN equals
+/// nothing, not even NaN; Arrow's kernels order NaN as a value). Arrays, tuples and maps
+/// compare lexicographically, element by element, as ClickHouse's `compareAt` does: NULL
+/// elements are equal to each other and greater than any value, and NaN elements equal.
+fn compare_arrays(l: &ArrayRef, r: &ArrayRef, how: Cmp) -> DfResult<BooleanArray> {
+    use datafusion::arrow::datatypes::Float64Type;
+    if is_float(l.data_type()) {
+        let (l, r) = (cast(l, &DataType::Float64)?, cast(r, &DataType::Float64)?);
+        let (l, r) = (l.as_primitive::<Float64Type>(), r.as_primitive::<Float64Type>());
+        let holds = |x: f64, y: f64| match how {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+            Cmp::Lt => x < y,
+            Cmp::Gt => x > y,
+            Cmp::Le => x <= y,
+            Cmp::Ge => x >= y,
+        };
+        let values: Vec<bool> = l.values().iter().zip(r.values().iter()).map(|(&x, &y)| holds(x, y)).collect();
+        return Ok(BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls())));
+    }
+    if l.data_type().is_nested() {
+        let options = datafusion::arrow::compute::SortOptions { descending: false, nulls_first: false };
+        let order = datafusion::arrow::array::make_comparator(l.as_ref(), r.as_ref(), options)?;
+        let values: Vec<bool> = (0..l.len())
+            .map(|i| {
+                let ordering = order(i, i);
+                match how {
+                    Cmp::Eq => ordering.is_eq(),
+                    Cmp::Ne => ordering.is_ne(),
+                    Cmp::Lt => ordering.is_lt(),
+                    Cmp::Gt => ordering.is_gt(),
+                    Cmp::Le => ordering.is_le(),
+                    Cmp::Ge => ordering.is_ge(),
+                }
+            })
+            .collect();
+        return Ok(BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls())));
+    }
+    Ok(match how {
+        Cmp::Eq => cmp::eq(l, r)?,
+        Cmp::Ne => cmp::neq(l, r)?,
+        Cmp::Lt => cmp::lt(l, r)?,
+        Cmp::Gt => cmp::gt(l, r)?,
+        Cmp::Le => cmp::lt_eq(l, r)?,
+        Cmp::Ge => cmp::gt_eq(l, r)?,
+    })
 }
 
 fn is_string_type(t: &DataType) -> bool {
@@ -532,6 +788,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         arith_or_zero("intDivOrZero", Op::IntDiv),
         arith_or_zero("moduloOrZero", Op::Modulo),
         negate(),
+        abs(),
         comparison("equals", Cmp::Eq),
         comparison("notEquals", Cmp::Ne),
         comparison("less", Cmp::Lt),

@@ -1,7 +1,7 @@
 //! Calendar functions, ClickHouse's (DateLUT) rules: weeks in MySQL's eight week modes
 //! (`toWeek`, `toYearWeek`, `toISOWeek`, `toISOYear`, `toStartOfWeek`, `toMonday`,
 //! `toLastDayOfWeek`, `toDayOfWeek` with a mode), `toLastDayOfMonth`, `toRelative*Num`,
-//! `toStartOfInterval` (the SQL front end turns `INTERVAL n unit` into `n, 'unit'` so weeks
+//! `toStartOfInterval` (with an `Interval*` value, whose type keeps the unit, so weeks
 //! stay weeks), `timeSlot`, `makeDate`/`makeDate32`/`makeDateTime`, `dateName`,
 //! `monthName` and `age`. Every function works on local wall-clock seconds in the
 //! argument's (or the explicit) time zone, as the other date functions do.
@@ -16,7 +16,7 @@ use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, illegal_type, is_integer, is_numeric, is_string, Arity, DfResult};
+use crate::args::{ch_error, illegal_type, is_integer, is_numeric, is_string, must_be_constant, Arity, DfResult};
 use crate::conversion::convert::timestamp_ticks;
 use crate::datetime::{check_date_arg, local_seconds, optional_tz, parse_unit, ymd, zone_for, Unit};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
@@ -258,8 +258,7 @@ fn result_zone(ctx: &RetCtx, tz_index: usize, input: usize) -> DfResult<Option<S
     }))
 }
 
-/// `toStartOfInterval(t, n, 'unit'[, tz])` (what `toStartOfInterval(t, INTERVAL n unit)`
-/// becomes in the front end) or with an interval value. Intervals are aligned as
+/// `toStartOfInterval(t, INTERVAL n unit[, tz])`. Intervals are aligned as
 /// ClickHouse aligns them: seconds and minutes on the epoch, hours within the day, days
 /// on the epoch, weeks on Mondays counted from 1970-01-05, months from January 1900.
 fn start_of_interval() -> ScalarUDF {
@@ -268,9 +267,10 @@ fn start_of_interval() -> ScalarUDF {
         Arity::range(2, 4),
         |ctx| {
             check_date_arg(ctx, 0, true)?;
-            let (count, unit, tz_index) = interval_of(ctx.arg_count(), |i| ctx.dt(i).clone(), |i| ctx.scalar(i).cloned(), ctx.name)?;
-            if count <= 0 {
-                return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Value for second argument of function {} must be positive", ctx.name)));
+            // The count is checked here when the interval is a literal, else once folded.
+            let (count, unit, tz_index) = interval_of(|i| ctx.ch(i), |i| ctx.scalar(i).cloned(), ctx.name)?;
+            if let Some(count) = count {
+                positive_count(count, ctx.name)?;
             }
             Ok(match unit {
                 Unit::Week | Unit::Month | Unit::Quarter | Unit::Year => ChType::Date,
@@ -278,7 +278,8 @@ fn start_of_interval() -> ScalarUDF {
             })
         },
         |ctx| {
-            let (n, unit, tz_index) = interval_of(ctx.args.len(), |i| ctx.dt(i).clone(), |i| ctx.scalar(i).cloned(), ctx.name)?;
+            let (n, unit, tz_index) = interval_of(|i| ctx.ch(i), |i| ctx.scalar(i).cloned(), ctx.name)?;
+            let n = positive_count(n.ok_or_else(|| must_be_constant(ctx.name, 1, "interval"))?, ctx.name)?;
             let zone = zone_for(ctx, 0, Some(tz_index))?;
             let local = local_seconds(&ctx.array(0)?, &zone)?;
             let day_of = |s: i64| s.div_euclid(86_400);
@@ -325,34 +326,27 @@ fn start_of_interval() -> ScalarUDF {
     .build()
 }
 
-/// (count, unit, index of the time-zone argument) of `toStartOfInterval`'s arguments:
-/// `t, n, 'unit'[, tz]` or `t, interval[, tz]`.
-fn interval_of(args: usize, dt: impl Fn(usize) -> DataType, scalar: impl Fn(usize) -> Option<ScalarValue>, name: &str) -> DfResult<(i64, Unit, usize)> {
-    let bad = || ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Second argument of function {name} must be an interval (INTERVAL n unit)"));
-    match scalar(1) {
-        Some(ScalarValue::IntervalMonthDayNano(Some(v))) => {
-            let (count, unit) = if v.months != 0 {
-                (v.months as i64, Unit::Month)
-            } else if v.days != 0 {
-                (v.days as i64, Unit::Day)
-            } else if v.nanoseconds % 3_600_000_000_000 == 0 {
-                (v.nanoseconds / 3_600_000_000_000, Unit::Hour)
-            } else {
-                (v.nanoseconds / 1_000_000_000, Unit::Second)
-            };
-            Ok((count, unit, 2))
-        }
-        Some(value) if args >= 3 && is_numeric(&dt(1)) && is_string(&dt(2)) => {
-            let count = crate::args::scalar_i128(&value).ok_or_else(bad)? as i64;
-            let unit_text = scalar(2).and_then(|s| crate::args::scalar_str(&s).map(str::to_string)).ok_or_else(bad)?;
-            let unit = parse_unit(name, &unit_text)?;
-            if matches!(unit, Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond) {
-                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("{name} with sub-second intervals is not supported yet")));
-            }
-            Ok((count, unit, 3))
-        }
-        _ => Err(bad()),
+/// (count when constant, unit, index of the time-zone argument) of
+/// `toStartOfInterval(t, interval[, tz])`.
+fn interval_of(ch: impl Fn(usize) -> ChType, scalar: impl Fn(usize) -> Option<ScalarValue>, name: &str) -> DfResult<(Option<i64>, Unit, usize)> {
+    let ChType::Interval(unit) = *ch(1).base() else {
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!("Illegal type {} of argument of function {name}. Should be an interval of time", ch(1)),
+        ));
+    };
+    if unit.sub_second_precision().is_some() {
+        return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("{name} with sub-second intervals is not supported yet")));
     }
+    let count = scalar(1).as_ref().and_then(crate::args::scalar_i128).map(|n| n as i64);
+    Ok((count, unit, 2))
+}
+
+fn positive_count(count: i64, name: &str) -> DfResult<i64> {
+    if count <= 0 {
+        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Value for second argument of function {name} must be positive")));
+    }
+    Ok(count)
 }
 
 /// `timeSlot(t)`: the start of the half hour.

@@ -172,6 +172,33 @@ fn timezone_fn() -> ScalarUDF {
     .build()
 }
 
+/// `toTimezone(t, 'zone')` (alias `toTimeZone`): the same instant, shown in `zone`
+/// (`DateTime('zone')`, `DateTime64(p, 'zone')`).
+fn to_timezone_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "toTimezone",
+        Arity::exact(2),
+        |ctx| {
+            if !is_time(ctx.dt(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of argument of function {}. Should be DateTime or DateTime64", ctx.ch(0), ctx.name),
+                ));
+            }
+            let tz = optional_tz(ctx, 1)?;
+            Ok(match ctx.ch(0).base() {
+                ChType::DateTime64(p, _) => ChType::DateTime64(*p, tz),
+                _ => ChType::DateTime(tz),
+            })
+        },
+        |ctx| {
+            let data = ctx.array(0)?.to_data().into_builder().data_type(ctx.ret_type().clone()).build()?;
+            Ok(datafusion::arrow::array::make_array(data))
+        },
+    )
+    .build()
+}
+
 // ---------------------------------------------------------------- helpers
 
 pub(crate) fn optional_tz(ctx: &RetCtx, index: usize) -> DfResult<Option<String>> {
@@ -400,36 +427,11 @@ fn to_unix_timestamp() -> ScalarUDF {
 
 // ---------------------------------------------------------------- dateDiff
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Unit {
-    Nanosecond,
-    Microsecond,
-    Millisecond,
-    Second,
-    Minute,
-    Hour,
-    Day,
-    Week,
-    Month,
-    Quarter,
-    Year,
-}
+/// A calendar unit (`dateDiff`'s units and the `Interval*` types' kinds are the same list).
+pub(crate) use granary_types::IntervalKind as Unit;
 
 pub(crate) fn parse_unit(name: &str, text: &str) -> DfResult<Unit> {
-    Ok(match text.to_ascii_lowercase().as_str() {
-        "nanosecond" | "nanoseconds" | "ns" => Unit::Nanosecond,
-        "microsecond" | "microseconds" | "us" | "u" => Unit::Microsecond,
-        "millisecond" | "milliseconds" | "ms" => Unit::Millisecond,
-        "second" | "seconds" | "ss" | "s" => Unit::Second,
-        "minute" | "minutes" | "mi" | "n" => Unit::Minute,
-        "hour" | "hours" | "hh" | "h" => Unit::Hour,
-        "day" | "days" | "dd" | "d" => Unit::Day,
-        "week" | "weeks" | "wk" | "ww" => Unit::Week,
-        "month" | "months" | "mm" | "m" => Unit::Month,
-        "quarter" | "quarters" | "qq" | "q" => Unit::Quarter,
-        "year" | "years" | "yyyy" | "yy" => Unit::Year,
-        _ => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Function {name} does not support '{text}' unit"))),
-    })
+    Unit::from_unit_name(text).ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Function {name} does not support '{text}' unit")))
 }
 
 /// ClickHouse's `toRelative*Num` of local seconds for a unit.
@@ -531,90 +533,167 @@ pub(crate) fn add_months_days(days: i64, months: i64) -> i64 {
     days_from_civil(ny, nm, nd)
 }
 
-fn interval_fn(name: &'static str, unit: Unit, sign: i64) -> ScalarUDF {
+/// The name of the function that moves a date by `unit` (`addDays`): ClickHouse's
+/// messages about intervals name it.
+pub(crate) fn add_function_name(unit: Unit) -> String {
+    format!("add{}s", unit.name())
+}
+
+/// The type of a date or time moved by a number of `unit`s, as ClickHouse types
+/// `addDays(d, n)` and `d + INTERVAL n DAY`: dates stay dates for whole days, become
+/// `DateTime` (`Date`) or `DateTime64(3)` (`Date32`) for hours, minutes and seconds;
+/// sub-second units make a `DateTime64` of at least their precision.
+pub(crate) fn shifted_type(t: &ChType, unit: Unit) -> DfResult<ChType> {
     let calendar = matches!(unit, Unit::Day | Unit::Week | Unit::Month | Unit::Quarter | Unit::Year);
+    let not_for = |t: &ChType| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{} cannot be used with {t}", add_function_name(unit)));
+    Ok(match (t, unit.sub_second_precision()) {
+        (ChType::Date | ChType::Date32, Some(_)) => return Err(not_for(t)),
+        (ChType::Date | ChType::Date32, None) if calendar => t.clone(),
+        (ChType::Date, None) => ChType::DateTime(None),
+        (ChType::Date32, None) => ChType::DateTime64(3, None),
+        (ChType::DateTime(tz), Some(p)) => ChType::DateTime64(p, tz.clone()),
+        (ChType::DateTime64(q, tz), Some(p)) => ChType::DateTime64(p.max(*q), tz.clone()),
+        (ChType::DateTime(_) | ChType::DateTime64(..), _) => t.clone(),
+        _ => return Err(not_for(t)),
+    })
+}
+
+fn ticks_per_second(t: &ChType) -> i64 {
+    match t {
+        ChType::DateTime64(p, _) => 10i64.pow(u32::from(*p).min(9)),
+        _ => 1,
+    }
+}
+
+/// Moves each value of `array` (a date or time) by `n * sign`
+/// `unit`s into a column of type `to` (see [`shifted_type`]). Calendar units move the
+/// local date in `zone` and keep the time of day; months clamp the day to the month's
+/// last. Results wrap as ClickHouse's do: `Date` in 16 bits, `DateTime` in 32.
+pub(crate) fn shift(array: &ArrayRef, n: &PrimitiveArray<Int64Type>, unit: Unit, sign: i64, zone: &SessionTz, to: &ChType) -> DfResult<ArrayRef> {
+    let zone = *zone;
+    let months_per = match unit {
+        Unit::Month => 1,
+        Unit::Quarter => 3,
+        Unit::Year => 12,
+        _ => 0,
+    };
+    let days_per = match unit {
+        Unit::Day => 1,
+        Unit::Week => 7,
+        _ => 0,
+    };
+    let calendar = months_per > 0 || days_per > 0;
+    let move_days = move |days: i64, k: i64| if months_per > 0 { add_months_days(days, k.wrapping_mul(months_per)) } else { days.wrapping_add(k.wrapping_mul(days_per)) };
+    let to_per = ticks_per_second(to);
+    // Ticks of the result's precision per unit, for units of a fixed length.
+    let unit_ticks = match unit {
+        Unit::Nanosecond => (to_per / 1_000_000_000).max(1),
+        Unit::Microsecond => (to_per / 1_000_000).max(1),
+        Unit::Millisecond => (to_per / 1_000).max(1),
+        Unit::Second => to_per,
+        Unit::Minute => 60 * to_per,
+        Unit::Hour => 3600 * to_per,
+        _ => 86_400 * to_per,
+    };
+    let wrap_datetime = matches!(to, ChType::DateTime(_));
+    match (array.data_type(), to) {
+        (DataType::Date32, ChType::Date | ChType::Date32) => {
+            let wrap16 = matches!(to, ChType::Date);
+            let a = array.as_primitive::<Date32Type>();
+            let out: PrimitiveArray<Date32Type> = datafusion::arrow::compute::binary(a, n, |d, k| {
+                let nd = move_days(d as i64, k.wrapping_mul(sign));
+                if wrap16 {
+                    (nd as u16) as i32
+                } else {
+                    nd as i32
+                }
+            })?;
+            Ok(Arc::new(out))
+        }
+        (DataType::Date32, _) => {
+            // A date plus hours: its midnight in the server zone, plus the interval.
+            let a = array.as_primitive::<Date32Type>();
+            let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(a, n, |d, k| {
+                let v = zone.to_utc(d as i64 * 86_400).wrapping_mul(to_per).wrapping_add(k.wrapping_mul(sign).wrapping_mul(unit_ticks));
+                if wrap_datetime {
+                    i64::from(v as u32)
+                } else {
+                    v
+                }
+            })?;
+            retype(out, to)
+        }
+        (DataType::Timestamp(..), _) => {
+            let (raw, from_per) = timestamp_ticks(array)?;
+            // The input in the result's ticks (DateTime + milliseconds is a DateTime64(3)).
+            let raw: PrimitiveArray<Int64Type> = if to_per > from_per { raw.unary(|v| v.wrapping_mul(to_per / from_per)) } else { raw };
+            let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&raw, n, |v, k| {
+                let k = k.wrapping_mul(sign);
+                let moved = if calendar {
+                    let (secs, sub) = (v.div_euclid(to_per), v.rem_euclid(to_per));
+                    let local = zone.to_local(secs);
+                    let days = move_days(local.div_euclid(86_400), k);
+                    zone.to_utc(days * 86_400 + local.rem_euclid(86_400)).wrapping_mul(to_per).wrapping_add(sub)
+                } else {
+                    v.wrapping_add(k.wrapping_mul(unit_ticks))
+                };
+                if wrap_datetime {
+                    i64::from(moved as u32)
+                } else {
+                    moved
+                }
+            })?;
+            retype(out, to)
+        }
+        (other, _) => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{} cannot be used with {other}", add_function_name(unit)))),
+    }
+}
+
+/// Int64 ticks as a column of the (time) type `to`.
+fn retype(ticks: PrimitiveArray<Int64Type>, to: &ChType) -> DfResult<ArrayRef> {
+    let data = ticks.into_data().into_builder().data_type(to.to_arrow()).build()?;
+    Ok(datafusion::arrow::array::make_array(data))
+}
+
+/// `addDays(d, n)`, `subtractMonths(d, n)`, ...: `d` moved by `n` units (see [`shift`]).
+fn interval_fn(name: &'static str, unit: Unit, sign: i64) -> ScalarUDF {
     ScalarDef::new(
         name,
         Arity::range(2, 3),
         move |ctx| {
             check_date_arg(ctx, 0, true)?;
-            if !(is_integer(ctx.dt(1)) || is_float(ctx.dt(1))) {
+            if !(is_integer(ctx.dt(1)) || is_float(ctx.dt(1))) || matches!(ctx.ch(1).base(), ChType::Interval(_)) {
                 return Err(illegal_type(ctx.name, 1, ctx.field(1)));
             }
             optional_tz(ctx, 2)?;
-            let t = ctx.ch(0);
-            Ok(match (t.base(), calendar) {
-                // Date plus seconds/minutes/hours becomes a DateTime.
-                (ChType::Date | ChType::Date32, false) => ChType::DateTime(None),
-                (other, _) => other.clone(),
-            })
+            shifted_type(ctx.ch(0).base(), unit)
         },
         move |ctx| {
             let zone = zone_for(ctx, 0, Some(2))?;
-            let array = ctx.array(0)?;
             let n = datafusion::arrow::compute::cast(&ctx.array(1)?, &DataType::Int64)?;
-            let n = n.as_primitive::<Int64Type>();
-            let ret = ctx.ret_ch();
-            let secs_per = match unit {
-                Unit::Second => 1,
-                Unit::Minute => 60,
-                Unit::Hour => 3600,
-                _ => 86_400,
-            };
-            let months_per = match unit {
-                Unit::Month => 1,
-                Unit::Quarter => 3,
-                Unit::Year => 12,
-                _ => 0,
-            };
-            let days_per = match unit {
-                Unit::Day => 1,
-                Unit::Week => 7,
-                _ => 0,
-            };
-            match (array.data_type(), ret.base()) {
-                (DataType::Date32, ChType::Date | ChType::Date32) => {
-                    let wrap16 = matches!(ret.base(), ChType::Date);
-                    let a = array.as_primitive::<Date32Type>();
-                    let out: PrimitiveArray<Date32Type> = datafusion::arrow::compute::binary(a, n, |d, k| {
-                        let k = k.wrapping_mul(sign);
-                        let nd = if months_per > 0 { add_months_days(d as i64, k * months_per) } else { d as i64 + k * days_per };
-                        if wrap16 {
-                            (nd as u16) as i32
-                        } else {
-                            nd as i32
-                        }
-                    })?;
-                    Ok(Arc::new(out))
-                }
-                (DataType::Date32, _) => {
-                    // Date + hours: midnight in the server zone, plus the interval.
-                    let a = array.as_primitive::<Date32Type>();
-                    let out: PrimitiveArray<datafusion::arrow::datatypes::TimestampSecondType> =
-                        datafusion::arrow::compute::binary(a, n, |d, k| zone.to_utc(d as i64 * 86_400) + k * sign * secs_per)?;
-                    Ok(Arc::new(out))
-                }
-                (DataType::Timestamp(tu, tz), _) => {
-                    let (raw, per) = timestamp_ticks(&array)?;
-                    let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&raw, n, |v, k| {
-                        let k = k.wrapping_mul(sign);
-                        if calendar {
-                            let secs = v.div_euclid(per);
-                            let sub = v.rem_euclid(per);
-                            let local = zone.to_local(secs);
-                            let days = local.div_euclid(86_400);
-                            let sod = local.rem_euclid(86_400);
-                            let nd = if months_per > 0 { add_months_days(days, k * months_per) } else { days + k * days_per };
-                            zone.to_utc(nd * 86_400 + sod) * per + sub
-                        } else {
-                            v + k * secs_per * per
-                        }
-                    })?;
-                    let out = out.into_data().into_builder().data_type(DataType::Timestamp(*tu, tz.clone())).build()?;
-                    Ok(datafusion::arrow::array::make_array(out))
-                }
-                _ => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type of argument of function {name}"))),
+            shift(&ctx.array(0)?, n.as_primitive::<Int64Type>(), unit, sign, &zone, ctx.ret_ch().base())
+        },
+    )
+    .build()
+}
+
+/// `toIntervalDay(n)`, ...: `n` (a number, or a string holding one) as an interval of
+/// that unit; fractions are dropped, as ClickHouse converts the count to Int64.
+fn to_interval_fn(unit: Unit) -> ScalarUDF {
+    let name: &'static str = Box::leak(format!("toInterval{}", unit.name()).into_boxed_str());
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        move |ctx| {
+            let dt = ctx.dt(0);
+            if !(is_integer(dt) || is_float(dt) || is_string(dt) || crate::args::is_decimal(dt)) || matches!(ctx.ch(0).base(), ChType::Interval(_)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
             }
+            Ok(ChType::Interval(unit))
+        },
+        move |ctx| {
+            let cv = Conv { func: name, mode: Mode::Throw, config: ctx.config };
+            convert(&ctx.array(0)?, &ctx.fields[0], &ChType::Int64, &cv)
         },
     )
     .build()
@@ -627,6 +706,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         day_fn("today", 0),
         day_fn("yesterday", 1),
         timezone_fn(),
+        to_timezone_fn(),
         component::<UInt16Type>("toYear", ChType::UInt16, true, |s| ymd(s).0 as u16),
         component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
         component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),
@@ -667,18 +747,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         to_unix_timestamp64("toUnixTimestamp64Nano", TimeUnit::Nanosecond),
         date_diff(),
     ];
-    for (unit, suffix) in [
-        (Unit::Second, "Seconds"),
-        (Unit::Minute, "Minutes"),
-        (Unit::Hour, "Hours"),
-        (Unit::Day, "Days"),
-        (Unit::Week, "Weeks"),
-        (Unit::Month, "Months"),
-        (Unit::Quarter, "Quarters"),
-        (Unit::Year, "Years"),
-    ] {
-        out.push(interval_fn(Box::leak(format!("add{suffix}").into_boxed_str()), unit, 1));
-        out.push(interval_fn(Box::leak(format!("subtract{suffix}").into_boxed_str()), unit, -1));
+    for unit in Unit::ALL {
+        out.push(interval_fn(Box::leak(add_function_name(unit).into_boxed_str()), unit, 1));
+        out.push(interval_fn(Box::leak(format!("subtract{}s", unit.name()).into_boxed_str()), unit, -1));
+        out.push(to_interval_fn(unit));
     }
     out
 }

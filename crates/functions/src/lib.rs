@@ -62,6 +62,8 @@ pub mod aggregate;
 pub mod args;
 pub mod combinators;
 pub mod arithmetic;
+mod bits;
+mod rounding;
 pub mod array;
 mod array_access;
 mod array_aggregate;
@@ -103,7 +105,8 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use granary_common::{Error, ErrorCode, Result};
 
 pub use conversion::{cast_to_chtype, convert_array};
-pub use literals::{fixed_string_literals, type_expression_literals, type_literals};
+pub use tuple::MapPlanner;
+pub use literals::{check_string_number_comparisons, fixed_string_literals, type_expression_literals, type_literals};
 pub use combinators::merge_aggregate_states;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
@@ -128,6 +131,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(tuple::functions());
     out.extend(conditional::functions());
     out.extend(arithmetic::functions());
+    out.extend(bits::functions());
+    out.extend(rounding::functions());
     out.extend(string::functions());
     out.extend(search::functions());
     out.extend(utf8::functions());

@@ -367,6 +367,62 @@ fn typed_literal(expr: &Expr, target: &ChType) -> datafusion::error::Result<Opti
     })
 }
 
+/// ClickHouse compares a String column with a number only through a common type, and
+/// there is none (NO_COMMON_TYPE); a string literal is read as the number instead,
+/// which DataFusion's coercion does too. DataFusion would also cast the column, so such
+/// comparisons in WHERE, HAVING and ON are refused here, before the analyzer.
+pub fn check_string_number_comparisons(plan: &LogicalPlan) -> Result<()> {
+    use datafusion::arrow::datatypes::DataType;
+    use datafusion::logical_expr::{BinaryExpr, ExprSchemable, Operator};
+    let is_text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let is_number = |t: &DataType| t.is_numeric();
+    let mut failure: Option<granary_common::Error> = None;
+    plan.apply_with_subqueries(|node| {
+        let schema = match node.inputs().as_slice() {
+            [input] => input.schema().clone(),
+            _ => return Ok(TreeNodeRecursion::Continue),
+        };
+        for expr in node.expressions() {
+            expr.apply(|e| {
+                let Expr::BinaryExpr(BinaryExpr { left, op, right }) = e else { return Ok(TreeNodeRecursion::Continue) };
+                if !matches!(op, Operator::Eq | Operator::NotEq | Operator::Lt | Operator::LtEq | Operator::Gt | Operator::GtEq) {
+                    return Ok(TreeNodeRecursion::Continue);
+                }
+                let (Ok(lt), Ok(rt)) = (left.get_type(&schema), right.get_type(&schema)) else { return Ok(TreeNodeRecursion::Continue) };
+                let column_text = |side: &Expr, t: &DataType| is_text(t) && !matches!(side, Expr::Literal(..));
+                let (text_side, number_side) = if column_text(left, &lt) && is_number(&rt) {
+                    (lt.clone(), right.as_ref())
+                } else if column_text(right, &rt) && is_number(&lt) {
+                    (rt.clone(), left.as_ref())
+                } else {
+                    return Ok(TreeNodeRecursion::Continue);
+                };
+                let number_type = match number_side {
+                    Expr::Literal(value, _) => narrow(value).map(|v| v.data_type()).unwrap_or_else(|| value.data_type()),
+                    other => other.get_type(&schema).unwrap_or(DataType::Int64),
+                };
+                let names = [granary_types::ChType::from_arrow(&text_side, false), granary_types::ChType::from_arrow(&number_type, false)];
+                failure = Some(granary_common::Error::new(
+                    granary_common::ErrorCode::NO_COMMON_TYPE,
+                    format!(
+                        "There is no supertype for types {}, {} because some of them are String/FixedString/Enum and some of them are not",
+                        names[0], names[1]
+                    ),
+                ));
+                Ok(TreeNodeRecursion::Stop)
+            })?;
+            if failure.is_some() {
+                return Ok(TreeNodeRecursion::Stop);
+            }
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //! type's zero date). The functions here return what was read or *why* it could not be
 //! read; callers turn that into an error, a zero or a NULL (`...OrZero`/`...OrNull`).
 
+use datafusion::arrow::datatypes::i256;
 use granary_common::ErrorCode;
 
 use crate::tz::days_from_civil;
@@ -316,6 +317,34 @@ pub(crate) fn parse_datetime(text: &str) -> Result<DateTimeText, ParseFail> {
 /// fraction digits (ClickHouse truncates: `toDecimal64('3.14159', 3)` is 3.141).
 /// Accepts an exponent (`1.5e1`). Returns `Overflow` past 38 digits.
 pub(crate) fn parse_decimal(text: &str, scale: u8) -> Result<i128, ParseFail> {
+    let (negative, digits, shift) = decimal_digits(text, scale)?;
+    let mut value: i128 = 0;
+    for d in digits {
+        value = value.checked_mul(10).and_then(|v| v.checked_add(d as i128)).ok_or(ParseFail::Overflow)?;
+    }
+    for _ in 0..shift {
+        value = value.checked_mul(10).ok_or(ParseFail::Overflow)?;
+    }
+    Ok(if negative { -value } else { value })
+}
+
+/// [`parse_decimal`] for `Decimal256` (up to 76 digits).
+pub(crate) fn parse_decimal256(text: &str, scale: u8) -> Result<i256, ParseFail> {
+    let (negative, digits, shift) = decimal_digits(text, scale)?;
+    let ten = i256::from_i128(10);
+    let mut value = i256::ZERO;
+    for d in digits {
+        value = value.checked_mul(ten).and_then(|v| v.checked_add(i256::from_i128(d as i128))).ok_or(ParseFail::Overflow)?;
+    }
+    for _ in 0..shift {
+        value = value.checked_mul(ten).ok_or(ParseFail::Overflow)?;
+    }
+    Ok(if negative { value.wrapping_neg() } else { value })
+}
+
+/// The sign of a decimal number, the digits kept at `scale` (fraction digits past it
+/// dropped) and how many zeros follow them.
+fn decimal_digits(text: &str, scale: u8) -> Result<(bool, Vec<u8>, u64), ParseFail> {
     let b = text.as_bytes();
     if b.is_empty() {
         return Err(ParseFail::Empty);
@@ -361,17 +390,18 @@ pub(crate) fn parse_decimal(text: &str, scale: u8) -> Result<i128, ParseFail> {
     // Value = digits * 10^(exponent - fraction_len); we want value * 10^scale.
     let fraction_len = point.map(|p| digits.len() - p).unwrap_or(0) as i64;
     let shift = exponent - fraction_len + scale as i64;
-    let mut value: i128 = 0;
     let keep = if shift >= 0 { digits.len() } else { (digits.len() as i64 + shift).max(0) as usize };
-    for d in &digits[..keep] {
-        value = value.checked_mul(10).and_then(|v| v.checked_add(*d as i128)).ok_or(ParseFail::Overflow)?;
+    digits.truncate(keep);
+    // Leading zeros do not count against the width.
+    let first = digits.iter().position(|d| *d != 0).unwrap_or(digits.len());
+    digits.drain(..first);
+    if digits.is_empty() {
+        return Ok((negative, digits, 0));
     }
-    if shift > 0 {
-        for _ in 0..shift {
-            value = value.checked_mul(10).ok_or(ParseFail::Overflow)?;
-        }
+    if shift > 100 {
+        return Err(ParseFail::Overflow);
     }
-    Ok(if negative { -value } else { value })
+    Ok((negative, digits, shift.max(0) as u64))
 }
 
 /// ClickHouse's accepted spellings of booleans.

@@ -23,6 +23,7 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("SCHEMA", "currentDatabase"),
     ("current_database", "currentDatabase"),
     ("hostname", "hostName"),
+    ("toTimeZone", "toTimezone"),
     ("rand32", "rand"),
     // dates
     ("DATE_DIFF", "dateDiff"),

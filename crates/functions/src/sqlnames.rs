@@ -147,6 +147,13 @@ pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
         subscripts_to_array_element(expr);
         trim_to_function(expr);
         if let Expr::Substring { expr: inner, substring_from, substring_for, .. } = expr {
+            // ClickHouse's grammar wants an offset: `substring('abc')` is a syntax error.
+            if substring_from.is_none() {
+                return ControlFlow::Break(granary_common::Error::new(
+                    granary_common::ErrorCode::SYNTAX_ERROR,
+                    format!("Syntax error: failed at {expr}: substring needs an offset (substring(s, offset[, length]))"),
+                ));
+            }
             let mut args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr((**inner).clone()))];
             let from = substring_from.clone().map(|e| *e).unwrap_or_else(|| {
                 Expr::Value(datafusion::sql::sqlparser::ast::Value::Number("1".to_string(), false).into())

@@ -107,6 +107,17 @@ fn int_of(signed: bool, width: u32) -> ChType {
     }
 }
 
+/// The smallest of ClickHouse's decimal precisions (9, 18, 38, 76) holding `digits`.
+fn decimal_class(digits: u32) -> u8 {
+    match digits {
+        0..=9 => 9,
+        10..=18 => 18,
+        19..=38 => 38,
+        39..=76 => 76,
+        _ => 77,
+    }
+}
+
 fn no_common(types: &[ChType]) -> datafusion::common::DataFusionError {
     let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
     let is_text = |t: &ChType| matches!(t.base(), ChType::String | ChType::FixedString(_));
@@ -209,11 +220,30 @@ fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
             (None, false) => ChType::Date32,
         });
     }
-    if bases.iter().all(|t| matches!(t, ChType::Decimal(..))) {
+    // Decimals: the widest precision and the largest scale (ClickHouse keeps
+    // Decimal(38, 30) with Decimal(18, 2), whatever the integer digits); integers among
+    // them widen the precision to hold their digits at that scale.
+    if bases.iter().any(|t| matches!(t, ChType::Decimal(..))) && bases.iter().all(|t| matches!(t, ChType::Decimal(..)) || int_info(t).is_some()) {
         let scale = bases.iter().filter_map(|t| if let ChType::Decimal(_, s) = t { Some(*s) } else { None }).max().unwrap_or(0);
-        let int_digits =
-            bases.iter().filter_map(|t| if let ChType::Decimal(p, s) = t { Some(p - s) } else { None }).max().unwrap_or(0);
-        return Ok(ChType::Decimal((int_digits + scale).clamp(1, 38), scale));
+        let precision = bases.iter().filter_map(|t| if let ChType::Decimal(p, _) = t { Some(*p) } else { None }).max().unwrap_or(1);
+        let int_digits = bases
+            .iter()
+            .filter_map(int_info)
+            .map(|(_, width)| match width {
+                1 => 3,
+                2 => 5,
+                4 => 10,
+                _ => 20,
+            })
+            .max();
+        let precision = match int_digits {
+            Some(digits) if u32::from(scale) + digits > u32::from(precision) => decimal_class(u32::from(scale) + digits),
+            _ => precision,
+        };
+        if precision > 76 {
+            return Err(no_common(bases));
+        }
+        return Ok(ChType::Decimal(precision, scale));
     }
     if bases.iter().all(|t| matches!(t, ChType::Array(_))) {
         let inner: Vec<ChType> = bases.iter().filter_map(|t| if let ChType::Array(i) = t { Some((**i).clone()) } else { None }).collect();

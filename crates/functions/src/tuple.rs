@@ -1,15 +1,20 @@
 //! `tuple(a, b, ...)`: an unnamed `Tuple(T1, T2, ...)` of its arguments (elements keep
-//! their own types and NULLs; the tuple itself is never NULL).
+//! their own types and NULLs; the tuple itself is never NULL; `(a, b)` in a SELECT list
+//! is this call). `map(k1, v1, k2, v2, ...)`: a `Map(K, V)` of one entry per pair, `K`
+//! and `V` the least supertypes of the keys and of the values.
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, StructArray};
+use datafusion::arrow::array::{Array, ArrayRef, MapArray, StructArray};
+use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::ScalarUDF;
 use granary_types::ChType;
 
 use crate::args::{ch_error, Arity};
+use crate::conditional::to_type;
 use crate::func::ScalarDef;
+use crate::supertype::least_supertype_of_args;
 
 fn tuple() -> ScalarUDF {
     ScalarDef::new(
@@ -28,6 +33,79 @@ fn tuple() -> ScalarUDF {
     .build()
 }
 
+fn map() -> ScalarUDF {
+    ScalarDef::new(
+        "map",
+        Arity::at_least(0),
+        |ctx| {
+            let n = ctx.arg_count();
+            if n % 2 != 0 {
+                return Err(ch_error(
+                    granary_common::ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                    format!("Function map requires even number of arguments, but {n} given"),
+                ));
+            }
+            let keys: Vec<usize> = (0..n).step_by(2).collect();
+            let values: Vec<usize> = (1..n).step_by(2).collect();
+            Ok(ChType::Map(Box::new(least_supertype_of_args(ctx, &keys)?), Box::new(least_supertype_of_args(ctx, &values)?)))
+        },
+        |ctx| {
+            let ChType::Map(key_type, value_type) = ctx.ret_ch() else {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "map() must return a Map"));
+            };
+            let DataType::Map(entries_field, _) = ctx.ret_type() else {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "map() must return an Arrow Map"));
+            };
+            let DataType::Struct(entry_fields) = entries_field.data_type() else {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "map() entries must be a Struct"));
+            };
+            let pairs = ctx.args.len() / 2;
+            let rows = ctx.len;
+            let column = |i: usize, t: &ChType| -> datafusion::common::Result<ArrayRef> {
+                Ok(if matches!(t, ChType::Nothing) { ctx.array(i)? } else { to_type(ctx, i, t)? })
+            };
+            let keys = (0..pairs).map(|p| column(2 * p, &key_type)).collect::<datafusion::common::Result<Vec<_>>>()?;
+            let values = (0..pairs).map(|p| column(2 * p + 1, &value_type)).collect::<datafusion::common::Result<Vec<_>>>()?;
+            // Entries row by row: row r holds pair 0..pairs of that row.
+            let interleave = |columns: &[ArrayRef], field_type: &DataType| -> datafusion::common::Result<ArrayRef> {
+                if columns.is_empty() {
+                    return Ok(datafusion::arrow::array::new_empty_array(field_type));
+                }
+                let refs: Vec<&dyn Array> = columns.iter().map(|c| c.as_ref()).collect();
+                let indices: Vec<(usize, usize)> = (0..rows).flat_map(|r| (0..pairs).map(move |p| (p, r))).collect();
+                Ok(datafusion::arrow::compute::interleave(&refs, &indices)?)
+            };
+            let key_column = interleave(&keys, entry_fields[0].data_type())?;
+            let value_column = interleave(&values, entry_fields[1].data_type())?;
+            let entries = StructArray::try_new(entry_fields.clone(), vec![key_column, value_column], None)?;
+            let offsets = OffsetBuffer::from_lengths(std::iter::repeat_n(pairs, rows));
+            Ok(Arc::new(MapArray::try_new(entries_field.clone(), offsets, entries, None, false)?))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+/// DataFusion's SQL planner hands every `map(k, v, ...)` call to the expression planners
+/// (its own makes `Map(K, Nullable(V))` of Int64 literals); this one, placed first,
+/// plans Granary's `map` instead.
+#[derive(Debug)]
+pub struct MapPlanner;
+
+impl datafusion::logical_expr::planner::ExprPlanner for MapPlanner {
+    fn plan_make_map(
+        &self,
+        args: Vec<datafusion::logical_expr::Expr>,
+    ) -> datafusion::common::Result<datafusion::logical_expr::planner::PlannerResult<Vec<datafusion::logical_expr::Expr>>> {
+        use datafusion::logical_expr::planner::PlannerResult;
+        let Some(udf) = crate::registered().0.iter().find(|f| f.name() == "map") else { return Ok(PlannerResult::Original(args)) };
+        Ok(PlannerResult::Planned(datafusion::logical_expr::Expr::ScalarFunction(datafusion::logical_expr::expr::ScalarFunction::new_udf(
+            Arc::clone(udf),
+            args,
+        ))))
+    }
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![tuple()]
+    vec![tuple(), map()]
 }

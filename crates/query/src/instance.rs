@@ -365,13 +365,17 @@ impl Instance {
             options.execution.time_zone = Some(timezone.name().to_string());
         }
         let base_runtime = Arc::new(RuntimeEnvBuilder::new().build()?);
-        let mut state = SessionStateBuilder::new()
+        let mut builder = SessionStateBuilder::new()
             .with_config(session_config)
             .with_runtime_env(base_runtime.clone())
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
-            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
-            .build();
+            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner));
+        // Ahead of DataFusion's planners, so `map(k, v)` is ClickHouse's map.
+        if let Some(planners) = builder.expr_planners() {
+            planners.insert(0, Arc::new(granary_functions::MapPlanner));
+        }
+        let mut state = builder.build();
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));

@@ -545,6 +545,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
     let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };
     let plan = granary_functions::fixed_string_literals(plan)?;
+    granary_functions::check_string_number_comparisons(&plan)?;
     let plan = granary_functions::type_literals(plan)?;
     // After the literals got their types: WITH FILL works in the keys' final types.
     let plan = match &fill {

@@ -65,6 +65,14 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
                     Token::SingleQuotedString(value)
                 }
             }
+            Token::Word(mut word) if matches!(word.quote_style, Some('`') | Some('"')) => {
+                let raw = &sql[start..end];
+                if raw.len() >= 2 && raw.contains('\\') {
+                    let quote = raw.as_bytes()[0];
+                    word.value = unescape_quoted(&raw[1..raw.len() - 1], quote, start)?;
+                }
+                Token::Word(word)
+            }
             other => other,
         };
         out.push(Lexeme { token, span, start, end });
@@ -79,14 +87,20 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
 /// UTF-8 (`'\xff'`) become U+FFFD, since Granary's String values are UTF-8 text.
 /// `literal_start` (the byte offset of the opening quote) places syntax errors.
 pub fn unescape_string_literal(body: &str, literal_start: usize) -> Result<String> {
+    unescape_quoted(body, b'\'', literal_start)
+}
+
+/// [`unescape_string_literal`] for text quoted with `quote`: identifiers in backquotes
+/// or double quotes take the same escapes (`` `c\\d` `` is the name `c\d`).
+fn unescape_quoted(body: &str, quote: u8, literal_start: usize) -> Result<String> {
     let body = body.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(body.len());
     let mut i = 0;
     while i < body.len() {
         match body[i] {
-            b'\'' => {
-                // Inside the literal a quote is always doubled (`''`).
-                out.push(b'\'');
+            b if b == quote => {
+                // Inside the quotes the quote character is always doubled.
+                out.push(quote);
                 i += 2;
             }
             b'\\' => {

@@ -33,6 +33,7 @@ pub mod params;
 pub mod parse;
 pub mod rewrite;
 mod ternary;
+mod casts;
 pub mod views;
 
 pub use datafusion::sql::sqlparser;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectNamePart, Query, Select,
+    AccessExpr, BinaryOperator, Subscript, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectNamePart, Query, Select,
     SelectItem, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 
@@ -91,7 +91,14 @@ fn write_name(expr: &Expr, out: &mut String) {
             None => out.push_str(&expr.to_string()),
         },
         Expr::UnaryOp { op: UnaryOperator::Minus, expr: inner } => match inner.as_ref() {
+            // `-1` and `-inf` are negative literals to ClickHouse, not calls of negate.
             Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+                out.push('-');
+                write_name(inner, out);
+            }
+            // A negative NaN prints as `nan`.
+            Expr::Identifier(ident) if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("nan") => out.push_str("nan"),
+            Expr::Identifier(ident) if ident.quote_style.is_none() && ["inf", "infinity"].iter().any(|n| ident.value.eq_ignore_ascii_case(n)) => {
                 out.push('-');
                 write_name(inner, out);
             }
@@ -114,20 +121,27 @@ fn write_name(expr: &Expr, out: &mut String) {
         Expr::InList { expr: e, list, negated } => {
             out.push_str(if *negated { "notIn(" } else { "in(" });
             write_name(e, out);
-            out.push_str(", (");
-            for (i, item) in list.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
+            out.push_str(", ");
+            // One value is written alone: `in(x, 1)`, `in(x, (1, 2))`.
+            if let [item] = list.as_slice() {
                 write_name(item, out);
+            } else {
+                out.push('(');
+                for (i, item) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_name(item, out);
+                }
+                out.push(')');
             }
-            out.push_str("))");
+            out.push(')');
         }
         Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: e, data_type, .. } => {
             out.push_str("CAST(");
             write_name(e, out);
             out.push_str(", ");
-            out.push_str(&quote_string(&data_type.to_string()));
+            out.push_str(&quote_string(&crate::rewrite::clickhouse_type_text(data_type)));
             out.push(')');
         }
         Expr::Array(array) => {
@@ -150,6 +164,26 @@ fn write_name(expr: &Expr, out: &mut String) {
             }
             out.push(')');
         }
+        // `a[1]` is `arrayElement(a, 1)` (maps too).
+        Expr::CompoundFieldAccess { root, access_chain }
+            if access_chain.iter().all(|a| matches!(a, AccessExpr::Subscript(Subscript::Index { .. }))) =>
+        {
+            let mut name = String::new();
+            write_name(root, &mut name);
+            for access in access_chain {
+                if let AccessExpr::Subscript(Subscript::Index { index }) = access {
+                    let mut wrapped = format!("arrayElement({name}, ");
+                    write_name(index, &mut wrapped);
+                    wrapped.push(')');
+                    name = wrapped;
+                }
+            }
+            out.push_str(&name);
+        }
+        Expr::Interval(interval) => match crate::rewrite::interval_call(interval) {
+            Some(call) => write_name(&call, out),
+            None => out.push_str(&expr.to_string()),
+        },
         Expr::Case { operand: None, conditions, else_result, .. } => {
             let mut args: Vec<&Expr> = Vec::new();
             for when in conditions {
@@ -321,8 +355,12 @@ mod tests {
         assert_eq!(name("-1"), "-1");
         assert_eq!(name("toUInt64(number) * 2"), "multiply(toUInt64(number), 2)");
         assert_eq!(name("x IN (1, 2)"), "in(x, (1, 2))");
+        assert_eq!(name("x NOT IN (1)"), "notIn(x, 1)");
+        assert_eq!(name("m['a'][2]"), "arrayElement(arrayElement(m, 'a'), 2)");
         assert_eq!(name("quantile(0.5)(x)"), "quantile(0.5)(x)");
         assert_eq!(name("count(DISTINCT x)"), "countDistinct(x)");
+        assert_eq!(name("d + INTERVAL 1 DAY"), "plus(d, toIntervalDay(1))");
+        assert_eq!(name("INTERVAL '3' MONTH"), "toIntervalMonth('3')");
     }
 
     fn renamed(sql: &str) -> String {

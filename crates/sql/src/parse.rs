@@ -665,6 +665,7 @@ impl<'a> Cursor<'a> {
         if lexemes.iter().any(|l| matches!(&l.token, Token::Placeholder(p) if p == "?")) {
             lexemes = crate::ternary::rewrite_ternaries(lexemes)?;
         }
+        lexemes = crate::casts::rewrite_casts(self.sql, lexemes);
         // FORMAT and SETTINGS are taken off the end here: after a SELECT without FROM,
         // sqlparser would read `SELECT 1 FORMAT JSON` as a column alias.
         let mut format = None;

@@ -18,7 +18,6 @@ use datafusion::sql::sqlparser::ast::{
     FunctionArguments, Ident, LimitClause, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, Value,
 };
 use granary_common::{Error, ErrorCode, Result};
-use granary_types::ChType;
 
 use crate::names::column_name;
 
@@ -45,6 +44,7 @@ pub struct LimitBy {
 
 /// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
 pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
+    check_limit_literals(query)?;
     let limit_by = take_limit_by(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
     rewrite_nested_query(query, options)?;
@@ -181,7 +181,8 @@ fn name_projection(projection: &mut [SelectItem]) {
 
 /// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`), and
 /// `a AND b`, `a OR b`, `NOT a` are `and`, `or`, `not` (UInt8, three-valued over numbers),
-/// `LIKE` is `like`, and `IN (..)`, `BETWEEN`, `IS [NOT] NULL` give UInt8 too.
+/// `LIKE` is `like`, `(a, b)` is `tuple(a, b)`, and `IN (..)`, `BETWEEN`, `IS [NOT] NULL`
+/// give UInt8 too.
 /// Only the projection is rewritten, and subqueries are not entered: filters keep
 /// DataFusion's booleans.
 pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
@@ -225,6 +226,14 @@ pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
     if let (Some(name), Expr::BinaryOp { left, right, .. }) = (name, &mut *expr) {
         let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
         *expr = function_call(name, vec![left, right]);
+    } else if let Expr::Tuple(items) = expr {
+        // `(1, 'a')` is ClickHouse's `tuple(1, 'a')`: Tuple(UInt8, String), elements
+        // unnamed (DataFusion's struct would name them c0, c1 and make them Nullable).
+        for item in items.iter_mut() {
+            comparisons_as_functions(item);
+        }
+        let items = std::mem::take(items);
+        *expr = function_call("tuple", items);
     } else if let Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: inner } = expr {
         let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
         *expr = function_call("not", vec![inner]);
@@ -253,6 +262,17 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
     match expr {
         // `(a, b) IN ((1, 'x'), (2, 'y'))`: each element compared, as ClickHouse compares
         // tuples (DataFusion's struct IN lists need identical struct types).
+        // ClickHouse leaves NULLs out of an IN list (transform_null_in = 0): `1 IN (NULL)`
+        // is 0 and `2 NOT IN (1, NULL)` is 1, where SQL would say NULL. Only a NULL
+        // probe gives NULL; with no value left, `x != x` (`x = x` for NOT IN) says that.
+        Expr::InList { expr: probe, list, negated } if list.iter().any(is_null_literal) && !matches!(probe.as_ref(), Expr::Tuple(_)) => {
+            list.retain(|item| !is_null_literal(item));
+            if list.is_empty() {
+                let probe = std::mem::replace(probe.as_mut(), Expr::value(Value::Null));
+                let op = if *negated { BinaryOperator::Eq } else { BinaryOperator::NotEq };
+                *expr = Expr::Nested(Box::new(Expr::BinaryOp { left: Box::new(probe.clone()), op, right: Box::new(probe) }));
+            }
+        }
         Expr::InList { expr: probe, list, negated } if matches!(probe.as_ref(), Expr::Tuple(_)) && !list.is_empty() => {
             let Expr::Tuple(keys) = probe.as_ref() else { return };
             let mut alternatives = Vec::with_capacity(list.len());
@@ -308,10 +328,10 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             *expr = function_call("divide", vec![left, right]);
         }
         // `+ - * %` and unary minus are ClickHouse's `plus`..`negate`, whose result types
-        // are ClickHouse's (`UInt8 + UInt8` is `UInt16`). Interval arithmetic stays with
-        // DataFusion, and `-<number>` stays a literal.
+        // are ClickHouse's (`UInt8 + UInt8` is `UInt16`, `Date + IntervalMonth` is a
+        // Date), and `-<number>` stays a literal.
         Expr::BinaryOp { op: op @ (BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply | BinaryOperator::Modulo), left, right }
-            if options.clickhouse_functions && !is_interval(left) && !is_interval(right) =>
+            if options.clickhouse_functions =>
         {
             let name = match op {
                 BinaryOperator::Plus => "plus",
@@ -322,7 +342,7 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let (left, right) = (std::mem::replace(left.as_mut(), Expr::value(Value::Null)), std::mem::replace(right.as_mut(), Expr::value(Value::Null)));
             *expr = function_call(name, vec![left, right]);
         }
-        Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr: inner } if options.clickhouse_functions && !is_number(inner) && !is_interval(inner) => {
+        Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr: inner } if options.clickhouse_functions && !is_number(inner) => {
             let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
             *expr = function_call("negate", vec![inner]);
         }
@@ -331,16 +351,17 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let elements = std::mem::take(&mut array.elem);
             *expr = function_call("array", elements);
         }
-        Expr::Function(function) if is_start_of_interval(function) => split_interval_argument(function),
+        // `INTERVAL n unit` is ClickHouse's `toIntervalUnit(n)`, a value of type
+        // `IntervalUnit` that keeps its unit (2 weeks are not 14 days to `toStartOfInterval`).
+        Expr::Interval(interval) if options.clickhouse_functions => {
+            if let Some(call) = interval_call(interval) {
+                *expr = call;
+            }
+        }
         // ClickHouse reads `inf` and `nan` as Float64 literals.
         Expr::Identifier(ident) if ident.quote_style.is_none() && ["inf", "infinity", "nan"].iter().any(|n| ident.value.eq_ignore_ascii_case(n)) => {
             let text = if ident.value.eq_ignore_ascii_case("nan") { "nan" } else { "inf" };
             *expr = function_call("_CAST", vec![Expr::value(Value::SingleQuotedString(text.to_string())), Expr::value(Value::SingleQuotedString("Float64".to_string()))]);
-        }
-        Expr::Function(function) if interval_of_literal(function).is_some() => {
-            if let Some(interval) = interval_of_literal(function) {
-                *expr = interval;
-            }
         }
         Expr::Function(function) => {
             if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() {
@@ -359,23 +380,33 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let right = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
             *expr = function_call("concat", vec![left, right]);
         }
+        // Every type goes to `_CAST`, which reads it with ClickHouse's rules (an unknown
+        // one is UNKNOWN_TYPE there).
         Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: inner, data_type, format: None, .. } if options.clickhouse_functions => {
             let type_text = clickhouse_type_text(data_type);
-            if ChType::parse(&type_text).is_ok() {
-                let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
-                *expr = function_call("_CAST", vec![inner, Expr::value(Value::SingleQuotedString(type_text))]);
-            }
+            let inner = std::mem::replace(inner.as_mut(), Expr::value(Value::Null));
+            *expr = function_call("_CAST", vec![inner, Expr::value(Value::SingleQuotedString(type_text))]);
         }
         _ => {}
     }
 }
 
-/// A parsed type as ClickHouse spells it: sqlparser prints `String` as `STRING`, also
-/// inside `Nullable(...)`, `LowCardinality(...)`, `Array(...)` and `Map(...)`.
-fn clickhouse_type_text(data_type: &ast::DataType) -> String {
+/// A parsed type as ClickHouse spells it. User queries have their types as written
+/// (see [`crate::casts`]); SQL that Granary generates may have a type sqlparser parsed,
+/// which prints `String` as `STRING` and `Int8` as `INT8`, also inside `Nullable(...)`,
+/// `LowCardinality(...)`, `Array(...)` and `Map(...)`.
+pub(crate) fn clickhouse_type_text(data_type: &ast::DataType) -> String {
     use ast::{ArrayElemTypeDef, DataType};
     match data_type {
+        DataType::Custom(name, modifiers) if modifiers.is_empty() => match name.0.as_slice() {
+            [ObjectNamePart::Identifier(ident)] if ident.quote_style == Some(crate::casts::TYPE_QUOTE) => ident.value.clone(),
+            _ => data_type.to_string(),
+        },
         DataType::String(None) => "String".to_string(),
+        DataType::Int8(None) => "Int8".to_string(),
+        DataType::Int64 => "Int64".to_string(),
+        DataType::Float64 => "Float64".to_string(),
+        DataType::Decimal(ast::ExactNumberInfo::PrecisionAndScale(p, s)) => format!("Decimal({p}, {s})"),
         // Keyword types print in upper case (`DATE`), which ClickHouse's type names are not.
         DataType::Date => "Date".to_string(),
         DataType::Date32 => "Date32".to_string(),
@@ -454,71 +485,22 @@ fn name_result_columns(body: &mut SetExpr, names: &[String]) -> bool {
     true
 }
 
-fn is_start_of_interval(function: &ast::Function) -> bool {
-    matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value.eq_ignore_ascii_case("toStartOfInterval") || i.value.eq_ignore_ascii_case("time_bucket"))
-}
-
-/// `toStartOfInterval(t, INTERVAL n unit[, tz])` becomes `toStartOfInterval(t, n, 'unit'[, tz])`:
-/// DataFusion's interval values cannot tell 2 weeks from 14 days, which ClickHouse aligns
-/// differently.
-fn split_interval_argument(function: &mut ast::Function) {
-    let FunctionArguments::List(list) = &mut function.args else { return };
-    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Interval(interval)))) = list.args.get(1) else { return };
-    let Some(field) = &interval.leading_field else { return };
-    let unit = match field {
-        ast::DateTimeField::Week(_) => "week".to_string(),
-        other => other.to_string().to_ascii_lowercase(),
-    };
-    let value = interval.value.as_ref().clone();
-    list.args[1] = FunctionArg::Unnamed(FunctionArgExpr::Expr(value));
-    list.args.insert(2, FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(Value::SingleQuotedString(unit)))));
-}
-
-/// `toIntervalDay(3)` with a number literal is `INTERVAL 3 DAY`, which DataFusion adds
-/// to dates and times.
-fn interval_of_literal(function: &ast::Function) -> Option<Expr> {
-    use ast::DateTimeField;
-    let [ObjectNamePart::Identifier(ident)] = function.name.0.as_slice() else { return None };
-    let field = match ident.value.as_str() {
-        "toIntervalSecond" => DateTimeField::Second,
-        "toIntervalMinute" => DateTimeField::Minute,
-        "toIntervalHour" => DateTimeField::Hour,
-        "toIntervalDay" => DateTimeField::Day,
-        "toIntervalWeek" => DateTimeField::Week(None),
-        "toIntervalMonth" => DateTimeField::Month,
-        // DataFusion has no QUARTER intervals: three months.
-        "toIntervalQuarter" => DateTimeField::Quarter,
-        "toIntervalYear" => DateTimeField::Year,
-        _ => return None,
-    };
-    let FunctionArguments::List(list) = &function.args else { return None };
-    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(value))] = list.args.as_slice() else { return None };
-    if !is_number(value) {
+/// `INTERVAL n unit` as `toIntervalUnit(n)`, as ClickHouse's parser reads it (`INTERVAL
+/// 'n unit'` was split into that form at token level). `None` for forms ClickHouse has
+/// no interval type for (`INTERVAL '1' DAY TO HOUR`).
+pub(crate) fn interval_call(interval: &ast::Interval) -> Option<Expr> {
+    if interval.last_field.is_some() || interval.fractional_seconds_precision.is_some() {
         return None;
     }
-    let (value, field) = match (field, value) {
-        (DateTimeField::Quarter, Expr::Value(v)) => match &v.value {
-            Value::Number(n, long) => (Expr::value(Value::Number((n.parse::<i64>().ok()? * 3).to_string(), *long)), DateTimeField::Month),
-            _ => return None,
-        },
-        (field, value) => (value.clone(), field),
+    let unit = match interval.leading_field.as_ref()? {
+        ast::DateTimeField::Week(_) => granary_types::IntervalKind::Week,
+        field => granary_types::IntervalKind::from_unit_name(&field.to_string())?,
     };
-    Some(Expr::Interval(ast::Interval {
-        value: Box::new(value),
-        leading_field: Some(field),
-        leading_precision: None,
-        last_field: None,
-        fractional_seconds_precision: None,
-    }))
+    Some(function_call(&format!("toInterval{}", unit.name()), vec![interval.value.as_ref().clone()]))
 }
 
-fn is_interval(expr: &Expr) -> bool {
-    match expr {
-        Expr::Interval(_) => true,
-        Expr::Nested(inner) => is_interval(inner),
-        Expr::Function(f) => f.name.to_string().to_ascii_lowercase().starts_with("tointerval"),
-        _ => false,
-    }
+fn is_null_literal(expr: &Expr) -> bool {
+    matches!(expr, Expr::Value(v) if v.value == Value::Null)
 }
 
 fn is_number(expr: &Expr) -> bool {
@@ -543,6 +525,41 @@ pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
         over: None,
         within_group: vec![],
     })
+}
+
+/// LIMIT and OFFSET must be numbers: a string or NULL literal there is ClickHouse's
+/// INVALID_LIMIT_EXPRESSION, in every SELECT of the statement.
+fn check_limit_literals(query: &Query) -> Result<()> {
+    struct Limits(Option<Error>);
+    impl ast::Visitor for Limits {
+        type Break = ();
+        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+            let (limit, offset) = match &query.limit_clause {
+                Some(LimitClause::LimitOffset { limit, offset, .. }) => (limit.as_ref(), offset.as_ref().map(|o| &o.value)),
+                Some(LimitClause::OffsetCommaLimit { offset, limit }) => (Some(limit), Some(offset)),
+                None => (None, None),
+            };
+            for (what, expr) in [("LIMIT", limit), ("OFFSET", offset)] {
+                if let Some(Expr::Value(v)) = expr {
+                    if matches!(v.value, Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) | Value::Null | Value::Boolean(_)) {
+                        let actual = crate::names::column_name(&Expr::Value(v.clone()));
+                        self.0 = Some(Error::new(
+                            ErrorCode::INVALID_LIMIT_EXPRESSION,
+                            format!("{what} expression must be constant with numeric type. Actual: {actual}."),
+                        ));
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut limits = Limits(None);
+    let _ = ast::Visit::visit(query, &mut limits);
+    match limits.0 {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {

@@ -303,7 +303,7 @@ impl Catalog {
         let mut seen = std::collections::HashSet::new();
         for c in &meta.columns {
             if !seen.insert(c.name.as_str()) {
-                return Err(Error::new(ErrorCode::DUPLICATE_COLUMN, format!("Column {} already exists", c.name)));
+                return Err(Error::new(ErrorCode::ILLEGAL_COLUMN, format!("Cannot add column {}: column with this name already exists", c.name)));
             }
         }
         meta.format_version = TABLE_META_VERSION;

@@ -60,6 +60,87 @@ pub enum ChType {
     /// SummingMergeTree) combine with `f` (`sum`, `min`, `max`, `any`, `anyLast`, ...)
     /// when rows with equal keys meet. Held as `T`.
     SimpleAggregateFunction(String, Box<ChType>),
+    /// `IntervalDay`, `IntervalMonth`, ...: a count of one calendar unit, held as `Int64`.
+    /// Added to dates and times (`d + INTERVAL 1 MONTH`), it moves them by that unit.
+    Interval(IntervalKind),
+}
+
+/// The unit of a ClickHouse `Interval*` type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntervalKind {
+    Nanosecond,
+    Microsecond,
+    Millisecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+impl IntervalKind {
+    pub const ALL: [IntervalKind; 11] = [
+        IntervalKind::Nanosecond,
+        IntervalKind::Microsecond,
+        IntervalKind::Millisecond,
+        IntervalKind::Second,
+        IntervalKind::Minute,
+        IntervalKind::Hour,
+        IntervalKind::Day,
+        IntervalKind::Week,
+        IntervalKind::Month,
+        IntervalKind::Quarter,
+        IntervalKind::Year,
+    ];
+
+    /// The unit's name as in `IntervalDay` and `toIntervalDay`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntervalKind::Nanosecond => "Nanosecond",
+            IntervalKind::Microsecond => "Microsecond",
+            IntervalKind::Millisecond => "Millisecond",
+            IntervalKind::Second => "Second",
+            IntervalKind::Minute => "Minute",
+            IntervalKind::Hour => "Hour",
+            IntervalKind::Day => "Day",
+            IntervalKind::Week => "Week",
+            IntervalKind::Month => "Month",
+            IntervalKind::Quarter => "Quarter",
+            IntervalKind::Year => "Year",
+        }
+    }
+
+    /// The unit of a SQL `INTERVAL n <unit>` keyword or a `dateDiff`-style unit name
+    /// (`day`, `DAYS`, `dd`, ...).
+    pub fn from_unit_name(text: &str) -> Option<IntervalKind> {
+        Some(match text.to_ascii_lowercase().as_str() {
+            "nanosecond" | "nanoseconds" | "ns" => IntervalKind::Nanosecond,
+            "microsecond" | "microseconds" | "us" | "u" => IntervalKind::Microsecond,
+            "millisecond" | "milliseconds" | "ms" => IntervalKind::Millisecond,
+            "second" | "seconds" | "ss" | "s" => IntervalKind::Second,
+            "minute" | "minutes" | "mi" | "n" => IntervalKind::Minute,
+            "hour" | "hours" | "hh" | "h" => IntervalKind::Hour,
+            "day" | "days" | "dd" | "d" => IntervalKind::Day,
+            "week" | "weeks" | "wk" | "ww" => IntervalKind::Week,
+            "month" | "months" | "mm" | "m" => IntervalKind::Month,
+            "quarter" | "quarters" | "qq" | "q" => IntervalKind::Quarter,
+            "year" | "years" | "yyyy" | "yy" => IntervalKind::Year,
+            _ => return None,
+        })
+    }
+
+    /// Sub-second units: adding them to a DateTime makes a DateTime64 of this precision.
+    pub fn sub_second_precision(self) -> Option<u8> {
+        match self {
+            IntervalKind::Nanosecond => Some(9),
+            IntervalKind::Microsecond => Some(6),
+            IntervalKind::Millisecond => Some(3),
+            _ => None,
+        }
+    }
 }
 
 impl ChType {
@@ -138,6 +219,7 @@ impl ChType {
             }
             ChType::Nothing => DataType::Null,
             ChType::AggregateFunction(..) => DataType::Binary,
+            ChType::Interval(_) => DataType::Int64,
         }
     }
 
@@ -410,6 +492,7 @@ impl fmt::Display for ChType {
                 f.write_str(")")
             }
             ChType::SimpleAggregateFunction(function, inner) => write!(f, "SimpleAggregateFunction({function}, {inner})"),
+            ChType::Interval(kind) => write!(f, "Interval{}", kind.name()),
         }
     }
 }
@@ -425,7 +508,7 @@ mod tests {
             "DateTime('Asia/Tokyo')", "DateTime64(3)", "DateTime64(6, 'UTC')", "Decimal(10, 2)", "Decimal(50, 4)",
             "Nullable(UInt32)", "LowCardinality(String)", "LowCardinality(Nullable(String))", "Array(Nullable(Int8))",
             "Array(Array(String))", "Tuple(UInt8, String)", "Tuple(a UInt8, b Array(String))", "Map(String, UInt64)", "UUID",
-            "DateTime64(1)", "LowCardinality(Nullable(UInt8))",
+            "DateTime64(1)", "LowCardinality(Nullable(UInt8))", "IntervalDay", "Nullable(IntervalMonth)", "Decimal(76, 3)",
         ] {
             let t = ChType::parse(name).unwrap();
             assert_eq!(t.to_string(), name);

@@ -31,6 +31,7 @@
 //! | `IPv4` | `UInt32` |
 //! | `IPv6` | `FixedSizeBinary(16)` (network order) |
 //! | `Nothing` | `Null` |
+//! | `IntervalDay`, `IntervalMonth`, ... | `Int64` (the count of units) |
 //!
 //! Enums and addresses are "domain" types: Arrow computes on their integers and bytes
 //! (sorting, grouping, comparing), and the type in the field metadata decides how values
@@ -47,4 +48,4 @@ pub mod ip;
 mod parse;
 pub mod text;
 
-pub use chtype::{ChType, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};
+pub use chtype::{ChType, IntervalKind, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};

@@ -84,6 +84,9 @@ impl<'a> Parser<'a> {
 
     fn parse(&mut self) -> Result<ChType> {
         let name = self.ident()?;
+        if let Some(t) = self.two_word_alias(name) {
+            return Ok(t);
+        }
         let simple = match name {
             "UInt8" => Some(ChType::UInt8),
             "UInt16" => Some(ChType::UInt16),
@@ -103,13 +106,27 @@ impl<'a> Parser<'a> {
             "Date" => Some(ChType::Date),
             "Date32" => Some(ChType::Date32),
             "Nothing" => Some(ChType::Nothing),
-            _ => sql_alias(name),
+            _ => name
+                .strip_prefix("Interval")
+                .and_then(|unit| crate::IntervalKind::ALL.into_iter().find(|k| k.name() == unit))
+                .map(ChType::Interval)
+                .or_else(|| sql_alias(name)),
         };
         if let Some(t) = simple {
+            // `VARCHAR(255)`, `CHAR(3)`, `FLOAT(24)`: ClickHouse ignores an alias's length.
+            if sql_alias(name).is_some() && self.peek() == Some('(') {
+                self.expect('(')?;
+                while self.peek().is_some_and(|c| c.is_ascii_digit() || c == ',') {
+                    if !self.eat(',') {
+                        self.number()?;
+                    }
+                }
+                self.expect(')')?;
+            }
             return Ok(t);
         }
         match name {
-            "DateTime" => {
+            _ if name.eq_ignore_ascii_case("DateTime") => {
                 let tz = if self.eat('(') {
                     let tz = self.quoted()?;
                     self.expect(')')?;
@@ -136,7 +153,7 @@ impl<'a> Parser<'a> {
                 }
                 Ok(ChType::FixedString(n as usize))
             }
-            "Decimal" | "DECIMAL" | "Numeric" | "NUMERIC" => {
+            _ if ["Decimal", "Numeric", "Dec", "Fixed"].iter().any(|d| d.eq_ignore_ascii_case(name)) => {
                 let (mut p, mut s) = (10u64, 0u64);
                 if self.eat('(') {
                     p = self.number()?;
@@ -273,6 +290,27 @@ impl<'a> Parser<'a> {
         Err(self.error("unterminated string"))
     }
 
+    /// `INT UNSIGNED`, `DOUBLE PRECISION`, ...: the alias when `first` and the next word
+    /// make one; the position is left alone otherwise.
+    fn two_word_alias(&mut self, first: &str) -> Option<ChType> {
+        let save = self.pos;
+        self.skip_ws();
+        if self.pos == save {
+            return None;
+        }
+        let rest = &self.text[self.pos..];
+        let len = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
+        let second = &rest[..len];
+        if ALIAS_SECOND_WORDS.iter().any(|w| w.eq_ignore_ascii_case(second)) {
+            if let Some(t) = sql_alias(&format!("{first} {second}")) {
+                self.pos += len;
+                return Some(t);
+            }
+        }
+        self.pos = save;
+        None
+    }
+
     /// `f` or `f(params)` in `AggregateFunction(f(params), T...)`, as written (a leading
     /// version number `AggregateFunction(1, f, T)` is skipped).
     fn aggregate_function_name(&mut self) -> Result<String> {
@@ -329,22 +367,32 @@ fn decimal(p: u64, s: u64) -> Result<ChType> {
     Ok(ChType::Decimal(p as u8, s as u8))
 }
 
-/// SQL-standard spellings ClickHouse accepts case-insensitively.
+/// SQL-standard spellings ClickHouse accepts case-insensitively (its `registerAlias(...,
+/// CaseInsensitive)` list); `INT8`, `INT2`, `FLOAT32` are not among them.
 fn sql_alias(name: &str) -> Option<ChType> {
     Some(match name.to_ascii_uppercase().as_str() {
-        "TINYINT" | "INT1" | "BYTE" => ChType::Int8,
-        "SMALLINT" | "INT2" => ChType::Int16,
-        "INT" | "INTEGER" | "INT4" | "MEDIUMINT" => ChType::Int32,
-        "BIGINT" | "INT8" => ChType::Int64,
-        "TINYINT UNSIGNED" => ChType::UInt8,
-        "FLOAT" | "REAL" | "SINGLE" | "FLOAT32" => ChType::Float32,
-        "DOUBLE" | "FLOAT64" => ChType::Float64,
+        "TINYINT" | "INT1" | "BYTE" | "TINYINT SIGNED" | "INT1 SIGNED" => ChType::Int8,
+        "SMALLINT" | "SMALLINT SIGNED" => ChType::Int16,
+        "INT" | "INTEGER" | "MEDIUMINT" | "INT SIGNED" | "INTEGER SIGNED" | "MEDIUMINT SIGNED" => ChType::Int32,
+        "BIGINT" | "SIGNED" | "BIGINT SIGNED" | "TIME" => ChType::Int64,
+        "TINYINT UNSIGNED" | "INT1 UNSIGNED" => ChType::UInt8,
+        "SMALLINT UNSIGNED" | "YEAR" => ChType::UInt16,
+        "INT UNSIGNED" | "INTEGER UNSIGNED" | "MEDIUMINT UNSIGNED" => ChType::UInt32,
+        "UNSIGNED" | "BIGINT UNSIGNED" | "BIT" | "SET" => ChType::UInt64,
+        "FLOAT" | "REAL" | "SINGLE" => ChType::Float32,
+        "DOUBLE" | "DOUBLE PRECISION" => ChType::Float64,
         "BOOLEAN" | "BOOL" => ChType::Bool,
-        "TEXT" | "VARCHAR" | "CHAR" | "BLOB" | "CLOB" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" | "VARCHAR2" | "NVARCHAR" => ChType::String,
+        "TEXT" | "VARCHAR" | "CHAR" | "BLOB" | "CLOB" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" | "TINYBLOB" | "MEDIUMBLOB" | "LONGBLOB"
+        | "VARCHAR2" | "NVARCHAR" | "NCHAR" | "CHARACTER" | "CHAR VARYING" | "CHARACTER VARYING" | "NATIONAL CHAR" | "NATIONAL CHARACTER"
+        | "BINARY" | "VARBINARY" | "BYTEA" | "NCHAR VARYING" | "BINARY VARYING" | "CHARACTER LARGE OBJECT" | "BINARY LARGE OBJECT" => ChType::String,
         "TIMESTAMP" => ChType::DateTime(None),
+        "DATE" => ChType::Date,
         _ => return None,
     })
 }
+
+/// Second words of ClickHouse's two-word type aliases (`INT UNSIGNED`, `DOUBLE PRECISION`).
+const ALIAS_SECOND_WORDS: [&str; 5] = ["SIGNED", "UNSIGNED", "PRECISION", "VARYING", "CHAR"];
 
 #[cfg(test)]
 mod tests {
@@ -359,6 +407,10 @@ mod tests {
         assert_eq!(parse_type("Decimal64(4)").unwrap(), ChType::Decimal(18, 4));
         assert_eq!(parse_type("BIGINT").unwrap(), ChType::Int64);
         assert_eq!(parse_type("varchar").unwrap(), ChType::String);
+        assert_eq!(parse_type("INT UNSIGNED").unwrap(), ChType::UInt32);
+        assert_eq!(parse_type("double precision").unwrap(), ChType::Float64);
+        assert_eq!(parse_type("VARCHAR(10)").unwrap(), ChType::String);
+        assert_eq!(parse_type("IntervalDay").unwrap(), ChType::Interval(crate::IntervalKind::Day));
     }
 
     #[test]
@@ -378,6 +430,10 @@ mod tests {
     #[test]
     fn rejects_bad_types() {
         assert_eq!(parse_type("Nope").unwrap_err().code(), ErrorCode::UNKNOWN_TYPE);
+        // Not ClickHouse aliases, whatever other SQL dialects say.
+        for name in ["INT8", "INT2", "FLOAT32", "INT64", "IntervalFortnight"] {
+            assert_eq!(parse_type(name).unwrap_err().code(), ErrorCode::UNKNOWN_TYPE, "{name}");
+        }
         assert!(parse_type("Nullable(Array(UInt8))").is_err());
         assert!(parse_type("Array(UInt8").is_err());
         assert!(parse_type("FixedString(0)").is_err());

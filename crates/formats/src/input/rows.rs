@@ -161,6 +161,10 @@ pub(crate) trait RowFormat: Send {
     fn in_header(&self) -> bool {
         false
     }
+    /// The error code of a row the input ends in the middle of.
+    fn truncated_row_code(&self) -> granary_common::ErrorCode {
+        granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED
+    }
 }
 
 /// The most input bytes one parallel round holds.
@@ -342,7 +346,7 @@ impl<F: RowFormat + Clone> Streamer<F> {
             // The scanner saw the end of the input and still found no complete row.
             let rest = granary_types::text::escape::shorten(&pending[consumed..]);
             return Err(self.block.row_error(granary_common::Error::new(
-                granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED,
+                self.format.truncated_row_code(),
                 format!("Cannot parse input: unexpected end of data in: '{rest}'"),
             )));
         }

@@ -25,6 +25,10 @@ struct ValuesRows {
 }
 
 impl RowFormat for ValuesRows {
+    fn truncated_row_code(&self) -> ErrorCode {
+        ErrorCode::SYNTAX_ERROR
+    }
+
     fn scan(&mut self, data: &[u8], from: usize, _eof: bool) -> Result<Scan> {
         let mut start = from;
         if self.resume == 0 {
@@ -86,15 +90,16 @@ impl RowFormat for ValuesRows {
             skip_ws(row, &mut pos);
             let expected = if column + 1 < count { b',' } else { b')' };
             if row.get(pos) != Some(&expected) {
-                let code = if row.get(pos).is_some_and(|b| *b == b',' || *b == b')') {
-                    // A value too many or too few.
-                    ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED
-                } else {
-                    // Something follows the literal: an expression.
-                    ErrorCode::SYNTAX_ERROR
-                };
-                let message = format!("Cannot parse input: expected '{}' before: '{}'", expected as char, shorten(&row[pos.min(row.len())..]));
-                result = Err(block.column_error(Error::new(code, message), column));
+                // A value too many or too few, or an expression after the literal (which
+                // the caller then evaluates as SQL): ClickHouse's SYNTAX_ERROR either way.
+                let message = format!(
+                    "Expected '{}' after the value of column `{}` of type {} here: {}",
+                    expected as char,
+                    block.column_name(column),
+                    block.builders[column].ch_type(),
+                    shorten(&row[pos.min(row.len())..])
+                );
+                result = Err(block.column_error(Error::new(ErrorCode::SYNTAX_ERROR, message), column));
                 break;
             }
             pos += 1;
@@ -102,7 +107,7 @@ impl RowFormat for ValuesRows {
         if count == 0 {
             skip_ws(row, &mut pos);
             if row.get(pos) != Some(&b')') {
-                result = Err(block.row_error(Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, "Cannot parse input: expected ')'")));
+                result = Err(block.row_error(Error::new(ErrorCode::SYNTAX_ERROR, "Cannot parse input: expected ')'")));
             }
         }
         self.scratch = scratch;

@@ -77,6 +77,7 @@ fn aligns_right(t: &ChType) -> bool {
             | ChType::Float32
             | ChType::Float64
             | ChType::Decimal(..)
+            | ChType::Interval(_)
             | ChType::Date
             | ChType::Date32
             | ChType::DateTime(_)
@@ -496,6 +497,11 @@ fn readable_quantity(mut value: f64) -> String {
     while unit + 1 < UNITS.len() && value.abs() >= 1000.0 {
         value /= 1000.0;
         unit += 1;
+    }
+    // double-conversion's ToFixed, which ClickHouse uses, gives up at 10^60 and
+    // ClickHouse then prints the shortest form (`1.797693134862315e245 vigintillion`).
+    if value.abs() >= 1e60 {
+        return format!("{}{}", granary_types::text::float::f64_to_string(value), UNITS[unit]);
     }
     format!("{value:.2}{}", UNITS[unit])
 }

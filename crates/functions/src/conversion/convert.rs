@@ -9,14 +9,14 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    new_null_array, Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Decimal128Array, FixedSizeBinaryBuilder,
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Decimal128Array, Decimal256Array, FixedSizeBinaryBuilder,
     Float32Array, Float64Array, PrimitiveArray, PrimitiveBuilder,
 };
 use datafusion::arrow::compute::{cast, kernels::cast::cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{
-    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Field, Float64Type, Int16Type, Int32Type, Int64Type,
+    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Decimal256Type, Field, Float64Type, Int16Type, Int32Type, Int64Type,
     Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type, i256,
 };
 use datafusion::common::config::ConfigOptions;
 use granary_common::ErrorCode;
@@ -105,6 +105,7 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
             Ok(out)
         }
         ChType::Decimal(p, s) if *p <= 38 => Ok(Arc::new(to_decimal(array, from, *p, *s, cv)?)),
+        ChType::Decimal(p, s) => Ok(Arc::new(to_decimal256(array, from, *p, *s, cv)?)),
         ChType::Uuid => to_uuid(array, from, cv),
         ChType::Enum8(elements) | ChType::Enum16(elements) => to_enum(array, from, to, elements, cv),
         ChType::IPv4 => to_ipv4(array, from, cv),
@@ -356,6 +357,10 @@ fn to_int<T: IntTarget>(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<P
             let pow = 10i128.pow((*s).max(0) as u32);
             Ok(array.as_primitive::<Decimal128Type>().unary(|v| T::wrap(v / pow)))
         }
+        DataType::Decimal256(_, s) => {
+            let pow = pow10_256((*s).max(0) as u32);
+            Ok(array.as_primitive::<Decimal256Type>().unary(|v| T::wrap(v.wrapping_div(pow).as_i128())))
+        }
         DataType::Timestamp(..) => Ok(timestamp_seconds(array)?.unary(|v| T::wrap(v as i128))),
         _ => Err(unsupported(from, T::NAME)),
     }
@@ -401,6 +406,10 @@ fn to_f64(array: &ArrayRef, from: &Field, cv: &Conv, name: &str) -> DfResult<Flo
         DataType::Decimal128(_, s) => {
             let pow = 10f64.powi(*s as i32);
             Ok(array.as_primitive::<Decimal128Type>().unary(|v| v as f64 / pow))
+        }
+        DataType::Decimal256(_, s) => {
+            let pow = 10f64.powi(*s as i32);
+            Ok(array.as_primitive::<Decimal256Type>().unary(|v| i256_to_f64(v) / pow))
         }
         DataType::Timestamp(..) => {
             let (raw, per) = timestamp_ticks(array)?;
@@ -700,6 +709,18 @@ fn to_decimal(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResu
         b.finish()
     } else {
         match dt {
+            DataType::Decimal256(_, from_s) => {
+                let from_s = (*from_s).max(0) as u8;
+                let a = array.as_primitive::<Decimal256Type>();
+                let (up, down) = if s >= from_s { (pow10_256(u32::from(s - from_s)), i256::ONE) } else { (i256::ONE, pow10_256(u32::from(from_s - s))) };
+                a.try_unary(|v| {
+                    v.checked_mul(up)
+                        .and_then(|v| v.checked_div(down))
+                        .and_then(|v| v.to_i128())
+                        .filter(|v| fits(*v))
+                        .ok_or_else(decimal_overflow)
+                })?
+            }
             DataType::Decimal128(_, from_s) => {
                 let from_s = (*from_s).max(0) as u8;
                 let a = array.as_primitive::<Decimal128Type>();
@@ -720,11 +741,11 @@ fn to_decimal(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResu
                 }
                 Some(Wide::Float(a)) => a.try_unary(|v| {
                     if !v.is_finite() {
-                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
+                        return Err(ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
                     }
                     let scaled = (v * pow as f64).trunc();
                     if scaled.abs() >= limit as f64 {
-                        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal convert overflow. Float is out of Decimal range"));
+                        return Err(ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Float is out of Decimal range"));
                     }
                     Ok(scaled as i128)
                 })?,
@@ -849,6 +870,82 @@ fn to_ipv6(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {
         Ok(())
     })?;
     Ok(Arc::new(b.finish()))
+}
+
+fn pow10_256(exp: u32) -> i256 {
+    i256::from_i128(10).wrapping_pow(exp)
+}
+
+fn i256_to_f64(v: i256) -> f64 {
+    let (low, high) = v.to_parts();
+    high as f64 * 2f64.powi(128) + low as f64
+}
+
+/// `Decimal(P, S)` with P above 38, held as `Decimal256`: the same rules as [`to_decimal`]
+/// on 256-bit values.
+fn to_decimal256(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResult<Decimal256Array> {
+    let dt = from.data_type();
+    let limit = pow10_256(u32::from(p));
+    let pow = pow10_256(u32::from(s));
+    let fits = move |v: i256| v > limit.wrapping_neg() && v < limit;
+    let checked = move |v: Option<i256>| v.filter(|v| fits(*v)).ok_or_else(decimal_overflow);
+    let out: Decimal256Array = if is_text(dt) {
+        let mut b = PrimitiveBuilder::<Decimal256Type>::with_capacity(array.len());
+        let type_name = format!("Decimal({p}, {s})");
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match parse::parse_decimal256(text, s) {
+                    Ok(v) if fits(v) => b.append_value(v),
+                    other => match cv.mode {
+                        Mode::Throw => {
+                            return Err(match other {
+                                Err(ParseFail::Overflow) | Ok(_) => decimal_overflow(),
+                                Err(e) => e.to_error(text, &type_name, ""),
+                            })
+                        }
+                        Mode::OrZero => b.append_value(i256::ZERO),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        b.finish()
+    } else {
+        let rescale = move |v: i256, from_s: u8| -> DfResult<i256> {
+            if s >= from_s {
+                checked(v.checked_mul(pow10_256(u32::from(s - from_s))))
+            } else {
+                checked(v.checked_div(pow10_256(u32::from(from_s - s))))
+            }
+        };
+        match dt {
+            DataType::Decimal128(_, from_s) => {
+                let from_s = (*from_s).max(0) as u8;
+                array.as_primitive::<Decimal128Type>().try_unary(|v| rescale(i256::from_i128(v), from_s))?
+            }
+            DataType::Decimal256(_, from_s) => {
+                let from_s = (*from_s).max(0) as u8;
+                array.as_primitive::<Decimal256Type>().try_unary(|v| rescale(v, from_s))?
+            }
+            _ => match widen(array, dt)? {
+                Some(Wide::Signed(a)) => a.try_unary(|v| checked(i256::from_i128(v as i128).checked_mul(pow)))?,
+                Some(Wide::Unsigned(a)) => a.try_unary(|v| checked(i256::from_i128(v as i128).checked_mul(pow)))?,
+                Some(Wide::Float(a)) => a.try_unary(|v| {
+                    if !v.is_finite() {
+                        return Err(ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Cannot convert infinity or NaN to decimal"));
+                    }
+                    let scaled = (v * 10f64.powi(i32::from(s))).trunc();
+                    i256::from_f64(scaled)
+                        .filter(|v| fits(*v))
+                        .ok_or_else(|| ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal convert overflow. Float is out of Decimal range"))
+                })?,
+                None => return Err(unsupported(from, &format!("Decimal({p}, {s})"))),
+            },
+        }
+    };
+    Ok(out.with_precision_and_scale(p, s as i8)?)
 }
 
 fn to_uuid(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {

@@ -1,5 +1,5 @@
 //! Type conversion functions: `toUInt8..toInt64`, `toFloat32/64`, `toDate`,
-//! `toDate32`, `toDateTime`, `toDateTime64`, `toDecimal32/64/128`, `toFixedString`,
+//! `toDate32`, `toDateTime`, `toDateTime64`, `toDecimal32/64/128/256`, `toFixedString`,
 //! `toBool`, `toString`, their `OrZero`/`OrNull` variants, `CAST`/`_CAST`,
 //! `toTypeName`, `materialize`, `ignore`, `identity`.
 //!
@@ -166,7 +166,8 @@ fn to_decimal(bits: u32, mode: Mode) -> ScalarUDF {
     let (precision, max_scale) = match bits {
         32 => (9u8, 9u8),
         64 => (18, 18),
-        _ => (38, 38),
+        128 => (38, 38),
+        _ => (76, 76),
     };
     let base = leak(format!("toDecimal{bits}"));
     let name = leak(format!("{base}{}", mode_suffix(mode)));
@@ -373,7 +374,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         out.push(simple_conversion("toDate32", ChType::Date32, mode));
         out.push(to_datetime(mode));
         out.push(to_datetime64(mode));
-        for bits in [32, 64, 128] {
+        for bits in [32, 64, 128, 256] {
             out.push(to_decimal(bits, mode));
         }
         out.push(simple_conversion("toBool", ChType::Bool, mode));

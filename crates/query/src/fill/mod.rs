@@ -42,7 +42,7 @@ use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, Phy
 use datafusion::sql::sqlparser::ast::{self, Visit, Visitor};
 use granary_common::{Error, ErrorCode, Result};
 use granary_functions::tz::{days_from_civil, parse_tz};
-use granary_types::ChType;
+use granary_types::{ChType, IntervalKind};
 
 use row::{CalendarUnit, FillKey, FillStep, FillValue};
 
@@ -308,7 +308,7 @@ fn fill_key(state: &SessionState, with_fill: &ast::WithFill, field: &arrow::data
     }
     let step = match &with_fill.step {
         None => numeric_step(&kind, &ch, &ScalarValue::Int64(Some(i64::from(direction))))?,
-        Some(expr) => step_value(&kind, &ch, &constant(state, expr)?)?,
+        Some(expr) => step_value(&kind, &ch, typed_constant(state, expr)?)?,
     };
     let (zero, negative) = match &step {
         FillStep::Add(v) => (v.is_zero(), v.is_negative()),
@@ -333,14 +333,23 @@ fn fill_key(state: &SessionState, with_fill: &ast::WithFill, field: &arrow::data
 
 /// Evaluates a constant expression (FROM, TO, STEP) planned by DataFusion.
 fn constant(state: &SessionState, expr: &ast::Expr) -> Result<ScalarValue> {
+    Ok(typed_constant(state, expr)?.0)
+}
+
+/// The value of a constant expression with its ClickHouse type (an `IntervalDay` step is
+/// an Int64 count whose unit is in the type).
+fn typed_constant(state: &SessionState, expr: &ast::Expr) -> Result<(ScalarValue, ChType)> {
+    use datafusion::logical_expr::ExprSchemable;
     let empty = DFSchema::empty();
     let logical = state.create_logical_expr(&expr.to_string(), &empty)?;
+    let (_, field) = logical.to_field(&empty)?;
     let physical = state.create_physical_expr(logical, &empty)?;
     let batch = RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &RecordBatchOptions::new().with_row_count(Some(1)))?;
-    match physical.evaluate(&batch)? {
-        ColumnarValue::Scalar(value) => Ok(value),
-        ColumnarValue::Array(array) => Ok(ScalarValue::try_from_array(&array, 0)?),
-    }
+    let value = match physical.evaluate(&batch)? {
+        ColumnarValue::Scalar(value) => value,
+        ColumnarValue::Array(array) => ScalarValue::try_from_array(&array, 0)?,
+    };
+    Ok((value, ChType::from_field(&field)))
 }
 
 /// A FROM or TO value in the column's carrier units; NULL means no bound.
@@ -400,17 +409,27 @@ fn numeric_step(kind: &KeyKind, ch: &ChType, value: &ScalarValue) -> Result<Fill
     Ok(FillStep::Add(step))
 }
 
-fn step_value(kind: &KeyKind, ch: &ChType, value: &ScalarValue) -> Result<FillStep> {
-    let (months, days, nanos) = match value {
-        ScalarValue::IntervalYearMonth(Some(months)) => (i64::from(*months), 0, 0),
-        ScalarValue::IntervalDayTime(Some(v)) => (0, i64::from(v.days), i64::from(v.milliseconds) * 1_000_000),
-        ScalarValue::IntervalMonthDayNano(Some(v)) => (i64::from(v.months), i64::from(v.days), v.nanoseconds),
-        _ => return numeric_step(kind, ch, value),
+fn step_value(kind: &KeyKind, ch: &ChType, (value, value_type): (ScalarValue, ChType)) -> Result<FillStep> {
+    let ChType::Interval(unit) = value_type.base() else { return numeric_step(kind, ch, &value) };
+    let count = match value.cast_to(&DataType::Int64) {
+        Ok(ScalarValue::Int64(Some(n))) => n,
+        _ => return Err(incompatible(ch)),
     };
-    let units = [months, days, nanos].iter().filter(|v| **v != 0).count();
-    if units > 1 {
-        return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "WITH FILL STEP must be an INTERVAL of one unit"));
-    }
+    let overflow = || Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, format!("WITH FILL STEP {count} {} is out of range", unit.name()));
+    let nanos_of = |per_unit: i64| count.checked_mul(per_unit).ok_or_else(overflow);
+    let (months, days, nanos) = match unit {
+        IntervalKind::Nanosecond => (0, 0, count),
+        IntervalKind::Microsecond => (0, 0, nanos_of(1_000)?),
+        IntervalKind::Millisecond => (0, 0, nanos_of(1_000_000)?),
+        IntervalKind::Second => (0, 0, nanos_of(1_000_000_000)?),
+        IntervalKind::Minute => (0, 0, nanos_of(60_000_000_000)?),
+        IntervalKind::Hour => (0, 0, nanos_of(3_600_000_000_000)?),
+        IntervalKind::Day => (0, count, 0),
+        IntervalKind::Week => (0, count.checked_mul(7).ok_or_else(overflow)?, 0),
+        IntervalKind::Month => (count, 0, 0),
+        IntervalKind::Quarter => (count.checked_mul(3).ok_or_else(overflow)?, 0, 0),
+        IntervalKind::Year => (count.checked_mul(12).ok_or_else(overflow)?, 0, 0),
+    };
     const NANOS_PER_DAY: i64 = 86_400 * 1_000_000_000;
     match kind {
         KeyKind::Date { .. } => {

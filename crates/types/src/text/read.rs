@@ -148,7 +148,8 @@ impl ColumnBuilder {
             ChType::Int8 => Data::I8(Vec::new()),
             ChType::Int16 => Data::I16(Vec::new()),
             ChType::Int32 => Data::I32(Vec::new()),
-            ChType::Int64 => Data::I64(Vec::new()),
+            // An interval is read as its count of units.
+            ChType::Int64 | ChType::Interval(_) => Data::I64(Vec::new()),
             ChType::UInt8 => Data::U8(Vec::new()),
             ChType::UInt16 => Data::U16(Vec::new()),
             ChType::UInt32 => Data::U32(Vec::new()),
