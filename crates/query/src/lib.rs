@@ -22,6 +22,7 @@ mod fill;
 mod get_setting;
 mod grouping;
 pub mod insert;
+mod insert_values;
 pub mod instance;
 pub mod interpreter;
 pub mod joins;

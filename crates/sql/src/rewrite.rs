@@ -374,6 +374,16 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
         DataType::Date32 => "Date32".to_string(),
         DataType::Datetime(None) => "DateTime".to_string(),
         DataType::Bool | DataType::Boolean => "Bool".to_string(),
+        // sqlparser reads ClickHouse's `Int8`/`Int64`/`Float64` as its keywords and prints
+        // them in SQL spellings (`INT8` would be PostgreSQL's 8-byte integer).
+        DataType::Int8(None) => "Int8".to_string(),
+        DataType::Int16 => "Int16".to_string(),
+        DataType::Int32 => "Int32".to_string(),
+        DataType::Int64 => "Int64".to_string(),
+        DataType::Int128 => "Int128".to_string(),
+        DataType::Int256 => "Int256".to_string(),
+        DataType::Float32 => "Float32".to_string(),
+        DataType::Float64 => "Float64".to_string(),
         DataType::Nullable(inner) => format!("Nullable({})", clickhouse_type_text(inner)),
         DataType::LowCardinality(inner) => format!("LowCardinality({})", clickhouse_type_text(inner)),
         DataType::Array(ArrayElemTypeDef::Parenthesis(inner)) => format!("Array({})", clickhouse_type_text(inner)),
