@@ -78,6 +78,9 @@ pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, 
         InsertSource::Data { format, data_offset } => {
             let data = text.get(data_offset..).unwrap_or_default();
             let head = Bytes::copy_from_slice(data.as_bytes());
+            if input.is_none() && data.trim().is_empty() {
+                return Err(no_data_to_insert());
+            }
             let small_values = format == "Values" && input.is_none() && data.len() <= VALUES_EXPRESSION_FALLBACK_BYTES;
             if small_values {
                 insert_values(ctx, &table, &targets, data, defaults).await
@@ -86,6 +89,10 @@ pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, 
             }
         }
     }
+}
+
+fn no_data_to_insert() -> Error {
+    Error::new(ErrorCode::NO_DATA_TO_INSERT, "No data to insert")
 }
 
 /// `INSERT INTO FUNCTION f(args) [PARTITION BY expr]`: the destination as a table whose
@@ -361,19 +368,25 @@ async fn insert_data(
     let (tx, mut rx) = mpsc::channel::<Result<Parsed>>(4);
     let producer = tokio::spawn(async move {
         let mut pending = Vec::new();
+        // Text the query itself carried counts as data only when it is not blank.
+        let mut saw_data = head.iter().any(|b| !b.is_ascii_whitespace());
         let mut next_chunk: Option<Result<Bytes>> = Some(Ok(head));
         let mut input = input;
         loop {
-            let chunk = match next_chunk.take() {
-                Some(c) => Some(c),
+            let (chunk, from_stream) = match next_chunk.take() {
+                Some(c) => (Some(c), false),
                 None => match input.as_mut() {
-                    Some(stream) => stream.next().await,
-                    None => None,
+                    Some(stream) => (stream.next().await, true),
+                    None => (None, false),
                 },
             };
             let last = chunk.is_none();
             let step = match chunk {
-                Some(chunk) => chunk.and_then(|bytes| parser.push(&bytes, &mut pending)),
+                Some(chunk) => chunk.and_then(|bytes| {
+                    saw_data |= from_stream && !bytes.is_empty();
+                    parser.push(&bytes, &mut pending)
+                }),
+                None if !saw_data => Err(no_data_to_insert()),
                 None => parser.finish(&mut pending),
             };
             let batches = step.and_then(|_| pending.drain(..).map(|b| conformer.conform(&b)).collect::<Result<Vec<_>>>());

@@ -398,7 +398,14 @@ impl RowFormat for DelimitedRows {
             let text = &row[field.start..field.end];
             let step = if field.quoted.is_none() && text == b"\\N" {
                 block.builders[column].append_null()
-            } else if self.dialect == Dialect::TsvRaw {
+            } else if self.dialect == Dialect::Csv && field.quoted.is_none() && text.is_empty() && block.builders[column].is_nullable() {
+                // input_format_csv_empty_as_default: the default of a Nullable column is NULL.
+                block.builders[column].append_null()
+            } else if self.dialect == Dialect::TsvRaw
+                || (self.dialect == Dialect::Tsv && matches!(block.builders[column].ch_type().base(), ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..)))
+            {
+                // Arrays, tuples and maps are read from the escaped text directly: their
+                // quoted elements keep their own backslash escapes (`['b\'c']`).
                 block.builders[column].parse_text(text)
             } else {
                 let decoded = self.decode(row, *field, &mut scratch);

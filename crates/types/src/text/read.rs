@@ -700,6 +700,14 @@ impl ColumnBuilder {
                 while input.get(*pos).is_some_and(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
                     *pos += 1;
                 }
+                // A JSON number for a Date is a day number, as in ClickHouse.
+                if let Data::Date { days, min, max } = &mut self.data {
+                    if let Some(day) = std::str::from_utf8(&input[start..*pos]).ok().and_then(|s| s.parse::<i64>().ok()) {
+                        days.push(day.clamp(*min, *max) as i32);
+                        self.mark_valid();
+                        return Ok(());
+                    }
+                }
                 return self.parse_scalar(&input[start..*pos]);
             }
             _ => {
