@@ -54,6 +54,9 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
         rewrite_expr(expr, options);
         ControlFlow::<()>::Continue(())
     });
+    if options.clickhouse_functions {
+        crate::subqueries::predicates_in_select_lists(query);
+    }
     Ok(limit_by)
 }
 
@@ -331,6 +334,7 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let elements = std::mem::take(&mut array.elem);
             *expr = function_call("array", elements);
         }
+        Expr::Subquery(_) if options.clickhouse_functions => crate::subqueries::type_scalar_subquery(expr),
         Expr::Function(function) if is_start_of_interval(function) => split_interval_argument(function),
         // ClickHouse reads `inf` and `nan` as Float64 literals.
         Expr::Identifier(ident) if ident.quote_style.is_none() && ["inf", "infinity", "nan"].iter().any(|n| ident.value.eq_ignore_ascii_case(n)) => {
@@ -404,7 +408,7 @@ fn clickhouse_type_text(data_type: &ast::DataType) -> String {
 
 /// Gives the result columns of every SELECT of `body` the names `names`; false (nothing
 /// changed) when a SELECT does not list exactly that many expressions.
-fn name_result_columns(body: &mut SetExpr, names: &[String]) -> bool {
+pub(crate) fn name_result_columns(body: &mut SetExpr, names: &[String]) -> bool {
     fn fits(body: &SetExpr, count: usize) -> bool {
         match body {
             SetExpr::Select(select) => {
