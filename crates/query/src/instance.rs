@@ -337,6 +337,8 @@ impl Instance {
             let options = session_config.options_mut();
             // ClickHouse identifiers are case-sensitive (`toUInt64`, column `Id` vs `id`).
             options.sql_parser.enable_ident_normalization = false;
+            // ClickHouse puts NULLs last in both directions unless told otherwise.
+            options.sql_parser.default_null_ordering = "nulls_last".to_string();
             options.execution.time_zone = Some(timezone.name().to_string());
         }
         let base_runtime = Arc::new(RuntimeEnvBuilder::new().build()?);

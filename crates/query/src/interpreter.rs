@@ -516,6 +516,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };
     let plan = granary_functions::fixed_string_literals(plan)?;
     let plan = granary_functions::type_literals(plan)?;
+    // WITH FILL works on the ORDER BY keys as written: its plans keep DataFusion's NaN order.
+    let plan = if fill.is_none() { crate::nan_order::nan_next_to_null(plan)? } else { plan };
     // After the literals got their types: WITH FILL works in the keys' final types.
     let plan = match &fill {
         Some(fill) => crate::fill::plan_fill(&ctx.state, plan, fill)?,

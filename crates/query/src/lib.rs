@@ -28,6 +28,7 @@ pub mod interpreter;
 pub mod joins;
 pub mod limit_by;
 pub mod lookups;
+mod nan_order;
 mod named_args;
 pub mod output;
 mod plan_cache;

@@ -45,6 +45,7 @@ pub struct LimitBy {
 
 /// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
 pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
+    fetch_as_limit(query)?;
     let limit_by = take_limit_by(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
     rewrite_nested_query(query, options)?;
@@ -534,6 +535,24 @@ pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
         over: None,
         within_group: vec![],
     })
+}
+
+/// `[OFFSET n ROWS] FETCH FIRST|NEXT m ROWS ONLY` is `LIMIT m [OFFSET n]` (the standard
+/// spelling ClickHouse accepts; DataFusion plans only LIMIT). `WITH TIES` and `PERCENT`
+/// are refused rather than ignored.
+fn fetch_as_limit(query: &mut Query) -> Result<()> {
+    let Some(fetch) = query.fetch.take() else { return Ok(()) };
+    if fetch.with_ties || fetch.percent {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "FETCH ... WITH TIES and FETCH ... PERCENT are not supported yet"));
+    }
+    let offset = match query.limit_clause.take() {
+        None => None,
+        Some(LimitClause::LimitOffset { limit: None, offset, limit_by }) if limit_by.is_empty() => offset,
+        Some(_) => return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Syntax error: FETCH cannot be used together with LIMIT")),
+    };
+    let limit = fetch.quantity.unwrap_or_else(|| Expr::value(Value::Number("1".to_string(), false)));
+    query.limit_clause = Some(LimitClause::LimitOffset { limit: Some(limit), offset, limit_by: Vec::new() });
+    Ok(())
 }
 
 fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
