@@ -30,7 +30,6 @@ pub(crate) enum Outcome {
     /// the result has been sent, for the format's totals row.
     Rows {
         stream: SendableRecordBatchStream,
-        limit_by: Option<LimitBy>,
         output_format: Box<dyn OutputFormat>,
         totals: Option<Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     },
@@ -87,8 +86,12 @@ pub(crate) async fn run(
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
         let stream = with_displayed_names(stream)?;
+        let stream = match limit_by {
+            Some(spec) => crate::limit_by::apply_to_stream(stream, spec)?,
+            None => stream,
+        };
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
-        Ok(Outcome::Rows { stream, limit_by, output_format, totals: None })
+        Ok(Outcome::Rows { stream, output_format, totals: None })
     };
     if let Statement::Query { query, limit_by: None } = &statement {
         let mut fast = crate::point_query::try_point_query(ctx, query)?;

@@ -3,6 +3,11 @@
 //! to the result stream because DataFusion has no such operator.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use futures::StreamExt;
 
 use arrow::array::{BooleanArray, RecordBatch};
 use arrow::compute::filter_record_batch;
@@ -52,4 +57,19 @@ impl LimitByState {
             .collect();
         Ok(filter_record_batch(batch, &keep)?)
     }
+}
+
+/// The stream with LIMIT BY applied and the hidden key columns the SQL front end added
+/// for it (`LIMIT 2 BY x % 4` where `x % 4` is not selected) removed.
+pub fn apply_to_stream(stream: SendableRecordBatchStream, spec: LimitBy) -> Result<SendableRecordBatchStream> {
+    let input_schema = stream.schema();
+    let mut state = LimitByState::new(spec, &input_schema)?;
+    let visible: Vec<usize> =
+        (0..input_schema.fields().len()).filter(|i| !input_schema.field(*i).name().starts_with(granary_sql::rewrite::LIMIT_BY_HIDDEN_PREFIX)).collect();
+    let schema = Arc::new(input_schema.project(&visible)?);
+    let limited = stream.map(move |batch| {
+        let kept = state.apply(&batch?).map_err(Error::into_datafusion)?;
+        Ok(kept.project(&visible)?)
+    });
+    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, limited)))
 }

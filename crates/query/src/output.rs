@@ -13,12 +13,10 @@ use datafusion::execution::SendableRecordBatchStream;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
 use granary_formats::{OutputFormat, QueryStatistics};
-use granary_sql::rewrite::LimitBy;
 use tokio::sync::mpsc;
 
 use crate::insert::timeout_error;
 use crate::instance::QueryContext;
-use crate::limit_by::LimitByState;
 use crate::process_list::ProcessGuard;
 
 const FIRST_FLUSH_BYTES: usize = 1 << 20;
@@ -26,7 +24,6 @@ const FLUSH_BYTES: usize = 64 << 10;
 
 pub(crate) struct OutputJob {
     pub stream: SendableRecordBatchStream,
-    pub limit_by: Option<LimitBy>,
     pub output_format: Box<dyn OutputFormat>,
     /// The plan of the WITH TOTALS row, run after the result.
     pub totals: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
@@ -41,8 +38,8 @@ pub(crate) struct OutputJob {
 pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
     use tracing::Instrument;
     let task = async move {
-        let OutputJob { stream, limit_by, mut output_format, totals, ctx, tx, guard } = job;
-        let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, limit_by, totals, output_format.as_mut(), &tx, &guard));
+        let OutputJob { stream, mut output_format, totals, ctx, tx, guard } = job;
+        let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, totals, output_format.as_mut(), &tx, &guard));
         let result = futures::FutureExt::catch_unwind(writing).await.unwrap_or_else(|panic| Err(Error::from_panic(panic.as_ref())));
         ctx.progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
         match result {
@@ -60,16 +57,11 @@ pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl F
 async fn write_all(
     ctx: &QueryContext,
     mut stream: SendableRecordBatchStream,
-    limit_by: Option<LimitBy>,
     totals: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     format: &mut dyn OutputFormat,
     tx: &mpsc::Sender<Result<Bytes>>,
     guard: &ProcessGuard,
 ) -> Result<()> {
-    let mut limit_by = match limit_by {
-        Some(spec) => Some(LimitByState::new(spec, &stream.schema())?),
-        None => None,
-    };
     let max_result_rows = ctx.settings.get_u64("max_result_rows");
     let break_on_overflow = ctx.settings.get_str("result_overflow_mode") == "break";
     let mut buffer = Vec::with_capacity(8192);
@@ -84,9 +76,6 @@ async fn write_all(
         };
         let Some(batch) = next else { break };
         let mut batch = batch?;
-        if let Some(state) = limit_by.as_mut() {
-            batch = state.apply(&batch)?;
-        }
         if batch.num_rows() == 0 {
             continue;
         }

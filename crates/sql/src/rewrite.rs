@@ -561,12 +561,40 @@ fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
         return Ok(None);
     }
     let Some(LimitClause::LimitOffset { limit, offset, limit_by }) = query.limit_clause.take() else { return Ok(None) };
+    let mut columns = Vec::with_capacity(limit_by.len());
+    for expr in &limit_by {
+        let name = column_name(expr);
+        let hidden = match query.body.as_mut() {
+            SetExpr::Select(select) if select.distinct.is_none() && !result_has_column(&select.projection, expr, &name) => {
+                // Computed as an extra result column, cut off after LIMIT BY used it.
+                let hidden = format!("{LIMIT_BY_HIDDEN_PREFIX}{}", columns.len());
+                select.projection.push(SelectItem::ExprWithAlias { expr: expr.clone(), alias: Ident::with_quote('`', hidden.clone()) });
+                Some(hidden)
+            }
+            _ => None,
+        };
+        columns.push(hidden.unwrap_or(name));
+    }
     Ok(Some(LimitBy {
         limit: limit_number(limit.as_ref(), "LIMIT")?,
         offset: limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
-        columns: limit_by.iter().map(column_name).collect(),
+        columns,
         then: None,
     }))
+}
+
+/// Names of the extra result columns that carry LIMIT BY keys not selected by the query.
+pub const LIMIT_BY_HIDDEN_PREFIX: &str = "__granary_limit_by_";
+
+/// Whether the SELECT list yields a column that `expr` (named `name`) refers to: an alias
+/// or column of that name, the same expression unaliased, or any column under `*`.
+fn result_has_column(projection: &[SelectItem], expr: &Expr, name: &str) -> bool {
+    projection.iter().any(|item| match item {
+        SelectItem::ExprWithAlias { alias, .. } => alias.value == name,
+        SelectItem::UnnamedExpr(e) => column_name(e) == name,
+        SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)),
+        _ => false,
+    })
 }
 
 /// A LIMIT or OFFSET of a LIMIT BY query: a non-negative integer literal (0 when absent).
