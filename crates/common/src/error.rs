@@ -280,6 +280,8 @@ fn classify_message(message: String) -> Error {
         ErrorCode::INCORRECT_RESULT_OF_SCALAR_SUBQUERY
     } else if lower.contains("aggregate function calls cannot be nested") {
         ErrorCode::ILLEGAL_AGGREGATION
+    } else if lower.contains("union queries have different number of columns") {
+        ErrorCode::UNION_ALL_RESULT_STRUCTURES_MISMATCH
     } else {
         ErrorCode::BAD_ARGUMENTS
     };
@@ -338,6 +340,8 @@ mod tests {
     fn plan_errors_are_classified() {
         let e = Error::from(DataFusionError::Plan("table 'default.nope' not found".into()));
         assert_eq!(e.code(), ErrorCode::UNKNOWN_TABLE);
+        let e = Error::from(DataFusionError::Plan("UNION queries have different number of columns".into()));
+        assert_eq!(e.code(), ErrorCode::UNION_ALL_RESULT_STRUCTURES_MISMATCH);
         let e = Error::from(DataFusionError::Plan("Invalid function 'foo'".into()));
         assert_eq!(e.code(), ErrorCode::UNKNOWN_FUNCTION);
     }

@@ -90,6 +90,8 @@ pub struct FormatSettings {
     pub allow_errors_ratio: f64,
     /// `format_csv_allow_single_quotes`.
     pub csv_allow_single_quotes: bool,
+    /// `output_format_csv_crlf_end_of_line`.
+    pub csv_crlf_end_of_line: bool,
     /// `format_csv_allow_double_quotes`.
     pub csv_allow_double_quotes: bool,
     /// `input_format_with_names_use_header`: match `*WithNames` columns by the header.
@@ -153,6 +155,7 @@ impl FormatSettings {
             allow_errors_num: settings.get_u64("input_format_allow_errors_num"),
             allow_errors_ratio: settings.get_f64("input_format_allow_errors_ratio"),
             csv_allow_single_quotes: flag(settings, "format_csv_allow_single_quotes", false),
+            csv_crlf_end_of_line: flag(settings, "output_format_csv_crlf_end_of_line", false),
             csv_allow_double_quotes: flag(settings, "format_csv_allow_double_quotes", true),
             with_names_use_header: flag(settings, "input_format_with_names_use_header", true),
             max_block_rows: settings.get_u64("max_block_size").max(1) as usize,
