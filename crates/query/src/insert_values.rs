@@ -32,6 +32,7 @@ pub(crate) struct ValuesColumn {
 
 /// One `( ... )` row of the VALUES text: the row with its brackets, and the text of each
 /// top-level, comma-separated field.
+#[derive(Debug)]
 struct ValuesRow<'a> {
     text: &'a str,
     fields: Vec<&'a str>,
