@@ -173,7 +173,7 @@ mod tests {
     use super::*;
 
     fn query(sql: &str) -> Query {
-        Parser::new(&ClickHouseDialect {}).try_with_sql(sql).unwrap().parse_query().unwrap()
+        *Parser::new(&ClickHouseDialect {}).try_with_sql(sql).unwrap().parse_query().unwrap()
     }
 
     #[test]
