@@ -423,7 +423,12 @@ mod tests {
         s.set("use_uncompressed_cache", "true").unwrap();
         assert!(s.get_bool("use_uncompressed_cache"));
         assert_eq!(s.set("no_such_setting", "1").unwrap_err().code(), ErrorCode::UNKNOWN_SETTING);
-        assert_eq!(s.set("max_threads", "many").unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
+        // As ClickHouse: the number is read, then the end of the text is expected.
+        assert_eq!(s.set("max_threads", "many").unwrap_err().code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+        s.set("date_time_output_format", "iso").unwrap();
+        let bad = s.set("date_time_output_format", "bad").unwrap_err();
+        assert_eq!(bad.code(), ErrorCode::BAD_ARGUMENTS);
+        assert!(bad.message().contains("Unexpected value of DateTimeOutputFormat: 'bad'"), "{}", bad.message());
     }
 
     #[test]
