@@ -178,6 +178,8 @@ pub struct QueryStatistics {
     pub elapsed: Duration,
     pub rows_read: u64,
     pub bytes_read: u64,
+    /// `rows_before_limit_at_least`: the rows that reached the query's LIMIT, when it has one.
+    pub rows_before_limit: Option<u64>,
 }
 
 /// A result writer. Calls come in the order prefix, batches, suffix; each appends to

@@ -587,8 +587,8 @@ impl Instance {
         let kind_of_query = kind;
         let kind = outcome.kind;
         match outcome.result {
-            Outcome::Rows { stream, output_format, totals } => {
-                let job = OutputJob { stream, output_format, totals, ctx, tx, guard };
+            Outcome::Rows { stream, output_format, totals, plan } => {
+                let job = OutputJob { stream, output_format, totals, plan, ctx, tx, guard };
                 spawn_output(job, span, move |ctx, error| {
                     log_query_end(ctx, error);
                     query_ended(&session_snapshot.access, kind_of_query, &ctx.progress, error.is_some(), true);

@@ -32,6 +32,8 @@ pub(crate) enum Outcome {
         stream: SendableRecordBatchStream,
         output_format: Box<dyn OutputFormat>,
         totals: Option<Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
+        /// The executed plan, read after the result for `rows_before_limit_at_least`.
+        plan: Option<Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     },
     /// Nothing to send (DDL, INSERT, SET, ...).
     Done,
@@ -91,7 +93,7 @@ pub(crate) async fn run(
             None => stream,
         };
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
-        Ok(Outcome::Rows { stream, output_format, totals: None })
+        Ok(Outcome::Rows { stream, output_format, totals: None, plan: None })
     };
     if let Statement::Query { query, limit_by: None } = &statement {
         let mut fast = crate::point_query::try_point_query(ctx, query)?;
@@ -110,7 +112,10 @@ pub(crate) async fn run(
     if let (Some(key), Statement::Query { limit_by, .. }) = (&plan_key, &statement) {
         if let Some(physical) = instance.plan_cache().get(key) {
             let config = instance.query_config(ctx)?;
-            let result = rows(execute_physical(ctx, config, physical)?, limit_by.clone())?;
+            let mut result = rows(execute_physical(ctx, config, physical.clone())?, limit_by.clone())?;
+            if let Outcome::Rows { plan, .. } = &mut result {
+                *plan = Some(physical);
+            }
             return Ok(StatementOutcome::rows(result, format_name, kind));
         }
     }
@@ -133,9 +138,10 @@ pub(crate) async fn run(
                 Some(totals) => Some(physical_plan(ctx, &totals).await?),
                 None => None,
             };
-            let mut result = rows(execute_physical(ctx, ctx.state.config().clone(), physical)?, limit_by)?;
-            if let Outcome::Rows { totals: slot, .. } = &mut result {
+            let mut result = rows(execute_physical(ctx, ctx.state.config().clone(), physical.clone())?, limit_by)?;
+            if let Outcome::Rows { totals: slot, plan, .. } = &mut result {
                 *slot = totals;
+                *plan = Some(physical);
             }
             result
         }
