@@ -73,6 +73,20 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
             },
             other => other,
         };
+        // `t.1` / `(1, 'a').2`: sqlparser reads `.1` as a number; ClickHouse means the
+        // tuple's element. It becomes the field `__tuple_element_1`, which the AST
+        // rewrite turns into `tupleElement(t, 1)`.
+        if let Token::Number(text, _) = &token {
+            let follows_operand = out.last().is_some_and(|previous| {
+                previous.end == start && matches!(&previous.token, Token::Word(_) | Token::RParen | Token::RBracket)
+            });
+            if let Some(index) = text.strip_prefix('.').filter(|i| follows_operand && !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit())) {
+                let dot_span = Span::new(span.start, span.start);
+                out.push(Lexeme { token: Token::Period, span: dot_span, start, end: start + 1 });
+                out.push(Lexeme { token: Token::make_word(&format!("{TUPLE_ELEMENT_PREFIX}{index}"), None), span, start: start + 1, end });
+                continue;
+            }
+        }
         // sqlparser reads `0X1F` and `0b101` as the number 0 followed by a word.
         if let (Token::Word(w), Some(previous)) = (&token, out.last_mut()) {
             if previous.end == start && matches!(&previous.token, Token::Number(n, _) if n == "0") && w.quote_style.is_none() {
@@ -88,6 +102,10 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
     }
     Ok(out)
 }
+
+/// The name a numbered tuple element access (`t.1`) has between lexing and the AST
+/// rewrite that makes it `tupleElement(t, 1)`.
+pub const TUPLE_ELEMENT_PREFIX: &str = "__tuple_element_";
 
 /// ClickHouse's hexadecimal and binary integer literals (`0x1F`, `0b101`) as decimal
 /// numbers: ClickHouse types and names them by value (`SELECT 0x10` is column `16`,

@@ -46,6 +46,11 @@ pub struct LimitBy {
 /// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
 pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
     fetch_as_limit(query)?;
+    // Before names: `t.1` is named `tupleElement(t, 1)`.
+    let _ = visit_expressions_mut(query, |expr: &mut Expr| {
+        tuple_element_access(expr);
+        ControlFlow::<()>::Continue(())
+    });
     let limit_by = take_limit_by(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
     rewrite_nested_query(query, options)?;
@@ -80,6 +85,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
             // alias `n` it uses, not after the aliased expression.
             name_projection(&mut select.projection);
             crate::aliases::substitute_aliases(select);
+            crate::array_join::cartesian_array_joins(select)?;
             for item in select.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
                     comparisons_as_functions(expr);
@@ -535,6 +541,62 @@ pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
         over: None,
         within_group: vec![],
     })
+}
+
+/// `t.1`, `t.1.2`, `(1, 'a').2`, `arr[1].1` (the lexer made `.1` the field
+/// `__tuple_element_1`) as `tupleElement(.., 1)`; a named field after a numbered one
+/// (`t.1.name`) is `tupleElement(.., 'name')`. Plain `t.name` stays a column reference
+/// or struct field for DataFusion.
+fn tuple_element_access(expr: &mut Expr) {
+    let element = |name: &str| -> Option<Expr> {
+        name.strip_prefix(crate::lexer::TUPLE_ELEMENT_PREFIX).map(|index| Expr::value(Value::Number(index.to_string(), false)))
+    };
+    match expr {
+        Expr::CompoundIdentifier(parts) => {
+            let Some(first) = parts.iter().position(|p| p.quote_style.is_none() && element(&p.value).is_some()) else { return };
+            if first == 0 {
+                return;
+            }
+            let rest = parts.split_off(first);
+            let mut base = if parts.len() == 1 { Expr::Identifier(parts.remove(0)) } else { Expr::CompoundIdentifier(std::mem::take(parts)) };
+            for part in rest {
+                let key = match element(&part.value) {
+                    Some(index) if part.quote_style.is_none() => index,
+                    _ => Expr::value(Value::SingleQuotedString(part.value)),
+                };
+                base = function_call("tupleElement", vec![base, key]);
+            }
+            *expr = base;
+        }
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            let numbered = |a: &ast::AccessExpr| matches!(a, ast::AccessExpr::Dot(Expr::Identifier(i)) if i.quote_style.is_none() && element(&i.value).is_some());
+            if !access_chain.iter().any(numbered) {
+                return;
+            }
+            let mut base = std::mem::replace(root.as_mut(), Expr::value(Value::Null));
+            let mut pending: Vec<ast::AccessExpr> = Vec::new();
+            for access in std::mem::take(access_chain) {
+                let index = match &access {
+                    ast::AccessExpr::Dot(Expr::Identifier(i)) if i.quote_style.is_none() => element(&i.value),
+                    _ => None,
+                };
+                match index {
+                    Some(index) => {
+                        if !pending.is_empty() {
+                            base = Expr::CompoundFieldAccess { root: Box::new(base), access_chain: std::mem::take(&mut pending) };
+                        }
+                        base = function_call("tupleElement", vec![base, index]);
+                    }
+                    None => pending.push(access),
+                }
+            }
+            if !pending.is_empty() {
+                base = Expr::CompoundFieldAccess { root: Box::new(base), access_chain: pending };
+            }
+            *expr = base;
+        }
+        _ => {}
+    }
 }
 
 /// `[OFFSET n ROWS] FETCH FIRST|NEXT m ROWS ONLY` is `LIMIT m [OFFSET n]` (the standard
