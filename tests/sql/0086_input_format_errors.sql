@@ -30,3 +30,9 @@ INSERT INTO arrays FORMAT TSV ['it\'s','tab\there']	('q\'uote',1)
 ;
 SELECT * FROM arrays;
 SELECT 'x"y' AS a, 1 AS b FORMAT CSV SETTINGS output_format_csv_crlf_end_of_line = 1;
+CREATE TABLE j (a UInt8, b String, c Nullable(Float64)) ENGINE = Memory;
+INSERT INTO j FORMAT JSON {"meta": [{"name": "a", "type": "UInt8"}, {"name": "b", "type": "String"}], "data": [{"a": 1, "b": "x"}, {"b": "only b"}], "rows": 2, "statistics": {"elapsed": 0.1}};
+INSERT INTO j FORMAT JSONCompact {"meta": [{"name": "c", "type": "Nullable(Float64)"}, {"name": "a", "type": "UInt8"}], "data": [[1.5, 3], [null, 4]], "rows": 2};
+INSERT INTO j FORMAT JSON {"meta": [{"name": "a", "type": "UInt8"}], "data": []};
+SELECT * FROM j ORDER BY a, b;
+SELECT a, b FROM j ORDER BY a, b FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;

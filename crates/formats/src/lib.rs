@@ -49,6 +49,7 @@ use granary_types::text::{DateTimeInputFormat, TextOptions};
 use crate::input::ipc::ArrowInput;
 use crate::input::delimited::{DelimitedInput, Dialect};
 use crate::input::json::JsonEachRowInput;
+use crate::input::json_document::JsonDocumentInput;
 use crate::input::native::NativeInput;
 use crate::input::parquet::ParquetInput;
 use crate::input::rowbinary::{Header, RowBinaryInput};
@@ -263,6 +264,8 @@ const INPUT_FORMATS: &[&str] = &[
     "JSONEachRow",
     "JSONLines",
     "NDJSON",
+    "JSON",
+    "JSONCompact",
     "Values",
     "Parquet",
     "Native",
@@ -332,6 +335,8 @@ pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSetti
         "CSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 1, settings)?),
         "CSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 2, settings)?),
         "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, settings)?),
+        "JSON" => Box::new(JsonDocumentInput::new(schema, false, settings)?),
+        "JSONCompact" => Box::new(JsonDocumentInput::new(schema, true, settings)?),
         "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),
         "Native" => Box::new(NativeInput::new(schema, settings)),

@@ -122,6 +122,21 @@ fn json_each_row() {
 }
 
 #[test]
+fn json_documents() {
+    let s = schema(&[("x", "UInt8"), ("s", "String")]);
+    let document = "{\"meta\": [{\"name\": \"x\", \"type\": \"UInt8\"}, {\"name\": \"s\", \"type\": \"String\"}],\n\
+                    \"data\": [{\"x\": 1, \"s\": \"a]}\"}, {\"s\": \"b\"}],\n\"rows\": 2, \"statistics\": {\"elapsed\": 0.1}}";
+    assert_eq!(parse_every_split("JSON", &s, document), "1\ta]}\n0\tb\n");
+    // Compact rows follow the order of `meta`.
+    let compact = "{\"meta\": [{\"name\": \"s\", \"type\": \"String\"}, {\"name\": \"x\", \"type\": \"UInt8\"}], \"data\": [[\"p\", 7], [\"q\", 8]], \"rows\": 2}";
+    assert_eq!(parse_every_split("JSONCompact", &s, compact), "7\tp\n8\tq\n");
+    assert_eq!(parse("JSON", &s, "{\"meta\": [], \"data\": []}"), "");
+    assert_eq!(error("JSON", &s, "{\"meta\": [], \"data\": [{\"x\": 1}, {\"x\":").code(), ErrorCode::ATTEMPT_TO_READ_AFTER_EOF);
+    assert_eq!(error("JSON", &s, "{\"meta\": [").code(), ErrorCode::CANNOT_READ_ALL_DATA);
+    assert_eq!(error("JSON", &s, "[1]").code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED);
+}
+
+#[test]
 fn values() {
     let data = "(1, 'a\\tb', ['x', NULL], 1.5, '2020-01-02 03:04:05'), (2,'q\"q',[],NULL,'1970-01-01 00:00:00');";
     assert_eq!(parse_every_split("Values", &mixed(), data), EXPECTED);

@@ -17,7 +17,7 @@ use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
 #[derive(Clone)]
-struct JsonRows {
+pub(crate) struct JsonRows {
     columns: HashMap<Vec<u8>, usize>,
     skip_unknown_fields: bool,
     /// Which columns the current row set.
@@ -29,6 +29,22 @@ struct JsonRows {
     depth: usize,
     in_string: bool,
     escaped: bool,
+}
+
+impl JsonRows {
+    /// Rows as JSON objects whose keys are the columns of `schema`.
+    pub(crate) fn new(schema: &SchemaRef, settings: &FormatSettings) -> Self {
+        JsonRows {
+            columns: schema.fields().iter().enumerate().map(|(i, f)| (f.name().as_bytes().to_vec(), i)).collect(),
+            skip_unknown_fields: settings.skip_unknown_fields,
+            seen: vec![false; schema.fields().len()],
+            scratch: Vec::new(),
+            resume: 0,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+        }
+    }
 }
 
 impl RowFormat for JsonRows {
@@ -154,17 +170,7 @@ pub struct JsonEachRowInput {
 
 impl JsonEachRowInput {
     pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
-        let columns = schema.fields().iter().enumerate().map(|(i, f)| (f.name().as_bytes().to_vec(), i)).collect();
-        let rows = JsonRows {
-            columns,
-            skip_unknown_fields: settings.skip_unknown_fields,
-            seen: vec![false; schema.fields().len()],
-            scratch: Vec::new(),
-            resume: 0,
-            depth: 0,
-            in_string: false,
-            escaped: false,
-        };
+        let rows = JsonRows::new(&schema, settings);
         Ok(JsonEachRowInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
     }
 }

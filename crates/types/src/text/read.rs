@@ -859,7 +859,7 @@ fn expect(input: &[u8], pos: &mut usize, byte: u8, t: &ChType) -> Result<()> {
 }
 
 /// `elem, elem, ... close` after the opening bracket: calls `element` for each.
-fn read_sequence(input: &[u8], pos: &mut usize, close: u8, mut element: impl FnMut(&[u8], &mut usize) -> Result<()>) -> Result<()> {
+pub fn read_sequence(input: &[u8], pos: &mut usize, close: u8, mut element: impl FnMut(&[u8], &mut usize) -> Result<()>) -> Result<()> {
     skip_ws(input, pos);
     if input.get(*pos) == Some(&close) {
         *pos += 1;
