@@ -92,6 +92,7 @@ pub(crate) async fn run(
             Some(spec) => crate::limit_by::apply_to_stream(stream, spec)?,
             None => stream,
         };
+        let stream = crate::limit_by::without_hidden_columns(stream)?;
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
         Ok(Outcome::Rows { stream, output_format, totals: None, plan: None })
     };

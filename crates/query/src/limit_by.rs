@@ -59,17 +59,24 @@ impl LimitByState {
     }
 }
 
-/// The stream with LIMIT BY applied and the hidden key columns the SQL front end added
-/// for it (`LIMIT 2 BY x % 4` where `x % 4` is not selected) removed.
+/// The stream with LIMIT BY applied.
 pub fn apply_to_stream(stream: SendableRecordBatchStream, spec: LimitBy) -> Result<SendableRecordBatchStream> {
+    let schema = stream.schema();
+    let mut state = LimitByState::new(spec, &schema)?;
+    let limited = stream.map(move |batch| Ok(state.apply(&batch?).map_err(Error::into_datafusion)?));
+    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, limited)))
+}
+
+/// The stream without the helper columns the SQL front end added for LIMIT BY keys that
+/// are not selected (`LIMIT 2 BY x % 4`) and for WITH TIES; unchanged when it has none.
+pub fn without_hidden_columns(stream: SendableRecordBatchStream) -> Result<SendableRecordBatchStream> {
     let input_schema = stream.schema();
-    let mut state = LimitByState::new(spec, &input_schema)?;
     let visible: Vec<usize> =
         (0..input_schema.fields().len()).filter(|i| !input_schema.field(*i).name().starts_with(granary_sql::rewrite::LIMIT_BY_HIDDEN_PREFIX)).collect();
+    if visible.len() == input_schema.fields().len() {
+        return Ok(stream);
+    }
     let schema = Arc::new(input_schema.project(&visible)?);
-    let limited = stream.map(move |batch| {
-        let kept = state.apply(&batch?).map_err(Error::into_datafusion)?;
-        Ok(kept.project(&visible)?)
-    });
-    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, limited)))
+    let projected = stream.map(move |batch| Ok(batch?.project(&visible)?));
+    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, projected)))
 }

@@ -17,6 +17,8 @@ use datafusion::sql::sqlparser::ast::{
     self, visit_expressions_mut, BinaryOperator, CastKind, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList,
     FunctionArguments, Ident, LimitClause, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, Value,
 };
+use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+use datafusion::sql::sqlparser::parser::Parser;
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::ChType;
 
@@ -45,7 +47,7 @@ pub struct LimitBy {
 
 /// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
 pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
-    fetch_as_limit(query)?;
+    fetch_in_every_query(query)?;
     // Before names: `t.1` is named `tupleElement(t, 1)`.
     let _ = visit_expressions_mut(query, |expr: &mut Expr| {
         tuple_element_access(expr);
@@ -599,13 +601,34 @@ fn tuple_element_access(expr: &mut Expr) {
     }
 }
 
+/// FETCH clauses of `query` and of every query nested in it, innermost first.
+fn fetch_in_every_query(query: &mut Query) -> Result<()> {
+    struct Fetches;
+    impl ast::VisitorMut for Fetches {
+        type Break = Error;
+        fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<Error> {
+            match fetch_as_limit(query) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(e),
+            }
+        }
+    }
+    match ast::VisitMut::visit(query, &mut Fetches) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
 /// `[OFFSET n ROWS] FETCH FIRST|NEXT m ROWS ONLY` is `LIMIT m [OFFSET n]` (the standard
 /// spelling ClickHouse accepts; DataFusion plans only LIMIT). `WITH TIES` and `PERCENT`
 /// are refused rather than ignored.
 fn fetch_as_limit(query: &mut Query) -> Result<()> {
     let Some(fetch) = query.fetch.take() else { return Ok(()) };
-    if fetch.with_ties || fetch.percent {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "FETCH ... WITH TIES and FETCH ... PERCENT are not supported yet"));
+    if fetch.percent {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "FETCH ... PERCENT is not supported yet"));
+    }
+    if fetch.with_ties {
+        return with_ties(query, fetch.quantity);
     }
     let offset = match query.limit_clause.take() {
         None => None,
@@ -614,6 +637,83 @@ fn fetch_as_limit(query: &mut Query) -> Result<()> {
     };
     let limit = fetch.quantity.unwrap_or_else(|| Expr::value(Value::Number("1".to_string(), false)));
     query.limit_clause = Some(LimitClause::LimitOffset { limit: Some(limit), offset, limit_by: Vec::new() });
+    Ok(())
+}
+
+/// `ORDER BY k LIMIT n [OFFSET m] WITH TIES`: the n rows after the first m, and every
+/// further row whose ORDER BY keys equal those of the last of them. Planned with window
+/// functions over the ORDER BY:
+///
+/// ```text
+/// SELECT .. ORDER BY k LIMIT n OFFSET m WITH TIES
+///   =>  SELECT * EXCEPT (r, i) FROM (SELECT .., rank() OVER (ORDER BY k) AS r, row_number() OVER (ORDER BY k) AS i ...)
+///       WHERE i > m AND r <= m + n ORDER BY i
+/// ```
+///
+/// (a tie of the last kept row has its rank); the helper columns are left out of the
+/// result by `* EXCEPT`.
+fn with_ties(query: &mut Query, quantity: Option<Expr>) -> Result<()> {
+    let limit = limit_number(quantity.as_ref(), "LIMIT")?;
+    let offset = match query.limit_clause.take() {
+        None => 0,
+        Some(LimitClause::LimitOffset { limit: None, offset, limit_by }) if limit_by.is_empty() => limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
+        Some(_) => return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Syntax error: FETCH cannot be used together with LIMIT")),
+    };
+    let Some(order_by) = query.order_by.take() else {
+        return Err(Error::new(ErrorCode::WITH_TIES_WITHOUT_ORDER_BY, "Can not use WITH TIES without ORDER BY"));
+    };
+    let ast::OrderByKind::Expressions(keys) = &order_by.kind else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ORDER BY ALL with WITH TIES is not supported"));
+    };
+    if keys.iter().any(|k| k.with_fill.is_some()) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES together with WITH FILL is not supported"));
+    }
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES is supported on a single SELECT"));
+    };
+    if select.distinct.is_some() || select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES is not supported with DISTINCT or * in the SELECT list"));
+    }
+    // `ORDER BY 2`: the window orders by the second item itself.
+    let mut window_keys = Vec::with_capacity(keys.len());
+    for key in keys {
+        let mut key = key.clone();
+        if let Expr::Value(v) = &key.expr {
+            if let Value::Number(n, _) = &v.value {
+                let position: usize = n.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad ORDER BY position {n}")))?;
+                key.expr = match select.projection.get(position.wrapping_sub(1)) {
+                    Some(SelectItem::UnnamedExpr(e)) | Some(SelectItem::ExprWithAlias { expr: e, .. }) => e.clone(),
+                    _ => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("ORDER BY position {position} is not in the SELECT list"))),
+                };
+            }
+        }
+        window_keys.push(key.to_string());
+    }
+    let window = format!("OVER (ORDER BY {})", window_keys.join(", "));
+    let rank = format!("{LIMIT_BY_HIDDEN_PREFIX}rank");
+    let row = format!("{LIMIT_BY_HIDDEN_PREFIX}row");
+    let mut helpers = Parser::new(&ClickHouseDialect {})
+        .try_with_sql(&format!("SELECT rank() {window} AS {rank}, row_number() {window} AS {row}"))
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
+    if let SetExpr::Select(helper) = helpers.body.as_mut() {
+        select.projection.append(&mut helper.projection);
+    }
+    let inner = Query { order_by: None, ..query.clone() };
+    let text = format!("SELECT * EXCEPT ({rank}, {row}) FROM (SELECT 1) AS __with_ties WHERE {row} > {offset} AND {rank} <= {} ORDER BY {row}", offset + limit);
+    let mut outer = Parser::new(&ClickHouseDialect {})
+        .try_with_sql(&text)
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
+    if let SetExpr::Select(outer_select) = outer.body.as_mut() {
+        if let Some(from) = outer_select.from.first_mut() {
+            from.relation = ast::TableFactor::Derived { lateral: false, subquery: Box::new(inner), alias: Some(ast::TableAlias { explicit: true, name: Ident::new("__with_ties"), columns: Vec::new(), at: None }), sample: None };
+        }
+    }
+    // The outer query keeps the statement's own clauses (SETTINGS, FORMAT) as they were.
+    outer.settings = query.settings.take();
+    outer.format_clause = query.format_clause.take();
+    *query = *outer;
     Ok(())
 }
 
