@@ -21,3 +21,8 @@ INSERT INTO t FORMAT CSV
 SELECT count() FROM t;
 CREATE TABLE nul (x UInt8) ENGINE = Null;
 TRUNCATE TABLE nul; -- { serverError NOT_IMPLEMENTED }
+CREATE TABLE lb (n UInt64) ENGINE = Memory;
+INSERT INTO lb SELECT number FROM numbers(10) ORDER BY number LIMIT 1 BY number % 3;
+INSERT INTO lb SELECT number FROM numbers(10) ORDER BY number DESC LIMIT 1 OFFSET 1 BY number % 3;
+INSERT INTO lb SELECT number * 100 FROM numbers(10) ORDER BY number LIMIT 1 BY intDiv(number, 5);
+SELECT * FROM lb ORDER BY n;

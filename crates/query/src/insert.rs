@@ -65,13 +65,16 @@ pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, 
     let defaults = evaluate_defaults(ctx, &table, &targets).await?;
     match insert.source {
         InsertSource::Select { query, limit_by } => {
-            if limit_by.is_some() {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in INSERT ... SELECT is not supported yet"));
-            }
             let plan = match planned {
                 Some(plan) => plan,
                 None => plan_query(ctx, query).await?,
             };
+            if let Some(spec) = limit_by {
+                // LIMIT BY keeps rows in the SELECT's order: one stream.
+                let stream = crate::limit_by::apply_to_stream(execute_plan(ctx, &plan).await?, spec)?;
+                let stream = crate::limit_by::without_hidden_columns(stream)?;
+                return insert_stream_with_defaults(ctx, &table, &targets, stream, defaults).await;
+            }
             let streams = execute_plan_partitioned(ctx, &plan).await?;
             insert_streams_with_defaults(ctx, &table, &targets, streams, defaults).await
         }

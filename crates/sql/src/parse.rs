@@ -1639,6 +1639,7 @@ fn take_limit_by_offset(lexemes: &mut Vec<Lexeme>) -> Result<Option<u64>> {
         Token::Number(n, _) => n.parse::<u64>().ok(),
         _ => None,
     };
+    nested_limit_by_offsets(lexemes);
     let mut depth = 0i32;
     for i in 0..lexemes.len() {
         match lexemes[i].token {
@@ -1660,6 +1661,49 @@ fn take_limit_by_offset(lexemes: &mut Vec<Lexeme>) -> Result<Option<u64>> {
         }
     }
     Ok(None)
+}
+
+/// In subqueries, `LIMIT n OFFSET m BY keys` and `LIMIT m, n BY keys` become
+/// `LIMIT n BY keys OFFSET m`, which sqlparser reads as one clause (the subquery's LIMIT
+/// BY is then planned with window functions, rewrite.rs).
+fn nested_limit_by_offsets(lexemes: &mut Vec<Lexeme>) {
+    let number = |l: &Lexeme| matches!(&l.token, Token::Number(..));
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < lexemes.len() {
+        match lexemes[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        let shape = depth > 0 && lexemes[i].is_keyword("LIMIT") && i + 4 < lexemes.len() && lexemes[i + 4].is_keyword("BY") && number(&lexemes[i + 1]) && number(&lexemes[i + 3]);
+        let (count, offset) = match shape {
+            true if lexemes[i + 2].is_keyword("OFFSET") => (lexemes[i + 1].clone(), lexemes[i + 3].clone()),
+            true if lexemes[i + 2].token == Token::Comma => (lexemes[i + 3].clone(), lexemes[i + 1].clone()),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        // The BY list ends at the bracket that closes the subquery.
+        let mut end = i + 5;
+        let mut inner = 0i32;
+        while end < lexemes.len() {
+            match lexemes[end].token {
+                Token::LParen | Token::LBracket => inner += 1,
+                Token::RParen | Token::RBracket if inner == 0 => break,
+                Token::RParen | Token::RBracket => inner -= 1,
+                _ => {}
+            }
+            end += 1;
+        }
+        let offset_word = Lexeme { token: Token::make_keyword("OFFSET"), ..lexemes[i + 2].clone() };
+        lexemes.insert(end, offset);
+        lexemes.insert(end, offset_word);
+        lexemes[i + 1] = count;
+        lexemes.drain(i + 2..=i + 3);
+        i += 1;
+    }
 }
 
 /// Where INSERT data begins after `FORMAT Name`: ClickHouse skips blanks and one line break.

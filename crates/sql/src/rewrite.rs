@@ -54,6 +54,7 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
         ControlFlow::<()>::Continue(())
     });
     let limit_by = take_limit_by(query)?;
+    limit_by_in_nested_queries(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
     rewrite_nested_query(query, options)?;
     // After alias substitution, so a condition naming an alias sees its definition.
@@ -659,58 +660,132 @@ fn with_ties(query: &mut Query, quantity: Option<Expr>) -> Result<()> {
         Some(LimitClause::LimitOffset { limit: None, offset, limit_by }) if limit_by.is_empty() => limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
         Some(_) => return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Syntax error: FETCH cannot be used together with LIMIT")),
     };
-    let Some(order_by) = query.order_by.take() else {
+    if query.order_by.is_none() {
         return Err(Error::new(ErrorCode::WITH_TIES_WITHOUT_ORDER_BY, "Can not use WITH TIES without ORDER BY"));
-    };
-    let ast::OrderByKind::Expressions(keys) = &order_by.kind else {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ORDER BY ALL with WITH TIES is not supported"));
-    };
-    if keys.iter().any(|k| k.with_fill.is_some()) {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES together with WITH FILL is not supported"));
     }
+    let keys = order_keys_as_written(query)?;
     let SetExpr::Select(select) = query.body.as_mut() else {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES is supported on a single SELECT"));
     };
     if select.distinct.is_some() || select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES is not supported with DISTINCT or * in the SELECT list"));
     }
-    // `ORDER BY 2`: the window orders by the second item itself.
-    let mut window_keys = Vec::with_capacity(keys.len());
+    let window = format!("OVER (ORDER BY {})", keys.join(", "));
+    let rank = format!("{LIMIT_BY_HIDDEN_PREFIX}rank");
+    let row = format!("{LIMIT_BY_HIDDEN_PREFIX}row");
+    add_projection_items(select, &format!("rank() {window} AS {rank}, row_number() {window} AS {row}"))?;
+    let filter = format!("{row} > {offset} AND {rank} <= {}", offset + limit);
+    wrap_filtered(query, &filter, &[&rank, &row], &row)
+}
+
+/// `LIMIT n [OFFSET m] BY keys` in a subquery (the outermost query's is applied to the
+/// result stream instead, see [`take_limit_by`]), with window functions:
+///
+/// ```text
+/// SELECT .. ORDER BY o LIMIT n OFFSET m BY k
+///   =>  SELECT * EXCEPT (b, i) FROM (SELECT .., row_number() OVER (PARTITION BY k ORDER BY o) AS b,
+///                                         row_number() OVER (ORDER BY o) AS i ...)
+///       WHERE b > m AND b <= m + n ORDER BY i
+/// ```
+fn limit_by_in_nested_queries(query: &mut Query) -> Result<()> {
+    struct Nested;
+    impl ast::VisitorMut for Nested {
+        type Break = Error;
+        fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<Error> {
+            match limit_by_with_window(query) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(e),
+            }
+        }
+    }
+    match ast::VisitMut::visit(query, &mut Nested) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+fn limit_by_with_window(query: &mut Query) -> Result<()> {
+    let Some(LimitClause::LimitOffset { limit_by, .. }) = &query.limit_clause else { return Ok(()) };
+    if limit_by.is_empty() {
+        return Ok(());
+    }
+    let Some(LimitClause::LimitOffset { limit, offset, limit_by }) = query.limit_clause.take() else { return Ok(()) };
+    let limit = limit_number(limit.as_ref(), "LIMIT")?;
+    let offset = limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?;
+    let keys = order_keys_as_written(query)?;
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY is supported on a single SELECT"));
+    };
+    if select.distinct.is_some() || select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in a subquery is not supported with DISTINCT or * in its SELECT list"));
+    }
+    let order = if keys.is_empty() { String::new() } else { format!("ORDER BY {}", keys.join(", ")) };
+    let partition = limit_by.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
+    let in_group = format!("{LIMIT_BY_HIDDEN_PREFIX}in_group");
+    let row = format!("{LIMIT_BY_HIDDEN_PREFIX}row");
+    add_projection_items(select, &format!("row_number() OVER (PARTITION BY {partition} {order}) AS {in_group}, row_number() OVER ({order}) AS {row}"))?;
+    let filter = format!("{in_group} > {offset} AND {in_group} <= {}", offset + limit);
+    wrap_filtered(query, &filter, &[&in_group, &row], &row)
+}
+
+/// The ORDER BY keys of `query` as text, positions (`ORDER BY 2`) replaced by the SELECT
+/// item they name; the ORDER BY is taken off the query.
+fn order_keys_as_written(query: &mut Query) -> Result<Vec<String>> {
+    let Some(order_by) = query.order_by.take() else { return Ok(Vec::new()) };
+    let ast::OrderByKind::Expressions(keys) = &order_by.kind else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ORDER BY ALL is not supported here"));
+    };
+    if keys.iter().any(|k| k.with_fill.is_some()) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH FILL is not supported together with WITH TIES or LIMIT BY in a subquery"));
+    }
+    let projection = match query.body.as_ref() {
+        SetExpr::Select(select) => select.projection.clone(),
+        _ => Vec::new(),
+    };
+    let mut out = Vec::with_capacity(keys.len());
     for key in keys {
         let mut key = key.clone();
         if let Expr::Value(v) = &key.expr {
             if let Value::Number(n, _) = &v.value {
                 let position: usize = n.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad ORDER BY position {n}")))?;
-                key.expr = match select.projection.get(position.wrapping_sub(1)) {
+                key.expr = match projection.get(position.wrapping_sub(1)) {
                     Some(SelectItem::UnnamedExpr(e)) | Some(SelectItem::ExprWithAlias { expr: e, .. }) => e.clone(),
                     _ => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("ORDER BY position {position} is not in the SELECT list"))),
                 };
             }
         }
-        window_keys.push(key.to_string());
+        out.push(key.to_string());
     }
-    let window = format!("OVER (ORDER BY {})", window_keys.join(", "));
-    let rank = format!("{LIMIT_BY_HIDDEN_PREFIX}rank");
-    let row = format!("{LIMIT_BY_HIDDEN_PREFIX}row");
-    let mut helpers = Parser::new(&ClickHouseDialect {})
-        .try_with_sql(&format!("SELECT rank() {window} AS {rank}, row_number() {window} AS {row}"))
+    Ok(out)
+}
+
+/// Appends `items` (SQL text of SELECT items) to the SELECT list.
+fn add_projection_items(select: &mut ast::Select, items: &str) -> Result<()> {
+    let mut parsed = Parser::new(&ClickHouseDialect {})
+        .try_with_sql(&format!("SELECT {items}"))
         .and_then(|mut p| p.parse_query())
         .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
-    if let SetExpr::Select(helper) = helpers.body.as_mut() {
+    if let SetExpr::Select(helper) = parsed.body.as_mut() {
         select.projection.append(&mut helper.projection);
     }
-    let inner = Query { order_by: None, ..query.clone() };
-    let text = format!("SELECT * EXCEPT ({rank}, {row}) FROM (SELECT 1) AS __with_ties WHERE {row} > {offset} AND {rank} <= {} ORDER BY {row}", offset + limit);
+    Ok(())
+}
+
+/// `query` becomes `SELECT * EXCEPT (hidden) FROM (query) WHERE filter ORDER BY order`,
+/// keeping its SETTINGS and FORMAT clauses outside.
+fn wrap_filtered(query: &mut Query, filter: &str, hidden: &[&str], order: &str) -> Result<()> {
+    let inner = Query { settings: None, format_clause: None, ..query.clone() };
+    let text = format!("SELECT * EXCEPT ({}) FROM (SELECT 1) AS __limited WHERE {filter} ORDER BY {order}", hidden.join(", "));
     let mut outer = Parser::new(&ClickHouseDialect {})
         .try_with_sql(&text)
         .and_then(|mut p| p.parse_query())
         .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
     if let SetExpr::Select(outer_select) = outer.body.as_mut() {
         if let Some(from) = outer_select.from.first_mut() {
-            from.relation = ast::TableFactor::Derived { lateral: false, subquery: Box::new(inner), alias: Some(ast::TableAlias { explicit: true, name: Ident::new("__with_ties"), columns: Vec::new(), at: None }), sample: None };
+            let alias = ast::TableAlias { explicit: true, name: Ident::new("__limited"), columns: Vec::new(), at: None };
+            from.relation = ast::TableFactor::Derived { lateral: false, subquery: Box::new(inner), alias: Some(alias), sample: None };
         }
     }
-    // The outer query keeps the statement's own clauses (SETTINGS, FORMAT) as they were.
     outer.settings = query.settings.take();
     outer.format_clause = query.format_clause.take();
     *query = *outer;
