@@ -195,7 +195,12 @@ fn classify_datafusion(e: DataFusionError) -> Error {
         DataFusionError::Context(_, inner) => classify_datafusion(*inner),
         DataFusionError::Shared(inner) => match std::sync::Arc::try_unwrap(inner) {
             Ok(owned) => classify_datafusion(owned),
-            Err(shared) => Error::new(ErrorCode::STD_EXCEPTION, shared.to_string()),
+            // Still shared (the plan that raised it is alive, e.g. a scalar subquery's
+            // result cell): classified by what it says, as an owned one would be.
+            Err(shared) => match shared.as_ref() {
+                DataFusionError::Plan(m) | DataFusionError::Execution(m) => classify_message(m.clone()),
+                other => coded_source(other).unwrap_or_else(|| classify_message(other.to_string())),
+            },
         },
         DataFusionError::ArrowError(inner, _) => Error::from(*inner),
         DataFusionError::SQL(inner, _) => Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {inner}")),
@@ -280,6 +285,8 @@ fn classify_message(message: String) -> Error {
         ErrorCode::INCORRECT_RESULT_OF_SCALAR_SUBQUERY
     } else if lower.contains("aggregate function calls cannot be nested") {
         ErrorCode::ILLEGAL_AGGREGATION
+    } else if lower.contains("union queries have different number of columns") {
+        ErrorCode::UNION_ALL_RESULT_STRUCTURES_MISMATCH
     } else {
         ErrorCode::BAD_ARGUMENTS
     };
@@ -338,6 +345,12 @@ mod tests {
     fn plan_errors_are_classified() {
         let e = Error::from(DataFusionError::Plan("table 'default.nope' not found".into()));
         assert_eq!(e.code(), ErrorCode::UNKNOWN_TABLE);
+        let shared = std::sync::Arc::new(DataFusionError::Execution("Scalar subquery returned more than one row".into()));
+        let kept = shared.clone();
+        let e = Error::from(DataFusionError::Shared(shared));
+        assert_eq!(e.code(), ErrorCode::INCORRECT_RESULT_OF_SCALAR_SUBQUERY, "{kept}");
+        let e = Error::from(DataFusionError::Plan("UNION queries have different number of columns".into()));
+        assert_eq!(e.code(), ErrorCode::UNION_ALL_RESULT_STRUCTURES_MISMATCH);
         let e = Error::from(DataFusionError::Plan("Invalid function 'foo'".into()));
         assert_eq!(e.code(), ErrorCode::UNKNOWN_FUNCTION);
     }

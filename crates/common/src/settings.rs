@@ -28,6 +28,10 @@ pub enum SettingKind {
     Seconds,
     /// Milliseconds.
     Milliseconds,
+    /// `simple`, `iso` or `unix_timestamp`.
+    DateTimeOutputFormat,
+    /// `basic`, `best_effort` or `best_effort_us`.
+    DateTimeInputFormat,
 }
 
 impl SettingKind {
@@ -43,6 +47,17 @@ impl SettingKind {
             SettingKind::MaxThreads => "MaxThreads",
             SettingKind::Seconds => "Seconds",
             SettingKind::Milliseconds => "Milliseconds",
+            SettingKind::DateTimeOutputFormat => "DateTimeOutputFormat",
+            SettingKind::DateTimeInputFormat => "DateTimeInputFormat",
+        }
+    }
+
+    /// The values an enumeration setting takes, in ClickHouse's order for its error text.
+    fn allowed_values(self) -> &'static [&'static str] {
+        match self {
+            SettingKind::DateTimeOutputFormat => &["unix_timestamp", "iso", "simple"],
+            SettingKind::DateTimeInputFormat => &["best_effort", "basic", "best_effort_us"],
+            _ => &[],
         }
     }
 }
@@ -86,8 +101,8 @@ registry! {
     "check_query_single_value_result": Bool = "0", "CHECK TABLE returns one 0/1 value instead of a row per part.";
     "client_protocol_version": UInt64 = "0", "HTTP: the protocol revision of the client; changes the Native format (block info, serialization kinds).";
     "connect_timeout": Seconds = "10", "Connection timeout if there are no replicas.";
-    "date_time_input_format": String = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
-    "date_time_output_format": String = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
+    "date_time_input_format": DateTimeInputFormat = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
+    "date_time_output_format": DateTimeOutputFormat = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";
     "engine_file_allow_create_multiple_files": Bool = "0", "INSERT INTO FUNCTION file(): write a new numbered file when the file exists and its format cannot be appended to.";
     "engine_file_empty_if_not_exists": Bool = "0", "file(): return no rows instead of an error when the file does not exist.";
@@ -155,6 +170,7 @@ registry! {
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
     "output_format_arrow_string_as_string": Bool = "1", "Arrow output: String columns as Arrow Utf8 rather than Binary.";
     "output_format_compression_level": UInt64 = "3", "Compression level of files written by INSERT INTO FUNCTION (gzip, zstd).";
+    "output_format_csv_crlf_end_of_line": Bool = "0", "CSV output lines end with CR LF instead of LF.";
     "output_format_decimal_trailing_zeros": Bool = "0", "Print trailing zeros of Decimal values.";
     "output_format_json_escape_forward_slashes": Bool = "1", "Escape / as \\/ in JSON output.";
     "output_format_json_named_tuples_as_objects": Bool = "1", "Print named tuples as JSON objects.";
@@ -309,8 +325,21 @@ fn normalise(def: &SettingDef, value: &str) -> Result<String> {
             format!("Cannot parse value '{value}' of setting {} as {}", def.name, def.kind.type_name()),
         )
     };
+    // ClickHouse reads a number as far as it can and then expects the end of the text.
+    let not_a_number = || Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected 'eof' before: '{unquoted}'"));
     Ok(match def.kind {
         SettingKind::String => unquoted.to_string(),
+        SettingKind::DateTimeOutputFormat | SettingKind::DateTimeInputFormat => {
+            let allowed = def.kind.allowed_values();
+            if !allowed.contains(&unquoted) {
+                let list = allowed.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(", ");
+                return Err(Error::new(
+                    ErrorCode::BAD_ARGUMENTS,
+                    format!("Unexpected value of {}: '{unquoted}'. Must be one of [{list}]", def.kind.type_name()),
+                ));
+            }
+            unquoted.to_string()
+        }
         SettingKind::Bool => match unquoted.to_ascii_lowercase().as_str() {
             "1" | "true" | "yes" | "on" | "enable" => "1".into(),
             "0" | "false" | "no" | "off" | "disable" => "0".into(),
@@ -330,7 +359,7 @@ fn normalise(def: &SettingDef, value: &str) -> Result<String> {
                 parse_unsigned_setting(unquoted)?.to_string()
             }
         }
-        SettingKind::Int64 => unquoted.parse::<i64>().map_err(|_| bad())?.to_string(),
+        SettingKind::Int64 => unquoted.parse::<i64>().map_err(|_| not_a_number())?.to_string(),
         SettingKind::Float | SettingKind::Seconds => {
             let v: f64 = unquoted
                 .parse()
@@ -420,6 +449,10 @@ mod tests {
         assert_eq!(s.set("max_execution_time", "soon").unwrap_err().code(), ErrorCode::CANNOT_PARSE_NUMBER);
         s.set("max_block_size", "1.5").unwrap();
         assert_eq!(s.get_u64("max_block_size"), 1);
+        s.set("date_time_output_format", "iso").unwrap();
+        let bad = s.set("date_time_output_format", "bad").unwrap_err();
+        assert_eq!(bad.code(), ErrorCode::BAD_ARGUMENTS);
+        assert!(bad.message().contains("Unexpected value of DateTimeOutputFormat: 'bad'"), "{}", bad.message());
     }
 
     #[test]

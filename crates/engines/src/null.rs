@@ -10,7 +10,7 @@ use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::ExecutionPlan;
 use futures::StreamExt;
-use granary_common::Result;
+use granary_common::{Error, ErrorCode, Result};
 use granary_storage::{EngineContext, EngineFactory, InsertRequest, InsertResult, TableEngine, TableMeta};
 
 use crate::memory::no_engine_arguments;
@@ -51,7 +51,8 @@ impl TableEngine for NullEngine {
     }
 
     async fn truncate(&self) -> Result<()> {
-        Ok(())
+        // ClickHouse refuses rather than pretending: there is nothing a TRUNCATE could mean here.
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Truncate is not supported by storage Null"))
     }
 
     async fn drop_data(&self) -> Result<()> {

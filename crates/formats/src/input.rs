@@ -16,6 +16,7 @@ pub mod ipc;
 pub(crate) mod conform;
 pub mod delimited;
 pub mod json;
+pub mod json_document;
 pub mod native;
 pub mod parquet;
 pub(crate) mod rows;

@@ -49,6 +49,7 @@ use granary_types::text::{DateTimeInputFormat, TextOptions};
 use crate::input::ipc::ArrowInput;
 use crate::input::delimited::{DelimitedInput, Dialect};
 use crate::input::json::JsonEachRowInput;
+use crate::input::json_document::JsonDocumentInput;
 use crate::input::native::NativeInput;
 use crate::input::parquet::ParquetInput;
 use crate::input::rowbinary::{Header, RowBinaryInput};
@@ -90,6 +91,8 @@ pub struct FormatSettings {
     pub allow_errors_ratio: f64,
     /// `format_csv_allow_single_quotes`.
     pub csv_allow_single_quotes: bool,
+    /// `output_format_csv_crlf_end_of_line`.
+    pub csv_crlf_end_of_line: bool,
     /// `format_csv_allow_double_quotes`.
     pub csv_allow_double_quotes: bool,
     /// `input_format_with_names_use_header`: match `*WithNames` columns by the header.
@@ -153,6 +156,7 @@ impl FormatSettings {
             allow_errors_num: settings.get_u64("input_format_allow_errors_num"),
             allow_errors_ratio: settings.get_f64("input_format_allow_errors_ratio"),
             csv_allow_single_quotes: flag(settings, "format_csv_allow_single_quotes", false),
+            csv_crlf_end_of_line: flag(settings, "output_format_csv_crlf_end_of_line", false),
             csv_allow_double_quotes: flag(settings, "format_csv_allow_double_quotes", true),
             with_names_use_header: flag(settings, "input_format_with_names_use_header", true),
             max_block_rows: settings.get_u64("max_block_size").max(1) as usize,
@@ -175,6 +179,8 @@ pub struct QueryStatistics {
     pub elapsed: Duration,
     pub rows_read: u64,
     pub bytes_read: u64,
+    /// `rows_before_limit_at_least`: the rows that reached the query's LIMIT, when it has one.
+    pub rows_before_limit: Option<u64>,
 }
 
 /// A result writer. Calls come in the order prefix, batches, suffix; each appends to
@@ -258,6 +264,8 @@ const INPUT_FORMATS: &[&str] = &[
     "JSONEachRow",
     "JSONLines",
     "NDJSON",
+    "JSON",
+    "JSONCompact",
     "Values",
     "Parquet",
     "Native",
@@ -327,6 +335,8 @@ pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSetti
         "CSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 1, settings)?),
         "CSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 2, settings)?),
         "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, settings)?),
+        "JSON" => Box::new(JsonDocumentInput::new(schema, false, settings)?),
+        "JSONCompact" => Box::new(JsonDocumentInput::new(schema, true, settings)?),
         "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),
         "Native" => Box::new(NativeInput::new(schema, settings)),

@@ -69,7 +69,7 @@ fn setting_literal(args: &FunctionArguments, settings: &Settings) -> Result<Expr
         SettingKind::UInt64 | SettingKind::NonZeroUInt64 | SettingKind::Int64 | SettingKind::Milliseconds => raw.parse::<i128>().map(|n| n.to_string()).unwrap_or_else(|_| "0".into()),
         SettingKind::Bool => (if matches!(raw, "1" | "true") { "true" } else { "false" }).to_string(),
         SettingKind::Float | SettingKind::Seconds => format!("toFloat64({})", raw.parse::<f64>().unwrap_or(0.0)),
-        SettingKind::String => granary_sql::params::quote_string(raw),
+        SettingKind::String | SettingKind::DateTimeOutputFormat | SettingKind::DateTimeInputFormat => granary_sql::params::quote_string(raw),
     };
     let parsed = datafusion::sql::sqlparser::parser::Parser::new(&datafusion::sql::sqlparser::dialect::ClickHouseDialect {})
         .try_with_sql(&text)

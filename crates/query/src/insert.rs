@@ -65,27 +65,37 @@ pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, 
     let defaults = evaluate_defaults(ctx, &table, &targets).await?;
     match insert.source {
         InsertSource::Select { query, limit_by } => {
-            if limit_by.is_some() {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in INSERT ... SELECT is not supported yet"));
-            }
             let plan = match planned {
                 Some(plan) => plan,
                 None => plan_query(ctx, query).await?,
             };
+            if let Some(spec) = limit_by {
+                // LIMIT BY keeps rows in the SELECT's order: one stream.
+                let stream = crate::limit_by::apply_to_stream(execute_plan(ctx, &plan).await?, spec)?;
+                let stream = crate::limit_by::without_hidden_columns(stream)?;
+                return insert_stream_with_defaults(ctx, &table, &targets, stream, defaults).await;
+            }
             let streams = execute_plan_partitioned(ctx, &plan).await?;
             insert_streams_with_defaults(ctx, &table, &targets, streams, defaults).await
         }
         InsertSource::Data { format, data_offset } => {
             let data = text.get(data_offset..).unwrap_or_default();
             let head = Bytes::copy_from_slice(data.as_bytes());
+            if input.is_none() && data.trim().is_empty() {
+                return Err(no_data_to_insert());
+            }
             let small_values = format == "Values" && input.is_none() && data.len() <= VALUES_EXPRESSION_FALLBACK_BYTES;
-            let result = insert_data(ctx, &table, &targets, &format, head, input, defaults.clone()).await;
-            match result {
-                Err(error) if small_values => insert_values_as_expressions(ctx, &table, &targets, data, defaults).await.map_err(|_| error),
-                other => other,
+            if small_values {
+                insert_values(ctx, &table, &targets, data, defaults).await
+            } else {
+                insert_data(ctx, &table, &targets, &format, head, input, defaults).await
             }
         }
     }
+}
+
+fn no_data_to_insert() -> Error {
+    Error::new(ErrorCode::NO_DATA_TO_INSERT, "No data to insert")
 }
 
 /// `INSERT INTO FUNCTION f(args) [PARTITION BY expr]`: the destination as a table whose
@@ -165,26 +175,39 @@ fn sql_expression(ctx: &QueryContext, text: &str, schema: &DFSchema) -> Result<d
     Err(syntax("not one expression".into()))
 }
 
-/// VALUES lists up to this size are retried as SQL expressions when the fast literal
-/// parser rejects them (`VALUES (now(), 1 + 1)`), as ClickHouse's Values format does.
+/// VALUES text up to this size is read whole, so that rows the literal parser rejects
+/// can be evaluated as SQL expressions (`VALUES (now(), 1 + 1)`), as ClickHouse's Values
+/// format does; longer text streams through the literal parser alone.
 const VALUES_EXPRESSION_FALLBACK_BYTES: usize = 1 << 20;
 
-/// Evaluates a VALUES list with DataFusion and inserts the rows.
-async fn insert_values_as_expressions(
-    ctx: &QueryContext,
-    table: &Table,
-    targets: &[usize],
-    values: &str,
-    defaults: HashMap<usize, ArrayRef>,
-) -> Result<()> {
-    let params = HashMap::new();
-    let options = granary_sql::ParseOptions { params: &params, rewrite: Default::default(), max_query_size: 0 };
-    let (parsed, _) = granary_sql::parse_statement(&format!("SELECT * FROM (VALUES {values})"), &options)?;
-    let granary_sql::Statement::Query { query, .. } = parsed.statement else {
-        return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Cannot parse VALUES"));
+/// Inserts VALUES text held in memory: literals parsed in one pass, or, when that fails,
+/// row by row with expressions where needed (`insert_values.rs`).
+async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: HashMap<usize, ArrayRef>) -> Result<()> {
+    let table_schema = table.schema();
+    let fields: Vec<Field> = targets.iter().map(|i| table_schema.field(*i).clone()).collect();
+    let input_schema: SchemaRef = Arc::new(Schema::new(fields.clone()));
+    let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+    format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
+    let mut parser = create_input_format("Values", input_schema.clone(), &format_settings)?;
+    let mut batches = Vec::new();
+    let literal = parser.push(values.as_bytes(), &mut batches).and_then(|_| parser.finish(&mut batches));
+    let (schema, batches) = match literal {
+        Ok(()) => (input_schema, batches),
+        Err(_) => {
+            let columns = targets
+                .iter()
+                .map(|&i| {
+                    let column = &table.meta.columns[i];
+                    Ok(crate::insert_values::ValuesColumn { name: column.name.clone(), ch_type: ChType::parse(&column.type_name)? })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let batches = crate::insert_values::read_values(ctx, &columns, &fields, values, &format_settings).await?;
+            let schema: SchemaRef = Arc::new(Schema::new(fields.iter().map(|f| f.clone().with_nullable(true)).collect::<Vec<_>>()));
+            (schema, batches)
+        }
     };
-    let plan = plan_query(ctx, query).await?;
-    let stream = execute_plan(ctx, &plan).await?;
+    let stream = futures::stream::iter(batches.into_iter().map(Ok));
+    let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(schema, stream));
     insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
 }
 
@@ -194,14 +217,20 @@ fn target_columns(table: &Table, listed: &[String]) -> Result<Vec<usize>> {
     if listed.is_empty() {
         return Ok((0..schema.fields().len()).collect());
     }
-    listed
-        .iter()
-        .map(|name| {
-            schema.index_of(name).map_err(|_| {
-                Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("No such column {name} in table {}.{}", table.meta.database, table.meta.name))
-            })
-        })
-        .collect()
+    let mut targets: Vec<usize> = Vec::with_capacity(listed.len());
+    for name in listed {
+        let index = schema.index_of(name).map_err(|_| {
+            Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("No such column {name} in table {}.{}", table.meta.database, table.meta.name))
+        })?;
+        if targets.contains(&index) {
+            return Err(Error::new(
+                ErrorCode::DUPLICATE_COLUMN,
+                format!("Column {name} in table {}.{} specified more than once", table.meta.database, table.meta.name),
+            ));
+        }
+        targets.push(index);
+    }
+    Ok(targets)
 }
 
 /// Values of the columns an INSERT does not list but whose DEFAULT expression is set,
@@ -342,19 +371,25 @@ async fn insert_data(
     let (tx, mut rx) = mpsc::channel::<Result<Parsed>>(4);
     let producer = tokio::spawn(async move {
         let mut pending = Vec::new();
+        // Text the query itself carried counts as data only when it is not blank.
+        let mut saw_data = head.iter().any(|b| !b.is_ascii_whitespace());
         let mut next_chunk: Option<Result<Bytes>> = Some(Ok(head));
         let mut input = input;
         loop {
-            let chunk = match next_chunk.take() {
-                Some(c) => Some(c),
+            let (chunk, from_stream) = match next_chunk.take() {
+                Some(c) => (Some(c), false),
                 None => match input.as_mut() {
-                    Some(stream) => stream.next().await,
-                    None => None,
+                    Some(stream) => (stream.next().await, true),
+                    None => (None, false),
                 },
             };
             let last = chunk.is_none();
             let step = match chunk {
-                Some(chunk) => chunk.and_then(|bytes| parser.push(&bytes, &mut pending)),
+                Some(chunk) => chunk.and_then(|bytes| {
+                    saw_data |= from_stream && !bytes.is_empty();
+                    parser.push(&bytes, &mut pending)
+                }),
+                None if !saw_data => Err(no_data_to_insert()),
                 None => parser.finish(&mut pending),
             };
             let batches = step.and_then(|_| pending.drain(..).map(|b| conformer.conform(&b)).collect::<Result<Vec<_>>>());

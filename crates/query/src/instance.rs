@@ -362,6 +362,8 @@ impl Instance {
             let options = session_config.options_mut();
             // ClickHouse identifiers are case-sensitive (`toUInt64`, column `Id` vs `id`).
             options.sql_parser.enable_ident_normalization = false;
+            // ClickHouse puts NULLs last in both directions unless told otherwise.
+            options.sql_parser.default_null_ordering = "nulls_last".to_string();
             options.execution.time_zone = Some(timezone.name().to_string());
         }
         let base_runtime = Arc::new(RuntimeEnvBuilder::new().build()?);
@@ -616,8 +618,8 @@ impl Instance {
         let kind_of_query = kind;
         let kind = outcome.kind;
         match outcome.result {
-            Outcome::Rows { stream, limit_by, output_format, totals } => {
-                let job = OutputJob { stream, limit_by, output_format, totals, ctx, tx, guard };
+            Outcome::Rows { stream, output_format, totals, plan } => {
+                let job = OutputJob { stream, output_format, totals, plan, ctx, tx, guard };
                 spawn_output(job, span, move |ctx, error| {
                     log_query_end(ctx, error);
                     query_ended(&session_snapshot.access, kind_of_query, &ctx.progress, error.is_some(), true);

@@ -30,9 +30,10 @@ pub(crate) enum Outcome {
     /// the result has been sent, for the format's totals row.
     Rows {
         stream: SendableRecordBatchStream,
-        limit_by: Option<LimitBy>,
         output_format: Box<dyn OutputFormat>,
         totals: Option<Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
+        /// The executed plan, read after the result for `rows_before_limit_at_least`.
+        plan: Option<Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     },
     /// Nothing to send (DDL, INSERT, SET, ...).
     Done,
@@ -89,8 +90,13 @@ pub(crate) async fn run(
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
         let stream = with_displayed_names(stream)?;
+        let stream = match limit_by {
+            Some(spec) => crate::limit_by::apply_to_stream(stream, spec)?,
+            None => stream,
+        };
+        let stream = crate::limit_by::without_hidden_columns(stream)?;
         let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
-        Ok(Outcome::Rows { stream, limit_by, output_format, totals: None })
+        Ok(Outcome::Rows { stream, output_format, totals: None, plan: None })
     };
     if let Statement::Query { query, limit_by: None } = &statement {
         let mut fast = crate::point_query::try_point_query(ctx, query)?;
@@ -112,7 +118,10 @@ pub(crate) async fn run(
     if let (Some(key), Statement::Query { limit_by, .. }) = (&plan_key, &statement) {
         if let Some(physical) = instance.plan_cache().get(key) {
             let config = instance.query_config(ctx)?;
-            let result = rows(execute_physical(ctx, config, physical)?, limit_by.clone())?;
+            let mut result = rows(execute_physical(ctx, config, physical.clone())?, limit_by.clone())?;
+            if let Outcome::Rows { plan, .. } = &mut result {
+                *plan = Some(physical);
+            }
             return Ok(StatementOutcome::rows(result, format_name, kind));
         }
     }
@@ -135,9 +144,10 @@ pub(crate) async fn run(
                 Some(totals) => Some(physical_plan(ctx, &totals).await?),
                 None => None,
             };
-            let mut result = rows(execute_physical(ctx, ctx.state.config().clone(), physical)?, limit_by)?;
-            if let Outcome::Rows { totals: slot, .. } = &mut result {
+            let mut result = rows(execute_physical(ctx, ctx.state.config().clone(), physical.clone())?, limit_by)?;
+            if let Outcome::Rows { totals: slot, plan, .. } = &mut result {
                 *slot = totals;
+                *plan = Some(physical);
             }
             result
         }
@@ -448,7 +458,7 @@ fn run_cached_point_query(
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let stream = with_displayed_names(stream)?;
     let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;
-    let result = Outcome::Rows { stream, limit_by: None, output_format, totals: None };
+    let result = Outcome::Rows { stream, output_format, totals: None, plan: None };
     Ok(Some(StatementOutcome::rows(result, format_name, cached.statement.kind_name())))
 }
 
@@ -547,6 +557,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let plan = granary_functions::fixed_string_literals(plan)?;
     granary_functions::check_string_number_comparisons(&plan)?;
     let plan = granary_functions::type_literals(plan)?;
+    // WITH FILL works on the ORDER BY keys as written: its plans keep DataFusion's NaN order.
+    let plan = if fill.is_none() { crate::nan_order::nan_next_to_null(plan)? } else { plan };
     // After the literals got their types: WITH FILL works in the keys' final types.
     let plan = match &fill {
         Some(fill) => crate::fill::plan_fill(&ctx.state, plan, fill)?,

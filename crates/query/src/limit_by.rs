@@ -3,6 +3,11 @@
 //! to the result stream because DataFusion has no such operator.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use futures::StreamExt;
 
 use arrow::array::{BooleanArray, RecordBatch};
 use arrow::compute::filter_record_batch;
@@ -52,4 +57,26 @@ impl LimitByState {
             .collect();
         Ok(filter_record_batch(batch, &keep)?)
     }
+}
+
+/// The stream with LIMIT BY applied.
+pub fn apply_to_stream(stream: SendableRecordBatchStream, spec: LimitBy) -> Result<SendableRecordBatchStream> {
+    let schema = stream.schema();
+    let mut state = LimitByState::new(spec, &schema)?;
+    let limited = stream.map(move |batch| Ok(state.apply(&batch?).map_err(Error::into_datafusion)?));
+    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, limited)))
+}
+
+/// The stream without the helper columns the SQL front end added for LIMIT BY keys that
+/// are not selected (`LIMIT 2 BY x % 4`) and for WITH TIES; unchanged when it has none.
+pub fn without_hidden_columns(stream: SendableRecordBatchStream) -> Result<SendableRecordBatchStream> {
+    let input_schema = stream.schema();
+    let visible: Vec<usize> =
+        (0..input_schema.fields().len()).filter(|i| !input_schema.field(*i).name().starts_with(granary_sql::rewrite::LIMIT_BY_HIDDEN_PREFIX)).collect();
+    if visible.len() == input_schema.fields().len() {
+        return Ok(stream);
+    }
+    let schema = Arc::new(input_schema.project(&visible)?);
+    let projected = stream.map(move |batch| Ok(batch?.project(&visible)?));
+    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, projected)))
 }

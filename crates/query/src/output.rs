@@ -13,12 +13,10 @@ use datafusion::execution::SendableRecordBatchStream;
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
 use granary_formats::{OutputFormat, QueryStatistics};
-use granary_sql::rewrite::LimitBy;
 use tokio::sync::mpsc;
 
 use crate::insert::timeout_error;
 use crate::instance::QueryContext;
-use crate::limit_by::LimitByState;
 use crate::process_list::ProcessGuard;
 
 const FIRST_FLUSH_BYTES: usize = 1 << 20;
@@ -26,10 +24,11 @@ const FLUSH_BYTES: usize = 64 << 10;
 
 pub(crate) struct OutputJob {
     pub stream: SendableRecordBatchStream,
-    pub limit_by: Option<LimitBy>,
     pub output_format: Box<dyn OutputFormat>,
     /// The plan of the WITH TOTALS row, run after the result.
     pub totals: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
+    /// The plan that produced `stream`, for `rows_before_limit_at_least`.
+    pub plan: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     pub ctx: QueryContext,
     pub tx: mpsc::Sender<Result<Bytes>>,
     pub guard: ProcessGuard,
@@ -41,8 +40,8 @@ pub(crate) struct OutputJob {
 pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
     use tracing::Instrument;
     let task = async move {
-        let OutputJob { stream, limit_by, mut output_format, totals, ctx, tx, guard } = job;
-        let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, limit_by, totals, output_format.as_mut(), &tx, &guard));
+        let OutputJob { stream, mut output_format, totals, plan, ctx, tx, guard } = job;
+        let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, totals, plan, output_format.as_mut(), &tx, &guard));
         let result = futures::FutureExt::catch_unwind(writing).await.unwrap_or_else(|panic| Err(Error::from_panic(panic.as_ref())));
         ctx.progress.peak_memory.store(ctx.peak_memory.peak_reserved() as u64, std::sync::atomic::Ordering::Relaxed);
         match result {
@@ -60,16 +59,12 @@ pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl F
 async fn write_all(
     ctx: &QueryContext,
     mut stream: SendableRecordBatchStream,
-    limit_by: Option<LimitBy>,
     totals: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
+    plan: Option<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>>,
     format: &mut dyn OutputFormat,
     tx: &mpsc::Sender<Result<Bytes>>,
     guard: &ProcessGuard,
 ) -> Result<()> {
-    let mut limit_by = match limit_by {
-        Some(spec) => Some(LimitByState::new(spec, &stream.schema())?),
-        None => None,
-    };
     let max_result_rows = ctx.settings.get_u64("max_result_rows");
     let break_on_overflow = ctx.settings.get_str("result_overflow_mode") == "break";
     let mut buffer = Vec::with_capacity(8192);
@@ -84,9 +79,6 @@ async fn write_all(
         };
         let Some(batch) = next else { break };
         let mut batch = batch?;
-        if let Some(state) = limit_by.as_mut() {
-            batch = state.apply(&batch)?;
-        }
         if batch.num_rows() == 0 {
             continue;
         }
@@ -135,6 +127,7 @@ async fn write_all(
         elapsed: Duration::from_nanos(snapshot.elapsed_ns),
         rows_read: snapshot.read_rows,
         bytes_read: snapshot.read_bytes,
+        rows_before_limit: plan.as_ref().and_then(rows_before_limit),
     };
     format.write_suffix(&stats, &mut buffer)?;
     if !buffer.is_empty() {
@@ -150,5 +143,64 @@ async fn next_with_deadline(
     match ctx.deadline {
         Some(deadline) => tokio::time::timeout_at(deadline, stream.next()).await.map_err(|_| timeout_error(ctx)),
         None => Ok(stream.next().await),
+    }
+}
+
+
+/// ClickHouse's `rows_before_limit_at_least`: how many rows reached the query's LIMIT.
+/// The LIMIT is the first operator with a row limit (a limit, or a sort or merge keeping
+/// the top rows) met from the top of the plan; through a chain of such operators (a
+/// merge above a top-k sort above a partial limit) the deepest one counts, and its
+/// input's output rows are the answer. None when the plan has no LIMIT or the input
+/// kept no row count.
+fn rows_before_limit(plan: &std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> Option<u64> {
+    use datafusion::physical_plan::limit::{GlobalLimitExec, LocalLimitExec};
+    let limits = |p: &std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>| {
+        let operator: &dyn std::any::Any = p.as_ref();
+        p.fetch().is_some() || operator.is::<GlobalLimitExec>() || operator.is::<LocalLimitExec>()
+    };
+    let mut node = plan.clone();
+    loop {
+        if limits(&node) {
+            break;
+        }
+        let children = node.children();
+        let [only] = children.as_slice() else { return None };
+        let next = std::sync::Arc::clone(only);
+        node = next;
+    }
+    // Down the chain of limiting operators to the last one.
+    loop {
+        let children = node.children();
+        let [only] = children.as_slice() else { break };
+        if !limits(only) {
+            break;
+        }
+        let next = std::sync::Arc::clone(only);
+        node = next;
+    }
+    // A filter (or a coalescing step) that got the LIMIT pushed into it stops early: the
+    // rows it let through are what is known to have reached the LIMIT.
+    let operator: &dyn std::any::Any = node.as_ref();
+    let keeps_top_rows = operator.is::<GlobalLimitExec>()
+        || operator.is::<LocalLimitExec>()
+        || operator.is::<datafusion::physical_plan::sorts::sort::SortExec>()
+        || operator.is::<datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec>();
+    if !keeps_top_rows {
+        return node.metrics().and_then(|m| m.output_rows()).map(|rows| rows as u64);
+    }
+    let children = node.children();
+    let [input] = children.as_slice() else { return None };
+    // Wrappers that keep no count of their own (a scan inside its counter) are looked
+    // through.
+    let mut input = std::sync::Arc::clone(input);
+    loop {
+        if let Some(rows) = input.metrics().and_then(|m| m.output_rows()) {
+            return Some(rows as u64);
+        }
+        let children = input.children();
+        let [only] = children.as_slice() else { return None };
+        let next = std::sync::Arc::clone(only);
+        input = next;
     }
 }

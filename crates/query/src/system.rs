@@ -515,7 +515,7 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
                 engine: m.engine.name.clone(),
                 data_paths: table.engine.data_paths().iter().map(|p| format!("{}/", p.display())).collect(),
                 modified: m.created_at,
-                create: m.create_query(),
+                create: m.create_query_one_line(),
                 engine_full: m.engine_full(),
                 partition_key: m.engine.partition_by.clone().unwrap_or_default(),
                 sorting_key: m.engine.order_by.clone().map(strip_tuple_parens).unwrap_or_default(),
@@ -835,8 +835,12 @@ fn columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             }
         }
     }
-    // The system tables' own columns, as ClickHouse lists them too.
-    for (table, table_columns, _) in definitions() {
+    // The system tables' own columns, as ClickHouse lists them too; the numbers tables
+    // are engines of their own, with the one column `number`.
+    let numbers_columns: &[(&str, &str)] = &[("number", "UInt64")];
+    let numbers = ["numbers", "numbers_mt"].map(|name| (name, numbers_columns.to_vec()));
+    let system_tables = definitions().into_iter().map(|(table, columns, _)| (table, columns)).chain(numbers);
+    for (table, table_columns) in system_tables {
         for (i, (name, type_name)) in table_columns.iter().enumerate() {
             db.push("system".to_string());
             table_names.push(table.to_string());

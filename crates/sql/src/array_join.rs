@@ -15,7 +15,9 @@
 //! an array join of `a` followed by a comma join of a "table" `b`: FROM items after an
 //! array join are taken as more arrays.
 
-use datafusion::sql::sqlparser::ast::{self, JoinOperator, Select, TableFactor, TableWithJoins};
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{self, visit_expressions, visit_expressions_mut, Expr, JoinOperator, Select, SelectItem, TableFactor, TableWithJoins};
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 use granary_common::{Error, ErrorCode, Result};
@@ -72,6 +74,97 @@ pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
     };
     let alias = alias.map(|name| ast::TableAlias { explicit: true, name, columns: Vec::new(), at: None });
     select.from = vec![TableWithJoins { relation: TableFactor::Derived { lateral: false, subquery, alias, sample: None }, joins: Vec::new() }];
+    Ok(())
+}
+
+/// Several different `arrayJoin(...)` calls in one SELECT multiply the rows (each row
+/// of one with every row of the next), as in ClickHouse; DataFusion's unnests in one
+/// projection are zipped instead. So each call becomes a layer of its own:
+///
+/// ```text
+/// SELECT arrayJoin(a) AS x, arrayJoin(b) AS y FROM t
+///   =>  SELECT __array_join_0 AS x, __array_join_1 AS y FROM
+///         (SELECT *, arrayJoin(b) AS __array_join_1 FROM
+///           (SELECT *, arrayJoin(a) AS __array_join_0 FROM t) AS t) AS t
+/// ```
+///
+/// Called after aliases are substituted, so `arrayJoin(a) AS x, x + 1` is one call.
+/// Left as it is (zipped) over joins, several FROM items or a `*` in the SELECT list.
+pub(crate) fn cartesian_array_joins(select: &mut Select) -> Result<()> {
+    let mut calls: Vec<String> = Vec::new();
+    let is_array_join_call = |e: &Expr| matches!(e, Expr::Function(f) if f.name.0.len() == 1 && f.name.0[0].as_ident().is_some_and(|i| i.quote_style.is_none() && i.value == "arrayJoin"));
+    let mut collect = |e: &Expr| {
+        if is_array_join_call(e) {
+            let text = e.to_string();
+            if !calls.contains(&text) {
+                calls.push(text);
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    };
+    for item in &select.projection {
+        match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                let _ = visit_expressions(e, &mut collect);
+            }
+            _ => return Ok(()),
+        }
+    }
+    if let Some(selection) = &select.selection {
+        let _ = visit_expressions(selection, &mut collect);
+    }
+    if calls.len() < 2 || select.from.len() > 1 || select.from.first().is_some_and(|f| !f.joins.is_empty()) {
+        return Ok(());
+    }
+    // A call inside another's argument (`arrayJoin(arrayJoin(x))`) is not layered.
+    if calls.iter().enumerate().any(|(i, outer)| calls.iter().enumerate().any(|(j, inner)| i != j && outer.contains(inner.as_str()))) {
+        return Ok(());
+    }
+    let alias = select.from.first().and_then(relation_name);
+    let alias_text = alias.as_ref().map(|a| a.to_string()).unwrap_or_else(|| "__array_joins".to_string());
+    let mut source = select.from.first().map(|f| f.relation.to_string());
+    for (i, call) in calls.iter().enumerate() {
+        let layer = match &source {
+            Some(from) => format!("SELECT *, {call} AS __array_join_{i} FROM {from}"),
+            None => format!("SELECT {call} AS __array_join_{i}"),
+        };
+        source = Some(format!("({layer}) AS {alias_text}"));
+    }
+    let Some(source) = source else { return Ok(()) };
+    let text = format!("SELECT * FROM {source}");
+    let mut parsed = match Parser::parse_sql(&ClickHouseDialect {}, &text).map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("arrayJoin: {e}")))?.pop() {
+        Some(ast::Statement::Query(query)) => query,
+        _ => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "arrayJoin rewrite did not give a query")),
+    };
+    let ast::SetExpr::Select(layers) = parsed.body.as_mut() else {
+        return Err(Error::new(ErrorCode::LOGICAL_ERROR, "arrayJoin rewrite did not give a SELECT"));
+    };
+    select.from = std::mem::take(&mut layers.from);
+    let mut replace = |e: &mut Expr| {
+        if is_array_join_call(e) {
+            let text = e.to_string();
+            if let Some(i) = calls.iter().position(|c| *c == text) {
+                *e = Expr::Identifier(ast::Ident::new(format!("__array_join_{i}")));
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    };
+    for item in select.projection.iter_mut() {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            let _ = visit_expressions_mut(e, &mut replace);
+        }
+    }
+    if let Some(selection) = select.selection.as_mut() {
+        let _ = visit_expressions_mut(selection, &mut replace);
+    }
+    if let ast::GroupByExpr::Expressions(keys, _) = &mut select.group_by {
+        for key in keys.iter_mut() {
+            let _ = visit_expressions_mut(key, &mut replace);
+        }
+    }
+    if let Some(having) = select.having.as_mut() {
+        let _ = visit_expressions_mut(having, &mut replace);
+    }
     Ok(())
 }
 

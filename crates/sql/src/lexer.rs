@@ -48,7 +48,7 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
         .tokenize_with_location()
         .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
     let mut offsets = LineOffsets::new(sql);
-    let mut out = Vec::with_capacity(tokens.len());
+    let mut out: Vec<Lexeme> = Vec::with_capacity(tokens.len());
     for TokenWithSpan { token, span } in tokens {
         if matches!(token, Token::Whitespace(_) | Token::EOF) {
             continue;
@@ -73,11 +73,70 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
                 }
                 Token::Word(word)
             }
+            Token::HexStringLiteral(digits) if sql[start..end].starts_with('0') => match prefixed_number(&sql[start..end]) {
+                Some(number) => number,
+                // `0x` without digits is a name to ClickHouse (an unknown identifier).
+                None if digits.is_empty() => Token::make_word(&sql[start..end], None),
+                None => Token::HexStringLiteral(digits),
+            },
             other => other,
         };
+        // `t.1` / `(1, 'a').2`: sqlparser reads `.1` as a number; ClickHouse means the
+        // tuple's element. It becomes the field `__tuple_element_1`, which the AST
+        // rewrite turns into `tupleElement(t, 1)`.
+        if let Token::Number(text, _) = &token {
+            let follows_operand = out.last().is_some_and(|previous| {
+                previous.end == start && matches!(&previous.token, Token::Word(_) | Token::RParen | Token::RBracket)
+            });
+            if let Some(index) = text.strip_prefix('.').filter(|i| follows_operand && !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit())) {
+                let dot_span = Span::new(span.start, span.start);
+                out.push(Lexeme { token: Token::Period, span: dot_span, start, end: start + 1 });
+                out.push(Lexeme { token: Token::make_word(&format!("{TUPLE_ELEMENT_PREFIX}{index}"), None), span, start: start + 1, end });
+                continue;
+            }
+        }
+        // sqlparser reads `0X1F` and `0b101` as the number 0 followed by a word.
+        if let (Token::Word(w), Some(previous)) = (&token, out.last_mut()) {
+            if previous.end == start && matches!(&previous.token, Token::Number(n, _) if n == "0") && w.quote_style.is_none() {
+                if let Some(number) = prefixed_number(&sql[previous.start..end]) {
+                    previous.token = number;
+                    previous.span = Span::new(previous.span.start, span.end);
+                    previous.end = end;
+                    continue;
+                }
+            }
+        }
         out.push(Lexeme { token, span, start, end });
     }
     Ok(out)
+}
+
+/// The name a numbered tuple element access (`t.1`) has between lexing and the AST
+/// rewrite that makes it `tupleElement(t, 1)`.
+pub const TUPLE_ELEMENT_PREFIX: &str = "__tuple_element_";
+
+/// ClickHouse's hexadecimal and binary integer literals (`0x1F`, `0b101`) as decimal
+/// numbers: ClickHouse types and names them by value (`SELECT 0x10` is column `16`,
+/// UInt8), while sqlparser reads `0x..` as a hex string. None when `text` is not such a
+/// literal (`0x` alone, `0b12`), which ClickHouse reads as an identifier.
+fn prefixed_number(text: &str) -> Option<Token> {
+    let (radix, digits) = match text.get(..2)? {
+        "0x" | "0X" => (16, &text[2..]),
+        "0b" | "0B" => (2, &text[2..]),
+        _ => return None,
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let value = match u64::from_str_radix(digits, radix) {
+        Ok(value) => value.to_string(),
+        // Past UInt64 ClickHouse keeps the value as a Float64.
+        Err(_) => {
+            let value = digits.chars().fold(0f64, |acc, c| acc * radix as f64 + c.to_digit(radix).unwrap_or(0) as f64);
+            format!("{value:e}")
+        }
+    };
+    Some(Token::Number(value, false))
 }
 
 /// The value of a single-quoted literal from its text between the quotes, as ClickHouse
@@ -241,6 +300,17 @@ pub fn split_statements(script: &str) -> Result<Vec<&str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_and_binary_numbers_are_decimal_numbers() {
+        let tokens = |sql: &str| lex(sql).unwrap().into_iter().map(|l| l.token).collect::<Vec<_>>();
+        assert_eq!(tokens("SELECT 0x10")[1], Token::Number("16".into(), false));
+        assert_eq!(tokens("SELECT 0XfF")[1], Token::Number("255".into(), false));
+        assert_eq!(tokens("SELECT 0b101, 1")[1], Token::Number("5".into(), false));
+        assert_eq!(tokens("SELECT 0b101, 1").len(), 4);
+        assert_eq!(tokens("SELECT x'41'")[1], Token::HexStringLiteral("41".into()));
+        assert!(matches!(&tokens("SELECT 0b12")[2], Token::Word(w) if w.value == "b12"));
+    }
 
     #[test]
     fn offsets_are_bytes() {

@@ -32,6 +32,7 @@ pub mod names;
 pub mod params;
 pub mod parse;
 pub mod rewrite;
+mod subqueries;
 mod ternary;
 mod casts;
 pub mod views;

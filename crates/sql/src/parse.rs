@@ -659,7 +659,84 @@ impl<'a> Cursor<'a> {
         (self.pos > start).then(|| self.sql[self.lx[start].start..self.lx[self.pos - 1].end].to_string())
     }
 
-    /// Hands the remaining lexemes, minus `FINAL` markers, to sqlparser as a query.
+    /// `LIMIT n [OFFSET m] WITH TIES` and `LIMIT m, n WITH TIES`, at any depth, as the
+    /// standard `[OFFSET m ROWS] FETCH FIRST n ROWS WITH TIES` that sqlparser reads (it has
+    /// no WITH TIES after LIMIT).
+    fn limit_with_ties_as_fetch(lexemes: &mut Vec<Lexeme>) {
+        let mut i = 0;
+        while i + 1 < lexemes.len() {
+            if !(lexemes[i].is_keyword("WITH") && lexemes[i + 1].is_keyword("TIES")) {
+                i += 1;
+                continue;
+            }
+            // The LIMIT this belongs to: the nearest one before, at the same bracket depth.
+            let mut depth = 0i32;
+            let mut limit_at = None;
+            for j in (0..i).rev() {
+                match lexemes[j].token {
+                    Token::RParen | Token::RBracket => depth += 1,
+                    Token::LParen | Token::LBracket => {
+                        if depth == 0 {
+                            break;
+                        }
+                        depth -= 1;
+                    }
+                    _ if depth == 0 && lexemes[j].is_keyword("LIMIT") => {
+                        limit_at = Some(j);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            let Some(limit_at) = limit_at else {
+                i += 2;
+                continue;
+            };
+            let clause = &lexemes[limit_at + 1..i];
+            let top_level = |pred: &dyn Fn(&Lexeme) -> bool| -> Option<usize> {
+                let mut depth = 0i32;
+                for (k, l) in clause.iter().enumerate() {
+                    match l.token {
+                        Token::LParen | Token::LBracket => depth += 1,
+                        Token::RParen | Token::RBracket => depth -= 1,
+                        _ if depth == 0 && pred(l) => return Some(k),
+                        _ => {}
+                    }
+                }
+                None
+            };
+            if top_level(&|l| l.is_keyword("BY")).is_some() {
+                i += 2;
+                continue;
+            }
+            let (count, offset): (Vec<Lexeme>, Option<Vec<Lexeme>>) = if let Some(k) = top_level(&|l| l.token == Token::Comma) {
+                (clause[k + 1..].to_vec(), Some(clause[..k].to_vec()))
+            } else if let Some(k) = top_level(&|l| l.is_keyword("OFFSET")) {
+                (clause[..k].to_vec(), Some(clause[k + 1..].to_vec()))
+            } else {
+                (clause.to_vec(), None)
+            };
+            let span_of = lexemes[limit_at].clone();
+            let word = |w: &str| Lexeme { token: Token::make_keyword(w), ..span_of.clone() };
+            let mut replacement = Vec::new();
+            if let Some(offset) = offset {
+                replacement.push(word("OFFSET"));
+                replacement.extend(offset);
+                replacement.push(word("ROWS"));
+            }
+            replacement.push(word("FETCH"));
+            replacement.push(word("FIRST"));
+            replacement.extend(count);
+            replacement.push(word("ROWS"));
+            replacement.push(word("WITH"));
+            replacement.push(word("TIES"));
+            let added = replacement.len();
+            lexemes.splice(limit_at..i + 2, replacement);
+            i = limit_at + added;
+        }
+    }
+
+/// Hands the remaining lexemes, minus `FINAL` markers, to sqlparser as a query.
     fn rest_as_query(&mut self, options: &ParseOptions<'_>) -> Result<(Box<Query>, Option<LimitBy>, Vec<(String, String)>, Option<String>)> {
         let mut lexemes = inline_with_aliases(settings_before_format(&self.lx[self.pos..]));
         if lexemes.iter().any(|l| matches!(&l.token, Token::Placeholder(p) if p == "?")) {
@@ -682,6 +759,7 @@ impl<'a> Cursor<'a> {
             cursor.expect_end()?;
             lexemes.truncate(at);
         }
+        Self::limit_with_ties_as_fetch(&mut lexemes);
         let limit_by_offset = take_limit_by_offset(&mut lexemes)?;
         let any_joins = crate::join_strictness::take_strictness(&mut lexemes)?;
         let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(lexemes.len() + 1);
@@ -1620,6 +1698,7 @@ fn take_limit_by_offset(lexemes: &mut Vec<Lexeme>) -> Result<Option<u64>> {
         Token::Number(n, _) => n.parse::<u64>().ok(),
         _ => None,
     };
+    nested_limit_by_offsets(lexemes);
     let mut depth = 0i32;
     for i in 0..lexemes.len() {
         match lexemes[i].token {
@@ -1641,6 +1720,49 @@ fn take_limit_by_offset(lexemes: &mut Vec<Lexeme>) -> Result<Option<u64>> {
         }
     }
     Ok(None)
+}
+
+/// In subqueries, `LIMIT n OFFSET m BY keys` and `LIMIT m, n BY keys` become
+/// `LIMIT n BY keys OFFSET m`, which sqlparser reads as one clause (the subquery's LIMIT
+/// BY is then planned with window functions, rewrite.rs).
+fn nested_limit_by_offsets(lexemes: &mut Vec<Lexeme>) {
+    let number = |l: &Lexeme| matches!(&l.token, Token::Number(..));
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < lexemes.len() {
+        match lexemes[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        let shape = depth > 0 && lexemes[i].is_keyword("LIMIT") && i + 4 < lexemes.len() && lexemes[i + 4].is_keyword("BY") && number(&lexemes[i + 1]) && number(&lexemes[i + 3]);
+        let (count, offset) = match shape {
+            true if lexemes[i + 2].is_keyword("OFFSET") => (lexemes[i + 1].clone(), lexemes[i + 3].clone()),
+            true if lexemes[i + 2].token == Token::Comma => (lexemes[i + 3].clone(), lexemes[i + 1].clone()),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        // The BY list ends at the bracket that closes the subquery.
+        let mut end = i + 5;
+        let mut inner = 0i32;
+        while end < lexemes.len() {
+            match lexemes[end].token {
+                Token::LParen | Token::LBracket => inner += 1,
+                Token::RParen | Token::RBracket if inner == 0 => break,
+                Token::RParen | Token::RBracket => inner -= 1,
+                _ => {}
+            }
+            end += 1;
+        }
+        let offset_word = Lexeme { token: Token::make_keyword("OFFSET"), ..lexemes[i + 2].clone() };
+        lexemes.insert(end, offset);
+        lexemes.insert(end, offset_word);
+        lexemes[i + 1] = count;
+        lexemes.drain(i + 2..=i + 3);
+        i += 1;
+    }
 }
 
 /// Where INSERT data begins after `FORMAT Name`: ClickHouse skips blanks and one line break.
@@ -1955,6 +2077,19 @@ mod tests {
         };
         assert_eq!(d.lifetime, Some((0, 300)));
         assert_eq!(d.layout.unwrap().params, vec![("SIZE_IN_CELLS".into(), "100".into())]);
+    }
+
+    #[test]
+    fn limit_with_ties_everywhere() {
+        let text = |sql: &str| match parse(sql).statement {
+            Statement::Query { query, .. } => query.to_string(),
+            _ => panic!("not a query"),
+        };
+        let top = text("SELECT k FROM t ORDER BY k LIMIT 2 OFFSET 1 WITH TIES");
+        assert!(top.contains("rank() OVER (ORDER BY k)") && top.contains("> 1 AND") && top.contains("<= 3"), "{top}");
+        let nested = text("SELECT count() FROM (SELECT k FROM t ORDER BY k LIMIT 1, 2 WITH TIES)");
+        assert!(nested.contains("row_number() OVER (ORDER BY k)") && nested.contains("<= 3"), "{nested}");
+        assert!(text("SELECT k FROM t ORDER BY k FETCH FIRST 2 ROWS ONLY").ends_with("LIMIT 2"));
     }
 
     #[test]

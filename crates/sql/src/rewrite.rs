@@ -17,6 +17,8 @@ use datafusion::sql::sqlparser::ast::{
     self, visit_expressions_mut, BinaryOperator, CastKind, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList,
     FunctionArguments, Ident, LimitClause, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, Value,
 };
+use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+use datafusion::sql::sqlparser::parser::Parser;
 use granary_common::{Error, ErrorCode, Result};
 
 use crate::names::column_name;
@@ -45,7 +47,14 @@ pub struct LimitBy {
 /// Rewrites `query` in place; returns the LIMIT BY clause it took out, if any.
 pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<Option<LimitBy>> {
     check_limit_literals(query)?;
+    fetch_in_every_query(query)?;
+    // Before names: `t.1` is named `tupleElement(t, 1)`.
+    let _ = visit_expressions_mut(query, |expr: &mut Expr| {
+        tuple_element_access(expr);
+        ControlFlow::<()>::Continue(())
+    });
     let limit_by = take_limit_by(query)?;
+    limit_by_in_nested_queries(query)?;
     // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
     rewrite_nested_query(query, options)?;
     // After alias substitution, so a condition naming an alias sees its definition.
@@ -54,6 +63,9 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
         rewrite_expr(expr, options);
         ControlFlow::<()>::Continue(())
     });
+    if options.clickhouse_functions {
+        crate::subqueries::predicates_in_select_lists(query);
+    }
     Ok(limit_by)
 }
 
@@ -76,6 +88,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
             // alias `n` it uses, not after the aliased expression.
             name_projection(&mut select.projection);
             crate::aliases::substitute_aliases(select);
+            crate::array_join::cartesian_array_joins(select)?;
             for item in select.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
                     comparisons_as_functions(expr);
@@ -358,6 +371,7 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
                 *expr = call;
             }
         }
+        Expr::Subquery(_) if options.clickhouse_functions => crate::subqueries::type_scalar_subquery(expr),
         // ClickHouse reads `inf` and `nan` as Float64 literals.
         Expr::Identifier(ident) if ident.quote_style.is_none() && ["inf", "infinity", "nan"].iter().any(|n| ident.value.eq_ignore_ascii_case(n)) => {
             let text = if ident.value.eq_ignore_ascii_case("nan") { "nan" } else { "inf" };
@@ -403,15 +417,22 @@ pub(crate) fn clickhouse_type_text(data_type: &ast::DataType) -> String {
             _ => data_type.to_string(),
         },
         DataType::String(None) => "String".to_string(),
-        DataType::Int8(None) => "Int8".to_string(),
-        DataType::Int64 => "Int64".to_string(),
-        DataType::Float64 => "Float64".to_string(),
         DataType::Decimal(ast::ExactNumberInfo::PrecisionAndScale(p, s)) => format!("Decimal({p}, {s})"),
         // Keyword types print in upper case (`DATE`), which ClickHouse's type names are not.
         DataType::Date => "Date".to_string(),
         DataType::Date32 => "Date32".to_string(),
         DataType::Datetime(None) => "DateTime".to_string(),
         DataType::Bool | DataType::Boolean => "Bool".to_string(),
+        // sqlparser reads ClickHouse's `Int8`/`Int64`/`Float64` as its keywords and prints
+        // them in SQL spellings (`INT8` would be PostgreSQL's 8-byte integer).
+        DataType::Int8(None) => "Int8".to_string(),
+        DataType::Int16 => "Int16".to_string(),
+        DataType::Int32 => "Int32".to_string(),
+        DataType::Int64 => "Int64".to_string(),
+        DataType::Int128 => "Int128".to_string(),
+        DataType::Int256 => "Int256".to_string(),
+        DataType::Float32 => "Float32".to_string(),
+        DataType::Float64 => "Float64".to_string(),
         DataType::Nullable(inner) => format!("Nullable({})", clickhouse_type_text(inner)),
         DataType::LowCardinality(inner) => format!("LowCardinality({})", clickhouse_type_text(inner)),
         DataType::Array(ArrayElemTypeDef::Parenthesis(inner)) => format!("Array({})", clickhouse_type_text(inner)),
@@ -448,7 +469,7 @@ pub(crate) fn clickhouse_type_text(data_type: &ast::DataType) -> String {
 
 /// Gives the result columns of every SELECT of `body` the names `names`; false (nothing
 /// changed) when a SELECT does not list exactly that many expressions.
-fn name_result_columns(body: &mut SetExpr, names: &[String]) -> bool {
+pub(crate) fn name_result_columns(body: &mut SetExpr, names: &[String]) -> bool {
     fn fits(body: &SetExpr, count: usize) -> bool {
         match body {
             SetExpr::Select(select) => {
@@ -562,18 +583,292 @@ fn check_limit_literals(query: &Query) -> Result<()> {
     }
 }
 
+/// `t.1`, `t.1.2`, `(1, 'a').2`, `arr[1].1` (the lexer made `.1` the field
+/// `__tuple_element_1`) as `tupleElement(.., 1)`; a named field after a numbered one
+/// (`t.1.name`) is `tupleElement(.., 'name')`. Plain `t.name` stays a column reference
+/// or struct field for DataFusion.
+fn tuple_element_access(expr: &mut Expr) {
+    let element = |name: &str| -> Option<Expr> {
+        name.strip_prefix(crate::lexer::TUPLE_ELEMENT_PREFIX).map(|index| Expr::value(Value::Number(index.to_string(), false)))
+    };
+    match expr {
+        Expr::CompoundIdentifier(parts) => {
+            let Some(first) = parts.iter().position(|p| p.quote_style.is_none() && element(&p.value).is_some()) else { return };
+            if first == 0 {
+                return;
+            }
+            let rest = parts.split_off(first);
+            let mut base = if parts.len() == 1 { Expr::Identifier(parts.remove(0)) } else { Expr::CompoundIdentifier(std::mem::take(parts)) };
+            for part in rest {
+                let key = match element(&part.value) {
+                    Some(index) if part.quote_style.is_none() => index,
+                    _ => Expr::value(Value::SingleQuotedString(part.value)),
+                };
+                base = function_call("tupleElement", vec![base, key]);
+            }
+            *expr = base;
+        }
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            let numbered = |a: &ast::AccessExpr| matches!(a, ast::AccessExpr::Dot(Expr::Identifier(i)) if i.quote_style.is_none() && element(&i.value).is_some());
+            if !access_chain.iter().any(numbered) {
+                return;
+            }
+            let mut base = std::mem::replace(root.as_mut(), Expr::value(Value::Null));
+            let mut pending: Vec<ast::AccessExpr> = Vec::new();
+            for access in std::mem::take(access_chain) {
+                let index = match &access {
+                    ast::AccessExpr::Dot(Expr::Identifier(i)) if i.quote_style.is_none() => element(&i.value),
+                    _ => None,
+                };
+                match index {
+                    Some(index) => {
+                        if !pending.is_empty() {
+                            base = Expr::CompoundFieldAccess { root: Box::new(base), access_chain: std::mem::take(&mut pending) };
+                        }
+                        base = function_call("tupleElement", vec![base, index]);
+                    }
+                    None => pending.push(access),
+                }
+            }
+            if !pending.is_empty() {
+                base = Expr::CompoundFieldAccess { root: Box::new(base), access_chain: pending };
+            }
+            *expr = base;
+        }
+        _ => {}
+    }
+}
+
+/// FETCH clauses of `query` and of every query nested in it, innermost first.
+fn fetch_in_every_query(query: &mut Query) -> Result<()> {
+    struct Fetches;
+    impl ast::VisitorMut for Fetches {
+        type Break = Error;
+        fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<Error> {
+            match fetch_as_limit(query) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(e),
+            }
+        }
+    }
+    match ast::VisitMut::visit(query, &mut Fetches) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+/// `[OFFSET n ROWS] FETCH FIRST|NEXT m ROWS ONLY` is `LIMIT m [OFFSET n]` (the standard
+/// spelling ClickHouse accepts; DataFusion plans only LIMIT). `WITH TIES` and `PERCENT`
+/// are refused rather than ignored.
+fn fetch_as_limit(query: &mut Query) -> Result<()> {
+    let Some(fetch) = query.fetch.take() else { return Ok(()) };
+    if fetch.percent {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "FETCH ... PERCENT is not supported yet"));
+    }
+    if fetch.with_ties {
+        return with_ties(query, fetch.quantity);
+    }
+    let offset = match query.limit_clause.take() {
+        None => None,
+        Some(LimitClause::LimitOffset { limit: None, offset, limit_by }) if limit_by.is_empty() => offset,
+        Some(_) => return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Syntax error: FETCH cannot be used together with LIMIT")),
+    };
+    let limit = fetch.quantity.unwrap_or_else(|| Expr::value(Value::Number("1".to_string(), false)));
+    query.limit_clause = Some(LimitClause::LimitOffset { limit: Some(limit), offset, limit_by: Vec::new() });
+    Ok(())
+}
+
+/// `ORDER BY k LIMIT n [OFFSET m] WITH TIES`: the n rows after the first m, and every
+/// further row whose ORDER BY keys equal those of the last of them. Planned with window
+/// functions over the ORDER BY:
+///
+/// ```text
+/// SELECT .. ORDER BY k LIMIT n OFFSET m WITH TIES
+///   =>  SELECT * EXCEPT (r, i) FROM (SELECT .., rank() OVER (ORDER BY k) AS r, row_number() OVER (ORDER BY k) AS i ...)
+///       WHERE i > m AND r <= m + n ORDER BY i
+/// ```
+///
+/// (a tie of the last kept row has its rank); the helper columns are left out of the
+/// result by `* EXCEPT`.
+fn with_ties(query: &mut Query, quantity: Option<Expr>) -> Result<()> {
+    let limit = limit_number(quantity.as_ref(), "LIMIT")?;
+    let offset = match query.limit_clause.take() {
+        None => 0,
+        Some(LimitClause::LimitOffset { limit: None, offset, limit_by }) if limit_by.is_empty() => limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
+        Some(_) => return Err(Error::new(ErrorCode::SYNTAX_ERROR, "Syntax error: FETCH cannot be used together with LIMIT")),
+    };
+    if query.order_by.is_none() {
+        return Err(Error::new(ErrorCode::WITH_TIES_WITHOUT_ORDER_BY, "Can not use WITH TIES without ORDER BY"));
+    }
+    let keys = order_keys_as_written(query)?;
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES is supported on a single SELECT"));
+    };
+    if select.distinct.is_some() || select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TIES is not supported with DISTINCT or * in the SELECT list"));
+    }
+    let window = format!("OVER (ORDER BY {})", keys.join(", "));
+    let rank = format!("{LIMIT_BY_HIDDEN_PREFIX}rank");
+    let row = format!("{LIMIT_BY_HIDDEN_PREFIX}row");
+    add_projection_items(select, &format!("rank() {window} AS {rank}, row_number() {window} AS {row}"))?;
+    let filter = format!("{row} > {offset} AND {rank} <= {}", offset + limit);
+    wrap_filtered(query, &filter, &[&rank, &row], &row)
+}
+
+/// `LIMIT n [OFFSET m] BY keys` in a subquery (the outermost query's is applied to the
+/// result stream instead, see [`take_limit_by`]), with window functions:
+///
+/// ```text
+/// SELECT .. ORDER BY o LIMIT n OFFSET m BY k
+///   =>  SELECT * EXCEPT (b, i) FROM (SELECT .., row_number() OVER (PARTITION BY k ORDER BY o) AS b,
+///                                         row_number() OVER (ORDER BY o) AS i ...)
+///       WHERE b > m AND b <= m + n ORDER BY i
+/// ```
+fn limit_by_in_nested_queries(query: &mut Query) -> Result<()> {
+    struct Nested;
+    impl ast::VisitorMut for Nested {
+        type Break = Error;
+        fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<Error> {
+            match limit_by_with_window(query) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(e),
+            }
+        }
+    }
+    match ast::VisitMut::visit(query, &mut Nested) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+fn limit_by_with_window(query: &mut Query) -> Result<()> {
+    let Some(LimitClause::LimitOffset { limit_by, .. }) = &query.limit_clause else { return Ok(()) };
+    if limit_by.is_empty() {
+        return Ok(());
+    }
+    let Some(LimitClause::LimitOffset { limit, offset, limit_by }) = query.limit_clause.take() else { return Ok(()) };
+    let limit = limit_number(limit.as_ref(), "LIMIT")?;
+    let offset = limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?;
+    let keys = order_keys_as_written(query)?;
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY is supported on a single SELECT"));
+    };
+    if select.distinct.is_some() || select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in a subquery is not supported with DISTINCT or * in its SELECT list"));
+    }
+    let order = if keys.is_empty() { String::new() } else { format!("ORDER BY {}", keys.join(", ")) };
+    let partition = limit_by.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
+    let in_group = format!("{LIMIT_BY_HIDDEN_PREFIX}in_group");
+    let row = format!("{LIMIT_BY_HIDDEN_PREFIX}row");
+    add_projection_items(select, &format!("row_number() OVER (PARTITION BY {partition} {order}) AS {in_group}, row_number() OVER ({order}) AS {row}"))?;
+    let filter = format!("{in_group} > {offset} AND {in_group} <= {}", offset + limit);
+    wrap_filtered(query, &filter, &[&in_group, &row], &row)
+}
+
+/// The ORDER BY keys of `query` as text, positions (`ORDER BY 2`) replaced by the SELECT
+/// item they name; the ORDER BY is taken off the query.
+fn order_keys_as_written(query: &mut Query) -> Result<Vec<String>> {
+    let Some(order_by) = query.order_by.take() else { return Ok(Vec::new()) };
+    let ast::OrderByKind::Expressions(keys) = &order_by.kind else {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ORDER BY ALL is not supported here"));
+    };
+    if keys.iter().any(|k| k.with_fill.is_some()) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH FILL is not supported together with WITH TIES or LIMIT BY in a subquery"));
+    }
+    let projection = match query.body.as_ref() {
+        SetExpr::Select(select) => select.projection.clone(),
+        _ => Vec::new(),
+    };
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        let mut key = key.clone();
+        if let Expr::Value(v) = &key.expr {
+            if let Value::Number(n, _) = &v.value {
+                let position: usize = n.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Bad ORDER BY position {n}")))?;
+                key.expr = match projection.get(position.wrapping_sub(1)) {
+                    Some(SelectItem::UnnamedExpr(e)) | Some(SelectItem::ExprWithAlias { expr: e, .. }) => e.clone(),
+                    _ => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("ORDER BY position {position} is not in the SELECT list"))),
+                };
+            }
+        }
+        out.push(key.to_string());
+    }
+    Ok(out)
+}
+
+/// Appends `items` (SQL text of SELECT items) to the SELECT list.
+fn add_projection_items(select: &mut ast::Select, items: &str) -> Result<()> {
+    let mut parsed = Parser::new(&ClickHouseDialect {})
+        .try_with_sql(&format!("SELECT {items}"))
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
+    if let SetExpr::Select(helper) = parsed.body.as_mut() {
+        select.projection.append(&mut helper.projection);
+    }
+    Ok(())
+}
+
+/// `query` becomes `SELECT * EXCEPT (hidden) FROM (query) WHERE filter ORDER BY order`,
+/// keeping its SETTINGS and FORMAT clauses outside.
+fn wrap_filtered(query: &mut Query, filter: &str, hidden: &[&str], order: &str) -> Result<()> {
+    let inner = Query { settings: None, format_clause: None, ..query.clone() };
+    let text = format!("SELECT * EXCEPT ({}) FROM (SELECT 1) AS __limited WHERE {filter} ORDER BY {order}", hidden.join(", "));
+    let mut outer = Parser::new(&ClickHouseDialect {})
+        .try_with_sql(&text)
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
+    if let SetExpr::Select(outer_select) = outer.body.as_mut() {
+        if let Some(from) = outer_select.from.first_mut() {
+            let alias = ast::TableAlias { explicit: true, name: Ident::new("__limited"), columns: Vec::new(), at: None };
+            from.relation = ast::TableFactor::Derived { lateral: false, subquery: Box::new(inner), alias: Some(alias), sample: None };
+        }
+    }
+    outer.settings = query.settings.take();
+    outer.format_clause = query.format_clause.take();
+    *query = *outer;
+    Ok(())
+}
+
 fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
     let Some(LimitClause::LimitOffset { limit_by, .. }) = &query.limit_clause else { return Ok(None) };
     if limit_by.is_empty() {
         return Ok(None);
     }
     let Some(LimitClause::LimitOffset { limit, offset, limit_by }) = query.limit_clause.take() else { return Ok(None) };
+    let mut columns = Vec::with_capacity(limit_by.len());
+    for expr in &limit_by {
+        let name = column_name(expr);
+        let hidden = match query.body.as_mut() {
+            SetExpr::Select(select) if select.distinct.is_none() && !result_has_column(&select.projection, expr, &name) => {
+                // Computed as an extra result column, cut off after LIMIT BY used it.
+                let hidden = format!("{LIMIT_BY_HIDDEN_PREFIX}{}", columns.len());
+                select.projection.push(SelectItem::ExprWithAlias { expr: expr.clone(), alias: Ident::with_quote('`', hidden.clone()) });
+                Some(hidden)
+            }
+            _ => None,
+        };
+        columns.push(hidden.unwrap_or(name));
+    }
     Ok(Some(LimitBy {
         limit: limit_number(limit.as_ref(), "LIMIT")?,
         offset: limit_number(offset.as_ref().map(|o| &o.value), "OFFSET")?,
-        columns: limit_by.iter().map(column_name).collect(),
+        columns,
         then: None,
     }))
+}
+
+/// Names of the extra result columns that carry LIMIT BY keys not selected by the query.
+pub const LIMIT_BY_HIDDEN_PREFIX: &str = "__granary_limit_by_";
+
+/// Whether the SELECT list yields a column that `expr` (named `name`) refers to: an alias
+/// or column of that name, the same expression unaliased, or any column under `*`.
+fn result_has_column(projection: &[SelectItem], expr: &Expr, name: &str) -> bool {
+    projection.iter().any(|item| match item {
+        SelectItem::ExprWithAlias { alias, .. } => alias.value == name,
+        SelectItem::UnnamedExpr(e) => column_name(e) == name,
+        SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)),
+        _ => false,
+    })
 }
 
 /// A LIMIT or OFFSET of a LIMIT BY query: a non-negative integer literal (0 when absent).

@@ -200,8 +200,18 @@ impl TableMeta {
         Ok(Arc::new(Schema::new_with_metadata(fields, HashMap::new())))
     }
 
-    /// `SHOW CREATE TABLE` text, formatted as ClickHouse formats it.
+    /// `SHOW CREATE TABLE` text, formatted as ClickHouse formats it (one column a line).
     pub fn create_query(&self) -> String {
+        self.render_create(&Layout::MULTI_LINE)
+    }
+
+    /// The same statement on one line, as `system.tables.create_table_query` shows it.
+    pub fn create_query_one_line(&self) -> String {
+        self.render_create(&Layout::ONE_LINE)
+    }
+
+    fn render_create(&self, layout: &Layout) -> String {
+        let nl = layout.clause_break;
         let kind = match &self.view {
             Some(view) if view.is_materialized() => "MATERIALIZED VIEW",
             Some(_) => "VIEW",
@@ -214,13 +224,13 @@ impl TableMeta {
         }
         if self.view.as_ref().is_some_and(|v| !v.parameters.is_empty()) {
             // ClickHouse knows a parameterized view's columns only once parameters are given.
-            out.push_str(&format!("\nAS {}", self.view.as_ref().map(|v| v.query.as_str()).unwrap_or_default()));
+            out.push_str(&format!("{nl}AS {}", self.view.as_ref().map(|v| v.query.as_str()).unwrap_or_default()));
             return out;
         }
-        out.push_str("\n(\n");
+        out.push_str(layout.open_columns);
         for (i, c) in self.columns.iter().enumerate() {
             // ClickHouse back-quotes every column name here, plain or not.
-            out.push_str(&format!("    {} {}", backquote(&c.name), c.type_name));
+            out.push_str(&format!("{}{} {}", layout.column_indent, backquote(&c.name), c.type_name));
             if let (Some(kind), Some(expr)) = (&c.default_kind, &c.default_expression) {
                 out.push_str(&format!(" {kind} {expr}"));
             }
@@ -233,47 +243,72 @@ impl TableMeta {
             if let Some(codec) = &c.codec {
                 out.push_str(&format!(" {codec}"));
             }
-            out.push_str(if i + 1 < self.columns.len() { ",\n" } else { "\n" });
+            out.push_str(if i + 1 < self.columns.len() { layout.column_separator } else { layout.after_last_column });
         }
         if let Some(d) = &self.dictionary {
-            out.push_str(&format!(")\nPRIMARY KEY {}\nSOURCE({})\nLIFETIME(MIN {} MAX {})\nLAYOUT({})", d.primary_key.join(", "), d.source, d.lifetime_min, d.lifetime_max, d.layout));
+            out.push_str(&format!(
+                "){nl}PRIMARY KEY {}{nl}SOURCE({}){nl}LIFETIME(MIN {} MAX {}){nl}LAYOUT({})",
+                d.primary_key.join(", "),
+                d.source,
+                d.lifetime_min,
+                d.lifetime_max,
+                d.layout
+            ));
             if let Some((min, max)) = &d.range {
-                out.push_str(&format!("\nRANGE(MIN {min} MAX {max})"));
+                out.push_str(&format!("{nl}RANGE(MIN {min} MAX {max})"));
             }
             if let Some(comment) = &self.comment {
-                out.push_str(&format!("\nCOMMENT {}", quote_string(comment)));
+                out.push_str(&format!("{nl}COMMENT {}", quote_string(comment)));
             }
             return out;
         }
         if let Some(view) = &self.view {
             out.push(')');
             if let Some(engine) = &view.inner_engine {
-                out.push_str(&engine_clauses(engine));
+                out.push_str(&engine_clauses(engine, nl));
             }
-            out.push_str(&format!("\nAS {}", view.query));
+            out.push_str(&format!("{nl}AS {}", view.query));
             if let Some(comment) = &self.comment {
-                out.push_str(&format!("\nCOMMENT {}", quote_string(comment)));
+                out.push_str(&format!("{nl}COMMENT {}", quote_string(comment)));
             }
             return out;
         }
         out.push(')');
-        out.push_str(&engine_clauses(&self.engine));
+        out.push_str(&engine_clauses(&self.engine, nl));
         if let Some(comment) = &self.comment {
-            out.push_str(&format!("\nCOMMENT {}", quote_string(comment)));
+            out.push_str(&format!("{nl}COMMENT {}", quote_string(comment)));
         }
         out
     }
 
-    /// The engine clause as `system.tables.engine_full` shows it.
+    /// The engine clause as `system.tables.engine_full` shows it: the engine and its
+    /// clauses on one line, without the table's COMMENT; empty for views and dictionaries.
     pub fn engine_full(&self) -> String {
-        let create = self.create_query();
-        create.split_once("ENGINE = ").map(|(_, e)| e.replace('\n', " ")).unwrap_or_default()
+        if self.view.is_some() || self.dictionary.is_some() {
+            return String::new();
+        }
+        engine_clauses(&self.engine, " ").trim_start_matches(" ENGINE = ").to_string()
     }
 }
 
-/// `\nENGINE = Name(args)` and the clauses after it, as SHOW CREATE prints them.
-fn engine_clauses(engine: &EngineMeta) -> String {
-    let mut out = String::from("\nENGINE = ");
+/// Where `SHOW CREATE` breaks lines and `system.tables.create_table_query` does not.
+struct Layout {
+    clause_break: &'static str,
+    open_columns: &'static str,
+    column_indent: &'static str,
+    column_separator: &'static str,
+    after_last_column: &'static str,
+}
+
+impl Layout {
+    const MULTI_LINE: Layout = Layout { clause_break: "\n", open_columns: "\n(\n", column_indent: "    ", column_separator: ",\n", after_last_column: "\n" };
+    const ONE_LINE: Layout = Layout { clause_break: " ", open_columns: " (", column_indent: "", column_separator: ", ", after_last_column: "" };
+}
+
+/// `\nENGINE = Name(args)` and the clauses after it, as SHOW CREATE prints them, each
+/// clause after `clause_break`.
+fn engine_clauses(engine: &EngineMeta, clause_break: &str) -> String {
+    let mut out = format!("{clause_break}ENGINE = ");
     // `Null` is a keyword in ClickHouse's formatter, so the engine name is quoted.
     if engine.name.eq_ignore_ascii_case("null") {
         out.push_str(&backquote(&engine.name));
@@ -292,12 +327,12 @@ fn engine_clauses(engine: &EngineMeta) -> String {
     ];
     for (keyword, value) in clauses {
         if let Some(v) = value {
-            out.push_str(&format!("\n{keyword} {v}"));
+            out.push_str(&format!("{clause_break}{keyword} {v}"));
         }
     }
     if !engine.settings.is_empty() {
         let settings: Vec<String> = engine.settings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-        out.push_str(&format!("\nSETTINGS {}", settings.join(", ")));
+        out.push_str(&format!("{clause_break}SETTINGS {}", settings.join(", ")));
     }
     out
 }

@@ -12,6 +12,7 @@ use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::Result;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
 use futures::StreamExt;
@@ -20,11 +21,14 @@ use granary_common::QueryProgress;
 #[derive(Debug)]
 pub struct ScanCounterExec {
     input: Arc<dyn ExecutionPlan>,
+    /// `output_rows`, so what a scan produced is known after the query too (JSON's
+    /// `rows_before_limit_at_least` reads it).
+    metrics: ExecutionPlanMetricsSet,
 }
 
 impl ScanCounterExec {
     pub fn wrap(input: Arc<dyn ExecutionPlan>) -> Arc<dyn ExecutionPlan> {
-        Arc::new(ScanCounterExec { input })
+        Arc::new(ScanCounterExec { input, metrics: ExecutionPlanMetricsSet::new() })
     }
 }
 
@@ -62,20 +66,26 @@ impl ExecutionPlan for ScanCounterExec {
 
     fn with_new_children(self: Arc<Self>, mut children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
         match children.pop() {
-            Some(input) if children.is_empty() => Ok(Arc::new(ScanCounterExec { input })),
+            Some(input) if children.is_empty() => Ok(ScanCounterExec::wrap(input)),
             _ => datafusion::common::internal_err!("ScanCounterExec takes exactly one child"),
         }
     }
 
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
+    }
+
     fn execute(&self, partition: usize, context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
         let stream = self.input.execute(partition, context.clone())?;
-        let Some(progress) = context.session_config().get_extension::<QueryProgress>() else {
-            return Ok(stream);
-        };
+        let progress = context.session_config().get_extension::<QueryProgress>();
+        let output_rows = MetricBuilder::new(&self.metrics).output_rows(partition);
         let schema = stream.schema();
         let counted = stream.inspect(move |batch| {
             if let Ok(batch) = batch {
-                progress.add_read(batch.num_rows() as u64, batch.get_array_memory_size() as u64);
+                output_rows.add(batch.num_rows());
+                if let Some(progress) = &progress {
+                    progress.add_read(batch.num_rows() as u64, batch.get_array_memory_size() as u64);
+                }
             }
         });
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, counted)))

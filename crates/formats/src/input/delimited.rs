@@ -15,6 +15,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::escape::{shorten, unescape_tsv};
+use granary_types::ChType;
 
 use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
@@ -72,6 +73,32 @@ struct Field {
 }
 
 impl DelimitedRows {
+    /// ClickHouse reads a number as far as it looks like one and then expects the
+    /// delimiter, so a bad number (`x`, `3x`) fails as a missing delimiter after the
+    /// digits it read (or, for the last CSV field, a missing end of line), not as a
+    /// conversion error. A float with no digits at all keeps its CANNOT_PARSE_NUMBER.
+    fn number_error(&self, error: Error, ch_type: &ChType, row: &[u8], field: Field, last: bool) -> Error {
+        let base = ch_type.base();
+        let integer = matches!(base, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64);
+        let float = matches!(base, ChType::Float32 | ChType::Float64);
+        let text = &row[field.start..field.end];
+        let numeric_prefix = text.iter().enumerate().take_while(|(i, b)| b.is_ascii_digit() || (*i == 0 && matches!(b, b'-' | b'+')) || (float && matches!(b, b'.' | b'e' | b'E'))).count();
+        let reclassify = (integer && error.code() == ErrorCode::CANNOT_PARSE_TEXT) || (float && error.code() == ErrorCode::CANNOT_PARSE_NUMBER && numeric_prefix > 0);
+        if !reclassify {
+            return error;
+        }
+        if let Some(quote) = field.quoted {
+            let rest = &row[field.start + numeric_prefix..];
+            return Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected '{}' before: '{}'", quote as char, shorten(rest)));
+        }
+        let rest = &row[field.start + numeric_prefix..];
+        match (last, self.dialect) {
+            (true, Dialect::Csv) => Error::new(ErrorCode::INCORRECT_DATA, "Expected end of line"),
+            (true, _) => Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected '\\n' before: '{}'", shorten(rest))),
+            (false, _) => Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected '{}' before: '{}'", self.delimiter_text(), shorten(rest))),
+        }
+    }
+
     fn delimiter_text(&self) -> &'static str {
         match self.delimiter {
             b'\t' => "\\t",
@@ -371,13 +398,21 @@ impl RowFormat for DelimitedRows {
             let text = &row[field.start..field.end];
             let step = if field.quoted.is_none() && text == b"\\N" {
                 block.builders[column].append_null()
-            } else if self.dialect == Dialect::TsvRaw {
+            } else if self.dialect == Dialect::Csv && field.quoted.is_none() && text.is_empty() && block.builders[column].is_nullable() {
+                // input_format_csv_empty_as_default: the default of a Nullable column is NULL.
+                block.builders[column].append_null()
+            } else if self.dialect == Dialect::TsvRaw
+                || (self.dialect == Dialect::Tsv && matches!(block.builders[column].ch_type().base(), ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..)))
+            {
+                // Arrays, tuples and maps are read from the escaped text directly: their
+                // quoted elements keep their own backslash escapes (`['b\'c']`).
                 block.builders[column].parse_text(text)
             } else {
                 let decoded = self.decode(row, *field, &mut scratch);
                 block.builders[column].parse_text(&decoded)
             };
             if let Err(e) = step {
+                let e = self.number_error(e, block.builders[column].ch_type(), row, *field, position + 1 == self.fields.len());
                 result = Err(block.column_error(e, column));
                 break;
             }

@@ -17,7 +17,7 @@ use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
 #[derive(Clone)]
-struct JsonRows {
+pub(crate) struct JsonRows {
     columns: HashMap<Vec<u8>, usize>,
     skip_unknown_fields: bool,
     /// Which columns the current row set.
@@ -29,6 +29,22 @@ struct JsonRows {
     depth: usize,
     in_string: bool,
     escaped: bool,
+}
+
+impl JsonRows {
+    /// Rows as JSON objects whose keys are the columns of `schema`.
+    pub(crate) fn new(schema: &SchemaRef, settings: &FormatSettings) -> Self {
+        JsonRows {
+            columns: schema.fields().iter().enumerate().map(|(i, f)| (f.name().as_bytes().to_vec(), i)).collect(),
+            skip_unknown_fields: settings.skip_unknown_fields,
+            seen: vec![false; schema.fields().len()],
+            scratch: Vec::new(),
+            resume: 0,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+        }
+    }
 }
 
 impl RowFormat for JsonRows {
@@ -90,6 +106,10 @@ impl RowFormat for JsonRows {
         Ok(Scan::NeedMore { start })
     }
 
+    fn truncated_row_error(&self, _rest: &[u8]) -> Error {
+        Error::new(ErrorCode::CANNOT_READ_ALL_DATA, "Unexpected end of stream while parsing JSONEachRow format")
+    }
+
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
         self.seen.iter_mut().for_each(|s| *s = false);
         let mut pos = 1;
@@ -108,11 +128,12 @@ impl RowFormat for JsonRows {
             }
             Some(&column) => {
                 seen[column] = true;
+                let value_start = *pos;
                 let r = block.builders[column].parse_json(input, pos, scratch);
                 if r.is_err() {
                     failed_column = Some(column);
                 }
-                r
+                r.map_err(|e| quoted_number_error(e, block.builders[column].ch_type(), &input[value_start..]))
             }
             None if skip_unknown => granary_types::text::read::skip_json_value(input, pos),
             None => Err(Error::new(
@@ -149,17 +170,7 @@ pub struct JsonEachRowInput {
 
 impl JsonEachRowInput {
     pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
-        let columns = schema.fields().iter().enumerate().map(|(i, f)| (f.name().as_bytes().to_vec(), i)).collect();
-        let rows = JsonRows {
-            columns,
-            skip_unknown_fields: settings.skip_unknown_fields,
-            seen: vec![false; schema.fields().len()],
-            scratch: Vec::new(),
-            resume: 0,
-            depth: 0,
-            in_string: false,
-            escaped: false,
-        };
+        let rows = JsonRows::new(&schema, settings);
         Ok(JsonEachRowInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
     }
 }
@@ -172,4 +183,32 @@ impl InputFormat for JsonEachRowInput {
     fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
         self.streamer.finish(out)
     }
+}
+
+/// A number column given a JSON string that is not a number (`"three"`): ClickHouse reads
+/// the string's characters as the number (or a bool word) and fails on the first one it
+/// cannot take, as a missing character (CANNOT_PARSE_INPUT_ASSERTION_FAILED).
+fn quoted_number_error(error: Error, ch_type: &granary_types::ChType, value: &[u8]) -> Error {
+    use granary_types::ChType;
+    let numeric = matches!(
+        ch_type.base(),
+        ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Float32 | ChType::Float64
+    );
+    let mut start = 0;
+    skip_ws(value, &mut start);
+    if !numeric || value.get(start) != Some(&b'"') || !matches!(error.code(), ErrorCode::CANNOT_PARSE_TEXT | ErrorCode::CANNOT_PARSE_NUMBER) {
+        return error;
+    }
+    let body = &value[start + 1..];
+    let digits = body.iter().enumerate().take_while(|(i, b)| b.is_ascii_digit() || (*i == 0 && matches!(b, b'-' | b'+')) || matches!(b, b'.' | b'e' | b'E')).count();
+    // `t...` and `f...` are read as the start of `true` / `false`.
+    let (expected, rest) = match body.first() {
+        Some(b't') if digits == 0 => ("true", &body[1..]),
+        Some(b'f') if digits == 0 => ("false", &body[1..]),
+        _ => ("\"", &body[digits..]),
+    };
+    Error::new(
+        ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED,
+        format!("Cannot parse input: expected '{expected}' before: '{}'", shorten(rest)),
+    )
 }

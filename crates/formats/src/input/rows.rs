@@ -161,9 +161,12 @@ pub(crate) trait RowFormat: Send {
     fn in_header(&self) -> bool {
         false
     }
-    /// The error code of a row the input ends in the middle of.
-    fn truncated_row_code(&self) -> granary_common::ErrorCode {
-        granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED
+    /// The error for input that ends inside a row (`rest`: the unfinished row).
+    fn truncated_row_error(&self, rest: &[u8]) -> Error {
+        Error::new(
+            granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED,
+            format!("Cannot parse input: unexpected end of data in: '{}'", granary_types::text::escape::shorten(rest)),
+        )
     }
 }
 
@@ -344,11 +347,9 @@ impl<F: RowFormat + Clone> Streamer<F> {
         let consumed = self.consume(&pending, true, out)?;
         if consumed < pending.len() {
             // The scanner saw the end of the input and still found no complete row.
-            let rest = granary_types::text::escape::shorten(&pending[consumed..]);
-            return Err(self.block.row_error(granary_common::Error::new(
-                self.format.truncated_row_code(),
-                format!("Cannot parse input: unexpected end of data in: '{rest}'"),
-            )));
+            // The unfinished row was never begun: it is the one after the last row read.
+            let error = self.format.truncated_row_error(&pending[consumed..]);
+            return Err(error.context(format!("(at row {})", self.block.row_number + 1)));
         }
         self.block.flush(out)
     }

@@ -25,8 +25,8 @@ struct ValuesRows {
 }
 
 impl RowFormat for ValuesRows {
-    fn truncated_row_code(&self) -> ErrorCode {
-        ErrorCode::SYNTAX_ERROR
+    fn truncated_row_error(&self, rest: &[u8]) -> Error {
+        Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse input: unexpected end of data in: '{}'", granary_types::text::escape::shorten(rest)))
     }
 
     fn scan(&mut self, data: &[u8], from: usize, _eof: bool) -> Result<Scan> {

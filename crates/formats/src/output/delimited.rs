@@ -25,12 +25,22 @@ pub struct Delimited {
     names: bool,
     types: bool,
     options: TextOptions,
+    /// CSV lines end with `\r\n` (output_format_csv_crlf_end_of_line).
+    crlf: bool,
 }
 
 impl Delimited {
     pub fn new(schema: SchemaRef, kind: Kind, names: bool, types: bool, settings: &FormatSettings) -> Self {
         let delimiter = if kind == Kind::Csv { settings.text.csv_delimiter } else { b'\t' };
-        Delimited { schema, kind, delimiter, names, types, options: settings.text.clone() }
+        let crlf = kind == Kind::Csv && settings.csv_crlf_end_of_line;
+        Delimited { schema, kind, delimiter, names, types, options: settings.text.clone(), crlf }
+    }
+
+    fn end_line(&self, out: &mut Vec<u8>) {
+        if self.crlf {
+            out.push(b'\r');
+        }
+        out.push(b'\n');
     }
 
     fn style(&self) -> TextStyle {
@@ -52,7 +62,7 @@ impl Delimited {
                 Kind::Tsv => write_tsv_escaped(v.as_bytes(), out),
             }
         }
-        out.push(b'\n');
+        self.end_line(out);
     }
 }
 
@@ -112,7 +122,7 @@ impl OutputFormat for Delimited {
                 }
                 w.write(row, out);
             }
-            out.push(b'\n');
+            self.end_line(out);
         }
         Ok(())
     }

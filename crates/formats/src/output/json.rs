@@ -183,6 +183,10 @@ impl OutputFormat for JsonDocument {
         }
         out.extend_from_slice(b"\t\"rows\": ");
         out.extend_from_slice(itoa::Buffer::new().format(self.rows).as_bytes());
+        if let Some(rows) = stats.rows_before_limit {
+            out.extend_from_slice(b",\n\n\t\"rows_before_limit_at_least\": ");
+            out.extend_from_slice(itoa::Buffer::new().format(rows).as_bytes());
+        }
         if self.write_statistics {
             out.extend_from_slice(b",\n\n\t\"statistics\":\n\t{\n\t\t\"elapsed\": ");
             write_f64(stats.elapsed.as_secs_f64(), out);

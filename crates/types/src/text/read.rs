@@ -722,6 +722,14 @@ impl ColumnBuilder {
                 while input.get(*pos).is_some_and(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
                     *pos += 1;
                 }
+                // A JSON number for a Date is a day number, as in ClickHouse.
+                if let Data::Date { days, min, max } = &mut self.data {
+                    if let Some(day) = std::str::from_utf8(&input[start..*pos]).ok().and_then(|s| s.parse::<i64>().ok()) {
+                        days.push(day.clamp(*min, *max) as i32);
+                        self.mark_valid();
+                        return Ok(());
+                    }
+                }
                 return self.parse_scalar(&input[start..*pos]);
             }
             _ => {
@@ -876,7 +884,7 @@ fn expect(input: &[u8], pos: &mut usize, byte: u8, t: &ChType) -> Result<()> {
 }
 
 /// `elem, elem, ... close` after the opening bracket: calls `element` for each.
-fn read_sequence(input: &[u8], pos: &mut usize, close: u8, mut element: impl FnMut(&[u8], &mut usize) -> Result<()>) -> Result<()> {
+pub fn read_sequence(input: &[u8], pos: &mut usize, close: u8, mut element: impl FnMut(&[u8], &mut usize) -> Result<()>) -> Result<()> {
     skip_ws(input, pos);
     if input.get(*pos) == Some(&close) {
         *pos += 1;
