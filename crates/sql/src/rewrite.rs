@@ -662,6 +662,17 @@ mod tests {
     }
 
     #[test]
+    fn group_array_takes_the_order_of_a_sorted_subquery() {
+        let (sql, _) = rewrite("SELECT k, groupArray(x) FROM (SELECT * FROM t ORDER BY x DESC, t.y) GROUP BY k", &RewriteOptions::default());
+        assert!(sql.starts_with("SELECT k, groupArray(x ORDER BY x DESC, y) AS `groupArray(x)`"), "{sql}");
+        // An expression key cannot be named outside the subquery; a key it does not output neither.
+        for untouched in ["SELECT groupArray(x) FROM (SELECT x FROM t ORDER BY -x)", "SELECT groupArray(x) FROM (SELECT x FROM t ORDER BY y)"] {
+            let (sql, _) = rewrite(untouched, &RewriteOptions::default());
+            assert!(!sql.contains("groupArray(x ORDER BY"), "{sql}");
+        }
+    }
+
+    #[test]
     fn grouping_keys_match_the_projection() {
         let (sql, _) = rewrite("SELECT if(n = 0, NULL, n) AS a, count() FROM t GROUP BY ROLLUP(a)", &RewriteOptions::default());
         assert_eq!(sql, "SELECT if(equals(n, 0), NULL, n) AS a, count() AS `count()` FROM t GROUP BY ROLLUP ((if(equals(n, 0), NULL, n)))");
