@@ -31,3 +31,7 @@ SELECT * FROM (SELECT number FROM numbers(3) LIMIT 'x'); -- { serverError INVALI
 -- Pretty's tip for a single large number: the shortest form past 10^60
 SELECT 1e300 AS x FORMAT PrettyCompactMonoBlock;
 SELECT 123456789 AS x FORMAT PrettyCompactMonoBlock;
+-- groupArray sees the rows in a subquery's ORDER BY
+SELECT number % 3 AS k, groupArray(number) FROM (SELECT number FROM numbers(20) ORDER BY number DESC) GROUP BY k ORDER BY k;
+SELECT groupArray(s), groupArray(n) FROM (SELECT toString(number % 4) AS s, number AS n FROM numbers(12) ORDER BY s, n DESC);
+SELECT k, groupArray(v) FROM (SELECT number % 2 AS k, number * 10 AS v, number % 5 AS w FROM numbers(10) ORDER BY w, v) GROUP BY k ORDER BY k;

@@ -8,7 +8,9 @@
 //! `intDiv` keeps the dividend's width; `modulo` takes the divisor's width (one size up
 //! when a signed value is divided by an unsigned one); any float makes `Float64`.
 //! Integer overflow wraps. Comparisons return `UInt8` (0/1) like ClickHouse.
-//! Dates: `Date ± n` adds days, `DateTime ± n` adds seconds, `Date - Date` is `Int32`.
+//! Dates: `Date ± n` adds days, `DateTime ± n` adds seconds (wrapping in 32 bits),
+//! `Date - Date` is `Int32`, `date ± interval` moves by the interval's unit.
+//! Comparisons follow ClickHouse on NaN (IEEE) and compare arrays/tuples lexicographically.
 
 use std::sync::Arc;
 

@@ -1,6 +1,8 @@
 //! Date and time functions: `now`, `now64`, `today`, `yesterday`, `timezone`,
 //! `toYear` .. `toSecond`, `toYYYYMM`, `toYYYYMMDD`, `toStartOfDay/Hour/Minute/Month/Year`,
-//! `toUnixTimestamp`, `dateDiff`, `addSeconds` .. `addYears` and `subtract*`.
+//! `toUnixTimestamp`, `dateDiff`, `toTimezone`, `addNanoseconds` .. `addYears` and
+//! `subtract*`, and the interval constructors `toIntervalNanosecond` .. `toIntervalYear`
+//! (whose values `plus`/`minus` add to dates through [`shift`]).
 //!
 //! Values are decomposed in local time: the zone argument if given, else the zone of
 //! the value's type, else the server zone (see [`crate::tz`]). `Date`/`Date32` values

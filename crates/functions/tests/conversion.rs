@@ -132,6 +132,7 @@ async fn decimals_fixed_strings_bools() {
         "Decimal(9, 2)\tDecimal(18, 3)\tDecimal(38, 1)\tString\tNullable(Decimal(9, 1))\tDecimal(18, 0)\tDecimal(9, 1)",
         "1.55\t3.141\t-1.9\tDecimal(38, 20)\t2\t10\t15").await;
     check(&c, "toDecimal32OrNull('abc', 2), toDecimal32OrZero('abc', 2)", "Nullable(Decimal(9, 2))\tDecimal(9, 2)", "\\N\t0").await;
+    // A float out of range is DECIMAL_OVERFLOW (407), as in ClickHouse.
     check_error(&c, "SELECT toDecimal32(1e10, 2)", 407).await;
     check_error(&c, "SELECT toDecimal32('abc', 2)", 6).await;
     check_error(&c, "SELECT toDecimal32(1, 10)", 69).await;

@@ -95,6 +95,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
                 }
             }
             group_keys_as_projected(&mut select.group_by);
+            ordered_input_aggregates(select);
             for table in &mut select.from {
                 rewrite_table_factor(&mut table.relation, options)?;
                 for join in &mut table.joins {
@@ -140,6 +141,73 @@ fn group_by_modifiers(select: &mut ast::Select) -> Result<()> {
         modifiers.push(ast::GroupByWithModifier::Totals);
     }
     Ok(())
+}
+
+/// `groupArray`, whose result depends on the order of its input, sees rows in the order
+/// of a subquery's ORDER BY in ClickHouse, an idiom
+/// (`SELECT k, groupArray(x) FROM (SELECT ... ORDER BY t) GROUP BY k`). DataFusion drops
+/// an ORDER BY that no operator above requires and repartitions rows, so the keys are
+/// handed to it as its own ordering (`groupArray(x ORDER BY t)`), which
+/// DataFusion keeps. Only keys that are output columns of the subquery can be named.
+fn ordered_input_aggregates(select: &mut ast::Select) {
+    const ORDER_SENSITIVE: [&str; 1] = ["groupArray"];
+    let [table] = select.from.as_slice() else { return };
+    if !table.joins.is_empty() {
+        return;
+    }
+    let ast::TableFactor::Derived { subquery, .. } = &table.relation else { return };
+    let Some(ast::OrderBy { kind: ast::OrderByKind::Expressions(keys), .. }) = &subquery.order_by else { return };
+    let SetExpr::Select(inner) = subquery.body.as_ref() else { return };
+    let outputs_all = inner.projection.iter().any(|item| matches!(item, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)));
+    let is_output = |name: &str| {
+        outputs_all
+            || inner.projection.iter().any(|item| match item {
+                SelectItem::ExprWithAlias { alias, .. } => alias.value == name,
+                SelectItem::UnnamedExpr(Expr::Identifier(ident)) => ident.value == name,
+                SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)) => parts.last().is_some_and(|p| p.value == name),
+                _ => false,
+            })
+    };
+    let mut ordering = Vec::with_capacity(keys.len());
+    for key in keys {
+        let name = match &key.expr {
+            Expr::Identifier(ident) => ident.clone(),
+            Expr::CompoundIdentifier(parts) => match parts.last() {
+                Some(last) => last.clone(),
+                None => return,
+            },
+            _ => return,
+        };
+        if !is_output(&name.value) {
+            return;
+        }
+        ordering.push(ast::OrderByExpr { expr: Expr::Identifier(name), options: key.options.clone(), with_fill: None });
+    }
+    if ordering.is_empty() {
+        return;
+    }
+    let add_ordering = |expr: &mut Expr| {
+        let _ = visit_expressions_mut(expr, |e: &mut Expr| {
+            if let Expr::Function(function) = e {
+                let plain = matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if ORDER_SENSITIVE.contains(&i.value.as_str()))
+                    && matches!(function.parameters, FunctionArguments::None);
+                if let (true, None, FunctionArguments::List(list)) = (plain, &function.over, &mut function.args) {
+                    if !list.clauses.iter().any(|c| matches!(c, ast::FunctionArgumentClause::OrderBy(_))) {
+                        list.clauses.push(ast::FunctionArgumentClause::OrderBy(ordering.clone()));
+                    }
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
+    };
+    for item in select.projection.iter_mut() {
+        if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
+            add_ordering(expr);
+        }
+    }
+    if let Some(having) = select.having.as_mut() {
+        add_ordering(having);
+    }
 }
 
 /// GROUP BY keys get the projection's rewrite of comparisons too: DataFusion matches a
@@ -909,6 +977,17 @@ mod tests {
             "SELECT sum(x) AS `SUM(x)`, a, _CAST(b, 'UInt64') AS `CAST(b, 'UInt64')` FROM t WHERE (a = 1) AND (b > 2) ORDER BY a"
         );
         assert_eq!(limit_by, Some(LimitBy { limit: 2, offset: 0, columns: vec!["a".into()], then: None }));
+    }
+
+    #[test]
+    fn group_array_takes_the_order_of_a_sorted_subquery() {
+        let (sql, _) = rewrite("SELECT k, groupArray(x) FROM (SELECT * FROM t ORDER BY x DESC, t.y) GROUP BY k", &RewriteOptions::default());
+        assert!(sql.starts_with("SELECT k, groupArray(x ORDER BY x DESC, y) AS `groupArray(x)`"), "{sql}");
+        // An expression key cannot be named outside the subquery; a key it does not output neither.
+        for untouched in ["SELECT groupArray(x) FROM (SELECT x FROM t ORDER BY -x)", "SELECT groupArray(x) FROM (SELECT x FROM t ORDER BY y)"] {
+            let (sql, _) = rewrite(untouched, &RewriteOptions::default());
+            assert!(!sql.contains("groupArray(x ORDER BY"), "{sql}");
+        }
     }
 
     #[test]
