@@ -1135,3 +1135,15 @@ def test_point_query_shapes_are_reused_without_parsing(server):
         assert server.query("SELECT v FROM default.shape_kv WHERE id = '7' SETTINGS use_uncompressed_cache = 1") == "70\n"
     finally:
         server.query("DROP TABLE IF EXISTS default.shape_kv")
+
+
+def test_single_ordered_streams_give_their_first_rows(server):
+    """`system.numbers` (and a small `numbers(N)`) is one ordered stream, as ClickHouse
+    reads it in one thread: a filter with LIMIT returns the first matching rows every
+    time, not whichever rows a thread produced first."""
+    for _ in range(30):
+        assert server.query("SELECT number FROM system.numbers WHERE number > 5 LIMIT 2") == "6\n7\n"
+        assert server.query("SELECT number FROM system.numbers WHERE number % 1000 = 999 LIMIT 3") == "999\n1999\n2999\n"
+        assert server.query("SELECT number FROM numbers(50000) WHERE number % 3 = 2 LIMIT 2") == "2\n5\n"
+    # Aggregations over large ranges still run split across threads.
+    assert server.query("SELECT count(), sum(number) FROM numbers(10000000)") == "10000000\t49999995000000\n"
