@@ -96,17 +96,7 @@ impl TableProvider for NumbersTable {
         // Declared bounded even when endless: DataFusion refuses to aggregate an unbounded
         // input, while ClickHouse lets `SELECT count() FROM system.numbers` run until
         // max_execution_time stops it. The rows are generated lazily either way.
-        // One stream is in order, and says so: a query's LIMIT then takes its first rows
-        // (see `granary_query`'s rule that keeps such streams whole), as ClickHouse's
-        // single-threaded `system.numbers` and `numbers(N)` do.
-        let ordering = match (partitions.len(), projection.map(|p| p.as_slice())) {
-            (1, None | Some([0])) => {
-                let number = datafusion::physical_expr::expressions::col("number", &self.schema)?;
-                datafusion::physical_expr::LexOrdering::new([datafusion::physical_expr::PhysicalSortExpr::new_default(number)]).into_iter().collect()
-            }
-            _ => vec![],
-        };
-        let exec = StreamingTableExec::try_new(self.schema.clone(), partitions, projection, ordering, false, limit)?;
+        let exec = StreamingTableExec::try_new(self.schema.clone(), partitions, projection, vec![], false, limit)?;
         Ok(granary_storage::ScanCounterExec::wrap(Arc::new(exec)))
     }
 }

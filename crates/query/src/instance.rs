@@ -372,8 +372,7 @@ impl Instance {
             .with_runtime_env(base_runtime.clone())
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
-            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
-            .with_physical_optimizer_rule(Arc::new(crate::ordered_streams::KeepOrderedStreamsWhole));
+            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner));
         // Ahead of DataFusion's planners, so `map(k, v)` is ClickHouse's map.
         if let Some(planners) = builder.expr_planners() {
             planners.insert(0, Arc::new(granary_functions::MapPlanner));

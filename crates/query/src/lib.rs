@@ -31,7 +31,6 @@ pub mod lookups;
 mod nan_order;
 mod named_args;
 mod nested_names;
-mod ordered_streams;
 pub mod output;
 mod plan_cache;
 pub mod point_query;
