@@ -348,6 +348,7 @@ impl Instance {
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
             .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
+            .with_physical_optimizer_rule(Arc::new(crate::stream_order::FirstRowsInStreamOrder))
             .build();
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));
