@@ -372,7 +372,8 @@ impl Instance {
             .with_runtime_env(base_runtime.clone())
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
-            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner));
+            .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
+            .with_physical_optimizer_rule(Arc::new(crate::stream_order::FirstRowsInStreamOrder));
         // Ahead of DataFusion's planners, so `map(k, v)` is ClickHouse's map.
         if let Some(planners) = builder.expr_planners() {
             planners.insert(0, Arc::new(granary_functions::MapPlanner));

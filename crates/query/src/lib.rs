@@ -37,6 +37,7 @@ pub mod point_query;
 pub mod process_list;
 pub mod query_log;
 pub mod session;
+mod stream_order;
 pub mod system;
 mod system_access;
 mod totals;
