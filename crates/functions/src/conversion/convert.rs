@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Decimal128Array, FixedSizeBinaryBuilder,
-    Float32Array, Float64Array, PrimitiveArray, PrimitiveBuilder,
+    Float32Array, Float64Array, ListArray, PrimitiveArray, PrimitiveBuilder,
 };
 use datafusion::arrow::compute::{cast, kernels::cast::cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{
@@ -121,6 +121,22 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
                 .map_err(|e| ch_error(e.code(), format!("Cannot parse {other} from the string: {}", e.message())))?;
             }
             builder.finish().map_err(|e| ch_error(e.code(), e.message().to_string()))
+        }
+        // Arrays element by element, with the element type's rules (`[256]` as
+        // Array(UInt8) wraps to `[0]`, as the scalar conversion does).
+        ChType::Array(element) if matches!(from_dt, DataType::List(_)) => {
+            let (DataType::List(from_item), DataType::List(to_item)) = (from_dt, to.to_arrow()) else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, "array conversion between non-list types"));
+            };
+            let list = array.as_list::<i32>();
+            let values = convert(list.values(), from_item, element, cv)?;
+            if !to_item.is_nullable() && values.null_count() > 0 {
+                return Err(ch_error(ErrorCode::CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN, "Cannot convert NULL value to non-Nullable type"));
+            }
+            let converted = ListArray::try_new(to_item, list.offsets().clone(), values, list.nulls().cloned()).map_err(|e| {
+                ch_error(ErrorCode::CANNOT_CONVERT_TYPE, format!("Conversion from {} to {to} is not supported: {e}", ChType::from_field(from)))
+            })?;
+            Ok(Arc::new(converted))
         }
         other => {
             // Composite and remaining types: Arrow's cast, with ClickHouse's error code.
