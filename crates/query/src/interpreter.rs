@@ -510,7 +510,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
             let derived = crate::fill::take_derived_table_fills(query)?;
             (derived, crate::fill::take_fill_clause(query)?, crate::totals::take_totals(query)?)
         }
-        _ => (Vec::new(), None, false),
+        _ => (Vec::new(), None, None),
     };
     let mut statement = DFStatement::Statement(Box::new(inner));
     if let Some(io) = ctx.state.config().get_extension::<granary_io::IoContext>() {
@@ -544,7 +544,11 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         Some(fill) => crate::fill::plan_fill(&ctx.state, plan, fill)?,
         None => plan,
     };
-    let totals = if totals { Some(crate::totals::plan_totals(&plan)?) } else { None };
+    let totals = match totals {
+        Some(crate::totals::TotalsSource::Outer) => Some(crate::totals::plan_totals(&plan)?),
+        Some(crate::totals::TotalsSource::Derived(alias)) => crate::totals::plan_totals_through(&plan, &alias)?,
+        None => None,
+    };
     Ok((plan, totals))
 }
 
