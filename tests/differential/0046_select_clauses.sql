@@ -30,3 +30,10 @@ SELECT number, toString(number) AS s FROM numbers(12) ORDER BY number LIMIT 1 OF
 SELECT * FROM numbers(9) ORDER BY number LIMIT 1 BY number % 3 LIMIT 2;
 -- UNION errors
 SELECT 1 UNION ALL SELECT 1, 2; -- { serverError UNION_ALL_RESULT_STRUCTURES_MISMATCH }
+-- WITH FILL in subqueries of FROM
+SELECT * FROM (SELECT number FROM numbers(10) WHERE number % 3 = 0 ORDER BY number WITH FILL) ORDER BY number;
+SELECT count(), sum(n) FROM (SELECT number * 2 AS n FROM numbers(5) ORDER BY n WITH FILL);
+SELECT s.n, s.c FROM (SELECT number * 3 AS n, 'x' AS c FROM numbers(3) ORDER BY n WITH FILL STEP 1) AS s ORDER BY s.n;
+SELECT * FROM (SELECT toDate('2024-01-01') + number * 2 AS d FROM numbers(3) ORDER BY d WITH FILL) ORDER BY d;
+SELECT n, v FROM (SELECT number * 2 AS n, number AS v FROM numbers(3) ORDER BY n WITH FILL INTERPOLATE (v AS v + 10)) ORDER BY n;
+SELECT a.n, b.n FROM (SELECT number * 2 AS n FROM numbers(3) ORDER BY n WITH FILL) AS a JOIN (SELECT number AS n FROM numbers(5)) AS b ON a.n = b.n ORDER BY a.n;

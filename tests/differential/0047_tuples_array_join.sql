@@ -20,3 +20,7 @@ SELECT n.number, arrayJoin([1, 2]) AS x, arrayJoin(range(n.number)) AS y FROM nu
 SELECT arrayJoin([1, 2]) AS a, arrayJoin([1, 2]) AS b ORDER BY a, b;
 SELECT count() FROM numbers(3) WHERE arrayJoin([1, 2, 3]) > number AND arrayJoin([0, 1]) = 1;
 SELECT arrayJoin(arrayJoin([[1, 2], [3]])) AS x ORDER BY x;
+-- CAST of arrays converts element by element with the element type's rules
+SELECT CAST([256, 2] AS Array(UInt8)), CAST([1.9, -1.5] AS Array(Int32)), CAST([1, NULL] AS Array(Nullable(String))), CAST([[1, 300]] AS Array(Array(UInt8)));
+SELECT toTypeName(CAST([1, 2] AS Array(Float32))), CAST([] AS Array(UInt8)), CAST(['1', '2'] AS Array(UInt16)), CAST([-1] AS Array(UInt64));
+SELECT CAST([1, NULL] AS Array(UInt8)); -- { serverError CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN }

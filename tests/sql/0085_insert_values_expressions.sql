@@ -1,6 +1,6 @@
 -- INSERT ... VALUES: rows the literal parser rejects are evaluated as expressions and converted as CAST does; malformed rows and INSERT errors
 CREATE TABLE t (id UInt32, i8 Int8, n Nullable(Int16), s String, d Date, f Float32, a Array(UInt8)) ENGINE = Memory;
-INSERT INTO t VALUES (1, 1, 1, 'lit', '2024-01-02', 0.5, [1]), (2, 200, -40000, 7, 19000, 1e100, [255, 1 + 1]);
+INSERT INTO t VALUES (1, 1, 1, 'lit', '2024-01-02', 0.5, [1]), (2, 200, -40000, 7, 19000, 1e100, [256, 1 + 1]);
 INSERT INTO t VALUES (3, -129, NULL, concat('a', 'b'), toDate('2024-02-29') + 1, 0x10, [0b11]), (4, 5, 6, 'after an expression row', '2024-03-01', 1., []);
 INSERT INTO t (id, s) VALUES (-1, 'wraps'), (4294967297, 'wraps to one'), (7.9, 'truncated'), ('8', 'quoted number');
 INSERT INTO t (id, i8, s) VALUES (9, 1, 'trailing comma', ) (10, 2, 'no comma between rows');

@@ -36,3 +36,12 @@ INSERT INTO j FORMAT JSONCompact {"meta": [{"name": "c", "type": "Nullable(Float
 INSERT INTO j FORMAT JSON {"meta": [{"name": "a", "type": "UInt8"}], "data": []};
 SELECT * FROM j ORDER BY a, b;
 SELECT a, b FROM j ORDER BY a, b FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
+CREATE TABLE w (x Int8, y UInt8, z UInt32, v Int64, u UInt64) ENGINE = Memory;
+INSERT INTO w FORMAT CSV 1000,300,4294967297,9223372036854775808,18446744073709551616
+;
+INSERT INTO w FORMAT TSV -129	256	1	-9223372036854775809	2
+;
+INSERT INTO w FORMAT JSONEachRow {"x": 200, "y": 511, "z": 4294967296, "v": 3, "u": 3};
+INSERT INTO w FORMAT CSV 1,-1,1,1,1
+; -- { serverError CANNOT_PARSE_NUMBER }
+SELECT * FROM w ORDER BY u;

@@ -140,6 +140,7 @@ impl FormatSettings {
                 csv_delimiter: delimiter,
                 date_time_input_format: DateTimeInputFormat::from_setting(settings.get_str("date_time_input_format")),
                 null_as_default: flag(settings, "input_format_null_as_default", true),
+                integers_wrap: true,
             },
             pretty_max_rows: number(settings, "output_format_pretty_max_rows", 10_000).max(1),
             pretty_max_column_pad_width: number(settings, "output_format_pretty_max_column_pad_width", 250),

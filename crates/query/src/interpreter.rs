@@ -535,9 +535,12 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database, &ctx.dictionaries);
     crate::access::check_lookups(ctx, &lookups)?;
     crate::lookups::load_dictionaries(ctx, &lookups).await?;
-    let (fill, totals) = match &mut inner {
-        ast::Statement::Query(query) => (crate::fill::take_fill_clause(query)?, crate::totals::take_totals(query)?),
-        _ => (None, false),
+    let (derived_fills, fill, totals) = match &mut inner {
+        ast::Statement::Query(query) => {
+            let derived = crate::fill::take_derived_table_fills(query)?;
+            (derived, crate::fill::take_fill_clause(query)?, crate::totals::take_totals(query)?)
+        }
+        _ => (Vec::new(), None, None),
     };
     let mut statement = DFStatement::Statement(Box::new(inner));
     if let Some(io) = ctx.state.config().get_extension::<granary_io::IoContext>() {
@@ -551,20 +554,32 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
             granary_sql::names::name_repeated_columns(query);
         }
     }
-    let plan = crate::nested_names::statement_to_plan(&ctx.state, statement).await?;
+    let plan = if derived_fills.is_empty() {
+        crate::nested_names::statement_to_plan(&ctx.state, statement).await?
+    } else {
+        // A subquery's ORDER BY that WITH FILL applies to must survive planning.
+        let mut state = ctx.state.clone();
+        state.config_mut().options_mut().sql_parser.enable_subquery_sort_elimination = false;
+        crate::nested_names::statement_to_plan(&state, statement).await?
+    };
     let plan = if ctx.settings.get_bool("join_use_nulls") { plan } else { crate::joins::fill_join_defaults(plan)? };
     let plan = if ctx.settings.get_bool("group_by_use_nulls") { plan } else { crate::grouping::fill_grouping_defaults(plan)? };
     let plan = granary_functions::fixed_string_literals(plan)?;
     granary_functions::check_string_number_comparisons(&plan)?;
     let plan = granary_functions::type_literals(plan)?;
     // WITH FILL works on the ORDER BY keys as written: its plans keep DataFusion's NaN order.
-    let plan = if fill.is_none() { crate::nan_order::nan_next_to_null(plan)? } else { plan };
+    let plan = if fill.is_none() && derived_fills.is_empty() { crate::nan_order::nan_next_to_null(plan)? } else { plan };
+    let plan = if derived_fills.is_empty() { plan } else { crate::fill::plan_derived_table_fills(&ctx.state, plan, &derived_fills)? };
     // After the literals got their types: WITH FILL works in the keys' final types.
     let plan = match &fill {
         Some(fill) => crate::fill::plan_fill(&ctx.state, plan, fill)?,
         None => plan,
     };
-    let totals = if totals { Some(crate::totals::plan_totals(&plan)?) } else { None };
+    let totals = match totals {
+        Some(crate::totals::TotalsSource::Outer) => Some(crate::totals::plan_totals(&plan)?),
+        Some(crate::totals::TotalsSource::Derived(alias)) => crate::totals::plan_totals_through(&plan, &alias)?,
+        None => None,
+    };
     Ok((plan, totals))
 }
 

@@ -27,15 +27,39 @@ use datafusion::sql::sqlparser::ast::{self, Visit, Visitor};
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::ChType;
 
-/// Takes `WITH TOTALS` out of the outer SELECT; true if it was there. `WITH TOTALS` in a
-/// subquery or a UNION branch is refused.
-pub(crate) fn take_totals(query: &mut ast::Query) -> Result<bool> {
-    let mut totals = false;
+/// Where the totals row of a query comes from.
+pub(crate) enum TotalsSource {
+    /// `GROUP BY ... WITH TOTALS` of the outer SELECT.
+    Outer,
+    /// `WITH TOTALS` of the subquery that is the outer SELECT's only FROM item, by the
+    /// name of its derived table: ClickHouse passes that totals row through the outer
+    /// SELECT list (not through WHERE, ORDER BY or LIMIT), and drops it when the outer
+    /// query aggregates.
+    Derived(String),
+}
+
+/// Takes `WITH TOTALS` out of the outer SELECT, or out of the subquery that is its only
+/// FROM item. `WITH TOTALS` anywhere else (deeper subqueries, UNION branches, joined
+/// subqueries) is refused.
+pub(crate) fn take_totals(query: &mut ast::Query) -> Result<Option<TotalsSource>> {
+    let mut source = None;
     if let ast::SetExpr::Select(select) = query.body.as_mut() {
-        if let ast::GroupByExpr::Expressions(_, modifiers) = &mut select.group_by {
-            let before = modifiers.len();
-            modifiers.retain(|m| !matches!(m, ast::GroupByWithModifier::Totals));
-            totals = modifiers.len() != before;
+        if take_own_totals(select) {
+            source = Some(TotalsSource::Outer);
+        } else if let [ast::TableWithJoins { relation: ast::TableFactor::Derived { subquery, alias, .. }, joins }] = select.from.as_mut_slice() {
+            if let (true, ast::SetExpr::Select(inner)) = (joins.is_empty(), subquery.body.as_mut()) {
+                if take_own_totals(inner) {
+                    let name = match alias {
+                        Some(alias) => alias.name.value.clone(),
+                        None => {
+                            let name = "__granary_totals".to_string();
+                            *alias = Some(ast::TableAlias { explicit: true, name: ast::Ident::new(name.clone()), columns: Vec::new(), at: None });
+                            name
+                        }
+                    };
+                    source = Some(TotalsSource::Derived(name));
+                }
+            }
         }
     }
     struct NestedTotals;
@@ -50,9 +74,46 @@ pub(crate) fn take_totals(query: &mut ast::Query) -> Result<bool> {
         }
     }
     if query.visit(&mut NestedTotals).is_break() {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "GROUP BY ... WITH TOTALS is supported only in the outer SELECT, not in subqueries or UNION branches"));
+        return Err(Error::new(
+            ErrorCode::NOT_IMPLEMENTED,
+            "GROUP BY ... WITH TOTALS is supported only in the outer SELECT or in the subquery that is its only FROM item, not in deeper subqueries or UNION branches",
+        ));
     }
-    Ok(totals)
+    Ok(source)
+}
+
+/// Removes `WITH TOTALS` from `select`'s GROUP BY; true if it was there.
+fn take_own_totals(select: &mut ast::Select) -> bool {
+    let ast::GroupByExpr::Expressions(_, modifiers) = &mut select.group_by else { return false };
+    let before = modifiers.len();
+    modifiers.retain(|m| !matches!(m, ast::GroupByWithModifier::Totals));
+    modifiers.len() != before
+}
+
+/// The totals plan of a query whose FROM subquery `alias` had WITH TOTALS: the outer
+/// projections over that subquery's totals row; None when the outer query aggregates
+/// (ClickHouse then shows no totals).
+pub(crate) fn plan_totals_through(plan: &LogicalPlan, alias: &str) -> Result<Option<LogicalPlan>> {
+    match plan {
+        LogicalPlan::Sort(sort) => plan_totals_through(&sort.input, alias),
+        LogicalPlan::Limit(limit) => plan_totals_through(&limit.input, alias),
+        // The outer WHERE does not filter the totals row.
+        LogicalPlan::Filter(filter) => plan_totals_through(&filter.input, alias),
+        LogicalPlan::Extension(extension) if extension.node.name() == "Fill" => match extension.node.inputs().first() {
+            Some(input) => plan_totals_through(input, alias),
+            None => Err(Error::new(ErrorCode::LOGICAL_ERROR, "Fill without an input")),
+        },
+        LogicalPlan::Projection(projection) => match plan_totals_through(&projection.input, alias)? {
+            Some(input) => Ok(Some(LogicalPlan::Projection(Projection::try_new(projection.expr.clone(), Arc::new(input))?))),
+            None => Ok(None),
+        },
+        LogicalPlan::SubqueryAlias(subquery) if subquery.alias.table() == alias => {
+            let totals = plan_totals(&subquery.input)?;
+            Ok(Some(LogicalPlan::SubqueryAlias(datafusion::logical_expr::SubqueryAlias::try_new(Arc::new(totals), subquery.alias.clone())?)))
+        }
+        LogicalPlan::Aggregate(_) | LogicalPlan::Distinct(_) | LogicalPlan::Window(_) => Ok(None),
+        other => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("WITH TOTALS in a subquery is not supported below a {} of the outer query", other.display()))),
+    }
 }
 
 fn has_totals(body: &ast::SetExpr) -> bool {

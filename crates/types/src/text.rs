@@ -95,6 +95,9 @@ pub struct TextOptions {
     /// `input_format_null_as_default`: NULL read into a non-Nullable column becomes the
     /// type's default instead of an error.
     pub null_as_default: bool,
+    /// Integers out of the column type's range wrap around (`1000` into Int8 is -24), as
+    /// ClickHouse's input formats read them; elsewhere (query parameters) they are errors.
+    pub integers_wrap: bool,
 }
 
 impl Default for TextOptions {
@@ -110,6 +113,7 @@ impl Default for TextOptions {
             csv_delimiter: b',',
             date_time_input_format: DateTimeInputFormat::Basic,
             null_as_default: true,
+            integers_wrap: false,
         }
     }
 }

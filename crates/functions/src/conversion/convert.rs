@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Decimal128Array, Decimal256Array, FixedSizeBinaryBuilder,
-    Float32Array, Float64Array, PrimitiveArray, PrimitiveBuilder,
+    Float32Array, Float64Array, ListArray, PrimitiveArray, PrimitiveBuilder,
 };
 use datafusion::arrow::compute::{cast, kernels::cast::cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{
@@ -756,13 +756,19 @@ fn to_decimal(array: &ArrayRef, from: &Field, p: u8, s: u8, cv: &Conv) -> DfResu
     Ok(out.with_precision_and_scale(p, s as i8)?)
 }
 
-/// An array converted element by element.
+/// An array converted element by element, with the element type's rules (`[256]` as
+/// Array(UInt8) wraps to `[0]`, as the scalar conversion does).
 fn convert_list(array: &ArrayRef, from: &Field, inner: &ChType, cv: &Conv) -> DfResult<ArrayRef> {
     let DataType::List(from_element) = from.data_type() else { return Err(unsupported(from, "Array")) };
     let list = array.as_list::<i32>();
     let values = convert(list.values(), from_element, inner, cv)?;
     let element = Arc::new(inner.to_arrow_field("item"));
-    Ok(Arc::new(datafusion::arrow::array::ListArray::try_new(element, list.offsets().clone(), values, list.nulls().cloned())?))
+    if !element.is_nullable() && values.null_count() > 0 {
+        return Err(ch_error(ErrorCode::CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN, "Cannot convert NULL value to non-Nullable type"));
+    }
+    let converted = ListArray::try_new(element, list.offsets().clone(), values, list.nulls().cloned())
+        .map_err(|e| ch_error(ErrorCode::CANNOT_CONVERT_TYPE, format!("Conversion from {} to Array({inner}) is not supported: {e}", ChType::from_field(from))))?;
+    Ok(Arc::new(converted))
 }
 
 /// `CAST(x AS Enum8(...))`: names from text (an enum source converts by its names, as

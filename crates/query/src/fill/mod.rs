@@ -16,8 +16,9 @@
 //!
 //! The node blocks limit push-down (LIMIT counts filled rows, as in ClickHouse) and asks
 //! for one sorted partition, so the physical optimizer merges sorted partitions rather
-//! than concatenating them. WITH FILL in a subquery is refused: only the outer query's
-//! Sort can be found again reliably after DataFusion planned the query.
+//! than concatenating them. WITH FILL in a subquery in FROM is found again by the name of
+//! its derived table (SubqueryAlias) and planned there (with subquery sort elimination
+//! off, so its Sort stays); elsewhere (IN, scalar subqueries) it is refused.
 
 mod exec;
 mod row;
@@ -56,21 +57,10 @@ pub(crate) struct FillClause {
 }
 
 /// Takes WITH FILL and INTERPOLATE out of the outer query's ORDER BY, so DataFusion plans
-/// a plain sort. Subqueries with WITH FILL are refused.
+/// a plain sort. Subqueries with WITH FILL other than derived tables (taken out before by
+/// [`take_derived_table_fills`]) are refused.
 pub(crate) fn take_fill_clause(query: &mut ast::Query) -> Result<Option<FillClause>> {
-    let mut clause = None;
-    if let Some(order_by) = &mut query.order_by {
-        let interpolate = order_by.interpolate.take().map(|i| i.exprs);
-        let items: Vec<Option<ast::WithFill>> = match &mut order_by.kind {
-            ast::OrderByKind::Expressions(exprs) => exprs.iter_mut().map(|e| e.with_fill.take()).collect(),
-            ast::OrderByKind::All(_) => Vec::new(),
-        };
-        if items.iter().any(Option::is_some) {
-            clause = Some(FillClause { items, interpolate });
-        } else if interpolate.is_some() {
-            return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "INTERPOLATE requires ORDER BY ... WITH FILL"));
-        }
-    }
+    let clause = take_own_fill(query)?;
     struct NestedFill;
     impl Visitor for NestedFill {
         type Break = ();
@@ -89,6 +79,88 @@ pub(crate) fn take_fill_clause(query: &mut ast::Query) -> Result<Option<FillClau
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ORDER BY ... WITH FILL is supported only in the outer query, not in subqueries"));
     }
     Ok(clause)
+}
+
+/// The WITH FILL / INTERPOLATE of `query`'s own ORDER BY, taken out.
+fn take_own_fill(query: &mut ast::Query) -> Result<Option<FillClause>> {
+    let Some(order_by) = &mut query.order_by else { return Ok(None) };
+    let interpolate = order_by.interpolate.take().map(|i| i.exprs);
+    let items: Vec<Option<ast::WithFill>> = match &mut order_by.kind {
+        ast::OrderByKind::Expressions(exprs) => exprs.iter_mut().map(|e| e.with_fill.take()).collect(),
+        ast::OrderByKind::All(_) => Vec::new(),
+    };
+    if items.iter().any(Option::is_some) {
+        return Ok(Some(FillClause { items, interpolate }));
+    }
+    if interpolate.is_some() {
+        return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "INTERPOLATE requires ORDER BY ... WITH FILL"));
+    }
+    Ok(None)
+}
+
+/// WITH FILL of subqueries in FROM (`FROM (SELECT .. ORDER BY x WITH FILL) AS s`), taken
+/// out of the AST with the name of their derived table (a generated one when it has
+/// none), so that [`plan_derived_table_fills`] finds their plans again under that
+/// SubqueryAlias.
+pub(crate) fn take_derived_table_fills(query: &mut ast::Query) -> Result<Vec<(String, FillClause)>> {
+    fn in_set_expr(body: &mut ast::SetExpr, out: &mut Vec<(String, FillClause)>) -> Result<()> {
+        match body {
+            ast::SetExpr::Select(select) => {
+                for table in &mut select.from {
+                    in_factor(&mut table.relation, out)?;
+                    for join in &mut table.joins {
+                        in_factor(&mut join.relation, out)?;
+                    }
+                }
+                Ok(())
+            }
+            ast::SetExpr::Query(query) => in_set_expr(&mut query.body, out),
+            ast::SetExpr::SetOperation { left, right, .. } => {
+                in_set_expr(left, out)?;
+                in_set_expr(right, out)
+            }
+            _ => Ok(()),
+        }
+    }
+    fn in_factor(factor: &mut ast::TableFactor, out: &mut Vec<(String, FillClause)>) -> Result<()> {
+        let ast::TableFactor::Derived { subquery, alias, .. } = factor else { return Ok(()) };
+        in_set_expr(&mut subquery.body, out)?;
+        if let Some(clause) = take_own_fill(subquery)? {
+            let name = match alias {
+                Some(alias) => alias.name.value.clone(),
+                None => {
+                    let name = format!("__granary_fill_{}", out.len());
+                    *alias = Some(ast::TableAlias { explicit: true, name: ast::Ident::new(name.clone()), columns: Vec::new(), at: None });
+                    name
+                }
+            };
+            out.push((name, clause));
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    in_set_expr(&mut query.body, &mut out)?;
+    Ok(out)
+}
+
+/// Puts each derived table's [`FillNode`] above the Sort of its plan.
+pub(crate) fn plan_derived_table_fills(state: &SessionState, plan: LogicalPlan, fills: &[(String, FillClause)]) -> Result<LogicalPlan> {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    let mut placed = 0;
+    let plan = plan
+        .transform_down(|node| {
+            let LogicalPlan::SubqueryAlias(alias) = &node else { return Ok(Transformed::no(node)) };
+            let Some((_, clause)) = fills.iter().find(|(name, _)| alias.alias.table() == name) else { return Ok(Transformed::no(node)) };
+            let input = plan_fill(state, Arc::unwrap_or_clone(Arc::clone(&alias.input)), clause).map_err(Error::into_datafusion)?;
+            placed += 1;
+            let replaced = datafusion::logical_expr::SubqueryAlias::try_new(Arc::new(input), alias.alias.clone())?;
+            Ok(Transformed::new(LogicalPlan::SubqueryAlias(replaced), true, datafusion::common::tree_node::TreeNodeRecursion::Jump))
+        })?
+        .data;
+    if placed != fills.len() {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ORDER BY ... WITH FILL in this subquery is not supported (its plan could not be found again)"));
+    }
+    Ok(plan)
 }
 
 /// Whether the outer query's ORDER BY has WITH FILL.

@@ -102,6 +102,8 @@ pub struct ColumnBuilder {
     nullable: bool,
     /// Whether NULL for a non-Nullable type becomes the type's default.
     null_as_default: bool,
+    /// Whether integers out of the type's range wrap around instead of failing.
+    integers_wrap: bool,
     best_effort: bool,
     /// Validity, materialized at the first NULL.
     validity: Option<BooleanBufferBuilder>,
@@ -202,6 +204,7 @@ impl ColumnBuilder {
             built_type: ch_type.to_arrow(),
             nullable: accepts_null(&ch_type),
             null_as_default: opts.null_as_default,
+            integers_wrap: opts.integers_wrap,
             best_effort: opts.date_time_input_format == DateTimeInputFormat::BestEffort,
             target,
             ch_type,
@@ -406,16 +409,17 @@ impl ColumnBuilder {
     /// Appends a scalar (non-composite) value from its unescaped text.
     fn parse_scalar(&mut self, text: &[u8]) -> Result<()> {
         let t = &self.ch_type;
+        let wraps = self.integers_wrap;
         match &mut self.data {
             Data::Nothing => return Err(type_error(text, t, ErrorCode::CANNOT_PARSE_TEXT, "only NULL is a value of this type")),
-            Data::I8(v) => v.push(parse_signed(text, t)?),
-            Data::I16(v) => v.push(parse_signed(text, t)?),
-            Data::I32(v) => v.push(parse_signed(text, t)?),
-            Data::I64(v) => v.push(parse_signed(text, t)?),
-            Data::U8(v) => v.push(parse_unsigned(text, t)?),
-            Data::U16(v) => v.push(parse_unsigned(text, t)?),
-            Data::U32(v) => v.push(parse_unsigned(text, t)?),
-            Data::U64(v) => v.push(parse_unsigned(text, t)?),
+            Data::I8(v) => v.push(parse_signed(text, t, wraps)?),
+            Data::I16(v) => v.push(parse_signed(text, t, wraps)?),
+            Data::I32(v) => v.push(parse_signed(text, t, wraps)?),
+            Data::I64(v) => v.push(parse_signed(text, t, wraps)?),
+            Data::U8(v) => v.push(parse_unsigned(text, t, wraps)?),
+            Data::U16(v) => v.push(parse_unsigned(text, t, wraps)?),
+            Data::U32(v) => v.push(parse_unsigned(text, t, wraps)?),
+            Data::U64(v) => v.push(parse_unsigned(text, t, wraps)?),
             Data::F32(v) => v.push(parse_float::<f32>(text)?),
             Data::F64(v) => v.push(parse_float::<f64>(text)?),
             Data::Bool(v) => v.append(parse_bool(text)?),
@@ -1052,13 +1056,35 @@ fn looks_like_literal(token: &[u8]) -> bool {
 }
 
 /// Integers: an optional sign and digits; overflow of the column type is an error.
-fn parse_signed<T: TryFrom<i64>>(text: &[u8], t: &ChType) -> Result<T> {
+/// Integer types read by the text parsers, with the two's-complement truncation that
+/// wrapping overflow needs.
+trait Integer: TryFrom<i64> + TryFrom<u64> {
+    fn truncated(bits: u64) -> Self;
+}
+
+macro_rules! integer {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            fn truncated(bits: u64) -> Self {
+                bits as $t
+            }
+        }
+    )*};
+}
+integer!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+/// A signed integer; out of range it wraps when `wraps` (ClickHouse's input formats read
+/// `1000` into Int8 as -24), else it is an error.
+fn parse_signed<T: Integer>(text: &[u8], t: &ChType, wraps: bool) -> Result<T> {
     let (negative, digits) = match text.first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
         _ => (false, text),
     };
-    let magnitude = parse_digits(digits, text, t)?;
+    let magnitude = parse_digits(digits, text, t, wraps)?;
+    if wraps {
+        return Ok(T::truncated(if negative { magnitude.wrapping_neg() } else { magnitude }));
+    }
     let value = if negative {
         if magnitude == i64::MAX as u64 + 1 {
             Some(i64::MIN)
@@ -1071,18 +1097,23 @@ fn parse_signed<T: TryFrom<i64>>(text: &[u8], t: &ChType) -> Result<T> {
     value.and_then(|v| T::try_from(v).ok()).ok_or_else(|| type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "the value is out of range of the type"))
 }
 
-fn parse_unsigned<T: TryFrom<u64>>(text: &[u8], t: &ChType) -> Result<T> {
+/// An unsigned integer; a minus sign is always an error (as in ClickHouse), overflow
+/// wraps when `wraps`.
+fn parse_unsigned<T: Integer>(text: &[u8], t: &ChType, wraps: bool) -> Result<T> {
     let digits = match text.first() {
         Some(b'+') => &text[1..],
         Some(b'-') if text.len() > 1 && text[1..].iter().all(|d| *d == b'0') => &text[1..],
         Some(b'-') => return Err(type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "a negative number is out of range of the type")),
         _ => text,
     };
-    let value = parse_digits(digits, text, t)?;
+    let value = parse_digits(digits, text, t, wraps)?;
+    if wraps {
+        return Ok(T::truncated(value));
+    }
     T::try_from(value).map_err(|_| type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "the value is out of range of the type"))
 }
 
-fn parse_digits(digits: &[u8], text: &[u8], t: &ChType) -> Result<u64> {
+fn parse_digits(digits: &[u8], text: &[u8], t: &ChType, wraps: bool) -> Result<u64> {
     if digits.is_empty() {
         return Err(type_error(text, t, ErrorCode::CANNOT_PARSE_TEXT, "syntax error at begin of string"));
     }
@@ -1097,10 +1128,14 @@ fn parse_digits(digits: &[u8], text: &[u8], t: &ChType) -> Result<u64> {
             };
             return Err(type_error(text, t, ErrorCode::CANNOT_PARSE_TEXT, &detail));
         }
-        value = value
-            .checked_mul(10)
-            .and_then(|v| v.checked_add((d - b'0') as u64))
-            .ok_or_else(|| type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "the value is out of range of the type"))?;
+        value = if wraps {
+            value.wrapping_mul(10).wrapping_add((d - b'0') as u64)
+        } else {
+            value
+                .checked_mul(10)
+                .and_then(|v| v.checked_add((d - b'0') as u64))
+                .ok_or_else(|| type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "the value is out of range of the type"))?
+        };
     }
     Ok(value)
 }
