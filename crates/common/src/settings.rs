@@ -82,7 +82,7 @@ macro_rules! registry {
 
 registry! {
     "allow_asynchronous_read_from_io_pool_for_merge_tree": Bool = "0", "Accepted for compatibility: ClickHouse reads MergeTree through a background I/O pool; Granary has no separate I/O pool, so the value changes nothing.";
-    "allow_introspection_functions": Bool = "0", "Accepted for compatibility: enables ClickHouse's introspection functions (addressToSymbol, demangle, ...), which Granary does not have; system.trace_log stays empty.";
+    "allow_introspection_functions": Bool = "0", "Allows the introspection functions (addressToSymbol, addressToLine, addressToLineWithInlines, demangle) that read system.trace_log's stacks.";
     "allow_named_collection_override_by_default": Bool = "1", "Keys of a named collection without [NOT] OVERRIDABLE may be overridden by the arguments of a table function.";
     "azure_connect_timeout_ms": UInt64 = "1000", "Connection timeout of Azure Blob Storage requests.";
     "azure_create_new_file_on_insert": Bool = "0", "INSERT INTO FUNCTION azureBlobStorage(): write a new numbered blob when the name exists.";
@@ -186,6 +186,8 @@ registry! {
     "output_format_write_statistics": Bool = "1", "Write the statistics object in JSON output formats.";
     "parallel_distributed_insert_select": UInt64 = "0", "Run INSERT ... SELECT on every shard in parallel.";
     "preferred_block_size_bytes": UInt64 = "1000000", "The preferred size of a block in bytes.";
+    "query_profiler_cpu_time_period_ns": UInt64 = "1000000000", "Period of the query profiler's CPU-time timer per query thread, in nanoseconds (at least 1 ms; 0 turns it off): stacks go to system.trace_log as trace_type 'CPU'.";
+    "query_profiler_real_time_period_ns": UInt64 = "1000000000", "Period of the query profiler's wall-clock timer per query thread, in nanoseconds (at least 1 ms; 0 turns it off): stacks go to system.trace_log as trace_type 'Real'.";
     "readonly": UInt64 = "0", "0: all queries; 1: only reads; 2: reads and changing settings.";
     "remote_filesystem_read_method": String = "threadpool", "How remote files are read: 'read' or 'threadpool'.";
     "result_overflow_mode": String = "throw", "What to do when a result limit is exceeded: 'throw' or 'break'.";

@@ -78,6 +78,7 @@ pub mod for_each;
 pub mod format;
 mod hash;
 pub mod func;
+mod introspection;
 mod ip;
 pub mod lambda;
 pub mod literals;
@@ -110,6 +111,7 @@ pub use literals::{check_string_number_comparisons, fixed_string_literals, type_
 pub use combinators::merge_aggregate_states;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
+pub use introspection::check_introspection_allowed;
 
 /// One row of `system.functions`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +148,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(ip::functions());
+    out.extend(introspection::functions());
     out.push(combinators::finalize_aggregation());
     out
 }

@@ -40,7 +40,7 @@ fn constant_string(name: &'static str, value: fn(&datafusion::common::config::Co
     .build()
 }
 
-fn host_name() -> String {
+pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|s| s.trim().to_string())

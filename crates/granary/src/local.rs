@@ -25,7 +25,7 @@ pub struct LocalArgs {
 }
 
 pub fn run(args: LocalArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match granary_profiler::runtime_hooks(tokio::runtime::Builder::new_multi_thread().enable_all()).build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("Cannot start the runtime: {e}");

@@ -56,7 +56,8 @@ pub fn run(args: ServerArgs) -> ExitCode {
         eprintln!("{}", e.to_clickhouse_string());
         return ExitCode::from(2);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("granary").build() {
+    // The profiler's hooks tell which query each task works for (system.trace_log).
+    let runtime = match granary_profiler::runtime_hooks(tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("granary")).build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("Cannot start the runtime: {e}");

@@ -509,7 +509,7 @@ impl PartitionStream for TextPartition {
             skip_empty: self.skip_empty,
             download: self.download,
         };
-        tokio::task::spawn_blocking(move || {
+        tokio::task::spawn_blocking(granary_profiler::carry(move || {
             let files: Vec<&FileEntry> = me.files.iter().filter(|f| !(me.skip_empty && f.size == 0)).collect();
             // The next file is opened (for a remote one: its download started) before the
             // current one is parsed, so small objects are prefetched.
@@ -531,7 +531,7 @@ impl PartitionStream for TextPartition {
                     }
                 }
             }
-        });
+        }));
         let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
         Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream))
     }

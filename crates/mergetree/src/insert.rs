@@ -193,7 +193,7 @@ async fn run_pipeline(
 fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> tokio::task::JoinHandle<Result<Vec<PendingPart>>> {
     let inner = inner.clone();
     let span = tracing::Span::current();
-    tokio::task::spawn_blocking(move || span.in_scope(|| write_block(&inner, batches)))
+    tokio::task::spawn_blocking(granary_profiler::carry(move || span.in_scope(|| write_block(&inner, batches))))
 }
 
 async fn join_write(task: Option<tokio::task::JoinHandle<Result<Vec<PendingPart>>>>) -> Result<Vec<PendingPart>> {

@@ -334,7 +334,7 @@ impl ExecutionPlan for MergeTreeExec {
             prewhere: self.prewhere.clone(),
             progress: context.session_config().get_extension::<QueryProgress>(),
         };
-        let produce = move || {
+        let produce = granary_profiler::carry(move || {
             let result = match &final_merge {
                 Some(inner) => produce_final(inner, &ranges, &scan, &tx),
                 None => scan.produce(&ranges, &tx),
@@ -342,7 +342,7 @@ impl ExecutionPlan for MergeTreeExec {
             if let Err(e) = result {
                 let _ = tx.blocking_send(Err(e.into_datafusion()));
             }
-        };
+        });
         match tokio::runtime::Handle::try_current() {
             Ok(handle) => drop(handle.spawn_blocking(produce)),
             Err(_) => drop(std::thread::spawn(produce)),

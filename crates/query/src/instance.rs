@@ -193,6 +193,7 @@ pub struct Shared {
     pub query_log: QueryLog,
     pub part_log: Arc<PartLog>,
     pub text_log: Arc<TextLog>,
+    pub trace_log: Arc<crate::trace_log::TraceLog>,
     pub processes: Arc<ProcessList>,
     pub functions: OnceLock<Vec<FunctionInfo>>,
     pub dictionaries: Arc<DictionaryRegistry>,
@@ -321,6 +322,8 @@ impl Instance {
         let part_log = Arc::new(part_log);
         let text_log = Arc::new(text_log);
         crate::text_log::attach(&text_log, config.text_log_level);
+        let trace_log = Arc::new(crate::trace_log::TraceLog::new(config.query_log_capacity));
+        crate::trace_log::attach(&trace_log);
         let mut registry = EngineRegistry::new();
         granary_engines::register_engines(&mut registry);
         granary_mergetree::register_engines_with_part_log(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>));
@@ -340,6 +343,7 @@ impl Instance {
             query_log,
             part_log,
             text_log,
+            trace_log,
             catalog: catalog.clone(),
             functions: OnceLock::new(),
             dictionaries: dictionaries.clone(),
@@ -413,6 +417,7 @@ impl Instance {
         self.shared.query_log.flush();
         self.shared.part_log.flush();
         self.shared.text_log.flush();
+        granary_profiler::flush();
     }
 
     pub(crate) fn named_collections(&self) -> &granary_io::named_collections::NamedCollections {
@@ -558,7 +563,16 @@ impl Instance {
             .unwrap_or_else(|| session.settings.get_str("send_logs_level"));
         let logs_level = LogLevel::parse(send_logs_level).unwrap_or(LogLevel::None);
         let span = crate::text_log::query_span(&query_id, logs_level);
-        self.execute_in_span(session, request, query_id, logs_level, span.clone()).instrument(span).await
+        // The sampling profiler's timers, as the URL or the session set them; a SETTINGS
+        // clause changes them later (`configure_query`).
+        let period = |name: &str| {
+            request.settings.iter().rev().find(|(n, _)| n == name).and_then(|(_, v)| v.parse().ok()).unwrap_or_else(|| session.settings.get_u64(name))
+        };
+        let (real, cpu) = (period("query_profiler_real_time_period_ns"), period("query_profiler_cpu_time_period_ns"));
+        // Made with both timers off too: a SETTINGS clause may turn them on.
+        let profile = Some(granary_profiler::QueryProfile::new(&query_id, real, cpu));
+        let execution = self.execute_in_span(session, request, query_id, logs_level, span.clone()).instrument(span);
+        granary_profiler::Profiled::new(execution, profile).await
     }
 
     async fn execute_in_span(
@@ -660,6 +674,10 @@ impl Instance {
             name => name.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid time zone: {name}")))?,
         };
         ctx.deadline = settings.max_execution_time().map(|d| tokio::time::Instant::now() + d);
+        if let Some(profile) = granary_profiler::current() {
+            let (real, cpu) = crate::trace_log::periods(settings);
+            profile.set_periods(real, cpu);
+        }
         let logs_level = LogLevel::parse(settings.get_str("send_logs_level"))?;
         if logs_level != ctx.logs_level {
             crate::text_log::set_query_level(logs_level);

@@ -44,6 +44,7 @@ mod totals;
 mod unnest;
 mod views;
 pub mod text_log;
+pub mod trace_log;
 
 pub use instance::{Instance, InstanceConfig, QueryRequest, QueryResponse};
 pub use session::Session;

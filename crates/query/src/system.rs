@@ -268,6 +268,26 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             text_log,
         ),
         (
+            "trace_log",
+            vec![
+                ("hostname", "LowCardinality(String)"),
+                ("event_date", "Date"),
+                ("event_time", "DateTime"),
+                ("event_time_microseconds", "DateTime64(6)"),
+                ("timestamp_ns", "UInt64"),
+                ("revision", "UInt32"),
+                ("trace_type", "Enum8('Real' = 0, 'CPU' = 1, 'Memory' = 2, 'MemorySample' = 3, 'MemoryPeak' = 4, 'ProfileEvent' = 5)"),
+                ("thread_id", "UInt64"),
+                ("query_id", "String"),
+                ("trace", "Array(UInt64)"),
+                ("size", "Int64"),
+                ("ptr", "UInt64"),
+                ("event", "LowCardinality(String)"),
+                ("increment", "Int64"),
+            ],
+            trace_log,
+        ),
+        (
             "dictionaries",
             vec![
                 ("database", "String"),
@@ -1057,6 +1077,38 @@ fn text_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     ])
 }
 
+/// The protocol revision of the Native format this server writes (ClickHouse's
+/// `trace_log.revision` is its build's revision).
+const SERVER_REVISION: u32 = 54480;
+
+fn trace_log(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let entries = shared.trace_log.snapshot();
+    let micros = || entries.iter().map(|e| (e.timestamp_ns / 1000) as i64);
+    let host = granary_functions::system::host_name();
+    let item = Arc::new(ChType::UInt64.to_arrow_field("item"));
+    let mut traces = arrow::array::ListBuilder::new(UInt64Array::builder(0)).with_field(item);
+    for entry in &entries {
+        traces.values().append_slice(&entry.trace);
+        traces.append(true);
+    }
+    Ok(vec![
+        strings(entries.iter().map(|_| host.as_str())),
+        event_date(micros()),
+        event_time(micros()),
+        event_time_us(micros()),
+        u64s(entries.iter().map(|e| e.timestamp_ns)),
+        Arc::new(arrow::array::UInt32Array::from_iter_values(entries.iter().map(|_| SERVER_REVISION))),
+        Arc::new(arrow::array::Int8Array::from_iter_values(entries.iter().map(|e| e.trace_type))),
+        u64s(entries.iter().map(|e| e.thread_id)),
+        strings(entries.iter().map(|e| &e.query_id)),
+        Arc::new(traces.finish()),
+        Arc::new(arrow::array::Int64Array::from_iter_values(entries.iter().map(|_| 0))),
+        u64s(entries.iter().map(|_| 0)),
+        strings(entries.iter().map(|_| "")),
+        Arc::new(arrow::array::Int64Array::from_iter_values(entries.iter().map(|_| 0))),
+    ])
+}
+
 /// Gauges computed when the table is read (ClickHouse refreshes them every second;
 /// reading them here is cheap enough to be exact instead).
 fn asynchronous_metrics(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
@@ -1106,6 +1158,7 @@ pub(crate) fn asynchronous_metric_values(shared: &Shared) -> Vec<(&'static str, 
         ("TotalBytesOfMergeTreeTables", bytes as f64, "Bytes on disk of active parts of all MergeTree tables."),
         ("MemoryResident", resident, "Resident memory of the server process in bytes."),
         ("Uptime", shared.started.elapsed().as_secs_f64(), "Seconds since the server started."),
+        ("TraceCollectorDroppedSamples", granary_profiler::dropped_samples() as f64, "Query profiler samples dropped because the collector's pipe was full."),
     ];
     metrics
 }

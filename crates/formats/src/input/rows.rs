@@ -297,7 +297,7 @@ impl<F: RowFormat + Clone> Streamer<F> {
         }
         let errors_before = self.block.errors;
         let results: Vec<Result<(Vec<RecordBatch>, u64)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs.into_iter().map(|(format, block, rows)| scope.spawn(move || parse_rows(format, block, data, rows))).collect();
+            let handles: Vec<_> = jobs.into_iter().map(|(format, block, rows)| scope.spawn(granary_profiler::carry(move || parse_rows(format, block, data, rows)))).collect();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|_| Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "a parsing thread panicked"))))
