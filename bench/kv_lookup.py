@@ -9,7 +9,10 @@ process) and DuckDB (in process, primary-key ART index), then measures, in one r
 * single-key lookups `WHERE id = X` and 100-key `WHERE id IN (...)` (1:3 hit/miss),
   with WHERE and PREWHERE, as median latency per query on one connection;
 * the same through a dictionary (`dictGetFloat64`) and a Join table (`joinGet`);
-* Granary over HTTP at 16 concurrent keep-alive connections (QPS).
+* Granary over HTTP at 16 concurrent keep-alive connections (QPS);
+* Granary in process (`granary benchmark --path` on the same data directory, after the
+  server stopped): the issue's in-process targets (single key under 0.1 ms, 100 keys
+  under 0.5 ms) and the like-for-like comparison with chdb and DuckDB.
 
 Granary is measured over HTTP (Python http.client on loopback adds about 40-60 us per
 query); chdb and DuckDB in process. The ratio columns are Granary's median over the
@@ -17,6 +20,8 @@ other engine's: below 1 is faster. Needs `pip install chdb duckdb`.
 """
 import argparse
 import http.client
+import json
+import subprocess
 import os
 import random
 import statistics
@@ -60,6 +65,15 @@ def median_latency(run, queries, seconds):
         times.append(time.perf_counter() - t0)
         i += 1
     return statistics.median(times)
+
+
+def granary_in_process(binary, path, queries, seconds):
+    """Median seconds per query of `granary benchmark` run in process on `path`."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as report:
+        subprocess.run([binary, "benchmark", "--path", path, "-c", "1", "-t", str(seconds), "-d", "0", "--json", report.name],
+                       input="\n".join(queries).encode(), check=True, capture_output=True)
+        (body,) = json.load(open(report.name)).values()
+        return body["query_time_percentiles"]["50"]
 
 
 def granary_qps(server, queries, seconds, connections=16):
@@ -141,6 +155,9 @@ def main():
                                    "granary_qps16": granary_qps(server, ["SELECT 1"], args.seconds)}
         finally:
             server.stop()
+        for name, queries in workloads:
+            results[name]["granary_local"] = granary_in_process(args.granary, os.path.join(tmp, "granary"), queries, args.seconds)
+        results["SELECT 1"]["granary_local"] = granary_in_process(args.granary, os.path.join(tmp, "granary"), ["SELECT 1"], args.seconds)
 
         # ---- chdb
         try:
@@ -183,14 +200,14 @@ def main():
 
     print()
     print(f"rows: {n}; median latency per query in microseconds (lower is better)")
-    print("| workload | Granary (HTTP) | chdb (in-process) | DuckDB (in-process) | Granary/chdb | Granary/DuckDB | Granary QPS, 16 conns |")
-    print("|---|---|---|---|---|---|---|")
+    print("| workload | Granary (HTTP) | Granary (in-process) | chdb (in-process) | DuckDB (in-process) | Granary in-process/chdb | Granary in-process/DuckDB | Granary QPS, 16 conns |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
-        g, c, d = r.get("granary"), r.get("chdb"), r.get("duckdb")
+        g, local, c, d = r.get("granary"), r.get("granary_local"), r.get("chdb"), r.get("duckdb")
         fmt = lambda x: f"{x * 1e6:.0f}" if x else "-"  # noqa: E731
         ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"  # noqa: E731
         qps = f"{r['granary_qps16']:.0f}" if "granary_qps16" in r else "-"
-        print(f"| {name} | {fmt(g)} | {fmt(c)} | {fmt(d)} | {ratio(g, c)} | {ratio(g, d)} | {qps} |")
+        print(f"| {name} | {fmt(g)} | {fmt(local)} | {fmt(c)} | {fmt(d)} | {ratio(local, c)} | {ratio(local, d)} | {qps} |")
 
 
 if __name__ == "__main__":

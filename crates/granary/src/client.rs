@@ -19,9 +19,9 @@
 //! Modules: [`script`] splits statements, [`http`] runs one query, [`report`] formats
 //! progress and summaries, [`interactive`] is the prompt.
 
-mod http;
+pub(crate) mod http;
 mod interactive;
-mod report;
+pub(crate) mod report;
 mod script;
 
 use std::io::{IsTerminal, Read, Write};

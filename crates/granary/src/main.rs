@@ -3,9 +3,11 @@
 //! ```text
 //! granary server [--config FILE] [--path DIR] [--http-port PORT] [--listen ADDR] [--user-files-path DIR]
 //! granary local  [--path DIR] [--query SQL] [--format FMT]
+//! granary benchmark [--path DIR | --host H --port P] [-c N] [-i N] [-t SEC] [--query SQL] [--setting name=value...]
 //! granary client [--host H] [--port P] [--user U] [--password X] [--database D] [--query SQL] [--format FMT] [--<setting>=<value>...]
 //! ```
 
+mod benchmark;
 mod client;
 mod local;
 mod logging;
@@ -35,6 +37,9 @@ enum Command {
     Local(local::LocalArgs),
     /// Talk to a running server, like clickhouse-client.
     Client(client::ClientArgs),
+    /// Run queries repeatedly and report QPS and latency percentiles, like
+    /// clickhouse-benchmark (against a server, or in-process with --path).
+    Benchmark(benchmark::BenchmarkArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,5 +48,6 @@ fn main() -> ExitCode {
         Command::Server(args) => server::run(args),
         Command::Local(args) => local::run(args),
         Command::Client(args) => client::run(args),
+        Command::Benchmark(args) => benchmark::run(args),
     }
 }

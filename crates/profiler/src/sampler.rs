@@ -154,17 +154,13 @@ pub(crate) fn arm(real_period_ns: u64, cpu_period_ns: u64) {
     });
 }
 
-/// A parked runtime worker runs nothing: its CPU timer stands still by itself, and a
-/// wall-clock timer of the default period (a second) may keep going, which saves
-/// reprogramming both timers around every park; a faster one is stopped so an idle
-/// thread is not woken a thousand times a second.
+/// A parked runtime worker runs nothing: its CPU timer stands still by itself, while its
+/// wall-clock timer would interrupt the wait (and whatever non-query work follows); it is
+/// stopped, and armed again by the next poll of a query's work.
 pub(crate) fn parked() {
-    const IDLE_REAL_PERIOD_NS: u64 = 1_000_000_000;
     let _ = TIMERS.try_with(|timers| {
         if let Some(t) = timers.borrow_mut().as_mut() {
-            if t.real.period_ns != 0 && t.real.period_ns < IDLE_REAL_PERIOD_NS {
-                t.real.set_period(0);
-            }
+            t.real.set_period(0);
         }
     });
 }

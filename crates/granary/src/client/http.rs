@@ -231,7 +231,7 @@ fn header_value(text: &str, what: &str) -> Result<hyper::header::HeaderValue, Cl
     hyper::header::HeaderValue::from_str(text).map_err(|_| ClientError::BadArguments(format!("The {what} contains characters that cannot be sent in an HTTP header")))
 }
 
-async fn connect(endpoint: &Endpoint) -> Result<TcpStream, ClientError> {
+pub(crate) async fn connect(endpoint: &Endpoint) -> Result<TcpStream, ClientError> {
     let attempt = async {
         let addresses: Vec<std::net::SocketAddr> = tokio::net::lookup_host((endpoint.host.as_str(), endpoint.port))
             .await
