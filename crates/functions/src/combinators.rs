@@ -193,20 +193,54 @@ pub(crate) fn state_types(base: &AggregateUDF, inputs: &[FieldRef]) -> DfResult<
 
 /// A fresh accumulator of `base` over arguments of the given fields.
 fn base_accumulator(base: &AggregateUDF, inputs: &[FieldRef], is_distinct: bool) -> DfResult<Box<dyn Accumulator>> {
-    let schema = Schema::new(inputs.iter().map(|f| f.as_ref().clone()).collect::<Vec<Field>>());
-    let exprs: Vec<Arc<dyn PhysicalExpr>> =
-        inputs.iter().enumerate().map(|(i, f)| Arc::new(Column::new(f.name(), i)) as Arc<dyn PhysicalExpr>).collect();
-    base.accumulator(AccumulatorArgs {
-        return_field: base.return_field(inputs)?,
-        schema: &schema,
-        ignore_nulls: false,
-        order_bys: &[],
-        is_reversed: false,
-        name: base.name(),
-        is_distinct,
-        exprs: &exprs,
-        expr_fields: inputs,
-    })
+    BaseCall::new(base, inputs)?.accumulator(base, is_distinct)
+}
+
+/// What creating an accumulator of `base` over some argument fields needs, made once.
+#[derive(Debug)]
+struct BaseCall {
+    inputs: Vec<FieldRef>,
+    schema: Schema,
+    exprs: Vec<Arc<dyn PhysicalExpr>>,
+    return_field: FieldRef,
+}
+
+impl BaseCall {
+    fn new(base: &AggregateUDF, inputs: &[FieldRef]) -> DfResult<BaseCall> {
+        Ok(BaseCall {
+            inputs: inputs.to_vec(),
+            schema: Schema::new(inputs.iter().map(|f| f.as_ref().clone()).collect::<Vec<Field>>()),
+            exprs: inputs.iter().enumerate().map(|(i, f)| Arc::new(Column::new(f.name(), i)) as Arc<dyn PhysicalExpr>).collect(),
+            return_field: base.return_field(inputs)?,
+        })
+    }
+
+    fn accumulator(&self, base: &AggregateUDF, is_distinct: bool) -> DfResult<Box<dyn Accumulator>> {
+        base.accumulator(AccumulatorArgs {
+            return_field: Arc::clone(&self.return_field),
+            schema: &self.schema,
+            ignore_nulls: false,
+            order_bys: &[],
+            is_reversed: false,
+            name: base.name(),
+            is_distinct,
+            exprs: &self.exprs,
+            expr_fields: &self.inputs,
+        })
+    }
+}
+
+/// What every accumulator of one combinator call shares. DataFusion asks for one
+/// accumulator per group; working this out each time (parsing the state's
+/// `AggregateFunction(...)` type, the base's state fields) cost more than the
+/// aggregation itself in a `GROUP BY` over many groups.
+#[derive(Debug)]
+struct AccumulatorSetup {
+    /// The argument fields this was made for.
+    fields: Vec<FieldRef>,
+    arg_types: Vec<ChType>,
+    base: BaseCall,
+    state_types: Vec<DataType>,
 }
 
 /// The `AggregateFunction(f, T...)` type of a field, if it is one.
@@ -297,6 +331,9 @@ struct Combined {
     comb: Comb,
     base: Arc<AggregateUDF>,
     signature: Signature,
+    /// The setup of the last argument fields seen (one function object serves every
+    /// query, so it is checked against the fields of each call).
+    setup: std::sync::Mutex<Option<Arc<AccumulatorSetup>>>,
 }
 
 impl fmt::Debug for Combined {
@@ -361,6 +398,21 @@ impl Combined {
     }
 }
 
+impl Combined {
+    /// The shared setup for accumulators over `fields`, made on the first call with them.
+    fn setup_for(&self, fields: &[FieldRef]) -> DfResult<Arc<AccumulatorSetup>> {
+        let mut cached = self.setup.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(setup) = cached.as_ref().filter(|s| s.fields.as_slice() == fields) {
+            return Ok(Arc::clone(setup));
+        }
+        let (arg_types, inputs) = self.base_inputs(fields)?;
+        let state_types = state_types(&self.base, &inputs)?.iter().map(|f| f.data_type().clone()).collect();
+        let setup = Arc::new(AccumulatorSetup { fields: fields.to_vec(), arg_types, base: BaseCall::new(&self.base, &inputs)?, state_types });
+        *cached = Some(Arc::clone(&setup));
+        Ok(setup)
+    }
+}
+
 impl AggregateUDFImpl for Combined {
     fn name(&self) -> &str {
         self.name
@@ -418,17 +470,18 @@ impl AggregateUDFImpl for Combined {
         Ok(fields)
     }
     fn accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
-        let (arg_types, inputs) = self.base_inputs(args.expr_fields)?;
+        let setup = self.setup_for(args.expr_fields)?;
+        let inputs = &setup.base.inputs;
         if matches!(self.comb, Comb::ForEach | Comb::IfForEach) {
             let new_element = {
-                let (base, inputs, is_distinct) = (Arc::clone(&self.base), inputs.clone(), args.is_distinct);
-                Box::new(move || base_accumulator(&base, &inputs, is_distinct)) as crate::for_each::NewAccumulator
+                let (base, setup, is_distinct) = (Arc::clone(&self.base), Arc::clone(&setup), args.is_distinct);
+                Box::new(move || setup.base.accumulator(&base, is_distinct)) as crate::for_each::NewAccumulator
             };
             return Ok(Box::new(crate::for_each::ForEachAccumulator::new(
                 self.name,
                 new_element,
                 inputs.iter().map(|f| f.data_type().clone()).collect(),
-                state_types(&self.base, &inputs)?.iter().map(|f| f.data_type().clone()).collect(),
+                setup.state_types.clone(),
                 self.comb == Comb::IfForEach,
                 Arc::clone(&args.return_field),
             )));
@@ -436,24 +489,23 @@ impl AggregateUDFImpl for Combined {
         let cast_to: Vec<DataType> = inputs.iter().map(|f| f.data_type().clone()).collect();
         let needs_cast = self.comb == Comb::State && args.expr_fields.iter().zip(&cast_to).any(|(f, t)| f.data_type() != t);
         let inner = match self.comb {
-            Comb::Merge | Comb::MergeState => base_accumulator(&self.base, &inputs, false)?,
-            Comb::Array => base_accumulator(&self.base, &inputs, args.is_distinct)?,
-            Comb::State if needs_cast => base_accumulator(&self.base, &inputs, args.is_distinct)?,
+            Comb::Merge | Comb::MergeState => setup.base.accumulator(&self.base, false)?,
+            Comb::Array => setup.base.accumulator(&self.base, args.is_distinct)?,
+            Comb::State if needs_cast => setup.base.accumulator(&self.base, args.is_distinct)?,
             _ => {
                 let mut a = args.clone();
-                a.return_field = self.base.return_field(&inputs)?;
+                a.return_field = Arc::clone(&setup.base.return_field);
                 self.base.accumulator(a)?
             }
         };
-        let types = state_types(&self.base, &inputs)?.iter().map(|f| f.data_type().clone()).collect();
         Ok(Box::new(CombinedAccumulator {
             comb: self.comb,
             function: self.base.name().to_string(),
-            args: arg_types,
+            args: setup.arg_types.clone(),
             cast_to: (needs_cast || self.comb == Comb::Array).then_some(cast_to),
             inner,
             seen: false,
-            state_types: types,
+            state_types: setup.state_types.clone(),
             ret: Arc::clone(&args.return_field),
         }))
     }
@@ -596,6 +648,7 @@ pub(crate) fn combined(bases: &[Arc<AggregateUDF>]) -> Vec<AggregateUDF> {
                 comb: *comb,
                 base: Arc::clone(base),
                 signature: Signature::user_defined(Volatility::Immutable),
+                setup: std::sync::Mutex::default(),
             }));
         }
     }
