@@ -133,12 +133,9 @@ impl Runner {
 }
 
 pub fn run(args: BenchmarkArgs) -> ExitCode {
-    let runtime = match granary_profiler::runtime_hooks(tokio::runtime::Builder::new_multi_thread().enable_all()).build() {
+    let runtime = match crate::query_runtime() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match runtime.block_on(benchmark(args)) {
         Ok(()) => ExitCode::SUCCESS,

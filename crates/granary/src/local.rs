@@ -25,12 +25,9 @@ pub struct LocalArgs {
 }
 
 pub fn run(args: LocalArgs) -> ExitCode {
-    let runtime = match granary_profiler::runtime_hooks(tokio::runtime::Builder::new_multi_thread().enable_all()).build() {
+    let runtime = match crate::query_runtime() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match runtime.block_on(run_queries(args)) {
         Ok(()) => ExitCode::SUCCESS,

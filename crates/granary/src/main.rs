@@ -42,6 +42,15 @@ enum Command {
     Benchmark(benchmark::BenchmarkArgs),
 }
 
+/// The runtime queries run on, with the profiler's hooks that tell which query each task
+/// works for (system.trace_log).
+fn query_runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    granary_profiler::runtime_hooks(tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("granary")).build().map_err(|e| {
+        eprintln!("Cannot start the runtime: {e}");
+        ExitCode::FAILURE
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {

@@ -56,13 +56,9 @@ pub fn run(args: ServerArgs) -> ExitCode {
         eprintln!("{}", e.to_clickhouse_string());
         return ExitCode::from(2);
     }
-    // The profiler's hooks tell which query each task works for (system.trace_log).
-    let runtime = match granary_profiler::runtime_hooks(tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("granary")).build() {
+    let runtime = match crate::query_runtime() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("Cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match runtime.block_on(serve(config)) {
         Ok(()) => ExitCode::SUCCESS,
