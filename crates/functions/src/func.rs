@@ -445,7 +445,7 @@ fn finish(out: ArrayRef, all_scalar: bool) -> DfResult<ColumnarValue> {
 }
 
 /// `array` with the type's default value (0, '', []) in place of each NULL.
-fn defaults_at_nulls(array: &ArrayRef) -> DfResult<ArrayRef> {
+pub(crate) fn defaults_at_nulls(array: &ArrayRef) -> DfResult<ArrayRef> {
     let valid = datafusion::arrow::compute::is_not_null(array.as_ref())?;
     let default = ScalarValue::new_default(array.data_type())?.to_scalar()?;
     Ok(datafusion::arrow::compute::kernels::zip::zip(&valid, array, &default)?)

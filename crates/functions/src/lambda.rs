@@ -1,6 +1,7 @@
 //! ClickHouse's array functions with a lambda: `arrayCount`, `arrayExists`, `arrayAll`,
-//! `arraySum`, `arrayMin`, `arrayMax`, `arraySort`, `arrayReverseSort` called as
-//! `f(x -> expr, arr)` or `f((x, y) -> expr, xs, ys)`.
+//! `arraySum`, `arrayMin`, `arrayMax`, `arraySort`, `arrayReverseSort`, `arrayFirst`,
+//! `arrayLast` (and their `Index` and `OrNull` forms) called as `f(x -> expr, arr)` or
+//! `f((x, y) -> expr, xs, ys)`.
 //!
 //! They are DataFusion higher-order functions ([`HigherOrderUDFImpl`]). DataFusion looks
 //! a call up among scalar functions first, and the lambda-less forms are scalar
@@ -17,7 +18,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt32Array};
 use datafusion::arrow::compute::take_arrays;
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, UInt8Type};
 use datafusion::common::Result as DfResultAlias;
 use datafusion::logical_expr::{
     ColumnarValue, HigherOrderFunctionArgs, HigherOrderReturnFieldArgs, HigherOrderSignature, HigherOrderUDF, HigherOrderUDFImpl,
@@ -38,11 +39,38 @@ enum Kind {
     Sum,
     MinMax { max: bool },
     Sort { descending: bool },
+    /// The first (or last) element for which the lambda is true.
+    Find { last: bool, found: Found },
+}
+
+/// What `arrayFirst`-like functions return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Found {
+    /// The element, or the type's default when none matches.
+    Element,
+    /// The element, or NULL (`...OrNull`).
+    ElementOrNull,
+    /// Its 1-based position, or 0 (`...Index`).
+    Index,
 }
 
 /// ClickHouse names of the functions that take a lambda here.
-pub const LAMBDA_FUNCTIONS: &[&str] =
-    &["arrayCount", "arrayExists", "arrayAll", "arraySum", "arrayMin", "arrayMax", "arraySort", "arrayReverseSort"];
+pub const LAMBDA_FUNCTIONS: &[&str] = &[
+    "arrayCount",
+    "arrayExists",
+    "arrayAll",
+    "arraySum",
+    "arrayMin",
+    "arrayMax",
+    "arraySort",
+    "arrayReverseSort",
+    "arrayFirst",
+    "arrayLast",
+    "arrayFirstIndex",
+    "arrayLastIndex",
+    "arrayFirstOrNull",
+    "arrayLastOrNull",
+];
 
 /// The name the lambda form of `function` is registered under.
 pub fn lambda_name(function: &str) -> String {
@@ -108,16 +136,32 @@ impl ChLambda {
 
     fn result_type(&self, lambda: &Field, first_array: &Field) -> DfResult<ChType> {
         let body = ch_type_of_field(lambda);
+        // While the query is planned a literal is still Int64 (`x -> 1`); what the lambda
+        // really returns is checked again when it has run.
+        let check_truth = || {
+            let plain = body.strip_nullable();
+            if is_truth(plain) || matches!(plain, ChType::Nothing | ChType::Int64) {
+                Ok(())
+            } else {
+                Err(self.truth_error(&body))
+            }
+        };
         match self.kind {
             Kind::Truth(how) => {
-                // While the query is planned a literal is still Int64 (`x -> 1`); what the
-                // lambda really returns is checked again when it has run.
-                let plain = body.strip_nullable();
-                if is_truth(plain) || matches!(plain, ChType::Nothing | ChType::Int64) {
-                    Ok(how.result_type())
-                } else {
-                    Err(self.truth_error(&body))
-                }
+                check_truth()?;
+                Ok(how.result_type())
+            }
+            Kind::Find { found, .. } => {
+                check_truth()?;
+                let element = match first_array.data_type() {
+                    DataType::List(item) => ch_type_of_field(item),
+                    _ => ChType::Nothing,
+                };
+                Ok(match found {
+                    Found::Element => element,
+                    Found::ElementOrNull => element.into_nullable(),
+                    Found::Index => ChType::UInt32,
+                })
             }
             Kind::Sum => sum_type(&body),
             Kind::MinMax { .. } => Ok(body),
@@ -232,13 +276,27 @@ impl HigherOrderUDFImpl for ChLambda {
         let results = lambda
             .evaluate(&getter_refs, |captured| Ok(take_arrays(captured, &flat.rows, None)?))?
             .into_array(elements)?;
+        // A literal body (`x -> 1`) is still Int64 here; ClickHouse types it UInt8.
+        let results = match self.kind {
+            Kind::Truth(_) | Kind::Find { .. } if results.data_type() == &DataType::Int64 => {
+                datafusion::arrow::compute::cast(&results, &DataType::Boolean)?
+            }
+            _ => results,
+        };
+        let check_truth = || {
+            if matches!(results.data_type(), DataType::UInt8 | DataType::Boolean | DataType::Null) {
+                return Ok(());
+            }
+            Err(self.truth_error(&ChType::from_arrow(results.data_type(), results.null_count() > 0)))
+        };
         let out = match self.kind {
             Kind::Truth(how) => {
-                if !matches!(results.data_type(), DataType::UInt8 | DataType::Boolean | DataType::Null) {
-                    let found = ChType::from_arrow(results.data_type(), results.null_count() > 0);
-                    return Err(self.truth_error(&found));
-                }
+                check_truth()?;
                 reduce_truth(&results, &flat.offsets, how)?
+            }
+            Kind::Find { last, found } => {
+                check_truth()?;
+                find_in_lists(&flat, &results, last, found, &args.return_field)?
             }
             Kind::Sum => {
                 let t = ch_type_of_field(&args.return_field);
@@ -257,6 +315,31 @@ impl HigherOrderUDFImpl for ChLambda {
         };
         Ok(ColumnarValue::Array(out))
     }
+}
+
+/// Where the lambda's `results` are first (`last`: last) true in each row's elements.
+fn find_in_lists(flat: &Flattened, results: &ArrayRef, last: bool, found: Found, return_field: &FieldRef) -> DfResult<ArrayRef> {
+    let is_true: Vec<bool> = match results.data_type() {
+        DataType::UInt8 => results.as_primitive::<UInt8Type>().iter().map(|v| v.is_some_and(|v| v != 0)).collect(),
+        DataType::Boolean => results.as_boolean().iter().map(|v| v == Some(true)).collect(),
+        _ => vec![false; results.len()],
+    };
+    let positions = flat.offsets.windows(2).map(|w| {
+        let (start, end) = (w[0] as usize, w[1] as usize);
+        let mut range = start..end;
+        let hit = if last { range.rfind(|&i| is_true[i]) } else { range.find(|&i| is_true[i]) };
+        hit.map(|i| (i, i - start))
+    });
+    if found == Found::Index {
+        let indexes: UInt32Array = positions.map(|p| p.map_or(0, |(_, within)| within as u32 + 1)).collect();
+        return Ok(Arc::new(indexes));
+    }
+    let take_at: UInt32Array = positions.map(|p| p.map(|(i, _)| i as u32)).collect();
+    let elements = datafusion::arrow::compute::take(flat.values[0].as_ref(), &take_at, None)?;
+    if found == Found::Element && !return_field.is_nullable() {
+        return crate::func::defaults_at_nulls(&elements);
+    }
+    Ok(elements)
 }
 
 fn define(clickhouse_name: &'static str, kind: Kind) -> HigherOrderUDF {
@@ -279,5 +362,11 @@ pub(crate) fn functions() -> Vec<HigherOrderUDF> {
         define("arrayMax", Kind::MinMax { max: true }),
         define("arraySort", Kind::Sort { descending: false }),
         define("arrayReverseSort", Kind::Sort { descending: true }),
+        define("arrayFirst", Kind::Find { last: false, found: Found::Element }),
+        define("arrayLast", Kind::Find { last: true, found: Found::Element }),
+        define("arrayFirstOrNull", Kind::Find { last: false, found: Found::ElementOrNull }),
+        define("arrayLastOrNull", Kind::Find { last: true, found: Found::ElementOrNull }),
+        define("arrayFirstIndex", Kind::Find { last: false, found: Found::Index }),
+        define("arrayLastIndex", Kind::Find { last: true, found: Found::Index }),
     ]
 }

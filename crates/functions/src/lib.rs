@@ -337,6 +337,17 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
             add(key, udwf.name(), false, udwf.documentation().map(|d| d.description.as_str()));
         }
     }
+    // Functions the front end turns into something else (a lambda form, DataFusion's
+    // array_transform/array_filter, a table-level unnest) still exist for users.
+    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayMap", "arrayFilter", "arrayJoin"]) {
+        rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
+            name: name.to_string(),
+            is_aggregate: false,
+            case_insensitive: false,
+            alias_to: String::new(),
+            description: registry::description(name).to_string(),
+        });
+    }
     rows.into_values().collect()
 }
 
