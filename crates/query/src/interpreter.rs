@@ -525,8 +525,12 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
 /// [`plan_query`], and the plan of the totals row when the query has `WITH TOTALS`.
 pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Query>) -> Result<(LogicalPlan, Option<LogicalPlan>)> {
     let mut query = query;
+    // Before views are expanded (a materialized view's FINAL is checked against its
+    // target), and again for the FINALs the views' own queries bring in.
+    crate::final_clause::check_final_tables(ctx, &mut query)?;
     if crate::views::expand_views(ctx, &mut query)? {
         ctx.read_views.store(true, std::sync::atomic::Ordering::Relaxed);
+        crate::final_clause::check_final_tables(ctx, &mut query)?;
     }
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
