@@ -75,6 +75,7 @@ pub mod datetime;
 pub mod datetime_text;
 mod encoding;
 pub mod for_each;
+pub mod float_comparisons;
 pub mod format;
 mod hash;
 pub mod func;
@@ -108,6 +109,7 @@ pub use conversion::{cast_to_chtype, convert_array};
 pub use tuple::MapPlanner;
 pub use literals::{check_string_number_comparisons, fixed_string_literals, type_expression_literals, type_literals};
 pub use combinators::merge_aggregate_states;
+pub use float_comparisons::ieee_float_comparisons;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
 
