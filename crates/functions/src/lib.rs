@@ -82,6 +82,7 @@ pub mod func;
 mod ip;
 pub mod lambda;
 pub mod literals;
+mod map_functions;
 pub mod parse;
 mod regexp;
 mod registry;
@@ -131,6 +132,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(calendar::functions());
     out.extend(datetime_text::functions());
     out.extend(tuple::functions());
+    out.extend(map_functions::functions());
     out.extend(conditional::functions());
     out.extend(arithmetic::functions());
     out.extend(bits::functions());

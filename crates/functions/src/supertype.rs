@@ -249,6 +249,11 @@ fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
         let inner: Vec<ChType> = bases.iter().filter_map(|t| if let ChType::Array(i) = t { Some((**i).clone()) } else { None }).collect();
         return Ok(ChType::Array(Box::new(least_supertype(&inner)?)));
     }
+    // Maps: keys and values on their own (`map()` is `Map(Nothing, Nothing)`).
+    if bases.iter().all(|t| matches!(t, ChType::Map(..))) {
+        let (keys, values): (Vec<ChType>, Vec<ChType>) = bases.iter().filter_map(|t| if let ChType::Map(k, v) = t { Some(((**k).clone(), (**v).clone())) } else { None }).unzip();
+        return Ok(ChType::Map(Box::new(least_supertype(&keys)?), Box::new(least_supertype(&values)?)));
+    }
     Err(no_common(bases))
 }
 

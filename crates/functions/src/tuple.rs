@@ -35,7 +35,7 @@ fn tuple() -> ScalarUDF {
 }
 
 fn map() -> ScalarUDF {
-    ScalarDef::new(
+    let mut def = ScalarDef::new(
         "map",
         Arity::at_least(0),
         |ctx| {
@@ -83,8 +83,11 @@ fn map() -> ScalarUDF {
             Ok(Arc::new(MapArray::try_new(entries_field.clone(), offsets, entries, None, false)?))
         },
     )
-    .custom_nulls()
-    .build()
+    .custom_nulls();
+    // `map()` without arguments reaches DataFusion under this name (granary-sql's
+    // EMPTY_MAP_FUNCTION): its SQL planner refuses an empty `map()`.
+    def.aliases = vec!["__granary_empty_map".to_string()];
+    def.build()
 }
 
 /// Which element `tupleElement` takes, from its second argument; None: a name the tuple

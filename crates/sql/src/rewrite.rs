@@ -447,6 +447,12 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
         }
         Expr::Function(function) => {
             if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() {
+                // DataFusion's planner refuses `map()` without arguments before any
+                // function sees it; ClickHouse's is the empty Map(Nothing, Nothing).
+                let no_arguments = matches!(&function.args, FunctionArguments::List(list) if list.args.is_empty()) || matches!(function.args, FunctionArguments::None);
+                if options.clickhouse_functions && ident.quote_style.is_none() && ident.value == "map" && no_arguments {
+                    ident.value = EMPTY_MAP_FUNCTION.to_string();
+                }
                 if ident.quote_style.is_none() {
                     let lower = ident.value.to_ascii_lowercase();
                     if lower != ident.value && options.is_case_insensitive.is_some_and(|f| f(&lower)) {
@@ -926,6 +932,10 @@ fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
 }
 
 /// Names of the extra result columns that carry LIMIT BY keys not selected by the query.
+/// What `map()` without arguments is called for DataFusion (an alias of granary-functions'
+/// `map`).
+pub const EMPTY_MAP_FUNCTION: &str = "__granary_empty_map";
+
 pub const LIMIT_BY_HIDDEN_PREFIX: &str = "__granary_limit_by_";
 
 /// Whether the SELECT list yields a column that `expr` (named `name`) refers to: an alias
