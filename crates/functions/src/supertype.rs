@@ -143,6 +143,10 @@ pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
                 nullable = true;
                 bases.push(inner.base().clone());
             }
+            ChType::LowCardinality(inner) if inner.is_nullable() => {
+                nullable = true;
+                bases.push(inner.base().clone());
+            }
             other => bases.push(other.base().clone()),
         }
     }
@@ -151,6 +155,42 @@ pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
     }
     let base = base_supertype(&bases)?;
     Ok(if nullable { base.into_nullable() } else { base })
+}
+
+/// `supertype` as LowCardinality when every argument `indices` is LowCardinality: the
+/// elements of `array(...)` and the keys and values of `map(...)` keep it in ClickHouse
+/// (`[toLowCardinality('a')]` is Array(LowCardinality(String))); `if` and the like drop
+/// it.
+pub(crate) fn low_cardinality_if_all(ctx: &RetCtx, indices: &[usize], supertype: ChType) -> ChType {
+    let all_low_cardinality = !indices.is_empty() && indices.iter().all(|&i| matches!(ctx.ch(i), ChType::LowCardinality(_)));
+    if all_low_cardinality && can_be_low_cardinality(&supertype) {
+        ChType::LowCardinality(Box::new(supertype))
+    } else {
+        supertype
+    }
+}
+
+/// Types ClickHouse allows inside LowCardinality: strings, numbers, dates (and their
+/// Nullable).
+fn can_be_low_cardinality(t: &ChType) -> bool {
+    matches!(
+        t.strip_nullable(),
+        ChType::String
+            | ChType::FixedString(_)
+            | ChType::UInt8
+            | ChType::UInt16
+            | ChType::UInt32
+            | ChType::UInt64
+            | ChType::Int8
+            | ChType::Int16
+            | ChType::Int32
+            | ChType::Int64
+            | ChType::Float32
+            | ChType::Float64
+            | ChType::Date
+            | ChType::Date32
+            | ChType::DateTime(_)
+    )
 }
 
 fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {

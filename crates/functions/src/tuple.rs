@@ -48,7 +48,9 @@ fn map() -> ScalarUDF {
             }
             let keys: Vec<usize> = (0..n).step_by(2).collect();
             let values: Vec<usize> = (1..n).step_by(2).collect();
-            Ok(ChType::Map(Box::new(least_supertype_of_args(ctx, &keys)?), Box::new(least_supertype_of_args(ctx, &values)?)))
+            let key = crate::supertype::low_cardinality_if_all(ctx, &keys, least_supertype_of_args(ctx, &keys)?);
+            let value = crate::supertype::low_cardinality_if_all(ctx, &values, least_supertype_of_args(ctx, &values)?);
+            Ok(ChType::Map(Box::new(key), Box::new(value)))
         },
         |ctx| {
             let ChType::Map(key_type, value_type) = ctx.ret_ch() else {
