@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, MapArray, StructArray};
 use datafusion::arrow::buffer::OffsetBuffer;
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::ScalarUDF;
 use granary_types::ChType;
 
@@ -150,7 +150,7 @@ fn tuple_element() -> ScalarUDF {
                 let DataType::List(item) = ctx.ret_type() else {
                     return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "tupleElement of an array must return an array"));
                 };
-                let item = Arc::new(Field::new(item.name(), values.data_type().clone(), true).with_metadata(item.metadata().clone()));
+                let item = Arc::new(item.as_ref().clone().with_data_type(values.data_type().clone()));
                 return Ok(Arc::new(ListArray::try_new(item, list.offsets().clone(), values, list.nulls().cloned())?));
             }
             Ok(source.as_struct().column(position).clone())

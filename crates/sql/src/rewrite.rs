@@ -429,8 +429,15 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
         }
         // `[a, b]` is ClickHouse's `array(a, b)`, typed as ClickHouse types it.
         Expr::Array(array) if options.clickhouse_functions => {
-            let elements = std::mem::take(&mut array.elem);
+            // Tuples in it are ClickHouse's `tuple(...)` too: `[(1, 'a')]` is
+            // Array(Tuple(UInt8, String)), not an array of DataFusion structs.
+            let elements = std::mem::take(&mut array.elem).into_iter().map(tuple_as_call).collect();
             *expr = function_call("array", elements);
+        }
+        // A tuple holding a tuple, `((1, 2), 3)`, is no DataFusion struct literal.
+        Expr::Tuple(items) if options.clickhouse_functions && items.iter().any(|item| matches!(item, Expr::Tuple(_))) => {
+            let tuple = std::mem::replace(expr, Expr::value(Value::Null));
+            *expr = tuple_as_call(tuple);
         }
         // `INTERVAL n unit` is ClickHouse's `toIntervalUnit(n)`, a value of type
         // `IntervalUnit` that keeps its unit (2 weeks are not 14 days to `toStartOfInterval`).
@@ -932,6 +939,14 @@ fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
 }
 
 /// Names of the extra result columns that carry LIMIT BY keys not selected by the query.
+/// `(a, (b, c))` as `tuple(a, tuple(b, c))`; other expressions unchanged.
+fn tuple_as_call(expr: Expr) -> Expr {
+    match expr {
+        Expr::Tuple(items) => function_call("tuple", items.into_iter().map(tuple_as_call).collect()),
+        other => other,
+    }
+}
+
 /// What `map()` without arguments is called for DataFusion (an alias of granary-functions'
 /// `map`).
 pub const EMPTY_MAP_FUNCTION: &str = "__granary_empty_map";
