@@ -55,8 +55,11 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
     });
     let limit_by = take_limit_by(query)?;
     limit_by_in_nested_queries(query)?;
-    // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
+    // Names first: ClickHouse names columns after the expression as written (`SUM(x)`),
+    // unaliased subqueries `_subquery_N` by the order the analyzer resolves them in.
+    let numbers = crate::names::number_subqueries(query);
     rewrite_nested_query(query, options)?;
+    drop(numbers);
     // After alias substitution, so a condition naming an alias sees its definition.
     crate::conditions::rewrite_conditions(query, options.clickhouse_functions);
     let _ = visit_expressions_mut(query, |expr: &mut Expr| {
