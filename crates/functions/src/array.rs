@@ -217,7 +217,7 @@ fn array_fn() -> ScalarUDF {
         Arity::at_least(0),
         |ctx| {
             let all: Vec<usize> = (0..ctx.arg_count()).collect();
-            let element = if all.is_empty() { ChType::Nothing } else { crate::supertype::least_supertype_of_args(ctx, &all)? };
+            let element = if all.is_empty() { ChType::Nothing } else { crate::supertype::low_cardinality_if_all(ctx, &all, crate::supertype::least_supertype_of_args(ctx, &all)?) };
             Ok(ChType::Array(Box::new(element)))
         },
         |ctx| {

@@ -260,7 +260,8 @@ fn result_zone(ctx: &RetCtx, tz_index: usize, input: usize) -> DfResult<Option<S
 
 /// `toStartOfInterval(t, INTERVAL n unit[, tz])`. Intervals are aligned as
 /// ClickHouse aligns them: seconds and minutes on the epoch, hours within the day, days
-/// on the epoch, weeks on Mondays counted from 1970-01-05, months from January 1900.
+/// on the epoch, weeks on Mondays counted from 1970-01-05, months from January 1900;
+/// milliseconds, microseconds and nanoseconds (DateTime64 only) on the epoch.
 fn start_of_interval() -> ScalarUDF {
     ScalarDef::new(
         "toStartOfInterval",
@@ -272,6 +273,14 @@ fn start_of_interval() -> ScalarUDF {
             if let Some(count) = count {
                 positive_count(count, ctx.name)?;
             }
+            if let Some(scale) = unit.sub_second_precision() {
+                // Sub-second intervals only for DateTime64; the result has the
+                // interval's own scale (milliseconds: DateTime64(3)), whatever the input's.
+                if !matches!(ctx.ch(0).base(), ChType::DateTime64(..)) {
+                    return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal interval kind for argument data type {}", ctx.ch(0).base())));
+                }
+                return Ok(ChType::DateTime64(scale, result_zone(ctx, tz_index, 0)?));
+            }
             Ok(match unit {
                 Unit::Week | Unit::Month | Unit::Quarter | Unit::Year => ChType::Date,
                 _ => ChType::DateTime(result_zone(ctx, tz_index, 0)?),
@@ -280,6 +289,18 @@ fn start_of_interval() -> ScalarUDF {
         |ctx| {
             let (n, unit, tz_index) = interval_of(|i| ctx.ch(i), |i| ctx.scalar(i).cloned(), ctx.name)?;
             let n = positive_count(n.ok_or_else(|| must_be_constant(ctx.name, 1, "interval"))?, ctx.name)?;
+            if let Some(scale) = unit.sub_second_precision() {
+                // Zone offsets are whole seconds: sub-second starts are the same in every
+                // zone, counted from the epoch in the interval's unit.
+                let (ticks, per) = timestamp_ticks(&ctx.array(0)?)?;
+                let target = 10i64.pow(u32::from(scale));
+                let starts: PrimitiveArray<Int64Type> = ticks.unary(move |v| {
+                    let v = if target >= per { v.saturating_mul(target / per) } else { v.div_euclid(per / target) };
+                    v.div_euclid(n) * n
+                });
+                let data = starts.into_data().into_builder().data_type(ctx.ret_type().clone()).build()?;
+                return Ok(datafusion::arrow::array::make_array(data));
+            }
             let zone = zone_for(ctx, 0, Some(tz_index))?;
             let local = local_seconds(&ctx.array(0)?, &zone)?;
             let day_of = |s: i64| s.div_euclid(86_400);
@@ -326,6 +347,40 @@ fn start_of_interval() -> ScalarUDF {
     .build()
 }
 
+/// `toStartOfSecond`, `toStartOfMillisecond`, `toStartOfMicrosecond`,
+/// `toStartOfNanosecond` (DateTime64 only): the value floored to the unit, as a
+/// DateTime64 of the input's scale or the unit's, whichever is finer.
+fn start_of_sub_second(name: &'static str, unit_scale: u8) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            let ChType::DateTime64(precision, _) = ctx.ch(0).base().clone() else {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument for function {}", ctx.ch(0), ctx.name)));
+            };
+            Ok(ChType::DateTime64(precision.max(unit_scale), result_zone(ctx, 1, 0)?))
+        },
+        move |ctx| {
+            let (ticks, per) = timestamp_ticks(&ctx.array(0)?)?;
+            let per_out = match ctx.ret_type() {
+                DataType::Timestamp(unit, _) => match unit {
+                    datafusion::arrow::datatypes::TimeUnit::Second => 1,
+                    datafusion::arrow::datatypes::TimeUnit::Millisecond => 1_000,
+                    datafusion::arrow::datatypes::TimeUnit::Microsecond => 1_000_000,
+                    datafusion::arrow::datatypes::TimeUnit::Nanosecond => 1_000_000_000,
+                },
+                other => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return a DateTime64, not {other}", ctx.name))),
+            };
+            let step = (per / 10i64.pow(u32::from(unit_scale))).max(1);
+            let scale_up = (per_out / per).max(1);
+            let starts: PrimitiveArray<Int64Type> = ticks.unary(move |v| (v.div_euclid(step) * step).saturating_mul(scale_up));
+            let data = starts.into_data().into_builder().data_type(ctx.ret_type().clone()).build()?;
+            Ok(datafusion::arrow::array::make_array(data))
+        },
+    )
+    .build()
+}
+
 /// (count when constant, unit, index of the time-zone argument) of
 /// `toStartOfInterval(t, interval[, tz])`.
 fn interval_of(ch: impl Fn(usize) -> ChType, scalar: impl Fn(usize) -> Option<ScalarValue>, name: &str) -> DfResult<(Option<i64>, Unit, usize)> {
@@ -335,9 +390,6 @@ fn interval_of(ch: impl Fn(usize) -> ChType, scalar: impl Fn(usize) -> Option<Sc
             format!("Illegal type {} of argument of function {name}. Should be an interval of time", ch(1)),
         ));
     };
-    if unit.sub_second_precision().is_some() {
-        return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("{name} with sub-second intervals is not supported yet")));
-    }
     let count = scalar(1).as_ref().and_then(crate::args::scalar_i128).map(|n| n as i64);
     Ok((count, unit, 2))
 }
@@ -606,6 +658,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         relative_num("toRelativeQuarterNum", Unit::Quarter),
         relative_num("toRelativeYearNum", Unit::Year),
         start_of_interval(),
+        start_of_sub_second("toStartOfSecond", 0),
+        start_of_sub_second("toStartOfMillisecond", 3),
+        start_of_sub_second("toStartOfMicrosecond", 6),
+        start_of_sub_second("toStartOfNanosecond", 9),
         time_slot(),
         make_date("makeDate", false),
         make_date("makeDate32", true),

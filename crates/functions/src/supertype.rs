@@ -143,6 +143,10 @@ pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
                 nullable = true;
                 bases.push(inner.base().clone());
             }
+            ChType::LowCardinality(inner) if inner.is_nullable() => {
+                nullable = true;
+                bases.push(inner.base().clone());
+            }
             other => bases.push(other.base().clone()),
         }
     }
@@ -151,6 +155,42 @@ pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
     }
     let base = base_supertype(&bases)?;
     Ok(if nullable { base.into_nullable() } else { base })
+}
+
+/// `supertype` as LowCardinality when every argument `indices` is LowCardinality: the
+/// elements of `array(...)` and the keys and values of `map(...)` keep it in ClickHouse
+/// (`[toLowCardinality('a')]` is Array(LowCardinality(String))); `if` and the like drop
+/// it.
+pub(crate) fn low_cardinality_if_all(ctx: &RetCtx, indices: &[usize], supertype: ChType) -> ChType {
+    let all_low_cardinality = !indices.is_empty() && indices.iter().all(|&i| matches!(ctx.ch(i), ChType::LowCardinality(_)));
+    if all_low_cardinality && can_be_low_cardinality(&supertype) {
+        ChType::LowCardinality(Box::new(supertype))
+    } else {
+        supertype
+    }
+}
+
+/// Types ClickHouse allows inside LowCardinality: strings, numbers, dates (and their
+/// Nullable).
+fn can_be_low_cardinality(t: &ChType) -> bool {
+    matches!(
+        t.strip_nullable(),
+        ChType::String
+            | ChType::FixedString(_)
+            | ChType::UInt8
+            | ChType::UInt16
+            | ChType::UInt32
+            | ChType::UInt64
+            | ChType::Int8
+            | ChType::Int16
+            | ChType::Int32
+            | ChType::Int64
+            | ChType::Float32
+            | ChType::Float64
+            | ChType::Date
+            | ChType::Date32
+            | ChType::DateTime(_)
+    )
 }
 
 fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
@@ -248,6 +288,11 @@ fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
     if bases.iter().all(|t| matches!(t, ChType::Array(_))) {
         let inner: Vec<ChType> = bases.iter().filter_map(|t| if let ChType::Array(i) = t { Some((**i).clone()) } else { None }).collect();
         return Ok(ChType::Array(Box::new(least_supertype(&inner)?)));
+    }
+    // Maps: keys and values on their own (`map()` is `Map(Nothing, Nothing)`).
+    if bases.iter().all(|t| matches!(t, ChType::Map(..))) {
+        let (keys, values): (Vec<ChType>, Vec<ChType>) = bases.iter().filter_map(|t| if let ChType::Map(k, v) = t { Some(((**k).clone(), (**v).clone())) } else { None }).unzip();
+        return Ok(ChType::Map(Box::new(least_supertype(&keys)?), Box::new(least_supertype(&values)?)));
     }
     Err(no_common(bases))
 }

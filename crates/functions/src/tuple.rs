@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, MapArray, StructArray};
 use datafusion::arrow::buffer::OffsetBuffer;
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::ScalarUDF;
 use granary_types::ChType;
 
@@ -35,7 +35,7 @@ fn tuple() -> ScalarUDF {
 }
 
 fn map() -> ScalarUDF {
-    ScalarDef::new(
+    let mut def = ScalarDef::new(
         "map",
         Arity::at_least(0),
         |ctx| {
@@ -48,7 +48,9 @@ fn map() -> ScalarUDF {
             }
             let keys: Vec<usize> = (0..n).step_by(2).collect();
             let values: Vec<usize> = (1..n).step_by(2).collect();
-            Ok(ChType::Map(Box::new(least_supertype_of_args(ctx, &keys)?), Box::new(least_supertype_of_args(ctx, &values)?)))
+            let key = crate::supertype::low_cardinality_if_all(ctx, &keys, least_supertype_of_args(ctx, &keys)?);
+            let value = crate::supertype::low_cardinality_if_all(ctx, &values, least_supertype_of_args(ctx, &values)?);
+            Ok(ChType::Map(Box::new(key), Box::new(value)))
         },
         |ctx| {
             let ChType::Map(key_type, value_type) = ctx.ret_ch() else {
@@ -83,8 +85,11 @@ fn map() -> ScalarUDF {
             Ok(Arc::new(MapArray::try_new(entries_field.clone(), offsets, entries, None, false)?))
         },
     )
-    .custom_nulls()
-    .build()
+    .custom_nulls();
+    // `map()` without arguments reaches DataFusion under this name (granary-sql's
+    // EMPTY_MAP_FUNCTION): its SQL planner refuses an empty `map()`.
+    def.aliases = vec!["__granary_empty_map".to_string()];
+    def.build()
 }
 
 /// Which element `tupleElement` takes, from its second argument; None: a name the tuple
@@ -145,7 +150,7 @@ fn tuple_element() -> ScalarUDF {
                 let DataType::List(item) = ctx.ret_type() else {
                     return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "tupleElement of an array must return an array"));
                 };
-                let item = Arc::new(Field::new(item.name(), values.data_type().clone(), true).with_metadata(item.metadata().clone()));
+                let item = Arc::new(item.as_ref().clone().with_data_type(values.data_type().clone()));
                 return Ok(Arc::new(ListArray::try_new(item, list.offsets().clone(), values, list.nulls().cloned())?));
             }
             Ok(source.as_struct().column(position).clone())

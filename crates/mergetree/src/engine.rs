@@ -378,6 +378,10 @@ impl TableEngine for MergeTreeEngine {
         self.inner.engine_name
     }
 
+    fn supports_final(&self) -> bool {
+        self.inner.mode != MergeMode::Ordinary
+    }
+
     fn schema(&self) -> SchemaRef {
         self.inner.schema.clone()
     }

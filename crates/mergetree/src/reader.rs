@@ -29,7 +29,9 @@ use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use futures::StreamExt;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties};
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 
@@ -234,6 +236,9 @@ pub struct MergeTreeExec {
     use_uncompressed_cache: bool,
     prewhere: Option<Arc<Prewhere>>,
     properties: Arc<PlanProperties>,
+    /// `output_rows`: the rows the scan produced (whole granules), which JSON's
+    /// `rows_before_limit_at_least` reports under a LIMIT, as ClickHouse does.
+    metrics: ExecutionPlanMetricsSet,
 }
 
 impl fmt::Debug for MergeTreeExec {
@@ -258,7 +263,7 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, properties })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, properties, metrics: ExecutionPlanMetricsSet::new() })
     }
 
     /// Reads through the uncompressed-block cache.
@@ -347,8 +352,18 @@ impl ExecutionPlan for MergeTreeExec {
             Ok(handle) => drop(handle.spawn_blocking(produce)),
             Err(_) => drop(std::thread::spawn(produce)),
         }
-        let stream = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
+        let output_rows = MetricBuilder::new(&self.metrics).output_rows(partition);
+        let stream = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) }).map(move |item| {
+            if let Ok(batch) = &item {
+                output_rows.add(batch.num_rows());
+            }
+            item
+        });
         Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream)))
+    }
+
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
     }
 }
 

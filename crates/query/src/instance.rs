@@ -377,7 +377,8 @@ impl Instance {
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
             .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
-            .with_physical_optimizer_rule(Arc::new(crate::stream_order::FirstRowsInStreamOrder));
+            .with_physical_optimizer_rule(Arc::new(crate::stream_order::FirstRowsInStreamOrder))
+            .with_physical_optimizer_rule(Arc::new(crate::stream_order::FilterBelowLimitKeepsBlocks));
         // Ahead of DataFusion's planners, so `map(k, v)` is ClickHouse's map.
         if let Some(planners) = builder.expr_planners() {
             planners.insert(0, Arc::new(granary_functions::MapPlanner));

@@ -525,8 +525,12 @@ pub(crate) async fn plan_query(ctx: &QueryContext, query: Box<ast::Query>) -> Re
 /// [`plan_query`], and the plan of the totals row when the query has `WITH TOTALS`.
 pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Query>) -> Result<(LogicalPlan, Option<LogicalPlan>)> {
     let mut query = query;
+    // Before views are expanded (a materialized view's FINAL is checked against its
+    // target), and again for the FINALs the views' own queries bring in.
+    crate::final_clause::check_final_tables(ctx, &mut query)?;
     if crate::views::expand_views(ctx, &mut query)? {
         ctx.read_views.store(true, std::sync::atomic::Ordering::Relaxed);
+        crate::final_clause::check_final_tables(ctx, &mut query)?;
     }
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
@@ -568,6 +572,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let plan = granary_functions::fixed_string_literals(plan)?;
     granary_functions::check_string_number_comparisons(&plan)?;
     let plan = granary_functions::type_literals(plan)?;
+    // After the literals got their types: NaN and -0 in WHERE/HAVING/CASE compare as in ClickHouse.
+    let plan = granary_functions::ieee_float_comparisons(plan)?;
     // WITH FILL works on the ORDER BY keys as written: its plans keep DataFusion's NaN order.
     let plan = if fill.is_none() && derived_fills.is_empty() { crate::nan_order::nan_next_to_null(plan)? } else { plan };
     let plan = if derived_fills.is_empty() { plan } else { crate::fill::plan_derived_table_fills(&ctx.state, plan, &derived_fills)? };

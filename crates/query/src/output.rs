@@ -179,11 +179,13 @@ fn rows_before_limit(plan: &std::sync::Arc<dyn datafusion::physical_plan::Execut
         let next = std::sync::Arc::clone(only);
         node = next;
     }
-    // A filter (or a coalescing step) that got the LIMIT pushed into it stops early: the
-    // rows it let through are what is known to have reached the LIMIT.
+    // A filter that still has the LIMIT pushed into it stops early: the rows it let
+    // through are what is known to have reached the LIMIT (see
+    // stream_order::FilterBelowLimitKeepsBlocks for the usual case).
     let operator: &dyn std::any::Any = node.as_ref();
     let keeps_top_rows = operator.is::<GlobalLimitExec>()
         || operator.is::<LocalLimitExec>()
+        || operator.is::<datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec>()
         || operator.is::<datafusion::physical_plan::sorts::sort::SortExec>()
         || operator.is::<datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec>();
     if !keeps_top_rows {

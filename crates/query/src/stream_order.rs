@@ -4,6 +4,13 @@
 //! the limit then takes whichever partition answers first (`WHERE number > 5 LIMIT 2`
 //! gave 65409, 65410 about one time in three). This rule removes that round-robin
 //! repartition when only row-wise operators stand between it and a limit.
+//!
+//! [`FilterBelowLimitKeepsBlocks`]: a LIMIT pushed into the filter under it (DataFusion's
+//! `FilterExec: fetch=n`) is taken back out when the limit above still applies it, so
+//! the filter passes whole blocks and its row count is ClickHouse's
+//! `rows_before_limit_at_least` (the rows of the blocks that passed WHERE and reached the
+//! LIMIT: 34 of 100 for `WHERE x % 3 = 0 LIMIT 2`, not 2). The limit above stops pulling
+//! once it has its rows, so no more blocks are read than before.
 
 use std::sync::Arc;
 
@@ -67,5 +74,37 @@ fn without_round_robin(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn E
     match without_round_robin(child)? {
         Some(new_child) => Ok(Some(replace_children_if_necessary(Arc::clone(node), vec![new_child])?)),
         None => Ok(None),
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct FilterBelowLimitKeepsBlocks;
+
+impl PhysicalOptimizerRule for FilterBelowLimitKeepsBlocks {
+    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _config: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+        let rewritten = plan.transform_down(|node| {
+            let operator: &dyn std::any::Any = node.as_ref();
+            let applies_limit = (operator.is::<GlobalLimitExec>() || operator.is::<CoalescePartitionsExec>() || operator.is::<LocalLimitExec>()) && node.fetch().is_some();
+            if !applies_limit {
+                return Ok(Transformed::no(node));
+            }
+            let children = node.children();
+            let [child] = children.as_slice() else { return Ok(Transformed::no(node)) };
+            let filter: &dyn std::any::Any = child.as_ref();
+            if !filter.is::<FilterExec>() || child.fetch().is_none() {
+                return Ok(Transformed::no(node));
+            }
+            let Some(unlimited) = child.with_fetch(None) else { return Ok(Transformed::no(node)) };
+            Ok(Transformed::yes(replace_children_if_necessary(Arc::clone(&node), vec![unlimited])?))
+        })?;
+        Ok(rewritten.data)
+    }
+
+    fn name(&self) -> &str {
+        "filter_below_limit_keeps_blocks"
+    }
+
+    fn schema_check(&self) -> bool {
+        true
     }
 }

@@ -3,7 +3,8 @@
 //! ```text
 //!  query text ──► lexer (sqlparser's tokenizer, ClickHouse dialect, byte offsets)
 //!       │            ├─ {name:Type} parameters substituted at token level (params)
-//!       │            └─ FINAL after a table name noted and removed
+//!       │            └─ FINAL after a table name: the `final` setting, and a
+//!       │               `WITH (__granary_final)` hint on that table ([`FINAL_MARKER`])
 //!       ▼
 //!  statement parser (parse)
 //!       ├─ SELECT / WITH / INSERT ... SELECT ─► sqlparser AST ─► rewrite (ClickHouse names,
@@ -43,3 +44,8 @@ pub use parse::{
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;
+
+/// The table hint (`WITH (__granary_final)`) that stands for `FINAL` after a table in
+/// the AST: the query layer checks that the table's engine supports FINAL, then
+/// removes it.
+pub const FINAL_MARKER: &str = "__granary_final";

@@ -6,12 +6,14 @@
 //! clients keyed by column name), so the SQL front end aliases each projection item
 //! with the name ClickHouse would give it.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    AccessExpr, BinaryOperator, Subscript, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectNamePart, Query, Select,
-    SelectItem, UnaryOperator, Value, VisitMut, VisitorMut,
+    AccessExpr, BinaryOperator, Subscript, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident, JoinConstraint,
+    JoinOperator, ObjectNamePart, OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor, TableWithJoins, UnaryOperator, Value, Visit, VisitMut, Visitor,
+    VisitorMut,
 };
 
 use crate::params::quote_string;
@@ -227,7 +229,193 @@ fn write_name(expr: &Expr, out: &mut String) {
             write_args(&list.args, out);
             out.push(')');
         }
+        Expr::Subquery(query) if subquery_number(query).is_some() => {
+            out.push_str(&format!("_subquery_{}", subquery_number(query).unwrap_or_default()));
+        }
+        Expr::InSubquery { expr: probe, subquery, negated } if subquery_number(subquery).is_some() => {
+            out.push_str(if *negated { "notIn(" } else { "in(" });
+            write_name(probe, out);
+            out.push_str(&format!(", _subquery_{})", subquery_number(subquery).unwrap_or_default()));
+        }
         other => out.push_str(&other.to_string()),
+    }
+}
+
+thread_local! {
+    /// The `_subquery_N` numbers of the statement being named, by the address of each
+    /// subquery's boxed query (see [`number_subqueries`]).
+    static SUBQUERY_NUMBERS: RefCell<HashMap<usize, usize>> = RefCell::new(HashMap::new());
+}
+
+fn subquery_number(query: &Query) -> Option<usize> {
+    SUBQUERY_NUMBERS.with(|numbers| numbers.borrow().get(&(query as *const Query as usize)).copied())
+}
+
+/// While alive, [`column_name`] names the subqueries of the statement it was made for
+/// `_subquery_N`, as ClickHouse's analyzer does: one counter for the whole statement,
+/// taken by each subquery as it is resolved — a SELECT's FROM (derived tables and the
+/// CTEs it reads) first, then its SELECT list left to right, then WHERE, GROUP BY,
+/// HAVING and ORDER BY — and a subquery takes its number before its own subqueries.
+/// The addresses stay valid as long as the boxed queries are not replaced, which the
+/// naming rewrites do not do.
+pub(crate) struct SubqueryNumbers {
+    previous: HashMap<usize, usize>,
+}
+
+impl Drop for SubqueryNumbers {
+    fn drop(&mut self) {
+        let previous = std::mem::take(&mut self.previous);
+        SUBQUERY_NUMBERS.with(|numbers| *numbers.borrow_mut() = previous);
+    }
+}
+
+pub(crate) fn number_subqueries(query: &Query) -> SubqueryNumbers {
+    let mut numbering = Numbering { next: 0, numbers: HashMap::new(), ctes: Vec::new(), expanding: Vec::new() };
+    numbering.query(query);
+    let previous = SUBQUERY_NUMBERS.with(|numbers| std::mem::replace(&mut *numbers.borrow_mut(), numbering.numbers));
+    SubqueryNumbers { previous }
+}
+
+struct Numbering {
+    next: usize,
+    numbers: HashMap<usize, usize>,
+    /// CTEs in scope, innermost last (copies: a CTE's own subqueries are counted, not
+    /// named).
+    ctes: Vec<(String, Query)>,
+    /// CTEs being resolved (a recursive one is not entered again).
+    expanding: Vec<String>,
+}
+
+impl Numbering {
+    /// `query` takes the next number(s) (`width`: EXISTS (q) is ClickHouse's
+    /// `in(1, (SELECT 1 FROM (q) LIMIT 1))`, two queries), then its subqueries theirs.
+    fn take(&mut self, query: &Query, width: usize) {
+        self.next += width;
+        self.numbers.insert(query as *const Query as usize, self.next);
+        self.query(query);
+    }
+
+    fn query(&mut self, query: &Query) {
+        let scope = self.ctes.len();
+        if let Some(with) = &query.with {
+            self.ctes.extend(with.cte_tables.iter().map(|cte| (cte.alias.name.value.clone(), cte.query.as_ref().clone())));
+        }
+        self.set_expr(&query.body);
+        if let Some(order_by) = &query.order_by {
+            if let OrderByKind::Expressions(keys) = &order_by.kind {
+                for key in keys {
+                    self.expr(&key.expr);
+                }
+            }
+        }
+        self.ctes.truncate(scope);
+    }
+
+    fn set_expr(&mut self, body: &SetExpr) {
+        match body {
+            SetExpr::Select(select) => self.select(select),
+            SetExpr::Query(query) => self.query(query),
+            SetExpr::SetOperation { left, right, .. } => {
+                self.set_expr(left);
+                self.set_expr(right);
+            }
+            _ => {}
+        }
+    }
+
+    fn select(&mut self, select: &Select) {
+        for from in &select.from {
+            self.table_with_joins(from);
+        }
+        for item in &select.projection {
+            if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
+                self.expr(expr);
+            }
+        }
+        if let Some(selection) = &select.selection {
+            self.expr(selection);
+        }
+        if let GroupByExpr::Expressions(keys, _) = &select.group_by {
+            for key in keys {
+                self.expr(key);
+            }
+        }
+        if let Some(having) = &select.having {
+            self.expr(having);
+        }
+    }
+
+    fn table_with_joins(&mut self, from: &TableWithJoins) {
+        self.factor(&from.relation);
+        for join in &from.joins {
+            self.factor(&join.relation);
+        }
+        for join in &from.joins {
+            let constraint = match &join.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::Left(c)
+                | JoinOperator::LeftOuter(c)
+                | JoinOperator::Right(c)
+                | JoinOperator::RightOuter(c)
+                | JoinOperator::FullOuter(c) => Some(c),
+                _ => None,
+            };
+            if let Some(JoinConstraint::On(on)) = constraint {
+                self.expr(on);
+            }
+        }
+    }
+
+    fn factor(&mut self, factor: &TableFactor) {
+        match factor {
+            TableFactor::Derived { subquery, .. } => self.take(subquery, 1),
+            TableFactor::NestedJoin { table_with_joins, .. } => self.table_with_joins(table_with_joins),
+            TableFactor::Table { name, args: None, .. } => {
+                let [ObjectNamePart::Identifier(ident)] = name.0.as_slice() else { return };
+                let Some((cte_name, cte)) = self.ctes.iter().rev().find(|(n, _)| *n == ident.value).cloned() else { return };
+                if self.expanding.contains(&cte_name) {
+                    return;
+                }
+                self.next += 1;
+                self.expanding.push(cte_name);
+                self.query(&cte);
+                self.expanding.pop();
+            }
+            _ => {}
+        }
+    }
+
+    /// The subqueries of `expr` outside other subqueries take their numbers in the order
+    /// ClickHouse resolves them: a function's arguments left to right, `x IN (SELECT
+    /// ...)` after `x` (post-order).
+    fn expr(&mut self, expr: &Expr) {
+        struct Collect<'n> {
+            numbering: &'n mut Numbering,
+            depth: usize,
+        }
+        impl Visitor for Collect<'_> {
+            type Break = ();
+            fn pre_visit_query(&mut self, _query: &Query) -> ControlFlow<()> {
+                self.depth += 1;
+                ControlFlow::Continue(())
+            }
+            fn post_visit_query(&mut self, _query: &Query) -> ControlFlow<()> {
+                self.depth -= 1;
+                ControlFlow::Continue(())
+            }
+            fn post_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+                if self.depth == 0 {
+                    match expr {
+                        Expr::Subquery(query) | Expr::InSubquery { subquery: query, .. } => self.numbering.take(query, 1),
+                        Expr::Exists { subquery, .. } => self.numbering.take(subquery, 2),
+                        _ => {}
+                    }
+                }
+                ControlFlow::Continue(())
+            }
+        }
+        let _ = expr.visit(&mut Collect { numbering: self, depth: 0 });
     }
 }
 

@@ -768,9 +768,22 @@ impl<'a> Cursor<'a> {
         while i < lexemes.len() {
             let l = &lexemes[i];
             if l.is_keyword("FINAL") && i > 0 && is_after_table_reference(&lexemes[i - 1]) {
-                // FINAL applies merge semantics at read time; engines without merges read
-                // the same rows either way, so the marker is noted and removed here.
+                // FINAL applies merge semantics at read time through the `final` setting;
+                // the table it was written after keeps a `WITH (__granary_final)` hint so
+                // the query layer can refuse it for engines without merges, as ClickHouse.
+                if let Some(subquery) = final_subquery(&lexemes, i) {
+                    let text = self.sql.get(subquery.clone()).unwrap_or_default();
+                    return Err(Error::new(
+                        ErrorCode::UNSUPPORTED_METHOD,
+                        format!("Table expression modifiers FINAL are not supported for subquery {text}"),
+                    ));
+                }
                 final_seen = true;
+                let synthetic = |token: Token| TokenWithSpan { token, span: l.span };
+                tokens.push(synthetic(Token::make_keyword("WITH")));
+                tokens.push(synthetic(Token::LParen));
+                tokens.push(synthetic(Token::make_word(crate::FINAL_MARKER, None)));
+                tokens.push(synthetic(Token::RParen));
                 i += 1;
                 continue;
             }
@@ -1901,6 +1914,45 @@ fn in_table_name_len(rest: &[Lexeme]) -> Option<usize> {
     }
 }
 
+/// The byte range of the subquery's text when the `FINAL` at `at` follows a subquery in
+/// FROM (`(SELECT ...) [[AS] alias] FINAL`), which ClickHouse refuses.
+fn final_subquery(lexemes: &[Lexeme], at: usize) -> Option<std::ops::Range<usize>> {
+    let mut close = at.checked_sub(1)?;
+    if lexemes[close].token != Token::RParen {
+        // An alias: `(...) AS a FINAL` or `(...) a FINAL`.
+        close = close.checked_sub(1)?;
+        if lexemes[close].is_keyword("AS") {
+            close = close.checked_sub(1)?;
+        }
+        if lexemes[close].token != Token::RParen {
+            return None;
+        }
+    }
+    let mut depth = 0usize;
+    let mut open = close;
+    loop {
+        match lexemes[open].token {
+            Token::RParen => depth += 1,
+            Token::LParen => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        open = open.checked_sub(1)?;
+    }
+    let first = lexemes.get(open + 1)?;
+    let starts_query = first.is_keyword("SELECT") || first.is_keyword("WITH");
+    // `numbers(10) FINAL` is a table function: its name stands before the parenthesis.
+    let after_from = open == 0
+        || lexemes[open - 1].is_keyword("FROM")
+        || lexemes[open - 1].is_keyword("JOIN")
+        || matches!(lexemes[open - 1].token, Token::Comma | Token::LParen);
+    (starts_query && after_from && close > open + 1).then(|| first.start..lexemes[close - 1].end)
+}
+
 fn is_after_table_reference(previous: &Lexeme) -> bool {
     matches!(previous.token, Token::Word(_) | Token::RParen)
         && !["SELECT", "FROM", "WHERE", "AND", "OR", "JOIN", "ON", "BY", "AS"].iter().any(|k| previous.is_keyword(k))
@@ -1958,6 +2010,20 @@ mod tests {
         assert_eq!(s.format.as_deref(), Some("JSON"));
         let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 FORMAT JSON SETTINGS max_threads = 2");
         assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string()), ("final".to_string(), "1".to_string())]);
+        let Statement::Query { query, .. } = &s.statement else { panic!("not a query") };
+        assert!(query.to_string().contains(&format!("numbers(10) WITH ({})", crate::FINAL_MARKER)), "{query}");
+        let s = parse("SELECT * FROM t AS a FINAL JOIN db.u FINAL ON a.x = u.x");
+        let Statement::Query { query, .. } = &s.statement else { panic!("not a query") };
+        let text = query.to_string();
+        assert!(text.contains(&format!("t AS a WITH ({})", crate::FINAL_MARKER)), "{text}");
+        assert!(text.contains(&format!("db.u WITH ({})", crate::FINAL_MARKER)), "{text}");
+        for sql in ["SELECT * FROM (SELECT 1) FINAL", "SELECT * FROM (SELECT 1) AS s FINAL", "SELECT * FROM t, (SELECT 1) s FINAL"] {
+            let params = HashMap::new();
+            let options = ParseOptions { params: &params, rewrite: RewriteOptions::default(), max_query_size: 0 };
+            let e = parse_statement(sql, &options).err().expect(sql);
+            assert_eq!(e.code(), ErrorCode::UNSUPPORTED_METHOD, "{sql}");
+            assert!(e.to_string().contains("subquery SELECT 1"), "{e}");
+        }
         assert_eq!(s.format.as_deref(), Some("JSON"));
         assert!(matches!(s.statement, Statement::Query { .. }));
     }

@@ -55,8 +55,11 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
     });
     let limit_by = take_limit_by(query)?;
     limit_by_in_nested_queries(query)?;
-    // Names first: ClickHouse names columns after the expression as written (`SUM(x)`).
+    // Names first: ClickHouse names columns after the expression as written (`SUM(x)`),
+    // unaliased subqueries `_subquery_N` by the order the analyzer resolves them in.
+    let numbers = crate::names::number_subqueries(query);
     rewrite_nested_query(query, options)?;
+    drop(numbers);
     // After alias substitution, so a condition naming an alias sees its definition.
     crate::conditions::rewrite_conditions(query, options.clickhouse_functions);
     let _ = visit_expressions_mut(query, |expr: &mut Expr| {
@@ -429,8 +432,15 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
         }
         // `[a, b]` is ClickHouse's `array(a, b)`, typed as ClickHouse types it.
         Expr::Array(array) if options.clickhouse_functions => {
-            let elements = std::mem::take(&mut array.elem);
+            // Tuples in it are ClickHouse's `tuple(...)` too: `[(1, 'a')]` is
+            // Array(Tuple(UInt8, String)), not an array of DataFusion structs.
+            let elements = std::mem::take(&mut array.elem).into_iter().map(tuple_as_call).collect();
             *expr = function_call("array", elements);
+        }
+        // A tuple holding a tuple, `((1, 2), 3)`, is no DataFusion struct literal.
+        Expr::Tuple(items) if options.clickhouse_functions && items.iter().any(|item| matches!(item, Expr::Tuple(_))) => {
+            let tuple = std::mem::replace(expr, Expr::value(Value::Null));
+            *expr = tuple_as_call(tuple);
         }
         // `INTERVAL n unit` is ClickHouse's `toIntervalUnit(n)`, a value of type
         // `IntervalUnit` that keeps its unit (2 weeks are not 14 days to `toStartOfInterval`).
@@ -447,6 +457,12 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
         }
         Expr::Function(function) => {
             if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() {
+                // DataFusion's planner refuses `map()` without arguments before any
+                // function sees it; ClickHouse's is the empty Map(Nothing, Nothing).
+                let no_arguments = matches!(&function.args, FunctionArguments::List(list) if list.args.is_empty()) || matches!(function.args, FunctionArguments::None);
+                if options.clickhouse_functions && ident.quote_style.is_none() && ident.value == "map" && no_arguments {
+                    ident.value = EMPTY_MAP_FUNCTION.to_string();
+                }
                 if ident.quote_style.is_none() {
                     let lower = ident.value.to_ascii_lowercase();
                     if lower != ident.value && options.is_case_insensitive.is_some_and(|f| f(&lower)) {
@@ -926,6 +942,18 @@ fn take_limit_by(query: &mut Query) -> Result<Option<LimitBy>> {
 }
 
 /// Names of the extra result columns that carry LIMIT BY keys not selected by the query.
+/// `(a, (b, c))` as `tuple(a, tuple(b, c))`; other expressions unchanged.
+fn tuple_as_call(expr: Expr) -> Expr {
+    match expr {
+        Expr::Tuple(items) => function_call("tuple", items.into_iter().map(tuple_as_call).collect()),
+        other => other,
+    }
+}
+
+/// What `map()` without arguments is called for DataFusion (an alias of granary-functions'
+/// `map`).
+pub const EMPTY_MAP_FUNCTION: &str = "__granary_empty_map";
+
 pub const LIMIT_BY_HIDDEN_PREFIX: &str = "__granary_limit_by_";
 
 /// Whether the SELECT list yields a column that `expr` (named `name`) refers to: an alias

@@ -263,6 +263,12 @@ pub trait TableEngine: Send + Sync + Debug {
     /// Removes the table's data for good (`DROP TABLE`), after its metadata is gone.
     async fn drop_data(&self) -> Result<()>;
 
+    /// True when `SELECT ... FROM t FINAL` means something for the engine (it merges rows
+    /// at read time); ClickHouse refuses FINAL on other engines (ILLEGAL_FINAL).
+    fn supports_final(&self) -> bool {
+        false
+    }
+
     /// `OPTIMIZE TABLE`: engines without merges have nothing to do.
     async fn optimize(&self, _request: OptimizeRequest) -> Result<()> {
         Ok(())

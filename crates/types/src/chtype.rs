@@ -212,7 +212,9 @@ impl ChType {
             ChType::Map(k, v) => {
                 let entries = Field::new(
                     "entries",
-                    DataType::Struct(vec![Arc::new(k.to_arrow_field("key")), Arc::new(v.to_arrow_field("value"))].into()),
+                    // Arrow map keys are never null, also those of `Map(Nothing, Nothing)`
+                    // (`map()`), whose key column is an empty `Null` array.
+                    DataType::Struct(vec![Arc::new(k.to_arrow_field("key").with_nullable(false)), Arc::new(v.to_arrow_field("value"))].into()),
                     false,
                 );
                 DataType::Map(Arc::new(entries), false)

@@ -1,0 +1,23 @@
+-- LowCardinality kept through arrayJoin / ARRAY JOIN, literal arrays of LowCardinality values, and supertypes of LowCardinality types (kept when every type has it)
+SELECT toTypeName([toLowCardinality('a')]), toTypeName([toLowCardinality('a'), toLowCardinality('b')]), toTypeName([toLowCardinality(toNullable('a'))]);
+SELECT toTypeName([toLowCardinality('a'), 'b']), toTypeName([toLowCardinality('a'), NULL]), toTypeName(if(1, toLowCardinality('a'), toLowCardinality('b')));
+SELECT toTypeName(arrayJoin([toLowCardinality('a')]));
+SELECT arrayJoin([toLowCardinality('a'), 'b']) AS x, toTypeName(x);
+SELECT arrayJoin([toLowCardinality('a'), toLowCardinality('b')]) AS x, toTypeName(x);
+SELECT x, toTypeName(x) FROM (SELECT [toLowCardinality('a'), toLowCardinality('b')] AS arr) ARRAY JOIN arr AS x;
+SELECT arrayJoin([toLowCardinality(1), toLowCardinality(2)]) AS x, toTypeName(x);
+CREATE TABLE lc (id UInt8, tags Array(LowCardinality(String)), n Array(LowCardinality(Nullable(String)))) ENGINE = MergeTree ORDER BY id;
+INSERT INTO lc VALUES (1, ['a','b'], ['x', NULL]), (2, [], []), (3, ['c'], ['y']);
+SELECT id, arrayJoin(tags) AS t, toTypeName(t) FROM lc ORDER BY id, t;
+SELECT id, arrayJoin(n) AS t, toTypeName(t) FROM lc ORDER BY id, t;
+SELECT arrayJoin(tags) AS t FROM lc ORDER BY t FORMAT TSVWithNamesAndTypes;
+SELECT id, t FROM lc ARRAY JOIN tags AS t WHERE t != 'a' ORDER BY id, t;
+SELECT toTypeName(tags), toTypeName(n) FROM lc LIMIT 1;
+CREATE TABLE lcm (tags Array(LowCardinality(String))) ENGINE = Memory;
+INSERT INTO lcm VALUES (['p', 'q']);
+SELECT arrayJoin(tags) AS t, toTypeName(t) FROM lcm ORDER BY t;
+SELECT id, t, toTypeName(t) FROM lc ARRAY JOIN tags AS t ORDER BY id, t;
+SELECT id, t, toTypeName(t) FROM lc LEFT ARRAY JOIN tags AS t ORDER BY id, t;
+SELECT t, count() FROM lc ARRAY JOIN tags AS t GROUP BY t ORDER BY t;
+SELECT toTypeName(map(toLowCardinality('a'), 1)), map(toLowCardinality('a'), 1);
+SELECT toTypeName(if(number > 0, toLowCardinality(toString(number)), toLowCardinality('b'))) FROM numbers(1);

@@ -1,0 +1,28 @@
+-- Unaliased subqueries are named _subquery_N in result headers (N in the order ClickHouse's analyzer resolves them: FROM first, then the SELECT list, then WHERE...), also inside expressions (plus(_subquery_1, 1), in(number, _subquery_1))
+SELECT (SELECT 1) FORMAT TSVWithNames;
+SELECT (SELECT 1), (SELECT 2) FORMAT TSVWithNamesAndTypes;
+SELECT (SELECT 1) FORMAT JSON SETTINGS output_format_write_statistics = 0;
+SELECT (SELECT 1 AS x) FORMAT TSVWithNames;
+SELECT 1 + (SELECT 1) FORMAT TSVWithNames;
+SELECT (SELECT 1) + (SELECT 2) FORMAT TSVWithNames;
+SELECT x FROM (SELECT 1 AS x) WHERE x = (SELECT 1) FORMAT TSVWithNames;
+SELECT (SELECT max(number) FROM numbers(10)) FORMAT TSVWithNames;
+SELECT (SELECT 1) AS a FORMAT TSVWithNames;
+SELECT number, (SELECT 5) FROM numbers(2) FORMAT TSVWithNames;
+SELECT * FROM (SELECT (SELECT 1)) FORMAT TSVWithNames;
+SELECT toTypeName((SELECT 1)) FORMAT TSVWithNames;
+SELECT (SELECT 1) IN (1) FORMAT TSVWithNames;
+SELECT (SELECT 'a') FORMAT TSVWithNames;
+SELECT (SELECT 1) FROM (SELECT 1) FORMAT TSVWithNames;
+SELECT (SELECT 1) AS a, (SELECT 2) FORMAT TSVWithNames;
+SELECT (SELECT 1) FROM numbers(1) WHERE number IN (SELECT 0) FORMAT TSVWithNames;
+SELECT number IN (SELECT 0), (SELECT 1) FROM numbers(1) FORMAT TSVWithNames;
+SELECT number NOT IN (SELECT 1) FROM numbers(1) FORMAT TSVWithNames;
+SELECT (SELECT (SELECT 1)) FORMAT TSVWithNames;
+SELECT (SELECT 1) FROM numbers(1) WHERE (SELECT 1) = 1 FORMAT TSVWithNames;
+SELECT (SELECT 1) FROM numbers(1) AS a JOIN (SELECT 0 AS number) AS b ON a.number = b.number FORMAT TSVWithNames;
+SELECT (SELECT 1) FROM (SELECT * FROM (SELECT 1)) FORMAT TSVWithNames;
+WITH c AS (SELECT 1) SELECT (SELECT 2) FROM c FORMAT TSVWithNames;
+SELECT (SELECT 1) UNION ALL SELECT (SELECT 2) FORMAT TSVWithNames;
+SELECT (SELECT 1) + 1, (SELECT 1) + 1 FORMAT TSVWithNames;
+SELECT number, (SELECT 1) FROM numbers(1) ORDER BY number FORMAT TSVWithNames;
