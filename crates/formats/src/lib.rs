@@ -56,12 +56,19 @@ use crate::input::rowbinary::{Header, RowBinaryInput};
 use crate::input::values::ValuesInput;
 use crate::output::ipc::ArrowOutput;
 use crate::output::delimited::Delimited;
-use crate::output::json::{JsonDocument, JsonEachRow};
+use crate::output::custom::CustomSeparated;
+use crate::output::json::{DocumentData, EachRow, JsonColumns, JsonDocument, JsonEachRow};
+use crate::output::markdown::Markdown;
 use crate::output::native::NativeOutput;
 use crate::output::parquet::ParquetOutput;
 use crate::output::pretty::{Pretty, PrettyStyle};
+use crate::output::raw_blob::RawBlob;
 use crate::output::rowbinary::RowBinaryOutput;
+use crate::output::sql_insert::SqlInsert;
+use crate::output::tskv::Tskv;
 use crate::output::values::Values;
+use crate::output::vertical::Vertical;
+use crate::output::xml::Xml;
 use crate::output::NullOutput;
 
 /// Format settings, resolved once per query from the query's [`Settings`].
@@ -109,6 +116,40 @@ pub struct FormatSettings {
     pub client_protocol_version: u64,
     /// `output_format_arrow_string_as_string`: `String` as Arrow strings, not binary.
     pub arrow_string_as_string: bool,
+    /// `output_format_pretty_max_column_name_width_cut_to` (0: names are never cut).
+    pub pretty_name_cut_to: u64,
+    /// `output_format_pretty_max_column_name_width_min_chars_to_cut`.
+    pub pretty_name_min_chars_to_cut: u64,
+    /// `output_format_markdown_escape_special_characters`.
+    pub markdown_escape_special_characters: bool,
+    /// `output_format_sql_insert_*`.
+    pub sql_insert: SqlInsertSettings,
+    /// `format_custom_*`: the `CustomSeparated` formats.
+    pub custom: CustomSettings,
+}
+
+/// What the `SQLInsert` output writes around the values.
+#[derive(Debug, Clone)]
+pub struct SqlInsertSettings {
+    pub table_name: String,
+    pub include_column_names: bool,
+    pub use_replace: bool,
+    pub quote_names: bool,
+    /// Rows per statement.
+    pub max_batch_size: u64,
+}
+
+/// The delimiters and escaping rule of the `CustomSeparated` formats.
+#[derive(Debug, Clone)]
+pub struct CustomSettings {
+    /// `Escaped`, `Quoted`, `CSV`, `JSON`, `XML`, `Raw` or `None`, as written in the setting.
+    pub escaping_rule: String,
+    pub field_delimiter: String,
+    pub row_before_delimiter: String,
+    pub row_after_delimiter: String,
+    pub row_between_delimiter: String,
+    pub result_before_delimiter: String,
+    pub result_after_delimiter: String,
 }
 
 impl Default for FormatSettings {
@@ -165,6 +206,25 @@ impl FormatSettings {
             min_chunk_bytes_for_parallel_parsing: number(settings, "min_chunk_bytes_for_parallel_parsing", 10 << 20) as usize,
             client_protocol_version: number(settings, "client_protocol_version", 0),
             arrow_string_as_string: flag(settings, "output_format_arrow_string_as_string", true),
+            pretty_name_cut_to: number(settings, "output_format_pretty_max_column_name_width_cut_to", 24),
+            pretty_name_min_chars_to_cut: number(settings, "output_format_pretty_max_column_name_width_min_chars_to_cut", 4),
+            markdown_escape_special_characters: flag(settings, "output_format_markdown_escape_special_characters", false),
+            sql_insert: SqlInsertSettings {
+                table_name: settings.get("output_format_sql_insert_table_name").unwrap_or("table").to_string(),
+                include_column_names: flag(settings, "output_format_sql_insert_include_column_names", true),
+                use_replace: flag(settings, "output_format_sql_insert_use_replace", false),
+                quote_names: flag(settings, "output_format_sql_insert_quote_names", true),
+                max_batch_size: number(settings, "output_format_sql_insert_max_batch_size", 65409),
+            },
+            custom: CustomSettings {
+                escaping_rule: settings.get("format_custom_escaping_rule").unwrap_or("Escaped").to_string(),
+                field_delimiter: settings.get("format_custom_field_delimiter").unwrap_or("\t").to_string(),
+                row_before_delimiter: settings.get_str("format_custom_row_before_delimiter").to_string(),
+                row_after_delimiter: settings.get("format_custom_row_after_delimiter").unwrap_or("\n").to_string(),
+                row_between_delimiter: settings.get_str("format_custom_row_between_delimiter").to_string(),
+                result_before_delimiter: settings.get_str("format_custom_result_before_delimiter").to_string(),
+                result_after_delimiter: settings.get_str("format_custom_result_after_delimiter").to_string(),
+            },
         }
     }
 
@@ -215,37 +275,78 @@ const OUTPUT_FORMATS: &[&str] = &[
     "TSV",
     "TabSeparatedRaw",
     "TSVRaw",
+    "Raw",
+    "LineAsString",
     "TabSeparatedWithNames",
     "TSVWithNames",
     "TabSeparatedWithNamesAndTypes",
     "TSVWithNamesAndTypes",
     "TabSeparatedRawWithNames",
     "TSVRawWithNames",
+    "RawWithNames",
+    "LineAsStringWithNames",
     "TabSeparatedRawWithNamesAndTypes",
     "TSVRawWithNamesAndTypes",
+    "RawWithNamesAndTypes",
+    "LineAsStringWithNamesAndTypes",
     "CSV",
     "CSVWithNames",
     "CSVWithNamesAndTypes",
+    "CustomSeparated",
+    "CustomSeparatedWithNames",
+    "CustomSeparatedWithNamesAndTypes",
+    "TSKV",
     "JSONEachRow",
     "JSONLines",
+    "JSONL",
     "NDJSON",
+    "JSONStringsEachRow",
+    "PrettyJSONEachRow",
+    "PrettyJSONLines",
+    "PrettyNDJSON",
+    "JSONEachRowWithProgress",
+    "JSONStringsEachRowWithProgress",
     "JSONCompactEachRow",
+    "JSONCompactEachRowWithNames",
+    "JSONCompactEachRowWithNamesAndTypes",
+    "JSONCompactStringsEachRow",
+    "JSONCompactStringsEachRowWithNames",
+    "JSONCompactStringsEachRowWithNamesAndTypes",
+    "JSONCompactEachRowWithProgress",
+    "JSONCompactStringsEachRowWithProgress",
+    "JSONObjectEachRow",
     "JSON",
     "JSONCompact",
+    "JSONStrings",
+    "JSONCompactStrings",
+    "JSONColumns",
+    "JSONCompactColumns",
+    "JSONColumnsWithMetadata",
+    "XML",
     "Values",
+    "SQLInsert",
+    "Vertical",
+    "Markdown",
+    "MD",
     "Pretty",
     "PrettyCompact",
-    "PrettyCompactMonoBlock",
     "PrettySpace",
     "PrettyNoEscapes",
     "PrettyCompactNoEscapes",
     "PrettySpaceNoEscapes",
+    "PrettyMonoBlock",
+    "PrettyCompactMonoBlock",
+    "PrettySpaceMonoBlock",
+    "PrettyNoEscapesMonoBlock",
+    "PrettyCompactNoEscapesMonoBlock",
+    "PrettySpaceNoEscapesMonoBlock",
     "Null",
     "Parquet",
     "Native",
     "RowBinary",
     "RowBinaryWithNames",
     "RowBinaryWithNamesAndTypes",
+    "RawBLOB",
     "Arrow",
     "ArrowStream",
 ];
@@ -296,28 +397,62 @@ pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSett
     use crate::output::delimited::Kind as D;
     Ok(match name {
         "TabSeparated" | "TSV" => Box::new(Delimited::new(schema, D::Tsv, false, false, settings)),
-        "TabSeparatedRaw" | "TSVRaw" => Box::new(Delimited::new(schema, D::TsvRaw, false, false, settings)),
+        "TabSeparatedRaw" | "TSVRaw" | "Raw" | "LineAsString" => Box::new(Delimited::new(schema, D::TsvRaw, false, false, settings)),
         "TabSeparatedWithNames" | "TSVWithNames" => Box::new(Delimited::new(schema, D::Tsv, true, false, settings)),
         "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(Delimited::new(schema, D::Tsv, true, true, settings)),
-        "TabSeparatedRawWithNames" | "TSVRawWithNames" => Box::new(Delimited::new(schema, D::TsvRaw, true, false, settings)),
-        "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" => Box::new(Delimited::new(schema, D::TsvRaw, true, true, settings)),
+        "TabSeparatedRawWithNames" | "TSVRawWithNames" | "RawWithNames" | "LineAsStringWithNames" => {
+            Box::new(Delimited::new(schema, D::TsvRaw, true, false, settings))
+        }
+        "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" | "RawWithNamesAndTypes" | "LineAsStringWithNamesAndTypes" => {
+            Box::new(Delimited::new(schema, D::TsvRaw, true, true, settings))
+        }
         "CSV" => Box::new(Delimited::new(schema, D::Csv, false, false, settings)),
         "CSVWithNames" => Box::new(Delimited::new(schema, D::Csv, true, false, settings)),
         "CSVWithNamesAndTypes" => Box::new(Delimited::new(schema, D::Csv, true, true, settings)),
-        "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRow::new(schema, false, settings)),
-        "JSONCompactEachRow" => Box::new(JsonEachRow::new(schema, true, settings)),
-        "JSON" => Box::new(JsonDocument::new(schema, false, settings)),
-        "JSONCompact" => Box::new(JsonDocument::new(schema, true, settings)),
+        "CustomSeparated" => Box::new(CustomSeparated::new(schema, false, false, settings)?),
+        "CustomSeparatedWithNames" => Box::new(CustomSeparated::new(schema, true, false, settings)?),
+        "CustomSeparatedWithNamesAndTypes" => Box::new(CustomSeparated::new(schema, true, true, settings)?),
+        "TSKV" => Box::new(Tskv::new(schema, settings)),
+        "JSONEachRow" | "JSONLines" | "JSONL" | "NDJSON" => Box::new(JsonEachRow::new(schema, EachRow::Object, false, settings)),
+        "JSONStringsEachRow" => Box::new(JsonEachRow::new(schema, EachRow::Object, true, settings)),
+        "PrettyJSONEachRow" | "PrettyJSONLines" | "PrettyNDJSON" => Box::new(JsonEachRow::new(schema, EachRow::Pretty, false, settings)),
+        "JSONEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Object, false, settings).with_progress()),
+        "JSONStringsEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Object, true, settings).with_progress()),
+        "JSONCompactEachRow" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings)),
+        "JSONCompactEachRowWithNames" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings).with_header(false)),
+        "JSONCompactEachRowWithNamesAndTypes" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings).with_header(true)),
+        "JSONCompactStringsEachRow" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings)),
+        "JSONCompactStringsEachRowWithNames" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_header(false)),
+        "JSONCompactStringsEachRowWithNamesAndTypes" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_header(true)),
+        "JSONCompactEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings).with_progress()),
+        "JSONCompactStringsEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_progress()),
+        "JSONObjectEachRow" => Box::new(JsonEachRow::new(schema, EachRow::ObjectOfRows, false, settings)),
+        "JSON" => Box::new(JsonDocument::new(schema, DocumentData::Objects, false, settings)),
+        "JSONCompact" => Box::new(JsonDocument::new(schema, DocumentData::Arrays, false, settings)),
+        "JSONStrings" => Box::new(JsonDocument::new(schema, DocumentData::Objects, true, settings)),
+        "JSONCompactStrings" => Box::new(JsonDocument::new(schema, DocumentData::Arrays, true, settings)),
+        "JSONColumnsWithMetadata" => Box::new(JsonDocument::new(schema, DocumentData::Columns, false, settings)),
+        "JSONColumns" => Box::new(JsonColumns::new(schema, false, settings)),
+        "JSONCompactColumns" => Box::new(JsonColumns::new(schema, true, settings)),
+        "XML" => Box::new(Xml::new(schema, settings)),
         "Values" => Box::new(Values::new(schema, settings)),
-        "Pretty" | "PrettyNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Full, settings)),
-        "PrettyCompact" | "PrettyCompactMonoBlock" | "PrettyCompactNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Compact, settings)),
-        "PrettySpace" | "PrettySpaceNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Space, settings)),
+        "SQLInsert" => Box::new(SqlInsert::new(schema, settings)),
+        "Vertical" => Box::new(Vertical::new(schema, settings)),
+        "Markdown" | "MD" => Box::new(Markdown::new(schema, settings)),
+        // Granary writes a Pretty table once, at the end: the MonoBlock variants are the
+        // same, and NoEscapes only drops colors, which HTTP output never has.
+        "Pretty" | "PrettyNoEscapes" | "PrettyMonoBlock" | "PrettyNoEscapesMonoBlock" => Box::new(Pretty::new(schema, PrettyStyle::Full, settings)),
+        "PrettyCompact" | "PrettyCompactMonoBlock" | "PrettyCompactNoEscapes" | "PrettyCompactNoEscapesMonoBlock" => {
+            Box::new(Pretty::new(schema, PrettyStyle::Compact, settings))
+        }
+        "PrettySpace" | "PrettySpaceNoEscapes" | "PrettySpaceMonoBlock" | "PrettySpaceNoEscapesMonoBlock" => Box::new(Pretty::new(schema, PrettyStyle::Space, settings)),
         "Null" => Box::new(NullOutput),
         "Parquet" => Box::new(ParquetOutput::new(schema)?),
         "Native" => Box::new(NativeOutput::new(schema, settings)),
         "RowBinary" => Box::new(RowBinaryOutput::new(schema, false, false)),
         "RowBinaryWithNames" => Box::new(RowBinaryOutput::new(schema, true, false)),
         "RowBinaryWithNamesAndTypes" => Box::new(RowBinaryOutput::new(schema, true, true)),
+        "RawBLOB" => Box::new(RawBlob::new(schema)),
         "Arrow" => Box::new(ArrowOutput::new(schema, false, settings)?),
         "ArrowStream" => Box::new(ArrowOutput::new(schema, true, settings)?),
         other => return Err(unknown_format(other)),
