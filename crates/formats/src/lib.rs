@@ -48,7 +48,12 @@ use granary_types::text::{DateTimeInputFormat, TextOptions};
 
 use crate::input::ipc::ArrowInput;
 use crate::input::delimited::{DelimitedInput, Dialect};
-use crate::input::json::JsonEachRowInput;
+use crate::input::custom::CustomSeparatedInput;
+use crate::input::json::{JsonAsStringInput, JsonEachRowInput, JsonObjectEachRowInput};
+use crate::input::json_columns::JsonColumnsInput;
+use crate::input::json_compact::JsonCompactEachRowInput;
+use crate::input::lines::{LineAsStringInput, RawBlobInput};
+use crate::input::tskv::TskvInput;
 use crate::input::json_document::JsonDocumentInput;
 use crate::input::native::NativeInput;
 use crate::input::parquet::ParquetInput;
@@ -356,18 +361,44 @@ const INPUT_FORMATS: &[&str] = &[
     "TSV",
     "TabSeparatedRaw",
     "TSVRaw",
+    "Raw",
     "TabSeparatedWithNames",
     "TSVWithNames",
     "TabSeparatedWithNamesAndTypes",
     "TSVWithNamesAndTypes",
+    "TabSeparatedRawWithNames",
+    "TSVRawWithNames",
+    "RawWithNames",
+    "TabSeparatedRawWithNamesAndTypes",
+    "TSVRawWithNamesAndTypes",
+    "RawWithNamesAndTypes",
     "CSV",
     "CSVWithNames",
     "CSVWithNamesAndTypes",
+    "CustomSeparated",
+    "CustomSeparatedWithNames",
+    "CustomSeparatedWithNamesAndTypes",
+    "TSKV",
     "JSONEachRow",
     "JSONLines",
+    "JSONL",
     "NDJSON",
+    "JSONStringsEachRow",
+    "JSONCompactEachRow",
+    "JSONCompactEachRowWithNames",
+    "JSONCompactEachRowWithNamesAndTypes",
+    "JSONCompactStringsEachRow",
+    "JSONCompactStringsEachRowWithNames",
+    "JSONCompactStringsEachRowWithNamesAndTypes",
+    "JSONObjectEachRow",
     "JSON",
     "JSONCompact",
+    "JSONColumns",
+    "JSONCompactColumns",
+    "JSONColumnsWithMetadata",
+    "JSONAsString",
+    "LineAsString",
+    "RawBLOB",
     "Values",
     "Parquet",
     "Native",
@@ -464,15 +495,36 @@ pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSett
 pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSettings) -> Result<Box<dyn InputFormat>> {
     Ok(match name {
         "TabSeparated" | "TSV" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 0, settings)?),
-        "TabSeparatedRaw" | "TSVRaw" => Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 0, settings)?),
+        "TabSeparatedRaw" | "TSVRaw" | "Raw" => Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 0, settings)?),
         "TabSeparatedWithNames" | "TSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 1, settings)?),
         "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 2, settings)?),
+        "TabSeparatedRawWithNames" | "TSVRawWithNames" | "RawWithNames" => Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 1, settings)?),
+        "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" | "RawWithNamesAndTypes" => {
+            Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 2, settings)?)
+        }
         "CSV" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 0, settings)?),
         "CSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 1, settings)?),
         "CSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 2, settings)?),
-        "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, settings)?),
-        "JSON" => Box::new(JsonDocumentInput::new(schema, false, settings)?),
+        "CustomSeparated" => Box::new(CustomSeparatedInput::new(schema, 0, settings)?),
+        "CustomSeparatedWithNames" => Box::new(CustomSeparatedInput::new(schema, 1, settings)?),
+        "CustomSeparatedWithNamesAndTypes" => Box::new(CustomSeparatedInput::new(schema, 2, settings)?),
+        "TSKV" => Box::new(TskvInput::new(schema, settings)?),
+        "JSONEachRow" | "JSONLines" | "JSONL" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, false, settings)?),
+        "JSONStringsEachRow" => Box::new(JsonEachRowInput::new(schema, true, settings)?),
+        "JSONCompactEachRow" => Box::new(JsonCompactEachRowInput::new(schema, false, 0, settings)?),
+        "JSONCompactEachRowWithNames" => Box::new(JsonCompactEachRowInput::new(schema, false, 1, settings)?),
+        "JSONCompactEachRowWithNamesAndTypes" => Box::new(JsonCompactEachRowInput::new(schema, false, 2, settings)?),
+        "JSONCompactStringsEachRow" => Box::new(JsonCompactEachRowInput::new(schema, true, 0, settings)?),
+        "JSONCompactStringsEachRowWithNames" => Box::new(JsonCompactEachRowInput::new(schema, true, 1, settings)?),
+        "JSONCompactStringsEachRowWithNamesAndTypes" => Box::new(JsonCompactEachRowInput::new(schema, true, 2, settings)?),
+        "JSONObjectEachRow" => Box::new(JsonObjectEachRowInput::new(schema, settings)?),
+        "JSON" | "JSONColumnsWithMetadata" => Box::new(JsonDocumentInput::new(schema, false, settings)?),
         "JSONCompact" => Box::new(JsonDocumentInput::new(schema, true, settings)?),
+        "JSONColumns" => Box::new(JsonColumnsInput::new(schema, false, settings)?),
+        "JSONCompactColumns" => Box::new(JsonColumnsInput::new(schema, true, settings)?),
+        "JSONAsString" => Box::new(JsonAsStringInput::new(schema, settings)?),
+        "LineAsString" => Box::new(LineAsStringInput::new(schema, settings)?),
+        "RawBLOB" => Box::new(RawBlobInput::new(schema, settings)?),
         "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),
         "Native" => Box::new(NativeInput::new(schema, settings)),
@@ -507,9 +559,13 @@ mod tests {
         for name in OUTPUT_FORMATS {
             assert!(create_output_format(name, schema(), &s).is_ok(), "{name}");
         }
+        // A String column suits every input format (LineAsString and the like want one).
+        let strings = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, false)]));
         for name in INPUT_FORMATS {
-            assert!(create_input_format(name, schema(), &s).is_ok(), "{name}");
+            assert!(create_input_format(name, strings.clone(), &s).is_ok(), "{name}");
         }
+        assert_eq!(create_input_format("LineAsString", schema(), &s).err().unwrap().code(), ErrorCode::INCORRECT_QUERY);
+        assert_eq!(create_input_format("Vertical", schema(), &s).err().unwrap().code(), ErrorCode::BAD_ARGUMENTS);
         let e = create_output_format("tsv", schema(), &s).err().unwrap();
         assert_eq!(e.code(), ErrorCode::UNKNOWN_FORMAT);
         assert_eq!(e.message(), "Unknown format tsv");
