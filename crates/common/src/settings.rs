@@ -115,6 +115,13 @@ registry! {
     "format_csv_allow_double_quotes": Bool = "1", "Accept strings in double quotes in CSV input.";
     "format_csv_allow_single_quotes": Bool = "0", "Accept strings in single quotes in CSV input.";
     "format_csv_delimiter": String = ",", "The field delimiter of CSV input and output.";
+    "format_custom_escaping_rule": String = "Escaped", "CustomSeparated formats: how values are escaped (Escaped, Quoted, CSV, JSON, XML, Raw).";
+    "format_custom_field_delimiter": String = "\t", "CustomSeparated formats: the text between fields.";
+    "format_custom_result_after_delimiter": String = "", "CustomSeparated formats: the text after the result.";
+    "format_custom_result_before_delimiter": String = "", "CustomSeparated formats: the text before the result.";
+    "format_custom_row_after_delimiter": String = "\n", "CustomSeparated formats: the text after each row.";
+    "format_custom_row_before_delimiter": String = "", "CustomSeparated formats: the text before each row.";
+    "format_custom_row_between_delimiter": String = "", "CustomSeparated formats: the text between rows.";
     "group_by_use_nulls": Bool = "0", "ROLLUP, CUBE and GROUPING SETS: NULL (not the type's default) in the keys a row does not group by.";
     "http_connection_timeout": UInt64 = "1", "url(): connection timeout in seconds.";
     "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
@@ -176,13 +183,21 @@ registry! {
     "output_format_json_named_tuples_as_objects": Bool = "1", "Print named tuples as JSON objects.";
     "output_format_json_quote_64bit_integers": Bool = "0", "Print 64-bit integers in quotes in JSON formats.";
     "output_format_json_quote_denormals": Bool = "0", "Print nan and inf as strings in JSON formats.";
+    "output_format_markdown_escape_special_characters": Bool = "0", "Markdown output: escape ASCII punctuation in String values with a backslash.";
     "output_format_pretty_display_footer_column_names": Bool = "1", "Pretty formats: repeat column names below long results.";
     "output_format_pretty_display_footer_column_names_min_rows": UInt64 = "50", "Pretty formats: rows from which the footer is shown.";
+    "output_format_pretty_max_column_name_width_cut_to": UInt64 = "24", "Pretty and Vertical formats: column names that are not identifiers are cut to this width (0: never).";
+    "output_format_pretty_max_column_name_width_min_chars_to_cut": UInt64 = "4", "Pretty and Vertical formats: a name is cut only when this many characters or more would go.";
     "output_format_pretty_max_column_pad_width": UInt64 = "250", "Pretty formats: pad columns to at most this width.";
     "output_format_pretty_max_rows": UInt64 = "10000", "Rows printed at most by Pretty formats.";
     "output_format_pretty_max_value_width": UInt64 = "10000", "Pretty formats: cut values longer than this.";
     "output_format_pretty_row_numbers": Bool = "1", "Pretty formats: number the rows.";
     "output_format_pretty_single_large_number_tip_threshold": UInt64 = "1000000", "Pretty formats: show a readable tip next to a single large number.";
+    "output_format_sql_insert_include_column_names": Bool = "1", "SQLInsert output: list the column names in the INSERT.";
+    "output_format_sql_insert_max_batch_size": UInt64 = "65409", "SQLInsert output: rows per INSERT statement.";
+    "output_format_sql_insert_quote_names": Bool = "1", "SQLInsert output: column names in backquotes.";
+    "output_format_sql_insert_table_name": String = "table", "SQLInsert output: the table name written in the INSERT.";
+    "output_format_sql_insert_use_replace": Bool = "0", "SQLInsert output: REPLACE INTO instead of INSERT INTO.";
     "output_format_write_statistics": Bool = "1", "Write the statistics object in JSON output formats.";
     "parallel_distributed_insert_select": UInt64 = "0", "Run INSERT ... SELECT on every shard in parallel.";
     "preferred_block_size_bytes": UInt64 = "1000000", "The preferred size of a block in bytes.";
@@ -330,7 +345,10 @@ fn normalise(def: &SettingDef, value: &str) -> Result<String> {
     // ClickHouse reads a number as far as it can and then expects the end of the text.
     let not_a_number = || Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected 'eof' before: '{unquoted}'"));
     Ok(match def.kind {
-        SettingKind::String => unquoted.to_string(),
+        // String values keep their blanks: a tab or a line feed is a valid delimiter
+        // (`format_csv_delimiter`, `format_custom_*`).
+        SettingKind::String if raw.len() >= 2 && raw.starts_with('\'') && raw.ends_with('\'') => unquoted.to_string(),
+        SettingKind::String => value.to_string(),
         SettingKind::DateTimeOutputFormat | SettingKind::DateTimeInputFormat => {
             let allowed = def.kind.allowed_values();
             if !allowed.contains(&unquoted) {
@@ -433,6 +451,15 @@ mod tests {
         for def in SETTINGS_REGISTRY {
             normalise(def, def.default).unwrap_or_else(|e| panic!("{}: {e}", def.name));
         }
+    }
+
+    #[test]
+    fn string_values_keep_their_blanks() {
+        let mut s = Settings::new();
+        s.set("format_csv_delimiter", "\t").unwrap();
+        assert_eq!(s.get("format_csv_delimiter"), Some("\t"));
+        s.set("format_custom_row_after_delimiter", "'\n'").unwrap();
+        assert_eq!(s.get("format_custom_row_after_delimiter"), Some("\n"));
     }
 
     #[test]

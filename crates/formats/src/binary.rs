@@ -353,6 +353,28 @@ impl Col {
         Ok(())
     }
 
+    /// Writes row `row` as ClickHouse's `getDataAt` sees it (the `RawBLOB` format): the
+    /// bytes of a fixed-width value or of a string, nothing for NULL, the elements of an
+    /// array of fixed-width values back to back. False for what has no such bytes
+    /// (tuples, maps, arrays of strings or composites).
+    pub fn write_raw(&self, row: usize, out: &mut Vec<u8>) -> bool {
+        match self {
+            Col::Fixed { .. } | Col::Strings { .. } => out.extend_from_slice(self.leaf_value(row).unwrap_or_default()),
+            Col::Nullable { nulls, inner } => {
+                if !nulls[row] {
+                    return inner.write_raw(row, out);
+                }
+            }
+            Col::Array { ends, inner } => {
+                let Col::Fixed { width, data } = inner.as_ref() else { return false };
+                let (start, end) = range(ends, row);
+                out.extend_from_slice(&data[start * width..end * width]);
+            }
+            Col::States { .. } | Col::Tuple(_) | Col::Map { .. } => return false,
+        }
+        true
+    }
+
     /// Writes row `row` as RowBinary.
     pub fn write_row(&self, row: usize, out: &mut Vec<u8>) {
         match self {

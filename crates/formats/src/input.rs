@@ -14,11 +14,16 @@
 
 pub mod ipc;
 pub(crate) mod conform;
+pub mod custom;
 pub mod delimited;
 pub mod json;
+pub mod json_columns;
+pub mod json_compact;
 pub mod json_document;
+pub mod lines;
 pub mod native;
 pub mod parquet;
 pub(crate) mod rows;
 pub mod rowbinary;
+pub mod tskv;
 pub mod values;

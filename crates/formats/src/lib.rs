@@ -48,7 +48,12 @@ use granary_types::text::{DateTimeInputFormat, TextOptions};
 
 use crate::input::ipc::ArrowInput;
 use crate::input::delimited::{DelimitedInput, Dialect};
-use crate::input::json::JsonEachRowInput;
+use crate::input::custom::CustomSeparatedInput;
+use crate::input::json::{JsonAsStringInput, JsonEachRowInput, JsonObjectEachRowInput};
+use crate::input::json_columns::JsonColumnsInput;
+use crate::input::json_compact::JsonCompactEachRowInput;
+use crate::input::lines::{LineAsStringInput, RawBlobInput};
+use crate::input::tskv::TskvInput;
 use crate::input::json_document::JsonDocumentInput;
 use crate::input::native::NativeInput;
 use crate::input::parquet::ParquetInput;
@@ -56,12 +61,19 @@ use crate::input::rowbinary::{Header, RowBinaryInput};
 use crate::input::values::ValuesInput;
 use crate::output::ipc::ArrowOutput;
 use crate::output::delimited::Delimited;
-use crate::output::json::{JsonDocument, JsonEachRow};
+use crate::output::custom::CustomSeparated;
+use crate::output::json::{DocumentData, EachRow, JsonColumns, JsonDocument, JsonEachRow};
+use crate::output::markdown::Markdown;
 use crate::output::native::NativeOutput;
 use crate::output::parquet::ParquetOutput;
 use crate::output::pretty::{Pretty, PrettyStyle};
+use crate::output::raw_blob::RawBlob;
 use crate::output::rowbinary::RowBinaryOutput;
+use crate::output::sql_insert::SqlInsert;
+use crate::output::tskv::Tskv;
 use crate::output::values::Values;
+use crate::output::vertical::Vertical;
+use crate::output::xml::Xml;
 use crate::output::NullOutput;
 
 /// Format settings, resolved once per query from the query's [`Settings`].
@@ -109,6 +121,40 @@ pub struct FormatSettings {
     pub client_protocol_version: u64,
     /// `output_format_arrow_string_as_string`: `String` as Arrow strings, not binary.
     pub arrow_string_as_string: bool,
+    /// `output_format_pretty_max_column_name_width_cut_to` (0: names are never cut).
+    pub pretty_name_cut_to: u64,
+    /// `output_format_pretty_max_column_name_width_min_chars_to_cut`.
+    pub pretty_name_min_chars_to_cut: u64,
+    /// `output_format_markdown_escape_special_characters`.
+    pub markdown_escape_special_characters: bool,
+    /// `output_format_sql_insert_*`.
+    pub sql_insert: SqlInsertSettings,
+    /// `format_custom_*`: the `CustomSeparated` formats.
+    pub custom: CustomSettings,
+}
+
+/// What the `SQLInsert` output writes around the values.
+#[derive(Debug, Clone)]
+pub struct SqlInsertSettings {
+    pub table_name: String,
+    pub include_column_names: bool,
+    pub use_replace: bool,
+    pub quote_names: bool,
+    /// Rows per statement.
+    pub max_batch_size: u64,
+}
+
+/// The delimiters and escaping rule of the `CustomSeparated` formats.
+#[derive(Debug, Clone)]
+pub struct CustomSettings {
+    /// `Escaped`, `Quoted`, `CSV`, `JSON`, `XML`, `Raw` or `None`, as written in the setting.
+    pub escaping_rule: String,
+    pub field_delimiter: String,
+    pub row_before_delimiter: String,
+    pub row_after_delimiter: String,
+    pub row_between_delimiter: String,
+    pub result_before_delimiter: String,
+    pub result_after_delimiter: String,
 }
 
 impl Default for FormatSettings {
@@ -165,6 +211,25 @@ impl FormatSettings {
             min_chunk_bytes_for_parallel_parsing: number(settings, "min_chunk_bytes_for_parallel_parsing", 10 << 20) as usize,
             client_protocol_version: number(settings, "client_protocol_version", 0),
             arrow_string_as_string: flag(settings, "output_format_arrow_string_as_string", true),
+            pretty_name_cut_to: number(settings, "output_format_pretty_max_column_name_width_cut_to", 24),
+            pretty_name_min_chars_to_cut: number(settings, "output_format_pretty_max_column_name_width_min_chars_to_cut", 4),
+            markdown_escape_special_characters: flag(settings, "output_format_markdown_escape_special_characters", false),
+            sql_insert: SqlInsertSettings {
+                table_name: settings.get("output_format_sql_insert_table_name").unwrap_or("table").to_string(),
+                include_column_names: flag(settings, "output_format_sql_insert_include_column_names", true),
+                use_replace: flag(settings, "output_format_sql_insert_use_replace", false),
+                quote_names: flag(settings, "output_format_sql_insert_quote_names", true),
+                max_batch_size: number(settings, "output_format_sql_insert_max_batch_size", 65409),
+            },
+            custom: CustomSettings {
+                escaping_rule: settings.get("format_custom_escaping_rule").unwrap_or("Escaped").to_string(),
+                field_delimiter: settings.get("format_custom_field_delimiter").unwrap_or("\t").to_string(),
+                row_before_delimiter: settings.get_str("format_custom_row_before_delimiter").to_string(),
+                row_after_delimiter: settings.get("format_custom_row_after_delimiter").unwrap_or("\n").to_string(),
+                row_between_delimiter: settings.get_str("format_custom_row_between_delimiter").to_string(),
+                result_before_delimiter: settings.get_str("format_custom_result_before_delimiter").to_string(),
+                result_after_delimiter: settings.get_str("format_custom_result_after_delimiter").to_string(),
+            },
         }
     }
 
@@ -215,37 +280,78 @@ const OUTPUT_FORMATS: &[&str] = &[
     "TSV",
     "TabSeparatedRaw",
     "TSVRaw",
+    "Raw",
+    "LineAsString",
     "TabSeparatedWithNames",
     "TSVWithNames",
     "TabSeparatedWithNamesAndTypes",
     "TSVWithNamesAndTypes",
     "TabSeparatedRawWithNames",
     "TSVRawWithNames",
+    "RawWithNames",
+    "LineAsStringWithNames",
     "TabSeparatedRawWithNamesAndTypes",
     "TSVRawWithNamesAndTypes",
+    "RawWithNamesAndTypes",
+    "LineAsStringWithNamesAndTypes",
     "CSV",
     "CSVWithNames",
     "CSVWithNamesAndTypes",
+    "CustomSeparated",
+    "CustomSeparatedWithNames",
+    "CustomSeparatedWithNamesAndTypes",
+    "TSKV",
     "JSONEachRow",
     "JSONLines",
+    "JSONL",
     "NDJSON",
+    "JSONStringsEachRow",
+    "PrettyJSONEachRow",
+    "PrettyJSONLines",
+    "PrettyNDJSON",
+    "JSONEachRowWithProgress",
+    "JSONStringsEachRowWithProgress",
     "JSONCompactEachRow",
+    "JSONCompactEachRowWithNames",
+    "JSONCompactEachRowWithNamesAndTypes",
+    "JSONCompactStringsEachRow",
+    "JSONCompactStringsEachRowWithNames",
+    "JSONCompactStringsEachRowWithNamesAndTypes",
+    "JSONCompactEachRowWithProgress",
+    "JSONCompactStringsEachRowWithProgress",
+    "JSONObjectEachRow",
     "JSON",
     "JSONCompact",
+    "JSONStrings",
+    "JSONCompactStrings",
+    "JSONColumns",
+    "JSONCompactColumns",
+    "JSONColumnsWithMetadata",
+    "XML",
     "Values",
+    "SQLInsert",
+    "Vertical",
+    "Markdown",
+    "MD",
     "Pretty",
     "PrettyCompact",
-    "PrettyCompactMonoBlock",
     "PrettySpace",
     "PrettyNoEscapes",
     "PrettyCompactNoEscapes",
     "PrettySpaceNoEscapes",
+    "PrettyMonoBlock",
+    "PrettyCompactMonoBlock",
+    "PrettySpaceMonoBlock",
+    "PrettyNoEscapesMonoBlock",
+    "PrettyCompactNoEscapesMonoBlock",
+    "PrettySpaceNoEscapesMonoBlock",
     "Null",
     "Parquet",
     "Native",
     "RowBinary",
     "RowBinaryWithNames",
     "RowBinaryWithNamesAndTypes",
+    "RawBLOB",
     "Arrow",
     "ArrowStream",
 ];
@@ -255,18 +361,44 @@ const INPUT_FORMATS: &[&str] = &[
     "TSV",
     "TabSeparatedRaw",
     "TSVRaw",
+    "Raw",
     "TabSeparatedWithNames",
     "TSVWithNames",
     "TabSeparatedWithNamesAndTypes",
     "TSVWithNamesAndTypes",
+    "TabSeparatedRawWithNames",
+    "TSVRawWithNames",
+    "RawWithNames",
+    "TabSeparatedRawWithNamesAndTypes",
+    "TSVRawWithNamesAndTypes",
+    "RawWithNamesAndTypes",
     "CSV",
     "CSVWithNames",
     "CSVWithNamesAndTypes",
+    "CustomSeparated",
+    "CustomSeparatedWithNames",
+    "CustomSeparatedWithNamesAndTypes",
+    "TSKV",
     "JSONEachRow",
     "JSONLines",
+    "JSONL",
     "NDJSON",
+    "JSONStringsEachRow",
+    "JSONCompactEachRow",
+    "JSONCompactEachRowWithNames",
+    "JSONCompactEachRowWithNamesAndTypes",
+    "JSONCompactStringsEachRow",
+    "JSONCompactStringsEachRowWithNames",
+    "JSONCompactStringsEachRowWithNamesAndTypes",
+    "JSONObjectEachRow",
     "JSON",
     "JSONCompact",
+    "JSONColumns",
+    "JSONCompactColumns",
+    "JSONColumnsWithMetadata",
+    "JSONAsString",
+    "LineAsString",
+    "RawBLOB",
     "Values",
     "Parquet",
     "Native",
@@ -296,28 +428,62 @@ pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSett
     use crate::output::delimited::Kind as D;
     Ok(match name {
         "TabSeparated" | "TSV" => Box::new(Delimited::new(schema, D::Tsv, false, false, settings)),
-        "TabSeparatedRaw" | "TSVRaw" => Box::new(Delimited::new(schema, D::TsvRaw, false, false, settings)),
+        "TabSeparatedRaw" | "TSVRaw" | "Raw" | "LineAsString" => Box::new(Delimited::new(schema, D::TsvRaw, false, false, settings)),
         "TabSeparatedWithNames" | "TSVWithNames" => Box::new(Delimited::new(schema, D::Tsv, true, false, settings)),
         "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(Delimited::new(schema, D::Tsv, true, true, settings)),
-        "TabSeparatedRawWithNames" | "TSVRawWithNames" => Box::new(Delimited::new(schema, D::TsvRaw, true, false, settings)),
-        "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" => Box::new(Delimited::new(schema, D::TsvRaw, true, true, settings)),
+        "TabSeparatedRawWithNames" | "TSVRawWithNames" | "RawWithNames" | "LineAsStringWithNames" => {
+            Box::new(Delimited::new(schema, D::TsvRaw, true, false, settings))
+        }
+        "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" | "RawWithNamesAndTypes" | "LineAsStringWithNamesAndTypes" => {
+            Box::new(Delimited::new(schema, D::TsvRaw, true, true, settings))
+        }
         "CSV" => Box::new(Delimited::new(schema, D::Csv, false, false, settings)),
         "CSVWithNames" => Box::new(Delimited::new(schema, D::Csv, true, false, settings)),
         "CSVWithNamesAndTypes" => Box::new(Delimited::new(schema, D::Csv, true, true, settings)),
-        "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRow::new(schema, false, settings)),
-        "JSONCompactEachRow" => Box::new(JsonEachRow::new(schema, true, settings)),
-        "JSON" => Box::new(JsonDocument::new(schema, false, settings)),
-        "JSONCompact" => Box::new(JsonDocument::new(schema, true, settings)),
+        "CustomSeparated" => Box::new(CustomSeparated::new(schema, false, false, settings)?),
+        "CustomSeparatedWithNames" => Box::new(CustomSeparated::new(schema, true, false, settings)?),
+        "CustomSeparatedWithNamesAndTypes" => Box::new(CustomSeparated::new(schema, true, true, settings)?),
+        "TSKV" => Box::new(Tskv::new(schema, settings)),
+        "JSONEachRow" | "JSONLines" | "JSONL" | "NDJSON" => Box::new(JsonEachRow::new(schema, EachRow::Object, false, settings)),
+        "JSONStringsEachRow" => Box::new(JsonEachRow::new(schema, EachRow::Object, true, settings)),
+        "PrettyJSONEachRow" | "PrettyJSONLines" | "PrettyNDJSON" => Box::new(JsonEachRow::new(schema, EachRow::Pretty, false, settings)),
+        "JSONEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Object, false, settings).with_progress()),
+        "JSONStringsEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Object, true, settings).with_progress()),
+        "JSONCompactEachRow" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings)),
+        "JSONCompactEachRowWithNames" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings).with_header(false)),
+        "JSONCompactEachRowWithNamesAndTypes" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings).with_header(true)),
+        "JSONCompactStringsEachRow" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings)),
+        "JSONCompactStringsEachRowWithNames" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_header(false)),
+        "JSONCompactStringsEachRowWithNamesAndTypes" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_header(true)),
+        "JSONCompactEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings).with_progress()),
+        "JSONCompactStringsEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_progress()),
+        "JSONObjectEachRow" => Box::new(JsonEachRow::new(schema, EachRow::ObjectOfRows, false, settings)),
+        "JSON" => Box::new(JsonDocument::new(schema, DocumentData::Objects, false, settings)),
+        "JSONCompact" => Box::new(JsonDocument::new(schema, DocumentData::Arrays, false, settings)),
+        "JSONStrings" => Box::new(JsonDocument::new(schema, DocumentData::Objects, true, settings)),
+        "JSONCompactStrings" => Box::new(JsonDocument::new(schema, DocumentData::Arrays, true, settings)),
+        "JSONColumnsWithMetadata" => Box::new(JsonDocument::new(schema, DocumentData::Columns, false, settings)),
+        "JSONColumns" => Box::new(JsonColumns::new(schema, false, settings)),
+        "JSONCompactColumns" => Box::new(JsonColumns::new(schema, true, settings)),
+        "XML" => Box::new(Xml::new(schema, settings)),
         "Values" => Box::new(Values::new(schema, settings)),
-        "Pretty" | "PrettyNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Full, settings)),
-        "PrettyCompact" | "PrettyCompactMonoBlock" | "PrettyCompactNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Compact, settings)),
-        "PrettySpace" | "PrettySpaceNoEscapes" => Box::new(Pretty::new(schema, PrettyStyle::Space, settings)),
+        "SQLInsert" => Box::new(SqlInsert::new(schema, settings)),
+        "Vertical" => Box::new(Vertical::new(schema, settings)),
+        "Markdown" | "MD" => Box::new(Markdown::new(schema, settings)),
+        // Granary writes a Pretty table once, at the end: the MonoBlock variants are the
+        // same, and NoEscapes only drops colors, which HTTP output never has.
+        "Pretty" | "PrettyNoEscapes" | "PrettyMonoBlock" | "PrettyNoEscapesMonoBlock" => Box::new(Pretty::new(schema, PrettyStyle::Full, settings)),
+        "PrettyCompact" | "PrettyCompactMonoBlock" | "PrettyCompactNoEscapes" | "PrettyCompactNoEscapesMonoBlock" => {
+            Box::new(Pretty::new(schema, PrettyStyle::Compact, settings))
+        }
+        "PrettySpace" | "PrettySpaceNoEscapes" | "PrettySpaceMonoBlock" | "PrettySpaceNoEscapesMonoBlock" => Box::new(Pretty::new(schema, PrettyStyle::Space, settings)),
         "Null" => Box::new(NullOutput),
         "Parquet" => Box::new(ParquetOutput::new(schema)?),
         "Native" => Box::new(NativeOutput::new(schema, settings)),
         "RowBinary" => Box::new(RowBinaryOutput::new(schema, false, false)),
         "RowBinaryWithNames" => Box::new(RowBinaryOutput::new(schema, true, false)),
         "RowBinaryWithNamesAndTypes" => Box::new(RowBinaryOutput::new(schema, true, true)),
+        "RawBLOB" => Box::new(RawBlob::new(schema)),
         "Arrow" => Box::new(ArrowOutput::new(schema, false, settings)?),
         "ArrowStream" => Box::new(ArrowOutput::new(schema, true, settings)?),
         other => return Err(unknown_format(other)),
@@ -329,15 +495,36 @@ pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSett
 pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSettings) -> Result<Box<dyn InputFormat>> {
     Ok(match name {
         "TabSeparated" | "TSV" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 0, settings)?),
-        "TabSeparatedRaw" | "TSVRaw" => Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 0, settings)?),
+        "TabSeparatedRaw" | "TSVRaw" | "Raw" => Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 0, settings)?),
         "TabSeparatedWithNames" | "TSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 1, settings)?),
         "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Tsv, 2, settings)?),
+        "TabSeparatedRawWithNames" | "TSVRawWithNames" | "RawWithNames" => Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 1, settings)?),
+        "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" | "RawWithNamesAndTypes" => {
+            Box::new(DelimitedInput::new(schema, Dialect::TsvRaw, 2, settings)?)
+        }
         "CSV" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 0, settings)?),
         "CSVWithNames" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 1, settings)?),
         "CSVWithNamesAndTypes" => Box::new(DelimitedInput::new(schema, Dialect::Csv, 2, settings)?),
-        "JSONEachRow" | "JSONLines" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, settings)?),
-        "JSON" => Box::new(JsonDocumentInput::new(schema, false, settings)?),
+        "CustomSeparated" => Box::new(CustomSeparatedInput::new(schema, 0, settings)?),
+        "CustomSeparatedWithNames" => Box::new(CustomSeparatedInput::new(schema, 1, settings)?),
+        "CustomSeparatedWithNamesAndTypes" => Box::new(CustomSeparatedInput::new(schema, 2, settings)?),
+        "TSKV" => Box::new(TskvInput::new(schema, settings)?),
+        "JSONEachRow" | "JSONLines" | "JSONL" | "NDJSON" => Box::new(JsonEachRowInput::new(schema, false, settings)?),
+        "JSONStringsEachRow" => Box::new(JsonEachRowInput::new(schema, true, settings)?),
+        "JSONCompactEachRow" => Box::new(JsonCompactEachRowInput::new(schema, false, 0, settings)?),
+        "JSONCompactEachRowWithNames" => Box::new(JsonCompactEachRowInput::new(schema, false, 1, settings)?),
+        "JSONCompactEachRowWithNamesAndTypes" => Box::new(JsonCompactEachRowInput::new(schema, false, 2, settings)?),
+        "JSONCompactStringsEachRow" => Box::new(JsonCompactEachRowInput::new(schema, true, 0, settings)?),
+        "JSONCompactStringsEachRowWithNames" => Box::new(JsonCompactEachRowInput::new(schema, true, 1, settings)?),
+        "JSONCompactStringsEachRowWithNamesAndTypes" => Box::new(JsonCompactEachRowInput::new(schema, true, 2, settings)?),
+        "JSONObjectEachRow" => Box::new(JsonObjectEachRowInput::new(schema, settings)?),
+        "JSON" | "JSONColumnsWithMetadata" => Box::new(JsonDocumentInput::new(schema, false, settings)?),
         "JSONCompact" => Box::new(JsonDocumentInput::new(schema, true, settings)?),
+        "JSONColumns" => Box::new(JsonColumnsInput::new(schema, false, settings)?),
+        "JSONCompactColumns" => Box::new(JsonColumnsInput::new(schema, true, settings)?),
+        "JSONAsString" => Box::new(JsonAsStringInput::new(schema, settings)?),
+        "LineAsString" => Box::new(LineAsStringInput::new(schema, settings)?),
+        "RawBLOB" => Box::new(RawBlobInput::new(schema, settings)?),
         "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),
         "Native" => Box::new(NativeInput::new(schema, settings)),
@@ -372,9 +559,13 @@ mod tests {
         for name in OUTPUT_FORMATS {
             assert!(create_output_format(name, schema(), &s).is_ok(), "{name}");
         }
+        // A String column suits every input format (LineAsString and the like want one).
+        let strings = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, false)]));
         for name in INPUT_FORMATS {
-            assert!(create_input_format(name, schema(), &s).is_ok(), "{name}");
+            assert!(create_input_format(name, strings.clone(), &s).is_ok(), "{name}");
         }
+        assert_eq!(create_input_format("LineAsString", schema(), &s).err().unwrap().code(), ErrorCode::INCORRECT_QUERY);
+        assert_eq!(create_input_format("Vertical", schema(), &s).err().unwrap().code(), ErrorCode::BAD_ARGUMENTS);
         let e = create_output_format("tsv", schema(), &s).err().unwrap();
         assert_eq!(e.code(), ErrorCode::UNKNOWN_FORMAT);
         assert_eq!(e.message(), "Unknown format tsv");

@@ -4,14 +4,21 @@
 //! Each format builds one [`ColumnWriter`] per column and batch (the type is resolved
 //! once), then loops over rows appending bytes to the caller's buffer.
 
-pub mod ipc;
+pub mod custom;
 pub mod delimited;
+pub mod ipc;
 pub mod json;
+pub mod markdown;
 pub mod native;
 pub mod parquet;
 pub mod pretty;
+pub mod raw_blob;
 pub mod rowbinary;
+pub mod sql_insert;
+pub mod tskv;
 pub mod values;
+pub mod vertical;
+pub mod xml;
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;

@@ -28,6 +28,14 @@ FORMATS = [
     "CSV", "CSVWithNames", "CSVWithNamesAndTypes",
     "JSONEachRow", "JSONCompactEachRow", "JSON", "JSONCompact", "Values",
     "Pretty", "PrettyCompact", "PrettySpace",
+    "Vertical", "Markdown",
+    "JSONStrings", "JSONCompactStrings", "JSONStringsEachRow", "JSONCompactStringsEachRow",
+    "JSONCompactEachRowWithNames", "JSONCompactEachRowWithNamesAndTypes",
+    "JSONCompactStringsEachRowWithNames", "JSONCompactStringsEachRowWithNamesAndTypes",
+    "JSONObjectEachRow", "JSONColumns", "JSONCompactColumns", "JSONColumnsWithMetadata", "PrettyJSONEachRow",
+    "XML", "TSKV", "LineAsString", "Raw", "RawWithNames", "RawWithNamesAndTypes", "SQLInsert",
+    "CustomSeparated", "CustomSeparatedWithNames", "CustomSeparatedWithNamesAndTypes",
+    "PrettyMonoBlock", "PrettyCompactMonoBlock", "PrettySpaceMonoBlock", "PrettyNoEscapesMonoBlock",
 ]
 
 BASE_SETTINGS = "output_format_write_statistics=0, session_timezone='UTC', output_format_pretty_max_rows=10000"
@@ -75,6 +83,31 @@ CASES = [
     ("empty", "x UInt8, s String", "", ""),
     ("csv_delimiter", "x UInt8, s String, t Tuple(UInt8, String)", "(1, 'a;b', (2, 'c')), (2, 'x\"y', (3, ''))", "format_csv_delimiter=';'"),
     ("trailing_zeros", "dec Decimal(9, 3)", "(1.5), (2), (-0.005)", "output_format_decimal_trailing_zeros=1"),
+    ("domains", "lc LowCardinality(String), lcn LowCardinality(Nullable(String)), e Enum8('a' = 1, 'b<&>' = -2), e16 Enum16('x' = 1000), ip4 IPv4, ip6 IPv6, nip Nullable(IPv6), b Bool",
+     "('lc', NULL, 'a', 'x', '1.2.3.4', '::1', NULL, true), ('', 'z\\t', 'b<&>', 'x', '0.0.0.0', '2001:db8::ff00:42:8329', '::ffff:1.2.3.4', false)", ""),
+    ("special_names", "`count()` UInt8, `a.b-c_d` String, `x y` Nullable(Int8), `a=b c` UInt8, `é` String",
+     "(1, '<x>', NULL, 2, 'é'), (2, '&amp;', -1, 3, '')", ""),
+    ("markdown_escape", "s String, n Nullable(String), fs FixedString(3), a Array(String), x Int32",
+     "('a*b_c|d\\\\e!', 'x*y', 'p_q', ['m*n'], -5), ('plain', NULL, '', [], 7)", "output_format_markdown_escape_special_characters=1"),
+    ("sql_insert", "`x y` UInt8, s String, a Array(Nullable(String))",
+     ", ".join(f"({i}, 's{i}\\'q', ['a', NULL])" for i in range(5)),
+     "output_format_sql_insert_max_batch_size=2, output_format_sql_insert_table_name='db.t', output_format_sql_insert_quote_names=0"),
+    ("sql_replace", "x UInt8", "(1), (2)", "output_format_sql_insert_use_replace=1, output_format_sql_insert_include_column_names=0"),
+    ("custom_csv", "s String, a Array(UInt8), n Nullable(Int8), t Tuple(UInt8, String)",
+     "('a\\tb\"c', [1, 2], NULL, (1, 'x')), ('', [], 5, (2, ''))",
+     "format_custom_escaping_rule='CSV', format_custom_field_delimiter='|', format_custom_row_before_delimiter='<', "
+     "format_custom_row_after_delimiter='>\\n', format_custom_row_between_delimiter='--\\n', "
+     "format_custom_result_before_delimiter='BEGIN\\n', format_custom_result_after_delimiter='END\\n'"),
+    ("custom_json", "s String, a Array(UInt8), n Nullable(Int8), f Float64",
+     "('a\\tb\"c/', [1, 2], NULL, nan), ('', [], 5, 1.5)",
+     "format_custom_escaping_rule='JSON', format_custom_field_delimiter=';'"),
+    ("custom_quoted", "s String, d Date, n Nullable(Int8)", "('it\\'s', '2020-01-01', NULL)", "format_custom_escaping_rule='Quoted'"),
+    ("custom_xml", "s String, a Array(String)", "('<a&b>', ['<'])", "format_custom_escaping_rule='XML'"),
+    ("custom_raw", "s String, n Nullable(Int8)", "('a\\tb', NULL)", "format_custom_escaping_rule='Raw'"),
+    ("empty_custom", "x UInt8, s String", "", "format_custom_row_between_delimiter=';', format_custom_result_before_delimiter='[', format_custom_result_after_delimiter=']'"),
+    ("vertical_cut", "number UInt64, name String", ", ".join(f"({i}, 'n{i}')" for i in range(12)), "output_format_pretty_max_rows=10"),
+    ("name_cut", "`a very long column name that is not an identifier!` UInt8, `short but not an identifier!` UInt8", "(1, 2)",
+     "output_format_pretty_max_column_name_width_cut_to=10, output_format_pretty_max_column_name_width_min_chars_to_cut=2"),
 ]
 
 

@@ -120,6 +120,7 @@ pub fn format_from_name(name: &str) -> Option<&'static str> {
         "jsonl" | "ndjson" | "json" => "JSONEachRow",
         "native" => "Native",
         "arrow" => "Arrow",
+        "md" => "Markdown",
         _ => return None,
     })
 }

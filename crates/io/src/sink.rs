@@ -57,7 +57,23 @@ pub const PARTITION_ID_PLACEHOLDER: &str = "{_partition_id}";
 
 /// Formats whose files are whole documents (a footer, a closing bracket): appending a
 /// second one would corrupt the file.
-const NOT_APPENDABLE: &[&str] = &["Parquet", "Arrow", "ORC", "Avro", "JSON", "JSONCompact", "JSONStrings", "JSONCompactStrings", "XML"];
+const NOT_APPENDABLE: &[&str] = &[
+    "Parquet",
+    "Arrow",
+    "ORC",
+    "Avro",
+    "JSON",
+    "JSONCompact",
+    "JSONStrings",
+    "JSONCompactStrings",
+    "JSONColumns",
+    "JSONCompactColumns",
+    "JSONColumnsWithMetadata",
+    "JSONObjectEachRow",
+    "XML",
+    "Markdown",
+    "MD",
+];
 
 /// What the arguments of a table function say about writing into it.
 #[derive(Debug)]

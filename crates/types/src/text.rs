@@ -51,6 +51,9 @@ pub enum TextStyle {
     Raw,
     /// Pretty formats: like `Raw`, NULL shown as `ᴺᵁᴸᴸ`.
     Pretty,
+    /// XML: text content with `<` and `&` as entities, NULL `\N`, arrays, tuples and maps
+    /// as `<array><elem>..</elem></array>`, `<tuple>..`, `<map><elem><key>..`.
+    Xml,
 }
 
 impl TextStyle {
@@ -58,6 +61,7 @@ impl TextStyle {
     pub fn nested(self) -> TextStyle {
         match self {
             TextStyle::Json => TextStyle::Json,
+            TextStyle::Xml => TextStyle::Xml,
             _ => TextStyle::Quoted,
         }
     }
@@ -65,7 +69,7 @@ impl TextStyle {
     /// How NULL is spelled in this style.
     pub fn null_text(self) -> &'static [u8] {
         match self {
-            TextStyle::Tsv | TextStyle::Csv | TextStyle::Raw => b"\\N",
+            TextStyle::Tsv | TextStyle::Csv | TextStyle::Raw | TextStyle::Xml => b"\\N",
             TextStyle::Json => b"null",
             TextStyle::Quoted => b"NULL",
             TextStyle::Pretty => "ᴺᵁᴸᴸ".as_bytes(),

@@ -4,65 +4,51 @@
 //! (`input_format_skip_unknown_fields`, on by default) or an error. Values follow the
 //! JSON rules of [`granary_types::text::ColumnBuilder::parse_json`]: nested arrays,
 //! tuples as arrays or objects, maps as objects, numbers in quotes, NULL as `null`.
+//!
+//! The same rows serve `JSONStringsEachRow` (every value a JSON string holding the
+//! value's text), `JSONObjectEachRow` (`{"row_1": {..}, ..}`: the rows are the values
+//! of one object) and `JSONAsString` (each object's text is the value of the only
+//! column).
 
 use std::collections::HashMap;
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
-use granary_types::text::escape::shorten;
+use granary_types::text::escape::{read_json_string, shorten};
 use granary_types::text::read::{read_object, skip_ws};
+use granary_types::text::ColumnBuilder;
 
 use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
-#[derive(Clone)]
-pub(crate) struct JsonRows {
-    columns: HashMap<Vec<u8>, usize>,
-    skip_unknown_fields: bool,
-    /// Which columns the current row set.
-    seen: Vec<bool>,
-    scratch: Vec<u8>,
-    /// Scanner state of an unfinished object: bytes scanned, nesting depth, inside a
-    /// string, after a backslash in a string.
+/// Finds where a JSON value that starts with `{` or `[` ends, resuming where it stopped
+/// when the data so far ends inside it.
+#[derive(Clone, Default)]
+pub(crate) struct JsonScanner {
+    /// Bytes of the unfinished value already scanned, nesting depth, inside a string,
+    /// after a backslash in a string.
     resume: usize,
     depth: usize,
     in_string: bool,
     escaped: bool,
 }
 
-impl JsonRows {
-    /// Rows as JSON objects whose keys are the columns of `schema`.
-    pub(crate) fn new(schema: &SchemaRef, settings: &FormatSettings) -> Self {
-        JsonRows {
-            columns: schema.fields().iter().enumerate().map(|(i, f)| (f.name().as_bytes().to_vec(), i)).collect(),
-            skip_unknown_fields: settings.skip_unknown_fields,
-            seen: vec![false; schema.fields().len()],
-            scratch: Vec::new(),
-            resume: 0,
-            depth: 0,
-            in_string: false,
-            escaped: false,
-        }
-    }
-}
-
-impl RowFormat for JsonRows {
-    fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Result<Scan> {
+impl JsonScanner {
+    /// The next value in `data[from..]`, after whitespace and the separators of a stream
+    /// of values (commas, the brackets of an enclosing array, semicolons). `open` is the
+    /// byte the values start with.
+    pub(crate) fn scan(&mut self, data: &[u8], from: usize, open: u8, wrong_start: impl FnOnce(&[u8]) -> Error) -> Result<Scan> {
         let mut start = from;
         if self.resume == 0 {
-            // Between rows: whitespace, commas and the brackets of a JSON array of rows.
-            while start < data.len() && matches!(data[start], b' ' | b'\t' | b'\n' | b'\r' | b',' | b'[' | b']' | b';') {
+            while start < data.len() && matches!(data[start], b' ' | b'\t' | b'\n' | b'\r' | b',' | b';') || (start < data.len() && open == b'{' && matches!(data[start], b'[' | b']')) {
                 start += 1;
             }
             if start >= data.len() {
                 return Ok(Scan::Skip { next: data.len() });
             }
-            if data[start] != b'{' {
-                return Err(Error::new(
-                    ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED,
-                    format!("Cannot parse input: expected '{{' before: '{}'", shorten(&data[start..])),
-                ));
+            if data[start] != open {
+                return Err(wrong_start(&data[start..]));
             }
             self.depth = 0;
             self.in_string = false;
@@ -101,35 +87,103 @@ impl RowFormat for JsonRows {
             }
             i += 1;
         }
-        let _ = eof;
         self.resume = data.len() - start;
         Ok(Scan::NeedMore { start })
     }
+}
+
+/// A value of a `*Strings*` format: a JSON string whose text is read as the value
+/// (ClickHouse's `deserializeWholeText`): `NULL` (any case) or `ᴺᵁᴸᴸ` is NULL for a
+/// Nullable column.
+pub(crate) fn parse_json_string_value(builder: &mut ColumnBuilder, input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>) -> Result<()> {
+    skip_ws(input, pos);
+    if input.get(*pos) != Some(&b'"') {
+        return Err(Error::new(ErrorCode::CANNOT_PARSE_QUOTED_STRING, "Cannot parse JSON string: expected opening quote"));
+    }
+    scratch.clear();
+    read_json_string(input, pos, scratch)?;
+    if builder.is_nullable() && (scratch.eq_ignore_ascii_case(b"null") || scratch.as_slice() == "ᴺᵁᴸᴸ".as_bytes()) {
+        return builder.append_null();
+    }
+    builder.parse_text(scratch)
+}
+
+#[derive(Clone)]
+pub(crate) struct JsonRows {
+    columns: HashMap<Vec<u8>, usize>,
+    skip_unknown_fields: bool,
+    /// `JSONStringsEachRow`: values are JSON strings of their text.
+    strings: bool,
+    /// Which columns the current row set.
+    seen: Vec<bool>,
+    scratch: Vec<u8>,
+    value: Vec<u8>,
+    scanner: JsonScanner,
+    /// The format's name in error messages.
+    name: &'static str,
+}
+
+impl JsonRows {
+    /// Rows as JSON objects whose keys are the columns of `schema`.
+    pub(crate) fn new(schema: &SchemaRef, settings: &FormatSettings) -> Self {
+        JsonRows {
+            columns: schema.fields().iter().enumerate().map(|(i, f)| (f.name().as_bytes().to_vec(), i)).collect(),
+            skip_unknown_fields: settings.skip_unknown_fields,
+            strings: false,
+            seen: vec![false; schema.fields().len()],
+            scratch: Vec::new(),
+            value: Vec::new(),
+            scanner: JsonScanner::default(),
+            name: "JSONEachRow",
+        }
+    }
+
+    /// `JSONStringsEachRow`.
+    pub(crate) fn strings(mut self) -> Self {
+        self.strings = true;
+        self.name = "JSONStringsEachRow";
+        self
+    }
+}
+
+impl RowFormat for JsonRows {
+    fn scan(&mut self, data: &[u8], from: usize, _eof: bool) -> Result<Scan> {
+        self.scanner.scan(data, from, b'{', |rest| {
+            Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected '{{' before: '{}'", shorten(rest)))
+        })
+    }
 
     fn truncated_row_error(&self, _rest: &[u8]) -> Error {
-        Error::new(ErrorCode::CANNOT_READ_ALL_DATA, "Unexpected end of stream while parsing JSONEachRow format")
+        Error::new(ErrorCode::CANNOT_READ_ALL_DATA, format!("Unexpected end of stream while parsing {} format", self.name))
     }
 
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
         self.seen.iter_mut().for_each(|s| *s = false);
         let mut pos = 1;
         let mut scratch = std::mem::take(&mut self.scratch);
+        let value = &mut self.value;
         let columns = &self.columns;
         let seen = &mut self.seen;
         let skip_unknown = self.skip_unknown_fields;
+        let strings = self.strings;
+        let name = self.name;
         let mut failed_column = None;
         let result = read_object(row, &mut pos, &mut scratch, |key, input, pos, scratch| match columns.get(key) {
             Some(&column) if seen[column] => {
                 failed_column = Some(column);
                 Err(Error::new(
                     ErrorCode::INCORRECT_DATA,
-                    format!("Duplicate field found while parsing JSONEachRow format: {}", String::from_utf8_lossy(key)),
+                    format!("Duplicate field found while parsing {name} format: {}", String::from_utf8_lossy(key)),
                 ))
             }
             Some(&column) => {
                 seen[column] = true;
                 let value_start = *pos;
-                let r = block.builders[column].parse_json(input, pos, scratch);
+                let r = if strings {
+                    parse_json_string_value(&mut block.builders[column], input, pos, value)
+                } else {
+                    block.builders[column].parse_json(input, pos, scratch)
+                };
                 if r.is_err() {
                     failed_column = Some(column);
                 }
@@ -138,7 +192,7 @@ impl RowFormat for JsonRows {
             None if skip_unknown => granary_types::text::read::skip_json_value(input, pos),
             None => Err(Error::new(
                 ErrorCode::INCORRECT_DATA,
-                format!("Unknown field found while parsing JSONEachRow format: {}", String::from_utf8_lossy(key)),
+                format!("Unknown field found while parsing {name} format: {}", String::from_utf8_lossy(key)),
             )),
         });
         self.scratch = scratch;
@@ -169,13 +223,185 @@ pub struct JsonEachRowInput {
 }
 
 impl JsonEachRowInput {
-    pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
+    /// `strings`: `JSONStringsEachRow`.
+    pub fn new(schema: SchemaRef, strings: bool, settings: &FormatSettings) -> Result<Self> {
         let rows = JsonRows::new(&schema, settings);
+        let rows = if strings { rows.strings() } else { rows };
         Ok(JsonEachRowInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
     }
 }
 
 impl InputFormat for JsonEachRowInput {
+    fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
+        self.streamer.push(data, out)
+    }
+
+    fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
+        self.streamer.finish(out)
+    }
+}
+
+/// `JSONObjectEachRow`: `{"row_1": {..}, "row_2": {..}}`, the member names ignored.
+#[derive(Clone)]
+pub(crate) struct ObjectOfRows {
+    rows: JsonRows,
+    /// The opening `{` was read.
+    opened: bool,
+    /// The closing `}` was read: only whitespace may follow.
+    closed: bool,
+}
+
+impl RowFormat for ObjectOfRows {
+    fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Result<Scan> {
+        let mut pos = from;
+        skip_ws(data, &mut pos);
+        if pos >= data.len() {
+            return Ok(Scan::Skip { next: data.len() });
+        }
+        if self.closed {
+            return Err(Error::new(ErrorCode::INCORRECT_DATA, format!("Cannot parse input: unexpected data after the object: '{}'", shorten(&data[pos..]))));
+        }
+        if !self.opened {
+            if data[pos] != b'{' {
+                return Err(Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected '{{' before: '{}'", shorten(&data[pos..]))));
+            }
+            self.opened = true;
+            return Ok(Scan::Skip { next: pos + 1 });
+        }
+        // Between members: a comma, or the end of the object.
+        if data[pos] == b',' {
+            pos += 1;
+            skip_ws(data, &mut pos);
+        }
+        match data.get(pos) {
+            None => return Ok(Scan::Skip { next: data.len() }),
+            Some(b'}') => {
+                self.closed = true;
+                return Ok(Scan::Skip { next: pos + 1 });
+            }
+            Some(b'"') => {}
+            Some(_) => {
+                return Err(Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected '\"' before: '{}'", shorten(&data[pos..]))))
+            }
+        }
+        // The member's name is read again each time the data ends inside its value.
+        let key_start = pos;
+        let mut key = Vec::new();
+        if read_json_string(data, &mut pos, &mut key).is_err() {
+            return if eof { Err(self.truncated_row_error(&data[key_start..])) } else { Ok(Scan::NeedMore { start: key_start }) };
+        }
+        skip_ws(data, &mut pos);
+        match data.get(pos) {
+            None if eof => return Err(self.truncated_row_error(&data[key_start..])),
+            None => return Ok(Scan::NeedMore { start: key_start }),
+            Some(b':') => pos += 1,
+            Some(_) => {
+                return Err(Error::new(ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Cannot parse input: expected ':' before: '{}'", shorten(&data[pos..]))))
+            }
+        }
+        skip_ws(data, &mut pos);
+        if pos >= data.len() {
+            return Ok(Scan::NeedMore { start: key_start });
+        }
+        if data[pos] != b'{' {
+            return Err(Error::new(ErrorCode::INCORRECT_DATA, "JSON object must begin with '{'"));
+        }
+        match self.rows.scan(data, pos, eof)? {
+            Scan::NeedMore { .. } => Ok(Scan::NeedMore { start: key_start }),
+            other => Ok(other),
+        }
+    }
+
+    fn truncated_row_error(&self, _rest: &[u8]) -> Error {
+        Error::new(ErrorCode::CANNOT_READ_ALL_DATA, "Unexpected end of stream while parsing JSONObjectEachRow format")
+    }
+
+    fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
+        self.rows.parse_row(row, block, out)
+    }
+}
+
+/// `JSONObjectEachRow`.
+pub struct JsonObjectEachRowInput {
+    streamer: Streamer<ObjectOfRows>,
+}
+
+impl JsonObjectEachRowInput {
+    pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
+        let mut rows = JsonRows::new(&schema, settings);
+        rows.name = "JSONObjectEachRow";
+        let rows = ObjectOfRows { rows, opened: false, closed: false };
+        // Where the scanner stands in the enclosing object is state chunks cannot share.
+        let sequential = Parallelism { threads: 1, ..Parallelism::from_settings(settings) };
+        Ok(JsonObjectEachRowInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, sequential) })
+    }
+}
+
+impl InputFormat for JsonObjectEachRowInput {
+    fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
+        self.streamer.push(data, out)
+    }
+
+    fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
+        self.streamer.finish(out)
+    }
+}
+
+/// The check of the formats that fill one String column (`JSONAsString`,
+/// `LineAsString`, `RawBLOB`), with ClickHouse's errors.
+pub(crate) fn single_string_column(schema: &SchemaRef, or_object: bool) -> Result<()> {
+    if schema.fields().len() != 1 {
+        return Err(Error::new(
+            ErrorCode::BAD_ARGUMENTS,
+            format!(
+                "This input format is only suitable for tables with a single column of type String{}, but the number of columns is {}",
+                if or_object { " or Object" } else { "" },
+                schema.fields().len()
+            ),
+        ));
+    }
+    if !matches!(granary_types::ChType::from_field(&schema.fields()[0]).base(), granary_types::ChType::String) {
+        return Err(Error::new(ErrorCode::INCORRECT_QUERY, "This input format is only suitable for tables with a single column of type String"));
+    }
+    Ok(())
+}
+
+/// `JSONAsString`: the text of each JSON object, as it is, is the value of the only
+/// (String) column.
+#[derive(Clone)]
+pub(crate) struct ObjectsAsString {
+    scanner: JsonScanner,
+}
+
+impl RowFormat for ObjectsAsString {
+    fn scan(&mut self, data: &[u8], from: usize, _eof: bool) -> Result<Scan> {
+        self.scanner.scan(data, from, b'{', |_| Error::new(ErrorCode::INCORRECT_DATA, "JSON object must begin with '{'"))
+    }
+
+    fn truncated_row_error(&self, _rest: &[u8]) -> Error {
+        Error::new(ErrorCode::CANNOT_READ_ALL_DATA, "Unexpected end of stream while parsing JSONAsString format")
+    }
+
+    fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
+        block.builders[0].parse_text(row).map_err(|e| block.column_error(e, 0))?;
+        block.commit_row(out)
+    }
+}
+
+/// `JSONAsString`.
+pub struct JsonAsStringInput {
+    streamer: Streamer<ObjectsAsString>,
+}
+
+impl JsonAsStringInput {
+    pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
+        single_string_column(&schema, true)?;
+        let rows = ObjectsAsString { scanner: JsonScanner::default() };
+        Ok(JsonAsStringInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
+    }
+}
+
+impl InputFormat for JsonAsStringInput {
     fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
         self.streamer.push(data, out)
     }

@@ -1,10 +1,14 @@
-//! `JSON` and `JSONCompact` input: the documents those output formats write,
+//! `JSON`, `JSONCompact` and `JSONColumnsWithMetadata` input: the documents those
+//! output formats write,
 //! `{"meta": [{"name": .., "type": ..}, ..], "data": [rows], "rows": n, ...}`, with rows
 //! as objects (`JSON`) or arrays in the order of `meta` (`JSONCompact`). Members other
-//! than `meta` and `data` (`rows`, `statistics`, `totals`, ...) are skipped.
+//! than `meta` and `data` (`rows`, `statistics`, `totals`, ...) are skipped. A `data`
+//! that is an object of column arrays (`JSONColumnsWithMetadata`) is read as one block.
 //!
 //! Streamed like the other text formats: the scanner walks the document's head up to the
 //! `[` of `data`, then hands out one row at a time, then skips the rest.
+
+use std::collections::HashMap;
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
@@ -13,6 +17,7 @@ use granary_types::text::escape::{read_json_string, shorten};
 use granary_types::text::read::{read_object, read_sequence, skip_json_value, skip_ws};
 
 use super::json::JsonRows;
+use super::json_columns::parse_columns;
 use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
@@ -38,6 +43,9 @@ struct DocumentRows {
     skip_unknown_fields: bool,
     objects: JsonRows,
     scratch: Vec<u8>,
+    /// `data` is an object of columns (`JSONColumnsWithMetadata`).
+    columns_data: bool,
+    column_names: HashMap<Vec<u8>, usize>,
 }
 
 impl DocumentRows {
@@ -88,6 +96,12 @@ impl DocumentRows {
                         self.start_rows();
                         self.part = Part::Rows;
                         return Ok(Some(pos + 1));
+                    }
+                    Some(b'{') => {
+                        // The whole object is one block, scanned as one row.
+                        self.columns_data = true;
+                        self.part = Part::Rows;
+                        return Ok(Some(pos));
                     }
                     Some(_) => {
                         return Err(Error::new(ErrorCode::INCORRECT_DATA, format!("Cannot parse input: expected '[' before: '{}'", shorten(&data[pos..]))))
@@ -192,7 +206,12 @@ impl RowFormat for DocumentRows {
                     Some(b'{' | b'[') => {
                         let mut end = pos;
                         match skip_json_value(data, &mut end) {
-                            Ok(()) => Ok(Scan::Row { start: pos, end, next: end }),
+                            Ok(()) => {
+                                if self.columns_data {
+                                    self.part = Part::Tail;
+                                }
+                                Ok(Scan::Row { start: pos, end, next: end })
+                            }
                             // A row cut off by the end of the input.
                             Err(_) if eof => Err(Error::new(ErrorCode::ATTEMPT_TO_READ_AFTER_EOF, "Attempt to read after eof")),
                             Err(_) => Ok(Scan::NeedMore { start: pos }),
@@ -215,6 +234,9 @@ impl RowFormat for DocumentRows {
     }
 
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
+        if self.columns_data {
+            return parse_columns(row, false, &self.column_names, self.skip_unknown_fields, block, out).map_err(|e| block.row_error(e));
+        }
         if !self.compact {
             return self.objects.parse_row(row, block, out);
         }
@@ -276,6 +298,8 @@ impl JsonDocumentInput {
             skip_unknown_fields: settings.skip_unknown_fields,
             objects: JsonRows::new(&schema, settings),
             scratch: Vec::new(),
+            columns_data: false,
+            column_names: schema.fields().iter().enumerate().map(|(i, f)| (f.name().as_bytes().to_vec(), i)).collect(),
         };
         // The scanner's place in the document is state that parallel chunks cannot share.
         let sequential = Parallelism { threads: 1, ..Parallelism::from_settings(settings) };

@@ -81,6 +81,16 @@ impl Block {
         Ok(())
     }
 
+    /// `n` rows were read at once (columnar formats): count them, and cut a batch when
+    /// the block is full.
+    pub fn commit_rows(&mut self, n: usize, out: &mut Vec<RecordBatch>) -> Result<()> {
+        self.rows += n;
+        if self.rows >= self.max_block_rows {
+            self.flush(out)?;
+        }
+        Ok(())
+    }
+
     /// The row failed: its values are dropped, and the error is returned unless
     /// `input_format_allow_errors_num`/`_ratio` let it be skipped (both are exceeded
     /// for the error to stop the input, as in ClickHouse).

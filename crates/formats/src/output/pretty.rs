@@ -48,6 +48,9 @@ pub struct Pretty {
     row_numbers: bool,
     footer_min_rows: u64,
     tip_threshold: u64,
+    /// `output_format_pretty_max_column_name_width_cut_to` / `_min_chars_to_cut`.
+    name_cut_to: usize,
+    name_min_chars_to_cut: usize,
     /// The first rows of the result, up to `(max_rows + 1) / 2`.
     head: Vec<Row>,
     /// The last rows after the head, up to `max_rows / 2`.
@@ -63,7 +66,7 @@ pub struct Pretty {
 
 /// ClickHouse's `shouldAlignRightInPrettyFormats`: numbers, decimals, dates and times
 /// (not Bool, whose text is a word).
-fn aligns_right(t: &ChType) -> bool {
+pub(crate) fn aligns_right(t: &ChType) -> bool {
     matches!(
         t.base(),
         ChType::UInt8
@@ -85,7 +88,7 @@ fn aligns_right(t: &ChType) -> bool {
     )
 }
 
-fn is_number(t: &ChType) -> bool {
+pub(crate) fn is_number(t: &ChType) -> bool {
     matches!(
         t.base(),
         ChType::UInt8
@@ -117,6 +120,8 @@ impl Pretty {
             row_numbers: settings.pretty_row_numbers,
             footer_min_rows: settings.pretty_footer_min_rows,
             tip_threshold: settings.pretty_number_tip_threshold,
+            name_cut_to: settings.pretty_name_cut_to as usize,
+            name_min_chars_to_cut: settings.pretty_name_min_chars_to_cut as usize,
             head: Vec::new(),
             tail: VecDeque::new(),
             total_rows: 0,
@@ -263,7 +268,8 @@ impl Pretty {
                 let width = lines(value).map(|line| display_width(line, prefix)).max().unwrap_or(0);
                 max_widths[i] = max_widths[i].max(width.min(self.max_column_pad_width).min(self.max_value_width.max(1)));
             }
-            let (name, width) = truncate_name(field.name(), max_widths[i].max(24), 4);
+            let cut_to = if self.name_cut_to == 0 { 0 } else { max_widths[i].max(self.name_cut_to) };
+            let (name, width) = truncate_name(field.name(), cut_to, self.name_min_chars_to_cut);
             let name_width = width.min(self.max_column_pad_width);
             max_widths[i] = max_widths[i].max(name_width);
             names.push(name);
@@ -454,21 +460,27 @@ impl Pretty {
         }
     }
 
-    /// ` -- 12.35 million` beside a row whose last column is a number above the
-    /// threshold (except the range where most 64-bit hashes fall, which would be noise).
+    /// ` -- 12.35 million` beside a row whose last column is a number above the threshold.
     fn write_number_tip(&self, number: Option<f64>, out: &mut Vec<u8>) {
-        let Some(value) = number else { return };
-        let abs = value.abs();
-        if self.tip_threshold == 0 || !value.is_finite() || abs <= self.tip_threshold as f64 || (abs > 1e17 && abs < 1.844675e19) {
-            return;
-        }
-        out.extend_from_slice(b" -- ");
-        out.extend_from_slice(readable_quantity(value).as_bytes());
+        write_number_tip(number, self.tip_threshold, out);
     }
 }
 
+/// ClickHouse's `writeReadableNumberTip`: ` -- 12.35 million` after a number above
+/// `threshold` (0: never), except in the range where most 64-bit hashes fall, which
+/// would be noise.
+pub(crate) fn write_number_tip(number: Option<f64>, threshold: u64, out: &mut Vec<u8>) {
+    let Some(value) = number else { return };
+    let abs = value.abs();
+    if threshold == 0 || !value.is_finite() || abs <= threshold as f64 || (abs > 1e17 && abs < 1.844675e19) {
+        return;
+    }
+    out.extend_from_slice(b" -- ");
+    out.extend_from_slice(readable_quantity(value).as_bytes());
+}
+
 /// ClickHouse's `formatReadableQuantity(x, 2)`: `12.35 million`.
-fn readable_quantity(mut value: f64) -> String {
+pub(crate) fn readable_quantity(mut value: f64) -> String {
     const UNITS: [&str; 22] = [
         "",
         " thousand",
@@ -514,7 +526,7 @@ fn is_identifier(name: &str) -> bool {
 
 /// A column name cut in the middle to `cut_to` columns (with `⋯`) when it is longer than
 /// `cut_to + hysteresis` and not an identifier; with its display width.
-fn truncate_name(name: &str, cut_to: usize, hysteresis: usize) -> (String, usize) {
+pub(crate) fn truncate_name(name: &str, cut_to: usize, hysteresis: usize) -> (String, usize) {
     let width = display_width(name.as_bytes(), 0);
     if cut_to == 0 || width <= cut_to + hysteresis || is_identifier(name) {
         return (name.to_string(), width);

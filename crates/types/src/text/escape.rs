@@ -73,6 +73,29 @@ pub fn csv_quote_tail(out: &mut Vec<u8>, from: usize) {
     write_csv_quoted(&tail, out);
 }
 
+/// XML text content, as ClickHouse's `writeXMLStringForTextElement`: `<` and `&` as
+/// entities, everything else (`>`, quotes, control bytes) as it is.
+pub fn write_xml_escaped(bytes: &[u8], out: &mut Vec<u8>) {
+    let mut start = 0;
+    for i in memchr::memchr2_iter(b'<', b'&', bytes) {
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(if bytes[i] == b'<' { b"&lt;" } else { b"&amp;" });
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+}
+
+/// Markdown (`output_format_markdown_escape_special_characters`): a backslash before
+/// every ASCII punctuation character, other bytes as they are.
+pub fn write_markdown_escaped(bytes: &[u8], out: &mut Vec<u8>) {
+    for &b in bytes {
+        if b.is_ascii_punctuation() {
+            out.push(b'\\');
+        }
+        out.push(b);
+    }
+}
+
 /// Which bytes a JSON string escapes: 1 = control or quote/backslash, 2 = `/`,
 /// 3 = the lead byte of U+2028/U+2029.
 static JSON_CLASS: [u8; 256] = {

@@ -971,7 +971,8 @@ pub fn skip_json_value(input: &[u8], pos: &mut usize) -> Result<()> {
                 // Strings are skipped by their escapes only; no decoding is needed.
                 let mut i = *pos + 1;
                 loop {
-                    match memchr::memchr2(b'"', b'\\', &input[i..]) {
+                    // A backslash as the last byte leaves `i` past the end.
+                    match memchr::memchr2(b'"', b'\\', input.get(i..).unwrap_or_default()) {
                         Some(o) if input[i + o] == b'\\' => i += o + 2,
                         Some(o) => {
                             i += o + 1;

@@ -16,7 +16,7 @@ use arrow::datatypes::{
 use granary_common::{Error, ErrorCode, Result};
 
 use super::datetime::{write_date, write_fraction, write_local_datetime, Zone};
-use super::escape::{csv_quote_tail, write_csv_quoted, write_json_string, write_quoted, write_tsv_escaped};
+use super::escape::{csv_quote_tail, write_csv_quoted, write_json_string, write_quoted, write_tsv_escaped, write_xml_escaped};
 use super::float::{write_f32, write_f64};
 use super::{TextOptions, TextStyle};
 use crate::ChType;
@@ -256,6 +256,15 @@ impl ColumnWriter {
                 };
                 write_decimal(digits.as_bytes(), *scale, self.decimal_trailing_zeros, out);
             }
+            Kind::List { offsets, child } if self.style == TextStyle::Xml => {
+                out.extend_from_slice(b"<array>");
+                for i in offsets.range(row) {
+                    out.extend_from_slice(b"<elem>");
+                    child.write(i, out);
+                    out.extend_from_slice(b"</elem>");
+                }
+                out.extend_from_slice(b"</array>");
+            }
             Kind::List { offsets, child } => {
                 let start = out.len();
                 out.push(b'[');
@@ -269,6 +278,15 @@ impl ColumnWriter {
                 if self.style == TextStyle::Csv {
                     csv_quote_tail(out, start);
                 }
+            }
+            Kind::Tuple { children, .. } if self.style == TextStyle::Xml => {
+                out.extend_from_slice(b"<tuple>");
+                for child in children {
+                    out.extend_from_slice(b"<elem>");
+                    child.write(row, out);
+                    out.extend_from_slice(b"</elem>");
+                }
+                out.extend_from_slice(b"</tuple>");
             }
             Kind::Tuple { children, json_keys } => {
                 if self.style == TextStyle::Csv {
@@ -306,6 +324,17 @@ impl ColumnWriter {
                         out.push(if json { b']' } else { b')' });
                     }
                 }
+            }
+            Kind::Map { offsets, keys, values, .. } if self.style == TextStyle::Xml => {
+                out.extend_from_slice(b"<map>");
+                for i in offsets[row] as usize..offsets[row + 1] as usize {
+                    out.extend_from_slice(b"<elem><key>");
+                    keys.write(i, out);
+                    out.extend_from_slice(b"</key><value>");
+                    values.write(i, out);
+                    out.extend_from_slice(b"</value></elem>");
+                }
+                out.extend_from_slice(b"</map>");
             }
             Kind::Map { offsets, keys, values, json_quote_keys } => {
                 let start = out.len();
@@ -345,10 +374,16 @@ impl ColumnWriter {
     /// composites over several lines, indented with tabs one level deeper than `indent`;
     /// scalars and arrays of scalars as [`ColumnWriter::write`] does.
     pub fn write_json_pretty(&self, row: usize, indent: usize, out: &mut Vec<u8>) {
+        self.write_json_pretty_with(row, indent, b"\t", out)
+    }
+
+    /// [`ColumnWriter::write_json_pretty`] with `unit` as one level of indentation
+    /// (`PrettyJSONEachRow` indents with four spaces).
+    pub fn write_json_pretty_with(&self, row: usize, indent: usize, unit: &[u8], out: &mut Vec<u8>) {
         if self.style != TextStyle::Json || self.is_null(row) {
             return self.write(row, out);
         }
-        let tabs = |out: &mut Vec<u8>, n: usize| out.extend(std::iter::repeat_n(b'\t', n));
+        let tabs = |out: &mut Vec<u8>, n: usize| (0..n).for_each(|_| out.extend_from_slice(unit));
         match &self.kind {
             Kind::List { offsets, child } if child.is_composite() => {
                 let range = offsets.range(row);
@@ -362,7 +397,7 @@ impl ColumnWriter {
                         out.extend_from_slice(b",\n");
                     }
                     tabs(out, indent + 1);
-                    child.write_json_pretty(i, indent + 1, out);
+                    child.write_json_pretty_with(i, indent + 1, unit, out);
                 }
                 out.push(b'\n');
                 tabs(out, indent);
@@ -382,7 +417,7 @@ impl ColumnWriter {
                         out.extend_from_slice(key);
                         out.push(b' ');
                     }
-                    child.write_json_pretty(row, indent + 1, out);
+                    child.write_json_pretty_with(row, indent + 1, unit, out);
                 }
                 out.push(b'\n');
                 tabs(out, indent);
@@ -408,7 +443,7 @@ impl ColumnWriter {
                         keys.write(i, out);
                     }
                     out.extend_from_slice(b": ");
-                    values.write_json_pretty(i, indent + 1, out);
+                    values.write_json_pretty_with(i, indent + 1, unit, out);
                 }
                 out.push(b'\n');
                 tabs(out, indent);
@@ -459,6 +494,7 @@ impl ColumnWriter {
             TextStyle::Csv => write_csv_quoted(bytes, out),
             TextStyle::Json => write_json_string(bytes, self.json_escape_slash, out),
             TextStyle::Quoted => write_quoted(bytes, out),
+            TextStyle::Xml => write_xml_escaped(bytes, out),
             TextStyle::Raw | TextStyle::Pretty => out.extend_from_slice(bytes),
         }
     }
@@ -929,6 +965,17 @@ mod tests {
         let bad: ArrayRef = Arc::new(FixedSizeBinaryArray::try_from_iter(vec![vec![0xffu8, b'a']].into_iter()).unwrap());
         let strings = array_to_strings(&Field::new("f", DataType::FixedSizeBinary(2), false), &bad, &TextOptions::default()).unwrap();
         assert_eq!(strings.value(0), "\u{FFFD}a");
+    }
+
+    #[test]
+    fn xml() {
+        let a = list_of_strings();
+        assert_eq!(write_all("Array(Nullable(String))", a, TextStyle::Xml), vec!["<array><elem>a</elem><elem>b'c\"</elem><elem>\\N</elem></array>", "<array></array>"]);
+        assert_eq!(write_all("Tuple(a UInt8, b String)", tuple(true), TextStyle::Xml), vec!["<tuple><elem>1</elem><elem>x</elem></tuple>"]);
+        let s: ArrayRef = Arc::new(StringArray::from(vec!["a<b>&c"]));
+        assert_eq!(write_all("String", s, TextStyle::Xml), vec!["a&lt;b>&amp;c"]);
+        let f: ArrayRef = Arc::new(Float64Array::from(vec![f64::NAN]));
+        assert_eq!(write_all("Float64", f, TextStyle::Xml), vec!["nan"]);
     }
 
     #[test]
