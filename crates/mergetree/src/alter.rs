@@ -167,7 +167,8 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
             Ok(filter_record_batch(&batch, &not(&deleted)?)?)
         });
         let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
-        let pending = write_part(inner, info, "tmp_mut_", layout, crate::merge::merge_blocks(inner), blocks)?;
+        // Each source granule, filtered, is one block, as ClickHouse's mutation reads it.
+        let pending = write_part(inner, info, "tmp_mut_", layout, blocks.map(|b| b.map(|b| vec![b])))?;
         let _commit = inner.commit_lock.lock();
         if !inner.all_active(std::slice::from_ref(part)) {
             discard(std::slice::from_ref(&pending));

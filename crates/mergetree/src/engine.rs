@@ -485,8 +485,9 @@ impl TableEngine for MergeTreeEngine {
                     name: p.name(),
                     part_type: p.layout.name().into(),
                     active: removed.is_none(),
-                    // ClickHouse counts the final mark (the key after the last row) too.
-                    marks: p.granules() as u64 + 1,
+                    // ClickHouse counts the final mark (the key after the last row) too;
+                    // parts without adaptive granularity have none.
+                    marks: p.granules() as u64 + u64::from(inner.settings.index_granularity_bytes != 0),
                     rows: p.rows,
                     files: sizes.files,
                     bytes_on_disk: p.bytes_on_disk,

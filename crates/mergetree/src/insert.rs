@@ -33,10 +33,10 @@ use datafusion::execution::SendableRecordBatchStream;
 use granary_storage::{InsertRequest, InsertResult, InsertSquash};
 
 use crate::engine::{Inner, MergeMode};
-use crate::merge::{write_merged, Source};
+use crate::merge::{collapse, Source};
 use crate::part::Part;
 use crate::part_info::PartInfo;
-use crate::writer::{commit_part_dir, ChBlocks, PartLayout, PartWriter};
+use crate::writer::{commit_part_dir, PartLayout, PartWriter};
 
 /// A part written to its temporary directory, not yet visible.
 pub struct PendingPart {
@@ -210,11 +210,9 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
             if inner.mode == MergeMode::Ordinary {
                 // A sorted source: the batches go to the writer as they are, without
                 // copying them into one block first.
-                let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-                let bytes: usize = batches.iter().map(RecordBatch::get_array_memory_size).sum();
-                let layout = PartLayout::for_size(&inner.settings, bytes as u64, rows as u64);
+                let layout = insert_layout(inner, &batches);
                 let info = PartInfo::new("all".to_string(), 0, 0, 0);
-                return Ok(vec![write_part(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, batches.into_iter().map(Ok))?]);
+                return Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(batches)))?]);
             }
             concat_batches(&inner.schema, &batches)?
         } else {
@@ -246,32 +244,46 @@ fn write_sorted_block(inner: &Inner, partition_id: String, sorted: RecordBatch) 
     // The block number is assigned at publish (see `publish`); until then the part is
     // named only by its temporary directory.
     let info = PartInfo::new(partition_id, 0, 0, 0);
-    let layout = PartLayout::for_size(&inner.settings, sorted.get_array_memory_size() as u64, sorted.num_rows() as u64);
     if inner.mode == MergeMode::Ordinary {
-        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, std::iter::once(Ok(sorted)))?]);
+        let layout = insert_layout(inner, std::slice::from_ref(&sorted));
+        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(vec![sorted])))?]);
     }
-    // Replacing/Summing collapse equal keys of the block before writing it.
+    // Replacing/Summing collapse equal keys of the block before writing it; what is left
+    // is still one block.
     let chunk = inner.settings.index_granularity as usize;
     let source = Source::Block { batch: sorted, offset: 0, chunk };
-    Ok(write_merged(inner, info, "tmp_insert_", layout, ChBlocks::WholePart, vec![source])?.into_iter().collect())
+    let collapsed = collapse(inner, vec![source])?;
+    if collapsed.iter().all(|b| b.num_rows() == 0) {
+        return Ok(Vec::new());
+    }
+    let layout = insert_layout(inner, &collapsed);
+    Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(collapsed)))?])
 }
 
-/// Writes sorted blocks as part `info` into a temporary directory.
+/// The format of an INSERT's part: ClickHouse decides it by the block's in-memory size.
+fn insert_layout(inner: &Inner, batches: &[RecordBatch]) -> PartLayout {
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let types = crate::granules::ch_types(&inner.schema);
+    let bytes: usize = batches.iter().map(|b| crate::granules::block_bytes(b, &types)).sum();
+    PartLayout::for_size(&inner.settings, bytes as u64, rows as u64)
+}
+
+/// Writes sorted blocks as part `info` into a temporary directory; each item is one
+/// ClickHouse block (see `writer.rs`), possibly made of several batches.
 pub fn write_part(
     inner: &Inner,
     info: PartInfo,
     tmp_prefix: &str,
     layout: PartLayout,
-    ch_blocks: ChBlocks,
-    blocks: impl Iterator<Item = Result<RecordBatch>>,
+    blocks: impl Iterator<Item = Result<Vec<RecordBatch>>>,
 ) -> Result<PendingPart> {
     let tmp_seq = inner.next_tmp.fetch_add(1, Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
-        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout, ch_blocks)?;
+        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?;
         for block in blocks {
-            writer.write(&block?)?;
+            writer.write_block(&block?)?;
         }
         writer.finish(&final_dir)
     })();

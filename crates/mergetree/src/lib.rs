@@ -30,7 +30,8 @@
 //! | [`compression`] | compressed blocks with checksums; LZ4 / ZSTD / NONE codecs; `CODEC(...)` chains |
 //! | [`transform`] | `Delta` / `DoubleDelta` / `Gorilla` value transforms of codec chains |
 //! | [`encoding`] | values inside a granule (Arrow buffers, framed) |
-//! | [`writer`] | `PartWriter`: granules (adaptive), marks, primary index, minmax, checksums, fsync |
+//! | [`granules`] | where granules end: ClickHouse's per-block rules for wide and compact parts (adaptive granularity from ClickHouse's block byte sizes) |
+//! | [`writer`] | `PartWriter`: granules (as `granules` plans them), marks, primary index, minmax, checksums, fsync |
 //! | [`insert`] | INSERT: all-or-nothing publication, too-many-parts delay/throw |
 //! | [`select`] | part and granule pruning with `PruningPredicate` |
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
@@ -114,6 +115,7 @@ pub mod cache;
 pub mod compression;
 pub mod encoding;
 pub mod engine;
+pub mod granules;
 pub mod insert;
 pub mod keys;
 pub mod merge;

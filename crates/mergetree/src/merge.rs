@@ -3,9 +3,16 @@
 //! Each source part is read granule by granule; the sorting key of the current granule
 //! is converted to Arrow's row format (byte-comparable), and the output is built by
 //! repeatedly taking the smallest current row (ties go to the older part, so equal keys
-//! keep insertion order). Output rows are gathered with `interleave` in chunks of
-//! `index_granularity` rows and fed to a [`PartWriter`](crate::writer::PartWriter), so memory holds one granule per
-//! source plus one output chunk, never a whole part.
+//! keep insertion order). Output rows are gathered with `interleave` into blocks and fed
+//! to a [`PartWriter`](crate::writer::PartWriter), so memory holds one granule per
+//! source plus one output block, never a whole part.
+//!
+//! The blocks are the ones ClickHouse's `MergingSortedAlgorithm` emits, because the
+//! writer cuts granules per block (`granules.rs`): a block ends at `merge_max_block_size`
+//! rows or once it holds `merge_max_block_size_bytes` bytes; and a source granule that
+//! comes before every other source's current row as a whole (or the granules of the
+//! last source left) is passed on as a block of its own, after the rows gathered so far
+//! are emitted as a shorter block.
 //!
 //! The merged part gets the union of the block ranges and `max(level) + 1`; it is
 //! renamed into place and swapped for its sources in one step. If a source vanished in
@@ -27,7 +34,8 @@ use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
 use crate::selector::select_merge;
-use crate::writer::{commit_part_dir, ChBlocks, PartLayout};
+use crate::writer::{commit_part_dir, PartLayout};
+use granary_types::ChType;
 
 /// One background merge step: returns true when a merge was done.
 pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
@@ -148,7 +156,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     };
     let (rows_read, rows_written) = (running.rows_read.clone(), running.rows_written.clone());
     *inner.running_merge.lock() = Some(running);
-    let mut merger = Merger::new(inner, inputs)?;
+    let mut merger = Merger::new(inner, inputs, merge_block_limits(inner))?;
     merger.rows_read = Some(rows_read);
     let counted = merger.map(|b| {
         // A dropped table stops its merge at the next block.
@@ -164,36 +172,34 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     if counted.peek().is_none() {
         return Ok(None);
     }
-    write_part(inner, info, "tmp_merge_", layout_of_merge(inner, sources), merge_blocks(inner), counted).map(Some)
+    write_part(inner, info, "tmp_merge_", layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b]))).map(Some)
 }
 
-/// Writes the merge of `inputs` (each sorted) as part `info`; None when no row survives
-/// (SummingMergeTree rows that sum to zero).
-pub fn write_merged(
-    inner: &Inner,
-    info: PartInfo,
-    tmp_prefix: &str,
-    layout: PartLayout,
-    ch_blocks: ChBlocks,
-    inputs: Vec<Source>,
-) -> Result<Option<PendingPart>> {
-    let mut merger = Merger::new(inner, inputs)?;
-    match merger.next() {
-        None => Ok(None),
-        Some(Err(e)) => Err(e),
-        Some(Ok(first)) => write_part(inner, info, tmp_prefix, layout, ch_blocks, std::iter::once(Ok(first)).chain(merger)).map(Some),
-    }
+/// The rows of `inputs` (each sorted) merged and collapsed (Replacing/Summing/
+/// Aggregating): an INSERT's block of such a table, as ClickHouse's `optimize_on_insert`
+/// collapses it before writing it as one block.
+pub fn collapse(inner: &Inner, inputs: Vec<Source>) -> Result<Vec<RecordBatch>> {
+    let limits = BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 };
+    Merger::new(inner, inputs, limits)?.collect()
 }
 
-/// The layout of a part made from `sources`, by their total uncompressed size and rows
+/// How a [`Merger`] cuts its output into blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockLimits {
+    /// A block ends at this many rows,
+    pub rows: usize,
+    /// or once its rows take this many bytes as ClickHouse counts them (0: no limit).
+    pub bytes: usize,
+}
+
+/// The blocks of a merge or mutation: `merge_max_block_size` rows,
+/// `merge_max_block_size_bytes` bytes.
+pub fn merge_block_limits(inner: &Inner) -> BlockLimits {
+    BlockLimits { rows: inner.settings.merge_max_block_size.max(1) as usize, bytes: inner.settings.merge_max_block_size_bytes as usize }
+}
+
+/// The format of a part made from `sources`, by their total uncompressed size and rows
 /// (as ClickHouse decides it before merging).
-/// The blocks ClickHouse's merge hands its part writer: `merge_max_block_size` rows each.
-/// (When one source runs out ClickHouse passes the rest of the other source's chunk on as
-/// it is, which can cut blocks elsewhere; that is not modelled.)
-pub fn merge_blocks(inner: &Inner) -> ChBlocks {
-    ChBlocks::OfRows(inner.settings.merge_max_block_size.max(1) as usize)
-}
-
 pub fn layout_of_merge(inner: &Inner, sources: &[Arc<Part>]) -> PartLayout {
     let bytes = sources.iter().map(|p| p.sizes().map_or(p.bytes_on_disk, |s| s.data_uncompressed_bytes)).sum();
     PartLayout::for_size(&inner.settings, bytes, sources.iter().map(|p| p.rows).sum())
@@ -212,7 +218,7 @@ pub fn final_merge<'a>(inner: &'a Inner, ranges: &[crate::reader::GranuleRange])
             end: r.granules.end,
         });
     }
-    Merger::new(inner, inputs)
+    Merger::new(inner, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })
 }
 
 /// A sorted input of a merge.
@@ -255,6 +261,8 @@ struct Cursor {
     pos: usize,
     /// Index of `batch` in `Merger::pending`.
     slot: usize,
+    /// Each row's bytes as ClickHouse counts them (only with a byte limit on blocks).
+    row_bytes: Vec<usize>,
 }
 
 pub struct Merger<'a> {
@@ -263,7 +271,12 @@ pub struct Merger<'a> {
     cursors: Vec<Cursor>,
     /// Batches referenced by the output chunk being built.
     pending: Vec<RecordBatch>,
-    chunk_rows: usize,
+    limits: BlockLimits,
+    /// Column types, for the byte limit.
+    types: Vec<ChType>,
+    /// Ordinary merges pass a source granule that comes first as a whole on as a block
+    /// (ClickHouse's fast path; its collapsing algorithms have none).
+    pass_chunks: bool,
     failed: bool,
     /// Replacing/Summing/Aggregating: the group of equal keys being read, emitted when
     /// a different key comes (it may span granules and output chunks).
@@ -343,14 +356,17 @@ fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
 }
 
 impl<'a> Merger<'a> {
-    fn new(inner: &'a Inner, sources: Vec<Source>) -> Result<Self> {
+    fn new(inner: &'a Inner, sources: Vec<Source>, limits: BlockLimits) -> Result<Self> {
         let converter = if inner.keys.sorting.is_empty() { None } else { Some(RowConverter::new(inner.keys.sort_fields())?) };
+        let ordinary = inner.mode == MergeMode::Ordinary;
         let mut merger = Merger {
             inner,
             converter,
             cursors: Vec::new(),
             pending: Vec::new(),
-            chunk_rows: inner.settings.index_granularity as usize,
+            limits: BlockLimits { rows: limits.rows.max(1), bytes: if ordinary { limits.bytes } else { 0 } },
+            types: if ordinary && limits.bytes > 0 { crate::granules::ch_types(&inner.schema) } else { Vec::new() },
+            pass_chunks: ordinary,
             failed: false,
             carry: None,
             chunk_folded: Vec::new(),
@@ -358,7 +374,7 @@ impl<'a> Merger<'a> {
             rows_read: None,
         };
         for source in sources {
-            merger.cursors.push(Cursor { source, batch: None, rows: None, pos: 0, slot: 0 });
+            merger.cursors.push(Cursor { source, batch: None, rows: None, pos: 0, slot: 0, row_bytes: Vec::new() });
         }
         for i in 0..merger.cursors.len() {
             merger.advance(i)?;
@@ -372,8 +388,14 @@ impl<'a> Merger<'a> {
         let Some(batch) = c.source.next_batch(&self.inner.schema)? else {
             c.batch = None;
             c.rows = None;
+            c.row_bytes.clear();
             return Ok(());
         };
+        if self.limits.bytes > 0 {
+            c.row_bytes.clear();
+            c.row_bytes.resize(batch.num_rows(), 0);
+            crate::granules::add_row_bytes(&batch, &self.types, &mut c.row_bytes);
+        }
         if let Some(counter) = &self.rows_read {
             counter.fetch_add(batch.num_rows() as u64, std::sync::atomic::Ordering::Relaxed);
         }
@@ -531,36 +553,71 @@ impl<'a> Merger<'a> {
         Ok(chunk)
     }
 
-    fn next_chunk(&mut self) -> Result<Option<RecordBatch>> {
-        while self.indices.len() < self.chunk_rows {
-            let mut best: Option<usize> = None;
-            for (i, c) in self.cursors.iter().enumerate() {
-                if c.batch.is_none() {
-                    continue;
-                }
-                best = match (best, &c.rows) {
-                    (None, _) => Some(i),
-                    // No sorting key: parts are concatenated in block order.
-                    (Some(b), None) => Some(b),
-                    (Some(b), Some(rows)) => {
-                        let other = &self.cursors[b];
-                        let other_rows = other.rows.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys"))?;
-                        if rows.row(c.pos) < other_rows.row(other.pos) {
-                            Some(i)
-                        } else {
-                            Some(b)
-                        }
-                    }
-                };
+    /// The cursor with the smallest current row, other than `except` (ties: the older
+    /// source).
+    fn smallest(&self, except: Option<usize>) -> Result<Option<usize>> {
+        let mut best: Option<usize> = None;
+        for (i, c) in self.cursors.iter().enumerate() {
+            if c.batch.is_none() || Some(i) == except {
+                continue;
             }
-            let Some(b) = best else {
+            best = match (best, &c.rows) {
+                (None, _) => Some(i),
+                // No sorting key: parts are concatenated in block order.
+                (Some(b), None) => Some(b),
+                (Some(b), Some(rows)) => {
+                    let other = &self.cursors[b];
+                    let other_rows = other.rows.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys"))?;
+                    if rows.row(c.pos) < other_rows.row(other.pos) {
+                        Some(i)
+                    } else {
+                        Some(b)
+                    }
+                }
+            };
+        }
+        Ok(best)
+    }
+
+    /// Whether all of cursor `b`'s granule comes before the current row of every other
+    /// cursor (ClickHouse's `totallyLessOrEquals`; equal keys: the older source first).
+    fn whole_granule_first(&self, b: usize) -> Result<bool> {
+        let Some(o) = self.smallest(Some(b))? else {
+            return Ok(true);
+        };
+        let (c, other) = (&self.cursors[b], &self.cursors[o]);
+        let (Some(rows), Some(other_rows)) = (&c.rows, &other.rows) else {
+            return Ok(b < o);
+        };
+        let last = rows.num_rows().saturating_sub(1);
+        Ok(match rows.row(last).cmp(&other_rows.row(other.pos)) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Equal => b < o,
+            std::cmp::Ordering::Greater => false,
+        })
+    }
+
+    fn next_chunk(&mut self) -> Result<Option<RecordBatch>> {
+        let mut bytes = 0usize;
+        while self.indices.len() < self.limits.rows && (self.limits.bytes == 0 || self.indices.is_empty() || bytes < self.limits.bytes) {
+            let Some(b) = self.smallest(None)? else {
                 if let Some(done) = self.carry.take() {
                     self.emit(done);
                 }
                 break;
             };
+            if self.pass_chunks && self.cursors[b].pos == 0 && self.whole_granule_first(b)? {
+                if !self.indices.is_empty() {
+                    break;
+                }
+                let whole = self.cursors[b].batch.clone().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without batch"))?;
+                self.advance(b)?;
+                self.keep_cursor_batches();
+                return Ok(Some(whole));
+            }
             self.take_row(b)?;
             let c = &mut self.cursors[b];
+            bytes += c.row_bytes.get(c.pos).copied().unwrap_or(0);
             c.pos += 1;
             if c.pos >= c.batch.as_ref().map(|x| x.num_rows()).unwrap_or(0) {
                 self.advance(b)?;
@@ -576,7 +633,12 @@ impl<'a> Merger<'a> {
             columns.push(interleave(&arrays, &indices)?);
         }
         let out = self.apply_folded(RecordBatch::try_new(self.inner.schema.clone(), columns)?)?;
-        // Keep only the batches the cursors (and the carried row) still point into.
+        self.keep_cursor_batches();
+        Ok(Some(out))
+    }
+
+    /// Keeps only the batches the cursors (and the carried row) still point into.
+    fn keep_cursor_batches(&mut self) {
         let mut kept = Vec::new();
         if let Some(group) = &mut self.carry {
             kept.push(self.pending[group.slot].clone());
@@ -589,7 +651,6 @@ impl<'a> Merger<'a> {
             }
         }
         self.pending = kept;
-        Ok(Some(out))
     }
 }
 

@@ -7,8 +7,9 @@ use granary_common::{Error, ErrorCode, Result};
 pub struct MergeTreeSettings {
     /// Rows per granule (and so per primary-index entry).
     pub index_granularity: u64,
-    /// A granule also ends once its uncompressed bytes reach this (adaptive granularity).
-    /// 0 disables the byte limit.
+    /// Granules of blocks with wide rows get fewer rows, so that a granule holds about
+    /// this many bytes (adaptive granularity). 0 disables it, and parts are then always
+    /// wide, without a final mark, as ClickHouse's non-adaptive parts.
     pub index_granularity_bytes: u64,
     /// Accepted for compatibility; every part is written in the wide format.
     pub min_bytes_for_wide_part: u64,
@@ -33,9 +34,11 @@ pub struct MergeTreeSettings {
     /// Blocks remembered for insert deduplication (0: none, ClickHouse's default for a
     /// non-replicated table).
     pub non_replicated_deduplication_window: u64,
-    /// Rows per block a merge hands the part writer; where a block ends, a short last
-    /// granule is its own or joins the previous one (see `writer.rs`).
+    /// Rows per block a merge hands the part writer (granules are cut per block, see
+    /// `granules.rs`).
     pub merge_max_block_size: u64,
+    /// A merge's block also ends once its rows take this many bytes (0: no limit).
+    pub merge_max_block_size_bytes: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -54,6 +57,7 @@ impl Default for MergeTreeSettings {
             allow_dimensions_outside_sorting_key: 0,
             non_replicated_deduplication_window: 0,
             merge_max_block_size: 8192,
+            merge_max_block_size_bytes: 10 * 1024 * 1024,
         }
     }
 }
@@ -91,7 +95,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         name: "index_granularity",
         type_name: "UInt64",
         readonly: true,
-        description: "Maximum number of rows between the marks of an index (rows per granule, one primary-key entry each). A block's last granule under half of it joins the previous granule.",
+        description: "Maximum number of rows between the marks of an index (rows per granule, one primary-key entry each). In a compact part, a block's last granule under half of it joins the previous granule.",
         slot: |s| &mut s.index_granularity,
     },
     SettingInfo {
@@ -119,8 +123,15 @@ pub const SETTINGS: &[SettingInfo] = &[
         name: "merge_max_block_size",
         type_name: "NonZeroUInt64",
         readonly: false,
-        description: "Rows per block that a merge or mutation hands the part writer; where a block ends, its short last granule is cut or joins the previous one.",
+        description: "Rows per block that a merge or mutation hands the part writer, which cuts granules block by block.",
         slot: |s| &mut s.merge_max_block_size,
+    },
+    SettingInfo {
+        name: "merge_max_block_size_bytes",
+        type_name: "UInt64",
+        readonly: false,
+        description: "Bytes per block that a merge hands the part writer: a block also ends once its rows take this many bytes in memory (0: no limit).",
+        slot: |s| &mut s.merge_max_block_size_bytes,
     },
     SettingInfo {
         name: "min_bytes_for_wide_part",

@@ -1,24 +1,15 @@
 //! Writing one part: granules cut from sorted blocks, encoded, compressed, fsynced.
 //!
 //! The writer takes a stream of blocks that are already sorted by the sorting key (one
-//! block for an INSERT, many granule-sized chunks for a merge), so it never needs the
+//! block for an INSERT, the merging algorithm's blocks for a merge), so it never needs the
 //! whole part in memory: at most one compressed block per column plus the rows of one
 //! unfinished granule.
 //!
-//! Granules hold `index_granularity` rows, fewer when the block's average row size
-//! times the row count would pass `index_granularity_bytes` (adaptive granularity, as
-//! ClickHouse computes it from the block being written).
-//!
-//! ClickHouse's writer (`fillIndexGranularityImpl`) cuts granules per block it is handed,
-//! and a block's last granule that comes out short is kept apart only when it holds at
-//! least half a granule; fewer rows are added to the previous granule, so a granule may
-//! hold up to 1.5 × `index_granularity` rows (9720 rows at 8192 are one granule). The
-//! rule only applies when a granule was completed inside that block; a block too small
-//! to complete one leaves its granule open for the next block. `system.parts.marks`
-//! shows the result, so the writer follows the same blocks: an INSERT's part is one
-//! block, a merge's output comes in blocks of `merge_max_block_size` rows
-//! ([`ChBlocks`]). To merge a tail, the last completed granule is held back (a slice,
-//! no copy) until the block ends.
+//! Where granules end is ClickHouse's rule, replayed by [`GranulePlanner`] on the blocks
+//! the writer is handed: each [`PartWriter::write_block`] call is one ClickHouse block
+//! (an INSERT's part is one block; a merge hands over the blocks its merging algorithm
+//! emits), and the part's format decides what happens to a block's short last granule.
+//! `system.parts.marks` shows the result.
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -32,9 +23,11 @@ use arrow::record_batch::RecordBatch;
 use arrow::row::{RowConverter, SortField};
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::fs::{escape_for_file_name, sync_dir};
+use granary_types::ChType;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::compression::{Codec, ColumnCodec};
+use crate::granules::{block_bytes, GranulePlanner};
 use crate::transform::Transform;
 use crate::keys::TableKeys;
 use crate::part::{columns_txt, encode_arrays, encode_marks, Mark, Part, CHECKSUMS_FILE, PART_FORMAT_VERSION};
@@ -56,6 +49,10 @@ impl PartLayout {
     /// ClickHouse's rule: a part below `min_bytes_for_wide_part` bytes (uncompressed) or
     /// `min_rows_for_wide_part` rows is compact.
     pub fn for_size(settings: &MergeTreeSettings, bytes: u64, rows: u64) -> PartLayout {
+        // Compact parts need adaptive granularity.
+        if settings.index_granularity_bytes == 0 {
+            return PartLayout::Wide;
+        }
         if bytes < settings.min_bytes_for_wide_part || rows < settings.min_rows_for_wide_part {
             PartLayout::Compact
         } else {
@@ -136,17 +133,6 @@ impl ColumnWriter {
     }
 }
 
-/// The blocks ClickHouse's writer would be handed for the rows of a part, which decide
-/// where a short last granule goes (see the module comment).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChBlocks {
-    /// An INSERT: the part's rows are one block.
-    WholePart,
-    /// A merge or mutation: blocks of this many rows (`merge_max_block_size`), the last
-    /// one shorter.
-    OfRows(usize),
-}
-
 pub struct PartWriter<'a> {
     info: PartInfo,
     /// The temporary directory written into.
@@ -157,18 +143,11 @@ pub struct PartWriter<'a> {
     layout: PartLayout,
     files: Vec<BinFile>,
     columns: Vec<ColumnWriter>,
-    /// Rows of the granule being filled.
-    pending: Option<RecordBatch>,
-    /// The last completed granule, not yet written: a short tail of its block may still
-    /// be added to it.
-    held: Option<RecordBatch>,
-    blocks: ChBlocks,
-    /// Rows of the current ClickHouse block passed so far.
-    block_rows_seen: usize,
-    /// Whether a granule was completed inside the current block (the tail rule applies).
-    completed_in_block: bool,
-    /// The granule size of the last rows written, for the tail rule.
-    granule_target: usize,
+    /// Rows of the granule left open by the blocks written so far (slices, no copies).
+    pending: Vec<RecordBatch>,
+    planner: GranulePlanner,
+    /// Each column's ClickHouse type, for the blocks' byte sizes.
+    types: Vec<ChType>,
     primary: Vec<Vec<ArrayRef>>,
     last_row: Option<RecordBatch>,
     /// Running (min, max) of each partition-key column.
@@ -186,7 +165,6 @@ impl<'a> PartWriter<'a> {
         keys: &'a TableKeys,
         settings: &'a MergeTreeSettings,
         layout: PartLayout,
-        blocks: ChBlocks,
     ) -> Result<Self> {
         fs::create_dir_all(tmp_dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", tmp_dir.display()))?;
         let create = |name: String| -> Result<BinFile> {
@@ -211,6 +189,7 @@ impl<'a> PartWriter<'a> {
                 unwritten_marks: 0,
             })
             .collect();
+        let types = crate::granules::ch_types(&schema);
         Ok(PartWriter {
             info,
             dir: tmp_dir.to_path_buf(),
@@ -220,12 +199,9 @@ impl<'a> PartWriter<'a> {
             layout,
             files,
             columns,
-            pending: None,
-            held: None,
-            blocks,
-            block_rows_seen: 0,
-            completed_in_block: false,
-            granule_target: settings.index_granularity as usize,
+            pending: Vec::new(),
+            planner: GranulePlanner::new(layout, settings),
+            types,
             primary: Vec::new(),
             last_row: None,
             minmax: vec![None; keys.partition_columns.len()],
@@ -233,82 +209,48 @@ impl<'a> PartWriter<'a> {
         })
     }
 
-    /// Appends sorted rows (sorted after everything written before).
+    /// Appends one block of sorted rows (sorted after everything written before).
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.num_rows() == 0 {
+        self.write_block(std::slice::from_ref(batch))
+    }
+
+    /// Appends one ClickHouse block made of `batches` (in order): its granules are cut
+    /// by its total rows and bytes.
+    pub fn write_block(&mut self, batches: &[RecordBatch]) -> Result<()> {
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        if rows == 0 {
             return Ok(());
         }
-        let g = self.granule_rows(batch);
-        self.granule_target = g;
-        let mut offset = 0;
-        while offset < batch.num_rows() {
-            let open = self.pending.as_ref().map_or(0, |p| p.num_rows());
-            let to_block_end = match self.blocks {
-                ChBlocks::WholePart => usize::MAX,
-                ChBlocks::OfRows(block) => block - self.block_rows_seen,
-            };
-            // A smaller granule size than the open granule's completes it at once.
-            let take = g.saturating_sub(open).min(batch.num_rows() - offset).min(to_block_end);
-            if take > 0 {
-                let piece = batch.slice(offset, take);
-                self.pending = Some(match self.pending.take() {
-                    Some(p) => concat_batches(&self.schema, [&p, &piece])?,
-                    None => piece,
-                });
-                offset += take;
-                self.block_rows_seen += take;
-            }
-            if self.pending.as_ref().is_some_and(|p| p.num_rows() >= g) {
-                self.complete_granule()?;
-            }
-            if matches!(self.blocks, ChBlocks::OfRows(block) if self.block_rows_seen == block) {
-                self.end_block()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The open granule is full: the one held before it is written, it is held.
-    fn complete_granule(&mut self) -> Result<()> {
-        if let Some(held) = self.held.take() {
-            self.write_granule(&held)?;
-        }
-        self.held = self.pending.take();
-        self.completed_in_block = true;
-        Ok(())
-    }
-
-    /// A ClickHouse block ends: a short tail after a granule completed in this block is
-    /// its own granule from half a granule up, else part of the previous granule.
-    fn end_block(&mut self) -> Result<()> {
-        if self.completed_in_block {
-            let short_tail = self.pending.as_ref().is_some_and(|tail| tail.num_rows() * 2 < self.granule_target);
-            match (self.pending.take(), self.held.take()) {
-                (Some(tail), Some(held)) if short_tail => self.held = Some(concat_batches(&self.schema, [&held, &tail])?),
-                (Some(tail), held) => {
-                    self.held = held;
-                    self.pending = Some(tail);
-                    self.complete_granule()?;
+        let bytes: usize = batches.iter().map(|b| block_bytes(b, &self.types)).sum();
+        let granules = self.planner.block(rows, bytes);
+        let mut rest = batches.iter().filter(|b| b.num_rows() > 0).cloned();
+        let mut current: Option<RecordBatch> = None;
+        for size in granules {
+            let mut missing = size - self.pending.iter().map(RecordBatch::num_rows).sum::<usize>();
+            while missing > 0 {
+                let batch = match current.take() {
+                    Some(b) => b,
+                    None => rest.next().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "granule plan past the block's rows"))?,
+                };
+                let take = missing.min(batch.num_rows());
+                self.pending.push(batch.slice(0, take));
+                if take < batch.num_rows() {
+                    current = Some(batch.slice(take, batch.num_rows() - take));
                 }
-                (None, held) => self.held = held,
+                missing -= take;
             }
+            let pieces = std::mem::take(&mut self.pending);
+            let granule = match <[RecordBatch; 1]>::try_from(pieces) {
+                Ok([one]) => one,
+                Err(pieces) => concat_batches(&self.schema, &pieces)?,
+            };
+            self.write_granule(&granule)?;
         }
-        if let Some(held) = self.held.take() {
-            self.write_granule(&held)?;
+        self.pending.extend(current.into_iter().chain(rest));
+        if self.pending.iter().map(RecordBatch::num_rows).sum::<usize>() != self.planner.open_rows() {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "granule plan and written rows disagree"));
         }
-        self.completed_in_block = false;
-        self.block_rows_seen = 0;
         Ok(())
-    }
-
-    fn granule_rows(&self, batch: &RecordBatch) -> usize {
-        let max = self.settings.index_granularity as usize;
-        if self.settings.index_granularity_bytes == 0 {
-            return max;
-        }
-        let bytes: usize = batch.columns().iter().map(|c| c.to_data().get_slice_memory_size().unwrap_or(0)).sum();
-        let per_row = (bytes / batch.num_rows().max(1)).max(1);
-        (self.settings.index_granularity_bytes as usize / per_row).clamp(1, max)
     }
 
     fn write_granule(&mut self, granule: &RecordBatch) -> Result<()> {
@@ -342,9 +284,9 @@ impl<'a> PartWriter<'a> {
     /// Writes the remaining files, fsyncs them and the directory. Returns the part as it
     /// will be once renamed to `final_dir`.
     pub fn finish(mut self, final_dir: &Path) -> Result<Part> {
-        self.end_block()?;
-        if let Some(pending) = self.pending.take() {
-            self.write_granule(&pending)?;
+        if !self.pending.is_empty() {
+            let last = concat_batches(&self.schema, &std::mem::take(&mut self.pending))?;
+            self.write_granule(&last)?;
         }
         if self.rows == 0 {
             return Err(Error::new(ErrorCode::LOGICAL_ERROR, "Attempt to write an empty part"));

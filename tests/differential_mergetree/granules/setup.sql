@@ -1,6 +1,11 @@
--- Granule sizes as ClickHouse's writer cuts them: a block's last granule shorter than half
--- of index_granularity joins the previous one (system.parts marks), for INSERTs of many
--- sizes and for merges (OPTIMIZE ... FINAL), which hand the writer blocks of 8192 rows.
+-- Granule sizes as ClickHouse's writers cut them (system.parts marks): in a compact part a
+-- block's last granule shorter than half of index_granularity joins the previous one, in a
+-- wide part it stays on its own; adaptive granularity (index_granularity_bytes) sizes each
+-- block's granules by its bytes. For INSERTs of many sizes (one block each) and for merges
+-- (OPTIMIZE ... FINAL), which hand the writer blocks of merge_max_block_size rows or
+-- merge_max_block_size_bytes bytes, and a source granule that precedes all other sources'
+-- rows (or is left alone) as a block of its own. Tables of three parts stop background
+-- merges with max_bytes_to_merge_at_max_space_in_pool = 1, so that OPTIMIZE merges all three.
 CREATE DATABASE IF NOT EXISTS granules;
 CREATE TABLE granules.inserts_8192 (size UInt64, k UInt64, s String) ENGINE = MergeTree PARTITION BY size ORDER BY k SETTINGS index_granularity = 8192;
 INSERT INTO granules.inserts_8192 SELECT 1, number, toString(number) FROM numbers(1);
@@ -56,3 +61,35 @@ CREATE TABLE granules.merged_7 (k UInt64, s String) ENGINE = MergeTree ORDER BY 
 INSERT INTO granules.merged_7 SELECT number * 2, toString(number) FROM numbers(5000);
 INSERT INTO granules.merged_7 SELECT number * 2 + 1, toString(number) FROM numbers(4720);
 OPTIMIZE TABLE granules.merged_7 FINAL;
+CREATE TABLE granules.merged_8 (k UInt64, s String) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 256, max_bytes_to_merge_at_max_space_in_pool = 1;
+INSERT INTO granules.merged_8 SELECT number * 3, toString(number) FROM numbers(3000);
+INSERT INTO granules.merged_8 SELECT number * 3 + 1, repeat('x', number % 50) FROM numbers(2000);
+INSERT INTO granules.merged_8 SELECT number * 5 + 2, toString(number) FROM numbers(1500);
+OPTIMIZE TABLE granules.merged_8 FINAL;
+CREATE TABLE granules.merged_9 (k UInt64, s String) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 1024, max_bytes_to_merge_at_max_space_in_pool = 1;
+INSERT INTO granules.merged_9 SELECT number, toString(number) FROM numbers(10000);
+INSERT INTO granules.merged_9 SELECT number + 10000, toString(number) FROM numbers(7000);
+INSERT INTO granules.merged_9 SELECT number * 7, toString(number) FROM numbers(3000);
+OPTIMIZE TABLE granules.merged_9 FINAL;
+CREATE TABLE granules.merged_wide (k UInt64, s String) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 256, min_bytes_for_wide_part = 0, max_bytes_to_merge_at_max_space_in_pool = 1;
+INSERT INTO granules.merged_wide SELECT number * 2, toString(number) FROM numbers(1100);
+INSERT INTO granules.merged_wide SELECT number * 2 + 1, toString(number) FROM numbers(900);
+INSERT INTO granules.merged_wide SELECT number * 3, toString(number) FROM numbers(333);
+OPTIMIZE TABLE granules.merged_wide FINAL;
+CREATE TABLE granules.merged_adaptive_1 (k UInt64, s String) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 1024, index_granularity_bytes = 65536, max_bytes_to_merge_at_max_space_in_pool = 1;
+INSERT INTO granules.merged_adaptive_1 SELECT number * 3, repeat('x', 50 + number % 400) FROM numbers(6000);
+INSERT INTO granules.merged_adaptive_1 SELECT number * 3 + 1, toString(number) FROM numbers(6000);
+INSERT INTO granules.merged_adaptive_1 SELECT number * 3 + 2, repeat('z', 2000 * (number % 10 = 0)) FROM numbers(4000);
+OPTIMIZE TABLE granules.merged_adaptive_1 FINAL;
+CREATE TABLE granules.merged_adaptive_2 (k UInt64, s String) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 256, index_granularity_bytes = 20000, merge_max_block_size_bytes = 50000, min_bytes_for_wide_part = 0, max_bytes_to_merge_at_max_space_in_pool = 1;
+INSERT INTO granules.merged_adaptive_2 SELECT intHash32(number), repeat('y', number % 300) FROM numbers(5000);
+INSERT INTO granules.merged_adaptive_2 SELECT intHash32(number + 5000), toString(number) FROM numbers(4000);
+OPTIMIZE TABLE granules.merged_adaptive_2 FINAL;
+CREATE TABLE granules.merged_nested (k UInt32, n Nullable(UInt32), a Array(String)) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 512, index_granularity_bytes = 30000, max_bytes_to_merge_at_max_space_in_pool = 1;
+INSERT INTO granules.merged_nested SELECT intHash32(number), if(number % 3 = 0, NULL, number), arrayMap(x -> toString(x), range(number % 20)) FROM numbers(8000);
+INSERT INTO granules.merged_nested SELECT intHash32(number + 7), number, [repeat('z', number % 200)] FROM numbers(6000);
+OPTIMIZE TABLE granules.merged_nested FINAL;
+CREATE TABLE granules.merged_fixed (k UInt64, s String) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 1000, index_granularity_bytes = 0, max_bytes_to_merge_at_max_space_in_pool = 1;
+INSERT INTO granules.merged_fixed SELECT number * 2, toString(number) FROM numbers(10300);
+INSERT INTO granules.merged_fixed SELECT number * 2 + 1, toString(number) FROM numbers(3100);
+OPTIMIZE TABLE granules.merged_fixed FINAL;
