@@ -603,4 +603,7 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
         AggregateUDF::new_from_impl(ArgMinMax { name: "argMin", max: false, signature: Signature::user_defined(Volatility::Immutable) }),
         AggregateUDF::new_from_impl(ArgMinMax { name: "argMax", max: true, signature: Signature::user_defined(Volatility::Immutable) }),
     ]
+    .into_iter()
+    .chain(crate::moments::aggregates().into_iter().map(AggregateUDF::new_from_impl))
+    .collect()
 }

@@ -48,6 +48,7 @@
 //! | [`for_each`] | `-ForEach` / `-IfForEach`: one base accumulator per array position |
 //! | [`states`] | serialized aggregate states in ClickHouse's layouts, [`states::split_states`] for Native and RowBinary |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
+//! | `moments` | `varPop`, `varSamp`, `stddevPop`, `stddevSamp`, `covarPop`, `covarSamp`, `corr` and their `Stable` forms |
 //!
 //! ## Conventions
 //! * Errors are [`granary_common::Error`]s with ClickHouse codes, carried through
@@ -98,6 +99,7 @@ mod text;
 pub mod tuple;
 pub mod tz;
 mod uniq;
+mod moments;
 mod utf8;
 
 use std::collections::{BTreeMap, HashSet};

@@ -18,6 +18,14 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("max_by", "argMax"),
     ("min_by", "argMin"),
     ("array_agg", "groupArray"),
+    ("VAR_POP", "varPop"),
+    ("VAR_SAMP", "varSamp"),
+    ("STDDEV_POP", "stddevPop"),
+    ("STDDEV_SAMP", "stddevSamp"),
+    ("STDDEV", "stddevSamp"),
+    ("STD", "stddevPop"),
+    ("COVAR_POP", "covarPop"),
+    ("COVAR_SAMP", "covarSamp"),
     // conversions / misc
     ("DATABASE", "currentDatabase"),
     ("SCHEMA", "currentDatabase"),
@@ -103,6 +111,11 @@ pub(crate) fn description(name: &str) -> &'static str {
         "argMax" => "The value of the first argument at the largest value of the second.",
         "uniqExact" => "Exact number of distinct non-NULL values. Returns UInt64.",
         "groupArray" => "Array of the non-NULL values met.",
+        "varPop" | "varSamp" | "stddevPop" | "stddevSamp" => "Population or sample variance / standard deviation from running power sums, as ClickHouse (nan for too few rows).",
+        "covarPop" | "covarSamp" | "corr" => "Covariance or Pearson correlation of two columns from running power sums, as ClickHouse (nan for too few rows).",
+        "varPopStable" | "varSampStable" | "stddevPopStable" | "stddevSampStable" | "covarPopStable" | "covarSampStable" | "corrStable" => {
+            "Numerically stable (Welford) variant; Float64, inf for too few rows, as ClickHouse."
+        }
         "toString" => "Converts a value to its text form.",
         "toTypeName" => "The ClickHouse type name of the argument.",
         "CAST" | "_CAST" => "Converts a value to the type named by the second argument.",

@@ -12,9 +12,10 @@
 //! | `min`, `max`, `any`, `anyLast` over numbers | a has-value byte, then the value at the argument's width |
 //! | the same over `String` | Int32 length + 1, the bytes and a 0 byte; -1 when empty |
 //! | `uniq` | UInt8 skip degree, VarUInt count, the UInt32 hashes (see [`crate::uniq`]) |
+//! | `varPop`, `covarSamp`, `corr`, `...Stable`, ... | raw power sums, or VarUInt count and Welford moments (see [`crate::moments`]) |
 //!
 //! Over a `Nullable` argument, `sum`, `avg`, `min`, `max`, `any` and `anyLast` states
-//! start with a byte saying whether a non-NULL value was seen (0: nothing follows).
+//! (over any `Nullable` argument, `uniq` and the moments states) start with a byte saying whether a non-NULL value was seen (0: nothing follows).
 //! Other functions and argument types use Granary's own layout: each field of the
 //! DataFusion accumulator's state as a NULL-flag byte and the value ([`put_nullable`]).
 
@@ -186,6 +187,8 @@ enum Layout {
     Single { string: bool, with_is_set: bool },
     /// `uniq`: ClickHouse's UniquesHashSet bytes, which the accumulator keeps as they are.
     UniquesHashSet,
+    /// `varPop`, `corr`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::moments`]).
+    Moments,
     Generic,
 }
 
@@ -209,6 +212,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
     match (function, types) {
         ("count", [DataType::Int64]) => Layout::Count,
         ("uniq", [DataType::Binary]) => Layout::UniquesHashSet,
+        (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
         ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
@@ -231,7 +235,7 @@ fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
     match layout {
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
-        Layout::UniquesHashSet => args.iter().any(ChType::is_nullable),
+        Layout::UniquesHashSet | Layout::Moments => args.iter().any(ChType::is_nullable),
         Layout::Count | Layout::Generic => false,
     }
 }
@@ -249,6 +253,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         // Only NULLs reached the set: ClickHouse writes the "nothing seen" flag alone.
         Layout::UniquesHashSet => match &state[0] {
             ScalarValue::Binary(Some(b)) => !UniquesHashSet::read(&mut b.as_slice())?.is_empty(),
+            _ => false,
+        },
+        Layout::Moments => match &state[0] {
+            ScalarValue::Binary(Some(b)) => crate::moments::state_rows(function, args, b) > 0,
             _ => false,
         },
         Layout::Count | Layout::Generic => true,
@@ -297,6 +305,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::UniquesHashSet => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
             _ => UniquesHashSet::default().write(&mut out),
+        },
+        Layout::Moments => match &state[0] {
+            ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
+            _ => out.extend(crate::moments::empty_state(function, args)),
         },
         Layout::Generic => {
             for v in state {
@@ -372,6 +384,10 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
             let start = *input;
             UniquesHashSet::read(input)?;
             vec![ScalarValue::Binary(Some(start[..start.len() - input.len()].to_vec()))]
+        }
+        Layout::Moments => {
+            let n = crate::moments::state_len(function, args, input)?;
+            vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
         }
         Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,
     })
