@@ -40,6 +40,7 @@
 //! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
 //! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
+//! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, ... (ClickHouse's non-RFC scanners) |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
@@ -100,6 +101,7 @@ pub mod tuple;
 pub mod tz;
 mod uniq;
 mod moments;
+mod url;
 mod utf8;
 
 use std::collections::{BTreeMap, HashSet};
@@ -154,6 +156,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(ip::functions());
+    out.extend(url::functions());
     out.extend(introspection::functions());
     out.push(combinators::finalize_aggregation());
     out

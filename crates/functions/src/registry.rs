@@ -171,6 +171,14 @@ pub(crate) fn description(name: &str) -> &'static str {
         "IPv4NumToString" => "The dotted text of an IPv4 address held as UInt32.",
         "IPv6StringToNum" => "The 16 bytes (FixedString(16)) of an IPv6 address in text; IPv4 text gives ::ffff:a.b.c.d; error 676 for other text.",
         "IPv6NumToString" => "The text of an IPv6 address held as FixedString(16), as ClickHouse prints it.",
+        "domain" => "The host of a URL (ClickHouse's non-RFC parsing); empty when there is none.",
+        "protocol" => "The scheme of a URL (http, https, ...); empty when there is none.",
+        "port" => "The port of a URL as UInt16, or the optional default_port (0) when it has none.",
+        "extractURLParameter" => "The raw value of the first URL parameter with the given (constant) name; empty when absent.",
+        "extractURLParameters" => "The name=value pairs of a URL's query string and fragment.",
+        "extractURLParameterNames" => "The parameter names of a URL's query string and fragment.",
+        "decodeURLComponent" => "Percent-decodes a string.",
+        "encodeURLComponent" => "Percent-encodes every byte except letters, digits and -_.~.",
         _ => "ClickHouse-compatible function.",
     }
 }

@@ -561,7 +561,7 @@ pub(crate) fn is_plain_string(t: &ChType) -> bool {
 
 /// Argument `i` must be a String: `code` 43 for other types, 44 for a FixedString where
 /// ClickHouse names the column rather than the type.
-fn require_string(ctx: &RetCtx, i: usize, fixed_string_code: ErrorCode) -> DfResult<()> {
+pub(crate) fn require_string(ctx: &RetCtx, i: usize, fixed_string_code: ErrorCode) -> DfResult<()> {
     let t = ctx.ch(i);
     if is_plain_string(&t) {
         return Ok(());

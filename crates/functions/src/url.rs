@@ -1,0 +1,632 @@
+//! URL functions with ClickHouse's deliberately simple (non-RFC) parsing: `protocol`,
+//! `domain`, `domainWithoutWWW`, `topLevelDomain`, `port`, `path`, `pathFull`,
+//! `queryString`, `fragment`, `queryStringAndFragment`, `netloc`, `cutWWW`,
+//! `cutQueryString`, `cutFragment`, `cutQueryStringAndFragment`, `extractURLParameter`,
+//! `extractURLParameters`, `extractURLParameterNames`, `decodeURLComponent`,
+//! `encodeURLComponent` and the `Form` variants.
+//!
+//! Each extractor maps the URL's bytes to a byte range of it (empty when the URL has no
+//! such part); the `cut*` functions return the URL without that range. The rules follow
+//! ClickHouse's scanners character by character, including their quirks (a host needs a
+//! dot, `port` starts from the default port, a scheme is looked for in the first 16
+//! bytes only), because users compare results with ClickHouse's.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt16Array};
+use datafusion::logical_expr::ScalarUDF;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{illegal_type, Arity, DfResult};
+use crate::func::{RetCtx, ScalarDef};
+use crate::string::require_string;
+use crate::text::{utf8_array, ByteStrings};
+
+/// Byte `i` of `s`, 0 past the end (ClickHouse's strings are zero-terminated and its
+/// scanners peek one byte ahead).
+fn at(s: &[u8], i: usize) -> u8 {
+    s.get(i).copied().unwrap_or(0)
+}
+
+fn is_restricted(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'<' | b'>' | b'%' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'~' | b'[' | b']' | b';' | b'=' | b'&')
+}
+
+/// Where the host part starts: after `//` or `scheme://` (a scheme within the first 16
+/// bytes), else at 0. `None` when a restricted character appears in the scheme.
+fn after_scheme(s: &[u8]) -> Option<usize> {
+    if at(s, 0) == b'/' && at(s, 1) == b'/' {
+        return Some(2);
+    }
+    after_scheme_name(s)
+}
+
+/// [`after_scheme`] without the `//` case.
+fn after_scheme_name(s: &[u8]) -> Option<usize> {
+    let scheme_end = s.len().min(16);
+    let mut pos = 1;
+    while pos < scheme_end {
+        let c = s[pos];
+        if !c.is_ascii_alphanumeric() {
+            if matches!(c, b'.' | b'-' | b'+') {
+                pos += 1;
+                continue;
+            }
+            if is_restricted(c) {
+                return None;
+            }
+            break;
+        }
+        pos += 1;
+    }
+    if scheme_end > pos + 2 && s[pos] == b':' && s[pos + 1] == b'/' && s[pos + 2] == b'/' {
+        Some(pos + 3)
+    } else {
+        Some(0)
+    }
+}
+
+/// The host of a URL as ClickHouse's `domain` sees it; empty when there is none (no dot,
+/// nothing after the last dot, restricted characters).
+fn url_host(s: &[u8]) -> Range<usize> {
+    let Some(mut pos) = after_scheme(s) else { return 0..0 };
+    let mut dot: Option<usize> = None;
+    let mut start = pos;
+    let check = |pos: usize, dot: Option<usize>, start: usize| -> Range<usize> {
+        let Some(dot) = dot else { return 0..0 };
+        if start >= pos || pos - dot == 1 {
+            return 0..0;
+        }
+        if matches!(at(s, dot + 1), b':' | b'/' | b'?' | b'#') {
+            return 0..0;
+        }
+        start..pos
+    };
+    while pos < s.len() {
+        match s[pos] {
+            b'.' => dot = Some(pos),
+            b':' | b'/' | b'?' | b'#' => return check(pos, dot, start),
+            b'@' => start = pos + 1,
+            c if is_restricted(c) => return 0..0,
+            _ => {}
+        }
+        pos += 1;
+    }
+    check(pos, dot, start)
+}
+
+fn domain(s: &[u8]) -> Range<usize> {
+    url_host(s)
+}
+
+fn domain_without_www(s: &[u8]) -> Range<usize> {
+    let h = url_host(s);
+    if h.len() > 4 && &s[h.start..h.start + 4] == b"www." {
+        h.start + 4..h.end
+    } else {
+        h
+    }
+}
+
+fn top_level_domain(s: &[u8]) -> Range<usize> {
+    let mut h = url_host(s);
+    if h.is_empty() {
+        return 0..0;
+    }
+    if s[h.end - 1] == b'.' {
+        h.end -= 1;
+    }
+    let Some(last_dot) = s[h.clone()].iter().rposition(|c| *c == b'.').map(|p| h.start + p) else { return 0..0 };
+    // An IPv4 address has no top-level domain.
+    if at(s, last_dot + 1).is_ascii_digit() {
+        return 0..0;
+    }
+    last_dot + 1..h.end
+}
+
+fn protocol(s: &[u8]) -> Range<usize> {
+    if s.is_empty() || !s[0].is_ascii_alphabetic() {
+        return 0..0;
+    }
+    let len = 1 + s[1..].iter().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')).count();
+    if s.len() - len < 4 || s[len] != b':' {
+        return 0..0;
+    }
+    0..len
+}
+
+fn find_any(s: &[u8], from: usize, set: &[u8]) -> usize {
+    s[from.min(s.len())..].iter().position(|c| set.contains(c)).map_or(s.len(), |p| from + p)
+}
+
+fn path_impl(s: &[u8], with_query: bool) -> Range<usize> {
+    let mut pos = find_any(s, 0, b"/");
+    if pos == s.len() {
+        return 0..0;
+    }
+    if at(s, pos + 1) == b'/' {
+        pos = find_any(s, pos + 2, b"/");
+        if pos == s.len() {
+            return 0..0;
+        }
+    }
+    if with_query {
+        pos..s.len()
+    } else {
+        pos..find_any(s, pos, b"?#")
+    }
+}
+
+fn query_string(s: &[u8], with_mark: bool) -> Range<usize> {
+    let q = find_any(s, 0, b"?");
+    if q == s.len() {
+        return 0..0;
+    }
+    let f = find_any(s, q, b"#");
+    q + usize::from(!with_mark)..f
+}
+
+fn fragment(s: &[u8], with_mark: bool) -> Range<usize> {
+    let f = find_any(s, 0, b"#");
+    if f == s.len() {
+        return 0..0;
+    }
+    f + usize::from(!with_mark)..s.len()
+}
+
+fn query_string_and_fragment(s: &[u8], with_mark: bool) -> Range<usize> {
+    let q = find_any(s, 0, b"?");
+    if q != s.len() {
+        return q + usize::from(!with_mark)..s.len();
+    }
+    let f = find_any(s, 0, b"#");
+    if f != s.len() {
+        // Without a query string the '#' is kept, as ClickHouse does.
+        return f..s.len();
+    }
+    0..0
+}
+
+/// The `www.` that `cutWWW` removes: only right after `scheme://` or `//`.
+fn www(s: &[u8]) -> Range<usize> {
+    let slash = find_any(s, 0, b"/");
+    if slash == s.len() {
+        return 0..0;
+    }
+    if slash != 0 && slash != protocol(s).len() + 1 {
+        return 0..0;
+    }
+    if s.len() - slash < 2 || s[slash + 1] != b'/' {
+        return 0..0;
+    }
+    let mut pos = slash + 2;
+    let mut start = pos;
+    while pos < s.len() {
+        match s[pos] {
+            b'@' => start = pos + 1,
+            b':' | b'/' | b'?' | b'#' => break,
+            _ => {}
+        }
+        pos += 1;
+    }
+    if start + 4 < s.len() && &s[start..start + 4] == b"www." {
+        start..start + 4
+    } else {
+        0..0
+    }
+}
+
+/// `netloc`: user info, host and port. As in ClickHouse, a '/' or '?' ends it only after
+/// user info was seen; otherwise it ends at the first '#', or at the last '/' (or the
+/// first '?', or a sub-delimiter such as '=') when the URL ends.
+fn netloc(s: &[u8]) -> Range<usize> {
+    let skipped = if s.len() > 2 && s[0] == b'/' && s[1] == b'/' { Some(2) } else { after_scheme_name(s) };
+    let Some(mut pos) = skipped else { return 0..0 };
+    let start = pos;
+    let mut has_userinfo = false;
+    let mut host_end = s.len();
+    let mut question = s.len();
+    let mut slash = s.len();
+    while pos < s.len() {
+        match s[pos] {
+            b'/' => {
+                if has_userinfo {
+                    return start..pos;
+                }
+                slash = pos;
+            }
+            b'?' => {
+                if has_userinfo {
+                    return start..pos;
+                }
+                question = pos;
+            }
+            b'#' => return start..pos,
+            b'@' => {
+                has_userinfo = true;
+                host_end = s.len();
+            }
+            b';' | b'=' | b'&' | b'~' | b'%' if !has_userinfo => host_end = pos,
+            c if is_restricted(c) => {
+                return if pos > start { start..pos.min(question).min(slash) } else { 0..0 };
+            }
+            _ => {}
+        }
+        pos += 1;
+    }
+    if has_userinfo {
+        start..pos
+    } else {
+        start..pos.min(question).min(slash).min(host_end)
+    }
+}
+
+/// The type check shared by the URL functions: a String (or LowCardinality(String));
+/// a FixedString is an illegal column (44), as in ClickHouse.
+fn url_arg(ctx: &RetCtx) -> DfResult<()> {
+    require_string(ctx, 0, ErrorCode::ILLEGAL_COLUMN)
+}
+
+/// `String`, or `LowCardinality(String)` for a LowCardinality URL.
+fn string_like_arg(ctx: &RetCtx, inner: ChType) -> ChType {
+    match ctx.ch(0) {
+        ChType::LowCardinality(_) => ChType::LowCardinality(Box::new(inner)),
+        _ => inner,
+    }
+}
+
+fn strings_fn(name: &'static str, f: fn(&[u8]) -> Vec<u8>) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            url_arg(ctx)?;
+            Ok(string_like_arg(ctx, ChType::String))
+        },
+        move |ctx| {
+            let a = utf8_array(ctx.array(0)?)?;
+            let s = a.as_string::<i32>();
+            let mut out = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            for row in 0..s.len() {
+                out.push_value(&f(s.value(row).as_bytes()))?;
+            }
+            out.finish(s.nulls().cloned())
+        },
+    )
+    .build()
+}
+
+fn extract_fn(name: &'static str, f: fn(&[u8]) -> Range<usize>) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            url_arg(ctx)?;
+            Ok(string_like_arg(ctx, ChType::String))
+        },
+        move |ctx| {
+            let a = utf8_array(ctx.array(0)?)?;
+            let s = a.as_string::<i32>();
+            let mut out = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            for row in 0..s.len() {
+                let v = s.value(row).as_bytes();
+                out.push_value(&v[f(v)])?;
+            }
+            out.finish(s.nulls().cloned())
+        },
+    )
+    .build()
+}
+
+fn cut_fn(name: &'static str, f: fn(&[u8]) -> Range<usize>) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            url_arg(ctx)?;
+            Ok(string_like_arg(ctx, ChType::String))
+        },
+        move |ctx| {
+            let a = utf8_array(ctx.array(0)?)?;
+            let s = a.as_string::<i32>();
+            let mut out = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            for row in 0..s.len() {
+                let v = s.value(row).as_bytes();
+                let r = f(v);
+                out.extend(&v[..r.start]);
+                out.extend(&v[r.end..]);
+                out.finish_value()?;
+            }
+            out.finish(s.nulls().cloned())
+        },
+    )
+    .build()
+}
+
+/// `port(url[, default_port])`: a value out of UInt16 range, a non-digit or a missing
+/// port give the default.
+fn port_of(s: &[u8], default: u16) -> u16 {
+    let h = url_host(s);
+    if h.is_empty() || h.len() == s.len() {
+        return default;
+    }
+    let mut p = h.end;
+    if at(s, p) != b':' {
+        return default;
+    }
+    p += 1;
+    let mut port: i64 = 0;
+    while p < s.len() {
+        let c = s[p];
+        if c == b'/' {
+            break;
+        }
+        if !c.is_ascii_digit() {
+            return default;
+        }
+        port = port * 10 + i64::from(c - b'0');
+        if port > i64::from(u16::MAX) {
+            return default;
+        }
+        p += 1;
+    }
+    port as u16
+}
+
+fn port() -> ScalarUDF {
+    ScalarDef::new(
+        "port",
+        Arity::range(1, 2),
+        |ctx| {
+            if !crate::string::is_plain_string(&ctx.ch(0)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            if ctx.arg_count() == 2 && !matches!(ctx.ch(1).strip_nullable(), ChType::UInt16) {
+                return Err(illegal_type(ctx.name, 1, ctx.field(1)));
+            }
+            Ok(string_like_arg(ctx, ChType::UInt16))
+        },
+        |ctx| {
+            let default = if ctx.args.len() == 2 {
+                u16::try_from(ctx.const_int(1, "default_port")?).unwrap_or(0)
+            } else {
+                0
+            };
+            let a = utf8_array(ctx.array(0)?)?;
+            let s = a.as_string::<i32>();
+            let out: UInt16Array = (0..s.len()).map(|row| port_of(s.value(row).as_bytes(), default)).collect::<Vec<_>>().into();
+            Ok(Arc::new(out) as ArrayRef)
+        },
+    )
+    .build()
+}
+
+/// `extractURLParameter(url, name)`: the raw value of the first `name=` that starts the
+/// query string or fragment or follows `&`; empty when absent.
+fn url_parameter<'a>(s: &'a [u8], name: &[u8]) -> &'a [u8] {
+    let q = find_any(s, 0, b"?#");
+    if q >= s.len() {
+        return b"";
+    }
+    let mut pattern = name.to_vec();
+    pattern.push(b'=');
+    let mut from = q + 1;
+    loop {
+        let Some(found) = memchr::memmem::find(&s[from.min(s.len())..], &pattern).map(|p| from + p) else { return b"" };
+        if matches!(s[found - 1], b'?' | b'#' | b'&') {
+            let begin = found + pattern.len();
+            let end = find_any(s, begin, b"&#");
+            return &s[begin..end];
+        }
+        from = found + pattern.len();
+    }
+}
+
+fn extract_url_parameter() -> ScalarDef {
+    ScalarDef::new(
+        "extractURLParameter",
+        Arity::exact(2),
+        |ctx| {
+            url_arg(ctx)?;
+            require_string(ctx, 1, ErrorCode::ILLEGAL_COLUMN)?;
+            Ok(string_like_arg(ctx, ChType::String))
+        },
+        |ctx| {
+            let a = utf8_array(ctx.array(0)?)?;
+            let name = ctx.const_str(1, "name")?.as_bytes().to_vec();
+            let s = a.as_string::<i32>();
+            let mut out = ByteStrings::with_capacity(s.len(), s.value_data().len() / 4);
+            for row in 0..s.len() {
+                out.push_value(url_parameter(s.value(row).as_bytes(), &name))?;
+            }
+            out.finish(None)
+        },
+    )
+}
+
+/// `extractURLParameters`: each `name=value` (or bare `name` followed by `&`/`#`) of
+/// the query string and fragment; a last bare name is dropped, as ClickHouse does.
+fn url_parameters(s: &[u8], names_only: bool, out: &mut Vec<Range<usize>>) {
+    let mut pos = find_any(s, 0, b"?#");
+    if pos + 1 >= s.len() {
+        return;
+    }
+    if names_only {
+        loop {
+            pos += 1;
+            let mut begin = pos;
+            loop {
+                pos = find_any(s, begin, b"=&#?");
+                if pos == s.len() {
+                    return;
+                }
+                if s[pos] == b'?' {
+                    pos += 1;
+                    begin = pos;
+                    continue;
+                }
+                break;
+            }
+            out.push(begin..pos);
+            pos = find_any(s, pos, b"&#");
+            if pos + 1 >= s.len() {
+                return;
+            }
+        }
+    }
+    pos += 1;
+    loop {
+        let mut begin;
+        loop {
+            begin = pos;
+            pos = find_any(s, pos, b"=&#?");
+            if pos == s.len() {
+                return;
+            }
+            if s[pos] == b'?' {
+                pos += 1;
+                continue;
+            }
+            break;
+        }
+        if matches!(s[pos], b'&' | b'#') {
+            out.push(begin..pos);
+            pos += 1;
+        } else {
+            pos = find_any(s, pos + 1, b"&#");
+            out.push(begin..pos);
+            if pos == s.len() {
+                return;
+            }
+            pos += 1;
+        }
+    }
+}
+
+fn parameters_fn(name: &'static str, names_only: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            url_arg(ctx)?;
+            Ok(ChType::Array(Box::new(ChType::String)))
+        },
+        move |ctx| {
+            let a = utf8_array(ctx.array(0)?)?;
+            let s = a.as_string::<i32>();
+            let mut values = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            let mut offsets = Vec::with_capacity(s.len() + 1);
+            offsets.push(0);
+            let mut ranges = Vec::new();
+            for row in 0..s.len() {
+                let v = s.value(row).as_bytes();
+                ranges.clear();
+                url_parameters(v, names_only, &mut ranges);
+                for r in &ranges {
+                    values.push_value(&v[r.clone()])?;
+                }
+                offsets.push(crate::regexp::list_offset(values.len())?);
+            }
+            values.finish_list(offsets)
+        },
+    )
+    .build()
+}
+
+fn hex_value(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Percent-decoding; `%` not followed by two hex digits stays as it is.
+fn decode_url(s: &[u8], plus_as_space: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'+' if plus_as_space => {
+                out.push(b' ');
+                i += 1;
+            }
+            b'%' if i + 2 < s.len() => match (hex_value(s[i + 1]), hex_value(s[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 3;
+                }
+                _ => {
+                    out.extend_from_slice(&s[i..i + 3]);
+                    i += 3;
+                }
+            },
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn encode_url(s: &[u8], space_as_plus: bool) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(s.len() * 3);
+    for &c in s {
+        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'~') {
+            out.push(c);
+        } else if c == b' ' && space_as_plus {
+            out.push(b'+');
+        } else {
+            out.extend_from_slice(&[b'%', HEX[usize::from(c >> 4)], HEX[usize::from(c & 15)]]);
+        }
+    }
+    out
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        extract_fn("protocol", protocol),
+        extract_fn("domain", domain),
+        extract_fn("domainWithoutWWW", domain_without_www),
+        extract_fn("topLevelDomain", top_level_domain),
+        extract_fn("path", |s| path_impl(s, false)),
+        extract_fn("pathFull", |s| path_impl(s, true)),
+        extract_fn("queryString", |s| query_string(s, false)),
+        extract_fn("fragment", |s| fragment(s, false)),
+        extract_fn("queryStringAndFragment", |s| query_string_and_fragment(s, false)),
+        extract_fn("netloc", netloc),
+        cut_fn("cutWWW", www),
+        cut_fn("cutQueryString", |s| query_string(s, true)),
+        cut_fn("cutFragment", |s| fragment(s, true)),
+        cut_fn("cutQueryStringAndFragment", |s| query_string_and_fragment(s, true)),
+        strings_fn("decodeURLComponent", |s| decode_url(s, false)),
+        strings_fn("decodeURLFormComponent", |s| decode_url(s, true)),
+        strings_fn("encodeURLComponent", |s| encode_url(s, false)),
+        strings_fn("encodeURLFormComponent", |s| encode_url(s, true)),
+        port(),
+        extract_url_parameter().build(),
+        parameters_fn("extractURLParameters", false),
+        parameters_fn("extractURLParameterNames", true),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(f: fn(&[u8]) -> Range<usize>, s: &str) -> String {
+        String::from_utf8(s.as_bytes()[f(s.as_bytes())].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn hosts_follow_clickhouse() {
+        assert_eq!(part(domain, "https://user@www.example.com:8080/a?b#c"), "www.example.com");
+        assert_eq!(part(domain, "example.com"), "example.com");
+        assert_eq!(part(domain, "localhost"), "");
+        assert_eq!(part(domain_without_www, "//www.a.b/"), "a.b");
+        assert_eq!(part(top_level_domain, "http://1.2.3.4/"), "");
+        assert_eq!(port_of(b"http://a.b:8080/x", 0), 8080);
+        assert_eq!(port_of(b"http://a.b:80", 1), 80);
+        assert_eq!(port_of(b"http://a.b:x", 7), 7);
+    }
+}
