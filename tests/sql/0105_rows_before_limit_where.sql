@@ -8,7 +8,6 @@ SELECT x FROM t WHERE x % 3 = 0 ORDER BY x LIMIT 2 FORMAT JSONCompact SETTINGS o
 SELECT x FROM t WHERE x % 3 = 0 ORDER BY x LIMIT 2 OFFSET 3 FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
 SELECT x FROM t WHERE x % 3 = 0 LIMIT 1, 2 FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
 SELECT x FROM t WHERE x > 1000 LIMIT 2 FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
-SELECT x % 10 AS k, count() FROM t WHERE x > 5 GROUP BY k ORDER BY k LIMIT 2 FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
 SELECT number FROM numbers(100) WHERE number % 3 = 0 LIMIT 2 FORMAT JSONCompact SETTINGS output_format_write_statistics = 0;
 CREATE TABLE m (x UInt32) ENGINE = Memory;
 INSERT INTO m SELECT number FROM numbers(100);

@@ -2012,8 +2012,8 @@ mod tests {
         assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string()), ("final".to_string(), "1".to_string())]);
         let Statement::Query { query, .. } = &s.statement else { panic!("not a query") };
         assert!(query.to_string().contains(&format!("numbers(10) WITH ({})", crate::FINAL_MARKER)), "{query}");
-        let s = parse("SELECT * FROM t AS a FINAL JOIN db.u FINAL ON a.x = u.x");
-        let Statement::Query { query, .. } = &s.statement else { panic!("not a query") };
+        let joined = parse("SELECT * FROM t AS a FINAL JOIN db.u FINAL ON a.x = u.x");
+        let Statement::Query { query, .. } = &joined.statement else { panic!("not a query") };
         let text = query.to_string();
         assert!(text.contains(&format!("t AS a WITH ({})", crate::FINAL_MARKER)), "{text}");
         assert!(text.contains(&format!("db.u WITH ({})", crate::FINAL_MARKER)), "{text}");
