@@ -1,8 +1,8 @@
 """azureBlobStorage() and azureBlobStorageCluster() against a local Azurite
 (scripts/azure_server.sh), compared with chdb's azureBlobStorage() reading the same blobs:
 connection strings and storage account URLs with keys, globs, formats, the positional
-overloads, INSERT INTO FUNCTION (single and block uploads, truncate / new file), hive
-partitioning, named collections and errors. Skipped when node/npm are missing."""
+overloads, INSERT INTO FUNCTION (single and block uploads, truncate / new file, a missing
+container created first), hive partitioning, named collections and errors. Skipped when node/npm are missing."""
 import os
 import shutil
 import subprocess
@@ -108,6 +108,28 @@ def test_insert_into_function_azure(server, blobs):
     # A failing SELECT leaves no blob.
     error(server, f"INSERT INTO FUNCTION azureBlobStorage('{blobs}', 'granary', 'written/failed.csv') SELECT throwIf(number = 70000, 'boom') AS x FROM numbers(100000) SETTINGS max_block_size = 1000")
     assert ch(f"SELECT count() FROM azureBlobStorage('{blobs}', 'granary', 'written/failed*', 'CSV', 'auto', 'x String')") == "0\n"
+
+
+def test_insert_creates_missing_container(server, azurite, blobs):
+    # ClickHouse's writing client creates a container that does not exist; reads do not.
+    glob = f"azureBlobStorage('{blobs}', 'made-by-insert', '*.csv', 'CSV', 'auto', 'id UInt64, s String')"
+    assert "ContainerNotFound" in error(server, f"SELECT count() FROM {glob}")
+    target = f"azureBlobStorage('{blobs}', 'made-by-insert', 'x.csv', 'CSV')"
+    server.query(f"INSERT INTO FUNCTION {target} SELECT number AS id, toString(number * 2) AS s FROM numbers(100)")
+    check = f"SELECT count(), sum(id), max(s) FROM {glob}"
+    assert server.query(check) == ch(check) == "100\t4950\t98\n"
+    # The container exists now: a second INSERT writes beside the first blob.
+    server.query(f"INSERT INTO FUNCTION azureBlobStorage('{blobs}', 'made-by-insert', 'y.csv', 'CSV') SELECT 1000 AS id, 'z' AS s")
+    assert server.query(check) == ch(check) == "101\t5950\tz\n"
+    # A storage account URL with the account name and key signs the same requests.
+    by_url = f"azureBlobStorage('{azurite}', 'made-by-url', 'data.parquet', '{ACCOUNT}', '{KEY}')"
+    server.query(f"INSERT INTO FUNCTION {by_url} SELECT number AS id FROM numbers(10)")
+    assert server.query(f"SELECT count(), sum(id) FROM {by_url}") == ch(f"SELECT count(), sum(id) FROM {by_url}") == "10\t45\n"
+    # A wrong key cannot create the container.
+    wrong = KEY.replace("Eby8", "AAAA")
+    text = error(server, f"INSERT INTO FUNCTION azureBlobStorage('{azurite}', 'never-made', 'a.csv', '{ACCOUNT}', '{wrong}', 'CSV') SELECT 1 AS x")
+    assert "Code: 500" in text and "never-made" in text, text
+    assert "ContainerNotFound" in error(server, f"SELECT count() FROM azureBlobStorage('{blobs}', 'never-made', '*.csv', 'CSV', 'auto', 'x UInt8')")
 
 
 def test_azure_named_collection(server, blobs):

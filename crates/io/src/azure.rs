@@ -18,6 +18,12 @@
 //! segment (Azurite's `http://host:port/acct`), a SAS from its query, else the key
 //! arguments, else requests go unsigned. Globs list blobs as s3() lists keys; `_path` is
 //! `container/blob`.
+//!
+//! `INSERT INTO FUNCTION azureBlobStorage(...)` creates the container first when it does
+//! not exist, as ClickHouse does for a writing client (`getContainerClient`): a Get
+//! Container Properties request, and on 404 a Create Container request (409, created
+//! meanwhile, is fine). object_store has no call for containers, so both are sent here,
+//! signed with the account key (SharedKey) or carrying the SAS.
 
 use std::sync::Arc;
 
@@ -42,7 +48,7 @@ const DEVELOPMENT_ENDPOINT: &str = "http://127.0.0.1:10000/devstoreaccount1";
 
 /// How requests to the account are signed.
 #[derive(Debug, Clone, PartialEq)]
-enum Auth {
+pub(crate) enum Auth {
     Key(String),
     /// A shared access signature (the query string, without `?`).
     Sas(String),
@@ -51,7 +57,7 @@ enum Auth {
 
 /// Where an account's blob service is and how to sign for it.
 #[derive(Debug, Clone, PartialEq)]
-struct Account {
+pub(crate) struct Account {
     /// The blob endpoint, without a trailing `/` (`https://acct.blob.core.windows.net`,
     /// `http://127.0.0.1:10000/devstoreaccount1`).
     endpoint: String,
@@ -174,6 +180,8 @@ pub(crate) struct AzureFunction {
 /// An `azureBlobStorage()` call's arguments, resolved.
 pub(crate) struct ResolvedAzure {
     pub remote: Arc<RemoteStore>,
+    pub account: Account,
+    pub knobs: ClientKnobs,
     pub container: String,
     /// The blob name or glob.
     pub blob_path: String,
@@ -261,7 +269,7 @@ impl AzureFunction {
         }
         let knobs = ClientKnobs::from_settings(&ctx.settings, RemoteKind::Azure);
         let remote = azure_store(account, &container, &knobs)?;
-        Ok(ResolvedAzure { remote, container, blob_path: blob_path.trim_start_matches('/').to_string(), args, partition })
+        Ok(ResolvedAzure { remote, account: account.clone(), knobs, container, blob_path: blob_path.trim_start_matches('/').to_string(), args, partition })
     }
 
     fn usage(&self) -> Error {
@@ -276,7 +284,7 @@ impl AzureFunction {
     }
 
     fn table(&self, ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
-        let ResolvedAzure { remote, container, blob_path, args, partition } = self.resolve(ctx, exprs)?;
+        let ResolvedAzure { remote, container, blob_path, args, partition, .. } = self.resolve(ctx, exprs)?;
         partition.check_for_read()?;
         let ignore_missing = ctx.settings.get_bool("azure_ignore_file_doesnt_exist");
         let files = run_blocking_io(|| tokio::runtime::Handle::current().block_on(list_objects(&remote, &blob_path, ignore_missing)))?;
@@ -286,6 +294,98 @@ impl AzureFunction {
         }
         table_over(ctx, Source::Azure, files, &pattern, &args)
     }
+}
+
+/// The Blob service REST version of the container requests (the one object_store sends).
+const API_VERSION: &str = "2023-11-03";
+
+/// Makes sure `container` exists before blobs are written into it: ClickHouse's writing
+/// client checks the container's properties and creates it when they are not found.
+pub(crate) fn ensure_container(account: &Account, container: &str, knobs: &ClientKnobs) -> Result<()> {
+    run_blocking_io(|| tokio::runtime::Handle::current().block_on(ensure_container_async(account, container, knobs)))
+}
+
+async fn ensure_container_async(account: &Account, container: &str, knobs: &ClientKnobs) -> Result<()> {
+    let client = reqwest::Client::builder()
+        .connect_timeout(knobs.connect_timeout)
+        .timeout(knobs.request_timeout)
+        .build()
+        .map_err(|e| azure_error(format!("Cannot create an HTTP client for Azure container {container}: {e}")))?;
+    let exists = container_request(&client, account, container, reqwest::Method::GET).await?;
+    match exists.status().as_u16() {
+        200..=299 => return Ok(()),
+        404 => {}
+        _ => return Err(failed_request("check", container, exists).await),
+    }
+    let created = container_request(&client, account, container, reqwest::Method::PUT).await?;
+    match created.status().as_u16() {
+        // 409: created meanwhile (or being deleted: then the writes report it).
+        200..=299 | 409 => {
+            tracing::debug!("Created Azure container {container} at {}", account.endpoint);
+            Ok(())
+        }
+        _ => Err(failed_request("create", container, created).await),
+    }
+}
+
+/// `GET` (Get Container Properties) or `PUT` (Create Container) of
+/// `<endpoint>/<container>?restype=container`, signed as `account.auth` says.
+async fn container_request(client: &reqwest::Client, account: &Account, container: &str, method: reqwest::Method) -> Result<reqwest::Response> {
+    let mut url = format!("{}/{container}?restype=container", account.endpoint);
+    let mut request = client.request(method.clone(), &url);
+    match &account.auth {
+        Auth::Key(key) => {
+            let date = chrono::Utc::now().format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+            let path = url::Url::parse(&url).map_err(|e| bad(format!("Bad Azure container URL {url}: {e}")))?.path().to_string();
+            let to_sign = shared_key_string_to_sign(method.as_str(), &date, &account.name, &path);
+            let signature = sign(key, &to_sign)?;
+            request = request
+                .header("x-ms-date", date)
+                .header("x-ms-version", API_VERSION)
+                .header("authorization", format!("SharedKey {}:{signature}", account.name));
+        }
+        Auth::Sas(sas) => {
+            url.push('&');
+            url.push_str(sas);
+            request = client.request(method.clone(), &url).header("x-ms-version", API_VERSION);
+        }
+        Auth::Anonymous => request = request.header("x-ms-version", API_VERSION),
+    }
+    if method == reqwest::Method::PUT {
+        request = request.header("content-length", "0");
+    }
+    request.send().await.map_err(|e| azure_error(format!("Cannot reach Azure container {container} at {}: {e}", account.endpoint)))
+}
+
+/// The string a SharedKey signature of a body-less container request covers: the verb,
+/// eleven empty standard headers, the `x-ms-*` headers sorted, then the account, path
+/// and query (Blob service versions since 2015-02-21).
+fn shared_key_string_to_sign(verb: &str, date: &str, account: &str, path: &str) -> String {
+    format!("{verb}\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:{date}\nx-ms-version:{API_VERSION}\n/{account}{path}\nrestype:container")
+}
+
+/// Base64 of the HMAC-SHA256 of `text` under the (base64) account key.
+fn sign(key: &str, text: &str) -> Result<String> {
+    use base64::Engine;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let key = engine.decode(key.trim()).map_err(|e| bad(format!("Bad Azure account key: not base64 ({e})")))?;
+    let tag = ring::hmac::sign(&ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key), text.as_bytes());
+    Ok(engine.encode(tag.as_ref()))
+}
+
+fn azure_error(message: String) -> Error {
+    Error::new(ErrorCode::AZURE_BLOB_STORAGE_ERROR, message)
+}
+
+/// The error of a refused container request, with the service's error code
+/// (`<Code>AuthenticationFailed</Code>` in its XML body, or the `x-ms-error-code` header).
+async fn failed_request(action: &str, container: &str, response: reqwest::Response) -> Error {
+    let status = response.status();
+    let header_code = response.headers().get("x-ms-error-code").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let body = response.text().await.unwrap_or_default();
+    let body_code = body.split_once("<Code>").and_then(|(_, rest)| rest.split_once("</Code>")).map(|(code, _)| code.to_string());
+    let code = header_code.or(body_code).unwrap_or_default();
+    azure_error(format!("Cannot {action} Azure container {container}: {status} {code}").trim_end().to_string())
 }
 
 fn literal(text: &str) -> Expr {
@@ -318,6 +418,18 @@ mod tests {
         assert_eq!(parse_connection_string("UseDevelopmentStorage=true").unwrap().endpoint, DEVELOPMENT_ENDPOINT);
         assert!(parse_connection_string("garbage").is_err());
         assert!(parse_connection_string("DefaultEndpointsProtocol=https").is_err());
+    }
+
+    #[test]
+    fn shared_key_signature() {
+        let to_sign = shared_key_string_to_sign("PUT", "Fri, 27 Nov 2026 08:00:00 GMT", "devstoreaccount1", "/devstoreaccount1/new-container");
+        assert_eq!(
+            to_sign,
+            "PUT\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:Fri, 27 Nov 2026 08:00:00 GMT\nx-ms-version:2023-11-03\n/devstoreaccount1/devstoreaccount1/new-container\nrestype:container"
+        );
+        // HMAC-SHA256 under the key "key" (a2V5 in base64): the well-known check value.
+        assert_eq!(sign("a2V5", "The quick brown fox jumps over the lazy dog").unwrap(), "97yD9DBThCSxMpjmqm+xQ+9NWaFJRhdZl0edvC0aPNg=");
+        assert!(sign("not base64!", "x").is_err());
     }
 
     #[test]

@@ -208,7 +208,7 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
         }
         (Destination::Remote { store: remote, bucket: location.bucket, key: location.key }, args)
     } else if let Some(azure) = crate::azure::AzureFunction::named(function) {
-        let crate::azure::ResolvedAzure { remote, container, blob_path, args, partition } = azure.resolve(ctx, exprs)?;
+        let crate::azure::ResolvedAzure { remote, account, knobs, container, blob_path, args, partition } = azure.resolve(ctx, exprs)?;
         partition_options = partition;
         if has_glob(&blob_path.replace(PARTITION_ID_PLACEHOLDER, "")) {
             return Err(Error::new(
@@ -216,6 +216,8 @@ pub fn resolve_sink(ctx: &IoContext, function: &str, exprs: &[Expr]) -> Result<S
                 format!("Non partitioned table with path '{blob_path}' that contains globs, the table is in readonly mode"),
             ));
         }
+        // A writing client creates a missing container, as ClickHouse's does.
+        crate::azure::ensure_container(&account, &container, &knobs)?;
         (Destination::Remote { store: remote, bucket: container, key: blob_path }, args)
     } else if function == "url" {
         let (url, args) = crate::remote_functions::url_arguments(ctx, exprs)?;
