@@ -9,10 +9,16 @@
 //! Module map:
 //!
 //! * [`output`]: [`OutputFormat`] implementations.
-//!   * `output::delimited`: `TabSeparated*`, `TSVRaw`, `CSV*`.
-//!   * `output::json`: `JSONEachRow` (`JSONLines`, `NDJSON`), `JSONCompactEachRow`,
-//!     `JSON`, `JSONCompact`.
-//!   * `output::pretty`: `Pretty`, `PrettyCompact`, `PrettyCompactMonoBlock`, `PrettySpace`.
+//!   * `output::delimited`: `TabSeparated*`, `TSVRaw` (`Raw`, `LineAsString`), `CSV*`.
+//!   * `output::custom`: `CustomSeparated*` and the escaping rules.
+//!   * `output::json`: the JSON family: `JSONEachRow` (`JSONLines`, `JSONL`, `NDJSON`),
+//!     `JSONCompactEachRow*`, the `Strings` variants, `PrettyJSONEachRow`,
+//!     `*WithProgress`, `JSONObjectEachRow`, the `JSON`/`JSONCompact`/`JSONStrings`
+//!     documents, `JSONColumns`, `JSONCompactColumns`, `JSONColumnsWithMetadata`.
+//!   * `output::pretty`: `Pretty`, `PrettyCompact`, `PrettySpace` (and their `NoEscapes`
+//!     and `MonoBlock` names); `output::vertical`: `Vertical`; `output::markdown`:
+//!     `Markdown` (`MD`).
+//!   * `output::xml`, `output::tskv`, `output::sql_insert`, `output::raw_blob`.
 //!   * `output::native`: `Native` (ClickHouse's columnar blocks, `client_protocol_version` aware).
 //!   * `output::rowbinary`: `RowBinary`, `RowBinaryWithNames`, `RowBinaryWithNamesAndTypes`.
 //!   * `output::ipc`: `Arrow` (IPC file), `ArrowStream` (IPC stream).
@@ -21,8 +27,14 @@
 //!   * `input::rows`: the shared machinery: column builders, row numbering, bad-row
 //!     accounting (`input_format_allow_errors_*`), block cutting, and the streaming
 //!     driver that finds complete rows in pushed bytes.
-//!   * `input::delimited`: `TabSeparated*`, `CSV*` (header matching by name).
-//!   * `input::json`: `JSONEachRow`.
+//!   * `input::delimited`: `TabSeparated*`, `TSVRaw*` (`Raw*`), `CSV*` (header matching by name).
+//!   * `input::json`: `JSONEachRow`, `JSONStringsEachRow`, `JSONObjectEachRow`,
+//!     `JSONAsString`, and the resumable scanner of JSON values they share;
+//!     `input::json_compact`: `JSONCompact(Strings)EachRow*`; `input::json_columns`:
+//!     `JSONColumns`, `JSONCompactColumns`; `input::json_document`: `JSON`,
+//!     `JSONCompact`, `JSONColumnsWithMetadata`.
+//!   * `input::custom`: `CustomSeparated*`; `input::tskv`: `TSKV`; `input::lines`:
+//!     `LineAsString`, `RawBLOB`.
 //!   * `input::values`: `Values` (literals only; expressions are a SYNTAX_ERROR so the
 //!     caller can fall back to evaluating them).
 //!   * `input::parquet`: `Parquet` (spooled to a temporary file, decoded at the end).

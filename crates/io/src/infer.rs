@@ -70,6 +70,9 @@ impl Rules {
         if v == "true" || v == "false" {
             return Guess::Bool;
         }
+        if let Some(array) = self.array_text(v) {
+            return array;
+        }
         if is_int(v) {
             return if self.integers && v.trim_start_matches(['-', '+']).len() <= 18 { Guess::Int } else { Guess::Float };
         }
@@ -77,6 +80,58 @@ impl Rules {
             return Guess::Float;
         }
         self.string(v)
+    }
+
+    /// `[1, 2]`, `['a', NULL]`, `[[1], []]`: an array in the quoted syntax of TabSeparated
+    /// values, as ClickHouse infers it; None when the text is not one.
+    fn array_text(&self, v: &str) -> Option<Guess> {
+        let inner = v.strip_prefix('[')?.strip_suffix(']')?;
+        let mut elements = Vec::new();
+        let bytes = inner.as_bytes();
+        let (mut depth, mut quoted, mut escaped, mut start) = (0i32, false, false, 0);
+        for (i, &b) in bytes.iter().enumerate() {
+            if quoted {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'\'' => quoted = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'\'' => quoted = true,
+                b'[' => depth += 1,
+                b']' => depth -= 1,
+                b',' if depth == 0 => {
+                    elements.push(inner[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        if quoted || depth != 0 {
+            return None;
+        }
+        if !inner.trim().is_empty() {
+            elements.push(inner[start..].trim());
+        }
+        let mut element = Guess::Null;
+        for e in elements {
+            let guess = if e == "NULL" {
+                Guess::Null
+            } else if let Some(text) = e.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+                self.string(text)
+            } else if e.starts_with('[') {
+                self.array_text(e)?
+            } else if is_int(e) || is_float(e) || e == "true" || e == "false" {
+                self.text(e)
+            } else {
+                return None;
+            };
+            element = merge(element, guess);
+        }
+        Some(Guess::Array(Box::new(element)))
     }
 
     /// The type of a string value: a date or time if it looks like one.
@@ -369,13 +424,18 @@ pub fn infer_text(format: &str, reader: &mut dyn Read, settings: &Settings, sour
         let columns = columns.iter().map(|(n, g)| (n.clone(), rules.to_type(g, true))).collect();
         return Ok(Inferred { columns, format: "JSONEachRow".into() });
     }
+    if let Some(inferred) = infer_more(format, &data, complete_only, &rules, settings, max_rows, &cannot)? {
+        return Ok(inferred);
+    }
     let (csv, names_line, types_line, detect) = match format {
         "CSV" => (true, false, false, settings.get_bool("input_format_csv_detect_header")),
         "CSVWithNames" => (true, true, false, false),
         "CSVWithNamesAndTypes" => (true, true, true, false),
-        "TabSeparated" | "TSV" | "TabSeparatedRaw" | "TSVRaw" => (false, false, false, settings.get_bool("input_format_tsv_detect_header")),
-        "TabSeparatedWithNames" | "TSVWithNames" => (false, true, false, false),
-        "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" => (false, true, true, false),
+        "TabSeparated" | "TSV" | "TabSeparatedRaw" | "TSVRaw" | "Raw" => (false, false, false, settings.get_bool("input_format_tsv_detect_header")),
+        "TabSeparatedWithNames" | "TSVWithNames" | "TabSeparatedRawWithNames" | "TSVRawWithNames" | "RawWithNames" => (false, true, false, false),
+        "TabSeparatedWithNamesAndTypes" | "TSVWithNamesAndTypes" | "TabSeparatedRawWithNamesAndTypes" | "TSVRawWithNamesAndTypes" | "RawWithNamesAndTypes" => {
+            (false, true, true, false)
+        }
         other => return Err(Error::new(ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE, format!("Format {other} does not support schema inference; specify the structure"))),
     };
     let delimiter = settings.get_str("format_csv_delimiter").bytes().next().unwrap_or(b',');
@@ -436,6 +496,291 @@ pub fn infer_text(format: &str, reader: &mut dyn Read, settings: &Settings, sour
     Ok(Inferred { columns, format: read_format })
 }
 
+/// The JSON values one after another at the start of `data` (separated by whitespace or
+/// commas, in an enclosing array or not); a value cut by the end of the sample is left out.
+fn json_values(data: &[u8]) -> Vec<&[u8]> {
+    let mut values = Vec::new();
+    let mut pos = 0;
+    loop {
+        while pos < data.len() && matches!(data[pos], b' ' | b'\t' | b'\n' | b'\r' | b',') {
+            pos += 1;
+        }
+        if pos >= data.len() {
+            return values;
+        }
+        let start = pos;
+        if granary_types::text::read::skip_json_value(data, &mut pos).is_err() || pos == start {
+            return values;
+        }
+        values.push(&data[start..pos]);
+    }
+}
+
+/// The members of the JSON object at the start of `data` (`JSONObjectEachRow`), as far
+/// as the sample holds complete ones.
+fn json_members(data: &[u8]) -> Vec<&[u8]> {
+    use granary_types::text::read::{skip_json_value, skip_ws};
+    let mut members = Vec::new();
+    let mut pos = 0;
+    skip_ws(data, &mut pos);
+    if data.get(pos) != Some(&b'{') {
+        return members;
+    }
+    pos += 1;
+    loop {
+        skip_ws(data, &mut pos);
+        if data.get(pos) == Some(&b',') {
+            pos += 1;
+            skip_ws(data, &mut pos);
+        }
+        if data.get(pos) != Some(&b'"') {
+            return members;
+        }
+        let mut key = Vec::new();
+        if granary_types::text::escape::read_json_string(data, &mut pos, &mut key).is_err() {
+            return members;
+        }
+        skip_ws(data, &mut pos);
+        if data.get(pos) != Some(&b':') {
+            return members;
+        }
+        pos += 1;
+        skip_ws(data, &mut pos);
+        let start = pos;
+        if skip_json_value(data, &mut pos).is_err() {
+            return members;
+        }
+        members.push(&data[start..pos]);
+    }
+}
+
+/// Columns met in JSON objects, in order of first appearance, with their merged guesses.
+#[derive(Default)]
+struct ObjectColumns(Vec<(String, Guess)>);
+
+impl ObjectColumns {
+    fn add(&mut self, name: String, guess: Guess) {
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, prev)) => *prev = merge(prev.clone(), guess),
+            None => self.0.push((name, guess)),
+        }
+    }
+}
+
+/// A value's guess in the `*Strings*` formats: strings are strings, or dates and times
+/// when they look like one (numbers in strings stay strings, as in ClickHouse).
+fn strings_guess(rules: &Rules, v: &serde_json::Value) -> Guess {
+    match v {
+        serde_json::Value::Null => Guess::Null,
+        serde_json::Value::String(s) => rules.string(s),
+        _ => Guess::String,
+    }
+}
+
+/// The formats added with the JSON variants, TSKV, CustomSeparated and the one-column
+/// formats; None for the others.
+fn infer_more(
+    format: &str,
+    data: &[u8],
+    complete_only: bool,
+    rules: &Rules,
+    settings: &Settings,
+    max_rows: usize,
+    cannot: &dyn Fn(&str) -> Error,
+) -> Result<Option<Inferred>> {
+    let single = |name: &str| Ok(Some(Inferred { columns: vec![(name.to_string(), ChType::String)], format: format.to_string() }));
+    let typed = |columns: Vec<(String, Guess)>| -> Result<Option<Inferred>> {
+        if columns.is_empty() {
+            return Err(cannot(&format!("Cannot extract table structure from {format} format file, file is empty")));
+        }
+        Ok(Some(Inferred { columns: columns.iter().map(|(n, g)| (n.clone(), rules.to_type(g, true))).collect(), format: format.to_string() }))
+    };
+    let parse = |value: &[u8]| -> Result<serde_json::Value> { serde_json::from_slice(value).map_err(|e| cannot(&format!("Cannot parse JSON: {e}"))) };
+    match format {
+        "JSONAsString" => single("json"),
+        "LineAsString" => single("line"),
+        "RawBLOB" => single("raw_blob"),
+        "JSONStringsEachRow" | "JSONObjectEachRow" => {
+            let objects = if format == "JSONObjectEachRow" { json_members(data) } else { json_values(data) };
+            let mut columns = ObjectColumns::default();
+            for object in objects.into_iter().take(max_rows) {
+                let Ordered(members) = serde_json::from_slice(object).map_err(|e| cannot(&format!("Cannot parse JSON object: {e}")))?;
+                for (name, v) in members {
+                    let guess = if format == "JSONStringsEachRow" { strings_guess(rules, &v) } else { rules.json(&v) };
+                    columns.add(name, guess);
+                }
+            }
+            typed(columns.0)
+        }
+        "JSONColumns" | "JSONCompactColumns" => {
+            let mut columns = ObjectColumns::default();
+            for block in json_values(data) {
+                let arrays: Vec<(String, serde_json::Value)> = if format == "JSONColumns" {
+                    let Ordered(members) = serde_json::from_slice(block).map_err(|e| cannot(&format!("Cannot parse JSON object: {e}")))?;
+                    members
+                } else {
+                    match parse(block)? {
+                        serde_json::Value::Array(items) => items.into_iter().enumerate().map(|(i, v)| (format!("c{}", i + 1), v)).collect(),
+                        _ => return Err(cannot("JSONCompactColumns data must be an array of arrays")),
+                    }
+                };
+                for (name, values) in arrays {
+                    let guess = match &values {
+                        serde_json::Value::Array(items) => items.iter().take(max_rows).map(|v| rules.json(v)).fold(Guess::Null, merge),
+                        _ => return Err(cannot(&format!("The values of column {name} are not an array"))),
+                    };
+                    columns.add(name, guess);
+                }
+            }
+            typed(columns.0)
+        }
+        "JSONCompactEachRow"
+        | "JSONCompactEachRowWithNames"
+        | "JSONCompactEachRowWithNamesAndTypes"
+        | "JSONCompactStringsEachRow"
+        | "JSONCompactStringsEachRowWithNames"
+        | "JSONCompactStringsEachRowWithNamesAndTypes" => {
+            let strings = format.contains("Strings");
+            let mut rows = json_values(data).into_iter().map(parse).collect::<Result<Vec<_>>>()?.into_iter();
+            let as_strings = |v: Option<serde_json::Value>| -> Result<Vec<String>> {
+                match v {
+                    Some(serde_json::Value::Array(items)) => Ok(items.into_iter().map(|i| i.as_str().map(str::to_string).unwrap_or_else(|| i.to_string())).collect()),
+                    _ => Err(cannot("Cannot read the header")),
+                }
+            };
+            let names = if format.contains("WithNames") { Some(as_strings(rows.next())?) } else { None };
+            let types = if format.ends_with("AndTypes") { Some(as_strings(rows.next())?.iter().map(|t| ChType::parse(t)).collect::<Result<Vec<_>>>()?) } else { None };
+            let mut guesses: Vec<Guess> = Vec::new();
+            for row in rows.take(max_rows) {
+                let serde_json::Value::Array(values) = row else { return Err(cannot("A row is not a JSON array")) };
+                if guesses.len() < values.len() {
+                    guesses.resize(values.len(), Guess::Null);
+                }
+                for (i, v) in values.iter().enumerate() {
+                    guesses[i] = merge(guesses[i].clone(), if strings { strings_guess(rules, v) } else { rules.json(v) });
+                }
+            }
+            let width = guesses.len().max(names.as_ref().map_or(0, Vec::len));
+            if width == 0 {
+                return Err(cannot(&format!("Cannot extract table structure from {format} format file, file is empty")));
+            }
+            let columns = (0..width)
+                .map(|i| {
+                    let name = names.as_ref().and_then(|n| n.get(i).cloned()).unwrap_or_else(|| format!("c{}", i + 1));
+                    let t = match &types {
+                        Some(t) => t.get(i).cloned().unwrap_or(ChType::String),
+                        None => rules.to_type(guesses.get(i).unwrap_or(&Guess::Null), true),
+                    };
+                    (name, t)
+                })
+                .collect();
+            Ok(Some(Inferred { columns, format: format.to_string() }))
+        }
+        "TSKV" => {
+            let mut columns = ObjectColumns::default();
+            let mut lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
+            // The piece after the last line feed is cut (or empty).
+            lines.pop();
+            for line in lines.into_iter().take(max_rows) {
+                for field in line.split(|b| *b == b'\t').filter(|f| !f.is_empty()) {
+                    let Some(eq) = field.iter().enumerate().position(|(i, b)| *b == b'=' && (i == 0 || field[i - 1] != b'\\')) else { continue };
+                    let name = unescape_tsv_field(&field[..eq]);
+                    let value = &field[eq + 1..];
+                    let guess = if value == b"\\N" { Guess::Null } else { rules.text(&unescape_tsv_field(value)) };
+                    // ClickHouse's key-value reader does not unify integers and floats.
+                    let mixed_numbers = columns.0.iter().any(|(n, g)| *n == name && matches!((g, &guess), (Guess::Int, Guess::Float) | (Guess::Float, Guess::Int)));
+                    columns.add(name, if mixed_numbers { Guess::String } else { guess });
+                }
+            }
+            typed(columns.0)
+        }
+        "CustomSeparated" | "CustomSeparatedWithNames" | "CustomSeparatedWithNamesAndTypes" => {
+            let format_settings = granary_formats::FormatSettings::from_settings(settings, chrono_tz::Tz::UTC);
+            let rule = granary_formats::input::custom::custom_escaping_rule(&format_settings)?;
+            let mut rows = granary_formats::input::custom::custom_separated_fields(data, &format_settings, !complete_only)?.into_iter();
+            let decode = |field: &[u8]| -> (Option<String>, Guess) { custom_field_guess(rule, field, rules) };
+            let names: Option<Vec<String>> = format.contains("WithNames").then(|| rows.next().unwrap_or_default().iter().map(|f| decode(f).0.unwrap_or_default()).collect());
+            let types = if format.ends_with("AndTypes") {
+                Some(rows.next().unwrap_or_default().iter().map(|f| ChType::parse(&decode(f).0.unwrap_or_default())).collect::<Result<Vec<_>>>()?)
+            } else {
+                None
+            };
+            let mut guesses: Vec<Guess> = Vec::new();
+            for row in rows.take(max_rows) {
+                if guesses.len() < row.len() {
+                    guesses.resize(row.len(), Guess::Null);
+                }
+                for (i, field) in row.iter().enumerate() {
+                    guesses[i] = merge(guesses[i].clone(), decode(field).1);
+                }
+            }
+            let width = guesses.len().max(names.as_ref().map_or(0, Vec::len));
+            if width == 0 {
+                return Err(cannot(&format!("Cannot extract table structure from {format} format file, file is empty")));
+            }
+            let columns = (0..width)
+                .map(|i| {
+                    let name = names.as_ref().and_then(|n| n.get(i).cloned()).unwrap_or_else(|| format!("c{}", i + 1));
+                    let t = match &types {
+                        Some(t) => t.get(i).cloned().unwrap_or(ChType::String),
+                        None => rules.to_type(guesses.get(i).unwrap_or(&Guess::Null), true),
+                    };
+                    (name, t)
+                })
+                .collect();
+            Ok(Some(Inferred { columns, format: format.to_string() }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A `CustomSeparated` field's text (decoded by the escaping rule) and type guess.
+fn custom_field_guess(rule: granary_formats::output::custom::EscapingRule, field: &[u8], rules: &Rules) -> (Option<String>, Guess) {
+    use granary_formats::output::custom::EscapingRule as R;
+    match rule {
+        R::Escaped | R::Raw if field == b"\\N" => (None, Guess::Null),
+        R::Escaped => {
+            let text = unescape_tsv_field(field);
+            let guess = rules.text(&text);
+            (Some(text), guess)
+        }
+        R::Csv if matches!(field.first(), Some(b'"' | b'\'')) => {
+            let q = field[0];
+            let inner = field[1..].strip_suffix(&[q]).unwrap_or(&field[1..]);
+            let mut text = Vec::with_capacity(inner.len());
+            let mut i = 0;
+            while i < inner.len() {
+                text.push(inner[i]);
+                i += if inner[i] == q && inner.get(i + 1) == Some(&q) { 2 } else { 1 };
+            }
+            let text = String::from_utf8_lossy(&text).into_owned();
+            let guess = rules.string(&text);
+            (Some(text), guess)
+        }
+        R::Csv if field.is_empty() || field == b"\\N" => (None, Guess::Null),
+        R::Json => match serde_json::from_slice::<serde_json::Value>(field) {
+            Ok(v) => (v.as_str().map(str::to_string).or_else(|| Some(v.to_string())), rules.json(&v)),
+            Err(_) => (Some(String::from_utf8_lossy(field).into_owned()), Guess::String),
+        },
+        R::Quoted if field.first() == Some(&b'\'') => {
+            let mut out = Vec::new();
+            let mut pos = 0;
+            let text = match granary_types::text::escape::read_quoted_string(field, &mut pos, &mut out) {
+                Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+                Err(_) => String::from_utf8_lossy(field).into_owned(),
+            };
+            let guess = rules.string(&text);
+            (Some(text), guess)
+        }
+        R::Quoted if field.eq_ignore_ascii_case(b"null") => (None, Guess::Null),
+        _ => {
+            let text = String::from_utf8_lossy(field).into_owned();
+            let guess = rules.text(&text);
+            (Some(text), guess)
+        }
+    }
+}
+
 fn unescape_tsv_field(field: &[u8]) -> String {
     let mut out = Vec::with_capacity(field.len());
     granary_types::text::escape::unescape_tsv(field, &mut out);
@@ -468,6 +813,28 @@ mod tests {
         assert_eq!(f, "TSVWithNames");
         let (cols, _) = infer("JSONEachRow", "{\"a\":1,\"b\":\"x\",\"c\":[1,2],\"d\":true,\"e\":1.5,\"f\":null}\n{\"a\":2,\"e\":2,\"f\":\"z\",\"c\":[]}\n");
         assert_eq!(cols, ["a Nullable(Int64)", "b Nullable(String)", "c Array(Nullable(Int64))", "d Nullable(Bool)", "e Nullable(Float64)", "f Nullable(String)"]);
+    }
+
+    #[test]
+    fn json_variants_tskv_and_custom() {
+        let (cols, _) = infer("JSONCompactEachRowWithNames", "[\"a\", \"b\"]\n[1, \"x\"]\n[2, \"y\"]");
+        assert_eq!(cols, ["a Nullable(Int64)", "b Nullable(String)"]);
+        let (cols, _) = infer("JSONCompactEachRowWithNamesAndTypes", "[\"a\", \"b\"]\n[\"UInt8\", \"String\"]\n[1, \"x\"]");
+        assert_eq!(cols, ["a UInt8", "b String"]);
+        let (cols, _) = infer("JSONCompactEachRow", "[1, \"x\", [1,2]], [2, \"y\", []]");
+        assert_eq!(cols, ["c1 Nullable(Int64)", "c2 Nullable(String)", "c3 Array(Nullable(Int64))"]);
+        let (cols, _) = infer("JSONCompactStringsEachRow", "[\"1\", \"x\"]\n[\"2\", \"[1]\"]");
+        assert_eq!(cols, ["c1 Nullable(String)", "c2 Nullable(String)"]);
+        let (cols, _) = infer("JSONObjectEachRow", "{\"row_1\": {\"a\": 1, \"b\": \"x\"}, \"row_2\": {\"a\": 2, \"c\": 1.5}}");
+        assert_eq!(cols, ["a Nullable(Int64)", "b Nullable(String)", "c Nullable(Float64)"]);
+        let (cols, _) = infer("JSONColumns", "{\"a\": [1, 2], \"b\": [\"x\", \"y\"]}");
+        assert_eq!(cols, ["a Nullable(Int64)", "b Nullable(String)"]);
+        let (cols, _) = infer("TSKV", "a=1\tb=x\\ty\ttskv\nb=2\n\na=3\tc=5\n");
+        assert_eq!(cols, ["a Nullable(Int64)", "b Nullable(String)", "c Nullable(Int64)"]);
+        let (cols, _) = infer("JSONAsString", "{}");
+        assert_eq!(cols, ["json String"]);
+        let (cols, _) = infer("CustomSeparatedWithNames", "a\tb\n1\tx\n");
+        assert_eq!(cols, ["a Nullable(Int64)", "b Nullable(String)"]);
     }
 
     #[test]

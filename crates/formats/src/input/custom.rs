@@ -13,8 +13,9 @@
 //! String values are read (their text ends at a tab or line feed).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::escape::{read_json_string, read_quoted_string, shorten, unescape_tsv};
@@ -91,9 +92,46 @@ struct CustomRows {
     ended: bool,
     scratch: Vec<u8>,
     fields: Vec<(usize, usize)>,
+    /// Rows of any number of fields (schema inference, where the width is unknown).
+    any_width: bool,
 }
 
 impl CustomRows {
+    fn new(schema: &SchemaRef, header_lines: usize, settings: &FormatSettings) -> Result<CustomRows> {
+        let rule = EscapingRule::parse(&settings.custom.escaping_rule)?;
+        if matches!(rule, EscapingRule::Xml | EscapingRule::None) {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot read value with {} escaping rule", settings.custom.escaping_rule)));
+        }
+        let c = &settings.custom;
+        let columns = schema.fields().len();
+        Ok(CustomRows {
+            rule,
+            d: Delimiters {
+                field: c.field_delimiter.as_bytes().to_vec(),
+                row_before: c.row_before_delimiter.as_bytes().to_vec(),
+                row_after: c.row_after_delimiter.as_bytes().to_vec(),
+                row_between: c.row_between_delimiter.as_bytes().to_vec(),
+                result_before: c.result_before_delimiter.as_bytes().to_vec(),
+                result_after: c.result_after_delimiter.as_bytes().to_vec(),
+            },
+            allow_single_quotes: settings.csv_allow_single_quotes,
+            allow_double_quotes: settings.csv_allow_double_quotes,
+            header_lines,
+            names_read: false,
+            use_header: settings.with_names_use_header,
+            skip_unknown_fields: settings.skip_unknown_fields,
+            names: schema.fields().iter().enumerate().map(|(i, f)| (f.name().clone(), i)).collect(),
+            positions: (0..columns).map(Some).collect(),
+            types: schema.fields().iter().map(|f| ChType::from_field(f)).collect(),
+            started: false,
+            rows_found: 0,
+            ended: false,
+            scratch: Vec::new(),
+            fields: Vec::new(),
+            any_width: false,
+        })
+    }
+
     /// Where the field that starts at `pos` ends: before `delimiter` (the field
     /// delimiter, or `row_after` after the last field), by the syntax of the rule.
     fn field_end(&self, data: &[u8], pos: usize, delimiter: &[u8], eof: bool) -> Result<Step<usize>> {
@@ -432,7 +470,7 @@ impl RowFormat for CustomRows {
                 Step::NeedMore => return Ok(Scan::NeedMore { start: from }),
             };
         }
-        let count = if self.header_lines > 0 { None } else { Some(self.positions.len()) };
+        let count = if self.header_lines > 0 || self.any_width { None } else { Some(self.positions.len()) };
         match self.walk_row(data, pos, count, eof)? {
             Step::Done(end) => {
                 self.rows_found += 1;
@@ -478,6 +516,43 @@ impl RowFormat for CustomRows {
     }
 }
 
+/// The rows at the start of `data` in the `CustomSeparated` layout of `settings` (header
+/// rows included), each as the text of its fields as written (escaped, quoted), for
+/// schema inference. `eof`: `data` is the whole input; else a row cut by its end is
+/// left out.
+pub fn custom_separated_fields(data: &[u8], settings: &FormatSettings, eof: bool) -> Result<Vec<Vec<Vec<u8>>>> {
+    let mut rows = CustomRows::new(&Arc::new(Schema::empty()), 0, settings)?;
+    rows.any_width = true;
+    let mut out = Vec::new();
+    let mut pos = 0;
+    loop {
+        match rows.scan(data, pos, eof) {
+            Ok(Scan::Row { start, end, next }) => {
+                if let Step::Done(_) = rows.walk_row(&data[..end], start, None, true)? {
+                    out.push(rows.fields.iter().map(|(s, e)| data[*s..*e].to_vec()).collect());
+                }
+                pos = next;
+            }
+            Ok(Scan::Skip { next }) => {
+                if next >= data.len() && rows.started {
+                    break;
+                }
+                pos = next;
+            }
+            Ok(Scan::NeedMore { .. }) => break,
+            // A sample cut in the middle of a row: the rows before it are enough.
+            Err(_) if !out.is_empty() => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// The escaping rule of `settings` (`format_custom_escaping_rule`).
+pub fn custom_escaping_rule(settings: &FormatSettings) -> Result<EscapingRule> {
+    EscapingRule::parse(&settings.custom.escaping_rule)
+}
+
 /// The `CustomSeparated*` input formats.
 pub struct CustomSeparatedInput {
     streamer: Streamer<CustomRows>,
@@ -486,10 +561,6 @@ pub struct CustomSeparatedInput {
 impl CustomSeparatedInput {
     /// `header_lines`: 0, 1 (`WithNames`) or 2 (`WithNamesAndTypes`).
     pub fn new(schema: SchemaRef, header_lines: usize, settings: &FormatSettings) -> Result<Self> {
-        let rule = EscapingRule::parse(&settings.custom.escaping_rule)?;
-        if matches!(rule, EscapingRule::Xml | EscapingRule::None) {
-            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot read value with {} escaping rule", settings.custom.escaping_rule)));
-        }
         let c = &settings.custom;
         if header_lines > 0 && settings.with_names_use_header && c.field_delimiter == c.row_after_delimiter && c.row_between_delimiter.is_empty() {
             return Err(Error::new(
@@ -497,32 +568,7 @@ impl CustomSeparatedInput {
                 "Input format CustomSeparatedWithNames(AndTypes) cannot work properly with enabled setting input_format_with_names_use_header, when format_custom_field_delimiter and format_custom_row_after_delimiter are the same and format_custom_row_between_delimiter is empty.",
             ));
         }
-        let columns = schema.fields().len();
-        let rows = CustomRows {
-            rule,
-            d: Delimiters {
-                field: c.field_delimiter.as_bytes().to_vec(),
-                row_before: c.row_before_delimiter.as_bytes().to_vec(),
-                row_after: c.row_after_delimiter.as_bytes().to_vec(),
-                row_between: c.row_between_delimiter.as_bytes().to_vec(),
-                result_before: c.result_before_delimiter.as_bytes().to_vec(),
-                result_after: c.result_after_delimiter.as_bytes().to_vec(),
-            },
-            allow_single_quotes: settings.csv_allow_single_quotes,
-            allow_double_quotes: settings.csv_allow_double_quotes,
-            header_lines,
-            names_read: false,
-            use_header: settings.with_names_use_header,
-            skip_unknown_fields: settings.skip_unknown_fields,
-            names: schema.fields().iter().enumerate().map(|(i, f)| (f.name().clone(), i)).collect(),
-            positions: (0..columns).map(Some).collect(),
-            types: schema.fields().iter().map(|f| ChType::from_field(f)).collect(),
-            started: false,
-            rows_found: 0,
-            ended: false,
-            scratch: Vec::new(),
-            fields: Vec::new(),
-        };
+        let rows = CustomRows::new(&schema, header_lines, settings)?;
         if header_lines == 0 {
             rows.check_escaped_delimiter()?;
         }

@@ -1,8 +1,9 @@
 //! `Markdown` (`MD`): a GitHub table, `| a | b |`, an alignment row (`-:` for the types
 //! Pretty aligns right, `:-` for the others) and one line per row. Values are written
 //! TabSeparated-escaped, or, with `output_format_markdown_escape_special_characters`,
-//! `String`/`FixedString` values raw with a backslash before ASCII punctuation (only
-//! those two types: ClickHouse's other serializations keep their escaped text).
+//! `String`/`FixedString`/`Enum` values raw with a backslash before ASCII punctuation
+//! (only those, and not inside Nullable or LowCardinality: ClickHouse's other
+//! serializations keep their escaped text).
 //! ClickHouse leaves `WITH TOTALS` out of this format.
 
 use arrow::datatypes::SchemaRef;
@@ -26,8 +27,10 @@ pub struct Markdown {
 impl Markdown {
     pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Self {
         let types: Vec<ChType> = schema.fields().iter().map(|f| ChType::from_field(f)).collect();
-        let markdown_escaped =
-            types.iter().map(|t| settings.markdown_escape_special_characters && matches!(t, ChType::String | ChType::FixedString(_))).collect();
+        let markdown_escaped = types
+            .iter()
+            .map(|t| settings.markdown_escape_special_characters && matches!(t, ChType::String | ChType::FixedString(_) | ChType::Enum8(_) | ChType::Enum16(_)))
+            .collect();
         Markdown { schema, types, markdown_escaped, options: settings.text.clone() }
     }
 }
