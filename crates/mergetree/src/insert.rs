@@ -4,7 +4,8 @@
 //! input streams (one per SELECT partition, at most max_insert_threads pipelines)
 //!   each ─► squash to min_insert_block_size_rows / _bytes ─► split by partition id
 //!        ─► sort each block by the sorting key ─► PartWriter into tmp_insert_<name>/ (fsynced)
-//!   the streams' leftovers (< one block) ─► one last block, written the same way
+//!   the streams' leftovers (< one block) ─► gathered into blocks of at least half a
+//!        block (one block for a small INSERT), written the same way, in parallel
 //!   ─► (every stream finished without error) rename every part into place, fsync the dir
 //!   ─► one swap of the active-part snapshot: all parts of the INSERT appear at once
 //! ```
@@ -84,11 +85,11 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         }
     }
     let mut pending: Vec<PendingPart> = Vec::new();
-    let mut tail: Vec<RecordBatch> = Vec::new();
+    let mut tails: Vec<RecordBatch> = Vec::new();
     let (mut rows, mut bytes) = (0u64, 0u64);
     for output in outputs {
         pending.extend(output.parts);
-        tail.extend(output.tail.into_iter().filter(|b| b.num_rows() > 0));
+        tails.extend(output.tail.into_iter().filter(|b| b.num_rows() > 0));
         rows += output.rows;
         bytes += output.bytes;
     }
@@ -96,16 +97,21 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         discard(&pending);
         return Err(e);
     }
-    // What each stream left below a block is written as one block: a small INSERT makes
-    // one part per partition however many streams it came on.
-    if !tail.is_empty() {
-        match join_write(Some(spawn_write(inner, tail))).await {
+    // The streams' leftovers, written in parallel (one stream's leftover is most of a
+    // large INSERT from a few files or row groups).
+    let writes: Vec<_> = group_leftovers(tails, squash).into_iter().map(|block| spawn_write(inner, block)).collect();
+    let mut error: Option<Error> = None;
+    for write in writes {
+        match join_write(Some(write)).await {
             Ok(parts) => pending.extend(parts),
             Err(e) => {
-                discard(&pending);
-                return Err(e);
+                error.get_or_insert(e);
             }
         }
+    }
+    if let Some(e) = error {
+        discard(&pending);
+        return Err(e);
     }
     // Renames and directory fsyncs are blocking I/O: off the async runtime.
     let publisher = inner.clone();
@@ -114,6 +120,34 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))??;
     inner.merge_wakeup.notify_one();
     Ok(InsertResult { written_rows: rows, written_bytes: bytes })
+}
+
+/// Groups what the streams left below a block into blocks to write: rows are gathered
+/// until they make half a block, and a last group smaller than that joins the one
+/// before it. A small INSERT makes one part per partition however many streams it came
+/// on, while two streams that each left most of a block (a large INSERT from two files
+/// or row groups) are written as two parts at once, as ClickHouse writes each stream's
+/// remainder, instead of one part sorted and written on one thread.
+fn group_leftovers(batches: Vec<RecordBatch>, squash: InsertSquash) -> Vec<Vec<RecordBatch>> {
+    let mut groups: Vec<Vec<RecordBatch>> = Vec::new();
+    let mut current: Vec<RecordBatch> = Vec::new();
+    let (mut rows, mut bytes) = (0usize, 0usize);
+    for batch in batches {
+        rows += batch.num_rows();
+        bytes += batch.get_array_memory_size();
+        current.push(batch);
+        if squash.is_full(rows.saturating_mul(2), bytes.saturating_mul(2)) {
+            groups.push(std::mem::take(&mut current));
+            (rows, bytes) = (0, 0);
+        }
+    }
+    if !current.is_empty() {
+        match groups.last_mut() {
+            Some(last) => last.extend(current),
+            None => groups.push(current),
+        }
+    }
+    groups
 }
 
 struct StopOnDrop(Arc<AtomicBool>);
@@ -573,4 +607,33 @@ async fn throttle(inner: &Inner) -> Result<()> {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::UInt64Array;
+    use arrow::datatypes::{DataType, Field, Schema};
+
+    fn batch(rows: u64) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::UInt64, false)]));
+        RecordBatch::try_new(schema, vec![Arc::new(UInt64Array::from_iter_values(0..rows))]).unwrap()
+    }
+
+    fn group_rows(batches: &[u64], squash: InsertSquash) -> Vec<usize> {
+        let groups = group_leftovers(batches.iter().map(|r| batch(*r)).collect(), squash);
+        groups.iter().map(|g| g.iter().map(RecordBatch::num_rows).sum()).collect()
+    }
+
+    #[test]
+    fn leftovers_of_most_of_a_block_are_written_apart() {
+        let squash = InsertSquash { rows: 1000, bytes: 0 };
+        // Two streams that each left most of a block: two parts, written at once.
+        assert_eq!(group_rows(&[900, 800], squash), vec![900, 800]);
+        // Small leftovers of many streams: one part.
+        assert_eq!(group_rows(&[10, 20, 30, 40], squash), vec![100]);
+        // Gathered until half a block; a small last group joins the one before it.
+        assert_eq!(group_rows(&[300, 300, 300, 100], squash), vec![600, 400]);
+        assert_eq!(group_rows(&[], squash), Vec::<usize>::new());
+    }
 }
