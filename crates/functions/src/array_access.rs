@@ -291,7 +291,7 @@ fn array_concat() -> ScalarUDF {
 /// literals still has `Int64` elements (`[1]` becomes `Array(UInt8)` afterwards), which
 /// may have no common type with the others (`Float64`); such an element counts as the
 /// narrowest integer then, and the type is computed again once the literals are typed.
-fn element_supertype(elements: &[ChType]) -> DfResult<ChType> {
+pub(crate) fn element_supertype(elements: &[ChType]) -> DfResult<ChType> {
     match least_supertype(elements) {
         Ok(t) => Ok(t),
         Err(e) if elements.iter().any(|t| matches!(t.strip_nullable(), ChType::Int64)) => {

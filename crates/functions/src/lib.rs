@@ -39,6 +39,8 @@
 //! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
 //! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
 //! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
+//! | `array_set` | `hasAll`/`hasAny`/`hasSubstr`, `arrayIntersect`, `arrayUnion`, `arrayEnumerate`/`Uniq`/`Dense` |
+//! | `array_build` | `arrayPushBack`.., `arrayPopBack`.., `arrayResize`, `arrayCompact`, `arrayFlatten`, `arrayZip`, `arrayWithConstant`, `arrayCumSum`.., `arrayDifference`, `arrayProduct`, `arrayAvg`, `arrayDotProduct` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, ... (ClickHouse's non-RFC scanners) |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
@@ -69,6 +71,8 @@ mod rounding;
 pub mod array;
 mod array_access;
 mod array_aggregate;
+mod array_build;
+mod array_set;
 mod array_sort;
 pub mod calendar;
 pub mod conditional;
@@ -153,6 +157,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_access::functions());
     out.extend(array_aggregate::functions());
     out.extend(array_sort::functions());
+    out.extend(array_set::functions());
+    out.extend(array_build::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(ip::functions());
