@@ -691,6 +691,23 @@ fn array_dot_product() -> ScalarUDF {
     .build()
 }
 
+/// `arraySplit`, `arrayFill`, ... without a lambda: ClickHouse's error (they need one).
+fn lambda_only(name: &'static str) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::at_least(0),
+        |ctx| {
+            Err(ch_error(
+                ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                format!("Function {} needs at least 2 arguments, passed {}", ctx.name, ctx.arg_count()),
+            ))
+        },
+        |ctx| Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} without a lambda", ctx.name))),
+    )
+    .custom_nulls()
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         push("arrayPushBack", true),
@@ -708,5 +725,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         reduce(Reduce::Product),
         reduce(Reduce::Avg),
         array_dot_product(),
+        lambda_only("arraySplit"),
+        lambda_only("arrayReverseSplit"),
+        lambda_only("arrayFill"),
+        lambda_only("arrayReverseFill"),
     ]
 }
