@@ -38,6 +38,7 @@
 //! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
 //! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
 //! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
+//! | `array_reduce` | `arrayReduce('agg', arr, ...)` over the aggregate registry (combinators included) |
 //! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
 //! | `array_set` | `hasAll`/`hasAny`/`hasSubstr`, `arrayIntersect`, `arrayUnion`, `arrayEnumerate`/`Uniq`/`Dense` |
 //! | `array_build` | `arrayPushBack`.., `arrayPopBack`.., `arrayResize`, `arrayCompact`, `arrayFlatten`, `arrayZip`, `arrayWithConstant`, `arrayCumSum`.., `arrayDifference`, `arrayProduct`, `arrayAvg`, `arrayDotProduct` |
@@ -72,6 +73,7 @@ pub mod array;
 mod array_access;
 mod array_aggregate;
 mod array_build;
+mod array_reduce;
 mod array_set;
 mod array_sort;
 pub mod calendar;
@@ -159,6 +161,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_sort::functions());
     out.extend(array_set::functions());
     out.extend(array_build::functions());
+    out.extend(array_reduce::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(ip::functions());
