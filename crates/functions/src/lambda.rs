@@ -46,6 +46,10 @@ enum Kind {
     Sort { descending: bool },
     /// The first (or last) element for which the lambda is true.
     Find { last: bool, found: Found },
+    /// `arrayMap` of several arrays (one array is DataFusion's `array_transform`).
+    Map,
+    /// `arrayFilter` of several arrays: the first array's elements where the lambda is true.
+    Filter,
     /// Running sums or differences of the lambda's results.
     Running(Running),
     /// Product or mean of the lambda's results.
@@ -98,6 +102,10 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "arrayFill",
     "arrayReverseFill",
 ];
+
+/// Functions whose one-array lambda form is DataFusion's (`array_transform`,
+/// `array_filter`); only their forms with several arrays are Granary's.
+pub const MULTI_ARRAY_LAMBDA_FUNCTIONS: &[&str] = &["arrayMap", "arrayFilter"];
 
 /// The name the lambda form of `function` is registered under.
 pub fn lambda_name(function: &str) -> String {
@@ -193,6 +201,11 @@ impl ChLambda {
             Kind::Sum => sum_type(&body),
             Kind::MinMax { .. } => Ok(body),
             Kind::Sort { .. } | Kind::Compact => Ok(ch_type_of_field(first_array)),
+            Kind::Map => Ok(ChType::Array(Box::new(body))),
+            Kind::Filter => {
+                check_truth()?;
+                Ok(ch_type_of_field(first_array))
+            }
             Kind::Running(how) => Ok(ChType::Array(Box::new(how.result_type(&body)?))),
             Kind::Reduce(how) => {
                 how.check(&body)?;
@@ -318,7 +331,7 @@ impl HigherOrderUDFImpl for ChLambda {
             .into_array(elements)?;
         // A literal body (`x -> 1`) is still Int64 here; ClickHouse types it UInt8.
         let results = match self.kind {
-            Kind::Truth(_) | Kind::Find { .. } | Kind::Split { .. } | Kind::Fill { .. } if results.data_type() == &DataType::Int64 => {
+            Kind::Truth(_) | Kind::Find { .. } | Kind::Split { .. } | Kind::Fill { .. } | Kind::Filter if results.data_type() == &DataType::Int64 => {
                 datafusion::arrow::compute::cast(&results, &DataType::Boolean)?
             }
             _ => results,
@@ -360,6 +373,25 @@ impl HigherOrderUDFImpl for ChLambda {
                 Arc::new(ListArray::try_new(item, OffsetBuffer::new(flat.offsets.clone().into()), values, None)?)
             }
             Kind::Reduce(how) => reduce_values(&results, &flat.offsets, how)?,
+            Kind::Map => {
+                let item = list_item(&args.return_field, self.clickhouse_name)?;
+                let values = if results.data_type() == item.data_type() { results } else { datafusion::arrow::compute::cast(&results, item.data_type())? };
+                Arc::new(ListArray::try_new(item, OffsetBuffer::new(flat.offsets.clone().into()), values, None)?)
+            }
+            Kind::Filter => {
+                check_truth()?;
+                let is_true = truth_values(&results);
+                let mut indices: Vec<u32> = Vec::new();
+                let mut offsets: Vec<i32> = vec![0];
+                for w in flat.offsets.windows(2) {
+                    indices.extend((w[0] as u32..w[1] as u32).filter(|i| is_true[*i as usize]));
+                    offsets.push(crate::regexp::list_offset(indices.len())?);
+                }
+                let item = list_item(&args.return_field, self.clickhouse_name)?;
+                let values = datafusion::arrow::compute::take(flat.values[0].as_ref(), &UInt32Array::from(indices), None)?;
+                let values = if values.data_type() == item.data_type() { values } else { datafusion::arrow::compute::cast(&values, item.data_type())? };
+                Arc::new(ListArray::try_new(item, OffsetBuffer::new(offsets.into()), values, None)?)
+            }
             Kind::Compact => compact_lists(&flat.values[0], &results, &flat.offsets, list_item(&args.return_field, self.clickhouse_name)?)?,
             Kind::Split { reverse } => {
                 check_truth()?;
@@ -506,6 +538,8 @@ pub(crate) fn functions() -> Vec<HigherOrderUDF> {
         define("arrayLastOrNull", Kind::Find { last: true, found: Found::ElementOrNull }),
         define("arrayFirstIndex", Kind::Find { last: false, found: Found::Index }),
         define("arrayLastIndex", Kind::Find { last: true, found: Found::Index }),
+        define("arrayMap", Kind::Map),
+        define("arrayFilter", Kind::Filter),
         define("arrayCumSum", Kind::Running(Running::CumSum)),
         define("arrayCumSumNonNegative", Kind::Running(Running::CumSumNonNegative)),
         define("arrayDifference", Kind::Running(Running::Difference)),

@@ -123,13 +123,18 @@ fn trim_to_function(expr: &mut Expr) {
 /// Renames a call of a lambda-taking function whose first argument is a lambda to the
 /// function's higher-order form, checking that the lambda takes one parameter per array.
 fn rename_lambda_call(ident: &mut Ident, args: &FunctionArguments) -> Result<()> {
-    if ident.quote_style.is_some() || !crate::lambda::LAMBDA_FUNCTIONS.contains(&ident.value.as_str()) {
+    let name = ident.value.as_str();
+    let multi_array_only = crate::lambda::MULTI_ARRAY_LAMBDA_FUNCTIONS.contains(&name);
+    if ident.quote_style.is_some() || !(crate::lambda::LAMBDA_FUNCTIONS.contains(&name) || multi_array_only) {
         return Ok(());
     }
     let FunctionArguments::List(list) = args else { return Ok(()) };
     let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(lambda)))) = list.args.first() else {
         return Ok(());
     };
+    if multi_array_only && list.args.len() <= 2 {
+        return Ok(());
+    }
     crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), list.args.len() - 1)?;
     ident.value = crate::lambda::lambda_name(&ident.value);
     ident.quote_style = Some('"');
