@@ -579,7 +579,7 @@ pub(crate) fn reduce_values(values: &ArrayRef, offsets: &[i32], how: Reduce) -> 
                 }
                 let acc = match how {
                     Reduce::Product => v[r].iter().product(),
-                    Reduce::Avg => v[r].iter().sum::<f64>(),
+                    Reduce::Avg => v[r].iter().fold(0.0, |acc, x| acc + x),
                 };
                 finish(acc, n)
             })
@@ -662,12 +662,12 @@ fn array_dot_product() -> ScalarUDF {
             Ok(match result.base() {
                 ChType::Float32 => {
                     let (a, b) = (la.values().as_primitive::<datafusion::arrow::datatypes::Float32Type>(), lb.values().as_primitive::<datafusion::arrow::datatypes::Float32Type>());
-                    Arc::new(Float32Array::from_iter_values((0..ctx.len).map(|row| pairs(row).map(|(i, j)| a.value(i) * b.value(j)).sum::<f32>())))
+                    Arc::new(Float32Array::from_iter_values((0..ctx.len).map(|row| pairs(row).map(|(i, j)| a.value(i) * b.value(j)).fold(0.0f32, |acc, x| acc + x))))
                 }
                 ChType::Float64 => {
                     let (a, b) = (cast(la.values(), &DataType::Float64)?, cast(lb.values(), &DataType::Float64)?);
                     let (a, b) = (a.as_primitive::<Float64Type>(), b.as_primitive::<Float64Type>());
-                    Arc::new(Float64Array::from_iter_values((0..ctx.len).map(|row| pairs(row).map(|(i, j)| a.value(i) * b.value(j)).sum::<f64>())))
+                    Arc::new(Float64Array::from_iter_values((0..ctx.len).map(|row| pairs(row).map(|(i, j)| a.value(i) * b.value(j)).fold(0.0, |acc, x| acc + x))))
                 }
                 t => {
                     // Integer products and sums wrap in the result type, as in ClickHouse.

@@ -76,6 +76,10 @@ fn resolve(name: &str, elements: &[ChType]) -> DfResult<Resolved> {
     Ok(Resolved { aggregate, inputs, condition, distinct })
 }
 
+fn is_null_type(t: &ChType) -> bool {
+    matches!(t, ChType::Nullable(inner) if matches!(**inner, ChType::Nothing))
+}
+
 fn element_types(ctx: &RetCtx) -> DfResult<Vec<ChType>> {
     (1..ctx.arg_count())
         .map(|i| match ctx.ch(i) {
@@ -98,12 +102,19 @@ fn array_reduce() -> ScalarUDF {
             }
             let name = ctx.scalar(0).and_then(scalar_str).ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, NAME_ERROR))?;
             let elements = element_types(ctx)?;
+            // Only NULLs to aggregate: ClickHouse answers NULL whatever the function.
+            if elements.iter().any(is_null_type) {
+                return Ok(ChType::Nullable(Box::new(ChType::Nothing)));
+            }
             let r = resolve(name, &elements)?;
             Ok(ch_type_of_field(r.aggregate.return_field(&r.inputs)?.as_ref()))
         },
         |ctx| {
             let name = ctx.scalar(0).and_then(scalar_str).ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, NAME_ERROR))?;
             let elements: Vec<ChType> = (1..ctx.args.len()).map(|i| crate::array::element_type(&ctx.ch(i))).collect();
+            if elements.iter().any(is_null_type) {
+                return Ok(datafusion::arrow::array::new_null_array(ctx.ret_type(), ctx.len));
+            }
             let r = resolve(name, &elements)?;
             let (aggregate, inputs) = (&r.aggregate, &r.inputs);
             let call = BaseCall::new(aggregate, inputs)?;
