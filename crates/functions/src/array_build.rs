@@ -569,6 +569,23 @@ pub(crate) fn reduce_values(values: &ArrayRef, offsets: &[i32], how: Reduce) -> 
             })
             .collect()
         }
+        // Decimals are summed exactly and divided in their own scale (ClickHouse's mean of
+        // Decimal(18, 2) values 1, 2, 4 is 2.33), then made Float64.
+        DataType::Decimal128(_, scale) | DataType::Decimal256(_, scale) if how == Reduce::Avg => {
+            let scale = *scale;
+            let v = cast(values, &DataType::Decimal128(38, scale))?;
+            let v = v.as_primitive::<Decimal128Type>().values();
+            let unit = 10f64.powi(i32::from(scale));
+            rows.map(|r| {
+                let n = r.len();
+                if n == 0 {
+                    return 0.0;
+                }
+                let sum = v[r].iter().fold(0i128, |a, x| a.wrapping_add(*x));
+                (sum / n as i128) as f64 / unit
+            })
+            .collect()
+        }
         _ => {
             let v = if values.data_type() == &DataType::Null { new_null_array(&DataType::Float64, values.len()) } else { cast(values, &DataType::Float64)? };
             let v = v.as_primitive::<Float64Type>().values();

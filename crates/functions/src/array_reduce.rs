@@ -18,7 +18,7 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, scalar_str, Arity, DfResult};
+use crate::args::{ch_error, is_integer, scalar_str, Arity, DfResult};
 use crate::combinators::{base_aggregate, base_fields, BaseCall};
 use crate::func::{ch_type_of_field, RetCtx, ScalarDef};
 
@@ -37,7 +37,7 @@ struct Resolved {
     distinct: bool,
 }
 
-fn resolve(name: &str, elements: &[ChType]) -> DfResult<Resolved> {
+fn resolve(name: &str, elements: &[ChType], strict: bool) -> DfResult<Resolved> {
     let mut base = name;
     let (mut condition, mut distinct) = (false, false);
     let aggregate = loop {
@@ -60,7 +60,10 @@ fn resolve(name: &str, elements: &[ChType]) -> DfResult<Resolved> {
     };
     let arguments = if condition {
         match elements.split_last() {
-            Some((last, rest)) if matches!(last.strip_nullable(), ChType::UInt8 | ChType::Bool) || matches!(last, ChType::Int64) => rest,
+            // While the query is planned, an expression over literals may still have a
+            // provisional integer type (`x % 2` over UInt64 before `2` is typed UInt8): any
+            // integer passes here, and the condition's real type is checked when it runs.
+            Some((last, rest)) if matches!(last.strip_nullable(), ChType::UInt8 | ChType::Bool) || (!strict && is_integer(&last.to_arrow())) => rest,
             Some((last, _)) => {
                 return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {last} of the last argument of an aggregate function with the If suffix: the last argument is the condition and must be UInt8. If the condition is missing, it goes after the arguments of the aggregate function")));
             }
@@ -106,7 +109,7 @@ fn array_reduce() -> ScalarUDF {
             if elements.iter().any(is_null_type) {
                 return Ok(ChType::Nullable(Box::new(ChType::Nothing)));
             }
-            let r = resolve(name, &elements)?;
+            let r = resolve(name, &elements, false)?;
             Ok(ch_type_of_field(r.aggregate.return_field(&r.inputs)?.as_ref()))
         },
         |ctx| {
@@ -115,7 +118,7 @@ fn array_reduce() -> ScalarUDF {
             if elements.iter().any(is_null_type) {
                 return Ok(datafusion::arrow::array::new_null_array(ctx.ret_type(), ctx.len));
             }
-            let r = resolve(name, &elements)?;
+            let r = resolve(name, &elements, true)?;
             let (aggregate, inputs) = (&r.aggregate, &r.inputs);
             let call = BaseCall::new(aggregate, inputs)?;
             let arrays: Vec<ArrayRef> = (1..ctx.args.len()).map(|i| ctx.array(i)).collect::<DfResult<_>>()?;
