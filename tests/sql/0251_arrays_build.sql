@@ -33,3 +33,7 @@ SELECT id, arrayPushBack(a, id), arrayPushFront(s, 'w'), arrayPushBack(a, n), ar
 SELECT id, arrayResize(a, 2), arrayResize(s, -3, 'q'), arrayResize(a, id, n), arrayCompact(a), arrayWithConstant(id, n), arrayWithConstant(length(a), s) FROM t ORDER BY id;
 SELECT id, arrayZip(arrayResize(a, 2), arrayResize(s, 2)), arrayFlatten([a, [id]]), arrayElementOrNull(a, id), arrayElementOrNull(s, -1) FROM t ORDER BY id;
 SELECT number, arrayResize(range(number), 2, number), arrayResize(range(number), -2), arrayPopBack(range(number)), arrayPopFront(range(number)), range(toInt64(number), 0, -1) FROM numbers(4);
+CREATE TABLE lc (a Array(LowCardinality(String))) ENGINE = Memory;
+INSERT INTO lc VALUES (['a','b','b']), ([]);
+SELECT a, arrayPopBack(a), arrayResize(a, 2), arrayCompact(a), arrayElementOrNull(a, 1), arrayZip(a), arrayFlatten([a]), arrayReverse(a), arraySlice(a, 2), arraySort(a), arrayDistinct(a), a[1] FROM lc ORDER BY length(a);
+SELECT toTypeName(arrayPopBack(a)), toTypeName(arrayResize(a, 2)), toTypeName(arrayCompact(a)), toTypeName(arrayElementOrNull(a, 1)), toTypeName(arrayZip(a)), toTypeName(arrayFlatten([a])), toTypeName(arrayReverse(a)), toTypeName(arraySlice(a, 2)), toTypeName(arraySort(a)), toTypeName(a[1]), toTypeName(arrayFirst(x -> 1, a)), toTypeName(arrayFill(x -> 1, a)), toTypeName(arrayMin(a)) FROM lc LIMIT 1;

@@ -195,6 +195,20 @@ pub(crate) fn element_type(t: &ChType) -> ChType {
     }
 }
 
+/// `t` with every `LowCardinality` inside it removed. ClickHouse runs functions on the
+/// full columns of `Array(LowCardinality(T))` arguments, so what they return of the
+/// elements (`arraySort`, `arr[1]`, `arrayResize`, ...) is `T`.
+pub(crate) fn without_low_cardinality(t: ChType) -> ChType {
+    match t {
+        ChType::LowCardinality(inner) => without_low_cardinality(*inner),
+        ChType::Nullable(inner) => ChType::Nullable(Box::new(without_low_cardinality(*inner))),
+        ChType::Array(inner) => ChType::Array(Box::new(without_low_cardinality(*inner))),
+        ChType::Tuple(fields) => ChType::Tuple(fields.into_iter().map(|(n, t)| (n, without_low_cardinality(t))).collect()),
+        ChType::Map(k, v) => ChType::Map(Box::new(without_low_cardinality(*k)), Box::new(without_low_cardinality(*v))),
+        other => other,
+    }
+}
+
 /// The item field of a list column.
 pub(crate) fn item_field(list: &ListArray) -> Field {
     match list.data_type() {

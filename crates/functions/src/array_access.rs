@@ -97,6 +97,7 @@ fn array_element(name: &'static str, or_null: bool) -> ScalarUDF {
                 }
                 other => return Err(array_element_error(ctx.name, "First argument", &other)),
             };
+            let element = crate::array::without_low_cardinality(element);
             Ok(if or_null && can_be_nullable(&element) { element.into_nullable() } else { element })
         },
         move |ctx| {
@@ -202,7 +203,7 @@ fn array_slice() -> ScalarUDF {
                     ));
                 }
             }
-            Ok(t)
+            Ok(crate::array::without_low_cardinality(t))
         },
         |ctx| {
             let a = ctx.array(0)?;
@@ -325,7 +326,7 @@ fn array_reverse() -> ScalarUDF {
         "arrayReverse",
         Arity::exact(1),
         |ctx| match ctx.ch(0) {
-            t @ ChType::Array(_) => Ok(t),
+            t @ ChType::Array(_) => Ok(crate::array::without_low_cardinality(t)),
             t => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument for function arrayReverse must be array, got {t} instead"))),
         },
         |ctx| reverse_lists(&ctx.array(0)?),

@@ -24,7 +24,7 @@ use granary_common::ErrorCode;
 use granary_types::ChType;
 
 use crate::args::{ch_error, is_integer, is_numeric, Arity, DfResult};
-use crate::array::element_type;
+use crate::array::{element_type, without_low_cardinality};
 use crate::array_access::{default_value, element_supertype, gather_lists};
 use crate::array_aggregate::element_keys;
 use crate::array_set::values_as;
@@ -107,7 +107,7 @@ fn pop(name: &'static str, back: bool) -> ScalarUDF {
         Arity::exact(1),
         |ctx| {
             first_array(ctx)?;
-            Ok(ctx.ch(0))
+            Ok(without_low_cardinality(ctx.ch(0)))
         },
         move |ctx| {
             let a = ctx.array(0)?;
@@ -151,7 +151,7 @@ fn array_resize() -> ScalarUDF {
                     ctx.ch(1)
                 )));
             }
-            Ok(ChType::Array(Box::new(if ctx.arg_count() == 3 { element_supertype(&[element, ctx.ch(2)])? } else { element })))
+            Ok(ChType::Array(Box::new(if ctx.arg_count() == 3 { element_supertype(&[element, ctx.ch(2)])? } else { without_low_cardinality(element) })))
         },
         |ctx| {
             let target = element_type(&ctx.ret_ch());
@@ -234,7 +234,7 @@ fn array_compact() -> ScalarUDF {
         "arrayCompact",
         Arity::exact(1),
         |ctx| match ctx.ch(0) {
-            t @ ChType::Array(_) => Ok(t),
+            t @ ChType::Array(_) => Ok(without_low_cardinality(t)),
             t => Err(illegal(format!("The 1st and only argument for function arrayCompact must be array. Found {t} instead"))),
         },
         |ctx| {
@@ -263,7 +263,7 @@ fn array_flatten() -> ScalarUDF {
             while let ChType::Array(inner) = t {
                 t = *inner;
             }
-            Ok(ChType::Array(Box::new(t)))
+            Ok(ChType::Array(Box::new(without_low_cardinality(t))))
         },
         |ctx| {
             let a = ctx.array(0)?;
@@ -294,7 +294,7 @@ fn array_zip() -> ScalarUDF {
             let mut elements = Vec::with_capacity(ctx.arg_count());
             for i in 0..ctx.arg_count() {
                 match ctx.ch(i) {
-                    ChType::Array(inner) => elements.push(((i + 1).to_string(), *inner)),
+                    ChType::Array(inner) => elements.push(((i + 1).to_string(), without_low_cardinality(*inner))),
                     t => return Err(illegal(format!("Argument {} of function arrayZip must be array. Found {t} instead", i + 1))),
                 }
             }
@@ -343,7 +343,7 @@ fn array_with_constant() -> ScalarUDF {
             if !is_numeric(ctx.dt(0)) || ctx.ch(0).is_nullable() {
                 return Err(illegal(format!("Illegal type {} of argument of function arrayWithConstant, expected Integer", ctx.ch(0))));
             }
-            Ok(ChType::Array(Box::new(ctx.ch(1))))
+            Ok(ChType::Array(Box::new(without_low_cardinality(ctx.ch(1)))))
         },
         |ctx| {
             let counts = cast(&ctx.array(0)?, &DataType::Int64)?;

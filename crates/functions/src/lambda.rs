@@ -35,6 +35,7 @@ use crate::args::{ch_error, DfResult};
 use crate::array_aggregate::{is_truth, min_max_lists, reduce_truth, sum_lists, sum_type, Truth};
 use crate::array_build::{compact_lists, reduce_values, running_values, Reduce, Running};
 use crate::array_sort::sort_lists;
+use crate::array::without_low_cardinality;
 use crate::func::{ch_type_of_field, result_field};
 
 /// What a lambda function does with the lambda's results.
@@ -170,7 +171,8 @@ impl ChLambda {
     }
 
     fn result_type(&self, lambda: &Field, first_array: &Field) -> DfResult<ChType> {
-        let body = ch_type_of_field(lambda);
+        let body = without_low_cardinality(ch_type_of_field(lambda));
+        let first = without_low_cardinality(ch_type_of_field(first_array));
         // While the query is planned a literal is still Int64 (`x -> 1`); what the lambda
         // really returns is checked again when it has run.
         let check_truth = || {
@@ -188,10 +190,7 @@ impl ChLambda {
             }
             Kind::Find { found, .. } => {
                 check_truth()?;
-                let element = match first_array.data_type() {
-                    DataType::List(item) => ch_type_of_field(item),
-                    _ => ChType::Nothing,
-                };
+                let element = crate::array::element_type(&first);
                 Ok(match found {
                     Found::Element => element,
                     Found::ElementOrNull => element.into_nullable(),
@@ -200,11 +199,11 @@ impl ChLambda {
             }
             Kind::Sum => sum_type(&body),
             Kind::MinMax { .. } => Ok(body),
-            Kind::Sort { .. } | Kind::Compact => Ok(ch_type_of_field(first_array)),
+            Kind::Sort { .. } | Kind::Compact => Ok(first),
             Kind::Map => Ok(ChType::Array(Box::new(body))),
             Kind::Filter => {
                 check_truth()?;
-                Ok(ch_type_of_field(first_array))
+                Ok(first)
             }
             Kind::Running(how) => Ok(ChType::Array(Box::new(how.result_type(&body)?))),
             Kind::Reduce(how) => {
@@ -213,11 +212,11 @@ impl ChLambda {
             }
             Kind::Split { .. } => {
                 check_truth()?;
-                Ok(ChType::Array(Box::new(ch_type_of_field(first_array))))
+                Ok(ChType::Array(Box::new(first)))
             }
             Kind::Fill { .. } => {
                 check_truth()?;
-                Ok(ch_type_of_field(first_array))
+                Ok(first)
             }
         }
     }
