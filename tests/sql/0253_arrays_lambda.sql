@@ -15,3 +15,6 @@ SELECT arrayMap((x, y) -> x + y, [1,2], [3,4]), arrayFilter((x, y) -> y > 3, [1,
 SELECT number, arrayMap((x, y) -> x * y + number, range(number), range(number)), arrayFilter((x, y) -> x < y, [1,5,3], [2,2,number]) FROM numbers(3);
 SELECT arrayMap((x, y) -> x, [1,2], [1]); -- { serverError SIZES_OF_ARRAYS_DONT_MATCH }
 SELECT name FROM system.functions WHERE name IN ('arraySplit', 'arrayReverseFill', 'arrayCumSum', 'flatten', 'arrayReduce', 'hasSubstr') ORDER BY name;
+SELECT arrayFilter(x -> x % 2, [1,2,3]), arrayFilter(x -> 1, [1,2]), arrayFilter(x -> x > 1, [1,2,3]), arrayFilter(x -> isNull(x), [1,NULL]), arrayFilter(x -> x > 1, emptyArrayUInt8());
+SELECT number, arrayFilter(x -> x > number, [1, 2, 3]), arrayFilter(x -> x = 'b', ['a', 'b']) FROM numbers(3);
+SELECT arrayFilter(x -> x + 1, [1,2]); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }

@@ -49,7 +49,8 @@ enum Kind {
     Find { last: bool, found: Found },
     /// `arrayMap` of several arrays (one array is DataFusion's `array_transform`).
     Map,
-    /// `arrayFilter` of several arrays: the first array's elements where the lambda is true.
+    /// `arrayFilter`: the first array's elements where the lambda is true (UInt8 or Bool,
+    /// which DataFusion's `array_filter` would not take).
     Filter,
     /// Running sums or differences of the lambda's results.
     Running(Running),
@@ -92,6 +93,7 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "arrayLastIndex",
     "arrayFirstOrNull",
     "arrayLastOrNull",
+    "arrayFilter",
     "arrayCumSum",
     "arrayCumSumNonNegative",
     "arrayDifference",
@@ -104,9 +106,9 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "arrayReverseFill",
 ];
 
-/// Functions whose one-array lambda form is DataFusion's (`array_transform`,
-/// `array_filter`); only their forms with several arrays are Granary's.
-pub const MULTI_ARRAY_LAMBDA_FUNCTIONS: &[&str] = &["arrayMap", "arrayFilter"];
+/// Functions whose one-array lambda form is DataFusion's (`array_transform`); only their
+/// forms with several arrays are Granary's.
+pub const MULTI_ARRAY_LAMBDA_FUNCTIONS: &[&str] = &["arrayMap"];
 
 /// The name the lambda form of `function` is registered under.
 pub fn lambda_name(function: &str) -> String {
@@ -173,11 +175,12 @@ impl ChLambda {
     fn result_type(&self, lambda: &Field, first_array: &Field) -> DfResult<ChType> {
         let body = without_low_cardinality(ch_type_of_field(lambda));
         let first = without_low_cardinality(ch_type_of_field(first_array));
-        // While the query is planned a literal is still Int64 (`x -> 1`); what the lambda
-        // really returns is checked again when it has run.
+        // While the query is planned a literal is still Int64 (`x -> 1`), and expressions
+        // over it have provisional integer types (`x % 2` of UInt8 is not UInt8 yet); what
+        // the lambda really returns is checked again when it has run.
         let check_truth = || {
             let plain = body.strip_nullable();
-            if is_truth(plain) || matches!(plain, ChType::Nothing | ChType::Int64) {
+            if is_truth(plain) || matches!(plain, ChType::Nothing) || crate::args::is_integer(&plain.to_arrow()) {
                 Ok(())
             } else {
                 Err(self.truth_error(&body))

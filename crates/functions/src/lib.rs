@@ -356,8 +356,8 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
         }
     }
     // Functions the front end turns into something else (a lambda form, DataFusion's
-    // array_transform/array_filter, a table-level unnest) still exist for users.
-    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayMap", "arrayFilter", "arrayJoin"]) {
+    // array_transform, a table-level unnest) still exist for users.
+    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayMap", "arrayJoin"]) {
         rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
             name: name.to_string(),
             is_aggregate: false,
