@@ -1,6 +1,6 @@
 //! Array functions: `array` (also `[x, ...]`), `range`, `has`, `indexOf` (compared in
 //! the common type, NaN equal to nothing, a NULL needle finding NULL elements),
-//! `emptyArrayToSingle`, `emptyArrayUInt8()` and the other `emptyArray*`. (`length`,
+//! `countEqual` (the same comparison, counted), `emptyArrayToSingle`, `emptyArrayUInt8()` and the other `emptyArray*`. (`length`,
 //! `empty`, `notEmpty` of arrays live with the string functions, which share their names;
 //! element access, slicing and concatenation in [`crate::array_access`], reductions in
 //! [`crate::array_aggregate`], sorting in [`crate::array_sort`], lambda forms in
@@ -60,14 +60,15 @@ fn range() -> ScalarUDF {
                     2 => (cols[0].value(row), cols[1].value(row), 1),
                     _ => (cols[0].value(row), cols[1].value(row), cols[2].value(row)),
                 };
-                if step <= 0 {
+                // A negative step counts down (`range(10, 1, -1)`); only 0 is refused.
+                if step == 0 {
                     return Err(ch_error(
                         ErrorCode::ARGUMENT_OUT_OF_BOUND,
                         "A call to function range underflows, the 3rd argument step can't be less or equal to zero",
                     ));
                 }
                 let mut v = start;
-                while v < end {
+                while if step > 0 { v < end } else { v > end } {
                     values.push(v);
                     if values.len() > RANGE_MAX_ELEMENTS {
                         return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "A call to function range would produce too many elements"));
@@ -98,6 +99,7 @@ fn range() -> ScalarUDF {
 enum Lookup {
     Has,
     IndexOf,
+    Count,
 }
 
 /// The type `has(arr, x)` / `indexOf(arr, x)` compare in: a string never matches a
@@ -125,7 +127,7 @@ fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
             lookup_type(&elem, &ctx.ch(1), &elem.to_arrow(), ctx.dt(1))?;
             Ok(match how {
                 Lookup::Has => ChType::UInt8,
-                Lookup::IndexOf => ChType::UInt64,
+                Lookup::IndexOf | Lookup::Count => ChType::UInt64,
             })
         },
         move |ctx| {
@@ -145,23 +147,20 @@ fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
             let equal = element_equality(values.as_ref(), needles.as_ref())?;
             let offsets = list.value_offsets();
             // A NULL needle finds NULL elements (ClickHouse: has([1, NULL], NULL) = 1).
-            let found = |row: usize| -> Option<usize> {
-                if list.is_null(row) {
-                    return None;
-                }
-                let (s, e) = (offsets[row] as usize, offsets[row + 1] as usize);
+            let range = |row: usize| if list.is_null(row) { 0..0 } else { offsets[row] as usize..offsets[row + 1] as usize };
+            let is_match = |row: usize, j: usize| {
                 let needle_null = needles.is_null(row);
-                (s..e).position(|j| {
-                    if needle_null || values.is_null(j) {
-                        needle_null && values.is_null(j)
-                    } else {
-                        equal(j, row)
-                    }
-                })
+                if needle_null || values.is_null(j) {
+                    needle_null && values.is_null(j)
+                } else {
+                    equal(j, row)
+                }
             };
+            let found = |row: usize| range(row).position(|j| is_match(row, j));
             Ok(match how {
                 Lookup::Has => Arc::new(UInt8Array::from_iter_values((0..ctx.len).map(|row| u8::from(found(row).is_some())))),
                 Lookup::IndexOf => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| found(row).map_or(0, |p| p as u64 + 1)))),
+                Lookup::Count => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| range(row).filter(|j| is_match(row, *j)).count() as u64))),
             })
         },
     )
@@ -171,7 +170,7 @@ fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
 
 /// Equality of `a[i]` and `b[j]` (both valid) as ClickHouse compares values: floats by
 /// IEEE rules (NaN equals nothing, -0 equals 0), everything else by value.
-fn element_equality<'a>(a: &'a dyn Array, b: &'a dyn Array) -> DfResult<Box<dyn Fn(usize, usize) -> bool + 'a>> {
+pub(crate) fn element_equality<'a>(a: &'a dyn Array, b: &'a dyn Array) -> DfResult<Box<dyn Fn(usize, usize) -> bool + 'a>> {
     Ok(match (a.data_type(), b.data_type()) {
         (DataType::Float64, DataType::Float64) => {
             let (x, y) = (a.as_primitive::<Float64Type>(), b.as_primitive::<Float64Type>());
@@ -193,6 +192,20 @@ pub(crate) fn element_type(t: &ChType) -> ChType {
     match t.strip_nullable() {
         ChType::Array(inner) => (**inner).clone(),
         _ => ChType::Nothing,
+    }
+}
+
+/// `t` with every `LowCardinality` inside it removed. ClickHouse runs functions on the
+/// full columns of `Array(LowCardinality(T))` arguments, so what they return of the
+/// elements (`arraySort`, `arr[1]`, `arrayResize`, ...) is `T`.
+pub(crate) fn without_low_cardinality(t: ChType) -> ChType {
+    match t {
+        ChType::LowCardinality(inner) => without_low_cardinality(*inner),
+        ChType::Nullable(inner) => ChType::Nullable(Box::new(without_low_cardinality(*inner))),
+        ChType::Array(inner) => ChType::Array(Box::new(without_low_cardinality(*inner))),
+        ChType::Tuple(fields) => ChType::Tuple(fields.into_iter().map(|(n, t)| (n, without_low_cardinality(t))).collect()),
+        ChType::Map(k, v) => ChType::Map(Box::new(without_low_cardinality(*k)), Box::new(without_low_cardinality(*v))),
+        other => other,
     }
 }
 
@@ -306,7 +319,7 @@ fn empty_array(name: &'static str, element: ChType) -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    let mut out = vec![array_fn(), range(), lookup("has", Lookup::Has), lookup("indexOf", Lookup::IndexOf), empty_array_to_single()];
+    let mut out = vec![array_fn(), range(), lookup("has", Lookup::Has), lookup("indexOf", Lookup::IndexOf), lookup("countEqual", Lookup::Count), empty_array_to_single()];
     for (name, element) in [
         ("emptyArrayUInt8", ChType::UInt8),
         ("emptyArrayUInt16", ChType::UInt16),

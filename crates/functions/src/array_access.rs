@@ -68,35 +68,46 @@ fn indices_i128(ctx: &ExecCtx, i: usize) -> DfResult<Vec<i128>> {
     })
 }
 
-fn array_element_error(what: &str, t: &ChType) -> datafusion::common::DataFusionError {
-    ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{what} for function 'arrayElement' must be {}, got '{t}' instead", if what == "First argument" { "array" } else { "integer or array of integers" }))
+fn array_element_error(name: &str, what: &str, t: &ChType) -> datafusion::common::DataFusionError {
+    ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{what} for function '{name}' must be {}, got '{t}' instead", if what == "First argument" { "array" } else { "integer or array of integers" }))
 }
 
-/// `arrayElement(arr, i)` and `arrayElement(map, key)`.
-fn array_element() -> ScalarUDF {
+/// Whether a value of `t` can be Nullable (arrays, maps and tuples cannot).
+fn can_be_nullable(t: &ChType) -> bool {
+    !matches!(t, ChType::Array(_) | ChType::Map(..) | ChType::Tuple(_))
+}
+
+/// `arrayElement(arr, i)` and `arrayElement(map, key)`; `arrayElementOrNull` (`or_null`)
+/// gives NULL where `arrayElement` gives the default value.
+fn array_element(name: &'static str, or_null: bool) -> ScalarUDF {
     ScalarDef::new(
-        "arrayElement",
+        name,
         Arity::exact(2),
-        |ctx| match ctx.ch(0) {
-            ChType::Array(inner) => {
-                if !is_integer(ctx.dt(1)) {
-                    return Err(array_element_error("Second argument", &ctx.ch(1)));
+        move |ctx| {
+            let element = match ctx.ch(0) {
+                ChType::Array(inner) => {
+                    if !is_integer(ctx.dt(1)) {
+                        return Err(array_element_error(ctx.name, "Second argument", &ctx.ch(1)));
+                    }
+                    *inner
                 }
-                Ok(*inner)
-            }
-            ChType::Map(key, value) => {
-                crate::arithmetic::comparison_type(&key, &ctx.ch(1), &key.to_arrow(), ctx.dt(1))?;
-                Ok(*value)
-            }
-            other => Err(array_element_error("First argument", &other)),
+                ChType::Map(key, value) => {
+                    crate::arithmetic::comparison_type(&key, &ctx.ch(1), &key.to_arrow(), ctx.dt(1))?;
+                    *value
+                }
+                other => return Err(array_element_error(ctx.name, "First argument", &other)),
+            };
+            let element = crate::array::without_low_cardinality(element);
+            Ok(if or_null && can_be_nullable(&element) { element.into_nullable() } else { element })
         },
-        |ctx| {
+        move |ctx| {
             let a = ctx.array(0)?;
+            let nullable = |f: Field| if or_null && can_be_nullable(&ChType::from_field(&f)) { f.with_nullable(true) } else { f };
             match a.data_type() {
-                DataType::Map(..) => map_element(ctx, a.as_map()),
+                DataType::Map(..) => map_element(ctx, a.as_map(), &nullable),
                 _ => {
                     let list = a.as_list::<i32>();
-                    let field = item_field(list);
+                    let field = nullable(item_field(list));
                     let indices = indices_i128(ctx, 1)?;
                     let offsets = list.value_offsets();
                     let picked: Vec<Option<usize>> = (0..ctx.len)
@@ -113,7 +124,7 @@ fn array_element() -> ScalarUDF {
     .build()
 }
 
-fn map_element(ctx: &ExecCtx, map: &MapArray) -> DfResult<ArrayRef> {
+fn map_element(ctx: &ExecCtx, map: &MapArray, nullable: &dyn Fn(Field) -> Field) -> DfResult<ArrayRef> {
     let DataType::Map(entries, _) = map.data_type() else {
         return Err(ch_error(ErrorCode::LOGICAL_ERROR, "arrayElement: not a map"));
     };
@@ -134,7 +145,7 @@ fn map_element(ctx: &ExecCtx, map: &MapArray) -> DfResult<ArrayRef> {
             (start..end).find(|j| keys.is_valid(*j) && wanted.is_valid(row) && cmp(*j, row).is_eq())
         })
         .collect();
-    pick(map.values(), value_field, &picked)
+    pick(map.values(), &nullable(value_field.as_ref().clone()), &picked)
 }
 
 /// Elements `ranges[row]` of each row, as a new list column of the same type.
@@ -192,7 +203,7 @@ fn array_slice() -> ScalarUDF {
                     ));
                 }
             }
-            Ok(t)
+            Ok(crate::array::without_low_cardinality(t))
         },
         |ctx| {
             let a = ctx.array(0)?;
@@ -291,7 +302,7 @@ fn array_concat() -> ScalarUDF {
 /// literals still has `Int64` elements (`[1]` becomes `Array(UInt8)` afterwards), which
 /// may have no common type with the others (`Float64`); such an element counts as the
 /// narrowest integer then, and the type is computed again once the literals are typed.
-fn element_supertype(elements: &[ChType]) -> DfResult<ChType> {
+pub(crate) fn element_supertype(elements: &[ChType]) -> DfResult<ChType> {
     match least_supertype(elements) {
         Ok(t) => Ok(t),
         Err(e) if elements.iter().any(|t| matches!(t.strip_nullable(), ChType::Int64)) => {
@@ -315,7 +326,7 @@ fn array_reverse() -> ScalarUDF {
         "arrayReverse",
         Arity::exact(1),
         |ctx| match ctx.ch(0) {
-            t @ ChType::Array(_) => Ok(t),
+            t @ ChType::Array(_) => Ok(crate::array::without_low_cardinality(t)),
             t => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument for function arrayReverse must be array, got {t} instead"))),
         },
         |ctx| reverse_lists(&ctx.array(0)?),
@@ -324,7 +335,7 @@ fn array_reverse() -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![array_element(), array_slice(), array_concat(), array_reverse()]
+    vec![array_element("arrayElement", false), array_element("arrayElementOrNull", true), array_slice(), array_concat(), array_reverse()]
 }
 
 #[cfg(test)]

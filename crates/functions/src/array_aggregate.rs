@@ -241,7 +241,7 @@ fn min_max(name: &'static str, max: bool) -> ScalarUDF {
             ChType::Array(inner) if matches!(*inner, ChType::Nothing) => {
                 Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Invalid projection column with type Nothing"))
             }
-            ChType::Array(inner) => Ok(*inner),
+            ChType::Array(inner) => Ok(crate::array::without_low_cardinality(*inner)),
             t => Err(ch_error(
                 ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
                 format!("The 1st and only argument for function {} must be array. Found {t} instead", ctx.name),

@@ -79,7 +79,7 @@ fn sort_fn(name: &'static str, descending: bool) -> ScalarUDF {
         name,
         Arity::exact(1),
         |ctx| match ctx.ch(0) {
-            t @ ChType::Array(_) => Ok(t),
+            t @ ChType::Array(_) => Ok(crate::array::without_low_cardinality(t)),
             t => Err(ch_error(
                 ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
                 format!("The 1st and only argument for function {} must be array. Found {t} instead", ctx.name),
@@ -102,7 +102,7 @@ fn array_distinct() -> ScalarUDF {
         "arrayDistinct",
         Arity::exact(1),
         |ctx| match ctx.ch(0) {
-            ChType::Array(inner) => Ok(ChType::Array(Box::new(inner.strip_nullable().clone()))),
+            ChType::Array(inner) => Ok(crate::array::without_low_cardinality(ChType::Array(Box::new(inner.strip_nullable().clone())))),
             t => Err(ch_error(
                 ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
                 format!("Argument for function arrayDistinct must be array but it has type {t}"),

@@ -198,7 +198,7 @@ fn base_accumulator(base: &AggregateUDF, inputs: &[FieldRef], is_distinct: bool)
 
 /// What creating an accumulator of `base` over some argument fields needs, made once.
 #[derive(Debug)]
-struct BaseCall {
+pub(crate) struct BaseCall {
     inputs: Vec<FieldRef>,
     schema: Schema,
     exprs: Vec<Arc<dyn PhysicalExpr>>,
@@ -206,7 +206,7 @@ struct BaseCall {
 }
 
 impl BaseCall {
-    fn new(base: &AggregateUDF, inputs: &[FieldRef]) -> DfResult<BaseCall> {
+    pub(crate) fn new(base: &AggregateUDF, inputs: &[FieldRef]) -> DfResult<BaseCall> {
         Ok(BaseCall {
             inputs: inputs.to_vec(),
             schema: Schema::new(inputs.iter().map(|f| f.as_ref().clone()).collect::<Vec<Field>>()),
@@ -215,7 +215,7 @@ impl BaseCall {
         })
     }
 
-    fn accumulator(&self, base: &AggregateUDF, is_distinct: bool) -> DfResult<Box<dyn Accumulator>> {
+    pub(crate) fn accumulator(&self, base: &AggregateUDF, is_distinct: bool) -> DfResult<Box<dyn Accumulator>> {
         base.accumulator(AccumulatorArgs {
             return_field: Arc::clone(&self.return_field),
             schema: &self.schema,

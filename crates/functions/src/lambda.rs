@@ -1,6 +1,9 @@
 //! ClickHouse's array functions with a lambda: `arrayCount`, `arrayExists`, `arrayAll`,
 //! `arraySum`, `arrayMin`, `arrayMax`, `arraySort`, `arrayReverseSort`, `arrayFirst`,
-//! `arrayLast` (and their `Index` and `OrNull` forms) called as `f(x -> expr, arr)` or
+//! `arrayLast` (and their `Index` and `OrNull` forms), `arrayCumSum`,
+//! `arrayCumSumNonNegative`, `arrayDifference`, `arrayProduct`, `arrayAvg`,
+//! `arrayCompact`, and the lambda-only `arraySplit`, `arrayReverseSplit`, `arrayFill`,
+//! `arrayReverseFill`, called as `f(x -> expr, arr)` or
 //! `f((x, y) -> expr, xs, ys)`.
 //!
 //! They are DataFusion higher-order functions ([`HigherOrderUDFImpl`]). DataFusion looks
@@ -16,7 +19,8 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt32Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, UInt32Array};
+use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::take_arrays;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, UInt8Type};
 use datafusion::common::Result as DfResultAlias;
@@ -29,7 +33,9 @@ use granary_types::ChType;
 
 use crate::args::{ch_error, DfResult};
 use crate::array_aggregate::{is_truth, min_max_lists, reduce_truth, sum_lists, sum_type, Truth};
+use crate::array_build::{compact_lists, reduce_values, running_values, Reduce, Running};
 use crate::array_sort::sort_lists;
+use crate::array::without_low_cardinality;
 use crate::func::{ch_type_of_field, result_field};
 
 /// What a lambda function does with the lambda's results.
@@ -41,6 +47,23 @@ enum Kind {
     Sort { descending: bool },
     /// The first (or last) element for which the lambda is true.
     Find { last: bool, found: Found },
+    /// `arrayMap` of several arrays (one array is DataFusion's `array_transform`).
+    Map,
+    /// `arrayFilter`: the first array's elements where the lambda is true (UInt8 or Bool,
+    /// which DataFusion's `array_filter` would not take).
+    Filter,
+    /// Running sums or differences of the lambda's results.
+    Running(Running),
+    /// Product or mean of the lambda's results.
+    Reduce(Reduce),
+    /// The first array's elements without those whose result equals the previous one's.
+    Compact,
+    /// The first array cut before (`reverse`: after) each element for which the lambda
+    /// is true.
+    Split { reverse: bool },
+    /// The first array with each element for which the lambda is false replaced by the
+    /// previous (`reverse`: next) one for which it is true.
+    Fill { reverse: bool },
 }
 
 /// What `arrayFirst`-like functions return.
@@ -70,7 +93,22 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "arrayLastIndex",
     "arrayFirstOrNull",
     "arrayLastOrNull",
+    "arrayFilter",
+    "arrayCumSum",
+    "arrayCumSumNonNegative",
+    "arrayDifference",
+    "arrayProduct",
+    "arrayAvg",
+    "arrayCompact",
+    "arraySplit",
+    "arrayReverseSplit",
+    "arrayFill",
+    "arrayReverseFill",
 ];
+
+/// Functions whose one-array lambda form is DataFusion's (`array_transform`); only their
+/// forms with several arrays are Granary's.
+pub const MULTI_ARRAY_LAMBDA_FUNCTIONS: &[&str] = &["arrayMap"];
 
 /// The name the lambda form of `function` is registered under.
 pub fn lambda_name(function: &str) -> String {
@@ -135,12 +173,14 @@ impl ChLambda {
     }
 
     fn result_type(&self, lambda: &Field, first_array: &Field) -> DfResult<ChType> {
-        let body = ch_type_of_field(lambda);
-        // While the query is planned a literal is still Int64 (`x -> 1`); what the lambda
-        // really returns is checked again when it has run.
+        let body = without_low_cardinality(ch_type_of_field(lambda));
+        let first = without_low_cardinality(ch_type_of_field(first_array));
+        // While the query is planned a literal is still Int64 (`x -> 1`), and expressions
+        // over it have provisional integer types (`x % 2` of UInt8 is not UInt8 yet); what
+        // the lambda really returns is checked again when it has run.
         let check_truth = || {
             let plain = body.strip_nullable();
-            if is_truth(plain) || matches!(plain, ChType::Nothing | ChType::Int64) {
+            if is_truth(plain) || matches!(plain, ChType::Nothing) || crate::args::is_integer(&plain.to_arrow()) {
                 Ok(())
             } else {
                 Err(self.truth_error(&body))
@@ -153,10 +193,7 @@ impl ChLambda {
             }
             Kind::Find { found, .. } => {
                 check_truth()?;
-                let element = match first_array.data_type() {
-                    DataType::List(item) => ch_type_of_field(item),
-                    _ => ChType::Nothing,
-                };
+                let element = crate::array::element_type(&first);
                 Ok(match found {
                     Found::Element => element,
                     Found::ElementOrNull => element.into_nullable(),
@@ -165,7 +202,25 @@ impl ChLambda {
             }
             Kind::Sum => sum_type(&body),
             Kind::MinMax { .. } => Ok(body),
-            Kind::Sort { .. } => Ok(ch_type_of_field(first_array)),
+            Kind::Sort { .. } | Kind::Compact => Ok(first),
+            Kind::Map => Ok(ChType::Array(Box::new(body))),
+            Kind::Filter => {
+                check_truth()?;
+                Ok(first)
+            }
+            Kind::Running(how) => Ok(ChType::Array(Box::new(how.result_type(&body)?))),
+            Kind::Reduce(how) => {
+                how.check(&body)?;
+                Ok(ChType::Float64)
+            }
+            Kind::Split { .. } => {
+                check_truth()?;
+                Ok(ChType::Array(Box::new(first)))
+            }
+            Kind::Fill { .. } => {
+                check_truth()?;
+                Ok(first)
+            }
         }
     }
 }
@@ -278,7 +333,7 @@ impl HigherOrderUDFImpl for ChLambda {
             .into_array(elements)?;
         // A literal body (`x -> 1`) is still Int64 here; ClickHouse types it UInt8.
         let results = match self.kind {
-            Kind::Truth(_) | Kind::Find { .. } if results.data_type() == &DataType::Int64 => {
+            Kind::Truth(_) | Kind::Find { .. } | Kind::Split { .. } | Kind::Fill { .. } | Kind::Filter if results.data_type() == &DataType::Int64 => {
                 datafusion::arrow::compute::cast(&results, &DataType::Boolean)?
             }
             _ => results,
@@ -312,9 +367,126 @@ impl HigherOrderUDFImpl for ChLambda {
                 };
                 sort_lists(&flat.values[0], &results, &flat.offsets, Arc::clone(item), descending)?
             }
+            Kind::Running(how) => {
+                let element = crate::array::element_type(&ch_type_of_field(&args.return_field));
+                let values = running_values(&results, &flat.offsets, how, &element)?;
+                let item = list_item(&args.return_field, self.clickhouse_name)?;
+                let values = if values.data_type() == item.data_type() { values } else { datafusion::arrow::compute::cast(&values, item.data_type())? };
+                Arc::new(ListArray::try_new(item, OffsetBuffer::new(flat.offsets.clone().into()), values, None)?)
+            }
+            Kind::Reduce(how) => reduce_values(&results, &flat.offsets, how)?,
+            Kind::Map => {
+                let item = list_item(&args.return_field, self.clickhouse_name)?;
+                let values = if results.data_type() == item.data_type() { results } else { datafusion::arrow::compute::cast(&results, item.data_type())? };
+                Arc::new(ListArray::try_new(item, OffsetBuffer::new(flat.offsets.clone().into()), values, None)?)
+            }
+            Kind::Filter => {
+                check_truth()?;
+                let is_true = truth_values(&results);
+                let mut indices: Vec<u32> = Vec::new();
+                let mut offsets: Vec<i32> = vec![0];
+                for w in flat.offsets.windows(2) {
+                    indices.extend((w[0] as u32..w[1] as u32).filter(|i| is_true[*i as usize]));
+                    offsets.push(crate::regexp::list_offset(indices.len())?);
+                }
+                let item = list_item(&args.return_field, self.clickhouse_name)?;
+                let values = datafusion::arrow::compute::take(flat.values[0].as_ref(), &UInt32Array::from(indices), None)?;
+                let values = if values.data_type() == item.data_type() { values } else { datafusion::arrow::compute::cast(&values, item.data_type())? };
+                Arc::new(ListArray::try_new(item, OffsetBuffer::new(offsets.into()), values, None)?)
+            }
+            Kind::Compact => compact_lists(&flat.values[0], &results, &flat.offsets, list_item(&args.return_field, self.clickhouse_name)?)?,
+            Kind::Split { reverse } => {
+                check_truth()?;
+                split_lists(&flat, &results, reverse, &args.return_field, self.clickhouse_name)?
+            }
+            Kind::Fill { reverse } => {
+                check_truth()?;
+                fill_lists(&flat, &results, reverse, &args.return_field, self.clickhouse_name)?
+            }
         };
         Ok(ColumnarValue::Array(out))
     }
+}
+
+/// The item field of a list-typed return field.
+fn list_item(return_field: &FieldRef, name: &str) -> DfResult<FieldRef> {
+    match return_field.data_type() {
+        DataType::List(item) => Ok(Arc::clone(item)),
+        other => Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name} returns {other}"))),
+    }
+}
+
+/// Whether each of the lambda's results is true (NULL is not).
+fn truth_values(results: &ArrayRef) -> Vec<bool> {
+    match results.data_type() {
+        DataType::UInt8 => results.as_primitive::<UInt8Type>().iter().map(|v| v.is_some_and(|v| v != 0)).collect(),
+        DataType::Boolean => results.as_boolean().iter().map(|v| v == Some(true)).collect(),
+        _ => vec![false; results.len()],
+    }
+}
+
+/// `arraySplit` / `arrayReverseSplit`: each row's elements of the first array cut into
+/// pieces before (`reverse`: after) the elements whose result is true; an empty row has
+/// no pieces.
+fn split_lists(flat: &Flattened, results: &ArrayRef, reverse: bool, return_field: &FieldRef, name: &str) -> DfResult<ArrayRef> {
+    let is_true = truth_values(results);
+    let outer_item = list_item(return_field, name)?;
+    let inner_item = list_item(&outer_item, name)?;
+    let mut inner_offsets: Vec<i32> = vec![0];
+    let mut outer_offsets: Vec<i32> = vec![0];
+    for w in flat.offsets.windows(2) {
+        let (start, end) = (w[0] as usize, w[1] as usize);
+        for i in start..end {
+            let cut = if reverse { i + 1 < end && is_true[i] } else { i > start && is_true[i] };
+            if cut {
+                // The piece ends before `i` (reverse: after `i`).
+                inner_offsets.push(if reverse { i as i32 + 1 } else { i as i32 });
+            }
+        }
+        if end > start {
+            inner_offsets.push(end as i32);
+        }
+        outer_offsets.push(crate::regexp::list_offset(inner_offsets.len() - 1)?);
+    }
+    let values = &flat.values[0];
+    let values = if values.data_type() == inner_item.data_type() { Arc::clone(values) } else { datafusion::arrow::compute::cast(values, inner_item.data_type())? };
+    let inner = ListArray::try_new(inner_item, OffsetBuffer::new(inner_offsets.into()), values, None)?;
+    Ok(Arc::new(ListArray::try_new(outer_item, OffsetBuffer::new(outer_offsets.into()), Arc::new(inner), None)?))
+}
+
+/// `arrayFill` / `arrayReverseFill`: each element whose result is false replaced by the
+/// last (`reverse`: next) element before (after) it whose result is true; the first
+/// (`reverse`: last) element of a row always stays.
+fn fill_lists(flat: &Flattened, results: &ArrayRef, reverse: bool, return_field: &FieldRef, name: &str) -> DfResult<ArrayRef> {
+    let is_true = truth_values(results);
+    let item = list_item(return_field, name)?;
+    let mut indices: Vec<u32> = vec![0; is_true.len()];
+    for w in flat.offsets.windows(2) {
+        let (start, end) = (w[0] as usize, w[1] as usize);
+        if start == end {
+            continue;
+        }
+        if reverse {
+            let mut kept = end - 1;
+            for i in (start..end).rev() {
+                if i == end - 1 || is_true[i] {
+                    kept = i;
+                }
+                indices[i] = kept as u32;
+            }
+        } else {
+            let mut kept = start;
+            for i in start..end {
+                if i == start || is_true[i] {
+                    kept = i;
+                }
+                indices[i] = kept as u32;
+            }
+        }
+    }
+    let values = datafusion::arrow::compute::take(flat.values[0].as_ref(), &UInt32Array::from(indices), None)?;
+    let values = if values.data_type() == item.data_type() { values } else { datafusion::arrow::compute::cast(&values, item.data_type())? };
+    Ok(Arc::new(ListArray::try_new(item, OffsetBuffer::new(flat.offsets.clone().into()), values, None)?))
 }
 
 /// Where the lambda's `results` are first (`last`: last) true in each row's elements.
@@ -368,5 +540,17 @@ pub(crate) fn functions() -> Vec<HigherOrderUDF> {
         define("arrayLastOrNull", Kind::Find { last: true, found: Found::ElementOrNull }),
         define("arrayFirstIndex", Kind::Find { last: false, found: Found::Index }),
         define("arrayLastIndex", Kind::Find { last: true, found: Found::Index }),
+        define("arrayMap", Kind::Map),
+        define("arrayFilter", Kind::Filter),
+        define("arrayCumSum", Kind::Running(Running::CumSum)),
+        define("arrayCumSumNonNegative", Kind::Running(Running::CumSumNonNegative)),
+        define("arrayDifference", Kind::Running(Running::Difference)),
+        define("arrayProduct", Kind::Reduce(Reduce::Product)),
+        define("arrayAvg", Kind::Reduce(Reduce::Avg)),
+        define("arrayCompact", Kind::Compact),
+        define("arraySplit", Kind::Split { reverse: false }),
+        define("arrayReverseSplit", Kind::Split { reverse: true }),
+        define("arrayFill", Kind::Fill { reverse: false }),
+        define("arrayReverseFill", Kind::Fill { reverse: true }),
     ]
 }

@@ -38,7 +38,10 @@
 //! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
 //! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
 //! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
+//! | `array_reduce` | `arrayReduce('agg', arr, ...)` over the aggregate registry (combinators included) |
 //! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
+//! | `array_set` | `hasAll`/`hasAny`/`hasSubstr`, `arrayIntersect`, `arrayUnion`, `arrayEnumerate`/`Uniq`/`Dense` |
+//! | `array_build` | `arrayPushBack`.., `arrayPopBack`.., `arrayResize`, `arrayCompact`, `arrayFlatten`, `arrayZip`, `arrayWithConstant`, `arrayCumSum`.., `arrayDifference`, `arrayProduct`, `arrayAvg`, `arrayDotProduct` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, ... (ClickHouse's non-RFC scanners) |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
@@ -69,6 +72,9 @@ mod rounding;
 pub mod array;
 mod array_access;
 mod array_aggregate;
+mod array_build;
+mod array_reduce;
+mod array_set;
 mod array_sort;
 pub mod calendar;
 pub mod conditional;
@@ -153,6 +159,9 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_access::functions());
     out.extend(array_aggregate::functions());
     out.extend(array_sort::functions());
+    out.extend(array_set::functions());
+    out.extend(array_build::functions());
+    out.extend(array_reduce::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(ip::functions());
@@ -347,8 +356,8 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
         }
     }
     // Functions the front end turns into something else (a lambda form, DataFusion's
-    // array_transform/array_filter, a table-level unnest) still exist for users.
-    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayMap", "arrayFilter", "arrayJoin"]) {
+    // array_transform, a table-level unnest) still exist for users.
+    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayMap", "arrayJoin"]) {
         rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
             name: name.to_string(),
             is_aggregate: false,

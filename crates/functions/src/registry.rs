@@ -84,6 +84,8 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("INET_NTOA", "IPv4NumToString"),
     ("INET6_ATON", "IPv6StringToNum"),
     ("INET6_NTOA", "IPv6NumToString"),
+    // arrays
+    ("flatten", "arrayFlatten"),
     // arithmetic
     ("mod", "modulo"),
     ("caseWithoutExpression", "multiIf"),

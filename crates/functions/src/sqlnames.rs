@@ -5,9 +5,8 @@
 //! `normalize_ident` on the name). ClickHouse names are case-sensitive (`toUInt64`),
 //! except those ClickHouse marks case-insensitive (`SUM`, `Count`). So before planning,
 //! the front end rewrites function names: case-insensitive ones are lowercased, and all
-//! are marked quoted so DataFusion looks them up exactly as written. `arrayMap` and
-//! `arrayFilter` with one array become DataFusion's `array_transform` / `array_filter`
-//! (arguments swapped); the other functions that take a lambda (`arrayCount(x -> ..,
+//! are marked quoted so DataFusion looks them up exactly as written. `arrayMap` with one
+//! array becomes DataFusion's `array_transform` (arguments swapped); the other functions that take a lambda (`arrayCount(x -> ..,
 //! arr)`, `arraySort(x -> .., arr)`, ...) are renamed to their higher-order forms (see
 //! [`crate::lambda`]). `arr[i]` and `map[key]` become `arrayElement` calls, ClickHouse's
 //! semantics of subscripts. Innermost `-If` and
@@ -123,13 +122,18 @@ fn trim_to_function(expr: &mut Expr) {
 /// Renames a call of a lambda-taking function whose first argument is a lambda to the
 /// function's higher-order form, checking that the lambda takes one parameter per array.
 fn rename_lambda_call(ident: &mut Ident, args: &FunctionArguments) -> Result<()> {
-    if ident.quote_style.is_some() || !crate::lambda::LAMBDA_FUNCTIONS.contains(&ident.value.as_str()) {
+    let name = ident.value.as_str();
+    let multi_array_only = crate::lambda::MULTI_ARRAY_LAMBDA_FUNCTIONS.contains(&name);
+    if ident.quote_style.is_some() || !(crate::lambda::LAMBDA_FUNCTIONS.contains(&name) || multi_array_only) {
         return Ok(());
     }
     let FunctionArguments::List(list) = args else { return Ok(()) };
     let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(lambda)))) = list.args.first() else {
         return Ok(());
     };
+    if multi_array_only && list.args.len() <= 2 {
+        return Ok(());
+    }
     crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), list.args.len() - 1)?;
     ident.value = crate::lambda::lambda_name(&ident.value);
     ident.quote_style = Some('"');
@@ -187,14 +191,13 @@ pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
                     if ident.quote_style.is_none() && ident.value == "arrayJoin" {
                         ident.value = "unnest".to_string();
                     }
-                    // `arrayMap(x -> f(x), arr)`, `arrayFilter(x -> c(x), arr)`: DataFusion's
-                    // higher-order functions, which take the array first.
+                    // `arrayMap(x -> f(x), arr)`: DataFusion's higher-order function, which
+                    // takes the array first.
                     if let Err(e) = rename_lambda_call(ident, &function.args) {
                         return ControlFlow::Break(e);
                     }
                     let higher_order = match ident.value.as_str() {
                         "arrayMap" if ident.quote_style.is_none() => Some("array_transform"),
-                        "arrayFilter" if ident.quote_style.is_none() => Some("array_filter"),
                         _ => None,
                     };
                     if let (Some(target), FunctionArguments::List(list)) = (higher_order, &mut function.args) {

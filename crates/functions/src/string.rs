@@ -817,6 +817,50 @@ fn split_by(name: &'static str, splitter: Splitter) -> ScalarUDF {
     .build()
 }
 
+/// `splitByWhitespace(s[, max])` / `splitByNonAlpha(s[, max])`: the runs of bytes between
+/// ASCII whitespace (and, for `NonAlpha`, ASCII punctuation); empty pieces are dropped and
+/// bytes of multi-byte characters belong to the pieces, as in ClickHouse.
+fn split_by_class(name: &'static str, punctuation: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        |ctx| {
+            if !is_plain_string(&ctx.ch(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 1st argument 's' to function '{}'. Expected: String, got: {}", ctx.name, ctx.ch(0)),
+                ));
+            }
+            if ctx.arg_count() == 2 && !is_integer(ctx.dt(1)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 2nd argument 'max_substrings' to function '{}'. Expected: const Number, got: {}", ctx.name, ctx.ch(1)),
+                ));
+            }
+            Ok(ChType::Array(Box::new(ChType::String)))
+        },
+        move |ctx| {
+            let max = if ctx.args.len() == 2 { ctx.const_int(1, "max_substrings")? } else { 0 };
+            let max = if max > 0 { usize::try_from(max).unwrap_or(usize::MAX) } else { usize::MAX };
+            let is_separator = |b: u8| b.is_ascii_whitespace() || b == 0x0b || (punctuation && b.is_ascii_punctuation());
+            let s = utf8(ctx, 0)?;
+            let s = s.as_string::<i32>();
+            let mut values = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            let mut list_offsets: Vec<i32> = Vec::with_capacity(s.len() + 1);
+            list_offsets.push(0);
+            for row in 0..s.len() {
+                let pieces = s.value(row).as_bytes().split(|b| is_separator(*b)).filter(|p| !p.is_empty()).take(max);
+                for piece in pieces {
+                    values.push_value(piece)?;
+                }
+                list_offsets.push(crate::regexp::list_offset(values.len())?);
+            }
+            values.finish_list(list_offsets)
+        },
+    )
+    .build()
+}
+
 /// `toValidUTF8(s)`: Granary's strings are valid UTF-8 already (invalid bytes became
 /// U+FFFD where they entered), so the value is returned as it is.
 fn to_valid_utf8() -> ScalarUDF {
@@ -856,6 +900,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         reverse(),
         split_by("splitByChar", Splitter::Char),
         split_by("splitByString", Splitter::Str),
+        split_by_class("splitByWhitespace", false),
+        split_by_class("splitByNonAlpha", true),
         to_valid_utf8(),
         hex(),
     ]
