@@ -101,6 +101,7 @@ pub mod tuple;
 pub mod tz;
 mod uniq;
 mod moments;
+pub mod parametric;
 mod url;
 mod utf8;
 
@@ -118,6 +119,7 @@ pub use combinators::merge_aggregate_states;
 pub use float_comparisons::ieee_float_comparisons;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
+pub use parametric::parametric_aggregates;
 pub use introspection::check_introspection_allowed;
 
 /// One row of `system.functions`.
