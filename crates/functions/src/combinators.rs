@@ -371,8 +371,13 @@ impl Combined {
                 };
                 if without_params(&function) != without_params(self.base.name()) {
                     return Err(ch_error(
-                        ErrorCode::BAD_ARGUMENTS,
-                        format!("Illegal type {} of argument for aggregate function {}", ch_type_of_field(&args[0]), self.name),
+                        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                        format!(
+                            "Illegal type {} of argument for aggregate function with Merge suffix because it corresponds to different aggregate function: {} instead of {}.",
+                            ch_type_of_field(&args[0]),
+                            without_params(&function),
+                            without_params(self.base.name())
+                        ),
                     ));
                 }
                 let inputs = base_fields(&self.base, &types);
@@ -599,7 +604,11 @@ impl Accumulator for CombinedAccumulator {
         let target = self.ret.data_type();
         match self.comb {
             Comb::State | Comb::MergeState => Ok(ScalarValue::Binary(Some(encode_state(&self.function, &self.args, &self.inner.state()?)?))),
-            Comb::OrNull if !self.seen => Ok(ScalarValue::try_from(target)?),
+            // A result that cannot be inside Nullable (an array) is its default instead.
+            Comb::OrNull if !self.seen && !matches!(target, DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)) => {
+                Ok(ScalarValue::try_from(target)?)
+            }
+            Comb::OrNull if !self.seen => ScalarValue::new_default(target),
             Comb::OrDefault if !self.seen => ScalarValue::new_default(target),
             _ => {
                 let v = self.inner.evaluate()?;

@@ -102,6 +102,7 @@ pub mod tz;
 mod uniq;
 mod moments;
 pub mod parametric;
+mod quantile;
 mod url;
 mod utf8;
 

@@ -32,11 +32,25 @@ use crate::combinators::{Comb, WRAPPERS};
 pub type Factory = fn(params: &[ScalarValue]) -> DfResult<AggregateUDF>;
 
 /// Every parametric family: its name and how to build it.
-pub(crate) const FAMILIES: &[(&str, Factory)] = &[];
+pub(crate) const FAMILIES: &[(&str, Factory)] = &[
+    ("quantile", crate::quantile::quantile),
+    ("quantiles", crate::quantile::quantiles),
+    ("quantileExact", crate::quantile::quantile_exact),
+    ("quantilesExact", crate::quantile::quantiles_exact),
+    ("quantileTDigest", crate::quantile::quantile_tdigest),
+    ("quantilesTDigest", crate::quantile::quantiles_tdigest),
+    ("quantileExactWeighted", crate::quantile::quantile_exact_weighted),
+    ("quantilesExactWeighted", crate::quantile::quantiles_exact_weighted),
+];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a
 /// `medianState` is typed `AggregateFunction(quantile, T)`).
-pub(crate) const FAMILY_ALIASES: &[(&str, &str)] = &[];
+pub(crate) const FAMILY_ALIASES: &[(&str, &str)] = &[
+    ("median", "quantile"),
+    ("medianExact", "quantileExact"),
+    ("medianTDigest", "quantileTDigest"),
+    ("medianExactWeighted", "quantileExactWeighted"),
+];
 
 /// The canonical family named `name` (itself or through an alias).
 pub(crate) fn family(name: &str) -> Option<(&'static str, Factory)> {
@@ -251,12 +265,34 @@ pub(crate) fn rewrite_parametric_call(function: &mut Function, is_aggregate: &dy
             function.parameters = FunctionArguments::None;
             Ok(())
         }
-        None if has_params && is_aggregate(&name) => {
-            Err(Error::new(ErrorCode::AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS, format!("Aggregate function {name} cannot have parameters")))
-        }
-        None if has_params => Err(Error::new(ErrorCode::UNKNOWN_AGGREGATE_FUNCTION, format!("Unknown aggregate function {name}"))),
+        None if has_params && is_aggregate(&name) => Err(doesnt_allow_parameters(&name)),
+        None if has_params => match WRAPPERS.iter().find_map(|(suffix, _)| name.strip_suffix(suffix).filter(|base| is_aggregate(base))) {
+            Some(base) => Err(doesnt_allow_parameters(base)),
+            None => match crate::combinators::split_combinators(&name, is_aggregate) {
+                Some((base, _)) => Err(doesnt_allow_parameters(base)),
+                None => Err(Error::new(ErrorCode::UNKNOWN_AGGREGATE_FUNCTION, format!("Unknown aggregate function {name}"))),
+            },
+        },
         None => Ok(()),
     }
+}
+
+fn doesnt_allow_parameters(name: &str) -> Error {
+    // The base function is named, as ClickHouse does: `uniqState(1)` is about `uniq`.
+    const SUFFIXES: &[&str] = &["MergeState", "Merge", "State", "OrNull", "OrDefault", "Array", "IfForEach", "ForEach", "If", "Distinct"];
+    let bases = crate::aggregate::aggregates();
+    let is_base = |n: &str| bases.iter().any(|f| f.name() == n) || crate::registry::ALIASES.iter().any(|(alias, _)| *alias == n);
+    let mut base = name;
+    while !is_base(base) {
+        match SUFFIXES.iter().find_map(|s| base.strip_suffix(s).filter(|b| !b.is_empty())) {
+            Some(shorter) => base = shorter,
+            None => {
+                base = name;
+                break;
+            }
+        }
+    }
+    Error::new(ErrorCode::AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS, format!("Aggregate function {base} cannot have parameters"))
 }
 
 /// The parametric aggregates a prepared statement calls, which the query's session must
@@ -304,4 +340,13 @@ mod tests {
         assert!(params_of_text("0.5 0.9").is_err());
     }
 
+    #[test]
+    fn resolves_families_and_wrappers() {
+        let f = resolve("quantilesMerge(0.5,0.9)").unwrap().unwrap();
+        assert_eq!(f.name(), "quantilesMerge(0.5, 0.9)");
+        assert_eq!(resolve("quantile(0.9)").unwrap().unwrap().name(), "quantile(0.9)");
+        assert_eq!(resolve("median").unwrap().unwrap().name(), "quantile");
+        assert!(resolve("sum").unwrap().is_none());
+        assert_eq!(Error::from(resolve("quantile(1.5)").unwrap_err()).code(), ErrorCode::PARAMETER_OUT_OF_BOUND);
+    }
 }
