@@ -369,7 +369,7 @@ impl Combined {
                 let Some((function, types)) = aggregate_type(&args[0]) else {
                     return Err(crate::args::illegal_type(&self.name, 0, &args[0]));
                 };
-                if without_params(&function) != without_params(self.base.name()) {
+                if without_params(&function) != without_params(self.base.name()) && !crate::quantile::same_state(&function, self.base.name()) {
                     return Err(ch_error(
                         ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
                         format!(

@@ -101,6 +101,7 @@ pub mod tuple;
 pub mod tz;
 mod uniq;
 mod moments;
+mod distinct;
 pub mod parametric;
 mod quantile;
 mod url;

@@ -30,7 +30,8 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray};
+use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Decimal128Type, Field, FieldRef, Float64Type, Int64Type, TimeUnit, UInt64Type};
 use datafusion::common::ScalarValue;
@@ -68,6 +69,12 @@ const FAMILIES: &[(&str, Kind, bool)] = &[
 fn kind_of(function: &str) -> Option<Kind> {
     let family = crate::combinators::without_params(function);
     FAMILIES.iter().find(|(n, _, _)| *n == family).map(|(_, k, _)| *k)
+}
+
+/// Whether states of `a` and `b` are the same (`quantiles` reads `quantile`'s states,
+/// as in ClickHouse, whose families share their state whatever the levels).
+pub(crate) fn same_state(a: &str, b: &str) -> bool {
+    kind_of(a).is_some_and(|k| Some(k) == kind_of(b))
 }
 
 /// Whether a state of `function` (parameters allowed) is one of this module's.
@@ -457,6 +464,38 @@ impl<T: Num> Sampler<T> {
     }
 }
 
+/// ClickHouse's `quantileInterpolatedDecimal`: the interpolation of raw decimal values
+/// with the Float64 fraction taken as the exact binary rational it is, truncated toward
+/// zero (Float64 arithmetic would round 1699.99.. up to 1700).
+fn interpolated_decimal<T: Num>(sorted: &[T], level: f64) -> Option<i128> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let index = (level * (n - 1) as f64).clamp(0.0, (n - 1) as f64);
+    let left = index as usize;
+    if left + 1 == n {
+        return Some(sorted[left].raw());
+    }
+    let coef = index - left as f64;
+    let (l, r) = (sorted[left].raw(), sorted[left + 1].raw());
+    if coef == 0.0 {
+        return Some(l);
+    }
+    let bits = coef.to_bits();
+    let exponent = (bits >> 52) & 0x7ff;
+    let mantissa = i128::from(bits & ((1u64 << 52) - 1));
+    let (numerator, shift) = if exponent == 0 { (mantissa, 1074u64) } else { (mantissa | (1 << 52), 1075 - exponent) };
+    let Some(product) = (r - l).checked_mul(numerator) else {
+        // Beyond i128 (Decimal128 extremes): Float64, as older ClickHouse did.
+        return Some((l as f64 * (1.0 - coef) + r as f64 * coef) as i128);
+    };
+    // product >= 0 (sorted values): floor division by 2^shift, then truncation toward zero.
+    let (quotient, exact) = if shift >= 127 { (0, product == 0) } else { (product >> shift, product & ((1i128 << shift) - 1) == 0) };
+    let floor = l + quotient;
+    Some(if floor < 0 && !exact { floor + 1 } else { floor })
+}
+
 fn sort_values<T: Num>(values: &mut [T]) {
     values.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
 }
@@ -788,6 +827,8 @@ enum Answer<T> {
     F32(f32),
     /// One of the values (`quantileExact`, `quantileExactWeighted`).
     Value(T),
+    /// A raw decimal interpolated exactly (`quantile` over Decimal).
+    Raw(i128),
     /// No values.
     Empty,
 }
@@ -871,6 +912,9 @@ impl AggregateUDFImpl for Quantile {
         !self.many
     }
     fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
+        if args.is_distinct {
+            return Ok(crate::distinct::distinct_state_fields(&args));
+        }
         Ok(vec![Arc::new(Field::new(format_state_name(args.name, "quantile"), DataType::Binary, true))])
     }
     fn accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
@@ -883,14 +927,22 @@ impl AggregateUDFImpl for Quantile {
             other => other.clone(),
         };
         let shared = Shared { kind: self.kind, levels: self.levels(), many: self.many, elem, null_when_empty: ret.is_nullable(), target, element_type };
-        Ok(match elem {
-            Elem::Int { .. } => Box::new(QuantileAccumulator::<i128> { data: Data::new(self.kind), shared }),
-            Elem::Float { .. } => Box::new(QuantileAccumulator::<f64> { data: Data::new(self.kind), shared }),
-        })
+        if args.is_distinct {
+            let types = args.expr_fields.iter().map(|f| f.data_type().clone()).collect();
+            return Ok(Box::new(crate::distinct::DistinctAccumulator::new(types, Box::new(move || Ok(new_accumulator(shared.clone()))))));
+        }
+        Ok(new_accumulator(shared))
     }
 }
 
-#[derive(Debug)]
+fn new_accumulator(shared: Shared) -> Box<dyn Accumulator> {
+    match shared.elem {
+        Elem::Int { .. } => Box::new(QuantileAccumulator::<i128> { data: Data::new(shared.kind), shared }),
+        Elem::Float { .. } => Box::new(QuantileAccumulator::<f64> { data: Data::new(shared.kind), shared }),
+    }
+}
+
+#[derive(Debug, Clone)]
 struct Shared {
     kind: Kind,
     levels: Vec<f64>,
@@ -913,6 +965,9 @@ impl<T: Num> QuantileAccumulator<T> {
         match &mut self.data {
             Data::Reservoir(s) => {
                 sort_values(&mut s.samples);
+                if matches!(self.shared.element_type, DataType::Decimal128(..)) {
+                    return levels.iter().map(|l| interpolated_decimal(&s.samples, *l).map_or(Answer::Empty, Answer::Raw)).collect();
+                }
                 levels.iter().map(|l| Sampler::interpolated(&s.samples, *l).map_or(Answer::Empty, Answer::F64)).collect()
             }
             Data::Exact(values) => {
@@ -977,6 +1032,7 @@ impl<T: Num> QuantileAccumulator<T> {
             (Answer::Empty, _) => raw(0),
             (Answer::F64(f), DataType::Float64) => Ok(ScalarValue::Float64(Some(f))),
             (Answer::F64(f), _) => raw(f as i128),
+            (Answer::Raw(r), _) => raw(r),
             (Answer::F32(f), DataType::Float32) => Ok(ScalarValue::Float32(Some(f))),
             (Answer::F32(f), _) => raw(T::from_f32(f).raw()),
             (Answer::Value(v), DataType::Float64) => Ok(ScalarValue::Float64(Some(v.to_f64()))),
@@ -1033,8 +1089,15 @@ impl<T: Num> Accumulator for QuantileAccumulator<T> {
         let answers = self.answers();
         let values = answers.into_iter().map(|a| self.scalar(a)).collect::<DfResult<Vec<_>>>()?;
         if self.shared.many {
-            let list = ScalarValue::List(ScalarValue::new_list_nullable(&values, &self.shared.element_type));
-            return if list.data_type() == self.shared.target { Ok(list) } else { list.cast_to(&self.shared.target) };
+            // Built on the result's own item field: it carries the element's ClickHouse type.
+            let DataType::List(item) = &self.shared.target else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, "quantiles must return an array"));
+            };
+            let n = values.len();
+            let elements = ScalarValue::iter_to_array(values)?;
+            let elements = if elements.data_type() == item.data_type() { elements } else { cast(&elements, item.data_type())? };
+            let list = ListArray::try_new(Arc::clone(item), OffsetBuffer::from_lengths([n]), elements, None)?;
+            return Ok(ScalarValue::List(Arc::new(list)));
         }
         values.into_iter().next().ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, "quantile without a level"))
     }
@@ -1118,7 +1181,16 @@ mod tests {
         }
         let mut out = Vec::new();
         d.write(&mut out);
-        assert_eq!(hex(&out), "0300000000000000803F0000803F0000803F000000400000803F");
+        assert_eq!(hex(&out), "03000000000000803F0000803F0000803F000000400000803F");
+    }
+
+    #[test]
+    fn decimals_interpolate_exactly() {
+        // chdb: quantile(0.2) over these 44 Decimal64(3) values is 1.699, not 1.7.
+        let values: Vec<i128> = (0..66).filter(|n| n % 3 != 0).map(|n| n * 1000 / 8).collect();
+        assert_eq!(interpolated_decimal(&values, 0.2), Some(1699));
+        assert_eq!(interpolated_decimal(&[-250i128, -100], 0.5), Some(-175));
+        assert_eq!(interpolated_decimal(&[-3i128, 0], 0.5), Some(-1));
     }
 
     #[test]
