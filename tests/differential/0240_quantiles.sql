@@ -34,3 +34,5 @@ SELECT quantileArray(0.5)(a), quantilesForEach(0.5, 0.9)(a), quantileExactArray(
 SELECT quantilesMerge(0.5, 0.9)(s), quantileExactMerge(0.25)(e), quantileTDigestMerge(0.75)(t) FROM (SELECT quantilesState(0.1)(number) AS s, quantileExactState(number) AS e, quantileTDigestState(number) AS t FROM numbers(1000) GROUP BY number % 10) SETTINGS max_threads = 1;
 SELECT quantile(0.5)(x), quantileTDigest(0.5)(x), quantiles(0.05, 0.95)(x) FROM (SELECT sipHash64(number) % 1000000 / 7.0 AS x FROM numbers(50000)) SETTINGS max_threads = 1;
 SELECT hex(quantileState(0.5)(x)), hex(quantileTDigestState(x)) FROM (SELECT number % 50 AS x FROM numbers(2500)) SETTINGS max_threads = 1;
+SELECT quantileDeterministic(0.5)(x, n), quantilesDeterministic(0, 0.3, 0.999, 1)(x, n * 3), medianDeterministic(toDate('2020-01-01') + n % 300, n) FROM (SELECT intHash32(number) % 1000 / 7 AS x, number AS n FROM numbers(40000));
+SELECT k, quantileDeterministic(0.5)(x, n), quantileDeterministic(0.9)(toFloat32(x), n) FROM (SELECT number % 5 AS k, sipHash64(number) % 100000 AS x, number AS n FROM numbers(60000)) GROUP BY k ORDER BY k;

@@ -5,11 +5,16 @@
 SELECT quantile(0.5)(number), quantile(number), median(number), quantiles(0.1, 0.5, 0.9)(number) FROM numbers(10);
 SELECT quantileExact(0.3)(number), quantileExact(0)(number), quantileExact(1)(number), quantilesExact(0, 0.1, 0.5, 0.99, 1)(number), medianExact(number) FROM numbers(10);
 SELECT quantileTDigest(0.3)(number), quantilesTDigest(0.9, 0.1)(number), medianTDigest(number) FROM numbers(10);
-SELECT quantileExactWeighted(0.5)(number, number % 3), quantilesExactWeighted(0.1, 0.9)(number, 2), medianExactWeighted(number, 1) FROM numbers(100);
+SELECT quantileExactWeighted(0.5)(number, number % 3), quantilesExactWeighted(0.1, 0.9)(number, toUInt8(2)), medianExactWeighted(number, toUInt8(1)) FROM numbers(100);
 SELECT quantiles(0.9, 0.1, 0.5)(number), quantilesExact(0.9, 0.1)(number) FROM numbers(10);
 SELECT quantile(0.5)(number) AS q FROM numbers(10) GROUP BY number % 2 ORDER BY q;
 SELECT number % 7 AS k, quantile(0.5)(number), medianExact(number), quantilesTDigest(0.1, 0.9)(number) FROM numbers(1000) GROUP BY k ORDER BY k;
 SELECT quantile(0.9)(number), quantileIf(0.5)(number, number > 1), median(number) FROM numbers(3) FORMAT TSVWithNames;
+
+SELECT quantileDeterministic(0.5)(number, number), quantilesDeterministic(0.1, 0.9)(number, number), medianDeterministic(toDate(number), number), quantileDeterministic(number, intHash32(number)) FROM numbers(100);
+SELECT quantileDeterministic(0.5)(x, number), quantilesDeterministic(0.01, 0.99)(x, number * 7) FROM (SELECT number, (number * 7919) % 100003 / 3.0 AS x FROM numbers(100000));
+SELECT hex(quantileDeterministicState(0.5)(number, number)), hex(quantileDeterministicState(0.5)(toUInt8(number), number)), hex(quantileDeterministicState(0.5)(toFloat32(number), number)) FROM numbers(3);
+SELECT quantileDeterministicMerge(0.5)(s), quantilesDeterministicMerge(0.25, 0.75)(s) FROM (SELECT quantileDeterministicState(number, number) AS s FROM numbers(30000) GROUP BY number % 7);
 
 -- result types
 SELECT toTypeName(quantile(toUInt8(1))), toTypeName(quantile(toFloat32(1))), toTypeName(quantileExact(toFloat32(1))), toTypeName(quantileExact(toInt16(1))), toTypeName(quantileTDigest(1)), toTypeName(quantileTDigest(toFloat64(1)));
@@ -53,7 +58,7 @@ SELECT quantilesMerge(0.5, 0.9)(s), quantilesMerge(0.5)(s) FROM (SELECT quantile
 SELECT finalizeAggregation(s) FROM (SELECT quantilesState(0.5, 0.9)(number) AS s FROM numbers(10));
 SELECT quantileMerge(s), quantileMerge(0.1)(s), medianMerge(s) FROM (SELECT quantileState(0.9)(number) AS s FROM numbers(10));
 SELECT quantileTDigestMerge(0.5)(s), quantileExactMerge(0.5)(e) FROM (SELECT quantileTDigestState(number) AS s, quantileExactState(number) AS e FROM numbers(100) GROUP BY number % 4);
-SELECT finalizeAggregation(quantilesState(0.2, 0.8)(number)), finalizeAggregation(quantileExactWeightedState(0.5)(number, 3)) FROM numbers(10);
+SELECT finalizeAggregation(quantilesState(0.2, 0.8)(number)), finalizeAggregation(quantileExactWeightedState(0.5)(number, toUInt8(3))) FROM numbers(10);
 SELECT toTypeName(quantileMergeState(0.1)(s)), quantilesMerge(0.5)(s) FROM (SELECT quantileState(0.9)(number) AS s FROM numbers(10));
 SELECT quantileMerge(0.5)(s) FROM (SELECT quantileState(0.5)(number) AS s FROM numbers(100) GROUP BY number % 10);
 SELECT quantile(0.5)(x) FROM (SELECT number AS x FROM numbers(10)) GROUP BY x % 2 WITH TOTALS ORDER BY 1;
@@ -83,5 +88,8 @@ SELECT quantiles()(number) FROM numbers(10); -- { serverError NUMBER_OF_ARGUMENT
 SELECT quantile(number, 1) FROM numbers(10); -- { serverError NUMBER_OF_ARGUMENTS_DOESNT_MATCH }
 SELECT quantile(0.5)(toString(number)) FROM numbers(10); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT quantileTDigest(0.5)(toDecimal32(1, 2)); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT quantileDeterministic(0.5)(number, toFloat64(number)) FROM numbers(3); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT quantileExactWeighted(0.5)(number, 'a') FROM numbers(3); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT quantileDeterministic(number) FROM numbers(100); -- { serverError NUMBER_OF_ARGUMENTS_DOESNT_MATCH }
 SELECT quantilesMerge(s) FROM (SELECT quantilesState(0.5, 0.9)(number) AS s FROM numbers(10)); -- { serverError NUMBER_OF_ARGUMENTS_DOESNT_MATCH }
 SELECT sumMerge(s) FROM (SELECT quantileState(0.9)(number) AS s FROM numbers(10)); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }

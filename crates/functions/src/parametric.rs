@@ -39,6 +39,8 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("quantilesExact", crate::quantile::quantiles_exact),
     ("quantileTDigest", crate::quantile::quantile_tdigest),
     ("quantilesTDigest", crate::quantile::quantiles_tdigest),
+    ("quantileDeterministic", crate::quantile::quantile_deterministic),
+    ("quantilesDeterministic", crate::quantile::quantiles_deterministic),
     ("quantileExactWeighted", crate::quantile::quantile_exact_weighted),
     ("quantilesExactWeighted", crate::quantile::quantiles_exact_weighted),
 ];
@@ -49,6 +51,7 @@ pub(crate) const FAMILY_ALIASES: &[(&str, &str)] = &[
     ("median", "quantile"),
     ("medianExact", "quantileExact"),
     ("medianTDigest", "quantileTDigest"),
+    ("medianDeterministic", "quantileDeterministic"),
     ("medianExactWeighted", "quantileExactWeighted"),
 ];
 

@@ -49,6 +49,8 @@ use crate::parametric::parametric_name;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Kind {
     Reservoir,
+    /// `quantileDeterministic`: samples kept by a hash of the determinator.
+    Deterministic,
     Exact,
     TDigest,
     ExactWeighted,
@@ -62,6 +64,8 @@ const FAMILIES: &[(&str, Kind, bool)] = &[
     ("quantilesExact", Kind::Exact, true),
     ("quantileTDigest", Kind::TDigest, false),
     ("quantilesTDigest", Kind::TDigest, true),
+    ("quantileDeterministic", Kind::Deterministic, false),
+    ("quantilesDeterministic", Kind::Deterministic, true),
     ("quantileExactWeighted", Kind::ExactWeighted, false),
     ("quantilesExactWeighted", Kind::ExactWeighted, true),
 ];
@@ -99,6 +103,12 @@ pub(crate) fn quantile_tdigest(params: &[ScalarValue]) -> DfResult<AggregateUDF>
 }
 pub(crate) fn quantiles_tdigest(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantilesTDigest", params)
+}
+pub(crate) fn quantile_deterministic(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileDeterministic", params)
+}
+pub(crate) fn quantiles_deterministic(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesDeterministic", params)
 }
 pub(crate) fn quantile_exact_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantileExactWeighted", params)
@@ -464,6 +474,146 @@ impl<T: Num> Sampler<T> {
     }
 }
 
+// ------------------------------------------------------------------ deterministic sampler
+
+/// ClickHouse's `intHash64` (the finalizer of MurmurHash3).
+fn int_hash64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    x
+}
+
+const MAX_SKIP_DEGREE: u8 = 32;
+
+/// ClickHouse's `ReservoirSamplerDeterministic`: a value is kept when the low
+/// `skip_degree` bits of its determinator's hash are zero; the degree grows (thinning the
+/// samples) whenever 8192 are kept. The samples depend only on the rows, not on their
+/// order or on how they were split between states.
+#[derive(Debug, Clone)]
+struct DeterministicSampler<T> {
+    total: u64,
+    samples: Vec<(T, u32)>,
+    skip_degree: u8,
+}
+
+impl<T: Num> DeterministicSampler<T> {
+    fn new() -> DeterministicSampler<T> {
+        DeterministicSampler { total: 0, samples: Vec::new(), skip_degree: 0 }
+    }
+
+    fn skip_mask(&self) -> u32 {
+        if self.skip_degree >= MAX_SKIP_DEGREE {
+            u32::MAX
+        } else {
+            (1u32 << self.skip_degree) - 1
+        }
+    }
+
+    fn good(&self, hash: u32) -> bool {
+        hash & self.skip_mask() == 0
+    }
+
+    fn set_skip_degree(&mut self, degree: u8) -> DfResult<()> {
+        if degree == self.skip_degree {
+            return Ok(());
+        }
+        if degree > MAX_SKIP_DEGREE {
+            return Err(ch_error(ErrorCode::MEMORY_LIMIT_EXCEEDED, "skip_degree exceeds maximum value"));
+        }
+        self.skip_degree = degree;
+        let mask = self.skip_mask();
+        self.samples.retain(|(_, hash)| hash & mask == 0);
+        Ok(())
+    }
+
+    fn insert_hashed(&mut self, v: T, hash: u32) -> DfResult<()> {
+        if !self.good(hash) {
+            return Ok(());
+        }
+        while self.samples.len() as u64 >= SAMPLE_COUNT {
+            self.set_skip_degree(self.skip_degree + 1)?;
+            if !self.good(hash) {
+                return Ok(());
+            }
+        }
+        self.samples.push((v, hash));
+        Ok(())
+    }
+
+    fn insert(&mut self, v: T, determinator: u64) -> DfResult<()> {
+        if v.is_nan() {
+            return Ok(());
+        }
+        self.insert_hashed(v, int_hash64(determinator) as u32)?;
+        self.total += 1;
+        Ok(())
+    }
+
+    fn merge(&mut self, b: &DeterministicSampler<T>) -> DfResult<()> {
+        if self.skip_degree < b.skip_degree {
+            self.set_skip_degree(b.skip_degree)?;
+        }
+        for (v, hash) in &b.samples {
+            self.insert_hashed(*v, *hash)?;
+        }
+        self.total += b.total;
+        Ok(())
+    }
+
+    /// A sample is written as C++ writes `std::pair<T, UInt32>`: the value, zero padding
+    /// to the hash's alignment, the hash, zero padding to the pair's alignment.
+    fn pair_layout(elem: Elem) -> (usize, usize) {
+        match elem.width() {
+            w if w <= 4 => (4, 8),
+            8 => (8, 16),
+            _ => (16, 32),
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>, elem: Elem) {
+        out.extend_from_slice(&(self.samples.len() as u64).to_le_bytes());
+        out.extend_from_slice(&self.total.to_le_bytes());
+        let (hash_at, size) = Self::pair_layout(elem);
+        for (v, hash) in &self.samples {
+            let start = out.len();
+            v.write(out, elem);
+            out.resize(start + hash_at, 0);
+            out.extend_from_slice(&hash.to_le_bytes());
+            out.resize(start + size, 0);
+        }
+        out.push(self.skip_degree);
+    }
+
+    fn read(input: &mut &[u8], elem: Elem) -> DfResult<DeterministicSampler<T>> {
+        let size = read_u64(input)?;
+        let total = read_u64(input)?;
+        let size = size.min(total);
+        let (hash_at, pair) = Self::pair_layout(elem);
+        if size.saturating_mul(pair as u64) > input.len() as u64 {
+            return Err(truncated());
+        }
+        let mut samples = Vec::with_capacity(size as usize);
+        for _ in 0..size {
+            let bytes = read_bytes(input, pair)?;
+            let v = T::read(&mut &bytes[..elem.width()], elem)?;
+            let hash = u32::from_le_bytes(bytes[hash_at..hash_at + 4].try_into().map_err(|_| truncated())?);
+            samples.push((v, hash));
+        }
+        let skip_degree = read_bytes(input, 1)?[0];
+        Ok(DeterministicSampler { total, samples, skip_degree })
+    }
+
+    /// The samples' values ordered by (value, hash), as ClickHouse sorts them.
+    fn sorted_values(&self) -> Vec<T> {
+        let mut pairs = self.samples.clone();
+        pairs.sort_unstable_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal).then(a.1.cmp(&b.1)));
+        pairs.into_iter().map(|(v, _)| v).collect()
+    }
+}
+
 /// ClickHouse's `quantileInterpolatedDecimal`: the interpolation of raw decimal values
 /// with the Float64 fraction taken as the exact binary rational it is, truncated toward
 /// zero (Float64 arithmetic would round 1699.99.. up to 1700).
@@ -726,6 +876,7 @@ impl TDigest {
 #[derive(Debug, Clone)]
 enum Data<T> {
     Reservoir(Sampler<T>),
+    Deterministic(DeterministicSampler<T>),
     Exact(Vec<T>),
     TDigest(TDigest),
     /// Value -> (value, total weight).
@@ -736,6 +887,7 @@ impl<T: Num> Data<T> {
     fn new(kind: Kind) -> Data<T> {
         match kind {
             Kind::Reservoir => Data::Reservoir(Sampler::new()),
+            Kind::Deterministic => Data::Deterministic(DeterministicSampler::new()),
             Kind::Exact => Data::Exact(Vec::new()),
             Kind::TDigest => Data::TDigest(TDigest::default()),
             Kind::ExactWeighted => Data::Weighted(HashMap::new()),
@@ -745,6 +897,7 @@ impl<T: Num> Data<T> {
     fn write(&mut self, out: &mut Vec<u8>, elem: Elem) {
         match self {
             Data::Reservoir(s) => s.write(out, elem),
+            Data::Deterministic(s) => s.write(out, elem),
             Data::Exact(values) => {
                 put_varuint(out, values.len() as u64);
                 for v in values.iter() {
@@ -767,6 +920,7 @@ impl<T: Num> Data<T> {
     fn read(kind: Kind, input: &mut &[u8], elem: Elem) -> DfResult<Data<T>> {
         Ok(match kind {
             Kind::Reservoir => Data::Reservoir(Sampler::read(input, elem)?),
+            Kind::Deterministic => Data::Deterministic(DeterministicSampler::read(input, elem)?),
             Kind::Exact => {
                 let n = get_varuint(input)?;
                 if n.saturating_mul(elem.width() as u64) > input.len() as u64 {
@@ -795,6 +949,7 @@ impl<T: Num> Data<T> {
     fn merge(&mut self, other: &Data<T>) -> DfResult<()> {
         match (self, other) {
             (Data::Reservoir(a), Data::Reservoir(b)) => a.merge(b)?,
+            (Data::Deterministic(a), Data::Deterministic(b)) => a.merge(b)?,
             (Data::Exact(a), Data::Exact(b)) => a.extend_from_slice(b),
             (Data::TDigest(a), Data::TDigest(b)) => a.merge(b),
             (Data::Weighted(a), Data::Weighted(b)) => {
@@ -811,6 +966,7 @@ impl<T: Num> Data<T> {
     fn is_empty(&self) -> bool {
         match self {
             Data::Reservoir(s) => s.samples.is_empty(),
+            Data::Deterministic(s) => s.samples.is_empty(),
             Data::Exact(v) => v.is_empty(),
             Data::TDigest(d) => d.centroids.is_empty(),
             Data::Weighted(m) => m.is_empty(),
@@ -856,28 +1012,34 @@ impl Quantile {
         let own = matches!(arg, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) | ChType::Decimal(..));
         match self.kind {
             _ if own => arg.clone(),
-            Kind::Reservoir => ChType::Float64,
+            Kind::Reservoir | Kind::Deterministic => ChType::Float64,
             Kind::TDigest => ChType::Float32,
             Kind::Exact | Kind::ExactWeighted => arg.clone(),
         }
     }
 
     fn result(&self, args: &[FieldRef]) -> DfResult<ChType> {
-        let arity = if self.kind == Kind::ExactWeighted { 2 } else { 1 };
+        let arity = if matches!(self.kind, Kind::ExactWeighted | Kind::Deterministic) { 2 } else { 1 };
         if args.len() != arity {
             let what = if arity == 1 { "single argument" } else { "two arguments" };
             return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Aggregate function {} requires {what}.", self.family)));
         }
         let arg = ch_type_of_field(&args[0]);
         let base = arg.strip_nullable().base().clone();
-        let allowed = elem_of(&base).is_some() && !(self.kind == Kind::TDigest && matches!(base, ChType::Decimal(..)));
+        let allowed = elem_of(&base).is_some() && !(matches!(self.kind, Kind::TDigest | Kind::Deterministic) && matches!(base, ChType::Decimal(..)));
         let illegal = |t: ChType| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument for aggregate function {}.", self.family));
         if !allowed || matches!(base, ChType::Bool) {
             return Err(illegal(arg));
         }
         if let Some(weight) = args.get(1) {
-            if !weight.data_type().is_integer() {
-                return Err(illegal(ch_type_of_field(weight)));
+            let t = weight.data_type();
+            // ClickHouse wants an unsigned integer; signed ones pass because Granary types
+            // an integer literal (`quantileExactWeighted(x, 1)`) as Int64 where ClickHouse says UInt8.
+            if !t.is_integer() {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Second argument (weight) for function {} must be unsigned integer, but it has type {}", self.family, ch_type_of_field(weight)),
+                ));
             }
         }
         let element = self.element_result(&base);
@@ -970,6 +1132,10 @@ impl<T: Num> QuantileAccumulator<T> {
                 }
                 levels.iter().map(|l| Sampler::interpolated(&s.samples, *l).map_or(Answer::Empty, Answer::F64)).collect()
             }
+            Data::Deterministic(s) => {
+                let sorted = s.sorted_values();
+                levels.iter().map(|l| Sampler::interpolated(&sorted, *l).map_or(Answer::Empty, Answer::F64)).collect()
+            }
             Data::Exact(values) => {
                 sort_values(values);
                 levels
@@ -1047,6 +1213,15 @@ impl<T: Num> Accumulator for QuantileAccumulator<T> {
         let column = T::column(&values[0])?;
         match &mut self.data {
             Data::Reservoir(s) => column.into_iter().flatten().for_each(|v| s.insert(v)),
+            Data::Deterministic(s) => {
+                let determinators = cast(&values[1], &DataType::UInt64)?;
+                let determinators = determinators.as_primitive::<UInt64Type>();
+                for (i, v) in column.into_iter().enumerate() {
+                    if let (Some(v), false) = (v, determinators.is_null(i)) {
+                        s.insert(v, determinators.value(i))?;
+                    }
+                }
+            }
             Data::Exact(all) => all.extend(column.into_iter().flatten().filter(|v| !v.is_nan())),
             Data::TDigest(d) => column.into_iter().flatten().for_each(|v| d.add(v.to_f64() as f32)),
             Data::Weighted(map) => {
@@ -1105,6 +1280,7 @@ impl<T: Num> Accumulator for QuantileAccumulator<T> {
         std::mem::size_of_val(self)
             + match &self.data {
                 Data::Reservoir(s) => s.samples.capacity() * std::mem::size_of::<T>(),
+                Data::Deterministic(s) => s.samples.capacity() * std::mem::size_of::<(T, u32)>(),
                 Data::Exact(v) => v.capacity() * std::mem::size_of::<T>(),
                 Data::TDigest(d) => d.centroids.capacity() * std::mem::size_of::<Centroid>(),
                 Data::Weighted(m) => m.capacity() * (std::mem::size_of::<T>() + 24),
@@ -1135,7 +1311,7 @@ pub(crate) fn state_len(function: &str, args: &[ChType], input: &[u8]) -> DfResu
 pub(crate) fn state_has_values(function: &str, args: &[ChType], bytes: &[u8]) -> bool {
     let mut input = bytes;
     match kind_of(function) {
-        Some(Kind::Reservoir) => {
+        Some(Kind::Reservoir | Kind::Deterministic) => {
             let _ = read_u64(&mut input);
             read_u64(&mut input).is_ok_and(|total| total > 0)
         }
@@ -1175,6 +1351,20 @@ mod tests {
             hex(&out),
             "002000000000000003000000000000001C36333634313336323233383436373933303035203020313233343539000000000000000001000000000000000200000000000000"
         );
+        let mut det = DeterministicSampler::<i128>::new();
+        for v in 0..3 {
+            det.insert(v, v as u64).unwrap();
+        }
+        let mut out = Vec::new();
+        det.write(&mut out, Elem::Int { width: 8, signed: false });
+        assert_eq!(hex(&out), "030000000000000003000000000000000000000000000000000000000000000001000000000000002CCBC234000000000200000000000000E78306650000000000");
+        let mut det = DeterministicSampler::<f64>::new();
+        for v in 0..2 {
+            det.insert(v as f64, v as u64).unwrap();
+        }
+        let mut out = Vec::new();
+        det.write(&mut out, Elem::Float { width: 4 });
+        assert_eq!(hex(&out), "0200000000000000020000000000000000000000000000000000803F2CCBC23400");
         let mut d = TDigest::default();
         for v in 0..3 {
             d.add(v as f32);
