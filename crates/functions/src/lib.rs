@@ -107,6 +107,9 @@ pub mod tuple;
 pub mod tz;
 mod uniq;
 mod moments;
+mod distinct;
+pub mod parametric;
+mod quantile;
 mod url;
 mod utf8;
 
@@ -124,6 +127,7 @@ pub use combinators::merge_aggregate_states;
 pub use float_comparisons::ieee_float_comparisons;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
+pub use parametric::parametric_aggregates;
 pub use introspection::check_introspection_allowed;
 
 /// One row of `system.functions`.

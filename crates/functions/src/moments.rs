@@ -222,12 +222,15 @@ impl AggregateUDFImpl for Moments {
         true
     }
     fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
+        if args.is_distinct {
+            return Ok(crate::distinct::distinct_state_fields(&args));
+        }
         Ok(vec![Arc::new(Field::new(format_state_name(args.name, "moments"), DataType::Binary, true))])
     }
     fn accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
         let ret = self.result(args.expr_fields)?;
         let types: Vec<ChType> = args.expr_fields.iter().map(|f| ch_type_of_field(f)).collect();
-        Ok(Box::new(MomentsAccumulator {
+        let fresh = MomentsAccumulator {
             stat: self.stat,
             stable: self.stable,
             f32: in_f32(self.stable, &types),
@@ -235,7 +238,12 @@ impl AggregateUDFImpl for Moments {
             nothing: matches!(ret.strip_nullable(), ChType::Nothing),
             sums: [0.0; 6],
             welford: Welford::default(),
-        }))
+        };
+        if args.is_distinct {
+            let types = args.expr_fields.iter().map(|f| f.data_type().clone()).collect();
+            return Ok(Box::new(crate::distinct::DistinctAccumulator::new(types, Box::new(move || Ok(Box::new(fresh.clone()) as Box<dyn Accumulator>)))));
+        }
+        Ok(Box::new(fresh))
     }
 }
 
@@ -307,7 +315,7 @@ impl Welford {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct MomentsAccumulator {
     stat: Stat,
     stable: bool,

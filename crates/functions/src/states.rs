@@ -189,6 +189,8 @@ enum Layout {
     UniquesHashSet,
     /// `varPop`, `corr`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::moments`]).
     Moments,
+    /// `quantile`, `quantileTDigest`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::quantile`]).
+    Quantile,
     Generic,
 }
 
@@ -213,6 +215,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
         ("count", [DataType::Int64]) => Layout::Count,
         ("uniq", [DataType::Binary]) => Layout::UniquesHashSet,
         (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
+        (f, [DataType::Binary]) if crate::quantile::is_quantile(f) => Layout::Quantile,
         ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
@@ -235,7 +238,7 @@ fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
     match layout {
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
-        Layout::UniquesHashSet | Layout::Moments => args.iter().any(ChType::is_nullable),
+        Layout::UniquesHashSet | Layout::Moments | Layout::Quantile => args.iter().any(ChType::is_nullable),
         Layout::Count | Layout::Generic => false,
     }
 }
@@ -257,6 +260,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         },
         Layout::Moments => match &state[0] {
             ScalarValue::Binary(Some(b)) => crate::moments::state_rows(function, args, b) > 0,
+            _ => false,
+        },
+        Layout::Quantile => match &state[0] {
+            ScalarValue::Binary(Some(b)) => crate::quantile::state_has_values(function, args, b),
             _ => false,
         },
         Layout::Count | Layout::Generic => true,
@@ -309,6 +316,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::Moments => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
             _ => out.extend(crate::moments::empty_state(function, args)),
+        },
+        Layout::Quantile => match &state[0] {
+            ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
+            _ => out.extend(crate::quantile::empty_state(function, args)),
         },
         Layout::Generic => {
             for v in state {
@@ -387,6 +398,10 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
         }
         Layout::Moments => {
             let n = crate::moments::state_len(function, args, input)?;
+            vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
+        }
+        Layout::Quantile => {
+            let n = crate::quantile::state_len(function, args, input)?;
             vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
         }
         Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,

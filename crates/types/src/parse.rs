@@ -332,9 +332,9 @@ impl<'a> Parser<'a> {
                 ')' => {
                     depth -= 1;
                     if depth == 0 {
-                        let params = rest[..=i].to_string();
+                        let params = normalized_params(&rest[1..i]);
                         self.pos += i + 1;
-                        return Ok(format!("{name}{params}"));
+                        return Ok(format!("{name}({params})"));
                     }
                 }
                 _ => {}
@@ -355,6 +355,29 @@ impl<'a> Parser<'a> {
         self.pos = start;
         Ok((index.to_string(), self.parse()?))
     }
+}
+
+/// Aggregate function parameters as ClickHouse prints them: separated by `, `
+/// (`quantiles(0.5,0.9)` is `quantiles(0.5, 0.9)`).
+fn normalized_params(text: &str) -> String {
+    let mut items = Vec::new();
+    let (mut depth, mut quoted, mut escaped, mut start) = (0usize, false, false, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '\'' => quoted = !quoted,
+            '(' | '[' if !quoted => depth += 1,
+            ')' | ']' if !quoted => depth = depth.saturating_sub(1),
+            ',' if !quoted && depth == 0 => {
+                items.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(text[start..].trim());
+    items.join(", ")
 }
 
 fn decimal(p: u64, s: u64) -> Result<ChType> {
@@ -397,6 +420,13 @@ const ALIAS_SECOND_WORDS: [&str; 5] = ["SIGNED", "UNSIGNED", "PRECISION", "VARYI
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aggregate_function_parameters_print_as_clickhouse() {
+        let t = parse_type("AggregateFunction(quantiles(0.5,0.9), UInt64)").unwrap();
+        assert_eq!(t.to_string(), "AggregateFunction(quantiles(0.5, 0.9), UInt64)");
+        assert_eq!(normalized_params(" 'a,b' ,3 "), "'a,b', 3");
+    }
 
     #[test]
     fn parses_nested_and_aliases() {
