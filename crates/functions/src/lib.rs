@@ -49,6 +49,7 @@
 //! | [`for_each`] | `-ForEach` / `-IfForEach`: one base accumulator per array position |
 //! | [`states`] | serialized aggregate states in ClickHouse's layouts, [`states::split_states`] for Native and RowBinary |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
+//! | `uniq_combined` | `uniqCombined`, `uniqCombined64`, `uniqHLL12` with ClickHouse's small set / hash set / HyperLogLog |
 //! | `moments` | `varPop`, `varSamp`, `stddevPop`, `stddevSamp`, `covarPop`, `covarSamp`, `corr` and their `Stable` forms |
 //!
 //! ## Conventions
@@ -100,6 +101,8 @@ mod text;
 pub mod tuple;
 pub mod tz;
 mod uniq;
+mod uniq_combined;
+mod uniq_combined_bias;
 mod moments;
 mod url;
 mod utf8;

@@ -12,6 +12,7 @@
 //! | `min`, `max`, `any`, `anyLast` over numbers | a has-value byte, then the value at the argument's width |
 //! | the same over `String` | Int32 length + 1, the bytes and a 0 byte; -1 when empty |
 //! | `uniq` | UInt8 skip degree, VarUInt count, the UInt32 hashes (see [`crate::uniq`]) |
+//! | `uniqCombined`, `uniqCombined64`, `uniqHLL12` | container byte, then the keys or the HyperLogLog's memory image (see `crate::uniq_combined`) |
 //! | `varPop`, `covarSamp`, `corr`, `...Stable`, ... | raw power sums, or VarUInt count and Welford moments (see [`crate::moments`]) |
 //!
 //! Over a `Nullable` argument, `sum`, `avg`, `min`, `max`, `any` and `anyLast` states
@@ -187,6 +188,8 @@ enum Layout {
     Single { string: bool, with_is_set: bool },
     /// `uniq`: ClickHouse's UniquesHashSet bytes, which the accumulator keeps as they are.
     UniquesHashSet,
+    /// `uniqCombined`, `uniqHLL12`, ...: ClickHouse's bytes, kept by the accumulator.
+    Cardinality,
     /// `varPop`, `corr`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::moments`]).
     Moments,
     Generic,
@@ -213,6 +216,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
         ("count", [DataType::Int64]) => Layout::Count,
         ("uniq", [DataType::Binary]) => Layout::UniquesHashSet,
         (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
+        (f, [DataType::Binary]) if crate::uniq_combined::is_cardinality(f) => Layout::Cardinality,
         ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
@@ -235,7 +239,7 @@ fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
     match layout {
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
-        Layout::UniquesHashSet | Layout::Moments => args.iter().any(ChType::is_nullable),
+        Layout::UniquesHashSet | Layout::Moments | Layout::Cardinality => args.iter().any(ChType::is_nullable),
         Layout::Count | Layout::Generic => false,
     }
 }
@@ -257,6 +261,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         },
         Layout::Moments => match &state[0] {
             ScalarValue::Binary(Some(b)) => crate::moments::state_rows(function, args, b) > 0,
+            _ => false,
+        },
+        Layout::Cardinality => match &state[0] {
+            ScalarValue::Binary(Some(b)) => !crate::uniq_combined::state_is_empty(function, args, b),
             _ => false,
         },
         Layout::Count | Layout::Generic => true,
@@ -309,6 +317,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::Moments => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
             _ => out.extend(crate::moments::empty_state(function, args)),
+        },
+        Layout::Cardinality => match &state[0] {
+            ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
+            _ => out.extend(crate::uniq_combined::empty_state(function, args)),
         },
         Layout::Generic => {
             for v in state {
@@ -387,6 +399,10 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
         }
         Layout::Moments => {
             let n = crate::moments::state_len(function, args, input)?;
+            vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
+        }
+        Layout::Cardinality => {
+            let n = crate::uniq_combined::state_len(function, args, input)?;
             vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
         }
         Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,
