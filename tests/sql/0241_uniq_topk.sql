@@ -25,13 +25,19 @@ SELECT length(hex(uniqCombinedState(number))), length(hex(uniqCombined64State(nu
 SELECT hex(uniqCombinedState(toNullable(1))), hex(uniqCombinedState(CAST(NULL AS Nullable(UInt8)))), hex(uniqHLL12State(toFloat64(1.5))), hex(uniqHLL12State(toUUID('00112233-4455-6677-8899-aabbccddeeff')));
 SELECT uniqCombinedMerge(s), uniqHLL12Merge(h), uniqCombined64Merge(w) FROM (SELECT number % 4 AS k, uniqCombinedState(number) AS s, uniqHLL12State(number) AS h, uniqCombined64State(number) AS w FROM numbers(200000) GROUP BY k);
 SELECT finalizeAggregation(uniqCombinedState(number)), hex(uniqCombinedMergeState(s)) FROM (SELECT number, uniqCombinedState(number) AS s FROM numbers(20) GROUP BY number) GROUP BY number % 1 FORMAT Null;
+-- The precision parameter of uniqCombined (12..20; only 17 has bias correction).
+SELECT uniqCombined(12)(number), uniqCombined(20)(number), uniqCombined64(13)(number), uniqCombined(12.5)(number), toTypeName(uniqCombinedState(12)(number)) FROM numbers(100000);
+SELECT uniqCombined(11)(number) FROM numbers(3); -- { serverError ARGUMENT_OUT_OF_BOUND }
+SELECT uniqCombined(12, 13)(number) FROM numbers(3); -- { serverError NUMBER_OF_ARGUMENTS_DOESNT_MATCH }
+SELECT uniqHLL12(12)(number) FROM numbers(3); -- { serverError AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS }
+SELECT uniqCombinedMerge(12)(s), uniqCombinedIf(14)(number % 20000, number % 2 = 0) FROM (SELECT number, uniqCombinedState(12)(number) AS s FROM numbers(100000) GROUP BY number);
 -- AggregatingMergeTree: states stored, merged by OPTIMIZE, finished by -Merge.
-CREATE TABLE amt (k UInt8, u AggregateFunction(uniqCombined, UInt64), h AggregateFunction(uniqHLL12, String)) ENGINE = AggregatingMergeTree ORDER BY k;
-INSERT INTO amt SELECT number % 2, uniqCombinedState(number), uniqHLL12State(toString(number)) FROM numbers(30000) GROUP BY number % 2;
-INSERT INTO amt SELECT number % 2, uniqCombinedState(number), uniqHLL12State(toString(number)) FROM numbers(20000, 30000) GROUP BY number % 2;
-INSERT INTO amt SELECT number % 3, uniqCombinedState(number), uniqHLL12State(toString(number)) FROM numbers(5) GROUP BY number % 3;
-SELECT k, uniqCombinedMerge(u), uniqHLL12Merge(h) FROM amt GROUP BY k ORDER BY k;
+CREATE TABLE amt (k UInt8, u AggregateFunction(uniqCombined, UInt64), h AggregateFunction(uniqHLL12, String), p AggregateFunction(uniqCombined(13), UInt64)) ENGINE = AggregatingMergeTree ORDER BY k;
+INSERT INTO amt SELECT number % 2, uniqCombinedState(number), uniqHLL12State(toString(number)), uniqCombinedState(13)(number) FROM numbers(30000) GROUP BY number % 2;
+INSERT INTO amt SELECT number % 2, uniqCombinedState(number), uniqHLL12State(toString(number)), uniqCombinedState(13)(number) FROM numbers(20000, 30000) GROUP BY number % 2;
+INSERT INTO amt SELECT number % 3, uniqCombinedState(number), uniqHLL12State(toString(number)), uniqCombinedState(13)(number) FROM numbers(5) GROUP BY number % 3;
+SELECT k, uniqCombinedMerge(u), uniqHLL12Merge(h), uniqCombinedMerge(13)(p) FROM amt GROUP BY k ORDER BY k;
 OPTIMIZE TABLE amt FINAL;
-SELECT k, finalizeAggregation(u), finalizeAggregation(h), length(hex(u)) FROM amt ORDER BY k;
+SELECT k, finalizeAggregation(u), finalizeAggregation(h), finalizeAggregation(p), length(hex(u)), length(hex(p)) FROM amt ORDER BY k;
 SELECT count() FROM amt;
 DROP TABLE amt;

@@ -53,7 +53,7 @@ pub(crate) enum Comb {
     IfForEach,
 }
 
-const WRAPPERS: &[(&str, Comb)] = &[
+pub(crate) const WRAPPERS: &[(&str, Comb)] = &[
     ("MergeState", Comb::MergeState),
     ("Merge", Comb::Merge),
     ("State", Comb::State),
@@ -152,14 +152,20 @@ pub(crate) fn give_count_an_argument(function: &mut ast::Function) {
 
 // ------------------------------------------------------------------ the base aggregates
 
-/// The base aggregate named `name` (parameters in `name(..)` are not supported yet).
+/// The base aggregate named `name`, which may carry parameters (`quantiles(0.5, 0.9)`,
+/// see [`crate::parametric`]).
 pub(crate) fn base_aggregate(name: &str) -> DfResult<Arc<AggregateUDF>> {
-    crate::registered()
-        .1
-        .iter()
-        .find(|f| f.name() == name || f.aliases().iter().any(|a| a == name))
-        .cloned()
-        .ok_or_else(|| ch_error(ErrorCode::UNKNOWN_AGGREGATE_FUNCTION, format!("Unknown aggregate function {name}")))
+    if let Some(found) = crate::registered().1.iter().find(|f| f.name() == name || f.aliases().iter().any(|a| a == name)) {
+        return Ok(Arc::clone(found));
+    }
+    crate::parametric::resolve(name)?.ok_or_else(|| ch_error(ErrorCode::UNKNOWN_AGGREGATE_FUNCTION, format!("Unknown aggregate function {name}")))
+}
+
+/// The function of an aggregate's name without its parameters (`quantiles(0.5)` ->
+/// `quantiles`): `-Merge` takes states of the same function whatever their parameters,
+/// as ClickHouse does.
+pub(crate) fn without_params(name: &str) -> &str {
+    name.split_once('(').map_or(name, |(f, _)| f)
 }
 
 pub(crate) fn fields_of(types: &[ChType]) -> Vec<FieldRef> {
@@ -327,7 +333,7 @@ pub(crate) fn finalize_aggregation() -> ScalarUDF {
 // ------------------------------------------------------------------ the wrappers
 
 struct Combined {
-    name: &'static str,
+    name: String,
     comb: Comb,
     base: Arc<AggregateUDF>,
     signature: Signature,
@@ -359,11 +365,11 @@ impl Combined {
     fn base_inputs(&self, args: &[FieldRef]) -> DfResult<(Vec<ChType>, Vec<FieldRef>)> {
         match self.comb {
             Comb::Merge | Comb::MergeState => {
-                Arity::exact(1).check(self.name, args.len())?;
+                Arity::exact(1).check(&self.name, args.len())?;
                 let Some((function, types)) = aggregate_type(&args[0]) else {
-                    return Err(crate::args::illegal_type(self.name, 0, &args[0]));
+                    return Err(crate::args::illegal_type(&self.name, 0, &args[0]));
                 };
-                if function != self.base.name() {
+                if without_params(&function) != without_params(self.base.name()) {
                     return Err(ch_error(
                         ErrorCode::BAD_ARGUMENTS,
                         format!("Illegal type {} of argument for aggregate function {}", ch_type_of_field(&args[0]), self.name),
@@ -377,7 +383,7 @@ impl Combined {
                 for (i, field) in args.iter().enumerate() {
                     match ch_type_of_field(field).strip_nullable() {
                         ChType::Array(element) => types.push((**element).clone()),
-                        _ if self.comb == Comb::Array => return Err(crate::args::illegal_type(self.name, i, field)),
+                        _ if self.comb == Comb::Array => return Err(crate::args::illegal_type(&self.name, i, field)),
                         other => {
                             return Err(ch_error(
                                 ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
@@ -415,7 +421,7 @@ impl Combined {
 
 impl AggregateUDFImpl for Combined {
     fn name(&self) -> &str {
-        self.name
+        &self.name
     }
     fn signature(&self) -> &Signature {
         &self.signature
@@ -446,7 +452,7 @@ impl AggregateUDFImpl for Combined {
                 ChType::AggregateFunction(self.base.name().to_string(), argument_types)
             }
         };
-        Ok(Arc::new(result_field(self.name, &t)))
+        Ok(Arc::new(result_field(&self.name, &t)))
     }
     fn is_nullable(&self) -> bool {
         self.comb == Comb::OrNull
@@ -478,7 +484,7 @@ impl AggregateUDFImpl for Combined {
                 Box::new(move || setup.base.accumulator(&base, is_distinct)) as crate::for_each::NewAccumulator
             };
             return Ok(Box::new(crate::for_each::ForEachAccumulator::new(
-                self.name,
+                self.name.clone(),
                 new_element,
                 inputs.iter().map(|f| f.data_type().clone()).collect(),
                 setup.state_types.clone(),
@@ -642,17 +648,15 @@ pub(crate) fn combined(bases: &[Arc<AggregateUDF>]) -> Vec<AggregateUDF> {
     let mut out = Vec::new();
     for base in bases {
         for (suffix, comb) in WRAPPERS {
-            let name: &'static str = Box::leak(format!("{}{suffix}", base.name()).into_boxed_str());
-            out.push(AggregateUDF::new_from_impl(Combined {
-                name,
-                comb: *comb,
-                base: Arc::clone(base),
-                signature: Signature::user_defined(Volatility::Immutable),
-                setup: std::sync::Mutex::default(),
-            }));
+            out.push(wrap(format!("{}{suffix}", base.name()), *comb, Arc::clone(base)));
         }
     }
     out
+}
+
+/// The wrapper `comb` over `base`, named `name` (`sumState`, `quantilesMerge(0.5, 0.9)`).
+pub(crate) fn wrap(name: String, comb: Comb, base: Arc<AggregateUDF>) -> AggregateUDF {
+    AggregateUDF::new_from_impl(Combined { name, comb, base, signature: Signature::user_defined(Volatility::Immutable), setup: std::sync::Mutex::default() })
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use crate::args::{ch_error, DfResult};
 pub type NewAccumulator = Box<dyn Fn() -> DfResult<Box<dyn Accumulator>> + Send + Sync>;
 
 pub struct ForEachAccumulator {
-    name: &'static str,
+    name: String,
     new_element: NewAccumulator,
     /// The types the base aggregate takes its arguments in.
     input_types: Vec<DataType>,
@@ -43,7 +43,7 @@ impl std::fmt::Debug for ForEachAccumulator {
 
 impl ForEachAccumulator {
     pub fn new(
-        name: &'static str,
+        name: String,
         new_element: NewAccumulator,
         input_types: Vec<DataType>,
         state_types: Vec<DataType>,
@@ -107,7 +107,7 @@ fn gather(list: &ListArray, indices: &[u32], to: Option<&DataType>) -> DfResult<
 
 impl Accumulator for ForEachAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
-        let lists = values.iter().map(|v| as_list(v, self.name)).collect::<DfResult<Vec<_>>>()?;
+        let lists = values.iter().map(|v| as_list(v, &self.name)).collect::<DfResult<Vec<_>>>()?;
         let conditions: Option<(&ListArray, BooleanArray)> = match lists.last() {
             Some(list) if self.with_conditions => {
                 let flags = cast(list.values().as_ref(), &DataType::Boolean)?;
@@ -137,7 +137,7 @@ impl Accumulator for ForEachAccumulator {
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> DfResult<()> {
-        let lists = states.iter().map(|v| as_list(v, self.name)).collect::<DfResult<Vec<_>>>()?;
+        let lists = states.iter().map(|v| as_list(v, &self.name)).collect::<DfResult<Vec<_>>>()?;
         let indices = self.positions_of(&lists, &|_, _| true)?;
         let positions = indices.iter().map(Vec::len).max().unwrap_or(0);
         self.grow_to(positions)?;

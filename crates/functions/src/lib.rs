@@ -104,6 +104,7 @@ mod uniq;
 mod uniq_combined;
 mod uniq_combined_bias;
 mod moments;
+pub mod parametric;
 mod url;
 mod utf8;
 
@@ -121,6 +122,7 @@ pub use combinators::merge_aggregate_states;
 pub use float_comparisons::ieee_float_comparisons;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
+pub use parametric::parametric_aggregates;
 pub use introspection::check_introspection_allowed;
 
 /// One row of `system.functions`.

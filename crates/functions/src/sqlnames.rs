@@ -26,7 +26,7 @@ use crate::is_case_insensitive;
 
 /// Whether Granary registers an aggregate function under `name`.
 fn is_aggregate_name(name: &str) -> bool {
-    crate::registered().1.iter().any(|f| f.name() == name || f.aliases().iter().any(|a| a == name))
+    crate::registered().1.iter().any(|f| f.name() == name || f.aliases().iter().any(|a| a == name)) || crate::parametric::is_family(name)
 }
 
 /// ClickHouse's `optimize_injective_functions_inside_uniq` (on by default): an argument of
@@ -179,6 +179,9 @@ pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
                 // A bad call (`countIf()`) is left for the planner to report.
                 let _ = crate::combinators::rewrite_if_distinct(function, &is_aggregate_name);
                 crate::combinators::give_count_an_argument(function);
+                if let Err(e) = crate::parametric::rewrite_parametric_call(function, &is_aggregate_name) {
+                    return ControlFlow::Break(e);
+                }
             }
             if function.name.0.len() == 1 {
                 if let Some(ObjectNamePart::Identifier(ident)) = function.name.0.first_mut() {

@@ -233,10 +233,19 @@ fn spec_of(function: &str, types: &[ChType], k: u8) -> Option<(Spec, KeyKind)> {
     Some((spec, kind))
 }
 
+/// The spec of a state's function as named in its type: `uniqCombined(12)` has K = 12.
+fn spec_of_name(name: &str, args: &[ChType]) -> Option<(Spec, KeyKind)> {
+    let (function, k) = match name.split_once('(') {
+        Some((function, rest)) => (function, rest.trim_end_matches(')').trim().parse::<f64>().ok()?.trunc() as u8),
+        None => (name, 17),
+    };
+    spec_of(function, args, k)
+}
+
 /// The bytes of a serialized state at the start of `input` of `function` over `args`
 /// (for Native/RowBinary, which do not frame states).
 pub(crate) fn state_len(function: &str, args: &[ChType], input: &[u8]) -> DfResult<usize> {
-    let (spec, _) = spec_of(function, args, 17).ok_or_else(|| corrupt(format!("unknown function {function}")))?;
+    let (spec, _) = spec_of_name(function, args).ok_or_else(|| corrupt(format!("unknown function {function}")))?;
     let mut rest = input;
     Estimator::read(spec, &mut rest)?;
     Ok(input.len() - rest.len())
@@ -244,21 +253,22 @@ pub(crate) fn state_len(function: &str, args: &[ChType], input: &[u8]) -> DfResu
 
 /// Whether a serialized state holds no key.
 pub(crate) fn state_is_empty(function: &str, args: &[ChType], bytes: &[u8]) -> bool {
-    let Some((spec, _)) = spec_of(function, args, 17) else { return true };
+    let Some((spec, _)) = spec_of_name(function, args) else { return true };
     let mut input = bytes;
     Estimator::read(spec, &mut input).map_or(true, |e| e.is_empty())
 }
 
 /// The state of an empty estimator.
 pub(crate) fn empty_state(function: &str, args: &[ChType]) -> Vec<u8> {
-    let spec = spec_of(function, args, 17).map_or(Spec { hll12: false, key_bytes: 4, precision: 17, hash64: false, int_hash: false }, |s| s.0);
+    let spec = spec_of_name(function, args).map_or(Spec { hll12: false, key_bytes: 4, precision: 17, hash64: false, int_hash: false }, |s| s.0);
     let mut out = Vec::new();
     Estimator::new(spec).write(&mut out);
     out
 }
 
 pub(crate) fn is_cardinality(function: &str) -> bool {
-    matches!(function, "uniqCombined" | "uniqCombined64" | "uniqHLL12")
+    let base = function.split_once('(').map_or(function, |(base, _)| base);
+    matches!(base, "uniqCombined" | "uniqCombined64" | "uniqHLL12")
 }
 
 // ------------------------------------------------------------------ containers
@@ -726,37 +736,73 @@ impl KeyMaker {
 /// `uniqCombined`, `uniqCombined64` or `uniqHLL12`.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub(crate) struct UniqCombined {
-    name: &'static str,
+    /// `uniqCombined`, `uniqCombined64` or `uniqHLL12`.
+    function: &'static str,
+    /// The name with the parameter, as ClickHouse prints it: `uniqCombined(12)`.
+    name: String,
     /// The HyperLogLog precision of `uniqCombined*` (ignored by `uniqHLL12`).
     k: u8,
     signature: Signature,
 }
 
 impl UniqCombined {
-    pub(crate) fn new(name: &'static str) -> Self {
-        UniqCombined { name, k: 17, signature: Signature::user_defined(Volatility::Immutable) }
+    pub(crate) fn new(function: &'static str) -> Self {
+        UniqCombined { function, name: function.to_string(), k: 17, signature: Signature::user_defined(Volatility::Immutable) }
+    }
+
+    /// `uniqCombined(K)` / `uniqCombined64(K)`: K in 12..=20, 17 when not given.
+    fn with_params(function: &'static str, params: &[ScalarValue]) -> DfResult<Self> {
+        let k = match params {
+            [] => return Ok(UniqCombined::new(function)),
+            [p] => match p {
+                ScalarValue::UInt64(Some(v)) => *v as f64,
+                ScalarValue::Int64(Some(v)) => *v as f64,
+                ScalarValue::Float64(Some(v)) => v.trunc(),
+                other => {
+                    return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, format!("Cannot convert {} to unsigned long", other.data_type())));
+                }
+            },
+            _ => return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Aggregate function {function} requires one parameter or less."))),
+        };
+        if !(12.0..=20.0).contains(&k) {
+            return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Parameter for aggregate function {function} is out of range: [12, 20].")));
+        }
+        let name = crate::parametric::parametric_name(function, params);
+        Ok(UniqCombined { function, name, k: k as u8, signature: Signature::user_defined(Volatility::Immutable) })
     }
 
     /// An argument that is always NULL (`Nothing`) makes ClickHouse's `uniqCombined` NULL;
     /// `uniqHLL12` returns its default, 0, instead.
     fn only_null(&self, fields: &[FieldRef]) -> bool {
-        self.name != "uniqHLL12" && fields.iter().any(|f| f.data_type() == &DataType::Null)
+        self.function != "uniqHLL12" && fields.iter().any(|f| f.data_type() == &DataType::Null)
     }
 
     fn key_maker(&self, args: &AccumulatorArgs) -> DfResult<KeyMaker> {
         let types = argument_types(args);
-        let (spec, kind) = spec_of(self.name, &types, self.k).ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("unknown function {}", self.name)))?;
+        let (spec, kind) = spec_of(self.function, &types, self.k).ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("unknown function {}", self.name)))?;
         Ok(KeyMaker::new(spec, kind, types))
     }
 }
 
+/// The functions without parameters (`uniqCombined*` are parametric families, see
+/// [`uniq_combined_family`]).
 pub(crate) fn aggregates() -> Vec<UniqCombined> {
-    vec![UniqCombined::new("uniqCombined"), UniqCombined::new("uniqCombined64"), UniqCombined::new("uniqHLL12")]
+    vec![UniqCombined::new("uniqHLL12")]
+}
+
+/// The `uniqCombined` family for [`crate::parametric::FAMILIES`].
+pub(crate) fn uniq_combined_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    Ok(datafusion::logical_expr::AggregateUDF::new_from_impl(UniqCombined::with_params("uniqCombined", params)?))
+}
+
+/// The `uniqCombined64` family for [`crate::parametric::FAMILIES`].
+pub(crate) fn uniq_combined64_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    Ok(datafusion::logical_expr::AggregateUDF::new_from_impl(UniqCombined::with_params("uniqCombined64", params)?))
 }
 
 impl AggregateUDFImpl for UniqCombined {
     fn name(&self) -> &str {
-        self.name
+        &self.name
     }
     fn signature(&self) -> &Signature {
         &self.signature
@@ -768,11 +814,11 @@ impl AggregateUDFImpl for UniqCombined {
         Ok(DataType::UInt64)
     }
     fn return_field(&self, arg_fields: &[FieldRef]) -> DfResult<FieldRef> {
-        Arity::at_least(1).check(self.name, arg_fields.len())?;
+        Arity::at_least(1).check(&self.name, arg_fields.len())?;
         if self.only_null(arg_fields) {
-            return Ok(Arc::new(result_field(self.name, &ChType::Nullable(Box::new(ChType::Nothing)))));
+            return Ok(Arc::new(result_field(&self.name, &ChType::Nullable(Box::new(ChType::Nothing)))));
         }
-        Ok(Arc::new(result_field(self.name, &ChType::UInt64)))
+        Ok(Arc::new(result_field(&self.name, &ChType::UInt64)))
     }
     fn is_nullable(&self) -> bool {
         false
@@ -938,6 +984,11 @@ mod tests {
         assert_eq!(numbers(u32s, 0..50_000).size(), 50_159);
         assert_eq!(numbers(u32s, 0..100_000).to_bytes().len(), 81_993);
         assert_eq!(numbers(u64s, 0..100_000).to_bytes().len(), 98_505);
+        // Other precisions: no bias correction.
+        let k = |function: &str, k: u8| spec_of(function, &[ChType::UInt64], k).unwrap().0;
+        assert_eq!(numbers(k("uniqCombined", 12), 0..100_000).size(), 98_160);
+        assert_eq!(numbers(k("uniqCombined", 20), 0..100_000).size(), 100_088);
+        assert_eq!(numbers(k("uniqCombined64", 13), 0..100_000).size(), 99_542);
     }
 
     #[test]

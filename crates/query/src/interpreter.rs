@@ -535,6 +535,19 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let mut inner = ast::Statement::Query(query);
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
     granary_functions::prepare_function_names(&mut inner)?;
+    // Parametric aggregates (`quantile(0.9)`) are made per call: the session learns them here.
+    let parametric = granary_functions::parametric_aggregates(&inner)?;
+    let with_parametric;
+    let state = if parametric.is_empty() {
+        &ctx.state
+    } else {
+        let mut state = ctx.state.clone();
+        for udaf in parametric {
+            datafusion::execution::FunctionRegistry::register_udaf(&mut state, udaf)?;
+        }
+        with_parametric = state;
+        &with_parametric
+    };
     granary_functions::check_introspection_allowed(&inner, ctx.settings.get_bool("allow_introspection_functions"), &ctx.access.user)?;
     crate::named_args::rewrite_named_arguments(&mut inner);
     let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database, &ctx.dictionaries);
@@ -555,15 +568,15 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     check_table_references(ctx, &statement).await?;
     if let DFStatement::Statement(inner) = &mut statement {
         if let ast::Statement::Query(query) = inner.as_mut() {
-            crate::column_lists::expand_column_lists(&ctx.state, query).await?;
+            crate::column_lists::expand_column_lists(state, query).await?;
             granary_sql::names::name_repeated_columns(query);
         }
     }
     let plan = if derived_fills.is_empty() {
-        crate::nested_names::statement_to_plan(&ctx.state, statement).await?
+        crate::nested_names::statement_to_plan(state, statement).await?
     } else {
         // A subquery's ORDER BY that WITH FILL applies to must survive planning.
-        let mut state = ctx.state.clone();
+        let mut state = state.clone();
         state.config_mut().options_mut().sql_parser.enable_subquery_sort_elimination = false;
         crate::nested_names::statement_to_plan(&state, statement).await?
     };
