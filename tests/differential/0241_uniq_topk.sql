@@ -17,3 +17,12 @@ SELECT uniqHLL12Merge(s) FROM (SELECT uniqHLL12State(number) AS s FROM numbers(1
 SELECT hex(uniqCombinedState(number)), hex(uniqHLL12State(number)) FROM numbers(16);
 SELECT hex(uniqCombinedState(toUInt8(number))), hex(uniqHLL12State(toUInt8(number))) FROM numbers(17);
 SELECT hex(uniqCombined64State(number)) FROM numbers(100);
+SELECT topK(number % 11), topK(4)(number % 11), topK(4, 2)(number % 9) FROM numbers(1000);
+SELECT topK(intHash32(number) % 300), topK(7)(toString(intHash32(number) % 700)) FROM numbers(40000);
+SELECT topKWeighted(number % 13, number % 5), topKWeighted(3)(toString(number % 100), intHash32(number) % 10) FROM numbers(5000);
+SELECT topK(2, 3, 'counts')(number % 6) FROM numbers(500);
+SELECT number % 3 AS k, topK(3)(number % 17) FROM numbers(3000) GROUP BY k ORDER BY k;
+SELECT groupUniqArray(number % 23), groupUniqArray(toUInt32(number * 7)), groupUniqArray(toInt64(number) - 50) FROM numbers(100);
+SELECT groupUniqArray(toString(number * 3 % 40)), groupUniqArray(concat('longer-string-', toString(number % 17))) FROM numbers(400);
+SELECT groupUniqArray(4)(number % 9), groupUniqArray(toUInt8(number * 13)) FROM numbers(50);
+SELECT number % 4 AS k, groupUniqArray(number % 12) FROM numbers(400) GROUP BY k ORDER BY k;

@@ -41,3 +41,29 @@ OPTIMIZE TABLE amt FINAL;
 SELECT k, finalizeAggregation(u), finalizeAggregation(h), finalizeAggregation(p), length(hex(u)), length(hex(p)) FROM amt ORDER BY k;
 SELECT count() FROM amt;
 DROP TABLE amt;
+-- topK / topKWeighted: ClickHouse's Filtered Space-Saving (3 * N counters), equal counts in ClickHouse's order.
+SELECT topK(number % 7), topK(3)(number % 7), topK(3, 5)(number % 7), toTypeName(topK(3)(number % 7)) FROM numbers(100);
+SELECT topK(3, 2, 'counts')(number % 7), topK(2, 1, 'counts')(toString(intHash32(number) % 200)) FROM numbers(50000);
+SELECT topK(toString(number % 13)), topK(5)(intDiv(number, 100)), topK(toDate(number % 3)) FROM numbers(1000);
+SELECT topK(intHash32(number) % 1000), topK(5)(toString(intHash32(number) % 1000)) FROM numbers(50000);
+SELECT topKWeighted(number % 7, number), topKWeighted(4)(intHash32(number) % 500, number % 7), topKWeighted(number, -1) FROM numbers(100);
+SELECT topK(x), toTypeName(topK(x)) FROM (SELECT if(number % 3 = 0, NULL, number % 5) AS x FROM numbers(100));
+SELECT topK((number % 3, toString(number % 2))), topK([number % 3]), topK(3)(number) FROM numbers(30);
+SELECT topK(3)(number) FROM numbers(0);
+SELECT topKIf(number % 5, number % 2 = 0), topKArray(arr) FROM (SELECT number, [number % 3, number % 4] AS arr FROM numbers(100));
+SELECT topKMerge(3)(s) FROM (SELECT topKState(3)(number % 10) AS s FROM numbers(100));
+SELECT number % 2 AS k, topK(2)(number % 5) FROM numbers(100) GROUP BY k ORDER BY k;
+SELECT topK(0)(number) FROM numbers(3); -- { serverError ARGUMENT_OUT_OF_BOUND }
+SELECT topK(3, 'counts')(number) FROM numbers(3); -- { serverError CANNOT_CONVERT_TYPE }
+SELECT topKWeighted(number, 1.5) FROM numbers(3); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+-- groupUniqArray: distinct values in the order of ClickHouse's hash set.
+SELECT groupUniqArray(number % 7), groupUniqArray(number), groupUniqArray(toInt8(number) - 5) FROM numbers(20);
+SELECT groupUniqArray(number * 37 % 1000) FROM numbers(300);
+SELECT groupUniqArray(toString(number % 13)), groupUniqArray(concat('abcdefgh', toString(number % 11))), groupUniqArray(toFixedString(toString(number % 9), 2)) FROM numbers(100);
+SELECT groupUniqArray(number / 4), groupUniqArray(toFloat32(number) / 4), groupUniqArray(toDate('2020-01-01') + number % 5), groupUniqArray(toIPv4(number * 1000)) FROM numbers(12);
+SELECT groupUniqArray(x) FROM (SELECT if(number % 3 = 0, NULL, number % 10) AS x FROM numbers(100));
+SELECT groupUniqArray(3)(number % 7), groupUniqArray(5)(toString(number % 30)), toTypeName(groupUniqArray(3)(number)) FROM numbers(300);
+SELECT number % 2 AS k, groupUniqArray(number) FROM numbers(20) GROUP BY k ORDER BY k;
+SELECT groupUniqArrayIf(number % 50, number % 3 = 0), groupUniqArrayArray(arr) FROM (SELECT number, [number % 4, number % 6] AS arr FROM numbers(200));
+SELECT arraySlice(groupUniqArray(number), 1, 10), length(groupUniqArray(number)) FROM numbers(2000);
+SELECT groupUniqArray(0)(number) FROM numbers(3); -- { serverError BAD_ARGUMENTS }

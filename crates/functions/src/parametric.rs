@@ -35,6 +35,9 @@ pub type Factory = fn(params: &[ScalarValue]) -> DfResult<AggregateUDF>;
 pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("uniqCombined", crate::uniq_combined::uniq_combined_family),
     ("uniqCombined64", crate::uniq_combined::uniq_combined64_family),
+    ("topK", crate::topk::top_k_family),
+    ("topKWeighted", crate::topk::top_k_weighted_family),
+    ("groupUniqArray", crate::group_uniq_array::group_uniq_array_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a
