@@ -26,3 +26,4 @@ SELECT groupUniqArray(number % 23), groupUniqArray(toUInt32(number * 7)), groupU
 SELECT groupUniqArray(toString(number * 3 % 40)), groupUniqArray(concat('longer-string-', toString(number % 17))) FROM numbers(400);
 SELECT groupUniqArray(4)(number % 9), groupUniqArray(toUInt8(number * 13)) FROM numbers(50);
 SELECT number % 4 AS k, groupUniqArray(number % 12) FROM numbers(400) GROUP BY k ORDER BY k;
+SELECT groupUniqArray(toDecimal32(number % 5, 2)), groupUniqArray(toDecimal64(number % 50, 3)) FROM numbers(200);

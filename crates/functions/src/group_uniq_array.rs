@@ -8,7 +8,7 @@
 //! the CRC32 string hash, 8 cells at first; both grow four-fold while below 2^23 cells,
 //! when more than half full, moving keys as `HashTable::resize` does. The zero key (0, or
 //! the empty string) lives outside the cells and comes first. This module keeps the same
-//! table, so the order is ClickHouse's for numbers, strings and FixedString; values of
+//! table, so the order is ClickHouse's for numbers, Decimal, strings and FixedString; values of
 //! other types are keyed by a canonical encoding of their own, so their order may differ.
 //! Merging inserts the other state's values in its order, as ClickHouse does. NULLs are
 //! skipped; with `max_size`, values past that many are ignored.
@@ -162,6 +162,23 @@ fn row_keys(array: &ArrayRef, ty: &ChType) -> DfResult<Vec<RowKey>> {
             .into_iter()
             .map(|k| k.map(|k| number(if width == 8 { k } else { k & ((1u64 << (width * 8)) - 1) }, width)))
             .collect(),
+        // ClickHouse keys a Decimal by its bytes at its width, like a string.
+        (ChType::Decimal(precision, _), _) if matches!(array.data_type(), DataType::Decimal128(..)) => {
+            let width = match precision {
+                0..=9 => 4,
+                10..=18 => 8,
+                _ => 16,
+            };
+            array
+                .as_primitive::<datafusion::arrow::datatypes::Decimal128Type>()
+                .iter()
+                .map(|v| v.map(|v| {
+                    let bytes = v.to_le_bytes()[..width].to_vec();
+                    let hash = string_hash_crc32(&bytes);
+                    Some((bytes, hash))
+                }))
+                .collect()
+        }
         (ChType::String | ChType::FixedString(_), _) => {
             let binary = cast(array, &DataType::Binary)?;
             binary.as_binary::<i32>().iter().map(|v| v.map(|b| (!b.is_empty()).then(|| (b.to_vec(), string_hash_crc32(b))))).collect()
