@@ -52,6 +52,9 @@
 //! | [`for_each`] | `-ForEach` / `-IfForEach`: one base accumulator per array position |
 //! | [`states`] | serialized aggregate states in ClickHouse's layouts, [`states::split_states`] for Native and RowBinary |
 //! | [`aggregate`] | `count`, `sum`, `avg`, `min`, `max`, `any`, `anyLast`, `argMin/Max`, `uniqExact`, `groupArray` |
+//! | `uniq_combined` | `uniqCombined`, `uniqCombined64`, `uniqHLL12` with ClickHouse's small set / hash set / HyperLogLog |
+//! | `topk` | `topK`, `topKWeighted`: ClickHouse's Filtered Space-Saving, ties in its order |
+//! | `group_uniq_array` | `groupUniqArray` in the order of ClickHouse's hash set |
 //! | `moments` | `varPop`, `varSamp`, `stddevPop`, `stddevSamp`, `covarPop`, `covarSamp`, `corr` and their `Stable` forms |
 //!
 //! ## Conventions
@@ -106,6 +109,10 @@ mod text;
 pub mod tuple;
 pub mod tz;
 mod uniq;
+mod uniq_combined;
+mod topk;
+mod group_uniq_array;
+mod uniq_combined_bias;
 mod moments;
 mod distinct;
 pub mod parametric;

@@ -43,6 +43,11 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("quantilesDeterministic", crate::quantile::quantiles_deterministic),
     ("quantileExactWeighted", crate::quantile::quantile_exact_weighted),
     ("quantilesExactWeighted", crate::quantile::quantiles_exact_weighted),
+    ("uniqCombined", crate::uniq_combined::uniq_combined_family),
+    ("uniqCombined64", crate::uniq_combined::uniq_combined64_family),
+    ("topK", crate::topk::top_k_family),
+    ("topKWeighted", crate::topk::top_k_weighted_family),
+    ("groupUniqArray", crate::group_uniq_array::group_uniq_array_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a

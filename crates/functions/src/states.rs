@@ -12,6 +12,7 @@
 //! | `min`, `max`, `any`, `anyLast` over numbers | a has-value byte, then the value at the argument's width |
 //! | the same over `String` | Int32 length + 1, the bytes and a 0 byte; -1 when empty |
 //! | `uniq` | UInt8 skip degree, VarUInt count, the UInt32 hashes (see [`crate::uniq`]) |
+//! | `uniqCombined`, `uniqCombined64`, `uniqHLL12` | container byte, then the keys or the HyperLogLog's memory image (see `crate::uniq_combined`) |
 //! | `varPop`, `covarSamp`, `corr`, `...Stable`, ... | raw power sums, or VarUInt count and Welford moments (see [`crate::moments`]) |
 //!
 //! Over a `Nullable` argument, `sum`, `avg`, `min`, `max`, `any` and `anyLast` states
@@ -187,6 +188,8 @@ enum Layout {
     Single { string: bool, with_is_set: bool },
     /// `uniq`: ClickHouse's UniquesHashSet bytes, which the accumulator keeps as they are.
     UniquesHashSet,
+    /// `uniqCombined`, `uniqHLL12`, ...: ClickHouse's bytes, kept by the accumulator.
+    Cardinality,
     /// `varPop`, `corr`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::moments`]).
     Moments,
     /// `quantile`, `quantileTDigest`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::quantile`]).
@@ -216,6 +219,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
         ("uniq", [DataType::Binary]) => Layout::UniquesHashSet,
         (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
         (f, [DataType::Binary]) if crate::quantile::is_quantile(f) => Layout::Quantile,
+        (f, [DataType::Binary]) if crate::uniq_combined::is_cardinality(f) => Layout::Cardinality,
         ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
@@ -238,7 +242,7 @@ fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
     match layout {
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
-        Layout::UniquesHashSet | Layout::Moments | Layout::Quantile => args.iter().any(ChType::is_nullable),
+        Layout::UniquesHashSet | Layout::Moments | Layout::Quantile | Layout::Cardinality => args.iter().any(ChType::is_nullable),
         Layout::Count | Layout::Generic => false,
     }
 }
@@ -264,6 +268,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         },
         Layout::Quantile => match &state[0] {
             ScalarValue::Binary(Some(b)) => crate::quantile::state_has_values(function, args, b),
+            _ => false,
+        },
+        Layout::Cardinality => match &state[0] {
+            ScalarValue::Binary(Some(b)) => !crate::uniq_combined::state_is_empty(function, args, b),
             _ => false,
         },
         Layout::Count | Layout::Generic => true,
@@ -320,6 +328,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::Quantile => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
             _ => out.extend(crate::quantile::empty_state(function, args)),
+        },
+        Layout::Cardinality => match &state[0] {
+            ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
+            _ => out.extend(crate::uniq_combined::empty_state(function, args)),
         },
         Layout::Generic => {
             for v in state {
@@ -402,6 +414,10 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
         }
         Layout::Quantile => {
             let n = crate::quantile::state_len(function, args, input)?;
+            vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
+        }
+        Layout::Cardinality => {
+            let n = crate::uniq_combined::state_len(function, args, input)?;
             vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
         }
         Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,

@@ -61,7 +61,7 @@ const MAX_SKIP_DEGREE: u8 = BITS_FOR_SKIP as u8 + 1;
 
 /// The MurmurHash3 64-bit finalizer (ClickHouse's `intHash64` of `Hash.h`, which, unlike
 /// the SQL function of that name, has no salt).
-fn fmix64(mut x: u64) -> u64 {
+pub(crate) fn fmix64(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
     x ^= x >> 33;
@@ -348,7 +348,7 @@ fn corrupt(message: impl fmt::Display) -> datafusion::common::DataFusionError {
 
 /// How the arguments of one `uniq` call become 32-bit hashes.
 #[derive(Debug, Clone)]
-struct RowHasher {
+pub(crate) struct RowHasher {
     /// ClickHouse's type of each argument (Nullable stripped): it decides byte widths.
     types: Vec<ChType>,
     /// Several arguments or a tuple: combined CityHash of the values' bytes.
@@ -356,8 +356,8 @@ struct RowHasher {
 }
 
 impl RowHasher {
-    fn new(fields: &[FieldRef]) -> Self {
-        let types: Vec<ChType> = fields.iter().map(|f| ch_type_of_field(f).strip_nullable().base().strip_nullable().clone()).collect();
+    fn new(args: &AccumulatorArgs) -> Self {
+        let types = argument_types(args);
         // ClickHouse widens only numbers, dates and strings of a single argument; any
         // other single argument (Decimal, DateTime64, ...) takes the several-arguments path.
         let variadic = types.len() != 1 || !types.iter().all(|t| {
@@ -371,6 +371,12 @@ impl RowHasher {
         RowHasher { types, variadic }
     }
 
+    /// A hasher that always combines the values' CityHashes (ClickHouse's
+    /// `UniqVariadicHash`), for functions whose one-argument types are decided elsewhere.
+    pub(crate) fn variadic(types: Vec<ChType>) -> Self {
+        RowHasher { types, variadic: true }
+    }
+
     /// The hash of every row, or None for a row that has a NULL argument.
     fn hashes(&self, values: &[ArrayRef]) -> DfResult<Vec<Option<u32>>> {
         let rows = values.first().map_or(0, |v| v.len());
@@ -379,6 +385,12 @@ impl RowHasher {
             let keys = single_keys(array, ty)?;
             return Ok(keys.into_iter().map(|k| k.map(|k| fmix64(k) as u32)).collect());
         }
+        Ok(self.variadic_hashes(values)?.into_iter().map(|k| k.map(|k| k as u32)).collect())
+    }
+
+    /// The 64-bit combined hash of every row (several arguments or a tuple).
+    pub(crate) fn variadic_hashes(&self, values: &[ArrayRef]) -> DfResult<Vec<Option<u64>>> {
+        let rows = values.first().map_or(0, |v| v.len());
         // A tuple argument counts as its elements.
         let (columns, types): (Vec<ArrayRef>, Vec<ChType>) = match (values, self.types.as_slice()) {
             ([tuple], [ChType::Tuple(elements)]) => {
@@ -404,12 +416,32 @@ impl RowHasher {
                 };
             }
         }
-        Ok(combined.into_iter().map(|k| k.map(|k| k as u32)).collect())
+        Ok(combined)
     }
 }
 
+/// ClickHouse's type of each argument as the function sees it (Nullable and
+/// LowCardinality off). An integer literal is still DataFusion's `Int64` here, marked as
+/// a query literal: it has ClickHouse's narrowest type (`1` is `UInt8`), which decides how
+/// many bytes of it are hashed.
+pub(crate) fn argument_types(args: &AccumulatorArgs) -> Vec<ChType> {
+    args.expr_fields
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            let literal = args.exprs.get(i).and_then(|e| e.downcast_ref::<datafusion::physical_expr::expressions::Literal>());
+            if let Some(literal) = literal.filter(|_| crate::literals::is_query_literal(field)) {
+                if let Some(narrowed) = crate::literals::narrow(literal.value()) {
+                    return ChType::from_arrow(&narrowed.data_type(), false);
+                }
+            }
+            ch_type_of_field(field).strip_nullable().base().strip_nullable().clone()
+        })
+        .collect()
+}
+
 /// The 64-bit key ClickHouse's one-argument `uniq` inserts for each row.
-fn single_keys(array: &ArrayRef, ty: &ChType) -> DfResult<Vec<Option<u64>>> {
+pub(crate) fn single_keys(array: &ArrayRef, ty: &ChType) -> DfResult<Vec<Option<u64>>> {
     macro_rules! ints {
         ($t:ty, $widen:expr) => {
             array.as_primitive::<$t>().iter().map(|v| v.map($widen)).collect()
@@ -443,7 +475,7 @@ fn single_keys(array: &ArrayRef, ty: &ChType) -> DfResult<Vec<Option<u64>>> {
 }
 
 /// `CityHash64` of each row's value as ClickHouse lays it out in memory (`getDataAt`).
-fn value_byte_hashes(array: &ArrayRef, ty: &ChType) -> DfResult<Vec<Option<u64>>> {
+pub(crate) fn value_byte_hashes(array: &ArrayRef, ty: &ChType) -> DfResult<Vec<Option<u64>>> {
     macro_rules! fixed {
         ($t:ty, $bytes:expr) => {
             array.as_primitive::<$t>().iter().map(|v| v.map(|v| city_hash64(&$bytes(v)))).collect()
@@ -543,13 +575,13 @@ impl AggregateUDFImpl for Uniq {
         Ok(vec![Arc::new(Field::new(format_state_name(args.name, "uniques"), DataType::Binary, true))])
     }
     fn accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
-        Ok(Box::new(UniqAccumulator { set: UniquesHashSet::default(), hasher: RowHasher::new(args.expr_fields) }))
+        Ok(Box::new(UniqAccumulator { set: UniquesHashSet::default(), hasher: RowHasher::new(&args) }))
     }
     fn groups_accumulator_supported(&self, _args: AccumulatorArgs) -> bool {
         true
     }
     fn create_groups_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn GroupsAccumulator>> {
-        Ok(Box::new(UniqGroups { sets: Vec::new(), hasher: RowHasher::new(args.expr_fields) }))
+        Ok(Box::new(UniqGroups { sets: Vec::new(), hasher: RowHasher::new(&args) }))
     }
     fn default_value(&self, _data_type: &DataType) -> DfResult<ScalarValue> {
         Ok(ScalarValue::UInt64(Some(0)))
