@@ -369,7 +369,7 @@ fn multi_search(name: &'static str, mode: Mode, kind: MultiKind) -> ScalarUDF {
             })
         },
         move |ctx| {
-            if matches!(ctx.args[0], ColumnarValue::Scalar(_)) && matches!(ctx.args[1], ColumnarValue::Array(_)) && ctx.len > 1 {
+            if matches!(ctx.args[0], ColumnarValue::Scalar(_)) && matches!(ctx.args[1], ColumnarValue::Array(_)) {
                 return Err(ch_error(
                     ErrorCode::ILLEGAL_COLUMN,
                     format!("Function '{}' doesn't support search with non-constant needles in constant haystack", ctx.name),
@@ -394,9 +394,10 @@ fn multi_search(name: &'static str, mode: Mode, kind: MultiKind) -> ScalarUDF {
                 let needles: &[Needle] = match &constant {
                     Some(n) => n,
                     None => {
-                        row_needles = (offsets[row] as usize..offsets[row + 1] as usize)
-                            .map(|i| Needle::new(values.value(i).as_bytes(), mode))
-                            .collect();
+                        row_needles.clear();
+                        row_needles.extend(
+                            (offsets[row] as usize..offsets[row + 1] as usize).map(|i| Needle::new(values.value(i).as_bytes(), mode)),
+                        );
                         &row_needles
                     }
                 };

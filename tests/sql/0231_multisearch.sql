@@ -15,3 +15,7 @@ SELECT multiSearchFirstIndex('abc', []); -- { serverError ILLEGAL_TYPE_OF_ARGUME
 SELECT multiSearchFirstIndex('abc', [toNullable('c')]); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT multiSearchFirstPosition('abc', [toFixedString('c', 1)]); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT multiSearchFirstIndex(1, ['c']); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT multiSearchFirstIndex(materialize('abc'), ['x', 'c']), multiSearchAllPositionsCaseInsensitiveUTF8(materialize('ÄBC äbc'), ['äb', 'C', 'z']), multiSearchFirstPositionUTF8(materialize('жёлтый'), ['тый', 'ёл']);
+SELECT s, multiSearchAllPositionsCaseInsensitive(s, ['A', 'bc', '']), multiSearchFirstIndexUTF8(s, ['é', 'b']) FROM (SELECT arrayJoin(['abcABC', 'é b', '', 'xyz']) AS s) ORDER BY s;
+SELECT multiSearchFirstIndex('abc', materialize(['c'])); -- { serverError ILLEGAL_COLUMN }
+SELECT multiSearchAllPositions('abc'); -- { serverError NUMBER_OF_ARGUMENTS_DOESNT_MATCH }
