@@ -30,7 +30,7 @@
 //! | [`arithmetic`] | `plus`.., `intDiv`, `modulo`, `equals`.. with ClickHouse result types |
 //! | [`string`] | `length`, `lower`, `concat`, `substring`, `replaceOne/All`, `trim*`, `reverse`, `splitBy*`, `hex`, ... |
 //! | `text` | building String columns from bytes (invalid UTF-8 becomes U+FFFD once, at the end) |
-//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny` |
+//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny`, `multiSearchFirstIndex`/`FirstPosition`/`AllPositions` (+UTF8/CaseInsensitive) |
 //! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
@@ -40,7 +40,9 @@
 //! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
 //! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
-//! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, ... (ClickHouse's non-RFC scanners) |
+//! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
+//! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
+//! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
@@ -87,7 +89,9 @@ pub mod lambda;
 pub mod literals;
 mod map_functions;
 pub mod parse;
+mod readable;
 mod regexp;
+mod reinterpret;
 mod registry;
 mod search;
 pub mod sqlnames;
@@ -157,6 +161,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(hash::functions());
     out.extend(ip::functions());
     out.extend(url::functions());
+    out.extend(reinterpret::functions());
+    out.extend(readable::functions());
     out.extend(introspection::functions());
     out.push(combinators::finalize_aggregation());
     out
