@@ -42,6 +42,7 @@
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
 //! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
+//! | `math` | `sqrt`, `cbrt`, `exp*`, `log*` (`ln`), trigonometric/hyperbolic functions, `degrees`, `radians`, `sigmoid`, `pow` (`power`), `atan2`, `hypot`: Float64, nullable only for nullable arguments |
 //! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
@@ -88,6 +89,7 @@ mod ip;
 pub mod lambda;
 pub mod literals;
 mod map_functions;
+mod math;
 pub mod parse;
 mod readable;
 mod regexp;
@@ -163,6 +165,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(url::functions());
     out.extend(reinterpret::functions());
     out.extend(readable::functions());
+    out.extend(math::functions());
     out.extend(introspection::functions());
     out.push(combinators::finalize_aggregation());
     out

@@ -33,6 +33,8 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("hostname", "hostName"),
     ("toTimeZone", "toTimezone"),
     ("rand32", "rand"),
+    ("ln", "log"),
+    ("power", "pow"),
     // dates
     ("DATE_DIFF", "dateDiff"),
     ("TIMESTAMP_DIFF", "dateDiff"),
