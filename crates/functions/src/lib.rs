@@ -43,6 +43,7 @@
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
 //! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
 //! | `math` | `sqrt`, `cbrt`, `exp*`, `log*` (`ln`), trigonometric/hyperbolic functions, `degrees`, `radians`, `sigmoid`, `pow` (`power`), `atan2`, `hypot`: Float64, nullable only for nullable arguments |
+//! | `multi_match` | `multiMatchAny`, `multiMatchAnyIndex`, `multiMatchAllIndices` (a `RegexSet`; indices in Hyperscan's report order) |
 //! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
@@ -107,6 +108,7 @@ pub mod tuple;
 pub mod tz;
 mod uniq;
 mod moments;
+mod multi_match;
 mod url;
 mod utf8;
 
@@ -166,6 +168,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(reinterpret::functions());
     out.extend(readable::functions());
     out.extend(math::functions());
+    out.extend(multi_match::functions());
     out.extend(introspection::functions());
     out.push(combinators::finalize_aggregation());
     out
