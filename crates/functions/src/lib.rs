@@ -44,6 +44,7 @@
 //! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
 //! | `math` | `sqrt`, `cbrt`, `exp*`, `log*` (`ln`), trigonometric/hyperbolic functions, `degrees`, `radians`, `sigmoid`, `pow` (`power`), `atan2`, `hypot`: Float64, nullable only for nullable arguments |
 //! | `multi_match` | `multiMatchAny`, `multiMatchAnyIndex`, `multiMatchAllIndices` (a `RegexSet`; indices in Hyperscan's report order) |
+//! | `parse_datetime` | `parseDateTime`, `parseDateTimeOrNull`, `parseDateTimeOrZero` (MySQL-style formats, ClickHouse's parser) |
 //! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
@@ -92,6 +93,7 @@ pub mod literals;
 mod map_functions;
 mod math;
 pub mod parse;
+mod parse_datetime;
 mod readable;
 mod regexp;
 mod reinterpret;
@@ -122,7 +124,7 @@ use granary_common::{Error, ErrorCode, Result};
 pub use conversion::{cast_to_chtype, convert_array};
 pub use tuple::MapPlanner;
 pub use literals::{check_string_number_comparisons, fixed_string_literals, type_expression_literals, type_literals};
-pub use combinators::merge_aggregate_states;
+pub use combinators::{check_deprecated_window_functions, merge_aggregate_states};
 pub use float_comparisons::ieee_float_comparisons;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
@@ -169,8 +171,10 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(readable::functions());
     out.extend(math::functions());
     out.extend(multi_match::functions());
+    out.extend(parse_datetime::functions());
     out.extend(introspection::functions());
     out.push(combinators::finalize_aggregation());
+    out.push(combinators::running_accumulate());
     out
 }
 
