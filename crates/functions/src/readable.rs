@@ -361,6 +361,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

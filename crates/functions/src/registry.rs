@@ -35,6 +35,9 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("rand32", "rand"),
     ("ln", "log"),
     ("power", "pow"),
+    ("FORMAT_BYTES", "formatReadableSize"),
+    ("TO_UNIXTIME", "parseDateTime"),
+    ("str_to_date", "parseDateTimeOrNull"),
     // dates
     ("DATE_DIFF", "dateDiff"),
     ("TIMESTAMP_DIFF", "dateDiff"),

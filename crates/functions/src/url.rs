@@ -854,4 +854,16 @@ mod tests {
         assert_eq!(port_of(b"http://a.b:80", 1), 80);
         assert_eq!(port_of(b"http://a.b:x", 7), 7);
     }
+
+    #[test]
+    fn significant_subdomains_follow_clickhouse() {
+        assert_eq!(part(|s| first_significant_subdomain(s, true).0, "https://news.example.co.uk/a"), "example");
+        assert_eq!(part(|s| first_significant_subdomain(s, true).0, "http://www.ya.ru"), "ya");
+        assert_eq!(part(|s| cut_to_first_significant_subdomain(s, true), "http://a.b.example.com.tr/x"), "example.com.tr");
+        assert_eq!(part(|s| cut_to_first_significant_subdomain(s, false), "http://www.com.tr/"), "www.com.tr");
+        assert_eq!(part(|s| url_parameter_cut(s, b"b"), "http://x/?a=1&b=2"), "&b=2");
+        let mut out = Vec::new();
+        url_hierarchy(b"http://a.b/c/d?e", true, &mut out);
+        assert_eq!(out, vec![10..13, 10..15, 10..16]);
+    }
 }
