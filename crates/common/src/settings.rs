@@ -82,6 +82,7 @@ macro_rules! registry {
 
 registry! {
     "allow_asynchronous_read_from_io_pool_for_merge_tree": Bool = "0", "Accepted for compatibility: ClickHouse reads MergeTree through a background I/O pool; Granary has no separate I/O pool, so the value changes nothing.";
+    "allow_deprecated_error_prone_window_functions": Bool = "0", "Allows runningAccumulate, whose result depends on how rows are split into blocks.";
     "allow_introspection_functions": Bool = "0", "Allows the introspection functions (addressToSymbol, addressToLine, addressToLineWithInlines, demangle) that read system.trace_log's stacks.";
     "allow_named_collection_override_by_default": Bool = "1", "Keys of a named collection without [NOT] OVERRIDABLE may be overridden by the arguments of a table function.";
     "azure_connect_timeout_ms": UInt64 = "1000", "Connection timeout of Azure Blob Storage requests.";

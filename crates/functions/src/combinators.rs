@@ -330,6 +330,89 @@ pub(crate) fn finalize_aggregation() -> ScalarUDF {
     .build()
 }
 
+/// `runningAccumulate(state [, key])`: each row's `-State` merged into one running
+/// state, finalized after every row; the running state starts over when `key` differs
+/// from the previous row's, and, as in ClickHouse, with each block. ClickHouse allows it
+/// only with `allow_deprecated_error_prone_window_functions = 1`
+/// ([`check_deprecated_window_functions`]).
+pub(crate) fn running_accumulate() -> ScalarUDF {
+    ScalarDef::new(
+        "runningAccumulate",
+        Arity::range(1, 2),
+        |ctx| {
+            let Some((function, args)) = aggregate_type(ctx.field(0)) else {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Argument for function {} must have type AggregateFunction - state of aggregate function", ctx.name),
+                ));
+            };
+            let base = base_aggregate(&function)?;
+            Ok(ch_type_of_field(base.return_field(&base_fields(&base, &args))?.as_ref()))
+        },
+        |ctx| {
+            let (function, args) = aggregate_type(&ctx.fields[0]).ok_or_else(|| crate::args::illegal_type(ctx.name, 0, &ctx.fields[0]))?;
+            let base = base_aggregate(&function)?;
+            let inputs = base_fields(&base, &args);
+            let types: Vec<DataType> = state_types(&base, &inputs)?.iter().map(|f| f.data_type().clone()).collect();
+            let array = ctx.array(0)?;
+            let binary = array.as_binary_opt::<i32>().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "AggregateFunction column must be Binary"))?;
+            let keys = if ctx.args.len() == 2 { Some(ctx.array(1)?) } else { None };
+            let mut acc = base_accumulator(&base, &inputs, false)?;
+            let mut values = Vec::with_capacity(binary.len());
+            for row in 0..binary.len() {
+                if let Some(keys) = &keys {
+                    if row > 0 && ScalarValue::try_from_array(keys, row)? != ScalarValue::try_from_array(keys, row - 1)? {
+                        acc = base_accumulator(&base, &inputs, false)?;
+                    }
+                }
+                if !binary.is_null(row) {
+                    merge_one(acc.as_mut(), &function, &args, binary.value(row), &types)?;
+                }
+                values.push(acc.evaluate()?);
+            }
+            if values.is_empty() {
+                return Ok(datafusion::arrow::array::new_empty_array(ctx.ret_type()));
+            }
+            let out = ScalarValue::iter_to_array(values)?;
+            let target = ctx.ret_type().clone();
+            Ok(if out.data_type() != &target { datafusion::arrow::compute::cast(&out, &target)? } else { out })
+        },
+    )
+    .build()
+}
+
+/// DEPRECATED_FUNCTION when `statement` calls `runningAccumulate` and
+/// `allow_deprecated_error_prone_window_functions` is off, as in ClickHouse.
+pub fn check_deprecated_window_functions(statement: &datafusion::sql::sqlparser::ast::Statement, allowed: bool) -> granary_common::Result<()> {
+    use datafusion::sql::sqlparser::ast::{visit_expressions, Expr};
+    if allowed {
+        return Ok(());
+    }
+    let mut found: Option<String> = None;
+    let _ = visit_expressions(statement, |expr| {
+        if let Expr::Function(function) = expr {
+            if let [part] = function.name.0.as_slice() {
+                if let Some(ident) = part.as_ident() {
+                    if ident.value == "runningAccumulate" {
+                        found = Some(ident.value.clone());
+                        return std::ops::ControlFlow::Break(());
+                    }
+                }
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    match found {
+        Some(name) => Err(Error::new(
+            ErrorCode::DEPRECATED_FUNCTION,
+            format!(
+                "Function {name} is deprecated since its usage is error-prone (see docs). Please use proper window function or set `allow_deprecated_error_prone_window_functions` setting to enable it"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 // ------------------------------------------------------------------ the wrappers
 
 struct Combined {

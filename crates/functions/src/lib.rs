@@ -30,7 +30,7 @@
 //! | [`arithmetic`] | `plus`.., `intDiv`, `modulo`, `equals`.. with ClickHouse result types |
 //! | [`string`] | `length`, `lower`, `concat`, `substring`, `replaceOne/All`, `trim*`, `reverse`, `splitBy*`, `hex`, ... |
 //! | `text` | building String columns from bytes (invalid UTF-8 becomes U+FFFD once, at the end) |
-//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny` |
+//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny`, `multiSearchFirstIndex`/`FirstPosition`/`AllPositions` (+UTF8/CaseInsensitive) |
 //! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
@@ -43,7 +43,12 @@
 //! | `array_set` | `hasAll`/`hasAny`/`hasSubstr`, `arrayIntersect`, `arrayUnion`, `arrayEnumerate`/`Uniq`/`Dense` |
 //! | `array_build` | `arrayPushBack`.., `arrayPopBack`.., `arrayResize`, `arrayCompact`, `arrayFlatten`, `arrayZip`, `arrayWithConstant`, `arrayCumSum`.., `arrayDifference`, `arrayProduct`, `arrayAvg`, `arrayDotProduct` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
-//! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, ... (ClickHouse's non-RFC scanners) |
+//! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
+//! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
+//! | `math` | `sqrt`, `cbrt`, `exp*`, `log*` (`ln`), trigonometric/hyperbolic functions, `degrees`, `radians`, `sigmoid`, `pow` (`power`), `atan2`, `hypot`: Float64, nullable only for nullable arguments |
+//! | `multi_match` | `multiMatchAny`, `multiMatchAnyIndex`, `multiMatchAllIndices` (a `RegexSet`; indices in Hyperscan's report order) |
+//! | `parse_datetime` | `parseDateTime`, `parseDateTimeOrNull`, `parseDateTimeOrZero` (MySQL-style formats, ClickHouse's parser) |
+//! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
@@ -95,8 +100,12 @@ mod ip;
 pub mod lambda;
 pub mod literals;
 mod map_functions;
+mod math;
 pub mod parse;
+mod parse_datetime;
+mod readable;
 mod regexp;
+mod reinterpret;
 mod registry;
 mod search;
 pub mod sqlnames;
@@ -117,6 +126,7 @@ mod moments;
 mod distinct;
 pub mod parametric;
 mod quantile;
+mod multi_match;
 mod url;
 mod utf8;
 
@@ -130,7 +140,7 @@ use granary_common::{Error, ErrorCode, Result};
 pub use conversion::{cast_to_chtype, convert_array};
 pub use tuple::MapPlanner;
 pub use literals::{check_string_number_comparisons, fixed_string_literals, type_expression_literals, type_literals};
-pub use combinators::merge_aggregate_states;
+pub use combinators::{check_deprecated_window_functions, merge_aggregate_states};
 pub use float_comparisons::ieee_float_comparisons;
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
@@ -177,8 +187,14 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(hash::functions());
     out.extend(ip::functions());
     out.extend(url::functions());
+    out.extend(reinterpret::functions());
+    out.extend(readable::functions());
+    out.extend(math::functions());
+    out.extend(multi_match::functions());
+    out.extend(parse_datetime::functions());
     out.extend(introspection::functions());
     out.push(combinators::finalize_aggregation());
+    out.push(combinators::running_accumulate());
     out
 }
 

@@ -38,6 +38,11 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("hostname", "hostName"),
     ("toTimeZone", "toTimezone"),
     ("rand32", "rand"),
+    ("ln", "log"),
+    ("power", "pow"),
+    ("FORMAT_BYTES", "formatReadableSize"),
+    ("TO_UNIXTIME", "parseDateTime"),
+    ("str_to_date", "parseDateTimeOrNull"),
     // dates
     ("DATE_DIFF", "dateDiff"),
     ("TIMESTAMP_DIFF", "dateDiff"),

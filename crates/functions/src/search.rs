@@ -1,7 +1,8 @@
 //! Substring search: `position` (`instr`), `locate` (the same with the needle first),
 //! `positionUTF8`, `positionCaseInsensitive`,
 //! `positionCaseInsensitiveUTF8`, `countSubstrings` and its case-insensitive and UTF-8
-//! variants, `multiSearchAny`.
+//! variants, `multiSearchAny`, `multiSearchFirstIndex`/`FirstPosition`/`AllPositions`
+//! (and their CaseInsensitive/UTF8 forms).
 //!
 //! Positions are 1-based, 0 when the needle is not found; the byte variants count bytes,
 //! the UTF8 variants code points (a byte that does not continue a UTF-8 sequence starts
@@ -334,8 +335,117 @@ fn multi_search_any() -> ScalarUDF {
     .build()
 }
 
+/// What a `multiSearch*` function reports.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MultiKind {
+    /// The 1-based index of the first needle (in array order) that occurs.
+    FirstIndex,
+    /// The leftmost position at which any needle occurs.
+    FirstPosition,
+    /// The position of each needle (0 when absent).
+    AllPositions,
+}
+
+/// `multiSearchFirstIndex`, `multiSearchFirstPosition`, `multiSearchAllPositions` and
+/// their CaseInsensitive/UTF8 forms over a constant or per-row `Array(String)` of
+/// needles. An empty needle occurs at 1 in a non-empty haystack; an empty haystack
+/// matches nothing, as in ClickHouse.
+fn multi_search(name: &'static str, mode: Mode, kind: MultiKind) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        move |ctx| {
+            if !crate::string::is_plain_string(&ctx.ch(0)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            match ctx.ch(1) {
+                ChType::Array(item) if matches!(*item, ChType::String) => {}
+                _ => return Err(illegal_type(ctx.name, 1, ctx.field(1))),
+            }
+            Ok(match (kind, ctx.ch(0)) {
+                (MultiKind::AllPositions, _) => ChType::Array(Box::new(ChType::UInt64)),
+                (_, ChType::LowCardinality(_)) => ChType::LowCardinality(Box::new(ChType::UInt64)),
+                _ => ChType::UInt64,
+            })
+        },
+        move |ctx| {
+            if matches!(ctx.args[0], ColumnarValue::Scalar(_)) && matches!(ctx.args[1], ColumnarValue::Array(_)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_COLUMN,
+                    format!("Function '{}' doesn't support search with non-constant needles in constant haystack", ctx.name),
+                ));
+            }
+            let h = text_bytes(&ctx.array(0)?);
+            let lists = ctx.array(1)?;
+            let lists = lists
+                .as_list_opt::<i32>()
+                .ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, format!("{} expects an Array(String) of needles", ctx.name)))?;
+            let values = utf8_array(Arc::clone(lists.values()))?;
+            let values = values.as_string::<i32>();
+            let offsets = lists.value_offsets();
+            let constant: Option<Vec<Needle>> = matches!(ctx.args[1], ColumnarValue::Scalar(_))
+                .then(|| (offsets[0] as usize..offsets[1] as usize).map(|i| Needle::new(values.value(i).as_bytes(), mode)).collect());
+            let mut row_needles: Vec<Needle> = Vec::new();
+            let mut scalars: Vec<u64> = Vec::with_capacity(ctx.len);
+            let mut all: Vec<u64> = Vec::new();
+            let mut all_offsets: Vec<i32> = Vec::with_capacity(ctx.len + 1);
+            all_offsets.push(0);
+            for row in 0..ctx.len {
+                let needles: &[Needle] = match &constant {
+                    Some(n) => n,
+                    None => {
+                        row_needles.clear();
+                        row_needles.extend(
+                            (offsets[row] as usize..offsets[row + 1] as usize).map(|i| Needle::new(values.value(i).as_bytes(), mode)),
+                        );
+                        &row_needles
+                    }
+                };
+                let bytes = h.value(row);
+                let hay = Hay::new(bytes, mode);
+                let position = |needle: &Needle| -> u64 {
+                    if bytes.is_empty() {
+                        0
+                    } else if needle.is_empty() {
+                        1
+                    } else {
+                        hay.find(needle, 0).map_or(0, |(found, _)| match mode {
+                            Mode::Utf8CaseInsensitive => found as u64 + 1,
+                            _ => position_of(bytes, found, mode),
+                        })
+                    }
+                };
+                match kind {
+                    MultiKind::FirstIndex => {
+                        scalars.push(needles.iter().position(|n| position(n) > 0).map_or(0, |i| i as u64 + 1));
+                    }
+                    MultiKind::FirstPosition => {
+                        scalars.push(needles.iter().map(position).filter(|p| *p > 0).min().unwrap_or(0));
+                    }
+                    MultiKind::AllPositions => {
+                        all.extend(needles.iter().map(position));
+                        all_offsets.push(crate::regexp::list_offset(all.len())?);
+                    }
+                }
+            }
+            if kind == MultiKind::AllPositions {
+                let item = Arc::new(ChType::UInt64.to_arrow_field("item"));
+                let list = datafusion::arrow::array::ListArray::try_new(
+                    item,
+                    datafusion::arrow::buffer::OffsetBuffer::new(all_offsets.into()),
+                    Arc::new(UInt64Array::from(all)),
+                    None,
+                )?;
+                return Ok(Arc::new(list) as ArrayRef);
+            }
+            Ok(Arc::new(UInt64Array::from(scalars)) as ArrayRef)
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![
+    let mut out = vec![
         position("position", Mode::Bytes, Order::HaystackFirst),
         position("locate", Mode::Bytes, Order::NeedleFirst),
         position("positionUTF8", Mode::Utf8, Order::HaystackFirst),
@@ -345,7 +455,24 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         count_substrings("countSubstringsCaseInsensitive", Mode::AsciiCaseInsensitive),
         count_substrings("countSubstringsCaseInsensitiveUTF8", Mode::Utf8CaseInsensitive),
         multi_search_any(),
-    ]
+    ];
+    for (suffix, mode) in [
+        ("", Mode::Bytes),
+        ("UTF8", Mode::Utf8),
+        ("CaseInsensitive", Mode::AsciiCaseInsensitive),
+        ("CaseInsensitiveUTF8", Mode::Utf8CaseInsensitive),
+    ] {
+        for (base, kind) in [
+            ("multiSearchFirstIndex", MultiKind::FirstIndex),
+            ("multiSearchFirstPosition", MultiKind::FirstPosition),
+            ("multiSearchAllPositions", MultiKind::AllPositions),
+        ] {
+            // Registered names live for the process.
+            let name: &'static str = Box::leak(format!("{base}{suffix}").into_boxed_str());
+            out.push(multi_search(name, mode, kind));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 //! `queryString`, `fragment`, `queryStringAndFragment`, `netloc`, `cutWWW`,
 //! `cutQueryString`, `cutFragment`, `cutQueryStringAndFragment`, `extractURLParameter`,
 //! `extractURLParameters`, `extractURLParameterNames`, `decodeURLComponent`,
-//! `encodeURLComponent` and the `Form` variants.
+//! `encodeURLComponent` and the `Form` variants, `firstSignificantSubdomain`,
+//! `cutToFirstSignificantSubdomain[WithWWW]`, `URLHierarchy`, `URLPathHierarchy`,
+//! `cutURLParameter`.
 //!
 //! Each extractor maps the URL's bytes to a byte range of it (empty when the URL has no
 //! such part); the `cut*` functions return the URL without that range. The rules follow
@@ -583,6 +585,223 @@ fn encode_url(s: &[u8], space_as_plus: bool) -> Vec<u8> {
     out
 }
 
+/// The two-label entries (`co.uk`, `com.tr`, ...) of the Public Suffix List that
+/// ClickHouse's built-in `firstSignificantSubdomain` consults; ClickHouse compiles the
+/// same selection (comment-free lines with exactly one dot) into a perfect hash.
+const SECOND_LEVEL_SUFFIXES: &str = include_str!("url_tld.txt");
+
+fn is_second_level_suffix(host: &[u8]) -> bool {
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static [u8]>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| SECOND_LEVEL_SUFFIXES.lines().filter(|l| !l.is_empty()).map(str::as_bytes).collect()).contains(host)
+}
+
+/// `firstSignificantSubdomain`: in the host without `www.` (and without a trailing dot),
+/// the label before the last one, or the one before that when the last two labels are a
+/// known second-level suffix (`news.example.co.uk` gives `example`). The second element
+/// is where the host ends (trailing dot included), for the `cutTo...` functions.
+fn first_significant_subdomain(s: &[u8], without_www: bool) -> (Range<usize>, usize) {
+    let host = if without_www { domain_without_www(s) } else { domain(s) };
+    if host.is_empty() {
+        return (0..0, 0);
+    }
+    let domain_end = host.end;
+    let begin = host.start;
+    let mut end = host.end;
+    if s[end - 1] == b'.' {
+        end -= 1;
+    }
+    // The last three dots; `None` before the host's start.
+    let mut last: [Option<usize>; 3] = [None; 3];
+    for (i, c) in s[begin..end].iter().enumerate() {
+        if *c == b'.' {
+            last = [Some(begin + i), last[0], last[1]];
+        }
+    }
+    let Some(p0) = last[0] else { return (begin..end, domain_end) };
+    let Some(p1) = last[1] else { return (begin..p0, domain_end) };
+    // A missing third dot sits just before the host (ClickHouse's `begin - 1`).
+    let after_p2 = last[2].map_or(begin, |p| p + 1);
+    let level_end = s[p0..end].iter().position(|c| *c == b'/').map_or(end, |i| p0 + i);
+    if is_second_level_suffix(&s[p1 + 1..level_end]) {
+        (after_p2..p1, domain_end)
+    } else {
+        (p1 + 1..p0, domain_end)
+    }
+}
+
+fn cut_to_first_significant_subdomain(s: &[u8], without_www: bool) -> Range<usize> {
+    let (r, domain_end) = first_significant_subdomain(s, without_www);
+    if r.is_empty() {
+        return 0..0;
+    }
+    r.start..domain_end
+}
+
+/// The elements of `URLHierarchy` (`path_only` false: each a prefix of the URL, the first
+/// ending after the host) or `URLPathHierarchy` (prefixes of the path). A URL without
+/// `scheme://` (lowercase letters and digits) gives itself (URLHierarchy) or nothing.
+fn url_hierarchy(s: &[u8], path_only: bool, out: &mut Vec<Range<usize>>) {
+    if s.is_empty() {
+        return;
+    }
+    let is_sep = |c: u8| matches!(c, b'/' | b'?' | b'#');
+    let end = s.len();
+    let mut pos = s.iter().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit()).count();
+    if pos == 0 || pos == end || !(pos + 3 < end && &s[pos..pos + 3] == b"://") {
+        if !path_only {
+            out.push(0..end);
+        }
+        return;
+    }
+    pos += 3;
+    while pos < end && !is_sep(s[pos]) {
+        pos += 1;
+    }
+    let start = if path_only { pos } else { 0 };
+    if pos != end {
+        pos += 1;
+    }
+    if !path_only {
+        out.push(0..pos);
+    }
+    loop {
+        while pos < end && is_sep(s[pos]) {
+            pos += 1;
+        }
+        if pos == end {
+            return;
+        }
+        while pos < end && !is_sep(s[pos]) {
+            pos += 1;
+        }
+        if pos != end {
+            pos += 1;
+        }
+        out.push(start..pos);
+    }
+}
+
+fn hierarchy_fn(name: &'static str, path_only: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        |ctx| {
+            if !crate::string::is_plain_string(&ctx.ch(0)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            Ok(ChType::Array(Box::new(ChType::String)))
+        },
+        move |ctx| {
+            let a = utf8_array(ctx.array(0)?)?;
+            let s = a.as_string::<i32>();
+            let mut values = ByteStrings::with_capacity(s.len(), s.value_data().len() * 2);
+            let mut offsets = Vec::with_capacity(s.len() + 1);
+            offsets.push(0);
+            let mut ranges = Vec::new();
+            for row in 0..s.len() {
+                let v = s.value(row).as_bytes();
+                ranges.clear();
+                url_hierarchy(v, path_only, &mut ranges);
+                for r in &ranges {
+                    values.push_value(&v[r.clone()])?;
+                }
+                offsets.push(crate::regexp::list_offset(values.len())?);
+            }
+            values.finish_list(offsets)
+        },
+    )
+    .build()
+}
+
+/// The byte range `cutURLParameter` removes for one name: the first `name=value` that
+/// follows `?`, `#` or `&`, with the `&` after it (or, for a last parameter, before it).
+fn url_parameter_cut(s: &[u8], name: &[u8]) -> Range<usize> {
+    let q = find_any(s, 0, b"?#");
+    let mut pattern = name.to_vec();
+    pattern.push(b'=');
+    let mut from = q + 1;
+    while from < s.len() {
+        let Some(found) = memchr::memmem::find(&s[from..], &pattern).map(|p| from + p) else { break };
+        let prev = s[found - 1];
+        if !matches!(prev, b'?' | b'#' | b'&') {
+            from = found + pattern.len();
+            continue;
+        }
+        let mut begin = found;
+        let mut end = find_any(s, found + pattern.len(), b"&#");
+        if end < s.len() && s[end] == b'&' {
+            end += 1;
+        } else if prev == b'&' {
+            begin -= 1;
+        }
+        return begin..end;
+    }
+    0..0
+}
+
+fn cut_url_parameter() -> ScalarUDF {
+    ScalarDef::new(
+        "cutURLParameter",
+        Arity::exact(2),
+        |ctx| {
+            if !matches!(ctx.ch(0), ChType::String) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            match ctx.ch(1) {
+                ChType::String => {}
+                ChType::Array(item) => {
+                    if !matches!(*item, ChType::String | ChType::Nothing) {
+                        return Err(crate::args::ch_error(
+                            ErrorCode::ILLEGAL_COLUMN,
+                            format!("Second argument of function {} must be constant array of strings", ctx.name),
+                        ));
+                    }
+                }
+                _ => return Err(illegal_type(ctx.name, 1, ctx.field(1))),
+            }
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let names: Vec<Vec<u8>> = match ctx.scalar(1) {
+                None => {
+                    return Err(crate::args::ch_error(
+                        ErrorCode::ILLEGAL_COLUMN,
+                        format!("Argument at index 1 for function {} must be constant", ctx.name),
+                    ))
+                }
+                Some(datafusion::common::ScalarValue::List(list)) => {
+                    let values = utf8_array(Arc::clone(list.values()))?;
+                    let values = values.as_string::<i32>();
+                    (0..values.len()).map(|i| values.value(i).as_bytes().to_vec()).collect()
+                }
+                _ => vec![ctx.const_str(1, "name")?.as_bytes().to_vec()],
+            };
+            let a = utf8_array(ctx.array(0)?)?;
+            let s = a.as_string::<i32>();
+            let mut out = ByteStrings::with_capacity(s.len(), s.value_data().len());
+            let mut cuts: Vec<Range<usize>> = Vec::new();
+            for row in 0..s.len() {
+                let v = s.value(row).as_bytes();
+                cuts.clear();
+                cuts.extend(names.iter().map(|n| url_parameter_cut(v, n)).filter(|r| !r.is_empty()));
+                cuts.sort_by_key(|r| (r.start, r.end));
+                // Overlapping cuts (the same name twice) remove their union.
+                let mut kept_to = 0;
+                for r in &cuts {
+                    if r.start > kept_to {
+                        out.extend(&v[kept_to..r.start]);
+                    }
+                    kept_to = kept_to.max(r.end);
+                }
+                out.extend(&v[kept_to..]);
+                out.finish_value()?;
+            }
+            out.finish(s.nulls().cloned())
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         extract_fn("protocol", protocol),
@@ -607,6 +826,12 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         extract_url_parameter().build(),
         parameters_fn("extractURLParameters", false),
         parameters_fn("extractURLParameterNames", true),
+        extract_fn("firstSignificantSubdomain", |s| first_significant_subdomain(s, true).0),
+        extract_fn("cutToFirstSignificantSubdomain", |s| cut_to_first_significant_subdomain(s, true)),
+        extract_fn("cutToFirstSignificantSubdomainWithWWW", |s| cut_to_first_significant_subdomain(s, false)),
+        hierarchy_fn("URLHierarchy", false),
+        hierarchy_fn("URLPathHierarchy", true),
+        cut_url_parameter(),
     ]
 }
 
@@ -628,5 +853,17 @@ mod tests {
         assert_eq!(port_of(b"http://a.b:8080/x", 0), 8080);
         assert_eq!(port_of(b"http://a.b:80", 1), 80);
         assert_eq!(port_of(b"http://a.b:x", 7), 7);
+    }
+
+    #[test]
+    fn significant_subdomains_follow_clickhouse() {
+        assert_eq!(part(|s| first_significant_subdomain(s, true).0, "https://news.example.co.uk/a"), "example");
+        assert_eq!(part(|s| first_significant_subdomain(s, true).0, "http://www.ya.ru"), "ya");
+        assert_eq!(part(|s| cut_to_first_significant_subdomain(s, true), "http://a.b.example.com.tr/x"), "example.com.tr");
+        assert_eq!(part(|s| cut_to_first_significant_subdomain(s, false), "http://www.com.tr/"), "www.com.tr");
+        assert_eq!(part(|s| url_parameter_cut(s, b"b"), "http://x/?a=1&b=2"), "&b=2");
+        let mut out = Vec::new();
+        url_hierarchy(b"http://a.b/c/d?e", true, &mut out);
+        assert_eq!(out, vec![10..13, 10..15, 10..16]);
     }
 }

@@ -549,6 +549,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         &with_parametric
     };
     granary_functions::check_introspection_allowed(&inner, ctx.settings.get_bool("allow_introspection_functions"), &ctx.access.user)?;
+    granary_functions::check_deprecated_window_functions(&inner, ctx.settings.get_bool("allow_deprecated_error_prone_window_functions"))?;
     crate::named_args::rewrite_named_arguments(&mut inner);
     let lookups = crate::lookups::qualify_lookup_names(&mut inner, &ctx.current_database, &ctx.dictionaries);
     crate::access::check_lookups(ctx, &lookups)?;

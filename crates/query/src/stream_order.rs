@@ -3,7 +3,8 @@
 //! stream round-robin over partitions for the filter or projection below the limit, and
 //! the limit then takes whichever partition answers first (`WHERE number > 5 LIMIT 2`
 //! gave 65409, 65410 about one time in three). This rule removes that round-robin
-//! repartition when only row-wise operators stand between it and a limit.
+//! repartition when only row-wise operators stand between it and a limit, and below a
+//! projection calling `runningAccumulate`, which must see its rows in stream order.
 //!
 //! [`FilterBelowLimitKeepsBlocks`]: a LIMIT pushed into the filter under it (DataFusion's
 //! `FilterExec: fetch=n`) is taken back out when the limit above still applies it, so
@@ -34,7 +35,7 @@ impl PhysicalOptimizerRule for FirstRowsInStreamOrder {
         let rewritten = plan.transform_down(|node| {
             let operator: &dyn std::any::Any = node.as_ref();
             let limits = operator.is::<GlobalLimitExec>() || operator.is::<CoalescePartitionsExec>() && node.fetch().is_some();
-            if !limits {
+            if !limits && !calls_running_accumulate(&node) {
                 return Ok(Transformed::no(node));
             }
             match without_round_robin(&node)? {
@@ -52,6 +53,19 @@ impl PhysicalOptimizerRule for FirstRowsInStreamOrder {
     fn schema_check(&self) -> bool {
         true
     }
+}
+
+/// A projection calling `runningAccumulate`, which folds rows in the order they come
+/// (ClickHouse: over a sorted subquery); spreading its input over partitions would
+/// interleave them.
+fn calls_running_accumulate(node: &Arc<dyn ExecutionPlan>) -> bool {
+    fn calls(expr: &Arc<dyn datafusion::physical_expr::PhysicalExpr>) -> bool {
+        let any: &dyn std::any::Any = expr.as_ref();
+        any.downcast_ref::<datafusion::physical_expr::ScalarFunctionExpr>().is_some_and(|f| f.name() == "runningAccumulate")
+            || expr.children().into_iter().any(calls)
+    }
+    let operator: &dyn std::any::Any = node.as_ref();
+    operator.downcast_ref::<ProjectionExec>().is_some_and(|p| p.expr().iter().any(|e| calls(&e.expr)))
 }
 
 /// `node` rebuilt without the round-robin repartition of a single stream found below it

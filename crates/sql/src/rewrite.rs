@@ -99,6 +99,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
             }
             group_keys_as_projected(&mut select.group_by);
             ordered_input_aggregates(select);
+            keep_order_for_running_accumulate(select);
             for table in &mut select.from {
                 rewrite_table_factor(&mut table.relation, options)?;
                 for join in &mut table.joins {
@@ -210,6 +211,42 @@ fn ordered_input_aggregates(select: &mut ast::Select) {
     }
     if let Some(having) = select.having.as_mut() {
         add_ordering(having);
+    }
+}
+
+/// `runningAccumulate` folds rows in the order of the sorted subquery it reads in
+/// ClickHouse. DataFusion drops a subquery's ORDER BY that has no LIMIT, so the subquery
+/// gets the largest LIMIT, which keeps its sort (and one ordered stream) without
+/// changing its rows.
+fn keep_order_for_running_accumulate(select: &mut ast::Select) {
+    let [table] = select.from.as_mut_slice() else { return };
+    if !table.joins.is_empty() {
+        return;
+    }
+    let ast::TableFactor::Derived { subquery, .. } = &mut table.relation else { return };
+    if subquery.order_by.is_none() || subquery.limit_clause.is_some() || subquery.fetch.is_some() {
+        return;
+    }
+    let mut calls = false;
+    for item in select.projection.iter_mut() {
+        if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
+            let _ = visit_expressions_mut(expr, |e: &mut Expr| {
+                if let Expr::Function(function) = e {
+                    if matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value == "runningAccumulate") {
+                        calls = true;
+                        return ControlFlow::Break(());
+                    }
+                }
+                ControlFlow::Continue(())
+            });
+        }
+    }
+    if calls {
+        subquery.limit_clause = Some(ast::LimitClause::LimitOffset {
+            limit: Some(Expr::value(ast::Value::Number(i64::MAX.to_string(), false))),
+            offset: None,
+            limit_by: vec![],
+        });
     }
 }
 

@@ -1,0 +1,105 @@
+//! ClickHouse's floating-point math functions: `sqrt`, `cbrt`, `exp`, `exp2`, `exp10`,
+//! `log` (`ln`), `log2`, `log10`, `log1p`, trigonometric and hyperbolic functions and
+//! their inverses, `degrees`, `radians`, `sigmoid`; `pow` (`power`), `atan2`, `hypot`.
+//!
+//! They take any integer, float or decimal and return `Float64` (a `Float32` argument is
+//! widened first), computed per row with IEEE results (`sqrt(-1)` is `nan`, `log(0)` is
+//! `-inf`), and a result is `Nullable` only when an argument is. DataFusion's own
+//! functions of these names differ: `log` is base 10 there, `sqrt(-1)` fails, Float32
+//! stays Float32 and every result is typed nullable.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, AsArray, Float64Array};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::logical_expr::ScalarUDF;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, Arity, DfResult};
+use crate::func::{ExecCtx, RetCtx, ScalarDef};
+
+fn is_math_argument(t: &ChType) -> bool {
+    matches!(
+        t,
+        ChType::UInt8
+            | ChType::UInt16
+            | ChType::UInt32
+            | ChType::UInt64
+            | ChType::Int8
+            | ChType::Int16
+            | ChType::Int32
+            | ChType::Int64
+            | ChType::Float32
+            | ChType::Float64
+            | ChType::Bool
+            | ChType::Decimal(..)
+    )
+}
+
+fn float64_result(ctx: &RetCtx) -> DfResult<ChType> {
+    for i in 0..ctx.arg_count() {
+        let t = ctx.ch(i);
+        if !is_math_argument(&t) {
+            return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument of function {}", ctx.name)));
+        }
+    }
+    Ok(ChType::Float64)
+}
+
+fn float_arg(ctx: &ExecCtx, i: usize) -> DfResult<ArrayRef> {
+    Ok(cast(&ctx.array(i)?, &DataType::Float64)?)
+}
+
+fn unary(name: &'static str, f: fn(f64) -> f64) -> ScalarUDF {
+    ScalarDef::new(name, Arity::exact(1), float64_result, move |ctx| {
+        let x = float_arg(ctx, 0)?;
+        let out: Float64Array = x.as_primitive::<Float64Type>().values().iter().map(|v| f(*v)).collect::<Vec<_>>().into();
+        Ok(Arc::new(out) as ArrayRef)
+    })
+    .build()
+}
+
+fn binary(name: &'static str, f: fn(f64, f64) -> f64) -> ScalarUDF {
+    ScalarDef::new(name, Arity::exact(2), float64_result, move |ctx| {
+        let x = float_arg(ctx, 0)?;
+        let y = float_arg(ctx, 1)?;
+        let (x, y) = (x.as_primitive::<Float64Type>().values(), y.as_primitive::<Float64Type>().values());
+        let out: Float64Array = x.iter().zip(y.iter()).map(|(a, b)| f(*a, *b)).collect::<Vec<_>>().into();
+        Ok(Arc::new(out) as ArrayRef)
+    })
+    .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        unary("sqrt", f64::sqrt),
+        unary("cbrt", f64::cbrt),
+        unary("exp", f64::exp),
+        unary("exp2", f64::exp2),
+        unary("exp10", |x| 10f64.powf(x)),
+        unary("log", f64::ln),
+        unary("log2", f64::log2),
+        unary("log10", f64::log10),
+        unary("log1p", f64::ln_1p),
+        unary("sin", f64::sin),
+        unary("cos", f64::cos),
+        unary("tan", f64::tan),
+        unary("asin", f64::asin),
+        unary("acos", f64::acos),
+        unary("atan", f64::atan),
+        unary("sinh", f64::sinh),
+        unary("cosh", f64::cosh),
+        unary("tanh", f64::tanh),
+        unary("asinh", f64::asinh),
+        unary("acosh", f64::acosh),
+        unary("atanh", f64::atanh),
+        unary("degrees", f64::to_degrees),
+        unary("radians", f64::to_radians),
+        unary("sigmoid", |x| 1.0 / (1.0 + (-x).exp())),
+        binary("pow", f64::powf),
+        binary("atan2", f64::atan2),
+        binary("hypot", f64::hypot),
+    ]
+}

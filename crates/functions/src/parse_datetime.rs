@@ -1,0 +1,715 @@
+//! `parseDateTime(s[, format[, timezone]])`, `parseDateTimeOrNull`, `parseDateTimeOrZero`:
+//! text to DateTime by a MySQL-style format (`%Y-%m-%d %H:%i:%s` by default), the inverse
+//! of `formatDateTime`, following ClickHouse's parser step by step.
+//!
+//! The format is compiled once into steps (literal text or a `%` code). Fixed-width
+//! numbers are read as ClickHouse reads them: each byte's value minus `'0'`, without a
+//! digit check (so `20a1` is the year 2491 and fails the range check, not the digit
+//! check); `%c`, `%k`, `%l` (and `%e`, after an optional space) take one or two digits.
+//! Each value is range-checked when read; the date is checked once the whole input is
+//! consumed (left-over text is an error). Without `%z` the time zone argument (or the
+//! session's) gives the offset, taken, as ClickHouse does, at the instant the local
+//! fields would have in UTC. The result is a UInt32 second count (years up to 2106).
+
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Int64Type};
+use datafusion::logical_expr::ScalarUDF;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, scalar_str, Arity, DfResult};
+use crate::func::{RetCtx, ScalarDef};
+use crate::tz::{days_from_civil, is_leap, parse_tz, SessionTz};
+
+const MIN_YEAR: i32 = 1970;
+const MAX_YEAR: i32 = 2106;
+const DEFAULT_FORMAT: &str = "%Y-%m-%d %H:%i:%s";
+const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+
+type ParseResult<T> = Result<T, (ErrorCode, String)>;
+
+fn fail<T>(message: String) -> ParseResult<T> {
+    Err((ErrorCode::CANNOT_PARSE_DATETIME, message))
+}
+
+/// One step of a compiled format.
+#[derive(Debug, Clone, PartialEq)]
+enum Step {
+    Literal(Vec<u8>),
+    Code(u8),
+}
+
+fn compile_format(format: &str, name: &str) -> DfResult<Vec<Step>> {
+    let bytes = format.as_bytes();
+    let mut steps = Vec::new();
+    let mut literal = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'%' {
+            literal.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        let Some(&code) = bytes.get(i + 1) else {
+            return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "'%' must not be the last character in the format string, use '%%' instead"));
+        };
+        if !literal.is_empty() {
+            steps.push(Step::Literal(std::mem::take(&mut literal)));
+        }
+        match code {
+            b'a' | b'b' | b'c' | b'C' | b'd' | b'D' | b'e' | b'f' | b'F' | b'g' | b'G' | b'j' | b'm' | b'u' | b'V' | b'w' | b'W' | b'y'
+            | b'Y' | b'z' | b'M' | b'p' | b'r' | b'R' | b's' | b'S' | b'T' | b'h' | b'H' | b'i' | b'I' | b'k' | b'l' => {
+                steps.push(Step::Code(code))
+            }
+            b't' => steps.push(Step::Literal(b"\t".to_vec())),
+            b'n' => steps.push(Step::Literal(b"\n".to_vec())),
+            b'%' => steps.push(Step::Literal(b"%".to_vec())),
+            b'Q' => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "format is not supported for quarter")),
+            b'U' => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "format is not supported for WEEK (Sun-Sat)")),
+            b'v' => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "format is not supported for WEEK (Mon-Sun)")),
+            b'x' => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "format is not supported for YEAR for week (Mon-Sun)")),
+            b'X' => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "format is not supported for YEAR for week (Sun-Sat)")),
+            other => {
+                return Err(ch_error(
+                    ErrorCode::BAD_ARGUMENTS,
+                    format!("Incorrect syntax '{format}', symbol is not supported '{}' for function {name}", other as char),
+                ))
+            }
+        }
+        i += 2;
+    }
+    if !literal.is_empty() {
+        steps.push(Step::Literal(literal));
+    }
+    Ok(steps)
+}
+
+/// The fields read so far (ClickHouse's `DateTime` helper of the parser).
+struct Fields {
+    year: i32,
+    month: i32,
+    day: i32,
+    week: i32,
+    day_of_week: i32,
+    week_date: bool,
+    day_of_year: i32,
+    day_of_year_format: bool,
+    has_year: bool,
+    hour: i32,
+    minute: i32,
+    second: i32,
+    is_am: bool,
+    half_day: bool,
+    offset: Option<i64>,
+}
+
+impl Fields {
+    fn new() -> Fields {
+        Fields {
+            year: 1970,
+            month: 1,
+            day: 1,
+            week: 1,
+            day_of_week: 1,
+            week_date: false,
+            day_of_year: 1,
+            day_of_year_format: false,
+            has_year: false,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            is_am: true,
+            half_day: false,
+            offset: None,
+        }
+    }
+
+    fn default_year(&mut self) {
+        if !self.has_year {
+            self.has_year = true;
+            self.year = 2000;
+        }
+    }
+
+    fn set_year(&mut self, year: i32) -> ParseResult<()> {
+        if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
+            return fail(format!("Value {year} for year must be in the range [{MIN_YEAR}, {MAX_YEAR}]"));
+        }
+        self.year = year;
+        self.has_year = true;
+        Ok(())
+    }
+
+    fn set_year2(&mut self, year: i32) -> ParseResult<()> {
+        match year {
+            70..=99 => self.set_year(year + 1900),
+            0..=69 => self.set_year(year + 2000),
+            _ => fail(format!("Value {year} for year2 must be in the range [0, 99]")),
+        }
+    }
+
+    fn set_century(&mut self, century: i32) -> ParseResult<()> {
+        if !(19..=21).contains(&century) {
+            return fail(format!("Value {century} for century must be in the range [19, 21]"));
+        }
+        self.year = 100 * century;
+        self.has_year = true;
+        Ok(())
+    }
+
+    fn set_month(&mut self, month: i32) -> ParseResult<()> {
+        if !(1..=12).contains(&month) {
+            return fail(format!("Value {month} for month of year must be in the range [1, 12]"));
+        }
+        self.month = month;
+        self.week_date = false;
+        self.day_of_year_format = false;
+        self.default_year();
+        Ok(())
+    }
+
+    fn set_week(&mut self, week: i32) -> ParseResult<()> {
+        if !(1..=53).contains(&week) {
+            return fail(format!("Value {week} for week of week year must be in the range [1, 53]"));
+        }
+        self.week = week;
+        self.week_date = true;
+        self.day_of_year_format = false;
+        self.default_year();
+        Ok(())
+    }
+
+    fn set_day_of_year(&mut self, day: i32) -> ParseResult<()> {
+        if !(1..=366).contains(&day) {
+            return fail(format!("Value {day} for day of year must be in the range [1, 366]"));
+        }
+        self.day_of_year = day;
+        self.day_of_year_format = true;
+        self.week_date = false;
+        self.default_year();
+        Ok(())
+    }
+
+    fn set_day_of_month(&mut self, day: i32) -> ParseResult<()> {
+        if !(1..=31).contains(&day) {
+            return fail(format!("Value {day} for day of month must be in the range [1, 31]"));
+        }
+        self.day = day;
+        self.week_date = false;
+        self.day_of_year_format = false;
+        self.default_year();
+        Ok(())
+    }
+
+    fn set_day_of_week(&mut self, day: i32) -> ParseResult<()> {
+        if !(1..=7).contains(&day) {
+            return fail(format!("Value {day} for day of week must be in the range [1, 7]"));
+        }
+        self.day_of_week = day;
+        self.week_date = true;
+        self.day_of_year_format = false;
+        self.default_year();
+        Ok(())
+    }
+
+    /// `half_day`: a 12-hour clock; `from_1`: hours counted from 1 (12 means 0).
+    fn set_hour(&mut self, hour: i32, half_day: bool, from_1: bool) -> ParseResult<()> {
+        let (min, max) = match (half_day, from_1) {
+            (false, false) => (0, 23),
+            (false, true) => (1, 24),
+            (true, false) => (0, 11),
+            (true, true) => (1, 12),
+        };
+        if hour < min || hour > max {
+            return fail(format!("Value {hour} for hour must be in the range [{min}, {max}]"));
+        }
+        self.hour = if from_1 { hour % (max) } else { hour };
+        self.half_day = half_day;
+        Ok(())
+    }
+
+    fn set_minute(&mut self, minute: i32) -> ParseResult<()> {
+        if !(0..=59).contains(&minute) {
+            return fail(format!("Value {minute} for minute must be in the range [0, 59]"));
+        }
+        self.minute = minute;
+        Ok(())
+    }
+
+    fn set_second(&mut self, second: i32) -> ParseResult<()> {
+        if !(0..=59).contains(&second) {
+            return fail(format!("Value {second} for second must be in the range [0, 59]"));
+        }
+        self.second = second;
+        Ok(())
+    }
+
+    fn date_days(&self) -> ParseResult<i64> {
+        let year = self.year;
+        if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
+            return fail(format!("Invalid date, out of range (year: {year} month: {} day_of_month: {})", self.month, self.day));
+        }
+        if self.week_date {
+            // ISO week date: the Monday of week 1 is the Monday on or before January 4.
+            let jan4 = days_from_civil(i64::from(year), 1, 4);
+            let iso_weekday = (jan4 + 3).rem_euclid(7) + 1;
+            return Ok(jan4 - (iso_weekday - 1) + 7 * i64::from(self.week - 1) + i64::from(self.day_of_week - 1));
+        }
+        if self.day_of_year_format {
+            if self.day_of_year > 365 + i32::from(is_leap(i64::from(year))) {
+                return fail(format!("Invalid day of year, out of range (year: {year} day of year: {})", self.day_of_year));
+            }
+            return Ok(days_from_civil(i64::from(year), 1, 1) + i64::from(self.day_of_year - 1));
+        }
+        let max_day = crate::tz::days_in_month(i64::from(year), self.month as u32) as i32;
+        if self.day > max_day {
+            return fail(format!("Invalid date, out of range (year: {year} month: {} day_of_month: {})", self.month, self.day));
+        }
+        Ok(days_from_civil(i64::from(year), self.month as u32, self.day as u32))
+    }
+
+    fn seconds(&mut self, zone: &SessionTz) -> ParseResult<i64> {
+        if self.half_day && !self.is_am {
+            self.hour += 12;
+        }
+        let local = self.date_days()? * 86_400 + i64::from(self.hour) * 3600 + i64::from(self.minute) * 60 + i64::from(self.second);
+        let offset = self.offset.unwrap_or_else(|| zone.offset_at_utc(local));
+        if local < offset {
+            return Err((ErrorCode::VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE, "Seconds since epoch is negative".to_string()));
+        }
+        // ClickHouse stores the count as UInt32.
+        Ok(i64::from((local - offset) as u32))
+    }
+}
+
+/// The input being parsed.
+struct Input<'a> {
+    s: &'a [u8],
+    pos: usize,
+    fragment: &'static str,
+}
+
+impl Input<'_> {
+    fn rest(&self) -> String {
+        String::from_utf8_lossy(&self.s[self.pos.min(self.s.len())..]).into_owned()
+    }
+
+    fn need(&self, n: usize, what: &str) -> ParseResult<()> {
+        if self.pos + n > self.s.len() {
+            return fail(format!("Unable to parse fragment {} from {} because {what}", self.fragment, self.rest()));
+        }
+        Ok(())
+    }
+
+    /// A byte's value as ClickHouse's fixed-width readers take it (no digit check).
+    fn digit(&mut self) -> i32 {
+        let v = i32::from(self.s[self.pos] as i8) - i32::from(b'0');
+        self.pos += 1;
+        v
+    }
+
+    fn fixed(&mut self, n: usize) -> ParseResult<i32> {
+        self.need(n, &format!("readNumber{n} requires size >= {n}"))?;
+        let mut v = 0;
+        for _ in 0..n {
+            v = v * 10 + self.digit();
+        }
+        Ok(v)
+    }
+
+    /// One or two digits (at least one).
+    fn variable(&mut self, max_digits: usize) -> ParseResult<i32> {
+        let start = self.pos;
+        let mut v = 0;
+        while self.pos < self.s.len() && self.pos < start + max_digits && self.s[self.pos].is_ascii_digit() {
+            v = v * 10 + i32::from(self.s[self.pos] - b'0');
+            self.pos += 1;
+        }
+        if self.pos == start {
+            return fail(format!("Unable to parse fragment {} from {} because read number failed", self.fragment, self.rest()));
+        }
+        Ok(v)
+    }
+
+    fn expect(&mut self, c: u8) -> ParseResult<()> {
+        self.need(1, "assertChar requires size >= 1")?;
+        if self.s[self.pos] != c {
+            return fail(format!(
+                "Unable to parse fragment {} from {} because char {} is expected but {} provided",
+                self.fragment,
+                self.rest(),
+                c as char,
+                self.s[self.pos] as char
+            ));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// A lowercase word of `n` bytes.
+    fn word(&mut self, n: usize, what: &str) -> ParseResult<String> {
+        self.need(n, &format!("{what} requires size >= {n}"))?;
+        let w = String::from_utf8_lossy(&self.s[self.pos..self.pos + n]).to_ascii_lowercase();
+        self.pos += n;
+        Ok(w)
+    }
+
+    /// A full month or weekday name: its first three letters pick it, the rest must follow.
+    fn long_name(&mut self, names: &[&str], what: &str) -> ParseResult<usize> {
+        let first = self.word(3, what)?;
+        let Some(index) = names.iter().position(|n| n[..3] == first) else {
+            return fail(format!("Unable to parse first part of fragment {} from {} because of unknown text: {first}", self.fragment, self.rest()));
+        };
+        let tail = &names[index][3..];
+        let second = self.word(tail.len(), what)?;
+        if second != tail {
+            return fail(format!("Unable to parse second part of fragment {} because of unknown text: {first}{second}", self.fragment));
+        }
+        Ok(index)
+    }
+}
+
+fn fragment_name(code: u8) -> &'static str {
+    const NAMES: &[(u8, &str)] = &[
+        (b'a', "%a"), (b'b', "%b"), (b'c', "%c"), (b'C', "%C"), (b'd', "%d"), (b'D', "%D"), (b'e', "%e"), (b'f', "%f"), (b'F', "%F"),
+        (b'g', "%g"), (b'G', "%G"), (b'j', "%j"), (b'm', "%m"), (b'u', "%u"), (b'V', "%V"), (b'w', "%w"), (b'W', "%W"), (b'y', "%y"),
+        (b'Y', "%Y"), (b'z', "%z"), (b'M', "%M"), (b'p', "%p"), (b'r', "%r"), (b'R', "%R"), (b's', "%s"), (b'S', "%S"), (b'T', "%T"),
+        (b'h', "%h"), (b'H', "%H"), (b'i', "%i"), (b'I', "%I"), (b'k', "%k"), (b'l', "%l"),
+    ];
+    NAMES.iter().find(|(c, _)| *c == code).map_or("%?", |(_, n)| n)
+}
+
+fn am_pm(input: &mut Input, f: &mut Fields) -> ParseResult<()> {
+    match input.word(2, "mysqlAMPM")?.as_str() {
+        "am" => f.is_am = true,
+        "pm" => f.is_am = false,
+        other => return fail(format!("Unknown half day of day: {other}")),
+    }
+    Ok(())
+}
+
+fn apply(code: u8, input: &mut Input, f: &mut Fields) -> ParseResult<()> {
+    input.fragment = fragment_name(code);
+    match code {
+        b'a' => {
+            let w = input.word(3, "mysqlDayOfWeekTextShort")?;
+            let Some(i) = WEEKDAYS.iter().position(|d| d[..3] == w) else {
+                return fail(format!("Unable to parse fragment %a because of unknown day of week short text {w}"));
+            };
+            f.set_day_of_week(i as i32 + 1)
+        }
+        b'W' => {
+            let i = input.long_name(&WEEKDAYS, "mysqlDayOfWeekTextLong")?;
+            f.set_day_of_week(i as i32 + 1)
+        }
+        b'b' => {
+            let w = input.word(3, "mysqlMonthOfYearTextShort")?;
+            let Some(i) = MONTHS.iter().position(|m| m[..3] == w) else {
+                return fail(format!("Unable to parse fragment %b because of unknown month of year short text {w}"));
+            };
+            f.set_month(i as i32 + 1)
+        }
+        b'M' => {
+            let i = input.long_name(&MONTHS, "mysqlMonthOfYearTextLong")?;
+            f.set_month(i as i32 + 1)
+        }
+        b'c' => {
+            let v = input.variable(2)?;
+            f.set_month(v)
+        }
+        b'm' => {
+            let v = input.fixed(2)?;
+            f.set_month(v)
+        }
+        b'C' => {
+            let v = input.fixed(2)?;
+            f.set_century(v)
+        }
+        b'd' => {
+            let v = input.fixed(2)?;
+            f.set_day_of_month(v)
+        }
+        b'e' => {
+            if input.pos < input.s.len() && input.s[input.pos] == b' ' {
+                input.pos += 1;
+            }
+            let v = input.variable(2)?;
+            f.set_day_of_month(v)
+        }
+        b'D' => {
+            input.need(8, "mysqlAmericanDate requires size >= 8")?;
+            let m = input.fixed(2)?;
+            input.expect(b'/')?;
+            f.set_month(m)?;
+            let d = input.fixed(2)?;
+            input.expect(b'/')?;
+            f.set_day_of_month(d)?;
+            let y = input.fixed(2)?;
+            f.set_year(y + 2000)
+        }
+        b'F' => {
+            input.need(10, "mysqlISO8601Date requires size >= 10")?;
+            let y = input.fixed(4)?;
+            input.expect(b'-')?;
+            let m = input.fixed(2)?;
+            input.expect(b'-')?;
+            let d = input.fixed(2)?;
+            f.set_year(y)?;
+            f.set_month(m)?;
+            f.set_day_of_month(d)
+        }
+        b'y' | b'g' => {
+            let v = input.fixed(2)?;
+            f.set_year2(v)
+        }
+        b'Y' | b'G' => {
+            let v = input.fixed(4)?;
+            f.set_year(v)
+        }
+        b'j' => {
+            let v = input.fixed(3)?;
+            f.set_day_of_year(v)
+        }
+        b'u' => {
+            input.need(1, "mysqlDayOfWeek requires size >= 1")?;
+            let v = input.digit();
+            f.set_day_of_week(v)
+        }
+        b'w' => {
+            input.need(1, "mysqlDayOfWeek0To6 requires size >= 1")?;
+            let v = input.digit();
+            f.set_day_of_week(if v == 0 { 7 } else { v })
+        }
+        b'V' => {
+            let v = input.fixed(2)?;
+            f.set_week(v)
+        }
+        b'z' => {
+            input.need(5, "mysqlTimezoneOffset requires size >= 5")?;
+            let sign = match input.s[input.pos] {
+                b'-' => -1,
+                b'+' => 1,
+                other => return fail(format!("Unable to parse fragment %z because of unknown sign time zone offset: {}", other as char)),
+            };
+            input.pos += 1;
+            let h = input.fixed(2)?;
+            let m = input.fixed(2)?;
+            f.offset = Some(i64::from(sign * (h * 3600 + m * 60)));
+            Ok(())
+        }
+        b'p' => am_pm(input, f),
+        b'r' => {
+            input.need(8, "mysqlHHMM12 requires size >= 8")?;
+            let h = input.fixed(2)?;
+            input.expect(b':')?;
+            f.set_hour(h, true, true)?;
+            let m = input.fixed(2)?;
+            input.expect(b' ')?;
+            f.set_minute(m)?;
+            am_pm(input, f)
+        }
+        b'R' => {
+            input.need(5, "mysqlHHMM24 requires size >= 5")?;
+            let h = input.fixed(2)?;
+            input.expect(b':')?;
+            f.set_hour(h, false, false)?;
+            let m = input.fixed(2)?;
+            f.set_minute(m)
+        }
+        b'T' => {
+            input.need(8, "mysqlISO8601Time requires size >= 8")?;
+            let h = input.fixed(2)?;
+            input.expect(b':')?;
+            let m = input.fixed(2)?;
+            input.expect(b':')?;
+            let s = input.fixed(2)?;
+            f.set_hour(h, false, false)?;
+            f.set_minute(m)?;
+            f.set_second(s)
+        }
+        b's' | b'S' => {
+            let v = input.fixed(2)?;
+            f.set_second(v)
+        }
+        b'i' => {
+            let v = input.fixed(2)?;
+            f.set_minute(v)
+        }
+        b'f' => {
+            input.need(6, "mysqlMicrosecond requires size >= 6")?;
+            for _ in 0..6 {
+                if !input.s[input.pos].is_ascii_digit() {
+                    return fail(format!("Unable to parse fragment %f from {} because {} is not a number", input.rest(), input.s[input.pos] as char));
+                }
+                input.pos += 1;
+            }
+            Ok(())
+        }
+        b'h' | b'I' => {
+            let v = input.fixed(2)?;
+            f.set_hour(v, true, true)
+        }
+        b'l' => {
+            let v = input.variable(2)?;
+            f.set_hour(v, true, true)
+        }
+        b'H' => {
+            let v = input.fixed(2)?;
+            f.set_hour(v, false, false)
+        }
+        b'k' => {
+            let v = input.variable(2)?;
+            f.set_hour(v, false, false)
+        }
+        _ => fail(format!("Unsupported format code %{}", code as char)),
+    }
+}
+
+/// Seconds since the epoch of `text`, or ClickHouse's error.
+fn parse(text: &[u8], steps: &[Step], zone: &SessionTz) -> ParseResult<i64> {
+    let mut input = Input { s: text, pos: 0, fragment: "LITERAL" };
+    let mut fields = Fields::new();
+    for step in steps {
+        match step {
+            Step::Literal(lit) => {
+                input.fragment = "LITERAL";
+                input.need(lit.len(), "insufficient space to parse literal")?;
+                if &text[input.pos..input.pos + lit.len()] != lit.as_slice() {
+                    return fail(format!(
+                        "Unable to parse fragment LITERAL from {} because literal {} is expected but {} provided",
+                        input.rest(),
+                        String::from_utf8_lossy(lit),
+                        String::from_utf8_lossy(&text[input.pos..input.pos + lit.len()])
+                    ));
+                }
+                input.pos += lit.len();
+            }
+            Step::Code(code) => apply(*code, &mut input, &mut fields)?,
+        }
+    }
+    if input.pos < text.len() {
+        return fail(format!("Invalid format input {} is malformed at {}", String::from_utf8_lossy(text), input.rest()));
+    }
+    fields.seconds(zone)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum OnError {
+    Throw,
+    Null,
+    Zero,
+}
+
+fn string_arg(ctx: &RetCtx, i: usize, what: &str, constant: bool) -> DfResult<()> {
+    let ordinal = ["1st", "2nd", "3rd"][i];
+    // parseDateTimeOrNull sees its arguments' own types (NULL is Nullable(Nothing)).
+    if !matches!(ctx.ch(i).strip_nullable(), ChType::String | ChType::Nothing) {
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!(
+                "A value of illegal type was provided as {ordinal} argument '{what}' to function '{}'. Expected: String, got: {}",
+                ctx.name,
+                ctx.ch(i)
+            ),
+        ));
+    }
+    if constant && ctx.scalar(i).is_none() {
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_COLUMN,
+            format!(
+                "A value of illegal type was provided as {ordinal} argument '{what}' to function '{}'. Expected: const String, got: String",
+                ctx.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
+    let def = ScalarDef::new(
+        name,
+        Arity::range(1, 3),
+        move |ctx| {
+            string_arg(ctx, 0, "time", false)?;
+            if ctx.arg_count() > 1 {
+                string_arg(ctx, 1, "format", true)?;
+                let format = ctx.scalar(1).and_then(scalar_str).unwrap_or(DEFAULT_FORMAT);
+                compile_format(format, ctx.name)?;
+            }
+            let zone = if ctx.arg_count() > 2 {
+                string_arg(ctx, 2, "timezone", true)?;
+                let tz = ctx.scalar(2).and_then(scalar_str).unwrap_or_default();
+                parse_tz(tz)?;
+                Some(tz.to_string())
+            } else {
+                None
+            };
+            let t = ChType::DateTime(zone);
+            Ok(if on_error == OnError::Null { ChType::Nullable(Box::new(t)) } else { t })
+        },
+        move |ctx| {
+            let format = if ctx.args.len() > 1 { ctx.const_str(1, "format")? } else { DEFAULT_FORMAT };
+            let steps = compile_format(format, ctx.name)?;
+            let zone = if ctx.args.len() > 2 { parse_tz(ctx.const_str(2, "time zone")?)? } else { ctx.session_tz()? };
+            let input = cast(&ctx.array(0)?, &DataType::Utf8)?;
+            let input = input.as_string::<i32>();
+            let mut values: Vec<Option<i64>> = Vec::with_capacity(input.len());
+            for row in 0..input.len() {
+                if input.is_null(row) {
+                    values.push(None);
+                    continue;
+                }
+                match parse(input.value(row).as_bytes(), &steps, &zone) {
+                    Ok(seconds) => values.push(Some(seconds)),
+                    Err((code, message)) => match on_error {
+                        OnError::Null => values.push(None),
+                        OnError::Zero => values.push(Some(0)),
+                        OnError::Throw => return Err(ch_error(code, message)),
+                    },
+                }
+            }
+            let raw = PrimitiveArray::<Int64Type>::from(values);
+            let data = raw.into_data().into_builder().data_type(ctx.ret_type().clone()).build()?;
+            Ok(datafusion::arrow::array::make_array(data) as ArrayRef)
+        },
+    );
+    if on_error == OnError::Null {
+        def.custom_nulls().build()
+    } else {
+        def.build()
+    }
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        parse_date_time_fn("parseDateTime", OnError::Throw),
+        parse_date_time_fn("parseDateTimeOrNull", OnError::Null),
+        parse_date_time_fn("parseDateTimeOrZero", OnError::Zero),
+    ]
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn utc(text: &str, format: &str) -> Result<i64, String> {
+        let steps = compile_format(format, "parseDateTime").unwrap();
+        parse(text.as_bytes(), &steps, &parse_tz("UTC").unwrap()).map_err(|(_, m)| m)
+    }
+
+    #[test]
+    fn parses_like_clickhouse() {
+        assert_eq!(utc("2021-01-04 23:00:00", DEFAULT_FORMAT), Ok(1609801200));
+        assert_eq!(utc("Jan 4 2021 11:05 PM", "%b %e %Y %h:%i %p"), Ok(1609801500));
+        assert_eq!(utc("2021-01-04T23:00:00+0300", "%Y-%m-%dT%H:%i:%s%z"), Ok(1609790400));
+        assert!(utc("20a1-01-04", "%Y-%m-%d").unwrap_err().contains("2491"));
+        assert!(utc("2021-02-30", "%Y-%m-%d").is_err());
+        assert!(utc("2021-01-04 x", "%Y-%m-%d").is_err());
+        assert_eq!(utc("2106-02-07 06:28:16", DEFAULT_FORMAT), Ok(0));
+        assert!(compile_format("%Y%", "parseDateTime").is_err());
+    }
+}
