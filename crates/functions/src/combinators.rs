@@ -19,11 +19,11 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, BooleanArray};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Schema};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, ScalarUDF, Signature, Volatility};
+use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, ScalarUDF, Signature, Volatility};
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::sql::sqlparser::ast::{
@@ -221,8 +221,8 @@ impl BaseCall {
         })
     }
 
-    pub(crate) fn accumulator(&self, base: &AggregateUDF, is_distinct: bool) -> DfResult<Box<dyn Accumulator>> {
-        base.accumulator(AccumulatorArgs {
+    fn args<'a>(&'a self, base: &'a AggregateUDF, is_distinct: bool) -> AccumulatorArgs<'a> {
+        AccumulatorArgs {
             return_field: Arc::clone(&self.return_field),
             schema: &self.schema,
             ignore_nulls: false,
@@ -232,7 +232,19 @@ impl BaseCall {
             is_distinct,
             exprs: &self.exprs,
             expr_fields: &self.inputs,
-        })
+        }
+    }
+
+    pub(crate) fn accumulator(&self, base: &AggregateUDF, is_distinct: bool) -> DfResult<Box<dyn Accumulator>> {
+        base.accumulator(self.args(base, is_distinct))
+    }
+
+    fn groups_accumulator_supported(&self, base: &AggregateUDF) -> bool {
+        base.groups_accumulator_supported(self.args(base, false))
+    }
+
+    fn groups_accumulator(&self, base: &AggregateUDF) -> DfResult<Box<dyn GroupsAccumulator>> {
+        base.create_groups_accumulator(self.args(base, false))
     }
 }
 
@@ -563,6 +575,19 @@ impl AggregateUDFImpl for Combined {
         }
         Ok(fields)
     }
+    fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
+        self.comb == Comb::Merge && !args.is_distinct && self.setup_for(args.expr_fields).is_ok_and(|setup| setup.base.groups_accumulator_supported(&self.base))
+    }
+    fn create_groups_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn GroupsAccumulator>> {
+        let setup = self.setup_for(args.expr_fields)?;
+        Ok(Box::new(MergeGroupsAccumulator {
+            function: self.base.name().to_string(),
+            args: setup.arg_types.clone(),
+            state_types: setup.state_types.clone(),
+            inner: setup.base.groups_accumulator(&self.base)?,
+            ret: Arc::clone(&args.return_field),
+        }))
+    }
     fn accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
         let setup = self.setup_for(args.expr_fields)?;
         let inputs = &setup.base.inputs;
@@ -630,31 +655,10 @@ impl Accumulator for CombinedAccumulator {
                 }
                 self.inner.update_batch(&cast_all(&elements, self.cast_to.as_deref().unwrap_or_default())?)
             }
-            Comb::Merge | Comb::MergeState => {
-                let binary = values[0].as_binary_opt::<i32>().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "AggregateFunction column must be Binary"))?;
-                // Decode every state of the batch into columns and merge them at once.
-                let mut columns: Vec<Vec<ScalarValue>> = vec![Vec::with_capacity(binary.len()); self.state_types.len()];
-                for row in 0..binary.len() {
-                    if binary.is_null(row) {
-                        continue;
-                    }
-                    for (column, v) in columns.iter_mut().zip(decode_state(&self.function, &self.args, binary.value(row), &self.state_types)?) {
-                        column.push(v);
-                    }
-                }
-                if columns.first().is_some_and(|c| c.is_empty()) {
-                    return Ok(());
-                }
-                let arrays: Vec<ArrayRef> = columns
-                    .into_iter()
-                    .zip(&self.state_types)
-                    .map(|(c, t)| {
-                        let a = ScalarValue::iter_to_array(c)?;
-                        Ok(if a.data_type() != t { datafusion::arrow::compute::cast(&a, t)? } else { a })
-                    })
-                    .collect::<DfResult<_>>()?;
-                self.inner.merge_batch(&arrays)
-            }
+            Comb::Merge | Comb::MergeState => match decode_states(&self.function, &self.args, &values[0], &self.state_types, |_| true)? {
+                Some((arrays, _)) => self.inner.merge_batch(&arrays),
+                None => Ok(()),
+            },
             _ => {
                 if values.first().is_none_or(|v| !v.is_empty()) {
                     self.seen = true;
@@ -702,6 +706,84 @@ impl Accumulator for CombinedAccumulator {
                 }
             }
         }
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.inner.size()
+    }
+}
+
+/// The non-NULL serialized states of `states` (of the rows `keep` accepts) decoded into
+/// the base aggregate's state columns, with the rows they came from when rows were left
+/// out (None: no state at all).
+fn decode_states(
+    function: &str,
+    args: &[ChType],
+    states: &ArrayRef,
+    state_types: &[DataType],
+    keep: impl Fn(usize) -> bool,
+) -> DfResult<Option<(Vec<ArrayRef>, Option<Vec<usize>>)>> {
+    let binary = states.as_binary_opt::<i32>().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "AggregateFunction column must be Binary"))?;
+    let rows: Vec<usize> = (0..binary.len()).filter(|&row| binary.is_valid(row) && keep(row)).collect();
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let mut columns: Vec<Vec<ScalarValue>> = vec![Vec::with_capacity(rows.len()); state_types.len()];
+    for &row in &rows {
+        for (column, v) in columns.iter_mut().zip(decode_state(function, args, binary.value(row), state_types)?) {
+            column.push(v);
+        }
+    }
+    let arrays = columns
+        .into_iter()
+        .zip(state_types)
+        .map(|(c, t)| {
+            let a = ScalarValue::iter_to_array(c)?;
+            Ok(if a.data_type() != t { datafusion::arrow::compute::cast(&a, t)? } else { a })
+        })
+        .collect::<DfResult<_>>()?;
+    Ok(Some((arrays, (rows.len() < binary.len()).then_some(rows))))
+}
+
+/// `-Merge` over a base aggregate with a groups accumulator: the states of a batch are
+/// decoded into the base's state columns and merged into every group at once. DataFusion
+/// otherwise keeps one row-at-a-time accumulator per group, and creating and sizing those
+/// was most of a `GROUP BY` with `sumMerge` over tens of thousands of groups.
+struct MergeGroupsAccumulator {
+    function: String,
+    args: Vec<ChType>,
+    state_types: Vec<DataType>,
+    inner: Box<dyn GroupsAccumulator>,
+    ret: FieldRef,
+}
+
+impl GroupsAccumulator for MergeGroupsAccumulator {
+    fn update_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], opt_filter: Option<&BooleanArray>, total_num_groups: usize) -> DfResult<()> {
+        let passes = |row: usize| opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row));
+        let Some((arrays, rows)) = decode_states(&self.function, &self.args, &values[0], &self.state_types, passes)? else {
+            return Ok(());
+        };
+        match rows {
+            None => self.inner.merge_batch(&arrays, group_indices, total_num_groups),
+            Some(rows) => {
+                let groups: Vec<usize> = rows.iter().map(|&r| group_indices[r]).collect();
+                self.inner.merge_batch(&arrays, &groups, total_num_groups)
+            }
+        }
+    }
+    fn merge_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> DfResult<()> {
+        self.inner.merge_batch(values, group_indices, total_num_groups)
+    }
+    fn evaluate(&mut self, emit_to: EmitTo) -> DfResult<ArrayRef> {
+        let values = self.inner.evaluate(emit_to)?;
+        let target = self.ret.data_type();
+        Ok(if values.data_type() != target { datafusion::arrow::compute::cast(&values, target)? } else { values })
+    }
+    fn state(&mut self, emit_to: EmitTo) -> DfResult<Vec<ArrayRef>> {
+        self.inner.state(emit_to)
+    }
+    fn convert_to_state(&self, _values: &[ArrayRef], _opt_filter: Option<&BooleanArray>) -> DfResult<Vec<ArrayRef>> {
+        // `supports_convert_to_state` is false: DataFusion never skips partial aggregation here.
+        Err(ch_error(ErrorCode::LOGICAL_ERROR, "-Merge cannot convert rows to states"))
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.inner.size()
