@@ -165,6 +165,9 @@ SETTING_CASES = [
     ("JSONColumns", {"output_format_json_quote_64bit_integers": "1", "output_format_json_quote_denormals": "1"}),
     ("PrettyJSONEachRow", {"output_format_json_named_tuples_as_objects": "0"}),
     ("XML", {"output_format_decimal_trailing_zeros": "1"}),
+    ("JSONEachRow", {"output_format_json_array_of_rows": "1", "output_format_json_quote_decimals": "1"}),
+    ("PrettyJSONEachRow", {"output_format_json_array_of_rows": "1"}),
+    ("JSONObjectEachRow", {"format_json_object_each_row_column_for_object_name": "s"}),
 ]
 
 
@@ -247,6 +250,13 @@ def test_custom_separated_input_settings(server, target, settings):
     for fmt in ["CustomSeparated", "CustomSeparatedWithNamesAndTypes"]:
         body = chdb_bytes(f"SELECT {cols} FROM {SOURCE} ORDER BY i", fmt, settings)
         assert insert_and_select(server, "fmt_more_custom", fmt, body, settings) == chdb_reading(fmt, structure, body, settings), fmt
+
+
+def test_json_object_each_row_name_column(server, target):
+    # ClickHouse writes the names without escapes: names that need none.
+    settings = {"format_json_object_each_row_column_for_object_name": "s"}
+    body = chdb_bytes(f"SELECT * REPLACE (concat('row ', toString(i)) AS s) FROM {SOURCE} ORDER BY i", "JSONObjectEachRow", settings)
+    assert insert_and_select(server, target, "JSONObjectEachRow", body, settings) == chdb_reading("JSONObjectEachRow", STRUCTURE, body, settings)
 
 
 def test_one_string_column_inputs(server):
