@@ -342,3 +342,15 @@ def test_file_with_structure(server, files):
         ours = server.query(sql.replace("{f}", "fmt_more/") + " FORMAT TSV")
         theirs = chdb.query(sql.replace("{f}", files + "/"), "TSV").bytes().decode()
         assert ours == theirs, fmt
+
+
+def test_client_backslash_g_is_vertical(server):
+    # clickhouse-client's `\G` ends a statement and shows its result in Vertical.
+    import subprocess
+    from conftest import BINARY
+    query = "SELECT number, toString(number) AS s FROM numbers(2)\\G SELECT 1 AS x; SELECT 12345678 AS big\\G"
+    r = subprocess.run([BINARY, "client", "--host", "127.0.0.1", "--port", str(server.port), "--query", query], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    expected = (chdb.query("SELECT number, toString(number) AS s FROM numbers(2)", "Vertical").bytes() + b"1\n"
+                + chdb.query("SELECT 12345678 AS big", "Vertical").bytes())
+    assert r.stdout == expected
