@@ -143,8 +143,10 @@ def test_output_with_progress(server, table, fmt):
     strip = lambda lines: [l for l in lines if not l.startswith('{"progress":')]
     assert strip(ours) == strip(theirs)
     assert ours[-1].startswith('{"progress":{"read_rows":"') and theirs[-1].startswith('{"progress":{"read_rows":"')
-    totals = "SELECT number % 2 AS k, count() AS c FROM numbers(4) GROUP BY k WITH TOTALS ORDER BY k"
-    assert strip(granary_bytes(server, totals, fmt).decode().splitlines()) == strip(chdb_bytes(totals, fmt).decode().splitlines())
+    for sql in ["SELECT number % 2 AS k, count() AS c FROM numbers(4) GROUP BY k WITH TOTALS ORDER BY k",
+                "SELECT number FROM numbers(10) ORDER BY number LIMIT 2",
+                "SELECT number FROM numbers(10) WHERE number > 100"]:
+        assert strip(granary_bytes(server, sql, fmt).decode().splitlines()) == strip(chdb_bytes(sql, fmt).decode().splitlines()), sql
 
 
 SETTING_CASES = [
