@@ -262,6 +262,32 @@ fn nested() -> ScalarUDF {
     .build()
 }
 
+/// `__named_tuple('a', x, 'b', y, ...)`: `Tuple(a X, b Y)`, the value of a scalar
+/// subquery of several columns, whose elements are named after the columns. Written by
+/// the SQL front end, never by users.
+fn named_tuple() -> ScalarUDF {
+    ScalarDef::new(
+        "__named_tuple",
+        Arity::at_least(2),
+        |ctx| {
+            if ctx.arg_count() % 2 != 0 {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__named_tuple takes pairs of a name and a value"));
+            }
+            let items = (0..ctx.arg_count() / 2).map(|p| Ok((ctx.const_str(2 * p, "an element name")?.to_string(), ctx.ch(2 * p + 1)))).collect::<datafusion::error::Result<Vec<_>>>()?;
+            Ok(ChType::Tuple(items))
+        },
+        |ctx| {
+            let DataType::Struct(fields) = ctx.ret_type() else {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__named_tuple must return a Struct"));
+            };
+            let columns = (0..ctx.args.len() / 2).map(|p| ctx.array(2 * p + 1)).collect::<Result<Vec<ArrayRef>, _>>()?;
+            Ok(Arc::new(StructArray::try_new(fields.clone(), columns, None)?))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![tuple(), map(), tuple_element(), nested()]
+    vec![tuple(), map(), tuple_element(), nested(), named_tuple()]
 }
