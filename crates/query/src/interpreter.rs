@@ -585,6 +585,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let totals = match totals {
         Some(crate::totals::TotalsSource::Outer) => Some(crate::totals::plan_totals(&plan)?),
         Some(crate::totals::TotalsSource::Derived(alias)) => crate::totals::plan_totals_through(&plan, &alias)?,
+        Some(crate::totals::TotalsSource::UnionBranch(position, source)) => crate::totals::plan_union_totals(&plan, position, &source)?,
         None => None,
     };
     Ok((plan, totals))
