@@ -2,6 +2,9 @@
 CREATE TABLE t (id UInt32, n Nested(a UInt32, b String)) ENGINE = MergeTree ORDER BY id;
 INSERT INTO t VALUES (1, [1, 2], ['x', 'y']), (2, [3], ['z']), (3, [], []);
 DESCRIBE TABLE t;
+SHOW CREATE TABLE t;
+CREATE TABLE s (x UInt8) ENGINE = ReplacingMergeTree ORDER BY x SETTINGS min_bytes_for_wide_part = 0;
+SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 's';
 SELECT n FROM t ORDER BY id FORMAT TSVWithNamesAndTypes;
 SELECT t.n FROM t ORDER BY id;
 SELECT id, length(n) FROM t ORDER BY id;
