@@ -32,3 +32,9 @@ SELECT g FROM flat FORMAT TSVWithNamesAndTypes;
 SELECT id, g.k, g.v, g.s FROM flat ARRAY JOIN g;
 SELECT id, e.k, e.v FROM flat ARRAY JOIN g AS e;
 SHOW CREATE TABLE flat;
+-- `*` does not show ARRAY JOIN aliases.
+SELECT * FROM t ARRAY JOIN n AS m ORDER BY id, m.a FORMAT TSVWithNames;
+SELECT *, m.b FROM t ARRAY JOIN n AS m ORDER BY id, m.a FORMAT TSVWithNames;
+SELECT * FROM (SELECT 1 AS id, [1, 2] AS arr) ARRAY JOIN arr AS x FORMAT TSVWithNames;
+SELECT *, x FROM (SELECT 1 AS id, [1, 2] AS arr) ARRAY JOIN arr AS x, arr AS y ORDER BY x FORMAT TSVWithNames;
+SELECT * EXCEPT (id) FROM (SELECT 1 AS id, [1, 2] AS arr) ARRAY JOIN arr AS x FORMAT TSVWithNames;

@@ -298,10 +298,35 @@ async fn read_group(state: &SessionState, statement: &mut DFStatement, group: &G
     let joined = array_joined_elements(state, statement, group).await;
     let DFStatement::Statement(inner) = statement else { return false };
     let mut changed = false;
+    let mut renamed = Vec::new();
     let _ = inner.visit(&mut QueryRewriter(|query: &mut Query| {
-        each_select(&mut query.body, &mut |select| changed |= array_joined_group(select, &joined));
+        each_select(&mut query.body, &mut |select| changed |= array_joined_group(select, &joined, &mut renamed));
         ControlFlow::<()>::Continue(())
     }));
+    // `SELECT * EXCEPT (m)` (the front end hides ARRAY JOIN aliases from `*`): `m` is
+    // now `m.a`, `m.b`, ...
+    if !renamed.is_empty() {
+        let _ = inner.visit(&mut QueryRewriter(|query: &mut Query| {
+            each_select(&mut query.body, &mut |select| {
+                for item in &mut select.projection {
+                    let SelectItem::Wildcard(options) = item else { continue };
+                    let Some(except) = &mut options.opt_except else { continue };
+                    let mut names: Vec<Ident> = Vec::new();
+                    for ident in std::iter::once(&except.first_element).chain(&except.additional_elements) {
+                        match renamed.iter().find(|(alias, _)| *alias == ident.value) {
+                            Some((_, columns)) => names.extend(columns.iter().map(|c| Ident::with_quote('`', c))),
+                            None => names.push(ident.clone()),
+                        }
+                    }
+                    if let Some((first, rest)) = names.split_first() {
+                        except.first_element = first.clone();
+                        except.additional_elements = rest.to_vec();
+                    }
+                }
+            });
+            ControlFlow::<()>::Continue(())
+        }));
+    }
     let read = group.read();
     let _ = inner.visit(&mut ExprRewriter(|e: &mut Expr| {
         if group.is_written(e) {
@@ -370,7 +395,7 @@ fn each_select(set: &mut SetExpr, f: &mut impl FnMut(&mut Select)) {
 /// In one SELECT list: `* REPLACE (unnest(n) AS n)` becomes `* REPLACE (unnest(n.a) AS
 /// n.a, ...)`, `unnest(n) AS m` becomes `unnest(n.a) AS m.a, ...`, and a bare `n` gets
 /// its name as an alias before it is replaced by `__nested(...)`.
-fn array_joined_group(select: &mut Select, group: &Group) -> bool {
+fn array_joined_group(select: &mut Select, group: &Group, renamed: &mut Vec<(String, Vec<String>)>) -> bool {
     let mut changed = false;
     let mut projection = Vec::with_capacity(select.projection.len());
     for item in std::mem::take(&mut select.projection) {
@@ -403,6 +428,7 @@ fn array_joined_group(select: &mut Select, group: &Group) -> bool {
                         for (expr, e) in unnests.into_iter().zip(&group.elements) {
                             projection.push(SelectItem::ExprWithAlias { expr, alias: Ident::with_quote('`', format!("{}.{e}", alias.value)) });
                         }
+                        renamed.push((alias.value.clone(), group.elements.iter().map(|e| format!("{}.{e}", alias.value)).collect::<Vec<_>>()));
                     }
                     None => projection.push(SelectItem::ExprWithAlias { expr, alias }),
                 }
