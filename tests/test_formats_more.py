@@ -143,8 +143,10 @@ def test_output_with_progress(server, table, fmt):
     strip = lambda lines: [l for l in lines if not l.startswith('{"progress":')]
     assert strip(ours) == strip(theirs)
     assert ours[-1].startswith('{"progress":{"read_rows":"') and theirs[-1].startswith('{"progress":{"read_rows":"')
-    totals = "SELECT number % 2 AS k, count() AS c FROM numbers(4) GROUP BY k WITH TOTALS ORDER BY k"
-    assert strip(granary_bytes(server, totals, fmt).decode().splitlines()) == strip(chdb_bytes(totals, fmt).decode().splitlines())
+    for sql in ["SELECT number % 2 AS k, count() AS c FROM numbers(4) GROUP BY k WITH TOTALS ORDER BY k",
+                "SELECT number FROM numbers(10) ORDER BY number LIMIT 2",
+                "SELECT number FROM numbers(10) WHERE number > 100"]:
+        assert strip(granary_bytes(server, sql, fmt).decode().splitlines()) == strip(chdb_bytes(sql, fmt).decode().splitlines()), sql
 
 
 SETTING_CASES = [
@@ -165,6 +167,9 @@ SETTING_CASES = [
     ("JSONColumns", {"output_format_json_quote_64bit_integers": "1", "output_format_json_quote_denormals": "1"}),
     ("PrettyJSONEachRow", {"output_format_json_named_tuples_as_objects": "0"}),
     ("XML", {"output_format_decimal_trailing_zeros": "1"}),
+    ("JSONEachRow", {"output_format_json_array_of_rows": "1", "output_format_json_quote_decimals": "1"}),
+    ("PrettyJSONEachRow", {"output_format_json_array_of_rows": "1"}),
+    ("JSONObjectEachRow", {"format_json_object_each_row_column_for_object_name": "s"}),
 ]
 
 
@@ -247,6 +252,13 @@ def test_custom_separated_input_settings(server, target, settings):
     for fmt in ["CustomSeparated", "CustomSeparatedWithNamesAndTypes"]:
         body = chdb_bytes(f"SELECT {cols} FROM {SOURCE} ORDER BY i", fmt, settings)
         assert insert_and_select(server, "fmt_more_custom", fmt, body, settings) == chdb_reading(fmt, structure, body, settings), fmt
+
+
+def test_json_object_each_row_name_column(server, target):
+    # ClickHouse writes the names without escapes: names that need none.
+    settings = {"format_json_object_each_row_column_for_object_name": "s"}
+    body = chdb_bytes(f"SELECT * REPLACE (concat('row ', toString(i)) AS s) FROM {SOURCE} ORDER BY i", "JSONObjectEachRow", settings)
+    assert insert_and_select(server, target, "JSONObjectEachRow", body, settings) == chdb_reading("JSONObjectEachRow", STRUCTURE, body, settings)
 
 
 def test_one_string_column_inputs(server):
@@ -332,3 +344,15 @@ def test_file_with_structure(server, files):
         ours = server.query(sql.replace("{f}", "fmt_more/") + " FORMAT TSV")
         theirs = chdb.query(sql.replace("{f}", files + "/"), "TSV").bytes().decode()
         assert ours == theirs, fmt
+
+
+def test_client_backslash_g_is_vertical(server):
+    # clickhouse-client's `\G` ends a statement and shows its result in Vertical.
+    import subprocess
+    from conftest import BINARY
+    query = "SELECT number, toString(number) AS s FROM numbers(2)\\G SELECT 1 AS x; SELECT 12345678 AS big\\G"
+    r = subprocess.run([BINARY, "client", "--host", "127.0.0.1", "--port", str(server.port), "--query", query], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    expected = (chdb.query("SELECT number, toString(number) AS s FROM numbers(2)", "Vertical").bytes() + b"1\n"
+                + chdb.query("SELECT 12345678 AS big", "Vertical").bytes())
+    assert r.stdout == expected

@@ -123,6 +123,7 @@ registry! {
     "format_custom_row_after_delimiter": String = "\n", "CustomSeparated formats: the text after each row.";
     "format_custom_row_before_delimiter": String = "", "CustomSeparated formats: the text before each row.";
     "format_custom_row_between_delimiter": String = "", "CustomSeparated formats: the text between rows.";
+    "format_json_object_each_row_column_for_object_name": String = "", "JSONObjectEachRow: the String column whose values are the names of the row objects.";
     "group_by_use_nulls": Bool = "0", "ROLLUP, CUBE and GROUPING SETS: NULL (not the type's default) in the keys a row does not group by.";
     "http_connection_timeout": UInt64 = "1", "url(): connection timeout in seconds.";
     "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";
@@ -180,9 +181,11 @@ registry! {
     "output_format_compression_level": UInt64 = "3", "Compression level of files written by INSERT INTO FUNCTION (gzip, zstd).";
     "output_format_csv_crlf_end_of_line": Bool = "0", "CSV output lines end with CR LF instead of LF.";
     "output_format_decimal_trailing_zeros": Bool = "0", "Print trailing zeros of Decimal values.";
+    "output_format_json_array_of_rows": Bool = "0", "JSONEachRow output: all rows in one JSON array.";
     "output_format_json_escape_forward_slashes": Bool = "1", "Escape / as \\/ in JSON output.";
     "output_format_json_named_tuples_as_objects": Bool = "1", "Print named tuples as JSON objects.";
     "output_format_json_quote_64bit_integers": Bool = "0", "Print 64-bit integers in quotes in JSON formats.";
+    "output_format_json_quote_decimals": Bool = "0", "Print decimals in quotes in JSON formats.";
     "output_format_json_quote_denormals": Bool = "0", "Print nan and inf as strings in JSON formats.";
     "output_format_markdown_escape_special_characters": Bool = "0", "Markdown output: escape ASCII punctuation in String values with a backslash.";
     "output_format_pretty_display_footer_column_names": Bool = "1", "Pretty formats: repeat column names below long results.";

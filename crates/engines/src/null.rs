@@ -20,6 +20,13 @@ pub struct NullEngine {
     schema: SchemaRef,
 }
 
+impl NullEngine {
+    /// A Null table of these columns (the `null()` table function's INSERT target).
+    pub fn new(schema: SchemaRef) -> NullEngine {
+        NullEngine { schema }
+    }
+}
+
 #[async_trait]
 impl TableEngine for NullEngine {
     fn engine_name(&self) -> &str {

@@ -139,6 +139,10 @@ pub struct FormatSettings {
     pub pretty_name_min_chars_to_cut: u64,
     /// `output_format_markdown_escape_special_characters`.
     pub markdown_escape_special_characters: bool,
+    /// `output_format_json_array_of_rows`: JSONEachRow as one array.
+    pub json_array_of_rows: bool,
+    /// `format_json_object_each_row_column_for_object_name` (empty: none).
+    pub json_object_name_column: String,
     /// `output_format_sql_insert_*`.
     pub sql_insert: SqlInsertSettings,
     /// `format_custom_*`: the `CustomSeparated` formats.
@@ -194,6 +198,7 @@ impl FormatSettings {
                 json_quote_denormals: flag(settings, "output_format_json_quote_denormals", false),
                 json_escape_forward_slashes: flag(settings, "output_format_json_escape_forward_slashes", true),
                 json_named_tuples_as_objects: flag(settings, "output_format_json_named_tuples_as_objects", true),
+                json_quote_decimals: flag(settings, "output_format_json_quote_decimals", false),
                 decimal_trailing_zeros: flag(settings, "output_format_decimal_trailing_zeros", false),
                 csv_delimiter: delimiter,
                 date_time_input_format: DateTimeInputFormat::from_setting(settings.get_str("date_time_input_format")),
@@ -226,6 +231,8 @@ impl FormatSettings {
             pretty_name_cut_to: number(settings, "output_format_pretty_max_column_name_width_cut_to", 24),
             pretty_name_min_chars_to_cut: number(settings, "output_format_pretty_max_column_name_width_min_chars_to_cut", 4),
             markdown_escape_special_characters: flag(settings, "output_format_markdown_escape_special_characters", false),
+            json_array_of_rows: flag(settings, "output_format_json_array_of_rows", false),
+            json_object_name_column: settings.get_str("format_json_object_each_row_column_for_object_name").to_string(),
             sql_insert: SqlInsertSettings {
                 table_name: settings.get("output_format_sql_insert_table_name").unwrap_or("table").to_string(),
                 include_column_names: flag(settings, "output_format_sql_insert_include_column_names", true),
@@ -469,7 +476,7 @@ pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSett
         "JSONCompactStringsEachRowWithNamesAndTypes" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_header(true)),
         "JSONCompactEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Compact, false, settings).with_progress()),
         "JSONCompactStringsEachRowWithProgress" => Box::new(JsonEachRow::new(schema, EachRow::Compact, true, settings).with_progress()),
-        "JSONObjectEachRow" => Box::new(JsonEachRow::new(schema, EachRow::ObjectOfRows, false, settings)),
+        "JSONObjectEachRow" => Box::new(JsonEachRow::object_of_rows(schema, settings)?),
         "JSON" => Box::new(JsonDocument::new(schema, DocumentData::Objects, false, settings)),
         "JSONCompact" => Box::new(JsonDocument::new(schema, DocumentData::Arrays, false, settings)),
         "JSONStrings" => Box::new(JsonDocument::new(schema, DocumentData::Objects, true, settings)),

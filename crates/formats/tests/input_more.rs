@@ -261,3 +261,41 @@ fn raw_with_names() {
     assert_eq!(parse_every_split("RawWithNamesAndTypes", &s, "a\tb\nUInt8\tString\n1\tx\\ty\n"), "1\tx\\\\ty\n");
     assert_eq!(parse_every_split("Raw", &s, "1\tx\\ty\n"), "1\tx\\\\ty\n");
 }
+
+#[test]
+fn parallel_parsing_matches_sequential() {
+    // Many rows of the mixed columns in each format that parses chunks on several threads.
+    let rows: String = (0..400).map(|i| ROWS.replace("(1, ", &format!("({}, ", i * 2 + 1)).replace("(2, ", &format!("({}, ", i * 2 + 2))).collect::<Vec<_>>().join(",");
+    let base = settings();
+    let batches = parse_with("Values", &mixed(), &[rows.as_bytes()], &base).unwrap();
+    let expected = as_tsv(&mixed(), &batches);
+    for format in ["JSONStringsEachRow", "JSONCompactEachRowWithNames", "JSONCompactStringsEachRow", "TSKV", "CustomSeparatedWithNames"] {
+        let data = write(format, &mixed(), &batches, &base);
+        let pieces: Vec<&[u8]> = data.chunks(777).collect();
+        for (threads, chunk) in [(2, 4096), (4, 10_000)] {
+            let mut parallel = settings();
+            parallel.parsing_threads = threads;
+            parallel.min_chunk_bytes_for_parallel_parsing = chunk;
+            let whole = parse_with(format, &mixed(), &[&data], &parallel).unwrap();
+            assert_eq!(as_tsv(&mixed(), &whole), expected, "{format} whole, {threads} threads");
+            let pushed = parse_with(format, &mixed(), &pieces, &parallel).unwrap();
+            assert_eq!(as_tsv(&mixed(), &pushed), expected, "{format} in pieces, {threads} threads");
+        }
+    }
+    let lines: String = (0..5000).map(|i| format!("line {i}\twith a tab\n")).collect();
+    let s = schema(&[("s", "String")]);
+    let mut parallel = settings();
+    parallel.parsing_threads = 3;
+    parallel.min_chunk_bytes_for_parallel_parsing = 2048;
+    let sequential = as_tsv(&s, &parse_with("LineAsString", &s, &[lines.as_bytes()], &settings()).unwrap());
+    assert_eq!(as_tsv(&s, &parse_with("LineAsString", &s, &[lines.as_bytes()], &parallel).unwrap()), sequential);
+}
+
+#[test]
+fn json_object_each_row_name_column() {
+    let s = schema(&[("a", "UInt8"), ("k", "String")]);
+    let named = settings_with(&[("format_json_object_each_row_column_for_object_name", "k")]);
+    assert_eq!(parse_every_split_with("JSONObjectEachRow", &s, b"{\"x\": {\"a\": 1}, \"y\\\"z\": {\"a\": 2}}", &named), "1\tx\n2\ty\"z\n");
+    let missing = settings_with(&[("format_json_object_each_row_column_for_object_name", "zz")]);
+    assert_eq!(parse_with("JSONObjectEachRow", &s, &[b""], &missing).err().unwrap().code(), ErrorCode::BAD_ARGUMENTS);
+}

@@ -92,6 +92,13 @@ fn array_element(name: &'static str, or_null: bool) -> ScalarUDF {
                     *inner
                 }
                 ChType::Map(key, value) => {
+                    // `map()` has no key to compare with (only a NULL key passes, as NULL).
+                    if *key == ChType::Nothing && ctx.ch(1) != ChType::Nothing {
+                        return Err(ch_error(
+                            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                            format!("Illegal types of arguments: {}, {} for function {}", ctx.ch(0), ctx.ch(1), ctx.name),
+                        ));
+                    }
                     crate::arithmetic::comparison_type(&key, &ctx.ch(1), &key.to_arrow(), ctx.dt(1))?;
                     *value
                 }

@@ -86,6 +86,7 @@ mod array_set;
 mod array_sort;
 pub mod calendar;
 pub mod conditional;
+mod low_cardinality_result;
 pub mod conversion;
 pub mod datetime;
 pub mod datetime_text;
@@ -167,6 +168,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(tuple::functions());
     out.extend(map_functions::functions());
     out.extend(conditional::functions());
+    out.extend(low_cardinality_result::functions());
     out.extend(arithmetic::functions());
     out.extend(bits::functions());
     out.extend(rounding::functions());

@@ -172,7 +172,7 @@ pub(crate) fn low_cardinality_if_all(ctx: &RetCtx, indices: &[usize], supertype:
 
 /// Types ClickHouse allows inside LowCardinality: strings, numbers, dates (and their
 /// Nullable).
-fn can_be_low_cardinality(t: &ChType) -> bool {
+pub(crate) fn can_be_low_cardinality(t: &ChType) -> bool {
     matches!(
         t.strip_nullable(),
         ChType::String

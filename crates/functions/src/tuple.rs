@@ -180,6 +180,114 @@ impl datafusion::logical_expr::planner::ExprPlanner for MapPlanner {
     }
 }
 
+/// The pairs `('name', column)` of `__nested` whose columns are arrays, or all pairs
+/// when none is (after `ARRAY JOIN n` the subcolumns hold elements).
+fn nested_members(types: &[ChType]) -> (Vec<usize>, bool) {
+    let arrays: Vec<usize> = (0..types.len() / 2).filter(|&p| matches!(types[2 * p + 1], ChType::Array(_))).collect();
+    if arrays.is_empty() {
+        ((0..types.len() / 2).collect(), false)
+    } else {
+        (arrays, true)
+    }
+}
+
+/// `__nested('a', n.a, 'b', n.b, ...)`: the Nested column `n` as ClickHouse reads it from
+/// its subcolumns, `Array(Tuple(a T, b U))` (elements zipped; sizes must agree), or
+/// `Tuple(a T, b U)` when the subcolumns are elements (after `ARRAY JOIN n`). Only the
+/// array subcolumns count, as in ClickHouse, where a Nested column is the Array columns
+/// named `n.*`. Written by the query layer (`nested_names`), never by users.
+fn nested() -> ScalarUDF {
+    ScalarDef::new(
+        "__nested",
+        Arity::at_least(2),
+        |ctx| {
+            if ctx.arg_count() % 2 != 0 {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__nested takes pairs of a name and a column"));
+            }
+            let types: Vec<ChType> = (0..ctx.arg_count()).map(|i| ctx.ch(i)).collect();
+            let (members, in_array) = nested_members(&types);
+            let mut items = Vec::with_capacity(members.len());
+            for p in members {
+                let name = ctx.const_str(2 * p, "a subcolumn name")?.to_string();
+                let t = match &types[2 * p + 1] {
+                    ChType::Array(inner) if in_array => inner.as_ref().clone(),
+                    t => t.clone(),
+                };
+                items.push((name, t));
+            }
+            let tuple = ChType::Tuple(items);
+            Ok(if in_array { ChType::Array(Box::new(tuple)) } else { tuple })
+        },
+        |ctx| {
+            let types: Vec<ChType> = (0..ctx.args.len()).map(|i| ctx.ch(i)).collect();
+            let (members, in_array) = nested_members(&types);
+            let columns = members.iter().map(|p| ctx.array(2 * p + 1)).collect::<Result<Vec<ArrayRef>, _>>()?;
+            if !in_array {
+                let DataType::Struct(fields) = ctx.ret_type() else {
+                    return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__nested must return a Struct"));
+                };
+                return Ok(Arc::new(StructArray::try_new(fields.clone(), columns, None)?));
+            }
+            let DataType::List(item) = ctx.ret_type() else {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__nested of arrays must return an Array"));
+            };
+            let DataType::Struct(fields) = item.data_type() else {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__nested of arrays must return an Array of Tuples"));
+            };
+            let lists: Vec<&ListArray> = columns.iter().map(|c| c.as_list::<i32>()).collect();
+            let lengths: Vec<usize> = lists[0].offsets().lengths().collect();
+            for (k, list) in lists.iter().enumerate().skip(1) {
+                if list.offsets().lengths().zip(&lengths).any(|(a, b)| a != *b) {
+                    let name = |p: usize| ctx.const_str(2 * members[p], "a subcolumn name").map(str::to_string);
+                    return Err(ch_error(
+                        granary_common::ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH,
+                        format!("Elements '{}' and '{}' of Nested data structure have different array sizes", name(0)?, name(k)?),
+                    ));
+                }
+            }
+            // Each list's elements from its first offset on: a sliced list starts past 0.
+            let values: Vec<ArrayRef> = lists
+                .iter()
+                .map(|list| {
+                    let offsets = list.value_offsets();
+                    let (first, last) = (offsets[0] as usize, offsets[offsets.len() - 1] as usize);
+                    list.values().slice(first, last - first)
+                })
+                .collect();
+            let tuples = StructArray::try_new(fields.clone(), values, None)?;
+            Ok(Arc::new(ListArray::try_new(item.clone(), OffsetBuffer::from_lengths(lengths), Arc::new(tuples), None)?))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+/// `__named_tuple('a', x, 'b', y, ...)`: `Tuple(a X, b Y)`, the value of a scalar
+/// subquery of several columns, whose elements are named after the columns. Written by
+/// the SQL front end, never by users.
+fn named_tuple() -> ScalarUDF {
+    ScalarDef::new(
+        "__named_tuple",
+        Arity::at_least(2),
+        |ctx| {
+            if ctx.arg_count() % 2 != 0 {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__named_tuple takes pairs of a name and a value"));
+            }
+            let items = (0..ctx.arg_count() / 2).map(|p| Ok((ctx.const_str(2 * p, "an element name")?.to_string(), ctx.ch(2 * p + 1)))).collect::<datafusion::error::Result<Vec<_>>>()?;
+            Ok(ChType::Tuple(items))
+        },
+        |ctx| {
+            let DataType::Struct(fields) = ctx.ret_type() else {
+                return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "__named_tuple must return a Struct"));
+            };
+            let columns = (0..ctx.args.len() / 2).map(|p| ctx.array(2 * p + 1)).collect::<Result<Vec<ArrayRef>, _>>()?;
+            Ok(Arc::new(StructArray::try_new(fields.clone(), columns, None)?))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![tuple(), map(), tuple_element()]
+    vec![tuple(), map(), tuple_element(), nested(), named_tuple()]
 }

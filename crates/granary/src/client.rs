@@ -33,7 +33,7 @@ use clap::{Args, FromArgMatches};
 use granary_query::text_log::LogLevel;
 use http::{Answer, Endpoint, Payload};
 use report::ProgressLine;
-use script::InsertData;
+use script::{InsertData, Statement};
 
 /// Talk to a running server over ClickHouse's HTTP interface, like clickhouse-client.
 //
@@ -419,8 +419,14 @@ impl Client {
     }
 
     /// Runs one statement, writing its result to `out`.
-    async fn run<W: Write>(&mut self, statement: &str, payload: Payload, out: &mut W, progress: Option<&mut ProgressLine<std::io::Stderr>>) -> Result<Answer, ClientError> {
+    async fn run<W: Write>(&mut self, statement: &Statement<'_>, payload: Payload, out: &mut W, progress: Option<&mut ProgressLine<std::io::Stderr>>) -> Result<Answer, ClientError> {
         let mut params = self.params(true);
+        if statement.vertical {
+            // `\G`: clickhouse-client shows the result in the Vertical format.
+            params.retain(|(name, _)| name != "default_format");
+            params.push(("default_format".into(), "Vertical".into()));
+        }
+        let statement = statement.text;
         self.queries_sent += 1;
         // The server keeps the query's log records in system.text_log (send_logs_level
         // raises what it keeps); they are fetched by query id once the query is over,
@@ -513,7 +519,7 @@ async fn run_client(options: Options) -> Result<(), ClientError> {
             InsertData::None | InsertData::Inline { .. } => Payload::Query(statement.text.to_string()),
         };
         let started = Instant::now();
-        let answer = client.run(statement.text, payload, &mut stdout, None).await?;
+        let answer = client.run(&statement, payload, &mut stdout, None).await?;
         if options.time {
             eprintln!("{}", report::summary_line(&answer.summary, started.elapsed()));
         }

@@ -603,6 +603,11 @@ fn infer_more(
         "JSONStringsEachRow" | "JSONObjectEachRow" => {
             let objects = if format == "JSONObjectEachRow" { json_members(data) } else { json_values(data) };
             let mut columns = ObjectColumns::default();
+            let name_column = settings.get_str("format_json_object_each_row_column_for_object_name");
+            if format == "JSONObjectEachRow" && !name_column.is_empty() {
+                // Filled by the rows' names: a String, never NULL.
+                columns.add(name_column.to_string(), Guess::String);
+            }
             for object in objects.into_iter().take(max_rows) {
                 let Ordered(members) = serde_json::from_slice(object).map_err(|e| cannot(&format!("Cannot parse JSON object: {e}")))?;
                 for (name, v) in members {
@@ -610,7 +615,11 @@ fn infer_more(
                     columns.add(name, guess);
                 }
             }
-            typed(columns.0)
+            let mut inferred = typed(columns.0)?;
+            if let Some(first) = inferred.as_mut().and_then(|i| i.columns.first_mut()).filter(|_| format == "JSONObjectEachRow" && !name_column.is_empty()) {
+                first.1 = ChType::String;
+            }
+            Ok(inferred)
         }
         "JSONColumns" | "JSONCompactColumns" => {
             let mut columns = ObjectColumns::default();

@@ -105,6 +105,9 @@ async fn function_target(ctx: &QueryContext, call: &TableFunctionCall, source: &
     let io = ctx.state.config().get_extension::<granary_io::IoContext>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no I/O context"))?;
     let no_columns = DFSchema::empty();
     let args = call.args.iter().map(|arg| function_argument(ctx, &crate::named_args::rewrite_named_argument_text(arg), &no_columns)).collect::<Result<Vec<_>>>()?;
+    if call.name.eq_ignore_ascii_case("null") {
+        return null_target(ctx, call, &args, source).await;
+    }
     let target = granary_io::sink::resolve_sink(&io, &call.name, &args)?;
     let (columns, planned) = match (&target.structure, source) {
         (Some(structure), _) => (structure.clone(), None),
@@ -144,6 +147,34 @@ async fn function_target(ctx: &QueryContext, call: &TableFunctionCall, source: &
     };
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     Ok((target.into_table(&columns, partition, &ctx.settings, format_settings)?, planned))
+}
+
+/// `INSERT INTO FUNCTION null(['structure'])`: rows are taken and dropped, as by a
+/// `Null` table of the structure's columns or, without one, of the SELECT's.
+async fn null_target(ctx: &QueryContext, call: &TableFunctionCall, args: &[datafusion::logical_expr::Expr], source: &InsertSource) -> Result<(Arc<Table>, Option<LogicalPlan>)> {
+    use datafusion::logical_expr::Expr;
+    let structure = match args {
+        [] => None,
+        [Expr::Literal(ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text)) | ScalarValue::Utf8View(Some(text)), _)] => {
+            Some(granary_io::function::parse_structure(text)?)
+        }
+        _ => return Err(Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Table function 'null' requires 'structure' argument or empty argument")),
+    };
+    let (columns, planned) = match (structure, source) {
+        (Some(structure), _) => (structure, None),
+        (None, InsertSource::Select { query, .. }) => {
+            let plan = plan_query(ctx, query.clone()).await?;
+            let columns = plan.schema().fields().iter().map(|f| (f.name().clone(), ChType::from_field(f))).collect();
+            (columns, Some(plan))
+        }
+        (None, InsertSource::Data { .. }) => {
+            return Err(Error::new(ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE, format!("INSERT INTO FUNCTION {}() with data needs the structure argument", call.name)));
+        }
+    };
+    let schema: SchemaRef = Arc::new(Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()));
+    let metas = columns.iter().map(|(name, t)| granary_storage::meta::ColumnMeta::new(name.as_str(), t)).collect();
+    let table = Table::detached("_table_function", &call.name, metas, Arc::new(granary_engines::null::NullEngine::new(schema)))?;
+    Ok((table, planned))
 }
 
 /// A table function argument: a bare word (`NOSIGN`) is passed as a column reference,

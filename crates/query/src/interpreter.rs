@@ -599,6 +599,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let totals = match totals {
         Some(crate::totals::TotalsSource::Outer) => Some(crate::totals::plan_totals(&plan)?),
         Some(crate::totals::TotalsSource::Derived(alias)) => crate::totals::plan_totals_through(&plan, &alias)?,
+        Some(crate::totals::TotalsSource::UnionBranch(position, source)) => crate::totals::plan_union_totals(&plan, position, &source)?,
         None => None,
     };
     Ok((plan, totals))
@@ -870,6 +871,13 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
     }
     let mut columns: Vec<ColumnMeta> = create.columns.iter().map(column_meta).collect();
     let mut engine = create.engine.as_ref().map(engine_meta);
+    // ClickHouse stores a MergeTree table's index_granularity with it (SHOW CREATE,
+    // engine_full), after the settings given.
+    if let Some(engine) = &mut engine {
+        if engine.name.ends_with("MergeTree") && !engine.settings.iter().any(|(k, _)| k == "index_granularity") {
+            engine.settings.push(("index_granularity".to_string(), "8192".to_string()));
+        }
+    }
     if let Some(source) = &create.as_table {
         let source_db = database_of(ctx, source);
         let source_table = instance.catalog().table(&source_db, &source.table)?;

@@ -1,8 +1,8 @@
 //! ORDER BY on floats puts NaN next to NULL, as ClickHouse does: `ASC NULLS LAST` gives
 //! `..., inf, nan, NULL`, `ASC NULLS FIRST` gives `NULL, nan, -inf, ...`, `DESC NULLS
-//! LAST` gives `inf, ..., nan, NULL`. DataFusion orders NaN as the largest value, which
-//! agrees for `ASC NULLS LAST` and `DESC NULLS FIRST`; for the two other orders a key
-//! `isnan(x)` is sorted first.
+//! LAST` gives `inf, ..., nan, NULL`. DataFusion orders by IEEE total order, where NaN
+//! is the largest value but `-nan` (sign bit set, from `-nan` or `0/0 * -1`) the
+//! smallest, so every float key gets a key `isnan(x)` sorted first.
 
 use std::sync::Arc;
 
@@ -16,10 +16,7 @@ pub(crate) fn nan_next_to_null(plan: LogicalPlan) -> Result<LogicalPlan> {
     let plan = plan.transform_up_with_subqueries(|node| {
         let LogicalPlan::Sort(sort) = &node else { return Ok(Transformed::no(node)) };
         let schema = sort.input.schema();
-        let needs_key = |key: &SortExpr| {
-            let on_null_side = key.asc == key.nulls_first;
-            on_null_side && matches!(key.expr.get_type(schema), Ok(DataType::Float16 | DataType::Float32 | DataType::Float64))
-        };
+        let needs_key = |key: &SortExpr| matches!(key.expr.get_type(schema), Ok(DataType::Float16 | DataType::Float32 | DataType::Float64));
         if !sort.expr.iter().any(needs_key) {
             return Ok(Transformed::no(node));
         }
@@ -28,7 +25,7 @@ pub(crate) fn nan_next_to_null(plan: LogicalPlan) -> Result<LogicalPlan> {
             if needs_key(key) {
                 let is_nan = Expr::ScalarFunction(ScalarFunction::new_udf(datafusion::functions::math::isnan(), vec![key.expr.clone()]));
                 // NULL keys stay on their side; NaN (true) goes next to them.
-                keys.push(SortExpr { expr: is_nan, asc: !key.asc, nulls_first: key.nulls_first });
+                keys.push(SortExpr { expr: is_nan, asc: !key.nulls_first, nulls_first: key.nulls_first });
             }
             keys.push(key.clone());
         }

@@ -169,11 +169,20 @@ fn rows_before_limit(plan: &std::sync::Arc<dyn datafusion::physical_plan::Execut
         let next = std::sync::Arc::clone(only);
         node = next;
     }
-    // Down the chain of limiting operators to the last one.
+    // Down the chain of operators of this one LIMIT to the last one. They keep the same
+    // number of rows (offset + limit); one keeping another number is a nested LIMIT
+    // (`(... ORDER BY x LIMIT 50) ORDER BY x DESC LIMIT 5`), whose output is what reached
+    // the query's LIMIT, as ClickHouse counts it.
+    let kept = |p: &std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>| {
+        let operator: &dyn std::any::Any = p.as_ref();
+        let skip = operator.downcast_ref::<GlobalLimitExec>().map(|l| l.skip()).unwrap_or(0);
+        p.fetch().map(|fetch| fetch + skip)
+    };
+    let top = kept(&node);
     loop {
         let children = node.children();
         let [only] = children.as_slice() else { break };
-        if !limits(only) {
+        if !limits(only) || (top.is_some() && kept(only).is_some() && kept(only) != top) {
             break;
         }
         let next = std::sync::Arc::clone(only);

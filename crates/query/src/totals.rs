@@ -36,6 +36,10 @@ pub(crate) enum TotalsSource {
     /// SELECT list (not through WHERE, ORDER BY or LIMIT), and drops it when the outer
     /// query aggregates.
     Derived(String),
+    /// `WITH TOTALS` of a branch of the outer `UNION ALL` (its own, or that of its only
+    /// FROM subquery), by the branch's position: ClickHouse shows the totals row of
+    /// the first branch that has one.
+    UnionBranch(usize, Box<TotalsSource>),
 }
 
 /// Takes `WITH TOTALS` out of the outer SELECT, or out of the subquery that is its only
@@ -43,24 +47,19 @@ pub(crate) enum TotalsSource {
 /// subqueries) is refused.
 pub(crate) fn take_totals(query: &mut ast::Query) -> Result<Option<TotalsSource>> {
     let mut source = None;
-    if let ast::SetExpr::Select(select) = query.body.as_mut() {
-        if take_own_totals(select) {
-            source = Some(TotalsSource::Outer);
-        } else if let [ast::TableWithJoins { relation: ast::TableFactor::Derived { subquery, alias, .. }, joins }] = select.from.as_mut_slice() {
-            if let (true, ast::SetExpr::Select(inner)) = (joins.is_empty(), subquery.body.as_mut()) {
-                if take_own_totals(inner) {
-                    let name = match alias {
-                        Some(alias) => alias.name.value.clone(),
-                        None => {
-                            let name = "__granary_totals".to_string();
-                            *alias = Some(ast::TableAlias { explicit: true, name: ast::Ident::new(name.clone()), columns: Vec::new(), at: None });
-                            name
-                        }
-                    };
-                    source = Some(TotalsSource::Derived(name));
+    match query.body.as_mut() {
+        ast::SetExpr::Select(select) => source = take_select_totals(select, 0),
+        body @ ast::SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier: ast::SetQuantifier::All, .. } => {
+            let mut branches = Vec::new();
+            union_all_selects(body, &mut branches);
+            for (position, select) in branches.into_iter().enumerate() {
+                // Every branch's WITH TOTALS is taken; the first one's row is shown.
+                if let Some(Some(branch)) = select.map(|s| take_select_totals(s, position)) {
+                    source.get_or_insert(TotalsSource::UnionBranch(position, Box::new(branch)));
                 }
             }
         }
+        _ => {}
     }
     struct NestedTotals;
     impl Visitor for NestedTotals {
@@ -76,10 +75,82 @@ pub(crate) fn take_totals(query: &mut ast::Query) -> Result<Option<TotalsSource>
     if query.visit(&mut NestedTotals).is_break() {
         return Err(Error::new(
             ErrorCode::NOT_IMPLEMENTED,
-            "GROUP BY ... WITH TOTALS is supported only in the outer SELECT or in the subquery that is its only FROM item, not in deeper subqueries or UNION branches",
+            "GROUP BY ... WITH TOTALS is supported only in the outer SELECT (or a branch of its UNION ALL) or in the subquery that is its only FROM item, not in deeper or joined subqueries",
         ));
     }
     Ok(source)
+}
+
+/// The totals of one SELECT: its own, or those of its only FROM item's subquery (named
+/// `__granary_totals<n>` when it had no alias).
+fn take_select_totals(select: &mut ast::Select, position: usize) -> Option<TotalsSource> {
+    if take_own_totals(select) {
+        return Some(TotalsSource::Outer);
+    }
+    let [ast::TableWithJoins { relation: ast::TableFactor::Derived { subquery, alias, .. }, joins }] = select.from.as_mut_slice() else { return None };
+    let (true, ast::SetExpr::Select(inner)) = (joins.is_empty(), subquery.body.as_mut()) else { return None };
+    if !take_own_totals(inner) {
+        return None;
+    }
+    let name = match alias {
+        Some(alias) => alias.name.value.clone(),
+        None => {
+            let name = if position == 0 { "__granary_totals".to_string() } else { format!("__granary_totals{position}") };
+            *alias = Some(ast::TableAlias { explicit: true, name: ast::Ident::new(name.clone()), columns: Vec::new(), at: None });
+            name
+        }
+    };
+    Some(TotalsSource::Derived(name))
+}
+
+/// The branches of a `UNION ALL` chain in order (None for a branch that is no SELECT).
+fn union_all_selects<'a>(body: &'a mut ast::SetExpr, out: &mut Vec<Option<&'a mut ast::Select>>) {
+    match body {
+        ast::SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier: ast::SetQuantifier::All, left, right } => {
+            union_all_selects(left, out);
+            union_all_selects(right, out);
+        }
+        ast::SetExpr::Select(select) => out.push(Some(select)),
+        _ => out.push(None),
+    }
+}
+
+/// The totals row of `UNION ALL` branch `position` (see [`TotalsSource::UnionBranch`]),
+/// in the union's column names and types; ORDER BY and LIMIT over the union do not
+/// apply to it.
+pub(crate) fn plan_union_totals(plan: &LogicalPlan, position: usize, source: &TotalsSource) -> Result<Option<LogicalPlan>> {
+    match plan {
+        LogicalPlan::Sort(sort) => plan_union_totals(&sort.input, position, source),
+        LogicalPlan::Limit(limit) => plan_union_totals(&limit.input, position, source),
+        LogicalPlan::Union(union) => {
+            let mut branches = Vec::new();
+            union_inputs(plan, &mut branches);
+            let Some(branch) = branches.get(position) else { return Err(Error::new(ErrorCode::LOGICAL_ERROR, "WITH TOTALS of a UNION branch that is not there")) };
+            let totals = match source {
+                TotalsSource::Outer => Some(plan_totals(branch)?),
+                TotalsSource::Derived(alias) => plan_totals_through(branch, alias)?,
+                TotalsSource::UnionBranch(..) => None,
+            };
+            let Some(totals) = totals else { return Ok(None) };
+            let columns = totals.schema().columns();
+            let exprs = union
+                .schema
+                .fields()
+                .iter()
+                .zip(columns)
+                .map(|(field, column)| datafusion::logical_expr::cast(Expr::Column(column), field.data_type().clone()).alias(field.name()))
+                .collect::<Vec<_>>();
+            Ok(Some(LogicalPlanBuilder::from(totals).project(exprs)?.build()?))
+        }
+        other => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("WITH TOTALS in a UNION ALL branch is not supported below a {}", other.display()))),
+    }
+}
+
+fn union_inputs<'a>(plan: &'a LogicalPlan, out: &mut Vec<&'a LogicalPlan>) {
+    match plan {
+        LogicalPlan::Union(union) => union.inputs.iter().for_each(|input| union_inputs(input, out)),
+        other => out.push(other),
+    }
 }
 
 /// Removes `WITH TOTALS` from `select`'s GROUP BY; true if it was there.

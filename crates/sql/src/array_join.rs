@@ -62,6 +62,17 @@ pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
             }
         }
     }
+    // `SELECT *` does not show ARRAY JOIN aliases, as in ClickHouse.
+    let aliases: Vec<ast::Ident> = arrays.iter().filter_map(|(_, name)| name.clone()).collect();
+    if let Some(first) = aliases.first() {
+        for item in select.projection.iter_mut() {
+            if let SelectItem::Wildcard(options) = item {
+                let except = options.opt_except.get_or_insert_with(|| ast::ExceptSelectItem { first_element: first.clone(), additional_elements: Vec::new() });
+                let listed: Vec<String> = std::iter::once(&except.first_element).chain(&except.additional_elements).map(|i| i.value.clone()).collect();
+                except.additional_elements.extend(aliases.iter().filter(|a| !listed.contains(&a.value)).cloned());
+            }
+        }
+    }
     let mut projection = if replaced.is_empty() { "*".to_string() } else { format!("* REPLACE ({})", replaced.join(", ")) };
     for item in added {
         projection.push_str(", ");

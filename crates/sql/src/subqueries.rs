@@ -9,28 +9,39 @@
 
 use std::ops::{ControlFlow, DerefMut};
 
-use datafusion::sql::sqlparser::ast::{self, visit_expressions_mut, Expr, Query, SelectItem, SetExpr, Value, VisitMut, VisitorMut};
+use datafusion::sql::sqlparser::ast::{self, Expr, Query, SelectItem, SetExpr, Value, VisitMut, VisitorMut};
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
 use crate::rewrite::function_call;
 
-/// `(SELECT a, b ...)` as `(SELECT tuple(a, b) ...)`; any other scalar subquery wrapped
-/// in `toNullable` (which leaves arrays, tuples and maps as they are).
+/// `(SELECT a, b ...)` as `(SELECT __named_tuple('a', a, 'b', b) ...)`, the tuple named
+/// after the columns as in ClickHouse; any other scalar subquery wrapped in `toNullable`
+/// (which leaves arrays, tuples and maps as they are), its column named: DataFusion
+/// names an aggregate over an unaliased literal column (`sum((SELECT 1))`) two ways.
 pub(crate) fn type_scalar_subquery(expr: &mut Expr) {
     let Expr::Subquery(query) = expr else { return };
     if let SetExpr::Select(select) = query.body.as_mut() {
         let plain_items = select.projection.iter().all(|i| matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }));
         if select.projection.len() > 1 && plain_items {
-            let items = std::mem::take(&mut select.projection)
-                .into_iter()
-                .filter_map(|item| match item {
-                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-                    _ => None,
-                })
-                .collect();
-            select.projection = vec![SelectItem::UnnamedExpr(function_call("tuple", items))];
+            let mut items = Vec::with_capacity(2 * select.projection.len());
+            for item in std::mem::take(&mut select.projection) {
+                let (name, e) = match item {
+                    SelectItem::UnnamedExpr(e) => (crate::names::column_name(&e), e),
+                    SelectItem::ExprWithAlias { expr: e, alias } => (crate::names::displayed_name(&alias.value).to_string(), e),
+                    _ => continue,
+                };
+                items.push(Expr::value(Value::SingleQuotedString(name)));
+                items.push(e);
+            }
+            select.projection = vec![SelectItem::UnnamedExpr(function_call("__named_tuple", items))];
             return;
+        }
+        if let [item @ SelectItem::UnnamedExpr(_)] = select.projection.as_mut_slice() {
+            if let SelectItem::UnnamedExpr(e) = std::mem::replace(item, SelectItem::Wildcard(ast::WildcardAdditionalOptions::default())) {
+                let alias = ast::Ident::with_quote('`', crate::names::column_name(&e));
+                *item = SelectItem::ExprWithAlias { expr: e, alias };
+            }
         }
     }
     let subquery = std::mem::replace(expr, Expr::value(Value::Null));
@@ -53,10 +64,7 @@ pub(crate) fn predicates_in_select_lists(query: &mut Query) {
             SetExpr::Select(select) => {
                 for item in select.projection.iter_mut() {
                     if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
-                        let _ = visit_expressions_mut(expr, |e: &mut Expr| {
-                            predicate_as_value(e);
-                            ControlFlow::<()>::Continue(())
-                        });
+                        let _ = expr.visit(&mut OutsideSubqueries { depth: 0 });
                     }
                 }
             }
@@ -68,6 +76,31 @@ pub(crate) fn predicates_in_select_lists(query: &mut Query) {
         }
     }
     let _ = query.visit(&mut Lists);
+}
+
+/// Visits the expressions of one SELECT item but not those of subqueries in it: a
+/// subquery's own SELECT list is rewritten when its query is visited, and its WHERE
+/// (`(SELECT count() FROM t WHERE x IN (SELECT ...))`) keeps `IN` as a filter.
+struct OutsideSubqueries {
+    depth: usize,
+}
+
+impl VisitorMut for OutsideSubqueries {
+    type Break = ();
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if self.depth == 0 {
+            predicate_as_value(expr);
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 fn predicate_as_value(expr: &mut Expr) {
@@ -193,9 +226,9 @@ mod tests {
     fn scalar_subqueries_are_nullable_or_tuples() {
         let mut one = Expr::Subquery(Box::new(query("SELECT 1")));
         type_scalar_subquery(&mut one);
-        assert_eq!(one.to_string(), "toNullable((SELECT 1))");
-        let mut two = Expr::Subquery(Box::new(query("SELECT 'a', 1")));
+        assert_eq!(one.to_string(), "toNullable((SELECT 1 AS `1`))");
+        let mut two = Expr::Subquery(Box::new(query("SELECT x, 1 AS n FROM t")));
         type_scalar_subquery(&mut two);
-        assert_eq!(two.to_string(), "(SELECT tuple('a', 1))");
+        assert_eq!(two.to_string(), "(SELECT __named_tuple('x', x, 'n', 1) FROM t)");
     }
 }

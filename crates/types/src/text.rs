@@ -90,6 +90,8 @@ pub struct TextOptions {
     pub json_escape_forward_slashes: bool,
     /// `output_format_json_named_tuples_as_objects`: named tuples as JSON objects.
     pub json_named_tuples_as_objects: bool,
+    /// `output_format_json_quote_decimals`: decimals as JSON strings.
+    pub json_quote_decimals: bool,
     /// `output_format_decimal_trailing_zeros`: `1.50` instead of `1.5`.
     pub decimal_trailing_zeros: bool,
     /// `format_csv_delimiter`: separates the elements of a top-level tuple in CSV.
@@ -113,6 +115,7 @@ impl Default for TextOptions {
             json_quote_denormals: false,
             json_escape_forward_slashes: true,
             json_named_tuples_as_objects: true,
+            json_quote_decimals: false,
             decimal_trailing_zeros: false,
             csv_delimiter: b',',
             date_time_input_format: DateTimeInputFormat::Basic,

@@ -121,6 +121,10 @@ pub(crate) struct JsonRows {
     scanner: JsonScanner,
     /// The format's name in error messages.
     name: &'static str,
+    /// `JSONObjectEachRow` with `format_json_object_each_row_column_for_object_name`:
+    /// the column that takes each row's name, and the name of the row being read.
+    name_column: Option<usize>,
+    row_name: Vec<u8>,
 }
 
 impl JsonRows {
@@ -135,6 +139,8 @@ impl JsonRows {
             value: Vec::new(),
             scanner: JsonScanner::default(),
             name: "JSONEachRow",
+            name_column: None,
+            row_name: Vec::new(),
         }
     }
 
@@ -159,6 +165,10 @@ impl RowFormat for JsonRows {
 
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
         self.seen.iter_mut().for_each(|s| *s = false);
+        if let Some(column) = self.name_column {
+            self.seen[column] = true;
+            block.builders[column].parse_text(&self.row_name).map_err(|e| block.column_error(e, column))?;
+        }
         let mut pos = 1;
         let mut scratch = std::mem::take(&mut self.scratch);
         let value = &mut self.value;
@@ -308,6 +318,8 @@ impl RowFormat for ObjectOfRows {
         }
         match self.rows.scan(data, pos, eof)? {
             Scan::NeedMore { .. } => Ok(Scan::NeedMore { start: key_start }),
+            // The row is the member: its name, then the object.
+            Scan::Row { end, next, .. } => Ok(Scan::Row { start: key_start, end, next }),
             other => Ok(other),
         }
     }
@@ -317,7 +329,14 @@ impl RowFormat for ObjectOfRows {
     }
 
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
-        self.rows.parse_row(row, block, out)
+        // The scanner checked the member's syntax: a name, a colon, an object.
+        let mut pos = 0;
+        self.rows.row_name.clear();
+        read_json_string(row, &mut pos, &mut self.rows.row_name).map_err(|e| block.row_error(e))?;
+        skip_ws(row, &mut pos);
+        pos += 1;
+        skip_ws(row, &mut pos);
+        self.rows.parse_row(&row[pos.min(row.len())..], block, out)
     }
 }
 
@@ -330,6 +349,13 @@ impl JsonObjectEachRowInput {
     pub fn new(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
         let mut rows = JsonRows::new(&schema, settings);
         rows.name = "JSONObjectEachRow";
+        let name = &settings.json_object_name_column;
+        if !name.is_empty() {
+            let column = schema.fields().iter().position(|f| f.name() == name).ok_or_else(|| {
+                Error::new(ErrorCode::BAD_ARGUMENTS, format!("Column name '{name}' from setting format_json_object_each_row_column_for_object_name doesn't exists in header"))
+            })?;
+            rows.name_column = Some(column);
+        }
         let rows = ObjectOfRows { rows, opened: false, closed: false };
         // Where the scanner stands in the enclosing object is state chunks cannot share.
         let sequential = Parallelism { threads: 1, ..Parallelism::from_settings(settings) };

@@ -18,10 +18,11 @@
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
-use granary_common::Result;
+use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::escape::write_json_string;
 use granary_types::text::float::write_f64;
 use granary_types::text::{ColumnWriter, TextOptions, TextStyle};
+use granary_types::ChType;
 
 use super::{column_writers, type_names};
 use crate::{FormatSettings, OutputFormat, QueryStatistics};
@@ -85,13 +86,18 @@ impl Cells {
         }
     }
 
-    /// `{"a":v1,"b":v2}` of one row.
-    fn write_object(&mut self, row: usize, names: &[Vec<u8>], out: &mut Vec<u8>) {
+    /// `{"a":v1,"b":v2}` of one row (without column `skip`).
+    fn write_object(&mut self, row: usize, names: &[Vec<u8>], skip: Option<usize>, out: &mut Vec<u8>) {
         out.push(b'{');
+        let mut first = true;
         for column in 0..self.writers.len() {
-            if column > 0 {
+            if Some(column) == skip {
+                continue;
+            }
+            if !first {
                 out.push(b',');
             }
+            first = false;
             out.extend_from_slice(&names[column]);
             out.push(b':');
             self.write(column, row, out);
@@ -123,6 +129,11 @@ pub struct JsonEachRow {
     header_types: bool,
     /// `*WithProgress`: meta, `{"row":..}` lines, totals, progress.
     progress: bool,
+    /// `output_format_json_array_of_rows`: the rows of (Pretty)JSONEachRow in one array.
+    array_of_rows: bool,
+    /// `JSONObjectEachRow` with `format_json_object_each_row_column_for_object_name`:
+    /// the String column whose values name the rows.
+    name_column: Option<usize>,
     names: Vec<Vec<u8>>,
     rows: u64,
     options: TextOptions,
@@ -133,15 +144,33 @@ impl JsonEachRow {
         let names = json_names(&schema, &settings.text);
         JsonEachRow {
             schema,
+            array_of_rows: matches!(layout, EachRow::Object | EachRow::Pretty) && settings.json_array_of_rows,
             layout,
             strings,
             header_names: false,
             header_types: false,
             progress: false,
+            name_column: None,
             names,
             rows: 0,
             options: settings.text.clone(),
         }
+    }
+
+    /// `JSONObjectEachRow`, with ClickHouse's checks of the name column setting.
+    pub fn object_of_rows(schema: SchemaRef, settings: &FormatSettings) -> Result<Self> {
+        let mut format = JsonEachRow::new(schema, EachRow::ObjectOfRows, false, settings);
+        let name = &settings.json_object_name_column;
+        if !name.is_empty() {
+            let column = format.schema.fields().iter().position(|f| f.name() == name).ok_or_else(|| {
+                Error::new(ErrorCode::BAD_ARGUMENTS, format!("Column name '{name}' from setting format_json_object_each_row_column_for_object_name doesn't exists in header"))
+            })?;
+            if ChType::from_field(&format.schema.fields()[column]) != ChType::String {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Column '{name}' from setting json_object_each_row_column_for_object_name must have String type")));
+            }
+            format.name_column = Some(column);
+        }
+        Ok(format)
     }
 
     /// `*WithNames` (`types`: `*WithNamesAndTypes`): header lines before the rows.
@@ -154,6 +183,7 @@ impl JsonEachRow {
     /// `*WithProgress`.
     pub fn with_progress(mut self) -> Self {
         self.progress = true;
+        self.array_of_rows = false;
         self
     }
 
@@ -164,7 +194,7 @@ impl JsonEachRow {
                 cells.write_list(row, b", ", out);
                 out.push(b']');
             }
-            EachRow::Object | EachRow::ObjectOfRows => cells.write_object(row, &self.names, out),
+            EachRow::Object | EachRow::ObjectOfRows => cells.write_object(row, &self.names, self.name_column, out),
             EachRow::Pretty => {
                 out.extend_from_slice(b"{\n");
                 for column in 0..self.names.len() {
@@ -223,6 +253,9 @@ impl OutputFormat for JsonEachRow {
         if self.layout == EachRow::ObjectOfRows {
             out.extend_from_slice(b"{\n");
         }
+        if self.array_of_rows {
+            out.extend_from_slice(b"[\n");
+        }
         Ok(())
     }
 
@@ -234,7 +267,24 @@ impl OutputFormat for JsonEachRow {
                 if self.rows > 1 {
                     out.extend_from_slice(b",\n");
                 }
-                out.extend_from_slice(format!("\t\"row_{}\": ", self.rows).as_bytes());
+                match self.name_column {
+                    Some(column) => {
+                        // ClickHouse writes the name as it is, without JSON escapes.
+                        let mut name = Vec::new();
+                        ColumnWriter::new(&self.schema.fields()[column], batch.column(column), TextStyle::Raw, &self.options)?.write(row, &mut name);
+                        out.extend_from_slice(b"\t\"");
+                        out.extend_from_slice(&name);
+                        out.extend_from_slice(b"\": ");
+                    }
+                    None => out.extend_from_slice(format!("\t\"row_{}\": ", self.rows).as_bytes()),
+                }
+                self.write_row(&mut cells, row, out);
+                continue;
+            }
+            if self.array_of_rows {
+                if self.rows > 1 {
+                    out.extend_from_slice(b",\n");
+                }
                 self.write_row(&mut cells, row, out);
                 continue;
             }
@@ -265,6 +315,9 @@ impl OutputFormat for JsonEachRow {
     fn write_suffix(&mut self, stats: &QueryStatistics, out: &mut Vec<u8>) -> Result<()> {
         if self.layout == EachRow::ObjectOfRows {
             out.extend_from_slice(b"\n}\n");
+        }
+        if self.array_of_rows {
+            out.extend_from_slice(b"\n]\n");
         }
         if self.progress {
             // ClickHouse writes a progress line whenever rows were read, with the

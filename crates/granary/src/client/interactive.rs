@@ -98,7 +98,7 @@ async fn run_statement(client: &mut Client, statement: Statement<'_>, width: usi
     let mut stdout = std::io::stdout();
     let result = loop {
         let mut progress = client.progress.then(|| ProgressLine::new(std::io::stderr(), width));
-        let query = client.run(statement.text, Payload::Query(statement.text.to_string()), &mut stdout, progress.as_mut());
+        let query = client.run(&statement, Payload::Query(statement.text.to_string()), &mut stdout, progress.as_mut());
         // Dropping the query's future closes its connection: the server then cancels it.
         let result = tokio::select! {
             result = query => result,

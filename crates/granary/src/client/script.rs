@@ -1,7 +1,7 @@
 //! Splitting a script into statements the way clickhouse-client does in multi-query mode.
 //!
-//! Statements end at a `;` outside quoted strings, quoted identifiers, heredocs and
-//! comments. INSERT statements are special because their data may follow them inline:
+//! Statements end at a `;` (or at `\G`, which asks for the `Vertical` format) outside
+//! quoted strings, quoted identifiers, heredocs and comments. INSERT statements are special because their data may follow them inline:
 //!
 //! * `INSERT ... VALUES (...)` (and `FORMAT Values`): the data is SQL-like, so it is
 //!   tokenized as usual and ends at the next `;`; it may span lines and blank lines.
@@ -19,6 +19,8 @@ pub(crate) struct Statement<'a> {
     /// comments dropped), without the `;`, with the inline data of an INSERT included.
     pub text: &'a str,
     pub insert: InsertData,
+    /// Ended by `\G` instead of `;`: the result is shown in the `Vertical` format.
+    pub vertical: bool,
 }
 
 /// Where the data of a statement comes from.
@@ -159,13 +161,13 @@ fn scan_statement(script: &str, start: usize) -> Scanned<'_> {
     // The previous significant token: `INTO values`, `INTO db.format` name tables, not data.
     let mut previous_names_table = false;
     let mut open = false;
-    let finish = |first: Option<usize>, end: usize, state: InsertState, terminated: bool, open: bool, next: usize| {
+    let finish = |first: Option<usize>, end: usize, state: InsertState, terminated: bool, open: bool, next: usize, vertical: bool| {
         let insert = match state {
             InsertState::Values { data: true } => InsertData::Inline { values: true },
             InsertState::Values { data: false } | InsertState::FormatName => InsertData::Expected,
             _ => InsertData::None,
         };
-        Scanned { statement: first.map(|s| Statement { text: &script[s..end], insert }), terminated, open, next }
+        Scanned { statement: first.map(|s| Statement { text: &script[s..end], insert, vertical }), terminated, open, next }
     };
     while i < bytes.len() {
         let token = next_token(bytes, i);
@@ -173,7 +175,8 @@ fn scan_statement(script: &str, start: usize) -> Scanned<'_> {
         open |= token.open;
         match token.kind {
             Kind::Space | Kind::Comment => continue,
-            Kind::Semicolon => return finish(first, last_end, state, true, open, i),
+            Kind::Semicolon => return finish(first, last_end, state, true, open, i, false),
+            Kind::Vertical => return finish(first, last_end, state, true, open, i, true),
             _ => {}
         }
         let is_first = first.is_none();
@@ -228,7 +231,7 @@ fn scan_statement(script: &str, start: usize) -> Scanned<'_> {
         InsertState::Head { after_select: true, .. } => InsertState::NoData,
         other => other,
     };
-    finish(first, last_end, state, false, open, bytes.len())
+    finish(first, last_end, state, false, open, bytes.len(), false)
 }
 
 /// The data of `INSERT ... FORMAT X` (X not Values) after the format name ending at
@@ -236,7 +239,7 @@ fn scan_statement(script: &str, start: usize) -> Scanned<'_> {
 fn scan_format_data(script: &str, first: Option<usize>, name_end: usize) -> Scanned<'_> {
     let bytes = script.as_bytes();
     let start = first.unwrap_or(name_end);
-    let statement = |end: usize, insert: InsertData| Some(Statement { text: &script[start..end], insert });
+    let statement = |end: usize, insert: InsertData| Some(Statement { text: &script[start..end], insert, vertical: false });
     let mut i = name_end;
     while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\x0c') {
         i += 1;
@@ -297,6 +300,8 @@ enum Kind {
     /// A string (`'`), a quoted identifier (`"`, `` ` ``) or a heredoc (`$`).
     Quoted(u8),
     Semicolon,
+    /// `\G`: ends a statement like `;`, with the result in the `Vertical` format.
+    Vertical,
     Punct(u8),
 }
 
@@ -378,6 +383,7 @@ fn next_token(bytes: &[u8], i: usize) -> Token {
             }
         }
         b';' => token(Kind::Semicolon, i + 1, false),
+        b'\\' if next == Some(b'G') => token(Kind::Vertical, i + 2, false),
         _ if is_word_byte(b) => {
             let end = bytes[i..].iter().position(|c| !is_word_byte(*c)).map_or(len, |p| i + p);
             token(Kind::Word, end, false)
@@ -396,6 +402,14 @@ mod tests {
 
     fn texts(script: &str) -> Vec<&str> {
         split(script).all().map(|s| s.text).collect()
+    }
+
+    #[test]
+    fn backslash_g_ends_a_vertical_statement() {
+        let s = split("SELECT 1\\G SELECT '\\G'; SELECT 3 \\G");
+        let all: Vec<(&str, bool)> = s.all().map(|s| (s.text, s.vertical)).collect();
+        assert_eq!(all, [("SELECT 1", true), ("SELECT '\\G'", false), ("SELECT 3", true)]);
+        assert!(s.last.is_none());
     }
 
     #[test]
@@ -493,7 +507,7 @@ mod tests {
 
         // A blank line right after the name: no inline data.
         let s = split("INSERT INTO t FORMAT CSV\n\nSELECT 1");
-        assert_eq!(s.complete[0], Statement { text: "INSERT INTO t FORMAT CSV", insert: InsertData::Expected });
+        assert_eq!(s.complete[0], Statement { text: "INSERT INTO t FORMAT CSV", insert: InsertData::Expected, vertical: false });
         assert_eq!(s.last.map(|l| l.text), Some("SELECT 1"));
     }
 

@@ -434,7 +434,8 @@ async fn use_changes_the_database_of_later_queries() {
     let options = resolve(&["--database", "a", "--port", &endpoint.port.to_string()]).expect("valid");
     let mut client = Client::new(&options, false);
     let mut out = Vec::new();
-    client.run("USE `b`", Payload::Query("USE `b`".into()), &mut out, None).await.expect("success");
+    let statement = Statement { text: "USE `b`", insert: InsertData::None, vertical: false };
+    client.run(&statement, Payload::Query("USE `b`".into()), &mut out, None).await.expect("success");
     assert_eq!(client.database.as_deref(), Some("b"));
     assert!(client.params(true).contains(&("database".to_string(), "b".to_string())));
 }

@@ -143,6 +143,8 @@ pub struct ColumnWriter {
     quote_64bit: bool,
     /// JSON: nan/inf as quoted strings instead of null.
     quote_denormals: bool,
+    /// JSON: decimals in quotes.
+    quote_decimals: bool,
     json_escape_slash: bool,
     decimal_trailing_zeros: bool,
     csv_delimiter: u8,
@@ -169,6 +171,7 @@ impl ColumnWriter {
             null_text: style.null_text(),
             quote_64bit: style == TextStyle::Json && opts.json_quote_64bit_integers,
             quote_denormals: opts.json_quote_denormals,
+            quote_decimals: style == TextStyle::Json && opts.json_quote_decimals,
             json_escape_slash: opts.json_escape_forward_slashes,
             decimal_trailing_zeros: opts.decimal_trailing_zeros,
             csv_delimiter: opts.csv_delimiter,
@@ -254,7 +257,13 @@ impl ColumnWriter {
                         &text
                     }
                 };
+                if self.quote_decimals {
+                    out.push(b'"');
+                }
                 write_decimal(digits.as_bytes(), *scale, self.decimal_trailing_zeros, out);
+                if self.quote_decimals {
+                    out.push(b'"');
+                }
             }
             Kind::List { offsets, child } if self.style == TextStyle::Xml => {
                 out.extend_from_slice(b"<array>");
