@@ -632,8 +632,9 @@ mod tests {
         assert_eq!(group_rows(&[900, 800], squash), vec![900, 800]);
         // Small leftovers of many streams: one part.
         assert_eq!(group_rows(&[10, 20, 30, 40], squash), vec![100]);
-        // Gathered until half a block; a small last group joins the one before it.
-        assert_eq!(group_rows(&[300, 300, 300, 100], squash), vec![600, 400]);
+        // Gathered until half a block; a last group below half a block joins the one before it.
+        assert_eq!(group_rows(&[300, 300, 300, 300], squash), vec![600, 600]);
+        assert_eq!(group_rows(&[300, 300, 300, 100], squash), vec![1000]);
         assert_eq!(group_rows(&[], squash), Vec::<usize>::new());
     }
 }
