@@ -41,6 +41,7 @@ use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, Sign
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
+use crate::states::put_varuint;
 use crate::args::{ch_error, DfResult};
 use crate::func::{ch_type_of_field, is_nullable_field, result_field};
 use crate::parametric::parametric_name;
@@ -301,17 +302,6 @@ impl Num for f64 {
     }
 }
 
-fn put_varuint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
 
 fn get_varuint(input: &mut &[u8]) -> DfResult<u64> {
     let mut v = 0u64;

@@ -30,7 +30,8 @@ use crate::combinators::{base_aggregate, base_fields, state_types};
 use crate::uniq::UniquesHashSet;
 
 
-fn put_varuint(out: &mut Vec<u8>, mut v: u64) {
+/// ClickHouse's VarUInt (LEB128), as its states write counts and sizes.
+pub(crate) fn put_varuint(out: &mut Vec<u8>, mut v: u64) {
     loop {
         let byte = (v & 0x7f) as u8;
         v >>= 7;

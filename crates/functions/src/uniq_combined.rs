@@ -46,6 +46,7 @@ use granary_common::hash::city_hash64;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
+use crate::states::put_varuint;
 use crate::args::{ch_error, Arity, DfResult};
 use crate::func::result_field;
 use crate::uniq::{argument_types, fmix64, single_keys, RowHasher};
@@ -70,17 +71,6 @@ fn corrupt(message: impl fmt::Display) -> datafusion::common::DataFusionError {
     ch_error(ErrorCode::INCORRECT_DATA, format!("Cannot read cardinality estimator state: {message}"))
 }
 
-fn put_varuint(out: &mut Vec<u8>, mut n: u64) {
-    loop {
-        let byte = (n & 0x7f) as u8;
-        n >>= 7;
-        if n == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
 
 fn get_varuint(input: &mut &[u8]) -> DfResult<u64> {
     let mut v = 0u64;
