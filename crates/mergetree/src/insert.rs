@@ -84,32 +84,31 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
             }
         }
     }
-    let mut pending: Vec<PendingPart> = Vec::new();
     let mut tails: Vec<RecordBatch> = Vec::new();
     let (mut rows, mut bytes) = (0u64, 0u64);
-    for output in outputs {
-        pending.extend(output.parts);
-        tails.extend(output.tail.into_iter().filter(|b| b.num_rows() > 0));
+    for output in &mut outputs {
+        tails.extend(std::mem::take(&mut output.tail).into_iter().filter(|b| b.num_rows() > 0));
         rows += output.rows;
         bytes += output.bytes;
     }
-    if let Some(e) = error {
-        discard(&pending);
-        return Err(e);
+    // Every input has been read. The streams' leftovers start writing now, beside the
+    // blocks still being written, not after them: one stream's leftover is most of a
+    // large INSERT from a few files or row groups.
+    let leftovers: Vec<WriteTask> = match error {
+        None => group_leftovers(tails, squash).into_iter().map(|block| spawn_write(inner, block)).collect(),
+        Some(_) => Vec::new(),
+    };
+    // Parts keep their stream's order (block numbers follow it at publish).
+    let mut pending: Vec<PendingPart> = Vec::new();
+    for output in outputs {
+        pending.extend(output.parts);
+        let (parts, write_error) = join_writes(output.writing).await;
+        pending.extend(parts);
+        error = error.or(write_error);
     }
-    // The streams' leftovers, written in parallel (one stream's leftover is most of a
-    // large INSERT from a few files or row groups).
-    let writes: Vec<_> = group_leftovers(tails, squash).into_iter().map(|block| spawn_write(inner, block)).collect();
-    let mut error: Option<Error> = None;
-    for write in writes {
-        match join_write(Some(write)).await {
-            Ok(parts) => pending.extend(parts),
-            Err(e) => {
-                error.get_or_insert(e);
-            }
-        }
-    }
-    if let Some(e) = error {
+    let (parts, write_error) = join_writes(leftovers).await;
+    pending.extend(parts);
+    if let Some(e) = error.or(write_error) {
         discard(&pending);
         return Err(e);
     }
@@ -158,17 +157,22 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// What one insert pipeline wrote, and the rows it left for the final block.
+type WriteTask = tokio::task::JoinHandle<Result<Vec<PendingPart>>>;
+
+/// What one insert pipeline read: its blocks' writes (finished or still running), and
+/// the rows it left for the final blocks.
 struct PipelineOutput {
     parts: Vec<PendingPart>,
+    writing: Vec<WriteTask>,
     tail: Vec<RecordBatch>,
     rows: u64,
     bytes: u64,
 }
 
-/// Squashes one input stream into blocks (see [`Squash`]) and writes each full block as
-/// parts, with up to `writers` writes running beside the reading. Stops early when
-/// another pipeline of the INSERT has failed. On error, its own parts are removed.
+/// Squashes one input stream into blocks (see [`Squash`]) and starts writing each full
+/// block as parts, with at most `writers` writes running beside the reading. Returns
+/// when the input ends, leaving its last writes running. Stops early when another
+/// pipeline of the INSERT has failed. On error, its own parts are removed.
 async fn run_pipeline(
     inner: Arc<Inner>,
     mut input: SendableRecordBatchStream,
@@ -176,8 +180,8 @@ async fn run_pipeline(
     writers: usize,
     failed: Arc<AtomicBool>,
 ) -> Result<PipelineOutput> {
-    let mut pending: Vec<PendingPart> = Vec::new();
-    let mut writing: VecDeque<tokio::task::JoinHandle<Result<Vec<PendingPart>>>> = VecDeque::new();
+    let mut parts: Vec<PendingPart> = Vec::new();
+    let mut writing: VecDeque<WriteTask> = VecDeque::new();
     let mut block: Vec<RecordBatch> = Vec::new();
     let (mut block_len, mut block_bytes, mut rows, mut bytes) = (0usize, 0usize, 0u64, 0u64);
     let result: Result<()> = async {
@@ -197,15 +201,12 @@ async fn run_pipeline(
             block.push(batch);
             if squash.is_full(block_len, block_bytes) {
                 while writing.len() >= writers {
-                    pending.extend(join_write(writing.pop_front()).await?);
+                    parts.extend(join_write(writing.pop_front()).await?);
                 }
                 writing.push_back(spawn_write(&inner, std::mem::take(&mut block)));
                 block_len = 0;
                 block_bytes = 0;
             }
-        }
-        while let Some(task) = writing.pop_front() {
-            pending.extend(join_write(Some(task)).await?);
         }
         Ok(())
     }
@@ -213,24 +214,36 @@ async fn run_pipeline(
     if let Err(e) = result {
         // Writes still running finish (their temporary parts are then removed): a
         // half-written directory must not be left for the next start to find.
-        for task in writing {
-            if let Ok(Ok(parts)) = task.await {
-                discard(&parts);
-            }
-        }
-        discard(&pending);
+        let (written, _) = join_writes(writing.into()).await;
+        discard(&written);
+        discard(&parts);
         return Err(e);
     }
-    Ok(PipelineOutput { parts: pending, tail: block, rows, bytes })
+    Ok(PipelineOutput { parts, writing: writing.into(), tail: block, rows, bytes })
 }
 
-fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> tokio::task::JoinHandle<Result<Vec<PendingPart>>> {
+/// Waits for every write; returns the parts written and the first error.
+async fn join_writes(writes: Vec<WriteTask>) -> (Vec<PendingPart>, Option<Error>) {
+    let mut parts = Vec::new();
+    let mut error = None;
+    for write in writes {
+        match join_write(Some(write)).await {
+            Ok(written) => parts.extend(written),
+            Err(e) => {
+                error.get_or_insert(e);
+            }
+        }
+    }
+    (parts, error)
+}
+
+fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> WriteTask {
     let inner = inner.clone();
     let span = tracing::Span::current();
     tokio::task::spawn_blocking(granary_profiler::carry(move || span.in_scope(|| write_block(&inner, batches))))
 }
 
-async fn join_write(task: Option<tokio::task::JoinHandle<Result<Vec<PendingPart>>>>) -> Result<Vec<PendingPart>> {
+async fn join_write(task: Option<WriteTask>) -> Result<Vec<PendingPart>> {
     match task {
         Some(task) => task.await.map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))?,
         None => Ok(Vec::new()),
