@@ -20,7 +20,9 @@ use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::physical_plan::ExecutionPlan;
+use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result, Settings};
 
 use crate::meta::TableMeta;
@@ -59,6 +61,11 @@ impl InsertRequest {
 
     /// The inputs as at most `max` streams (at least one): when there are more inputs
     /// than that, inputs are grouped round-robin and each group is read as one stream.
+    ///
+    /// Each input of a group is still read (decoded, parsed, converted) by a task of its
+    /// own, a couple of batches ahead, as ClickHouse reads an `INSERT ... SELECT` with
+    /// `max_threads` sources however few `max_insert_threads` sinks it has: polling the
+    /// inputs of a group from one task would decode them one after the other.
     pub fn into_streams(self, max: usize) -> Vec<SendableRecordBatchStream> {
         let max = max.max(1);
         if self.inputs.len() <= max {
@@ -69,14 +76,34 @@ impl InsertRequest {
         for (i, input) in self.inputs.into_iter().enumerate() {
             groups[i % max].push(input);
         }
-        groups
-            .into_iter()
-            .map(|group| {
-                let merged = futures::stream::select_all(group);
-                Box::pin(datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(schema.clone(), merged)) as SendableRecordBatchStream
-            })
-            .collect()
+        groups.into_iter().map(|group| read_ahead_merged(schema.clone(), group)).collect()
     }
+}
+
+/// Batches read ahead per input by [`read_ahead_merged`]: enough to keep a reader busy
+/// while its consumer takes the previous batch, little enough to bound memory.
+const READ_AHEAD_BATCHES: usize = 2;
+
+/// One stream of the batches of `inputs`, each input polled by its own task. Dropping
+/// the stream stops the tasks.
+fn read_ahead_merged(schema: SchemaRef, inputs: Vec<SendableRecordBatchStream>) -> SendableRecordBatchStream {
+    if inputs.len() == 1 {
+        return inputs.into_iter().next().expect("one input");
+    }
+    let mut builder = RecordBatchReceiverStream::builder(schema, READ_AHEAD_BATCHES * inputs.len());
+    for mut input in inputs {
+        let tx = builder.tx();
+        builder.spawn(async move {
+            while let Some(batch) = input.next().await {
+                let failed = batch.is_err();
+                if tx.send(batch).await.is_err() || failed {
+                    break;
+                }
+            }
+            Ok(())
+        });
+    }
+    builder.build()
 }
 
 /// When inserted rows make a block (ClickHouse's squashing): at
