@@ -234,10 +234,8 @@ impl FileTable {
             Some(p) => p.iter().map(|&i| internal_index(i)).collect(),
             None => (0..self.schema.fields().len()).map(internal_index).collect(),
         };
-        let threads = state.config().target_partitions().max(1);
-        let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); threads.min(files.len()).max(1)];
-        let n = groups.len();
-        for (i, f) in files.iter().enumerate() {
+        let mut partitioned: Vec<PartitionedFile> = Vec::with_capacity(files.len());
+        for f in files {
             let location = match &f.remote {
                 Some(object) => object.location.to_string(),
                 None => f.path.trim_start_matches('/').to_string(),
@@ -257,7 +255,7 @@ impl FileTable {
                     .collect::<datafusion::common::Result<Vec<_>>>()?;
                 pf = pf.with_partition_values(values);
             }
-            groups[i % n].push(pf);
+            partitioned.push(pf);
         }
         let table_schema = TableSchema::builder(Arc::new(Schema::new(file_fields.clone()))).with_table_partition_cols(partition_fields).build();
         let source = ParquetSource::new(table_schema);
@@ -275,8 +273,18 @@ impl FileTable {
         };
         let source = source
             .with_table_parquet_options(state.table_options().parquet.clone())
-            .with_parquet_file_reader_factory(Arc::new(CachedParquetFileReaderFactory::new(store, footer_cache)));
+            .with_parquet_file_reader_factory(Arc::new(CachedParquetFileReaderFactory::new(store.clone(), footer_cache.clone())));
         let source = Arc::new(source);
+        let threads = state.config().target_partitions().max(1);
+        let groups = if partitioned.len() < threads {
+            split_by_row_groups(partitioned, threads, store.as_ref(), &footer_cache).await
+        } else {
+            let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); threads];
+            for (i, pf) in partitioned.into_iter().enumerate() {
+                groups[i % threads].push(pf);
+            }
+            groups
+        };
         let config = FileScanConfigBuilder::new(store_url, source)
             .with_file_groups(groups.into_iter().map(FileGroup::new).collect())
             .with_projection_indices(Some(internal_projection))?
@@ -481,6 +489,64 @@ fn layout(data_schema: &SchemaRef, hive: &[HiveColumn], with_virtual: bool) -> (
         }
     }
     (Arc::new(Schema::new(fields)), Arc::new(sources))
+}
+
+/// Fewer Parquet files than threads: the files' row groups spread over `threads`
+/// groups of about equal compressed size, each row group read by one group (a
+/// `ParquetAccessPlan` per piece), so one large file is decoded on every thread.
+/// DataFusion's own split cuts files into equal byte ranges, and a row group belongs to
+/// the range holding its middle: when the footer is a large share of the file, every
+/// row group can land in the first range. Without footers (an unreadable file) the
+/// files stay whole, for the read to report the error.
+async fn split_by_row_groups(
+    files: Vec<PartitionedFile>,
+    threads: usize,
+    store: &dyn object_store::ObjectStore,
+    footer_cache: &Arc<datafusion::execution::cache::cache_manager::FileMetadataCache>,
+) -> Vec<Vec<PartitionedFile>> {
+    use datafusion::datasource::physical_plan::parquet::metadata::DFParquetMetadata;
+    use datafusion::datasource::physical_plan::parquet::ParquetAccessPlan;
+    let whole = |files: Vec<PartitionedFile>| files.into_iter().map(|f| vec![f]).collect::<Vec<_>>();
+    let mut sizes: Vec<Vec<u64>> = Vec::with_capacity(files.len());
+    for file in &files {
+        let metadata = DFParquetMetadata::new(store, &file.object_meta).with_file_metadata_cache(Some(footer_cache.clone())).fetch_metadata().await;
+        match metadata {
+            Ok(metadata) => sizes.push(metadata.row_groups().iter().map(|rg| rg.compressed_size().max(1) as u64).collect()),
+            Err(_) => return whole(files),
+        }
+    }
+    let total: u64 = sizes.iter().flatten().sum();
+    let row_groups: usize = sizes.iter().map(Vec::len).sum();
+    if row_groups <= files.len() {
+        return whole(files);
+    }
+    let target = total.div_ceil(threads.min(row_groups) as u64);
+    let mut groups: Vec<Vec<PartitionedFile>> = Vec::with_capacity(threads);
+    let mut current: Vec<PartitionedFile> = Vec::new();
+    let mut current_bytes = 0u64;
+    for (file, sizes) in files.into_iter().zip(sizes) {
+        let mut plan = ParquetAccessPlan::new_none(sizes.len());
+        let mut planned = false;
+        for (index, size) in sizes.iter().enumerate() {
+            if current_bytes >= target {
+                if planned {
+                    current.push(file.clone().with_extension(std::mem::replace(&mut plan, ParquetAccessPlan::new_none(sizes.len()))));
+                }
+                groups.push(std::mem::take(&mut current));
+                current_bytes = 0;
+            }
+            plan.scan(index);
+            planned = true;
+            current_bytes += size;
+        }
+        if planned {
+            current.push(file.with_extension(plan));
+        }
+    }
+    if !current.is_empty() {
+        groups.push(current);
+    }
+    groups
 }
 
 pub(crate) fn open_error(path: &str, e: std::io::Error) -> Error {

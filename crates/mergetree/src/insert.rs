@@ -52,7 +52,9 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     let squash = InsertSquash::from_settings(&request.settings);
     let threads = request.settings.max_insert_threads();
     let dedup = Deduplication::of(inner, &request.settings);
+    let inputs = request.input_count();
     let streams = request.into_streams(threads);
+    tracing::debug!(inputs, pipelines = streams.len(), "INSERT pipelines");
     // A lone stream (a client's data, a sorted SELECT) gets every writer beside its
     // reader; parallel streams get one each. Memory holds (writers + 1) blocks per stream.
     let writers = (threads / streams.len()).max(1);

@@ -54,6 +54,11 @@ impl InsertRequest {
         Ok(InsertRequest { inputs, settings })
     }
 
+    /// How many streams the rows arrive on.
+    pub fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
+
     /// Every input as one stream, batches interleaved as they arrive.
     pub fn into_stream(self) -> SendableRecordBatchStream {
         self.into_streams(1).pop().expect("into_streams returns at least one stream")
