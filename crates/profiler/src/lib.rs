@@ -23,6 +23,7 @@
 //! This crate holds all of the workspace's unsafe code for it (signals, timers, raw
 //! writes); everything above it is safe Rust.
 
+pub mod allocator;
 pub mod attribution;
 mod sampler;
 pub mod symbols;
