@@ -174,6 +174,31 @@ def test_insert_select_into_mergetree(server, files):
     server.query("DROP TABLE io_bad")
 
 
+def test_one_parquet_file_is_read_on_every_thread(server, files):
+    """A single file of several row groups is split by row groups over max_threads
+    readers (EXPLAIN shows the file in as many groups), each row group read once."""
+    ch(
+        f"INSERT INTO FUNCTION file('{files}/groups.parquet') SELECT number AS id, toString(number) AS s FROM numbers(100000) "
+        "SETTINGS output_format_parquet_row_group_size = 10000, engine_file_truncate_on_insert = 1"
+    )
+    expected = ch(f"SELECT count(), sum(id), uniqExact(s), min(id), max(id) FROM file('{files}/groups.parquet')")
+    for threads in (1, 2, 3, 4, 16):
+        settings = f" SETTINGS max_threads = {threads}"
+        got = server.query("SELECT count(), sum(id), uniqExact(s), min(id), max(id) FROM file('io/groups.parquet')" + settings + " FORMAT TSV")
+        assert got == expected, threads
+        if threads <= 10:
+            plan = server.query("EXPLAIN PIPELINE SELECT * FROM file('io/groups.parquet')" + settings)
+            groups = re.search(r"file_groups=\{(\d+) groups?", plan)
+            assert groups and int(groups.group(1)) == threads, plan
+            # Pieces by row groups, not DataFusion's byte ranges ("groups.parquet:0..4075").
+            assert not re.search(r"groups\.parquet:\d+\.\.\d+", plan), plan
+    server.query("DROP TABLE IF EXISTS io_groups")
+    server.query("CREATE TABLE io_groups (id UInt64, s String) ENGINE = MergeTree ORDER BY id")
+    server.query("INSERT INTO io_groups SELECT * FROM file('io/groups.parquet')")
+    assert server.query("SELECT count(), sum(id), uniqExact(s), min(id), max(id) FROM io_groups FORMAT TSV") == expected
+    server.query("DROP TABLE io_groups")
+
+
 def test_s3_server_fixture_round_trip(s3_endpoint):
     # The reference engine writes and reads back through the local S3 server: the
     # fixture the s3() tests build on works end to end (signed PUT, GET, listing).
