@@ -520,32 +520,33 @@ async fn split_by_row_groups(
     if row_groups <= files.len() {
         return whole(files);
     }
-    let target = total.div_ceil(threads.min(row_groups) as u64);
-    let mut groups: Vec<Vec<PartitionedFile>> = Vec::with_capacity(threads);
-    let mut current: Vec<PartitionedFile> = Vec::new();
-    let mut current_bytes = 0u64;
+    // A row group goes to the group holding its middle byte when the row groups of all
+    // files are laid end to end and cut into `threads` equal ranges.
+    let threads = threads.min(row_groups) as u64;
+    let mut groups: Vec<Vec<PartitionedFile>> = Vec::with_capacity(threads as usize);
+    let mut offset = 0u64;
     for (file, sizes) in files.into_iter().zip(sizes) {
-        let mut plan = ParquetAccessPlan::new_none(sizes.len());
-        let mut planned = false;
+        let mut pieces: Vec<(u64, ParquetAccessPlan)> = Vec::new();
         for (index, size) in sizes.iter().enumerate() {
-            if current_bytes >= target {
-                if planned {
-                    current.push(file.clone().with_extension(std::mem::replace(&mut plan, ParquetAccessPlan::new_none(sizes.len()))));
+            let group = ((offset + size / 2) * threads / total).min(threads - 1);
+            offset += size;
+            match pieces.last_mut() {
+                Some((g, plan)) if *g == group => plan.scan(index),
+                _ => {
+                    let mut plan = ParquetAccessPlan::new_none(sizes.len());
+                    plan.scan(index);
+                    pieces.push((group, plan));
                 }
-                groups.push(std::mem::take(&mut current));
-                current_bytes = 0;
             }
-            plan.scan(index);
-            planned = true;
-            current_bytes += size;
         }
-        if planned {
-            current.push(file.with_extension(plan));
+        for (group, plan) in pieces {
+            while groups.len() <= group as usize {
+                groups.push(Vec::new());
+            }
+            groups[group as usize].push(file.clone().with_extension(plan));
         }
     }
-    if !current.is_empty() {
-        groups.push(current);
-    }
+    groups.retain(|g| !g.is_empty());
     groups
 }
 
