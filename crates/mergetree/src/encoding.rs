@@ -35,13 +35,104 @@ use crate::transform::Transform;
 /// when the column's codec chain has one (ignored for types it does not apply to).
 pub fn encode_array(array: &dyn Array, out: &mut Vec<u8>, transform: Option<Transform>) -> Result<()> {
     let data = array.to_data();
+    let transform = transform.and_then(|t| t.width_for(data.data_type()).ok().map(|width| (t, width)));
+    if write_flat_slice(&data, out, transform) {
+        return Ok(());
+    }
     // Copy to a fresh array at offset 0 holding exactly `len` values: a slice of a large
     // batch shares the whole batch's buffers, which must not all be written.
     let mut copy = MutableArrayData::new(vec![&data], false, data.len());
     copy.try_extend(0, 0, data.len())?;
-    let transform = transform.and_then(|t| t.width_for(data.data_type()).ok().map(|width| (t, width)));
     write_data(&copy.freeze(), out, transform);
     Ok(())
+}
+
+/// The encoding of fixed-width values and of strings, written straight from a slice of
+/// a larger array (string offsets re-based as they are written): the bytes
+/// [`write_data`] writes for a re-based copy, without making the copy. False (nothing
+/// written) for other layouts.
+fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform, usize)>) -> bool {
+    enum Layout {
+        Fixed(usize),
+        Strings,
+    }
+    if !data.child_data().is_empty() {
+        return false;
+    }
+    let layout = match data.data_type() {
+        DataType::Utf8 | DataType::Binary => Layout::Strings,
+        DataType::FixedSizeBinary(width) => match usize::try_from(*width) {
+            Ok(width) => Layout::Fixed(width),
+            Err(_) => return false,
+        },
+        other => match other.primitive_width() {
+            Some(width) => Layout::Fixed(width),
+            None => return false,
+        },
+    };
+    let (offset, len) = (data.offset(), data.len());
+    let Some(first) = data.buffers().first() else { return false };
+    let read_offset = |i: usize| {
+        let at = (offset + i) * 4;
+        first.as_slice().get(at..at + 4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    // The string bytes of the slice: [offsets[offset], offsets[offset + len]).
+    let mut string_bytes = 0..0;
+    match &layout {
+        Layout::Fixed(width) if first.len() < (offset + len) * width => return false,
+        Layout::Strings => {
+            let (Some(start), Some(end), Some(values)) = (read_offset(0), read_offset(len), data.buffers().get(1)) else { return false };
+            let (Ok(start), Ok(end)) = (usize::try_from(start), usize::try_from(end)) else { return false };
+            if data.buffers().len() != 2 || start > end || end > values.len() {
+                return false;
+            }
+            string_bytes = start..end;
+        }
+        _ => {}
+    }
+    out.extend_from_slice(&(len as u64).to_le_bytes());
+    let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
+    match data.nulls().filter(|n| n.null_count() > 0) {
+        Some(nulls) => {
+            out.push(1 | transform_bits);
+            let bits = nulls.inner().sliced();
+            out.extend_from_slice(&bits.as_slice()[..len.div_ceil(8)]);
+            // The bits past the slice's end belong to other rows of the array: zero, as
+            // in a copy, so a granule's bytes depend only on its own rows.
+            if len % 8 != 0 {
+                if let Some(last) = out.last_mut() {
+                    *last &= (1u8 << (len % 8)) - 1;
+                }
+            }
+        }
+        None => out.push(transform_bits),
+    }
+    match layout {
+        Layout::Fixed(width) => {
+            out.extend_from_slice(&1u32.to_le_bytes());
+            let values = &first.as_slice()[offset * width..(offset + len) * width];
+            out.extend_from_slice(&(values.len() as u64).to_le_bytes());
+            match transform {
+                Some((t, width)) => t.encode(width, values, out),
+                None => out.extend_from_slice(values),
+            }
+        }
+        Layout::Strings => {
+            out.extend_from_slice(&2u32.to_le_bytes());
+            out.extend_from_slice(&(((len + 1) * 4) as u64).to_le_bytes());
+            let base = string_bytes.start as i32;
+            let offsets = &first.as_slice()[offset * 4..(offset + len + 1) * 4];
+            out.reserve(offsets.len());
+            for o in offsets.chunks_exact(4) {
+                out.extend_from_slice(&(i32::from_le_bytes([o[0], o[1], o[2], o[3]]) - base).to_le_bytes());
+            }
+            let bytes = &data.buffers()[1].as_slice()[string_bytes];
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(bytes);
+        }
+    }
+    out.extend_from_slice(&0u32.to_le_bytes());
+    true
 }
 
 fn write_data(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform, usize)>) {
@@ -146,4 +237,57 @@ fn read_u32(bytes: &[u8], pos: &mut usize) -> Result<u32> {
 
 fn corrupted(detail: String) -> Error {
     Error::new(ErrorCode::CORRUPTED_DATA, format!("Corrupted column data: {detail}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{BinaryArray, BooleanArray, Date32Array, FixedSizeBinaryArray, Float64Array, Int64Array, ListArray, StringArray, UInt8Array};
+    use arrow::datatypes::Int32Type;
+
+    use super::*;
+
+    /// What the encoding of a slice must be: that of its re-based copy.
+    fn encoded_through_copy(array: &dyn Array, transform: Option<Transform>) -> Vec<u8> {
+        let data = array.to_data();
+        let mut copy = MutableArrayData::new(vec![&data], false, data.len());
+        copy.extend(0, 0, data.len());
+        let transform = transform.and_then(|t| t.width_for(data.data_type()).ok().map(|width| (t, width)));
+        let mut out = Vec::new();
+        write_data(&copy.freeze(), &mut out, transform);
+        out
+    }
+
+    #[test]
+    fn slices_encode_as_their_rebased_copies_and_decode_back() {
+        let strings: Vec<Option<String>> = (0..100).map(|i| (i % 7 != 3).then(|| "x".repeat(i % 13))).collect();
+        let arrays: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter((0..100).map(|i| (i % 5 != 0).then_some(i * 1_000_003)))),
+            Arc::new(UInt8Array::from_iter_values((0..100).map(|i| i as u8))),
+            Arc::new(Float64Array::from_iter_values((0..100).map(|i| i as f64 / 3.0))),
+            Arc::new(Date32Array::from_iter_values(0..100)),
+            Arc::new(StringArray::from(strings.clone())),
+            Arc::new(BinaryArray::from_iter(strings.iter().map(|s| s.as_ref().map(|s| s.as_bytes())))),
+            Arc::new(FixedSizeBinaryArray::try_from_iter((0..100u32).map(|i| i.to_le_bytes())).expect("fixed-size binary")),
+            Arc::new(BooleanArray::from_iter((0..100).map(|i| Some(i % 3 == 0)))),
+            Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>((0..100).map(|i| Some(vec![Some(i), None])))),
+        ];
+        for array in &arrays {
+            for (offset, len) in [(0, 100), (0, 1), (3, 10), (9, 0), (17, 83), (50, 50)] {
+                let slice = array.slice(offset, len);
+                for transform in [None, Some(Transform::Delta), Some(Transform::Gorilla)] {
+                    let mut out = Vec::new();
+                    encode_array(slice.as_ref(), &mut out, transform).expect("encode");
+                    assert_eq!(out, encoded_through_copy(slice.as_ref(), transform), "{} at {offset}+{len}", array.data_type());
+                    if transform.is_none() {
+                        let mut pos = 0;
+                        let decoded = decode_array(&out, &mut pos, array.data_type()).expect("decode");
+                        assert_eq!(pos, out.len());
+                        assert_eq!(decoded.to_data(), slice.to_data(), "{}", array.data_type());
+                    }
+                }
+            }
+        }
+    }
 }

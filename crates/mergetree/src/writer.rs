@@ -255,18 +255,22 @@ impl<'a> PartWriter<'a> {
 
     fn write_granule(&mut self, granule: &RecordBatch) -> Result<()> {
         let rows = granule.num_rows();
-        let mut encoded = Vec::new();
         for (column, array) in self.columns.iter_mut().zip(granule.columns()) {
             let file = &mut self.files[column.file];
-            encoded.clear();
-            crate::encoding::encode_array(array.as_ref(), &mut encoded, column.transform)?;
-            if !column.buf.is_empty() && column.buf.len() + encoded.len() > self.settings.max_compress_block_size as usize {
+            // Encoded straight into the block being gathered; a granule that would make
+            // the block larger than max_compress_block_size starts the next one.
+            let start = column.buf.len();
+            crate::encoding::encode_array(array.as_ref(), &mut column.buf, column.transform)?;
+            let mut offset_in_block = start;
+            if start > 0 && column.buf.len() > self.settings.max_compress_block_size as usize {
+                let granule_bytes = column.buf.split_off(start);
                 column.flush_block(file)?;
+                column.buf.extend_from_slice(&granule_bytes);
+                offset_in_block = 0;
             }
             // The block's offset is known when the block is written (`flush_block`).
-            column.marks.push(Mark { block_offset: 0, offset_in_block: column.buf.len() as u64, rows: rows as u64 });
+            column.marks.push(Mark { block_offset: 0, offset_in_block: offset_in_block as u64, rows: rows as u64 });
             column.unwritten_marks += 1;
-            column.buf.extend_from_slice(&encoded);
             if column.buf.len() >= self.settings.min_compress_block_size as usize {
                 column.flush_block(file)?;
             }
