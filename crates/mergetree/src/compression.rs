@@ -163,7 +163,12 @@ impl Codec {
                 METHOD_NONE
             }
             Codec::Lz4 => {
-                out.extend_from_slice(&lz4_flex::block::compress(data));
+                // Straight into `out`: no block-sized allocation and copy per block.
+                let at = out.len();
+                out.resize(at + lz4_flex::block::get_maximum_output_size(data.len()), 0);
+                let written = lz4_flex::block::compress_into(data, &mut out[at..])
+                    .map_err(|e| Error::with_source(ErrorCode::LOGICAL_ERROR, "LZ4 compression failed", e))?;
+                out.truncate(at + written);
                 METHOD_LZ4
             }
             Codec::Zstd(level) => {
