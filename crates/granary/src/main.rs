@@ -52,7 +52,7 @@ fn query_runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
 }
 
 fn main() -> ExitCode {
-    granary_profiler::allocator::reuse_freed_memory();
+    granary_profiler::allocator::configure_allocator();
     let cli = Cli::parse();
     match cli.command {
         Command::Server(args) => server::run(args),
