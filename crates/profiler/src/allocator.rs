@@ -36,4 +36,11 @@ pub fn configure_allocator() {
             unsafe { mi_option_set(option, 0) };
         }
     }
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
+        // mimalloc reserved its first arena, asking for huge pages, before `main` ran:
+        // the option above only covers later mappings. The process flag covers every
+        // mapping, as mimalloc sets it itself when the option comes from the environment.
+        // SAFETY: prctl with PR_SET_THP_DISABLE takes integer arguments only.
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+    }
 }
