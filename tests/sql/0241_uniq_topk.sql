@@ -51,7 +51,9 @@ SELECT topK(x), toTypeName(topK(x)) FROM (SELECT if(number % 3 = 0, NULL, number
 SELECT topK((number % 3, toString(number % 2))), topK([number % 3]), topK(3)(number) FROM numbers(30);
 SELECT topK(3)(number) FROM numbers(0);
 SELECT topKIf(number % 5, number % 2 = 0), topKArray(arr) FROM (SELECT number, [number % 3, number % 4] AS arr FROM numbers(100));
-SELECT topKMerge(3)(s) FROM (SELECT topKState(3)(number % 10) AS s FROM numbers(100));
+-- Without ties: ClickHouse hands the subquery's state over unserialized (all its counters), Granary
+-- as ClickHouse's bytes (the best `reserved` counters), so equal counters past those may come out otherwise.
+SELECT topKMerge(3)(s) FROM (SELECT topKState(3)(toUInt8(sqrt(number))) AS s FROM numbers(100));
 SELECT number % 2 AS k, topK(2)(number % 5) FROM numbers(100) GROUP BY k ORDER BY k;
 SELECT topK(0)(number) FROM numbers(3); -- { serverError ARGUMENT_OUT_OF_BOUND }
 SELECT topK(3, 'counts')(number) FROM numbers(3); -- { serverError CANNOT_CONVERT_TYPE }

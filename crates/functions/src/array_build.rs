@@ -285,11 +285,12 @@ fn array_flatten() -> ScalarUDF {
     .build()
 }
 
-/// `arrayZip(a, b, ...)`: an array of tuples of the arrays' elements (of equal sizes).
+/// `arrayZip(a, b, ...)`: an array of tuples of the arrays' elements (of equal sizes);
+/// without arguments, an empty `Array(Tuple())` per row, as ClickHouse.
 fn array_zip() -> ScalarUDF {
     ScalarDef::new(
         "arrayZip",
-        Arity::at_least(1),
+        Arity::at_least(0),
         |ctx| {
             let mut elements = Vec::with_capacity(ctx.arg_count());
             for i in 0..ctx.arg_count() {
@@ -305,6 +306,10 @@ fn array_zip() -> ScalarUDF {
             let DataType::Struct(fields) = item.data_type() else {
                 return Err(ch_error(ErrorCode::LOGICAL_ERROR, "arrayZip returns an array of tuples"));
             };
+            if ctx.args.is_empty() {
+                let empty = StructArray::new_empty_fields(0, None);
+                return result_list(ctx, Arc::new(empty), OffsetBuffer::new_zeroed(ctx.len));
+            }
             let arrays: Vec<ArrayRef> = (0..ctx.args.len()).map(|i| ctx.array(i)).collect::<DfResult<_>>()?;
             let lists: Vec<&ListArray> = arrays.iter().map(|a| a.as_list::<i32>()).collect();
             let first = lists[0].value_offsets();

@@ -1,4 +1,5 @@
-//! `arraySort`, `arrayReverseSort` and `arrayDistinct`.
+//! `arraySort`, `arrayReverseSort`, `arrayPartialSort`, `arrayPartialReverseSort` and
+//! `arrayDistinct`.
 //!
 //! Sorting is stable and puts NULLs last and NaNs just before them whatever the
 //! direction, as ClickHouse does; strings compare as bytes, arrays and tuples
@@ -97,6 +98,66 @@ fn sort_fn(name: &'static str, descending: bool) -> ScalarUDF {
     .build()
 }
 
+/// `arrayPartialSort(limit, arr)` / `arrayPartialReverseSort`: the first `limit`
+/// elements in order, the rest where ClickHouse's `::partial_sort` of the positions
+/// leaves them ([`crate::cxx_sort`]); a limit of 0, negative or past the end sorts all.
+fn partial_sort_fn(name: &'static str, descending: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::at_least(2),
+        |ctx| {
+            if ctx.arg_count() > 2 {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("First argument for function {} must be a function. Actual {}", ctx.name, ctx.ch(0)),
+                ));
+            }
+            if !matches!(
+                ctx.ch(0).base(),
+                ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64
+            ) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of limit argument of function {} (must be UInt or Int)", ctx.ch(0), ctx.name),
+                ));
+            }
+            match ctx.ch(1) {
+                t @ ChType::Array(_) => Ok(crate::array::without_low_cardinality(t)),
+                t => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The 2nd argument for function {} must be array. Found {t} instead", ctx.name))),
+            }
+        },
+        move |ctx| {
+            let limits = datafusion::arrow::compute::cast(&ctx.array(0)?, &DataType::Int64)?;
+            let limits = limits.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+            let a = ctx.array(1)?;
+            let list = a.as_list::<i32>();
+            let DataType::List(field) = list.data_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, "arrayPartialSort of a non-list"));
+            };
+            let values = list.values();
+            let order = key_order(values, descending)?;
+            let before = |a: &usize, b: &usize| order(*a, *b) == Ordering::Less;
+            let mut indices: Vec<u64> = Vec::with_capacity(values.len());
+            let mut row_indices: Vec<usize> = Vec::new();
+            for (row, w) in list.value_offsets().windows(2).enumerate() {
+                row_indices.clear();
+                row_indices.extend(w[0] as usize..w[1] as usize);
+                let limit = if limits.is_null(row) { 0 } else { limits.value(row) };
+                if limit > 0 && (limit as usize) < row_indices.len() {
+                    crate::cxx_sort::partial_sort(&mut row_indices, limit as usize, &before);
+                } else {
+                    row_indices.sort_by(|a, b| order(*a, *b));
+                }
+                indices.extend(row_indices.iter().map(|i| *i as u64));
+            }
+            let sorted = take(values.as_ref(), &UInt64Array::from(indices), None)?;
+            let lengths = list.value_offsets().windows(2).map(|w| (w[1] - w[0]) as usize);
+            Ok(Arc::new(ListArray::try_new(Arc::clone(field), OffsetBuffer::from_lengths(lengths), sorted, list.nulls().cloned())?) as ArrayRef)
+        },
+    )
+    .build()
+}
+
 fn array_distinct() -> ScalarUDF {
     ScalarDef::new(
         "arrayDistinct",
@@ -141,5 +202,11 @@ fn array_distinct() -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![sort_fn("arraySort", false), sort_fn("arrayReverseSort", true), array_distinct()]
+    vec![
+        sort_fn("arraySort", false),
+        sort_fn("arrayReverseSort", true),
+        partial_sort_fn("arrayPartialSort", false),
+        partial_sort_fn("arrayPartialReverseSort", true),
+        array_distinct(),
+    ]
 }

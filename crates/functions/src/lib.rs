@@ -76,6 +76,7 @@ pub mod args;
 pub mod combinators;
 pub mod arithmetic;
 mod bits;
+mod cxx_sort;
 mod rounding;
 pub mod array;
 mod array_access;

@@ -149,11 +149,44 @@ fn multi_match(name: &'static str, kind: Kind) -> ScalarUDF {
     .build()
 }
 
+/// `multiFuzzyMatchAny(haystack, distance, patterns)` and its index forms: Hyperscan's
+/// approximate matching, which the `regex` crate has no counterpart of. Arguments and
+/// result types are checked as ClickHouse does; running one fails as ClickHouse built
+/// without Vectorscan does.
+fn multi_fuzzy_match(name: &'static str, kind: Kind) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(3),
+        move |ctx| {
+            if !matches!(ctx.ch(0).base(), ChType::String) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            if !matches!(ctx.ch(1).base(), ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) {
+                return Err(illegal_type(ctx.name, 1, ctx.field(1)));
+            }
+            match ctx.ch(2) {
+                ChType::Array(item) if matches!(*item, ChType::String) => {}
+                _ => return Err(illegal_type(ctx.name, 2, ctx.field(2))),
+            }
+            Ok(match kind {
+                Kind::Any => ChType::UInt8,
+                Kind::AnyIndex => ChType::UInt64,
+                Kind::AllIndices => ChType::Array(Box::new(ChType::UInt64)),
+            })
+        },
+        |_| Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Edit distance multi-search is not implemented when vectorscan is off")),
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         multi_match("multiMatchAny", Kind::Any),
         multi_match("multiMatchAnyIndex", Kind::AnyIndex),
         multi_match("multiMatchAllIndices", Kind::AllIndices),
+        multi_fuzzy_match("multiFuzzyMatchAny", Kind::Any),
+        multi_fuzzy_match("multiFuzzyMatchAnyIndex", Kind::AnyIndex),
+        multi_fuzzy_match("multiFuzzyMatchAllIndices", Kind::AllIndices),
     ]
 }
 

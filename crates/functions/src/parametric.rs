@@ -182,6 +182,14 @@ fn params_of_text(text: &str) -> DfResult<Vec<ScalarValue>> {
 }
 
 /// `name` split into the function and the text inside its parameter parentheses.
+/// The parameters in a function name (`topK(3, 4)` -> 3, 4; none without parentheses).
+pub(crate) fn params_of_name(name: &str) -> DfResult<Vec<ScalarValue>> {
+    match split_params(name).1 {
+        Some(text) => params_of_text(text),
+        None => Ok(Vec::new()),
+    }
+}
+
 fn split_params(name: &str) -> (&str, Option<&str>) {
     match name.find('(') {
         Some(open) if name.ends_with(')') => (&name[..open], Some(&name[open + 1..name.len() - 1])),

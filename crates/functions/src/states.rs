@@ -14,6 +14,11 @@
 //! | `uniq` | UInt8 skip degree, VarUInt count, the UInt32 hashes (see [`crate::uniq`]) |
 //! | `uniqCombined`, `uniqCombined64`, `uniqHLL12` | container byte, then the keys or the HyperLogLog's memory image (see `crate::uniq_combined`) |
 //! | `varPop`, `covarSamp`, `corr`, `...Stable`, ... | raw power sums, or VarUInt count and Welford moments (see [`crate::moments`]) |
+//! | `topK`, `topKWeighted` | VarUInt size, each counter's key, VarUInt count and error (best first), VarUInt alpha-map size and values |
+//! | `groupUniqArray` | VarUInt size, the values in the set's order |
+//!
+//! `topK` and `groupUniqArray` write numbers at their width and strings, FixedString and
+//! Decimal with a VarUInt length ([`ItemCodec`]), and have no NULL flag.
 //!
 //! Over a `Nullable` argument, `sum`, `avg`, `min`, `max`, `any` and `anyLast` states
 //! (over any `Nullable` argument, `uniq` and the moments states) start with a byte saying whether a non-NULL value was seen (0: nothing follows).
@@ -43,7 +48,7 @@ pub(crate) fn put_varuint(out: &mut Vec<u8>, mut v: u64) {
     }
 }
 
-fn get_varuint(input: &mut &[u8]) -> DfResult<u64> {
+pub(crate) fn get_varuint(input: &mut &[u8]) -> DfResult<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let (&byte, rest) = input.split_first().ok_or_else(truncated)?;
@@ -179,6 +184,171 @@ fn get_nullable(input: &mut &[u8], dt: &DataType) -> DfResult<ScalarValue> {
     }
 }
 
+/// How ClickHouse writes one value of a `topK` or `groupUniqArray` state: numbers
+/// little-endian at their width, strings, FixedString and Decimal (keyed by their
+/// memory bytes there) with a VarUInt length first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ItemCodec {
+    Number { width: usize, signed: bool },
+    Float32,
+    Float64,
+    Bytes,
+    Decimal(usize),
+}
+
+/// The codec of items of type `ty`, or `None` where Granary keeps its own layout.
+pub(crate) fn item_codec(ty: &ChType) -> Option<ItemCodec> {
+    let number = |width, signed| Some(ItemCodec::Number { width, signed });
+    match ty {
+        ChType::UInt8 | ChType::Bool => number(1, false),
+        ChType::Int8 | ChType::Enum8(_) => number(1, true),
+        ChType::UInt16 | ChType::Date => number(2, false),
+        ChType::Int16 | ChType::Enum16(_) => number(2, true),
+        ChType::UInt32 | ChType::DateTime(_) | ChType::IPv4 => number(4, false),
+        ChType::Int32 | ChType::Date32 => number(4, true),
+        ChType::UInt64 => number(8, false),
+        ChType::Int64 => number(8, true),
+        ChType::Float32 => Some(ItemCodec::Float32),
+        ChType::Float64 => Some(ItemCodec::Float64),
+        ChType::String | ChType::FixedString(_) => Some(ItemCodec::Bytes),
+        ChType::Decimal(p, _) if *p <= 38 => Some(ItemCodec::Decimal(match p {
+            0..=9 => 4,
+            10..=18 => 8,
+            _ => 16,
+        })),
+        _ => None,
+    }
+}
+
+/// Writes each value of `values` (of the codec's type; no NULLs) as ClickHouse does.
+pub(crate) fn put_items(out: &mut Vec<u8>, values: &datafusion::arrow::array::ArrayRef, codec: ItemCodec) -> DfResult<()> {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::compute::cast;
+    use datafusion::arrow::datatypes::{Decimal128Type, Float32Type, Float64Type, Int64Type};
+    match codec {
+        ItemCodec::Number { width, .. } => {
+            // Timestamps and dates widen to Int64 with their raw counts.
+            let raw = match values.data_type() {
+                DataType::Boolean => cast(values, &DataType::UInt8)?,
+                DataType::Date32 => cast(values, &DataType::Int32)?,
+                DataType::Timestamp(_, _) => cast(values, &DataType::Int64)?,
+                _ => std::sync::Arc::clone(values),
+            };
+            let raw = match raw.data_type() {
+                DataType::UInt64 => cast(&raw, &DataType::UInt64)?.as_primitive::<datafusion::arrow::datatypes::UInt64Type>().values().iter().map(|v| *v as i128).collect::<Vec<_>>(),
+                _ => cast(&raw, &DataType::Int64)?.as_primitive::<Int64Type>().values().iter().map(|v| *v as i128).collect(),
+            };
+            for v in raw {
+                out.extend_from_slice(&v.to_le_bytes()[..width]);
+            }
+        }
+        ItemCodec::Float32 => {
+            for v in cast(values, &DataType::Float32)?.as_primitive::<Float32Type>().values() {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        ItemCodec::Float64 => {
+            for v in cast(values, &DataType::Float64)?.as_primitive::<Float64Type>().values() {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        ItemCodec::Bytes => {
+            let binary = cast(values, &DataType::Binary)?;
+            for v in binary.as_binary::<i32>().iter() {
+                let v = v.unwrap_or_default();
+                put_varuint(out, v.len() as u64);
+                out.extend_from_slice(v);
+            }
+        }
+        ItemCodec::Decimal(width) => {
+            let DataType::Decimal128(..) = values.data_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("Decimal state item of type {}", values.data_type())));
+            };
+            for v in values.as_primitive::<Decimal128Type>().values() {
+                put_varuint(out, width as u64);
+                out.extend_from_slice(&v.to_le_bytes()[..width]);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads `n` values written by [`put_items`] as an array of `ty`.
+pub(crate) fn get_items(input: &mut &[u8], n: usize, ty: &ChType, codec: ItemCodec) -> DfResult<datafusion::arrow::array::ArrayRef> {
+    use datafusion::arrow::array::{ArrayRef, BinaryArray, Decimal128Array, Float32Array, Float64Array, Int64Array, UInt64Array};
+    use datafusion::arrow::compute::cast;
+    let target = ty.to_arrow();
+    // Never trust a count from the bytes for an allocation.
+    let cap = n.min(input.len());
+    let built: ArrayRef = match codec {
+        ItemCodec::Number { width, signed } => {
+            let mut raw = Vec::with_capacity(cap);
+            for _ in 0..n {
+                let mut bytes = [0u8; 8];
+                bytes[..width].copy_from_slice(take(input, width)?);
+                let v = u64::from_le_bytes(bytes);
+                let shift = 64 - 8 * width as u32;
+                raw.push(if signed && width < 8 { (((v << shift) as i64) >> shift) as u64 } else { v });
+            }
+            let ints: ArrayRef = if signed || !matches!(target, DataType::UInt64) {
+                std::sync::Arc::new(Int64Array::from_iter_values(raw.into_iter().map(|v| v as i64)))
+            } else {
+                std::sync::Arc::new(UInt64Array::from(raw))
+            };
+            match &target {
+                DataType::Date32 => cast(&cast(&ints, &DataType::Int32)?, &target)?,
+                DataType::Boolean => cast(&cast(&ints, &DataType::UInt8)?, &target)?,
+                _ => ints,
+            }
+        }
+        ItemCodec::Float32 => {
+            let mut v = Vec::with_capacity(cap);
+            for _ in 0..n {
+                v.push(f32::from_le_bytes(array(take(input, 4)?)?));
+            }
+            std::sync::Arc::new(Float32Array::from(v))
+        }
+        ItemCodec::Float64 => {
+            let mut v = Vec::with_capacity(cap);
+            for _ in 0..n {
+                v.push(f64::from_le_bytes(array(take(input, 8)?)?));
+            }
+            std::sync::Arc::new(Float64Array::from(v))
+        }
+        ItemCodec::Bytes => {
+            let mut v: Vec<&[u8]> = Vec::with_capacity(cap);
+            for _ in 0..n {
+                let len = get_varuint(input)? as usize;
+                v.push(take(input, len)?);
+            }
+            let binary: ArrayRef = std::sync::Arc::new(BinaryArray::from(v));
+            match &target {
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                    let texts: Vec<String> = binary.as_any().downcast_ref::<BinaryArray>().map(|b| b.iter().map(|x| String::from_utf8_lossy(x.unwrap_or_default()).into_owned()).collect()).unwrap_or_default();
+                    std::sync::Arc::new(datafusion::arrow::array::StringArray::from(texts))
+                }
+                _ => binary,
+            }
+        }
+        ItemCodec::Decimal(width) => {
+            let DataType::Decimal128(p, s) = target else { return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("Decimal state item of type {target}"))) };
+            let mut v = Vec::with_capacity(cap);
+            for _ in 0..n {
+                let len = get_varuint(input)? as usize;
+                let bytes = take(input, len)?;
+                if len != width {
+                    return Err(ch_error(ErrorCode::CORRUPTED_DATA, format!("Decimal of {len} bytes in an aggregate state, expected {width}")));
+                }
+                let mut full = [if bytes[width - 1] & 0x80 != 0 { 0xFF } else { 0 }; 16];
+                full[..width].copy_from_slice(bytes);
+                v.push(i128::from_le_bytes(full));
+            }
+            std::sync::Arc::new(Decimal128Array::from(v).with_precision_and_scale(p, s)?)
+        }
+    };
+    Ok(if built.data_type() == &target { built } else { cast(&built, &target)? })
+}
+
 /// How a function's state is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Layout {
@@ -195,6 +365,10 @@ enum Layout {
     Moments,
     /// `quantile`, `quantileTDigest`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::quantile`]).
     Quantile,
+    /// `topK`, `topKWeighted`: ClickHouse's SpaceSaving bytes (see [`crate::topk`]).
+    TopK(ItemCodec),
+    /// `groupUniqArray`: VarUInt size, then the values in the set's order.
+    UniqArray(ItemCodec),
     Generic,
 }
 
@@ -221,6 +395,16 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
         (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
         (f, [DataType::Binary]) if crate::quantile::is_quantile(f) => Layout::Quantile,
         (f, [DataType::Binary]) if crate::uniq_combined::is_cardinality(f) => Layout::Cardinality,
+        (f, [DataType::List(_), DataType::List(_), DataType::List(_), DataType::List(_)]) if matches!(crate::combinators::without_params(f), "topK" | "topKWeighted") => {
+            match arg.and_then(|a| item_codec(a.strip_nullable())) {
+                Some(codec) => Layout::TopK(codec),
+                None => Layout::Generic,
+            }
+        }
+        (f, [DataType::List(_)]) if crate::combinators::without_params(f) == "groupUniqArray" => match arg.and_then(|a| item_codec(a.strip_nullable())) {
+            Some(codec) => Layout::UniqArray(codec),
+            None => Layout::Generic,
+        },
         ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
@@ -238,13 +422,19 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
     }
 }
 
+/// The item type of a `topK` or `groupUniqArray` state (its first argument's, without
+/// `Nullable` or `LowCardinality`).
+fn item_of(args: &[ChType]) -> &ChType {
+    args.first().map_or(&ChType::Nothing, |a| a.strip_nullable().base().strip_nullable())
+}
+
 /// Whether the state starts with ClickHouse's "a non-NULL value was seen" byte.
 fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
     match layout {
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
         Layout::UniquesHashSet | Layout::Moments | Layout::Quantile | Layout::Cardinality => args.iter().any(ChType::is_nullable),
-        Layout::Count | Layout::Generic => false,
+        Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::Generic => false,
     }
 }
 
@@ -275,7 +465,7 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
             ScalarValue::Binary(Some(b)) => !crate::uniq_combined::state_is_empty(function, args, b),
             _ => false,
         },
-        Layout::Count | Layout::Generic => true,
+        Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::Generic => true,
     };
     if has_null_flag(layout, args) {
         out.push(u8::from(seen));
@@ -333,6 +523,15 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::Cardinality => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
             _ => out.extend(crate::uniq_combined::empty_state(function, args)),
+        },
+        Layout::TopK(codec) => crate::topk::write_state(&mut out, function, item_of(args), codec, state)?,
+        Layout::UniqArray(codec) => match &state[0] {
+            ScalarValue::List(list) if !datafusion::arrow::array::Array::is_null(list.as_ref(), 0) => {
+                let values = list.value(0);
+                put_varuint(&mut out, values.len() as u64);
+                put_items(&mut out, &values, codec)?;
+            }
+            _ => put_varuint(&mut out, 0),
         },
         Layout::Generic => {
             for v in state {
@@ -420,6 +619,14 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
         Layout::Cardinality => {
             let n = crate::uniq_combined::state_len(function, args, input)?;
             vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
+        }
+        Layout::TopK(codec) => crate::topk::read_state(input, function, item_of(args), codec)?,
+        Layout::UniqArray(codec) => {
+            let n = get_varuint(input)? as usize;
+            let values = get_items(input, n, item_of(args), codec)?;
+            let offsets = datafusion::arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
+            let field = std::sync::Arc::new(datafusion::arrow::datatypes::Field::new("item", values.data_type().clone(), true));
+            vec![ScalarValue::List(std::sync::Arc::new(datafusion::arrow::array::ListArray::try_new(field, offsets, values, None)?))]
         }
         Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,
     })

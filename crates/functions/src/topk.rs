@@ -20,8 +20,11 @@
 //!
 //! Limits: `libc++`'s `std::sort` is repeated for ranges below 24 elements (insertion
 //! sort); longer ranges (N of 24 or more) are sorted stably, so ties among them may come
-//! out in another order than ClickHouse's. States are Granary's own layout (the counter
-//! list in order, counts, errors, alphas), not ClickHouse's bytes.
+//! out in another order than ClickHouse's. `-State` bytes are ClickHouse's (`write_state`)
+//! for numbers, strings, FixedString and Decimal; other key types keep Granary's own layout.
+//! Those bytes hold only the best `reserved` counters, as ClickHouse's do; ClickHouse hands a
+//! subquery's states to `-Merge` unserialized, Granary as bytes, so ties past `reserved`
+//! may then come out in another order.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,6 +43,7 @@ use granary_types::ChType;
 
 use crate::args::{ch_error, DfResult};
 use crate::func::{ch_type_of_field, result_field};
+use crate::cxx_sort::{floyd_rivest, partial_sort};
 use crate::uniq::single_keys;
 
 const TOP_K_MAX_SIZE: u64 = 0xFF_FFFF;
@@ -115,150 +119,6 @@ fn greater(l: &Counter, r: &Counter) -> bool {
     a > b || (a == b && l.count > r.count)
 }
 
-/// miniselect's `floyd_rivest_select_loop`, as ClickHouse's `::nth_element` and
-/// `::partial_sort` run it (the order of equal elements follows from its swaps).
-fn floyd_rivest(a: &mut [Counter], mut left: isize, mut right: isize, k: isize) {
-    while right > left {
-        if right - left > 600 {
-            let n = right - left + 1;
-            let i = k - left + 1;
-            let z = (n as f64).ln();
-            let s = 0.5 * (2.0 * z / 3.0).exp();
-            let mut sd = 0.5 * (z * s * (n as f64 - s) / n as f64).sqrt();
-            if i < n / 2 {
-                sd = -sd;
-            }
-            let new_left = left.max((k as f64 - i as f64 * s / n as f64 + sd) as isize);
-            let new_right = right.min((k as f64 + (n - i) as f64 * s / n as f64 + sd) as isize);
-            floyd_rivest(a, new_left, new_right, k);
-        }
-        let (mut i, mut j) = (left, right);
-        a.swap(left as usize, k as usize);
-        let to_swap = greater(&a[left as usize], &a[right as usize]);
-        if to_swap {
-            a.swap(left as usize, right as usize);
-        }
-        // The pivot ends at `left` or `right` after the first swap below and stays there.
-        let t = if to_swap { left } else { right } as usize;
-        while i < j {
-            a.swap(i as usize, j as usize);
-            i += 1;
-            j -= 1;
-            while greater(&a[i as usize], &a[t]) {
-                i += 1;
-            }
-            while greater(&a[t], &a[j as usize]) {
-                j -= 1;
-            }
-        }
-        if to_swap {
-            a.swap(left as usize, j as usize);
-        } else {
-            j += 1;
-            a.swap(right as usize, j as usize);
-        }
-        if j <= k {
-            left = j + 1;
-        }
-        if k <= j {
-            right = j - 1;
-        }
-    }
-}
-
-fn sort3(a: &mut [Counter], x: usize, y: usize, z: usize) {
-    if !greater(&a[y], &a[x]) {
-        if !greater(&a[z], &a[y]) {
-            return;
-        }
-        a.swap(y, z);
-        if greater(&a[y], &a[x]) {
-            a.swap(x, y);
-        }
-        return;
-    }
-    if greater(&a[z], &a[y]) {
-        a.swap(x, z);
-        return;
-    }
-    a.swap(x, y);
-    if greater(&a[z], &a[y]) {
-        a.swap(y, z);
-    }
-}
-
-fn sort4(a: &mut [Counter]) {
-    sort3(a, 0, 1, 2);
-    if greater(&a[3], &a[2]) {
-        a.swap(2, 3);
-        if greater(&a[2], &a[1]) {
-            a.swap(1, 2);
-            if greater(&a[1], &a[0]) {
-                a.swap(0, 1);
-            }
-        }
-    }
-}
-
-fn sort5(a: &mut [Counter]) {
-    sort4(a);
-    if greater(&a[4], &a[3]) {
-        a.swap(3, 4);
-        if greater(&a[3], &a[2]) {
-            a.swap(2, 3);
-            if greater(&a[2], &a[1]) {
-                a.swap(1, 2);
-                if greater(&a[1], &a[0]) {
-                    a.swap(0, 1);
-                }
-            }
-        }
-    }
-}
-
-/// libc++'s `std::sort` for fewer than 24 elements (sorting networks up to 5, then
-/// insertion sort); longer ranges are sorted stably (see the module docs).
-fn libcxx_sort(a: &mut [Counter]) {
-    match a.len() {
-        0 | 1 => {}
-        2 => {
-            if greater(&a[1], &a[0]) {
-                a.swap(0, 1);
-            }
-        }
-        3 => sort3(a, 0, 1, 2),
-        4 => sort4(a),
-        5 => sort5(a),
-        n if n < 24 => {
-            for i in 1..n {
-                let mut j = i;
-                while j > 0 && greater(&a[j], &a[j - 1]) {
-                    a.swap(j, j - 1);
-                    j -= 1;
-                }
-            }
-        }
-        _ => a.sort_by(|l, r| {
-            if greater(l, r) {
-                std::cmp::Ordering::Less
-            } else if greater(r, l) {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        }),
-    }
-}
-
-/// ClickHouse's `::partial_sort`: the best `mid` first, in order.
-fn partial_sort(a: &mut [Counter], mid: usize) {
-    if a.is_empty() || mid == 0 {
-        return;
-    }
-    floyd_rivest(a, 0, a.len() as isize - 1, mid as isize - 1);
-    libcxx_sort(&mut a[..mid]);
-}
-
 /// ClickHouse's `SpaceSaving`.
 #[derive(Debug, Clone)]
 struct SpaceSaving {
@@ -303,7 +163,7 @@ impl SpaceSaving {
         if self.counters.len() >= self.target {
             let len = self.counters.len() as isize;
             // ClickHouse's `nth_element`: the counter of rank `capacity` in place, better ones before.
-            floyd_rivest(&mut self.counters, 0, len - 1, self.capacity as isize);
+            floyd_rivest(&mut self.counters, 0, len - 1, self.capacity as isize, &greater);
             for i in self.capacity..self.counters.len() {
                 let bin = self.alpha_bin(self.counters[i].hash);
                 let c = &self.counters[i];
@@ -359,7 +219,7 @@ impl SpaceSaving {
     fn top(&self, k: usize) -> Vec<Counter> {
         let mut list = self.counters.clone();
         let n = list.len().min(k);
-        partial_sort(&mut list, n);
+        partial_sort(&mut list, n, &greater);
         list.truncate(n);
         list
     }
@@ -669,6 +529,97 @@ impl Accumulator for TopKAccumulator {
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.set.counters.capacity() * std::mem::size_of::<Counter>() + self.set.alpha.capacity() * 8
     }
+}
+
+// ------------------------------------------------------------------ states for crate::states
+
+/// `reserved` of a `topK` state's function name (`topK(3, 4)`: 12).
+fn reserved_of(function: &str) -> DfResult<usize> {
+    let params = crate::parametric::params_of_name(function)?;
+    let family = if crate::combinators::without_params(function) == "topKWeighted" { "topKWeighted" } else { "topK" };
+    Ok(TopK::with_params(family, &params)?.reserved as usize)
+}
+
+/// Writes the accumulator's `state` as ClickHouse's `SpaceSaving::write` does: the best
+/// `reserved` counters (its `partial_sort`) as key, VarUInt count, VarUInt error, then
+/// the alpha map. A state that never saw a row has no alpha map.
+pub(crate) fn write_state(out: &mut Vec<u8>, function: &str, item: &ChType, codec: crate::states::ItemCodec, state: &[ScalarValue]) -> DfResult<()> {
+    let reserved = reserved_of(function)?;
+    let list = |v: &ScalarValue| -> DfResult<ArrayRef> {
+        match v {
+            ScalarValue::List(l) if !l.is_null(0) => Ok(l.value(0)),
+            ScalarValue::List(_) => Ok(datafusion::arrow::array::new_empty_array(&item.to_arrow())),
+            other => Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("topK state field {}", other.data_type()))),
+        }
+    };
+    let [keys, counts, errors, alphas] = state else { return Err(ch_error(ErrorCode::LOGICAL_ERROR, "topK state has four fields")) };
+    let (keys, counts, errors, alphas) = (list(keys)?, list(counts)?, list(errors)?, list(alphas)?);
+    if keys.is_empty() {
+        crate::states::put_varuint(out, 0);
+        crate::states::put_varuint(out, 0);
+        return Ok(());
+    }
+    let keys = if keys.data_type() == &item.to_arrow() { keys } else { cast(&keys, &item.to_arrow())? };
+    let (counts, errors) = (counts.as_primitive::<UInt64Type>(), errors.as_primitive::<UInt64Type>());
+    // The counters carry their row in `value` so the sort moves the row numbers.
+    let mut list: Vec<Counter> = Vec::with_capacity(keys.len());
+    for (i, key) in row_keys(&keys, item)?.into_iter().enumerate() {
+        let Some((key, hash)) = key else { continue };
+        list.push(Counter { key, hash, count: counts.value(i), error: errors.value(i), value: ScalarValue::UInt64(Some(i as u64)) });
+    }
+    let n = list.len().min(reserved);
+    partial_sort(&mut list, n, &greater);
+    list.truncate(n);
+    crate::states::put_varuint(out, n as u64);
+    for c in &list {
+        let ScalarValue::UInt64(Some(row)) = c.value else { continue };
+        crate::states::put_items(out, &keys.slice(row as usize, 1), codec)?;
+        crate::states::put_varuint(out, c.count);
+        crate::states::put_varuint(out, c.error);
+    }
+    let alphas = alphas.as_primitive::<UInt64Type>();
+    crate::states::put_varuint(out, alphas.len() as u64);
+    for a in alphas.values() {
+        crate::states::put_varuint(out, *a);
+    }
+    Ok(())
+}
+
+/// Reads a state written by [`write_state`] (or ClickHouse) into the accumulator's state
+/// fields, counters in the written order.
+pub(crate) fn read_state(input: &mut &[u8], function: &str, item: &ChType, codec: crate::states::ItemCodec) -> DfResult<Vec<ScalarValue>> {
+    let reserved = reserved_of(function)?;
+    let n = crate::states::get_varuint(input)? as usize;
+    if n > reserved {
+        return Err(ch_error(ErrorCode::TOO_LARGE_ARRAY_SIZE, format!("Found too large when reading counters (Passed: {n}. Maximum: {reserved})")));
+    }
+    let mut key_bytes = Vec::new();
+    let (mut counts, mut errors) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        let start = *input;
+        crate::states::get_items(input, 1, item, codec)?;
+        key_bytes.extend_from_slice(&start[..start.len() - input.len()]);
+        counts.push(crate::states::get_varuint(input)?);
+        errors.push(crate::states::get_varuint(input)?);
+    }
+    let keys = crate::states::get_items(&mut key_bytes.as_slice(), n, item, codec)?;
+    let alpha_len = crate::states::get_varuint(input)? as usize;
+    let mut alphas = Vec::with_capacity(alpha_len.min(input.len()));
+    for _ in 0..alpha_len {
+        alphas.push(crate::states::get_varuint(input)?);
+    }
+    // A state without counters is the empty set, whatever its alpha map.
+    if n == 0 {
+        alphas.clear();
+    }
+    let u64_list = |v: Vec<u64>| -> ScalarValue {
+        let values: ArrayRef = Arc::new(UInt64Array::from(v));
+        let offsets = datafusion::arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
+        ScalarValue::List(Arc::new(datafusion::arrow::array::ListArray::new(Arc::new(Field::new("item", DataType::UInt64, true)), offsets, values, None)))
+    };
+    let offsets = datafusion::arrow::buffer::OffsetBuffer::from_lengths([keys.len()]);
+    let keys = ScalarValue::List(Arc::new(datafusion::arrow::array::ListArray::try_new(Arc::new(Field::new("item", keys.data_type().clone(), true)), offsets, keys, None)?));
+    Ok(vec![keys, u64_list(counts), u64_list(errors), u64_list(alphas)])
 }
 
 #[cfg(test)]

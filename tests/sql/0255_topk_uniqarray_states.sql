@@ -1,0 +1,40 @@
+-- topK / topKWeighted / groupUniqArray -State bytes are ClickHouse's (SpaceSaving::write, HashSet::write)
+SELECT hex(topKState(3)(number % 5)) FROM numbers(20);
+SELECT hex(topKState(3)(number)) FROM numbers(1000);
+SELECT hex(topKState(1)(number)) FROM numbers(200);
+SELECT hex(topKState(2, 4)(number % 5)) FROM numbers(20);
+SELECT hex(topKState(3)(toString(number % 5))) FROM numbers(20);
+SELECT hex(topKState(3)(toNullable(number % 5))) FROM numbers(20);
+SELECT hex(topKState(3)(toFloat64(number % 3))) FROM numbers(20);
+SELECT hex(topKState(3)(toFloat32(number))) FROM numbers(2);
+SELECT hex(topKState(3)(toDate(number % 3))) FROM numbers(20);
+SELECT hex(topKState(3)(toDecimal32(number % 3, 2))) FROM numbers(20);
+SELECT hex(topKState(3)(toFixedString(toString(number % 3), 2))) FROM numbers(20);
+SELECT hex(topKState(3)(toIPv4(number))) FROM numbers(2);
+SELECT hex(topKState(3)(number)) FROM numbers(0);
+SELECT hex(topKWeightedState(3)(number % 5, number)) FROM numbers(20);
+SELECT hex(topKWeightedState(3)(number, 0)) FROM numbers(2);
+SELECT hex(groupUniqArrayState(number % 5)) FROM numbers(20);
+SELECT hex(groupUniqArrayState(number)) FROM numbers(40);
+SELECT hex(groupUniqArrayState(toString(number % 5))) FROM numbers(20);
+SELECT hex(groupUniqArrayState(3)(number % 5)) FROM numbers(20);
+SELECT hex(groupUniqArrayState(toNullable(number % 5))) FROM numbers(20);
+SELECT hex(groupUniqArrayState(toDecimal32(number % 3, 2))) FROM numbers(20);
+SELECT hex(groupUniqArrayState(toDate(number % 3))) FROM numbers(20);
+SELECT hex(groupUniqArrayState(toFloat32(number % 3))) FROM numbers(20);
+SELECT hex(groupUniqArrayState(toFixedString(toString(number % 3), 2))) FROM numbers(20);
+SELECT hex(groupUniqArrayState(toInt8(-1))) FROM numbers(2);
+SELECT hex(groupUniqArrayState(toDateTime(number, 'UTC'))) FROM numbers(2);
+SELECT hex(groupUniqArrayState(number)) FROM numbers(0);
+-- states read back: -Merge over the bytes, finalizeAggregation, and through a table
+SELECT topKMerge(3)(s) FROM (SELECT topKState(3)(toUInt8(sqrt(number))) AS s FROM numbers(100) GROUP BY number % 3);
+SELECT topKMerge(3)(s) FROM (SELECT topKState(3)(toString(toUInt8(sqrt(number)))) AS s FROM numbers(100) GROUP BY number % 3);
+SELECT arraySort(groupUniqArrayMerge(s)) FROM (SELECT groupUniqArrayState(number % 7) AS s FROM numbers(100) GROUP BY number % 3);
+SELECT finalizeAggregation(topKState(2)(toDecimal32(number % 3, 2))) FROM numbers(20);
+SELECT finalizeAggregation(groupUniqArrayState(toString(number % 4))) FROM numbers(20);
+CREATE TABLE states (k UInt8, t AggregateFunction(topK(2), String), u AggregateFunction(groupUniqArray, Int16)) ENGINE = AggregatingMergeTree ORDER BY k;
+INSERT INTO states SELECT 1, topKState(2)(toString(number % 4)), groupUniqArrayState(toInt16(toInt16(number) - 5)) FROM numbers(10);
+INSERT INTO states SELECT 1, topKState(2)(toString(number % 3)), groupUniqArrayState(toInt16(number)) FROM numbers(12);
+SELECT k, topKMerge(2)(t), arraySort(groupUniqArrayMerge(u)) FROM states GROUP BY k;
+-- hex(u) is left out: ClickHouse re-inserts a read groupUniqArray state into a set sized for it, which reorders it
+SELECT hex(t) FROM states FINAL;
