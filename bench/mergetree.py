@@ -12,7 +12,8 @@ table) and DuckDB (in process), then each engine runs, in one run:
 * a selective filter on a non-key column with WHERE and with PREWHERE;
 * point lookups `WHERE id = X` and `WHERE id IN (100 ids)`;
 * small INSERTs: `--small-inserts` INSERTs of 10 rows into a 30-column table, one part
-  each (compact parts by default, as in ClickHouse; and forced wide for comparison);
+  each (compact parts by default, as in ClickHouse; and forced wide for comparison), and
+  the same INSERTs with `async_insert = 1` (queued and written together);
 
 at `index_granularity` 8192 and 256. Times are medians of a few runs, in milliseconds;
 ratio columns are Granary over the other engine (below 1: Granary is faster). Granary
@@ -25,6 +26,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 
 import granary_server
@@ -178,6 +180,46 @@ def small_inserts(binary, count):
                 for _ in range(count):
                     server.query(f"INSERT INTO s VALUES {values}")
                 rates[name] = count / (time.perf_counter() - t0)
+            finally:
+                server.stop()
+    # Asynchronous inserts: the same INSERTs queued and written together. With
+    # wait_for_async_insert = 1 (durable before the answer) only concurrent clients share a
+    # part, so they come from 16 threads; with 0 one client sends them back to back and the
+    # time includes SYSTEM FLUSH ASYNC INSERT QUEUE (the rows durable at the end).
+    clients = 16
+    for name, wait in ((f"Granary, async_insert = 1, wait_for_async_insert = 1, {clients} concurrent clients", True),
+                       ("Granary, async_insert = 1, wait_for_async_insert = 0, then SYSTEM FLUSH ASYNC INSERT QUEUE", False)):
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Granary(binary, os.path.join(tmp, "granary"))
+            try:
+                server.query(f"CREATE TABLE s (id UInt64, {columns}) ENGINE = MergeTree ORDER BY id")
+                server.query("SYSTEM STOP MERGES s")
+                settings = f"SETTINGS async_insert = 1, wait_for_async_insert = {int(wait)}"
+                sql = f"INSERT INTO s {settings} VALUES {values}"
+                t0 = time.perf_counter()
+                if wait:
+                    def client(n):
+                        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=3600)
+                        for _ in range(n):
+                            conn.request("POST", "/", body=sql.encode())
+                            response = conn.getresponse()
+                            body = response.read()
+                            if response.status != 200:
+                                raise RuntimeError(body.decode()[:300])
+                    shares = [count // clients + (1 if i < count % clients else 0) for i in range(clients)]
+                    threads = [threading.Thread(target=client, args=(n,)) for n in shares]
+                    for t in threads:
+                        t.start()
+                    for t in threads:
+                        t.join()
+                else:
+                    for _ in range(count):
+                        server.query(sql)
+                    server.query("SYSTEM FLUSH ASYNC INSERT QUEUE")
+                rates[name] = count / (time.perf_counter() - t0)
+                rows = int(server.query("SELECT count() FROM s"))
+                if rows != count * 10:
+                    raise RuntimeError(f"async inserts: {rows} rows, expected {count * 10}")
             finally:
                 server.stop()
     try:

@@ -85,6 +85,12 @@ registry! {
     "allow_deprecated_error_prone_window_functions": Bool = "0", "Allows runningAccumulate, whose result depends on how rows are split into blocks.";
     "allow_introspection_functions": Bool = "0", "Allows the introspection functions (addressToSymbol, addressToLine, addressToLineWithInlines, demangle) that read system.trace_log's stacks.";
     "allow_named_collection_override_by_default": Bool = "1", "Keys of a named collection without [NOT] OVERRIDABLE may be overridden by the arguments of a table function.";
+    "async_insert": Bool = "0", "Queue INSERTs that carry their data (VALUES, FORMAT with a body) and write the queued INSERTs of one table, column list and settings as one part (ClickHouse's asynchronous inserts; off by default, as in ClickHouse 24.8). INSERT ... SELECT is never queued.";
+    "async_insert_busy_timeout_max_ms": Milliseconds = "200", "Asynchronous inserts: the longest time the first queued INSERT of a batch waits before the batch is written.";
+    "async_insert_busy_timeout_ms": Milliseconds = "200", "Asynchronous inserts: the time the first queued INSERT of a batch waits before the batch is written (when set, instead of async_insert_busy_timeout_max_ms).";
+    "async_insert_deduplicate": Bool = "0", "Accepted for compatibility: ClickHouse deduplicates asynchronous inserts of Replicated tables only; Granary has no Replicated tables.";
+    "async_insert_max_data_size": UInt64 = "10485760", "Asynchronous inserts: a batch is written once its queued data reaches this many bytes; a single INSERT with more data is written synchronously.";
+    "async_insert_max_query_number": UInt64 = "450", "Asynchronous inserts: a batch is written once this many INSERTs are queued in it.";
     "azure_connect_timeout_ms": UInt64 = "1000", "Connection timeout of Azure Blob Storage requests.";
     "azure_create_new_file_on_insert": Bool = "0", "INSERT INTO FUNCTION azureBlobStorage(): write a new numbered blob when the name exists.";
     "azure_ignore_file_doesnt_exist": Bool = "0", "azureBlobStorage(): return no rows instead of an error when the blob does not exist.";
@@ -237,6 +243,8 @@ registry! {
     "use_hive_partitioning": Bool = "1", "file(), s3(), url(), azureBlobStorage(): `name=value` directories in the matched paths are columns of the table (and prune the files read by WHERE).";
     "use_uncompressed_cache": Bool = "0", "Read MergeTree blocks through the server's uncompressed-block cache (uncompressed_cache_size): short queries on hot data skip reading and decompressing.";
     "wait_end_of_query": Bool = "0", "Buffer the whole response on the server before sending it.";
+    "wait_for_async_insert": Bool = "1", "Asynchronous inserts: 1 acknowledges an INSERT only once its batch is durable in a part; 0 acknowledges it when queued (its rows are lost if the server dies before the batch is written).";
+    "wait_for_async_insert_timeout": Seconds = "120", "Asynchronous inserts: how long an INSERT waits for its batch to be written before it fails with TIMEOUT_EXCEEDED (the batch is still written).";
 }
 
 /// Looks a setting up in the registry.

@@ -81,8 +81,13 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
         if logs_level > LogLevel::None {
             crate::logging::print_entries("local", &instance.text_log_of(&query_id), logs_level);
         }
+        if result.is_err() {
+            instance.flush_async_inserts().await;
+        }
         result?;
     }
+    // INSERTs queued with wait_for_async_insert = 0 are written before the process ends.
+    instance.flush_async_inserts().await;
     Ok(())
 }
 

@@ -82,7 +82,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     instance_config.dictionaries_config = config.dictionaries_config_pattern();
     instance_config.named_collections = config.named_collections()?;
     let instance = Instance::open(instance_config)?;
-    let handle = run_server(&config, instance).await?;
+    let handle = run_server(&config, instance.clone()).await?;
     tracing::info!("Granary {} listening on http://{} (data in {})", env!("CARGO_PKG_VERSION"), handle.local_addr, config.path.display());
     match handle.tls_addr {
         Some(tls) => eprintln!("Granary is ready: http://{} and https://{tls}", handle.local_addr),
@@ -91,6 +91,8 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     wait_for_shutdown_signal().await;
     tracing::info!("shutting down");
     handle.shutdown(Duration::from_secs(config.shutdown_wait_seconds)).await;
+    // INSERTs acknowledged with wait_for_async_insert = 0 are written before exiting.
+    instance.flush_async_inserts().await;
     Ok(())
 }
 

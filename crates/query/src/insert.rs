@@ -31,11 +31,18 @@ use granary_io::sink::{PartitionMode, SinkPartitioning};
 use granary_storage::{InsertRequest, Table};
 use tokio::sync::mpsc;
 
+use crate::async_insert::AsyncInsertQueue;
 use crate::instance::QueryContext;
 use crate::interpreter::{database_of, execute_plan, execute_plan_partitioned, plan_query};
 use crate::ByteStream;
 
-pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, text: &str, input: Option<ByteStream>) -> Result<()> {
+pub(crate) async fn run_insert(
+    ctx: &QueryContext,
+    queue: Option<&Arc<AsyncInsertQueue>>,
+    mut insert: InsertStatement,
+    text: &str,
+    input: Option<ByteStream>,
+) -> Result<()> {
     let (table, planned) = match &insert.target {
         InsertTarget::Table(name) => {
             let database = database_of(ctx, name);
@@ -83,6 +90,17 @@ pub(crate) async fn run_insert(ctx: &QueryContext, mut insert: InsertStatement, 
             let head = Bytes::copy_from_slice(data.as_bytes());
             if input.is_none() && data.trim().is_empty() {
                 return Err(no_data_to_insert());
+            }
+            let mut input = input;
+            // Only data sent with the query is queued, as in ClickHouse (not INSERT ... SELECT,
+            // not INSERT INTO FUNCTION).
+            if let (Some(queue), InsertTarget::Table(_), true) = (queue, &insert.target, ctx.settings.get_bool("async_insert")) {
+                let query = text.get(..data_offset).unwrap_or_default();
+                let data = AsyncData { format: &format, query, data, input };
+                match queue_insert(ctx, queue, &table, &targets, data, &defaults).await? {
+                    Queued::Done => return Ok(()),
+                    Queued::TooLarge(rest) => input = rest,
+                }
             }
             let small_values = format == "Values" && input.is_none() && data.len() <= VALUES_EXPRESSION_FALLBACK_BYTES;
             if small_values {
@@ -214,6 +232,14 @@ const VALUES_EXPRESSION_FALLBACK_BYTES: usize = 1 << 20;
 /// Inserts VALUES text held in memory: literals parsed in one pass, or, when that fails,
 /// row by row with expressions where needed (`insert_values.rs`).
 async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: HashMap<usize, ArrayRef>) -> Result<()> {
+    let (schema, batches) = values_batches(ctx, table, targets, values).await?;
+    let stream = futures::stream::iter(batches.into_iter().map(Ok));
+    let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(schema, stream));
+    insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
+}
+
+/// The rows of VALUES text held in memory, as batches of the listed columns.
+async fn values_batches(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let table_schema = table.schema();
     let fields: Vec<Field> = targets.iter().map(|i| table_schema.field(*i).clone()).collect();
     let input_schema: SchemaRef = Arc::new(Schema::new(fields.clone()));
@@ -237,9 +263,98 @@ async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], val
             (schema, batches)
         }
     };
-    let stream = futures::stream::iter(batches.into_iter().map(Ok));
-    let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(schema, stream));
-    insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
+    Ok((schema, batches))
+}
+
+/// The data of an INSERT that may be queued (`async_insert`).
+struct AsyncData<'a> {
+    format: &'a str,
+    /// The INSERT's text before its data.
+    query: &'a str,
+    /// The data the query text carries.
+    data: &'a str,
+    /// The rest of the data, from the request body.
+    input: Option<ByteStream>,
+}
+
+enum Queued {
+    /// Queued (and, with wait_for_async_insert, written).
+    Done,
+    /// More than async_insert_max_data_size: to be written synchronously, from this input
+    /// (what was read of the body, then the rest of it).
+    TooLarge(Option<ByteStream>),
+}
+
+/// Reads an INSERT's whole data, parses and conforms it, and queues it: a bad row fails
+/// here, for this INSERT alone, before anything is queued.
+async fn queue_insert(
+    ctx: &QueryContext,
+    queue: &Arc<AsyncInsertQueue>,
+    table: &Arc<Table>,
+    targets: &[usize],
+    data: AsyncData<'_>,
+    defaults: &HashMap<usize, ArrayRef>,
+) -> Result<Queued> {
+    let AsyncData { format, query, data, input } = data;
+    let limit = ctx.settings.get_u64("async_insert_max_data_size");
+    let had_body = input.is_some();
+    let mut size = data.len() as u64;
+    let mut body: Vec<Bytes> = Vec::new();
+    let mut rest = input;
+    while let Some(stream) = rest.as_mut() {
+        if size > limit {
+            break;
+        }
+        match stream.next().await {
+            Some(chunk) => {
+                let chunk = chunk?;
+                size += chunk.len() as u64;
+                body.push(chunk);
+            }
+            None => rest = None,
+        }
+    }
+    if size > limit {
+        let read = futures::stream::iter(body.into_iter().map(Ok));
+        let input: Option<ByteStream> = match rest {
+            Some(rest) => Some(Box::pin(read.chain(rest))),
+            None if had_body => Some(Box::pin(read)),
+            None => None,
+        };
+        return Ok(Queued::TooLarge(input));
+    }
+    let saw_data = data.bytes().any(|b| !b.is_ascii_whitespace()) || body.iter().any(|chunk| !chunk.is_empty());
+    if !saw_data {
+        return Err(no_data_to_insert());
+    }
+    let parsed = if format == "Values" && !had_body && data.len() <= VALUES_EXPRESSION_FALLBACK_BYTES {
+        values_batches(ctx, table, targets, data).await?.1
+    } else {
+        let table_schema = table.schema();
+        let input_schema: SchemaRef = Arc::new(Schema::new(targets.iter().map(|i| table_schema.field(*i).clone()).collect::<Vec<Field>>()));
+        let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+        format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
+        let mut parser = create_input_format(format, input_schema, &format_settings)?;
+        let mut parsed = Vec::new();
+        parser.push(data.as_bytes(), &mut parsed)?;
+        for chunk in &body {
+            parser.push(chunk, &mut parsed)?;
+        }
+        parser.finish(&mut parsed)?;
+        parsed
+    };
+    let conformer = Conformer::new(table.schema(), targets.to_vec(), defaults.clone())?;
+    let batches = parsed.iter().filter(|b| b.num_rows() > 0).map(|b| conformer.conform(b)).collect::<Result<Vec<_>>>()?;
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    if rows == 0 {
+        return Ok(Queued::Done);
+    }
+    let queued = crate::async_insert::QueuedData { table, targets, format, query, batches, bytes: size };
+    queue.push(&ctx.query_id, &ctx.settings, queued).await?;
+    if ctx.settings.get_bool("wait_for_async_insert") {
+        ctx.progress.add_written(rows as u64, size);
+    }
+    Ok(Queued::Done)
 }
 
 /// Indexes of the listed columns in the table (all columns when none are listed).

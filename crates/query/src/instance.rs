@@ -205,6 +205,8 @@ pub struct Shared {
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
     /// Shapes of point queries by normalized text (the key-value fast path's parse cache).
     pub(crate) point_shapes: crate::point_query::ShapeCache,
+    /// INSERTs with `async_insert = 1` waiting to be written together.
+    pub(crate) async_inserts: Arc<crate::async_insert::AsyncInsertQueue>,
 }
 
 pub struct Instance {
@@ -350,6 +352,7 @@ impl Instance {
             started: std::time::Instant::now(),
             plan_cache: Default::default(),
             point_shapes: Default::default(),
+            async_inserts: Default::default(),
             config,
         });
         let system: Arc<dyn SchemaProvider> = Arc::new(SystemSchema::new(shared.clone()));
@@ -408,6 +411,7 @@ impl Instance {
             lookup_functions,
         });
         dictionaries.set_runner(Arc::downgrade(&instance.dictionary_runner));
+        instance.shared.async_inserts.set_instance(Arc::downgrade(&instance));
         dictionaries.set_config_pattern(instance.shared.config.dictionaries_config.clone());
         spawn_dictionary_reloads(Arc::downgrade(&dictionaries));
         Ok(instance)
@@ -419,6 +423,32 @@ impl Instance {
         self.shared.part_log.flush();
         self.shared.text_log.flush();
         granary_profiler::flush();
+    }
+
+    /// Writes every queued asynchronous INSERT and waits for the writes (shutdown, end of
+    /// `granary local`, `SYSTEM FLUSH ASYNC INSERT QUEUE`).
+    pub async fn flush_async_inserts(&self) {
+        self.shared.async_inserts.flush(None).await;
+    }
+
+    pub(crate) fn async_inserts(&self) -> &Arc<crate::async_insert::AsyncInsertQueue> {
+        &self.shared.async_inserts
+    }
+
+    /// A context for work the server does on its own behalf with `settings` (writing
+    /// queued asynchronous INSERTs): unrestricted, outside the process list and the log.
+    pub(crate) fn internal_context(&self, database: &str, text: &str, settings: Settings) -> Result<QueryContext> {
+        let mut ctx = self.new_context(
+            uuid::Uuid::new_v4().to_string(),
+            text.to_string(),
+            settings,
+            database.to_string(),
+            Arc::new(QueryProgress::default()),
+            granary_access::AccessControl::unrestricted("default"),
+        );
+        self.configure_query(&mut ctx)?;
+        self.configure_state(&mut ctx)?;
+        Ok(ctx)
     }
 
     pub(crate) fn named_collections(&self) -> &granary_io::named_collections::NamedCollections {
@@ -827,6 +857,6 @@ fn readable_size(bytes: f64) -> String {
     format!("{value:.2} {}", UNITS[unit])
 }
 
-fn now_us() -> i64 {
+pub(crate) fn now_us() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0)
 }

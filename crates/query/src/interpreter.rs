@@ -156,7 +156,7 @@ pub(crate) async fn run(
                 return Err(too_large(ctx));
             }
             let data_text = substituted.as_deref().unwrap_or(text);
-            insert::run_insert(ctx, insert, data_text, request.input.take()).await?;
+            insert::run_insert(ctx, Some(instance.async_inserts()), insert, data_text, request.input.take()).await?;
             Outcome::Done
         }
         Statement::CreateDatabase { name, if_not_exists, engine } => {
@@ -415,6 +415,12 @@ pub(crate) async fn run(
                 }
                 [reload, dictionaries] if reload.eq_ignore_ascii_case("RELOAD") && dictionaries.eq_ignore_ascii_case("DICTIONARIES") => {
                     crate::lookups::reload(instance, ctx, None).await?
+                }
+                [flush, asynchronous, insert, queue, ..]
+                    if [*flush, *asynchronous, *insert, *queue].iter().zip(["FLUSH", "ASYNC", "INSERT", "QUEUE"]).all(|(w, k)| w.eq_ignore_ascii_case(k)) =>
+                {
+                    let tables = flush_queue_tables(ctx, &words[4..].join(" "));
+                    instance.async_inserts().flush(tables.as_deref()).await;
                 }
                 _ => system_command(instance, ctx, &command)?,
             }
@@ -947,6 +953,21 @@ pub(crate) fn column_meta(c: &granary_sql::ColumnSpec) -> ColumnMeta {
         codec: c.codec.clone(),
         comment: c.comment.clone(),
     }
+}
+
+/// The tables of `SYSTEM FLUSH ASYNC INSERT QUEUE [db.]t [, ...]` as (database, table);
+/// None (every table) without a list.
+fn flush_queue_tables(ctx: &QueryContext, list: &str) -> Option<Vec<(String, String)>> {
+    let names: Vec<(String, String)> = list
+        .split(',')
+        .map(|name| name.trim().replace('`', ""))
+        .filter(|name| !name.is_empty())
+        .map(|name| match name.split_once('.') {
+            Some((db, table)) => (db.to_string(), table.to_string()),
+            None => (ctx.current_database.clone(), name),
+        })
+        .collect();
+    (!names.is_empty()).then_some(names)
 }
 
 fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Result<()> {

@@ -390,6 +390,20 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             merges,
         ),
         (
+            "asynchronous_inserts",
+            vec![
+                ("query", "String"),
+                ("database", "String"),
+                ("table", "String"),
+                ("format", "String"),
+                ("first_update", "DateTime64(6)"),
+                ("total_bytes", "UInt64"),
+                ("entries.query_id", "Array(String)"),
+                ("entries.bytes", "Array(UInt64)"),
+            ],
+            asynchronous_inserts,
+        ),
+        (
             "asynchronous_metrics",
             vec![("metric", "String"), ("value", "Float64"), ("description", "String")],
             asynchronous_metrics,
@@ -1220,6 +1234,20 @@ fn merges(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         u64s(rows.iter().map(|r| r.2.total_size_bytes_compressed)),
         u64s(rows.iter().map(|r| r.2.rows_read)),
         u64s(rows.iter().map(|r| r.2.rows_written)),
+    ])
+}
+
+fn asynchronous_inserts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let rows = shared.async_inserts.snapshot();
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.query)),
+        strings(rows.iter().map(|r| &r.database)),
+        strings(rows.iter().map(|r| &r.table)),
+        strings(rows.iter().map(|r| &r.format)),
+        event_time_us(rows.iter().map(|r| r.first_update_us)),
+        u64s(rows.iter().map(|r| r.total_bytes)),
+        string_lists(rows.iter().map(|r| r.query_ids.clone())),
+        crate::system_access::u64_lists(rows.iter().map(|r| r.bytes.clone())),
     ])
 }
 

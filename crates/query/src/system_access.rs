@@ -224,7 +224,7 @@ fn settings_profile_elements(shared: &Shared, _: &QueryContextExt) -> Result<Vec
     ])
 }
 
-fn u64_lists(lists: impl IntoIterator<Item = Vec<u64>>) -> ArrayRef {
+pub(crate) fn u64_lists(lists: impl IntoIterator<Item = Vec<u64>>) -> ArrayRef {
     let item = Arc::new(arrow::datatypes::Field::new("item", arrow::datatypes::DataType::UInt64, false));
     let mut builder = arrow::array::ListBuilder::new(arrow::array::UInt64Builder::new()).with_field(item);
     for list in lists {
