@@ -296,7 +296,8 @@ fn count_substrings(name: &'static str, mode: Mode) -> ScalarUDF {
 }
 
 /// `multiSearchAny(haystack, [needles])`: 1 when any needle occurs in the haystack (an
-/// empty needle always does), as bytes, like ClickHouse's non-UTF8 variant.
+/// empty needle does in any non-empty haystack), as bytes, like ClickHouse's non-UTF8
+/// variant.
 fn multi_search_any() -> ScalarUDF {
     ScalarDef::new(
         "multiSearchAny",
@@ -310,21 +311,40 @@ fn multi_search_any() -> ScalarUDF {
         },
         |ctx| {
             let h = text_bytes(&ctx.array(0)?);
-            let needles = ctx.array(1)?;
+            // Constant needles (the usual case) are searched for in the whole column at
+            // once; expanding them to one list per row would copy them into every row.
+            let constant = matches!(ctx.args[1], ColumnarValue::Scalar(_));
+            let needles = if constant { ctx.args[1].to_array(1)? } else { ctx.array(1)? };
             let needles = needles
                 .as_list_opt::<i32>()
                 .ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "multiSearchAny expects an Array(String) of needles"))?;
             let values = utf8_array(Arc::clone(needles.values()))?;
             let values = values.as_string::<i32>();
             let offsets = needles.value_offsets();
+            if constant {
+                let list: Vec<&[u8]> = (offsets[0] as usize..offsets[1] as usize).map(|i| values.value(i).as_bytes()).collect();
+                let found = match &h {
+                    TextBytes::Strings(s) => {
+                        let bounds = s.value_offsets();
+                        any_in_column(s.value_data(), ctx.len, |row| bounds[row] as usize, &list)
+                    }
+                    TextBytes::Fixed(f) => {
+                        // The value buffer of a sliced FixedString column starts at its first row.
+                        let width = f.value_length().max(0) as usize;
+                        any_in_column(f.value_data(), ctx.len, |row| row * width, &list)
+                    }
+                };
+                return Ok(Arc::new(UInt8Array::from(found)));
+            }
             let out: UInt8Array = (0..ctx.len)
                 .map(|row| {
                     let hay = h.value(row);
                     let (from, to) = (offsets[row] as usize, offsets[row + 1] as usize);
-                    let found = (from..to).any(|i| {
-                        let needle = values.value(i).as_bytes();
-                        needle.is_empty() || memchr::memmem::find(hay, needle).is_some()
-                    });
+                    let found = !hay.is_empty()
+                        && (from..to).any(|i| {
+                            let needle = values.value(i).as_bytes();
+                            needle.is_empty() || memchr::memmem::find(hay, needle).is_some()
+                        });
                     u8::from(found)
                 })
                 .collect::<Vec<_>>()
@@ -333,6 +353,47 @@ fn multi_search_any() -> ScalarUDF {
         },
     )
     .build()
+}
+
+/// For each of `rows` values laid end to end in `data` (value `r` is
+/// `data[bound(r)..bound(r + 1)]`), 1 when any needle occurs in it. Each needle's
+/// searcher runs over the whole buffer once; a match is kept only when it lies inside
+/// one value, and the search goes on from the next value.
+fn any_in_column(data: &[u8], rows: usize, bound: impl Fn(usize) -> usize, needles: &[&[u8]]) -> Vec<u8> {
+    let mut found = vec![0u8; rows];
+    if rows == 0 {
+        return found;
+    }
+    if needles.iter().any(|n| n.is_empty()) {
+        // An empty needle occurs in every value but an empty one, as in ClickHouse.
+        for (row, f) in found.iter_mut().enumerate() {
+            *f = u8::from(bound(row + 1) > bound(row));
+        }
+        return found;
+    }
+    let end = bound(rows).min(data.len());
+    for needle in needles {
+        let finder = Finder::new(needle);
+        let (mut pos, mut row) = (bound(0), 0usize);
+        while pos < end {
+            let Some(at) = finder.find(&data[pos..end]).map(|i| pos + i) else { break };
+            while row + 1 < rows && bound(row + 1) <= at {
+                row += 1;
+            }
+            let row_end = bound(row + 1);
+            if at + needle.len() <= row_end {
+                found[row] = 1;
+            }
+            // A later match of this needle starting in the same value would cross its
+            // end too (or is redundant): go on from the next value.
+            pos = row_end.max(at + 1);
+            row += 1;
+            if row >= rows {
+                break;
+            }
+        }
+    }
+    found
 }
 
 /// What a `multiSearch*` function reports.
@@ -478,6 +539,28 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `any_in_column` over strings laid end to end, against a per-value search.
+    #[test]
+    fn any_in_column_matches_per_value_search() {
+        let values = ["", "ab", "b", "abcab", "", "ca", "bc", "c", "xyzab", "a"];
+        let data: Vec<u8> = values.concat().into_bytes();
+        let mut bounds = vec![0usize];
+        for v in values {
+            bounds.push(bounds.last().copied().unwrap_or(0) + v.len());
+        }
+        for needles in [vec!["ab"], vec!["bc", "ca"], vec!["abc"], vec!["zz", "a"], vec!["bca"], vec!["bb", "cc"], vec!["b", ""]] {
+            let needles: Vec<&[u8]> = needles.iter().map(|n| n.as_bytes()).collect();
+            let expected: Vec<u8> = values
+                .iter()
+                .map(|v| u8::from(!v.is_empty() && needles.iter().any(|n| n.is_empty() || memchr::memmem::find(v.as_bytes(), n).is_some())))
+                .collect();
+            assert_eq!(any_in_column(&data, values.len(), |r| bounds[r], &needles), expected, "{needles:?}");
+            // A slice of the column: values 3..8, bounds not starting at 0.
+            let sliced = any_in_column(&data, 5, |r| bounds[r + 3], &needles);
+            assert_eq!(sliced, expected[3..8].to_vec(), "{needles:?} sliced");
+        }
+    }
 
     fn find(hay: &str, needle: &str, start: u64, mode: Mode) -> u64 {
         let bytes = hay.as_bytes();

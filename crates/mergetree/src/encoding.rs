@@ -24,7 +24,8 @@
 //! padding scheme we do not need; this encoding is the same buffers with 13 bytes of
 //! framing, so decode cost is one `memcpy` per buffer.
 
-use arrow::array::{make_array, Array, ArrayData, ArrayRef, MutableArrayData};
+use arrow::array::{make_array, Array, ArrayData, ArrayRef, BooleanArray, MutableArrayData};
+use arrow::compute::filter;
 use arrow::buffer::Buffer;
 use arrow::datatypes::DataType;
 use granary_common::{Error, ErrorCode, Result};
@@ -166,6 +167,51 @@ pub fn decode_array(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Resu
     Ok(make_array(read_data(bytes, pos, data_type)?))
 }
 
+/// Reads one encoded array like [`decode_array`], keeping only the rows set in `keep`
+/// (one value per row, no nulls). Plain fixed-width values are gathered straight from
+/// the encoded bytes, so a granule with a few matching rows is not copied whole; other
+/// arrays are decoded and then filtered.
+pub fn decode_array_filtered(bytes: &[u8], pos: &mut usize, data_type: &DataType, keep: &BooleanArray) -> Result<ArrayRef> {
+    if let Some(width) = data_type.primitive_width() {
+        let start = *pos;
+        if let Some(array) = gather_plain(bytes, pos, data_type, width, keep)? {
+            return Ok(array);
+        }
+        *pos = start;
+    }
+    let array = decode_array(bytes, pos, data_type)?;
+    if array.len() != keep.len() {
+        return Err(corrupted(format!("granule has {} rows, the filter {}", array.len(), keep.len())));
+    }
+    Ok(filter(&array, keep)?)
+}
+
+/// The kept values of an encoded array without nulls or transform, or None for any
+/// other encoding.
+fn gather_plain(bytes: &[u8], pos: &mut usize, data_type: &DataType, width: usize, keep: &BooleanArray) -> Result<Option<ArrayRef>> {
+    let len = read_u64(bytes, pos)? as usize;
+    let flags = take(bytes, pos, 1)?[0];
+    if flags != 0 || len != keep.len() || read_u32(bytes, pos)? != 1 {
+        return Ok(None);
+    }
+    let n = read_u64(bytes, pos)? as usize;
+    let stored = take(bytes, pos, n)?;
+    if n != len.checked_mul(width).ok_or_else(|| corrupted("granule size overflows".into()))? || read_u32(bytes, pos)? != 0 {
+        return Ok(None);
+    }
+    let count = keep.true_count();
+    let mut values = arrow::buffer::MutableBuffer::with_capacity(count * width);
+    for i in keep.values().set_indices() {
+        values.extend_from_slice(&stored[i * width..(i + 1) * width]);
+    }
+    let data = ArrayData::builder(data_type.clone())
+        .len(count)
+        .buffers(vec![values.into()])
+        .build()
+        .map_err(|e| corrupted(format!("invalid {data_type} array: {e}")))?;
+    Ok(Some(make_array(data)))
+}
+
 fn read_data(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Result<ArrayData> {
     let len = read_u64(bytes, pos)? as usize;
     let flags = take(bytes, pos, 1)?[0];
@@ -243,7 +289,7 @@ fn corrupted(detail: String) -> Error {
 mod tests {
     use std::sync::Arc;
 
-    use arrow::array::{BinaryArray, BooleanArray, Date32Array, FixedSizeBinaryArray, Float64Array, Int64Array, ListArray, StringArray, UInt8Array};
+    use arrow::array::{BinaryArray, BooleanArray, Date32Array, FixedSizeBinaryArray, Float64Array, Int64Array, ListArray, StringArray, UInt32Array, UInt8Array};
     use arrow::datatypes::Int32Type;
 
     use super::*;
@@ -289,5 +335,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The filtered decode equals decoding everything and filtering, for plain values
+    /// (gathered), values with NULLs or a transform, and strings (decoded, filtered).
+    #[test]
+    fn filtered_decode_matches_decode_then_filter() {
+        let keep = BooleanArray::from((0..10).map(|i| i % 3 == 1 || i == 9).collect::<Vec<_>>());
+        let arrays: Vec<(ArrayRef, Option<Transform>)> = vec![
+            (Arc::new(UInt32Array::from((0..10).collect::<Vec<u32>>())), None),
+            (Arc::new(UInt32Array::from((0..10u32).map(|i| (i % 4 != 0).then_some(i)).collect::<Vec<_>>())), None),
+            (Arc::new(Int64Array::from((0..10).map(|i| i * i).collect::<Vec<i64>>())), Some(Transform::Delta)),
+            (Arc::new(StringArray::from((0..10).map(|i| "x".repeat(i)).collect::<Vec<_>>())), None),
+            // A slice: the encoding re-bases it to offset 0.
+            (Arc::new(UInt32Array::from((0..20).collect::<Vec<u32>>()).slice(5, 10)), None),
+        ];
+        for (array, transform) in arrays {
+            let mut bytes = vec![0xAB];
+            encode_array(array.as_ref(), &mut bytes, transform).expect("encode");
+            let end = bytes.len();
+            bytes.extend_from_slice(&[1, 2, 3]);
+            let mut pos = 1;
+            let filtered = decode_array_filtered(&bytes, &mut pos, array.data_type(), &keep).expect("decode");
+            assert_eq!(pos, end, "{array:?}");
+            assert_eq!(filtered.as_ref(), filter(array.as_ref(), &keep).expect("filter").as_ref(), "{array:?}");
+        }
+        let mut bytes = Vec::new();
+        encode_array(&UInt32Array::from(vec![1, 2]), &mut bytes, None).expect("encode");
+        assert!(decode_array_filtered(&bytes, &mut 0, &DataType::UInt32, &keep).is_err());
     }
 }

@@ -19,8 +19,8 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, BooleanArray};
-use arrow::compute::{filter_record_batch, prep_null_mask_filter};
+use arrow::array::{new_empty_array, Array, ArrayRef, BooleanArray};
+use arrow::compute::{filter, prep_null_mask_filter};
 use granary_common::QueryProgress;
 use arrow::compute::concat;
 use arrow::datatypes::{DataType, SchemaRef};
@@ -36,8 +36,8 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Par
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 
 use crate::cache::uncompressed_cache;
-use crate::compression::{block_len, decompress_block, BLOCK_HEADER_LEN};
-use crate::encoding::decode_array;
+use crate::compression::{block_len, decompress_block, decompress_block_into, BLOCK_HEADER_LEN};
+use crate::encoding::{decode_array, decode_array_filtered};
 use crate::part::{Mark, Part};
 
 /// Granules `granules` of one part.
@@ -61,6 +61,8 @@ struct ColumnCursor {
     path: PathBuf,
     block_offset: Option<u64>,
     block: BlockBytes,
+    /// The compressed bytes of the last block read (kept for its allocation).
+    raw: Vec<u8>,
 }
 
 /// A decompressed block: owned, or shared with the uncompressed cache.
@@ -79,28 +81,43 @@ impl BlockBytes {
 }
 
 impl ColumnCursor {
-    fn read_granule(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<ArrayRef> {
+    /// Makes the block holding the granule at `mark` the current one.
+    fn load_block(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<()> {
         if self.block_offset != Some(mark.block_offset) {
             let key = cache_key.map(|part| (part, self.index as u32, mark.block_offset));
             let cached = key.and_then(|k| uncompressed_cache().get(&k));
+            // The current block is replaced: until the new one is in, there is none.
+            self.block_offset = None;
+            let reuse = match std::mem::replace(&mut self.block, BlockBytes::Owned(Vec::new())) {
+                BlockBytes::Owned(v) => v,
+                BlockBytes::Shared(_) => Vec::new(),
+            };
             self.block = match cached {
                 Some(block) => BlockBytes::Shared(block),
                 None => {
-                    let raw = self.read_compressed(mark.block_offset)?;
+                    self.read_compressed(mark.block_offset)?;
                     let what = || self.path.display().to_string();
-                    let block = decompress_block(&raw, &what)?;
                     match key {
                         Some(k) => {
-                            let shared: Arc<[u8]> = block.into();
+                            let shared: Arc<[u8]> = decompress_block(&self.raw, &what)?.into();
                             uncompressed_cache().insert(k, shared.clone());
                             BlockBytes::Shared(shared)
                         }
-                        None => BlockBytes::Owned(block),
+                        None => {
+                            let mut block = reuse;
+                            decompress_block_into(&self.raw, &what, &mut block)?;
+                            BlockBytes::Owned(block)
+                        }
                     }
                 }
             };
             self.block_offset = Some(mark.block_offset);
         }
+        Ok(())
+    }
+
+    fn read_granule(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<ArrayRef> {
+        self.load_block(mark, cache_key)?;
         let mut pos = mark.offset_in_block as usize;
         let array = decode_array(self.block.as_slice(), &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path.display())))?;
         if array.len() as u64 != mark.rows {
@@ -112,8 +129,21 @@ impl ColumnCursor {
         Ok(array)
     }
 
-    /// The compressed block at `offset`, header included.
-    fn read_compressed(&mut self, offset: u64) -> Result<Vec<u8>> {
+    /// The rows of the granule at `mark` set in `keep`, and the encoded bytes read.
+    fn read_granule_filtered(&mut self, mark: &Mark, cache_key: Option<u64>, keep: &BooleanArray) -> Result<(ArrayRef, usize)> {
+        self.load_block(mark, cache_key)?;
+        if keep.len() as u64 != mark.rows {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("filter of {} rows for a granule of {}", keep.len(), mark.rows)));
+        }
+        let start = mark.offset_in_block as usize;
+        let mut pos = start;
+        let array = decode_array_filtered(self.block.as_slice(), &mut pos, &self.data_type, keep)
+            .map_err(|e| e.context(format!("in {}", self.path.display())))?;
+        Ok((array, pos - start))
+    }
+
+    /// Reads the compressed block at `offset`, header included, into `raw`.
+    fn read_compressed(&mut self, offset: u64) -> Result<()> {
         if self.file.is_none() {
             let file = File::open(&self.path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", self.path.display()))?;
             self.file = Some(file);
@@ -123,9 +153,13 @@ impl ColumnCursor {
         let mut header = [0u8; BLOCK_HEADER_LEN];
         file.read_exact_at(&mut header, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block header of {}", path.display()))?;
         let len = block_len(&header, &|| path.display().to_string())?;
-        let mut raw = vec![0u8; len];
-        file.read_exact_at(&mut raw, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", path.display()))?;
-        Ok(raw)
+        // Only growth is zeroed; the read overwrites the rest.
+        if self.raw.len() < len {
+            self.raw.resize(len, 0);
+        }
+        self.raw.truncate(len);
+        file.read_exact_at(&mut self.raw, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", path.display()))?;
+        Ok(())
     }
 }
 
@@ -143,7 +177,7 @@ impl PartReader {
         for &index in columns {
             let field = table_schema.field(index);
             let path = part.bin_path(field.name());
-            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()) });
+            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()), raw: Vec::new() });
         }
         Ok(PartReader { part, columns: cursors, use_cache: false })
     }
@@ -165,23 +199,58 @@ impl PartReader {
     /// Reads granules `range` of the reader's columns at `positions` (indices into the
     /// columns the reader was made for).
     pub fn read_columns(&mut self, range: Range<usize>, positions: &[usize]) -> Result<Vec<ArrayRef>> {
+        Ok(self.read_columns_where(range, positions, None)?.0)
+    }
+
+    /// Like [`Self::read_columns`], keeping only the rows of `mask` (one value per row
+    /// of `range`, no nulls): each granule is filtered as it is decoded, so the columns
+    /// are never copied whole, and a granule without a match is not read at all. Also
+    /// returns the decoded bytes (read_bytes).
+    pub fn read_columns_where(&mut self, range: Range<usize>, positions: &[usize], mask: Option<&BooleanArray>) -> Result<(Vec<ArrayRef>, usize)> {
         let cache_key = self.use_cache.then_some(self.part.id);
+        let starts = &self.part.granule_starts;
+        let base = starts[range.start] as usize;
         let mut arrays = Vec::with_capacity(positions.len());
+        let mut decoded = 0usize;
         for &position in positions {
             let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
             let marks = self.part.marks(column.index)?;
             let mut pieces = Vec::with_capacity(range.len());
             for g in range.clone() {
-                pieces.push(column.read_granule(&marks[g], cache_key)?);
+                let keep = match mask {
+                    Some(mask) => {
+                        let keep = mask.slice(starts[g] as usize - base, (starts[g + 1] - starts[g]) as usize);
+                        match keep.true_count() {
+                            0 => continue,
+                            n if n == keep.len() => None,
+                            _ => Some(keep),
+                        }
+                    }
+                    None => None,
+                };
+                pieces.push(match keep {
+                    Some(keep) => {
+                        let (piece, read) = column.read_granule_filtered(&marks[g], cache_key, &keep)?;
+                        decoded += read;
+                        piece
+                    }
+                    None => {
+                        let piece = column.read_granule(&marks[g], cache_key)?;
+                        decoded += piece.get_array_memory_size();
+                        piece
+                    }
+                });
             }
-            arrays.push(if pieces.len() == 1 {
-                pieces.pop().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no granule"))?
-            } else {
-                let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
-                concat(&refs)?
+            arrays.push(match pieces.len() {
+                0 => new_empty_array(&column.data_type),
+                1 => pieces.pop().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no granule"))?,
+                _ => {
+                    let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+                    concat(&refs)?
+                }
             });
         }
-        Ok(arrays)
+        Ok((arrays, decoded))
     }
 }
 
@@ -453,8 +522,8 @@ impl ScanTask {
         Ok(())
     }
 
-    /// Reads the filter columns of `granules`, then the other columns of the runs of
-    /// granules holding matching rows; returns the matching rows.
+    /// Reads the filter columns of `granules`, then the other columns of the granules
+    /// holding matching rows, filtered granule by granule; returns the matching rows.
     fn read_prewhere(&self, reader: &mut PartReader, part: &Part, granules: Range<usize>, prewhere: &Prewhere) -> Result<Vec<RecordBatch>> {
         let starts = &part.granule_starts;
         let rows = (starts[granules.end] - starts[granules.start]) as usize;
@@ -473,40 +542,18 @@ impl ScanTask {
             return Ok(Vec::new());
         }
         let rest: Vec<usize> = (0..self.columns.len()).filter(|p| !prewhere.filter_positions.contains(p)).collect();
-        let mut out = Vec::new();
-        let base = starts[granules.start] as usize;
-        let mut g = granules.start;
-        while g < granules.end {
-            let matches = |g: usize| {
-                let (from, to) = (starts[g] as usize - base, starts[g + 1] as usize - base);
-                mask.slice(from, to - from).true_count() > 0
-            };
-            if !matches(g) {
-                g += 1;
-                continue;
-            }
-            let mut end = g + 1;
-            while end < granules.end && matches(end) {
-                end += 1;
-            }
-            let (from, len) = (starts[g] as usize - base, (starts[end] - starts[g]) as usize);
-            let rest_arrays = reader.read_columns(g..end, &rest)?;
-            self.count_read(0, rest_arrays.iter().map(|a| a.get_array_memory_size()).sum());
-            let mut arrays: Vec<Option<ArrayRef>> = vec![None; self.columns.len()];
-            for (position, array) in rest.iter().zip(rest_arrays) {
-                arrays[*position] = Some(array);
-            }
-            for (i, position) in prewhere.filter_positions.iter().enumerate() {
-                arrays[*position] = Some(filter_batch.column(i).slice(from, len));
-            }
-            let arrays = arrays.into_iter().map(|a| a.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "prewhere left a column unread"))).collect::<Result<Vec<_>>>()?;
-            let batch = RecordBatch::try_new_with_options(self.schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(len)))?;
-            let kept = filter_record_batch(&batch, &mask.slice(from, len))?;
-            if kept.num_rows() > 0 {
-                out.push(kept);
-            }
-            g = end;
+        let (rest_arrays, rest_bytes) = reader.read_columns_where(granules, &rest, Some(&mask))?;
+        self.count_read(0, rest_bytes);
+        let kept = mask.true_count();
+        let mut arrays: Vec<Option<ArrayRef>> = vec![None; self.columns.len()];
+        for (position, array) in rest.iter().zip(rest_arrays) {
+            arrays[*position] = Some(array);
         }
-        Ok(out)
+        for (i, position) in prewhere.filter_positions.iter().enumerate() {
+            arrays[*position] = Some(filter(filter_batch.column(i), &mask)?);
+        }
+        let arrays = arrays.into_iter().map(|a| a.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "prewhere left a column unread"))).collect::<Result<Vec<_>>>()?;
+        let batch = RecordBatch::try_new_with_options(self.schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(kept)))?;
+        Ok(vec![batch])
     }
 }
