@@ -298,7 +298,7 @@ mod tests {
     fn encoded_through_copy(array: &dyn Array, transform: Option<Transform>) -> Vec<u8> {
         let data = array.to_data();
         let mut copy = MutableArrayData::new(vec![&data], false, data.len());
-        copy.extend(0, 0, data.len());
+        copy.try_extend(0, 0, data.len()).expect("extend");
         let transform = transform.and_then(|t| t.width_for(data.data_type()).ok().map(|width| (t, width)));
         let mut out = Vec::new();
         write_data(&copy.freeze(), &mut out, transform);
