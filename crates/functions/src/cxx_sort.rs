@@ -78,33 +78,24 @@ fn sort3<T>(a: &mut [T], x: usize, y: usize, z: usize, greater: &dyn Fn(&T, &T) 
     }
 }
 
+/// Moves `a[last]` down past every element it is `greater` than, one swap at a time (the
+/// tail of libc++'s `__sort4` and `__sort5`).
+fn sift_last<T>(a: &mut [T], last: usize, greater: &dyn Fn(&T, &T) -> bool) {
+    let mut j = last;
+    while j > 0 && greater(&a[j], &a[j - 1]) {
+        a.swap(j - 1, j);
+        j -= 1;
+    }
+}
+
 fn sort4<T>(a: &mut [T], greater: &dyn Fn(&T, &T) -> bool) {
     sort3(a, 0, 1, 2, greater);
-    if greater(&a[3], &a[2]) {
-        a.swap(2, 3);
-        if greater(&a[2], &a[1]) {
-            a.swap(1, 2);
-            if greater(&a[1], &a[0]) {
-                a.swap(0, 1);
-            }
-        }
-    }
+    sift_last(a, 3, greater);
 }
 
 fn sort5<T>(a: &mut [T], greater: &dyn Fn(&T, &T) -> bool) {
     sort4(a, greater);
-    if greater(&a[4], &a[3]) {
-        a.swap(3, 4);
-        if greater(&a[3], &a[2]) {
-            a.swap(2, 3);
-            if greater(&a[2], &a[1]) {
-                a.swap(1, 2);
-                if greater(&a[1], &a[0]) {
-                    a.swap(0, 1);
-                }
-            }
-        }
-    }
+    sift_last(a, 4, greater);
 }
 
 /// libc++'s `std::sort` for fewer than 24 elements (sorting networks up to 5, then
