@@ -205,6 +205,8 @@ pub struct Shared {
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
     /// Shapes of point queries by normalized text (the key-value fast path's parse cache).
     pub(crate) point_shapes: crate::point_query::ShapeCache,
+    /// SELECTs as parsed, by text (see [`crate::plan_cache::ParseCache`]).
+    pub(crate) parsed_selects: crate::plan_cache::ParseCache,
 }
 
 pub struct Instance {
@@ -349,6 +351,7 @@ impl Instance {
             dictionaries: dictionaries.clone(),
             started: std::time::Instant::now(),
             plan_cache: Default::default(),
+            parsed_selects: Default::default(),
             point_shapes: Default::default(),
             config,
         });
@@ -427,6 +430,10 @@ impl Instance {
 
     pub(crate) fn plan_cache(&self) -> &crate::plan_cache::PlanCache {
         &self.shared.plan_cache
+    }
+
+    pub(crate) fn parsed_selects(&self) -> &crate::plan_cache::ParseCache {
+        &self.shared.parsed_selects
     }
 
     pub(crate) fn point_shapes(&self) -> &crate::point_query::ShapeCache {
