@@ -1137,6 +1137,76 @@ def test_point_query_shapes_are_reused_without_parsing(server):
         server.query("DROP TABLE IF EXISTS default.shape_kv")
 
 
+def test_constant_lookups_are_reused_without_parsing(server):
+    """`SELECT dictGet*/joinGet*(constants)` sent again with other literals is answered from
+    the query remembered by its normalized text (PointQueryShapeCacheHits), with the same
+    result, headers, query_log entry, database resolution and access checks as a parsed one."""
+
+    def hits():
+        return int(server.query("SELECT value FROM system.events WHERE event = 'PointQueryShapeCacheHits'") or 0)
+
+    server.query("CREATE DATABASE IF NOT EXISTS lookup_a")
+    server.query("CREATE DATABASE IF NOT EXISTS lookup_b")
+    try:
+        for db, scale in (("lookup_a", 1), ("lookup_b", 10)):
+            server.query(f"CREATE TABLE {db}.src (id UInt64, v Float64) ENGINE = MergeTree ORDER BY id")
+            server.query(f"INSERT INTO {db}.src SELECT number, number * {scale} FROM numbers(100)")
+            server.query(f"CREATE DICTIONARY {db}.d (id UInt64, v Float64) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src' DB '{db}')) LAYOUT(HASHED()) LIFETIME(0)")
+            server.query(f"CREATE TABLE {db}.j (id UInt64, v Float64) ENGINE = Join(ANY, LEFT, id)")
+            server.query(f"INSERT INTO {db}.j SELECT id, v FROM {db}.src")
+        before = hits()
+        for key in range(20):
+            for db, scale in (("lookup_a", 1), ("lookup_b", 10)):
+                for sql in (f"SELECT dictGetFloat64('d', 'v', toUInt64({key}))", f"SELECT joinGet('j', 'v', toUInt64({key}))"):
+                    r = server.request(sql, params={"database": db})
+                    assert (r.status, r.text) == (200, f"{key * scale}\n"), (sql, r.text)
+                    assert r.headers["X-ClickHouse-Format"] == "TabSeparated"
+                    assert json.loads(r.headers["X-ClickHouse-Summary"])["result_rows"] == "1"
+        assert hits() - before >= 70
+        # Formats and types as the planned path gives them.
+        for key in (3, 4):
+            sql = f"SELECT dictGetOrNull('d', 'v', toUInt64({key})) AS x, joinGetOrNull('j', 'v', toUInt64({key + 200})) AS y"
+            fast = server.query(sql + " FORMAT JSONCompactEachRowWithNamesAndTypes", database="lookup_a")
+            planned = server.query(sql + " FROM system.one FORMAT JSONCompactEachRowWithNamesAndTypes", database="lookup_a")
+            assert fast == planned == f'["x", "y"]\n["Nullable(Float64)", "Nullable(Float64)"]\n[{key}, null]\n', (fast, planned)
+        query_id = "lookup-" + uuid.uuid4().hex
+        assert server.query("SELECT dictGetFloat64('d', 'v', toUInt64(42))", query_id=query_id, database="lookup_b") == "420\n"
+        server.query("SYSTEM FLUSH LOGS")
+        out = server.query(f"SELECT type, query_kind, result_rows, current_database, query FROM system.query_log WHERE query_id = '{query_id}'")
+        assert out == "QueryFinish\tSelect\t1\tlookup_b\tSELECT dictGetFloat64(\\'d\\', \\'v\\', toUInt64(42))\n", out
+        # Another attribute in the same text shape is checked like a parsed query's.
+        r = server.request("SELECT dictGetFloat64('d', 'nope', toUInt64(1))", params={"database": "lookup_a"})
+        assert r.headers.get("X-ClickHouse-Exception-Code") == "36", r.text
+        # A user without rights on the dictionary is refused on the remembered path too.
+        server.query("CREATE USER IF NOT EXISTS lookup_reader IDENTIFIED WITH plaintext_password BY 'pw'")
+        try:
+            r = server.request("SELECT dictGetFloat64('d', 'v', toUInt64(5))", params={"user": "lookup_reader", "password": "pw", "database": "lookup_a"})
+            assert r.status != 200, r.text
+        finally:
+            server.query("DROP USER lookup_reader")
+        # The same text after the dictionary is dropped fails as a parsed query does.
+        server.query("DROP DICTIONARY lookup_a.d")
+        r = server.request("SELECT dictGetFloat64('d', 'v', toUInt64(6))", params={"database": "lookup_a"})
+        assert r.headers.get("X-ClickHouse-Exception-Code") == "36", r.text
+    finally:
+        server.query("DROP DATABASE IF EXISTS lookup_a")
+        server.query("DROP DATABASE IF EXISTS lookup_b")
+        server.query("DROP USER IF EXISTS lookup_reader")
+
+
+def test_repeated_select_texts_reuse_their_parse(server):
+    """A SELECT text sent again reuses its parsed statement: the URL's format, settings
+    checks and errors still apply to every execution."""
+    for _ in range(3):
+        assert server.query("SELECT 1 AS x") == "1\n"
+        assert server.query("SELECT 1 AS x", default_format="JSONEachRow") == '{"x":1}\n'
+        r = server.request("SELECT 1 AS x SETTINGS max_threads = 2", params={"readonly": "1"})
+        assert r.headers.get("X-ClickHouse-Exception-Code") == "164", r.text
+        assert server.query("SELECT 1 AS x SETTINGS max_threads = 2") == "1\n"
+        r = server.request("SELECT 1 AS x FROM no_such_table_for_parse_cache")
+        assert r.headers.get("X-ClickHouse-Exception-Code") == "60", r.text
+
+
 def test_single_ordered_streams_give_their_first_rows(server):
     """`system.numbers` (and a small `numbers(N)`) is one ordered stream, as ClickHouse
     reads it in one thread: a filter with LIMIT returns the first matching rows every

@@ -207,6 +207,8 @@ pub struct Shared {
     pub(crate) point_shapes: crate::point_query::ShapeCache,
     /// INSERTs with `async_insert = 1` waiting to be written together.
     pub(crate) async_inserts: Arc<crate::async_insert::AsyncInsertQueue>,
+    /// SELECTs as parsed, by text (see [`crate::plan_cache::ParseCache`]).
+    pub(crate) parsed_selects: crate::plan_cache::ParseCache,
 }
 
 pub struct Instance {
@@ -351,6 +353,7 @@ impl Instance {
             dictionaries: dictionaries.clone(),
             started: std::time::Instant::now(),
             plan_cache: Default::default(),
+            parsed_selects: Default::default(),
             point_shapes: Default::default(),
             async_inserts: Default::default(),
             config,
@@ -457,6 +460,10 @@ impl Instance {
 
     pub(crate) fn plan_cache(&self) -> &crate::plan_cache::PlanCache {
         &self.shared.plan_cache
+    }
+
+    pub(crate) fn parsed_selects(&self) -> &crate::plan_cache::ParseCache {
+        &self.shared.parsed_selects
     }
 
     pub(crate) fn point_shapes(&self) -> &crate::point_query::ShapeCache {

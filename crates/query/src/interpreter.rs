@@ -77,11 +77,23 @@ pub(crate) async fn run(
     };
     let normalized = if options.max_query_size == 0 || text.len() <= options.max_query_size { crate::point_query::normalize(text) } else { None };
     if let Some(normalized) = &normalized {
-        if let Some(outcome) = run_cached_point_query(instance, ctx, request, normalized)? {
+        if let Some(outcome) = run_cached_point_query(instance, ctx, request.default_format.as_deref(), normalized).await? {
             return Ok(outcome);
         }
     }
-    let (parsed, substituted) = granary_sql::parse_statement(text, &options)?;
+    // A normalized text has no parameters and fits max_query_size: its parse depends on
+    // the text alone.
+    let cached_parse = normalized.as_ref().and_then(|_| instance.parsed_selects().get(text));
+    let (parsed, substituted) = match cached_parse {
+        Some(parsed) => (parsed, None),
+        None => {
+            let (parsed, substituted) = granary_sql::parse_statement(text, &options)?;
+            if normalized.is_some() && substituted.is_none() && matches!(parsed.statement, Statement::Query { .. }) {
+                instance.parsed_selects().insert(text, &parsed);
+            }
+            (parsed, substituted)
+        }
+    };
     let StatementWithClauses { statement, settings, format } = parsed;
     apply_statement_clauses(instance, ctx, &statement, &settings)?;
     let kind = statement.kind_name();
@@ -106,6 +118,9 @@ pub(crate) async fn run(
         // Restricted users take the planned path, where lookups are checked.
         if fast.is_none() && ctx.access.is_unrestricted() {
             fast = crate::point_query::try_constant_lookup(ctx, query, instance.lookup_functions()).await?;
+            if let (Some(_), Some(normalized)) = (&fast, &normalized) {
+                instance.point_shapes().remember_constant(normalized, query, &statement, &settings, written_format.as_deref());
+            }
         }
         if let Some(stream) = fast {
             return Ok(StatementOutcome::rows(rows(stream, None)?, format_name, kind));
@@ -449,18 +464,20 @@ fn apply_statement_clauses(instance: &Instance, ctx: &mut QueryContext, statemen
     instance.configure_query(ctx)
 }
 
-/// A point query whose normalized text was parsed before: answered from the remembered
-/// shape with this text's literals, without parsing (see [`crate::point_query::ShapeCache`]).
-fn run_cached_point_query(
+/// A point query or constant lookup whose normalized text was parsed before: answered
+/// from the remembered shape with this text's literals, without parsing (see
+/// [`crate::point_query::ShapeCache`]).
+async fn run_cached_point_query(
     instance: &Instance,
     ctx: &mut QueryContext,
-    request: &QueryRequest,
+    // Not the request: it holds the INSERT data stream, which is not Sync, across an await.
+    default_format: Option<&str>,
     normalized: &crate::point_query::NormalizedText,
 ) -> Result<Option<StatementOutcome>> {
     let Some(cached) = instance.point_shapes().get(normalized) else { return Ok(None) };
     apply_statement_clauses(instance, ctx, &cached.statement, &cached.settings)?;
-    let Some(stream) = crate::point_query::read_cached_shape(ctx, &cached, normalized)? else { return Ok(None) };
-    let format_name = cached.format.clone().or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
+    let Some(stream) = crate::point_query::read_cached_shape(ctx, &cached, normalized, instance.lookup_functions()).await? else { return Ok(None) };
+    let format_name = cached.format.clone().or_else(|| default_format.map(str::to_string)).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let stream = with_displayed_names(stream)?;
     let output_format = create_output_format(&format_name, stream.schema(), &format_settings)?;

@@ -166,3 +166,34 @@ fn expression_is_reusable(expr: &Expr) -> bool {
     });
     reusable
 }
+
+/// Parsed SELECTs kept at most; a full cache starts over.
+const PARSED_CAPACITY: usize = 1024;
+
+/// SELECT statements as parsed, by exact query text: parsing (lexing, sqlparser, the
+/// ClickHouse rewrites) was about half the server's work for a small query such as
+/// `SELECT 1` sent again and again, and a text always parses to the same statement (the
+/// parse depends on nothing else once no `{name:Type}` parameter is in it, which the
+/// caller makes sure of). Only successful parses are kept, so errors are always those of
+/// a fresh parse; planning, access checks and execution still run for every query.
+#[derive(Default)]
+pub(crate) struct ParseCache {
+    entries: parking_lot::RwLock<HashMap<String, Arc<granary_sql::parse::StatementWithClauses>>>,
+}
+
+impl ParseCache {
+    pub(crate) fn get(&self, text: &str) -> Option<granary_sql::parse::StatementWithClauses> {
+        self.entries.read().get(text).map(|parsed| parsed.as_ref().clone())
+    }
+
+    pub(crate) fn insert(&self, text: &str, parsed: &granary_sql::parse::StatementWithClauses) {
+        if text.len() > MAX_KEY_BYTES {
+            return;
+        }
+        let mut entries = self.entries.write();
+        if entries.len() >= PARSED_CAPACITY {
+            entries.clear();
+        }
+        entries.insert(text.to_string(), Arc::new(parsed.clone()));
+    }
+}

@@ -302,7 +302,7 @@ pub(crate) async fn try_constant_lookup(
             arg_fields,
             number_rows: 1,
             return_field: return_field.clone(),
-            config_options: Arc::new(datafusion::common::config::ConfigOptions::default()),
+            config_options: default_config_options(),
         })?;
         columns.push(value.to_array(1)?);
         fields.push(return_field.as_ref().clone().with_name(name));
@@ -310,6 +310,13 @@ pub(crate) async fn try_constant_lookup(
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let batch = RecordBatch::try_new(schema.clone(), columns)?;
     Ok(Some(Box::pin(RecordBatchStreamAdapter::new(schema, futures::stream::iter(vec![Ok(batch)])))))
+}
+
+/// The configuration the lookup functions are called with: they read none of it, and
+/// building DataFusion's full default configuration on every call cost more than the lookup.
+fn default_config_options() -> Arc<datafusion::common::config::ConfigOptions> {
+    static OPTIONS: std::sync::LazyLock<Arc<datafusion::common::config::ConfigOptions>> = std::sync::LazyLock::new(Default::default);
+    OPTIONS.clone()
 }
 
 /// A constant whose type does not depend on literal-typing rules: a string literal, or
@@ -361,9 +368,10 @@ pub(crate) struct ShapeCache {
     entries: parking_lot::RwLock<std::collections::HashMap<String, Arc<CachedShape>>>,
 }
 
-/// What parsing a point query produced, with the literal each placeholder stands for.
+/// What parsing a point query (or a constant lookup) produced, with the literal each
+/// placeholder stands for.
 pub(crate) struct CachedShape {
-    shape: Shape,
+    kind: CachedKind,
     slots: Vec<Slot>,
     /// The statement as first parsed, for the read-only and access checks.
     pub statement: granary_sql::Statement,
@@ -371,9 +379,20 @@ pub(crate) struct CachedShape {
     pub format: Option<String>,
 }
 
+enum CachedKind {
+    Point(Shape),
+    /// `SELECT dictGet*/joinGet*(constants)` ([`try_constant_lookup`]): the query as
+    /// parsed, whose literals, in the order the AST visitor meets them, are the text's
+    /// first literals (one [`Slot::Replaced`] each), so another text of the same key is
+    /// this query with those literals replaced.
+    Constant(Box<Query>),
+}
+
 /// The role of one literal of the text, in order.
 #[derive(Debug, PartialEq)]
 enum Slot {
+    /// A literal of a constant lookup's query, taken as the new text has it.
+    Replaced,
     /// The next key; `negated` when written `-literal`.
     Key { negated: bool },
     Limit,
@@ -497,7 +516,44 @@ impl ShapeCache {
     ) {
         let Some(shape) = match_shape(query) else { return };
         let Some(slots) = slots_of(&shape, &normalized.literals) else { return };
-        let cached = CachedShape { shape, slots, statement: statement.clone(), settings: settings.to_vec(), format: format.map(str::to_string) };
+        self.insert(normalized, CachedShape { kind: CachedKind::Point(shape), slots, statement: statement.clone(), settings: settings.to_vec(), format: format.map(str::to_string) });
+    }
+
+    /// Remembers a constant lookup query ([`try_constant_lookup`] answered it), when its
+    /// literals are the text's first literals, in order and with equal values (anything a
+    /// rewrite added or changed makes the text one that is always parsed).
+    pub(crate) fn remember_constant(
+        &self,
+        normalized: &NormalizedText,
+        query: &Query,
+        statement: &granary_sql::Statement,
+        settings: &[(String, String)],
+        format: Option<&str>,
+    ) {
+        use datafusion::sql::sqlparser::ast::visit_expressions;
+        let mut literals = Vec::new();
+        let plain = visit_expressions(query, |expr| {
+            if let Expr::Value(v) = expr {
+                match &v.value {
+                    Value::Number(n, false) => literals.push(Literal::Number(n.clone())),
+                    Value::SingleQuotedString(s) => literals.push(Literal::String(s.clone())),
+                    _ => return std::ops::ControlFlow::Break(()),
+                }
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        if plain.is_break() || !normalized.literals.starts_with(&literals) {
+            return;
+        }
+        let slots = std::iter::repeat_with(|| Slot::Replaced)
+            .take(literals.len())
+            .chain(normalized.literals[literals.len()..].iter().cloned().map(Slot::Fixed))
+            .collect();
+        let kind = CachedKind::Constant(Box::new(query.clone()));
+        self.insert(normalized, CachedShape { kind, slots, statement: statement.clone(), settings: settings.to_vec(), format: format.map(str::to_string) });
+    }
+
+    fn insert(&self, normalized: &NormalizedText, cached: CachedShape) {
         let mut entries = self.entries.write();
         if entries.len() >= SHAPE_CACHE_CAPACITY {
             entries.clear();
@@ -531,20 +587,65 @@ fn slots_of(shape: &Shape, literals: &[Literal]) -> Option<Vec<Slot>> {
 
 /// Answers a query whose normalized text matched `cached`, with its own literals; `None`
 /// when the remembered shape does not apply to them (the query is then parsed).
-pub(crate) fn read_cached_shape(ctx: &QueryContext, cached: &CachedShape, normalized: &NormalizedText) -> Result<Option<SendableRecordBatchStream>> {
-    let Some(shape) = fill_shape(cached, &normalized.literals) else { return Ok(None) };
-    let rows = read_shape(ctx, &shape)?;
+pub(crate) async fn read_cached_shape(
+    ctx: &QueryContext,
+    cached: &CachedShape,
+    normalized: &NormalizedText,
+    functions: &std::collections::HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>>,
+) -> Result<Option<SendableRecordBatchStream>> {
+    let rows = match &cached.kind {
+        CachedKind::Point(_) => {
+            let Some(shape) = fill_shape(cached, &normalized.literals) else { return Ok(None) };
+            read_shape(ctx, &shape)?
+        }
+        // Restricted users take the planned path, as for a parsed constant lookup.
+        CachedKind::Constant(_) if !ctx.access.is_unrestricted() => return Ok(None),
+        CachedKind::Constant(query) => {
+            let Some(query) = fill_constant(cached, query, &normalized.literals) else { return Ok(None) };
+            try_constant_lookup(ctx, &query, functions).await?
+        }
+    };
     if rows.is_some() {
         granary_common::metrics::Event::PointQueryShapeCacheHits.add(1);
     }
     Ok(rows)
 }
 
-fn fill_shape(cached: &CachedShape, literals: &[Literal]) -> Option<Shape> {
+/// The remembered constant lookup query with this text's literals.
+fn fill_constant(cached: &CachedShape, query: &Query, literals: &[Literal]) -> Option<Query> {
+    use datafusion::sql::sqlparser::ast::visit_expressions_mut;
     if literals.len() != cached.slots.len() {
         return None;
     }
-    let mut shape = Shape { keys: Vec::with_capacity(cached.shape.keys.len()), ..cached.shape.clone_without_keys() };
+    let mut replaced = Vec::with_capacity(literals.len());
+    for (slot, literal) in cached.slots.iter().zip(literals) {
+        match slot {
+            Slot::Replaced => replaced.push(literal),
+            Slot::Fixed(expected) if expected == literal => {}
+            _ => return None,
+        }
+    }
+    let mut query = query.clone();
+    let mut next = replaced.into_iter();
+    let filled = visit_expressions_mut(&mut query, |expr| {
+        if let Expr::Value(v) = expr {
+            match (&mut v.value, next.next()) {
+                (Value::Number(n, false), Some(Literal::Number(new))) => n.clone_from(new),
+                (Value::SingleQuotedString(s), Some(Literal::String(new))) => s.clone_from(new),
+                _ => return std::ops::ControlFlow::Break(()),
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    (filled.is_continue() && next.next().is_none()).then_some(query)
+}
+
+fn fill_shape(cached: &CachedShape, literals: &[Literal]) -> Option<Shape> {
+    let CachedKind::Point(remembered) = &cached.kind else { return None };
+    if literals.len() != cached.slots.len() {
+        return None;
+    }
+    let mut shape = Shape { keys: Vec::with_capacity(remembered.keys.len()), ..remembered.clone_without_keys() };
     for (slot, literal) in cached.slots.iter().zip(literals) {
         match (slot, literal) {
             (Slot::Key { negated: false }, literal) => shape.keys.push(literal.clone()),
@@ -642,6 +743,25 @@ mod shape_cache_tests {
         for unusual in ["SELECT 0x10", "SELECT 1 -- c", "SELECT /* c */ 1", "SELECT {p:UInt8}", "SELECT \"a\"", "SELECT 'open", "SELECT 5L", "SELECT `open"] {
             assert!(n(unusual).is_none(), "{unusual}");
         }
+    }
+
+    #[test]
+    fn constant_lookups_take_the_new_literals() {
+        let text = "SELECT dictGet('d', 'v', toUInt64(5)) AS x, joinGetOrNull('j', 'w', toInt32(-3)) SETTINGS max_threads = 2";
+        let cache = ShapeCache::default();
+        let normalized = normalize(text).expect("normalizes");
+        let (query, statement) = parse(text);
+        cache.remember_constant(&normalized, &query, &statement, &[], None);
+        let fill = |other: &str| {
+            let other = normalize(other).expect("normalizes");
+            let cached = cache.get(&other).expect("same key");
+            let CachedKind::Constant(query) = &cached.kind else { panic!("not a constant lookup") };
+            fill_constant(&cached, query, &other.literals).map(|q| q.to_string())
+        };
+        let other = "SELECT dictGet('e', 'w''s', toUInt64(77)) AS x, joinGetOrNull('k', 'z', toInt32(-40)) SETTINGS max_threads = 2";
+        assert_eq!(fill(other), Some(parse(other).0.to_string()));
+        // A setting's value is part of the remembered query.
+        assert_eq!(fill("SELECT dictGet('d', 'v', toUInt64(5)) AS x, joinGetOrNull('j', 'w', toInt32(-3)) SETTINGS max_threads = 3"), None);
     }
 
     #[test]
