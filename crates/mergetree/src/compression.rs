@@ -199,6 +199,14 @@ pub fn block_len(bytes: &[u8], what: &dyn Fn() -> String) -> Result<usize> {
 
 /// Verifies and decompresses the block at the start of `bytes`; returns the data.
 pub fn decompress_block(bytes: &[u8], what: &dyn Fn() -> String) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_block_into(bytes, what, &mut out)?;
+    Ok(out)
+}
+
+/// [`decompress_block`] into `out` (replacing its contents), so a reader can reuse one
+/// buffer for every block instead of allocating (and the kernel zeroing) fresh pages.
+pub fn decompress_block_into(bytes: &[u8], what: &dyn Fn() -> String, out: &mut Vec<u8>) -> Result<()> {
     let len = block_len(bytes, what)?;
     if bytes.len() < len {
         return Err(corrupted(what, "block is truncated"));
@@ -213,16 +221,27 @@ pub fn decompress_block(bytes: &[u8], what: &dyn Fn() -> String) -> Result<Vec<u
     }
     let uncompressed = u32::from_le_bytes([bytes[13], bytes[14], bytes[15], bytes[16]]) as usize;
     let payload = &bytes[BLOCK_HEADER_LEN..len];
-    let data = match bytes[8] {
-        METHOD_NONE => payload.to_vec(),
-        METHOD_LZ4 => lz4_flex::block::decompress(payload, uncompressed).map_err(|e| corrupted(what, &format!("LZ4: {e}")))?,
-        METHOD_ZSTD => zstd::bulk::decompress(payload, uncompressed).map_err(|e| corrupted(what, &format!("ZSTD: {e}")))?,
+    // Only grown space is zeroed; what the previous block left is overwritten.
+    if out.len() < uncompressed {
+        out.resize(uncompressed, 0);
+    }
+    out.truncate(uncompressed);
+    let written = match bytes[8] {
+        METHOD_NONE => {
+            if payload.len() != uncompressed {
+                return Err(corrupted(what, "decompressed size differs from the header"));
+            }
+            out.copy_from_slice(payload);
+            uncompressed
+        }
+        METHOD_LZ4 => lz4_flex::block::decompress_into(payload, out).map_err(|e| corrupted(what, &format!("LZ4: {e}")))?,
+        METHOD_ZSTD => zstd::bulk::decompress_to_buffer(payload, out).map_err(|e| corrupted(what, &format!("ZSTD: {e}")))?,
         other => return Err(corrupted(what, &format!("unknown compression method byte 0x{other:02x}"))),
     };
-    if data.len() != uncompressed {
+    if written != uncompressed {
         return Err(corrupted(what, "decompressed size differs from the header"));
     }
-    Ok(data)
+    Ok(())
 }
 
 fn corrupted(what: &dyn Fn() -> String, detail: &str) -> Error {

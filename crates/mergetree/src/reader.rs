@@ -36,8 +36,8 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Par
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 
 use crate::cache::uncompressed_cache;
-use crate::compression::{block_len, decompress_block, BLOCK_HEADER_LEN};
-use crate::encoding::decode_array;
+use crate::compression::{block_len, decompress_block, decompress_block_into, BLOCK_HEADER_LEN};
+use crate::encoding::{decode_array, GranuleConcat};
 use crate::part::{Mark, Part};
 
 /// Granules `granules` of one part.
@@ -61,6 +61,8 @@ struct ColumnCursor {
     path: PathBuf,
     block_offset: Option<u64>,
     block: BlockBytes,
+    /// The compressed bytes of the current block (reused from block to block).
+    raw: Vec<u8>,
 }
 
 /// A decompressed block: owned, or shared with the uncompressed cache.
@@ -79,41 +81,85 @@ impl BlockBytes {
 }
 
 impl ColumnCursor {
-    fn read_granule(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<ArrayRef> {
-        if self.block_offset != Some(mark.block_offset) {
-            let key = cache_key.map(|part| (part, self.index as u32, mark.block_offset));
-            let cached = key.and_then(|k| uncompressed_cache().get(&k));
-            self.block = match cached {
-                Some(block) => BlockBytes::Shared(block),
-                None => {
-                    let raw = self.read_compressed(mark.block_offset)?;
-                    let what = || self.path.display().to_string();
-                    let block = decompress_block(&raw, &what)?;
-                    match key {
-                        Some(k) => {
-                            let shared: Arc<[u8]> = block.into();
-                            uncompressed_cache().insert(k, shared.clone());
-                            BlockBytes::Shared(shared)
-                        }
-                        None => BlockBytes::Owned(block),
+    /// Makes the block holding `mark`'s granule the current one.
+    fn load_block(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<()> {
+        if self.block_offset == Some(mark.block_offset) {
+            return Ok(());
+        }
+        // Invalidated first: a failed read must not leave a stale block current.
+        self.block_offset = None;
+        let key = cache_key.map(|part| (part, self.index as u32, mark.block_offset));
+        let cached = key.and_then(|k| uncompressed_cache().get(&k));
+        self.block = match cached {
+            Some(block) => BlockBytes::Shared(block),
+            None => {
+                self.read_compressed(mark.block_offset)?;
+                let what = || self.path.display().to_string();
+                match key {
+                    Some(k) => {
+                        let shared: Arc<[u8]> = decompress_block(&self.raw, &what)?.into();
+                        uncompressed_cache().insert(k, shared.clone());
+                        BlockBytes::Shared(shared)
+                    }
+                    None => {
+                        // The previous block's buffer is reused when it is ours.
+                        let mut block = match std::mem::replace(&mut self.block, BlockBytes::Owned(Vec::new())) {
+                            BlockBytes::Owned(v) => v,
+                            BlockBytes::Shared(_) => Vec::new(),
+                        };
+                        decompress_block_into(&self.raw, &what, &mut block)?;
+                        BlockBytes::Owned(block)
                     }
                 }
-            };
-            self.block_offset = Some(mark.block_offset);
-        }
+            }
+        };
+        self.block_offset = Some(mark.block_offset);
+        Ok(())
+    }
+
+    fn read_granule(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<ArrayRef> {
+        self.load_block(mark, cache_key)?;
         let mut pos = mark.offset_in_block as usize;
         let array = decode_array(self.block.as_slice(), &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path.display())))?;
         if array.len() as u64 != mark.rows {
-            return Err(Error::new(
-                ErrorCode::CORRUPTED_DATA,
-                format!("Granule of {} has {} rows, marks say {}", self.path.display(), array.len(), mark.rows),
-            ));
+            return Err(self.rows_mismatch(array.len(), mark.rows));
         }
         Ok(array)
     }
 
-    /// The compressed block at `offset`, header included.
-    fn read_compressed(&mut self, offset: u64) -> Result<Vec<u8>> {
+    /// The granules of `marks` as one array, decoded straight into it when the type
+    /// allows (see `GranuleConcat`).
+    fn read_granules(&mut self, marks: &[Mark], cache_key: Option<u64>) -> Result<ArrayRef> {
+        let rows: u64 = marks.iter().map(|m| m.rows).sum();
+        let Some(mut out) = GranuleConcat::new(&self.data_type, rows as usize).filter(|_| marks.len() > 1) else {
+            let mut pieces = Vec::with_capacity(marks.len());
+            for mark in marks {
+                pieces.push(self.read_granule(mark, cache_key)?);
+            }
+            return if pieces.len() == 1 {
+                pieces.pop().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no granule"))
+            } else {
+                let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+                Ok(concat(&refs)?)
+            };
+        };
+        for mark in marks {
+            self.load_block(mark, cache_key)?;
+            let mut pos = mark.offset_in_block as usize;
+            let n = out.append(self.block.as_slice(), &mut pos).map_err(|e| e.context(format!("in {}", self.path.display())))?;
+            if n as u64 != mark.rows {
+                return Err(self.rows_mismatch(n, mark.rows));
+            }
+        }
+        out.finish().map_err(|e| e.context(format!("in {}", self.path.display())))
+    }
+
+    fn rows_mismatch(&self, found: usize, marked: u64) -> Error {
+        Error::new(ErrorCode::CORRUPTED_DATA, format!("Granule of {} has {found} rows, marks say {marked}", self.path.display()))
+    }
+
+    /// Reads the compressed block at `offset`, header included, into `self.raw`.
+    fn read_compressed(&mut self, offset: u64) -> Result<()> {
         if self.file.is_none() {
             let file = File::open(&self.path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", self.path.display()))?;
             self.file = Some(file);
@@ -123,9 +169,13 @@ impl ColumnCursor {
         let mut header = [0u8; BLOCK_HEADER_LEN];
         file.read_exact_at(&mut header, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block header of {}", path.display()))?;
         let len = block_len(&header, &|| path.display().to_string())?;
-        let mut raw = vec![0u8; len];
-        file.read_exact_at(&mut raw, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", path.display()))?;
-        Ok(raw)
+        // The buffer is reused from block to block: only grown space is zeroed.
+        if self.raw.len() < len {
+            self.raw.resize(len, 0);
+        }
+        self.raw.truncate(len);
+        file.read_exact_at(&mut self.raw, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", path.display()))?;
+        Ok(())
     }
 }
 
@@ -143,7 +193,7 @@ impl PartReader {
         for &index in columns {
             let field = table_schema.field(index);
             let path = part.bin_path(field.name());
-            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()) });
+            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()), raw: Vec::new() });
         }
         Ok(PartReader { part, columns: cursors, use_cache: false })
     }
@@ -170,16 +220,8 @@ impl PartReader {
         for &position in positions {
             let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
             let marks = self.part.marks(column.index)?;
-            let mut pieces = Vec::with_capacity(range.len());
-            for g in range.clone() {
-                pieces.push(column.read_granule(&marks[g], cache_key)?);
-            }
-            arrays.push(if pieces.len() == 1 {
-                pieces.pop().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no granule"))?
-            } else {
-                let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
-                concat(&refs)?
-            });
+            let marks = marks.get(range.clone()).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "granule range out of the part's marks"))?;
+            arrays.push(column.read_granules(marks, cache_key)?);
         }
         Ok(arrays)
     }
