@@ -549,6 +549,27 @@ impl Accumulator for FloatSum {
             return Ok(());
         }
         self.seen = true;
+        if floats.null_count() == 0 {
+            // The same additions in the same order as below, without a NULL check per
+            // value, so the loop vectorizes.
+            let values = floats.values();
+            let mut runs = values.chunks_exact(FLOAT_SUM_PARTIALS);
+            let mut partials = [0.0f64; FLOAT_SUM_PARTIALS];
+            for run in &mut runs {
+                for (partial, v) in partials.iter_mut().zip(run) {
+                    *partial += v;
+                }
+            }
+            for partial in partials {
+                self.sum += partial;
+            }
+            let mut tail = 0.0;
+            for v in runs.remainder() {
+                tail += v;
+            }
+            self.sum += tail;
+            return Ok(());
+        }
         let value = |i: usize| if floats.is_null(i) { 0.0 } else { floats.value(i) };
         let unrolled = floats.len() / FLOAT_SUM_PARTIALS * FLOAT_SUM_PARTIALS;
         let mut partials = [0.0f64; FLOAT_SUM_PARTIALS];

@@ -36,6 +36,7 @@ use datafusion::arrow::datatypes::{
     TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType, UInt16Type,
     UInt32Type, UInt64Type, UInt8Type,
 };
+use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
@@ -117,6 +118,7 @@ impl UniquesHashSet {
         hash.trailing_zeros() >= self.skip_degree as u32
     }
 
+    #[inline]
     fn insert_impl(&mut self, x: u32) {
         if x == 0 {
             self.m_size += u32::from(!self.has_zero);
@@ -196,10 +198,17 @@ impl UniquesHashSet {
         }
     }
 
+    #[inline]
     fn shrink_if_needed(&mut self) -> DfResult<()> {
         if self.m_size <= self.max_fill() {
             return Ok(());
         }
+        self.grow_or_thin()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_or_thin(&mut self) -> DfResult<()> {
         if self.m_size <= MAX_SIZE {
             self.resize();
             return Ok(());
@@ -214,6 +223,7 @@ impl UniquesHashSet {
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn insert(&mut self, hash: u32) -> DfResult<()> {
         if !self.good(hash) {
             return Ok(());
@@ -377,19 +387,36 @@ impl RowHasher {
         RowHasher { types, variadic: true }
     }
 
-    /// The hash of every row, or None for a row that has a NULL argument.
-    fn hashes(&self, values: &[ArrayRef]) -> DfResult<Vec<Option<u32>>> {
-        let rows = values.first().map_or(0, |v| v.len());
+    /// The 32-bit hash of every row, and which rows count: a row with a NULL argument
+    /// has a meaningless hash and is not valid in the returned null buffer. Computed
+    /// column by column over the values without per-row Options, which is most of the
+    /// cost of `uniq` over simple types.
+    fn hashes(&self, values: &[ArrayRef]) -> DfResult<(Vec<u32>, Option<NullBuffer>)> {
         if !self.variadic {
-            let (Some(array), Some(ty)) = (values.first(), self.types.first()) else { return Ok(vec![None; rows]) };
+            let (Some(array), Some(ty)) = (values.first(), self.types.first()) else { return Ok((Vec::new(), None)) };
+            if let Some(hashes) = single_hashes_fast(array) {
+                return Ok((hashes, array.nulls().filter(|n| n.null_count() > 0).cloned()));
+            }
             let keys = single_keys(array, ty)?;
-            return Ok(keys.into_iter().map(|k| k.map(|k| fmix64(k) as u32)).collect());
+            let nulls = NullBuffer::from_iter(keys.iter().map(Option::is_some));
+            let hashes = keys.into_iter().map(|k| k.map_or(0, |k| fmix64(k) as u32)).collect();
+            return Ok((hashes, (nulls.null_count() > 0).then_some(nulls)));
         }
-        Ok(self.variadic_hashes(values)?.into_iter().map(|k| k.map(|k| k as u32)).collect())
+        let (combined, nulls) = self.variadic_hashes_raw(values)?;
+        Ok((combined.into_iter().map(|k| k as u32).collect(), nulls))
     }
 
     /// The 64-bit combined hash of every row (several arguments or a tuple).
     pub(crate) fn variadic_hashes(&self, values: &[ArrayRef]) -> DfResult<Vec<Option<u64>>> {
+        let (combined, nulls) = self.variadic_hashes_raw(values)?;
+        Ok(match nulls {
+            None => combined.into_iter().map(Some).collect(),
+            Some(nulls) => combined.into_iter().zip(nulls.iter()).map(|(k, valid)| valid.then_some(k)).collect(),
+        })
+    }
+
+    /// The combined hashes, and the rows where every argument is non-NULL (None: all).
+    fn variadic_hashes_raw(&self, values: &[ArrayRef]) -> DfResult<(Vec<u64>, Option<NullBuffer>)> {
         let rows = values.first().map_or(0, |v| v.len());
         // A tuple argument counts as its elements.
         let (columns, types): (Vec<ArrayRef>, Vec<ChType>) = match (values, self.types.as_slice()) {
@@ -399,25 +426,120 @@ impl RowHasher {
                 let columns: Vec<ArrayRef> = s
                     .columns()
                     .iter()
-                    .map(|c| crate::func::with_nulls(c, datafusion::arrow::buffer::NullBuffer::union(nulls_as_rows.as_ref(), c.nulls())))
+                    .map(|c| crate::func::with_nulls(c, NullBuffer::union(nulls_as_rows.as_ref(), c.nulls())))
                     .collect::<DfResult<_>>()?;
                 (columns, elements.iter().map(|(_, t)| t.strip_nullable().clone()).collect())
             }
             _ => (values.to_vec(), self.types.clone()),
         };
-        let mut combined: Vec<Option<u64>> = vec![Some(0); rows];
+        let mut combined: Vec<u64> = vec![0; rows];
+        let mut nulls: Option<NullBuffer> = None;
         for (index, (column, ty)) in columns.iter().zip(&types).enumerate() {
-            let hashes = value_byte_hashes(column, ty)?;
-            for (acc, h) in combined.iter_mut().zip(hashes) {
-                *acc = match (*acc, h) {
-                    (Some(_), Some(h)) if index == 0 => Some(h),
-                    (Some(prev), Some(h)) => Some(hash128_to_64(h, prev)),
-                    _ => None,
-                };
+            let hashes = match value_byte_hashes_fast(column, ty) {
+                Some(hashes) => {
+                    nulls = NullBuffer::union(nulls.as_ref(), column.nulls());
+                    hashes
+                }
+                None => {
+                    let hashes = value_byte_hashes(column, ty)?;
+                    let valid = NullBuffer::from_iter(hashes.iter().map(Option::is_some));
+                    nulls = NullBuffer::union(nulls.as_ref(), Some(&valid));
+                    hashes.into_iter().map(|h| h.unwrap_or(0)).collect()
+                }
+            };
+            if index == 0 {
+                combined = hashes;
+            } else {
+                for (acc, h) in combined.iter_mut().zip(hashes) {
+                    *acc = hash128_to_64(h, *acc);
+                }
             }
         }
-        Ok(combined)
+        Ok((combined, nulls.filter(|n| n.null_count() > 0)))
     }
+}
+
+/// The set hash (`fmix64` of the widened key, low 32 bits) of every row of a numeric or
+/// string argument, straight from its values (NULL slots get a meaningless hash), or
+/// None for the types `single_keys` converts first.
+fn single_hashes_fast(array: &ArrayRef) -> Option<Vec<u32>> {
+    macro_rules! ints {
+        ($t:ty, $widen:expr) => {
+            array.as_primitive::<$t>().values().iter().map(|&v| fmix64($widen(v)) as u32).collect()
+        };
+    }
+    fn strings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<u32> {
+        values.map(|v| fmix64(city_hash64(v)) as u32).collect()
+    }
+    Some(match array.data_type() {
+        DataType::UInt8 => ints!(UInt8Type, |v: u8| v as u64),
+        DataType::UInt16 => ints!(UInt16Type, |v: u16| v as u64),
+        DataType::UInt32 => ints!(UInt32Type, |v: u32| v as u64),
+        DataType::UInt64 => ints!(UInt64Type, |v: u64| v),
+        DataType::Int8 => ints!(Int8Type, |v: i8| v as i64 as u64),
+        DataType::Int16 => ints!(Int16Type, |v: i16| v as i64 as u64),
+        DataType::Int32 => ints!(Int32Type, |v: i32| v as i64 as u64),
+        DataType::Int64 => ints!(Int64Type, |v: i64| v as u64),
+        DataType::Date32 => ints!(Date32Type, |v: i32| v as i64 as u64),
+        DataType::Timestamp(TimeUnit::Second, _) => ints!(TimestampSecondType, |v: i64| v as u64),
+        // -0.0 equals 0.0 but has other bits.
+        DataType::Float32 => ints!(Float32Type, |v: f32| if v == 0.0 { 0 } else { v.to_bits() as u64 }),
+        DataType::Float64 => ints!(Float64Type, |v: f64| if v == 0.0 { 0 } else { v.to_bits() }),
+        DataType::Utf8 => {
+            let a = array.as_string::<i32>();
+            strings(offset_slices(a.value_offsets(), a.value_data()))
+        }
+        DataType::LargeUtf8 => strings(array.as_string::<i64>().iter().map(|v| v.unwrap_or_default().as_bytes())),
+        DataType::Utf8View => strings(array.as_string_view().iter().map(|v| v.unwrap_or_default().as_bytes())),
+        DataType::Binary => {
+            let a = array.as_binary::<i32>();
+            strings(offset_slices(a.value_offsets(), a.value_data()))
+        }
+        _ => return None,
+    })
+}
+
+/// The bytes of each value of a String/Binary array (offsets are valid in any Arrow
+/// array, NULL slots included; a slot out of range would be an Arrow bug, read as empty).
+fn offset_slices<'a>(offsets: &'a [i32], data: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+    offsets.windows(2).map(move |w| data.get(w[0] as usize..w[1] as usize).unwrap_or_default())
+}
+
+/// `value_byte_hashes` without per-row Options for the common types (NULL slots get a
+/// meaningless hash), or None for the others.
+fn value_byte_hashes_fast(array: &ArrayRef, ty: &ChType) -> Option<Vec<u64>> {
+    macro_rules! ints {
+        ($t:ty, $widen:expr) => {{
+            // The low bytes of the two's complement value at ClickHouse's width.
+            let width = integer_width(ty)?;
+            array.as_primitive::<$t>().values().iter().map(|&v| city_hash64(&$widen(v).to_le_bytes()[..width])).collect()
+        }};
+    }
+    fn strings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<u64> {
+        values.map(city_hash64).collect()
+    }
+    Some(match array.data_type() {
+        DataType::Utf8 => {
+            let a = array.as_string::<i32>();
+            strings(offset_slices(a.value_offsets(), a.value_data()))
+        }
+        DataType::LargeUtf8 => strings(array.as_string::<i64>().iter().map(|v| v.unwrap_or_default().as_bytes())),
+        DataType::Utf8View => strings(array.as_string_view().iter().map(|v| v.unwrap_or_default().as_bytes())),
+        DataType::Binary => {
+            let a = array.as_binary::<i32>();
+            strings(offset_slices(a.value_offsets(), a.value_data()))
+        }
+        DataType::UInt8 => ints!(UInt8Type, |v: u8| v as u64),
+        DataType::UInt16 => ints!(UInt16Type, |v: u16| v as u64),
+        DataType::UInt32 => ints!(UInt32Type, |v: u32| v as u64),
+        DataType::UInt64 => ints!(UInt64Type, |v: u64| v),
+        DataType::Int8 => ints!(Int8Type, |v: i8| v as i64 as u64),
+        DataType::Int16 => ints!(Int16Type, |v: i16| v as i64 as u64),
+        DataType::Int32 => ints!(Int32Type, |v: i32| v as i64 as u64),
+        DataType::Int64 => ints!(Int64Type, |v: i64| v as u64),
+        DataType::Float64 => array.as_primitive::<Float64Type>().values().iter().map(|&v| city_hash64(&if v == 0.0 { 0f64 } else { v }.to_le_bytes())).collect(),
+        _ => return None,
+    })
 }
 
 /// ClickHouse's type of each argument as the function sees it (Nullable and
@@ -610,8 +732,20 @@ fn merge_states(states: &ArrayRef, mut into: impl FnMut(usize) -> Option<usize>,
 
 impl Accumulator for UniqAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
-        for hash in self.hasher.hashes(values)?.into_iter().flatten() {
-            self.set.insert(hash)?;
+        let (hashes, nulls) = self.hasher.hashes(values)?;
+        match nulls {
+            None => {
+                for hash in hashes {
+                    self.set.insert(hash)?;
+                }
+            }
+            Some(nulls) => {
+                for (hash, valid) in hashes.into_iter().zip(nulls.iter()) {
+                    if valid {
+                        self.set.insert(hash)?;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -644,10 +778,15 @@ impl UniqGroups {
 impl GroupsAccumulator for UniqGroups {
     fn update_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], opt_filter: Option<&BooleanArray>, total_num_groups: usize) -> DfResult<()> {
         self.sets.resize_with(total_num_groups, UniquesHashSet::default);
-        let hashes = self.hasher.hashes(values)?;
+        let (hashes, nulls) = self.hasher.hashes(values)?;
+        if nulls.is_none() && opt_filter.is_none() {
+            for (&group, hash) in group_indices.iter().zip(hashes) {
+                self.sets[group].insert(hash)?;
+            }
+            return Ok(());
+        }
         for (row, (&group, hash)) in group_indices.iter().zip(hashes).enumerate() {
-            let Some(hash) = hash else { continue };
-            if opt_filter.is_some_and(|f| !f.is_valid(row) || !f.value(row)) {
+            if nulls.as_ref().is_some_and(|n| n.is_null(row)) || opt_filter.is_some_and(|f| !f.is_valid(row) || !f.value(row)) {
                 continue;
             }
             self.sets[group].insert(hash)?;
@@ -672,12 +811,11 @@ impl GroupsAccumulator for UniqGroups {
     /// Each row as a state of its own (when DataFusion skips partial aggregation).
     fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> DfResult<Vec<ArrayRef>> {
         let mut out = BinaryBuilder::new();
-        for (row, hash) in self.hasher.hashes(values)?.into_iter().enumerate() {
+        let (hashes, nulls) = self.hasher.hashes(values)?;
+        for (row, hash) in hashes.into_iter().enumerate() {
             let mut set = UniquesHashSet::default();
-            if let Some(hash) = hash {
-                if opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
-                    set.insert(hash)?;
-                }
+            if nulls.as_ref().is_none_or(|n| n.is_valid(row)) && opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
+                set.insert(hash)?;
             }
             out.append_value(set.to_bytes());
         }
@@ -721,6 +859,46 @@ mod tests {
         }
         assert_eq!(merged.size(), n);
         assert_eq!(merged.m_size, whole.m_size);
+    }
+
+    /// The fast hashing paths give what the per-row paths give, on every type they take
+    /// (values at NULL slots aside).
+    #[test]
+    fn fast_hashes_equal_per_row_hashes() {
+        use datafusion::arrow::array::{Float64Array, Int16Array, Int64Array, StringArray, UInt32Array, UInt8Array};
+        let arrays: Vec<(ArrayRef, ChType)> = vec![
+            (Arc::new(UInt8Array::from(vec![Some(0), None, Some(255)])), ChType::UInt8),
+            (Arc::new(Int16Array::from(vec![-1, 7, i16::MIN])), ChType::Int16),
+            (Arc::new(UInt32Array::from(vec![Some(1), Some(u32::MAX), None])), ChType::UInt32),
+            (Arc::new(Int64Array::from(vec![-5, 0, i64::MAX])), ChType::Int64),
+            (Arc::new(Int64Array::from(vec![-5, 0, 300])), ChType::UInt8),
+            (Arc::new(Float64Array::from(vec![-0.0, 0.0, 1.5])), ChType::Float64),
+            (Arc::new(StringArray::from(vec![Some("a"), None, Some("a longer string than sixteen bytes")])), ChType::String),
+        ];
+        for (array, ty) in &arrays {
+            let valid: Vec<bool> = (0..array.len()).map(|i| array.is_valid(i)).collect();
+            if let Some(fast) = single_hashes_fast(array) {
+                let slow = single_keys(array, ty).unwrap();
+                for ((f, s), v) in fast.iter().zip(&slow).zip(&valid) {
+                    assert_eq!(s.is_some(), *v);
+                    if let Some(s) = s {
+                        assert_eq!(*f, fmix64(*s) as u32, "{ty:?}");
+                    }
+                }
+            }
+            let fast = value_byte_hashes_fast(array, ty).unwrap();
+            let slow = value_byte_hashes(array, ty).unwrap();
+            for ((f, s), v) in fast.iter().zip(&slow).zip(&valid) {
+                assert_eq!(s.is_some(), *v);
+                if let Some(s) = s {
+                    assert_eq!(f, s, "{ty:?}");
+                }
+            }
+        }
+        // Several arguments: a NULL in any of them drops the row.
+        let hasher = RowHasher::variadic(vec![ChType::UInt32, ChType::String]);
+        let combined = hasher.variadic_hashes(&[Arc::clone(&arrays[2].0), Arc::clone(&arrays[6].0)]).unwrap();
+        assert!(combined[0].is_some() && combined[1].is_none() && combined[2].is_none());
     }
 
     /// Bytes of `hex(uniqState(number))` over numbers(3) in ClickHouse.

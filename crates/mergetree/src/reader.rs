@@ -37,7 +37,7 @@ use granary_common::{Error, ErrorCode, Result, ResultExt};
 
 use crate::cache::uncompressed_cache;
 use crate::compression::{block_len, decompress_block, decompress_block_into, BLOCK_HEADER_LEN};
-use crate::encoding::{decode_array, decode_array_filtered};
+use crate::encoding::{decode_array, decode_array_filtered, GranuleConcat};
 use crate::part::{Mark, Part};
 
 /// Granules `granules` of one part.
@@ -81,38 +81,39 @@ impl BlockBytes {
 }
 
 impl ColumnCursor {
-    /// Makes the block holding the granule at `mark` the current one.
+    /// Makes the block holding `mark`'s granule the current one.
     fn load_block(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<()> {
-        if self.block_offset != Some(mark.block_offset) {
-            let key = cache_key.map(|part| (part, self.index as u32, mark.block_offset));
-            let cached = key.and_then(|k| uncompressed_cache().get(&k));
-            // The current block is replaced: until the new one is in, there is none.
-            self.block_offset = None;
-            let reuse = match std::mem::replace(&mut self.block, BlockBytes::Owned(Vec::new())) {
-                BlockBytes::Owned(v) => v,
-                BlockBytes::Shared(_) => Vec::new(),
-            };
-            self.block = match cached {
-                Some(block) => BlockBytes::Shared(block),
-                None => {
-                    self.read_compressed(mark.block_offset)?;
-                    let what = || self.path.display().to_string();
-                    match key {
-                        Some(k) => {
-                            let shared: Arc<[u8]> = decompress_block(&self.raw, &what)?.into();
-                            uncompressed_cache().insert(k, shared.clone());
-                            BlockBytes::Shared(shared)
-                        }
-                        None => {
-                            let mut block = reuse;
-                            decompress_block_into(&self.raw, &what, &mut block)?;
-                            BlockBytes::Owned(block)
-                        }
+        if self.block_offset == Some(mark.block_offset) {
+            return Ok(());
+        }
+        // Invalidated first: a failed read must not leave a stale block current.
+        self.block_offset = None;
+        let key = cache_key.map(|part| (part, self.index as u32, mark.block_offset));
+        let cached = key.and_then(|k| uncompressed_cache().get(&k));
+        self.block = match cached {
+            Some(block) => BlockBytes::Shared(block),
+            None => {
+                self.read_compressed(mark.block_offset)?;
+                let what = || self.path.display().to_string();
+                match key {
+                    Some(k) => {
+                        let shared: Arc<[u8]> = decompress_block(&self.raw, &what)?.into();
+                        uncompressed_cache().insert(k, shared.clone());
+                        BlockBytes::Shared(shared)
+                    }
+                    None => {
+                        // The previous block's buffer is reused when it is ours.
+                        let mut block = match std::mem::replace(&mut self.block, BlockBytes::Owned(Vec::new())) {
+                            BlockBytes::Owned(v) => v,
+                            BlockBytes::Shared(_) => Vec::new(),
+                        };
+                        decompress_block_into(&self.raw, &what, &mut block)?;
+                        BlockBytes::Owned(block)
                     }
                 }
-            };
-            self.block_offset = Some(mark.block_offset);
-        }
+            }
+        };
+        self.block_offset = Some(mark.block_offset);
         Ok(())
     }
 
@@ -121,10 +122,7 @@ impl ColumnCursor {
         let mut pos = mark.offset_in_block as usize;
         let array = decode_array(self.block.as_slice(), &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path.display())))?;
         if array.len() as u64 != mark.rows {
-            return Err(Error::new(
-                ErrorCode::CORRUPTED_DATA,
-                format!("Granule of {} has {} rows, marks say {}", self.path.display(), array.len(), mark.rows),
-            ));
+            return Err(self.rows_mismatch(array.len(), mark.rows));
         }
         Ok(array)
     }
@@ -142,7 +140,38 @@ impl ColumnCursor {
         Ok((array, pos - start))
     }
 
-    /// Reads the compressed block at `offset`, header included, into `raw`.
+    /// The granules of `marks` as one array, decoded straight into it when the type
+    /// allows (see `GranuleConcat`).
+    fn read_granules(&mut self, marks: &[Mark], cache_key: Option<u64>) -> Result<ArrayRef> {
+        let rows: u64 = marks.iter().map(|m| m.rows).sum();
+        let Some(mut out) = GranuleConcat::new(&self.data_type, rows as usize).filter(|_| marks.len() > 1) else {
+            let mut pieces = Vec::with_capacity(marks.len());
+            for mark in marks {
+                pieces.push(self.read_granule(mark, cache_key)?);
+            }
+            return if pieces.len() == 1 {
+                pieces.pop().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no granule"))
+            } else {
+                let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+                Ok(concat(&refs)?)
+            };
+        };
+        for mark in marks {
+            self.load_block(mark, cache_key)?;
+            let mut pos = mark.offset_in_block as usize;
+            let n = out.append(self.block.as_slice(), &mut pos).map_err(|e| e.context(format!("in {}", self.path.display())))?;
+            if n as u64 != mark.rows {
+                return Err(self.rows_mismatch(n, mark.rows));
+            }
+        }
+        out.finish().map_err(|e| e.context(format!("in {}", self.path.display())))
+    }
+
+    fn rows_mismatch(&self, found: usize, marked: u64) -> Error {
+        Error::new(ErrorCode::CORRUPTED_DATA, format!("Granule of {} has {found} rows, marks say {marked}", self.path.display()))
+    }
+
+    /// Reads the compressed block at `offset`, header included, into `self.raw`.
     fn read_compressed(&mut self, offset: u64) -> Result<()> {
         if self.file.is_none() {
             let file = File::open(&self.path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", self.path.display()))?;
@@ -215,6 +244,13 @@ impl PartReader {
         for &position in positions {
             let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
             let marks = self.part.marks(column.index)?;
+            if mask.is_none() {
+                let marks = marks.get(range.clone()).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "granule range out of the part's marks"))?;
+                let array = column.read_granules(marks, cache_key)?;
+                decoded += array.get_array_memory_size();
+                arrays.push(array);
+                continue;
+            }
             let mut pieces = Vec::with_capacity(range.len());
             for g in range.clone() {
                 let keep = match mask {
