@@ -1169,6 +1169,11 @@ def test_constant_lookups_are_reused_without_parsing(server):
             fast = server.query(sql + " FORMAT JSONCompactEachRowWithNamesAndTypes", database="lookup_a")
             planned = server.query(sql + " FROM system.one FORMAT JSONCompactEachRowWithNamesAndTypes", database="lookup_a")
             assert fast == planned == f'["x", "y"]\n["Nullable(Float64)", "Nullable(Float64)"]\n[{key}, null]\n', (fast, planned)
+        # Unaliased results are named after each text's own literals.
+        for key in (5, 6, 7):
+            sql = f"SELECT dictGetFloat64('d', 'v', toUInt64({key})), joinGet('j', 'v', toUInt64({key})) FORMAT TSVWithNames"
+            names = f"dictGetFloat64('d', 'v', toUInt64({key}))\tjoinGet('j', 'v', toUInt64({key}))".replace("'", "\\'")
+            assert server.query(sql, database="lookup_a") == f"{names}\n{key}\t{key}\n"
         query_id = "lookup-" + uuid.uuid4().hex
         assert server.query("SELECT dictGetFloat64('d', 'v', toUInt64(42))", query_id=query_id, database="lookup_b") == "420\n"
         server.query("SYSTEM FLUSH LOGS")

@@ -545,6 +545,12 @@ impl ShapeCache {
         if plain.is_break() || !normalized.literals.starts_with(&literals) {
             return;
         }
+        // An unaliased item is named after its text, literals included (see
+        // `generated_names`); a name the user wrote that looks the same stays as written,
+        // so such a text is always parsed.
+        if generated_names(query).flatten().any(|alias| normalized.key.contains(&format!("`{alias}`"))) {
+            return;
+        }
         let slots = std::iter::repeat_with(|| Slot::Replaced)
             .take(literals.len())
             .chain(normalized.literals[literals.len()..].iter().cloned().map(Slot::Fixed))
@@ -612,7 +618,7 @@ pub(crate) async fn read_cached_shape(
 }
 
 /// The remembered constant lookup query with this text's literals.
-fn fill_constant(cached: &CachedShape, query: &Query, literals: &[Literal]) -> Option<Query> {
+fn fill_constant(cached: &CachedShape, original: &Query, literals: &[Literal]) -> Option<Query> {
     use datafusion::sql::sqlparser::ast::visit_expressions_mut;
     if literals.len() != cached.slots.len() {
         return None;
@@ -625,7 +631,7 @@ fn fill_constant(cached: &CachedShape, query: &Query, literals: &[Literal]) -> O
             _ => return None,
         }
     }
-    let mut query = query.clone();
+    let mut query = original.clone();
     let mut next = replaced.into_iter();
     let filled = visit_expressions_mut(&mut query, |expr| {
         if let Expr::Value(v) = expr {
@@ -637,7 +643,35 @@ fn fill_constant(cached: &CachedShape, query: &Query, literals: &[Literal]) -> O
         }
         std::ops::ControlFlow::Continue(())
     });
-    (filled.is_continue() && next.next().is_none()).then_some(query)
+    if filled.is_break() || next.next().is_some() {
+        return None;
+    }
+    // The front end named each unaliased item after its text: the new literals rename it.
+    let renamed: Vec<usize> = generated_names(original)
+        .zip(0..)
+        .filter_map(|(alias, i)| alias.is_some().then_some(i))
+        .collect();
+    if let SetExpr::Select(select) = query.body.as_mut() {
+        for i in renamed {
+            if let Some(SelectItem::ExprWithAlias { expr, alias }) = select.projection.get_mut(i) {
+                alias.value = granary_sql::names::column_name(expr);
+            }
+        }
+    }
+    Some(query)
+}
+
+/// For each result column of `query`, the name the SQL front end gave it after its
+/// expression (a backquoted alias equal to the expression's ClickHouse name), or None.
+fn generated_names(query: &Query) -> impl Iterator<Item = Option<&str>> {
+    let projection = match query.body.as_ref() {
+        SetExpr::Select(select) => select.projection.as_slice(),
+        _ => &[],
+    };
+    projection.iter().map(|item| match item {
+        SelectItem::ExprWithAlias { expr, alias } if alias.quote_style == Some('`') && alias.value == granary_sql::names::column_name(expr) => Some(alias.value.as_str()),
+        _ => None,
+    })
 }
 
 fn fill_shape(cached: &CachedShape, literals: &[Literal]) -> Option<Shape> {
@@ -760,6 +794,13 @@ mod shape_cache_tests {
         };
         let other = "SELECT dictGet('e', 'w''s', toUInt64(77)) AS x, joinGetOrNull('k', 'z', toInt32(-40)) SETTINGS max_threads = 2";
         assert_eq!(fill(other), Some(parse(other).0.to_string()));
+        // A name the user wrote like the generated one keeps the text out of the cache.
+        let written = "SELECT dictGet('d', 'v', toUInt64(5)) AS `dictGet('d', 'v', toUInt64(5))`";
+        let (query, statement) = parse(written);
+        let written = normalize(written).expect("normalizes");
+        let cache = ShapeCache::default();
+        cache.remember_constant(&written, &query, &statement, &[], None);
+        assert!(cache.get(&written).is_none());
         // A setting's value is part of the remembered query.
         assert_eq!(fill("SELECT dictGet('d', 'v', toUInt64(5)) AS x, joinGetOrNull('j', 'w', toInt32(-3)) SETTINGS max_threads = 3"), None);
     }
