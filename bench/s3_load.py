@@ -7,10 +7,11 @@ A StackOverflow-posts-like dataset (`--files` monthly Parquet files, `--rows` ro
 all) is written by chdb into a local SeaweedFS S3 server (scripts/s3_server.sh) and into
 local files, then, in one run:
 
-* the seed's read query (top `OwnerDisplayName` by posts) through `s3()` at
-  `max_threads` 1 and 2: Granary (a server, over HTTP), chdb (in process, its `s3()`
-  against the same server) and DuckDB (httpfs when it can install it, else the same
-  Parquet files on local disk, which is labelled);
+* the seed's read query (top `OwnerDisplayName` by posts) at `max_threads` 1 and 2,
+  through `s3()` and from the same Parquet files on local disk (`file()`): Granary (a
+  server, over HTTP), chdb (in process, its `s3()` against the same server, its
+  `file()`) and DuckDB (local files; httpfs against the same server when it can
+  install it);
 * `INSERT INTO posts SELECT * FROM s3(...)` into MergeTree: rows/s, Granary's peak
   resident memory, active parts right after the load;
 * one CSVWithNames stream (`INSERT INTO posts FORMAT CSVWithNames` with the file as the
@@ -103,7 +104,8 @@ def main():
     s3_data = os.path.join(work, "s3")
     os.makedirs(s3_data)
     endpoint = subprocess.run(["bash", script, "start", s3_data], check=True, capture_output=True, text=True, timeout=600).stdout.strip()
-    local = os.path.join(work, "local")
+    # The local copies live in Granary's user_files, where its file() may read them.
+    local = os.path.join(work, "granary", "user_files")
     os.makedirs(local)
     results = []
     # One chdb session for everything: chdb keeps one data path per process.
@@ -126,33 +128,41 @@ def main():
         server = Granary(args.granary, os.path.join(work, "granary"))
         try:
             expected = None
-            for threads in (1, 2):
-                sql = READ.format(source=s3_source) + f" SETTINGS max_threads = {threads}"
-                got = server.query(sql)
-                expected = expected or got
-                g = timed(lambda: server.query(sql), args.repeat)
-                sess_sql = sql
-                c = timed(lambda: sess.query(sess_sql, "TSV"), args.repeat)
-                assert sess.query(sess_sql, "TSV").bytes().decode() == got, "chdb and Granary disagree on the read query"
-                results.append((f"read query, s3(), max_threads = {threads}", g, c, None, n))
+            local_source = "file('month_*.parquet')"
+            for label, granary_source, chdb_source in (("s3()", s3_source, s3_source),
+                                                        ("local files (file())", local_source, f"file('{local}/month_*.parquet')")):
+                for threads in (1, 2):
+                    sql = READ.format(source=granary_source) + f" SETTINGS max_threads = {threads}"
+                    got = server.query(sql)
+                    expected = expected or got
+                    assert got == expected, f"Granary's {label} read differs"
+                    g = timed(lambda: server.query(sql), args.repeat)
+                    sess_sql = READ.format(source=chdb_source) + f" SETTINGS max_threads = {threads}"
+                    c = timed(lambda: sess.query(sess_sql, "TSV"), args.repeat)
+                    assert sess.query(sess_sql, "TSV").bytes().decode() == got, "chdb and Granary disagree on the read query"
+                    results.append((f"read query, {label}, max_threads = {threads}", g, c, None, n))
 
-            # DuckDB: httpfs against the same server when it can be installed, else local files.
+            # DuckDB: the local files, and httpfs against the same S3 server when it can be installed.
             try:
                 import duckdb
                 con = duckdb.connect()
-                duck_source, duck_label = f"read_parquet('{local}/month_*.parquet')", "local files"
+                sources = {"local files (file())": (f"read_parquet('{local}/month_*.parquet')", "local files")}
                 try:
                     con.execute("INSTALL httpfs; LOAD httpfs;")
                     host = endpoint.removeprefix("http://")
                     con.execute(f"CREATE SECRET (TYPE S3, KEY_ID 'testkey', SECRET 'testsecret', ENDPOINT '{host}', URL_STYLE 'path', USE_SSL false, REGION 'us-east-1')")
-                    duck_source, duck_label = "read_parquet('s3://test-bucket/posts/*.parquet')", "httpfs"
+                    sources["s3()"] = ("read_parquet('s3://test-bucket/posts/*.parquet')", "httpfs")
                 except Exception as e:  # noqa: BLE001 - offline machines cannot install extensions
-                    print(f"DuckDB httpfs unavailable ({str(e).splitlines()[0][:80]}): DuckDB reads the local copies")
-                duck_sql = READ.format(source=duck_source).replace("count()", "count(*)")
-                for threads in (1, 2):
-                    con.execute(f"SET threads = {threads}")
+                    print(f"DuckDB httpfs unavailable ({str(e).splitlines()[0][:80]}): DuckDB reads the local copies only")
+                for i, (name, g, c, _, rows) in enumerate(results):
+                    label = next((k for k in sources if f"read query, {k}," in name), None)
+                    if label is None:
+                        continue
+                    duck_source, duck_label = sources[label]
+                    con.execute(f"SET threads = {name.rsplit('= ', 1)[1]}")
+                    duck_sql = READ.format(source=duck_source).replace("count()", "count(*)")
                     d = timed(lambda: con.execute(duck_sql).fetchall(), args.repeat)
-                    results[threads - 1] = results[threads - 1][:3] + ((d, duck_label),) + results[threads - 1][4:]
+                    results[i] = (name, g, c, (d, duck_label), rows)
             except ImportError:
                 print("duckdb not installed: pip install duckdb")
 

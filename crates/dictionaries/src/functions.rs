@@ -160,7 +160,13 @@ impl LookupUdf {
 
     fn resolve(&self, name: &str, attribute: Option<&str>) -> Result<Target> {
         let not_found = || Error::new(ErrorCode::BAD_ARGUMENTS, format!("{} (`{name}`) not found", self.what()));
-        let table = self.env.table(name)?.ok_or_else(not_found)?;
+        // joinGet names a table, and a missing one is an unknown table as in ClickHouse.
+        let missing = || match self.is_join() {
+            true if name.contains('.') => Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {name} does not exist")),
+            true => Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table default.{name} does not exist")),
+            false => not_found(),
+        };
+        let table = self.env.table(name)?.ok_or_else(missing)?;
         let is_dictionary = table.meta.dictionary.is_some();
         let engine_ok = if self.is_join() { table.engine.engine_name() == "Join" } else { is_dictionary };
         if !engine_ok {
