@@ -246,13 +246,36 @@ fn read_data(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Result<Arra
     for t in &child_types {
         children.push(read_data(bytes, pos, t)?);
     }
-    ArrayData::builder(data_type.clone())
-        .len(len)
-        .null_bit_buffer(nulls)
-        .buffers(buffers)
-        .child_data(children)
-        .build()
-        .map_err(|e| corrupted(format!("invalid {data_type} array: {e}")))
+    build_checked(data_type, len, nulls, buffers, children)
+}
+
+/// Builds a decoded array with the checks `ArrayDataBuilder::build` makes. A String array
+/// is built by `StringArray::try_new`, which checks its values as one UTF-8 run with the
+/// offsets on character boundaries: `build` checks each value on its own, which for short
+/// strings took longer than decoding them.
+fn build_checked(data_type: &DataType, len: usize, nulls: Option<Buffer>, buffers: Vec<Buffer>, children: Vec<ArrayData>) -> Result<ArrayData> {
+    let invalid = |e: String| corrupted(format!("invalid {data_type} array: {e}"));
+    if *data_type != DataType::Utf8 || !children.is_empty() || buffers.len() != 2 {
+        let builder = ArrayData::builder(data_type.clone()).len(len).null_bit_buffer(nulls).buffers(buffers).child_data(children);
+        return builder.build().map_err(|e| invalid(e.to_string()));
+    }
+    if buffers[0].len() < (len + 1) * 4 {
+        return Err(invalid(format!("{} bytes of offsets for {len} values", buffers[0].len())));
+    }
+    // Our buffers are Arrow allocations (aligned), so viewing them as i32 cannot fail.
+    let offsets = arrow::buffer::ScalarBuffer::<i32>::new(buffers[0].clone(), 0, len + 1);
+    // OffsetBuffer::new asserts what this checks.
+    if offsets[0] < 0 || offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(invalid("offsets out of order".into()));
+    }
+    let offsets = arrow::buffer::OffsetBuffer::new(offsets);
+    let nulls = match nulls {
+        Some(bits) if bits.len() * 8 >= len => Some(arrow::buffer::NullBuffer::new(arrow::buffer::BooleanBuffer::new(bits, 0, len))).filter(|n| n.null_count() > 0),
+        Some(bits) => return Err(invalid(format!("null bitmap of {} bytes for {len} values", bits.len()))),
+        None => None,
+    };
+    let array = arrow::array::StringArray::try_new(offsets, buffers[1].clone(), nulls).map_err(|e| invalid(e.to_string()))?;
+    Ok(array.into_data())
 }
 
 /// How [`GranuleConcat`] lays out the values of a type.
@@ -375,13 +398,7 @@ impl GranuleConcat {
         };
         let nulls = self.nulls.map(|mut n| n.finish().into_inner());
         let data_type = self.data_type;
-        let data = ArrayData::builder(data_type.clone())
-            .len(self.rows)
-            .null_bit_buffer(nulls)
-            .buffers(buffers)
-            .build()
-            .map_err(|e| corrupted(format!("invalid {data_type} array: {e}")))?;
-        Ok(make_array(data))
+        Ok(make_array(build_checked(&data_type, self.rows, nulls, buffers, Vec::new())?))
     }
 }
 
@@ -496,6 +513,32 @@ mod tests {
         let mut bytes = Vec::new();
         encode_array(&UInt32Array::from(vec![1, 2]), &mut bytes, None).expect("encode");
         assert!(decode_array_filtered(&bytes, &mut 0, &DataType::UInt32, &keep).is_err());
+    }
+
+    /// String arrays are checked as Arrow checks them: order, bounds, UTF-8, value
+    /// boundaries on character boundaries, the null bitmap's size.
+    #[test]
+    fn string_arrays_are_checked() {
+        let text = "aé€x".as_bytes();
+        let build = |offsets: &[i32], values: &[u8], nulls: Option<Vec<u8>>| {
+            let buffers = vec![Buffer::from_slice_ref(offsets), Buffer::from_slice_ref(values)];
+            build_checked(&DataType::Utf8, offsets.len().saturating_sub(1), nulls.map(Buffer::from_vec), buffers, Vec::new())
+        };
+        let ok = build(&[0, 1, 3, 6, 7], text, None).expect("valid");
+        assert_eq!(make_array(ok).as_any().downcast_ref::<StringArray>().expect("strings").value(2), "€");
+        assert!(build(&[1, 3, 3], text, Some(vec![0b10])).is_ok());
+        assert!(build(&[0, 2, 7], text, None).is_err(), "cuts é");
+        assert!(build(&[0, 3, 1, 7], text, None).is_err(), "out of order");
+        assert!(build(&[0, 8], text, None).is_err(), "out of bounds");
+        assert!(build(&[-1, 1], text, None).is_err(), "negative");
+        assert!(build(&[0, 2], &[b'a', 0xFF], None).is_err(), "not UTF-8");
+        assert!(build(&[0; 10], text, Some(vec![0])).is_err(), "short null bitmap");
+        // Through decoding: a damaged string granule is an error, not a panic or a bad array.
+        let mut bytes = Vec::new();
+        encode_array(&StringArray::from(vec!["é", "b"]), &mut bytes, None).expect("encode");
+        let at = bytes.iter().position(|&b| b == 0xC3).expect("é's first byte");
+        bytes[at] = 0xFF;
+        assert!(decode_array(&bytes, &mut 0, &DataType::Utf8).is_err());
     }
 
     /// Granules appended by `GranuleConcat` give the array that decoding each granule
