@@ -12,8 +12,10 @@ table) and DuckDB (in process), then each engine runs, in one run:
 * a selective filter on a non-key column with WHERE and with PREWHERE;
 * point lookups `WHERE id = X` and `WHERE id IN (100 ids)`;
 * small INSERTs: `--small-inserts` INSERTs of 10 rows into a 30-column table, one part
-  each (compact parts by default, as in ClickHouse; and forced wide for comparison), and
-  the same INSERTs with `async_insert = 1` (queued and written together);
+  each (compact parts by default, as in ClickHouse; forced wide for comparison; and
+  without fsync, `fsync_after_insert = 0, fsync_part_directory = 0`, ClickHouse's
+  defaults, which chdb runs with), and the same INSERTs with `async_insert = 1` (queued
+  and written together);
 
 at `index_granularity` 8192 and 256. Times are medians of a few runs, in milliseconds;
 ratio columns are Granary over the other engine (below 1: Granary is faster). Granary
@@ -169,11 +171,15 @@ def small_inserts(binary, count):
     columns = ", ".join(f"c{i} UInt64" for i in range(29))
     values = ", ".join("(" + ", ".join(str(r * 100 + c) for c in range(30)) + ")" for r in range(10))
     rates = {}
-    for name, wide in (("Granary, compact parts (default)", None), ("Granary, wide parts (min_bytes_for_wide_part = 0)", "0")):
+    # ClickHouse (and so chdb) does not fsync inserted parts by default; Granary does.
+    no_fsync = "fsync_after_insert = 0, fsync_part_directory = 0"
+    for name, table_settings in (("Granary, compact parts (default: fsynced)", ""),
+                                 ("Granary, wide parts (min_bytes_for_wide_part = 0)", "min_bytes_for_wide_part = 0"),
+                                 (f"Granary, compact parts, {no_fsync} (ClickHouse's defaults)", no_fsync)):
         with tempfile.TemporaryDirectory() as tmp:
             server = Granary(binary, os.path.join(tmp, "granary"))
             try:
-                settings = "SETTINGS min_bytes_for_wide_part = 0" if wide else ""
+                settings = f"SETTINGS {table_settings}" if table_settings else ""
                 server.query(f"CREATE TABLE s (id UInt64, {columns}) ENGINE = MergeTree ORDER BY id {settings}")
                 server.query("SYSTEM STOP MERGES s")
                 t0 = time.perf_counter()
@@ -231,7 +237,7 @@ def small_inserts(binary, count):
             t0 = time.perf_counter()
             for _ in range(count):
                 sess.query(f"INSERT INTO s VALUES {values}")
-            rates["chdb (in process, compact parts)"] = count / (time.perf_counter() - t0)
+            rates["chdb (in process, compact parts, no fsync)"] = count / (time.perf_counter() - t0)
             sess.close()
     except ImportError:
         pass

@@ -30,7 +30,7 @@ use crate::insert::{discard, write_part};
 use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
-use crate::writer::commit_part_dir;
+use crate::writer::{commit_part_dir, PartSync};
 
 pub async fn alter_partition(inner: &Arc<Inner>, command: PartitionCommand) -> Result<()> {
     let _merge = inner.merge_lock.lock().await;
@@ -168,13 +168,13 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
         });
         let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
         // Each source granule, filtered, is one block, as ClickHouse's mutation reads it.
-        let pending = write_part(inner, info, "tmp_mut_", layout, blocks.map(|b| b.map(|b| vec![b])))?;
+        let pending = write_part(inner, info, "tmp_mut_", PartSync::FULL, layout, blocks.map(|b| b.map(|b| vec![b])))?;
         let _commit = inner.commit_lock.lock();
         if !inner.all_active(std::slice::from_ref(part)) {
             discard(std::slice::from_ref(&pending));
             continue;
         }
-        if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir) {
+        if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
             discard(std::slice::from_ref(&pending));
             return Err(e);
         }

@@ -37,7 +37,7 @@ use crate::engine::{Inner, MergeMode};
 use crate::merge::{collapse, Source};
 use crate::part::Part;
 use crate::part_info::PartInfo;
-use crate::writer::{commit_part_dir, PartLayout, PartWriter};
+use crate::writer::{commit_part_dir, PartLayout, PartSync, PartWriter};
 
 /// A part written to its temporary directory, not yet visible.
 pub struct PendingPart {
@@ -261,7 +261,7 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
                 // copying them into one block first.
                 let layout = insert_layout(inner, &batches);
                 let info = PartInfo::new("all".to_string(), 0, 0, 0);
-                return Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(batches)))?]);
+                return Ok(vec![write_part(inner, info, "tmp_insert_", PartSync::for_insert(&inner.settings), layout, std::iter::once(Ok(batches)))?]);
             }
             concat_batches(&inner.schema, &batches)?
         } else {
@@ -295,7 +295,7 @@ fn write_sorted_block(inner: &Inner, partition_id: String, sorted: RecordBatch) 
     let info = PartInfo::new(partition_id, 0, 0, 0);
     if inner.mode == MergeMode::Ordinary {
         let layout = insert_layout(inner, std::slice::from_ref(&sorted));
-        return Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(vec![sorted])))?]);
+        return Ok(vec![write_part(inner, info, "tmp_insert_", PartSync::for_insert(&inner.settings), layout, std::iter::once(Ok(vec![sorted])))?]);
     }
     // Replacing/Summing collapse equal keys of the block before writing it; what is left
     // is still one block.
@@ -306,7 +306,7 @@ fn write_sorted_block(inner: &Inner, partition_id: String, sorted: RecordBatch) 
         return Ok(Vec::new());
     }
     let layout = insert_layout(inner, &collapsed);
-    Ok(vec![write_part(inner, info, "tmp_insert_", layout, std::iter::once(Ok(collapsed)))?])
+    Ok(vec![write_part(inner, info, "tmp_insert_", PartSync::for_insert(&inner.settings), layout, std::iter::once(Ok(collapsed)))?])
 }
 
 /// The format of an INSERT's part: ClickHouse decides it by the block's in-memory size.
@@ -323,6 +323,7 @@ pub fn write_part(
     inner: &Inner,
     info: PartInfo,
     tmp_prefix: &str,
+    sync: PartSync,
     layout: PartLayout,
     blocks: impl Iterator<Item = Result<Vec<RecordBatch>>>,
 ) -> Result<PendingPart> {
@@ -334,7 +335,7 @@ pub fn write_part(
         for block in blocks {
             writer.write_block(&block?)?;
         }
-        writer.finish(&final_dir)
+        writer.finish(&final_dir, sync)
     })();
     match result {
         Ok(part) => Ok(PendingPart { tmp_dir, final_dir, part }),
@@ -591,7 +592,7 @@ fn publish(inner: &Inner, mut pending: Vec<PendingPart>, started: std::time::Ins
         p.part.info = info;
     }
     for (i, p) in pending.iter().enumerate() {
-        if let Err(e) = commit_part_dir(&p.tmp_dir, &p.final_dir) {
+        if let Err(e) = commit_part_dir(&p.tmp_dir, &p.final_dir, PartSync::for_insert(&inner.settings)) {
             for done in &pending[..i] {
                 let _ = std::fs::remove_dir_all(&done.final_dir);
             }

@@ -34,7 +34,7 @@ use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
 use crate::selector::select_merge;
-use crate::writer::{commit_part_dir, PartLayout};
+use crate::writer::{commit_part_dir, PartLayout, PartSync};
 use granary_types::ChType;
 
 /// One background merge step: returns true when a merge was done.
@@ -113,7 +113,7 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
             discard(std::slice::from_ref(&pending));
             return Ok(());
         }
-        if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir) {
+        if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
             discard(std::slice::from_ref(&pending));
             return Err(e);
         }
@@ -172,7 +172,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     if counted.peek().is_none() {
         return Ok(None);
     }
-    write_part(inner, info, "tmp_merge_", layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b]))).map(Some)
+    write_part(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b]))).map(Some)
 }
 
 /// The rows of `inputs` (each sorted) merged and collapsed (Replacing/Summing/

@@ -285,9 +285,9 @@ impl<'a> PartWriter<'a> {
         Ok(())
     }
 
-    /// Writes the remaining files, fsyncs them and the directory. Returns the part as it
+    /// Writes the remaining files and fsyncs what `sync` asks for. Returns the part as it
     /// will be once renamed to `final_dir`.
-    pub fn finish(mut self, final_dir: &Path) -> Result<Part> {
+    pub fn finish(mut self, final_dir: &Path, sync: PartSync) -> Result<Part> {
         if !self.pending.is_empty() {
             let last = concat_batches(&self.schema, &std::mem::take(&mut self.pending))?;
             self.write_granule(&last)?;
@@ -342,10 +342,18 @@ impl<'a> PartWriter<'a> {
         small.push(self.small_file("format_version.txt", PART_FORMAT_VERSION.to_string().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         small.push((CHECKSUMS_FILE.to_string(), write_unsynced(&self.dir.join(CHECKSUMS_FILE), checksums.as_bytes())?));
         bytes_on_disk += checksums.len() as u64;
-        let dir = File::open(&self.dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open directory {}", self.dir.display()))?;
-        let mut to_sync: Vec<(&str, &File)> = self.files.iter().map(|f| (f.name.as_str(), &f.file)).collect();
-        to_sync.extend(small.iter().map(|(name, file)| (name.as_str(), file)));
-        to_sync.push((".", &dir));
+        let mut to_sync: Vec<(&str, &File)> = Vec::new();
+        if sync.files {
+            to_sync.extend(self.files.iter().map(|f| (f.name.as_str(), &f.file)));
+            to_sync.extend(small.iter().map(|(name, file)| (name.as_str(), file)));
+        }
+        let dir = match sync.directories {
+            true => Some(File::open(&self.dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open directory {}", self.dir.display()))?),
+            false => None,
+        };
+        if let Some(dir) = &dir {
+            to_sync.push((".", dir));
+        }
         sync_all_concurrently(&to_sync)?;
         Ok(Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, self.layout, marks, primary, minmax))
     }
@@ -436,7 +444,31 @@ fn merge_minmax(current: Option<(ArrayRef, ArrayRef)>, column: &ArrayRef) -> Res
 }
 
 /// Renames a finished temporary part into place, durably.
-pub fn commit_part_dir(tmp: &Path, final_dir: &Path) -> Result<()> {
-    granary_storage::fs::rename_durable(tmp, final_dir)
+pub fn commit_part_dir(tmp: &Path, final_dir: &Path, sync: PartSync) -> Result<()> {
+    match sync.directories {
+        true => granary_storage::fs::rename_durable(tmp, final_dir),
+        false => std::fs::rename(tmp, final_dir)
+            .with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot rename {} to {}", tmp.display(), final_dir.display())),
+    }
+}
+
+/// What of a new part is fsynced before and after it is renamed into place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartSync {
+    /// Every file of the part, before the rename.
+    pub files: bool,
+    /// The part's directory before the rename, the table directory after it.
+    pub directories: bool,
+}
+
+impl PartSync {
+    /// Merged and mutated parts: their sources are dropped once they are in, so they are
+    /// always durable first.
+    pub const FULL: PartSync = PartSync { files: true, directories: true };
+
+    /// An inserted part, as the table's `fsync_after_insert` / `fsync_part_directory` say.
+    pub fn for_insert(settings: &MergeTreeSettings) -> PartSync {
+        PartSync { files: settings.fsync_after_insert != 0, directories: settings.fsync_part_directory != 0 }
+    }
 }
 
