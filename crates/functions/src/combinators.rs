@@ -576,10 +576,22 @@ impl AggregateUDFImpl for Combined {
         Ok(fields)
     }
     fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
-        self.comb == Comb::Merge && !args.is_distinct && self.setup_for(args.expr_fields).is_ok_and(|setup| setup.base.groups_accumulator_supported(&self.base))
+        matches!(self.comb, Comb::Merge | Comb::State)
+            && !args.is_distinct
+            && self.setup_for(args.expr_fields).is_ok_and(|setup| setup.base.groups_accumulator_supported(&self.base))
     }
     fn create_groups_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn GroupsAccumulator>> {
         let setup = self.setup_for(args.expr_fields)?;
+        if self.comb == Comb::State {
+            let cast_to: Vec<DataType> = setup.base.inputs.iter().map(|f| f.data_type().clone()).collect();
+            let needs_cast = args.expr_fields.iter().zip(&cast_to).any(|(f, t)| f.data_type() != t);
+            return Ok(Box::new(StateGroupsAccumulator {
+                function: self.base.name().to_string(),
+                args: setup.arg_types.clone(),
+                cast_to: needs_cast.then_some(cast_to),
+                inner: setup.base.groups_accumulator(&self.base)?,
+            }));
+        }
         Ok(Box::new(MergeGroupsAccumulator {
             function: self.base.name().to_string(),
             args: setup.arg_types.clone(),
@@ -784,6 +796,58 @@ impl GroupsAccumulator for MergeGroupsAccumulator {
     fn convert_to_state(&self, _values: &[ArrayRef], _opt_filter: Option<&BooleanArray>) -> DfResult<Vec<ArrayRef>> {
         // `supports_convert_to_state` is false: DataFusion never skips partial aggregation here.
         Err(ch_error(ErrorCode::LOGICAL_ERROR, "-Merge cannot convert rows to states"))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.inner.size()
+    }
+}
+
+/// `-State` over a base aggregate with a groups accumulator: rows go into the base's
+/// groups accumulator, and each group's state is serialized at the end. DataFusion
+/// otherwise keeps one row-at-a-time accumulator per group, which made `sumState` in a
+/// `GROUP BY` of many groups (a rollup's `INSERT ... SELECT`) three times slower than
+/// ClickHouse.
+struct StateGroupsAccumulator {
+    function: String,
+    /// The base aggregate's argument types (they choose the state layout).
+    args: Vec<ChType>,
+    /// The types the base aggregate takes, when the arguments need a cast to them.
+    cast_to: Option<Vec<DataType>>,
+    inner: Box<dyn GroupsAccumulator>,
+}
+
+impl StateGroupsAccumulator {
+    fn cast(&self, values: &[ArrayRef]) -> DfResult<Vec<ArrayRef>> {
+        match &self.cast_to {
+            Some(types) => cast_all(values, types),
+            None => Ok(values.to_vec()),
+        }
+    }
+}
+
+impl GroupsAccumulator for StateGroupsAccumulator {
+    fn update_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], opt_filter: Option<&BooleanArray>, total_num_groups: usize) -> DfResult<()> {
+        let values = self.cast(values)?;
+        self.inner.update_batch(&values, group_indices, opt_filter, total_num_groups)
+    }
+    fn merge_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> DfResult<()> {
+        self.inner.merge_batch(values, group_indices, total_num_groups)
+    }
+    fn evaluate(&mut self, emit_to: EmitTo) -> DfResult<ArrayRef> {
+        let states = self.inner.state(emit_to)?;
+        let rows = states.first().map_or(0, |s| s.len());
+        let mut out = BinaryBuilder::with_capacity(rows, rows * 8);
+        for row in 0..rows {
+            let state = states.iter().map(|s| ScalarValue::try_from_array(s, row)).collect::<DfResult<Vec<_>>>()?;
+            out.append_value(encode_state(&self.function, &self.args, &state)?);
+        }
+        Ok(Arc::new(out.finish()))
+    }
+    fn state(&mut self, emit_to: EmitTo) -> DfResult<Vec<ArrayRef>> {
+        self.inner.state(emit_to)
+    }
+    fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> DfResult<Vec<ArrayRef>> {
+        self.inner.convert_to_state(&self.cast(values)?, opt_filter)
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.inner.size()
