@@ -134,28 +134,44 @@ fn partial_sort_fn(name: &'static str, descending: bool) -> ScalarUDF {
             let DataType::List(field) = list.data_type() else {
                 return Err(ch_error(ErrorCode::LOGICAL_ERROR, "arrayPartialSort of a non-list"));
             };
-            let values = list.values();
-            let order = key_order(values, descending)?;
-            let before = |a: &usize, b: &usize| order(*a, *b) == Ordering::Less;
-            let mut indices: Vec<u64> = Vec::with_capacity(values.len());
-            let mut row_indices: Vec<usize> = Vec::new();
-            for (row, w) in list.value_offsets().windows(2).enumerate() {
-                row_indices.clear();
-                row_indices.extend(w[0] as usize..w[1] as usize);
-                let limit = if limits.is_null(row) { 0 } else { limits.value(row) };
-                if limit > 0 && (limit as usize) < row_indices.len() {
-                    crate::cxx_sort::partial_sort(&mut row_indices, limit as usize, &before);
-                } else {
-                    row_indices.sort_by(|a, b| order(*a, *b));
-                }
-                indices.extend(row_indices.iter().map(|i| *i as u64));
-            }
-            let sorted = take(values.as_ref(), &UInt64Array::from(indices), None)?;
-            let lengths = list.value_offsets().windows(2).map(|w| (w[1] - w[0]) as usize);
-            Ok(Arc::new(ListArray::try_new(Arc::clone(field), OffsetBuffer::from_lengths(lengths), sorted, list.nulls().cloned())?) as ArrayRef)
+            let limit = |row: usize| if limits.is_null(row) { 0 } else { limits.value(row) };
+            partial_sort_lists(list.values(), list.values(), list.value_offsets(), &limit, Arc::clone(field), descending, list.nulls().cloned())
         },
     )
     .build()
+}
+
+/// Each row's elements of `values` (a flat column, rows at `offsets`) with the first
+/// `limit(row)` in the order of `keys` (aligned with `values`) and the rest where
+/// ClickHouse's `::partial_sort` of the positions leaves them; a limit of 0, negative or
+/// past the end sorts the whole row (stably, as `arraySort`).
+pub(crate) fn partial_sort_lists(
+    values: &ArrayRef,
+    keys: &ArrayRef,
+    offsets: &[i32],
+    limit: &dyn Fn(usize) -> i64,
+    field: FieldRef,
+    descending: bool,
+    nulls: Option<datafusion::arrow::buffer::NullBuffer>,
+) -> DfResult<ArrayRef> {
+    let order = key_order(keys, descending)?;
+    let before = |a: &usize, b: &usize| order(*a, *b) == Ordering::Less;
+    let mut indices: Vec<u64> = Vec::with_capacity(values.len());
+    let mut row_indices: Vec<usize> = Vec::new();
+    for (row, w) in offsets.windows(2).enumerate() {
+        row_indices.clear();
+        row_indices.extend(w[0] as usize..w[1] as usize);
+        let limit = limit(row);
+        if limit > 0 && (limit as usize) < row_indices.len() {
+            crate::cxx_sort::partial_sort(&mut row_indices, limit as usize, &before);
+        } else {
+            row_indices.sort_by(|a, b| order(*a, *b));
+        }
+        indices.extend(row_indices.iter().map(|i| *i as u64));
+    }
+    let sorted = take(values.as_ref(), &UInt64Array::from(indices), None)?;
+    let lengths = offsets.windows(2).map(|w| (w[1] - w[0]) as usize);
+    Ok(Arc::new(ListArray::try_new(field, OffsetBuffer::from_lengths(lengths), sorted, nulls)?) as ArrayRef)
 }
 
 fn array_distinct() -> ScalarUDF {

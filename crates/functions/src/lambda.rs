@@ -45,6 +45,9 @@ enum Kind {
     Sum,
     MinMax { max: bool },
     Sort { descending: bool },
+    /// `arrayPartialSort(f, limit, arr)`: the first `limit` elements in the order of the
+    /// lambda's results, the rest where ClickHouse's partial sort leaves them.
+    PartialSort { descending: bool },
     /// The first (or last) element for which the lambda is true.
     Find { last: bool, found: Found },
     /// `arrayMap` of several arrays (one array is DataFusion's `array_transform`).
@@ -104,7 +107,12 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "arrayReverseSplit",
     "arrayFill",
     "arrayReverseFill",
+    "arrayPartialSort",
+    "arrayPartialReverseSort",
 ];
+
+/// Lambda functions that take a limit between the lambda and the arrays.
+pub const LIMIT_LAMBDA_FUNCTIONS: &[&str] = &["arrayPartialSort", "arrayPartialReverseSort"];
 
 /// Functions whose one-array lambda form is DataFusion's (`array_transform`); only their
 /// forms with several arrays are Granary's.
@@ -151,19 +159,43 @@ fn argument_error(function: &str, index: usize, t: &ChType) -> datafusion::commo
 }
 
 impl ChLambda {
+    /// The position of the first array argument (after the lambda, and the limit of
+    /// `arrayPartialSort`).
+    fn first_array(&self) -> usize {
+        if matches!(self.kind, Kind::PartialSort { .. }) {
+            2
+        } else {
+            1
+        }
+    }
+
     fn arrays<'a, L>(&self, fields: &'a [ValueOrLambda<FieldRef, L>]) -> DfResult<Vec<&'a FieldRef>> {
-        if !matches!(fields.first(), Some(ValueOrLambda::Lambda(_))) || fields.len() < 2 {
+        let first = self.first_array();
+        if !matches!(fields.first(), Some(ValueOrLambda::Lambda(_))) || fields.len() < first + 1 {
             return Err(ch_error(
                 ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
                 format!("Function {} needs a lambda and at least one array", self.clickhouse_name),
             ));
         }
-        fields[1..]
+        if first == 2 {
+            let limit_ok = matches!(&fields[1], ValueOrLambda::Value(f) if crate::args::is_integer(f.data_type()));
+            if !limit_ok {
+                let found = match &fields[1] {
+                    ValueOrLambda::Value(f) => ch_type_of_field(f).to_string(),
+                    ValueOrLambda::Lambda(_) => "a lambda".to_string(),
+                };
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {found} of limit argument of function {} (must be UInt or Int)", self.clickhouse_name),
+                ));
+            }
+        }
+        fields[first..]
             .iter()
             .enumerate()
             .map(|(i, f)| match f {
                 ValueOrLambda::Value(field) if matches!(field.data_type(), DataType::List(_)) => Ok(field),
-                ValueOrLambda::Value(field) => Err(argument_error(self.clickhouse_name, i + 1, &ch_type_of_field(field))),
+                ValueOrLambda::Value(field) => Err(argument_error(self.clickhouse_name, i + first, &ch_type_of_field(field))),
                 ValueOrLambda::Lambda(_) => Err(ch_error(
                     ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
                     format!("Function {} takes one lambda, as its first argument", self.clickhouse_name),
@@ -202,7 +234,7 @@ impl ChLambda {
             }
             Kind::Sum => sum_type(&body),
             Kind::MinMax { .. } => Ok(body),
-            Kind::Sort { .. } | Kind::Compact => Ok(first),
+            Kind::Sort { .. } | Kind::PartialSort { .. } | Kind::Compact => Ok(first),
             Kind::Map => Ok(ChType::Array(Box::new(body))),
             Kind::Filter => {
                 check_truth()?;
@@ -311,6 +343,12 @@ impl HigherOrderUDFImpl for ChLambda {
                 ValueOrLambda::Value(v) => lists.push(v.into_array(rows)?),
             }
         }
+        // The limit of `arrayPartialSort(f, limit, arr)` comes before the arrays.
+        let limits = if self.first_array() == 2 && !lists.is_empty() {
+            Some(datafusion::arrow::compute::cast(&lists.remove(0), &DataType::Int64)?)
+        } else {
+            None
+        };
         let Some(lambda) = lambda else {
             return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no lambda", self.clickhouse_name)));
         };
@@ -366,6 +404,15 @@ impl HigherOrderUDFImpl for ChLambda {
                     return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} returns a list", self.clickhouse_name)));
                 };
                 sort_lists(&flat.values[0], &results, &flat.offsets, Arc::clone(item), descending)?
+            }
+            Kind::PartialSort { descending } => {
+                let item = list_item(&args.return_field, self.clickhouse_name)?;
+                let Some(limits) = &limits else {
+                    return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no limit", self.clickhouse_name)));
+                };
+                let limits = limits.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+                let limit = |row: usize| if limits.is_null(row) { 0 } else { limits.value(row) };
+                crate::array_sort::partial_sort_lists(&flat.values[0], &results, &flat.offsets, &limit, item, descending, None)?
             }
             Kind::Running(how) => {
                 let element = crate::array::element_type(&ch_type_of_field(&args.return_field));
@@ -552,5 +599,7 @@ pub(crate) fn functions() -> Vec<HigherOrderUDF> {
         define("arrayReverseSplit", Kind::Split { reverse: true }),
         define("arrayFill", Kind::Fill { reverse: false }),
         define("arrayReverseFill", Kind::Fill { reverse: true }),
+        define("arrayPartialSort", Kind::PartialSort { descending: false }),
+        define("arrayPartialReverseSort", Kind::PartialSort { descending: true }),
     ]
 }

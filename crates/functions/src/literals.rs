@@ -72,14 +72,76 @@ fn marker() -> FieldMetadata {
 }
 
 fn mark(expr: Expr) -> datafusion::common::Result<Transformed<Expr>> {
-    expr.transform_down(|e| {
+    let marked = expr.transform_down(|e| {
         Ok(match e {
             Expr::Literal(value @ (ScalarValue::Int64(Some(_)) | ScalarValue::UInt64(Some(_))), None) => {
                 Transformed::yes(Expr::Literal(value, Some(marker())))
             }
             other => Transformed::no(other),
         })
-    })
+    })?;
+    if !marked.transformed {
+        return Ok(marked);
+    }
+    Ok(Transformed::yes(narrow_value_positions(marked.data)?))
+}
+
+/// A marked literal as its narrowed value (no mark); anything else unchanged.
+fn narrowed_literal(expr: Expr) -> Expr {
+    match expr {
+        Expr::Literal(ref value, Some(ref m)) if m.inner().contains_key(LITERAL_METADATA_KEY) => match narrow(value) {
+            Some(n) => Expr::Literal(n, None),
+            None => expr,
+        },
+        other => other,
+    }
+}
+
+fn is_marked_literal(expr: &Expr) -> bool {
+    matches!(expr, Expr::Literal(_, Some(m)) if m.inner().contains_key(LITERAL_METADATA_KEY))
+}
+
+/// DataFusion's own constructs whose result type comes from their value operands (CASE
+/// branches, `coalesce`/`greatest`/`least`, aggregate arguments, a lambda's body) never
+/// see the mark that Granary's functions read, so a literal there becomes its narrowed
+/// value: `CASE WHEN c THEN 1 ELSE 300 END` is UInt16 and `sum(1)` UInt64, as in
+/// ClickHouse. DataFusion's coercion then finds the common type of the narrowed values.
+fn narrow_value_positions(expr: Expr) -> datafusion::common::Result<Expr> {
+    use datafusion::logical_expr::expr::{Case, Lambda, ScalarFunction};
+    Ok(expr
+        .transform_up(|e| {
+            Ok(match e {
+                Expr::Case(Case { expr, when_then_expr, else_expr })
+                    if when_then_expr.iter().any(|(_, then)| is_marked_literal(then)) || else_expr.as_deref().is_some_and(is_marked_literal) =>
+                {
+                    let when_then_expr = when_then_expr.into_iter().map(|(when, then)| (when, Box::new(narrowed_literal(*then)))).collect();
+                    let else_expr = else_expr.map(|e| Box::new(narrowed_literal(*e)));
+                    Transformed::yes(Expr::Case(Case { expr, when_then_expr, else_expr }))
+                }
+                Expr::ScalarFunction(ScalarFunction { func, args })
+                    if matches!(func.name(), "coalesce" | "greatest" | "least") && args.iter().any(is_marked_literal) =>
+                {
+                    let mut args: Vec<Expr> = args.into_iter().map(narrowed_literal).collect();
+                    // ClickHouse's coalesce stops at its first argument that cannot be
+                    // NULL: `coalesce(NULL, 1, 300)` is UInt8.
+                    if func.name() == "coalesce" {
+                        if let Some(first) = args.iter().position(|a| matches!(a, Expr::Literal(v, _) if !v.is_null())) {
+                            args.truncate(first + 1);
+                        }
+                    }
+                    Transformed::yes(Expr::ScalarFunction(ScalarFunction { func, args }))
+                }
+                Expr::AggregateFunction(mut aggregate) if aggregate.params.args.iter().any(is_marked_literal) => {
+                    aggregate.params.args = std::mem::take(&mut aggregate.params.args).into_iter().map(narrowed_literal).collect();
+                    Transformed::yes(Expr::AggregateFunction(aggregate))
+                }
+                Expr::Lambda(Lambda { params, body }) if is_marked_literal(&body) => {
+                    Transformed::yes(Expr::Lambda(Lambda { params, body: Box::new(narrowed_literal(*body)) }))
+                }
+                other => Transformed::no(other),
+            })
+        })?
+        .data)
 }
 
 /// [`type_literals`] for one expression planned on its own, over an already typed plan
@@ -168,11 +230,77 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
                 marked
             }
         };
-        let transformed = marked.transformed || restated;
-        let resolved = resolve_lambda_types(marked.data)?;
+        let (union, unified) = union_supertypes(marked.data)?;
+        let transformed = marked.transformed || restated || unified;
+        let resolved = resolve_lambda_types(union)?;
         Ok(Transformed::new_transformed(resolved.data, transformed || resolved.transformed))
     })?;
     Ok(out.data)
+}
+
+/// A UNION's columns in ClickHouse's least supertype of its branches' types
+/// (`SELECT 1 UNION ALL SELECT 300` is UInt16, `toUInt8(1)` with `toInt8(-1)` Int16), the
+/// branches cast to it. The SQL planner gave the union DataFusion's coercion of the
+/// branches while the literals were still Int64. Columns of types other than numbers
+/// (and Nullable and Array of them), or without a common type, keep DataFusion's.
+fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPlan, bool)> {
+    use datafusion::logical_expr::{cast, col, Projection, Union};
+    use std::sync::Arc;
+    let LogicalPlan::Union(union) = node else { return Ok((node, false)) };
+    fn numeric(t: &ChType) -> bool {
+        match t {
+            ChType::Nullable(inner) | ChType::Array(inner) => numeric(inner),
+            ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => true,
+            ChType::Float32 | ChType::Float64 | ChType::Nothing => true,
+            _ => false,
+        }
+    }
+    let width = union.schema.fields().len();
+    let mut targets: Vec<Option<datafusion::arrow::datatypes::DataType>> = Vec::with_capacity(width);
+    for i in 0..width {
+        let types: Vec<ChType> = union.inputs.iter().map(|input| ChType::from_field(input.schema().field(i))).collect();
+        let target = if types.iter().all(numeric) { crate::supertype::least_supertype(&types).ok() } else { None };
+        targets.push(target.map(|t| t.to_arrow()));
+    }
+    let mut changed = false;
+    let mut inputs = Vec::with_capacity(union.inputs.len());
+    for input in &union.inputs {
+        let schema = input.schema();
+        let needs_cast = (0..width).any(|i| targets[i].as_ref().is_some_and(|t| schema.field(i).data_type() != t));
+        if !needs_cast {
+            inputs.push(Arc::clone(input));
+            continue;
+        }
+        changed = true;
+        let exprs = (0..width)
+            .map(|i| {
+                let (qualifier, field) = schema.qualified_field(i);
+                let column = col(datafusion::common::Column::from((qualifier, field)));
+                match &targets[i] {
+                    Some(t) if field.data_type() != t => cast(column, t.clone()).alias(field.name()),
+                    _ => column,
+                }
+            })
+            .collect();
+        inputs.push(Arc::new(LogicalPlan::Projection(Projection::try_new(exprs, Arc::clone(input))?)));
+    }
+    let types_differ = (0..width).any(|i| targets[i].as_ref().is_some_and(|t| union.schema.field(i).data_type() != t));
+    if !changed && !types_differ {
+        return Ok((LogicalPlan::Union(union), false));
+    }
+    // Every input now has the target types; the union keeps its own column names.
+    let mut rebuilt = Union::try_new_with_loose_types(inputs)?;
+    let fields: Vec<_> = (0..width)
+        .map(|i| {
+            let ours = union.schema.field(i);
+            let theirs = rebuilt.schema.field(i);
+            let field = datafusion::arrow::datatypes::Field::new(ours.name(), theirs.data_type().clone(), theirs.is_nullable() || ours.is_nullable())
+                .with_metadata(theirs.metadata().clone());
+            (union.schema.qualified_field(i).0.cloned(), Arc::new(field))
+        })
+        .collect();
+    rebuilt.schema = Arc::new(datafusion::common::DFSchema::new_with_metadata(fields, union.schema.metadata().clone())?);
+    Ok((LogicalPlan::Union(rebuilt), true))
 }
 
 /// Recomputes the schema of a node whose output types follow its input's (UNNEST, a
@@ -180,7 +308,12 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
 fn restate_schema(node: LogicalPlan) -> datafusion::common::Result<(LogicalPlan, bool)> {
     if !matches!(
         node,
-        LogicalPlan::Unnest(_) | LogicalPlan::SubqueryAlias(_) | LogicalPlan::Filter(_) | LogicalPlan::Sort(_) | LogicalPlan::Projection(_)
+        LogicalPlan::Unnest(_)
+            | LogicalPlan::SubqueryAlias(_)
+            | LogicalPlan::Filter(_)
+            | LogicalPlan::Sort(_)
+            | LogicalPlan::Projection(_)
+            | LogicalPlan::Distinct(_)
     ) {
         return Ok((node, false));
     }

@@ -10,6 +10,13 @@
 //! consumed (left-over text is an error). Without `%z` the time zone argument (or the
 //! session's) gives the offset, taken, as ClickHouse does, at the instant the local
 //! fields would have in UTC. The result is a UInt32 second count (years up to 2106).
+//!
+//! `parseDateTimeInJodaSyntax` (and `OrNull`, `OrZero`) read a Joda pattern
+//! (`yyyy-MM-dd HH:mm:ss` by default) into the same fields: a run of one letter is one
+//! field whose repetitions set how many digits it reads (ClickHouse's
+//! `readNumberWithVariableLength`; `yy` of exactly two digits is 1970-2069), `'text'` is
+//! literal, `S` is read and dropped, `Z` is a `+hhmm` offset and `z` a time zone name
+//! (the rest of the input); other letters are NOT_IMPLEMENTED.
 
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
@@ -104,6 +111,8 @@ struct Fields {
     is_am: bool,
     half_day: bool,
     offset: Option<i64>,
+    /// A time zone named in the input (Joda `z`): its offset at the parsed time.
+    zone: Option<SessionTz>,
 }
 
 impl Fields {
@@ -124,6 +133,7 @@ impl Fields {
             is_am: true,
             half_day: false,
             offset: None,
+            zone: None,
         }
     }
 
@@ -276,7 +286,7 @@ impl Fields {
             self.hour += 12;
         }
         let local = self.date_days()? * 86_400 + i64::from(self.hour) * 3600 + i64::from(self.minute) * 60 + i64::from(self.second);
-        let offset = self.offset.unwrap_or_else(|| zone.offset_at_utc(local));
+        let offset = self.offset.unwrap_or_else(|| self.zone.unwrap_or(*zone).offset_at_utc(local));
         if local < offset {
             return Err((ErrorCode::VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE, "Seconds since epoch is negative".to_string()));
         }
@@ -289,7 +299,8 @@ impl Fields {
 struct Input<'a> {
     s: &'a [u8],
     pos: usize,
-    fragment: &'static str,
+    /// The format fragment being read, as messages name it.
+    fragment: &'a str,
 }
 
 impl Input<'_> {
@@ -634,10 +645,14 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
         Arity::range(1, 3),
         move |ctx| {
             string_arg(ctx, 0, "time", false)?;
+            let joda = ctx.name.starts_with("parseDateTimeInJodaSyntax");
             if ctx.arg_count() > 1 {
                 string_arg(ctx, 1, "format", true)?;
-                let format = ctx.scalar(1).and_then(scalar_str).unwrap_or(DEFAULT_FORMAT);
-                compile_format(format, ctx.name)?;
+                if joda {
+                    compile_joda(ctx.scalar(1).and_then(scalar_str).unwrap_or(JODA_DEFAULT_FORMAT))?;
+                } else {
+                    compile_format(ctx.scalar(1).and_then(scalar_str).unwrap_or(DEFAULT_FORMAT), ctx.name)?;
+                }
             }
             let zone = if ctx.arg_count() > 2 {
                 string_arg(ctx, 2, "timezone", true)?;
@@ -651,9 +666,11 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
             Ok(if on_error == OnError::Null { ChType::Nullable(Box::new(t)) } else { t })
         },
         move |ctx| {
-            let format = if ctx.args.len() > 1 { ctx.const_str(1, "format")? } else { DEFAULT_FORMAT };
-            let steps = compile_format(format, ctx.name)?;
-            let zone = if ctx.args.len() > 2 { parse_tz(ctx.const_str(2, "time zone")?)? } else { ctx.session_tz()? };
+            let joda = ctx.name.starts_with("parseDateTimeInJodaSyntax");
+            let format = if ctx.args.len() > 1 { ctx.const_str(1, "format")? } else if joda { JODA_DEFAULT_FORMAT } else { DEFAULT_FORMAT };
+            let (steps, joda_steps) = if joda { (Vec::new(), compile_joda(format)?) } else { (compile_format(format, ctx.name)?, Vec::new()) };
+            let session = ctx.session_tz()?;
+            let zone = if ctx.args.len() > 2 { parse_tz(ctx.const_str(2, "time zone")?)? } else { session };
             let input = cast(&ctx.array(0)?, &DataType::Utf8)?;
             let input = input.as_string::<i32>();
             let mut values: Vec<Option<i64>> = Vec::with_capacity(input.len());
@@ -662,7 +679,8 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
                     values.push(None);
                     continue;
                 }
-                match parse(input.value(row).as_bytes(), &steps, &zone) {
+                let parsed = if joda { parse_joda(input.value(row).as_bytes(), &joda_steps, &zone, &session) } else { parse(input.value(row).as_bytes(), &steps, &zone) };
+                match parsed {
                     Ok(seconds) => values.push(Some(seconds)),
                     Err((code, message)) => match on_error {
                         OnError::Null => values.push(None),
@@ -688,7 +706,334 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         parse_date_time_fn("parseDateTime", OnError::Throw),
         parse_date_time_fn("parseDateTimeOrNull", OnError::Null),
         parse_date_time_fn("parseDateTimeOrZero", OnError::Zero),
+        parse_date_time_fn("parseDateTimeInJodaSyntax", OnError::Throw),
+        parse_date_time_fn("parseDateTimeInJodaSyntaxOrNull", OnError::Null),
+        parse_date_time_fn("parseDateTimeInJodaSyntaxOrZero", OnError::Zero),
     ]
+}
+
+// ------------------------------------------------------------------ Joda syntax
+
+const JODA_DEFAULT_FORMAT: &str = "yyyy-MM-dd HH:mm:ss";
+
+/// One step of a compiled Joda format: literal text, or a pattern letter repeated.
+#[derive(Debug, Clone, PartialEq)]
+enum JodaStep {
+    Literal(Vec<u8>),
+    Field { letter: u8, repetitions: usize, fragment: String },
+}
+
+/// The length of a quoted literal starting after its opening quote (`''` inside counts
+/// as two), or None without a closing quote (ClickHouse's `numLiteralChars`).
+fn quoted_len(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\'' {
+            if bytes.get(i + 1) == Some(&b'\'') {
+                i += 2;
+                continue;
+            }
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Compiles a Joda format as ClickHouse's `parseJodaFormat`: `'text'` is literal (`''`
+/// a quote), a run of one pattern letter is one field, other characters are literal.
+fn compile_joda(format: &str) -> DfResult<Vec<JodaStep>> {
+    let bytes = format.as_bytes();
+    let mut steps = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let c = bytes[pos];
+        if c == b'\'' {
+            if bytes.get(pos + 1) == Some(&b'\'') {
+                steps.push(JodaStep::Literal(b"'".to_vec()));
+                pos += 2;
+                continue;
+            }
+            let Some(count) = quoted_len(&bytes[pos + 1..]) else {
+                return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "No closing single quote for literal"));
+            };
+            let mut i = 1;
+            while i <= count {
+                steps.push(JodaStep::Literal(vec![bytes[pos + i]]));
+                if bytes[pos + i] == b'\'' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            pos += count + 2;
+            continue;
+        }
+        let start = pos;
+        while pos < bytes.len() && bytes[pos] == c {
+            pos += 1;
+        }
+        let repetitions = pos - start;
+        let token = String::from_utf8_lossy(&bytes[start..pos]).into_owned();
+        match c {
+            b'G' | b'C' | b'Y' | b'x' | b'w' | b'e' | b'E' | b'y' | b'D' | b'M' | b'd' | b'a' | b'K' | b'h' | b'H' | b'k' | b'm' | b's' | b'S'
+            | b'Z' | b'z' => steps.push(JodaStep::Field { letter: c, repetitions, fragment: token }),
+            _ if c.is_ascii_alphabetic() => return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("format is not supported for {token}"))),
+            _ => steps.push(JodaStep::Literal(bytes[start..pos].to_vec())),
+        }
+    }
+    Ok(steps)
+}
+
+impl Input<'_> {
+    /// ClickHouse's `readNumberWithVariableLength`: an optional sign, then up to
+    /// `max_digits` digits (at least one); a two-letter year of exactly two digits is
+    /// 1970-2069.
+    fn joda_number(&mut self, allow_negative: bool, allow_plus: bool, is_year: bool, repetitions: usize, max_digits: usize) -> ParseResult<i32> {
+        let mut negative = false;
+        if allow_negative && self.s.get(self.pos) == Some(&b'-') {
+            negative = true;
+            self.pos += 1;
+        } else if allow_plus && self.s.get(self.pos) == Some(&b'+') {
+            self.pos += 1;
+        }
+        let start = self.pos;
+        if max_digits >= 18 {
+            return fail(format!("Unable to parse fragment {} from {} because max_digits_to_read is too big", self.fragment, ""));
+        }
+        let mut number: i64 = 0;
+        while self.pos < self.s.len() && self.pos < start + max_digits && self.s[self.pos].is_ascii_digit() {
+            number = number * 10 + i64::from(self.s[self.pos] - b'0');
+            self.pos += 1;
+        }
+        if is_year && repetitions == 2 && self.pos - start == 2 {
+            number += if number >= 70 { 1900 } else { 2000 };
+        }
+        if negative {
+            number = -number;
+        }
+        if self.pos == start {
+            return fail(format!("Unable to parse fragment {} from {} because read number failed", self.fragment, self.rest()));
+        }
+        i32::try_from(number).or_else(|_| {
+            fail(format!(
+                "Unable to parse fragment {} from {} because number is out of range of Int32",
+                self.fragment,
+                String::from_utf8_lossy(&self.s[start..self.pos])
+            ))
+        })
+    }
+
+    fn joda_need(&self, n: usize, what: &str) -> ParseResult<()> {
+        self.need(n, &format!("{what} requires size >= {n}"))
+    }
+}
+
+/// Full names after their first three letters, for the optional rest of a text field.
+const JODA_WEEKDAYS: [(&str, &str); 7] =
+    [("mon", "day"), ("tue", "sday"), ("wed", "nesday"), ("thu", "rsday"), ("fri", "day"), ("sat", "urday"), ("sun", "day")];
+const JODA_MONTHS: [(&str, &str); 12] = [
+    ("jan", "uary"),
+    ("feb", "ruary"),
+    ("mar", "ch"),
+    ("apr", "il"),
+    ("may", ""),
+    ("jun", "e"),
+    ("jul", "y"),
+    ("aug", "ust"),
+    ("sep", "tember"),
+    ("oct", "ober"),
+    ("nov", "ember"),
+    ("dec", "ember"),
+];
+
+/// A weekday or month name: three letters pick it, the rest of the full name is skipped
+/// when it follows. Its 1-based index.
+fn joda_text(input: &mut Input, names: &[(&str, &str)], what: &str, unknown: &str) -> ParseResult<i32> {
+    input.joda_need(3, what)?;
+    let first = String::from_utf8_lossy(&input.s[input.pos..input.pos + 3]).to_ascii_lowercase();
+    let Some(index) = names.iter().position(|(short, _)| *short == first) else {
+        return fail(format!("Unable to parse fragment {} from {} because of unknown {unknown} text: {first}", input.fragment, input.rest()));
+    };
+    input.pos += 3;
+    let tail = names[index].1.as_bytes();
+    if input.pos + tail.len() <= input.s.len() && input.s[input.pos..input.pos + tail.len()].eq_ignore_ascii_case(tail) {
+        input.pos += tail.len();
+    }
+    Ok(index as i32 + 1)
+}
+
+/// ClickHouse's `setHour` for the Joda letters, with its message (the hour already set
+/// and the range's ends as it prints them).
+fn joda_hour(f: &mut Fields, hour: i32, half_day: bool, from_1: bool) -> ParseResult<()> {
+    let (min, max) = match (half_day, from_1) {
+        (false, false) => (0, 23),
+        (false, true) => (1, 24),
+        (true, false) => (0, 11),
+        (true, true) => (1, 12),
+    };
+    if hour < min || hour > max {
+        return fail(format!(
+            "Value {} for hour must be in the range [{max}, {min}] if_hour_of_half_day={half_day} and hour_starts_at_1={from_1}",
+            f.hour
+        ));
+    }
+    f.hour = if from_1 { hour % max } else { hour };
+    f.half_day = half_day;
+    Ok(())
+}
+
+fn joda_field(letter: u8, repetitions: usize, input: &mut Input, f: &mut Fields, session: &SessionTz) -> ParseResult<()> {
+    let r = repetitions;
+    match letter {
+        b'G' => {
+            input.joda_need(2, "jodaEra")?;
+            let era = String::from_utf8_lossy(&input.s[input.pos..input.pos + 2]).to_ascii_lowercase();
+            match era.as_str() {
+                "ad" => {}
+                "bc" => return fail("Era BC exceeds the range of DateTime".to_string()),
+                _ => return fail(format!("Unknown era {era} (expected 'ad' or 'bc')")),
+            }
+            input.pos += 2;
+            Ok(())
+        }
+        b'C' => {
+            let v = input.joda_number(false, false, false, r, r)?;
+            f.set_century(v)
+        }
+        b'Y' => {
+            let v = input.joda_number(false, false, true, r, r)?;
+            f.set_year(v)
+        }
+        b'x' => {
+            let v = input.joda_number(true, true, true, r, r)?;
+            f.set_year(v)?;
+            f.week_date = true;
+            f.day_of_year_format = false;
+            Ok(())
+        }
+        b'w' => {
+            let v = input.joda_number(false, false, false, r, r.max(2))?;
+            f.set_week(v)
+        }
+        b'e' => {
+            let v = input.joda_number(false, false, false, r, r)?;
+            f.set_day_of_week(v)
+        }
+        b'E' => {
+            let v = joda_text(input, &JODA_WEEKDAYS, "jodaDayOfWeekText", "day of week")?;
+            f.set_day_of_week(v)
+        }
+        b'y' => {
+            let v = input.joda_number(true, true, true, r, r)?;
+            f.set_year(v)
+        }
+        b'D' => {
+            let v = input.joda_number(false, false, false, r, r.max(3))?;
+            f.set_day_of_year(v)
+        }
+        b'M' if r <= 2 => {
+            let v = input.joda_number(false, false, false, r, 2)?;
+            f.set_month(v)
+        }
+        b'M' => {
+            let v = joda_text(input, &JODA_MONTHS, "jodaMonthOfYearText", "month of year")?;
+            f.set_month(v)
+        }
+        b'd' => {
+            let v = input.joda_number(false, false, false, r, r.max(2))?;
+            f.set_day_of_month(v)
+        }
+        b'a' => {
+            input.joda_need(2, "jodaHalfDayOfDay")?;
+            let text = String::from_utf8_lossy(&input.s[input.pos..input.pos + 2]).to_ascii_lowercase();
+            match text.as_str() {
+                "am" => f.is_am = true,
+                "pm" => f.is_am = false,
+                _ => return fail(format!("Unknown half day of day: {text}")),
+            }
+            input.pos += 2;
+            Ok(())
+        }
+        b'K' | b'h' | b'H' | b'k' => {
+            let v = input.joda_number(false, false, false, r, r.max(2))?;
+            joda_hour(f, v, matches!(letter, b'K' | b'h'), matches!(letter, b'h' | b'k'))
+        }
+        b'm' => {
+            let v = input.joda_number(false, false, false, r, r.max(2))?;
+            f.set_minute(v)
+        }
+        b's' => {
+            let v = input.joda_number(false, false, false, r, r.max(2))?;
+            f.set_second(v)
+        }
+        // Fractions of a second are read and dropped: the result is a DateTime.
+        b'S' => input.joda_number(false, false, false, r, r.max(2)).map(|_| ()),
+        b'Z' => {
+            input.joda_need(5, "jodaTimezoneOffset")?;
+            let sign = match input.s[input.pos] {
+                b'+' => 1,
+                b'-' => -1,
+                other => {
+                    return fail(format!(
+                        "Unable to parse fragment {} from {} because of unknown sign in time zone offset: {}",
+                        input.fragment,
+                        input.rest(),
+                        other as char
+                    ))
+                }
+            };
+            input.pos += 1;
+            let hours = input.joda_number(false, false, false, r, 2)?;
+            let minutes = input.joda_number(false, false, false, r, 2)?;
+            f.offset = Some(sign * (i64::from(hours) * 3600 + i64::from(minutes) * 60));
+            Ok(())
+        }
+        // A time zone name: the rest of the input (empty: the server's zone).
+        b'z' => {
+            let name = input.rest();
+            input.pos = input.s.len();
+            f.zone = Some(if name.is_empty() {
+                *session
+            } else {
+                parse_tz(&name).map_err(|_| (ErrorCode::BAD_ARGUMENTS, format!("Cannot load time zone {name}")))?
+            });
+            Ok(())
+        }
+        other => fail(format!("Unsupported format letter {}", other as char)),
+    }
+}
+
+/// Seconds since the epoch of `text` read by a Joda format, or ClickHouse's error.
+fn parse_joda(text: &[u8], steps: &[JodaStep], zone: &SessionTz, session: &SessionTz) -> ParseResult<i64> {
+    let mut input = Input { s: text, pos: 0, fragment: "LITERAL" };
+    let mut fields = Fields::new();
+    for step in steps {
+        match step {
+            JodaStep::Literal(lit) => {
+                input.fragment = "LITERAL";
+                input.need(lit.len(), "insufficient space to parse literal")?;
+                if &text[input.pos..input.pos + lit.len()] != lit.as_slice() {
+                    return fail(format!(
+                        "Unable to parse fragment LITERAL from {} because literal {} is expected but {} provided",
+                        input.rest(),
+                        String::from_utf8_lossy(lit),
+                        String::from_utf8_lossy(&text[input.pos..input.pos + lit.len()])
+                    ));
+                }
+                input.pos += lit.len();
+            }
+            JodaStep::Field { letter, repetitions, fragment } => {
+                // Messages name the pattern's own text (`yyyy`).
+                let mut field_input = Input { s: text, pos: input.pos, fragment: fragment.as_str() };
+                joda_field(*letter, *repetitions, &mut field_input, &mut fields, session)?;
+                input.pos = field_input.pos;
+            }
+        }
+    }
+    if input.pos < text.len() {
+        return fail(format!("Invalid format input {} is malformed at {}", String::from_utf8_lossy(text), input.rest()));
+    }
+    fields.seconds(zone)
 }
 
 #[cfg(test)]
@@ -711,5 +1056,24 @@ mod tests {
         assert!(utc("2021-01-04 x", "%Y-%m-%d").is_err());
         assert_eq!(utc("2106-02-07 06:28:16", DEFAULT_FORMAT), Ok(0));
         assert!(compile_format("%Y%", "parseDateTime").is_err());
+    }
+
+    fn joda(text: &str, format: &str) -> Result<i64, String> {
+        let steps = compile_joda(format).map_err(|e| e.to_string())?;
+        let utc = parse_tz("UTC").unwrap();
+        parse_joda(text.as_bytes(), &steps, &utc, &utc).map_err(|(_, m)| m)
+    }
+
+    #[test]
+    fn parses_joda_like_clickhouse() {
+        assert_eq!(joda("2021-01-04 23:00:00", JODA_DEFAULT_FORMAT), Ok(1609801200));
+        assert_eq!(joda("Jan 4, 2021 11:05:00 PM", "MMM d, yyyy h:mm:ss a"), Ok(1609801500));
+        assert_eq!(joda("2021-01-04T23:00:00 +0300", "yyyy-MM-dd'T'HH:mm:ss Z"), Ok(1609790400));
+        assert_eq!(joda("21-1-4", "yy-M-d"), Ok(1609718400));
+        assert_eq!(joda("Monday 2021 1", "EEEE xxxx w"), Ok(1609718400));
+        assert!(joda("2021-2-4", "y-M-d").unwrap_err().contains("Value 2 for year"));
+        assert!(joda("2021", "yyyy 'x").unwrap_err().contains("No closing single quote"));
+        assert!(joda("2021", "QQ").unwrap_err().contains("format is not supported for QQ"));
+        assert!(joda("2021-01-04 x", "yyyy-MM-dd").unwrap_err().contains("malformed at  x"));
     }
 }

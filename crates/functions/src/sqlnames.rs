@@ -134,7 +134,8 @@ fn rename_lambda_call(ident: &mut Ident, args: &FunctionArguments) -> Result<()>
     if multi_array_only && list.args.len() <= 2 {
         return Ok(());
     }
-    crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), list.args.len() - 1)?;
+    let before_arrays = if crate::lambda::LIMIT_LAMBDA_FUNCTIONS.contains(&name) { 2 } else { 1 };
+    crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), list.args.len().saturating_sub(before_arrays))?;
     ident.value = crate::lambda::lambda_name(&ident.value);
     ident.quote_style = Some('"');
     Ok(())

@@ -429,8 +429,11 @@ fn item_of(args: &[ChType]) -> &ChType {
 }
 
 /// Whether the state starts with ClickHouse's "a non-NULL value was seen" byte.
-fn has_null_flag(layout: Layout, args: &[ChType]) -> bool {
+fn has_null_flag(function: &str, layout: Layout, args: &[ChType]) -> bool {
     match layout {
+        // ClickHouse's -Null combinator of two arguments writes its flag set even when
+        // only NULLs (or no rows) came: `topKWeighted` over a Nullable argument.
+        Layout::TopK(_) if crate::combinators::without_params(function) == "topKWeighted" => args.iter().any(ChType::is_nullable),
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
         Layout::UniquesHashSet | Layout::Moments | Layout::Quantile | Layout::Cardinality => args.iter().any(ChType::is_nullable),
@@ -467,7 +470,7 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         },
         Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::Generic => true,
     };
-    if has_null_flag(layout, args) {
+    if has_null_flag(function, layout, args) {
         out.push(u8::from(seen));
         if !seen {
             return Ok(out);
@@ -557,7 +560,7 @@ pub(crate) fn decode_state(function: &str, args: &[ChType], bytes: &[u8], types:
 fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[DataType]) -> DfResult<Vec<ScalarValue>> {
     let layout = layout(function, args, types);
     let nulls = || types.iter().map(ScalarValue::try_from).collect::<DfResult<Vec<_>>>();
-    if has_null_flag(layout, args) && take(input, 1)?[0] == 0 {
+    if has_null_flag(function, layout, args) && take(input, 1)?[0] == 0 {
         let mut state = nulls()?;
         match layout {
             Layout::Avg(_) => state[0] = ScalarValue::UInt64(Some(0)),

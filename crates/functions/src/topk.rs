@@ -421,6 +421,7 @@ impl AggregateUDFImpl for TopK {
             threshold: self.threshold as usize,
             include_counts: self.include_counts,
             weighted: self.weighted,
+            seen_rows: false,
             result: self.result_type(&item),
             item,
         }))
@@ -433,8 +434,34 @@ struct TopKAccumulator {
     threshold: usize,
     include_counts: bool,
     weighted: bool,
+    /// Rows reached the set, NULLs included: ClickHouse's `topK` of a number (or date,
+    /// enum, IPv4) sizes its alpha map when called on a block, also when its -Null
+    /// combinator filtered every row out, and writes that map in the state.
+    seen_rows: bool,
     item: ChType,
     result: ChType,
+}
+
+/// Item types ClickHouse's `topK` keeps in its numeric (non-generic) form.
+fn numeric_set(item: &ChType) -> bool {
+    matches!(
+        item,
+        ChType::UInt8
+            | ChType::UInt16
+            | ChType::UInt32
+            | ChType::UInt64
+            | ChType::Int8
+            | ChType::Int16
+            | ChType::Int32
+            | ChType::Int64
+            | ChType::Float32
+            | ChType::Float64
+            | ChType::Date
+            | ChType::DateTime(_)
+            | ChType::Enum8(_)
+            | ChType::Enum16(_)
+            | ChType::IPv4
+    )
 }
 
 impl TopKAccumulator {
@@ -459,6 +486,7 @@ impl Accumulator for TopKAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
         let Some(keys) = values.first() else { return Ok(()) };
         if !self.weighted {
+            self.seen_rows |= !keys.is_empty() && numeric_set(&self.item);
             return self.add(keys, None);
         }
         let weights = values.get(1).ok_or_else(|| ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "topKWeighted needs a weight"))?;
@@ -488,6 +516,8 @@ impl Accumulator for TopKAccumulator {
             }
             let a = alphas.value(row);
             let a = a.as_primitive::<UInt64Type>();
+            // A partial state of only NULL rows still carries its alpha map.
+            self.seen_rows |= !a.is_empty();
             if a.len() == other.alpha.len() {
                 other.alpha = a.values().to_vec();
             }
@@ -501,7 +531,11 @@ impl Accumulator for TopKAccumulator {
         let values: Vec<ScalarValue> = self.set.counters.iter().map(|c| c.value.clone()).collect();
         let list = |v: &[ScalarValue], t: &DataType| ScalarValue::List(ScalarValue::new_list_nullable(v, t));
         let u64s = |f: &dyn Fn(&Counter) -> u64| self.set.counters.iter().map(|c| ScalarValue::UInt64(Some(f(c)))).collect::<Vec<_>>();
-        let alphas: Vec<ScalarValue> = self.set.alpha.iter().map(|a| ScalarValue::UInt64(Some(*a))).collect();
+        let alphas: Vec<ScalarValue> = if self.set.counters.is_empty() && !self.seen_rows {
+            Vec::new()
+        } else {
+            self.set.alpha.iter().map(|a| ScalarValue::UInt64(Some(*a))).collect()
+        };
         Ok(vec![list(&values, &item), list(&u64s(&|c| c.count), &DataType::UInt64), list(&u64s(&|c| c.error), &DataType::UInt64), list(&alphas, &DataType::UInt64)])
     }
     fn evaluate(&mut self) -> DfResult<ScalarValue> {
@@ -542,7 +576,8 @@ fn reserved_of(function: &str) -> DfResult<usize> {
 
 /// Writes the accumulator's `state` as ClickHouse's `SpaceSaving::write` does: the best
 /// `reserved` counters (its `partial_sort`) as key, VarUInt count, VarUInt error, then
-/// the alpha map. A state that never saw a row has no alpha map.
+/// the alpha map. A state that never saw a row has no alpha map (one that saw only NULL
+/// rows has, for numeric items).
 pub(crate) fn write_state(out: &mut Vec<u8>, function: &str, item: &ChType, codec: crate::states::ItemCodec, state: &[ScalarValue]) -> DfResult<()> {
     let reserved = reserved_of(function)?;
     let list = |v: &ScalarValue| -> DfResult<ArrayRef> {
@@ -555,8 +590,13 @@ pub(crate) fn write_state(out: &mut Vec<u8>, function: &str, item: &ChType, code
     let [keys, counts, errors, alphas] = state else { return Err(ch_error(ErrorCode::LOGICAL_ERROR, "topK state has four fields")) };
     let (keys, counts, errors, alphas) = (list(keys)?, list(counts)?, list(errors)?, list(alphas)?);
     if keys.is_empty() {
+        // The alpha map of a set that saw only NULL rows (see `TopKAccumulator::seen_rows`).
+        let alphas = alphas.as_primitive::<UInt64Type>();
         crate::states::put_varuint(out, 0);
-        crate::states::put_varuint(out, 0);
+        crate::states::put_varuint(out, alphas.len() as u64);
+        for a in alphas.values() {
+            crate::states::put_varuint(out, *a);
+        }
         return Ok(());
     }
     let keys = if keys.data_type() == &item.to_arrow() { keys } else { cast(&keys, &item.to_arrow())? };

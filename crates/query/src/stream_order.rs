@@ -13,6 +13,12 @@
 //! LIMIT: 34 of 100 for `WHERE x % 3 = 0 LIMIT 2`, not 2). The limit above stops pulling
 //! once it has its rows, so no more blocks are read than before.
 
+//!
+//! [`KeepNestedLimits`]: DataFusion's limit pushdown folds `(... LIMIT 5) LIMIT 3` into
+//! one LIMIT 3, and ClickHouse's `rows_before_limit_at_least` is then lost: it counts the
+//! rows that reached the outer LIMIT, the inner one's 5. The outer LIMIT of such a pair
+//! is left where it is (the inner one is still pushed down as usual).
+
 use std::sync::Arc;
 
 use datafusion::common::config::ConfigOptions;
@@ -120,5 +126,62 @@ impl PhysicalOptimizerRule for FilterBelowLimitKeepsBlocks {
 
     fn schema_check(&self) -> bool {
         true
+    }
+}
+
+/// DataFusion's `PushDownLimit`, except on a LIMIT whose input is another LIMIT seen
+/// through projections and subquery aliases (see the module docs).
+#[derive(Debug)]
+pub(crate) struct KeepNestedLimits(pub(crate) Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>);
+
+impl KeepNestedLimits {
+    /// The session's optimizer rules with `push_down_limit` wrapped.
+    pub(crate) fn rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>> {
+        datafusion::optimizer::Optimizer::new()
+            .rules
+            .into_iter()
+            .map(|rule| {
+                if rule.name() == "push_down_limit" {
+                    Arc::new(KeepNestedLimits(rule)) as Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>
+                } else {
+                    rule
+                }
+            })
+            .collect()
+    }
+}
+
+fn limit_below(plan: &datafusion::logical_expr::LogicalPlan) -> bool {
+    use datafusion::logical_expr::LogicalPlan;
+    match plan {
+        LogicalPlan::Limit(_) => true,
+        // `ORDER BY ... LIMIT n` already folded into the sort.
+        LogicalPlan::Sort(sort) => sort.fetch.is_some(),
+        LogicalPlan::Projection(p) => limit_below(&p.input),
+        LogicalPlan::SubqueryAlias(s) => limit_below(&s.input),
+        _ => false,
+    }
+}
+
+impl datafusion::optimizer::OptimizerRule for KeepNestedLimits {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn apply_order(&self) -> Option<datafusion::optimizer::ApplyOrder> {
+        self.0.apply_order()
+    }
+
+    fn rewrite(
+        &self,
+        plan: datafusion::logical_expr::LogicalPlan,
+        config: &dyn datafusion::optimizer::OptimizerConfig,
+    ) -> Result<Transformed<datafusion::logical_expr::LogicalPlan>> {
+        if let datafusion::logical_expr::LogicalPlan::Limit(limit) = &plan {
+            if limit_below(&limit.input) {
+                return Ok(Transformed::no(plan));
+            }
+        }
+        self.0.rewrite(plan, config)
     }
 }

@@ -42,9 +42,9 @@ pub(crate) enum TotalsSource {
     UnionBranch(usize, Box<TotalsSource>),
 }
 
-/// Takes `WITH TOTALS` out of the outer SELECT, or out of the subquery that is its only
-/// FROM item. `WITH TOTALS` anywhere else (deeper subqueries, UNION branches, joined
-/// subqueries) is refused.
+/// Takes `WITH TOTALS` out of the outer SELECT, or out of the subquery that is its FROM
+/// item or a side of its joins. `WITH TOTALS` anywhere else (deeper subqueries, a second
+/// joined subquery) is refused.
 pub(crate) fn take_totals(query: &mut ast::Query) -> Result<Option<TotalsSource>> {
     let mut source = None;
     match query.body.as_mut() {
@@ -75,23 +75,32 @@ pub(crate) fn take_totals(query: &mut ast::Query) -> Result<Option<TotalsSource>
     if query.visit(&mut NestedTotals).is_break() {
         return Err(Error::new(
             ErrorCode::NOT_IMPLEMENTED,
-            "GROUP BY ... WITH TOTALS is supported only in the outer SELECT (or a branch of its UNION ALL) or in the subquery that is its only FROM item, not in deeper or joined subqueries",
+            "GROUP BY ... WITH TOTALS is supported only in the outer SELECT (or a branch of its UNION ALL) or in a subquery that is its FROM item or one side of its joins, not in deeper subqueries",
         ));
     }
     Ok(source)
 }
 
-/// The totals of one SELECT: its own, or those of its only FROM item's subquery (named
-/// `__granary_totals<n>` when it had no alias).
+/// The totals of one SELECT: its own, or those of the subquery that is its FROM item or
+/// one side of its joins (named `__granary_totals<n>` when it had no alias).
 fn take_select_totals(select: &mut ast::Select, position: usize) -> Option<TotalsSource> {
     if take_own_totals(select) {
         return Some(TotalsSource::Outer);
     }
-    let [ast::TableWithJoins { relation: ast::TableFactor::Derived { subquery, alias, .. }, joins }] = select.from.as_mut_slice() else { return None };
-    let (true, ast::SetExpr::Select(inner)) = (joins.is_empty(), subquery.body.as_mut()) else { return None };
-    if !take_own_totals(inner) {
-        return None;
+    let [ast::TableWithJoins { relation, joins }] = select.from.as_mut_slice() else { return None };
+    let factors = std::iter::once(relation).chain(joins.iter_mut().map(|j| &mut j.relation));
+    let mut found = None;
+    for factor in factors {
+        if let ast::TableFactor::Derived { subquery, alias, .. } = factor {
+            if let ast::SetExpr::Select(inner) = subquery.body.as_mut() {
+                if take_own_totals(inner) {
+                    found = Some(alias);
+                    break;
+                }
+            }
+        }
     }
+    let alias = found?;
     let name = match alias {
         Some(alias) => alias.name.value.clone(),
         None => {
@@ -182,9 +191,53 @@ pub(crate) fn plan_totals_through(plan: &LogicalPlan, alias: &str) -> Result<Opt
             let totals = plan_totals(&subquery.input)?;
             Ok(Some(LogicalPlan::SubqueryAlias(datafusion::logical_expr::SubqueryAlias::try_new(Arc::new(totals), subquery.alias.clone())?)))
         }
+        // A joined subquery's totals: its totals row joined with the other side's
+        // defaults, as ClickHouse joins the totals of one side with a row of defaults
+        // when the other has none.
+        LogicalPlan::Join(join) => {
+            let left_holds = holds_alias(&join.left, alias);
+            if !left_holds && !holds_alias(&join.right, alias) {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "WITH TOTALS in a subquery is not supported below this join"));
+            }
+            let (side, other) = if left_holds { (&join.left, &join.right) } else { (&join.right, &join.left) };
+            let Some(totals) = plan_totals_through(side, alias)? else { return Ok(None) };
+            let left_width = join.left.schema().fields().len();
+            let mut exprs = Vec::with_capacity(join.schema.fields().len());
+            for (i, (qualifier, field)) in join.schema.iter().enumerate() {
+                let on_left = i < left_width;
+                let expr = if on_left == left_holds {
+                    Expr::Column(Column::new(qualifier.cloned(), field.name()))
+                } else {
+                    let j = if on_left { i } else { i - left_width };
+                    let own = other.schema().fields().get(j).cloned().unwrap_or_else(|| Arc::clone(field));
+                    let value = if ChType::from_field(&own).is_nullable() {
+                        ScalarValue::try_from(field.data_type())?
+                    } else {
+                        ScalarValue::new_default(field.data_type())?
+                    };
+                    Expr::Literal(value, Some(FieldMetadata::from(own.metadata().clone())))
+                };
+                exprs.push(expr.alias_qualified(qualifier.cloned(), field.name()));
+            }
+            Ok(Some(LogicalPlan::Projection(Projection::try_new(exprs, Arc::new(totals))?)))
+        }
         LogicalPlan::Aggregate(_) | LogicalPlan::Distinct(_) | LogicalPlan::Window(_) => Ok(None),
         other => Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("WITH TOTALS in a subquery is not supported below a {} of the outer query", other.display()))),
     }
+}
+
+/// Whether `plan` reads the subquery named `alias`.
+fn holds_alias(plan: &LogicalPlan, alias: &str) -> bool {
+    use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+    let mut found = false;
+    let _ = plan.apply(|node| {
+        if matches!(node, LogicalPlan::SubqueryAlias(s) if s.alias.table() == alias) {
+            found = true;
+            return Ok(TreeNodeRecursion::Stop);
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    found
 }
 
 fn has_totals(body: &ast::SetExpr) -> bool {

@@ -479,6 +479,17 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let tuple = std::mem::replace(expr, Expr::value(Value::Null));
             *expr = tuple_as_call(tuple);
         }
+        // A tuple in a lambda's body is ClickHouse's `tuple(...)` too: DataFusion's
+        // struct would name its fields `c0`, `c1` and type them Nullable.
+        Expr::Lambda(lambda) if options.clickhouse_functions => {
+            let _ = visit_expressions_mut(lambda.body.as_mut(), |e: &mut Expr| {
+                if matches!(e, Expr::Tuple(_)) {
+                    let tuple = std::mem::replace(e, Expr::value(Value::Null));
+                    *e = tuple_as_call(tuple);
+                }
+                ControlFlow::<()>::Continue(())
+            });
+        }
         // `INTERVAL n unit` is ClickHouse's `toIntervalUnit(n)`, a value of type
         // `IntervalUnit` that keeps its unit (2 weeks are not 14 days to `toStartOfInterval`).
         Expr::Interval(interval) if options.clickhouse_functions => {

@@ -438,6 +438,53 @@ pub fn time_unit_for_precision(precision: u8) -> TimeUnit {
     }
 }
 
+/// A tuple element's name as ClickHouse writes it in a type (`backQuoteIfNeed`): in
+/// backquotes unless it is a plain identifier (`Tuple(`1` UInt8, `x.y` String)`).
+fn quote_element_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let mut chars = name.chars();
+    let plain = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut quoted = String::with_capacity(name.len() + 2);
+    quoted.push('`');
+    for c in name.chars() {
+        if c == '`' || c == '\\' {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    quoted.push('`');
+    std::borrow::Cow::Owned(quoted)
+}
+
+impl ChType {
+    /// The name `toTypeName` shows (ClickHouse's `getPrettyName`): a tuple with named
+    /// elements puts each on its own line, indented by four spaces per level; inside
+    /// `Nullable` and `LowCardinality` the plain name is kept.
+    pub fn pretty_name(&self) -> String {
+        self.pretty(0)
+    }
+
+    fn pretty(&self, indent: usize) -> String {
+        match self {
+            ChType::Array(inner) => format!("Array({})", inner.pretty(indent)),
+            ChType::Map(k, v) => format!("Map({}, {})", k.pretty(indent), v.pretty(indent)),
+            ChType::Tuple(items) => {
+                let named = items.iter().enumerate().any(|(i, (name, _))| *name != (i + 1).to_string());
+                if !named {
+                    let inner: Vec<String> = items.iter().map(|(_, t)| t.pretty(indent)).collect();
+                    return format!("Tuple({})", inner.join(", "));
+                }
+                let pad = " ".repeat(indent + 4);
+                let inner: Vec<String> = items.iter().map(|(name, t)| format!("{pad}{} {}", quote_element_name(name), t.pretty(indent + 4))).collect();
+                format!("Tuple(\n{})", inner.join(",\n"))
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for ChType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -477,7 +524,7 @@ impl fmt::Display for ChType {
                         f.write_str(", ")?;
                     }
                     if named {
-                        write!(f, "{name} {t}")?;
+                        write!(f, "{} {t}", quote_element_name(name))?;
                     } else {
                         write!(f, "{t}")?;
                     }

@@ -345,6 +345,30 @@ impl<'a> Parser<'a> {
 
     /// A tuple element is `Type` or `name Type`.
     fn tuple_element(&mut self, index: usize) -> Result<(String, ChType)> {
+        self.skip_ws();
+        // A backquoted element name (`Tuple(`1` UInt8, `x.y` String)`), with backslash escapes.
+        if self.text[self.pos..].starts_with('`') {
+            let mut name = String::new();
+            let mut chars = self.text[self.pos + 1..].char_indices();
+            let mut end = None;
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, escaped)) = chars.next() {
+                            name.push(escaped);
+                        }
+                    }
+                    '`' => {
+                        end = Some(i);
+                        break;
+                    }
+                    other => name.push(other),
+                }
+            }
+            let Some(end) = end else { return Err(self.error("expected a closing backquote")) };
+            self.pos += end + 2;
+            return Ok((name, self.parse()?));
+        }
         let start = self.pos;
         let first = self.ident()?.to_string();
         self.skip_ws();

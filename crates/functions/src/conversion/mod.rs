@@ -304,7 +304,7 @@ fn to_type_name() -> ScalarUDF {
         Arity::exact(1),
         |_| Ok(ChType::String),
         |ctx| {
-            let name = crate::func::ch_type_of_field(&ctx.fields[0]).to_string();
+            let name = crate::func::ch_type_of_field(&ctx.fields[0]).pretty_name();
             Ok(Arc::new(StringArray::from_iter_values(std::iter::repeat_n(name, ctx.len))))
         },
     )
