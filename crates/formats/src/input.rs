@@ -13,6 +13,7 @@
 //! emitted in chunk order (row numbers in errors are then chunk offset + row).
 
 pub mod ipc;
+pub(crate) mod classify;
 pub(crate) mod conform;
 pub mod custom;
 pub mod delimited;

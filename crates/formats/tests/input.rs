@@ -297,3 +297,53 @@ fn parallel_parsing_reports_the_row_of_the_whole_input() {
     let batches = parse_with("TSV", &schema, &[data.as_bytes()], &lenient).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 9_999);
 }
+
+#[test]
+fn parallel_csv_and_tsv_with_awkward_rows() {
+    let schema = schema(&[("id", "UInt64"), ("s", "String"), ("n", "Nullable(Int32)")]);
+    let mut csv = String::new();
+    let mut tsv = String::new();
+    for i in 0..30_000u64 {
+        // Doubled quotes, quoted line feeds and delimiters, CRLF, blank lines, quotes
+        // inside unquoted text, spaces around fields, `\N`, empty fields.
+        let s = match i % 6 {
+            0 => format!("\"a \"\"quote\"\" {i}\""),
+            1 => format!("\"multi\r\nline,\n{i}\""),
+            2 => format!("un\"quoted{i}"),
+            3 => format!("  \"spaced\"  "),
+            4 => String::new(),
+            _ => format!("plain{i}"),
+        };
+        let n = match i % 4 {
+            0 => "\\N".to_string(),
+            1 => String::new(),
+            _ => format!("-{i}"),
+        };
+        csv.push_str(&format!("{i},{s},{n}{}", if i % 3 == 0 { "\r\n" } else { "\n" }));
+        if i % 11 == 0 {
+            csv.push_str(if i % 2 == 0 { "\n" } else { "\r\n" });
+        }
+        tsv.push_str(&format!("{i}\tt\\\\{i}\\\nx\\t\t{}\n", if i % 4 == 0 { "\\N" } else { "7" }));
+        if i % 13 == 0 {
+            tsv.push('\n');
+        }
+    }
+    for (format, data) in [("CSV", &csv), ("TSV", &tsv)] {
+        let sequential = as_tsv(&schema, &parse_with(format, &schema, &[data.as_bytes()], &parallel_settings(1, 1 << 20)).unwrap());
+        assert_eq!(sequential.lines().count(), 30_000, "{format}");
+        for (threads, chunk, piece) in [(2, 1000, 777), (3, 5000, 100_000), (2, 64, 1)] {
+            let settings = parallel_settings(threads, chunk);
+            let pieces: Vec<&[u8]> = data.as_bytes().chunks(piece).collect();
+            let pushed = parse_with(format, &schema, &pieces, &settings).unwrap();
+            assert_eq!(as_tsv(&schema, &pushed), sequential, "{format} in pieces of {piece}, {threads} threads, chunks of {chunk}");
+        }
+    }
+    // A bad row is named by its number in the whole input (blank lines are not rows).
+    let mut bad = csv.clone();
+    let at = bad.find("\n24000,").unwrap();
+    bad.insert_str(at + 1, "x");
+    for threads in [1, 2, 4] {
+        let e = parse_with("CSV", &schema, &[bad.as_bytes()], &parallel_settings(threads, 4096)).unwrap_err();
+        assert!(e.message().contains("(at row 24001"), "{threads} threads: {}", e.message());
+    }
+}

@@ -17,6 +17,7 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::escape::{shorten, unescape_tsv};
 use granary_types::ChType;
 
+use super::classify::Stops;
 use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
@@ -28,14 +29,29 @@ pub enum Dialect {
     Csv,
 }
 
-/// The CSV scanner's state inside a row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum CsvState {
-    FieldStart,
-    Unquoted,
-    Quoted(u8),
-    /// A quote was seen inside a quoted field: either a doubled quote or the end.
-    QuoteSeen(u8),
+/// Where the CSV scanner stands inside a row it has not finished (offsets from the
+/// row's start, so they survive the row being moved to the start of a new buffer).
+#[derive(Debug, Clone, Copy, Default)]
+struct CsvRowScan {
+    /// Bytes of the row already scanned.
+    pos: usize,
+    /// Where the current field starts (leading blanks included).
+    field_start: usize,
+    /// Inside a quoted field opened by this quote.
+    quote: Option<u8>,
+    /// Where the current quoted field's text starts.
+    content_start: usize,
+    /// The current quoted field has doubled quotes.
+    doubled: bool,
+    /// The current field's closing quote: its position and the quote.
+    closed: Option<(usize, u8)>,
+    /// Text after a closing quote: the row is split again by `split_csv`, which
+    /// reports it (or, for a bad row that can be skipped, drops it).
+    irregular: bool,
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
 }
 
 #[derive(Clone)]
@@ -54,13 +70,31 @@ struct DelimitedRows {
     mapping: Vec<Option<usize>>,
     /// Target columns absent from the input (filled with defaults).
     missing: Vec<usize>,
+    /// Target columns of arrays, tuples and maps.
+    composite: Vec<bool>,
     /// Bytes of the current row already scanned (resumed on the next push).
     resume: usize,
-    csv_state: CsvState,
+    csv_row: CsvRowScan,
+    /// CSV: the delimiter, line feed and quotes, the bytes the row scanner stops at
+    /// outside quoted fields.
+    csv_stops: Stops,
+    /// CSV: line feed and quotes, the bytes that decide where rows end.
+    csv_row_stops: Stops,
+    /// CSV: the ends of fields quoted with `"` and with `'`.
+    double_quote: Stops,
+    single_quote: Stops,
+    /// TSV: tab, line feed and (unless raw) backslash.
+    tsv_stops: Stops,
+    /// TSV: where the current field starts (from the row's start) and whether it has a
+    /// backslash, in a row not finished yet.
+    tsv_field: (usize, bool),
     /// Decoded field bytes (escapes, doubled quotes).
     scratch: Vec<u8>,
     /// Field boundaries of the current row (reused between rows).
     fields: Vec<Field>,
+    /// `fields` are those of the row of this length that `scan` just returned (CSV
+    /// rows are split while they are scanned).
+    fields_of_row: Option<usize>,
 }
 
 /// One field of a row: where its text is, and whether it needs decoding.
@@ -70,6 +104,8 @@ struct Field {
     end: usize,
     /// CSV: the field was quoted (its quotes excluded from start..end).
     quoted: Option<u8>,
+    /// The text has escapes to decode: CSV, doubled quotes; TSV, backslashes.
+    escaped: bool,
 }
 
 impl DelimitedRows {
@@ -109,34 +145,58 @@ impl DelimitedRows {
         }
     }
 
+    /// Finds the end of the TSV row starting at `from`, splitting it into `fields` at
+    /// tabs on the way (only tabs, line feeds and backslashes are looked at). A
+    /// backslash escapes the next byte for finding the row's end (an escaped line feed
+    /// is part of the field); every tab separates fields, as `split_tsv` splits.
     fn scan_tsv(&mut self, data: &[u8], from: usize, eof: bool) -> Scan {
+        if self.resume == 0 {
+            self.fields.clear();
+            self.tsv_field = (0, false);
+        }
+        self.fields_of_row = None;
+        let (mut field_start, mut escaped) = self.tsv_field;
         let mut i = from + self.resume;
-        loop {
-            let Some(offset) = memchr::memchr2(b'\n', b'\\', &data[i..]) else {
-                i = data.len();
-                break;
-            };
-            let at = i + offset;
-            if data[at] == b'\n' {
-                self.resume = 0;
-                return Scan::Row { start: from, end: at, next: at + 1 };
-            }
-            if self.dialect == Dialect::TsvRaw {
-                i = at + 1;
-            } else if at + 1 >= data.len() {
-                // The escaped byte has not arrived yet: resume at the backslash.
-                i = at;
-                break;
-            } else {
-                // An escaped byte, an escaped line feed included, is part of the field.
-                i = at + 2;
+        while let Some(p) = self.tsv_stops.find(data, i) {
+            i = p + 1;
+            match data[p] {
+                b'\t' => {
+                    self.fields.push(Field { start: field_start, end: p - from, quoted: None, escaped });
+                    field_start = p + 1 - from;
+                    escaped = false;
+                }
+                b'\n' => {
+                    self.fields.push(Field { start: field_start, end: p - from, quoted: None, escaped });
+                    self.resume = 0;
+                    self.fields_of_row = Some(p - from);
+                    return Scan::Row { start: from, end: p, next: p + 1 };
+                }
+                _ => {
+                    escaped = true;
+                    match data.get(p + 1) {
+                        None if !eof => {
+                            // The escaped byte has not arrived yet: resume at the backslash.
+                            self.resume = p - from;
+                            self.tsv_field = (field_start, escaped);
+                            return Scan::NeedMore { start: from };
+                        }
+                        None | Some(b'\t') => {}
+                        Some(_) => i = p + 2,
+                    }
+                }
             }
         }
         if eof {
             self.resume = 0;
-            return if from < data.len() { Scan::Row { start: from, end: data.len(), next: data.len() } } else { Scan::Skip { next: data.len() } };
+            if from >= data.len() {
+                return Scan::Skip { next: data.len() };
+            }
+            self.fields.push(Field { start: field_start, end: data.len() - from, quoted: None, escaped });
+            self.fields_of_row = Some(data.len() - from);
+            return Scan::Row { start: from, end: data.len(), next: data.len() };
         }
-        self.resume = i - from;
+        self.resume = data.len() - from;
+        self.tsv_field = (field_start, escaped);
         Scan::NeedMore { start: from }
     }
 
@@ -144,65 +204,214 @@ impl DelimitedRows {
         (b == b'"' && self.allow_double_quotes) || (b == b'\'' && self.allow_single_quotes)
     }
 
+    /// Finds the end of the CSV row starting at `from`, splitting it into `fields` on
+    /// the way. Only delimiters, quotes and line feeds are looked at (inside a quoted
+    /// field, only its quote); a quote opens a quoted field only at the start of a field
+    /// (after blanks).
     fn scan_csv(&mut self, data: &[u8], from: usize, eof: bool) -> Scan {
-        let mut i = from + self.resume;
-        let mut state = if self.resume == 0 { CsvState::FieldStart } else { self.csv_state };
-        while i < data.len() {
-            let b = data[i];
-            match state {
-                CsvState::Quoted(q) => match memchr::memchr(q, &data[i..]) {
-                    Some(offset) => {
-                        i += offset + 1;
-                        state = CsvState::QuoteSeen(q);
-                        continue;
+        let mut st = if self.resume == 0 {
+            self.fields.clear();
+            CsvRowScan::default()
+        } else {
+            self.csv_row
+        };
+        self.fields_of_row = None;
+        let mut i = from + st.pos;
+        loop {
+            if let Some(q) = st.quote {
+                let quotes = if q == b'"' { &self.double_quote } else { &self.single_quote };
+                let Some(p) = quotes.find(data, i) else { break };
+                match data.get(p + 1) {
+                    Some(&next) if next == q => {
+                        st.doubled = true;
+                        i = p + 2;
                     }
-                    None => break,
-                },
-                CsvState::QuoteSeen(q) if b == q => {
-                    state = CsvState::Quoted(q);
-                    i += 1;
-                    continue;
+                    None if !eof => {
+                        // A doubled quote or the end of the field: known with the next byte.
+                        st.pos = p - from;
+                        return self.csv_need_more(from, st);
+                    }
+                    _ => {
+                        st.quote = None;
+                        st.closed = Some((p - from, q));
+                        i = p + 1;
+                    }
                 }
-                _ => {}
+                continue;
             }
+            let Some(p) = self.csv_stops.find(data, i) else { break };
+            i = p + 1;
+            let b = data[p];
             if b == b'\n' {
-                let end = if i > from && data[i - 1] == b'\r' && !matches!(state, CsvState::Quoted(_)) { i - 1 } else { i };
-                self.resume = 0;
-                return Scan::Row { start: from, end, next: i + 1 };
+                let end = if p > from && data[p - 1] == b'\r' { p - 1 } else { p };
+                return self.end_csv_row(data, from, end, p + 1, st);
             }
-            state = if b == self.delimiter {
-                CsvState::FieldStart
-            } else if state == CsvState::FieldStart && self.is_quote(b) {
-                CsvState::Quoted(b)
-            } else if state == CsvState::FieldStart && (b == b' ' || b == b'\t') {
-                CsvState::FieldStart
-            } else {
-                CsvState::Unquoted
-            };
-            i += 1;
+            if b == self.delimiter {
+                self.end_csv_field(&data[from..], p - from, &mut st);
+            } else if st.closed.is_none() && data[from + st.field_start..p].iter().all(|c| is_blank(*c)) {
+                st.quote = Some(b);
+                st.content_start = p + 1 - from;
+                st.doubled = false;
+            }
         }
-        if eof && !matches!(state, CsvState::Quoted(_)) {
-            self.resume = 0;
+        if eof && st.quote.is_none() {
             if from >= data.len() {
+                self.resume = 0;
                 return Scan::Skip { next: data.len() };
             }
             let end = if data.ends_with(b"\r") { data.len() - 1 } else { data.len() };
-            return Scan::Row { start: from, end, next: data.len() };
+            return self.end_csv_row(data, from, end, data.len(), st);
         }
-        self.resume = data.len() - from;
-        self.csv_state = state;
+        st.pos = data.len() - from;
+        self.csv_need_more(from, st)
+    }
+
+    fn csv_need_more(&mut self, from: usize, st: CsvRowScan) -> Scan {
+        self.resume = st.pos;
+        self.csv_row = st;
         Scan::NeedMore { start: from }
+    }
+
+    /// The current field ends at `end` (relative to the row's start).
+    fn end_csv_field(&mut self, row: &[u8], end: usize, st: &mut CsvRowScan) {
+        match st.closed.take() {
+            Some((close, q)) => {
+                if !row[close + 1..end].iter().all(|c| is_blank(*c)) {
+                    st.irregular = true;
+                }
+                self.fields.push(Field { start: st.content_start, end: close, quoted: Some(q), escaped: st.doubled });
+            }
+            None => {
+                let mut start = st.field_start;
+                while start < end && is_blank(row[start]) {
+                    start += 1;
+                }
+                let mut stop = end;
+                while stop > start && is_blank(row[stop - 1]) {
+                    stop -= 1;
+                }
+                self.fields.push(Field { start, end: stop, quoted: None, escaped: false });
+            }
+        }
+        st.field_start = end + 1;
+        st.doubled = false;
+    }
+
+    fn end_csv_row(&mut self, data: &[u8], from: usize, end: usize, next: usize, mut st: CsvRowScan) -> Scan {
+        let row = &data[from..end];
+        self.end_csv_field(row, row.len(), &mut st);
+        self.resume = 0;
+        self.fields_of_row = if st.irregular { None } else { Some(row.len()) };
+        Scan::Row { start: from, end, next }
+    }
+
+    /// How far whole CSV rows go from `from` (see [`RowFormat::whole_rows`]): only quotes
+    /// and line feeds are looked at; whether a quote starts a field is seen from the
+    /// bytes before it (blanks back to a delimiter or the row's start).
+    fn whole_csv_rows(&self, data: &[u8], from: usize, min_bytes: usize) -> (usize, u64) {
+        let mut rows = 0;
+        let mut row_start = from;
+        let mut quote: Option<u8> = None;
+        let mut i = from;
+        loop {
+            if let Some(q) = quote {
+                let quotes = if q == b'"' { &self.double_quote } else { &self.single_quote };
+                let Some(p) = quotes.find(data, i) else { break };
+                match data.get(p + 1) {
+                    Some(&next) if next == q => i = p + 2,
+                    // Unknown yet whether the field ends: this row is not whole.
+                    None => break,
+                    _ => {
+                        quote = None;
+                        i = p + 1;
+                    }
+                }
+                continue;
+            }
+            let Some(p) = self.csv_row_stops.find(data, i) else { break };
+            i = p + 1;
+            let b = data[p];
+            if b == b'\n' {
+                if self.counts_as_row(data, row_start, p) {
+                    rows += 1;
+                }
+                row_start = p + 1;
+                if row_start - from >= min_bytes {
+                    break;
+                }
+                continue;
+            }
+            if b == self.delimiter {
+                // A delimiter that is also a quote character delimits.
+                continue;
+            }
+            let mut k = p;
+            let opens = loop {
+                if k == row_start {
+                    break true;
+                }
+                let c = data[k - 1];
+                if c == self.delimiter {
+                    break true;
+                }
+                if !is_blank(c) {
+                    break false;
+                }
+                k -= 1;
+            };
+            if opens {
+                quote = Some(b);
+            }
+        }
+        (row_start, rows)
+    }
+
+    /// Whether the line `data[start..lf]` is a row for `scan` (empty lines are not,
+    /// unless the input has one column).
+    fn counts_as_row(&self, data: &[u8], start: usize, lf: usize) -> bool {
+        let empty = lf == start || (self.dialect == Dialect::Csv && lf == start + 1 && data[start] == b'\r');
+        !empty || self.mapping.len() == 1
+    }
+
+    /// How far whole TSV rows go from `from` (see [`RowFormat::whole_rows`]).
+    fn whole_tsv_rows(&self, data: &[u8], from: usize, min_bytes: usize) -> (usize, u64) {
+        let mut rows = 0;
+        let mut row_start = from;
+        let mut i = from;
+        loop {
+            let found = if self.dialect == Dialect::TsvRaw { memchr::memchr(b'\n', &data[i..]) } else { memchr::memchr2(b'\n', b'\\', &data[i..]) };
+            let Some(offset) = found else { break };
+            let at = i + offset;
+            if data[at] == b'\n' {
+                if self.counts_as_row(data, row_start, at) {
+                    rows += 1;
+                }
+                row_start = at + 1;
+                i = at + 1;
+                if row_start - from >= min_bytes {
+                    break;
+                }
+            } else if at + 1 >= data.len() {
+                break;
+            } else {
+                // An escaped byte, an escaped line feed included, is part of the field.
+                i = at + 2;
+            }
+        }
+        (row_start, rows)
     }
 
     /// Splits a TSV row at tabs.
     fn split_tsv(&mut self, row: &[u8]) {
         self.fields.clear();
         let mut start = 0;
+        let escapes = self.dialect == Dialect::Tsv;
+        let escaped = |text: &[u8]| escapes && memchr::memchr(b'\\', text).is_some();
         for at in memchr::memchr_iter(b'\t', row) {
-            self.fields.push(Field { start, end: at, quoted: None });
+            self.fields.push(Field { start, end: at, quoted: None, escaped: escaped(&row[start..at]) });
             start = at + 1;
         }
-        self.fields.push(Field { start, end: row.len(), quoted: None });
+        self.fields.push(Field { start, end: row.len(), quoted: None, escaped: escaped(&row[start..]) });
     }
 
     /// Splits a CSV row at delimiters outside quotes.
@@ -218,9 +427,13 @@ impl DelimitedRows {
                 let q = row[i];
                 let start = i + 1;
                 let mut j = start;
+                let mut doubled = false;
                 loop {
                     match memchr::memchr(q, &row[j..]) {
-                        Some(offset) if row.get(j + offset + 1) == Some(&q) => j += offset + 2,
+                        Some(offset) if row.get(j + offset + 1) == Some(&q) => {
+                            doubled = true;
+                            j += offset + 2;
+                        }
                         Some(offset) => {
                             j += offset;
                             break;
@@ -233,7 +446,7 @@ impl DelimitedRows {
                         }
                     }
                 }
-                self.fields.push(Field { start, end: j, quoted: Some(q) });
+                self.fields.push(Field { start, end: j, quoted: Some(q), escaped: doubled });
                 i = j + 1;
                 while i < row.len() && (row[i] == b' ' || row[i] == b'\t') && row[i] != self.delimiter {
                     i += 1;
@@ -255,7 +468,7 @@ impl DelimitedRows {
                 while trimmed_end > start && (row[trimmed_end - 1] == b' ' || row[trimmed_end - 1] == b'\t') {
                     trimmed_end -= 1;
                 }
-                self.fields.push(Field { start, end: trimmed_end, quoted: None });
+                self.fields.push(Field { start, end: trimmed_end, quoted: None, escaped: false });
                 if end == row.len() {
                     return Ok(());
                 }
@@ -278,12 +491,12 @@ impl DelimitedRows {
     fn decode<'a>(&self, row: &'a [u8], field: Field, scratch: &'a mut Vec<u8>) -> Cow<'a, [u8]> {
         let text = &row[field.start..field.end];
         match (self.dialect, field.quoted) {
-            (Dialect::Tsv, _) if memchr::memchr(b'\\', text).is_some() => {
+            (Dialect::Tsv, _) if field.escaped => {
                 scratch.clear();
                 unescape_tsv(text, scratch);
                 Cow::Borrowed(scratch.as_slice())
             }
-            (Dialect::Csv, Some(q)) if memchr::memchr(q, text).is_some() => {
+            (Dialect::Csv, Some(q)) if field.escaped => {
                 scratch.clear();
                 let mut start = 0;
                 let mut i = 0;
@@ -369,11 +582,23 @@ impl RowFormat for DelimitedRows {
         self.header_lines > 0
     }
 
+    fn whole_rows(&mut self, data: &[u8], from: usize, min_bytes: usize) -> Option<(usize, u64)> {
+        // Rows are scanned again by the parallel parsers, from their starts.
+        self.resume = 0;
+        Some(match self.dialect {
+            Dialect::Csv => self.whole_csv_rows(data, from, min_bytes),
+            _ => self.whole_tsv_rows(data, from, min_bytes),
+        })
+    }
+
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
         if self.header_lines > 0 {
             return self.read_header(row);
         }
-        self.split(row).map_err(|e| block.row_error(e))?;
+        if self.fields_of_row != Some(row.len()) {
+            self.split(row).map_err(|e| block.row_error(e))?;
+        }
+        self.fields_of_row = None;
         let expected = self.mapping.len();
         if self.fields.len() != expected {
             let (what, rest) = if self.fields.len() < expected {
@@ -402,7 +627,7 @@ impl RowFormat for DelimitedRows {
                 // input_format_csv_empty_as_default: the default of a Nullable column is NULL.
                 block.builders[column].append_null()
             } else if self.dialect == Dialect::TsvRaw
-                || (self.dialect == Dialect::Tsv && matches!(block.builders[column].ch_type().base(), ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..)))
+                || (self.dialect == Dialect::Tsv && self.composite[column])
             {
                 // Arrays, tuples and maps are read from the escaped text directly: their
                 // quoted elements keep their own backslash escapes (`['b\'c']`).
@@ -436,9 +661,18 @@ impl DelimitedInput {
     pub fn new(schema: SchemaRef, dialect: Dialect, header_lines: usize, settings: &FormatSettings) -> Result<Self> {
         let columns = schema.fields().len();
         let names = schema.fields().iter().enumerate().map(|(i, f)| (f.name().clone(), i)).collect();
+        let delimiter = if dialect == Dialect::Csv { settings.text.csv_delimiter } else { b'\t' };
+        // The delimiter first: `csv_row_stops` are the others.
+        let mut stops = vec![delimiter, b'\n'];
+        if settings.csv_allow_double_quotes {
+            stops.push(b'"');
+        }
+        if settings.csv_allow_single_quotes {
+            stops.push(b'\'');
+        }
         let rows = DelimitedRows {
             dialect,
-            delimiter: if dialect == Dialect::Csv { settings.text.csv_delimiter } else { b'\t' },
+            delimiter,
             allow_double_quotes: settings.csv_allow_double_quotes,
             allow_single_quotes: settings.csv_allow_single_quotes,
             header_lines,
@@ -448,10 +682,18 @@ impl DelimitedInput {
             names,
             mapping: (0..columns).map(Some).collect(),
             missing: Vec::new(),
+            composite: schema.fields().iter().map(|f| matches!(ChType::from_field(f).base(), ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..))).collect(),
             resume: 0,
-            csv_state: CsvState::FieldStart,
+            csv_row: CsvRowScan::default(),
+            csv_stops: Stops::new(&stops),
+            csv_row_stops: Stops::new(&stops[1..]),
+            double_quote: Stops::new(b"\""),
+            single_quote: Stops::new(b"'"),
+            tsv_stops: Stops::new(if dialect == Dialect::Tsv { b"\t\n\\" } else { b"\t\n" }),
+            tsv_field: (0, false),
             scratch: Vec::new(),
             fields: Vec::with_capacity(columns),
+            fields_of_row: None,
         };
         Ok(DelimitedInput { streamer: Streamer::new(rows, Block::new(schema, settings)?, Parallelism::from_settings(settings)) })
     }
@@ -464,5 +706,341 @@ impl InputFormat for DelimitedInput {
 
     fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
         self.streamer.finish(out)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::datatypes::{DataType, Field as ArrowField, Schema};
+
+    use super::*;
+
+    /// The CSV row scanner before rows were split while scanned (one byte at a time),
+    /// kept as the reference for where rows end.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum OldState {
+        FieldStart,
+        Unquoted,
+        Quoted(u8),
+        QuoteSeen(u8),
+    }
+
+    struct OldScanner {
+        delimiter: u8,
+        double: bool,
+        single: bool,
+        resume: usize,
+        state: OldState,
+    }
+
+    impl OldScanner {
+        fn is_quote(&self, b: u8) -> bool {
+            (b == b'"' && self.double) || (b == b'\'' && self.single)
+        }
+
+        fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Scan {
+            let mut i = from + self.resume;
+            let mut state = if self.resume == 0 { OldState::FieldStart } else { self.state };
+            while i < data.len() {
+                let b = data[i];
+                match state {
+                    OldState::Quoted(q) => match memchr::memchr(q, &data[i..]) {
+                        Some(offset) => {
+                            i += offset + 1;
+                            state = OldState::QuoteSeen(q);
+                            continue;
+                        }
+                        None => break,
+                    },
+                    OldState::QuoteSeen(q) if b == q => {
+                        state = OldState::Quoted(q);
+                        i += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+                if b == b'\n' {
+                    let end = if i > from && data[i - 1] == b'\r' && !matches!(state, OldState::Quoted(_)) { i - 1 } else { i };
+                    self.resume = 0;
+                    return Scan::Row { start: from, end, next: i + 1 };
+                }
+                state = if b == self.delimiter {
+                    OldState::FieldStart
+                } else if state == OldState::FieldStart && self.is_quote(b) {
+                    OldState::Quoted(b)
+                } else if state == OldState::FieldStart && (b == b' ' || b == b'\t') {
+                    OldState::FieldStart
+                } else {
+                    OldState::Unquoted
+                };
+                i += 1;
+            }
+            if eof && !matches!(state, OldState::Quoted(_)) {
+                self.resume = 0;
+                if from >= data.len() {
+                    return Scan::Skip { next: data.len() };
+                }
+                let end = if data.ends_with(b"\r") { data.len() - 1 } else { data.len() };
+                return Scan::Row { start: from, end, next: data.len() };
+            }
+            self.resume = data.len() - from;
+            self.state = state;
+            Scan::NeedMore { start: from }
+        }
+    }
+
+    fn rows(columns: usize, delimiter: u8, single: bool, dialect: Dialect) -> DelimitedRows {
+        let schema = Arc::new(Schema::new((0..columns).map(|i| ArrowField::new(format!("c{i}"), DataType::Utf8, false)).collect::<Vec<_>>()));
+        let mut settings = FormatSettings::from_settings(&granary_common::Settings::new(), chrono_tz::Tz::UTC);
+        settings.text.csv_delimiter = delimiter;
+        settings.csv_allow_single_quotes = single;
+        DelimitedInput::new(schema, dialect, 0, &settings).unwrap().streamer.format
+    }
+
+    /// What a row scan found: the row's bytes and its fields (or the split error).
+    type Found = (Vec<u8>, std::result::Result<Vec<(usize, usize, Option<u8>, bool)>, String>);
+
+    fn fields_of(r: &DelimitedRows) -> Vec<(usize, usize, Option<u8>, bool)> {
+        r.fields.iter().map(|f| (f.start, f.end, f.quoted, f.escaped)).collect()
+    }
+
+    /// Rows of `data` scanned by the new scanner, pushed in `pieces` as the streamer
+    /// does (the unfinished row carried over), with the fields it split on the way.
+    fn scan_new(r: &mut DelimitedRows, data: &[u8], cuts: &[usize]) -> (Vec<Found>, bool) {
+        let mut found = Vec::new();
+        let mut buffer: Vec<u8> = Vec::new();
+        let mut bounds: Vec<usize> = cuts.to_vec();
+        bounds.push(data.len());
+        let mut taken = 0;
+        for (k, &cut) in bounds.iter().enumerate() {
+            buffer.extend_from_slice(&data[taken..cut]);
+            taken = cut;
+            let eof = k + 1 == bounds.len();
+            let mut pos = 0;
+            loop {
+                match r.scan(&buffer, pos, eof).unwrap() {
+                    Scan::Row { start, end, next } => {
+                        let row = &buffer[start..end];
+                        let fields = if r.fields_of_row == Some(row.len()) {
+                            // The fast path gives what the old splitter gives.
+                            let fast = fields_of(r);
+                            r.split(row).unwrap_or_else(|e| panic!("fast path on a row split_csv rejects: {row:?}: {e}"));
+                            assert_eq!(fast, fields_of(r), "fields of {row:?}");
+                            Ok(fast)
+                        } else {
+                            r.split(row).map(|_| fields_of(r)).map_err(|e| e.to_string())
+                        };
+                        found.push((row.to_vec(), fields));
+                        pos = next;
+                    }
+                    Scan::Skip { next } => {
+                        pos = next;
+                        if pos >= buffer.len() {
+                            break;
+                        }
+                    }
+                    Scan::NeedMore { start } => {
+                        pos = start;
+                        break;
+                    }
+                }
+            }
+            buffer.drain(..pos);
+        }
+        let complete = buffer.is_empty();
+        (found, complete)
+    }
+
+    /// The TSV row scanner before rows were split while scanned, the reference.
+    fn old_scan_tsv(raw: bool, data: &[u8], from: usize) -> Scan {
+        let mut i = from;
+        loop {
+            let Some(offset) = memchr::memchr2(b'\n', b'\\', &data[i..]) else {
+                break;
+            };
+            let at = i + offset;
+            if data[at] == b'\n' {
+                return Scan::Row { start: from, end: at, next: at + 1 };
+            }
+            if raw {
+                i = at + 1;
+            } else if at + 1 >= data.len() {
+                break;
+            } else {
+                i = at + 2;
+            }
+        }
+        if from < data.len() {
+            Scan::Row { start: from, end: data.len(), next: data.len() }
+        } else {
+            Scan::Skip { next: data.len() }
+        }
+    }
+
+    /// The same rows found by the old scanner and split by `split_csv` or `split_tsv`.
+    fn scan_old(r: &mut DelimitedRows, data: &[u8]) -> (Vec<Found>, bool) {
+        let mut old = OldScanner { delimiter: r.delimiter, double: r.allow_double_quotes, single: r.allow_single_quotes, resume: 0, state: OldState::FieldStart };
+        let mut found = Vec::new();
+        let mut pos = 0;
+        loop {
+            let scan = if r.dialect == Dialect::Csv { old.scan(data, pos, true) } else { old_scan_tsv(r.dialect == Dialect::TsvRaw, data, pos) };
+            match scan {
+                Scan::Row { start, end, next } => {
+                    let row = &data[start..end];
+                    pos = next;
+                    if start == end && r.mapping.len() != 1 {
+                        continue;
+                    }
+                    let fields = r.split(row).map(|_| fields_of(r)).map_err(|e| e.to_string());
+                    found.push((row.to_vec(), fields));
+                }
+                Scan::Skip { .. } => return (found, true),
+                Scan::NeedMore { start } => return (found, start >= data.len()),
+            }
+        }
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((self.0 >> 33) % n as u64) as usize
+        }
+    }
+
+    fn random_text(rng: &mut Lcg, alphabet: &[&str], len: usize) -> Vec<u8> {
+        let mut data = Vec::new();
+        for _ in 0..len {
+            data.extend_from_slice(alphabet[rng.next(alphabet.len())].as_bytes());
+        }
+        data
+    }
+
+    const ALPHABET: &[&str] = &["a", "bc", ",", ",", "\"", "\"\"", "'", " ", "\t", "\r", "\n", "\r\n", "\\N", "x y", ";"];
+
+    #[test]
+    fn csv_scanner_finds_the_rows_and_fields_of_the_old_scanner() {
+        let mut rng = Lcg(7);
+        for case in 0..3000 {
+            let len = 1 + rng.next(if case % 10 == 0 { 200 } else { 30 });
+            let data = random_text(&mut rng, ALPHABET, len);
+            let (delimiter, single) = [(b',', false), (b',', true), (b';', false), (b' ', false), (b'\t', true)][case % 5];
+            let columns = if case % 7 == 0 { 1 } else { 3 };
+            let mut reference_rows = rows(columns, delimiter, single, Dialect::Csv);
+            let expected = scan_old(&mut reference_rows, &data);
+            // A scanner is not used again after input that ends inside a row.
+            let fresh = || rows(columns, delimiter, single, Dialect::Csv);
+            assert_eq!(scan_new(&mut fresh(), &data, &[]), expected, "case {case}: {:?}", String::from_utf8_lossy(&data));
+            // The same rows when the data comes in two pushes, or byte by byte.
+            let at = rng.next(data.len() + 1);
+            assert_eq!(scan_new(&mut fresh(), &data, &[at]), expected, "case {case} split at {at}: {:?}", String::from_utf8_lossy(&data));
+            if case % 10 == 0 {
+                let every: Vec<usize> = (1..data.len()).collect();
+                assert_eq!(scan_new(&mut fresh(), &data, &every), expected, "case {case} byte by byte: {:?}", String::from_utf8_lossy(&data));
+            }
+        }
+    }
+
+    #[test]
+    fn csv_fields_of_typical_rows() {
+        let mut r = rows(4, b',', false, Dialect::Csv);
+        let data = b"1, \"a,\"\"b\"\" \" ,\\N,\r\n\"x\ny\",,\"\",  z  \n\"tail\",2,\"\"\"\",";
+        let (found, complete) = scan_new(&mut r, data, &[]);
+        assert!(complete);
+        let fields: Vec<_> = found.iter().map(|(_, f)| f.clone().unwrap()).collect();
+        assert_eq!(fields[0], vec![(0, 1, None, false), (4, 12, Some(b'"'), true), (15, 17, None, false), (18, 18, None, false)]);
+        assert_eq!(fields[1], vec![(1, 4, Some(b'"'), false), (6, 6, None, false), (8, 8, Some(b'"'), false), (12, 13, None, false)]);
+        assert_eq!(fields[2], vec![(1, 5, Some(b'"'), false), (7, 8, None, false), (10, 12, Some(b'"'), true), (14, 14, None, false)]);
+        // A quoted field crossing a push, its doubled quote cut in the middle.
+        for at in 0..data.len() {
+            assert_eq!(scan_new(&mut rows(4, b',', false, Dialect::Csv), data, &[at]), (found.clone(), true), "split at {at}");
+        }
+    }
+
+    #[test]
+    fn tsv_scanner_finds_the_rows_and_fields_of_the_old_scanner() {
+        let mut rng = Lcg(5);
+        let alphabet = ["a", "bc", "\t", "\t", "\\", "\\\\", "\\\t", "\\\n", "\n", "\n\n", "\\N", "\r", "x"];
+        for case in 0..3000 {
+            let len = 1 + rng.next(if case % 10 == 0 { 200 } else { 30 });
+            let data = random_text(&mut rng, &alphabet, len);
+            let dialect = if case % 3 == 0 { Dialect::TsvRaw } else { Dialect::Tsv };
+            let columns = if case % 7 == 0 { 1 } else { 3 };
+            let expected = scan_old(&mut rows(columns, b'\t', false, dialect), &data);
+            let fresh = || rows(columns, b'\t', false, dialect);
+            assert_eq!(scan_new(&mut fresh(), &data, &[]), expected, "case {case}: {:?}", String::from_utf8_lossy(&data));
+            let at = rng.next(data.len() + 1);
+            assert_eq!(scan_new(&mut fresh(), &data, &[at]), expected, "case {case} split at {at}: {:?}", String::from_utf8_lossy(&data));
+            if case % 10 == 0 {
+                let every: Vec<usize> = (1..data.len()).collect();
+                assert_eq!(scan_new(&mut fresh(), &data, &every), expected, "case {case} byte by byte: {:?}", String::from_utf8_lossy(&data));
+            }
+        }
+        let mut r = rows(3, b'\t', false, Dialect::Tsv);
+        let (found, complete) = scan_new(&mut r, b"a\\tb\tc\\\nd\t\\N\n", &[]);
+        assert!(complete);
+        assert_eq!(found[0].1, Ok(vec![(0, 4, None, true), (5, 9, None, true), (10, 12, None, true)]));
+    }
+
+    /// `whole_rows` stops at row starts the scanner finds and counts the rows it reads.
+    fn check_whole_rows(r: &mut DelimitedRows, data: &[u8], min_bytes: usize) {
+        let mut boundaries = vec![(0usize, 0u64)];
+        let mut rows = 0u64;
+        let mut pos = 0;
+        loop {
+            match r.scan(data, pos, false).unwrap() {
+                Scan::Row { next, .. } => {
+                    rows += 1;
+                    pos = next;
+                    boundaries.push((pos, rows));
+                }
+                Scan::Skip { next } => {
+                    pos = next;
+                    boundaries.push((pos, rows));
+                    if pos >= data.len() {
+                        break;
+                    }
+                }
+                Scan::NeedMore { .. } => break,
+            }
+        }
+        r.resume = 0;
+        let mut from = 0;
+        let mut rows_before = 0;
+        loop {
+            let (next, rows) = r.whole_rows(data, from, min_bytes).unwrap();
+            let at = boundaries.iter().find(|(b, _)| *b == next).unwrap_or_else(|| panic!("{next} is not a row start of {:?}", String::from_utf8_lossy(data)));
+            assert_eq!(at.1, rows_before + rows, "rows before {next} in {:?}", String::from_utf8_lossy(data));
+            let expected_next = boundaries.iter().find(|(b, _)| *b >= from + min_bytes && *b > from).map_or(boundaries.last().unwrap().0, |b| b.0);
+            assert_eq!(next, expected_next, "from {from}, min {min_bytes}: {:?}", String::from_utf8_lossy(data));
+            if next == from {
+                break;
+            }
+            rows_before += rows;
+            from = next;
+        }
+    }
+
+    #[test]
+    fn whole_rows_cut_where_the_scanner_does() {
+        let mut rng = Lcg(11);
+        for case in 0..3000 {
+            let len = 1 + rng.next(60);
+            let (delimiter, single) = [(b',', false), (b',', true), (b' ', false), (b'"', false)][case % 4];
+            let columns = if case % 5 == 0 { 1 } else { 2 };
+            let data = random_text(&mut rng, ALPHABET, len);
+            for min_bytes in [1, 5, 20, 1000] {
+                check_whole_rows(&mut rows(columns, delimiter, single, Dialect::Csv), &data, min_bytes);
+            }
+            let tsv = random_text(&mut rng, &["a", "\t", "\\", "\\\n", "\n", "\n\n", "\\N"], len);
+            for dialect in [Dialect::Tsv, Dialect::TsvRaw] {
+                for min_bytes in [1, 5, 20, 1000] {
+                    check_whole_rows(&mut rows(columns, b'\t', false, dialect), &tsv, min_bytes);
+                }
+            }
+        }
     }
 }

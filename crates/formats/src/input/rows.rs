@@ -149,6 +149,32 @@ fn parse_rows<F: RowFormat>(mut format: F, mut block: Block, data: &[u8], rows: 
     Ok((out, block.errors))
 }
 
+/// One parallel parser's work when it finds the rows itself: `data` is whole rows.
+fn parse_chunk<F: RowFormat>(mut format: F, mut block: Block, data: &[u8]) -> Result<(Vec<RecordBatch>, u64)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < data.len() {
+        match format.scan(data, pos, true)? {
+            Scan::Row { start, end, next } => {
+                block.begin_row();
+                if let Err(e) = format.parse_row(&data[start..end], &mut block, &mut out) {
+                    if e.code() == granary_common::ErrorCode::SYNTAX_ERROR {
+                        return Err(e);
+                    }
+                    block.fail_row(e)?;
+                }
+                pos = next;
+            }
+            Scan::Skip { next } => pos = next,
+            Scan::NeedMore { .. } => {
+                return Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "A chunk of whole rows for parallel parsing ends inside a row"));
+            }
+        }
+    }
+    block.flush(&mut out)?;
+    Ok((out, block.errors))
+}
+
 /// Where a scanner stands on the data after the last row it found.
 pub(crate) enum Scan {
     /// A row is in `data[start..end]`; the next one is looked for from `next`.
@@ -167,6 +193,16 @@ pub(crate) trait RowFormat: Send {
     fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Result<Scan>;
     /// Parses one complete row (without its terminator) into `block`.
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()>;
+    /// Cuts whole rows for a parallel parser from `data[from..]` (`from`: a row start,
+    /// no header lines left): the start of the first row that begins at least
+    /// `min_bytes` after `from` (or after the last complete row, when the data ends
+    /// first), and how many rows `scan` finds before it. Formats that can do this faster
+    /// than `scan` (no field splitting, no row bookkeeping) let each parallel parser
+    /// scan its own chunk; the others (`None`) have their rows found by `scan` on one
+    /// thread. Any scan in progress is forgotten.
+    fn whole_rows(&mut self, _data: &[u8], _from: usize, _min_bytes: usize) -> Option<(usize, u64)> {
+        None
+    }
     /// Whether the rows still to come are header lines (they are parsed, not counted).
     fn in_header(&self) -> bool {
         false
@@ -211,11 +247,12 @@ impl Parallelism {
 
 /// Drives a [`RowFormat`] over pushed bytes.
 ///
-/// With [`Parallelism`], bytes are gathered until every thread can get a chunk; the
-/// rows are then found by one sequential scan (cheap: quotes and newlines only), cut
-/// into one chunk of whole rows per thread, parsed by copies of the format into their
-/// own blocks on scoped threads, and the batches emitted in input order. Row numbers in
-/// errors stay those of the whole input.
+/// With [`Parallelism`], bytes are gathered until every thread can get a chunk; one
+/// sequential pass then cuts them into one chunk of whole rows per thread
+/// ([`RowFormat::whole_rows`]: quotes and line feeds only, rows counted; or, for other
+/// formats, the rows found by `scan`), the chunks are parsed by copies of the format
+/// into their own blocks on scoped threads, and the batches emitted in input order.
+/// Row numbers in errors stay those of the whole input.
 pub(crate) struct Streamer<F: RowFormat + Clone> {
     pub format: F,
     pub block: Block,
@@ -232,10 +269,14 @@ impl<F: RowFormat + Clone> Streamer<F> {
 
     /// Parses every complete row of `data`; returns how many bytes were consumed.
     fn consume(&mut self, data: &[u8], eof: bool, out: &mut Vec<RecordBatch>) -> Result<usize> {
-        if self.parallelism.enabled() && !self.format.in_header() && data.len() >= 2 * self.parallelism.chunk_bytes {
-            return self.consume_parallel(data, eof, out);
-        }
         let mut pos = 0;
+        if self.parallelism.enabled() && !self.format.in_header() && data.len() >= 2 * self.parallelism.chunk_bytes {
+            match self.consume_chunks(data, out)? {
+                // The rest (an unfinished row, or the last rows at the end) is read below.
+                Some(end) => pos = end,
+                None => return self.consume_parallel(data, eof, out),
+            }
+        }
         loop {
             match self.format.scan(data, pos, eof)? {
                 Scan::Row { start, end, next } => {
@@ -263,6 +304,59 @@ impl<F: RowFormat + Clone> Streamer<F> {
                 Scan::NeedMore { start } => return Ok(start),
             }
         }
+    }
+
+    /// Parses the whole rows of `data` in parallel chunks that the parsers scan
+    /// themselves. Returns where the whole rows end, or `None` when the format cannot
+    /// cut chunks this way.
+    fn consume_chunks(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<Option<usize>> {
+        let target = data.len() / self.parallelism.threads + 1;
+        let mut chunks: Vec<(usize, usize, u64)> = Vec::with_capacity(self.parallelism.threads + 1);
+        let mut pos = 0;
+        while pos < data.len() {
+            let Some((next, rows)) = self.format.whole_rows(data, pos, target) else {
+                return Ok(None);
+            };
+            if next == pos {
+                break;
+            }
+            chunks.push((pos, next, rows));
+            pos = next;
+        }
+        // Rows parsed before this round go out first.
+        self.block.flush(out)?;
+        let mut first_row = self.block.row_number;
+        let mut jobs = Vec::with_capacity(chunks.len());
+        for &(start, end, rows) in &chunks {
+            jobs.push((self.format.clone(), self.block.fork(first_row)?, &data[start..end]));
+            first_row += rows;
+        }
+        self.run_parallel(jobs, first_row, |(format, block, chunk)| parse_chunk(format, block, chunk), out)?;
+        Ok(Some(pos))
+    }
+
+    /// Runs one parser per job on scoped threads, collects their batches in order and
+    /// their bad rows; `last_row`: the number of the last row of the round.
+    fn run_parallel<J: Send>(&mut self, jobs: Vec<J>, last_row: u64, parse: impl Fn(J) -> Result<(Vec<RecordBatch>, u64)> + Sync, out: &mut Vec<RecordBatch>) -> Result<()> {
+        let errors_before = self.block.errors;
+        let parse = &parse;
+        let results: Vec<Result<(Vec<RecordBatch>, u64)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs.into_iter().map(|job| scope.spawn(granary_profiler::carry(move || parse(job)))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "a parsing thread panicked"))))
+                .collect()
+        });
+        for result in results {
+            let (batches, errors) = result?;
+            out.extend(batches);
+            self.block.errors += errors - errors_before;
+        }
+        self.block.row_number = last_row;
+        if self.block.errors > self.block.allow_errors_num && self.block.errors as f64 / self.block.row_number.max(1) as f64 > self.block.allow_errors_ratio {
+            return Err(Error::new(granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Too many bad rows: {} of {}", self.block.errors, self.block.row_number)));
+        }
+        Ok(())
     }
 
     fn consume_parallel(&mut self, data: &[u8], eof: bool, out: &mut Vec<RecordBatch>) -> Result<usize> {
@@ -305,23 +399,7 @@ impl<F: RowFormat + Clone> Streamer<F> {
             jobs.push((self.format.clone(), self.block.fork(first_row)?, rows.as_slice()));
             first_row += rows.len() as u64;
         }
-        let errors_before = self.block.errors;
-        let results: Vec<Result<(Vec<RecordBatch>, u64)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs.into_iter().map(|(format, block, rows)| scope.spawn(granary_profiler::carry(move || parse_rows(format, block, data, rows)))).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "a parsing thread panicked"))))
-                .collect()
-        });
-        for result in results {
-            let (batches, errors) = result?;
-            out.extend(batches);
-            self.block.errors += errors - errors_before;
-        }
-        self.block.row_number = first_row;
-        if self.block.errors > self.block.allow_errors_num && self.block.errors as f64 / self.block.row_number.max(1) as f64 > self.block.allow_errors_ratio {
-            return Err(Error::new(granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Too many bad rows: {} of {}", self.block.errors, self.block.row_number)));
-        }
+        self.run_parallel(jobs, first_row, |(format, block, rows)| parse_rows(format, block, data, rows), out)?;
         Ok(pos)
     }
 
