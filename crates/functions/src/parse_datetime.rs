@@ -579,6 +579,22 @@ fn apply(code: u8, input: &mut Input, f: &mut Fields) -> ParseResult<()> {
     }
 }
 
+/// Reads the literal `lit` of a format at the input's position, or ClickHouse's error.
+fn match_literal(input: &mut Input, text: &[u8], lit: &[u8]) -> ParseResult<()> {
+    input.fragment = "LITERAL";
+    input.need(lit.len(), "insufficient space to parse literal")?;
+    if &text[input.pos..input.pos + lit.len()] != lit {
+        return fail(format!(
+            "Unable to parse fragment LITERAL from {} because literal {} is expected but {} provided",
+            input.rest(),
+            String::from_utf8_lossy(lit),
+            String::from_utf8_lossy(&text[input.pos..input.pos + lit.len()])
+        ));
+    }
+    input.pos += lit.len();
+    Ok(())
+}
+
 /// Seconds since the epoch of `text`, or ClickHouse's error.
 fn parse(text: &[u8], steps: &[Step], zone: &SessionTz) -> ParseResult<i64> {
     let mut input = Input { s: text, pos: 0, fragment: "LITERAL" };
@@ -586,17 +602,7 @@ fn parse(text: &[u8], steps: &[Step], zone: &SessionTz) -> ParseResult<i64> {
     for step in steps {
         match step {
             Step::Literal(lit) => {
-                input.fragment = "LITERAL";
-                input.need(lit.len(), "insufficient space to parse literal")?;
-                if &text[input.pos..input.pos + lit.len()] != lit.as_slice() {
-                    return fail(format!(
-                        "Unable to parse fragment LITERAL from {} because literal {} is expected but {} provided",
-                        input.rest(),
-                        String::from_utf8_lossy(lit),
-                        String::from_utf8_lossy(&text[input.pos..input.pos + lit.len()])
-                    ));
-                }
-                input.pos += lit.len();
+                match_literal(&mut input, text, lit)?;
             }
             Step::Code(code) => apply(*code, &mut input, &mut fields)?,
         }
@@ -1010,17 +1016,7 @@ fn parse_joda(text: &[u8], steps: &[JodaStep], zone: &SessionTz, session: &Sessi
     for step in steps {
         match step {
             JodaStep::Literal(lit) => {
-                input.fragment = "LITERAL";
-                input.need(lit.len(), "insufficient space to parse literal")?;
-                if &text[input.pos..input.pos + lit.len()] != lit.as_slice() {
-                    return fail(format!(
-                        "Unable to parse fragment LITERAL from {} because literal {} is expected but {} provided",
-                        input.rest(),
-                        String::from_utf8_lossy(lit),
-                        String::from_utf8_lossy(&text[input.pos..input.pos + lit.len()])
-                    ));
-                }
-                input.pos += lit.len();
+                match_literal(&mut input, text, lit)?;
             }
             JodaStep::Field { letter, repetitions, fragment } => {
                 // Messages name the pattern's own text (`yyyy`).

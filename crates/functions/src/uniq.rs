@@ -468,8 +468,8 @@ fn single_hashes_fast(array: &ArrayRef) -> Option<Vec<u32>> {
             array.as_primitive::<$t>().values().iter().map(|&v| fmix64($widen(v)) as u32).collect()
         };
     }
-    fn strings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<u32> {
-        values.map(|v| fmix64(city_hash64(v)) as u32).collect()
+    if let Some(hashes) = hash_byte_values(array, |v| fmix64(city_hash64(v)) as u32) {
+        return Some(hashes);
     }
     Some(match array.data_type() {
         DataType::UInt8 => ints!(UInt8Type, |v: u8| v as u64),
@@ -485,15 +485,23 @@ fn single_hashes_fast(array: &ArrayRef) -> Option<Vec<u32>> {
         // -0.0 equals 0.0 but has other bits.
         DataType::Float32 => ints!(Float32Type, |v: f32| if v == 0.0 { 0 } else { v.to_bits() as u64 }),
         DataType::Float64 => ints!(Float64Type, |v: f64| if v == 0.0 { 0 } else { v.to_bits() }),
+        _ => return None,
+    })
+}
+
+/// `hash` of the bytes of every value of a String/Binary array (NULL slots included), or
+/// None for other types.
+fn hash_byte_values<T>(array: &ArrayRef, hash: impl Fn(&[u8]) -> T) -> Option<Vec<T>> {
+    Some(match array.data_type() {
         DataType::Utf8 => {
             let a = array.as_string::<i32>();
-            strings(offset_slices(a.value_offsets(), a.value_data()))
+            offset_slices(a.value_offsets(), a.value_data()).map(hash).collect()
         }
-        DataType::LargeUtf8 => strings(array.as_string::<i64>().iter().map(|v| v.unwrap_or_default().as_bytes())),
-        DataType::Utf8View => strings(array.as_string_view().iter().map(|v| v.unwrap_or_default().as_bytes())),
+        DataType::LargeUtf8 => array.as_string::<i64>().iter().map(|v| hash(v.unwrap_or_default().as_bytes())).collect(),
+        DataType::Utf8View => array.as_string_view().iter().map(|v| hash(v.unwrap_or_default().as_bytes())).collect(),
         DataType::Binary => {
             let a = array.as_binary::<i32>();
-            strings(offset_slices(a.value_offsets(), a.value_data()))
+            offset_slices(a.value_offsets(), a.value_data()).map(hash).collect()
         }
         _ => return None,
     })
@@ -515,20 +523,10 @@ fn value_byte_hashes_fast(array: &ArrayRef, ty: &ChType) -> Option<Vec<u64>> {
             array.as_primitive::<$t>().values().iter().map(|&v| city_hash64(&$widen(v).to_le_bytes()[..width])).collect()
         }};
     }
-    fn strings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<u64> {
-        values.map(city_hash64).collect()
+    if let Some(hashes) = hash_byte_values(array, city_hash64) {
+        return Some(hashes);
     }
     Some(match array.data_type() {
-        DataType::Utf8 => {
-            let a = array.as_string::<i32>();
-            strings(offset_slices(a.value_offsets(), a.value_data()))
-        }
-        DataType::LargeUtf8 => strings(array.as_string::<i64>().iter().map(|v| v.unwrap_or_default().as_bytes())),
-        DataType::Utf8View => strings(array.as_string_view().iter().map(|v| v.unwrap_or_default().as_bytes())),
-        DataType::Binary => {
-            let a = array.as_binary::<i32>();
-            strings(offset_slices(a.value_offsets(), a.value_data()))
-        }
         DataType::UInt8 => ints!(UInt8Type, |v: u8| v as u64),
         DataType::UInt16 => ints!(UInt16Type, |v: u16| v as u64),
         DataType::UInt32 => ints!(UInt32Type, |v: u32| v as u64),
