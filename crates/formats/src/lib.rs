@@ -179,75 +179,122 @@ impl Default for FormatSettings {
     }
 }
 
-/// A setting's value, or ClickHouse's default when the registry does not know it.
-fn flag(settings: &Settings, name: &str, default: bool) -> bool {
-    settings.get(name).map_or(default, |v| matches!(v, "1" | "true"))
+/// Reads the settings [`FormatSettings`] is made of; in debug builds it checks each name
+/// against [`is_format_setting`], which decides when the cached defaults can be used.
+struct FormatSettingsReader<'a>(&'a Settings);
+
+impl<'a> FormatSettingsReader<'a> {
+    fn get(&self, name: &str) -> Option<&'a str> {
+        debug_assert!(is_format_setting(name), "{name} is read by FormatSettings: add it to is_format_setting");
+        self.0.get(name)
+    }
+
+    fn get_str(&self, name: &str) -> &'a str {
+        self.get(name).unwrap_or("")
+    }
+
+    fn get_u64(&self, name: &str) -> u64 {
+        self.get(name).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+
+    fn get_f64(&self, name: &str) -> f64 {
+        self.get(name).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+    }
+
+    fn max_threads(&self) -> usize {
+        debug_assert!(is_format_setting("max_threads"));
+        self.0.max_threads()
+    }
+
+    /// A setting's value, or ClickHouse's default when the registry does not know it.
+    fn flag(&self, name: &str, default: bool) -> bool {
+        self.get(name).map_or(default, |v| matches!(v, "1" | "true"))
+    }
+
+    fn number(&self, name: &str, default: u64) -> u64 {
+        self.get(name).and_then(|v| v.parse().ok()).unwrap_or(default)
+    }
 }
 
-fn number(settings: &Settings, name: &str, default: u64) -> u64 {
-    settings.get(name).and_then(|v| v.parse().ok()).unwrap_or(default)
+/// Whether `name` is one of the settings [`FormatSettings`] is made of.
+fn is_format_setting(name: &str) -> bool {
+    ["output_format_", "input_format_", "format_"].iter().any(|prefix| name.starts_with(prefix))
+        || matches!(name, "date_time_input_format" | "max_block_size" | "max_threads" | "min_chunk_bytes_for_parallel_parsing" | "client_protocol_version")
 }
 
 impl FormatSettings {
     pub fn from_settings(settings: &Settings, timezone: Tz) -> Self {
-        let delimiter = settings.get_str("format_csv_delimiter").bytes().next().unwrap_or(b',');
+        // Most queries change none of these settings, and reading the ~45 of them costs
+        // more than the rest of a key-value lookup's setup: their values are the defaults'.
+        if settings.changed().all(|(name, _)| !is_format_setting(name)) {
+            static DEFAULTS: std::sync::LazyLock<FormatSettings> = std::sync::LazyLock::new(|| FormatSettings::read(&Settings::new(), Tz::UTC));
+            let mut defaults = DEFAULTS.clone();
+            defaults.text.timezone = timezone;
+            return defaults;
+        }
+        Self::read(settings, timezone)
+    }
+
+    fn read(settings: &Settings, timezone: Tz) -> Self {
+        let reader = FormatSettingsReader(settings);
+        let delimiter = reader.get_str("format_csv_delimiter").bytes().next().unwrap_or(b',');
         FormatSettings {
             text: TextOptions {
                 timezone,
-                json_quote_64bit_integers: flag(settings, "output_format_json_quote_64bit_integers", false),
-                json_quote_denormals: flag(settings, "output_format_json_quote_denormals", false),
-                json_escape_forward_slashes: flag(settings, "output_format_json_escape_forward_slashes", true),
-                json_named_tuples_as_objects: flag(settings, "output_format_json_named_tuples_as_objects", true),
-                json_quote_decimals: flag(settings, "output_format_json_quote_decimals", false),
-                decimal_trailing_zeros: flag(settings, "output_format_decimal_trailing_zeros", false),
+                json_quote_64bit_integers: reader.flag("output_format_json_quote_64bit_integers", false),
+                json_quote_denormals: reader.flag("output_format_json_quote_denormals", false),
+                json_escape_forward_slashes: reader.flag("output_format_json_escape_forward_slashes", true),
+                json_named_tuples_as_objects: reader.flag("output_format_json_named_tuples_as_objects", true),
+                json_quote_decimals: reader.flag("output_format_json_quote_decimals", false),
+                decimal_trailing_zeros: reader.flag("output_format_decimal_trailing_zeros", false),
                 csv_delimiter: delimiter,
-                date_time_input_format: DateTimeInputFormat::from_setting(settings.get_str("date_time_input_format")),
-                null_as_default: flag(settings, "input_format_null_as_default", true),
+                date_time_input_format: DateTimeInputFormat::from_setting(reader.get_str("date_time_input_format")),
+                null_as_default: reader.flag("input_format_null_as_default", true),
                 integers_wrap: true,
             },
-            pretty_max_rows: number(settings, "output_format_pretty_max_rows", 10_000).max(1),
-            pretty_max_column_pad_width: number(settings, "output_format_pretty_max_column_pad_width", 250),
-            pretty_max_value_width: number(settings, "output_format_pretty_max_value_width", 10_000),
-            pretty_row_numbers: flag(settings, "output_format_pretty_row_numbers", true),
-            pretty_footer_min_rows: if flag(settings, "output_format_pretty_display_footer_column_names", true) {
-                number(settings, "output_format_pretty_display_footer_column_names_min_rows", 50)
+            pretty_max_rows: reader.number("output_format_pretty_max_rows", 10_000).max(1),
+            pretty_max_column_pad_width: reader.number("output_format_pretty_max_column_pad_width", 250),
+            pretty_max_value_width: reader.number("output_format_pretty_max_value_width", 10_000),
+            pretty_row_numbers: reader.flag("output_format_pretty_row_numbers", true),
+            pretty_footer_min_rows: if reader.flag("output_format_pretty_display_footer_column_names", true) {
+                reader.number("output_format_pretty_display_footer_column_names_min_rows", 50)
             } else {
                 0
             },
-            pretty_number_tip_threshold: number(settings, "output_format_pretty_single_large_number_tip_threshold", 1_000_000),
-            write_statistics: flag(settings, "output_format_write_statistics", true),
-            skip_unknown_fields: flag(settings, "input_format_skip_unknown_fields", true),
-            allow_errors_num: settings.get_u64("input_format_allow_errors_num"),
-            allow_errors_ratio: settings.get_f64("input_format_allow_errors_ratio"),
-            csv_allow_single_quotes: flag(settings, "format_csv_allow_single_quotes", false),
-            csv_crlf_end_of_line: flag(settings, "output_format_csv_crlf_end_of_line", false),
-            csv_allow_double_quotes: flag(settings, "format_csv_allow_double_quotes", true),
-            with_names_use_header: flag(settings, "input_format_with_names_use_header", true),
-            max_block_rows: settings.get_u64("max_block_size").max(1) as usize,
-            parsing_threads: if flag(settings, "input_format_parallel_parsing", true) { settings.max_threads() } else { 1 },
-            min_chunk_bytes_for_parallel_parsing: number(settings, "min_chunk_bytes_for_parallel_parsing", 10 << 20) as usize,
-            client_protocol_version: number(settings, "client_protocol_version", 0),
-            arrow_string_as_string: flag(settings, "output_format_arrow_string_as_string", true),
-            pretty_name_cut_to: number(settings, "output_format_pretty_max_column_name_width_cut_to", 24),
-            pretty_name_min_chars_to_cut: number(settings, "output_format_pretty_max_column_name_width_min_chars_to_cut", 4),
-            markdown_escape_special_characters: flag(settings, "output_format_markdown_escape_special_characters", false),
-            json_array_of_rows: flag(settings, "output_format_json_array_of_rows", false),
-            json_object_name_column: settings.get_str("format_json_object_each_row_column_for_object_name").to_string(),
+            pretty_number_tip_threshold: reader.number("output_format_pretty_single_large_number_tip_threshold", 1_000_000),
+            write_statistics: reader.flag("output_format_write_statistics", true),
+            skip_unknown_fields: reader.flag("input_format_skip_unknown_fields", true),
+            allow_errors_num: reader.get_u64("input_format_allow_errors_num"),
+            allow_errors_ratio: reader.get_f64("input_format_allow_errors_ratio"),
+            csv_allow_single_quotes: reader.flag("format_csv_allow_single_quotes", false),
+            csv_crlf_end_of_line: reader.flag("output_format_csv_crlf_end_of_line", false),
+            csv_allow_double_quotes: reader.flag("format_csv_allow_double_quotes", true),
+            with_names_use_header: reader.flag("input_format_with_names_use_header", true),
+            max_block_rows: reader.get_u64("max_block_size").max(1) as usize,
+            parsing_threads: if reader.flag("input_format_parallel_parsing", true) { reader.max_threads() } else { 1 },
+            min_chunk_bytes_for_parallel_parsing: reader.number("min_chunk_bytes_for_parallel_parsing", 10 << 20) as usize,
+            client_protocol_version: reader.number("client_protocol_version", 0),
+            arrow_string_as_string: reader.flag("output_format_arrow_string_as_string", true),
+            pretty_name_cut_to: reader.number("output_format_pretty_max_column_name_width_cut_to", 24),
+            pretty_name_min_chars_to_cut: reader.number("output_format_pretty_max_column_name_width_min_chars_to_cut", 4),
+            markdown_escape_special_characters: reader.flag("output_format_markdown_escape_special_characters", false),
+            json_array_of_rows: reader.flag("output_format_json_array_of_rows", false),
+            json_object_name_column: reader.get_str("format_json_object_each_row_column_for_object_name").to_string(),
             sql_insert: SqlInsertSettings {
-                table_name: settings.get("output_format_sql_insert_table_name").unwrap_or("table").to_string(),
-                include_column_names: flag(settings, "output_format_sql_insert_include_column_names", true),
-                use_replace: flag(settings, "output_format_sql_insert_use_replace", false),
-                quote_names: flag(settings, "output_format_sql_insert_quote_names", true),
-                max_batch_size: number(settings, "output_format_sql_insert_max_batch_size", 65409),
+                table_name: reader.get("output_format_sql_insert_table_name").unwrap_or("table").to_string(),
+                include_column_names: reader.flag("output_format_sql_insert_include_column_names", true),
+                use_replace: reader.flag("output_format_sql_insert_use_replace", false),
+                quote_names: reader.flag("output_format_sql_insert_quote_names", true),
+                max_batch_size: reader.number("output_format_sql_insert_max_batch_size", 65409),
             },
             custom: CustomSettings {
-                escaping_rule: settings.get("format_custom_escaping_rule").unwrap_or("Escaped").to_string(),
-                field_delimiter: settings.get("format_custom_field_delimiter").unwrap_or("\t").to_string(),
-                row_before_delimiter: settings.get_str("format_custom_row_before_delimiter").to_string(),
-                row_after_delimiter: settings.get("format_custom_row_after_delimiter").unwrap_or("\n").to_string(),
-                row_between_delimiter: settings.get_str("format_custom_row_between_delimiter").to_string(),
-                result_before_delimiter: settings.get_str("format_custom_result_before_delimiter").to_string(),
-                result_after_delimiter: settings.get_str("format_custom_result_after_delimiter").to_string(),
+                escaping_rule: reader.get("format_custom_escaping_rule").unwrap_or("Escaped").to_string(),
+                field_delimiter: reader.get("format_custom_field_delimiter").unwrap_or("\t").to_string(),
+                row_before_delimiter: reader.get_str("format_custom_row_before_delimiter").to_string(),
+                row_after_delimiter: reader.get("format_custom_row_after_delimiter").unwrap_or("\n").to_string(),
+                row_between_delimiter: reader.get_str("format_custom_row_between_delimiter").to_string(),
+                result_before_delimiter: reader.get_str("format_custom_result_before_delimiter").to_string(),
+                result_after_delimiter: reader.get_str("format_custom_result_after_delimiter").to_string(),
             },
         }
     }
@@ -611,5 +658,28 @@ mod tests {
         if settings.get("client_protocol_version").is_some() {
             assert_eq!(f.client_protocol_version, 54405);
         }
+    }
+}
+
+#[cfg(test)]
+mod format_settings_tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_shared_until_a_format_setting_changes() {
+        let mut settings = Settings::new();
+        settings.set("max_memory_usage", "1000000").unwrap();
+        let berlin: Tz = "Europe/Berlin".parse().unwrap();
+        let shared = FormatSettings::from_settings(&settings, berlin);
+        assert_eq!(shared.timezone(), berlin);
+        assert_eq!(shared.pretty_max_rows, 10_000);
+        // Every name the reader touches passes its debug check.
+        let read = FormatSettings::read(&settings, berlin);
+        assert_eq!((read.pretty_max_rows, read.csv_crlf_end_of_line), (shared.pretty_max_rows, shared.csv_crlf_end_of_line));
+
+        settings.set("output_format_pretty_max_rows", "7").unwrap();
+        settings.set("format_csv_delimiter", ";").unwrap();
+        let changed = FormatSettings::from_settings(&settings, berlin);
+        assert_eq!((changed.pretty_max_rows, changed.text.csv_delimiter), (7, b';'));
     }
 }

@@ -22,7 +22,10 @@ pub struct LogFile<'a> {
 /// `EnvFilter` directive such as `debug` or `granary_mergetree=trace`) is set.
 pub fn init(stderr_level: LogLevel, file: Option<LogFile<'_>>, file_level: LogLevel) -> Result<()> {
     let stderr_filter = EnvFilter::try_from_env("GRANARY_LOG").unwrap_or_else(|_| EnvFilter::default().add_directive(stderr_level.level_filter().into()));
-    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(stderr_filter);
+    // Colours only for a terminal: a server's stderr usually goes to a file, and the
+    // escape codes would cost every query's span (its fields are formatted when it opens).
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let stderr = tracing_subscriber::fmt::layer().with_ansi(ansi).with_writer(std::io::stderr).with_filter(stderr_filter);
     let (json_file, text_file) = match file {
         None => (None, None),
         Some(file) => {

@@ -610,7 +610,10 @@ impl Instance {
         let (real, cpu) = (period("query_profiler_real_time_period_ns"), period("query_profiler_cpu_time_period_ns"));
         // Made with both timers off too: a SETTINGS clause may turn them on.
         let profile = Some(granary_profiler::QueryProfile::new(&query_id, real, cpu));
-        let execution = self.execute_in_span(session, request, query_id, logs_level, span.clone()).instrument(span);
+        // Boxed where it is made: the statement's future is tens of KiB, and every move of
+        // it by value (into `instrument`, into `Profiled`, into the caller's future) is a
+        // memcpy of all of it on every request.
+        let execution = Box::pin(self.execute_in_span(session, request, query_id, logs_level, span.clone())).instrument(span);
         granary_profiler::Profiled::new(execution, profile).await
     }
 
@@ -653,7 +656,8 @@ impl Instance {
         ctx.start_time_us = start_time_us;
         ctx.client_address = request.client_address;
         ctx.logs_level = logs_level;
-        let outcome = match interpreter::run(self, &mut ctx, session, &text, &mut request).await {
+        // Boxed: the statement's future is large, and this one is moved as a whole.
+        let outcome = match Box::pin(interpreter::run(self, &mut ctx, session, &text, &mut request)).await {
             Ok(outcome) => outcome,
             Err(e) => {
                 log_query_end(&ctx, Some(&e));
@@ -722,8 +726,10 @@ impl Instance {
             crate::text_log::set_query_level(logs_level);
             ctx.logs_level = logs_level;
         }
-        let from = ctx.client_address.map(|a| format!("(from {a}) ")).unwrap_or_default();
-        tracing::debug!(target: "executeQuery", "{from}{} (stage: Complete)", ctx.query_text);
+        if tracing::enabled!(target: "executeQuery", tracing::Level::DEBUG) {
+            let from = ctx.client_address.map(|a| format!("(from {a}) ")).unwrap_or_default();
+            tracing::debug!(target: "executeQuery", "{from}{} (stage: Complete)", ctx.query_text);
+        }
         Ok(())
     }
 

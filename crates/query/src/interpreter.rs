@@ -88,17 +88,20 @@ pub(crate) async fn run(
         Some(parsed) => (parsed, None),
         None => {
             let (parsed, substituted) = granary_sql::parse_statement(text, &options)?;
+            let parsed = Arc::new(parsed);
             if normalized.is_some() && substituted.is_none() && matches!(parsed.statement, Statement::Query { .. }) {
-                instance.parsed_selects().insert(text, &parsed);
+                instance.parsed_selects().insert(text, parsed.clone());
             }
             (parsed, substituted)
         }
     };
-    let StatementWithClauses { statement, settings, format } = parsed;
+    // Borrowed from the (possibly shared) parse until a statement is consumed below: a
+    // query answered from the plan cache never copies its syntax tree.
+    let StatementWithClauses { statement, settings, format } = &*parsed;
     apply_statement_clauses(instance, ctx, &statement, &settings)?;
     let kind = statement.kind_name();
     let written_format = format.clone();
-    let format_name = format.or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
+    let format_name = format.clone().or_else(|| request.default_format.clone()).unwrap_or_else(|| DEFAULT_FORMAT.to_string());
     let format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     let rows = |stream: SendableRecordBatchStream, limit_by: Option<LimitBy>| -> Result<Outcome> {
         let stream = with_displayed_names(stream)?;
@@ -141,6 +144,7 @@ pub(crate) async fn run(
         }
     }
     instance.configure_state(ctx)?;
+    let statement = Arc::try_unwrap(parsed).map_or_else(|shared| shared.statement.clone(), |parsed| parsed.statement);
     let result = match statement {
         Statement::Query { query, limit_by } => {
             // ClickHouse applies LIMIT BY before WITH FILL; Granary applies LIMIT BY to the

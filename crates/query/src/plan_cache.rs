@@ -182,11 +182,11 @@ pub(crate) struct ParseCache {
 }
 
 impl ParseCache {
-    pub(crate) fn get(&self, text: &str) -> Option<granary_sql::parse::StatementWithClauses> {
-        self.entries.read().get(text).map(|parsed| parsed.as_ref().clone())
+    pub(crate) fn get(&self, text: &str) -> Option<Arc<granary_sql::parse::StatementWithClauses>> {
+        self.entries.read().get(text).cloned()
     }
 
-    pub(crate) fn insert(&self, text: &str, parsed: &granary_sql::parse::StatementWithClauses) {
+    pub(crate) fn insert(&self, text: &str, parsed: Arc<granary_sql::parse::StatementWithClauses>) {
         if text.len() > MAX_KEY_BYTES {
             return;
         }
@@ -194,6 +194,6 @@ impl ParseCache {
         if entries.len() >= PARSED_CAPACITY {
             entries.clear();
         }
-        entries.insert(text.to_string(), Arc::new(parsed.clone()));
+        entries.insert(text.to_string(), parsed);
     }
 }
