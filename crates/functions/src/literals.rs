@@ -279,7 +279,9 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
 /// (`SELECT 1 UNION ALL SELECT 300` is UInt16, `toUInt8(1)` with `toInt8(-1)` Int16), the
 /// branches cast to it. The SQL planner gave the union DataFusion's coercion of the
 /// branches while the literals were still Int64. Columns of types other than numbers
-/// (and Nullable and Array of them), or without a common type, keep DataFusion's.
+/// (and Nullable and Array of them), or without a common type, keep DataFusion's; kinds
+/// with no supertype at all (a number with a String, an Array with a number) are
+/// NO_COMMON_TYPE, not DataFusion's text or its own error.
 fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPlan, bool)> {
     use datafusion::logical_expr::{cast, col, Projection, Union};
     use std::sync::Arc;
@@ -296,6 +298,9 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
     let mut targets: Vec<Option<datafusion::arrow::datatypes::DataType>> = Vec::with_capacity(width);
     for i in 0..width {
         let types: Vec<ChType> = union.inputs.iter().map(|input| ChType::from_field(input.schema().field(i))).collect();
+        if let Some(error) = crate::supertype::mixed_kinds(&types) {
+            return Err(error);
+        }
         let target = if types.iter().all(numeric) { crate::supertype::least_supertype(&types).ok() } else { None };
         targets.push(target.map(|t| t.to_arrow()));
     }
