@@ -242,6 +242,7 @@ registry! {
     "session_timezone": String = "", "The time zone of this session (empty: the server's).";
     "use_hive_partitioning": Bool = "1", "file(), s3(), url(), azureBlobStorage(): `name=value` directories in the matched paths are columns of the table (and prune the files read by WHERE).";
     "use_uncompressed_cache": Bool = "0", "Read MergeTree blocks through the server's uncompressed-block cache (uncompressed_cache_size): short queries on hot data skip reading and decompressing.";
+    "use_variant_as_common_type": Bool = "0", "Granary has no Variant type: UNION branches (and if/multiIf) of types without a common supertype fail with NO_COMMON_TYPE, as ClickHouse with this setting at 0; 1 is not supported.";
     "wait_end_of_query": Bool = "0", "Buffer the whole response on the server before sending it.";
     "wait_for_async_insert": Bool = "1", "Asynchronous inserts: 1 acknowledges an INSERT only once its batch is durable in a part; 0 acknowledges it when queued (its rows are lost if the server dies before the batch is written).";
     "wait_for_async_insert_timeout": Seconds = "120", "Asynchronous inserts: how long an INSERT waits for its batch to be written before it fails with TIMEOUT_EXCEEDED (the batch is still written).";

@@ -202,13 +202,50 @@ fn mark_aggregate(aggregate: datafusion::logical_expr::Aggregate) -> datafusion:
     Ok(Transformed::yes(LogicalPlan::Aggregate(rebuilt)))
 }
 
+/// The integer literal arguments of aggregates over a window as their narrowed values
+/// (`sum(1) OVER ()` is UInt64, `max(1) OVER ()` UInt8), not the offsets and defaults of
+/// window-only functions. Window nodes are not marked (their output columns are named
+/// after their expressions), so the literals are narrowed here directly, each changed
+/// expression keeping its old name as an alias for the nodes above.
+fn narrow_window(window: datafusion::logical_expr::Window) -> datafusion::common::Result<Transformed<LogicalPlan>> {
+    use datafusion::logical_expr::WindowFunctionDefinition;
+    let narrowable = |e: &Expr| matches!(e, Expr::Literal(value, None) if narrow(value).is_some());
+    let mut changed = false;
+    let exprs: Vec<Expr> = window
+        .window_expr
+        .iter()
+        .map(|e| match e {
+            Expr::WindowFunction(w) if matches!(w.fun, WindowFunctionDefinition::AggregateUDF(_)) && w.params.args.iter().any(narrowable) => {
+                changed = true;
+                let mut w = w.clone();
+                w.params.args = std::mem::take(&mut w.params.args)
+                    .into_iter()
+                    .map(|a| match a {
+                        Expr::Literal(ref value, None) => narrow(value).map(|n| Expr::Literal(n, None)).unwrap_or(a),
+                        other => other,
+                    })
+                    .collect();
+                Expr::WindowFunction(w).alias(e.schema_name().to_string())
+            }
+            other => other.clone(),
+        })
+        .collect();
+    if !changed {
+        return Ok(Transformed::no(LogicalPlan::Window(window)));
+    }
+    Ok(Transformed::yes(LogicalPlan::Window(datafusion::logical_expr::Window::try_new(exprs, window.input)?)))
+}
+
 /// Gives the query's integer literals ClickHouse's types (see the module docs).
 pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
     let out = plan.transform_up_with_subqueries(|node| {
         // LIMIT/OFFSET must stay Int64 for DataFusion; VALUES keeps its declared schema.
         // Aggregate and window output columns are named after their expressions, with a
         // literal's metadata in the name, so marking there would break references to them.
-        if matches!(node, LogicalPlan::Limit(_) | LogicalPlan::Values(_) | LogicalPlan::Window(_)) {
+        if let LogicalPlan::Window(window) = node {
+            return narrow_window(window);
+        }
+        if matches!(node, LogicalPlan::Limit(_) | LogicalPlan::Values(_)) {
             return Ok(Transformed::no(node));
         }
         // Nodes without expressions of their own keep the schema they were built with;
@@ -242,7 +279,9 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
 /// (`SELECT 1 UNION ALL SELECT 300` is UInt16, `toUInt8(1)` with `toInt8(-1)` Int16), the
 /// branches cast to it. The SQL planner gave the union DataFusion's coercion of the
 /// branches while the literals were still Int64. Columns of types other than numbers
-/// (and Nullable and Array of them), or without a common type, keep DataFusion's.
+/// (and Nullable and Array of them), or without a common type, keep DataFusion's; kinds
+/// with no supertype at all (a number with a String, an Array with a number) are
+/// NO_COMMON_TYPE, not DataFusion's text or its own error.
 fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPlan, bool)> {
     use datafusion::logical_expr::{cast, col, Projection, Union};
     use std::sync::Arc;
@@ -259,6 +298,9 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
     let mut targets: Vec<Option<datafusion::arrow::datatypes::DataType>> = Vec::with_capacity(width);
     for i in 0..width {
         let types: Vec<ChType> = union.inputs.iter().map(|input| ChType::from_field(input.schema().field(i))).collect();
+        if let Some(error) = crate::supertype::mixed_kinds(&types) {
+            return Err(error);
+        }
         let target = if types.iter().all(numeric) { crate::supertype::least_supertype(&types).ok() } else { None };
         targets.push(target.map(|t| t.to_arrow()));
     }

@@ -129,6 +129,50 @@ fn no_common(types: &[ChType]) -> datafusion::common::DataFusionError {
     ch_error(ErrorCode::NO_COMMON_TYPE, format!("There is no supertype for types {}{why}", names.join(", ")))
 }
 
+/// ClickHouse's NO_COMMON_TYPE error when `types` (the types of one UNION column, branch
+/// by branch) mix kinds that have no supertype: arrays, tuples or maps with other types,
+/// strings (String, FixedString, Enum) with other types, dates and times with other
+/// types. ClickHouse 26 answers those with a `Variant` by default, which Granary does not
+/// have; it used to answer (and with `use_variant_as_common_type = 0` still answers) this
+/// error, named and worded as here. None when the kinds agree (numbers are typed by
+/// [`least_supertype`]).
+pub(crate) fn mixed_kinds(types: &[ChType]) -> Option<datafusion::common::DataFusionError> {
+    let types: Vec<&ChType> = types.iter().filter(|t| !matches!(t.strip_nullable(), ChType::Nothing)).collect();
+    let first = types.first()?;
+    if types.iter().all(|t| t == first) {
+        return None;
+    }
+    let error = |types: &[&ChType], kind: &str| {
+        let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+        Some(ch_error(
+            ErrorCode::NO_COMMON_TYPE,
+            format!("There is no supertype for types {} because some of them are {kind} and some of them are not", names.join(", ")),
+        ))
+    };
+    let split = |types: &[&ChType], is: &dyn Fn(&ChType) -> bool| types.iter().any(|t| is(t)) && !types.iter().all(|t| is(t));
+    // Arrays, tuples and maps are told apart before Nullable is looked through (ClickHouse
+    // names `Nullable(String)` in that message).
+    let outer = |t: &ChType| t.strip_nullable().base().clone();
+    if split(&types, &|t| matches!(outer(t), ChType::Array(_))) {
+        return error(&types, "Array");
+    }
+    if split(&types, &|t| matches!(outer(t), ChType::Tuple(_))) {
+        return error(&types, "Tuple");
+    }
+    if split(&types, &|t| matches!(outer(t), ChType::Map(..))) {
+        return error(&types, "Maps");
+    }
+    let bases: Vec<ChType> = types.iter().map(|t| outer(t).strip_nullable().clone()).collect();
+    let bases: Vec<&ChType> = bases.iter().collect();
+    if split(&bases, &|t| matches!(t, ChType::String | ChType::FixedString(_) | ChType::Enum8(_) | ChType::Enum16(_))) {
+        return error(&bases, "String/FixedString/Enum");
+    }
+    if split(&bases, &|t| matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))) {
+        return error(&bases, "Date/Date32/DateTime/DateTime64/Time/Time64");
+    }
+    None
+}
+
 /// The least supertype of `types` (which may be Nullable or Nothing).
 pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
     let mut nullable = false;

@@ -22,10 +22,13 @@
 //! * several arguments or one tuple: `CityHash64` of each value's bytes (numbers at
 //!   their ClickHouse width: Date 2 bytes, DateTime 4), combined left to right with
 //!   `Hash128to64`; the set keeps the low 32 bits of that as the hash.
+//! * several arguments or one tuple of which one is Nullable or a Tuple (whose value is
+//!   not one run of bytes): one SipHash over each value's `updateHashWithValue` (see
+//!   `update_hash_with_value`), of which the low 64 bits are the key.
 //!
-//! Rows where an argument is NULL are skipped (ClickHouse's -Null combinator). Argument
-//! types ClickHouse hashes differently (arrays, maps, ...) are hashed here through their
-//! Arrow row encoding: exact below 65536 distinct values, but not ClickHouse's sample above.
+//! Rows where an argument is NULL are skipped (ClickHouse's -Null combinator); a NULL
+//! tuple element is a value. Arrays and maps are hashed here through their Arrow row
+//! encoding: exact below 65536 distinct values, but not ClickHouse's sample above.
 
 use std::fmt;
 use std::sync::Arc;
@@ -43,7 +46,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility};
-use granary_common::hash::{city_hash64, hash128_to_64};
+use granary_common::hash::{city_hash64, hash128_to_64, SipHasher};
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
@@ -363,6 +366,10 @@ pub(crate) struct RowHasher {
     types: Vec<ChType>,
     /// Several arguments or a tuple: combined CityHash of the values' bytes.
     variadic: bool,
+    /// Some argument (or tuple element) has no single run of bytes (Nullable, Array,
+    /// Tuple, Map): ClickHouse then hashes all of them with SipHash instead
+    /// (`UniqVariadicHash<true, ...>`, chosen by `isAllArgumentsContiguousInMemory`).
+    sip: bool,
 }
 
 impl RowHasher {
@@ -378,13 +385,15 @@ impl RowHasher {
                     | ChType::DateTime(_)
             )
         });
-        RowHasher { types, variadic }
+        let sip = !all_contiguous(&types);
+        RowHasher { variadic: variadic || sip, types, sip }
     }
 
     /// A hasher that always combines the values' CityHashes (ClickHouse's
     /// `UniqVariadicHash`), for functions whose one-argument types are decided elsewhere.
     pub(crate) fn variadic(types: Vec<ChType>) -> Self {
-        RowHasher { types, variadic: true }
+        let sip = !all_contiguous(&types);
+        RowHasher { types, variadic: true, sip }
     }
 
     /// The 32-bit hash of every row, and which rows count: a row with a NULL argument
@@ -418,6 +427,9 @@ impl RowHasher {
     /// The combined hashes, and the rows where every argument is non-NULL (None: all).
     fn variadic_hashes_raw(&self, values: &[ArrayRef]) -> DfResult<(Vec<u64>, Option<NullBuffer>)> {
         let rows = values.first().map_or(0, |v| v.len());
+        if self.sip {
+            return self.sip_hashes(values, rows);
+        }
         // A tuple argument counts as its elements.
         let (columns, types): (Vec<ArrayRef>, Vec<ChType>) = match (values, self.types.as_slice()) {
             ([tuple], [ChType::Tuple(elements)]) => {
@@ -457,6 +469,211 @@ impl RowHasher {
         }
         Ok((combined, nulls.filter(|n| n.null_count() > 0)))
     }
+}
+
+impl RowHasher {
+    /// ClickHouse's `UniqVariadicHash<true, ...>`: one SipHash over every argument's
+    /// `updateHashWithValue` (a tuple argument: over its elements), of which the sets
+    /// keep the low 64 bits. A row is skipped when a top-level argument (or the tuple
+    /// itself) is NULL; NULL tuple elements are hashed (as a flag byte).
+    fn sip_hashes(&self, values: &[ArrayRef], rows: usize) -> DfResult<(Vec<u64>, Option<NullBuffer>)> {
+        let mut hashers = vec![SipHasher::new(); rows];
+        let mut nulls: Option<NullBuffer> = None;
+        let feed = |column: &ArrayRef, ty: &ChType, hashers: &mut [SipHasher]| -> DfResult<()> {
+            for (row, hasher) in hashers.iter_mut().enumerate() {
+                update_hash_with_value(hasher, column, ty, row)?;
+            }
+            Ok(())
+        };
+        match (values, self.types.as_slice()) {
+            ([tuple], [ChType::Tuple(elements)]) => {
+                let s = tuple.as_struct_opt().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "uniq expects a tuple column"))?;
+                nulls = s.nulls().cloned();
+                for (column, (_, ty)) in s.columns().iter().zip(elements) {
+                    feed(column, ty, &mut hashers)?;
+                }
+            }
+            _ => {
+                for (column, ty) in values.iter().zip(&self.types) {
+                    nulls = NullBuffer::union(nulls.as_ref(), column.nulls());
+                    feed(column, ty, &mut hashers)?;
+                }
+            }
+        }
+        let combined = hashers.into_iter().map(|h| h.finish128().0).collect();
+        Ok((combined, nulls.filter(|n| n.null_count() > 0)))
+    }
+}
+
+/// ClickHouse's `isValueUnambiguouslyRepresentedInContiguousMemoryRegion` of every
+/// argument (of the elements of a single tuple argument).
+///
+/// Arrays and maps are left out (counted as contiguous, hashed through the Arrow row
+/// encoding by `value_byte_hashes`): ClickHouse's hashes of them did not come out as
+/// `ColumnArray::updateHashWithValue` reads (length, then the elements), so the SipHash
+/// path is only taken for Nullable and nested Tuple elements, where it matches.
+fn all_contiguous(types: &[ChType]) -> bool {
+    fn contiguous(ty: &ChType) -> bool {
+        match ty {
+            ChType::Array(_) | ChType::Map(..) => true,
+            ChType::Nullable(_) | ChType::Tuple(_) | ChType::Nothing | ChType::AggregateFunction(..) => false,
+            ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => contiguous(inner),
+            _ => true,
+        }
+    }
+    match types {
+        [ChType::Tuple(elements)] => elements.iter().all(|(_, t)| contiguous(t)),
+        _ => types.iter().all(contiguous),
+    }
+}
+
+/// ClickHouse's `IColumn::updateHashWithValue` of row `row` of `array` (of type `ty`):
+/// numbers by their bytes at ClickHouse's width, a String as its length plus one (a
+/// 64-bit word), its bytes and the terminating zero ClickHouse keeps, Nullable as a
+/// null flag byte then the value when not NULL, an Array (Map) as its 64-bit length
+/// then its elements (keys and values), a Tuple as its elements.
+fn update_hash_with_value(hasher: &mut SipHasher, array: &ArrayRef, ty: &ChType, row: usize) -> DfResult<()> {
+    match ty {
+        ChType::Nullable(inner) => {
+            if array.is_null(row) || array.data_type() == &DataType::Null {
+                hasher.update(&[1]);
+                return Ok(());
+            }
+            hasher.update(&[0]);
+            return update_hash_with_value(hasher, array, inner, row);
+        }
+        ChType::Nothing => return Ok(()),
+        ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => {
+            if let Some(dictionary) = array.as_any_dictionary_opt() {
+                let values = dictionary.values();
+                let key = dictionary.normalized_keys().get(row).copied().unwrap_or(0);
+                return update_hash_with_value(hasher, values, inner, key);
+            }
+            return update_hash_with_value(hasher, array, inner, row);
+        }
+        ChType::Array(inner) => {
+            let (child, range) = match array.data_type() {
+                DataType::List(_) => {
+                    let list = array.as_list::<i32>();
+                    let o = list.value_offsets();
+                    (list.values(), o[row] as usize..o[row + 1] as usize)
+                }
+                DataType::LargeList(_) => {
+                    let list = array.as_list::<i64>();
+                    let o = list.value_offsets();
+                    (list.values(), o[row] as usize..o[row + 1] as usize)
+                }
+                other => return Err(ch_error(ErrorCode::ILLEGAL_COLUMN, format!("uniq: an Array held as {other}"))),
+            };
+            hasher.update(&(range.len() as u64).to_le_bytes());
+            for i in range {
+                update_hash_with_value(hasher, child, inner, i)?;
+            }
+            return Ok(());
+        }
+        ChType::Map(key_type, value_type) => {
+            let map = array.as_map_opt().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "uniq: a Map not held as an Arrow map"))?;
+            let o = map.value_offsets();
+            let range = o[row] as usize..o[row + 1] as usize;
+            hasher.update(&(range.len() as u64).to_le_bytes());
+            for i in range {
+                update_hash_with_value(hasher, map.keys(), key_type, i)?;
+                update_hash_with_value(hasher, map.values(), value_type, i)?;
+            }
+            return Ok(());
+        }
+        ChType::Tuple(elements) => {
+            let s = array.as_struct_opt().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "uniq: a Tuple not held as an Arrow struct"))?;
+            for (column, (_, t)) in s.columns().iter().zip(elements) {
+                update_hash_with_value(hasher, column, t, row)?;
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    macro_rules! int {
+        ($t:ty) => {
+            array.as_primitive::<$t>().value(row) as i128
+        };
+    }
+    let value: i128 = match array.data_type() {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Binary | DataType::LargeBinary if matches!(ty, ChType::String) => {
+            let bytes: &[u8] = match array.data_type() {
+                DataType::Utf8 => array.as_string::<i32>().value(row).as_bytes(),
+                DataType::LargeUtf8 => array.as_string::<i64>().value(row).as_bytes(),
+                DataType::Utf8View => array.as_string_view().value(row).as_bytes(),
+                DataType::Binary => array.as_binary::<i32>().value(row),
+                _ => array.as_binary::<i64>().value(row),
+            };
+            hasher.update(&(bytes.len() as u64 + 1).to_le_bytes());
+            hasher.update(bytes);
+            hasher.update(&[0]);
+            return Ok(());
+        }
+        DataType::FixedSizeBinary(_) => {
+            let bytes = array.as_fixed_size_binary().value(row);
+            if matches!(ty, ChType::Uuid) && bytes.len() == 16 {
+                // ClickHouse keeps a UUID as two little-endian 64-bit halves, the first
+                // half of the text first; Granary keeps the text's byte order.
+                let mut swapped = [0u8; 16];
+                for (i, b) in bytes.iter().enumerate() {
+                    swapped[(i / 8) * 8 + 7 - i % 8] = *b;
+                }
+                hasher.update(&swapped);
+            } else {
+                hasher.update(bytes);
+            }
+            return Ok(());
+        }
+        DataType::Float32 => {
+            hasher.update(&array.as_primitive::<Float32Type>().value(row).to_le_bytes());
+            return Ok(());
+        }
+        DataType::Float64 => {
+            let v = array.as_primitive::<Float64Type>().value(row);
+            if matches!(ty, ChType::Float32) {
+                hasher.update(&(v as f32).to_le_bytes());
+            } else {
+                hasher.update(&v.to_le_bytes());
+            }
+            return Ok(());
+        }
+        DataType::Decimal256(..) => {
+            hasher.update(&array.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>().value(row).to_le_bytes());
+            return Ok(());
+        }
+        DataType::Boolean => array.as_boolean().value(row) as i128,
+        DataType::UInt8 => int!(UInt8Type),
+        DataType::UInt16 => int!(UInt16Type),
+        DataType::UInt32 => int!(UInt32Type),
+        DataType::UInt64 => int!(UInt64Type),
+        DataType::Int8 => int!(Int8Type),
+        DataType::Int16 => int!(Int16Type),
+        DataType::Int32 => int!(Int32Type),
+        DataType::Int64 => int!(Int64Type),
+        DataType::Date32 => int!(Date32Type),
+        DataType::Date64 => int!(Date64Type),
+        DataType::Timestamp(TimeUnit::Second, _) => int!(TimestampSecondType),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => int!(TimestampMillisecondType),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => int!(TimestampMicrosecondType),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => int!(TimestampNanosecondType),
+        DataType::Decimal128(..) => array.as_primitive::<datafusion::arrow::datatypes::Decimal128Type>().value(row),
+        other => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("uniq cannot hash a value of type {ty} held as {other}"))),
+    };
+    let width = match ty {
+        ChType::Decimal(p, _) => match p {
+            0..=9 => 4,
+            10..=18 => 8,
+            _ => 16,
+        },
+        ChType::Enum8(_) => 1,
+        ChType::Enum16(_) => 2,
+        ChType::IPv4 => 4,
+        ChType::DateTime64(..) | ChType::Interval(_) => 8,
+        other => integer_width(other).unwrap_or(8),
+    };
+    hasher.update(&value.to_le_bytes()[..width]);
+    Ok(())
 }
 
 /// The set hash (`fmix64` of the widened key, low 32 bits) of every row of a numeric or

@@ -5,3 +5,4 @@ SELECT * FROM rd.t WHERE id BETWEEN 1234 AND 1240 OR id BETWEEN 100550 AND 10056
 SELECT sum(ni), max(ns), min(fs), max(s) FROM rd.t WHERE id >= 50000;
 SELECT sum(toFloat64(ni)), sum(g), avg(g), max(id) FROM rd.t;
 SELECT ns, count() FROM rd.t GROUP BY ns ORDER BY ns LIMIT 5;
+SELECT uniq((s, ni)), uniq((ns, ni)), uniqCombined((ns, ni)), uniqHLL12((s, ni)) FROM rd.t;
