@@ -16,7 +16,7 @@ SELECT level, count(), min(id) FROM ei.hits GROUP BY level ORDER BY level DESC;
 SELECT id FROM ei.hits WHERE ip = '10.0.0.2';
 SELECT count() FROM ei.hits WHERE ip > '192.168.1.0' AND ip < '192.168.1.20';
 SELECT id FROM ei.hits WHERE ip IN ('10.0.0.1', '255.255.255.255') ORDER BY id;
-SELECT id FROM ei.hits WHERE ip6 = '2001:db8::1';
+SELECT id FROM ei.hits WHERE ip6 = '2001:db8::1' ORDER BY id;
 SELECT id FROM ei.hits WHERE ip6 = '1.2.3.4';
 SELECT id, CAST(kind, 'Int8'), toString(kind), CAST(level, 'String'), toUInt32(ip), toString(ip), toString(ip6) FROM ei.hits ORDER BY id LIMIT 6;
 SELECT id, concat(kind, '/', level), kind || '!' FROM ei.hits ORDER BY id LIMIT 5;
