@@ -436,7 +436,7 @@ impl ScalarUDFImpl for LookupUdf {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
-        Ok(arg_types.to_vec())
+        Ok(granary_types::plain_arguments(arg_types))
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> DfResult<DataType> {
@@ -682,7 +682,7 @@ impl ScalarUDFImpl for HierarchyUdf {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
-        Ok(arg_types.to_vec())
+        Ok(granary_types::plain_arguments(arg_types))
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> DfResult<DataType> {

@@ -297,7 +297,12 @@ impl AggregateUDFImpl for Wrapped {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
         // Argument checks happen in `return_field`, where ClickHouse codes survive.
-        Ok(arg_types.iter().map(|t| self.coerce(t)).collect())
+        // Views (Parquet columns) are cast to `Utf8`, which the wrapped states and
+        // Granary's result types expect; count looks at nulls only.
+        if self.kind == Kind::Count {
+            return Ok(arg_types.iter().map(|t| self.coerce(t)).collect());
+        }
+        Ok(granary_types::plain_arguments(arg_types).iter().map(|t| self.coerce(t)).collect())
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {
@@ -409,7 +414,7 @@ impl AggregateUDFImpl for ArgMinMax {
         &self.signature
     }
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
-        Ok(arg_types.to_vec())
+        Ok(granary_types::plain_arguments(arg_types))
     }
     fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {
         match arg_types.first() {

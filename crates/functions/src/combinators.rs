@@ -529,8 +529,11 @@ impl AggregateUDFImpl for Combined {
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
         match self.comb {
             // States are typed with the arguments as given; the accumulator casts them.
-            Comb::Merge | Comb::MergeState | Comb::State | Comb::Array | Comb::ForEach | Comb::IfForEach => Ok(arg_types.to_vec()),
-            _ => self.base.coerce_types(arg_types).or_else(|_| Ok(arg_types.to_vec())),
+            Comb::Merge | Comb::MergeState | Comb::State | Comb::Array | Comb::ForEach | Comb::IfForEach => Ok(granary_types::plain_arguments(arg_types)),
+            _ => {
+                let arg_types = granary_types::plain_arguments(arg_types);
+                self.base.coerce_types(&arg_types).or(Ok(arg_types))
+            }
         }
     }
     fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {

@@ -296,8 +296,9 @@ impl ScalarUDFImpl for ChUdf {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
         // No implicit coercion: each function checks its own argument types in
-        // `return_field_from_args`, where a ClickHouse error code survives.
-        Ok(arg_types.to_vec())
+        // `return_field_from_args`, where a ClickHouse error code survives. Kernels read
+        // `Utf8`: a view (a Parquet column) is cast to it.
+        Ok(granary_types::plain_arguments(arg_types))
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {

@@ -1051,7 +1051,7 @@ impl AggregateUDFImpl for Quantile {
         &self.signature
     }
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
-        Ok(arg_types.to_vec())
+        Ok(granary_types::plain_arguments(arg_types))
     }
     fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {
         let fields: Vec<FieldRef> = arg_types.iter().map(|t| Arc::new(Field::new("", t.clone(), true))).collect();

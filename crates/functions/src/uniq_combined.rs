@@ -798,7 +798,7 @@ impl AggregateUDFImpl for UniqCombined {
         &self.signature
     }
     fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
-        Ok(arg_types.to_vec())
+        Ok(granary_types::plain_arguments(arg_types))
     }
     fn return_type(&self, _arg_types: &[DataType]) -> DfResult<DataType> {
         Ok(DataType::UInt64)

@@ -130,6 +130,7 @@ impl FileTable {
         skip_empty: bool,
     ) -> Self {
         let download = DownloadOptions { buffer_size: 10 << 20, threads: 4 };
+        let data_schema = if format == "Parquet" { string_views(&data_schema) } else { data_schema };
         let (schema, sources) = layout(&data_schema, &[], with_virtual);
         FileTable { schema, data_schema, sources, hive: Vec::new(), files, format, compression, with_virtual, format_settings, skip_empty, download }
     }
@@ -463,6 +464,24 @@ pub(crate) async fn check_parquet_magic(file: &FileEntry) -> Result<()> {
 /// The table's schema and where each column comes from: the file's columns (a hive
 /// column standing in for one keeps its place), the other hive columns, then `_path`
 /// and `_file` when asked for.
+/// Parquet's String columns read as `Utf8View`: values of dictionary-encoded pages then
+/// point into the dictionary instead of being copied out, and DataFusion filters, groups
+/// and sorts the views (inline 12-byte prefixes). Granary's functions take their
+/// arguments as `Utf8` (their `coerce_types` asks DataFusion for the cast), and every
+/// plan's result is cast back to `Utf8` (`granary_types::without_views`), so nothing
+/// outside a query sees a view.
+fn string_views(schema: &SchemaRef) -> SchemaRef {
+    if !schema.fields().iter().any(|f| f.data_type() == &DataType::Utf8) {
+        return schema.clone();
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| if f.data_type() == &DataType::Utf8 { f.as_ref().clone().with_data_type(DataType::Utf8View) } else { f.as_ref().clone() })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
 fn layout(data_schema: &SchemaRef, hive: &[HiveColumn], with_virtual: bool) -> (SchemaRef, Arc<Vec<ColumnSource>>) {
     let mut fields: Vec<Field> = Vec::new();
     let mut sources = Vec::new();

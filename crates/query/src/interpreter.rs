@@ -638,7 +638,34 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
 pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
     let optimized = crate::unnest::restore_element_types(ctx.state.optimize(plan)?)?;
     record_scans(ctx, &optimized);
-    Ok(ctx.state.query_planner().create_physical_plan(&optimized, &ctx.state).await?)
+    let physical = ctx.state.query_planner().create_physical_plan(&optimized, &ctx.state).await?;
+    Ok(without_views(physical)?)
+}
+
+/// The plan with its view columns (Parquet strings, read as `Utf8View`) cast to `Utf8`:
+/// output formats, engines and clients get the String type they always got. The cast
+/// keeps each column's name, nullability and metadata.
+fn without_views(plan: Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> datafusion::common::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+    use datafusion::physical_expr::expressions::{CastExpr, Column};
+    use datafusion::physical_plan::projection::{ProjectionExec, ProjectionExpr};
+    let schema = plan.schema();
+    if !schema.fields().iter().any(|f| granary_types::without_views(f.data_type()).is_some()) {
+        return Ok(plan);
+    }
+    let exprs: Vec<ProjectionExpr> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let column: Arc<dyn datafusion::physical_expr::PhysicalExpr> = Arc::new(Column::new(f.name(), i));
+            let expr = match granary_types::without_views(f.data_type()) {
+                Some(plain) => Arc::new(CastExpr::new(column, plain, None)),
+                None => column,
+            };
+            ProjectionExpr::new(expr, f.name().clone())
+        })
+        .collect();
+    Ok(Arc::new(ProjectionExec::try_new_with_schema_metadata(exprs, plan, &schema)?))
 }
 
 fn record_scans(ctx: &QueryContext, plan: &LogicalPlan) {

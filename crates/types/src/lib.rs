@@ -47,5 +47,7 @@ mod chtype;
 pub mod ip;
 mod parse;
 pub mod text;
+mod views;
 
 pub use chtype::{ChType, IntervalKind, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};
+pub use views::{plain_arguments, without_views};

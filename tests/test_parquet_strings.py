@@ -1,0 +1,120 @@
+"""Parquet String columns read through file(): Granary reads them as Arrow string views
+inside a query (faster filters and GROUP BY); everything that sees them must behave as
+with plain String columns. Results are compared with chdb reading the same file, and
+what leaves the server (Arrow, Native, MergeTree rows) with the same rows read from a
+MergeTree table."""
+import io
+import os
+import shutil
+
+import pytest
+
+chdb = pytest.importorskip("chdb")
+pa = pytest.importorskip("pyarrow")
+import pyarrow.ipc  # noqa: E402
+
+
+def ch(sql: str, fmt: str = "TSV") -> str:
+    return chdb.query(sql, fmt).bytes().decode()
+
+
+ROWS = """SELECT number AS id,
+    multiIf(number % 7 = 0, '', number % 11 = 0, 'anon', concat('user', toString(number % 37))) AS name,
+    concat('a long value that is not inlined in a view #', toString(number % 5)) AS long_text,
+    if(number % 3 = 0, NULL, concat('n', toString(number))) AS maybe,
+    toLowCardinality(concat('lc', toString(number % 4))) AS lc,
+    [concat('x', toString(number % 3)), 'y'] AS arr,
+    'ünï' AS utf
+    FROM numbers(500)"""
+
+
+@pytest.fixture(scope="module")
+def pq(server):
+    root = os.path.join(server.path, "user_files", "pqstr")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    ch(f"INSERT INTO FUNCTION file('{root}/s.parquet') " + ROWS)
+    server.query("CREATE TABLE IF NOT EXISTS pqstr_mt ENGINE = MergeTree ORDER BY id AS SELECT * FROM file('pqstr/s.parquet')")
+    return root
+
+
+QUERIES = [
+    "SELECT toTypeName(name), toTypeName(long_text), toTypeName(maybe), toTypeName(lc), toTypeName(arr) FROM {f} LIMIT 1",
+    "SELECT id, upper(name), length(name), lengthUTF8(utf), substring(long_text, 3, 10), concat(name, '-', maybe), reverse(name) FROM {f} ORDER BY id LIMIT 20",
+    "SELECT count() FROM {f} WHERE name LIKE 'user1%'",
+    "SELECT count() FROM {f} WHERE name ILIKE 'USER2_' OR long_text LIKE '%#3'",
+    "SELECT name, count() AS c FROM {f} WHERE name NOT IN ('', 'anon') GROUP BY name ORDER BY c DESC, name LIMIT 5",
+    "SELECT name, count() FROM {f} WHERE name IN ('user1', 'user2', 'anon') GROUP BY name ORDER BY name",
+    "SELECT long_text, count(), min(name), max(name), any(lc) FROM {f} GROUP BY long_text ORDER BY long_text",
+    "SELECT maybe, id FROM {f} ORDER BY maybe DESC, id LIMIT 5",
+    "SELECT uniq(name), uniqExact(long_text), groupUniqArray(lc) = groupUniqArray(lc), topK(3)(name), argMax(name, id), countDistinct(maybe) FROM {f}",
+    "SELECT name = 'anon', name < 'user2', name || '!' FROM {f} ORDER BY id LIMIT 12",
+    "SELECT lc, groupArray(name) FROM (SELECT lc, name FROM {f} ORDER BY id LIMIT 12) GROUP BY lc ORDER BY lc",
+    "SELECT splitByChar('e', long_text), position(long_text, 'value'), replaceAll(name, 'user', 'u'), lower(utf), hex(name) FROM {f} ORDER BY id LIMIT 4",
+    "SELECT id, arr, arrayJoin(arr) AS x, has(arr, 'y') FROM {f} ORDER BY id, x LIMIT 6",
+    "SELECT if(id % 2 = 0, name, long_text), coalesce(maybe, name), ifNull(maybe, 'none'), multiIf(id < 3, name, maybe) FROM {f} ORDER BY id LIMIT 6",
+    "SELECT toString(id) = name, cityHash64(name), length(toFixedString(lc, 3)) FROM {f} ORDER BY id LIMIT 3",
+    "SELECT a.name, b.long_text FROM {f} AS a INNER JOIN (SELECT id, long_text FROM {f}) AS b ON a.id = b.id WHERE a.name = 'user5' ORDER BY a.id",
+    "SELECT * FROM (SELECT name FROM {f} WHERE id < 3 UNION ALL SELECT 'literal') ORDER BY name",
+    "SELECT DISTINCT lc FROM {f} ORDER BY lc",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_parquet_strings_match_chdb(server, pq, query):
+    ours = server.query(query.replace("{f}", "file('pqstr/s.parquet')") + " FORMAT TSV")
+    theirs = ch(query.replace("{f}", f"file('{pq}/s.parquet')"))
+    assert ours == theirs
+
+
+def test_parquet_strings_into_mergetree(server, pq):
+    # CREATE ... AS SELECT typed the columns from the file; an INSERT ... SELECT reads them too.
+    types = server.query("SELECT name, type FROM system.columns WHERE table = 'pqstr_mt' ORDER BY position")
+    assert "name\tString\n" in types and "long_text\tString\n" in types and "maybe\tNullable(String)\n" in types
+    server.query("CREATE TABLE IF NOT EXISTS pqstr_mt2 (id UInt64, name String, lc LowCardinality(String)) ENGINE = MergeTree ORDER BY id")
+    server.query("TRUNCATE TABLE pqstr_mt2")
+    server.query("INSERT INTO pqstr_mt2 SELECT id, name, lc FROM file('pqstr/s.parquet')")
+    server.query("CREATE TABLE IF NOT EXISTS pqstr_mem (name String, n UInt64) ENGINE = Memory")
+    server.query("TRUNCATE TABLE pqstr_mem")
+    server.query("INSERT INTO pqstr_mem SELECT name, count() FROM file('pqstr/s.parquet') GROUP BY name")
+    expected = ch(f"SELECT count(), sum(cityHash64(name)), sum(cityHash64(lc)) FROM file('{pq}/s.parquet')")
+    assert server.query("SELECT count(), sum(cityHash64(name)), sum(cityHash64(lc)) FROM pqstr_mt2") == expected
+    assert server.query("SELECT count(), sum(cityHash64(name)), sum(cityHash64(long_text)) FROM pqstr_mt") == ch(
+        f"SELECT count(), sum(cityHash64(name)), sum(cityHash64(long_text)) FROM file('{pq}/s.parquet')"
+    )
+    assert server.query("SELECT sum(n), count() FROM pqstr_mem") == ch(f"SELECT count(), uniqExact(name) FROM file('{pq}/s.parquet')")
+
+
+@pytest.mark.parametrize("fmt", ["Native", "Arrow", "ArrowStream", "RowBinaryWithNamesAndTypes", "Parquet", "JSONEachRow"])
+def test_parquet_strings_leave_as_plain_strings(server, pq, fmt):
+    """The file's columns come out of every format byte for byte as the same columns of a
+    MergeTree table (which are plain Utf8 inside Granary)."""
+    columns = "id, name, long_text, maybe, lc, arr, utf"
+    from_file = server.request(f"SELECT {columns} FROM file('pqstr/s.parquet') ORDER BY id FORMAT {fmt}")
+    from_table = server.request(f"SELECT {columns} FROM pqstr_mt ORDER BY id FORMAT {fmt}")
+    assert from_file.status == 200 and from_table.status == 200, from_file.text
+    if fmt == "Parquet":
+        # created_by and other metadata are the same too, but compare what matters.
+        a = pa.parquet.read_table(pa.BufferReader(from_file.body)) if hasattr(pa, "parquet") else None
+        import pyarrow.parquet as pq_mod
+        a = pq_mod.read_table(pa.BufferReader(from_file.body))
+        b = pq_mod.read_table(pa.BufferReader(from_table.body))
+        assert a.schema == b.schema and a.equals(b)
+        assert not any(pa.types.is_string_view(f.type) for f in a.schema)
+        return
+    assert from_file.body == from_table.body
+    if fmt in ("Arrow", "ArrowStream"):
+        reader = pa.ipc.open_file(io.BytesIO(from_file.body)) if fmt == "Arrow" else pa.ipc.open_stream(io.BytesIO(from_file.body))
+        schema = reader.schema
+        assert schema.field("name").type == pa.string()
+        assert schema.field("long_text").type == pa.string()
+        assert not any(pa.types.is_string_view(f.type) for f in schema)
+
+
+def test_parquet_string_results_of_builtin_aggregates_are_plain(server, pq):
+    # min/max keep the argument's type inside DataFusion; the result is still String.
+    r = server.request("SELECT min(name) AS a, max(long_text) AS b FROM file('pqstr/s.parquet') FORMAT Arrow")
+    assert r.status == 200, r.text
+    schema = pa.ipc.open_file(io.BytesIO(r.body)).schema
+    assert schema.field("a").type == pa.string() and schema.field("b").type == pa.string()
+    assert server.query("SELECT toTypeName(min(name)), toTypeName(max(long_text)) FROM file('pqstr/s.parquet')") == "String\tString\n"
