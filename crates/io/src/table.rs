@@ -461,9 +461,6 @@ pub(crate) async fn check_parquet_magic(file: &FileEntry) -> Result<()> {
     Ok(())
 }
 
-/// The table's schema and where each column comes from: the file's columns (a hive
-/// column standing in for one keeps its place), the other hive columns, then `_path`
-/// and `_file` when asked for.
 /// Parquet's String columns read as `Utf8View`: values of dictionary-encoded pages then
 /// point into the dictionary instead of being copied out, and DataFusion filters, groups
 /// and sorts the views (inline 12-byte prefixes). Granary's functions take their
@@ -482,6 +479,9 @@ fn string_views(schema: &SchemaRef) -> SchemaRef {
     Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
+/// The table's schema and where each column comes from: the file's columns (a hive
+/// column standing in for one keeps its place), the other hive columns, then `_path`
+/// and `_file` when asked for.
 fn layout(data_schema: &SchemaRef, hive: &[HiveColumn], with_virtual: bool) -> (SchemaRef, Arc<Vec<ColumnSource>>) {
     let mut fields: Vec<Field> = Vec::new();
     let mut sources = Vec::new();
