@@ -239,6 +239,9 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_terminal_summary(terminalreporter):
+    # Under pytest-xdist the controller collects nothing itself (its workers do): no check there.
+    if getattr(terminalreporter.config.option, "numprocesses", None):
+        return
     stale = sorted(set(KNOWN_FAILURES) - _MATCHED_KNOWN)
     if stale and not terminalreporter.config.option.keyword:
         terminalreporter.write_line(f"known_failures.txt: {len(stale)} ids match no test: {' '.join(stale[:20])}")
