@@ -203,25 +203,26 @@ fn mark_aggregate(aggregate: datafusion::logical_expr::Aggregate) -> datafusion:
 }
 
 /// The integer literal arguments of aggregates over a window as their narrowed values
-/// (`sum(1) OVER ()` is UInt64, `max(1) OVER ()` UInt8), not the offsets and defaults of
-/// window-only functions. Window nodes are not marked (their output columns are named
+/// (`sum(1) OVER ()` is UInt64, `max(1) OVER ()` UInt8), and the values and defaults of
+/// ClickHouse's value window functions ([`narrowed_args`]). Window nodes are not marked (their output columns are named
 /// after their expressions), so the literals are narrowed here directly, each changed
 /// expression keeping its old name as an alias for the nodes above.
 fn narrow_window(window: datafusion::logical_expr::Window) -> datafusion::common::Result<Transformed<LogicalPlan>> {
-    use datafusion::logical_expr::WindowFunctionDefinition;
     let narrowable = |e: &Expr| matches!(e, Expr::Literal(value, None) if narrow(value).is_some());
     let mut changed = false;
     let exprs: Vec<Expr> = window
         .window_expr
         .iter()
         .map(|e| match e {
-            Expr::WindowFunction(w) if matches!(w.fun, WindowFunctionDefinition::AggregateUDF(_)) && w.params.args.iter().any(narrowable) => {
+            Expr::WindowFunction(w) if narrowed_args(&w.fun).is_some_and(|n| w.params.args.iter().enumerate().any(|(i, a)| n(i) && narrowable(a))) => {
                 changed = true;
+                let narrowed = narrowed_args(&w.fun).unwrap_or(|_| false);
                 let mut w = w.clone();
                 w.params.args = std::mem::take(&mut w.params.args)
                     .into_iter()
-                    .map(|a| match a {
-                        Expr::Literal(ref value, None) => narrow(value).map(|n| Expr::Literal(n, None)).unwrap_or(a),
+                    .enumerate()
+                    .map(|(i, a)| match a {
+                        Expr::Literal(ref value, None) if narrowed(i) => narrow(value).map(|n| Expr::Literal(n, None)).unwrap_or(a),
                         other => other,
                     })
                     .collect();
@@ -234,6 +235,18 @@ fn narrow_window(window: datafusion::logical_expr::Window) -> datafusion::common
         return Ok(Transformed::no(LogicalPlan::Window(window)));
     }
     Ok(Transformed::yes(LogicalPlan::Window(datafusion::logical_expr::Window::try_new(exprs, window.input)?)))
+}
+
+/// Which arguments of a window function are narrowed: all of an aggregate's; the value
+/// and the default of ClickHouse's value functions (`lagInFrame(x, 1, 7)` has a UInt8
+/// default, which the UInt64 `x` accepts), not their offsets.
+fn narrowed_args(fun: &datafusion::logical_expr::WindowFunctionDefinition) -> Option<fn(usize) -> bool> {
+    use datafusion::logical_expr::WindowFunctionDefinition;
+    match fun {
+        WindowFunctionDefinition::AggregateUDF(_) => Some(|_| true),
+        WindowFunctionDefinition::WindowUDF(f) if crate::window::is_value_function(f.name()) => Some(|i| i != 1),
+        _ => None,
+    }
 }
 
 /// Gives the query's integer literals ClickHouse's types (see the module docs).
