@@ -304,13 +304,23 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
             ChType::Nullable(inner) | ChType::Array(inner) => numeric(inner),
             ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => true,
             ChType::Float32 | ChType::Float64 | ChType::Nothing => true,
+            // Date with DateTime is DateTime (DataFusion's planner made it a nanosecond
+            // timestamp: see `peel_union_cast`).
+            ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) => true,
             _ => false,
         }
     }
     let width = union.schema.fields().len();
     let mut targets: Vec<Option<datafusion::arrow::datatypes::DataType>> = Vec::with_capacity(width);
     for i in 0..width {
-        let types: Vec<ChType> = union.inputs.iter().map(|input| ChType::from_field(input.schema().field(i))).collect();
+        let types: Vec<ChType> = union
+            .inputs
+            .iter()
+            .map(|input| match peel_union_cast(input, i) {
+                Some((_, field)) => ChType::from_field(&field),
+                None => ChType::from_field(input.schema().field(i)),
+            })
+            .collect();
         if let Some(error) = crate::supertype::mixed_kinds(&types) {
             return Err(error);
         }
@@ -327,6 +337,19 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
             continue;
         }
         changed = true;
+        // A date column DataFusion already cast for the union (Date and DateTime as
+        // nanosecond timestamps) is cast from its own type instead.
+        let peeled = (0..width).any(|i| targets[i].is_some() && peel_union_cast(input, i).is_some());
+        if let (true, LogicalPlan::Projection(projection)) = (peeled, input.as_ref()) {
+            let exprs = (0..width)
+                .map(|i| match (&targets[i], peel_union_cast(input, i)) {
+                    (Some(t), Some((inner, _))) => cast(inner, t.clone()).alias(schema.field(i).name()),
+                    _ => projection.expr[i].clone(),
+                })
+                .collect();
+            inputs.push(Arc::new(LogicalPlan::Projection(Projection::try_new(exprs, Arc::clone(&projection.input))?)));
+            continue;
+        }
         let exprs = (0..width)
             .map(|i| {
                 let (qualifier, field) = schema.qualified_field(i);
@@ -356,6 +379,24 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
         .collect();
     rebuilt.schema = Arc::new(datafusion::common::DFSchema::new_with_metadata(fields, union.schema.metadata().clone())?);
     Ok((LogicalPlan::Union(rebuilt), true))
+}
+
+/// The expression under the cast DataFusion's planner put on column `i` of a UNION
+/// branch to its own common type, with that expression's field (its ClickHouse type).
+fn peel_union_cast(input: &LogicalPlan, i: usize) -> Option<(Expr, datafusion::arrow::datatypes::FieldRef)> {
+    let LogicalPlan::Projection(projection) = input else { return None };
+    let mut expr = projection.expr.get(i)?;
+    if let Expr::Alias(alias) = expr {
+        expr = &alias.expr;
+    }
+    let (Expr::Cast(datafusion::logical_expr::Cast { expr: inner, .. }) | Expr::TryCast(datafusion::logical_expr::TryCast { expr: inner, .. })) = expr else {
+        return None;
+    };
+    use datafusion::logical_expr::ExprSchemable;
+    let (_, field) = inner.to_field(projection.input.schema()).ok()?;
+    let field: datafusion::arrow::datatypes::FieldRef = field.into();
+    let dated = |t: &ChType| matches!(t.base(), ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..));
+    dated(&ChType::from_field(&field)).then(|| (inner.as_ref().clone(), field))
 }
 
 /// Recomputes the schema of a node whose output types follow its input's (UNNEST, a
