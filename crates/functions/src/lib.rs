@@ -131,6 +131,7 @@ mod quantile;
 mod multi_match;
 mod url;
 mod utf8;
+mod window;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -276,6 +277,9 @@ pub fn register_all(state: &mut SessionState) -> Result<()> {
     }
     for udaf in aggregates {
         state.register_udaf(Arc::clone(udaf)).map_err(Error::from)?;
+    }
+    for udwf in window::window_functions() {
+        state.register_udwf(Arc::new(udwf)).map_err(Error::from)?;
     }
     for hof in lambda::functions() {
         state.register_higher_order_function(Arc::new(hof)).map_err(Error::from)?;

@@ -203,25 +203,26 @@ fn mark_aggregate(aggregate: datafusion::logical_expr::Aggregate) -> datafusion:
 }
 
 /// The integer literal arguments of aggregates over a window as their narrowed values
-/// (`sum(1) OVER ()` is UInt64, `max(1) OVER ()` UInt8), not the offsets and defaults of
-/// window-only functions. Window nodes are not marked (their output columns are named
+/// (`sum(1) OVER ()` is UInt64, `max(1) OVER ()` UInt8), and the values and defaults of
+/// ClickHouse's value window functions ([`narrowed_args`]). Window nodes are not marked (their output columns are named
 /// after their expressions), so the literals are narrowed here directly, each changed
 /// expression keeping its old name as an alias for the nodes above.
 fn narrow_window(window: datafusion::logical_expr::Window) -> datafusion::common::Result<Transformed<LogicalPlan>> {
-    use datafusion::logical_expr::WindowFunctionDefinition;
     let narrowable = |e: &Expr| matches!(e, Expr::Literal(value, None) if narrow(value).is_some());
     let mut changed = false;
     let exprs: Vec<Expr> = window
         .window_expr
         .iter()
         .map(|e| match e {
-            Expr::WindowFunction(w) if matches!(w.fun, WindowFunctionDefinition::AggregateUDF(_)) && w.params.args.iter().any(narrowable) => {
+            Expr::WindowFunction(w) if narrowed_args(&w.fun).is_some_and(|n| w.params.args.iter().enumerate().any(|(i, a)| n(i) && narrowable(a))) => {
                 changed = true;
+                let narrowed = narrowed_args(&w.fun).unwrap_or(|_| false);
                 let mut w = w.clone();
                 w.params.args = std::mem::take(&mut w.params.args)
                     .into_iter()
-                    .map(|a| match a {
-                        Expr::Literal(ref value, None) => narrow(value).map(|n| Expr::Literal(n, None)).unwrap_or(a),
+                    .enumerate()
+                    .map(|(i, a)| match a {
+                        Expr::Literal(ref value, None) if narrowed(i) => narrow(value).map(|n| Expr::Literal(n, None)).unwrap_or(a),
                         other => other,
                     })
                     .collect();
@@ -234,6 +235,18 @@ fn narrow_window(window: datafusion::logical_expr::Window) -> datafusion::common
         return Ok(Transformed::no(LogicalPlan::Window(window)));
     }
     Ok(Transformed::yes(LogicalPlan::Window(datafusion::logical_expr::Window::try_new(exprs, window.input)?)))
+}
+
+/// Which arguments of a window function are narrowed: all of an aggregate's; the value
+/// and the default of ClickHouse's value functions (`lagInFrame(x, 1, 7)` has a UInt8
+/// default, which the UInt64 `x` accepts), not their offsets.
+fn narrowed_args(fun: &datafusion::logical_expr::WindowFunctionDefinition) -> Option<fn(usize) -> bool> {
+    use datafusion::logical_expr::WindowFunctionDefinition;
+    match fun {
+        WindowFunctionDefinition::AggregateUDF(_) => Some(|_| true),
+        WindowFunctionDefinition::WindowUDF(f) if crate::window::is_value_function(f.name()) => Some(|i| i != 1),
+        _ => None,
+    }
 }
 
 /// Gives the query's integer literals ClickHouse's types (see the module docs).
@@ -291,13 +304,23 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
             ChType::Nullable(inner) | ChType::Array(inner) => numeric(inner),
             ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => true,
             ChType::Float32 | ChType::Float64 | ChType::Nothing => true,
+            // Date with DateTime is DateTime (DataFusion's planner made it a nanosecond
+            // timestamp: see `peel_union_cast`).
+            ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) => true,
             _ => false,
         }
     }
     let width = union.schema.fields().len();
     let mut targets: Vec<Option<datafusion::arrow::datatypes::DataType>> = Vec::with_capacity(width);
     for i in 0..width {
-        let types: Vec<ChType> = union.inputs.iter().map(|input| ChType::from_field(input.schema().field(i))).collect();
+        let types: Vec<ChType> = union
+            .inputs
+            .iter()
+            .map(|input| match peel_union_cast(input, i) {
+                Some((_, field)) => ChType::from_field(&field),
+                None => ChType::from_field(input.schema().field(i)),
+            })
+            .collect();
         if let Some(error) = crate::supertype::mixed_kinds(&types) {
             return Err(error);
         }
@@ -314,6 +337,19 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
             continue;
         }
         changed = true;
+        // A date column DataFusion already cast for the union (Date and DateTime as
+        // nanosecond timestamps) is cast from its own type instead.
+        let peeled = (0..width).any(|i| targets[i].is_some() && peel_union_cast(input, i).is_some());
+        if let (true, LogicalPlan::Projection(projection)) = (peeled, input.as_ref()) {
+            let exprs = (0..width)
+                .map(|i| match (&targets[i], peel_union_cast(input, i)) {
+                    (Some(t), Some((inner, _))) => cast(inner, t.clone()).alias(schema.field(i).name()),
+                    _ => projection.expr[i].clone(),
+                })
+                .collect();
+            inputs.push(Arc::new(LogicalPlan::Projection(Projection::try_new(exprs, Arc::clone(&projection.input))?)));
+            continue;
+        }
         let exprs = (0..width)
             .map(|i| {
                 let (qualifier, field) = schema.qualified_field(i);
@@ -343,6 +379,24 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
         .collect();
     rebuilt.schema = Arc::new(datafusion::common::DFSchema::new_with_metadata(fields, union.schema.metadata().clone())?);
     Ok((LogicalPlan::Union(rebuilt), true))
+}
+
+/// The expression under the cast DataFusion's planner put on column `i` of a UNION
+/// branch to its own common type, with that expression's field (its ClickHouse type).
+fn peel_union_cast(input: &LogicalPlan, i: usize) -> Option<(Expr, datafusion::arrow::datatypes::FieldRef)> {
+    let LogicalPlan::Projection(projection) = input else { return None };
+    let mut expr = projection.expr.get(i)?;
+    if let Expr::Alias(alias) = expr {
+        expr = &alias.expr;
+    }
+    let (Expr::Cast(datafusion::logical_expr::Cast { expr: inner, .. }) | Expr::TryCast(datafusion::logical_expr::TryCast { expr: inner, .. })) = expr else {
+        return None;
+    };
+    use datafusion::logical_expr::ExprSchemable;
+    let (_, field) = inner.to_field(projection.input.schema()).ok()?;
+    let field: datafusion::arrow::datatypes::FieldRef = field.into();
+    let dated = |t: &ChType| matches!(t.base(), ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..));
+    dated(&ChType::from_field(&field)).then(|| (inner.as_ref().clone(), field))
 }
 
 /// Recomputes the schema of a node whose output types follow its input's (UNNEST, a

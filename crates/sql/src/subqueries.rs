@@ -24,17 +24,39 @@ pub(crate) fn type_scalar_subquery(expr: &mut Expr) {
     if let SetExpr::Select(select) = query.body.as_mut() {
         let plain_items = select.projection.iter().all(|i| matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }));
         if select.projection.len() > 1 && plain_items {
+            // With an ORDER BY or LIMIT the columns' aliases may be used after the SELECT
+            // list (`ORDER BY n`): the tuple is then made over the query as a derived
+            // table. Otherwise in the same SELECT, which keeps a correlated subquery
+            // where DataFusion decorrelates it.
+            let wrap = query.order_by.is_some() || query.limit_clause.is_some() || query.fetch.is_some();
             let mut items = Vec::with_capacity(2 * select.projection.len());
+            let mut inner_items = Vec::with_capacity(select.projection.len());
             for item in std::mem::take(&mut select.projection) {
                 let (name, e) = match item {
                     SelectItem::UnnamedExpr(e) => (crate::names::column_name(&e), e),
                     SelectItem::ExprWithAlias { expr: e, alias } => (crate::names::displayed_name(&alias.value).to_string(), e),
                     _ => continue,
                 };
-                items.push(Expr::value(Value::SingleQuotedString(name)));
-                items.push(e);
+                items.push(Expr::value(Value::SingleQuotedString(name.clone())));
+                if wrap {
+                    let alias = ast::Ident::with_quote('`', name);
+                    items.push(Expr::Identifier(alias.clone()));
+                    inner_items.push(SelectItem::ExprWithAlias { expr: e, alias });
+                } else {
+                    items.push(e);
+                }
             }
-            select.projection = vec![SelectItem::UnnamedExpr(function_call("__named_tuple", items))];
+            if !wrap {
+                select.projection = vec![SelectItem::UnnamedExpr(function_call("__named_tuple", items))];
+                return;
+            }
+            select.projection = inner_items;
+            if let Some(Expr::Subquery(mut outer)) = over_subquery("SELECT 1 FROM (SELECT 1) AS __scalar_tuple", query, None) {
+                if let SetExpr::Select(outer_select) = outer.body.as_mut() {
+                    outer_select.projection = vec![SelectItem::UnnamedExpr(function_call("__named_tuple", items))];
+                    *expr = Expr::Subquery(outer);
+                }
+            }
             return;
         }
         if let [item @ SelectItem::UnnamedExpr(_)] = select.projection.as_mut_slice() {
@@ -230,5 +252,8 @@ mod tests {
         let mut two = Expr::Subquery(Box::new(query("SELECT x, 1 AS n FROM t")));
         type_scalar_subquery(&mut two);
         assert_eq!(two.to_string(), "(SELECT __named_tuple('x', x, 'n', 1) FROM t)");
+        let mut ordered = Expr::Subquery(Box::new(query("SELECT x AS n, 1 FROM t ORDER BY n LIMIT 1")));
+        type_scalar_subquery(&mut ordered);
+        assert_eq!(ordered.to_string(), "(SELECT __named_tuple('n', `n`, '1', `1`) FROM (SELECT x AS `n`, 1 AS `1` FROM t ORDER BY n LIMIT 1) AS __scalar_tuple)");
     }
 }
