@@ -590,7 +590,7 @@ impl Instance {
     /// planning, INSERT data) are returned here; errors while results stream come as an
     /// `Err` item in the body.
     pub async fn execute(self: &Arc<Self>, session: &mut Session, mut request: QueryRequest) -> Result<QueryResponse> {
-        let query_id = request.query_id.take().filter(|id| !id.is_empty()).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let query_id = request.query_id.take().filter(|id| !id.is_empty()).unwrap_or_else(|| random_query_id().to_string());
         // The level the URL or the session asks for; a SETTINGS clause raises it later
         // (`configure_query`). An invalid value is reported there.
         let send_logs_level = request
@@ -871,6 +871,54 @@ fn readable_size(bytes: f64) -> String {
     format!("{value:.2} {}", UNITS[unit])
 }
 
+/// A version-4 UUID for a query without an id of its own. `Uuid::new_v4` asks the kernel
+/// for 16 random bytes (one `getrandom` system call per query); here each thread asks
+/// once, for a random base, and then counts. SplitMix64's finalizer of base + counter is a
+/// bijection, so the first half differs for every id a thread makes (but for the four
+/// version bits; the second half is mixed from it too), and threads start from unrelated
+/// random bases.
+fn random_query_id() -> uuid::Uuid {
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<Option<(u64, u64, u64)>> = const { Cell::new(None) };
+    }
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    STATE.with(|state| {
+        let (high, low, counter) = state.get().unwrap_or_else(|| {
+            let seed = uuid::Uuid::new_v4().as_u64_pair();
+            (seed.0, seed.1, 0)
+        });
+        let counter = counter.wrapping_add(1);
+        state.set(Some((high, low, counter)));
+        let first = mix(high.wrapping_add(counter.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        let second = mix(low ^ first);
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&first.to_be_bytes());
+        bytes[8..].copy_from_slice(&second.to_be_bytes());
+        uuid::Builder::from_random_bytes(bytes).into_uuid()
+    })
+}
+
 pub(crate) fn now_us() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn query_ids_are_distinct_version_4_uuids() {
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..10_000 {
+            let id = super::random_query_id();
+            assert_eq!(id.get_version_num(), 4);
+            assert_eq!(id.get_variant(), uuid::Variant::RFC4122);
+            assert!(seen.insert(id), "{id} repeated");
+        }
+        let other_thread = std::thread::spawn(super::random_query_id).join().expect("thread");
+        assert!(!seen.contains(&other_thread));
+    }
 }

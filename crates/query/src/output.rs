@@ -35,10 +35,11 @@ pub(crate) struct OutputJob {
 }
 
 /// Runs the job on the runtime; `finished` is called once with the error, if any.
-/// Streams the result on a task of its own, inside the query's span (`span`) so what it
-/// logs carries the query id.
+/// Streams the result inside the query's span (`span`) so what it logs carries the query
+/// id: first on the calling task, then, if it is not done at once, on a task of its own.
 pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
     use tracing::Instrument;
+    let progress_headers = job.ctx.settings.get_bool("send_progress_in_http_headers");
     let task = async move {
         let OutputJob { stream, mut output_format, totals, plan, ctx, tx, guard } = job;
         let writing = std::panic::AssertUnwindSafe(write_all(&ctx, stream, totals, plan, output_format.as_mut(), &tx, &guard));
@@ -53,7 +54,15 @@ pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl F
         }
         drop(guard);
     };
-    tokio::spawn(task.instrument(span));
+    let mut task = Box::pin(task.instrument(span));
+    // A small result (a point lookup's row) is usually complete at the first poll: written
+    // here, it skips a task spawn and a wake-up of the request's task. What is not done
+    // (data still coming, or a full channel) goes on in a task of its own, whose first
+    // poll registers the wakers the no-op one stood in for. Not with progress headers: a
+    // plan that computes inside its first poll would hold up the caller's ticker.
+    if progress_headers || futures::FutureExt::now_or_never(task.as_mut()).is_none() {
+        tokio::spawn(task);
+    }
 }
 
 async fn write_all(
