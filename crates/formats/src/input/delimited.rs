@@ -50,6 +50,31 @@ struct CsvRowScan {
     irregular: bool,
 }
 
+/// Bit masks of the quotes, line feeds and delimiters of 64 bytes (bit j: byte j),
+/// eight bytes at a time in a `u64` (SIMD intrinsics would need `unsafe`).
+fn byte_masks(block: &[u8], delimiter: u8) -> (u64, u64, u64) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    /// One bit per byte of `word` that equals the byte repeated in `pattern`.
+    fn equal(word: u64, pattern: u64) -> u64 {
+        let x = word ^ pattern;
+        // Bit 7 of each byte set where the byte of `x` is zero (no carry leaves a byte).
+        let zero = !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7);
+        // Bits 7, 15, .. 63 gathered into bits 56..63: each partial product lands on its
+        // own bit, so no carries mix them.
+        (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    }
+    let repeat = |b: u8| u64::from(b) * 0x0101_0101_0101_0101;
+    let (quote, feed, delim) = (repeat(b'"'), repeat(b'\n'), repeat(delimiter));
+    let (mut quotes, mut feeds, mut delimiters) = (0u64, 0u64, 0u64);
+    for (k, eight) in block.chunks_exact(8).enumerate() {
+        let word = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
+        quotes |= equal(word, quote) << (8 * k);
+        feeds |= equal(word, feed) << (8 * k);
+        delimiters |= equal(word, delim) << (8 * k);
+    }
+    (quotes, feeds, delimiters)
+}
+
 fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
@@ -305,10 +330,75 @@ impl DelimitedRows {
         Scan::Row { start: from, end, next }
     }
 
-    /// How far whole CSV rows go from `from` (see [`RowFormat::whole_rows`]): only quotes
+    /// How far whole CSV rows go from `from` (see [`RowFormat::whole_rows`]). This pass
+    /// runs on one thread before the parallel parsers start, so regular data is cut 64
+    /// bytes at a time (`csv_row_blocks`); what it cannot decide goes to the exact scan.
+    fn whole_csv_rows(&self, data: &[u8], from: usize, min_bytes: usize) -> (usize, u64) {
+        let (row_start, rows, done) = self.csv_row_blocks(data, from, min_bytes);
+        if done {
+            return (row_start, rows);
+        }
+        let (end, more) = self.exact_csv_rows(data, row_start, min_bytes.saturating_sub(row_start - from).max(1));
+        (end, rows + more)
+    }
+
+    /// Whole CSV rows found 64 bytes at a time while the quotes are regular: only `"`
+    /// quotes (and a delimiter that is none of `"`, line feed, carriage return, blank),
+    /// each quote that opens a field right after a delimiter, a line feed or a closing
+    /// quote (a doubled quote). Then whether a byte is inside a quoted field is the
+    /// parity of the quotes before it in its row, as the exact scan decides it. Returns
+    /// the row start reached, the rows before it, and whether `min_bytes` was reached
+    /// (otherwise the exact scan goes on from that row start: a quote elsewhere, the
+    /// last block).
+    fn csv_row_blocks(&self, data: &[u8], from: usize, min_bytes: usize) -> (usize, u64, bool) {
+        let delimiter = self.delimiter;
+        if !self.allow_double_quotes || self.allow_single_quotes || matches!(delimiter, b'"' | b'\n' | b'\r' | b' ' | b'\t') {
+            return (from, 0, false);
+        }
+        let mut rows = 0;
+        let mut row_start = from;
+        // Inside a quoted field at the block's start: all ones.
+        let mut inside_carry = 0u64;
+        // The byte before the block lets a quote open a field (`from` is a row start).
+        let mut opener_carry = 1u64;
+        let mut i = from;
+        // A block must end before the data does: a quote as the last byte is undecided.
+        while i + 64 < data.len() {
+            let (quotes, feeds, delimiters) = byte_masks(&data[i..i + 64], delimiter);
+            // Prefix XOR: bit j is the parity of the quotes at 0..=j.
+            let mut inside = quotes;
+            for shift in [1, 2, 4, 8, 16, 32] {
+                inside ^= inside << shift;
+            }
+            inside ^= inside_carry;
+            let openers = quotes | feeds | delimiters;
+            let allowed = (openers << 1) | opener_carry;
+            if quotes & inside & !allowed != 0 {
+                return (row_start, rows, false);
+            }
+            let mut ends = feeds & !inside;
+            while ends != 0 {
+                let at = i + ends.trailing_zeros() as usize;
+                ends &= ends - 1;
+                if self.counts_as_row(data, row_start, at) {
+                    rows += 1;
+                }
+                row_start = at + 1;
+                if row_start - from >= min_bytes {
+                    return (row_start, rows, true);
+                }
+            }
+            inside_carry = if inside >> 63 == 1 { u64::MAX } else { 0 };
+            opener_carry = openers >> 63;
+            i += 64;
+        }
+        (row_start, rows, false)
+    }
+
+    /// How far whole CSV rows go from `from`, byte by byte where it matters: only quotes
     /// and line feeds are looked at; whether a quote starts a field is seen from the
     /// bytes before it (blanks back to a delimiter or the row's start).
-    fn whole_csv_rows(&self, data: &[u8], from: usize, min_bytes: usize) -> (usize, u64) {
+    fn exact_csv_rows(&self, data: &[u8], from: usize, min_bytes: usize) -> (usize, u64) {
         let mut rows = 0;
         let mut row_start = from;
         let mut quote: Option<u8> = None;
@@ -1022,6 +1112,69 @@ mod tests {
             rows_before += rows;
             from = next;
         }
+    }
+
+    /// CSV rows as ClickHouse writes them (every string quoted, some with delimiters,
+    /// doubled quotes, line feeds and carriage returns inside), with `odd` pieces mixed
+    /// in one time in `odd_every` (never when 0).
+    fn long_csv(rng: &mut Lcg, rows: usize, odd: &[&str], odd_every: usize) -> Vec<u8> {
+        let strings = ["\"lorem ipsum\"", "\"a,b\"", "\"say \"\"hi\"\"\"", "\"two\nlines\"", "\"cr\r\nlf\"", "\"\"", "\"\"\"\"", "\"<p>x</p>\""];
+        let mut data = Vec::new();
+        for _ in 0..rows {
+            for column in 0..3 {
+                if column > 0 {
+                    data.push(b',');
+                }
+                if odd_every > 0 && rng.next(odd_every) == 0 {
+                    data.extend_from_slice(odd[rng.next(odd.len())].as_bytes());
+                } else if column == 1 {
+                    data.extend_from_slice(rng.next(100000).to_string().as_bytes());
+                } else {
+                    data.extend_from_slice(strings[rng.next(strings.len())].repeat(1 + rng.next(4)).as_bytes());
+                }
+            }
+            data.extend_from_slice(if rng.next(5) == 0 { b"\r\n" } else { b"\n" });
+        }
+        data
+    }
+
+    #[test]
+    fn byte_masks_mark_every_byte() {
+        let mut rng = Lcg(3);
+        for _ in 0..200 {
+            let block: Vec<u8> = (0..64).map(|_| [b'"', b'\n', b';', b'a', 0x80, 0xff, 0x22 ^ 0x80, 0][rng.next(8)]).collect();
+            let expect = |c: u8| block.iter().enumerate().fold(0u64, |m, (j, b)| m | (u64::from(*b == c) << j));
+            assert_eq!(byte_masks(&block, b';'), (expect(b'"'), expect(b'\n'), expect(b';')));
+        }
+    }
+
+    #[test]
+    fn csv_rows_cut_by_blocks_where_the_scanner_does() {
+        let mut rng = Lcg(13);
+        let odd = ["a\"b", " \"x\"", "\"x\" y", "\n", "\r\n", "\n\r\n", "\"\"\"", "'q'", "\r"];
+        for case in 0..200 {
+            let regular = case % 2 == 0;
+            let data = long_csv(&mut rng, 1 + rng.next(60), &odd, if regular { 0 } else { 1 + rng.next(200) });
+            let columns = if case % 9 == 0 { 1 } else { 3 };
+            for min_bytes in [1, 40, 64, 65, 200, 1000, 1 << 20] {
+                check_whole_rows(&mut rows(columns, b',', false, Dialect::Csv), &data, min_bytes);
+                // The block pass's cut is the exact scan's whenever it decides one.
+                let r = rows(columns, b',', false, Dialect::Csv);
+                let (end, count, done) = r.csv_row_blocks(&data, 0, min_bytes);
+                let (exact_end, exact_count) = r.exact_csv_rows(&data, 0, min_bytes);
+                if done {
+                    assert_eq!((end, count), (exact_end, exact_count), "case {case}, min {min_bytes}: {:?}", String::from_utf8_lossy(&data));
+                }
+                if regular && columns == 3 && exact_end + 64 < data.len() {
+                    assert!(done, "case {case}: regular rows stopped the block pass at {end}");
+                }
+            }
+        }
+        // Single quotes allowed, or a blank delimiter: the exact scan only.
+        let data = long_csv(&mut rng, 50, &odd, 0);
+        assert!(!rows(3, b',', true, Dialect::Csv).csv_row_blocks(&data, 0, 100).2);
+        assert!(!rows(3, b' ', false, Dialect::Csv).csv_row_blocks(&data, 0, 100).2);
+        check_whole_rows(&mut rows(3, b',', true, Dialect::Csv), &data, 100);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::RecordBatchOptions;
+use arrow::array::{AsArray, RecordBatchOptions};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, Result};
@@ -24,6 +24,9 @@ pub(crate) struct Block {
     errors: u64,
     allow_errors_num: u64,
     allow_errors_ratio: f64,
+    /// String bytes per row of each column in the last parallel round (0: not a
+    /// String column), to size the next round's builders.
+    string_bytes_per_row: Vec<f64>,
 }
 
 impl Block {
@@ -39,13 +42,21 @@ impl Block {
             errors: 0,
             allow_errors_num: settings.allow_errors_num,
             allow_errors_ratio: settings.allow_errors_ratio,
+            string_bytes_per_row: Vec::new(),
         })
     }
 
     /// An empty block of the same columns and limits for a parallel parser whose first
-    /// row is row `row_number + 1` of the input.
-    fn fork(&self, row_number: u64) -> Result<Block> {
-        let builders = self.schema.fields().iter().map(|f| ColumnBuilder::new(f, &self.text)).collect::<Result<Vec<_>>>()?;
+    /// row is row `row_number + 1` of the input and which reads about `rows` rows.
+    fn fork(&self, row_number: u64, rows: u64) -> Result<Block> {
+        let mut builders = self.schema.fields().iter().map(|f| ColumnBuilder::new(f, &self.text)).collect::<Result<Vec<_>>>()?;
+        let rows = (rows as usize).min(self.max_block_rows);
+        for (builder, per_row) in builders.iter_mut().zip(&self.string_bytes_per_row) {
+            if *per_row > 0.0 {
+                // A little more than the last round's average: strings vary in length.
+                builder.reserve(rows, (per_row * rows as f64 * 1.125) as usize);
+            }
+        }
         Ok(Block {
             schema: Arc::clone(&self.schema),
             text: self.text.clone(),
@@ -56,7 +67,22 @@ impl Block {
             errors: self.errors,
             allow_errors_num: self.allow_errors_num,
             allow_errors_ratio: self.allow_errors_ratio,
+            string_bytes_per_row: Vec::new(),
         })
+    }
+
+    /// Remembers the String columns' bytes per row of a parallel round's batches.
+    fn learn_string_sizes(&mut self, batches: &[RecordBatch]) {
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        if rows == 0 {
+            return;
+        }
+        self.string_bytes_per_row = (0..self.schema.fields().len())
+            .map(|c| {
+                let bytes: usize = batches.iter().filter_map(|b| b.column(c).as_string_opt::<i32>()).map(|s| s.value_data().len()).sum();
+                bytes as f64 / rows as f64
+            })
+            .collect();
     }
 
     pub fn column_name(&self, column: usize) -> &str {
@@ -328,7 +354,7 @@ impl<F: RowFormat + Clone> Streamer<F> {
         let mut first_row = self.block.row_number;
         let mut jobs = Vec::with_capacity(chunks.len());
         for &(start, end, rows) in &chunks {
-            jobs.push((self.format.clone(), self.block.fork(first_row)?, &data[start..end]));
+            jobs.push((self.format.clone(), self.block.fork(first_row, rows)?, &data[start..end]));
             first_row += rows;
         }
         self.run_parallel(jobs, first_row, |(format, block, chunk)| parse_chunk(format, block, chunk), out)?;
@@ -347,11 +373,13 @@ impl<F: RowFormat + Clone> Streamer<F> {
                 .map(|h| h.join().unwrap_or_else(|_| Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "a parsing thread panicked"))))
                 .collect()
         });
+        let first_batch = out.len();
         for result in results {
             let (batches, errors) = result?;
             out.extend(batches);
             self.block.errors += errors - errors_before;
         }
+        self.block.learn_string_sizes(&out[first_batch..]);
         self.block.row_number = last_row;
         if self.block.errors > self.block.allow_errors_num && self.block.errors as f64 / self.block.row_number.max(1) as f64 > self.block.allow_errors_ratio {
             return Err(Error::new(granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Too many bad rows: {} of {}", self.block.errors, self.block.row_number)));
@@ -396,7 +424,7 @@ impl<F: RowFormat + Clone> Streamer<F> {
         let mut first_row = self.block.row_number;
         let mut jobs = Vec::with_capacity(chunks.len());
         for rows in &chunks {
-            jobs.push((self.format.clone(), self.block.fork(first_row)?, rows.as_slice()));
+            jobs.push((self.format.clone(), self.block.fork(first_row, rows.len() as u64)?, rows.as_slice()));
             first_row += rows.len() as u64;
         }
         self.run_parallel(jobs, first_row, |(format, block, rows)| parse_rows(format, block, data, rows), out)?;

@@ -279,6 +279,15 @@ impl ColumnBuilder {
         Ok(())
     }
 
+    /// Makes room for `rows` more values and, for strings, `string_bytes` more bytes, so
+    /// that a column filled row by row is not copied each time its buffers double.
+    pub fn reserve(&mut self, rows: usize, string_bytes: usize) {
+        if let Data::Str { offsets, data } = &mut self.data {
+            offsets.reserve(rows);
+            data.reserve(string_bytes);
+        }
+    }
+
     /// Pushes the default value into the storage (without validity bookkeeping).
     fn push_default_value(&mut self) {
         match &mut self.data {
