@@ -1154,7 +1154,9 @@ mod tests {
         let odd = ["a\"b", " \"x\"", "\"x\" y", "\n", "\r\n", "\n\r\n", "\"\"\"", "'q'", "\r"];
         for case in 0..200 {
             let regular = case % 2 == 0;
-            let data = long_csv(&mut rng, 1 + rng.next(60), &odd, if regular { 0 } else { 1 + rng.next(200) });
+            let row_count = 1 + rng.next(60);
+            let irregular_every = if regular { 0 } else { 1 + rng.next(200) };
+            let data = long_csv(&mut rng, row_count, &odd, irregular_every);
             let columns = if case % 9 == 0 { 1 } else { 3 };
             for min_bytes in [1, 40, 64, 65, 200, 1000, 1 << 20] {
                 check_whole_rows(&mut rows(columns, b',', false, Dialect::Csv), &data, min_bytes);
