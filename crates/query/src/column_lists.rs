@@ -21,22 +21,23 @@ use datafusion::execution::SessionState;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
     self, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr,
-    Value, VisitMut, VisitorMut, With,
+    Value, VisitorMut, With,
 };
 use granary_common::{Error, ErrorCode, Result};
 use granary_sql::column_lists::{argument_column_list, columns_call, has_column_list_argument, last_part, uses_column_lists, ColumnList};
 use granary_sql::names::column_name;
+use granary_sql::walk::walk_mut;
 
 /// Expands every column list in `query`.
 pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query) -> Result<()> {
     loop {
         let mut finder = Finder { withs: Vec::new(), seen: 0, found: None };
-        let _ = query.visit(&mut finder);
+        let _ = walk_mut(query, &mut finder);
         let Some((target, probe)) = finder.found else { return Ok(()) };
         let plan = state.statement_to_plan(DFStatement::Statement(Box::new(ast::Statement::Query(Box::new(probe))))).await?;
         let columns = Columns::of(plan.schema());
         let mut expander = Expander { seen: 0, target, columns: &columns, result: Ok(()) };
-        let _ = query.visit(&mut expander);
+        let _ = walk_mut(query, &mut expander);
         expander.result?;
     }
 }
@@ -140,7 +141,7 @@ fn visit_own_expressions(select: &mut Select, f: &mut dyn FnMut(&mut Expr) -> Co
             }
         }
     }
-    select.visit(&mut Own { depth: 0, f })
+    walk_mut(select, &mut Own { depth: 0, f })
 }
 
 /// Finds the first SELECT, in post-order, that uses column lists, and builds the query

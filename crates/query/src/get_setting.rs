@@ -14,7 +14,7 @@ use granary_common::{Error, ErrorCode, Result, SettingKind, Settings};
 /// `currentUser()` (`user()`, `current_user()`) with the name of the logged-in user.
 pub(crate) fn inline_get_setting(statement: &mut ast::Statement, settings: &Settings, user: &str) -> Result<()> {
     let mut failure = None;
-    let _ = ast::visit_expressions_mut(statement, |expr| {
+    let _ = granary_sql::walk::exprs_mut(statement, &mut |expr| {
         let Expr::Function(function) = expr else { return ControlFlow::Continue(()) };
         let name = function.name.to_string();
         let no_arguments = match &function.args {

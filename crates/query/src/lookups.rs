@@ -7,10 +7,11 @@ use std::sync::{Arc, Weak};
 
 use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
-use datafusion::sql::sqlparser::ast::{self, visit_expressions_mut, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value};
+use datafusion::sql::sqlparser::ast::{self, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value};
 use futures::TryStreamExt;
 use granary_common::{Error, ErrorCode, Result};
 use granary_dictionaries::{is_lookup_function, DictionaryRegistry, SourceRunner};
+use granary_sql::walk::exprs_mut;
 use granary_sql::CreateDictionary;
 use granary_storage::{DictionaryClause, DictionaryMeta, EngineMeta, TableMeta, TABLE_META_VERSION};
 
@@ -32,7 +33,7 @@ pub(crate) fn qualify_name(registry: &DictionaryRegistry, function: &str, name: 
 /// [`qualify_name`]) and returns the names, qualified.
 pub(crate) fn qualify_lookup_names(statement: &mut ast::Statement, current_database: &str, registry: &DictionaryRegistry) -> Vec<String> {
     let mut names = Vec::new();
-    let _ = visit_expressions_mut(statement, |expr| {
+    let _ = exprs_mut(statement, &mut |expr| {
         if let Expr::Function(function) = expr {
             let function_name = function.name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone()).unwrap_or_default();
             if is_lookup_function(&function_name) {

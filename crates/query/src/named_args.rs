@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
     self, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArgOperator, FunctionArgumentList, FunctionArguments, Ident, ObjectName,
-    ObjectNamePart, TableFactor, Value, VisitMut, VisitorMut,
+    ObjectNamePart, TableFactor, Value, VisitorMut,
 };
 
 /// Rewrites the `name = value` arguments of every table function in `statement`.
@@ -29,7 +29,7 @@ pub(crate) fn rewrite_named_arguments(statement: &mut ast::Statement) {
             ControlFlow::Continue(())
         }
     }
-    let _ = statement.visit(&mut Rewriter);
+    let _ = granary_sql::walk::walk_mut(statement, &mut Rewriter);
 }
 
 fn as_named_struct(arg: &FunctionArg) -> Option<Expr> {

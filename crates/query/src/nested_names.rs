@@ -22,8 +22,9 @@ use datafusion::common::{Column, DataFusionError, SchemaError};
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::sql::parser::Statement as DFStatement;
-use datafusion::sql::sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, Query, ReplaceSelectElement, Select, SelectItem, SetExpr, VisitMut};
+use datafusion::sql::sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, Query, ReplaceSelectElement, Select, SelectItem, SetExpr};
 use granary_common::Result;
+use granary_sql::walk::walk_mut;
 
 /// Attempts at most: each resolves one distinct name.
 const MAX_ATTEMPTS: usize = 32;
@@ -144,7 +145,7 @@ impl Group {
         }
         let mut call = expr.clone();
         let subcolumn = self.subcolumn(element);
-        let _ = call.visit(&mut ExprRewriter(|e: &mut Expr| {
+        let _ = walk_mut(&mut call, &mut ExprRewriter(|e: &mut Expr| {
             if self.is_written(e) {
                 *e = subcolumn.clone();
             }
@@ -161,7 +162,7 @@ impl Group {
 async fn array_joined_groups(state: &SessionState, statement: &mut DFStatement) {
     let DFStatement::Statement(inner) = statement else { return };
     let mut probes = Vec::new();
-    let _ = inner.visit(&mut QueryRewriter(|query: &mut Query| {
+    let _ = walk_mut(inner, &mut QueryRewriter(|query: &mut Query| {
         each_select(&mut query.body, &mut |select| {
             for item in &select.projection {
                 let SelectItem::Wildcard(options) = item else { continue };
@@ -299,14 +300,14 @@ async fn read_group(state: &SessionState, statement: &mut DFStatement, group: &G
     let DFStatement::Statement(inner) = statement else { return false };
     let mut changed = false;
     let mut renamed = Vec::new();
-    let _ = inner.visit(&mut QueryRewriter(|query: &mut Query| {
+    let _ = walk_mut(inner, &mut QueryRewriter(|query: &mut Query| {
         each_select(&mut query.body, &mut |select| changed |= array_joined_group(select, &joined, &mut renamed));
         ControlFlow::<()>::Continue(())
     }));
     // `SELECT * EXCEPT (m)` (the front end hides ARRAY JOIN aliases from `*`): `m` is
     // now `m.a`, `m.b`, ...
     if !renamed.is_empty() {
-        let _ = inner.visit(&mut QueryRewriter(|query: &mut Query| {
+        let _ = walk_mut(inner, &mut QueryRewriter(|query: &mut Query| {
             each_select(&mut query.body, &mut |select| {
                 for item in &mut select.projection {
                     let SelectItem::Wildcard(options) = item else { continue };
@@ -328,7 +329,7 @@ async fn read_group(state: &SessionState, statement: &mut DFStatement, group: &G
         }));
     }
     let read = group.read();
-    let _ = inner.visit(&mut ExprRewriter(|e: &mut Expr| {
+    let _ = walk_mut(inner, &mut ExprRewriter(|e: &mut Expr| {
         if group.is_written(e) {
             *e = read.clone();
             changed = true;
@@ -344,7 +345,7 @@ async fn read_group(state: &SessionState, statement: &mut DFStatement, group: &G
 async fn array_joined_elements(state: &SessionState, statement: &mut DFStatement, group: &Group) -> Group {
     let mut from = None;
     if let (DFStatement::Statement(inner), Some(first)) = (&mut *statement, group.elements.first()) {
-        let _ = inner.visit(&mut QueryRewriter(|query: &mut Query| {
+        let _ = walk_mut(inner, &mut QueryRewriter(|query: &mut Query| {
             each_select(&mut query.body, &mut |select| {
                 let unnests = select.projection.iter().any(|item| match item {
                     SelectItem::ExprWithAlias { expr, .. } => group.unnest_of(expr, first).is_some(),
@@ -448,7 +449,7 @@ fn replace(statement: &mut DFStatement, written: &[String], replacement: &[Strin
     let DFStatement::Statement(inner) = statement else { return false };
     // `SELECT n.a, m.a`: the front end took both for columns `a` of two tables and named
     // the second as a repeat; as subcolumns they have names of their own.
-    let _ = inner.visit(&mut QueryRewriter(|query: &mut Query| {
+    let _ = walk_mut(inner, &mut QueryRewriter(|query: &mut Query| {
         each_select(&mut query.body, &mut |select| {
             for item in &mut select.projection {
                 if let SelectItem::ExprWithAlias { expr: Expr::CompoundIdentifier(parts), alias } = item {
@@ -462,7 +463,7 @@ fn replace(statement: &mut DFStatement, written: &[String], replacement: &[Strin
         ControlFlow::<()>::Continue(())
     }));
     let mut replaced = false;
-    let _ = inner.visit(&mut ExprRewriter(|e: &mut Expr| {
+    let _ = walk_mut(inner, &mut ExprRewriter(|e: &mut Expr| {
         if let Expr::CompoundIdentifier(parts) = e {
             if parts.len() == written.len() && parts.iter().zip(written).all(|(p, w)| p.value == *w) {
                 *e = match replacement {

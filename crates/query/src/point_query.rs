@@ -530,9 +530,9 @@ impl ShapeCache {
         settings: &[(String, String)],
         format: Option<&str>,
     ) {
-        use datafusion::sql::sqlparser::ast::visit_expressions;
+        use granary_sql::walk::exprs;
         let mut literals = Vec::new();
-        let plain = visit_expressions(query, |expr| {
+        let plain = exprs(query, &mut |expr| {
             if let Expr::Value(v) = expr {
                 match &v.value {
                     Value::Number(n, false) => literals.push(Literal::Number(n.clone())),
@@ -619,7 +619,7 @@ pub(crate) async fn read_cached_shape(
 
 /// The remembered constant lookup query with this text's literals.
 fn fill_constant(cached: &CachedShape, original: &Query, literals: &[Literal]) -> Option<Query> {
-    use datafusion::sql::sqlparser::ast::visit_expressions_mut;
+    use granary_sql::walk::exprs_mut;
     if literals.len() != cached.slots.len() {
         return None;
     }
@@ -633,7 +633,7 @@ fn fill_constant(cached: &CachedShape, original: &Query, literals: &[Literal]) -
     }
     let mut query = original.clone();
     let mut next = replaced.into_iter();
-    let filled = visit_expressions_mut(&mut query, |expr| {
+    let filled = exprs_mut(&mut query, &mut |expr| {
         if let Expr::Value(v) = expr {
             match (&mut v.value, next.next()) {
                 (Value::Number(n, false), Some(Literal::Number(new))) => n.clone_from(new),

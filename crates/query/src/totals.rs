@@ -23,7 +23,8 @@ use datafusion::common::{Column, JoinType, ScalarValue};
 use datafusion::logical_expr::{
     Aggregate, EmptyRelation, Expr, LogicalPlan, LogicalPlanBuilder, Operator, Projection,
 };
-use datafusion::sql::sqlparser::ast::{self, Visit, Visitor};
+use datafusion::sql::sqlparser::ast::{self, Visitor};
+use granary_sql::walk::walk;
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::ChType;
 
@@ -72,7 +73,7 @@ pub(crate) fn take_totals(query: &mut ast::Query) -> Result<Option<TotalsSource>
             }
         }
     }
-    if query.visit(&mut NestedTotals).is_break() {
+    if walk(query, &mut NestedTotals).is_break() {
         return Err(Error::new(
             ErrorCode::NOT_IMPLEMENTED,
             "GROUP BY ... WITH TOTALS is supported only in the outer SELECT (or a branch of its UNION ALL) or in a subquery that is its FROM item or one side of its joins, not in deeper subqueries",

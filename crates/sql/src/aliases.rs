@@ -12,7 +12,9 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-use datafusion::sql::sqlparser::ast::{Expr, GroupByExpr, Query, Select, SelectItem, VisitMut, VisitorMut};
+use datafusion::sql::sqlparser::ast::{Expr, GroupByExpr, Query, Select, SelectItem, VisitorMut};
+
+use crate::walk::walk_mut;
 
 /// Replaces references to SELECT-list aliases in `select` by their expressions.
 pub fn substitute_aliases(select: &mut Select) {
@@ -42,7 +44,7 @@ pub fn substitute_aliases(select: &mut Select) {
         match item {
             SelectItem::ExprWithAlias { expr, alias } => {
                 substituter.exclude = Some(alias.value.clone());
-                let _ = expr.visit(&mut substituter);
+                let _ = walk_mut(expr, &mut substituter);
             }
             // A bare alias as a result column keeps the alias as its name
             // (`SELECT 1 AS x, x` has two columns named `x`).
@@ -53,26 +55,26 @@ pub fn substitute_aliases(select: &mut Select) {
             }
             SelectItem::UnnamedExpr(expr) => {
                 substituter.exclude = None;
-                let _ = expr.visit(&mut substituter);
+                let _ = walk_mut(expr, &mut substituter);
             }
             _ => {}
         }
     }
     substituter.exclude = None;
     if let Some(prewhere) = &mut select.prewhere {
-        let _ = prewhere.visit(&mut substituter);
+        let _ = walk_mut(prewhere, &mut substituter);
     }
     if let Some(selection) = &mut select.selection {
-        let _ = selection.visit(&mut substituter);
+        let _ = walk_mut(selection, &mut substituter);
     }
     if let Some(having) = &mut select.having {
-        let _ = having.visit(&mut substituter);
+        let _ = walk_mut(having, &mut substituter);
     }
     if let GroupByExpr::Expressions(exprs, _) = &mut select.group_by {
         for expr in exprs {
             // A bare alias is resolved by DataFusion against the SELECT list already.
             if !matches!(expr, Expr::Identifier(_)) {
-                let _ = expr.visit(&mut substituter);
+                let _ = walk_mut(expr, &mut substituter);
             }
         }
     }
@@ -96,7 +98,7 @@ fn substitute(expr: &mut Expr, definitions: &HashMap<String, Expr>, stack: &mut 
         local.insert(name, inner);
     }
     let mut substituter = Substituter { aliases: &local, exclude: None, query_depth: 0, shadowed: Vec::new() };
-    let _ = expr.visit(&mut substituter);
+    let _ = walk_mut(expr, &mut substituter);
 }
 
 struct Substituter<'a> {
@@ -147,7 +149,7 @@ impl Substituter<'_> {
                 ControlFlow::Continue(())
             }
         }
-        let _ = expr.visit(&mut Collector { inner: self, out });
+        let _ = walk_mut(expr, &mut Collector { inner: self, out });
     }
 
     fn enter_lambda(&mut self, expr: &Expr) {

@@ -17,10 +17,12 @@
 
 use std::ops::ControlFlow;
 
-use datafusion::sql::sqlparser::ast::{self, visit_expressions, visit_expressions_mut, Expr, JoinOperator, Select, SelectItem, TableFactor, TableWithJoins};
+use datafusion::sql::sqlparser::ast::{self, Expr, JoinOperator, Select, SelectItem, TableFactor, TableWithJoins};
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 use granary_common::{Error, ErrorCode, Result};
+
+use crate::walk::{exprs, exprs_mut};
 
 /// Rewrites the ARRAY JOIN of `select`, if it has one.
 pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
@@ -116,13 +118,13 @@ pub(crate) fn cartesian_array_joins(select: &mut Select) -> Result<()> {
     for item in &select.projection {
         match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                let _ = visit_expressions(e, &mut collect);
+                let _ = exprs(e, &mut collect);
             }
             _ => return Ok(()),
         }
     }
     if let Some(selection) = &select.selection {
-        let _ = visit_expressions(selection, &mut collect);
+        let _ = exprs(selection, &mut collect);
     }
     if calls.len() < 2 || select.from.len() > 1 || select.from.first().is_some_and(|f| !f.joins.is_empty()) {
         return Ok(());
@@ -162,19 +164,19 @@ pub(crate) fn cartesian_array_joins(select: &mut Select) -> Result<()> {
     };
     for item in select.projection.iter_mut() {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
-            let _ = visit_expressions_mut(e, &mut replace);
+            let _ = exprs_mut(e, &mut replace);
         }
     }
     if let Some(selection) = select.selection.as_mut() {
-        let _ = visit_expressions_mut(selection, &mut replace);
+        let _ = exprs_mut(selection, &mut replace);
     }
     if let ast::GroupByExpr::Expressions(keys, _) = &mut select.group_by {
         for key in keys.iter_mut() {
-            let _ = visit_expressions_mut(key, &mut replace);
+            let _ = exprs_mut(key, &mut replace);
         }
     }
     if let Some(having) = select.having.as_mut() {
-        let _ = visit_expressions_mut(having, &mut replace);
+        let _ = exprs_mut(having, &mut replace);
     }
     Ok(())
 }

@@ -6,7 +6,9 @@
 
 use std::ops::ControlFlow;
 
-use datafusion::sql::sqlparser::ast::{visit_expressions, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, ObjectNamePart, Value};
+use datafusion::sql::sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, ObjectNamePart, Value};
+
+use crate::walk::exprs;
 
 /// What a column-list form stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +67,7 @@ pub fn has_column_list_argument(f: &datafusion::sql::sqlparser::ast::Function) -
 /// Whether `expr` uses a column list anywhere (subqueries included).
 pub fn uses_column_lists(expr: &Expr) -> bool {
     columns_call(expr).is_some()
-        || visit_expressions(expr, |e| match e {
+        || exprs(expr, &mut |e| match e {
             Expr::Function(f) if has_column_list_argument(f) => ControlFlow::Break(()),
             _ => ControlFlow::Continue(()),
         })

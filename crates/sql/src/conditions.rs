@@ -27,10 +27,11 @@ use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
     BinaryOperator, Expr, JoinConstraint, JoinOperator, ObjectNamePart, OrderBy, OrderByKind, Query, Select, TableFactor, TableWithJoins,
-    UnaryOperator, Value, VisitMut, VisitorMut,
+    UnaryOperator, Value, VisitorMut,
 };
 
 use crate::rewrite::{comparisons_as_functions, function_call};
+use crate::walk::walk_mut;
 
 /// The internal function that takes a number or Bool as a DataFusion Boolean.
 pub const CONDITION_FUNCTION: &str = "__condition";
@@ -38,7 +39,7 @@ pub const CONDITION_FUNCTION: &str = "__condition";
 /// Rewrites the conditions of every SELECT in `query`. With `wrap` false (no ClickHouse
 /// functions registered), only PREWHERE is joined to WHERE.
 pub(crate) fn rewrite_conditions(query: &mut Query, wrap: bool) {
-    let _ = query.visit(&mut Conditions { wrap });
+    let _ = walk_mut(query, &mut Conditions { wrap });
 }
 
 struct Conditions {

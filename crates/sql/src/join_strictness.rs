@@ -12,7 +12,7 @@
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    self, BinaryOperator, Expr, JoinConstraint, JoinOperator, Query, SetExpr, Spanned, TableFactor, TableWithJoins, VisitMut, VisitorMut,
+    self, BinaryOperator, Expr, JoinConstraint, JoinOperator, Query, SetExpr, Spanned, TableFactor, TableWithJoins, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -20,6 +20,7 @@ use datafusion::sql::sqlparser::tokenizer::Location;
 use granary_common::{Error, ErrorCode, Result};
 
 use crate::lexer::Lexeme;
+use crate::walk::walk_mut;
 
 const JOIN_WORDS: [&str; 8] = ["LEFT", "RIGHT", "INNER", "FULL", "OUTER", "SEMI", "ANTI", "JOIN"];
 
@@ -73,7 +74,7 @@ pub(crate) fn apply_any_joins(query: &mut Query, any_joins: &[Location]) -> Resu
 }
 
 fn visit_joins(query: &mut Query, on_join: &mut OnJoin<'_>) -> Result<()> {
-    match query.visit(&mut JoinVisitor { on_join }) {
+    match walk_mut(query, &mut JoinVisitor { on_join }) {
         ControlFlow::Break(e) => Err(e),
         ControlFlow::Continue(()) => Ok(()),
     }

@@ -12,11 +12,12 @@ use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
     AccessExpr, BinaryOperator, Subscript, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident, JoinConstraint,
-    JoinOperator, ObjectNamePart, OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor, TableWithJoins, UnaryOperator, Value, Visit, VisitMut, Visitor,
+    JoinOperator, ObjectNamePart, OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor, TableWithJoins, UnaryOperator, Value, Visitor,
     VisitorMut,
 };
 
 use crate::params::quote_string;
+use crate::walk::{walk, walk_mut};
 
 /// The name ClickHouse gives a result column computed by `expr`.
 pub fn column_name(expr: &Expr) -> String {
@@ -415,7 +416,7 @@ impl Numbering {
                 ControlFlow::Continue(())
             }
         }
-        let _ = expr.visit(&mut Collect { numbering: self, depth: 0 });
+        let _ = walk(expr, &mut Collect { numbering: self, depth: 0 });
     }
 }
 
@@ -472,7 +473,7 @@ pub fn name_repeated_columns(query: &mut Query) {
             ControlFlow::Continue(())
         }
     }
-    let _ = query.visit(&mut Renamer);
+    let _ = walk_mut(query, &mut Renamer);
 }
 
 fn rename_repeats(projection: &mut [SelectItem]) {

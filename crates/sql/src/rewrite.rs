@@ -14,7 +14,7 @@
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    self, visit_expressions_mut, BinaryOperator, CastKind, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList,
+    self, BinaryOperator, CastKind, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList,
     FunctionArguments, Ident, LimitClause, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, Value,
 };
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
@@ -22,6 +22,7 @@ use datafusion::sql::sqlparser::parser::Parser;
 use granary_common::{Error, ErrorCode, Result};
 
 use crate::names::column_name;
+use crate::walk::{exprs_mut, walk, walk_mut};
 
 /// What the rewrite needs to know about the function registry.
 #[derive(Default, Clone, Copy)]
@@ -49,7 +50,7 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
     check_limit_literals(query)?;
     fetch_in_every_query(query)?;
     // Before names: `t.1` is named `tupleElement(t, 1)`.
-    let _ = visit_expressions_mut(query, |expr: &mut Expr| {
+    let _ = exprs_mut(query, &mut |expr: &mut Expr| {
         tuple_element_access(expr);
         ControlFlow::<()>::Continue(())
     });
@@ -62,7 +63,7 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
     drop(numbers);
     // After alias substitution, so a condition naming an alias sees its definition.
     crate::conditions::rewrite_conditions(query, options.clickhouse_functions);
-    let _ = visit_expressions_mut(query, |expr: &mut Expr| {
+    let _ = exprs_mut(query, &mut |expr: &mut Expr| {
         rewrite_expr(expr, options);
         ControlFlow::<()>::Continue(())
     });
@@ -191,7 +192,7 @@ fn ordered_input_aggregates(select: &mut ast::Select) {
         return;
     }
     let add_ordering = |expr: &mut Expr| {
-        let _ = visit_expressions_mut(expr, |e: &mut Expr| {
+        let _ = exprs_mut(expr, &mut |e: &mut Expr| {
             if let Expr::Function(function) = e {
                 let plain = matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if ORDER_SENSITIVE.contains(&i.value.as_str()))
                     && matches!(function.parameters, FunctionArguments::None);
@@ -230,7 +231,7 @@ fn keep_order_for_running_accumulate(select: &mut ast::Select) {
     let mut calls = false;
     for item in select.projection.iter_mut() {
         if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
-            let _ = visit_expressions_mut(expr, |e: &mut Expr| {
+            let _ = exprs_mut(expr, &mut |e: &mut Expr| {
                 if let Expr::Function(function) = e {
                     if matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value == "runningAccumulate") {
                         calls = true;
@@ -482,7 +483,7 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
         // A tuple in a lambda's body is ClickHouse's `tuple(...)` too: DataFusion's
         // struct would name its fields `c0`, `c1` and type them Nullable.
         Expr::Lambda(lambda) if options.clickhouse_functions => {
-            let _ = visit_expressions_mut(lambda.body.as_mut(), |e: &mut Expr| {
+            let _ = exprs_mut(lambda.body.as_mut(), &mut |e: &mut Expr| {
                 if matches!(e, Expr::Tuple(_)) {
                     let tuple = std::mem::replace(e, Expr::value(Value::Null));
                     *e = tuple_as_call(tuple);
@@ -708,7 +709,7 @@ fn check_limit_literals(query: &Query) -> Result<()> {
         }
     }
     let mut limits = Limits(None);
-    let _ = ast::Visit::visit(query, &mut limits);
+    let _ = walk(query, &mut limits);
     match limits.0 {
         Some(e) => Err(e),
         None => Ok(()),
@@ -783,7 +784,7 @@ fn fetch_in_every_query(query: &mut Query) -> Result<()> {
             }
         }
     }
-    match ast::VisitMut::visit(query, &mut Fetches) {
+    match walk_mut(query, &mut Fetches) {
         ControlFlow::Break(e) => Err(e),
         ControlFlow::Continue(()) => Ok(()),
     }
@@ -867,7 +868,7 @@ fn limit_by_in_nested_queries(query: &mut Query) -> Result<()> {
             }
         }
     }
-    match ast::VisitMut::visit(query, &mut Nested) {
+    match walk_mut(query, &mut Nested) {
         ControlFlow::Break(e) => Err(e),
         ControlFlow::Continue(()) => Ok(()),
     }

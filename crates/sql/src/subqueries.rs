@@ -9,7 +9,9 @@
 
 use std::ops::{ControlFlow, DerefMut};
 
-use datafusion::sql::sqlparser::ast::{self, Expr, Query, SelectItem, SetExpr, Value, VisitMut, VisitorMut};
+use datafusion::sql::sqlparser::ast::{self, Expr, Query, SelectItem, SetExpr, Value, VisitorMut};
+
+use crate::walk::walk_mut;
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
@@ -86,7 +88,7 @@ pub(crate) fn predicates_in_select_lists(query: &mut Query) {
             SetExpr::Select(select) => {
                 for item in select.projection.iter_mut() {
                     if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
-                        let _ = expr.visit(&mut OutsideSubqueries { depth: 0 });
+                        let _ = walk_mut(expr, &mut OutsideSubqueries { depth: 0 });
                     }
                 }
             }
@@ -97,7 +99,7 @@ pub(crate) fn predicates_in_select_lists(query: &mut Query) {
             _ => {}
         }
     }
-    let _ = query.visit(&mut Lists);
+    let _ = walk_mut(query, &mut Lists);
 }
 
 /// Visits the expressions of one SELECT item but not those of subqueries in it: a

@@ -5,7 +5,9 @@
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
-use datafusion::sql::sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, SetExpr, TableFactor, TableWithJoins, VisitMut, VisitorMut};
+use datafusion::sql::sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, SetExpr, TableFactor, TableWithJoins, VisitorMut};
+
+use crate::walk::walk_mut;
 use granary_common::Result;
 
 /// `[db.]table` of a table reference, when it names a table (not a table function).
@@ -49,7 +51,7 @@ pub fn cte_names(query: &mut Query) -> HashSet<String> {
         }
     }
     let mut ctes = Ctes(HashSet::new());
-    let _ = query.visit(&mut ctes);
+    let _ = walk_mut(query, &mut ctes);
     ctes.0
 }
 
@@ -66,7 +68,7 @@ pub fn visit_table_factors(query: &mut Query, f: &mut dyn FnMut(&mut TableFactor
             }
         }
     }
-    match query.visit(&mut Factors(f)) {
+    match walk_mut(query, &mut Factors(f)) {
         ControlFlow::Continue(()) => Ok(()),
         ControlFlow::Break(e) => Err(e),
     }

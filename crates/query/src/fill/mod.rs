@@ -40,7 +40,8 @@ use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{LexOrdering, PhysicalSortExpr};
 use datafusion::physical_plan::{ColumnarValue, ExecutionPlan};
 use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
-use datafusion::sql::sqlparser::ast::{self, Visit, Visitor};
+use datafusion::sql::sqlparser::ast::{self, Visitor};
+use granary_sql::walk::walk;
 use granary_common::{Error, ErrorCode, Result};
 use granary_functions::tz::{days_from_civil, parse_tz};
 use granary_types::{ChType, IntervalKind};
@@ -75,7 +76,7 @@ pub(crate) fn take_fill_clause(query: &mut ast::Query) -> Result<Option<FillClau
             }
         }
     }
-    if query.visit(&mut NestedFill).is_break() {
+    if walk(query, &mut NestedFill).is_break() {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ORDER BY ... WITH FILL is supported only in the outer query, not in subqueries"));
     }
     Ok(clause)
