@@ -6,9 +6,8 @@
 //! writer thread per log appends entries as they come (batched under load, no fsync:
 //! the page cache survives a killed process, and ClickHouse's logs are not fsynced
 //! either); `SYSTEM FLUSH LOGS` waits for it. A torn last line after a crash is skipped
-//! at load. When the file holds twice the ring's
-//! capacity it is rewritten with the ring's entries (temporary file, rename), so it
-//! stays bounded.
+//! at load. When the file holds twice the ring's capacity, the writer rewrites it with
+//! its last `capacity` lines (temporary file, rename), so it stays bounded.
 
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
@@ -169,10 +168,10 @@ impl<T: Serialize + DeserializeOwned + Clone + Send + 'static> SystemLog<T> {
                 }
                 let writer = Arc::new(LogWriter { pending: Mutex::default(), queued: Condvar::new(), written: Condvar::new() });
                 let log_file = LogFile { path: path.to_path_buf(), file, lines };
-                let (thread_writer, entries, capacity) = (writer.clone(), log.entries.clone(), log.capacity);
+                let (thread_writer, capacity) = (writer.clone(), log.capacity);
                 let spawned = std::thread::Builder::new()
                     .name("SystemLogFlush".into())
-                    .spawn(move || write_lines(&thread_writer, log_file, &entries, capacity));
+                    .spawn(move || write_lines(&thread_writer, log_file, capacity));
                 match spawned {
                     Ok(_) => log.writer = Some(writer),
                     Err(e) => tracing::error!("system log {} stays in memory: {e}", path.display()),
@@ -247,7 +246,7 @@ impl<T> Drop for SystemLog<T> {
 
 /// The writer thread of one log: appends queued lines, compacts the file when it holds
 /// twice the ring's capacity, and stops once the log is closed and drained.
-fn write_lines<T: Serialize + Clone>(writer: &LogWriter, mut log_file: LogFile, entries: &Mutex<VecDeque<T>>, capacity: usize) {
+fn write_lines(writer: &LogWriter, mut log_file: LogFile, capacity: usize) {
     let mut batch = Vec::new();
     loop {
         let count = {
@@ -270,8 +269,7 @@ fn write_lines<T: Serialize + Clone>(writer: &LogWriter, mut log_file: LogFile, 
         batch.clear();
         log_file.lines += count;
         if log_file.lines >= 2 * capacity {
-            let snapshot: Vec<T> = entries.lock().iter().cloned().collect();
-            if let Err(e) = rewrite(&mut log_file, &snapshot) {
+            if let Err(e) = keep_last_lines(&mut log_file, capacity) {
                 tracing::error!("cannot compact {}: {e}", log_file.path.display());
             }
         }
@@ -286,22 +284,37 @@ fn write_lines<T: Serialize + Clone>(writer: &LogWriter, mut log_file: LogFile, 
     }
 }
 
-/// Replaces the file with `entries` (one line each), atomically.
-fn rewrite<T: Serialize>(log_file: &mut LogFile, entries: &[T]) -> std::io::Result<()> {
+/// Keeps the file's last `keep` lines, atomically (temporary file, fsync, rename). They
+/// are the ring's entries, so the ring is not read: cloning its 100K entries under the
+/// lock every query takes stalled all queries for about 100 ms at each compaction.
+fn keep_last_lines(log_file: &mut LogFile, keep: usize) -> std::io::Result<()> {
+    let data = std::fs::read(&log_file.path)?;
+    let start = start_of_last_lines(&data, keep);
     let tmp = log_file.path.with_extension("tmp");
     {
-        let mut out = std::io::BufWriter::new(File::create(&tmp)?);
-        for entry in entries {
-            serde_json::to_writer(&mut out, entry)?;
-            out.write_all(b"\n")?;
-        }
-        out.flush()?;
-        out.get_ref().sync_all()?;
+        let mut out = File::create(&tmp)?;
+        out.write_all(&data[start..])?;
+        out.sync_all()?;
     }
     std::fs::rename(&tmp, &log_file.path)?;
     log_file.file = OpenOptions::new().append(true).open(&log_file.path)?;
-    log_file.lines = entries.len();
+    log_file.lines = data[start..].iter().filter(|&&b| b == b'\n').count();
     Ok(())
+}
+
+/// Where the last `keep` newline-terminated lines of `data` begin (0 if it has fewer).
+fn start_of_last_lines(data: &[u8], keep: usize) -> usize {
+    let body = data.strip_suffix(b"\n").unwrap_or(data);
+    let mut lines = 1;
+    for (at, &byte) in body.iter().enumerate().rev() {
+        if byte == b'\n' {
+            if lines == keep {
+                return at + 1;
+            }
+            lines += 1;
+        }
+    }
+    0
 }
 
 impl granary_storage::PartLogSink for SystemLog<granary_storage::PartLogEvent> {
@@ -320,6 +333,15 @@ impl<T> std::fmt::Debug for SystemLog<T> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn last_lines_start_after_the_right_newline() {
+        assert_eq!(start_of_last_lines(b"a\nbb\nccc\n", 1), 5);
+        assert_eq!(start_of_last_lines(b"a\nbb\nccc\n", 2), 2);
+        assert_eq!(start_of_last_lines(b"a\nbb\nccc\n", 3), 0);
+        assert_eq!(start_of_last_lines(b"a\nbb\nccc\n", 9), 0);
+        assert_eq!(start_of_last_lines(b"", 2), 0);
+    }
 
     #[test]
     fn survives_reopen_skips_torn_lines_and_stays_bounded() {
