@@ -7,8 +7,12 @@ use std::io::Write;
 use std::path::Path;
 
 use granary_common::{Error, ErrorCode, Result};
-use granary_query::text_log::{JsonLogLayer, LogLevel, TextLogEntry, TextLogLayer};
+use granary_query::text_log::{entry_of, JsonLogLayer, LogLevel, TextLogEntry, TextLogLayer};
+use tracing::Subscriber;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
@@ -22,10 +26,7 @@ pub struct LogFile<'a> {
 /// `EnvFilter` directive such as `debug` or `granary_mergetree=trace`) is set.
 pub fn init(stderr_level: LogLevel, file: Option<LogFile<'_>>, file_level: LogLevel) -> Result<()> {
     let stderr_filter = EnvFilter::try_from_env("GRANARY_LOG").unwrap_or_else(|_| EnvFilter::default().add_directive(stderr_level.level_filter().into()));
-    // Colours only for a terminal: a server's stderr usually goes to a file, and the
-    // escape codes would cost every query's span (its fields are formatted when it opens).
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let stderr = tracing_subscriber::fmt::layer().with_ansi(ansi).with_writer(std::io::stderr).with_filter(stderr_filter);
+    let stderr = tracing_subscriber::fmt::layer().event_format(ServerLogFormat).with_writer(std::io::stderr).with_filter(stderr_filter);
     let (json_file, text_file) = match file {
         None => (None, None),
         Some(file) => {
@@ -41,7 +42,7 @@ pub fn init(stderr_level: LogLevel, file: Option<LogFile<'_>>, file_level: LogLe
             if file.json {
                 (Some(JsonLogLayer::new(Box::new(out)).with_filter(filter)), None)
             } else {
-                let layer = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(std::sync::Mutex::new(out)).with_filter(filter);
+                let layer = tracing_subscriber::fmt::layer().event_format(ServerLogFormat).with_writer(std::sync::Mutex::new(out)).with_filter(filter);
                 (None, Some(layer))
             }
         }
@@ -53,6 +54,19 @@ pub fn init(stderr_level: LogLevel, file: Option<LogFile<'_>>, file_level: LogLe
         .with(text_file)
         .try_init()
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("Cannot set up logging: {e}")))
+}
+
+/// Server log lines as ClickHouse writes them (`clickhouse-server.log`):
+/// `2026.11.23 10:00:00.123456 [ 7 ] {query_id} <Debug> executeQuery: message`. The query
+/// id is the one the thread works for (`text_log::entry_of`); `{}` outside a query.
+struct ServerLogFormat;
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>, N: for<'a> FormatFields<'a> + 'static> FormatEvent<S, N> for ServerLogFormat {
+    fn format_event(&self, _ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &tracing::Event<'_>) -> std::fmt::Result {
+        let e = entry_of(event);
+        let time = chrono::DateTime::from_timestamp_micros(e.event_time_us).unwrap_or_default().format("%Y.%m.%d %H:%M:%S%.6f");
+        writeln!(writer, "{time} [ {} ] {{{}}} <{}> {}: {}", e.thread_id, e.query_id, e.level.name(), e.logger_name, e.message)
+    }
 }
 
 /// A server log record as clickhouse-client prints it:

@@ -62,12 +62,13 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     // An INSERT abandoned by its caller (timeout, KILL QUERY, closed connection) stops
     // its pipelines, which then remove what they wrote.
     let _stop_when_dropped = StopOnDrop(failed.clone());
-    let span = tracing::Span::current();
+    // Spawned tasks work for the caller's query (the profiler's runtime hooks): what
+    // they log carries its id.
     let pipelines: Vec<_> = streams
         .into_iter()
         .map(|stream| {
             let (inner, failed) = (inner.clone(), failed.clone());
-            tokio::spawn(tracing::Instrument::instrument(run_pipeline(inner, stream, squash, writers, failed), span.clone()))
+            tokio::spawn(run_pipeline(inner, stream, squash, writers, failed))
         })
         .collect();
     let mut outputs = Vec::with_capacity(pipelines.len());
@@ -116,7 +117,7 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     }
     // Renames and directory fsyncs are blocking I/O: off the async runtime.
     let publisher = inner.clone();
-    tokio::task::spawn_blocking(move || span.in_scope(|| publish(&publisher, pending, started, dedup.as_ref())))
+    tokio::task::spawn_blocking(granary_profiler::carry(move || publish(&publisher, pending, started, dedup.as_ref())))
         .await
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("insert task failed: {e}")))??;
     inner.merge_wakeup.notify_one();
@@ -241,8 +242,7 @@ async fn join_writes(writes: Vec<WriteTask>) -> (Vec<PendingPart>, Option<Error>
 
 fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> WriteTask {
     let inner = inner.clone();
-    let span = tracing::Span::current();
-    tokio::task::spawn_blocking(granary_profiler::carry(move || span.in_scope(|| write_block(&inner, batches))))
+    tokio::task::spawn_blocking(granary_profiler::carry(move || write_block(&inner, batches)))
 }
 
 async fn join_write(task: Option<WriteTask>) -> Result<Vec<PendingPart>> {

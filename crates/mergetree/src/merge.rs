@@ -94,9 +94,7 @@ pub fn partition_id_of(inner: &Inner, text: &str) -> Result<String> {
 async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result<()> {
     let inner = inner.clone();
     // OPTIMIZE runs this inside its query: its log lines keep the query id.
-    let span = tracing::Span::current();
-    tokio::task::spawn_blocking(move || {
-        let _entered = span.enter();
+    tokio::task::spawn_blocking(granary_profiler::carry(move || {
         let _running = inner.merge_running.lock();
         let started = std::time::Instant::now();
         let pending = merge_parts(&inner, &sources);
@@ -122,7 +120,7 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
         inner.log_part("MergeParts", &merged, &sources, started.elapsed());
         inner.add_parts(vec![merged], &sources);
         Ok(())
-    })
+    }))
     .await
     .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("merge task failed: {e}")))?
 }

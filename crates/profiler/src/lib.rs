@@ -28,7 +28,7 @@ pub mod attribution;
 mod sampler;
 pub mod symbols;
 
-pub use attribution::{carry, current, runtime_hooks, EnteredQuery, Profiled, QueryProfile};
+pub use attribution::{carry, current, runtime_hooks, with_current, EnteredQuery, Profiled, QueryProfile};
 pub use sampler::{dropped_samples, flush, set_sink, Sample, TraceType};
 
 #[cfg(test)]

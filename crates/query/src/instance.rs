@@ -27,7 +27,6 @@ use crate::process_list::ProcessList;
 use crate::query_log::{AccessedObjects, PartLog, QueryLog, QueryLogEntry, QueryLogType};
 use crate::session::Session;
 use crate::text_log::{LogLevel, TextLog};
-use tracing::Instrument;
 use crate::system::{QueryContextExt, SystemSchema};
 use crate::ByteStream;
 
@@ -293,7 +292,7 @@ pub(crate) struct QueryContext {
     /// The rights every table, function and statement of the query is checked against.
     pub access: Arc<granary_access::UserAccess>,
     pub client_address: Option<std::net::SocketAddr>,
-    /// `send_logs_level`, as the query's span knows it.
+    /// `send_logs_level`, as the query's attribution (`text_log::set_query_level`) knows it.
     pub logs_level: LogLevel,
     /// Tables and columns the query's plans read, for `system.query_log`.
     pub accessed: Arc<parking_lot::Mutex<AccessedObjects>>,
@@ -601,30 +600,24 @@ impl Instance {
             .map(|(_, value)| value.as_str())
             .unwrap_or_else(|| session.settings.get_str("send_logs_level"));
         let logs_level = LogLevel::parse(send_logs_level).unwrap_or(LogLevel::None);
-        let span = crate::text_log::query_span(&query_id, logs_level);
         // The sampling profiler's timers, as the URL or the session set them; a SETTINGS
         // clause changes them later (`configure_query`).
         let period = |name: &str| {
             request.settings.iter().rev().find(|(n, _)| n == name).and_then(|(_, v)| v.parse().ok()).unwrap_or_else(|| session.settings.get_u64(name))
         };
         let (real, cpu) = (period("query_profiler_real_time_period_ns"), period("query_profiler_cpu_time_period_ns"));
-        // Made with both timers off too: a SETTINGS clause may turn them on.
-        let profile = Some(granary_profiler::QueryProfile::new(&query_id, real, cpu));
+        // Made with both timers off too: a SETTINGS clause may turn them on. It is also what
+        // attributes log records to the query (`text_log`).
+        let profile = granary_profiler::QueryProfile::new(&query_id, real, cpu);
+        profile.set_logs_level(logs_level as u8);
         // Boxed where it is made: the statement's future is tens of KiB, and every move of
-        // it by value (into `instrument`, into `Profiled`, into the caller's future) is a
-        // memcpy of all of it on every request.
-        let execution = Box::pin(self.execute_in_span(session, request, query_id, logs_level, span.clone())).instrument(span);
-        granary_profiler::Profiled::new(execution, profile).await
+        // it by value (into `Profiled`, into the caller's future) is a memcpy of all of it
+        // on every request.
+        let execution = Box::pin(self.execute_as_query(session, request, query_id, logs_level));
+        granary_profiler::Profiled::new(execution, Some(profile)).await
     }
 
-    async fn execute_in_span(
-        self: &Arc<Self>,
-        session: &mut Session,
-        mut request: QueryRequest,
-        query_id: String,
-        logs_level: LogLevel,
-        span: tracing::Span,
-    ) -> Result<QueryResponse> {
+    async fn execute_as_query(self: &Arc<Self>, session: &mut Session, mut request: QueryRequest, query_id: String, logs_level: LogLevel) -> Result<QueryResponse> {
         let progress = request.progress.take().unwrap_or_default();
         let start_time_us = now_us();
         let kind = quota_kind(&request.text);
@@ -678,7 +671,7 @@ impl Instance {
         match outcome.result {
             Outcome::Rows { stream, output_format, totals, plan } => {
                 let job = OutputJob { stream, output_format, totals, plan, ctx, tx, guard };
-                spawn_output(job, span, move |ctx, error| {
+                spawn_output(job, move |ctx, error| {
                     log_query_end(ctx, error);
                     query_ended(&session_snapshot.access, kind_of_query, &ctx.progress, error.is_some(), true);
                     if ctx.settings.get_bool("log_queries") {

@@ -35,10 +35,10 @@ pub(crate) struct OutputJob {
 }
 
 /// Runs the job on the runtime; `finished` is called once with the error, if any.
-/// Streams the result inside the query's span (`span`) so what it logs carries the query
-/// id: first on the calling task, then, if it is not done at once, on a task of its own.
-pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
-    use tracing::Instrument;
+/// Streams the result first on the calling task, then, if it is not done at once, on a
+/// task of its own (which works for the caller's query: the profiler's runtime hooks
+/// carry the attribution, and with it the query id of what it logs).
+pub(crate) fn spawn_output(job: OutputJob, finished: impl FnOnce(&QueryContext, Option<&Error>) + Send + 'static) {
     let progress_headers = job.ctx.settings.get_bool("send_progress_in_http_headers");
     let task = async move {
         let OutputJob { stream, mut output_format, totals, plan, ctx, tx, guard } = job;
@@ -54,7 +54,7 @@ pub(crate) fn spawn_output(job: OutputJob, span: tracing::Span, finished: impl F
         }
         drop(guard);
     };
-    let mut task = Box::pin(task.instrument(span));
+    let mut task = Box::pin(task);
     // A small result (a point lookup's row) is usually complete at the first poll: written
     // here, it skips a task spawn and a wake-up of the request's task. What is not done
     // (data still coming, or a full channel) goes on in a task of its own, whose first

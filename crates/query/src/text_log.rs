@@ -5,19 +5,22 @@
 //! Every crate logs with `tracing`. [`TextLogLayer`] is a `tracing` layer installed
 //! once per process (by the binary) next to the human-readable one. It keeps a record
 //! when its level is at or above the text log's level (`[logger] text_log_level`), or
-//! when it happens inside a query span ([`query_span`]) that asked for that level with
+//! when it is emitted while working for a query that asked for that level with
 //! `send_logs_level`. Records land in the [`TextLog`] of the [`Instance`] attached last
-//! ([`attach`]); they carry the query id of the span they were emitted in.
+//! ([`attach`]); they carry the id of the query they were emitted for.
 //!
-//! Records above the text log's level are filtered per call site: a `trace!` in a
-//! query that did not ask for traces costs a level comparison and one span lookup.
+//! Which query a thread works for is the profiler's attribution
+//! ([`granary_profiler::QueryProfile`], a thread-local pointer set around each poll of a
+//! query's future, inherited by the tasks it spawns and carried into blocking threads),
+//! not a `tracing` span: a `trace!` in a query that did not ask for traces costs two
+//! level comparisons.
 //!
 //! [`Instance`]: crate::Instance
 
 use std::cell::Cell;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, RwLock, Weak};
 
 use granary_common::{Error, ErrorCode, Result};
@@ -27,7 +30,6 @@ use tracing::subscriber::Interest;
 use tracing::{Metadata, Subscriber};
 use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::{Context, Filter, Layer};
-use tracing_subscriber::registry::LookupSpan;
 
 use crate::query_log::SystemLog;
 
@@ -139,16 +141,10 @@ pub struct TextLogEntry {
 
 pub type TextLog = SystemLog<TextLogEntry>;
 
-/// The name of the span [`query_span`] opens.
-const QUERY_SPAN: &str = "query";
-
 /// Where records go: the text log of the last attached instance.
 static SINK: RwLock<Option<Weak<TextLog>>> = RwLock::new(None);
 /// The text log's own level, as a `LogLevel` number.
 static TEXT_LOG_LEVEL: AtomicU8 = AtomicU8::new(LogLevel::Information as u8);
-/// Open query spans that asked for more than the text log's level: when there are
-/// none, a record above that level is dropped without looking at spans.
-static VERBOSE_QUERIES: AtomicUsize = AtomicUsize::new(0);
 
 /// Sends records to `log`, keeping those at `level` or above (plus what queries ask for).
 pub fn attach(log: &Arc<TextLog>, level: LogLevel) {
@@ -162,34 +158,21 @@ fn text_log_level() -> LogLevel {
     LogLevel::from_u8(TEXT_LOG_LEVEL.load(Ordering::Relaxed))
 }
 
-/// The span a query runs in: records inside it carry `query_id`, and those down to
-/// `send_logs_level` are kept for the client whatever the text log's level.
-pub fn query_span(query_id: &str, send_logs_level: LogLevel) -> tracing::Span {
-    // Left empty when there is nothing to ask: the field then stays out of stderr lines.
-    let level = (send_logs_level > LogLevel::None).then_some(send_logs_level as u8);
-    tracing::info_span!(target: "granary::query", QUERY_SPAN, query_id = %query_id, send_logs_level = level)
-}
-
-/// Sets the `send_logs_level` of the query running on this task (its SETTINGS clause is
-/// read after the span opened).
+/// Sets the `send_logs_level` of the query the calling thread works for (its SETTINGS
+/// clause is read after the query started). The query is the one of the profiler's
+/// attribution ([`granary_profiler::QueryProfile`]), which follows it into the tasks and
+/// blocking threads it spawns.
 pub fn set_query_level(level: LogLevel) {
-    tracing::Span::current().record("send_logs_level", level as u8);
-}
-
-/// What a query span carries for the layer.
-struct QueryScope {
-    query_id: String,
-    send_logs_level: LogLevel,
-    /// Counted in [`VERBOSE_QUERIES`] while open.
-    verbose: bool,
-}
-
-impl Drop for QueryScope {
-    fn drop(&mut self) {
-        if self.verbose {
-            VERBOSE_QUERIES.fetch_sub(1, Ordering::Relaxed);
+    granary_profiler::with_current(|query| {
+        if let Some(query) = query {
+            query.set_logs_level(level as u8);
         }
-    }
+    });
+}
+
+/// The `send_logs_level` of the query the calling thread works for.
+fn query_level() -> LogLevel {
+    granary_profiler::with_current(|query| query.map_or(LogLevel::None, |q| LogLevel::from_u8(q.logs_level())))
 }
 
 /// The `tracing` layer feeding the text log; install it with [`TextLogLayer::filter`]
@@ -202,23 +185,16 @@ impl TextLogLayer {
     }
 }
 
-/// Keeps query spans, records at the text log's level, and records a query asked for.
+/// Keeps records at the text log's level, and records the current query asked for.
 pub struct TextLogFilter;
 
-impl<S: Subscriber + for<'a> LookupSpan<'a>> Filter<S> for TextLogFilter {
-    fn enabled(&self, meta: &Metadata<'_>, cx: &Context<'_, S>) -> bool {
+impl<S: Subscriber> Filter<S> for TextLogFilter {
+    fn enabled(&self, meta: &Metadata<'_>, _cx: &Context<'_, S>) -> bool {
         if meta.is_span() {
-            return meta.name() == QUERY_SPAN;
-        }
-        let level = LogLevel::of(meta.level());
-        if level <= text_log_level() {
-            return true;
-        }
-        if VERBOSE_QUERIES.load(Ordering::Relaxed) == 0 {
             return false;
         }
-        let Some(current) = cx.lookup_current() else { return false };
-        current.scope().any(|span| span.extensions().get::<QueryScope>().is_some_and(|q| level <= q.send_logs_level))
+        let level = LogLevel::of(meta.level());
+        level <= text_log_level() || level <= query_level()
     }
 
     fn callsite_enabled(&self, _meta: &'static Metadata<'static>) -> Interest {
@@ -240,51 +216,13 @@ thread_local! {
     };
 }
 
-impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for TextLogLayer {
-    fn on_new_span(&self, attrs: &tracing::span::Attributes<'_>, id: &tracing::span::Id, ctx: Context<'_, S>) {
-        if attrs.metadata().name() != QUERY_SPAN {
-            return;
-        }
-        let mut fields = SpanFields::default();
-        attrs.record(&mut fields);
-        let send_logs_level = LogLevel::from_u8(fields.send_logs_level);
-        let verbose = send_logs_level > text_log_level();
-        if verbose {
-            VERBOSE_QUERIES.fetch_add(1, Ordering::Relaxed);
-        }
-        let scope = QueryScope { query_id: fields.query_id, send_logs_level, verbose };
-        if let Some(span) = ctx.span(id) {
-            span.extensions_mut().insert(scope);
-        }
-    }
-
-    fn on_record(&self, id: &tracing::span::Id, values: &tracing::span::Record<'_>, ctx: Context<'_, S>) {
-        let Some(span) = ctx.span(id) else { return };
-        let mut fields = SpanFields { send_logs_level: u8::MAX, ..SpanFields::default() };
-        values.record(&mut fields);
-        if fields.send_logs_level == u8::MAX {
-            return;
-        }
-        let mut extensions = span.extensions_mut();
-        let Some(scope) = extensions.get_mut::<QueryScope>() else { return };
-        scope.send_logs_level = LogLevel::from_u8(fields.send_logs_level);
-        let verbose = scope.send_logs_level > text_log_level();
-        if verbose != scope.verbose {
-            if verbose {
-                VERBOSE_QUERIES.fetch_add(1, Ordering::Relaxed);
-            } else {
-                VERBOSE_QUERIES.fetch_sub(1, Ordering::Relaxed);
-            }
-            scope.verbose = verbose;
-        }
-    }
-
-    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
+impl<S: Subscriber> Layer<S> for TextLogLayer {
+    fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
         if STORING.with(Cell::get) {
             return;
         }
         let Some(log) = SINK.read().ok().and_then(|s| s.as_ref().and_then(Weak::upgrade)) else { return };
-        let entry = entry_of(event, &ctx);
+        let entry = entry_of(event);
         STORING.with(|s| s.set(true));
         log.push(entry);
         STORING.with(|s| s.set(false));
@@ -292,14 +230,11 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for TextLogLayer {
 }
 
 /// A record as a `system.text_log` row.
-fn entry_of<S: Subscriber + for<'a> LookupSpan<'a>>(event: &tracing::Event<'_>, ctx: &Context<'_, S>) -> TextLogEntry {
+pub fn entry_of(event: &tracing::Event<'_>) -> TextLogEntry {
     let meta = event.metadata();
     let mut fields = EventFields::default();
     event.record(&mut fields);
-    let query_id = ctx
-        .event_scope(event)
-        .and_then(|scope| scope.from_root().find_map(|span| span.extensions().get::<QueryScope>().map(|q| q.query_id.clone())))
-        .unwrap_or_default();
+    let query_id = granary_profiler::with_current(|query| query.map(|q| q.query_id().to_string())).unwrap_or_default();
     let thread = std::thread::current();
     TextLogEntry {
         event_time_us: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0),
@@ -317,7 +252,7 @@ fn entry_of<S: Subscriber + for<'a> LookupSpan<'a>>(event: &tracing::Event<'_>, 
 /// The server log as JSON lines with ClickHouse's keys (`<formatting><type>json`):
 /// `date_time`, `thread_name`, `thread_id`, `level`, `query_id`, `logger_name`,
 /// `message`, `source_file`, `source_line`. One `write` per record, unbuffered: a
-/// killed server loses no line it wrote. Needs [`TextLogLayer`] beside it for query ids.
+/// killed server loses no line it wrote.
 pub struct JsonLogLayer {
     out: std::sync::Mutex<Box<dyn std::io::Write + Send>>,
 }
@@ -328,9 +263,9 @@ impl JsonLogLayer {
     }
 }
 
-impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for JsonLogLayer {
-    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
-        let e = entry_of(event, &ctx);
+impl<S: Subscriber> Layer<S> for JsonLogLayer {
+    fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
+        let e = entry_of(event);
         let time = chrono::DateTime::from_timestamp_micros(e.event_time_us).unwrap_or_default();
         let line = serde_json::json!({
             "date_time": time.format("%Y.%m.%d %H:%M:%S%.6f").to_string(),
@@ -347,32 +282,6 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for JsonLogLayer {
         text.push('\n');
         if let Ok(mut out) = self.out.lock() {
             let _ = out.write_all(text.as_bytes());
-        }
-    }
-}
-
-#[derive(Default)]
-struct SpanFields {
-    query_id: String,
-    send_logs_level: u8,
-}
-
-impl Visit for SpanFields {
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        if field.name() == "send_logs_level" {
-            self.send_logs_level = value.min(u8::MAX as u64) as u8;
-        }
-    }
-
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "query_id" {
-            self.query_id = value.to_string();
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "query_id" {
-            self.query_id = format!("{value:?}");
         }
     }
 }
@@ -433,7 +342,7 @@ mod tests {
     }
 
     /// The one test touching the process-wide sink: records at the log's level are
-    /// kept, more detailed ones only inside a query span that asked for them.
+    /// kept, more detailed ones only while working for a query that asked for them.
     #[test]
     fn keeps_what_the_level_or_the_query_asks_for() {
         let log = Arc::new(TextLog::new(100));
@@ -442,15 +351,22 @@ mod tests {
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(target: "startup", "listening");
             tracing::debug!("not kept outside a verbose query");
-            let quiet = query_span("q1", LogLevel::None);
-            quiet.in_scope(|| tracing::debug!("not kept: q1 asked for nothing"));
-            let verbose = query_span("q2", LogLevel::None);
-            verbose.in_scope(|| {
+            let quiet = granary_profiler::QueryProfile::new("q1", 0, 0);
+            {
+                let _working = quiet.enter();
+                tracing::debug!("not kept: q1 asked for nothing");
+            }
+            let verbose = granary_profiler::QueryProfile::new("q2", 0, 0);
+            let carried = {
+                let _working = verbose.enter();
                 tracing::debug!("not kept yet: q2 asks for traces in its SETTINGS clause");
                 set_query_level(LogLevel::Trace);
                 tracing::trace!(logger = "default.t (SelectExecutor)", rows = 3, "Selected 1/2 parts");
-                tracing::warn!(target: "executeQuery", "slow");
-            });
+                granary_profiler::carry(|| tracing::warn!(target: "executeQuery", "slow"))
+            };
+            tracing::debug!("not kept: no longer working for q2");
+            // What q2 hands to other work (a blocking thread's closure) is still q2's.
+            carried();
         });
         let entries = log.snapshot();
         let seen: Vec<_> = entries.iter().map(|e| (e.level, e.query_id.as_str(), e.logger_name.as_str(), e.message.as_str())).collect();
@@ -462,6 +378,5 @@ mod tests {
                 (LogLevel::Warning, "q2", "executeQuery", "slow"),
             ]
         );
-        assert_eq!(VERBOSE_QUERIES.load(Ordering::Relaxed), 0, "closed spans are forgotten");
     }
 }
