@@ -704,7 +704,14 @@ impl Instance {
         ctx.peak_memory = Arc::new(PeakRecordingPool::new(inner));
         // The per-query pool is given to execution through the TaskContext; the planning
         // state is a plain clone of the base state (no function re-registration).
-        ctx.runtime = Arc::new(RuntimeEnvBuilder::from_runtime_env(&self.base_runtime).with_memory_pool(ctx.peak_memory.clone()).build()?);
+        // The base runtime's managers and registry, shared: a `RuntimeEnvBuilder` would
+        // make a new cache manager for every query.
+        ctx.runtime = Arc::new(RuntimeEnv {
+            memory_pool: ctx.peak_memory.clone(),
+            disk_manager: self.base_runtime.disk_manager.clone(),
+            cache_manager: self.base_runtime.cache_manager.clone(),
+            object_store_registry: self.base_runtime.object_store_registry.clone(),
+        });
         ctx.timezone = match settings.get_str("session_timezone") {
             "" => self.timezone,
             name => name.parse().map_err(|_| Error::new(ErrorCode::BAD_ARGUMENTS, format!("Invalid time zone: {name}")))?,

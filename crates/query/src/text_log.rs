@@ -141,6 +141,8 @@ pub struct TextLogEntry {
 
 pub type TextLog = SystemLog<TextLogEntry>;
 
+impl crate::query_log::LogEntry for TextLogEntry {}
+
 /// Where records go: the text log of the last attached instance.
 static SINK: RwLock<Option<Weak<TextLog>>> = RwLock::new(None);
 /// The text log's own level, as a `LogLevel` number.

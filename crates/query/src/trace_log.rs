@@ -23,6 +23,8 @@ pub struct TraceLogEntry {
 
 pub type TraceLog = SystemLog<TraceLogEntry>;
 
+impl crate::query_log::LogEntry for TraceLogEntry {}
+
 /// The profiler's samples go to `log` (the instance opened last, as for the text log).
 pub fn attach(log: &Arc<TraceLog>) {
     let log = Arc::downgrade(log);
