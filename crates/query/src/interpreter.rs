@@ -145,7 +145,35 @@ pub(crate) async fn run(
     }
     instance.configure_state(ctx)?;
     let statement = Arc::try_unwrap(parsed).map_or_else(|shared| shared.statement.clone(), |parsed| parsed.statement);
-    let result = match statement {
+    // Boxed: the statements below await large futures (planning, INSERT, DDL). Inline,
+    // they would make this function's future tens of KiB, copied into its box for every
+    // query, key-value lookups included.
+    let result = Box::pin(run_statement(instance, ctx, session, request, text, substituted.as_deref(), plan_key, statement, &rows)).await?;
+    let content_type = match &result {
+        Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),
+        Outcome::Done => "text/plain; charset=UTF-8".to_string(),
+    };
+    Ok(StatementOutcome { result, format: format_name, content_type, kind })
+}
+
+/// A result stream as the statement's output: LIMIT BY applied, names as displayed, in
+/// the query's format.
+type RowsOutcome<'a> = dyn Fn(SendableRecordBatchStream, Option<LimitBy>) -> Result<Outcome> + Sync + 'a;
+
+/// Runs a statement the fast paths of [`run`] did not answer.
+#[allow(clippy::too_many_arguments)]
+async fn run_statement(
+    instance: &Instance,
+    ctx: &mut QueryContext,
+    session: &mut Session,
+    request: &mut QueryRequest,
+    text: &str,
+    substituted: Option<&str>,
+    plan_key: Option<String>,
+    statement: Statement,
+    rows: &RowsOutcome<'_>,
+) -> Result<Outcome> {
+    Ok(match statement {
         Statement::Query { query, limit_by } => {
             // ClickHouse applies LIMIT BY before WITH FILL; Granary applies LIMIT BY to the
             // result stream, after it.
@@ -174,7 +202,7 @@ pub(crate) async fn run(
             if request.input.is_some() && !matches!(insert.source, granary_sql::InsertSource::Data { .. }) {
                 return Err(too_large(ctx));
             }
-            let data_text = substituted.as_deref().unwrap_or(text);
+            let data_text = substituted.unwrap_or(text);
             insert::run_insert(ctx, Some(instance.async_inserts()), insert, data_text, request.input.take()).await?;
             Outcome::Done
         }
@@ -445,12 +473,7 @@ pub(crate) async fn run(
             }
             Outcome::Done
         }
-    };
-    let content_type = match &result {
-        Outcome::Rows { output_format, .. } => output_format.content_type().to_string(),
-        Outcome::Done => "text/plain; charset=UTF-8".to_string(),
-    };
-    Ok(StatementOutcome { result, format: format_name, content_type, kind })
+    })
 }
 
 fn too_large(ctx: &QueryContext) -> Error {
