@@ -41,6 +41,11 @@ pub struct AccessControl {
     local: RwLock<Entities>,
     file: Option<PathBuf>,
     tracker: Arc<QuotaTracker>,
+    /// Each user's rights, settings and quotas as last resolved: every request
+    /// authenticates, and resolving them again (roles, profiles, quotas) cost more than
+    /// a key-value lookup's read. Emptied, under `local`'s write lock, whenever an
+    /// access statement changes anything.
+    resolved: RwLock<BTreeMap<String, Arc<UserAccess>>>,
 }
 
 /// The result of an access statement.
@@ -73,7 +78,7 @@ impl AccessControl {
             }
             _ => Entities::default(),
         };
-        Ok(AccessControl { config, local: RwLock::new(local), file, tracker: Arc::new(QuotaTracker::default()) })
+        Ok(AccessControl { config, local: RwLock::new(local), file, tracker: Arc::new(QuotaTracker::default()), resolved: RwLock::default() })
     }
 
     /// Only the built-in default user, nothing persisted (embedded use and tests).
@@ -81,7 +86,13 @@ impl AccessControl {
         match AccessControl::open(Entities::default(), None) {
             Ok(control) => control,
             // Unreachable: no file to read and no settings to validate.
-            Err(_) => AccessControl { config: Entities::default(), local: RwLock::new(Entities::default()), file: None, tracker: Arc::default() },
+            Err(_) => AccessControl {
+                config: Entities::default(),
+                local: RwLock::new(Entities::default()),
+                file: None,
+                tracker: Arc::default(),
+                resolved: RwLock::default(),
+            },
         }
     }
 
@@ -97,7 +108,14 @@ impl AccessControl {
         if !user.auth.verify(password) || !user.allowed_from(peer) {
             return Err(failed());
         }
-        Ok(Arc::new(self.snapshot(user, &local)))
+        if let Some(resolved) = self.resolved.read().get(name) {
+            return Ok(resolved.clone());
+        }
+        // Still under `local`'s read lock: no access statement can change what this
+        // resolves before it is remembered.
+        let resolved = Arc::new(self.snapshot(user, &local));
+        self.resolved.write().insert(name.to_string(), resolved.clone());
+        Ok(resolved)
     }
 
     /// Every privilege, no quotas: `granary local` owns its data directory.
@@ -209,6 +227,7 @@ impl AccessControl {
             granary_common::fs::write_atomic(path, &text)?;
         }
         *local = changed;
+        self.resolved.write().clear();
         Ok(AccessOutcome::Done)
     }
 
