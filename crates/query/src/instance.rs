@@ -217,7 +217,7 @@ pub struct Instance {
     base_state: SessionState,
     /// A state with nothing registered: the cheap stand-in a query holds until its
     /// settings are known and its real state is made from `base_state`.
-    placeholder_state: SessionState,
+    placeholder_state: Arc<SessionState>,
     base_runtime: Arc<RuntimeEnv>,
     timezone: Tz,
     /// Runs dictionary sources; the registry holds it weakly.
@@ -281,7 +281,9 @@ pub(crate) struct QueryContext {
     pub query_text: String,
     pub settings: Settings,
     pub progress: Arc<QueryProgress>,
-    pub state: SessionState,
+    /// Shared until the query is planned ([`Instance::configure_state`]): the fast paths
+    /// never plan, and a `SessionState` clone per query cost thousands of instructions.
+    pub state: Arc<SessionState>,
     pub peak_memory: Arc<PeakRecordingPool>,
     /// The runtime queries execute with: the base one with this query's memory pool.
     pub runtime: Arc<RuntimeEnv>,
@@ -403,7 +405,7 @@ impl Instance {
             state.register_udf(udf)?;
         }
         let _ = shared.functions.set(granary_functions::function_catalog(&state));
-        let placeholder_state = SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build();
+        let placeholder_state = Arc::new(SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build());
         let instance = Arc::new_cyclic(|weak: &Weak<Instance>| Instance {
             shared,
             base_state: state,
@@ -503,7 +505,7 @@ impl Instance {
                 named_collections: Default::default(),
                 may_use_named_collections: false,
             };
-            ctx.state.config_mut().set_extension(Arc::new(io));
+            Arc::make_mut(&mut ctx.state).config_mut().set_extension(Arc::new(io));
         }
         let params = HashMap::new();
         let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
@@ -771,7 +773,7 @@ impl Instance {
         let config = self.query_config(ctx)?;
         let mut state = self.base_state.clone();
         *state.config_mut() = config;
-        ctx.state = state;
+        ctx.state = Arc::new(state);
         Ok(())
     }
 

@@ -589,9 +589,9 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let parametric = granary_functions::parametric_aggregates(&inner)?;
     let with_parametric;
     let state = if parametric.is_empty() {
-        &ctx.state
+        &*ctx.state
     } else {
-        let mut state = ctx.state.clone();
+        let mut state = (*ctx.state).clone();
         for udaf in parametric {
             datafusion::execution::FunctionRegistry::register_udaf(&mut state, udaf)?;
         }
@@ -661,7 +661,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
 pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
     let optimized = crate::unnest::restore_element_types(ctx.state.optimize(plan)?)?;
     record_scans(ctx, &optimized);
-    let physical = ctx.state.query_planner().create_physical_plan(&optimized, &ctx.state).await?;
+    let physical = ctx.state.query_planner().create_physical_plan(&optimized, &*ctx.state).await?;
     Ok(without_views(physical)?)
 }
 
