@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use granary_common::{Error, ErrorCode, Result};
-use granary_query::text_log::{entry_of, JsonLogLayer, LogLevel, TextLogEntry, TextLogLayer};
+use granary_query::text_log::{entry_of, JsonLogLayer, LevelGate, LogLevel, TextLogEntry, TextLogLayer};
 use tracing::Subscriber;
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
@@ -27,6 +27,7 @@ pub struct LogFile<'a> {
 pub fn init(stderr_level: LogLevel, file: Option<LogFile<'_>>, file_level: LogLevel) -> Result<()> {
     let stderr_filter = EnvFilter::try_from_env("GRANARY_LOG").unwrap_or_else(|_| EnvFilter::default().add_directive(stderr_level.level_filter().into()));
     let stderr = tracing_subscriber::fmt::layer().event_format(ServerLogFormat).with_writer(std::io::stderr).with_filter(stderr_filter);
+    let file_present = file.is_some();
     let (json_file, text_file) = match file {
         None => (None, None),
         Some(file) => {
@@ -47,11 +48,16 @@ pub fn init(stderr_level: LogLevel, file: Option<LogFile<'_>>, file_level: LogLe
             }
         }
     };
+    // GRANARY_LOG may name any level for some targets: the gate then lets everything
+    // through to the per-layer filters.
+    let stderr_most = if std::env::var_os("GRANARY_LOG").is_some() { LogLevel::Trace } else { stderr_level };
+    let outputs = if file_present { stderr_most.max(file_level) } else { stderr_most };
     tracing_subscriber::registry()
         .with(TextLogLayer.with_filter(TextLogLayer::filter()))
         .with(stderr)
         .with(json_file)
         .with(text_file)
+        .with(LevelGate::new(outputs))
         .try_init()
         .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("Cannot set up logging: {e}")))
 }

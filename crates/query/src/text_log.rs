@@ -209,6 +209,40 @@ impl<S: Subscriber> Filter<S> for TextLogFilter {
     }
 }
 
+/// The outermost layer of the process's logging: turns a record off for every layer at
+/// once when no output wants it (not the server log's outputs at their levels, not the
+/// text log, not the query being worked for).
+///
+/// Per-layer filters alone do not do that: `tracing-subscriber` still builds and
+/// dispatches a record every one of them refused, so each `debug!` of a finished query
+/// was formatted (byte sizes, rates) on every request for nobody.
+pub struct LevelGate {
+    /// The most detailed level the server log's outputs show (stderr, log file).
+    outputs: LogLevel,
+}
+
+impl LevelGate {
+    pub fn new(outputs: LogLevel) -> Self {
+        LevelGate { outputs }
+    }
+
+    fn wants(&self, meta: &Metadata<'_>) -> bool {
+        let level = LogLevel::of(meta.level());
+        level <= self.outputs || level <= text_log_level() || level <= query_level()
+    }
+}
+
+impl<S: Subscriber> Layer<S> for LevelGate {
+    fn register_callsite(&self, _meta: &'static Metadata<'static>) -> Interest {
+        // The text log's level and a query's `send_logs_level` change at run time.
+        Interest::sometimes()
+    }
+
+    fn enabled(&self, meta: &Metadata<'_>, _cx: Context<'_, S>) -> bool {
+        self.wants(meta)
+    }
+}
+
 thread_local! {
     /// Set while a record is being stored: the log's own error reporting must not loop.
     static STORING: Cell<bool> = const { Cell::new(false) };
