@@ -10,8 +10,9 @@
 //!   thread-local `Arc` keeps the profile alive through the poll, since the task's
 //!   termination hook runs inside its last poll) and restored after.
 //!
-//! Timers are armed on entering a query's work. Runtime workers disarm them when they
-//! park (idle); other threads when they leave the outermost query scope.
+//! Timers are armed on entering a query's work. Runtime workers disarm a short wall-clock
+//! period when they park (idle; see `sampler::parked`); other threads disarm when they
+//! leave the outermost query scope.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;

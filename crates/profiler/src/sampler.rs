@@ -154,13 +154,21 @@ pub(crate) fn arm(real_period_ns: u64, cpu_period_ns: u64) {
     });
 }
 
+/// Wall-clock periods at least this long stay armed while a runtime worker is parked.
+const KEEP_ARMED_WHEN_PARKED_NS: u64 = 100_000_000;
+
 /// A parked runtime worker runs nothing: its CPU timer stands still by itself, while its
-/// wall-clock timer would interrupt the wait (and whatever non-query work follows); it is
-/// stopped, and armed again by the next poll of a query's work.
+/// wall-clock timer interrupts the wait (the handler drops samples taken outside a
+/// query's work). A short period is stopped, and armed again by the next poll of a
+/// query's work. A long one (the default is 1 s) stays armed: stopping and re-arming it
+/// was two `timer_settime` calls per key-value lookup, for at most one spurious wake-up
+/// per period.
 pub(crate) fn parked() {
     let _ = TIMERS.try_with(|timers| {
         if let Some(t) = timers.borrow_mut().as_mut() {
-            t.real.set_period(0);
+            if t.real.period_ns < KEEP_ARMED_WHEN_PARKED_NS {
+                t.real.set_period(0);
+            }
         }
     });
 }
