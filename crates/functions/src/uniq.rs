@@ -1111,6 +1111,26 @@ mod tests {
 
     /// Estimates ClickHouse 26.9 (chdb) gives for the same inputs.
     #[test]
+    fn array_hashes_match_clickhouse() {
+        use datafusion::arrow::array::{ListArray, StringArray, UInt64Array, UInt8Array};
+        use datafusion::arrow::buffer::OffsetBuffer;
+        use datafusion::arrow::datatypes::Field;
+        let list = |values: ArrayRef, offsets: Vec<i32>| -> ArrayRef {
+            let field = Arc::new(Field::new("item", values.data_type().clone(), true));
+            Arc::new(ListArray::new(field, OffsetBuffer::new(offsets.into()), values, None))
+        };
+        // The hashes in chdb's uniqState([1, 2]::Array(UInt64)), uniqState([1::UInt8]),
+        // uniqState(['a', 'b']).
+        let hash = |array: ArrayRef, ty: ChType| RowHasher::variadic(vec![ty]).hashes(&[array]).unwrap().0;
+        let numbers = list(Arc::new(UInt64Array::from(vec![1u64, 2])), vec![0, 2]);
+        assert_eq!(hash(numbers, ChType::Array(Box::new(ChType::UInt64))), vec![0x9899_4116]);
+        let bytes = list(Arc::new(UInt8Array::from(vec![1u8])), vec![0, 1]);
+        assert_eq!(hash(bytes, ChType::Array(Box::new(ChType::UInt8))), vec![0x69a5_6947]);
+        let strings = list(Arc::new(StringArray::from(vec!["a", "b"])), vec![0, 2]);
+        assert_eq!(hash(strings, ChType::Array(Box::new(ChType::String))), vec![0x5bfd_2cf3]);
+    }
+
+    #[test]
     fn estimates_match_clickhouse() {
         assert_eq!(count_of(0..1_000_000).1, 1_001_943);
         assert_eq!(count_of((0..1_000_000).map(|n| n % 100_000)).1, 100_315);
