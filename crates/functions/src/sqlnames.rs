@@ -16,8 +16,8 @@
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, AccessExpr, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
-    ObjectName, ObjectNamePart, Statement, Subscript, TrimWhereField, UnaryOperator,
+    visit_expressions_mut, AccessExpr, BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+    ObjectName, ObjectNamePart, Statement, Subscript, TrimWhereField, UnaryOperator, Value,
 };
 use granary_common::Result;
 
@@ -63,6 +63,35 @@ fn eliminate_injective_inside_uniq(function: &mut Function) {
             *expr = inner;
         }
     }
+}
+
+/// `uniqExact(a, b, ...)` counts distinct combinations of its arguments, skipping a row
+/// where one of them is NULL (ClickHouse's -Null combinator); DataFusion's
+/// `count(DISTINCT)` behind `uniqExact` takes one argument, so the arguments become one
+/// tuple, NULL when one of them is: `uniqExact(if(a IS NULL OR b IS NULL, NULL, tuple(a, b)))`.
+fn uniq_exact_arguments_as_tuple(function: &mut Function) {
+    let [ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else { return };
+    if name.value != "uniqExact" || function.over.is_some() {
+        return;
+    }
+    let FunctionArguments::List(list) = &mut function.args else { return };
+    if list.args.len() < 2 || list.duplicate_treatment.is_some() {
+        return;
+    }
+    let mut exprs = Vec::with_capacity(list.args.len());
+    for arg in &list.args {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else { return };
+        exprs.push(e.clone());
+    }
+    let Some(any_null) = exprs
+        .iter()
+        .map(|e| Expr::IsNull(Box::new(Expr::Nested(Box::new(e.clone())))))
+        .reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::Or, right: Box::new(b) })
+    else {
+        return;
+    };
+    let packed = call("if", vec![any_null, Expr::Value(Value::Null.into()), call("tuple", exprs)]);
+    list.args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(packed))];
 }
 
 /// A call of `name` with `args`, looked up exactly as written.
@@ -180,6 +209,7 @@ pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
         }
         if let Expr::Function(function) = expr {
             eliminate_injective_inside_uniq(function);
+            uniq_exact_arguments_as_tuple(function);
             if function.over.is_none() {
                 // A bad call (`countIf()`) is left for the planner to report.
                 let _ = crate::combinators::rewrite_if_distinct(function, &is_aggregate_name);

@@ -26,9 +26,13 @@
 //!   not one run of bytes): one SipHash over each value's `updateHashWithValue` (see
 //!   `update_hash_with_value`), of which the low 64 bits are the key.
 //!
+//! * an Array of fixed-size values (numbers, dates, Decimal, UUID, FixedString) is one
+//!   run of bytes in ClickHouse (`ColumnArray::getDataAt`): `CityHash64` of its elements'
+//!   bytes, as for several arguments; an Array of other values (String, Nullable, Array,
+//!   Tuple) and a Map take the SipHash path.
+//!
 //! Rows where an argument is NULL are skipped (ClickHouse's -Null combinator); a NULL
-//! tuple element is a value. Arrays and maps are hashed here through their Arrow row
-//! encoding: exact below 65536 distinct values, but not ClickHouse's sample above.
+//! tuple element is a value.
 
 use std::fmt;
 use std::sync::Arc;
@@ -506,17 +510,13 @@ impl RowHasher {
 }
 
 /// ClickHouse's `isValueUnambiguouslyRepresentedInContiguousMemoryRegion` of every
-/// argument (of the elements of a single tuple argument).
-///
-/// Arrays and maps are left out (counted as contiguous, hashed through the Arrow row
-/// encoding by `value_byte_hashes`): ClickHouse's hashes of them did not come out as
-/// `ColumnArray::updateHashWithValue` reads (length, then the elements), so the SipHash
-/// path is only taken for Nullable and nested Tuple elements, where it matches.
+/// argument (of the elements of a single tuple argument). An Array is one run of bytes
+/// only when its elements have a fixed size.
 fn all_contiguous(types: &[ChType]) -> bool {
     fn contiguous(ty: &ChType) -> bool {
         match ty {
-            ChType::Array(_) | ChType::Map(..) => true,
-            ChType::Nullable(_) | ChType::Tuple(_) | ChType::Nothing | ChType::AggregateFunction(..) => false,
+            ChType::Array(inner) => fixed_size(inner),
+            ChType::Map(..) | ChType::Nullable(_) | ChType::Tuple(_) | ChType::Nothing | ChType::AggregateFunction(..) => false,
             ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => contiguous(inner),
             _ => true,
         }
@@ -527,12 +527,74 @@ fn all_contiguous(types: &[ChType]) -> bool {
     }
 }
 
+/// ClickHouse's `isValueUnambiguouslyRepresentedInFixedSizeContiguousMemoryRegion`.
+fn fixed_size(ty: &ChType) -> bool {
+    match ty {
+        ChType::String | ChType::Nullable(_) | ChType::LowCardinality(_) | ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..) | ChType::Nothing => false,
+        ChType::AggregateFunction(..) | ChType::SimpleAggregateFunction(..) => false,
+        _ => true,
+    }
+}
+
+/// Where `update_hash_with_value` puts the bytes: a SipHash, or a buffer (the bytes of
+/// an Array of fixed-size values, which ClickHouse hashes at once).
+trait ByteSink {
+    fn update(&mut self, bytes: &[u8]);
+}
+
+impl ByteSink for SipHasher {
+    fn update(&mut self, bytes: &[u8]) {
+        SipHasher::update(self, bytes);
+    }
+}
+
+impl ByteSink for Vec<u8> {
+    fn update(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// `CityHash64` of each row's array elements' bytes (an Array of fixed-size values).
+fn fixed_array_hashes(array: &ArrayRef, inner: &ChType) -> DfResult<Vec<Option<u64>>> {
+    let mut bytes: Vec<u8> = Vec::new();
+    (0..array.len())
+        .map(|row| {
+            if array.is_null(row) {
+                return Ok(None);
+            }
+            let (child, range) = list_range(array, row)?;
+            bytes.clear();
+            for i in range {
+                update_hash_with_value(&mut bytes, child, inner, i)?;
+            }
+            Ok(Some(city_hash64(&bytes)))
+        })
+        .collect()
+}
+
+/// The element column of a List array and the elements of row `row`.
+fn list_range(array: &ArrayRef, row: usize) -> DfResult<(&ArrayRef, std::ops::Range<usize>)> {
+    Ok(match array.data_type() {
+        DataType::List(_) => {
+            let list = array.as_list::<i32>();
+            let o = list.value_offsets();
+            (list.values(), o[row] as usize..o[row + 1] as usize)
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>();
+            let o = list.value_offsets();
+            (list.values(), o[row] as usize..o[row + 1] as usize)
+        }
+        other => return Err(ch_error(ErrorCode::ILLEGAL_COLUMN, format!("uniq: an Array held as {other}"))),
+    })
+}
+
 /// ClickHouse's `IColumn::updateHashWithValue` of row `row` of `array` (of type `ty`):
 /// numbers by their bytes at ClickHouse's width, a String as its length plus one (a
 /// 64-bit word), its bytes and the terminating zero ClickHouse keeps, Nullable as a
 /// null flag byte then the value when not NULL, an Array (Map) as its 64-bit length
 /// then its elements (keys and values), a Tuple as its elements.
-fn update_hash_with_value(hasher: &mut SipHasher, array: &ArrayRef, ty: &ChType, row: usize) -> DfResult<()> {
+fn update_hash_with_value<S: ByteSink>(hasher: &mut S, array: &ArrayRef, ty: &ChType, row: usize) -> DfResult<()> {
     match ty {
         ChType::Nullable(inner) => {
             if array.is_null(row) || array.data_type() == &DataType::Null {
@@ -552,19 +614,7 @@ fn update_hash_with_value(hasher: &mut SipHasher, array: &ArrayRef, ty: &ChType,
             return update_hash_with_value(hasher, array, inner, row);
         }
         ChType::Array(inner) => {
-            let (child, range) = match array.data_type() {
-                DataType::List(_) => {
-                    let list = array.as_list::<i32>();
-                    let o = list.value_offsets();
-                    (list.values(), o[row] as usize..o[row + 1] as usize)
-                }
-                DataType::LargeList(_) => {
-                    let list = array.as_list::<i64>();
-                    let o = list.value_offsets();
-                    (list.values(), o[row] as usize..o[row + 1] as usize)
-                }
-                other => return Err(ch_error(ErrorCode::ILLEGAL_COLUMN, format!("uniq: an Array held as {other}"))),
-            };
+            let (child, range) = list_range(array, row)?;
             hasher.update(&(range.len() as u64).to_le_bytes());
             for i in range {
                 update_hash_with_value(hasher, child, inner, i)?;
@@ -854,6 +904,10 @@ pub(crate) fn value_byte_hashes(array: &ArrayRef, ty: &ChType) -> DfResult<Vec<O
             };
             array.as_primitive::<datafusion::arrow::datatypes::Decimal128Type>().iter().map(|v| v.map(|v| city_hash64(&v.to_le_bytes()[..width]))).collect()
         }
+        DataType::List(_) | DataType::LargeList(_) if matches!(ty, ChType::Array(inner) if fixed_size(inner)) => {
+            let ChType::Array(inner) = ty else { return Ok(Vec::new()) };
+            fixed_array_hashes(array, inner)?
+        }
         _ => {
             // No ClickHouse byte layout known here: hash a canonical encoding of the value.
             let converter = RowConverter::new(vec![SortField::new(array.data_type().clone())])?;
@@ -1056,6 +1110,26 @@ mod tests {
     }
 
     /// Estimates ClickHouse 26.9 (chdb) gives for the same inputs.
+    #[test]
+    fn array_hashes_match_clickhouse() {
+        use datafusion::arrow::array::{ListArray, StringArray, UInt64Array, UInt8Array};
+        use datafusion::arrow::buffer::OffsetBuffer;
+        use datafusion::arrow::datatypes::Field;
+        let list = |values: ArrayRef, offsets: Vec<i32>| -> ArrayRef {
+            let field = Arc::new(Field::new("item", values.data_type().clone(), true));
+            Arc::new(ListArray::new(field, OffsetBuffer::new(offsets.into()), values, None))
+        };
+        // The hashes in chdb's uniqState([1, 2]::Array(UInt64)), uniqState([1::UInt8]),
+        // uniqState(['a', 'b']).
+        let hash = |array: ArrayRef, ty: ChType| RowHasher::variadic(vec![ty]).hashes(&[array]).unwrap().0;
+        let numbers = list(Arc::new(UInt64Array::from(vec![1u64, 2])), vec![0, 2]);
+        assert_eq!(hash(numbers, ChType::Array(Box::new(ChType::UInt64))), vec![0x9899_4116]);
+        let bytes = list(Arc::new(UInt8Array::from(vec![1u8])), vec![0, 1]);
+        assert_eq!(hash(bytes, ChType::Array(Box::new(ChType::UInt8))), vec![0x69a5_6947]);
+        let strings = list(Arc::new(StringArray::from(vec!["a", "b"])), vec![0, 2]);
+        assert_eq!(hash(strings, ChType::Array(Box::new(ChType::String))), vec![0x5bfd_2cf3]);
+    }
+
     #[test]
     fn estimates_match_clickhouse() {
         assert_eq!(count_of(0..1_000_000).1, 1_001_943);

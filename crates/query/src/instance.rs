@@ -385,6 +385,7 @@ impl Instance {
             .with_default_features()
             .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
             .with_optimizer_rules(crate::stream_order::KeepNestedLimits::rules())
+            .with_physical_optimizer_rules(crate::stream_order::KeepNestedOffsetLimits::rules())
             .with_physical_optimizer_rule(Arc::new(crate::stream_order::FirstRowsInStreamOrder))
             .with_physical_optimizer_rule(Arc::new(crate::stream_order::FilterBelowLimitKeepsBlocks));
         // Ahead of DataFusion's planners, so `map(k, v)` is ClickHouse's map.

@@ -623,10 +623,15 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
             granary_sql::names::name_repeated_columns(query);
         }
     }
-    let plan = if derived_fills.is_empty() {
+    let keeps_subquery_order = match &statement {
+        DFStatement::Statement(inner) => matches!(inner.as_ref(), ast::Statement::Query(q) if reads_subquery_in_order(q)),
+        _ => false,
+    };
+    let plan = if derived_fills.is_empty() && !keeps_subquery_order {
         crate::nested_names::statement_to_plan(state, statement).await?
     } else {
-        // A subquery's ORDER BY that WITH FILL applies to must survive planning.
+        // A subquery's ORDER BY that WITH FILL applies to, or whose order the result
+        // keeps, must survive planning.
         let mut state = state.clone();
         state.config_mut().options_mut().sql_parser.enable_subquery_sort_elimination = false;
         crate::nested_names::statement_to_plan(&state, statement).await?
@@ -1108,4 +1113,20 @@ fn system_command(instance: &Instance, ctx: &QueryContext, command: &str) -> Res
             Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SYSTEM {command} is not supported yet")))
         }
     }
+}
+
+/// Whether the query's result is its one FROM subquery's rows in their order: a SELECT
+/// without ORDER BY, GROUP BY or joins over a derived table (`SELECT * FROM (SELECT ..
+/// ORDER BY x) LIMIT 3`), where ClickHouse keeps the subquery's ORDER BY and DataFusion
+/// would drop a subquery sort that has no LIMIT of its own.
+fn reads_subquery_in_order(query: &ast::Query) -> bool {
+    if query.order_by.is_some() {
+        return false;
+    }
+    let ast::SetExpr::Select(select) = query.body.as_ref() else { return false };
+    let grouped = match &select.group_by {
+        ast::GroupByExpr::Expressions(exprs, modifiers) => !exprs.is_empty() || !modifiers.is_empty(),
+        ast::GroupByExpr::All(_) => true,
+    };
+    !grouped && matches!(select.from.as_slice(), [t] if t.joins.is_empty() && matches!(t.relation, ast::TableFactor::Derived { .. }))
 }

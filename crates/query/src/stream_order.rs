@@ -18,6 +18,11 @@
 //! one LIMIT 3, and ClickHouse's `rows_before_limit_at_least` is then lost: it counts the
 //! rows that reached the outer LIMIT, the inner one's 5. The outer LIMIT of such a pair
 //! is left where it is (the inner one is still pushed down as usual).
+//!
+//! [`KeepNestedOffsetLimits`]: the same for an inner LIMIT with an OFFSET, which the
+//! logical plan keeps as its own limit but DataFusion's physical `LimitPushdown` merges
+//! with the outer one (`(... LIMIT 5 OFFSET 3) LIMIT 2` ran as one `skip=3 fetch=2`, and
+//! the rows before the limit were the 8 read, not the inner LIMIT's 5).
 
 use std::sync::Arc;
 
@@ -31,7 +36,7 @@ use datafusion::physical_plan::limit::{GlobalLimitExec, LocalLimitExec};
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
 use datafusion::physical_plan::execution_plan::replace_children_if_necessary;
-use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties, Partitioning};
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning, PlanProperties};
 
 #[derive(Debug)]
 pub(crate) struct FirstRowsInStreamOrder;
@@ -183,5 +188,129 @@ impl datafusion::optimizer::OptimizerRule for KeepNestedLimits {
             }
         }
         self.0.rewrite(plan, config)
+    }
+}
+
+/// DataFusion's physical `LimitPushdown`, run with each LIMIT that has an OFFSET and sits
+/// (through projections) under another LIMIT optimized on its own and hidden from the
+/// outer one, so the two are not merged (see the module docs).
+#[derive(Debug)]
+pub(crate) struct KeepNestedOffsetLimits(pub(crate) Arc<dyn PhysicalOptimizerRule + Send + Sync>);
+
+impl KeepNestedOffsetLimits {
+    /// DataFusion's physical optimizer rules with `LimitPushdown` wrapped.
+    pub(crate) fn rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
+        datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new()
+            .rules
+            .into_iter()
+            .map(|rule| {
+                if rule.name() == "LimitPushdown" {
+                    Arc::new(KeepNestedOffsetLimits(rule)) as Arc<dyn PhysicalOptimizerRule + Send + Sync>
+                } else {
+                    rule
+                }
+            })
+            .collect()
+    }
+
+    fn protect(&self, node: &Arc<dyn ExecutionPlan>, under_limit: bool, config: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+        let operator: &dyn std::any::Any = node.as_ref();
+        if let Some(limit) = operator.downcast_ref::<GlobalLimitExec>() {
+            if under_limit && limit.skip() > 0 {
+                return Ok(Arc::new(LimitBarrier::new(self.0.optimize(Arc::clone(node), config)?)));
+            }
+        }
+        let is_limit = operator.is::<GlobalLimitExec>() || operator.is::<LocalLimitExec>();
+        let passes_rows = operator.is::<ProjectionExec>() || operator.is::<CoalescePartitionsExec>() && node.fetch().is_none();
+        let under = is_limit || under_limit && passes_rows;
+        let children = node.children();
+        if children.is_empty() {
+            return Ok(Arc::clone(node));
+        }
+        let new_children = children.into_iter().map(|c| self.protect(c, under, config)).collect::<Result<Vec<_>>>()?;
+        replace_children_if_necessary(Arc::clone(node), new_children)
+    }
+}
+
+impl PhysicalOptimizerRule for KeepNestedOffsetLimits {
+    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, config: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+        let protected = self.protect(&plan, false, config)?;
+        let optimized = self.0.optimize(protected, config)?;
+        let unwrapped = optimized.transform_up(|node| {
+            let operator: &dyn std::any::Any = node.as_ref();
+            match operator.downcast_ref::<LimitBarrier>() {
+                Some(barrier) => Ok(Transformed::yes(Arc::clone(&barrier.input))),
+                None => Ok(Transformed::no(node)),
+            }
+        })?;
+        Ok(unwrapped.data)
+    }
+
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn schema_check(&self) -> bool {
+        self.0.schema_check()
+    }
+}
+
+/// Hides an already optimized inner LIMIT from `LimitPushdown` (an operator that takes no
+/// limit); only exists during [`KeepNestedOffsetLimits::optimize`], never executed.
+#[derive(Debug)]
+struct LimitBarrier {
+    input: Arc<dyn ExecutionPlan>,
+}
+
+impl LimitBarrier {
+    fn new(input: Arc<dyn ExecutionPlan>) -> Self {
+        LimitBarrier { input }
+    }
+}
+
+impl DisplayAs for LimitBarrier {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "LimitBarrier")
+    }
+}
+
+#[allow(deprecated)]
+impl ExecutionPlan for LimitBarrier {
+    fn name(&self) -> &str {
+        "LimitBarrier"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        self.input.properties()
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![true]
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn datafusion::physical_expr::PhysicalExpr>) -> Result<datafusion::common::tree_node::TreeNodeRecursion>,
+    ) -> Result<datafusion::common::tree_node::TreeNodeRecursion> {
+        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(self: Arc<Self>, mut children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+        match children.pop() {
+            Some(input) if children.is_empty() => Ok(Arc::new(LimitBarrier::new(input))),
+            _ => datafusion::common::internal_err!("LimitBarrier takes exactly one child"),
+        }
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<datafusion::execution::TaskContext>,
+    ) -> Result<datafusion::physical_plan::SendableRecordBatchStream> {
+        self.input.execute(partition, context)
     }
 }
