@@ -11,7 +11,8 @@
 //! ```
 //!
 //! The checksum covers the header too, so a flipped size field is caught before it is
-//! trusted. Blocks are small (64 KiB - 1 MiB uncompressed), so a reader decompresses
+//! trusted. A column with the default LZ4 codec may have NONE blocks: the writer stores a
+//! block uncompressed when LZ4 would save less than 1/32 of it (see [`BlockCompressor`]). Blocks are small (64 KiB - 1 MiB uncompressed), so a reader decompresses
 //! only the blocks that hold the granules it selected.
 
 use arrow::datatypes::DataType;
@@ -153,39 +154,98 @@ fn split_top_level(text: &str) -> Vec<&str> {
 impl Codec {
     /// Compresses `data` into one block (header + payload) appended to `out`.
     pub fn compress_block(self, data: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        out.extend_from_slice(BlockCompressor::new(self).compress(data)?);
+        Ok(())
+    }
+}
+
+/// An LZ4 block is stored as NONE unless it saves at least 1/this of its size: the
+/// decoder would spend a pass over the block for (almost) nothing, on every read.
+const MIN_SAVING_DIVISOR: usize = 32;
+
+/// Bytes of a block compressed to predict whether the whole block would shrink, once a
+/// column's last block did not: random floats and hashes stay incompressible, so most of
+/// the compressor's work on them is skipped.
+const PROBE_LEN: usize = 8 * 1024;
+
+/// Compresses a column's blocks one after the other into one reused buffer, which is never
+/// zeroed again once grown (LZ4 writes into an initialized slice). LZ4 blocks that would not
+/// shrink are stored as NONE blocks (method byte 0x02, which every reader accepts).
+pub struct BlockCompressor {
+    codec: Codec,
+    buf: Vec<u8>,
+    /// The last LZ4 block did not shrink: the next one is probed on a sample first.
+    incompressible: bool,
+}
+
+impl BlockCompressor {
+    pub fn new(codec: Codec) -> Self {
+        BlockCompressor { codec, buf: Vec::new(), incompressible: false }
+    }
+
+    /// Compresses `data` into one block (header + payload), valid until the next call.
+    pub fn compress(&mut self, data: &[u8]) -> Result<&[u8]> {
         let uncompressed = u32::try_from(data.len())
             .map_err(|_| Error::new(ErrorCode::LOGICAL_ERROR, format!("Block of {} bytes is too large to compress", data.len())))?;
-        let start = out.len();
-        out.extend_from_slice(&[0u8; BLOCK_HEADER_LEN]);
-        let method = match self {
-            Codec::None => {
-                out.extend_from_slice(data);
-                METHOD_NONE
-            }
+        let (method, payload) = match self.codec {
+            Codec::None => (METHOD_NONE, self.store(data)),
             Codec::Lz4 => {
-                // Straight into `out`: no block-sized allocation and copy per block.
-                let at = out.len();
-                out.resize(at + lz4_flex::block::get_maximum_output_size(data.len()), 0);
-                let written = lz4_flex::block::compress_into(data, &mut out[at..])
-                    .map_err(|e| Error::with_source(ErrorCode::LOGICAL_ERROR, "LZ4 compression failed", e))?;
-                out.truncate(at + written);
-                METHOD_LZ4
+                let probe_says_no = self.incompressible && data.len() >= 2 * PROBE_LEN && {
+                    let sample = &data[..PROBE_LEN];
+                    let written = self.lz4_into_buf(sample)?;
+                    !saves_enough(sample.len(), written)
+                };
+                if probe_says_no {
+                    (METHOD_NONE, self.store(data))
+                } else {
+                    let written = self.lz4_into_buf(data)?;
+                    self.incompressible = !saves_enough(data.len(), written);
+                    match self.incompressible {
+                        true => (METHOD_NONE, self.store(data)),
+                        false => (METHOD_LZ4, written),
+                    }
+                }
             }
             Codec::Zstd(level) => {
                 let compressed = zstd::bulk::compress(data, level)
                     .map_err(|e| Error::with_source(ErrorCode::STD_EXCEPTION, "ZSTD compression failed", e))?;
-                out.extend_from_slice(&compressed);
-                METHOD_ZSTD
+                (METHOD_ZSTD, self.store(&compressed))
             }
         };
-        let payload = (out.len() - start - BLOCK_HEADER_LEN) as u32;
-        out[start + 8] = method;
-        out[start + 9..start + 13].copy_from_slice(&payload.to_le_bytes());
-        out[start + 13..start + 17].copy_from_slice(&uncompressed.to_le_bytes());
-        let checksum = xxh3_64(&out[start + 8..]);
-        out[start..start + 8].copy_from_slice(&checksum.to_le_bytes());
-        Ok(())
+        let end = BLOCK_HEADER_LEN + payload;
+        let buf = &mut self.buf[..end];
+        buf[8] = method;
+        buf[9..13].copy_from_slice(&(payload as u32).to_le_bytes());
+        buf[13..17].copy_from_slice(&uncompressed.to_le_bytes());
+        let checksum = xxh3_64(&buf[8..]);
+        buf[0..8].copy_from_slice(&checksum.to_le_bytes());
+        Ok(buf)
     }
+
+    /// Makes the buffer hold at least `len` bytes; only growth is zeroed.
+    fn reserve_len(&mut self, len: usize) {
+        if self.buf.len() < len {
+            self.buf.resize(len, 0);
+        }
+    }
+
+    /// LZ4-compresses `data` after the header space; returns the payload's length.
+    fn lz4_into_buf(&mut self, data: &[u8]) -> Result<usize> {
+        self.reserve_len(BLOCK_HEADER_LEN + lz4_flex::block::get_maximum_output_size(data.len()));
+        lz4_flex::block::compress_into(data, &mut self.buf[BLOCK_HEADER_LEN..])
+            .map_err(|e| Error::with_source(ErrorCode::LOGICAL_ERROR, "LZ4 compression failed", e))
+    }
+
+    /// Copies `payload` after the header space; returns its length.
+    fn store(&mut self, payload: &[u8]) -> usize {
+        self.reserve_len(BLOCK_HEADER_LEN + payload.len());
+        self.buf[BLOCK_HEADER_LEN..BLOCK_HEADER_LEN + payload.len()].copy_from_slice(payload);
+        payload.len()
+    }
+}
+
+fn saves_enough(uncompressed: usize, compressed: usize) -> bool {
+    compressed + uncompressed / MIN_SAVING_DIVISOR <= uncompressed
 }
 
 /// Reads the header at the start of `bytes`: (total block length, uncompressed size).
@@ -306,6 +366,52 @@ mod tests {
                 assert_eq!(buffer, data);
             }
         }
+    }
+
+    /// A small deterministic generator: bytes LZ4 cannot shrink.
+    fn noise(n: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    /// LZ4 blocks that would not shrink are stored as NONE; a compressible block after
+    /// them is LZ4 again (the probe does not stick); every block reads back.
+    #[test]
+    fn incompressible_lz4_blocks_are_stored_as_none() {
+        let what = || "test".to_string();
+        let compressible: Vec<u8> = (0..40_000u32).flat_map(|i| (i % 100).to_le_bytes()).collect();
+        let mut compressor = BlockCompressor::new(Codec::Lz4);
+        let mut buffer = Vec::new();
+        for (data, method) in [
+            (noise(100_000, 1), METHOD_NONE),
+            (noise(70_000, 2), METHOD_NONE),
+            (compressible.clone(), METHOD_LZ4),
+            (noise(100, 3), METHOD_NONE),
+            (compressible.clone(), METHOD_LZ4),
+            (Vec::new(), METHOD_NONE),
+        ] {
+            let block = compressor.compress(&data).unwrap().to_vec();
+            assert_eq!(block[8], method, "{} bytes", data.len());
+            assert_eq!(block_len(&block, &what).unwrap(), block.len());
+            decompress_block_into(&block, &what, &mut buffer).unwrap();
+            assert_eq!(buffer, data);
+        }
+        // A compressible block whose first bytes are noise is still compressed after an
+        // incompressible one when its sample shrinks; when the sample does not, it is
+        // stored whole, which is still a valid block.
+        let mut mixed = noise(100_000, 4);
+        let block = compressor.compress(&mixed).unwrap().to_vec();
+        assert_eq!(block[8], METHOD_NONE);
+        mixed.extend_from_slice(&compressible);
+        let block = compressor.compress(&mixed).unwrap().to_vec();
+        assert_eq!(decompress_block(&block, &what).unwrap(), mixed);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use granary_storage::fs::escape_for_file_name;
 use granary_types::ChType;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::compression::{Codec, ColumnCodec};
+use crate::compression::{BlockCompressor, ColumnCodec};
 use crate::granules::{block_bytes, GranulePlanner};
 use crate::transform::Transform;
 use crate::keys::TableKeys;
@@ -102,11 +102,10 @@ struct BinFile {
 struct ColumnWriter {
     /// Index into the part's `.bin` files.
     file: usize,
-    codec: Codec,
+    compressor: BlockCompressor,
     transform: Option<Transform>,
     /// Encoded granules not yet compressed.
     buf: Vec<u8>,
-    scratch: Vec<u8>,
     marks: Vec<Mark>,
     /// The last marks, of granules in `buf`: their block goes where the file ends when
     /// it is written, which in a compact part depends on the other columns' blocks.
@@ -123,11 +122,10 @@ impl ColumnWriter {
             mark.block_offset = file.len;
         }
         self.unwritten_marks = 0;
-        self.scratch.clear();
-        self.codec.compress_block(&self.buf, &mut self.scratch)?;
-        file.file.write_all(&self.scratch).with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot write {}", file.name))?;
-        file.hasher.update(&self.scratch);
-        file.len += self.scratch.len() as u64;
+        let block = self.compressor.compress(&self.buf)?;
+        file.file.write_all(block).with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot write {}", file.name))?;
+        file.hasher.update(block);
+        file.len += block.len() as u64;
         self.buf.clear();
         Ok(())
     }
@@ -181,10 +179,9 @@ impl<'a> PartWriter<'a> {
             .enumerate()
             .map(|(i, codec)| ColumnWriter {
                 file: if layout == PartLayout::Wide { i } else { 0 },
-                codec: codec.block,
+                compressor: BlockCompressor::new(codec.block),
                 transform: codec.transform,
                 buf: Vec::new(),
-                scratch: Vec::new(),
                 marks: Vec::new(),
                 unwritten_marks: 0,
             })
