@@ -323,7 +323,8 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
     // goes on the column too: Date and Date32, DateTime and DateTime64(0) share their
     // Arrow type, and DataFusion's union takes the last branch's metadata.
     let cast_to = |expr: Expr, from: &ChType, to: &ChType, name: &str| -> Expr {
-        let converted = if from.to_arrow() == to.to_arrow() {
+        let same_arrow = from.to_arrow() == to.to_arrow();
+        let converted = if same_arrow {
             expr
         } else if matches!(non_null(from), ChType::FixedString(_)) {
             let target = if from.is_nullable() { ChType::String.into_nullable() } else { ChType::String };
@@ -331,8 +332,14 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
         } else {
             datafusion::logical_expr::cast(expr, to.to_arrow())
         };
-        let metadata = FieldMetadata::new(BTreeMap::from([(granary_types::CH_TYPE_METADATA_KEY.to_string(), to.to_string())]));
-        converted.alias_with_metadata(name, Some(metadata))
+        // Only where Arrow's type does not say it: metadata on a converted column that the
+        // physical plan does not carry makes DataFusion reject the plan.
+        if same_arrow || !to.to_arrow_field(name).metadata().is_empty() {
+            let metadata = FieldMetadata::new(BTreeMap::from([(granary_types::CH_TYPE_METADATA_KEY.to_string(), to.to_string())]));
+            converted.alias_with_metadata(name, Some(metadata))
+        } else {
+            converted.alias(name)
+        }
     };
     let differs = |field: &Field, to: &ChType| field.data_type() != &to.to_arrow() || non_null(&ChType::from_field(field)) != non_null(to);
     let width = union.schema.fields().len();
