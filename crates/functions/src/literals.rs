@@ -296,22 +296,54 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
 /// with no supertype at all (a number with a String, an Array with a number) are
 /// NO_COMMON_TYPE, not DataFusion's text or its own error.
 fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPlan, bool)> {
-    use datafusion::logical_expr::{cast, col, Projection, Union};
+    use datafusion::logical_expr::{col, Projection, Union};
     use std::sync::Arc;
     let LogicalPlan::Union(union) = node else { return Ok((node, false)) };
-    fn numeric(t: &ChType) -> bool {
+    fn handled(t: &ChType) -> bool {
         match t {
-            ChType::Nullable(inner) | ChType::Array(inner) => numeric(inner),
+            ChType::Nullable(inner) | ChType::Array(inner) => handled(inner),
             ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => true,
             ChType::Float32 | ChType::Float64 | ChType::Nothing => true,
             // Date with DateTime is DateTime (DataFusion's planner made it a nanosecond
             // timestamp: see `peel_union_cast`).
             ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) => true,
+            // String with FixedString is String (DataFusion has no common type for them).
+            ChType::String | ChType::FixedString(_) => true,
             _ => false,
         }
     }
+    fn non_null(t: &ChType) -> &ChType {
+        match t {
+            ChType::Nullable(inner) => inner,
+            other => other,
+        }
+    }
+    // Into the union's type: FixedString to String as CAST does (trailing zero bytes
+    // dropped), which Arrow's cast cannot; the rest with Arrow's cast. The ClickHouse type
+    // goes on the column too: Date and Date32, DateTime and DateTime64(0) share their
+    // Arrow type, and DataFusion's union takes the last branch's metadata.
+    let cast_to = |expr: Expr, from: &ChType, to: &ChType, name: &str| -> Expr {
+        let same_arrow = from.to_arrow() == to.to_arrow();
+        let converted = if same_arrow {
+            expr
+        } else if matches!(non_null(from), ChType::FixedString(_)) {
+            let target = if from.is_nullable() { ChType::String.into_nullable() } else { ChType::String };
+            crate::conversion::cast_to_chtype(expr, &target)
+        } else {
+            datafusion::logical_expr::cast(expr, to.to_arrow())
+        };
+        // Only where Arrow's type does not say it: metadata on a converted column that the
+        // physical plan does not carry makes DataFusion reject the plan.
+        if same_arrow || !to.to_arrow_field(name).metadata().is_empty() {
+            let metadata = FieldMetadata::new(BTreeMap::from([(granary_types::CH_TYPE_METADATA_KEY.to_string(), to.to_string())]));
+            converted.alias_with_metadata(name, Some(metadata))
+        } else {
+            converted.alias(name)
+        }
+    };
+    let differs = |field: &Field, to: &ChType| field.data_type() != &to.to_arrow() || non_null(&ChType::from_field(field)) != non_null(to);
     let width = union.schema.fields().len();
-    let mut targets: Vec<Option<datafusion::arrow::datatypes::DataType>> = Vec::with_capacity(width);
+    let mut targets: Vec<Option<ChType>> = Vec::with_capacity(width);
     for i in 0..width {
         let types: Vec<ChType> = union
             .inputs
@@ -324,14 +356,14 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
         if let Some(error) = crate::supertype::mixed_kinds(&types) {
             return Err(error);
         }
-        let target = if types.iter().all(numeric) { crate::supertype::least_supertype(&types).ok() } else { None };
-        targets.push(target.map(|t| t.to_arrow()));
+        let target = if types.iter().all(handled) { crate::supertype::least_supertype(&types).ok() } else { None };
+        targets.push(target);
     }
     let mut changed = false;
     let mut inputs = Vec::with_capacity(union.inputs.len());
     for input in &union.inputs {
         let schema = input.schema();
-        let needs_cast = (0..width).any(|i| targets[i].as_ref().is_some_and(|t| schema.field(i).data_type() != t));
+        let needs_cast = (0..width).any(|i| targets[i].as_ref().is_some_and(|t| differs(schema.field(i), t)));
         if !needs_cast {
             inputs.push(Arc::clone(input));
             continue;
@@ -343,7 +375,7 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
         if let (true, LogicalPlan::Projection(projection)) = (peeled, input.as_ref()) {
             let exprs = (0..width)
                 .map(|i| match (&targets[i], peel_union_cast(input, i)) {
-                    (Some(t), Some((inner, _))) => cast(inner, t.clone()).alias(schema.field(i).name()),
+                    (Some(t), Some((inner, field))) => cast_to(inner, &ChType::from_field(&field), t, schema.field(i).name()),
                     _ => projection.expr[i].clone(),
                 })
                 .collect();
@@ -355,14 +387,18 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
                 let (qualifier, field) = schema.qualified_field(i);
                 let column = col(datafusion::common::Column::from((qualifier, field)));
                 match &targets[i] {
-                    Some(t) if field.data_type() != t => cast(column, t.clone()).alias(field.name()),
+                    Some(t) if differs(field, t) => cast_to(column, &ChType::from_field(field), t, field.name()),
                     _ => column,
                 }
             })
             .collect();
         inputs.push(Arc::new(LogicalPlan::Projection(Projection::try_new(exprs, Arc::clone(input))?)));
     }
-    let types_differ = (0..width).any(|i| targets[i].as_ref().is_some_and(|t| union.schema.field(i).data_type() != t));
+    // Date with Date32, DateTime with DateTime64(0): the same Arrow type, another
+    // ClickHouse type, which only the union's field metadata carries.
+    let types_differ = (0..width).any(|i| {
+        targets[i].as_ref().is_some_and(|t| differs(union.schema.field(i), t))
+    });
     if !changed && !types_differ {
         return Ok((LogicalPlan::Union(union), false));
     }
@@ -372,8 +408,14 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
         .map(|i| {
             let ours = union.schema.field(i);
             let theirs = rebuilt.schema.field(i);
-            let field = datafusion::arrow::datatypes::Field::new(ours.name(), theirs.data_type().clone(), theirs.is_nullable() || ours.is_nullable())
-                .with_metadata(theirs.metadata().clone());
+            let nullable = theirs.is_nullable() || ours.is_nullable();
+            let mut metadata = theirs.metadata().clone();
+            if let Some(target) = &targets[i] {
+                let target = if nullable { target.clone().into_nullable() } else { target.clone() };
+                metadata.remove(granary_types::CH_TYPE_METADATA_KEY);
+                metadata.extend(target.to_arrow_field(ours.name()).metadata().clone());
+            }
+            let field = datafusion::arrow::datatypes::Field::new(ours.name(), theirs.data_type().clone(), nullable).with_metadata(metadata);
             (union.schema.qualified_field(i).0.cloned(), Arc::new(field))
         })
         .collect();

@@ -293,15 +293,25 @@ fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
     }
     if bases.iter().all(|t| matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))) {
         let precision = bases.iter().filter_map(|t| if let ChType::DateTime64(p, _) = t { Some(*p) } else { None }).max();
-        let zone = bases.iter().find_map(|t| match t {
-            ChType::DateTime(tz) | ChType::DateTime64(_, tz) => tz.clone(),
+        // ClickHouse keeps the first DateTime64 of the largest precision, time zone included.
+        let widest_zone = bases.iter().find_map(|t| match t {
+            ChType::DateTime64(p, tz) if Some(*p) == precision => Some(tz.clone()),
             _ => None,
         });
-        let has_time = bases.iter().any(|t| matches!(t, ChType::DateTime(_) | ChType::DateTime64(..)));
-        return Ok(match (precision, has_time) {
-            (Some(p), _) => ChType::DateTime64(p, zone),
-            (None, true) => ChType::DateTime(zone),
-            (None, false) => ChType::Date32,
+        let zone = bases.iter().find_map(|t| match t {
+            ChType::DateTime(tz) => tz.clone(),
+            _ => None,
+        });
+        let has_time = bases.iter().any(|t| matches!(t, ChType::DateTime(_)));
+        let has_date32 = bases.iter().any(|t| matches!(t, ChType::Date32));
+        return Ok(match (precision, has_time, has_date32) {
+            (Some(p), _, _) => ChType::DateTime64(p, widest_zone.flatten()),
+            // Date32's range does not fit DateTime: ClickHouse widens to DateTime64(0),
+            // without a time zone.
+            (None, true, true) => ChType::DateTime64(0, None),
+            (None, true, false) => ChType::DateTime(zone),
+            (None, false, true) => ChType::Date32,
+            (None, false, false) => ChType::Date,
         });
     }
     // Decimals: the widest precision and the largest scale (ClickHouse keeps
@@ -362,6 +372,9 @@ mod tests {
         assert_eq!(sup(&["String", "FixedString(1)"]), "String");
         assert_eq!(sup(&["Date", "DateTime"]), "DateTime");
         assert_eq!(sup(&["DateTime64(3)", "DateTime"]), "DateTime64(3)");
+        assert_eq!(sup(&["Date", "Date32"]), "Date32");
+        assert_eq!(sup(&["Date32", "DateTime('UTC')"]), "DateTime64(0)");
+        assert_eq!(sup(&["DateTime64(1, 'Asia/Tokyo')", "DateTime64(6, 'UTC')", "DateTime64(6, 'Europe/Berlin')"]), "DateTime64(6, 'UTC')");
         assert_eq!(sup(&["Nullable(Nothing)", "UInt8"]), "Nullable(UInt8)");
         assert_eq!(sup(&["Nullable(UInt8)", "UInt16"]), "Nullable(UInt16)");
     }

@@ -12,23 +12,72 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-use datafusion::sql::sqlparser::ast::{Expr, GroupByExpr, Query, Select, SelectItem, VisitorMut};
+use datafusion::sql::sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, ObjectNamePart, OrderBy, OrderByKind, Query, Select, SelectItem, Value, VisitMut, VisitorMut,
+};
+use granary_common::{Error, ErrorCode, Result};
 
-use crate::walk::walk_mut;
+use crate::inline_aliases::INLINE_ALIAS_MARKER;
+use crate::walk::{exprs_mut, walk_mut};
 
-/// Replaces references to SELECT-list aliases in `select` by their expressions.
-pub fn substitute_aliases(select: &mut Select) {
-    let mut definitions: HashMap<String, Expr> = HashMap::new();
-    for item in &select.projection {
-        if let SelectItem::ExprWithAlias { expr, alias } = item {
-            // `x AS x` defines nothing new.
-            if !matches!(expr, Expr::Identifier(i) if i.value == alias.value) {
-                definitions.entry(alias.value.clone()).or_insert_with(|| expr.clone());
+/// Replaces references to SELECT-list aliases, and to aliases defined inside expressions
+/// ([`crate::inline_aliases`] markers, taken out here), in `select` and its `order_by`.
+pub fn substitute_aliases(select: &mut Select, mut order_by: Option<&mut OrderBy>) -> Result<()> {
+    // Aliases inside expressions, in the order ClickHouse meets them.
+    let mut inline: Vec<(String, Expr)> = Vec::new();
+    {
+        let mut taker = MarkerTaker { query_depth: 0, found: &mut inline };
+        for item in &mut select.projection {
+            if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
+                let _ = walk_mut(expr, &mut taker);
             }
         }
+        if let Some(prewhere) = &mut select.prewhere {
+            let _ = walk_mut(prewhere, &mut taker);
+        }
+        if let Some(selection) = &mut select.selection {
+            let _ = walk_mut(selection, &mut taker);
+        }
+        if let GroupByExpr::Expressions(exprs, _) = &mut select.group_by {
+            for expr in exprs {
+                let _ = walk_mut(expr, &mut taker);
+            }
+        }
+        if let Some(having) = &mut select.having {
+            let _ = walk_mut(having, &mut taker);
+        }
+        if let Some(order_by) = order_by.as_deref_mut() {
+            let _ = walk_mut(order_by, &mut taker);
+        }
+    }
+    let mut definitions: HashMap<String, Expr> = HashMap::new();
+    let mut define = |alias: &str, expr: &Expr| -> Result<()> {
+        // `x AS x` defines nothing new.
+        if matches!(unparenthesized(expr), Expr::Identifier(i) if i.value == alias) {
+            return Ok(());
+        }
+        match definitions.get(alias) {
+            Some(known) if unparenthesized(known) != unparenthesized(expr) => Err(Error::new(
+                ErrorCode::MULTIPLE_EXPRESSIONS_FOR_ALIAS,
+                format!("Multiple expressions {expr} AS {alias} and {known} AS {alias} for alias {alias}"),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                definitions.insert(alias.to_string(), expr.clone());
+                Ok(())
+            }
+        }
+    };
+    for item in &select.projection {
+        if let SelectItem::ExprWithAlias { expr, alias } = item {
+            define(&alias.value, expr)?;
+        }
+    }
+    for (alias, expr) in &inline {
+        define(alias, expr)?;
     }
     if definitions.is_empty() {
-        return;
+        return Ok(());
     }
     // Each alias with the aliases it uses resolved (chains, never cycles).
     let resolved: HashMap<String, Expr> = definitions
@@ -70,13 +119,114 @@ pub fn substitute_aliases(select: &mut Select) {
     if let Some(having) = &mut select.having {
         let _ = walk_mut(having, &mut substituter);
     }
+    // A bare SELECT-list alias in GROUP BY and ORDER BY is resolved by DataFusion against
+    // the SELECT list already; one defined inside an expression is not in that list.
+    let outputs: Vec<String> = select
+        .projection
+        .iter()
+        .filter_map(|item| match item {
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+            _ => None,
+        })
+        .collect();
+    let is_output = |expr: &Expr| matches!(expr, Expr::Identifier(i) if outputs.contains(&i.value));
     if let GroupByExpr::Expressions(exprs, _) = &mut select.group_by {
         for expr in exprs {
-            // A bare alias is resolved by DataFusion against the SELECT list already.
-            if !matches!(expr, Expr::Identifier(_)) {
+            if !is_output(expr) {
                 let _ = walk_mut(expr, &mut substituter);
             }
         }
+    }
+    if !inline.is_empty() {
+        if let Some(OrderBy { kind: OrderByKind::Expressions(keys), .. }) = order_by {
+            let inline_only: HashMap<String, Expr> =
+                resolved.iter().filter(|(name, _)| inline.iter().any(|(n, _)| n == *name) && !outputs.contains(name)).map(|(n, e)| (n.clone(), e.clone())).collect();
+            let mut substituter = Substituter { aliases: &inline_only, exclude: None, query_depth: 0, shadowed: Vec::new() };
+            for key in keys {
+                let _ = walk_mut(&mut key.expr, &mut substituter);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn unparenthesized(mut expr: &Expr) -> &Expr {
+    while let Expr::Nested(inner) = expr {
+        expr = inner;
+    }
+    expr
+}
+
+/// If `expr` is an inline alias marker `__granary_alias(e, 'name')`: `e` and the name.
+pub fn inline_alias(expr: &Expr) -> Option<(&Expr, &str)> {
+    let Expr::Function(function) = expr else { return None };
+    if !matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value == INLINE_ALIAS_MARKER) {
+        return None;
+    }
+    let FunctionArguments::List(list) = &function.args else { return None };
+    match list.args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(inner)), FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))] => match &v.value {
+            Value::SingleQuotedString(name) => Some((inner, name.as_str())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Replaces every inline alias marker left in `node` (places whose aliases are not
+/// resolved, such as JOIN ON) by its expression.
+pub fn strip_inline_aliases<T: VisitMut + ?Sized>(node: &mut T) {
+    let _ = exprs_mut(node, &mut |expr: &mut Expr| {
+        if let Some((inner, _)) = inline_alias(expr) {
+            *expr = Expr::Nested(Box::new(inner.clone()));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+/// Whether `expr` has an inline alias marker.
+pub fn has_inline_alias(expr: &Expr) -> bool {
+    crate::walk::exprs(expr, &mut |e: &Expr| if inline_alias(e).is_some() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }).is_break()
+}
+
+/// Replaces every inline alias marker in `expr` by its alias name.
+pub fn inline_aliases_as_names(expr: &mut Expr) {
+    let _ = exprs_mut(expr, &mut |e: &mut Expr| {
+        if let Some((_, name)) = inline_alias(e) {
+            *e = Expr::Identifier(datafusion::sql::sqlparser::ast::Ident::new(name));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+/// Takes the inline alias markers of one SELECT out (not those of its subqueries).
+struct MarkerTaker<'a> {
+    query_depth: usize,
+    found: &'a mut Vec<(String, Expr)>,
+}
+
+impl VisitorMut for MarkerTaker<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
+        self.query_depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
+        self.query_depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if self.query_depth == 0 {
+            if let Some((inner, name)) = inline_alias(expr) {
+                let (inner, name) = (inner.clone(), name.to_string());
+                self.found.push((name, inner.clone()));
+                *expr = Expr::Nested(Box::new(inner));
+            }
+        }
+        ControlFlow::Continue(())
     }
 }
 
@@ -208,7 +358,7 @@ mod tests {
         let mut statements = Parser::parse_sql(&ClickHouseDialect {}, sql).unwrap();
         let Statement::Query(query) = &mut statements[0] else { panic!() };
         let SetExpr::Select(select) = query.body.as_mut() else { panic!() };
-        substitute_aliases(select);
+        substitute_aliases(select, None).unwrap();
         statements[0].to_string()
     }
 

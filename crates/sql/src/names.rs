@@ -22,7 +22,14 @@ use crate::walk::{walk, walk_mut};
 /// The name ClickHouse gives a result column computed by `expr`.
 pub fn column_name(expr: &Expr) -> String {
     let mut out = String::new();
-    write_name(expr, &mut out);
+    // ClickHouse names a subexpression aliased inside the expression by its alias.
+    if crate::aliases::has_inline_alias(expr) {
+        let mut named = expr.clone();
+        crate::aliases::inline_aliases_as_names(&mut named);
+        write_name(&named, &mut out);
+    } else {
+        write_name(expr, &mut out);
+    }
     out
 }
 

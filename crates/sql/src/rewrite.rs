@@ -61,6 +61,7 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
     let numbers = crate::names::number_subqueries(query);
     rewrite_nested_query(query, options)?;
     drop(numbers);
+    crate::aliases::strip_inline_aliases(query);
     // After alias substitution, so a condition naming an alias sees its definition.
     crate::conditions::rewrite_conditions(query, options.clickhouse_functions);
     let _ = exprs_mut(query, &mut |expr: &mut Expr| {
@@ -74,7 +75,7 @@ pub fn rewrite_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<
 }
 
 fn rewrite_nested_query(query: &mut Query, options: &RewriteOptions<'_>) -> Result<()> {
-    rewrite_set_expr(&mut query.body, options)?;
+    rewrite_set_expr(&mut query.body, query.order_by.as_mut(), options)?;
     if let Some(with) = &mut query.with {
         for cte in &mut with.cte_tables {
             rewrite_nested_query(&mut cte.query, options)?;
@@ -83,7 +84,8 @@ fn rewrite_nested_query(query: &mut Query, options: &RewriteOptions<'_>) -> Resu
     Ok(())
 }
 
-fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<()> {
+/// `order_by`: the ORDER BY of the query whose body this is (None under a set operation).
+fn rewrite_set_expr(body: &mut SetExpr, order_by: Option<&mut ast::OrderBy>, options: &RewriteOptions<'_>) -> Result<()> {
     match body {
         SetExpr::Select(select) => {
             crate::array_join::rewrite_array_join(select)?;
@@ -91,7 +93,7 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
             // Names before aliases are substituted: ClickHouse names `n + 1` after the
             // alias `n` it uses, not after the aliased expression.
             name_projection(&mut select.projection);
-            crate::aliases::substitute_aliases(select);
+            crate::aliases::substitute_aliases(select, order_by)?;
             crate::array_join::cartesian_array_joins(select)?;
             for item in select.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
@@ -111,8 +113,8 @@ fn rewrite_set_expr(body: &mut SetExpr, options: &RewriteOptions<'_>) -> Result<
         }
         SetExpr::Query(q) => rewrite_nested_query(q, options),
         SetExpr::SetOperation { left, right, .. } => {
-            rewrite_set_expr(left, options)?;
-            rewrite_set_expr(right, options)
+            rewrite_set_expr(left, None, options)?;
+            rewrite_set_expr(right, None, options)
         }
         _ => Ok(()),
     }
@@ -289,6 +291,13 @@ fn name_projection(projection: &mut [SelectItem]) {
             if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) || crate::column_lists::uses_column_lists(expr) {
                 continue;
             }
+            // `(e AS a)` as a whole result column is named `a`, as by `e AS a`.
+            if let Some((_, alias)) = crate::aliases::inline_alias(unparenthesized(expr)) {
+                let alias = Ident::with_quote('`', alias);
+                let expr = std::mem::replace(expr, Expr::value(Value::Null));
+                *item = SelectItem::ExprWithAlias { expr, alias };
+                continue;
+            }
             let name = column_name(expr);
             // DataFusion requires unique output names; ClickHouse allows duplicates. A
             // duplicate keeps DataFusion's own name rather than failing the query.
@@ -299,6 +308,57 @@ fn name_projection(projection: &mut [SelectItem]) {
             *item = SelectItem::ExprWithAlias { expr, alias: Ident::with_quote('`', name) };
         }
     }
+}
+
+fn unparenthesized(mut expr: &Expr) -> &Expr {
+    while let Expr::Nested(inner) = expr {
+        expr = inner;
+    }
+    expr
+}
+
+/// `uniqExact(a, b)` counts the distinct combinations of rows where no argument is NULL
+/// (a tuple `uniqExact((a, b))` counts NULL elements as values): it is
+/// `uniqExactIf((a, b), isNotNull(a) AND isNotNull(b))`, because DataFusion's
+/// `count(DISTINCT ...)` takes one argument. The result column keeps its name (named before).
+fn multi_argument_uniq_exact(expr: &mut Expr) {
+    let Expr::Function(function) = expr else { return };
+    let plain = matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value == "uniqExact")
+        && function.over.is_none()
+        && function.filter.is_none()
+        && matches!(function.parameters, FunctionArguments::None);
+    let FunctionArguments::List(list) = &mut function.args else { return };
+    if !plain || list.args.len() < 2 || list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        return;
+    }
+    let mut values = Vec::with_capacity(list.args.len());
+    for arg in &list.args {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(value)) = arg else { return };
+        values.push(value.clone());
+    }
+    let present = values
+        .iter()
+        .map(|v| Expr::IsNotNull(Box::new(v.clone())))
+        .reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
+    let Some(present) = present else { return };
+    function.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new("uniqExactIf"))]);
+    list.args = vec![
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(ast::Function {
+            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new("tuple"))]),
+            uses_odbc_syntax: false,
+            parameters: FunctionArguments::None,
+            args: FunctionArguments::List(FunctionArgumentList {
+                duplicate_treatment: None,
+                args: values.into_iter().map(|v| FunctionArg::Unnamed(FunctionArgExpr::Expr(v))).collect(),
+                clauses: Vec::new(),
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: Vec::new(),
+        }))),
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(present)),
+    ];
 }
 
 /// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`), and
@@ -381,6 +441,9 @@ pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
 }
 
 fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
+    if options.clickhouse_functions {
+        multi_argument_uniq_exact(expr);
+    }
     match expr {
         // `(a, b) IN ((1, 'x'), (2, 'y'))`: each element compared, as ClickHouse compares
         // tuples (DataFusion's struct IN lists need identical struct types).
