@@ -317,50 +317,6 @@ fn unparenthesized(mut expr: &Expr) -> &Expr {
     expr
 }
 
-/// `uniqExact(a, b)` counts the distinct combinations of rows where no argument is NULL
-/// (a tuple `uniqExact((a, b))` counts NULL elements as values): it is
-/// `uniqExactIf((a, b), isNotNull(a) AND isNotNull(b))`, because DataFusion's
-/// `count(DISTINCT ...)` takes one argument. The result column keeps its name (named before).
-fn multi_argument_uniq_exact(expr: &mut Expr) {
-    let Expr::Function(function) = expr else { return };
-    let plain = matches!(function.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value == "uniqExact")
-        && function.over.is_none()
-        && function.filter.is_none()
-        && matches!(function.parameters, FunctionArguments::None);
-    let FunctionArguments::List(list) = &mut function.args else { return };
-    if !plain || list.args.len() < 2 || list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
-        return;
-    }
-    let mut values = Vec::with_capacity(list.args.len());
-    for arg in &list.args {
-        let FunctionArg::Unnamed(FunctionArgExpr::Expr(value)) = arg else { return };
-        values.push(value.clone());
-    }
-    let present = values
-        .iter()
-        .map(|v| Expr::IsNotNull(Box::new(v.clone())))
-        .reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
-    let Some(present) = present else { return };
-    function.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new("uniqExactIf"))]);
-    list.args = vec![
-        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(ast::Function {
-            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new("tuple"))]),
-            uses_odbc_syntax: false,
-            parameters: FunctionArguments::None,
-            args: FunctionArguments::List(FunctionArgumentList {
-                duplicate_treatment: None,
-                args: values.into_iter().map(|v| FunctionArg::Unnamed(FunctionArgExpr::Expr(v))).collect(),
-                clauses: Vec::new(),
-            }),
-            filter: None,
-            null_treatment: None,
-            over: None,
-            within_group: Vec::new(),
-        }))),
-        FunctionArg::Unnamed(FunctionArgExpr::Expr(present)),
-    ];
-}
-
 /// In a result column, `a = b` is ClickHouse's `equals(a, b)`, a UInt8 (`1`, not `true`), and
 /// `a AND b`, `a OR b`, `NOT a` are `and`, `or`, `not` (UInt8, three-valued over numbers),
 /// `LIKE` is `like`, `(a, b)` is `tuple(a, b)`, and `IN (..)`, `BETWEEN`, `IS [NOT] NULL`
@@ -441,9 +397,6 @@ pub(crate) fn comparisons_as_functions(expr: &mut Expr) {
 }
 
 fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
-    if options.clickhouse_functions {
-        multi_argument_uniq_exact(expr);
-    }
     match expr {
         // `(a, b) IN ((1, 'x'), (2, 'y'))`: each element compared, as ClickHouse compares
         // tuples (DataFusion's struct IN lists need identical struct types).
