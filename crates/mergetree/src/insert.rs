@@ -430,6 +430,31 @@ fn row_bits(rows: usize) -> u32 {
     usize::BITS - rows.saturating_sub(1).leading_zeros()
 }
 
+/// `$generic::<T>(key)` for the Arrow type `T` of an integer, date or time key column;
+/// None for any other type.
+macro_rules! with_integer_key {
+    ($key:expr, $generic:ident) => {{
+        use arrow::datatypes::*;
+        match $key.data_type() {
+            DataType::Int8 => $generic::<Int8Type>($key.as_ref()),
+            DataType::Int16 => $generic::<Int16Type>($key.as_ref()),
+            DataType::Int32 => $generic::<Int32Type>($key.as_ref()),
+            DataType::Int64 => $generic::<Int64Type>($key.as_ref()),
+            DataType::UInt8 => $generic::<UInt8Type>($key.as_ref()),
+            DataType::UInt16 => $generic::<UInt16Type>($key.as_ref()),
+            DataType::UInt32 => $generic::<UInt32Type>($key.as_ref()),
+            DataType::UInt64 => $generic::<UInt64Type>($key.as_ref()),
+            DataType::Date32 => $generic::<Date32Type>($key.as_ref()),
+            DataType::Date64 => $generic::<Date64Type>($key.as_ref()),
+            DataType::Timestamp(TimeUnit::Second, _) => $generic::<TimestampSecondType>($key.as_ref()),
+            DataType::Timestamp(TimeUnit::Millisecond, _) => $generic::<TimestampMillisecondType>($key.as_ref()),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => $generic::<TimestampMicrosecondType>($key.as_ref()),
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => $generic::<TimestampNanosecondType>($key.as_ref()),
+            _ => None,
+        }
+    }};
+}
+
 /// Keys made only of integer, date and time columns without NULLs, as one `u128` per
 /// row that orders as the keys do: each column's value minus the column's minimum, in
 /// as many bits as the column's range needs, then the row number. None when the key has
@@ -455,23 +480,7 @@ fn packed_integer_keys(keys: &[ArrayRef]) -> Option<Vec<u128>> {
         if key.null_count() > 0 {
             return None;
         }
-        let (ranks, bits) = match key.data_type() {
-            DataType::Int8 => ranks::<Int8Type>(key.as_ref()),
-            DataType::Int16 => ranks::<Int16Type>(key.as_ref()),
-            DataType::Int32 => ranks::<Int32Type>(key.as_ref()),
-            DataType::Int64 => ranks::<Int64Type>(key.as_ref()),
-            DataType::UInt8 => ranks::<UInt8Type>(key.as_ref()),
-            DataType::UInt16 => ranks::<UInt16Type>(key.as_ref()),
-            DataType::UInt32 => ranks::<UInt32Type>(key.as_ref()),
-            DataType::UInt64 => ranks::<UInt64Type>(key.as_ref()),
-            DataType::Date32 => ranks::<Date32Type>(key.as_ref()),
-            DataType::Date64 => ranks::<Date64Type>(key.as_ref()),
-            DataType::Timestamp(TimeUnit::Second, _) => ranks::<TimestampSecondType>(key.as_ref()),
-            DataType::Timestamp(TimeUnit::Millisecond, _) => ranks::<TimestampMillisecondType>(key.as_ref()),
-            DataType::Timestamp(TimeUnit::Microsecond, _) => ranks::<TimestampMicrosecondType>(key.as_ref()),
-            DataType::Timestamp(TimeUnit::Nanosecond, _) => ranks::<TimestampNanosecondType>(key.as_ref()),
-            _ => None,
-        }?;
+        let (ranks, bits) = with_integer_key!(key, ranks)?;
         used += bits;
         if used > u128::BITS {
             return None;
@@ -517,23 +526,7 @@ fn typed_in_order(keys: &[ArrayRef]) -> Option<bool> {
     if key.null_count() > 0 {
         return None;
     }
-    match key.data_type() {
-        DataType::Int8 => ascending::<Int8Type>(key.as_ref()),
-        DataType::Int16 => ascending::<Int16Type>(key.as_ref()),
-        DataType::Int32 => ascending::<Int32Type>(key.as_ref()),
-        DataType::Int64 => ascending::<Int64Type>(key.as_ref()),
-        DataType::UInt8 => ascending::<UInt8Type>(key.as_ref()),
-        DataType::UInt16 => ascending::<UInt16Type>(key.as_ref()),
-        DataType::UInt32 => ascending::<UInt32Type>(key.as_ref()),
-        DataType::UInt64 => ascending::<UInt64Type>(key.as_ref()),
-        DataType::Date32 => ascending::<Date32Type>(key.as_ref()),
-        DataType::Date64 => ascending::<Date64Type>(key.as_ref()),
-        DataType::Timestamp(TimeUnit::Second, _) => ascending::<TimestampSecondType>(key.as_ref()),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => ascending::<TimestampMillisecondType>(key.as_ref()),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => ascending::<TimestampMicrosecondType>(key.as_ref()),
-        DataType::Timestamp(TimeUnit::Nanosecond, _) => ascending::<TimestampNanosecondType>(key.as_ref()),
-        _ => None,
-    }
+    with_integer_key!(key, ascending)
 }
 
 /// The permutation that sorts rows by `keys` (ascending, NULLs first) stably: equal keys
