@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{make_comparator, ArrayRef};
+use arrow::array::{make_comparator, ArrayRef, UInt32Array};
 use arrow::compute::{concat_batches, sort_to_indices, take_record_batch, SortOptions};
 use arrow::row::{RowConverter, SortField};
 use arrow::record_batch::RecordBatch;
@@ -254,30 +254,82 @@ async fn join_write(task: Option<WriteTask>) -> Result<Vec<PendingPart>> {
 
 /// Writes one squashed block as one part per partition (blocking).
 pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
+    if inner.mode == MergeMode::Ordinary {
+        return write_ordinary_block(inner, batches);
+    }
+    let sorted_block = |batches: Vec<RecordBatch>| -> Result<RecordBatch> {
+        let order = sorted_rows(inner, &batches)?;
+        let refs: Vec<&RecordBatch> = batches.iter().collect();
+        Ok(arrow::compute::interleave_record_batch(&refs, &order)?)
+    };
     if inner.keys.partition.is_empty() {
-        let sorted = if is_sorted_run(inner, &batches)? {
-            if inner.mode == MergeMode::Ordinary {
-                // A sorted source: the batches go to the writer as they are, without
-                // copying them into one block first.
-                let layout = insert_layout(inner, &batches);
-                let info = PartInfo::new("all".to_string(), 0, 0, 0);
-                return Ok(vec![write_part(inner, info, "tmp_insert_", PartSync::for_insert(&inner.settings), layout, std::iter::once(Ok(batches)))?]);
-            }
-            concat_batches(&inner.schema, &batches)?
-        } else {
-            sort_batches(inner, &batches)?
-        };
-        drop(batches);
-        return write_sorted_block(inner, "all".to_string(), sorted);
+        return write_sorted_block(inner, "all".to_string(), sorted_block(batches)?);
     }
     let batch = concat_batches(&inner.schema, &batches)?;
     drop(batches);
+    write_each_partition(inner, &batch, |partition_id, indices| {
+        let rows = if indices.len() == batch.num_rows() { batch.clone() } else { take_record_batch(&batch, indices)? };
+        write_sorted_block(inner, partition_id, sorted_block(vec![rows])?)
+    })
+}
+
+/// A plain MergeTree's block: each partition's rows go to the writer in sorting-key
+/// order as (batch, row) positions, and are copied only granule by granule.
+fn write_ordinary_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
+    let types = crate::granules::ch_types(&inner.schema);
+    let sync = PartSync::for_insert(&inner.settings);
+    if inner.keys.partition.is_empty() {
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        let bytes: usize = batches.iter().map(|b| crate::granules::block_bytes(b, &types)).sum();
+        let layout = PartLayout::for_size(&inner.settings, bytes as u64, rows as u64);
+        let info = PartInfo::new("all".to_string(), 0, 0, 0);
+        if is_sorted_run(inner, &batches)? {
+            // A sorted source: the batches go to the writer as they are.
+            return Ok(vec![write_part(inner, info, "tmp_insert_", sync, layout, std::iter::once(Ok(batches)))?]);
+        }
+        let order = sorted_rows(inner, &batches)?;
+        return Ok(vec![write_part_with(inner, info, "tmp_insert_", sync, layout, |writer| writer.write_permuted_block(&batches, &order, bytes))?]);
+    }
+    let batch = concat_batches(&inner.schema, &batches)?;
+    drop(batches);
+    let keys = inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<Vec<_>>>()?;
+    // Each row's share of the block's bytes, summed per partition when there are several.
+    let mut row_bytes: Option<Vec<usize>> = None;
+    write_each_partition(inner, &batch, |partition_id, indices| {
+        let positions = indices.values();
+        let bytes = if positions.len() == batch.num_rows() {
+            crate::granules::block_bytes(&batch, &types)
+        } else {
+            let per_row = row_bytes.get_or_insert_with(|| {
+                let mut out = vec![0; batch.num_rows()];
+                crate::granules::add_row_bytes(&batch, &types, &mut out);
+                out
+            });
+            positions.iter().map(|&i| per_row[i as usize]).sum()
+        };
+        let partition_keys = if positions.len() == batch.num_rows() {
+            keys.clone()
+        } else {
+            keys.iter().map(|k| Ok(arrow::compute::take(k.as_ref(), indices, None)?)).collect::<Result<Vec<_>>>()?
+        };
+        let order: Vec<(usize, usize)> = match sort_order(&partition_keys)? {
+            Some(order) => order.iter().map(|&i| (0, positions[i as usize] as usize)).collect(),
+            None => positions.iter().map(|&i| (0, i as usize)).collect(),
+        };
+        let layout = PartLayout::for_size(&inner.settings, bytes as u64, order.len() as u64);
+        let info = PartInfo::new(partition_id, 0, 0, 0);
+        let part = write_part_with(inner, info, "tmp_insert_", sync, layout, |writer| writer.write_permuted_block(std::slice::from_ref(&batch), &order, bytes))?;
+        Ok(vec![part])
+    })
+}
+
+/// Runs `write` for each partition's rows of `batch`; if one fails, the parts already
+/// written are discarded.
+fn write_each_partition(inner: &Inner, batch: &RecordBatch, mut write: impl FnMut(String, &UInt32Array) -> Result<Vec<PendingPart>>) -> Result<Vec<PendingPart>> {
     let mut out: Vec<PendingPart> = Vec::new();
     let result = (|| {
-        for (partition_id, indices) in inner.keys.split_by_partition(&batch)? {
-            let rows = if indices.len() == batch.num_rows() { batch.clone() } else { take_record_batch(&batch, &indices)? };
-            let sorted = sort_block(inner, rows)?;
-            out.extend(write_sorted_block(inner, partition_id, sorted)?);
+        for (partition_id, indices) in inner.keys.split_by_partition(batch)? {
+            out.extend(write(partition_id, &indices)?);
         }
         Ok(())
     })();
@@ -327,14 +379,30 @@ pub fn write_part(
     layout: PartLayout,
     blocks: impl Iterator<Item = Result<Vec<RecordBatch>>>,
 ) -> Result<PendingPart> {
+    write_part_with(inner, info, tmp_prefix, sync, layout, |writer| {
+        for block in blocks {
+            writer.write_block(&block?)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes part `info` into a temporary directory with `write`, which hands the writer
+/// its sorted rows; the directory is removed if anything fails.
+fn write_part_with(
+    inner: &Inner,
+    info: PartInfo,
+    tmp_prefix: &str,
+    sync: PartSync,
+    layout: PartLayout,
+    write: impl FnOnce(&mut PartWriter) -> Result<()>,
+) -> Result<PendingPart> {
     let tmp_seq = inner.next_tmp.fetch_add(1, Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
         let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?;
-        for block in blocks {
-            writer.write_block(&block?)?;
-        }
+        write(&mut writer)?;
         writer.finish(&final_dir, sync)
     })();
     match result {
@@ -389,20 +457,9 @@ fn is_sorted_run(inner: &Inner, batches: &[RecordBatch]) -> Result<bool> {
     Ok(true)
 }
 
-fn sort_block(inner: &Inner, batch: RecordBatch) -> Result<RecordBatch> {
-    if inner.keys.sorting.is_empty() || batch.num_rows() < 2 {
-        return Ok(batch);
-    }
-    let keys = inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<Vec<_>>>()?;
-    match sort_order(&keys)? {
-        Some(order) => Ok(take_record_batch(&batch, &arrow::array::UInt32Array::from(order))?),
-        None => Ok(batch),
-    }
-}
-
-/// The rows of `batches` in sorting-key order, as one batch: only the key columns are
-/// put together to sort; every column is then copied once, straight from the batches.
-fn sort_batches(inner: &Inner, batches: &[RecordBatch]) -> Result<RecordBatch> {
+/// The (batch, row) positions of `batches`' rows in sorting-key order (stable): only
+/// the key columns are put together to sort.
+fn sorted_rows(inner: &Inner, batches: &[RecordBatch]) -> Result<Vec<(usize, usize)>> {
     let mut keys_per_batch = Vec::with_capacity(batches.len());
     for batch in batches {
         keys_per_batch.push(inner.keys.sorting.iter().map(|k| k.evaluate(batch)).collect::<Result<Vec<_>>>()?);
@@ -417,12 +474,10 @@ fn sort_batches(inner: &Inner, batches: &[RecordBatch]) -> Result<RecordBatch> {
     for (b, batch) in batches.iter().enumerate() {
         origin.extend((0..batch.num_rows()).map(|row| (b, row)));
     }
-    let order = match sort_order(&keys)? {
+    Ok(match sort_order(&keys)? {
         Some(order) => order.iter().map(|&i| origin[i as usize]).collect(),
         None => origin,
-    };
-    let refs: Vec<&RecordBatch> = batches.iter().collect();
-    Ok(arrow::compute::interleave_record_batch(&refs, &order)?)
+    })
 }
 
 /// Bits that hold every row number of `rows` rows.

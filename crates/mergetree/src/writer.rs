@@ -250,6 +250,45 @@ impl<'a> PartWriter<'a> {
         Ok(())
     }
 
+    /// Appends one block whose rows, in order, are `order`'s (batch, row) pairs of
+    /// `batches`; `bytes` is the block's [`block_bytes`]. Each granule's rows are
+    /// gathered only when it is written, so the sorted block never exists as a whole:
+    /// a sort costs one copy of the rows, into a granule that stays in the cache while
+    /// it is encoded, instead of a copy of the whole block into fresh memory.
+    pub fn write_permuted_block(&mut self, batches: &[RecordBatch], order: &[(usize, usize)], bytes: usize) -> Result<()> {
+        let rows = order.len();
+        if rows == 0 {
+            return Ok(());
+        }
+        let refs: Vec<&RecordBatch> = batches.iter().collect();
+        let mut next = 0;
+        for size in self.planner.block(rows, bytes) {
+            let open: usize = self.pending.iter().map(RecordBatch::num_rows).sum();
+            let end = size
+                .checked_sub(open)
+                .map(|missing| next + missing)
+                .filter(|&end| end <= rows)
+                .ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "granule plan past the block's rows"))?;
+            let rows_of_block = arrow::compute::interleave_record_batch(&refs, &order[next..end])?;
+            next = end;
+            let granule = if self.pending.is_empty() {
+                rows_of_block
+            } else {
+                let mut pieces = std::mem::take(&mut self.pending);
+                pieces.push(rows_of_block);
+                concat_batches(&self.schema, &pieces)?
+            };
+            self.write_granule(&granule)?;
+        }
+        if next < rows {
+            self.pending.push(arrow::compute::interleave_record_batch(&refs, &order[next..])?);
+        }
+        if self.pending.iter().map(RecordBatch::num_rows).sum::<usize>() != self.planner.open_rows() {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "granule plan and written rows disagree"));
+        }
+        Ok(())
+    }
+
     fn write_granule(&mut self, granule: &RecordBatch) -> Result<()> {
         let rows = granule.num_rows();
         for (column, array) in self.columns.iter_mut().zip(granule.columns()) {
