@@ -345,42 +345,51 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     if [ctx.ch(0), ctx.ch(1)].iter().any(|t| is_interval(t.base()) || is_interval_tuple(t.base())) {
         return interval_compute(op, ctx, &base);
     }
-    let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+    let a = ctx.array(0)?;
     // Dates.
     if matches!(a.data_type(), DataType::Date32 | DataType::Timestamp(..))
-        || matches!(b.data_type(), DataType::Date32 | DataType::Timestamp(..))
+        || matches!(ctx.dt(1), DataType::Date32 | DataType::Timestamp(..))
     {
-        return date_arith(op, &a, &b, &base, ctx);
+        return date_arith(op, &a, &ctx.array(1)?, &base, ctx);
     }
-    if is_decimal(a.data_type()) || is_decimal(b.data_type()) {
-        return decimal_compute(op, &a, &b, &base);
+    if is_decimal(a.data_type()) || is_decimal(ctx.dt(1)) {
+        return decimal_compute(op, &a, &ctx.array(1)?, &base);
     }
-    let float = matches!(base, ChType::Float64 | ChType::Float32) || (op == Op::IntDiv && (is_float(a.data_type()) || is_float(b.data_type())));
+    let float = matches!(base, ChType::Float64 | ChType::Float32) || (op == Op::IntDiv && (is_float(a.data_type()) || is_float(ctx.dt(1))));
     let work = if float {
         DataType::Float64
-    } else if !is_signed_int(a.data_type()) && !is_signed_int(b.data_type()) && op != Op::Minus {
+    } else if !is_signed_int(a.data_type()) && !is_signed_int(ctx.dt(1)) && op != Op::Minus {
         DataType::UInt64
     } else {
         DataType::Int64
     };
     let work_ch = ChType::from_arrow(&work, false);
     let l = wrap_to(&a, &work_ch, ctx)?;
-    let r = wrap_to(&b, &work_ch, ctx)?;
-    let out = match op {
-        Op::Plus => numeric::add_wrapping(&l, &r),
-        Op::Minus => numeric::sub_wrapping(&l, &r),
-        Op::Multiply => numeric::mul_wrapping(&l, &r),
-        Op::Divide => numeric::div(&l, &r),
-        Op::IntDiv if float => {
-            let q = numeric::div(&l, &r).map_err(arrow_error)?;
-            let q = q.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
-            if q.iter().flatten().any(|v| !v.is_finite()) {
-                return Err(ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"));
+    let by_constant = match (&ctx.args[1], float) {
+        (datafusion::logical_expr::ColumnarValue::Scalar(c), false) => integer_by_constant(op, &l, &wrap_to(&c.to_array()?, &work_ch, ctx)?),
+        _ => None,
+    };
+    let out = match by_constant {
+        Some(out) => Ok(out),
+        None => {
+            let r = wrap_to(&ctx.array(1)?, &work_ch, ctx)?;
+            match op {
+                Op::Plus => numeric::add_wrapping(&l, &r),
+                Op::Minus => numeric::sub_wrapping(&l, &r),
+                Op::Multiply => numeric::mul_wrapping(&l, &r),
+                Op::Divide => numeric::div(&l, &r),
+                Op::IntDiv if float => {
+                    let q = numeric::div(&l, &r).map_err(arrow_error)?;
+                    let q = q.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+                    if q.iter().flatten().any(|v| !v.is_finite()) {
+                        return Err(ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"));
+                    }
+                    Ok(Arc::new(q.unary::<_, datafusion::arrow::datatypes::Float64Type>(f64::trunc)) as ArrayRef)
+                }
+                Op::IntDiv => numeric::div(&l, &r),
+                Op::Modulo => numeric::rem(&l, &r),
             }
-            Ok(Arc::new(q.unary::<_, datafusion::arrow::datatypes::Float64Type>(f64::trunc)) as ArrayRef)
         }
-        Op::IntDiv => numeric::div(&l, &r),
-        Op::Modulo => numeric::rem(&l, &r),
     }
     .map_err(arrow_error)?;
     if out.data_type() == &base.to_arrow() {
@@ -388,6 +397,69 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     } else {
         wrap_to(&out, &base, ctx)
     }
+}
+
+/// `column op constant` over the integer work type (`UInt64` or `Int64`) without the
+/// per-row checks of Arrow's kernels, with a constant divisor turned into a
+/// multiplication and a shift (ClickHouse divides by constants with libdivide). `None`
+/// leaves the cases with errors or special results to the general path: a NULL
+/// constant, division by zero, and a signed division by -1.
+fn integer_by_constant(op: Op, column: &ArrayRef, constant: &ArrayRef) -> Option<ArrayRef> {
+    use datafusion::arrow::datatypes::UInt64Type;
+    use strength_reduce::StrengthReducedU64;
+    if constant.is_empty() || constant.is_null(0) {
+        return None;
+    }
+    let out: ArrayRef = match column.data_type() {
+        DataType::UInt64 => {
+            let values = column.as_primitive::<UInt64Type>();
+            let c = constant.as_primitive::<UInt64Type>().value(0);
+            match op {
+                Op::Plus => Arc::new(values.unary::<_, UInt64Type>(|x| x.wrapping_add(c))),
+                Op::Minus => Arc::new(values.unary::<_, UInt64Type>(|x| x.wrapping_sub(c))),
+                Op::Multiply => Arc::new(values.unary::<_, UInt64Type>(|x| x.wrapping_mul(c))),
+                Op::IntDiv | Op::Modulo if c == 0 => return None,
+                Op::IntDiv => {
+                    let d = StrengthReducedU64::new(c);
+                    Arc::new(values.unary::<_, UInt64Type>(|x| x / d))
+                }
+                Op::Modulo => {
+                    let d = StrengthReducedU64::new(c);
+                    Arc::new(values.unary::<_, UInt64Type>(|x| x % d))
+                }
+                Op::Divide => return None,
+            }
+        }
+        DataType::Int64 => {
+            let values = column.as_primitive::<Int64Type>();
+            let c = constant.as_primitive::<Int64Type>().value(0);
+            match op {
+                Op::Plus => Arc::new(values.unary::<_, Int64Type>(|x| x.wrapping_add(c))),
+                Op::Minus => Arc::new(values.unary::<_, Int64Type>(|x| x.wrapping_sub(c))),
+                Op::Multiply => Arc::new(values.unary::<_, Int64Type>(|x| x.wrapping_mul(c))),
+                Op::IntDiv | Op::Modulo if c == 0 || c == -1 => return None,
+                // Truncated toward zero, the remainder taking the dividend's sign, as
+                // Rust's and ClickHouse's `/` and `%`: computed on magnitudes.
+                Op::IntDiv => {
+                    let d = StrengthReducedU64::new(c.unsigned_abs());
+                    Arc::new(values.unary::<_, Int64Type>(|x| {
+                        let q = (x.unsigned_abs() / d) as i64;
+                        if (x < 0) != (c < 0) { q.wrapping_neg() } else { q }
+                    }))
+                }
+                Op::Modulo => {
+                    let d = StrengthReducedU64::new(c.unsigned_abs());
+                    Arc::new(values.unary::<_, Int64Type>(|x| {
+                        let r = (x.unsigned_abs() % d) as i64;
+                        if x < 0 { -r } else { r }
+                    }))
+                }
+                Op::Divide => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some(out)
 }
 
 fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) -> DfResult<ArrayRef> {
@@ -798,4 +870,39 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         comparison("lessOrEquals", Cmp::Le),
         comparison("greaterOrEquals", Cmp::Ge),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use datafusion::arrow::array::{Int64Array, UInt64Array};
+
+    #[test]
+    fn division_by_a_constant_agrees_with_the_kernels() {
+        let unsigned: Vec<u64> = [0, 1, 2, 7, 99, 100, 101, 999_999, 1_000_000, u64::MAX / 3, u64::MAX - 1, u64::MAX].into_iter().chain((0..200).map(|i| i * 2_654_435_761)).collect();
+        let signed: Vec<i64> = [i64::MIN, i64::MIN + 1, -1_000_001, -7, -1, 0, 1, 6, 7, 1_000_000, i64::MAX].into_iter().chain((0..200).map(|i| (i - 100) * 2_654_435_761)).collect();
+        let column = |v: &[u64]| -> ArrayRef { Arc::new(UInt64Array::from(v.to_vec())) };
+        for c in [1u64, 2, 3, 7, 10, 64, 1000, 1_000_000, 2_654_435_761, u64::MAX / 2, u64::MAX] {
+            let (l, r) = (column(&unsigned), column(&vec![c; unsigned.len()]));
+            for (op, kernel) in [(Op::IntDiv, numeric::div(&l, &r).unwrap()), (Op::Modulo, numeric::rem(&l, &r).unwrap()), (Op::Plus, numeric::add_wrapping(&l, &r).unwrap()), (Op::Multiply, numeric::mul_wrapping(&l, &r).unwrap())] {
+                assert_eq!(integer_by_constant(op, &l, &column(&[c])).unwrap().as_ref(), kernel.as_ref(), "{op:?} {c}");
+            }
+        }
+        let column = |v: &[i64]| -> ArrayRef { Arc::new(Int64Array::from(v.to_vec())) };
+        for c in [i64::MIN, -1_000_000, -7, -2, 1, 2, 3, 7, 1000, i64::MAX] {
+            let (l, r) = (column(&signed), column(&vec![c; signed.len()]));
+            let division = [(Op::IntDiv, numeric::div(&l, &r)), (Op::Modulo, numeric::rem(&l, &r))];
+            for (op, kernel) in division {
+                // i64::MIN / 1 is fine; the kernels refuse nothing else here.
+                assert_eq!(integer_by_constant(op, &l, &column(&[c])).unwrap().as_ref(), kernel.unwrap().as_ref(), "{op:?} {c}");
+            }
+            assert_eq!(integer_by_constant(Op::Minus, &l, &column(&[c])).unwrap().as_ref(), numeric::sub_wrapping(&l, &r).unwrap().as_ref());
+        }
+        // Left to the general path, which reports or special-cases them.
+        assert!(integer_by_constant(Op::Modulo, &column(&signed), &column(&[0])).is_none());
+        assert!(integer_by_constant(Op::IntDiv, &column(&signed), &column(&[-1])).is_none());
+        let null: ArrayRef = Arc::new(Int64Array::from(vec![None]));
+        assert!(integer_by_constant(Op::Modulo, &column(&signed), &null).is_none());
+    }
 }

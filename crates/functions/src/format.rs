@@ -418,8 +418,20 @@ fn unsigned_text_len(value: u64) -> usize {
 
 /// Writes `value`'s digits right-aligned into `out` (whose length is the digit count).
 /// Byte stores only: slice copies of two bytes compile to `memmove` calls here.
+#[inline]
 fn write_unsigned(mut value: u64, out: &mut [u8]) {
     let mut pos = out.len();
+    // Four digits per division: half the dependent divisions of two at a time.
+    while value >= 10000 && pos >= 4 {
+        let four = (value % 10000) as usize;
+        value /= 10000;
+        let (high, low) = (four / 100 * 2, four % 100 * 2);
+        out[pos - 4] = DIGIT_PAIRS[high];
+        out[pos - 3] = DIGIT_PAIRS[high + 1];
+        out[pos - 2] = DIGIT_PAIRS[low];
+        out[pos - 1] = DIGIT_PAIRS[low + 1];
+        pos -= 4;
+    }
     while value >= 100 && pos >= 2 {
         let pair = (value % 100) as usize * 2;
         value /= 100;
@@ -554,5 +566,21 @@ mod tests {
         s.clear();
         fmt_decimal(200, 2, &mut s);
         assert_eq!(s, "2");
+    }
+
+    #[test]
+    fn integers_are_written_with_every_digit_count() {
+        let mut values: Vec<u64> = vec![0, u64::MAX];
+        let mut p = 1u64;
+        while let Some(next) = p.checked_mul(10) {
+            values.extend([p - 1, p, p + 1, next / 10 * 3 + 7]);
+            p = next;
+        }
+        values.extend([p - 1, p, p + 1]);
+        for v in values {
+            let mut out = vec![0u8; unsigned_text_len(v)];
+            write_unsigned(v, &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
     }
 }
