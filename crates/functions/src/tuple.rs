@@ -295,6 +295,33 @@ fn nested() -> ScalarUDF {
     .build()
 }
 
+/// `__uniq_tuple(x)`: what `uniq(tuple(x))` hashes after ClickHouse's
+/// `optimize_injective_functions_inside_uniq`, which takes the tuple off only when that
+/// keeps the rows counted: `x` itself, or `tuple(x)` for a Nullable `x` (a NULL element
+/// of a tuple is a value, a NULL argument a skipped row). Written by the SQL layer.
+fn uniq_tuple() -> ScalarUDF {
+    ScalarDef::new(
+        "__uniq_tuple",
+        Arity::exact(1),
+        |ctx| {
+            let t = ctx.ch(0);
+            let nullable = t.is_nullable() || matches!(&t, ChType::LowCardinality(inner) if inner.is_nullable());
+            Ok(if nullable { ChType::Tuple(vec![("1".to_string(), t)]) } else { t })
+        },
+        |ctx| {
+            let value = ctx.array(0)?;
+            match ctx.ret_type() {
+                DataType::Struct(fields) if !matches!(value.data_type(), DataType::Struct(_)) => {
+                    Ok(Arc::new(StructArray::try_new(fields.clone(), vec![value], None)?))
+                }
+                _ => Ok(value),
+            }
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
 /// `__named_tuple('a', x, 'b', y, ...)`: `Tuple(a X, b Y)`, the value of a scalar
 /// subquery of several columns, whose elements are named after the columns. Written by
 /// the SQL front end, never by users.
@@ -322,5 +349,5 @@ fn named_tuple() -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![tuple(), map(), tuple_element(), nested(), named_tuple()]
+    vec![tuple(), map(), tuple_element(), nested(), named_tuple(), uniq_tuple()]
 }
