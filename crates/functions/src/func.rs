@@ -145,6 +145,8 @@ pub(crate) struct ScalarDef {
     pub ret: Box<RetFn>,
     pub exec: Box<ExecFn>,
     pub simplify: Option<Box<SimplifyFn>>,
+    /// The result field holds NULLs whatever its ClickHouse type (see `__scalar_tuple`).
+    pub nullable_field: bool,
 }
 
 impl ScalarDef {
@@ -163,7 +165,12 @@ impl ScalarDef {
             ret: Box::new(ret),
             exec: Box::new(exec),
             simplify: None,
+            nullable_field: false,
         }
+    }
+    pub fn nullable_field(mut self) -> Self {
+        self.nullable_field = true;
+        self
     }
     pub fn custom_nulls(mut self) -> Self {
         self.nulls = Nulls::Custom;
@@ -258,7 +265,8 @@ impl ChUdf {
             Nulls::Custom => {
                 let ctx = RetCtx { name: def.name, fields: fields.to_vec(), scalars };
                 let t = (def.ret)(&ctx)?;
-                Ok(Arc::new(result_field(def.name, &t)))
+                let field = result_field(def.name, &t);
+                Ok(Arc::new(if def.nullable_field { field.with_nullable(true) } else { field }))
             }
             Nulls::Default => {
                 // A NULL literal argument: the result is NULL of type Nullable(Nothing).

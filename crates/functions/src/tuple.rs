@@ -322,6 +322,14 @@ fn uniq_tuple() -> ScalarUDF {
     .build()
 }
 
+/// `__scalar_tuple((SELECT a, b ...))`: the tuple of a scalar subquery of several
+/// columns, NULL when the subquery has no row. ClickHouse types it from the data it
+/// evaluated (`Tuple(a A, b B)`, or `Nullable(Tuple(A, B))` when empty); Granary keeps
+/// the named tuple type with a field that may hold the NULL.
+fn scalar_tuple() -> ScalarUDF {
+    ScalarDef::new("__scalar_tuple", Arity::exact(1), |ctx| Ok(ctx.ch(0)), |ctx| ctx.array(0)).custom_nulls().nullable_field().build()
+}
+
 /// `__named_tuple('a', x, 'b', y, ...)`: `Tuple(a X, b Y)`, the value of a scalar
 /// subquery of several columns, whose elements are named after the columns. Written by
 /// the SQL front end, never by users.
@@ -349,5 +357,5 @@ fn named_tuple() -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![tuple(), map(), tuple_element(), nested(), named_tuple(), uniq_tuple()]
+    vec![tuple(), map(), tuple_element(), nested(), named_tuple(), uniq_tuple(), scalar_tuple()]
 }
