@@ -16,3 +16,10 @@ SELECT k, t, isNull(t), t.a FROM nt_0287 ORDER BY k;
 SELECT k, t FROM nt_0287 ORDER BY k FORMAT JSONEachRow;
 SELECT toTypeName(t) FROM nt_0287 LIMIT 1;
 DROP TABLE nt_0287;
+DROP TABLE IF EXISTS nt_mt_0287;
+CREATE TABLE nt_mt_0287 (k UInt8, t Nullable(Tuple(a UInt8, b String))) ENGINE = MergeTree ORDER BY k;
+INSERT INTO nt_mt_0287 VALUES (1, NULL), (2, (3, 'q'));
+INSERT INTO nt_mt_0287 FORMAT JSONEachRow {"k":3,"t":null} {"k":4,"t":{"a":5,"b":"r"}}
+;
+SELECT *, t.a, isNull(t) FROM nt_mt_0287 ORDER BY k;
+DROP TABLE nt_mt_0287;
