@@ -215,7 +215,11 @@ fn assume_not_null() -> ScalarUDF {
                 return Ok(a);
             }
             // ClickHouse leaves the default value under a NULL; Arrow kernels leave
-            // zeroes/empty strings there, which is the same.
+            // zeroes/empty strings there, which is the same. A tuple's elements may be
+            // NULL under a NULL tuple (Arrow allows that only there): defaults instead.
+            if matches!(a.data_type(), DataType::Struct(_)) && a.logical_null_count() > 0 {
+                return crate::func::defaults_at_nulls(&a);
+            }
             with_nulls(&a, None)
         },
     )

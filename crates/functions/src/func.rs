@@ -145,6 +145,8 @@ pub(crate) struct ScalarDef {
     pub ret: Box<RetFn>,
     pub exec: Box<ExecFn>,
     pub simplify: Option<Box<SimplifyFn>>,
+    /// The result field holds NULLs whatever its ClickHouse type (see `__scalar_tuple`).
+    pub nullable_field: bool,
 }
 
 impl ScalarDef {
@@ -163,7 +165,12 @@ impl ScalarDef {
             ret: Box::new(ret),
             exec: Box::new(exec),
             simplify: None,
+            nullable_field: false,
         }
+    }
+    pub fn nullable_field(mut self) -> Self {
+        self.nullable_field = true;
+        self
     }
     pub fn custom_nulls(mut self) -> Self {
         self.nulls = Nulls::Custom;
@@ -258,7 +265,8 @@ impl ChUdf {
             Nulls::Custom => {
                 let ctx = RetCtx { name: def.name, fields: fields.to_vec(), scalars };
                 let t = (def.ret)(&ctx)?;
-                Ok(Arc::new(result_field(def.name, &t)))
+                let field = result_field(def.name, &t);
+                Ok(Arc::new(if def.nullable_field { field.with_nullable(true) } else { field }))
             }
             Nulls::Default => {
                 // A NULL literal argument: the result is NULL of type Nullable(Nothing).
@@ -267,9 +275,12 @@ impl ChUdf {
                     return Ok(Arc::new(Field::new(def.name, DataType::Null, true)));
                 }
                 // An Arrow list, map or struct field may be nullable, but ClickHouse's
-                // Array, Map and Tuple values never are: they do not make a result Nullable.
-                let nullable = fields.iter().any(|f| {
-                    is_nullable_field(f) && !matches!(f.data_type(), DataType::List(_) | DataType::LargeList(_) | DataType::Map(..) | DataType::Struct(_))
+                // Array and Map values never are and a Tuple only when its type says
+                // `Nullable(Tuple(..))`: only those make a result Nullable.
+                let nullable = fields.iter().any(|f| match f.data_type() {
+                    DataType::List(_) | DataType::LargeList(_) | DataType::Map(..) => false,
+                    DataType::Struct(_) => ch_type_of_field(f).is_nullable(),
+                    _ => is_nullable_field(f),
                 });
                 let stripped = fields.iter().map(|f| Arc::new(strip_nullable(f))).collect();
                 let ctx = RetCtx { name: def.name, fields: stripped, scalars };
@@ -358,7 +369,11 @@ impl ScalarUDFImpl for ChUdf {
         // the function on the default value where an argument is NULL (`splitByChar(',', x)`
         // is `['']` for a NULL `x`), so the kernel sees defaults there and the result keeps
         // no NULLs. Other results are NULL where an argument is.
-        let result_holds_nulls = !matches!(ret.data_type(), DataType::List(_) | DataType::LargeList(_) | DataType::Map(..) | DataType::Struct(_));
+        let result_holds_nulls = match ret.data_type() {
+            DataType::List(_) | DataType::LargeList(_) | DataType::Map(..) => false,
+            DataType::Struct(_) => ch_type_of_field(ret).is_nullable(),
+            _ => true,
+        };
 
         if def.nulls == Nulls::Default {
             if ret.data_type() == &DataType::Null {

@@ -44,15 +44,23 @@ fn eliminate_injective_inside_uniq(function: &mut Function) {
     let FunctionArguments::List(list) = &mut function.args else { return };
     for arg in &mut list.args {
         let FunctionArg::Unnamed(FunctionArgExpr::Expr(expr)) = arg else { continue };
+        // Whether a `tuple(..)` was taken off: it stays where its argument is Nullable,
+        // which only the types tell (`__uniq_tuple`). The other injective functions keep
+        // the nullability of their argument, so the innermost one decides.
+        let mut tuple_taken = false;
         loop {
             let inner = match expr {
                 Expr::UnaryOp { op: UnaryOperator::Minus, expr: inner } => (**inner).clone(),
                 Expr::Nested(inner) => (**inner).clone(),
                 Expr::Function(f) => {
                     let injective = matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(n)] if INJECTIVE.contains(&n.value.as_str()));
+                    let is_tuple = matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(n)] if n.value == "tuple");
                     match &f.args {
                         FunctionArguments::List(l) if injective && f.over.is_none() && f.filter.is_none() && l.args.len() == 1 => match &l.args[0] {
-                            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => e.clone(),
+                            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => {
+                                tuple_taken |= is_tuple;
+                                e.clone()
+                            }
                             _ => break,
                         },
                         _ => break,
@@ -61,6 +69,9 @@ fn eliminate_injective_inside_uniq(function: &mut Function) {
                 _ => break,
             };
             *expr = inner;
+        }
+        if tuple_taken {
+            *expr = call("__uniq_tuple", vec![std::mem::replace(expr, Expr::Value(Value::Null.into()))]);
         }
     }
 }

@@ -242,6 +242,29 @@ fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
     if bases.iter().all(|t| t == first) {
         return Ok(first.clone());
     }
+    // Tuples of one length meet element by element (`ifNull(t, (2, 'b'))` with `t` a
+    // `Nullable(Tuple(UInt8, String))`); the names stay when every tuple has them.
+    if let ChType::Tuple(first_items) = first {
+        let mut columns: Vec<Vec<ChType>> = vec![Vec::with_capacity(bases.len()); first_items.len()];
+        let mut same_names = true;
+        for t in bases {
+            match t {
+                ChType::Tuple(items) if items.len() == first_items.len() => {
+                    same_names &= items.iter().zip(first_items).all(|((a, _), (b, _))| a == b);
+                    for (column, (_, item)) in columns.iter_mut().zip(items) {
+                        column.push(item.clone());
+                    }
+                }
+                _ => return Err(no_common(bases)),
+            }
+        }
+        let mut items = Vec::with_capacity(columns.len());
+        for (i, column) in columns.iter().enumerate() {
+            let name = if same_names { first_items[i].0.clone() } else { (i + 1).to_string() };
+            items.push((name, least_supertype(column).map_err(|_| no_common(bases))?));
+        }
+        return Ok(ChType::Tuple(items));
+    }
     // Enums meet strings as strings (ClickHouse groups them), and each other as their
     // integers.
     if bases.iter().any(|t| t.enum_elements().is_some()) {

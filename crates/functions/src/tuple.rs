@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, MapArray, StructArray};
-use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::ScalarUDF;
 use granary_types::ChType;
@@ -127,16 +128,18 @@ fn tuple_element() -> ScalarUDF {
         Arity::range(2, 3),
         |ctx| {
             let t = ctx.ch(0);
-            let Some((items, in_array)) = tuple_items(&t) else { return Err(illegal_type(ctx.name, 0, ctx.field(0))) };
+            let Some((items, in_array)) = tuple_items(t.strip_nullable()) else { return Err(illegal_type(ctx.name, 0, ctx.field(0))) };
             let element = match element_position(items, ctx)? {
                 Some(i) => items[i].1.clone(),
                 None => return Ok(ctx.ch(2)),
             };
+            // An element of a NULL tuple is NULL.
+            let element = if t.is_nullable() { element.into_nullable() } else { element };
             Ok(if in_array { ChType::Array(Box::new(element)) } else { element })
         },
         |ctx| {
             let t = ctx.ch(0);
-            let Some((items, in_array)) = tuple_items(&t) else { return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "tupleElement of a non-tuple")) };
+            let Some((items, in_array)) = tuple_items(t.strip_nullable()) else { return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "tupleElement of a non-tuple")) };
             let position = match ctx.scalar(1).and_then(crate::args::scalar_str) {
                 Some(name) => items.iter().position(|(n, _)| n == name),
                 None => Some(ctx.const_int(1, "an element index")? as usize - 1),
@@ -153,7 +156,15 @@ fn tuple_element() -> ScalarUDF {
                 let item = Arc::new(item.as_ref().clone().with_data_type(values.data_type().clone()));
                 return Ok(Arc::new(ListArray::try_new(item, list.offsets().clone(), values, list.nulls().cloned())?));
             }
-            Ok(source.as_struct().column(position).clone())
+            let tuples = source.as_struct();
+            let element = tuples.column(position).clone();
+            match tuples.nulls().filter(|n| n.null_count() > 0) {
+                Some(tuple_nulls) => {
+                    let nulls = NullBuffer::union(Some(tuple_nulls), element.logical_nulls().as_ref());
+                    crate::func::with_nulls(&element, nulls)
+                }
+                None => Ok(element),
+            }
         },
     )
     .custom_nulls()
@@ -177,6 +188,28 @@ impl datafusion::logical_expr::planner::ExprPlanner for MapPlanner {
             Arc::clone(udf),
             args,
         ))))
+    }
+
+    /// `t.a` on a `Nullable(Tuple(..))` column is `tupleElement(t, 'a')`, NULL where the
+    /// tuple is: DataFusion's struct field access reads the element under a NULL tuple.
+    fn plan_compound_identifier(
+        &self,
+        field: &datafusion::arrow::datatypes::Field,
+        qualifier: Option<&datafusion::common::TableReference>,
+        nested_names: &[String],
+    ) -> datafusion::common::Result<datafusion::logical_expr::planner::PlannerResult<Vec<datafusion::logical_expr::Expr>>> {
+        use datafusion::logical_expr::planner::PlannerResult;
+        use datafusion::logical_expr::Expr;
+        let nullable_tuple = matches!(field.data_type(), DataType::Struct(_)) && crate::func::ch_type_of_field(field).is_nullable();
+        let Some(udf) = crate::registered().0.iter().find(|f| f.name() == "tupleElement").filter(|_| nullable_tuple) else {
+            return Ok(PlannerResult::Original(Vec::new()));
+        };
+        let mut expr = Expr::Column(datafusion::common::Column::from((qualifier, field)));
+        for name in nested_names {
+            let key = Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(name.clone())), None);
+            expr = Expr::ScalarFunction(datafusion::logical_expr::expr::ScalarFunction::new_udf(Arc::clone(udf), vec![expr, key]));
+        }
+        Ok(PlannerResult::Planned(expr))
     }
 }
 
@@ -262,6 +295,41 @@ fn nested() -> ScalarUDF {
     .build()
 }
 
+/// `__uniq_tuple(x)`: what `uniq(tuple(x))` hashes after ClickHouse's
+/// `optimize_injective_functions_inside_uniq`, which takes the tuple off only when that
+/// keeps the rows counted: `x` itself, or `tuple(x)` for a Nullable `x` (a NULL element
+/// of a tuple is a value, a NULL argument a skipped row). Written by the SQL layer.
+fn uniq_tuple() -> ScalarUDF {
+    ScalarDef::new(
+        "__uniq_tuple",
+        Arity::exact(1),
+        |ctx| {
+            let t = ctx.ch(0);
+            let nullable = t.is_nullable() || matches!(&t, ChType::LowCardinality(inner) if inner.is_nullable());
+            Ok(if nullable { ChType::Tuple(vec![("1".to_string(), t)]) } else { t })
+        },
+        |ctx| {
+            let value = ctx.array(0)?;
+            match ctx.ret_type() {
+                DataType::Struct(fields) if !matches!(value.data_type(), DataType::Struct(_)) => {
+                    Ok(Arc::new(StructArray::try_new(fields.clone(), vec![value], None)?))
+                }
+                _ => Ok(value),
+            }
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+/// `__scalar_tuple((SELECT a, b ...))`: the tuple of a scalar subquery of several
+/// columns, NULL when the subquery has no row. ClickHouse types it from the data it
+/// evaluated (`Tuple(a A, b B)`, or `Nullable(Tuple(A, B))` when empty); Granary keeps
+/// the named tuple type with a field that may hold the NULL.
+fn scalar_tuple() -> ScalarUDF {
+    ScalarDef::new("__scalar_tuple", Arity::exact(1), |ctx| Ok(ctx.ch(0)), |ctx| ctx.array(0)).custom_nulls().nullable_field().build()
+}
+
 /// `__named_tuple('a', x, 'b', y, ...)`: `Tuple(a X, b Y)`, the value of a scalar
 /// subquery of several columns, whose elements are named after the columns. Written by
 /// the SQL front end, never by users.
@@ -289,5 +357,5 @@ fn named_tuple() -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![tuple(), map(), tuple_element(), nested(), named_tuple()]
+    vec![tuple(), map(), tuple_element(), nested(), named_tuple(), uniq_tuple(), scalar_tuple()]
 }

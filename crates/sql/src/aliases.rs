@@ -79,16 +79,17 @@ pub fn substitute_aliases(select: &mut Select, mut order_by: Option<&mut OrderBy
     if definitions.is_empty() {
         return Ok(());
     }
+    let tables = &table_names(select);
     // Each alias with the aliases it uses resolved (chains, never cycles).
     let resolved: HashMap<String, Expr> = definitions
         .keys()
         .map(|name| {
             let mut expr = definitions[name].clone();
-            substitute(&mut expr, &definitions, &mut vec![name.clone()]);
+            substitute(&mut expr, &definitions, &mut vec![name.clone()], tables);
             (name.clone(), expr)
         })
         .collect();
-    let mut substituter = Substituter { aliases: &resolved, exclude: None, query_depth: 0, shadowed: Vec::new() };
+    let mut substituter = Substituter { aliases: &resolved, exclude: None, query_depth: 0, shadowed: Vec::new(), tables };
     for item in &mut select.projection {
         match item {
             SelectItem::ExprWithAlias { expr, alias } => {
@@ -104,6 +105,16 @@ pub fn substitute_aliases(select: &mut Select, mut order_by: Option<&mut OrderBy
             }
             SelectItem::UnnamedExpr(expr) => {
                 substituter.exclude = None;
+                // `t.n` of a tuple alias `t` as a result column keeps the name `t.n`.
+                let dotted = match &*expr {
+                    Expr::CompoundIdentifier(parts) => Some(parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join(".")),
+                    _ => None,
+                };
+                if let Some(element) = dotted.and_then(|name| substituter.replacement(expr).map(|e| (name, e))) {
+                    let (name, expr) = element;
+                    *item = SelectItem::ExprWithAlias { expr, alias: datafusion::sql::sqlparser::ast::Ident::with_quote('`', name) };
+                    continue;
+                }
                 let _ = walk_mut(expr, &mut substituter);
             }
             _ => {}
@@ -118,6 +129,14 @@ pub fn substitute_aliases(select: &mut Select, mut order_by: Option<&mut OrderBy
     }
     if let Some(having) = &mut select.having {
         let _ = walk_mut(having, &mut substituter);
+    }
+    // ClickHouse resolves SELECT-list aliases in JOIN ON too (`ON x = y`).
+    for table in &mut select.from {
+        for join in &mut table.joins {
+            if let Some(datafusion::sql::sqlparser::ast::JoinConstraint::On(on)) = crate::conditions::join_constraint(&mut join.join_operator) {
+                let _ = walk_mut(on, &mut substituter);
+            }
+        }
     }
     // A bare SELECT-list alias in GROUP BY and ORDER BY is resolved by DataFusion against
     // the SELECT list already; one defined inside an expression is not in that list.
@@ -141,7 +160,7 @@ pub fn substitute_aliases(select: &mut Select, mut order_by: Option<&mut OrderBy
         if let Some(OrderBy { kind: OrderByKind::Expressions(keys), .. }) = order_by {
             let inline_only: HashMap<String, Expr> =
                 resolved.iter().filter(|(name, _)| inline.iter().any(|(n, _)| n == *name) && !outputs.contains(name)).map(|(n, e)| (n.clone(), e.clone())).collect();
-            let mut substituter = Substituter { aliases: &inline_only, exclude: None, query_depth: 0, shadowed: Vec::new() };
+            let mut substituter = Substituter { aliases: &inline_only, exclude: None, query_depth: 0, shadowed: Vec::new(), tables };
             for key in keys {
                 let _ = walk_mut(&mut key.expr, &mut substituter);
             }
@@ -230,10 +249,32 @@ impl VisitorMut for MarkerTaker<'_> {
     }
 }
 
-/// Resolves the aliases used inside one definition (`stack`: definitions being resolved).
-fn substitute(expr: &mut Expr, definitions: &HashMap<String, Expr>, stack: &mut Vec<String>) {
+/// The names the tables in FROM are known by (aliases and table names).
+fn table_names(select: &Select) -> Vec<String> {
+    use datafusion::sql::sqlparser::ast::TableFactor;
     let mut names = Vec::new();
-    let mut collector = Substituter { aliases: definitions, exclude: None, query_depth: 0, shadowed: Vec::new() };
+    let mut add = |factor: &TableFactor| {
+        let (name, alias) = match factor {
+            TableFactor::Table { name, alias, .. } => (name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone()), alias.as_ref()),
+            TableFactor::Derived { alias, .. } | TableFactor::TableFunction { alias, .. } | TableFactor::Function { alias, .. } => (None, alias.as_ref()),
+            _ => (None, None),
+        };
+        names.extend(name);
+        names.extend(alias.map(|a| a.name.value.clone()));
+    };
+    for table in &select.from {
+        add(&table.relation);
+        for join in &table.joins {
+            add(&join.relation);
+        }
+    }
+    names
+}
+
+/// Resolves the aliases used inside one definition (`stack`: definitions being resolved).
+fn substitute(expr: &mut Expr, definitions: &HashMap<String, Expr>, stack: &mut Vec<String>, tables: &[String]) {
+    let mut names = Vec::new();
+    let mut collector = Substituter { aliases: definitions, exclude: None, query_depth: 0, shadowed: Vec::new(), tables };
     collector.collect_only(expr, &mut names);
     let names: Vec<String> = names.into_iter().filter(|n| !stack.contains(n)).collect();
     if names.is_empty() {
@@ -243,11 +284,11 @@ fn substitute(expr: &mut Expr, definitions: &HashMap<String, Expr>, stack: &mut 
     for name in names {
         let mut inner = definitions[&name].clone();
         stack.push(name.clone());
-        substitute(&mut inner, definitions, stack);
+        substitute(&mut inner, definitions, stack, tables);
         stack.pop();
         local.insert(name, inner);
     }
-    let mut substituter = Substituter { aliases: &local, exclude: None, query_depth: 0, shadowed: Vec::new() };
+    let mut substituter = Substituter { aliases: &local, exclude: None, query_depth: 0, shadowed: Vec::new(), tables };
     let _ = walk_mut(expr, &mut substituter);
 }
 
@@ -258,10 +299,24 @@ struct Substituter<'a> {
     query_depth: usize,
     /// Lambda parameters in scope.
     shadowed: Vec<String>,
+    /// Names of the tables in FROM (`t.x` there is a column, not an element of alias `t`).
+    tables: &'a [String],
 }
 
 impl Substituter<'_> {
     fn replacement(&self, expr: &Expr) -> Option<Expr> {
+        // `t.n` with `t` an alias of a tuple (and no table of that name): the element `n`.
+        if let Expr::CompoundIdentifier(parts) = expr {
+            let (first, rest) = parts.split_first()?;
+            if self.tables.contains(&first.value) || rest.iter().any(|p| p.value.starts_with(crate::lexer::TUPLE_ELEMENT_PREFIX)) {
+                return None;
+            }
+            let mut base = self.replacement(&Expr::Identifier(first.clone()))?;
+            for part in rest {
+                base = crate::rewrite::function_call("tupleElement", vec![base, Expr::value(Value::SingleQuotedString(part.value.clone()))]);
+            }
+            return Some(base);
+        }
         let Expr::Identifier(ident) = expr else { return None };
         if self.query_depth > 0 || self.exclude.as_deref() == Some(ident.value.as_str()) || self.shadowed.contains(&ident.value) {
             return None;
@@ -289,10 +344,13 @@ impl Substituter<'_> {
             }
             fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
                 if self.inner.replacement(e).is_some() {
-                    if let Expr::Identifier(i) = e {
-                        if !self.out.contains(&i.value) {
-                            self.out.push(i.value.clone());
-                        }
+                    let name = match e {
+                        Expr::Identifier(i) => Some(&i.value),
+                        Expr::CompoundIdentifier(parts) => parts.first().map(|i| &i.value),
+                        _ => None,
+                    };
+                    if let Some(name) = name.filter(|n| !self.out.contains(n)) {
+                        self.out.push(name.clone());
                     }
                 }
                 self.inner.leave_lambda(e);

@@ -109,7 +109,7 @@ fn join_conditions(table: &mut TableWithJoins) {
     }
 }
 
-fn join_constraint(operator: &mut JoinOperator) -> Option<&mut JoinConstraint> {
+pub(crate) fn join_constraint(operator: &mut JoinOperator) -> Option<&mut JoinConstraint> {
     match operator {
         JoinOperator::Join(c)
         | JoinOperator::Inner(c)

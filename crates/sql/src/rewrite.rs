@@ -869,8 +869,9 @@ fn with_ties(query: &mut Query, quantity: Option<Expr>) -> Result<()> {
 ///
 /// ```text
 /// SELECT .. ORDER BY o LIMIT n OFFSET m BY k
-///   =>  SELECT * EXCEPT (b, i) FROM (SELECT .., row_number() OVER (PARTITION BY k ORDER BY o) AS b,
-///                                         row_number() OVER (ORDER BY o) AS i ...)
+///   =>  SELECT * EXCEPT (b, i, k0) FROM (
+///         SELECT *, row_number() OVER (PARTITION BY k0 ORDER BY i) AS b
+///         FROM (SELECT .., row_number() OVER (ORDER BY o) AS i, k AS k0 ...))
 ///       WHERE b > m AND b <= m + n ORDER BY i
 /// ```
 fn limit_by_in_nested_queries(query: &mut Query) -> Result<()> {
@@ -906,12 +907,47 @@ fn limit_by_with_window(query: &mut Query) -> Result<()> {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in a subquery is not supported with DISTINCT or * in its SELECT list"));
     }
     let order = if keys.is_empty() { String::new() } else { format!("ORDER BY {}", keys.join(", ")) };
-    let partition = limit_by.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
     let in_group = format!("{LIMIT_BY_HIDDEN_PREFIX}in_group");
     let row = format!("{LIMIT_BY_HIDDEN_PREFIX}row");
-    add_projection_items(select, &format!("row_number() OVER (PARTITION BY {partition} {order}) AS {in_group}, row_number() OVER ({order}) AS {row}"))?;
+    // The rows are numbered in a query of their own, before the partitioned window sorts
+    // them by the keys: without ORDER BY the number is the input order, which the result
+    // keeps (`LIMIT 2 BY k` keeps the first two rows of each k, in their order).
+    add_projection_items(select, &format!("row_number() OVER ({order}) AS {row}"))?;
+    let mut partition = Vec::with_capacity(limit_by.len());
+    for (i, expr) in limit_by.into_iter().enumerate() {
+        let key = format!("{LIMIT_BY_HIDDEN_PREFIX}key_{i}");
+        select.projection.push(SelectItem::ExprWithAlias { expr, alias: Ident::new(key.clone()) });
+        partition.push(key);
+    }
+    wrap_query(
+        query,
+        &format!("SELECT *, row_number() OVER (PARTITION BY {} ORDER BY {row}) AS {in_group} FROM (SELECT 1) AS __limit_by_rows", partition.join(", ")),
+        "__limit_by_rows",
+    )?;
     let filter = format!("{in_group} > {offset} AND {in_group} <= {}", offset + limit);
-    wrap_filtered(query, &filter, &[&in_group, &row], &row)
+    let mut hidden: Vec<&str> = vec![&in_group, &row];
+    hidden.extend(partition.iter().map(String::as_str));
+    wrap_filtered(query, &filter, &hidden, &row)
+}
+
+/// `query` becomes `text` (a SELECT whose FROM is `(SELECT 1) AS alias`) over `query`
+/// as the derived table `alias`.
+fn wrap_query(query: &mut Query, text: &str, alias: &str) -> Result<()> {
+    let inner = Query { settings: None, format_clause: None, ..query.clone() };
+    let mut outer = Parser::new(&ClickHouseDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
+    if let SetExpr::Select(outer_select) = outer.body.as_mut() {
+        if let Some(from) = outer_select.from.first_mut() {
+            let alias = ast::TableAlias { explicit: true, name: Ident::new(alias), columns: Vec::new(), at: None };
+            from.relation = ast::TableFactor::Derived { lateral: false, subquery: Box::new(inner), alias: Some(alias), sample: None };
+        }
+    }
+    outer.settings = query.settings.take();
+    outer.format_clause = query.format_clause.take();
+    *query = *outer;
+    Ok(())
 }
 
 /// The ORDER BY keys of `query` as text, positions (`ORDER BY 2`) replaced by the SELECT

@@ -50,6 +50,7 @@ pub(crate) fn type_scalar_subquery(expr: &mut Expr) {
             }
             if !wrap {
                 select.projection = vec![SelectItem::UnnamedExpr(function_call("__named_tuple", items))];
+                may_be_empty(expr);
                 return;
             }
             select.projection = inner_items;
@@ -59,6 +60,7 @@ pub(crate) fn type_scalar_subquery(expr: &mut Expr) {
                     *expr = Expr::Subquery(outer);
                 }
             }
+            may_be_empty(expr);
             return;
         }
         if let [item @ SelectItem::UnnamedExpr(_)] = select.projection.as_mut_slice() {
@@ -70,6 +72,14 @@ pub(crate) fn type_scalar_subquery(expr: &mut Expr) {
     }
     let subquery = std::mem::replace(expr, Expr::value(Value::Null));
     *expr = function_call("toNullable", vec![subquery]);
+}
+
+/// The tuple of a scalar subquery of several columns as `__scalar_tuple(..)`, which
+/// may be NULL (no row) while its type stays the named tuple ClickHouse gives a
+/// subquery with a row.
+fn may_be_empty(expr: &mut Expr) {
+    let subquery = std::mem::replace(expr, Expr::value(Value::Null));
+    *expr = function_call("__scalar_tuple", vec![subquery]);
 }
 
 /// Rewrites `EXISTS` and `IN (subquery)` in the SELECT lists of `query` and of every
@@ -253,9 +263,9 @@ mod tests {
         assert_eq!(one.to_string(), "toNullable((SELECT 1 AS `1`))");
         let mut two = Expr::Subquery(Box::new(query("SELECT x, 1 AS n FROM t")));
         type_scalar_subquery(&mut two);
-        assert_eq!(two.to_string(), "(SELECT __named_tuple('x', x, 'n', 1) FROM t)");
+        assert_eq!(two.to_string(), "__scalar_tuple((SELECT __named_tuple('x', x, 'n', 1) FROM t))");
         let mut ordered = Expr::Subquery(Box::new(query("SELECT x AS n, 1 FROM t ORDER BY n LIMIT 1")));
         type_scalar_subquery(&mut ordered);
-        assert_eq!(ordered.to_string(), "(SELECT __named_tuple('n', `n`, '1', `1`) FROM (SELECT x AS `n`, 1 AS `1` FROM t ORDER BY n LIMIT 1) AS __scalar_tuple)");
+        assert_eq!(ordered.to_string(), "__scalar_tuple((SELECT __named_tuple('n', `n`, '1', `1`) FROM (SELECT x AS `n`, 1 AS `1` FROM t ORDER BY n LIMIT 1) AS __scalar_tuple))");
     }
 }

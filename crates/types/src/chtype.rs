@@ -169,11 +169,12 @@ impl ChType {
         }
     }
 
-    /// Wraps in `Nullable` unless it already is (ClickHouse's `makeNullable`; arrays,
-    /// tuples and maps cannot be inside Nullable so they are returned unchanged).
+    /// Wraps in `Nullable` unless it already is (ClickHouse's `makeNullable`; arrays
+    /// and maps cannot be inside Nullable so they are returned unchanged, tuples can
+    /// since ClickHouse 25: `if(c, NULL, (1, 'a'))` is `Nullable(Tuple(UInt8, String))`).
     pub fn into_nullable(self) -> ChType {
         match self {
-            ChType::Nullable(_) | ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..) => self,
+            ChType::Nullable(_) | ChType::Array(_) | ChType::Map(..) => self,
             ChType::LowCardinality(inner) => ChType::LowCardinality(Box::new(inner.into_nullable())),
             other => ChType::Nullable(Box::new(other)),
         }
@@ -328,7 +329,7 @@ impl ChType {
     pub fn validate(&self) -> Result<()> {
         match self {
             ChType::Nullable(inner) => match inner.as_ref() {
-                ChType::Nullable(_) | ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..) | ChType::LowCardinality(_) => {
+                ChType::Nullable(_) | ChType::Array(_) | ChType::Map(..) | ChType::LowCardinality(_) => {
                     Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Nested type {inner} cannot be inside Nullable type")))
                 }
                 other => other.validate(),
