@@ -169,6 +169,27 @@ def test_prewhere_reads_other_columns_only_for_matching_granules(server):
         server.query("DROP TABLE default.pw")
 
 
+def test_topk_threshold_filters_in_the_scan(server):
+    # ORDER BY ts LIMIT 5 (ts not a key prefix): once the TopK holds 5 rows, the scan drops
+    # rows after its threshold before it reads their payload (ClickHouse's
+    # use_top_k_dynamic_filtering), so most payload granules are never read.
+    server.query("CREATE TABLE default.topk (id UInt64, ts UInt64, payload String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 256")
+    try:
+        server.query("INSERT INTO default.topk SELECT number, (number * 7919) % 100003, repeat(toString(number), 20) FROM numbers(300000)")
+        results = {}
+        for setting in (0, 1):
+            r = server.request(f"SELECT id, ts, length(payload) FROM default.topk ORDER BY ts, id LIMIT 5 SETTINGS use_top_k_dynamic_filtering = {setting}, max_block_size = 8192")
+            assert r.status == 200, r.text
+            summary = json.loads(r.headers["X-ClickHouse-Summary"])
+            results[setting] = (r.body.decode(), int(summary["read_rows"]), int(summary["read_bytes"]))
+        assert results[0][0] == results[1][0], results
+        assert results[1][0].splitlines()[0].split("\t")[1] == "0", results
+        assert results[0][1] == results[1][1] == 300000, results
+        assert results[1][2] * 3 < results[0][2], results
+    finally:
+        server.query("DROP TABLE default.topk")
+
+
 @pytest.mark.parametrize(
     "order_by, where, count, max_read",
     [

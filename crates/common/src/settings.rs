@@ -241,6 +241,7 @@ registry! {
     "send_progress_in_http_headers": Bool = "0", "Send X-ClickHouse-Progress headers while the query runs.";
     "session_timezone": String = "", "The time zone of this session (empty: the server's).";
     "use_hive_partitioning": Bool = "1", "file(), s3(), url(), azureBlobStorage(): `name=value` directories in the matched paths are columns of the table (and prune the files read by WHERE).";
+    "use_top_k_dynamic_filtering": Bool = "1", "ORDER BY ... LIMIT n: the scan drops rows that cannot be among the n best found so far, before reading their other columns.";
     "use_uncompressed_cache": Bool = "0", "Read MergeTree blocks through the server's uncompressed-block cache (uncompressed_cache_size): short queries on hot data skip reading and decompressing.";
     "use_variant_as_common_type": Bool = "0", "Granary has no Variant type: UNION branches (and if/multiIf) of types without a common supertype fail with NO_COMMON_TYPE, as ClickHouse with this setting at 0; 1 is not supported.";
     "wait_end_of_query": Bool = "0", "Buffer the whole response on the server before sending it.";

@@ -19,7 +19,7 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow::array::{new_empty_array, Array, ArrayRef, BooleanArray};
+use arrow::array::{new_empty_array, Array, ArrayRef, AsArray, BooleanArray};
 use arrow::compute::{filter, prep_null_mask_filter};
 use granary_common::QueryProgress;
 use arrow::compute::concat;
@@ -29,6 +29,7 @@ use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::filter_pushdown::{ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation, PushedDown};
 use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use futures::StreamExt;
@@ -302,6 +303,37 @@ pub struct Prewhere {
     pub filter_schema: SchemaRef,
 }
 
+impl Prewhere {
+    /// `predicate` over the scan's output columns (`schema`), rewritten to run on a batch
+    /// of only the columns it uses.
+    fn over_scan_columns(predicate: &Arc<dyn PhysicalExpr>, schema: &SchemaRef) -> Result<Prewhere> {
+        use datafusion::common::tree_node::{Transformed, TreeNode};
+        use datafusion::physical_expr::expressions::Column;
+        let mut used: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
+        used.sort_unstable();
+        used.dedup();
+        let filter_schema = Arc::new(schema.project(&used)?);
+        let predicate = Arc::clone(predicate)
+            .transform(|e| {
+                if let Some(c) = e.downcast_ref::<Column>() {
+                    let index = used.iter().position(|&u| u == c.index()).unwrap_or(0);
+                    return Ok(Transformed::yes(Arc::new(Column::new(c.name(), index)) as Arc<dyn PhysicalExpr>));
+                }
+                Ok(Transformed::no(e))
+            })?
+            .data;
+        Ok(Prewhere { predicate, filter_positions: used, filter_schema })
+    }
+
+    /// Whether the filter lets every row through as it stands now: a dynamic filter
+    /// before its producer has set it (a TopK's before it holds `n` rows).
+    fn passes_everything(&self) -> bool {
+        use datafusion::physical_expr::expressions::Literal;
+        let current = self.predicate.snapshot().ok().flatten();
+        current.is_some_and(|e| e.downcast_ref::<Literal>().is_some_and(|l| l.value() == &datafusion::common::ScalarValue::Boolean(Some(true))))
+    }
+}
+
 /// Cuts the selected ranges into `n` slices of about the same number of granules.
 pub fn split_ranges(ranges: Vec<GranuleRange>, n: usize) -> Vec<Vec<GranuleRange>> {
     let total: usize = ranges.iter().map(|r| r.granules.len()).sum();
@@ -326,6 +358,7 @@ pub fn split_ranges(ranges: Vec<GranuleRange>, n: usize) -> Vec<Vec<GranuleRange
 }
 
 /// The scan of a MergeTree table.
+#[derive(Clone)]
 pub struct MergeTreeExec {
     table_schema: SchemaRef,
     schema: SchemaRef,
@@ -340,6 +373,12 @@ pub struct MergeTreeExec {
     /// Read through the uncompressed-block cache (short reads with `use_uncompressed_cache`).
     use_uncompressed_cache: bool,
     prewhere: Option<Arc<Prewhere>>,
+    /// Filters that change while the query runs, pushed into the scan by DataFusion (a
+    /// TopK's `ORDER BY t LIMIT n`: rows after the n-th best so far cannot be in the
+    /// result; ClickHouse's `__topKFilter`). Evaluated before the PREWHERE on each block,
+    /// so granules they reject are never read past their filter columns. Over the scan's
+    /// output columns.
+    dynamic_filters: Vec<Arc<dyn PhysicalExpr>>,
     properties: Arc<PlanProperties>,
     /// `output_rows`: the rows the scan produced (whole granules), which JSON's
     /// `rows_before_limit_at_least` reports under a LIMIT, as ClickHouse does.
@@ -368,7 +407,7 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, properties, metrics: ExecutionPlanMetricsSet::new() })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, dynamic_filters: Vec::new(), properties, metrics: ExecutionPlanMetricsSet::new() })
     }
 
     /// Reads through the uncompressed-block cache.
@@ -398,7 +437,11 @@ impl MergeTreeExec {
 impl DisplayAs for MergeTreeExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let parts: std::collections::HashSet<String> = self.partitions.iter().flatten().map(|r| r.part.name()).collect();
-        write!(f, "MergeTreeExec: parts={}, granules={}, partitions={}", parts.len(), self.granules(), self.partitions.len())
+        write!(f, "MergeTreeExec: parts={}, granules={}, partitions={}", parts.len(), self.granules(), self.partitions.len())?;
+        for filter in &self.dynamic_filters {
+            write!(f, ", dynamic_filter={filter}")?;
+        }
+        Ok(())
     }
 }
 
@@ -417,9 +460,38 @@ impl ExecutionPlan for MergeTreeExec {
 
     fn apply_expressions(
         &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> datafusion::common::Result<TreeNodeRecursion>,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> datafusion::common::Result<TreeNodeRecursion>,
     ) -> datafusion::common::Result<TreeNodeRecursion> {
+        for filter in &self.dynamic_filters {
+            if f(filter)? == TreeNodeRecursion::Stop {
+                return Ok(TreeNodeRecursion::Stop);
+            }
+        }
         Ok(TreeNodeRecursion::Continue)
+    }
+
+    /// Keeps the dynamic filters among `child_pushdown_result`'s (see `dynamic_filters`)
+    /// and reports every filter unsupported: the scan drops only rows the filter rejects
+    /// at the time, the operators above still apply it. Not under FINAL, whose merge
+    /// needs every version of a row.
+    fn handle_child_pushdown_result(
+        &self,
+        phase: FilterPushdownPhase,
+        child_pushdown_result: ChildPushdownResult,
+        _config: &datafusion::config::ConfigOptions,
+    ) -> datafusion::common::Result<FilterPushdownPropagation<Arc<dyn ExecutionPlan>>> {
+        let filters = child_pushdown_result.parent_filters;
+        let unsupported = FilterPushdownPropagation::with_parent_pushdown_result(vec![PushedDown::No; filters.len()]);
+        if phase != FilterPushdownPhase::Post || self.final_merge.is_some() {
+            return Ok(unsupported);
+        }
+        let dynamic: Vec<Arc<dyn PhysicalExpr>> = filters.iter().map(|f| Arc::clone(&f.filter)).filter(contains_dynamic_filter).collect();
+        if dynamic.is_empty() {
+            return Ok(unsupported);
+        }
+        let mut scan = self.clone();
+        scan.dynamic_filters.extend(dynamic);
+        Ok(unsupported.with_updated_node(Arc::new(scan)))
     }
 
     fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
@@ -434,6 +506,9 @@ impl ExecutionPlan for MergeTreeExec {
         let ranges = self.partitions.get(partition).cloned().unwrap_or_default();
         let (tx, rx) = tokio::sync::mpsc::channel::<datafusion::common::Result<RecordBatch>>(2);
         let final_merge = self.final_merge.clone();
+        // The dynamic filters first: cheap comparisons that drop most rows once set.
+        let mut filters = self.dynamic_filters.iter().map(|f| Prewhere::over_scan_columns(f, &self.schema).map(Arc::new)).collect::<Result<Vec<_>>>().map_err(Error::into_datafusion)?;
+        filters.extend(self.prewhere.clone());
         let scan = ScanTask {
             table_schema: self.table_schema.clone(),
             schema: self.schema.clone(),
@@ -441,7 +516,7 @@ impl ExecutionPlan for MergeTreeExec {
             block_rows: self.block_rows,
             limit: self.limit,
             use_cache: self.use_uncompressed_cache,
-            prewhere: self.prewhere.clone(),
+            filters,
             progress: context.session_config().get_extension::<QueryProgress>(),
         };
         let produce = granary_profiler::carry(move || {
@@ -511,7 +586,8 @@ struct ScanTask {
     block_rows: usize,
     limit: Option<usize>,
     use_cache: bool,
-    prewhere: Option<Arc<Prewhere>>,
+    /// Filters applied in the scan, in order (see [`ScanTask::read_filtered`]).
+    filters: Vec<Arc<Prewhere>>,
     /// read_rows / read_bytes of the query: rows of the granules read, not rows returned.
     progress: Option<Arc<QueryProgress>>,
 }
@@ -535,9 +611,9 @@ impl ScanTask {
                 while end < range.granules.end && (starts[end + 1] - starts[g]) as usize <= self.block_rows {
                     end += 1;
                 }
-                let batches = match &self.prewhere {
-                    Some(prewhere) => self.read_prewhere(&mut reader, &range.part, g..end, prewhere)?,
-                    None => {
+                let batches = match self.filters.is_empty() {
+                    false => self.read_filtered(&mut reader, &range.part, g..end)?,
+                    true => {
                         let batch = reader.read(g..end, &self.schema)?;
                         self.count_read(batch.num_rows(), batch.get_array_memory_size());
                         vec![batch]
@@ -558,38 +634,92 @@ impl ScanTask {
         Ok(())
     }
 
-    /// Reads the filter columns of `granules`, then the other columns of the granules
-    /// holding matching rows, filtered granule by granule; returns the matching rows.
-    fn read_prewhere(&self, reader: &mut PartReader, part: &Part, granules: Range<usize>, prewhere: &Prewhere) -> Result<Vec<RecordBatch>> {
+    /// Reads `granules` through the scan's filters, one after the other: each filter's
+    /// columns are read for the rows the filters before it kept (a granule none of them
+    /// kept is not read), then the other columns for the rows all of them kept. Returns
+    /// the kept rows.
+    fn read_filtered(&self, reader: &mut PartReader, part: &Part, granules: Range<usize>) -> Result<Vec<RecordBatch>> {
         let starts = &part.granule_starts;
         let rows = (starts[granules.end] - starts[granules.start]) as usize;
-        let filter_arrays = reader.read_columns(granules.clone(), &prewhere.filter_positions)?;
-        let filter_bytes: usize = filter_arrays.iter().map(|a| a.get_array_memory_size()).sum();
-        self.count_read(rows, filter_bytes);
-        let filter_batch =
-            RecordBatch::try_new_with_options(prewhere.filter_schema.clone(), filter_arrays, &RecordBatchOptions::new().with_row_count(Some(rows)))?;
-        let value = prewhere.predicate.evaluate(&filter_batch)?.into_array(rows)?;
-        let mask = value.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| {
-            Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of column for filter (must be boolean)", value.data_type()))
-        })?;
-        // NULL is not true: the row is filtered out, as in WHERE.
-        let mask = if mask.null_count() > 0 { prep_null_mask_filter(mask) } else { mask.clone() };
-        if mask.true_count() == 0 {
-            return Ok(Vec::new());
+        // Each column read so far, and the selection it was read under (None: all rows).
+        let mut read: Vec<Option<(ArrayRef, Option<Arc<BooleanArray>>)>> = vec![None; self.columns.len()];
+        let mut selection: Option<Arc<BooleanArray>> = None;
+        let mut rows_counted = false;
+        let mut read_missing = |reader: &mut PartReader, positions: Vec<usize>, read: &mut Vec<Option<(ArrayRef, Option<Arc<BooleanArray>>)>>, selection: &Option<Arc<BooleanArray>>| -> Result<()> {
+            let (arrays, bytes) = reader.read_columns_where(granules.clone(), &positions, selection.as_deref())?;
+            // read_rows counts the rows of the granules read, once.
+            self.count_read(if rows_counted { 0 } else { rows }, bytes);
+            rows_counted = true;
+            for (position, array) in positions.into_iter().zip(arrays) {
+                read[position] = Some((array, selection.clone()));
+            }
+            Ok(())
+        };
+        for step in &self.filters {
+            if step.passes_everything() {
+                continue;
+            }
+            let missing: Vec<usize> = step.filter_positions.iter().copied().filter(|&p| read[p].is_none()).collect();
+            read_missing(reader, missing, &mut read, &selection)?;
+            let selected = selection.as_ref().map_or(rows, |s| s.true_count());
+            let columns = step.filter_positions.iter().map(|&p| restrict(read[p].as_ref(), selection.as_deref())).collect::<Result<Vec<_>>>()?;
+            let batch = RecordBatch::try_new_with_options(step.filter_schema.clone(), columns, &RecordBatchOptions::new().with_row_count(Some(selected)))?;
+            let value = step.predicate.evaluate(&batch)?.into_array(selected)?;
+            let mask = value.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| {
+                Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of column for filter (must be boolean)", value.data_type()))
+            })?;
+            // NULL is not true: the row is filtered out, as in WHERE.
+            let mask = if mask.null_count() > 0 { prep_null_mask_filter(mask) } else { mask.clone() };
+            let refined = match &selection {
+                None => mask,
+                Some(before) => refine_selection(before, &mask),
+            };
+            if refined.true_count() == 0 {
+                return Ok(Vec::new());
+            }
+            selection = Some(Arc::new(refined));
         }
-        let rest: Vec<usize> = (0..self.columns.len()).filter(|p| !prewhere.filter_positions.contains(p)).collect();
-        let (rest_arrays, rest_bytes) = reader.read_columns_where(granules, &rest, Some(&mask))?;
-        self.count_read(0, rest_bytes);
-        let kept = mask.true_count();
-        let mut arrays: Vec<Option<ArrayRef>> = vec![None; self.columns.len()];
-        for (position, array) in rest.iter().zip(rest_arrays) {
-            arrays[*position] = Some(array);
-        }
-        for (i, position) in prewhere.filter_positions.iter().enumerate() {
-            arrays[*position] = Some(filter(filter_batch.column(i), &mask)?);
-        }
-        let arrays = arrays.into_iter().map(|a| a.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "prewhere left a column unread"))).collect::<Result<Vec<_>>>()?;
-        let batch = RecordBatch::try_new_with_options(self.schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(kept)))?;
-        Ok(vec![batch])
+        let missing: Vec<usize> = (0..self.columns.len()).filter(|&p| read[p].is_none()).collect();
+        read_missing(reader, missing, &mut read, &selection)?;
+        let kept = selection.as_ref().map_or(rows, |s| s.true_count());
+        let arrays = read.iter().map(|column| restrict(column.as_ref(), selection.as_deref())).collect::<Result<Vec<_>>>()?;
+        Ok(vec![RecordBatch::try_new_with_options(self.schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(kept)))?])
     }
+}
+
+/// Whether `expr` holds a filter set while the query runs.
+fn contains_dynamic_filter(expr: &Arc<dyn PhysicalExpr>) -> bool {
+    use datafusion::common::tree_node::TreeNode;
+    use datafusion::physical_expr::expressions::DynamicFilterPhysicalExpr;
+    let mut found = false;
+    let _ = expr.apply(|e| {
+        found = e.downcast_ref::<DynamicFilterPhysicalExpr>().is_some();
+        Ok(if found { TreeNodeRecursion::Stop } else { TreeNodeRecursion::Continue })
+    });
+    found
+}
+
+/// A column read under selection `read_under` (None: every row), cut down to the rows
+/// of `selection`, which is `read_under` or narrower.
+fn restrict(column: Option<&(ArrayRef, Option<Arc<BooleanArray>>)>, selection: Option<&BooleanArray>) -> Result<ArrayRef> {
+    let (array, read_under) = column.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "a filtered scan left a column unread"))?;
+    Ok(match (read_under, selection) {
+        (_, None) => array.clone(),
+        (None, Some(selection)) => filter(array, selection)?,
+        (Some(under), Some(selection)) if std::ptr::eq(under.as_ref(), selection) => array.clone(),
+        // The selection's rows among those the column holds.
+        (Some(under), Some(selection)) => filter(array, &filter(selection, under)?.as_boolean().clone())?,
+    })
+}
+
+/// The rows of `selection` whose `mask` value (one per selected row, in order) is true.
+fn refine_selection(selection: &BooleanArray, mask: &BooleanArray) -> BooleanArray {
+    let mut bits = arrow::array::BooleanBufferBuilder::new(selection.len());
+    bits.append_n(selection.len(), false);
+    for (rank, row) in selection.values().set_indices().enumerate() {
+        if mask.value(rank) {
+            bits.set_bit(row, true);
+        }
+    }
+    BooleanArray::new(bits.finish(), None)
 }

@@ -745,6 +745,12 @@ impl Instance {
             let options = config.options_mut();
             options.catalog.default_schema = ctx.current_database.clone();
             options.execution.target_partitions = settings.max_threads();
+            options.optimizer.enable_topk_dynamic_filter_pushdown = settings.get_bool("use_top_k_dynamic_filtering");
+            // Joins and aggregates would push min/max bounds of their keys into MergeTree
+            // scans too, and DataFusion computes those for fewer types than ClickHouse has
+            // (Map, nested types): only the TopK's threshold is pushed.
+            options.optimizer.enable_join_dynamic_filter_pushdown = false;
+            options.optimizer.enable_aggregate_dynamic_filter_pushdown = false;
             options.execution.batch_size = datafusion::common::config::ConfigNonZeroUsize::try_new(settings.get_u64("max_block_size").clamp(1, 1 << 20) as usize)?;
             options.execution.time_zone = Some(ctx.timezone.name().to_string());
         }

@@ -1,0 +1,40 @@
+-- ORDER BY ... LIMIT n over MergeTree: the TopK's running threshold is applied in the scan
+-- (use_top_k_dynamic_filtering), before the other filters and before the other columns are
+-- read. Results must be those of the full sort, whatever the parts, filters and directions.
+CREATE TABLE t (k UInt32, ts UInt64, s String, n Nullable(Int32), pad String) ENGINE = MergeTree ORDER BY (k, ts) SETTINGS index_granularity = 64;
+SYSTEM STOP MERGES t;
+INSERT INTO t SELECT number % 7, (number * 7919) % 100003, concat('v', toString(number % 1000)), if(number % 11 = 0, NULL, toInt32(number % 97) - 40), repeat('x', number % 30) FROM numbers(20000);
+INSERT INTO t SELECT number % 5, 100003 + (number * 104729) % 50021, concat('w', toString(number % 300)), if(number % 13 = 0, NULL, toInt32(number % 89)), 'pad' FROM numbers(8000);
+INSERT INTO t SELECT 3, 42, 'dup', 1, 'tie' FROM numbers(5);
+SELECT k, ts, s, n FROM t ORDER BY ts LIMIT 12;
+SELECT k, ts, s FROM t ORDER BY ts DESC LIMIT 7;
+SELECT k, ts, s, pad FROM t WHERE s LIKE '%7%' ORDER BY ts LIMIT 10;
+SELECT k, ts, s FROM t WHERE multiSearchAny(s, ['42', '99']) AND ts > 5000 ORDER BY ts LIMIT 10;
+SELECT k, ts, s FROM t PREWHERE k IN (1, 2) WHERE s != 'v1' ORDER BY ts LIMIT 9;
+SELECT k, ts FROM t ORDER BY ts LIMIT 5, 6;
+SELECT ts, n FROM t ORDER BY n, ts LIMIT 10;
+SELECT ts, n FROM t ORDER BY n DESC, ts LIMIT 10;
+SELECT ts, n FROM t ORDER BY n DESC NULLS FIRST, ts LIMIT 10;
+SELECT s, ts FROM t ORDER BY s, ts LIMIT 8;
+SELECT k, ts, s FROM t ORDER BY ts + k, ts LIMIT 6;
+SELECT count() FROM (SELECT ts FROM t ORDER BY ts LIMIT 100);
+SELECT k, ts, s FROM t ORDER BY ts LIMIT 8 SETTINGS use_top_k_dynamic_filtering = 0;
+SELECT k, ts, s FROM t ORDER BY ts LIMIT 8 SETTINGS max_threads = 1;
+SELECT k, min(ts) AS m FROM t GROUP BY k ORDER BY m LIMIT 3;
+SELECT * FROM (SELECT k, ts, s FROM t ORDER BY ts LIMIT 20) ORDER BY ts DESC LIMIT 4;
+CREATE TABLE r (id UInt32, v UInt32, ver UInt32) ENGINE = ReplacingMergeTree(ver) ORDER BY id;
+SYSTEM STOP MERGES r;
+INSERT INTO r SELECT number, number, 1 FROM numbers(1000);
+INSERT INTO r SELECT number, 5000 - number, 2 FROM numbers(500);
+SELECT id, v FROM r FINAL ORDER BY v LIMIT 5;
+SELECT id, v FROM r FINAL ORDER BY v DESC LIMIT 5;
+CREATE TABLE mm (i Int32, m Map(String, UInt64), a Array(String), t Tuple(Int32, String), n Nullable(String), lc LowCardinality(String)) ENGINE = MergeTree ORDER BY i;
+INSERT INTO mm SELECT number, map(toString(number % 7), number), [toString(number % 13)], (number % 5, toString(number)), if(number % 3 = 0, NULL, toString(number)), toString(number % 17) FROM numbers(30000);
+SELECT i, m FROM mm ORDER BY m DESC, i LIMIT 3 SETTINGS max_block_size = 1000;
+SELECT i, a FROM mm ORDER BY a DESC, i LIMIT 3 SETTINGS max_block_size = 1000;
+SELECT i, t FROM mm ORDER BY t DESC, i LIMIT 3 SETTINGS max_block_size = 1000;
+SELECT i, n FROM mm ORDER BY n DESC, i LIMIT 3 SETTINGS max_block_size = 1000;
+SELECT i, lc FROM mm ORDER BY lc DESC, i LIMIT 3 SETTINGS max_block_size = 1000;
+SELECT i FROM mm ORDER BY t.2 DESC, a[1] LIMIT 3 SETTINGS max_block_size = 1000;
+SELECT count() FROM (SELECT * FROM mm EXCEPT SELECT * FROM mm WHERE i > 5);
+SELECT count() FROM mm AS x INNER JOIN mm AS y ON x.m = y.m AND x.i = y.i WHERE x.i < 100;
