@@ -136,6 +136,170 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
     true
 }
 
+/// One column of a block whose rows are gathered from several arrays (the batches of an
+/// INSERT block, in key order): the sources' buffers, looked up once per block.
+pub struct GatherSources {
+    sources: Vec<ArrayData>,
+    layout: Option<FlatLayout>,
+    any_nulls: bool,
+}
+
+#[derive(Clone, Copy)]
+enum FlatLayout {
+    Fixed(usize),
+    Strings,
+}
+
+impl GatherSources {
+    /// `sources`: arrays of one type. Gathers fixed-width values and strings directly;
+    /// for other types [`GatherSources::encode`] writes nothing and says so.
+    pub fn new(sources: &[&dyn Array]) -> Self {
+        let sources: Vec<ArrayData> = sources.iter().map(|a| a.to_data()).collect();
+        let layout = sources.first().and_then(|first| {
+            if !first.child_data().is_empty() {
+                return None;
+            }
+            let layout = match first.data_type() {
+                DataType::Utf8 | DataType::Binary => FlatLayout::Strings,
+                DataType::FixedSizeBinary(width) => FlatLayout::Fixed(usize::try_from(*width).ok()?),
+                other => FlatLayout::Fixed(other.primitive_width()?),
+            };
+            let buffers = match layout {
+                FlatLayout::Fixed(_) => 1,
+                FlatLayout::Strings => 2,
+            };
+            sources.iter().all(|s| s.buffers().len() == buffers && s.child_data().is_empty()).then_some(layout)
+        });
+        let any_nulls = sources.iter().any(|s| s.null_count() > 0);
+        GatherSources { sources, layout, any_nulls }
+    }
+
+    /// Appends the encoding of the rows `order` ((source, row) pairs): the bytes
+    /// [`encode_array`] writes for `interleave(sources, order)`, without building that
+    /// array. False (nothing written) when the type is not gathered directly.
+    pub fn encode(&self, order: &[(usize, usize)], out: &mut Vec<u8>, transform: Option<Transform>) -> Result<bool> {
+        let (Some(layout), Some(first)) = (self.layout, self.sources.first()) else { return Ok(false) };
+        let transform = transform.and_then(|t| t.width_for(first.data_type()).ok().map(|width| (t, width)));
+        let len = order.len();
+        let start = out.len();
+        out.extend_from_slice(&(len as u64).to_le_bytes());
+        let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
+        let mut valid = None;
+        if self.any_nulls {
+            let mut bits = BooleanBufferBuilder::new(len);
+            for &(source, row) in order {
+                bits.append(self.sources[source].is_valid(row));
+            }
+            let bits = bits.finish();
+            if bits.count_set_bits() < len {
+                valid = Some(bits);
+            }
+        }
+        match &valid {
+            Some(bits) => {
+                out.push(1 | transform_bits);
+                out.extend_from_slice(&bits.values()[..len.div_ceil(8)]);
+            }
+            None => out.push(transform_bits),
+        }
+        let written = match layout {
+            FlatLayout::Fixed(width) => self.gather_fixed(width, order, out, transform),
+            FlatLayout::Strings => self.gather_strings(order, out),
+        };
+        if !written {
+            out.truncate(start);
+            return Ok(false);
+        }
+        out.extend_from_slice(&0u32.to_le_bytes());
+        Ok(true)
+    }
+
+    fn gather_fixed(&self, width: usize, order: &[(usize, usize)], out: &mut Vec<u8>, transform: Option<(Transform, usize)>) -> bool {
+        let values: Option<Vec<&[u8]>> = self.sources.iter().map(|s| s.buffers()[0].as_slice().get(s.offset() * width..)).collect();
+        let Some(values) = values else { return false };
+        if order.iter().any(|&(source, row)| values.get(source).is_none_or(|v| (row + 1) * width > v.len())) {
+            return false;
+        }
+        out.extend_from_slice(&1u32.to_le_bytes());
+        out.extend_from_slice(&((order.len() * width) as u64).to_le_bytes());
+        let gather = |into: &mut Vec<u8>| match width {
+            1 => gather_width::<1>(&values, order, into),
+            2 => gather_width::<2>(&values, order, into),
+            4 => gather_width::<4>(&values, order, into),
+            8 => gather_width::<8>(&values, order, into),
+            16 => gather_width::<16>(&values, order, into),
+            _ => {
+                for &(source, row) in order {
+                    into.extend_from_slice(&values[source][row * width..(row + 1) * width]);
+                }
+            }
+        };
+        match transform {
+            Some((t, width)) => {
+                let mut plain = Vec::with_capacity(order.len() * width);
+                gather(&mut plain);
+                t.encode(width, &plain, out);
+            }
+            None => gather(out),
+        }
+        true
+    }
+
+    fn gather_strings(&self, order: &[(usize, usize)], out: &mut Vec<u8>) -> bool {
+        let mut offsets: Vec<&[i32]> = Vec::with_capacity(self.sources.len());
+        let mut values: Vec<&[u8]> = Vec::with_capacity(self.sources.len());
+        for s in &self.sources {
+            let all: &[i32] = s.buffers()[0].typed_data();
+            let Some(own) = all.get(s.offset()..s.offset() + s.len() + 1) else { return false };
+            offsets.push(own);
+            values.push(s.buffers()[1].as_slice());
+        }
+        let range = |source: usize, row: usize| -> Option<std::ops::Range<usize>> {
+            let o = offsets.get(source)?;
+            let (start, end) = (usize::try_from(*o.get(row)?).ok()?, usize::try_from(*o.get(row + 1)?).ok()?);
+            (start <= end && end <= values[source].len()).then_some(start..end)
+        };
+        // Offsets first (the total must fit an i32, as in an Arrow array), then the bytes.
+        let offsets_at = out.len();
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&(((order.len() + 1) * 4) as u64).to_le_bytes());
+        out.reserve((order.len() + 1) * 4);
+        out.extend_from_slice(&0i32.to_le_bytes());
+        let mut total: usize = 0;
+        for &(source, row) in order {
+            let Some(r) = range(source, row) else {
+                out.truncate(offsets_at);
+                return false;
+            };
+            total += r.len();
+            let Ok(end) = i32::try_from(total) else {
+                out.truncate(offsets_at);
+                return false;
+            };
+            out.extend_from_slice(&end.to_le_bytes());
+        }
+        out.extend_from_slice(&(total as u64).to_le_bytes());
+        out.reserve(total);
+        for &(source, row) in order {
+            if let Some(r) = range(source, row) {
+                out.extend_from_slice(&values[source][r]);
+            }
+        }
+        true
+    }
+}
+
+/// Appends the `W`-byte values at `order` of `values` (each source's values from its
+/// first row) to `out`: a fixed-size copy per value, not a `memcpy` call.
+fn gather_width<const W: usize>(values: &[&[u8]], order: &[(usize, usize)], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + order.len() * W, 0);
+    for (chunk, &(source, row)) in out[start..].chunks_exact_mut(W).zip(order) {
+        let value: &[u8; W] = values[source][row * W..(row + 1) * W].try_into().expect("W bytes");
+        chunk.copy_from_slice(value);
+    }
+}
+
 fn write_data(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform, usize)>) {
     out.extend_from_slice(&(data.len() as u64).to_le_bytes());
     let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
@@ -453,6 +617,56 @@ mod tests {
         let mut out = Vec::new();
         write_data(&copy.freeze(), &mut out, transform);
         out
+    }
+
+    #[test]
+    fn gathered_rows_encode_as_their_interleaved_array() {
+        let cases: Vec<(Vec<ArrayRef>, Option<Transform>)> = vec![
+            (vec![Arc::new(Int64Array::from(vec![5, -3, 7, 0])), Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6]).slice(2, 3))], None),
+            (vec![Arc::new(Int64Array::from(vec![10, 20, 40, 80])), Arc::new(Int64Array::from(vec![15, 25]))], Some(Transform::Delta)),
+            (vec![Arc::new(UInt8Array::from(vec![Some(1), None, Some(3)])), Arc::new(UInt8Array::from(vec![9, 8]))], None),
+            (vec![Arc::new(Float64Array::from(vec![1.5, f64::NAN])), Arc::new(Float64Array::from(vec![-0.0]))], Some(Transform::Gorilla)),
+            (
+                vec![
+                    Arc::new(StringArray::from(vec![Some("alpha"), None, Some(""), Some("a longer value than sixteen bytes")])),
+                    Arc::new(StringArray::from(vec!["x", "yy", "zzz", "wwww"]).slice(1, 3)),
+                ],
+                None,
+            ),
+            (vec![Arc::new(BinaryArray::from(vec![b"\x00\xff".as_ref(), b"".as_ref()])), Arc::new(BinaryArray::from(vec![b"q".as_ref()]))], None),
+            (
+                vec![
+                    Arc::new(FixedSizeBinaryArray::try_from_iter(vec![b"abc", b"def"].into_iter()).unwrap()),
+                    Arc::new(FixedSizeBinaryArray::try_from_iter(vec![b"ghi"].into_iter()).unwrap()),
+                ],
+                None,
+            ),
+            (vec![Arc::new(Date32Array::from(vec![19000, 19001])), Arc::new(Date32Array::from(vec![Some(3), None]))], None),
+        ];
+        for (sources, transform) in cases {
+            let refs: Vec<&dyn Array> = sources.iter().map(|a| a.as_ref()).collect();
+            let gather = GatherSources::new(&refs);
+            let mut orders: Vec<Vec<(usize, usize)>> = Vec::new();
+            let all: Vec<(usize, usize)> = sources.iter().enumerate().flat_map(|(s, a)| (0..a.len()).map(move |r| (s, r))).collect();
+            orders.push(all.iter().rev().copied().collect());
+            orders.push(all.iter().copied().filter(|&(s, _)| s == 1).collect());
+            orders.push(vec![all[0], all[all.len() - 1], all[0]]);
+            for order in orders {
+                let mut gathered = Vec::new();
+                assert!(gather.encode(&order, &mut gathered, transform).unwrap(), "{:?}", sources[0].data_type());
+                let interleaved = arrow::compute::interleave(&refs, &order).unwrap();
+                let mut expected = Vec::new();
+                encode_array(interleaved.as_ref(), &mut expected, transform).unwrap();
+                assert_eq!(gathered, expected, "{:?} {order:?}", sources[0].data_type());
+                let decoded = decode_array(&gathered, &mut 0, interleaved.data_type()).unwrap();
+                assert_eq!(decoded.to_data(), interleaved.to_data());
+            }
+        }
+        // Types with children or a bit-packed layout are not gathered directly.
+        let booleans: ArrayRef = Arc::new(BooleanArray::from(vec![true, false]));
+        let mut out = Vec::new();
+        assert!(!GatherSources::new(&[booleans.as_ref()]).encode(&[(0, 1)], &mut out, None).unwrap());
+        assert!(out.is_empty());
     }
 
     #[test]

@@ -27,6 +27,7 @@ use granary_types::ChType;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::compression::{BlockCompressor, ColumnCodec};
+use crate::encoding::GatherSources;
 use crate::granules::{block_bytes, GranulePlanner};
 use crate::transform::Transform;
 use crate::keys::TableKeys;
@@ -261,6 +262,9 @@ impl<'a> PartWriter<'a> {
             return Ok(());
         }
         let refs: Vec<&RecordBatch> = batches.iter().collect();
+        let sources: Vec<GatherSources> = (0..self.schema.fields().len())
+            .map(|c| GatherSources::new(&batches.iter().map(|b| b.column(c).as_ref()).collect::<Vec<_>>()))
+            .collect();
         let mut next = 0;
         for size in self.planner.block(rows, bytes) {
             let open: usize = self.pending.iter().map(RecordBatch::num_rows).sum();
@@ -269,16 +273,15 @@ impl<'a> PartWriter<'a> {
                 .map(|missing| next + missing)
                 .filter(|&end| end <= rows)
                 .ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "granule plan past the block's rows"))?;
-            let rows_of_block = arrow::compute::interleave_record_batch(&refs, &order[next..end])?;
+            let granule_order = &order[next..end];
             next = end;
-            let granule = if self.pending.is_empty() {
-                rows_of_block
+            if self.pending.is_empty() {
+                self.write_gathered_granule(&refs, &sources, granule_order)?;
             } else {
                 let mut pieces = std::mem::take(&mut self.pending);
-                pieces.push(rows_of_block);
-                concat_batches(&self.schema, &pieces)?
-            };
-            self.write_granule(&granule)?;
+                pieces.push(arrow::compute::interleave_record_batch(&refs, granule_order)?);
+                self.write_granule(&concat_batches(&self.schema, &pieces)?)?;
+            }
         }
         if next < rows {
             self.pending.push(arrow::compute::interleave_record_batch(&refs, &order[next..])?);
@@ -289,33 +292,76 @@ impl<'a> PartWriter<'a> {
         Ok(())
     }
 
+    /// Writes the granule of rows `order` ((batch, row) pairs of `batches`), each column
+    /// encoded straight from the batches where its type allows (no granule array built).
+    fn write_gathered_granule(&mut self, batches: &[&RecordBatch], sources: &[GatherSources], order: &[(usize, usize)]) -> Result<()> {
+        let rows = order.len();
+        let (Some(&first), Some(&last)) = (order.first(), order.last()) else { return Ok(()) };
+        for (index, source) in sources.iter().enumerate() {
+            let column = &mut self.columns[index];
+            let start = column.buf.len();
+            if !source.encode(order, &mut column.buf, column.transform)? {
+                let arrays: Vec<&dyn Array> = batches.iter().map(|b| b.column(index).as_ref()).collect();
+                crate::encoding::encode_array(arrow::compute::interleave(&arrays, order)?.as_ref(), &mut column.buf, column.transform)?;
+            }
+            self.close_column_granule(index, start, rows)?;
+        }
+        let first = arrow::compute::interleave_record_batch(batches, &[first])?;
+        let last = arrow::compute::interleave_record_batch(batches, &[last])?;
+        let partition_values = self
+            .keys
+            .partition_columns
+            .iter()
+            .map(|&col| {
+                let arrays: Vec<&dyn Array> = batches.iter().map(|b| b.column(col).as_ref()).collect();
+                Ok(arrow::compute::interleave(&arrays, order)?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.close_granule(rows, &first, last, &partition_values)
+    }
+
     fn write_granule(&mut self, granule: &RecordBatch) -> Result<()> {
         let rows = granule.num_rows();
-        for (column, array) in self.columns.iter_mut().zip(granule.columns()) {
-            let file = &mut self.files[column.file];
-            // Encoded straight into the block being gathered; a granule that would make
-            // the block larger than max_compress_block_size starts the next one.
+        for (index, array) in granule.columns().iter().enumerate() {
+            let column = &mut self.columns[index];
             let start = column.buf.len();
             crate::encoding::encode_array(array.as_ref(), &mut column.buf, column.transform)?;
-            let mut offset_in_block = start;
-            if start > 0 && column.buf.len() > self.settings.max_compress_block_size as usize {
-                let granule_bytes = column.buf.split_off(start);
-                column.flush_block(file)?;
-                column.buf.extend_from_slice(&granule_bytes);
-                offset_in_block = 0;
-            }
-            // The block's offset is known when the block is written (`flush_block`).
-            column.marks.push(Mark { block_offset: 0, offset_in_block: offset_in_block as u64, rows: rows as u64 });
-            column.unwritten_marks += 1;
-            if column.buf.len() >= self.settings.min_compress_block_size as usize {
-                column.flush_block(file)?;
-            }
+            self.close_column_granule(index, start, rows)?;
         }
-        let first = granule.slice(0, 1);
-        self.primary.push(self.keys.primary().iter().map(|k| k.evaluate(&first)).collect::<Result<_>>()?);
-        self.last_row = Some(granule.slice(rows - 1, 1));
-        for (slot, &col) in self.minmax.iter_mut().zip(&self.keys.partition_columns) {
-            *slot = merge_minmax(slot.take(), granule.column(col))?;
+        let partition_values: Vec<ArrayRef> = self.keys.partition_columns.iter().map(|&col| granule.column(col).clone()).collect();
+        self.close_granule(rows, &granule.slice(0, 1), granule.slice(rows - 1, 1), &partition_values)
+    }
+
+    /// After a granule of `rows` rows was encoded into column `index`'s buffer from
+    /// `start` on: its mark, and the block written when it is full.
+    fn close_column_granule(&mut self, index: usize, start: usize, rows: usize) -> Result<()> {
+        let column = &mut self.columns[index];
+        let file = &mut self.files[column.file];
+        // Encoded straight into the block being gathered; a granule that would make the
+        // block larger than max_compress_block_size starts the next one.
+        let mut offset_in_block = start;
+        if start > 0 && column.buf.len() > self.settings.max_compress_block_size as usize {
+            let granule_bytes = column.buf.split_off(start);
+            column.flush_block(file)?;
+            column.buf.extend_from_slice(&granule_bytes);
+            offset_in_block = 0;
+        }
+        // The block's offset is known when the block is written (`flush_block`).
+        column.marks.push(Mark { block_offset: 0, offset_in_block: offset_in_block as u64, rows: rows as u64 });
+        column.unwritten_marks += 1;
+        if column.buf.len() >= self.settings.min_compress_block_size as usize {
+            column.flush_block(file)?;
+        }
+        Ok(())
+    }
+
+    /// After every column of a granule was written: its primary-index entry (`first`:
+    /// its first row), the part's last row and the partition columns' min/max.
+    fn close_granule(&mut self, rows: usize, first: &RecordBatch, last: RecordBatch, partition_values: &[ArrayRef]) -> Result<()> {
+        self.primary.push(self.keys.primary().iter().map(|k| k.evaluate(first)).collect::<Result<_>>()?);
+        self.last_row = Some(last);
+        for (slot, values) in self.minmax.iter_mut().zip(partition_values) {
+            *slot = merge_minmax(slot.take(), values)?;
         }
         self.rows += rows as u64;
         Ok(())
