@@ -17,7 +17,9 @@ use granary_common::ErrorCode;
 use granary_types::ChType;
 
 use crate::args::{ch_error, illegal_type, is_numeric, is_string, Arity, DfResult};
-use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::func::{is_nullable_field, ExecCtx, RetCtx, ScalarDef};
+use datafusion::arrow::compute::kernels::zip::zip;
+use datafusion::arrow::compute::{is_not_null, is_null};
 use crate::tz::parse_tz;
 use convert::{convert, is_text, Conv, Mode};
 
@@ -88,6 +90,38 @@ fn named_conversion(name: &'static str, base: &'static str, target: ChType, mode
             Ok(with_mode(ret_target.clone(), mode))
         },
         move |ctx| run_convert(ctx, &target, mode, base),
+    )
+    .build()
+}
+
+/// `toTOrDefault(x[, default])`: `toT(x)`, or `default` (else the type's zero) where `x`
+/// cannot be converted.
+fn or_default_conversion(target: ChType) -> ScalarUDF {
+    let base = leak(format!("to{target}"));
+    let name = leak(format!("{base}OrDefault"));
+    let ret_target = target.clone();
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            check_source(ctx, Mode::Throw)?;
+            Ok(if is_nullable_field(ctx.field(0)) { ret_target.clone().into_nullable() } else { ret_target.clone() })
+        },
+        move |ctx| {
+            let source = ctx.array(0)?;
+            let converted = run_convert(ctx, &target, Mode::OrNull, base)?;
+            let default = match ctx.args.len() {
+                2 => {
+                    let cv = Conv { func: base, mode: Mode::Throw, config: ctx.config };
+                    convert(&ctx.array(1)?, &ctx.fields[1], &target, &cv)?
+                }
+                _ => datafusion::arrow::array::new_null_array(&target.to_arrow(), ctx.len),
+            };
+            let default = crate::func::defaults_at_nulls(&default)?;
+            // Where the source had a value the conversion could not read.
+            let failed = datafusion::arrow::compute::and(&is_null(&converted)?, &is_not_null(&source)?)?;
+            Ok(zip(&failed, &default, &converted)?)
+        },
     )
     .build()
 }
@@ -354,7 +388,7 @@ fn ignore() -> ScalarUDF {
 /// Every conversion function.
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     let mut out = Vec::new();
-    let numeric: [(&'static str, ChType); 10] = [
+    let numeric: [(&'static str, ChType); 14] = [
         ("toUInt8", ChType::UInt8),
         ("toUInt16", ChType::UInt16),
         ("toUInt32", ChType::UInt32),
@@ -363,6 +397,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         ("toInt16", ChType::Int16),
         ("toInt32", ChType::Int32),
         ("toInt64", ChType::Int64),
+        ("toInt128", ChType::Int128),
+        ("toUInt128", ChType::UInt128),
+        ("toInt256", ChType::Int256),
+        ("toUInt256", ChType::UInt256),
         ("toFloat32", ChType::Float32),
         ("toFloat64", ChType::Float64),
     ];
@@ -385,6 +423,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     // ClickHouse's `OrDefault` of the address types is the zero address.
     out.push(named_conversion("toIPv4OrDefault", "toIPv4", ChType::IPv4, Mode::OrZero));
     out.push(named_conversion("toIPv6OrDefault", "toIPv6", ChType::IPv6, Mode::OrZero));
+    for t in [ChType::Int128, ChType::UInt128, ChType::Int256, ChType::UInt256] {
+        out.push(or_default_conversion(t));
+    }
     out.push(to_fixed_string());
     out.push(to_string());
     out.push(cast_fn("CAST"));
