@@ -20,4 +20,9 @@ SELECT sum(x), toTypeName(sum(x)) FROM (SELECT toUInt256('1157920892373161954235
 SELECT sumMerge(s), maxMerge(m) FROM (SELECT sumState(i) AS s, maxState(u) AS m FROM w);
 -- UInt256 values from 2^255 up, compared, sorted and aggregated.
 SELECT v FROM (SELECT arrayJoin([toUInt256('57896044618658097711785492504343953926634992332820282019728792003956564819968'), toUInt256(1), toUInt256('57896044618658097711785492504343953926634992332820282019728792003956564819967')]) AS v) ORDER BY toString(v);
+SELECT arraySum([toInt128(1), toInt128(2)]), arraySum([toUInt128('340282366920938463463374607431768211455'), toUInt128(2)]), toTypeName(arraySum([toUInt256(1)])), arrayMax([toInt128(1), toInt128(-2)]), arrayMin([toUInt256(3), toUInt256(2)]);
+SELECT cityHash64(toInt128(1)), cityHash64(toUInt128(1)), cityHash64(toUInt256(1)), cityHash64(toInt256(-1)), sipHash64(toInt128(1)), xxHash64(toInt128(1));
+SELECT k, sum(j) FROM w GROUP BY k WITH TOTALS ORDER BY k;
+SELECT * FROM (SELECT toUInt128(number) AS a FROM numbers(3)) AS l JOIN (SELECT toUInt64(number) AS a FROM numbers(2)) AS r USING (a) ORDER BY a;
+SELECT i FROM w ORDER BY i LIMIT 2 BY k;
 DROP TABLE w;

@@ -483,7 +483,8 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     {
         return date_arith(op, &a, &ctx.array(1)?, &base, ctx);
     }
-    if is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1)) {
+    // Wide integers are decimals to Arrow: plain integer columns never pay for the check.
+    if (is_decimal(a.data_type()) || is_decimal(ctx.dt(1))) && (is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1))) {
         return wide_compute(op, ctx, &base);
     }
     if is_decimal(a.data_type()) || is_decimal(ctx.dt(1)) {

@@ -888,6 +888,9 @@ fn to_ipv6(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {
 
 /// The wide integer type of a source field, if it is one.
 fn wide_source(from: &Field) -> Option<WideInt> {
+    if !matches!(from.data_type(), DataType::Decimal128(..) | DataType::Decimal256(..)) {
+        return None;
+    }
     WideInt::of(ChType::from_field(from).base()).filter(|w| w.arrow_type() == *from.data_type())
 }
 
