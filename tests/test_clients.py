@@ -475,6 +475,21 @@ WIDE_QUERY = (
 )
 
 
+def assert_wide_bytes_load(server, fmt, body):
+    """ClickHouse's `body` of WIDE_QUERY in `fmt` inserts into wide columns, values intact."""
+    import chdb
+
+    table = "wide_" + fmt.lower()
+    server.query(f"DROP TABLE IF EXISTS {table}")
+    server.query(f"CREATE TABLE {table} ({WIDE_COLUMNS}) ENGINE = Memory")
+    try:
+        r = server.request(params={"query": f"INSERT INTO {table} FORMAT {fmt}"}, data=body)
+        assert r.status == 200, r.text
+        assert server.query(f"SELECT * FROM {table} ORDER BY b") == chdb.query(WIDE_QUERY + " ORDER BY b", "TSV").bytes().decode()
+    finally:
+        server.query(f"DROP TABLE {table}")
+
+
 @pytest.mark.parametrize("fmt", ["Native", "RowBinary", "RowBinaryWithNamesAndTypes"])
 def test_wide_integers_are_clickhouse_bytes(server, fmt):
     """Int128..UInt256 in binary formats: the bytes ClickHouse writes, and ClickHouse's
@@ -485,15 +500,7 @@ def test_wide_integers_are_clickhouse_bytes(server, fmt):
     mine = server.request(WIDE_QUERY + f" FORMAT {fmt}")
     assert mine.status == 200, mine.text
     assert mine.body == theirs
-    table = "wide_" + fmt.lower()
-    server.query(f"DROP TABLE IF EXISTS {table}")
-    server.query(f"CREATE TABLE {table} ({WIDE_COLUMNS}) ENGINE = Memory")
-    try:
-        r = server.request(params={"query": f"INSERT INTO {table} FORMAT {fmt}"}, data=theirs)
-        assert r.status == 200, r.text
-        assert server.query(f"SELECT * FROM {table}") == chdb.query(WIDE_QUERY, "TSV").bytes().decode()
-    finally:
-        server.query(f"DROP TABLE {table}")
+    assert_wide_bytes_load(server, fmt, theirs)
 
 
 @pytest.mark.parametrize("fmt", ["Parquet", "Arrow", "ArrowStream"])
@@ -519,15 +526,7 @@ def test_wide_integers_in_arrow_and_parquet(server, fmt):
     expected, got = read(theirs), read(mine.body)
     assert [f.type for f in got.schema] == [f.type for f in expected.schema]
     assert got.to_pydict() == expected.to_pydict()
-    table = "wide_" + fmt.lower()
-    server.query(f"DROP TABLE IF EXISTS {table}")
-    server.query(f"CREATE TABLE {table} ({WIDE_COLUMNS}) ENGINE = Memory")
-    try:
-        r = server.request(params={"query": f"INSERT INTO {table} FORMAT {fmt}"}, data=theirs)
-        assert r.status == 200, r.text
-        assert server.query(f"SELECT * FROM {table} ORDER BY b") == chdb.query(WIDE_QUERY + " ORDER BY b", "TSV").bytes().decode()
-    finally:
-        server.query(f"DROP TABLE {table}")
+    assert_wide_bytes_load(server, fmt, theirs)
 
 
 def test_wide_integers_through_clickhouse_connect(client):
