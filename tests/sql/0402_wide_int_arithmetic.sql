@@ -14,6 +14,7 @@ SELECT toInt128(1) / 0, toInt128(-1) / 0, toInt128(1) / toInt128(0);
 SELECT intDiv(toInt128(1), 0); -- { serverError ILLEGAL_DIVISION }
 SELECT toInt256(1) % 0; -- { serverError ILLEGAL_DIVISION }
 SELECT intDiv(toInt128('-170141183460469231731687303715884105728'), -1); -- { serverError ILLEGAL_DIVISION }
+SELECT intDivOrZero(toInt128(5), 0), intDivOrZero(toInt128(7), 2), moduloOrZero(toUInt256(7), 0), moduloOrZero(toInt128(-7), 3), intDivOrZero(toInt128('-170141183460469231731687303715884105728'), -1), intDivOrZero(toInt128(7), 0.), toTypeName(moduloOrZero(toInt128(5), 2));
 SELECT toInt128(1) + 1.5; -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT toInt128(1) * 1.5; -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 -- Comparisons with other numeric types.

@@ -276,7 +276,7 @@ pub(crate) fn words_to(words: PrimitiveArray<Decimal256Type>, ret: &ChType, ctx:
 
 /// Computes what [`wide_result_type`] typed: in 256-bit words, wrapping, then wrapped
 /// into the result type; `/` and `%` by a float in Float64.
-fn wide_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
+fn wide_compute(op: Op, ctx: &ExecCtx, ret: &ChType, or_zero: bool) -> DfResult<ArrayRef> {
     use datafusion::arrow::datatypes::{i256, Float64Type};
     let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
     let floats = |i: usize| -> DfResult<PrimitiveArray<Float64Type>> {
@@ -293,7 +293,7 @@ fn wide_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
         let (l, r) = (floats(0)?, floats(1)?);
         datafusion::arrow::compute::try_binary(&l, &r, |x, y| {
             let q = (x / y).trunc();
-            f64_to_i256_wrapping(q).ok_or(ArrowError::DivideByZero)
+            f64_to_i256_wrapping(q).or(or_zero.then_some(datafusion::arrow::datatypes::i256::ZERO)).ok_or(ArrowError::DivideByZero)
         })
         .map_err(arrow_error)?
     } else {
@@ -304,10 +304,14 @@ fn wide_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
             _ => None,
         };
         let divide = |x: i256, y: i256| -> Result<i256, ArrowError> {
+            let undefined = y == i256::ZERO || (y == i256::MINUS_ONE && Some(x) == dividend_min);
+            if undefined && or_zero {
+                return Ok(i256::ZERO);
+            }
             if y == i256::ZERO {
                 return Err(ArrowError::DivideByZero);
             }
-            if y == i256::MINUS_ONE && Some(x) == dividend_min {
+            if undefined {
                 return Err(ArrowError::ArithmeticOverflow(String::new()));
             }
             Ok(if op == Op::IntDiv { x.wrapping_div(y) } else { x.wrapping_rem(y) })
@@ -485,7 +489,7 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     }
     // Wide integers are decimals to Arrow: plain integer columns never pay for the check.
     if (is_decimal(a.data_type()) || is_decimal(ctx.dt(1))) && (is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1))) {
-        return wide_compute(op, ctx, &base);
+        return wide_compute(op, ctx, &base, false);
     }
     if is_decimal(a.data_type()) || is_decimal(ctx.dt(1)) {
         return decimal_compute(op, &a, &ctx.array(1)?, &base);
@@ -656,6 +660,9 @@ fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
         name,
         Arity::exact(2),
         move |ctx| {
+            if is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1)) {
+                return wide_result_type(op, ctx);
+            }
             if is_decimal(ctx.dt(0)) || is_decimal(ctx.dt(1)) {
                 return Err(illegal_type(ctx.name, 0, ctx.field(0)));
             }
@@ -663,6 +670,9 @@ fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
         },
         move |ctx| {
             let base = ctx.ret_ch().strip_nullable().clone();
+            if (is_decimal(ctx.dt(0)) || is_decimal(ctx.dt(1))) && (is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1))) {
+                return wide_compute(op, ctx, &base, true);
+            }
             let (a, b) = (ctx.array(0)?, ctx.array(1)?);
             let float = is_float(a.data_type()) || is_float(b.data_type());
             let work = if float { DataType::Float64 } else { DataType::Int64 };
