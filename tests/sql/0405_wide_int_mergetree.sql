@@ -22,6 +22,18 @@ INSERT INTO smt VALUES (1, 340282366920938463463374607431768211455, -1), (2, 5, 
 INSERT INTO smt VALUES (1, 2, -2), (2, 7, 7);
 OPTIMIZE TABLE smt FINAL;
 SELECT * FROM smt ORDER BY k;
+DROP TABLE IF EXISTS p;
+CREATE TABLE p (k Int128, u UInt256, s String) ENGINE = MergeTree PARTITION BY k % 3 ORDER BY (u, k) SETTINGS index_granularity = 2;
+INSERT INTO p SELECT toInt128(number) - 10, toUInt256(number * 7), toString(number) FROM numbers(40);
+SELECT partition, count() FROM system.parts WHERE database = currentDatabase() AND table = 'p' AND active GROUP BY partition ORDER BY partition;
+SELECT count() FROM p WHERE u = 70;
+SELECT count() FROM p WHERE u > 100 AND u < 200;
+SELECT sum(k) FROM p WHERE k IN (-10, 5, 29);
+SELECT count() FROM p WHERE u >= toUInt256(273);
+ALTER TABLE p DROP PARTITION 0;
+SELECT count(), sum(k) FROM p;
+SELECT k, u FROM p WHERE k = -9;
+DROP TABLE p;
 DROP TABLE mt;
 DROP TABLE rmt;
 DROP TABLE smt;
