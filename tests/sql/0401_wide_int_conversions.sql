@@ -26,3 +26,5 @@ SELECT toDecimal128(toInt128(5), 2), toDecimal32(toInt128(1000000), 0), toDecima
 SELECT CAST(toInt128(-1) AS UInt128), CAST(toUInt128(300) AS UInt8), CAST('-9' AS Int256), CAST(toInt128(1) AS String);
 SELECT toInt128(number) * toInt128(number), toUInt256(number) FROM numbers(3);
 SELECT toInt128(x) FROM (SELECT arrayJoin(['1', '-2', '30']) AS x);
+SELECT reinterpretAsUInt128('a'), reinterpretAsInt128(toUInt128('340282366920938463463374607431768211455')), reinterpretAsUInt256(toInt8(-1)), reinterpretAsInt256(toInt128(-1)), hex(reinterpretAsString(toUInt128(258))), reinterpretAsUInt64(toInt128(-1));
+SELECT toTypeName(reinterpretAsUInt128('a')), reinterpret(toInt256(-2), 'UInt256'), reinterpretAsFixedString(toInt128(65)) = 'A';
