@@ -7,6 +7,8 @@
 //! bits, signed if either side is); `minus` is always signed; `divide` is `Float64`;
 //! `intDiv` keeps the dividend's width; `modulo` takes the divisor's width (one size up
 //! when a signed value is divided by an unsigned one); any float makes `Float64`.
+//! Wide integers (`Int128`..`UInt256`) compute on 256-bit words with their own rules
+//! ([`wide_result_type`]).
 //! Integer overflow wraps. Comparisons return `UInt8` (0/1) like ClickHouse.
 //! Dates: `Date ± n` adds days, `DateTime ± n` adds seconds (wrapping in 32 bits),
 //! `Date - Date` is `Int32`, `date ± interval` moves by the interval's unit.
