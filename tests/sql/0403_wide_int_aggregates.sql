@@ -25,4 +25,6 @@ SELECT cityHash64(toInt128(1)), cityHash64(toUInt128(1)), cityHash64(toUInt256(1
 SELECT k, sum(j) FROM w GROUP BY k WITH TOTALS ORDER BY k;
 SELECT * FROM (SELECT toUInt128(number) AS a FROM numbers(3)) AS l JOIN (SELECT toUInt64(number) AS a FROM numbers(2)) AS r USING (a) ORDER BY a;
 SELECT i FROM w ORDER BY i LIMIT 2 BY k;
+SELECT quantile(0.5)(i), median(i - 100), quantileExact(0.3)(i), toTypeName(quantileExact(0.3)(i)), quantiles(0.1, 0.9)(i), quantileExactWeighted(0.5)(i, k), quantileDeterministic(0.5)(i, k) FROM w;
+SELECT quantileTDigest(0.5)(i) FROM w; -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 DROP TABLE w;
