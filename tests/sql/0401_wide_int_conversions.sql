@@ -17,6 +17,8 @@ SELECT toInt128OrZero('abc'), toInt128OrNull('abc'), toUInt128OrZero('-1'), toUI
 SELECT toInt128OrZero('170141183460469231731687303715884105728');
 SELECT toInt128OrZero(5); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT toInt128OrDefault('x', toInt128(7)), toUInt128OrDefault('5'), toInt256OrDefault(toInt8(-1)), toUInt256OrDefault('-1'), toTypeName(toUInt256OrDefault('1'));
+SELECT toInt256OrDefault(CAST(NULL AS Nullable(String))), toTypeName(toInt256OrDefault(toNullable('1'))), toInt128OrDefault(x, toInt128(-9)) FROM (SELECT arrayJoin(['1', 'y']) AS x);
+SELECT toUInt128OrDefault('x', toNullable(toUInt128(5))); -- { serverError BAD_ARGUMENTS }
 -- Back to narrower types: integers wrap, floats round, strings and decimals are exact.
 SELECT toInt8(toInt128('300')), toUInt8(toInt128(-1)), toInt64(toUInt128('340282366920938463463374607431768211455')), toUInt64(toInt256('18446744073709551617'));
 SELECT toInt128(toUInt256('340282366920938463463374607431768211457')), toUInt128(toInt256(-1)), toInt256(toUInt256('115792089237316195423570985008687907853269984665640564039457584007913129639935'));

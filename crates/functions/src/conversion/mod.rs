@@ -17,9 +17,9 @@ use granary_common::ErrorCode;
 use granary_types::ChType;
 
 use crate::args::{ch_error, illegal_type, is_numeric, is_string, Arity, DfResult};
-use crate::func::{is_nullable_field, ExecCtx, RetCtx, ScalarDef};
+use crate::func::{ExecCtx, RetCtx, ScalarDef};
 use datafusion::arrow::compute::kernels::zip::zip;
-use datafusion::arrow::compute::{is_not_null, is_null};
+use datafusion::arrow::compute::is_null;
 use crate::tz::parse_tz;
 use convert::{convert, is_text, Conv, Mode};
 
@@ -94,8 +94,8 @@ fn named_conversion(name: &'static str, base: &'static str, target: ChType, mode
     .build()
 }
 
-/// `toTOrDefault(x[, default])`: `toT(x)`, or `default` (else the type's zero) where `x`
-/// cannot be converted.
+/// `toTOrDefault(x[, default])`: `toT(x)`, or `default` (of type `T` exactly; else the
+/// type's zero) where `x` is NULL or cannot be converted. Never Nullable.
 fn or_default_conversion(target: ChType) -> ScalarUDF {
     let base = leak(format!("to{target}"));
     let name = leak(format!("{base}OrDefault"));
@@ -105,10 +105,15 @@ fn or_default_conversion(target: ChType) -> ScalarUDF {
         Arity::range(1, 2),
         move |ctx| {
             check_source(ctx, Mode::Throw)?;
-            Ok(if is_nullable_field(ctx.field(0)) { ret_target.clone().into_nullable() } else { ret_target.clone() })
+            if ctx.arg_count() == 2 && ctx.ch(1) != ret_target {
+                return Err(ch_error(
+                    ErrorCode::BAD_ARGUMENTS,
+                    format!("Default value type should be same as cast type. Expected {ret_target}. Actual {}", ctx.ch(1)),
+                ));
+            }
+            Ok(ret_target.clone())
         },
         move |ctx| {
-            let source = ctx.array(0)?;
             let converted = run_convert(ctx, &target, Mode::OrNull, base)?;
             let default = match ctx.args.len() {
                 2 => {
@@ -118,11 +123,10 @@ fn or_default_conversion(target: ChType) -> ScalarUDF {
                 _ => datafusion::arrow::array::new_null_array(&target.to_arrow(), ctx.len),
             };
             let default = crate::func::defaults_at_nulls(&default)?;
-            // Where the source had a value the conversion could not read.
-            let failed = datafusion::arrow::compute::and(&is_null(&converted)?, &is_not_null(&source)?)?;
-            Ok(zip(&failed, &default, &converted)?)
+            Ok(zip(&is_null(&converted)?, &default, &converted)?)
         },
     )
+    .custom_nulls()
     .build()
 }
 
