@@ -462,3 +462,85 @@ def test_every_type_round_trips_through_rows_pandas_and_arrow(client):
     finally:
         for t in tables:
             client.command(f"DROP TABLE IF EXISTS {t}")
+
+
+WIDE_COLUMNS = "a Int128, b UInt128, c Int256, d UInt256, e Nullable(Int128)"
+WIDE_QUERY = (
+    "SELECT toInt128(x.1) AS a, toUInt128(x.2) AS b, toInt256(x.3) AS c, toUInt256(x.4) AS d, "
+    "toInt128OrNull(if(x.1 = '5', 'x', x.1)) AS e FROM (SELECT arrayJoin(["
+    "('-170141183460469231731687303715884105728', '340282366920938463463374607431768211455', "
+    "'-57896044618658097711785492504343953926634992332820282019728792003956564819968', "
+    "'115792089237316195423570985008687907853269984665640564039457584007913129639935'), "
+    "('5', '6', '-7', '57896044618658097711785492504343953926634992332820282019728792003956564819968')]) AS x)"
+)
+
+
+def assert_wide_bytes_load(server, fmt, body):
+    """ClickHouse's `body` of WIDE_QUERY in `fmt` inserts into wide columns, values intact."""
+    import chdb
+
+    table = "wide_" + fmt.lower()
+    server.query(f"DROP TABLE IF EXISTS {table}")
+    server.query(f"CREATE TABLE {table} ({WIDE_COLUMNS}) ENGINE = Memory")
+    try:
+        r = server.request(params={"query": f"INSERT INTO {table} FORMAT {fmt}"}, data=body)
+        assert r.status == 200, r.text
+        assert server.query(f"SELECT * FROM {table} ORDER BY b") == chdb.query(WIDE_QUERY + " ORDER BY b", "TSV").bytes().decode()
+    finally:
+        server.query(f"DROP TABLE {table}")
+
+
+@pytest.mark.parametrize("fmt", ["Native", "RowBinary", "RowBinaryWithNamesAndTypes"])
+def test_wide_integers_are_clickhouse_bytes(server, fmt):
+    """Int128..UInt256 in binary formats: the bytes ClickHouse writes, and ClickHouse's
+    bytes read back into a table."""
+    import chdb
+
+    theirs = chdb.query(WIDE_QUERY, fmt).bytes()
+    mine = server.request(WIDE_QUERY + f" FORMAT {fmt}")
+    assert mine.status == 200, mine.text
+    assert mine.body == theirs
+    assert_wide_bytes_load(server, fmt, theirs)
+
+
+@pytest.mark.parametrize("fmt", ["Parquet", "Arrow", "ArrowStream"])
+def test_wide_integers_in_arrow_and_parquet(server, fmt):
+    """ClickHouse writes wide integers to Arrow and Parquet as little-endian FixedSizeBinary;
+    so does Granary, and ClickHouse's files load into wide columns."""
+    import io
+
+    import chdb
+    import pyarrow.ipc
+    import pyarrow.parquet
+
+    def read(body):
+        if fmt == "Parquet":
+            return pyarrow.parquet.read_table(io.BytesIO(body))
+        if fmt == "Arrow":
+            return pyarrow.ipc.open_file(pa.BufferReader(body)).read_all()
+        return pyarrow.ipc.open_stream(pa.BufferReader(body)).read_all()
+
+    theirs = chdb.query(WIDE_QUERY, fmt).bytes()
+    mine = server.request(WIDE_QUERY + f" FORMAT {fmt}")
+    assert mine.status == 200, mine.text
+    expected, got = read(theirs), read(mine.body)
+    assert [f.type for f in got.schema] == [f.type for f in expected.schema]
+    assert got.to_pydict() == expected.to_pydict()
+    assert_wide_bytes_load(server, fmt, theirs)
+
+
+def test_wide_integers_through_clickhouse_connect(client):
+    """Python ints in and out of Int128..UInt256 columns."""
+    name = "cc_wide_" + ("c" if client.compression else "p")
+    client.command(f"DROP TABLE IF EXISTS {name}")
+    client.command(f"CREATE TABLE {name} ({WIDE_COLUMNS}) ENGINE = MergeTree ORDER BY a")
+    try:
+        rows = [
+            [-(2**127), 2**128 - 1, -(2**255), 2**256 - 1, None],
+            [5, 0, 7, 2**255, -(2**100)],
+        ]
+        client.insert(name, rows, column_names=["a", "b", "c", "d", "e"])
+        assert [list(r) for r in client.query(f"SELECT * FROM {name} ORDER BY a").result_rows] == rows
+        assert client.query(f"SELECT sum(b), max(a) FROM {name}").result_rows == [(2**128 - 1, 5)]
+    finally:
+        client.command(f"DROP TABLE {name}")

@@ -180,6 +180,8 @@ fn fixed_width(t: &ChType) -> Result<usize> {
         ChType::UInt32 | ChType::Int32 | ChType::Float32 | ChType::Date32 | ChType::DateTime(_) => 4,
         ChType::UInt64 | ChType::Int64 | ChType::Float64 | ChType::DateTime64(..) | ChType::Interval(_) => 8,
         ChType::Decimal(p, _) => decimal_width(*p),
+        ChType::Int128 | ChType::UInt128 => 16,
+        ChType::Int256 | ChType::UInt256 => 32,
         ChType::Uuid => 16,
         ChType::FixedString(n) if *n > 0 => *n,
         other => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Type {other} is not supported in binary formats"))),
@@ -835,6 +837,10 @@ impl Col {
                 16 => fixed_from::<Decimal128Type, 16>(t, array, |v| v.to_le_bytes())?,
                 _ => fixed_from::<Decimal256Type, 32>(t, array, |v| v.to_le_bytes())?,
             },
+            // Little-endian two's complement, as ClickHouse writes them.
+            ChType::Int128 => fixed_from::<Decimal128Type, 16>(t, array, |v| v.to_le_bytes())?,
+            ChType::UInt128 => fixed_from::<Decimal256Type, 16>(t, array, |v| v.to_parts().0.to_le_bytes())?,
+            ChType::Int256 | ChType::UInt256 => fixed_from::<Decimal256Type, 32>(t, array, |v| v.to_le_bytes())?,
         })
     }
 
@@ -959,6 +965,9 @@ fn fixed_to_arrow(t: &ChType, data: &[u8], width: usize, nulls: Option<NullBuffe
             16 => primitive::<Decimal128Type, 16>(data, nulls, data_type, i128::from_le_bytes)?,
             _ => primitive::<Decimal256Type, 32>(data, nulls, data_type, i256::from_le_bytes)?,
         },
+        ChType::Int128 => primitive::<Decimal128Type, 16>(data, nulls, data_type, i128::from_le_bytes)?,
+        ChType::UInt128 => primitive::<Decimal256Type, 16>(data, nulls, data_type, |b| i256::from_parts(u128::from_le_bytes(b), 0))?,
+        ChType::Int256 | ChType::UInt256 => primitive::<Decimal256Type, 32>(data, nulls, data_type, i256::from_le_bytes)?,
         ChType::Uuid => {
             let mut swapped = Vec::with_capacity(data.len());
             data.chunks_exact(16).for_each(|c| swap_uuid(c, &mut swapped));

@@ -26,7 +26,7 @@ use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::kernels::zip::zip;
 use datafusion::arrow::compute::{cast, is_not_null};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::{internal_err, ScalarValue};
+use datafusion::common::{internal_err, DataFusionError, ScalarValue};
 use datafusion::functions_aggregate::{array_agg, average, count, first_last, min_max, sum};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
@@ -34,6 +34,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, ReversedUDAF, Signature, StatisticsArgs,
     Volatility,
 };
+use granary_types::wide::WideInt;
 use granary_types::ChType;
 
 use crate::args::{illegal_type, is_decimal, is_float, is_integer, is_signed_int, Arity, DfResult};
@@ -119,6 +120,8 @@ impl Wrapped {
                 return Ok(ChType::Array(Box::new(inner)));
             }
             _ if dt == &DataType::Null => return Ok(ChType::Nullable(Box::new(ChType::Nothing))),
+            // `sum(Int128)` is Int128 (wrapping), as in ClickHouse.
+            Kind::Sum if WideInt::of(ch_type_of_field(arg).base()).is_some() => ch_type_of_field(arg).base().clone(),
             Kind::Sum => match dt {
                 t if is_signed_int(t) => ChType::Int64,
                 t if is_integer(t) || t == &DataType::Boolean => ChType::UInt64,
@@ -175,7 +178,11 @@ impl Output {
         let target = self.ret.data_type();
         let mut out = match self.kind {
             Kind::GroupArray => return self.group_array(array),
-            _ if array.data_type() != target => cast(&array, target)?,
+            // DataFusion sums UInt128 in a wider decimal: wrapped back into 128 bits.
+            _ if array.data_type() != target => match WideInt::of(ch_type_of_field(&self.ret).base()) {
+                Some(kind) => kind.narrow(&kind.widen(array.as_ref()).map_err(|e| DataFusionError::External(Box::new(e)))?),
+                None => cast(&array, target)?,
+            },
             _ => array,
         };
         if self.fill_default && out.null_count() > 0 && target != &DataType::Null {

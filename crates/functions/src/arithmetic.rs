@@ -7,6 +7,8 @@
 //! bits, signed if either side is); `minus` is always signed; `divide` is `Float64`;
 //! `intDiv` keeps the dividend's width; `modulo` takes the divisor's width (one size up
 //! when a signed value is divided by an unsigned one); any float makes `Float64`.
+//! Wide integers (`Int128`..`UInt256`) compute on 256-bit words with their own rules
+//! ([`wide_result_type`]).
 //! Integer overflow wraps. Comparisons return `UInt8` (0/1) like ClickHouse.
 //! Dates: `Date ± n` adds days, `DateTime ± n` adds seconds (wrapping in 32 bits),
 //! `Date - Date` is `Int32`, `date ± interval` moves by the interval's unit.
@@ -18,10 +20,11 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Primitive
 use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::compute::kernels::{cmp, numeric};
-use datafusion::arrow::datatypes::{DataType, Date32Type, Decimal128Type, Int64Type};
+use datafusion::arrow::datatypes::{DataType, Date32Type, Decimal128Type, Decimal256Type, Int64Type};
 use datafusion::arrow::error::ArrowError;
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
+use granary_types::wide::{f64_to_i256_wrapping, WideInt};
 use granary_types::ChType;
 
 use crate::args::{byte_width, ch_error, illegal_type, int_type, is_decimal, is_float, is_integer, is_signed_int, Arity, DfResult};
@@ -68,6 +71,9 @@ fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
         (Op::Minus, DataType::Date32, DataType::Date32) => return Ok(ChType::Int32),
         (Op::Minus, DataType::Timestamp(..), DataType::Timestamp(..)) => return Ok(ChType::Int64),
         _ => {}
+    }
+    if is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1)) {
+        return wide_result_type(op, ctx);
     }
     if is_decimal(a) || is_decimal(b) {
         return decimal_result_type(op, ctx);
@@ -189,6 +195,137 @@ fn interval_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
             Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields, columns, None)?))
         }
     }
+}
+
+pub(crate) fn is_wide(t: &ChType) -> bool {
+    WideInt::of(t.base()).is_some()
+}
+
+/// Width in bytes and signedness of an integer operand, wide integers included.
+pub(crate) fn int_shape(t: &ChType) -> Option<(usize, bool)> {
+    Some(match t.base() {
+        ChType::UInt8 | ChType::Bool => (1, false),
+        ChType::UInt16 => (2, false),
+        ChType::UInt32 => (4, false),
+        ChType::UInt64 => (8, false),
+        ChType::Int8 => (1, true),
+        ChType::Int16 => (2, true),
+        ChType::Int32 => (4, true),
+        ChType::Int64 => (8, true),
+        ChType::UInt128 => (16, false),
+        ChType::Int128 => (16, true),
+        ChType::UInt256 => (32, false),
+        ChType::Int256 => (32, true),
+        _ => return None,
+    })
+}
+
+/// The integer type of a width in bytes, wide ones included.
+pub(crate) fn int_of_width(signed: bool, width: usize) -> ChType {
+    match (signed, width) {
+        (false, 16) => ChType::UInt128,
+        (true, 16) => ChType::Int128,
+        (false, 32) => ChType::UInt256,
+        (true, 32) => ChType::Int256,
+        _ => ChType::from_arrow(&int_type(signed, width), false),
+    }
+}
+
+/// Result types with a wide integer operand (ClickHouse's `NumberTraits`, checked with
+/// chdb): `+ - *` take the wider operand's width without growing past it (`UInt64 +
+/// Int128` is Int128, `UInt128 + Int8` is Int128), `-` is signed; `intDiv` keeps the
+/// dividend's width, `%` the divisor's (one size up below 8 bytes for a signed dividend:
+/// `toInt128(7) % 2` is Int16); `/` is Float64. Floats only divide (`/`, `%`, `intDiv`):
+/// `toInt128(1) + 1.5` is ILLEGAL_TYPE_OF_ARGUMENT in ClickHouse, and so are decimals
+/// here (ClickHouse gives them odd decimal types).
+fn wide_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
+    let (a, b) = (ctx.ch(0).base().clone(), ctx.ch(1).base().clone());
+    let is_float_type = |t: &ChType| matches!(t, ChType::Float32 | ChType::Float64);
+    let illegal_pair = || ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal types {a} and {b} of arguments of function {}", ctx.name));
+    let (sa, sb) = (int_shape(&a), int_shape(&b));
+    for (shape, t) in [(sa, &a), (sb, &b)] {
+        if shape.is_none() && !is_float_type(t) {
+            return Err(illegal_pair());
+        }
+    }
+    let grown = |w: usize| if w < 8 { w * 2 } else { w };
+    Ok(match (op, sa, sb) {
+        (Op::Divide, ..) | (Op::Modulo, None, _) | (Op::Modulo, _, None) => ChType::Float64,
+        (Op::IntDiv, Some((wa, signed_a)), b) => int_of_width(signed_a || b.is_none_or(|(_, signed_b)| signed_b), wa),
+        (Op::Plus | Op::Multiply, Some((wa, signed_a)), Some((wb, signed_b))) => int_of_width(signed_a || signed_b, wa.max(wb)),
+        (Op::Minus, Some((wa, _)), Some((wb, _))) => int_of_width(true, wa.max(wb)),
+        (Op::Modulo, Some((_, signed_a)), Some((wb, _))) => int_of_width(signed_a, if signed_a { grown(wb) } else { wb }),
+        _ => return Err(illegal_pair()),
+    })
+}
+
+/// Argument `i` as 256-bit words (sign- or zero-extended by its own type).
+pub(crate) fn words_of(ctx: &ExecCtx, i: usize) -> DfResult<PrimitiveArray<Decimal256Type>> {
+    let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+    let words = convert(&ctx.array(i)?, &ctx.fields[i], &ChType::Int256, &cv)?;
+    Ok(words.as_primitive::<Decimal256Type>().clone())
+}
+
+/// 256-bit words as a column of `ret` (wrapped into a narrower type as ClickHouse does).
+pub(crate) fn words_to(words: PrimitiveArray<Decimal256Type>, ret: &ChType, ctx: &ExecCtx) -> DfResult<ArrayRef> {
+    if let Some(kind) = WideInt::of(ret) {
+        return Ok(kind.narrow(&words));
+    }
+    let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+    let words: ArrayRef = Arc::new(words.with_data_type(WideInt::Int256.arrow_type()));
+    convert(&words, &ChType::Int256.to_arrow_field(""), ret, &cv)
+}
+
+/// Computes what [`wide_result_type`] typed: in 256-bit words, wrapping, then wrapped
+/// into the result type; `/` and `%` by a float in Float64.
+fn wide_compute(op: Op, ctx: &ExecCtx, ret: &ChType, or_zero: bool) -> DfResult<ArrayRef> {
+    use datafusion::arrow::datatypes::{i256, Float64Type};
+    let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+    let floats = |i: usize| -> DfResult<PrimitiveArray<Float64Type>> {
+        Ok(convert(&ctx.array(i)?, &ctx.fields[i], &ChType::Float64, &cv)?.as_primitive::<Float64Type>().clone())
+    };
+    let any_float = is_float(ctx.dt(0)) || is_float(ctx.dt(1));
+    if *ret == ChType::Float64 {
+        let (l, r) = (floats(0)?, floats(1)?);
+        let out = if op == Op::Divide { numeric::div(&l, &r) } else { numeric::rem(&l, &r) };
+        return out.map_err(arrow_error);
+    }
+    let words: PrimitiveArray<Decimal256Type> = if any_float {
+        // intDiv with a float operand: the truncated float quotient.
+        let (l, r) = (floats(0)?, floats(1)?);
+        datafusion::arrow::compute::try_binary(&l, &r, |x, y| {
+            let q = (x / y).trunc();
+            f64_to_i256_wrapping(q).or(or_zero.then_some(datafusion::arrow::datatypes::i256::ZERO)).ok_or(ArrowError::DivideByZero)
+        })
+        .map_err(arrow_error)?
+    } else {
+        let (l, r) = (words_of(ctx, 0)?, words_of(ctx, 1)?);
+        let dividend_min = match ctx.ch(0).base() {
+            ChType::Int128 => Some(i256::from_i128(i128::MIN)),
+            ChType::Int256 => Some(i256::MIN),
+            _ => None,
+        };
+        let divide = |x: i256, y: i256| -> Result<i256, ArrowError> {
+            let undefined = y == i256::ZERO || (y == i256::MINUS_ONE && Some(x) == dividend_min);
+            if undefined && or_zero {
+                return Ok(i256::ZERO);
+            }
+            if y == i256::ZERO {
+                return Err(ArrowError::DivideByZero);
+            }
+            if undefined {
+                return Err(ArrowError::ArithmeticOverflow(String::new()));
+            }
+            Ok(if op == Op::IntDiv { x.wrapping_div(y) } else { x.wrapping_rem(y) })
+        };
+        match op {
+            Op::Plus => datafusion::arrow::compute::binary(&l, &r, |x, y| x.wrapping_add(y))?,
+            Op::Minus => datafusion::arrow::compute::binary(&l, &r, |x, y| x.wrapping_sub(y))?,
+            Op::Multiply => datafusion::arrow::compute::binary(&l, &r, |x, y| x.wrapping_mul(y))?,
+            _ => datafusion::arrow::compute::try_binary(&l, &r, divide).map_err(arrow_error)?,
+        }
+    };
+    words_to(words, ret, ctx)
 }
 
 fn decimal_parts(dt: &DataType) -> Option<(u8, u8)> {
@@ -351,6 +488,10 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
         || matches!(ctx.dt(1), DataType::Date32 | DataType::Timestamp(..))
     {
         return date_arith(op, &a, &ctx.array(1)?, &base, ctx);
+    }
+    // Wide integers are decimals to Arrow: plain integer columns never pay for the check.
+    if (is_decimal(a.data_type()) || is_decimal(ctx.dt(1))) && (is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1))) {
+        return wide_compute(op, ctx, &base, false);
     }
     if is_decimal(a.data_type()) || is_decimal(ctx.dt(1)) {
         return decimal_compute(op, &a, &ctx.array(1)?, &base);
@@ -521,6 +662,9 @@ fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
         name,
         Arity::exact(2),
         move |ctx| {
+            if is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1)) {
+                return wide_result_type(op, ctx);
+            }
             if is_decimal(ctx.dt(0)) || is_decimal(ctx.dt(1)) {
                 return Err(illegal_type(ctx.name, 0, ctx.field(0)));
             }
@@ -528,6 +672,9 @@ fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
         },
         move |ctx| {
             let base = ctx.ret_ch().strip_nullable().clone();
+            if (is_decimal(ctx.dt(0)) || is_decimal(ctx.dt(1))) && (is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1))) {
+                return wide_compute(op, ctx, &base, true);
+            }
             let (a, b) = (ctx.array(0)?, ctx.array(1)?);
             let float = is_float(a.data_type()) || is_float(b.data_type());
             let work = if float { DataType::Float64 } else { DataType::Int64 };
@@ -579,6 +726,10 @@ fn negate() -> ScalarUDF {
         Arity::exact(1),
         |ctx| {
             let dt = ctx.dt(0);
+            // `-toUInt128(1)` is Int128: the signed type of the same width.
+            if let Some((width, _)) = int_shape(&ctx.ch(0)).filter(|_| is_wide(&ctx.ch(0))) {
+                return Ok(int_of_width(true, width));
+            }
             if is_decimal(dt) || is_float(dt) || is_signed_int(dt) {
                 return Ok(ctx.ch(0).strip_nullable().clone());
             }
@@ -589,6 +740,9 @@ fn negate() -> ScalarUDF {
         },
         |ctx| {
             let base = ctx.ret_ch().strip_nullable().clone();
+            if is_wide(&base) {
+                return words_to(words_of(ctx, 0)?.unary(|v| v.wrapping_neg()), &base, ctx);
+            }
             let a = ctx.array(0)?;
             let a = if a.data_type() == &base.to_arrow() { a } else { wrap_to(&a, &base, ctx)? };
             Ok(numeric::neg_wrapping(&a)?)
@@ -606,6 +760,10 @@ fn abs() -> ScalarUDF {
         Arity::exact(1),
         |ctx| {
             let dt = ctx.dt(0);
+            // `abs(toInt128(-1))` is UInt128.
+            if let Some((width, _)) = int_shape(&ctx.ch(0)).filter(|_| is_wide(&ctx.ch(0))) {
+                return Ok(int_of_width(false, width));
+            }
             if is_signed_int(dt) {
                 return Ok(ChType::from_arrow(&int_type(false, width(dt)), false));
             }
@@ -617,6 +775,9 @@ fn abs() -> ScalarUDF {
         |ctx| {
             let a = ctx.array(0)?;
             let base = ctx.ret_ch().strip_nullable().clone();
+            if is_wide(&base) {
+                return words_to(words_of(ctx, 0)?.unary(|v| v.wrapping_abs()), &base, ctx);
+            }
             if is_signed_int(a.data_type()) {
                 let wide = cast(&a, &DataType::Int64)?;
                 let magnitudes: ArrayRef = Arc::new(wide.as_primitive::<Int64Type>().unary::<_, datafusion::arrow::datatypes::UInt64Type>(i64::unsigned_abs));
@@ -696,6 +857,11 @@ fn comparable_without_supertype(a: &ChType, b: &ChType) -> Option<ChType> {
                 })
                 .collect::<Option<Vec<_>>>()?;
             Some(ChType::Tuple(items))
+        }
+        (x, y) if is_number(x) && is_number(y) && (WideInt::of(x).is_some() || WideInt::of(y).is_some()) => {
+            // UInt256 with a signed type: compared as Int256, in which UInt256 values
+            // from 2^255 up are negative (as everywhere, see granary_types::wide).
+            Some(if matches!(x, ChType::Float32 | ChType::Float64) || matches!(y, ChType::Float32 | ChType::Float64) { ChType::Float64 } else { ChType::Int256 })
         }
         (x, y) if is_number(x) && is_number(y) => {
             Some(if matches!(x, ChType::Float32 | ChType::Float64) || matches!(y, ChType::Float32 | ChType::Float64) { ChType::Float64 } else { ChType::Decimal(20, 0) })

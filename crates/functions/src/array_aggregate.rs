@@ -13,14 +13,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    make_comparator, Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int64Array, ListArray, UInt32Array,
+    make_comparator, Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int64Array, ListArray, PrimitiveArray, UInt32Array,
     UInt64Array, UInt8Array,
 };
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Decimal128Type, Field, Float32Type, Float64Type, Int64Type, UInt64Type};
+use datafusion::arrow::datatypes::{i256, DataType, Decimal128Type, Decimal256Type, Field, Float32Type, Float64Type, Int64Type, UInt64Type};
 use datafusion::arrow::row::{RowConverter, SortField};
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
+use granary_types::wide::WideInt;
 use granary_types::ChType;
 
 use crate::args::{ch_error, Arity, DfResult};
@@ -125,6 +126,7 @@ pub(crate) fn sum_type(element: &ChType) -> DfResult<ChType> {
         ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Bool => ChType::UInt64,
         ChType::Float32 | ChType::Float64 => ChType::Float64,
         ChType::Decimal(p, s) if *p <= 38 => ChType::Decimal(38, *s),
+        ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => element.clone(),
         other => {
             return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("array aggregation function cannot be performed on type {other}")));
         }
@@ -157,6 +159,12 @@ pub(crate) fn sum_lists(values: &ArrayRef, offsets: &[i32], result: &ChType) -> 
             Arc::new(Float64Array::from_iter_values(
                 (0..rows).map(|r| range(r).filter(|i| v.is_valid(*i)).fold(0f64, |acc, i| acc + v.value(i))),
             ))
+        }
+        ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => {
+            let kind = WideInt::of(result).ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, "not a wide integer"))?;
+            let v = kind.widen(values.as_ref()).map_err(|e| ch_error(e.code(), e.message().to_string()))?;
+            let sums = (0..rows).map(|r| range(r).filter(|i| v.is_valid(*i)).fold(i256::ZERO, |acc, i| acc.wrapping_add(v.value(i))));
+            kind.narrow(&PrimitiveArray::<Decimal256Type>::from_iter_values(sums))
         }
         ChType::Decimal(p, s) => {
             let v = cast(values, &DataType::Decimal128(*p, *s as i8))?;

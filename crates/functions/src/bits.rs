@@ -4,7 +4,8 @@
 //! Result types are ClickHouse's: `bitAnd/Or/Xor` take the wider width, signed if either
 //! side is (`bitAnd(toUInt8(1), toInt8(1))` is Int8); `bitNot` and the shifts keep the
 //! first argument's type, so bits shifted past its width are lost (`bitShiftLeft(
-//! toUInt8(1), 8)` is 0). The work is done on 64 bits and wrapped to the result type.
+//! toUInt8(1), 8)` is 0). The work is done on 64 bits (256 for wide integers) and wrapped
+//! to the result type.
 
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use granary_common::ErrorCode;
 use granary_types::ChType;
 
 use crate::args::{byte_width, ch_error, int_type, is_float, is_integer, is_signed_int, Arity, DfResult};
+use crate::arithmetic::{int_of_width, int_shape, is_wide, words_of, words_to};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
 
 fn is_bit_operand(dt: &DataType) -> bool {
@@ -84,6 +86,10 @@ fn bit_logic(name: &'static str, how: Logic) -> ScalarUDF {
         name,
         Arity::exact(2),
         |ctx| {
+            if is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1)) {
+                let (Some((wa, sa)), Some((wb, sb))) = (int_shape(&ctx.ch(0)), int_shape(&ctx.ch(1))) else { return Err(illegal_pair(ctx)) };
+                return Ok(int_of_width(sa || sb, wa.max(wb)));
+            }
             let (a, b) = (ctx.dt(0), ctx.dt(1));
             if !is_bit_operand(a) || !is_bit_operand(b) {
                 return Err(illegal_pair(ctx));
@@ -92,6 +98,16 @@ fn bit_logic(name: &'static str, how: Logic) -> ScalarUDF {
             Ok(ChType::from_arrow(&int_type(signed, width_of(a).max(width_of(b))), false))
         },
         move |ctx| {
+            let ret = ctx.ret_ch().strip_nullable().clone();
+            if is_wide(&ret) {
+                let (a, b) = (words_of(ctx, 0)?, words_of(ctx, 1)?);
+                let out = datafusion::arrow::compute::binary(&a, &b, |x, y| match how {
+                    Logic::And => x & y,
+                    Logic::Or => x | y,
+                    Logic::Xor => x ^ y,
+                })?;
+                return words_to(out, &ret, ctx);
+            }
             let (a, b) = (bits_of(ctx, 0)?, bits_of(ctx, 1)?);
             let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&a, &b, |x, y| match how {
                 Logic::And => x & y,
@@ -113,12 +129,21 @@ fn bit_not() -> ScalarUDF {
             if is_float(dt) {
                 return Ok(ChType::Int64);
             }
+            if is_wide(&ctx.ch(0)) {
+                return Ok(ctx.ch(0).base().clone());
+            }
             if !is_bit_operand(dt) {
                 return Err(crate::args::illegal_type(ctx.name, 0, ctx.field(0)));
             }
             Ok(ChType::from_arrow(&int_type(is_signed_int(dt), width_of(dt)), false))
         },
-        |ctx| narrowed(bits_of(ctx, 0)?.unary(|v| !v), ctx),
+        |ctx| {
+            let ret = ctx.ret_ch().strip_nullable().clone();
+            if is_wide(&ret) {
+                return words_to(words_of(ctx, 0)?.unary(|v| !v), &ret, ctx);
+            }
+            narrowed(bits_of(ctx, 0)?.unary(|v| !v), ctx)
+        },
     )
     .build()
 }

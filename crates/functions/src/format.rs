@@ -154,6 +154,12 @@ pub(crate) fn write_value(
             return Ok(());
         }
     }
+    if let Some(kind) = granary_types::wide::WideInt::of(base).filter(|w| w.arrow_type() == *array.data_type()) {
+        if let Some(v) = kind.value(array, row) {
+            out.push_str(&kind.to_text(v));
+            return Ok(());
+        }
+    }
     match (base, array.data_type()) {
         (ChType::IPv4, DataType::UInt32) => {
             push_str(out, &granary_types::ip::format_ipv4(array.as_primitive::<UInt32Type>().value(row)), quoted);

@@ -172,6 +172,9 @@ fn hash_kind(ch: &ChType) -> Result<HashKind, String> {
         ChType::Float32 => HashKind::Float32,
         ChType::Float64 => HashKind::Float64,
         ChType::DateTime64(..) => HashKind::RawBytes(8),
+        // Their little-endian bytes, as ClickHouse hashes them (UInt128 is held in 32).
+        ChType::Int128 | ChType::UInt128 => HashKind::RawBytes(16),
+        ChType::Int256 | ChType::UInt256 => HashKind::RawBytes(32),
         ChType::Decimal(precision, _) => HashKind::RawBytes(match precision {
             0..=9 => 4,
             10..=18 => 8,
@@ -217,6 +220,10 @@ fn column_hashes(ctx: &ExecCtx, index: usize, algorithm: Algorithm) -> DfResult<
         HashKind::RawBytes(width) => match array.data_type() {
             DataType::Decimal128(..) => {
                 let decimals = array.as_primitive::<Decimal128Type>();
+                decimals.values().iter().map(|v| algorithm.bytes(&v.to_le_bytes()[..width])).collect()
+            }
+            DataType::Decimal256(..) => {
+                let decimals = array.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>();
                 decimals.values().iter().map(|v| algorithm.bytes(&v.to_le_bytes()[..width])).collect()
             }
             _ => {

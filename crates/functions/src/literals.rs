@@ -303,6 +303,7 @@ fn union_supertypes(node: LogicalPlan) -> datafusion::common::Result<(LogicalPla
         match t {
             ChType::Nullable(inner) | ChType::Array(inner) => handled(inner),
             ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => true,
+            ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => true,
             ChType::Float32 | ChType::Float64 | ChType::Nothing => true,
             // Date with DateTime is DateTime (DataFusion's planner made it a nanosecond
             // timestamp: see `peel_union_cast`).

@@ -182,6 +182,7 @@ fn elem_of(t: &ChType) -> Option<Elem> {
         ChType::Int16 => Elem::Int { width: 2, signed: true },
         ChType::Int32 | ChType::Date32 => Elem::Int { width: 4, signed: true },
         ChType::Int64 | ChType::DateTime64(..) => Elem::Int { width: 8, signed: true },
+        ChType::Int128 => Elem::Int { width: 16, signed: true },
         ChType::Decimal(p, _) if *p <= 9 => Elem::Int { width: 4, signed: true },
         ChType::Decimal(p, _) if *p <= 18 => Elem::Int { width: 8, signed: true },
         ChType::Decimal(p, _) if *p <= 38 => Elem::Int { width: 16, signed: true },
@@ -1016,7 +1017,9 @@ impl Quantile {
         }
         let arg = ch_type_of_field(&args[0]);
         let base = arg.strip_nullable().base().clone();
-        let allowed = elem_of(&base).is_some() && !(matches!(self.kind, Kind::TDigest | Kind::Deterministic) && matches!(base, ChType::Decimal(..)));
+        let allowed = elem_of(&base).is_some()
+            && !(matches!(self.kind, Kind::TDigest | Kind::Deterministic) && matches!(base, ChType::Decimal(..)))
+            && !(self.kind == Kind::TDigest && base == ChType::Int128);
         let illegal = |t: ChType| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument for aggregate function {}.", self.family));
         if !allowed || matches!(base, ChType::Bool) {
             return Err(illegal(arg));

@@ -6,8 +6,7 @@
 //! Each row's source bytes go through one buffer of the target's width: shorter sources
 //! are zero-padded, longer ones cut (a String's first bytes; a number's low bytes). A
 //! `String` result drops trailing zero bytes, as ClickHouse does; `reinterpret(s,
-//! 'Array(T)')` cuts a String into values of a fixed-size `T`. Granary has no 128/256
-//! bit integers, so `reinterpretAs(U)Int128/256` are not provided.
+//! 'Array(T)')` cuts a String into values of a fixed-size `T`.
 
 use std::sync::Arc;
 
@@ -52,7 +51,8 @@ fn fixed_width(t: &ChType) -> Option<usize> {
         ChType::UInt32 | ChType::Int32 | ChType::Float32 | ChType::Date32 | ChType::DateTime(_) | ChType::IPv4 => 4,
         ChType::UInt64 | ChType::Int64 | ChType::Float64 | ChType::DateTime64(..) => 8,
         ChType::Decimal(p, _) => decimal_width(*p),
-        ChType::Uuid | ChType::IPv6 => 16,
+        ChType::Uuid | ChType::IPv6 | ChType::Int128 | ChType::UInt128 => 16,
+        ChType::Int256 | ChType::UInt256 => 32,
         ChType::FixedString(n) => *n,
         _ => return None,
     })
@@ -71,6 +71,10 @@ fn is_numeric_like(t: &ChType) -> bool {
             | ChType::Int16
             | ChType::Int32
             | ChType::Int64
+            | ChType::Int128
+            | ChType::UInt128
+            | ChType::Int256
+            | ChType::UInt256
             | ChType::Bool
             | ChType::Float32
             | ChType::Float64
@@ -319,6 +323,18 @@ fn build_fixed(to: &ChType, width: usize, bytes: Vec<u8>, rows: usize) -> DfResu
             let values: Vec<i256> = chunks.map(|c| i256::from_le_bytes(le(c))).collect();
             Arc::new(Decimal256Array::from(values).with_precision_and_scale(*p, *s as i8)?)
         }
+        ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => {
+            let kind = granary_types::wide::WideInt::of(to).ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, "not a wide integer"))?;
+            let words: Vec<i256> = chunks
+                .map(|c| {
+                    let mut word = [0u8; 32];
+                    word[..width].copy_from_slice(c);
+                    i256::from_le_bytes(word)
+                })
+                .collect();
+            // Int128's 16 bytes are sign-extended by `narrow`, which keeps the low 128 bits.
+            kind.narrow(&Decimal256Array::from(words))
+        }
         ChType::Uuid => {
             let mut text: Vec<u8> = Vec::with_capacity(rows * 16);
             for c in chunks {
@@ -389,6 +405,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         ("reinterpretAsInt16", "Int16"),
         ("reinterpretAsInt32", "Int32"),
         ("reinterpretAsInt64", "Int64"),
+        ("reinterpretAsInt128", "Int128"),
+        ("reinterpretAsUInt128", "UInt128"),
+        ("reinterpretAsInt256", "Int256"),
+        ("reinterpretAsUInt256", "UInt256"),
         ("reinterpretAsFloat32", "Float32"),
         ("reinterpretAsFloat64", "Float64"),
         ("reinterpretAsDate", "Date"),

@@ -93,6 +93,9 @@ fn put_value(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
         ScalarValue::Float32(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
         ScalarValue::Float64(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
         ScalarValue::Decimal128(Some(x), _, _) => out.extend_from_slice(&x.to_le_bytes()),
+        // Decimal256 and Int256/UInt256 are 32 bytes in ClickHouse too; UInt128 (held as
+        // Decimal256) takes 32 here where ClickHouse's state has 16.
+        ScalarValue::Decimal256(Some(x), _, _) => out.extend_from_slice(&x.to_le_bytes()),
         ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => {
             put_varuint(out, s.len() as u64);
             out.extend_from_slice(s.as_bytes());
@@ -145,6 +148,10 @@ fn get_value(input: &mut &[u8], dt: &DataType) -> DfResult<ScalarValue> {
         DataType::Float32 => le!(f32, Float32),
         DataType::Float64 => le!(f64, Float64),
         DataType::Date32 => le!(i32, Date32),
+        DataType::Decimal256(p, s) => {
+            let v = datafusion::arrow::datatypes::i256::from_le_bytes(take(input, 32)?.try_into().map_err(|_| truncated())?);
+            ScalarValue::Decimal256(Some(v), *p, *s)
+        }
         DataType::Timestamp(_, _) | DataType::Decimal128(..) | DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let raw = match dt {
                 DataType::Timestamp(..) => ScalarValue::Int64(Some(i64::from_le_bytes(take(input, 8)?.try_into().map_err(|_| truncated())?))),

@@ -689,7 +689,10 @@ fn update_hash_with_value<S: ByteSink>(hasher: &mut S, array: &ArrayRef, ty: &Ch
             return Ok(());
         }
         DataType::Decimal256(..) => {
-            hasher.update(&array.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>().value(row).to_le_bytes());
+            let bytes = array.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>().value(row).to_le_bytes();
+            // UInt128 is held zero-extended in 32 bytes; ClickHouse keeps 16.
+            let width = if matches!(ty, ChType::UInt128) { 16 } else { 32 };
+            hasher.update(&bytes[..width]);
             return Ok(());
         }
         DataType::Boolean => array.as_boolean().value(row) as i128,
@@ -720,6 +723,7 @@ fn update_hash_with_value<S: ByteSink>(hasher: &mut S, array: &ArrayRef, ty: &Ch
         ChType::Enum16(_) => 2,
         ChType::IPv4 => 4,
         ChType::DateTime64(..) | ChType::Interval(_) => 8,
+        ChType::Int128 => 16,
         other => integer_width(other).unwrap_or(8),
     };
     hasher.update(&value.to_le_bytes()[..width]);

@@ -541,7 +541,11 @@ impl<'a> Merger<'a> {
                 }
             }
             let array = if values.is_empty() { arrow::array::new_empty_array(field.data_type()) } else { ScalarValue::iter_to_array(values)? };
-            arrays[*col] = arrow::compute::cast(&array, field.data_type())?;
+            arrays[*col] = match granary_types::wide::WideInt::of(granary_types::ChType::from_field(&field).base()) {
+                // UInt128 is summed in 256 bits: wrapped back into 128, as ClickHouse wraps.
+                Some(kind) => kind.narrow(&kind.widen(array.as_ref())?),
+                None => arrow::compute::cast(&array, field.data_type())?,
+            };
         }
         let chunk = RecordBatch::try_new(chunk.schema(), arrays)?;
         if all_zero.iter().any(|z| *z) {

@@ -23,6 +23,11 @@ pub enum ChType {
     Int16,
     Int32,
     Int64,
+    /// `Int128`..`UInt256`: wide integers, held as scale-0 Arrow decimals (see [`crate::wide`]).
+    Int128,
+    UInt128,
+    Int256,
+    UInt256,
     Float32,
     Float64,
     Bool,
@@ -191,6 +196,7 @@ impl ChType {
             ChType::Int16 => DataType::Int16,
             ChType::Int32 => DataType::Int32,
             ChType::Int64 => DataType::Int64,
+            ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => crate::wide::WideInt::of(self).map_or(DataType::Null, |w| w.arrow_type()),
             ChType::Float32 => DataType::Float32,
             ChType::Float64 => DataType::Float64,
             ChType::Bool => DataType::Boolean,
@@ -497,6 +503,10 @@ impl fmt::Display for ChType {
             ChType::Int16 => f.write_str("Int16"),
             ChType::Int32 => f.write_str("Int32"),
             ChType::Int64 => f.write_str("Int64"),
+            ChType::Int128 => f.write_str("Int128"),
+            ChType::UInt128 => f.write_str("UInt128"),
+            ChType::Int256 => f.write_str("Int256"),
+            ChType::UInt256 => f.write_str("UInt256"),
             ChType::Float32 => f.write_str("Float32"),
             ChType::Float64 => f.write_str("Float64"),
             ChType::Bool => f.write_str("Bool"),
@@ -559,6 +569,7 @@ mod tests {
             "Nullable(UInt32)", "LowCardinality(String)", "LowCardinality(Nullable(String))", "Array(Nullable(Int8))",
             "Array(Array(String))", "Tuple(UInt8, String)", "Tuple(a UInt8, b Array(String))", "Map(String, UInt64)", "UUID",
             "DateTime64(1)", "LowCardinality(Nullable(UInt8))", "IntervalDay", "Nullable(IntervalMonth)", "Decimal(76, 3)",
+            "Int128", "UInt128", "Int256", "UInt256", "Nullable(UInt256)", "Array(Int128)", "LowCardinality(UInt128)", "Decimal(38, 0)", "Decimal(39, 0)", "Decimal(76, 0)",
         ] {
             let t = ChType::parse(name).unwrap();
             assert_eq!(t.to_string(), name);

@@ -13,6 +13,9 @@
 //! | ClickHouse | Arrow |
 //! |---|---|
 //! | `UInt8..UInt64`, `Int8..Int64` | same-width integers |
+//! | `Int128` | `Decimal128(38, 0)` (see [`wide`]) |
+//! | `UInt128` | `Decimal256(39, 0)` |
+//! | `Int256`, `UInt256` | `Decimal256(76, 0)` (`UInt256`: the raw bits, values from 2^255 up sort as negative) |
 //! | `Float32`, `Float64` | `Float32`, `Float64` |
 //! | `Bool` | `Boolean` |
 //! | `String` | `Utf8` |
@@ -48,6 +51,7 @@ pub mod ip;
 mod parse;
 pub mod text;
 mod views;
+pub mod wide;
 
 pub use chtype::{ChType, IntervalKind, CH_TYPE_METADATA_KEY, NULLABLE_METADATA_KEY};
 pub use views::{plain_arguments, without_views};

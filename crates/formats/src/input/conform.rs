@@ -4,12 +4,13 @@
 //! data take their defaults, and NULLs of a non-Nullable target become defaults
 //! (`input_format_null_as_default`) or fail.
 
-use arrow::array::{make_array, Array, ArrayRef, RecordBatchOptions};
+use arrow::array::{make_array, Array, ArrayRef, AsArray, RecordBatchOptions};
 use arrow::compute::CastOptions;
-use arrow::datatypes::{DataType, SchemaRef};
+use arrow::datatypes::{DataType, Field, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
 use granary_types::text::{ColumnBuilder, TextOptions};
+use granary_types::wide::WideInt;
 use granary_types::ChType;
 
 /// A column of `rows` defaults of target column `index`.
@@ -62,6 +63,13 @@ fn to_fixed_string(column: &ArrayRef, target: &DataType, name: &str) -> Result<O
     Ok(Some(std::sync::Arc::new(builder.finish())))
 }
 
+/// ClickHouse's Arrow and Parquet wide integers (`FixedSizeBinary` of 16 or 32
+/// little-endian bytes) into an `Int128`..`UInt256` column.
+fn from_wide_binary(column: &ArrayRef, field: &Field) -> Option<ArrayRef> {
+    let kind = WideInt::of(ChType::from_field(field).base())?;
+    kind.from_fixed_binary(column.as_fixed_size_binary_opt()?)
+}
+
 /// A batch of `schema` from `columns` (name, values) of `rows` rows read by `format`.
 pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRef)], text: &TextOptions, format: &str) -> Result<RecordBatch> {
     let mut out = Vec::with_capacity(schema.fields().len());
@@ -76,6 +84,8 @@ pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRe
             relabeled
         } else if let Some(fixed) = to_fixed_string(column, field.data_type(), field.name())? {
             fixed
+        } else if let Some(wide) = from_wide_binary(column, field) {
+            wide
         } else {
             let strict = CastOptions { safe: false, ..Default::default() };
             arrow::compute::cast_with_options(column, field.data_type(), &strict).map_err(|e| {

@@ -8,10 +8,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use arrow::array::ArrayRef;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::ipc::writer::{FileWriter, StreamWriter};
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
+use granary_types::wide::WideInt;
 use granary_types::ChType;
 
 use crate::{FormatSettings, OutputFormat, QueryStatistics};
@@ -73,7 +75,19 @@ fn ch_data_type(t: &ChType, settings: &FormatSettings) -> DataType {
 
 impl ArrowOutput {
     pub fn new(schema: SchemaRef, stream: bool, settings: &FormatSettings) -> Result<Self> {
-        let fields: Vec<Field> = schema.fields().iter().map(|f| ch_field(f.name(), &ChType::from_field(f), f.is_nullable(), settings)).collect();
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|f| {
+                let t = ChType::from_field(f);
+                match WideInt::of(t.base()) {
+                    // ClickHouse writes wide integers as their little-endian bytes (nested
+                    // ones stay decimals here).
+                    Some(kind) => Field::new(f.name(), DataType::FixedSizeBinary(kind.byte_width() as i32), f.is_nullable()),
+                    None => ch_field(f.name(), &t, f.is_nullable(), settings),
+                }
+            })
+            .collect();
         let schema = Arc::new(Schema::new(fields));
         let writer = if stream {
             Writer::Stream(StreamWriter::try_new(Vec::new(), &schema).map_err(arrow_error)?)
@@ -112,8 +126,17 @@ impl OutputFormat for ArrowOutput {
             .schema
             .fields()
             .iter()
+            .zip(batch.schema().fields())
             .zip(batch.columns())
-            .map(|(f, c)| if c.data_type() == f.data_type() { Ok(c.clone()) } else { arrow::compute::cast(c, f.data_type()).map_err(arrow_error) })
+            .map(|((f, from), c)| {
+                if c.data_type() == f.data_type() {
+                    return Ok(c.clone());
+                }
+                match WideInt::of(ChType::from_field(from).base()) {
+                    Some(kind) => Ok(Arc::new(kind.to_fixed_binary(c.as_ref())?) as ArrayRef),
+                    None => arrow::compute::cast(c, f.data_type()).map_err(arrow_error),
+                }
+            })
             .collect::<Result<Vec<_>>>()?;
         let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(arrow_error)?;
         match self.writer.as_mut() {

@@ -77,6 +77,10 @@ pub(crate) fn aligns_right(t: &ChType) -> bool {
             | ChType::Int16
             | ChType::Int32
             | ChType::Int64
+            | ChType::Int128
+            | ChType::UInt128
+            | ChType::Int256
+            | ChType::UInt256
             | ChType::Float32
             | ChType::Float64
             | ChType::Decimal(..)
@@ -99,11 +103,24 @@ pub(crate) fn is_number(t: &ChType) -> bool {
             | ChType::Int16
             | ChType::Int32
             | ChType::Int64
+            | ChType::Int128
+            | ChType::UInt128
+            | ChType::Int256
+            | ChType::UInt256
             | ChType::Float32
             | ChType::Float64
             | ChType::Bool
             | ChType::Decimal(..)
     )
+}
+
+/// A numeric column as Float64 (ClickHouse's `getFloat64`), for the number tip; wide
+/// integers through their own conversion (UInt256 is unsigned).
+pub(crate) fn as_float64(field: &arrow::datatypes::Field, column: &arrow::array::ArrayRef) -> Option<arrow::array::Float64Array> {
+    if let Some(kind) = granary_types::wide::WideInt::of(ChType::from_field(field).base()) {
+        return kind.widen(column.as_ref()).ok().map(|words| words.unary(|v| kind.to_f64(v)));
+    }
+    arrow::compute::cast(column, &DataType::Float64).ok().and_then(|a| a.as_primitive_opt::<Float64Type>().cloned())
 }
 
 impl Pretty {
@@ -210,8 +227,8 @@ impl Pretty {
     fn cell_writers(&self, batch: &RecordBatch) -> Result<CellWriters> {
         // The last column as Float64 (ClickHouse's getFloat64), for the number tip.
         let numbers = if self.last_column_number {
-            let last = batch.column(batch.num_columns() - 1);
-            arrow::compute::cast(last, &DataType::Float64).ok().and_then(|a| a.as_primitive_opt::<Float64Type>().cloned())
+            let last = batch.num_columns() - 1;
+            as_float64(batch.schema().field(last), batch.column(last))
         } else {
             None
         };

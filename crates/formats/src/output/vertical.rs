@@ -5,15 +5,15 @@
 //! (` -- 12.35 million`). Rows past `output_format_pretty_max_rows` are left out and
 //! `Showed first N.` ends the output; `WITH TOTALS` adds a `Totals:` block.
 
-use arrow::array::{Array, AsArray, Float64Array};
-use arrow::datatypes::{DataType, Float64Type, SchemaRef};
+use arrow::array::{Array, Float64Array};
+use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use granary_common::Result;
 use granary_types::text::{ColumnWriter, TextOptions, TextStyle};
 use granary_types::ChType;
 
 use super::column_writers;
-use super::pretty::{is_number, truncate_name, write_number_tip};
+use super::pretty::{as_float64, is_number, truncate_name, write_number_tip};
 use crate::{FormatSettings, OutputFormat, QueryStatistics};
 
 pub struct Vertical {
@@ -74,14 +74,9 @@ impl Vertical {
         batch
             .columns()
             .iter()
+            .zip(batch.schema().fields())
             .zip(&self.numbers)
-            .map(|(column, number)| {
-                if !number {
-                    return None;
-                }
-                let cast = arrow::compute::cast(column, &DataType::Float64).ok()?;
-                cast.as_primitive_opt::<Float64Type>().cloned()
-            })
+            .map(|((column, field), number)| if *number { as_float64(field, column) } else { None })
             .collect()
     }
 }

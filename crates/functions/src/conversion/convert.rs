@@ -20,6 +20,7 @@ use datafusion::arrow::datatypes::{
 };
 use datafusion::common::config::ConfigOptions;
 use granary_common::ErrorCode;
+use granary_types::wide::{f64_to_i256_wrapping, WideInt, WideParseError};
 use granary_types::ChType;
 
 use crate::args::{ch_error, is_float, is_signed_int, DfResult};
@@ -71,6 +72,10 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
         ChType::Int16 => Ok(Arc::new(to_int::<Int16Type>(array, from, cv)?)),
         ChType::Int32 => Ok(Arc::new(to_int::<Int32Type>(array, from, cv)?)),
         ChType::Int64 => Ok(Arc::new(to_int::<Int64Type>(array, from, cv)?)),
+        ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => match WideInt::of(to) {
+            Some(kind) => to_wide(array, from, kind, cv),
+            None => Err(unsupported(from, &to.to_string())),
+        },
         ChType::Float64 => Ok(Arc::new(to_f64(array, from, cv, "Float64")?)),
         ChType::Float32 => {
             let wide = to_f64(array, from, cv, "Float32")?;
@@ -368,6 +373,9 @@ fn to_int<T: IntTarget>(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<P
 
 fn to_f64(array: &ArrayRef, from: &Field, cv: &Conv, name: &str) -> DfResult<Float64Array> {
     let dt = from.data_type();
+    if let Some(kind) = wide_source(from) {
+        return Ok(kind.widen(array.as_ref()).map_err(|e| ch_error(e.code(), e.message().to_string()))?.unary(|v| kind.to_f64(v)));
+    }
     if is_text(dt) {
         let mut b = PrimitiveBuilder::<Float64Type>::with_capacity(array.len());
         for_each_text(array, |v| {
@@ -878,13 +886,88 @@ fn to_ipv6(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<ArrayRef> {
     Ok(Arc::new(b.finish()))
 }
 
+/// The wide integer type of a source field, if it is one.
+fn wide_source(from: &Field) -> Option<WideInt> {
+    if !matches!(from.data_type(), DataType::Decimal128(..) | DataType::Decimal256(..)) {
+        return None;
+    }
+    WideInt::of(ChType::from_field(from).base()).filter(|w| w.arrow_type() == *from.data_type())
+}
+
+/// `Int128`..`UInt256` from text (wrapping, as ClickHouse reads them, also in the
+/// `OrZero`/`OrNull` variants), numbers (floats truncated and wrapped), decimals
+/// (truncated; out of range is DECIMAL_OVERFLOW), dates and times, other wide integers
+/// (wrapped).
+fn to_wide(array: &ArrayRef, from: &Field, kind: WideInt, cv: &Conv) -> DfResult<ArrayRef> {
+    let dt = from.data_type();
+    let type_error = |e: granary_common::Error| ch_error(e.code(), e.message().to_string());
+    let words: PrimitiveArray<Decimal256Type> = if is_text(dt) {
+        let type_name = kind.ch_type().to_string();
+        let mut b = PrimitiveBuilder::<Decimal256Type>::with_capacity(array.len());
+        for_each_text(array, |v| {
+            match v {
+                None => b.append_null(),
+                Some(text) => match kind.parse(text.as_bytes()) {
+                    Ok((v, _)) => b.append_value(v),
+                    Err(e) => match cv.mode {
+                        Mode::Throw => {
+                            let fail = match e {
+                                WideParseError::Empty => ParseFail::Empty,
+                                WideParseError::AtBegin => ParseFail::AtBegin,
+                                WideParseError::Trailing(pos) => ParseFail::Trailing(pos),
+                                WideParseError::Negative => ParseFail::Negative,
+                            };
+                            let func = if cv.func.is_empty() { format!("to{type_name}") } else { cv.func.to_string() };
+                            return Err(fail.to_error(text, &type_name, &func));
+                        }
+                        Mode::OrZero => b.append_value(i256::ZERO),
+                        Mode::OrNull => b.append_null(),
+                    },
+                },
+            }
+            Ok(())
+        })?;
+        b.finish()
+    } else if let Some(source) = wide_source(from) {
+        source.widen(array.as_ref()).map_err(type_error)?
+    } else if let Some(wide) = widen(array, dt)? {
+        match wide {
+            Wide::Signed(a) => a.unary(|v| i256::from_i128(v as i128)),
+            Wide::Unsigned(a) => a.unary(|v| i256::from_i128(v as i128)),
+            Wide::Float(a) => a.try_unary(|v| f64_to_i256_wrapping(v).ok_or_else(nan_to_int_error))?,
+        }
+    } else {
+        let overflow = || ch_error(ErrorCode::DECIMAL_OVERFLOW, "Convert overflow");
+        let in_range = move |v: i256| {
+            let fits = kind.wrap(v) == v || (kind == WideInt::UInt256 && !v.is_negative());
+            if fits && (kind.is_signed() || !v.is_negative()) {
+                Ok(v)
+            } else {
+                Err(overflow())
+            }
+        };
+        match dt {
+            DataType::Decimal128(_, s) => {
+                let pow = 10i128.pow((*s).max(0) as u32);
+                array.as_primitive::<Decimal128Type>().try_unary(|v| in_range(i256::from_i128(v / pow)))?
+            }
+            DataType::Decimal256(_, s) => {
+                let pow = pow10_256((*s).max(0) as u32);
+                array.as_primitive::<Decimal256Type>().try_unary(|v| in_range(v.wrapping_div(pow)))?
+            }
+            DataType::Timestamp(..) => timestamp_seconds(array)?.unary(|v| i256::from_i128(v as i128)),
+            _ => return Err(unsupported(from, &kind.ch_type().to_string())),
+        }
+    };
+    Ok(kind.narrow(&words))
+}
+
 fn pow10_256(exp: u32) -> i256 {
     i256::from_i128(10).wrapping_pow(exp)
 }
 
 fn i256_to_f64(v: i256) -> f64 {
-    let (low, high) = v.to_parts();
-    high as f64 * 2f64.powi(128) + low as f64
+    WideInt::Int256.to_f64(v)
 }
 
 /// `Decimal(P, S)` with P above 38, held as `Decimal256`: the same rules as [`to_decimal`]

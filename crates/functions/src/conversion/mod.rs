@@ -18,6 +18,8 @@ use granary_types::ChType;
 
 use crate::args::{ch_error, illegal_type, is_numeric, is_string, Arity, DfResult};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use datafusion::arrow::compute::kernels::zip::zip;
+use datafusion::arrow::compute::is_null;
 use crate::tz::parse_tz;
 use convert::{convert, is_text, Conv, Mode};
 
@@ -89,6 +91,42 @@ fn named_conversion(name: &'static str, base: &'static str, target: ChType, mode
         },
         move |ctx| run_convert(ctx, &target, mode, base),
     )
+    .build()
+}
+
+/// `toTOrDefault(x[, default])`: `toT(x)`, or `default` (of type `T` exactly; else the
+/// type's zero) where `x` is NULL or cannot be converted. Never Nullable.
+fn or_default_conversion(target: ChType) -> ScalarUDF {
+    let base = leak(format!("to{target}"));
+    let name = leak(format!("{base}OrDefault"));
+    let ret_target = target.clone();
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            check_source(ctx, Mode::Throw)?;
+            if ctx.arg_count() == 2 && ctx.ch(1) != ret_target {
+                return Err(ch_error(
+                    ErrorCode::BAD_ARGUMENTS,
+                    format!("Default value type should be same as cast type. Expected {ret_target}. Actual {}", ctx.ch(1)),
+                ));
+            }
+            Ok(ret_target.clone())
+        },
+        move |ctx| {
+            let converted = run_convert(ctx, &target, Mode::OrNull, base)?;
+            let default = match ctx.args.len() {
+                2 => {
+                    let cv = Conv { func: base, mode: Mode::Throw, config: ctx.config };
+                    convert(&ctx.array(1)?, &ctx.fields[1], &target, &cv)?
+                }
+                _ => datafusion::arrow::array::new_null_array(&target.to_arrow(), ctx.len),
+            };
+            let default = crate::func::defaults_at_nulls(&default)?;
+            Ok(zip(&is_null(&converted)?, &default, &converted)?)
+        },
+    )
+    .custom_nulls()
     .build()
 }
 
@@ -354,7 +392,7 @@ fn ignore() -> ScalarUDF {
 /// Every conversion function.
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     let mut out = Vec::new();
-    let numeric: [(&'static str, ChType); 10] = [
+    let numeric: [(&'static str, ChType); 14] = [
         ("toUInt8", ChType::UInt8),
         ("toUInt16", ChType::UInt16),
         ("toUInt32", ChType::UInt32),
@@ -363,6 +401,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         ("toInt16", ChType::Int16),
         ("toInt32", ChType::Int32),
         ("toInt64", ChType::Int64),
+        ("toInt128", ChType::Int128),
+        ("toUInt128", ChType::UInt128),
+        ("toInt256", ChType::Int256),
+        ("toUInt256", ChType::UInt256),
         ("toFloat32", ChType::Float32),
         ("toFloat64", ChType::Float64),
     ];
@@ -385,6 +427,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     // ClickHouse's `OrDefault` of the address types is the zero address.
     out.push(named_conversion("toIPv4OrDefault", "toIPv4", ChType::IPv4, Mode::OrZero));
     out.push(named_conversion("toIPv6OrDefault", "toIPv6", ChType::IPv6, Mode::OrZero));
+    for t in [ChType::Int128, ChType::UInt128, ChType::Int256, ChType::UInt256] {
+        out.push(or_default_conversion(t));
+    }
     out.push(to_fixed_string());
     out.push(to_string());
     out.push(cast_fn("CAST"));

@@ -37,6 +37,7 @@ use granary_common::{Error, ErrorCode, Result};
 use super::datetime::{parse_date, parse_datetime, Zone, DATE32_MAX_DAY, DATE32_MIN_DAY, DATE_MAX_DAY, DATE_MIN_DAY};
 use super::escape::{read_json_string, read_quoted_string, shorten};
 use super::TextOptions;
+use crate::wide::{WideInt, WideParseError};
 use crate::ChType;
 
 /// `date_time_input_format`.
@@ -86,6 +87,8 @@ enum Data {
     DateTime { values: Vec<i64>, zone: Zone, unit: TimeUnit, precision: u32, wide: bool },
     Decimal128 { values: Vec<i128>, precision: u8, scale: u8 },
     Decimal256 { values: Vec<i256>, precision: u8, scale: u8 },
+    /// `Int128`..`UInt256` as 256-bit words, narrowed to the type's Arrow type at the end.
+    Wide { kind: WideInt, values: Vec<i256> },
     List { offsets: Vec<i32>, child: Box<ColumnBuilder> },
     Tuple { children: Vec<ColumnBuilder> },
     Map { offsets: Vec<i32>, keys: Box<ColumnBuilder>, values: Box<ColumnBuilder> },
@@ -187,6 +190,9 @@ impl ColumnBuilder {
             },
             ChType::Decimal(p, s) if *p <= 38 => Data::Decimal128 { values: Vec::new(), precision: *p, scale: *s },
             ChType::Decimal(p, s) => Data::Decimal256 { values: Vec::new(), precision: *p, scale: *s },
+            ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => {
+                Data::Wide { kind: WideInt::of(&base).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "not a wide integer"))?, values: Vec::new() }
+            }
             ChType::Array(inner) => Data::List { offsets: vec![0], child: Box::new(ColumnBuilder::with_type(inner, opts)?) },
             ChType::Tuple(items) => {
                 Data::Tuple { children: items.iter().map(|(_, t)| ColumnBuilder::with_type(t, opts)).collect::<Result<_>>()? }
@@ -313,7 +319,7 @@ impl ColumnBuilder {
             Data::Date { days, .. } => days.push(0),
             Data::DateTime { values, .. } => values.push(0),
             Data::Decimal128 { values, .. } => values.push(0),
-            Data::Decimal256 { values, .. } => values.push(i256::ZERO),
+            Data::Decimal256 { values, .. } | Data::Wide { values, .. } => values.push(i256::ZERO),
             Data::List { offsets, child } => offsets.push(child.len() as i32),
             Data::Tuple { children } => {
                 for c in children.iter_mut() {
@@ -356,7 +362,7 @@ impl ColumnBuilder {
             Data::Date { days, .. } => days.truncate(len),
             Data::DateTime { values, .. } => values.truncate(len),
             Data::Decimal128 { values, .. } => values.truncate(len),
-            Data::Decimal256 { values, .. } => values.truncate(len),
+            Data::Decimal256 { values, .. } | Data::Wide { values, .. } => values.truncate(len),
             Data::List { offsets, child } => {
                 offsets.truncate(len + 1);
                 child.truncate(offsets[len] as usize);
@@ -474,6 +480,7 @@ impl ColumnBuilder {
             }
             Data::Decimal128 { values, precision, scale } => values.push(parse_decimal128(text, *precision, *scale, t)?),
             Data::Decimal256 { values, precision, scale } => values.push(parse_decimal256(text, *precision, *scale, t)?),
+            Data::Wide { kind, values } => values.push(parse_wide(*kind, text, t, wraps)?),
             Data::List { .. } | Data::Tuple { .. } | Data::Map { .. } => {
                 return self.parse_text(text);
             }
@@ -635,7 +642,7 @@ impl ColumnBuilder {
                     // input_format_json_read_bools_as_numbers / _as_strings.
                     Data::Str { .. } => self.parse_scalar(word),
                     Data::I8(_) | Data::I16(_) | Data::I32(_) | Data::I64(_) | Data::U8(_) | Data::U16(_) | Data::U32(_) | Data::U64(_)
-                    | Data::F32(_) | Data::F64(_) | Data::Decimal128 { .. } | Data::Decimal256 { .. } => {
+                    | Data::F32(_) | Data::F64(_) | Data::Decimal128 { .. } | Data::Decimal256 { .. } | Data::Wide { .. } => {
                         self.parse_scalar(if value { b"1" } else { b"0" })
                     }
                     _ => Err(Error::new(ErrorCode::CANNOT_PARSE_TEXT, format!("Cannot parse {} from JSON bool {}", self.ch_type, shorten(word)))),
@@ -814,6 +821,7 @@ impl ColumnBuilder {
             Data::Decimal256 { values, precision, scale } => {
                 Arc::new(Decimal256Array::new(take_vec(values), nulls).with_precision_and_scale(*precision, *scale as i8)?)
             }
+            Data::Wide { kind, values } => kind.narrow(&Decimal256Array::new(take_vec(values), nulls)),
             Data::List { offsets, child } => {
                 let item = match &self.built_type {
                     DataType::List(item) => item.clone(),
@@ -1148,6 +1156,22 @@ fn parse_digits(digits: &[u8], text: &[u8], t: &ChType, wraps: bool) -> Result<u
         };
     }
     Ok(value)
+}
+
+/// A wide integer; out of range it wraps when `wraps`, else it is an error.
+fn parse_wide(kind: WideInt, text: &[u8], t: &ChType, wraps: bool) -> Result<i256> {
+    match kind.parse(text) {
+        Ok((value, fits)) if fits || wraps => Ok(value),
+        Ok(_) => Err(type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "the value is out of range of the type")),
+        Err(WideParseError::Negative) => Err(type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "a negative number is out of range of the type")),
+        Err(WideParseError::Trailing(position)) => Err(type_error(
+            text,
+            t,
+            ErrorCode::CANNOT_PARSE_TEXT,
+            &format!("syntax error at position {position} (parsed just '{}')", shorten(&text[..position])),
+        )),
+        Err(WideParseError::Empty | WideParseError::AtBegin) => Err(type_error(text, t, ErrorCode::CANNOT_PARSE_TEXT, "syntax error at begin of string")),
+    }
 }
 
 fn parse_float<T: std::str::FromStr>(text: &[u8]) -> Result<T> {

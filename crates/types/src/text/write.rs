@@ -111,6 +111,11 @@ enum Kind {
         values: Decimals,
         scale: u32,
     },
+    /// `Int128`..`UInt256`, widened to 256-bit words.
+    Wide {
+        kind: crate::wide::WideInt,
+        values: ScalarBuffer<i256>,
+    },
     List {
         offsets: Offsets,
         child: Box<ColumnWriter>,
@@ -244,6 +249,15 @@ impl ColumnWriter {
                         write_fraction(scaled, *precision, o);
                     }
                 })
+            }
+            Kind::Wide { kind, values } => {
+                if self.quote_64bit {
+                    out.push(b'"');
+                }
+                kind.write(values[row], out);
+                if self.quote_64bit {
+                    out.push(b'"');
+                }
             }
             Kind::Decimal { values, scale } => {
                 let text;
@@ -594,6 +608,9 @@ fn make_kind(ch_type: &ChType, array: &ArrayRef, style: TextStyle, opts: &TextOp
             let names = elements.iter().map(|(name, value)| (*value, name.clone())).collect();
             return Ok(Kind::Enum { values, names });
         }
+    }
+    if let Some(kind) = crate::wide::WideInt::of(t).filter(|w| w.arrow_type() == *array.data_type()) {
+        return Ok(Kind::Wide { kind, values: kind.widen(array.as_ref())?.values().clone() });
     }
     Ok(match array.data_type() {
         DataType::Null => Kind::Nothing,
