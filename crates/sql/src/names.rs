@@ -204,6 +204,16 @@ fn write_name(expr: &Expr, out: &mut String) {
             args.push(else_result.as_deref().unwrap_or(&null));
             call(out, "multiIf", &args);
         }
+        Expr::Case { operand: Some(operand), conditions, else_result, .. } => {
+            let mut args: Vec<&Expr> = vec![operand];
+            for when in conditions {
+                args.push(&when.condition);
+                args.push(&when.result);
+            }
+            let null = Expr::value(Value::Null);
+            args.push(else_result.as_deref().unwrap_or(&null));
+            call(out, "caseWithExpression", &args);
+        }
         Expr::Function(function) if function.over.is_none() && function.filter.is_none() => {
             // Parts as written, without the quotes the query layer may have put on them.
             let name = function

@@ -507,6 +507,24 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
                 ControlFlow::<()>::Continue(())
             });
         }
+        // ClickHouse runs `CASE` as `multiIf` (with an operand, on `x = v` for each
+        // branch), whose result keeps ClickHouse's types (a Date stays a Date, an Int128
+        // an Int128, where DataFusion's own CASE would show their Arrow types). A
+        // volatile operand (`CASE rand() % 3 WHEN ...`) must be evaluated once: left as is.
+        Expr::Case { operand, conditions, else_result, .. } if options.clickhouse_functions && operand.as_deref().is_none_or(|o| !is_volatile(o)) => {
+            let mut args = Vec::with_capacity(conditions.len() * 2 + 1);
+            for when in std::mem::take(conditions) {
+                args.push(match operand.as_deref() {
+                    // `CASE x WHEN NULL` matches a NULL `x`, as ClickHouse's `transform` does.
+                    Some(value) if is_null_literal(&when.condition) => function_call("isNull", vec![value.clone()]),
+                    Some(value) => function_call("equals", vec![value.clone(), when.condition]),
+                    None => when.condition,
+                });
+                args.push(when.result);
+            }
+            args.push(else_result.take().map_or_else(|| Expr::value(Value::Null), |e| *e));
+            *expr = function_call("multiIf", args);
+        }
         // `INTERVAL n unit` is ClickHouse's `toIntervalUnit(n)`, a value of type
         // `IntervalUnit` that keeps its unit (2 weeks are not 14 days to `toStartOfInterval`).
         Expr::Interval(interval) if options.clickhouse_functions => {
@@ -667,6 +685,18 @@ pub(crate) fn interval_call(interval: &ast::Interval) -> Option<Expr> {
         field => granary_types::IntervalKind::from_unit_name(&field.to_string())?,
     };
     Some(function_call(&format!("toInterval{}", unit.name()), vec![interval.value.as_ref().clone()]))
+}
+
+/// Whether `expr` calls a function whose value differs from call to call.
+fn is_volatile(expr: &Expr) -> bool {
+    crate::walk::exprs(expr, &mut |e: &Expr| match e {
+        Expr::Function(f) if f.name.0.last().is_some_and(|part| {
+            let name = part.to_string().to_ascii_lowercase();
+            name.starts_with("rand") || name.starts_with("generateuuid") || name.starts_with("generatesnowflake") || name == "generateulid"
+        }) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
 }
 
 fn is_null_literal(expr: &Expr) -> bool {
