@@ -441,6 +441,30 @@ def test_client_leaving_mid_body_abandons_the_insert(server):
         server.query("DROP TABLE default.left_mid")
 
 
+def test_max_execution_time_stops_a_stalled_streamed_insert(server):
+    server.query("CREATE TABLE default.stalled (id UInt64, s String) ENGINE = MergeTree ORDER BY id")
+    try:
+        data = b"".join(b"%d,row %d\n" % (i, i) for i in range(200_000))
+        head = b"POST /?query=INSERT+INTO+default.stalled+FORMAT+CSV&max_execution_time=1&min_chunk_bytes_for_parallel_parsing=65536&max_threads=2 HTTP/1.1\r\n"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=20) as s:
+            # Some chunks, then the client stalls without ending the body.
+            s.sendall(head + b"Host: x\r\nTransfer-Encoding: chunked\r\n\r\n" + b"%x\r\n%s\r\n" % (len(data), data))
+            started = time.time()
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                piece = s.recv(65536)
+                if not piece:
+                    break
+                answer += piece
+            assert time.time() - started < 10
+        assert answer.startswith(b"HTTP/1.1 408") and b"x-clickhouse-exception-code: 159" in answer.lower(), answer[:300]
+        wait_no_process_like(server, "default.stalled")
+        assert server.query("SELECT count() FROM default.stalled") == "0\n"
+        assert_server_healthy(server)
+    finally:
+        server.query("DROP TABLE default.stalled")
+
+
 # ---------------------------------------------------------------- robustness
 
 
