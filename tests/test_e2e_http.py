@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -408,6 +409,81 @@ def test_parallel_parsing_of_one_stream(server):
         assert r.status >= 400 and b"row 200001" in r.body, r.text
     finally:
         server.query("DROP TABLE default.par")
+
+
+def test_pipelined_parsing_of_a_body_sent_in_small_chunks(server):
+    # A multi-megabyte CSV body in chunked transfer encoding, a few KB per chunk, so that
+    # the parallel parsers' chunks (64 KB) are gathered from many pushes and quoted line
+    # feeds straddle both kinds of boundary.
+    server.query("CREATE TABLE default.pipe (id UInt64, s String, f Float64) ENGINE = MergeTree ORDER BY id")
+    try:
+        rows = 150_000
+        data = b"".join(b'%d,"quoted, with\nnewline %d",%d.5\n' % (i, i, i) if i % 3 else b"%d,plain %d,%d.5\n" % (i, i, i) for i in range(rows))
+        assert len(data) > 4_000_000
+
+        def send(body, params):
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+            try:
+                pieces = (body[i : i + 3001] for i in range(0, len(body), 3001))
+                target = "/?" + urllib.parse.urlencode(params)
+                conn.request("POST", target, body=pieces, encode_chunked=True, headers={"Transfer-Encoding": "chunked"})
+                r = conn.getresponse()
+                return r.status, r.read().decode()
+            finally:
+                conn.close()
+
+        settings = {"min_chunk_bytes_for_parallel_parsing": "65536", "max_threads": "3", "max_insert_block_size": "10000"}
+        status, text = send(data, {"query": "INSERT INTO default.pipe FORMAT CSV", **settings})
+        assert status == 200, text
+        expected_f = sum(i + 0.5 for i in range(rows))
+        expected_len = sum(len(b"quoted, with\nnewline %d" % i) if i % 3 else len(b"plain %d" % i) for i in range(rows))
+        got = server.query("SELECT count(), uniqExact(id), sum(id), sum(f), sum(length(s)), countIf(s = concat('plain ', toString(id)) OR s = concat('quoted, with\\nnewline ', toString(id))) FROM default.pipe")
+        assert got == f"{rows}\t{rows}\t{rows * (rows - 1) // 2}\t{expected_f:.0f}\t{expected_len}\t{rows}\n", got
+        # A bad row near the end: the error names it, and nothing of the INSERT is visible.
+        status, text = send(data + b"150000,x,oops\n", {"query": "INSERT INTO default.pipe FORMAT CSV", **settings})
+        assert status >= 400 and "row 150001" in text, text
+        assert server.query("SELECT count() FROM default.pipe") == f"{rows}\n"
+    finally:
+        server.query("DROP TABLE default.pipe")
+
+
+def test_client_leaving_mid_body_abandons_the_insert(server):
+    server.query("CREATE TABLE default.left_mid (id UInt64, s String) ENGINE = MergeTree ORDER BY id")
+    try:
+        data = b"".join(b"%d,row %d\n" % (i, i) for i in range(300_000))
+        head = b"POST /?query=INSERT+INTO+default.left_mid+FORMAT+CSV&min_chunk_bytes_for_parallel_parsing=65536&max_threads=2 HTTP/1.1\r\n"
+        with socket.create_connection(("127.0.0.1", server.port)) as s:
+            s.sendall(head + b"Host: x\r\nContent-Length: %d\r\n\r\n" % (len(data) * 2) + data)
+            time.sleep(0.5)
+        wait_no_process_like(server, "left_mid")
+        assert server.query("SELECT count() FROM default.left_mid") == "0\n"
+        assert_server_healthy(server)
+    finally:
+        server.query("DROP TABLE default.left_mid")
+
+
+def test_max_execution_time_stops_a_stalled_streamed_insert(server):
+    server.query("CREATE TABLE default.stalled (id UInt64, s String) ENGINE = MergeTree ORDER BY id")
+    try:
+        data = b"".join(b"%d,row %d\n" % (i, i) for i in range(200_000))
+        head = b"POST /?query=INSERT+INTO+default.stalled+FORMAT+CSV&max_execution_time=1&min_chunk_bytes_for_parallel_parsing=65536&max_threads=2 HTTP/1.1\r\n"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=20) as s:
+            # Some chunks, then the client stalls without ending the body.
+            s.sendall(head + b"Host: x\r\nTransfer-Encoding: chunked\r\n\r\n" + b"%x\r\n%s\r\n" % (len(data), data))
+            started = time.time()
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                piece = s.recv(65536)
+                if not piece:
+                    break
+                answer += piece
+            assert time.time() - started < 10
+        assert answer.startswith(b"HTTP/1.1 408") and b"x-clickhouse-exception-code: 159" in answer.lower(), answer[:300]
+        wait_no_process_like(server, "default.stalled")
+        assert server.query("SELECT count() FROM default.stalled") == "0\n"
+        assert_server_healthy(server)
+    finally:
+        server.query("DROP TABLE default.stalled")
 
 
 # ---------------------------------------------------------------- robustness

@@ -7,10 +7,10 @@
 //! straight from the pushed slice, keeps only the unfinished tail, and cuts batches of
 //! `max_block_rows` rows.
 //!
-//! Chunk-parallel parsing hooks in at `rows::Streamer::consume`: the scanner already
-//! knows row boundaries, so a large buffer can be cut into chunks at those boundaries,
-//! each chunk parsed on its own thread into its own `rows::Block`, and the batches
-//! emitted in chunk order (row numbers in errors are then chunk offset + row).
+//! Chunk-parallel parsing is a pipeline in `rows::Streamer`: pushed bytes are cut into
+//! chunks of whole rows as they arrive, a pool of parser threads parses each chunk into
+//! its own `rows::Block`, and the batches are emitted in chunk order (row numbers in
+//! errors are then chunk offset + row).
 
 pub mod ipc;
 pub(crate) mod classify;

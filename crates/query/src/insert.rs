@@ -6,8 +6,10 @@
 //!  SELECT ─► DataFusion stream ─────────────────────────────────┴► conform (cast, defaults,
 //!         column order) ─► engine.insert (all or nothing)
 //! ```
-//! Parsing runs in its own task feeding a small channel, so a large body is never held
-//! in memory: at most a few blocks are in flight between the parser and the engine.
+//! A task reads the body into a small queue, a blocking thread parses it (text formats
+//! on a pool of parser threads, `rows::Streamer` in granary-formats) and feeds a small
+//! channel to the engine, so reading, parsing and the engine's work overlap and a large
+//! body is never held in memory: at most a few chunks and blocks are in flight.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -515,49 +517,66 @@ async fn insert_data(
     let mut parser = create_input_format(format, input_schema.clone(), &format_settings)?;
     let conformer = Conformer::new(table_schema.clone(), targets.to_vec(), defaults)?;
     let (tx, mut rx) = mpsc::channel::<Result<Parsed>>(4);
-    let producer = tokio::spawn(async move {
+    let (body_tx, mut body_rx) = mpsc::channel::<Result<Option<Bytes>>>(BODY_CHUNKS_IN_FLIGHT);
+    // The body reader only reads: parsing never holds up the connection's reads, and the
+    // bounded queue holds up the reads when parsing falls behind.
+    let reader = AbortOnDrop(tokio::spawn(async move {
+        if let Some(mut input) = input {
+            while let Some(chunk) = input.next().await {
+                let failed = chunk.is_err();
+                if body_tx.send(chunk.map(Some)).await.is_err() || failed {
+                    return;
+                }
+            }
+        }
+        let _ = body_tx.send(Ok(None)).await;
+    }));
+    // Parsing blocks (the parser waits for its parallel parsers when they fall behind):
+    // on a thread of its own, not a runtime thread. It stops when the reader or the
+    // engine's side of the channels goes away.
+    let parse = granary_profiler::carry(move || {
         let mut pending = Vec::new();
         // Text the query itself carried counts as data only when it is not blank.
         let mut saw_data = head.iter().any(|b| !b.is_ascii_whitespace());
-        let mut next_chunk: Option<Result<Bytes>> = Some(Ok(head));
-        let mut input = input;
+        let mut next_chunk: Option<Result<Option<Bytes>>> = Some(Ok(Some(head)));
         loop {
-            let (chunk, from_stream) = match next_chunk.take() {
-                Some(c) => (Some(c), false),
-                None => match input.as_mut() {
-                    Some(stream) => (stream.next().await, true),
-                    None => (None, false),
+            let chunk = match next_chunk.take() {
+                Some(chunk) => chunk,
+                None => match body_rx.blocking_recv() {
+                    Some(chunk) => chunk.inspect(|bytes| saw_data |= bytes.as_ref().is_some_and(|b| !b.is_empty())),
+                    // The reader was stopped: the INSERT is abandoned.
+                    None => return,
                 },
             };
-            let last = chunk.is_none();
+            let last = matches!(chunk, Ok(None));
             let step = match chunk {
-                Some(chunk) => chunk.and_then(|bytes| {
-                    saw_data |= from_stream && !bytes.is_empty();
-                    parser.push(&bytes, &mut pending)
-                }),
-                None if !saw_data => Err(no_data_to_insert()),
-                None => parser.finish(&mut pending),
+                Ok(Some(bytes)) => parser.push(&bytes, &mut pending),
+                Ok(None) if !saw_data => Err(no_data_to_insert()),
+                Ok(None) => parser.finish(&mut pending),
+                Err(e) => Err(e),
             };
             let batches = step.and_then(|_| pending.drain(..).map(|b| conformer.conform(&b)).collect::<Result<Vec<_>>>());
             match batches {
                 Ok(batches) => {
                     for batch in batches {
-                        if tx.send(Ok(Parsed::Batch(batch))).await.is_err() {
+                        if tx.blocking_send(Ok(Parsed::Batch(batch))).is_err() {
                             return;
                         }
                     }
                 }
                 Err(e) => {
-                    let _ = tx.send(Err(e)).await;
+                    let _ = tx.blocking_send(Err(e));
                     return;
                 }
             }
             if last {
-                let _ = tx.send(Ok(Parsed::End)).await;
+                let _ = tx.blocking_send(Ok(Parsed::End));
                 return;
             }
         }
     });
+    // Not awaited: the engine's side learns the outcome through the channel.
+    drop(tokio::task::spawn_blocking(parse));
     // The parser task says explicitly that the input ended; a channel that closes without
     // that (the task panicked or was cancelled) fails the INSERT instead of committing
     // what arrived so far.
@@ -579,8 +598,21 @@ async fn insert_data(
     });
     let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(table_schema, batches));
     let result = write_to_engine(ctx, table, InsertRequest::new(stream, ctx.settings.clone())).await;
-    producer.abort();
+    drop(reader);
     result
+}
+
+/// Body chunks read ahead of the parser.
+const BODY_CHUNKS_IN_FLIGHT: usize = 16;
+
+/// Stops a task when its owner goes away (an INSERT that failed, timed out or whose
+/// client left stops reading the body).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// What the parser task sends to the engine.

@@ -1,7 +1,9 @@
 //! What every text input format shares: the column builders of the current block, row
 //! numbering for error messages, bad-row accounting, and the streaming driver.
 
-use std::sync::Arc;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 
 use arrow::array::{AsArray, RecordBatchOptions};
 use arrow::datatypes::SchemaRef;
@@ -24,9 +26,11 @@ pub(crate) struct Block {
     errors: u64,
     allow_errors_num: u64,
     allow_errors_ratio: f64,
-    /// String bytes per row of each column in the last parallel round (0: not a
-    /// String column), to size the next round's builders.
+    /// String bytes per row of each column in the last chunk parsed in parallel (0: not
+    /// a String column), to size the next chunks' builders.
     string_bytes_per_row: Vec<f64>,
+    /// Set when the stream a parallel parser works for was abandoned.
+    cancelled: Option<Arc<AtomicBool>>,
 }
 
 impl Block {
@@ -43,12 +47,17 @@ impl Block {
             allow_errors_num: settings.allow_errors_num,
             allow_errors_ratio: settings.allow_errors_ratio,
             string_bytes_per_row: Vec::new(),
+            cancelled: None,
         })
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancelled.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
     /// An empty block of the same columns and limits for a parallel parser whose first
     /// row is row `row_number + 1` of the input and which reads about `rows` rows.
-    fn fork(&self, row_number: u64, rows: u64) -> Result<Block> {
+    fn fork(&self, row_number: u64, rows: u64, cancelled: &Arc<AtomicBool>) -> Result<Block> {
         let mut builders = self.schema.fields().iter().map(|f| ColumnBuilder::new(f, &self.text)).collect::<Result<Vec<_>>>()?;
         let rows = (rows as usize).min(self.max_block_rows);
         for (builder, per_row) in builders.iter_mut().zip(&self.string_bytes_per_row) {
@@ -68,10 +77,11 @@ impl Block {
             allow_errors_num: self.allow_errors_num,
             allow_errors_ratio: self.allow_errors_ratio,
             string_bytes_per_row: Vec::new(),
+            cancelled: Some(Arc::clone(cancelled)),
         })
     }
 
-    /// Remembers the String columns' bytes per row of a parallel round's batches.
+    /// Remembers the String columns' bytes per row of a parsed chunk's batches.
     fn learn_string_sizes(&mut self, batches: &[RecordBatch]) {
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         if rows == 0 {
@@ -158,37 +168,50 @@ impl Block {
     }
 }
 
+/// How many rows a parser reads between looks at whether its stream was abandoned.
+const CANCEL_CHECK_ROWS: u64 = 4096;
+
+fn cancelled_error() -> Error {
+    Error::new(granary_common::ErrorCode::QUERY_WAS_CANCELLED, "Parsing was cancelled")
+}
+
+/// Parses the row `data[start..end]` into `block` as the parallel parsers do: a bad row
+/// is skipped when the allowances permit, an expression (`SYNTAX_ERROR`) never is.
+fn parse_one_row<F: RowFormat>(format: &mut F, block: &mut Block, row: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
+    block.begin_row();
+    if let Err(e) = format.parse_row(row, block, out) {
+        if e.code() == granary_common::ErrorCode::SYNTAX_ERROR {
+            return Err(e);
+        }
+        block.fail_row(e)?;
+    }
+    if block.row_number % CANCEL_CHECK_ROWS == 0 && block.cancelled() {
+        return Err(cancelled_error());
+    }
+    Ok(())
+}
+
 /// One parallel parser's work: `rows` of `data` into `block`. Returns the batches and
-/// the block's error count.
-fn parse_rows<F: RowFormat>(mut format: F, mut block: Block, data: &[u8], rows: &[(usize, usize)]) -> Result<(Vec<RecordBatch>, u64)> {
+/// how many of the rows were bad.
+fn parse_rows<F: RowFormat>(mut format: F, mut block: Block, data: &[u8], rows: &[(usize, usize)]) -> ChunkResult {
+    let errors_before = block.errors;
     let mut out = Vec::new();
     for &(start, end) in rows {
-        block.begin_row();
-        if let Err(e) = format.parse_row(&data[start..end], &mut block, &mut out) {
-            if e.code() == granary_common::ErrorCode::SYNTAX_ERROR {
-                return Err(e);
-            }
-            block.fail_row(e)?;
-        }
+        parse_one_row(&mut format, &mut block, &data[start..end], &mut out)?;
     }
     block.flush(&mut out)?;
-    Ok((out, block.errors))
+    Ok((out, block.errors - errors_before))
 }
 
 /// One parallel parser's work when it finds the rows itself: `data` is whole rows.
-fn parse_chunk<F: RowFormat>(mut format: F, mut block: Block, data: &[u8]) -> Result<(Vec<RecordBatch>, u64)> {
+fn parse_chunk<F: RowFormat>(mut format: F, mut block: Block, data: &[u8]) -> ChunkResult {
+    let errors_before = block.errors;
     let mut out = Vec::new();
     let mut pos = 0;
     while pos < data.len() {
         match format.scan(data, pos, true)? {
             Scan::Row { start, end, next } => {
-                block.begin_row();
-                if let Err(e) = format.parse_row(&data[start..end], &mut block, &mut out) {
-                    if e.code() == granary_common::ErrorCode::SYNTAX_ERROR {
-                        return Err(e);
-                    }
-                    block.fail_row(e)?;
-                }
+                parse_one_row(&mut format, &mut block, &data[start..end], &mut out)?;
                 pos = next;
             }
             Scan::Skip { next } => pos = next,
@@ -198,7 +221,7 @@ fn parse_chunk<F: RowFormat>(mut format: F, mut block: Block, data: &[u8]) -> Re
         }
     }
     block.flush(&mut out)?;
-    Ok((out, block.errors))
+    Ok((out, block.errors - errors_before))
 }
 
 /// Where a scanner stands on the data after the last row it found.
@@ -242,22 +265,22 @@ pub(crate) trait RowFormat: Send {
     }
 }
 
-/// The most input bytes one parallel round holds.
-const MAX_PARALLEL_ROUND_BYTES: usize = 256 << 20;
+/// The most input bytes the chunks in flight of one stream may hold.
+const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
 /// How one stream is parsed on several threads (`input_format_parallel_parsing`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Parallelism {
     pub threads: usize,
-    /// Bytes of whole rows each thread gets at least (`min_chunk_bytes_for_parallel_parsing`).
+    /// Bytes of whole rows each chunk gets at least (`min_chunk_bytes_for_parallel_parsing`).
     pub chunk_bytes: usize,
 }
 
 impl Parallelism {
     pub fn from_settings(settings: &FormatSettings) -> Self {
         let chunk_bytes = settings.min_chunk_bytes_for_parallel_parsing.max(1);
-        // Bytes gathered for one round stay under a fixed budget however many cores.
-        let threads = settings.parsing_threads.clamp(1, (MAX_PARALLEL_ROUND_BYTES / chunk_bytes).max(1));
+        // The chunks in flight stay under a fixed budget however many cores.
+        let threads = settings.parsing_threads.clamp(1, (MAX_IN_FLIGHT_BYTES / chunk_bytes / CHUNKS_IN_FLIGHT_PER_THREAD).max(1));
         Parallelism { threads, chunk_bytes }
     }
 
@@ -265,44 +288,168 @@ impl Parallelism {
         self.threads > 1
     }
 
-    /// Bytes worth parsing in parallel: a chunk for every thread.
-    fn batch_bytes(&self) -> usize {
-        self.chunk_bytes.saturating_mul(self.threads)
+    /// Bytes past a chunk's minimum before it is cut: the row that crosses the minimum
+    /// has then most likely arrived, so the cut is rarely tried in vain.
+    fn cut_slack(&self) -> usize {
+        (self.chunk_bytes / 16).min(64 << 10)
+    }
+
+    /// How much more data a failed cut waits for (a row longer than the slack).
+    fn cut_retry_growth(&self) -> usize {
+        (self.chunk_bytes / 8).max(1)
+    }
+}
+
+/// Chunks a stream may have handed to its parsers and not yet emitted, per thread: one
+/// being parsed, one queued so a parser never waits for the cutter.
+const CHUNKS_IN_FLIGHT_PER_THREAD: usize = 2;
+
+/// A chunk's batches and how many of its rows were bad.
+type ChunkResult = Result<(Vec<RecordBatch>, u64)>;
+type ChunkJob = Box<dyn FnOnce() -> ChunkResult + Send>;
+
+/// The parser threads of one stream: chunks go in numbered, results come back in any
+/// order and are put back in input order by [`Streamer`].
+struct Pipeline {
+    jobs: mpsc::Sender<(u64, ChunkJob)>,
+    results: mpsc::Receiver<(u64, ChunkResult)>,
+    /// Tells the parsers to drop their work: the stream was abandoned.
+    cancelled: Arc<AtomicBool>,
+    /// Number of the next chunk handed out.
+    next_job: u64,
+    /// Number of the next chunk whose batches are emitted.
+    next_emitted: u64,
+    /// For each chunk handed out and not yet emitted, oldest first: its last row number.
+    last_rows: VecDeque<u64>,
+    /// Results that came back before an older chunk's.
+    finished: BTreeMap<u64, ChunkResult>,
+    max_in_flight: usize,
+}
+
+impl Pipeline {
+    fn start(threads: usize) -> Result<Pipeline> {
+        let (jobs, job_queue) = mpsc::channel::<(u64, ChunkJob)>();
+        let (result_sender, results) = mpsc::channel();
+        let job_queue = Arc::new(Mutex::new(job_queue));
+        let cancelled = Arc::new(AtomicBool::new(false));
+        for _ in 0..threads {
+            let (job_queue, result_sender, cancelled) = (Arc::clone(&job_queue), result_sender.clone(), Arc::clone(&cancelled));
+            std::thread::Builder::new()
+                .name("granary-parse".into())
+                .spawn(move || parse_jobs(&job_queue, &result_sender, &cancelled))
+                .map_err(|e| Error::new(granary_common::ErrorCode::CANNOT_SCHEDULE_TASK, format!("Cannot start a parsing thread: {e}")))?;
+        }
+        Ok(Pipeline {
+            jobs,
+            results,
+            cancelled,
+            next_job: 0,
+            next_emitted: 0,
+            last_rows: VecDeque::new(),
+            finished: BTreeMap::new(),
+            max_in_flight: threads * CHUNKS_IN_FLIGHT_PER_THREAD,
+        })
+    }
+
+    fn submit(&mut self, job: ChunkJob, last_row: u64) -> Result<()> {
+        self.jobs.send((self.next_job, job)).map_err(|_| parsers_stopped())?;
+        self.next_job += 1;
+        self.last_rows.push_back(last_row);
+        Ok(())
+    }
+
+    /// The oldest chunk's result and last row number, if it is there (or, `wait`, once it is).
+    fn next_result(&mut self, wait: bool) -> Result<Option<(ChunkResult, u64)>> {
+        loop {
+            let Some(&last_row) = self.last_rows.front() else { return Ok(None) };
+            if let Some(result) = self.finished.remove(&self.next_emitted) {
+                self.last_rows.pop_front();
+                self.next_emitted += 1;
+                return Ok(Some((result, last_row)));
+            }
+            let (number, result) = if wait {
+                self.results.recv().map_err(|_| parsers_stopped())?
+            } else {
+                match self.results.try_recv() {
+                    Ok(received) => received,
+                    Err(mpsc::TryRecvError::Empty) => return Ok(None),
+                    Err(mpsc::TryRecvError::Disconnected) => return Err(parsers_stopped()),
+                }
+            };
+            self.finished.insert(number, result);
+        }
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // The parsers stop within a few thousand rows and exit once the queue is closed
+        // (when `jobs` is dropped); nobody waits for them.
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+fn parsers_stopped() -> Error {
+    Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "The parsing threads stopped unexpectedly")
+}
+
+/// A parser thread: parses chunks until the stream closes its queue.
+fn parse_jobs(job_queue: &Mutex<mpsc::Receiver<(u64, ChunkJob)>>, results: &mpsc::Sender<(u64, ChunkResult)>, cancelled: &AtomicBool) {
+    loop {
+        let next = match job_queue.lock() {
+            Ok(queue) => queue.recv(),
+            Err(_) => return,
+        };
+        let Ok((number, job)) = next else { return };
+        if cancelled.load(Ordering::Relaxed) {
+            continue;
+        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
+            .unwrap_or_else(|_| Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "a parsing thread panicked")));
+        if results.send((number, result)).is_err() {
+            return;
+        }
     }
 }
 
 /// Drives a [`RowFormat`] over pushed bytes.
 ///
-/// With [`Parallelism`], bytes are gathered until every thread can get a chunk; one
-/// sequential pass then cuts them into one chunk of whole rows per thread
+/// With [`Parallelism`], parsing is a pipeline: each push appends to `pending` and cuts
+/// off chunks of whole rows as soon as `chunk_bytes` of them are there
 /// ([`RowFormat::whole_rows`]: quotes and line feeds only, rows counted; or, for other
-/// formats, the rows found by `scan`), the chunks are parsed by copies of the format
-/// into their own blocks on scoped threads, and the batches emitted in input order.
-/// Row numbers in errors stay those of the whole input.
-pub(crate) struct Streamer<F: RowFormat + Clone> {
+/// formats, the rows `scan` finds, scanned as the bytes arrive). A pool of parser
+/// threads parses the chunks, each with a copy of the format into its own block, while
+/// the caller pushes more; finished chunks are emitted in input order by the pushes
+/// that follow, and a push waits only when `CHUNKS_IN_FLIGHT_PER_THREAD` chunks per
+/// thread are out (that bounds the memory). Header lines and the rows of a stream
+/// smaller than a chunk are parsed on the caller's thread. Row numbers in errors stay
+/// those of the whole input: each chunk's first row number is known when it is cut.
+pub(crate) struct Streamer<F: RowFormat + Clone + 'static> {
     pub format: F,
     pub block: Block,
     /// The unfinished row carried over from the previous push (or, when parsing in
-    /// parallel, the bytes gathered for the next parallel round).
+    /// parallel, the bytes not yet cut into chunks).
     pending: Vec<u8>,
     parallelism: Parallelism,
+    pipeline: Option<Pipeline>,
+    /// `pending`'s length from which cutting chunks is tried (again).
+    cut_from: usize,
+    /// Formats without `whole_rows`: the rows `scan` found in `pending[..scan_pos]`,
+    /// not yet handed out.
+    scanned_rows: Vec<(usize, usize)>,
+    scan_pos: usize,
 }
 
-impl<F: RowFormat + Clone> Streamer<F> {
+impl<F: RowFormat + Clone + 'static> Streamer<F> {
     pub fn new(format: F, block: Block, parallelism: Parallelism) -> Self {
-        Streamer { format, block, pending: Vec::new(), parallelism }
+        let cut_from = parallelism.chunk_bytes + parallelism.cut_slack();
+        Streamer { format, block, pending: Vec::new(), parallelism, pipeline: None, cut_from, scanned_rows: Vec::new(), scan_pos: 0 }
     }
 
-    /// Parses every complete row of `data`; returns how many bytes were consumed.
+    /// Parses every complete row of `data` on this thread; returns how many bytes were
+    /// consumed. When parsing in parallel, it stops after the header lines.
     fn consume(&mut self, data: &[u8], eof: bool, out: &mut Vec<RecordBatch>) -> Result<usize> {
         let mut pos = 0;
-        if self.parallelism.enabled() && !self.format.in_header() && data.len() >= 2 * self.parallelism.chunk_bytes {
-            match self.consume_chunks(data, out)? {
-                // The rest (an unfinished row, or the last rows at the end) is read below.
-                Some(end) => pos = end,
-                None => return self.consume_parallel(data, eof, out),
-            }
-        }
         loop {
             match self.format.scan(data, pos, eof)? {
                 Scan::Row { start, end, next } => {
@@ -320,6 +467,9 @@ impl<F: RowFormat + Clone> Streamer<F> {
                         self.block.fail_row(e)?;
                     }
                     pos = next;
+                    if header && !eof && self.parallelism.enabled() && !self.format.in_header() {
+                        return Ok(pos);
+                    }
                 }
                 Scan::Skip { next } => {
                     pos = next;
@@ -332,141 +482,391 @@ impl<F: RowFormat + Clone> Streamer<F> {
         }
     }
 
-    /// Parses the whole rows of `data` in parallel chunks that the parsers scan
-    /// themselves. Returns where the whole rows end, or `None` when the format cannot
-    /// cut chunks this way.
-    fn consume_chunks(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<Option<usize>> {
-        let target = data.len() / self.parallelism.threads + 1;
-        let mut chunks: Vec<(usize, usize, u64)> = Vec::with_capacity(self.parallelism.threads + 1);
-        let mut pos = 0;
-        while pos < data.len() {
-            let Some((next, rows)) = self.format.whole_rows(data, pos, target) else {
-                return Ok(None);
-            };
-            if next == pos {
-                break;
+    /// Parses on this thread what `pending` holds, keeping the unfinished tail.
+    fn consume_pending(&mut self, eof: bool, out: &mut Vec<RecordBatch>) -> Result<()> {
+        let mut pending = std::mem::take(&mut self.pending);
+        let consumed = self.consume(&pending, eof, out);
+        let consumed = match consumed {
+            Ok(c) => c,
+            Err(e) => {
+                self.pending = pending;
+                return Err(e);
             }
-            chunks.push((pos, next, rows));
-            pos = next;
-        }
-        // Rows parsed before this round go out first.
-        self.block.flush(out)?;
-        let mut first_row = self.block.row_number;
-        let mut jobs = Vec::with_capacity(chunks.len());
-        for &(start, end, rows) in &chunks {
-            jobs.push((self.format.clone(), self.block.fork(first_row, rows)?, &data[start..end]));
-            first_row += rows;
-        }
-        self.run_parallel(jobs, first_row, |(format, block, chunk)| parse_chunk(format, block, chunk), out)?;
-        Ok(Some(pos))
-    }
-
-    /// Runs one parser per job on scoped threads, collects their batches in order and
-    /// their bad rows; `last_row`: the number of the last row of the round.
-    fn run_parallel<J: Send>(&mut self, jobs: Vec<J>, last_row: u64, parse: impl Fn(J) -> Result<(Vec<RecordBatch>, u64)> + Sync, out: &mut Vec<RecordBatch>) -> Result<()> {
-        let errors_before = self.block.errors;
-        let parse = &parse;
-        let results: Vec<Result<(Vec<RecordBatch>, u64)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs.into_iter().map(|job| scope.spawn(granary_profiler::carry(move || parse(job)))).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::new(granary_common::ErrorCode::LOGICAL_ERROR, "a parsing thread panicked"))))
-                .collect()
-        });
-        let first_batch = out.len();
-        for result in results {
-            let (batches, errors) = result?;
-            out.extend(batches);
-            self.block.errors += errors - errors_before;
-        }
-        self.block.learn_string_sizes(&out[first_batch..]);
-        self.block.row_number = last_row;
-        if self.block.errors > self.block.allow_errors_num && self.block.errors as f64 / self.block.row_number.max(1) as f64 > self.block.allow_errors_ratio {
-            return Err(Error::new(granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Too many bad rows: {} of {}", self.block.errors, self.block.row_number)));
-        }
+        };
+        pending.drain(..consumed);
+        self.pending = pending;
         Ok(())
     }
 
-    fn consume_parallel(&mut self, data: &[u8], eof: bool, out: &mut Vec<RecordBatch>) -> Result<usize> {
-        // Row boundaries, cut into one chunk per thread.
-        let target = data.len() / self.parallelism.threads + 1;
-        let mut chunks: Vec<Vec<(usize, usize)>> = Vec::with_capacity(self.parallelism.threads);
-        let mut current: Vec<(usize, usize)> = Vec::new();
-        let mut chunk_start = 0;
-        let mut pos = 0;
-        loop {
-            match self.format.scan(data, pos, eof)? {
-                Scan::Row { start, end, next } => {
-                    current.push((start, end));
-                    pos = next;
-                    if next - chunk_start >= target {
-                        chunks.push(std::mem::take(&mut current));
-                        chunk_start = next;
-                    }
-                }
-                Scan::Skip { next } => {
-                    pos = next;
-                    if pos >= data.len() {
-                        break;
-                    }
-                }
-                Scan::NeedMore { start } => {
-                    pos = start;
-                    break;
-                }
-            }
-        }
-        if !current.is_empty() {
-            chunks.push(current);
-        }
-        // Rows parsed before this round go out first.
-        self.block.flush(out)?;
-        let mut first_row = self.block.row_number;
-        let mut jobs = Vec::with_capacity(chunks.len());
-        for rows in &chunks {
-            jobs.push((self.format.clone(), self.block.fork(first_row, rows.len() as u64)?, rows.as_slice()));
-            first_row += rows.len() as u64;
-        }
-        self.run_parallel(jobs, first_row, |(format, block, rows)| parse_rows(format, block, data, rows), out)?;
-        Ok(pos)
-    }
-
     pub fn push(&mut self, data: &[u8], out: &mut Vec<RecordBatch>) -> Result<()> {
-        if self.parallelism.enabled() && !self.format.in_header() && self.pending.len() + data.len() < self.parallelism.batch_bytes() {
-            // Gather until every thread can get a chunk.
+        if self.parallelism.enabled() {
             self.pending.extend_from_slice(data);
-            return Ok(());
+            if self.format.in_header() {
+                self.consume_pending(false, out)?;
+            }
+            if !self.format.in_header() && self.pending.len() >= self.cut_from {
+                self.cut_chunks(false, out)?;
+            }
+            return self.emit_finished(out, usize::MAX);
         }
         if self.pending.is_empty() {
             // The common case: parse straight from the caller's slice, keep the tail.
             let consumed = self.consume(data, false, out)?;
             self.pending.extend_from_slice(&data[consumed..]);
-        } else {
-            let mut pending = std::mem::take(&mut self.pending);
-            pending.extend_from_slice(data);
-            let consumed = self.consume(&pending, false, out);
-            let consumed = match consumed {
-                Ok(c) => c,
+            return Ok(());
+        }
+        self.pending.extend_from_slice(data);
+        self.consume_pending(false, out)
+    }
+
+    pub fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
+        let parallel_stream = self.pipeline.is_some() || !self.scanned_rows.is_empty() || self.pending.len() >= self.parallelism.chunk_bytes;
+        if self.parallelism.enabled() && !self.format.in_header() && parallel_stream {
+            self.cut_chunks(true, out)?;
+        }
+        self.emit_finished(out, 0)?;
+        self.consume_pending(true, out)?;
+        if !self.pending.is_empty() {
+            // The scanner saw the end of the input and still found no complete row.
+            // The unfinished row was never begun: it is the one after the last row read.
+            let error = self.format.truncated_row_error(&self.pending);
+            return Err(error.context(format!("(at row {})", self.block.row_number + 1)));
+        }
+        self.block.flush(out)
+    }
+
+    /// Hands chunks of whole rows of `pending` to the parsers as they are cut: each of
+    /// at least `chunk_bytes`, or, `last` (the input ended), every complete row left.
+    fn cut_chunks(&mut self, last: bool, out: &mut Vec<RecordBatch>) -> Result<()> {
+        let chunk_bytes = self.parallelism.chunk_bytes;
+        let min_bytes = if last { usize::MAX } else { chunk_bytes };
+        // Shared by the chunks cut from it; only the tail after the last cut is copied.
+        let data = Arc::new(std::mem::take(&mut self.pending));
+        let mut pos = 0;
+        let mut short = false;
+        let mut result = Ok(());
+        while data.len() > pos {
+            let Some((next, rows)) = self.format.whole_rows(&data, pos, min_bytes) else {
+                // Nothing was cut yet: `data` is not shared.
+                self.pending = Arc::try_unwrap(data).unwrap_or_else(|shared| shared.to_vec());
+                return self.cut_scanned_chunks(last, out);
+            };
+            if next == pos || (!last && next - pos < chunk_bytes) {
+                short = true;
+                break;
+            }
+            let chunk = Arc::clone(&data);
+            let range = pos..next;
+            result = self.submit(rows, out, move |format, block| parse_chunk(format, block, &chunk[range]));
+            if result.is_err() {
+                break;
+            }
+            pos = next;
+        }
+        let tail = data.len() - pos;
+        // A cut that found no row end past the minimum waits for more data than a row
+        // longer than the slack needs, so long rows are not scanned again and again.
+        self.cut_from = if short { (chunk_bytes + self.parallelism.cut_slack()).max(tail + self.parallelism.cut_retry_growth()) } else { chunk_bytes + self.parallelism.cut_slack() };
+        // Room for the next chunk, so that gathering it does not copy it again and again.
+        let chunk_room = (chunk_bytes + chunk_bytes / 4).min(64 << 20);
+        self.pending = Vec::with_capacity(chunk_room.max(tail));
+        self.pending.extend_from_slice(&data[pos..]);
+        result
+    }
+
+    /// [`Self::cut_chunks`] for formats whose rows only `scan` finds: scans on from
+    /// where the last push stopped, and hands out the rows found whenever they reach
+    /// `chunk_bytes` (at the end of the input, whatever was found).
+    fn cut_scanned_chunks(&mut self, last: bool, out: &mut Vec<RecordBatch>) -> Result<()> {
+        // Scanned incrementally: no retry threshold.
+        self.cut_from = 0;
+        loop {
+            let scan = match self.format.scan(&self.pending, self.scan_pos, false) {
+                Ok(scan) => scan,
                 Err(e) => {
-                    self.pending = pending;
+                    // Errors in the rows before the one the scanner rejects come first.
+                    self.submit_scanned_rows(out)?;
+                    self.emit_finished(out, 0)?;
                     return Err(e);
                 }
             };
-            pending.drain(..consumed);
-            self.pending = pending;
+            match scan {
+                Scan::Row { start, end, next } => {
+                    self.scanned_rows.push((start, end));
+                    self.scan_pos = next;
+                    if next >= self.parallelism.chunk_bytes {
+                        self.submit_scanned_rows(out)?;
+                    }
+                }
+                Scan::Skip { next } => {
+                    self.scan_pos = next;
+                    if next >= self.pending.len() {
+                        break;
+                    }
+                }
+                Scan::NeedMore { start } => {
+                    self.scan_pos = start;
+                    break;
+                }
+            }
+        }
+        if last {
+            self.submit_scanned_rows(out)?;
         }
         Ok(())
     }
 
-    pub fn finish(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
-        let pending = std::mem::take(&mut self.pending);
-        let consumed = self.consume(&pending, true, out)?;
-        if consumed < pending.len() {
-            // The scanner saw the end of the input and still found no complete row.
-            // The unfinished row was never begun: it is the one after the last row read.
-            let error = self.format.truncated_row_error(&pending[consumed..]);
-            return Err(error.context(format!("(at row {})", self.block.row_number + 1)));
+    /// Hands the rows `scan` found so far to a parser; `pending` then starts where the
+    /// scan goes on.
+    fn submit_scanned_rows(&mut self, out: &mut Vec<RecordBatch>) -> Result<()> {
+        let rows = std::mem::take(&mut self.scanned_rows);
+        let rest = self.pending.split_off(self.scan_pos);
+        let data = std::mem::replace(&mut self.pending, rest);
+        self.scan_pos = 0;
+        if rows.is_empty() {
+            return Ok(());
         }
-        self.block.flush(out)
+        self.submit(rows.len() as u64, out, move |format, block| parse_rows(format, block, &data, &rows))
+    }
+
+    /// Hands the next `rows` rows of the input to a parser (`parse`, given a copy of the
+    /// format and a block that numbers its rows from the right row), first waiting for
+    /// the oldest chunk while too many are out.
+    fn submit(&mut self, rows: u64, out: &mut Vec<RecordBatch>, parse: impl FnOnce(F, Block) -> ChunkResult + Send + 'static) -> Result<()> {
+        if self.pipeline.is_none() {
+            // Rows parsed on this thread go out before any chunk's.
+            self.block.flush(out)?;
+            self.pipeline = Some(Pipeline::start(self.parallelism.threads)?);
+        }
+        let max_in_flight = self.pipeline.as_ref().map_or(usize::MAX, |p| p.max_in_flight);
+        self.emit_finished(out, max_in_flight.saturating_sub(1))?;
+        let Some(pipeline) = self.pipeline.as_mut() else { return Err(parsers_stopped()) };
+        let block = self.block.fork(self.block.row_number, rows, &pipeline.cancelled)?;
+        self.block.row_number += rows;
+        let format = self.format.clone();
+        let job = granary_profiler::carry(move || parse(format, block));
+        pipeline.submit(Box::new(job), self.block.row_number)
+    }
+
+    /// Emits the batches of finished chunks in input order, waiting for the oldest ones
+    /// while more than `keep_at_most` chunks are out. Bad rows are counted against the
+    /// allowances as each chunk is emitted.
+    fn emit_finished(&mut self, out: &mut Vec<RecordBatch>, keep_at_most: usize) -> Result<()> {
+        let Some(pipeline) = self.pipeline.as_mut() else { return Ok(()) };
+        loop {
+            let wait = pipeline.last_rows.len() > keep_at_most;
+            let Some((result, last_row)) = pipeline.next_result(wait)? else { return Ok(()) };
+            let (batches, errors) = result?;
+            self.block.learn_string_sizes(&batches);
+            out.extend(batches);
+            let block = &mut self.block;
+            block.errors += errors;
+            if block.errors > block.allow_errors_num && block.errors as f64 / last_row.max(1) as f64 > block.allow_errors_ratio {
+                return Err(Error::new(granary_common::ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, format!("Too many bad rows: {} of {}", block.errors, last_row)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use arrow::compute::concat_batches;
+    use arrow::datatypes::Schema;
+    use granary_common::{ErrorCode, Settings};
+    use granary_types::ChType;
+
+    use super::*;
+    use crate::create_input_format;
+
+    fn schema(columns: &[(&str, &str)]) -> SchemaRef {
+        Arc::new(Schema::new(columns.iter().map(|(n, t)| ChType::parse(t).unwrap().to_arrow_field(n)).collect::<Vec<_>>()))
+    }
+
+    fn settings(threads: usize, chunk_bytes: usize) -> FormatSettings {
+        let mut s = FormatSettings::from_settings(&Settings::new(), chrono_tz::Tz::UTC);
+        s.parsing_threads = threads;
+        s.min_chunk_bytes_for_parallel_parsing = chunk_bytes;
+        s.max_block_rows = 1000;
+        s
+    }
+
+    /// Pushes `data` in pieces of `piece` bytes; the batches, each no larger than a block.
+    fn parse(format: &str, schema: &SchemaRef, data: &[u8], piece: usize, settings: &FormatSettings) -> Result<Vec<RecordBatch>> {
+        let mut input = create_input_format(format, Arc::clone(schema), settings)?;
+        let mut out = Vec::new();
+        for chunk in data.chunks(piece.max(1)) {
+            input.push(chunk, &mut out)?;
+        }
+        input.finish(&mut out)?;
+        assert!(out.iter().all(|b| b.num_rows() <= settings.max_block_rows));
+        Ok(out)
+    }
+
+    fn rows(schema: &SchemaRef, batches: &[RecordBatch]) -> RecordBatch {
+        concat_batches(schema, batches).unwrap()
+    }
+
+    /// CSV rows whose quoted fields hold delimiters, doubled quotes and line feeds, so
+    /// that a line feed is often not a row end; row `bad_row` (1-based) has a bad number.
+    fn awkward_csv(rows: u64, bad_row: Option<u64>) -> String {
+        let mut csv = String::new();
+        for i in 0..rows {
+            let text = match i % 4 {
+                0 => format!("\"multi\nline, {i}\n\""),
+                1 => format!("\"a \"\"quote\"\"\n{i}\""),
+                2 => String::new(),
+                _ => format!("plain{i}"),
+            };
+            let number = if bad_row == Some(i + 1) { "x".to_string() } else { format!("{}.5", i * 3) };
+            csv.push_str(&format!("{i},{text},{number}\n"));
+        }
+        csv
+    }
+
+    #[test]
+    fn pipeline_keeps_input_order_for_any_chunk_and_push_size() {
+        let schema = schema(&[("id", "UInt64"), ("s", "String"), ("f", "Float64")]);
+        let csv = awkward_csv(3_000, None);
+        let sequential = rows(&schema, &parse("CSV", &schema, csv.as_bytes(), csv.len(), &settings(1, 1 << 20)).unwrap());
+        assert_eq!(sequential.num_rows(), 3_000);
+        // Chunks of one byte (a chunk per row), chunks that end inside quoted line feeds,
+        // and pushes smaller than a row, of a few rows, and of everything at once.
+        for (threads, chunk_bytes) in [(2, 1), (3, 17), (2, 1000), (4, 4096)] {
+            for piece in [1, 7, 333, 64 << 10, csv.len()] {
+                if chunk_bytes == 1 && piece == 1 {
+                    continue; // a cut tried for every byte: slow, and covered by piece 7
+                }
+                let parallel = parse("CSV", &schema, csv.as_bytes(), piece, &settings(threads, chunk_bytes)).unwrap();
+                assert_eq!(rows(&schema, &parallel), sequential, "{threads} threads, chunks of {chunk_bytes}, pushes of {piece}");
+            }
+        }
+    }
+
+    #[test]
+    fn pipeline_for_formats_whose_rows_only_scan_finds() {
+        let schema = schema(&[("id", "UInt64"), ("s", "String")]);
+        let json: String = (0..2_000).map(|i| format!("{{\"id\":{i},\"s\":\"x{{\\\"{i}\\n\"}}\n")).collect();
+        let sequential = rows(&schema, &parse("JSONEachRow", &schema, json.as_bytes(), json.len(), &settings(1, 1 << 20)).unwrap());
+        assert_eq!(sequential.num_rows(), 2_000);
+        for (chunk_bytes, piece) in [(1, 5), (50, 1), (999, 4096), (1 << 20, 100)] {
+            let parallel = parse("JSONEachRow", &schema, json.as_bytes(), piece, &settings(3, chunk_bytes)).unwrap();
+            assert_eq!(rows(&schema, &parallel), sequential, "chunks of {chunk_bytes}, pushes of {piece}");
+        }
+        // The scanner's own error comes after the rows before it, and a bad row before it wins.
+        let broken = format!("{json}oops\n");
+        let e = parse("JSONEachRow", &schema, broken.as_bytes(), 100, &settings(2, 64)).unwrap_err();
+        assert!(e.message().contains("expected '{'"), "{}", e.message());
+        let first_rows: String = json.split_inclusive('\n').take(1000).collect();
+        let bad_first = format!("{first_rows}{{\"id\":-1,\"s\":\"\"}}\n{json}oops\n");
+        let e = parse("JSONEachRow", &schema, bad_first.as_bytes(), 100, &settings(2, 64)).unwrap_err();
+        assert!(e.message().contains("(at row 1001"), "{}", e.message());
+    }
+
+    #[test]
+    fn errors_name_the_row_of_the_whole_input_across_chunks() {
+        let schema = schema(&[("id", "UInt64"), ("s", "String"), ("f", "Float64")]);
+        for bad_row in [1, 2, 999, 1000, 1001, 2000] {
+            let data = awkward_csv(2_000, Some(bad_row));
+            let sequential = parse("CSV", &schema, data.as_bytes(), data.len(), &settings(1, 1 << 20)).unwrap_err();
+            assert!(sequential.message().contains(&format!("(at row {bad_row},")), "{}", sequential.message());
+            for (chunk_bytes, piece) in [(1, 7), (100, 1000), (4096, 50)] {
+                let parallel = parse("CSV", &schema, data.as_bytes(), piece, &settings(3, chunk_bytes)).unwrap_err();
+                assert_eq!(parallel.message(), sequential.message(), "chunks of {chunk_bytes}, pushes of {piece}");
+            }
+        }
+        // The first bad row in input order is reported even when a later chunk fails first.
+        let mut tsv = String::new();
+        for i in 1..=5_000 {
+            tsv.push_str(if i == 100 || i == 4_900 { "oops\n" } else { "1\n" });
+        }
+        let one = schema_of_one();
+        let e = parse("TSV", &one, tsv.as_bytes(), tsv.len(), &settings(4, 64)).unwrap_err();
+        assert!(e.message().contains("(at row 100"), "{}", e.message());
+    }
+
+    fn schema_of_one() -> SchemaRef {
+        schema(&[("id", "UInt32")])
+    }
+
+    #[test]
+    fn bad_rows_are_counted_across_chunks() {
+        let one = schema_of_one();
+        let mut tsv = String::new();
+        for i in 1..=10_000 {
+            tsv.push_str(if i % 1000 == 0 { "oops\n" } else { "1\n" });
+        }
+        for (chunk_bytes, piece) in [(1, 333), (64, 1), (3000, 4096)] {
+            let mut lenient = settings(3, chunk_bytes);
+            lenient.allow_errors_num = 10;
+            let batches = parse("TSV", &one, tsv.as_bytes(), piece, &lenient).unwrap();
+            assert_eq!(rows(&one, &batches).num_rows(), 9_990);
+            // One bad row too many, whichever chunks they fall in.
+            lenient.allow_errors_num = 9;
+            let e = parse("TSV", &one, tsv.as_bytes(), piece, &lenient).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED, "{}", e.message());
+            // A ratio: 10 of 10000 rows are 0.1%.
+            let mut ratio = settings(3, chunk_bytes);
+            ratio.allow_errors_ratio = 0.002;
+            assert_eq!(rows(&one, &parse("TSV", &one, tsv.as_bytes(), piece, &ratio).unwrap()).num_rows(), 9_990);
+            ratio.allow_errors_ratio = 0.0005;
+            assert!(parse("TSV", &one, tsv.as_bytes(), piece, &ratio).is_err());
+        }
+    }
+
+    #[test]
+    fn header_lines_before_the_pipeline_and_a_truncated_last_row() {
+        let schema = schema(&[("id", "UInt64"), ("s", "String"), ("f", "Float64")]);
+        let body = awkward_csv(500, None);
+        // Columns named in another order: the header decides the mapping for every chunk.
+        let reordered: String = {
+            let mut out = String::from("s,f,id\n");
+            for i in 0..500u64 {
+                out.push_str(&format!("\"v\n{i}\",{}.5,{i}\n", i * 3));
+            }
+            out
+        };
+        let expected = rows(&schema, &parse("CSVWithNames", &schema, reordered.as_bytes(), reordered.len(), &settings(1, 1 << 20)).unwrap());
+        for (chunk_bytes, piece) in [(1, 3), (100, 1), (1000, 999)] {
+            let parallel = parse("CSVWithNames", &schema, reordered.as_bytes(), piece, &settings(2, chunk_bytes)).unwrap();
+            assert_eq!(rows(&schema, &parallel), expected, "chunks of {chunk_bytes}, pushes of {piece}");
+        }
+        // A quoted field left open at the end: the row after the last one read.
+        let open = format!("{body}500,\"never closed,1\n");
+        let e = parse("CSV", &schema, open.as_bytes(), 100, &settings(2, 256)).unwrap_err();
+        assert!(e.message().contains("(at row 501)"), "{}", e.message());
+    }
+
+    #[test]
+    fn abandoned_stream_stops_its_parsers() {
+        let one = schema_of_one();
+        let tsv = "1\n".repeat(200_000);
+        let mut input = create_input_format("TSV", Arc::clone(&one), &settings(2, 1000)).unwrap();
+        let mut out = Vec::new();
+        input.push(tsv.as_bytes(), &mut out).unwrap();
+        // Dropped with chunks in flight: neither hangs nor panics.
+        drop(input);
+        // Cancelled parsers give up their chunk.
+        let cancelled = Arc::new(AtomicBool::new(true));
+        let block = Block::new(Arc::clone(&one), &settings(2, 1000)).unwrap().fork(0, 10_000, &cancelled).unwrap();
+        let e = parse_rows(EmptyRows, block, b"", &vec![(0, 0); 10_000]).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::QUERY_WAS_CANCELLED);
+    }
+
+    /// Rows that hold nothing (the columns get defaults).
+    #[derive(Clone)]
+    struct EmptyRows;
+
+    impl RowFormat for EmptyRows {
+        fn scan(&mut self, data: &[u8], from: usize, _eof: bool) -> Result<Scan> {
+            Ok(Scan::Skip { next: data.len().max(from) })
+        }
+
+        fn parse_row(&mut self, _row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
+            for builder in &mut block.builders {
+                builder.append_default()?;
+            }
+            block.commit_row(out)
+        }
     }
 }
