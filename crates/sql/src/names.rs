@@ -194,25 +194,17 @@ fn write_name(expr: &Expr, out: &mut String) {
             Some(call) => write_name(&call, out),
             None => out.push_str(&expr.to_string()),
         },
-        Expr::Case { operand: None, conditions, else_result, .. } => {
-            let mut args: Vec<&Expr> = Vec::new();
+        // ClickHouse's names: `multiIf(c1, r1, ..., else)`, and with an operand
+        // `caseWithExpression(x, v1, r1, ..., else)`.
+        Expr::Case { operand, conditions, else_result, .. } => {
+            let mut args: Vec<&Expr> = operand.as_deref().into_iter().collect();
             for when in conditions {
                 args.push(&when.condition);
                 args.push(&when.result);
             }
             let null = Expr::value(Value::Null);
             args.push(else_result.as_deref().unwrap_or(&null));
-            call(out, "multiIf", &args);
-        }
-        Expr::Case { operand: Some(operand), conditions, else_result, .. } => {
-            let mut args: Vec<&Expr> = vec![operand];
-            for when in conditions {
-                args.push(&when.condition);
-                args.push(&when.result);
-            }
-            let null = Expr::value(Value::Null);
-            args.push(else_result.as_deref().unwrap_or(&null));
-            call(out, "caseWithExpression", &args);
+            call(out, if operand.is_some() { "caseWithExpression" } else { "multiIf" }, &args);
         }
         Expr::Function(function) if function.over.is_none() && function.filter.is_none() => {
             // Parts as written, without the quotes the query layer may have put on them.
