@@ -337,30 +337,14 @@ impl MergeTreeEngine {
 /// it cannot be evaluated in the scan: a volatile function (`rand()`) must be evaluated
 /// once per row, and DataFusion evaluates the filters again above the scan.
 fn plan_prewhere(session: &dyn Session, schema: &SchemaRef, columns: &[usize], filters: &[Expr]) -> Option<crate::reader::Prewhere> {
-    use datafusion::common::tree_node::{Transformed, TreeNode};
-    use datafusion::physical_expr::expressions::Column;
     if filters.is_empty() || filters.iter().any(|f| f.is_volatile()) {
         return None;
     }
-    let df_schema = DFSchema::try_from(schema.as_ref().clone()).ok()?;
+    // Planned over the scan's columns: a filter on an unprojected column cannot be.
+    let scan_schema = Arc::new(schema.project(columns).ok()?);
+    let df_schema = DFSchema::try_from(scan_schema.as_ref().clone()).ok()?;
     let physical = session.create_physical_expr(conjunction(filters.iter().cloned())?, &df_schema).ok()?;
-    let mut used: Vec<usize> = datafusion::physical_expr::utils::collect_columns(&physical).into_iter().map(|c| c.index()).collect();
-    used.sort_unstable();
-    used.dedup();
-    // Positions among the scan's columns; a filter on an unprojected column cannot be.
-    let filter_positions: Vec<usize> = used.iter().map(|t| columns.iter().position(|c| c == t)).collect::<Option<_>>()?;
-    let filter_schema = Arc::new(schema.project(&used).ok()?);
-    let predicate = physical
-        .transform(|e| {
-            if let Some(c) = e.downcast_ref::<Column>() {
-                let index = used.iter().position(|&u| u == c.index()).unwrap_or(0);
-                return Ok(Transformed::yes(Arc::new(Column::new(c.name(), index)) as Arc<dyn datafusion::physical_expr::PhysicalExpr>));
-            }
-            Ok(Transformed::no(e))
-        })
-        .ok()?
-        .data;
-    Some(crate::reader::Prewhere { predicate, filter_positions, filter_schema })
+    crate::reader::Prewhere::over_scan_columns(&physical, &scan_schema).ok()
 }
 
 impl Drop for MergeTreeEngine {

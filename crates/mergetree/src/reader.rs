@@ -306,7 +306,7 @@ pub struct Prewhere {
 impl Prewhere {
     /// `predicate` over the scan's output columns (`schema`), rewritten to run on a batch
     /// of only the columns it uses.
-    fn over_scan_columns(predicate: &Arc<dyn PhysicalExpr>, schema: &SchemaRef) -> Result<Prewhere> {
+    pub(crate) fn over_scan_columns(predicate: &Arc<dyn PhysicalExpr>, schema: &SchemaRef) -> Result<Prewhere> {
         use datafusion::common::tree_node::{Transformed, TreeNode};
         use datafusion::physical_expr::expressions::Column;
         let mut used: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
