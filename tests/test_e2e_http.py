@@ -191,6 +191,35 @@ def test_topk_threshold_filters_in_the_scan(server):
         server.query("DROP TABLE default.topk")
 
 
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+def test_topk_threshold_skips_parts_and_granules(server, direction):
+    # Parts by day and granules of each probe's run hold ranges of ts: once the TopK holds
+    # its rows, parts and granules whose ts range lies past the threshold are not read at
+    # all, and the scan reads its parts in the order of ts (seed 003's query 2).
+    server.query(
+        "CREATE TABLE default.topk_parts (ts UInt64, probe UInt32, payload String) ENGINE = MergeTree "
+        "PARTITION BY intDiv(ts, 10000) ORDER BY (probe, ts) SETTINGS index_granularity = 256"
+    )
+    try:
+        server.query("INSERT INTO default.topk_parts SELECT number, number % 7, repeat(toString(number), 10) FROM numbers(200000)")
+        results = {}
+        for setting in (0, 1):
+            r = server.request(
+                f"SELECT ts, probe, length(payload) FROM default.topk_parts WHERE payload LIKE '%5%' ORDER BY ts {direction} LIMIT 5 "
+                f"SETTINGS use_top_k_dynamic_filtering = {setting}, max_block_size = 1024"
+            )
+            assert r.status == 200, r.text
+            summary = json.loads(r.headers["X-ClickHouse-Summary"])
+            results[setting] = (r.body.decode(), int(summary["read_rows"]))
+        assert results[0][0] == results[1][0], results
+        first = int(results[1][0].splitlines()[0].split("\t")[0])
+        assert first == (5 if direction == "ASC" else 199995), results
+        assert results[0][1] == 200000, results
+        assert results[1][1] <= 30000, results
+    finally:
+        server.query("DROP TABLE default.topk_parts")
+
+
 @pytest.mark.parametrize(
     "order_by, where, count, max_read",
     [

@@ -329,7 +329,8 @@ impl MergeTreeEngine {
         let partitions = split_ranges(ranges, config.target_partitions());
         Ok(MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)?
             .with_uncompressed_cache(use_cache)
-            .with_prewhere(prewhere))
+            .with_prewhere(prewhere)
+            .with_keys(Arc::new(inner.keys.clone())))
     }
 }
 

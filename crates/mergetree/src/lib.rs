@@ -36,6 +36,7 @@
 //! | [`select`] | part and granule pruning with `PruningPredicate` |
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
 //! | [`reader`] | granule reads, the `MergeTreeExec` plan, PREWHERE (filter columns first, other columns only for granules with matches, filtered granule by granule as they are decoded (plain fixed-width values gathered from the encoded bytes); every pushed-down filter unless `optimize_move_to_prewhere = 0` or volatile), read_rows/read_bytes as rows of granules read |
+//! | [`threshold`] | skipping parts and granules by a TopK's running threshold (its dynamic filter against part and granule statistics), parts read in the threshold column's order |
 //! | [`monotonic`] | pruning through monotonic functions (`WHERE toDate(ts) = ...` on `ORDER BY ts`, `WHERE ts >= ...` on `ORDER BY toStartOfHour(ts)`) |
 //! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) and mark cache (`mark_cache_size`) |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
@@ -127,6 +128,7 @@ pub mod reader;
 pub mod select;
 pub mod selector;
 pub mod settings;
+pub mod threshold;
 pub mod transform;
 pub mod writer;
 

@@ -67,6 +67,11 @@ impl Pruning {
         let df_schema = DFSchema::try_from(schema.as_ref().clone()).ok()?;
         // A filter we cannot plan (unusual types) only costs pruning, not results.
         let physical = session.create_physical_expr(conjunction(filters.iter().cloned())?, &df_schema).ok()?;
+        Self::of_physical(schema, keys, physical)
+    }
+
+    /// Plans pruning for a filter already planned over the table schema.
+    pub fn of_physical(schema: &SchemaRef, keys: &TableKeys, physical: Arc<dyn PhysicalExpr>) -> Option<Pruning> {
         let mut builder = Builder { schema, keys, virtual_columns: Vec::new(), fields: Vec::new() };
         let mut predicate = builder.rewrite(physical.clone());
         for derived in builder.key_conditions(&physical) {

@@ -39,7 +39,9 @@ use granary_common::{Error, ErrorCode, Result, ResultExt};
 use crate::cache::uncompressed_cache;
 use crate::compression::{block_len, decompress_block, decompress_block_into, BLOCK_HEADER_LEN};
 use crate::encoding::{decode_array, decode_array_filtered, GranuleConcat};
+use crate::keys::TableKeys;
 use crate::part::{Mark, Part};
+use crate::threshold::ThresholdSkipping;
 
 /// Granules `granules` of one part.
 #[derive(Debug, Clone)]
@@ -379,6 +381,9 @@ pub struct MergeTreeExec {
     /// so granules they reject are never read past their filter columns. Over the scan's
     /// output columns.
     dynamic_filters: Vec<Arc<dyn PhysicalExpr>>,
+    /// The table's keys: with them, the dynamic filters also skip parts and granules by
+    /// their statistics (see [`crate::threshold`]).
+    keys: Option<Arc<TableKeys>>,
     properties: Arc<PlanProperties>,
     /// `output_rows`: the rows the scan produced (whole granules), which JSON's
     /// `rows_before_limit_at_least` reports under a LIMIT, as ClickHouse does.
@@ -407,7 +412,7 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, dynamic_filters: Vec::new(), properties, metrics: ExecutionPlanMetricsSet::new() })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, dynamic_filters: Vec::new(), keys: None, properties, metrics: ExecutionPlanMetricsSet::new() })
     }
 
     /// Reads through the uncompressed-block cache.
@@ -426,6 +431,20 @@ impl MergeTreeExec {
     pub fn with_final(mut self, inner: Arc<crate::engine::Inner>) -> Self {
         self.final_merge = Some(inner);
         self
+    }
+
+    /// Lets the scan skip parts and granules by its dynamic filters (see `threshold`).
+    pub fn with_keys(mut self, keys: Arc<TableKeys>) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
+    fn threshold_skipping(&self) -> Option<ThresholdSkipping> {
+        let keys = self.keys.clone()?;
+        if self.dynamic_filters.is_empty() || self.final_merge.is_some() {
+            return None;
+        }
+        Some(ThresholdSkipping::new(self.dynamic_filters.clone(), self.columns.clone(), self.table_schema.clone(), keys))
     }
 
     /// Granules this plan will read (for tests and EXPLAIN).
@@ -509,7 +528,7 @@ impl ExecutionPlan for MergeTreeExec {
         // The dynamic filters first: cheap comparisons that drop most rows once set.
         let mut filters = self.dynamic_filters.iter().map(|f| Prewhere::over_scan_columns(f, &self.schema).map(Arc::new)).collect::<Result<Vec<_>>>().map_err(Error::into_datafusion)?;
         filters.extend(self.prewhere.clone());
-        let scan = ScanTask {
+        let mut scan = ScanTask {
             table_schema: self.table_schema.clone(),
             schema: self.schema.clone(),
             columns: self.columns.clone(),
@@ -518,6 +537,7 @@ impl ExecutionPlan for MergeTreeExec {
             use_cache: self.use_uncompressed_cache,
             filters,
             progress: context.session_config().get_extension::<QueryProgress>(),
+            threshold: self.threshold_skipping(),
         };
         let produce = granary_profiler::carry(move || {
             let result = match &final_merge {
@@ -590,6 +610,9 @@ struct ScanTask {
     filters: Vec<Arc<Prewhere>>,
     /// read_rows / read_bytes of the query: rows of the granules read, not rows returned.
     progress: Option<Arc<QueryProgress>>,
+    /// Makes the skipping of parts and granules by the dynamic filters' threshold, when
+    /// the scan has dynamic filters and the table's keys are known.
+    threshold: Option<ThresholdSkipping>,
 }
 
 impl ScanTask {
@@ -599,16 +622,34 @@ impl ScanTask {
         }
     }
 
-    fn produce(&self, ranges: &[GranuleRange], tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>) -> Result<()> {
+    fn produce(&mut self, ranges: &[GranuleRange], tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>) -> Result<()> {
         let mut produced = 0usize;
-        for range in ranges {
+        let mut skipping = self.threshold.take();
+        let mut ranges = ranges.to_vec();
+        let mut ordered = false;
+        let mut next = 0;
+        while next < ranges.len() {
+            if let Some(skipping) = &mut skipping {
+                skipping.order_ranges(&mut ranges[next..], &mut ordered);
+            }
+            let range = ranges[next].clone();
+            next += 1;
             let mut reader = PartReader::new(range.part.clone(), &self.table_schema, &self.columns)?.with_uncompressed_cache(self.use_cache);
             let starts = &range.part.granule_starts;
             let mut g = range.granules.start;
             while g < range.granules.end {
+                // Granules the threshold rules out are not read; a block stays within a
+                // run of granules it may keep.
+                let mut run_end = range.granules.end;
+                if let Some(skipping) = &mut skipping {
+                    match skipping.next_granules(&range.part, g, range.granules.end)? {
+                        Some((start, end)) => (g, run_end) = (start, end),
+                        None => break,
+                    }
+                }
                 // Whole granules up to about `block_rows` rows per block.
                 let mut end = g + 1;
-                while end < range.granules.end && (starts[end + 1] - starts[g]) as usize <= self.block_rows {
+                while end < run_end && (starts[end + 1] - starts[g]) as usize <= self.block_rows {
                     end += 1;
                 }
                 let batches = match self.filters.is_empty() {

@@ -97,7 +97,8 @@ pub fn select_granules(
         }
         kept_parts += 1;
         kept_marks += part.granules() as u64;
-        let keep_granule = predicate.prune(&GranuleStats::new(part, schema, keys, pruning)?)?;
+        let prefix_equal = key_prefix_equal(part, keys)?;
+        let keep_granule = predicate.prune(&GranuleStats { part, schema, keys, pruning, prefix_equal: &prefix_equal })?;
         let mut g = 0;
         while g < keep_granule.len() {
             if keep_granule[g] {
@@ -147,16 +148,7 @@ impl PartStats<'_> {
     }
 
     fn column_bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
-        let index = column_index(self.schema, column)?;
-        let pieces: Vec<ArrayRef> = if let Some(j) = self.keys.partition_columns.iter().position(|&c| c == index) {
-            self.parts.iter().map(|p| p.minmax[j].slice(usize::from(max), 1)).collect()
-        } else if self.keys.primary_len > 0 && self.keys.sorting[0].column == Some(index) {
-            self.parts.iter().map(|p| if max { p.primary[0].slice(p.granules(), 1) } else { p.primary[0].slice(0, 1) }).collect()
-        } else {
-            return None;
-        };
-        let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
-        concat(&refs).ok()
+        part_column_bounds(self.parts, self.keys, column_index(self.schema, column)?, max)
     }
 }
 
@@ -186,28 +178,69 @@ impl PruningStatistics for PartStats<'_> {
     }
 }
 
+/// `prefix_equal[j][i]`: primary-key elements `0..j` are equal at both ends of granule `i`
+/// of `part`.
+fn key_prefix_equal(part: &Part, keys: &TableKeys) -> Result<Vec<BooleanArray>> {
+    let n = part.granules();
+    let mut prefix_equal = vec![BooleanArray::from(vec![true; n])];
+    for j in 1..keys.primary_len {
+        let arrays: Vec<ArrayRef> = part.primary[..j].to_vec();
+        let converter = RowConverter::new(arrays.iter().map(|a| SortField::new(a.data_type().clone())).collect())?;
+        let rows = converter.convert_columns(&arrays)?;
+        prefix_equal.push(BooleanArray::from_iter((0..n).map(|i| Some(rows.row(i) == rows.row(i + 1)))));
+    }
+    Ok(prefix_equal)
+}
+
+/// One part's statistics, asked again and again by a predicate that changes while the
+/// query runs (a TopK's threshold): the key analysis is done once per part.
+pub(crate) struct PartStatistics {
+    part: Arc<Part>,
+    prefix_equal: Vec<BooleanArray>,
+}
+
+impl PartStatistics {
+    pub(crate) fn new(part: Arc<Part>, keys: &TableKeys) -> Result<Self> {
+        let prefix_equal = key_prefix_equal(&part, keys)?;
+        Ok(PartStatistics { part, prefix_equal })
+    }
+
+    /// Whether any row of the part may match `pruning`, by its partition min/max and key range.
+    pub(crate) fn part_may_match(&self, pruning: &Pruning, schema: &SchemaRef, keys: &TableKeys) -> Result<bool> {
+        let parts = std::slice::from_ref(&self.part);
+        Ok(pruning.predicate.prune(&PartStats { parts, schema, keys, pruning })?.first().copied().unwrap_or(true))
+    }
+
+    /// Per granule of the part: whether any of its rows may match `pruning`.
+    pub(crate) fn granules_may_match(&self, pruning: &Pruning, schema: &SchemaRef, keys: &TableKeys) -> Result<Vec<bool>> {
+        let stats = GranuleStats { part: &self.part, schema, keys, pruning, prefix_equal: &self.prefix_equal };
+        Ok(pruning.predicate.prune(&stats)?)
+    }
+}
+
+/// Per part, the lower (`max` false) or upper bound of table column `column`, where the
+/// part's statistics know it: a partition-key column or the first sorting-key column.
+pub(crate) fn part_column_bounds(parts: &[Arc<Part>], keys: &TableKeys, column: usize, max: bool) -> Option<ArrayRef> {
+    let pieces: Vec<ArrayRef> = if let Some(j) = keys.partition_columns.iter().position(|&c| c == column) {
+        parts.iter().map(|p| p.minmax[j].slice(usize::from(max), 1)).collect()
+    } else if keys.primary_len > 0 && keys.sorting[0].column == Some(column) {
+        parts.iter().map(|p| if max { p.primary[0].slice(p.granules(), 1) } else { p.primary[0].slice(0, 1) }).collect()
+    } else {
+        return None;
+    };
+    let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+    concat(&refs).ok()
+}
+
 struct GranuleStats<'a> {
     part: &'a Part,
     schema: &'a SchemaRef,
     keys: &'a TableKeys,
     pruning: &'a Pruning,
-    /// `prefix_equal[j][i]`: key elements `0..j` are equal at both ends of granule `i`.
-    prefix_equal: Vec<BooleanArray>,
+    prefix_equal: &'a [BooleanArray],
 }
 
-impl<'a> GranuleStats<'a> {
-    fn new(part: &'a Part, schema: &'a SchemaRef, keys: &'a TableKeys, pruning: &'a Pruning) -> Result<Self> {
-        let n = part.granules();
-        let mut prefix_equal = vec![BooleanArray::from(vec![true; n])];
-        for j in 1..keys.primary_len {
-            let arrays: Vec<ArrayRef> = part.primary[..j].to_vec();
-            let converter = RowConverter::new(arrays.iter().map(|a| SortField::new(a.data_type().clone())).collect())?;
-            let rows = converter.convert_columns(&arrays)?;
-            prefix_equal.push(BooleanArray::from_iter((0..n).map(|i| Some(rows.row(i) == rows.row(i + 1)))));
-        }
-        Ok(GranuleStats { part, schema, keys, pruning, prefix_equal })
-    }
-
+impl GranuleStats<'_> {
     fn bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
         if let Some(v) = self.pruning.virtual_column(&column.name) {
             return match &v.source {
