@@ -220,6 +220,27 @@ def test_topk_threshold_skips_parts_and_granules(server, direction):
         server.query("DROP TABLE default.topk_parts")
 
 
+def test_topk_over_a_prewhere_reads_the_scan_blocks(server):
+    # The scan applies the WHERE as its PREWHERE, so the filter above it is dropped under
+    # an ORDER BY ... LIMIT: it evaluated the same conditions again and held its rows back
+    # until it had a whole max_block_size of them, keeping the TopK's threshold unset.
+    server.query("CREATE TABLE default.topk_where (ts UInt64, payload String) ENGINE = MergeTree ORDER BY tuple()")
+    try:
+        server.query("INSERT INTO default.topk_where SELECT number, toString(number) FROM numbers(50000)")
+        query = "SELECT ts, payload FROM default.topk_where WHERE payload LIKE '%77%' ORDER BY ts DESC LIMIT 3"
+        assert "FilterExec" not in server.query("EXPLAIN PIPELINE " + query)
+        expected = "49977\t49977\n49877\t49877\n49779\t49779\n"
+        assert server.query(query) == expected
+        # Without a PREWHERE (or with a volatile condition) the filter stays.
+        assert "FilterExec" in server.query("EXPLAIN PIPELINE " + query + " SETTINGS optimize_move_to_prewhere = 0")
+        assert server.query(query + " SETTINGS optimize_move_to_prewhere = 0") == expected
+        volatile = "SELECT ts FROM default.topk_where WHERE payload LIKE '%77%' AND rand() >= 0 ORDER BY ts LIMIT 1"
+        assert "FilterExec" in server.query("EXPLAIN PIPELINE " + volatile)
+        assert server.query(volatile) == "77\n"
+    finally:
+        server.query("DROP TABLE default.topk_where")
+
+
 @pytest.mark.parametrize(
     "order_by, where, count, max_read",
     [

@@ -303,6 +303,8 @@ pub struct Prewhere {
     /// Positions of the filter columns among the scan's columns, in predicate order.
     pub filter_positions: Vec<usize>,
     pub filter_schema: SchemaRef,
+    /// The filters as planned, over the scan's output columns.
+    pub scan_predicate: Arc<dyn PhysicalExpr>,
 }
 
 impl Prewhere {
@@ -315,6 +317,7 @@ impl Prewhere {
         used.sort_unstable();
         used.dedup();
         let filter_schema = Arc::new(schema.project(&used)?);
+        let scan_predicate = Arc::clone(predicate);
         let predicate = Arc::clone(predicate)
             .transform(|e| {
                 if let Some(c) = e.downcast_ref::<Column>() {
@@ -324,7 +327,7 @@ impl Prewhere {
                 Ok(Transformed::no(e))
             })?
             .data;
-        Ok(Prewhere { predicate, filter_positions: used, filter_schema })
+        Ok(Prewhere { predicate, filter_positions: used, filter_schema, scan_predicate })
     }
 
     /// Whether the filter lets every row through as it stands now: a dynamic filter
@@ -445,6 +448,17 @@ impl MergeTreeExec {
             return None;
         }
         Some(ThresholdSkipping::new(self.dynamic_filters.clone(), self.columns.clone(), self.table_schema.clone(), keys))
+    }
+
+    /// Whether every row this scan produces passes `predicate` (over its output columns):
+    /// each conjunct of it is one of the PREWHERE's, which the scan applies exactly.
+    pub fn applies_filter(&self, predicate: &Arc<dyn PhysicalExpr>) -> bool {
+        use datafusion::physical_expr::split_conjunction;
+        let Some(prewhere) = self.prewhere.as_ref().filter(|_| self.final_merge.is_none()) else {
+            return false;
+        };
+        let applied = split_conjunction(&prewhere.scan_predicate);
+        split_conjunction(predicate).iter().all(|conjunct| applied.iter().any(|a| a.as_ref() == conjunct.as_ref()))
     }
 
     /// Granules this plan will read (for tests and EXPLAIN).

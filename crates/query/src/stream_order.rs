@@ -35,6 +35,7 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::limit::{GlobalLimitExec, LocalLimitExec};
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
+use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::execution_plan::replace_children_if_necessary;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning, PlanProperties};
 
@@ -131,6 +132,64 @@ impl PhysicalOptimizerRule for FilterBelowLimitKeepsBlocks {
 
     fn schema_check(&self) -> bool {
         true
+    }
+}
+
+/// An `ORDER BY ... LIMIT n` (DataFusion's TopK) over a filter that a MergeTree scan
+/// already applies as its PREWHERE: the filter is dropped. It only evaluated the same
+/// conditions again, and it gathered the rows it passed into blocks of `max_block_size`
+/// rows, so with a selective WHERE the TopK saw its first rows only after hundreds of
+/// scanned blocks, and its threshold (see `granary-mergetree::threshold`) came too late
+/// to skip anything.
+#[derive(Debug)]
+pub(crate) struct TopKOverScanFilter;
+
+impl PhysicalOptimizerRule for TopKOverScanFilter {
+    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _config: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+        let rewritten = plan.transform_down(|node| {
+            let operator: &dyn std::any::Any = node.as_ref();
+            if !operator.is::<SortExec>() || node.fetch().is_none() {
+                return Ok(Transformed::no(node));
+            }
+            match without_scan_filter(&node)? {
+                Some(replaced) => Ok(Transformed::yes(replaced)),
+                None => Ok(Transformed::no(node)),
+            }
+        })?;
+        Ok(rewritten.data)
+    }
+
+    fn name(&self) -> &str {
+        "topk_over_scan_filter"
+    }
+
+    fn schema_check(&self) -> bool {
+        true
+    }
+}
+
+/// `node` rebuilt without a filter found below it through projections whose conditions
+/// the MergeTree scan under it applies; None when there is none.
+fn without_scan_filter(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+    let children = node.children();
+    let [child] = children.as_slice() else { return Ok(None) };
+    let operator: &dyn std::any::Any = child.as_ref();
+    if let Some(filter) = operator.downcast_ref::<FilterExec>() {
+        let input: &dyn std::any::Any = filter.input().as_ref();
+        let applied = filter.projection().is_none()
+            && filter.fetch().is_none()
+            && input.downcast_ref::<granary_mergetree::reader::MergeTreeExec>().is_some_and(|scan| scan.applies_filter(filter.predicate()));
+        if !applied {
+            return Ok(None);
+        }
+        return Ok(Some(replace_children_if_necessary(Arc::clone(node), vec![Arc::clone(filter.input())])?));
+    }
+    if !operator.is::<ProjectionExec>() {
+        return Ok(None);
+    }
+    match without_scan_filter(child)? {
+        Some(new_child) => Ok(Some(replace_children_if_necessary(Arc::clone(node), vec![new_child])?)),
+        None => Ok(None),
     }
 }
 
