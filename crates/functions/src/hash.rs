@@ -131,18 +131,55 @@ fn hash_function(algorithm: Algorithm) -> ScalarUDF {
             Ok(ChType::UInt64)
         },
         move |ctx| {
-            let mut hashes: Option<Vec<u64>> = None;
+            // A constant argument (`cityHash64(number, 3)`) is hashed once, not once per row.
+            let mut hashes: Option<ArgumentHashes> = None;
             for i in 0..ctx.args.len() {
-                let column = column_hashes(ctx, i, algorithm)?;
+                let next = match ctx.scalar(i) {
+                    Some(_) => ArgumentHashes::Constant(column_hashes(ctx, i, algorithm, 1)?.first().copied().unwrap_or_default()),
+                    None => ArgumentHashes::Column(column_hashes(ctx, i, algorithm, ctx.len)?),
+                };
                 hashes = Some(match hashes {
-                    None => column,
-                    Some(previous) => previous.into_iter().zip(column).map(|(a, b)| algorithm.combine(a, b)).collect(),
+                    None => next,
+                    Some(previous) => previous.combine(next, algorithm),
                 });
             }
-            Ok(Arc::new(UInt64Array::from(hashes.unwrap_or_default())))
+            let hashes = match hashes {
+                Some(ArgumentHashes::Column(column)) => column,
+                Some(ArgumentHashes::Constant(hash)) => vec![hash; ctx.len],
+                None => Vec::new(),
+            };
+            Ok(Arc::new(UInt64Array::from(hashes)))
         },
     )
     .build()
+}
+
+/// The hashes of the arguments so far: one per row, or one for all rows.
+enum ArgumentHashes {
+    Constant(u64),
+    Column(Vec<u64>),
+}
+
+impl ArgumentHashes {
+    /// These hashes combined with those of the next argument, left to right.
+    fn combine(self, next: ArgumentHashes, algorithm: Algorithm) -> ArgumentHashes {
+        use ArgumentHashes::{Column, Constant};
+        match (self, next) {
+            (Constant(a), Constant(b)) => Constant(algorithm.combine(a, b)),
+            (Column(mut a), Constant(b)) => {
+                a.iter_mut().for_each(|a| *a = algorithm.combine(*a, b));
+                Column(a)
+            }
+            (Constant(a), Column(mut b)) => {
+                b.iter_mut().for_each(|b| *b = algorithm.combine(a, *b));
+                Column(b)
+            }
+            (Column(mut a), Column(b)) => {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a = algorithm.combine(*a, b));
+                Column(a)
+            }
+        }
+    }
 }
 
 fn unsupported(algorithm: Algorithm, what: &str) -> datafusion::error::DataFusionError {
@@ -184,8 +221,9 @@ fn hash_kind(ch: &ChType) -> Result<HashKind, String> {
     })
 }
 
-fn column_hashes(ctx: &ExecCtx, index: usize, algorithm: Algorithm) -> DfResult<Vec<u64>> {
-    let array = ctx.array(index)?;
+/// The hashes of argument `index`, over `rows` rows (1 for a constant).
+fn column_hashes(ctx: &ExecCtx, index: usize, algorithm: Algorithm, rows: usize) -> DfResult<Vec<u64>> {
+    let array = ctx.args[index].to_array(rows)?;
     let kind = hash_kind(&ctx.ch(index)).map_err(|what| unsupported(algorithm, &what))?;
     let rows = array.len();
     Ok(match kind {
