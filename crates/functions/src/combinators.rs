@@ -285,6 +285,17 @@ pub fn merge_aggregate_states(ty: &ChType, states: &dyn Array, group_of_row: &[u
         if binary.len() != group_of_row.len() {
             return Err(ch_error(ErrorCode::LOGICAL_ERROR, "merge_aggregate_states: one group per row is required"));
         }
+        let states: ArrayRef = Arc::new(binary.clone());
+        let states = &states;
+        if let Some(mut merged) = merged_into_groups(&base, &inputs, function, args, states, &types, group_of_row, num_groups)? {
+            let merged = merged.state(EmitTo::All)?;
+            let mut out = BinaryBuilder::with_capacity(num_groups, num_groups * 8);
+            for group in 0..num_groups {
+                let state = merged.iter().map(|s| ScalarValue::try_from_array(s, group)).collect::<DfResult<Vec<_>>>()?;
+                out.append_value(encode_state(base.name(), args, &state)?);
+            }
+            return Ok(Arc::new(out.finish()));
+        }
         let mut accumulators: Vec<Box<dyn Accumulator>> = (0..num_groups).map(|_| base_accumulator(&base, &inputs, false)).collect::<DfResult<_>>()?;
         for (row, &group) in group_of_row.iter().enumerate() {
             if binary.is_null(row) || group >= num_groups {
@@ -299,6 +310,42 @@ pub fn merge_aggregate_states(ty: &ChType, states: &dyn Array, group_of_row: &[u
         Ok(Arc::new(out.finish()))
     };
     run().map_err(Error::from)
+}
+
+/// The base aggregate's groups accumulator with the serialized `states` of each row
+/// merged into group `group_of_row[row]` (rows of a group past `num_groups` left out), all
+/// rows at once; None when the base has no groups accumulator. A group no state reached
+/// is the base's empty state, as a fresh accumulator's.
+#[allow(clippy::too_many_arguments)]
+fn merged_into_groups(
+    base: &AggregateUDF,
+    inputs: &[FieldRef],
+    function: &str,
+    args: &[ChType],
+    states: &ArrayRef,
+    state_types: &[DataType],
+    group_of_row: &[usize],
+    num_groups: usize,
+) -> DfResult<Option<Box<dyn GroupsAccumulator>>> {
+    let call = BaseCall::new(base, inputs)?;
+    if !call.groups_accumulator_supported(base) {
+        return Ok(None);
+    }
+    let mut accumulator = call.groups_accumulator(base)?;
+    match decode_states(function, args, states, state_types, |row| group_of_row.get(row).is_some_and(|&g| g < num_groups))? {
+        Some((arrays, rows)) => {
+            let groups: Vec<usize> = match rows {
+                None => group_of_row.to_vec(),
+                Some(rows) => rows.iter().map(|&r| group_of_row[r]).collect(),
+            };
+            accumulator.merge_batch(&arrays, &groups, num_groups)?;
+        }
+        None => {
+            let empty: Vec<ArrayRef> = state_types.iter().map(datafusion::arrow::array::new_empty_array).collect();
+            accumulator.merge_batch(&empty, &[], num_groups)?;
+        }
+    }
+    Ok(Some(accumulator))
 }
 
 fn merge_one(acc: &mut dyn Accumulator, function: &str, args: &[ChType], bytes: &[u8], types: &[DataType]) -> DfResult<()> {
@@ -326,6 +373,13 @@ pub(crate) fn finalize_aggregation() -> ScalarUDF {
             let types: Vec<DataType> = state_types(&base, &inputs)?.iter().map(|f| f.data_type().clone()).collect();
             let array = ctx.array(0)?;
             let binary = array.as_binary_opt::<i32>().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, "AggregateFunction column must be Binary"))?;
+            let target = ctx.ret_type().clone();
+            // Each row its own group: every state decoded and finished at once.
+            let each_row: Vec<usize> = (0..binary.len()).collect();
+            if let Some(mut merged) = merged_into_groups(&base, &inputs, &function, &args, &array, &types, &each_row, binary.len())? {
+                let out = merged.evaluate(EmitTo::All)?;
+                return Ok(if out.data_type() != &target { datafusion::arrow::compute::cast(&out, &target)? } else { out });
+            }
             let mut values = Vec::with_capacity(binary.len());
             for row in 0..binary.len() {
                 let mut acc = base_accumulator(&base, &inputs, false)?;
@@ -335,7 +389,6 @@ pub(crate) fn finalize_aggregation() -> ScalarUDF {
                 values.push(acc.evaluate()?);
             }
             let out = ScalarValue::iter_to_array(values)?;
-            let target = ctx.ret_type().clone();
             Ok(if out.data_type() != &target { datafusion::arrow::compute::cast(&out, &target)? } else { out })
         },
     )
@@ -741,6 +794,10 @@ fn decode_states(
     let rows: Vec<usize> = (0..binary.len()).filter(|&row| binary.is_valid(row) && keep(row)).collect();
     if rows.is_empty() {
         return Ok(None);
+    }
+    let rows_left_out = rows.len() < binary.len();
+    if let Some(arrays) = crate::states::decode_fixed_width_states(function, args, binary, &rows, state_types) {
+        return Ok(Some((arrays, rows_left_out.then_some(rows))));
     }
     let mut columns: Vec<Vec<ScalarValue>> = vec![Vec::with_capacity(rows.len()); state_types.len()];
     for &row in &rows {

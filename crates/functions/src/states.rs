@@ -25,6 +25,9 @@
 //! Other functions and argument types use Granary's own layout: each field of the
 //! DataFusion accumulator's state as a NULL-flag byte and the value ([`put_nullable`]).
 
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, BinaryArray, PrimitiveArray};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use granary_common::{Error, ErrorCode};
@@ -561,6 +564,41 @@ pub(crate) fn decode_state(function: &str, args: &[ChType], bytes: &[u8], types:
         return Err(ch_error(ErrorCode::CORRUPTED_DATA, format!("Aggregate function {function} state has {} extra bytes", input.len())));
     }
     Ok(state)
+}
+
+/// The states of `rows` of `binary` decoded straight into the state columns, when every
+/// state is one little-endian number of the state column's width (`sum` of a non-Nullable
+/// number): no value goes through a `ScalarValue`. None when the layout is another, or a
+/// state has another length (the general path reports it).
+pub(crate) fn decode_fixed_width_states(function: &str, args: &[ChType], binary: &BinaryArray, rows: &[usize], types: &[DataType]) -> Option<Vec<ArrayRef>> {
+    use datafusion::arrow::datatypes::{ArrowPrimitiveType, Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
+    fn numbers<T: ArrowPrimitiveType>(binary: &BinaryArray, rows: &[usize], from: fn([u8; 8]) -> T::Native, width: usize) -> Option<ArrayRef> {
+        let mut values = Vec::with_capacity(rows.len());
+        for &row in rows {
+            let bytes = binary.value(row);
+            if bytes.len() != width {
+                return None;
+            }
+            let mut padded = [0u8; 8];
+            padded[..width].copy_from_slice(bytes);
+            values.push(from(padded));
+        }
+        Some(Arc::new(PrimitiveArray::<T>::from_iter_values(values)))
+    }
+    let layout = layout(function, args, types);
+    if !matches!(layout, Layout::Sum) || has_null_flag(function, layout, args) {
+        return None;
+    }
+    let column = match types {
+        [DataType::UInt64] => numbers::<UInt64Type>(binary, rows, u64::from_le_bytes, 8),
+        [DataType::Int64] => numbers::<Int64Type>(binary, rows, i64::from_le_bytes, 8),
+        [DataType::Float64] => numbers::<Float64Type>(binary, rows, f64::from_le_bytes, 8),
+        [DataType::UInt32] => numbers::<UInt32Type>(binary, rows, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
+        [DataType::Int32] => numbers::<Int32Type>(binary, rows, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
+        [DataType::Float32] => numbers::<Float32Type>(binary, rows, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
+        _ => None,
+    }?;
+    Some(vec![column])
 }
 
 /// Reads one state from the start of `input`, leaving the rest there.

@@ -1,0 +1,16 @@
+-- finalizeAggregation and the merges of AggregatingMergeTree work on whole columns of
+-- states (each row its own group of the base aggregate's groups accumulator; sum states
+-- decoded straight from their bytes). Results must be those of one state at a time.
+CREATE TABLE agg_states (k UInt8, s AggregateFunction(sum, UInt64), sn AggregateFunction(sum, Nullable(UInt32)), sf AggregateFunction(sum, Float64), si AggregateFunction(sum, Int32), c AggregateFunction(count), a AggregateFunction(avg, Float64), u AggregateFunction(uniq, UInt64), m AggregateFunction(min, String), y AggregateFunction(any, Int32)) ENGINE = AggregatingMergeTree ORDER BY k;
+SYSTEM STOP MERGES agg_states;
+INSERT INTO agg_states SELECT number % 5, sumState(number), sumState(if(number % 3 = 0, NULL, toUInt32(number))), sumState(number / 4), sumState(toInt32(toInt32(number) - 50)), countState(), avgState(number * 1.5), uniqState(toUInt64(number % 7)), minState(toString(number)), anyState(toInt32(number)) FROM numbers(100) GROUP BY number % 5;
+INSERT INTO agg_states SELECT number % 3, sumState(number), sumState(if(number > 1000, toUInt32(number), NULL)), sumState(-number / 8), sumState(toInt32(toInt32(number) - 2000)), countState(), avgState(number * 0.5), uniqState(toUInt64(number % 11)), minState(toString(number)), anyState(toInt32(number)) FROM numbers(1000, 50) GROUP BY number % 3;
+SELECT k, finalizeAggregation(s), finalizeAggregation(sn), finalizeAggregation(sf), finalizeAggregation(si), finalizeAggregation(c), finalizeAggregation(a), finalizeAggregation(u), finalizeAggregation(m) FROM agg_states ORDER BY k, finalizeAggregation(c);
+SELECT k, sumMerge(s), sumMerge(sn), sumMerge(sf), sumMerge(si), countMerge(c), avgMerge(a), uniqMerge(u), minMerge(m) FROM agg_states GROUP BY k ORDER BY k;
+SELECT sumMerge(s), sumMerge(sn), sumMerge(sf), sumMerge(si), countMerge(c), avgMerge(a), uniqMerge(u), minMerge(m) FROM agg_states WHERE k != 2;
+SYSTEM START MERGES agg_states;
+OPTIMIZE TABLE agg_states FINAL;
+SELECT k, finalizeAggregation(s), finalizeAggregation(sn), finalizeAggregation(sf), finalizeAggregation(si), finalizeAggregation(c), finalizeAggregation(a), finalizeAggregation(u), finalizeAggregation(m) FROM agg_states ORDER BY k;
+SELECT finalizeAggregation(s), finalizeAggregation(n), finalizeAggregation(c) FROM (SELECT sumState(number) AS s, sumState(toNullable(number)) AS n, countState() AS c FROM numbers(0));
+SELECT number, finalizeAggregation(s) FROM (SELECT number, sumState(number * 3) AS s FROM numbers(5) GROUP BY number) ORDER BY number;
+DROP TABLE agg_states;
