@@ -14,3 +14,14 @@ SELECT k, finalizeAggregation(s), finalizeAggregation(sn), finalizeAggregation(s
 SELECT finalizeAggregation(s), finalizeAggregation(n), finalizeAggregation(c) FROM (SELECT sumState(number) AS s, sumState(toNullable(number)) AS n, countState() AS c FROM numbers(0));
 SELECT number, finalizeAggregation(s) FROM (SELECT number, sumState(number * 3) AS s FROM numbers(5) GROUP BY number) ORDER BY number;
 DROP TABLE agg_states;
+-- count (VarUInt), and min/max/any/anyLast of numbers (a set flag, then the number).
+CREATE TABLE agg_flags (k UInt8, c AggregateFunction(count), mi AggregateFunction(min, Int16), ma AggregateFunction(max, Float64), an AggregateFunction(any, UInt64), al AggregateFunction(anyLast, Float32), mu AggregateFunction(max, UInt8)) ENGINE = AggregatingMergeTree ORDER BY k;
+SYSTEM STOP MERGES agg_flags;
+INSERT INTO agg_flags SELECT number % 4, countState(), minState(toInt16(toInt16(number) - 300)), maxState(number * 0.25), anyState(number), anyLastState(toFloat32(number)), maxState(toUInt8(number % 200)) FROM numbers(1000) GROUP BY number % 4;
+INSERT INTO agg_flags SELECT number % 2, countState(), minState(toInt16(-number)), maxState(-1.5 * number), anyState(number + 7), anyLastState(toFloat32(-number)), maxState(toUInt8(number)) FROM numbers(10) GROUP BY number % 2;
+INSERT INTO agg_flags SELECT 9, countState(), minState(toInt16(number)), maxState(toFloat64(number)), anyState(number), anyLastState(toFloat32(number)), maxState(toUInt8(number)) FROM numbers(0);
+SELECT k, finalizeAggregation(c), finalizeAggregation(mi), finalizeAggregation(ma), finalizeAggregation(mu) FROM agg_flags ORDER BY k, finalizeAggregation(c);
+SELECT k, countMerge(c), minMerge(mi), maxMerge(ma), maxMerge(mu) FROM agg_flags GROUP BY k ORDER BY k;
+SELECT countMerge(c), minMerge(mi), maxMerge(ma), maxMerge(mu) FROM agg_flags WHERE k != 1;
+SELECT k, toTypeName(anyMerge(an)), anyMerge(an) IS NOT NULL, anyLastMerge(al) IS NOT NULL FROM agg_flags WHERE k = 9 GROUP BY k;
+DROP TABLE agg_flags;

@@ -27,7 +27,8 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, BinaryArray, PrimitiveArray};
+use datafusion::arrow::array::{Array, ArrayRef, BinaryArray, PrimitiveArray};
+use datafusion::arrow::datatypes::ArrowPrimitiveType;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use granary_common::{Error, ErrorCode};
@@ -566,39 +567,94 @@ pub(crate) fn decode_state(function: &str, args: &[ChType], bytes: &[u8], types:
     Ok(state)
 }
 
-/// The states of `rows` of `binary` decoded straight into the state columns, when every
-/// state is one little-endian number of the state column's width (`sum` of a non-Nullable
-/// number): no value goes through a `ScalarValue`. None when the layout is another, or a
-/// state has another length (the general path reports it).
+/// The states of `rows` of `binary` decoded straight into the state columns, without a
+/// `ScalarValue` per value, for the layouts of plain numbers over a non-Nullable argument:
+/// `sum` (the number), `count` (a VarUInt), and `min`/`max`/`any`/`anyLast` of a number (a
+/// set flag, then the number). None for other layouts, or when a state does not parse (the
+/// general path then reports it).
 pub(crate) fn decode_fixed_width_states(function: &str, args: &[ChType], binary: &BinaryArray, rows: &[usize], types: &[DataType]) -> Option<Vec<ArrayRef>> {
-    use datafusion::arrow::datatypes::{ArrowPrimitiveType, Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
-    fn numbers<T: ArrowPrimitiveType>(binary: &BinaryArray, rows: &[usize], from: fn([u8; 8]) -> T::Native, width: usize) -> Option<ArrayRef> {
-        let mut values = Vec::with_capacity(rows.len());
-        for &row in rows {
-            let bytes = binary.value(row);
-            if bytes.len() != width {
-                return None;
-            }
-            let mut padded = [0u8; 8];
-            padded[..width].copy_from_slice(bytes);
-            values.push(from(padded));
-        }
-        Some(Arc::new(PrimitiveArray::<T>::from_iter_values(values)))
-    }
+    use datafusion::arrow::datatypes::*;
     let layout = layout(function, args, types);
-    if !matches!(layout, Layout::Sum) || has_null_flag(function, layout, args) {
+    if has_null_flag(function, layout, args) {
         return None;
     }
-    let column = match types {
-        [DataType::UInt64] => numbers::<UInt64Type>(binary, rows, u64::from_le_bytes, 8),
-        [DataType::Int64] => numbers::<Int64Type>(binary, rows, i64::from_le_bytes, 8),
-        [DataType::Float64] => numbers::<Float64Type>(binary, rows, f64::from_le_bytes, 8),
-        [DataType::UInt32] => numbers::<UInt32Type>(binary, rows, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
-        [DataType::Int32] => numbers::<Int32Type>(binary, rows, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
-        [DataType::Float32] => numbers::<Float32Type>(binary, rows, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
+    macro_rules! by_number_type {
+        ($dt:expr, $decode:ident, $($arg:expr),*) => {
+            match $dt {
+                DataType::Int8 => $decode::<Int8Type>($($arg),*),
+                DataType::Int16 => $decode::<Int16Type>($($arg),*),
+                DataType::Int32 => $decode::<Int32Type>($($arg),*),
+                DataType::Int64 => $decode::<Int64Type>($($arg),*),
+                DataType::UInt8 => $decode::<UInt8Type>($($arg),*),
+                DataType::UInt16 => $decode::<UInt16Type>($($arg),*),
+                DataType::UInt32 => $decode::<UInt32Type>($($arg),*),
+                DataType::UInt64 => $decode::<UInt64Type>($($arg),*),
+                DataType::Float32 => $decode::<Float32Type>($($arg),*),
+                DataType::Float64 => $decode::<Float64Type>($($arg),*),
+                _ => None,
+            }
+        };
+    }
+    match (layout, types) {
+        (Layout::Sum, [number]) => Some(vec![by_number_type!(number, plain_numbers, binary, rows)?]),
+        (Layout::Count, [DataType::Int64]) => {
+            let mut counts = Vec::with_capacity(rows.len());
+            for &row in rows {
+                let mut bytes = binary.value(row);
+                counts.push(get_varuint(&mut bytes).ok().filter(|_| bytes.is_empty())? as i64);
+            }
+            Some(vec![Arc::new(PrimitiveArray::<Int64Type>::from_iter_values(counts)) as ArrayRef])
+        }
+        (Layout::Single { string: false, with_is_set }, [number, ..]) => {
+            let values = by_number_type!(number, flagged_numbers, binary, rows)?;
+            let mut columns = vec![values.clone()];
+            if with_is_set {
+                columns.push(Arc::new(datafusion::arrow::array::BooleanArray::from_iter((0..values.len()).map(|i| Some(values.is_valid(i))))) as ArrayRef);
+            }
+            Some(columns)
+        }
         _ => None,
-    }?;
-    Some(vec![column])
+    }
+}
+
+/// Numbers from their little-endian bytes (None: NULL, zero bytes in the values), each
+/// exactly the type's width; None when one is not.
+fn numbers_from_bytes<'a, T: ArrowPrimitiveType>(numbers: impl ExactSizeIterator<Item = Option<&'a [u8]>>) -> Option<PrimitiveArray<T>> {
+    let width = std::mem::size_of::<T::Native>();
+    // MutableBuffer is aligned for any native type, so the bytes are the values as they are.
+    let mut bytes = datafusion::arrow::buffer::MutableBuffer::with_capacity(numbers.len() * width);
+    let mut valid = datafusion::arrow::array::BooleanBufferBuilder::new(numbers.len());
+    for number in numbers {
+        match number {
+            Some(le) if le.len() == width => bytes.extend_from_slice(le),
+            Some(_) => return None,
+            None => bytes.extend_zeros(width),
+        }
+        valid.append(number.is_some());
+    }
+    let values = datafusion::arrow::buffer::ScalarBuffer::<T::Native>::from(datafusion::arrow::buffer::Buffer::from(bytes));
+    let nulls = datafusion::arrow::buffer::NullBuffer::new(valid.finish());
+    PrimitiveArray::<T>::try_new(values, (nulls.null_count() > 0).then_some(nulls)).ok()
+}
+
+/// Each state is the number alone.
+fn plain_numbers<T: ArrowPrimitiveType>(binary: &BinaryArray, rows: &[usize]) -> Option<ArrayRef> {
+    Some(Arc::new(numbers_from_bytes::<T>(rows.iter().map(|&row| Some(binary.value(row))))?))
+}
+
+/// Each state is a set flag, then the number when it is set (NULL when not).
+fn flagged_numbers<T: ArrowPrimitiveType>(binary: &BinaryArray, rows: &[usize]) -> Option<ArrayRef> {
+    let mut malformed = false;
+    let numbers = rows.iter().map(|&row| match binary.value(row).split_first() {
+        Some((0, [])) => None,
+        Some((flag, number)) if *flag != 0 => Some(number),
+        _ => {
+            malformed = true;
+            None
+        }
+    });
+    let array = numbers_from_bytes::<T>(numbers)?;
+    (!malformed).then(|| Arc::new(array) as ArrayRef)
 }
 
 /// Reads one state from the start of `input`, leaving the rest there.
