@@ -660,6 +660,7 @@ impl Conformer {
                 Some(position) => {
                     let source = batch.column(position);
                     let source_field = batch.schema_ref().field(position).clone();
+                    check_state_types(&source_field, field)?;
                     let cast = if source.data_type() == field.data_type() && !needs_clickhouse_conversion(&source_field, field) {
                         source.clone()
                     } else if needs_clickhouse_conversion(&source_field, field) {
@@ -687,6 +688,20 @@ impl Conformer {
         check_nested_sizes(&self.table_schema, &columns)?;
         let options = arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows));
         Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &options)?)
+    }
+}
+
+/// States of one aggregate function are stored only in a column of exactly their type:
+/// `minState` of an Int32 has another layout than a `min` of Int16, and its bytes would be
+/// read back as garbage (ClickHouse refuses the same INSERT with the same error).
+fn check_state_types(source: &arrow::datatypes::Field, target: &arrow::datatypes::Field) -> Result<()> {
+    let (from, to) = (ChType::from_field(source), ChType::from_field(target));
+    match (from.strip_nullable(), to.strip_nullable()) {
+        (ChType::AggregateFunction(..), ChType::AggregateFunction(..)) if from.strip_nullable() != to.strip_nullable() => Err(Error::new(
+            ErrorCode::CANNOT_CONVERT_TYPE,
+            format!("Conversion from {} to {} is not supported: while converting source column {} to destination column {}", from, to, source.name(), target.name()),
+        )),
+        _ => Ok(()),
     }
 }
 
