@@ -25,3 +25,12 @@ SELECT k, countMerge(c), minMerge(mi), maxMerge(ma), maxMerge(mu) FROM agg_flags
 SELECT countMerge(c), minMerge(mi), maxMerge(ma), maxMerge(mu) FROM agg_flags WHERE k != 1;
 SELECT k, toTypeName(anyMerge(an)), anyMerge(an) IS NOT NULL, anyLastMerge(al) IS NOT NULL FROM agg_flags WHERE k = 9 GROUP BY k;
 DROP TABLE agg_flags;
+-- avg of signed, unsigned and float numbers: the sum in 8 bytes, then a VarUInt count.
+CREATE TABLE agg_avg (k UInt8, ai AggregateFunction(avg, Int32), au AggregateFunction(avg, UInt64), af AggregateFunction(avg, Float32)) ENGINE = AggregatingMergeTree ORDER BY k;
+SYSTEM STOP MERGES agg_avg;
+INSERT INTO agg_avg SELECT number % 3, avgState(toInt32(toInt32(number) - 700)), avgState(number * 1000), avgState(toFloat32(number / 3)) FROM numbers(1000) GROUP BY number % 3;
+INSERT INTO agg_avg SELECT number % 2, avgState(toInt32(-number)), avgState(number), avgState(toFloat32(-1.25)) FROM numbers(300) GROUP BY number % 2;
+INSERT INTO agg_avg SELECT 7, avgState(toInt32(number)), avgState(number), avgState(toFloat32(number)) FROM numbers(0);
+SELECT k, finalizeAggregation(ai), finalizeAggregation(au), round(finalizeAggregation(af), 6) FROM agg_avg ORDER BY k, finalizeAggregation(au);
+SELECT k, avgMerge(ai), avgMerge(au), round(avgMerge(af), 6) FROM agg_avg GROUP BY k ORDER BY k;
+DROP TABLE agg_avg;

@@ -605,6 +605,23 @@ pub(crate) fn decode_fixed_width_states(function: &str, args: &[ChType], binary:
             }
             Some(vec![Arc::new(PrimitiveArray::<Int64Type>::from_iter_values(counts)) as ArrayRef])
         }
+        (Layout::Avg(numerator @ (Numerator::Signed | Numerator::Unsigned | Numerator::Float)), [DataType::UInt64, DataType::Float64]) => {
+            // The sum in 8 bytes, then the count as a VarUInt.
+            let (mut counts, mut sums) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
+            for &row in rows {
+                let (sum, mut count) = binary.value(row).split_first_chunk::<8>()?;
+                counts.push(get_varuint(&mut count).ok().filter(|_| count.is_empty())?);
+                sums.push(match numerator {
+                    Numerator::Signed => i64::from_le_bytes(*sum) as f64,
+                    Numerator::Unsigned => u64::from_le_bytes(*sum) as f64,
+                    _ => f64::from_le_bytes(*sum),
+                });
+            }
+            Some(vec![
+                Arc::new(PrimitiveArray::<UInt64Type>::from_iter_values(counts)) as ArrayRef,
+                Arc::new(PrimitiveArray::<Float64Type>::from_iter_values(sums)) as ArrayRef,
+            ])
+        }
         (Layout::Single { string: false, with_is_set }, [number, ..]) => {
             let values = by_number_type!(number, flagged_numbers, binary, rows)?;
             let mut columns = vec![values.clone()];
