@@ -796,7 +796,7 @@ fn decode_states(
         return Ok(None);
     }
     let rows_left_out = rows.len() < binary.len();
-    if let Some(arrays) = crate::states::decode_fixed_width_states(function, args, binary, &rows, state_types) {
+    if let Some(arrays) = crate::states::decode_states_by_column(function, args, binary, &rows, state_types) {
         return Ok(Some((arrays, rows_left_out.then_some(rows))));
     }
     let mut columns: Vec<Vec<ScalarValue>> = vec![Vec::with_capacity(rows.len()); state_types.len()];

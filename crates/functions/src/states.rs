@@ -568,11 +568,12 @@ pub(crate) fn decode_state(function: &str, args: &[ChType], bytes: &[u8], types:
 }
 
 /// The states of `rows` of `binary` decoded straight into the state columns, without a
-/// `ScalarValue` per value, for the layouts of plain numbers over a non-Nullable argument:
-/// `sum` (the number), `count` (a VarUInt), and `min`/`max`/`any`/`anyLast` of a number (a
-/// set flag, then the number). None for other layouts, or when a state does not parse (the
-/// general path then reports it).
-pub(crate) fn decode_fixed_width_states(function: &str, args: &[ChType], binary: &BinaryArray, rows: &[usize], types: &[DataType]) -> Option<Vec<ArrayRef>> {
+/// `ScalarValue` per value, for layouts over a non-Nullable argument: `sum` (the number),
+/// `count` (a VarUInt), `avg` of a number (the sum, then a VarUInt count),
+/// `min`/`max`/`any`/`anyLast` of a number (a set flag, then the number), and `uniq` (the
+/// set's bytes). None for other layouts, or when a state does not parse (the general path
+/// then reports it).
+pub(crate) fn decode_states_by_column(function: &str, args: &[ChType], binary: &BinaryArray, rows: &[usize], types: &[DataType]) -> Option<Vec<ArrayRef>> {
     use datafusion::arrow::datatypes::*;
     let layout = layout(function, args, types);
     if has_null_flag(function, layout, args) {
@@ -621,6 +622,12 @@ pub(crate) fn decode_fixed_width_states(function: &str, args: &[ChType], binary:
                 Arc::new(PrimitiveArray::<UInt64Type>::from_iter_values(counts)) as ArrayRef,
                 Arc::new(PrimitiveArray::<Float64Type>::from_iter_values(sums)) as ArrayRef,
             ])
+        }
+        // The uniq accumulator reads (and checks) the set's bytes as they are stored.
+        (Layout::UniquesHashSet, [DataType::Binary]) if rows.len() == binary.len() => Some(vec![Arc::new(binary.clone()) as ArrayRef]),
+        (Layout::UniquesHashSet, [DataType::Binary]) => {
+            let indices = PrimitiveArray::<UInt32Type>::from_iter_values(rows.iter().map(|&r| r as u32));
+            Some(vec![datafusion::arrow::compute::take(binary, &indices, None).ok()?])
         }
         (Layout::Single { string: false, with_is_set }, [number, ..]) => {
             let values = by_number_type!(number, flagged_numbers, binary, rows)?;
