@@ -552,6 +552,42 @@ fn packed_integer_keys(keys: &[ArrayRef]) -> Option<Vec<u128>> {
     Some(packed)
 }
 
+/// Packed keys whose key part is at most this wide are radix sorted: at most eight
+/// passes over the rows, against a comparison sort's log2(rows) (20 for a 1M-row block).
+const MAX_RADIX_KEY_BITS: u32 = 64;
+
+/// Sorts packed keys (the row number in the low `row_bits`, the key above it, all of it
+/// below bit `key_bits`) by their key part, least significant byte first. Each pass is
+/// stable and the rows start in order, so equal keys keep their rows' order: the same
+/// order as sorting the whole packed keys, in linear time.
+fn radix_sort_packed(packed: &mut Vec<u128>, row_bits: u32, key_bits: u32) {
+    let mut sorted = vec![0u128; packed.len()];
+    let mut shift = row_bits;
+    while shift < key_bits {
+        let digit = |k: u128| ((k >> shift) & 0xff) as usize;
+        let mut counts = [0usize; 256];
+        for &k in packed.iter() {
+            counts[digit(k)] += 1;
+        }
+        // One value of this byte in every row: the pass would move nothing.
+        if !counts.contains(&packed.len()) {
+            let mut next = [0usize; 256];
+            let mut start = 0;
+            for (slot, count) in next.iter_mut().zip(counts) {
+                *slot = start;
+                start += count;
+            }
+            for &k in packed.iter() {
+                let d = digit(k);
+                sorted[next[d]] = k;
+                next[d] += 1;
+            }
+            std::mem::swap(packed, &mut sorted);
+        }
+        shift += 8;
+    }
+}
+
 /// Whether a single integer, date or time key without NULLs is in ascending order,
 /// checked on its values directly; None for any other key, which takes the comparator
 /// path. A sorted source (numbers(), data in key order) passes this check on every row of
@@ -625,8 +661,14 @@ fn sort_order(keys: &[ArrayRef]) -> Result<Option<Vec<u32>>> {
         if packed.windows(2).all(|w| w[0] < w[1]) {
             return Ok(None);
         }
-        packed.sort_unstable();
-        let row_mask = (1u128 << row_bits(n)) - 1;
+        let key_bits = u128::BITS - packed.iter().fold(0, |all, k| all | *k).leading_zeros();
+        let row_bits = row_bits(n);
+        if key_bits.saturating_sub(row_bits) <= MAX_RADIX_KEY_BITS {
+            radix_sort_packed(&mut packed, row_bits, key_bits);
+        } else {
+            packed.sort_unstable();
+        }
+        let row_mask = (1u128 << row_bits) - 1;
         return Ok(Some(packed.iter().map(|&k| (k & row_mask) as u32).collect()));
     }
     // Composite and string keys: Arrow's row format compares as bytes, and a stable
@@ -891,6 +933,13 @@ mod tests {
             assert!(packed_integer_keys(columns).is_some());
             assert_eq!(sort_order(columns).unwrap(), Some(row_format_order(columns)));
         }
+        // Key parts wider than the radix sort takes (80 bits): the comparison sort, same order.
+        let spread: Vec<ArrayRef> = vec![
+            Arc::new(UInt64Array::from_iter_values((0..n).map(|i| if i % 3 == 0 { 1 << 40 } else { next(5) }))),
+            Arc::new(Int64Array::from_iter_values((0..n).map(|i| if i % 5 == 0 { -(1 << 39) } else { next(1 << 39) as i64 }))),
+        ];
+        assert!(packed_integer_keys(&spread).is_some());
+        assert_eq!(sort_order(&spread).unwrap(), Some(row_format_order(&spread)));
         // Already in order: no permutation.
         let sorted: Vec<ArrayRef> = vec![Arc::new(UInt64Array::from_iter_values(0..n)), Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| -i)))];
         assert_eq!(sort_order(&sorted).unwrap(), None);

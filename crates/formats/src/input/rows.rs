@@ -438,12 +438,16 @@ pub(crate) struct Streamer<F: RowFormat + Clone + 'static> {
     /// not yet handed out.
     scanned_rows: Vec<(usize, usize)>,
     scan_pos: usize,
+    /// Buffers of chunks already cut, kept for `pending` to reuse once their parsers are
+    /// done: a fresh chunk-sized buffer may come from the allocator as untouched pages,
+    /// each faulted in on its first write.
+    used_buffers: Vec<Arc<Vec<u8>>>,
 }
 
 impl<F: RowFormat + Clone + 'static> Streamer<F> {
     pub fn new(format: F, block: Block, parallelism: Parallelism) -> Self {
         let cut_from = parallelism.chunk_bytes + parallelism.cut_slack();
-        Streamer { format, block, pending: Vec::new(), parallelism, pipeline: None, cut_from, scanned_rows: Vec::new(), scan_pos: 0 }
+        Streamer { format, block, pending: Vec::new(), parallelism, pipeline: None, cut_from, scanned_rows: Vec::new(), scan_pos: 0, used_buffers: Vec::new() }
     }
 
     /// Parses every complete row of `data` on this thread; returns how many bytes were
@@ -569,9 +573,33 @@ impl<F: RowFormat + Clone + 'static> Streamer<F> {
         self.cut_from = if short { (chunk_bytes + self.parallelism.cut_slack()).max(tail + self.parallelism.cut_retry_growth()) } else { chunk_bytes + self.parallelism.cut_slack() };
         // Room for the next chunk, so that gathering it does not copy it again and again.
         let chunk_room = (chunk_bytes + chunk_bytes / 4).min(64 << 20);
-        self.pending = Vec::with_capacity(chunk_room.max(tail));
+        self.pending = self.reusable_buffer(chunk_room.max(tail));
         self.pending.extend_from_slice(&data[pos..]);
+        if pos > 0 {
+            self.used_buffers.push(data);
+        }
         result
+    }
+
+    /// An empty buffer of at least `capacity` bytes: a chunk buffer no parser holds any
+    /// more, or a new one. The used buffers kept are at most the chunks in flight (their
+    /// memory is already counted there) and one more.
+    fn reusable_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        let max_in_flight = self.pipeline.as_ref().map_or(0, |p| p.max_in_flight);
+        let free = self.used_buffers.iter().position(|b| Arc::strong_count(b) == 1);
+        let mut buffer = match free.map(|i| Arc::try_unwrap(self.used_buffers.swap_remove(i))) {
+            Some(Ok(mut buffer)) => {
+                buffer.clear();
+                buffer
+            }
+            _ => Vec::new(),
+        };
+        buffer.reserve(capacity);
+        if self.used_buffers.len() > max_in_flight {
+            // Still held by parsers: dropped by them when they finish.
+            self.used_buffers.remove(0);
+        }
+        buffer
     }
 
     /// [`Self::cut_chunks`] for formats whose rows only `scan` finds: scans on from
@@ -851,6 +879,53 @@ mod tests {
         let block = Block::new(Arc::clone(&one), &settings(2, 1000)).unwrap().fork(0, 10_000, &cancelled).unwrap();
         let e = parse_rows(EmptyRows, block, b"", &vec![(0, 0); 10_000]).unwrap_err();
         assert_eq!(e.code(), ErrorCode::QUERY_WAS_CANCELLED);
+    }
+
+    #[test]
+    fn chunk_buffers_kept_for_reuse_stay_bounded() {
+        let one = schema_of_one();
+        let settings = settings(2, 1000);
+        let mut streamer = Streamer::new(Lines, Block::new(Arc::clone(&one), &settings).unwrap(), Parallelism::from_settings(&settings));
+        let mut out = Vec::new();
+        let line = "x".repeat(99) + "\n";
+        for _ in 0..2_000 {
+            streamer.push(line.as_bytes(), &mut out).unwrap();
+            let max_in_flight = streamer.pipeline.as_ref().map_or(0, |p| p.max_in_flight);
+            assert!(streamer.used_buffers.len() <= max_in_flight + 1, "{} buffers kept", streamer.used_buffers.len());
+        }
+        streamer.finish(&mut out).unwrap();
+        assert_eq!(rows(&one, &out).num_rows(), 2_000);
+    }
+
+    /// One row per line, holding nothing; whole rows cut at line feeds.
+    #[derive(Clone)]
+    struct Lines;
+
+    impl RowFormat for Lines {
+        fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Result<Scan> {
+            Ok(match memchr::memchr(b'\n', &data[from..]) {
+                Some(at) => Scan::Row { start: from, end: from + at, next: from + at + 1 },
+                None if eof || from == data.len() => Scan::Skip { next: data.len() },
+                None => Scan::NeedMore { start: from },
+            })
+        }
+
+        fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
+            EmptyRows.parse_row(row, block, out)
+        }
+
+        fn whole_rows(&mut self, data: &[u8], from: usize, min_bytes: usize) -> Option<(usize, u64)> {
+            let mut end = from;
+            let mut rows = 0;
+            for at in memchr::memchr_iter(b'\n', &data[from..]) {
+                end = from + at + 1;
+                rows += 1;
+                if end - from >= min_bytes {
+                    break;
+                }
+            }
+            Some((end, rows))
+        }
     }
 
     /// Rows that hold nothing (the columns get defaults).
