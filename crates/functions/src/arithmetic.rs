@@ -809,6 +809,19 @@ enum Cmp {
     Ge,
 }
 
+impl Cmp {
+    fn holds(self, ordering: std::cmp::Ordering) -> bool {
+        match self {
+            Cmp::Eq => ordering.is_eq(),
+            Cmp::Ne => ordering.is_ne(),
+            Cmp::Lt => ordering.is_lt(),
+            Cmp::Gt => ordering.is_gt(),
+            Cmp::Le => ordering.is_le(),
+            Cmp::Ge => ordering.is_ge(),
+        }
+    }
+}
+
 /// The type both sides are compared in.
 pub(crate) fn comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &DataType) -> DfResult<ChType> {
     constant_comparison_type(a, b, adt, bdt, [true, true])
@@ -903,6 +916,11 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
                     (convert(0)?, convert(1)?)
                 }
             };
+            // UInt256 values from 2^255 up are negative words to Arrow (granary_types::wide).
+            if matches!(common, ChType::Int256 | ChType::UInt256) && (ctx.ch(0).base() == &ChType::UInt256 || ctx.ch(1).base() == &ChType::UInt256) {
+                let is_uint256 = |i: usize| common == ChType::UInt256 || ctx.ch(i).base() == &ChType::UInt256;
+                return Ok(Arc::new(bool_to_u8(&compare_wide_words(&l, is_uint256(0), &r, is_uint256(1), how))));
+            }
             Ok(Arc::new(bool_to_u8(&compare_arrays(&l, &r, how)?)))
         },
     )
@@ -932,19 +950,7 @@ fn compare_arrays(l: &ArrayRef, r: &ArrayRef, how: Cmp) -> DfResult<BooleanArray
     if l.data_type().is_nested() {
         let options = datafusion::arrow::compute::SortOptions { descending: false, nulls_first: false };
         let order = datafusion::arrow::array::make_comparator(l.as_ref(), r.as_ref(), options)?;
-        let values: Vec<bool> = (0..l.len())
-            .map(|i| {
-                let ordering = order(i, i);
-                match how {
-                    Cmp::Eq => ordering.is_eq(),
-                    Cmp::Ne => ordering.is_ne(),
-                    Cmp::Lt => ordering.is_lt(),
-                    Cmp::Gt => ordering.is_gt(),
-                    Cmp::Le => ordering.is_le(),
-                    Cmp::Ge => ordering.is_ge(),
-                }
-            })
-            .collect();
+        let values: Vec<bool> = (0..l.len()).map(|i| how.holds(order(i, i))).collect();
         return Ok(BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls())));
     }
     Ok(match how {
@@ -954,6 +960,29 @@ fn compare_arrays(l: &ArrayRef, r: &ArrayRef, how: Cmp) -> DfResult<BooleanArray
         Cmp::Gt => cmp::gt(l, r)?,
         Cmp::Le => cmp::lt_eq(l, r)?,
         Cmp::Ge => cmp::gt_eq(l, r)?,
+    })
+}
+
+/// Compares two columns of 256-bit words in their mathematical order: `*_is_uint256`
+/// tells which side holds a `UInt256`'s raw bits ([`granary_types::wide::compare_words`]).
+fn compare_wide_words(l: &ArrayRef, l_is_uint256: bool, r: &ArrayRef, r_is_uint256: bool, how: Cmp) -> BooleanArray {
+    let (l, r) = (l.as_primitive::<Decimal256Type>(), r.as_primitive::<Decimal256Type>());
+    let values: Vec<bool> =
+        l.values().iter().zip(r.values().iter()).map(|(&x, &y)| how.holds(granary_types::wide::compare_words(x, l_is_uint256, y, r_is_uint256))).collect();
+    BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls()))
+}
+
+/// The ClickHouse comparison function of a SQL comparison operator.
+pub(crate) fn comparison_udf(op: datafusion::logical_expr::Operator) -> Option<ScalarUDF> {
+    use datafusion::logical_expr::Operator;
+    Some(match op {
+        Operator::Eq => comparison("equals", Cmp::Eq),
+        Operator::NotEq => comparison("notEquals", Cmp::Ne),
+        Operator::Lt => comparison("less", Cmp::Lt),
+        Operator::Gt => comparison("greater", Cmp::Gt),
+        Operator::LtEq => comparison("lessOrEquals", Cmp::Le),
+        Operator::GtEq => comparison("greaterOrEquals", Cmp::Ge),
+        _ => return None,
     })
 }
 
