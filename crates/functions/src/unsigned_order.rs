@@ -11,10 +11,9 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::{DataType, Decimal256Type};
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{exec_err, DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::ScalarFunction;
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
     Between, BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Sort, SortExpr,
     Volatility,
@@ -31,22 +30,7 @@ fn is_uint256(expr: &Expr, schema: &DFSchema) -> bool {
 /// Rewrites the comparisons with a `UInt256` side of `plan` (and its subqueries) into
 /// ClickHouse's comparison functions.
 pub fn uint256_comparisons(plan: LogicalPlan) -> Result<LogicalPlan> {
-    let out = plan.transform_up_with_subqueries(|node| {
-        if !matches!(node, LogicalPlan::Filter(_) | LogicalPlan::Projection(_) | LogicalPlan::Aggregate(_) | LogicalPlan::Window(_) | LogicalPlan::Sort(_)) {
-            return Ok(Transformed::no(node));
-        }
-        let schema = match node.inputs().as_slice() {
-            [input] => Arc::clone(input.schema()),
-            _ => return Ok(Transformed::no(node)),
-        };
-        let names = NamePreserver::new(&node);
-        node.map_expressions(|expr| {
-            let saved = names.save(&expr);
-            let rewritten = expr.transform_up(|e| rewrite_comparison(e, &schema))?;
-            Ok(if rewritten.transformed { Transformed::yes(saved.restore(rewritten.data)) } else { rewritten })
-        })
-    })?;
-    Ok(out.data)
+    crate::float_comparisons::rewrite_single_input_expressions(plan, rewrite_comparison)
 }
 
 fn rewrite_comparison(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
