@@ -25,7 +25,7 @@ use datafusion::arrow::array::{new_empty_array, Array, ArrayRef, AsArray, Boolea
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::kernels::zip::zip;
 use datafusion::arrow::compute::{cast, is_not_null};
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::arrow::datatypes::{DataType, Decimal256Type, Field, FieldRef};
 use datafusion::common::{internal_err, DataFusionError, ScalarValue};
 use datafusion::functions_aggregate::{array_agg, average, count, first_last, min_max, sum};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -34,7 +34,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, ReversedUDAF, Signature, StatisticsArgs,
     Volatility,
 };
-use granary_types::wide::WideInt;
+use granary_types::wide::{unsigned_order_key, unsigned_order_keys, WideInt};
 use granary_types::ChType;
 
 use crate::args::{illegal_type, is_decimal, is_float, is_integer, is_signed_int, Arity, DfResult};
@@ -229,31 +229,69 @@ impl Output {
     }
 }
 
+/// Whether an accumulator orders `UInt256` values: it then sees their
+/// [`unsigned_order_key`]s (which Arrow orders as the unsigned values), and its states
+/// and results are turned back into the values.
+#[derive(Debug, Clone, Copy)]
+struct UnsignedKeys(bool);
+
+impl UnsignedKeys {
+    fn of(kind: Kind, args: &AccumulatorArgs) -> Self {
+        let orders = matches!(kind, Kind::Min | Kind::Max);
+        UnsignedKeys(orders && args.expr_fields.first().is_some_and(|f| ch_type_of_field(f).base() == &ChType::UInt256))
+    }
+
+    /// Flips the first column (the ordered one; the key is its own inverse).
+    fn flip(self, arrays: &[ArrayRef]) -> DfResult<Vec<ArrayRef>> {
+        let mut out = arrays.to_vec();
+        if let Some(first) = out.first_mut().filter(|_| self.0) {
+            if let DataType::Decimal256(..) = first.data_type() {
+                *first = Arc::new(unsigned_order_keys(first.as_primitive::<Decimal256Type>()));
+            }
+        }
+        Ok(out)
+    }
+
+    fn flip_scalars(self, scalars: Vec<ScalarValue>) -> DfResult<Vec<ScalarValue>> {
+        match scalars.first() {
+            Some(ScalarValue::Decimal256(Some(v), p, s)) if self.0 => {
+                let mut out = scalars.clone();
+                out[0] = ScalarValue::Decimal256(Some(unsigned_order_key(*v)), *p, *s);
+                Ok(out)
+            }
+            _ => Ok(scalars),
+        }
+    }
+}
+
 #[derive(Debug)]
 struct MappedAccumulator {
     inner: Box<dyn Accumulator>,
     output: Output,
+    unsigned_keys: UnsignedKeys,
 }
 
 impl Accumulator for MappedAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
-        self.inner.update_batch(values)
+        self.inner.update_batch(&self.unsigned_keys.flip(values)?)
     }
     fn evaluate(&mut self) -> DfResult<ScalarValue> {
         let v = self.inner.evaluate()?;
+        let v = self.unsigned_keys.flip_scalars(vec![v])?.remove(0);
         self.output.map_scalar(v)
     }
     fn size(&self) -> usize {
         self.inner.size()
     }
     fn state(&mut self) -> DfResult<Vec<ScalarValue>> {
-        self.inner.state()
+        let state = self.inner.state()?;
+        self.unsigned_keys.flip_scalars(state)
     }
     fn merge_batch(&mut self, states: &[ArrayRef]) -> DfResult<()> {
-        self.inner.merge_batch(states)
+        self.inner.merge_batch(&self.unsigned_keys.flip(states)?)
     }
     fn retract_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
-        self.inner.retract_batch(values)
+        self.inner.retract_batch(&self.unsigned_keys.flip(values)?)
     }
     fn supports_retract_batch(&self) -> bool {
         self.inner.supports_retract_batch()
@@ -263,6 +301,7 @@ impl Accumulator for MappedAccumulator {
 struct MappedGroups {
     inner: Box<dyn GroupsAccumulator>,
     output: Output,
+    unsigned_keys: UnsignedKeys,
 }
 
 impl GroupsAccumulator for MappedGroups {
@@ -273,20 +312,23 @@ impl GroupsAccumulator for MappedGroups {
         opt_filter: Option<&BooleanArray>,
         total_num_groups: usize,
     ) -> DfResult<()> {
-        self.inner.update_batch(values, group_indices, opt_filter, total_num_groups)
+        self.inner.update_batch(&self.unsigned_keys.flip(values)?, group_indices, opt_filter, total_num_groups)
     }
     fn evaluate(&mut self, emit_to: EmitTo) -> DfResult<ArrayRef> {
         let out = self.inner.evaluate(emit_to)?;
+        let out = self.unsigned_keys.flip(&[out])?.remove(0);
         self.output.map(out)
     }
     fn state(&mut self, emit_to: EmitTo) -> DfResult<Vec<ArrayRef>> {
-        self.inner.state(emit_to)
+        let state = self.inner.state(emit_to)?;
+        self.unsigned_keys.flip(&state)
     }
     fn merge_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> DfResult<()> {
-        self.inner.merge_batch(values, group_indices, total_num_groups)
+        self.inner.merge_batch(&self.unsigned_keys.flip(values)?, group_indices, total_num_groups)
     }
     fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> DfResult<Vec<ArrayRef>> {
-        self.inner.convert_to_state(values, opt_filter)
+        let state = self.inner.convert_to_state(&self.unsigned_keys.flip(values)?, opt_filter)?;
+        self.unsigned_keys.flip(&state)
     }
     fn size(&self) -> usize {
         self.inner.size()
@@ -337,7 +379,7 @@ impl AggregateUDFImpl for Wrapped {
         } else {
             self.inner.accumulator(inner_args)?
         };
-        Ok(Box::new(MappedAccumulator { inner, output: self.output(&acc_args)? }))
+        Ok(Box::new(MappedAccumulator { inner, output: self.output(&acc_args)?, unsigned_keys: UnsignedKeys::of(self.kind, &acc_args) }))
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
@@ -362,13 +404,13 @@ impl AggregateUDFImpl for Wrapped {
     fn create_groups_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn GroupsAccumulator>> {
         let inner_args = self.inner_args(&args)?;
         let inner = self.inner.create_groups_accumulator(inner_args)?;
-        Ok(Box::new(MappedGroups { inner, output: self.output(&args)? }))
+        Ok(Box::new(MappedGroups { inner, output: self.output(&args)?, unsigned_keys: UnsignedKeys::of(self.kind, &args) }))
     }
 
     fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
         let inner_args = self.inner_args(&args)?;
         let inner = self.inner.create_sliding_accumulator(inner_args)?;
-        Ok(Box::new(MappedAccumulator { inner, output: self.output(&args)? }))
+        Ok(Box::new(MappedAccumulator { inner, output: self.output(&args)?, unsigned_keys: UnsignedKeys::of(self.kind, &args) }))
     }
 
     fn reverse_expr(&self) -> ReversedUDAF {
@@ -387,6 +429,10 @@ impl AggregateUDFImpl for Wrapped {
 
     fn value_from_stats(&self, statistics_args: &StatisticsArgs) -> Option<ScalarValue> {
         if !matches!(self.kind, Kind::Count | Kind::Min | Kind::Max) {
+            return None;
+        }
+        // Statistics order UInt256 (one of these decimals) as signed words.
+        if self.kind != Kind::Count && matches!(statistics_args.return_type, DataType::Decimal256(..)) {
             return None;
         }
         let inner_type = match self.kind {
@@ -451,6 +497,7 @@ impl AggregateUDFImpl for ArgMinMax {
             value_type: acc_args.expr_fields[0].data_type().clone(),
             key_type: acc_args.expr_fields[1].data_type().clone(),
             fill_default: !nullable,
+            unsigned_keys: ch_type_of_field(&acc_args.expr_fields[1]).base() == &ChType::UInt256,
         }))
     }
 }
@@ -463,6 +510,8 @@ struct ArgAccumulator {
     value_type: DataType,
     key_type: DataType,
     fill_default: bool,
+    /// `UInt256` keys are compared (and kept) as their [`unsigned_order_key`]s.
+    unsigned_keys: bool,
 }
 
 impl ArgAccumulator {
@@ -472,6 +521,7 @@ impl ArgAccumulator {
         if keys.data_type() == &DataType::Null {
             return Ok(());
         }
+        let keys = &UnsignedKeys(self.unsigned_keys).flip(std::slice::from_ref(keys))?[0];
         let cmp = datafusion::arrow::array::make_comparator(keys.as_ref(), keys.as_ref(), Default::default())?;
         let mut best: Option<usize> = None;
         for i in 0..keys.len() {
@@ -520,7 +570,7 @@ impl Accumulator for ArgAccumulator {
     fn state(&mut self) -> DfResult<Vec<ScalarValue>> {
         Ok(vec![
             self.value.clone().map_or_else(|| ScalarValue::try_from(&self.value_type), Ok)?,
-            self.key.clone().map_or_else(|| ScalarValue::try_from(&self.key_type), Ok)?,
+            UnsignedKeys(self.unsigned_keys).flip_scalars(vec![self.key.clone().map_or_else(|| ScalarValue::try_from(&self.key_type), Ok)?])?.remove(0),
         ])
     }
     fn evaluate(&mut self) -> DfResult<ScalarValue> {

@@ -73,6 +73,9 @@ fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
         _ => {}
     }
     if is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1)) {
+        if op != Op::IntDiv && wide_with_decimal(&ctx.ch(0), &ctx.ch(1)) {
+            return decimal_result_type(op, ctx);
+        }
         return wide_result_type(op, ctx);
     }
     if is_decimal(a) || is_decimal(b) {
@@ -236,8 +239,8 @@ pub(crate) fn int_of_width(signed: bool, width: usize) -> ChType {
 /// Int128` is Int128, `UInt128 + Int8` is Int128), `-` is signed; `intDiv` keeps the
 /// dividend's width, `%` the divisor's (one size up below 8 bytes for a signed dividend:
 /// `toInt128(7) % 2` is Int16); `/` is Float64. Floats only divide (`/`, `%`, `intDiv`):
-/// `toInt128(1) + 1.5` is ILLEGAL_TYPE_OF_ARGUMENT in ClickHouse, and so are decimals
-/// here (ClickHouse gives them odd decimal types).
+/// `toInt128(1) + 1.5` is ILLEGAL_TYPE_OF_ARGUMENT in ClickHouse. With a Decimal, the
+/// decimal's type ([`decimal_result_type`]; `intDiv` stays here).
 fn wide_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
     let (a, b) = (ctx.ch(0).base().clone(), ctx.ch(1).base().clone());
     let is_float_type = |t: &ChType| matches!(t, ChType::Float32 | ChType::Float64);
@@ -351,6 +354,8 @@ fn precision_class(p: u8) -> u8 {
 /// the decimal's. Scales: `+ - %` the larger, `*` the sum, `/` the dividend's.
 fn decimal_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
     let (a, b) = (ctx.dt(0), ctx.dt(1));
+    // A wide integer is an integer here, whatever decimal holds it.
+    let parts = |i: usize| if is_wide(&ctx.ch(i)) { None } else { decimal_parts(ctx.dt(i)) };
     for i in 0..2 {
         let dt = ctx.dt(i);
         if !(is_decimal(dt) || numeric_or_bool(dt)) {
@@ -360,14 +365,14 @@ fn decimal_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
     if is_float(a) || is_float(b) {
         return Ok(ChType::Float64);
     }
-    let (pa, sa) = decimal_parts(a).unwrap_or((0, 0));
-    let (pb, sb) = decimal_parts(b).unwrap_or((0, 0));
+    let (pa, sa) = parts(0).unwrap_or((0, 0));
+    let (pb, sb) = parts(1).unwrap_or((0, 0));
     let p = precision_class(pa.max(pb));
     let s = match op {
         Op::Plus | Op::Minus | Op::Modulo => sa.max(sb),
         Op::Multiply => sa + sb,
         Op::Divide => {
-            if decimal_parts(a).is_some() {
+            if parts(0).is_some() {
                 sa
             } else {
                 sb
@@ -381,8 +386,16 @@ fn decimal_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
     Ok(ChType::Decimal(p, s))
 }
 
-fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResult<ArrayRef> {
+/// A wide integer with a Decimal: ClickHouse computes in the decimal's type (`toInt128(5)
+/// + toDecimal64(1.5, 2)` is Decimal(18, 2)).
+fn wide_with_decimal(a: &ChType, b: &ChType) -> bool {
+    (is_wide(a) && matches!(b.base(), ChType::Decimal(..))) || (is_wide(b) && matches!(a.base(), ChType::Decimal(..)))
+}
+
+/// `integer` tells which operands are integers (wide ones are held as decimals).
+fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, integer: [bool; 2]) -> DfResult<ArrayRef> {
     let target = base.to_arrow();
+    let a_is_decimal = !integer[0] && decimal_parts(a.data_type()).is_some();
     if target == DataType::Float64 {
         let (l, r) = (cast(a, &DataType::Float64)?, cast(b, &DataType::Float64)?);
         let out = match op {
@@ -406,9 +419,24 @@ fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResul
         ArrowError::DivideByZero => ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"),
         other => ch_error(ErrorCode::DECIMAL_OVERFLOW, format!("Decimal math overflow: {other}")),
     };
+    let strict = datafusion::arrow::compute::CastOptions { safe: false, ..Default::default() };
+    let cast = |x: &ArrayRef, to: &DataType| datafusion::arrow::compute::cast_with_options(x, to, &strict).map_err(overflow);
+    // ClickHouse's `%` takes an integer operand's raw value at the decimal's scale
+    // (`5 % toDecimal64(1.5, 2)` is 0.05); the other operators scale it.
+    let operand = |x: &ArrayRef, is_integer: bool, scale: u8| -> DfResult<ArrayRef> {
+        if op == Op::Modulo && is_integer {
+            let raw = cast(x, &work(0))?;
+            return Ok(match raw.data_type() {
+                DataType::Decimal128(..) => Arc::new(raw.as_primitive::<Decimal128Type>().clone().with_precision_and_scale(38, scale as i8)?),
+                _ => Arc::new(raw.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>().clone().with_precision_and_scale(76, scale as i8)?),
+            });
+        }
+        cast(x, &work(scale))
+    };
     let out = match op {
         Op::Plus | Op::Minus | Op::Modulo => {
-            let (l, r) = (cast(a, &work(*s))?, cast(b, &work(*s))?);
+            let b_is_integer = integer[1] || decimal_parts(b.data_type()).is_none();
+            let (l, r) = (operand(a, !a_is_decimal, *s)?, operand(b, b_is_integer, *s)?);
             match op {
                 Op::Plus => numeric::add(&l, &r),
                 Op::Minus => numeric::sub(&l, &r),
@@ -426,7 +454,9 @@ fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResul
             let l = cast(a, &work(sa))?;
             let r = cast(b, &work(sb))?;
             let (l, r) = (l.as_primitive::<Decimal128Type>(), r.as_primitive::<Decimal128Type>());
-            let factor = 10i128.pow(sb as u32);
+            let out_scale = if a_is_decimal { sa } else { sb };
+            // raw(a) * 10^(scale(b) + out_scale - scale(a)) / raw(b) is the quotient at out_scale.
+            let factor = 10i128.pow(u32::from(sb + out_scale - sa));
             let q: PrimitiveArray<Decimal128Type> = datafusion::arrow::compute::try_binary(l, r, |x, y| {
                 if y == 0 {
                     return Err(ArrowError::DivideByZero);
@@ -434,7 +464,6 @@ fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResul
                 x.checked_mul(factor).map(|n| n / y).ok_or_else(|| ArrowError::ArithmeticOverflow("multiplication".into()))
             })
             .map_err(overflow)?;
-            let out_scale = if decimal_parts(a.data_type()).is_some() { sa } else { sb };
             Arc::new(q.with_precision_and_scale(38, out_scale as i8)?)
         }
         Op::Divide => {
@@ -443,7 +472,8 @@ fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResul
             let l = cast(a, &work(sa))?;
             let r = cast(b, &work(sb))?;
             let (l, r) = (l.as_primitive::<Decimal256Type>(), r.as_primitive::<Decimal256Type>());
-            let factor = i256::from_i128(10).wrapping_pow(u32::from(sb));
+            let out_scale = if a_is_decimal { sa } else { sb };
+            let factor = i256::from_i128(10).wrapping_pow(u32::from(sb + out_scale - sa));
             let q: PrimitiveArray<Decimal256Type> = datafusion::arrow::compute::try_binary(l, r, |x, y| {
                 if y == i256::ZERO {
                     return Err(ArrowError::DivideByZero);
@@ -451,7 +481,6 @@ fn decimal_compute(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResul
                 x.checked_mul(factor).and_then(|n| n.checked_div(y)).ok_or_else(|| ArrowError::ArithmeticOverflow("multiplication".into()))
             })
             .map_err(overflow)?;
-            let out_scale = if decimal_parts(a.data_type()).is_some() { sa } else { sb };
             Arc::new(q.with_precision_and_scale(76, out_scale as i8)?)
         }
         Op::IntDiv => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "intDiv is not defined for Decimal")),
@@ -491,10 +520,13 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     }
     // Wide integers are decimals to Arrow: plain integer columns never pay for the check.
     if (is_decimal(a.data_type()) || is_decimal(ctx.dt(1))) && (is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1))) {
+        if matches!(base, ChType::Decimal(..)) {
+            return decimal_compute(op, &a, &ctx.array(1)?, &base, [is_wide(&ctx.ch(0)), is_wide(&ctx.ch(1))]);
+        }
         return wide_compute(op, ctx, &base, false);
     }
     if is_decimal(a.data_type()) || is_decimal(ctx.dt(1)) {
-        return decimal_compute(op, &a, &ctx.array(1)?, &base);
+        return decimal_compute(op, &a, &ctx.array(1)?, &base, [false, false]);
     }
     let float = matches!(base, ChType::Float64 | ChType::Float32) || (op == Op::IntDiv && (is_float(a.data_type()) || is_float(ctx.dt(1))));
     let work = if float {
@@ -809,6 +841,19 @@ enum Cmp {
     Ge,
 }
 
+impl Cmp {
+    fn holds(self, ordering: std::cmp::Ordering) -> bool {
+        match self {
+            Cmp::Eq => ordering.is_eq(),
+            Cmp::Ne => ordering.is_ne(),
+            Cmp::Lt => ordering.is_lt(),
+            Cmp::Gt => ordering.is_gt(),
+            Cmp::Le => ordering.is_le(),
+            Cmp::Ge => ordering.is_ge(),
+        }
+    }
+}
+
 /// The type both sides are compared in.
 pub(crate) fn comparison_type(a: &ChType, b: &ChType, adt: &DataType, bdt: &DataType) -> DfResult<ChType> {
     constant_comparison_type(a, b, adt, bdt, [true, true])
@@ -858,6 +903,8 @@ fn comparable_without_supertype(a: &ChType, b: &ChType) -> Option<ChType> {
                 .collect::<Option<Vec<_>>>()?;
             Some(ChType::Tuple(items))
         }
+        // A wide integer meets a decimal at the decimal's scale.
+        (ChType::Decimal(_, s), x) | (x, ChType::Decimal(_, s)) if WideInt::of(x).is_some() => Some(ChType::Decimal(76, *s)),
         (x, y) if is_number(x) && is_number(y) && (WideInt::of(x).is_some() || WideInt::of(y).is_some()) => {
             // UInt256 with a signed type: compared as Int256, in which UInt256 values
             // from 2^255 up are negative (as everywhere, see granary_types::wide).
@@ -903,6 +950,11 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
                     (convert(0)?, convert(1)?)
                 }
             };
+            // UInt256 values from 2^255 up are negative words to Arrow (granary_types::wide).
+            if matches!(common, ChType::Int256 | ChType::UInt256) && (ctx.ch(0).base() == &ChType::UInt256 || ctx.ch(1).base() == &ChType::UInt256) {
+                let is_uint256 = |i: usize| common == ChType::UInt256 || ctx.ch(i).base() == &ChType::UInt256;
+                return Ok(Arc::new(bool_to_u8(&compare_wide_words(&l, is_uint256(0), &r, is_uint256(1), how))));
+            }
             Ok(Arc::new(bool_to_u8(&compare_arrays(&l, &r, how)?)))
         },
     )
@@ -932,19 +984,7 @@ fn compare_arrays(l: &ArrayRef, r: &ArrayRef, how: Cmp) -> DfResult<BooleanArray
     if l.data_type().is_nested() {
         let options = datafusion::arrow::compute::SortOptions { descending: false, nulls_first: false };
         let order = datafusion::arrow::array::make_comparator(l.as_ref(), r.as_ref(), options)?;
-        let values: Vec<bool> = (0..l.len())
-            .map(|i| {
-                let ordering = order(i, i);
-                match how {
-                    Cmp::Eq => ordering.is_eq(),
-                    Cmp::Ne => ordering.is_ne(),
-                    Cmp::Lt => ordering.is_lt(),
-                    Cmp::Gt => ordering.is_gt(),
-                    Cmp::Le => ordering.is_le(),
-                    Cmp::Ge => ordering.is_ge(),
-                }
-            })
-            .collect();
+        let values: Vec<bool> = (0..l.len()).map(|i| how.holds(order(i, i))).collect();
         return Ok(BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls())));
     }
     Ok(match how {
@@ -954,6 +994,29 @@ fn compare_arrays(l: &ArrayRef, r: &ArrayRef, how: Cmp) -> DfResult<BooleanArray
         Cmp::Gt => cmp::gt(l, r)?,
         Cmp::Le => cmp::lt_eq(l, r)?,
         Cmp::Ge => cmp::gt_eq(l, r)?,
+    })
+}
+
+/// Compares two columns of 256-bit words in their mathematical order: `*_is_uint256`
+/// tells which side holds a `UInt256`'s raw bits ([`granary_types::wide::compare_words`]).
+fn compare_wide_words(l: &ArrayRef, l_is_uint256: bool, r: &ArrayRef, r_is_uint256: bool, how: Cmp) -> BooleanArray {
+    let (l, r) = (l.as_primitive::<Decimal256Type>(), r.as_primitive::<Decimal256Type>());
+    let values: Vec<bool> =
+        l.values().iter().zip(r.values().iter()).map(|(&x, &y)| how.holds(granary_types::wide::compare_words(x, l_is_uint256, y, r_is_uint256))).collect();
+    BooleanArray::new(values.into(), NullBuffer::union(l.nulls(), r.nulls()))
+}
+
+/// The ClickHouse comparison function of a SQL comparison operator.
+pub(crate) fn comparison_udf(op: datafusion::logical_expr::Operator) -> Option<ScalarUDF> {
+    use datafusion::logical_expr::Operator;
+    Some(match op {
+        Operator::Eq => comparison("equals", Cmp::Eq),
+        Operator::NotEq => comparison("notEquals", Cmp::Ne),
+        Operator::Lt => comparison("less", Cmp::Lt),
+        Operator::Gt => comparison("greater", Cmp::Gt),
+        Operator::LtEq => comparison("lessOrEquals", Cmp::Le),
+        Operator::GtEq => comparison("greaterOrEquals", Cmp::Ge),
+        _ => return None,
     })
 }
 

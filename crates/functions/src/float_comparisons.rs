@@ -30,9 +30,15 @@ use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 
 /// Rewrites the float comparisons of `plan` (and its subqueries) to IEEE semantics.
 pub fn ieee_float_comparisons(plan: LogicalPlan) -> Result<LogicalPlan> {
+    rewrite_single_input_expressions(plan, rewrite)
+}
+
+/// Applies `rewrite` bottom-up to the expressions of every Filter, Projection,
+/// Aggregate, Window and Sort of `plan` (and its subqueries), keeping their output names.
+/// Join conditions are left alone: equalities there become hash-join keys, and
+/// ClickHouse's hash joins match NaN keys too.
+pub(crate) fn rewrite_single_input_expressions(plan: LogicalPlan, rewrite: fn(Expr, &DFSchema) -> Result<Transformed<Expr>>) -> Result<LogicalPlan> {
     let out = plan.transform_up_with_subqueries(|node| {
-        // Join conditions are left alone: equalities there become hash-join keys, and
-        // ClickHouse's hash joins match NaN keys too.
         if !matches!(node, LogicalPlan::Filter(_) | LogicalPlan::Projection(_) | LogicalPlan::Aggregate(_) | LogicalPlan::Window(_) | LogicalPlan::Sort(_)) {
             return Ok(Transformed::no(node));
         }

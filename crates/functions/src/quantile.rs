@@ -33,12 +33,13 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray};
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Decimal128Type, Field, FieldRef, Float64Type, Int64Type, TimeUnit, UInt64Type};
+use datafusion::arrow::datatypes::{i256, DataType, Decimal128Type, Decimal256Type, Field, FieldRef, Float64Type, Int64Type, TimeUnit, UInt64Type};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility};
 use granary_common::ErrorCode;
+use granary_types::wide::{compare_words, f64_to_i256_wrapping, WideInt};
 use granary_types::ChType;
 
 use crate::states::put_varuint;
@@ -183,6 +184,9 @@ fn elem_of(t: &ChType) -> Option<Elem> {
         ChType::Int32 | ChType::Date32 => Elem::Int { width: 4, signed: true },
         ChType::Int64 | ChType::DateTime64(..) => Elem::Int { width: 8, signed: true },
         ChType::Int128 => Elem::Int { width: 16, signed: true },
+        ChType::UInt128 => Elem::Int { width: 16, signed: false },
+        ChType::Int256 => Elem::Int { width: 32, signed: true },
+        ChType::UInt256 => Elem::Int { width: 32, signed: false },
         ChType::Decimal(p, _) if *p <= 9 => Elem::Int { width: 4, signed: true },
         ChType::Decimal(p, _) if *p <= 18 => Elem::Int { width: 8, signed: true },
         ChType::Decimal(p, _) if *p <= 38 => Elem::Int { width: 16, signed: true },
@@ -198,6 +202,11 @@ impl Elem {
             Elem::Int { width, .. } | Elem::Float { width } => width,
         }
     }
+
+    /// Values an `i128` cannot hold (UInt128, Int256, UInt256): kept as [`WideValue`]s.
+    fn is_wide(self) -> bool {
+        matches!(self, Elem::Int { width: 32, .. } | Elem::Int { width: 16, signed: false })
+    }
 }
 
 /// A stored value: `i128` for integers (raw values of dates and decimals), `f64` for floats.
@@ -205,13 +214,18 @@ trait Num: Copy + PartialOrd + Debug + Send + Sync + 'static {
     fn to_f64(self) -> f64;
     fn is_nan(self) -> bool;
     /// A key equal for equal values (`quantileExactWeighted`'s map).
-    fn key(self) -> u128;
+    type Key: std::hash::Hash + Eq + Copy + Debug + Send + Sync;
+    fn key(self) -> Self::Key;
     fn read(input: &mut &[u8], elem: Elem) -> DfResult<Self>;
     fn write(self, out: &mut Vec<u8>, elem: Elem);
     /// The values of an argument column (NULL: `None`).
-    fn column(array: &ArrayRef) -> DfResult<Vec<Option<Self>>>;
+    fn column(array: &ArrayRef, elem: Elem) -> DfResult<Vec<Option<Self>>>;
     /// The value as a result of integer type (truncated, as ClickHouse converts).
     fn raw(self) -> i128;
+    /// The value as a result of type `dt` when `raw` cannot hold it.
+    fn exact_scalar(self, _dt: &DataType) -> Option<ScalarValue> {
+        None
+    }
     fn from_f32(v: f32) -> Self;
 }
 
@@ -235,6 +249,7 @@ impl Num for i128 {
     fn is_nan(self) -> bool {
         false
     }
+    type Key = u128;
     fn key(self) -> u128 {
         self as u128
     }
@@ -251,7 +266,7 @@ impl Num for i128 {
     fn write(self, out: &mut Vec<u8>, elem: Elem) {
         out.extend_from_slice(&self.to_le_bytes()[..elem.width()]);
     }
-    fn column(array: &ArrayRef) -> DfResult<Vec<Option<i128>>> {
+    fn column(array: &ArrayRef, _: Elem) -> DfResult<Vec<Option<i128>>> {
         Ok(match array.data_type() {
             DataType::Decimal128(..) => array.as_primitive::<Decimal128Type>().iter().collect(),
             DataType::UInt64 => array.as_primitive::<UInt64Type>().iter().map(|v| v.map(i128::from)).collect(),
@@ -276,8 +291,9 @@ impl Num for f64 {
     fn is_nan(self) -> bool {
         f64::is_nan(self)
     }
-    fn key(self) -> u128 {
-        u128::from(self.to_bits())
+    type Key = u64;
+    fn key(self) -> u64 {
+        self.to_bits()
     }
     fn read(input: &mut &[u8], elem: Elem) -> DfResult<f64> {
         Ok(match elem {
@@ -291,7 +307,7 @@ impl Num for f64 {
             _ => out.extend_from_slice(&self.to_le_bytes()),
         }
     }
-    fn column(array: &ArrayRef) -> DfResult<Vec<Option<f64>>> {
+    fn column(array: &ArrayRef, _: Elem) -> DfResult<Vec<Option<f64>>> {
         let floats = cast(array, &DataType::Float64)?;
         Ok(floats.as_primitive::<Float64Type>().iter().collect())
     }
@@ -303,6 +319,72 @@ impl Num for f64 {
     }
 }
 
+/// A UInt128, Int256 or UInt256 value: 256 bits, which for a UInt256 are its raw bits
+/// (ordered as unsigned, see `granary_types::wide`).
+#[derive(Debug, Clone, Copy)]
+struct WideValue {
+    word: i256,
+    is_uint256: bool,
+}
+
+impl PartialEq for WideValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.partial_cmp(other) == Some(Ordering::Equal)
+    }
+}
+
+impl PartialOrd for WideValue {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(compare_words(self.word, self.is_uint256, other.word, other.is_uint256))
+    }
+}
+
+impl Num for WideValue {
+    fn to_f64(self) -> f64 {
+        if self.is_uint256 { WideInt::UInt256 } else { WideInt::Int256 }.to_f64(self.word)
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+    type Key = i256;
+    fn key(self) -> i256 {
+        self.word
+    }
+    fn read(input: &mut &[u8], elem: Elem) -> DfResult<WideValue> {
+        let Elem::Int { width, signed } = elem else { return Err(ch_error(ErrorCode::LOGICAL_ERROR, "integer state of a float")) };
+        let bytes = read_bytes(input, width)?;
+        let mut buf = [0u8; 32];
+        buf[..width].copy_from_slice(bytes);
+        if signed && bytes[width - 1] & 0x80 != 0 {
+            buf[width..].fill(0xff);
+        }
+        Ok(WideValue { word: i256::from_le_bytes(buf), is_uint256: width == 32 && !signed })
+    }
+    fn write(self, out: &mut Vec<u8>, elem: Elem) {
+        out.extend_from_slice(&self.word.to_le_bytes()[..elem.width()]);
+    }
+    fn column(array: &ArrayRef, elem: Elem) -> DfResult<Vec<Option<WideValue>>> {
+        let is_uint256 = matches!(elem, Elem::Int { width: 32, signed: false });
+        let words = match array.data_type() {
+            DataType::Decimal256(..) => array.as_primitive::<Decimal256Type>().clone(),
+            DataType::Decimal128(..) => array.as_primitive::<Decimal128Type>().unary(i256::from_i128),
+            other => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("wide quantile over {other}"))),
+        };
+        Ok(words.iter().map(|w| w.map(|word| WideValue { word, is_uint256 })).collect())
+    }
+    fn raw(self) -> i128 {
+        self.word.as_i128()
+    }
+    fn exact_scalar(self, dt: &DataType) -> Option<ScalarValue> {
+        match dt {
+            DataType::Decimal256(p, s) => Some(ScalarValue::Decimal256(Some(self.word), *p, *s)),
+            _ => None,
+        }
+    }
+    fn from_f32(v: f32) -> WideValue {
+        WideValue { word: f64_to_i256_wrapping(f64::from(v)).unwrap_or(i256::ZERO), is_uint256: false }
+    }
+}
 
 fn get_varuint(input: &mut &[u8]) -> DfResult<u64> {
     let mut v = 0u64;
@@ -865,13 +947,13 @@ impl TDigest {
 // ------------------------------------------------------------------ the data of one group
 
 #[derive(Debug, Clone)]
-enum Data<T> {
+enum Data<T: Num> {
     Reservoir(Sampler<T>),
     Deterministic(DeterministicSampler<T>),
     Exact(Vec<T>),
     TDigest(TDigest),
     /// Value -> (value, total weight).
-    Weighted(HashMap<u128, (T, u64)>),
+    Weighted(HashMap<T::Key, (T, u64)>),
 }
 
 impl<T: Num> Data<T> {
@@ -1019,7 +1101,7 @@ impl Quantile {
         let base = arg.strip_nullable().base().clone();
         let allowed = elem_of(&base).is_some()
             && !(matches!(self.kind, Kind::TDigest | Kind::Deterministic) && matches!(base, ChType::Decimal(..)))
-            && !(self.kind == Kind::TDigest && base == ChType::Int128);
+            && !(self.kind == Kind::TDigest && WideInt::of(&base).is_some());
         let illegal = |t: ChType| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument for aggregate function {}.", self.family));
         if !allowed || matches!(base, ChType::Bool) {
             return Err(illegal(arg));
@@ -1092,6 +1174,7 @@ impl AggregateUDFImpl for Quantile {
 
 fn new_accumulator(shared: Shared) -> Box<dyn Accumulator> {
     match shared.elem {
+        elem if elem.is_wide() => Box::new(QuantileAccumulator::<WideValue> { data: Data::new(shared.kind), shared }),
         Elem::Int { .. } => Box::new(QuantileAccumulator::<i128> { data: Data::new(shared.kind), shared }),
         Elem::Float { .. } => Box::new(QuantileAccumulator::<f64> { data: Data::new(shared.kind), shared }),
     }
@@ -1109,7 +1192,7 @@ struct Shared {
 }
 
 #[derive(Debug)]
-struct QuantileAccumulator<T> {
+struct QuantileAccumulator<T: Num> {
     data: Data<T>,
     shared: Shared,
 }
@@ -1196,14 +1279,14 @@ impl<T: Num> QuantileAccumulator<T> {
             (Answer::F32(f), _) => raw(T::from_f32(f).raw()),
             (Answer::Value(v), DataType::Float64) => Ok(ScalarValue::Float64(Some(v.to_f64()))),
             (Answer::Value(v), DataType::Float32) => Ok(ScalarValue::Float32(Some(v.to_f64() as f32))),
-            (Answer::Value(v), _) => raw(v.raw()),
+            (Answer::Value(v), _) => v.exact_scalar(dt).map_or_else(|| raw(v.raw()), Ok),
         }
     }
 }
 
 impl<T: Num> Accumulator for QuantileAccumulator<T> {
     fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
-        let column = T::column(&values[0])?;
+        let column = T::column(&values[0], self.shared.elem)?;
         match &mut self.data {
             Data::Reservoir(s) => column.into_iter().flatten().for_each(|v| s.insert(v)),
             Data::Deterministic(s) => {
@@ -1294,6 +1377,7 @@ pub(crate) fn state_len(function: &str, args: &[ChType], input: &[u8]) -> DfResu
     let elem = state_elem(args)?;
     let mut rest = input;
     match elem {
+        elem if elem.is_wide() => drop(Data::<WideValue>::read(kind, &mut rest, elem)?),
         Elem::Int { .. } => drop(Data::<i128>::read(kind, &mut rest, elem)?),
         Elem::Float { .. } => drop(Data::<f64>::read(kind, &mut rest, elem)?),
     }

@@ -32,6 +32,7 @@ use datafusion::arrow::datatypes::ArrowPrimitiveType;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use granary_common::{Error, ErrorCode};
+use granary_types::wide::WideInt;
 use granary_types::ChType;
 
 use crate::args::{ch_error, DfResult};
@@ -98,7 +99,7 @@ fn put_value(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
         ScalarValue::Float64(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
         ScalarValue::Decimal128(Some(x), _, _) => out.extend_from_slice(&x.to_le_bytes()),
         // Decimal256 and Int256/UInt256 are 32 bytes in ClickHouse too; UInt128 (held as
-        // Decimal256) takes 32 here where ClickHouse's state has 16.
+        // Decimal256) goes through `put_arg_value`.
         ScalarValue::Decimal256(Some(x), _, _) => out.extend_from_slice(&x.to_le_bytes()),
         ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => {
             put_varuint(out, s.len() as u64);
@@ -120,6 +121,36 @@ fn put_value(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
         }
     }
     Ok(())
+}
+
+/// A value of an argument of type `arg`: a UInt128 (held as Decimal256) takes its 16
+/// bytes, as in ClickHouse's states.
+fn put_arg_value(out: &mut Vec<u8>, v: &ScalarValue, arg: Option<&ChType>) -> DfResult<()> {
+    match v {
+        ScalarValue::Decimal256(Some(x), _, _) if arg.is_some_and(|t| t.base() == &ChType::UInt128) => {
+            out.extend_from_slice(&x.to_le_bytes()[..16]);
+            Ok(())
+        }
+        _ => put_value(out, v),
+    }
+}
+
+/// Reads what [`put_arg_value`] writes.
+fn get_arg_value(input: &mut &[u8], dt: &DataType, arg: Option<&ChType>) -> DfResult<ScalarValue> {
+    match dt {
+        DataType::Decimal256(p, s) if arg.is_some_and(|t| t.base() == &ChType::UInt128) => {
+            let mut le = [0u8; 32];
+            le[..16].copy_from_slice(take(input, 16)?);
+            Ok(ScalarValue::Decimal256(Some(datafusion::arrow::datatypes::i256::from_le_bytes(le)), *p, *s))
+        }
+        _ => get_value(input, dt),
+    }
+}
+
+/// The argument whose values a `Generic` state's element `i` holds, where known
+/// (`argMin`/`argMax` keep the value and the key, in argument order).
+fn generic_state_arg<'a>(function: &str, args: &'a [ChType], i: usize) -> Option<&'a ChType> {
+    matches!(crate::combinators::without_params(function), "argMin" | "argMax").then(|| args.get(i)).flatten()
 }
 
 fn put_nullable(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
@@ -398,8 +429,9 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
         matches!(
             t,
             ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Float32 | ChType::Float64 | ChType::Bool
-        )
+        ) || WideInt::of(t).is_some()
     };
+    let wide_arg = arg.is_some_and(|t| WideInt::of(t).is_some());
     match (function, types) {
         ("count", [DataType::Int64]) => Layout::Count,
         ("uniq", [DataType::Binary]) => Layout::UniquesHashSet,
@@ -416,7 +448,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
             Some(codec) => Layout::UniqArray(codec),
             None => Layout::Generic,
         },
-        ("sum", [t]) if t.is_primitive() && !matches!(t, DataType::Decimal256(..)) => Layout::Sum,
+        ("sum", [t]) if t.is_primitive() && (wide_arg || !matches!(t, DataType::Decimal256(..))) => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
             Some(ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Bool) => Layout::Avg(Numerator::Unsigned),
@@ -492,8 +524,8 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
             ScalarValue::Int64(n) => n.unwrap_or(0).max(0) as u64,
             _ => 0,
         }),
-        Layout::Sum if state[0].is_null() => put_value(&mut out, &ScalarValue::new_zero(&types[0])?)?,
-        Layout::Sum => put_value(&mut out, &state[0])?,
+        Layout::Sum if state[0].is_null() => put_arg_value(&mut out, &ScalarValue::new_zero(&types[0])?, args.first())?,
+        Layout::Sum => put_arg_value(&mut out, &state[0], args.first())?,
         Layout::Avg(numerator) => {
             let count = match state[0] {
                 ScalarValue::UInt64(n) => n.unwrap_or(0),
@@ -519,7 +551,7 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         },
         Layout::Single { string: false, .. } if seen => {
             out.push(1);
-            put_value(&mut out, &state[0])?;
+            put_arg_value(&mut out, &state[0], args.first())?;
         }
         Layout::Single { string: false, .. } => out.push(0),
         Layout::UniquesHashSet => match &state[0] {
@@ -548,8 +580,13 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
             _ => put_varuint(&mut out, 0),
         },
         Layout::Generic => {
-            for v in state {
-                put_nullable(&mut out, v)?;
+            for (i, v) in state.iter().enumerate() {
+                if v.is_null() {
+                    out.push(0);
+                } else {
+                    out.push(1);
+                    put_arg_value(&mut out, v, generic_state_arg(function, args, i))?;
+                }
             }
         }
     }
@@ -696,7 +733,7 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
     }
     Ok(match layout {
         Layout::Count => vec![ScalarValue::Int64(Some(get_varuint(input)? as i64))],
-        Layout::Sum => vec![get_value(input, &types[0])?],
+        Layout::Sum => vec![get_arg_value(input, &types[0], args.first())?],
         Layout::Avg(numerator) => {
             let sum = match numerator {
                 Numerator::Signed => ScalarValue::Float64(Some(i64::from_le_bytes(array(take(input, 8)?)?) as f64)),
@@ -717,7 +754,7 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
                     Some(ScalarValue::Utf8(Some(String::from_utf8_lossy(text).into_owned())).cast_to(&types[0])?)
                 }
             } else if take(input, 1)?[0] != 0 {
-                Some(get_value(input, &types[0])?)
+                Some(get_arg_value(input, &types[0], args.first())?)
             } else {
                 None
             };
@@ -756,7 +793,11 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
             let field = std::sync::Arc::new(datafusion::arrow::datatypes::Field::new("item", values.data_type().clone(), true));
             vec![ScalarValue::List(std::sync::Arc::new(datafusion::arrow::array::ListArray::try_new(field, offsets, values, None)?))]
         }
-        Layout::Generic => types.iter().map(|t| get_nullable(input, t)).collect::<DfResult<_>>()?,
+        Layout::Generic => types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if take(input, 1)?[0] == 0 { Ok(ScalarValue::try_from(t)?) } else { get_arg_value(input, t, generic_state_arg(function, args, i)) })
+            .collect::<DfResult<_>>()?,
     })
 }
 

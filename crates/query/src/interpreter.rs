@@ -643,8 +643,13 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let plan = granary_functions::type_literals(plan)?;
     // After the literals got their types: NaN and -0 in WHERE/HAVING/CASE compare as in ClickHouse.
     let plan = granary_functions::ieee_float_comparisons(plan)?;
+    let plan = granary_functions::uint256_comparisons(plan)?;
     // WITH FILL works on the ORDER BY keys as written: its plans keep DataFusion's NaN order.
-    let plan = if fill.is_none() && derived_fills.is_empty() { crate::nan_order::nan_next_to_null(plan)? } else { plan };
+    let plan = if fill.is_none() && derived_fills.is_empty() {
+        granary_functions::uint256_sort_keys(crate::nan_order::nan_next_to_null(plan)?)?
+    } else {
+        plan
+    };
     let plan = if derived_fills.is_empty() { plan } else { crate::fill::plan_derived_table_fills(&ctx.state, plan, &derived_fills)? };
     // After the literals got their types: WITH FILL works in the keys' final types.
     let plan = match &fill {

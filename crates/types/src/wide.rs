@@ -16,12 +16,13 @@
 //! never validates the precision of these columns; text, binary formats and functions
 //! convert through this module.
 //!
-//! `UInt256` keeps its raw bits, so values from 2^255 up read as negative to Arrow: they
-//! sort, compare and take `min`/`max` below the others. The alternative, storing
-//! `value - 2^255` so that the native order is right, would make every comparison with a
-//! constant or another column of a different type wrong (DataFusion compares the stored
-//! words after its own coercion), not only those of values above 2^255; such values are
-//! rare (hashes are usually `UInt128`), so the raw bits are the lesser evil.
+//! `UInt256` keeps its raw bits, so values from 2^255 up read as negative to Arrow. The
+//! alternative, storing `value - 2^255` so that the native order is right, would make
+//! every comparison with a constant or another column of a different type wrong
+//! (DataFusion compares the stored words after its own coercion). So what orders
+//! `UInt256` values goes through [`unsigned_order_key`] (the bits with the top one
+//! flipped, as ClickHouse's radix sort orders unsigned keys): ORDER BY keys, `min`/`max`,
+//! `argMin`/`argMax`, and comparisons ([`compare_words`]).
 
 use std::sync::Arc;
 
@@ -243,6 +244,32 @@ impl WideInt {
     }
 }
 
+/// A `UInt256`'s key whose signed order is the values' unsigned order; its own inverse.
+#[inline]
+pub fn unsigned_order_key(v: i256) -> i256 {
+    v ^ i256::MIN
+}
+
+/// [`unsigned_order_key`] of every value (NULL slots keep theirs, ignored).
+pub fn unsigned_order_keys(words: &PrimitiveArray<Decimal256Type>) -> PrimitiveArray<Decimal256Type> {
+    words.unary(unsigned_order_key).with_data_type(words.data_type().clone())
+}
+
+/// The mathematical order of two integers held as 256-bit words: `*_is_uint256` tells
+/// that a word is a `UInt256`'s raw bits, otherwise it is the (sign- or zero-extended)
+/// value itself.
+#[inline]
+pub fn compare_words(x: i256, x_is_uint256: bool, y: i256, y_is_uint256: bool) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (x_is_uint256, y_is_uint256) {
+        (false, false) => x.cmp(&y),
+        (true, false) if y.is_negative() => Ordering::Greater,
+        (false, true) if x.is_negative() => Ordering::Less,
+        // Both sides are non-negative values now.
+        _ => unsigned_order_key(x).cmp(&unsigned_order_key(y)),
+    }
+}
+
 /// Appends the text of the 256 bits of `v` read as an unsigned number.
 fn write_unsigned(v: i256, out: &mut Vec<u8>) {
     // v / 10 as unsigned: halve with a logical shift (now below 2^255, so signed division
@@ -331,6 +358,21 @@ mod tests {
         assert_eq!(WideInt::Int128.to_f64(i256::from_i128(-7)), -7.0);
         assert_eq!(WideInt::Int256.to_f64(i256::MIN), -(2f64.powi(255)));
         assert_eq!(WideInt::Int256.to_f64(i256::from_i128(-3) << 200u8), -3.0 * 2f64.powi(200));
+    }
+
+    #[test]
+    fn orders_uint256_as_unsigned() {
+        use std::cmp::Ordering;
+        let top = i256::MINUS_ONE; // 2^256 - 1 as UInt256
+        let half = i256::MIN; // 2^255 as UInt256
+        assert_eq!(compare_words(top, true, i256::ONE, true), Ordering::Greater);
+        assert_eq!(compare_words(half, true, top, true), Ordering::Less);
+        assert_eq!(compare_words(top, true, i256::MINUS_ONE, false), Ordering::Greater);
+        assert_eq!(compare_words(i256::MINUS_ONE, false, i256::ZERO, true), Ordering::Less);
+        assert_eq!(compare_words(i256::from_i128(5), false, i256::from_i128(5), true), Ordering::Equal);
+        assert_eq!(compare_words(i256::from_i128(-5), false, i256::from_i128(3), false), Ordering::Less);
+        assert!(unsigned_order_key(top) > unsigned_order_key(i256::ZERO));
+        assert_eq!(unsigned_order_key(unsigned_order_key(half)), half);
     }
 
     #[test]
