@@ -76,13 +76,12 @@ impl ThresholdSkipping {
             return;
         }
         self.generation = Some(generation);
-        self.pruning = self.current_filter().and_then(|filter| {
-            if self.order.is_none() {
-                self.order = threshold_order(&filter);
-            }
-            Pruning::of_physical(&self.table_schema, &self.keys, filter)
-        });
-        self.pruning = self.pruning.take().filter(|p| !p.predicate.always_true());
+        let filter = self.current_filter();
+        if self.order.is_none() {
+            self.order = filter.as_ref().and_then(threshold_order);
+        }
+        // Before the TopK holds its rows the filter is `true`: nothing to prune by.
+        self.pruning = filter.and_then(|f| Pruning::of_physical(&self.table_schema, &self.keys, f)).filter(|p| !p.predicate.always_true());
     }
 
     /// The conjunction of the filters' current values, over the table's columns.
