@@ -1,11 +1,13 @@
 //! Type conversion functions: `toUInt8..toInt64`, `toFloat32/64`, `toDate`,
 //! `toDate32`, `toDateTime`, `toDateTime64`, `toDecimal32/64/128/256`, `toFixedString`,
 //! `toBool`, `toString`, their `OrZero`/`OrNull` variants, `CAST`/`_CAST`,
+//! `accurateCast`/`accurateCastOrNull`/`accurateCastOrDefault` (in [`accurate`]),
 //! `toTypeName`, `materialize`, `ignore`, `identity`.
 //!
 //! All of them go through [`convert::convert`], so `CAST(x AS UInt8)` and
 //! `toUInt8(x)` cannot disagree.
 
+mod accurate;
 pub(crate) mod convert;
 
 use std::sync::Arc;
@@ -432,6 +434,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     }
     out.push(to_fixed_string());
     out.push(to_string());
+    out.extend(accurate::functions());
     out.push(cast_fn("CAST"));
     out.push(cast_fn("_CAST"));
     out.push(to_type_name());
