@@ -96,7 +96,7 @@ fn readable_fn(name: &'static str, step: f64, units: &'static [&'static str]) ->
         Arity::exact(1),
         |ctx: &RetCtx| {
             let t = ctx.ch(0);
-            if !is_native_number(&t) && !matches!(t, ChType::Decimal(..)) {
+            if !is_native_number(&t) && !matches!(t, ChType::Decimal(..) | ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256) {
                 return Err(ch_error(
                     ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
                     format!(
@@ -110,11 +110,15 @@ fn readable_fn(name: &'static str, step: f64, units: &'static [&'static str]) ->
         move |ctx| {
             let values = float_values(&ctx.array(0)?)?;
             let values = values.as_primitive::<Float64Type>();
+            // A UInt256 of 2^255 and above is held as a negative two's-complement value.
+            let unsigned_256 = ctx.ch(0).strip_nullable() == &ChType::UInt256;
             let mut out = ByteStrings::with_capacity(values.len(), values.len() * 10);
             let mut text = Vec::new();
             for row in 0..values.len() {
                 text.clear();
-                readable(values.value(row), step, units, &mut text);
+                let value = values.value(row);
+                let value = if unsigned_256 && value < 0.0 { value + 2f64.powi(256) } else { value };
+                readable(value, step, units, &mut text);
                 out.push_value(&text)?;
             }
             out.finish(None)
@@ -281,7 +285,7 @@ fn format_readable_time_delta() -> ScalarUDF {
         Arity::range(1, 3),
         |ctx: &RetCtx| {
             let t = ctx.ch(0);
-            if !is_native_number(&t) && !matches!(t, ChType::Decimal(..)) {
+            if !is_native_number(&t) && !matches!(t, ChType::Decimal(..) | ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256) {
                 return Err(ch_error(
                     ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
                     format!(

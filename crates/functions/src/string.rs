@@ -454,7 +454,8 @@ fn hex() -> ScalarUDF {
         |ctx| {
             let dt = ctx.dt(0);
             // Binary holds AggregateFunction states: their serialized bytes, as in ClickHouse.
-            if is_text(dt) || is_integer(dt) || matches!(dt, DataType::Float32 | DataType::Float64 | DataType::Date32 | DataType::Timestamp(..) | DataType::Binary) {
+            let wide = matches!(ctx.ch(0).strip_nullable(), ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256);
+            if wide || is_text(dt) || is_integer(dt) || matches!(dt, DataType::Float32 | DataType::Float64 | DataType::Date32 | DataType::Timestamp(..) | DataType::Binary) {
                 Ok(ChType::String)
             } else {
                 Err(illegal_type(ctx.name, 0, ctx.field(0)))
@@ -488,6 +489,9 @@ fn hex() -> ScalarUDF {
                 DataType::UInt16 => ints!(UInt16Type),
                 DataType::UInt32 => ints!(UInt32Type),
                 DataType::UInt64 => ints!(UInt64Type),
+                // Wide integers (their two's-complement bits in a decimal of scale 0).
+                DataType::Decimal128(..) => ints!(datafusion::arrow::datatypes::Decimal128Type),
+                DataType::Decimal256(..) => ints!(datafusion::arrow::datatypes::Decimal256Type),
                 // Date is UInt16 days in ClickHouse.
                 DataType::Date32 => {
                     let p = a.as_primitive::<Date32Type>();
