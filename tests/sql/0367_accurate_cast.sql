@@ -12,3 +12,9 @@ SELECT accurateCast(1.5, 'Int32'); -- { serverError CANNOT_CONVERT_TYPE }
 SELECT accurateCast(number - 1, 'UInt8') FROM numbers(3); -- { serverError CANNOT_CONVERT_TYPE }
 SELECT accurateCastOrDefault(300, 'UInt8', toUInt16(5)); -- { serverError BAD_ARGUMENTS }
 SELECT sum(accurateCastOrNull(number, 'Int8')), count(accurateCastOrNull(number, 'Int8')) FROM numbers(1000);
+-- Wide integers: ClickHouse's wrapping conversion, kept when it converts back with its sign.
+SELECT accurateCastOrNull(toInt128(300), 'UInt8'), accurateCastOrNull(toInt128(100), 'UInt8'), accurateCastOrNull(toUInt256(5), 'Int128'), accurateCastOrNull(-1, 'UInt128'), accurateCastOrNull(toInt256(-7), 'Int8');
+SELECT accurateCastOrNull(1.5, 'Int128'), accurateCastOrNull(2.0, 'UInt256'), accurateCastOrNull(toUInt128('340282366920938463463374607431768211455'), 'Int128'), accurateCastOrNull(toUInt128('340282366920938463463374607431768211455'), 'UInt256');
+SELECT accurateCastOrNull(toUInt256('115792089237316195423570985008687907853269984665640564039457584007913129639935'), 'Int256'), accurateCastOrDefault(toInt128(-3), 'UInt64'), accurateCast(toInt256(42), 'UInt8');
+SELECT number, accurateCastOrNull(toInt128(number) * 100 - 150, 'UInt8') FROM numbers(4) ORDER BY number;
+SELECT accurateCast(toInt128(-1), 'UInt32'); -- { serverError CANNOT_CONVERT_TYPE }

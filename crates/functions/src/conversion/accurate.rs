@@ -97,7 +97,13 @@ fn plain_number(t: &ChType) -> bool {
 /// `input` as `target`, NULL where the value cannot be kept exactly.
 fn exact_or_null(ctx: &ExecCtx, input: &ArrayRef, target: &ChType) -> DfResult<ArrayRef> {
     let source = ctx.ch(0);
-    if !(plain_number(source.strip_nullable()) && plain_number(target)) {
+    let source = source.strip_nullable();
+    let wide = |t: &ChType| matches!(t, ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256);
+    let number = |t: &ChType| plain_number(t) || wide(t);
+    if (wide(source) || wide(target)) && number(source) && number(target) {
+        return wide_exact_or_null(ctx, input, source, target);
+    }
+    if !(plain_number(source) && plain_number(target)) {
         let cv = Conv { func: "accurateCastOrNull", mode: Mode::OrNull, config: ctx.config };
         return convert(input, &ctx.fields[0], target, &cv);
     }
@@ -114,6 +120,33 @@ fn exact_or_null(ctx: &ExecCtx, input: &ArrayRef, target: &ChType) -> DfResult<A
     let same = if same.null_count() > 0 { datafusion::arrow::compute::prep_null_mask_filter(&same) } else { same };
     let lost = datafusion::arrow::compute::not(&same)?;
     Ok(nullif(&converted, &lost)?)
+}
+
+/// `exact_or_null` with a wide integer on either side: ClickHouse's conversion (which
+/// wraps), kept where the value converts back to itself and keeps its sign (`-1` wraps
+/// to `2^128 - 1` as a UInt128 and back to `-1`).
+fn wide_exact_or_null(ctx: &ExecCtx, input: &ArrayRef, source: &ChType, target: &ChType) -> DfResult<ArrayRef> {
+    let cv = Conv { func: "accurateCast", mode: Mode::OrNull, config: ctx.config };
+    let converted = convert(input, &ctx.fields[0], target, &cv)?;
+    let back = convert(&converted, &crate::func::result_field("converted", &target.clone().into_nullable()), source, &cv)?;
+    let same = match input.data_type() {
+        DataType::Float32 | DataType::Float64 => float_same(&back, input)?,
+        _ => eq(&back, input)?,
+    };
+    let sign_kept = eq(&negative(input, source)?, &negative(&converted, target)?)?;
+    let kept = datafusion::arrow::compute::and(&same, &sign_kept)?;
+    let kept = if kept.null_count() > 0 { datafusion::arrow::compute::prep_null_mask_filter(&kept) } else { kept };
+    Ok(nullif(&converted, &datafusion::arrow::compute::not(&kept)?)?)
+}
+
+/// Per value, whether it is below zero; never for unsigned types (a UInt256 of 2^255 and
+/// above is held as a negative two's-complement value).
+fn negative(values: &ArrayRef, t: &ChType) -> DfResult<BooleanArray> {
+    if matches!(t, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::UInt128 | ChType::UInt256) {
+        return Ok(BooleanArray::from(vec![false; values.len()]));
+    }
+    let zero = datafusion::common::ScalarValue::new_zero(values.data_type())?.to_scalar()?;
+    Ok(datafusion::arrow::compute::kernels::cmp::lt(values, &zero)?)
 }
 
 /// Whether float values are the same number by IEEE rules (-0 is 0), NaN being the same as
