@@ -100,41 +100,34 @@ fn exact_or_null(ctx: &ExecCtx, input: &ArrayRef, target: &ChType) -> DfResult<A
     let source = source.strip_nullable();
     let wide = |t: &ChType| matches!(t, ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256);
     let number = |t: &ChType| plain_number(t) || wide(t);
-    if (wide(source) || wide(target)) && number(source) && number(target) {
-        return wide_exact_or_null(ctx, input, source, target);
-    }
-    if !(plain_number(source) && plain_number(target)) {
+    if !(number(source) && number(target)) {
         let cv = Conv { func: "accurateCastOrNull", mode: Mode::OrNull, config: ctx.config };
         return convert(input, &ctx.fields[0], target, &cv);
     }
-    // Out of the target's range is NULL (`safe`); what is left must convert back to
-    // the same value.
-    let options = CastOptions { safe: true, ..Default::default() };
-    let converted = cast_with_options(input, &target.to_arrow(), &options)?;
-    let back = cast_with_options(&converted, input.data_type(), &options)?;
-    let same = match input.data_type() {
+    let (converted, back, sign_kept) = if wide(source) || wide(target) {
+        // ClickHouse's conversion wraps: `-1` becomes `2^128 - 1` as a UInt128 and goes
+        // back to `-1`, so the sign must be kept as well.
+        let cv = Conv { func: "accurateCast", mode: Mode::OrNull, config: ctx.config };
+        let converted = convert(input, &ctx.fields[0], target, &cv)?;
+        let back = convert(&converted, &crate::func::result_field("converted", &target.clone().into_nullable()), source, &cv)?;
+        let sign_kept = eq(&negative(input, source)?, &negative(&converted, target)?)?;
+        (converted, back, Some(sign_kept))
+    } else {
+        // Arrow's `safe` cast gives NULL out of the target's range.
+        let options = CastOptions { safe: true, ..Default::default() };
+        let converted = cast_with_options(input, &target.to_arrow(), &options)?;
+        let back = cast_with_options(&converted, input.data_type(), &options)?;
+        (converted, back, None)
+    };
+    // Kept where the value converts back to itself.
+    let mut kept = match input.data_type() {
         DataType::Float32 | DataType::Float64 => float_same(&back, input)?,
         _ => eq(&back, input)?,
     };
+    if let Some(sign_kept) = sign_kept {
+        kept = datafusion::arrow::compute::and(&kept, &sign_kept)?;
+    }
     // NULL (a NULL input) is not a loss: the result is NULL there anyway.
-    let same = if same.null_count() > 0 { datafusion::arrow::compute::prep_null_mask_filter(&same) } else { same };
-    let lost = datafusion::arrow::compute::not(&same)?;
-    Ok(nullif(&converted, &lost)?)
-}
-
-/// `exact_or_null` with a wide integer on either side: ClickHouse's conversion (which
-/// wraps), kept where the value converts back to itself and keeps its sign (`-1` wraps
-/// to `2^128 - 1` as a UInt128 and back to `-1`).
-fn wide_exact_or_null(ctx: &ExecCtx, input: &ArrayRef, source: &ChType, target: &ChType) -> DfResult<ArrayRef> {
-    let cv = Conv { func: "accurateCast", mode: Mode::OrNull, config: ctx.config };
-    let converted = convert(input, &ctx.fields[0], target, &cv)?;
-    let back = convert(&converted, &crate::func::result_field("converted", &target.clone().into_nullable()), source, &cv)?;
-    let same = match input.data_type() {
-        DataType::Float32 | DataType::Float64 => float_same(&back, input)?,
-        _ => eq(&back, input)?,
-    };
-    let sign_kept = eq(&negative(input, source)?, &negative(&converted, target)?)?;
-    let kept = datafusion::arrow::compute::and(&same, &sign_kept)?;
     let kept = if kept.null_count() > 0 { datafusion::arrow::compute::prep_null_mask_filter(&kept) } else { kept };
     Ok(nullif(&converted, &datafusion::arrow::compute::not(&kept)?)?)
 }
