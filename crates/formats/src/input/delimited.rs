@@ -638,6 +638,94 @@ impl DelimitedRows {
         }
     }
 
+    /// CSV rows parsed column by column: the rows are split first (as `scan` splits
+    /// them), then each column's values of a block's worth of rows go to its builder in
+    /// one call, which looks at the type once instead of once per value. Splitting
+    /// stops at the first row that `parse_row` would split again or reject (irregular
+    /// quoting, a wrong number of fields); a group of rows with a value that does not
+    /// parse is dropped and left to `parse_row`, which reports or skips the bad row.
+    fn parse_csv_columns(&mut self, data: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<usize> {
+        let width = self.mapping.len();
+        let mut row_starts = Vec::new();
+        // `width` fields per row, their positions from the start of `data`.
+        let mut fields: Vec<Field> = Vec::new();
+        let mut pos = 0;
+        while pos < data.len() {
+            match self.scan(data, pos, true)? {
+                Scan::Row { start, end, next } if self.fields_of_row == Some(end - start) && self.fields.len() == width => {
+                    row_starts.push(start);
+                    fields.extend(self.fields.iter().map(|f| Field { start: f.start + start, end: f.end + start, ..*f }));
+                    pos = next;
+                }
+                Scan::Skip { next } => pos = next,
+                _ => break,
+            }
+        }
+        self.fields_of_row = None;
+        self.resume = 0;
+        let mut first = 0;
+        while first < row_starts.len() {
+            if block.cancelled() {
+                return Err(super::rows::cancelled_error());
+            }
+            let count = block.room().min(row_starts.len() - first);
+            let group = &fields[first * width..(first + count) * width];
+            block.row_number += count as u64;
+            if self.parse_column_group(data, group, count, block).is_err() {
+                block.row_number -= count as u64;
+                block.drop_uncommitted();
+                return Ok(row_starts[first]);
+            }
+            block.commit_rows(count, out)?;
+            first += count;
+        }
+        Ok(pos)
+    }
+
+    /// The values of `rows` CSV rows (their `fields`, row after row) appended column by
+    /// column, as `parse_row` appends them row by row.
+    fn parse_column_group(&self, data: &[u8], fields: &[Field], rows: usize, block: &mut Block) -> Result<()> {
+        let width = self.mapping.len();
+        let mut decoded = Vec::new();
+        for (position, column) in self.mapping.iter().enumerate() {
+            let Some(column) = *column else { continue };
+            let builder = &mut block.builders[column];
+            let nullable = builder.is_nullable();
+            let column_fields = || fields.iter().skip(position).step_by(width);
+            // Fields with doubled quotes are decoded first, into one buffer.
+            decoded.clear();
+            let mut decoded_ends = Vec::new();
+            for field in column_fields().filter(|f| f.escaped) {
+                let mut scratch = Vec::new();
+                let text = self.decode(data, *field, &mut scratch);
+                decoded.extend_from_slice(&text);
+                decoded_ends.push(decoded.len());
+            }
+            let mut next_decoded = 0;
+            let mut values: Vec<Option<&[u8]>> = Vec::with_capacity(rows);
+            for field in column_fields() {
+                let text = &data[field.start..field.end];
+                values.push(if field.escaped {
+                    let start = if next_decoded == 0 { 0 } else { decoded_ends[next_decoded - 1] };
+                    next_decoded += 1;
+                    Some(&decoded[start..decoded_ends[next_decoded - 1]])
+                } else if field.quoted.is_none() && (text == b"\\N" || (text.is_empty() && nullable)) {
+                    // `\N`, and input_format_csv_empty_as_default (NULL for Nullable).
+                    None
+                } else {
+                    Some(text)
+                });
+            }
+            builder.append_texts(&values)?;
+        }
+        for &column in &self.missing {
+            for _ in 0..rows {
+                block.builders[column].append_default()?;
+            }
+        }
+        Ok(())
+    }
+
     /// The decoded text of a field (borrowed when nothing needs decoding).
     fn decode<'a>(&self, row: &'a [u8], field: Field, scratch: &'a mut Vec<u8>) -> Cow<'a, [u8]> {
         let text = &row[field.start..field.end];
@@ -731,6 +819,13 @@ impl RowFormat for DelimitedRows {
 
     fn in_header(&self) -> bool {
         self.header_lines > 0
+    }
+
+    fn parse_columns(&mut self, data: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<usize> {
+        if self.dialect != Dialect::Csv || self.header_lines > 0 {
+            return Ok(0);
+        }
+        self.parse_csv_columns(data, block, out)
     }
 
     fn whole_rows(&mut self, data: &[u8], from: usize, min_bytes: usize) -> Option<(usize, u64)> {

@@ -51,7 +51,7 @@ impl Block {
         })
     }
 
-    fn cancelled(&self) -> bool {
+    pub(crate) fn cancelled(&self) -> bool {
         self.cancelled.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
@@ -127,6 +127,19 @@ impl Block {
         Ok(())
     }
 
+    /// How many more rows the current block takes before it is cut.
+    pub fn room(&self) -> usize {
+        self.max_block_rows.saturating_sub(self.rows).max(1)
+    }
+
+    /// Drops the values appended after the last committed row (rows parsed column by
+    /// column that failed, to be parsed again row by row).
+    pub fn drop_uncommitted(&mut self) {
+        for b in &mut self.builders {
+            b.truncate(self.rows);
+        }
+    }
+
     /// The row failed: its values are dropped, and the error is returned unless
     /// `input_format_allow_errors_num`/`_ratio` let it be skipped (both are exceeded
     /// for the error to stop the input, as in ClickHouse).
@@ -171,7 +184,7 @@ impl Block {
 /// How many rows a parser reads between looks at whether its stream was abandoned.
 const CANCEL_CHECK_ROWS: u64 = 4096;
 
-fn cancelled_error() -> Error {
+pub(crate) fn cancelled_error() -> Error {
     Error::new(granary_common::ErrorCode::QUERY_WAS_CANCELLED, "Parsing was cancelled")
 }
 
@@ -207,7 +220,7 @@ fn parse_rows<F: RowFormat>(mut format: F, mut block: Block, data: &[u8], rows: 
 fn parse_chunk<F: RowFormat>(mut format: F, mut block: Block, data: &[u8]) -> ChunkResult {
     let errors_before = block.errors;
     let mut out = Vec::new();
-    let mut pos = 0;
+    let mut pos = format.parse_columns(data, &mut block, &mut out)?;
     while pos < data.len() {
         match format.scan(data, pos, true)? {
             Scan::Row { start, end, next } => {
@@ -251,6 +264,13 @@ pub(crate) trait RowFormat: Send {
     /// thread. Any scan in progress is forgotten.
     fn whole_rows(&mut self, _data: &[u8], _from: usize, _min_bytes: usize) -> Option<(usize, u64)> {
         None
+    }
+    /// Parses the first rows of `data` (whole rows, no header lines) column by column,
+    /// committing them to `block`, as far as the format can do it with the results
+    /// `parse_row` would give; returns where row-by-row parsing goes on (0: nothing
+    /// parsed). Rows that fail are left to `parse_row`, which reports them.
+    fn parse_columns(&mut self, _data: &[u8], _block: &mut Block, _out: &mut Vec<RecordBatch>) -> Result<usize> {
+        Ok(0)
     }
     /// Whether the rows still to come are header lines (they are parsed, not counted).
     fn in_header(&self) -> bool {
@@ -811,6 +831,83 @@ mod tests {
         let one = schema_of_one();
         let e = parse("TSV", &one, tsv.as_bytes(), tsv.len(), &settings(4, 64)).unwrap_err();
         assert!(e.message().contains("(at row 100"), "{}", e.message());
+    }
+
+    /// CSV of many types with the cases `parse_row` treats specially: empty fields,
+    /// `\N`, quoted numbers, doubled quotes, blanks, missing values of Nullable types;
+    /// one row in `bad_every` (never when 0) has a value of the wrong type.
+    fn typed_csv(rows: u64, bad_every: u64) -> String {
+        let mut csv = String::new();
+        for i in 0..rows {
+            let bad = bad_every > 0 && i % bad_every == bad_every - 1;
+            let small = match i % 7 {
+                0 => "".to_string(),
+                1 => "\"12\"".to_string(),
+                2 => " 3 ".to_string(),
+                _ => format!("{}", (i % 200) as i64 - 100),
+            };
+            let nullable_int = match i % 5 {
+                0 => "\\N".to_string(),
+                1 => "".to_string(),
+                _ => format!("{}", i * 1_000_003),
+            };
+            let text = match i % 6 {
+                0 => "\"say \"\"hi\"\"\"".to_string(),
+                1 => "".to_string(),
+                2 => "\\N".to_string(),
+                3 => "\"\\N\"".to_string(),
+                _ => format!("\"t{i}, x\""),
+            };
+            let time = match i % 4 {
+                0 => format!("\"2020-01-{:02} 10:11:{:02}\"", 1 + i % 28, i % 60),
+                1 => format!("{}", 1_600_000_000 + i),
+                2 => "".to_string(),
+                _ => "2021-06-01T00:00:00".to_string(),
+            };
+            let unsigned = if bad { "-5".to_string() } else { format!("{}", i % 300) };
+            let array = if i % 3 == 0 { "\"[1,2,3]\"".to_string() } else { "[]".to_string() };
+            let wrong = if bad && i % 2 == 0 { ",extra" } else { "" };
+            csv.push_str(&format!("{i},{small},{nullable_int},{text},{text},{time},{unsigned},{array},{:.2}{wrong}\n", i as f64 / 3.0));
+        }
+        csv
+    }
+
+    #[test]
+    fn columns_parsed_at_once_as_rows_parsed_one_by_one() {
+        let schema = schema(&[
+            ("id", "UInt64"),
+            ("small", "Int8"),
+            ("n", "Nullable(Int64)"),
+            ("s", "String"),
+            ("ns", "Nullable(String)"),
+            ("t", "DateTime('Asia/Tokyo')"),
+            ("u", "UInt16"),
+            ("a", "Array(Int32)"),
+            ("f", "Float64"),
+        ]);
+        for (rows_count, bad_every, allowed) in [(3_000, 0, 0), (3_000, 997, 0), (3_000, 250, 100)] {
+            let csv = typed_csv(rows_count, bad_every);
+            let mut sequential_settings = settings(1, 1 << 20);
+            sequential_settings.allow_errors_num = allowed;
+            let sequential = parse("CSV", &schema, csv.as_bytes(), csv.len(), &sequential_settings);
+            for (chunk_bytes, piece) in [(100, 1000), (4096, 50), (64 << 10, csv.len())] {
+                let mut parallel_settings = settings(2, chunk_bytes);
+                parallel_settings.allow_errors_num = allowed;
+                let parallel = parse("CSV", &schema, csv.as_bytes(), piece, &parallel_settings);
+                match (&sequential, &parallel) {
+                    (Ok(s), Ok(p)) => assert_eq!(rows(&schema, p), rows(&schema, s), "bad every {bad_every}, chunks of {chunk_bytes}"),
+                    (Err(s), Err(p)) => assert_eq!(p.message(), s.message(), "bad every {bad_every}, chunks of {chunk_bytes}"),
+                    _ => panic!("bad every {bad_every}, chunks of {chunk_bytes}: {:?} against {:?}", parallel.as_ref().map(|b| b.len()), sequential.as_ref().map(|b| b.len())),
+                }
+            }
+            if bad_every == 0 {
+                assert_eq!(rows(&schema, sequential.as_ref().unwrap()).num_rows(), rows_count as usize);
+            }
+            if allowed > 0 {
+                let kept = rows(&schema, sequential.as_ref().unwrap()).num_rows();
+                assert!(kept < rows_count as usize && kept > rows_count as usize - 20, "{kept} rows kept");
+            }
+        }
     }
 
     fn schema_of_one() -> SchemaRef {

@@ -421,6 +421,68 @@ impl ColumnBuilder {
         }
     }
 
+    /// Appends values as `parse_text` (a text) and `append_null` (None) do one by one,
+    /// with the column's type looked at once per run of texts for the common types
+    /// (String, integers, DateTime). On an error, values before the failing one may stay
+    /// appended: the caller truncates to where it started.
+    pub fn append_texts(&mut self, values: &[Option<&[u8]>]) -> Result<()> {
+        let mut i = 0;
+        while i < values.len() {
+            let run_end = values[i..].iter().position(Option::is_none).map_or(values.len(), |p| i + p);
+            self.append_text_run(&values[i..run_end])?;
+            if run_end < values.len() {
+                self.append_null()?;
+            }
+            i = run_end + 1;
+        }
+        Ok(())
+    }
+
+    /// `append_texts` of values that are all texts.
+    fn append_text_run(&mut self, values: &[Option<&[u8]>]) -> Result<()> {
+        let wraps = self.integers_wrap;
+        let best_effort = self.best_effort;
+        let t = &self.ch_type;
+        // Empty texts are the type's default, except for strings: value by value.
+        let plain = matches!(self.data, Data::Str { .. }) || values.iter().flatten().all(|v| !v.is_empty());
+        let done = plain
+            && match &mut self.data {
+                Data::Str { offsets, data } => {
+                    offsets.reserve(values.len());
+                    for text in values.iter().flatten() {
+                        data.extend_from_slice(text);
+                        offsets.push(data.len() as i32);
+                    }
+                    true
+                }
+                Data::I8(v) => push_parsed(v, values, |x| parse_signed(x, t, wraps))?,
+                Data::I16(v) => push_parsed(v, values, |x| parse_signed(x, t, wraps))?,
+                Data::I32(v) => push_parsed(v, values, |x| parse_signed(x, t, wraps))?,
+                Data::I64(v) => push_parsed(v, values, |x| parse_signed(x, t, wraps))?,
+                Data::U8(v) => push_parsed(v, values, |x| parse_unsigned(x, t, wraps))?,
+                Data::U16(v) => push_parsed(v, values, |x| parse_unsigned(x, t, wraps))?,
+                Data::U32(v) => push_parsed(v, values, |x| parse_unsigned(x, t, wraps))?,
+                Data::U64(v) => push_parsed(v, values, |x| parse_unsigned(x, t, wraps))?,
+                Data::DateTime { values: seconds, zone, wide: false, .. } => push_parsed(seconds, values, |x| {
+                    let (utc, _) = parse_datetime(x, best_effort)?.to_utc(zone);
+                    // DateTime is a UInt32 of seconds in ClickHouse: saturate like it does.
+                    Ok(utc.clamp(0, u32::MAX as i64))
+                })?,
+                _ => false,
+            };
+        if !done {
+            for text in values.iter().flatten() {
+                self.parse_text(text)?;
+            }
+            return Ok(());
+        }
+        if let Some(validity) = self.validity.as_mut() {
+            validity.append_n(values.len(), true);
+        }
+        self.len += values.len();
+        Ok(())
+    }
+
     /// Appends a scalar (non-composite) value from its unescaped text.
     fn parse_scalar(&mut self, text: &[u8]) -> Result<()> {
         let t = &self.ch_type;
@@ -1093,6 +1155,22 @@ integer!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// A signed integer; out of range it wraps when `wraps` (ClickHouse's input formats read
 /// `1000` into Int8 as -24), else it is an error.
+/// Pushes `parse` of each text (all present) onto `column`, all or none: true when done.
+fn push_parsed<T>(column: &mut Vec<T>, texts: &[Option<&[u8]>], parse: impl Fn(&[u8]) -> Result<T>) -> Result<bool> {
+    let before = column.len();
+    column.reserve(texts.len());
+    for text in texts.iter().flatten() {
+        match parse(text) {
+            Ok(value) => column.push(value),
+            Err(e) => {
+                column.truncate(before);
+                return Err(e);
+            }
+        }
+    }
+    Ok(true)
+}
+
 fn parse_signed<T: Integer>(text: &[u8], t: &ChType, wraps: bool) -> Result<T> {
     let (negative, digits) = match text.first() {
         Some(b'-') => (true, &text[1..]),
