@@ -23,6 +23,9 @@ use super::classify::Stops;
 use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
+/// Rows split before their columns are parsed (see `parse_csv_columns`).
+const COLUMN_GROUP_ROWS: usize = 512;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     Tsv,
@@ -646,38 +649,45 @@ impl DelimitedRows {
     /// parse is dropped and left to `parse_row`, which reports or skips the bad row.
     fn parse_csv_columns(&mut self, data: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<usize> {
         let width = self.mapping.len();
-        let mut row_starts = Vec::new();
-        // `width` fields per row, their positions from the start of `data`.
-        let mut fields: Vec<Field> = Vec::new();
+        let mut fields: Vec<Field> = Vec::with_capacity(COLUMN_GROUP_ROWS * width);
         let mut pos = 0;
         while pos < data.len() {
-            match self.scan(data, pos, true)? {
-                Scan::Row { start, end, next } if self.fields_of_row == Some(end - start) && self.fields.len() == width => {
-                    row_starts.push(start);
-                    fields.extend(self.fields.iter().map(|f| Field { start: f.start + start, end: f.end + start, ..*f }));
-                    pos = next;
-                }
-                Scan::Skip { next } => pos = next,
-                _ => break,
-            }
-        }
-        self.fields_of_row = None;
-        self.resume = 0;
-        let mut first = 0;
-        while first < row_starts.len() {
             if block.cancelled() {
                 return Err(super::rows::cancelled_error());
             }
-            let count = block.room().min(row_starts.len() - first);
-            let group = &fields[first * width..(first + count) * width];
-            block.row_number += count as u64;
-            if self.parse_column_group(data, group, count, block).is_err() {
-                block.row_number -= count as u64;
-                block.drop_uncommitted();
-                return Ok(row_starts[first]);
+            // A group of rows split (their fields kept, `width` per row, positions from
+            // the start of `data`), small enough to stay in the CPU's cache.
+            let group_start = pos;
+            let limit = block.room().min(COLUMN_GROUP_ROWS);
+            let mut rows = 0;
+            let mut irregular = false;
+            fields.clear();
+            while rows < limit && pos < data.len() {
+                match self.scan(data, pos, true)? {
+                    Scan::Row { start, end, next } if self.fields_of_row == Some(end - start) && self.fields.len() == width => {
+                        fields.extend(self.fields.iter().map(|f| Field { start: f.start + start, end: f.end + start, ..*f }));
+                        rows += 1;
+                        pos = next;
+                    }
+                    Scan::Skip { next } => pos = next,
+                    _ => {
+                        irregular = true;
+                        break;
+                    }
+                }
             }
-            block.commit_rows(count, out)?;
-            first += count;
+            self.fields_of_row = None;
+            self.resume = 0;
+            block.row_number += rows as u64;
+            if self.parse_column_group(data, &fields, rows, block).is_err() {
+                block.row_number -= rows as u64;
+                block.drop_uncommitted();
+                return Ok(group_start);
+            }
+            block.commit_rows(rows, out)?;
+            if irregular {
+                break;
+            }
         }
         Ok(pos)
     }
