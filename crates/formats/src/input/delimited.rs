@@ -281,63 +281,62 @@ impl DelimitedRows {
 
     /// The CSV row starting at `from` scanned 64 bytes at a time (see `csv_row_blocks`
     /// for when quotes are regular): the quotes' prefix parity says which delimiters and
-    /// line feeds are outside quoted fields, and only those and the quotes are visited.
+    /// line feeds are outside quoted fields, and only those are visited; where quotes
+    /// open, close and double is read from the masks.
     /// None, with nothing changed, when the row is not regular (a quote that does not
     /// open a field at its start, text after a closing quote) or does not end 64 bytes
     /// before the data does: the exact scan decides those.
     fn scan_csv_blocks(&mut self, data: &[u8], from: usize) -> Option<Scan> {
         self.fields.clear();
         let mut field_start = from;
-        // The current field's opening quote, and its last closing quote.
-        let mut opened: Option<usize> = None;
-        let mut closed: Option<usize> = None;
-        let mut doubled = false;
+        // The current field has a doubled quote.
+        let mut escaped = false;
+        // What the previous block's last byte was: inside a quoted field, a closing
+        // quote, the end of a field (or `from`, a row start).
         let mut inside_carry = 0u64;
+        let mut closer_carry = 0u64;
+        let mut boundary_carry = 1u64;
         let mut i = from;
         loop {
             let block = data.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok())?;
-            let [quotes, delimiters, feeds] = byte_masks(block, [b'"', self.delimiter, b'\n']);
+            let [quotes, delimiters, feeds, returns] = byte_masks(block, [b'"', self.delimiter, b'\n', b'\r']);
             let inside = prefix_xor(quotes) ^ inside_carry;
-            let mut stops = quotes | ((delimiters | feeds) & !inside);
-            while stops != 0 {
-                let j = stops.trailing_zeros();
-                stops &= stops - 1;
+            let (openers, closers) = (quotes & inside, quotes & !inside);
+            let ends = (delimiters | feeds) & !inside;
+            // The bytes right after closing quotes.
+            let after_closers = (closers << 1) | closer_carry;
+            let doubled = openers & after_closers;
+            // Regular: a quote opens a field at its start or doubles a quote, and a
+            // closing quote is followed by a delimiter, a line end or a quote.
+            if openers & !doubled & !((ends << 1) | boundary_carry) != 0 || after_closers & !(delimiters | feeds | returns | quotes) != 0 {
+                return None;
+            }
+            let mut doubled_left = doubled;
+            let mut events = ends;
+            while events != 0 {
+                let j = events.trailing_zeros();
+                events &= events - 1;
                 let at = i + j as usize;
-                let bit = 1u64 << j;
-                if quotes & bit != 0 {
-                    if inside & bit == 0 {
-                        closed = Some(at);
-                    } else if closed.is_some_and(|c| c + 1 == at) {
-                        // `""` inside a quoted field.
-                        doubled = true;
-                        closed = None;
-                    } else if at == field_start && opened.is_none() {
-                        opened = Some(at);
-                    } else {
+                let before = (1u64 << j) - 1;
+                escaped |= doubled_left & before != 0;
+                doubled_left &= !before;
+                let feed = data[at] == b'\n';
+                let end = if feed && at > from && data[at - 1] == b'\r' { at - 1 } else { at };
+                let field = if data[field_start] == b'"' {
+                    let close = end - 1;
+                    if close <= field_start || data[close] != b'"' {
                         return None;
                     }
-                    continue;
-                }
-                let feed = feeds & bit != 0;
-                let end = if feed && at > from && data[at - 1] == b'\r' { at - 1 } else { at };
-                let field = match (opened, closed) {
-                    (Some(open), Some(close)) => {
-                        if !data[close + 1..end].iter().all(|c| is_blank(*c)) {
-                            return None;
-                        }
-                        Field { start: open + 1 - from, end: close - from, quoted: Some(b'"'), escaped: doubled }
+                    Field { start: field_start + 1 - from, end: close - from, quoted: Some(b'"'), escaped }
+                } else {
+                    let (mut start, mut stop) = (field_start, end);
+                    while start < stop && is_blank(data[start]) {
+                        start += 1;
                     }
-                    (Some(_), None) => return None,
-                    (None, _) => {
-                        let (mut start, mut stop) = (field_start, end);
-                        while start < stop && is_blank(data[start]) {
-                            start += 1;
-                        }
-                        while stop > start && is_blank(data[stop - 1]) {
-                            stop -= 1;
-                        }
-                        Field { start: start - from, end: stop - from, quoted: None, escaped: false }
+                    while stop > start && is_blank(data[stop - 1]) {
+                        stop -= 1;
                     }
+                    Field { start: start - from, end: stop - from, quoted: None, escaped: false }
                 };
                 self.fields.push(field);
                 if feed {
@@ -346,9 +345,12 @@ impl DelimitedRows {
                     return Some(Scan::Row { start: from, end, next: at + 1 });
                 }
                 field_start = at + 1;
-                (opened, closed, doubled) = (None, None, false);
+                escaped = false;
             }
+            escaped |= doubled_left != 0;
             inside_carry = if inside >> 63 == 1 { u64::MAX } else { 0 };
+            closer_carry = closers >> 63;
+            boundary_carry = ends >> 63;
             i += BLOCK;
         }
     }
@@ -427,18 +429,12 @@ impl DelimitedRows {
         // A block must end before the data does: a quote as the last byte is undecided.
         while i + BLOCK < data.len() {
             let Some(block) = data.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok()) else { break };
-            let [quotes, feeds] = byte_masks(block, [b'"', b'\n']);
+            let [quotes, feeds, delimiters] = byte_masks(block, [b'"', b'\n', delimiter]);
             let inside = prefix_xor(quotes) ^ inside_carry;
-            // Opening quotes not after a quote or a line feed must follow a delimiter.
-            // They are few, so their bytes before are looked at one by one rather than
-            // through a third mask.
-            let mut after_delimiter = quotes & inside & !(((quotes | feeds) << 1) | opener_carry);
-            while after_delimiter != 0 {
-                let at = i + after_delimiter.trailing_zeros() as usize;
-                after_delimiter &= after_delimiter - 1;
-                if at == i || data[at - 1] != delimiter {
-                    return (row_start, rows, false);
-                }
+            // Opening quotes must follow a delimiter, a line feed or a quote (a doubled one).
+            let structural = quotes | feeds | delimiters;
+            if quotes & inside & !((structural << 1) | opener_carry) != 0 {
+                return (row_start, rows, false);
             }
             let mut ends = feeds & !inside;
             while ends != 0 {
@@ -453,7 +449,7 @@ impl DelimitedRows {
                 }
             }
             inside_carry = if inside >> 63 == 1 { u64::MAX } else { 0 };
-            opener_carry = u64::from(matches!(data[i + 63], b'"' | b'\n') || data[i + 63] == delimiter);
+            opener_carry = structural >> 63;
             i += BLOCK;
         }
         (row_start, rows, false)

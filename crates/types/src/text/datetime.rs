@@ -422,13 +422,20 @@ fn parse_canonical_datetime(text: &[u8]) -> Option<ParsedDateTime> {
     if t[4] != b'-' || t[7] != b'-' || t[10] != b' ' || t[13] != b':' || t[16] != b':' {
         return None;
     }
-    let digit = |i: usize| {
-        let v = t[i].wrapping_sub(b'0');
-        (v < 10).then_some(v as u32)
-    };
-    let two = |i: usize| Some(digit(i)? * 10 + digit(i + 1)?);
-    let year = (two(0)? * 100 + two(2)?) as i64;
-    let (month, day, h, mi, s) = (two(5)?, two(8)?, two(11)?, two(14)?, two(17)?);
+    // All fourteen digits checked at once, without a branch per digit.
+    const DIGITS: [usize; 14] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+    let mut bad = 0u8;
+    let mut k = 0;
+    while k < DIGITS.len() {
+        bad |= u8::from(t[DIGITS[k]].wrapping_sub(b'0') > 9);
+        k += 1;
+    }
+    if bad != 0 {
+        return None;
+    }
+    let two = |i: usize| u32::from(t[i] - b'0') * 10 + u32::from(t[i + 1] - b'0');
+    let year = (two(0) * 100 + two(2)) as i64;
+    let (month, day, h, mi, s) = (two(5), two(8), two(11), two(14), two(17));
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) || h > 23 || mi > 59 || s > 60 {
         return None;
     }

@@ -1209,7 +1209,27 @@ fn parse_unsigned<T: Integer>(text: &[u8], t: &ChType, wraps: bool) -> Result<T>
     T::try_from(value).map_err(|_| type_error(text, t, ErrorCode::CANNOT_PARSE_NUMBER, "the value is out of range of the type"))
 }
 
+#[inline]
 fn parse_digits(digits: &[u8], text: &[u8], t: &ChType, wraps: bool) -> Result<u64> {
+    // One to 19 digits cannot overflow a u64: no check per digit but that it is one.
+    if !digits.is_empty() && digits.len() <= 19 {
+        let mut value = 0u64;
+        for &d in digits {
+            let v = d.wrapping_sub(b'0');
+            if v > 9 {
+                return parse_digits_checked(digits, text, t, wraps);
+            }
+            value = value * 10 + u64::from(v);
+        }
+        return Ok(value);
+    }
+    parse_digits_checked(digits, text, t, wraps)
+}
+
+/// `parse_digits` with every error and overflow check.
+#[cold]
+#[inline(never)]
+fn parse_digits_checked(digits: &[u8], text: &[u8], t: &ChType, wraps: bool) -> Result<u64> {
     if digits.is_empty() {
         return Err(type_error(text, t, ErrorCode::CANNOT_PARSE_TEXT, "syntax error at begin of string"));
     }
