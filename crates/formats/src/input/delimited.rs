@@ -23,7 +23,7 @@ use super::classify::Stops;
 use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::{FormatSettings, InputFormat};
 
-/// Rows split before their columns are parsed (see `parse_csv_columns`).
+/// Rows split before their columns are parsed (see `parse_rows_by_columns`).
 const COLUMN_GROUP_ROWS: usize = 512;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -637,13 +637,13 @@ impl DelimitedRows {
         }
     }
 
-    /// CSV rows parsed column by column: the rows are split first (as `scan` splits
+    /// Rows parsed column by column: the rows are split first (as `scan` splits
     /// them), then each column's values of a block's worth of rows go to its builder in
     /// one call, which looks at the type once instead of once per value. Splitting
     /// stops at the first row that `parse_row` would split again or reject (irregular
     /// quoting, a wrong number of fields); a group of rows with a value that does not
     /// parse is dropped and left to `parse_row`, which reports or skips the bad row.
-    fn parse_csv_columns(&mut self, data: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<usize> {
+    fn parse_rows_by_columns(&mut self, data: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<usize> {
         let width = self.mapping.len();
         let mut fields: Vec<Field> = Vec::with_capacity(COLUMN_GROUP_ROWS * width);
         let mut pos = 0;
@@ -688,38 +688,45 @@ impl DelimitedRows {
         Ok(pos)
     }
 
-    /// The values of `rows` CSV rows (their `fields`, row after row) appended column by
+    /// The values of `rows` rows (their `fields`, row after row) appended column by
     /// column, as `parse_row` appends them row by row.
     fn parse_column_group(&self, data: &[u8], fields: &[Field], rows: usize, block: &mut Block) -> Result<()> {
         let width = self.mapping.len();
         let mut decoded = Vec::new();
         for (position, column) in self.mapping.iter().enumerate() {
             let Some(column) = *column else { continue };
+            // TSV arrays, tuples and maps are read from their escaped text (see `parse_row`).
+            let raw = self.dialect == Dialect::TsvRaw || (self.dialect == Dialect::Tsv && self.composite[column]);
             let builder = &mut block.builders[column];
-            let nullable = builder.is_nullable();
+            let empty_is_null = self.dialect == Dialect::Csv && builder.is_nullable();
             let column_fields = || fields.iter().skip(position).step_by(width);
-            // Fields with doubled quotes are decoded first, into one buffer.
+            // `\N`, and input_format_csv_empty_as_default (NULL for Nullable).
+            let is_null = |field: &Field| {
+                let text = &data[field.start..field.end];
+                field.quoted.is_none() && (text == b"\\N" || (text.is_empty() && empty_is_null))
+            };
+            // Fields with escapes are decoded first, into one buffer.
             decoded.clear();
             let mut decoded_ends = Vec::new();
-            for field in column_fields().filter(|f| f.escaped) {
-                let mut scratch = Vec::new();
-                let text = self.decode(data, *field, &mut scratch);
-                decoded.extend_from_slice(&text);
-                decoded_ends.push(decoded.len());
+            if !raw {
+                for field in column_fields().filter(|f| f.escaped && !is_null(f)) {
+                    let mut scratch = Vec::new();
+                    let text = self.decode(data, *field, &mut scratch);
+                    decoded.extend_from_slice(&text);
+                    decoded_ends.push(decoded.len());
+                }
             }
             let mut next_decoded = 0;
             let mut values: Vec<Option<&[u8]>> = Vec::with_capacity(rows);
             for field in column_fields() {
-                let text = &data[field.start..field.end];
-                values.push(if field.escaped {
+                values.push(if is_null(field) {
+                    None
+                } else if field.escaped && !raw {
                     let start = if next_decoded == 0 { 0 } else { decoded_ends[next_decoded - 1] };
                     next_decoded += 1;
                     Some(&decoded[start..decoded_ends[next_decoded - 1]])
-                } else if field.quoted.is_none() && (text == b"\\N" || (text.is_empty() && nullable)) {
-                    // `\N`, and input_format_csv_empty_as_default (NULL for Nullable).
-                    None
                 } else {
-                    Some(text)
+                    Some(&data[field.start..field.end])
                 });
             }
             builder.append_texts(&values)?;
@@ -828,10 +835,10 @@ impl RowFormat for DelimitedRows {
     }
 
     fn parse_columns(&mut self, data: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<usize> {
-        if self.dialect != Dialect::Csv || self.header_lines > 0 {
+        if self.header_lines > 0 {
             return Ok(0);
         }
-        self.parse_csv_columns(data, block, out)
+        self.parse_rows_by_columns(data, block, out)
     }
 
     fn whole_rows(&mut self, data: &[u8], from: usize, min_bytes: usize) -> Option<(usize, u64)> {

@@ -872,6 +872,33 @@ mod tests {
         csv
     }
 
+    /// `typed_csv`'s columns as TSV, with backslash escapes.
+    fn typed_tsv(rows: u64, bad_every: u64) -> String {
+        let mut tsv = String::new();
+        for i in 0..rows {
+            let bad = bad_every > 0 && i % bad_every == bad_every - 1;
+            let small = ["", "-5", "7", "100"][(i % 4) as usize];
+            let nullable_int = match i % 5 {
+                0 => "\\N".to_string(),
+                1 => "".to_string(),
+                _ => format!("{}", i * 1_000_003),
+            };
+            let text = match i % 6 {
+                0 => "tab\\there".to_string(),
+                1 => "".to_string(),
+                2 => "\\N".to_string(),
+                3 => "line\\nnext \\\\ back".to_string(),
+                _ => format!("t{i}, x"),
+            };
+            let time = ["2020-01-02 10:11:12", "1600000000", "", "2021-06-01T00:00:00"][(i % 4) as usize];
+            let unsigned = if bad { "-5".to_string() } else { format!("{}", i % 300) };
+            let array = ["[1,2,3]", "[]", "\\N"][(i % 3) as usize];
+            let wrong = if bad && i % 2 == 0 { "\textra" } else { "" };
+            tsv.push_str(&format!("{i}\t{small}\t{nullable_int}\t{text}\t{text}\t{time}\t{unsigned}\t{array}\t{:.2}{wrong}\n", i as f64 / 3.0));
+        }
+        tsv
+    }
+
     #[test]
     fn columns_parsed_at_once_as_rows_parsed_one_by_one() {
         let schema = schema(&[
@@ -885,23 +912,24 @@ mod tests {
             ("a", "Array(Int32)"),
             ("f", "Float64"),
         ]);
-        for (rows_count, bad_every, allowed) in [(3_000, 0, 0), (3_000, 997, 0), (3_000, 250, 100)] {
-            let csv = typed_csv(rows_count, bad_every);
+        let cases = [(3_000, 0, 0), (3_000, 997, 0), (3_000, 250, 100)];
+        for (format, (rows_count, bad_every, allowed)) in ["CSV", "TSV", "TSVRaw"].into_iter().flat_map(|f| cases.map(|c| (f, c))) {
+            let csv = if format == "CSV" { typed_csv(rows_count, bad_every) } else { typed_tsv(rows_count, bad_every) };
             let mut sequential_settings = settings(1, 1 << 20);
             sequential_settings.allow_errors_num = allowed;
-            let sequential = parse("CSV", &schema, csv.as_bytes(), csv.len(), &sequential_settings);
+            let sequential = parse(format, &schema, csv.as_bytes(), csv.len(), &sequential_settings);
             for (chunk_bytes, piece) in [(100, 1000), (4096, 50), (64 << 10, csv.len())] {
                 let mut parallel_settings = settings(2, chunk_bytes);
                 parallel_settings.allow_errors_num = allowed;
-                let parallel = parse("CSV", &schema, csv.as_bytes(), piece, &parallel_settings);
+                let parallel = parse(format, &schema, csv.as_bytes(), piece, &parallel_settings);
                 match (&sequential, &parallel) {
-                    (Ok(s), Ok(p)) => assert_eq!(rows(&schema, p), rows(&schema, s), "bad every {bad_every}, chunks of {chunk_bytes}"),
-                    (Err(s), Err(p)) => assert_eq!(p.message(), s.message(), "bad every {bad_every}, chunks of {chunk_bytes}"),
-                    _ => panic!("bad every {bad_every}, chunks of {chunk_bytes}: {:?} against {:?}", parallel.as_ref().map(|b| b.len()), sequential.as_ref().map(|b| b.len())),
+                    (Ok(s), Ok(p)) => assert_eq!(rows(&schema, p), rows(&schema, s), "{format}, bad every {bad_every}, chunks of {chunk_bytes}"),
+                    (Err(s), Err(p)) => assert_eq!(p.message(), s.message(), "{format}, bad every {bad_every}, chunks of {chunk_bytes}"),
+                    _ => panic!("{format}, bad every {bad_every}, chunks of {chunk_bytes}: {:?} against {:?}", parallel.as_ref().map(|b| b.len()), sequential.as_ref().map(|b| b.len())),
                 }
             }
             if bad_every == 0 {
-                assert_eq!(rows(&schema, sequential.as_ref().unwrap()).num_rows(), rows_count as usize);
+                assert_eq!(rows(&schema, sequential.as_ref().unwrap()).num_rows(), rows_count as usize, "{format}");
             }
             if allowed > 0 {
                 let kept = rows(&schema, sequential.as_ref().unwrap()).num_rows();
