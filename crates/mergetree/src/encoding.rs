@@ -296,7 +296,9 @@ fn gather_width<const W: usize>(values: &[&[u8]], order: &[(usize, usize)], out:
     out.resize(start + order.len() * W, 0);
     for (chunk, &(source, row)) in out[start..].chunks_exact_mut(W).zip(order) {
         let value: &[u8; W] = values[source][row * W..(row + 1) * W].try_into().expect("W bytes");
-        chunk.copy_from_slice(value);
+        // Both sides as arrays: `copy_from_slice` into the chunk's slice called memcpy.
+        let chunk: &mut [u8; W] = chunk.try_into().expect("W bytes");
+        *chunk = *value;
     }
 }
 
