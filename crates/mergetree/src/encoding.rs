@@ -635,6 +635,15 @@ mod tests {
                 ],
                 None,
             ),
+            // Many strings of 0 to 80 bytes: short ones copied as blocks, except near the
+            // end of their source's bytes.
+            (
+                vec![
+                    Arc::new(StringArray::from((0..300).map(|i| format!("{i}-{}", "abcdefg".repeat(i % 12))).collect::<Vec<_>>())),
+                    Arc::new(StringArray::from((0..90).map(|i| "z".repeat(i % 37)).collect::<Vec<_>>()).slice(5, 80)),
+                ],
+                None,
+            ),
             (vec![Arc::new(BinaryArray::from(vec![b"\x00\xff".as_ref(), b"".as_ref()])), Arc::new(BinaryArray::from(vec![b"q".as_ref()]))], None),
             (
                 vec![
