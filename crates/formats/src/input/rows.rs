@@ -867,7 +867,8 @@ mod tests {
             let unsigned = if bad { "-5".to_string() } else { format!("{}", i % 300) };
             let array = if i % 3 == 0 { "\"[1,2,3]\"".to_string() } else { "[]".to_string() };
             let wrong = if bad && i % 2 == 0 { ",extra" } else { "" };
-            csv.push_str(&format!("{i},{small},{nullable_int},{text},{text},{time},{unsigned},{array},{:.2}{wrong}\n", i as f64 / 3.0));
+            let date = ["2020-02-29", "", "\"2149-06-07\"", "1969-12-31", "2024-01-15"][(i % 5) as usize];
+            csv.push_str(&format!("{i},{small},{nullable_int},{text},{text},{time},{unsigned},{array},{:.2},{date},{}{wrong}\n", i as f64 / 3.0, i as f32 * 0.25));
         }
         csv
     }
@@ -894,7 +895,8 @@ mod tests {
             let unsigned = if bad { "-5".to_string() } else { format!("{}", i % 300) };
             let array = ["[1,2,3]", "[]", "\\N"][(i % 3) as usize];
             let wrong = if bad && i % 2 == 0 { "\textra" } else { "" };
-            tsv.push_str(&format!("{i}\t{small}\t{nullable_int}\t{text}\t{text}\t{time}\t{unsigned}\t{array}\t{:.2}{wrong}\n", i as f64 / 3.0));
+            let date = ["2020-02-29", "", "2149-06-07", "1969-12-31", "2024-01-15"][(i % 5) as usize];
+            tsv.push_str(&format!("{i}\t{small}\t{nullable_int}\t{text}\t{text}\t{time}\t{unsigned}\t{array}\t{:.2}\t{date}\t{}{wrong}\n", i as f64 / 3.0, i as f32 * 0.25));
         }
         tsv
     }
@@ -911,6 +913,8 @@ mod tests {
             ("u", "UInt16"),
             ("a", "Array(Int32)"),
             ("f", "Float64"),
+            ("d", "Date"),
+            ("f32", "Float32"),
         ]);
         let cases = [(3_000, 0, 0), (3_000, 997, 0), (3_000, 250, 100)];
         for (format, (rows_count, bad_every, allowed)) in ["CSV", "TSV", "TSVRaw"].into_iter().flat_map(|f| cases.map(|c| (f, c))) {

@@ -423,7 +423,7 @@ impl ColumnBuilder {
 
     /// Appends values as `parse_text` (a text) and `append_null` (None) do one by one,
     /// with the column's type looked at once per run of texts for the common types
-    /// (String, integers, DateTime). On an error, values before the failing one may stay
+    /// (String, integers, floats, Date, DateTime). On an error, values before the failing one may stay
     /// appended: the caller truncates to where it started.
     pub fn append_texts(&mut self, values: &[Option<&[u8]>]) -> Result<()> {
         let mut i = 0;
@@ -463,6 +463,9 @@ impl ColumnBuilder {
                 Data::U16(v) => push_parsed(v, values, |x| parse_unsigned(x, t, wraps))?,
                 Data::U32(v) => push_parsed(v, values, |x| parse_unsigned(x, t, wraps))?,
                 Data::U64(v) => push_parsed(v, values, |x| parse_unsigned(x, t, wraps))?,
+                Data::F32(v) => push_parsed(v, values, parse_float::<f32>)?,
+                Data::F64(v) => push_parsed(v, values, parse_float::<f64>)?,
+                Data::Date { days, min, max } => push_parsed(days, values, |x| Ok(parse_date(x)?.clamp(*min, *max) as i32))?,
                 Data::DateTime { values: seconds, zone, wide: false, .. } => push_parsed(seconds, values, |x| {
                     let (utc, _) = parse_datetime(x, best_effort)?.to_utc(zone);
                     // DateTime is a UInt32 of seconds in ClickHouse: saturate like it does.
