@@ -122,6 +122,39 @@ def test_point_lookup_reads_only_its_granules(server):
         server.query("DROP TABLE default.pl")
 
 
+def test_virtual_column_filters_prune_parts(server):
+    # Filters on _part and _partition_id drop whole parts before any granule is read, and
+    # reading only virtual columns reads no column file (read_bytes stays 0).
+    server.query("CREATE TABLE default.vparts (d UInt32, x UInt64, payload String) ENGINE = MergeTree PARTITION BY d ORDER BY x SETTINGS index_granularity = 256")
+    try:
+        server.query("SYSTEM STOP MERGES default.vparts")
+        for d in range(4):
+            server.query(f"INSERT INTO default.vparts SELECT {d}, number, repeat('x', 50) FROM numbers(10000)")
+        parts = server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'vparts' AND active ORDER BY name").split()
+        assert len(parts) == 4, parts
+        for where, count, max_read in [
+            ("_partition_id = '2'", "10000", 10000),
+            ("_partition_id IN ('1', '3')", "20000", 20000),
+            (f"_part = '{parts[0]}'", "10000", 10000),
+            ("_part LIKE '3\\_%'", "10000", 10000),
+            ("_partition_id = '2' AND x < 300", "300", 512),
+            ("_partition_id = 'none'", "0", 0),
+            ("_part_index = 1", "10000", 10000),
+        ]:
+            r = server.request(f"SELECT count(), sum(length(payload)) > 0 OR count() = 0 FROM default.vparts WHERE {where}")
+            assert r.status == 200, r.text
+            assert r.text.split("\t")[0] == count, (where, r.text)
+            summary = json.loads(r.headers["X-ClickHouse-Summary"])
+            assert int(summary["read_rows"]) <= max_read, (where, summary)
+        r = server.request("SELECT _part, count(), max(_part_offset) FROM default.vparts GROUP BY _part ORDER BY _part")
+        assert r.status == 200, r.text
+        assert r.text == "".join(f"{p}\t10000\t9999\n" for p in parts), r.text
+        summary = json.loads(r.headers["X-ClickHouse-Summary"])
+        assert summary["read_rows"] == "40000" and summary["read_bytes"] == "0", summary
+    finally:
+        server.query("DROP TABLE default.vparts")
+
+
 def test_numbers_as_conditions_keep_key_pruning(server):
     # `WHERE key = 5 AND flag` (flag a UInt8): the number is a condition as in ClickHouse,
     # and the key condition beside it still selects one granule.

@@ -30,6 +30,7 @@ use crate::insert::{discard, write_part};
 use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
+use crate::virtual_columns::VirtualValues;
 use crate::writer::{commit_part_dir, PartSync};
 
 pub async fn alter_partition(inner: &Arc<Inner>, command: PartitionCommand) -> Result<()> {
@@ -102,11 +103,12 @@ fn attach(inner: &Inner, partition: &str) -> Result<()> {
 /// `ALTER TABLE t DELETE WHERE predicate`: synchronous when `request.sync`, else run in
 /// the background (errors are logged, as ClickHouse shows them in system.mutations).
 pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<()> {
-    let predicate = inner.keys.plan_predicate(&inner.schema, &request.predicate)?;
-    if predicate.data_type(&inner.schema)? != DataType::Boolean {
+    // Over the virtual columns too: `DELETE WHERE _partition_id = ...` works in ClickHouse.
+    let predicate = inner.keys.plan_predicate(&inner.scan_schema, &request.predicate)?;
+    if predicate.data_type(&inner.scan_schema)? != DataType::Boolean {
         return Err(Error::new(
             ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-            format!("Illegal type {} of column for filter: the DELETE predicate must be boolean ({})", predicate.data_type(&inner.schema)?, request.predicate),
+            format!("Illegal type {} of column for filter: the DELETE predicate must be boolean ({})", predicate.data_type(&inner.scan_schema)?, request.predicate),
         ));
     }
     let run = {
@@ -138,12 +140,16 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
         c.sort_unstable();
         c
     };
-    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    let scan_schema = &inner.scan_schema;
+    let stored: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    // The stored columns, then the virtual ones (made, not read: they cost nothing).
+    let all: Vec<usize> = (0..scan_schema.fields().len()).collect();
+    let virtual_values = VirtualValues::new(inner, snapshot.iter());
     for part in snapshot.iter() {
         // First pass: only the predicate's columns, to skip parts without matches.
-        let projected = Arc::new(inner.schema.project(&filter_columns)?);
-        let remap = remap_predicate(predicate, &inner.schema, &filter_columns)?;
-        let mut reader = PartReader::new(part.clone(), &inner.schema, &filter_columns)?;
+        let projected = Arc::new(scan_schema.project(&filter_columns)?);
+        let remap = remap_predicate(predicate, scan_schema, &filter_columns)?;
+        let mut reader = PartReader::new(part.clone(), scan_schema, &filter_columns)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
         let mut matches = 0u64;
         for g in 0..part.granules() {
             let batch = reader.read(g..g + 1, &projected)?;
@@ -159,12 +165,11 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
             continue;
         }
         let info = PartInfo::new(part.info.partition_id.clone(), part.info.min_block, part.info.max_block, part.info.level + 1);
-        let mut reader = PartReader::new(part.clone(), &inner.schema, &all)?;
-        let schema = inner.schema.clone();
+        let mut reader = PartReader::new(part.clone(), scan_schema, &all)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
         let blocks = (0..part.granules()).map(|g| {
-            let batch = reader.read(g..g + 1, &schema)?;
+            let batch = reader.read(g..g + 1, scan_schema)?;
             let deleted = deleted_mask(predicate, &batch)?;
-            Ok(filter_record_batch(&batch, &not(&deleted)?)?)
+            Ok(filter_record_batch(&batch.project(&stored)?, &not(&deleted)?)?)
         });
         let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
         // Each source granule, filtered, is one block, as ClickHouse's mutation reads it.

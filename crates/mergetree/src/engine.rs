@@ -49,6 +49,9 @@ pub struct Inner {
     pub mode: MergeMode,
     pub dir: PathBuf,
     pub schema: SchemaRef,
+    /// `schema` followed by the virtual columns (`crate::virtual_columns`): what a scan's
+    /// projection indexes.
+    pub scan_schema: SchemaRef,
     pub keys: TableKeys,
     pub settings: MergeTreeSettings,
     pub codecs: Vec<ColumnCodec>,
@@ -222,6 +225,10 @@ impl MergeTreeEngine {
         let parts = load_parts(dir, &schema, &keys)?;
         let next_block = parts.iter().map(|p| p.info.max_block).max().unwrap_or(0) + 1;
         let (engine_name, mode) = MergeMode::from_meta(meta, &schema)?;
+        let scan_schema = {
+            let fields: Vec<_> = schema.fields().iter().cloned().chain(crate::virtual_columns::fields(&schema, &keys)).collect();
+            Arc::new(arrow::datatypes::Schema::new_with_metadata(fields, schema.metadata().clone()))
+        };
         let inner = Arc::new(Inner {
             table_name: format!("{}.{}", meta.database, meta.name),
             database: meta.database.clone(),
@@ -232,6 +239,7 @@ impl MergeTreeEngine {
             mode,
             dir: dir.to_path_buf(),
             schema,
+            scan_schema,
             keys,
             settings,
             codecs,
@@ -271,14 +279,30 @@ impl MergeTreeEngine {
         limit: Option<usize>,
     ) -> Result<MergeTreeExec> {
         let inner = &self.inner;
-        let parts = inner.snapshot();
-        let pruning = crate::monotonic::Pruning::plan(session, &inner.schema, &inner.keys, filters);
+        let stored = inner.schema.fields().len();
+        let snapshot = inner.snapshot();
+        let virtual_values = crate::virtual_columns::VirtualValues::new(inner, snapshot.iter());
+        let parts = crate::virtual_columns::prune_parts(session, inner, snapshot.to_vec(), filters, &virtual_values)?;
+        // Key pruning plans over the stored columns: a filter naming a virtual column
+        // (which `prune_parts` used) would make the whole conjunction unplannable.
+        let stored_filters: Vec<Expr> = filters.iter().filter(|f| f.column_refs().iter().all(|c| inner.schema.index_of(&c.name).is_ok())).cloned().collect();
+        let pruning = crate::monotonic::Pruning::plan(session, &inner.schema, &inner.keys, &stored_filters);
         let (mut ranges, stats) = select_granules(&parts, pruning.as_ref(), &inner.schema, &inner.keys)?;
         tracing::debug!(logger = %format_args!("{} (SelectExecutor)", inner.table_name), "{stats}");
         let config = session.config();
         let final_ = inner.mode != MergeMode::Ordinary
             && config.get_extension::<granary_common::Settings>().is_some_and(|s| s.get_bool("final"));
+        // Without a projection DataFusion wants every column it was shown.
+        let columns: Vec<usize> = match projection {
+            Some(p) => p.clone(),
+            None if granary_storage::virtual_columns::visible() => (0..inner.scan_schema.fields().len()).collect(),
+            None => (0..stored).collect(),
+        };
+        let reads_virtual_columns = columns.iter().any(|&c| c >= stored);
         if final_ {
+            if reads_virtual_columns {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Virtual columns of {} cannot be read with FINAL yet", inner.table_name)));
+            }
             // Pruning stays exact under FINAL: the statistics describe key columns only,
             // and rows that collapse together share their key (and so their partition).
             // Each table partition is merged on its own, one output partition each.
@@ -289,12 +313,13 @@ impl MergeTreeEngine {
                     _ => by_partition.push(vec![r]),
                 }
             }
-            let columns: Vec<usize> = match projection {
-                Some(p) => p.clone(),
-                None => (0..inner.schema.fields().len()).collect(),
-            };
             return Ok(MergeTreeExec::new(inner.schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(inner.clone()));
         }
+        let virtual_values = reads_virtual_columns.then(|| crate::reader::ScanVirtualValues {
+            values: virtual_values,
+            keys: Arc::new(inner.keys.clone()),
+            stored_schema: inner.schema.clone(),
+        });
         if let (Some(limit), true) = (limit, filters.is_empty()) {
             // Without filters, the first granules holding `limit` rows are enough.
             let mut rows = 0u64;
@@ -312,10 +337,6 @@ impl MergeTreeEngine {
             }
             ranges = kept;
         }
-        let columns: Vec<usize> = match projection {
-            Some(p) => p.clone(),
-            None => (0..inner.schema.fields().len()).collect(),
-        };
         // ClickHouse's rule: the cache serves short reads only; a big scan would evict
         // the hot blocks it exists for.
         let use_cache = config.get_extension::<granary_common::Settings>().is_some_and(|s| {
@@ -324,13 +345,17 @@ impl MergeTreeEngine {
         });
         let prewhere = match config.get_extension::<granary_common::Settings>() {
             Some(s) if !s.get_bool("optimize_move_to_prewhere") => None,
-            _ => plan_prewhere(session, &inner.schema, &columns, filters),
+            _ => plan_prewhere(session, &inner.scan_schema, &columns, filters),
         };
         let partitions = split_ranges(ranges, config.target_partitions());
-        Ok(MergeTreeExec::new(inner.schema.clone(), columns, partitions, config.batch_size(), limit)?
+        let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, partitions, config.batch_size(), limit)?
             .with_uncompressed_cache(use_cache)
             .with_prewhere(prewhere)
-            .with_keys(Arc::new(inner.keys.clone())))
+            .with_keys(Arc::new(inner.keys.clone()));
+        if let Some(values) = virtual_values {
+            exec = exec.with_virtual_values(values);
+        }
+        Ok(exec)
     }
 }
 
@@ -369,6 +394,10 @@ impl TableEngine for MergeTreeEngine {
 
     fn schema(&self) -> SchemaRef {
         self.inner.schema.clone()
+    }
+
+    fn virtual_columns(&self) -> Vec<arrow::datatypes::FieldRef> {
+        self.inner.scan_schema.fields()[self.inner.schema.fields().len()..].to_vec()
     }
 
     async fn scan(

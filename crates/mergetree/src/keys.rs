@@ -124,19 +124,9 @@ impl TableKeys {
             return "tuple()".to_string();
         }
         let evaluate = || -> Result<Vec<String>> {
-            let fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone().with_nullable(true)).collect();
-            let loose = Arc::new(Schema::new(fields));
-            let mut columns: Vec<ArrayRef> = loose.fields().iter().map(|f| arrow::array::new_null_array(f.data_type(), 1)).collect();
-            for (j, &c) in self.partition_columns.iter().enumerate() {
-                if let Some(m) = minmax.get(j) {
-                    columns[c] = m.slice(0, 1);
-                }
-            }
-            let batch = RecordBatch::try_new(loose, columns)?;
             let opts = granary_types::text::TextOptions::default();
             let mut out = Vec::new();
-            for k in &self.partition {
-                let array = k.evaluate(&batch)?;
+            for (k, array) in self.partition.iter().zip(self.partition_values(schema, minmax)?) {
                 let ch = granary_types::ChType::from_arrow(array.data_type(), k.nullable);
                 let writer = granary_types::text::ColumnWriter::with_type(&ch, &array, granary_types::text::TextStyle::Quoted, &opts)?;
                 let mut bytes = Vec::new();
@@ -150,6 +140,23 @@ impl TableKeys {
             Ok(values) => format!("({})", values.join(",")),
             Err(e) => format!("<{e}>"),
         }
+    }
+
+    /// The partition value of a part, one single-row array per PARTITION BY element
+    /// (`_partition_value`). Evaluated on the part's minimum of each partition column:
+    /// every row of a part has the same partition value, so this is exact when each key
+    /// element reads one column.
+    pub fn partition_values(&self, schema: &SchemaRef, minmax: &[ArrayRef]) -> Result<Vec<ArrayRef>> {
+        let fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone().with_nullable(true)).collect();
+        let loose = Arc::new(Schema::new(fields));
+        let mut columns: Vec<ArrayRef> = loose.fields().iter().map(|f| arrow::array::new_null_array(f.data_type(), 1)).collect();
+        for (j, &c) in self.partition_columns.iter().enumerate() {
+            if let Some(m) = minmax.get(j) {
+                columns[c] = m.slice(0, 1);
+            }
+        }
+        let batch = RecordBatch::try_new(loose, columns)?;
+        self.partition.iter().map(|k| k.evaluate(&batch)).collect()
     }
 }
 

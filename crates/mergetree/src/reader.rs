@@ -19,7 +19,8 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow::array::{new_empty_array, Array, ArrayRef, AsArray, BooleanArray};
+use arrow::array::{new_empty_array, Array, ArrayRef, AsArray, BooleanArray, UInt64Array};
+use datafusion::common::ScalarValue;
 use arrow::compute::{filter, prep_null_mask_filter};
 use granary_common::QueryProgress;
 use arrow::compute::concat;
@@ -42,6 +43,7 @@ use crate::encoding::{decode_array, decode_array_filtered, GranuleConcat};
 use crate::keys::TableKeys;
 use crate::part::{Mark, Part};
 use crate::threshold::ThresholdSkipping;
+use crate::virtual_columns::{VirtualColumn, VirtualValues};
 
 /// Granules `granules` of one part.
 #[derive(Debug, Clone)]
@@ -59,6 +61,8 @@ impl GranuleRange {
 struct ColumnCursor {
     index: usize,
     data_type: DataType,
+    /// A virtual column: made, not read (see [`Computed`]).
+    computed: Option<Computed>,
     /// Opened at the first block not found in the cache.
     file: Option<File>,
     path: PathBuf,
@@ -66,6 +70,32 @@ struct ColumnCursor {
     block: BlockBytes,
     /// The compressed bytes of the last block read (kept for its allocation).
     raw: Vec<u8>,
+}
+
+/// How a virtual column's values are made for a read range.
+#[derive(Debug, Clone)]
+enum Computed {
+    /// One value for the whole part (`_part`, `_partition_id`, ...).
+    Constant(ScalarValue),
+    /// `_part_offset`: the row's number in the part.
+    RowNumber,
+    /// A per-part column whose values the scan did not provide (a reader made without
+    /// [`PartReader::with_virtual_values`]).
+    Missing(&'static str),
+}
+
+impl Computed {
+    /// The values of rows `base..base + rows` of the part, or of those of them `mask` keeps.
+    fn values(&self, base: u64, rows: usize, mask: Option<&BooleanArray>) -> Result<ArrayRef> {
+        match self {
+            Computed::Constant(value) => Ok(value.to_array_of_size(mask.map_or(rows, |m| m.true_count()))?),
+            Computed::RowNumber => Ok(Arc::new(match mask {
+                None => UInt64Array::from_iter_values(base..base + rows as u64),
+                Some(mask) => UInt64Array::from_iter_values(mask.values().set_indices().map(|i| base + i as u64)),
+            })),
+            Computed::Missing(name) => Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("virtual column {name} read without its values"))),
+        }
+    }
 }
 
 /// A decompressed block: owned, or shared with the uncompressed cache.
@@ -207,11 +237,26 @@ impl PartReader {
     pub fn new(part: Arc<Part>, table_schema: &SchemaRef, columns: &[usize]) -> Result<PartReader> {
         let mut cursors = Vec::with_capacity(columns.len());
         for &index in columns {
-            let field = table_schema.field(index);
+            let field = table_schema.fields().get(index).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("scan column {index} out of the table's columns")))?;
+            let computed = crate::virtual_columns::of_field(field).map(|v| match v {
+                VirtualColumn::PartOffset => Computed::RowNumber,
+                other => Computed::Missing(other.name()),
+            });
             let path = part.bin_path(field.name());
-            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()), raw: Vec::new() });
+            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), computed, file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()), raw: Vec::new() });
         }
         Ok(PartReader { part, columns: cursors, use_cache: false })
+    }
+
+    /// Gives the reader the values of its per-part virtual columns.
+    pub fn with_virtual_values(mut self, values: &VirtualValues, keys: &TableKeys, stored_schema: &SchemaRef) -> Result<Self> {
+        for column in &mut self.columns {
+            if let Some(Computed::Missing(name)) = column.computed {
+                let virtual_column = VirtualColumn::from_name(name).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("unknown virtual column {name}")))?;
+                column.computed = Some(Computed::Constant(values.value(virtual_column, &self.part, keys, stored_schema)?));
+            }
+        }
+        Ok(self)
     }
 
     /// Reads through the process's uncompressed-block cache.
@@ -246,6 +291,11 @@ impl PartReader {
         let mut decoded = 0usize;
         for &position in positions {
             let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
+            if let Some(computed) = &column.computed {
+                let rows = (starts[range.end] as usize).saturating_sub(base);
+                arrays.push(computed.values(base as u64, rows, mask)?);
+                continue;
+            }
             let marks = self.part.marks(column.index)?;
             if mask.is_none() {
                 let marks = marks.get(range.clone()).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "granule range out of the part's marks"))?;
@@ -339,6 +389,15 @@ impl Prewhere {
     }
 }
 
+/// What a scan needs to make its per-part virtual columns.
+#[derive(Debug)]
+pub struct ScanVirtualValues {
+    pub values: VirtualValues,
+    pub keys: Arc<TableKeys>,
+    /// The table's stored columns (what the partition key is evaluated over).
+    pub stored_schema: SchemaRef,
+}
+
 /// Cuts the selected ranges into `n` slices of about the same number of granules.
 pub fn split_ranges(ranges: Vec<GranuleRange>, n: usize) -> Vec<Vec<GranuleRange>> {
     let total: usize = ranges.iter().map(|r| r.granules.len()).sum();
@@ -387,6 +446,8 @@ pub struct MergeTreeExec {
     /// The table's keys: with them, the dynamic filters also skip parts and granules by
     /// their statistics (see [`crate::threshold`]).
     keys: Option<Arc<TableKeys>>,
+    /// Values of the projected per-part virtual columns, with what computes them.
+    virtual_values: Option<Arc<ScanVirtualValues>>,
     properties: Arc<PlanProperties>,
     /// `output_rows`: the rows the scan produced (whole granules), which JSON's
     /// `rows_before_limit_at_least` reports under a LIMIT, as ClickHouse does.
@@ -415,7 +476,7 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, dynamic_filters: Vec::new(), keys: None, properties, metrics: ExecutionPlanMetricsSet::new() })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, dynamic_filters: Vec::new(), keys: None, virtual_values: None, properties, metrics: ExecutionPlanMetricsSet::new() })
     }
 
     /// Reads through the uncompressed-block cache.
@@ -436,6 +497,12 @@ impl MergeTreeExec {
         self
     }
 
+    /// Gives the scan the values of its per-part virtual columns.
+    pub fn with_virtual_values(mut self, values: ScanVirtualValues) -> Self {
+        self.virtual_values = Some(Arc::new(values));
+        self
+    }
+
     /// Lets the scan skip parts and granules by its dynamic filters (see `threshold`).
     pub fn with_keys(mut self, keys: Arc<TableKeys>) -> Self {
         self.keys = Some(keys);
@@ -445,6 +512,15 @@ impl MergeTreeExec {
     fn threshold_skipping(&self) -> Option<ThresholdSkipping> {
         let keys = self.keys.clone()?;
         if self.dynamic_filters.is_empty() || self.final_merge.is_some() {
+            return None;
+        }
+        // Part and granule statistics say nothing about virtual columns.
+        let on_virtual_column = |f: &Arc<dyn PhysicalExpr>| {
+            datafusion::physical_expr::utils::collect_columns(f).iter().any(|c| {
+                self.columns.get(c.index()).and_then(|&t| self.table_schema.fields().get(t)).is_some_and(|field| crate::virtual_columns::of_field(field).is_some())
+            })
+        };
+        if self.dynamic_filters.iter().any(on_virtual_column) {
             return None;
         }
         Some(ThresholdSkipping::new(self.dynamic_filters.clone(), self.columns.clone(), self.table_schema.clone(), keys))
@@ -552,6 +628,7 @@ impl ExecutionPlan for MergeTreeExec {
             filters,
             progress: context.session_config().get_extension::<QueryProgress>(),
             threshold: self.threshold_skipping(),
+            virtual_values: self.virtual_values.clone(),
         };
         let produce = granary_profiler::carry(move || {
             let result = match &final_merge {
@@ -627,6 +704,7 @@ struct ScanTask {
     /// Makes the skipping of parts and granules by the dynamic filters' threshold, when
     /// the scan has dynamic filters and the table's keys are known.
     threshold: Option<ThresholdSkipping>,
+    virtual_values: Option<Arc<ScanVirtualValues>>,
 }
 
 impl ScanTask {
@@ -649,6 +727,9 @@ impl ScanTask {
             let range = ranges[next].clone();
             next += 1;
             let mut reader = PartReader::new(range.part.clone(), &self.table_schema, &self.columns)?.with_uncompressed_cache(self.use_cache);
+            if let Some(v) = &self.virtual_values {
+                reader = reader.with_virtual_values(&v.values, &v.keys, &v.stored_schema)?;
+            }
             let starts = &range.part.granule_starts;
             let mut g = range.granules.start;
             while g < range.granules.end {
@@ -669,9 +750,12 @@ impl ScanTask {
                 let batches = match self.filters.is_empty() {
                     false => self.read_filtered(&mut reader, &range.part, g..end)?,
                     true => {
-                        let batch = reader.read(g..end, &self.schema)?;
-                        self.count_read(batch.num_rows(), batch.get_array_memory_size());
-                        vec![batch]
+                        // read_bytes counts decoded column data: virtual columns read none.
+                        let rows = (starts[end] - starts[g]) as usize;
+                        let all: Vec<usize> = (0..self.columns.len()).collect();
+                        let (arrays, bytes) = reader.read_columns_where(g..end, &all, None)?;
+                        self.count_read(rows, bytes);
+                        vec![RecordBatch::try_new_with_options(self.schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(rows)))?]
                     }
                 };
                 for batch in batches {

@@ -16,7 +16,9 @@
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
-use datafusion::common::DFSchemaRef;
+use arrow::datatypes::FieldRef;
+use datafusion::common::TableReference;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::execution::SessionState;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
@@ -35,7 +37,7 @@ pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query)
         let _ = walk_mut(query, &mut finder);
         let Some((target, probe)) = finder.found else { return Ok(()) };
         let plan = state.statement_to_plan(DFStatement::Statement(Box::new(ast::Statement::Query(Box::new(probe))))).await?;
-        let columns = Columns::of(plan.schema());
+        let columns = Columns::of(&plan);
         let mut expander = Expander { seen: 0, target, columns: &columns, result: Ok(()) };
         let _ = walk_mut(query, &mut expander);
         expander.result?;
@@ -49,10 +51,17 @@ struct Columns {
 }
 
 impl Columns {
-    fn of(schema: &DFSchemaRef) -> Columns {
-        let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-        let fields = schema
-            .iter()
+    /// The columns of `probe` (`SELECT * FROM <a FROM clause>`), without the virtual
+    /// columns of the tables it reads directly: ClickHouse's `*` leaves those out, while
+    /// a subquery's result columns are ordinary columns whatever they were read from.
+    fn of(probe: &LogicalPlan) -> Columns {
+        let hidden = tables_virtual_columns(probe.inputs().first().copied().unwrap_or(probe));
+        let schema = probe.schema();
+        let visible: Vec<(Option<&TableReference>, &FieldRef)> =
+            schema.iter().filter(|(qualifier, field)| !hidden.iter().any(|(q, name)| q.as_ref() == *qualifier && name == field.name())).collect();
+        let names: Vec<String> = visible.iter().map(|(_, f)| f.name().clone()).collect();
+        let fields = visible
+            .into_iter()
             .map(|(qualifier, field)| {
                 let ambiguous = names.iter().filter(|n| *n == field.name()).count() > 1;
                 (qualifier.map(|q| q.table().to_string()), field.name().clone(), ambiguous)
@@ -85,6 +94,28 @@ impl Columns {
     }
 }
 
+/// The virtual columns (qualified as the FROM clause names them) of the tables `from`
+/// reads directly, through joins and table aliases.
+fn tables_virtual_columns(from: &LogicalPlan) -> Vec<(Option<TableReference>, String)> {
+    let reads_table = |mut plan: &LogicalPlan| loop {
+        match plan {
+            LogicalPlan::TableScan(_) => return true,
+            LogicalPlan::SubqueryAlias(alias) => plan = alias.input.as_ref(),
+            _ => return false,
+        }
+    };
+    match from {
+        LogicalPlan::Join(join) => [join.left.as_ref(), join.right.as_ref()].into_iter().flat_map(tables_virtual_columns).collect(),
+        plan if reads_table(plan) => plan
+            .schema()
+            .iter()
+            .filter(|(_, field)| granary_storage::virtual_columns::is_virtual(field))
+            .map(|(qualifier, field)| (qualifier.cloned(), field.name().clone()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The columns a plain `*` or `t.*` in a SELECT list stands for. Only expanded when the
 /// list holds other items too: those may repeat a column of the `*` (`SELECT url, *`),
 /// which ClickHouse allows and the planner can only rename once the names are known. A
@@ -102,9 +133,34 @@ fn plain_wildcard(item: &SelectItem) -> Option<ColumnList> {
     }
 }
 
+/// A `*` with only EXCEPT/EXCLUDE modifiers: the columns it stands for, and the names
+/// it leaves out. Expanded here only while tables show virtual columns (DataFusion's
+/// expansion would keep those).
+fn wildcard_with_exclusions(item: &SelectItem) -> Option<(ColumnList, Vec<String>)> {
+    let SelectItem::Wildcard(o) = item else { return None };
+    let only_exclusions = o.opt_ilike.is_none() && o.opt_replace.is_none() && o.opt_rename.is_none() && o.opt_alias.is_none();
+    if !only_exclusions || (o.opt_except.is_none() && o.opt_exclude.is_none()) || !granary_storage::virtual_columns::visible() {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    if let Some(except) = &o.opt_except {
+        names.extend(std::iter::once(&except.first_element).chain(&except.additional_elements).map(|i| i.value.clone()));
+    }
+    match &o.opt_exclude {
+        Some(ast::ExcludeSelectItem::Single(name)) => names.extend(last_part(name)),
+        Some(ast::ExcludeSelectItem::Multiple(list)) => names.extend(list.iter().filter_map(last_part)),
+        None => {}
+    }
+    Some((ColumnList::All, names))
+}
+
 /// Whether `select` (not its subqueries, which are SELECTs of their own) uses a column list.
 fn select_uses_column_lists(select: &mut Select) -> bool {
-    let mut found = select.projection.len() > 1 && select.projection.iter().any(|item| plain_wildcard(item).is_some());
+    // While tables show virtual columns (the query names one), a `*` must be expanded
+    // here to leave them out.
+    let expand_wildcards = select.projection.len() > 1 || granary_storage::virtual_columns::visible();
+    let mut found = expand_wildcards && select.projection.iter().any(|item| plain_wildcard(item).is_some());
+    found |= select.projection.iter().any(|item| wildcard_with_exclusions(item).is_some());
     for item in &select.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             found |= columns_call(e).is_some();
@@ -266,9 +322,17 @@ fn expand_select(select: &mut Select, columns: &Columns) -> Result<()> {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => columns_call(e),
             other => plain_wildcard(other),
         };
-        match list {
-            Some(list) => projection.extend(columns.expand(&list)?.into_iter().map(SelectItem::UnnamedExpr)),
-            None => projection.push(item),
+        match (list, wildcard_with_exclusions(&item)) {
+            (Some(list), _) => projection.extend(columns.expand(&list)?.into_iter().map(SelectItem::UnnamedExpr)),
+            (None, Some((list, excluded))) => {
+                let kept = columns.expand(&list)?.into_iter().filter(|e| match e {
+                    Expr::Identifier(i) => !excluded.contains(&i.value),
+                    Expr::CompoundIdentifier(parts) => !parts.last().is_some_and(|i| excluded.contains(&i.value)),
+                    _ => true,
+                });
+                projection.extend(kept.map(SelectItem::UnnamedExpr));
+            }
+            (None, None) => projection.push(item),
         }
     }
     if projection.is_empty() {

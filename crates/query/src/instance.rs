@@ -617,8 +617,10 @@ impl Instance {
         // Boxed where it is made: the statement's future is tens of KiB, and every move of
         // it by value (into `Profiled`, into the caller's future) is a memcpy of all of it
         // on every request.
+        // Tables show their virtual columns (`_part`, ...) only to queries that name one.
+        let virtual_columns = granary_storage::virtual_columns::mentioned_in(&request.text);
         let execution = Box::pin(self.execute_as_query(session, request, query_id, logs_level));
-        granary_profiler::Profiled::new(execution, Some(profile)).await
+        granary_storage::virtual_columns::scope(virtual_columns, granary_profiler::Profiled::new(execution, Some(profile))).await
     }
 
     async fn execute_as_query(self: &Arc<Self>, session: &mut Session, mut request: QueryRequest, query_id: String, logs_level: LogLevel) -> Result<QueryResponse> {

@@ -74,6 +74,9 @@ fn parse_view_query(text: &str, params: &HashMap<String, String>) -> Result<(Box
 /// A view's query ready to plan in any database: bare table and dictionary names are
 /// those of the view's database.
 fn view_query(ctx: &QueryContext, view_database: &str, text: &str, params: &HashMap<String, String>) -> Result<Box<ast::Query>> {
+    if granary_storage::virtual_columns::mentioned_in(text) {
+        granary_storage::virtual_columns::show();
+    }
     let (query, limit_by) = parse_view_query(text, params)?;
     if limit_by.is_some() {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "LIMIT BY in the query of a view is not supported yet"));

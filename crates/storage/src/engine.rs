@@ -271,8 +271,16 @@ pub trait TableEngine: Send + Sync + Debug {
 
     fn schema(&self) -> SchemaRef;
 
-    /// A physical plan reading the table. `projection` indexes the schema; columns used
-    /// only by pushed-down filters may be absent from it.
+    /// Columns the engine computes rather than stores (see [`crate::virtual_columns`]),
+    /// without those a stored column's name hides. A scan's projection indexes them
+    /// after the schema's columns.
+    fn virtual_columns(&self) -> Vec<arrow::datatypes::FieldRef> {
+        Vec::new()
+    }
+
+    /// A physical plan reading the table. `projection` indexes the schema, followed by
+    /// the virtual columns when the provider shows them; columns used only by
+    /// pushed-down filters may be absent from it.
     async fn scan(
         &self,
         session: &dyn Session,

@@ -17,6 +17,8 @@
 //!   under `<path>/store/<uuid>` so a RENAME never moves data.
 //! * [`lookup`]: [`KeyLookup`], key-value access for `dictGet` / `joinGet`, and the
 //!   [`KeyIndex`] hash index engines build it on.
+//! * [`virtual_columns`]: columns an engine computes (`_part`, ...), shown to the planner
+//!   only for queries that name them.
 //! * [`provider`]: DataFusion `CatalogProvider` / `SchemaProvider` / `TableProvider` adapters.
 
 pub mod catalog;
@@ -26,6 +28,7 @@ pub mod lookup;
 pub mod meta;
 pub mod provider;
 pub mod scan_counter;
+pub mod virtual_columns;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{

@@ -19,11 +19,23 @@ use crate::scan_counter::ScanCounterExec;
 #[derive(Debug)]
 pub struct EngineTableProvider {
     table: Arc<Table>,
+    /// The table's columns, and its virtual columns when the query being planned names
+    /// one (see [`crate::virtual_columns`]).
+    schema: SchemaRef,
 }
 
 impl EngineTableProvider {
     pub fn new(table: Arc<Table>) -> Self {
-        EngineTableProvider { table }
+        let schema = table.schema();
+        let virtual_columns = if crate::virtual_columns::visible() { table.engine.virtual_columns() } else { Vec::new() };
+        let schema = match virtual_columns.is_empty() {
+            true => schema,
+            false => {
+                let fields: Vec<_> = schema.fields().iter().cloned().chain(virtual_columns).collect();
+                Arc::new(arrow::datatypes::Schema::new_with_metadata(fields, schema.metadata().clone()))
+            }
+        };
+        EngineTableProvider { table, schema }
     }
 
     pub fn table(&self) -> &Arc<Table> {
@@ -34,7 +46,7 @@ impl EngineTableProvider {
 #[async_trait]
 impl TableProvider for EngineTableProvider {
     fn schema(&self) -> SchemaRef {
-        self.table.schema()
+        self.schema.clone()
     }
 
     fn table_type(&self) -> TableType {

@@ -1,0 +1,25 @@
+-- MergeTree virtual columns: values, types, and where they may appear.
+CREATE TABLE t (a UInt32, s String, dt Date) ENGINE = MergeTree PARTITION BY toYYYYMM(dt) ORDER BY a SETTINGS index_granularity = 3;
+SYSTEM STOP MERGES t;
+INSERT INTO t SELECT number, toString(number), toDate('2024-01-01') + number * 10 FROM numbers(10);
+SELECT _part, _part_index, _part_offset, _partition_id, _partition_value, _part_uuid, _table, _database = currentDatabase(), a FROM t ORDER BY a;
+SELECT toTypeName(_part), toTypeName(_part_index), toTypeName(_part_offset), toTypeName(_partition_id), toTypeName(_partition_value), toTypeName(_part_uuid), toTypeName(_table), toTypeName(_database) FROM t LIMIT 1;
+SELECT * FROM t WHERE _partition_id = '202402' ORDER BY a;
+SELECT *, _part FROM t WHERE _part IN ('202401_1_1_0', '202403_3_3_0') ORDER BY a;
+SELECT _part, count(), min(_part_offset), max(_part_offset), sum(a) FROM t GROUP BY _part ORDER BY _part;
+SELECT a FROM t WHERE _part LIKE '202403%' AND _part_offset >= 2 ORDER BY a;
+SELECT a, _part_offset FROM t PREWHERE _part_offset = 1 ORDER BY a;
+SELECT a, _part_offset FROM t PREWHERE _part_offset = 1 WHERE a > 2 ORDER BY a;
+SELECT _partition_id, a FROM t ORDER BY _partition_id DESC, _part_offset LIMIT 5;
+SELECT a FROM t ORDER BY _part_offset DESC, a LIMIT 3;
+SELECT count(DISTINCT _part), count(DISTINCT _part_index), uniqExact(_partition_value) FROM t;
+SELECT _part_index, count() FROM t WHERE _part_index = 1 GROUP BY _part_index;
+SELECT t._part, a FROM t WHERE a = 5;
+SELECT x._partition_id, x.a FROM t AS x WHERE x.a = 5;
+SELECT * FROM (SELECT _part, a FROM t WHERE a < 2) ORDER BY a;
+SELECT * FROM t WHERE _partition_id = 'nothing';
+SELECT count() FROM t WHERE _partition_id != '202401' AND a % 2 = 0;
+SELECT _part_offset + 1 AS o, upper(_part) FROM t WHERE a = 9;
+SELECT * FROM t WHERE a = 1;
+DESCRIBE t;
+SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 't' ORDER BY position;

@@ -1,0 +1,22 @@
+-- MergeTree virtual columns stay out of every `*` over the table, and are ordinary columns once a subquery or view selects them.
+CREATE TABLE t (a UInt32, b String, dt Date) ENGINE = MergeTree PARTITION BY toYYYYMM(dt) ORDER BY a;
+SYSTEM STOP MERGES t;
+INSERT INTO t SELECT number, toString(number * 2), toDate('2024-01-01') + number * 15 FROM numbers(6);
+SELECT * EXCEPT (b) FROM t WHERE _partition_id = '202402' ORDER BY a;
+SELECT * EXCEPT (b, dt), _part_offset FROM t WHERE _part_offset > 0 ORDER BY a;
+SELECT t.* FROM t WHERE _part_index = 2 ORDER BY a;
+SELECT x.*, x._partition_id FROM t AS x WHERE a = 4;
+SELECT * FROM t AS l JOIN t AS r ON l.a = r.a + 1 WHERE l._partition_id = '202403' ORDER BY l.a;
+SELECT * FROM (SELECT *, _part_offset AS o FROM t WHERE _part_offset = 1) ORDER BY a;
+SELECT * FROM (SELECT _partition_id, count() AS c FROM t GROUP BY _partition_id) ORDER BY 1;
+WITH parts AS (SELECT _part AS p, a FROM t) SELECT * FROM parts WHERE a < 2 ORDER BY a;
+CREATE VIEW v AS SELECT _partition_id AS pid, _part_offset AS off, a FROM t;
+SELECT * FROM v ORDER BY a;
+SELECT pid, count() FROM v GROUP BY pid ORDER BY pid;
+CREATE TABLE t2 (a UInt32, b String, dt Date) ENGINE = MergeTree ORDER BY a;
+INSERT INTO t2 SELECT * FROM t WHERE _partition_id = '202401';
+SELECT * FROM t2 ORDER BY a;
+INSERT INTO t2 (b, dt, a) SELECT * EXCEPT (a), _part_offset + 10 FROM t WHERE _part_offset = 0;
+SELECT * FROM t2 WHERE a >= 10 ORDER BY a, b;
+SELECT count() FROM t WHERE _part IN (SELECT _part FROM t WHERE a = 3);
+SELECT _part_offset, count() FROM t GROUP BY _part_offset ORDER BY _part_offset;
