@@ -643,6 +643,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let plan = granary_functions::type_literals(plan)?;
     // After the literals got their types: NaN and -0 in WHERE/HAVING/CASE compare as in ClickHouse.
     let plan = granary_functions::ieee_float_comparisons(plan)?;
+    // What compares or orders UInt256 values must see arrayJoin's elements as UInt256.
+    let plan = crate::unnest::restore_element_types(plan)?;
     let plan = granary_functions::uint256_comparisons(plan)?;
     // WITH FILL works on the ORDER BY keys as written: its plans keep DataFusion's NaN order.
     let plan = if fill.is_none() && derived_fills.is_empty() {
