@@ -101,7 +101,8 @@ pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
 ///           (SELECT *, arrayJoin(a) AS __array_join_0 FROM t) AS t) AS t
 /// ```
 ///
-/// Called after aliases are substituted, so `arrayJoin(a) AS x, x + 1` is one call.
+/// Called after aliases are substituted, so `arrayJoin(a) AS x, x + 1` is one call. A
+/// single call is layered the same way when the WHERE uses it.
 /// Left as it is (zipped) over joins, several FROM items or a `*` in the SELECT list.
 pub(crate) fn cartesian_array_joins(select: &mut Select) -> Result<()> {
     let mut calls: Vec<String> = Vec::new();
@@ -126,7 +127,17 @@ pub(crate) fn cartesian_array_joins(select: &mut Select) -> Result<()> {
     if let Some(selection) = &select.selection {
         let _ = exprs(selection, &mut collect);
     }
-    if calls.len() < 2 || select.from.len() > 1 || select.from.first().is_some_and(|f| !f.joins.is_empty()) {
+    // One call is layered too when the WHERE has it (`arrayJoin(a) AS x ... WHERE x > 3`,
+    // its alias substituted): DataFusion has no unnest inside a filter.
+    let in_where = select.selection.as_ref().is_some_and(|w| {
+        let mut found = false;
+        let _ = exprs(w, &mut |e: &Expr| {
+            found |= is_array_join_call(e);
+            ControlFlow::<()>::Continue(())
+        });
+        found
+    });
+    if (calls.len() < 2 && !in_where) || select.from.len() > 1 || select.from.first().is_some_and(|f| !f.joins.is_empty()) {
         return Ok(());
     }
     // A call inside another's argument (`arrayJoin(arrayJoin(x))`) is not layered.
