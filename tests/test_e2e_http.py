@@ -81,6 +81,19 @@ def test_get_and_post_queries(server):
     assert (r.status, r.body) == (200, b"0\n1\n"), r.text
 
 
+def test_numbers_reads_only_the_range_the_where_keeps(server):
+    # ClickHouse's numbers() generates only the numbers a WHERE on `number` can keep.
+    for sql, body, read in [
+        ("SELECT count() FROM numbers(1000000) WHERE number < 10", b"10\n", 10),
+        ("SELECT sum(number) FROM numbers(1000000) WHERE number >= 999990 AND number < 2000000", b"9999945\n", 10),
+        ("SELECT count() FROM system.numbers WHERE number BETWEEN 5 AND 9", b"5\n", 5),
+        ("SELECT count() FROM numbers(1000) WHERE number < 10 OR number % 3 = 0", b"340\n", 1000),
+    ]:
+        r = server.request(sql)
+        assert r.body == body, (sql, r.text)
+        assert json.loads(r.headers["X-ClickHouse-Summary"])["read_rows"] == str(read), (sql, r.headers["X-ClickHouse-Summary"])
+
+
 def test_summary_header(server):
     r = server.request("SELECT sum(number) FROM numbers(100000)")
     assert r.body == b"4999950000\n"

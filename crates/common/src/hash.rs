@@ -32,6 +32,7 @@ fn shift_mix(value: u64) -> u64 {
 
 /// Mixes two 64-bit values into one (ClickHouse's `Hash128to64`, also used to combine
 /// the hashes of several arguments).
+#[inline]
 pub fn hash128_to_64(low: u64, high: u64) -> u64 {
     let mut a = (low ^ high).wrapping_mul(K_MUL);
     a ^= a >> 47;
@@ -351,6 +352,7 @@ impl SipHasher {
 
 /// ClickHouse's `intHash64` (the MurmurHash3 finalizer of the value xor a constant),
 /// which `cityHash64` applies to numbers instead of hashing their bytes.
+#[inline]
 pub fn int_hash64(x: u64) -> u64 {
     let mut x = x ^ 0x4cf2_d2ba_ae6d_a887;
     x ^= x >> 33;
@@ -361,6 +363,7 @@ pub fn int_hash64(x: u64) -> u64 {
 }
 
 /// ClickHouse's `intHash32`: Thomas Wang's 64-to-32-bit mix of the value xor a salt.
+#[inline]
 pub fn int_hash32(x: u64) -> u32 {
     let x = x ^ 0x75d9_543d_e018_bf45;
     let mut key = (!x).wrapping_add(x << 18);

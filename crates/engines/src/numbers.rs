@@ -4,6 +4,9 @@
 //! Rows are generated lazily batch by batch, so `system.numbers LIMIT 10` touches ten
 //! rows and `numbers(1e9)` never exists in memory at once. A bounded range is split into
 //! contiguous partitions (one per thread) so aggregations over it run in parallel.
+//! Like ClickHouse's, the scan reads only the numbers a WHERE on `number` can keep
+//! (`numbers(1e9) WHERE number < 10` generates ten rows, and `system.numbers WHERE number
+//! < 10` ends): the filter stays above the scan, the range only narrows what is generated.
 
 use std::sync::Arc;
 
@@ -15,7 +18,7 @@ use datafusion::catalog::{Session, TableFunctionArgs, TableFunctionImpl, TablePr
 use datafusion::common::{DataFusionError, ScalarValue};
 use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::Expr;
+use datafusion::logical_expr::{BinaryExpr, Expr, Operator, TableProviderFilterPushDown};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
@@ -59,21 +62,28 @@ impl TableProvider for NumbersTable {
         TableType::Temporary
     }
 
+    fn supports_filters_pushdown(&self, filters: &[&Expr]) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters.iter().map(|f| if number_range(f).is_some() { TableProviderFilterPushDown::Inexact } else { TableProviderFilterPushDown::Unsupported }).collect())
+    }
+
     async fn scan(
         &self,
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
+        filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
         let batch_size = state.config().batch_size().max(1) as u64;
-        let count = match (self.count, limit) {
+        let range = filters.iter().filter_map(number_range).fold(ValueRange::ALL, ValueRange::intersect);
+        let narrowed = self.narrowed(range);
+        let (start, count) = (narrowed.start, narrowed.count);
+        let count = match (count, limit) {
             (Some(c), Some(l)) => Some(c.min(l as u64)),
             (None, Some(l)) => Some(l as u64),
             (c, None) => c,
         };
         let partitions: Vec<Arc<dyn PartitionStream>> = match count {
-            None => vec![Arc::new(NumbersPartition { schema: self.schema.clone(), start: self.start, count: None, step: self.step, batch_size })],
+            None => vec![Arc::new(NumbersPartition { schema: self.schema.clone(), start, count: None, step: self.step, batch_size })],
             Some(count) => {
                 let threads = state.config().target_partitions().max(1) as u64;
                 let parts = (count / MIN_ROWS_PER_PARTITION).clamp(1, threads);
@@ -84,7 +94,7 @@ impl TableProvider for NumbersTable {
                         let n = per_part.min(count.saturating_sub(offset));
                         Arc::new(NumbersPartition {
                             schema: self.schema.clone(),
-                            start: self.start.wrapping_add(offset.wrapping_mul(self.step)),
+                            start: start.wrapping_add(offset.wrapping_mul(self.step)),
                             count: Some(n),
                             step: self.step,
                             batch_size,
@@ -99,6 +109,108 @@ impl TableProvider for NumbersTable {
         let exec = StreamingTableExec::try_new(self.schema.clone(), partitions, projection, vec![], false, limit)?;
         Ok(granary_storage::ScanCounterExec::wrap(Arc::new(exec)))
     }
+}
+
+impl NumbersTable {
+    /// The part of the table whose numbers lie in `range` (the whole table when its
+    /// numbers wrap around past `u64::MAX`, where they are not in increasing order).
+    fn narrowed(&self, range: ValueRange) -> NumbersTable {
+        let (start, step) = (self.start as i128, self.step as i128);
+        let last = self.count.map(|count| start + (count as i128 - 1) * step);
+        if range == ValueRange::ALL || last.is_some_and(|last| last > u64::MAX as i128) {
+            return self.clone();
+        }
+        // Indexes k with lo <= start + k * step <= hi.
+        let first_index = if range.lo <= start { 0 } else { (range.lo - start + step - 1) / step };
+        let end_index = if range.hi < start { 0 } else { (range.hi - start) / step + 1 };
+        let end_index = match self.count {
+            Some(count) => end_index.min(count as i128),
+            // Past u64::MAX the endless table wraps: keep the range below it.
+            None => end_index.min((u64::MAX as i128 - start) / step + 1),
+        };
+        let count = (end_index - first_index).max(0);
+        let first_index = first_index.min(end_index).max(0);
+        // Only a bounded range gives a bounded table: `system.numbers WHERE number > 5` stays endless.
+        let count = if range.hi == ValueRange::ALL.hi && self.count.is_none() { None } else { Some(count as u64) };
+        NumbersTable::new((start + first_index * step) as u64, count, self.step)
+    }
+}
+
+/// The values of `number` a filter can keep, inclusive bounds (wider than u64 so that
+/// `number < 0` is an empty range rather than an overflow).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ValueRange {
+    lo: i128,
+    hi: i128,
+}
+
+impl ValueRange {
+    const ALL: ValueRange = ValueRange { lo: 0, hi: u64::MAX as i128 };
+
+    fn intersect(self, other: ValueRange) -> ValueRange {
+        ValueRange { lo: self.lo.max(other.lo), hi: self.hi.min(other.hi) }
+    }
+
+    fn hull(self, other: ValueRange) -> ValueRange {
+        ValueRange { lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
+    }
+}
+
+/// The range of `number` outside which `filter` is never true, when it is a comparison
+/// of `number` with constants (and AND / OR / BETWEEN / IN of those); `None` for
+/// anything else.
+fn number_range(filter: &Expr) -> Option<ValueRange> {
+    match filter {
+        Expr::BinaryExpr(BinaryExpr { left, op: Operator::And, right }) => match (number_range(left), number_range(right)) {
+            (Some(l), Some(r)) => Some(l.intersect(r)),
+            (one, None) | (None, one) => one,
+        },
+        Expr::BinaryExpr(BinaryExpr { left, op: Operator::Or, right }) => Some(number_range(left)?.hull(number_range(right)?)),
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+            let (op, value) = match (is_number_column(left), is_number_column(right)) {
+                (true, false) => (*op, integer_literal(right)?),
+                (false, true) => (op.swap()?, integer_literal(left)?),
+                _ => return None,
+            };
+            let all = ValueRange::ALL;
+            Some(match op {
+                Operator::Eq => ValueRange { lo: value, hi: value },
+                Operator::Lt => ValueRange { lo: all.lo, hi: value - 1 },
+                Operator::LtEq => ValueRange { lo: all.lo, hi: value },
+                Operator::Gt => ValueRange { lo: value + 1, hi: all.hi },
+                Operator::GtEq => ValueRange { lo: value, hi: all.hi },
+                _ => return None,
+            })
+        }
+        Expr::Between(between) if !between.negated && is_number_column(&between.expr) => {
+            Some(ValueRange { lo: integer_literal(&between.low)?, hi: integer_literal(&between.high)? })
+        }
+        Expr::InList(list) if !list.negated && is_number_column(&list.expr) => {
+            let mut values = list.list.iter().map(integer_literal);
+            let first = values.next()??;
+            values.try_fold(ValueRange { lo: first, hi: first }, |range, value| Some(range.hull(ValueRange { lo: value?, hi: value? })))
+        }
+        _ => None,
+    }
+}
+
+fn is_number_column(expr: &Expr) -> bool {
+    matches!(expr, Expr::Column(column) if column.name == "number")
+}
+
+fn integer_literal(expr: &Expr) -> Option<i128> {
+    let Expr::Literal(value, _) = expr else { return None };
+    Some(match value {
+        ScalarValue::Int8(Some(v)) => *v as i128,
+        ScalarValue::Int16(Some(v)) => *v as i128,
+        ScalarValue::Int32(Some(v)) => *v as i128,
+        ScalarValue::Int64(Some(v)) => *v as i128,
+        ScalarValue::UInt8(Some(v)) => *v as i128,
+        ScalarValue::UInt16(Some(v)) => *v as i128,
+        ScalarValue::UInt32(Some(v)) => *v as i128,
+        ScalarValue::UInt64(Some(v)) => *v as i128,
+        _ => return None,
+    })
 }
 
 #[derive(Debug)]
@@ -122,7 +234,12 @@ impl PartitionStream for NumbersPartition {
             let offset = i * batch_size;
             let n = batch_size.min(total - offset);
             let first = start.wrapping_add(offset.wrapping_mul(step));
-            let values = UInt64Array::from_iter_values((0..n).map(|k| first.wrapping_add(k.wrapping_mul(step))));
+            // Step 1 (nearly always) without the multiplication, which vectorizes badly.
+            let values = if step == 1 {
+                UInt64Array::from_iter_values((0..n).map(|k| first.wrapping_add(k)))
+            } else {
+                UInt64Array::from_iter_values((0..n).map(|k| first.wrapping_add(k.wrapping_mul(step))))
+            };
             RecordBatch::try_new(schema.clone(), vec![Arc::new(values)]).map_err(DataFusionError::from)
         });
         Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), futures::stream::iter(batches)))
@@ -183,6 +300,7 @@ fn literal_u64(expr: &Expr) -> datafusion::common::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datafusion::physical_plan::ExecutionPlanProperties;
     use datafusion::prelude::SessionContext;
 
     async fn run(sql: &str) -> Vec<RecordBatch> {
@@ -216,6 +334,52 @@ mod tests {
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         assert_eq!(rows, 3);
         assert_eq!(single_u64(&batches), 5);
+    }
+
+    fn rows(batches: &[RecordBatch]) -> Vec<u64> {
+        batches.iter().flat_map(|b| b.column(0).as_any().downcast_ref::<UInt64Array>().unwrap().values().to_vec()).collect()
+    }
+
+    #[tokio::test]
+    async fn filters_narrow_the_generated_range() {
+        let ctx = SessionContext::new();
+        ctx.register_udtf("numbers", Arc::new(NumbersFunction));
+        for (sql, generated) in [
+            ("SELECT number FROM numbers(1000000) WHERE number < 10", 10),
+            ("SELECT number FROM numbers(1000000) WHERE number >= 999990 AND number < 2000000", 10),
+            ("SELECT number FROM numbers(1000000) WHERE number BETWEEN 5 AND 9 OR number IN (3, 20)", 18),
+            ("SELECT number FROM numbers(100, 1000000, 7) WHERE 30 > number", 0),
+            ("SELECT number FROM numbers(100, 1000000, 7) WHERE number > 130 AND number <= 170", 6),
+            ("SELECT number FROM numbers(1000000) WHERE number < 10 OR number % 2 = 0", 1000000),
+        ] {
+            let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+            let leaf = std::iter::successors(Some(plan), |p| p.children().first().map(|c| (*c).clone())).last().unwrap();
+            let task = ctx.task_ctx();
+            let mut scanned = 0;
+            for partition in 0..leaf.output_partitioning().partition_count() {
+                let batches = datafusion::physical_plan::common::collect(leaf.execute(partition, task.clone()).unwrap()).await.unwrap();
+                scanned += batches.iter().map(RecordBatch::num_rows).sum::<usize>();
+            }
+            assert_eq!(scanned, generated, "{sql}");
+        }
+        let kept = rows(&run("SELECT number FROM numbers(100, 1000000, 7) WHERE number > 130 AND number <= 170 ORDER BY number").await);
+        assert_eq!(kept, vec![135, 142, 149, 156, 163, 170]);
+    }
+
+    #[test]
+    fn narrowing_at_the_ends_of_u64() {
+        let range = |lo: u64, hi: u64| ValueRange { lo: lo as i128, hi: hi as i128 };
+        let bounds = |t: NumbersTable| (t.start, t.count);
+        let endless = NumbersTable::unbounded();
+        assert_eq!(bounds(endless.narrowed(range(1000, 1004))), (1000, Some(5)));
+        assert_eq!(bounds(endless.narrowed(range(u64::MAX - 5, u64::MAX - 1))), (u64::MAX - 5, Some(5)));
+        assert_eq!(bounds(endless.narrowed(range(7, u64::MAX))), (7, None), "a lower bound alone stays endless");
+        // Numbers that wrap past u64::MAX are not in order: not narrowed.
+        let wrapping = NumbersTable::new(u64::MAX - 5, Some(100), 1);
+        assert_eq!(bounds(wrapping.narrowed(range(0, 3))), (u64::MAX - 5, Some(100)));
+        let stepped = NumbersTable::new(u64::MAX - 20, Some(3), 10);
+        assert_eq!(bounds(stepped.narrowed(range(u64::MAX - 15, u64::MAX))), (u64::MAX - 10, Some(2)));
+        assert_eq!(bounds(stepped.narrowed(ValueRange { lo: 0, hi: -1 })), (u64::MAX - 20, Some(0)));
     }
 
     #[tokio::test]

@@ -163,19 +163,30 @@ enum ArgumentHashes {
 impl ArgumentHashes {
     /// These hashes combined with those of the next argument, left to right.
     fn combine(self, next: ArgumentHashes, algorithm: Algorithm) -> ArgumentHashes {
+        // One loop per algorithm: the match stays out of the per-row loop.
+        match algorithm {
+            Algorithm::City64 | Algorithm::Xx64 => self.combine_with(next, hash128_to_64),
+            Algorithm::Murmur3_64 => self.combine_with(next, |a, b| int_hash64(a) ^ b),
+            Algorithm::Sip64 => self.combine_with(next, |a, b| algorithm.combine(a, b)),
+        }
+    }
+
+    #[inline(always)]
+    fn combine_with(self, next: ArgumentHashes, combine: impl Fn(u64, u64) -> u64) -> ArgumentHashes {
+        use granary_simd::lanes::{map_in_place, zip_in_place};
         use ArgumentHashes::{Column, Constant};
         match (self, next) {
-            (Constant(a), Constant(b)) => Constant(algorithm.combine(a, b)),
+            (Constant(a), Constant(b)) => Constant(combine(a, b)),
             (Column(mut a), Constant(b)) => {
-                a.iter_mut().for_each(|a| *a = algorithm.combine(*a, b));
+                map_in_place(&mut a, |a| combine(a, b));
                 Column(a)
             }
             (Constant(a), Column(mut b)) => {
-                b.iter_mut().for_each(|b| *b = algorithm.combine(a, *b));
+                map_in_place(&mut b, |b| combine(a, b));
                 Column(b)
             }
             (Column(mut a), Column(b)) => {
-                a.iter_mut().zip(b).for_each(|(a, b)| *a = algorithm.combine(*a, b));
+                zip_in_place(&mut a, &b, &combine);
                 Column(a)
             }
         }
@@ -240,11 +251,17 @@ fn column_hashes(ctx: &ExecCtx, index: usize, algorithm: Algorithm, rows: usize)
         },
         HashKind::Int(width) => {
             let mask = if width == 8 { u64::MAX } else { (1u64 << (8 * width)) - 1 };
-            if array.data_type() == &DataType::UInt64 {
-                array.as_primitive::<UInt64Type>().values().iter().map(|v| algorithm.number(*v, 8)).collect()
-            } else {
-                let values = cast(&array, &DataType::Int64)?;
-                values.as_primitive::<Int64Type>().values().iter().map(|v| algorithm.number(*v as u64 & mask, width)).collect()
+            let (values, mask, width) = match array.data_type() {
+                DataType::UInt64 => (array.as_primitive::<UInt64Type>().values().clone(), u64::MAX, 8),
+                _ => (cast(&array, &DataType::Int64)?.as_primitive::<Int64Type>().values().inner().clone().into(), mask, width),
+            };
+            match algorithm {
+                Algorithm::City64 => {
+                    let mut hashes = values.to_vec();
+                    granary_simd::lanes::map_in_place(&mut hashes, |v| int_hash64(v & mask));
+                    hashes
+                }
+                _ => values.iter().map(|v| algorithm.number(v & mask, width)).collect(),
             }
         }
         HashKind::Float32 => {
@@ -288,14 +305,15 @@ fn int_hash_function(name: &'static str, result: ChType) -> ScalarUDF {
         },
         move |ctx| {
             let array = ctx.array(0)?;
-            let bits: Vec<u64> = if array.data_type() == &DataType::UInt64 {
+            let mut bits: Vec<u64> = if array.data_type() == &DataType::UInt64 {
                 array.as_primitive::<UInt64Type>().values().to_vec()
             } else {
                 let values = cast(&array, &DataType::Int64)?;
                 values.as_primitive::<Int64Type>().values().iter().map(|v| *v as u64).collect()
             };
             Ok(if wide {
-                Arc::new(UInt64Array::from_iter_values(bits.into_iter().map(int_hash64)))
+                granary_simd::lanes::map_in_place(&mut bits, int_hash64);
+                Arc::new(UInt64Array::from(bits))
             } else {
                 Arc::new(UInt32Array::from_iter_values(bits.into_iter().map(int_hash32)))
             })

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arrow::array::{make_comparator, ArrayRef, UInt32Array};
-use arrow::compute::{concat_batches, sort_to_indices, take_record_batch, SortOptions};
+use arrow::compute::{sort_to_indices, SortOptions};
 use arrow::row::{RowConverter, SortField};
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
@@ -257,19 +257,13 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
     if inner.mode == MergeMode::Ordinary {
         return write_ordinary_block(inner, batches);
     }
-    let sorted_block = |batches: Vec<RecordBatch>| -> Result<RecordBatch> {
-        let order = sorted_rows(inner, &batches)?;
-        let refs: Vec<&RecordBatch> = batches.iter().collect();
-        Ok(arrow::compute::interleave_record_batch(&refs, &order)?)
-    };
-    if inner.keys.partition.is_empty() {
-        return write_sorted_block(inner, "all".to_string(), sorted_block(batches)?);
-    }
-    let batch = concat_batches(&inner.schema, &batches)?;
-    drop(batches);
-    write_each_partition(inner, &batch, |partition_id, indices| {
-        let rows = if indices.len() == batch.num_rows() { batch.clone() } else { take_record_batch(&batch, indices)? };
-        write_sorted_block(inner, partition_id, sorted_block(vec![rows])?)
+    // Each partition's rows are copied once, in key order, straight from the batches.
+    let keys = inner.keys.sorting.iter().map(|k| crate::keys::evaluate_over(k, &batches)).collect::<Result<Vec<_>>>()?;
+    let positions = row_positions(&batches);
+    let refs: Vec<&RecordBatch> = batches.iter().collect();
+    write_each_split(inner.keys.split_batches_by_partition(&batches)?, |partition_id, indices| {
+        let order = key_order(&keys, &positions, Some(indices))?;
+        write_sorted_block(inner, partition_id, arrow::compute::interleave_record_batch(&refs, &order)?)
     })
 }
 
@@ -290,45 +284,43 @@ fn write_ordinary_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<
         let order = sorted_rows(inner, &batches)?;
         return Ok(vec![write_part_with(inner, info, "tmp_insert_", sync, layout, |writer| writer.write_permuted_block(&batches, &order, bytes))?]);
     }
-    let batch = concat_batches(&inner.schema, &batches)?;
-    drop(batches);
-    let keys = inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<Vec<_>>>()?;
+    // The block is not copied into one batch: rows are (batch, row) positions, and
+    // only the key columns are evaluated into one array each.
+    let positions = row_positions(&batches);
+    let keys = inner.keys.sorting.iter().map(|k| crate::keys::evaluate_over(k, &batches)).collect::<Result<Vec<_>>>()?;
+    let splits = inner.keys.split_batches_by_partition(&batches)?;
     // Each row's share of the block's bytes, summed per partition when there are several.
     let mut row_bytes: Option<Vec<usize>> = None;
-    write_each_partition(inner, &batch, |partition_id, indices| {
-        let positions = indices.values();
-        let bytes = if positions.len() == batch.num_rows() {
-            crate::granules::block_bytes(&batch, &types)
+    write_each_split(splits, |partition_id, indices| {
+        let rows = indices.values();
+        let bytes = if rows.len() == positions.len() {
+            batches.iter().map(|b| crate::granules::block_bytes(b, &types)).sum()
         } else {
             let per_row = row_bytes.get_or_insert_with(|| {
-                let mut out = vec![0; batch.num_rows()];
-                crate::granules::add_row_bytes(&batch, &types, &mut out);
+                let mut out = vec![0; positions.len()];
+                let mut start = 0;
+                for batch in &batches {
+                    crate::granules::add_row_bytes(batch, &types, &mut out[start..start + batch.num_rows()]);
+                    start += batch.num_rows();
+                }
                 out
             });
-            positions.iter().map(|&i| per_row[i as usize]).sum()
+            rows.iter().map(|&i| per_row[i as usize]).sum()
         };
-        let partition_keys = if positions.len() == batch.num_rows() {
-            keys.clone()
-        } else {
-            keys.iter().map(|k| Ok(arrow::compute::take(k.as_ref(), indices, None)?)).collect::<Result<Vec<_>>>()?
-        };
-        let order: Vec<(usize, usize)> = match sort_order(&partition_keys)? {
-            Some(order) => order.iter().map(|&i| (0, positions[i as usize] as usize)).collect(),
-            None => positions.iter().map(|&i| (0, i as usize)).collect(),
-        };
+        let order = key_order(&keys, &positions, Some(indices))?;
         let layout = PartLayout::for_size(&inner.settings, bytes as u64, order.len() as u64);
         let info = PartInfo::new(partition_id, 0, 0, 0);
-        let part = write_part_with(inner, info, "tmp_insert_", sync, layout, |writer| writer.write_permuted_block(std::slice::from_ref(&batch), &order, bytes))?;
+        let part = write_part_with(inner, info, "tmp_insert_", sync, layout, |writer| writer.write_permuted_block(&batches, &order, bytes))?;
         Ok(vec![part])
     })
 }
 
-/// Runs `write` for each partition's rows of `batch`; if one fails, the parts already
+/// Runs `write` for each partition's rows (`splits`); if one fails, the parts already
 /// written are discarded.
-fn write_each_partition(inner: &Inner, batch: &RecordBatch, mut write: impl FnMut(String, &UInt32Array) -> Result<Vec<PendingPart>>) -> Result<Vec<PendingPart>> {
+fn write_each_split(splits: Vec<(String, UInt32Array)>, mut write: impl FnMut(String, &UInt32Array) -> Result<Vec<PendingPart>>) -> Result<Vec<PendingPart>> {
     let mut out: Vec<PendingPart> = Vec::new();
     let result = (|| {
-        for (partition_id, indices) in inner.keys.split_by_partition(batch)? {
+        for (partition_id, indices) in splits {
             out.extend(write(partition_id, &indices)?);
         }
         Ok(())
@@ -460,23 +452,33 @@ fn is_sorted_run(inner: &Inner, batches: &[RecordBatch]) -> Result<bool> {
 /// The (batch, row) positions of `batches`' rows in sorting-key order (stable): only
 /// the key columns are put together to sort.
 fn sorted_rows(inner: &Inner, batches: &[RecordBatch]) -> Result<Vec<(usize, usize)>> {
-    let mut keys_per_batch = Vec::with_capacity(batches.len());
-    for batch in batches {
-        keys_per_batch.push(inner.keys.sorting.iter().map(|k| k.evaluate(batch)).collect::<Result<Vec<_>>>()?);
-    }
-    let keys = (0..inner.keys.sorting.len())
-        .map(|k| {
-            let parts: Vec<&dyn arrow::array::Array> = keys_per_batch.iter().map(|keys| keys[k].as_ref()).collect();
-            Ok(arrow::compute::concat(&parts)?)
-        })
-        .collect::<Result<Vec<ArrayRef>>>()?;
-    let mut origin: Vec<(usize, usize)> = Vec::with_capacity(keys.first().map_or(0, |k| k.len()));
+    let keys = inner.keys.sorting.iter().map(|k| crate::keys::evaluate_over(k, batches)).collect::<Result<Vec<_>>>()?;
+    key_order(&keys, &row_positions(batches), None)
+}
+
+/// The (batch, row) position of each row of `batches`, counting across them.
+fn row_positions(batches: &[RecordBatch]) -> Vec<(usize, usize)> {
+    let mut positions = Vec::with_capacity(batches.iter().map(RecordBatch::num_rows).sum());
     for (b, batch) in batches.iter().enumerate() {
-        origin.extend((0..batch.num_rows()).map(|row| (b, row)));
+        positions.extend((0..batch.num_rows()).map(|row| (b, row)));
     }
-    Ok(match sort_order(&keys)? {
-        Some(order) => order.iter().map(|&i| origin[i as usize]).collect(),
-        None => origin,
+    positions
+}
+
+/// The positions of rows `subset` (all rows when None) in the order of the sorting
+/// `keys` evaluated over all rows (stable).
+fn key_order(keys: &[ArrayRef], positions: &[(usize, usize)], subset: Option<&UInt32Array>) -> Result<Vec<(usize, usize)>> {
+    let Some(subset) = subset.filter(|s| s.len() != positions.len()) else {
+        return Ok(match sort_order(keys)? {
+            Some(order) => order.iter().map(|&i| positions[i as usize]).collect(),
+            None => positions.to_vec(),
+        });
+    };
+    let rows = subset.values();
+    let subset_keys = keys.iter().map(|k| Ok(arrow::compute::take(k.as_ref(), subset, None)?)).collect::<Result<Vec<_>>>()?;
+    Ok(match sort_order(&subset_keys)? {
+        Some(order) => order.iter().map(|&i| positions[rows[i as usize] as usize]).collect(),
+        None => rows.iter().map(|&i| positions[i as usize]).collect(),
     })
 }
 

@@ -95,10 +95,18 @@ impl TableKeys {
 
     /// Splits a block by partition: `(partition_id, row indices)` in order of first row.
     pub fn split_by_partition(&self, batch: &RecordBatch) -> Result<Vec<(String, UInt32Array)>> {
+        self.split_batches_by_partition(std::slice::from_ref(batch))
+    }
+
+    /// [`Self::split_by_partition`] of the rows of `batches` one after the other: the
+    /// indices count rows across the batches, so a block is split without being copied
+    /// into one batch first (only its partition key columns are).
+    pub fn split_batches_by_partition(&self, batches: &[RecordBatch]) -> Result<Vec<(String, UInt32Array)>> {
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
         if self.partition.is_empty() {
-            return Ok(vec![("all".to_string(), UInt32Array::from_iter_values(0..batch.num_rows() as u32))]);
+            return Ok(vec![("all".to_string(), UInt32Array::from_iter_values(0..rows as u32))]);
         }
-        let arrays = self.partition.iter().map(|k| k.evaluate(batch)).collect::<Result<Vec<_>>>()?;
+        let arrays = self.partition.iter().map(|k| evaluate_over(k, batches)).collect::<Result<Vec<_>>>()?;
         let converter = RowConverter::new(arrays.iter().map(|a| SortField::new(a.data_type().clone())).collect())?;
         let rows = converter.convert_columns(&arrays)?;
         let mut groups: HashMap<&[u8], usize> = HashMap::new();
@@ -111,6 +119,15 @@ impl TableKeys {
             out[slot].1.push(i as u32);
         }
         out.into_iter().map(|(first, idx)| Ok((partition_id(&arrays, first)?, UInt32Array::from(idx)))).collect()
+    }
+}
+
+/// `key` evaluated over the rows of `batches`, one after the other.
+pub fn evaluate_over(key: &KeyExpr, batches: &[RecordBatch]) -> Result<ArrayRef> {
+    let parts = batches.iter().map(|b| key.evaluate(b)).collect::<Result<Vec<_>>>()?;
+    match parts.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Ok(arrow::compute::concat(&parts.iter().map(|a| a.as_ref()).collect::<Vec<_>>())?),
     }
 }
 

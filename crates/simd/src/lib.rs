@@ -8,6 +8,10 @@
 //! CPU has; elsewhere eight bytes at a time in a `u64` (SWAR). The SSE2 intrinsics are
 //! the only unsafe code here: they are `unsafe` to call because of their CPU feature,
 //! which the target guarantees.
+//!
+//! [`lanes`] holds maps over `u64` values compiled for AVX-512 and picked at run time.
+
+pub mod lanes;
 
 /// The bytes one mask covers.
 pub const BLOCK: usize = 64;
