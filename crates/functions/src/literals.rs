@@ -280,12 +280,65 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
                 marked
             }
         };
-        let (union, unified) = union_supertypes(marked.data)?;
-        let transformed = marked.transformed || restated || unified;
+        let wide = wide_value_supertypes(marked.data)?;
+        let (union, unified) = union_supertypes(wide.data)?;
+        let transformed = marked.transformed || restated || wide.transformed || unified;
         let resolved = resolve_lambda_types(union)?;
         Ok(Transformed::new_transformed(resolved.data, transformed || resolved.transformed))
     })?;
     Ok(out.data)
+}
+
+/// `coalesce`, `greatest` and `least` of a projection over wide integers, their
+/// arguments cast to ClickHouse's least supertype. DataFusion's coercion would find a
+/// common Arrow decimal instead (`coalesce(NULL, toUInt256(1), 3)` would be
+/// `Decimal(76, 0)`, `UInt128` with `Int64` `Decimal(39, 0)` rather than `Int256`).
+/// Arguments without a supertype are left to DataFusion's coercion and its errors.
+fn wide_value_supertypes(node: LogicalPlan) -> datafusion::common::Result<Transformed<LogicalPlan>> {
+    use datafusion::logical_expr::expr::ScalarFunction;
+    use datafusion::logical_expr::{ExprSchemable, Projection};
+    let LogicalPlan::Projection(projection) = node else {
+        return Ok(Transformed::no(node));
+    };
+    let schema = std::sync::Arc::clone(projection.input.schema());
+    let is_wide = |t: &ChType| granary_types::wide::WideInt::of(t.strip_nullable().base()).is_some();
+    let mut changed = false;
+    let mut exprs = Vec::with_capacity(projection.expr.len());
+    for expr in &projection.expr {
+        let rewritten = expr.clone().transform_up(|e| match e {
+            Expr::ScalarFunction(ScalarFunction { func, args }) if matches!(func.name(), "coalesce" | "greatest" | "least") => {
+                let types = args.iter().map(|a| a.to_field(&schema).map(|(_, f)| ChType::from_field(&f))).collect::<datafusion::common::Result<Vec<_>>>()?;
+                let target = match crate::supertype::least_supertype(&types) {
+                    Ok(target) if types.iter().any(is_wide) => target.strip_nullable().clone(),
+                    _ => return Ok(Transformed::no(Expr::ScalarFunction(ScalarFunction { func, args }))),
+                };
+                let args = args
+                    .into_iter()
+                    .zip(&types)
+                    .map(|(arg, t)| match t.strip_nullable() {
+                        base if *base == target || matches!(base, ChType::Nothing) => arg,
+                        _ => crate::conversion::cast_to_chtype(arg, &if t.is_nullable() { target.clone().into_nullable() } else { target.clone() }),
+                    })
+                    .collect();
+                Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction { func, args })))
+            }
+            other => Ok(Transformed::no(other)),
+        })?;
+        if !rewritten.transformed {
+            exprs.push(expr.clone());
+            continue;
+        }
+        changed = true;
+        // Nodes above refer to the column by its name, which the casts would change.
+        exprs.push(match rewritten.data {
+            aliased @ Expr::Alias(_) => aliased,
+            other => other.alias(expr.schema_name().to_string()),
+        });
+    }
+    if !changed {
+        return Ok(Transformed::no(LogicalPlan::Projection(projection)));
+    }
+    Ok(Transformed::yes(LogicalPlan::Projection(Projection::try_new(exprs, projection.input)?)))
 }
 
 /// A UNION's columns in ClickHouse's least supertype of its branches' types

@@ -62,11 +62,22 @@ impl ScalarUDFImpl for LowCardinalityResult {
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
         let low_cardinality = low_cardinality_result(&args);
         // coalesce is NULL only when every argument can be; greatest/least when any can.
-        let nullable = if self.is_coalesce() { args.arg_fields.iter().all(|f| f.is_nullable()) } else { args.arg_fields.iter().any(|f| f.is_nullable()) };
+        // A constant `toNullable(7)` has a field Arrow says is not nullable: its
+        // ClickHouse type says it is.
+        let can_be_null = |f: &FieldRef| f.is_nullable() || ch_type_of_field(f).is_nullable();
+        let nullable = if self.is_coalesce() { args.arg_fields.iter().all(can_be_null) } else { args.arg_fields.iter().any(can_be_null) };
+        // Wide integers are scale-0 decimals to Arrow, told apart only by their fields'
+        // metadata, which the built-ins drop: an argument of the result's Arrow type
+        // says which one it is (the planner cast them all to their supertype).
+        let wide_argument = args
+            .arg_fields
+            .iter()
+            .map(|f| ch_type_of_field(f).strip_nullable().clone())
+            .find(|t| granary_types::wide::WideInt::of(t).is_some_and(|w| args.arg_fields.iter().all(|f| f.data_type() == &w.arrow_type())));
         let field = self.inner.return_field_from_args(args)?;
         // The built-ins copy an argument's field, LowCardinality or not: the result is
         // decided here from the plain type.
-        let mut plain = ch_type_of_field(&field);
+        let mut plain = wide_argument.unwrap_or_else(|| ch_type_of_field(&field));
         if let ChType::LowCardinality(inner) = plain {
             plain = *inner;
         }

@@ -46,14 +46,15 @@ pub(crate) fn least_supertype_of_args(ctx: &RetCtx, indices: &[usize]) -> DfResu
         }
     }
     // Expressions over literals are planned on `Int64` too (`number + 1` is `plus(UInt64,
-    // Int64)` until the literal gets its type), so `[number, number + 1]` meets UInt64
-    // with a computed Int64. Those are taken as UInt64: the final plan then has the real
-    // types, and a value that does not fit fails its conversion.
-    if narrowed.iter().any(contains_uint64) {
+    // Int64)` until the literal gets its type, `toUInt256(2) + 7` is Int256), so
+    // `[number, number + 1]` meets UInt64 with a computed Int64. Next to an unsigned
+    // UInt64..UInt256, computed signed integers of 8 bytes and up are taken as unsigned:
+    // the final plan then has the real types (and a truly signed one fails there).
+    if narrowed.iter().any(contains_wide_unsigned) {
         let widened: Vec<ChType> = indices
             .iter()
             .zip(&narrowed)
-            .map(|(&i, t)| if ctx.scalar(i).is_some() { t.clone() } else { int64_as_uint64(t) })
+            .map(|(&i, t)| if ctx.scalar(i).is_some() { t.clone() } else { wide_signed_as_unsigned(t) })
             .collect();
         if let Ok(t) = least_supertype(&widened) {
             return Ok(t);
@@ -62,20 +63,22 @@ pub(crate) fn least_supertype_of_args(ctx: &RetCtx, indices: &[usize]) -> DfResu
     Err(first_error)
 }
 
-fn contains_uint64(t: &ChType) -> bool {
+fn contains_wide_unsigned(t: &ChType) -> bool {
     match t {
-        ChType::UInt64 => true,
-        ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::Array(inner) => contains_uint64(inner),
+        ChType::UInt64 | ChType::UInt128 | ChType::UInt256 => true,
+        ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::Array(inner) => contains_wide_unsigned(inner),
         _ => false,
     }
 }
 
-fn int64_as_uint64(t: &ChType) -> ChType {
+fn wide_signed_as_unsigned(t: &ChType) -> ChType {
     match t {
         ChType::Int64 => ChType::UInt64,
-        ChType::Nullable(inner) => ChType::Nullable(Box::new(int64_as_uint64(inner))),
-        ChType::LowCardinality(inner) => ChType::LowCardinality(Box::new(int64_as_uint64(inner))),
-        ChType::Array(inner) => ChType::Array(Box::new(int64_as_uint64(inner))),
+        ChType::Int128 => ChType::UInt128,
+        ChType::Int256 => ChType::UInt256,
+        ChType::Nullable(inner) => ChType::Nullable(Box::new(wide_signed_as_unsigned(inner))),
+        ChType::LowCardinality(inner) => ChType::LowCardinality(Box::new(wide_signed_as_unsigned(inner))),
+        ChType::Array(inner) => ChType::Array(Box::new(wide_signed_as_unsigned(inner))),
         other => other.clone(),
     }
 }
