@@ -362,6 +362,9 @@ fn decimal_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
             return Err(illegal_type(ctx.name, i, ctx.field(i)));
         }
     }
+    if op == Op::IntDiv {
+        return Ok(decimal_int_div_type(parts(0).map(|(p, _)| p), a));
+    }
     if is_float(a) || is_float(b) {
         return Ok(ChType::Float64);
     }
@@ -384,6 +387,53 @@ fn decimal_result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
         return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, "Decimal result's scale is less than argument's one"));
     }
     Ok(ChType::Decimal(p, s))
+}
+
+/// `intDiv` with a Decimal operand: a signed integer as wide as the dividend (a
+/// Decimal32 dividend gives Int32, `intDiv(toUInt64(7), toDecimal32(2.5, 1))` Int64).
+fn decimal_int_div_type(dividend_precision: Option<u8>, dividend: &DataType) -> ChType {
+    let bytes = match dividend_precision.map(precision_class) {
+        Some(9) => 4,
+        Some(18) => 8,
+        Some(38) => 16,
+        Some(_) => 32,
+        None => width(dividend),
+    };
+    match bytes {
+        1 => ChType::Int8,
+        2 => ChType::Int16,
+        4 => ChType::Int32,
+        8 => ChType::Int64,
+        16 => ChType::Int128,
+        _ => ChType::Int256,
+    }
+}
+
+/// `intDiv` with a Decimal operand: the operands' real values divided, truncated toward
+/// zero (both brought to the larger scale, then divided as integers).
+fn decimal_int_div(a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResult<ArrayRef> {
+    use datafusion::arrow::datatypes::{i256, Decimal256Type};
+    let scale_of = |x: &ArrayRef| decimal_parts(x.data_type()).map(|(_, s)| s).unwrap_or(0);
+    let common = scale_of(a).max(scale_of(b));
+    let error = |e: ArrowError| match e {
+        ArrowError::DivideByZero => ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"),
+        other => ch_error(ErrorCode::DECIMAL_OVERFLOW, format!("Decimal math overflow: {other}")),
+    };
+    let strict = datafusion::arrow::compute::CastOptions { safe: false, ..Default::default() };
+    let at_common_scale = |x: &ArrayRef| -> DfResult<ArrayRef> {
+        datafusion::arrow::compute::cast_with_options(x, &DataType::Decimal256(76, common as i8), &strict).map_err(error)
+    };
+    let (l, r) = (at_common_scale(a)?, at_common_scale(b)?);
+    let quotient: PrimitiveArray<Decimal256Type> =
+        datafusion::arrow::compute::try_binary(l.as_primitive::<Decimal256Type>(), r.as_primitive::<Decimal256Type>(), |x, y| {
+            if y == i256::ZERO {
+                return Err(ArrowError::DivideByZero);
+            }
+            x.checked_div(y).ok_or_else(|| ArrowError::ArithmeticOverflow("division".into()))
+        })
+        .map_err(error)?;
+    let quotient: ArrayRef = Arc::new(quotient.with_precision_and_scale(76, 0)?);
+    datafusion::arrow::compute::cast_with_options(&quotient, &base.to_arrow(), &strict).map_err(error)
 }
 
 /// A wide integer with a Decimal: ClickHouse computes in the decimal's type (`toInt128(5)
@@ -526,6 +576,9 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
         return wide_compute(op, ctx, &base, false);
     }
     if is_decimal(a.data_type()) || is_decimal(ctx.dt(1)) {
+        if op == Op::IntDiv {
+            return decimal_int_div(&a, &ctx.array(1)?, &base);
+        }
         return decimal_compute(op, &a, &ctx.array(1)?, &base, [false, false]);
     }
     let float = matches!(base, ChType::Float64 | ChType::Float32) || (op == Op::IntDiv && (is_float(a.data_type()) || is_float(ctx.dt(1))));
