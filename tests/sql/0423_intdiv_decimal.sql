@@ -10,3 +10,8 @@ SELECT intDiv(toDecimal32(7.5, 2), 2.5) AS r, toTypeName(r);
 SELECT intDiv(number, toDecimal32(1.5, 1)) AS r, toTypeName(r) FROM numbers(5);
 SELECT intDiv(toDecimal64(number, 2) - 2, toDecimal32(0.7, 1)) AS r FROM numbers(5);
 SELECT intDiv(toDecimal32(1, 2), 0); -- { serverError ILLEGAL_DIVISION }
+SELECT intDivOrZero(toDecimal32(7.5, 2), 2) AS r, toTypeName(r);
+SELECT intDivOrZero(toDecimal32(7.5, 2), 0) AS r, toTypeName(r);
+SELECT intDivOrZero(5, toDecimal64(0, 3)) AS r, toTypeName(r);
+SELECT intDivOrZero(number, toDecimal32(number, 1)) AS r, toTypeName(r) FROM numbers(3);
+SELECT moduloOrZero(toDecimal32(7.5, 2), 2); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }

@@ -410,8 +410,9 @@ fn decimal_int_div_type(dividend_precision: Option<u8>, dividend: &DataType) -> 
 }
 
 /// `intDiv` with a Decimal operand: the operands' real values divided, truncated toward
-/// zero (both brought to the larger scale, then divided as integers).
-fn decimal_int_div(a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResult<ArrayRef> {
+/// zero (both brought to the larger scale, then divided as integers). A zero divisor
+/// gives 0 with `or_zero` (`intDivOrZero`), error 153 otherwise.
+fn decimal_int_div(a: &ArrayRef, b: &ArrayRef, base: &ChType, or_zero: bool) -> DfResult<ArrayRef> {
     use datafusion::arrow::datatypes::{i256, Decimal256Type};
     let scale_of = |x: &ArrayRef| decimal_parts(x.data_type()).map(|(_, s)| s).unwrap_or(0);
     let common = scale_of(a).max(scale_of(b));
@@ -427,7 +428,7 @@ fn decimal_int_div(a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResult<ArrayR
     let quotient: PrimitiveArray<Decimal256Type> =
         datafusion::arrow::compute::try_binary(l.as_primitive::<Decimal256Type>(), r.as_primitive::<Decimal256Type>(), |x, y| {
             if y == i256::ZERO {
-                return Err(ArrowError::DivideByZero);
+                return if or_zero { Ok(i256::ZERO) } else { Err(ArrowError::DivideByZero) };
             }
             x.checked_div(y).ok_or_else(|| ArrowError::ArithmeticOverflow("division".into()))
         })
@@ -577,7 +578,7 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
     }
     if is_decimal(a.data_type()) || is_decimal(ctx.dt(1)) {
         if op == Op::IntDiv {
-            return decimal_int_div(&a, &ctx.array(1)?, &base);
+            return decimal_int_div(&a, &ctx.array(1)?, &base, false);
         }
         return decimal_compute(op, &a, &ctx.array(1)?, &base, [false, false]);
     }
@@ -751,7 +752,11 @@ fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
                 return wide_result_type(op, ctx);
             }
             if is_decimal(ctx.dt(0)) || is_decimal(ctx.dt(1)) {
-                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+                // intDivOrZero takes Decimals as intDiv does; moduloOrZero does not (as ClickHouse).
+                if op != Op::IntDiv {
+                    return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+                }
+                return decimal_result_type(op, ctx);
             }
             result_type(op, ctx)
         },
@@ -761,6 +766,9 @@ fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
                 return wide_compute(op, ctx, &base, true);
             }
             let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+            if is_decimal(a.data_type()) || is_decimal(b.data_type()) {
+                return decimal_int_div(&a, &b, &base, true);
+            }
             let float = is_float(a.data_type()) || is_float(b.data_type());
             let work = if float { DataType::Float64 } else { DataType::Int64 };
             let work_ch = ChType::from_arrow(&work, false);
