@@ -8,11 +8,18 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt8Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Datum, PrimitiveArray, Scalar, UInt8Array};
+use datafusion::arrow::buffer::{BooleanBuffer, NullBuffer};
 use datafusion::arrow::compute::kernels::cmp::{eq, neq};
 use datafusion::arrow::compute::kernels::zip::zip;
 use datafusion::arrow::compute::{cast, is_not_null, is_null, prep_null_mask_filter};
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int16Type, Int32Type,
+    Int64Type, Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::ColumnarValue;
 use datafusion::logical_expr::ScalarUDF;
 use granary_types::ChType;
 
@@ -27,6 +34,14 @@ pub(crate) fn truth_mask(array: &ArrayRef) -> DfResult<BooleanArray> {
     let mask = match array.data_type() {
         DataType::Boolean => array.as_boolean().clone(),
         DataType::Null => BooleanArray::from(vec![false; array.len()]),
+        DataType::UInt8 => nonzero::<UInt8Type>(array),
+        DataType::UInt16 => nonzero::<UInt16Type>(array),
+        DataType::UInt32 => nonzero::<UInt32Type>(array),
+        DataType::UInt64 => nonzero::<UInt64Type>(array),
+        DataType::Int8 => nonzero::<Int8Type>(array),
+        DataType::Int16 => nonzero::<Int16Type>(array),
+        DataType::Int32 => nonzero::<Int32Type>(array),
+        DataType::Int64 => nonzero::<Int64Type>(array),
         _ => {
             let as_f = cast(array, &DataType::Float64)?;
             let zero = datafusion::arrow::array::Float64Array::new_scalar(0.0);
@@ -34,6 +49,14 @@ pub(crate) fn truth_mask(array: &ArrayRef) -> DfResult<BooleanArray> {
         }
     };
     Ok(null_to_false(&mask))
+}
+
+/// `value != 0` of an integer column, 64 rows per mask word, keeping its nulls.
+fn nonzero<T: ArrowPrimitiveType>(array: &ArrayRef) -> BooleanArray {
+    let values = array.as_primitive::<T>().values();
+    let zero = T::Native::default();
+    let bits = BooleanBuffer::collect_bool(values.len(), |i| values[i] != zero);
+    BooleanArray::new(bits, array.nulls().cloned())
 }
 
 /// A Boolean mask with NULL read as false (and no validity bitmap).
@@ -51,6 +74,135 @@ fn check_condition(ctx: &RetCtx, i: usize) -> DfResult<()> {
     } else {
         Err(illegal_type(ctx.name, i, ctx.field(i)))
     }
+}
+
+/// A branch of `if`/`multiIf` converted to the result type: a constant stays one value
+/// instead of a column of copies.
+pub(crate) enum Branch {
+    Column(ArrayRef),
+    /// A one-row array.
+    Constant(ArrayRef),
+}
+
+impl Branch {
+    fn array(&self) -> &ArrayRef {
+        match self {
+            Branch::Column(a) | Branch::Constant(a) => a,
+        }
+    }
+
+    fn into_array(self, len: usize) -> DfResult<ArrayRef> {
+        match self {
+            Branch::Column(a) => Ok(a),
+            Branch::Constant(a) => Ok(ScalarValue::try_from_array(&a, 0)?.to_array_of_size(len)?),
+        }
+    }
+
+    /// Rows that are not NULL (`None`: all of them).
+    fn validity(&self, len: usize) -> Option<BooleanBuffer> {
+        match self {
+            Branch::Column(a) => a.logical_nulls().map(|n| n.into_inner()),
+            Branch::Constant(a) if a.is_null(0) => Some(BooleanBuffer::new_unset(len)),
+            Branch::Constant(_) => None,
+        }
+    }
+}
+
+/// Argument `i` as a branch of the result type `t`.
+fn branch(ctx: &ExecCtx, i: usize, t: &ChType) -> DfResult<Branch> {
+    match &ctx.args[i] {
+        ColumnarValue::Scalar(value) => {
+            let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
+            let base = t.strip_nullable().clone();
+            let one = value.to_array_of_size(1)?;
+            Ok(Branch::Constant(if matches!(base, ChType::Nothing) { one } else { convert(&one, &ctx.fields[i], &base, &cv)? }))
+        }
+        ColumnarValue::Array(_) => Ok(Branch::Column(to_type(ctx, i, t)?)),
+    }
+}
+
+/// `mask ? a : b` row by row. Fixed-width values are picked 64 rows per mask word,
+/// a constant branch read as one value; other types go through Arrow's `zip`.
+fn select(mask: &BooleanArray, a: &Branch, b: &Branch) -> DfResult<ArrayRef> {
+    let data_type = a.array().data_type();
+    if data_type == b.array().data_type() {
+        macro_rules! pick {
+            ($t:ty) => {
+                return Ok(select_primitive::<$t>(mask, a, b))
+            };
+        }
+        match data_type {
+            DataType::UInt8 => pick!(UInt8Type),
+            DataType::UInt16 => pick!(UInt16Type),
+            DataType::UInt32 => pick!(UInt32Type),
+            DataType::UInt64 => pick!(UInt64Type),
+            DataType::Int8 => pick!(Int8Type),
+            DataType::Int16 => pick!(Int16Type),
+            DataType::Int32 => pick!(Int32Type),
+            DataType::Int64 => pick!(Int64Type),
+            DataType::Float32 => pick!(Float32Type),
+            DataType::Float64 => pick!(Float64Type),
+            DataType::Date32 => pick!(Date32Type),
+            DataType::Timestamp(TimeUnit::Second, _) => pick!(TimestampSecondType),
+            DataType::Timestamp(TimeUnit::Millisecond, _) => pick!(TimestampMillisecondType),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => pick!(TimestampMicrosecondType),
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => pick!(TimestampNanosecondType),
+            DataType::Decimal128(..) => pick!(Decimal128Type),
+            DataType::Decimal256(..) => pick!(Decimal256Type),
+            _ => {}
+        }
+    }
+    let datum = |branch: &Branch| -> Box<dyn Datum> {
+        match branch {
+            Branch::Column(a) => Box::new(Arc::clone(a)),
+            Branch::Constant(a) => Box::new(Scalar::new(Arc::clone(a))),
+        }
+    };
+    Ok(zip(mask, datum(a).as_ref(), datum(b).as_ref())?)
+}
+
+fn select_primitive<T: ArrowPrimitiveType>(mask: &BooleanArray, a: &Branch, b: &Branch) -> ArrayRef {
+    let len = mask.len();
+    let on = mask.values();
+    let a_values = a.array().as_primitive::<T>().values();
+    let b_values = b.array().as_primitive::<T>().values();
+    let values = match (a, b) {
+        (Branch::Column(_), Branch::Column(_)) => pick_by_mask(on, |i| a_values[i], |i| b_values[i]),
+        (Branch::Constant(_), Branch::Column(_)) => pick_by_mask(on, |_| a_values[0], |i| b_values[i]),
+        (Branch::Column(_), Branch::Constant(_)) => pick_by_mask(on, |i| a_values[i], |_| b_values[0]),
+        (Branch::Constant(_), Branch::Constant(_)) => pick_by_mask(on, |_| a_values[0], |_| b_values[0]),
+    };
+    let nulls = match (a.validity(len), b.validity(len)) {
+        (None, None) => None,
+        (a_valid, b_valid) => {
+            let all = || BooleanBuffer::new_set(len);
+            let a_valid = a_valid.unwrap_or_else(all);
+            let b_valid = b_valid.unwrap_or_else(all);
+            Some(NullBuffer::new(&(on & &a_valid) | &(&!on & &b_valid)))
+        }
+    };
+    Arc::new(PrimitiveArray::<T>::new(values.into(), nulls).with_data_type(a.array().data_type().clone()))
+}
+
+/// Values `a(i)` where the mask bit is set and `b(i)` elsewhere.
+#[inline(always)]
+fn pick_by_mask<N: Copy>(on: &BooleanBuffer, a: impl Fn(usize) -> N, b: impl Fn(usize) -> N) -> Vec<N> {
+    let mut out = Vec::with_capacity(on.len());
+    let chunks = on.bit_chunks();
+    let mut base = 0;
+    for word in chunks.iter() {
+        for bit in 0..64 {
+            let i = base + bit;
+            out.push(if (word >> bit) & 1 == 1 { a(i) } else { b(i) });
+        }
+        base += 64;
+    }
+    let rest = chunks.remainder_bits();
+    for bit in 0..chunks.remainder_len() {
+        let i = base + bit;
+        out.push(if (rest >> bit) & 1 == 1 { a(i) } else { b(i) });
+    }
+    out
 }
 
 /// Converts argument `i` to the (base of the) result type `t`, keeping its nulls.
@@ -75,9 +227,9 @@ fn if_fn() -> ScalarUDF {
         |ctx| {
             let t = ctx.ret_ch();
             let mask = truth_mask(&ctx.array(0)?)?;
-            let a = to_type(ctx, 1, &t)?;
-            let b = to_type(ctx, 2, &t)?;
-            Ok(zip(&mask, &a, &b)?)
+            let a = branch(ctx, 1, &t)?;
+            let b = branch(ctx, 2, &t)?;
+            select(&mask, &a, &b)
         },
     )
     .custom_nulls()
@@ -107,13 +259,13 @@ fn multi_if() -> ScalarUDF {
         |ctx| {
             let t = ctx.ret_ch();
             let n = ctx.args.len();
-            let mut result = to_type(ctx, n - 1, &t)?;
+            let mut result = branch(ctx, n - 1, &t)?;
             for i in (0..n - 1).step_by(2).rev() {
                 let mask = truth_mask(&ctx.array(i)?)?;
-                let value = to_type(ctx, i + 1, &t)?;
-                result = zip(&mask, &value, &result)?;
+                let value = branch(ctx, i + 1, &t)?;
+                result = Branch::Column(select(&mask, &value, &result)?);
             }
-            Ok(result)
+            result.into_array(ctx.len)
         },
     )
     .custom_nulls()

@@ -350,6 +350,9 @@ fn to_int<T: IntTarget>(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<P
         })?;
         return Ok(b.finish());
     }
+    if let Some(converted) = integer_to_int::<T>(array) {
+        return Ok(converted);
+    }
     if let Some(wide) = widen(array, dt)? {
         return Ok(match wide {
             Wide::Signed(a) => a.unary(|v| T::wrap(v as i128)),
@@ -369,6 +372,27 @@ fn to_int<T: IntTarget>(array: &ArrayRef, from: &Field, cv: &Conv) -> DfResult<P
         DataType::Timestamp(..) => Ok(timestamp_seconds(array)?.unary(|v| T::wrap(v as i128))),
         _ => Err(unsupported(from, T::NAME)),
     }
+}
+
+/// Integer to integer in one pass, truncating or extending as ClickHouse does
+/// (`toUInt8(300)` = 44): no widened copy, and a loop the compiler vectorizes.
+fn integer_to_int<T: IntTarget>(array: &ArrayRef) -> Option<PrimitiveArray<T>> {
+    macro_rules! from {
+        ($source:ty) => {
+            array.as_primitive::<$source>().unary::<_, T>(|v| T::wrap(v as i128))
+        };
+    }
+    Some(match array.data_type() {
+        DataType::UInt8 => from!(UInt8Type),
+        DataType::UInt16 => from!(UInt16Type),
+        DataType::UInt32 => from!(UInt32Type),
+        DataType::UInt64 => from!(UInt64Type),
+        DataType::Int8 => from!(Int8Type),
+        DataType::Int16 => from!(Int16Type),
+        DataType::Int32 => from!(Int32Type),
+        DataType::Int64 => from!(Int64Type),
+        _ => return None,
+    })
 }
 
 fn to_f64(array: &ArrayRef, from: &Field, cv: &Conv, name: &str) -> DfResult<Float64Array> {
