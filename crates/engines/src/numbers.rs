@@ -42,6 +42,11 @@ pub struct NumbersTable {
 }
 
 impl NumbersTable {
+    /// Whether the numbers only go up: bounded, and not wrapping past `u64::MAX`.
+    fn generates_increasing(&self) -> bool {
+        self.count.is_some_and(|count| self.start as i128 + (count as i128 - 1) * self.step as i128 <= u64::MAX as i128)
+    }
+
     pub fn new(start: u64, count: Option<u64>, step: u64) -> Self {
         NumbersTable { schema: numbers_schema(), start, count, step: step.max(1) }
     }
@@ -63,7 +68,17 @@ impl TableProvider for NumbersTable {
     }
 
     fn supports_filters_pushdown(&self, filters: &[&Expr]) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {
-        Ok(filters.iter().map(|f| if number_range(f).is_some() { TableProviderFilterPushDown::Inexact } else { TableProviderFilterPushDown::Unsupported }).collect())
+        // Exact filters are dropped from the plan: a table generating increasing numbers
+        // keeps exactly the rows of a range, so `WHERE number < N` costs nothing per row.
+        let increasing = self.generates_increasing();
+        Ok(filters
+            .iter()
+            .map(|f| match number_range(f) {
+                None => TableProviderFilterPushDown::Unsupported,
+                Some(_) if increasing && is_exact_range(f) => TableProviderFilterPushDown::Exact,
+                Some(_) => TableProviderFilterPushDown::Inexact,
+            })
+            .collect())
     }
 
     async fn scan(
@@ -191,6 +206,18 @@ fn number_range(filter: &Expr) -> Option<ValueRange> {
             values.try_fold(ValueRange { lo: first, hi: first }, |range, value| Some(range.hull(ValueRange { lo: value?, hi: value? })))
         }
         _ => None,
+    }
+}
+
+/// Whether [`number_range`] describes exactly the rows `filter` keeps: comparisons,
+/// BETWEEN and one-value IN, and AND of those (OR and IN lists keep a hull).
+fn is_exact_range(filter: &Expr) -> bool {
+    match filter {
+        Expr::BinaryExpr(BinaryExpr { left, op: Operator::And, right }) => is_exact_range(left) && is_exact_range(right),
+        Expr::BinaryExpr(BinaryExpr { op: Operator::Eq | Operator::Lt | Operator::LtEq | Operator::Gt | Operator::GtEq, .. })
+        | Expr::Between(_) => number_range(filter).is_some(),
+        Expr::InList(list) => list.list.len() == 1 && number_range(filter).is_some(),
+        _ => false,
     }
 }
 
@@ -364,6 +391,31 @@ mod tests {
         }
         let kept = rows(&run("SELECT number FROM numbers(100, 1000000, 7) WHERE number > 130 AND number <= 170 ORDER BY number").await);
         assert_eq!(kept, vec![135, 142, 149, 156, 163, 170]);
+    }
+
+    #[tokio::test]
+    async fn exact_ranges_leave_no_filter_above_the_scan() {
+        let ctx = SessionContext::new();
+        ctx.register_udtf("numbers", Arc::new(NumbersFunction));
+        for (sql, filtered, expected) in [
+            ("SELECT number FROM numbers(100) WHERE number < 3", false, vec![0, 1, 2]),
+            ("SELECT number FROM numbers(100) WHERE number >= 97 AND 99 >= number", false, vec![97, 98, 99]),
+            ("SELECT number FROM numbers(10, 100, 5) WHERE number BETWEEN 14 AND 26", false, vec![15, 20, 25]),
+            ("SELECT number FROM numbers(100) WHERE number IN (42)", false, vec![42]),
+            ("SELECT number FROM numbers(100) WHERE number IN (1, 3)", true, vec![1, 3]),
+            ("SELECT number FROM numbers(100) WHERE number = 1 OR number = 4", true, vec![1, 4]),
+            ("SELECT number FROM numbers(100) WHERE number < 3 AND number % 2 = 0", true, vec![0, 2]),
+            // Wrapping past u64::MAX: not in order, so the filter stays.
+            ("SELECT number FROM numbers(18446744073709551614, 4) WHERE number < 2", true, vec![0, 1]),
+        ] {
+            let df = ctx.sql(sql).await.unwrap();
+            let plan = df.clone().create_physical_plan().await.unwrap();
+            let text = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
+            assert_eq!(text.contains("FilterExec"), filtered, "{sql}: {text}");
+            let mut kept = rows(&df.collect().await.unwrap());
+            kept.sort_unstable();
+            assert_eq!(kept, expected, "{sql}");
+        }
     }
 
     #[test]
