@@ -31,6 +31,7 @@ use crate::args::{byte_width, ch_error, illegal_type, int_type, is_decimal, is_f
 use crate::conditional::to_type;
 use crate::conversion::convert::{convert, Conv, Mode};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use datafusion::common::ScalarValue;
 use crate::supertype::least_supertype;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -633,7 +634,7 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
 /// constant, division by zero, and a signed division by -1.
 fn integer_by_constant(op: Op, column: &ArrayRef, constant: &ArrayRef) -> Option<ArrayRef> {
     use datafusion::arrow::datatypes::UInt64Type;
-    use strength_reduce::StrengthReducedU64;
+    use crate::constant_divisor::ConstantDivisor;
     if constant.is_empty() || constant.is_null(0) {
         return None;
     }
@@ -645,14 +646,10 @@ fn integer_by_constant(op: Op, column: &ArrayRef, constant: &ArrayRef) -> Option
                 Op::Plus => Arc::new(values.unary::<_, UInt64Type>(|x| x.wrapping_add(c))),
                 Op::Minus => Arc::new(values.unary::<_, UInt64Type>(|x| x.wrapping_sub(c))),
                 Op::Multiply => Arc::new(values.unary::<_, UInt64Type>(|x| x.wrapping_mul(c))),
-                Op::IntDiv | Op::Modulo if c == 0 => return None,
-                Op::IntDiv => {
-                    let d = StrengthReducedU64::new(c);
-                    Arc::new(values.unary::<_, UInt64Type>(|x| x / d))
-                }
+                Op::IntDiv => Arc::new(ConstantDivisor::new(c)?.map::<_, UInt64Type>(values, |x| x, |_, q| q)),
                 Op::Modulo => {
-                    let d = StrengthReducedU64::new(c);
-                    Arc::new(values.unary::<_, UInt64Type>(|x| x % d))
+                    let d = ConstantDivisor::new(c)?;
+                    Arc::new(d.map::<_, UInt64Type>(values, |x| x, |x, q| x - q * d.divisor()))
                 }
                 Op::Divide => return None,
             }
@@ -667,17 +664,14 @@ fn integer_by_constant(op: Op, column: &ArrayRef, constant: &ArrayRef) -> Option
                 Op::IntDiv | Op::Modulo if c == 0 || c == -1 => return None,
                 // Truncated toward zero, the remainder taking the dividend's sign, as
                 // Rust's and ClickHouse's `/` and `%`: computed on magnitudes.
-                Op::IntDiv => {
-                    let d = StrengthReducedU64::new(c.unsigned_abs());
-                    Arc::new(values.unary::<_, Int64Type>(|x| {
-                        let q = (x.unsigned_abs() / d) as i64;
-                        if (x < 0) != (c < 0) { q.wrapping_neg() } else { q }
-                    }))
-                }
+                Op::IntDiv => Arc::new(ConstantDivisor::new(c.unsigned_abs())?.map::<_, Int64Type>(values, i64::unsigned_abs, |x, q| {
+                    let q = q as i64;
+                    if (x < 0) != (c < 0) { q.wrapping_neg() } else { q }
+                })),
                 Op::Modulo => {
-                    let d = StrengthReducedU64::new(c.unsigned_abs());
-                    Arc::new(values.unary::<_, Int64Type>(|x| {
-                        let r = (x.unsigned_abs() % d) as i64;
+                    let d = ConstantDivisor::new(c.unsigned_abs())?;
+                    Arc::new(d.map::<_, Int64Type>(values, i64::unsigned_abs, |x, q| {
+                        let r = (x.unsigned_abs() - q * d.divisor()) as i64;
                         if x < 0 { -r } else { r }
                     }))
                 }
@@ -738,7 +732,31 @@ fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) 
 }
 
 fn arith(name: &'static str, op: Op) -> ScalarUDF {
-    ScalarDef::new(name, Arity::exact(2), move |ctx| result_type(op, ctx), move |ctx| compute(op, ctx)).build()
+    ScalarDef::new(name, Arity::exact(2), move |ctx| result_type(op, ctx), move |ctx| {
+        if op == Op::Modulo && is_most_negative_constant_divisor(ctx) {
+            return Err(ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by the most negative number"));
+        }
+        compute(op, ctx)
+    })
+    .build()
+}
+
+/// ClickHouse's `%` by a constant refuses the smallest value of the divisor's signed
+/// type when the dividend is a signed 32- or 64-bit integer no narrower than it (its
+/// constant-divisor kernel negates the divisor); other widths compute the remainder.
+fn is_most_negative_constant_divisor(ctx: &ExecCtx) -> bool {
+    let dividend_bits = match ctx.dt(0) {
+        DataType::Int32 => 32,
+        DataType::Int64 => 64,
+        _ => return false,
+    };
+    match ctx.scalar(1) {
+        Some(ScalarValue::Int8(Some(v))) => *v == i8::MIN,
+        Some(ScalarValue::Int16(Some(v))) => *v == i16::MIN,
+        Some(ScalarValue::Int32(Some(v))) => *v == i32::MIN,
+        Some(ScalarValue::Int64(Some(v))) => dividend_bits == 64 && *v == i64::MIN,
+        _ => false,
+    }
 }
 
 /// `intDivOrZero` / `moduloOrZero`: the same types, 0 where the divisor is 0 (and where

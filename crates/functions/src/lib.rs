@@ -87,6 +87,7 @@ mod array_set;
 mod array_sort;
 pub mod calendar;
 pub mod conditional;
+mod constant_divisor;
 mod low_cardinality_result;
 pub mod conversion;
 pub mod datetime;
