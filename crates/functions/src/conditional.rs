@@ -14,7 +14,7 @@ use datafusion::arrow::compute::kernels::cmp::{eq, neq};
 use datafusion::arrow::compute::kernels::zip::zip;
 use datafusion::arrow::compute::{cast, is_not_null, is_null, prep_null_mask_filter};
 use datafusion::arrow::datatypes::{
-    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int16Type, Int32Type,
+    ArrowNativeType, ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int16Type, Int32Type,
     Int64Type, Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
@@ -125,7 +125,8 @@ fn branch(ctx: &ExecCtx, i: usize, t: &ChType) -> DfResult<Branch> {
 /// a constant branch read as one value; other types go through Arrow's `zip`.
 fn select(mask: &BooleanArray, a: &Branch, b: &Branch) -> DfResult<ArrayRef> {
     let data_type = a.array().data_type();
-    if data_type == b.array().data_type() {
+    let fits = |branch: &Branch| matches!(branch, Branch::Constant(_)) || branch.array().len() == mask.len();
+    if data_type == b.array().data_type() && fits(a) && fits(b) {
         macro_rules! pick {
             ($t:ty) => {
                 return Ok(select_primitive::<$t>(mask, a, b))
@@ -166,12 +167,7 @@ fn select_primitive<T: ArrowPrimitiveType>(mask: &BooleanArray, a: &Branch, b: &
     let on = mask.values();
     let a_values = a.array().as_primitive::<T>().values();
     let b_values = b.array().as_primitive::<T>().values();
-    let values = match (a, b) {
-        (Branch::Column(_), Branch::Column(_)) => pick_by_mask(on, |i| a_values[i], |i| b_values[i]),
-        (Branch::Constant(_), Branch::Column(_)) => pick_by_mask(on, |_| a_values[0], |i| b_values[i]),
-        (Branch::Column(_), Branch::Constant(_)) => pick_by_mask(on, |i| a_values[i], |_| b_values[0]),
-        (Branch::Constant(_), Branch::Constant(_)) => pick_by_mask(on, |_| a_values[0], |_| b_values[0]),
-    };
+    let values = pick_by_mask(on, branch_values(a, a_values, len), branch_values(b, b_values, len));
     let nulls = match (a.validity(len), b.validity(len)) {
         (None, None) => None,
         (a_valid, b_valid) => {
@@ -184,23 +180,55 @@ fn select_primitive<T: ArrowPrimitiveType>(mask: &BooleanArray, a: &Branch, b: &
     Arc::new(PrimitiveArray::<T>::new(values.into(), nulls).with_data_type(a.array().data_type().clone()))
 }
 
-/// Values `a(i)` where the mask bit is set and `b(i)` elsewhere.
-#[inline(always)]
-fn pick_by_mask<N: Copy>(on: &BooleanBuffer, a: impl Fn(usize) -> N, b: impl Fn(usize) -> N) -> Vec<N> {
-    let mut out = Vec::with_capacity(on.len());
-    let chunks = on.bit_chunks();
-    let mut base = 0;
-    for word in chunks.iter() {
-        for bit in 0..64 {
-            let i = base + bit;
-            out.push(if (word >> bit) & 1 == 1 { a(i) } else { b(i) });
-        }
-        base += 64;
+/// A branch's values for [`pick_by_mask`]: a column's own, or a constant's one value.
+enum Values<'a, N> {
+    Column(&'a [N]),
+    Constant(N),
+}
+
+fn branch_values<'a, N: Copy>(branch: &Branch, values: &'a [N], len: usize) -> Values<'a, N> {
+    match branch {
+        Branch::Column(_) => Values::Column(values.get(..len).unwrap_or(values)),
+        Branch::Constant(_) => Values::Constant(values[0]),
     }
-    let rest = chunks.remainder_bits();
-    for bit in 0..chunks.remainder_len() {
-        let i = base + bit;
-        out.push(if (rest >> bit) & 1 == 1 { a(i) } else { b(i) });
+}
+
+/// Values of `a` where the mask bit is set and of `b` elsewhere: 64 rows per mask word,
+/// over fixed-size arrays so that the compiler turns each word into vector blends (a
+/// constant is read as a 64-value array repeated).
+fn pick_by_mask<N: ArrowNativeType>(on: &BooleanBuffer, a: Values<N>, b: Values<N>) -> Vec<N> {
+    let len = on.len();
+    let mut out = vec![N::default(); len];
+    let (a_repeated, b_repeated);
+    let a_chunks: Box<dyn Iterator<Item = &[N]>> = match &a {
+        Values::Column(values) => Box::new(values.chunks(64)),
+        Values::Constant(value) => {
+            a_repeated = [*value; 64];
+            Box::new(std::iter::repeat(&a_repeated[..]))
+        }
+    };
+    let b_chunks: Box<dyn Iterator<Item = &[N]>> = match &b {
+        Values::Column(values) => Box::new(values.chunks(64)),
+        Values::Constant(value) => {
+            b_repeated = [*value; 64];
+            Box::new(std::iter::repeat(&b_repeated[..]))
+        }
+    };
+    let chunks = on.bit_chunks();
+    let words = chunks.iter().chain(std::iter::once(chunks.remainder_bits()));
+    for (((slots, a), b), word) in out.chunks_mut(64).zip(a_chunks).zip(b_chunks).zip(words) {
+        match (<&mut [N; 64]>::try_from(&mut *slots), <&[N; 64]>::try_from(a), <&[N; 64]>::try_from(b)) {
+            (Ok(slots), Ok(a), Ok(b)) => {
+                for bit in 0..64 {
+                    slots[bit] = if (word >> bit) & 1 == 1 { a[bit] } else { b[bit] };
+                }
+            }
+            _ => {
+                for (bit, slot) in slots.iter_mut().enumerate() {
+                    *slot = if (word >> bit) & 1 == 1 { a[bit] } else { b[bit] };
+                }
+            }
+        }
     }
     out
 }
