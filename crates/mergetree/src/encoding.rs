@@ -294,7 +294,15 @@ impl GatherSources {
 fn gather_width<const W: usize>(values: &[&[u8]], order: &[(usize, usize)], out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + order.len() * W, 0);
-    for (chunk, &(source, row)) in out[start..].chunks_exact_mut(W).zip(order) {
+    // Rows in key order come from all over the block: each read is a cache miss unless
+    // its line was asked for a few rows earlier.
+    const AHEAD: usize = 16;
+    for (i, (chunk, &(source, row))) in out[start..].chunks_exact_mut(W).zip(order).enumerate() {
+        if let Some(&(next_source, next_row)) = order.get(i + AHEAD) {
+            if let Some(next) = values.get(next_source).and_then(|v| v.get(next_row * W)) {
+                granary_simd::prefetch_read(next);
+            }
+        }
         let value: &[u8; W] = values[source][row * W..(row + 1) * W].try_into().expect("W bytes");
         // Both sides as arrays: `copy_from_slice` into the chunk's slice called memcpy.
         let chunk: &mut [u8; W] = chunk.try_into().expect("W bytes");
