@@ -266,7 +266,12 @@ impl GatherSources {
         out.reserve((order.len() + 1) * 4);
         out.extend_from_slice(&0i32.to_le_bytes());
         let mut total: usize = 0;
-        for &(source, row) in order {
+        for (i, &(source, row)) in order.iter().enumerate() {
+            if let Some(&(next_source, next_row)) = order.get(i + PREFETCH_ROWS_AHEAD) {
+                if let Some(next) = offsets.get(next_source).and_then(|o| o.get(next_row)) {
+                    granary_simd::prefetch_read(next);
+                }
+            }
             let Some(r) = range(source, row) else {
                 out.truncate(offsets_at);
                 return false;
@@ -280,7 +285,12 @@ impl GatherSources {
         }
         out.extend_from_slice(&(total as u64).to_le_bytes());
         out.reserve(total);
-        for &(source, row) in order {
+        for (i, &(source, row)) in order.iter().enumerate() {
+            if let Some(&(next_source, next_row)) = order.get(i + PREFETCH_ROWS_AHEAD) {
+                if let Some(next) = range(next_source, next_row).and_then(|r| values[next_source].get(r.start)) {
+                    granary_simd::prefetch_read(next);
+                }
+            }
             if let Some(r) = range(source, row) {
                 out.extend_from_slice(&values[source][r]);
             }
@@ -289,16 +299,18 @@ impl GatherSources {
     }
 }
 
+/// How far ahead gathers in key order ask for the cache lines they will read: rows in
+/// key order come from all over the block, so each read is a cache miss unless its line
+/// was asked for earlier.
+const PREFETCH_ROWS_AHEAD: usize = 32;
+
 /// Appends the `W`-byte values at `order` of `values` (each source's values from its
 /// first row) to `out`: a fixed-size copy per value, not a `memcpy` call.
 fn gather_width<const W: usize>(values: &[&[u8]], order: &[(usize, usize)], out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + order.len() * W, 0);
-    // Rows in key order come from all over the block: each read is a cache miss unless
-    // its line was asked for a few rows earlier.
-    const AHEAD: usize = 16;
     for (i, (chunk, &(source, row))) in out[start..].chunks_exact_mut(W).zip(order).enumerate() {
-        if let Some(&(next_source, next_row)) = order.get(i + AHEAD) {
+        if let Some(&(next_source, next_row)) = order.get(i + PREFETCH_ROWS_AHEAD) {
             if let Some(next) = values.get(next_source).and_then(|v| v.get(next_row * W)) {
                 granary_simd::prefetch_read(next);
             }
