@@ -45,6 +45,35 @@ pub(crate) fn least_supertype_of_args(ctx: &RetCtx, indices: &[usize]) -> DfResu
             return Ok(t);
         }
     }
+    // A UInt64 literal that fits Int64 is taken as Int64 next to signed integers, as
+    // ClickHouse does (`[toInt64(-1), 9223372036854775807]` is `Array(Int64)`, while a
+    // UInt64 column there has no supertype). Literals of UInt64 type are above u32::MAX.
+    if narrowed.iter().any(|t| int_info(t).is_some_and(|(signed, _)| signed)) {
+        let mut retyped_any = false;
+        let retyped: Vec<ChType> = indices
+            .iter()
+            .zip(&narrowed)
+            .map(|(&i, t)| {
+                let literal = match ctx.scalar(i) {
+                    Some(datafusion::common::ScalarValue::UInt64(Some(v))) => Some(*v as i128),
+                    Some(datafusion::common::ScalarValue::Int64(Some(v))) => Some(*v as i128),
+                    _ => None,
+                };
+                match literal {
+                    Some(v) if *t == ChType::UInt64 && v > u32::MAX as i128 && v <= i64::MAX as i128 => {
+                        retyped_any = true;
+                        ChType::Int64
+                    }
+                    _ => t.clone(),
+                }
+            })
+            .collect();
+        if retyped_any {
+            if let Ok(t) = least_supertype(&retyped) {
+                return Ok(t);
+            }
+        }
+    }
     // Expressions over literals are planned on `Int64` too (`number + 1` is `plus(UInt64,
     // Int64)` until the literal gets its type, `toUInt256(2) + 7` is Int256), so
     // `[number, number + 1]` meets UInt64 with a computed Int64. Next to an unsigned
