@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Datum, PrimitiveArray, Scalar, UInt8Array};
-use datafusion::arrow::buffer::{BooleanBuffer, NullBuffer};
+use datafusion::arrow::buffer::{BooleanBuffer, Buffer, NullBuffer};
 use datafusion::arrow::compute::kernels::cmp::{eq, neq};
 use datafusion::arrow::compute::kernels::zip::zip;
 use datafusion::arrow::compute::{cast, is_not_null, is_null, prep_null_mask_filter};
@@ -34,7 +34,7 @@ pub(crate) fn truth_mask(array: &ArrayRef) -> DfResult<BooleanArray> {
     let mask = match array.data_type() {
         DataType::Boolean => array.as_boolean().clone(),
         DataType::Null => BooleanArray::from(vec![false; array.len()]),
-        DataType::UInt8 => nonzero::<UInt8Type>(array),
+        DataType::UInt8 => nonzero_bytes(array.as_primitive::<UInt8Type>()),
         DataType::UInt16 => nonzero::<UInt16Type>(array),
         DataType::UInt32 => nonzero::<UInt32Type>(array),
         DataType::UInt64 => nonzero::<UInt64Type>(array),
@@ -56,6 +56,32 @@ fn nonzero<T: ArrowPrimitiveType>(array: &ArrayRef) -> BooleanArray {
     let values = array.as_primitive::<T>().values();
     let zero = T::Native::default();
     let bits = BooleanBuffer::collect_bool(values.len(), |i| values[i] != zero);
+    BooleanArray::new(bits, array.nulls().cloned())
+}
+
+/// `value != 0` of a UInt8 column (comparisons' results) eight bytes at a time: each
+/// byte's "not zero" lands in its top bit, and one multiplication packs the eight top
+/// bits into a mask byte.
+fn nonzero_bytes(array: &PrimitiveArray<UInt8Type>) -> BooleanArray {
+    let values = array.values();
+    let mut words = Vec::with_capacity(values.len().div_ceil(64));
+    for chunk in values.chunks(64) {
+        let mut word = 0u64;
+        for (k, eight) in chunk.chunks(8).enumerate() {
+            let x = match <[u8; 8]>::try_from(eight) {
+                Ok(full) => u64::from_le_bytes(full),
+                Err(_) => {
+                    let mut padded = [0u8; 8];
+                    padded[..eight.len()].copy_from_slice(eight);
+                    u64::from_le_bytes(padded)
+                }
+            };
+            let top_bits = (((x & 0x7f7f_7f7f_7f7f_7f7f) + 0x7f7f_7f7f_7f7f_7f7f) | x) & 0x8080_8080_8080_8080;
+            word |= ((top_bits >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+        }
+        words.push(word);
+    }
+    let bits = BooleanBuffer::new(Buffer::from_vec(words), 0, values.len());
     BooleanArray::new(bits, array.nulls().cloned())
 }
 
@@ -586,4 +612,31 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         assume_not_null(),
         to_nullable(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arithmetic::bool_to_u8;
+
+    #[test]
+    fn masks_and_bytes_round_trip_at_any_length_and_offset() {
+        let bytes: Vec<u8> = (0..300u32).map(|i| match i % 7 { 0 => 0, 1 => 1, 2 => 128, 3 => 255, 4 => 0, 5 => 127, _ => (i * 37 % 256) as u8 }).collect();
+        for len in [0, 1, 7, 8, 9, 63, 64, 65, 130, 300] {
+            for offset in [0, 1, 5, 8] {
+                if offset > len {
+                    continue;
+                }
+                let array: ArrayRef = Arc::new(UInt8Array::from(bytes[..len].to_vec()).slice(offset, len - offset));
+                let mask = truth_mask(&array).expect("mask");
+                let expected: Vec<bool> = bytes[offset..len].iter().map(|&b| b != 0).collect();
+                assert_eq!(mask.iter().map(|v| v.unwrap_or(false)).collect::<Vec<_>>(), expected, "len {len} offset {offset}");
+                let back = bool_to_u8(&mask.slice(0, mask.len()));
+                assert_eq!(back.values().to_vec(), expected.iter().map(|&b| u8::from(b)).collect::<Vec<_>>());
+                let sliced = BooleanArray::from(expected.clone()).slice(offset.min(expected.len()), expected.len() - offset.min(expected.len()));
+                let sliced_back = bool_to_u8(&sliced);
+                assert_eq!(sliced_back.values().to_vec(), expected[offset.min(expected.len())..].iter().map(|&b| u8::from(b)).collect::<Vec<_>>());
+            }
+        }
+    }
 }
