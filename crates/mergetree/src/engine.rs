@@ -299,10 +299,12 @@ impl MergeTreeEngine {
             None => (0..stored).collect(),
         };
         let reads_virtual_columns = columns.iter().any(|&c| c >= stored);
+        let virtual_values = reads_virtual_columns.then(|| crate::reader::ScanVirtualValues {
+            values: virtual_values,
+            keys: Arc::new(inner.keys.clone()),
+            stored_schema: inner.schema.clone(),
+        });
         if final_ {
-            if reads_virtual_columns {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Virtual columns of {} cannot be read with FINAL yet", inner.table_name)));
-            }
             // Pruning stays exact under FINAL: the statistics describe key columns only,
             // and rows that collapse together share their key (and so their partition).
             // Each table partition is merged on its own, one output partition each.
@@ -313,13 +315,12 @@ impl MergeTreeEngine {
                     _ => by_partition.push(vec![r]),
                 }
             }
-            return Ok(MergeTreeExec::new(inner.schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(inner.clone()));
+            let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(inner.clone());
+            if let Some(values) = virtual_values {
+                exec = exec.with_virtual_values(values);
+            }
+            return Ok(exec);
         }
-        let virtual_values = reads_virtual_columns.then(|| crate::reader::ScanVirtualValues {
-            values: virtual_values,
-            keys: Arc::new(inner.keys.clone()),
-            stored_schema: inner.schema.clone(),
-        });
         if let (Some(limit), true) = (limit, filters.is_empty()) {
             // Without filters, the first granules holding `limit` rows are enough.
             let mut rows = 0u64;

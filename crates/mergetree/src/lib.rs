@@ -91,7 +91,8 @@
 //! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
 //!   (Collapsing, VersionedCollapsing, Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
-//! * Virtual columns with `FINAL` (NOT_IMPLEMENTED); `_part_starting_offset`,
+//! * PREWHERE under `FINAL` filters merged rows (ClickHouse: the versions before merging);
+//!   `_part_starting_offset`,
 //!   `_part_granule_offset`, `_part_data_version`, `_sample_factor`, `_block_number` and the
 //!   other virtual columns of ClickHouse; `describe_include_virtual_columns`.
 //! * Mutations: only `DELETE WHERE`; no `system.mutations` (an asynchronous one,

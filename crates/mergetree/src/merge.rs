@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef};
 use arrow::compute::interleave;
+use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use arrow::row::{OwnedRow, RowConverter, Rows};
 use datafusion::common::ScalarValue;
@@ -154,7 +155,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     };
     let (rows_read, rows_written) = (running.rows_read.clone(), running.rows_written.clone());
     *inner.running_merge.lock() = Some(running);
-    let mut merger = Merger::new(inner, inputs, merge_block_limits(inner))?;
+    let mut merger = Merger::new(inner, inner.schema.clone(), inputs, merge_block_limits(inner))?;
     merger.rows_read = Some(rows_read);
     let counted = merger.map(|b| {
         // A dropped table stops its merge at the next block.
@@ -178,7 +179,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
 /// collapses it before writing it as one block.
 pub fn collapse(inner: &Inner, inputs: Vec<Source>) -> Result<Vec<RecordBatch>> {
     let limits = BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 };
-    Merger::new(inner, inputs, limits)?.collect()
+    Merger::new(inner, inner.schema.clone(), inputs, limits)?.collect()
 }
 
 /// How a [`Merger`] cuts its output into blocks.
@@ -204,19 +205,27 @@ pub fn layout_of_merge(inner: &Inner, sources: &[Arc<Part>]) -> PartLayout {
 }
 
 /// `SELECT ... FINAL`: the rows of `ranges` (granule ranges of parts of one partition,
-/// in part order) collapsed as a merge would collapse them, streaming, all columns.
-pub fn final_merge<'a>(inner: &'a Inner, ranges: &[crate::reader::GranuleRange]) -> Result<Merger<'a>> {
-    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+/// in part order) collapsed as a merge would collapse them, streaming: every stored
+/// column, then the scan's virtual columns `virtuals` (indices into the scan schema).
+/// A virtual column travels with its row, so each surviving row keeps the part and
+/// offset of the version it came from, as in ClickHouse.
+pub fn final_merge<'a>(
+    inner: &'a Inner,
+    ranges: &[crate::reader::GranuleRange],
+    virtuals: &[usize],
+    virtual_values: Option<&crate::reader::ScanVirtualValues>,
+) -> Result<Merger<'a>> {
+    let read: Vec<usize> = (0..inner.schema.fields().len()).chain(virtuals.iter().copied()).collect();
+    let schema = Arc::new(inner.scan_schema.project(&read)?);
     let mut inputs = Vec::with_capacity(ranges.len());
     for r in ranges {
-        inputs.push(Source::Part {
-            reader: PartReader::new(r.part.clone(), &inner.schema, &all)?,
-            part: r.part.clone(),
-            next_granule: r.granules.start,
-            end: r.granules.end,
-        });
+        let mut reader = PartReader::new(r.part.clone(), &inner.scan_schema, &read)?;
+        if let Some(v) = virtual_values {
+            reader = reader.with_virtual_values(&v.values, &v.keys, &v.stored_schema)?;
+        }
+        inputs.push(Source::Part { reader, part: r.part.clone(), next_granule: r.granules.start, end: r.granules.end });
     }
-    Merger::new(inner, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })
+    Merger::new(inner, schema, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })
 }
 
 /// A sorted input of a merge.
@@ -265,6 +274,9 @@ struct Cursor {
 
 pub struct Merger<'a> {
     inner: &'a Inner,
+    /// The columns of the sources and of the output: the table's, then (FINAL) the
+    /// virtual columns the query reads.
+    schema: SchemaRef,
     converter: Option<RowConverter>,
     cursors: Vec<Cursor>,
     /// Batches referenced by the output chunk being built.
@@ -354,11 +366,12 @@ fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
 }
 
 impl<'a> Merger<'a> {
-    fn new(inner: &'a Inner, sources: Vec<Source>, limits: BlockLimits) -> Result<Self> {
+    fn new(inner: &'a Inner, schema: SchemaRef, sources: Vec<Source>, limits: BlockLimits) -> Result<Self> {
         let converter = if inner.keys.sorting.is_empty() { None } else { Some(RowConverter::new(inner.keys.sort_fields())?) };
         let ordinary = inner.mode == MergeMode::Ordinary;
         let mut merger = Merger {
             inner,
+            schema,
             converter,
             cursors: Vec::new(),
             pending: Vec::new(),
@@ -383,7 +396,7 @@ impl<'a> Merger<'a> {
     /// Loads the next chunk of cursor `i` (or marks it exhausted).
     fn advance(&mut self, i: usize) -> Result<()> {
         let c = &mut self.cursors[i];
-        let Some(batch) = c.source.next_batch(&self.inner.schema)? else {
+        let Some(batch) = c.source.next_batch(&self.schema)? else {
             c.batch = None;
             c.rows = None;
             c.row_bytes.clear();
@@ -629,12 +642,12 @@ impl<'a> Merger<'a> {
         if indices.is_empty() {
             return Ok(None);
         }
-        let mut columns = Vec::with_capacity(self.inner.schema.fields().len());
-        for col in 0..self.inner.schema.fields().len() {
+        let mut columns = Vec::with_capacity(self.schema.fields().len());
+        for col in 0..self.schema.fields().len() {
             let arrays: Vec<&dyn Array> = self.pending.iter().map(|b| b.column(col).as_ref()).collect();
             columns.push(interleave(&arrays, &indices)?);
         }
-        let out = self.apply_folded(RecordBatch::try_new(self.inner.schema.clone(), columns)?)?;
+        let out = self.apply_folded(RecordBatch::try_new(self.schema.clone(), columns)?)?;
         self.keep_cursor_batches();
         Ok(Some(out))
     }

@@ -667,15 +667,19 @@ fn produce_final(
     if ranges.is_empty() {
         return Ok(());
     }
+    let stored = inner.schema.fields().len();
+    // The merge carries the stored columns, then the virtual ones the scan projects.
+    let virtuals: Vec<usize> = scan.columns.iter().copied().filter(|&c| c >= stored).collect();
+    let merged_column = |c: usize| if c < stored { c } else { stored + virtuals.iter().position(|&v| v == c).unwrap_or(0) };
     let mut produced = 0usize;
-    for merged in crate::merge::final_merge(inner, ranges)? {
+    for merged in crate::merge::final_merge(inner, ranges, &virtuals, scan.virtual_values.as_deref())? {
         let batch = merged?;
         // What a FINAL read costs is the merged rows it produces (it reads every
         // column of the selected granules to merge them).
         scan.count_read(batch.num_rows(), batch.get_array_memory_size());
         let projected = RecordBatch::try_new_with_options(
             scan.schema.clone(),
-            scan.columns.iter().map(|&c| batch.column(c).clone()).collect(),
+            scan.columns.iter().map(|&c| batch.column(merged_column(c)).clone()).collect(),
             &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
         )?;
         produced += projected.num_rows();
