@@ -310,6 +310,13 @@ fn wide_value_supertypes(node: LogicalPlan) -> datafusion::common::Result<Transf
                 let types = args.iter().map(|a| a.to_field(&schema).map(|(_, f)| ChType::from_field(&f))).collect::<datafusion::common::Result<Vec<_>>>()?;
                 let target = match crate::supertype::least_supertype(&types) {
                     Ok(target) if types.iter().any(is_wide) => target.strip_nullable().clone(),
+                    // ClickHouse's greatest/least of two arguments fails with its own check (code 43;
+                    // with more, the supertype's error); DataFusion would compare them as decimals.
+                    Err(_) if func.name() != "coalesce" && types.iter().any(is_wide) && types.len() == 2 => {
+                        let message = format!("Illegal types {} and {} of arguments of function {}", types[0], types[1], func.name());
+                        return Err(crate::args::ch_error(granary_common::ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, message));
+                    }
+                    Err(no_supertype) if func.name() != "coalesce" && types.iter().any(is_wide) => return Err(no_supertype),
                     _ => return Ok(Transformed::no(Expr::ScalarFunction(ScalarFunction { func, args }))),
                 };
                 let args = args

@@ -86,7 +86,8 @@ impl ScalarUDFImpl for LowCardinalityResult {
             plain = plain.into_nullable();
         }
         let wanted = if low_cardinality && crate::supertype::can_be_low_cardinality(&plain) { ChType::LowCardinality(Box::new(plain)) } else { plain };
-        let out = wanted.to_arrow_field(field.name());
+        // A folded constant keeps its `Nullable` only through the field's marker.
+        let out = crate::func::result_field(field.name(), &wanted);
         if out.data_type() != field.data_type() {
             return Ok(field);
         }
