@@ -3,8 +3,9 @@
 //! puts around filter operands so numbers work as conditions.
 //!
 //! Branch values are converted to ClickHouse's least supertype of the branches
-//! ([`crate::supertype`]) and merged with Arrow's `zip`. Conditions may be `Bool`, any
-//! integer (non-zero is true) or `Nullable` (NULL is false), as in ClickHouse.
+//! ([`crate::supertype`]) and merged 64 rows per mask word for fixed-width types (a
+//! constant branch kept as one value), with Arrow's `zip` for the others. Conditions
+//! may be `Bool`, any integer (non-zero is true) or `Nullable` (NULL is false).
 
 use std::sync::Arc;
 
@@ -104,7 +105,7 @@ fn check_condition(ctx: &RetCtx, i: usize) -> DfResult<()> {
 
 /// A branch of `if`/`multiIf` converted to the result type: a constant stays one value
 /// instead of a column of copies.
-pub(crate) enum Branch {
+enum Branch {
     Column(ArrayRef),
     /// A one-row array.
     Constant(ArrayRef),
