@@ -57,6 +57,15 @@ QUERIES = [
     "SELECT a.name, b.long_text FROM {f} AS a INNER JOIN (SELECT id, long_text FROM {f}) AS b ON a.id = b.id WHERE a.name = 'user5' ORDER BY a.id",
     "SELECT * FROM (SELECT name FROM {f} WHERE id < 3 UNION ALL SELECT 'literal') ORDER BY name",
     "SELECT DISTINCT lc FROM {f} ORDER BY lc",
+    # = and != against literals of up to 12 bytes (inlined in a view) and longer ones.
+    "SELECT count(), min(id), max(id) FROM {f} WHERE maybe != 'n1' AND name != ''",
+    "SELECT id, name FROM {f} WHERE long_text = 'a long value that is not inlined in a view #3' AND name != 'anon' ORDER BY id LIMIT 5",
+    "SELECT count() FROM {f} WHERE long_text != 'a long value that is not inlined in a view #' OR long_text = 'a long value'",
+    "SELECT id FROM {f} WHERE 'user12' = name OR maybe = 'n123' OR maybe = 'n123456789012' ORDER BY id",
+    "SELECT count() FROM {f} WHERE NOT (name = 'anon') AND maybe != 'a long value that is not inlined in a view #1'",
+    # length/empty/notEmpty read the lengths in the views.
+    "SELECT id, length(maybe), empty(maybe), notEmpty(name), length(long_text), empty(name) FROM {f} ORDER BY id LIMIT 15",
+    "SELECT sum(length(name)), countIf(empty(name)), countIf(notEmpty(maybe)), sum(length(maybe)) FROM {f}",
 ]
 
 

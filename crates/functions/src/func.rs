@@ -147,6 +147,8 @@ pub(crate) struct ScalarDef {
     pub simplify: Option<Box<SimplifyFn>>,
     /// The result field holds NULLs whatever its ClickHouse type (see `__scalar_tuple`).
     pub nullable_field: bool,
+    /// The kernel reads `Utf8View` arguments itself (Parquet's strings), without a cast.
+    pub takes_string_views: bool,
 }
 
 impl ScalarDef {
@@ -166,7 +168,12 @@ impl ScalarDef {
             exec: Box::new(exec),
             simplify: None,
             nullable_field: false,
+            takes_string_views: false,
         }
+    }
+    pub fn takes_string_views(mut self) -> Self {
+        self.takes_string_views = true;
+        self
     }
     pub fn nullable_field(mut self) -> Self {
         self.nullable_field = true;
@@ -309,7 +316,11 @@ impl ScalarUDFImpl for ChUdf {
         // No implicit coercion: each function checks its own argument types in
         // `return_field_from_args`, where a ClickHouse error code survives. Kernels read
         // `Utf8`: a view (a Parquet column) is cast to it.
-        Ok(granary_types::plain_arguments(arg_types))
+        let plain = granary_types::plain_arguments(arg_types);
+        if self.def.takes_string_views {
+            return Ok(arg_types.iter().zip(plain).map(|(t, p)| if t == &DataType::Utf8View { t.clone() } else { p }).collect());
+        }
+        Ok(plain)
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {

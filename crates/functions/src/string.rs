@@ -86,16 +86,30 @@ fn length() -> ScalarUDF {
                     let m = a.as_map();
                     m.value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect::<Vec<_>>().into()
                 }
-                _ => {
-                    let s = cast(&a, &DataType::Utf8)?;
-                    let s = s.as_string::<i32>();
-                    s.value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect::<Vec<_>>().into()
-                }
+                _ => string_lengths(&a)?.into(),
             };
             Ok(Arc::new(out))
         },
     )
+    .takes_string_views()
     .build()
+}
+
+/// Byte lengths of a text column (0 for NULL rows). String views (Parquet's strings)
+/// hold their lengths: no copy of the bytes into a `Utf8` column first.
+fn string_lengths(a: &ArrayRef) -> DfResult<Vec<u64>> {
+    if let DataType::Utf8View = a.data_type() {
+        let views = a.as_string_view();
+        let mut lengths: Vec<u64> = views.views().iter().map(|view| *view as u32 as u64).collect();
+        if let Some(nulls) = views.nulls() {
+            for row in nulls.iter().enumerate().filter(|(_, valid)| !valid).map(|(row, _)| row) {
+                lengths[row] = 0;
+            }
+        }
+        return Ok(lengths);
+    }
+    let s = cast(a, &DataType::Utf8)?;
+    Ok(s.as_string::<i32>().value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect())
 }
 
 /// `lengthUTF8(s)` (`char_length`): code points, counted as ClickHouse does by the bytes
@@ -174,14 +188,12 @@ fn emptiness(name: &'static str, want_empty: bool) -> ScalarUDF {
                 DataType::List(_) => list_lengths(a.as_list::<i32>()).values().to_vec(),
                 DataType::LargeList(_) => list_lengths(a.as_list::<i64>()).values().to_vec(),
                 DataType::Map(..) => a.as_map().value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect(),
-                _ => {
-                    let s = cast(&a, &DataType::Utf8)?;
-                    s.as_string::<i32>().value_offsets().windows(2).map(|w| (w[1] - w[0]) as u64).collect()
-                }
+                _ => string_lengths(&a)?,
             };
             Ok(Arc::new(UInt8Array::from_iter_values(lengths.iter().map(|l| ((*l == 0) == want_empty) as u8))))
         },
     )
+    .takes_string_views()
     .build()
 }
 

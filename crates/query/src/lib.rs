@@ -44,6 +44,7 @@ pub mod system;
 mod system_access;
 mod totals;
 mod unnest;
+mod view_literal_compare;
 mod views;
 pub mod text_log;
 pub mod trace_log;
