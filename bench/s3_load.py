@@ -90,6 +90,21 @@ def timed(run, repeat=1):
     return best
 
 
+def settled_parts(query, timeout=120.0):
+    """Active parts of `posts` once background merges have settled: no merge running and
+    the same count for 3 seconds (the issue's "at most 2 active parts once merges settle")."""
+    sql = "SELECT (SELECT count() FROM system.parts WHERE table = 'posts' AND active) * 1000 + (SELECT count() FROM system.merges WHERE table = 'posts')"
+    deadline, last, since = time.time() + timeout, None, time.time()
+    while time.time() < deadline:
+        value = int(query(sql))
+        if value != last:
+            last, since = value, time.time()
+        elif value % 1000 == 0 and time.time() - since >= 3:
+            break
+        time.sleep(0.25)
+    return last // 1000
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=2_000_000)
@@ -170,6 +185,7 @@ def main():
             g = timed(lambda: server.query(f"INSERT INTO posts SELECT * FROM {s3_source}"))
             parts = server.query("SELECT count() FROM system.parts WHERE table = 'posts' AND active = 1").strip()
             rss = server.peak_rss_mib()
+            settled = settled_parts(lambda sql: server.query(sql).strip())
             assert server.query("SELECT count() FROM posts").strip() == str(n)
             server.query("CREATE TABLE posts_csv AS posts")
             with open(csv_path, "rb") as f:
@@ -182,7 +198,8 @@ def main():
         sess.query(CREATE)
         c = timed(lambda: sess.query(f"INSERT INTO posts SELECT * FROM {s3_source}"))
         c_parts = sess.query("SELECT count() FROM system.parts WHERE table = 'posts' AND active", "TSV").bytes().decode().strip()
-        results.append((f"INSERT INTO posts SELECT * FROM s3() (parts after: Granary {parts}, chdb {c_parts}; Granary peak RSS {rss:.0f} MiB)", g, c, None, n))
+        c_settled = settled_parts(lambda sql: sess.query(sql, "TSV").bytes().decode().strip())
+        results.append((f"INSERT INTO posts SELECT * FROM s3() (active parts right after / once merges settle: Granary {parts} / {settled}, chdb {c_parts} / {c_settled}; Granary peak RSS {rss:.0f} MiB)", g, c, None, n))
         sess.query("CREATE TABLE posts_csv AS posts")
         c_csv = timed(lambda: sess.query(f"INSERT INTO posts_csv SELECT * FROM file('{csv_path}', 'CSVWithNames')"))
         results.append((f"CSVWithNames stream, {csv_mb:.0f} MB (Granary: HTTP body; chdb: file())", g_csv, c_csv, None, n))
