@@ -698,6 +698,11 @@ pub enum MergeMode {
     /// states are merged, `SimpleAggregateFunction(f, T)` values combined with `f`;
     /// other columns keep the first row's value.
     Aggregating { columns: Vec<(usize, Combine)> },
+    /// Rows of equal sorting key cancel out by their `Int8` sign column (table index):
+    /// 1 is a state, -1 cancels one (`CollapsingMergeTree(sign)`). A merge keeps the
+    /// first -1 and the last 1 row of each key, by how many of each there were (see
+    /// `merge::SignRun`); `SELECT ... FINAL` keeps only the 1 rows left.
+    Collapsing { sign: usize },
 }
 
 /// How a column of rows with equal keys is combined in Summing/Aggregating merges.
@@ -820,6 +825,25 @@ impl MergeMode {
                     ));
                 }
                 Ok(("AggregatingMergeTree", MergeMode::Aggregating { columns }))
+            }
+            "CollapsingMergeTree" => {
+                let [sign] = args.as_slice() else {
+                    return Err(Error::new(
+                        ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                        format!("With extended storage definition syntax storage CollapsingMergeTree requires 1 parameters: sign column ({} given)", args.len()),
+                    ));
+                };
+                let index = schema
+                    .index_of(sign)
+                    .map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Sign column {sign} does not exist in table declaration.")))?;
+                let t = granary_types::ChType::from_field(schema.field(index));
+                if t != granary_types::ChType::Int8 {
+                    return Err(Error::new(
+                        ErrorCode::BAD_TYPE_OF_FIELD,
+                        format!("Sign column ({sign}) for storage CollapsingMergeTree must have type Int8. Provided column of type {t}."),
+                    ));
+                }
+                Ok(("CollapsingMergeTree", MergeMode::Collapsing { sign: index }))
             }
             "SummingMergeTree" => {
                 let in_key = key_columns(meta, schema)?;

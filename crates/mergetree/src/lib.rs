@@ -40,7 +40,7 @@
 //! | [`monotonic`] | pruning through monotonic functions (`WHERE toDate(ts) = ...` on `ORDER BY ts`, `WHERE ts >= ...` on `ORDER BY toStartOfHour(ts)`) |
 //! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) and mark cache (`mark_cache_size`) |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
-//! | [`merge`] | streaming k-way merge (with Replacing/Summing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
+//! | [`merge`] | streaming k-way merge (with Replacing/Summing/Aggregating/Collapsing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
 //! | [`virtual_columns`] | `_part`, `_part_index`, `_part_offset`, `_partition_id`, `_partition_value`, `_part_uuid`, `_table`, `_database`: their types, their values per part, parts dropped by filters on them |
 //! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`, the `DELETE WHERE` mutation |
 //!
@@ -83,13 +83,15 @@
 //! per sorting key, rows summing to all zeros removed); `AggregatingMergeTree`
 //! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
 //! `SimpleAggregateFunction(sum|min|max|any|anyLast, T)` combined; other non-key columns
-//! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value). All
+//! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value);
+//! `CollapsingMergeTree(sign)` (per sorting key, 1 and -1 rows of the `Int8` sign cancel:
+//! at most the first -1 and the last 1 row are kept; `FINAL` shows only 1 rows). All
 //! collapse equal keys in every merge and in each INSERT block (ClickHouse's
 //! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
 //!
 //! ## Not yet
 //! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
-//!   (Collapsing, VersionedCollapsing, Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
+//!   (VersionedCollapsing, Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
 //! * PREWHERE under `FINAL` filters merged rows (ClickHouse: the versions before merging);
 //!   `_part_starting_offset`,
@@ -143,14 +145,15 @@ use std::sync::Arc;
 pub use engine::{MergeMode, MergeTreeEngine, MergeTreeFactory};
 pub use settings::MergeTreeSettings;
 
-/// Registers `MergeTree`, `ReplacingMergeTree`, `SummingMergeTree` and `AggregatingMergeTree`.
+/// Registers `MergeTree`, `ReplacingMergeTree`, `SummingMergeTree`, `AggregatingMergeTree`
+/// and `CollapsingMergeTree`.
 pub fn register_engines(registry: &mut granary_storage::EngineRegistry) {
     register_engines_with_part_log(registry, None);
 }
 
 /// [`register_engines`], with part changes reported to `part_log` (`system.part_log`).
 pub fn register_engines_with_part_log(registry: &mut granary_storage::EngineRegistry, part_log: Option<Arc<dyn granary_storage::PartLogSink>>) {
-    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree"] {
+    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree", "CollapsingMergeTree"] {
         registry.register(Arc::new(MergeTreeFactory { name, part_log: part_log.clone() }));
     }
 }

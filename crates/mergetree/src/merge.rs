@@ -225,7 +225,9 @@ pub fn final_merge<'a>(
         }
         inputs.push(Source::Part { reader, part: r.part.clone(), next_granule: r.granules.start, end: r.granules.end });
     }
-    Merger::new(inner, schema, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })
+    let mut merger = Merger::new(inner, schema, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })?;
+    merger.final_read = true;
+    Ok(merger)
 }
 
 /// A sorted input of a merge.
@@ -297,6 +299,12 @@ pub struct Merger<'a> {
     indices: Vec<(usize, usize)>,
     /// A merge's progress counter (`system.merges`): rows read from the sources.
     rows_read: Option<Arc<std::sync::atomic::AtomicU64>>,
+    /// `SELECT ... FINAL`, where Collapsing keeps no -1 row (ClickHouse's
+    /// `only_positive_sign`).
+    final_read: bool,
+    /// Collapsing: keys whose 1 and -1 rows differ in number by more than one (logged,
+    /// as ClickHouse logs them, for the first few).
+    incorrect_sign_runs: u64,
 }
 
 struct Group {
@@ -306,6 +314,67 @@ struct Group {
     key: OwnedRow,
     /// Summing/Aggregating: the combined columns so far, one per `MergeMode` column.
     folded: Vec<Folded>,
+    /// Collapsing: the signs seen so far and the rows that may survive.
+    signs: SignRun,
+}
+
+impl Group {
+    /// Every reference of the group into `Merger::pending`.
+    fn slots_mut(&mut self) -> impl Iterator<Item = &mut usize> {
+        std::iter::once(&mut self.slot).chain(self.signs.first_negative.iter_mut().chain(self.signs.last_positive.iter_mut()).map(|(slot, _)| slot))
+    }
+}
+
+/// The rows of one sorting key of a CollapsingMergeTree, as ClickHouse's
+/// `CollapsingSortedAlgorithm` counts them: with as many 1 as -1 rows, the key keeps
+/// its first -1 and last 1 row if the last row was a 1, and nothing otherwise; with one
+/// more 1 (or -1) row, only the last 1 (or first -1) row. A larger difference is bad
+/// data (logged), and the side with more rows keeps its row.
+#[derive(Debug, Default)]
+struct SignRun {
+    positive: u64,
+    negative: u64,
+    last_is_positive: bool,
+    /// (slot in `pending`, row).
+    first_negative: Option<(usize, usize)>,
+    last_positive: Option<(usize, usize)>,
+}
+
+impl SignRun {
+    fn add(&mut self, sign: i8, at: (usize, usize)) -> Result<()> {
+        match sign {
+            1 => {
+                self.positive += 1;
+                self.last_is_positive = true;
+                self.last_positive = Some(at);
+            }
+            -1 => {
+                if self.negative == 0 {
+                    self.first_negative = Some(at);
+                }
+                self.negative += 1;
+                self.last_is_positive = false;
+            }
+            other => return Err(Error::new(ErrorCode::INCORRECT_DATA, format!("Incorrect data: Sign = {other} (must be 1 or -1)."))),
+        }
+        Ok(())
+    }
+
+    /// The surviving rows, in output order; `only_positive` for FINAL.
+    fn survivors(&self, only_positive: bool) -> [Option<(usize, usize)>; 2] {
+        let (p, n) = (self.positive, self.negative);
+        if (p == 0 && n == 0) || (!self.last_is_positive && p == n) {
+            return [None, None];
+        }
+        [self.first_negative.filter(|_| p <= n && !only_positive), self.last_positive.filter(|_| p >= n)]
+    }
+}
+
+/// The sign of row `row` of a CollapsingMergeTree's sign column.
+fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
+    use arrow::array::AsArray;
+    let signs = column.as_primitive_opt::<arrow::datatypes::Int8Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "sign column is not Int8"))?;
+    Ok(signs.value(row))
 }
 
 /// One combined column of a group of rows with equal keys.
@@ -383,6 +452,8 @@ impl<'a> Merger<'a> {
             chunk_folded: Vec::new(),
             indices: Vec::new(),
             rows_read: None,
+            final_read: false,
+            incorrect_sign_runs: 0,
         };
         for source in sources {
             merger.cursors.push(Cursor { source, batch: None, rows: None, pos: 0, slot: 0, row_bytes: Vec::new() });
@@ -445,7 +516,9 @@ impl<'a> Merger<'a> {
             index.0 = remap(index.0);
         }
         if let Some(group) = &mut self.carry {
-            group.slot = remap(group.slot);
+            for slot in group.slots_mut() {
+                *slot = remap(*slot);
+            }
         }
         for c in &mut self.cursors {
             if c.batch.is_some() {
@@ -488,6 +561,9 @@ impl<'a> Merger<'a> {
                     folded.fold(combine, batch.column(*col).as_ref(), c.pos)?;
                 }
             }
+            (Some(group), MergeMode::Collapsing { sign }) if group.key.row() == key => {
+                group.signs.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos))?;
+            }
             _ => {
                 let folded = match &self.inner.mode {
                     MergeMode::Summing { columns } | MergeMode::Aggregating { columns } => {
@@ -495,7 +571,11 @@ impl<'a> Merger<'a> {
                     }
                     _ => Vec::new(),
                 };
-                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded };
+                let mut signs = SignRun::default();
+                if let MergeMode::Collapsing { sign } = &self.inner.mode {
+                    signs.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos))?;
+                }
+                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, signs };
                 if let Some(done) = self.carry.replace(group) {
                     self.emit(done);
                 }
@@ -505,6 +585,21 @@ impl<'a> Merger<'a> {
     }
 
     fn emit(&mut self, group: Group) {
+        if let MergeMode::Collapsing { .. } = self.inner.mode {
+            self.indices.extend(group.signs.survivors(self.final_read).into_iter().flatten());
+            if group.signs.positive.abs_diff(group.signs.negative) > 1 {
+                self.incorrect_sign_runs += 1;
+                if self.incorrect_sign_runs <= 10 {
+                    tracing::warn!(
+                        logger = %format_args!("{} (CollapsingSortedAlgorithm)", self.inner.table_name),
+                        "Incorrect data: number of rows with sign = 1 ({}) differs with number of rows with sign = -1 ({}) by more than one",
+                        group.signs.positive,
+                        group.signs.negative
+                    );
+                }
+            }
+            return;
+        }
         self.indices.push((group.slot, group.pos));
         if matches!(self.inner.mode, MergeMode::Summing { .. } | MergeMode::Aggregating { .. }) {
             self.chunk_folded.push(group.folded);
@@ -656,8 +751,10 @@ impl<'a> Merger<'a> {
     fn keep_cursor_batches(&mut self) {
         let mut kept = Vec::new();
         if let Some(group) = &mut self.carry {
-            kept.push(self.pending[group.slot].clone());
-            group.slot = 0;
+            for slot in group.slots_mut() {
+                kept.push(self.pending[*slot].clone());
+                *slot = kept.len() - 1;
+            }
         }
         for c in &mut self.cursors {
             if let Some(batch) = &c.batch {
