@@ -703,6 +703,11 @@ pub enum MergeMode {
     /// first -1 and the last 1 row of each key, by how many of each there were (see
     /// `merge::SignRun`); `SELECT ... FINAL` keeps only the 1 rows left.
     Collapsing { sign: usize },
+    /// `VersionedCollapsingMergeTree(sign, version)`: the version column ends the sorting
+    /// key, and among rows of equal key and version a row cancels the one before it
+    /// when their signs differ (see `merge::VersionedRun`); FINAL shows what is left,
+    /// -1 rows included.
+    VersionedCollapsing { sign: usize },
 }
 
 /// How a column of rows with equal keys is combined in Summing/Aggregating merges.
@@ -773,25 +778,7 @@ impl MergeMode {
             "ReplacingMergeTree" => {
                 let version = match args.as_slice() {
                     [] => None,
-                    [ver] => {
-                        let index = schema.index_of(ver).map_err(|_| {
-                            Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Version column {ver} of ReplacingMergeTree does not exist in the table"))
-                        })?;
-                        let t = granary_types::ChType::from_field(schema.field(index));
-                        use granary_types::ChType as T;
-                        let ok = matches!(
-                            t,
-                            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64
-                                | T::Date | T::Date32 | T::DateTime(_) | T::DateTime64(..)
-                        );
-                        if !ok {
-                            return Err(Error::new(
-                                ErrorCode::BAD_ARGUMENTS,
-                                format!("The column {ver} cannot be used as a version column for ReplacingMergeTree because it is of type {t} (must be of an integer type or of type Date/DateTime/DateTime64)"),
-                            ));
-                        }
-                        Some(index)
-                    }
+                    [ver] => Some(version_column(schema, ver, "ReplacingMergeTree")?),
                     _ => {
                         return Err(Error::new(
                             ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
@@ -833,17 +820,18 @@ impl MergeMode {
                         format!("With extended storage definition syntax storage CollapsingMergeTree requires 1 parameters: sign column ({} given)", args.len()),
                     ));
                 };
-                let index = schema
-                    .index_of(sign)
-                    .map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Sign column {sign} does not exist in table declaration.")))?;
-                let t = granary_types::ChType::from_field(schema.field(index));
-                if t != granary_types::ChType::Int8 {
+                Ok(("CollapsingMergeTree", MergeMode::Collapsing { sign: sign_column(schema, sign, "CollapsingMergeTree")? }))
+            }
+            "VersionedCollapsingMergeTree" => {
+                let [sign, version] = args.as_slice() else {
                     return Err(Error::new(
-                        ErrorCode::BAD_TYPE_OF_FIELD,
-                        format!("Sign column ({sign}) for storage CollapsingMergeTree must have type Int8. Provided column of type {t}."),
+                        ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                        format!("With extended storage definition syntax storage VersionedCollapsingMergeTree requires 2 parameters: sign column, version ({} given)", args.len()),
                     ));
-                }
-                Ok(("CollapsingMergeTree", MergeMode::Collapsing { sign: index }))
+                };
+                let sign = sign_column(schema, sign, "VersionedCollapsingMergeTree")?;
+                version_column(schema, version, "VersionedCollapsingMergeTree")?;
+                Ok(("VersionedCollapsingMergeTree", MergeMode::VersionedCollapsing { sign }))
             }
             "SummingMergeTree" => {
                 let in_key = key_columns(meta, schema)?;
@@ -886,6 +874,34 @@ impl MergeMode {
 }
 
 /// Table columns used by the sorting key.
+/// The index of a Collapsing engine's sign column, which must be `Int8`.
+fn sign_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
+    let index = schema.index_of(name).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Sign column {name} does not exist in table declaration.")))?;
+    let t = granary_types::ChType::from_field(schema.field(index));
+    if t != granary_types::ChType::Int8 {
+        return Err(Error::new(ErrorCode::BAD_TYPE_OF_FIELD, format!("Sign column ({name}) for storage {engine} must have type Int8. Provided column of type {t}.")));
+    }
+    Ok(index)
+}
+
+/// The index of a Replacing/VersionedCollapsing engine's version column: an integer,
+/// Date or DateTime column.
+fn version_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
+    let index = schema
+        .index_of(name)
+        .map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Version column {name} of {engine} does not exist in the table")))?;
+    let t = granary_types::ChType::from_field(schema.field(index));
+    use granary_types::ChType as T;
+    let ok = matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Date | T::Date32 | T::DateTime(_) | T::DateTime64(..));
+    if !ok {
+        return Err(Error::new(
+            ErrorCode::BAD_TYPE_OF_FIELD,
+            format!("The column {name} cannot be used as a version column for storage {engine} because it is of type {t} (must be of an integer type or of type Date/DateTime/DateTime64)"),
+        ));
+    }
+    Ok(index)
+}
+
 fn key_columns(meta: &TableMeta, schema: &SchemaRef) -> Result<Vec<usize>> {
     let keys = TableKeys::new(meta, schema)?;
     Ok(keys.sorting.iter().flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr).into_iter().map(|c| c.index())).collect())

@@ -59,11 +59,18 @@ impl TableKeys {
         check_clauses(meta)?;
         let engine = &meta.engine;
         let order_by = engine.order_by.as_deref().or(engine.primary_key.as_deref()).unwrap_or("tuple()");
-        let sorting_texts = split_tuple(order_by)?;
+        let mut sorting_texts = split_tuple(order_by)?;
         let primary_texts = match &engine.primary_key {
             Some(pk) => split_tuple(pk)?,
             None => sorting_texts.clone(),
         };
+        // VersionedCollapsingMergeTree sorts by its version after the ORDER BY columns
+        // (ClickHouse's sorting_key `k, ver`); the primary key stays the ORDER BY.
+        if let Some(version) = engine.implicit_sorting_column() {
+            if !sorting_texts.iter().any(|t| t.trim().trim_matches('`') == version) {
+                sorting_texts.push(version);
+            }
+        }
         let partition_texts = match &engine.partition_by {
             Some(p) => split_tuple(p)?,
             None => Vec::new(),

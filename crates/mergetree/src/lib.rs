@@ -85,13 +85,15 @@
 //! `SimpleAggregateFunction(sum|min|max|any|anyLast, T)` combined; other non-key columns
 //! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value);
 //! `CollapsingMergeTree(sign)` (per sorting key, 1 and -1 rows of the `Int8` sign cancel:
-//! at most the first -1 and the last 1 row are kept; `FINAL` shows only 1 rows). All
+//! at most the first -1 and the last 1 row are kept; `FINAL` shows only 1 rows);
+//! `VersionedCollapsingMergeTree(sign, version)` (the version ends the sorting key; rows
+//! of one key and version cancel in pairs of opposite sign). All
 //! collapse equal keys in every merge and in each INSERT block (ClickHouse's
 //! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
 //!
 //! ## Not yet
 //! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
-//!   (VersionedCollapsing, Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
+//!   (Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
 //! * PREWHERE under `FINAL` filters merged rows (ClickHouse: the versions before merging);
 //!   `_part_starting_offset`,
@@ -146,14 +148,14 @@ pub use engine::{MergeMode, MergeTreeEngine, MergeTreeFactory};
 pub use settings::MergeTreeSettings;
 
 /// Registers `MergeTree`, `ReplacingMergeTree`, `SummingMergeTree`, `AggregatingMergeTree`
-/// and `CollapsingMergeTree`.
+/// and the Collapsing variants.
 pub fn register_engines(registry: &mut granary_storage::EngineRegistry) {
     register_engines_with_part_log(registry, None);
 }
 
 /// [`register_engines`], with part changes reported to `part_log` (`system.part_log`).
 pub fn register_engines_with_part_log(registry: &mut granary_storage::EngineRegistry, part_log: Option<Arc<dyn granary_storage::PartLogSink>>) {
-    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree", "CollapsingMergeTree"] {
+    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree", "CollapsingMergeTree", "VersionedCollapsingMergeTree"] {
         registry.register(Arc::new(MergeTreeFactory { name, part_log: part_log.clone() }));
     }
 }

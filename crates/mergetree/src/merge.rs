@@ -316,12 +316,15 @@ struct Group {
     folded: Vec<Folded>,
     /// Collapsing: the signs seen so far and the rows that may survive.
     signs: SignRun,
+    /// VersionedCollapsing: the rows not cancelled yet.
+    versioned: VersionedRun,
 }
 
 impl Group {
     /// Every reference of the group into `Merger::pending`.
     fn slots_mut(&mut self) -> impl Iterator<Item = &mut usize> {
-        std::iter::once(&mut self.slot).chain(self.signs.first_negative.iter_mut().chain(self.signs.last_positive.iter_mut()).map(|(slot, _)| slot))
+        let collapsing = self.signs.first_negative.iter_mut().chain(self.signs.last_positive.iter_mut());
+        std::iter::once(&mut self.slot).chain(collapsing.chain(self.versioned.rows.iter_mut()).map(|(slot, _)| slot))
     }
 }
 
@@ -367,6 +370,33 @@ impl SignRun {
             return [None, None];
         }
         [self.first_negative.filter(|_| p <= n && !only_positive), self.last_positive.filter(|_| p >= n)]
+    }
+}
+
+/// The rows of one sorting key (version included) of a VersionedCollapsingMergeTree
+/// not cancelled yet, all of one sign, as ClickHouse's `VersionedCollapsingAlgorithm`
+/// keeps them: a row of the other sign cancels the last of them. Past `cap` rows the
+/// oldest is let out, so memory stays bounded.
+#[derive(Debug, Default)]
+struct VersionedRun {
+    sign: i8,
+    /// (slot in `pending`, row), oldest first.
+    rows: std::collections::VecDeque<(usize, usize)>,
+}
+
+impl VersionedRun {
+    /// Adds a row; returns the oldest row when it had to be let out.
+    fn add(&mut self, sign: i8, at: (usize, usize), cap: usize) -> Option<(usize, usize)> {
+        let released = if self.rows.len() >= cap { self.rows.pop_front() } else { None };
+        if self.rows.is_empty() {
+            self.sign = sign;
+            self.rows.push_back(at);
+        } else if sign == self.sign {
+            self.rows.push_back(at);
+        } else {
+            self.rows.pop_back();
+        }
+        released
     }
 }
 
@@ -564,6 +594,12 @@ impl<'a> Merger<'a> {
             (Some(group), MergeMode::Collapsing { sign }) if group.key.row() == key => {
                 group.signs.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos))?;
             }
+            (Some(group), MergeMode::VersionedCollapsing { sign }) if group.key.row() == key => {
+                let cap = self.limits.rows.clamp(3, 8192) - 1;
+                if let Some(released) = group.versioned.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos), cap) {
+                    self.indices.push(released);
+                }
+            }
             _ => {
                 let folded = match &self.inner.mode {
                     MergeMode::Summing { columns } | MergeMode::Aggregating { columns } => {
@@ -571,11 +607,15 @@ impl<'a> Merger<'a> {
                     }
                     _ => Vec::new(),
                 };
-                let mut signs = SignRun::default();
-                if let MergeMode::Collapsing { sign } = &self.inner.mode {
-                    signs.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos))?;
+                let (mut signs, mut versioned) = (SignRun::default(), VersionedRun::default());
+                match &self.inner.mode {
+                    MergeMode::Collapsing { sign } => signs.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos))?,
+                    MergeMode::VersionedCollapsing { sign } => {
+                        versioned.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos), usize::MAX);
+                    }
+                    _ => {}
                 }
-                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, signs };
+                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, signs, versioned };
                 if let Some(done) = self.carry.replace(group) {
                     self.emit(done);
                 }
@@ -585,6 +625,10 @@ impl<'a> Merger<'a> {
     }
 
     fn emit(&mut self, group: Group) {
+        if let MergeMode::VersionedCollapsing { .. } = self.inner.mode {
+            self.indices.extend(group.versioned.rows);
+            return;
+        }
         if let MergeMode::Collapsing { .. } = self.inner.mode {
             self.indices.extend(group.signs.survivors(self.final_read).into_iter().flatten());
             if group.signs.positive.abs_diff(group.signs.negative) > 1 {
@@ -784,5 +828,51 @@ impl Iterator for Merger<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(signs: &[i8]) -> SignRun {
+        let mut run = SignRun::default();
+        for (row, sign) in signs.iter().enumerate() {
+            run.add(*sign, (0, row)).expect("valid sign");
+        }
+        run
+    }
+
+    #[test]
+    fn collapsing_keeps_corner_rows_by_sign_counts() {
+        // Balanced, last a state: first cancel and last state.
+        assert_eq!(run(&[-1, 1, -1, 1]).survivors(false), [Some((0, 0)), Some((0, 3))]);
+        // Balanced, last a cancel: nothing.
+        assert_eq!(run(&[1, -1]).survivors(false), [None, None]);
+        // One more state / cancel: the last state / first cancel.
+        assert_eq!(run(&[1, -1, 1]).survivors(false), [None, Some((0, 2))]);
+        assert_eq!(run(&[-1, -1, 1]).survivors(false), [Some((0, 0)), None]);
+        // Bad data (two more states): still the last state.
+        assert_eq!(run(&[1, 1, 1, -1]).survivors(false), [None, Some((0, 2))]);
+        // FINAL shows no cancel row.
+        assert_eq!(run(&[-1, 1]).survivors(true), [None, Some((0, 1))]);
+        assert_eq!(run(&[-1]).survivors(true), [None, None]);
+        assert!(SignRun::default().add(0, (0, 0)).is_err());
+    }
+
+    #[test]
+    fn versioned_rows_cancel_the_previous_row_of_the_other_sign() {
+        let mut run = VersionedRun::default();
+        for (row, sign) in [1, 1, -1, 1, -1, -1, -1].into_iter().enumerate() {
+            assert_eq!(run.add(sign, (0, row), usize::MAX), None);
+        }
+        // 1 1 -1 cancels row 1, 1 (row 3) -1 cancels it, -1 cancels row 0: row 6 is left.
+        assert_eq!(run.rows.iter().copied().collect::<Vec<_>>(), vec![(0, 6)]);
+        assert_eq!(run.sign, -1);
+        // Past the cap the oldest row is let out.
+        let mut capped = VersionedRun::default();
+        let released: Vec<_> = (0..5).filter_map(|row| capped.add(1, (0, row), 3)).collect();
+        assert_eq!(released, vec![(0, 0), (0, 1)]);
+        assert_eq!(capped.rows.len(), 3);
     }
 }

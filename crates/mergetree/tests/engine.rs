@@ -527,7 +527,7 @@ async fn replacing_merge_tree_keeps_the_latest_row_per_key() {
     bad.engine.args = vec!["s".into()];
     let mut registry = granary_storage::EngineRegistry::new();
     granary_mergetree::register_engines(&mut registry);
-    assert_eq!(registry.get("ReplacingMergeTree").unwrap().validate(&bad).unwrap_err().code(), ErrorCode::BAD_ARGUMENTS);
+    assert_eq!(registry.get("ReplacingMergeTree").unwrap().validate(&bad).unwrap_err().code(), ErrorCode::BAD_TYPE_OF_FIELD);
 }
 
 #[tokio::test]

@@ -552,7 +552,7 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
                 create: m.create_query_one_line(),
                 engine_full: m.engine_full(),
                 partition_key: m.engine.partition_by.clone().unwrap_or_default(),
-                sorting_key: m.engine.order_by.clone().map(strip_tuple_parens).unwrap_or_default(),
+                sorting_key: sorting_key_text(&m.engine),
                 primary_key: m.engine.primary_key.clone().or(m.engine.order_by.clone()).map(strip_tuple_parens).unwrap_or_default(),
                 sampling_key: m.engine.sample_by.clone().unwrap_or_default(),
                 total_rows: table.engine.total_rows(),
@@ -677,6 +677,17 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         p(|s| s.marks_bytes),
         strings(rows.iter().map(|r| &r.3.name)),
     ])
+}
+
+/// The sorting key as system.tables shows it, with a column the engine adds.
+fn sorting_key_text(engine: &granary_storage::EngineMeta) -> String {
+    let order_by = engine.order_by.clone().map(strip_tuple_parens).unwrap_or_default();
+    match engine.implicit_sorting_column() {
+        Some(column) if !order_by.split(',').any(|k| k.trim().trim_matches('`') == column) => {
+            if order_by.is_empty() { column } else { format!("{order_by}, {column}") }
+        }
+        _ => order_by,
+    }
 }
 
 /// ClickHouse shows `ORDER BY (a, b)` as sorting_key `a, b`.

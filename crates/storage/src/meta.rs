@@ -61,6 +61,14 @@ pub struct EngineMeta {
     pub settings: Vec<(String, String)>,
 }
 
+impl EngineMeta {
+    /// A column the engine sorts by after its ORDER BY: VersionedCollapsingMergeTree's
+    /// version (ClickHouse's sorting_key `k, ver` for `ORDER BY k`).
+    pub fn implicit_sorting_column(&self) -> Option<String> {
+        (self.name == "VersionedCollapsingMergeTree").then(|| self.args.get(1).map(|a| a.trim().trim_matches('`').to_string())).flatten()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableMeta {
     pub format_version: u32,
