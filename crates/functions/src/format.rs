@@ -16,7 +16,7 @@ use std::fmt::Write;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, GenericListArray, StringArray, StringBuilder,
 };
-use datafusion::arrow::buffer::{Buffer, OffsetBuffer, ScalarBuffer};
+use datafusion::arrow::buffer::{Buffer, OffsetBuffer};
 use datafusion::arrow::datatypes::{
     ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Decimal256Type, Field, Float32Type, Float64Type, Int16Type, Int32Type,
     Int64Type, Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
@@ -386,34 +386,46 @@ where
     T::Native: DecimalText,
 {
     let values = array.as_primitive::<T>();
+    let raw = values.values();
     // Two passes: the exact length of every text first, so the digits are then written
     // in place (no per-value copy out of a formatting buffer, which cost more than the
-    // digits themselves).
-    let mut offsets: Vec<i32> = Vec::with_capacity(values.len() + 1);
-    let mut end = 0usize;
-    offsets.push(0);
-    for (row, value) in values.values().iter().enumerate() {
-        if values.is_valid(row) {
-            end += value.text_len();
-        }
-        let offset = i32::try_from(end).map_err(|_| datafusion::common::DataFusionError::Execution("toString: block too large".into()))?;
-        offsets.push(offset);
+    // digits themselves). NULL rows get empty texts.
+    if raw.len().saturating_mul(TEXT_WINDOW) > i32::MAX as usize {
+        return Err(datafusion::common::DataFusionError::Execution("toString: block too large".into()));
     }
-    let mut data = vec![0u8; end];
-    for (row, value) in values.values().iter().enumerate() {
+    // (`from_lengths` cannot overflow now; it also skips the monotonicity check that
+    // `OffsetBuffer::new` makes.)
+    let offsets: OffsetBuffer<i32> = if values.null_count() == 0 {
+        OffsetBuffer::from_lengths(raw.iter().map(|value| value.text_len()))
+    } else {
+        OffsetBuffer::from_lengths(raw.iter().enumerate().map(|(row, value)| if values.is_valid(row) { value.text_len() } else { 0 }))
+    };
+    let end = offsets.last().map_or(0, |last| *last as usize);
+    // Each text is written into a fixed window of TEXT_WINDOW bytes starting at its
+    // offset (the slack at the end keeps the last window inside the buffer): a
+    // fixed-size window needs no bounds check per digit and no copy per value.
+    let mut data = vec![0u8; end + TEXT_WINDOW];
+    for (row, value) in raw.iter().enumerate() {
         let (start, stop) = (offsets[row] as usize, offsets[row + 1] as usize);
-        if stop > start {
-            value.write_text(&mut data[start..stop]);
+        if stop == start {
+            continue;
+        }
+        if let Some(window) = data.get_mut(start..start + TEXT_WINDOW).and_then(|w| <&mut [u8; TEXT_WINDOW]>::try_from(w).ok()) {
+            value.write_text(window, stop - start);
         }
     }
-    let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+    data.truncate(end);
     Ok(std::sync::Arc::new(StringArray::try_new(offsets, Buffer::from_vec(data), values.nulls().cloned())?))
 }
 
-/// Decimal text of an integer written into a slice of exactly its length.
+/// Bytes a formatted integer may take: 20 digits of u64::MAX, or a sign and 19 digits.
+const TEXT_WINDOW: usize = 24;
+
+/// Decimal text of an integer.
 trait DecimalText: Copy {
     fn text_len(self) -> usize;
-    fn write_text(self, out: &mut [u8]);
+    /// Writes the text into the first `len` (its `text_len`) bytes of `out`.
+    fn write_text(self, out: &mut [u8; TEXT_WINDOW], len: usize);
 }
 
 const DIGIT_PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
@@ -422,13 +434,13 @@ fn unsigned_text_len(value: u64) -> usize {
     value.checked_ilog10().map_or(1, |digits| digits as usize + 1)
 }
 
-/// Writes `value`'s digits right-aligned into `out` (whose length is the digit count).
-/// Byte stores only: slice copies of two bytes compile to `memmove` calls here.
-#[inline]
-fn write_unsigned(mut value: u64, out: &mut [u8]) {
-    let mut pos = out.len();
+/// Writes `value`'s digits so that they end at `out[end]` (exclusive); the digit count
+/// must fit between `start` and `end`.
+#[inline(always)]
+fn write_digits(mut value: u64, out: &mut [u8; TEXT_WINDOW], start: usize, end: usize) {
+    let mut pos = end.min(TEXT_WINDOW);
     // Four digits per division: half the dependent divisions of two at a time.
-    while value >= 10000 && pos >= 4 {
+    while value >= 10000 && pos >= start + 4 {
         let four = (value % 10000) as usize;
         value /= 10000;
         let (high, low) = (four / 100 * 2, four % 100 * 2);
@@ -438,18 +450,18 @@ fn write_unsigned(mut value: u64, out: &mut [u8]) {
         out[pos - 1] = DIGIT_PAIRS[low + 1];
         pos -= 4;
     }
-    while value >= 100 && pos >= 2 {
+    if value >= 100 && pos >= start + 2 {
         let pair = (value % 100) as usize * 2;
         value /= 100;
         out[pos - 1] = DIGIT_PAIRS[pair + 1];
         out[pos - 2] = DIGIT_PAIRS[pair];
         pos -= 2;
     }
-    if value >= 10 && pos >= 2 {
+    if value >= 10 && pos >= start + 2 {
         let pair = value as usize * 2;
         out[pos - 1] = DIGIT_PAIRS[pair + 1];
         out[pos - 2] = DIGIT_PAIRS[pair];
-    } else if pos >= 1 {
+    } else if pos > start {
         out[pos - 1] = b'0' + value as u8;
     }
 }
@@ -457,11 +469,13 @@ fn write_unsigned(mut value: u64, out: &mut [u8]) {
 macro_rules! decimal_text_unsigned {
     ($($t:ty),*) => {$(
         impl DecimalText for $t {
+            #[inline(always)]
             fn text_len(self) -> usize {
                 unsigned_text_len(self as u64)
             }
-            fn write_text(self, out: &mut [u8]) {
-                write_unsigned(self as u64, out)
+            #[inline(always)]
+            fn write_text(self, out: &mut [u8; TEXT_WINDOW], len: usize) {
+                write_digits(self as u64, out, 0, len)
             }
         }
     )*};
@@ -470,17 +484,15 @@ macro_rules! decimal_text_unsigned {
 macro_rules! decimal_text_signed {
     ($($t:ty),*) => {$(
         impl DecimalText for $t {
+            #[inline(always)]
             fn text_len(self) -> usize {
                 unsigned_text_len(self.unsigned_abs() as u64) + usize::from(self < 0)
             }
-            fn write_text(self, out: &mut [u8]) {
-                match out.split_first_mut() {
-                    Some((sign, digits)) if self < 0 => {
-                        *sign = b'-';
-                        write_unsigned(self.unsigned_abs() as u64, digits)
-                    }
-                    _ => write_unsigned(self as u64, out),
-                }
+            #[inline(always)]
+            fn write_text(self, out: &mut [u8; TEXT_WINDOW], len: usize) {
+                let negative = self < 0;
+                out[0] = b'-';
+                write_digits(self.unsigned_abs() as u64, out, usize::from(negative), len)
             }
         }
     )*};
@@ -584,9 +596,15 @@ mod tests {
         }
         values.extend([p - 1, p, p + 1]);
         for v in values {
-            let mut out = vec![0u8; unsigned_text_len(v)];
-            write_unsigned(v, &mut out);
-            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+            let mut out = [b'x'; TEXT_WINDOW];
+            let len = v.text_len();
+            v.write_text(&mut out, len);
+            assert_eq!(std::str::from_utf8(&out[..len]).unwrap(), v.to_string());
+            for signed in [v as i64, (v as i64).wrapping_neg(), i64::MIN, i64::MAX] {
+                let len = signed.text_len();
+                signed.write_text(&mut out, len);
+                assert_eq!(std::str::from_utf8(&out[..len]).unwrap(), signed.to_string());
+            }
         }
     }
 }
