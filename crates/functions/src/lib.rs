@@ -392,9 +392,9 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
             add(key, udwf.name(), false, udwf.documentation().map(|d| d.description.as_str()));
         }
     }
-    // Functions the front end turns into something else (a lambda form, DataFusion's
-    // array_transform, a table-level unnest) still exist for users.
-    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayMap", "arrayJoin"]) {
+    // Functions the front end turns into something else (a lambda form, a table-level
+    // unnest) still exist for users.
+    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayJoin"]) {
         rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
             name: name.to_string(),
             is_aggregate: false,
