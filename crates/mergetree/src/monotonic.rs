@@ -33,7 +33,7 @@ use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::logical_expr::{utils::conjunction, Expr, Operator};
-use datafusion::physical_expr::expressions::{BinaryExpr, CastExpr, Column, Literal};
+use datafusion::physical_expr::expressions::{BinaryExpr, CastExpr, Column, InListExpr, Literal};
 use datafusion::physical_expr::{PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningPredicateBuilder};
 
@@ -164,6 +164,12 @@ impl Builder<'_> {
     /// comparison of [`VirtualSource::UnsignedKey`] with the constant's key. None for
     /// anything else, and for constants below zero (which no `UInt256` equals).
     fn unsigned_key_comparison(&mut self, expr: &Arc<dyn PhysicalExpr>) -> Option<Arc<dyn PhysicalExpr>> {
+        if let Some(in_list) = expr.downcast_ref::<InListExpr>() {
+            return self.unsigned_key_in_list(in_list);
+        }
+        if let Some(equality) = self.unsigned_key_equality(expr) {
+            return Some(equality);
+        }
         let test = expr.downcast_ref::<BinaryExpr>().filter(|b| *b.op() == Operator::NotEq)?;
         if !test.right().downcast_ref::<Literal>().is_some_and(|zero| zero.value() == &ScalarValue::UInt8(Some(0))) {
             return None;
@@ -210,6 +216,39 @@ impl Builder<'_> {
         Some(Arc::new(BinaryExpr::new(self.add(VirtualSource::UnsignedKey(j), data_type), op, Arc::new(key))))
     }
 
+    /// `k = w` or `k != w` of a `UInt256` key column and a word of its type, as DataFusion
+    /// compares them (an `IN` list of a few items becomes such equalities), over
+    /// [`VirtualSource::UnsignedKey`].
+    fn unsigned_key_equality(&mut self, expr: &Arc<dyn PhysicalExpr>) -> Option<Arc<dyn PhysicalExpr>> {
+        let binary = expr.downcast_ref::<BinaryExpr>().filter(|b| matches!(b.op(), Operator::Eq | Operator::NotEq))?;
+        let (column, literal) = match (binary.left().downcast_ref::<Column>(), binary.right().downcast_ref::<Literal>()) {
+            (Some(c), Some(l)) => (c, l),
+            _ => (binary.right().downcast_ref::<Column>()?, binary.left().downcast_ref::<Literal>()?),
+        };
+        let j = self.unsigned_key_element(column)?;
+        let key = word_key(literal)?;
+        let data_type = self.keys.sorting[j].data_type.clone();
+        Some(Arc::new(BinaryExpr::new(self.add(VirtualSource::UnsignedKey(j), data_type), *binary.op(), key)))
+    }
+
+    /// The primary-key element that is `UInt256` column `column`.
+    fn unsigned_key_element(&self, column: &Column) -> Option<usize> {
+        self.keys.primary().iter().position(|k| k.unsigned_words && k.column == Some(column.index()))
+    }
+
+    /// `k IN (w1, w2, ...)` of a `UInt256` key column over [`VirtualSource::UnsignedKey`]:
+    /// the list holds words of the column's type (DataFusion cast it), which match by
+    /// their bits, so their keys are exact.
+    fn unsigned_key_in_list(&mut self, in_list: &InListExpr) -> Option<Arc<dyn PhysicalExpr>> {
+        let j = self.unsigned_key_element(in_list.expr().downcast_ref::<Column>()?)?;
+        let keys = in_list.list().iter().map(|item| word_key(item.downcast_ref::<Literal>()?)).collect::<Option<Vec<_>>>()?;
+        let data_type = self.keys.sorting[j].data_type.clone();
+        let key_column = self.add(VirtualSource::UnsignedKey(j), data_type);
+        // The list is checked against the schema the virtual column is part of.
+        let extended = Schema::new(self.schema.fields().iter().map(|f| f.as_ref().clone()).chain(self.fields.iter().cloned()).collect::<Vec<_>>());
+        Some(Arc::new(InListExpr::try_new(key_column, keys, in_list.negated(), &extended).ok()?))
+    }
+
     /// `c op lit` conjuncts on columns that an expression key element is monotonic in,
     /// turned into conditions on that key element.
     fn key_conditions(&mut self, predicate: &Arc<dyn PhysicalExpr>) -> Vec<Arc<dyn PhysicalExpr>> {
@@ -248,6 +287,16 @@ impl Builder<'_> {
             }
         }
         out
+    }
+}
+
+/// The unsigned order key of a `Decimal256` literal's word (a `UInt256` column's value).
+fn word_key(literal: &Literal) -> Option<Arc<dyn PhysicalExpr>> {
+    match literal.value() {
+        ScalarValue::Decimal256(Some(word), precision, scale) => {
+            Some(Arc::new(Literal::new(ScalarValue::Decimal256(Some(unsigned_order_key(*word)), *precision, *scale))))
+        }
+        _ => None,
     }
 }
 
