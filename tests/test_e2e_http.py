@@ -115,6 +115,33 @@ def test_summary_header(server):
         server.query("DROP TABLE default.summ")
 
 
+def test_uint256_key_prunes_in_unsigned_order(server):
+    # Keys 0, 2^247, 2 * 2^247, ...: the upper half is at or above 2^255, which a signed
+    # comparison of the index's words would put below zero.
+    server.query("CREATE TABLE default.u256k (k UInt256, v UInt32) ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 16")
+    step = 2**247
+    try:
+        server.query(f"INSERT INTO default.u256k SELECT toUInt256(number) * toUInt256('{step}'), number FROM numbers(512)")
+        for where, expected, max_read in [
+            (f"k > toUInt256('{2**255 + 5 * step}')", list(range(262, 512)), 512 - 256),
+            (f"k >= {2**64}", list(range(1, 512)), 512),
+            (f"k < toUInt256('{2**255 + 3 * step}')", list(range(0, 259)), 259 + 16),
+            (f"k = toUInt256('{2**255 + 40 * step}')", [296], 16),
+            (f"toUInt256('{2**255 + 40 * step}') = k", [296], 16),
+            (f"k IN (toUInt256('{2**255 + 40 * step}'), toUInt256('{300 * step}'), 0)", [0, 296, 300], 3 * 16),
+            (f"k <= toUInt256('{7 * step}') AND k > -1", list(range(0, 8)), 16),
+            # A literal above UInt64 is a Float64: no pruning, the same rows.
+            (f"k <= {7 * step}", list(range(0, 8)), 512),
+        ]:
+            r = server.request(f"SELECT v FROM default.u256k WHERE {where} ORDER BY v")
+            assert r.status == 200, r.text
+            assert [int(x) for x in r.body.split()] == expected, where
+            summary = json.loads(r.headers["X-ClickHouse-Summary"])
+            assert int(summary["read_rows"]) <= max_read, (where, summary)
+    finally:
+        server.query("DROP TABLE default.u256k")
+
+
 def test_point_lookup_reads_only_its_granules(server):
     server.query("CREATE TABLE default.pl (id UInt64, v String) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity = 128")
     try:

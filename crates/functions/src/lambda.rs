@@ -1,4 +1,4 @@
-//! ClickHouse's array functions with a lambda: `arrayCount`, `arrayExists`, `arrayAll`,
+//! ClickHouse's array functions with a lambda: `arrayMap`, `arrayCount`, `arrayExists`, `arrayAll`,
 //! `arraySum`, `arrayMin`, `arrayMax`, `arraySort`, `arrayReverseSort`, `arrayFirst`,
 //! `arrayLast` (and their `Index` and `OrNull` forms), `arrayCumSum`,
 //! `arrayCumSumNonNegative`, `arrayDifference`, `arrayProduct`, `arrayAvg`,
@@ -50,7 +50,9 @@ enum Kind {
     PartialSort { descending: bool },
     /// The first (or last) element for which the lambda is true.
     Find { last: bool, found: Found },
-    /// `arrayMap` of several arrays (one array is DataFusion's `array_transform`).
+    /// `arrayMap`: the lambda's results, as arrays of the lambda's ClickHouse type
+    /// (DataFusion's `array_transform` would drop the type's metadata: `Array(Date)`
+    /// would be `Array(Date32)`, `Array(UInt128)` `Array(Decimal(39, 0))`).
     Map,
     /// `arrayFilter`: the first array's elements where the lambda is true (UInt8 or Bool,
     /// which DataFusion's `array_filter` would not take).
@@ -82,6 +84,7 @@ enum Found {
 
 /// ClickHouse names of the functions that take a lambda here.
 pub const LAMBDA_FUNCTIONS: &[&str] = &[
+    "arrayMap",
     "arrayCount",
     "arrayExists",
     "arrayAll",
@@ -113,10 +116,6 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
 
 /// Lambda functions that take a limit between the lambda and the arrays.
 pub const LIMIT_LAMBDA_FUNCTIONS: &[&str] = &["arrayPartialSort", "arrayPartialReverseSort"];
-
-/// Functions whose one-array lambda form is DataFusion's (`array_transform`); only their
-/// forms with several arrays are Granary's.
-pub const MULTI_ARRAY_LAMBDA_FUNCTIONS: &[&str] = &["arrayMap"];
 
 /// The name the lambda form of `function` is registered under.
 pub fn lambda_name(function: &str) -> String {

@@ -147,7 +147,7 @@ pub use tuple::MapPlanner;
 pub use literals::{check_string_number_comparisons, fixed_string_literals, type_expression_literals, type_literals};
 pub use combinators::{check_deprecated_window_functions, merge_aggregate_states};
 pub use float_comparisons::ieee_float_comparisons;
-pub use unsigned_order::{uint256_comparisons, uint256_sort_keys};
+pub use unsigned_order::{uint256_comparisons, uint256_sort_key, uint256_sort_keys};
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
 pub use parametric::parametric_aggregates;
@@ -392,9 +392,9 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
             add(key, udwf.name(), false, udwf.documentation().map(|d| d.description.as_str()));
         }
     }
-    // Functions the front end turns into something else (a lambda form, DataFusion's
-    // array_transform, a table-level unnest) still exist for users.
-    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayMap", "arrayJoin"]) {
+    // Functions the front end turns into something else (a lambda form, a table-level
+    // unnest) still exist for users.
+    for name in lambda::LAMBDA_FUNCTIONS.iter().chain(&["arrayJoin"]) {
         rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
             name: name.to_string(),
             is_aggregate: false,

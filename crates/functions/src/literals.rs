@@ -280,10 +280,14 @@ pub fn type_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
                 marked
             }
         };
-        let wide = wide_value_supertypes(marked.data)?;
+        // Lambda parameters get their types first: `greatest(toUInt128(y), x)` in a lambda
+        // needs the array's element type of `x`, not the Int64 of a literal being planned.
+        let typed_lambdas = resolve_lambda_types(marked.data)?;
+        let wide = wide_value_supertypes(typed_lambdas.data)?;
         let (union, unified) = union_supertypes(wide.data)?;
-        let transformed = marked.transformed || restated || wide.transformed || unified;
-        let resolved = resolve_lambda_types(union)?;
+        let transformed = marked.transformed || restated || typed_lambdas.transformed || wide.transformed || unified;
+        // The casts of `wide_value_supertypes` change what lambdas return.
+        let resolved = if wide.transformed { resolve_lambda_types(union)? } else { Transformed::no(union) };
         Ok(Transformed::new_transformed(resolved.data, transformed || resolved.transformed))
     })?;
     Ok(out.data)

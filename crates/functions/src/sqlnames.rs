@@ -5,9 +5,8 @@
 //! `normalize_ident` on the name). ClickHouse names are case-sensitive (`toUInt64`),
 //! except those ClickHouse marks case-insensitive (`SUM`, `Count`). So before planning,
 //! the front end rewrites function names: case-insensitive ones are lowercased, and all
-//! are marked quoted so DataFusion looks them up exactly as written. `arrayMap` with one
-//! array becomes DataFusion's `array_transform` (arguments swapped); the other functions that take a lambda (`arrayCount(x -> ..,
-//! arr)`, `arraySort(x -> .., arr)`, ...) are renamed to their higher-order forms (see
+//! are marked quoted so DataFusion looks them up exactly as written. The functions that
+//! take a lambda (`arrayMap(x -> .., arr)`, `arraySort(x -> .., arr)`, ...) are renamed to their higher-order forms (see
 //! [`crate::lambda`]). `arr[i]` and `map[key]` become `arrayElement` calls, ClickHouse's
 //! semantics of subscripts. Innermost `-If` and
 //! `-Distinct` combinators become `FILTER (WHERE ..)` and `DISTINCT` (see
@@ -163,17 +162,13 @@ fn trim_to_function(expr: &mut Expr) {
 /// function's higher-order form, checking that the lambda takes one parameter per array.
 fn rename_lambda_call(ident: &mut Ident, args: &FunctionArguments) -> Result<()> {
     let name = ident.value.as_str();
-    let multi_array_only = crate::lambda::MULTI_ARRAY_LAMBDA_FUNCTIONS.contains(&name);
-    if ident.quote_style.is_some() || !(crate::lambda::LAMBDA_FUNCTIONS.contains(&name) || multi_array_only) {
+    if ident.quote_style.is_some() || !crate::lambda::LAMBDA_FUNCTIONS.contains(&name) {
         return Ok(());
     }
     let FunctionArguments::List(list) = args else { return Ok(()) };
     let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(lambda)))) = list.args.first() else {
         return Ok(());
     };
-    if multi_array_only && list.args.len() <= 2 {
-        return Ok(());
-    }
     let before_arrays = if crate::lambda::LIMIT_LAMBDA_FUNCTIONS.contains(&name) { 2 } else { 1 };
     crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), list.args.len().saturating_sub(before_arrays))?;
     ident.value = crate::lambda::lambda_name(&ident.value);
@@ -236,20 +231,8 @@ pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
                     if ident.quote_style.is_none() && ident.value == "arrayJoin" {
                         ident.value = "unnest".to_string();
                     }
-                    // `arrayMap(x -> f(x), arr)`: DataFusion's higher-order function, which
-                    // takes the array first.
                     if let Err(e) = rename_lambda_call(ident, &function.args) {
                         return ControlFlow::Break(e);
-                    }
-                    let higher_order = match ident.value.as_str() {
-                        "arrayMap" if ident.quote_style.is_none() => Some("array_transform"),
-                        _ => None,
-                    };
-                    if let (Some(target), FunctionArguments::List(list)) = (higher_order, &mut function.args) {
-                        if list.args.len() == 2 && matches!(&list.args[0], FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Lambda(_)))) {
-                            list.args.swap(0, 1);
-                            ident.value = target.to_string();
-                        }
                     }
                     if ident.quote_style.is_none() {
                         if is_case_insensitive(&ident.value) {

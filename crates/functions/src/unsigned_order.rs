@@ -91,6 +91,12 @@ pub fn uint256_sort_keys(plan: LogicalPlan) -> Result<LogicalPlan> {
     Ok(out.data)
 }
 
+/// `key` by its [`UnsignedOrderKey`] when it is a `UInt256` (over `schema`), for plans
+/// that place their Sort after [`uint256_sort_keys`] (WITH FILL).
+pub fn uint256_sort_key(key: &SortExpr, schema: &DFSchema) -> SortExpr {
+    unsigned_sort_key(key, schema, &Arc::new(ScalarUDF::new_from_impl(UnsignedOrderKey::default())))
+}
+
 fn unsigned_sort_key(key: &SortExpr, schema: &DFSchema, order_key: &Arc<ScalarUDF>) -> SortExpr {
     if !is_uint256(&key.expr, schema) {
         return key.clone();

@@ -258,7 +258,7 @@ pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<Pendi
         return write_ordinary_block(inner, batches);
     }
     // Each partition's rows are copied once, in key order, straight from the batches.
-    let keys = inner.keys.sorting.iter().map(|k| crate::keys::evaluate_over(k, &batches)).collect::<Result<Vec<_>>>()?;
+    let keys = crate::keys::ordered_keys_over(&inner.keys.sorting, &batches)?;
     let positions = row_positions(&batches);
     let refs: Vec<&RecordBatch> = batches.iter().collect();
     write_each_split(inner.keys.split_batches_by_partition(&batches)?, |partition_id, indices| {
@@ -287,7 +287,7 @@ fn write_ordinary_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<
     // The block is not copied into one batch: rows are (batch, row) positions, and
     // only the key columns are evaluated into one array each.
     let positions = row_positions(&batches);
-    let keys = inner.keys.sorting.iter().map(|k| crate::keys::evaluate_over(k, &batches)).collect::<Result<Vec<_>>>()?;
+    let keys = crate::keys::ordered_keys_over(&inner.keys.sorting, &batches)?;
     let splits = inner.keys.split_batches_by_partition(&batches)?;
     // Each row's share of the block's bytes, summed per partition when there are several.
     let mut row_bytes: Option<Vec<usize>> = None;
@@ -415,7 +415,7 @@ fn is_sorted_run(inner: &Inner, batches: &[RecordBatch]) -> Result<bool> {
     let options = SortOptions { descending: false, nulls_first: true };
     let mut previous_last: Option<Vec<ArrayRef>> = None;
     for batch in batches.iter().filter(|b| b.num_rows() > 0) {
-        let keys = inner.keys.sorting.iter().map(|k| k.evaluate(batch)).collect::<Result<Vec<_>>>()?;
+        let keys = inner.keys.sorting.iter().map(|k| k.evaluate_ordered(batch)).collect::<Result<Vec<_>>>()?;
         let compare_rows = |left: &[ArrayRef], i: usize, right: &[ArrayRef], j: usize| -> Result<std::cmp::Ordering> {
             for (l, r) in left.iter().zip(right) {
                 match make_comparator(l.as_ref(), r.as_ref(), options)?(i, j) {
@@ -452,7 +452,7 @@ fn is_sorted_run(inner: &Inner, batches: &[RecordBatch]) -> Result<bool> {
 /// The (batch, row) positions of `batches`' rows in sorting-key order (stable): only
 /// the key columns are put together to sort.
 fn sorted_rows(inner: &Inner, batches: &[RecordBatch]) -> Result<Vec<(usize, usize)>> {
-    let keys = inner.keys.sorting.iter().map(|k| crate::keys::evaluate_over(k, batches)).collect::<Result<Vec<_>>>()?;
+    let keys = crate::keys::ordered_keys_over(&inner.keys.sorting, batches)?;
     key_order(&keys, &row_positions(batches), None)
 }
 

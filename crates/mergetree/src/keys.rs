@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, UInt32Array};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::array::{Array, ArrayRef, AsArray, UInt32Array};
+use arrow::datatypes::{DataType, Decimal256Type, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::{DFSchema, ScalarValue};
@@ -35,12 +35,36 @@ pub struct KeyExpr {
     pub column: Option<usize>,
     pub data_type: DataType,
     pub nullable: bool,
+    /// The key is a `UInt256`: its raw words (see `granary_types::wide`) order as signed
+    /// numbers, so whatever orders rows by it goes through [`KeyExpr::evaluate_ordered`],
+    /// and the primary index's values of it are no bounds for Arrow's comparisons.
+    pub unsigned_words: bool,
 }
 
 impl KeyExpr {
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<ArrayRef> {
         Ok(self.expr.evaluate(batch)?.into_array(batch.num_rows())?)
     }
+
+    /// The key's values in a form whose Arrow order is ClickHouse's order of the key.
+    pub fn evaluate_ordered(&self, batch: &RecordBatch) -> Result<ArrayRef> {
+        Ok(self.in_key_order(self.evaluate(batch)?))
+    }
+
+    /// `values` of this key (as [`KeyExpr::evaluate`] gives them) in a form whose Arrow
+    /// order is ClickHouse's: `UInt256` words with the top bit flipped.
+    pub fn in_key_order(&self, values: ArrayRef) -> ArrayRef {
+        match values.as_primitive_opt::<Decimal256Type>() {
+            Some(words) if self.unsigned_words => Arc::new(granary_types::wide::unsigned_order_keys(words)),
+            _ => values,
+        }
+    }
+}
+
+/// The sorting-key values of the rows of `batches`, one after the other, in the form
+/// whose Arrow order is the table's order ([`KeyExpr::evaluate_ordered`]).
+pub fn ordered_keys_over(keys: &[KeyExpr], batches: &[RecordBatch]) -> Result<Vec<ArrayRef>> {
+    keys.iter().map(|k| Ok(k.in_key_order(evaluate_over(k, batches)?))).collect()
 }
 
 /// Every key of a table, planned.
@@ -429,10 +453,11 @@ impl Planner {
         let data_type = expr.data_type(&self.schema)?;
         let nullable = expr.nullable(&self.schema)?;
         let column = expr.downcast_ref::<Column>().map(|c| c.index());
+        let unsigned_words = granary_types::ChType::from_field(expr.return_field(&self.schema)?.as_ref()).base() == &granary_types::ChType::UInt256;
         if matches!(data_type, DataType::List(_) | DataType::Map(..) | DataType::Struct(_)) {
             return Err(Error::new(ErrorCode::ILLEGAL_COLUMN, format!("Key expression {text} has type {data_type}, which cannot be in a key")));
         }
-        Ok(KeyExpr { text: text.to_string(), expr, column, data_type, nullable })
+        Ok(KeyExpr { text: text.to_string(), expr, column, data_type, nullable, unsigned_words })
     }
 }
 

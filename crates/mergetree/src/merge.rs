@@ -513,7 +513,7 @@ impl<'a> Merger<'a> {
         }
         c.rows = match &self.converter {
             Some(conv) => {
-                let keys: Vec<ArrayRef> = self.inner.keys.sorting.iter().map(|k| k.evaluate(&batch)).collect::<Result<_>>()?;
+                let keys: Vec<ArrayRef> = self.inner.keys.sorting.iter().map(|k| k.evaluate_ordered(&batch)).collect::<Result<_>>()?;
                 Some(conv.convert_columns(&keys)?)
             }
             None => None,

@@ -28,14 +28,17 @@
 use std::sync::Arc;
 
 use arrow::array::{new_null_array, Array, ArrayRef};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{i256, DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::logical_expr::{utils::conjunction, Expr, Operator};
-use datafusion::physical_expr::expressions::{BinaryExpr, CastExpr, Column, Literal};
+use datafusion::physical_expr::expressions::{BinaryExpr, CastExpr, Column, InListExpr, Literal};
 use datafusion::physical_expr::{PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningPredicateBuilder};
+
+use granary_types::wide::unsigned_order_key;
+use granary_types::ChType;
 
 use crate::keys::TableKeys;
 
@@ -46,6 +49,10 @@ pub enum VirtualSource {
     KeyElement(usize),
     /// `expr` (over the table schema) of table column `column`, non-decreasing in it.
     Derived { column: usize, expr: Arc<dyn PhysicalExpr> },
+    /// Sorting-key element `j`, a `UInt256` column, as its unsigned order keys
+    /// (`granary_types::wide::unsigned_order_key`): the primary index's values of it
+    /// mapped so that Arrow compares them as ClickHouse does.
+    UnsignedKey(usize),
 }
 
 #[derive(Debug, Clone)]
@@ -128,6 +135,9 @@ impl Builder<'_> {
             if e.downcast_ref::<Column>().is_some() || e.downcast_ref::<Literal>().is_some() {
                 return Ok(Transformed::no(e));
             }
+            if let Some(comparison) = self.unsigned_key_comparison(&e) {
+                return Ok(Transformed::new(comparison, true, datafusion::common::tree_node::TreeNodeRecursion::Jump));
+            }
             let text = e.to_string();
             if let Some(j) = self.keys.primary().iter().position(|k| k.column.is_none() && k.expr.to_string() == text) {
                 let data_type = self.keys.sorting[j].data_type.clone();
@@ -147,6 +157,96 @@ impl Builder<'_> {
             Ok(t) => t.data,
             Err(_) => expr,
         }
+    }
+
+    /// A comparison of a `UInt256` key column with a constant, as the query planner
+    /// leaves it (`greater(k, lit) != 0`, ClickHouse's comparison of wide words), as a
+    /// comparison of [`VirtualSource::UnsignedKey`] with the constant's key. None for
+    /// anything else, and for constants below zero (which no `UInt256` equals).
+    fn unsigned_key_comparison(&mut self, expr: &Arc<dyn PhysicalExpr>) -> Option<Arc<dyn PhysicalExpr>> {
+        if let Some(in_list) = expr.downcast_ref::<InListExpr>() {
+            return self.unsigned_key_in_list(in_list);
+        }
+        if let Some(equality) = self.unsigned_key_equality(expr) {
+            return Some(equality);
+        }
+        let test = expr.downcast_ref::<BinaryExpr>().filter(|b| *b.op() == Operator::NotEq)?;
+        if !test.right().downcast_ref::<Literal>().is_some_and(|zero| zero.value() == &ScalarValue::UInt8(Some(0))) {
+            return None;
+        }
+        let function = test.left().downcast_ref::<ScalarFunctionExpr>()?;
+        let op = match function.name() {
+            "equals" => Operator::Eq,
+            "notEquals" => Operator::NotEq,
+            "less" => Operator::Lt,
+            "greater" => Operator::Gt,
+            "lessOrEquals" => Operator::LtEq,
+            "greaterOrEquals" => Operator::GtEq,
+            _ => return None,
+        };
+        let (column, literal, op) = match function.args() {
+            [a, b] => match (a.downcast_ref::<Column>(), b.downcast_ref::<Literal>(), b.downcast_ref::<Column>(), a.downcast_ref::<Literal>()) {
+                (Some(c), Some(l), _, _) => (c.index(), l, op),
+                (_, _, Some(c), Some(l)) => (c.index(), l, op.swap()?),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let j = self.keys.primary().iter().position(|k| k.unsigned_words && k.column == Some(column))?;
+        let literal_is_uint256 = literal.return_field(self.schema).ok().is_some_and(|f| ChType::from_field(&f).base() == &ChType::UInt256);
+        let value = match literal.value() {
+            ScalarValue::Decimal256(Some(v), _, 0) => *v,
+            ScalarValue::Decimal128(Some(v), _, 0) => i256::from_i128(*v),
+            ScalarValue::Int8(Some(v)) => i256::from_i128(i128::from(*v)),
+            ScalarValue::Int16(Some(v)) => i256::from_i128(i128::from(*v)),
+            ScalarValue::Int32(Some(v)) => i256::from_i128(i128::from(*v)),
+            ScalarValue::Int64(Some(v)) => i256::from_i128(i128::from(*v)),
+            ScalarValue::UInt8(Some(v)) => i256::from_i128(i128::from(*v)),
+            ScalarValue::UInt16(Some(v)) => i256::from_i128(i128::from(*v)),
+            ScalarValue::UInt32(Some(v)) => i256::from_i128(i128::from(*v)),
+            ScalarValue::UInt64(Some(v)) => i256::from_i128(i128::from(*v)),
+            // Floats, NULL and the rest: no pruning.
+            _ => return None,
+        };
+        if value.is_negative() && !literal_is_uint256 {
+            return None;
+        }
+        let data_type = self.keys.sorting[j].data_type.clone();
+        let key = Literal::new(ScalarValue::Decimal256(Some(unsigned_order_key(value)), 76, 0));
+        Some(Arc::new(BinaryExpr::new(self.add(VirtualSource::UnsignedKey(j), data_type), op, Arc::new(key))))
+    }
+
+    /// `k = w` or `k != w` of a `UInt256` key column and a word of its type, as DataFusion
+    /// compares them (an `IN` list of a few items becomes such equalities), over
+    /// [`VirtualSource::UnsignedKey`].
+    fn unsigned_key_equality(&mut self, expr: &Arc<dyn PhysicalExpr>) -> Option<Arc<dyn PhysicalExpr>> {
+        let binary = expr.downcast_ref::<BinaryExpr>().filter(|b| matches!(b.op(), Operator::Eq | Operator::NotEq))?;
+        let (column, literal) = match (binary.left().downcast_ref::<Column>(), binary.right().downcast_ref::<Literal>()) {
+            (Some(c), Some(l)) => (c, l),
+            _ => (binary.right().downcast_ref::<Column>()?, binary.left().downcast_ref::<Literal>()?),
+        };
+        let j = self.unsigned_key_element(column)?;
+        let key = word_key(literal)?;
+        let data_type = self.keys.sorting[j].data_type.clone();
+        Some(Arc::new(BinaryExpr::new(self.add(VirtualSource::UnsignedKey(j), data_type), *binary.op(), key)))
+    }
+
+    /// The primary-key element that is `UInt256` column `column`.
+    fn unsigned_key_element(&self, column: &Column) -> Option<usize> {
+        self.keys.primary().iter().position(|k| k.unsigned_words && k.column == Some(column.index()))
+    }
+
+    /// `k IN (w1, w2, ...)` of a `UInt256` key column over [`VirtualSource::UnsignedKey`]:
+    /// the list holds words of the column's type (DataFusion cast it), which match by
+    /// their bits, so their keys are exact.
+    fn unsigned_key_in_list(&mut self, in_list: &InListExpr) -> Option<Arc<dyn PhysicalExpr>> {
+        let j = self.unsigned_key_element(in_list.expr().downcast_ref::<Column>()?)?;
+        let keys = in_list.list().iter().map(|item| word_key(item.downcast_ref::<Literal>()?)).collect::<Option<Vec<_>>>()?;
+        let data_type = self.keys.sorting[j].data_type.clone();
+        let key_column = self.add(VirtualSource::UnsignedKey(j), data_type);
+        // The list is checked against the schema the virtual column is part of.
+        let extended = Schema::new(self.schema.fields().iter().map(|f| f.as_ref().clone()).chain(self.fields.iter().cloned()).collect::<Vec<_>>());
+        Some(Arc::new(InListExpr::try_new(key_column, keys, in_list.negated(), &extended).ok()?))
     }
 
     /// `c op lit` conjuncts on columns that an expression key element is monotonic in,
@@ -187,6 +287,16 @@ impl Builder<'_> {
             }
         }
         out
+    }
+}
+
+/// The unsigned order key of a `Decimal256` literal's word (a `UInt256` column's value).
+fn word_key(literal: &Literal) -> Option<Arc<dyn PhysicalExpr>> {
+    match literal.value() {
+        ScalarValue::Decimal256(Some(word), precision, scale) => {
+            Some(Arc::new(Literal::new(ScalarValue::Decimal256(Some(unsigned_order_key(*word)), *precision, *scale))))
+        }
+        _ => None,
     }
 }
 

@@ -27,7 +27,8 @@ use crate::reader::PartReader;
 /// Reads the rows whose first sorting-key column equals one of `request.keys`, or
 /// `None` when the column is not that key column.
 pub fn point_read(inner: &Inner, request: &PointReadRequest) -> Option<Result<PointReadResult>> {
-    let key_column = inner.keys.sorting.first().filter(|_| inner.keys.primary_len > 0)?.column?;
+    // The binary searches compare in Arrow's order, which is not a `UInt256` key's.
+    let key_column = inner.keys.sorting.first().filter(|k| inner.keys.primary_len > 0 && !k.unsigned_words)?.column?;
     if inner.schema.field(key_column).name() != &request.column {
         return None;
     }

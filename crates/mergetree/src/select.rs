@@ -131,13 +131,10 @@ impl PartStats<'_> {
     fn bound(&self, column: &Column, max: bool) -> Option<ArrayRef> {
         if let Some(v) = self.pruning.virtual_column(&column.name) {
             return match &v.source {
-                VirtualSource::KeyElement(0) => {
-                    let pieces: Vec<ArrayRef> =
-                        self.parts.iter().map(|p| if max { p.primary[0].slice(p.granules(), 1) } else { p.primary[0].slice(0, 1) }).collect();
-                    let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
-                    concat(&refs).ok()
-                }
+                VirtualSource::KeyElement(0) if !self.keys.sorting[0].unsigned_words => first_key_bounds(self.parts, max),
                 VirtualSource::KeyElement(_) => None,
+                VirtualSource::UnsignedKey(0) => Some(self.keys.sorting[0].in_key_order(first_key_bounds(self.parts, max)?)),
+                VirtualSource::UnsignedKey(_) => None,
                 VirtualSource::Derived { column, expr } => {
                     let name = Column::new_unqualified(self.schema.field(*column).name());
                     derived_bounds(self.schema, *column, expr, self.column_bound(&name, max)?)
@@ -223,11 +220,19 @@ impl PartStatistics {
 pub(crate) fn part_column_bounds(parts: &[Arc<Part>], keys: &TableKeys, column: usize, max: bool) -> Option<ArrayRef> {
     let pieces: Vec<ArrayRef> = if let Some(j) = keys.partition_columns.iter().position(|&c| c == column) {
         parts.iter().map(|p| p.minmax[j].slice(usize::from(max), 1)).collect()
-    } else if keys.primary_len > 0 && keys.sorting[0].column == Some(column) {
-        parts.iter().map(|p| if max { p.primary[0].slice(p.granules(), 1) } else { p.primary[0].slice(0, 1) }).collect()
+    } else if keys.primary_len > 0 && keys.sorting[0].column == Some(column) && !keys.sorting[0].unsigned_words {
+        return first_key_bounds(parts, max);
     } else {
         return None;
     };
+    let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
+    concat(&refs).ok()
+}
+
+/// Per part, the first (`max` false) or last entry of the primary index's first key
+/// element: the part's range of that element, as the index holds the values.
+fn first_key_bounds(parts: &[Arc<Part>], max: bool) -> Option<ArrayRef> {
+    let pieces: Vec<ArrayRef> = parts.iter().map(|p| if max { p.primary[0].slice(p.granules(), 1) } else { p.primary[0].slice(0, 1) }).collect();
     let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
     concat(&refs).ok()
 }
@@ -245,6 +250,7 @@ impl GranuleStats<'_> {
         if let Some(v) = self.pruning.virtual_column(&column.name) {
             return match &v.source {
                 VirtualSource::KeyElement(j) => self.key_bound(*j, max),
+                VirtualSource::UnsignedKey(j) => Some(self.keys.sorting[*j].in_key_order(self.index_bound(*j, max)?)),
                 VirtualSource::Derived { column, expr } => {
                     let j = self.keys.primary().iter().position(|k| k.column == Some(*column))?;
                     derived_bounds(self.schema, *column, expr, self.key_bound(j, max)?)
@@ -259,6 +265,15 @@ impl GranuleStats<'_> {
     /// Bounds of primary-key element `j` per granule (unknown where a previous element
     /// changes inside the granule).
     fn key_bound(&self, j: usize, max: bool) -> Option<ArrayRef> {
+        if self.keys.sorting[j].unsigned_words {
+            return None;
+        }
+        self.index_bound(j, max)
+    }
+
+    /// [`Self::key_bound`] as the primary index holds the values, in Arrow's order even
+    /// where that is not the key's.
+    fn index_bound(&self, j: usize, max: bool) -> Option<ArrayRef> {
         let n = self.part.granules();
         let values = self.part.primary[j].slice(usize::from(max), n);
         if j == 0 {

@@ -7,9 +7,10 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow::array::{new_null_array, Array, ArrayRef, AsArray, Float64Array, Int64Array, RecordBatch};
+use arrow::array::{new_null_array, Array, ArrayRef, AsArray, Float64Array, Int64Array, PrimitiveArray, RecordBatch};
 use arrow::compute::{cast, concat, interleave};
-use arrow::datatypes::{DataType, Float64Type, Int64Type, SchemaRef};
+use arrow::datatypes::{i256, DataType, Decimal256Type, Float64Type, Int64Type, SchemaRef};
+use granary_types::wide::{unsigned_order_key, unsigned_order_keys, WideInt};
 use arrow::row::{OwnedRow, RowConverter, SortField};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::ScalarValue;
@@ -235,13 +236,18 @@ impl Filler {
         }
     }
 
-    /// The WITH FILL key columns of `batch` as `Int64` or `Float64`.
+    /// The WITH FILL key columns of `batch` as `Int64`, `Float64` or (wide integers, in
+    /// [`FillValue::Wide`]'s order form) `Decimal256`.
     fn carriers(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
         self.spec
             .keys
             .iter()
             .map(|(column, key)| {
                 let array = batch.column(*column);
+                if let Some(wide) = key.wide {
+                    let words = wide.widen(array.as_ref())?;
+                    return Ok(Arc::new(if wide == WideInt::UInt256 { unsigned_order_keys(&words) } else { words }) as ArrayRef);
+                }
                 let carrier = if key.is_float() { DataType::Float64 } else { DataType::Int64 };
                 let array = if array.data_type() == &DataType::Date32 { cast(array, &DataType::Int32)? } else { array.clone() };
                 Ok(cast(&array, &carrier)?)
@@ -431,6 +437,18 @@ impl Filler {
         let field = self.schema.field(column);
         let nullable = ChType::from_field(field).is_nullable();
         let fill_null = |v: &Option<FillValue>, zero: FillValue| if nullable { *v } else { Some(v.unwrap_or(zero)) };
+        if let Some(wide) = self.keys[key].wide {
+            // Order form back to the value: a `UInt256`'s flip is its own inverse.
+            let value_of = |v: i256| if wide == WideInt::UInt256 { unsigned_order_key(v) } else { v };
+            let words: PrimitiveArray<Decimal256Type> = values
+                .iter()
+                .map(|v| match fill_null(v, FillValue::Wide(value_of(i256::ZERO))) {
+                    Some(FillValue::Wide(w)) => Some(value_of(w)),
+                    _ => None,
+                })
+                .collect();
+            return Ok(wide.narrow(&words));
+        }
         let carrier: ArrayRef = if self.keys[key].is_float() {
             Arc::new(
                 values
@@ -438,7 +456,7 @@ impl Filler {
                     .map(|v| match fill_null(v, FillValue::Float(0.0)) {
                         Some(FillValue::Float(f)) => Some(f),
                         Some(FillValue::Int(i)) => Some(i as f64),
-                        None => None,
+                        Some(FillValue::Wide(_)) | None => None,
                     })
                     .collect::<Float64Array>(),
             )
@@ -449,7 +467,7 @@ impl Filler {
                     .map(|v| match fill_null(v, FillValue::Int(0)) {
                         Some(FillValue::Int(i)) => Some(i),
                         Some(FillValue::Float(f)) => Some(f as i64),
-                        None => None,
+                        Some(FillValue::Wide(_)) | None => None,
                     })
                     .collect::<Int64Array>(),
             )
@@ -488,6 +506,7 @@ fn carrier_value(array: &ArrayRef, row: usize) -> Option<FillValue> {
     }
     match array.data_type() {
         DataType::Float64 => Some(FillValue::Float(array.as_primitive::<Float64Type>().value(row))),
+        DataType::Decimal256(..) => Some(FillValue::Wide(array.as_primitive::<Decimal256Type>().value(row))),
         _ => Some(FillValue::Int(array.as_primitive::<Int64Type>().value(row))),
     }
 }

@@ -28,7 +28,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use arrow::array::RecordBatchOptions;
-use arrow::datatypes::{DataType, Schema, TimeUnit};
+use arrow::datatypes::{i256, DataType, Schema, TimeUnit};
 use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
@@ -44,6 +44,7 @@ use datafusion::sql::sqlparser::ast::{self, Visitor};
 use granary_sql::walk::walk;
 use granary_common::{Error, ErrorCode, Result};
 use granary_functions::tz::{days_from_civil, parse_tz};
+use granary_types::wide::{unsigned_order_key, WideInt};
 use granary_types::{ChType, IntervalKind};
 
 use row::{CalendarUnit, FillKey, FillStep, FillValue};
@@ -255,6 +256,8 @@ fn fill_over_sort(state: &SessionState, sort: Sort, clause: &FillClause) -> Resu
     let key_columns: Vec<usize> = keys.iter().map(column_of).collect::<Result<_>>()?;
     let (interpolate_columns, interpolate) = interpolation(state, &schema, &key_columns, &prefix, clause)?;
     let spec = FillSpec { description: describe(&schema, &fill_keys, &prefix, &interpolate_columns), keys: fill_keys, prefix, interpolate_columns };
+    // `UInt256` keys sort by their unsigned order key, as everywhere else.
+    let keys: Vec<SortExpr> = keys.iter().map(|key| granary_functions::uint256_sort_key(key, &schema)).collect();
     let sorted = LogicalPlan::Sort(Sort { expr: keys.clone(), input, fetch: sort.fetch });
     let node = FillNode { input: sorted, sort: keys, spec: Arc::new(spec), interpolate };
     let filled = LogicalPlan::Extension(Extension { node: Arc::new(node) });
@@ -318,6 +321,8 @@ enum KeyKind {
     Date { min: i64, max: i64 },
     /// `DateTime` (one tick per second, `max` = u32::MAX) or `DateTime64`.
     Time { ticks_per_second: i64, tz: String, max: Option<i64> },
+    /// `Int128`, `UInt128`, `Int256` or `UInt256`: values are [`FillValue::Wide`].
+    Wide(WideInt),
 }
 
 fn key_kind(field: &arrow::datatypes::Field, state: &SessionState) -> Result<(KeyKind, ChType)> {
@@ -347,7 +352,10 @@ fn key_kind(field: &arrow::datatypes::Field, state: &SessionState) -> Result<(Ke
             let max = matches!(base, ChType::DateTime(_)).then_some(u32::MAX.into());
             KeyKind::Time { ticks_per_second, tz: tz.as_deref().map(str::to_string).unwrap_or_else(server_tz), max }
         }
-        _ => return Err(incompatible(&ch)),
+        _ => match WideInt::of(&base) {
+            Some(wide) => KeyKind::Wide(wide),
+            None => return Err(incompatible(&ch)),
+        },
     };
     Ok((kind, ch))
 }
@@ -365,7 +373,18 @@ fn fill_key(state: &SessionState, with_fill: &ast::WithFill, field: &arrow::data
             Some(expr) => bound_value(&kind, &ch, &constant(state, expr)?),
         }
     };
-    let (from, to) = (bound(&with_fill.from)?, bound(&with_fill.to)?);
+    let (from, to) = match kind {
+        KeyKind::Wide(wide) => {
+            let bound = |expr: &Option<ast::Expr>| -> Result<Option<FillValue>> {
+                match expr {
+                    None => Ok(None),
+                    Some(expr) => Ok(wide_constant(wide, &ch, typed_constant(state, expr)?, true)?.map(FillValue::Wide)),
+                }
+            };
+            (bound(&with_fill.from)?, bound(&with_fill.to)?)
+        }
+        _ => (bound(&with_fill.from)?, bound(&with_fill.to)?),
+    };
     if let (Some(from), Some(to)) = (from, to) {
         if asc && row::less(Some(to), Some(from), 1) {
             return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "WITH FILL TO value cannot be less than FROM value for sorting in ascending direction"));
@@ -379,9 +398,17 @@ fn fill_key(state: &SessionState, with_fill: &ast::WithFill, field: &arrow::data
             return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, format!("WITH FILL bound values cannot be negative for unsigned type {}", ch.strip_nullable())));
         }
     }
-    let step = match &with_fill.step {
-        None => numeric_step(&kind, &ch, &ScalarValue::Int64(Some(i64::from(direction))))?,
-        Some(expr) => step_value(&kind, &ch, typed_constant(state, expr)?)?,
+    let step = match (&kind, &with_fill.step) {
+        (KeyKind::Wide(_), None) => FillStep::Add(FillValue::Wide(i256::from_i128(i128::from(direction)))),
+        (KeyKind::Wide(wide), Some(expr)) => match typed_constant(state, expr)? {
+            interval @ (_, ChType::Interval(_)) => step_value(&kind, &ch, interval)?,
+            amount => match wide_constant(*wide, &ch, amount, false)? {
+                Some(amount) => FillStep::Add(FillValue::Wide(amount)),
+                None => return Err(incompatible(&ch)),
+            },
+        },
+        (_, None) => numeric_step(&kind, &ch, &ScalarValue::Int64(Some(i64::from(direction))))?,
+        (_, Some(expr)) => step_value(&kind, &ch, typed_constant(state, expr)?)?,
     };
     let (zero, negative) = match &step {
         FillStep::Add(v) => (v.is_zero(), v.is_negative()),
@@ -396,12 +423,24 @@ fn fill_key(state: &SessionState, with_fill: &ast::WithFill, field: &arrow::data
     if !asc && !negative {
         return Err(Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, "WITH FILL STEP value cannot be positive for sorting in descending direction"));
     }
+    // ClickHouse converts the step to the column's type: a descending fill of an unsigned
+    // wide integer fails there.
+    if let (KeyKind::Wide(wide @ (WideInt::UInt128 | WideInt::UInt256)), FillStep::Add(step), true) = (&kind, &step, negative) {
+        return Err(Error::new(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Cannot convert value '{step}': it cannot be represented as {}", wide.ch_type())));
+    }
     let range = match kind {
-        KeyKind::Integer { min, max } | KeyKind::Date { min, max } => Some((min, max)),
-        KeyKind::Time { max: Some(max), .. } => Some((0, max)),
-        KeyKind::Float | KeyKind::Time { max: None, .. } => None,
+        KeyKind::Integer { min, max } | KeyKind::Date { min, max } => Some((FillValue::Int(min), FillValue::Int(max))),
+        KeyKind::Time { max: Some(max), .. } => Some((FillValue::Int(0), FillValue::Int(max))),
+        KeyKind::Wide(WideInt::Int128) => Some((FillValue::Wide(i256::from_i128(i128::MIN)), FillValue::Wide(i256::from_i128(i128::MAX)))),
+        KeyKind::Wide(WideInt::UInt128) => Some((FillValue::Wide(i256::ZERO), FillValue::Wide(i256::from_parts(u128::MAX, 0)))),
+        // 256-bit values leave the type exactly when the step's `i256` addition overflows.
+        KeyKind::Wide(WideInt::Int256 | WideInt::UInt256) | KeyKind::Float | KeyKind::Time { max: None, .. } => None,
     };
-    Ok(FillKey { direction, from, to, step, range, type_name: ch.strip_nullable().to_string() })
+    let wide = match kind {
+        KeyKind::Wide(wide) => Some(wide),
+        _ => None,
+    };
+    Ok(FillKey { direction, from, to, step, range, type_name: ch.strip_nullable().to_string(), wide })
 }
 
 /// Evaluates a constant expression (FROM, TO, STEP) planned by DataFusion.
@@ -446,6 +485,53 @@ fn bound_value(kind: &KeyKind, ch: &ChType, value: &ScalarValue) -> Result<Optio
     Ok(Some(value))
 }
 
+/// A FROM, TO (`bound`) or STEP constant for a wide integer column of type `wide`, as
+/// ClickHouse converts it: a 256-bit constant is no value for a 128-bit column, and one
+/// the column's type cannot hold is an error. Bounds come in [`FillValue::Wide`]'s order
+/// form, steps as plain amounts; `None` for NULL.
+fn wide_constant(wide: WideInt, ch: &ChType, (value, value_type): (ScalarValue, ChType), bound: bool) -> Result<Option<i256>> {
+    let value_wide = WideInt::of(value_type.strip_nullable());
+    let is_256_bit = |w: Option<WideInt>| matches!(w, Some(WideInt::Int256 | WideInt::UInt256));
+    if !is_256_bit(Some(wide)) && is_256_bit(value_wide) {
+        return Err(incompatible(ch));
+    }
+    let out_of_bound = || Error::new(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Cannot convert value '{value}': it cannot be represented as {}", wide.ch_type()));
+    let small = |v: i128| Ok((i256::from_i128(v), false));
+    // The constant's 256-bit word, and whether that word is a `UInt256`'s raw bits.
+    let (word, raw_uint256) = match &value {
+        v if v.is_null() => return Ok(None),
+        ScalarValue::Decimal128(Some(v), _, 0) if value_wide.is_some() => small(*v),
+        ScalarValue::Decimal256(Some(v), _, 0) if value_wide.is_some() => Ok((*v, value_wide == Some(WideInt::UInt256))),
+        ScalarValue::Int8(Some(v)) => small((*v).into()),
+        ScalarValue::Int16(Some(v)) => small((*v).into()),
+        ScalarValue::Int32(Some(v)) => small((*v).into()),
+        ScalarValue::Int64(Some(v)) => small((*v).into()),
+        ScalarValue::UInt8(Some(v)) => small((*v).into()),
+        ScalarValue::UInt16(Some(v)) => small((*v).into()),
+        ScalarValue::UInt32(Some(v)) => small((*v).into()),
+        ScalarValue::UInt64(Some(v)) => small((*v).into()),
+        ScalarValue::Float32(Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e18 => small(*f as i128),
+        ScalarValue::Float64(Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e18 => small(*f as i128),
+        ScalarValue::Float32(_) | ScalarValue::Float64(_) => Err(out_of_bound()),
+        _ => Err(incompatible(ch)),
+    }?;
+    let above_i256 = raw_uint256 && word.is_negative();
+    if !bound {
+        return if above_i256 { Err(out_of_bound()) } else { Ok(Some(word)) };
+    }
+    let fits = match wide {
+        WideInt::Int128 => word.to_i128().is_some(),
+        WideInt::UInt128 => !word.is_negative() && word.to_parts().1 == 0,
+        WideInt::Int256 => !above_i256,
+        WideInt::UInt256 => raw_uint256 || !word.is_negative(),
+    };
+    match (fits, wide) {
+        (false, _) => Err(out_of_bound()),
+        (true, WideInt::UInt256) => Ok(Some(unsigned_order_key(word))),
+        (true, _) => Ok(Some(word)),
+    }
+}
+
 /// `v` ticks of `from_per_second` per second in the column's ticks; sub-tick parts are an error.
 fn rescale(v: i64, from_per_second: i64, to_per_second: i64, ch: &ChType) -> Result<i64> {
     let scaled = if to_per_second >= from_per_second {
@@ -477,7 +563,7 @@ fn numeric_step(kind: &KeyKind, ch: &ChType, value: &ScalarValue) -> Result<Fill
         (KeyKind::Float, _) => FillValue::Float(float.or(integer.map(|i| i as f64)).unwrap_or_default()),
         (KeyKind::Integer { .. } | KeyKind::Date { .. }, Some(i)) => FillValue::Int(i),
         (KeyKind::Time { ticks_per_second, .. }, Some(i)) => FillValue::Int(i.checked_mul(*ticks_per_second).ok_or_else(|| incompatible(ch))?),
-        (_, None) => return Err(incompatible(ch)),
+        (KeyKind::Wide(_), _) | (_, None) => return Err(incompatible(ch)),
     };
     Ok(FillStep::Add(step))
 }
@@ -535,7 +621,7 @@ fn step_value(kind: &KeyKind, ch: &ChType, (value, value_type): (ScalarValue, Ch
             }
             Ok(FillStep::Add(FillValue::Int(nanos / nanos_per_tick)))
         }
-        KeyKind::Integer { .. } | KeyKind::Float => Err(Error::new(
+        KeyKind::Integer { .. } | KeyKind::Float | KeyKind::Wide(_) => Err(Error::new(
             ErrorCode::INVALID_WITH_FILL_EXPRESSION,
             format!("STEP of Interval type can be used only with Date/DateTime types, but got {}", ch.strip_nullable()),
         )),
@@ -547,7 +633,7 @@ fn describe(schema: &DFSchema, keys: &[(usize, FillKey)], prefix: &[usize], inte
     let keys: Vec<String> = keys
         .iter()
         .map(|(c, k)| {
-            let bound = |v: Option<FillValue>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            let bound = |v: Option<FillValue>| v.map(|v| k.text(v)).unwrap_or_else(|| "-".into());
             format!("{} {} from={} to={} step={:?}", name(*c), if k.direction > 0 { "ASC" } else { "DESC" }, bound(k.from), bound(k.to), k.step)
         })
         .collect();
@@ -571,7 +657,7 @@ pub(crate) struct FillSpec {
 #[derive(Debug, Clone)]
 pub(crate) struct FillNode {
     input: LogicalPlan,
-    /// The Sort's keys, all columns of `input`.
+    /// The Sort's keys: columns of `input`, a `UInt256` one by its unsigned order key.
     sort: Vec<SortExpr>,
     spec: Arc<FillSpec>,
     /// One per `spec.interpolate_columns`, over the previous row.
@@ -650,9 +736,7 @@ impl ExtensionPlanner for FillPlanner {
         let interpolate = fill.interpolate.iter().map(|e| planner.create_physical_expr(e, input_schema, session_state, planning_ctx)).collect::<datafusion::common::Result<Vec<_>>>()?;
         let mut ordering = Vec::with_capacity(fill.sort.len());
         for key in &fill.sort {
-            let Expr::Column(column) = &key.expr else { return datafusion::common::internal_err!("Fill sort key is not a column") };
-            let index = input_schema.index_of_column(column)?;
-            let expr = Arc::new(datafusion::physical_expr::expressions::Column::new(column.name(), index));
+            let expr = planner.create_physical_expr(&key.expr, input_schema, session_state, planning_ctx)?;
             ordering.push(PhysicalSortExpr::new(expr, arrow::compute::SortOptions { descending: !key.asc, nulls_first: key.nulls_first }));
         }
         let ordering = LexOrdering::new(ordering);

@@ -1,28 +1,35 @@
 //! The value arithmetic of WITH FILL and the row that walks the gaps between sorted rows.
 //!
 //! Values are carried as `i64` (integers, `Date` days, `DateTime` seconds, `DateTime64`
-//! ticks in the column's Arrow unit) or `f64` (floats), as ClickHouse carries them in
-//! `Int64`/`Decimal64`/`Float64` fields. [`FillingRow`] follows ClickHouse's `FillingRow`
+//! ticks in the column's Arrow unit), `f64` (floats) or `i256` (wide integers), as
+//! ClickHouse carries them in `Int64`/`Decimal64`/`Float64`/wide integer fields. [`FillingRow`] follows ClickHouse's `FillingRow`
 //! step for step (without `STALENESS`), because which rows appear at the edges (`FROM`
 //! before the first row, `TO` after the last, several WITH FILL keys at once) is decided
 //! by that algorithm's details, not by a simpler rule.
 
 use std::cmp::Ordering;
 
+use arrow::datatypes::i256;
 use granary_common::{Error, ErrorCode, Result};
 use granary_functions::tz::{civil_from_days, days_from_civil, days_in_month, SessionTz};
+use granary_types::wide::{unsigned_order_key, WideInt};
 
 /// One value of a WITH FILL key; `None` in a row stands for NULL.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum FillValue {
     Int(i64),
     Float(f64),
+    /// A wide integer in its order form: the value itself, except that a `UInt256` value
+    /// is its flipped bits (`granary_types::wide::unsigned_order_key`, the value minus
+    /// 2^255), so that `i256` order and addition are the value's. Steps are plain values.
+    Wide(i256),
 }
 
 impl FillValue {
     fn cmp(self, other: FillValue) -> Ordering {
         match (self, other) {
             (FillValue::Int(a), FillValue::Int(b)) => a.cmp(&b),
+            (FillValue::Wide(a), FillValue::Wide(b)) => a.cmp(&b),
             (a, b) => a.as_f64().partial_cmp(&b.as_f64()).unwrap_or(Ordering::Equal),
         }
     }
@@ -31,6 +38,7 @@ impl FillValue {
         match self {
             FillValue::Int(v) => v as f64,
             FillValue::Float(v) => v,
+            FillValue::Wide(v) => granary_types::wide::WideInt::Int256.to_f64(v),
         }
     }
 
@@ -42,6 +50,7 @@ impl FillValue {
         match self {
             FillValue::Int(v) => v < 0,
             FillValue::Float(v) => v < 0.0,
+            FillValue::Wide(v) => v.is_negative(),
         }
     }
 
@@ -49,6 +58,7 @@ impl FillValue {
         match self {
             FillValue::Int(v) => v == 0,
             FillValue::Float(v) => v == 0.0,
+            FillValue::Wide(v) => v == i256::ZERO,
         }
     }
 }
@@ -58,6 +68,7 @@ impl std::fmt::Display for FillValue {
         match self {
             FillValue::Int(v) => write!(f, "{v}"),
             FillValue::Float(v) => write!(f, "{v}"),
+            FillValue::Wide(v) => write!(f, "{v}"),
         }
     }
 }
@@ -106,6 +117,10 @@ impl FillStep {
     pub(crate) fn apply(&self, value: FillValue, jumps: i64) -> Option<FillValue> {
         match (self, value) {
             (FillStep::Add(FillValue::Int(step)), FillValue::Int(v)) => step.checked_mul(jumps).and_then(|s| v.checked_add(s)).map(FillValue::Int),
+            (FillStep::Add(FillValue::Wide(step)), FillValue::Wide(v)) => {
+                step.checked_mul(i256::from_i128(i128::from(jumps))).and_then(|s| v.checked_add(s)).map(FillValue::Wide)
+            }
+            (FillStep::Add(FillValue::Wide(_)), _) | (_, FillValue::Wide(_)) => None,
             (FillStep::Add(step), v) => Some(FillValue::Float(v.as_f64() + step.as_f64() * jumps as f64)),
             (FillStep::DateCalendar { unit, amount }, FillValue::Int(days)) => add_calendar(days, *unit, amount.checked_mul(jumps)?).map(FillValue::Int),
             (FillStep::TimeCalendar { unit, amount, ticks_per_second, tz }, FillValue::Int(ticks)) => {
@@ -144,9 +159,11 @@ pub(crate) struct FillKey {
     pub step: FillStep,
     /// The smallest and largest value the column's type holds, when it is an integer,
     /// date or `DateTime`: generated values outside are an error, never wrapped.
-    pub range: Option<(i64, i64)>,
+    pub range: Option<(FillValue, FillValue)>,
     /// The column's ClickHouse type, for messages.
     pub type_name: String,
+    /// The column's type when it is a wide integer (values are [`FillValue::Wide`]).
+    pub wide: Option<WideInt>,
 }
 
 impl FillKey {
@@ -155,17 +172,28 @@ impl FillKey {
         matches!(self.step, FillStep::Add(FillValue::Float(_)))
     }
 
+    /// `value` as text, in the column's terms (a `UInt256`'s order form is not its value).
+    pub(crate) fn text(&self, value: FillValue) -> String {
+        match (self.wide, value) {
+            (Some(WideInt::UInt256), FillValue::Wide(v)) => WideInt::UInt256.to_text(unsigned_order_key(v)),
+            _ => value.to_string(),
+        }
+    }
+
     fn step(&self, value: FillValue, jumps: i64) -> Result<FillValue> {
         self.step.apply(value, jumps).ok_or_else(|| {
-            Error::new(ErrorCode::INVALID_WITH_FILL_EXPRESSION, format!("WITH FILL step from {value} overflows the ORDER BY column type {}", self.type_name))
+            Error::new(
+                ErrorCode::INVALID_WITH_FILL_EXPRESSION,
+                format!("WITH FILL step from {} overflows the ORDER BY column type {}", self.text(value), self.type_name),
+            )
         })
     }
 
     fn check_fits(&self, value: FillValue) -> Result<()> {
-        match (self.range, value) {
-            (Some((min, max)), FillValue::Int(v)) if v < min || v > max => Err(Error::new(
+        match self.range {
+            Some((min, max)) if value.cmp(min) == Ordering::Less || value.cmp(max) == Ordering::Greater => Err(Error::new(
                 ErrorCode::INVALID_WITH_FILL_EXPRESSION,
-                format!("WITH FILL generates the value {v} which is out of range of the ORDER BY column type {}", self.type_name),
+                format!("WITH FILL generates the value {} which is out of range of the ORDER BY column type {}", self.text(value), self.type_name),
             )),
             _ => Ok(()),
         }
@@ -322,6 +350,7 @@ mod tests {
             step: FillStep::Add(FillValue::Int(step)),
             range: None,
             type_name: "Int64".into(),
+            wide: None,
         }
     }
 
@@ -359,7 +388,7 @@ mod tests {
     #[test]
     fn out_of_range_values_are_errors() {
         let mut k = key(None, Some(300), 100);
-        k.range = Some((-128, 127));
+        k.range = Some((FillValue::Int(-128), FillValue::Int(127)));
         let keys = [k];
         let mut row = FillingRow { values: vec![Some(FillValue::Int(100))] };
         let mut changed = false;
