@@ -66,6 +66,8 @@ QUERIES = [
     # length/empty/notEmpty read the lengths in the views.
     "SELECT id, length(maybe), empty(maybe), notEmpty(name), length(long_text), empty(name) FROM {f} ORDER BY id LIMIT 15",
     "SELECT sum(length(name)), countIf(empty(name)), countIf(notEmpty(maybe)), sum(length(maybe)) FROM {f}",
+    "SELECT countIf(startsWith(name, 'user1')), countIf(endsWith(long_text, '#3')), countIf(startsWith(maybe, 'n1')), countIf(startsWith(long_text, name)) FROM {f}",
+    "SELECT id, startsWith(maybe, 'n'), endsWith(maybe, '7'), startsWith(name, '') FROM {f} WHERE startsWith(long_text, 'a long value that') ORDER BY id LIMIT 7",
 ]
 
 

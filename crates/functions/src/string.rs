@@ -427,6 +427,24 @@ fn affix(name: &'static str, starts: bool) -> ScalarUDF {
             Ok(ChType::UInt8)
         },
         move |ctx| {
+            let matches = |text: &[u8], affix: &[u8]| if starts { text.starts_with(affix) } else { text.ends_with(affix) };
+            // A constant affix (the usual `startsWith(url, 'https://')`) is not expanded
+            // into a column, and string views (Parquet) are read in place.
+            if let Some(affix) = ctx.scalar(1).and_then(crate::args::scalar_str) {
+                let text = ctx.array(0)?;
+                let out: Vec<u8> = match text.data_type() {
+                    DataType::Utf8View => {
+                        let views = text.as_string_view();
+                        (0..views.len()).map(|row| matches(views.value(row).as_bytes(), affix.as_bytes()) as u8).collect()
+                    }
+                    _ => {
+                        let text = utf8_array(text)?;
+                        let text = text.as_string::<i32>();
+                        (0..text.len()).map(|row| matches(text.value(row).as_bytes(), affix.as_bytes()) as u8).collect()
+                    }
+                };
+                return Ok(Arc::new(UInt8Array::from(out)));
+            }
             let s = utf8(ctx, 0)?;
             let p = utf8(ctx, 1)?;
             let (s, p) = (s.as_string::<i32>(), p.as_string::<i32>());
@@ -440,6 +458,7 @@ fn affix(name: &'static str, starts: bool) -> ScalarUDF {
             Ok(Arc::new(out))
         },
     )
+    .takes_string_views()
     .build()
 }
 
