@@ -77,22 +77,39 @@ struct ColumnCursor {
 enum Computed {
     /// One value for the whole part (`_part`, `_partition_id`, ...).
     Constant(ScalarValue),
-    /// `_part_offset`: the row's number in the part.
+    /// `_part_offset`, `_block_offset`: the row's number in the part.
     RowNumber,
+    /// `_part_granule_offset`: the number of the row's granule in the part.
+    GranuleNumber,
     /// A per-part column whose values the scan did not provide (a reader made without
     /// [`PartReader::with_virtual_values`]).
     Missing(&'static str),
 }
 
 impl Computed {
-    /// The values of rows `base..base + rows` of the part, or of those of them `mask` keeps.
-    fn values(&self, base: u64, rows: usize, mask: Option<&BooleanArray>) -> Result<ArrayRef> {
+    /// The values of the rows of `granules` (the part's granule row starts are
+    /// `starts`), or of those of them `mask` keeps.
+    fn values(&self, starts: &[u64], granules: Range<usize>, mask: Option<&BooleanArray>) -> Result<ArrayRef> {
+        let base = starts[granules.start];
+        let rows = (starts[granules.end] - base) as usize;
         match self {
             Computed::Constant(value) => Ok(value.to_array_of_size(mask.map_or(rows, |m| m.true_count()))?),
             Computed::RowNumber => Ok(Arc::new(match mask {
                 None => UInt64Array::from_iter_values(base..base + rows as u64),
                 Some(mask) => UInt64Array::from_iter_values(mask.values().set_indices().map(|i| base + i as u64)),
             })),
+            Computed::GranuleNumber => {
+                let mut numbers = Vec::with_capacity(mask.map_or(rows, |m| m.true_count()));
+                for g in granules {
+                    let granule_rows = (starts[g + 1] - starts[g]) as usize;
+                    let kept = match mask {
+                        None => granule_rows,
+                        Some(mask) => mask.slice((starts[g] - base) as usize, granule_rows).true_count(),
+                    };
+                    numbers.resize(numbers.len() + kept, g as u64);
+                }
+                Ok(Arc::new(UInt64Array::from(numbers)))
+            }
             Computed::Missing(name) => Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("virtual column {name} read without its values"))),
         }
     }
@@ -239,7 +256,8 @@ impl PartReader {
         for &index in columns {
             let field = table_schema.fields().get(index).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("scan column {index} out of the table's columns")))?;
             let computed = crate::virtual_columns::of_field(field).map(|v| match v {
-                VirtualColumn::PartOffset => Computed::RowNumber,
+                VirtualColumn::PartOffset | VirtualColumn::BlockOffset => Computed::RowNumber,
+                VirtualColumn::PartGranuleOffset => Computed::GranuleNumber,
                 other => Computed::Missing(other.name()),
             });
             let path = part.bin_path(field.name());
@@ -292,8 +310,7 @@ impl PartReader {
         for &position in positions {
             let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
             if let Some(computed) = &column.computed {
-                let rows = (starts[range.end] as usize).saturating_sub(base);
-                arrays.push(computed.values(base as u64, rows, mask)?);
+                arrays.push(computed.values(starts, range.clone(), mask)?);
                 continue;
             }
             let marks = self.part.marks(column.index)?;
