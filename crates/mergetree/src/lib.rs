@@ -91,8 +91,8 @@
 //! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
 //!   (Collapsing, VersionedCollapsing, Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
-//! * PREWHERE under `FINAL` filters merged rows (ClickHouse: the versions before merging).
-//!   `_block_number`/`_block_offset` are not persisted
+//! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows
+//!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
 //!   as ClickHouse does without that setting.
 //! * Mutations: only `DELETE WHERE`; no `system.mutations` (an asynchronous one,
