@@ -110,6 +110,8 @@ registry! {
     "connect_timeout": Seconds = "10", "Connection timeout if there are no replicas.";
     "date_time_input_format": DateTimeInputFormat = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
     "date_time_output_format": DateTimeOutputFormat = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
+    "describe_compact_output": Bool = "0", "DESCRIBE: only the name and type of each column.";
+    "describe_include_virtual_columns": Bool = "0", "DESCRIBE: also list the table's virtual columns (_part, ...), and an is_virtual column.";
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";
     "engine_file_allow_create_multiple_files": Bool = "0", "INSERT INTO FUNCTION file(): write a new numbered file when the file exists and its format cannot be appended to.";
     "engine_file_empty_if_not_exists": Bool = "0", "file(): return no rows instead of an error when the file does not exist.";

@@ -597,9 +597,17 @@ fn condition() -> ScalarUDF {
     .build()
 }
 
+/// `__final_prewhere(c)`: the PREWHERE condition `c` of a SELECT that reads a table with
+/// FINAL, unchanged. The mark tells the MergeTree scan to apply `c` to the rows before
+/// its FINAL merge, as ClickHouse does; anywhere else it is `c`.
+fn final_prewhere() -> ScalarUDF {
+    ScalarDef::new("__final_prewhere", Arity::exact(1), |ctx| Ok(ctx.ch(0)), |ctx| ctx.array(0)).build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         condition(),
+        final_prewhere(),
         logic("and", Logic::And),
         logic("or", Logic::Or),
         logic("xor", Logic::Xor),

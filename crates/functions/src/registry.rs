@@ -173,6 +173,7 @@ pub(crate) fn description(name: &str) -> &'static str {
         "if" => "Returns the second argument where the condition is true, else the third.",
         "multiIf" => "CASE WHEN as a function: cond1, then1, cond2, then2, ..., else.",
         "__condition" => "Internal: a number or Bool as a filter condition (non-zero is true).",
+        "__final_prewhere" => "Internal: the PREWHERE condition of a SELECT ... FINAL, which the MergeTree scan applies before merging.",
         "__uniq_tuple" => "Internal: the argument of uniq(tuple(x)), x unless x is Nullable.",
         "__scalar_tuple" => "Internal: a scalar subquery of several columns, NULL when it has no row.",
         "__named_tuple" => "Internal: the value of a scalar subquery of several columns, a Tuple named after them.",

@@ -282,6 +282,11 @@ impl MergeTreeEngine {
         let stored = inner.schema.fields().len();
         let snapshot = inner.snapshot();
         let virtual_values = crate::virtual_columns::VirtualValues::new(inner, snapshot.iter());
+        // A PREWHERE under FINAL is one more filter to every use but the merge's (which
+        // applies it before merging): it may prune anything its rows cannot pass.
+        let marked_filters = filters;
+        let filters: Vec<Expr> = filters.iter().map(|f| final_prewhere_condition(f).unwrap_or(f).clone()).collect();
+        let filters = filters.as_slice();
         let parts = crate::virtual_columns::prune_parts(session, inner, snapshot.to_vec(), filters, &virtual_values)?;
         // Key pruning plans over the stored columns: a filter naming a virtual column
         // (which `prune_parts` used) would make the whole conjunction unplannable.
@@ -298,7 +303,8 @@ impl MergeTreeEngine {
             None if granary_storage::virtual_columns::visible() => (0..inner.scan_schema.fields().len()).collect(),
             None => (0..stored).collect(),
         };
-        let reads_virtual_columns = columns.iter().any(|&c| c >= stored);
+        // A FINAL read's PREWHERE may read virtual columns the query does not project.
+        let reads_virtual_columns = final_ || columns.iter().any(|&c| c >= stored);
         let virtual_values = reads_virtual_columns.then(|| crate::reader::ScanVirtualValues {
             values: virtual_values,
             keys: Arc::new(inner.keys.clone()),
@@ -315,7 +321,8 @@ impl MergeTreeEngine {
                     _ => by_partition.push(vec![r]),
                 }
             }
-            let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(inner.clone());
+            let read = plan_final_read(session, inner, &columns, marked_filters)?;
+            let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(read);
             if let Some(values) = virtual_values {
                 exec = exec.with_virtual_values(values);
             }
@@ -358,6 +365,43 @@ impl MergeTreeEngine {
         }
         Ok(exec)
     }
+}
+
+/// The condition `c` of a filter `__final_prewhere(c)`: the query's PREWHERE, marked by
+/// the SQL front end when the query reads a table with FINAL.
+fn final_prewhere_condition(filter: &Expr) -> Option<&Expr> {
+    match filter {
+        Expr::ScalarFunction(f) if f.func.name() == "__final_prewhere" && f.args.len() == 1 => f.args.first(),
+        _ => None,
+    }
+}
+
+/// How a FINAL scan of `columns` reads: the merge carries the stored columns, then the
+/// projected virtual ones and those the query's PREWHERE (its filters marked
+/// `__final_prewhere`, which DataFusion leaves to the scan) reads; the PREWHERE is
+/// planned over those columns, for the merge to apply before rows collapse.
+fn plan_final_read(session: &dyn Session, inner: &Arc<Inner>, columns: &[usize], filters: &[Expr]) -> Result<crate::reader::FinalRead> {
+    let stored = inner.schema.fields().len();
+    let mut virtuals: Vec<usize> = columns.iter().copied().filter(|&c| c >= stored).collect();
+    let condition = conjunction(filters.iter().filter_map(final_prewhere_condition).cloned());
+    if let Some(condition) = &condition {
+        for column in condition.column_refs() {
+            if let Ok(c) = inner.scan_schema.index_of(&column.name) {
+                if c >= stored && !virtuals.contains(&c) {
+                    virtuals.push(c);
+                }
+            }
+        }
+    }
+    let prewhere = match condition {
+        Some(condition) => {
+            let merged: Vec<usize> = (0..stored).chain(virtuals.iter().copied()).collect();
+            let schema = DFSchema::try_from(inner.scan_schema.project(&merged)?)?;
+            Some(session.create_physical_expr(condition, &schema)?)
+        }
+        None => None,
+    };
+    Ok(crate::reader::FinalRead { inner: inner.clone(), virtuals, prewhere })
 }
 
 /// The scan's filter (see [`crate::reader::Prewhere`]), or None when there is none or
@@ -411,10 +455,19 @@ impl TableEngine for MergeTreeEngine {
         Ok(Arc::new(self.plan_scan(session, projection, filters, limit)?))
     }
 
-    /// Every filter is used for pruning where it can be, and DataFusion re-applies all
-    /// of them: granules hold rows that do not match.
+    /// Every filter is used for pruning where it can be, and DataFusion re-applies them:
+    /// granules hold rows that do not match. Except a PREWHERE under FINAL
+    /// (`__final_prewhere`) on a table that merges rows: such a query's scan is a FINAL
+    /// one, whose merge applies it exactly, to the rows before they collapse; above the
+    /// scan it would filter the merged rows again (a sum grown past it).
     fn supports_filters_pushdown(&self, filters: &[&Expr]) -> Vec<TableProviderFilterPushDown> {
-        vec![TableProviderFilterPushDown::Inexact; filters.len()]
+        filters
+            .iter()
+            .map(|f| match final_prewhere_condition(f) {
+                Some(_) if self.inner.mode != MergeMode::Ordinary => TableProviderFilterPushDown::Exact,
+                _ => TableProviderFilterPushDown::Inexact,
+            })
+            .collect()
     }
 
     async fn insert(&self, request: InsertRequest) -> Result<InsertResult> {

@@ -41,7 +41,7 @@
 //! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) and mark cache (`mark_cache_size`) |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
 //! | [`merge`] | streaming k-way merge (with Replacing/Summing/Aggregating/Collapsing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
-//! | [`virtual_columns`] | `_part`, `_part_index`, `_part_offset`, `_partition_id`, `_partition_value`, `_part_uuid`, `_table`, `_database`: their types, their values per part, parts dropped by filters on them |
+//! | [`virtual_columns`] | `_part`, `_part_index`, `_part_offset`, `_partition_id`, `_partition_value`, `_block_number` and ClickHouse's other MergeTree virtual columns: their types, their values per part or granule range, parts dropped by filters on them |
 //! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`, the `DELETE WHERE` mutation |
 //!
 //! ## Guarantees
@@ -95,10 +95,10 @@
 //! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
 //!   (Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
-//! * PREWHERE under `FINAL` filters merged rows (ClickHouse: the versions before merging);
-//!   `_part_starting_offset`,
-//!   `_part_granule_offset`, `_part_data_version`, `_sample_factor`, `_block_number` and the
-//!   other virtual columns of ClickHouse; `describe_include_virtual_columns`.
+//! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows
+//!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
+//!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
+//!   as ClickHouse does without that setting.
 //! * Mutations: only `DELETE WHERE`; no `system.mutations` (an asynchronous one,
 //!   `mutations_sync = 0`, logs its error); a mutated part is named with `level + 1`
 //!   rather than ClickHouse's `_<mutation version>` suffix. `ATTACH PART 'name'`,

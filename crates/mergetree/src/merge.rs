@@ -21,11 +21,12 @@
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef};
-use arrow::compute::interleave;
+use arrow::compute::{filter_record_batch, interleave};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use arrow::row::{OwnedRow, RowConverter, Rows};
 use datafusion::common::ScalarValue;
+use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
@@ -140,7 +141,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
     let mut inputs = Vec::with_capacity(sources.len());
     for part in sources {
-        inputs.push(Source::Part { reader: PartReader::new(part.clone(), &inner.schema, &all)?, part: part.clone(), next_granule: 0, end: part.granules() });
+        inputs.push(Source::Part { reader: PartReader::new(part.clone(), &inner.schema, &all)?, part: part.clone(), next_granule: 0, end: part.granules(), filter: None });
     }
     let running = crate::engine::RunningMerge {
         started: std::time::Instant::now(),
@@ -208,12 +209,14 @@ pub fn layout_of_merge(inner: &Inner, sources: &[Arc<Part>]) -> PartLayout {
 /// in part order) collapsed as a merge would collapse them, streaming: every stored
 /// column, then the scan's virtual columns `virtuals` (indices into the scan schema).
 /// A virtual column travels with its row, so each surviving row keeps the part and
-/// offset of the version it came from, as in ClickHouse.
+/// offset of the version it came from, as in ClickHouse. `prewhere` (over those
+/// columns) drops rows before they are merged, as ClickHouse's PREWHERE under FINAL.
 pub fn final_merge<'a>(
     inner: &'a Inner,
     ranges: &[crate::reader::GranuleRange],
     virtuals: &[usize],
     virtual_values: Option<&crate::reader::ScanVirtualValues>,
+    prewhere: Option<&Arc<dyn PhysicalExpr>>,
 ) -> Result<Merger<'a>> {
     let read: Vec<usize> = (0..inner.schema.fields().len()).chain(virtuals.iter().copied()).collect();
     let schema = Arc::new(inner.scan_schema.project(&read)?);
@@ -223,7 +226,7 @@ pub fn final_merge<'a>(
         if let Some(v) = virtual_values {
             reader = reader.with_virtual_values(&v.values, &v.keys, &v.stored_schema)?;
         }
-        inputs.push(Source::Part { reader, part: r.part.clone(), next_granule: r.granules.start, end: r.granules.end });
+        inputs.push(Source::Part { reader, part: r.part.clone(), next_granule: r.granules.start, end: r.granules.end, filter: prewhere.cloned() });
     }
     let mut merger = Merger::new(inner, schema, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })?;
     merger.final_read = true;
@@ -232,8 +235,8 @@ pub fn final_merge<'a>(
 
 /// A sorted input of a merge.
 pub enum Source {
-    /// A part, read granule by granule.
-    Part { reader: PartReader, part: Arc<Part>, next_granule: usize, end: usize },
+    /// A part, read granule by granule, keeping the rows `filter` accepts.
+    Part { reader: PartReader, part: Arc<Part>, next_granule: usize, end: usize, filter: Option<Arc<dyn PhysicalExpr>> },
     /// A sorted block in memory (an INSERT block of a Replacing/Summing table, which is
     /// collapsed like a merge before it is written, as ClickHouse's optimize_on_insert).
     Block { batch: RecordBatch, offset: usize, chunk: usize },
@@ -242,13 +245,17 @@ pub enum Source {
 impl Source {
     fn next_batch(&mut self, schema: &arrow::datatypes::SchemaRef) -> Result<Option<RecordBatch>> {
         match self {
-            Source::Part { reader, part: _, next_granule, end } => {
-                if *next_granule >= *end {
-                    return Ok(None);
+            Source::Part { reader, part: _, next_granule, end, filter } => {
+                while *next_granule < *end {
+                    let batch = reader.read(*next_granule..*next_granule + 1, schema)?;
+                    *next_granule += 1;
+                    let Some(filter) = filter else { return Ok(Some(batch)) };
+                    let mask = crate::reader::filter_mask(&filter.evaluate(&batch)?.into_array(batch.num_rows())?)?;
+                    if mask.true_count() > 0 {
+                        return Ok(Some(filter_record_batch(&batch, &mask)?));
+                    }
                 }
-                let batch = reader.read(*next_granule..*next_granule + 1, schema)?;
-                *next_granule += 1;
-                Ok(Some(batch))
+                Ok(None)
             }
             Source::Block { batch, offset, chunk } => {
                 if *offset >= batch.num_rows() {

@@ -77,22 +77,39 @@ struct ColumnCursor {
 enum Computed {
     /// One value for the whole part (`_part`, `_partition_id`, ...).
     Constant(ScalarValue),
-    /// `_part_offset`: the row's number in the part.
+    /// `_part_offset`, `_block_offset`: the row's number in the part.
     RowNumber,
+    /// `_part_granule_offset`: the number of the row's granule in the part.
+    GranuleNumber,
     /// A per-part column whose values the scan did not provide (a reader made without
     /// [`PartReader::with_virtual_values`]).
     Missing(&'static str),
 }
 
 impl Computed {
-    /// The values of rows `base..base + rows` of the part, or of those of them `mask` keeps.
-    fn values(&self, base: u64, rows: usize, mask: Option<&BooleanArray>) -> Result<ArrayRef> {
+    /// The values of the rows of `granules` (the part's granule row starts are
+    /// `starts`), or of those of them `mask` keeps.
+    fn values(&self, starts: &[u64], granules: Range<usize>, mask: Option<&BooleanArray>) -> Result<ArrayRef> {
+        let base = starts[granules.start];
+        let rows = (starts[granules.end] - base) as usize;
         match self {
             Computed::Constant(value) => Ok(value.to_array_of_size(mask.map_or(rows, |m| m.true_count()))?),
             Computed::RowNumber => Ok(Arc::new(match mask {
                 None => UInt64Array::from_iter_values(base..base + rows as u64),
                 Some(mask) => UInt64Array::from_iter_values(mask.values().set_indices().map(|i| base + i as u64)),
             })),
+            Computed::GranuleNumber => {
+                let mut numbers = Vec::with_capacity(mask.map_or(rows, |m| m.true_count()));
+                for g in granules {
+                    let granule_rows = (starts[g + 1] - starts[g]) as usize;
+                    let kept = match mask {
+                        None => granule_rows,
+                        Some(mask) => mask.slice((starts[g] - base) as usize, granule_rows).true_count(),
+                    };
+                    numbers.resize(numbers.len() + kept, g as u64);
+                }
+                Ok(Arc::new(UInt64Array::from(numbers)))
+            }
             Computed::Missing(name) => Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("virtual column {name} read without its values"))),
         }
     }
@@ -239,7 +256,8 @@ impl PartReader {
         for &index in columns {
             let field = table_schema.fields().get(index).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("scan column {index} out of the table's columns")))?;
             let computed = crate::virtual_columns::of_field(field).map(|v| match v {
-                VirtualColumn::PartOffset => Computed::RowNumber,
+                VirtualColumn::PartOffset | VirtualColumn::BlockOffset => Computed::RowNumber,
+                VirtualColumn::PartGranuleOffset => Computed::GranuleNumber,
                 other => Computed::Missing(other.name()),
             });
             let path = part.bin_path(field.name());
@@ -292,8 +310,7 @@ impl PartReader {
         for &position in positions {
             let column = self.columns.get_mut(position).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column position out of range"))?;
             if let Some(computed) = &column.computed {
-                let rows = (starts[range.end] as usize).saturating_sub(base);
-                arrays.push(computed.values(base as u64, rows, mask)?);
+                arrays.push(computed.values(starts, range.clone(), mask)?);
                 continue;
             }
             let marks = self.part.marks(column.index)?;
@@ -433,7 +450,7 @@ pub struct MergeTreeExec {
     limit: Option<usize>,
     /// `SELECT ... FINAL` on a Replacing/Summing table: each output partition holds the
     /// ranges of one table partition, merged at read time with the table's rules.
-    final_merge: Option<Arc<crate::engine::Inner>>,
+    final_merge: Option<Arc<FinalRead>>,
     /// Read through the uncompressed-block cache (short reads with `use_uncompressed_cache`).
     use_uncompressed_cache: bool,
     prewhere: Option<Arc<Prewhere>>,
@@ -492,8 +509,9 @@ impl MergeTreeExec {
     }
 
     /// Makes this a FINAL scan (see `final_merge`).
-    pub fn with_final(mut self, inner: Arc<crate::engine::Inner>) -> Self {
-        self.final_merge = Some(inner);
+    /// Merges at read time (FINAL) as `read` says.
+    pub fn with_final(mut self, read: FinalRead) -> Self {
+        self.final_merge = Some(Arc::new(read));
         self
     }
 
@@ -632,7 +650,7 @@ impl ExecutionPlan for MergeTreeExec {
         };
         let produce = granary_profiler::carry(move || {
             let result = match &final_merge {
-                Some(inner) => produce_final(inner, &ranges, &scan, &tx),
+                Some(read) => produce_final(read, &ranges, &scan, &tx),
                 None => scan.produce(&ranges, &tx),
             };
             if let Err(e) = result {
@@ -659,7 +677,7 @@ impl ExecutionPlan for MergeTreeExec {
 }
 
 fn produce_final(
-    inner: &crate::engine::Inner,
+    read: &FinalRead,
     ranges: &[GranuleRange],
     scan: &ScanTask,
     tx: &tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
@@ -667,12 +685,11 @@ fn produce_final(
     if ranges.is_empty() {
         return Ok(());
     }
+    let inner = &read.inner;
     let stored = inner.schema.fields().len();
-    // The merge carries the stored columns, then the virtual ones the scan projects.
-    let virtuals: Vec<usize> = scan.columns.iter().copied().filter(|&c| c >= stored).collect();
-    let merged_column = |c: usize| if c < stored { c } else { stored + virtuals.iter().position(|&v| v == c).unwrap_or(0) };
+    let merged_column = |c: usize| if c < stored { c } else { stored + read.virtuals.iter().position(|&v| v == c).unwrap_or(0) };
     let mut produced = 0usize;
-    for merged in crate::merge::final_merge(inner, ranges, &virtuals, scan.virtual_values.as_deref())? {
+    for merged in crate::merge::final_merge(inner, ranges, &read.virtuals, scan.virtual_values.as_deref(), read.prewhere.as_ref())? {
         let batch = merged?;
         // What a FINAL read costs is the merged rows it produces (it reads every
         // column of the selected granules to merge them).
@@ -691,6 +708,18 @@ fn produce_final(
         }
     }
     Ok(())
+}
+
+/// How a FINAL scan reads: each table partition's rows merged with the table's rules.
+#[derive(Debug)]
+pub struct FinalRead {
+    pub inner: Arc<crate::engine::Inner>,
+    /// The virtual columns the merge carries after the stored ones (indices into the scan
+    /// schema): the projected ones and those the PREWHERE reads.
+    pub virtuals: Vec<usize>,
+    /// The query's PREWHERE, over the merged columns, applied to the rows of the parts
+    /// before they are merged, as ClickHouse does.
+    pub prewhere: Option<Arc<dyn PhysicalExpr>>,
 }
 
 /// What one output partition of a scan needs, moved to its blocking task.
@@ -807,12 +836,7 @@ impl ScanTask {
             let selected = selection.as_ref().map_or(rows, |s| s.true_count());
             let columns = step.filter_positions.iter().map(|&p| restrict(read[p].as_ref(), selection.as_deref())).collect::<Result<Vec<_>>>()?;
             let batch = RecordBatch::try_new_with_options(step.filter_schema.clone(), columns, &RecordBatchOptions::new().with_row_count(Some(selected)))?;
-            let value = step.predicate.evaluate(&batch)?.into_array(selected)?;
-            let mask = value.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| {
-                Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of column for filter (must be boolean)", value.data_type()))
-            })?;
-            // NULL is not true: the row is filtered out, as in WHERE.
-            let mask = if mask.null_count() > 0 { prep_null_mask_filter(mask) } else { mask.clone() };
+            let mask = filter_mask(&step.predicate.evaluate(&batch)?.into_array(selected)?)?;
             let refined = match &selection {
                 None => mask,
                 Some(before) => refine_selection(before, &mask),
@@ -828,6 +852,14 @@ impl ScanTask {
         let arrays = read.iter().map(|column| restrict(column.as_ref(), selection.as_deref())).collect::<Result<Vec<_>>>()?;
         Ok(vec![RecordBatch::try_new_with_options(self.schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(kept)))?])
     }
+}
+
+/// The rows a filter's value keeps: NULL is not true, as in WHERE.
+pub(crate) fn filter_mask(value: &ArrayRef) -> Result<BooleanArray> {
+    let mask = value.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| {
+        Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of column for filter (must be boolean)", value.data_type()))
+    })?;
+    Ok(if mask.null_count() > 0 { prep_null_mask_filter(mask) } else { mask.clone() })
 }
 
 /// Whether `expr` holds a filter set while the query runs.

@@ -1,11 +1,11 @@
-//! MergeTree's virtual columns: `_part`, `_part_index`, `_part_offset`, `_partition_id`,
-//! `_partition_value`, `_part_uuid`, `_table`, `_database` (see
+//! MergeTree's virtual columns, ClickHouse's list for MergeTree (see
 //! `granary_storage::virtual_columns` for how queries see them).
 //!
-//! All but `_part_offset` are one value per part: a scan turns each into a constant array
-//! per block, and filters on them drop whole parts before any granule is chosen
-//! ([`prune_parts`]). `_part_offset` is the row number in the part, made from the read
-//! range's first row. None of them reads a column file.
+//! All but `_part_offset`, `_block_offset` (row numbers in the part) and
+//! `_part_granule_offset` (granule numbers) are one value per part: a scan turns each
+//! into a constant array per block, and filters on them drop whole parts before any
+//! granule is chosen ([`prune_parts`]). The others are made from the read range's
+//! granules. None of them reads a column file.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,36 +26,86 @@ use crate::part::Part;
 pub enum VirtualColumn {
     Part,
     PartIndex,
-    PartOffset,
-    PartitionId,
-    PartitionValue,
+    PartStartingOffset,
     PartUuid,
+    PartitionId,
+    SampleFactor,
+    PartOffset,
+    PartGranuleOffset,
+    PartDataVersion,
+    DiskName,
+    Distance,
     Table,
     Database,
+    PartitionValue,
+    RowExists,
+    BlockNumber,
+    BlockOffset,
 }
 
 impl VirtualColumn {
-    const ALL: [VirtualColumn; 8] = [
+    /// In ClickHouse's order (DESCRIBE lists them so).
+    const ALL: [VirtualColumn; 17] = [
         VirtualColumn::Part,
         VirtualColumn::PartIndex,
-        VirtualColumn::PartOffset,
-        VirtualColumn::PartitionId,
-        VirtualColumn::PartitionValue,
+        VirtualColumn::PartStartingOffset,
         VirtualColumn::PartUuid,
+        VirtualColumn::PartitionId,
+        VirtualColumn::SampleFactor,
+        VirtualColumn::PartOffset,
+        VirtualColumn::PartGranuleOffset,
+        VirtualColumn::PartDataVersion,
+        VirtualColumn::DiskName,
+        VirtualColumn::Distance,
         VirtualColumn::Table,
         VirtualColumn::Database,
+        VirtualColumn::PartitionValue,
+        VirtualColumn::RowExists,
+        VirtualColumn::BlockNumber,
+        VirtualColumn::BlockOffset,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             VirtualColumn::Part => "_part",
             VirtualColumn::PartIndex => "_part_index",
-            VirtualColumn::PartOffset => "_part_offset",
-            VirtualColumn::PartitionId => "_partition_id",
-            VirtualColumn::PartitionValue => "_partition_value",
+            VirtualColumn::PartStartingOffset => "_part_starting_offset",
             VirtualColumn::PartUuid => "_part_uuid",
+            VirtualColumn::PartitionId => "_partition_id",
+            VirtualColumn::SampleFactor => "_sample_factor",
+            VirtualColumn::PartOffset => "_part_offset",
+            VirtualColumn::PartGranuleOffset => "_part_granule_offset",
+            VirtualColumn::PartDataVersion => "_part_data_version",
+            VirtualColumn::DiskName => "_disk_name",
+            VirtualColumn::Distance => "_distance",
             VirtualColumn::Table => "_table",
             VirtualColumn::Database => "_database",
+            VirtualColumn::PartitionValue => "_partition_value",
+            VirtualColumn::RowExists => "_row_exists",
+            VirtualColumn::BlockNumber => "_block_number",
+            VirtualColumn::BlockOffset => "_block_offset",
+        }
+    }
+
+    /// ClickHouse's comment and codec for the column (DESCRIBE shows them).
+    fn description(self) -> (&'static str, &'static str) {
+        match self {
+            VirtualColumn::Part => ("Name of part", ""),
+            VirtualColumn::PartIndex => ("Sequential index of the part in the query result", ""),
+            VirtualColumn::PartStartingOffset => ("Cumulative starting row of the part in the query result", ""),
+            VirtualColumn::PartUuid => ("Unique part identifier (if enabled MergeTree setting assign_part_uuids)", ""),
+            VirtualColumn::PartitionId => ("Name of partition", ""),
+            VirtualColumn::SampleFactor => ("Sample factor (from the query)", ""),
+            VirtualColumn::PartOffset => ("Number of row in the part", ""),
+            VirtualColumn::PartGranuleOffset => ("Number of granule in the part", ""),
+            VirtualColumn::PartDataVersion => ("Data version of part (either min block number or mutation version)", ""),
+            VirtualColumn::DiskName => ("Disk name", ""),
+            VirtualColumn::Distance => ("Pre-computed distance for vector search queries", ""),
+            VirtualColumn::Table | VirtualColumn::Database => ("", ""),
+            VirtualColumn::PartitionValue => ("Value (a tuple) of a PARTITION BY expression", ""),
+            VirtualColumn::RowExists => ("Persisted mask created by lightweight delete that show whether row exists or is deleted", ""),
+            VirtualColumn::BlockNumber => ("Persisted original number of block that was assigned at insert", "Delta, LZ4"),
+            VirtualColumn::BlockOffset => ("Persisted original number of row in block that was assigned at insert", "Delta, LZ4"),
         }
     }
 
@@ -65,7 +115,7 @@ impl VirtualColumn {
 
     /// Whether filters on the column can drop parts: it is one value per part.
     fn decides_parts(self) -> bool {
-        self != VirtualColumn::PartOffset
+        !matches!(self, VirtualColumn::PartOffset | VirtualColumn::PartGranuleOffset | VirtualColumn::BlockOffset)
     }
 }
 
@@ -79,15 +129,25 @@ pub fn fields(schema: &SchemaRef, keys: &crate::keys::TableKeys) -> Vec<FieldRef
         .filter(|v| schema.field_with_name(v.name()).is_err())
         .filter_map(|v| {
             let ch_type = match v {
-                VirtualColumn::Part | VirtualColumn::PartitionId | VirtualColumn::Table | VirtualColumn::Database => low_cardinality_string.clone(),
-                VirtualColumn::PartIndex | VirtualColumn::PartOffset => ChType::UInt64,
+                VirtualColumn::Part | VirtualColumn::PartitionId | VirtualColumn::DiskName | VirtualColumn::Table | VirtualColumn::Database => low_cardinality_string.clone(),
+                VirtualColumn::PartIndex
+                | VirtualColumn::PartStartingOffset
+                | VirtualColumn::PartOffset
+                | VirtualColumn::PartGranuleOffset
+                | VirtualColumn::PartDataVersion
+                | VirtualColumn::BlockNumber
+                | VirtualColumn::BlockOffset => ChType::UInt64,
                 VirtualColumn::PartUuid => ChType::Uuid,
+                VirtualColumn::SampleFactor => ChType::Float64,
+                VirtualColumn::Distance => ChType::Float32,
+                VirtualColumn::RowExists => ChType::UInt8,
                 VirtualColumn::PartitionValue if keys.partition.is_empty() => return None,
                 VirtualColumn::PartitionValue => {
                     ChType::Tuple(keys.partition.iter().enumerate().map(|(i, k)| ((i + 1).to_string(), ChType::from_arrow(&k.data_type, k.nullable))).collect())
                 }
             };
-            Some(granary_storage::virtual_columns::field(v.name(), &ch_type))
+            let (comment, codec) = v.description();
+            Some(granary_storage::virtual_columns::field(v.name(), &ch_type, comment, codec))
         })
         .collect()
 }
@@ -97,9 +157,10 @@ pub fn fields(schema: &SchemaRef, keys: &crate::keys::TableKeys) -> Vec<FieldRef
 pub struct VirtualValues {
     table: String,
     database: String,
-    /// `_part_index`: the place of each part (by `Part::id`) among the table's active
-    /// parts, as ClickHouse numbers them (before any is dropped by the query's filters).
-    part_indexes: HashMap<u64, u64>,
+    /// `_part_index` and `_part_starting_offset` of each part (by `Part::id`): its
+    /// place among the table's active parts and the rows of the parts before it, as
+    /// ClickHouse numbers them (before any is dropped by the query's filters).
+    part_places: HashMap<u64, PartPlace>,
     /// The field of `_partition_value`, when the table has one.
     partition_value_field: Option<FieldRef>,
 }
@@ -107,20 +168,36 @@ pub struct VirtualValues {
 impl VirtualValues {
     /// For a scan of `parts`, the table's active parts in order.
     pub fn new<'a>(inner: &Inner, parts: impl IntoIterator<Item = &'a Arc<Part>>) -> VirtualValues {
-        let mut part_indexes = HashMap::new();
+        let mut part_places = HashMap::new();
+        let mut starting_offset = 0;
         for part in parts {
-            let next = part_indexes.len() as u64;
-            part_indexes.entry(part.id).or_insert(next);
+            let index = part_places.len() as u64;
+            if let std::collections::hash_map::Entry::Vacant(entry) = part_places.entry(part.id) {
+                entry.insert(PartPlace { index, starting_offset });
+                starting_offset += part.rows;
+            }
         }
         let partition_value_field = inner.scan_schema.field_with_name(VirtualColumn::PartitionValue.name()).ok().filter(|f| granary_storage::virtual_columns::is_virtual(f));
-        VirtualValues { table: inner.table.clone(), database: inner.database.clone(), part_indexes, partition_value_field: partition_value_field.map(|f| Arc::new(f.clone())) }
+        VirtualValues { table: inner.table.clone(), database: inner.database.clone(), part_places, partition_value_field: partition_value_field.map(|f| Arc::new(f.clone())) }
     }
 
-    /// The value of a per-part column for `part` (`_part_offset` has none).
+    /// The value of a per-part column for `part` (`_part_offset`, `_part_granule_offset`
+    /// and `_block_offset` have none). Granary has no mutation versions (a mutated part
+    /// gets the next level), so `_part_data_version` is the part's min block; its
+    /// `_block_number` is the min block too, and `_block_offset` the row in the part,
+    /// which is what ClickHouse reports without `enable_block_number_column`.
     pub fn value(&self, column: VirtualColumn, part: &Part, keys: &crate::keys::TableKeys, schema: &SchemaRef) -> Result<ScalarValue> {
         Ok(match column {
             VirtualColumn::Part => ScalarValue::Utf8(Some(part.name())),
-            VirtualColumn::PartIndex => ScalarValue::UInt64(Some(self.part_indexes.get(&part.id).copied().unwrap_or(0))),
+            VirtualColumn::PartIndex => ScalarValue::UInt64(Some(self.part_places.get(&part.id).map_or(0, |p| p.index))),
+            VirtualColumn::PartStartingOffset => ScalarValue::UInt64(Some(self.part_places.get(&part.id).map_or(0, |p| p.starting_offset))),
+            VirtualColumn::PartDataVersion | VirtualColumn::BlockNumber => ScalarValue::UInt64(Some(part.info.min_block)),
+            // Granary has one disk, no SAMPLE, no vector search and no lightweight
+            // delete: ClickHouse's values in those cases.
+            VirtualColumn::DiskName => ScalarValue::Utf8(Some("default".to_string())),
+            VirtualColumn::SampleFactor => ScalarValue::Float64(Some(1.0)),
+            VirtualColumn::Distance => ScalarValue::Float32(Some(0.0)),
+            VirtualColumn::RowExists => ScalarValue::UInt8(Some(1)),
             VirtualColumn::PartitionId => ScalarValue::Utf8(Some(part.info.partition_id.clone())),
             VirtualColumn::PartUuid => ScalarValue::FixedSizeBinary(16, Some(vec![0; 16])),
             VirtualColumn::Table => ScalarValue::Utf8(Some(self.table.clone())),
@@ -133,9 +210,17 @@ impl VirtualValues {
                 let values = keys.partition_values(schema, &part.minmax)?;
                 ScalarValue::Struct(Arc::new(StructArray::try_new(element_fields.clone(), values, None)?))
             }
-            VirtualColumn::PartOffset => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "_part_offset is not one value per part")),
+            VirtualColumn::PartOffset | VirtualColumn::PartGranuleOffset | VirtualColumn::BlockOffset => {
+                return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("{} is not one value per part", column.name())))
+            }
         })
     }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PartPlace {
+    index: u64,
+    starting_offset: u64,
 }
 
 /// Drops the parts that the filters on per-part virtual columns reject (`_part = ...`,

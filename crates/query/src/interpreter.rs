@@ -337,14 +337,17 @@ async fn run_statement(
         }
         Statement::DescribeTable(name) => {
             let schema = table_schema(instance, ctx, &name).await?;
-            let columns = describe_columns(instance, ctx, &name, &schema);
-            rows(describe_batch(columns)?, None)?
+            let mut columns = describe_columns(instance, ctx, &name, &schema);
+            if ctx.settings.get_bool("describe_include_virtual_columns") {
+                columns.extend(describe_virtual_columns(instance, ctx, &name));
+            }
+            rows(describe_batch(ctx, columns)?, None)?
         }
         Statement::DescribeQuery { query } => {
             let plan = plan_query(ctx, query).await?;
             let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
             let columns = schema.fields().iter().map(|f| DescribedColumn::plain(f.name(), &ChType::from_field(f))).collect();
-            rows(describe_batch(columns)?, None)?
+            rows(describe_batch(ctx, columns)?, None)?
         }
         Statement::ExistsTable(name) => {
             let db = database_of(ctx, &name);
@@ -842,6 +845,7 @@ struct DescribedColumn {
     default_expression: String,
     comment: String,
     codec: String,
+    is_virtual: bool,
 }
 
 impl DescribedColumn {
@@ -853,6 +857,7 @@ impl DescribedColumn {
             default_expression: String::new(),
             comment: String::new(),
             codec: String::new(),
+            is_virtual: false,
         }
     }
 }
@@ -885,26 +890,48 @@ fn describe_columns(instance: &Instance, ctx: &QueryContext, name: &TableName, s
                 default_type: c.default_kind.clone().unwrap_or_default(),
                 default_expression: c.default_expression.clone().unwrap_or_default(),
                 comment: c.comment.clone().unwrap_or_default(),
-                codec: c.codec.clone().map(|c| c.trim_start_matches("CODEC(").trim_end_matches(')').to_string()).unwrap_or_default(),
+                codec: c.codec.as_deref().map(|c| c.strip_prefix("CODEC(").and_then(|c| c.strip_suffix(')')).unwrap_or(c).to_string()).unwrap_or_default(),
+                is_virtual: false,
             })
             .collect(),
         Err(_) => schema.fields().iter().map(|f| DescribedColumn::plain(f.name(), &ChType::from_field(f))).collect(),
     }
 }
 
-fn describe_batch(columns: Vec<DescribedColumn>) -> Result<SendableRecordBatchStream> {
-    let names = ["name", "type", "default_type", "default_expression", "comment", "codec_expression", "ttl_expression"];
-    let arrays: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.name))),
-        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.type_name))),
-        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.default_type))),
-        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.default_expression))),
-        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.comment))),
-        Arc::new(StringArray::from_iter_values(columns.iter().map(|c| &c.codec))),
-        Arc::new(StringArray::from_iter_values(columns.iter().map(|_| ""))),
-    ];
-    let schema = Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Utf8, false)).collect::<Vec<_>>()));
-    batch_stream(RecordBatch::try_new(schema, arrays)?)
+/// The virtual columns of table `name` (`describe_include_virtual_columns`): those its
+/// engine makes, with their comments and codecs. System tables have none in Granary.
+fn describe_virtual_columns(instance: &Instance, ctx: &QueryContext, name: &TableName) -> Vec<DescribedColumn> {
+    let Ok(table) = instance.catalog().table(&database_of(ctx, name), &name.table) else { return Vec::new() };
+    table
+        .engine
+        .virtual_columns()
+        .iter()
+        .map(|field| {
+            let (comment, codec) = granary_storage::virtual_columns::description(field);
+            DescribedColumn { comment: comment.to_string(), codec: codec.to_string(), is_virtual: true, ..DescribedColumn::plain(field.name(), &ChType::from_field(field)) }
+        })
+        .collect()
+}
+
+/// DESCRIBE's rows: ClickHouse's seven columns (`describe_compact_output`: name and type),
+/// then `is_virtual` with `describe_include_virtual_columns`.
+fn describe_batch(ctx: &QueryContext, columns: Vec<DescribedColumn>) -> Result<SendableRecordBatchStream> {
+    let strings = |value: fn(&DescribedColumn) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(columns.iter().map(value))) };
+    let mut fields = vec![("name", strings(|c| &c.name)), ("type", strings(|c| &c.type_name))];
+    if !ctx.settings.get_bool("describe_compact_output") {
+        fields.extend([
+            ("default_type", strings(|c| &c.default_type)),
+            ("default_expression", strings(|c| &c.default_expression)),
+            ("comment", strings(|c| &c.comment)),
+            ("codec_expression", strings(|c| &c.codec)),
+            ("ttl_expression", strings(|_| "")),
+        ]);
+    }
+    if ctx.settings.get_bool("describe_include_virtual_columns") {
+        fields.push(("is_virtual", Arc::new(UInt8Array::from_iter_values(columns.iter().map(|c| u8::from(c.is_virtual))))));
+    }
+    let schema = Arc::new(Schema::new(fields.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), false)).collect::<Vec<_>>()));
+    batch_stream(RecordBatch::try_new(schema, fields.into_iter().map(|(_, a)| a).collect())?)
 }
 
 fn single_string_column(name: &str, values: Vec<String>) -> Result<SendableRecordBatchStream> {

@@ -21,7 +21,10 @@
 //! ORDER BY keys are values too and get the same treatment.
 //!
 //! This pass also joins `PREWHERE` to `WHERE` (the filter is the same; reading order is
-//! the storage engine's business), in every SELECT, subqueries included.
+//! the storage engine's business), in every SELECT, subqueries included. Under FINAL it
+//! is not the same (ClickHouse applies PREWHERE before merging the row versions): the
+//! PREWHERE of a SELECT reading a table with FINAL is marked `__final_prewhere(c)` for
+//! the MergeTree scan.
 
 use std::ops::ControlFlow;
 
@@ -35,6 +38,11 @@ use crate::walk::walk_mut;
 
 /// The internal function that takes a number or Bool as a DataFusion Boolean.
 pub const CONDITION_FUNCTION: &str = "__condition";
+
+/// The internal function marking the PREWHERE condition of a SELECT that reads a table
+/// with FINAL: the MergeTree scan applies it to the rows before the FINAL merge, as
+/// ClickHouse does (a WHERE filters the merged rows).
+pub const FINAL_PREWHERE_FUNCTION: &str = "__final_prewhere";
 
 /// Rewrites the conditions of every SELECT in `query`. With `wrap` false (no ClickHouse
 /// functions registered), only PREWHERE is joined to WHERE.
@@ -68,6 +76,9 @@ impl VisitorMut for Conditions {
         };
         if let Some(prewhere) = &mut select.prewhere {
             condition(prewhere, "PREWHERE");
+            if wrap && reads_final_table(select_from(&select.from)) {
+                *prewhere = function_call(FINAL_PREWHERE_FUNCTION, vec![std::mem::replace(prewhere, Expr::Value(Value::Null.into()))]);
+            }
         }
         if let Some(selection) = &mut select.selection {
             condition(selection, "WHERE");
@@ -93,6 +104,21 @@ impl VisitorMut for Conditions {
         }
         ControlFlow::Continue(())
     }
+}
+
+fn select_from(from: &[TableWithJoins]) -> impl Iterator<Item = &TableFactor> {
+    from.iter().flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)))
+}
+
+/// Whether a table of the FROM clause was written with FINAL (its hint is still there).
+fn reads_final_table<'a>(mut factors: impl Iterator<Item = &'a TableFactor>) -> bool {
+    factors.any(|factor| match factor {
+        TableFactor::Table { with_hints, .. } => {
+            with_hints.iter().any(|hint| matches!(hint, Expr::Identifier(ident) if ident.value == crate::FINAL_MARKER && ident.quote_style.is_none()))
+        }
+        TableFactor::NestedJoin { table_with_joins, .. } => reads_final_table(select_from(std::slice::from_ref(table_with_joins.as_ref()))),
+        _ => false,
+    })
 }
 
 fn join_conditions(table: &mut TableWithJoins) {
@@ -230,6 +256,11 @@ mod tests {
              GROUP BY k HAVING __condition(count(), 'HAVING') QUALIFY __condition(1, 'QUALIFY')"
         );
         assert_eq!(rewrite("SELECT 1 FROM t PREWHERE a WHERE b = 1"), "SELECT 1 FROM t WHERE (__condition(a, 'PREWHERE')) AND (b = 1)");
+        // A PREWHERE over a FINAL table is marked for the scan, which applies it before merging.
+        assert_eq!(
+            rewrite("SELECT 1 FROM t WITH (__granary_final) PREWHERE a < 1 WHERE b = 1"),
+            "SELECT 1 FROM t WITH (__granary_final) WHERE (__final_prewhere(a < 1)) AND (b = 1)"
+        );
         // Already wrapped: unchanged.
         assert_eq!(rewrite("SELECT 1 FROM t WHERE __condition(a, 'WHERE')"), "SELECT 1 FROM t WHERE __condition(a, 'WHERE')");
     }

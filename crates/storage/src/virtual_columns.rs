@@ -14,8 +14,30 @@ use std::future::Future;
 /// Field metadata marking a virtual column.
 pub const VIRTUAL_METADATA_KEY: &str = "granary.virtual";
 
+/// Field metadata with a virtual column's comment and codec, for DESCRIBE.
+pub const COMMENT_METADATA_KEY: &str = "granary.virtual.comment";
+pub const CODEC_METADATA_KEY: &str = "granary.virtual.codec";
+
 /// Every virtual column name an engine may have (the query text is checked for them).
-pub const NAMES: [&str; 8] = ["_part", "_part_index", "_part_offset", "_partition_id", "_partition_value", "_part_uuid", "_table", "_database"];
+pub const NAMES: [&str; 17] = [
+    "_part",
+    "_part_index",
+    "_part_starting_offset",
+    "_part_uuid",
+    "_partition_id",
+    "_sample_factor",
+    "_part_offset",
+    "_part_granule_offset",
+    "_part_data_version",
+    "_disk_name",
+    "_distance",
+    "_table",
+    "_database",
+    "_partition_value",
+    "_row_exists",
+    "_block_number",
+    "_block_offset",
+];
 
 tokio::task_local! {
     static VISIBLE: Cell<bool>;
@@ -42,7 +64,7 @@ pub fn visible() -> bool {
 pub fn mentioned_in(sql: &str) -> bool {
     let bytes = sql.as_bytes();
     let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    sql.match_indices("_part").chain(sql.match_indices("_table")).chain(sql.match_indices("_database")).any(|(start, _)| {
+    sql.match_indices('_').any(|(start, _)| {
         if start > 0 && is_word(bytes[start - 1]) {
             return false;
         }
@@ -51,12 +73,24 @@ pub fn mentioned_in(sql: &str) -> bool {
     })
 }
 
-/// The field of virtual column `name` of type `ch_type`.
-pub fn field(name: &str, ch_type: &granary_types::ChType) -> arrow::datatypes::FieldRef {
+/// The field of virtual column `name` of type `ch_type`, with the comment and codec
+/// DESCRIBE shows for it (empty: none).
+pub fn field(name: &str, ch_type: &granary_types::ChType, comment: &str, codec: &str) -> arrow::datatypes::FieldRef {
     let field = ch_type.to_arrow_field(name);
     let mut metadata = field.metadata().clone();
     metadata.insert(VIRTUAL_METADATA_KEY.to_string(), "1".to_string());
+    for (key, value) in [(COMMENT_METADATA_KEY, comment), (CODEC_METADATA_KEY, codec)] {
+        if !value.is_empty() {
+            metadata.insert(key.to_string(), value.to_string());
+        }
+    }
     std::sync::Arc::new(field.with_metadata(metadata))
+}
+
+/// The comment and codec DESCRIBE shows for virtual column `field`.
+pub fn description(field: &arrow::datatypes::Field) -> (&str, &str) {
+    let get = |key: &str| field.metadata().get(key).map_or("", |v| v.as_str());
+    (get(COMMENT_METADATA_KEY), get(CODEC_METADATA_KEY))
 }
 
 /// Whether `field` is a virtual column.
@@ -73,7 +107,9 @@ mod tests {
         assert!(mentioned_in("SELECT _part, count() FROM t GROUP BY _part"));
         assert!(mentioned_in("SELECT * FROM t WHERE _partition_id='1'"));
         assert!(mentioned_in("select t._part_offset from t"));
-        assert!(!mentioned_in("SELECT my_part, _parts, x_table FROM t"));
+        assert!(mentioned_in("SELECT _block_number, _row_exists FROM t"));
+        assert!(mentioned_in("SELECT count() FROM t WHERE _sample_factor=1"));
+        assert!(!mentioned_in("SELECT my_part, _parts, x_table, a_block_number FROM t"));
         assert!(!mentioned_in("SELECT * FROM _partitions"));
     }
 

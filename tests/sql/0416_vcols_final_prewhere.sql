@@ -1,0 +1,31 @@
+-- PREWHERE under FINAL filters the row versions before they are merged; WHERE filters the merged rows.
+CREATE TABLE r (k UInt32, v String, ver UInt32) ENGINE = ReplacingMergeTree(ver) ORDER BY k SETTINGS index_granularity = 2;
+SYSTEM STOP MERGES r;
+INSERT INTO r SELECT number, 'a' || toString(number), 1 FROM numbers(6);
+INSERT INTO r SELECT number * 2, 'b' || toString(number), 2 FROM numbers(3);
+SELECT k, v FROM r FINAL PREWHERE ver < 2 ORDER BY k;
+SELECT k, v FROM r FINAL WHERE ver < 2 ORDER BY k;
+SELECT k, v FROM r FINAL PREWHERE ver < 2 WHERE k > 1 ORDER BY k;
+SELECT k, v FROM r FINAL PREWHERE k > 1 ORDER BY k;
+SELECT k, v FROM r FINAL PREWHERE v LIKE 'a%' AND k != 3 ORDER BY k;
+SELECT k FROM r FINAL PREWHERE ver ORDER BY k;
+SELECT k, v, _part_offset FROM r FINAL PREWHERE _part_offset = 1 ORDER BY k;
+SELECT k, v FROM r FINAL PREWHERE _part_offset = 1 ORDER BY k;
+SELECT count(), sum(ver) FROM r FINAL PREWHERE ver = 2;
+SELECT k, v FROM r FINAL PREWHERE _part LIKE 'all_1_1_%' AND k > 3 ORDER BY k;
+SELECT k, v, _part_granule_offset FROM r FINAL PREWHERE _part_granule_offset = 0 ORDER BY k;
+SELECT k, v FROM r FINAL PREWHERE ver = 0;
+SELECT k, v FROM (SELECT k, v FROM r FINAL PREWHERE ver < 2) WHERE k < 3 ORDER BY k;
+SELECT k, v FROM r PREWHERE ver < 2 ORDER BY k, v;
+CREATE TABLE s (k UInt32, n UInt64, tag String) ENGINE = SummingMergeTree(n) PARTITION BY k % 2 ORDER BY k;
+SYSTEM STOP MERGES s;
+INSERT INTO s SELECT number, 1, 'x' FROM numbers(4);
+INSERT INTO s SELECT number + 2, 10, 'y' FROM numbers(4);
+SELECT k, n, tag FROM s FINAL PREWHERE tag = 'y' ORDER BY k;
+SELECT k, n, tag FROM s FINAL WHERE tag = 'y' ORDER BY k;
+-- The sums of the rows PREWHERE keeps may grow past it: it is not applied to them again.
+INSERT INTO s VALUES (1, 3, 'z');
+INSERT INTO s VALUES (1, 3, 'z');
+SELECT k, n, tag FROM s FINAL PREWHERE n < 5 ORDER BY k;
+SELECT k, n, tag FROM s FINAL WHERE n < 5 ORDER BY k;
+SELECT k, n FROM s FINAL PREWHERE n < 5 WHERE n > 4 ORDER BY k;
