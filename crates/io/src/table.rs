@@ -41,7 +41,7 @@ use crate::hive::HiveColumn;
 use crate::remote::RemoteStore;
 
 /// Names of the virtual columns.
-pub const VIRTUAL_COLUMNS: [&str; 2] = ["_path", "_file"];
+pub const VIRTUAL_COLUMNS: [&str; 4] = ["_path", "_file", "_size", "_time"];
 
 /// One matched file.
 #[derive(Debug, Clone)]
@@ -95,13 +95,29 @@ enum ColumnSource {
     Hive(usize),
     Path,
     File,
+    /// `_size`: the file's size in bytes.
+    Size,
+    /// `_time`: the file's last modification time.
+    Time,
+}
+
+impl ColumnSource {
+    /// The value of a per-file virtual column.
+    fn file_value(self, file: &FileEntry) -> ScalarValue {
+        match self {
+            ColumnSource::Size => ScalarValue::UInt64(Some(file.size)),
+            ColumnSource::Time => ScalarValue::TimestampSecond(file.last_modified.map(|t| t.timestamp()), None),
+            ColumnSource::File => ScalarValue::Utf8(Some(file.name().to_string())),
+            _ => ScalarValue::Utf8(Some(file.path.clone())),
+        }
+    }
 }
 
 /// `file(...)` after argument resolution and inference.
 #[derive(Debug)]
 pub struct FileTable {
     /// The file's columns (a hive column standing in for one of them), the other hive
-    /// columns, then `_path` and `_file` when the query names them.
+    /// columns, then `_path`, `_file`, `_size` and `_time` when the query names one of them.
     schema: SchemaRef,
     /// The columns in the files, as parsers and the Parquet reader see them.
     data_schema: SchemaRef,
@@ -150,7 +166,7 @@ impl FileTable {
         self
     }
 
-    /// The files a query must read: those whose hive values, `_path` and `_file` pass
+    /// The files a query must read: those whose hive values and virtual columns (`_path`, `_file`, `_size`, `_time`) pass
     /// every filter that only looks at them (filters that cannot be evaluated that way
     /// prune nothing; DataFusion applies all filters to the rows anyway).
     fn files_to_read(&self, state: &dyn Session, filters: &[Expr]) -> Vec<FileEntry> {
@@ -188,6 +204,11 @@ impl FileTable {
         columns.push(Arc::new(StringArray::from_iter_values(self.files.iter().map(|f| f.path.as_str()))));
         fields.push(Field::new("_file", DataType::Utf8, false));
         columns.push(Arc::new(StringArray::from_iter_values(self.files.iter().map(|f| f.name()))));
+        for (name, source) in [("_size", ColumnSource::Size), ("_time", ColumnSource::Time)] {
+            let array = ScalarValue::iter_to_array(self.files.iter().map(|f| source.file_value(f)))?;
+            fields.push(Field::new(name, array.data_type().clone(), true));
+            columns.push(array);
+        }
         let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
         let df_schema = datafusion::common::DFSchema::try_from(batch.schema().as_ref().clone())?;
         let mut keep = vec![true; self.files.len()];
@@ -250,8 +271,7 @@ impl FileTable {
                     .iter()
                     .map(|(output, source)| match source {
                         ColumnSource::Hive(h) => f.hive_values.as_ref().and_then(|v| v.get(*h).cloned()).map_or_else(|| ScalarValue::try_from(self.schema.field(*output).data_type()), Ok),
-                        ColumnSource::File => Ok(ScalarValue::Utf8(Some(f.name().to_string()))),
-                        _ => Ok(ScalarValue::Utf8(Some(f.path.clone()))),
+                        other => Ok(other.file_value(f)),
                     })
                     .collect::<datafusion::common::Result<Vec<_>>>()?;
                 pf = pf.with_partition_values(values);
@@ -407,7 +427,7 @@ impl TextPartition {
         }
     }
 
-    /// The table's columns from the file's: hive values and `_path`/`_file` put in.
+    /// The table's columns from the file's: hive values and the virtual columns put in.
     fn with_virtual_columns(&self, batch: RecordBatch, file: &FileEntry) -> Result<RecordBatch> {
         if self.sources.iter().enumerate().all(|(i, s)| *s == ColumnSource::Data(i)) && self.sources.len() == batch.num_columns() {
             return Ok(batch);
@@ -426,6 +446,7 @@ impl TextPartition {
                 }
                 ColumnSource::Path => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(file.path.as_str(), rows))),
                 ColumnSource::File => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(file.name(), rows))),
+                ColumnSource::Size | ColumnSource::Time => source.file_value(file).to_array_of_size(rows)?,
             });
         }
         Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
@@ -499,10 +520,14 @@ fn layout(data_schema: &SchemaRef, hive: &[HiveColumn], with_virtual: bool) -> (
         }
     }
     if with_virtual {
-        for (name, source) in [("_path", ColumnSource::Path), ("_file", ColumnSource::File)] {
+        // LowCardinality(String), Nullable(UInt64) and Nullable(DateTime), as ClickHouse 26
+        // types them.
+        let text = ChType::LowCardinality(Box::new(ChType::String));
+        let size = ChType::Nullable(Box::new(ChType::UInt64));
+        let time = ChType::Nullable(Box::new(ChType::DateTime(None)));
+        for (name, source, ch_type) in [("_path", ColumnSource::Path, &text), ("_file", ColumnSource::File, &text), ("_size", ColumnSource::Size, &size), ("_time", ColumnSource::Time, &time)] {
             if fields.iter().all(|f| f.name() != name) {
-                // LowCardinality(String), as ClickHouse 26 types them.
-                fields.push(ChType::LowCardinality(Box::new(ChType::String)).to_arrow_field(name));
+                fields.push(ch_type.to_arrow_field(name));
                 sources.push(source);
             }
         }
