@@ -129,3 +129,60 @@ def test_parquet_string_results_of_builtin_aggregates_are_plain(server, pq):
     schema = pa.ipc.open_file(io.BytesIO(r.body)).schema
     assert schema.field("a").type == pa.string() and schema.field("b").type == pa.string()
     assert server.query("SELECT toTypeName(min(name)), toTypeName(max(long_text)) FROM file('pqstr/s.parquet')") == "String\tString\n"
+
+
+# GROUP BY one string column of Parquet files is worked out per dictionary value
+# (DictionaryGroupByExec). The file has several row groups (a new dictionary each), a
+# column with NULLs, one written without a dictionary, and one whose dictionary outgrows
+# the page limit part way through a row group (dictionary pages, then plain ones).
+@pytest.fixture(scope="module")
+def pq_groups(server):
+    import pyarrow.parquet as pqw
+    root = os.path.join(server.path, "user_files", "pqgroups")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    n = 30000
+    def name(i):
+        if i % 13 == 0:
+            return None
+        return "" if i % 7 == 0 else "anon" if i % 11 == 0 else f"user{(i * 7919) % 37}"
+    table = pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "name": pa.array([name(i) for i in range(n)], pa.string()),
+        "plain_name": pa.array([f"p{i % 23}" for i in range(n)], pa.string()),
+        "big": pa.array([f"value-{(i * 31) % 9000}-{'x' * (i % 9)}" for i in range(n)], pa.string()),
+        "score": pa.array([(i * 17) % 101 - 20 for i in range(n)], pa.int32()),
+    })
+    pqw.write_table(table, f"{root}/g.parquet", row_group_size=7000, use_dictionary=["name", "big"], dictionary_pagesize_limit=16384)
+    return root
+
+
+GROUP_QUERIES = [
+    "SELECT name, count(), sum(score), avg(score), min(id), max(id) FROM {f} GROUP BY name ORDER BY name",
+    "SELECT name, count() AS c FROM {f} WHERE name NOT IN ('', 'anon') GROUP BY name ORDER BY c DESC, name LIMIT 5",
+    "SELECT name, count() FROM {f} WHERE name IS NULL OR name = 'user1' GROUP BY name ORDER BY name",
+    "SELECT name, count(), max(plain_name) FROM {f} WHERE name > 'user3' GROUP BY name HAVING count() > 10 ORDER BY name",
+    "SELECT plain_name, count(), sum(id) FROM {f} GROUP BY plain_name ORDER BY plain_name",
+    "SELECT big, count(), min(score) FROM {f} WHERE big != 'value-5-xxxxx' GROUP BY big ORDER BY count() DESC, big LIMIT 7",
+    "SELECT count(), sum(c) FROM (SELECT big, count() AS c FROM {f} GROUP BY big)",
+    "SELECT name, count() FROM {f} WHERE name = 'nobody' GROUP BY name",
+    # A filter on another column, an aggregate of the key, DISTINCT: the ordinary plan.
+    "SELECT name, count() FROM {f} WHERE score > 50 GROUP BY name ORDER BY name",
+    "SELECT name, count(DISTINCT score), any(length(name)) FROM {f} GROUP BY name ORDER BY name",
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("query", GROUP_QUERIES)
+def test_parquet_dictionary_group_by_matches_chdb(server, pq_groups, query, threads):
+    settings = f" SETTINGS max_threads = {threads}"
+    ours = server.query(query.replace("{f}", "file('pqgroups/g.parquet')") + settings + " FORMAT TSV")
+    theirs = ch(query.replace("{f}", f"file('{pq_groups}/g.parquet')") + settings)
+    assert ours == theirs
+
+
+def test_parquet_dictionary_group_by_is_planned(server, pq_groups):
+    plan = server.query("EXPLAIN PIPELINE SELECT name, count() FROM file('pqgroups/g.parquet') WHERE name != 'anon' GROUP BY name")
+    assert "DictionaryGroupByExec" in plan and "FilterExec" not in plan
+    other = server.query("EXPLAIN PIPELINE SELECT name, count() FROM file('pqgroups/g.parquet') WHERE score > 1 GROUP BY name")
+    assert "DictionaryGroupByExec" not in other

@@ -49,6 +49,7 @@ pub mod infer;
 pub mod local;
 pub mod named_collections;
 pub mod native_compression;
+pub mod parquet_dictionary;
 pub mod remote;
 pub mod remote_functions;
 pub mod schema_cache;

@@ -389,7 +389,8 @@ impl Instance {
             .with_physical_optimizer_rule(Arc::new(crate::stream_order::FirstRowsInStreamOrder))
             .with_physical_optimizer_rule(Arc::new(crate::stream_order::FilterBelowLimitKeepsBlocks))
             .with_physical_optimizer_rule(Arc::new(crate::stream_order::TopKOverScanFilter))
-            .with_physical_optimizer_rule(Arc::new(crate::view_literal_compare::ViewLiteralCompare));
+            .with_physical_optimizer_rule(Arc::new(crate::view_literal_compare::ViewLiteralCompare))
+            .with_physical_optimizer_rule(Arc::new(crate::dictionary_group_by::DictionaryGroupBy));
         // Ahead of DataFusion's planners, so `map(k, v)` is ClickHouse's map.
         if let Some(planners) = builder.expr_planners() {
             planners.insert(0, Arc::new(granary_functions::MapPlanner));

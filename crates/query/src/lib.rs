@@ -45,6 +45,7 @@ mod system_access;
 mod totals;
 mod unnest;
 mod view_literal_compare;
+mod dictionary_group_by;
 mod views;
 pub mod text_log;
 pub mod trace_log;

@@ -1,0 +1,204 @@
+//! Reading chosen Parquet string columns as Arrow dictionaries.
+//!
+//! Parquet writers dictionary-encode string columns with few distinct values
+//! (names, countries, tags). DataFusion decodes them into string views, so an
+//! operator that could work once per distinct value (a GROUP BY key, a filter on
+//! the key) pays per row instead. [`with_dictionary_columns`] rebuilds a Parquet
+//! scan so that the named columns come out as `Dictionary(Int32, Utf8)`, keeping
+//! the dictionary of each column chunk: batches of one row group share one values
+//! array, which the consumer can recognise with `Arc::ptr_eq`.
+//!
+//! The Arrow reader picks a dictionary type when the file's embedded Arrow schema
+//! (the `ARROW:schema` key of the footer) asks for one. The files were not written
+//! that way, so the scan's reader factory hands out footers whose embedded schema
+//! is the file's own with those columns' types changed: each file keeps its own
+//! column list, and a column that is not a string, or is absent, is left alone.
+
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema};
+use bytes::Bytes;
+use datafusion::datasource::physical_plan::parquet::ParquetFileReaderFactory;
+use datafusion::datasource::physical_plan::{FileScanConfigBuilder, FileSource, ParquetSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use parquet::arrow::arrow_reader::ArrowReaderOptions;
+use parquet::arrow::async_reader::AsyncFileReader;
+use parquet::arrow::{encode_arrow_schema, parquet_to_arrow_schema, ARROW_SCHEMA_META_KEY};
+use parquet::file::metadata::{FileMetaData, KeyValue, ParquetMetaData, ParquetMetaDataBuilder};
+
+/// The type the chosen columns are read as.
+pub fn dictionary_string_type() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+/// `scan` (a Parquet `DataSourceExec`) rebuilt so that the file columns named in
+/// `columns` are read as [`dictionary_string_type`]. None when `scan` is not a
+/// Parquet scan, or a named column is not a string column of the files (partition
+/// and virtual columns included).
+pub fn with_dictionary_columns(scan: &DataSourceExec, columns: &[&str]) -> Option<Arc<DataSourceExec>> {
+    let (config, source) = scan.downcast_to_file_source::<ParquetSource>()?;
+    let table_schema = source.table_schema();
+    let file_schema = table_schema.file_schema();
+    let mut fields: Vec<Field> = file_schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    for name in columns {
+        let field = fields.iter_mut().find(|f| f.name() == name)?;
+        if !matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) {
+            return None;
+        }
+        *field = field.clone().with_data_type(dictionary_string_type());
+    }
+    let new_file_schema = Arc::new(Schema::new_with_metadata(fields, file_schema.metadata().clone()));
+    let new_table_schema = TableSchema::builder(new_file_schema)
+        .with_table_partition_cols(table_schema.table_partition_cols().clone())
+        .with_virtual_columns(table_schema.virtual_columns().clone())
+        .build();
+    let inner_factory = source.parquet_file_reader_factory()?.clone();
+    let factory = DictionaryHintReaderFactory { inner: inner_factory, columns: Arc::new(columns.iter().map(|c| c.to_string()).collect()) };
+    let mut new_source = ParquetSource::new(new_table_schema)
+        .with_table_parquet_options(source.table_parquet_options().clone())
+        .with_parquet_file_reader_factory(Arc::new(factory));
+    if let Some(predicate) = source.filter() {
+        new_source = new_source.with_predicate(predicate.clone());
+    }
+    let new_source: Arc<dyn FileSource> = Arc::new(new_source);
+    let new_source = match source.projection() {
+        Some(projection) => new_source.try_pushdown_projection(projection).ok()??,
+        None => new_source,
+    };
+    let new_config = FileScanConfigBuilder::from(config.clone()).with_source(new_source).build();
+    Some(DataSourceExec::from_data_source(new_config))
+}
+
+/// Hands out the readers of `inner` with footers asking for dictionaries.
+#[derive(Debug)]
+struct DictionaryHintReaderFactory {
+    inner: Arc<dyn ParquetFileReaderFactory>,
+    columns: Arc<HashSet<String>>,
+}
+
+impl ParquetFileReaderFactory for DictionaryHintReaderFactory {
+    fn create_reader(
+        &self,
+        partition_index: usize,
+        partitioned_file: PartitionedFile,
+        metadata_size_hint: Option<usize>,
+        metrics: &ExecutionPlanMetricsSet,
+    ) -> datafusion::common::Result<Box<dyn AsyncFileReader + Send>> {
+        let inner = self.inner.create_reader(partition_index, partitioned_file, metadata_size_hint, metrics)?;
+        Ok(Box::new(DictionaryHintReader { inner, columns: self.columns.clone() }))
+    }
+}
+
+struct DictionaryHintReader {
+    inner: Box<dyn AsyncFileReader + Send>,
+    columns: Arc<HashSet<String>>,
+}
+
+impl AsyncFileReader for DictionaryHintReader {
+    fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
+        self.inner.get_bytes(range)
+    }
+
+    fn get_byte_ranges(&mut self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
+        self.inner.get_byte_ranges(ranges)
+    }
+
+    fn get_metadata<'a>(&'a mut self, options: Option<&'a ArrowReaderOptions>) -> BoxFuture<'a, parquet::errors::Result<Arc<ParquetMetaData>>> {
+        let columns = self.columns.clone();
+        self.inner.get_metadata(options).map(move |metadata| with_dictionary_hint(metadata?, &columns)).boxed()
+    }
+}
+
+/// `metadata` with an embedded Arrow schema that reads `columns` as dictionaries
+/// (the same `metadata` when none of them is a string column of this file).
+fn with_dictionary_hint(metadata: Arc<ParquetMetaData>, columns: &HashSet<String>) -> parquet::errors::Result<Arc<ParquetMetaData>> {
+    let file = metadata.file_metadata();
+    let schema = parquet_to_arrow_schema(file.schema_descr(), file.key_value_metadata())?;
+    let mut changed = false;
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            if columns.contains(f.name()) && matches!(f.data_type(), DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) {
+                changed = true;
+                f.as_ref().clone().with_data_type(dictionary_string_type())
+            } else {
+                f.as_ref().clone()
+            }
+        })
+        .collect();
+    if !changed {
+        return Ok(metadata);
+    }
+    // The embedded schema carries the original one's metadata, minus the old copy of itself.
+    let mut schema_metadata = schema.metadata().clone();
+    schema_metadata.remove(ARROW_SCHEMA_META_KEY);
+    let encoded = encode_arrow_schema(&Schema::new_with_metadata(fields, schema_metadata));
+    let mut key_values: Vec<KeyValue> = file.key_value_metadata().cloned().unwrap_or_default();
+    key_values.retain(|kv| kv.key != ARROW_SCHEMA_META_KEY);
+    key_values.push(KeyValue::new(ARROW_SCHEMA_META_KEY.to_string(), encoded));
+    let new_file = FileMetaData::new(
+        file.version(),
+        file.num_rows(),
+        file.created_by().map(str::to_string),
+        Some(key_values),
+        file.schema_descr_ptr(),
+        file.column_orders().cloned(),
+    );
+    let mut builder = ParquetMetaDataBuilder::new_from_metadata(metadata.as_ref().clone());
+    let row_groups = builder.take_row_groups();
+    let column_index = builder.take_column_index();
+    let offset_index = builder.take_offset_index();
+    let rebuilt = ParquetMetaDataBuilder::new(new_file).set_row_groups(row_groups).set_column_index(column_index).set_offset_index(offset_index).build();
+    Ok(Arc::new(rebuilt))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int64Array, RecordBatch, StringArray};
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::metadata::ParquetMetaDataReader;
+
+    fn parquet_file() -> Bytes {
+        let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false), Field::new("name", DataType::Utf8, true)]));
+        let names: StringArray = (0..100).map(|i| (i % 10 != 0).then(|| format!("n{}", i % 7))).collect();
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from_iter_values(0..100)), Arc::new(names)]).expect("batch");
+        let mut out = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut out, schema, None).expect("writer");
+        writer.write(&batch).expect("write");
+        writer.close().expect("close");
+        Bytes::from(out)
+    }
+
+    #[test]
+    fn hinted_footer_reads_string_columns_as_dictionaries() {
+        let file = parquet_file();
+        let metadata = Arc::new(ParquetMetaDataReader::new().parse_and_finish(&file).expect("footer"));
+        let columns: HashSet<String> = ["name".to_string(), "id".to_string(), "absent".to_string()].into();
+        let hinted = with_dictionary_hint(metadata.clone(), &columns).expect("hint");
+        let reader_metadata = ArrowReaderMetadata::try_new(hinted, Default::default()).expect("reader metadata");
+        // Only the string column changes type; the integer one and the absent one are left alone.
+        assert_eq!(reader_metadata.schema().field(0).data_type(), &DataType::Int64);
+        assert_eq!(reader_metadata.schema().field(1).data_type(), &dictionary_string_type());
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), reader_metadata).build().expect("reader");
+        let plain = ParquetRecordBatchReaderBuilder::try_new(file).expect("plain").build().expect("reader");
+        for (hinted, plain) in reader.zip(plain) {
+            let (hinted, plain) = (hinted.expect("batch"), plain.expect("batch"));
+            let decoded = arrow::compute::cast(hinted.column(1), &DataType::Utf8).expect("cast");
+            assert_eq!(decoded.as_ref(), plain.column(1).as_ref());
+            assert_eq!(hinted.column(1).null_count(), 10);
+        }
+        // A file without string columns to change keeps its footer.
+        let untouched = with_dictionary_hint(metadata.clone(), &["id".to_string()].into()).expect("hint");
+        assert!(Arc::ptr_eq(&untouched, &metadata));
+    }
+}

@@ -1,0 +1,490 @@
+//! GROUP BY one Parquet string column, worked out once per dictionary value.
+//!
+//! `SELECT name, count() FROM file('*.parquet') WHERE name NOT IN (...) GROUP BY name`
+//! (the seed's read query) spent 40% of its time hashing and probing the group table
+//! with every row's string. A Parquet writer dictionary-encodes such a column, so a row
+//! group holds a few thousand distinct strings for a hundred thousand rows.
+//! [`DictionaryGroupBy`] finds an aggregation keyed by one string column read straight
+//! from a Parquet scan (optionally through a filter on that column alone), makes the
+//! scan produce that column as a dictionary ([`granary_io::parquet_dictionary`]), and
+//! puts [`DictionaryGroupByExec`] in place of the aggregation and the filter. Per
+//! dictionary it evaluates the filter and finds the group of each value that rows use;
+//! per row only the key is looked up, and the filter reaches the accumulators as their
+//! filter mask instead of a copy of the rows.
+//!
+//! The exec produces what the `AggregateExec` it replaces would (`Single`: final values,
+//! `Partial`: states), so the plan above it is unchanged. Aggregates are DataFusion's
+//! `GroupsAccumulator`s and the group table is DataFusion's, so results and types are
+//! the same as without the rewrite; anything else (several keys, aggregates without a
+//! groups accumulator, DISTINCT, FILTER clauses, filters on other columns) keeps the
+//! ordinary plan.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
+use arrow::buffer::BooleanBuffer;
+use arrow::compute::{cast, concat};
+use arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{EmitTo, GroupsAccumulator};
+use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::utils::collect_columns;
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
+use datafusion::physical_plan::aggregates::group_values::{new_group_values, GroupValues};
+use datafusion::physical_plan::aggregates::order::GroupOrdering;
+use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::filter::FilterExec;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning, PlanProperties, SendableRecordBatchStream};
+use datafusion::datasource::source::DataSourceExec;
+use futures::{StreamExt, TryStreamExt};
+use granary_storage::ScanCounterExec;
+
+/// Replaces `AggregateExec(Single|Partial) [-> FilterExec] [-> ScanCounterExec] ->
+/// Parquet scan`, grouped by one string column of the files, by [`DictionaryGroupByExec`].
+#[derive(Debug)]
+pub(crate) struct DictionaryGroupBy;
+
+impl PhysicalOptimizerRule for DictionaryGroupBy {
+    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _config: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+        let rewritten = plan.transform_up(|node| {
+            let Some(aggregate) = (node.as_ref() as &dyn Any).downcast_ref::<AggregateExec>() else { return Ok(Transformed::no(node)) };
+            match DictionaryGroupByExec::try_replace(aggregate)? {
+                Some(exec) => Ok(Transformed::yes(Arc::new(exec) as Arc<dyn ExecutionPlan>)),
+                None => Ok(Transformed::no(node)),
+            }
+        })?;
+        Ok(rewritten.data)
+    }
+
+    fn name(&self) -> &str {
+        "dictionary_group_by"
+    }
+
+    fn schema_check(&self) -> bool {
+        true
+    }
+}
+
+/// An aggregation grouped by one dictionary-encoded string column (see the module).
+#[derive(Debug)]
+pub(crate) struct DictionaryGroupByExec {
+    /// The scan (with its row counter), producing the key as `Dictionary(Int32, Utf8)`.
+    input: Arc<dyn ExecutionPlan>,
+    key_column: usize,
+    /// The key column's name and type in the replaced plan (`Utf8View` or `Utf8`).
+    key_field: Arc<Field>,
+    /// A filter on the key alone, over a batch holding only the key column.
+    key_filter: Option<Arc<dyn PhysicalExpr>>,
+    aggregates: Vec<Arc<AggregateFunctionExpr>>,
+    /// Partial: emits accumulator states; Single: final values.
+    partial: bool,
+    schema: SchemaRef,
+    properties: Arc<PlanProperties>,
+}
+
+impl DictionaryGroupByExec {
+    fn try_replace(aggregate: &AggregateExec) -> Result<Option<Self>> {
+        let partial = match aggregate.mode() {
+            AggregateMode::Partial => true,
+            AggregateMode::Single => false,
+            _ => return Ok(None),
+        };
+        let group_by = aggregate.group_expr();
+        if group_by.expr().len() != 1 || !group_by.is_single() || aggregate.limit_options().is_some() {
+            return Ok(None);
+        }
+        if aggregate.filter_expr().iter().any(Option::is_some) {
+            return Ok(None);
+        }
+        if aggregate.aggr_expr().iter().any(|a| !a.groups_accumulator_supported() || a.is_distinct() || !a.order_bys().is_empty()) {
+            return Ok(None);
+        }
+        let Some(key) = group_by.expr()[0].0.downcast_ref::<Column>() else { return Ok(None) };
+        let input_schema = aggregate.input().schema();
+        let key_field = Arc::new(input_schema.field(key.index()).clone());
+        if !matches!(key_field.data_type(), DataType::Utf8View | DataType::Utf8) {
+            return Ok(None);
+        }
+        // Aggregate arguments are evaluated on the scan's batches, where the key is a dictionary.
+        for aggregate_expr in aggregate.aggr_expr() {
+            if aggregate_expr.expressions().iter().any(|e| collect_columns(e).iter().any(|c| c.index() == key.index())) {
+                return Ok(None);
+            }
+        }
+        let mut below = aggregate.input().clone();
+        let mut key_filter = None;
+        if let Some(filter) = (below.as_ref() as &dyn Any).downcast_ref::<FilterExec>() {
+            if filter.projection().is_some() {
+                return Ok(None);
+            }
+            let columns = collect_columns(filter.predicate());
+            if columns.iter().any(|c| c.index() != key.index()) {
+                return Ok(None);
+            }
+            let over_key_alone = Arc::clone(filter.predicate()).transform(|e| match e.downcast_ref::<Column>() {
+                Some(c) => Ok(Transformed::yes(Arc::new(Column::new(c.name(), 0)) as Arc<dyn PhysicalExpr>)),
+                None => Ok(Transformed::no(e)),
+            })?;
+            key_filter = Some(over_key_alone.data);
+            below = filter.input().clone();
+        }
+        let (counter, scan) = match (below.as_ref() as &dyn Any).downcast_ref::<ScanCounterExec>() {
+            Some(_) => (true, below.children()[0].clone()),
+            None => (false, below.clone()),
+        };
+        let Some(scan) = (scan.as_ref() as &dyn Any).downcast_ref::<DataSourceExec>() else { return Ok(None) };
+        let Some(dictionary_scan) = granary_io::parquet_dictionary::with_dictionary_columns(scan, &[key_field.name().as_str()]) else { return Ok(None) };
+        let dictionary_schema = dictionary_scan.schema();
+        let key_column = key.index();
+        if dictionary_schema.fields().len() != input_schema.fields().len()
+            || dictionary_schema.field(key_column).data_type() != &granary_io::parquet_dictionary::dictionary_string_type()
+        {
+            return Ok(None);
+        }
+        let input: Arc<dyn ExecutionPlan> = if counter { ScanCounterExec::wrap(dictionary_scan) } else { dictionary_scan };
+        let schema = aggregate.schema();
+        let partitions = input.output_partitioning().partition_count();
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(partitions),
+            EmissionType::Final,
+            Boundedness::Bounded,
+        ));
+        Ok(Some(DictionaryGroupByExec {
+            input,
+            key_column,
+            key_field,
+            key_filter,
+            aggregates: aggregate.aggr_expr().to_vec(),
+            partial,
+            schema,
+            properties,
+        }))
+    }
+}
+
+impl DisplayAs for DictionaryGroupByExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        let names: Vec<&str> = self.aggregates.iter().map(|a| a.name()).collect();
+        write!(f, "DictionaryGroupByExec: mode={}, gby=[{}], aggr=[{}]", if self.partial { "Partial" } else { "Single" }, self.key_field.name(), names.join(", "))?;
+        if let Some(filter) = &self.key_filter {
+            write!(f, ", key_filter={filter}")?;
+        }
+        Ok(())
+    }
+}
+
+#[allow(deprecated)]
+impl ExecutionPlan for DictionaryGroupByExec {
+    fn name(&self) -> &str {
+        "DictionaryGroupByExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(&self, _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(self: Arc<Self>, mut children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+        match children.pop() {
+            Some(input) if children.is_empty() => Ok(Arc::new(DictionaryGroupByExec {
+                input,
+                key_column: self.key_column,
+                key_field: self.key_field.clone(),
+                key_filter: self.key_filter.clone(),
+                aggregates: self.aggregates.clone(),
+                partial: self.partial,
+                schema: self.schema.clone(),
+                properties: self.properties.clone(),
+            })),
+            _ => datafusion::common::internal_err!("DictionaryGroupByExec takes exactly one child"),
+        }
+    }
+
+    fn execute(&self, partition: usize, context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+        let input = self.input.execute(partition, context.clone())?;
+        let accumulators = self.aggregates.iter().map(|a| a.create_groups_accumulator()).collect::<Result<Vec<_>>>()?;
+        // Nullable: the key's values carry a NULL for rows without a key.
+        let group_schema = Arc::new(Schema::new(vec![self.key_field.as_ref().clone().with_nullable(true)]));
+        let groups = new_group_values(group_schema.clone(), &GroupOrdering::None)?;
+        let reservation = MemoryConsumer::new(format!("DictionaryGroupByExec[{partition}]")).register(context.memory_pool());
+        let mut state = GroupingState {
+            key_column: self.key_column,
+            key_type: self.key_field.data_type().clone(),
+            key_schema: group_schema,
+            key_filter: self.key_filter.clone(),
+            arguments: self.aggregates.iter().map(|a| a.expressions()).collect(),
+            accumulators,
+            groups,
+            dictionary: None,
+            group_used: Vec::new(),
+            group_indices: Vec::new(),
+            reservation,
+        };
+        let schema = self.schema.clone();
+        let partial = self.partial;
+        let batch_size = context.session_config().batch_size().max(1);
+        let output = futures::stream::once(async move {
+            let mut input = input;
+            while let Some(batch) = input.next().await {
+                state.update(&batch?)?;
+            }
+            let batch = state.emit(&schema, partial)?;
+            let chunks: Vec<Result<RecordBatch>> =
+                (0..batch.num_rows()).step_by(batch_size).map(|offset| Ok(batch.slice(offset, batch_size.min(batch.num_rows() - offset)))).collect();
+            Ok::<_, DataFusionError>(futures::stream::iter(chunks))
+        })
+        .try_flatten();
+        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), output)))
+    }
+}
+
+/// The value does not pass the filter: rows with it are left out.
+const FILTERED_OUT: u32 = u32::MAX;
+
+/// What is known about the dictionary of the batches being read.
+struct DictionaryState {
+    values: ArrayRef,
+    /// Per value (and a NULL at the end, for rows whose key is NULL): its group, or
+    /// [`FILTERED_OUT`]. Every value that passes the filter gets a group when the
+    /// dictionary arrives (one vectorized intern), whether rows use it or not.
+    group_of_value: Vec<u32>,
+    /// Per value: 1 once a row used it. Groups no row used are dropped when emitting.
+    used: Vec<u8>,
+}
+
+struct GroupingState {
+    key_column: usize,
+    key_type: DataType,
+    key_schema: SchemaRef,
+    key_filter: Option<Arc<dyn PhysicalExpr>>,
+    arguments: Vec<Vec<Arc<dyn PhysicalExpr>>>,
+    accumulators: Vec<Box<dyn GroupsAccumulator>>,
+    groups: Box<dyn GroupValues>,
+    dictionary: Option<DictionaryState>,
+    /// Per group: some row belongs to it.
+    group_used: Vec<bool>,
+    group_indices: Vec<usize>,
+    reservation: MemoryReservation,
+}
+
+impl GroupingState {
+    fn update(&mut self, batch: &RecordBatch) -> Result<()> {
+        let rows = batch.num_rows();
+        if rows == 0 {
+            return Ok(());
+        }
+        let key = batch.column(self.key_column).as_dictionary_opt::<Int32Type>().ok_or_else(|| {
+            DataFusionError::Internal(format!("DictionaryGroupByExec expects a dictionary key, got {}", batch.column(self.key_column).data_type()))
+        })?;
+        // The Parquet reader wraps one column chunk's dictionary in a new array for every
+        // batch; the buffers are the same.
+        if !self.dictionary.as_ref().is_some_and(|d| d.values.to_data().ptr_eq(&key.values().to_data())) {
+            self.finish_dictionary();
+            self.dictionary = Some(self.new_dictionary(key.values())?);
+        }
+        let Some(dictionary) = self.dictionary.as_mut() else { return Ok(()) };
+        let value_count = dictionary.group_of_value.len();
+        let null_value = value_count - 1;
+        let keys = key.keys();
+        if keys.values().iter().fold(false, |bad, &k| bad | (k < 0) | (k as usize >= null_value)) {
+            return Err(DataFusionError::Execution(format!("dictionary key out of range in column {}", self.key_schema.field(0).name())));
+        }
+        // Rows whose key is NULL use the extra value at the end. (Keys are checked
+        // non-negative above, so `as usize` keeps their value.)
+        let values_of_rows: Vec<i32>;
+        let value_of_row: &[i32] = match keys.nulls().filter(|n| n.null_count() > 0) {
+            None => keys.values(),
+            Some(nulls) => {
+                values_of_rows = keys.values().iter().zip(nulls.iter()).map(|(&k, valid)| if valid { k } else { null_value as i32 }).collect();
+                &values_of_rows
+            }
+        };
+
+        // Each row's group, and the filter as a bitmap, 64 rows at a time.
+        self.group_indices.clear();
+        self.group_indices.resize(rows, 0);
+        let group_of_value = &dictionary.group_of_value[..value_count];
+        let used = &mut dictionary.used[..value_count];
+        let mut mask_words: Vec<u64> = Vec::with_capacity(rows.div_ceil(64));
+        let mut passing_rows = 0usize;
+        for (indices, values) in self.group_indices.chunks_mut(64).zip(value_of_row.chunks(64)) {
+            let mut bits = 0u64;
+            for (bit, (index, &value)) in indices.iter_mut().zip(values).enumerate() {
+                let group = group_of_value[value as usize];
+                used[value as usize] = 1;
+                let passes = group != FILTERED_OUT;
+                bits |= (passes as u64) << bit;
+                // Rows that do not pass are masked out; any valid group index does for them.
+                *index = if passes { group as usize } else { 0 };
+            }
+            passing_rows += bits.count_ones() as usize;
+            mask_words.push(bits);
+        }
+        if passing_rows == 0 {
+            return Ok(());
+        }
+        let mask = (passing_rows < rows).then(|| BooleanArray::new(BooleanBuffer::new(mask_words.into(), 0, rows), None));
+        let total_groups = self.groups.len();
+        for (accumulator, arguments) in self.accumulators.iter_mut().zip(&self.arguments) {
+            let values = arguments.iter().map(|e| e.evaluate(batch).and_then(|v| v.into_array(rows))).collect::<Result<Vec<_>>>()?;
+            accumulator.update_batch(&values, &self.group_indices, mask.as_ref(), total_groups)?;
+        }
+        let size = self.groups.size()
+            + self.accumulators.iter().map(|a| a.size()).sum::<usize>()
+            + self.group_indices.capacity() * size_of::<usize>()
+            + self.group_used.capacity();
+        self.reservation.try_resize(size)?;
+        Ok(())
+    }
+
+    /// Groups for the values of a new dictionary that pass the filter.
+    fn new_dictionary(&mut self, values: &ArrayRef) -> Result<DictionaryState> {
+        let as_key = cast(values.as_ref(), &self.key_type)?;
+        let with_null = concat(&[as_key.as_ref(), arrow::array::new_null_array(&self.key_type, 1).as_ref()])?;
+        let count = with_null.len();
+        let passes: Option<BooleanArray> = match &self.key_filter {
+            None => None,
+            Some(filter) => {
+                let batch = RecordBatch::try_new(self.key_schema.clone(), vec![with_null.clone()])?;
+                let result = filter.evaluate(&batch)?.into_array(count)?;
+                let result = result
+                    .as_boolean_opt()
+                    .ok_or_else(|| DataFusionError::Internal(format!("filter of DictionaryGroupByExec returned {}", result.data_type())))?;
+                // NULL is not a pass.
+                Some(BooleanArray::new(arrow::compute::prep_null_mask_filter(result).values().clone(), None))
+            }
+        };
+        let (to_intern, passing): (ArrayRef, Vec<u32>) = match &passes {
+            None => (with_null, (0..count as u32).collect()),
+            Some(mask) => (arrow::compute::filter(&with_null, mask)?, mask.values().set_indices().map(|i| i as u32).collect()),
+        };
+        let mut assigned = Vec::with_capacity(to_intern.len());
+        self.groups.intern(&[to_intern], &mut assigned)?;
+        let mut group_of_value = vec![FILTERED_OUT; count];
+        for (&value, group) in passing.iter().zip(assigned) {
+            group_of_value[value as usize] = u32::try_from(group).ok().filter(|&g| g != FILTERED_OUT).ok_or_else(|| DataFusionError::Execution("too many groups".to_string()))?;
+        }
+        self.group_used.resize(self.groups.len(), false);
+        Ok(DictionaryState { values: values.clone(), group_of_value, used: vec![0; count] })
+    }
+
+    /// Notes which groups the rows of the current dictionary used.
+    fn finish_dictionary(&mut self) {
+        if let Some(dictionary) = self.dictionary.take() {
+            for (&group, &used) in dictionary.group_of_value.iter().zip(&dictionary.used) {
+                if used != 0 && group != FILTERED_OUT {
+                    self.group_used[group as usize] = true;
+                }
+            }
+        }
+    }
+
+    fn emit(&mut self, schema: &SchemaRef, partial: bool) -> Result<RecordBatch> {
+        self.finish_dictionary();
+        let mut columns = self.groups.emit(EmitTo::All)?;
+        for accumulator in &mut self.accumulators {
+            if partial {
+                columns.extend(accumulator.state(EmitTo::All)?);
+            } else {
+                columns.push(accumulator.evaluate(EmitTo::All)?);
+            }
+        }
+        self.reservation.free();
+        let batch = RecordBatch::try_new(schema.clone(), columns)?;
+        if self.group_used.iter().all(|&u| u) {
+            return Ok(batch);
+        }
+        let used = BooleanArray::from(std::mem::take(&mut self.group_used));
+        Ok(arrow::compute::filter_record_batch(&batch, &used)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{DictionaryArray, Int32Array, Int64Array, StringArray};
+    use datafusion::execution::memory_pool::{GreedyMemoryPool, MemoryPool};
+    use datafusion::functions_aggregate::count::count_udaf;
+    use datafusion::functions_aggregate::sum::sum_udaf;
+    use datafusion::physical_expr::aggregate::AggregateExprBuilder;
+    use datafusion::physical_expr::expressions::{lit, BinaryExpr};
+
+    fn key_batch(schema: &SchemaRef, values: &ArrayRef, keys: Vec<Option<i32>>, scores: Vec<i64>) -> RecordBatch {
+        let keys = DictionaryArray::<Int32Type>::try_new(Int32Array::from(keys), values.clone()).expect("dictionary");
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(keys), Arc::new(Int64Array::from(scores))]).expect("batch")
+    }
+
+    /// Groups like a plain GROUP BY: across dictionaries, with NULL keys, a filter, and
+    /// dictionary values that no row uses (which must not become groups).
+    #[test]
+    fn groups_rows_by_dictionary_value() {
+        let input_schema = Arc::new(Schema::new(vec![
+            Field::new("name", granary_io::parquet_dictionary::dictionary_string_type(), true),
+            Field::new("score", DataType::Int64, false),
+        ]));
+        let key_field = Arc::new(Field::new("name", DataType::Utf8View, true));
+        let key_schema = Arc::new(Schema::new(vec![key_field.as_ref().clone()]));
+        let count = AggregateExprBuilder::new(count_udaf(), vec![lit(1i64)]).schema(input_schema.clone()).alias("c").build().expect("count");
+        let score = Arc::new(Column::new("score", 1)) as Arc<dyn PhysicalExpr>;
+        let sum = AggregateExprBuilder::new(sum_udaf(), vec![score]).schema(input_schema.clone()).alias("s").build().expect("sum");
+        let aggregates = vec![Arc::new(count), Arc::new(sum)];
+        let filter: Arc<dyn PhysicalExpr> =
+            Arc::new(BinaryExpr::new(Arc::new(Column::new("name", 0)), datafusion::logical_expr::Operator::NotEq, lit(datafusion::common::ScalarValue::Utf8View(Some("skip".to_string())))));
+        let pool: Arc<dyn MemoryPool> = Arc::new(GreedyMemoryPool::new(1 << 30));
+        let mut state = GroupingState {
+            key_column: 0,
+            key_type: DataType::Utf8View,
+            key_schema: key_schema.clone(),
+            key_filter: Some(filter),
+            arguments: aggregates.iter().map(|a| a.expressions()).collect(),
+            accumulators: aggregates.iter().map(|a| a.create_groups_accumulator().expect("accumulator")).collect(),
+            groups: new_group_values(key_schema.clone(), &GroupOrdering::None).expect("groups"),
+            dictionary: None,
+            group_used: Vec::new(),
+            group_indices: Vec::new(),
+            reservation: MemoryConsumer::new("test").register(&pool),
+        };
+        let first: ArrayRef = Arc::new(StringArray::from(vec!["a", "b", "skip", "unused"]));
+        state.update(&key_batch(&input_schema, &first, vec![Some(0), Some(1), Some(2), None, Some(0)], vec![1, 2, 4, 8, 16])).expect("update");
+        // The same dictionary in a new array (as the Parquet reader makes them).
+        let again = arrow::array::make_array(first.to_data());
+        state.update(&key_batch(&input_schema, &again, vec![Some(1)], vec![32])).expect("update");
+        let second: ArrayRef = Arc::new(StringArray::from(vec!["never", "c", "a"]));
+        state.update(&key_batch(&input_schema, &second, vec![Some(2), Some(1), None], vec![64, 128, 256])).expect("update");
+        let output_schema = Arc::new(Schema::new(vec![
+            key_field.as_ref().clone(),
+            Field::new("c", DataType::Int64, false),
+            Field::new("s", DataType::Int64, true),
+        ]));
+        let batch = state.emit(&output_schema, false).expect("emit");
+        let mut rows: Vec<(Option<String>, i64, i64)> = (0..batch.num_rows())
+            .map(|i| {
+                let name = batch.column(0).as_string_view();
+                (name.is_valid(i).then(|| name.value(i).to_string()), batch.column(1).as_primitive::<arrow::datatypes::Int64Type>().value(i), batch.column(2).as_primitive::<arrow::datatypes::Int64Type>().value(i))
+            })
+            .collect();
+        rows.sort();
+        // NULL keys fail `name != 'skip'` as in SQL.
+        let expected = vec![(Some("a".to_string()), 3, 1 + 16 + 64), (Some("b".to_string()), 2, 2 + 32), (Some("c".to_string()), 1, 128)];
+        assert_eq!(rows, expected);
+    }
+
+}
