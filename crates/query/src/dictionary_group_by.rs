@@ -8,9 +8,12 @@
 //! from a Parquet scan (optionally through a filter on that column alone), makes the
 //! scan produce that column as a dictionary ([`granary_io::parquet_dictionary`]), and
 //! puts [`DictionaryGroupByExec`] in place of the aggregation and the filter. Per
-//! dictionary it evaluates the filter and finds the group of each value that rows use;
-//! per row only the key is looked up, and the filter reaches the accumulators as their
-//! filter mask instead of a copy of the rows.
+//! dictionary it evaluates the filter on the values and interns those that pass (one
+//! vectorized call; groups that no row turns out to use are dropped when emitting); per
+//! row only the key's group is looked up, and the filter reaches the accumulators as
+//! their filter mask instead of a copy of the rows. When every aggregate is `count()`,
+//! rows are only counted per dictionary value, and the counts added to the groups once
+//! per dictionary.
 //!
 //! The exec produces what the `AggregateExec` it replaces would (`Single`: final values,
 //! `Partial`: states), so the plan above it is unchanged. Aggregates are DataFusion's
@@ -23,7 +26,7 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch};
 use arrow::buffer::BooleanBuffer;
 use arrow::compute::{cast, concat};
 use arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
@@ -86,6 +89,9 @@ pub(crate) struct DictionaryGroupByExec {
     /// A filter on the key alone, over a batch holding only the key column.
     key_filter: Option<Arc<dyn PhysicalExpr>>,
     aggregates: Vec<Arc<AggregateFunctionExpr>>,
+    /// Every aggregate counts rows (`count()`, `count(1)`): rows are counted per
+    /// dictionary value, and the accumulators are not used.
+    counts_only: bool,
     /// Partial: emits accumulator states; Single: final values.
     partial: bool,
     schema: SchemaRef,
@@ -110,6 +116,7 @@ impl DictionaryGroupByExec {
             return Ok(None);
         }
         let Some(key) = group_by.expr()[0].0.downcast_ref::<Column>() else { return Ok(None) };
+        let counts_only = aggregate.aggr_expr().iter().all(|a| is_row_count(a));
         let input_schema = aggregate.input().schema();
         let key_field = Arc::new(input_schema.field(key.index()).clone());
         if !matches!(key_field.data_type(), DataType::Utf8View | DataType::Utf8) {
@@ -166,6 +173,7 @@ impl DictionaryGroupByExec {
             key_field,
             key_filter,
             aggregates: aggregate.aggr_expr().to_vec(),
+            counts_only,
             partial,
             schema,
             properties,
@@ -177,6 +185,9 @@ impl DisplayAs for DictionaryGroupByExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let names: Vec<&str> = self.aggregates.iter().map(|a| a.name()).collect();
         write!(f, "DictionaryGroupByExec: mode={}, gby=[{}], aggr=[{}]", if self.partial { "Partial" } else { "Single" }, self.key_field.name(), names.join(", "))?;
+        if self.counts_only {
+            write!(f, ", counts_only")?;
+        }
         if let Some(filter) = &self.key_filter {
             write!(f, ", key_filter={filter}")?;
         }
@@ -210,6 +221,7 @@ impl ExecutionPlan for DictionaryGroupByExec {
                 key_field: self.key_field.clone(),
                 key_filter: self.key_filter.clone(),
                 aggregates: self.aggregates.clone(),
+                counts_only: self.counts_only,
                 partial: self.partial,
                 schema: self.schema.clone(),
                 properties: self.properties.clone(),
@@ -235,6 +247,7 @@ impl ExecutionPlan for DictionaryGroupByExec {
             groups,
             dictionary: None,
             group_used: Vec::new(),
+            group_counts: self.counts_only.then(Vec::new),
             group_indices: Vec::new(),
             reservation,
         };
@@ -256,6 +269,18 @@ impl ExecutionPlan for DictionaryGroupByExec {
     }
 }
 
+/// `count()`, `count(*)` or `count(literal)`: the number of rows, whatever they hold.
+/// Its result and its state are one integer column each (ClickHouse's count is UInt64,
+/// DataFusion's state Int64).
+fn is_row_count(aggregate: &AggregateFunctionExpr) -> bool {
+    use datafusion::physical_expr::expressions::Literal;
+    let integer = |t: &DataType| matches!(t, DataType::Int64 | DataType::UInt64);
+    aggregate.fun().name() == "count"
+        && aggregate.expressions().iter().all(|e| e.downcast_ref::<Literal>().is_some_and(|l| !l.value().is_null()))
+        && integer(aggregate.field().data_type())
+        && aggregate.state_fields().is_ok_and(|f| f.len() == 1 && integer(f[0].data_type()))
+}
+
 /// The value does not pass the filter: rows with it are left out.
 const FILTERED_OUT: u32 = u32::MAX;
 
@@ -266,8 +291,11 @@ struct DictionaryState {
     /// [`FILTERED_OUT`]. Every value that passes the filter gets a group when the
     /// dictionary arrives (one vectorized intern), whether rows use it or not.
     group_of_value: Vec<u32>,
-    /// Per value: 1 once a row used it. Groups no row used are dropped when emitting.
-    used: Vec<u8>,
+    /// Per value: how many rows used it since it was last folded into the groups.
+    /// Groups no row used are dropped when emitting.
+    rows_of_value: Vec<u32>,
+    /// Rows counted in `rows_of_value` (folded before a count could overflow).
+    rows_counted: usize,
 }
 
 struct GroupingState {
@@ -281,6 +309,8 @@ struct GroupingState {
     dictionary: Option<DictionaryState>,
     /// Per group: some row belongs to it.
     group_used: Vec<bool>,
+    /// Per group, when every aggregate counts rows: the count.
+    group_counts: Option<Vec<i64>>,
     group_indices: Vec<usize>,
     reservation: MemoryReservation,
 }
@@ -318,18 +348,32 @@ impl GroupingState {
             }
         };
 
+        if let Some(counts) = &self.group_counts {
+            self.reservation.try_resize(self.groups.size() + counts.capacity() * size_of::<i64>() + self.group_used.capacity())?;
+            let rows_of_value = &mut dictionary.rows_of_value[..value_count];
+            for &value in value_of_row {
+                rows_of_value[value as usize] += 1;
+            }
+            dictionary.rows_counted += rows;
+            if dictionary.rows_counted > (u32::MAX / 2) as usize {
+                self.fold_dictionary_counts();
+            }
+            return Ok(());
+        }
+
         // Each row's group, and the filter as a bitmap, 64 rows at a time.
         self.group_indices.clear();
         self.group_indices.resize(rows, 0);
         let group_of_value = &dictionary.group_of_value[..value_count];
-        let used = &mut dictionary.used[..value_count];
+        let rows_of_value = &mut dictionary.rows_of_value[..value_count];
         let mut mask_words: Vec<u64> = Vec::with_capacity(rows.div_ceil(64));
         let mut passing_rows = 0usize;
         for (indices, values) in self.group_indices.chunks_mut(64).zip(value_of_row.chunks(64)) {
             let mut bits = 0u64;
             for (bit, (index, &value)) in indices.iter_mut().zip(values).enumerate() {
                 let group = group_of_value[value as usize];
-                used[value as usize] = 1;
+                // Only whether a value was used matters here (the accumulators count).
+                rows_of_value[value as usize] = 1;
                 let passes = group != FILTERED_OUT;
                 bits |= (passes as u64) << bit;
                 // Rows that do not pass are masked out; any valid group index does for them.
@@ -383,23 +427,43 @@ impl GroupingState {
             group_of_value[value as usize] = u32::try_from(group).ok().filter(|&g| g != FILTERED_OUT).ok_or_else(|| DataFusionError::Execution("too many groups".to_string()))?;
         }
         self.group_used.resize(self.groups.len(), false);
-        Ok(DictionaryState { values: values.clone(), group_of_value, used: vec![0; count] })
+        if let Some(counts) = &mut self.group_counts {
+            counts.resize(self.groups.len(), 0);
+        }
+        Ok(DictionaryState { values: values.clone(), group_of_value, rows_of_value: vec![0; count], rows_counted: 0 })
     }
 
-    /// Notes which groups the rows of the current dictionary used.
-    fn finish_dictionary(&mut self) {
-        if let Some(dictionary) = self.dictionary.take() {
-            for (&group, &used) in dictionary.group_of_value.iter().zip(&dictionary.used) {
-                if used != 0 && group != FILTERED_OUT {
-                    self.group_used[group as usize] = true;
+    /// Adds what the rows of the current dictionary did to its groups: used them, and
+    /// (when only counting) how many rows each has.
+    fn fold_dictionary_counts(&mut self) {
+        let Some(dictionary) = self.dictionary.as_mut() else { return };
+        for (&group, rows) in dictionary.group_of_value.iter().zip(dictionary.rows_of_value.iter_mut()) {
+            if *rows != 0 && group != FILTERED_OUT {
+                self.group_used[group as usize] = true;
+                if let Some(counts) = &mut self.group_counts {
+                    counts[group as usize] += i64::from(*rows);
                 }
             }
+            *rows = 0;
         }
+        dictionary.rows_counted = 0;
+    }
+
+    fn finish_dictionary(&mut self) {
+        self.fold_dictionary_counts();
+        self.dictionary = None;
     }
 
     fn emit(&mut self, schema: &SchemaRef, partial: bool) -> Result<RecordBatch> {
         self.finish_dictionary();
         let mut columns = self.groups.emit(EmitTo::All)?;
+        if let Some(counts) = self.group_counts.take() {
+            let counts: ArrayRef = Arc::new(Int64Array::from(counts));
+            for field in &schema.fields()[columns.len()..] {
+                columns.push(cast(&counts, field.data_type())?);
+            }
+            self.accumulators.clear();
+        }
         for accumulator in &mut self.accumulators {
             if partial {
                 columns.extend(accumulator.state(EmitTo::All)?);
@@ -432,22 +496,25 @@ mod tests {
         RecordBatch::try_new(schema.clone(), vec![Arc::new(keys), Arc::new(Int64Array::from(scores))]).expect("batch")
     }
 
-    /// Groups like a plain GROUP BY: across dictionaries, with NULL keys, a filter, and
-    /// dictionary values that no row uses (which must not become groups).
-    #[test]
-    fn groups_rows_by_dictionary_value() {
-        let input_schema = Arc::new(Schema::new(vec![
+    fn input_schema() -> SchemaRef {
+        Arc::new(Schema::new(vec![
             Field::new("name", granary_io::parquet_dictionary::dictionary_string_type(), true),
             Field::new("score", DataType::Int64, false),
-        ]));
+        ]))
+    }
+
+    /// The groups of three batches (two dictionaries, the first one twice in different
+    /// arrays, as the Parquet reader makes them), filtered by `name != 'skip'`, as
+    /// sorted (name, aggregate values) rows.
+    fn grouped(aggregates: Vec<Arc<AggregateFunctionExpr>>, counts_only: bool) -> Vec<(Option<String>, Vec<i64>)> {
+        let input_schema = input_schema();
         let key_field = Arc::new(Field::new("name", DataType::Utf8View, true));
         let key_schema = Arc::new(Schema::new(vec![key_field.as_ref().clone()]));
-        let count = AggregateExprBuilder::new(count_udaf(), vec![lit(1i64)]).schema(input_schema.clone()).alias("c").build().expect("count");
-        let score = Arc::new(Column::new("score", 1)) as Arc<dyn PhysicalExpr>;
-        let sum = AggregateExprBuilder::new(sum_udaf(), vec![score]).schema(input_schema.clone()).alias("s").build().expect("sum");
-        let aggregates = vec![Arc::new(count), Arc::new(sum)];
-        let filter: Arc<dyn PhysicalExpr> =
-            Arc::new(BinaryExpr::new(Arc::new(Column::new("name", 0)), datafusion::logical_expr::Operator::NotEq, lit(datafusion::common::ScalarValue::Utf8View(Some("skip".to_string())))));
+        let filter: Arc<dyn PhysicalExpr> = Arc::new(BinaryExpr::new(
+            Arc::new(Column::new("name", 0)),
+            datafusion::logical_expr::Operator::NotEq,
+            lit(datafusion::common::ScalarValue::Utf8View(Some("skip".to_string()))),
+        ));
         let pool: Arc<dyn MemoryPool> = Arc::new(GreedyMemoryPool::new(1 << 30));
         let mut state = GroupingState {
             key_column: 0,
@@ -459,32 +526,50 @@ mod tests {
             groups: new_group_values(key_schema.clone(), &GroupOrdering::None).expect("groups"),
             dictionary: None,
             group_used: Vec::new(),
+            group_counts: counts_only.then(Vec::new),
             group_indices: Vec::new(),
             reservation: MemoryConsumer::new("test").register(&pool),
         };
         let first: ArrayRef = Arc::new(StringArray::from(vec!["a", "b", "skip", "unused"]));
         state.update(&key_batch(&input_schema, &first, vec![Some(0), Some(1), Some(2), None, Some(0)], vec![1, 2, 4, 8, 16])).expect("update");
-        // The same dictionary in a new array (as the Parquet reader makes them).
         let again = arrow::array::make_array(first.to_data());
         state.update(&key_batch(&input_schema, &again, vec![Some(1)], vec![32])).expect("update");
         let second: ArrayRef = Arc::new(StringArray::from(vec!["never", "c", "a"]));
         state.update(&key_batch(&input_schema, &second, vec![Some(2), Some(1), None], vec![64, 128, 256])).expect("update");
-        let output_schema = Arc::new(Schema::new(vec![
-            key_field.as_ref().clone(),
-            Field::new("c", DataType::Int64, false),
-            Field::new("s", DataType::Int64, true),
-        ]));
-        let batch = state.emit(&output_schema, false).expect("emit");
-        let mut rows: Vec<(Option<String>, i64, i64)> = (0..batch.num_rows())
+        let mut fields = vec![key_field.as_ref().clone()];
+        fields.extend(aggregates.iter().map(|a| a.field().as_ref().clone()));
+        let batch = state.emit(&Arc::new(Schema::new(fields)), false).expect("emit");
+        let mut rows: Vec<(Option<String>, Vec<i64>)> = (0..batch.num_rows())
             .map(|i| {
                 let name = batch.column(0).as_string_view();
-                (name.is_valid(i).then(|| name.value(i).to_string()), batch.column(1).as_primitive::<arrow::datatypes::Int64Type>().value(i), batch.column(2).as_primitive::<arrow::datatypes::Int64Type>().value(i))
+                let values = (1..batch.num_columns()).map(|c| batch.column(c).as_primitive::<arrow::datatypes::Int64Type>().value(i)).collect();
+                (name.is_valid(i).then(|| name.value(i).to_string()), values)
             })
             .collect();
         rows.sort();
-        // NULL keys fail `name != 'skip'` as in SQL.
-        let expected = vec![(Some("a".to_string()), 3, 1 + 16 + 64), (Some("b".to_string()), 2, 2 + 32), (Some("c".to_string()), 1, 128)];
-        assert_eq!(rows, expected);
+        rows
     }
 
+    fn count() -> Arc<AggregateFunctionExpr> {
+        Arc::new(AggregateExprBuilder::new(count_udaf(), vec![lit(1i64)]).schema(input_schema()).alias("c").build().expect("count"))
+    }
+
+    /// Groups like a plain GROUP BY: across dictionaries, with NULL keys, a filter, and
+    /// dictionary values that no row uses (which must not become groups). NULL keys fail
+    /// `name != 'skip'`, as in SQL.
+    #[test]
+    fn groups_rows_by_dictionary_value() {
+        let score = Arc::new(Column::new("score", 1)) as Arc<dyn PhysicalExpr>;
+        let sum = Arc::new(AggregateExprBuilder::new(sum_udaf(), vec![score]).schema(input_schema()).alias("s").build().expect("sum"));
+        let expected = vec![(Some("a".to_string()), vec![3, 1 + 16 + 64]), (Some("b".to_string()), vec![2, 2 + 32]), (Some("c".to_string()), vec![1, 128])];
+        assert_eq!(grouped(vec![count(), sum], false), expected);
+    }
+
+    #[test]
+    fn counts_rows_per_dictionary_value() {
+        assert!(is_row_count(&count()));
+        let expected = vec![(Some("a".to_string()), vec![3, 3]), (Some("b".to_string()), vec![2, 2]), (Some("c".to_string()), vec![1, 1])];
+        assert_eq!(grouped(vec![count(), count()], true), expected);
+        assert_eq!(grouped(vec![count(), count()], false), expected);
+    }
 }
