@@ -269,10 +269,56 @@ struct MappedAccumulator {
     inner: Box<dyn Accumulator>,
     output: Output,
     unsigned_keys: UnsignedKeys,
+    /// min/max without GROUP BY: a batch of integers without NULLs is reduced to its
+    /// extreme here (vectorized) and only that value reaches the inner accumulator.
+    extreme: Option<Extreme>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Extreme {
+    Min,
+    Max,
+}
+
+/// The smallest or largest value of an integer array without NULLs, as a one-value
+/// array of its type; None for other arrays, which the inner accumulator handles.
+fn batch_extreme(values: &ArrayRef, extreme: Extreme) -> Option<ArrayRef> {
+    use datafusion::arrow::array::PrimitiveArray;
+    use datafusion::arrow::datatypes::*;
+    if values.null_count() != 0 || values.is_empty() {
+        return None;
+    }
+    macro_rules! reduce {
+        ($t:ty) => {{
+            let array = values.as_primitive::<$t>();
+            let best = match extreme {
+                Extreme::Min => granary_simd::lanes::reduce(array.values(), |a, b| a.min(b)),
+                Extreme::Max => granary_simd::lanes::reduce(array.values(), |a, b| a.max(b)),
+            }?;
+            Some(Arc::new(PrimitiveArray::<$t>::from_value(best, 1).with_data_type(values.data_type().clone())) as ArrayRef)
+        }};
+    }
+    match values.data_type() {
+        DataType::Int8 => reduce!(Int8Type),
+        DataType::Int16 => reduce!(Int16Type),
+        DataType::Int32 => reduce!(Int32Type),
+        DataType::Int64 => reduce!(Int64Type),
+        DataType::UInt8 => reduce!(UInt8Type),
+        DataType::UInt16 => reduce!(UInt16Type),
+        DataType::UInt32 => reduce!(UInt32Type),
+        DataType::UInt64 => reduce!(UInt64Type),
+        DataType::Date32 => reduce!(Date32Type),
+        _ => None,
+    }
 }
 
 impl Accumulator for MappedAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
+        if let (Some(extreme), [single]) = (self.extreme, values) {
+            if let Some(reduced) = batch_extreme(single, extreme) {
+                return self.inner.update_batch(&[reduced]);
+            }
+        }
         self.inner.update_batch(&self.unsigned_keys.flip(values)?)
     }
     fn evaluate(&mut self) -> DfResult<ScalarValue> {
@@ -379,7 +425,13 @@ impl AggregateUDFImpl for Wrapped {
         } else {
             self.inner.accumulator(inner_args)?
         };
-        Ok(Box::new(MappedAccumulator { inner, output: self.output(&acc_args)?, unsigned_keys: UnsignedKeys::of(self.kind, &acc_args) }))
+        let unsigned_keys = UnsignedKeys::of(self.kind, &acc_args);
+        let extreme = match self.kind {
+            Kind::Max if !unsigned_keys.0 => Some(Extreme::Max),
+            Kind::Min if !unsigned_keys.0 => Some(Extreme::Min),
+            _ => None,
+        };
+        Ok(Box::new(MappedAccumulator { inner, output: self.output(&acc_args)?, unsigned_keys, extreme }))
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
@@ -410,7 +462,7 @@ impl AggregateUDFImpl for Wrapped {
     fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
         let inner_args = self.inner_args(&args)?;
         let inner = self.inner.create_sliding_accumulator(inner_args)?;
-        Ok(Box::new(MappedAccumulator { inner, output: self.output(&args)?, unsigned_keys: UnsignedKeys::of(self.kind, &args) }))
+        Ok(Box::new(MappedAccumulator { inner, output: self.output(&args)?, unsigned_keys: UnsignedKeys::of(self.kind, &args), extreme: None }))
     }
 
     fn reverse_expr(&self) -> ReversedUDAF {
