@@ -65,11 +65,18 @@ def median_ms(run, queries, repeat):
     return statistics.median(times) * 1000
 
 
+CACHED_SCAN = "SETTINGS use_uncompressed_cache = 1, merge_tree_max_rows_to_use_cache = 1000000000"
+
+
 def workloads(n, rng):
     keys = [rng.randrange(n) for _ in range(200)]
     batches = [",".join(str(rng.randrange(n)) for _ in range(100)) for _ in range(20)]
     return [
         ("sum/avg full scan", ["SELECT sum(value), avg(value), max(id) FROM t"]),
+        # Tuned: decompressed blocks kept in the uncompressed-block cache (ClickHouse's
+        # setting; by default a query of over a million rows bypasses it). DuckDB runs the
+        # plain query: its table is held in memory anyway.
+        ("sum/avg full scan, use_uncompressed_cache = 1 (tuned)", [f"SELECT sum(value), avg(value), max(id) FROM t {CACHED_SCAN}"]),
         ("GROUP BY tag % 100", ["SELECT tag % 100 AS k, count(), sum(value) FROM t GROUP BY k ORDER BY k LIMIT 5"]),
         ("tag = X (WHERE)", [f"SELECT id, length(payload) FROM t WHERE tag = {k % 1000000}" for k in keys[:20]]),
         ("tag = X (PREWHERE)", [f"SELECT id, length(payload) FROM t PREWHERE tag = {k % 1000000}" for k in keys[:20]]),
@@ -134,7 +141,7 @@ def main():
                 t0 = time.perf_counter()
                 con.execute(f"INSERT INTO t SELECT range, range / 7, (range * 2654435761) % 1000000, 'payload-' || range FROM range({n})")
                 loads[("duckdb", granularity)] = (n / (time.perf_counter() - t0), 0.0)
-                run = lambda q: con.execute(q.replace(" PREWHERE ", " WHERE ").replace("length(", "strlen(")).fetchall()  # noqa: E731
+                run = lambda q: con.execute(q.replace(" PREWHERE ", " WHERE ").replace("length(", "strlen(").replace(CACHED_SCAN, "")).fetchall()  # noqa: E731
                 for name, queries in work:
                     run(queries[0])
                     results[(name, granularity)]["duckdb"] = median_ms(run, queries, args.repeat)
