@@ -45,6 +45,8 @@ QUERIES = [
     "SELECT count() FROM {f} WHERE name ILIKE 'USER2_' OR long_text LIKE '%#3'",
     "SELECT name, count() AS c FROM {f} WHERE name NOT IN ('', 'anon') GROUP BY name ORDER BY c DESC, name LIMIT 5",
     "SELECT name, count() FROM {f} WHERE name IN ('user1', 'user2', 'anon') GROUP BY name ORDER BY name",
+    # A key column that cannot be NULL, no filter: the group made ahead for NULL is dropped.
+    "SELECT name, count(), sum(id) FROM {f} GROUP BY name ORDER BY name LIMIT 6",
     "SELECT long_text, count(), min(name), max(name), any(lc) FROM {f} GROUP BY long_text ORDER BY long_text",
     "SELECT maybe, id FROM {f} ORDER BY maybe DESC, id LIMIT 5",
     "SELECT uniq(name), uniqExact(long_text), groupUniqArray(lc) = groupUniqArray(lc), topK(3)(name), argMax(name, id), countDistinct(maybe) FROM {f}",
