@@ -363,6 +363,12 @@ def test_uncompressed_cache(server):
         server.query("SYSTEM DROP UNCOMPRESSED CACHE")
         server.query("SELECT sum(id) FROM default.uc SETTINGS use_uncompressed_cache = 1, merge_tree_max_rows_to_use_cache = 1000")
         assert metric("UncompressedCacheBytes") == 0
+        # So do reads of more bytes (8 per UInt64 row here) than merge_tree_max_bytes_to_use_cache.
+        server.query("SELECT sum(id) FROM default.uc SETTINGS use_uncompressed_cache = 1, merge_tree_max_rows_to_use_cache = 1000000, merge_tree_max_bytes_to_use_cache = 100000")
+        assert metric("UncompressedCacheBytes") == 0
+        server.query("SELECT sum(id) FROM default.uc SETTINGS use_uncompressed_cache = 1, merge_tree_max_rows_to_use_cache = 1000000, merge_tree_max_bytes_to_use_cache = 1000000")
+        assert metric("UncompressedCacheBytes") > 0
+        server.query("SYSTEM DROP UNCOMPRESSED CACHE")
         assert metric("TotalRowsOfMergeTreeTables") >= 50000 and metric("MarkCacheBytes") > 0
         # Marks dropped from the mark cache are read again from the part's files.
         server.query("SYSTEM DROP MARK CACHE")

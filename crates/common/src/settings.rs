@@ -176,6 +176,7 @@ registry! {
     "max_rows_to_read": UInt64 = "0", "Limit on rows read from tables by one query (0: none).";
     "max_streams_to_max_threads_ratio": Float = "1", "How many read streams per thread.";
     "max_threads": MaxThreads = "0", "Threads that process one query (0: the number of cores).";
+    "merge_tree_max_bytes_to_use_cache": UInt64 = "2013265920", "MergeTree reads of more uncompressed bytes than this (estimated from the columns' types) bypass the uncompressed cache.";
     "merge_tree_max_rows_to_use_cache": UInt64 = "1048576", "MergeTree reads of more rows than this bypass the uncompressed cache (a big scan would only evict hot blocks).";
     "min_chunk_bytes_for_parallel_parsing": UInt64 = "10485760", "Minimum chunk size of parallel text parsing.";
     "min_insert_block_size_bytes": UInt64 = "268402944", "Squash inserted blocks until they hold this many bytes.";

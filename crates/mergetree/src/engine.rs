@@ -348,8 +348,13 @@ impl MergeTreeEngine {
         // ClickHouse's rule: the cache serves short reads only; a big scan would evict
         // the hot blocks it exists for.
         let use_cache = config.get_extension::<granary_common::Settings>().is_some_and(|s| {
+            let rows = ranges.iter().map(|r| r.rows()).sum::<u64>();
+            // Variable-size values are counted at 16 bytes: the parts keep no uncompressed
+            // size per column to do better without reading every block header.
+            let row_bytes: u64 = columns.iter().map(|&c| inner.scan_schema.field(c).data_type().primitive_width().unwrap_or(16) as u64).sum();
             s.get_bool("use_uncompressed_cache")
-                && ranges.iter().map(|r| r.rows()).sum::<u64>() <= s.get_u64("merge_tree_max_rows_to_use_cache")
+                && rows <= s.get_u64("merge_tree_max_rows_to_use_cache")
+                && rows.saturating_mul(row_bytes) <= s.get_u64("merge_tree_max_bytes_to_use_cache")
         });
         let prewhere = match config.get_extension::<granary_common::Settings>() {
             Some(s) if !s.get_bool("optimize_move_to_prewhere") => None,
