@@ -736,10 +736,12 @@ async fn merge_loop(table: Weak<Inner>) {
 pub enum MergeMode {
     /// Keeps every row (`MergeTree`).
     Ordinary,
-    /// Keeps one row per sorting key (`ReplacingMergeTree([ver])`): the one with the
-    /// greatest `ver` (table column index), or the last inserted without `ver` (also
-    /// on equal versions).
-    Replacing { version: Option<usize> },
+    /// Keeps one row per sorting key (`ReplacingMergeTree([ver [, is_deleted]])`): the one
+    /// with the greatest `ver` (table column index), or the last inserted without `ver`
+    /// (also on equal versions). With `is_deleted` (a UInt8/Bool column of 0 and 1), a
+    /// merge still keeps the latest version when it is a deletion, as ClickHouse 23.12+
+    /// does; `SELECT ... FINAL` and `OPTIMIZE ... FINAL CLEANUP` drop it.
+    Replacing { version: Option<usize>, is_deleted: Option<usize> },
     /// One row per sorting key (`SummingMergeTree([cols])`): the listed columns (table
     /// indices; default: every numeric column outside the sorting key) are summed,
     /// wrapping on overflow as in ClickHouse; other columns keep the first row's value.
@@ -829,17 +831,23 @@ impl MergeMode {
                 Ok(("MergeTree", MergeMode::Ordinary))
             }
             "ReplacingMergeTree" => {
-                let version = match args.as_slice() {
-                    [] => None,
-                    [ver] => Some(version_column(schema, ver, "ReplacingMergeTree")?),
+                let (version, is_deleted) = match args.as_slice() {
+                    [] => (None, None),
+                    [ver] => (Some(version_column(schema, ver, "ReplacingMergeTree")?), None),
+                    [ver, is_deleted] => {
+                        if ver == is_deleted {
+                            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("The version and is_deleted column cannot be the same column ({ver}).")));
+                        }
+                        (Some(version_column(schema, ver, "ReplacingMergeTree")?), Some(is_deleted_column(schema, is_deleted)?))
+                    }
                     _ => {
                         return Err(Error::new(
                             ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
-                            format!("ReplacingMergeTree takes at most 1 argument (the version column), {} given (is_deleted is not supported yet)", args.len()),
+                            format!("With extended storage definition syntax storage ReplacingMergeTree requires 0 to 2 parameters: [version], [is_deleted column] ({} given)", args.len()),
                         ))
                     }
                 };
-                Ok(("ReplacingMergeTree", MergeMode::Replacing { version }))
+                Ok(("ReplacingMergeTree", MergeMode::Replacing { version, is_deleted }))
             }
             "AggregatingMergeTree" => {
                 if !args.is_empty() {
@@ -937,12 +945,25 @@ fn sign_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
     Ok(index)
 }
 
+/// The index of a ReplacingMergeTree's `is_deleted` column: UInt8 (Bool is one too).
+fn is_deleted_column(schema: &SchemaRef, name: &str) -> Result<usize> {
+    let index = schema.index_of(name).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("is_deleted column {name} does not exist in table declaration.")))?;
+    let t = granary_types::ChType::from_field(schema.field(index));
+    if !matches!(t, granary_types::ChType::UInt8 | granary_types::ChType::Bool) {
+        return Err(Error::new(
+            ErrorCode::BAD_TYPE_OF_FIELD,
+            format!("is_deleted column ({name}) for storage ReplacingMergeTree must have type UInt8. Provided column of type {t}."),
+        ));
+    }
+    Ok(index)
+}
+
 /// The index of a Replacing/VersionedCollapsing engine's version column: an integer,
 /// Date or DateTime column.
 fn version_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
     let index = schema
         .index_of(name)
-        .map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Version column {name} of {engine} does not exist in the table")))?;
+        .map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Version column {name} does not exist in table declaration.")))?;
     let t = granary_types::ChType::from_field(schema.field(index));
     use granary_types::ChType as T;
     let ok = matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Date | T::Date32 | T::DateTime(_) | T::DateTime64(..));

@@ -78,8 +78,10 @@
 //!   `TableEngine::merges` (`system.merges`, with rows read/written as it goes).
 //!
 //! ## Engines
-//! `MergeTree`; `ReplacingMergeTree([ver])` (one row per sorting key: the greatest
-//! `ver`, else the last inserted); `SummingMergeTree([(cols)])` (numeric columns summed
+//! `MergeTree`; `ReplacingMergeTree([ver [, is_deleted]])` (one row per sorting key: the
+//! greatest `ver`, else the last inserted; a latest version with `is_deleted = 1` stays
+//! through merges, is hidden by `FINAL` and dropped by `OPTIMIZE ... FINAL CLEANUP`, which
+//! needs `allow_experimental_replacing_merge_with_cleanup = 1`); `SummingMergeTree([(cols)])` (numeric columns summed
 //! per sorting key, rows summing to all zeros removed); `AggregatingMergeTree`
 //! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
 //! `SimpleAggregateFunction(sum|min|max|any|anyLast, T)` combined; other non-key columns
@@ -92,7 +94,7 @@
 //! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
 //!
 //! ## Not yet
-//! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
+//! * Nested-map summing; the other merge-time engines
 //!   (Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
 //! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows

@@ -48,15 +48,26 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
     let Some(sources) = select_merge(&snapshot, &inner.settings) else {
         return Ok(false);
     };
-    merge_and_commit(inner, sources).await?;
+    merge_and_commit(inner, sources, false).await?;
     Ok(true)
 }
 
 /// `OPTIMIZE TABLE [PARTITION p] [FINAL]`. Without FINAL: one merge chosen by the
 /// selector (restricted to the partition). With FINAL: every partition (or the given
 /// one) is merged down to one part. `PARTITION` is matched against the partition id
-/// (`202401`, or `ID 'abc'`).
+/// (`202401`, or `ID 'abc'`). `FINAL CLEANUP` (ReplacingMergeTree only) also drops the
+/// rows whose latest version is deleted, so it merges single parts too; CLEANUP without
+/// FINAL is ignored, as in ClickHouse.
 pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
+    let cleanup = request.final_ && request.cleanup;
+    if cleanup {
+        if !matches!(inner.mode, MergeMode::Replacing { .. }) {
+            return Err(Error::new(ErrorCode::CANNOT_ASSIGN_OPTIMIZE, "Cannot OPTIMIZE with CLEANUP table: only ReplacingMergeTree can be CLEANUP"));
+        }
+        if inner.settings.allow_experimental_replacing_merge_with_cleanup == 0 {
+            return Err(Error::new(ErrorCode::SUPPORT_IS_DISABLED, "Experimental merges with CLEANUP are not allowed"));
+        }
+    }
     let _guard = inner.merge_lock.lock().await;
     let wanted = match request.partition.as_deref() {
         Some(p) => Some(partition_id_of(inner, p)?),
@@ -67,7 +78,7 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     if !request.final_ {
         let candidates: Vec<Arc<Part>> = snapshot.iter().filter(in_scope).cloned().collect();
         if let Some(sources) = select_merge(&candidates, &inner.settings) {
-            merge_and_commit(inner, sources).await?;
+            merge_and_commit(inner, sources, false).await?;
         }
         return Ok(());
     }
@@ -75,14 +86,16 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     partitions.dedup();
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
+        let mut cleaned = !cleanup;
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
             // Inserts into Replacing/Summing tables are collapsed when written, so a
-            // single part has nothing left to merge.
-            if sources.len() < 2 {
+            // single part has nothing left to merge, unless deleted rows are to go.
+            if sources.is_empty() || (sources.len() < 2 && cleaned) {
                 break;
             }
-            merge_and_commit(inner, sources).await?;
+            merge_and_commit(inner, sources, cleanup).await?;
+            cleaned = true;
         }
     }
     Ok(())
@@ -93,13 +106,13 @@ pub fn partition_id_of(inner: &Inner, text: &str) -> Result<String> {
     inner.keys.partition_id_of(&inner.schema, text)
 }
 
-async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result<()> {
+async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: bool) -> Result<()> {
     let inner = inner.clone();
     // OPTIMIZE runs this inside its query: its log lines keep the query id.
     tokio::task::spawn_blocking(granary_profiler::carry(move || {
         let _running = inner.merge_running.lock();
         let started = std::time::Instant::now();
-        let pending = merge_parts(&inner, &sources);
+        let pending = merge_parts(&inner, &sources, cleanup);
         *inner.running_merge.lock() = None;
         let pending = pending?;
         let _commit = inner.commit_lock.lock();
@@ -128,8 +141,9 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
 }
 
 /// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part
-/// (None when no row survives, which only SummingMergeTree can cause).
-pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<PendingPart>> {
+/// (None when no row survives: SummingMergeTree's zero sums, Collapsing's cancelled
+/// rows, or a `cleanup` merge's deleted rows).
+pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Result<Option<PendingPart>> {
     let _running = granary_common::metrics::GaugeGuard::new(granary_common::metrics::Metric::Merge);
     let first = sources.first().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge of no parts"))?;
     let info = PartInfo::new(
@@ -158,6 +172,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     *inner.running_merge.lock() = Some(running);
     let mut merger = Merger::new(inner, inner.schema.clone(), inputs, merge_block_limits(inner))?;
     merger.rows_read = Some(rows_read);
+    merger.drop_deleted = cleanup;
     let counted = merger.map(|b| {
         // A dropped table stops its merge at the next block.
         if inner.shutdown.load(std::sync::atomic::Ordering::SeqCst) {
@@ -230,6 +245,7 @@ pub fn final_merge<'a>(
     }
     let mut merger = Merger::new(inner, schema, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })?;
     merger.final_read = true;
+    merger.drop_deleted = true;
     Ok(merger)
 }
 
@@ -309,6 +325,9 @@ pub struct Merger<'a> {
     /// `SELECT ... FINAL`, where Collapsing keeps no -1 row (ClickHouse's
     /// `only_positive_sign`).
     final_read: bool,
+    /// Replacing with `is_deleted`: drop a key whose latest version is deleted (FINAL
+    /// reads and `OPTIMIZE ... FINAL CLEANUP`).
+    drop_deleted: bool,
     /// Collapsing: keys whose 1 and -1 rows differ in number by more than one (logged,
     /// as ClickHouse logs them, for the first few).
     incorrect_sign_runs: u64,
@@ -414,6 +433,21 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
     Ok(signs.value(row))
 }
 
+/// Whether row `row` of a ReplacingMergeTree's `is_deleted` column (UInt8 or Bool) marks
+/// a deletion; values other than 0 and 1 are refused, as ClickHouse refuses them.
+fn deleted_at(column: &dyn Array, row: usize) -> Result<bool> {
+    use arrow::array::AsArray;
+    if let Some(flags) = column.as_boolean_opt() {
+        return Ok(flags.value(row));
+    }
+    let flags = column.as_primitive_opt::<arrow::datatypes::UInt8Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "is_deleted column is not UInt8"))?;
+    match flags.value(row) {
+        0 => Ok(false),
+        1 => Ok(true),
+        other => Err(Error::new(ErrorCode::INCORRECT_DATA, format!("Incorrect data: is_deleted = {other} (must be 1 or 0)."))),
+    }
+}
+
 /// One combined column of a group of rows with equal keys.
 enum Folded {
     Value(ScalarValue),
@@ -490,6 +524,7 @@ impl<'a> Merger<'a> {
             indices: Vec::new(),
             rows_read: None,
             final_read: false,
+            drop_deleted: false,
             incorrect_sign_runs: 0,
         };
         for source in sources {
@@ -578,7 +613,10 @@ impl<'a> Merger<'a> {
         let batch = c.batch.as_ref().ok_or_else(logical)?;
         let key = rows.row(c.pos);
         match (&mut self.carry, &self.inner.mode) {
-            (Some(group), MergeMode::Replacing { version }) if group.key.row() == key => {
+            (Some(group), MergeMode::Replacing { version, is_deleted }) if group.key.row() == key => {
+                if let Some(d) = is_deleted {
+                    deleted_at(batch.column(*d).as_ref(), c.pos)?;
+                }
                 // Rows come oldest first, so on equal versions the newer one wins.
                 let newer_wins = match version {
                     None => true,
@@ -616,6 +654,9 @@ impl<'a> Merger<'a> {
                 };
                 let (mut signs, mut versioned) = (SignRun::default(), VersionedRun::default());
                 match &self.inner.mode {
+                    MergeMode::Replacing { is_deleted: Some(d), .. } => {
+                        deleted_at(batch.column(*d).as_ref(), c.pos)?;
+                    }
                     MergeMode::Collapsing { sign } => signs.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos))?,
                     MergeMode::VersionedCollapsing { sign } => {
                         versioned.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos), usize::MAX);
@@ -624,17 +665,22 @@ impl<'a> Merger<'a> {
                 }
                 let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, signs, versioned };
                 if let Some(done) = self.carry.replace(group) {
-                    self.emit(done);
+                    self.emit(done)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn emit(&mut self, group: Group) {
+    fn emit(&mut self, group: Group) -> Result<()> {
+        if let (MergeMode::Replacing { is_deleted: Some(d), .. }, true) = (&self.inner.mode, self.drop_deleted) {
+            if deleted_at(self.pending[group.slot].column(*d).as_ref(), group.pos)? {
+                return Ok(());
+            }
+        }
         if let MergeMode::VersionedCollapsing { .. } = self.inner.mode {
             self.indices.extend(group.versioned.rows);
-            return;
+            return Ok(());
         }
         if let MergeMode::Collapsing { .. } = self.inner.mode {
             self.indices.extend(group.signs.survivors(self.final_read).into_iter().flatten());
@@ -649,12 +695,13 @@ impl<'a> Merger<'a> {
                     );
                 }
             }
-            return;
+            return Ok(());
         }
         self.indices.push((group.slot, group.pos));
         if matches!(self.inner.mode, MergeMode::Summing { .. } | MergeMode::Aggregating { .. }) {
             self.chunk_folded.push(group.folded);
         }
+        Ok(())
     }
 
     /// Summing/Aggregating: puts the combined values into the chunk; Summing drops rows
@@ -763,7 +810,7 @@ impl<'a> Merger<'a> {
         while self.indices.len() < self.limits.rows && (self.limits.bytes == 0 || self.indices.is_empty() || bytes < self.limits.bytes) {
             let Some(b) = self.smallest(None)? else {
                 if let Some(done) = self.carry.take() {
-                    self.emit(done);
+                    self.emit(done)?;
                 }
                 break;
             };
@@ -865,6 +912,17 @@ mod tests {
         assert_eq!(run(&[-1, 1]).survivors(true), [None, Some((0, 1))]);
         assert_eq!(run(&[-1]).survivors(true), [None, None]);
         assert!(SignRun::default().add(0, (0, 0)).is_err());
+    }
+
+    #[test]
+    fn is_deleted_flags_are_zero_or_one() {
+        let flags = arrow::array::UInt8Array::from(vec![0, 1, 2]);
+        assert!(!deleted_at(&flags, 0).expect("0 is valid"));
+        assert!(deleted_at(&flags, 1).expect("1 is valid"));
+        assert_eq!(deleted_at(&flags, 2).map_err(|e| e.code()), Err(ErrorCode::INCORRECT_DATA));
+        let bools = arrow::array::BooleanArray::from(vec![false, true]);
+        assert_eq!((deleted_at(&bools, 0).ok(), deleted_at(&bools, 1).ok()), (Some(false), Some(true)));
+        assert!(deleted_at(&arrow::array::Int8Array::from(vec![1]), 0).is_err());
     }
 
     #[test]
