@@ -745,10 +745,11 @@ pub enum MergeMode {
     /// One row per sorting key (`SummingMergeTree([cols])`): the listed columns (table
     /// indices; default: every numeric column outside the sorting key) are summed,
     /// wrapping on overflow as in ClickHouse; other columns keep the first row's value.
-    /// A row whose sums are all zero is removed. `AggregateFunction` and
-    /// `SimpleAggregateFunction` columns are combined by their function, as in
-    /// AggregatingMergeTree.
-    Summing { columns: Vec<(usize, Combine)> },
+    /// A row whose sums are all zero is removed (never in a table with nested maps, as in
+    /// ClickHouse). `AggregateFunction` and `SimpleAggregateFunction` columns are combined
+    /// by their function, as in AggregatingMergeTree. `maps` are summed by key whether
+    /// the columns are listed or not.
+    Summing { columns: Vec<(usize, Combine)>, maps: Vec<NestedMap> },
     /// One row per sorting key (`AggregatingMergeTree`): `AggregateFunction(f, T)`
     /// states are merged, `SimpleAggregateFunction(f, T)` values combined with `f`;
     /// other columns keep the first row's value.
@@ -763,6 +764,80 @@ pub enum MergeMode {
     /// when their signs differ (see `merge::VersionedRun`); FINAL shows what is left,
     /// -1 rows included.
     VersionedCollapsing { sign: usize },
+}
+
+/// A nested structure of a SummingMergeTree summed by key (ClickHouse's rule): its name
+/// ends in `Map` (`statsMap Nested(id UInt32, hits UInt64)`, stored as the arrays
+/// `statsMap.id`, `statsMap.hits`); the first column and those named `*ID`, `*Key`,
+/// `*Type` are the key (integers, dates or strings), the others are summed (numbers).
+/// One key column sums as `sumMap` (keys sorted, entries whose values are all zero
+/// removed); several use ClickHouse's older rule (see `merge::MapSum`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NestedMap {
+    /// Table column indices of the key arrays and of the value arrays.
+    pub keys: Vec<usize>,
+    pub values: Vec<usize>,
+}
+
+impl NestedMap {
+    /// The nested maps of a SummingMergeTree table: every group of `prefix.name` array
+    /// columns with `prefix` ending in `Map`, at least two columns, none in the sorting
+    /// key, of key and value types that can be summed (other groups keep the first row's
+    /// arrays, as in ClickHouse).
+    fn of_table(schema: &SchemaRef, in_key: &[usize]) -> Vec<NestedMap> {
+        use granary_types::ChType as T;
+        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, field) in schema.fields().iter().enumerate() {
+            let Some((prefix, _)) = field.name().split_once('.') else { continue };
+            if !prefix.ends_with("Map") || !matches!(field.data_type(), arrow::datatypes::DataType::List(_)) {
+                continue;
+            }
+            match groups.iter_mut().find(|(p, _)| *p == prefix) {
+                Some((_, columns)) => columns.push(i),
+                None => groups.push((prefix, vec![i])),
+            }
+        }
+        let element = |i: usize| match T::from_field(schema.field(i)) {
+            T::Array(inner) => Some(*inner),
+            _ => None,
+        };
+        let is_key_type = |t: &T| {
+            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Bool | T::Date | T::Date32 | T::DateTime(_) | T::String | T::FixedString(_))
+        };
+        let is_summable = |t: &T| {
+            let t = match t {
+                T::Nullable(inner) => inner.as_ref(),
+                t => t,
+            };
+            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64 | T::Decimal(..))
+        };
+        let mut maps = Vec::new();
+        'groups: for (_, columns) in groups {
+            if columns.len() < 2 || columns.iter().any(|c| in_key.contains(c)) {
+                continue;
+            }
+            let mut map = NestedMap { keys: Vec::new(), values: Vec::new() };
+            for (n, &c) in columns.iter().enumerate() {
+                let Some(t) = element(c) else { continue 'groups };
+                let name = schema.field(c).name();
+                if n == 0 || name.ends_with("ID") || name.ends_with("Key") || name.ends_with("Type") {
+                    if !is_key_type(&t) {
+                        continue 'groups;
+                    }
+                    map.keys.push(c);
+                } else {
+                    if !is_summable(&t) {
+                        continue 'groups;
+                    }
+                    map.values.push(c);
+                }
+            }
+            if !map.values.is_empty() {
+                maps.push(map);
+            }
+        }
+        maps
+    }
 }
 
 /// How a column of rows with equal keys is combined in Summing/Aggregating merges.
@@ -908,26 +983,36 @@ impl MergeMode {
                     for arg in &args {
                         for name in crate::keys::split_tuple(arg)? {
                             let name = name.trim_matches('`');
-                            let index = schema.index_of(name).map_err(|_| {
-                                Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Column {name} to sum in SummingMergeTree does not exist in the table"))
-                            })?;
+                            // A nested structure is named by its prefix; its maps are summed anyway.
+                            let nested = schema.fields().iter().any(|f| f.name().strip_prefix(name).is_some_and(|rest| rest.starts_with('.')));
+                            let index = match schema.index_of(name) {
+                                Ok(index) => index,
+                                Err(_) if nested => continue,
+                                Err(_) => {
+                                    return Err(Error::new(
+                                        ErrorCode::NO_SUCH_COLUMN_IN_TABLE,
+                                        format!("Column {name} listed in columns to sum does not exist in table declaration."),
+                                    ))
+                                }
+                            };
                             if in_key.contains(&index) {
-                                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Column {name} to sum in SummingMergeTree is part of the sorting key")));
-                            }
-                            if !is_numeric(index) {
                                 return Err(Error::new(
                                     ErrorCode::BAD_ARGUMENTS,
-                                    format!("Column {name} to sum in SummingMergeTree is not numeric ({})", granary_types::ChType::from_field(schema.field(index))),
+                                    format!("Columns: {name} listed both in columns to sum and in sorting key. That is not allowed."),
                                 ));
                             }
-                            columns.push((index, Combine::Sum));
+                            // ClickHouse accepts a listed column it cannot sum and keeps its first value.
+                            if is_numeric(index) {
+                                columns.push((index, Combine::Sum));
+                            }
                         }
                     }
                     columns
                 };
                 columns.extend(typed);
                 columns.sort_by_key(|(i, _)| *i);
-                Ok(("SummingMergeTree", MergeMode::Summing { columns }))
+                let maps = NestedMap::of_table(schema, &in_key);
+                Ok(("SummingMergeTree", MergeMode::Summing { columns, maps }))
             }
             other => Err(Error::new(ErrorCode::UNKNOWN_STORAGE, format!("Unknown table engine {other}"))),
         }

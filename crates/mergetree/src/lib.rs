@@ -82,7 +82,8 @@
 //! greatest `ver`, else the last inserted; a latest version with `is_deleted = 1` stays
 //! through merges, is hidden by `FINAL` and dropped by `OPTIMIZE ... FINAL CLEANUP`, which
 //! needs `allow_experimental_replacing_merge_with_cleanup = 1`); `SummingMergeTree([(cols)])` (numeric columns summed
-//! per sorting key, rows summing to all zeros removed); `AggregatingMergeTree`
+//! per sorting key, rows summing to all zeros removed; nested structures named `*Map`
+//! summed by key as ClickHouse's `sumMap`, whether listed or not: `engine::NestedMap`); `AggregatingMergeTree`
 //! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
 //! `SimpleAggregateFunction(sum|min|max|any|anyLast, T)` combined; other non-key columns
 //! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value);
@@ -94,7 +95,8 @@
 //! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
 //!
 //! ## Not yet
-//! * Nested-map summing; the other merge-time engines
+//! * Nested maps with Enum, IP, UUID or wide-integer keys or wide-integer values keep
+//!   their first row (ClickHouse sums them); the other merge-time engines
 //!   (Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
 //!   partition on one thread.
 //! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows

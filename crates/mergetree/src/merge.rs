@@ -30,7 +30,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
-use crate::engine::{Combine, Inner, MergeMode};
+use crate::engine::{Combine, Inner, MergeMode, NestedMap};
 use crate::insert::{discard, write_part, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -318,6 +318,8 @@ pub struct Merger<'a> {
     carry: Option<Group>,
     /// Summing/Aggregating: the combined columns of each row of the output chunk.
     chunk_folded: Vec<Vec<Folded>>,
+    /// Summing: the summed nested maps of each row of the output chunk.
+    chunk_maps: Vec<Vec<MapSum>>,
     /// Rows of the output chunk being built: (slot in `pending`, row).
     indices: Vec<(usize, usize)>,
     /// A merge's progress counter (`system.merges`): rows read from the sources.
@@ -340,6 +342,8 @@ struct Group {
     key: OwnedRow,
     /// Summing/Aggregating: the combined columns so far, one per `MergeMode` column.
     folded: Vec<Folded>,
+    /// Summing: the nested maps summed so far, one per `MergeMode::Summing` map.
+    maps: Vec<MapSum>,
     /// Collapsing: the signs seen so far and the rows that may survive.
     signs: SignRun,
     /// VersionedCollapsing: the rows not cancelled yet.
@@ -448,6 +452,144 @@ fn deleted_at(column: &dyn Array, row: usize) -> Result<bool> {
     }
 }
 
+/// The nested maps a table's merges sum.
+fn summed_maps(mode: &MergeMode) -> &[NestedMap] {
+    match mode {
+        MergeMode::Summing { maps, .. } => maps,
+        _ => &[],
+    }
+}
+
+/// A value of a nested map's key column, ordered as ClickHouse orders the keys.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum MapKeyPart {
+    Int(i128),
+    Bytes(Vec<u8>),
+}
+
+impl MapKeyPart {
+    fn of(value: &ScalarValue) -> Result<MapKeyPart> {
+        use ScalarValue as S;
+        let int = |v: Option<i128>| v.map(MapKeyPart::Int);
+        let part = match value {
+            S::Boolean(v) => int(v.map(i128::from)),
+            S::Int8(v) => int(v.map(i128::from)),
+            S::Int16(v) => int(v.map(i128::from)),
+            S::Int32(v) => int(v.map(i128::from)),
+            S::Int64(v) => int(v.map(i128::from)),
+            S::UInt8(v) => int(v.map(i128::from)),
+            S::UInt16(v) => int(v.map(i128::from)),
+            S::UInt32(v) => int(v.map(i128::from)),
+            S::UInt64(v) => int(v.map(i128::from)),
+            S::Date32(v) => int(v.map(i128::from)),
+            S::Date64(v) | S::TimestampSecond(v, _) => int(v.map(i128::from)),
+            S::Utf8(v) | S::LargeUtf8(v) | S::Utf8View(v) => v.as_ref().map(|s| MapKeyPart::Bytes(s.as_bytes().to_vec())),
+            S::Binary(v) | S::LargeBinary(v) | S::FixedSizeBinary(_, v) | S::BinaryView(v) => v.clone().map(MapKeyPart::Bytes),
+            _ => None,
+        };
+        part.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of a nested map")))
+    }
+}
+
+/// One nested map of a SummingMergeTree group: entries by key, holding the key's values
+/// (as written) and the sums. With one key column it is ClickHouse's `sumMap`: every
+/// row's entries are summed (NULLs skipped), and the entries whose sums are all the
+/// type's default are left out at the end (NULL for a Nullable value, so a 0 stays
+/// there). With several key columns it is ClickHouse's older
+/// `mergeMap`: an entry is removed as soon as an addition makes it all zero, and a group
+/// of one row keeps its arrays as they are.
+#[derive(Default)]
+struct MapSum {
+    entries: std::collections::BTreeMap<Vec<MapKeyPart>, (Vec<ScalarValue>, Vec<ScalarValue>)>,
+    rows: usize,
+    composite: bool,
+}
+
+impl MapSum {
+    fn add_row(&mut self, map: &NestedMap, batch: &RecordBatch, row: usize) -> Result<()> {
+        use arrow::array::AsArray;
+        let list_at = |col: usize| -> Result<ArrayRef> {
+            let lists = batch.column(col).as_list_opt::<i32>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "nested map column is not an Array"))?;
+            Ok(lists.value(row))
+        };
+        let keys: Vec<ArrayRef> = map.keys.iter().map(|c| list_at(*c)).collect::<Result<_>>()?;
+        let values: Vec<ArrayRef> = map.values.iter().map(|c| list_at(*c)).collect::<Result<_>>()?;
+        let len = keys[0].len();
+        if keys.iter().chain(&values).any(|a| a.len() != len) {
+            return Err(Error::new(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH, "Arrays of a nested map have different sizes in one row"));
+        }
+        self.rows += 1;
+        self.composite = map.keys.len() > 1;
+        for entry in 0..len {
+            let key_values: Vec<ScalarValue> = keys.iter().map(|k| ScalarValue::try_from_array(k, entry)).collect::<datafusion::common::Result<_>>()?;
+            let key = key_values.iter().map(MapKeyPart::of).collect::<Result<Vec<_>>>()?;
+            let added: Vec<ScalarValue> = values.iter().map(|v| ScalarValue::try_from_array(v, entry)).collect::<datafusion::common::Result<_>>()?;
+            match self.entries.get_mut(&key) {
+                Some((_, sums)) => {
+                    for (sum, value) in sums.iter_mut().zip(added) {
+                        if value.is_null() {
+                            continue;
+                        }
+                        *sum = if sum.is_null() { value } else { sum.add(value)? };
+                    }
+                    if self.composite && all_default(sums, &[])? {
+                        self.entries.remove(&key);
+                    }
+                }
+                None => {
+                    self.entries.insert(key, (key_values, added));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Column `position` of the map (keys, then values) for each row of a chunk;
+    /// `written` is that column as the chunk holds it (the group's first row).
+    /// `nullable`: which value columns are Nullable.
+    fn column(sums: &[&MapSum], position: usize, written: &ArrayRef, nullable: &[bool]) -> Result<ArrayRef> {
+        use arrow::array::AsArray;
+        let arrow::datatypes::DataType::List(element) = written.data_type() else {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "nested map column is not an Array"));
+        };
+        let mut elements: Vec<ScalarValue> = Vec::new();
+        let mut offsets: Vec<i32> = vec![0];
+        for (row, sum) in sums.iter().enumerate() {
+            if sum.composite && sum.rows == 1 {
+                let list = written.as_list::<i32>().value(row);
+                for i in 0..list.len() {
+                    elements.push(ScalarValue::try_from_array(&list, i)?);
+                }
+            } else {
+                for (key_values, values) in sum.entries.values() {
+                    if !sum.composite && all_default(values, nullable)? {
+                        continue;
+                    }
+                    elements.push(match key_values.get(position) {
+                        Some(key) => key.clone(),
+                        None => values[position - key_values.len()].clone(),
+                    });
+                }
+            }
+            offsets.push(i32::try_from(elements.len()).map_err(|_| Error::new(ErrorCode::TOO_LARGE_ARRAY_SIZE, "nested map of a block too large"))?);
+        }
+        let values = if elements.is_empty() { arrow::array::new_empty_array(element.data_type()) } else { ScalarValue::iter_to_array(elements)? };
+        let values = arrow::compute::cast(&values, element.data_type())?;
+        Ok(Arc::new(arrow::array::ListArray::try_new(element.clone(), arrow::buffer::OffsetBuffer::new(offsets.into()), values, None)?))
+    }
+}
+
+/// Whether every sum is NULL or its type's default: 0, or NULL only when `nullable`
+/// says the column is Nullable (missing: not Nullable).
+fn all_default(sums: &[ScalarValue], nullable: &[bool]) -> Result<bool> {
+    for (i, sum) in sums.iter().enumerate() {
+        if !sum.is_null() && (nullable.get(i).copied().unwrap_or(false) || *sum != ScalarValue::new_zero(&sum.data_type())?) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// One combined column of a group of rows with equal keys.
 enum Folded {
     Value(ScalarValue),
@@ -521,6 +663,7 @@ impl<'a> Merger<'a> {
             failed: false,
             carry: None,
             chunk_folded: Vec::new(),
+            chunk_maps: Vec::new(),
             indices: Vec::new(),
             rows_read: None,
             final_read: false,
@@ -631,9 +774,12 @@ impl<'a> Merger<'a> {
                     group.pos = c.pos;
                 }
             }
-            (Some(group), MergeMode::Summing { columns } | MergeMode::Aggregating { columns }) if group.key.row() == key => {
+            (Some(group), MergeMode::Summing { columns, .. } | MergeMode::Aggregating { columns }) if group.key.row() == key => {
                 for (folded, (col, combine)) in group.folded.iter_mut().zip(columns) {
                     folded.fold(combine, batch.column(*col).as_ref(), c.pos)?;
+                }
+                for (sum, map) in group.maps.iter_mut().zip(summed_maps(&self.inner.mode)) {
+                    sum.add_row(map, batch, c.pos)?;
                 }
             }
             (Some(group), MergeMode::Collapsing { sign }) if group.key.row() == key => {
@@ -647,11 +793,17 @@ impl<'a> Merger<'a> {
             }
             _ => {
                 let folded = match &self.inner.mode {
-                    MergeMode::Summing { columns } | MergeMode::Aggregating { columns } => {
+                    MergeMode::Summing { columns, .. } | MergeMode::Aggregating { columns } => {
                         columns.iter().map(|(col, combine)| Folded::start(combine, batch.column(*col).as_ref(), c.pos)).collect::<Result<_>>()?
                     }
                     _ => Vec::new(),
                 };
+                let mut maps = Vec::new();
+                for map in summed_maps(&self.inner.mode) {
+                    let mut sum = MapSum::default();
+                    sum.add_row(map, batch, c.pos)?;
+                    maps.push(sum);
+                }
                 let (mut signs, mut versioned) = (SignRun::default(), VersionedRun::default());
                 match &self.inner.mode {
                     MergeMode::Replacing { is_deleted: Some(d), .. } => {
@@ -663,7 +815,7 @@ impl<'a> Merger<'a> {
                     }
                     _ => {}
                 }
-                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, signs, versioned };
+                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, maps, signs, versioned };
                 if let Some(done) = self.carry.replace(group) {
                     self.emit(done)?;
                 }
@@ -700,6 +852,7 @@ impl<'a> Merger<'a> {
         self.indices.push((group.slot, group.pos));
         if matches!(self.inner.mode, MergeMode::Summing { .. } | MergeMode::Aggregating { .. }) {
             self.chunk_folded.push(group.folded);
+            self.chunk_maps.push(group.maps);
         }
         Ok(())
     }
@@ -707,15 +860,25 @@ impl<'a> Merger<'a> {
     /// Summing/Aggregating: puts the combined values into the chunk; Summing drops rows
     /// whose summed columns are all zero.
     fn apply_folded(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
-        let (MergeMode::Summing { columns } | MergeMode::Aggregating { columns }) = &self.inner.mode else {
+        let (MergeMode::Summing { columns, .. } | MergeMode::Aggregating { columns }) = &self.inner.mode else {
             return Ok(chunk);
         };
         let folded = std::mem::take(&mut self.chunk_folded);
-        if columns.is_empty() {
+        let maps = std::mem::take(&mut self.chunk_maps);
+        let summed_maps = summed_maps(&self.inner.mode);
+        if columns.is_empty() && summed_maps.is_empty() {
             return Ok(chunk);
         }
-        let drop_zero_rows = matches!(self.inner.mode, MergeMode::Summing { .. }) && columns.iter().any(|(_, c)| *c == Combine::Sum);
+        // ClickHouse never drops a row of a table whose nested maps it sums.
+        let drop_zero_rows = matches!(self.inner.mode, MergeMode::Summing { .. }) && columns.iter().any(|(_, c)| *c == Combine::Sum) && summed_maps.is_empty();
         let mut arrays = chunk.columns().to_vec();
+        for (m, map) in summed_maps.iter().enumerate() {
+            let sums: Vec<&MapSum> = maps.iter().map(|row| &row[m]).collect();
+            let nullable: Vec<bool> = map.values.iter().map(|c| matches!(ChType::from_field(chunk.schema().field(*c)), ChType::Array(t) if matches!(*t, ChType::Nullable(_)))).collect();
+            for (position, col) in map.keys.iter().chain(&map.values).enumerate() {
+                arrays[*col] = MapSum::column(&sums, position, &chunk.columns()[*col], &nullable)?;
+            }
+        }
         let mut all_zero = vec![drop_zero_rows; chunk.num_rows()];
         for (i, (col, combine)) in columns.iter().enumerate() {
             let field = chunk.schema().field(*col).clone();
@@ -912,6 +1075,55 @@ mod tests {
         assert_eq!(run(&[-1, 1]).survivors(true), [None, Some((0, 1))]);
         assert_eq!(run(&[-1]).survivors(true), [None, None]);
         assert!(SignRun::default().add(0, (0, 0)).is_err());
+    }
+
+    /// One row per (ids, hits) pair, as the arrays `m.id`, `m.hits` (or with a second
+    /// key column `m.idKey` when `second_key` is given).
+    fn map_rows(rows: &[(Vec<u32>, Vec<i64>)], second_key: Option<&[Vec<u32>]>) -> RecordBatch {
+        use arrow::array::ListArray;
+        use arrow::datatypes::{Int64Type, UInt32Type};
+        let ids = ListArray::from_iter_primitive::<UInt32Type, _, _>(rows.iter().map(|(ids, _)| Some(ids.iter().map(|i| Some(*i)).collect::<Vec<_>>())));
+        let hits = ListArray::from_iter_primitive::<Int64Type, _, _>(rows.iter().map(|(_, hits)| Some(hits.iter().map(|h| Some(*h)).collect::<Vec<_>>())));
+        let mut columns: Vec<(&str, ArrayRef)> = vec![("m.id", Arc::new(ids))];
+        if let Some(keys) = second_key {
+            columns.push(("m.idKey", Arc::new(ListArray::from_iter_primitive::<UInt32Type, _, _>(keys.iter().map(|k| Some(k.iter().map(|i| Some(*i)).collect::<Vec<_>>()))))));
+        }
+        columns.push(("m.hits", Arc::new(hits)));
+        RecordBatch::try_from_iter(columns).expect("valid batch")
+    }
+
+    fn summed(batch: &RecordBatch, map: &NestedMap) -> Vec<String> {
+        let mut sum = MapSum::default();
+        for row in 0..batch.num_rows() {
+            sum.add_row(map, batch, row).expect("same sizes");
+        }
+        let columns = map.keys.iter().chain(&map.values).enumerate();
+        columns.map(|(position, col)| {
+            let array = MapSum::column(&[&sum], position, batch.column(*col), &[false]).expect("column");
+            arrow::util::display::array_value_to_string(&array, 0).expect("text")
+        })
+        .collect()
+    }
+
+    #[test]
+    fn nested_maps_sum_by_key() {
+        // One key column (sumMap): sorted, all-zero entries left out at the end only.
+        let one_key = NestedMap { keys: vec![0], values: vec![1] };
+        let batch = map_rows(&[(vec![3, 1, 4], vec![1, 2, 0]), (vec![1, 3, 5], vec![-2, 5, 7]), (vec![5], vec![-7])], None);
+        assert_eq!(summed(&batch, &one_key), ["[3]", "[6]"]);
+        // A single row is summed too: its duplicate keys meet, its zeros go.
+        assert_eq!(summed(&map_rows(&[(vec![2, 2, 1], vec![1, 1, 0])], None), &one_key), ["[2]", "[2]"]);
+        // Several key columns: an entry goes when an addition makes it zero, and comes
+        // back if a later row has it again; entries never added to stay, even at zero.
+        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2] };
+        let batch = map_rows(&[(vec![1, 2], vec![1, 0]), (vec![1], vec![-1]), (vec![1], vec![4])], Some(&[vec![9, 9], vec![9], vec![9]]));
+        assert_eq!(summed(&batch, &two_keys), ["[1, 2]", "[9, 9]", "[4, 0]"]);
+        // A group of one row keeps its arrays as written.
+        let batch = map_rows(&[(vec![2, 1, 1], vec![1, 0, 0])], Some(&[vec![0, 0, 0]]));
+        assert_eq!(summed(&batch, &two_keys), ["[2, 1, 1]", "[0, 0, 0]", "[1, 0, 0]"]);
+        // Arrays of one row must have equal sizes.
+        let bad = map_rows(&[(vec![1, 2], vec![1])], None);
+        assert_eq!(MapSum::default().add_row(&one_key, &bad, 0).map_err(|e| e.code()), Err(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH));
     }
 
     #[test]
