@@ -745,8 +745,8 @@ pub enum MergeMode {
     /// One row per sorting key (`SummingMergeTree([cols])`): the listed columns (table
     /// indices; default: every numeric column outside the sorting key) are summed,
     /// wrapping on overflow as in ClickHouse; other columns keep the first row's value.
-    /// A row whose sums are all zero is removed (never in a table with nested maps, as in
-    /// ClickHouse). `AggregateFunction` and `SimpleAggregateFunction` columns are combined
+    /// A row whose sums are all zero is removed (never in a table with nested maps or
+    /// `(Simple)AggregateFunction` columns, as in ClickHouse). `AggregateFunction` and `SimpleAggregateFunction` columns are combined
     /// by their function, as in AggregatingMergeTree. `maps` are summed by key whether
     /// the columns are listed or not.
     Summing { columns: Vec<(usize, Combine)>, maps: Vec<NestedMap> },
@@ -848,6 +848,17 @@ pub enum Combine {
     Max,
     Any,
     AnyLast,
+    /// `any_respect_nulls` / `anyLast_respect_nulls`: a NULL counts as a value.
+    AnyRespectNulls,
+    AnyLastRespectNulls,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// `groupArrayArray`: the arrays concatenated.
+    ConcatArrays,
+    /// `groupUniqArrayArray`: the distinct elements of the arrays (in order of first
+    /// appearance; ClickHouse's order is its hash table's).
+    UniqArrays,
     /// Merge of serialized states of this `AggregateFunction` type.
     State(granary_types::ChType),
 }
@@ -859,19 +870,57 @@ impl Combine {
         use granary_types::ChType;
         Ok(match t {
             ChType::AggregateFunction(..) => Some(Combine::State(t.clone())),
-            ChType::SimpleAggregateFunction(f, _) => Some(match f.as_str() {
-                "sum" | "sumWithOverflow" => Combine::Sum,
-                "min" => Combine::Min,
-                "max" => Combine::Max,
-                "any" => Combine::Any,
-                "anyLast" => Combine::AnyLast,
-                other => {
-                    return Err(Error::new(
-                        ErrorCode::NOT_IMPLEMENTED,
-                        format!("SimpleAggregateFunction({other}, ...) of column {name} is not supported yet (sum, min, max, any, anyLast are)"),
-                    ))
+            ChType::SimpleAggregateFunction(f, stored) => {
+                let combine = match f.as_str() {
+                    "sum" => {
+                        check_sum_type(stored)?;
+                        Combine::Sum
+                    }
+                    "sumWithOverflow" => Combine::Sum,
+                    "min" => Combine::Min,
+                    "max" => Combine::Max,
+                    "any" => Combine::Any,
+                    "anyLast" => Combine::AnyLast,
+                    "any_respect_nulls" => Combine::AnyRespectNulls,
+                    "anyLast_respect_nulls" => Combine::AnyLastRespectNulls,
+                    "groupBitAnd" => Combine::BitAnd,
+                    "groupBitOr" => Combine::BitOr,
+                    "groupBitXor" => Combine::BitXor,
+                    "groupArrayArray" => Combine::ConcatArrays,
+                    "groupUniqArrayArray" => Combine::UniqArrays,
+                    "sumMap" | "minMap" | "maxMap" | "groupArrayLastArray" | "groupUniqArrayArrayMap" => {
+                        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SimpleAggregateFunction({f}, ...) of column {name} is not supported yet")))
+                    }
+                    other => {
+                        return Err(Error::new(
+                            ErrorCode::BAD_ARGUMENTS,
+                            format!("Unsupported aggregate function {other}, supported functions are any,any_respect_nulls,anyLast,anyLast_respect_nulls,min,max,sum,sumWithOverflow,groupBitAnd,groupBitOr,groupBitXor,sumMap,minMap,maxMap,groupArrayArray,groupArrayLastArray,groupUniqArrayArray,groupUniqArrayArrayMap"),
+                        ))
+                    }
+                };
+                match &combine {
+                    Combine::BitAnd | Combine::BitOr | Combine::BitXor if !matches!(stored.strip_nullable(), ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => {
+                        return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {stored} of argument for aggregate function {f}.")));
+                    }
+                    Combine::ConcatArrays | Combine::UniqArrays => match stored.as_ref() {
+                        ChType::Array(element) if element.is_nullable() => {
+                            return Err(Error::new(
+                                ErrorCode::BAD_ARGUMENTS,
+                                format!("Incompatible data types between aggregate function '{f}' which returns Array({}) and column storage type {stored}.", element.strip_nullable()),
+                            ));
+                        }
+                        ChType::Array(_) => {}
+                        _ => {
+                            return Err(Error::new(
+                                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                                format!("Illegal type {stored} of argument for aggregate function with Array suffix. Must be array."),
+                            ))
+                        }
+                    },
+                    _ => {}
                 }
-            }),
+                Some(combine)
+            }
             _ => None,
         })
     }
@@ -1019,7 +1068,28 @@ impl MergeMode {
     }
 }
 
-/// Table columns used by the sorting key.
+/// `SimpleAggregateFunction(sum, T)` needs `T` to be what `sum(T)` returns, as ClickHouse
+/// checks: the values are stored as they are summed.
+fn check_sum_type(stored: &granary_types::ChType) -> Result<()> {
+    use granary_types::ChType as T;
+    let base = stored.strip_nullable();
+    let returned = match base {
+        T::Int8 | T::Int16 | T::Int32 | T::Int64 => T::Int64,
+        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => T::UInt64,
+        T::Float32 | T::Float64 => T::Float64,
+        T::Decimal(p, s) => T::Decimal(if *p <= 38 { 38 } else { 76 }, *s),
+        other => other.clone(),
+    };
+    if &returned == base {
+        return Ok(());
+    }
+    let returned = if stored.is_nullable() { T::Nullable(Box::new(returned)) } else { returned };
+    Err(Error::new(
+        ErrorCode::BAD_ARGUMENTS,
+        format!("Incompatible data types between aggregate function 'sum' which returns {returned} and column storage type {stored}."),
+    ))
+}
+
 /// The index of a Collapsing engine's sign column, which must be `Int8`.
 fn sign_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
     let index = schema.index_of(name).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Sign column {name} does not exist in table declaration.")))?;

@@ -602,6 +602,8 @@ impl Folded {
     fn start(combine: &Combine, column: &dyn Array, row: usize) -> Result<Folded> {
         Ok(match combine {
             Combine::State(_) => Folded::States(vec![state_at(column, row)?]),
+            // One row's array has its duplicates too.
+            Combine::UniqArrays => Folded::Value(combine_arrays(&ScalarValue::try_from_array(column, row)?, None, true)?),
             _ => Folded::Value(ScalarValue::try_from_array(column, row)?),
         })
     }
@@ -611,6 +613,14 @@ impl Folded {
             Folded::States(list) => list.push(state_at(column, row)?),
             Folded::Value(current) => {
                 let new = ScalarValue::try_from_array(column, row)?;
+                match combine {
+                    Combine::AnyRespectNulls => return Ok(()),
+                    Combine::AnyLastRespectNulls => {
+                        *current = new;
+                        return Ok(());
+                    }
+                    _ => {}
+                }
                 // NULLs are skipped, as the aggregate functions skip them.
                 if new.is_null() {
                     return Ok(());
@@ -631,14 +641,66 @@ impl Folded {
                             *current = new;
                         }
                     }
-                    Combine::Any => {}
-                    Combine::AnyLast => *current = new,
+                    Combine::Any | Combine::AnyRespectNulls => {}
+                    Combine::AnyLast | Combine::AnyLastRespectNulls => *current = new,
+                    Combine::BitAnd | Combine::BitOr | Combine::BitXor => *current = combine_bits(combine, current, &new)?,
+                    Combine::ConcatArrays => *current = combine_arrays(current, Some(&new), false)?,
+                    Combine::UniqArrays => *current = combine_arrays(current, Some(&new), true)?,
                     Combine::State(_) => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "aggregate state folded as a value")),
                 }
             }
         }
         Ok(())
     }
+}
+
+/// `groupBitAnd/Or/Xor` of two integers of one type. Signed values are combined
+/// sign-extended to 64 bits, which gives the narrow type's result sign-extended.
+fn combine_bits(combine: &Combine, current: &ScalarValue, new: &ScalarValue) -> Result<ScalarValue> {
+    let op = |a: u64, b: u64| match combine {
+        Combine::BitAnd => a & b,
+        Combine::BitOr => a | b,
+        _ => a ^ b,
+    };
+    let data_type = current.data_type();
+    let bits = |v: &ScalarValue| -> Result<u64> {
+        let wide = v.cast_to(&if data_type.is_signed_integer() { arrow::datatypes::DataType::Int64 } else { arrow::datatypes::DataType::UInt64 })?;
+        match wide {
+            ScalarValue::Int64(Some(x)) => Ok(x as u64),
+            ScalarValue::UInt64(Some(x)) => Ok(x),
+            other => Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("groupBit* of {other:?}"))),
+        }
+    };
+    let result = op(bits(current)?, bits(new)?);
+    let wide = if data_type.is_signed_integer() { ScalarValue::Int64(Some(result as i64)) } else { ScalarValue::UInt64(Some(result)) };
+    Ok(wide.cast_to(&data_type)?)
+}
+
+/// `groupArrayArray` (the elements of `current` then of `new`) or, `distinct`,
+/// `groupUniqArrayArray` (each element once, in order of first appearance).
+fn combine_arrays(current: &ScalarValue, new: Option<&ScalarValue>, distinct: bool) -> Result<ScalarValue> {
+    let ScalarValue::List(list) = current else {
+        return Err(Error::new(ErrorCode::LOGICAL_ERROR, "groupArrayArray of a value that is not an Array"));
+    };
+    let arrow::datatypes::DataType::List(element) = list.data_type() else {
+        return Err(Error::new(ErrorCode::LOGICAL_ERROR, "groupArrayArray of a value that is not an Array"));
+    };
+    let mut parts: Vec<ArrayRef> = vec![list.value(0)];
+    if let Some(ScalarValue::List(other)) = new {
+        parts.push(other.value(0));
+    }
+    let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+    let mut values = arrow::compute::concat(&refs)?;
+    if distinct {
+        let mut seen = std::collections::HashSet::new();
+        let mut keep = Vec::with_capacity(values.len());
+        for i in 0..values.len() {
+            keep.push(seen.insert(ScalarValue::try_from_array(&values, i)?));
+        }
+        values = arrow::compute::filter(&values, &arrow::array::BooleanArray::from(keep))?;
+    }
+    let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
+    Ok(ScalarValue::List(Arc::new(arrow::array::ListArray::try_new(element.clone(), offsets, values, None)?)))
 }
 
 fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
@@ -869,8 +931,10 @@ impl<'a> Merger<'a> {
         if columns.is_empty() && summed_maps.is_empty() {
             return Ok(chunk);
         }
-        // ClickHouse never drops a row of a table whose nested maps it sums.
-        let drop_zero_rows = matches!(self.inner.mode, MergeMode::Summing { .. }) && columns.iter().any(|(_, c)| *c == Combine::Sum) && summed_maps.is_empty();
+        // ClickHouse never drops a row of a table whose nested maps it sums or that has
+        // (Simple)AggregateFunction columns.
+        let typed = columns.iter().any(|(col, _)| matches!(ChType::from_field(chunk.schema().field(*col)), ChType::AggregateFunction(..) | ChType::SimpleAggregateFunction(..)));
+        let drop_zero_rows = matches!(self.inner.mode, MergeMode::Summing { .. }) && columns.iter().any(|(_, c)| *c == Combine::Sum) && summed_maps.is_empty() && !typed;
         let mut arrays = chunk.columns().to_vec();
         for (m, map) in summed_maps.iter().enumerate() {
             let sums: Vec<&MapSum> = maps.iter().map(|row| &row[m]).collect();
@@ -1124,6 +1188,20 @@ mod tests {
         // Arrays of one row must have equal sizes.
         let bad = map_rows(&[(vec![1, 2], vec![1])], None);
         assert_eq!(MapSum::default().add_row(&one_key, &bad, 0).map_err(|e| e.code()), Err(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH));
+    }
+
+    #[test]
+    fn simple_aggregate_bits_and_arrays() {
+        let (a, b) = (ScalarValue::Int8(Some(-128)), ScalarValue::Int8(Some(3)));
+        assert_eq!(combine_bits(&Combine::BitOr, &a, &b).ok(), Some(ScalarValue::Int8(Some(-125))));
+        assert_eq!(combine_bits(&Combine::BitAnd, &ScalarValue::Int8(Some(-1)), &b).ok(), Some(ScalarValue::Int8(Some(3))));
+        assert_eq!(combine_bits(&Combine::BitXor, &ScalarValue::UInt8(Some(255)), &ScalarValue::UInt8(Some(15))).ok(), Some(ScalarValue::UInt8(Some(240))));
+        let list = |values: &[u32]| ScalarValue::List(ScalarValue::new_list_nullable(&values.iter().map(|v| ScalarValue::UInt32(Some(*v))).collect::<Vec<_>>(), &arrow::datatypes::DataType::UInt32));
+        let text = |v: Result<ScalarValue>| v.map(|v| v.to_string()).unwrap_or_default();
+        assert_eq!(text(combine_arrays(&list(&[3, 1]), Some(&list(&[1, 2])), false)), list(&[3, 1, 1, 2]).to_string());
+        assert_eq!(text(combine_arrays(&list(&[3, 1, 3]), Some(&list(&[1, 2])), true)), list(&[3, 1, 2]).to_string());
+        assert_eq!(text(combine_arrays(&list(&[5, 5]), None, true)), list(&[5]).to_string());
+        assert!(combine_arrays(&ScalarValue::UInt32(Some(1)), None, false).is_err());
     }
 
     #[test]
