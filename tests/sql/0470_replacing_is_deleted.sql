@@ -76,3 +76,4 @@ CREATE TABLE bad6 (k UInt32, ver UInt32, del UInt8) ENGINE = ReplacingMergeTree(
 CREATE TABLE bad7 (k UInt32, ver UInt32, del UInt8) ENGINE = ReplacingMergeTree(ver, del) ORDER BY k SETTINGS clean_deleted_rows = 'Sometimes'; -- { serverError BAD_ARGUMENTS }
 CREATE TABLE bad8 (k UInt32, ver UInt32, del UInt8) ENGINE = ReplacingMergeTree(ver, del) ORDER BY k SETTINGS allow_experimental_replacing_merge_with_cleanup = 2; -- { serverError CANNOT_CONVERT_TYPE }
 CREATE TABLE bad9 (k UInt32, ver String, del UInt8) ENGINE = ReplacingMergeTree(ver, del) ORDER BY k; -- { serverError BAD_TYPE_OF_FIELD }
+SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'nocleanup';
