@@ -859,6 +859,11 @@ pub enum Combine {
     /// `groupUniqArrayArray`: the distinct elements of the arrays (in order of first
     /// appearance; ClickHouse's order is its hash table's).
     UniqArrays,
+    /// `sumMap` / `minMap` / `maxMap` of `Tuple(Array(K), Array(V1), ...)` values: per
+    /// key, sorted; `sumMap` leaves out the keys whose sums are all zero.
+    SumMap,
+    MinMap,
+    MaxMap,
     /// Merge of serialized states of this `AggregateFunction` type.
     State(granary_types::ChType),
 }
@@ -888,7 +893,10 @@ impl Combine {
                     "groupBitXor" => Combine::BitXor,
                     "groupArrayArray" => Combine::ConcatArrays,
                     "groupUniqArrayArray" => Combine::UniqArrays,
-                    "sumMap" | "minMap" | "maxMap" | "groupArrayLastArray" | "groupUniqArrayArrayMap" => {
+                    "sumMap" => Combine::SumMap,
+                    "minMap" => Combine::MinMap,
+                    "maxMap" => Combine::MaxMap,
+                    "groupArrayLastArray" | "groupUniqArrayArrayMap" => {
                         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SimpleAggregateFunction({f}, ...) of column {name} is not supported yet")))
                     }
                     other => {
@@ -917,6 +925,7 @@ impl Combine {
                             ))
                         }
                     },
+                    Combine::SumMap | Combine::MinMap | Combine::MaxMap => check_map_tuple(f, stored)?,
                     _ => {}
                 }
                 Some(combine)
@@ -1066,6 +1075,37 @@ impl MergeMode {
             other => Err(Error::new(ErrorCode::UNKNOWN_STORAGE, format!("Unknown table engine {other}"))),
         }
     }
+}
+
+/// The stored type of `SimpleAggregateFunction(sumMap|minMap|maxMap, T)`: a tuple of an
+/// array of keys (integers, dates, strings) and arrays of numbers; sumMap's values must
+/// be of the type it sums into (Int64, UInt64, Float64), as ClickHouse checks.
+fn check_map_tuple(function: &str, stored: &granary_types::ChType) -> Result<()> {
+    use granary_types::ChType as T;
+    let illegal = || Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {stored} of argument for aggregate function {function}: a Tuple(Array(key), Array(value), ...) is needed"));
+    let T::Tuple(elements) = stored else { return Err(illegal()) };
+    let arrays: Vec<&T> = elements.iter().map(|(_, t)| if let T::Array(inner) = t { Ok(inner.as_ref()) } else { Err(illegal()) }).collect::<Result<_>>()?;
+    let [key, values @ ..] = arrays.as_slice() else { return Err(illegal()) };
+    let key_ok = matches!(key, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Date | T::Date32 | T::DateTime(_) | T::String | T::FixedString(_));
+    let value_ok = |t: &T| matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64);
+    if !key_ok || values.is_empty() || !values.iter().all(|t| value_ok(t)) {
+        return Err(illegal());
+    }
+    if function == "sumMap" {
+        let promoted = |t: &T| match t {
+            T::Int8 | T::Int16 | T::Int32 | T::Int64 => T::Int64,
+            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => T::UInt64,
+            _ => T::Float64,
+        };
+        if values.iter().any(|t| promoted(t) != **t) {
+            let returned: Vec<String> = std::iter::once(format!("Array({key})")).chain(values.iter().map(|t| format!("Array({})", promoted(t)))).collect();
+            return Err(Error::new(
+                ErrorCode::BAD_ARGUMENTS,
+                format!("Incompatible data types between aggregate function 'sumMap' which returns Tuple({}) and column storage type {stored}.", returned.join(", ")),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `SimpleAggregateFunction(sum, T)` needs `T` to be what `sum(T)` returns, as ClickHouse

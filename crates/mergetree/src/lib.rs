@@ -87,7 +87,8 @@
 //! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
 //! `SimpleAggregateFunction(f, T)` combined with `f` (sum, sumWithOverflow, min, max, any,
 //! anyLast and their `_respect_nulls` forms, groupBitAnd/Or/Xor, groupArrayArray,
-//! groupUniqArrayArray; the stored type checked as ClickHouse checks it); other non-key columns
+//! groupUniqArrayArray, sumMap/minMap/maxMap; the stored type checked as ClickHouse
+//! checks it); other non-key columns
 //! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value);
 //! `CollapsingMergeTree(sign)` (per sorting key, 1 and -1 rows of the `Int8` sign cancel:
 //! at most the first -1 and the last 1 row are kept; `FINAL` shows only 1 rows);
@@ -99,8 +100,7 @@
 //! ## Not yet
 //! * Nested maps with Enum, IP, UUID or wide-integer keys or wide-integer values keep
 //!   their first row (ClickHouse sums them); the other merge-time engines
-//!   (Graphite); SimpleAggregateFunction(sumMap|minMap|maxMap|groupArrayLastArray|
-//!   groupUniqArrayArrayMap, ...); groupUniqArrayArray keeps first-appearance order (ClickHouse:
+//!   (Graphite); SimpleAggregateFunction(groupArrayLastArray|groupUniqArrayArrayMap, ...); groupUniqArrayArray keeps first-appearance order (ClickHouse:
 //!   its hash table's). `FINAL` reads each
 //!   partition on one thread.
 //! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows

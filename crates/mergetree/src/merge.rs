@@ -604,6 +604,7 @@ impl Folded {
             Combine::State(_) => Folded::States(vec![state_at(column, row)?]),
             // One row's array has its duplicates too.
             Combine::UniqArrays => Folded::Value(combine_arrays(&ScalarValue::try_from_array(column, row)?, None, true)?),
+            Combine::SumMap | Combine::MinMap | Combine::MaxMap => Folded::Value(combine_maps(combine, &ScalarValue::try_from_array(column, row)?, None)?),
             _ => Folded::Value(ScalarValue::try_from_array(column, row)?),
         })
     }
@@ -646,6 +647,7 @@ impl Folded {
                     Combine::BitAnd | Combine::BitOr | Combine::BitXor => *current = combine_bits(combine, current, &new)?,
                     Combine::ConcatArrays => *current = combine_arrays(current, Some(&new), false)?,
                     Combine::UniqArrays => *current = combine_arrays(current, Some(&new), true)?,
+                    Combine::SumMap | Combine::MinMap | Combine::MaxMap => *current = combine_maps(combine, current, Some(&new))?,
                     Combine::State(_) => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "aggregate state folded as a value")),
                 }
             }
@@ -701,6 +703,70 @@ fn combine_arrays(current: &ScalarValue, new: Option<&ScalarValue>, distinct: bo
     }
     let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
     Ok(ScalarValue::List(Arc::new(arrow::array::ListArray::try_new(element.clone(), offsets, values, None)?)))
+}
+
+/// `sumMap`/`minMap`/`maxMap` of `current` and `new` (tuples of a key array and value
+/// arrays): one entry per key, keys sorted; sumMap leaves out entries whose sums are
+/// all zero (summing again later gives the same result, so one value is enough).
+fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarValue>) -> Result<ScalarValue> {
+    use arrow::array::AsArray;
+    let not_a_map = || Error::new(ErrorCode::LOGICAL_ERROR, "sumMap of a value that is not a tuple of arrays");
+    let ScalarValue::Struct(tuple) = current else { return Err(not_a_map()) };
+    let mut entries: std::collections::BTreeMap<MapKeyPart, (ScalarValue, Vec<ScalarValue>)> = std::collections::BTreeMap::new();
+    let others: Vec<&ScalarValue> = std::iter::once(current).chain(new).collect();
+    for value in others {
+        let ScalarValue::Struct(t) = value else { return Err(not_a_map()) };
+        let arrays: Vec<ArrayRef> = t.columns().iter().map(|c| c.as_list_opt::<i32>().map(|l| l.value(0)).ok_or_else(not_a_map)).collect::<Result<_>>()?;
+        let len = arrays[0].len();
+        if arrays.iter().any(|a| a.len() != len) {
+            return Err(Error::new(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH, "Arrays of a sumMap/minMap/maxMap value have different sizes"));
+        }
+        for i in 0..len {
+            let key = ScalarValue::try_from_array(&arrays[0], i)?;
+            let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
+            match entries.get_mut(&MapKeyPart::of(&key)?) {
+                None => {
+                    entries.insert(MapKeyPart::of(&key)?, (key, values));
+                }
+                Some((_, old)) => {
+                    for (old, value) in old.iter_mut().zip(values) {
+                        let wanted = match combine {
+                            Combine::SumMap => None,
+                            Combine::MinMap => Some(std::cmp::Ordering::Less),
+                            _ => Some(std::cmp::Ordering::Greater),
+                        };
+                        match wanted {
+                            None => *old = old.add(value)?,
+                            Some(order) if value.partial_cmp(old) == Some(order) => *old = value,
+                            Some(_) => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut columns: Vec<Vec<ScalarValue>> = vec![Vec::new(); tuple.num_columns()];
+    for (key, values) in entries.into_values() {
+        if *combine == Combine::SumMap && all_default(&values, &[])? {
+            continue;
+        }
+        columns[0].push(key);
+        for (column, value) in columns[1..].iter_mut().zip(values) {
+            column.push(value);
+        }
+    }
+    let fields = tuple.fields().clone();
+    let arrays: Vec<ArrayRef> = fields
+        .iter()
+        .zip(columns)
+        .map(|(field, values)| {
+            let arrow::datatypes::DataType::List(element) = field.data_type() else { return Err(not_a_map()) };
+            let values = if values.is_empty() { arrow::array::new_empty_array(element.data_type()) } else { arrow::compute::cast(&ScalarValue::iter_to_array(values)?, element.data_type())? };
+            let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
+            Ok(Arc::new(arrow::array::ListArray::try_new(element.clone(), offsets, values, None)?) as ArrayRef)
+        })
+        .collect::<Result<_>>()?;
+    Ok(ScalarValue::Struct(Arc::new(arrow::array::StructArray::try_new(fields, arrays, None)?)))
 }
 
 fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
@@ -1202,6 +1268,25 @@ mod tests {
         assert_eq!(text(combine_arrays(&list(&[3, 1, 3]), Some(&list(&[1, 2])), true)), list(&[3, 1, 2]).to_string());
         assert_eq!(text(combine_arrays(&list(&[5, 5]), None, true)), list(&[5]).to_string());
         assert!(combine_arrays(&ScalarValue::UInt32(Some(1)), None, false).is_err());
+    }
+
+    #[test]
+    fn simple_aggregate_maps_combine_per_key() {
+        use arrow::array::{ListArray, StructArray};
+        use arrow::datatypes::{Field, Int64Type, UInt32Type};
+        let tuple = |keys: &[u32], values: &[i64]| {
+            let keys = ListArray::from_iter_primitive::<UInt32Type, _, _>([Some(keys.iter().map(|k| Some(*k)).collect::<Vec<_>>())]);
+            let values = ListArray::from_iter_primitive::<Int64Type, _, _>([Some(values.iter().map(|v| Some(*v)).collect::<Vec<_>>())]);
+            let fields = vec![Arc::new(Field::new("1", keys.data_type().clone(), false)), Arc::new(Field::new("2", values.data_type().clone(), false))];
+            ScalarValue::Struct(Arc::new(StructArray::from(vec![(fields[0].clone(), Arc::new(keys) as ArrayRef), (fields[1].clone(), Arc::new(values) as ArrayRef)])))
+        };
+        let text = |v: Result<ScalarValue>| v.map(|v| v.to_string()).unwrap_or_default();
+        let (a, b) = (tuple(&[3, 1, 3], &[1, 2, 3]), tuple(&[1, 2], &[-2, 0]));
+        // sumMap: sorted, duplicate keys summed, all-zero keys out (2 never summed, too).
+        assert_eq!(text(combine_maps(&Combine::SumMap, &a, Some(&b))), tuple(&[3], &[4]).to_string());
+        assert_eq!(text(combine_maps(&Combine::MinMap, &a, Some(&b))), tuple(&[1, 2, 3], &[-2, 0, 1]).to_string());
+        assert_eq!(text(combine_maps(&Combine::MaxMap, &a, None)), tuple(&[1, 3], &[2, 3]).to_string());
+        assert!(combine_maps(&Combine::SumMap, &ScalarValue::Int64(Some(1)), None).is_err());
     }
 
     #[test]
