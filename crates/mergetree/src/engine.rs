@@ -741,17 +741,20 @@ async fn merge_loop(table: Weak<Inner>) {
 pub enum MergeMode {
     /// Keeps every row (`MergeTree`).
     Ordinary,
-    /// Keeps one row per sorting key (`ReplacingMergeTree([ver])`): the one with the
-    /// greatest `ver` (table column index), or the last inserted without `ver` (also
-    /// on equal versions).
-    Replacing { version: Option<usize> },
+    /// Keeps one row per sorting key (`ReplacingMergeTree([ver [, is_deleted]])`): the one
+    /// with the greatest `ver` (table column index), or the last inserted without `ver`
+    /// (also on equal versions). With `is_deleted` (a UInt8/Bool column of 0 and 1), a
+    /// merge still keeps the latest version when it is a deletion, as ClickHouse 23.12+
+    /// does; `SELECT ... FINAL` and `OPTIMIZE ... FINAL CLEANUP` drop it.
+    Replacing { version: Option<usize>, is_deleted: Option<usize> },
     /// One row per sorting key (`SummingMergeTree([cols])`): the listed columns (table
     /// indices; default: every numeric column outside the sorting key) are summed,
     /// wrapping on overflow as in ClickHouse; other columns keep the first row's value.
-    /// A row whose sums are all zero is removed. `AggregateFunction` and
-    /// `SimpleAggregateFunction` columns are combined by their function, as in
-    /// AggregatingMergeTree.
-    Summing { columns: Vec<(usize, Combine)> },
+    /// A row whose sums are all zero is removed (never in a table with nested maps or
+    /// `(Simple)AggregateFunction` columns, as in ClickHouse). `AggregateFunction` and `SimpleAggregateFunction` columns are combined
+    /// by their function, as in AggregatingMergeTree. `maps` are summed by key whether
+    /// the columns are listed or not.
+    Summing { columns: Vec<(usize, Combine)>, maps: Vec<NestedMap> },
     /// One row per sorting key (`AggregatingMergeTree`): `AggregateFunction(f, T)`
     /// states are merged, `SimpleAggregateFunction(f, T)` values combined with `f`;
     /// other columns keep the first row's value.
@@ -768,6 +771,80 @@ pub enum MergeMode {
     VersionedCollapsing { sign: usize },
 }
 
+/// A nested structure of a SummingMergeTree summed by key (ClickHouse's rule): its name
+/// ends in `Map` (`statsMap Nested(id UInt32, hits UInt64)`, stored as the arrays
+/// `statsMap.id`, `statsMap.hits`); the first column and those named `*ID`, `*Key`,
+/// `*Type` are the key (integers, dates or strings), the others are summed (numbers).
+/// One key column sums as `sumMap` (keys sorted, entries whose values are all zero
+/// removed); several use ClickHouse's older rule (see `merge::MapSum`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NestedMap {
+    /// Table column indices of the key arrays and of the value arrays.
+    pub keys: Vec<usize>,
+    pub values: Vec<usize>,
+}
+
+impl NestedMap {
+    /// The nested maps of a SummingMergeTree table: every group of `prefix.name` array
+    /// columns with `prefix` ending in `Map`, at least two columns, none in the sorting
+    /// key, of key and value types that can be summed (other groups keep the first row's
+    /// arrays, as in ClickHouse).
+    fn of_table(schema: &SchemaRef, in_key: &[usize]) -> Vec<NestedMap> {
+        use granary_types::ChType as T;
+        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, field) in schema.fields().iter().enumerate() {
+            let Some((prefix, _)) = field.name().split_once('.') else { continue };
+            if !prefix.ends_with("Map") || !matches!(field.data_type(), arrow::datatypes::DataType::List(_)) {
+                continue;
+            }
+            match groups.iter_mut().find(|(p, _)| *p == prefix) {
+                Some((_, columns)) => columns.push(i),
+                None => groups.push((prefix, vec![i])),
+            }
+        }
+        let element = |i: usize| match T::from_field(schema.field(i)) {
+            T::Array(inner) => Some(*inner),
+            _ => None,
+        };
+        let is_key_type = |t: &T| {
+            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Bool | T::Date | T::Date32 | T::DateTime(_) | T::String | T::FixedString(_))
+        };
+        let is_summable = |t: &T| {
+            let t = match t {
+                T::Nullable(inner) => inner.as_ref(),
+                t => t,
+            };
+            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64 | T::Decimal(..))
+        };
+        let mut maps = Vec::new();
+        'groups: for (_, columns) in groups {
+            if columns.len() < 2 || columns.iter().any(|c| in_key.contains(c)) {
+                continue;
+            }
+            let mut map = NestedMap { keys: Vec::new(), values: Vec::new() };
+            for (n, &c) in columns.iter().enumerate() {
+                let Some(t) = element(c) else { continue 'groups };
+                let name = schema.field(c).name();
+                if n == 0 || name.ends_with("ID") || name.ends_with("Key") || name.ends_with("Type") {
+                    if !is_key_type(&t) {
+                        continue 'groups;
+                    }
+                    map.keys.push(c);
+                } else {
+                    if !is_summable(&t) {
+                        continue 'groups;
+                    }
+                    map.values.push(c);
+                }
+            }
+            if !map.values.is_empty() {
+                maps.push(map);
+            }
+        }
+        maps
+    }
+}
+
 /// How a column of rows with equal keys is combined in Summing/Aggregating merges.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Combine {
@@ -776,6 +853,22 @@ pub enum Combine {
     Max,
     Any,
     AnyLast,
+    /// `any_respect_nulls` / `anyLast_respect_nulls`: a NULL counts as a value.
+    AnyRespectNulls,
+    AnyLastRespectNulls,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// `groupArrayArray`: the arrays concatenated.
+    ConcatArrays,
+    /// `groupUniqArrayArray`: the distinct elements of the arrays (in order of first
+    /// appearance; ClickHouse's order is its hash table's).
+    UniqArrays,
+    /// `sumMap` / `minMap` / `maxMap` of `Tuple(Array(K), Array(V1), ...)` values: per
+    /// key, sorted; `sumMap` leaves out the keys whose sums are all zero.
+    SumMap,
+    MinMap,
+    MaxMap,
     /// Merge of serialized states of this `AggregateFunction` type.
     State(granary_types::ChType),
 }
@@ -787,19 +880,61 @@ impl Combine {
         use granary_types::ChType;
         Ok(match t {
             ChType::AggregateFunction(..) => Some(Combine::State(t.clone())),
-            ChType::SimpleAggregateFunction(f, _) => Some(match f.as_str() {
-                "sum" | "sumWithOverflow" => Combine::Sum,
-                "min" => Combine::Min,
-                "max" => Combine::Max,
-                "any" => Combine::Any,
-                "anyLast" => Combine::AnyLast,
-                other => {
-                    return Err(Error::new(
-                        ErrorCode::NOT_IMPLEMENTED,
-                        format!("SimpleAggregateFunction({other}, ...) of column {name} is not supported yet (sum, min, max, any, anyLast are)"),
-                    ))
+            ChType::SimpleAggregateFunction(f, stored) => {
+                let combine = match f.as_str() {
+                    "sum" => {
+                        check_sum_type(stored)?;
+                        Combine::Sum
+                    }
+                    "sumWithOverflow" => Combine::Sum,
+                    "min" => Combine::Min,
+                    "max" => Combine::Max,
+                    "any" => Combine::Any,
+                    "anyLast" => Combine::AnyLast,
+                    "any_respect_nulls" => Combine::AnyRespectNulls,
+                    "anyLast_respect_nulls" => Combine::AnyLastRespectNulls,
+                    "groupBitAnd" => Combine::BitAnd,
+                    "groupBitOr" => Combine::BitOr,
+                    "groupBitXor" => Combine::BitXor,
+                    "groupArrayArray" => Combine::ConcatArrays,
+                    "groupUniqArrayArray" => Combine::UniqArrays,
+                    "sumMap" => Combine::SumMap,
+                    "minMap" => Combine::MinMap,
+                    "maxMap" => Combine::MaxMap,
+                    "groupArrayLastArray" | "groupUniqArrayArrayMap" => {
+                        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SimpleAggregateFunction({f}, ...) of column {name} is not supported yet")))
+                    }
+                    other => {
+                        return Err(Error::new(
+                            ErrorCode::BAD_ARGUMENTS,
+                            format!("Unsupported aggregate function {other}, supported functions are any,any_respect_nulls,anyLast,anyLast_respect_nulls,min,max,sum,sumWithOverflow,groupBitAnd,groupBitOr,groupBitXor,sumMap,minMap,maxMap,groupArrayArray,groupArrayLastArray,groupUniqArrayArray,groupUniqArrayArrayMap"),
+                        ))
+                    }
+                };
+                match &combine {
+                    Combine::BitAnd | Combine::BitOr | Combine::BitXor if !matches!(stored.strip_nullable(), ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => {
+                        return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {stored} of argument for aggregate function {f}.")));
+                    }
+                    Combine::ConcatArrays | Combine::UniqArrays => match stored.as_ref() {
+                        ChType::Array(element) if element.is_nullable() => {
+                            return Err(Error::new(
+                                ErrorCode::BAD_ARGUMENTS,
+                                format!("Incompatible data types between aggregate function '{f}' which returns Array({}) and column storage type {stored}.", element.strip_nullable()),
+                            ));
+                        }
+                        ChType::Array(_) => {}
+                        _ => {
+                            return Err(Error::new(
+                                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                                format!("Illegal type {stored} of argument for aggregate function with Array suffix. Must be array."),
+                            ))
+                        }
+                    },
+                    Combine::SumMap | Combine::MinMap | Combine::MaxMap => check_map_tuple(f, stored)?,
+                    _ => {}
                 }
-            }),
+                Some(combine)
+            }
             _ => None,
         })
     }
@@ -834,17 +969,23 @@ impl MergeMode {
                 Ok(("MergeTree", MergeMode::Ordinary))
             }
             "ReplacingMergeTree" => {
-                let version = match args.as_slice() {
-                    [] => None,
-                    [ver] => Some(version_column(schema, ver, "ReplacingMergeTree")?),
+                let (version, is_deleted) = match args.as_slice() {
+                    [] => (None, None),
+                    [ver] => (Some(version_column(schema, ver, "ReplacingMergeTree")?), None),
+                    [ver, is_deleted] => {
+                        if ver == is_deleted {
+                            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("The version and is_deleted column cannot be the same column ({ver}).")));
+                        }
+                        (Some(version_column(schema, ver, "ReplacingMergeTree")?), Some(is_deleted_column(schema, is_deleted)?))
+                    }
                     _ => {
                         return Err(Error::new(
                             ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
-                            format!("ReplacingMergeTree takes at most 1 argument (the version column), {} given (is_deleted is not supported yet)", args.len()),
+                            format!("With extended storage definition syntax storage ReplacingMergeTree requires 0 to 2 parameters: [version], [is_deleted column] ({} given)", args.len()),
                         ))
                     }
                 };
-                Ok(("ReplacingMergeTree", MergeMode::Replacing { version }))
+                Ok(("ReplacingMergeTree", MergeMode::Replacing { version, is_deleted }))
             }
             "AggregatingMergeTree" => {
                 if !args.is_empty() {
@@ -905,33 +1046,95 @@ impl MergeMode {
                     for arg in &args {
                         for name in crate::keys::split_tuple(arg)? {
                             let name = name.trim_matches('`');
-                            let index = schema.index_of(name).map_err(|_| {
-                                Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Column {name} to sum in SummingMergeTree does not exist in the table"))
-                            })?;
+                            // A nested structure is named by its prefix; its maps are summed anyway.
+                            let nested = schema.fields().iter().any(|f| f.name().strip_prefix(name).is_some_and(|rest| rest.starts_with('.')));
+                            let index = match schema.index_of(name) {
+                                Ok(index) => index,
+                                Err(_) if nested => continue,
+                                Err(_) => {
+                                    return Err(Error::new(
+                                        ErrorCode::NO_SUCH_COLUMN_IN_TABLE,
+                                        format!("Column {name} listed in columns to sum does not exist in table declaration."),
+                                    ))
+                                }
+                            };
                             if in_key.contains(&index) {
-                                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Column {name} to sum in SummingMergeTree is part of the sorting key")));
-                            }
-                            if !is_numeric(index) {
                                 return Err(Error::new(
                                     ErrorCode::BAD_ARGUMENTS,
-                                    format!("Column {name} to sum in SummingMergeTree is not numeric ({})", granary_types::ChType::from_field(schema.field(index))),
+                                    format!("Columns: {name} listed both in columns to sum and in sorting key. That is not allowed."),
                                 ));
                             }
-                            columns.push((index, Combine::Sum));
+                            // ClickHouse accepts a listed column it cannot sum and keeps its first value.
+                            if is_numeric(index) {
+                                columns.push((index, Combine::Sum));
+                            }
                         }
                     }
                     columns
                 };
                 columns.extend(typed);
                 columns.sort_by_key(|(i, _)| *i);
-                Ok(("SummingMergeTree", MergeMode::Summing { columns }))
+                let maps = NestedMap::of_table(schema, &in_key);
+                Ok(("SummingMergeTree", MergeMode::Summing { columns, maps }))
             }
             other => Err(Error::new(ErrorCode::UNKNOWN_STORAGE, format!("Unknown table engine {other}"))),
         }
     }
 }
 
-/// Table columns used by the sorting key.
+/// The stored type of `SimpleAggregateFunction(sumMap|minMap|maxMap, T)`: a tuple of an
+/// array of keys (integers, dates, strings) and arrays of numbers; sumMap's values must
+/// be of the type it sums into (Int64, UInt64, Float64), as ClickHouse checks.
+fn check_map_tuple(function: &str, stored: &granary_types::ChType) -> Result<()> {
+    use granary_types::ChType as T;
+    let illegal = || Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {stored} of argument for aggregate function {function}: a Tuple(Array(key), Array(value), ...) is needed"));
+    let T::Tuple(elements) = stored else { return Err(illegal()) };
+    let arrays: Vec<&T> = elements.iter().map(|(_, t)| if let T::Array(inner) = t { Ok(inner.as_ref()) } else { Err(illegal()) }).collect::<Result<_>>()?;
+    let [key, values @ ..] = arrays.as_slice() else { return Err(illegal()) };
+    let key_ok = matches!(key, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Date | T::Date32 | T::DateTime(_) | T::String | T::FixedString(_));
+    let value_ok = |t: &T| matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64);
+    if !key_ok || values.is_empty() || !values.iter().all(|t| value_ok(t)) {
+        return Err(illegal());
+    }
+    if function == "sumMap" {
+        let promoted = |t: &T| match t {
+            T::Int8 | T::Int16 | T::Int32 | T::Int64 => T::Int64,
+            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => T::UInt64,
+            _ => T::Float64,
+        };
+        if values.iter().any(|t| promoted(t) != **t) {
+            let returned: Vec<String> = std::iter::once(format!("Array({key})")).chain(values.iter().map(|t| format!("Array({})", promoted(t)))).collect();
+            return Err(Error::new(
+                ErrorCode::BAD_ARGUMENTS,
+                format!("Incompatible data types between aggregate function 'sumMap' which returns Tuple({}) and column storage type {stored}.", returned.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `SimpleAggregateFunction(sum, T)` needs `T` to be what `sum(T)` returns, as ClickHouse
+/// checks: the values are stored as they are summed.
+fn check_sum_type(stored: &granary_types::ChType) -> Result<()> {
+    use granary_types::ChType as T;
+    let base = stored.strip_nullable();
+    let returned = match base {
+        T::Int8 | T::Int16 | T::Int32 | T::Int64 => T::Int64,
+        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => T::UInt64,
+        T::Float32 | T::Float64 => T::Float64,
+        T::Decimal(p, s) => T::Decimal(if *p <= 38 { 38 } else { 76 }, *s),
+        other => other.clone(),
+    };
+    if &returned == base {
+        return Ok(());
+    }
+    let returned = if stored.is_nullable() { T::Nullable(Box::new(returned)) } else { returned };
+    Err(Error::new(
+        ErrorCode::BAD_ARGUMENTS,
+        format!("Incompatible data types between aggregate function 'sum' which returns {returned} and column storage type {stored}."),
+    ))
+}
+
 /// The index of a Collapsing engine's sign column, which must be `Int8`.
 fn sign_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
     let index = schema.index_of(name).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Sign column {name} does not exist in table declaration.")))?;
@@ -942,12 +1145,25 @@ fn sign_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
     Ok(index)
 }
 
+/// The index of a ReplacingMergeTree's `is_deleted` column: UInt8 (Bool is one too).
+fn is_deleted_column(schema: &SchemaRef, name: &str) -> Result<usize> {
+    let index = schema.index_of(name).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("is_deleted column {name} does not exist in table declaration.")))?;
+    let t = granary_types::ChType::from_field(schema.field(index));
+    if !matches!(t, granary_types::ChType::UInt8 | granary_types::ChType::Bool) {
+        return Err(Error::new(
+            ErrorCode::BAD_TYPE_OF_FIELD,
+            format!("is_deleted column ({name}) for storage ReplacingMergeTree must have type UInt8. Provided column of type {t}."),
+        ));
+    }
+    Ok(index)
+}
+
 /// The index of a Replacing/VersionedCollapsing engine's version column: an integer,
 /// Date or DateTime column.
 fn version_column(schema: &SchemaRef, name: &str, engine: &str) -> Result<usize> {
     let index = schema
         .index_of(name)
-        .map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Version column {name} of {engine} does not exist in the table")))?;
+        .map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Version column {name} does not exist in table declaration.")))?;
     let t = granary_types::ChType::from_field(schema.field(index));
     use granary_types::ChType as T;
     let ok = matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Date | T::Date32 | T::DateTime(_) | T::DateTime64(..));

@@ -78,11 +78,17 @@
 //!   `TableEngine::merges` (`system.merges`, with rows read/written as it goes).
 //!
 //! ## Engines
-//! `MergeTree`; `ReplacingMergeTree([ver])` (one row per sorting key: the greatest
-//! `ver`, else the last inserted); `SummingMergeTree([(cols)])` (numeric columns summed
-//! per sorting key, rows summing to all zeros removed); `AggregatingMergeTree`
+//! `MergeTree`; `ReplacingMergeTree([ver [, is_deleted]])` (one row per sorting key: the
+//! greatest `ver`, else the last inserted; a latest version with `is_deleted = 1` stays
+//! through merges, is hidden by `FINAL` and dropped by `OPTIMIZE ... FINAL CLEANUP`, which
+//! needs `allow_experimental_replacing_merge_with_cleanup = 1`); `SummingMergeTree([(cols)])` (numeric columns summed
+//! per sorting key, rows summing to all zeros removed; nested structures named `*Map`
+//! summed by key as ClickHouse's `sumMap`, whether listed or not: `engine::NestedMap`); `AggregatingMergeTree`
 //! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
-//! `SimpleAggregateFunction(sum|min|max|any|anyLast, T)` combined; other non-key columns
+//! `SimpleAggregateFunction(f, T)` combined with `f` (sum, sumWithOverflow, min, max, any,
+//! anyLast and their `_respect_nulls` forms, groupBitAnd/Or/Xor, groupArrayArray,
+//! groupUniqArrayArray, sumMap/minMap/maxMap; the stored type checked as ClickHouse
+//! checks it); other non-key columns
 //! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value);
 //! `CollapsingMergeTree(sign)` (per sorting key, 1 and -1 rows of the `Int8` sign cancel:
 //! at most the first -1 and the last 1 row are kept; `FINAL` shows only 1 rows);
@@ -92,8 +98,10 @@
 //! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
 //!
 //! ## Not yet
-//! * `is_deleted` for Replacing; nested-map summing; the other merge-time engines
-//!   (Graphite); SimpleAggregateFunction(groupBitOr, ...) and other functions. `FINAL` reads each
+//! * Nested maps with Enum, IP, UUID or wide-integer keys or wide-integer values keep
+//!   their first row (ClickHouse sums them); the other merge-time engines
+//!   (Graphite); SimpleAggregateFunction(groupArrayLastArray|groupUniqArrayArrayMap, ...); groupUniqArrayArray keeps first-appearance order (ClickHouse:
+//!   its hash table's). `FINAL` reads each
 //!   partition on one thread.
 //! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted

@@ -30,7 +30,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
-use crate::engine::{Combine, Inner, MergeMode};
+use crate::engine::{Combine, Inner, MergeMode, NestedMap};
 use crate::insert::{discard, write_part, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -48,15 +48,26 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
     let Some(sources) = select_merge(&snapshot, &inner.settings) else {
         return Ok(false);
     };
-    merge_and_commit(inner, sources).await?;
+    merge_and_commit(inner, sources, false).await?;
     Ok(true)
 }
 
 /// `OPTIMIZE TABLE [PARTITION p] [FINAL]`. Without FINAL: one merge chosen by the
 /// selector (restricted to the partition). With FINAL: every partition (or the given
 /// one) is merged down to one part. `PARTITION` is matched against the partition id
-/// (`202401`, or `ID 'abc'`).
+/// (`202401`, or `ID 'abc'`). `FINAL CLEANUP` (ReplacingMergeTree only) also drops the
+/// rows whose latest version is deleted, so it merges single parts too; CLEANUP without
+/// FINAL is ignored, as in ClickHouse.
 pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
+    let cleanup = request.final_ && request.cleanup;
+    if cleanup {
+        if !matches!(inner.mode, MergeMode::Replacing { .. }) {
+            return Err(Error::new(ErrorCode::CANNOT_ASSIGN_OPTIMIZE, "Cannot OPTIMIZE with CLEANUP table: only ReplacingMergeTree can be CLEANUP"));
+        }
+        if inner.settings.allow_experimental_replacing_merge_with_cleanup == 0 {
+            return Err(Error::new(ErrorCode::SUPPORT_IS_DISABLED, "Experimental merges with CLEANUP are not allowed"));
+        }
+    }
     let _guard = inner.merge_lock.lock().await;
     let wanted = match request.partition.as_deref() {
         Some(p) => Some(partition_id_of(inner, p)?),
@@ -67,7 +78,7 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     if !request.final_ {
         let candidates: Vec<Arc<Part>> = snapshot.iter().filter(in_scope).cloned().collect();
         if let Some(sources) = select_merge(&candidates, &inner.settings) {
-            merge_and_commit(inner, sources).await?;
+            merge_and_commit(inner, sources, false).await?;
         }
         return Ok(());
     }
@@ -75,14 +86,16 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     partitions.dedup();
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
+        let mut cleaned = !cleanup;
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
             // Inserts into Replacing/Summing tables are collapsed when written, so a
-            // single part has nothing left to merge.
-            if sources.len() < 2 {
+            // single part has nothing left to merge, unless deleted rows are to go.
+            if sources.is_empty() || (sources.len() < 2 && cleaned) {
                 break;
             }
-            merge_and_commit(inner, sources).await?;
+            merge_and_commit(inner, sources, cleanup).await?;
+            cleaned = true;
         }
     }
     Ok(())
@@ -93,13 +106,13 @@ pub fn partition_id_of(inner: &Inner, text: &str) -> Result<String> {
     inner.keys.partition_id_of(&inner.schema, text)
 }
 
-async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result<()> {
+async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: bool) -> Result<()> {
     let inner = inner.clone();
     // OPTIMIZE runs this inside its query: its log lines keep the query id.
     tokio::task::spawn_blocking(granary_profiler::carry(move || {
         let _running = inner.merge_running.lock();
         let started = std::time::Instant::now();
-        let pending = merge_parts(&inner, &sources);
+        let pending = merge_parts(&inner, &sources, cleanup);
         *inner.running_merge.lock() = None;
         let pending = pending?;
         let _commit = inner.commit_lock.lock();
@@ -128,8 +141,9 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>) -> Result
 }
 
 /// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part
-/// (None when no row survives, which only SummingMergeTree can cause).
-pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<PendingPart>> {
+/// (None when no row survives: SummingMergeTree's zero sums, Collapsing's cancelled
+/// rows, or a `cleanup` merge's deleted rows).
+pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Result<Option<PendingPart>> {
     let _running = granary_common::metrics::GaugeGuard::new(granary_common::metrics::Metric::Merge);
     let first = sources.first().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge of no parts"))?;
     let info = PartInfo::new(
@@ -158,6 +172,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>]) -> Result<Option<Pendin
     *inner.running_merge.lock() = Some(running);
     let mut merger = Merger::new(inner, inner.schema.clone(), inputs, merge_block_limits(inner))?;
     merger.rows_read = Some(rows_read);
+    merger.drop_deleted = cleanup;
     let counted = merger.map(|b| {
         // A dropped table stops its merge at the next block.
         if inner.shutdown.load(std::sync::atomic::Ordering::SeqCst) {
@@ -230,6 +245,7 @@ pub fn final_merge<'a>(
     }
     let mut merger = Merger::new(inner, schema, inputs, BlockLimits { rows: inner.settings.index_granularity.max(1) as usize, bytes: 0 })?;
     merger.final_read = true;
+    merger.drop_deleted = true;
     Ok(merger)
 }
 
@@ -302,6 +318,8 @@ pub struct Merger<'a> {
     carry: Option<Group>,
     /// Summing/Aggregating: the combined columns of each row of the output chunk.
     chunk_folded: Vec<Vec<Folded>>,
+    /// Summing: the summed nested maps of each row of the output chunk.
+    chunk_maps: Vec<Vec<MapSum>>,
     /// Rows of the output chunk being built: (slot in `pending`, row).
     indices: Vec<(usize, usize)>,
     /// A merge's progress counter (`system.merges`): rows read from the sources.
@@ -309,6 +327,9 @@ pub struct Merger<'a> {
     /// `SELECT ... FINAL`, where Collapsing keeps no -1 row (ClickHouse's
     /// `only_positive_sign`).
     final_read: bool,
+    /// Replacing with `is_deleted`: drop a key whose latest version is deleted (FINAL
+    /// reads and `OPTIMIZE ... FINAL CLEANUP`).
+    drop_deleted: bool,
     /// Collapsing: keys whose 1 and -1 rows differ in number by more than one (logged,
     /// as ClickHouse logs them, for the first few).
     incorrect_sign_runs: u64,
@@ -321,6 +342,8 @@ struct Group {
     key: OwnedRow,
     /// Summing/Aggregating: the combined columns so far, one per `MergeMode` column.
     folded: Vec<Folded>,
+    /// Summing: the nested maps summed so far, one per `MergeMode::Summing` map.
+    maps: Vec<MapSum>,
     /// Collapsing: the signs seen so far and the rows that may survive.
     signs: SignRun,
     /// VersionedCollapsing: the rows not cancelled yet.
@@ -414,6 +437,159 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
     Ok(signs.value(row))
 }
 
+/// Whether row `row` of a ReplacingMergeTree's `is_deleted` column (UInt8 or Bool) marks
+/// a deletion; values other than 0 and 1 are refused, as ClickHouse refuses them.
+fn deleted_at(column: &dyn Array, row: usize) -> Result<bool> {
+    use arrow::array::AsArray;
+    if let Some(flags) = column.as_boolean_opt() {
+        return Ok(flags.value(row));
+    }
+    let flags = column.as_primitive_opt::<arrow::datatypes::UInt8Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "is_deleted column is not UInt8"))?;
+    match flags.value(row) {
+        0 => Ok(false),
+        1 => Ok(true),
+        other => Err(Error::new(ErrorCode::INCORRECT_DATA, format!("Incorrect data: is_deleted = {other} (must be 1 or 0)."))),
+    }
+}
+
+/// The nested maps a table's merges sum.
+fn summed_maps(mode: &MergeMode) -> &[NestedMap] {
+    match mode {
+        MergeMode::Summing { maps, .. } => maps,
+        _ => &[],
+    }
+}
+
+/// A value of a nested map's key column, ordered as ClickHouse orders the keys.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum MapKeyPart {
+    Int(i128),
+    Bytes(Vec<u8>),
+}
+
+impl MapKeyPart {
+    fn of(value: &ScalarValue) -> Result<MapKeyPart> {
+        use ScalarValue as S;
+        let int = |v: Option<i128>| v.map(MapKeyPart::Int);
+        let part = match value {
+            S::Boolean(v) => int(v.map(i128::from)),
+            S::Int8(v) => int(v.map(i128::from)),
+            S::Int16(v) => int(v.map(i128::from)),
+            S::Int32(v) => int(v.map(i128::from)),
+            S::Int64(v) => int(v.map(i128::from)),
+            S::UInt8(v) => int(v.map(i128::from)),
+            S::UInt16(v) => int(v.map(i128::from)),
+            S::UInt32(v) => int(v.map(i128::from)),
+            S::UInt64(v) => int(v.map(i128::from)),
+            S::Date32(v) => int(v.map(i128::from)),
+            S::Date64(v) | S::TimestampSecond(v, _) => int(v.map(i128::from)),
+            S::Utf8(v) | S::LargeUtf8(v) | S::Utf8View(v) => v.as_ref().map(|s| MapKeyPart::Bytes(s.as_bytes().to_vec())),
+            S::Binary(v) | S::LargeBinary(v) | S::FixedSizeBinary(_, v) | S::BinaryView(v) => v.clone().map(MapKeyPart::Bytes),
+            _ => None,
+        };
+        part.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of a nested map")))
+    }
+}
+
+/// One nested map of a SummingMergeTree group: entries by key, holding the key's values
+/// (as written) and the sums. With one key column it is ClickHouse's `sumMap`: every
+/// row's entries are summed (NULLs skipped), and the entries whose sums are all the
+/// type's default are left out at the end (NULL for a Nullable value, so a 0 stays
+/// there). With several key columns it is ClickHouse's older
+/// `mergeMap`: an entry is removed as soon as an addition makes it all zero, and a group
+/// of one row keeps its arrays as they are.
+#[derive(Default)]
+struct MapSum {
+    entries: std::collections::BTreeMap<Vec<MapKeyPart>, (Vec<ScalarValue>, Vec<ScalarValue>)>,
+    rows: usize,
+    composite: bool,
+}
+
+impl MapSum {
+    fn add_row(&mut self, map: &NestedMap, batch: &RecordBatch, row: usize) -> Result<()> {
+        use arrow::array::AsArray;
+        let list_at = |col: usize| -> Result<ArrayRef> {
+            let lists = batch.column(col).as_list_opt::<i32>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "nested map column is not an Array"))?;
+            Ok(lists.value(row))
+        };
+        let keys: Vec<ArrayRef> = map.keys.iter().map(|c| list_at(*c)).collect::<Result<_>>()?;
+        let values: Vec<ArrayRef> = map.values.iter().map(|c| list_at(*c)).collect::<Result<_>>()?;
+        let len = keys[0].len();
+        if keys.iter().chain(&values).any(|a| a.len() != len) {
+            return Err(Error::new(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH, "Arrays of a nested map have different sizes in one row"));
+        }
+        self.rows += 1;
+        self.composite = map.keys.len() > 1;
+        for entry in 0..len {
+            let key_values: Vec<ScalarValue> = keys.iter().map(|k| ScalarValue::try_from_array(k, entry)).collect::<datafusion::common::Result<_>>()?;
+            let key = key_values.iter().map(MapKeyPart::of).collect::<Result<Vec<_>>>()?;
+            let added: Vec<ScalarValue> = values.iter().map(|v| ScalarValue::try_from_array(v, entry)).collect::<datafusion::common::Result<_>>()?;
+            match self.entries.get_mut(&key) {
+                Some((_, sums)) => {
+                    for (sum, value) in sums.iter_mut().zip(added) {
+                        if value.is_null() {
+                            continue;
+                        }
+                        *sum = if sum.is_null() { value } else { sum.add(value)? };
+                    }
+                    if self.composite && all_default(sums, &[])? {
+                        self.entries.remove(&key);
+                    }
+                }
+                None => {
+                    self.entries.insert(key, (key_values, added));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Column `position` of the map (keys, then values) for each row of a chunk;
+    /// `written` is that column as the chunk holds it (the group's first row).
+    /// `nullable`: which value columns are Nullable.
+    fn column(sums: &[&MapSum], position: usize, written: &ArrayRef, nullable: &[bool]) -> Result<ArrayRef> {
+        use arrow::array::AsArray;
+        let arrow::datatypes::DataType::List(element) = written.data_type() else {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "nested map column is not an Array"));
+        };
+        let mut elements: Vec<ScalarValue> = Vec::new();
+        let mut offsets: Vec<i32> = vec![0];
+        for (row, sum) in sums.iter().enumerate() {
+            if sum.composite && sum.rows == 1 {
+                let list = written.as_list::<i32>().value(row);
+                for i in 0..list.len() {
+                    elements.push(ScalarValue::try_from_array(&list, i)?);
+                }
+            } else {
+                for (key_values, values) in sum.entries.values() {
+                    if !sum.composite && all_default(values, nullable)? {
+                        continue;
+                    }
+                    elements.push(match key_values.get(position) {
+                        Some(key) => key.clone(),
+                        None => values[position - key_values.len()].clone(),
+                    });
+                }
+            }
+            offsets.push(i32::try_from(elements.len()).map_err(|_| Error::new(ErrorCode::TOO_LARGE_ARRAY_SIZE, "nested map of a block too large"))?);
+        }
+        let values = if elements.is_empty() { arrow::array::new_empty_array(element.data_type()) } else { ScalarValue::iter_to_array(elements)? };
+        let values = arrow::compute::cast(&values, element.data_type())?;
+        Ok(Arc::new(arrow::array::ListArray::try_new(element.clone(), arrow::buffer::OffsetBuffer::new(offsets.into()), values, None)?))
+    }
+}
+
+/// Whether every sum is NULL or its type's default: 0, or NULL only when `nullable`
+/// says the column is Nullable (missing: not Nullable).
+fn all_default(sums: &[ScalarValue], nullable: &[bool]) -> Result<bool> {
+    for (i, sum) in sums.iter().enumerate() {
+        if !sum.is_null() && (nullable.get(i).copied().unwrap_or(false) || *sum != ScalarValue::new_zero(&sum.data_type())?) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// One combined column of a group of rows with equal keys.
 enum Folded {
     Value(ScalarValue),
@@ -426,6 +602,9 @@ impl Folded {
     fn start(combine: &Combine, column: &dyn Array, row: usize) -> Result<Folded> {
         Ok(match combine {
             Combine::State(_) => Folded::States(vec![state_at(column, row)?]),
+            // One row's array has its duplicates too.
+            Combine::UniqArrays => Folded::Value(combine_arrays(&ScalarValue::try_from_array(column, row)?, None, true)?),
+            Combine::SumMap | Combine::MinMap | Combine::MaxMap => Folded::Value(combine_maps(combine, &ScalarValue::try_from_array(column, row)?, None)?),
             _ => Folded::Value(ScalarValue::try_from_array(column, row)?),
         })
     }
@@ -435,6 +614,14 @@ impl Folded {
             Folded::States(list) => list.push(state_at(column, row)?),
             Folded::Value(current) => {
                 let new = ScalarValue::try_from_array(column, row)?;
+                match combine {
+                    Combine::AnyRespectNulls => return Ok(()),
+                    Combine::AnyLastRespectNulls => {
+                        *current = new;
+                        return Ok(());
+                    }
+                    _ => {}
+                }
                 // NULLs are skipped, as the aggregate functions skip them.
                 if new.is_null() {
                     return Ok(());
@@ -455,14 +642,131 @@ impl Folded {
                             *current = new;
                         }
                     }
-                    Combine::Any => {}
-                    Combine::AnyLast => *current = new,
+                    Combine::Any | Combine::AnyRespectNulls => {}
+                    Combine::AnyLast | Combine::AnyLastRespectNulls => *current = new,
+                    Combine::BitAnd | Combine::BitOr | Combine::BitXor => *current = combine_bits(combine, current, &new)?,
+                    Combine::ConcatArrays => *current = combine_arrays(current, Some(&new), false)?,
+                    Combine::UniqArrays => *current = combine_arrays(current, Some(&new), true)?,
+                    Combine::SumMap | Combine::MinMap | Combine::MaxMap => *current = combine_maps(combine, current, Some(&new))?,
                     Combine::State(_) => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "aggregate state folded as a value")),
                 }
             }
         }
         Ok(())
     }
+}
+
+/// `groupBitAnd/Or/Xor` of two integers of one type. Signed values are combined
+/// sign-extended to 64 bits, which gives the narrow type's result sign-extended.
+fn combine_bits(combine: &Combine, current: &ScalarValue, new: &ScalarValue) -> Result<ScalarValue> {
+    let op = |a: u64, b: u64| match combine {
+        Combine::BitAnd => a & b,
+        Combine::BitOr => a | b,
+        _ => a ^ b,
+    };
+    let data_type = current.data_type();
+    let bits = |v: &ScalarValue| -> Result<u64> {
+        let wide = v.cast_to(&if data_type.is_signed_integer() { arrow::datatypes::DataType::Int64 } else { arrow::datatypes::DataType::UInt64 })?;
+        match wide {
+            ScalarValue::Int64(Some(x)) => Ok(x as u64),
+            ScalarValue::UInt64(Some(x)) => Ok(x),
+            other => Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("groupBit* of {other:?}"))),
+        }
+    };
+    let result = op(bits(current)?, bits(new)?);
+    let wide = if data_type.is_signed_integer() { ScalarValue::Int64(Some(result as i64)) } else { ScalarValue::UInt64(Some(result)) };
+    Ok(wide.cast_to(&data_type)?)
+}
+
+/// `groupArrayArray` (the elements of `current` then of `new`) or, `distinct`,
+/// `groupUniqArrayArray` (each element once, in order of first appearance).
+fn combine_arrays(current: &ScalarValue, new: Option<&ScalarValue>, distinct: bool) -> Result<ScalarValue> {
+    let ScalarValue::List(list) = current else {
+        return Err(Error::new(ErrorCode::LOGICAL_ERROR, "groupArrayArray of a value that is not an Array"));
+    };
+    let arrow::datatypes::DataType::List(element) = list.data_type() else {
+        return Err(Error::new(ErrorCode::LOGICAL_ERROR, "groupArrayArray of a value that is not an Array"));
+    };
+    let mut parts: Vec<ArrayRef> = vec![list.value(0)];
+    if let Some(ScalarValue::List(other)) = new {
+        parts.push(other.value(0));
+    }
+    let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+    let mut values = arrow::compute::concat(&refs)?;
+    if distinct {
+        let mut seen = std::collections::HashSet::new();
+        let mut keep = Vec::with_capacity(values.len());
+        for i in 0..values.len() {
+            keep.push(seen.insert(ScalarValue::try_from_array(&values, i)?));
+        }
+        values = arrow::compute::filter(&values, &arrow::array::BooleanArray::from(keep))?;
+    }
+    let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
+    Ok(ScalarValue::List(Arc::new(arrow::array::ListArray::try_new(element.clone(), offsets, values, None)?)))
+}
+
+/// `sumMap`/`minMap`/`maxMap` of `current` and `new` (tuples of a key array and value
+/// arrays): one entry per key, keys sorted; sumMap leaves out entries whose sums are
+/// all zero (summing again later gives the same result, so one value is enough).
+fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarValue>) -> Result<ScalarValue> {
+    use arrow::array::AsArray;
+    let not_a_map = || Error::new(ErrorCode::LOGICAL_ERROR, "sumMap of a value that is not a tuple of arrays");
+    let ScalarValue::Struct(tuple) = current else { return Err(not_a_map()) };
+    let mut entries: std::collections::BTreeMap<MapKeyPart, (ScalarValue, Vec<ScalarValue>)> = std::collections::BTreeMap::new();
+    let others: Vec<&ScalarValue> = std::iter::once(current).chain(new).collect();
+    for value in others {
+        let ScalarValue::Struct(t) = value else { return Err(not_a_map()) };
+        let arrays: Vec<ArrayRef> = t.columns().iter().map(|c| c.as_list_opt::<i32>().map(|l| l.value(0)).ok_or_else(not_a_map)).collect::<Result<_>>()?;
+        let len = arrays[0].len();
+        if arrays.iter().any(|a| a.len() != len) {
+            return Err(Error::new(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH, "Arrays of a sumMap/minMap/maxMap value have different sizes"));
+        }
+        for i in 0..len {
+            let key = ScalarValue::try_from_array(&arrays[0], i)?;
+            let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
+            match entries.get_mut(&MapKeyPart::of(&key)?) {
+                None => {
+                    entries.insert(MapKeyPart::of(&key)?, (key, values));
+                }
+                Some((_, old)) => {
+                    for (old, value) in old.iter_mut().zip(values) {
+                        let wanted = match combine {
+                            Combine::SumMap => None,
+                            Combine::MinMap => Some(std::cmp::Ordering::Less),
+                            _ => Some(std::cmp::Ordering::Greater),
+                        };
+                        match wanted {
+                            None => *old = old.add(value)?,
+                            Some(order) if value.partial_cmp(old) == Some(order) => *old = value,
+                            Some(_) => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut columns: Vec<Vec<ScalarValue>> = vec![Vec::new(); tuple.num_columns()];
+    for (key, values) in entries.into_values() {
+        if *combine == Combine::SumMap && all_default(&values, &[])? {
+            continue;
+        }
+        columns[0].push(key);
+        for (column, value) in columns[1..].iter_mut().zip(values) {
+            column.push(value);
+        }
+    }
+    let fields = tuple.fields().clone();
+    let arrays: Vec<ArrayRef> = fields
+        .iter()
+        .zip(columns)
+        .map(|(field, values)| {
+            let arrow::datatypes::DataType::List(element) = field.data_type() else { return Err(not_a_map()) };
+            let values = if values.is_empty() { arrow::array::new_empty_array(element.data_type()) } else { arrow::compute::cast(&ScalarValue::iter_to_array(values)?, element.data_type())? };
+            let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
+            Ok(Arc::new(arrow::array::ListArray::try_new(element.clone(), offsets, values, None)?) as ArrayRef)
+        })
+        .collect::<Result<_>>()?;
+    Ok(ScalarValue::Struct(Arc::new(arrow::array::StructArray::try_new(fields, arrays, None)?)))
 }
 
 fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
@@ -487,9 +791,11 @@ impl<'a> Merger<'a> {
             failed: false,
             carry: None,
             chunk_folded: Vec::new(),
+            chunk_maps: Vec::new(),
             indices: Vec::new(),
             rows_read: None,
             final_read: false,
+            drop_deleted: false,
             incorrect_sign_runs: 0,
         };
         for source in sources {
@@ -578,7 +884,10 @@ impl<'a> Merger<'a> {
         let batch = c.batch.as_ref().ok_or_else(logical)?;
         let key = rows.row(c.pos);
         match (&mut self.carry, &self.inner.mode) {
-            (Some(group), MergeMode::Replacing { version }) if group.key.row() == key => {
+            (Some(group), MergeMode::Replacing { version, is_deleted }) if group.key.row() == key => {
+                if let Some(d) = is_deleted {
+                    deleted_at(batch.column(*d).as_ref(), c.pos)?;
+                }
                 // Rows come oldest first, so on equal versions the newer one wins.
                 let newer_wins = match version {
                     None => true,
@@ -593,9 +902,12 @@ impl<'a> Merger<'a> {
                     group.pos = c.pos;
                 }
             }
-            (Some(group), MergeMode::Summing { columns } | MergeMode::Aggregating { columns }) if group.key.row() == key => {
+            (Some(group), MergeMode::Summing { columns, .. } | MergeMode::Aggregating { columns }) if group.key.row() == key => {
                 for (folded, (col, combine)) in group.folded.iter_mut().zip(columns) {
                     folded.fold(combine, batch.column(*col).as_ref(), c.pos)?;
+                }
+                for (sum, map) in group.maps.iter_mut().zip(summed_maps(&self.inner.mode)) {
+                    sum.add_row(map, batch, c.pos)?;
                 }
             }
             (Some(group), MergeMode::Collapsing { sign }) if group.key.row() == key => {
@@ -609,32 +921,46 @@ impl<'a> Merger<'a> {
             }
             _ => {
                 let folded = match &self.inner.mode {
-                    MergeMode::Summing { columns } | MergeMode::Aggregating { columns } => {
+                    MergeMode::Summing { columns, .. } | MergeMode::Aggregating { columns } => {
                         columns.iter().map(|(col, combine)| Folded::start(combine, batch.column(*col).as_ref(), c.pos)).collect::<Result<_>>()?
                     }
                     _ => Vec::new(),
                 };
+                let mut maps = Vec::new();
+                for map in summed_maps(&self.inner.mode) {
+                    let mut sum = MapSum::default();
+                    sum.add_row(map, batch, c.pos)?;
+                    maps.push(sum);
+                }
                 let (mut signs, mut versioned) = (SignRun::default(), VersionedRun::default());
                 match &self.inner.mode {
+                    MergeMode::Replacing { is_deleted: Some(d), .. } => {
+                        deleted_at(batch.column(*d).as_ref(), c.pos)?;
+                    }
                     MergeMode::Collapsing { sign } => signs.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos))?,
                     MergeMode::VersionedCollapsing { sign } => {
                         versioned.add(sign_at(batch.column(*sign).as_ref(), c.pos)?, (c.slot, c.pos), usize::MAX);
                     }
                     _ => {}
                 }
-                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, signs, versioned };
+                let group = Group { slot: c.slot, pos: c.pos, key: key.owned(), folded, maps, signs, versioned };
                 if let Some(done) = self.carry.replace(group) {
-                    self.emit(done);
+                    self.emit(done)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn emit(&mut self, group: Group) {
+    fn emit(&mut self, group: Group) -> Result<()> {
+        if let (MergeMode::Replacing { is_deleted: Some(d), .. }, true) = (&self.inner.mode, self.drop_deleted) {
+            if deleted_at(self.pending[group.slot].column(*d).as_ref(), group.pos)? {
+                return Ok(());
+            }
+        }
         if let MergeMode::VersionedCollapsing { .. } = self.inner.mode {
             self.indices.extend(group.versioned.rows);
-            return;
+            return Ok(());
         }
         if let MergeMode::Collapsing { .. } = self.inner.mode {
             self.indices.extend(group.signs.survivors(self.final_read).into_iter().flatten());
@@ -649,26 +975,40 @@ impl<'a> Merger<'a> {
                     );
                 }
             }
-            return;
+            return Ok(());
         }
         self.indices.push((group.slot, group.pos));
         if matches!(self.inner.mode, MergeMode::Summing { .. } | MergeMode::Aggregating { .. }) {
             self.chunk_folded.push(group.folded);
+            self.chunk_maps.push(group.maps);
         }
+        Ok(())
     }
 
     /// Summing/Aggregating: puts the combined values into the chunk; Summing drops rows
     /// whose summed columns are all zero.
     fn apply_folded(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
-        let (MergeMode::Summing { columns } | MergeMode::Aggregating { columns }) = &self.inner.mode else {
+        let (MergeMode::Summing { columns, .. } | MergeMode::Aggregating { columns }) = &self.inner.mode else {
             return Ok(chunk);
         };
         let folded = std::mem::take(&mut self.chunk_folded);
-        if columns.is_empty() {
+        let maps = std::mem::take(&mut self.chunk_maps);
+        let summed_maps = summed_maps(&self.inner.mode);
+        if columns.is_empty() && summed_maps.is_empty() {
             return Ok(chunk);
         }
-        let drop_zero_rows = matches!(self.inner.mode, MergeMode::Summing { .. }) && columns.iter().any(|(_, c)| *c == Combine::Sum);
+        // ClickHouse never drops a row of a table whose nested maps it sums or that has
+        // (Simple)AggregateFunction columns.
+        let typed = columns.iter().any(|(col, _)| matches!(ChType::from_field(chunk.schema().field(*col)), ChType::AggregateFunction(..) | ChType::SimpleAggregateFunction(..)));
+        let drop_zero_rows = matches!(self.inner.mode, MergeMode::Summing { .. }) && columns.iter().any(|(_, c)| *c == Combine::Sum) && summed_maps.is_empty() && !typed;
         let mut arrays = chunk.columns().to_vec();
+        for (m, map) in summed_maps.iter().enumerate() {
+            let sums: Vec<&MapSum> = maps.iter().map(|row| &row[m]).collect();
+            let nullable: Vec<bool> = map.values.iter().map(|c| matches!(ChType::from_field(chunk.schema().field(*c)), ChType::Array(t) if matches!(*t, ChType::Nullable(_)))).collect();
+            for (position, col) in map.keys.iter().chain(&map.values).enumerate() {
+                arrays[*col] = MapSum::column(&sums, position, &chunk.columns()[*col], &nullable)?;
+            }
+        }
         let mut all_zero = vec![drop_zero_rows; chunk.num_rows()];
         for (i, (col, combine)) in columns.iter().enumerate() {
             let field = chunk.schema().field(*col).clone();
@@ -763,7 +1103,7 @@ impl<'a> Merger<'a> {
         while self.indices.len() < self.limits.rows && (self.limits.bytes == 0 || self.indices.is_empty() || bytes < self.limits.bytes) {
             let Some(b) = self.smallest(None)? else {
                 if let Some(done) = self.carry.take() {
-                    self.emit(done);
+                    self.emit(done)?;
                 }
                 break;
             };
@@ -865,6 +1205,99 @@ mod tests {
         assert_eq!(run(&[-1, 1]).survivors(true), [None, Some((0, 1))]);
         assert_eq!(run(&[-1]).survivors(true), [None, None]);
         assert!(SignRun::default().add(0, (0, 0)).is_err());
+    }
+
+    /// One row per (ids, hits) pair, as the arrays `m.id`, `m.hits` (or with a second
+    /// key column `m.idKey` when `second_key` is given).
+    fn map_rows(rows: &[(Vec<u32>, Vec<i64>)], second_key: Option<&[Vec<u32>]>) -> RecordBatch {
+        use arrow::array::ListArray;
+        use arrow::datatypes::{Int64Type, UInt32Type};
+        let ids = ListArray::from_iter_primitive::<UInt32Type, _, _>(rows.iter().map(|(ids, _)| Some(ids.iter().map(|i| Some(*i)).collect::<Vec<_>>())));
+        let hits = ListArray::from_iter_primitive::<Int64Type, _, _>(rows.iter().map(|(_, hits)| Some(hits.iter().map(|h| Some(*h)).collect::<Vec<_>>())));
+        let mut columns: Vec<(&str, ArrayRef)> = vec![("m.id", Arc::new(ids))];
+        if let Some(keys) = second_key {
+            columns.push(("m.idKey", Arc::new(ListArray::from_iter_primitive::<UInt32Type, _, _>(keys.iter().map(|k| Some(k.iter().map(|i| Some(*i)).collect::<Vec<_>>()))))));
+        }
+        columns.push(("m.hits", Arc::new(hits)));
+        RecordBatch::try_from_iter(columns).expect("valid batch")
+    }
+
+    fn summed(batch: &RecordBatch, map: &NestedMap) -> Vec<String> {
+        let mut sum = MapSum::default();
+        for row in 0..batch.num_rows() {
+            sum.add_row(map, batch, row).expect("same sizes");
+        }
+        let columns = map.keys.iter().chain(&map.values).enumerate();
+        columns.map(|(position, col)| {
+            let array = MapSum::column(&[&sum], position, batch.column(*col), &[false]).expect("column");
+            arrow::util::display::array_value_to_string(&array, 0).expect("text")
+        })
+        .collect()
+    }
+
+    #[test]
+    fn nested_maps_sum_by_key() {
+        // One key column (sumMap): sorted, all-zero entries left out at the end only.
+        let one_key = NestedMap { keys: vec![0], values: vec![1] };
+        let batch = map_rows(&[(vec![3, 1, 4], vec![1, 2, 0]), (vec![1, 3, 5], vec![-2, 5, 7]), (vec![5], vec![-7])], None);
+        assert_eq!(summed(&batch, &one_key), ["[3]", "[6]"]);
+        // A single row is summed too: its duplicate keys meet, its zeros go.
+        assert_eq!(summed(&map_rows(&[(vec![2, 2, 1], vec![1, 1, 0])], None), &one_key), ["[2]", "[2]"]);
+        // Several key columns: an entry goes when an addition makes it zero, and comes
+        // back if a later row has it again; entries never added to stay, even at zero.
+        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2] };
+        let batch = map_rows(&[(vec![1, 2], vec![1, 0]), (vec![1], vec![-1]), (vec![1], vec![4])], Some(&[vec![9, 9], vec![9], vec![9]]));
+        assert_eq!(summed(&batch, &two_keys), ["[1, 2]", "[9, 9]", "[4, 0]"]);
+        // A group of one row keeps its arrays as written.
+        let batch = map_rows(&[(vec![2, 1, 1], vec![1, 0, 0])], Some(&[vec![0, 0, 0]]));
+        assert_eq!(summed(&batch, &two_keys), ["[2, 1, 1]", "[0, 0, 0]", "[1, 0, 0]"]);
+        // Arrays of one row must have equal sizes.
+        let bad = map_rows(&[(vec![1, 2], vec![1])], None);
+        assert_eq!(MapSum::default().add_row(&one_key, &bad, 0).map_err(|e| e.code()), Err(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH));
+    }
+
+    #[test]
+    fn simple_aggregate_bits_and_arrays() {
+        let (a, b) = (ScalarValue::Int8(Some(-128)), ScalarValue::Int8(Some(3)));
+        assert_eq!(combine_bits(&Combine::BitOr, &a, &b).ok(), Some(ScalarValue::Int8(Some(-125))));
+        assert_eq!(combine_bits(&Combine::BitAnd, &ScalarValue::Int8(Some(-1)), &b).ok(), Some(ScalarValue::Int8(Some(3))));
+        assert_eq!(combine_bits(&Combine::BitXor, &ScalarValue::UInt8(Some(255)), &ScalarValue::UInt8(Some(15))).ok(), Some(ScalarValue::UInt8(Some(240))));
+        let list = |values: &[u32]| ScalarValue::List(ScalarValue::new_list_nullable(&values.iter().map(|v| ScalarValue::UInt32(Some(*v))).collect::<Vec<_>>(), &arrow::datatypes::DataType::UInt32));
+        let text = |v: Result<ScalarValue>| v.map(|v| v.to_string()).unwrap_or_default();
+        assert_eq!(text(combine_arrays(&list(&[3, 1]), Some(&list(&[1, 2])), false)), list(&[3, 1, 1, 2]).to_string());
+        assert_eq!(text(combine_arrays(&list(&[3, 1, 3]), Some(&list(&[1, 2])), true)), list(&[3, 1, 2]).to_string());
+        assert_eq!(text(combine_arrays(&list(&[5, 5]), None, true)), list(&[5]).to_string());
+        assert!(combine_arrays(&ScalarValue::UInt32(Some(1)), None, false).is_err());
+    }
+
+    #[test]
+    fn simple_aggregate_maps_combine_per_key() {
+        use arrow::array::{ListArray, StructArray};
+        use arrow::datatypes::{Field, Int64Type, UInt32Type};
+        let tuple = |keys: &[u32], values: &[i64]| {
+            let keys = ListArray::from_iter_primitive::<UInt32Type, _, _>([Some(keys.iter().map(|k| Some(*k)).collect::<Vec<_>>())]);
+            let values = ListArray::from_iter_primitive::<Int64Type, _, _>([Some(values.iter().map(|v| Some(*v)).collect::<Vec<_>>())]);
+            let fields = vec![Arc::new(Field::new("1", keys.data_type().clone(), false)), Arc::new(Field::new("2", values.data_type().clone(), false))];
+            ScalarValue::Struct(Arc::new(StructArray::from(vec![(fields[0].clone(), Arc::new(keys) as ArrayRef), (fields[1].clone(), Arc::new(values) as ArrayRef)])))
+        };
+        let text = |v: Result<ScalarValue>| v.map(|v| v.to_string()).unwrap_or_default();
+        let (a, b) = (tuple(&[3, 1, 3], &[1, 2, 3]), tuple(&[1, 2], &[-2, 0]));
+        // sumMap: sorted, duplicate keys summed, all-zero keys out (2 never summed, too).
+        assert_eq!(text(combine_maps(&Combine::SumMap, &a, Some(&b))), tuple(&[3], &[4]).to_string());
+        assert_eq!(text(combine_maps(&Combine::MinMap, &a, Some(&b))), tuple(&[1, 2, 3], &[-2, 0, 1]).to_string());
+        assert_eq!(text(combine_maps(&Combine::MaxMap, &a, None)), tuple(&[1, 3], &[2, 3]).to_string());
+        assert!(combine_maps(&Combine::SumMap, &ScalarValue::Int64(Some(1)), None).is_err());
+    }
+
+    #[test]
+    fn is_deleted_flags_are_zero_or_one() {
+        let flags = arrow::array::UInt8Array::from(vec![0, 1, 2]);
+        assert!(!deleted_at(&flags, 0).expect("0 is valid"));
+        assert!(deleted_at(&flags, 1).expect("1 is valid"));
+        assert_eq!(deleted_at(&flags, 2).map_err(|e| e.code()), Err(ErrorCode::INCORRECT_DATA));
+        let bools = arrow::array::BooleanArray::from(vec![false, true]);
+        assert_eq!((deleted_at(&bools, 0).ok(), deleted_at(&bools, 1).ok()), (Some(false), Some(true)));
+        assert!(deleted_at(&arrow::array::Int8Array::from(vec![1]), 0).is_err());
     }
 
     #[test]

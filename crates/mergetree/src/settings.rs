@@ -46,6 +46,9 @@ pub struct MergeTreeSettings {
     /// Fsync an inserted part's directory and the table directory around its rename (1,
     /// Granary's default; ClickHouse's is 0).
     pub fsync_part_directory: u64,
+    pub allow_experimental_replacing_merge_with_cleanup: u64,
+    /// Index into `CLEAN_DELETED_ROWS` (obsolete in ClickHouse: accepted, no effect).
+    pub clean_deleted_rows: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -67,6 +70,8 @@ impl Default for MergeTreeSettings {
             merge_max_block_size_bytes: 10 * 1024 * 1024,
             fsync_after_insert: 1,
             fsync_part_directory: 1,
+            allow_experimental_replacing_merge_with_cleanup: 0,
+            clean_deleted_rows: 0,
         }
     }
 }
@@ -80,14 +85,46 @@ pub struct SettingInfo {
     /// Fixed once the table exists (ClickHouse's `readonly` column).
     pub readonly: bool,
     pub description: &'static str,
+    /// The names of an enumeration setting's values (its slot holds the index); empty
+    /// for a number.
+    values: &'static [&'static str],
     slot: fn(&mut MergeTreeSettings) -> &mut u64,
 }
+
+const CLEAN_DELETED_ROWS: &[&str] = &["Never", "Always"];
 
 impl SettingInfo {
     /// The setting's value in `settings`, as text (a Bool as 0 or 1, as ClickHouse shows it).
     pub fn value_in(&self, settings: &MergeTreeSettings) -> String {
         let mut copy = settings.clone();
-        (self.slot)(&mut copy).to_string()
+        let value = *(self.slot)(&mut copy);
+        match self.values.get(value as usize) {
+            Some(name) => name.to_string(),
+            None => value.to_string(),
+        }
+    }
+
+    /// The slot value of `text` (a number, or for an enumeration one of its names).
+    fn parse(&self, text: &str) -> Result<u64> {
+        if self.values.is_empty() {
+            let value = parse_u64(text).ok_or_else(|| {
+                Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot parse value '{text}' of MergeTree setting {} as an unsigned integer", self.name))
+            })?;
+            if self.type_name == "Bool" && value > 1 {
+                return Err(Error::new(ErrorCode::CANNOT_CONVERT_TYPE, format!("Field value {value} is out of range of bool type")));
+            }
+            return Ok(value);
+        }
+        // The parser unquotes strings, so a number here was written as one.
+        if text.trim().parse::<f64>().is_ok() {
+            let kind = if parse_u64(text).is_some() { "UInt64" } else { "Float64" };
+            return Err(Error::new(ErrorCode::BAD_GET, format!("Bad get: has {kind}, requested String")));
+        }
+        let name = text.trim().trim_matches('\'');
+        self.values.iter().position(|v| *v == name).map(|i| i as u64).ok_or_else(|| {
+            let names: Vec<String> = self.values.iter().map(|v| format!("'{v}'")).collect();
+            Error::new(ErrorCode::BAD_ARGUMENTS, format!("Unexpected value of {}: '{name}'. Must be one of [{}]", self.type_name, names.join(", ")))
+        })
     }
 }
 
@@ -98,13 +135,31 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "Bool",
         readonly: false,
         description: "AggregatingMergeTree: allow columns that are neither in the sorting key nor aggregate functions; when rows collapse they keep the first row's value.",
+        values: &[],
         slot: |s| &mut s.allow_dimensions_outside_sorting_key,
+    },
+    SettingInfo {
+        name: "allow_experimental_replacing_merge_with_cleanup",
+        type_name: "Bool",
+        readonly: false,
+        description: "Allow OPTIMIZE ... FINAL CLEANUP on a ReplacingMergeTree with an is_deleted column: the merge also drops the rows whose latest version is deleted.",
+        values: &[],
+        slot: |s| &mut s.allow_experimental_replacing_merge_with_cleanup,
+    },
+    SettingInfo {
+        name: "clean_deleted_rows",
+        type_name: "CleanDeletedRows",
+        readonly: false,
+        description: "Obsolete setting, does nothing (deleted rows are only removed by OPTIMIZE ... FINAL CLEANUP).",
+        values: CLEAN_DELETED_ROWS,
+        slot: |s| &mut s.clean_deleted_rows,
     },
     SettingInfo {
         name: "fsync_after_insert",
         type_name: "Bool",
         readonly: false,
         description: "Fsync the files of every inserted part before it becomes visible (Granary's default 1; ClickHouse's 0). With 0 an acknowledged INSERT survives a killed server but not a power loss.",
+        values: &[],
         slot: |s| &mut s.fsync_after_insert,
     },
     SettingInfo {
@@ -112,6 +167,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "Bool",
         readonly: false,
         description: "Fsync an inserted part's directory and the table directory around its rename (Granary's default 1; ClickHouse's 0).",
+        values: &[],
         slot: |s| &mut s.fsync_part_directory,
     },
     SettingInfo {
@@ -119,6 +175,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: true,
         description: "Maximum number of rows between the marks of an index (rows per granule, one primary-key entry each). In a compact part, a block's last granule under half of it joins the previous granule.",
+        values: &[],
         slot: |s| &mut s.index_granularity,
     },
     SettingInfo {
@@ -126,6 +183,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: true,
         description: "Maximum uncompressed bytes of a granule (adaptive granularity): granules of wide rows get fewer rows. 0 disables the limit.",
+        values: &[],
         slot: |s| &mut s.index_granularity_bytes,
     },
     SettingInfo {
@@ -133,6 +191,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Largest total size in bytes of the parts of one background merge.",
+        values: &[],
         slot: |s| &mut s.max_bytes_to_merge_at_max_space_in_pool,
     },
     SettingInfo {
@@ -140,6 +199,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "A compressed block of a column file never grows past this many bytes, unless a single granule is larger.",
+        values: &[],
         slot: |s| &mut s.max_compress_block_size,
     },
     SettingInfo {
@@ -147,6 +207,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "NonZeroUInt64",
         readonly: false,
         description: "Rows per block that a merge or mutation hands the part writer, which cuts granules block by block.",
+        values: &[],
         slot: |s| &mut s.merge_max_block_size,
     },
     SettingInfo {
@@ -154,6 +215,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Bytes per block that a merge hands the part writer: a block also ends once its rows take this many bytes in memory (0: no limit).",
+        values: &[],
         slot: |s| &mut s.merge_max_block_size_bytes,
     },
     SettingInfo {
@@ -161,6 +223,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Parts smaller than this many uncompressed bytes are written in the Compact format (one data file for all columns), larger ones in the Wide format.",
+        values: &[],
         slot: |s| &mut s.min_bytes_for_wide_part,
     },
     SettingInfo {
@@ -168,6 +231,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Bytes of encoded granules gathered before a compressed block of a column file is cut.",
+        values: &[],
         slot: |s| &mut s.min_compress_block_size,
     },
     SettingInfo {
@@ -175,6 +239,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Parts with fewer rows are written in the Compact format too (0: only min_bytes_for_wide_part decides).",
+        values: &[],
         slot: |s| &mut s.min_rows_for_wide_part,
     },
     SettingInfo {
@@ -182,6 +247,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Number of recent inserted blocks whose hashes are kept to drop repeated inserts (0: no deduplication).",
+        values: &[],
         slot: |s| &mut s.non_replicated_deduplication_window,
     },
     SettingInfo {
@@ -189,6 +255,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "Seconds",
         readonly: false,
         description: "Seconds an outdated part is kept after a merge; parts still read by a query are kept until it ends.",
+        values: &[],
         slot: |s| &mut s.old_parts_lifetime,
     },
     SettingInfo {
@@ -196,6 +263,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Active parts in one partition from which inserts are slowed down to let merges catch up.",
+        values: &[],
         slot: |s| &mut s.parts_to_delay_insert,
     },
     SettingInfo {
@@ -203,6 +271,7 @@ pub const SETTINGS: &[SettingInfo] = &[
         type_name: "UInt64",
         readonly: false,
         description: "Active parts in one partition from which inserts fail with TOO_MANY_PARTS.",
+        values: &[],
         slot: |s| &mut s.parts_to_throw_insert,
     },
 ];
@@ -216,9 +285,7 @@ impl MergeTreeSettings {
             let Some(info) = SETTINGS.iter().find(|info| info.name == name.as_str()) else {
                 return Err(Error::new(ErrorCode::UNKNOWN_SETTING, format!("Unknown setting '{name}' for storage MergeTree")));
             };
-            *(info.slot)(&mut s) = parse_u64(value).ok_or_else(|| {
-                Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot parse value '{value}' of MergeTree setting {name} as an unsigned integer"))
-            })?;
+            *(info.slot)(&mut s) = info.parse(value)?;
         }
         if s.index_granularity == 0 {
             return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "index_granularity: value 0 makes no sense"));
@@ -254,16 +321,26 @@ mod tests {
         let e = MergeTreeSettings::from_pairs(&[("index_granularty".into(), "256".into())]).unwrap_err();
         assert_eq!(e.code(), ErrorCode::UNKNOWN_SETTING);
         assert!(MergeTreeSettings::from_pairs(&[("index_granularity".into(), "0".into())]).is_err());
+        let e = MergeTreeSettings::from_pairs(&[("clean_deleted_rows".into(), "always".into())]).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::BAD_ARGUMENTS);
+        let e = MergeTreeSettings::from_pairs(&[("clean_deleted_rows".into(), "1".into())]).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::BAD_GET);
+        let e = MergeTreeSettings::from_pairs(&[("allow_experimental_replacing_merge_with_cleanup".into(), "2".into())]).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::CANNOT_CONVERT_TYPE);
     }
 
     #[test]
     fn every_listed_setting_parses_and_reads_back() {
         let defaults = MergeTreeSettings::default();
         for info in SETTINGS {
-            let default: u64 = info.value_in(&defaults).parse().unwrap();
-            let changed = if info.type_name == "Bool" { 1 - default } else { default + 1 };
-            let s = MergeTreeSettings::from_pairs(&[(info.name.to_string(), changed.to_string())]).unwrap();
-            assert_eq!(info.value_in(&s), changed.to_string(), "{}", info.name);
+            let default = info.value_in(&defaults);
+            let changed = match info.values {
+                [] if info.type_name == "Bool" => (1 - default.parse::<u64>().unwrap()).to_string(),
+                [] => (default.parse::<u64>().unwrap() + 1).to_string(),
+                names => names.iter().find(|n| **n != default).unwrap().to_string(),
+            };
+            let s = MergeTreeSettings::from_pairs(&[(info.name.to_string(), changed.clone())]).unwrap();
+            assert_eq!(info.value_in(&s), changed, "{}", info.name);
         }
     }
 }

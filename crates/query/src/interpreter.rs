@@ -377,11 +377,11 @@ async fn run_statement(
             }
             Outcome::Done
         }
-        Statement::Optimize { name, partition, final_ } => {
+        Statement::Optimize { name, partition, final_, cleanup } => {
             let db = database_of(ctx, &name);
             let table = instance.catalog().table(&db, &name.table)?;
             let table = crate::views::target_of(ctx, &table)?.unwrap_or(table);
-            table.engine.optimize(OptimizeRequest { partition, final_ }).await?;
+            table.engine.optimize(OptimizeRequest { partition, final_, cleanup }).await?;
             Outcome::Done
         }
         Statement::CheckTable { name, partition } => {

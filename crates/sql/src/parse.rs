@@ -81,7 +81,7 @@ pub enum Statement {
     ExistsDatabase(String),
     Use(String),
     Set(Vec<(String, String)>),
-    Optimize { name: TableName, partition: Option<String>, final_: bool },
+    Optimize { name: TableName, partition: Option<String>, final_: bool, cleanup: bool },
     /// `CHECK TABLE t [PARTITION p]`.
     CheckTable { name: TableName, partition: Option<String> },
     /// `ALTER TABLE t command [, command ...]` (the partition and mutation commands).
@@ -940,15 +940,16 @@ impl<'a> Cursor<'a> {
                 let name = self.table_name()?;
                 self.skip_on_cluster()?;
                 let partition = if self.eat("PARTITION") {
-                    self.raw_until(|l| l.is_keyword("FINAL") || l.is_keyword("DEDUPLICATE"))
+                    self.raw_until(|l| l.is_keyword("FINAL") || l.is_keyword("CLEANUP") || l.is_keyword("DEDUPLICATE"))
                 } else {
                     None
                 };
                 let final_ = self.eat("FINAL");
-                if self.eat("DEDUPLICATE") {
+                let cleanup = self.eat("CLEANUP");
+                if !cleanup && self.eat("DEDUPLICATE") {
                     let _ = self.raw_until(|_| false);
                 }
-                Statement::Optimize { name, partition, final_ }
+                Statement::Optimize { name, partition, final_, cleanup }
             }
             "CHECK" => {
                 self.pos += 1;

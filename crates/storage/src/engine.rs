@@ -165,6 +165,8 @@ pub struct PointReadResult {
 pub struct OptimizeRequest {
     pub partition: Option<String>,
     pub final_: bool,
+    /// `FINAL CLEANUP`: a ReplacingMergeTree merge also drops deleted rows.
+    pub cleanup: bool,
 }
 
 /// A change of an engine's parts, for `system.part_log`.

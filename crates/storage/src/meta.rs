@@ -339,7 +339,7 @@ fn engine_clauses(engine: &EngineMeta, clause_break: &str) -> String {
         }
     }
     if !engine.settings.is_empty() {
-        let settings: Vec<String> = engine.settings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        let settings: Vec<String> = engine.settings.iter().map(|(k, v)| format!("{k} = {}", setting_literal(v))).collect();
         out.push_str(&format!("{clause_break}SETTINGS {}", settings.join(", ")));
     }
     out
@@ -366,6 +366,17 @@ fn quote_string(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
+/// A table setting's value as SQL: numbers as written, anything else (the parser keeps
+/// strings unquoted) as a quoted string, as ClickHouse shows `clean_deleted_rows = 'Always'`.
+fn setting_literal(value: &str) -> String {
+    let numeric = value.parse::<f64>().is_ok() || value.eq_ignore_ascii_case("true") || value.eq_ignore_ascii_case("false");
+    if numeric {
+        value.to_string()
+    } else {
+        quote_string(value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,8 +396,10 @@ mod tests {
             view: None,
         };
         assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    `id` UInt64,\n    `my col` String\n)\nENGINE = Memory");
+        assert_eq!([setting_literal("8192"), setting_literal("-1.5"), setting_literal("true"), setting_literal("Always")], ["8192", "-1.5", "true", "'Always'"]);
         let json = serde_json::to_string(&meta).unwrap();
         let back: TableMeta = serde_json::from_str(&json).unwrap();
         assert_eq!(back.columns, meta.columns);
     }
 }
+
