@@ -645,6 +645,11 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         week_day_fn("toStartOfWeek", week_start),
         week_day_fn("toMonday", |d, _| week_start(d, MONDAY_FIRST)),
         week_day_fn("toLastDayOfWeek", |d, mode| week_start(d, mode) + 6),
+        week_day_fn("toStartOfISOYear", |d, _| {
+            let iso_year = year_week(d, 3).0;
+            let january_4 = days_from_civil(iso_year, 1, 4);
+            january_4 - i64::from(day_of_week(january_4)) + 1
+        }),
         week_day_fn("toLastDayOfMonth", |d, _| {
             let (y, m, _) = civil_from_days(d);
             days_from_civil(y, m, days_in_month(y, m))

@@ -88,6 +88,11 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("substr", "substring"),
     ("trim", "trimBoth"),
     ("ltrim", "trimLeft"),
+    ("levenshteinDistance", "editDistance"),
+    ("levenshteinDistanceUTF8", "editDistanceUTF8"),
+    ("REGEXP_EXTRACT", "regexpExtract"),
+    ("REGEXP_SUBSTR", "regexpExtract"),
+    ("SUBSTRING_INDEX", "substringIndex"),
     ("rtrim", "trimRight"),
     // IP addresses
     ("INET_ATON", "IPv4StringToNum"),
