@@ -31,6 +31,9 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("STD", "stddevPop"),
     ("COVAR_POP", "covarPop"),
     ("COVAR_SAMP", "covarSamp"),
+    ("BIT_AND", "groupBitAnd"),
+    ("BIT_OR", "groupBitOr"),
+    ("BIT_XOR", "groupBitXor"),
     // conversions / misc
     ("DATABASE", "currentDatabase"),
     ("SCHEMA", "currentDatabase"),
