@@ -418,6 +418,26 @@ fn to_unix_timestamp64(name: &'static str, unit: TimeUnit) -> ScalarUDF {
     .build()
 }
 
+/// `fromUnixTimestamp64Second/Milli/Micro/Nano(ticks[, tz])`: an integer count of
+/// `unit`s since the epoch as `DateTime64(precision[, tz])`.
+fn from_unix_timestamp64(name: &'static str, precision: u8) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            if !is_integer(ctx.dt(0)) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The first argument for function {} must be integer", ctx.name)));
+            }
+            Ok(ChType::DateTime64(precision, optional_tz(ctx, 1)?))
+        },
+        |ctx| {
+            let ticks = datafusion::arrow::compute::cast(&ctx.array(0)?, &DataType::Int64)?;
+            Ok(datafusion::arrow::compute::cast(&ticks, ctx.ret_type())?)
+        },
+    )
+    .build()
+}
+
 // ---------------------------------------------------------------- toUnixTimestamp
 
 fn to_unix_timestamp() -> ScalarUDF {
@@ -776,6 +796,11 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         start_of("toStartOfYear", Period::Year),
         to_unix_timestamp(),
         to_unix_timestamp64("toUnixTimestamp64Milli", TimeUnit::Millisecond),
+        to_unix_timestamp64("toUnixTimestamp64Second", TimeUnit::Second),
+        from_unix_timestamp64("fromUnixTimestamp64Second", 0),
+        from_unix_timestamp64("fromUnixTimestamp64Milli", 3),
+        from_unix_timestamp64("fromUnixTimestamp64Micro", 6),
+        from_unix_timestamp64("fromUnixTimestamp64Nano", 9),
         to_unix_timestamp64("toUnixTimestamp64Micro", TimeUnit::Microsecond),
         to_unix_timestamp64("toUnixTimestamp64Nano", TimeUnit::Nanosecond),
         date_diff(),

@@ -104,6 +104,19 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("INET6_NTOA", "IPv6NumToString"),
     // arrays
     ("flatten", "arrayFlatten"),
+    // vectors
+    ("normL1", "L1Norm"),
+    ("normL2", "L2Norm"),
+    ("normL2Squared", "L2SquaredNorm"),
+    ("normLinf", "LinfNorm"),
+    ("distanceL1", "L1Distance"),
+    ("distanceL2", "L2Distance"),
+    ("distanceL2Squared", "L2SquaredDistance"),
+    ("distanceLinf", "LinfDistance"),
+    ("distanceCosine", "cosineDistance"),
+    // Granary's dotProduct takes arrays only (ClickHouse's also takes tuples).
+    ("dotProduct", "arrayDotProduct"),
+    ("scalarProduct", "arrayDotProduct"),
     // arithmetic
     ("mod", "modulo"),
     ("caseWithoutExpression", "multiIf"),
