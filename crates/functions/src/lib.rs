@@ -34,6 +34,7 @@
 //! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
 //! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
+//! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `cosineDistance` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
@@ -122,6 +123,7 @@ mod string_build;
 mod string_extra;
 mod string_metrics;
 mod vector_distance;
+mod value_mapping;
 pub mod system;
 mod text;
 pub mod tuple;
@@ -190,6 +192,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string_extra::functions());
     out.extend(string_metrics::functions());
     out.extend(vector_distance::functions());
+    out.extend(value_mapping::functions());
     out.extend(encoding::functions());
     out.extend(regexp::functions());
     out.extend(array::functions());
