@@ -8,3 +8,4 @@ SELECT id, changeMonth(d, 2), changeMonth(d32, 11), changeMonth(t, 2), changeMon
 SELECT id, changeHour(d, 5), changeHour(d32, 23), changeHour(t, 24), changeHour(t64, 7), changeMinute(d, 59), changeMinute(t, 7), changeSecond(t64, 45), changeSecond(t, v) FROM moments ORDER BY id;
 SELECT toTypeName(changeYear(d, 1)), toTypeName(changeHour(d, 1)), toTypeName(changeHour(d32, 1)), toTypeName(changeDay(d32, 1)), toTypeName(changeMinute(t, 1)), toTypeName(changeSecond(t64, 1)), toTypeName(changeDay(t, v)) FROM moments LIMIT 1;
 SELECT changeYear(toDate('2024-02-29'), 2023), changeMonth(toDateTime('2024-01-31 10:20:30', 'UTC'), 2), changeYear(toDate('2020-01-01'), 3000), changeYear(toDateTime('2020-01-01 00:00:00', 'UTC'), 1969), changeSecond(toDateTime('2024-01-01 00:00:00', 'UTC'), 61);
+SELECT changeHour(toDateTime('2020-01-01 00:00:00', 'UTC'), 3.5); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }

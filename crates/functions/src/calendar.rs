@@ -702,8 +702,11 @@ fn change_component(name: &'static str, component: Component) -> ScalarUDF {
         Arity::exact(2),
         move |ctx| {
             check_date_arg(ctx, 0, true)?;
-            if !is_numeric(ctx.dt(1)) {
-                return Err(illegal_type(ctx.name, 1, ctx.field(1)));
+            if !is_integer(ctx.dt(1)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 2nd argument 'value' to function '{}'. Expected: Integer, got: {}", ctx.name, ctx.ch(1)),
+                ));
             }
             Ok(match (ctx.ch(0).base(), component.of_time()) {
                 (ChType::Date, true) => ChType::DateTime(None),
