@@ -400,8 +400,9 @@ impl MomentsAccumulator {
         }
     }
 
-    /// ClickHouse's `getMoment3`: the third central moment from the power sums.
-    fn third_central_moment(&self) -> f64 {
+    /// ClickHouse's `getMoment3` (`fourth` false) and `getMoment4`: the third or fourth
+    /// central moment from the power sums, rounded as ClickHouse's expression is.
+    fn central_moment(&self, fourth: bool) -> f64 {
         let r = |v: f64| self.r(v);
         let m = &self.sums;
         if m[0] == 0.0 {
@@ -410,19 +411,9 @@ impl MomentsAccumulator {
         if m[0] == 1.0 {
             return 0.0;
         }
-        let inner = r(r(3.0 * m[2]) - r(r(r(2.0 * m[1]) * m[1]) / m[0]));
-        r(r(m[3] - r(r(inner * m[1]) / m[0])) / m[0])
-    }
-
-    /// ClickHouse's `getMoment4`.
-    fn fourth_central_moment(&self) -> f64 {
-        let r = |v: f64| self.r(v);
-        let m = &self.sums;
-        if m[0] == 0.0 {
-            return f64::NAN;
-        }
-        if m[0] == 1.0 {
-            return 0.0;
+        if !fourth {
+            let inner = r(r(3.0 * m[2]) - r(r(r(2.0 * m[1]) * m[1]) / m[0]));
+            return r(r(m[3] - r(r(inner * m[1]) / m[0])) / m[0]);
         }
         let innermost = r(r(6.0 * m[2]) - r(r(r(3.0 * m[1]) * m[1]) / m[0]));
         let inner = r(r(4.0 * m[3]) - r(r(innermost * m[1]) / m[0]));
@@ -547,9 +538,9 @@ impl MomentsAccumulator {
                 }
                 if matches!(self.stat, Stat::SkewPop | Stat::SkewSamp) {
                     // `pow` of a Float32 variance is a double in ClickHouse, so the division is too.
-                    r(self.third_central_moment() / variance.powf(1.5))
+                    r(self.central_moment(false) / variance.powf(1.5))
                 } else {
-                    r(self.fourth_central_moment() / r(variance * variance))
+                    r(self.central_moment(true) / r(variance * variance))
                 }
             }
             Stat::Corr => {

@@ -157,32 +157,27 @@ fn pairs<T>(ctx: &ExecCtx, mut measure: impl FnMut(&[u8], &[u8]) -> DfResult<T>)
     (0..ctx.len).map(|row| measure(left.value(row), right.value(row))).collect()
 }
 
-fn distance(name: &'static str, measure: fn(&str, &[u8], &[u8]) -> DfResult<u64>) -> ScalarUDF {
+/// A measure of two String arguments, `result` typed, its values collected by `column`.
+fn string_measure<T: 'static>(name: &'static str, result: ChType, measure: fn(&str, &[u8], &[u8]) -> DfResult<T>, column: fn(Vec<T>) -> ArrayRef) -> ScalarUDF {
     ScalarDef::new(
         name,
         Arity::exact(2),
-        |ctx| {
+        move |ctx| {
             require_string(ctx, 0, ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT)?;
             require_string(ctx, 1, ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT)?;
-            Ok(ChType::UInt64)
+            Ok(result.clone())
         },
-        move |ctx| Ok(Arc::new(UInt64Array::from(pairs(ctx, |a, b| measure(ctx.name, a, b))?)) as ArrayRef),
+        move |ctx| Ok(column(pairs(ctx, |a, b| measure(ctx.name, a, b))?)),
     )
     .build()
 }
 
+fn distance(name: &'static str, measure: fn(&str, &[u8], &[u8]) -> DfResult<u64>) -> ScalarUDF {
+    string_measure(name, ChType::UInt64, measure, |values| Arc::new(UInt64Array::from(values)))
+}
+
 fn similarity(name: &'static str, measure: fn(&str, &[u8], &[u8]) -> DfResult<f64>) -> ScalarUDF {
-    ScalarDef::new(
-        name,
-        Arity::exact(2),
-        |ctx| {
-            require_string(ctx, 0, ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT)?;
-            require_string(ctx, 1, ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT)?;
-            Ok(ChType::Float64)
-        },
-        move |ctx| Ok(Arc::new(Float64Array::from(pairs(ctx, |a, b| measure(ctx.name, a, b))?)) as ArrayRef),
-    )
-    .build()
+    string_measure(name, ChType::Float64, measure, |values| Arc::new(Float64Array::from(values)))
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
