@@ -27,7 +27,7 @@ use datafusion::arrow::compute::kernels::zip::zip;
 use datafusion::arrow::compute::{cast, is_not_null};
 use datafusion::arrow::datatypes::{DataType, Decimal256Type, Field, FieldRef};
 use datafusion::common::{internal_err, DataFusionError, ScalarValue};
-use datafusion::functions_aggregate::{array_agg, average, count, first_last, min_max, sum};
+use datafusion::functions_aggregate::{array_agg, average, bit_and_or_xor, count, first_last, min_max, sum};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
@@ -52,6 +52,25 @@ enum Kind {
     Any,
     AnyLast,
     GroupArray,
+    /// `groupBitOr`/`Xor`: the argument's integer type, 0 for no rows.
+    Bitwise,
+    /// `groupBitAnd`: as [`Kind::Bitwise`], but all bits set for no rows (ClickHouse starts from `~0`).
+    BitAnd,
+}
+
+/// The value of integer type `dt` with every bit set (`groupBitAnd` of no rows).
+pub(crate) fn all_bits_set(dt: &DataType) -> Option<ScalarValue> {
+    Some(match dt {
+        DataType::UInt8 => ScalarValue::UInt8(Some(u8::MAX)),
+        DataType::UInt16 => ScalarValue::UInt16(Some(u16::MAX)),
+        DataType::UInt32 => ScalarValue::UInt32(Some(u32::MAX)),
+        DataType::UInt64 => ScalarValue::UInt64(Some(u64::MAX)),
+        DataType::Int8 => ScalarValue::Int8(Some(-1)),
+        DataType::Int16 => ScalarValue::Int16(Some(-1)),
+        DataType::Int32 => ScalarValue::Int32(Some(-1)),
+        DataType::Int64 => ScalarValue::Int64(Some(-1)),
+        _ => return None,
+    })
 }
 
 /// A ClickHouse aggregate on top of a DataFusion one.
@@ -137,6 +156,8 @@ impl Wrapped {
                 ChType::Float64
             }
             Kind::Min | Kind::Max | Kind::Any | Kind::AnyLast => ch_type_of_field(arg).strip_nullable().clone(),
+            Kind::Bitwise | Kind::BitAnd if is_integer(dt) => ch_type_of_field(arg).strip_nullable().clone(),
+            Kind::Bitwise | Kind::BitAnd => return Err(illegal_type(self.name, 0, arg)),
         };
         Ok(if nullable { base.into_nullable() } else { base })
     }
@@ -188,6 +209,7 @@ impl Output {
         if self.fill_default && out.null_count() > 0 && target != &DataType::Null {
             let default = match self.kind {
                 Kind::Avg => ScalarValue::Float64(Some(f64::NAN)),
+                Kind::BitAnd => all_bits_set(target).map_or_else(|| ScalarValue::new_default(target), Ok)?,
                 _ => ScalarValue::new_default(target)?,
             };
             let default = default.to_array_of_size(out.len())?;
@@ -735,6 +757,9 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
         wrapped("any", Kind::Any, first_last::first_value_udaf()),
         wrapped("anyLast", Kind::AnyLast, first_last::last_value_udaf()),
         wrapped("groupArray", Kind::GroupArray, array_agg::array_agg_udaf()),
+        wrapped("groupBitAnd", Kind::BitAnd, bit_and_or_xor::bit_and_udaf()),
+        wrapped("groupBitOr", Kind::Bitwise, bit_and_or_xor::bit_or_udaf()),
+        wrapped("groupBitXor", Kind::Bitwise, bit_and_or_xor::bit_xor_udaf()),
         AggregateUDF::new_from_impl(ArgMinMax { name: "argMin", max: false, signature: Signature::user_defined(Volatility::Immutable) }),
         AggregateUDF::new_from_impl(ArgMinMax { name: "argMax", max: true, signature: Signature::user_defined(Volatility::Immutable) }),
     ]

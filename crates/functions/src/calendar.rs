@@ -632,8 +632,156 @@ fn age() -> ScalarUDF {
     .build()
 }
 
+/// The part of a date or time that `changeYear` ... `changeSecond` replace.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Component {
+    Year,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+}
+
+impl Component {
+    fn of_time(self) -> bool {
+        matches!(self, Component::Hour | Component::Minute | Component::Second)
+    }
+}
+
+/// Civil fields of local time, as ClickHouse's `toNumYYYYMMDDhhmmss` splits them.
+#[derive(Clone, Copy)]
+struct Civil {
+    year: i64,
+    month: u32,
+    day: u32,
+    hour: i64,
+    minute: i64,
+    second: i64,
+}
+
+impl Civil {
+    fn of_local(local: i64) -> Civil {
+        let (year, month, day) = civil_from_days(local.div_euclid(86_400));
+        let in_day = local.rem_euclid(86_400);
+        Civil { year, month, day, hour: in_day / 3600, minute: in_day / 60 % 60, second: in_day % 60 }
+    }
+
+    /// ClickHouse's `makeDayNum`: a day past the month's end runs into the next month.
+    fn days(self) -> i64 {
+        days_from_civil(self.year, self.month, 1) + i64::from(self.day) - 1
+    }
+
+    /// `self` with `component` set to `value`, or `None` where ClickHouse gives the
+    /// type's smallest value (a month, day, hour, ... out of its range). A year outside
+    /// [`min_year`, `max_year`] gives `Err(too_late)`.
+    fn with(mut self, component: Component, value: f64, min_year: i64, max_year: i64) -> Result<Option<Civil>, bool> {
+        let in_range = |low: f64, high: f64| value >= low && value <= high;
+        match component {
+            Component::Year if value < min_year as f64 => return Err(false),
+            Component::Year if value > max_year as f64 => return Err(true),
+            Component::Year => self.year = value as i64,
+            Component::Month if in_range(1.0, 12.0) => self.month = value as u32,
+            Component::Day if in_range(1.0, 31.0) => self.day = value as u32,
+            Component::Hour if in_range(0.0, 23.0) => self.hour = value as i64,
+            Component::Minute if in_range(0.0, 59.0) => self.minute = value as i64,
+            Component::Second if in_range(0.0, 59.0) => self.second = value as i64,
+            _ => return Ok(None),
+        }
+        Ok(Some(self))
+    }
+}
+
+/// `changeYear(t, v)` ... `changeSecond(t, v)`: `t` with one component replaced, as
+/// ClickHouse's `changeDate.cpp` does: an out-of-range component gives the type's first
+/// value, a day past the month's end runs into the next month, results are clamped to
+/// the type's range; a Date gets a time as DateTime, a Date32 as DateTime64(3).
+fn change_component(name: &'static str, component: Component) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        move |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            if !is_integer(ctx.dt(1)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 2nd argument 'value' to function '{}'. Expected: Integer, got: {}", ctx.name, ctx.ch(1)),
+                ));
+            }
+            Ok(match (ctx.ch(0).base(), component.of_time()) {
+                (ChType::Date, true) => ChType::DateTime(None),
+                (ChType::Date32, true) => ChType::DateTime64(3, None),
+                (other, _) => other.clone(),
+            })
+        },
+        move |ctx| {
+            let zone = zone_for(ctx, 0, None)?;
+            let input = ctx.array(0)?;
+            let local = local_seconds(&input, &zone)?;
+            let values = cast(&ctx.array(1)?, &DataType::Float64)?;
+            let values = values.as_primitive::<Float64Type>().values();
+            let result = ctx.ret_ch();
+            let changed = |row: usize, min_year: i64, max_year: i64| Civil::of_local(local.value(row)).with(component, values[row], min_year, max_year);
+            match result.base() {
+                ChType::Date | ChType::Date32 => {
+                    let (min, max, min_year, max_year) = match result.base() {
+                        ChType::Date => (0, DATE_MAX_DAYS, 1970, 2149),
+                        _ => (DATE32_MIN_DAYS, DATE32_MAX_DAYS, 1900, 2299),
+                    };
+                    let days: Vec<i32> = (0..ctx.len)
+                        .map(|row| match changed(row, min_year, max_year) {
+                            Ok(Some(civil)) => civil.days().clamp(min, max) as i32,
+                            Ok(None) | Err(false) => min as i32,
+                            Err(true) => max as i32,
+                        })
+                        .collect();
+                    Ok(Arc::new(PrimitiveArray::<Date32Type>::from(days)) as ArrayRef)
+                }
+                _ => {
+                    let (ticks, per) = match input.data_type() {
+                        DataType::Timestamp(..) => {
+                            let (raw, per) = timestamp_ticks(&input)?;
+                            (raw.values().to_vec(), per)
+                        }
+                        _ => (vec![0; ctx.len], 1),
+                    };
+                    let per = match (result.base(), input.data_type()) {
+                        (ChType::DateTime64(..), DataType::Date32) => 1000,
+                        _ => per,
+                    };
+                    let seconds_of = |civil: Civil| zone.to_utc(civil.days() * 86_400 + civil.hour * 3600 + civil.minute * 60 + civil.second);
+                    let (min, max, min_year, max_year) = match result.base() {
+                        ChType::DateTime(_) => (0, 0xFFFF_FFFF, 1970, 2106),
+                        _ => {
+                            let first = Civil { year: 1900, month: 1, day: 1, hour: 0, minute: 0, second: 0 };
+                            let last = Civil { year: 2299, month: 12, day: 31, hour: 23, minute: 59, second: 59 };
+                            (seconds_of(first) * per, seconds_of(last) * per + per - 1, 1900, 2299)
+                        }
+                    };
+                    let out: Vec<i64> = (0..ctx.len)
+                        .map(|row| match changed(row, min_year, max_year) {
+                            Ok(Some(civil)) => (seconds_of(civil) * per + ticks[row].rem_euclid(per)).clamp(min, max),
+                            Ok(None) | Err(false) => min,
+                            Err(true) => max,
+                        })
+                        .collect();
+                    let out: ArrayRef = Arc::new(PrimitiveArray::<Int64Type>::from(out));
+                    Ok(cast(&out, ctx.ret_type())?)
+                }
+            }
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        change_component("changeYear", Component::Year),
+        change_component("changeMonth", Component::Month),
+        change_component("changeDay", Component::Day),
+        change_component("changeHour", Component::Hour),
+        change_component("changeMinute", Component::Minute),
+        change_component("changeSecond", Component::Second),
         week_number::<UInt8Type>("toWeek", ChType::UInt8, 0, |d, mode| year_week(d, mode).1 as u8),
         week_number::<UInt32Type>("toYearWeek", ChType::UInt32, 0, |d, mode| {
             let (y, w) = year_week(d, mode | YEAR);
@@ -645,6 +793,11 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         week_day_fn("toStartOfWeek", week_start),
         week_day_fn("toMonday", |d, _| week_start(d, MONDAY_FIRST)),
         week_day_fn("toLastDayOfWeek", |d, mode| week_start(d, mode) + 6),
+        week_day_fn("toStartOfISOYear", |d, _| {
+            let iso_year = year_week(d, 3).0;
+            let january_4 = days_from_civil(iso_year, 1, 4);
+            january_4 - i64::from(day_of_week(january_4)) + 1
+        }),
         week_day_fn("toLastDayOfMonth", |d, _| {
             let (y, m, _) = civil_from_days(d);
             days_from_civil(y, m, days_in_month(y, m))

@@ -174,6 +174,32 @@ fn timezone_fn() -> ScalarUDF {
     .build()
 }
 
+/// `timezoneOf(t)`: the time zone of a DateTime or DateTime64 value's type (the
+/// server's when the type names none).
+fn timezone_of_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "timezoneOf",
+        Arity::exact(1),
+        |ctx| {
+            if !is_time(ctx.dt(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 1st argument 'datetime' to function 'timezoneOf'. Expected: DateTime or DateTime64, got: {}", ctx.ch(0)),
+                ));
+            }
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let zone = match ctx.dt(0) {
+                DataType::Timestamp(_, Some(zone)) => zone.to_string(),
+                _ => server_tz_name(ctx.config),
+            };
+            Ok(Arc::new(StringArray::from(vec![zone; ctx.len])))
+        },
+    )
+    .build()
+}
+
 /// `toTimezone(t, 'zone')` (alias `toTimeZone`): the same instant, shown in `zone`
 /// (`DateTime('zone')`, `DateTime64(p, 'zone')`).
 fn to_timezone_fn() -> ScalarUDF {
@@ -387,6 +413,26 @@ fn to_unix_timestamp64(name: &'static str, unit: TimeUnit) -> ScalarUDF {
             let array = ctx.array(0)?;
             let timestamps = datafusion::arrow::compute::cast(&array, &DataType::Timestamp(unit, None))?;
             Ok(datafusion::arrow::compute::cast(&timestamps, &DataType::Int64)?)
+        },
+    )
+    .build()
+}
+
+/// `fromUnixTimestamp64Second/Milli/Micro/Nano(ticks[, tz])`: an integer count of
+/// `unit`s since the epoch as `DateTime64(precision[, tz])`.
+fn from_unix_timestamp64(name: &'static str, precision: u8) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, 2),
+        move |ctx| {
+            if !is_integer(ctx.dt(0)) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The first argument for function {} must be integer", ctx.name)));
+            }
+            Ok(ChType::DateTime64(precision, optional_tz(ctx, 1)?))
+        },
+        |ctx| {
+            let ticks = datafusion::arrow::compute::cast(&ctx.array(0)?, &DataType::Int64)?;
+            Ok(datafusion::arrow::compute::cast(&ticks, ctx.ret_type())?)
         },
     )
     .build()
@@ -708,10 +754,15 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         day_fn("today", 0),
         day_fn("yesterday", 1),
         timezone_fn(),
+        timezone_of_fn(),
         to_timezone_fn(),
         component::<UInt16Type>("toYear", ChType::UInt16, true, |s| ymd(s).0 as u16),
         component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
         component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),
+        component::<UInt8Type>("toDaysInMonth", ChType::UInt8, true, |s| {
+            let (year, month, _) = ymd(s);
+            crate::tz::days_in_month(year, month) as u8
+        }),
         component::<UInt16Type>("toDayOfYear", ChType::UInt16, true, |s| {
             let days = s.div_euclid(86_400);
             let (y, _, _) = civil_from_days(days);
@@ -745,6 +796,11 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         start_of("toStartOfYear", Period::Year),
         to_unix_timestamp(),
         to_unix_timestamp64("toUnixTimestamp64Milli", TimeUnit::Millisecond),
+        to_unix_timestamp64("toUnixTimestamp64Second", TimeUnit::Second),
+        from_unix_timestamp64("fromUnixTimestamp64Second", 0),
+        from_unix_timestamp64("fromUnixTimestamp64Milli", 3),
+        from_unix_timestamp64("fromUnixTimestamp64Micro", 6),
+        from_unix_timestamp64("fromUnixTimestamp64Nano", 9),
         to_unix_timestamp64("toUnixTimestamp64Micro", TimeUnit::Microsecond),
         to_unix_timestamp64("toUnixTimestamp64Nano", TimeUnit::Nanosecond),
         date_diff(),

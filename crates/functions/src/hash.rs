@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, AsArray, UInt32Array, UInt64Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt32Array, UInt64Array};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Decimal128Type, Float32Type, Float64Type, Int64Type, UInt64Type};
 use datafusion::logical_expr::ScalarUDF;
@@ -29,6 +29,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         hash_function(Algorithm::City64),
         hash_function(Algorithm::Sip64),
         hash_function(Algorithm::Xx64),
+        hash_function(Algorithm::Xxh3),
+        checksum_function("CRC32", ChType::UInt32, |data| u64::from(crc32_zlib(data))),
+        checksum_function("CRC32IEEE", ChType::UInt32, |data| u64::from(crc32_reflected(data))),
+        checksum_function("CRC64", ChType::UInt64, crc64_ecma),
         hash_function(Algorithm::Murmur3_64),
         int_hash_function("intHash64", ChType::UInt64),
         int_hash_function("intHash32", ChType::UInt32),
@@ -71,11 +75,73 @@ fn digest_function(name: &'static str, width: usize, digest: fn(&[u8]) -> Vec<u8
     .build()
 }
 
+/// A checksum of one String or FixedString argument (numbers are refused, as in ClickHouse).
+fn checksum_function(name: &'static str, result: ChType, checksum: fn(&[u8]) -> u64) -> ScalarUDF {
+    let result_type = result.clone();
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        move |ctx| match ctx.ch(0).base() {
+            ChType::String | ChType::FixedString(_) => Ok(result_type.clone()),
+            other => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {other} of argument of function {name}"))),
+        },
+        move |ctx| {
+            let texts = crate::string::text_bytes(&ctx.array(0)?);
+            let sums = (0..ctx.len).map(|row| checksum(texts.value(row)));
+            Ok(match result {
+                ChType::UInt32 => Arc::new(UInt32Array::from_iter_values(sums.map(|sum| sum as u32))) as ArrayRef,
+                _ => Arc::new(UInt64Array::from_iter_values(sums)),
+            })
+        },
+    )
+    .build()
+}
+
+/// A lookup table for a reflected CRC of polynomial `poly`.
+const fn crc_table(poly: u64) -> [u64; 256] {
+    let mut table = [0u64; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut crc = i as u64;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 1 == 1 { poly ^ (crc >> 1) } else { crc >> 1 };
+            bit += 1;
+        }
+        table[i] = crc;
+        i += 1;
+    }
+    table
+}
+
+const CRC32_IEEE_TABLE: [u64; 256] = crc_table(0xEDB8_8320);
+const CRC64_ECMA_TABLE: [u64; 256] = crc_table(0xC96C_5795_D787_0F42);
+
+/// ClickHouse's `CRC32IEEE` and `CRC64`: the reflected table CRC starting from 0, without a final xor.
+fn crc_reflected(table: &[u64; 256], data: &[u8]) -> u64 {
+    data.iter().fold(0u64, |crc, byte| table[((crc ^ u64::from(*byte)) & 0xFF) as usize] ^ (crc >> 8))
+}
+
+fn crc32_reflected(data: &[u8]) -> u32 {
+    crc_reflected(&CRC32_IEEE_TABLE, data) as u32
+}
+
+fn crc64_ecma(data: &[u8]) -> u64 {
+    crc_reflected(&CRC64_ECMA_TABLE, data)
+}
+
+/// zlib's `crc32` (ClickHouse's `CRC32`): the same table, starting from and ending with all ones.
+fn crc32_zlib(data: &[u8]) -> u32 {
+    let crc = data.iter().fold(0xFFFF_FFFFu64, |crc, byte| CRC32_IEEE_TABLE[((crc ^ u64::from(*byte)) & 0xFF) as usize] ^ (crc >> 8));
+    !(crc as u32)
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Algorithm {
     City64,
     Sip64,
     Xx64,
+    Xxh3,
     Murmur3_64,
 }
 
@@ -85,6 +151,7 @@ impl Algorithm {
             Algorithm::City64 => "cityHash64",
             Algorithm::Sip64 => "sipHash64",
             Algorithm::Xx64 => "xxHash64",
+            Algorithm::Xxh3 => "xxh3",
             Algorithm::Murmur3_64 => "murmurHash3_64",
         }
     }
@@ -94,6 +161,7 @@ impl Algorithm {
             Algorithm::City64 => city_hash64(data),
             Algorithm::Sip64 => sip_hash64(data),
             Algorithm::Xx64 => xxhash_rust::xxh64::xxh64(data, 0),
+            Algorithm::Xxh3 => xxhash_rust::xxh3::xxh3_64(data),
             Algorithm::Murmur3_64 => murmur_hash3_64(data),
         }
     }
@@ -108,7 +176,7 @@ impl Algorithm {
 
     fn combine(self, first: u64, second: u64) -> u64 {
         match self {
-            Algorithm::City64 | Algorithm::Xx64 => hash128_to_64(first, second),
+            Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => hash128_to_64(first, second),
             Algorithm::Murmur3_64 => int_hash64(first) ^ second,
             Algorithm::Sip64 => {
                 let mut both = [0u8; 16];
@@ -165,7 +233,7 @@ impl ArgumentHashes {
     fn combine(self, next: ArgumentHashes, algorithm: Algorithm) -> ArgumentHashes {
         // One loop per algorithm: the match stays out of the per-row loop.
         match algorithm {
-            Algorithm::City64 | Algorithm::Xx64 => self.combine_with(next, hash128_to_64),
+            Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => self.combine_with(next, hash128_to_64),
             Algorithm::Murmur3_64 => self.combine_with(next, |a, b| int_hash64(a) ^ b),
             Algorithm::Sip64 => self.combine_with(next, |a, b| algorithm.combine(a, b)),
         }

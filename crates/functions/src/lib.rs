@@ -32,6 +32,10 @@
 //! | `text` | building String columns from bytes (invalid UTF-8 becomes U+FFFD once, at the end) |
 //! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny`, `multiSearchFirstIndex`/`FirstPosition`/`AllPositions` (+UTF8/CaseInsensitive) |
 //! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
+//! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
+//! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
+//! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
+//! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `cosineDistance` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
 //! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
@@ -116,6 +120,10 @@ pub mod states;
 pub mod supertype;
 pub mod string;
 mod string_build;
+mod string_extra;
+mod string_metrics;
+mod vector_distance;
+mod value_mapping;
 pub mod system;
 mod text;
 pub mod tuple;
@@ -181,6 +189,10 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(search::functions());
     out.extend(utf8::functions());
     out.extend(string_build::functions());
+    out.extend(string_extra::functions());
+    out.extend(string_metrics::functions());
+    out.extend(vector_distance::functions());
+    out.extend(value_mapping::functions());
     out.extend(encoding::functions());
     out.extend(regexp::functions());
     out.extend(array::functions());

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, AsArray, Float64Array};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int8Type};
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
@@ -72,8 +72,27 @@ fn binary(name: &'static str, f: fn(f64, f64) -> f64) -> ScalarUDF {
     .build()
 }
 
+/// `sign(x)`: -1, 0 or 1 as Int8. A float's sign bit decides, so `nan` is 1 and `-nan` is -1 as in ClickHouse.
+fn sign() -> ScalarUDF {
+    ScalarDef::new(
+        "sign",
+        Arity::exact(1),
+        |ctx| {
+            float64_result(ctx)?;
+            Ok(ChType::Int8)
+        },
+        |ctx| {
+            let x = float_arg(ctx, 0)?;
+            let signs = x.as_primitive::<Float64Type>().unary::<_, Int8Type>(|v| if v == 0.0 { 0 } else if v.is_sign_negative() { -1 } else { 1 });
+            Ok(Arc::new(signs) as ArrayRef)
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        sign(),
         unary("sqrt", f64::sqrt),
         unary("cbrt", f64::cbrt),
         unary("exp", f64::exp),

@@ -1,6 +1,7 @@
 //! Second-moment statistics with ClickHouse's algorithms, results and state bytes:
 //! `varPop`, `varSamp`, `stddevPop`, `stddevSamp`, `covarPop`, `covarSamp`, `corr`
-//! and their `...Stable` variants.
+//! and their `...Stable` variants; `skewPop`, `skewSamp`, `kurtPop`, `kurtSamp` (third
+//! and fourth central moments over the variance, from Σx³ and Σx⁴ as well).
 //!
 //! * The plain functions keep running power sums (ClickHouse's `VarMoments`,
 //!   `CovarMoments`, `CorrMoments`): count, Σx, Σx² (var); count, Σx, Σy, Σxy (covar);
@@ -42,11 +43,27 @@ pub(crate) enum Stat {
     CovarPop,
     CovarSamp,
     Corr,
+    SkewPop,
+    SkewSamp,
+    KurtPop,
+    KurtSamp,
 }
 
 impl Stat {
     fn binary(self) -> bool {
         matches!(self, Stat::CovarPop | Stat::CovarSamp | Stat::Corr)
+    }
+
+    /// The plain functions' running sums after the count: Σx, Σx², Σx³ (skew), Σx⁴ (kurt)
+    /// for one argument, ClickHouse's `VarMoments<T, level>`.
+    fn power_sums(self) -> usize {
+        match self {
+            Stat::Corr => 5,
+            Stat::CovarPop | Stat::CovarSamp => 3,
+            Stat::SkewPop | Stat::SkewSamp => 3,
+            Stat::KurtPop | Stat::KurtSamp => 4,
+            _ => 2,
+        }
     }
 }
 
@@ -66,6 +83,10 @@ const FUNCTIONS: &[(&str, Stat, bool)] = &[
     ("covarPopStable", Stat::CovarPop, true),
     ("covarSampStable", Stat::CovarSamp, true),
     ("corrStable", Stat::Corr, true),
+    ("skewPop", Stat::SkewPop, false),
+    ("skewSamp", Stat::SkewSamp, false),
+    ("kurtPop", Stat::KurtPop, false),
+    ("kurtSamp", Stat::KurtSamp, false),
 ];
 
 fn lookup(function: &str) -> Option<(Stat, bool)> {
@@ -90,7 +111,7 @@ fn shape(function: &str, args: &[ChType]) -> Option<(usize, usize, bool)> {
         (Stat::Corr, true) => 5,
         (s, false) if s.binary() => 4,
         (s, true) if s.binary() => 3,
-        (_, false) => 3,
+        (s, false) => 1 + s.power_sums(),
         (_, true) => 2,
     };
     Some((sums, if in_f32(stable, args) { 4 } else { 8 }, stable))
@@ -365,11 +386,38 @@ impl MomentsAccumulator {
                 s[2] = r(s[2] + y);
                 s[3] = r(s[3] + r(x * y));
             }
-            _ => {
+            stat => {
+                let square = r(x * x);
                 s[1] = r(s[1] + x);
-                s[2] = r(s[2] + r(x * x));
+                s[2] = r(s[2] + square);
+                if stat.power_sums() >= 3 {
+                    s[3] = r(s[3] + r(square * x));
+                }
+                if stat.power_sums() >= 4 {
+                    s[4] = r(s[4] + r(r(square * x) * x));
+                }
             }
         }
+    }
+
+    /// ClickHouse's `getMoment3` (`fourth` false) and `getMoment4`: the third or fourth
+    /// central moment from the power sums, rounded as ClickHouse's expression is.
+    fn central_moment(&self, fourth: bool) -> f64 {
+        let r = |v: f64| self.r(v);
+        let m = &self.sums;
+        if m[0] == 0.0 {
+            return f64::NAN;
+        }
+        if m[0] == 1.0 {
+            return 0.0;
+        }
+        if !fourth {
+            let inner = r(r(3.0 * m[2]) - r(r(r(2.0 * m[1]) * m[1]) / m[0]));
+            return r(r(m[3] - r(r(inner * m[1]) / m[0])) / m[0]);
+        }
+        let innermost = r(r(6.0 * m[2]) - r(r(r(3.0 * m[1]) * m[1]) / m[0]));
+        let inner = r(r(4.0 * m[3]) - r(r(innermost * m[1]) / m[0]));
+        r(r(m[4] - r(r(inner * m[1]) / m[0])) / m[0])
     }
 
     fn rows(&self) -> u64 {
@@ -404,11 +452,7 @@ impl MomentsAccumulator {
             }
             return out;
         }
-        let n = match self.stat {
-            Stat::Corr => 6,
-            s if s.binary() => 4,
-            _ => 3,
-        };
+        let n = 1 + self.stat.power_sums();
         for &v in &self.sums[..n] {
             if self.f32 {
                 out.extend_from_slice(&(v as f32).to_le_bytes());
@@ -446,11 +490,7 @@ impl MomentsAccumulator {
             self.welford.merge(&other, self.stat.binary());
             return Ok(());
         }
-        let n = match self.stat {
-            Stat::Corr => 6,
-            s if s.binary() => 4,
-            _ => 3,
-        };
+        let n = 1 + self.stat.power_sums();
         for i in 0..n {
             let v = if self.f32 { read_f32(&mut input)? } else { read_f64(&mut input)? };
             self.sums[i] = self.r(self.sums[i] + v);
@@ -476,6 +516,7 @@ impl MomentsAccumulator {
                 Stat::StddevPop => var_pop().sqrt(),
                 Stat::Corr if n < 2 => f64::INFINITY,
                 Stat::Corr => w.co_moment / (w.left_m2 * w.right_m2).sqrt(),
+                Stat::SkewPop | Stat::SkewSamp | Stat::KurtPop | Stat::KurtSamp => f64::NAN,
             };
         }
         let r = |v: f64| self.r(v);
@@ -490,6 +531,18 @@ impl MomentsAccumulator {
             Stat::CovarPop => r(r(m[3] - r(r(m[1] * m[2]) / m[0])) / m[0]),
             Stat::CovarSamp if m[0] == 0.0 => f64::NAN,
             Stat::CovarSamp => r(r(m[3] - r(r(m[1] * m[2]) / m[0])) / r(m[0] - 1.0)),
+            Stat::SkewPop | Stat::SkewSamp | Stat::KurtPop | Stat::KurtSamp => {
+                let variance = if matches!(self.stat, Stat::SkewPop | Stat::KurtPop) { var_pop() } else { var_samp() };
+                if !(variance > 0.0) {
+                    return f64::NAN;
+                }
+                if matches!(self.stat, Stat::SkewPop | Stat::SkewSamp) {
+                    // `pow` of a Float32 variance is a double in ClickHouse, so the division is too.
+                    r(self.central_moment(false) / variance.powf(1.5))
+                } else {
+                    r(self.central_moment(true) / r(variance * variance))
+                }
+            }
             Stat::Corr => {
                 // (m0 * xy - x1 * y1) / sqrt((m0 * x2 - x1 * x1) * (m0 * y2 - y1 * y1))
                 let num = r(r(m[0] * m[3]) - r(m[1] * m[2]));
@@ -521,11 +574,7 @@ impl Accumulator for MomentsAccumulator {
         // keep their position and add nothing); the lanes are then added up in order, then
         // the remaining rows one by one, and the total is added to the state.
         let lanes = if self.f32 { 32 } else { 16 };
-        let terms = match self.stat {
-            Stat::Corr => 5,
-            s if s.binary() => 3,
-            _ => 2,
-        };
+        let terms = self.stat.power_sums();
         let f32 = self.f32;
         let r = move |v: f64| if f32 { v as f32 as f64 } else { v };
         let stat = self.stat;
@@ -535,7 +584,10 @@ impl Accumulator for MomentsAccumulator {
             match stat {
                 Stat::Corr => *out = [xv, yv, r(xv * yv), r(xv * xv), r(yv * yv)],
                 s if s.binary() => *out = [xv, yv, r(xv * yv), 0.0, 0.0],
-                _ => *out = [xv, r(xv * xv), 0.0, 0.0, 0.0],
+                _ => {
+                    let square = r(xv * xv);
+                    *out = [xv, square, r(square * xv), r(r(square * xv) * xv), 0.0]
+                }
             }
         };
         let mut partials = vec![[0.0f64; 5]; lanes];

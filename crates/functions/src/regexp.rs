@@ -359,6 +359,85 @@ fn extract() -> ScalarUDF {
     .build()
 }
 
+/// `regexpExtract(haystack, pattern[, index])`: group `index` (1 by default, 0 for the
+/// whole match) of the first match; empty when nothing matches or the group did not take part.
+fn regexp_extract() -> ScalarUDF {
+    ScalarDef::new(
+        "regexpExtract",
+        Arity::range(2, 3),
+        |ctx| {
+            require_string(ctx, 0)?;
+            require_string(ctx, 1)?;
+            check_constant_pattern(ctx, 1, PatternErrors::CannotCompile)?;
+            if ctx.arg_count() == 3 && !is_integer(ctx.dt(2)) {
+                return Err(illegal_type(ctx.name, 2, ctx.field(2)));
+            }
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let hay = utf8_array(ctx.array(0)?)?;
+            let hay = hay.as_string::<i32>();
+            let pattern = ctx.const_str(1, "pattern")?;
+            let re = compile(pattern, PatternErrors::CannotCompile)?;
+            let indices: Vec<i64> = match ctx.args.get(2) {
+                Some(_) => {
+                    let indices = datafusion::arrow::compute::cast(&ctx.array(2)?, &datafusion::arrow::datatypes::DataType::Int64)?;
+                    indices.as_primitive::<datafusion::arrow::datatypes::Int64Type>().values().to_vec()
+                }
+                None => vec![1; ctx.len],
+            };
+            let groups = re.captures_len() as i64;
+            let mut out = ByteStrings::with_capacity(ctx.len, 0);
+            let mut locations = re.capture_locations();
+            for (row, index) in indices.iter().enumerate() {
+                if *index < 0 || *index >= groups {
+                    return Err(ch_error(
+                        ErrorCode::INDEX_OF_POSITIONAL_ARGUMENT_IS_OUT_OF_RANGE,
+                        format!("Index value {index} for regexp pattern `{pattern}` in function regexpExtract is out-of-range, should be in [0, {groups})"),
+                    ));
+                }
+                let bytes = hay.value(row).as_bytes();
+                if re.captures_read(&mut locations, bytes).is_some() {
+                    if let Some((start, end)) = locations.get(*index as usize) {
+                        out.extend(&bytes[start..end]);
+                    }
+                }
+                out.finish_value()?;
+            }
+            out.finish(None)
+        },
+    )
+    .build()
+}
+
+/// `countMatches(haystack, pattern)` and `countMatchesCaseInsensitive`: non-overlapping
+/// matches; an empty match ends the count, as in ClickHouse.
+fn count_matches(name: &'static str, case_insensitive: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            require_string(ctx, 0)?;
+            require_string(ctx, 1)?;
+            check_constant_pattern(ctx, 1, PatternErrors::CannotCompile)?;
+            Ok(ChType::UInt64)
+        },
+        move |ctx| {
+            let hay = utf8_array(ctx.array(0)?)?;
+            let hay = hay.as_string::<i32>();
+            let pattern = ctx.const_str(1, "pattern")?;
+            let counts: Vec<u64> = if pattern.is_empty() {
+                vec![0; ctx.len]
+            } else {
+                let re = if case_insensitive { compile(&format!("(?i){pattern}"), PatternErrors::CannotCompile)? } else { compile(pattern, PatternErrors::CannotCompile)? };
+                (0..ctx.len).map(|row| re.find_iter(hay.value(row).as_bytes()).take_while(|m| !m.is_empty()).count() as u64).collect()
+            };
+            Ok(Arc::new(datafusion::arrow::array::UInt64Array::from(counts)) as datafusion::arrow::array::ArrayRef)
+        },
+    )
+    .build()
+}
+
 /// `extractAll(haystack, pattern)`: every non-overlapping match (or its first group);
 /// an empty match ends the search, as in ClickHouse.
 fn extract_all() -> ScalarUDF {
@@ -625,6 +704,9 @@ fn split_by_regexp() -> ScalarUDF {
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        regexp_extract(),
+        count_matches("countMatches", false),
+        count_matches("countMatchesCaseInsensitive", true),
         match_fn(),
         extract(),
         extract_all(),

@@ -31,6 +31,9 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("STD", "stddevPop"),
     ("COVAR_POP", "covarPop"),
     ("COVAR_SAMP", "covarSamp"),
+    ("BIT_AND", "groupBitAnd"),
+    ("BIT_OR", "groupBitOr"),
+    ("BIT_XOR", "groupBitXor"),
     // conversions / misc
     ("DATABASE", "currentDatabase"),
     ("SCHEMA", "currentDatabase"),
@@ -88,6 +91,11 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("substr", "substring"),
     ("trim", "trimBoth"),
     ("ltrim", "trimLeft"),
+    ("levenshteinDistance", "editDistance"),
+    ("levenshteinDistanceUTF8", "editDistanceUTF8"),
+    ("REGEXP_EXTRACT", "regexpExtract"),
+    ("REGEXP_SUBSTR", "regexpExtract"),
+    ("SUBSTRING_INDEX", "substringIndex"),
     ("rtrim", "trimRight"),
     // IP addresses
     ("INET_ATON", "IPv4StringToNum"),
@@ -96,6 +104,19 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("INET6_NTOA", "IPv6NumToString"),
     // arrays
     ("flatten", "arrayFlatten"),
+    // vectors
+    ("normL1", "L1Norm"),
+    ("normL2", "L2Norm"),
+    ("normL2Squared", "L2SquaredNorm"),
+    ("normLinf", "LinfNorm"),
+    ("distanceL1", "L1Distance"),
+    ("distanceL2", "L2Distance"),
+    ("distanceL2Squared", "L2SquaredDistance"),
+    ("distanceLinf", "LinfDistance"),
+    ("distanceCosine", "cosineDistance"),
+    // Granary's dotProduct takes arrays only (ClickHouse's also takes tuples).
+    ("dotProduct", "arrayDotProduct"),
+    ("scalarProduct", "arrayDotProduct"),
     // arithmetic
     ("mod", "modulo"),
     ("caseWithoutExpression", "multiIf"),

@@ -449,6 +449,8 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
             None => Layout::Generic,
         },
         ("sum", [t]) if t.is_primitive() && (wide_arg || !matches!(t, DataType::Decimal256(..))) => Layout::Sum,
+        // ClickHouse's state of these is the plain value too.
+        ("groupBitAnd" | "groupBitOr" | "groupBitXor", [t]) if t.is_primitive() && !wide_arg => Layout::Sum,
         ("avg", [DataType::UInt64, DataType::Float64 | DataType::Decimal128(..)]) => match arg {
             Some(ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64) => Layout::Avg(Numerator::Signed),
             Some(ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Bool) => Layout::Avg(Numerator::Unsigned),
@@ -524,7 +526,13 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
             ScalarValue::Int64(n) => n.unwrap_or(0).max(0) as u64,
             _ => 0,
         }),
-        Layout::Sum if state[0].is_null() => put_arg_value(&mut out, &ScalarValue::new_zero(&types[0])?, args.first())?,
+        Layout::Sum if state[0].is_null() => {
+            let empty = match function {
+                "groupBitAnd" => crate::aggregate::all_bits_set(&types[0]).map_or_else(|| ScalarValue::new_zero(&types[0]), Ok)?,
+                _ => ScalarValue::new_zero(&types[0])?,
+            };
+            put_arg_value(&mut out, &empty, args.first())?
+        }
         Layout::Sum => put_arg_value(&mut out, &state[0], args.first())?,
         Layout::Avg(numerator) => {
             let count = match state[0] {

@@ -417,7 +417,55 @@ fn substring() -> ScalarUDF {
     .build()
 }
 
-fn affix(name: &'static str, starts: bool) -> ScalarUDF {
+/// How `startsWith`/`endsWith` and their variants compare the affix.
+#[derive(Clone, Copy)]
+enum AffixCase {
+    /// Bytes as they are (also the UTF8 forms: Granary's strings are valid UTF-8, so a
+    /// byte match always ends on a character boundary).
+    Exact,
+    /// ASCII letters in either case.
+    AsciiInsensitive,
+    /// Code points compared by their lowercase forms.
+    Utf8Insensitive,
+}
+
+fn utf8_starts_with_caseless(text: &str, affix: &str) -> bool {
+    let mut text_chars = text.chars().flat_map(char::to_lowercase);
+    affix.chars().flat_map(char::to_lowercase).all(|c| text_chars.next() == Some(c))
+}
+
+fn utf8_ends_with_caseless(text: &str, affix: &str) -> bool {
+    let mut text_chars = text.chars().rev().flat_map(char::to_lowercase);
+    affix.chars().rev().flat_map(char::to_lowercase).all(|c| text_chars.next() == Some(c))
+}
+
+fn affix_matches(text: &[u8], affix: &[u8], starts: bool, case: AffixCase) -> bool {
+    match case {
+        AffixCase::Exact => {
+            if starts {
+                text.starts_with(affix)
+            } else {
+                text.ends_with(affix)
+            }
+        }
+        AffixCase::AsciiInsensitive => {
+            text.len() >= affix.len() && {
+                let part = if starts { &text[..affix.len()] } else { &text[text.len() - affix.len()..] };
+                part.eq_ignore_ascii_case(affix)
+            }
+        }
+        AffixCase::Utf8Insensitive => {
+            let (text, affix) = (String::from_utf8_lossy(text), String::from_utf8_lossy(affix));
+            if starts {
+                utf8_starts_with_caseless(&text, &affix)
+            } else {
+                utf8_ends_with_caseless(&text, &affix)
+            }
+        }
+    }
+}
+
+fn affix(name: &'static str, starts: bool, case: AffixCase) -> ScalarUDF {
     ScalarDef::new(
         name,
         Arity::exact(2),
@@ -427,7 +475,7 @@ fn affix(name: &'static str, starts: bool) -> ScalarUDF {
             Ok(ChType::UInt8)
         },
         move |ctx| {
-            let matches = |text: &[u8], affix: &[u8]| if starts { text.starts_with(affix) } else { text.ends_with(affix) };
+            let matches = |text: &[u8], affix: &[u8]| affix_matches(text, affix, starts, case);
             // A constant affix (the usual `startsWith(url, 'https://')`) is not expanded
             // into a column, and string views (Parquet) are read in place.
             if let Some(affix) = ctx.scalar(1).and_then(crate::args::scalar_str) {
@@ -448,13 +496,7 @@ fn affix(name: &'static str, starts: bool) -> ScalarUDF {
             let s = utf8(ctx, 0)?;
             let p = utf8(ctx, 1)?;
             let (s, p) = (s.as_string::<i32>(), p.as_string::<i32>());
-            let out: UInt8Array = (0..s.len())
-                .map(|row| {
-                    let (a, b) = (s.value(row), p.value(row));
-                    (if starts { a.starts_with(b) } else { a.ends_with(b) }) as u8
-                })
-                .collect::<Vec<_>>()
-                .into();
+            let out: UInt8Array = (0..s.len()).map(|row| matches(s.value(row).as_bytes(), p.value(row).as_bytes()) as u8).collect::<Vec<_>>().into();
             Ok(Arc::new(out))
         },
     )
@@ -471,16 +513,26 @@ fn push_hex(bytes: &[u8], out: &mut String) {
     }
 }
 
-/// Big-endian bytes without leading zero bytes (at least one), as ClickHouse prints
-/// integers in `hex`.
-fn push_hex_int(be: &[u8], out: &mut String) {
-    let first = be.iter().position(|b| *b != 0).unwrap_or(be.len() - 1);
-    push_hex(&be[first..], out);
+fn push_bin(bytes: &[u8], out: &mut String) {
+    for b in bytes {
+        for bit in (0..8).rev() {
+            out.push(if (b >> bit) & 1 == 1 { '1' } else { '0' });
+        }
+    }
 }
 
-fn hex() -> ScalarUDF {
+/// Big-endian bytes without leading zero bytes (at least one), as ClickHouse prints
+/// integers in `hex` and `bin`.
+fn push_int_digits(be: &[u8], out: &mut String, push: fn(&[u8], &mut String)) {
+    let first = be.iter().position(|b| *b != 0).unwrap_or(be.len() - 1);
+    push(&be[first..], out);
+}
+
+/// `hex` and `bin`: the digits of each byte of a string, an integer (big-endian, no
+/// leading zero bytes) or a float (its little-endian IEEE bytes).
+fn byte_digits(name: &'static str, push: fn(&[u8], &mut String)) -> ScalarUDF {
     ScalarDef::new(
-        "hex",
+        name,
         Arity::exact(1),
         |ctx| {
             let dt = ctx.dt(0);
@@ -492,7 +544,7 @@ fn hex() -> ScalarUDF {
                 Err(illegal_type(ctx.name, 0, ctx.field(0)))
             }
         },
-        |ctx| {
+        move |ctx| {
             let a = ctx.array(0)?;
             let mut b = StringBuilder::with_capacity(a.len(), a.len() * 8);
             let mut buf = String::new();
@@ -504,7 +556,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex_int(&v.to_be_bytes(), &mut buf);
+                                push_int_digits(&v.to_be_bytes(), &mut buf, push);
                                 b.append_value(&buf);
                             }
                         }
@@ -531,7 +583,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex_int(&v.to_be_bytes(), &mut buf);
+                                push_int_digits(&v.to_be_bytes(), &mut buf, push);
                                 b.append_value(&buf);
                             }
                         }
@@ -544,7 +596,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex_int(&v.to_be_bytes(), &mut buf);
+                                push_int_digits(&v.to_be_bytes(), &mut buf, push);
                                 b.append_value(&buf);
                             }
                         }
@@ -557,7 +609,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex(&v.to_le_bytes(), &mut buf);
+                                push(&v.to_le_bytes(), &mut buf);
                                 b.append_value(&buf);
                             }
                         }
@@ -569,7 +621,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex(&v.to_le_bytes(), &mut buf);
+                                push(&v.to_le_bytes(), &mut buf);
                                 b.append_value(&buf);
                             }
                         }
@@ -581,7 +633,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex(v, &mut buf);
+                                push(v, &mut buf);
                                 b.append_value(&buf);
                             }
                         }
@@ -593,7 +645,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex(v, &mut buf);
+                                push(v, &mut buf);
                                 b.append_value(&buf);
                             }
                         }
@@ -606,7 +658,7 @@ fn hex() -> ScalarUDF {
                             None => b.append_null(),
                             Some(v) => {
                                 buf.clear();
-                                push_hex(v.as_bytes(), &mut buf);
+                                push(v.as_bytes(), &mut buf);
                                 b.append_value(&buf);
                             }
                         }
@@ -961,8 +1013,14 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         case_fn("upper", true),
         concat(),
         substring(),
-        affix("startsWith", true),
-        affix("endsWith", false),
+        affix("startsWith", true, AffixCase::Exact),
+        affix("endsWith", false, AffixCase::Exact),
+        affix("startsWithUTF8", true, AffixCase::Exact),
+        affix("endsWithUTF8", false, AffixCase::Exact),
+        affix("startsWithCaseInsensitive", true, AffixCase::AsciiInsensitive),
+        affix("endsWithCaseInsensitive", false, AffixCase::AsciiInsensitive),
+        affix("startsWithCaseInsensitiveUTF8", true, AffixCase::Utf8Insensitive),
+        affix("endsWithCaseInsensitiveUTF8", false, AffixCase::Utf8Insensitive),
         replace_literal("replaceOne", false),
         replace_literal("replaceAll", true),
         trim("trimLeft", true, false),
@@ -974,7 +1032,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         split_by_class("splitByWhitespace", false),
         split_by_class("splitByNonAlpha", true),
         to_valid_utf8(),
-        hex(),
+        byte_digits("hex", push_hex),
+        byte_digits("bin", push_bin),
     ]
 }
 

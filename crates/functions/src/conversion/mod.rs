@@ -122,6 +122,8 @@ fn or_default_conversion(target: ChType) -> ScalarUDF {
                     let cv = Conv { func: base, mode: Mode::Throw, config: ctx.config };
                     convert(&ctx.array(1)?, &ctx.fields[1], &target, &cv)?
                 }
+                // ClickHouse's default Date32 is its first day, 1900-01-01.
+                _ if target == ChType::Date32 => Arc::new(datafusion::arrow::array::Date32Array::from(vec![crate::tz::DATE32_MIN_DAYS as i32; ctx.len])),
                 _ => datafusion::arrow::array::new_null_array(&target.to_arrow(), ctx.len),
             };
             let default = crate::func::defaults_at_nulls(&default)?;
@@ -429,7 +431,26 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     // ClickHouse's `OrDefault` of the address types is the zero address.
     out.push(named_conversion("toIPv4OrDefault", "toIPv4", ChType::IPv4, Mode::OrZero));
     out.push(named_conversion("toIPv6OrDefault", "toIPv6", ChType::IPv6, Mode::OrZero));
-    for t in [ChType::Int128, ChType::UInt128, ChType::Int256, ChType::UInt256] {
+    for t in [
+        ChType::Int8,
+        ChType::Int16,
+        ChType::Int32,
+        ChType::Int64,
+        ChType::Int128,
+        ChType::Int256,
+        ChType::UInt8,
+        ChType::UInt16,
+        ChType::UInt32,
+        ChType::UInt64,
+        ChType::UInt128,
+        ChType::UInt256,
+        ChType::Float32,
+        ChType::Float64,
+        ChType::Date,
+        ChType::Date32,
+        ChType::DateTime(None),
+        ChType::Uuid,
+    ] {
         out.push(or_default_conversion(t));
     }
     out.push(to_fixed_string());
