@@ -1,6 +1,8 @@
 //! ClickHouse's JSON string functions over String columns: `JSONHas`, `JSONLength`,
 //! `JSONType`, `JSONExtractString/Int/UInt/Float/Bool/Raw/ArrayRaw/Keys` (and their
-//! `CaseInsensitive` forms, which match keys ignoring ASCII case), `isValidJSON`.
+//! `CaseInsensitive` forms, which match keys ignoring ASCII case), `isValidJSON`;
+//! `JSONExtract` with a type and `JSONExtractKeysAndValues[Raw]` in [`typed`],
+//! `JSON_EXISTS/VALUE/QUERY` in [`path`], the non-validating `simpleJSON*` in [`simple`].
 //!
 //! Every function takes the document and then a path: keys (strings) and 1-based
 //! positions (integers, negative from the end) into objects and arrays, constants or
@@ -10,6 +12,7 @@
 
 mod path;
 mod scan;
+mod simple;
 mod typed;
 
 use std::io::Write as _;
@@ -526,5 +529,6 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         is_valid_json(),
     ];
     out.extend(path::functions());
+    out.extend(simple::functions());
     out
 }

@@ -162,30 +162,15 @@ enum PathFunction {
 
 fn run(ctx: &ExecCtx, what: PathFunction) -> DfResult<ArrayRef> {
     let docs = TextRows::of(ctx.array(0)?)?;
-    let constant_path = match ctx.const_str(1, "JSONPath") {
-        Ok(text) => Some(parse_path(text.as_bytes())?),
-        Err(_) => None,
-    };
-    let paths = match constant_path {
-        Some(_) => None,
-        None => Some(TextRows::of(ctx.array(1)?)?),
-    };
-    let mut row_path = Vec::new();
+    // ClickHouse wants the path to be a constant (ILLEGAL_COLUMN otherwise).
+    let steps = parse_path(ctx.const_str(1, "JSONPath")?.as_bytes())?;
     let (mut found, mut scratch, mut buf) = (Vec::new(), Vec::new(), Vec::new());
     let mut flags = Vec::new();
     let mut strings = ByteStrings::with_capacity(ctx.len, 0);
     for row in 0..ctx.len {
-        let steps = match (&constant_path, &paths) {
-            (Some(steps), _) => steps,
-            (None, Some(paths)) => {
-                row_path = parse_path(paths.get(row))?;
-                &row_path
-            }
-            (None, None) => &row_path,
-        };
         found.clear();
         if let Some(root) = parse_document(docs.get(row)) {
-            matches(root, steps, &mut found, &mut scratch);
+            matches(root, &steps, &mut found, &mut scratch);
         }
         buf.clear();
         match what {
