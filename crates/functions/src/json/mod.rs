@@ -394,11 +394,25 @@ fn is_valid_json() -> ScalarUDF {
     .build()
 }
 
-/// The type named by the last argument, which must be a constant string.
-fn type_argument(ctx: &RetCtx) -> DfResult<ChType> {
+/// The type named by the last argument, which must be a constant string naming a type
+/// JSONExtract can make; the arguments before it are the document and the path.
+fn checked_type_argument(ctx: &RetCtx) -> DfResult<ChType> {
     let last = ctx.arg_count() - 1;
-    let name = ctx.const_str(last, "return type")?;
-    ChType::parse(name).map_err(|e| e.into_datafusion())
+    check_path_types(ctx, 1..last)?;
+    let t = ChType::parse(ctx.const_str(last, "return type")?).map_err(|e| e.into_datafusion())?;
+    TypedColumn::new(&t)?;
+    Ok(t)
+}
+
+/// The type rule of functions whose arguments are all Strings (a document and a
+/// constant JSONPath or field name).
+pub(crate) fn require_strings(ctx: &RetCtx) -> DfResult<()> {
+    for i in 0..ctx.arg_count() {
+        if !is_string(ctx.dt(i)) {
+            return Err(illegal_type(ctx.name, i, ctx.field(i)));
+        }
+    }
+    Ok(())
 }
 
 /// The type argument at execution (the result type may have become Nullable because
@@ -413,12 +427,7 @@ fn extract_typed(name: &'static str, case_insensitive: bool) -> ScalarUDF {
     ScalarDef::new(
         name,
         Arity::at_least(2),
-        |ctx| {
-            check_path_types(ctx, 1..ctx.arg_count() - 1)?;
-            let t = type_argument(ctx)?;
-            TypedColumn::new(&t)?;
-            Ok(t)
-        },
+        checked_type_argument,
         move |ctx| {
             let mut column = TypedColumn::new(&requested_type(ctx)?)?;
             let mut scratch = Vec::new();
@@ -436,12 +445,7 @@ fn keys_and_values(name: &'static str, case_insensitive: bool) -> ScalarUDF {
     ScalarDef::new(
         name,
         Arity::at_least(2),
-        |ctx| {
-            check_path_types(ctx, 1..ctx.arg_count() - 1)?;
-            let t = type_argument(ctx)?;
-            TypedColumn::new(&t)?;
-            Ok(key_value_array(t))
-        },
+        |ctx| Ok(key_value_array(checked_type_argument(ctx)?)),
         move |ctx| {
             let mut column = KeysAndValues::new(&ctx.ret_ch(), &requested_type(ctx)?)?;
             let (mut scratch, mut key_text) = (Vec::new(), Vec::new());

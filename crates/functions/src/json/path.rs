@@ -10,8 +10,8 @@ use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use super::{parse_document, write_raw, write_string_value, Kind, TextRows, Value};
-use crate::args::{ch_error, illegal_type, is_string, Arity, DfResult};
+use super::{parse_document, require_strings, write_raw, write_string_value, Kind, TextRows, Value};
+use crate::args::{ch_error, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
 use crate::text::ByteStrings;
 
@@ -210,11 +210,7 @@ fn path_function(name: &'static str, what: PathFunction) -> ScalarUDF {
         name,
         Arity::exact(2),
         move |ctx| {
-            for i in 0..2 {
-                if !is_string(ctx.dt(i)) {
-                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
-                }
-            }
+            require_strings(ctx)?;
             if let Ok(text) = ctx.const_str(1, "JSONPath") {
                 parse_path(text.as_bytes())?;
             }

@@ -10,8 +10,8 @@ use datafusion::logical_expr::ScalarUDF;
 use granary_types::ChType;
 use memchr::memmem;
 
-use super::{RawStr, TextRows};
-use crate::args::{illegal_type, is_string, Arity, DfResult};
+use super::{require_strings, RawStr, TextRows};
+use crate::args::{Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
 use crate::text::ByteStrings;
 
@@ -130,7 +130,8 @@ fn decode_lenient(escaped: &[u8], out: &mut Vec<u8>) {
         if matches!(letter, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') || well_formed_unicode {
             // Well-formed escapes (with a following low surrogate) decode as in JSON.
             let mut end = i + if well_formed_unicode { 6 } else { 2 };
-            if well_formed_unicode && escaped.get(end..end + 2) == Some(b"\\u") {
+            let high_surrogate = well_formed_unicode && matches!(escaped.get(i + 2), Some(b'd' | b'D')) && matches!(escaped.get(i + 3), Some(b'8'..=b'9' | b'a' | b'b' | b'A' | b'B'));
+            if high_surrogate && escaped.get(end..end + 2) == Some(b"\\u") {
                 end += 6;
             }
             let end = end.min(escaped.len());
@@ -242,11 +243,7 @@ fn simple_json(name: &'static str, what: SimpleField) -> ScalarUDF {
         name,
         Arity::exact(2),
         move |ctx| {
-            for i in 0..2 {
-                if !is_string(ctx.dt(i)) {
-                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
-                }
-            }
+            require_strings(ctx)?;
             Ok(match what {
                 SimpleField::Has | SimpleField::Bool => ChType::UInt8,
                 SimpleField::Int => ChType::Int64,
@@ -290,7 +287,7 @@ mod tests {
         assert_eq!(leading_raw(b" 12 ,"), Some(&b" 12 "[..]));
         assert_eq!(leading_raw(b"[1,2"), None);
         let mut out = Vec::new();
-        assert!(leading_string(b"\"a\\x\\u00e9\\ud83d\\ude00\"", &mut out));
-        assert_eq!(String::from_utf8(out).ok().as_deref(), Some("axé😀"));
+        assert!(leading_string(b"\"a\\x\\u00e9\\ud83d\\ude00\\u0041\"", &mut out));
+        assert_eq!(String::from_utf8(out).ok().as_deref(), Some("axé😀A"));
     }
 }
