@@ -184,9 +184,10 @@ fn write_string(s: RawStr<'_>, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
 /// A number (or a string holding one) as an integer in `min..=max`: doubles are
 /// truncated, values out of range are `None`, as ClickHouse's JSONExtract*Int.
 pub(crate) fn integer_in(value: Value<'_>, min: i128, max: i128, scratch: &mut Vec<u8>) -> Option<i128> {
+    // Unsigned types refuse negative doubles before truncating (-0.5 is no UInt).
     let from_double = |d: f64| {
         let t = d.trunc();
-        (t >= min as f64 && t < max as f64 + 1.0).then_some(t as i128)
+        (t >= min as f64 && t < max as f64 + 1.0 && !(min == 0 && d < 0.0)).then_some(t as i128)
     };
     match value.kind() {
         Kind::Int64 => value.int_value().map(i128::from).filter(|v| (min..=max).contains(v)),
@@ -196,9 +197,11 @@ pub(crate) fn integer_in(value: Value<'_>, min: i128, max: i128, scratch: &mut V
             scratch.clear();
             value.raw_str().decode_into(scratch);
             let text = std::str::from_utf8(scratch).ok()?;
+            // Text out of range is read again as a double, as ClickHouse does:
+            // "-9223372036854775809" rounds to Int64's minimum.
             match text.parse::<i128>() {
-                Ok(v) => (min..=max).contains(&v).then_some(v),
-                Err(_) => from_double(text.parse::<f64>().ok()?),
+                Ok(v) if (min..=max).contains(&v) => Some(v),
+                _ => from_double(text.parse::<f64>().ok()?),
             }
         }
         _ => None,
@@ -208,7 +211,10 @@ pub(crate) fn integer_in(value: Value<'_>, min: i128, max: i128, scratch: &mut V
 /// A number (or a string holding one) as a double.
 pub(crate) fn double_of(value: Value<'_>, scratch: &mut Vec<u8>) -> Option<f64> {
     match value.kind() {
-        Kind::Int64 | Kind::UInt64 | Kind::Double => Some(value.double_value()),
+        // `-0` is the integer 0, not the double -0.
+        Kind::Int64 => value.int_value().map(|v| v as f64),
+        Kind::UInt64 => value.uint_value().map(|v| v as f64),
+        Kind::Double => Some(value.double_value()),
         Kind::String => {
             scratch.clear();
             value.raw_str().decode_into(scratch);

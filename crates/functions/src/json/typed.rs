@@ -5,7 +5,8 @@
 //! that does not convert (a string that is no number, an integer out of range, an
 //! object for an Array) is refused: the caller then appends the type's default, or, for
 //! `JSONExtractKeysAndValues`, leaves that member out, as ClickHouse does. `Nullable(T)`
-//! takes refused values and JSON nulls as NULL.
+//! takes JSON nulls as NULL (a refused value is NULL as its default); an Array or Tuple
+//! none of whose elements converts is refused as a whole.
 
 use std::sync::Arc;
 
@@ -18,7 +19,7 @@ use datafusion::arrow::datatypes::DataType;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use super::{bool_of, double_of, integer_in, write_string_value, Kind, Value};
+use super::{double_of, integer_in, write_string_value, Kind, Value};
 use crate::args::{ch_error, DfResult};
 use crate::text::ByteStrings;
 
@@ -102,6 +103,32 @@ impl TypedColumn {
         Ok(())
     }
 
+    /// Drops the values appended after the first `rows`.
+    fn truncate(&mut self, rows: usize) {
+        match self {
+            TypedColumn::Signed { values, .. } => values.truncate(rows),
+            TypedColumn::Unsigned { values, .. } => values.truncate(rows),
+            TypedColumn::Float { values, .. } => values.truncate(rows),
+            TypedColumn::Bool(values) => values.truncate(rows),
+            TypedColumn::Text(values) => values.truncate_values(rows),
+            TypedColumn::Nullable { inner, valid } => {
+                inner.truncate(rows);
+                valid.truncate(rows);
+            }
+            TypedColumn::Array { item, offsets, .. } => {
+                offsets.truncate(rows + 1);
+                item.truncate(offsets.last().map_or(0, |o| *o as usize));
+            }
+            TypedColumn::Tuple { items, .. } => items.iter_mut().for_each(|item| item.truncate(rows)),
+            TypedColumn::Map { keys, values, offsets, .. } => {
+                offsets.truncate(rows + 1);
+                let entries = offsets.last().map_or(0, |o| *o as usize);
+                keys.truncate_values(entries);
+                values.truncate(entries);
+            }
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             TypedColumn::Signed { values, .. } => values.len(),
@@ -154,9 +181,11 @@ impl TypedColumn {
                 Ok(converted.map(|v| values.push(v)).is_some())
             }
             TypedColumn::Bool(values) => {
+                // Numbers convert as to UInt8 (in range, truncated), then non-zero is true.
                 let converted = match kind {
-                    Kind::Double => Some(value.double_value() != 0.0),
-                    _ => bool_of(value),
+                    Kind::Bool => Some(value.bool_value()),
+                    Kind::Int64 | Kind::UInt64 | Kind::Double => integer_in(value, 0, u8::MAX as i128, scratch).map(|v| v != 0),
+                    _ => None,
                 };
                 Ok(converted.map(|v| values.push(v)).is_some())
             }
@@ -170,49 +199,76 @@ impl TypedColumn {
                 *scratch = text;
                 Ok(true)
             }
+            // A value that does not convert is refused (the caller's default is NULL).
             TypedColumn::Nullable { inner, valid } => {
-                if kind == Kind::Null || !inner.try_push(value, scratch, case_insensitive)? {
+                if kind == Kind::Null {
                     inner.push_default()?;
                     valid.push(false);
-                } else {
+                    return Ok(true);
+                }
+                let pushed = inner.try_push(value, scratch, case_insensitive)?;
+                if pushed {
                     valid.push(true);
                 }
-                Ok(true)
+                Ok(pushed)
             }
             TypedColumn::Array { item, offsets, .. } => {
                 if kind != Kind::Array {
                     return Ok(false);
                 }
+                // An array none of whose elements converts is refused as a whole.
+                let start = item.len();
+                let mut any_converted = false;
                 for element in value.elements() {
-                    item.push_or_default(Some(element), scratch, case_insensitive)?;
+                    if item.try_push(element, scratch, case_insensitive)? {
+                        any_converted = true;
+                    } else {
+                        item.push_default()?;
+                    }
+                }
+                if !any_converted {
+                    item.truncate(start);
+                    return Ok(false);
                 }
                 offsets.push(item.len() as i32);
                 Ok(true)
             }
             TypedColumn::Tuple { names, items, .. } => {
+                // Elements take the first value that converts (by name from an object
+                // of a named tuple, else by position); missing ones get defaults, and a
+                // tuple none of whose elements converts is refused.
+                let start = items.first().map_or(0, |i| i.len());
+                let mut any_converted = false;
                 match (kind, names) {
                     (Kind::Object, Some(names)) => {
-                        // Element names match exactly, also in the CaseInsensitive forms.
-                        for (item, name) in items.iter_mut().zip(names.iter()) {
-                            let member = value.child(super::Step::Key(name), scratch, false);
-                            item.push_or_default(member, scratch, case_insensitive)?;
+                        for (key, member) in value.members() {
+                            // Element names match exactly, also in the CaseInsensitive forms.
+                            let Some(index) = names.iter().position(|name| key.equals(name, scratch, false)) else { continue };
+                            if items[index].len() == start && items[index].try_push(member, scratch, case_insensitive)? {
+                                any_converted = true;
+                            }
                         }
                     }
                     (Kind::Object, None) => {
-                        let mut members = value.members().map(|(_, v)| v);
-                        for item in items.iter_mut() {
-                            item.push_or_default(members.next(), scratch, case_insensitive)?;
+                        for (item, (_, member)) in items.iter_mut().zip(value.members()) {
+                            any_converted |= item.try_push(member, scratch, case_insensitive)?;
                         }
                     }
                     (Kind::Array, _) => {
-                        let mut elements = value.elements();
-                        for item in items.iter_mut() {
-                            item.push_or_default(elements.next(), scratch, case_insensitive)?;
+                        for (item, element) in items.iter_mut().zip(value.elements()) {
+                            any_converted |= item.try_push(element, scratch, case_insensitive)?;
                         }
                     }
                     _ => return Ok(false),
                 }
-                Ok(true)
+                for item in items.iter_mut() {
+                    if !any_converted {
+                        item.truncate(start);
+                    } else if item.len() == start {
+                        item.push_default()?;
+                    }
+                }
+                Ok(any_converted)
             }
             TypedColumn::Map { keys, values, offsets, .. } => {
                 if kind != Kind::Object {
