@@ -271,57 +271,31 @@ impl Simple {
     }
 }
 
+/// One value per row from the value the path (all arguments after the document) leads to.
+fn values_of<T>(ctx: &ExecCtx, case_insensitive: bool, mut f: impl FnMut(Option<Value<'_>>) -> T) -> DfResult<Vec<T>> {
+    let mut out = Vec::with_capacity(ctx.len);
+    for_each_value(ctx, ctx.args.len(), case_insensitive, |v| {
+        out.push(f(v));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 fn run_simple(ctx: &ExecCtx, what: Simple, case_insensitive: bool) -> DfResult<ArrayRef> {
     let path_end = ctx.args.len();
     let mut scratch = Vec::new();
     Ok(match what {
-        Simple::Has | Simple::Bool => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_value(ctx, path_end, case_insensitive, |v| {
-                out.push(match what {
-                    Simple::Has => v.is_some() as u8,
-                    _ => v.and_then(bool_of).unwrap_or(false) as u8,
-                });
-                Ok(())
-            })?;
-            Arc::new(UInt8Array::from(out))
-        }
-        Simple::Length | Simple::UInt => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_value(ctx, path_end, case_insensitive, |v| {
-                out.push(match (what, v) {
-                    (Simple::Length, Some(v)) => v.len() as u64,
-                    (_, Some(v)) => integer_in(v, 0, u64::MAX as i128, &mut scratch).unwrap_or(0) as u64,
-                    (_, None) => 0,
-                });
-                Ok(())
-            })?;
-            Arc::new(UInt64Array::from(out))
-        }
-        Simple::Type => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_value(ctx, path_end, case_insensitive, |v| {
-                out.push(v.map_or(Kind::Null, |v| v.kind()) as i16 as i8);
-                Ok(())
-            })?;
-            Arc::new(Int8Array::from(out))
-        }
-        Simple::Int => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_value(ctx, path_end, case_insensitive, |v| {
-                out.push(v.and_then(|v| integer_in(v, i64::MIN as i128, i64::MAX as i128, &mut scratch)).unwrap_or(0) as i64);
-                Ok(())
-            })?;
-            Arc::new(Int64Array::from(out))
-        }
-        Simple::Float => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_value(ctx, path_end, case_insensitive, |v| {
-                out.push(v.and_then(|v| double_of(v, &mut scratch)).unwrap_or(0.0));
-                Ok(())
-            })?;
-            Arc::new(Float64Array::from(out))
-        }
+        Simple::Has => Arc::new(UInt8Array::from(values_of(ctx, case_insensitive, |v| v.is_some() as u8)?)),
+        Simple::Bool => Arc::new(UInt8Array::from(values_of(ctx, case_insensitive, |v| v.and_then(bool_of).unwrap_or(false) as u8)?)),
+        Simple::Length => Arc::new(UInt64Array::from(values_of(ctx, case_insensitive, |v| v.map_or(0, |v| v.len() as u64))?)),
+        Simple::UInt => Arc::new(UInt64Array::from(values_of(ctx, case_insensitive, |v| {
+            v.and_then(|v| integer_in(v, 0, u64::MAX as i128, &mut scratch)).unwrap_or(0) as u64
+        })?)),
+        Simple::Type => Arc::new(Int8Array::from(values_of(ctx, case_insensitive, |v| v.map_or(Kind::Null, |v| v.kind()) as i16 as i8)?)),
+        Simple::Int => Arc::new(Int64Array::from(values_of(ctx, case_insensitive, |v| {
+            v.and_then(|v| integer_in(v, i64::MIN as i128, i64::MAX as i128, &mut scratch)).unwrap_or(0) as i64
+        })?)),
+        Simple::Float => Arc::new(Float64Array::from(values_of(ctx, case_insensitive, |v| v.and_then(|v| double_of(v, &mut scratch)).unwrap_or(0.0))?)),
         Simple::String | Simple::Raw => {
             let mut out = ByteStrings::with_capacity(ctx.len, 0);
             let mut buf = Vec::new();

@@ -179,43 +179,25 @@ fn leading_raw(text: &[u8]) -> Option<&[u8]> {
     None
 }
 
+/// One value per row from the text after the field name.
+fn fields_of<T>(ctx: &ExecCtx, mut f: impl FnMut(Option<&[u8]>) -> T) -> DfResult<Vec<T>> {
+    let mut out = Vec::with_capacity(ctx.len);
+    for_each_field(ctx, |v| {
+        out.push(f(v));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 fn run(ctx: &ExecCtx, what: SimpleField) -> DfResult<ArrayRef> {
     Ok(match what {
-        SimpleField::Has | SimpleField::Bool => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_field(ctx, |v| {
-                out.push(match what {
-                    SimpleField::Has => v.is_some() as u8,
-                    _ => v.is_some_and(|v| v.starts_with(b"true")) as u8,
-                });
-                Ok(())
-            })?;
-            Arc::new(UInt8Array::from(out))
-        }
-        SimpleField::Int => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_field(ctx, |v| {
-                out.push(v.and_then(|v| leading_integer(v, i64::MIN as i128, i64::MAX as i128)).unwrap_or(0) as i64);
-                Ok(())
-            })?;
-            Arc::new(Int64Array::from(out))
-        }
-        SimpleField::UInt => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_field(ctx, |v| {
-                out.push(v.and_then(|v| leading_integer(v, 0, u64::MAX as i128)).unwrap_or(0) as u64);
-                Ok(())
-            })?;
-            Arc::new(UInt64Array::from(out))
-        }
-        SimpleField::Float => {
-            let mut out = Vec::with_capacity(ctx.len);
-            for_each_field(ctx, |v| {
-                out.push(v.and_then(leading_float).unwrap_or(0.0));
-                Ok(())
-            })?;
-            Arc::new(Float64Array::from(out))
-        }
+        SimpleField::Has => Arc::new(UInt8Array::from(fields_of(ctx, |v| v.is_some() as u8)?)),
+        SimpleField::Bool => Arc::new(UInt8Array::from(fields_of(ctx, |v| v.is_some_and(|v| v.starts_with(b"true")) as u8)?)),
+        SimpleField::Int => Arc::new(Int64Array::from(fields_of(ctx, |v| {
+            v.and_then(|v| leading_integer(v, i64::MIN as i128, i64::MAX as i128)).unwrap_or(0) as i64
+        })?)),
+        SimpleField::UInt => Arc::new(UInt64Array::from(fields_of(ctx, |v| v.and_then(|v| leading_integer(v, 0, u64::MAX as i128)).unwrap_or(0) as u64)?)),
+        SimpleField::Float => Arc::new(Float64Array::from(fields_of(ctx, |v| v.and_then(leading_float).unwrap_or(0.0))?)),
         SimpleField::String | SimpleField::Raw => {
             let mut out = ByteStrings::with_capacity(ctx.len, 0);
             let mut buf = Vec::new();
