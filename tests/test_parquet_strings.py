@@ -24,7 +24,8 @@ ROWS = """SELECT number AS id,
     if(number % 3 = 0, NULL, concat('n', toString(number))) AS maybe,
     toLowCardinality(concat('lc', toString(number % 4))) AS lc,
     [concat('x', toString(number % 3)), 'y'] AS arr,
-    'ünï' AS utf
+    'ünï' AS utf,
+    if(number % 13 = 0, 'not json', concat('{"id":', toString(number), ',"user":{"name":"', name, '","tags":["t', toString(number % 3), '"]},"v":', toString(number / 8), '}')) AS doc
     FROM numbers(500)"""
 
 
@@ -70,6 +71,11 @@ QUERIES = [
     "SELECT sum(length(name)), countIf(empty(name)), countIf(notEmpty(maybe)), sum(length(maybe)) FROM {f}",
     "SELECT countIf(startsWith(name, 'user1')), countIf(endsWith(long_text, '#3')), countIf(startsWith(maybe, 'n1')), countIf(startsWith(long_text, name)) FROM {f}",
     "SELECT id, startsWith(maybe, 'n'), endsWith(maybe, '7'), startsWith(name, '') FROM {f} WHERE startsWith(long_text, 'a long value that') ORDER BY id LIMIT 7",
+    # JSON functions read the documents in the views.
+    "SELECT id, JSONExtractString(doc, 'user', 'name'), JSONExtractInt(doc, 'id'), JSONExtractFloat(doc, 'v'), JSONType(doc, 'user'), JSONExtractRaw(doc, 'user', 'tags'), isValidJSON(doc) FROM {f} ORDER BY id LIMIT 15",
+    "SELECT JSONExtractString(doc, 'user', 'tags', 1) AS t, count(), sum(JSONLength(doc)), sum(JSONExtractUInt(doc, 'id')) FROM {f} GROUP BY t ORDER BY t",
+    "SELECT id, JSONExtract(doc, 'user', 'Tuple(name String, tags Array(String))'), JSONExtractKeys(doc), JSON_VALUE(doc, '$.user.name'), simpleJSONExtractInt(doc, 'id') FROM {f} ORDER BY id LIMIT 14",
+    "SELECT lc, JSONHas(concat('{\"', lc, '\":1}'), 'lc1'), JSONExtractString(maybe, 'x') FROM {f} ORDER BY id LIMIT 6",
 ]
 
 

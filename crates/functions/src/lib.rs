@@ -54,6 +54,7 @@
 //! | `parse_datetime` | `parseDateTime`, `parseDateTimeOrNull`, `parseDateTimeOrZero` (MySQL-style formats, ClickHouse's parser) |
 //! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
+//! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
@@ -104,6 +105,7 @@ mod hash;
 pub mod func;
 mod introspection;
 mod ip;
+mod json;
 pub mod lambda;
 pub mod literals;
 mod map_functions;
@@ -205,6 +207,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(ip::functions());
+    out.extend(json::functions());
     out.extend(url::functions());
     out.extend(reinterpret::functions());
     out.extend(readable::functions());

@@ -117,6 +117,14 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     // Granary's dotProduct takes arrays only (ClickHouse's also takes tuples).
     ("dotProduct", "arrayDotProduct"),
     ("scalarProduct", "arrayDotProduct"),
+    // JSON
+    ("visitParamHas", "simpleJSONHas"),
+    ("visitParamExtractInt", "simpleJSONExtractInt"),
+    ("visitParamExtractUInt", "simpleJSONExtractUInt"),
+    ("visitParamExtractFloat", "simpleJSONExtractFloat"),
+    ("visitParamExtractBool", "simpleJSONExtractBool"),
+    ("visitParamExtractString", "simpleJSONExtractString"),
+    ("visitParamExtractRaw", "simpleJSONExtractRaw"),
     // arithmetic
     ("mod", "modulo"),
     ("caseWithoutExpression", "multiIf"),
@@ -224,6 +232,10 @@ pub(crate) fn description(name: &str) -> &'static str {
         "extractURLParameters" => "The name=value pairs of a URL's query string and fragment.",
         "extractURLParameterNames" => "The parameter names of a URL's query string and fragment.",
         "decodeURLComponent" => "Percent-decodes a string.",
+        "isValidJSON" => "1 if the string is one valid JSON value (simdjson's rules: whole text, depth up to 1024), else 0.",
+        "JSON_EXISTS" | "JSON_VALUE" | "JSON_QUERY" => "SQL/JSON path functions with ClickHouse's JSONPath subset: $, .key, .\"key\", [n], [*], [n, m], [n to m].",
+        _ if name.starts_with("simpleJSON") => "Reads the value after the first \"name\": in the text, without validating the JSON (alias visitParam*).",
+        _ if name.starts_with("JSON") => "Reads a value from a JSON document by a path of keys and 1-based positions; invalid JSON or a missing value gives the default.",
         "encodeURLComponent" => "Percent-encodes every byte except letters, digits and -_.~.",
         _ => "ClickHouse-compatible function.",
     }

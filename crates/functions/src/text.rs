@@ -66,6 +66,13 @@ impl ByteStrings {
         self.finish_value()
     }
 
+    /// Keeps only the first `rows` finished values (drops the value being written).
+    pub fn truncate_values(&mut self, rows: usize) {
+        self.offsets.truncate(rows + 1);
+        let end = self.offsets.last().map_or(0, |o| *o as usize);
+        self.values.truncate(end);
+    }
+
     /// Values finished so far.
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
