@@ -276,7 +276,12 @@ impl ExecutionPlan for DictionaryGroupByExec {
 
     fn execute(&self, partition: usize, context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
         let input = self.input.execute(partition, context.clone())?;
-        let accumulators = self.aggregates.iter().map(|a| a.create_groups_accumulator()).collect::<Result<Vec<_>>>()?;
+        // Counting rows needs no accumulators (see `group_counts`).
+        let accumulators = if self.counts_only {
+            Vec::new()
+        } else {
+            self.aggregates.iter().map(|a| a.create_groups_accumulator()).collect::<Result<Vec<_>>>()?
+        };
         // Nullable: the key's values carry a NULL for rows without a key.
         let group_schema = Arc::new(Schema::new(vec![self.key_field.as_ref().clone().with_nullable(true)]));
         let groups = new_group_values(group_schema.clone(), &GroupOrdering::None)?;
@@ -438,11 +443,14 @@ impl GroupingState {
                 &values_of_rows
             }
         };
+        let counting = self.group_counts.is_some();
+        if counting {
+            self.reserve_memory()?;
+        }
         let Some(dictionary) = self.dictionary.as_mut() else { return Ok(()) };
         let value_count = dictionary.group_of_value.len();
 
-        if let Some(counts) = &self.group_counts {
-            self.reservation.try_resize(self.groups.size() + counts.capacity() * size_of::<i64>() + self.group_used.capacity())?;
+        if counting {
             let rows_of_value = &mut dictionary.rows_of_value[..value_count];
             for &value in value_of_row {
                 rows_of_value[value as usize] += 1;
@@ -484,12 +492,17 @@ impl GroupingState {
             let values = arguments.iter().map(|e| e.evaluate(batch).and_then(|v| v.into_array(rows))).collect::<Result<Vec<_>>>()?;
             accumulator.update_batch(&values, &self.group_indices, mask.as_ref(), total_groups)?;
         }
+        self.reserve_memory()
+    }
+
+    /// Accounts what the groups hold so far to the query's memory pool.
+    fn reserve_memory(&mut self) -> Result<()> {
         let size = self.groups.size()
             + self.accumulators.iter().map(|a| a.size()).sum::<usize>()
+            + self.group_counts.as_ref().map_or(0, |c| c.capacity() * size_of::<i64>())
             + self.group_indices.capacity() * size_of::<usize>()
             + self.group_used.capacity();
-        self.reservation.try_resize(size)?;
-        Ok(())
+        self.reservation.try_resize(size)
     }
 
     /// Groups for the values of a new dictionary that pass the filter.
