@@ -8,10 +8,11 @@
 //! from a Parquet scan (optionally through a filter on that column alone), makes the
 //! scan produce that column as a dictionary ([`granary_io::parquet_dictionary`]), and
 //! puts [`DictionaryGroupByExec`] in place of the aggregation and the filter. Per
-//! dictionary it evaluates the filter on the values and interns those that pass (one
-//! vectorized call; groups that no row turns out to use are dropped when emitting); per
-//! row only the key's group is looked up, and the filter reaches the accumulators as
-//! their filter mask instead of a copy of the rows. When every aggregate is `count()`,
+//! dictionary it interns the values ([`crate::string_groups`]) and evaluates the filter
+//! on the strings it had not seen before (groups that no row turns out to use, or
+//! whose key fails the filter, are dropped when emitting); per row only the key's group
+//! is looked up, and the filter reaches the accumulators as their filter mask instead
+//! of a copy of the rows. When every aggregate is `count()`,
 //! rows are only counted per dictionary value, and the counts added to the groups once
 //! per dictionary.
 //!
@@ -22,8 +23,8 @@
 //!
 //! The exec produces what the `AggregateExec` it replaces would (`Single`: final values,
 //! `Partial`: states), so the plan above it is unchanged. Aggregates are DataFusion's
-//! `GroupsAccumulator`s and the group table is DataFusion's, so results and types are
-//! the same as without the rewrite; anything else (several keys, aggregates without a
+//! `GroupsAccumulator`s and the key column is emitted in the replaced plan's type, so
+//! results and types are the same as without the rewrite; anything else (several keys, aggregates without a
 //! groups accumulator, DISTINCT, FILTER clauses, filters on other columns) keeps the
 //! ordinary plan.
 
@@ -45,6 +46,7 @@ use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::utils::collect_columns;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_expr_common::physical_expr::is_volatile;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::aggregates::group_values::{new_group_values, GroupValues};
 use datafusion::physical_plan::aggregates::order::GroupOrdering;
@@ -56,6 +58,8 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Exe
 use datafusion::datasource::source::DataSourceExec;
 use futures::{StreamExt, TryStreamExt};
 use granary_storage::ScanCounterExec;
+
+use crate::string_groups::StringGroups;
 
 /// Replaces `AggregateExec(Single|Partial) [-> FilterExec] [-> ScanCounterExec] ->
 /// Parquet scan`, grouped by one string column of the files, by [`DictionaryGroupByExec`].
@@ -172,7 +176,8 @@ impl DictionaryGroupByExec {
                 return Ok(None);
             }
             let columns = collect_columns(filter.predicate());
-            if columns.iter().any(|c| c.index() != key.index()) {
+            // The filter runs once per distinct key, not per row.
+            if columns.iter().any(|c| c.index() != key.index()) || is_volatile(filter.predicate()) {
                 return Ok(None);
             }
             let over_key_alone = Arc::clone(filter.predicate()).transform(|e| match e.downcast_ref::<Column>() {
@@ -284,7 +289,10 @@ impl ExecutionPlan for DictionaryGroupByExec {
         };
         // Nullable: the key's values carry a NULL for rows without a key.
         let group_schema = Arc::new(Schema::new(vec![self.key_field.as_ref().clone().with_nullable(true)]));
-        let groups = new_group_values(group_schema.clone(), &GroupOrdering::None)?;
+        let groups = match self.key {
+            KeySource::DictionaryColumn(_) => Groups::Strings(StringGroups::new()),
+            KeySource::SmallInteger(_) => Groups::Domain(new_group_values(group_schema.clone(), &GroupOrdering::None)?),
+        };
         let reservation = MemoryConsumer::new(format!("DictionaryGroupByExec[{partition}]")).register(context.memory_pool());
         let mut state = GroupingState {
             key: self.key.clone(),
@@ -294,6 +302,7 @@ impl ExecutionPlan for DictionaryGroupByExec {
             arguments: self.aggregates.iter().map(|a| a.expressions()).collect(),
             accumulators,
             groups,
+            group_passes: Vec::new(),
             dictionary: None,
             group_used: Vec::new(),
             group_counts: self.counts_only.then(Vec::new),
@@ -384,6 +393,40 @@ struct DictionaryState {
     rows_counted: usize,
 }
 
+/// The group table.
+enum Groups {
+    /// String keys, interned a dictionary at a time.
+    Strings(StringGroups),
+    /// DataFusion's table, for the domain of a small integer key.
+    Domain(Box<dyn GroupValues>),
+}
+
+impl Groups {
+    fn len(&self) -> usize {
+        match self {
+            Groups::Strings(strings) => strings.len(),
+            Groups::Domain(table) => table.len(),
+        }
+    }
+
+    fn size(&self) -> usize {
+        match self {
+            Groups::Strings(strings) => strings.size(),
+            Groups::Domain(table) => table.size(),
+        }
+    }
+
+    fn emit(&mut self, key_type: &DataType) -> Result<ArrayRef> {
+        match self {
+            Groups::Strings(strings) => strings.emit(key_type),
+            Groups::Domain(table) => {
+                let mut columns = table.emit(EmitTo::All)?;
+                columns.pop().filter(|_| columns.is_empty()).ok_or_else(|| DataFusionError::Internal("one key column expected".to_string()))
+            }
+        }
+    }
+}
+
 struct GroupingState {
     key: KeySource,
     key_type: DataType,
@@ -391,7 +434,9 @@ struct GroupingState {
     key_filter: Option<Arc<dyn PhysicalExpr>>,
     arguments: Vec<Vec<Arc<dyn PhysicalExpr>>>,
     accumulators: Vec<Box<dyn GroupsAccumulator>>,
-    groups: Box<dyn GroupValues>,
+    groups: Groups,
+    /// Per string group: its key passes the filter.
+    group_passes: Vec<bool>,
     dictionary: Option<DictionaryState>,
     /// Per group: some row belongs to it.
     group_used: Vec<bool>,
@@ -421,11 +466,8 @@ impl GroupingState {
                 }
                 let null_value = key.values().len();
                 let keys = key.keys();
-                if keys.values().iter().fold(false, |bad, &k| bad | (k < 0) | (k as usize >= null_value)) {
-                    return Err(DataFusionError::Execution(format!("dictionary key out of range in column {}", self.key_schema.field(0).name())));
-                }
-                // Rows whose key is NULL use the extra value at the end. (Keys are checked
-                // non-negative above, so `as usize` keeps their value.)
+                // Rows whose key is NULL use the extra value at the end. Keys out of range
+                // (negative ones become huge as usize) are caught where rows index values.
                 match keys.nulls().filter(|n| n.null_count() > 0) {
                     None => keys.values(),
                     Some(nulls) => {
@@ -450,10 +492,18 @@ impl GroupingState {
         let Some(dictionary) = self.dictionary.as_mut() else { return Ok(()) };
         let value_count = dictionary.group_of_value.len();
 
+        let key_out_of_range = || DataFusionError::Execution(format!("dictionary key out of range in column {}", self.key_schema.field(0).name()));
         if counting {
             let rows_of_value = &mut dictionary.rows_of_value[..value_count];
+            let mut out_of_range = false;
             for &value in value_of_row {
-                rows_of_value[value as usize] += 1;
+                match rows_of_value.get_mut(value as usize) {
+                    Some(count) => *count += 1,
+                    None => out_of_range = true,
+                }
+            }
+            if out_of_range {
+                return Err(key_out_of_range());
             }
             dictionary.rows_counted += rows;
             if dictionary.rows_counted > (u32::MAX / 2) as usize {
@@ -469,10 +519,14 @@ impl GroupingState {
         let rows_of_value = &mut dictionary.rows_of_value[..value_count];
         let mut mask_words: Vec<u64> = Vec::with_capacity(rows.div_ceil(64));
         let mut passing_rows = 0usize;
+        let mut out_of_range = false;
         for (indices, values) in self.group_indices.chunks_mut(64).zip(value_of_row.chunks(64)) {
             let mut bits = 0u64;
             for (bit, (index, &value)) in indices.iter_mut().zip(values).enumerate() {
-                let group = group_of_value[value as usize];
+                let Some(&group) = group_of_value.get(value as usize) else {
+                    out_of_range = true;
+                    continue;
+                };
                 // Only whether a value was used matters here (the accumulators count).
                 rows_of_value[value as usize] = 1;
                 let passes = group != FILTERED_OUT;
@@ -482,6 +536,9 @@ impl GroupingState {
             }
             passing_rows += bits.count_ones() as usize;
             mask_words.push(bits);
+        }
+        if out_of_range {
+            return Err(key_out_of_range());
         }
         if passing_rows == 0 {
             return Ok(());
@@ -505,33 +562,52 @@ impl GroupingState {
         self.reservation.try_resize(size)
     }
 
-    /// Groups for the values of a new dictionary that pass the filter.
+    /// The group of each value of a new dictionary (and of NULL after them), or
+    /// [`FILTERED_OUT`].
     fn new_dictionary(&mut self, values: &ArrayRef) -> Result<DictionaryState> {
-        let as_key = cast(values.as_ref(), &self.key_type)?;
-        let with_null = concat(&[as_key.as_ref(), arrow::array::new_null_array(&self.key_type, 1).as_ref()])?;
-        let count = with_null.len();
-        let passes: Option<BooleanArray> = match &self.key_filter {
-            None => None,
-            Some(filter) => {
-                let batch = RecordBatch::try_new(self.key_schema.clone(), vec![with_null.clone()])?;
-                let result = filter.evaluate(&batch)?.into_array(count)?;
-                let result = result
-                    .as_boolean_opt()
-                    .ok_or_else(|| DataFusionError::Internal(format!("filter of DictionaryGroupByExec returned {}", result.data_type())))?;
-                // NULL is not a pass.
-                Some(BooleanArray::new(arrow::compute::prep_null_mask_filter(result).values().clone(), None))
+        let group_of_value: Vec<u32> = match &mut self.groups {
+            Groups::Strings(strings) => {
+                let values = values
+                    .as_string_opt::<i32>()
+                    .ok_or_else(|| DataFusionError::Internal(format!("DictionaryGroupByExec expects Utf8 dictionary values, got {}", values.data_type())))?;
+                let first_new = strings.len();
+                let mut assigned = strings.intern(values)?;
+                assigned.push(strings.null_group()?);
+                // A string passes the filter or not whatever dictionary it comes in, so the
+                // filter runs once per group, when the group is made.
+                let added = first_new..strings.len();
+                match &self.key_filter {
+                    None => self.group_passes.resize(strings.len(), true),
+                    Some(filter) if !added.is_empty() => {
+                        let keys = strings.strings(added.clone(), &self.key_type)?;
+                        let batch = RecordBatch::try_new(self.key_schema.clone(), vec![keys])?;
+                        let result = filter.evaluate(&batch)?.into_array(added.len())?;
+                        let result = result
+                            .as_boolean_opt()
+                            .ok_or_else(|| DataFusionError::Internal(format!("filter of DictionaryGroupByExec returned {}", result.data_type())))?;
+                        // NULL is not a pass.
+                        self.group_passes.extend((0..result.len()).map(|i| result.is_valid(i) && result.value(i)));
+                    }
+                    Some(_) => {}
+                }
+                let passes = &self.group_passes;
+                assigned.into_iter().map(|group| if passes[group as usize] { group } else { FILTERED_OUT }).collect()
+            }
+            Groups::Domain(table) => {
+                if self.key_filter.is_some() {
+                    return Err(DataFusionError::Internal("DictionaryGroupByExec filters string keys only".to_string()));
+                }
+                let as_key = cast(values.as_ref(), &self.key_type)?;
+                let with_null = concat(&[as_key.as_ref(), arrow::array::new_null_array(&self.key_type, 1).as_ref()])?;
+                let mut assigned = Vec::with_capacity(with_null.len());
+                table.intern(&[with_null], &mut assigned)?;
+                assigned
+                    .into_iter()
+                    .map(|group| u32::try_from(group).ok().filter(|&g| g != FILTERED_OUT).ok_or_else(|| DataFusionError::Execution("too many groups".to_string())))
+                    .collect::<Result<_>>()?
             }
         };
-        let (to_intern, passing): (ArrayRef, Vec<u32>) = match &passes {
-            None => (with_null, (0..count as u32).collect()),
-            Some(mask) => (arrow::compute::filter(&with_null, mask)?, mask.values().set_indices().map(|i| i as u32).collect()),
-        };
-        let mut assigned = Vec::with_capacity(to_intern.len());
-        self.groups.intern(&[to_intern], &mut assigned)?;
-        let mut group_of_value = vec![FILTERED_OUT; count];
-        for (&value, group) in passing.iter().zip(assigned) {
-            group_of_value[value as usize] = u32::try_from(group).ok().filter(|&g| g != FILTERED_OUT).ok_or_else(|| DataFusionError::Execution("too many groups".to_string()))?;
-        }
+        let count = group_of_value.len();
         self.group_used.resize(self.groups.len(), false);
         if let Some(counts) = &mut self.group_counts {
             counts.resize(self.groups.len(), 0);
@@ -562,7 +638,7 @@ impl GroupingState {
 
     fn emit(&mut self, schema: &SchemaRef, partial: bool) -> Result<RecordBatch> {
         self.finish_dictionary();
-        let mut columns = self.groups.emit(EmitTo::All)?;
+        let mut columns = vec![self.groups.emit(&self.key_type)?];
         if let Some(counts) = self.group_counts.take() {
             let counts: ArrayRef = Arc::new(Int64Array::from(counts));
             for field in &schema.fields()[columns.len()..] {
@@ -631,7 +707,8 @@ mod tests {
             key_filter: Some(filter),
             arguments: aggregates.iter().map(|a| a.expressions()).collect(),
             accumulators: aggregates.iter().map(|a| a.create_groups_accumulator().expect("accumulator")).collect(),
-            groups: new_group_values(key_schema.clone(), &GroupOrdering::None).expect("groups"),
+            groups: Groups::Strings(StringGroups::new()),
+            group_passes: Vec::new(),
             dictionary: None,
             group_used: Vec::new(),
             group_counts: counts_only.then(Vec::new),
@@ -642,8 +719,9 @@ mod tests {
         state.update(&key_batch(&input_schema, &first, vec![Some(0), Some(1), Some(2), None, Some(0)], vec![1, 2, 4, 8, 16])).expect("update");
         let again = arrow::array::make_array(first.to_data());
         state.update(&key_batch(&input_schema, &again, vec![Some(1)], vec![32])).expect("update");
-        let second: ArrayRef = Arc::new(StringArray::from(vec!["never", "c", "a"]));
-        state.update(&key_batch(&input_schema, &second, vec![Some(2), Some(1), None], vec![64, 128, 256])).expect("update");
+        // "skip" comes again: it stays filtered out without the filter running on it again.
+        let second: ArrayRef = Arc::new(StringArray::from(vec!["never", "c", "a", "skip"]));
+        state.update(&key_batch(&input_schema, &second, vec![Some(2), Some(1), None, Some(3)], vec![64, 128, 256, 512])).expect("update");
         let mut fields = vec![key_field.as_ref().clone()];
         fields.extend(aggregates.iter().map(|a| a.field().as_ref().clone()));
         let batch = state.emit(&Arc::new(Schema::new(fields)), false).expect("emit");

@@ -46,6 +46,7 @@ mod totals;
 mod unnest;
 mod view_literal_compare;
 mod dictionary_group_by;
+mod string_groups;
 mod views;
 pub mod text_log;
 pub mod trace_log;
