@@ -104,6 +104,19 @@ def test_parquet_strings_into_mergetree(server, pq):
     assert server.query("SELECT sum(n), count() FROM pqstr_mem") == ch(f"SELECT count(), uniqExact(name) FROM file('{pq}/s.parquet')")
 
 
+@pytest.mark.parametrize("fmt", ["Native", "ArrowStream", "JSONEachRow"])
+def test_parquet_scan_reads_plain_strings_when_nothing_needs_views(server, pq, fmt):
+    """A query that is only a scan (`SELECT *`, the source of INSERT ... SELECT) reads the
+    strings as plain String from the start: no view and no cast back, same bytes out."""
+    plan = server.query("EXPLAIN PIPELINE SELECT * FROM file('pqstr/s.parquet')")
+    assert "CAST" not in plan and "ProjectionExec" not in plan, plan
+    assert "CAST(" in server.query("EXPLAIN PIPELINE SELECT * FROM file('pqstr/s.parquet') WHERE name = 'anon'")
+    from_file = server.request(f"SELECT * FROM file('pqstr/s.parquet') SETTINGS max_threads = 1 FORMAT {fmt}")
+    from_table = server.request(f"SELECT * FROM pqstr_mt ORDER BY id FORMAT {fmt}")
+    assert from_file.status == 200 and from_table.status == 200, from_file.text
+    assert from_file.body == from_table.body
+
+
 @pytest.mark.parametrize("fmt", ["Native", "Arrow", "ArrowStream", "RowBinaryWithNamesAndTypes", "Parquet", "JSONEachRow"])
 def test_parquet_strings_leave_as_plain_strings(server, pq, fmt):
     """The file's columns come out of every format byte for byte as the same columns of a

@@ -13,6 +13,9 @@
 //! that way, so the scan's reader factory hands out footers whose embedded schema
 //! is the file's own with those columns' types changed: each file keeps its own
 //! column list, and a column that is not a string, or is absent, is left alone.
+//!
+//! [`with_plain_string_columns`] rebuilds a scan the same way to read chosen string
+//! columns as `Utf8` where the plan would read views and cast them back.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -43,6 +46,35 @@ pub fn dictionary_string_type() -> DataType {
 /// Parquet scan, or a named column is not a string column of the files (partition
 /// and virtual columns included).
 pub fn with_dictionary_columns(scan: &DataSourceExec, columns: &[&str]) -> Option<Arc<DataSourceExec>> {
+    let names: Arc<HashSet<String>> = Arc::new(columns.iter().map(|c| c.to_string()).collect());
+    with_file_column_type(scan, columns, dictionary_string_type(), |inner| Arc::new(DictionaryHintReaderFactory { inner, columns: names }))
+}
+
+/// `scan` (a Parquet `DataSourceExec`) rebuilt so that the file columns named in
+/// `columns`, read as `Utf8View`, come out as `Utf8`. DataFusion's Parquet opener reads
+/// a string column as the scan's schema types it, so the reader decodes these straight
+/// into offsets and bytes; a plan that casts the views back to `Utf8` (every query's
+/// output, see `granary_types::without_views`) would copy each string again. None as for
+/// [`with_dictionary_columns`], and when the scan's predicate reads a named column (it
+/// was planned for views).
+pub fn with_plain_string_columns(scan: &DataSourceExec, columns: &[&str]) -> Option<Arc<DataSourceExec>> {
+    let (_, source) = scan.downcast_to_file_source::<ParquetSource>()?;
+    if let Some(predicate) = source.filter() {
+        if datafusion::physical_expr::utils::collect_columns(&predicate).iter().any(|c| columns.contains(&c.name())) {
+            return None;
+        }
+    }
+    with_file_column_type(scan, columns, DataType::Utf8, |inner| inner)
+}
+
+/// `scan` rebuilt with the file columns named in `columns` (string columns) typed
+/// `data_type`, its reader factory wrapped by `factory`.
+fn with_file_column_type(
+    scan: &DataSourceExec,
+    columns: &[&str],
+    data_type: DataType,
+    factory: impl FnOnce(Arc<dyn ParquetFileReaderFactory>) -> Arc<dyn ParquetFileReaderFactory>,
+) -> Option<Arc<DataSourceExec>> {
     let (config, source) = scan.downcast_to_file_source::<ParquetSource>()?;
     let table_schema = source.table_schema();
     let file_schema = table_schema.file_schema();
@@ -52,7 +84,7 @@ pub fn with_dictionary_columns(scan: &DataSourceExec, columns: &[&str]) -> Optio
         if !matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) {
             return None;
         }
-        *field = field.clone().with_data_type(dictionary_string_type());
+        *field = field.clone().with_data_type(data_type.clone());
     }
     let new_file_schema = Arc::new(Schema::new_with_metadata(fields, file_schema.metadata().clone()));
     let new_table_schema = TableSchema::builder(new_file_schema)
@@ -60,10 +92,9 @@ pub fn with_dictionary_columns(scan: &DataSourceExec, columns: &[&str]) -> Optio
         .with_virtual_columns(table_schema.virtual_columns().clone())
         .build();
     let inner_factory = source.parquet_file_reader_factory()?.clone();
-    let factory = DictionaryHintReaderFactory { inner: inner_factory, columns: Arc::new(columns.iter().map(|c| c.to_string()).collect()) };
     let mut new_source = ParquetSource::new(new_table_schema)
         .with_table_parquet_options(source.table_parquet_options().clone())
-        .with_parquet_file_reader_factory(Arc::new(factory));
+        .with_parquet_file_reader_factory(factory(inner_factory));
     if let Some(predicate) = source.filter() {
         new_source = new_source.with_predicate(predicate.clone());
     }

@@ -686,6 +686,10 @@ pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Res
 fn without_views(plan: Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> datafusion::common::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
     use datafusion::physical_expr::expressions::{CastExpr, Column};
     use datafusion::physical_plan::projection::{ProjectionExec, ProjectionExpr};
+    if !plan.schema().fields().iter().any(|f| granary_types::without_views(f.data_type()).is_some()) {
+        return Ok(plan);
+    }
+    let plan = plain_strings_from_scan(plan);
     let schema = plan.schema();
     if !schema.fields().iter().any(|f| granary_types::without_views(f.data_type()).is_some()) {
         return Ok(plan);
@@ -704,6 +708,32 @@ fn without_views(plan: Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> dat
         })
         .collect();
     Ok(Arc::new(ProjectionExec::try_new_with_schema_metadata(exprs, plan, &schema)?))
+}
+
+/// A plan that is a Parquet scan (`SELECT * FROM file(...)`, the source of most
+/// `INSERT ... SELECT`s), rebuilt to read its view columns as `Utf8` in the first place:
+/// decoding into views and casting them back copied every string twice. Other plans
+/// are returned as they are.
+fn plain_strings_from_scan(plan: Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> Arc<dyn datafusion::physical_plan::ExecutionPlan> {
+    use datafusion::datasource::source::DataSourceExec;
+    use granary_storage::ScanCounterExec;
+    let (counted, scan) = match (plan.as_ref() as &dyn std::any::Any).downcast_ref::<ScanCounterExec>() {
+        Some(_) => (true, plan.children()[0].clone()),
+        None => (false, plan.clone()),
+    };
+    let Some(source) = (scan.as_ref() as &dyn std::any::Any).downcast_ref::<DataSourceExec>() else { return plan };
+    let schema = scan.schema();
+    let views: Vec<&str> = schema.fields().iter().filter(|f| f.data_type() == &DataType::Utf8View).map(|f| f.name().as_str()).collect();
+    let Some(plain) = granary_io::parquet_dictionary::with_plain_string_columns(source, &views) else { return plan };
+    let plain: Arc<dyn datafusion::physical_plan::ExecutionPlan> = plain;
+    let plain_schema = plain.schema();
+    // The same columns in the same order, only the strings' type changed.
+    let same_columns = plain_schema.fields().len() == schema.fields().len()
+        && plain_schema.fields().iter().zip(schema.fields()).all(|(new, old)| new.name() == old.name() && (new.data_type() == old.data_type() || new.data_type() == &DataType::Utf8));
+    if !same_columns {
+        return plan;
+    }
+    if counted { ScanCounterExec::wrap(plain) } else { plain }
 }
 
 fn record_scans(ctx: &QueryContext, plan: &LogicalPlan) {
