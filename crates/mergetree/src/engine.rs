@@ -774,7 +774,9 @@ pub enum MergeMode {
 /// A nested structure of a SummingMergeTree summed by key (ClickHouse's rule): its name
 /// ends in `Map` (`statsMap Nested(id UInt32, hits UInt64)`, stored as the arrays
 /// `statsMap.id`, `statsMap.hits`); the first column and those named `*ID`, `*Key`,
-/// `*Type` are the key (integers, dates or strings), the others are summed (numbers).
+/// `*Type` are the key (types whose values are integers: numbers, Bool, dates, Enum,
+/// IPv4/IPv6, UUID; or strings, also LowCardinality; never Nullable), the others are
+/// summed (numbers, Bool, Nullable or not).
 /// One key column sums as `sumMap` (keys sorted, entries whose values are all zero
 /// removed); several use ClickHouse's older rule (see `merge::MapSum`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -782,6 +784,25 @@ pub struct NestedMap {
     /// Table column indices of the key arrays and of the value arrays.
     pub keys: Vec<usize>,
     pub values: Vec<usize>,
+    /// How each key column's values are ordered (parallel to `keys`).
+    pub key_orders: Vec<MapKeyOrder>,
+    /// The wide integer type of each value column, summed in 256 bits and wrapped back
+    /// (parallel to `values`).
+    pub wide_values: Vec<Option<granary_types::wide::WideInt>>,
+}
+
+/// How ClickHouse orders the keys of a summed nested map (as its `Field`s compare) where
+/// the Arrow value's natural order differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapKeyOrder {
+    /// Integers by value (Enum, IPv4, dates, wide integers too), bytes as bytes (strings,
+    /// FixedString, IPv6 in network order).
+    Natural,
+    /// `UInt256`, whose raw bits Arrow holds as a signed word.
+    UInt256,
+    /// `UUID`: ClickHouse compares it as a `UInt128` whose high half is the text's second
+    /// half.
+    Uuid,
 }
 
 impl NestedMap {
@@ -806,22 +827,32 @@ impl NestedMap {
             T::Array(inner) => Some(*inner),
             _ => None,
         };
+        // ClickHouse's `isValueRepresentedByInteger` or String/FixedString, seen through
+        // LowCardinality (never Nullable).
         let is_key_type = |t: &T| {
-            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Bool | T::Date | T::Date32 | T::DateTime(_) | T::String | T::FixedString(_))
-        };
-        let is_summable = |t: &T| {
             let t = match t {
-                T::Nullable(inner) => inner.as_ref(),
+                T::LowCardinality(inner) => inner.as_ref(),
                 t => t,
             };
-            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64 | T::Decimal(..))
+            matches!(
+                t,
+                T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
+                    | T::Date | T::Date32 | T::DateTime(_) | T::Enum8(_) | T::Enum16(_) | T::IPv4 | T::IPv6 | T::Uuid | T::String | T::FixedString(_)
+            )
+        };
+        let is_summable = |t: &T| {
+            matches!(
+                t.base(),
+                T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
+                    | T::Float32 | T::Float64 | T::Decimal(..)
+            )
         };
         let mut maps = Vec::new();
         'groups: for (_, columns) in groups {
             if columns.len() < 2 || columns.iter().any(|c| in_key.contains(c)) {
                 continue;
             }
-            let mut map = NestedMap { keys: Vec::new(), values: Vec::new() };
+            let mut map = NestedMap { keys: Vec::new(), values: Vec::new(), key_orders: Vec::new(), wide_values: Vec::new() };
             for (n, &c) in columns.iter().enumerate() {
                 let Some(t) = element(c) else { continue 'groups };
                 let name = schema.field(c).name();
@@ -830,11 +861,17 @@ impl NestedMap {
                         continue 'groups;
                     }
                     map.keys.push(c);
+                    map.key_orders.push(match t.base() {
+                        T::UInt256 => MapKeyOrder::UInt256,
+                        T::Uuid => MapKeyOrder::Uuid,
+                        _ => MapKeyOrder::Natural,
+                    });
                 } else {
                     if !is_summable(&t) {
                         continue 'groups;
                     }
                     map.values.push(c);
+                    map.wide_values.push(granary_types::wide::WideInt::of(t.base()));
                 }
             }
             if !map.values.is_empty() {

@@ -30,7 +30,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
-use crate::engine::{Combine, Inner, MergeMode, NestedMap};
+use crate::engine::{Combine, Inner, MapKeyOrder, MergeMode, NestedMap};
 use crate::insert::{discard, write_part, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -464,11 +464,12 @@ fn summed_maps(mode: &MergeMode) -> &[NestedMap] {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum MapKeyPart {
     Int(i128),
+    Wide(arrow::datatypes::i256),
     Bytes(Vec<u8>),
 }
 
 impl MapKeyPart {
-    fn of(value: &ScalarValue) -> Result<MapKeyPart> {
+    fn of(value: &ScalarValue, order: MapKeyOrder) -> Result<MapKeyPart> {
         use ScalarValue as S;
         let int = |v: Option<i128>| v.map(MapKeyPart::Int);
         let part = match value {
@@ -483,12 +484,33 @@ impl MapKeyPart {
             S::UInt64(v) => int(v.map(i128::from)),
             S::Date32(v) => int(v.map(i128::from)),
             S::Date64(v) | S::TimestampSecond(v, _) => int(v.map(i128::from)),
+            // Int128; UInt128 and Int256 are 256-bit words of the same order.
+            S::Decimal128(v, _, 0) => int(*v),
+            S::Decimal256(v, _, 0) if order == MapKeyOrder::UInt256 => v.map(|v| MapKeyPart::Wide(granary_types::wide::unsigned_order_key(v))),
+            S::Decimal256(v, _, 0) => v.map(MapKeyPart::Wide),
+            S::FixedSizeBinary(16, Some(uuid)) if order == MapKeyOrder::Uuid => Some(MapKeyPart::Bytes([&uuid[8..], &uuid[..8]].concat())),
             S::Utf8(v) | S::LargeUtf8(v) | S::Utf8View(v) => v.as_ref().map(|s| MapKeyPart::Bytes(s.as_bytes().to_vec())),
             S::Binary(v) | S::LargeBinary(v) | S::FixedSizeBinary(_, v) | S::BinaryView(v) => v.clone().map(MapKeyPart::Bytes),
             _ => None,
         };
         part.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of a nested map")))
     }
+}
+
+/// `sum + value` as ClickHouse's `sumMapWithOverflow` adds them: in the value's type,
+/// wrapping. Wide integers (`wide`) add as 256-bit words wrapped back into their type.
+/// A Bool, which ClickHouse sums as a UInt8 that still shows as `true`, is or-ed: only
+/// its cast to a number differs.
+fn add_in_type(sum: &ScalarValue, value: ScalarValue, wide: Option<granary_types::wide::WideInt>) -> Result<ScalarValue> {
+    use arrow::datatypes::i256;
+    Ok(match (sum, &value, wide) {
+        (ScalarValue::Boolean(Some(a)), ScalarValue::Boolean(Some(b)), _) => ScalarValue::Boolean(Some(*a || *b)),
+        (ScalarValue::Decimal128(Some(a), p, s), ScalarValue::Decimal128(Some(b), ..), Some(kind)) => {
+            ScalarValue::Decimal128(Some(kind.wrap(i256::from_i128(*a).wrapping_add(i256::from_i128(*b))).as_i128()), *p, *s)
+        }
+        (ScalarValue::Decimal256(Some(a), p, s), ScalarValue::Decimal256(Some(b), ..), Some(kind)) => ScalarValue::Decimal256(Some(kind.wrap(a.wrapping_add(*b))), *p, *s),
+        _ => sum.add(value)?,
+    })
 }
 
 /// One nested map of a SummingMergeTree group: entries by key, holding the key's values
@@ -522,15 +544,15 @@ impl MapSum {
         self.composite = map.keys.len() > 1;
         for entry in 0..len {
             let key_values: Vec<ScalarValue> = keys.iter().map(|k| ScalarValue::try_from_array(k, entry)).collect::<datafusion::common::Result<_>>()?;
-            let key = key_values.iter().map(MapKeyPart::of).collect::<Result<Vec<_>>>()?;
+            let key = key_values.iter().zip(&map.key_orders).map(|(v, order)| MapKeyPart::of(v, *order)).collect::<Result<Vec<_>>>()?;
             let added: Vec<ScalarValue> = values.iter().map(|v| ScalarValue::try_from_array(v, entry)).collect::<datafusion::common::Result<_>>()?;
             match self.entries.get_mut(&key) {
                 Some((_, sums)) => {
-                    for (sum, value) in sums.iter_mut().zip(added) {
+                    for ((sum, value), wide) in sums.iter_mut().zip(added).zip(&map.wide_values) {
                         if value.is_null() {
                             continue;
                         }
-                        *sum = if sum.is_null() { value } else { sum.add(value)? };
+                        *sum = if sum.is_null() { value } else { add_in_type(sum, value, *wide)? };
                     }
                     if self.composite && all_default(sums, &[])? {
                         self.entries.remove(&key);
@@ -724,9 +746,9 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         for i in 0..len {
             let key = ScalarValue::try_from_array(&arrays[0], i)?;
             let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
-            match entries.get_mut(&MapKeyPart::of(&key)?) {
+            match entries.get_mut(&MapKeyPart::of(&key, MapKeyOrder::Natural)?) {
                 None => {
-                    entries.insert(MapKeyPart::of(&key)?, (key, values));
+                    entries.insert(MapKeyPart::of(&key, MapKeyOrder::Natural)?, (key, values));
                 }
                 Some((_, old)) => {
                     for (old, value) in old.iter_mut().zip(values) {
@@ -1238,14 +1260,14 @@ mod tests {
     #[test]
     fn nested_maps_sum_by_key() {
         // One key column (sumMap): sorted, all-zero entries left out at the end only.
-        let one_key = NestedMap { keys: vec![0], values: vec![1] };
+        let one_key = NestedMap { keys: vec![0], values: vec![1], key_orders: vec![MapKeyOrder::Natural], wide_values: vec![None] };
         let batch = map_rows(&[(vec![3, 1, 4], vec![1, 2, 0]), (vec![1, 3, 5], vec![-2, 5, 7]), (vec![5], vec![-7])], None);
         assert_eq!(summed(&batch, &one_key), ["[3]", "[6]"]);
         // A single row is summed too: its duplicate keys meet, its zeros go.
         assert_eq!(summed(&map_rows(&[(vec![2, 2, 1], vec![1, 1, 0])], None), &one_key), ["[2]", "[2]"]);
         // Several key columns: an entry goes when an addition makes it zero, and comes
         // back if a later row has it again; entries never added to stay, even at zero.
-        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2] };
+        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2], key_orders: vec![MapKeyOrder::Natural; 2], wide_values: vec![None] };
         let batch = map_rows(&[(vec![1, 2], vec![1, 0]), (vec![1], vec![-1]), (vec![1], vec![4])], Some(&[vec![9, 9], vec![9], vec![9]]));
         assert_eq!(summed(&batch, &two_keys), ["[1, 2]", "[9, 9]", "[4, 0]"]);
         // A group of one row keeps its arrays as written.
@@ -1254,6 +1276,33 @@ mod tests {
         // Arrays of one row must have equal sizes.
         let bad = map_rows(&[(vec![1, 2], vec![1])], None);
         assert_eq!(MapSum::default().add_row(&one_key, &bad, 0).map_err(|e| e.code()), Err(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH));
+    }
+
+    #[test]
+    fn nested_map_keys_order_as_clickhouse_and_values_wrap() {
+        use arrow::datatypes::i256;
+        use granary_types::wide::WideInt;
+        let key = |v: ScalarValue, order| MapKeyPart::of(&v, order).expect("key type");
+        // UUIDs compare by their second half first.
+        let uuid = |text: &str| {
+            let hex: Vec<u8> = (0..16).map(|i| u8::from_str_radix(&text.replace('-', "")[2 * i..2 * i + 2], 16).expect("hex")).collect();
+            key(ScalarValue::FixedSizeBinary(16, Some(hex)), MapKeyOrder::Uuid)
+        };
+        assert!(uuid("ff000000-0000-0000-0000-000000000000") < uuid("00000000-0000-0000-0000-000000000001"));
+        assert!(uuid("00000000-0000-0001-0000-000000000000") < uuid("00000001-0000-0000-0000-000000000000"));
+        // UInt256 values from 2^255 up are negative words but the largest keys.
+        let top = ScalarValue::Decimal256(Some(i256::MINUS_ONE), 76, 0);
+        assert!(key(top.clone(), MapKeyOrder::UInt256) > key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::UInt256));
+        assert!(key(top, MapKeyOrder::Natural) < key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::Natural));
+        assert!(key(ScalarValue::Decimal128(Some(-5), 38, 0), MapKeyOrder::Natural) < key(ScalarValue::Decimal128(Some(3), 38, 0), MapKeyOrder::Natural));
+        // Sums stay in their type: Int128 and UInt128 wrap, Bool is or-ed.
+        let sum = add_in_type(&ScalarValue::Decimal128(Some(i128::MAX), 38, 0), ScalarValue::Decimal128(Some(7), 38, 0), Some(WideInt::Int128));
+        assert_eq!(sum.ok(), Some(ScalarValue::Decimal128(Some(i128::MIN + 6), 38, 0)));
+        let u128_max = i256::from_parts(u128::MAX, 0);
+        let sum = add_in_type(&ScalarValue::Decimal256(Some(u128_max), 39, 0), ScalarValue::Decimal256(Some(i256::from_i128(3)), 39, 0), Some(WideInt::UInt128));
+        assert_eq!(sum.ok(), Some(ScalarValue::Decimal256(Some(i256::from_i128(2)), 39, 0)));
+        assert_eq!(add_in_type(&ScalarValue::Boolean(Some(true)), ScalarValue::Boolean(Some(false)), None).ok(), Some(ScalarValue::Boolean(Some(true))));
+        assert_eq!(add_in_type(&ScalarValue::Int8(Some(100)), ScalarValue::Int8(Some(100)), None).ok(), Some(ScalarValue::Int8(Some(-56))));
     }
 
     #[test]
