@@ -287,7 +287,9 @@ impl MergeTreeEngine {
         let marked_filters = filters;
         let filters: Vec<Expr> = filters.iter().map(|f| final_prewhere_condition(f).unwrap_or(f).clone()).collect();
         let filters = filters.as_slice();
-        let parts = crate::virtual_columns::prune_parts(session, inner, snapshot.to_vec(), filters, &virtual_values)?;
+        // Empty parts (left by merges whose rows all went) have nothing to read.
+        let non_empty: Vec<Arc<Part>> = snapshot.iter().filter(|p| p.rows > 0).cloned().collect();
+        let parts = crate::virtual_columns::prune_parts(session, inner, non_empty, filters, &virtual_values)?;
         // Key pruning plans over the stored columns: a filter naming a virtual column
         // (which `prune_parts` used) would make the whole conjunction unplannable.
         let stored_filters: Vec<Expr> = filters.iter().filter(|f| f.column_refs().iter().all(|c| inner.schema.index_of(&c.name).is_ok())).cloned().collect();
@@ -560,7 +562,8 @@ impl TableEngine for MergeTreeEngine {
                     active: removed.is_none(),
                     // ClickHouse counts the final mark (the key after the last row) too;
                     // parts without adaptive granularity have none.
-                    marks: p.granules() as u64 + u64::from(inner.settings.index_granularity_bytes != 0),
+                    // Adaptive granularity adds a final mark, but not to an empty part.
+                    marks: p.granules() as u64 + u64::from(inner.settings.index_granularity_bytes != 0 && p.rows > 0),
                     rows: p.rows,
                     files: sizes.files,
                     bytes_on_disk: p.bytes_on_disk,

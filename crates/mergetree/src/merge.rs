@@ -31,7 +31,7 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
 use crate::engine::{Combine, Inner, MapKeyOrder, MergeMode, NestedMap};
-use crate::insert::{discard, write_part, PendingPart};
+use crate::insert::{discard, write_part, write_part_with, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
@@ -116,12 +116,6 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: 
         *inner.running_merge.lock() = None;
         let pending = pending?;
         let _commit = inner.commit_lock.lock();
-        let Some(pending) = pending else {
-            if inner.all_active(&sources) {
-                inner.add_parts(Vec::new(), &sources);
-            }
-            return Ok(());
-        };
         if !inner.all_active(&sources) {
             discard(std::slice::from_ref(&pending));
             return Ok(());
@@ -140,10 +134,10 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: 
     .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("merge task failed: {e}")))?
 }
 
-/// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part
-/// (None when no row survives: SummingMergeTree's zero sums, Collapsing's cancelled
-/// rows, or a `cleanup` merge's deleted rows).
-pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Result<Option<PendingPart>> {
+/// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part,
+/// an empty one when no row survives (SummingMergeTree's zero sums, Collapsing's
+/// cancelled rows, a `cleanup` merge's deleted rows), as ClickHouse keeps one.
+pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Result<PendingPart> {
     let _running = granary_common::metrics::GaugeGuard::new(granary_common::metrics::Metric::Merge);
     let first = sources.first().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge of no parts"))?;
     let info = PartInfo::new(
@@ -185,9 +179,13 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Resul
     });
     let mut counted = counted.peekable();
     if counted.peek().is_none() {
-        return Ok(None);
+        let layout = PartLayout::for_size(&inner.settings, 0, 0);
+        return write_part_with(inner, info, "tmp_merge_", PartSync::FULL, layout, |writer| {
+            writer.allow_empty(first);
+            Ok(())
+        });
     }
-    write_part(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b]))).map(Some)
+    write_part(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b])))
 }
 
 /// The rows of `inputs` (each sorted) merged and collapsed (Replacing/Summing/
