@@ -212,7 +212,7 @@ pub struct MergeTreeEngine {
 
 impl MergeTreeEngine {
     /// Opens (or creates) the table in `dir`: cleans leftovers, loads and verifies parts.
-    pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path, part_log: Option<Arc<dyn PartLogSink>>) -> Result<MergeTreeEngine> {
+    pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path, part_log: Option<Arc<dyn PartLogSink>>, graphite: &crate::graphite::GraphiteConfigs) -> Result<MergeTreeEngine> {
         let settings = MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let keys = TableKeys::new(meta, &schema)?;
         let codecs = meta
@@ -224,7 +224,7 @@ impl MergeTreeEngine {
         granary_storage::fs::create_dir_all(dir)?;
         let parts = load_parts(dir, &schema, &keys)?;
         let next_block = parts.iter().map(|p| p.info.max_block).max().unwrap_or(0) + 1;
-        let (engine_name, mode) = MergeMode::from_meta(meta, &schema)?;
+        let (engine_name, mode) = MergeMode::from_meta(meta, &schema, graphite)?;
         let scan_schema = {
             let fields: Vec<_> = schema.fields().iter().cloned().chain(crate::virtual_columns::fields(&schema, &keys)).collect();
             Arc::new(arrow::datatypes::Schema::new_with_metadata(fields, schema.metadata().clone()))
@@ -772,6 +772,9 @@ pub enum MergeMode {
     /// when their signs differ (see `merge::VersionedRun`); FINAL shows what is left,
     /// -1 rows included.
     VersionedCollapsing { sign: usize },
+    /// `GraphiteMergeTree('section')`: rows of one path rolled up by time (see
+    /// `graphite`).
+    Graphite(crate::graphite::Rollup),
 }
 
 /// A nested structure of a SummingMergeTree summed by key (ClickHouse's rule): its name
@@ -996,9 +999,22 @@ impl Combine {
 
 impl MergeMode {
     /// The engine name and mode of a table, with its arguments checked.
-    pub fn from_meta(meta: &TableMeta, schema: &SchemaRef) -> Result<(&'static str, MergeMode)> {
+    pub fn from_meta(meta: &TableMeta, schema: &SchemaRef, graphite: &crate::graphite::GraphiteConfigs) -> Result<(&'static str, MergeMode)> {
         let args: Vec<String> = meta.engine.args.iter().map(|a| a.trim().trim_matches('`').to_string()).collect();
         match meta.engine.name.as_str() {
+            "GraphiteMergeTree" => {
+                let [section] = args.as_slice() else {
+                    return Err(Error::new(
+                        ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                        format!("With extended storage definition syntax storage GraphiteMergeTree requires 1 parameters: 'config_element_for_graphite_schema' ({} given)", args.len()),
+                    ));
+                };
+                let name = match section.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+                    Some(name) => name,
+                    None => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("The argument of GraphiteMergeTree must be the name of a configuration section, as a string literal (not {section})"))),
+                };
+                Ok(("GraphiteMergeTree", MergeMode::Graphite(crate::graphite::Rollup::of_table(name, graphite, schema)?)))
+            }
             "MergeTree" => {
                 if !args.is_empty() {
                     return Err(Error::new(
@@ -1225,6 +1241,8 @@ fn key_columns(meta: &TableMeta, schema: &SchemaRef) -> Result<Vec<usize>> {
 pub struct MergeTreeFactory {
     pub name: &'static str,
     pub part_log: Option<Arc<dyn PartLogSink>>,
+    /// The server configuration's `graphite_rollup` sections.
+    pub graphite: Arc<crate::graphite::GraphiteConfigs>,
 }
 
 impl EngineFactory for MergeTreeFactory {
@@ -1243,12 +1261,12 @@ impl EngineFactory for MergeTreeFactory {
                 ColumnCodec::parse(codec, field.data_type()).map_err(|e| e.context(format!("column {}", c.name)))?;
             }
         }
-        MergeMode::from_meta(meta, &schema)?;
+        MergeMode::from_meta(meta, &schema, &self.graphite)?;
         TableKeys::new(meta, &schema)?;
         Ok(())
     }
 
     fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
-        Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path, self.part_log.clone())?))
+        Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path, self.part_log.clone(), &self.graphite)?))
     }
 }

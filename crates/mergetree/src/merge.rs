@@ -56,8 +56,8 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
 /// selector (restricted to the partition). With FINAL: every partition (or the given
 /// one) is merged down to one part. `PARTITION` is matched against the partition id
 /// (`202401`, or `ID 'abc'`). `FINAL CLEANUP` (ReplacingMergeTree only) also drops the
-/// rows whose latest version is deleted, so it merges single parts too; CLEANUP without
-/// FINAL is ignored, as in ClickHouse.
+/// rows whose latest version is deleted, so it merges single parts too, as GraphiteMergeTree
+/// does (older rows may round coarser); CLEANUP without FINAL is ignored, as in ClickHouse.
 pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
     let cleanup = request.final_ && request.cleanup;
     if cleanup {
@@ -84,18 +84,20 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     }
     let mut partitions: Vec<String> = snapshot.iter().filter(in_scope).map(|p| p.info.partition_id.clone()).collect();
     partitions.dedup();
+    // Inserts into Replacing/Summing tables are collapsed when written, so a single part
+    // has nothing left to merge, unless deleted rows are to go or (Graphite) its rows
+    // got old enough for a coarser precision.
+    let merge_single_part = cleanup || matches!(inner.mode, MergeMode::Graphite(_));
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
-        let mut cleaned = !cleanup;
+        let mut merged_once = false;
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
-            // Inserts into Replacing/Summing tables are collapsed when written, so a
-            // single part has nothing left to merge, unless deleted rows are to go.
-            if sources.is_empty() || (sources.len() < 2 && cleaned) {
+            if sources.is_empty() || (sources.len() < 2 && (merged_once || !merge_single_part)) {
                 break;
             }
             merge_and_commit(inner, sources, cleanup).await?;
-            cleaned = true;
+            merged_once = true;
         }
     }
     Ok(())
@@ -331,6 +333,37 @@ pub struct Merger<'a> {
     /// Collapsing: keys whose 1 and -1 rows differ in number by more than one (logged,
     /// as ClickHouse logs them, for the first few).
     incorrect_sign_runs: u64,
+    /// Graphite: the output row being rolled up.
+    rollup: Option<RollupGroup>,
+    /// Graphite: the rolled-up time, value and newest row of each row of the output chunk.
+    chunk_rollups: Vec<RolledUp>,
+    /// Graphite: the time of the merge (ages count from it) and the zone days start in.
+    rollup_clock: Option<(i64, granary_functions::tz::SessionTz)>,
+}
+
+/// The rows of one GraphiteMergeTree output row (one path, one rounded time), as
+/// ClickHouse's `GraphiteRollupSortedAlgorithm` walks them: references are (slot in
+/// `Merger::pending`, row).
+struct RollupGroup {
+    /// The row the other columns come from.
+    first: (usize, usize),
+    path: String,
+    /// The time of the rows being read now (before rounding), and the group's rounded time.
+    time: i64,
+    time_rounded: i64,
+    /// The row of greatest version (the last on ties) among those of `time`.
+    newest: (usize, usize),
+    rule: crate::graphite::RollupRule,
+    /// The rule's function over the newest row of each time, if the rule has one.
+    accumulator: Option<crate::graphite::Accumulator>,
+}
+
+/// A finished rollup row: its time, its aggregated value (None: the newest row's) and
+/// the newest row of its last time (version, and value without a function).
+struct RolledUp {
+    time: i64,
+    value: Option<f64>,
+    newest: (usize, usize),
 }
 
 struct Group {
@@ -433,6 +466,14 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
     use arrow::array::AsArray;
     let signs = column.as_primitive_opt::<arrow::datatypes::Int8Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "sign column is not Int8"))?;
     Ok(signs.value(row))
+}
+
+/// Adds the value of the newest row of the group's current time to its aggregate.
+fn accumulate_newest(group: &mut RollupGroup, pending: &[RecordBatch], rollup: &crate::graphite::Rollup) -> Result<()> {
+    if let Some(accumulator) = &mut group.accumulator {
+        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?);
+    }
+    Ok(())
 }
 
 /// Whether row `row` of a ReplacingMergeTree's `is_deleted` column (UInt8 or Bool) marks
@@ -817,6 +858,15 @@ impl<'a> Merger<'a> {
             final_read: false,
             drop_deleted: false,
             incorrect_sign_runs: 0,
+            rollup: None,
+            chunk_rollups: Vec::new(),
+            rollup_clock: match &inner.mode {
+                MergeMode::Graphite(_) => {
+                    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+                    Some((now, crate::graphite::server_time_zone()?))
+                }
+                _ => None,
+            },
         };
         for source in sources {
             merger.cursors.push(Cursor { source, batch: None, rows: None, pos: 0, slot: 0, row_bytes: Vec::new() });
@@ -878,6 +928,13 @@ impl<'a> Merger<'a> {
         for index in &mut self.indices {
             index.0 = remap(index.0);
         }
+        for rolled in &mut self.chunk_rollups {
+            rolled.newest.0 = remap(rolled.newest.0);
+        }
+        if let Some(group) = &mut self.rollup {
+            group.first.0 = remap(group.first.0);
+            group.newest.0 = remap(group.newest.0);
+        }
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
                 *slot = remap(*slot);
@@ -898,6 +955,9 @@ impl<'a> Merger<'a> {
         if self.inner.mode == MergeMode::Ordinary {
             self.indices.push((c.slot, c.pos));
             return Ok(());
+        }
+        if let MergeMode::Graphite(rollup) = &self.inner.mode {
+            return self.take_rollup_row(b, rollup);
         }
         let logical = || Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys or batch");
         let rows = c.rows.as_ref().ok_or_else(logical)?;
@@ -970,6 +1030,83 @@ impl<'a> Merger<'a> {
             }
         }
         Ok(())
+    }
+
+    /// GraphiteMergeTree: folds the current row of cursor `b` into the output row of
+    /// its path and rounded time, finishing the previous one when they change.
+    fn take_rollup_row(&mut self, b: usize, rollup: &crate::graphite::Rollup) -> Result<()> {
+        let c = &self.cursors[b];
+        let batch = c.batch.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without batch"))?;
+        let at = (c.slot, c.pos);
+        let path = crate::graphite::path_at(batch.column(rollup.path).as_ref(), c.pos)?;
+        let time = crate::graphite::time_at(batch.column(rollup.time).as_ref(), c.pos)?;
+        let (new_path, same_time) = match &self.rollup {
+            Some(group) => (group.path != path, group.time == time),
+            None => (true, false),
+        };
+        if !new_path && same_time {
+            // One more row of the same path and time: the greatest version wins, the
+            // later row on ties.
+            let Some(group) = &mut self.rollup else { return Ok(()) };
+            let version = ScalarValue::try_from_array(batch.column(rollup.version), c.pos)?;
+            let newest = ScalarValue::try_from_array(self.pending[group.newest.0].column(rollup.version), group.newest.1)?;
+            if version.partial_cmp(&newest) != Some(std::cmp::Ordering::Less) {
+                group.newest = at;
+            }
+            return Ok(());
+        }
+        if let Some(group) = &mut self.rollup {
+            accumulate_newest(group, &self.pending, rollup)?;
+        }
+        let rule = match &self.rollup {
+            Some(group) if !new_path => group.rule,
+            _ => rollup.params.rule_for(path),
+        };
+        let (now, tz) = self.rollup_clock.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "rollup without a clock"))?;
+        let rounded = crate::graphite::round_time(time, rollup.params.precision(rule, now - time), tz);
+        match &mut self.rollup {
+            Some(group) if !new_path && group.time_rounded == rounded => {
+                group.time = time;
+                group.newest = at;
+            }
+            _ => {
+                let path = path.to_string();
+                if let Some(done) = self.rollup.take() {
+                    self.finish_rollup(done);
+                }
+                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function).map(crate::graphite::Accumulator::new);
+                self.rollup = Some(RollupGroup { first: at, path, time, time_rounded: rounded, newest: at, rule, accumulator });
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a finished rollup row to the output chunk (its last time already accumulated).
+    fn finish_rollup(&mut self, group: RollupGroup) {
+        self.indices.push(group.first);
+        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value: group.accumulator.map(|a| a.result()), newest: group.newest });
+    }
+
+    /// Graphite: puts the rolled-up times, values and versions into the chunk.
+    fn apply_rollups(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
+        let MergeMode::Graphite(rollup) = &self.inner.mode else {
+            return Ok(chunk);
+        };
+        let rolled = std::mem::take(&mut self.chunk_rollups);
+        let mut arrays = chunk.columns().to_vec();
+        let newest: Vec<(usize, usize)> = rolled.iter().map(|r| r.newest).collect();
+        let newest_of = |col: usize| -> Result<ArrayRef> {
+            let arrays: Vec<&dyn Array> = self.pending.iter().map(|b| b.column(col).as_ref()).collect();
+            Ok(interleave(&arrays, &newest)?)
+        };
+        let times = arrow::array::Int64Array::from_iter_values(rolled.iter().map(|r| r.time));
+        arrays[rollup.time] = arrow::compute::cast(&times, chunk.schema().field(rollup.time).data_type())?;
+        arrays[rollup.version] = newest_of(rollup.version)?;
+        let aggregated: arrow::array::Float64Array = rolled.iter().map(|r| r.value).collect();
+        let value_type = chunk.schema().field(rollup.value).data_type().clone();
+        let has_aggregate = arrow::array::BooleanArray::from_iter(rolled.iter().map(|r| Some(r.value.is_some())));
+        arrays[rollup.value] = arrow::compute::kernels::zip::zip(&has_aggregate, &arrow::compute::cast(&aggregated, &value_type)?, &newest_of(rollup.value)?)?;
+        Ok(RecordBatch::try_new(chunk.schema(), arrays)?)
     }
 
     fn emit(&mut self, group: Group) -> Result<()> {
@@ -1125,6 +1262,10 @@ impl<'a> Merger<'a> {
                 if let Some(done) = self.carry.take() {
                     self.emit(done)?;
                 }
+                if let (Some(mut done), MergeMode::Graphite(rollup)) = (self.rollup.take(), &self.inner.mode) {
+                    accumulate_newest(&mut done, &self.pending, rollup)?;
+                    self.finish_rollup(done);
+                }
                 break;
             };
             if self.pass_chunks && self.cursors[b].pos == 0 && self.whole_granule_first(b)? {
@@ -1154,6 +1295,7 @@ impl<'a> Merger<'a> {
             columns.push(interleave(&arrays, &indices)?);
         }
         let out = self.apply_folded(RecordBatch::try_new(self.schema.clone(), columns)?)?;
+        let out = self.apply_rollups(out)?;
         self.keep_cursor_batches();
         Ok(Some(out))
     }
@@ -1163,6 +1305,12 @@ impl<'a> Merger<'a> {
         let mut kept = Vec::new();
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
+                kept.push(self.pending[*slot].clone());
+                *slot = kept.len() - 1;
+            }
+        }
+        if let Some(group) = &mut self.rollup {
+            for slot in [&mut group.first.0, &mut group.newest.0] {
                 kept.push(self.pending[*slot].clone());
                 *slot = kept.len() - 1;
             }
