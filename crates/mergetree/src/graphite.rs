@@ -242,9 +242,11 @@ pub struct GraphiteParams {
     pub version_column: String,
     /// In configuration order, `default` last.
     pub patterns: Vec<Pattern>,
-    /// With `plain`/`tagged` patterns: the patterns for each kind of path (`all` ones in
-    /// both), as indices into `patterns`.
-    typed: Option<(Vec<usize>, Vec<usize>)>,
+    /// The patterns for plain paths and for tagged ones (`name?tag=value`), as indices
+    /// into `patterns`: with `plain`/`tagged` patterns, those and the `all` ones; else
+    /// every pattern for both.
+    plain: Vec<usize>,
+    tagged: Vec<usize>,
 }
 
 /// The patterns a path's values are rolled up by: the retention's and the function's
@@ -265,10 +267,9 @@ impl GraphiteParams {
         if let Some(d) = &config.default {
             patterns.push(Pattern::from_config(d, true).map_err(context)?);
         }
-        let typed = patterns.iter().any(|p| p.rule_type != RuleType::All).then(|| {
-            let of = |kind: RuleType| (0..patterns.len()).filter(|&i| matches!(patterns[i].rule_type, RuleType::All) || patterns[i].rule_type == kind).collect();
-            (of(RuleType::Plain), of(RuleType::Tagged))
-        });
+        let typed = patterns.iter().any(|p| p.rule_type != RuleType::All);
+        let of = |kind: RuleType| -> Vec<usize> { (0..patterns.len()).filter(|&i| !typed || matches!(patterns[i].rule_type, RuleType::All) || patterns[i].rule_type == kind).collect() };
+        let (plain, tagged) = (of(RuleType::Plain), of(RuleType::Tagged));
         let column = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.to_string());
         Ok(GraphiteParams {
             config_name: name.to_string(),
@@ -277,23 +278,14 @@ impl GraphiteParams {
             value_column: column(&config.value_column_name, "Value"),
             version_column: column(&config.version_column_name, "Timestamp"),
             patterns,
-            typed,
+            plain,
+            tagged,
         })
     }
 
     /// The rule of `path` (ClickHouse's `selectPatternForPath`).
     pub fn rule_for(&self, path: &str) -> RollupRule {
-        let all: Vec<usize>;
-        let candidates: &[usize] = match &self.typed {
-            Some((plain, tagged)) => match path.contains('?') {
-                true => tagged,
-                false => plain,
-            },
-            None => {
-                all = (0..self.patterns.len()).collect();
-                &all
-            }
-        };
+        let candidates = if path.contains('?') { &self.tagged } else { &self.plain };
         // The first match of a single kind waits for a match of the other kind; a
         // pattern of both kinds (a default too, when nothing matched yet) decides alone.
         let mut first: Option<(usize, PatternKind)> = None;
