@@ -1011,7 +1011,12 @@ impl MergeMode {
                 };
                 let name = match section.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
                     Some(name) => name,
-                    None => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("The argument of GraphiteMergeTree must be the name of a configuration section, as a string literal (not {section})"))),
+                    None => {
+                        return Err(Error::new(
+                            ErrorCode::BAD_ARGUMENTS,
+                            format!("Last parameter of GraphiteMergeTree must be the name (in single quotes) of the element in configuration file with the Graphite options (not {section})"),
+                        ))
+                    }
                 };
                 Ok(("GraphiteMergeTree", MergeMode::Graphite(crate::graphite::Rollup::of_table(name, graphite, schema)?)))
             }
