@@ -154,9 +154,9 @@ def test_graphite_typed_rules_and_column_names(tmp_path):
         server.query("SYSTEM STOP MERGES t")
         # The sections tables use, a row per pattern and retention (tag_list as its regex).
         assert server.query("SELECT * FROM system.graphite_retentions ORDER BY priority, age") == (
-            "typed\tplain\t^cpu\tmin\t0\t100\t0\t0\t['default']\t['t']\n"
-            "typed\ttagged\t^cpu\\\\?(.*&)?dc=eu(&.*)?$\tsum\t0\t1000\t1\t0\t['default']\t['t']\n"
-            "typed\tall\t\tanyLast\t0\t1\t2\t1\t['default']\t['t']\n"
+            "typed\tplain\t^cpu\tmin\t0\t100\t1\t0\t['default']\t['t']\n"
+            "typed\ttagged\t^cpu\\\\?(.*&)?dc=eu(&.*)?$\tsum\t0\t1000\t2\t0\t['default']\t['t']\n"
+            "typed\tall\t\tanyLast\t0\t1\t65535\t1\t['default']\t['t']\n"
         )
         server.query("INSERT INTO t VALUES ('cpu.load', 1005, 3, 1), ('cpu.load', 1090, 1, 1), ('cpu?dc=eu&host=a', 1100, 2, 1), ('cpu?host=b', 1500, 5, 1)")
         server.query("INSERT INTO t VALUES ('cpu.load', 1010, 2, 1), ('cpu?dc=eu&host=a', 1999, 3, 1), ('cpu?host=b', 1500, 6, 2), ('mem', 7, 1, 1), ('mem', 7, 4, 1)")
@@ -212,5 +212,61 @@ retention = [{{ age = 0, precision = 1 }}, {{ age = {age}, precision = 60 }}]
         assert server.query(select.format("FINAL")) == "m\t0\t7\n"
         server.query("OPTIMIZE TABLE a FINAL")
         assert server.query(select.format("")) == "m\t0\t7\n"
+    finally:
+        server.stop()
+
+
+CLICKHOUSE_ROLLUP = r'''
+[graphite_rollup.graphite_rollup]
+path_column_name = "metric"
+time_column_name = "timestamp"
+value_column_name = "value"
+version_column_name = "updated"
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "\\.count$"
+function = "sum"
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "\\.max$"
+function = "max"
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "^five_min\\."
+retention = [{ age = 0, precision = 300 }, { age = 5184000, precision = 3600 }, { age = 31536000, precision = 14400 }]
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "^one_min"
+function = "avg"
+retention = [{ age = 0, precision = 60 }, { age = 7776000, precision = 300 }, { age = 31536000, precision = 600 }]
+'''
+
+
+def test_graphite_cases_of_clickhouse_integration_tests(tmp_path):
+    """The cases of ClickHouse's tests/integration/test_graphite_merge_tree, with its rules."""
+    server = _graphite_server(tmp_path, CLICKHOUSE_ROLLUP).start()
+    try:
+        server.query("CREATE TABLE graphite (metric String, value Float64, timestamp UInt32, date Date, updated UInt32) "
+                     "ENGINE = GraphiteMergeTree('graphite_rollup') PARTITION BY toYYYYMM(date) ORDER BY (metric, timestamp)")
+        # Old rows (the 600 s retention): the newest version of each time, averaged; the
+        # version of the last time.
+        server.query("INSERT INTO graphite SELECT 'one_min.x', toFloat64(number), toUInt32(1111111111 - intDiv(number, 3)), "
+                     "toDate('2017-02-02'), toUInt32(100 - number) FROM numbers(50)")
+        server.query("OPTIMIZE TABLE graphite PARTITION 201702 FINAL")
+        assert server.query("SELECT * FROM graphite") == "one_min.x\t24\t1111110600\t2017-02-02\t100\n"
+        server.query("TRUNCATE TABLE graphite")
+        # More output rows than one block holds.
+        groups = 2 * 8192 + 1
+        rows, expected = [], []
+        for i in range(groups):
+            rolled_up_time = 1000000200 + 600 * i
+            for j in range(3):
+                rows.append(f"one_min.x1\t{10 * j}\t{rolled_up_time + 100 * j}\t2001-09-09\t1")
+                rows.append(f"one_min.x1\t{10 * (j + 1)}\t{rolled_up_time + 100 * j}\t2001-09-09\t2")
+            expected.append(f"one_min.x1\t20\t{rolled_up_time}\t2001-09-09\t2")
+        server.query("INSERT INTO graphite FORMAT TSV\n" + "\n".join(rows) + "\n")
+        server.query("OPTIMIZE TABLE graphite PARTITION 200109 FINAL")
+        assert server.query("SELECT * FROM graphite ORDER BY timestamp") == "\n".join(expected) + "\n"
+        server.query("TRUNCATE TABLE graphite")
+        # A path no pattern matches: only versions count, times stay.
+        server.query("INSERT INTO graphite FORMAT TSV\none_min.x1\t100\t1000000000\t2001-09-09\t1\nzzzzzzzz\t100\t1000000001\t2001-09-09\t1\nzzzzzzzz\t200\t1000000001\t2001-09-09\t2\n")
+        server.query("OPTIMIZE TABLE graphite PARTITION 200109 FINAL")
+        assert server.query("SELECT * FROM graphite ORDER BY metric") == "one_min.x1\t100\t999999600\t2001-09-09\t1\nzzzzzzzz\t200\t1000000001\t2001-09-09\t2\n"
     finally:
         server.stop()

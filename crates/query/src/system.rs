@@ -979,8 +979,8 @@ fn merge_tree_settings(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>>
 }
 
 /// The rollup rules of the `graphite_rollup` sections GraphiteMergeTree tables use, as
-/// ClickHouse lists them: a row per pattern and retention (one with age and precision 0
-/// for a pattern without retention), with the tables using the section.
+/// ClickHouse lists them: a row per pattern and retention (oldest first; one with age and
+/// precision 0 for a pattern without retention), with the tables using the section.
 fn graphite_retentions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     let mut users: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
     for database in shared.catalog.databases() {
@@ -1010,8 +1010,13 @@ fn graphite_retentions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<Array
                 true => vec![(0, 0)],
                 false => pattern.retentions.iter().map(|r| (r.age, r.precision)).collect(),
             };
+            // Counted from 1 in configuration order; the default pattern comes last.
+            let priority = match pattern.is_default {
+                true => u16::MAX,
+                false => u16::try_from(priority + 1).unwrap_or(u16::MAX),
+            };
             for retention in retentions {
-                rows.push(Row { config: name, pattern, priority: u16::try_from(priority).unwrap_or(u16::MAX), retention, tables });
+                rows.push(Row { config: name, pattern, priority, retention, tables });
             }
         }
     }
