@@ -143,6 +143,11 @@ def test_graphite_rollup_on_insert_merge_final_and_restart(tmp_path):
         assert headers.get("X-ClickHouse-Exception-Code") == "16", body
         status, headers, body = server.request("CREATE TABLE bad (Path String, Time DateTime, Value Float64, Version UInt32) ENGINE = GraphiteMergeTree ORDER BY Path")
         assert headers.get("X-ClickHouse-Exception-Code") == "42", body
+        # A value column other than Float64 is accepted, but not its rows (as in ClickHouse).
+        server.query("CREATE TABLE u8 (key UInt32, Path String, Time DateTime('UTC'), Value UInt8, Version UInt32) ENGINE = GraphiteMergeTree('graphite_rollup') ORDER BY key")
+        status, headers, body = server.request("INSERT INTO u8 (key) VALUES (0)")
+        assert headers.get("X-ClickHouse-Exception-Code") == "36" and b"must be Float64" in body, body
+        assert server.query("SELECT count() FROM u8") == "0\n"
     finally:
         server.stop()
 

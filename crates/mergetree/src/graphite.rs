@@ -379,10 +379,20 @@ impl Rollup {
         if !matches!(type_of(rollup.time), T::DateTime(_) | T::UInt32 | T::UInt64 | T::Int32 | T::Int64) {
             return Err(Error::new(ErrorCode::BAD_TYPE_OF_FIELD, format!("Time column ({}) of GraphiteMergeTree must be a DateTime or an integer, not {}", params.time_column, type_of(rollup.time))));
         }
-        if !matches!(type_of(rollup.value), T::Float64 | T::Float32 | T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64) {
-            return Err(Error::new(ErrorCode::BAD_TYPE_OF_FIELD, format!("Value column ({}) of GraphiteMergeTree must be a number, not {}", params.value_column, type_of(rollup.value))));
-        }
         Ok(rollup)
+    }
+
+    /// The rollup functions take Float64 values: as in ClickHouse, a table with another
+    /// value type is created, but its INSERTs and merges fail.
+    pub fn check_value_type(&self, schema: &arrow::datatypes::SchemaRef) -> Result<()> {
+        let field = schema.field(self.value);
+        if field.data_type() != &DataType::Float64 || field.is_nullable() {
+            return Err(Error::new(
+                ErrorCode::BAD_ARGUMENTS,
+                format!("The value column ({}) of GraphiteMergeTree must be Float64, not {}", field.name(), granary_types::ChType::from_field(field)),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -408,22 +418,10 @@ pub fn time_at(column: &dyn Array, row: usize) -> Result<i64> {
     })
 }
 
-/// The value at `row` of a numeric column, as the Float64 rollup functions take it.
+/// The value at `row` of the Float64 value column (see [`Rollup::check_value_type`]).
 pub fn value_at(column: &dyn Array, row: usize) -> Result<f64> {
-    use arrow::datatypes as t;
-    Ok(match column.data_type() {
-        DataType::Float64 => column.as_primitive::<t::Float64Type>().value(row),
-        DataType::Float32 => f64::from(column.as_primitive::<t::Float32Type>().value(row)),
-        DataType::UInt8 => f64::from(column.as_primitive::<t::UInt8Type>().value(row)),
-        DataType::UInt16 => f64::from(column.as_primitive::<t::UInt16Type>().value(row)),
-        DataType::UInt32 => f64::from(column.as_primitive::<t::UInt32Type>().value(row)),
-        DataType::UInt64 => column.as_primitive::<t::UInt64Type>().value(row) as f64,
-        DataType::Int8 => f64::from(column.as_primitive::<t::Int8Type>().value(row)),
-        DataType::Int16 => f64::from(column.as_primitive::<t::Int16Type>().value(row)),
-        DataType::Int32 => f64::from(column.as_primitive::<t::Int32Type>().value(row)),
-        DataType::Int64 => column.as_primitive::<t::Int64Type>().value(row) as f64,
-        other => return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("Graphite value column of type {other}"))),
-    })
+    let values = column.as_primitive_opt::<arrow::datatypes::Float64Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "Graphite value column is not Float64"))?;
+    Ok(values.value(row))
 }
 
 /// The aggregation of one output row's values.

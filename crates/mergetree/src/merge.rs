@@ -861,7 +861,8 @@ impl<'a> Merger<'a> {
             rollup: None,
             chunk_rollups: Vec::new(),
             rollup_clock: match &inner.mode {
-                MergeMode::Graphite(_) => {
+                MergeMode::Graphite(rollup) => {
+                    rollup.check_value_type(&inner.schema)?;
                     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
                     Some((now, crate::graphite::server_time_zone()?))
                 }
