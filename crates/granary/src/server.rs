@@ -81,6 +81,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     instance_config.access = config.access_entities()?;
     instance_config.dictionaries_config = config.dictionaries_config_pattern();
     instance_config.named_collections = config.named_collections()?;
+    instance_config.graphite_rollups = std::sync::Arc::new(config.graphite_rollups()?);
     let instance = Instance::open(instance_config)?;
     let handle = run_server(&config, instance.clone()).await?;
     tracing::info!("Granary {} listening on http://{} (data in {})", env!("CARGO_PKG_VERSION"), handle.local_addr, config.path.display());

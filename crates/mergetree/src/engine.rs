@@ -212,7 +212,7 @@ pub struct MergeTreeEngine {
 
 impl MergeTreeEngine {
     /// Opens (or creates) the table in `dir`: cleans leftovers, loads and verifies parts.
-    pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path, part_log: Option<Arc<dyn PartLogSink>>) -> Result<MergeTreeEngine> {
+    pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path, part_log: Option<Arc<dyn PartLogSink>>, graphite: &crate::graphite::GraphiteConfigs) -> Result<MergeTreeEngine> {
         let settings = MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let keys = TableKeys::new(meta, &schema)?;
         let codecs = meta
@@ -224,7 +224,7 @@ impl MergeTreeEngine {
         granary_storage::fs::create_dir_all(dir)?;
         let parts = load_parts(dir, &schema, &keys)?;
         let next_block = parts.iter().map(|p| p.info.max_block).max().unwrap_or(0) + 1;
-        let (engine_name, mode) = MergeMode::from_meta(meta, &schema)?;
+        let (engine_name, mode) = MergeMode::from_meta(meta, &schema, graphite)?;
         let scan_schema = {
             let fields: Vec<_> = schema.fields().iter().cloned().chain(crate::virtual_columns::fields(&schema, &keys)).collect();
             Arc::new(arrow::datatypes::Schema::new_with_metadata(fields, schema.metadata().clone()))
@@ -287,7 +287,9 @@ impl MergeTreeEngine {
         let marked_filters = filters;
         let filters: Vec<Expr> = filters.iter().map(|f| final_prewhere_condition(f).unwrap_or(f).clone()).collect();
         let filters = filters.as_slice();
-        let parts = crate::virtual_columns::prune_parts(session, inner, snapshot.to_vec(), filters, &virtual_values)?;
+        // Empty parts (left by merges whose rows all went) have nothing to read.
+        let non_empty: Vec<Arc<Part>> = snapshot.iter().filter(|p| p.rows > 0).cloned().collect();
+        let parts = crate::virtual_columns::prune_parts(session, inner, non_empty, filters, &virtual_values)?;
         // Key pruning plans over the stored columns: a filter naming a virtual column
         // (which `prune_parts` used) would make the whole conjunction unplannable.
         let stored_filters: Vec<Expr> = filters.iter().filter(|f| f.column_refs().iter().all(|c| inner.schema.index_of(&c.name).is_ok())).cloned().collect();
@@ -560,7 +562,8 @@ impl TableEngine for MergeTreeEngine {
                     active: removed.is_none(),
                     // ClickHouse counts the final mark (the key after the last row) too;
                     // parts without adaptive granularity have none.
-                    marks: p.granules() as u64 + u64::from(inner.settings.index_granularity_bytes != 0),
+                    // Adaptive granularity adds a final mark, but not to an empty part.
+                    marks: p.granules() as u64 + u64::from(inner.settings.index_granularity_bytes != 0 && p.rows > 0),
                     rows: p.rows,
                     files: sizes.files,
                     bytes_on_disk: p.bytes_on_disk,
@@ -769,12 +772,17 @@ pub enum MergeMode {
     /// when their signs differ (see `merge::VersionedRun`); FINAL shows what is left,
     /// -1 rows included.
     VersionedCollapsing { sign: usize },
+    /// `GraphiteMergeTree('section')`: rows of one path rolled up by time (see
+    /// `graphite`).
+    Graphite(crate::graphite::Rollup),
 }
 
 /// A nested structure of a SummingMergeTree summed by key (ClickHouse's rule): its name
 /// ends in `Map` (`statsMap Nested(id UInt32, hits UInt64)`, stored as the arrays
 /// `statsMap.id`, `statsMap.hits`); the first column and those named `*ID`, `*Key`,
-/// `*Type` are the key (integers, dates or strings), the others are summed (numbers).
+/// `*Type` are the key (types whose values are integers: numbers, Bool, dates, Enum,
+/// IPv4/IPv6, UUID; or strings, also LowCardinality; never Nullable), the others are
+/// summed (numbers, Bool, Nullable or not).
 /// One key column sums as `sumMap` (keys sorted, entries whose values are all zero
 /// removed); several use ClickHouse's older rule (see `merge::MapSum`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -782,6 +790,25 @@ pub struct NestedMap {
     /// Table column indices of the key arrays and of the value arrays.
     pub keys: Vec<usize>,
     pub values: Vec<usize>,
+    /// How each key column's values are ordered (parallel to `keys`).
+    pub key_orders: Vec<MapKeyOrder>,
+    /// The wide integer type of each value column, summed in 256 bits and wrapped back
+    /// (parallel to `values`).
+    pub wide_values: Vec<Option<granary_types::wide::WideInt>>,
+}
+
+/// How ClickHouse orders the keys of a summed nested map (as its `Field`s compare) where
+/// the Arrow value's natural order differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapKeyOrder {
+    /// Integers by value (Enum, IPv4, dates, wide integers too), bytes as bytes (strings,
+    /// FixedString, IPv6 in network order).
+    Natural,
+    /// `UInt256`, whose raw bits Arrow holds as a signed word.
+    UInt256,
+    /// `UUID`: ClickHouse compares it as a `UInt128` whose high half is the text's second
+    /// half.
+    Uuid,
 }
 
 impl NestedMap {
@@ -806,22 +833,32 @@ impl NestedMap {
             T::Array(inner) => Some(*inner),
             _ => None,
         };
+        // ClickHouse's `isValueRepresentedByInteger` or String/FixedString, seen through
+        // LowCardinality (never Nullable).
         let is_key_type = |t: &T| {
-            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Bool | T::Date | T::Date32 | T::DateTime(_) | T::String | T::FixedString(_))
-        };
-        let is_summable = |t: &T| {
             let t = match t {
-                T::Nullable(inner) => inner.as_ref(),
+                T::LowCardinality(inner) => inner.as_ref(),
                 t => t,
             };
-            matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64 | T::Decimal(..))
+            matches!(
+                t,
+                T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
+                    | T::Date | T::Date32 | T::DateTime(_) | T::Enum8(_) | T::Enum16(_) | T::IPv4 | T::IPv6 | T::Uuid | T::String | T::FixedString(_)
+            )
+        };
+        let is_summable = |t: &T| {
+            matches!(
+                t.base(),
+                T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
+                    | T::Float32 | T::Float64 | T::Decimal(..)
+            )
         };
         let mut maps = Vec::new();
         'groups: for (_, columns) in groups {
             if columns.len() < 2 || columns.iter().any(|c| in_key.contains(c)) {
                 continue;
             }
-            let mut map = NestedMap { keys: Vec::new(), values: Vec::new() };
+            let mut map = NestedMap { keys: Vec::new(), values: Vec::new(), key_orders: Vec::new(), wide_values: Vec::new() };
             for (n, &c) in columns.iter().enumerate() {
                 let Some(t) = element(c) else { continue 'groups };
                 let name = schema.field(c).name();
@@ -830,11 +867,17 @@ impl NestedMap {
                         continue 'groups;
                     }
                     map.keys.push(c);
+                    map.key_orders.push(match t.base() {
+                        T::UInt256 => MapKeyOrder::UInt256,
+                        T::Uuid => MapKeyOrder::Uuid,
+                        _ => MapKeyOrder::Natural,
+                    });
                 } else {
                     if !is_summable(&t) {
                         continue 'groups;
                     }
                     map.values.push(c);
+                    map.wide_values.push(granary_types::wide::WideInt::of(t.base()));
                 }
             }
             if !map.values.is_empty() {
@@ -956,9 +999,27 @@ impl Combine {
 
 impl MergeMode {
     /// The engine name and mode of a table, with its arguments checked.
-    pub fn from_meta(meta: &TableMeta, schema: &SchemaRef) -> Result<(&'static str, MergeMode)> {
+    pub fn from_meta(meta: &TableMeta, schema: &SchemaRef, graphite: &crate::graphite::GraphiteConfigs) -> Result<(&'static str, MergeMode)> {
         let args: Vec<String> = meta.engine.args.iter().map(|a| a.trim().trim_matches('`').to_string()).collect();
         match meta.engine.name.as_str() {
+            "GraphiteMergeTree" => {
+                let [section] = args.as_slice() else {
+                    return Err(Error::new(
+                        ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                        format!("With extended storage definition syntax storage GraphiteMergeTree requires 1 parameters: 'config_element_for_graphite_schema' ({} given)", args.len()),
+                    ));
+                };
+                let name = match section.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+                    Some(name) => name,
+                    None => {
+                        return Err(Error::new(
+                            ErrorCode::BAD_ARGUMENTS,
+                            format!("Last parameter of GraphiteMergeTree must be the name (in single quotes) of the element in configuration file with the Graphite options (not {section})"),
+                        ))
+                    }
+                };
+                Ok(("GraphiteMergeTree", MergeMode::Graphite(crate::graphite::Rollup::of_table(name, graphite, schema)?)))
+            }
             "MergeTree" => {
                 if !args.is_empty() {
                     return Err(Error::new(
@@ -1185,6 +1246,8 @@ fn key_columns(meta: &TableMeta, schema: &SchemaRef) -> Result<Vec<usize>> {
 pub struct MergeTreeFactory {
     pub name: &'static str,
     pub part_log: Option<Arc<dyn PartLogSink>>,
+    /// The server configuration's `graphite_rollup` sections.
+    pub graphite: Arc<crate::graphite::GraphiteConfigs>,
 }
 
 impl EngineFactory for MergeTreeFactory {
@@ -1203,12 +1266,12 @@ impl EngineFactory for MergeTreeFactory {
                 ColumnCodec::parse(codec, field.data_type()).map_err(|e| e.context(format!("column {}", c.name)))?;
             }
         }
-        MergeMode::from_meta(meta, &schema)?;
+        MergeMode::from_meta(meta, &schema, &self.graphite)?;
         TableKeys::new(meta, &schema)?;
         Ok(())
     }
 
     fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
-        Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path, self.part_log.clone())?))
+        Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path, self.part_log.clone(), &self.graphite)?))
     }
 }

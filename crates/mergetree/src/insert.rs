@@ -381,7 +381,7 @@ pub fn write_part(
 
 /// Writes part `info` into a temporary directory with `write`, which hands the writer
 /// its sorted rows; the directory is removed if anything fails.
-fn write_part_with(
+pub fn write_part_with(
     inner: &Inner,
     info: PartInfo,
     tmp_prefix: &str,

@@ -42,6 +42,7 @@
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
 //! | [`merge`] | streaming k-way merge (with Replacing/Summing/Aggregating/Collapsing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
 //! | [`virtual_columns`] | `_part`, `_part_index`, `_part_offset`, `_partition_id`, `_partition_value`, `_block_number` and ClickHouse's other MergeTree virtual columns: their types, their values per part or granule range, parts dropped by filters on them |
+//! | [`graphite`] | GraphiteMergeTree's rollup rules (config sections, pattern choice, retentions, time rounding); the rollup itself runs in [`merge`] |
 //! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`, the `DELETE WHERE` mutation |
 //!
 //! ## Guarantees
@@ -93,16 +94,22 @@
 //! `CollapsingMergeTree(sign)` (per sorting key, 1 and -1 rows of the `Int8` sign cancel:
 //! at most the first -1 and the last 1 row are kept; `FINAL` shows only 1 rows);
 //! `VersionedCollapsingMergeTree(sign, version)` (the version ends the sorting key; rows
-//! of one key and version cancel in pairs of opposite sign). All
+//! of one key and version cancel in pairs of opposite sign);
+//! `GraphiteMergeTree('section')` (rows of one path rolled up by time with the rules of
+//! the server config's `[graphite_rollup.section]`: see [`graphite`]). All
 //! collapse equal keys in every merge and in each INSERT block (ClickHouse's
 //! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
+//! A merge whose rows all go (CLEANUP, zero sums, cancelled signs) leaves an empty part
+//! (0 rows, 0 marks) covering its sources, as ClickHouse does; reads skip it.
 //!
 //! ## Not yet
-//! * Nested maps with Enum, IP, UUID or wide-integer keys or wide-integer values keep
-//!   their first row (ClickHouse sums them); the other merge-time engines
-//!   (Graphite); SimpleAggregateFunction(groupArrayLastArray|groupUniqArrayArrayMap, ...); groupUniqArrayArray keeps first-appearance order (ClickHouse:
+//! * Nested-map Bool values are or-ed (ClickHouse sums them as UInt8: `true` either
+//!   way, only a cast to a number differs). GraphiteMergeTree rollup functions other
+//!   than any/anyLast/min/max/sum/avg.
+//!   SimpleAggregateFunction(groupArrayLastArray|groupUniqArrayArrayMap, ...); groupUniqArrayArray keeps first-appearance order (ClickHouse:
 //!   its hash table's). `FINAL` reads each
-//!   partition on one thread.
+//!   partition on one thread. OPTIMIZE FINAL does not merge a partition's single part
+//!   again (ClickHouse does, raising its level) except for CLEANUP and GraphiteMergeTree.
 //! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
@@ -134,6 +141,7 @@ pub mod compression;
 pub mod encoding;
 pub mod engine;
 pub mod granules;
+pub mod graphite;
 pub mod insert;
 pub mod keys;
 pub mod merge;
@@ -155,15 +163,20 @@ use std::sync::Arc;
 pub use engine::{MergeMode, MergeTreeEngine, MergeTreeFactory};
 pub use settings::MergeTreeSettings;
 
-/// Registers `MergeTree`, `ReplacingMergeTree`, `SummingMergeTree`, `AggregatingMergeTree`
-/// and the Collapsing variants.
+/// Registers `MergeTree`, `ReplacingMergeTree`, `SummingMergeTree`, `AggregatingMergeTree`,
+/// the Collapsing variants and `GraphiteMergeTree` (without rollup sections).
 pub fn register_engines(registry: &mut granary_storage::EngineRegistry) {
-    register_engines_with_part_log(registry, None);
+    register_engines_with(registry, None, Arc::default());
 }
 
-/// [`register_engines`], with part changes reported to `part_log` (`system.part_log`).
-pub fn register_engines_with_part_log(registry: &mut granary_storage::EngineRegistry, part_log: Option<Arc<dyn granary_storage::PartLogSink>>) {
-    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree", "CollapsingMergeTree", "VersionedCollapsingMergeTree"] {
-        registry.register(Arc::new(MergeTreeFactory { name, part_log: part_log.clone() }));
+/// [`register_engines`], with part changes reported to `part_log` (`system.part_log`) and
+/// the server configuration's `graphite_rollup` sections for GraphiteMergeTree.
+pub fn register_engines_with(
+    registry: &mut granary_storage::EngineRegistry,
+    part_log: Option<Arc<dyn granary_storage::PartLogSink>>,
+    graphite: Arc<graphite::GraphiteConfigs>,
+) {
+    for name in ["MergeTree", "ReplacingMergeTree", "SummingMergeTree", "AggregatingMergeTree", "CollapsingMergeTree", "VersionedCollapsingMergeTree", "GraphiteMergeTree"] {
+        registry.register(Arc::new(MergeTreeFactory { name, part_log: part_log.clone(), graphite: graphite.clone() }));
     }
 }

@@ -30,8 +30,8 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
-use crate::engine::{Combine, Inner, MergeMode, NestedMap};
-use crate::insert::{discard, write_part, PendingPart};
+use crate::engine::{Combine, Inner, MapKeyOrder, MergeMode, NestedMap};
+use crate::insert::{discard, write_part, write_part_with, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
@@ -56,8 +56,8 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
 /// selector (restricted to the partition). With FINAL: every partition (or the given
 /// one) is merged down to one part. `PARTITION` is matched against the partition id
 /// (`202401`, or `ID 'abc'`). `FINAL CLEANUP` (ReplacingMergeTree only) also drops the
-/// rows whose latest version is deleted, so it merges single parts too; CLEANUP without
-/// FINAL is ignored, as in ClickHouse.
+/// rows whose latest version is deleted, so it merges single parts too, as GraphiteMergeTree
+/// does (older rows may round coarser); CLEANUP without FINAL is ignored, as in ClickHouse.
 pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
     let cleanup = request.final_ && request.cleanup;
     if cleanup {
@@ -84,18 +84,20 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     }
     let mut partitions: Vec<String> = snapshot.iter().filter(in_scope).map(|p| p.info.partition_id.clone()).collect();
     partitions.dedup();
+    // Inserts into Replacing/Summing tables are collapsed when written, so a single part
+    // has nothing left to merge, unless deleted rows are to go or (Graphite) its rows
+    // got old enough for a coarser precision.
+    let merge_single_part = cleanup || matches!(inner.mode, MergeMode::Graphite(_));
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
-        let mut cleaned = !cleanup;
+        let mut merged_once = false;
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
-            // Inserts into Replacing/Summing tables are collapsed when written, so a
-            // single part has nothing left to merge, unless deleted rows are to go.
-            if sources.is_empty() || (sources.len() < 2 && cleaned) {
+            if sources.is_empty() || (sources.len() < 2 && (merged_once || !merge_single_part)) {
                 break;
             }
             merge_and_commit(inner, sources, cleanup).await?;
-            cleaned = true;
+            merged_once = true;
         }
     }
     Ok(())
@@ -116,12 +118,6 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: 
         *inner.running_merge.lock() = None;
         let pending = pending?;
         let _commit = inner.commit_lock.lock();
-        let Some(pending) = pending else {
-            if inner.all_active(&sources) {
-                inner.add_parts(Vec::new(), &sources);
-            }
-            return Ok(());
-        };
         if !inner.all_active(&sources) {
             discard(std::slice::from_ref(&pending));
             return Ok(());
@@ -140,10 +136,10 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: 
     .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("merge task failed: {e}")))?
 }
 
-/// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part
-/// (None when no row survives: SummingMergeTree's zero sums, Collapsing's cancelled
-/// rows, or a `cleanup` merge's deleted rows).
-pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Result<Option<PendingPart>> {
+/// Writes the merge of `sources` (contiguous parts of one partition) to a temporary part,
+/// an empty one when no row survives (SummingMergeTree's zero sums, Collapsing's
+/// cancelled rows, a `cleanup` merge's deleted rows), as ClickHouse keeps one.
+pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Result<PendingPart> {
     let _running = granary_common::metrics::GaugeGuard::new(granary_common::metrics::Metric::Merge);
     let first = sources.first().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge of no parts"))?;
     let info = PartInfo::new(
@@ -185,9 +181,13 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Resul
     });
     let mut counted = counted.peekable();
     if counted.peek().is_none() {
-        return Ok(None);
+        let layout = PartLayout::for_size(&inner.settings, 0, 0);
+        return write_part_with(inner, info, "tmp_merge_", PartSync::FULL, layout, |writer| {
+            writer.allow_empty(first);
+            Ok(())
+        });
     }
-    write_part(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b]))).map(Some)
+    write_part(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b])))
 }
 
 /// The rows of `inputs` (each sorted) merged and collapsed (Replacing/Summing/
@@ -333,6 +333,37 @@ pub struct Merger<'a> {
     /// Collapsing: keys whose 1 and -1 rows differ in number by more than one (logged,
     /// as ClickHouse logs them, for the first few).
     incorrect_sign_runs: u64,
+    /// Graphite: the output row being rolled up.
+    rollup: Option<RollupGroup>,
+    /// Graphite: the rolled-up time, value and newest row of each row of the output chunk.
+    chunk_rollups: Vec<RolledUp>,
+    /// Graphite: the time of the merge (ages count from it) and the zone days start in.
+    rollup_clock: Option<(i64, granary_functions::tz::SessionTz)>,
+}
+
+/// The rows of one GraphiteMergeTree output row (one path, one rounded time), as
+/// ClickHouse's `GraphiteRollupSortedAlgorithm` walks them: references are (slot in
+/// `Merger::pending`, row).
+struct RollupGroup {
+    /// The row the other columns come from.
+    first: (usize, usize),
+    path: String,
+    /// The time of the rows being read now (before rounding), and the group's rounded time.
+    time: i64,
+    time_rounded: i64,
+    /// The row of greatest version (the last on ties) among those of `time`.
+    newest: (usize, usize),
+    rule: crate::graphite::RollupRule,
+    /// The rule's function over the newest row of each time, if the rule has one.
+    accumulator: Option<crate::graphite::Accumulator>,
+}
+
+/// A finished rollup row: its time, its aggregated value (None: the newest row's) and
+/// the newest row of its last time (version, and value without a function).
+struct RolledUp {
+    time: i64,
+    value: Option<f64>,
+    newest: (usize, usize),
 }
 
 struct Group {
@@ -437,6 +468,14 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
     Ok(signs.value(row))
 }
 
+/// Adds the value of the newest row of the group's current time to its aggregate.
+fn accumulate_newest(group: &mut RollupGroup, pending: &[RecordBatch], rollup: &crate::graphite::Rollup) -> Result<()> {
+    if let Some(accumulator) = &mut group.accumulator {
+        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?);
+    }
+    Ok(())
+}
+
 /// Whether row `row` of a ReplacingMergeTree's `is_deleted` column (UInt8 or Bool) marks
 /// a deletion; values other than 0 and 1 are refused, as ClickHouse refuses them.
 fn deleted_at(column: &dyn Array, row: usize) -> Result<bool> {
@@ -464,11 +503,12 @@ fn summed_maps(mode: &MergeMode) -> &[NestedMap] {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum MapKeyPart {
     Int(i128),
+    Wide(arrow::datatypes::i256),
     Bytes(Vec<u8>),
 }
 
 impl MapKeyPart {
-    fn of(value: &ScalarValue) -> Result<MapKeyPart> {
+    fn of(value: &ScalarValue, order: MapKeyOrder) -> Result<MapKeyPart> {
         use ScalarValue as S;
         let int = |v: Option<i128>| v.map(MapKeyPart::Int);
         let part = match value {
@@ -483,12 +523,33 @@ impl MapKeyPart {
             S::UInt64(v) => int(v.map(i128::from)),
             S::Date32(v) => int(v.map(i128::from)),
             S::Date64(v) | S::TimestampSecond(v, _) => int(v.map(i128::from)),
+            // Int128; UInt128 and Int256 are 256-bit words of the same order.
+            S::Decimal128(v, _, 0) => int(*v),
+            S::Decimal256(v, _, 0) if order == MapKeyOrder::UInt256 => v.map(|v| MapKeyPart::Wide(granary_types::wide::unsigned_order_key(v))),
+            S::Decimal256(v, _, 0) => v.map(MapKeyPart::Wide),
+            S::FixedSizeBinary(16, Some(uuid)) if order == MapKeyOrder::Uuid => Some(MapKeyPart::Bytes([&uuid[8..], &uuid[..8]].concat())),
             S::Utf8(v) | S::LargeUtf8(v) | S::Utf8View(v) => v.as_ref().map(|s| MapKeyPart::Bytes(s.as_bytes().to_vec())),
             S::Binary(v) | S::LargeBinary(v) | S::FixedSizeBinary(_, v) | S::BinaryView(v) => v.clone().map(MapKeyPart::Bytes),
             _ => None,
         };
         part.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of a nested map")))
     }
+}
+
+/// `sum + value` as ClickHouse's `sumMapWithOverflow` adds them: in the value's type,
+/// wrapping. Wide integers (`wide`) add as 256-bit words wrapped back into their type.
+/// A Bool, which ClickHouse sums as a UInt8 that still shows as `true`, is or-ed: only
+/// its cast to a number differs.
+fn add_in_type(sum: &ScalarValue, value: ScalarValue, wide: Option<granary_types::wide::WideInt>) -> Result<ScalarValue> {
+    use arrow::datatypes::i256;
+    Ok(match (sum, &value, wide) {
+        (ScalarValue::Boolean(Some(a)), ScalarValue::Boolean(Some(b)), _) => ScalarValue::Boolean(Some(*a || *b)),
+        (ScalarValue::Decimal128(Some(a), p, s), ScalarValue::Decimal128(Some(b), ..), Some(kind)) => {
+            ScalarValue::Decimal128(Some(kind.wrap(i256::from_i128(*a).wrapping_add(i256::from_i128(*b))).as_i128()), *p, *s)
+        }
+        (ScalarValue::Decimal256(Some(a), p, s), ScalarValue::Decimal256(Some(b), ..), Some(kind)) => ScalarValue::Decimal256(Some(kind.wrap(a.wrapping_add(*b))), *p, *s),
+        _ => sum.add(value)?,
+    })
 }
 
 /// One nested map of a SummingMergeTree group: entries by key, holding the key's values
@@ -522,15 +583,15 @@ impl MapSum {
         self.composite = map.keys.len() > 1;
         for entry in 0..len {
             let key_values: Vec<ScalarValue> = keys.iter().map(|k| ScalarValue::try_from_array(k, entry)).collect::<datafusion::common::Result<_>>()?;
-            let key = key_values.iter().map(MapKeyPart::of).collect::<Result<Vec<_>>>()?;
+            let key = key_values.iter().zip(&map.key_orders).map(|(v, order)| MapKeyPart::of(v, *order)).collect::<Result<Vec<_>>>()?;
             let added: Vec<ScalarValue> = values.iter().map(|v| ScalarValue::try_from_array(v, entry)).collect::<datafusion::common::Result<_>>()?;
             match self.entries.get_mut(&key) {
                 Some((_, sums)) => {
-                    for (sum, value) in sums.iter_mut().zip(added) {
+                    for ((sum, value), wide) in sums.iter_mut().zip(added).zip(&map.wide_values) {
                         if value.is_null() {
                             continue;
                         }
-                        *sum = if sum.is_null() { value } else { sum.add(value)? };
+                        *sum = if sum.is_null() { value } else { add_in_type(sum, value, *wide)? };
                     }
                     if self.composite && all_default(sums, &[])? {
                         self.entries.remove(&key);
@@ -724,9 +785,9 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         for i in 0..len {
             let key = ScalarValue::try_from_array(&arrays[0], i)?;
             let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
-            match entries.get_mut(&MapKeyPart::of(&key)?) {
+            match entries.get_mut(&MapKeyPart::of(&key, MapKeyOrder::Natural)?) {
                 None => {
-                    entries.insert(MapKeyPart::of(&key)?, (key, values));
+                    entries.insert(MapKeyPart::of(&key, MapKeyOrder::Natural)?, (key, values));
                 }
                 Some((_, old)) => {
                     for (old, value) in old.iter_mut().zip(values) {
@@ -797,6 +858,16 @@ impl<'a> Merger<'a> {
             final_read: false,
             drop_deleted: false,
             incorrect_sign_runs: 0,
+            rollup: None,
+            chunk_rollups: Vec::new(),
+            rollup_clock: match &inner.mode {
+                MergeMode::Graphite(rollup) => {
+                    rollup.check_value_type(&inner.schema)?;
+                    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+                    Some((now, crate::graphite::server_time_zone()?))
+                }
+                _ => None,
+            },
         };
         for source in sources {
             merger.cursors.push(Cursor { source, batch: None, rows: None, pos: 0, slot: 0, row_bytes: Vec::new() });
@@ -858,6 +929,13 @@ impl<'a> Merger<'a> {
         for index in &mut self.indices {
             index.0 = remap(index.0);
         }
+        for rolled in &mut self.chunk_rollups {
+            rolled.newest.0 = remap(rolled.newest.0);
+        }
+        if let Some(group) = &mut self.rollup {
+            group.first.0 = remap(group.first.0);
+            group.newest.0 = remap(group.newest.0);
+        }
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
                 *slot = remap(*slot);
@@ -878,6 +956,9 @@ impl<'a> Merger<'a> {
         if self.inner.mode == MergeMode::Ordinary {
             self.indices.push((c.slot, c.pos));
             return Ok(());
+        }
+        if let MergeMode::Graphite(rollup) = &self.inner.mode {
+            return self.take_rollup_row(b, rollup);
         }
         let logical = || Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys or batch");
         let rows = c.rows.as_ref().ok_or_else(logical)?;
@@ -950,6 +1031,83 @@ impl<'a> Merger<'a> {
             }
         }
         Ok(())
+    }
+
+    /// GraphiteMergeTree: folds the current row of cursor `b` into the output row of
+    /// its path and rounded time, finishing the previous one when they change.
+    fn take_rollup_row(&mut self, b: usize, rollup: &crate::graphite::Rollup) -> Result<()> {
+        let c = &self.cursors[b];
+        let batch = c.batch.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without batch"))?;
+        let at = (c.slot, c.pos);
+        let path = crate::graphite::path_at(batch.column(rollup.path).as_ref(), c.pos)?;
+        let time = crate::graphite::time_at(batch.column(rollup.time).as_ref(), c.pos)?;
+        let (new_path, same_time) = match &self.rollup {
+            Some(group) => (group.path != path, group.time == time),
+            None => (true, false),
+        };
+        if !new_path && same_time {
+            // One more row of the same path and time: the greatest version wins, the
+            // later row on ties.
+            let Some(group) = &mut self.rollup else { return Ok(()) };
+            let version = ScalarValue::try_from_array(batch.column(rollup.version), c.pos)?;
+            let newest = ScalarValue::try_from_array(self.pending[group.newest.0].column(rollup.version), group.newest.1)?;
+            if version.partial_cmp(&newest) != Some(std::cmp::Ordering::Less) {
+                group.newest = at;
+            }
+            return Ok(());
+        }
+        if let Some(group) = &mut self.rollup {
+            accumulate_newest(group, &self.pending, rollup)?;
+        }
+        let rule = match &self.rollup {
+            Some(group) if !new_path => group.rule,
+            _ => rollup.params.rule_for(path),
+        };
+        let (now, tz) = self.rollup_clock.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "rollup without a clock"))?;
+        let rounded = crate::graphite::round_time(time, rollup.params.precision(rule, now - time), tz);
+        match &mut self.rollup {
+            Some(group) if !new_path && group.time_rounded == rounded => {
+                group.time = time;
+                group.newest = at;
+            }
+            _ => {
+                let path = path.to_string();
+                if let Some(done) = self.rollup.take() {
+                    self.finish_rollup(done);
+                }
+                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function).map(crate::graphite::Accumulator::new);
+                self.rollup = Some(RollupGroup { first: at, path, time, time_rounded: rounded, newest: at, rule, accumulator });
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a finished rollup row to the output chunk (its last time already accumulated).
+    fn finish_rollup(&mut self, group: RollupGroup) {
+        self.indices.push(group.first);
+        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value: group.accumulator.map(|a| a.result()), newest: group.newest });
+    }
+
+    /// Graphite: puts the rolled-up times, values and versions into the chunk.
+    fn apply_rollups(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
+        let MergeMode::Graphite(rollup) = &self.inner.mode else {
+            return Ok(chunk);
+        };
+        let rolled = std::mem::take(&mut self.chunk_rollups);
+        let mut arrays = chunk.columns().to_vec();
+        let newest: Vec<(usize, usize)> = rolled.iter().map(|r| r.newest).collect();
+        let newest_of = |col: usize| -> Result<ArrayRef> {
+            let arrays: Vec<&dyn Array> = self.pending.iter().map(|b| b.column(col).as_ref()).collect();
+            Ok(interleave(&arrays, &newest)?)
+        };
+        let times = arrow::array::Int64Array::from_iter_values(rolled.iter().map(|r| r.time));
+        arrays[rollup.time] = arrow::compute::cast(&times, chunk.schema().field(rollup.time).data_type())?;
+        arrays[rollup.version] = newest_of(rollup.version)?;
+        let aggregated: arrow::array::Float64Array = rolled.iter().map(|r| r.value).collect();
+        let value_type = chunk.schema().field(rollup.value).data_type().clone();
+        let has_aggregate = arrow::array::BooleanArray::from_iter(rolled.iter().map(|r| Some(r.value.is_some())));
+        arrays[rollup.value] = arrow::compute::kernels::zip::zip(&has_aggregate, &arrow::compute::cast(&aggregated, &value_type)?, &newest_of(rollup.value)?)?;
+        Ok(RecordBatch::try_new(chunk.schema(), arrays)?)
     }
 
     fn emit(&mut self, group: Group) -> Result<()> {
@@ -1105,6 +1263,10 @@ impl<'a> Merger<'a> {
                 if let Some(done) = self.carry.take() {
                     self.emit(done)?;
                 }
+                if let (Some(mut done), MergeMode::Graphite(rollup)) = (self.rollup.take(), &self.inner.mode) {
+                    accumulate_newest(&mut done, &self.pending, rollup)?;
+                    self.finish_rollup(done);
+                }
                 break;
             };
             if self.pass_chunks && self.cursors[b].pos == 0 && self.whole_granule_first(b)? {
@@ -1134,6 +1296,7 @@ impl<'a> Merger<'a> {
             columns.push(interleave(&arrays, &indices)?);
         }
         let out = self.apply_folded(RecordBatch::try_new(self.schema.clone(), columns)?)?;
+        let out = self.apply_rollups(out)?;
         self.keep_cursor_batches();
         Ok(Some(out))
     }
@@ -1143,6 +1306,12 @@ impl<'a> Merger<'a> {
         let mut kept = Vec::new();
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
+                kept.push(self.pending[*slot].clone());
+                *slot = kept.len() - 1;
+            }
+        }
+        if let Some(group) = &mut self.rollup {
+            for slot in [&mut group.first.0, &mut group.newest.0] {
                 kept.push(self.pending[*slot].clone());
                 *slot = kept.len() - 1;
             }
@@ -1238,14 +1407,14 @@ mod tests {
     #[test]
     fn nested_maps_sum_by_key() {
         // One key column (sumMap): sorted, all-zero entries left out at the end only.
-        let one_key = NestedMap { keys: vec![0], values: vec![1] };
+        let one_key = NestedMap { keys: vec![0], values: vec![1], key_orders: vec![MapKeyOrder::Natural], wide_values: vec![None] };
         let batch = map_rows(&[(vec![3, 1, 4], vec![1, 2, 0]), (vec![1, 3, 5], vec![-2, 5, 7]), (vec![5], vec![-7])], None);
         assert_eq!(summed(&batch, &one_key), ["[3]", "[6]"]);
         // A single row is summed too: its duplicate keys meet, its zeros go.
         assert_eq!(summed(&map_rows(&[(vec![2, 2, 1], vec![1, 1, 0])], None), &one_key), ["[2]", "[2]"]);
         // Several key columns: an entry goes when an addition makes it zero, and comes
         // back if a later row has it again; entries never added to stay, even at zero.
-        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2] };
+        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2], key_orders: vec![MapKeyOrder::Natural; 2], wide_values: vec![None] };
         let batch = map_rows(&[(vec![1, 2], vec![1, 0]), (vec![1], vec![-1]), (vec![1], vec![4])], Some(&[vec![9, 9], vec![9], vec![9]]));
         assert_eq!(summed(&batch, &two_keys), ["[1, 2]", "[9, 9]", "[4, 0]"]);
         // A group of one row keeps its arrays as written.
@@ -1254,6 +1423,33 @@ mod tests {
         // Arrays of one row must have equal sizes.
         let bad = map_rows(&[(vec![1, 2], vec![1])], None);
         assert_eq!(MapSum::default().add_row(&one_key, &bad, 0).map_err(|e| e.code()), Err(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH));
+    }
+
+    #[test]
+    fn nested_map_keys_order_as_clickhouse_and_values_wrap() {
+        use arrow::datatypes::i256;
+        use granary_types::wide::WideInt;
+        let key = |v: ScalarValue, order| MapKeyPart::of(&v, order).expect("key type");
+        // UUIDs compare by their second half first.
+        let uuid = |text: &str| {
+            let hex: Vec<u8> = (0..16).map(|i| u8::from_str_radix(&text.replace('-', "")[2 * i..2 * i + 2], 16).expect("hex")).collect();
+            key(ScalarValue::FixedSizeBinary(16, Some(hex)), MapKeyOrder::Uuid)
+        };
+        assert!(uuid("ff000000-0000-0000-0000-000000000000") < uuid("00000000-0000-0000-0000-000000000001"));
+        assert!(uuid("00000000-0000-0001-0000-000000000000") < uuid("00000001-0000-0000-0000-000000000000"));
+        // UInt256 values from 2^255 up are negative words but the largest keys.
+        let top = ScalarValue::Decimal256(Some(i256::MINUS_ONE), 76, 0);
+        assert!(key(top.clone(), MapKeyOrder::UInt256) > key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::UInt256));
+        assert!(key(top, MapKeyOrder::Natural) < key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::Natural));
+        assert!(key(ScalarValue::Decimal128(Some(-5), 38, 0), MapKeyOrder::Natural) < key(ScalarValue::Decimal128(Some(3), 38, 0), MapKeyOrder::Natural));
+        // Sums stay in their type: Int128 and UInt128 wrap, Bool is or-ed.
+        let sum = add_in_type(&ScalarValue::Decimal128(Some(i128::MAX), 38, 0), ScalarValue::Decimal128(Some(7), 38, 0), Some(WideInt::Int128));
+        assert_eq!(sum.ok(), Some(ScalarValue::Decimal128(Some(i128::MIN + 6), 38, 0)));
+        let u128_max = i256::from_parts(u128::MAX, 0);
+        let sum = add_in_type(&ScalarValue::Decimal256(Some(u128_max), 39, 0), ScalarValue::Decimal256(Some(i256::from_i128(3)), 39, 0), Some(WideInt::UInt128));
+        assert_eq!(sum.ok(), Some(ScalarValue::Decimal256(Some(i256::from_i128(2)), 39, 0)));
+        assert_eq!(add_in_type(&ScalarValue::Boolean(Some(true)), ScalarValue::Boolean(Some(false)), None).ok(), Some(ScalarValue::Boolean(Some(true))));
+        assert_eq!(add_in_type(&ScalarValue::Int8(Some(100)), ScalarValue::Int8(Some(100)), None).ok(), Some(ScalarValue::Int8(Some(-56))));
     }
 
     #[test]

@@ -12,8 +12,8 @@
 //! | `count.txt` | rows in the part, decimal |
 //! | `<col>.bin` | compressed blocks ([`crate::compression`]) holding encoded granules ([`crate::encoding`]); `<col>` escaped as table names are (`%XX`) |
 //! | `<col>.mrk` | per granule 24 bytes: u64 LE offset of its compressed block in `.bin`, u64 LE offset of the granule inside the decompressed block, u64 LE rows |
-//! | `primary.idx` | u32 LE key-column count, then per primary-key element one encoded array of `granules + 1` values: the key of each granule's first row, then the key of the part's last row |
-//! | `minmax.idx` | u32 LE column count, then per partition-key column one encoded array of 2 values: min and max over the part's non-NULL values (NULL when all are NULL) |
+//! | `primary.idx` | u32 LE key-column count, then per primary-key element one encoded array of `granules + 1` values: the key of each granule's first row, then the key of the part's last row (NULL in an empty part) |
+//! | `minmax.idx` | u32 LE column count, then per partition-key column one encoded array of 2 values: min and max over the part's non-NULL values (NULL when all are NULL; an empty part has those of a part it replaced, so its partition is known) |
 //! | `checksums.txt` | one line per other file: `name<TAB>size<TAB>xxh3-64 hex`; written last |
 //!
 //! All columns have the same granules (same row counts), so granule `i` of every column
@@ -205,7 +205,11 @@ impl Part {
                 if all.len() % columns != 0 {
                     return Err(broken(format!("{COMPACT_MARKS_FILE} does not hold the same number of marks for each of the {columns} columns")));
                 }
-                marks.extend(all.chunks(all.len() / columns).map(<[Mark]>::to_vec));
+                match all.len() / columns {
+                    // An empty part: no granules.
+                    0 => marks.extend(schema.fields().iter().map(|_| Vec::new())),
+                    per_column => marks.extend(all.chunks(per_column).map(<[Mark]>::to_vec)),
+                }
             }
         }
         let granules = marks.first().map(Vec::len).unwrap_or(0);

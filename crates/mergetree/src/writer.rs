@@ -152,6 +152,8 @@ pub struct PartWriter<'a> {
     /// Running (min, max) of each partition-key column.
     minmax: Vec<Option<(ArrayRef, ArrayRef)>>,
     rows: u64,
+    /// Set by [`PartWriter::allow_empty`]: the part may end without rows.
+    may_be_empty: bool,
 }
 
 impl<'a> PartWriter<'a> {
@@ -204,7 +206,17 @@ impl<'a> PartWriter<'a> {
             last_row: None,
             minmax: vec![None; keys.partition_columns.len()],
             rows: 0,
+            may_be_empty: false,
         })
+    }
+
+    /// Lets the part end without rows, as a merge whose rows all went (CLEANUP, zero
+    /// sums, cancelled signs) ends in ClickHouse: the empty part covers its sources, so
+    /// they never come back. Its partition-key min/max are `partition_of`'s (a part of
+    /// the same partition), so its partition stays known.
+    pub fn allow_empty(&mut self, partition_of: &Part) {
+        self.may_be_empty = true;
+        self.minmax = partition_of.minmax.iter().map(|mm| Some((mm.slice(0, 1), mm.slice(1, 1)))).collect();
     }
 
     /// Appends one block of sorted rows (sorted after everything written before).
@@ -374,7 +386,7 @@ impl<'a> PartWriter<'a> {
             let last = concat_batches(&self.schema, &std::mem::take(&mut self.pending))?;
             self.write_granule(&last)?;
         }
-        if self.rows == 0 {
+        if self.rows == 0 && !self.may_be_empty {
             return Err(Error::new(ErrorCode::LOGICAL_ERROR, "Attempt to write an empty part"));
         }
         let mut checksums = String::new();
@@ -401,9 +413,12 @@ impl<'a> PartWriter<'a> {
                 small.push(self.small_file(COMPACT_MARKS_FILE, &all, &mut checksums, &mut bytes_on_disk)?);
             }
         }
-        // primary.idx: each granule's first key, then the last row's key.
-        let last = self.last_row.take().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "part without rows"))?;
-        let last_key: Vec<ArrayRef> = self.keys.primary().iter().map(|k| k.evaluate(&last)).collect::<Result<_>>()?;
+        // primary.idx: each granule's first key, then the last row's key (NULL in an
+        // empty part, so that every part's index has `granules + 1` entries).
+        let last_key: Vec<ArrayRef> = match self.last_row.take() {
+            Some(last) => self.keys.primary().iter().map(|k| k.evaluate(&last)).collect::<Result<_>>()?,
+            None => self.keys.primary().iter().map(|k| arrow::array::new_null_array(&k.data_type, 1)).collect(),
+        };
         let mut primary = Vec::with_capacity(self.keys.primary_len);
         for i in 0..self.keys.primary_len {
             let parts: Vec<&dyn Array> = self.primary.iter().map(|g| g[i].as_ref()).chain(std::iter::once(last_key[i].as_ref())).collect();

@@ -64,6 +64,8 @@ pub struct InstanceConfig {
     /// Named collections of the server config (read-only); SQL-defined ones live in
     /// `<path>/named_collections`.
     pub named_collections: Vec<granary_io::named_collections::NamedCollection>,
+    /// The `graphite_rollup` sections of the server configuration (GraphiteMergeTree).
+    pub graphite_rollups: Arc<granary_mergetree::graphite::GraphiteConfigs>,
 }
 
 impl InstanceConfig {
@@ -82,6 +84,7 @@ impl InstanceConfig {
             access: granary_access::Entities::default(),
             dictionaries_config: None,
             named_collections: Vec::new(),
+            graphite_rollups: Arc::default(),
         }
     }
 }
@@ -331,7 +334,7 @@ impl Instance {
         crate::trace_log::attach(&trace_log);
         let mut registry = EngineRegistry::new();
         granary_engines::register_engines(&mut registry);
-        granary_mergetree::register_engines_with_part_log(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>));
+        granary_mergetree::register_engines_with(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>), config.graphite_rollups.clone());
         let dictionaries = DictionaryRegistry::new();
         registry.register(Arc::new(DictionaryEngineFactory { registry: dictionaries.clone() }));
         let reserved = vec!["system".to_string(), "INFORMATION_SCHEMA".to_string(), "information_schema".to_string()];

@@ -6,7 +6,7 @@
 //! database reach the generator through [`QueryContextExt`], a DataFusion session-config
 //! extension set for every query.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use arrow::array::{
@@ -189,6 +189,22 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("tier", "String"),
             ],
             merge_tree_settings,
+        ),
+        (
+            "graphite_retentions",
+            vec![
+                ("config_name", "String"),
+                ("rule_type", "String"),
+                ("regexp", "String"),
+                ("function", "String"),
+                ("age", "UInt64"),
+                ("precision", "UInt64"),
+                ("priority", "UInt16"),
+                ("is_default", "UInt8"),
+                ("Tables.database", "Array(String)"),
+                ("Tables.table", "Array(String)"),
+            ],
+            graphite_retentions,
         ),
         (
             "functions",
@@ -959,6 +975,62 @@ fn merge_tree_settings(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>>
         strings(SETTINGS.iter().map(|s| s.type_name)),
         u8s(SETTINGS.iter().map(|_| false)),
         strings(SETTINGS.iter().map(|_| "Production")),
+    ])
+}
+
+/// The rollup rules of the `graphite_rollup` sections GraphiteMergeTree tables use, as
+/// ClickHouse lists them: a row per pattern and retention (oldest first; one with age and
+/// precision 0 for a pattern without retention), with the tables using the section.
+fn graphite_retentions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut users: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            let engine = &table.meta.engine;
+            if engine.name != "GraphiteMergeTree" {
+                continue;
+            }
+            let Some(section) = engine.args.first().map(|a| a.trim().trim_matches('\'').to_string()) else { continue };
+            let tables = users.entry(section).or_default();
+            tables.0.push(database.name.clone());
+            tables.1.push(table.meta.name.clone());
+        }
+    }
+    struct Row<'a> {
+        config: &'a str,
+        pattern: &'a granary_mergetree::graphite::Pattern,
+        priority: u16,
+        retention: (u64, u64),
+        tables: &'a (Vec<String>, Vec<String>),
+    }
+    let mut rows = Vec::new();
+    for (name, tables) in &users {
+        let Some(params) = shared.config.graphite_rollups.get(name) else { continue };
+        for (priority, pattern) in params.patterns.iter().enumerate() {
+            let retentions: Vec<(u64, u64)> = match pattern.retentions.is_empty() {
+                true => vec![(0, 0)],
+                false => pattern.retentions.iter().map(|r| (r.age, r.precision)).collect(),
+            };
+            // Counted from 1 in configuration order; the default pattern comes last.
+            let priority = match pattern.is_default {
+                true => u16::MAX,
+                false => u16::try_from(priority + 1).unwrap_or(u16::MAX),
+            };
+            for retention in retentions {
+                rows.push(Row { config: name, pattern, priority, retention, tables });
+            }
+        }
+    }
+    Ok(vec![
+        strings(rows.iter().map(|r| r.config)),
+        strings(rows.iter().map(|r| r.pattern.rule_type.name())),
+        strings(rows.iter().map(|r| &r.pattern.regexp_text)),
+        strings(rows.iter().map(|r| r.pattern.function.map_or("", |f| f.name()))),
+        u64s(rows.iter().map(|r| r.retention.0)),
+        u64s(rows.iter().map(|r| r.retention.1)),
+        Arc::new(arrow::array::UInt16Array::from_iter_values(rows.iter().map(|r| r.priority))),
+        u8s(rows.iter().map(|r| r.pattern.is_default)),
+        string_lists(rows.iter().map(|r| r.tables.0.clone())),
+        string_lists(rows.iter().map(|r| r.tables.1.clone())),
     ])
 }
 

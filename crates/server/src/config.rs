@@ -53,6 +53,8 @@ pub struct ServerConfig {
     /// `<dictionary>` elements, or the same structure in `.toml` files), relative to the
     /// directory of this config file.
     pub dictionaries_config: Option<String>,
+    /// GraphiteMergeTree rollup rules, by the section name tables give.
+    pub graphite_rollup: BTreeMap<String, granary_mergetree::graphite::RollupConfig>,
     /// The directory of the config file this was read from (relative paths start there).
     #[serde(skip)]
     pub config_dir: Option<PathBuf>,
@@ -132,6 +134,7 @@ impl Default for ServerConfig {
             quotas: Default::default(),
             logger: LoggerConfig::default(),
             dictionaries_config: None,
+            graphite_rollup: Default::default(),
             config_dir: None,
         }
     }
@@ -265,6 +268,14 @@ impl ServerConfig {
             );
         }
         Ok(entities)
+    }
+
+    /// The checked `graphite_rollup` sections.
+    pub fn graphite_rollups(&self) -> Result<granary_mergetree::graphite::GraphiteConfigs> {
+        self.graphite_rollup
+            .iter()
+            .map(|(name, section)| Ok((name.clone(), std::sync::Arc::new(granary_mergetree::graphite::GraphiteParams::from_config(name, section)?))))
+            .collect()
     }
 
     pub fn user_files_path(&self) -> PathBuf {

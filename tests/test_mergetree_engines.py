@@ -1,0 +1,277 @@
+"""MergeTree engine family end to end, where a server restart or a server config file is
+part of the story: the empty part a merge leaves when all its rows go (OPTIMIZE ... FINAL
+CLEANUP) survives restarts, and GraphiteMergeTree rolls up with the server's
+`graphite_rollup` configuration."""
+from conftest import Server
+
+
+def _parts(server, table):
+    return server.query(f"SELECT partition, rows, marks FROM system.parts WHERE database = 'default' AND table = '{table}' AND active ORDER BY partition")
+
+
+def test_cleanup_leaves_an_empty_part_that_survives_restarts(tmp_path):
+    server = Server(str(tmp_path / "db")).start()
+    try:
+        server.query("CREATE TABLE r (p UInt8, k UInt32, ver UInt32, del UInt8) ENGINE = ReplacingMergeTree(ver, del) PARTITION BY p ORDER BY k "
+                     "SETTINGS allow_experimental_replacing_merge_with_cleanup = 1")
+        server.query("INSERT INTO r VALUES (1, 1, 1, 0), (1, 2, 1, 0), (2, 7, 1, 0)")
+        server.query("INSERT INTO r VALUES (1, 1, 2, 1), (1, 2, 2, 1)")
+        server.query("OPTIMIZE TABLE r FINAL CLEANUP")
+        assert _parts(server, "r") == "1\t0\t0\n2\t1\t2\n"
+        # The sources stay on disk as outdated parts for a while: after a restart the
+        # empty part must still cover them, or their rows would come back.
+        for _ in range(2):
+            server.stop()
+            server.start()
+            assert _parts(server, "r") == "1\t0\t0\n2\t1\t2\n"
+            assert server.query("SELECT p, k FROM r ORDER BY p, k") == "2\t7\n"
+            assert server.query("SELECT count() FROM r FINAL") == "1\n"
+        server.query("INSERT INTO r VALUES (1, 3, 1, 0)")
+        server.query("OPTIMIZE TABLE r FINAL")
+        assert _parts(server, "r") == "1\t1\t2\n2\t1\t2\n"
+        server.stop()
+        server.start()
+        assert server.query("SELECT p, k FROM r FINAL ORDER BY p, k") == "1\t3\n2\t7\n"
+    finally:
+        server.stop()
+
+
+GRAPHITE_CONFIG = r'''
+[graphite_rollup.graphite_rollup]
+version_column_name = "Version"
+
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "^sum\\."
+function = "sum"
+retention = [{ age = 0, precision = 60 }, { age = 86400, precision = 3600 }]
+
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "^avg\\."
+function = "avg"
+
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "^raw\\."
+retention = [{ age = 0, precision = 600 }]
+
+[graphite_rollup.graphite_rollup.default]
+function = "max"
+retention = [{ age = 0, precision = 10 }]
+
+[graphite_rollup.typed]
+path_column_name = "metric"
+time_column_name = "ts"
+value_column_name = "v"
+version_column_name = "ver"
+
+[[graphite_rollup.typed.pattern]]
+rule_type = "plain"
+regexp = "^cpu"
+function = "min"
+retention = [{ age = 0, precision = 100 }]
+
+[[graphite_rollup.typed.pattern]]
+rule_type = "tag_list"
+regexp = "cpu;dc=eu"
+function = "sum"
+retention = [{ age = 0, precision = 1000 }]
+
+[graphite_rollup.typed.default]
+function = "anyLast"
+retention = [{ age = 0, precision = 1 }]
+'''
+
+
+def _graphite_server(tmp_path, config=GRAPHITE_CONFIG):
+    conf = tmp_path / "server.toml"
+    conf.write_text(config)
+    return Server(str(tmp_path / "db"), ["--config", str(conf)])
+
+
+def test_graphite_rollup_on_insert_merge_final_and_restart(tmp_path):
+    import time
+    server = _graphite_server(tmp_path).start()
+    try:
+        server.query("CREATE TABLE g (Path String, Time DateTime, Value Float64, Version UInt32, Note String) "
+                     "ENGINE = GraphiteMergeTree('graphite_rollup') ORDER BY (Path, Time)")
+        now = int(time.time())
+        hour = (now - 3 * 86400) // 3600 * 3600  # old enough for sum's hourly retention
+        minute = (now - 3600) // 60 * 60  # an hour old: sum's per-minute retention
+        rows = [
+            # sum.*: per minute while young, values summed; equal times keep the greatest version.
+            ("sum.a", minute + 1, 1, 1, "first"), ("sum.a", minute + 2, 2, 1, "second"), ("sum.a", minute + 2, 7, 3, "newer"),
+            ("sum.a", minute + 2, 100, 2, "older"), ("sum.a", minute + 61, 4, 1, "next minute"),
+            # ... and per hour once older than a day.
+            ("sum.b", hour + 5, 1, 1, "b1"), ("sum.b", hour + 3000, 2, 1, "b2"), ("sum.b", hour + 3600, 4, 1, "b3"),
+            # avg.*: no retention of its own, the default's (10 s) with avg.
+            ("avg.c", 1000, 1, 1, "c1"), ("avg.c", 1003, 2, 1, "c2"), ("avg.c", 1009, 6, 1, "c3"), ("avg.c", 1010, 5, 1, "c4"),
+            # raw.*: a retention without function, the default's max.
+            ("raw.d", 1200, 1, 1, "d1"), ("raw.d", 1799, 3, 1, "d2"),
+            # anything else: the default, max per 10 s.
+            ("other", 1001, 4, 1, "o1"), ("other", 1005, 9, 1, "o2"), ("other", 1011, 2, 1, "o3"),
+        ]
+        # An INSERT's block is rolled up when written (ClickHouse's optimize_on_insert).
+        server.query("INSERT INTO g VALUES " + ", ".join(f"('{p}', {t}, {v}, {ver}, '{n}')" for p, t, v, ver, n in rows))
+        expected = (
+            f"avg.c\t1000\t3\t1\tc1\n"
+            f"avg.c\t1010\t5\t1\tc4\n"
+            f"other\t1000\t9\t1\to1\n"
+            f"other\t1010\t2\t1\to3\n"
+            f"raw.d\t1200\t3\t1\td1\n"
+            f"sum.a\t{minute}\t8\t3\tfirst\n"
+            f"sum.a\t{minute + 60}\t4\t1\tnext minute\n"
+            f"sum.b\t{hour}\t3\t1\tb1\n"
+            f"sum.b\t{hour + 3600}\t4\t1\tb3\n"
+        )
+        select = "SELECT Path, toUnixTimestamp(Time), Value, Version, Note FROM g {} ORDER BY Path, Time"
+        assert server.query(select.format("")) == expected
+        assert server.query(select.format("FINAL")) == expected
+        # A later row of an already rolled-up time is a version of it: the greatest
+        # version wins (rows of one time are never aggregated again).
+        server.query(f"INSERT INTO g VALUES ('sum.a', {minute + 30}, 50, 9, 'late'), ('other', 1002, 1, 0, 'stale')")
+        rolled = expected.replace(f"sum.a\t{minute}\t8\t3\tfirst", f"sum.a\t{minute}\t50\t9\tfirst")
+        assert server.query(select.format("FINAL")) == rolled
+        server.stop()
+        server.start()
+        assert server.query(select.format("FINAL")) == rolled
+        server.query("OPTIMIZE TABLE g FINAL")
+        assert server.query(select.format("")) == rolled
+        assert server.query("SELECT count() FROM system.parts WHERE database = 'default' AND table = 'g' AND active") == "1\n"
+        # Bad tables: an unknown section, missing columns, a non-literal argument.
+        status, headers, body = server.request("CREATE TABLE bad (Path String, Time DateTime, Value Float64, Version UInt32) ENGINE = GraphiteMergeTree('nope') ORDER BY Path")
+        assert headers.get("X-ClickHouse-Exception-Code") == "139" and b"No 'nope' element in configuration file" in body, body
+        status, headers, body = server.request("CREATE TABLE bad (Path String, Time DateTime, Value Float64) ENGINE = GraphiteMergeTree('graphite_rollup') ORDER BY Path")
+        assert headers.get("X-ClickHouse-Exception-Code") == "16", body
+        status, headers, body = server.request("CREATE TABLE bad (Path String, Time DateTime, Value Float64, Version UInt32) ENGINE = GraphiteMergeTree ORDER BY Path")
+        assert headers.get("X-ClickHouse-Exception-Code") == "42", body
+        # A value column other than Float64 is accepted, but not its rows (as in ClickHouse).
+        server.query("CREATE TABLE u8 (key UInt32, Path String, Time DateTime('UTC'), Value UInt8, Version UInt32) ENGINE = GraphiteMergeTree('graphite_rollup') ORDER BY key")
+        status, headers, body = server.request("INSERT INTO u8 (key) VALUES (0)")
+        assert headers.get("X-ClickHouse-Exception-Code") == "36" and b"must be Float64" in body, body
+        assert server.query("SELECT count() FROM u8") == "0\n"
+    finally:
+        server.stop()
+
+
+def test_graphite_typed_rules_and_column_names(tmp_path):
+    server = _graphite_server(tmp_path).start()
+    try:
+        server.query("CREATE TABLE t (metric String, ts UInt32, v Float64, ver UInt64) ENGINE = GraphiteMergeTree('typed') ORDER BY (metric, ts)")
+        server.query("SYSTEM STOP MERGES t")
+        # The sections tables use, a row per pattern and retention (tag_list as its regex).
+        assert server.query("SELECT * FROM system.graphite_retentions ORDER BY priority, age") == (
+            "typed\tplain\t^cpu\tmin\t0\t100\t1\t0\t['default']\t['t']\n"
+            "typed\ttagged\t^cpu\\\\?(.*&)?dc=eu(&.*)?$\tsum\t0\t1000\t2\t0\t['default']\t['t']\n"
+            "typed\tall\t\tanyLast\t0\t1\t65535\t1\t['default']\t['t']\n"
+        )
+        server.query("INSERT INTO t VALUES ('cpu.load', 1005, 3, 1), ('cpu.load', 1090, 1, 1), ('cpu?dc=eu&host=a', 1100, 2, 1), ('cpu?host=b', 1500, 5, 1)")
+        server.query("INSERT INTO t VALUES ('cpu.load', 1010, 2, 1), ('cpu?dc=eu&host=a', 1999, 3, 1), ('cpu?host=b', 1500, 6, 2), ('mem', 7, 1, 1), ('mem', 7, 4, 1)")
+        # plain cpu: min per 100 s; tagged cpu with dc=eu: sum per 1000 s; other tagged and
+        # plain paths: the default's anyLast, every second. Each INSERT block is rolled up
+        # on its own; then rows of equal time are versions of one another (the greatest
+        # version wins, the later part on ties), not aggregated again.
+        expected = "cpu.load\t1000\t2\t1\ncpu?dc=eu&host=a\t1000\t3\t1\ncpu?host=b\t1500\t6\t2\nmem\t7\t4\t1\n"
+        assert server.query("SELECT * FROM t ORDER BY metric, ts, ver") == (
+            "cpu.load\t1000\t1\t1\ncpu.load\t1000\t2\t1\ncpu?dc=eu&host=a\t1000\t2\t1\ncpu?dc=eu&host=a\t1000\t3\t1\n"
+            "cpu?host=b\t1500\t5\t1\ncpu?host=b\t1500\t6\t2\nmem\t7\t4\t1\n"
+        )
+        assert server.query("SELECT * FROM t FINAL ORDER BY metric, ts") == expected
+        server.query("SYSTEM START MERGES t")
+        server.query("OPTIMIZE TABLE t FINAL")
+        assert server.query("SELECT * FROM t ORDER BY metric, ts") == expected
+    finally:
+        server.stop()
+
+
+def test_graphite_bad_config_stops_the_server(tmp_path):
+    import pytest
+    bad = GRAPHITE_CONFIG.replace('retention = [{ age = 0, precision = 60 }, { age = 86400, precision = 3600 }]',
+                                  'retention = [{ age = 0, precision = 60 }, { age = 86400, precision = 30 }]')
+    server = _graphite_server(tmp_path, bad)
+    with pytest.raises(RuntimeError, match="Age and precision should only grow up"):
+        server.start()
+
+
+def test_graphite_rows_rolled_up_by_merges_once_old_enough(tmp_path):
+    import time
+    now = int(time.time())
+    bucket = (now - 60) // 60 * 60
+    # Rows of the bucket are younger than `age` when inserted (kept to the second) and
+    # older when merged a few seconds later (summed per minute).
+    age = now - bucket + 3
+    config = f"""
+[graphite_rollup.aging]
+[graphite_rollup.aging.default]
+function = "sum"
+retention = [{{ age = 0, precision = 1 }}, {{ age = {age}, precision = 60 }}]
+"""
+    server = _graphite_server(tmp_path, config).start()
+    try:
+        server.query("CREATE TABLE a (Path String, Time DateTime, Value Float64, Timestamp UInt32) ENGINE = GraphiteMergeTree('aging') ORDER BY (Path, Time)")
+        server.query(f"INSERT INTO a VALUES ('m', {bucket + 1}, 1, 1), ('m', {bucket + 2}, 2, 1), ('m', {bucket + 2}, 5, 0)")
+        server.query(f"INSERT INTO a VALUES ('m', {bucket + 3}, 4, 1)")
+        select = f"SELECT Path, toUnixTimestamp(Time) - {bucket}, Value FROM a {{}} ORDER BY Time"
+        if int(time.time()) - bucket - 3 < age:
+            assert server.query(select.format("")) == "m\t1\t1\nm\t2\t2\nm\t3\t4\n"
+        while int(time.time()) - bucket - 3 < age:
+            time.sleep(0.2)
+        assert server.query(select.format("FINAL")) == "m\t0\t7\n"
+        server.query("OPTIMIZE TABLE a FINAL")
+        assert server.query(select.format("")) == "m\t0\t7\n"
+    finally:
+        server.stop()
+
+
+CLICKHOUSE_ROLLUP = r'''
+[graphite_rollup.graphite_rollup]
+path_column_name = "metric"
+time_column_name = "timestamp"
+value_column_name = "value"
+version_column_name = "updated"
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "\\.count$"
+function = "sum"
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "\\.max$"
+function = "max"
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "^five_min\\."
+retention = [{ age = 0, precision = 300 }, { age = 5184000, precision = 3600 }, { age = 31536000, precision = 14400 }]
+[[graphite_rollup.graphite_rollup.pattern]]
+regexp = "^one_min"
+function = "avg"
+retention = [{ age = 0, precision = 60 }, { age = 7776000, precision = 300 }, { age = 31536000, precision = 600 }]
+'''
+
+
+def test_graphite_cases_of_clickhouse_integration_tests(tmp_path):
+    """The cases of ClickHouse's tests/integration/test_graphite_merge_tree, with its rules."""
+    server = _graphite_server(tmp_path, CLICKHOUSE_ROLLUP).start()
+    try:
+        server.query("CREATE TABLE graphite (metric String, value Float64, timestamp UInt32, date Date, updated UInt32) "
+                     "ENGINE = GraphiteMergeTree('graphite_rollup') PARTITION BY toYYYYMM(date) ORDER BY (metric, timestamp)")
+        # Old rows (the 600 s retention): the newest version of each time, averaged; the
+        # version of the last time.
+        server.query("INSERT INTO graphite SELECT 'one_min.x', toFloat64(number), toUInt32(1111111111 - intDiv(number, 3)), "
+                     "toDate('2017-02-02'), toUInt32(100 - number) FROM numbers(50)")
+        server.query("OPTIMIZE TABLE graphite PARTITION 201702 FINAL")
+        assert server.query("SELECT * FROM graphite") == "one_min.x\t24\t1111110600\t2017-02-02\t100\n"
+        server.query("TRUNCATE TABLE graphite")
+        # More output rows than one block holds.
+        groups = 2 * 8192 + 1
+        rows, expected = [], []
+        for i in range(groups):
+            rolled_up_time = 1000000200 + 600 * i
+            for j in range(3):
+                rows.append(f"one_min.x1\t{10 * j}\t{rolled_up_time + 100 * j}\t2001-09-09\t1")
+                rows.append(f"one_min.x1\t{10 * (j + 1)}\t{rolled_up_time + 100 * j}\t2001-09-09\t2")
+            expected.append(f"one_min.x1\t20\t{rolled_up_time}\t2001-09-09\t2")
+        server.query("INSERT INTO graphite FORMAT TSV\n" + "\n".join(rows) + "\n")
+        server.query("OPTIMIZE TABLE graphite PARTITION 200109 FINAL")
+        assert server.query("SELECT * FROM graphite ORDER BY timestamp") == "\n".join(expected) + "\n"
+        server.query("TRUNCATE TABLE graphite")
+        # A path no pattern matches: only versions count, times stay.
+        server.query("INSERT INTO graphite FORMAT TSV\none_min.x1\t100\t1000000000\t2001-09-09\t1\nzzzzzzzz\t100\t1000000001\t2001-09-09\t1\nzzzzzzzz\t200\t1000000001\t2001-09-09\t2\n")
+        server.query("OPTIMIZE TABLE graphite PARTITION 200109 FINAL")
+        assert server.query("SELECT * FROM graphite ORDER BY metric") == "one_min.x1\t100\t999999600\t2001-09-09\t1\nzzzzzzzz\t200\t1000000001\t2001-09-09\t2\n"
+    finally:
+        server.stop()
