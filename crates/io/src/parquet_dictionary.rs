@@ -47,16 +47,19 @@ pub fn dictionary_string_type() -> DataType {
 /// and virtual columns included).
 pub fn with_dictionary_columns(scan: &DataSourceExec, columns: &[&str]) -> Option<Arc<DataSourceExec>> {
     let names: Arc<HashSet<String>> = Arc::new(columns.iter().map(|c| c.to_string()).collect());
-    with_file_column_type(scan, columns, dictionary_string_type(), |inner| Arc::new(DictionaryHintReaderFactory { inner, columns: names }))
+    with_file_column_type(scan, columns, dictionary_string_type(), |inner| Arc::new(TypeHintReaderFactory { inner, columns: names, hint: TypeHint::Dictionary }))
 }
 
 /// `scan` (a Parquet `DataSourceExec`) rebuilt so that the file columns named in
 /// `columns`, read as `Utf8View`, come out as `Utf8`. DataFusion's Parquet opener reads
-/// a string column as the scan's schema types it, so the reader decodes these straight
-/// into offsets and bytes; a plan that casts the views back to `Utf8` (every query's
-/// output, see `granary_types::without_views`) would copy each string again. None as for
-/// [`with_dictionary_columns`], and when the scan's predicate reads a named column (it
-/// was planned for views).
+/// a string column as the scan's schema types it, so the reader decodes plain-encoded
+/// ones straight into offsets and bytes; a plan that casts the views back to `Utf8`
+/// (every query's output, see `granary_types::without_views`) would copy each string
+/// again. A column chunk that is dictionary-encoded in every row group of a file is
+/// still read as views there (and cast by the opener): the reader copies each row's
+/// string out of the dictionary into a buffer it grows by reallocation, dearer than
+/// views plus one cast. None as for [`with_dictionary_columns`], and when the scan's
+/// predicate reads a named column (it was planned for views).
 pub fn with_plain_string_columns(scan: &DataSourceExec, columns: &[&str]) -> Option<Arc<DataSourceExec>> {
     let (_, source) = scan.downcast_to_file_source::<ParquetSource>()?;
     if let Some(predicate) = source.filter() {
@@ -64,7 +67,8 @@ pub fn with_plain_string_columns(scan: &DataSourceExec, columns: &[&str]) -> Opt
             return None;
         }
     }
-    with_file_column_type(scan, columns, DataType::Utf8, |inner| inner)
+    let names: Arc<HashSet<String>> = Arc::new(columns.iter().map(|c| c.to_string()).collect());
+    with_file_column_type(scan, columns, DataType::Utf8, |inner| Arc::new(TypeHintReaderFactory { inner, columns: names, hint: TypeHint::ViewsWhereDictionaryEncoded }))
 }
 
 /// `scan` rebuilt with the file columns named in `columns` (string columns) typed
@@ -107,14 +111,25 @@ fn with_file_column_type(
     Some(DataSourceExec::from_data_source(new_config))
 }
 
-/// Hands out the readers of `inner` with footers asking for dictionaries.
-#[derive(Debug)]
-struct DictionaryHintReaderFactory {
-    inner: Arc<dyn ParquetFileReaderFactory>,
-    columns: Arc<HashSet<String>>,
+/// What the footers handed out ask the reader for.
+#[derive(Debug, Clone, Copy)]
+enum TypeHint {
+    /// The columns as [`dictionary_string_type`].
+    Dictionary,
+    /// The columns whose chunks are dictionary-encoded in every row group as `Utf8View`.
+    ViewsWhereDictionaryEncoded,
 }
 
-impl ParquetFileReaderFactory for DictionaryHintReaderFactory {
+/// Hands out the readers of `inner` with footers whose embedded Arrow schema types
+/// `columns` as `hint` says.
+#[derive(Debug)]
+struct TypeHintReaderFactory {
+    inner: Arc<dyn ParquetFileReaderFactory>,
+    columns: Arc<HashSet<String>>,
+    hint: TypeHint,
+}
+
+impl ParquetFileReaderFactory for TypeHintReaderFactory {
     fn create_reader(
         &self,
         partition_index: usize,
@@ -123,16 +138,17 @@ impl ParquetFileReaderFactory for DictionaryHintReaderFactory {
         metrics: &ExecutionPlanMetricsSet,
     ) -> datafusion::common::Result<Box<dyn AsyncFileReader + Send>> {
         let inner = self.inner.create_reader(partition_index, partitioned_file, metadata_size_hint, metrics)?;
-        Ok(Box::new(DictionaryHintReader { inner, columns: self.columns.clone() }))
+        Ok(Box::new(TypeHintReader { inner, columns: self.columns.clone(), hint: self.hint }))
     }
 }
 
-struct DictionaryHintReader {
+struct TypeHintReader {
     inner: Box<dyn AsyncFileReader + Send>,
     columns: Arc<HashSet<String>>,
+    hint: TypeHint,
 }
 
-impl AsyncFileReader for DictionaryHintReader {
+impl AsyncFileReader for TypeHintReader {
     fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
         self.inner.get_bytes(range)
     }
@@ -142,26 +158,37 @@ impl AsyncFileReader for DictionaryHintReader {
     }
 
     fn get_metadata<'a>(&'a mut self, options: Option<&'a ArrowReaderOptions>) -> BoxFuture<'a, parquet::errors::Result<Arc<ParquetMetaData>>> {
-        let columns = self.columns.clone();
-        self.inner.get_metadata(options).map(move |metadata| with_dictionary_hint(metadata?, &columns)).boxed()
+        let (columns, hint) = (self.columns.clone(), self.hint);
+        self.inner.get_metadata(options).map(move |metadata| with_type_hint(metadata?, &columns, hint)).boxed()
     }
 }
 
-/// `metadata` with an embedded Arrow schema that reads `columns` as dictionaries
-/// (the same `metadata` when none of them is a string column of this file).
-fn with_dictionary_hint(metadata: Arc<ParquetMetaData>, columns: &HashSet<String>) -> parquet::errors::Result<Arc<ParquetMetaData>> {
+/// `metadata` with an embedded Arrow schema that types the string columns among
+/// `columns` as `hint` says (the same `metadata` when that changes no column).
+fn with_type_hint(metadata: Arc<ParquetMetaData>, columns: &HashSet<String>, hint: TypeHint) -> parquet::errors::Result<Arc<ParquetMetaData>> {
     let file = metadata.file_metadata();
     let schema = parquet_to_arrow_schema(file.schema_descr(), file.key_value_metadata())?;
+    let dictionary_encoded = |name: &str| {
+        let Some(leaf) = file.schema_descr().columns().iter().position(|c| c.path().parts() == [name.to_string()]) else { return false };
+        metadata.row_groups().iter().all(|rg| rg.columns().get(leaf).is_some_and(|chunk| chunk.dictionary_page_offset().is_some()))
+    };
     let mut changed = false;
     let fields: Vec<Field> = schema
         .fields()
         .iter()
         .map(|f| {
-            if columns.contains(f.name()) && matches!(f.data_type(), DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) {
-                changed = true;
-                f.as_ref().clone().with_data_type(dictionary_string_type())
-            } else {
-                f.as_ref().clone()
+            let string = matches!(f.data_type(), DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8);
+            let new_type = match hint {
+                _ if !string || !columns.contains(f.name()) => None,
+                TypeHint::Dictionary => Some(dictionary_string_type()),
+                TypeHint::ViewsWhereDictionaryEncoded => dictionary_encoded(f.name()).then_some(DataType::Utf8View),
+            };
+            match new_type {
+                Some(data_type) if &data_type != f.data_type() => {
+                    changed = true;
+                    f.as_ref().clone().with_data_type(data_type)
+                }
+                _ => f.as_ref().clone(),
             }
         })
         .collect();
@@ -200,11 +227,15 @@ mod tests {
     use parquet::file::metadata::ParquetMetaDataReader;
 
     fn parquet_file() -> Bytes {
+        parquet_file_with(None)
+    }
+
+    fn parquet_file_with(properties: Option<parquet::file::properties::WriterProperties>) -> Bytes {
         let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false), Field::new("name", DataType::Utf8, true)]));
         let names: StringArray = (0..100).map(|i| (i % 10 != 0).then(|| format!("n{}", i % 7))).collect();
         let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from_iter_values(0..100)), Arc::new(names)]).expect("batch");
         let mut out = Vec::new();
-        let mut writer = ArrowWriter::try_new(&mut out, schema, None).expect("writer");
+        let mut writer = ArrowWriter::try_new(&mut out, schema, properties).expect("writer");
         writer.write(&batch).expect("write");
         writer.close().expect("close");
         Bytes::from(out)
@@ -215,7 +246,7 @@ mod tests {
         let file = parquet_file();
         let metadata = Arc::new(ParquetMetaDataReader::new().parse_and_finish(&file).expect("footer"));
         let columns: HashSet<String> = ["name".to_string(), "id".to_string(), "absent".to_string()].into();
-        let hinted = with_dictionary_hint(metadata.clone(), &columns).expect("hint");
+        let hinted = with_type_hint(metadata.clone(), &columns, TypeHint::Dictionary).expect("hint");
         let reader_metadata = ArrowReaderMetadata::try_new(hinted, Default::default()).expect("reader metadata");
         // Only the string column changes type; the integer one and the absent one are left alone.
         assert_eq!(reader_metadata.schema().field(0).data_type(), &DataType::Int64);
@@ -229,7 +260,22 @@ mod tests {
             assert_eq!(hinted.column(1).null_count(), 10);
         }
         // A file without string columns to change keeps its footer.
-        let untouched = with_dictionary_hint(metadata.clone(), &["id".to_string()].into()).expect("hint");
+        let untouched = with_type_hint(metadata.clone(), &["id".to_string()].into(), TypeHint::Dictionary).expect("hint");
         assert!(Arc::ptr_eq(&untouched, &metadata));
+    }
+
+    /// Strings stay views where every row group dictionary-encodes them, and become
+    /// plain strings where they are plain-encoded.
+    #[test]
+    fn plain_string_hint_keeps_views_for_dictionary_encoded_chunks() {
+        let columns: HashSet<String> = ["name".to_string()].into();
+        let schema_of = |file: Bytes| {
+            let metadata = Arc::new(ParquetMetaDataReader::new().parse_and_finish(&file).expect("footer"));
+            let hinted = with_type_hint(metadata, &columns, TypeHint::ViewsWhereDictionaryEncoded).expect("hint");
+            ArrowReaderMetadata::try_new(hinted, Default::default()).expect("reader metadata").schema().field(1).data_type().clone()
+        };
+        assert_eq!(schema_of(parquet_file()), DataType::Utf8View);
+        let plain = parquet::file::properties::WriterProperties::builder().set_dictionary_enabled(false).build();
+        assert_eq!(schema_of(parquet_file_with(Some(plain))), DataType::Utf8);
     }
 }
