@@ -37,7 +37,10 @@
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `cosineDistance` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
-//! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
+//! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, the same for base32 and base58, `unhex`, `unbin`, `char` |
+//! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
+//! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
+//! | `time_window` | `timeSlots` |
 //! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
 //! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
 //! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
@@ -104,6 +107,7 @@ pub mod format;
 mod hash;
 pub mod func;
 mod introspection;
+mod julian;
 mod ip;
 mod json;
 pub mod lambda;
@@ -112,6 +116,7 @@ mod map_functions;
 mod math;
 pub mod parse;
 mod parse_datetime;
+mod printf;
 mod readable;
 mod regexp;
 mod reinterpret;
@@ -128,6 +133,7 @@ mod vector_distance;
 mod value_mapping;
 pub mod system;
 mod text;
+mod time_window;
 pub mod tuple;
 pub mod tz;
 pub mod unsigned_order;
@@ -196,6 +202,9 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(vector_distance::functions());
     out.extend(value_mapping::functions());
     out.extend(encoding::functions());
+    out.extend(julian::functions());
+    out.extend(printf::functions());
+    out.extend(time_window::functions());
     out.extend(regexp::functions());
     out.extend(array::functions());
     out.extend(array_access::functions());
