@@ -41,6 +41,8 @@
 //! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
 //! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
 //! | `time_window` | `timeSlots` |
+//! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms, `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat` |
+//! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
 //! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
 //! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
 //! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
@@ -86,6 +88,7 @@ pub mod arithmetic;
 mod bits;
 mod cxx_sort;
 mod rounding;
+mod running;
 pub mod array;
 mod array_access;
 mod array_aggregate;
@@ -135,6 +138,7 @@ pub mod system;
 mod text;
 mod time_window;
 pub mod tuple;
+mod tuple_arithmetic;
 pub mod tz;
 pub mod unsigned_order;
 mod uniq;
@@ -205,6 +209,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(julian::functions());
     out.extend(printf::functions());
     out.extend(time_window::functions());
+    out.extend(running::functions());
+    out.extend(tuple_arithmetic::functions());
     out.extend(regexp::functions());
     out.extend(array::functions());
     out.extend(array_access::functions());

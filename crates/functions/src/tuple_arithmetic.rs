@@ -1,0 +1,315 @@
+//! Arithmetic on tuples: `tuplePlus`, `tupleMinus`, `tupleMultiply`, `tupleDivide`,
+//! `tupleModulo`, `tupleIntDiv`, `tupleIntDivOrZero` (element by element of two tuples),
+//! their `ByNumber` forms (each element with one number), `tupleNegate`, `dotProduct` of
+//! two tuples, and `tupleNames`, `tupleConcat`.
+//!
+//! As ClickHouse, each element goes through the scalar function of the same operation
+//! (`plus`, `multiply`, ...), so element types and errors are exactly that function's;
+//! the result is an unnamed tuple of the element results. The element kernels run on
+//! whole element columns: a tuple column is a struct of columns.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StructArray};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF};
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, Arity, DfResult};
+use crate::func::{ch_type_of_field, ExecCtx, RetCtx, ScalarDef};
+use crate::text::string_list;
+
+/// A registered scalar function by name (the element operations).
+fn scalar_function(name: &str) -> DfResult<Arc<ScalarUDF>> {
+    crate::registered()
+        .0
+        .iter()
+        .find(|f| f.name() == name)
+        .cloned()
+        .ok_or_else(|| ch_error(ErrorCode::UNKNOWN_FUNCTION, format!("Unknown function {name}")))
+}
+
+/// The element fields of a Tuple argument.
+fn tuple_fields(field: &Field) -> Option<Fields> {
+    match field.data_type() {
+        DataType::Struct(fields) => Some(fields.clone()),
+        _ => None,
+    }
+}
+
+fn not_a_tuple(name: &str, index: usize, t: &ChType) -> datafusion::common::DataFusionError {
+    ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument {index} of function {name} should be tuple, got {t}"))
+}
+
+/// One element operation: its return field for the element argument fields.
+fn element_return(udf: &ScalarUDF, fields: &[FieldRef], scalars: &[Option<&ScalarValue>]) -> DfResult<FieldRef> {
+    udf.return_field_from_args(ReturnFieldArgs { arg_fields: fields, scalar_arguments: scalars })
+}
+
+/// Runs one element operation over whole columns.
+fn element_call(udf: &ScalarUDF, args: Vec<ColumnarValue>, fields: Vec<FieldRef>, rows: usize, config: &ConfigOptions) -> DfResult<ArrayRef> {
+    Ok(element_call_with_field(udf, args, fields, rows, config)?.0)
+}
+
+/// [`element_call`], also giving the result's field.
+fn element_call_with_field(
+    udf: &ScalarUDF,
+    args: Vec<ColumnarValue>,
+    fields: Vec<FieldRef>,
+    rows: usize,
+    config: &ConfigOptions,
+) -> DfResult<(ArrayRef, FieldRef)> {
+    let scalars: Vec<Option<&ScalarValue>> = args
+        .iter()
+        .map(|a| match a {
+            ColumnarValue::Scalar(s) => Some(s),
+            ColumnarValue::Array(_) => None,
+        })
+        .collect();
+    let return_field = element_return(udf, &fields, &scalars)?;
+    let out = udf.invoke_with_args(ScalarFunctionArgs {
+        args,
+        arg_fields: fields,
+        number_rows: rows,
+        return_field: Arc::clone(&return_field),
+        config_options: Arc::new(config.clone()),
+    })?;
+    Ok((out.to_array(rows)?, return_field))
+}
+
+/// The element columns of Tuple argument `i`, with their fields.
+fn element_columns(ctx: &ExecCtx, i: usize) -> DfResult<Vec<(ArrayRef, FieldRef)>> {
+    let array = ctx.array(i)?;
+    let tuple = array.as_struct_opt().ok_or_else(|| not_a_tuple(ctx.name, i, &ctx.ch(i)))?;
+    Ok(tuple.columns().iter().cloned().zip(tuple.fields().iter().cloned()).collect())
+}
+
+fn tuple_of(fields: &[FieldRef]) -> ChType {
+    ChType::Tuple(fields.iter().enumerate().map(|(i, f)| ((i + 1).to_string(), ch_type_of_field(f))).collect())
+}
+
+/// The result tuple from element columns, in the fields of the return type.
+fn struct_result(ctx: &ExecCtx, columns: Vec<ArrayRef>) -> DfResult<ArrayRef> {
+    let DataType::Struct(fields) = ctx.ret_type() else {
+        return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return a tuple", ctx.name)));
+    };
+    let columns = columns
+        .into_iter()
+        .zip(fields.iter())
+        .map(|(c, f)| {
+            let c = if c.data_type() == f.data_type() { c } else { datafusion::arrow::compute::cast(&c, f.data_type())? };
+            // NULLs of a Nullable number argument (`tupleDivideByNumber(t, n)`) reach the
+            // elements, but they null the whole tuple row, which the adapter marks.
+            if !f.is_nullable() && c.null_count() > 0 {
+                return crate::func::with_nulls(&c, None);
+            }
+            Ok(c)
+        })
+        .collect::<DfResult<Vec<_>>>()?;
+    Ok(Arc::new(StructArray::try_new(fields.clone(), columns, None)?))
+}
+
+/// How a tuple function takes its arguments.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Two tuples of the same size, element by element.
+    TwoTuples,
+    /// A tuple and a number applied to every element.
+    ByNumber,
+    /// One tuple.
+    OneTuple,
+}
+
+fn element_fields(ctx: &RetCtx, shape: Shape) -> DfResult<Vec<Vec<FieldRef>>> {
+    let first = tuple_fields(ctx.field(0)).ok_or_else(|| not_a_tuple(ctx.name, 0, &ctx.ch(0)))?;
+    match shape {
+        Shape::OneTuple => Ok(first.iter().map(|f| vec![Arc::clone(f)]).collect()),
+        Shape::ByNumber => Ok(first.iter().map(|f| vec![Arc::clone(f), Arc::clone(&ctx.fields[1])]).collect()),
+        Shape::TwoTuples => {
+            let second = tuple_fields(ctx.field(1)).ok_or_else(|| not_a_tuple(ctx.name, 1, &ctx.ch(1)))?;
+            if first.len() != second.len() {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Expected tuples of the same size as arguments 0 and 1 of function {}, got {} and {}", ctx.name, ctx.ch(0), ctx.ch(1)),
+                ));
+            }
+            Ok(first.iter().zip(second.iter()).map(|(a, b)| vec![Arc::clone(a), Arc::clone(b)]).collect())
+        }
+    }
+}
+
+fn elementwise(name: &'static str, operation: &'static str, shape: Shape) -> ScalarUDF {
+    let arity = if shape == Shape::OneTuple { Arity::exact(1) } else { Arity::exact(2) };
+    ScalarDef::new(
+        name,
+        arity,
+        move |ctx| {
+            let udf = scalar_function(operation)?;
+            let number = if shape == Shape::ByNumber { ctx.scalar(1) } else { None };
+            let mut results = Vec::new();
+            for fields in element_fields(ctx, shape)? {
+                let scalars = [None, number];
+                results.push(element_return(&udf, &fields, &scalars[..fields.len()])?);
+            }
+            Ok(tuple_of(&results))
+        },
+        move |ctx| {
+            let udf = scalar_function(operation)?;
+            let first = element_columns(ctx, 0)?;
+            let second = if shape == Shape::TwoTuples { Some(element_columns(ctx, 1)?) } else { None };
+            let mut columns = Vec::with_capacity(first.len());
+            for (k, (column, field)) in first.into_iter().enumerate() {
+                let (args, fields) = match (&second, shape) {
+                    (Some(second), _) => {
+                        let (other, other_field) = second[k].clone();
+                        (vec![ColumnarValue::Array(column), ColumnarValue::Array(other)], vec![field, other_field])
+                    }
+                    (None, Shape::ByNumber) => (vec![ColumnarValue::Array(column), ctx.args[1].clone()], vec![field, Arc::clone(&ctx.fields[1])]),
+                    _ => (vec![ColumnarValue::Array(column)], vec![field]),
+                };
+                columns.push(element_call(&udf, args, fields, ctx.len, ctx.config)?);
+            }
+            struct_result(ctx, columns)
+        },
+    )
+    .build()
+}
+
+/// `dotProduct`: of two tuples, the sum of the element products (`multiply`, then
+/// `plus` left to right, so the type grows as ClickHouse's does); of two arrays,
+/// `arrayDotProduct`.
+fn dot_product() -> ScalarUDF {
+    ScalarDef::new(
+        "dotProduct",
+        Arity::exact(2),
+        |ctx| {
+            if tuple_fields(ctx.field(0)).is_none() {
+                let array_udf = scalar_function("arrayDotProduct")?;
+                let scalars = [ctx.scalar(0), ctx.scalar(1)];
+                return Ok(ch_type_of_field(element_return(&array_udf, &ctx.fields, &scalars)?.as_ref()));
+            }
+            let multiply = scalar_function("multiply")?;
+            let plus = scalar_function("plus")?;
+            let mut sum: Option<FieldRef> = None;
+            for fields in element_fields(ctx, Shape::TwoTuples)? {
+                let product = element_return(&multiply, &fields, &[None, None])?;
+                sum = Some(match sum {
+                    None => product,
+                    Some(sum) => element_return(&plus, &[sum, product], &[None, None])?,
+                });
+            }
+            sum.map(|f| ch_type_of_field(&f))
+                .ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Function {} needs non-empty tuples", ctx.name)))
+        },
+        |ctx| {
+            if tuple_fields(&ctx.fields[0]).is_none() {
+                let array_udf = scalar_function("arrayDotProduct")?;
+                return element_call(&array_udf, ctx.args.to_vec(), ctx.fields.to_vec(), ctx.len, ctx.config);
+            }
+            let multiply = scalar_function("multiply")?;
+            let plus = scalar_function("plus")?;
+            let first = element_columns(ctx, 0)?;
+            let second = element_columns(ctx, 1)?;
+            let mut sum: Option<(ArrayRef, FieldRef)> = None;
+            for ((a, a_field), (b, b_field)) in first.into_iter().zip(second) {
+                let product =
+                    element_call_with_field(&multiply, vec![ColumnarValue::Array(a), ColumnarValue::Array(b)], vec![a_field, b_field], ctx.len, ctx.config)?;
+                sum = Some(match sum {
+                    None => product,
+                    Some((total, total_field)) => {
+                        let args = vec![ColumnarValue::Array(total), ColumnarValue::Array(product.0)];
+                        element_call_with_field(&plus, args, vec![total_field, product.1], ctx.len, ctx.config)?
+                    }
+                });
+            }
+            let (total, _) = sum.ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Function {} needs non-empty tuples", ctx.name)))?;
+            Ok(datafusion::arrow::compute::cast(&total, ctx.ret_type())?)
+        },
+    )
+    .build()
+}
+
+/// `tupleNames(t)`: the element names (`'1'`, `'2'`, ... for an unnamed tuple).
+fn tuple_names() -> ScalarUDF {
+    ScalarDef::new(
+        "tupleNames",
+        Arity::exact(1),
+        |ctx| match ctx.ch(0).strip_nullable() {
+            ChType::Tuple(_) => Ok(ChType::Array(Box::new(ChType::String))),
+            _ => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("First argument for function {} must be a Tuple or Nullable(Tuple)", ctx.name))),
+        },
+        |ctx| {
+            let ChType::Tuple(elements) = ctx.ch(0).strip_nullable().clone() else {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("First argument for function {} must be a Tuple", ctx.name)));
+            };
+            let names: Vec<&str> = elements.iter().map(|(name, _)| name.as_str()).collect();
+            let repeated: Vec<&str> = (0..ctx.len).flat_map(|_| names.iter().copied()).collect();
+            let values: ArrayRef = Arc::new(datafusion::arrow::array::StringArray::from_iter_values(repeated));
+            let offsets: Vec<i32> = (0..=ctx.len).map(|row| (row * names.len()) as i32).collect();
+            string_list(values, offsets)
+        },
+    )
+    .build()
+}
+
+/// `tupleConcat(t1, t2, ...)`: the elements of all tuples in one unnamed tuple.
+fn tuple_concat() -> ScalarUDF {
+    ScalarDef::new(
+        "tupleConcat",
+        Arity::at_least(1),
+        |ctx| {
+            let mut elements = Vec::new();
+            for i in 0..ctx.arg_count() {
+                match ctx.ch(i) {
+                    ChType::Tuple(items) => elements.extend(items),
+                    other => {
+                        let ordinal = match i {
+                            0 => "1st".to_string(),
+                            1 => "2nd".to_string(),
+                            2 => "3rd".to_string(),
+                            n => format!("{}th", n + 1),
+                        };
+                        return Err(ch_error(
+                            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                            format!("A value of illegal type was provided as {ordinal} argument 'tupleN' to function '{}'. Expected: Tuple, got: {other}", ctx.name),
+                        ));
+                    }
+                }
+            }
+            // The result is unnamed, as ClickHouse's, whatever the arguments' names.
+            Ok(ChType::Tuple(elements.into_iter().enumerate().map(|(i, (_, t))| ((i + 1).to_string(), t)).collect()))
+        },
+        |ctx| {
+            let mut columns = Vec::new();
+            for i in 0..ctx.args.len() {
+                columns.extend(element_columns(ctx, i)?.into_iter().map(|(c, _)| c));
+            }
+            struct_result(ctx, columns)
+        },
+    )
+    .build()
+}
+
+pub(crate) fn functions() -> Vec<ScalarUDF> {
+    vec![
+        elementwise("tuplePlus", "plus", Shape::TwoTuples),
+        elementwise("tupleMinus", "minus", Shape::TwoTuples),
+        elementwise("tupleMultiply", "multiply", Shape::TwoTuples),
+        elementwise("tupleDivide", "divide", Shape::TwoTuples),
+        elementwise("tupleModulo", "modulo", Shape::TwoTuples),
+        elementwise("tupleIntDiv", "intDiv", Shape::TwoTuples),
+        elementwise("tupleIntDivOrZero", "intDivOrZero", Shape::TwoTuples),
+        elementwise("tupleMultiplyByNumber", "multiply", Shape::ByNumber),
+        elementwise("tupleDivideByNumber", "divide", Shape::ByNumber),
+        elementwise("tupleModuloByNumber", "modulo", Shape::ByNumber),
+        elementwise("tupleIntDivByNumber", "intDiv", Shape::ByNumber),
+        elementwise("tupleIntDivOrZeroByNumber", "intDivOrZero", Shape::ByNumber),
+        elementwise("tupleNegate", "negate", Shape::OneTuple),
+        dot_product(),
+        tuple_names(),
+        tuple_concat(),
+    ]
+}
