@@ -40,7 +40,7 @@
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, the same for base32 and base58, `unhex`, `unbin`, `char` |
 //! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
 //! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
-//! | `time_window` | `timeSlots` |
+//! | `time_window` | `timeSlots`, `tumble`/`hop` and their `Start`/`End` forms |
 //! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms, `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat` |
 //! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
 //! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |

@@ -1,4 +1,11 @@
-//! Time slots and windows: `timeSlots`.
+//! Time slots and windows: `timeSlots`, and the window functions of ClickHouse's window
+//! views, `tumble`/`tumbleStart`/`tumbleEnd` and `hop`/`hopStart`/`hopEnd`.
+//!
+//! `tumble(t, interval[, tz])` is the window `[toStartOfInterval(t, interval),
+//! start + interval)`; `hop(t, hop, window[, tz])` is the window of length `window` that
+//! ends at the first hop boundary after `t` (`toStartOfInterval(t, hop) + hop`). Both are
+//! computed with the registered `toStartOfInterval`, `plus` and `minus`, so alignment and
+//! result types (Date for weeks and longer units) are theirs.
 //!
 //! `timeSlots(start, duration[, size])` lists the starts of the `size`-second slots
 //! (1800 by default) that the interval `[start, start + duration]` touches. For
@@ -7,17 +14,17 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, ListArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, ListArray, StructArray};
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Decimal128Type, Int64Type, TimeUnit};
 use datafusion::common::DataFusionError;
-use datafusion::logical_expr::ScalarUDF;
+use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
 use granary_common::ErrorCode;
-use granary_types::ChType;
+use granary_types::{ChType, IntervalKind};
 
 use crate::args::{ch_error, scalar_i128, Arity, DfResult};
-use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::func::{call_return_field, call_scalar, ch_type_of_field, registered_scalar, ExecCtx, RetCtx, ScalarDef};
 use crate::regexp::list_offset;
 
 const DEFAULT_SLOT_SECONDS: i64 = 1800;
@@ -158,6 +165,173 @@ fn time_slots() -> ScalarUDF {
     .build()
 }
 
+/// Which window function, and which part of the window it returns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Window {
+    Tumble,
+    Hop,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Both,
+    Start,
+    End,
+}
+
+fn interval_unit(t: &ChType) -> Option<IntervalKind> {
+    match t {
+        ChType::Interval(kind) => Some(*kind),
+        _ => None,
+    }
+}
+
+/// Checks a window call's arguments: a DateTime, its intervals (whole seconds or
+/// longer, positive, of one unit for `hop`, the hop not longer than the window).
+fn check_window(ctx: &RetCtx, window: Window) -> DfResult<()> {
+    if !matches!(ctx.ch(0).base(), ChType::DateTime(_)) {
+        return Err(expected(ctx.name, 0, "time_column", "DateTime", &ctx.ch(0)));
+    }
+    let intervals = if window == Window::Hop { 2 } else { 1 };
+    let mut units = Vec::new();
+    for i in 1..=intervals {
+        let unit = interval_unit(ctx.ch(i).base()).ok_or_else(|| expected(ctx.name, i, "interval", "Interval", &ctx.ch(i)))?;
+        if matches!(unit, IntervalKind::Nanosecond | IntervalKind::Microsecond | IntervalKind::Millisecond) {
+            return Err(ch_error(ErrorCode::SYNTAX_ERROR, "Fraction seconds are unsupported by windows yet"));
+        }
+        if let Some(count) = ctx.scalar(i).and_then(scalar_i128) {
+            if count <= 0 {
+                return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Value for column {} of function {} must be positive", ctx.ch(i), ctx.name)));
+            }
+        }
+        units.push((unit, ctx.scalar(i).and_then(scalar_i128)));
+    }
+    if let [(hop_unit, hop), (window_unit, size)] = units.as_slice() {
+        if hop_unit != window_unit {
+            return Err(ch_error(ErrorCode::ILLEGAL_COLUMN, format!("Illegal type of window and hop column of function {}, must be same", ctx.name)));
+        }
+        if let (Some(hop), Some(size)) = (hop, size) {
+            if hop > size {
+                return Err(ch_error(
+                    ErrorCode::ARGUMENT_OUT_OF_BOUND,
+                    format!("Value for hop interval of function {} must not larger than window interval", ctx.name),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The window's bound type and the index of the optional time-zone argument.
+fn window_bound(ctx: &RetCtx, window: Window) -> DfResult<ChType> {
+    let tz_index = if window == Window::Hop { 3 } else { 2 };
+    let start_of = registered_scalar("toStartOfInterval")?;
+    let mut fields = vec![Arc::clone(&ctx.fields[0]), Arc::clone(&ctx.fields[1])];
+    let mut scalars = vec![ctx.scalar(0), ctx.scalar(1)];
+    if ctx.arg_count() > tz_index {
+        fields.push(Arc::clone(&ctx.fields[tz_index]));
+        scalars.push(ctx.scalar(tz_index));
+    }
+    Ok(ch_type_of_field(call_return_field(&start_of, &fields, &scalars)?.as_ref()))
+}
+
+fn window_type(ctx: &RetCtx, window: Window, part: Part) -> DfResult<ChType> {
+    // `tumbleStart(w)` / `hopEnd(w)` of a window made before.
+    if ctx.arg_count() == 1 {
+        return match ctx.ch(0) {
+            ChType::Tuple(elements) if elements.len() == 2 && part != Part::Both => Ok(elements[if part == Part::Start { 0 } else { 1 }].1.clone()),
+            other => Err(expected(ctx.name, 0, "time_column", "DateTime", &other)),
+        };
+    }
+    let needed = if window == Window::Hop { 3 } else { 2 };
+    if ctx.arg_count() < needed {
+        return Err(ch_error(
+            ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+            format!("Number of arguments for function {} doesn't match: passed {}, should be {needed} or {}", ctx.name, ctx.arg_count(), needed + 1),
+        ));
+    }
+    check_window(ctx, window)?;
+    let bound = window_bound(ctx, window)?;
+    Ok(match part {
+        Part::Both => ChType::Tuple(vec![("1".to_string(), bound.clone()), ("2".to_string(), bound)]),
+        _ => bound,
+    })
+}
+
+fn window_exec(ctx: &ExecCtx, window: Window, part: Part) -> DfResult<ArrayRef> {
+    if ctx.args.len() == 1 {
+        let tuple = ctx.array(0)?;
+        let tuple = tuple.as_struct_opt().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{} takes a window tuple", ctx.name)))?;
+        return Ok(Arc::clone(tuple.column(if part == Part::Start { 0 } else { 1 })));
+    }
+    let tz_index = if window == Window::Hop { 3 } else { 2 };
+    let time = (ctx.args[0].clone(), Arc::clone(&ctx.fields[0]));
+    let step = (ctx.args[1].clone(), Arc::clone(&ctx.fields[1]));
+    let mut start_args = vec![time.0, step.0.clone()];
+    let mut start_fields = vec![time.1, Arc::clone(&step.1)];
+    if ctx.args.len() > tz_index {
+        start_args.push(ctx.args[tz_index].clone());
+        start_fields.push(Arc::clone(&ctx.fields[tz_index]));
+    }
+    let (aligned, aligned_field) = call_scalar(registered_scalar("toStartOfInterval")?.as_ref(), start_args, start_fields, ctx.len, ctx.config)?;
+    let plus = registered_scalar("plus")?;
+    let (end, end_field) = call_scalar(&plus, vec![ColumnarValue::Array(Arc::clone(&aligned)), step.0.clone()], vec![Arc::clone(&aligned_field), step.1], ctx.len, ctx.config)?;
+    let (start, end) = match window {
+        Window::Tumble => (aligned, end),
+        Window::Hop => {
+            let minus = registered_scalar("minus")?;
+            let size = (ctx.args[2].clone(), Arc::clone(&ctx.fields[2]));
+            let (start, _) = call_scalar(&minus, vec![ColumnarValue::Array(Arc::clone(&end)), size.0], vec![end_field, size.1], ctx.len, ctx.config)?;
+            check_no_wrap(ctx, &start, &end)?;
+            (start, end)
+        }
+    };
+    Ok(match part {
+        Part::Start => start,
+        Part::End => end,
+        Part::Both => {
+            let DataType::Struct(fields) = ctx.ret_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} returns a tuple", ctx.name)));
+            };
+            let start = cast(&start, fields[0].data_type())?;
+            let end = cast(&end, fields[1].data_type())?;
+            Arc::new(StructArray::try_new(fields.clone(), vec![start, end], None)?)
+        }
+    })
+}
+
+/// A hop window starting before the epoch wraps around in DateTime arithmetic; ClickHouse
+/// refuses it.
+fn check_no_wrap(ctx: &ExecCtx, start: &ArrayRef, end: &ArrayRef) -> DfResult<()> {
+    let time = ctx.array(0)?;
+    let starts = cast(&cast(start, &DataType::Int64)?, &DataType::Int64)?;
+    let ends = cast(&cast(end, &DataType::Int64)?, &DataType::Int64)?;
+    let (starts, ends) = (starts.as_primitive::<Int64Type>(), ends.as_primitive::<Int64Type>());
+    let wrapped = (0..starts.len()).any(|row| time.is_valid(row) && starts.value(row) > ends.value(row));
+    if wrapped {
+        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Time overflow in function {}", ctx.name)));
+    }
+    Ok(())
+}
+
+fn window_function(name: &'static str, window: Window, part: Part) -> ScalarUDF {
+    let arity = match (window, part) {
+        (Window::Tumble, Part::Both) => Arity::range(2, 3),
+        (Window::Hop, Part::Both) => Arity::range(3, 4),
+        (Window::Tumble, _) => Arity::range(1, 3),
+        (Window::Hop, _) => Arity::range(1, 4),
+    };
+    ScalarDef::new(name, arity, move |ctx| window_type(ctx, window, part), move |ctx| window_exec(ctx, window, part)).build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![time_slots()]
+    vec![
+        time_slots(),
+        window_function("tumble", Window::Tumble, Part::Both),
+        window_function("tumbleStart", Window::Tumble, Part::Start),
+        window_function("tumbleEnd", Window::Tumble, Part::End),
+        window_function("hop", Window::Hop, Part::Both),
+        window_function("hopStart", Window::Hop, Part::Start),
+        window_function("hopEnd", Window::Hop, Part::End),
+    ]
 }

@@ -13,24 +13,13 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StructArray};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields};
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::ScalarValue;
-use datafusion::logical_expr::{ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF};
+use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
 use crate::args::{ch_error, Arity, DfResult};
-use crate::func::{ch_type_of_field, ExecCtx, RetCtx, ScalarDef};
+use crate::func::{call_return_field, call_scalar, ch_type_of_field, registered_scalar, ExecCtx, RetCtx, ScalarDef};
 use crate::text::string_list;
-
-/// A registered scalar function by name (the element operations).
-fn scalar_function(name: &str) -> DfResult<Arc<ScalarUDF>> {
-    crate::registered()
-        .0
-        .iter()
-        .find(|f| f.name() == name)
-        .cloned()
-        .ok_or_else(|| ch_error(ErrorCode::UNKNOWN_FUNCTION, format!("Unknown function {name}")))
-}
 
 /// The element fields of a Tuple argument.
 fn tuple_fields(field: &Field) -> Option<Fields> {
@@ -44,40 +33,9 @@ fn not_a_tuple(name: &str, index: usize, t: &ChType) -> datafusion::common::Data
     ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument {index} of function {name} should be tuple, got {t}"))
 }
 
-/// One element operation: its return field for the element argument fields.
-fn element_return(udf: &ScalarUDF, fields: &[FieldRef], scalars: &[Option<&ScalarValue>]) -> DfResult<FieldRef> {
-    udf.return_field_from_args(ReturnFieldArgs { arg_fields: fields, scalar_arguments: scalars })
-}
-
 /// Runs one element operation over whole columns.
 fn element_call(udf: &ScalarUDF, args: Vec<ColumnarValue>, fields: Vec<FieldRef>, rows: usize, config: &ConfigOptions) -> DfResult<ArrayRef> {
-    Ok(element_call_with_field(udf, args, fields, rows, config)?.0)
-}
-
-/// [`element_call`], also giving the result's field.
-fn element_call_with_field(
-    udf: &ScalarUDF,
-    args: Vec<ColumnarValue>,
-    fields: Vec<FieldRef>,
-    rows: usize,
-    config: &ConfigOptions,
-) -> DfResult<(ArrayRef, FieldRef)> {
-    let scalars: Vec<Option<&ScalarValue>> = args
-        .iter()
-        .map(|a| match a {
-            ColumnarValue::Scalar(s) => Some(s),
-            ColumnarValue::Array(_) => None,
-        })
-        .collect();
-    let return_field = element_return(udf, &fields, &scalars)?;
-    let out = udf.invoke_with_args(ScalarFunctionArgs {
-        args,
-        arg_fields: fields,
-        number_rows: rows,
-        return_field: Arc::clone(&return_field),
-        config_options: Arc::new(config.clone()),
-    })?;
-    Ok((out.to_array(rows)?, return_field))
+    Ok(call_scalar(udf, args, fields, rows, config)?.0)
 }
 
 /// The element columns of Tuple argument `i`, with their fields.
@@ -147,17 +105,17 @@ fn elementwise(name: &'static str, operation: &'static str, shape: Shape) -> Sca
         name,
         arity,
         move |ctx| {
-            let udf = scalar_function(operation)?;
+            let udf = registered_scalar(operation)?;
             let number = if shape == Shape::ByNumber { ctx.scalar(1) } else { None };
             let mut results = Vec::new();
             for fields in element_fields(ctx, shape)? {
                 let scalars = [None, number];
-                results.push(element_return(&udf, &fields, &scalars[..fields.len()])?);
+                results.push(call_return_field(&udf, &fields, &scalars[..fields.len()])?);
             }
             Ok(tuple_of(&results))
         },
         move |ctx| {
-            let udf = scalar_function(operation)?;
+            let udf = registered_scalar(operation)?;
             let first = element_columns(ctx, 0)?;
             let second = if shape == Shape::TwoTuples { Some(element_columns(ctx, 1)?) } else { None };
             let mut columns = Vec::with_capacity(first.len());
@@ -187,18 +145,18 @@ fn dot_product() -> ScalarUDF {
         Arity::exact(2),
         |ctx| {
             if tuple_fields(ctx.field(0)).is_none() {
-                let array_udf = scalar_function("arrayDotProduct")?;
+                let array_udf = registered_scalar("arrayDotProduct")?;
                 let scalars = [ctx.scalar(0), ctx.scalar(1)];
-                return Ok(ch_type_of_field(element_return(&array_udf, &ctx.fields, &scalars)?.as_ref()));
+                return Ok(ch_type_of_field(call_return_field(&array_udf, &ctx.fields, &scalars)?.as_ref()));
             }
-            let multiply = scalar_function("multiply")?;
-            let plus = scalar_function("plus")?;
+            let multiply = registered_scalar("multiply")?;
+            let plus = registered_scalar("plus")?;
             let mut sum: Option<FieldRef> = None;
             for fields in element_fields(ctx, Shape::TwoTuples)? {
-                let product = element_return(&multiply, &fields, &[None, None])?;
+                let product = call_return_field(&multiply, &fields, &[None, None])?;
                 sum = Some(match sum {
                     None => product,
-                    Some(sum) => element_return(&plus, &[sum, product], &[None, None])?,
+                    Some(sum) => call_return_field(&plus, &[sum, product], &[None, None])?,
                 });
             }
             sum.map(|f| ch_type_of_field(&f))
@@ -206,22 +164,22 @@ fn dot_product() -> ScalarUDF {
         },
         |ctx| {
             if tuple_fields(&ctx.fields[0]).is_none() {
-                let array_udf = scalar_function("arrayDotProduct")?;
+                let array_udf = registered_scalar("arrayDotProduct")?;
                 return element_call(&array_udf, ctx.args.to_vec(), ctx.fields.to_vec(), ctx.len, ctx.config);
             }
-            let multiply = scalar_function("multiply")?;
-            let plus = scalar_function("plus")?;
+            let multiply = registered_scalar("multiply")?;
+            let plus = registered_scalar("plus")?;
             let first = element_columns(ctx, 0)?;
             let second = element_columns(ctx, 1)?;
             let mut sum: Option<(ArrayRef, FieldRef)> = None;
             for ((a, a_field), (b, b_field)) in first.into_iter().zip(second) {
                 let product =
-                    element_call_with_field(&multiply, vec![ColumnarValue::Array(a), ColumnarValue::Array(b)], vec![a_field, b_field], ctx.len, ctx.config)?;
+                    call_scalar(&multiply, vec![ColumnarValue::Array(a), ColumnarValue::Array(b)], vec![a_field, b_field], ctx.len, ctx.config)?;
                 sum = Some(match sum {
                     None => product,
                     Some((total, total_field)) => {
                         let args = vec![ColumnarValue::Array(total), ColumnarValue::Array(product.0)];
-                        element_call_with_field(&plus, args, vec![total_field, product.1], ctx.len, ctx.config)?
+                        call_scalar(&plus, args, vec![total_field, product.1], ctx.len, ctx.config)?
                     }
                 });
             }
