@@ -15,3 +15,7 @@ SELECT tuplePlus((1, 'a'), (3, 4)); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT tupleNames(1); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT tupleConcat(tuple(1), 2); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT tupleMultiplyByNumber((1, 2), 'a'); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT (1, 2) + (3, 4) AS a, toTypeName(a), (1, 2) - (3, 4) AS b, toTypeName(b), (1, 2) * (3, 4) AS c, toTypeName(c), (1, 2) * 2 AS e, toTypeName(e), 2 * (1, 2) AS f, toTypeName(f), (4, 2) / 2 AS g, toTypeName(g), -(1, 2) AS h, toTypeName(h), (4, 2) % 3 AS i, toTypeName(i);
+SELECT id, a + b AS p, toTypeName(p), a - (n, k) AS m, b * k AS q, toTypeName(q), k * b, a / 2, -a, b % 7, a * b AS d, toTypeName(d) FROM t ORDER BY id;
+SELECT (4, 2) + 1; -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT (1, 2) / (3, 4); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }

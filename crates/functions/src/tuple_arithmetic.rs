@@ -1,7 +1,8 @@
 //! Arithmetic on tuples: `tuplePlus`, `tupleMinus`, `tupleMultiply`, `tupleDivide`,
 //! `tupleModulo`, `tupleIntDiv`, `tupleIntDivOrZero` (element by element of two tuples),
 //! their `ByNumber` forms (each element with one number), `tupleNegate`, `dotProduct` of
-//! two tuples, and `tupleNames`, `tupleConcat`.
+//! two tuples, and `tupleNames`, `tupleConcat`; the operators `+ - * / %` and unary `-`
+//! on tuples call them ([`tuple_operator`]).
 //!
 //! As ClickHouse, each element goes through the scalar function of the same operation
 //! (`plus`, `multiply`, ...), so element types and errors are exactly that function's;
@@ -12,6 +13,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StructArray};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields};
+use datafusion::common::ScalarValue;
 use datafusion::common::config::ConfigOptions;
 use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
 use granary_common::ErrorCode;
@@ -249,6 +251,53 @@ fn tuple_concat() -> ScalarUDF {
         },
     )
     .build()
+}
+
+/// The tuple function an arithmetic operator on tuples means, as in ClickHouse:
+/// `t1 + t2`, `t1 - t2`, `t1 * t2` (the dot product), `t * n` and `n * t`, `t / n`,
+/// `t % n`, `-t`; and whether its arguments are swapped (`n * t`). `None` when no
+/// argument is a tuple or the operator takes no tuples that way.
+pub(crate) fn tuple_operator(operator: &str, types: &[&DataType]) -> Option<(&'static str, bool)> {
+    let is_tuple = |t: &DataType| matches!(t, DataType::Struct(_));
+    match (operator, types) {
+        ("negate", [t]) if is_tuple(t) => Some(("tupleNegate", false)),
+        (_, [a, b]) if is_tuple(a) && is_tuple(b) => match operator {
+            "plus" => Some(("tuplePlus", false)),
+            "minus" => Some(("tupleMinus", false)),
+            "multiply" => Some(("dotProduct", false)),
+            _ => None,
+        },
+        (_, [a, _]) if is_tuple(a) => match operator {
+            "multiply" => Some(("tupleMultiplyByNumber", false)),
+            "divide" => Some(("tupleDivideByNumber", false)),
+            "modulo" => Some(("tupleModuloByNumber", false)),
+            _ => None,
+        },
+        ("multiply", [_, b]) if is_tuple(b) => Some(("tupleMultiplyByNumber", true)),
+        _ => None,
+    }
+}
+
+/// The result type of an arithmetic operator on tuples (see [`tuple_operator`]).
+pub(crate) fn tuple_operator_type(ctx: &RetCtx, target: &str, swap: bool) -> DfResult<ChType> {
+    let mut fields = ctx.fields.clone();
+    let mut scalars: Vec<Option<&ScalarValue>> = (0..fields.len()).map(|i| ctx.scalar(i)).collect();
+    if swap {
+        fields.reverse();
+        scalars.reverse();
+    }
+    Ok(ch_type_of_field(call_return_field(registered_scalar(target)?.as_ref(), &fields, &scalars)?.as_ref()))
+}
+
+/// An arithmetic operator on tuples, run as its tuple function.
+pub(crate) fn tuple_operator_exec(ctx: &ExecCtx, target: &str, swap: bool) -> DfResult<ArrayRef> {
+    let mut args = ctx.args.to_vec();
+    let mut fields = ctx.fields.to_vec();
+    if swap {
+        args.reverse();
+        fields.reverse();
+    }
+    element_call(registered_scalar(target)?.as_ref(), args, fields, ctx.len, ctx.config)
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
