@@ -19,3 +19,6 @@ SELECT (1, 2) + (3, 4) AS a, toTypeName(a), (1, 2) - (3, 4) AS b, toTypeName(b),
 SELECT id, a + b AS p, toTypeName(p), a - (n, k) AS m, b * k AS q, toTypeName(q), k * b, a / 2, -a, b % 7, a * b AS d, toTypeName(d) FROM t ORDER BY id;
 SELECT (4, 2) + 1; -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT (1, 2) / (3, 4); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT L1Norm((1, -2)) AS c, toTypeName(c), L2Norm((3, 4)) AS d, toTypeName(d), LinfNorm((1, -5)) AS e, toTypeName(e), L2Distance((1, 2), (4, 6)) AS f, toTypeName(f), cosineDistance((1, 0), (0, 1)) AS g, toTypeName(g), L2SquaredNorm((3, 4)) AS h, toTypeName(h), L1Distance((1, 2), (4, 6)) AS i, toTypeName(i), LinfDistance((1, 2), (4, 6)) AS j, toTypeName(j), L2SquaredDistance((1, 2), (4, 6)) AS k, toTypeName(k);
+SELECT L1Norm((1.5, -2)) AS c, toTypeName(c), LinfNorm((toInt8(1), toInt8(-5))) AS e, toTypeName(e), L2Norm((toFloat32(3), 4)) AS d, toTypeName(d), normL1((1, 2)), distanceL2((0, 0), (3, 4)), L2Norm([3, 4]);
+SELECT id, L1Norm(a), L2Norm(b), LinfNorm(a), L2SquaredNorm(b) AS q, toTypeName(q), L1Distance(a, b), L2Distance(a, b), LinfDistance(a, b), L2SquaredDistance(b, (k, k)) AS s, toTypeName(s), round(cosineDistance(a, b), 12) FROM t ORDER BY id;

@@ -300,6 +300,163 @@ pub(crate) fn tuple_operator_exec(ctx: &ExecCtx, target: &str, swap: bool) -> Df
     element_call(registered_scalar(target)?.as_ref(), args, fields, ctx.len, ctx.config)
 }
 
+/// A norm of a tuple, or of the difference of two tuples (`L1Distance` is the `L1Norm`
+/// of `tupleMinus`), composed of the scalar functions as ClickHouse composes it, so
+/// integer elements keep integer sums (`L1Norm((1, -2))` is UInt16).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TupleNorm {
+    L1,
+    L2,
+    L2Squared,
+    Linf,
+    Cosine,
+}
+
+/// A value of a norm's computation: a column (or constant) when running, only its field
+/// when computing the result type.
+struct Step {
+    value: Option<ColumnarValue>,
+    field: FieldRef,
+}
+
+/// Runs `name` on steps: the result field only, unless every input has a value.
+fn apply(name: &str, inputs: Vec<Step>, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Step> {
+    let udf = registered_scalar(name)?;
+    let fields: Vec<FieldRef> = inputs.iter().map(|s| Arc::clone(&s.field)).collect();
+    match (inputs.iter().map(|s| s.value.clone()).collect::<Option<Vec<_>>>(), config) {
+        (Some(args), Some(config)) => {
+            let (array, field) = call_scalar(&udf, args, fields, rows, config)?;
+            Ok(Step { value: Some(ColumnarValue::Array(array)), field })
+        }
+        _ => {
+            let scalars: Vec<Option<&ScalarValue>> = inputs
+                .iter()
+                .map(|s| match &s.value {
+                    Some(ColumnarValue::Scalar(v)) => Some(v),
+                    _ => None,
+                })
+                .collect();
+            Ok(Step { value: None, field: call_return_field(&udf, &fields, &scalars)? })
+        }
+    }
+}
+
+fn float_constant(value: f64) -> Step {
+    Step { value: Some(ColumnarValue::Scalar(ScalarValue::Float64(Some(value)))), field: Arc::new(Field::new("", DataType::Float64, false)) }
+}
+
+/// Folds `combine` over the elements, left to right.
+fn fold(elements: Vec<Step>, combine: &str, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Step> {
+    let mut total: Option<Step> = None;
+    for element in elements {
+        total = Some(match total {
+            None => element,
+            Some(total) => apply(combine, vec![total, element], rows, config)?,
+        });
+    }
+    total.ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, "Norms need non-empty tuples"))
+}
+
+/// The larger of two Float64 steps, row by row.
+fn larger(a: Step, b: Step, rows: usize) -> DfResult<Step> {
+    let (Some(left), Some(right)) = (&a.value, &b.value) else { return Ok(a) };
+    let (left, right) = (left.to_array(rows)?, right.to_array(rows)?);
+    let right_is_larger = datafusion::arrow::compute::kernels::cmp::gt(&right, &left)?;
+    let values = datafusion::arrow::compute::kernels::zip::zip(&right_is_larger, &right, &left)?;
+    Ok(Step { value: Some(ColumnarValue::Array(values)), field: a.field })
+}
+
+fn norm_of(elements: Vec<Step>, norm: TupleNorm, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Step> {
+    match norm {
+        TupleNorm::L1 => {
+            let absolute = elements.into_iter().map(|e| apply("abs", vec![e], rows, config)).collect::<DfResult<Vec<_>>>()?;
+            fold(absolute, "plus", rows, config)
+        }
+        TupleNorm::L2Squared => {
+            let squares = elements
+                .into_iter()
+                .map(|e| apply("multiply", vec![Step { value: e.value.clone(), field: Arc::clone(&e.field) }, e], rows, config))
+                .collect::<DfResult<Vec<_>>>()?;
+            fold(squares, "plus", rows, config)
+        }
+        TupleNorm::L2 => apply("sqrt", vec![norm_of(elements, TupleNorm::L2Squared, rows, config)?], rows, config),
+        TupleNorm::Linf => {
+            let absolute = elements
+                .into_iter()
+                .map(|e| apply("toFloat64", vec![apply("abs", vec![e], rows, config)?], rows, config))
+                .collect::<DfResult<Vec<_>>>()?;
+            let mut largest: Option<Step> = None;
+            for value in absolute {
+                largest = Some(match largest {
+                    None => value,
+                    Some(largest) => larger(largest, value, rows)?,
+                });
+            }
+            largest.ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, "Norms need non-empty tuples"))
+        }
+        TupleNorm::Cosine => Err(ch_error(ErrorCode::LOGICAL_ERROR, "cosineDistance takes two tuples")),
+    }
+}
+
+/// The element steps of Tuple argument `i`.
+fn tuple_steps(fields: &[FieldRef], args: Option<&[ColumnarValue]>, i: usize, rows: usize) -> DfResult<Vec<Step>> {
+    let element_fields = tuple_fields(&fields[i]).ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument {} must be a tuple", i + 1)))?;
+    let columns = match args {
+        Some(args) => {
+            let array = args[i].to_array(rows)?;
+            let tuple = array.as_struct_opt().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument {} must be a tuple", i + 1)))?;
+            tuple.columns().iter().map(|c| Some(ColumnarValue::Array(Arc::clone(c)))).collect()
+        }
+        None => vec![None; element_fields.len()],
+    };
+    Ok(columns.into_iter().zip(element_fields.iter()).map(|(value, field)| Step { value, field: Arc::clone(field) }).collect())
+}
+
+/// The norm (one argument) or distance (two) of tuples: the result step.
+fn tuple_norm_step(fields: &[FieldRef], args: Option<&[ColumnarValue]>, norm: TupleNorm, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Step> {
+    let first = tuple_steps(fields, args, 0, rows)?;
+    if fields.len() == 1 {
+        return norm_of(first, norm, rows, config);
+    }
+    let second = tuple_steps(fields, args, 1, rows)?;
+    if first.len() != second.len() {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Expected tuples of the same size"));
+    }
+    if norm == TupleNorm::Cosine {
+        // 1 - dot(a, b) / (L2Norm(a) * L2Norm(b))
+        let share = |steps: &[Step]| steps.iter().map(|s| Step { value: s.value.clone(), field: Arc::clone(&s.field) }).collect::<Vec<_>>();
+        let products = share(&first)
+            .into_iter()
+            .zip(share(&second))
+            .map(|(a, b)| apply("multiply", vec![a, b], rows, config))
+            .collect::<DfResult<Vec<_>>>()?;
+        let dot = fold(products, "plus", rows, config)?;
+        let lengths = apply("multiply", vec![norm_of(first, TupleNorm::L2, rows, config)?, norm_of(second, TupleNorm::L2, rows, config)?], rows, config)?;
+        let ratio = apply("divide", vec![dot, lengths], rows, config)?;
+        return apply("minus", vec![float_constant(1.0), ratio], rows, config);
+    }
+    let differences = first.into_iter().zip(second).map(|(a, b)| apply("minus", vec![a, b], rows, config)).collect::<DfResult<Vec<_>>>()?;
+    norm_of(differences, norm, rows, config)
+}
+
+/// Whether a norm or distance call takes tuples.
+pub(crate) fn is_tuple_call(fields: &[FieldRef]) -> bool {
+    fields.first().is_some_and(|f| matches!(f.data_type(), DataType::Struct(_)))
+}
+
+/// The result type of a norm or distance of tuples.
+pub(crate) fn tuple_norm_type(ctx: &RetCtx, norm: TupleNorm) -> DfResult<ChType> {
+    Ok(ch_type_of_field(tuple_norm_step(&ctx.fields, None, norm, 1, None)?.field.as_ref()))
+}
+
+/// A norm or distance of tuples, computed.
+pub(crate) fn tuple_norm_exec(ctx: &ExecCtx, norm: TupleNorm) -> DfResult<ArrayRef> {
+    let step = tuple_norm_step(ctx.fields, Some(ctx.args), norm, ctx.len, Some(ctx.config))?;
+    let value = step.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
+    let array = value.to_array(ctx.len)?;
+    Ok(if array.data_type() == ctx.ret_type() { array } else { datafusion::arrow::compute::cast(&array, ctx.ret_type())? })
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         elementwise("tuplePlus", "plus", Shape::TwoTuples),
