@@ -17,7 +17,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, ListArray, StructArray};
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Decimal128Type, Int64Type, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, Decimal128Type, Int64Type};
 use datafusion::common::DataFusionError;
 use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
 use granary_common::ErrorCode;
@@ -26,6 +26,7 @@ use granary_types::{ChType, IntervalKind};
 use crate::args::{ch_error, scalar_i128, Arity, DfResult};
 use crate::func::{call_return_field, call_scalar, ch_type_of_field, registered_scalar, ExecCtx, RetCtx, ScalarDef};
 use crate::regexp::list_offset;
+use crate::reinterpret::unit_digits;
 
 const DEFAULT_SLOT_SECONDS: i64 = 1800;
 
@@ -84,14 +85,6 @@ fn time_slots_type(ctx: &RetCtx) -> DfResult<ChType> {
     }
 }
 
-fn unit_digits(unit: &TimeUnit) -> u32 {
-    match unit {
-        TimeUnit::Second => 0,
-        TimeUnit::Millisecond => 3,
-        TimeUnit::Microsecond => 6,
-        TimeUnit::Nanosecond => 9,
-    }
-}
 
 /// Values of argument `i` (a timestamp or a decimal) in ticks of `10^-scale` seconds.
 fn ticks(ctx: &ExecCtx, i: usize, scale: u8) -> DfResult<Vec<i64>> {

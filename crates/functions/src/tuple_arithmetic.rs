@@ -146,47 +146,24 @@ fn dot_product() -> ScalarUDF {
         "dotProduct",
         Arity::exact(2),
         |ctx| {
-            if tuple_fields(ctx.field(0)).is_none() {
+            if !is_tuple_call(&ctx.fields) {
                 let array_udf = registered_scalar("arrayDotProduct")?;
                 let scalars = [ctx.scalar(0), ctx.scalar(1)];
                 return Ok(ch_type_of_field(call_return_field(&array_udf, &ctx.fields, &scalars)?.as_ref()));
             }
-            let multiply = registered_scalar("multiply")?;
-            let plus = registered_scalar("plus")?;
-            let mut sum: Option<FieldRef> = None;
-            for fields in element_fields(ctx, Shape::TwoTuples)? {
-                let product = call_return_field(&multiply, &fields, &[None, None])?;
-                sum = Some(match sum {
-                    None => product,
-                    Some(sum) => call_return_field(&plus, &[sum, product], &[None, None])?,
-                });
-            }
-            sum.map(|f| ch_type_of_field(&f))
-                .ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Function {} needs non-empty tuples", ctx.name)))
+            let (first, second) = (tuple_steps(&ctx.fields, None, 0, 1)?, tuple_steps(&ctx.fields, None, 1, 1)?);
+            Ok(ch_type_of_field(dot_of(first, second, 1, None)?.field.as_ref()))
         },
         |ctx| {
-            if tuple_fields(&ctx.fields[0]).is_none() {
+            if !is_tuple_call(ctx.fields) {
                 let array_udf = registered_scalar("arrayDotProduct")?;
                 return element_call(&array_udf, ctx.args.to_vec(), ctx.fields.to_vec(), ctx.len, ctx.config);
             }
-            let multiply = registered_scalar("multiply")?;
-            let plus = registered_scalar("plus")?;
-            let first = element_columns(ctx, 0)?;
-            let second = element_columns(ctx, 1)?;
-            let mut sum: Option<(ArrayRef, FieldRef)> = None;
-            for ((a, a_field), (b, b_field)) in first.into_iter().zip(second) {
-                let product =
-                    call_scalar(&multiply, vec![ColumnarValue::Array(a), ColumnarValue::Array(b)], vec![a_field, b_field], ctx.len, ctx.config)?;
-                sum = Some(match sum {
-                    None => product,
-                    Some((total, total_field)) => {
-                        let args = vec![ColumnarValue::Array(total), ColumnarValue::Array(product.0)];
-                        call_scalar(&plus, args, vec![total_field, product.1], ctx.len, ctx.config)?
-                    }
-                });
-            }
-            let (total, _) = sum.ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Function {} needs non-empty tuples", ctx.name)))?;
-            Ok(datafusion::arrow::compute::cast(&total, ctx.ret_type())?)
+            let first = tuple_steps(ctx.fields, Some(ctx.args), 0, ctx.len)?;
+            let second = tuple_steps(ctx.fields, Some(ctx.args), 1, ctx.len)?;
+            let total = dot_of(first, second, ctx.len, Some(ctx.config))?;
+            let value = total.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
+            Ok(datafusion::arrow::compute::cast(&value.to_array(ctx.len)?, ctx.ret_type())?)
         },
     )
     .build()
@@ -398,6 +375,15 @@ fn norm_of(elements: Vec<Step>, norm: TupleNorm, rows: usize, config: Option<&Co
     }
 }
 
+/// The dot product of two tuples' elements.
+fn dot_of(first: Vec<Step>, second: Vec<Step>, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Step> {
+    if first.len() != second.len() {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Expected tuples of the same size"));
+    }
+    let products = first.into_iter().zip(second).map(|(a, b)| apply("multiply", vec![a, b], rows, config)).collect::<DfResult<Vec<_>>>()?;
+    fold(products, "plus", rows, config)
+}
+
 /// The element steps of Tuple argument `i`.
 fn tuple_steps(fields: &[FieldRef], args: Option<&[ColumnarValue]>, i: usize, rows: usize) -> DfResult<Vec<Step>> {
     let element_fields = tuple_fields(&fields[i]).ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument {} must be a tuple", i + 1)))?;
@@ -425,12 +411,7 @@ fn tuple_norm_step(fields: &[FieldRef], args: Option<&[ColumnarValue]>, norm: Tu
     if norm == TupleNorm::Cosine {
         // 1 - dot(a, b) / (L2Norm(a) * L2Norm(b))
         let share = |steps: &[Step]| steps.iter().map(|s| Step { value: s.value.clone(), field: Arc::clone(&s.field) }).collect::<Vec<_>>();
-        let products = share(&first)
-            .into_iter()
-            .zip(share(&second))
-            .map(|(a, b)| apply("multiply", vec![a, b], rows, config))
-            .collect::<DfResult<Vec<_>>>()?;
-        let dot = fold(products, "plus", rows, config)?;
+        let dot = dot_of(share(&first), share(&second), rows, config)?;
         let lengths = apply("multiply", vec![norm_of(first, TupleNorm::L2, rows, config)?, norm_of(second, TupleNorm::L2, rows, config)?], rows, config)?;
         let ratio = apply("divide", vec![dot, lengths], rows, config)?;
         return apply("minus", vec![float_constant(1.0), ratio], rows, config);
