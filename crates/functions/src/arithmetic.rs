@@ -33,6 +33,7 @@ use crate::conversion::convert::{convert, Conv, Mode};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
 use datafusion::common::ScalarValue;
 use crate::supertype::least_supertype;
+use crate::tuple_arithmetic::{tuple_operator, tuple_operator_exec, tuple_operator_type};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Op {
@@ -732,7 +733,15 @@ fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) 
 }
 
 fn arith(name: &'static str, op: Op) -> ScalarUDF {
-    ScalarDef::new(name, Arity::exact(2), move |ctx| result_type(op, ctx), move |ctx| {
+    ScalarDef::new(name, Arity::exact(2), move |ctx| {
+        if let Some((target, swap)) = tuple_operator(name, &[ctx.dt(0), ctx.dt(1)]) {
+            return tuple_operator_type(ctx, target, swap);
+        }
+        result_type(op, ctx)
+    }, move |ctx| {
+        if let Some((target, swap)) = tuple_operator(name, &[ctx.dt(0), ctx.dt(1)]) {
+            return tuple_operator_exec(ctx, target, swap);
+        }
         if op == Op::Modulo && is_most_negative_constant_divisor(ctx) {
             return Err(ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by the most negative number"));
         }
@@ -837,6 +846,9 @@ fn negate() -> ScalarUDF {
         Arity::exact(1),
         |ctx| {
             let dt = ctx.dt(0);
+            if let Some((target, swap)) = tuple_operator("negate", &[dt]) {
+                return tuple_operator_type(ctx, target, swap);
+            }
             // `-toUInt128(1)` is Int128: the signed type of the same width.
             if let Some((width, _)) = int_shape(&ctx.ch(0)).filter(|_| is_wide(&ctx.ch(0))) {
                 return Ok(int_of_width(true, width));
@@ -850,6 +862,9 @@ fn negate() -> ScalarUDF {
             Err(illegal_type(ctx.name, 0, ctx.field(0)))
         },
         |ctx| {
+            if let Some((target, swap)) = tuple_operator("negate", &[ctx.dt(0)]) {
+                return tuple_operator_exec(ctx, target, swap);
+            }
             let base = ctx.ret_ch().strip_nullable().clone();
             if is_wide(&base) {
                 return words_to(words_of(ctx, 0)?.unary(|v| v.wrapping_neg()), &base, ctx);

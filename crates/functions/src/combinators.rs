@@ -446,7 +446,11 @@ pub(crate) fn running_accumulate() -> ScalarUDF {
     .build()
 }
 
-/// DEPRECATED_FUNCTION when `statement` calls `runningAccumulate` and
+/// The block-local row functions ClickHouse calls error-prone.
+const DEPRECATED_WINDOW_FUNCTIONS: &[&str] = &["runningAccumulate", "runningDifference", "runningDifferenceStartingWithFirstValue", "neighbor"];
+
+/// DEPRECATED_FUNCTION when `statement` calls `runningAccumulate` (or another of
+/// [`DEPRECATED_WINDOW_FUNCTIONS`]) and
 /// `allow_deprecated_error_prone_window_functions` is off, as in ClickHouse.
 pub fn check_deprecated_window_functions(statement: &datafusion::sql::sqlparser::ast::Statement, allowed: bool) -> granary_common::Result<()> {
     use datafusion::sql::sqlparser::ast::{visit_expressions, Expr};
@@ -458,7 +462,7 @@ pub fn check_deprecated_window_functions(statement: &datafusion::sql::sqlparser:
         if let Expr::Function(function) = expr {
             if let [part] = function.name.0.as_slice() {
                 if let Some(ident) = part.as_ident() {
-                    if ident.value == "runningAccumulate" {
+                    if DEPRECATED_WINDOW_FUNCTIONS.contains(&ident.value.as_str()) {
                         found = Some(ident.value.clone());
                         return std::ops::ControlFlow::Break(());
                     }

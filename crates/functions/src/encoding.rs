@@ -1,11 +1,16 @@
-//! Byte encodings: `base64Encode`, `base64Decode`, `tryBase64Decode`, `unhex`, `char`
-//! (`hex` lives with the string functions).
+//! Byte encodings: `base64Encode`, `base64Decode`, `tryBase64Decode`, `base32Encode`,
+//! `base32Decode`, `tryBase32Decode`, `base58Encode`, `base58Decode`, `tryBase58Decode`,
+//! `unhex`, `unbin`, `char` (`hex` and `bin` live with the string functions).
 //!
 //! Decoding follows ClickHouse exactly: base64 ignores ASCII whitespace (space, tab,
 //! CR, LF, form feed), needs whole 4-character groups with `=` padding only at the end,
 //! and accepts non-zero bits after the last byte; `unhex` reads a leading odd digit as a
 //! byte of its own and maps a non-hex character to 0xFF before combining digits as
-//! `high * 16 + low` (so `unhex('zz')` is 0xEF, as in ClickHouse).
+//! `high * 16 + low` (so `unhex('zz')` is 0xEF, as in ClickHouse); `unbin` reads every
+//! character other than `0` as a one bit and drops a leading partial byte that is zero.
+//! Base32 is RFC 4648's alphabet (lowercase letters read as capitals), whole 8-character
+//! groups with 1, 3, 4 or 6 `=` at the end and zero bits after the last byte; base58 is
+//! Bitcoin's alphabet, leading zero bytes written as `1`.
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
 use datafusion::arrow::datatypes::{
@@ -82,19 +87,24 @@ fn base64_decode_into(text: &[u8], out: &mut ByteStrings) -> bool {
     true
 }
 
-fn base64_encode() -> ScalarUDF {
+/// Appends the encoding of one value; all encodings take any bytes.
+type EncodeFn = fn(&[u8], &mut ByteStrings);
+/// Appends the decoding of one value, `false` when the text is not valid.
+type DecodeFn = fn(&[u8], &mut ByteStrings) -> bool;
+
+fn encode_function(name: &'static str, encode: EncodeFn) -> ScalarUDF {
     ScalarDef::new(
-        "base64Encode",
+        name,
         Arity::exact(1),
         |ctx| {
             require_text(ctx, 0)?;
             Ok(ChType::String)
         },
-        |ctx| {
+        move |ctx| {
             let input = text_bytes(&ctx.array(0)?);
             let mut out = ByteStrings::with_capacity(ctx.len, 0);
             for row in 0..ctx.len {
-                base64_encode_into(input.value(row), &mut out);
+                encode(input.value(row), &mut out);
                 out.finish_value()?;
             }
             out.finish(None)
@@ -105,6 +115,11 @@ fn base64_encode() -> ScalarUDF {
 
 /// `base64Decode` (`fail`: invalid input is an error) and `tryBase64Decode` (it gives '').
 fn base64_decode(name: &'static str, fail: bool) -> ScalarUDF {
+    decode_function(name, fail, base64_decode_into)
+}
+
+/// A decoding whose invalid input fails the query (`fail`) or gives '' (the `try` forms).
+fn decode_function(name: &'static str, fail: bool, decode: DecodeFn) -> ScalarUDF {
     ScalarDef::new(
         name,
         Arity::exact(1),
@@ -119,7 +134,7 @@ fn base64_decode(name: &'static str, fail: bool) -> ScalarUDF {
             let mut out = ByteStrings::with_capacity(ctx.len, 0);
             for row in 0..ctx.len {
                 let before = out.current_len();
-                if !base64_decode_into(text.value(row), &mut out) {
+                if !decode(text.value(row), &mut out) {
                     let is_null = valid.as_ref().is_some_and(|v| v.is_null(row));
                     if fail && !is_null {
                         let shown = String::from_utf8_lossy(text.value(row)).into_owned();
@@ -242,8 +257,156 @@ fn char_fn() -> ScalarUDF {
     .build()
 }
 
+const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+fn base32_encode_into(bytes: &[u8], out: &mut ByteStrings) {
+    let mut buffer = 0u32;
+    let mut bits = 0u32;
+    let mut written = 0usize;
+    for byte in bytes {
+        buffer = (buffer << 8) | u32::from(*byte);
+        bits += 8;
+        while bits >= 5 {
+            bits -= 5;
+            out.push_byte(BASE32[((buffer >> bits) & 31) as usize]);
+            written += 1;
+        }
+    }
+    if bits > 0 {
+        out.push_byte(BASE32[((buffer << (5 - bits)) & 31) as usize]);
+        written += 1;
+    }
+    while !written.is_multiple_of(8) {
+        out.push_byte(b'=');
+        written += 1;
+    }
+}
+
+fn base32_digit(c: u8) -> Option<u64> {
+    Some(u64::from(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a',
+        b'2'..=b'7' => c - b'2' + 26,
+        _ => return None,
+    }))
+}
+
+fn base32_decode_into(text: &[u8], out: &mut ByteStrings) -> bool {
+    if !text.len().is_multiple_of(8) {
+        return false;
+    }
+    let mut buffer = 0u64;
+    let mut bits = 0u32;
+    let mut padding = 0usize;
+    for c in text {
+        if *c == b'=' {
+            padding += 1;
+            continue;
+        }
+        if padding > 0 {
+            return false;
+        }
+        let Some(digit) = base32_digit(*c) else { return false };
+        buffer = (buffer << 5) | digit;
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            out.push_byte((buffer >> bits) as u8);
+        }
+    }
+    // Padding must complete a group exactly, and the bits it leaves over must be zero.
+    padding == 0 || (matches!(padding, 1 | 3 | 4 | 6) && buffer & ((1u64 << bits) - 1) == 0)
+}
+
+const BASE58: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/// Base58 as a big number in base 58: the digits are built by repeated multiply-add over
+/// the input bytes (quadratic in the length, as every base58 codec is).
+fn base58_encode_into(bytes: &[u8], out: &mut ByteStrings) {
+    let zeros = bytes.iter().take_while(|b| **b == 0).count();
+    // Little-endian base-58 digits of the number after the leading zeros.
+    let mut digits: Vec<u8> = Vec::with_capacity(bytes.len() * 138 / 100 + 1);
+    for byte in &bytes[zeros..] {
+        let mut carry = u32::from(*byte);
+        for digit in digits.iter_mut() {
+            carry += u32::from(*digit) << 8;
+            *digit = (carry % 58) as u8;
+            carry /= 58;
+        }
+        while carry > 0 {
+            digits.push((carry % 58) as u8);
+            carry /= 58;
+        }
+    }
+    for _ in 0..zeros {
+        out.push_byte(b'1');
+    }
+    for digit in digits.iter().rev() {
+        out.push_byte(BASE58[usize::from(*digit)]);
+    }
+}
+
+fn base58_digit(c: u8) -> Option<u32> {
+    BASE58.iter().position(|d| *d == c).map(|p| p as u32)
+}
+
+fn base58_decode_into(text: &[u8], out: &mut ByteStrings) -> bool {
+    let ones = text.iter().take_while(|c| **c == b'1').count();
+    // Little-endian bytes of the number after the leading ones.
+    let mut bytes: Vec<u8> = Vec::with_capacity(text.len());
+    for c in &text[ones..] {
+        let Some(mut carry) = base58_digit(*c) else { return false };
+        for byte in bytes.iter_mut() {
+            carry += u32::from(*byte) * 58;
+            *byte = carry as u8;
+            carry >>= 8;
+        }
+        while carry > 0 {
+            bytes.push(carry as u8);
+            carry >>= 8;
+        }
+    }
+    for _ in 0..ones {
+        out.push_byte(0);
+    }
+    for byte in bytes.iter().rev() {
+        out.push_byte(*byte);
+    }
+    true
+}
+
+/// `unbin`: ClickHouse reads every character but `0` as a one bit; a leading group of
+/// fewer than 8 digits is a byte of its own, dropped when it is zero and more follows.
+fn unbin_into(digits: &[u8], out: &mut ByteStrings) {
+    let byte_of = |group: &[u8]| group.iter().fold(0u8, |byte, c| (byte << 1) | u8::from(*c != b'0'));
+    let head = digits.len() % 8;
+    let (first, rest) = digits.split_at(head);
+    if head > 0 {
+        let byte = byte_of(first);
+        if byte != 0 || rest.is_empty() {
+            out.push_byte(byte);
+        }
+    }
+    for group in rest.chunks_exact(8) {
+        out.push_byte(byte_of(group));
+    }
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![base64_encode(), base64_decode("base64Decode", true), base64_decode("tryBase64Decode", false), unhex(), char_fn()]
+    vec![
+        encode_function("base64Encode", base64_encode_into),
+        base64_decode("base64Decode", true),
+        base64_decode("tryBase64Decode", false),
+        encode_function("base32Encode", base32_encode_into),
+        decode_function("base32Decode", true, base32_decode_into),
+        decode_function("tryBase32Decode", false, base32_decode_into),
+        encode_function("base58Encode", base58_encode_into),
+        decode_function("base58Decode", true, base58_decode_into),
+        decode_function("tryBase58Decode", false, base58_decode_into),
+        unhex(),
+        encode_function("unbin", unbin_into),
+        char_fn(),
+    ]
 }
 
 #[cfg(test)]
@@ -259,6 +422,61 @@ mod tests {
         out.finish_value().unwrap();
         let array = out.finish(None).unwrap();
         Some(array.as_string::<i32>().value(0).as_bytes().to_vec())
+    }
+
+    fn run(f: fn(&[u8], &mut ByteStrings), input: &[u8]) -> Vec<u8> {
+        let mut out = ByteStrings::with_capacity(1, 0);
+        f(input, &mut out);
+        out.finish_value().unwrap();
+        let array = out.finish(None).unwrap();
+        array.as_string::<i32>().value(0).as_bytes().to_vec()
+    }
+
+    fn try_decode(f: DecodeFn, input: &str) -> Option<Vec<u8>> {
+        let mut out = ByteStrings::with_capacity(1, 0);
+        if !f(input.as_bytes(), &mut out) {
+            return None;
+        }
+        out.finish_value().unwrap();
+        Some(out.finish(None).unwrap().as_string::<i32>().value(0).as_bytes().to_vec())
+    }
+
+    #[test]
+    fn base58_round_trips_and_keeps_leading_zeros() {
+        assert_eq!(run(base58_encode_into, b"hello"), b"Cn8eVZg");
+        assert_eq!(run(base58_encode_into, b"\0\0a"), b"112g");
+        assert_eq!(run(base58_encode_into, b""), b"");
+        assert_eq!(try_decode(base58_decode_into, "Cn8eVZg").unwrap(), b"hello");
+        assert_eq!(try_decode(base58_decode_into, "112g").unwrap(), b"\0\0a");
+        assert_eq!(try_decode(base58_decode_into, "").unwrap(), b"");
+        for bad in ["0", "O", "I", "l", "abc!"] {
+            assert!(try_decode(base58_decode_into, bad).is_none(), "{bad}");
+        }
+        // A long value exercises the carries across many digits.
+        let text = run(base58_encode_into, b"The quick brown fox jumps over the lazy dog.");
+        let back = try_decode(base58_decode_into, std::str::from_utf8(&text).unwrap()).unwrap();
+        assert_eq!(back, b"The quick brown fox jumps over the lazy dog.");
+    }
+
+    #[test]
+    fn base32_rules_match_clickhouse() {
+        assert_eq!(run(base32_encode_into, b"hello"), b"NBSWY3DP");
+        assert_eq!(run(base32_encode_into, b"f"), b"MY======");
+        assert_eq!(try_decode(base32_decode_into, "MY======").unwrap(), b"f");
+        assert_eq!(try_decode(base32_decode_into, "nbswy3dp").unwrap(), b"hello");
+        for bad in ["NBSWY3D", "NBSWY3DP=", "MY=====A", "MZ======", "M=======", "!!!!!!!!"] {
+            assert!(try_decode(base32_decode_into, bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unbin_reads_partial_leading_bytes() {
+        assert_eq!(run(unbin_into, b"0100000101000010"), b"AB");
+        assert_eq!(run(unbin_into, b"101"), b"\x05");
+        assert_eq!(run(unbin_into, b"000000000"), b"\0");
+        assert_eq!(run(unbin_into, b"0"), b"\0");
+        assert_eq!(run(unbin_into, b"abc"), b"\x07");
+        assert_eq!(run(unbin_into, b""), b"");
     }
 
     #[test]

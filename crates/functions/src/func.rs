@@ -494,3 +494,45 @@ pub(crate) fn with_nulls(array: &ArrayRef, nulls: Option<NullBuffer>) -> DfResul
     let data = array.to_data().into_builder().nulls(nulls).build()?;
     Ok(datafusion::arrow::array::make_array(data))
 }
+
+/// A registered scalar function by name, for functions built from others (tuple
+/// arithmetic runs `plus` per element, `tumble` runs `toStartOfInterval`).
+pub(crate) fn registered_scalar(name: &str) -> DfResult<Arc<ScalarUDF>> {
+    crate::registered()
+        .0
+        .iter()
+        .find(|f| f.name() == name)
+        .cloned()
+        .ok_or_else(|| granary_common::Error::new(granary_common::ErrorCode::UNKNOWN_FUNCTION, format!("Unknown function {name}")).into_datafusion())
+}
+
+/// The result field of `udf` for these argument fields (and constant values).
+pub(crate) fn call_return_field(udf: &ScalarUDF, fields: &[FieldRef], scalars: &[Option<&ScalarValue>]) -> DfResult<FieldRef> {
+    udf.return_field_from_args(ReturnFieldArgs { arg_fields: fields, scalar_arguments: scalars })
+}
+
+/// Runs `udf` on whole columns (or constants) of `rows` rows; gives the result and its field.
+pub(crate) fn call_scalar(
+    udf: &ScalarUDF,
+    args: Vec<ColumnarValue>,
+    fields: Vec<FieldRef>,
+    rows: usize,
+    config: &ConfigOptions,
+) -> DfResult<(ArrayRef, FieldRef)> {
+    let scalars: Vec<Option<&ScalarValue>> = args
+        .iter()
+        .map(|a| match a {
+            ColumnarValue::Scalar(s) => Some(s),
+            ColumnarValue::Array(_) => None,
+        })
+        .collect();
+    let return_field = call_return_field(udf, &fields, &scalars)?;
+    let out = udf.invoke_with_args(ScalarFunctionArgs {
+        args,
+        arg_fields: fields,
+        number_rows: rows,
+        return_field: Arc::clone(&return_field),
+        config_options: Arc::new(config.clone()),
+    })?;
+    Ok((out.to_array(rows)?, return_field))
+}

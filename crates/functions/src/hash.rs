@@ -1,4 +1,4 @@
-//! `cityHash64`, `sipHash64`, `xxHash64`, `murmurHash3_64` of any number of arguments,
+//! `cityHash64`, `sipHash64`, `xxHash64`, `xxHash32`, `murmurHash3_64` of any number of arguments,
 //! and `intHash64`, `intHash32`, with ClickHouse's exact results (ClickHouse users
 //! shard, sample and order by them); the cryptographic digests `MD5`, `SHA1`, `SHA224`,
 //! `SHA256`, `SHA384`, `SHA512` of a string, as `FixedString(N)` bytes like ClickHouse's.
@@ -8,7 +8,7 @@
 //! hash those bytes. Decimals and DateTime64 are hashed as their bytes by all of them.
 //! Several arguments are combined left to right: `Hash128to64` for cityHash64 and
 //! xxHash64, the SipHash of the two 8-byte hashes for sipHash64, `intHash64(h1) ^ h2`
-//! for murmurHash3_64.
+//! for murmurHash3_64 and `intHash32(h1) ^ h2` for xxHash32.
 
 use std::sync::Arc;
 
@@ -30,6 +30,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         hash_function(Algorithm::Sip64),
         hash_function(Algorithm::Xx64),
         hash_function(Algorithm::Xxh3),
+        hash_function(Algorithm::Xx32),
         checksum_function("CRC32", ChType::UInt32, |data| u64::from(crc32_zlib(data))),
         checksum_function("CRC32IEEE", ChType::UInt32, |data| u64::from(crc32_reflected(data))),
         checksum_function("CRC64", ChType::UInt64, crc64_ecma),
@@ -136,22 +137,69 @@ fn crc32_zlib(data: &[u8]) -> u32 {
     !(crc as u32)
 }
 
+/// XXH32 with seed 0 (the workspace's xxhash crate is built without its 32-bit variant).
+fn xxh32(data: &[u8]) -> u32 {
+    const P1: u32 = 0x9E37_79B1;
+    const P2: u32 = 0x85EB_CA77;
+    const P3: u32 = 0xC2B2_AE3D;
+    const P4: u32 = 0x27D4_EB2F;
+    const P5: u32 = 0x1656_67B1;
+    let word = |bytes: &[u8]| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let round = |acc: u32, lane: u32| acc.wrapping_add(lane.wrapping_mul(P2)).rotate_left(13).wrapping_mul(P1);
+    let mut stripes = data.chunks_exact(16);
+    let mut hash = if data.len() >= 16 {
+        let mut acc = [P1.wrapping_add(P2), P2, 0, 0u32.wrapping_sub(P1)];
+        for stripe in &mut stripes {
+            for (lane, acc) in acc.iter_mut().enumerate() {
+                *acc = round(*acc, word(&stripe[lane * 4..]));
+            }
+        }
+        acc[0].rotate_left(1).wrapping_add(acc[1].rotate_left(7)).wrapping_add(acc[2].rotate_left(12)).wrapping_add(acc[3].rotate_left(18))
+    } else {
+        P5
+    };
+    hash = hash.wrapping_add(data.len() as u32);
+    let tail = if data.len() >= 16 { stripes.remainder() } else { data };
+    let mut words = tail.chunks_exact(4);
+    for w in &mut words {
+        hash = hash.wrapping_add(word(w).wrapping_mul(P3)).rotate_left(17).wrapping_mul(P4);
+    }
+    for byte in words.remainder() {
+        hash = hash.wrapping_add(u32::from(*byte).wrapping_mul(P5)).rotate_left(11).wrapping_mul(P1);
+    }
+    hash ^= hash >> 15;
+    hash = hash.wrapping_mul(P2);
+    hash ^= hash >> 13;
+    hash = hash.wrapping_mul(P3);
+    hash ^ (hash >> 16)
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Algorithm {
     City64,
     Sip64,
     Xx64,
     Xxh3,
+    Xx32,
     Murmur3_64,
 }
 
 impl Algorithm {
+    /// `xxHash32` is the only 32-bit one; its hashes travel as `u64` until the result.
+    fn result(self) -> ChType {
+        match self {
+            Algorithm::Xx32 => ChType::UInt32,
+            _ => ChType::UInt64,
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Algorithm::City64 => "cityHash64",
             Algorithm::Sip64 => "sipHash64",
             Algorithm::Xx64 => "xxHash64",
             Algorithm::Xxh3 => "xxh3",
+            Algorithm::Xx32 => "xxHash32",
             Algorithm::Murmur3_64 => "murmurHash3_64",
         }
     }
@@ -162,6 +210,7 @@ impl Algorithm {
             Algorithm::Sip64 => sip_hash64(data),
             Algorithm::Xx64 => xxhash_rust::xxh64::xxh64(data, 0),
             Algorithm::Xxh3 => xxhash_rust::xxh3::xxh3_64(data),
+            Algorithm::Xx32 => u64::from(xxh32(data)),
             Algorithm::Murmur3_64 => murmur_hash3_64(data),
         }
     }
@@ -178,6 +227,7 @@ impl Algorithm {
         match self {
             Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => hash128_to_64(first, second),
             Algorithm::Murmur3_64 => int_hash64(first) ^ second,
+            Algorithm::Xx32 => u64::from(int_hash32(first)) ^ second,
             Algorithm::Sip64 => {
                 let mut both = [0u8; 16];
                 both[..8].copy_from_slice(&first.to_le_bytes());
@@ -196,7 +246,7 @@ fn hash_function(algorithm: Algorithm) -> ScalarUDF {
             for i in 0..ctx.arg_count() {
                 hash_kind(&ctx.ch(i)).map_err(|what| unsupported(algorithm, &what))?;
             }
-            Ok(ChType::UInt64)
+            Ok(algorithm.result())
         },
         move |ctx| {
             // A constant argument (`cityHash64(number, 3)`) is hashed once, not once per row.
@@ -216,7 +266,10 @@ fn hash_function(algorithm: Algorithm) -> ScalarUDF {
                 Some(ArgumentHashes::Constant(hash)) => vec![hash; ctx.len],
                 None => Vec::new(),
             };
-            Ok(Arc::new(UInt64Array::from(hashes)))
+            Ok(match algorithm.result() {
+                ChType::UInt32 => Arc::new(UInt32Array::from_iter_values(hashes.into_iter().map(|h| h as u32))) as ArrayRef,
+                _ => Arc::new(UInt64Array::from(hashes)),
+            })
         },
     )
     .build()
@@ -235,6 +288,7 @@ impl ArgumentHashes {
         match algorithm {
             Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => self.combine_with(next, hash128_to_64),
             Algorithm::Murmur3_64 => self.combine_with(next, |a, b| int_hash64(a) ^ b),
+            Algorithm::Xx32 => self.combine_with(next, |a, b| u64::from(int_hash32(a)) ^ b),
             Algorithm::Sip64 => self.combine_with(next, |a, b| algorithm.combine(a, b)),
         }
     }
@@ -388,4 +442,18 @@ fn int_hash_function(name: &'static str, result: ChType) -> ScalarUDF {
         },
     )
     .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xxh32_matches_clickhouse() {
+        // xxHash32('abc') and xxHash32('') in ClickHouse.
+        assert_eq!(xxh32(b"abc"), 852_579_327);
+        assert_eq!(xxh32(b""), 46_947_589);
+        // Longer than one 16-byte stripe, with a tail of words and bytes.
+        assert_eq!(xxh32(b"The quick brown fox jumps over the lazy dog"), 0xE85E_A4DE);
+    }
 }

@@ -37,7 +37,12 @@
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `cosineDistance` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
-//! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, `unhex`, `char` |
+//! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, the same for base32 and base58, `unhex`, `unbin`, `char` |
+//! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
+//! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
+//! | `time_window` | `timeSlots`, `tumble`/`hop` and their `Start`/`End` forms |
+//! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms, `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat` |
+//! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
 //! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
 //! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
 //! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
@@ -83,6 +88,7 @@ pub mod arithmetic;
 mod bits;
 mod cxx_sort;
 mod rounding;
+mod running;
 pub mod array;
 mod array_access;
 mod array_aggregate;
@@ -104,6 +110,7 @@ pub mod format;
 mod hash;
 pub mod func;
 mod introspection;
+mod julian;
 mod ip;
 mod json;
 pub mod lambda;
@@ -112,6 +119,7 @@ mod map_functions;
 mod math;
 pub mod parse;
 mod parse_datetime;
+mod printf;
 mod readable;
 mod regexp;
 mod reinterpret;
@@ -128,7 +136,9 @@ mod vector_distance;
 mod value_mapping;
 pub mod system;
 mod text;
+mod time_window;
 pub mod tuple;
+mod tuple_arithmetic;
 pub mod tz;
 pub mod unsigned_order;
 mod uniq;
@@ -196,6 +206,11 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(vector_distance::functions());
     out.extend(value_mapping::functions());
     out.extend(encoding::functions());
+    out.extend(julian::functions());
+    out.extend(printf::functions());
+    out.extend(time_window::functions());
+    out.extend(running::functions());
+    out.extend(tuple_arithmetic::functions());
     out.extend(regexp::functions());
     out.extend(array::functions());
     out.extend(array_access::functions());

@@ -1,4 +1,4 @@
-//! Regular-expression functions: `match` (`REGEXP_MATCHES`), `extract`, `extractAll`,
+//! Regular-expression functions: `match` (`REGEXP_MATCHES`), `extract`, `extractAll`, `extractGroups`,
 //! `replaceRegexpOne`, `replaceRegexpAll` (`REGEXP_REPLACE`), `splitByRegexp`.
 //!
 //! ClickHouse uses RE2; Granary uses the `regex` crate, whose syntax and leftmost-first
@@ -482,6 +482,64 @@ fn extract_all() -> ScalarUDF {
     .build()
 }
 
+/// `extractGroups(haystack, pattern)`: the groups of the first match (a group that took
+/// no part in it is ''), or an empty array when nothing matches.
+fn extract_groups() -> ScalarUDF {
+    ScalarDef::new(
+        "extractGroups",
+        Arity::exact(2),
+        |ctx| {
+            if !matches!(ctx.ch(0).strip_nullable(), ChType::String | ChType::FixedString(_)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            require_string(ctx, 1)?;
+            let pattern = ctx.scalar(1).and_then(scalar_str).ok_or_else(|| {
+                ch_error(
+                    ErrorCode::ILLEGAL_COLUMN,
+                    format!("A value of illegal type was provided as 2nd argument 'needle' to function '{}'. Expected: const String or const FixedString, got: String", ctx.name),
+                )
+            })?;
+            group_pattern(ctx.name, pattern)?;
+            Ok(ChType::Array(Box::new(ChType::String)))
+        },
+        |ctx| {
+            let pattern = ctx.const_str(1, "needle")?;
+            let re = group_pattern(ctx.name, pattern)?;
+            let hay = utf8_array(ctx.array(0)?)?;
+            let hay = hay.as_string::<i32>();
+            let groups = re.captures_len() - 1;
+            let mut values = ByteStrings::with_capacity(ctx.len * groups, 0);
+            let mut list_offsets: Vec<i32> = Vec::with_capacity(ctx.len + 1);
+            list_offsets.push(0);
+            let mut locations = re.capture_locations();
+            for row in 0..ctx.len {
+                if re.captures_read(&mut locations, hay.value(row).as_bytes()).is_some() {
+                    let bytes = hay.value(row).as_bytes();
+                    for group in 1..=groups {
+                        let (start, end) = locations.get(group).unwrap_or((0, 0));
+                        values.push_value(&bytes[start..end])?;
+                    }
+                }
+                list_offsets.push(list_offset(values.len())?);
+            }
+            values.finish_list(list_offsets)
+        },
+    )
+    .build()
+}
+
+/// The compiled pattern of `extractGroups`, which must be non-empty and have a group.
+fn group_pattern(name: &str, pattern: &str) -> DfResult<Arc<Regex>> {
+    if pattern.is_empty() {
+        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("{name} length of 'needle' argument must be greater than 0")));
+    }
+    let re = compile(pattern, PatternErrors::CannotCompile)?;
+    if re.captures_len() < 2 {
+        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("There are no groups in regexp: {pattern}")));
+    }
+    Ok(re)
+}
+
 pub(crate) fn list_offset(n: usize) -> DfResult<i32> {
     i32::try_from(n).map_err(|_| ch_error(ErrorCode::TOO_LARGE_ARRAY_SIZE, "An array column of more than 2^31 elements does not fit in one block"))
 }
@@ -710,6 +768,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         match_fn(),
         extract(),
         extract_all(),
+        extract_groups(),
         replace_regexp("replaceRegexpOne", false),
         replace_regexp("replaceRegexpAll", true),
         split_by_regexp(),

@@ -114,9 +114,7 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("distanceL2Squared", "L2SquaredDistance"),
     ("distanceLinf", "LinfDistance"),
     ("distanceCosine", "cosineDistance"),
-    // Granary's dotProduct takes arrays only (ClickHouse's also takes tuples).
-    ("dotProduct", "arrayDotProduct"),
-    ("scalarProduct", "arrayDotProduct"),
+    ("scalarProduct", "dotProduct"),
     // JSON
     ("visitParamHas", "simpleJSONHas"),
     ("visitParamExtractInt", "simpleJSONExtractInt"),

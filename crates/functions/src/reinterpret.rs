@@ -24,7 +24,7 @@ use crate::func::{ExecCtx, RetCtx, ScalarDef};
 use crate::text::ByteStrings;
 
 /// Digits of the Arrow time unit that holds a `DateTime64(p)`.
-fn unit_digits(unit: &TimeUnit) -> u32 {
+pub(crate) fn unit_digits(unit: &TimeUnit) -> u32 {
     match unit {
         TimeUnit::Second => 0,
         TimeUnit::Millisecond => 3,

@@ -73,6 +73,9 @@ fn array_element(ctx: &RetCtx, i: usize) -> DfResult<ChType> {
     }
 }
 
+const TRANSFORM_SIGNATURE: &str =
+    "Function transform has signature: transform(T, Array(T), Array(U), U) -> U; or transform(T, Array(T), Array(T)) -> T; where T and U are types";
+
 /// `transform(x, from, to[, default])`: the element of `to` at the first position of `x`
 /// in `from`; else `default` (4 arguments, the result being the supertype of `to`'s
 /// elements and `default`) or `x` itself (3 arguments, the result keeping `x`'s type).
@@ -85,10 +88,7 @@ fn transform() -> ScalarUDF {
             let to = array_element(ctx, 2)?;
             if ctx.arg_count() == 3 {
                 if ctx.ch(0).is_nullable() {
-                    return Err(ch_error(
-                        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-                        "Function transform has signature: transform(T, Array(T), Array(U), U) -> U; or transform(T, Array(T), Array(T)) -> T; where T and U are types",
-                    ));
+                    return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, TRANSFORM_SIGNATURE));
                 }
                 return Ok(ctx.ch(0));
             }
@@ -97,12 +97,22 @@ fn transform() -> ScalarUDF {
             }
             // Integer literals are still Int64 while planning (they get ClickHouse's types
             // right after): retry with the types the array's and the default's literals will have.
+            let literal_array_untyped = ctx.scalar(2).is_none() && to == ChType::Int64;
             let to = narrowed_elements(ctx.scalar(2)).unwrap_or(to);
             let default = match ctx.scalar(3).and_then(crate::literals::narrow) {
                 Some(narrowed) => ChType::from_arrow(&narrowed.data_type(), false),
                 None => ctx.ch(3),
             };
-            least_supertype(&[to, default])
+            if let Ok(t) = least_supertype(&[to.clone(), default.clone()]) {
+                return Ok(t);
+            }
+            // An array of integer literals not folded yet (`[10, 20]` is still a call of
+            // Int64s): its elements get their own types before the plan is final, so the
+            // default's type stands in until then.
+            if literal_array_untyped && is_integer(&default.to_arrow()) {
+                return Ok(default);
+            }
+            Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, TRANSFORM_SIGNATURE))
         },
         |ctx| {
             let from = constant_array(ctx.scalar(1)).ok_or_else(|| must_be_constant(ctx.name, 1, "from"))?;

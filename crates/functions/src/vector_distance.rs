@@ -2,7 +2,8 @@
 //! `L2SquaredNorm`, `LinfNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`,
 //! `LinfDistance` and `cosineDistance` (aliases `normL1`, `distanceL2`, ...) compute them
 //! for arrays: Float32 when every element type is Float32 (summed in Float32), else
-//! Float64; arrays of different sizes are error 190.
+//! Float64; arrays of different sizes are error 190. Of tuples they are composed of the
+//! scalar functions as in ClickHouse (`crate::tuple_arithmetic`).
 
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use granary_types::ChType;
 
 use crate::args::{ch_error, Arity, DfResult};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
+use crate::tuple_arithmetic::{is_tuple_call, tuple_norm_exec, tuple_norm_type, TupleNorm};
 
 /// The arithmetic the kernels need, in Float32 or Float64.
 trait Real: Copy + PartialOrd + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self> {
@@ -126,12 +128,32 @@ fn float_list(ctx: &ExecCtx, i: usize) -> DfResult<(ListArray, ArrayRef)> {
     Ok((list, values))
 }
 
+/// The tuple form of a norm or distance (see [`crate::tuple_arithmetic::TupleNorm`]).
+fn tuple_form(distance: Distance) -> TupleNorm {
+    match distance {
+        Distance::Norm(Norm::L1) => TupleNorm::L1,
+        Distance::Norm(Norm::L2) => TupleNorm::L2,
+        Distance::Norm(Norm::L2Squared) => TupleNorm::L2Squared,
+        Distance::Norm(Norm::Linf) => TupleNorm::Linf,
+        Distance::Cosine => TupleNorm::Cosine,
+    }
+}
+
 fn norm_fn(name: &'static str, internal_name: &'static str, norm: Norm) -> ScalarUDF {
+    let tuple_norm = tuple_form(Distance::Norm(norm));
     ScalarDef::new(
         name,
         Arity::exact(1),
-        move |ctx| Ok(result_type(&[element_type(ctx, 0, internal_name)?])),
         move |ctx| {
+            if is_tuple_call(&ctx.fields) {
+                return tuple_norm_type(ctx, tuple_norm);
+            }
+            Ok(result_type(&[element_type(ctx, 0, internal_name)?]))
+        },
+        move |ctx| {
+            if is_tuple_call(ctx.fields) {
+                return tuple_norm_exec(ctx, tuple_norm);
+            }
             let (list, values) = float_list(ctx, 0)?;
             let offsets = list.value_offsets();
             let range = |row: usize| offsets[row] as usize..offsets[row + 1] as usize;
@@ -151,11 +173,20 @@ fn norm_fn(name: &'static str, internal_name: &'static str, norm: Norm) -> Scala
 }
 
 fn distance_fn(name: &'static str, internal_name: &'static str, distance: Distance) -> ScalarUDF {
+    let tuple_norm = tuple_form(distance);
     ScalarDef::new(
         name,
         Arity::exact(2),
-        move |ctx| Ok(result_type(&[element_type(ctx, 0, internal_name)?, element_type(ctx, 1, internal_name)?])),
         move |ctx| {
+            if is_tuple_call(&ctx.fields) {
+                return tuple_norm_type(ctx, tuple_norm);
+            }
+            Ok(result_type(&[element_type(ctx, 0, internal_name)?, element_type(ctx, 1, internal_name)?]))
+        },
+        move |ctx| {
+            if is_tuple_call(ctx.fields) {
+                return tuple_norm_exec(ctx, tuple_norm);
+            }
             let (left, left_values) = float_list(ctx, 0)?;
             let (right, right_values) = float_list(ctx, 1)?;
             let (lo, ro) = (left.value_offsets(), right.value_offsets());

@@ -354,6 +354,52 @@ fn to_type_name() -> ScalarUDF {
     .build()
 }
 
+/// `toColumnTypeName(x)`: the name of ClickHouse's in-memory column class for `x`'s
+/// type (`Date` is a `UInt16` column, a constant is `Const(..)`).
+fn to_column_type_name() -> ScalarUDF {
+    ScalarDef::new(
+        "toColumnTypeName",
+        Arity::exact(1),
+        |_| Ok(ChType::String),
+        |ctx| {
+            let column = column_type_name(&crate::func::ch_type_of_field(&ctx.fields[0]));
+            let name = if ctx.scalar(0).is_some() { format!("Const({column})") } else { column };
+            Ok(Arc::new(StringArray::from_iter_values(std::iter::repeat_n(name, ctx.len))))
+        },
+    )
+    .custom_nulls()
+    .build()
+}
+
+/// The column class ClickHouse stores values of `t` in.
+fn column_type_name(t: &ChType) -> String {
+    match t {
+        ChType::Bool => "UInt8".to_string(),
+        ChType::Date => "UInt16".to_string(),
+        ChType::Date32 => "Int32".to_string(),
+        ChType::DateTime(_) => "UInt32".to_string(),
+        ChType::DateTime64(..) => "DateTime64".to_string(),
+        ChType::Enum8(_) => "Int8".to_string(),
+        ChType::Enum16(_) => "Int16".to_string(),
+        ChType::Decimal(precision, _) => match precision {
+            0..=9 => "Decimal32",
+            10..=18 => "Decimal64",
+            19..=38 => "Decimal128",
+            _ => "Decimal256",
+        }
+        .to_string(),
+        ChType::Interval(_) => "Int64".to_string(),
+        ChType::Nullable(inner) => format!("Nullable({})", column_type_name(inner)),
+        ChType::LowCardinality(inner) => format!("LowCardinality({})", column_type_name(inner)),
+        ChType::Array(inner) => format!("Array({})", column_type_name(inner)),
+        ChType::Map(key, value) => format!("Map({}, {})", column_type_name(key), column_type_name(value)),
+        ChType::Tuple(elements) => format!("Tuple({})", elements.iter().map(|(_, t)| column_type_name(t)).collect::<Vec<_>>().join(", ")),
+        ChType::SimpleAggregateFunction(_, inner) => column_type_name(inner),
+        ChType::AggregateFunction(..) => "AggregateFunction".to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// `materialize(x)`: `x` as a full column. Volatile, so that DataFusion does not fold
 /// it back into a constant: functions that require constant arguments must see a column.
 fn materialize() -> ScalarUDF {
@@ -459,6 +505,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
     out.push(cast_fn("CAST"));
     out.push(cast_fn("_CAST"));
     out.push(to_type_name());
+    out.push(to_column_type_name());
     out.push(materialize());
     out.push(passthrough("identity"));
     out.push(to_low_cardinality());

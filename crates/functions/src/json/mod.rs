@@ -2,7 +2,8 @@
 //! `JSONType`, `JSONExtractString/Int/UInt/Float/Bool/Raw/ArrayRaw/Keys` (and their
 //! `CaseInsensitive` forms, which match keys ignoring ASCII case), `isValidJSON`;
 //! `JSONExtract` with a type and `JSONExtractKeysAndValues[Raw]` in [`typed`],
-//! `JSON_EXISTS/VALUE/QUERY` in [`path`], the non-validating `simpleJSON*` in [`simple`].
+//! `JSON_EXISTS/VALUE/QUERY` in [`path`], the non-validating `simpleJSON*` in [`simple`];
+//! `toJSONString`, which writes any value as JSON text.
 //!
 //! Every function takes the document and then a path: keys (strings) and 1-based
 //! positions (integers, negative from the end) into objects and arrays, constants or
@@ -483,6 +484,33 @@ fn typed_internal() -> datafusion::common::DataFusionError {
     datafusion::common::DataFusionError::Internal("JSONExtractKeysAndValuesRaw: unexpected result type".to_string())
 }
 
+/// `toJSONString(x)`: a value of any type as the JSON text the JSON output formats write
+/// for it (named tuples as objects, maps as objects, dates as strings).
+fn to_json_string() -> ScalarUDF {
+    use granary_types::text::{ColumnWriter, TextOptions, TextStyle};
+    ScalarDef::new(
+        "toJSONString",
+        Arity::exact(1),
+        |_| Ok(ChType::String),
+        |ctx| {
+            let array = ctx.array(0)?;
+            let zone = crate::tz::server_tz_name(ctx.config);
+            let timezone = zone.parse::<chrono_tz::Tz>().unwrap_or(chrono_tz::Tz::UTC);
+            let options = TextOptions { timezone, ..TextOptions::default() };
+            let writer = ColumnWriter::with_type(&ctx.ch(0), &array, TextStyle::Json, &options)?;
+            let mut out = ByteStrings::with_capacity(ctx.len, ctx.len * 8);
+            let mut text = Vec::new();
+            for row in 0..ctx.len {
+                text.clear();
+                writer.write(row, &mut text);
+                out.push_value(&text)?;
+            }
+            out.finish(None)
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     let mut out = vec![
         simple("JSONHas", Simple::Has, false),
@@ -511,6 +539,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         keys_and_values_raw("JSONExtractKeysAndValuesRaw", false),
         keys_and_values_raw("JSONExtractKeysAndValuesRawCaseInsensitive", true),
         is_valid_json(),
+        to_json_string(),
     ];
     out.extend(path::functions());
     out.extend(simple::functions());

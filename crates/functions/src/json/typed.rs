@@ -7,6 +7,13 @@
 //! `JSONExtractKeysAndValues`, leaves that member out, as ClickHouse does. `Nullable(T)`
 //! takes JSON nulls as NULL (a refused value is NULL as its default); an Array or Tuple
 //! none of whose elements converts is refused as a whole.
+//!
+//! Dates, times, decimals, enums, FixedString, UUID, IP addresses and 128/256-bit
+//! integers are read by the shared text parser ([`ColumnBuilder`]) from the value's
+//! text, as ClickHouse reads them from JSON: dates, UUIDs and addresses only from
+//! strings, `DateTime(64)` also from numbers (seconds since the epoch, truncated for
+//! `DateTime`), decimals and wide integers from numbers and strings, `FixedString`
+//! from any value's JSON text; a value that does not parse is refused.
 
 use std::sync::Arc;
 
@@ -17,6 +24,7 @@ use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use granary_common::ErrorCode;
+use granary_types::text::{ColumnBuilder, DateTimeInputFormat, TextOptions};
 use granary_types::ChType;
 
 use super::{double_of, integer_in, write_string_value, Kind, Value};
@@ -34,6 +42,71 @@ pub(crate) enum TypedColumn {
     Array { item: Box<TypedColumn>, offsets: Vec<i32>, arrow: DataType },
     Tuple { names: Option<Vec<Vec<u8>>>, items: Vec<TypedColumn>, arrow: DataType },
     Map { keys: ByteStrings, values: Box<TypedColumn>, offsets: Vec<i32>, arrow: DataType },
+    /// A type read from the value's text by the shared parser.
+    Parsed { builder: Box<ColumnBuilder>, source: TextSource },
+}
+
+/// Which JSON values a [`TypedColumn::Parsed`] type reads, and as what text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextSource {
+    /// Strings only (Date, Date32, UUID, IPv4, IPv6).
+    Strings,
+    /// Strings, and numbers as whole seconds (DateTime).
+    StringsOrSeconds,
+    /// Strings and numbers as written (DateTime64, Decimal, Enum).
+    StringsOrNumbers,
+    /// Strings, numbers (doubles truncated) and booleans (Int128..UInt256).
+    Integers,
+    /// Strings, and any other value as its JSON text (FixedString).
+    AnyText,
+}
+
+impl TextSource {
+    fn of(t: &ChType) -> Option<TextSource> {
+        Some(match t {
+            ChType::Date | ChType::Date32 | ChType::Uuid | ChType::IPv4 | ChType::IPv6 => TextSource::Strings,
+            ChType::DateTime(_) => TextSource::StringsOrSeconds,
+            ChType::DateTime64(..) | ChType::Decimal(..) | ChType::Enum8(_) | ChType::Enum16(_) => TextSource::StringsOrNumbers,
+            ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => TextSource::Integers,
+            ChType::FixedString(_) => TextSource::AnyText,
+            _ => return None,
+        })
+    }
+
+    /// The text the parser reads for `value` (in `scratch`), or `false` to refuse it.
+    fn text_of(self, value: Value<'_>, scratch: &mut Vec<u8>) -> bool {
+        scratch.clear();
+        match (value.kind(), self) {
+            (Kind::String, _) => value.raw_str().decode_into(scratch),
+            (Kind::Null, _) | (_, TextSource::Strings) => return false,
+            (Kind::Int64 | Kind::UInt64, _) => scratch.extend_from_slice(value.text()),
+            (Kind::Double, TextSource::StringsOrSeconds) => {
+                let seconds = value.double_value().trunc();
+                if !seconds.is_finite() {
+                    return false;
+                }
+                scratch.extend_from_slice(format!("{}", seconds as i64).as_bytes());
+            }
+            (Kind::Double, TextSource::Integers) => {
+                // Integers past 64 bits are written as they are; other doubles truncate.
+                let text = value.text();
+                if text.iter().all(|c| c.is_ascii_digit() || *c == b'-') {
+                    scratch.extend_from_slice(text);
+                } else {
+                    let whole = value.double_value().trunc();
+                    if !whole.is_finite() {
+                        return false;
+                    }
+                    scratch.extend_from_slice(format!("{whole:.0}").as_bytes());
+                }
+            }
+            (Kind::Double, TextSource::StringsOrNumbers | TextSource::AnyText) => scratch.extend_from_slice(value.text()),
+            (Kind::Bool, TextSource::Integers) => scratch.push(if value.bool_value() { b'1' } else { b'0' }),
+            (_, TextSource::AnyText) => scratch.extend_from_slice(value.text()),
+            _ => return false,
+        }
+        true
+    }
 }
 
 fn unsupported(t: &ChType) -> datafusion::common::DataFusionError {
@@ -76,7 +149,14 @@ impl TypedColumn {
                 offsets: vec![0],
                 arrow,
             },
-            other => return Err(unsupported(other)),
+            other => match TextSource::of(other) {
+                Some(source) => {
+                    let options = TextOptions { date_time_input_format: DateTimeInputFormat::BestEffort, ..TextOptions::default() };
+                    let builder = ColumnBuilder::with_type(other, &options).map_err(|_| unsupported(other))?;
+                    TypedColumn::Parsed { builder: Box::new(builder), source }
+                }
+                None => return Err(unsupported(other)),
+            },
         })
     }
 
@@ -99,6 +179,7 @@ impl TypedColumn {
                 }
             }
             TypedColumn::Map { keys, offsets, .. } => offsets.push(keys.len() as i32),
+            TypedColumn::Parsed { builder, .. } => builder.append_default()?,
         }
         Ok(())
     }
@@ -126,6 +207,7 @@ impl TypedColumn {
                 keys.truncate_values(entries);
                 values.truncate(entries);
             }
+            TypedColumn::Parsed { builder, .. } => builder.truncate(rows),
         }
     }
 
@@ -139,6 +221,7 @@ impl TypedColumn {
             TypedColumn::Nullable { valid, .. } => valid.len(),
             TypedColumn::Array { offsets, .. } | TypedColumn::Map { offsets, .. } => offsets.len() - 1,
             TypedColumn::Tuple { items, .. } => items.first().map_or(0, |i| i.len()),
+            TypedColumn::Parsed { builder, .. } => builder.len(),
         }
     }
 
@@ -283,6 +366,23 @@ impl TypedColumn {
                 offsets.push(keys.len() as i32);
                 Ok(true)
             }
+            TypedColumn::Parsed { builder, source } => {
+                if !source.text_of(value, scratch) {
+                    return Ok(false);
+                }
+                // FixedString takes only values that fit; longer ones are refused.
+                if let ChType::FixedString(width) = builder.ch_type() {
+                    if scratch.len() > *width {
+                        return Ok(false);
+                    }
+                }
+                let rows = builder.len();
+                if builder.parse_text(scratch).is_err() {
+                    builder.truncate(rows);
+                    return Ok(false);
+                }
+                Ok(true)
+            }
         }
     }
 
@@ -319,6 +419,7 @@ impl TypedColumn {
                 let entries = StructArray::try_new(entry_fields, vec![keys.finish(None)?, values.finish()?], None)?;
                 Arc::new(MapArray::try_new(entries_field, OffsetBuffer::new(offsets.into()), entries, None, ordered)?)
             }
+            TypedColumn::Parsed { mut builder, .. } => builder.finish()?,
         })
     }
 }
