@@ -23,6 +23,8 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("medianTDigest", "quantileTDigest"),
     ("medianDeterministic", "quantileDeterministic"),
     ("medianExactWeighted", "quantileExactWeighted"),
+    ("medianExactLow", "quantileExactLow"),
+    ("medianExactHigh", "quantileExactHigh"),
     ("VAR_POP", "varPop"),
     ("VAR_SAMP", "varSamp"),
     ("STDDEV_POP", "stddevPop"),
@@ -154,6 +156,8 @@ pub(crate) fn description(name: &str) -> &'static str {
         "groupArray" => "Array of the non-NULL values met.",
         "quantile" => "Approximate quantile (level parameter, 0.5 by default) from ClickHouse's reservoir sample of 8192 values, interpolated.",
         "quantileExact" => "Exact quantile: the value at position floor(level * n) of the sorted values.",
+        "quantileExactLow" => "Exact quantile; the median of an even number of values is the lower middle one.",
+        "quantileExactHigh" => "Exact quantile; the median of an even number of values is the upper middle one.",
         "quantileTDigest" => "Approximate quantile from ClickHouse's t-digest (Float32 centroids).",
         "quantileDeterministic" => "Approximate quantile from ClickHouse's deterministic sample (values kept by a hash of the second argument).",
         "quantileExactWeighted" => "Exact quantile of values weighted by the second argument.",
@@ -162,6 +166,15 @@ pub(crate) fn description(name: &str) -> &'static str {
         "varPopStable" | "varSampStable" | "stddevPopStable" | "stddevSampStable" | "covarPopStable" | "covarSampStable" | "corrStable" => {
             "Numerically stable (Welford) variant; Float64, inf for too few rows, as ClickHouse."
         }
+        "sumKahan" => "Sum with Kahan compensation, as ClickHouse (Float64).",
+        "sumWithOverflow" => "Sum in the argument's own type, wrapping on overflow.",
+        "deltaSum" => "Sum of the increases between consecutive values (decreases count as counter resets).",
+        "deltaSumTimestamp" => "deltaSum with states ordered by the second argument's timestamps when merged.",
+        "entropy" => "Shannon entropy (bits) of the values' distribution.",
+        "boundingRatio" => "Slope between the points with the smallest and the largest first argument.",
+        "simpleLinearRegression" => "Least-squares line y = k * x + b as Tuple(k, b).",
+        "anyHeavy" => "A frequent value, by the heavy-hitters algorithm with one counter.",
+        "uniqUpTo" => "Number of distinct values up to N (parameter, at most 100); N + 1 when there are more.",
         "toString" => "Converts a value to its text form.",
         "toTypeName" => "The ClickHouse type name of the argument.",
         "CAST" | "_CAST" => "Converts a value to the type named by the second argument.",
