@@ -86,6 +86,11 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("simpleLinearRegression", crate::value_stats::simple_linear_regression, false),
     ("anyHeavy", crate::value_stats::any_heavy, false),
     ("uniqUpTo", crate::value_stats::uniq_up_to, true),
+    ("groupArrayLast", crate::group_arrays::group_array_last, true),
+    ("groupArraySorted", crate::group_arrays::group_array_sorted, true),
+    ("groupArrayMovingSum", crate::group_arrays::group_array_moving_sum, true),
+    ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg, true),
+    ("groupConcat", crate::group_arrays::group_concat, true),
 ];
 
 fn factory_of(function: &str) -> Option<SpecFactory> {

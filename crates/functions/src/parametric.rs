@@ -53,6 +53,11 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("topKWeighted", crate::topk::top_k_weighted_family),
     ("groupUniqArray", crate::group_uniq_array::group_uniq_array_family),
     ("uniqUpTo", crate::value_stats::uniq_up_to_family),
+    ("groupArrayLast", crate::group_arrays::group_array_last_family),
+    ("groupArraySorted", crate::group_arrays::group_array_sorted_family),
+    ("groupArrayMovingSum", crate::group_arrays::group_array_moving_sum_family),
+    ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg_family),
+    ("groupConcat", crate::group_arrays::group_concat_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a
