@@ -91,6 +91,9 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("groupArrayMovingSum", crate::group_arrays::group_array_moving_sum, true),
     ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg, true),
     ("groupConcat", crate::group_arrays::group_concat, true),
+    ("retention", crate::funnels::retention, false),
+    ("intervalLengthSum", crate::funnels::interval_length_sum, false),
+    ("windowFunnel", crate::funnels::window_funnel, true),
 ];
 
 fn factory_of(function: &str) -> Option<SpecFactory> {

@@ -58,6 +58,7 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("groupArrayMovingSum", crate::group_arrays::group_array_moving_sum_family),
     ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg_family),
     ("groupConcat", crate::group_arrays::group_concat_family),
+    ("windowFunnel", crate::funnels::window_funnel_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a
