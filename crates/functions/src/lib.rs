@@ -138,6 +138,7 @@ mod group_uniq_array;
 mod uniq_combined_bias;
 mod moments;
 mod native_state;
+mod sequences;
 mod funnels;
 mod group_arrays;
 mod running_sums;

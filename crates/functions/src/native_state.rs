@@ -94,6 +94,8 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("retention", crate::funnels::retention, false),
     ("intervalLengthSum", crate::funnels::interval_length_sum, false),
     ("windowFunnel", crate::funnels::window_funnel, true),
+    ("sequenceMatch", crate::sequences::sequence_match, true),
+    ("sequenceCount", crate::sequences::sequence_count, true),
 ];
 
 fn factory_of(function: &str) -> Option<SpecFactory> {

@@ -59,6 +59,8 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg_family),
     ("groupConcat", crate::group_arrays::group_concat_family),
     ("windowFunnel", crate::funnels::window_funnel_family),
+    ("sequenceMatch", crate::sequences::sequence_match_family),
+    ("sequenceCount", crate::sequences::sequence_count_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a

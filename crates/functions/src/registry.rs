@@ -183,6 +183,8 @@ pub(crate) fn description(name: &str) -> &'static str {
         "retention" => "For each condition, whether it held on some row together with the first condition (Array(UInt8)).",
         "intervalLengthSum" => "Total length of the union of the intervals [a, b].",
         "windowFunnel" => "How many steps of a chain of events happened in order within the window (parameter), with optional strict modes.",
+        "sequenceMatch" => "Whether the rows, ordered by time, match a pattern of events ((?N), ., .*, (?t op S)).",
+        "sequenceCount" => "How many times, without overlap, the rows ordered by time match a pattern of events.",
         "toString" => "Converts a value to its text form.",
         "toTypeName" => "The ClickHouse type name of the argument.",
         "CAST" | "_CAST" => "Converts a value to the type named by the second argument.",
