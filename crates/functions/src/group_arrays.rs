@@ -472,11 +472,7 @@ mod tests {
     use super::*;
     use datafusion::arrow::array::{AsArray, UInt64Array};
 
-    fn hex(state: &dyn NativeState) -> String {
-        let mut out = Vec::new();
-        state.write(&mut out);
-        out.iter().map(|b| format!("{b:02X}")).collect()
-    }
+    use crate::native_state::state_hex as hex;
 
     /// chdb: `groupArrayLast(3)(number)` over `numbers(10)` is [9, 7, 8] (ring order),
     /// state `03` 9 7 8 then the total 10; the same from batches of 4 and from a merge.

@@ -562,6 +562,14 @@ impl Num {
     }
 }
 
+/// A state's bytes in hex, as chdb's `hex(xState(...))` shows them.
+#[cfg(test)]
+pub(crate) fn state_hex(state: &dyn NativeState) -> String {
+    let mut out = Vec::new();
+    state.write(&mut out);
+    out.iter().map(|b| format!("{b:02X}")).collect()
+}
+
 pub(crate) fn truncated() -> datafusion::common::DataFusionError {
     ch_error(ErrorCode::CORRUPTED_DATA, "Cannot read aggregate function state: unexpected end of data")
 }

@@ -397,11 +397,7 @@ mod tests {
     use super::*;
     use datafusion::arrow::array::{Float64Array, UInt8Array};
 
-    fn hex(state: &dyn NativeState) -> String {
-        let mut out = Vec::new();
-        state.write(&mut out);
-        out.iter().map(|b| format!("{b:02X}")).collect()
-    }
+    use crate::native_state::state_hex as hex;
 
     /// chdb's `hex(sumKahanState(number / 3))` over `numbers(10)`: four lanes, not one.
     #[test]

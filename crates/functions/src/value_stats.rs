@@ -602,11 +602,7 @@ mod tests {
     use super::*;
     use datafusion::arrow::array::StringArray;
 
-    fn hex(state: &dyn NativeState) -> String {
-        let mut out = Vec::new();
-        state.write(&mut out);
-        out.iter().map(|b| format!("{b:02X}")).collect()
-    }
+    use crate::native_state::state_hex as hex;
 
     fn strings(values: &[&str]) -> ArrayRef {
         Arc::new(StringArray::from(values.to_vec()))
