@@ -765,6 +765,7 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
     ]
     .into_iter()
     .chain(crate::moments::aggregates().into_iter().map(AggregateUDF::new_from_impl))
+    .chain(crate::native_state::aggregates())
     .chain(crate::uniq_combined::aggregates().into_iter().map(AggregateUDF::new_from_impl))
     .chain(crate::parametric::defaults())
     .collect()

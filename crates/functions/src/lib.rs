@@ -147,6 +147,12 @@ mod topk;
 mod group_uniq_array;
 mod uniq_combined_bias;
 mod moments;
+mod native_state;
+mod sequences;
+mod funnels;
+mod group_arrays;
+mod running_sums;
+mod value_stats;
 mod distinct;
 pub mod parametric;
 mod quantile;
@@ -421,6 +427,18 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
         if !shadowed {
             add(key, udwf.name(), false, udwf.documentation().map(|d| d.description.as_str()));
         }
+    }
+    // Parametric families that need their parameters (`quantiles`, `windowFunnel`) are
+    // registered per call, so the session does not hold them.
+    let families = parametric::FAMILIES.iter().map(|(name, _)| (*name, "")).chain(parametric::FAMILY_ALIASES.iter().copied());
+    for (name, target) in families {
+        rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
+            name: name.to_string(),
+            is_aggregate: true,
+            case_insensitive: is_case_insensitive(name),
+            alias_to: target.to_string(),
+            description: registry::description(if target.is_empty() { name } else { target }).to_string(),
+        });
     }
     // Functions the front end turns into something else (a lambda form, a table-level
     // unnest) still exist for users.

@@ -37,6 +37,10 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("quantiles", crate::quantile::quantiles),
     ("quantileExact", crate::quantile::quantile_exact),
     ("quantilesExact", crate::quantile::quantiles_exact),
+    ("quantileExactLow", crate::quantile::quantile_exact_low),
+    ("quantilesExactLow", crate::quantile::quantiles_exact_low),
+    ("quantileExactHigh", crate::quantile::quantile_exact_high),
+    ("quantilesExactHigh", crate::quantile::quantiles_exact_high),
     ("quantileTDigest", crate::quantile::quantile_tdigest),
     ("quantilesTDigest", crate::quantile::quantiles_tdigest),
     ("quantileDeterministic", crate::quantile::quantile_deterministic),
@@ -48,6 +52,15 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("topK", crate::topk::top_k_family),
     ("topKWeighted", crate::topk::top_k_weighted_family),
     ("groupUniqArray", crate::group_uniq_array::group_uniq_array_family),
+    ("uniqUpTo", crate::value_stats::uniq_up_to_family),
+    ("groupArrayLast", crate::group_arrays::group_array_last_family),
+    ("groupArraySorted", crate::group_arrays::group_array_sorted_family),
+    ("groupArrayMovingSum", crate::group_arrays::group_array_moving_sum_family),
+    ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg_family),
+    ("groupConcat", crate::group_arrays::group_concat_family),
+    ("windowFunnel", crate::funnels::window_funnel_family),
+    ("sequenceMatch", crate::sequences::sequence_match_family),
+    ("sequenceCount", crate::sequences::sequence_count_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a
@@ -58,6 +71,8 @@ pub(crate) const FAMILY_ALIASES: &[(&str, &str)] = &[
     ("medianTDigest", "quantileTDigest"),
     ("medianDeterministic", "quantileDeterministic"),
     ("medianExactWeighted", "quantileExactWeighted"),
+    ("medianExactLow", "quantileExactLow"),
+    ("medianExactHigh", "quantileExactHigh"),
 ];
 
 /// The canonical family named `name` (itself or through an alias).

@@ -53,17 +53,31 @@ enum Kind {
     Reservoir,
     /// `quantileDeterministic`: samples kept by a hash of the determinator.
     Deterministic,
-    Exact,
+    Exact(ExactPick),
     TDigest,
     ExactWeighted,
+}
+
+/// Which element `quantileExact` variants take at level 0.5 (the median) of an even
+/// number of values: ClickHouse's `quantileExactLow` the lower middle one; at other
+/// levels all take the element at `floor(level * n)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ExactPick {
+    Plain,
+    Low,
+    High,
 }
 
 /// The families of this module: name, algorithm, several levels.
 const FAMILIES: &[(&str, Kind, bool)] = &[
     ("quantile", Kind::Reservoir, false),
     ("quantiles", Kind::Reservoir, true),
-    ("quantileExact", Kind::Exact, false),
-    ("quantilesExact", Kind::Exact, true),
+    ("quantileExact", Kind::Exact(ExactPick::Plain), false),
+    ("quantilesExact", Kind::Exact(ExactPick::Plain), true),
+    ("quantileExactLow", Kind::Exact(ExactPick::Low), false),
+    ("quantilesExactLow", Kind::Exact(ExactPick::Low), true),
+    ("quantileExactHigh", Kind::Exact(ExactPick::High), false),
+    ("quantilesExactHigh", Kind::Exact(ExactPick::High), true),
     ("quantileTDigest", Kind::TDigest, false),
     ("quantilesTDigest", Kind::TDigest, true),
     ("quantileDeterministic", Kind::Deterministic, false),
@@ -99,6 +113,18 @@ pub(crate) fn quantile_exact(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
 }
 pub(crate) fn quantiles_exact(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantilesExact", params)
+}
+pub(crate) fn quantile_exact_low(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileExactLow", params)
+}
+pub(crate) fn quantiles_exact_low(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesExactLow", params)
+}
+pub(crate) fn quantile_exact_high(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileExactHigh", params)
+}
+pub(crate) fn quantiles_exact_high(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesExactHigh", params)
 }
 pub(crate) fn quantile_tdigest(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantileTDigest", params)
@@ -961,7 +987,7 @@ impl<T: Num> Data<T> {
         match kind {
             Kind::Reservoir => Data::Reservoir(Sampler::new()),
             Kind::Deterministic => Data::Deterministic(DeterministicSampler::new()),
-            Kind::Exact => Data::Exact(Vec::new()),
+            Kind::Exact(_) => Data::Exact(Vec::new()),
             Kind::TDigest => Data::TDigest(TDigest::default()),
             Kind::ExactWeighted => Data::Weighted(HashMap::new()),
         }
@@ -994,7 +1020,7 @@ impl<T: Num> Data<T> {
         Ok(match kind {
             Kind::Reservoir => Data::Reservoir(Sampler::read(input, elem)?),
             Kind::Deterministic => Data::Deterministic(DeterministicSampler::read(input, elem)?),
-            Kind::Exact => {
+            Kind::Exact(_) => {
                 let n = get_varuint(input)?;
                 if n.saturating_mul(elem.width() as u64) > input.len() as u64 {
                     return Err(truncated());
@@ -1087,7 +1113,7 @@ impl Quantile {
             _ if own => arg.clone(),
             Kind::Reservoir | Kind::Deterministic => ChType::Float64,
             Kind::TDigest => ChType::Float32,
-            Kind::Exact | Kind::ExactWeighted => arg.clone(),
+            Kind::Exact(_) | Kind::ExactWeighted => arg.clone(),
         }
     }
 
@@ -1214,13 +1240,22 @@ impl<T: Num> QuantileAccumulator<T> {
             }
             Data::Exact(values) => {
                 sort_values(values);
+                let pick = match self.shared.kind {
+                    Kind::Exact(pick) => pick,
+                    _ => ExactPick::Plain,
+                };
                 levels
                     .iter()
                     .map(|l| {
                         if values.is_empty() {
                             return Answer::Empty;
                         }
-                        let n = if *l < 1.0 { (*l * values.len() as f64) as usize } else { values.len() - 1 };
+                        let len = values.len();
+                        let n = match pick {
+                            ExactPick::Low if *l == 0.5 && len % 2 == 0 => len / 2 - 1,
+                            _ if *l < 1.0 => (*l * len as f64) as usize,
+                            _ => len - 1,
+                        };
                         Answer::Value(values[n.min(values.len() - 1)])
                     })
                     .collect()
@@ -1476,7 +1511,7 @@ mod tests {
         let mut out = Vec::new();
         data.write(&mut out, elem);
         assert_eq!(hex(&out), "03FDFF07000100");
-        let back = Data::<i128>::read(Kind::Exact, &mut out.as_slice(), elem).unwrap();
+        let back = Data::<i128>::read(Kind::Exact(ExactPick::Plain), &mut out.as_slice(), elem).unwrap();
         assert!(matches!(back, Data::Exact(v) if v == vec![-3, 7, 1]));
     }
 }

@@ -405,6 +405,9 @@ enum Layout {
     Cardinality,
     /// `varPop`, `corr`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::moments`]).
     Moments,
+    /// `sumKahan`, `deltaSum`, `entropy`, ...: ClickHouse's bytes after the accumulator's
+    /// `-Null` flag byte (see [`crate::native_state`]).
+    Native,
     /// `quantile`, `quantileTDigest`, ...: ClickHouse's bytes, kept by the accumulator (see [`crate::quantile`]).
     Quantile,
     /// `topK`, `topKWeighted`: ClickHouse's SpaceSaving bytes (see [`crate::topk`]).
@@ -435,6 +438,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
     match (function, types) {
         ("count", [DataType::Int64]) => Layout::Count,
         ("uniq", [DataType::Binary]) => Layout::UniquesHashSet,
+        (f, [DataType::Binary]) if crate::native_state::is_native(f) => Layout::Native,
         (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
         (f, [DataType::Binary]) if crate::quantile::is_quantile(f) => Layout::Quantile,
         (f, [DataType::Binary]) if crate::uniq_combined::is_cardinality(f) => Layout::Cardinality,
@@ -482,6 +486,7 @@ fn has_null_flag(function: &str, layout: Layout, args: &[ChType]) -> bool {
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
         Layout::UniquesHashSet | Layout::Moments | Layout::Quantile | Layout::Cardinality => args.iter().any(ChType::is_nullable),
+        Layout::Native => crate::native_state::has_null_flag(function, args),
         Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::Generic => false,
     }
 }
@@ -512,6 +517,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::Cardinality => match &state[0] {
             ScalarValue::Binary(Some(b)) => !crate::uniq_combined::state_is_empty(function, args, b),
             _ => false,
+        },
+        Layout::Native => match &state[0] {
+            ScalarValue::Binary(Some(b)) => crate::native_state::flag_when(function, b.first() == Some(&1)),
+            _ => crate::native_state::flag_when(function, false),
         },
         Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::Generic => true,
     };
@@ -569,6 +578,10 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
         Layout::Moments => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
             _ => out.extend(crate::moments::empty_state(function, args)),
+        },
+        Layout::Native => match &state[0] {
+            ScalarValue::Binary(Some(bytes)) if bytes.len() > 1 => out.extend_from_slice(&bytes[1..]),
+            _ => out.extend(crate::native_state::empty_state(function, args)?),
         },
         Layout::Quantile => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
@@ -784,6 +797,13 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
         Layout::Moments => {
             let n = crate::moments::state_len(function, args, input)?;
             vec![ScalarValue::Binary(Some(take(input, n)?.to_vec()))]
+        }
+        Layout::Native => {
+            // The accumulator's own flag first: what follows counts as seen.
+            let n = crate::native_state::state_len(function, args, input)?;
+            let mut state = vec![1];
+            state.extend_from_slice(take(input, n)?);
+            vec![ScalarValue::Binary(Some(state))]
         }
         Layout::Quantile => {
             let n = crate::quantile::state_len(function, args, input)?;

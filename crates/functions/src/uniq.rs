@@ -538,7 +538,7 @@ fn fixed_size(ty: &ChType) -> bool {
 
 /// Where `update_hash_with_value` puts the bytes: a SipHash, or a buffer (the bytes of
 /// an Array of fixed-size values, which ClickHouse hashes at once).
-trait ByteSink {
+pub(crate) trait ByteSink {
     fn update(&mut self, bytes: &[u8]);
 }
 
@@ -594,7 +594,7 @@ fn list_range(array: &ArrayRef, row: usize) -> DfResult<(&ArrayRef, std::ops::Ra
 /// 64-bit word), its bytes and the terminating zero ClickHouse keeps, Nullable as a
 /// null flag byte then the value when not NULL, an Array (Map) as its 64-bit length
 /// then its elements (keys and values), a Tuple as its elements.
-fn update_hash_with_value<S: ByteSink>(hasher: &mut S, array: &ArrayRef, ty: &ChType, row: usize) -> DfResult<()> {
+pub(crate) fn update_hash_with_value<S: ByteSink>(hasher: &mut S, array: &ArrayRef, ty: &ChType, row: usize) -> DfResult<()> {
     match ty {
         ChType::Nullable(inner) => {
             if array.is_null(row) || array.data_type() == &DataType::Null {

@@ -1,0 +1,509 @@
+//! Aggregates that collect values into an array or a string, with ClickHouse's results
+//! and state bytes: `groupArrayLast(N)` (a ring of the last N values, returned in ring
+//! order as ClickHouse does), `groupArraySorted(N)` (the N smallest, sorted),
+//! `groupArrayMovingSum/Avg([window])` (prefix sums; the state is the prefix sums) and
+//! `groupConcat([separator[, limit]])` (the text of the values joined).
+//!
+//! Values are written as ClickHouse writes array elements ([`crate::states::ItemCodec`]).
+//! `groupArraySorted` keeps its N values sorted where ClickHouse keeps a partially
+//! sorted buffer: its states hold the same values in another order.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, ListArray};
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::compute::{concat, sort_to_indices, take, SortOptions};
+use datafusion::common::ScalarValue;
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, Arity, DfResult};
+use crate::native_state::{illegal_argument, read_u64, NativeState, NullHandling, Num, NumType, Spec};
+use crate::parametric::parametric_name;
+use crate::states::{get_items, get_varuint, item_codec, put_items, put_varuint, ItemCodec};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Last,
+    Sorted,
+    MovingSum,
+    MovingAvg,
+}
+
+#[derive(Debug)]
+struct GroupArraySpec {
+    name: String,
+    kind: Kind,
+    /// `N` of `groupArrayLast`/`groupArraySorted`, the window of the moving ones.
+    limit: Option<u64>,
+}
+
+fn positive_param(function: &str, params: &[ScalarValue], required: bool, wording: &str) -> DfResult<Option<u64>> {
+    let bad = || ch_error(ErrorCode::BAD_ARGUMENTS, format!("Parameter for aggregate function {function} should be {wording}"));
+    match params {
+        [] if required => Err(ch_error(ErrorCode::BAD_ARGUMENTS, match function {
+            "groupArrayLast" => "groupArrayLast make sense only with max_elems (groupArrayLast(max_elems)())".to_string(),
+            _ => format!("Parameter for aggregate function {function} should have limit argument"),
+        })),
+        [] => Ok(None),
+        [ScalarValue::UInt64(Some(n))] if *n > 0 => Ok(Some(*n)),
+        [_] => Err(bad()),
+        _ => Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Incorrect number of parameters for aggregate function {function}, should be 0 or 1"))),
+    }
+}
+
+fn build(name: &'static str, kind: Kind, params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    let limit = match kind {
+        Kind::Last | Kind::Sorted => positive_param(name, params, true, "positive number")?,
+        Kind::MovingSum | Kind::MovingAvg => positive_param(name, params, false, "positive integer")?,
+    };
+    Ok(Arc::new(GroupArraySpec { name: parametric_name(name, params), kind, limit }))
+}
+
+pub(crate) fn group_array_last(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    build("groupArrayLast", Kind::Last, params)
+}
+pub(crate) fn group_array_sorted(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    build("groupArraySorted", Kind::Sorted, params)
+}
+pub(crate) fn group_array_moving_sum(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    build("groupArrayMovingSum", Kind::MovingSum, params)
+}
+pub(crate) fn group_array_moving_avg(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    build("groupArrayMovingAvg", Kind::MovingAvg, params)
+}
+
+/// The families of this module for [`crate::parametric::FAMILIES`].
+pub(crate) fn group_array_last_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    crate::native_state::family(group_array_last, params)
+}
+pub(crate) fn group_array_sorted_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    crate::native_state::family(group_array_sorted, params)
+}
+pub(crate) fn group_array_moving_sum_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    crate::native_state::family(group_array_moving_sum, params)
+}
+pub(crate) fn group_array_moving_avg_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    crate::native_state::family(group_array_moving_avg, params)
+}
+pub(crate) fn group_concat_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    crate::native_state::family(group_concat, params)
+}
+
+/// The Arrow array of no values of ClickHouse type `item`.
+fn empty_items(item: &ChType) -> ArrayRef {
+    datafusion::arrow::array::new_empty_array(&item.to_arrow())
+}
+
+/// One array value (a `List` scalar) holding `values`.
+fn list_of(values: ArrayRef, item: &ChType) -> DfResult<ScalarValue> {
+    let field = Arc::new(item.to_arrow_field("item"));
+    let offsets = OffsetBuffer::from_lengths([values.len()]);
+    Ok(ScalarValue::List(Arc::new(ListArray::try_new(field, offsets, values, None)?)))
+}
+
+/// The type moving sums add up in: Int64, UInt64 or Float64 (ClickHouse's sum types).
+fn moving_sum_type(arg: &ChType) -> Option<ChType> {
+    Some(match NumType::of(arg)? {
+        NumType::Int { signed: true, .. } => ChType::Int64,
+        NumType::Int { signed: false, .. } => ChType::UInt64,
+        _ => ChType::Float64,
+    })
+}
+
+impl Spec for GroupArraySpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(1)
+    }
+    fn nulls(&self) -> NullHandling {
+        NullHandling::Skip
+    }
+    fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        let function = crate::combinators::without_params(&self.name);
+        let arg = &args[0];
+        let plain_number = matches!(arg, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Float32 | ChType::Float64);
+        match self.kind {
+            Kind::Last | Kind::Sorted => {
+                item_codec(arg).ok_or_else(|| illegal_argument(function, arg))?;
+                Ok(ChType::Array(Box::new(arg.clone())))
+            }
+            Kind::MovingSum if plain_number => Ok(ChType::Array(Box::new(moving_sum_type(arg).ok_or_else(|| illegal_argument(function, arg))?))),
+            Kind::MovingAvg if plain_number => Ok(ChType::Array(Box::new(ChType::Float64))),
+            _ => Err(illegal_argument(function, arg)),
+        }
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        let result = self.result(args)?;
+        let item = args[0].clone();
+        let limit = self.limit.unwrap_or(u64::MAX);
+        Ok(match self.kind {
+            Kind::Last => Box::new(LastValues { codec: codec_of(&item)?, ring: empty_items(&item), item, limit, total: 0 }),
+            Kind::Sorted => Box::new(SortedValues { codec: codec_of(&item)?, values: empty_items(&item), item, limit: limit as usize }),
+            Kind::MovingSum | Kind::MovingAvg => {
+                let ChType::Array(sum) = result else { return Err(ch_error(ErrorCode::LOGICAL_ERROR, "moving sums return arrays")) };
+                let sum_ty = NumType::of(&sum).ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, "moving sums are numbers"))?;
+                Box::new(MovingSums { ty: sum_ty, sum_type: *sum, prefix: Vec::new(), window: self.limit, average: self.kind == Kind::MovingAvg })
+            }
+        })
+    }
+}
+
+fn codec_of(item: &ChType) -> DfResult<ItemCodec> {
+    item_codec(item).ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {item} of argument")))
+}
+
+// ------------------------------------------------------------------ groupArrayLast
+
+/// The last `limit` values in ClickHouse's ring: value `i` (counting from 0) sits at
+/// `i % limit`.
+#[derive(Debug, Clone)]
+struct LastValues {
+    item: ChType,
+    codec: ItemCodec,
+    ring: ArrayRef,
+    limit: u64,
+    /// Values seen, including those overwritten.
+    total: u64,
+}
+
+impl LastValues {
+    /// Appends `values` in order to the ring.
+    fn push(&mut self, values: &ArrayRef) -> DfResult<()> {
+        let n = values.len() as u64;
+        // Only the last `limit` values of the batch can survive.
+        let skip = n.saturating_sub(self.limit);
+        let kept = values.slice(skip as usize, (n - skip) as usize);
+        self.total += skip;
+        let target = self.item.to_arrow();
+        let kept = if kept.data_type() == &target { kept } else { datafusion::arrow::compute::cast(&kept, &target)? };
+        // Slot of every ring position after the batch: the ring's old values, then the
+        // batch's, each slot taken by the last value written to it.
+        let old_len = self.ring.len() as u64;
+        let new_len = (old_len + kept.len() as u64).min(self.limit);
+        let mut source: Vec<(u32, u32)> = (0..new_len).map(|slot| (0, slot as u32)).collect();
+        for j in 0..kept.len() as u64 {
+            let slot = ((self.total + j) % self.limit) as usize;
+            source[slot] = (1, j as u32);
+        }
+        let both = concat(&[self.ring.as_ref(), kept.as_ref()])?;
+        let indices = datafusion::arrow::array::UInt32Array::from_iter_values(source.iter().map(|(from, i)| if *from == 0 { *i } else { old_len as u32 + *i }));
+        self.ring = take(&both, &indices, None)?;
+        self.total += kept.len() as u64;
+        Ok(())
+    }
+}
+
+impl NativeState for LastValues {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        self.push(&columns[0])
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let n = get_varuint(input)? as usize;
+        let values = get_items(input, n, &self.item, self.codec)?;
+        let total = read_u64(input)?;
+        // ClickHouse appends the other ring's values in its storage order, then counts
+        // the values it had overwritten.
+        self.push(&values)?;
+        self.total += total.saturating_sub(n as u64);
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        put_varuint(out, self.ring.len() as u64);
+        // Values of the argument's type always encode.
+        let _ = put_items(out, &self.ring, self.codec);
+        out.extend_from_slice(&self.total.to_le_bytes());
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        list_of(Arc::clone(&self.ring), &self.item)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.ring.get_array_memory_size()
+    }
+}
+
+// ------------------------------------------------------------------ groupArraySorted
+
+#[derive(Debug, Clone)]
+struct SortedValues {
+    item: ChType,
+    codec: ItemCodec,
+    /// The smallest values so far, ascending, at most `limit`.
+    values: ArrayRef,
+    limit: usize,
+}
+
+impl SortedValues {
+    fn absorb(&mut self, values: &ArrayRef) -> DfResult<()> {
+        let target = self.item.to_arrow();
+        let values = if values.data_type() == &target { Arc::clone(values) } else { datafusion::arrow::compute::cast(values, &target)? };
+        let both = concat(&[self.values.as_ref(), values.as_ref()])?;
+        let order = sort_to_indices(&both, Some(SortOptions { descending: false, nulls_first: false }), Some(self.limit))?;
+        self.values = take(&both, &order, None)?;
+        Ok(())
+    }
+}
+
+impl NativeState for SortedValues {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        self.absorb(&columns[0])
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let n = get_varuint(input)? as usize;
+        let values = get_items(input, n, &self.item, self.codec)?;
+        self.absorb(&values)
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        put_varuint(out, self.values.len() as u64);
+        let _ = put_items(out, &self.values, self.codec);
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        list_of(Arc::clone(&self.values), &self.item)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.values.get_array_memory_size()
+    }
+}
+
+// ------------------------------------------------------------------ groupArrayMovingSum/Avg
+
+#[derive(Debug, Clone)]
+struct MovingSums {
+    /// The type of the sums (Int64, UInt64 or Float64).
+    ty: NumType,
+    sum_type: ChType,
+    /// The running sum after each value.
+    prefix: Vec<Num>,
+    window: Option<u64>,
+    average: bool,
+}
+
+impl MovingSums {
+    fn last(&self) -> Num {
+        self.prefix.last().copied().unwrap_or(self.ty.zero())
+    }
+}
+
+impl NativeState for MovingSums {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let values = self.ty.values(&columns[0])?;
+        let mut sum = self.last();
+        self.prefix.reserve(values.len());
+        for v in values {
+            sum = self.ty.add(sum, v);
+            self.prefix.push(sum);
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let n = get_varuint(input)?;
+        if n.saturating_mul(self.ty.width() as u64) > input.len() as u64 {
+            return Err(crate::native_state::truncated());
+        }
+        // The other state's sums start from zero: shift them by this state's total.
+        let base = self.last();
+        for _ in 0..n {
+            let v = self.ty.read(input)?;
+            self.prefix.push(self.ty.add(base, v));
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        put_varuint(out, self.prefix.len() as u64);
+        for v in &self.prefix {
+            self.ty.write(*v, out);
+        }
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        let window = self.window.map_or(self.prefix.len(), |w| w.min(usize::MAX as u64) as usize);
+        let moving = |i: usize| if i < window { self.prefix[i] } else { self.ty.sub(self.prefix[i], self.prefix[i - window]) };
+        let values: ArrayRef = if self.average {
+            let divisor = window as f64;
+            Arc::new(datafusion::arrow::array::Float64Array::from_iter_values((0..self.prefix.len()).map(|i| moving(i).as_f64() / divisor)))
+        } else {
+            match self.ty {
+                NumType::Int { signed: true, .. } => Arc::new(datafusion::arrow::array::Int64Array::from_iter_values((0..self.prefix.len()).map(|i| match moving(i) {
+                    Num::Int(v) => v as i64,
+                    Num::Float(f) => f as i64,
+                }))),
+                NumType::Int { signed: false, .. } => Arc::new(datafusion::arrow::array::UInt64Array::from_iter_values((0..self.prefix.len()).map(|i| match moving(i) {
+                    Num::Int(v) => v as u64,
+                    Num::Float(f) => f as u64,
+                }))),
+                _ => Arc::new(datafusion::arrow::array::Float64Array::from_iter_values((0..self.prefix.len()).map(|i| moving(i).as_f64()))),
+            }
+        };
+        let item = if self.average { ChType::Float64 } else { self.sum_type.clone() };
+        list_of(values, &item)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.prefix.capacity() * std::mem::size_of::<Num>()
+    }
+}
+
+// ------------------------------------------------------------------ groupConcat
+
+#[derive(Debug)]
+struct GroupConcatSpec {
+    name: String,
+    separator: String,
+    limit: Option<u64>,
+}
+
+pub(crate) fn group_concat(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    let separator = match params.first() {
+        None => String::new(),
+        Some(ScalarValue::Utf8(Some(s))) => s.clone(),
+        Some(_) => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "First parameter for aggregate function groupConcat should be string")),
+    };
+    let limit = match params.get(1) {
+        None => None,
+        Some(ScalarValue::UInt64(Some(n))) if *n > 0 => Some(*n),
+        Some(other) => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Second parameter for aggregate function groupConcat should be a positive number, got: {other}"))),
+    };
+    if params.len() > 2 {
+        return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Incorrect number of parameters for aggregate function groupConcat, should be 0, 1 or 2"));
+    }
+    Ok(Arc::new(GroupConcatSpec { name: parametric_name("groupConcat", params), separator, limit }))
+}
+
+impl Spec for GroupConcatSpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(1)
+    }
+    fn result(&self, _args: &[ChType]) -> DfResult<ChType> {
+        Ok(ChType::String)
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        Ok(Box::new(Concatenated { arg: args[0].clone(), separator: self.separator.clone(), limit: self.limit, data: Vec::new(), spans: Vec::new() }))
+    }
+}
+
+/// ClickHouse's `GroupConcatData`: the joined text, and (with a limit) where each value is.
+#[derive(Debug, Clone)]
+struct Concatenated {
+    arg: ChType,
+    separator: String,
+    limit: Option<u64>,
+    data: Vec<u8>,
+    /// Each value's (start, end) in `data`.
+    spans: Vec<(u64, u64)>,
+}
+
+impl Concatenated {
+    fn full(&self) -> bool {
+        self.limit.is_some_and(|l| self.spans.len() as u64 >= l)
+    }
+
+    fn append(&mut self, value: &[u8]) {
+        if self.full() {
+            return;
+        }
+        if !self.spans.is_empty() {
+            self.data.extend_from_slice(self.separator.as_bytes());
+        }
+        let start = self.data.len() as u64;
+        self.data.extend_from_slice(value);
+        self.spans.push((start, self.data.len() as u64));
+    }
+}
+
+impl NativeState for Concatenated {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let field = self.arg.to_arrow_field("value");
+        let text = crate::string_build::as_text(&columns[0], &field, &datafusion::config::ConfigOptions::default())?;
+        for value in text.iter() {
+            if self.full() {
+                break;
+            }
+            self.append(value.unwrap_or_default().as_bytes());
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let len = get_varuint(input)? as usize;
+        let data = crate::native_state::take(input, len)?;
+        match self.limit {
+            None => {
+                if data.is_empty() {
+                    return Ok(());
+                }
+                // Without a limit ClickHouse keeps no positions: the other text is one piece.
+                self.append(data);
+            }
+            Some(_) => {
+                let rows = get_varuint(input)?;
+                for _ in 0..rows {
+                    let (start, end) = (get_varuint(input)? as usize, get_varuint(input)? as usize);
+                    let value = data.get(start..end).ok_or_else(crate::native_state::truncated)?;
+                    self.append(value);
+                }
+            }
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        put_varuint(out, self.data.len() as u64);
+        out.extend_from_slice(&self.data);
+        if self.limit.is_some() {
+            put_varuint(out, self.spans.len() as u64);
+            for (start, end) in &self.spans {
+                put_varuint(out, *start);
+                put_varuint(out, *end);
+            }
+        }
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        Ok(ScalarValue::Utf8(Some(String::from_utf8_lossy(&self.data).into_owned())))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.data.capacity() + self.spans.capacity() * 16
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{AsArray, UInt64Array};
+
+    use crate::native_state::state_hex as hex;
+
+    /// chdb: `groupArrayLast(3)(number)` over `numbers(10)` is [9, 7, 8] (ring order),
+    /// state `03` 9 7 8 then the total 10; the same from batches of 4 and from a merge.
+    #[test]
+    fn last_values_ring_order() {
+        let spec = GroupArraySpec { name: "groupArrayLast(3)".into(), kind: Kind::Last, limit: Some(3) };
+        let expected = "030900000000000000070000000000000008000000000000000A00000000000000";
+        let mut whole = spec.new_state(&[ChType::UInt64]).unwrap();
+        whole.add(&[Arc::new(UInt64Array::from_iter_values(0..10)) as ArrayRef]).unwrap();
+        assert_eq!(hex(whole.as_ref()), expected);
+        let mut batches = spec.new_state(&[ChType::UInt64]).unwrap();
+        for start in [0, 4, 8] {
+            batches.add(&[Arc::new(UInt64Array::from_iter_values(start..(start + 4).min(10))) as ArrayRef]).unwrap();
+        }
+        assert_eq!(hex(batches.as_ref()), expected);
+    }
+
+    /// Prefix sums merged: [0, 1, 2] then [3, 4] is [0, 1, 3, 6, 10]; window 3 gives
+    /// [0, 1, 3, 6, 9] (chdb's `groupArrayMovingSum(3)(number)` over `numbers(5)`).
+    #[test]
+    fn moving_sums_merge() {
+        let spec = GroupArraySpec { name: "groupArrayMovingSum(3)".into(), kind: Kind::MovingSum, limit: Some(3) };
+        let mut left = spec.new_state(&[ChType::UInt64]).unwrap();
+        left.add(&[Arc::new(UInt64Array::from_iter_values(0..3)) as ArrayRef]).unwrap();
+        let mut right = spec.new_state(&[ChType::UInt64]).unwrap();
+        right.add(&[Arc::new(UInt64Array::from_iter_values(3..5)) as ArrayRef]).unwrap();
+        let mut bytes = Vec::new();
+        right.write(&mut bytes);
+        left.merge(&mut bytes.as_slice()).unwrap();
+        assert_eq!(hex(left.as_ref()), "0500000000000000000100000000000000030000000000000006000000000000000A00000000000000");
+        let ScalarValue::List(list) = left.finish().unwrap() else { panic!("not a list") };
+        assert_eq!(list.value(0).as_primitive::<datafusion::arrow::datatypes::UInt64Type>().values().to_vec(), vec![0, 1, 3, 6, 9]);
+    }
+}

@@ -1,0 +1,436 @@
+//! Sums with ClickHouse's arithmetic and state bytes: `sumKahan` (compensated, four
+//! lanes per batch as ClickHouse's `addMany`), `sumWithOverflow` (in the argument's own
+//! type, wrapping), `deltaSum` and `deltaSumTimestamp` (the sum of increases of a
+//! counter, with ClickHouse's rules for merging states of neighbouring ranges).
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, AsArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::common::ScalarValue;
+use granary_types::ChType;
+
+use crate::args::{Arity, DfResult};
+use crate::native_state::{illegal_argument, read_f64, NativeState, NullHandling, Num, NumType, Spec};
+
+/// A spec for functions without parameters, differing only in behaviour.
+#[derive(Debug)]
+struct Plain {
+    name: &'static str,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    SumKahan,
+    SumWithOverflow,
+    DeltaSum,
+    DeltaSumTimestamp,
+}
+
+pub(crate) fn sum_kahan(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("sumKahan", Kind::SumKahan, params)
+}
+pub(crate) fn sum_with_overflow(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("sumWithOverflow", Kind::SumWithOverflow, params)
+}
+pub(crate) fn delta_sum(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("deltaSum", Kind::DeltaSum, params)
+}
+pub(crate) fn delta_sum_timestamp(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("deltaSumTimestamp", Kind::DeltaSumTimestamp, params)
+}
+
+fn plain(name: &'static str, kind: Kind, params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    crate::value_stats::no_params(name, params)?;
+    Ok(Arc::new(Plain { name, kind }))
+}
+
+/// The number type of argument `t` of `function` where it must be a plain number.
+fn number_arg(function: &str, t: &ChType) -> DfResult<NumType> {
+    match t {
+        ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Float32 | ChType::Float64 => {
+            NumType::of(t).ok_or_else(|| illegal_argument(function, t))
+        }
+        _ => Err(illegal_argument(function, t)),
+    }
+}
+
+impl Spec for Plain {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(if self.kind == Kind::DeltaSumTimestamp { 2 } else { 1 })
+    }
+    fn nulls(&self) -> NullHandling {
+        match self.kind {
+            Kind::SumKahan | Kind::SumWithOverflow => NullHandling::NullableResult,
+            Kind::DeltaSum | Kind::DeltaSumTimestamp => NullHandling::DefaultResult,
+        }
+    }
+    fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        number_arg(self.name, &args[0])?;
+        if self.kind == Kind::DeltaSumTimestamp {
+            let ts = &args[1];
+            // ClickHouse instantiates it for these timestamp types only.
+            let timestamp_ok = matches!(
+                ts,
+                ChType::UInt32 | ChType::Int32 | ChType::UInt64 | ChType::Int64 | ChType::Float32 | ChType::Float64 | ChType::Date | ChType::DateTime(_)
+            );
+            if !timestamp_ok {
+                return Err(illegal_argument(self.name, ts));
+            }
+        }
+        Ok(match self.kind {
+            Kind::SumKahan => ChType::Float64,
+            _ => args[0].clone(),
+        })
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        self.result(args)?;
+        let value = number_arg(self.name, &args[0])?;
+        let dt = args[0].to_arrow();
+        Ok(match self.kind {
+            Kind::SumKahan => Box::new(KahanState::default()),
+            Kind::SumWithOverflow => Box::new(OverflowSum { ty: value, dt, sum: value.zero() }),
+            Kind::DeltaSum => Box::new(DeltaSum { ty: value, dt, sum: value.zero(), first: value.zero(), last: value.zero(), seen: false }),
+            Kind::DeltaSumTimestamp => {
+                let ts = NumType::of(&args[1]).ok_or_else(|| illegal_argument(self.name, &args[1]))?;
+                Box::new(DeltaSumTimestamp {
+                    ty: value,
+                    ts_ty: ts,
+                    dt,
+                    sum: value.zero(),
+                    first: value.zero(),
+                    last: value.zero(),
+                    first_ts: ts.zero(),
+                    last_ts: ts.zero(),
+                    seen: false,
+                })
+            }
+        })
+    }
+}
+
+// ------------------------------------------------------------------ sumKahan
+
+#[derive(Debug, Default, Clone)]
+struct KahanState {
+    sum: f64,
+    compensation: f64,
+}
+
+fn kahan_add(value: f64, sum: &mut f64, compensation: &mut f64) {
+    let compensated = value - *compensation;
+    let new_sum = *sum + compensated;
+    *compensation = (new_sum - *sum) - compensated;
+    *sum = new_sum;
+}
+
+/// ClickHouse's `mergeImpl`; the expression's order is what makes it exact.
+fn kahan_merge(to_sum: &mut f64, to_compensation: &mut f64, from_sum: f64, from_compensation: f64) {
+    let raw_sum = *to_sum + from_sum;
+    let rhs_compensated = raw_sum - *to_sum;
+    let compensations = ((from_sum - rhs_compensated) + (*to_sum - (raw_sum - rhs_compensated))) + *to_compensation + from_compensation;
+    *to_sum = raw_sum + compensations;
+    *to_compensation = compensations - (*to_sum - raw_sum);
+}
+
+impl NativeState for KahanState {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let floats = cast(&columns[0], &DataType::Float64)?;
+        let values = floats.as_primitive::<Float64Type>().values();
+        // ClickHouse's addMany: four lanes over the whole runs of four, merged in order,
+        // then the rest one by one.
+        const LANES: usize = 4;
+        let mut sums = [0.0f64; LANES];
+        let mut compensations = [0.0f64; LANES];
+        let whole = values.len() / LANES * LANES;
+        for chunk in values[..whole].chunks_exact(LANES) {
+            for lane in 0..LANES {
+                kahan_add(chunk[lane], &mut sums[lane], &mut compensations[lane]);
+            }
+        }
+        for lane in 0..LANES {
+            kahan_merge(&mut self.sum, &mut self.compensation, sums[lane], compensations[lane]);
+        }
+        for v in &values[whole..] {
+            kahan_add(*v, &mut self.sum, &mut self.compensation);
+        }
+        Ok(())
+    }
+    fn add_grouped(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let floats = cast(&columns[0], &DataType::Float64)?;
+        for v in floats.as_primitive::<Float64Type>().values() {
+            kahan_add(*v, &mut self.sum, &mut self.compensation);
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let sum = read_f64(input)?;
+        let compensation = read_f64(input)?;
+        kahan_merge(&mut self.sum, &mut self.compensation, sum, compensation);
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.sum.to_le_bytes());
+        out.extend_from_slice(&self.compensation.to_le_bytes());
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        Ok(ScalarValue::Float64(Some(self.sum + self.compensation)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+// ------------------------------------------------------------------ sumWithOverflow
+
+#[derive(Debug, Clone)]
+struct OverflowSum {
+    ty: NumType,
+    dt: DataType,
+    sum: Num,
+}
+
+impl NativeState for OverflowSum {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let values = self.ty.values(&columns[0])?;
+        if !self.ty.is_float() {
+            // Wrapping is modular, so the batch adds up in i128 and wraps once.
+            let total = values.iter().fold(0i128, |acc, v| match v {
+                Num::Int(i) => acc.wrapping_add(*i),
+                Num::Float(_) => acc,
+            });
+            self.sum = self.ty.add(self.sum, Num::Int(total));
+            return Ok(());
+        }
+        // ClickHouse's addMany over floats: 128 bytes of lanes, then the rest in order.
+        let lanes = 128 / self.ty.width();
+        let mut partial = vec![self.ty.zero(); lanes];
+        let whole = values.len() / lanes * lanes;
+        for (i, v) in values[..whole].iter().enumerate() {
+            partial[i % lanes] = self.ty.add(partial[i % lanes], *v);
+        }
+        let mut total = self.ty.zero();
+        for p in partial {
+            total = self.ty.add(total, p);
+        }
+        for v in &values[whole..] {
+            total = self.ty.add(total, *v);
+        }
+        self.sum = self.ty.add(self.sum, total);
+        Ok(())
+    }
+    fn add_grouped(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        for v in self.ty.values(&columns[0])? {
+            self.sum = self.ty.add(self.sum, v);
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let other = self.ty.read(input)?;
+        self.sum = self.ty.add(self.sum, other);
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        self.ty.write(self.sum, out);
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        self.ty.scalar(self.sum, &self.dt)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+// ------------------------------------------------------------------ deltaSum
+
+#[derive(Debug, Clone)]
+struct DeltaSum {
+    ty: NumType,
+    dt: DataType,
+    sum: Num,
+    first: Num,
+    last: Num,
+    seen: bool,
+}
+
+impl NativeState for DeltaSum {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        for value in self.ty.values(&columns[0])? {
+            if self.seen && self.last < value {
+                self.sum = self.ty.add(self.sum, self.ty.sub(value, self.last));
+            }
+            self.last = value;
+            if !self.seen {
+                self.first = value;
+                self.seen = true;
+            }
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let sum = self.ty.read(input)?;
+        let first = self.ty.read(input)?;
+        let last = self.ty.read(input)?;
+        let seen = crate::native_state::take(input, 1)?[0] != 0;
+        // ClickHouse's rules: states are taken to be in time order; a later state
+        // starting lower is a counter reset. Equal ends add nothing of the right side.
+        if self.seen && seen && self.last < first {
+            self.sum = self.ty.add(self.sum, self.ty.add(sum, self.ty.sub(first, self.last)));
+            self.last = last;
+        } else if self.seen && seen && first < self.last {
+            self.sum = self.ty.add(self.sum, sum);
+            self.last = last;
+        } else if seen && !self.seen {
+            (self.sum, self.first, self.last, self.seen) = (sum, first, last, true);
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        self.ty.write(self.sum, out);
+        self.ty.write(self.first, out);
+        self.ty.write(self.last, out);
+        out.push(u8::from(self.seen));
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        self.ty.scalar(self.sum, &self.dt)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+// ------------------------------------------------------------------ deltaSumTimestamp
+
+#[derive(Debug, Clone)]
+struct DeltaSumTimestamp {
+    ty: NumType,
+    ts_ty: NumType,
+    dt: DataType,
+    sum: Num,
+    first: Num,
+    last: Num,
+    first_ts: Num,
+    last_ts: Num,
+    seen: bool,
+}
+
+impl NativeState for DeltaSumTimestamp {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let values = self.ty.values(&columns[0])?;
+        let stamps = self.ts_ty.values(&columns[1])?;
+        for (value, ts) in values.into_iter().zip(stamps) {
+            if self.seen && self.last < value {
+                self.sum = self.ty.add(self.sum, self.ty.sub(value, self.last));
+            }
+            self.last = value;
+            self.last_ts = ts;
+            if !self.seen {
+                self.first = value;
+                self.first_ts = ts;
+                self.seen = true;
+            }
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let sum = self.ty.read(input)?;
+        let first = self.ty.read(input)?;
+        let first_ts = self.ts_ty.read(input)?;
+        let last = self.ty.read(input)?;
+        let last_ts = self.ts_ty.read(input)?;
+        let seen = crate::native_state::take(input, 1)?[0] != 0;
+        if !seen {
+            return Ok(());
+        }
+        if !self.seen {
+            *self = DeltaSumTimestamp { sum, first, last, first_ts, last_ts, seen, ..self.clone() };
+            return Ok(());
+        }
+        // ClickHouse's order of two states by their time ranges; equal ranges keep the
+        // state with the larger first value, so the result does not depend on the order.
+        let self_before = self.last_ts < first_ts || (self.last_ts == first_ts && (self.last_ts < last_ts || self.first_ts < self.last_ts));
+        let other_before = last_ts < self.first_ts || (last_ts == self.first_ts && (last_ts < self.last_ts || first_ts < last_ts));
+        if self_before {
+            if first > self.last {
+                self.sum = self.ty.add(self.sum, self.ty.sub(first, self.last));
+            }
+            self.sum = self.ty.add(self.sum, sum);
+            self.last = last;
+            self.last_ts = last_ts;
+        } else if other_before {
+            if self.first > last {
+                self.sum = self.ty.add(self.sum, self.ty.sub(self.first, last));
+            }
+            self.sum = self.ty.add(self.sum, sum);
+            self.first = first;
+            self.first_ts = first_ts;
+        } else if self.first < first {
+            self.first = first;
+            self.last = last;
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        self.ty.write(self.sum, out);
+        self.ty.write(self.first, out);
+        self.ts_ty.write(self.first_ts, out);
+        self.ty.write(self.last, out);
+        self.ts_ty.write(self.last_ts, out);
+        out.push(u8::from(self.seen));
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        self.ty.scalar(self.sum, &self.dt)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{Float64Array, UInt8Array};
+
+    use crate::native_state::state_hex as hex;
+
+    /// chdb's `hex(sumKahanState(number / 3))` over `numbers(10)`: four lanes, not one.
+    #[test]
+    fn kahan_lanes_as_clickhouse() {
+        let mut state = KahanState::default();
+        let xs: ArrayRef = Arc::new(Float64Array::from_iter_values((0..10).map(|n| n as f64 / 3.0)));
+        state.add(&[xs]).unwrap();
+        assert_eq!(hex(&state), "0000000000002E40000000000000D0BC");
+    }
+
+    /// chdb's `hex(deltaSumState(toUInt8(number % 7)))` over `numbers(20)`, and the merge
+    /// of neighbouring ranges: [0, 2] then [4, 7] adds the gap, [4, 6] then [1, 2] is a reset.
+    #[test]
+    fn delta_sum_states_and_merges() {
+        let spec = delta_sum(&[]).unwrap();
+        let mut state = spec.new_state(&[ChType::UInt8]).unwrap();
+        let xs: ArrayRef = Arc::new(UInt8Array::from_iter_values((0..20).map(|n| (n % 7) as u8)));
+        state.add(&[xs]).unwrap();
+        assert_eq!(hex(state.as_ref()), "11000501");
+        let run = |values: &[u8]| {
+            let mut s = spec.new_state(&[ChType::UInt8]).unwrap();
+            s.add(&[Arc::new(UInt8Array::from(values.to_vec())) as ArrayRef]).unwrap();
+            let mut out = Vec::new();
+            s.write(&mut out);
+            (s, out)
+        };
+        let (mut left, _) = run(&[0, 2]);
+        let (_, right) = run(&[4, 7]);
+        left.merge(&mut right.as_slice()).unwrap();
+        assert_eq!(left.finish().unwrap(), ScalarValue::UInt8(Some(7)));
+        let (mut left, _) = run(&[4, 6]);
+        let (_, right) = run(&[1, 2]);
+        left.merge(&mut right.as_slice()).unwrap();
+        assert_eq!(left.finish().unwrap(), ScalarValue::UInt8(Some(3)));
+    }
+}

@@ -1,0 +1,630 @@
+//! Statistics over values with ClickHouse's algorithms and state bytes: `entropy`
+//! (counts per value), `boundingRatio` (slope between the leftmost and rightmost
+//! points), `simpleLinearRegression` (least squares from running sums), `anyHeavy`
+//! (the Misra-Gries heavy hitter with one counter) and `uniqUpTo(N)` (distinct values
+//! counted up to N).
+//!
+//! `entropy` keys numbers by their value and other types by ClickHouse's 128-bit
+//! SipHash of the value (`UniqVariadicHash<true>`); `uniqUpTo` keys strings by
+//! CityHash64 of their bytes. `entropy` writes its counts in the order values first
+//! came, where ClickHouse writes its hash table's order: the same counts, other bytes
+//! when there are several values.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, AsArray, StructArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type};
+use datafusion::common::ScalarValue;
+use granary_common::hash::{city_hash64, SipHasher};
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, Arity, DfResult};
+use crate::native_state::{illegal_argument, read_f64, read_u64, take, NativeState, NullHandling, Num, NumType, Spec};
+use crate::states::{get_varuint, put_varuint};
+
+/// ClickHouse's error for parameters given to a function that takes none.
+pub(crate) fn no_params(name: &str, params: &[ScalarValue]) -> DfResult<()> {
+    if params.is_empty() {
+        Ok(())
+    } else {
+        Err(ch_error(ErrorCode::AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS, format!("Aggregate function {name} cannot have parameters")))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Entropy,
+    BoundingRatio,
+    SimpleLinearRegression,
+    AnyHeavy,
+}
+
+#[derive(Debug)]
+struct Plain {
+    name: &'static str,
+    kind: Kind,
+}
+
+fn plain(name: &'static str, kind: Kind, params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    no_params(name, params)?;
+    Ok(Arc::new(Plain { name, kind }))
+}
+
+pub(crate) fn entropy(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("entropy", Kind::Entropy, params)
+}
+pub(crate) fn bounding_ratio(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("boundingRatio", Kind::BoundingRatio, params)
+}
+pub(crate) fn simple_linear_regression(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("simpleLinearRegression", Kind::SimpleLinearRegression, params)
+}
+pub(crate) fn any_heavy(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    plain("anyHeavy", Kind::AnyHeavy, params)
+}
+
+/// A plain number argument (integers and floats; ClickHouse's `isNativeNumber`).
+fn real_arg(function: &str, t: &ChType) -> DfResult<()> {
+    match t {
+        ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Float32 | ChType::Float64 => Ok(()),
+        _ => Err(illegal_argument(function, t)),
+    }
+}
+
+fn regression_type() -> ChType {
+    ChType::Tuple(vec![("k".to_string(), ChType::Float64), ("b".to_string(), ChType::Float64)])
+}
+
+impl Spec for Plain {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(if matches!(self.kind, Kind::BoundingRatio | Kind::SimpleLinearRegression) { 2 } else { 1 })
+    }
+    fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        Ok(match self.kind {
+            Kind::Entropy => ChType::Float64,
+            Kind::BoundingRatio | Kind::SimpleLinearRegression => {
+                for a in args {
+                    real_arg(self.name, a).map_err(|e| match self.kind {
+                        Kind::BoundingRatio => ch_error(
+                            ErrorCode::BAD_ARGUMENTS,
+                            "Illegal types of arguments of aggregate function boundingRatio, must have number representation.",
+                        ),
+                        _ => e,
+                    })?;
+                }
+                if self.kind == Kind::BoundingRatio {
+                    ChType::Float64
+                } else {
+                    regression_type()
+                }
+            }
+            Kind::AnyHeavy => {
+                if NumType::of(&args[0]).is_none() && !matches!(args[0], ChType::String) {
+                    return Err(illegal_argument(self.name, &args[0]));
+                }
+                args[0].clone()
+            }
+        })
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        self.result(args)?;
+        Ok(match self.kind {
+            Kind::Entropy => Box::new(Entropy { key: EntropyKey::of(&args[0]), arg: args[0].clone(), counts: HashMap::new(), order: Vec::new() }),
+            Kind::BoundingRatio => Box::new(BoundingRatio { empty: true, left: (0.0, 0.0), right: (0.0, 0.0) }),
+            Kind::SimpleLinearRegression => Box::new(Regression::default()),
+            Kind::AnyHeavy => Box::new(AnyHeavy { ty: NumType::of(&args[0]), dt: args[0].to_arrow(), value: None, counter: 0 }),
+        })
+    }
+}
+
+// ------------------------------------------------------------------ entropy
+
+/// How `entropy` keys values: numbers by their value at their width, others by a
+/// 128-bit hash.
+#[derive(Debug, Clone, Copy)]
+enum EntropyKey {
+    Number(NumType),
+    Hash,
+}
+
+impl EntropyKey {
+    fn of(t: &ChType) -> EntropyKey {
+        match NumType::of(t) {
+            Some(ty) => EntropyKey::Number(ty),
+            None => EntropyKey::Hash,
+        }
+    }
+
+    fn width(self) -> usize {
+        match self {
+            EntropyKey::Number(ty) => ty.width(),
+            EntropyKey::Hash => 16,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Entropy {
+    key: EntropyKey,
+    arg: ChType,
+    counts: HashMap<u128, u64>,
+    /// Keys in the order they first came (the order the state is written in).
+    order: Vec<u128>,
+}
+
+impl Entropy {
+    fn count(&mut self, key: u128, n: u64) {
+        let slot = self.counts.entry(key).or_insert_with(|| {
+            self.order.push(key);
+            0
+        });
+        *slot += n;
+    }
+
+    fn keys(&self, column: &ArrayRef) -> DfResult<Vec<u128>> {
+        Ok(match self.key {
+            EntropyKey::Number(ty) => {
+                let mut bytes = Vec::with_capacity(column.len() * ty.width());
+                for v in ty.values(column)? {
+                    ty.write(v, &mut bytes);
+                }
+                bytes
+                    .chunks_exact(ty.width())
+                    .map(|chunk| {
+                        let mut le = [0u8; 16];
+                        le[..chunk.len()].copy_from_slice(chunk);
+                        u128::from_le_bytes(le)
+                    })
+                    .collect()
+            }
+            EntropyKey::Hash => {
+                let mut keys = Vec::with_capacity(column.len());
+                for row in 0..column.len() {
+                    let mut hasher = SipHasher::new();
+                    crate::uniq::update_hash_with_value(&mut hasher, column, &self.arg, row)?;
+                    let (low, high) = hasher.finish128();
+                    keys.push(((high as u128) << 64) | low as u128);
+                }
+                keys
+            }
+        })
+    }
+}
+
+impl NativeState for Entropy {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        for key in self.keys(&columns[0])? {
+            self.count(key, 1);
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let n = get_varuint(input)?;
+        let width = self.key.width();
+        for _ in 0..n {
+            let mut le = [0u8; 16];
+            le[..width].copy_from_slice(take(input, width)?);
+            let count = read_u64(input)?;
+            self.count(u128::from_le_bytes(le), count);
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        put_varuint(out, self.order.len() as u64);
+        let width = self.key.width();
+        for key in &self.order {
+            out.extend_from_slice(&key.to_le_bytes()[..width]);
+            out.extend_from_slice(&self.counts.get(key).copied().unwrap_or(0).to_le_bytes());
+        }
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        let total: u64 = self.counts.values().sum();
+        let log2_total = (total as f64).log2();
+        let mut entropy = 0.0;
+        for key in &self.order {
+            let count = self.counts.get(key).copied().unwrap_or(0);
+            let frequency = count as f64 / total as f64;
+            entropy -= frequency * ((count as f64).log2() - log2_total);
+        }
+        Ok(ScalarValue::Float64(Some(entropy)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.order.capacity() * 48
+    }
+}
+
+// ------------------------------------------------------------------ boundingRatio
+
+fn floats(column: &ArrayRef) -> DfResult<Vec<f64>> {
+    Ok(cast(column, &DataType::Float64)?.as_primitive::<Float64Type>().values().to_vec())
+}
+
+#[derive(Debug, Clone)]
+struct BoundingRatio {
+    empty: bool,
+    left: (f64, f64),
+    right: (f64, f64),
+}
+
+impl NativeState for BoundingRatio {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let (xs, ys) = (floats(&columns[0])?, floats(&columns[1])?);
+        for (x, y) in xs.into_iter().zip(ys) {
+            if self.empty {
+                self.left = (x, y);
+                self.right = (x, y);
+                self.empty = false;
+            } else if x < self.left.0 {
+                self.left = (x, y);
+            } else if x > self.right.0 {
+                self.right = (x, y);
+            }
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        // ClickHouse writes the points only when there are some.
+        if take(input, 1)?[0] != 0 {
+            return Ok(());
+        }
+        let (empty, left, right) = (false, (read_f64(input)?, read_f64(input)?), (read_f64(input)?, read_f64(input)?));
+        if self.empty {
+            *self = BoundingRatio { empty, left, right };
+            return Ok(());
+        }
+        if left.0 < self.left.0 {
+            self.left = left;
+        }
+        if right.0 > self.right.0 {
+            self.right = right;
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(self.empty));
+        if self.empty {
+            return;
+        }
+        for v in [self.left.0, self.left.1, self.right.0, self.right.1] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        let ratio = if self.empty { f64::NAN } else { (self.right.1 - self.left.1) / (self.right.0 - self.left.0) };
+        Ok(ScalarValue::Float64(Some(ratio)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+// ------------------------------------------------------------------ simpleLinearRegression
+
+#[derive(Debug, Clone, Default)]
+struct Regression {
+    count: u64,
+    sum_x: f64,
+    sum_y: f64,
+    sum_xx: f64,
+    sum_xy: f64,
+}
+
+impl NativeState for Regression {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let (xs, ys) = (floats(&columns[0])?, floats(&columns[1])?);
+        for (x, y) in xs.into_iter().zip(ys) {
+            self.count += 1;
+            self.sum_x += x;
+            self.sum_y += y;
+            self.sum_xx += x * x;
+            self.sum_xy += x * y;
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        self.count += read_u64(input)?;
+        self.sum_x += read_f64(input)?;
+        self.sum_y += read_f64(input)?;
+        self.sum_xx += read_f64(input)?;
+        self.sum_xy += read_f64(input)?;
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.count.to_le_bytes());
+        for v in [self.sum_x, self.sum_y, self.sum_xx, self.sum_xy] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        let n = self.count as f64;
+        let divisor = self.sum_xx * n - self.sum_x * self.sum_x;
+        let k = if divisor == 0.0 { f64::NAN } else { (self.sum_xy * n - self.sum_x * self.sum_y) / divisor };
+        let b = if self.count == 0 { f64::NAN } else { (self.sum_y - k * self.sum_x) / n };
+        let fields = vec![Arc::new(Field::new("k", DataType::Float64, false)), Arc::new(Field::new("b", DataType::Float64, false))];
+        let columns: Vec<ArrayRef> = vec![ScalarValue::Float64(Some(k)).to_array()?, ScalarValue::Float64(Some(b)).to_array()?];
+        Ok(ScalarValue::Struct(Arc::new(StructArray::try_new(fields.into(), columns, None)?)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+// ------------------------------------------------------------------ anyHeavy
+
+#[derive(Debug, Clone, PartialEq)]
+enum Heavy {
+    Number(Num),
+    Text(Vec<u8>),
+}
+
+#[derive(Debug, Clone)]
+struct AnyHeavy {
+    /// None: a String argument.
+    ty: Option<NumType>,
+    dt: DataType,
+    value: Option<Heavy>,
+    counter: u64,
+}
+
+impl AnyHeavy {
+    fn push(&mut self, value: Heavy) {
+        if self.value.as_ref() == Some(&value) {
+            self.counter += 1;
+        } else if self.counter == 0 {
+            self.value = Some(value);
+            self.counter = 1;
+        } else {
+            self.counter -= 1;
+        }
+    }
+}
+
+impl NativeState for AnyHeavy {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        match self.ty {
+            Some(ty) => {
+                for v in ty.values(&columns[0])? {
+                    self.push(Heavy::Number(v));
+                }
+            }
+            None => {
+                let binary = cast(&columns[0], &DataType::Binary)?;
+                for v in binary.as_binary::<i32>().iter() {
+                    self.push(Heavy::Text(v.unwrap_or_default().to_vec()));
+                }
+            }
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let value = match self.ty {
+            Some(ty) => match take(input, 1)?[0] {
+                0 => None,
+                _ => Some(Heavy::Number(ty.read(input)?)),
+            },
+            None => {
+                let size = i32::from_le_bytes(take(input, 4)?.try_into().map_err(|_| crate::native_state::truncated())?);
+                if size <= 0 {
+                    None
+                } else {
+                    let bytes = take(input, size as usize)?;
+                    Some(Heavy::Text(bytes.strip_suffix(&[0]).unwrap_or(bytes).to_vec()))
+                }
+            }
+        };
+        let counter = read_u64(input)?;
+        let Some(value) = value else { return Ok(()) };
+        // ClickHouse's merge of two heavy-hitter candidates: the one with the larger
+        // counter wins by the difference.
+        if self.value.as_ref() == Some(&value) {
+            self.counter += counter;
+        } else if self.value.is_none() || self.counter < counter {
+            self.value = Some(value);
+            self.counter = counter - self.counter;
+        } else {
+            self.counter -= counter;
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        match (&self.value, self.ty) {
+            (Some(Heavy::Number(v)), Some(ty)) => {
+                out.push(1);
+                ty.write(*v, out);
+            }
+            (_, Some(_)) => out.push(0),
+            (Some(Heavy::Text(bytes)), None) => {
+                out.extend_from_slice(&(bytes.len() as i32 + 1).to_le_bytes());
+                out.extend_from_slice(bytes);
+                out.push(0);
+            }
+            (_, None) => out.extend_from_slice(&(-1i32).to_le_bytes()),
+        }
+        out.extend_from_slice(&self.counter.to_le_bytes());
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        match (&self.value, self.ty) {
+            (Some(Heavy::Number(v)), Some(ty)) => ty.scalar(*v, &self.dt),
+            (Some(Heavy::Text(bytes)), None) => ScalarValue::Utf8(Some(String::from_utf8_lossy(bytes).into_owned())).cast_to(&self.dt).map_err(Into::into),
+            (_, Some(ty)) => ty.scalar(ty.zero(), &self.dt),
+            (_, None) => ScalarValue::Utf8(Some(String::new())).cast_to(&self.dt).map_err(Into::into),
+        }
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+// ------------------------------------------------------------------ uniqUpTo
+
+/// ClickHouse's largest `uniqUpTo` threshold.
+const MAX_UNIQ_UP_TO: u64 = 100;
+
+#[derive(Debug)]
+struct UniqUpToSpec {
+    name: String,
+    threshold: u8,
+}
+
+pub(crate) fn uniq_up_to(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    let too_large = || ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Too large parameter for aggregate function uniqUpTo. Maximum: {MAX_UNIQ_UP_TO}"));
+    let threshold = match params {
+        [] => 5,
+        [ScalarValue::UInt64(Some(n))] if *n <= MAX_UNIQ_UP_TO => *n,
+        [ScalarValue::UInt64(Some(_)) | ScalarValue::Int64(Some(_))] => return Err(too_large()),
+        [_] => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Parameter for aggregate function uniqUpTo must be an unsigned integer")),
+        _ => return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Aggregate function uniqUpTo requires one parameter or less")),
+    };
+    Ok(Arc::new(UniqUpToSpec { name: crate::parametric::parametric_name("uniqUpTo", params), threshold: threshold as u8 }))
+}
+
+/// The `uniqUpTo` family for [`crate::parametric::FAMILIES`].
+pub(crate) fn uniq_up_to_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    crate::native_state::family(uniq_up_to, params)
+}
+
+impl Spec for UniqUpToSpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(1)
+    }
+    fn nulls(&self) -> NullHandling {
+        NullHandling::DefaultResult
+    }
+    fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        if NumType::of(&args[0]).is_none() && args[0] != ChType::String {
+            return Err(illegal_argument("uniqUpTo", &args[0]));
+        }
+        Ok(ChType::UInt64)
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        self.result(args)?;
+        Ok(Box::new(UniqUpTo { ty: NumType::of(&args[0]), threshold: self.threshold, count: 0, values: Vec::new() }))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct UniqUpTo {
+    /// None: a String argument, kept as the CityHash64 of its bytes.
+    ty: Option<NumType>,
+    threshold: u8,
+    /// Distinct values seen, up to `threshold + 1`.
+    count: u8,
+    values: Vec<u64>,
+}
+
+impl UniqUpTo {
+    fn width(&self) -> usize {
+        self.ty.map_or(8, NumType::width)
+    }
+
+    fn insert(&mut self, value: u64) {
+        if self.count > self.threshold || self.values.contains(&value) {
+            return;
+        }
+        if self.count < self.threshold {
+            self.values.push(value);
+        }
+        self.count += 1;
+    }
+}
+
+impl NativeState for UniqUpTo {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        match self.ty {
+            Some(ty) => {
+                let mut bytes = Vec::with_capacity(8);
+                for v in ty.values(&columns[0])? {
+                    if self.count > self.threshold {
+                        break;
+                    }
+                    bytes.clear();
+                    ty.write(v, &mut bytes);
+                    let mut le = [0u8; 8];
+                    le[..bytes.len()].copy_from_slice(&bytes);
+                    self.insert(u64::from_le_bytes(le));
+                }
+            }
+            None => {
+                let binary = cast(&columns[0], &DataType::Binary)?;
+                for v in binary.as_binary::<i32>().iter() {
+                    if self.count > self.threshold {
+                        break;
+                    }
+                    self.insert(city_hash64(v.unwrap_or_default()));
+                }
+            }
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let count = take(input, 1)?[0];
+        if count > self.threshold {
+            self.count = self.count.max(count.min(self.threshold.saturating_add(1)));
+            return Ok(());
+        }
+        let width = self.width();
+        for _ in 0..count {
+            let mut le = [0u8; 8];
+            le[..width].copy_from_slice(take(input, width)?);
+            self.insert(u64::from_le_bytes(le));
+        }
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.push(self.count);
+        if self.count <= self.threshold {
+            let width = self.width();
+            for v in &self.values {
+                out.extend_from_slice(&v.to_le_bytes()[..width]);
+            }
+        }
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        Ok(ScalarValue::UInt64(Some(self.count as u64)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.values.capacity() * 8
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::StringArray;
+
+    use crate::native_state::state_hex as hex;
+
+    fn strings(values: &[&str]) -> ArrayRef {
+        Arc::new(StringArray::from(values.to_vec()))
+    }
+
+    /// Keys as chdb writes them: `entropyState(toString(number % 3))` over `numbers(10)`
+    /// (key of '0' last), `uniqUpToState(3)(toString(number % 3))`.
+    #[test]
+    fn string_keys_as_clickhouse() {
+        let mut entropy = entropy(&[]).unwrap().new_state(&[ChType::String]).unwrap();
+        entropy.add(&[strings(&["0"])]).unwrap();
+        assert_eq!(hex(entropy.as_ref()), "01ADDF864E8EE5D47DB8518C4A051D02640100000000000000");
+        let mut up_to = uniq_up_to(&[ScalarValue::UInt64(Some(3))]).unwrap().new_state(&[ChType::String]).unwrap();
+        up_to.add(&[strings(&["0", "1", "2", "0"])]).unwrap();
+        assert_eq!(hex(up_to.as_ref()), "03128345AA2BC97190F150D642CEC1649E77A76BB39D207BF2");
+    }
+
+    /// The heavy hitter of [1, 2, 3, 3, 3, 1] is 3 with a counter of 2 (chdb's state).
+    #[test]
+    fn any_heavy_counter() {
+        let mut state = any_heavy(&[]).unwrap().new_state(&[ChType::UInt8]).unwrap();
+        state.add(&[Arc::new(datafusion::arrow::array::UInt8Array::from(vec![1, 2, 3, 3, 3, 1])) as ArrayRef]).unwrap();
+        assert_eq!(hex(state.as_ref()), "01030200000000000000");
+    }
+}
