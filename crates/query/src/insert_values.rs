@@ -94,8 +94,11 @@ async fn evaluate_rows(ctx: &QueryContext, columns: &[ValuesColumn], rows: &[&Va
             if i > 0 {
                 sql.push_str(", ");
             }
-            let target = column.ch_type.clone().into_nullable().to_string();
-            sql.push_str(&format!("_CAST(({field}\n), {})", granary_sql::params::quote_string(&target)));
+            let target = granary_sql::params::quote_string(&column.ch_type.clone().into_nullable().to_string());
+            match wide_integer_literal(field) {
+                Some(digits) => sql.push_str(&format!("_CAST({}, {target})", granary_sql::params::quote_string(digits))),
+                None => sql.push_str(&format!("_CAST(({field}\n), {target})")),
+            }
         }
         sql.push(')');
     }
@@ -122,6 +125,18 @@ async fn evaluate_rows(ctx: &QueryContext, columns: &[ValuesColumn], rows: &[&Va
         columns_out.push(joined);
     }
     Ok(RecordBatch::try_new(schema.clone(), columns_out)?)
+}
+
+/// The digits of an integer literal too large for 64 bits (an Int128 or UInt256 value):
+/// as an expression DataFusion would read it as Float64 and lose digits, where
+/// ClickHouse's Values reader parses it with the column's type. Cast from its text, it is
+/// parsed that way too.
+fn wide_integer_literal(field: &str) -> Option<&str> {
+    let text = field.trim();
+    let text = text.strip_prefix('+').unwrap_or(text);
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    (integer && text.parse::<i64>().is_err() && text.parse::<u64>().is_err()).then_some(text)
 }
 
 /// A field that is not one expression (`(1, 'a' 'b')`, an unbalanced bracket) names the
@@ -252,6 +267,16 @@ mod tests {
 
     fn columns(n: usize) -> Vec<ValuesColumn> {
         (0..n).map(|i| ValuesColumn { name: format!("c{i}"), ch_type: ChType::String }).collect()
+    }
+
+    #[test]
+    fn only_integer_literals_beyond_64_bits_are_cast_from_text() {
+        assert_eq!(wide_integer_literal(" 170141183460469231731687303715884105727 "), Some("170141183460469231731687303715884105727"));
+        assert_eq!(wide_integer_literal("-170141183460469231731687303715884105728"), Some("-170141183460469231731687303715884105728"));
+        assert_eq!(wide_integer_literal("+18446744073709551616"), Some("18446744073709551616"));
+        for not_wide in ["18446744073709551615", "-1", "1e40", "1 + 1", "0x10", "", "-"] {
+            assert_eq!(wide_integer_literal(not_wide), None, "{not_wide}");
+        }
     }
 
     #[test]
