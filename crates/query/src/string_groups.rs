@@ -6,7 +6,8 @@
 //! to views and had a NULL appended before it could be interned. In the seed's read
 //! query the cast, the append and the interning were 18% of the time. Here the
 //! dictionary's offsets and bytes are hashed straight away and the table is probed with
-//! every string's slot prefetched a few strings ahead: a row group's dictionary lists
+//! every string's slot, then the view of the group in it, prefetched a few strings
+//! ahead: a row group's dictionary lists
 //! its strings in an order unrelated to the groups', so each probe is a cache miss the
 //! prefetch overlaps with the work on the strings before it. Each group keeps an Arrow-
 //! style view (length and up to 12 bytes inline), so comparing a short string is one
@@ -109,6 +110,10 @@ impl StringGroups {
         let mut slots = vec![0u64; size];
         let mask = size - 1;
         for (group, &hash) in self.hashes.iter().enumerate() {
+            // NULL is never in the table (see `null_group`).
+            if self.null_group == Some(group as u32) {
+                continue;
+            }
             let mut slot = hash as usize & mask;
             while slots[slot] != 0 {
                 slot = (slot + 1) & mask;
@@ -273,6 +278,18 @@ mod tests {
         let reversed = StringArray::from_iter_values((0..10_000).rev().map(|i| format!("user{i}")));
         assert_eq!(groups.intern(&reversed).expect("intern"), (0..10_000).rev().collect::<Vec<u32>>());
         assert_eq!(groups.len(), 10_000);
+    }
+
+    /// The table keeps only strings: NULL's group stays out of it when the table grows.
+    #[test]
+    fn null_stays_out_of_the_table_when_it_grows() {
+        let mut groups = StringGroups::new();
+        assert_eq!(groups.intern(&StringArray::from(vec![None::<&str>])).expect("intern"), vec![0]);
+        let values = StringArray::from_iter_values((0..1000).map(|i| format!("s{i}")));
+        groups.intern(&values).expect("intern");
+        assert_eq!(groups.slots.iter().filter(|&&slot| slot != 0).count(), 1000);
+        let empty = groups.intern(&StringArray::from(vec![Some(""), None])).expect("intern");
+        assert_eq!(empty, vec![1001, 0]);
     }
 
     /// Strings 12 and 13 bytes long, and long strings equal in length and first bytes.
