@@ -17,7 +17,7 @@ CREATE TABLE d (k UInt8, ts DateTime, x Float64, u UInt8, i Int16, n Nullable(UI
 INSERT INTO d SELECT * FROM t;
 DROP TABLE IF EXISTS dm;
 CREATE TABLE dm (k UInt8, ts DateTime, x Float64, u UInt8, i Int16, n Nullable(UInt32), f Float32) ENGINE = Memory;
-INSERT INTO dm SELECT * FROM d;
+INSERT INTO dm SELECT * FROM d ORDER BY k, ts SETTINGS max_threads = 1;
 SELECT deltaSum(u), deltaSum(i), deltaSum(n), deltaSum(x), deltaSumTimestamp(u, ts), deltaSumTimestamp(n, ts), deltaSumTimestamp(i, toUInt32(ts)) FROM dm WHERE k = 1 SETTINGS max_threads = 1;
 SELECT deltaSum(u), deltaSum(n), deltaSumTimestamp(u, ts), deltaSumTimestamp(n, ts) FROM dm SETTINGS max_threads = 1;
 SELECT toTypeName(deltaSum(u)), toTypeName(deltaSum(n)), toTypeName(deltaSum(f)), toTypeName(deltaSumTimestamp(n, ts)), toTypeName(deltaSumTimestamp(x, toDate(ts))) FROM t;

@@ -5,7 +5,7 @@ INSERT INTO e SELECT number % 5, toDateTime('2024-05-01 00:00:00') + number * 37
 INSERT INTO e SELECT number % 5, toDateTime('2024-05-01 00:05:00') + number * 11 % 300, ['view', 'view', 'cart', 'pay', 'cart', 'ship'][number % 6 + 1], 100 + number, 100 + number * 2, -number, -number + 1.5, if(number % 2 = 0, NULL, 60 + number) FROM numbers(40);
 DROP TABLE IF EXISTS m;
 CREATE TABLE m (user UInt8, ts DateTime, event String, a UInt32, b UInt32, fa Float64, fb Float64, n Nullable(UInt32)) ENGINE = Memory;
-INSERT INTO m SELECT * FROM e;
+INSERT INTO m SELECT * FROM e ORDER BY user, ts, event, a, b SETTINGS max_threads = 1;
 SELECT user, retention(event = 'view', event = 'cart', event = 'pay'), retention(a < 20, b > 30), intervalLengthSum(a, b), intervalLengthSum(fa, fb), intervalLengthSum(n, a), windowFunnel(60)(ts, event = 'view', event = 'cart', event = 'pay'), windowFunnel(600)(ts, event = 'view', event = 'cart', event = 'pay', event = 'ship') FROM e GROUP BY user ORDER BY user;
 SELECT windowFunnel(120, 'strict_order')(ts, event = 'view', event = 'cart', event = 'pay'), windowFunnel(120, 'strict_deduplication')(ts, event = 'view', event = 'cart', event = 'pay'), windowFunnel(30, 'strict_increase')(ts, event = 'view', event = 'cart'), windowFunnel(5)(toUInt32(ts), a < 10) FROM e GROUP BY user ORDER BY user;
 SELECT retention(event = 'view', event = 'ship'), intervalLengthSum(a, b), intervalLengthSum(toDate(a), toDate(b)), windowFunnel(100)(a, a < 30, a >= 30, n > 5), retentionIf(a > 5, b > 20, user = 1), intervalLengthSumIf(fa, fb, user = 2) FROM m;
