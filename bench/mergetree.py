@@ -4,7 +4,8 @@
 
 The same generated rows, `(id UInt64, value Float64, tag UInt32, payload String)`, are
 loaded into Granary (a server on a free port, over HTTP), chdb (in process, a MergeTree
-table) and DuckDB (in process), then each engine runs, in one run:
+table) and DuckDB (in process: an in-memory table, and a table in a database file), then
+each engine runs, in one run:
 
 * the load itself: `INSERT INTO t SELECT ... FROM numbers(N)` (rows/s, and the server's
   peak resident memory for Granary);
@@ -136,15 +137,22 @@ def main():
         if granularity == 8192:
             try:
                 import duckdb
-                con = duckdb.connect()
-                con.execute("CREATE TABLE t (id UBIGINT, value DOUBLE, tag UINTEGER, payload VARCHAR)")
-                t0 = time.perf_counter()
-                con.execute(f"INSERT INTO t SELECT range, range / 7, (range * 2654435761) % 1000000, 'payload-' || range FROM range({n})")
-                loads[("duckdb", granularity)] = (n / (time.perf_counter() - t0), 0.0)
-                run = lambda q: con.execute(q.replace(" PREWHERE ", " WHERE ").replace("length(", "strlen(").replace(CACHED_SCAN, "")).fetchall()  # noqa: E731
-                for name, queries in work:
-                    run(queries[0])
-                    results[(name, granularity)]["duckdb"] = median_ms(run, queries, args.repeat)
+                # In memory (DuckDB's in-memory tables store columns uncompressed), and in
+                # a database file (compressed at the checkpoint, read through DuckDB's
+                # buffer pool): the second is storage against storage, as Granary's.
+                with tempfile.TemporaryDirectory() as tmp:
+                    for engine, con in (("duckdb", duckdb.connect()), ("duckdb_file", duckdb.connect(os.path.join(tmp, "t.duckdb")))):
+                        con.execute("CREATE TABLE t (id UBIGINT, value DOUBLE, tag UINTEGER, payload VARCHAR)")
+                        t0 = time.perf_counter()
+                        con.execute(f"INSERT INTO t SELECT range, range / 7, (range * 2654435761) % 1000000, 'payload-' || range FROM range({n})")
+                        if engine == "duckdb_file":
+                            con.execute("CHECKPOINT")
+                        loads[(engine, granularity)] = (n / (time.perf_counter() - t0), 0.0)
+                        run = lambda q: con.execute(q.replace(" PREWHERE ", " WHERE ").replace("length(", "strlen(").replace(CACHED_SCAN, "")).fetchall()  # noqa: E731
+                        for name, queries in work:
+                            run(queries[0])
+                            results[(name, granularity)][engine] = median_ms(run, queries, args.repeat)
+                        con.close()
             except ImportError:
                 print("duckdb not installed: pip install duckdb")
 
@@ -157,13 +165,13 @@ def main():
     for (engine, g), (rate, rss) in loads.items():
         print(f"| {engine}, index_granularity {g} | {rate:,.0f} | {rss:.0f} |" if rss else f"| {engine}, index_granularity {g} | {rate:,.0f} | - |")
     print()
-    print("| workload | granularity | Granary ms | chdb ms | DuckDB ms | Granary/chdb | Granary/DuckDB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| workload | granularity | Granary ms | chdb ms | DuckDB ms | DuckDB (file) ms | Granary/chdb | Granary/DuckDB | Granary/DuckDB (file) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for (name, g), r in results.items():
-        gr, c, d = r.get("granary"), r.get("chdb"), r.get("duckdb")
+        gr, c, d, df = r.get("granary"), r.get("chdb"), r.get("duckdb"), r.get("duckdb_file")
         fmt = lambda x: f"{x:.2f}" if x else "-"  # noqa: E731
         ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"  # noqa: E731
-        print(f"| {name} | {g} | {fmt(gr)} | {fmt(c)} | {fmt(d)} | {ratio(gr, c)} | {ratio(gr, d)} |")
+        print(f"| {name} | {g} | {fmt(gr)} | {fmt(c)} | {fmt(d)} | {fmt(df)} | {ratio(gr, c)} | {ratio(gr, d)} | {ratio(gr, df)} |")
 
 
     print()

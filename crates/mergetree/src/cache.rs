@@ -22,6 +22,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use arrow::buffer::Buffer;
 use granary_common::metrics::Event;
 use parking_lot::RwLock;
 
@@ -38,7 +39,7 @@ pub trait Weighted: Clone {
     fn weight(&self) -> u64;
 }
 
-impl Weighted for Arc<[u8]> {
+impl Weighted for Buffer {
     fn weight(&self) -> u64 {
         self.len() as u64
     }
@@ -77,8 +78,9 @@ pub struct ClockCache<V> {
     events: (Event, Event),
 }
 
-/// Decompressed blocks of `.bin` files.
-pub type UncompressedCache = ClockCache<Arc<[u8]>>;
+/// Decompressed blocks of `.bin` files, in Arrow buffers: decoded arrays are slices of
+/// them (`encoding.rs`), so a hit copies nothing.
+pub type UncompressedCache = ClockCache<Buffer>;
 /// Marks of one column of one part.
 pub type MarkCache = ClockCache<Arc<[Mark]>>;
 
@@ -214,8 +216,8 @@ mod tests {
 
     const EVENTS: (Event, Event) = (Event::UncompressedCacheHits, Event::UncompressedCacheMisses);
 
-    fn block(n: usize) -> Arc<[u8]> {
-        vec![7u8; n].into()
+    fn block(n: usize) -> Buffer {
+        Buffer::from_vec(vec![7u8; n])
     }
 
     #[test]

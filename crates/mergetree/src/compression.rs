@@ -15,6 +15,7 @@
 //! block uncompressed when LZ4 would save less than 1/32 of it (see [`BlockCompressor`]). Blocks are small (64 KiB - 1 MiB uncompressed), so a reader decompresses
 //! only the blocks that hold the granules it selected.
 
+use arrow::buffer::MutableBuffer;
 use arrow::datatypes::DataType;
 use granary_common::{Error, ErrorCode, Result};
 use xxhash_rust::xxh3::xxh3_64;
@@ -267,39 +268,64 @@ pub fn decompress_block(bytes: &[u8], what: &dyn Fn() -> String) -> Result<Vec<u
 /// [`decompress_block`] into `out`, replacing its contents. A scan reuses one buffer per
 /// column: a fresh allocation per block costs page faults and zeroed pages.
 pub fn decompress_block_into(bytes: &[u8], what: &dyn Fn() -> String, out: &mut Vec<u8>) -> Result<()> {
-    let len = block_len(bytes, what)?;
-    if bytes.len() < len {
-        return Err(corrupted(what, "block is truncated"));
-    }
-    let stored = u64::from_le_bytes(bytes[0..8].try_into().map_err(|_| corrupted(what, "bad header"))?);
-    let actual = xxh3_64(&bytes[8..len]);
-    if stored != actual {
-        return Err(Error::new(
-            ErrorCode::CHECKSUM_DOESNT_MATCH,
-            format!("Checksum doesn't match in {}: stored {stored:016x}, computed {actual:016x}", what()),
-        ));
-    }
-    let uncompressed = u32::from_le_bytes([bytes[13], bytes[14], bytes[15], bytes[16]]) as usize;
-    let payload = &bytes[BLOCK_HEADER_LEN..len];
+    let block = VerifiedBlock::new(bytes, what)?;
     // Only growth is zeroed; the decompressor overwrites the rest.
-    if out.len() < uncompressed {
-        out.resize(uncompressed, 0);
-    }
-    out.truncate(uncompressed);
-    let written = match bytes[8] {
-        METHOD_NONE => {
-            out.clear();
-            out.extend_from_slice(payload);
-            payload.len()
+    out.resize(block.uncompressed, 0);
+    block.decompress(out, what)
+}
+
+/// [`decompress_block`] into an Arrow buffer (aligned, so decoded arrays can be slices of
+/// it), reusing `reuse`'s allocation.
+pub fn decompress_block_to_buffer(bytes: &[u8], what: &dyn Fn() -> String, reuse: MutableBuffer) -> Result<MutableBuffer> {
+    let block = VerifiedBlock::new(bytes, what)?;
+    let mut out = reuse;
+    out.resize(block.uncompressed, 0);
+    block.decompress(out.as_slice_mut(), what)?;
+    Ok(out)
+}
+
+/// A compressed block whose checksum matched.
+struct VerifiedBlock<'a> {
+    method: u8,
+    payload: &'a [u8],
+    uncompressed: usize,
+}
+
+impl<'a> VerifiedBlock<'a> {
+    fn new(bytes: &'a [u8], what: &dyn Fn() -> String) -> Result<Self> {
+        let len = block_len(bytes, what)?;
+        if bytes.len() < len {
+            return Err(corrupted(what, "block is truncated"));
         }
-        METHOD_LZ4 => lz4_flex::block::decompress_into(payload, out).map_err(|e| corrupted(what, &format!("LZ4: {e}")))?,
-        METHOD_ZSTD => zstd::bulk::decompress_to_buffer(payload, out.as_mut_slice()).map_err(|e| corrupted(what, &format!("ZSTD: {e}")))?,
-        other => return Err(corrupted(what, &format!("unknown compression method byte 0x{other:02x}"))),
-    };
-    if written != uncompressed {
-        return Err(corrupted(what, "decompressed size differs from the header"));
+        let stored = u64::from_le_bytes(bytes[0..8].try_into().map_err(|_| corrupted(what, "bad header"))?);
+        let actual = xxh3_64(&bytes[8..len]);
+        if stored != actual {
+            return Err(Error::new(
+                ErrorCode::CHECKSUM_DOESNT_MATCH,
+                format!("Checksum doesn't match in {}: stored {stored:016x}, computed {actual:016x}", what()),
+            ));
+        }
+        let uncompressed = u32::from_le_bytes([bytes[13], bytes[14], bytes[15], bytes[16]]) as usize;
+        Ok(VerifiedBlock { method: bytes[8], payload: &bytes[BLOCK_HEADER_LEN..len], uncompressed })
     }
-    Ok(())
+
+    /// Decompresses into `out`, which is `uncompressed` bytes long.
+    fn decompress(&self, out: &mut [u8], what: &dyn Fn() -> String) -> Result<()> {
+        let written = match self.method {
+            METHOD_NONE => {
+                let target = out.get_mut(..self.payload.len()).ok_or_else(|| corrupted(what, "decompressed size differs from the header"))?;
+                target.copy_from_slice(self.payload);
+                self.payload.len()
+            }
+            METHOD_LZ4 => lz4_flex::block::decompress_into(self.payload, out).map_err(|e| corrupted(what, &format!("LZ4: {e}")))?,
+            METHOD_ZSTD => zstd::bulk::decompress_to_buffer(self.payload, out).map_err(|e| corrupted(what, &format!("ZSTD: {e}")))?,
+            other => return Err(corrupted(what, &format!("unknown compression method byte 0x{other:02x}"))),
+        };
+        if written != self.uncompressed {
+            return Err(corrupted(what, "decompressed size differs from the header"));
+        }
+        Ok(())
+    }
 }
 
 fn corrupted(what: &dyn Fn() -> String, detail: &str) -> Error {

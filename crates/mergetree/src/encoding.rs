@@ -6,23 +6,31 @@
 //! u64 LE  rows
 //! u8      flags: bit 0 set if a validity bitmap follows (only when some value is NULL);
 //!         bits 1-2 the value transform of buffer 0 (0 none, 1 Delta, 2 DoubleDelta,
-//!         3 Gorilla; see `transform.rs`; format version 2, always 0 in version 1)
+//!         3 Gorilla; see `transform.rs`; format version 2, always 0 in version 1);
+//!         bit 3 set if buffers are aligned (format version 3, always 0 before)
 //! [bitmap ceil(rows/8) bytes, LSB first]
-//! u32 LE  buffer count, then for each: u64 LE byte length + bytes
+//! u32 LE  buffer count, then for each: u64 LE byte length, [zero padding up to a
+//!         multiple of 16 bytes from the start of the stream, if aligned], bytes
 //! u32 LE  child count, then each child array encoded the same way (recursively)
 //! ```
 //!
 //! Buffers are Arrow's little-endian layout: fixed-width values back to back, strings as
 //! `i32` offsets + bytes, `Nullable` as the bitmap, `Array(T)` as offsets + a child. The
 //! array is re-based to offset 0 first, so the encoding of a granule does not depend on
-//! how the writer happened to slice its input. Decoding copies each buffer once into an
-//! aligned Arrow buffer and validates the result (`ArrayData::build`), so a decoded
-//! array is never trusted blindly even after its block checksum passed.
+//! how the writer happened to slice its input. Decoded arrays are validated
+//! (`ArrayData::build`), so a decoded array is never trusted blindly even after its block
+//! checksum passed.
+//!
+//! Why aligned buffers: the stream is a decompressed block, and the writer starts every
+//! granule at a multiple of 16 in its block, so an aligned buffer sits at an address
+//! Arrow accepts for any value type once the block is in an aligned allocation. The
+//! reader then hands out slices of the block itself ([`decode_array_shared`]): a full
+//! scan decompresses each value once and never copies it, and a hit in the uncompressed
+//! cache costs no copy at all. Unaligned (older) buffers are copied.
 //!
 //! Why not Arrow IPC per granule: IPC adds a flatbuffer message header per granule and
-//! per column (hundreds of bytes for 8192-row granules of small types) and an alignment
-//! padding scheme we do not need; this encoding is the same buffers with 13 bytes of
-//! framing, so decode cost is one `memcpy` per buffer.
+//! per column (hundreds of bytes for 8192-row granules of small types); this encoding is
+//! the same buffers with 13 bytes of framing and at most 15 of padding per buffer.
 
 use arrow::array::{make_array, Array, ArrayData, ArrayRef, BooleanArray, BooleanBufferBuilder, MutableArrayData};
 use arrow::buffer::{Buffer, MutableBuffer};
@@ -31,6 +39,25 @@ use arrow::datatypes::DataType;
 use granary_common::{Error, ErrorCode, Result};
 
 use crate::transform::Transform;
+
+const FLAG_NULLS: u8 = 0b0001;
+const FLAG_TRANSFORM: u8 = 0b0110;
+/// Buffers start at a multiple of [`BUFFER_ALIGNMENT`] from the start of the stream.
+const FLAG_ALIGNED: u8 = 0b1000;
+/// Where aligned buffers start (and where the writer starts granules in a block): enough
+/// for every Arrow value type, `i128` and `i256` included.
+pub const BUFFER_ALIGNMENT: usize = 16;
+/// A buffer is shared with its block only when it is at least this fraction of the
+/// block: a shared slice keeps the whole block alive, and Arrow reports the whole
+/// allocation as the array's memory (which DataFusion's memory accounting sums).
+const SHARE_AT_LEAST_ONE_IN: usize = 2;
+
+/// Appends the length of a buffer about to be written, then the padding that aligns its
+/// bytes (`FLAG_ALIGNED`).
+fn write_buffer_len(out: &mut Vec<u8>, len: usize) {
+    out.extend_from_slice(&(len as u64).to_le_bytes());
+    out.resize(out.len().next_multiple_of(BUFFER_ALIGNMENT), 0);
+}
 
 /// Appends the encoding of `array` to `out`, its values transformed by `transform`
 /// when the column's codec chain has one (ignored for types it does not apply to).
@@ -95,7 +122,7 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
     let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
     match data.nulls().filter(|n| n.null_count() > 0) {
         Some(nulls) => {
-            out.push(1 | transform_bits);
+            out.push(FLAG_NULLS | FLAG_ALIGNED | transform_bits);
             let bits = nulls.inner().sliced();
             out.extend_from_slice(&bits.as_slice()[..len.div_ceil(8)]);
             // The bits past the slice's end belong to other rows of the array: zero, as
@@ -106,13 +133,13 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
                 }
             }
         }
-        None => out.push(transform_bits),
+        None => out.push(FLAG_ALIGNED | transform_bits),
     }
     match layout {
         Layout::Fixed(width) => {
             out.extend_from_slice(&1u32.to_le_bytes());
             let values = &first.as_slice()[offset * width..(offset + len) * width];
-            out.extend_from_slice(&(values.len() as u64).to_le_bytes());
+            write_buffer_len(out, values.len());
             match transform {
                 Some((t, width)) => t.encode(width, values, out),
                 None => out.extend_from_slice(values),
@@ -120,7 +147,7 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
         }
         Layout::Strings => {
             out.extend_from_slice(&2u32.to_le_bytes());
-            out.extend_from_slice(&(((len + 1) * 4) as u64).to_le_bytes());
+            write_buffer_len(out, (len + 1) * 4);
             let base = string_bytes.start as i32;
             let offsets = &first.as_slice()[offset * 4..(offset + len + 1) * 4];
             out.reserve(offsets.len());
@@ -128,7 +155,7 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
                 out.extend_from_slice(&(i32::from_le_bytes([o[0], o[1], o[2], o[3]]) - base).to_le_bytes());
             }
             let bytes = &data.buffers()[1].as_slice()[string_bytes];
-            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            write_buffer_len(out, bytes.len());
             out.extend_from_slice(bytes);
         }
     }
@@ -197,10 +224,10 @@ impl GatherSources {
         }
         match &valid {
             Some(bits) => {
-                out.push(1 | transform_bits);
+                out.push(FLAG_NULLS | FLAG_ALIGNED | transform_bits);
                 out.extend_from_slice(&bits.values()[..len.div_ceil(8)]);
             }
-            None => out.push(transform_bits),
+            None => out.push(FLAG_ALIGNED | transform_bits),
         }
         let written = match layout {
             FlatLayout::Fixed(width) => self.gather_fixed(width, order, out, transform),
@@ -221,7 +248,7 @@ impl GatherSources {
             return false;
         }
         out.extend_from_slice(&1u32.to_le_bytes());
-        out.extend_from_slice(&((order.len() * width) as u64).to_le_bytes());
+        write_buffer_len(out, order.len() * width);
         let gather = |into: &mut Vec<u8>| match width {
             1 => gather_width::<1>(&values, order, into),
             2 => gather_width::<2>(&values, order, into),
@@ -262,7 +289,7 @@ impl GatherSources {
         // Offsets first (the total must fit an i32, as in an Arrow array), then the bytes.
         let offsets_at = out.len();
         out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&(((order.len() + 1) * 4) as u64).to_le_bytes());
+        write_buffer_len(out, (order.len() + 1) * 4);
         out.reserve((order.len() + 1) * 4);
         out.extend_from_slice(&0i32.to_le_bytes());
         let mut total: usize = 0;
@@ -283,7 +310,7 @@ impl GatherSources {
             };
             out.extend_from_slice(&end.to_le_bytes());
         }
-        out.extend_from_slice(&(total as u64).to_le_bytes());
+        write_buffer_len(out, total);
         out.reserve(total);
         for (i, &(source, row)) in order.iter().enumerate() {
             if let Some(&(next_source, next_row)) = order.get(i + PREFETCH_ROWS_AHEAD) {
@@ -327,16 +354,16 @@ fn write_data(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform,
     let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
     match data.nulls().filter(|n| n.null_count() > 0) {
         Some(nulls) => {
-            out.push(1 | transform_bits);
+            out.push(FLAG_NULLS | FLAG_ALIGNED | transform_bits);
             let bits = nulls.inner().sliced();
             let n = data.len().div_ceil(8);
             out.extend_from_slice(&bits.as_slice()[..n]);
         }
-        None => out.push(transform_bits),
+        None => out.push(FLAG_ALIGNED | transform_bits),
     }
     out.extend_from_slice(&(data.buffers().len() as u32).to_le_bytes());
     for (i, buffer) in data.buffers().iter().enumerate() {
-        out.extend_from_slice(&(buffer.len() as u64).to_le_bytes());
+        write_buffer_len(out, buffer.len());
         match transform {
             Some((t, width)) if i == 0 => t.encode(width, buffer.as_slice(), out),
             _ => out.extend_from_slice(buffer.as_slice()),
@@ -348,9 +375,29 @@ fn write_data(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform,
     }
 }
 
-/// Reads one encoded array of type `data_type` from `bytes` starting at `*pos`.
+/// The bytes of `array`'s values (buffers, validity, children), as `read_bytes` counts
+/// them: a decoded granule may be a slice of a larger block, whose whole allocation
+/// Arrow's memory sizes would count.
+pub fn decoded_bytes(array: &dyn Array) -> usize {
+    fn data_bytes(data: &ArrayData) -> usize {
+        let own: usize = data.buffers().iter().map(Buffer::len).sum();
+        let nulls = data.nulls().map_or(0, |n| n.len().div_ceil(8));
+        own + nulls + data.child_data().iter().map(data_bytes).sum::<usize>()
+    }
+    data_bytes(&array.to_data())
+}
+
+/// Reads one encoded array of type `data_type` from `bytes` starting at `*pos`, copying
+/// its buffers. `bytes` starts where the stream (block, file) starts: aligned buffers
+/// are found by their distance from it.
 pub fn decode_array(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Result<ArrayRef> {
-    Ok(make_array(read_data(bytes, pos, data_type)?))
+    Ok(make_array(read_data(&Stream { bytes, shared: None }, pos, data_type)?))
+}
+
+/// [`decode_array`] from a block in an Arrow buffer: aligned buffers that are a large
+/// part of the block are slices of it, not copies.
+pub fn decode_array_shared(block: &Buffer, pos: &mut usize, data_type: &DataType) -> Result<ArrayRef> {
+    Ok(make_array(read_data(&Stream { bytes: block.as_slice(), shared: Some(block) }, pos, data_type)?))
 }
 
 /// Reads one encoded array like [`decode_array`], keeping only the rows set in `keep`
@@ -377,11 +424,11 @@ pub fn decode_array_filtered(bytes: &[u8], pos: &mut usize, data_type: &DataType
 fn gather_plain(bytes: &[u8], pos: &mut usize, data_type: &DataType, width: usize, keep: &BooleanArray) -> Result<Option<ArrayRef>> {
     let len = read_u64(bytes, pos)? as usize;
     let flags = take(bytes, pos, 1)?[0];
-    if flags != 0 || len != keep.len() || read_u32(bytes, pos)? != 1 {
+    if flags & !FLAG_ALIGNED != 0 || len != keep.len() || read_u32(bytes, pos)? != 1 {
         return Ok(None);
     }
     let n = read_u64(bytes, pos)? as usize;
-    let stored = take(bytes, pos, n)?;
+    let stored = take_buffer(bytes, pos, n, flags)?;
     if n != len.checked_mul(width).ok_or_else(|| corrupted("granule size overflows".into()))? || read_u32(bytes, pos)? != 0 {
         return Ok(None);
     }
@@ -398,21 +445,55 @@ fn gather_plain(bytes: &[u8], pos: &mut usize, data_type: &DataType, width: usiz
     Ok(Some(make_array(data)))
 }
 
-fn read_data(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Result<ArrayData> {
-    let len = read_u64(bytes, pos)? as usize;
+/// Encoded arrays, and the Arrow buffer they are in when their buffers may be shared.
+struct Stream<'a> {
+    bytes: &'a [u8],
+    shared: Option<&'a Buffer>,
+}
+
+impl Stream<'_> {
+    /// The next buffer, of `n` bytes: a slice of the shared block when it is aligned and
+    /// worth keeping the block for, else a copy.
+    fn buffer(&self, pos: &mut usize, n: usize, flags: u8) -> Result<Buffer> {
+        let stored = take_buffer(self.bytes, pos, n, flags)?;
+        match self.shared {
+            Some(block) if flags & FLAG_ALIGNED != 0 && n.saturating_mul(SHARE_AT_LEAST_ONE_IN) >= block.len() && (stored.as_ptr() as usize) % BUFFER_ALIGNMENT == 0 => {
+                Ok(block.slice_with_length(*pos - n, n))
+            }
+            _ => Ok(Buffer::from_slice_ref(stored)),
+        }
+    }
+}
+
+/// The next buffer's `n` bytes, after its alignment padding when `flags` say so.
+fn take_buffer<'a>(bytes: &'a [u8], pos: &mut usize, n: usize, flags: u8) -> Result<&'a [u8]> {
+    if flags & FLAG_ALIGNED != 0 {
+        take(bytes, pos, pos.next_multiple_of(BUFFER_ALIGNMENT) - *pos)?;
+    }
+    take(bytes, pos, n)
+}
+
+fn read_flags(bytes: &[u8], pos: &mut usize) -> Result<u8> {
     let flags = take(bytes, pos, 1)?[0];
-    if flags & !0b111 != 0 {
+    if flags & !(FLAG_NULLS | FLAG_TRANSFORM | FLAG_ALIGNED) != 0 {
         return Err(corrupted(format!("unknown granule flags 0x{flags:02x}")));
     }
-    let transform = Transform::from_tag(flags >> 1)?;
-    let nulls = if flags & 1 == 1 { Some(Buffer::from_slice_ref(take(bytes, pos, len.div_ceil(8))?)) } else { None };
+    Ok(flags)
+}
+
+fn read_data(stream: &Stream, pos: &mut usize, data_type: &DataType) -> Result<ArrayData> {
+    let bytes = stream.bytes;
+    let len = read_u64(bytes, pos)? as usize;
+    let flags = read_flags(bytes, pos)?;
+    let transform = Transform::from_tag((flags & FLAG_TRANSFORM) >> 1)?;
+    let nulls = if flags & FLAG_NULLS != 0 { Some(Buffer::from_slice_ref(take(bytes, pos, len.div_ceil(8))?)) } else { None };
     let buffer_count = read_u32(bytes, pos)? as usize;
     let mut buffers = Vec::with_capacity(buffer_count.min(8));
     for i in 0..buffer_count {
         let n = read_u64(bytes, pos)? as usize;
-        let stored = take(bytes, pos, n)?;
         match transform.filter(|_| i == 0) {
             Some(t) => {
+                let stored = take_buffer(bytes, pos, n, flags)?;
                 let width = t.width_for(data_type).map_err(|e| corrupted(e.message().to_string()))?;
                 // A MutableBuffer, not a Vec: Arrow's alignment for the value type.
                 let mut values = arrow::buffer::MutableBuffer::with_capacity(stored.len());
@@ -420,7 +501,7 @@ fn read_data(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Result<Arra
                 t.decode(width, values.as_slice_mut())?;
                 buffers.push(values.into());
             }
-            None => buffers.push(Buffer::from_slice_ref(stored)),
+            None => buffers.push(stream.buffer(pos, n, flags)?),
         }
     }
     let child_count = read_u32(bytes, pos)? as usize;
@@ -430,7 +511,7 @@ fn read_data(bytes: &[u8], pos: &mut usize, data_type: &DataType) -> Result<Arra
     }
     let mut children = Vec::with_capacity(child_count);
     for t in &child_types {
-        children.push(read_data(bytes, pos, t)?);
+        children.push(read_data(stream, pos, t)?);
     }
     build_checked(data_type, len, nulls, buffers, children)
 }
@@ -448,7 +529,8 @@ fn build_checked(data_type: &DataType, len: usize, nulls: Option<Buffer>, buffer
     if buffers[0].len() < (len + 1) * 4 {
         return Err(invalid(format!("{} bytes of offsets for {len} values", buffers[0].len())));
     }
-    // Our buffers are Arrow allocations (aligned), so viewing them as i32 cannot fail.
+    // Our buffers are Arrow allocations or aligned slices of one, so viewing them as i32
+    // cannot fail.
     let offsets = arrow::buffer::ScalarBuffer::<i32>::new(buffers[0].clone(), 0, len + 1);
     // OffsetBuffer::new asserts what this checks.
     if offsets[0] < 0 || offsets.windows(2).any(|w| w[0] > w[1]) {
@@ -510,12 +592,9 @@ impl GranuleConcat {
     /// Appends the granule encoded in `bytes` at `*pos` (see the module docs); returns its rows.
     pub fn append(&mut self, bytes: &[u8], pos: &mut usize) -> Result<usize> {
         let len = read_u64(bytes, pos)? as usize;
-        let flags = take(bytes, pos, 1)?[0];
-        if flags & !0b111 != 0 {
-            return Err(corrupted(format!("unknown granule flags 0x{flags:02x}")));
-        }
-        let transform = Transform::from_tag(flags >> 1)?;
-        if flags & 1 == 1 {
+        let flags = read_flags(bytes, pos)?;
+        let transform = Transform::from_tag((flags & FLAG_TRANSFORM) >> 1)?;
+        if flags & FLAG_NULLS != 0 {
             let bits = take(bytes, pos, len.div_ceil(8))?;
             let rows_before = self.rows;
             let nulls = self.nulls.get_or_insert_with(|| {
@@ -534,7 +613,7 @@ impl GranuleConcat {
                     return Err(corrupted(format!("{} expects 1 buffer, found {buffer_count}", self.data_type)));
                 }
                 let n = read_u64(bytes, pos)? as usize;
-                let stored = take(bytes, pos, n)?;
+                let stored = take_buffer(bytes, pos, n, flags)?;
                 let need = len.checked_mul(width).filter(|need| *need <= n).ok_or_else(|| corrupted(format!("{len} values of {} need more than {n} bytes", self.data_type)))?;
                 let start = self.values.len();
                 self.values.extend_from_slice(&stored[..need]);
@@ -548,9 +627,9 @@ impl GranuleConcat {
                     return Err(corrupted(format!("{} expects 2 untransformed buffers, found {buffer_count}", self.data_type)));
                 }
                 let n = read_u64(bytes, pos)? as usize;
-                let offsets = take(bytes, pos, n)?;
+                let offsets = take_buffer(bytes, pos, n, flags)?;
                 let n = read_u64(bytes, pos)? as usize;
-                let data = take(bytes, pos, n)?;
+                let data = take_buffer(bytes, pos, n, flags)?;
                 if offsets.len() < (len + 1) * 4 {
                     return Err(corrupted(format!("{len} strings need {} offset bytes, found {}", (len + 1) * 4, offsets.len())));
                 }
@@ -698,6 +777,67 @@ mod tests {
         let mut out = Vec::new();
         assert!(!GatherSources::new(&[booleans.as_ref()]).encode(&[(0, 1)], &mut out, None).unwrap());
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn aligned_buffers_decode_as_slices_of_their_block() {
+        let strings: Vec<String> = (0..1000).map(|i| format!("value number {i}")).collect();
+        let arrays: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter_values(0..1000)),
+            Arc::new(Float64Array::from_iter((0..1000).map(|i| (i % 9 != 0).then_some(i as f64 * 0.5)))),
+            Arc::new(StringArray::from(strings)),
+            Arc::new(arrow::array::Decimal128Array::from_iter_values(0..1000)),
+        ];
+        for array in &arrays {
+            // A granule at an odd place in its block: the writer pads the block first.
+            let mut block = vec![0xAAu8; 5];
+            block.resize(block.len().next_multiple_of(BUFFER_ALIGNMENT), 0);
+            let start = block.len();
+            encode_array(array.as_ref(), &mut block, None).expect("encode");
+            let block = Buffer::from_slice_ref(&block);
+            let mut pos = start;
+            let decoded = decode_array_shared(&block, &mut pos, array.data_type()).expect("decode");
+            assert_eq!(pos, block.len());
+            assert_eq!(decoded.to_data(), array.to_data(), "{}", array.data_type());
+            // The values buffer is the block's memory, not a copy.
+            let values = decoded.to_data().buffers().last().expect("values").as_ptr() as usize;
+            let range = block.as_ptr() as usize..block.as_ptr() as usize + block.len();
+            assert!(range.contains(&values), "{} copied", array.data_type());
+            let mut pos = start;
+            assert_eq!(decode_array(block.as_slice(), &mut pos, array.data_type()).expect("decode").to_data(), array.to_data());
+            let keep = BooleanArray::from_iter((0..1000).map(|i| Some(i % 3 == 1)));
+            let mut pos = start;
+            let filtered = decode_array_filtered(block.as_slice(), &mut pos, array.data_type(), &keep).expect("filtered");
+            assert_eq!(filtered.to_data(), filter(array, &keep).expect("filter").to_data());
+            let mut concat = GranuleConcat::new(array.data_type(), 1000).expect("flat type");
+            let mut pos = start;
+            concat.append(block.as_slice(), &mut pos).expect("append");
+            assert_eq!(concat.finish().expect("finish").to_data(), array.to_data());
+        }
+    }
+
+    #[test]
+    fn unaligned_encodings_of_format_version_2_still_decode() {
+        // rows 3, flags 0, one buffer of 24 bytes right after its length, no children.
+        let mut old = Vec::new();
+        old.extend_from_slice(&3u64.to_le_bytes());
+        old.push(0);
+        old.extend_from_slice(&1u32.to_le_bytes());
+        old.extend_from_slice(&24u64.to_le_bytes());
+        for v in [7i64, -1, 1 << 40] {
+            old.extend_from_slice(&v.to_le_bytes());
+        }
+        old.extend_from_slice(&0u32.to_le_bytes());
+        let expected = Int64Array::from(vec![7, -1, 1 << 40]).to_data();
+        let mut pos = 0;
+        assert_eq!(decode_array(&old, &mut pos, &DataType::Int64).expect("decode").to_data(), expected);
+        let block = Buffer::from_slice_ref(&old);
+        let mut pos = 0;
+        assert_eq!(decode_array_shared(&block, &mut pos, &DataType::Int64).expect("decode").to_data(), expected);
+        let mut concat = GranuleConcat::new(&DataType::Int64, 3).expect("flat type");
+        let mut pos = 0;
+        concat.append(&old, &mut pos).expect("append");
+        assert_eq!(concat.finish().expect("finish").to_data(), expected);
     }
 
     #[test]

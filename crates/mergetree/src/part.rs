@@ -1,13 +1,13 @@
 //! A data part on disk, and loading one back (with verification).
 //!
-//! # Part format, version 1
+//! # Part format, version 3
 //!
 //! One directory per part, named `<partition_id>_<min_block>_<max_block>_<level>`
 //! (see [`crate::part_info`]). Inside:
 //!
 //! | file | content |
 //! |---|---|
-//! | `format_version.txt` | `1` |
+//! | `format_version.txt` | `3` (`1` before value transforms, `2` before aligned buffers; both still read) |
 //! | `columns.txt` | `columns format version: 1`, `N columns:`, then `` `name` Type `` per line |
 //! | `count.txt` | rows in the part, decimal |
 //! | `<col>.bin` | compressed blocks ([`crate::compression`]) holding encoded granules ([`crate::encoding`]); `<col>` escaped as table names are (`%XX`) |
@@ -38,8 +38,9 @@ use crate::keys::TableKeys;
 use crate::part_info::PartInfo;
 use crate::writer::{bin_file_name, mark_file_name, PartLayout, COMPACT_DATA_FILE, COMPACT_MARKS_FILE};
 
-pub const PART_FORMAT_VERSION: u32 = 2;
-/// Oldest format version this server reads (version 1 has no value transforms).
+pub const PART_FORMAT_VERSION: u32 = 3;
+/// Oldest format version this server reads (version 1 has no value transforms, version 2
+/// no aligned buffers).
 pub const OLDEST_READABLE_PART_FORMAT_VERSION: u32 = 1;
 pub const MARK_LEN: usize = 24;
 pub const CHECKSUMS_FILE: &str = "checksums.txt";

@@ -65,7 +65,7 @@ fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<
         for range in ranges {
             let batch = reader.read(range, &read_schema)?;
             result.read_rows += batch.num_rows() as u64;
-            result.read_bytes += batch.get_array_memory_size() as u64;
+            result.read_bytes += batch.columns().iter().map(|c| crate::encoding::decoded_bytes(c.as_ref()) as u64).sum::<u64>();
             let rows = rows_with_keys(batch.column(key_position), &wanted)?;
             if !rows.is_empty() {
                 let batch = take_record_batch(&batch, &rows)?;

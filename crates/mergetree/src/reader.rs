@@ -23,6 +23,7 @@ use arrow::array::{new_empty_array, Array, ArrayRef, AsArray, BooleanArray, UInt
 use datafusion::common::ScalarValue;
 use arrow::compute::{filter, prep_null_mask_filter};
 use granary_common::QueryProgress;
+use arrow::buffer::{Buffer, MutableBuffer};
 use arrow::compute::concat;
 use arrow::datatypes::{DataType, SchemaRef};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
@@ -38,8 +39,8 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Par
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 
 use crate::cache::uncompressed_cache;
-use crate::compression::{block_len, decompress_block, decompress_block_into, BLOCK_HEADER_LEN};
-use crate::encoding::{decode_array, decode_array_filtered, GranuleConcat};
+use crate::compression::{block_len, decompress_block_to_buffer, BLOCK_HEADER_LEN};
+use crate::encoding::{decode_array_filtered, decode_array_shared, decoded_bytes, GranuleConcat};
 use crate::keys::TableKeys;
 use crate::part::{Mark, Part};
 use crate::threshold::ThresholdSkipping;
@@ -67,7 +68,9 @@ struct ColumnCursor {
     file: Option<File>,
     path: PathBuf,
     block_offset: Option<u64>,
-    block: BlockBytes,
+    /// The current block, decompressed (shared with the uncompressed cache and with
+    /// arrays decoded from it).
+    block: Buffer,
     /// The compressed bytes of the last block read (kept for its allocation).
     raw: Vec<u8>,
 }
@@ -115,21 +118,6 @@ impl Computed {
     }
 }
 
-/// A decompressed block: owned, or shared with the uncompressed cache.
-enum BlockBytes {
-    Owned(Vec<u8>),
-    Shared(Arc<[u8]>),
-}
-
-impl BlockBytes {
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            BlockBytes::Owned(v) => v,
-            BlockBytes::Shared(a) => a,
-        }
-    }
-}
-
 impl ColumnCursor {
     /// Makes the block holding `mark`'s granule the current one.
     fn load_block(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<()> {
@@ -139,30 +127,19 @@ impl ColumnCursor {
         // Invalidated first: a failed read must not leave a stale block current.
         self.block_offset = None;
         let key = cache_key.map(|part| (part, self.index as u32, mark.block_offset));
-        let cached = key.and_then(|k| uncompressed_cache().get(&k));
-        self.block = match cached {
-            Some(block) => BlockBytes::Shared(block),
-            None => {
-                self.read_compressed(mark.block_offset)?;
-                let what = || self.path.display().to_string();
-                match key {
-                    Some(k) => {
-                        let shared: Arc<[u8]> = decompress_block(&self.raw, &what)?.into();
-                        uncompressed_cache().insert(k, shared.clone());
-                        BlockBytes::Shared(shared)
-                    }
-                    None => {
-                        // The previous block's buffer is reused when it is ours.
-                        let mut block = match std::mem::replace(&mut self.block, BlockBytes::Owned(Vec::new())) {
-                            BlockBytes::Owned(v) => v,
-                            BlockBytes::Shared(_) => Vec::new(),
-                        };
-                        decompress_block_into(&self.raw, &what, &mut block)?;
-                        BlockBytes::Owned(block)
-                    }
-                }
+        if let Some(cached) = key.and_then(|k| uncompressed_cache().get(&k)) {
+            self.block = cached;
+        } else {
+            self.read_compressed(mark.block_offset)?;
+            let what = || self.path.display().to_string();
+            // The previous block's allocation is reused when no array decoded from it
+            // (and no cache entry) holds it any more.
+            let reuse = std::mem::take(&mut self.block).into_mutable().unwrap_or_else(|_| MutableBuffer::new(0));
+            self.block = decompress_block_to_buffer(&self.raw, &what, reuse)?.into();
+            if let Some(k) = key {
+                uncompressed_cache().insert(k, self.block.clone());
             }
-        };
+        }
         self.block_offset = Some(mark.block_offset);
         Ok(())
     }
@@ -170,7 +147,7 @@ impl ColumnCursor {
     fn read_granule(&mut self, mark: &Mark, cache_key: Option<u64>) -> Result<ArrayRef> {
         self.load_block(mark, cache_key)?;
         let mut pos = mark.offset_in_block as usize;
-        let array = decode_array(self.block.as_slice(), &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path.display())))?;
+        let array = decode_array_shared(&self.block, &mut pos, &self.data_type).map_err(|e| e.context(format!("in {}", self.path.display())))?;
         if array.len() as u64 != mark.rows {
             return Err(self.rows_mismatch(array.len(), mark.rows));
         }
@@ -242,6 +219,10 @@ impl ColumnCursor {
     }
 }
 
+/// The rows of a granule (ClickHouse's default `index_granularity`) that make it a scan
+/// batch of its own (see `ScanTask::produce`).
+const SHARED_GRANULE_ROWS: usize = 8192;
+
 /// Reads granules of one part, for the given table columns.
 pub struct PartReader {
     part: Arc<Part>,
@@ -261,7 +242,7 @@ impl PartReader {
                 other => Computed::Missing(other.name()),
             });
             let path = part.bin_path(field.name());
-            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), computed, file: None, path, block_offset: None, block: BlockBytes::Owned(Vec::new()), raw: Vec::new() });
+            cursors.push(ColumnCursor { index, data_type: field.data_type().clone(), computed, file: None, path, block_offset: None, block: Buffer::default(), raw: Vec::new() });
         }
         Ok(PartReader { part, columns: cursors, use_cache: false })
     }
@@ -317,7 +298,7 @@ impl PartReader {
             if mask.is_none() {
                 let marks = marks.get(range.clone()).ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "granule range out of the part's marks"))?;
                 let array = column.read_granules(marks, cache_key)?;
-                decoded += array.get_array_memory_size();
+                decoded += decoded_bytes(array.as_ref());
                 arrays.push(array);
                 continue;
             }
@@ -342,7 +323,7 @@ impl PartReader {
                     }
                     None => {
                         let piece = column.read_granule(&marks[g], cache_key)?;
-                        decoded += piece.get_array_memory_size();
+                        decoded += decoded_bytes(piece.as_ref());
                         piece
                     }
                 });
@@ -775,9 +756,12 @@ impl ScanTask {
                         None => break,
                     }
                 }
-                // Whole granules up to about `block_rows` rows per block.
+                // Whole granules up to about `block_rows` rows per block, but a granule
+                // of a full batch is a batch of its own: its columns are then slices of
+                // their decompressed blocks, where gluing granules together copies them.
+                let batch_rows = self.block_rows.min(SHARED_GRANULE_ROWS);
                 let mut end = g + 1;
-                while end < run_end && (starts[end + 1] - starts[g]) as usize <= self.block_rows {
+                while end < run_end && (starts[end + 1] - starts[g]) as usize <= batch_rows {
                     end += 1;
                 }
                 let batches = match self.filters.is_empty() {

@@ -27,7 +27,7 @@ use granary_types::ChType;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::compression::{BlockCompressor, ColumnCodec};
-use crate::encoding::GatherSources;
+use crate::encoding::{GatherSources, BUFFER_ALIGNMENT};
 use crate::granules::{block_bytes, GranulePlanner};
 use crate::transform::Transform;
 use crate::keys::TableKeys;
@@ -114,6 +114,15 @@ struct ColumnWriter {
 }
 
 impl ColumnWriter {
+    /// Pads the block being gathered so the next granule starts at a multiple of
+    /// [`BUFFER_ALIGNMENT`], and returns where it starts: the encoding aligns buffers by
+    /// their offset in the block, which stays true when the granule moves to the start
+    /// of the next block (`close_column_granule`).
+    fn start_granule(&mut self) -> usize {
+        self.buf.resize(self.buf.len().next_multiple_of(BUFFER_ALIGNMENT), 0);
+        self.buf.len()
+    }
+
     fn flush_block(&mut self, file: &mut BinFile) -> Result<()> {
         if self.buf.is_empty() {
             return Ok(());
@@ -311,7 +320,7 @@ impl<'a> PartWriter<'a> {
         let (Some(&first), Some(&last)) = (order.first(), order.last()) else { return Ok(()) };
         for (index, source) in sources.iter().enumerate() {
             let column = &mut self.columns[index];
-            let start = column.buf.len();
+            let start = column.start_granule();
             if !source.encode(order, &mut column.buf, column.transform)? {
                 let arrays: Vec<&dyn Array> = batches.iter().map(|b| b.column(index).as_ref()).collect();
                 crate::encoding::encode_array(arrow::compute::interleave(&arrays, order)?.as_ref(), &mut column.buf, column.transform)?;
@@ -336,7 +345,7 @@ impl<'a> PartWriter<'a> {
         let rows = granule.num_rows();
         for (index, array) in granule.columns().iter().enumerate() {
             let column = &mut self.columns[index];
-            let start = column.buf.len();
+            let start = column.start_granule();
             crate::encoding::encode_array(array.as_ref(), &mut column.buf, column.transform)?;
             self.close_column_granule(index, start, rows)?;
         }
