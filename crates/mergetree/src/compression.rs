@@ -15,7 +15,7 @@
 //! block uncompressed when LZ4 would save less than 1/32 of it (see [`BlockCompressor`]). Blocks are small (64 KiB - 1 MiB uncompressed), so a reader decompresses
 //! only the blocks that hold the granules it selected.
 
-use arrow::buffer::MutableBuffer;
+use arrow::buffer::{Buffer, MutableBuffer};
 use arrow::datatypes::DataType;
 use granary_common::{Error, ErrorCode, Result};
 use xxhash_rust::xxh3::xxh3_64;
@@ -274,14 +274,30 @@ pub fn decompress_block_into(bytes: &[u8], what: &dyn Fn() -> String, out: &mut 
     block.decompress(out, what)
 }
 
-/// [`decompress_block`] into an Arrow buffer (aligned, so decoded arrays can be slices of
-/// it), reusing `reuse`'s allocation.
-pub fn decompress_block_to_buffer(bytes: &[u8], what: &dyn Fn() -> String, reuse: MutableBuffer) -> Result<MutableBuffer> {
+/// Where a reader puts a compressed block in its read buffer: the NONE payload after the
+/// 17-byte header then starts 32 bytes into the allocation, aligned as the encoding's
+/// buffers want (`encoding::BUFFER_ALIGNMENT`) when the allocation is (the allocator
+/// aligns to 16; the decoder checks the address anyway).
+pub const COMPRESSED_READ_SLACK: usize = 32 - BLOCK_HEADER_LEN;
+
+/// Decompresses the block read into `raw` from [`COMPRESSED_READ_SLACK`] on, into an
+/// Arrow buffer (so decoded arrays can be slices of it). A NONE block is used where it
+/// lies: `raw` becomes the block and nothing is given back. Other blocks are decompressed
+/// into `reuse`'s allocation, and `raw` is given back for the next read.
+pub fn decompress_read_block(raw: Vec<u8>, what: &dyn Fn() -> String, reuse: MutableBuffer) -> Result<(Buffer, Option<Vec<u8>>)> {
+    let bytes = raw.get(COMPRESSED_READ_SLACK..).ok_or_else(|| corrupted(what, "block is truncated"))?;
     let block = VerifiedBlock::new(bytes, what)?;
+    if block.method == METHOD_NONE {
+        let len = block.uncompressed;
+        if block.payload.len() != len {
+            return Err(corrupted(what, "decompressed size differs from the header"));
+        }
+        return Ok((Buffer::from_vec(raw).slice_with_length(COMPRESSED_READ_SLACK + BLOCK_HEADER_LEN, len), None));
+    }
     let mut out = reuse;
     out.resize(block.uncompressed, 0);
     block.decompress(out.as_slice_mut(), what)?;
-    Ok(out)
+    Ok((out.into(), Some(raw)))
 }
 
 /// A compressed block whose checksum matched.
@@ -409,6 +425,33 @@ mod tests {
 
     /// LZ4 blocks that would not shrink are stored as NONE; a compressible block after
     /// them is LZ4 again (the probe does not stick); every block reads back.
+    #[test]
+    fn read_blocks_decompress_into_buffers_and_none_blocks_stay_in_place() {
+        let what = || "test".to_string();
+        let compressible: Vec<u8> = (0..40_000u32).flat_map(|i| (i % 100).to_le_bytes()).collect();
+        let mut compressor = BlockCompressor::new(Codec::Lz4);
+        for (data, method) in [(noise(100_000, 5), METHOD_NONE), (compressible, METHOD_LZ4), (Vec::new(), METHOD_NONE)] {
+            let block = compressor.compress(&data).unwrap().to_vec();
+            assert_eq!(block[8], method);
+            let mut raw = vec![0u8; COMPRESSED_READ_SLACK];
+            raw.extend_from_slice(&block);
+            let raw_range = raw.as_ptr() as usize..raw.as_ptr() as usize + raw.len();
+            let (decompressed, back) = decompress_read_block(raw.clone(), &what, MutableBuffer::new(0)).unwrap();
+            assert_eq!(decompressed.as_slice(), &data[..]);
+            assert_eq!(back.is_none(), method == METHOD_NONE);
+            if method == METHOD_NONE && !data.is_empty() {
+                let (in_place, _) = decompress_read_block(raw, &what, MutableBuffer::new(0)).unwrap();
+                assert!(raw_range.contains(&(in_place.as_ptr() as usize)), "a NONE block is not copied");
+            }
+            let mut bad = vec![0u8; COMPRESSED_READ_SLACK];
+            bad.extend_from_slice(&block);
+            let last = bad.len() - 1;
+            bad[last] ^= 1;
+            assert!(decompress_read_block(bad, &what, MutableBuffer::new(0)).is_err());
+            assert!(decompress_read_block(block[..5].to_vec(), &what, MutableBuffer::new(0)).is_err());
+        }
+    }
+
     #[test]
     fn incompressible_lz4_blocks_are_stored_as_none() {
         let what = || "test".to_string();

@@ -14,6 +14,7 @@
 
 use std::fmt;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -39,7 +40,7 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Par
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 
 use crate::cache::uncompressed_cache;
-use crate::compression::{block_len, decompress_block_to_buffer, BLOCK_HEADER_LEN};
+use crate::compression::{block_len, decompress_read_block, BLOCK_HEADER_LEN, COMPRESSED_READ_SLACK};
 use crate::encoding::{decode_array_filtered, decode_array_shared, decoded_bytes, GranuleConcat};
 use crate::keys::TableKeys;
 use crate::part::{Mark, Part};
@@ -135,7 +136,9 @@ impl ColumnCursor {
             // The previous block's allocation is reused when no array decoded from it
             // (and no cache entry) holds it any more.
             let reuse = std::mem::take(&mut self.block).into_mutable().unwrap_or_else(|_| MutableBuffer::new(0));
-            self.block = decompress_block_to_buffer(&self.raw, &what, reuse)?.into();
+            let (block, raw) = decompress_read_block(std::mem::take(&mut self.raw), &what, reuse)?;
+            self.block = block;
+            self.raw = raw.unwrap_or_default();
             if let Some(k) = key {
                 uncompressed_cache().insert(k, self.block.clone());
             }
@@ -198,23 +201,31 @@ impl ColumnCursor {
         Error::new(ErrorCode::CORRUPTED_DATA, format!("Granule of {} has {found} rows, marks say {marked}", self.path.display()))
     }
 
-    /// Reads the compressed block at `offset`, header included, into `self.raw`.
+    /// Reads the compressed block at `offset`, header included, into `self.raw` from
+    /// `COMPRESSED_READ_SLACK` on (see `decompress_read_block`).
     fn read_compressed(&mut self, offset: u64) -> Result<()> {
         if self.file.is_none() {
             let file = File::open(&self.path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot open {}", self.path.display()))?;
             self.file = Some(file);
         }
         let path = &self.path;
-        let file = self.file.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column file not open"))?;
+        let mut file = self.file.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "column file not open"))?;
         let mut header = [0u8; BLOCK_HEADER_LEN];
         file.read_exact_at(&mut header, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block header of {}", path.display()))?;
         let len = block_len(&header, &|| path.display().to_string())?;
-        // Only growth is zeroed; the read overwrites the rest.
-        if self.raw.len() < len {
-            self.raw.resize(len, 0);
+        let rest = (len - BLOCK_HEADER_LEN) as u64;
+        let raw = &mut self.raw;
+        raw.clear();
+        raw.reserve_exact(COMPRESSED_READ_SLACK + len);
+        raw.resize(COMPRESSED_READ_SLACK, 0);
+        raw.extend_from_slice(&header);
+        // Read into the spare capacity, not into zeroed bytes: a NONE block's buffer
+        // is handed over to the arrays, so each such block reads into a new one.
+        file.seek(SeekFrom::Start(offset + BLOCK_HEADER_LEN as u64)).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot seek in {}", path.display()))?;
+        let read = file.take(rest).read_to_end(raw).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", path.display()))?;
+        if read as u64 != rest {
+            return Err(Error::new(ErrorCode::CANNOT_READ_ALL_DATA, format!("Cannot read all data: block of {} is truncated ({read} of {rest} bytes)", path.display())));
         }
-        self.raw.truncate(len);
-        file.read_exact_at(&mut self.raw, offset).with_code(ErrorCode::CANNOT_READ_ALL_DATA, || format!("Cannot read block of {}", path.display()))?;
         Ok(())
     }
 }
