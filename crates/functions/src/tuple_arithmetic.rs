@@ -161,9 +161,7 @@ fn dot_product() -> ScalarUDF {
             }
             let first = tuple_steps(ctx.fields, Some(ctx.args), 0, ctx.len)?;
             let second = tuple_steps(ctx.fields, Some(ctx.args), 1, ctx.len)?;
-            let total = dot_of(first, second, ctx.len, Some(ctx.config))?;
-            let value = total.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
-            Ok(datafusion::arrow::compute::cast(&value.to_array(ctx.len)?, ctx.ret_type())?)
+            result_of(ctx, dot_of(first, second, ctx.len, Some(ctx.config))?)
         },
     )
     .build()
@@ -260,9 +258,7 @@ fn tuple_hamming_distance() -> ScalarUDF {
         Arity::exact(2),
         |ctx| Ok(ch_type_of_field(steps(&ctx.fields, None, 1, None)?.field.as_ref())),
         |ctx| {
-            let total = steps(ctx.fields, Some(ctx.args), ctx.len, Some(ctx.config))?;
-            let value = total.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
-            Ok(datafusion::arrow::compute::cast(&value.to_array(ctx.len)?, ctx.ret_type())?)
+            result_of(ctx, steps(ctx.fields, Some(ctx.args), ctx.len, Some(ctx.config))?)
         },
     )
     .build()
@@ -540,10 +536,18 @@ pub(crate) fn tuple_norm_type(ctx: &RetCtx, norm: TupleNorm) -> DfResult<ChType>
 
 /// A norm or distance of tuples, computed.
 pub(crate) fn tuple_norm_exec(ctx: &ExecCtx, norm: TupleNorm) -> DfResult<ArrayRef> {
-    let step = tuple_norm_step(ctx.fields, Some(ctx.args), norm, ctx.len, Some(ctx.config))?;
-    let value = step.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
-    let array = value.to_array(ctx.len)?;
+    result_of(ctx, tuple_norm_step(ctx.fields, Some(ctx.args), norm, ctx.len, Some(ctx.config))?)
+}
+
+/// The column of a computed step, in the function's return type.
+fn result_of(ctx: &ExecCtx, step: Step) -> DfResult<ArrayRef> {
+    let array = step_column(ctx, step)?;
     Ok(if array.data_type() == ctx.ret_type() { array } else { datafusion::arrow::compute::cast(&array, ctx.ret_type())? })
+}
+
+fn step_column(ctx: &ExecCtx, step: Step) -> DfResult<ArrayRef> {
+    let value = step.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
+    value.to_array(ctx.len)
 }
 
 /// `L1Normalize(t)`, `LpNormalize(t, p)`, ...: `tupleDivideByNumber(t, norm)`, as ClickHouse
@@ -567,10 +571,7 @@ pub(crate) fn tuple_normalize_type(ctx: &RetCtx, norm: TupleNorm) -> DfResult<Ch
 /// A normalized tuple, computed.
 pub(crate) fn tuple_normalize_exec(ctx: &ExecCtx, norm: TupleNorm) -> DfResult<ArrayRef> {
     let steps = tuple_normalized(ctx.fields, Some(ctx.args), norm, ctx.len, Some(ctx.config))?;
-    let columns = steps
-        .into_iter()
-        .map(|s| s.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?.to_array(ctx.len))
-        .collect::<DfResult<Vec<_>>>()?;
+    let columns = steps.into_iter().map(|s| step_column(ctx, s)).collect::<DfResult<Vec<_>>>()?;
     struct_result(ctx, columns)
 }
 
