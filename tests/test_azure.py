@@ -61,6 +61,7 @@ def blobs(azurite):
         "DESCRIBE azureBlobStorage('{cs}', 'granary', 'data.parquet')",
         "SELECT count(), sum(id), max(name) FROM azureBlobStorage('{cs}', 'granary', 'csv/*.csv')",
         "SELECT _path, _file, count() FROM azureBlobStorage('{cs}', 'granary', 'csv/part-{1,3}.csv') GROUP BY _path, _file ORDER BY _path",
+        "SELECT _file, _etag, toTypeName(_etag), count() FROM azureBlobStorage('{cs}', 'granary', 'csv/part-{1,3}.csv') GROUP BY ALL ORDER BY _file",
         "SELECT count(), sum(id), sum(score) FROM azureBlobStorage('{cs}', 'granary', 'data.parquet') WHERE id % 7 = 3",
         "SELECT count(), sum(id) FROM azureBlobStorage('{cs}', 'granary', 'data.csv.gz')",
         "SELECT count(), sum(id) FROM azureBlobStorage('{cs}', 'granary', 'data.csv.gz', 'CSVWithNames', 'gzip', 'id UInt64, name String, score Float64')",

@@ -1,5 +1,5 @@
 //! Functional forms of arithmetic and comparison: `plus`, `minus`, `multiply`,
-//! `divide`, `intDiv`, `modulo`, `equals`, `notEquals`, `less`, `greater`,
+//! `divide`, `intDiv`, `modulo`, `positiveModulo`, `equals`, `notEquals`, `less`, `greater`,
 //! `lessOrEquals`, `greaterOrEquals`.
 //!
 //! Result types follow ClickHouse's `NumberTraits` (checked with chdb):
@@ -20,7 +20,7 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Primitive
 use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::compute::kernels::{cmp, numeric};
-use datafusion::arrow::datatypes::{DataType, Date32Type, Decimal128Type, Decimal256Type, Int64Type};
+use datafusion::arrow::datatypes::{DataType, Date32Type, Decimal128Type, Decimal256Type, Float64Type, Int64Type, UInt64Type};
 use datafusion::arrow::error::ArrowError;
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
@@ -1190,8 +1190,71 @@ fn power_of(name: &'static str, base: f64) -> ScalarUDF {
     .build()
 }
 
+/// The values of an integer column of at most 64 bits, widened (NULL rows as `None`).
+fn integer_values(array: &ArrayRef) -> DfResult<Vec<Option<i128>>> {
+    Ok(match array.data_type() {
+        DataType::UInt64 => array.as_primitive::<UInt64Type>().iter().map(|v| v.map(i128::from)).collect(),
+        _ => cast(array, &DataType::Int64)?.as_primitive::<Int64Type>().iter().map(|v| v.map(i128::from)).collect(),
+    })
+}
+
+/// `positiveModulo(a, b)` (`pmod`): `modulo` moved into `[0, |b|)`. As ClickHouse's
+/// `ResultOfPositiveModulo`, the result is the unsigned integer of the divisor's width, or
+/// Float64 when either side is a float; a negative remainder by the most negative divisor
+/// is error 153, as is an integer division by zero.
+fn positive_modulo() -> ScalarUDF {
+    ScalarDef::new(
+        "positiveModulo",
+        Arity::exact(2),
+        |ctx| {
+            let (a, b) = (ctx.dt(0), ctx.dt(1));
+            let supported = |t: &DataType| numeric_or_bool(t) && width(t) <= 8;
+            if !supported(a) || !supported(b) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal types {} and {} of arguments of function {}", ctx.ch(0), ctx.ch(1), ctx.name)));
+            }
+            if is_float(a) || is_float(b) {
+                return Ok(ChType::Float64);
+            }
+            Ok(int_of_width(false, byte_width(b)))
+        },
+        |ctx| {
+            let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+            if ctx.ret_type() == &DataType::Float64 {
+                let (a, b) = (cast(&a, &DataType::Float64)?, cast(&b, &DataType::Float64)?);
+                let values = a.as_primitive::<Float64Type>().iter().zip(b.as_primitive::<Float64Type>().iter()).map(|(a, b)| {
+                    let (a, b) = (a?, b?);
+                    let rest = a % b;
+                    Some(if rest < 0.0 { rest + b.abs() } else { rest })
+                });
+                return Ok(Arc::new(values.collect::<PrimitiveArray<Float64Type>>()));
+            }
+            let lowest = if is_signed_int(b.data_type()) { Some(-(1i128 << (byte_width(b.data_type()) * 8 - 1))) } else { None };
+            let mut out = Vec::with_capacity(ctx.len);
+            for (a, b) in integer_values(&a)?.into_iter().zip(integer_values(&b)?) {
+                let (Some(a), Some(b)) = (a, b) else {
+                    out.push(None);
+                    continue;
+                };
+                if b == 0 {
+                    return Err(ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by zero"));
+                }
+                let rest = a % b;
+                if rest < 0 && Some(b) == lowest {
+                    return Err(ch_error(ErrorCode::ILLEGAL_DIVISION, "Division by the most negative number"));
+                }
+                // In [0, |b|), so it fits the divisor's unsigned width.
+                out.push(Some((if rest < 0 { rest + b.abs() } else { rest }) as u64));
+            }
+            let values: ArrayRef = Arc::new(out.into_iter().collect::<PrimitiveArray<UInt64Type>>());
+            Ok(cast(&values, ctx.ret_type())?)
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        positive_modulo(),
         float_predicate("isNaN", f64::is_nan),
         float_predicate("isFinite", f64::is_finite),
         float_predicate("isInfinite", f64::is_infinite),

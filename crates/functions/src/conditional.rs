@@ -94,13 +94,43 @@ pub(crate) fn null_to_false(mask: &BooleanArray) -> BooleanArray {
     }
 }
 
+/// ClickHouse's `if` and `multiIf` take only UInt8 or Bool conditions (also Nullable or
+/// LowCardinality, and NULL): unlike WHERE, `if(toUInt16(1), ..)` is refused. While
+/// planning, integer literals are still DataFusion's Int64 and so is what they make
+/// (`number % 2` is UInt8 once `2` is), so other integers are refused only when running
+/// ([`check_condition_column`]), with the types the literal passes settled.
 fn check_condition(ctx: &RetCtx, i: usize) -> DfResult<()> {
-    let dt = ctx.dt(i);
-    if is_numeric(dt) || matches!(dt, DataType::Null) {
-        Ok(())
-    } else {
-        Err(illegal_type(ctx.name, i, ctx.field(i)))
+    let t = ctx.ch(i);
+    let provisional = matches!(t.base(), ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64);
+    if provisional || is_condition(ctx.dt(i), &t, ctx.scalar(i)) {
+        return Ok(());
     }
+    Err(condition_error(ctx.name, &t))
+}
+
+fn check_condition_column(ctx: &ExecCtx, i: usize) -> DfResult<()> {
+    let t = ctx.ch(i);
+    // Plans that skipped the literal passes still hold `1` as an Int64 constant.
+    let literal = ctx.scalar(i).filter(|_| !t.is_nullable());
+    if is_condition(ctx.dt(i), &t, literal) {
+        return Ok(());
+    }
+    Err(condition_error(ctx.name, &t))
+}
+
+fn is_condition(dt: &DataType, t: &ChType, scalar: Option<&datafusion::common::ScalarValue>) -> bool {
+    matches!(dt, DataType::Null | DataType::Boolean)
+        || matches!(t.base(), ChType::UInt8 | ChType::Bool | ChType::Nothing)
+        // An integer literal not narrowed yet; to ClickHouse `1` is UInt8.
+        || matches!(scalar, Some(datafusion::common::ScalarValue::Int64(Some(v))) if (0..=255).contains(v))
+}
+
+fn condition_error(name: &str, t: &ChType) -> datafusion::error::DataFusionError {
+    let position = if name == "if" { "first argument" } else { "argument" };
+    crate::args::ch_error(
+        granary_common::ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+        format!("Illegal type {t} of {position} (condition) of function {name}. Must be UInt8."),
+    )
 }
 
 /// A branch of `if`/`multiIf` converted to the result type: a constant stays one value
@@ -280,6 +310,7 @@ fn if_fn() -> ScalarUDF {
             crate::supertype::least_supertype_of_args(ctx, &[1, 2])
         },
         |ctx| {
+            check_condition_column(ctx, 0)?;
             let t = ctx.ret_ch();
             let mask = truth_mask(&ctx.array(0)?)?;
             let a = branch(ctx, 1, &t)?;
@@ -316,6 +347,7 @@ fn multi_if() -> ScalarUDF {
             let n = ctx.args.len();
             let mut result = branch(ctx, n - 1, &t)?;
             for i in (0..n - 1).step_by(2).rev() {
+                check_condition_column(ctx, i)?;
                 let mask = truth_mask(&ctx.array(i)?)?;
                 let value = branch(ctx, i + 1, &t)?;
                 result = Branch::Column(select(&mask, &value, &result)?);

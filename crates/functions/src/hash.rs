@@ -24,8 +24,44 @@ use sha2::Digest;
 use crate::args::{ch_error, illegal_type, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
 
+/// `javaHash(x)`: Java's `hashCode` of a string (over its UTF-8 bytes as signed bytes, as
+/// ClickHouse does) or of a signed integer (`Long.hashCode` for Int64). Unsigned integers
+/// are NOT_IMPLEMENTED, as in ClickHouse; floats are not supported here.
+fn java_hash() -> ScalarUDF {
+    ScalarDef::new(
+        "javaHash",
+        Arity::at_least(1),
+        |ctx| {
+            if ctx.arg_count() > 1 {
+                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Java hash is not combineable for multiple arguments"));
+            }
+            match ctx.ch(0).base() {
+                ChType::String | ChType::FixedString(_) | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 => Ok(ChType::Int32),
+                ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 => Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Unsigned types are not supported")),
+                _ => Err(illegal_type(ctx.name, 0, ctx.field(0))),
+            }
+        },
+        |ctx| {
+            let array = ctx.array(0)?;
+            let hashes: Vec<i32> = match ctx.ch(0).base() {
+                ChType::String | ChType::FixedString(_) => {
+                    let values = crate::string::text_bytes(&array);
+                    (0..ctx.len).map(|row| values.value(row).iter().fold(0i32, |h, &b| h.wrapping_mul(31).wrapping_add(i32::from(b as i8)))).collect()
+                }
+                _ => {
+                    let wide = cast(&array, &DataType::Int64)?;
+                    wide.as_primitive::<Int64Type>().values().iter().map(|&v| if ctx.ch(0).base() == &ChType::Int64 { (v ^ ((v as u64) >> 32) as i64) as i32 } else { v as i32 }).collect()
+                }
+            };
+            Ok(Arc::new(datafusion::arrow::array::Int32Array::new(hashes.into(), array.nulls().cloned())) as ArrayRef)
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        java_hash(),
         hash_function(Algorithm::City64),
         hash_function(Algorithm::Sip64),
         hash_function(Algorithm::Xx64),

@@ -35,13 +35,13 @@
 //! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
-//! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `cosineDistance` of arrays |
+//! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `LpNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `LpDistance`, `cosineDistance`, `L1Normalize`..`LpNormalize` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, the same for base32 and base58, `unhex`, `unbin`, `char` |
 //! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
 //! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
 //! | `time_window` | `timeSlots`, `tumble`/`hop` and their `Start`/`End` forms |
-//! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms, `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat` |
+//! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms (and `tuplePositiveModuloByNumber`), `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat`, `tupleHammingDistance`, `tupleToNameValuePairs`; norms and normalized tuples |
 //! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
 //! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
 //! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |

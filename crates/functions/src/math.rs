@@ -90,8 +90,34 @@ fn sign() -> ScalarUDF {
     .build()
 }
 
+/// `max2(a, b)` / `min2(a, b)`: the larger / smaller of two numbers as Float64, picked
+/// as ClickHouse does, `a > b ? a : b` (so a NaN `a` gives `b`, a NaN `b` gives NaN).
+fn pick_of_two(name: &'static str, larger: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            for i in 0..2 {
+                if !crate::args::is_numeric(ctx.dt(i)) {
+                    return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument of function {}", ctx.ch(i), ctx.name)));
+                }
+            }
+            Ok(ChType::Float64)
+        },
+        move |ctx| {
+            let (a, b) = (cast(&ctx.array(0)?, &DataType::Float64)?, cast(&ctx.array(1)?, &DataType::Float64)?);
+            let (a, b) = (a.as_primitive::<Float64Type>().values(), b.as_primitive::<Float64Type>().values());
+            let picked = a.iter().zip(b.iter()).map(|(&a, &b)| if (larger && a > b) || (!larger && a < b) { a } else { b });
+            Ok(Arc::new(Float64Array::from_iter_values(picked)) as ArrayRef)
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        pick_of_two("max2", true),
+        pick_of_two("min2", false),
         sign(),
         unary("sqrt", f64::sqrt),
         unary("cbrt", f64::cbrt),

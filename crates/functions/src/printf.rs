@@ -1,15 +1,17 @@
 //! `printf(format, args...)`: C-style formatting as ClickHouse does it.
 //!
-//! ClickHouse cuts the (constant) format into pieces, each a `%` conversion with the
+//! ClickHouse cuts the format into pieces, each a `%` conversion with the
 //! literal text after it, formats every piece with its own argument through fmt's
 //! `sprintf`, and concatenates. So the rules are fmt's printf rules: integers take
 //! `d i` (as signed 64-bit) and `u o x X` (as unsigned 64-bit) and `c`; floats take
-//! `f F e E g G a A`; strings take `s`; anything else is BAD_ARGUMENTS. The pieces are
-//! parsed once, at planning, and then written row by row without further parsing.
+//! `f F e E g G a A`; strings take `s`; anything else is BAD_ARGUMENTS. The pieces of a
+//! constant format are parsed once, at planning, and then written row by row without
+//! further parsing; a format column's once per distinct format.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use datafusion::arrow::array::AsArray;
+use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, UInt64Type};
 use datafusion::common::DataFusionError;
@@ -126,6 +128,11 @@ fn parse_spec(text: &[u8], source: &str, argument: &str) -> DfResult<(Spec, usiz
 /// Splits the format as ClickHouse does: each `%` that is not `%%` starts a piece that
 /// takes one argument; text before the first such `%` is a piece of its own.
 fn split_pieces(format: &str, kinds: &[(ArgKind, String)]) -> DfResult<Vec<Piece>> {
+    // ClickHouse finds no piece at all in an empty format, which matches no argument
+    // count (also the default '' a NULL format row is formatted with).
+    if format.is_empty() {
+        return Err(argument_count_error(kinds.len() + 1, format));
+    }
     let bytes = format.as_bytes();
     let mut starts = Vec::new();
     let mut i = 0;
@@ -431,8 +438,42 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-fn format_argument(name: &str) -> DataFusionError {
-    ch_error(ErrorCode::ILLEGAL_COLUMN, format!("First argument of function {name} must be constant string"))
+/// The pieces of each row's format: parsed once when the format is a constant, else
+/// once per distinct format of the column.
+struct RowFormats {
+    parsed: Vec<Vec<Piece>>,
+    of_row: Vec<usize>,
+}
+
+impl RowFormats {
+    fn new(ctx: &crate::func::ExecCtx, kinds: &[(ArgKind, String)]) -> DfResult<Self> {
+        if let Some(format) = ctx.scalar(0).and_then(scalar_str) {
+            return Ok(RowFormats { parsed: vec![split_pieces(format, kinds)?], of_row: vec![0; ctx.len] });
+        }
+        let array = ctx.array(0)?;
+        let formats = text_bytes(&array);
+        let mut parsed = Vec::new();
+        let mut seen: HashMap<&[u8], usize> = HashMap::new();
+        let mut of_row = Vec::with_capacity(ctx.len);
+        for row in 0..ctx.len {
+            // A NULL row is formatted with the type's default, as ClickHouse does.
+            let format = if array.is_null(row) { &[][..] } else { formats.value(row) };
+            let index = match seen.get(format) {
+                Some(&index) => index,
+                None => {
+                    parsed.push(split_pieces(&String::from_utf8_lossy(format), kinds)?);
+                    seen.insert(format, parsed.len() - 1);
+                    parsed.len() - 1
+                }
+            };
+            of_row.push(index);
+        }
+        Ok(RowFormats { parsed, of_row })
+    }
+
+    fn pieces(&self, row: usize) -> &[Piece] {
+        &self.parsed[self.of_row[row]]
+    }
 }
 
 fn printf() -> ScalarUDF {
@@ -443,20 +484,21 @@ fn printf() -> ScalarUDF {
             if ctx.ch(0) != ChType::String {
                 return Err(ch_error(
                     ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-                    format!("The first argument type of function printf is {}, but String type is expected", ctx.ch(0)),
+                    format!("A value of illegal type was provided as 1st argument 'format' to function 'printf'. Expected: String, got: {}", ctx.ch(0)),
                 ));
             }
             let types: Vec<ChType> = (1..ctx.arg_count()).map(|i| ctx.ch(i)).collect();
             let kinds = argument_kinds(&types)?;
-            let format = ctx.scalar(0).and_then(scalar_str).ok_or_else(|| format_argument(ctx.name))?;
-            split_pieces(format, &kinds)?;
+            // A format column's formats are checked row by row when they are read.
+            if let Some(format) = ctx.scalar(0).and_then(scalar_str) {
+                split_pieces(format, &kinds)?;
+            }
             Ok(ChType::String)
         },
         |ctx| {
-            let format = ctx.scalar(0).and_then(scalar_str).ok_or_else(|| format_argument(ctx.name))?;
             let types: Vec<ChType> = (1..ctx.args.len()).map(|i| ctx.ch(i).strip_nullable().clone()).collect();
             let kinds = argument_kinds(&types)?;
-            let pieces = split_pieces(format, &kinds)?;
+            let formats = RowFormats::new(ctx, &kinds)?;
             let mut values = Vec::with_capacity(kinds.len());
             for (i, (kind, _)) in kinds.iter().enumerate() {
                 let array = ctx.array(i + 1)?;
@@ -469,11 +511,12 @@ fn printf() -> ScalarUDF {
                     ArgKind::Text => Values::Texts(text_bytes(&array)),
                 });
             }
-            let mut out = ByteStrings::with_capacity(ctx.len, ctx.len * format.len());
+            let literal_bytes: usize = formats.parsed.first().map_or(0, |pieces| pieces.iter().map(|p| p.literal.len() + 8).sum());
+            let mut out = ByteStrings::with_capacity(ctx.len, ctx.len * literal_bytes);
             let mut scratch = String::new();
             for row in 0..ctx.len {
                 let mut argument = 0;
-                for piece in &pieces {
+                for piece in formats.pieces(row) {
                     if let Some(spec) = &piece.spec {
                         match &values[argument] {
                             Values::Integers(v) => write_integer(spec, v[row], &mut scratch, &mut out),

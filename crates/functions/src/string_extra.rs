@@ -228,8 +228,57 @@ fn substring_index_fn(name: &'static str, utf8: bool) -> ScalarUDF {
     .build()
 }
 
+/// `appendTrailingCharIfAbsent(s, c)`: `s` ending in the one-byte constant `c`; an empty
+/// `s` stays empty, as in ClickHouse.
+fn append_trailing_char_if_absent() -> ScalarUDF {
+    ScalarDef::new(
+        "appendTrailingCharIfAbsent",
+        Arity::exact(2),
+        |ctx| {
+            if ctx.ch(0).base() != &ChType::String {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 1st argument 's' to function '{}'. Expected: String, got: {}", ctx.name, ctx.ch(0)),
+                ));
+            }
+            if let Some(suffix) = ctx.scalar(1).and_then(crate::args::scalar_str) {
+                trailing_char(ctx.name, suffix)?;
+            }
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let suffix = ctx
+                .scalar(1)
+                .and_then(crate::args::scalar_str)
+                .ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, format!("Argument at index 1 for function {} must be constant", ctx.name)))?;
+            let suffix = trailing_char(ctx.name, suffix)?;
+            let array = ctx.array(0)?;
+            let values = text_bytes(&array);
+            let mut out = ByteStrings::with_capacity(ctx.len, ctx.len * 8);
+            for row in 0..ctx.len {
+                let value = values.value(row);
+                out.extend(value);
+                if value.last().is_some_and(|&last| last != suffix) {
+                    out.extend(&[suffix]);
+                }
+                out.finish_value()?;
+            }
+            out.finish(array.nulls().cloned())
+        },
+    )
+    .build()
+}
+
+fn trailing_char(name: &str, suffix: &str) -> DfResult<u8> {
+    match suffix.as_bytes() {
+        [byte] => Ok(*byte),
+        _ => Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Second argument of function {name} must be a one-character string"))),
+    }
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        append_trailing_char_if_absent(),
         space(),
         string_map("firstLine", first_line),
         string_map("soundex", soundex),

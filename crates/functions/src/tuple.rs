@@ -21,12 +21,15 @@ use crate::supertype::least_supertype_of_args;
 fn tuple() -> ScalarUDF {
     ScalarDef::new(
         "tuple",
-        Arity::at_least(1),
+        Arity::at_least(0),
         |ctx| Ok(ChType::Tuple((0..ctx.arg_count()).map(|i| ((i + 1).to_string(), ctx.ch(i))).collect())),
         |ctx| {
             let DataType::Struct(fields) = ctx.ret_type() else {
                 return Err(ch_error(granary_common::ErrorCode::LOGICAL_ERROR, "tuple() must return a Struct"));
             };
+            if fields.is_empty() {
+                return Ok(Arc::new(StructArray::new_empty_fields(ctx.len, None)));
+            }
             let columns = (0..ctx.args.len()).map(|i| ctx.array(i)).collect::<Result<Vec<ArrayRef>, _>>()?;
             Ok(Arc::new(StructArray::try_new(fields.clone(), columns, None)?))
         },

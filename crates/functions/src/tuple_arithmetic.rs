@@ -161,9 +161,7 @@ fn dot_product() -> ScalarUDF {
             }
             let first = tuple_steps(ctx.fields, Some(ctx.args), 0, ctx.len)?;
             let second = tuple_steps(ctx.fields, Some(ctx.args), 1, ctx.len)?;
-            let total = dot_of(first, second, ctx.len, Some(ctx.config))?;
-            let value = total.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
-            Ok(datafusion::arrow::compute::cast(&value.to_array(ctx.len)?, ctx.ret_type())?)
+            result_of(ctx, dot_of(first, second, ctx.len, Some(ctx.config))?)
         },
     )
     .build()
@@ -230,6 +228,89 @@ fn tuple_concat() -> ScalarUDF {
     .build()
 }
 
+/// `tupleHammingDistance(a, b)`: how many elements differ, as ClickHouse composes it:
+/// `notEquals` per element summed with `plus`, so the type grows with the size
+/// (`UInt8`, `UInt16`, `UInt32`, then `UInt64`).
+fn tuple_hamming_distance() -> ScalarUDF {
+    fn steps(fields: &[FieldRef], args: Option<&[ColumnarValue]>, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Step> {
+        let name = "tupleHammingDistance";
+        for (i, field) in fields.iter().enumerate() {
+            if tuple_fields(field).is_none() {
+                return Err(not_a_tuple(name, i, &ch_type_of_field(field)));
+            }
+        }
+        let (first, second) = (tuple_steps(fields, args, 0, rows)?, tuple_steps(fields, args, 1, rows)?);
+        if first.len() != second.len() {
+            return Err(ch_error(
+                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                format!("Expected tuples of the same size as arguments of function {name}. Got {} and {}", ch_type_of_field(&fields[0]), ch_type_of_field(&fields[1])),
+            ));
+        }
+        if first.is_empty() {
+            let zero = ScalarValue::UInt8(Some(0));
+            return Ok(Step { value: Some(ColumnarValue::Scalar(zero)), field: Arc::new(Field::new("", DataType::UInt8, false)) });
+        }
+        let differences = first.into_iter().zip(second).map(|(a, b)| apply("notEquals", vec![a, b], rows, config)).collect::<DfResult<Vec<_>>>()?;
+        fold(differences, "plus", rows, config)
+    }
+    ScalarDef::new(
+        "tupleHammingDistance",
+        Arity::exact(2),
+        |ctx| Ok(ch_type_of_field(steps(&ctx.fields, None, 1, None)?.field.as_ref())),
+        |ctx| {
+            result_of(ctx, steps(ctx.fields, Some(ctx.args), ctx.len, Some(ctx.config))?)
+        },
+    )
+    .build()
+}
+
+/// `tupleToNameValuePairs(t)`: `[(name, value), ...]` per row; the elements must all have
+/// one type.
+fn tuple_to_name_value_pairs() -> ScalarUDF {
+    ScalarDef::new(
+        "tupleToNameValuePairs",
+        Arity::exact(1),
+        |ctx| {
+            let ChType::Tuple(elements) = ctx.ch(0).strip_nullable().clone() else {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("First argument for function {} must be a Tuple or a Nullable(Tuple)", ctx.name)));
+            };
+            let Some((_, value)) = elements.first() else {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The argument tuple for function {} must not be empty", ctx.name)));
+            };
+            if elements.iter().any(|(_, t)| t != value) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The argument tuple for function {} must contain just one type", ctx.name)));
+            }
+            let pair = ChType::Tuple(vec![("1".to_string(), ChType::String), ("2".to_string(), value.clone())]);
+            Ok(ChType::Array(Box::new(pair)))
+        },
+        |ctx| {
+            let ChType::Tuple(elements) = ctx.ch(0).strip_nullable().clone() else {
+                return Err(not_a_tuple(ctx.name, 0, &ctx.ch(0)));
+            };
+            let DataType::List(item) = ctx.ret_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return an array", ctx.name)));
+            };
+            let DataType::Struct(pair_fields) = item.data_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return an array of tuples", ctx.name)));
+            };
+            let columns: Vec<ArrayRef> = element_columns(ctx, 0)?.into_iter().map(|(c, _)| c).collect();
+            let size = columns.len();
+            let names: Vec<&str> = elements.iter().map(|(name, _)| name.as_str()).collect();
+            let repeated: Vec<&str> = (0..ctx.len).flat_map(|_| names.iter().copied()).collect();
+            let all_names: ArrayRef = Arc::new(datafusion::arrow::array::StringArray::from_iter_values(repeated));
+            let sources: Vec<&dyn Array> = columns.iter().map(|c| c.as_ref()).collect();
+            let indices: Vec<(usize, usize)> = (0..ctx.len).flat_map(|row| (0..size).map(move |k| (k, row))).collect();
+            let values = datafusion::arrow::compute::interleave(&sources, &indices)?;
+            let names = datafusion::arrow::compute::cast(&all_names, pair_fields[0].data_type())?;
+            let values = if values.data_type() == pair_fields[1].data_type() { values } else { datafusion::arrow::compute::cast(&values, pair_fields[1].data_type())? };
+            let pairs = StructArray::try_new(pair_fields.clone(), vec![names, values], None)?;
+            let offsets = datafusion::arrow::buffer::OffsetBuffer::from_lengths(std::iter::repeat_n(size, ctx.len));
+            Ok(Arc::new(datafusion::arrow::array::ListArray::try_new(Arc::clone(item), offsets, Arc::new(pairs), None)?))
+        },
+    )
+    .build()
+}
+
 /// The tuple function an arithmetic operator on tuples means, as in ClickHouse:
 /// `t1 + t2`, `t1 - t2`, `t1 * t2` (the dot product), `t * n` and `n * t`, `t / n`,
 /// `t % n`, `-t`; and whether its arguments are swapped (`n * t`). `None` when no
@@ -280,13 +361,26 @@ pub(crate) fn tuple_operator_exec(ctx: &ExecCtx, target: &str, swap: bool) -> Df
 /// A norm of a tuple, or of the difference of two tuples (`L1Distance` is the `L1Norm`
 /// of `tupleMinus`), composed of the scalar functions as ClickHouse composes it, so
 /// integer elements keep integer sums (`L1Norm((1, -2))` is UInt16).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq)]
 pub(crate) enum TupleNorm {
     L1,
     L2,
     L2Squared,
     Linf,
+    /// `LpNorm(t, p)`: `pow` of the sum of `pow(abs(x), p)` to `1 / p`; the call's last
+    /// argument is the power, already read into the value.
+    Lp(f64),
     Cosine,
+}
+
+impl TupleNorm {
+    /// How many leading arguments are tuples (the power of `Lp` comes after them).
+    fn tuple_count(self, arguments: usize) -> usize {
+        match self {
+            TupleNorm::Lp(_) => arguments.saturating_sub(1),
+            _ => arguments,
+        }
+    }
 }
 
 /// A value of a norm's computation: a column (or constant) when running, only its field
@@ -371,6 +465,13 @@ fn norm_of(elements: Vec<Step>, norm: TupleNorm, rows: usize, config: Option<&Co
             }
             largest.ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, "Norms need non-empty tuples"))
         }
+        TupleNorm::Lp(power) => {
+            let powers = elements
+                .into_iter()
+                .map(|e| apply("pow", vec![apply("abs", vec![e], rows, config)?, float_constant(power)], rows, config))
+                .collect::<DfResult<Vec<_>>>()?;
+            apply("pow", vec![fold(powers, "plus", rows, config)?, float_constant(1.0 / power)], rows, config)
+        }
         TupleNorm::Cosine => Err(ch_error(ErrorCode::LOGICAL_ERROR, "cosineDistance takes two tuples")),
     }
 }
@@ -401,12 +502,15 @@ fn tuple_steps(fields: &[FieldRef], args: Option<&[ColumnarValue]>, i: usize, ro
 /// The norm (one argument) or distance (two) of tuples: the result step.
 fn tuple_norm_step(fields: &[FieldRef], args: Option<&[ColumnarValue]>, norm: TupleNorm, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Step> {
     let first = tuple_steps(fields, args, 0, rows)?;
-    if fields.len() == 1 {
+    if norm.tuple_count(fields.len()) == 1 {
         return norm_of(first, norm, rows, config);
     }
     let second = tuple_steps(fields, args, 1, rows)?;
     if first.len() != second.len() {
-        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Expected tuples of the same size"));
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!("Expected tuples of the same size as arguments 0 and 1 of function tupleMinus, got {} and {}", tuple_of(&fields[0..1]), tuple_of(&fields[1..2])),
+        ));
     }
     if norm == TupleNorm::Cosine {
         // 1 - dot(a, b) / (L2Norm(a) * L2Norm(b))
@@ -432,10 +536,43 @@ pub(crate) fn tuple_norm_type(ctx: &RetCtx, norm: TupleNorm) -> DfResult<ChType>
 
 /// A norm or distance of tuples, computed.
 pub(crate) fn tuple_norm_exec(ctx: &ExecCtx, norm: TupleNorm) -> DfResult<ArrayRef> {
-    let step = tuple_norm_step(ctx.fields, Some(ctx.args), norm, ctx.len, Some(ctx.config))?;
-    let value = step.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
-    let array = value.to_array(ctx.len)?;
+    result_of(ctx, tuple_norm_step(ctx.fields, Some(ctx.args), norm, ctx.len, Some(ctx.config))?)
+}
+
+/// The column of a computed step, in the function's return type.
+fn result_of(ctx: &ExecCtx, step: Step) -> DfResult<ArrayRef> {
+    let array = step_column(ctx, step)?;
     Ok(if array.data_type() == ctx.ret_type() { array } else { datafusion::arrow::compute::cast(&array, ctx.ret_type())? })
+}
+
+fn step_column(ctx: &ExecCtx, step: Step) -> DfResult<ArrayRef> {
+    let value = step.value.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} computed no value", ctx.name)))?;
+    value.to_array(ctx.len)
+}
+
+/// `L1Normalize(t)`, `LpNormalize(t, p)`, ...: `tupleDivideByNumber(t, norm)`, as ClickHouse
+/// composes it, so the elements are `divide`'s Float64 whatever their type.
+fn tuple_normalized(fields: &[FieldRef], args: Option<&[ColumnarValue]>, norm: TupleNorm, rows: usize, config: Option<&ConfigOptions>) -> DfResult<Vec<Step>> {
+    let elements = tuple_steps(fields, args, 0, rows)?;
+    let share = |steps: &[Step]| steps.iter().map(|s| Step { value: s.value.clone(), field: Arc::clone(&s.field) }).collect::<Vec<_>>();
+    let length = norm_of(share(&elements), norm, rows, config)?;
+    elements
+        .into_iter()
+        .map(|e| apply("divide", vec![e, Step { value: length.value.clone(), field: Arc::clone(&length.field) }], rows, config))
+        .collect()
+}
+
+/// The result type of a normalized tuple.
+pub(crate) fn tuple_normalize_type(ctx: &RetCtx, norm: TupleNorm) -> DfResult<ChType> {
+    let steps = tuple_normalized(&ctx.fields, None, norm, 1, None)?;
+    Ok(tuple_of(&steps.into_iter().map(|s| s.field).collect::<Vec<_>>()))
+}
+
+/// A normalized tuple, computed.
+pub(crate) fn tuple_normalize_exec(ctx: &ExecCtx, norm: TupleNorm) -> DfResult<ArrayRef> {
+    let steps = tuple_normalized(ctx.fields, Some(ctx.args), norm, ctx.len, Some(ctx.config))?;
+    let columns = steps.into_iter().map(|s| step_column(ctx, s)).collect::<DfResult<Vec<_>>>()?;
+    struct_result(ctx, columns)
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
@@ -452,9 +589,12 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         elementwise("tupleModuloByNumber", "modulo", Shape::ByNumber),
         elementwise("tupleIntDivByNumber", "intDiv", Shape::ByNumber),
         elementwise("tupleIntDivOrZeroByNumber", "intDivOrZero", Shape::ByNumber),
+        elementwise("tuplePositiveModuloByNumber", "positiveModulo", Shape::ByNumber),
         elementwise("tupleNegate", "negate", Shape::OneTuple),
         dot_product(),
         tuple_names(),
         tuple_concat(),
+        tuple_hamming_distance(),
+        tuple_to_name_value_pairs(),
     ]
 }

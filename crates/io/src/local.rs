@@ -94,7 +94,7 @@ fn entry_of(canonical_root: &Path, path: &Path, text: &str) -> Result<Option<Fil
         return Ok(None);
     }
     let last_modified = meta.modified().ok().map(chrono::DateTime::<chrono::Utc>::from);
-    Ok(Some(FileEntry { path: text.to_string(), size: meta.len(), last_modified, remote: None, hive_values: None }))
+    Ok(Some(FileEntry { path: text.to_string(), size: meta.len(), last_modified, etag: None, remote: None, hive_values: None }))
 }
 
 #[cfg(test)]

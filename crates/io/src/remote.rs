@@ -428,17 +428,23 @@ fn http_status(text: &str) -> Option<&str> {
 /// from its longest literal prefix (ListObjectsV2, paged by the client) and keeps the
 /// keys the whole glob matches.
 pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: bool) -> Result<Vec<FileEntry>> {
-    let entry = |location: &ObjectPath, size: u64, last_modified| FileEntry {
+    let entry = |location: &ObjectPath, size: u64, last_modified, etag: Option<String>| FileEntry {
         path: format!("{}{}", remote.path_prefix, location.as_ref()),
         size,
         last_modified: Some(last_modified),
+        // ClickHouse's `_etag` is quoted as an ETag header is; Azure's listings leave the
+        // quotes out (its HEAD answers keep them).
+        etag: match remote.kind {
+            RemoteKind::Azure => etag.map(|e| if e.starts_with('"') { e } else { format!("\"{e}\"") }),
+            _ => etag,
+        },
         remote: Some(Arc::new(crate::table::RemoteObject { store: remote.clone(), location: location.clone() })),
         hive_values: None,
     };
     if !has_glob(key) {
         let location = ObjectPath::from(key);
         return match remote.store.head(&location).await {
-            Ok(meta) => Ok(vec![entry(&location, meta.size, meta.last_modified)]),
+            Ok(meta) => Ok(vec![entry(&location, meta.size, meta.last_modified, meta.e_tag)]),
             Err(object_store::Error::NotFound { .. }) if ignore_missing => Ok(Vec::new()),
             Err(e) => Err(remote_error(remote.kind, &format!("{}{key}", remote.path_prefix), e)),
         };
@@ -456,7 +462,7 @@ pub async fn list_objects(remote: &Arc<RemoteStore>, key: &str, ignore_missing: 
     while let Some(meta) = listing.next().await {
         let meta = meta.map_err(|e| remote_error(remote.kind, &format!("listing {}{key}", remote.path_prefix), e))?;
         if glob.matches(meta.location.as_ref()) {
-            files.push(entry(&meta.location, meta.size, meta.last_modified));
+            files.push(entry(&meta.location, meta.size, meta.last_modified, meta.e_tag));
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));

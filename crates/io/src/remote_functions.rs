@@ -375,6 +375,8 @@ fn url_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> 
                     path: url.clone(),
                     size: meta.size,
                     last_modified: Some(meta.last_modified),
+                    // ClickHouse's url() leaves `_etag` empty, whatever the server sends.
+                    etag: None,
                     remote: Some(Arc::new(RemoteObject { store: remote.clone(), location })),
                     hive_values: None,
                 });

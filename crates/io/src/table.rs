@@ -41,7 +41,7 @@ use crate::hive::HiveColumn;
 use crate::remote::RemoteStore;
 
 /// Names of the virtual columns.
-pub const VIRTUAL_COLUMNS: [&str; 4] = ["_path", "_file", "_size", "_time"];
+pub const VIRTUAL_COLUMNS: [&str; 5] = ["_path", "_file", "_size", "_time", "_etag"];
 
 /// One matched file.
 #[derive(Debug, Clone)]
@@ -53,6 +53,9 @@ pub struct FileEntry {
     /// Part of the Parquet footer cache's key (with the path and size), so a rewritten
     /// file is never read with a stale footer.
     pub last_modified: Option<chrono::DateTime<chrono::Utc>>,
+    /// The object's ETag as the store reports it (`_etag`); `None` for a local file, whose
+    /// `_etag` is empty as in ClickHouse.
+    pub etag: Option<String>,
     /// Where a remote file's bytes come from; `None` for a local file.
     pub remote: Option<Arc<RemoteObject>>,
     /// The values of the table's hive columns for this file ([`crate::hive`]).
@@ -99,6 +102,8 @@ enum ColumnSource {
     Size,
     /// `_time`: the file's last modification time.
     Time,
+    /// `_etag`: the object's ETag.
+    Etag,
 }
 
 impl ColumnSource {
@@ -108,6 +113,7 @@ impl ColumnSource {
             ColumnSource::Size => ScalarValue::UInt64(Some(file.size)),
             ColumnSource::Time => ScalarValue::TimestampSecond(file.last_modified.map(|t| t.timestamp()), None),
             ColumnSource::File => ScalarValue::Utf8(Some(file.name().to_string())),
+            ColumnSource::Etag => ScalarValue::Utf8(Some(file.etag.clone().unwrap_or_default())),
             _ => ScalarValue::Utf8(Some(file.path.clone())),
         }
     }
@@ -166,7 +172,7 @@ impl FileTable {
         self
     }
 
-    /// The files a query must read: those whose hive values and virtual columns (`_path`, `_file`, `_size`, `_time`) pass
+    /// The files a query must read: those whose hive values and virtual columns (`_path`, `_file`, `_size`, `_time`, `_etag`) pass
     /// every filter that only looks at them (filters that cannot be evaluated that way
     /// prune nothing; DataFusion applies all filters to the rows anyway).
     fn files_to_read(&self, state: &dyn Session, filters: &[Expr]) -> Vec<FileEntry> {
@@ -204,7 +210,7 @@ impl FileTable {
         columns.push(Arc::new(StringArray::from_iter_values(self.files.iter().map(|f| f.path.as_str()))));
         fields.push(Field::new("_file", DataType::Utf8, false));
         columns.push(Arc::new(StringArray::from_iter_values(self.files.iter().map(|f| f.name()))));
-        for (name, source) in [("_size", ColumnSource::Size), ("_time", ColumnSource::Time)] {
+        for (name, source) in [("_size", ColumnSource::Size), ("_time", ColumnSource::Time), ("_etag", ColumnSource::Etag)] {
             let array = ScalarValue::iter_to_array(self.files.iter().map(|f| source.file_value(f)))?;
             fields.push(Field::new(name, array.data_type().clone(), true));
             columns.push(array);
@@ -446,7 +452,7 @@ impl TextPartition {
                 }
                 ColumnSource::Path => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(file.path.as_str(), rows))),
                 ColumnSource::File => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(file.name(), rows))),
-                ColumnSource::Size | ColumnSource::Time => source.file_value(file).to_array_of_size(rows)?,
+                ColumnSource::Size | ColumnSource::Time | ColumnSource::Etag => source.file_value(file).to_array_of_size(rows)?,
             });
         }
         Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
@@ -525,7 +531,14 @@ fn layout(data_schema: &SchemaRef, hive: &[HiveColumn], with_virtual: bool) -> (
         let text = ChType::LowCardinality(Box::new(ChType::String));
         let size = ChType::Nullable(Box::new(ChType::UInt64));
         let time = ChType::Nullable(Box::new(ChType::DateTime(None)));
-        for (name, source, ch_type) in [("_path", ColumnSource::Path, &text), ("_file", ColumnSource::File, &text), ("_size", ColumnSource::Size, &size), ("_time", ColumnSource::Time, &time)] {
+        let columns = [
+            ("_path", ColumnSource::Path, &text),
+            ("_file", ColumnSource::File, &text),
+            ("_size", ColumnSource::Size, &size),
+            ("_time", ColumnSource::Time, &time),
+            ("_etag", ColumnSource::Etag, &text),
+        ];
+        for (name, source, ch_type) in columns {
             if fields.iter().all(|f| f.name() != name) {
                 fields.push(ch_type.to_arrow_field(name));
                 sources.push(source);

@@ -49,12 +49,31 @@ pub fn lex(sql: &str) -> Result<Vec<Lexeme>> {
         .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {e}")))?;
     let mut offsets = LineOffsets::new(sql);
     let mut out: Vec<Lexeme> = Vec::with_capacity(tokens.len());
+    // The end of a literal read from the text itself, whose pieces sqlparser tokenized.
+    let mut consumed = 0;
     for TokenWithSpan { token, span } in tokens {
         if matches!(token, Token::Whitespace(_) | Token::EOF) {
             continue;
         }
         let start = offsets.byte_offset(span.start.line, span.start.column);
         let end = offsets.byte_offset(span.end.line, span.end.column).max(start);
+        if start < consumed {
+            continue;
+        }
+        if let Some((length, number)) = hex_float(&sql[start..]) {
+            consumed = start + length;
+            out.push(Lexeme { token: number, span, start, end: consumed });
+            continue;
+        }
+        // `b'01000001'`: ClickHouse's binary string literal, bits to bytes.
+        if let (Token::SingleQuotedString(bits), Some(previous)) = (&token, out.last_mut()) {
+            if previous.end == start && (previous.is_keyword("b") || previous.is_keyword("B")) && bits.bytes().all(|b| b == b'0' || b == b'1') {
+                previous.token = Token::SingleQuotedString(binary_string(bits));
+                previous.span = Span::new(previous.span.start, span.end);
+                previous.end = end;
+                continue;
+            }
+        }
         let token = match token {
             Token::SingleQuotedString(value) => {
                 let raw = &sql[start..end];
@@ -137,6 +156,70 @@ fn prefixed_number(text: &str) -> Option<Token> {
         }
     };
     Some(Token::Number(value, false))
+}
+
+/// ClickHouse's hexadecimal floating-point literal at the start of `text` (`0x1.8p1` is
+/// 3, `0x1p-2` 0.25, `0x1.8` 1.5): its length and its value as a decimal number,
+/// written as ClickHouse names a float constant (`8.` for an integral value). None
+/// unless the literal has a fraction or an exponent (`0x1F` is an integer, read
+/// elsewhere) or when a name character follows it (`0x1p` is an identifier).
+fn hex_float(text: &str) -> Option<(usize, Token)> {
+    let bytes = text.as_bytes();
+    if !(text.starts_with("0x") || text.starts_with("0X")) {
+        return None;
+    }
+    let hex_digits = |from: usize| bytes[from..].iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    let integer_end = 2 + hex_digits(2);
+    if integer_end == 2 {
+        return None;
+    }
+    let mut value = text[2..integer_end].chars().fold(0f64, |acc, c| acc * 16.0 + f64::from(c.to_digit(16).unwrap_or(0)));
+    let mut at = integer_end;
+    let mut float = false;
+    if bytes.get(at) == Some(&b'.') {
+        let fraction_end = at + 1 + hex_digits(at + 1);
+        let mut scale = 1.0 / 16.0;
+        for c in text[at + 1..fraction_end].chars() {
+            value += f64::from(c.to_digit(16).unwrap_or(0)) * scale;
+            scale /= 16.0;
+        }
+        at = fraction_end;
+        float = true;
+    }
+    if matches!(bytes.get(at), Some(b'p' | b'P')) {
+        let sign_length = usize::from(matches!(bytes.get(at + 1), Some(b'+' | b'-')));
+        let digits = bytes[at + 1 + sign_length..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        let exponent_end = at + 1 + sign_length + digits;
+        let exponent: i32 = text[at + 1..exponent_end].parse().ok()?;
+        value *= 2f64.powi(exponent);
+        at = exponent_end;
+        float = true;
+    }
+    if !float || bytes.get(at).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+        return None;
+    }
+    let mut written = value.to_string();
+    if written.bytes().all(|b| b.is_ascii_digit()) {
+        written.push('.');
+    }
+    Some((at, Token::Number(written, false)))
+}
+
+/// The bytes of a binary string literal's bits, eight to a byte from the right (the
+/// first byte takes what is left over, as in ClickHouse).
+fn binary_string(bits: &str) -> String {
+    let bits = bits.as_bytes();
+    let head = bits.len() % 8;
+    let mut bytes = Vec::with_capacity(bits.len() / 8 + 1);
+    let value = |group: &[u8]| group.iter().fold(0u8, |acc, b| (acc << 1) | (b - b'0'));
+    if head > 0 {
+        bytes.push(value(&bits[..head]));
+    }
+    bytes.extend(bits[head..].chunks(8).map(value));
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// The value of a single-quoted literal from its text between the quotes, as ClickHouse
@@ -310,6 +393,18 @@ mod tests {
         assert_eq!(tokens("SELECT 0b101, 1").len(), 4);
         assert_eq!(tokens("SELECT x'41'")[1], Token::HexStringLiteral("41".into()));
         assert!(matches!(&tokens("SELECT 0b12")[2], Token::Word(w) if w.value == "b12"));
+    }
+
+    #[test]
+    fn hex_floats_and_binary_strings() {
+        let tokens = |sql: &str| lex(sql).unwrap().into_iter().map(|l| l.token).collect::<Vec<_>>();
+        assert_eq!(tokens("SELECT 0x1p3")[1], Token::Number("8.".into(), false));
+        assert_eq!(tokens("SELECT 0x1.8p1, 0X1P-2")[1], Token::Number("3.".into(), false));
+        assert_eq!(tokens("SELECT 0x1.8p1, 0X1P-2")[3], Token::Number("0.25".into(), false));
+        assert_eq!(tokens("SELECT 0xA.8, 1").len(), 4);
+        assert_eq!(tokens("SELECT 0x10")[1], Token::Number("16".into(), false));
+        assert_eq!(tokens("SELECT b'01000001'")[1], Token::SingleQuotedString("A".into()));
+        assert_eq!(tokens("SELECT b'1000001000001'")[1], Token::SingleQuotedString("\u{10}A".into()));
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub mod parse;
 pub mod rewrite;
 mod subqueries;
 mod ternary;
+mod tuple_literals;
 pub mod inline_aliases;
 pub mod walk;
 mod casts;

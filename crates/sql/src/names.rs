@@ -87,6 +87,12 @@ fn write_name(expr: &Expr, out: &mut String) {
             Value::SingleQuotedString(s) => out.push_str(&quote_string(s)),
             Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
             Value::Null => out.push_str("NULL"),
+            // `x'4142'` is the string it spells: `'AB'`.
+            Value::HexStringLiteral(digits) => {
+                let digit = |b: u8| char::from(b).to_digit(16).unwrap_or(0) as u8;
+                let bytes: Vec<u8> = digits.as_bytes().chunks(2).map(|pair| pair.iter().fold(0u8, |acc, &b| (acc << 4) | digit(b))).collect();
+                out.push_str(&quote_string(&String::from_utf8_lossy(&bytes)));
+            }
             other => out.push_str(&other.to_string()),
         },
         Expr::Nested(inner) => write_name(inner, out),
@@ -154,6 +160,10 @@ fn write_name(expr: &Expr, out: &mut String) {
             out.push_str(&quote_string(&crate::rewrite::clickhouse_type_text(data_type)));
             out.push(')');
         }
+        Expr::TypedString(typed) => match crate::rewrite::typed_string_function(&typed.data_type) {
+            Some(function) => call(out, function, &[&Expr::value(typed.value.value.clone())]),
+            None => out.push_str(&expr.to_string()),
+        },
         Expr::Array(array) => {
             out.push('[');
             for (i, item) in array.elem.iter().enumerate() {
@@ -226,6 +236,18 @@ fn write_name(expr: &Expr, out: &mut String) {
                 }
                 return;
             };
+            // ClickHouse names `tuple(a, b)` and `array(a, b)` as the literals they build.
+            let brackets = match name.as_str() {
+                "tuple" => Some(('(', ')')),
+                "array" => Some(('[', ']')),
+                _ => None,
+            };
+            if let (Some((open, close)), FunctionArguments::None, None) = (brackets, &function.parameters, &list.duplicate_treatment) {
+                out.push(open);
+                write_args(&list.args, out);
+                out.push(close);
+                return;
+            }
             out.push_str(&name);
             if matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct)) {
                 out.push_str("Distinct");

@@ -743,6 +743,7 @@ impl<'a> Cursor<'a> {
             lexemes = crate::ternary::rewrite_ternaries(lexemes)?;
         }
         lexemes = crate::casts::rewrite_casts(self.sql, lexemes);
+        lexemes = crate::tuple_literals::rewrite_tuple_literals(lexemes);
         lexemes = crate::inline_aliases::rewrite_inline_aliases(lexemes);
         // FORMAT and SETTINGS are taken off the end here: after a SELECT without FROM,
         // sqlparser would read `SELECT 1 FORMAT JSON` as a column alias.

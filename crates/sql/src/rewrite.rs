@@ -561,6 +561,13 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             let right = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
             *expr = function_call("concat", vec![left, right]);
         }
+        // `DATE 'x'` and `TIMESTAMP 'x'` are ClickHouse's `toDate('x')` and
+        // `toDateTime('x')` (DataFusion's would be a nanosecond timestamp).
+        Expr::TypedString(typed) if options.clickhouse_functions => {
+            if let Some(function) = typed_string_function(&typed.data_type) {
+                *expr = function_call(function, vec![Expr::value(typed.value.value.clone())]);
+            }
+        }
         // Every type goes to `_CAST`, which reads it with ClickHouse's rules (an unknown
         // one is UNKNOWN_TYPE there).
         Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr: inner, data_type, format: None, .. } if options.clickhouse_functions => {
@@ -569,6 +576,15 @@ fn rewrite_expr(expr: &mut Expr, options: &RewriteOptions<'_>) {
             *expr = function_call("_CAST", vec![inner, Expr::value(Value::SingleQuotedString(type_text))]);
         }
         _ => {}
+    }
+}
+
+/// The function ClickHouse reads a typed string literal (`DATE '2020-01-01'`) with.
+pub(crate) fn typed_string_function(data_type: &ast::DataType) -> Option<&'static str> {
+    match data_type {
+        ast::DataType::Date => Some("toDate"),
+        ast::DataType::Timestamp(..) => Some("toDateTime"),
+        _ => None,
     }
 }
 
