@@ -96,7 +96,7 @@ fn empty_items(item: &ChType) -> ArrayRef {
 }
 
 /// One array value (a `List` scalar) holding `values`.
-fn list_of(values: ArrayRef, item: &ChType) -> DfResult<ScalarValue> {
+pub(crate) fn list_of(values: ArrayRef, item: &ChType) -> DfResult<ScalarValue> {
     let field = Arc::new(item.to_arrow_field("item"));
     let offsets = OffsetBuffer::from_lengths([values.len()]);
     Ok(ScalarValue::List(Arc::new(ListArray::try_new(field, offsets, values, None)?)))
