@@ -489,44 +489,102 @@ pub(crate) fn uniq_up_to_family(params: &[ScalarValue]) -> DfResult<datafusion::
     crate::native_state::family(uniq_up_to, params)
 }
 
+/// How `uniqUpTo` keeps a value: ClickHouse's `AggregateFunctionUniqUpTo<T>` keeps numbers
+/// up to 64 bits, Int128, dates and UUID as themselves (their bytes), strings as their
+/// `CityHash64` and anything else (Decimal, IPs, other wide integers, several arguments,
+/// tuples, arrays, maps) as `UniqVariadicHash`.
+#[derive(Debug, Clone)]
+enum UpToKey {
+    Number(NumType),
+    /// The value's own bytes (what `updateHashWithValue` of a fixed-size value hashes).
+    Raw { ty: ChType, width: usize },
+    Text,
+    Hash(Arc<crate::uniq::RowHasher>),
+}
+
+impl UpToKey {
+    fn of(args: &[ChType]) -> DfResult<UpToKey> {
+        if let [arg] = args {
+            if let Some(ty) = NumType::of(arg) {
+                return Ok(UpToKey::Number(ty));
+            }
+            match arg {
+                ChType::String | ChType::FixedString(_) => return Ok(UpToKey::Text),
+                // Of the wide integers ClickHouse keeps only Int128 as itself.
+                ChType::Uuid | ChType::Int128 => return Ok(UpToKey::Raw { ty: arg.clone(), width: 16 }),
+                _ => {}
+            }
+        }
+        Ok(UpToKey::Hash(Arc::new(crate::uniq::RowHasher::variadic(args.to_vec()))))
+    }
+
+    fn width(&self) -> usize {
+        match self {
+            UpToKey::Number(ty) => ty.width(),
+            UpToKey::Raw { width, .. } => *width,
+            UpToKey::Text | UpToKey::Hash(_) => 8,
+        }
+    }
+
+    /// The key of every row, as the bytes the state writes.
+    fn keys(&self, columns: &[ArrayRef]) -> DfResult<Vec<Vec<u8>>> {
+        Ok(match self {
+            UpToKey::Number(ty) => ty
+                .values(&columns[0])?
+                .into_iter()
+                .map(|v| {
+                    let mut bytes = Vec::with_capacity(8);
+                    ty.write(v, &mut bytes);
+                    bytes
+                })
+                .collect(),
+            UpToKey::Raw { ty, .. } => (0..columns[0].len())
+                .map(|row| {
+                    let mut bytes = Vec::new();
+                    crate::uniq::update_hash_with_value(&mut bytes, &columns[0], ty, row)?;
+                    Ok(bytes)
+                })
+                .collect::<DfResult<_>>()?,
+            UpToKey::Text => {
+                let binary = cast(&columns[0], &DataType::Binary)?;
+                binary.as_binary::<i32>().iter().map(|v| city_hash64(v.unwrap_or_default()).to_le_bytes().to_vec()).collect()
+            }
+            UpToKey::Hash(hasher) => hasher.variadic_hashes(columns)?.into_iter().map(|h| h.unwrap_or(0).to_le_bytes().to_vec()).collect(),
+        })
+    }
+}
+
 impl Spec for UniqUpToSpec {
     fn name(&self) -> &str {
         &self.name
     }
     fn arity(&self) -> Arity {
-        Arity::exact(1)
+        Arity::at_least(1)
     }
     fn nulls(&self) -> NullHandling {
         NullHandling::DefaultResult
     }
     fn result(&self, args: &[ChType]) -> DfResult<ChType> {
-        if NumType::of(&args[0]).is_none() && args[0] != ChType::String {
-            return Err(illegal_argument("uniqUpTo", &args[0]));
-        }
+        UpToKey::of(args)?;
         Ok(ChType::UInt64)
     }
     fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
-        self.result(args)?;
-        Ok(Box::new(UniqUpTo { ty: NumType::of(&args[0]), threshold: self.threshold, count: 0, values: Vec::new() }))
+        Ok(Box::new(UniqUpTo { key: UpToKey::of(args)?, threshold: self.threshold, count: 0, values: Vec::new() }))
     }
 }
 
 #[derive(Debug, Clone)]
 struct UniqUpTo {
-    /// None: a String argument, kept as the CityHash64 of its bytes.
-    ty: Option<NumType>,
+    key: UpToKey,
     threshold: u8,
     /// Distinct values seen, up to `threshold + 1`.
     count: u8,
-    values: Vec<u64>,
+    /// The keys' bytes, as the state writes them.
+    values: Vec<Vec<u8>>,
 }
 
 impl UniqUpTo {
-    fn width(&self) -> usize {
-        self.ty.map_or(8, NumType::width)
-    }
-
-    fn insert(&mut self, value: u64) {
+    fn insert(&mut self, value: Vec<u8>) {
         if self.count > self.threshold || self.values.contains(&value) {
             return;
         }
@@ -539,29 +597,14 @@ impl UniqUpTo {
 
 impl NativeState for UniqUpTo {
     fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
-        match self.ty {
-            Some(ty) => {
-                let mut bytes = Vec::with_capacity(8);
-                for v in ty.values(&columns[0])? {
-                    if self.count > self.threshold {
-                        break;
-                    }
-                    bytes.clear();
-                    ty.write(v, &mut bytes);
-                    let mut le = [0u8; 8];
-                    le[..bytes.len()].copy_from_slice(&bytes);
-                    self.insert(u64::from_le_bytes(le));
-                }
+        if self.count > self.threshold {
+            return Ok(());
+        }
+        for key in self.key.keys(columns)? {
+            if self.count > self.threshold {
+                break;
             }
-            None => {
-                let binary = cast(&columns[0], &DataType::Binary)?;
-                for v in binary.as_binary::<i32>().iter() {
-                    if self.count > self.threshold {
-                        break;
-                    }
-                    self.insert(city_hash64(v.unwrap_or_default()));
-                }
-            }
+            self.insert(key);
         }
         Ok(())
     }
@@ -571,20 +614,17 @@ impl NativeState for UniqUpTo {
             self.count = self.count.max(count.min(self.threshold.saturating_add(1)));
             return Ok(());
         }
-        let width = self.width();
+        let width = self.key.width();
         for _ in 0..count {
-            let mut le = [0u8; 8];
-            le[..width].copy_from_slice(take(input, width)?);
-            self.insert(u64::from_le_bytes(le));
+            self.insert(take(input, width)?.to_vec());
         }
         Ok(())
     }
     fn write(&self, out: &mut Vec<u8>) {
         out.push(self.count);
         if self.count <= self.threshold {
-            let width = self.width();
             for v in &self.values {
-                out.extend_from_slice(&v.to_le_bytes()[..width]);
+                out.extend_from_slice(v);
             }
         }
     }
@@ -592,7 +632,7 @@ impl NativeState for UniqUpTo {
         Ok(ScalarValue::UInt64(Some(self.count as u64)))
     }
     fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.values.capacity() * 8
+        std::mem::size_of_val(self) + self.values.iter().map(|v| v.capacity() + 24).sum::<usize>()
     }
 }
 
