@@ -83,6 +83,7 @@ macro_rules! registry {
 registry! {
     "allow_asynchronous_read_from_io_pool_for_merge_tree": Bool = "0", "Accepted for compatibility: ClickHouse reads MergeTree through a background I/O pool; Granary has no separate I/O pool, so the value changes nothing.";
     "allow_deprecated_error_prone_window_functions": Bool = "0", "Allows runningAccumulate, whose result depends on how rows are split into blocks.";
+    "allow_experimental_funnel_functions": Bool = "0", "Allows sequenceNextNode (ClickHouse's alias of enable_funnel_functions; either one enables it).";
     "allow_introspection_functions": Bool = "0", "Allows the introspection functions (addressToSymbol, addressToLine, addressToLineWithInlines, demangle) that read system.trace_log's stacks.";
     "allow_named_collection_override_by_default": Bool = "1", "Keys of a named collection without [NOT] OVERRIDABLE may be overridden by the arguments of a table function.";
     "async_insert": Bool = "0", "Queue INSERTs that carry their data (VALUES, FORMAT with a body) and write the queued INSERTs of one table, column list and settings as one part (ClickHouse's asynchronous inserts; off by default, as in ClickHouse 24.8). INSERT ... SELECT is never queued.";
@@ -112,6 +113,7 @@ registry! {
     "date_time_output_format": DateTimeOutputFormat = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
     "describe_compact_output": Bool = "0", "DESCRIBE: only the name and type of each column.";
     "describe_include_virtual_columns": Bool = "0", "DESCRIBE: also list the table's virtual columns (_part, ...), and an is_virtual column.";
+    "enable_funnel_functions": Bool = "0", "Allows sequenceNextNode, experimental in ClickHouse.";
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";
     "engine_file_allow_create_multiple_files": Bool = "0", "INSERT INTO FUNCTION file(): write a new numbered file when the file exists and its format cannot be appended to.";
     "engine_file_empty_if_not_exists": Bool = "0", "file(): return no rows instead of an error when the file does not exist.";

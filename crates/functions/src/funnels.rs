@@ -228,6 +228,11 @@ struct FunnelModes {
     strict_order: bool,
     strict_deduplication: bool,
     strict_increase: bool,
+    /// With `strict_order`: a step whose previous step has not happened is skipped instead
+    /// of ending the search.
+    allow_reentry: bool,
+    /// A row counts for one step of a chain only, even when it matches several conditions.
+    strict_once: bool,
 }
 
 #[derive(Debug)]
@@ -250,13 +255,21 @@ pub(crate) fn window_funnel(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
     };
     let mut modes = FunnelModes::default();
     for param in &params[1..] {
-        match param {
-            ScalarValue::Utf8(Some(s)) if s == "strict_order" => modes.strict_order = true,
-            ScalarValue::Utf8(Some(s)) if s == "strict_deduplication" => modes.strict_deduplication = true,
-            ScalarValue::Utf8(Some(s)) if s == "strict_increase" => modes.strict_increase = true,
-            ScalarValue::Utf8(Some(s)) => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Aggregate function windowFunnel doesn't support a parameter: {s}"))),
-            other => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Aggregate function windowFunnel doesn't support a parameter: {other}"))),
+        let ScalarValue::Utf8(Some(option)) = param else {
+            return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Aggregate function windowFunnel doesn't support a parameter: {param}")));
+        };
+        match option.as_str() {
+            "strict_order" => modes.strict_order = true,
+            "strict_deduplication" => modes.strict_deduplication = true,
+            "strict_increase" => modes.strict_increase = true,
+            "allow_reentry" => modes.allow_reentry = true,
+            "strict_once" => modes.strict_once = true,
+            "strict" => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "strict is replaced with strict_deduplication in Aggregate function windowFunnel")),
+            _ => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Aggregate function windowFunnel doesn't support a parameter: {option}"))),
         }
+    }
+    if modes.allow_reentry && !modes.strict_order {
+        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "allow_reentry option requires strict_order to be enabled in Aggregate function windowFunnel"));
     }
     Ok(Arc::new(FunnelSpec { name: parametric_name("windowFunnel", params), window, modes }))
 }
@@ -289,12 +302,22 @@ impl Spec for FunnelSpec {
     fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
         self.result(args)?;
         let ty = NumType::of(&args[0]).ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, "windowFunnel timestamps are numbers"))?;
-        Ok(Box::new(Funnel { ty, events: args.len() - 1, window: self.window, modes: self.modes, sorted: true, list: Vec::new() }))
+        Ok(Box::new(Funnel { ty, events: args.len() - 1, window: self.window, modes: self.modes, sorted: true, list: Vec::new(), next_id: 1 }))
     }
 }
 
-/// ClickHouse's `AggregateFunctionWindowFunnelData`: (timestamp, event) pairs, event 1
-/// for the first condition (0 for rows matching none, kept only in strict order).
+/// One row's match of a condition: event 1 for the first condition (0 for rows matching
+/// none, kept only in strict order). `id` numbers the rows under `strict_once` (0 otherwise),
+/// so the tuple order is ClickHouse's in both of its state layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct FunnelEvent {
+    timestamp: u64,
+    event: u8,
+    id: u64,
+}
+
+/// ClickHouse's `AggregateFunctionWindowFunnelData`, or with `strict_once`
+/// `AggregateFunctionWindowFunnelStrictOnceData` (each event also carries its row's id).
 #[derive(Debug, Clone)]
 struct Funnel {
     ty: NumType,
@@ -302,17 +325,28 @@ struct Funnel {
     window: u64,
     modes: FunnelModes,
     sorted: bool,
-    list: Vec<(u64, u8)>,
+    list: Vec<FunnelEvent>,
+    /// The id of the next row added under `strict_once`.
+    next_id: u64,
+}
+
+/// Of a chain under `strict_once`: its first and latest timestamps and the row id used at
+/// each step.
+#[derive(Debug, Clone)]
+struct FunnelPath {
+    first: u64,
+    last: u64,
+    rows: [u64; MAX_EVENTS],
 }
 
 impl Funnel {
-    fn push(&mut self, timestamp: u64, event: u8) {
+    fn push(&mut self, item: FunnelEvent) {
         if self.sorted {
-            if let Some(&(last_ts, last_event)) = self.list.last() {
-                self.sorted = if last_ts == timestamp { last_event <= event } else { last_ts <= timestamp };
+            if let Some(last) = self.list.last() {
+                self.sorted = *last <= item;
             }
         }
-        self.list.push((timestamp, event));
+        self.list.push(item);
     }
 
     fn sort(&mut self) {
@@ -322,19 +356,31 @@ impl Funnel {
         }
     }
 
+    fn within(&self, timestamp: u64, first: u64) -> bool {
+        timestamp <= first.saturating_add(self.window)
+    }
+
     /// ClickHouse's `getEventLevel`: the longest chain 1, 2, ... within the window.
-    fn level(&self, list: &[(u64, u8)]) -> u8 {
+    fn level(&self, list: &[FunnelEvent]) -> u8 {
         if list.is_empty() {
             return 0;
         }
-        let modes = self.modes;
-        if !modes.strict_order && self.events == 1 {
+        if !self.modes.strict_order && self.events == 1 {
             return 1;
         }
+        if self.modes.strict_once {
+            self.level_strict_once(list)
+        } else {
+            self.level_any(list)
+        }
+    }
+
+    fn level_any(&self, list: &[FunnelEvent]) -> u8 {
+        let modes = self.modes;
         // Of each level reached: the timestamps of its chain's first and latest event.
         let mut reached: Vec<Option<(u64, u64)>> = vec![None; self.events];
         let mut first_event = false;
-        for (i, &(timestamp, event)) in list.iter().enumerate() {
+        for &FunnelEvent { timestamp, event, .. } in list {
             if event == 0 {
                 if modes.strict_order && first_event {
                     break;
@@ -345,14 +391,15 @@ impl Funnel {
             if index == 0 {
                 reached[0] = Some((timestamp, timestamp));
                 first_event = true;
-            } else if modes.strict_deduplication && reached[index].is_some_and(|(first, _)| reached[index - 1].is_some_and(|(chain, _)| chain == first)) {
-                // A step repeated within the same chain (one started by a later first
-                // event is a new chain).
-                return list[i - 1].1;
+            } else if modes.strict_deduplication && reached[index].is_some() {
+                break;
             } else if modes.strict_order && first_event && reached[index - 1].is_none() {
+                if modes.allow_reentry {
+                    continue;
+                }
                 return reached.iter().position(Option::is_none).unwrap_or(self.events) as u8;
             } else if let Some((first, previous)) = reached[index - 1] {
-                let mut matched = timestamp <= first.saturating_add(self.window);
+                let mut matched = self.within(timestamp, first);
                 if modes.strict_increase {
                     matched = matched && previous < timestamp;
                 }
@@ -366,6 +413,63 @@ impl Funnel {
         }
         reached.iter().rposition(Option::is_some).map_or(0, |p| p as u8 + 1)
     }
+
+    /// Every chain is followed, since a row matching several conditions may serve any one
+    /// of them, but never two steps of the same chain.
+    fn level_strict_once(&self, list: &[FunnelEvent]) -> u8 {
+        let modes = self.modes;
+        let mut chains: Vec<Vec<FunnelPath>> = vec![Vec::new(); self.events];
+        let mut first_event = false;
+        for &FunnelEvent { timestamp, event, id } in list {
+            if event == 0 {
+                if modes.strict_order && first_event {
+                    break;
+                }
+                continue;
+            }
+            let index = event as usize - 1;
+            if index == 0 {
+                let mut rows = [0; MAX_EVENTS];
+                rows[0] = id;
+                chains[0].push(FunnelPath { first: timestamp, last: timestamp, rows });
+                first_event = true;
+            } else if modes.strict_deduplication && !chains[index].is_empty() {
+                break;
+            } else if modes.strict_order && first_event && chains[index - 1].is_empty() {
+                if modes.allow_reentry {
+                    continue;
+                }
+                return chains.iter().position(Vec::is_empty).unwrap_or(self.events) as u8;
+            } else if !chains[index - 1].is_empty() {
+                let (before, after) = chains.split_at_mut(index);
+                let (previous, current) = (&mut before[index - 1], &mut after[0]);
+                let mut i = 0;
+                while i < previous.len() {
+                    let path = &previous[i];
+                    let mut matched = self.within(timestamp, path.first);
+                    // Chains out of the window go, but the last one stays.
+                    if !matched && previous.len() > 1 {
+                        previous.remove(i);
+                        continue;
+                    }
+                    matched = matched && !path.rows[..index].contains(&id);
+                    if modes.strict_increase {
+                        matched = matched && path.last < timestamp;
+                    }
+                    if matched {
+                        let mut rows = path.rows;
+                        rows[index] = id;
+                        current.push(FunnelPath { first: path.first, last: timestamp, rows });
+                        if index + 1 == self.events {
+                            return self.events as u8;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+        }
+        chains.iter().rposition(|c| !c.is_empty()).map_or(0, |p| p as u8 + 1)
+    }
 }
 
 impl NativeState for Funnel {
@@ -374,16 +478,20 @@ impl NativeState for Funnel {
         let conditions = conditions("windowFunnel", &columns[1..])?;
         for (row, timestamp) in stamps.into_iter().enumerate() {
             let timestamp = timestamp.as_f64() as u64;
+            let id = if self.modes.strict_once { self.next_id } else { 0 };
             let mut any = false;
             // Later conditions first, as ClickHouse adds them (a stable sort keeps that).
             for event in (1..=self.events).rev() {
                 if conditions[event - 1][row] {
-                    self.push(timestamp, event as u8);
+                    self.push(FunnelEvent { timestamp, event: event as u8, id });
                     any = true;
                 }
             }
             if self.modes.strict_order && !any {
-                self.push(timestamp, 0);
+                self.push(FunnelEvent { timestamp, event: 0, id });
+            }
+            if self.modes.strict_once {
+                self.next_id += 1;
             }
         }
         Ok(())
@@ -391,24 +499,39 @@ impl NativeState for Funnel {
     fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
         let _other_sorted = take(input, 1)?[0] != 0;
         let n = read_u64(input)?;
-        if n.saturating_mul(self.ty.width() as u64 + 1) > input.len() as u64 {
+        let id_width = if self.modes.strict_once { 8 } else { 0 };
+        if n.saturating_mul(self.ty.width() as u64 + 1 + id_width) > input.len() as u64 {
             return Err(crate::native_state::truncated());
         }
+        if n == 0 {
+            return Ok(());
+        }
+        let mut next_id = self.next_id;
         for _ in 0..n {
             let timestamp = self.ty.read(input)?.as_f64() as u64;
             let event = take(input, 1)?[0];
-            self.list.push((timestamp, event));
+            // The other state's row ids follow this one's, as ClickHouse renumbers them.
+            let id = if self.modes.strict_once { read_u64(input)?.wrapping_add(self.next_id) } else { 0 };
+            next_id = next_id.max(id.wrapping_add(1));
+            self.list.push(FunnelEvent { timestamp, event, id });
         }
-        self.sorted = false;
-        self.sort();
+        if self.modes.strict_once {
+            self.next_id = next_id;
+        }
+        // A stable sort of both runs is what ClickHouse's sort-then-inplace_merge yields.
+        self.list.sort();
+        self.sorted = true;
         Ok(())
     }
     fn write(&self, out: &mut Vec<u8>) {
         out.push(u8::from(self.sorted));
         out.extend_from_slice(&(self.list.len() as u64).to_le_bytes());
-        for &(timestamp, event) in &self.list {
-            self.ty.write(Num::Int(timestamp as i128), out);
-            out.push(event);
+        for item in &self.list {
+            self.ty.write(Num::Int(item.timestamp as i128), out);
+            out.push(item.event);
+            if self.modes.strict_once {
+                out.extend_from_slice(&item.id.to_le_bytes());
+            }
         }
     }
     fn finish(&self) -> DfResult<ScalarValue> {
@@ -417,7 +540,7 @@ impl NativeState for Funnel {
         Ok(ScalarValue::UInt8(Some(self.level(&sorted.list))))
     }
     fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.list.capacity() * 16
+        std::mem::size_of_val(self) + self.list.capacity() * std::mem::size_of::<FunnelEvent>()
     }
 }
 
@@ -427,8 +550,10 @@ mod tests {
     use super::*;
 
     fn funnel(window: u64, modes: FunnelModes, events: usize, list: &[(u64, u8)]) -> u8 {
-        let f = Funnel { ty: NumType::Int { width: 8, signed: false }, events, window, modes, sorted: true, list: list.to_vec() };
-        f.level(list)
+        // Each pair is its own row.
+        let list: Vec<FunnelEvent> = list.iter().enumerate().map(|(i, &(timestamp, event))| FunnelEvent { timestamp, event, id: if modes.strict_once { i as u64 + 1 } else { 0 } }).collect();
+        let f = Funnel { ty: NumType::Int { width: 8, signed: false }, events, window, modes, sorted: true, list: list.clone(), next_id: 1 };
+        f.level(&list)
     }
 
     #[test]
@@ -443,14 +568,34 @@ mod tests {
         let strict = FunnelModes { strict_order: true, ..plain };
         assert_eq!(funnel(10, strict, 3, &[(0, 1), (1, 3), (2, 2)]), 1);
         assert_eq!(funnel(10, strict, 3, &[(0, 1), (1, 0), (2, 2)]), 1);
-        // strict_deduplication: a repeated step stops at the level before it.
+        // allow_reentry: the early step is skipped and the chain goes on.
+        let reentry = FunnelModes { allow_reentry: true, ..strict };
+        assert_eq!(funnel(10, reentry, 3, &[(0, 1), (1, 3), (2, 2), (3, 3)]), 3);
+        assert_eq!(funnel(10, reentry, 3, &[(0, 1), (1, 0), (2, 2)]), 1);
+        // strict_deduplication: a repeated step stops at the highest level reached, even
+        // when a later first event started a new chain.
         let dedup = FunnelModes { strict_deduplication: true, ..plain };
         assert_eq!(funnel(10, dedup, 3, &[(0, 1), (1, 2), (2, 2), (3, 3)]), 2);
-        assert_eq!(funnel(10, dedup, 3, &[(0, 1), (1, 2), (2, 1), (3, 2), (4, 3)]), 3);
+        assert_eq!(funnel(10, dedup, 3, &[(0, 1), (1, 2), (2, 1), (3, 2), (4, 3)]), 2);
         // strict_increase: equal timestamps do not advance.
         let increase = FunnelModes { strict_increase: true, ..plain };
         assert_eq!(funnel(10, increase, 2, &[(0, 1), (0, 2)]), 1);
         assert_eq!(funnel(10, plain, 2, &[(0, 1), (0, 2)]), 2);
+    }
+
+    #[test]
+    fn funnel_strict_once() {
+        let once = FunnelModes { strict_once: true, ..FunnelModes::default() };
+        // One row matching steps 1 and 2 (the same id) is not a chain of two.
+        let same_row = [FunnelEvent { timestamp: 0, event: 1, id: 1 }, FunnelEvent { timestamp: 0, event: 2, id: 1 }];
+        let f = Funnel { ty: NumType::Int { width: 8, signed: false }, events: 2, window: 10, modes: once, sorted: true, list: same_row.to_vec(), next_id: 2 };
+        assert_eq!(f.level(&same_row), 1);
+        let f = Funnel { modes: FunnelModes::default(), ..f };
+        assert_eq!(f.level(&same_row), 2);
+        // Both chains are followed: the one started at 0 is out of the window at 20, the
+        // one started at 15 is not.
+        assert_eq!(funnel(10, once, 3, &[(0, 1), (5, 2), (15, 1), (20, 2), (22, 3)]), 3);
+        assert_eq!(funnel(10, once, 3, &[(0, 1), (5, 2), (20, 3)]), 2);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! `groupConcat([separator[, limit]])` (the text of the values joined).
 //!
 //! Values are written as ClickHouse writes array elements ([`crate::states::ItemCodec`]).
-//! `groupArraySorted` keeps its N values sorted where ClickHouse keeps a partially
-//! sorted buffer: its states hold the same values in another order.
+//! `groupArraySorted` keeps its N values in ClickHouse's max-heap, whose array order its
+//! states hold (generic values, as String or Decimal, each after a has-value byte).
 
 use std::sync::Arc;
 
@@ -96,7 +96,7 @@ fn empty_items(item: &ChType) -> ArrayRef {
 }
 
 /// One array value (a `List` scalar) holding `values`.
-fn list_of(values: ArrayRef, item: &ChType) -> DfResult<ScalarValue> {
+pub(crate) fn list_of(values: ArrayRef, item: &ChType) -> DfResult<ScalarValue> {
     let field = Arc::new(item.to_arrow_field("item"));
     let offsets = OffsetBuffer::from_lengths([values.len()]);
     Ok(ScalarValue::List(Arc::new(ListArray::try_new(field, offsets, values, None)?)))
@@ -226,24 +226,106 @@ impl NativeState for LastValues {
 
 // ------------------------------------------------------------------ groupArraySorted
 
+/// ClickHouse's `groupArraySorted(N)` state (its heap strategy, for N up to 1000000): the
+/// N smallest values as a max-heap, in the heap's array order, which is what the state
+/// bytes hold. Values go in one at a time: `std::push_heap` until the heap is full, then
+/// a smaller value replaces the top and sinks (`heapReplaceTop`).
 #[derive(Debug, Clone)]
 struct SortedValues {
     item: ChType,
     codec: ItemCodec,
-    /// The smallest values so far, ascending, at most `limit`.
+    /// The heap, in its array order.
     values: ArrayRef,
     limit: usize,
 }
 
 impl SortedValues {
+    /// Whether ClickHouse keeps `item` as a plain number (numbers, Date, DateTime, IPv4)
+    /// rather than a generic value, which its state writes with a has-value byte first.
+    fn plain(&self) -> bool {
+        !matches!(self.item, ChType::String | ChType::FixedString(_) | ChType::Decimal(..) | ChType::Date32 | ChType::DateTime64(..) | ChType::Enum8(_) | ChType::Enum16(_))
+    }
+
+    /// The size of a generic value ClickHouse writes without a length (Decimal,
+    /// FixedString), where `ItemCodec` has one.
+    fn raw_width(&self) -> Option<usize> {
+        match (&self.item, self.codec) {
+            (ChType::FixedString(n), _) => Some(*n as usize),
+            (_, ItemCodec::Decimal(width)) => Some(width),
+            _ => None,
+        }
+    }
+
     fn absorb(&mut self, values: &ArrayRef) -> DfResult<()> {
         let target = self.item.to_arrow();
         let values = if values.data_type() == &target { Arc::clone(values) } else { datafusion::arrow::compute::cast(values, &target)? };
+        let old = self.values.len();
         let both = concat(&[self.values.as_ref(), values.as_ref()])?;
-        let order = sort_to_indices(&both, Some(SortOptions { descending: false, nulls_first: false }), Some(self.limit))?;
-        self.values = take(&both, &order, None)?;
+        let compare = datafusion::arrow::array::make_comparator(both.as_ref(), both.as_ref(), SortOptions { descending: false, nulls_first: false })?;
+        let less = |a: u32, b: u32| compare(a as usize, b as usize) == std::cmp::Ordering::Less;
+        let mut heap: Vec<u32> = (0..old as u32).collect();
+        for element in old as u32..both.len() as u32 {
+            if heap.len() >= self.limit {
+                if !less(element, heap[0]) {
+                    continue;
+                }
+                heap[0] = element;
+                replace_top(&mut heap, &less);
+            } else {
+                heap.push(element);
+                sift_up(&mut heap, &less);
+            }
+        }
+        self.values = take(&both, &datafusion::arrow::array::UInt32Array::from(heap), None)?;
         Ok(())
     }
+}
+
+/// libc++'s `push_heap` of the last element of a max-heap.
+fn sift_up(heap: &mut [u32], less: &impl Fn(u32, u32) -> bool) {
+    let Some(mut index) = heap.len().checked_sub(1) else { return };
+    let value = heap[index];
+    while index > 0 {
+        let parent = (index - 1) / 2;
+        if !less(heap[parent], value) {
+            break;
+        }
+        heap[index] = heap[parent];
+        index = parent;
+    }
+    heap[index] = value;
+}
+
+/// ClickHouse's `heapReplaceTop`: sinks a new top of a max-heap.
+fn replace_top(heap: &mut [u32], less: &impl Fn(u32, u32) -> bool) {
+    let size = heap.len();
+    if size < 2 {
+        return;
+    }
+    let mut child = 1;
+    if size > 2 && less(heap[1], heap[2]) {
+        child = 2;
+    }
+    if less(heap[child], heap[0]) {
+        return;
+    }
+    let mut current = 0;
+    let top = heap[0];
+    loop {
+        heap[current] = heap[child];
+        current = child;
+        child = 2 * child + 1;
+        if child >= size {
+            break;
+        }
+        if child + 1 < size && less(heap[child], heap[child + 1]) {
+            child += 1;
+        }
+        if less(heap[child], top) {
+            break;
+        }
+    }
+    heap[current] = top;
 }
 
 impl NativeState for SortedValues {
@@ -252,15 +334,60 @@ impl NativeState for SortedValues {
     }
     fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
         let n = get_varuint(input)? as usize;
-        let values = get_items(input, n, &self.item, self.codec)?;
+        if n > self.limit {
+            return Err(ch_error(ErrorCode::TOO_LARGE_ARRAY_SIZE, format!("Too large array size, it should not exceed {}", self.limit)));
+        }
+        let values = if self.plain() {
+            get_items(input, n, &self.item, self.codec)?
+        } else {
+            let mut parts = Vec::with_capacity(n);
+            for _ in 0..n {
+                // Every value of the argument's type is present.
+                let _has_value = crate::native_state::take(input, 1)?;
+                let part = match self.raw_width() {
+                    Some(width) => {
+                        let mut item = Vec::with_capacity(width + 1);
+                        put_varuint(&mut item, width as u64);
+                        item.extend_from_slice(crate::native_state::take(input, width)?);
+                        get_items(&mut item.as_slice(), 1, &self.item, self.codec)?
+                    }
+                    None => get_items(input, 1, &self.item, self.codec)?,
+                };
+                parts.push(part);
+            }
+            let parts: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+            if parts.is_empty() {
+                empty_items(&self.item)
+            } else {
+                concat(&parts)?
+            }
+        };
+        // ClickHouse adds the other state's values one by one in its heap order.
         self.absorb(&values)
     }
     fn write(&self, out: &mut Vec<u8>) {
         put_varuint(out, self.values.len() as u64);
-        let _ = put_items(out, &self.values, self.codec);
+        if self.plain() {
+            let _ = put_items(out, &self.values, self.codec);
+        } else {
+            let mut item = Vec::new();
+            for i in 0..self.values.len() {
+                out.push(1);
+                item.clear();
+                let _ = put_items(&mut item, &self.values.slice(i, 1), self.codec);
+                let mut rest = item.as_slice();
+                // Decimal and FixedString values are their bytes alone here.
+                if self.raw_width().is_some() && get_varuint(&mut rest).is_ok() {
+                    out.extend_from_slice(rest);
+                } else {
+                    out.extend_from_slice(&item);
+                }
+            }
+        }
     }
     fn finish(&self) -> DfResult<ScalarValue> {
-        list_of(Arc::clone(&self.values), &self.item)
+        let order = sort_to_indices(&self.values, Some(SortOptions { descending: false, nulls_first: false }), None)?;
+        list_of(take(&self.values, &order, None)?, &self.item)
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.values.get_array_memory_size()
@@ -488,6 +615,22 @@ mod tests {
             batches.add(&[Arc::new(UInt64Array::from_iter_values(start..(start + 4).min(10))) as ArrayRef]).unwrap();
         }
         assert_eq!(hex(batches.as_ref()), expected);
+    }
+
+    /// chdb's `groupArraySortedState(5)(number * 7 % 11)` over `numbers(20)`: the heap's
+    /// array order, however the rows are batched.
+    #[test]
+    fn sorted_values_heap_order() {
+        let spec = GroupArraySpec { name: "groupArraySorted(5)".into(), kind: Kind::Sorted, limit: Some(5) };
+        let values: Vec<u64> = (0..20).map(|n| n * 7 % 11).collect();
+        let mut whole = spec.new_state(&[ChType::UInt8]).unwrap();
+        whole.add(&[Arc::new(datafusion::arrow::array::UInt8Array::from_iter_values(values.iter().map(|v| *v as u8))) as ArrayRef]).unwrap();
+        assert_eq!(hex(whole.as_ref()), "050201000001");
+        let mut batches = spec.new_state(&[ChType::UInt8]).unwrap();
+        for chunk in values.chunks(3) {
+            batches.add(&[Arc::new(datafusion::arrow::array::UInt8Array::from_iter_values(chunk.iter().map(|v| *v as u8))) as ArrayRef]).unwrap();
+        }
+        assert_eq!(hex(batches.as_ref()), "050201000001");
     }
 
     /// Prefix sums merged: [0, 1, 2] then [3, 4] is [0, 1, 3, 6, 10]; window 3 gives

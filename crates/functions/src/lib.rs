@@ -178,6 +178,7 @@ pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
 pub use parametric::parametric_aggregates;
 pub use introspection::check_introspection_allowed;
+pub use sequences::check_funnel_functions_allowed;
 
 /// One row of `system.functions`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -96,6 +96,8 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("windowFunnel", crate::funnels::window_funnel, true),
     ("sequenceMatch", crate::sequences::sequence_match, true),
     ("sequenceCount", crate::sequences::sequence_count, true),
+    ("sequenceMatchEvents", crate::sequences::sequence_match_events, true),
+    ("sequenceNextNode", crate::sequences::sequence_next_node, true),
 ];
 
 fn factory_of(function: &str) -> Option<SpecFactory> {

@@ -61,6 +61,8 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("windowFunnel", crate::funnels::window_funnel_family),
     ("sequenceMatch", crate::sequences::sequence_match_family),
     ("sequenceCount", crate::sequences::sequence_count_family),
+    ("sequenceMatchEvents", crate::sequences::sequence_match_events_family),
+    ("sequenceNextNode", crate::sequences::sequence_next_node_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a

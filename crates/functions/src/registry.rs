@@ -191,6 +191,8 @@ pub(crate) fn description(name: &str) -> &'static str {
         "windowFunnel" => "How many steps of a chain of events happened in order within the window (parameter), with optional strict modes.",
         "sequenceMatch" => "Whether the rows, ordered by time, match a pattern of events ((?N), ., .*, (?t op S)).",
         "sequenceCount" => "How many times, without overlap, the rows ordered by time match a pattern of events.",
+        "sequenceMatchEvents" => "The timestamps of the events of the longest chain of rows, ordered by time, that matches a pattern of events.",
+        "sequenceNextNode" => "The value of the row after (or before) a chain of events from a base row (parameters: direction, base); needs allow_experimental_funnel_functions.",
         "toString" => "Converts a value to its text form.",
         "toTypeName" => "The ClickHouse type name of the argument.",
         "CAST" | "_CAST" => "Converts a value to the type named by the second argument.",

@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, AsArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::arrow::datatypes::{DataType, Decimal128Type, Float64Type};
 use datafusion::common::ScalarValue;
 use granary_types::ChType;
 
-use crate::args::{Arity, DfResult};
-use crate::native_state::{illegal_argument, read_f64, NativeState, NullHandling, Num, NumType, Spec};
+use granary_common::ErrorCode;
+
+use crate::args::{ch_error, Arity, DfResult};
+use crate::native_state::{illegal_argument, read_f64, take, NativeState, NullHandling, Num, NumType, Spec};
 
 /// A spec for functions without parameters, differing only in behaviour.
 #[derive(Debug)]
@@ -71,6 +73,11 @@ impl Spec for Plain {
         }
     }
     fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        if let (Kind::SumKahan | Kind::SumWithOverflow, Some((precision, scale))) = (self.kind, decimal_arg(&args[0])) {
+            // ClickHouse sums Decimals as Decimals: sumKahan in Decimal128, sumWithOverflow
+            // in the argument's own type.
+            return Ok(ChType::Decimal(if self.kind == Kind::SumKahan { 38 } else { precision }, scale));
+        }
         number_arg(self.name, &args[0])?;
         if self.kind == Kind::DeltaSumTimestamp {
             let ts = &args[1];
@@ -89,7 +96,10 @@ impl Spec for Plain {
         })
     }
     fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
-        self.result(args)?;
+        let result = self.result(args)?;
+        if let ChType::Decimal(precision, scale) = result {
+            return Ok(Box::new(DecimalSum { width: decimal_width(precision), precision, scale, sum: 0 }));
+        }
         let value = number_arg(self.name, &args[0])?;
         let dt = args[0].to_arrow();
         Ok(match self.kind {
@@ -115,6 +125,71 @@ impl Spec for Plain {
 }
 
 // ------------------------------------------------------------------ sumKahan
+
+/// Precision and scale of a Decimal that fits 128 bits.
+fn decimal_arg(t: &ChType) -> Option<(u8, u8)> {
+    match t {
+        ChType::Decimal(precision, scale) if *precision <= 38 => Some((*precision, *scale)),
+        _ => None,
+    }
+}
+
+/// The bytes of ClickHouse's Decimal of `precision` digits: Decimal32, 64 or 128.
+fn decimal_width(precision: u8) -> usize {
+    match precision {
+        0..=9 => 4,
+        10..=18 => 8,
+        _ => 16,
+    }
+}
+
+/// A sum of Decimals in the result's Decimal type, wrapping at its width.
+#[derive(Debug, Clone)]
+struct DecimalSum {
+    width: usize,
+    precision: u8,
+    scale: u8,
+    sum: i128,
+}
+
+impl DecimalSum {
+    fn wrap(&self, v: i128) -> i128 {
+        match self.width {
+            4 => v as i32 as i128,
+            8 => v as i64 as i128,
+            _ => v,
+        }
+    }
+}
+
+impl NativeState for DecimalSum {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let values = columns[0].as_primitive_opt::<Decimal128Type>().ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("Decimal sum over {}", columns[0].data_type())))?;
+        // Wrapping is modular, so the batch adds up in i128 and wraps once.
+        let total = values.values().iter().fold(0i128, |acc, v| acc.wrapping_add(*v));
+        self.sum = self.wrap(self.sum.wrapping_add(total));
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let mut le = [0u8; 16];
+        let bytes = take(input, self.width)?;
+        le[..self.width].copy_from_slice(bytes);
+        // Sign-extends the narrower Decimals.
+        let shift = 128 - 8 * self.width as u32;
+        let other = (i128::from_le_bytes(le) << shift) >> shift;
+        self.sum = self.wrap(self.sum.wrapping_add(other));
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.sum.to_le_bytes()[..self.width]);
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        Ok(ScalarValue::Decimal128(Some(self.sum), self.precision, self.scale as i8))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
 
 #[derive(Debug, Default, Clone)]
 struct KahanState {

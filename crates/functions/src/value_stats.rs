@@ -5,12 +5,10 @@
 //! counted up to N).
 //!
 //! `entropy` keys numbers by their value and other types by ClickHouse's 128-bit
-//! SipHash of the value (`UniqVariadicHash<true>`); `uniqUpTo` keys strings by
-//! CityHash64 of their bytes. `entropy` writes its counts in the order values first
-//! came, where ClickHouse writes its hash table's order: the same counts, other bytes
-//! when there are several values.
+//! SipHash of the value (`UniqVariadicHash<true>`), counted in a copy of ClickHouse's hash
+//! map ([`CountTable`]) whose order its state bytes and result follow; `uniqUpTo` keys
+//! values as ClickHouse does (see `UpToKey`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, AsArray, StructArray};
@@ -115,7 +113,10 @@ impl Spec for Plain {
     fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
         self.result(args)?;
         Ok(match self.kind {
-            Kind::Entropy => Box::new(Entropy { key: EntropyKey::of(&args[0]), arg: args[0].clone(), counts: HashMap::new(), order: Vec::new() }),
+            Kind::Entropy => {
+                let key = EntropyKey::of(&args[0]);
+                Box::new(Entropy { key, arg: args[0].clone(), counts: CountTable::new(matches!(key, EntropyKey::Number(_)), CountTable::INITIAL_DEGREE) })
+            }
             Kind::BoundingRatio => Box::new(BoundingRatio { empty: true, left: (0.0, 0.0), right: (0.0, 0.0) }),
             Kind::SimpleLinearRegression => Box::new(Regression::default()),
             Kind::AnyHeavy => Box::new(AnyHeavy { ty: NumType::of(&args[0]), dt: args[0].to_arrow(), value: None, counter: 0 }),
@@ -149,24 +150,105 @@ impl EntropyKey {
     }
 }
 
+/// ClickHouse's `HashMapWithStackMemory<Key, UInt64, Hash, 4>` as `entropy` uses it: 16
+/// cells at first, linear probing, four-fold growth (then two-fold from 2^23 cells) when
+/// more than half full, keys moved as `HashTable::resize` moves them, the zero key outside
+/// the cells. Its iteration order (zero key, then the cells) is the order of the state's
+/// bytes and of the sum that makes the result.
+#[derive(Debug, Clone)]
+struct CountTable {
+    /// Numbers hash by `intHashCRC32` of their bytes; 128-bit hashes by their low half.
+    crc: bool,
+    degree: u8,
+    cells: Vec<Option<(u128, u64)>>,
+    zero: Option<u64>,
+    len: usize,
+}
+
+impl CountTable {
+    const INITIAL_DEGREE: u8 = 4;
+
+    fn new(crc: bool, degree: u8) -> CountTable {
+        CountTable { crc, degree, cells: vec![None; 1 << degree], zero: None, len: 0 }
+    }
+
+    /// A table sized for `n` keys, as `HashTable::read` makes it (`HashTableGrower::set`).
+    fn sized_for(crc: bool, n: u64) -> CountTable {
+        let degree = if n <= 1 { Self::INITIAL_DEGREE } else { Self::INITIAL_DEGREE.max(((n - 1) as f64).log2() as u8 + 2) };
+        CountTable::new(crc, degree)
+    }
+
+    fn hash(&self, key: u128) -> usize {
+        (if self.crc { crate::topk::int_hash_crc32(key as u64) } else { key as u64 }) as usize
+    }
+
+    /// The cell holding `key`, or the empty cell where it would go.
+    fn find(&self, key: u128, mut place: usize) -> usize {
+        let mask = self.cells.len() - 1;
+        while let Some((k, _)) = self.cells[place] {
+            if k == key {
+                break;
+            }
+            place = (place + 1) & mask;
+        }
+        place
+    }
+
+    fn add(&mut self, key: u128, n: u64) {
+        if key == 0 {
+            if self.zero.is_none() {
+                self.len += 1;
+            }
+            *self.zero.get_or_insert(0) += n;
+            return;
+        }
+        let place = self.find(key, self.hash(key) & (self.cells.len() - 1));
+        if let Some((_, count)) = &mut self.cells[place] {
+            *count += n;
+            return;
+        }
+        self.cells[place] = Some((key, n));
+        self.len += 1;
+        if self.len > 1 << (self.degree - 1) {
+            self.resize();
+        }
+    }
+
+    fn resize(&mut self) {
+        let old_size = self.cells.len();
+        self.degree += if self.degree >= 23 { 1 } else { 2 };
+        self.cells.resize(1 << self.degree, None);
+        let mask = self.cells.len() - 1;
+        // The old cells, then the run of cells after them that collisions pushed there.
+        let mut i = 0;
+        while i < self.cells.len() && (i < old_size || self.cells[i].is_some()) {
+            if let Some((key, count)) = self.cells[i] {
+                let home = self.hash(key) & mask;
+                if home != i {
+                    let place = self.find(key, home);
+                    if self.cells[place].is_none() {
+                        self.cells[place] = Some((key, count));
+                        self.cells[i] = None;
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u128, u64)> + '_ {
+        self.zero.map(|n| (0, n)).into_iter().chain(self.cells.iter().flatten().copied())
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Entropy {
     key: EntropyKey,
     arg: ChType,
-    counts: HashMap<u128, u64>,
-    /// Keys in the order they first came (the order the state is written in).
-    order: Vec<u128>,
+    counts: CountTable,
 }
 
 impl Entropy {
-    fn count(&mut self, key: u128, n: u64) {
-        let slot = self.counts.entry(key).or_insert_with(|| {
-            self.order.push(key);
-            0
-        });
-        *slot += n;
-    }
-
     fn keys(&self, column: &ArrayRef) -> DfResult<Vec<u128>> {
         Ok(match self.key {
             EntropyKey::Number(ty) => {
@@ -200,42 +282,49 @@ impl Entropy {
 impl NativeState for Entropy {
     fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
         for key in self.keys(&columns[0])? {
-            self.count(key, 1);
+            self.counts.add(key, 1);
         }
         Ok(())
     }
     fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
         let n = get_varuint(input)?;
         let width = self.key.width();
+        if n.saturating_mul(width as u64 + 8) > input.len() as u64 {
+            return Err(crate::native_state::truncated());
+        }
+        // ClickHouse reads the other state into a table of its own and adds its keys in
+        // that table's order.
+        let mut other = CountTable::sized_for(self.counts.crc, n);
         for _ in 0..n {
             let mut le = [0u8; 16];
             le[..width].copy_from_slice(take(input, width)?);
             let count = read_u64(input)?;
-            self.count(u128::from_le_bytes(le), count);
+            other.add(u128::from_le_bytes(le), count);
+        }
+        for (key, count) in other.iter() {
+            self.counts.add(key, count);
         }
         Ok(())
     }
     fn write(&self, out: &mut Vec<u8>) {
-        put_varuint(out, self.order.len() as u64);
+        put_varuint(out, self.counts.len as u64);
         let width = self.key.width();
-        for key in &self.order {
+        for (key, count) in self.counts.iter() {
             out.extend_from_slice(&key.to_le_bytes()[..width]);
-            out.extend_from_slice(&self.counts.get(key).copied().unwrap_or(0).to_le_bytes());
+            out.extend_from_slice(&count.to_le_bytes());
         }
     }
     fn finish(&self) -> DfResult<ScalarValue> {
-        let total: u64 = self.counts.values().sum();
-        let log2_total = (total as f64).log2();
+        let total: u64 = self.counts.iter().map(|(_, n)| n).sum();
         let mut entropy = 0.0;
-        for key in &self.order {
-            let count = self.counts.get(key).copied().unwrap_or(0);
+        for (_, count) in self.counts.iter() {
             let frequency = count as f64 / total as f64;
-            entropy -= frequency * ((count as f64).log2() - log2_total);
+            entropy -= frequency * frequency.log2();
         }
         Ok(ScalarValue::Float64(Some(entropy)))
     }
     fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.order.capacity() * 48
+        std::mem::size_of_val(self) + self.counts.cells.capacity() * std::mem::size_of::<Option<(u128, u64)>>()
     }
 }
 
@@ -489,44 +578,102 @@ pub(crate) fn uniq_up_to_family(params: &[ScalarValue]) -> DfResult<datafusion::
     crate::native_state::family(uniq_up_to, params)
 }
 
+/// How `uniqUpTo` keeps a value: ClickHouse's `AggregateFunctionUniqUpTo<T>` keeps numbers
+/// up to 64 bits, Int128, dates and UUID as themselves (their bytes), strings as their
+/// `CityHash64` and anything else (Decimal, IPs, other wide integers, several arguments,
+/// tuples, arrays, maps) as `UniqVariadicHash`.
+#[derive(Debug, Clone)]
+enum UpToKey {
+    Number(NumType),
+    /// The value's own bytes (what `updateHashWithValue` of a fixed-size value hashes).
+    Raw { ty: ChType, width: usize },
+    Text,
+    Hash(Arc<crate::uniq::RowHasher>),
+}
+
+impl UpToKey {
+    fn of(args: &[ChType]) -> DfResult<UpToKey> {
+        if let [arg] = args {
+            if let Some(ty) = NumType::of(arg) {
+                return Ok(UpToKey::Number(ty));
+            }
+            match arg {
+                ChType::String | ChType::FixedString(_) => return Ok(UpToKey::Text),
+                // Of the wide integers ClickHouse keeps only Int128 as itself.
+                ChType::Uuid | ChType::Int128 => return Ok(UpToKey::Raw { ty: arg.clone(), width: 16 }),
+                _ => {}
+            }
+        }
+        Ok(UpToKey::Hash(Arc::new(crate::uniq::RowHasher::variadic(args.to_vec()))))
+    }
+
+    fn width(&self) -> usize {
+        match self {
+            UpToKey::Number(ty) => ty.width(),
+            UpToKey::Raw { width, .. } => *width,
+            UpToKey::Text | UpToKey::Hash(_) => 8,
+        }
+    }
+
+    /// The key of every row, as the bytes the state writes.
+    fn keys(&self, columns: &[ArrayRef]) -> DfResult<Vec<Vec<u8>>> {
+        Ok(match self {
+            UpToKey::Number(ty) => ty
+                .values(&columns[0])?
+                .into_iter()
+                .map(|v| {
+                    let mut bytes = Vec::with_capacity(8);
+                    ty.write(v, &mut bytes);
+                    bytes
+                })
+                .collect(),
+            UpToKey::Raw { ty, .. } => (0..columns[0].len())
+                .map(|row| {
+                    let mut bytes = Vec::new();
+                    crate::uniq::update_hash_with_value(&mut bytes, &columns[0], ty, row)?;
+                    Ok(bytes)
+                })
+                .collect::<DfResult<_>>()?,
+            UpToKey::Text => {
+                let binary = cast(&columns[0], &DataType::Binary)?;
+                binary.as_binary::<i32>().iter().map(|v| city_hash64(v.unwrap_or_default()).to_le_bytes().to_vec()).collect()
+            }
+            UpToKey::Hash(hasher) => hasher.variadic_hashes(columns)?.into_iter().map(|h| h.unwrap_or(0).to_le_bytes().to_vec()).collect(),
+        })
+    }
+}
+
 impl Spec for UniqUpToSpec {
     fn name(&self) -> &str {
         &self.name
     }
     fn arity(&self) -> Arity {
-        Arity::exact(1)
+        Arity::at_least(1)
     }
     fn nulls(&self) -> NullHandling {
         NullHandling::DefaultResult
     }
     fn result(&self, args: &[ChType]) -> DfResult<ChType> {
-        if NumType::of(&args[0]).is_none() && args[0] != ChType::String {
-            return Err(illegal_argument("uniqUpTo", &args[0]));
-        }
+        UpToKey::of(args)?;
         Ok(ChType::UInt64)
     }
     fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
-        self.result(args)?;
-        Ok(Box::new(UniqUpTo { ty: NumType::of(&args[0]), threshold: self.threshold, count: 0, values: Vec::new() }))
+        Ok(Box::new(UniqUpTo { key: UpToKey::of(args)?, threshold: self.threshold, count: 0, values: Vec::new() }))
     }
 }
 
 #[derive(Debug, Clone)]
 struct UniqUpTo {
-    /// None: a String argument, kept as the CityHash64 of its bytes.
-    ty: Option<NumType>,
+    key: UpToKey,
     threshold: u8,
     /// Distinct values seen, up to `threshold + 1`.
     count: u8,
-    values: Vec<u64>,
+    /// The keys' bytes, as the state writes them.
+    values: Vec<Vec<u8>>,
 }
 
 impl UniqUpTo {
-    fn width(&self) -> usize {
-        self.ty.map_or(8, NumType::width)
-    }
-
-    fn insert(&mut self, value: u64) {
+    fn insert(&mut self, value: Vec<u8>) {
         if self.count > self.threshold || self.values.contains(&value) {
             return;
         }
@@ -539,29 +686,14 @@ impl UniqUpTo {
 
 impl NativeState for UniqUpTo {
     fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
-        match self.ty {
-            Some(ty) => {
-                let mut bytes = Vec::with_capacity(8);
-                for v in ty.values(&columns[0])? {
-                    if self.count > self.threshold {
-                        break;
-                    }
-                    bytes.clear();
-                    ty.write(v, &mut bytes);
-                    let mut le = [0u8; 8];
-                    le[..bytes.len()].copy_from_slice(&bytes);
-                    self.insert(u64::from_le_bytes(le));
-                }
+        if self.count > self.threshold {
+            return Ok(());
+        }
+        for key in self.key.keys(columns)? {
+            if self.count > self.threshold {
+                break;
             }
-            None => {
-                let binary = cast(&columns[0], &DataType::Binary)?;
-                for v in binary.as_binary::<i32>().iter() {
-                    if self.count > self.threshold {
-                        break;
-                    }
-                    self.insert(city_hash64(v.unwrap_or_default()));
-                }
-            }
+            self.insert(key);
         }
         Ok(())
     }
@@ -571,20 +703,17 @@ impl NativeState for UniqUpTo {
             self.count = self.count.max(count.min(self.threshold.saturating_add(1)));
             return Ok(());
         }
-        let width = self.width();
+        let width = self.key.width();
         for _ in 0..count {
-            let mut le = [0u8; 8];
-            le[..width].copy_from_slice(take(input, width)?);
-            self.insert(u64::from_le_bytes(le));
+            self.insert(take(input, width)?.to_vec());
         }
         Ok(())
     }
     fn write(&self, out: &mut Vec<u8>) {
         out.push(self.count);
         if self.count <= self.threshold {
-            let width = self.width();
             for v in &self.values {
-                out.extend_from_slice(&v.to_le_bytes()[..width]);
+                out.extend_from_slice(v);
             }
         }
     }
@@ -592,7 +721,7 @@ impl NativeState for UniqUpTo {
         Ok(ScalarValue::UInt64(Some(self.count as u64)))
     }
     fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.values.capacity() * 8
+        std::mem::size_of_val(self) + self.values.iter().map(|v| v.capacity() + 24).sum::<usize>()
     }
 }
 
@@ -618,6 +747,22 @@ mod tests {
         let mut up_to = uniq_up_to(&[ScalarValue::UInt64(Some(3))]).unwrap().new_state(&[ChType::String]).unwrap();
         up_to.add(&[strings(&["0", "1", "2", "0"])]).unwrap();
         assert_eq!(hex(up_to.as_ref()), "03128345AA2BC97190F150D642CEC1649E77A76BB39D207BF2");
+    }
+
+    /// chdb's `entropyState(number % 5)` over `numbers(20)`: the zero key first, then the
+    /// cells in CRC32 order (4 before 2 and 3).
+    #[test]
+    fn entropy_hash_map_order() {
+        let mut state = entropy(&[]).unwrap().new_state(&[ChType::UInt8]).unwrap();
+        state.add(&[Arc::new(datafusion::arrow::array::UInt8Array::from_iter_values((0..20).map(|n| n % 5))) as ArrayRef]).unwrap();
+        assert_eq!(hex(state.as_ref()), "05000400000000000000010400000000000000040400000000000000020400000000000000030400000000000000");
+        // Growing past 8 keys moves them as ClickHouse's resize does.
+        let mut table = CountTable::new(true, CountTable::INITIAL_DEGREE);
+        for key in 1..=40u128 {
+            table.add(key, 1);
+        }
+        assert_eq!(table.degree, 8);
+        assert_eq!(table.iter().count(), 40);
     }
 
     /// The heavy hitter of [1, 2, 3, 3, 3, 1] is 3 with a counter of 2 (chdb's state).

@@ -1,0 +1,21 @@
+-- sumKahan and sumWithOverflow over Decimal (result types, wrapping, -State bytes); uniqUpTo over every argument type ClickHouse takes (numbers up to 256 bits, dates, UUID kept as themselves; strings and FixedString as CityHash64; Decimal, arrays, maps, tuples and several arguments as the variadic hash) with its -State bytes and a round trip through an AggregatingMergeTree.
+SELECT sumKahan(toDecimal32(number, 2)), toTypeName(sumKahan(toDecimal32(number, 2))), toTypeName(sumKahan(toDecimal64(number, 2))), toTypeName(sumKahan(toDecimal128(number, 2))), sumKahan(toDecimal64(number, 4) + toDecimal64(0.0001, 4)) FROM numbers(10);
+SELECT sumWithOverflow(toDecimal32(number, 2)), toTypeName(sumWithOverflow(toDecimal32(number, 2))), toTypeName(sumWithOverflow(toDecimal64(number, 2))), toTypeName(sumWithOverflow(toDecimal128(number, 2))) FROM numbers(10);
+SELECT hex(sumKahanState(toDecimal32(number, 2))), hex(sumWithOverflowState(toDecimal32(number, 2))), hex(sumWithOverflowState(toDecimal128(number, 2))), hex(sumWithOverflowState(toDecimal64(-number, 3))) FROM numbers(10);
+SELECT sumWithOverflow(toDecimal32(99999999, 0)), sumWithOverflow(toDecimal64(-999999999999999999, 0)), sumKahan(toDecimal64(-999999999999999999, 0)), sumKahan(toDecimal32(-999999, 3)) FROM numbers(100);
+SELECT sumWithOverflow(toNullable(toDecimal32(number, 2))), sumKahan(toNullable(toDecimal32(number, 2))), toTypeName(sumKahan(toNullable(toDecimal32(number, 2)))), toTypeName(sumWithOverflow(toNullable(toDecimal64(number, 2)))) FROM numbers(3);
+SELECT sumWithOverflow(toDecimal32(number, 2)), sumKahan(toDecimal64(number, 4)) FROM numbers(0);
+SELECT number % 3 AS k, sumKahan(toDecimal64(number, 3)), sumWithOverflow(toDecimal32(number * 300000, 2)) FROM numbers(30) GROUP BY k ORDER BY k;
+SELECT uniqUpTo(3)(toString(number % 5)), uniqUpTo(3)(toDate(number % 2)), uniqUpTo(3)(toUUID('00000000-0000-0000-0000-000000000001')), uniqUpTo(10)(toDecimal32(number % 4, 2)), uniqUpTo(10)((number % 3, 'a')), uniqUpTo(10)([number % 3]) FROM numbers(10);
+SELECT uniqUpTo(3)(number % 2, toString(number % 3)), uniqUpTo(10)(toFixedString(toString(number), 3)), uniqUpTo(10)(toInt128(number)), uniqUpTo(10)(map(1, number % 2)), uniqUpTo(10)(toDateTime64(number, 3)), uniqUpTo(10)(number / 3), uniqUpTo(4)(number % 3, (1, 2)) FROM numbers(10);
+SELECT hex(uniqUpToState(5)(toString(number % 5))), hex(uniqUpToState(3)((number % 3, 'a'))), hex(uniqUpToState(5)(toDecimal32(number % 4, 2))), hex(uniqUpToState(3)(toUUID('00000000-0000-0000-0000-000000000001'))), hex(uniqUpToState(9)(number % 2, toString(number % 3))) FROM numbers(10);
+SELECT hex(uniqUpToState(5)([number % 3, 7])), hex(uniqUpToState(5)(toFixedString(toString(number % 2), 2))), hex(uniqUpToState(5)(toDecimal128(number % 2, 3))), hex(uniqUpToState(5)(toInt128(number % 2))) FROM numbers(4);
+SELECT hex(uniqUpToState(5)(['a', toString(number % 2)])), hex(uniqUpToState(5)((number % 2, [1]))), hex(uniqUpToState(5)(toNullable(number % 2), 'x')), uniqUpTo(5)(toNullable(number % 3), 'x'), hex(uniqUpToState(5)(map('a', number % 2))) FROM numbers(4);
+DROP TABLE IF EXISTS st;
+CREATE TABLE st (k UInt8, t AggregateFunction(uniqUpTo(6), Tuple(UInt64, String)), d AggregateFunction(uniqUpTo(6), Decimal(9, 2)), s AggregateFunction(sumWithOverflow, Decimal(9, 2)), c AggregateFunction(sumKahan, Decimal(18, 3))) ENGINE = AggregatingMergeTree ORDER BY k;
+INSERT INTO st SELECT number % 2, uniqUpToState(6)((toUInt64(number % 4), toString(number % 3))), uniqUpToState(6)(toDecimal32(number % 5, 2)), sumWithOverflowState(toDecimal32(number, 2)), sumKahanState(toDecimal64(number, 3)) FROM numbers(10) GROUP BY number % 2;
+INSERT INTO st SELECT number % 2, uniqUpToState(6)((toUInt64(number % 4), toString(number % 3))), uniqUpToState(6)(toDecimal32(number % 5, 2)), sumWithOverflowState(toDecimal32(number, 2)), sumKahanState(toDecimal64(number, 3)) FROM numbers(10, 10) GROUP BY number % 2;
+SELECT k, uniqUpToMerge(6)(t), uniqUpToMerge(6)(d), sumWithOverflowMerge(s), sumKahanMerge(c) FROM st GROUP BY k ORDER BY k;
+OPTIMIZE TABLE st FINAL;
+SELECT k, uniqUpToMerge(6)(t), uniqUpToMerge(6)(d), sumWithOverflowMerge(s), sumKahanMerge(c), hex(s), hex(c) FROM st GROUP BY k, s, c ORDER BY k;
+SELECT sumKahan(toDecimal32(1, 2), 1); -- { serverError NUMBER_OF_ARGUMENTS_DOESNT_MATCH }
