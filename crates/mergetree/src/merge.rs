@@ -55,9 +55,10 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
 /// `OPTIMIZE TABLE [PARTITION p] [FINAL]`. Without FINAL: one merge chosen by the
 /// selector (restricted to the partition). With FINAL: every partition (or the given
 /// one) is merged down to one part. `PARTITION` is matched against the partition id
-/// (`202401`, or `ID 'abc'`). `FINAL CLEANUP` (ReplacingMergeTree only) also drops the
-/// rows whose latest version is deleted, so it merges single parts too, as GraphiteMergeTree
-/// does (older rows may round coarser); CLEANUP without FINAL is ignored, as in ClickHouse.
+/// (`202401`, or `ID 'abc'`); a partition of one part is merged too, unless
+/// `optimize_skip_merged_partitions` and the part is already a merge's. `FINAL CLEANUP`
+/// (ReplacingMergeTree only) also drops the rows whose latest version is deleted;
+/// CLEANUP without FINAL is ignored, as in ClickHouse.
 pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
     let cleanup = request.final_ && request.cleanup;
     if cleanup {
@@ -68,6 +69,10 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
             return Err(Error::new(ErrorCode::SUPPORT_IS_DISABLED, "Experimental merges with CLEANUP are not allowed"));
         }
     }
+    // A background merge running now may leave a partition in one part before this
+    // OPTIMIZE gets the lock: that merge counts as this OPTIMIZE's, unless it is to
+    // drop deleted rows, which background merges keep.
+    let before = inner.snapshot();
     let _guard = inner.merge_lock.lock().await;
     let wanted = match request.partition.as_deref() {
         Some(p) => Some(partition_id_of(inner, p)?),
@@ -84,16 +89,16 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     }
     let mut partitions: Vec<String> = snapshot.iter().filter(in_scope).map(|p| p.info.partition_id.clone()).collect();
     partitions.dedup();
-    // Inserts into Replacing/Summing tables are collapsed when written, so a single part
-    // has nothing left to merge, unless deleted rows are to go or (Graphite) its rows
-    // got old enough for a coarser precision.
-    let merge_single_part = cleanup || matches!(inner.mode, MergeMode::Graphite(_));
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
-        let mut merged_once = false;
+        let mut merged_once = !cleanup && inner.snapshot().iter().any(|p| p.info.partition_id == partition && before.iter().any(|b| b.info != p.info && p.info.contains(&b.info)));
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
-            if sources.is_empty() || (sources.len() < 2 && (merged_once || !merge_single_part)) {
+            // A single part is merged again, as ClickHouse does: an INSERT written with
+            // optimize_on_insert = 0 still holds rows to collapse, rows may have got old
+            // enough for a coarser Graphite precision, deleted rows may go (CLEANUP).
+            let single_done = merged_once || (request.skip_merged_partitions && sources.first().is_some_and(|p| p.info.level > 0));
+            if sources.is_empty() || (sources.len() < 2 && single_done) {
                 break;
             }
             merge_and_commit(inner, sources, cleanup).await?;
