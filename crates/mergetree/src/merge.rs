@@ -778,6 +778,17 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
     use arrow::array::AsArray;
     let not_a_map = || Error::new(ErrorCode::LOGICAL_ERROR, "sumMap of a value that is not a tuple of arrays");
     let ScalarValue::Struct(tuple) = current else { return Err(not_a_map()) };
+    // Keys and values order as ClickHouse orders them (UInt256, UUID); wide sums wrap.
+    let element_types: Vec<ChType> = tuple
+        .fields()
+        .iter()
+        .map(|f| match ChType::from_field(f) {
+            ChType::Array(inner) => *inner,
+            other => other,
+        })
+        .collect();
+    let orders: Vec<MapKeyOrder> = element_types.iter().map(|t| MapKeyOrder::of(t.base())).collect();
+    let wide: Vec<Option<granary_types::wide::WideInt>> = element_types.iter().map(|t| granary_types::wide::WideInt::of(t.base())).collect();
     let mut entries: std::collections::BTreeMap<MapKeyPart, (ScalarValue, Vec<ScalarValue>)> = std::collections::BTreeMap::new();
     let others: Vec<&ScalarValue> = std::iter::once(current).chain(new).collect();
     for value in others {
@@ -790,20 +801,21 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         for i in 0..len {
             let key = ScalarValue::try_from_array(&arrays[0], i)?;
             let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
-            match entries.get_mut(&MapKeyPart::of(&key, MapKeyOrder::Natural)?) {
+            let part = MapKeyPart::of(&key, orders[0])?;
+            match entries.get_mut(&part) {
                 None => {
-                    entries.insert(MapKeyPart::of(&key, MapKeyOrder::Natural)?, (key, values));
+                    entries.insert(part, (key, values));
                 }
                 Some((_, old)) => {
-                    for (old, value) in old.iter_mut().zip(values) {
+                    for (n, (old, value)) in old.iter_mut().zip(values).enumerate().map(|(n, e)| (n + 1, e)) {
                         let wanted = match combine {
                             Combine::SumMap => None,
                             Combine::MinMap => Some(std::cmp::Ordering::Less),
                             _ => Some(std::cmp::Ordering::Greater),
                         };
                         match wanted {
-                            None => *old = old.add(value)?,
-                            Some(order) if value.partial_cmp(old) == Some(order) => *old = value,
+                            None => *old = add_in_type(old, value, wide[n])?,
+                            Some(order) if compare_values(&value, old, orders[n]) == Some(order) => *old = value,
                             Some(_) => {}
                         }
                     }
@@ -833,6 +845,16 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         })
         .collect::<Result<_>>()?;
     Ok(ScalarValue::Struct(Arc::new(arrow::array::StructArray::try_new(fields, arrays, None)?)))
+}
+
+/// How `a` compares with `b` as ClickHouse compares values of their type: as map keys
+/// compare where they can be keys (UInt256, UUID), else (floats, decimals) as Arrow
+/// compares them.
+fn compare_values(a: &ScalarValue, b: &ScalarValue, order: MapKeyOrder) -> Option<std::cmp::Ordering> {
+    match (MapKeyPart::of(a, order), MapKeyPart::of(b, order)) {
+        (Ok(a), Ok(b)) => Some(a.cmp(&b)),
+        _ => a.partial_cmp(b),
+    }
 }
 
 fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
