@@ -275,3 +275,57 @@ def test_graphite_cases_of_clickhouse_integration_tests(tmp_path):
         assert server.query("SELECT * FROM graphite ORDER BY metric") == "one_min.x1\t100\t999999600\t2001-09-09\t1\nzzzzzzzz\t200\t1000000001\t2001-09-09\t2\n"
     finally:
         server.stop()
+
+
+FUNCTIONS_ROLLUP = '''
+[graphite_rollup.functions]
+[[graphite_rollup.functions.pattern]]
+regexp = "^median"
+function = "median"
+retention = [{ age = 0, precision = 10 }]
+[[graphite_rollup.functions.pattern]]
+regexp = "^p90"
+function = "quantileExact(0.9)"
+retention = [{ age = 0, precision = 10 }]
+[[graphite_rollup.functions.pattern]]
+regexp = "^count"
+function = "count"
+retention = [{ age = 0, precision = 10 }]
+[graphite_rollup.functions.default]
+function = "sum"
+retention = [{ age = 0, precision = 10 }]
+'''
+
+
+def test_graphite_rollup_with_any_aggregate_function(tmp_path):
+    """A rule's `function` may name any aggregate function of a number, with parameters,
+    as in ClickHouse: rows of one path and rounded time are aggregated by it on INSERT,
+    merges and FINAL."""
+    server = _graphite_server(tmp_path, FUNCTIONS_ROLLUP).start()
+    try:
+        server.query("CREATE TABLE g (Path String, Time DateTime, Value Float64, Timestamp UInt32) ENGINE = GraphiteMergeTree('functions') ORDER BY (Path, Time)")
+        server.query("INSERT INTO g VALUES ('median', 1000, 1, 1), ('median', 1001, 9, 1), ('median', 1002, 2, 1), "
+                     "('p90', 1000, 1, 1), ('p90', 1001, 2, 1), ('p90', 1002, 3, 1), ('p90', 1003, 4, 1), ('p90', 1004, 5, 1), "
+                     "('count', 1000, 7, 1), ('count', 1001, 7, 1), ('other', 1000, 1, 1), ('other', 1005, 2, 1)")
+        select = "SELECT Path, toUnixTimestamp(Time), Value FROM g {} ORDER BY Path, Time"
+        expected = "count\t1000\t2\nmedian\t1000\t2\nother\t1000\t3\np90\t1000\t5\n"
+        assert server.query(select.format("")) == expected
+        server.query("INSERT INTO g SETTINGS optimize_on_insert = 0 VALUES ('median', 1003, 3, 1), ('median', 1004, 4, 1), ('count', 1009, 1, 1)")
+        # The second part's rows are aggregated with the first part's result as one value
+        # (so count counts it once).
+        merged = "count\t1000\t2\nmedian\t1000\t3\nother\t1000\t3\np90\t1000\t5\n"
+        assert server.query(select.format("FINAL")) == merged
+        server.query("OPTIMIZE TABLE g FINAL")
+        assert server.query(select.format("")) == merged
+        assert server.query("SELECT regexp, function FROM system.graphite_retentions WHERE config_name = 'functions' ORDER BY priority") == \
+            "^median\tmedian\n^p90\tquantileExact(0.9)\n^count\tcount\n\tsum\n"
+    finally:
+        server.stop()
+
+
+def test_graphite_unknown_or_non_numeric_function_stops_the_server(tmp_path):
+    import pytest
+    for function, message in [("nosuchFunction", "Unknown aggregate function"), ("groupArray", "not a number")]:
+        server = _graphite_server(tmp_path, FUNCTIONS_ROLLUP.replace('"median"', f'"{function}"'))
+        with pytest.raises(RuntimeError, match=message):
+            server.start()

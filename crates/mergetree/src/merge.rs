@@ -476,7 +476,7 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
 /// Adds the value of the newest row of the group's current time to its aggregate.
 fn accumulate_newest(group: &mut RollupGroup, pending: &[RecordBatch], rollup: &crate::graphite::Rollup) -> Result<()> {
     if let Some(accumulator) = &mut group.accumulator {
-        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?);
+        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?)?;
     }
     Ok(())
 }
@@ -1100,9 +1100,9 @@ impl<'a> Merger<'a> {
             _ => {
                 let path = path.to_string();
                 if let Some(done) = self.rollup.take() {
-                    self.finish_rollup(done);
+                    self.finish_rollup(done)?;
                 }
-                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function).map(crate::graphite::Accumulator::new);
+                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function.as_ref()).map(crate::graphite::Accumulator::new).transpose()?;
                 self.rollup = Some(RollupGroup { first: at, path, time, time_rounded: rounded, newest: at, rule, accumulator });
             }
         }
@@ -1110,9 +1110,11 @@ impl<'a> Merger<'a> {
     }
 
     /// Adds a finished rollup row to the output chunk (its last time already accumulated).
-    fn finish_rollup(&mut self, group: RollupGroup) {
+    fn finish_rollup(&mut self, mut group: RollupGroup) -> Result<()> {
         self.indices.push(group.first);
-        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value: group.accumulator.map(|a| a.result()), newest: group.newest });
+        let value = group.accumulator.as_mut().map(|a| a.result()).transpose()?;
+        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value, newest: group.newest });
+        Ok(())
     }
 
     /// Graphite: puts the rolled-up times, values and versions into the chunk.
@@ -1292,7 +1294,7 @@ impl<'a> Merger<'a> {
                 }
                 if let (Some(mut done), MergeMode::Graphite(rollup)) = (self.rollup.take(), &self.inner.mode) {
                     accumulate_newest(&mut done, &self.pending, rollup)?;
-                    self.finish_rollup(done);
+                    self.finish_rollup(done)?;
                 }
                 break;
             };
