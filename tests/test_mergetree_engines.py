@@ -275,3 +275,144 @@ def test_graphite_cases_of_clickhouse_integration_tests(tmp_path):
         assert server.query("SELECT * FROM graphite ORDER BY metric") == "one_min.x1\t100\t999999600\t2001-09-09\t1\nzzzzzzzz\t200\t1000000001\t2001-09-09\t2\n"
     finally:
         server.stop()
+
+
+FUNCTIONS_ROLLUP = '''
+[graphite_rollup.functions]
+[[graphite_rollup.functions.pattern]]
+regexp = "^median"
+function = "median"
+retention = [{ age = 0, precision = 10 }]
+[[graphite_rollup.functions.pattern]]
+regexp = "^p90"
+function = "quantileExact(0.9)"
+retention = [{ age = 0, precision = 10 }]
+[[graphite_rollup.functions.pattern]]
+regexp = "^count"
+function = "count"
+retention = [{ age = 0, precision = 10 }]
+[graphite_rollup.functions.default]
+function = "sum"
+retention = [{ age = 0, precision = 10 }]
+'''
+
+
+def test_graphite_rollup_with_any_aggregate_function(tmp_path):
+    """A rule's `function` may name any aggregate function of a number, with parameters,
+    as in ClickHouse: rows of one path and rounded time are aggregated by it on INSERT,
+    merges and FINAL."""
+    server = _graphite_server(tmp_path, FUNCTIONS_ROLLUP).start()
+    try:
+        server.query("CREATE TABLE g (Path String, Time DateTime, Value Float64, Timestamp UInt32) ENGINE = GraphiteMergeTree('functions') ORDER BY (Path, Time)")
+        server.query("INSERT INTO g VALUES ('median', 1000, 1, 1), ('median', 1001, 9, 1), ('median', 1002, 2, 1), "
+                     "('p90', 1000, 1, 1), ('p90', 1001, 2, 1), ('p90', 1002, 3, 1), ('p90', 1003, 4, 1), ('p90', 1004, 5, 1), "
+                     "('count', 1000, 7, 1), ('count', 1001, 7, 1), ('other', 1000, 1, 1), ('other', 1005, 2, 1)")
+        select = "SELECT Path, toUnixTimestamp(Time), Value FROM g {} ORDER BY Path, Time"
+        expected = "count\t1000\t2\nmedian\t1000\t2\nother\t1000\t3\np90\t1000\t5\n"
+        assert server.query(select.format("")) == expected
+        # Merges stopped: FINAL reads both parts (a rolled-up row rolled up again counts
+        # once, so count is not idempotent).
+        server.query("SYSTEM STOP MERGES g")
+        server.query("INSERT INTO g SETTINGS optimize_on_insert = 0 VALUES ('median', 1003, 3, 1), ('median', 1004, 4, 1), ('count', 1009, 1, 1)")
+        # The second part's rows are aggregated with the first part's result as one value.
+        merged = "count\t1000\t2\nmedian\t1000\t3\nother\t1000\t3\np90\t1000\t5\n"
+        assert server.query(select.format("FINAL")) == merged
+        server.query("SYSTEM START MERGES g")
+        server.query("OPTIMIZE TABLE g FINAL")
+        assert server.query(select.format("WHERE Path != 'count'")) == merged[merged.index("median"):]
+        assert server.query("SELECT regexp, function FROM system.graphite_retentions WHERE config_name = 'functions' ORDER BY priority") == \
+            "^median\tmedian\n^p90\tquantileExact(0.9)\n^count\tcount\n\tsum\n"
+    finally:
+        server.stop()
+
+
+def test_graphite_unknown_or_non_numeric_function_stops_the_server(tmp_path):
+    import pytest
+    for function, message in [("nosuchFunction", "Unknown aggregate function"), ("groupArray", "not a number")]:
+        server = _graphite_server(tmp_path, FUNCTIONS_ROLLUP.replace('"median"', f'"{function}"'))
+        with pytest.raises(RuntimeError, match=message):
+            server.start()
+
+
+ROLLUP_XML = '''<?xml version="1.0"?>
+<clickhouse>
+    <!-- Sections as in a ClickHouse server config, taken unchanged. -->
+    <logger><level>trace</level></logger>
+    <graphite_rollup>
+        <version_column_name>Version</version_column_name>
+        <pattern>
+            <rule_type>plain</rule_type>
+            <regexp>^sum\\.</regexp>
+            <function>sum</function>
+            <retention><age>0</age><precision>10</precision></retention>
+            <retention><age>86400</age><precision>60</precision></retention>
+        </pattern>
+        <pattern>
+            <rule_type>tag_list</rule_type>
+            <regexp>cpu;host=a</regexp>
+            <function>quantileExact(0.5)</function>
+            <retention><age>0</age><precision>10</precision></retention>
+        </pattern>
+        <default>
+            <function>max</function>
+            <retention><age>0</age><precision>10</precision></retention>
+        </default>
+    </graphite_rollup>
+    <graphite_rollup_avg>
+        <path_column_name>metric</path_column_name>
+        <default>
+            <function>avg</function>
+            <retention><age>0</age><precision>100</precision></retention>
+        </default>
+    </graphite_rollup_avg>
+</clickhouse>
+'''
+
+
+def _xml_server(tmp_path, xml, toml=""):
+    (tmp_path / "rollup").mkdir(exist_ok=True)
+    (tmp_path / "rollup" / "graphite.xml").write_text(xml)
+    return _graphite_server(tmp_path, 'graphite_rollup_xml = "rollup/*.xml"\n' + toml)
+
+
+def test_graphite_rollup_from_clickhouse_xml(tmp_path):
+    """`graphite_rollup_xml` takes ClickHouse's `<graphite_rollup>` elements unchanged,
+    beside the TOML sections."""
+    server = _xml_server(tmp_path, ROLLUP_XML, FUNCTIONS_ROLLUP).start()
+    try:
+        server.query("CREATE TABLE g (Path String, Time DateTime, Value Float64, Version UInt32) ENGINE = GraphiteMergeTree('graphite_rollup') ORDER BY (Path, Time)")
+        server.query("INSERT INTO g VALUES ('sum.a', 1000, 1, 1), ('sum.a', 1005, 2, 1), ('cpu?host=a', 1000, 1, 1), ('cpu?host=a', 1001, 5, 1), "
+                     "('cpu?host=a', 1002, 9, 1), ('other', 1000, 3, 1), ('other', 1009, 7, 1)")
+        assert server.query("SELECT Path, toUnixTimestamp(Time), Value FROM g ORDER BY Path") == \
+            "cpu?host=a\t1000\t5\nother\t1000\t7\nsum.a\t960\t3\n"  # sum.a: older than a day, per minute
+        server.query("CREATE TABLE a (metric String, Time DateTime, Value Float64, Timestamp UInt32) ENGINE = GraphiteMergeTree('graphite_rollup_avg') ORDER BY (metric, Time)")
+        server.query("INSERT INTO a VALUES ('m', 1000, 1, 1), ('m', 1050, 2, 1)")
+        assert server.query("SELECT metric, toUnixTimestamp(Time), Value FROM a") == "m\t1000\t1.5\n"
+        assert server.query("SELECT config_name, rule_type, regexp, function, age, precision FROM system.graphite_retentions "
+                            "WHERE config_name LIKE 'graphite_rollup%' ORDER BY config_name, priority, age") == (
+            "graphite_rollup\tplain\t^sum\\\\.\tsum\t0\t10\n"
+            "graphite_rollup\tplain\t^sum\\\\.\tsum\t86400\t60\n"
+            "graphite_rollup\ttagged\t^cpu\\\\?(.*&)?host=a(&.*)?$\tquantileExact(0.5)\t0\t10\n"
+            "graphite_rollup\tall\t\tmax\t0\t10\n"
+            "graphite_rollup_avg\tall\t\tavg\t0\t100\n"
+        )
+        # The TOML sections are still there.
+        server.query("CREATE TABLE f (Path String, Time DateTime, Value Float64, Timestamp UInt32) ENGINE = GraphiteMergeTree('functions') ORDER BY (Path, Time)")
+    finally:
+        server.stop()
+
+
+def test_graphite_bad_xml_stops_the_server(tmp_path):
+    import pytest
+    cases = [
+        (ROLLUP_XML.replace("<precision>60</precision>", "<precision>5</precision>"), "Age and precision should only grow up"),
+        (ROLLUP_XML.replace("<function>max</function>", "<functon>max</functon>"), "unknown element <functon>"),
+        (ROLLUP_XML.replace("</clickhouse>", ""), "not valid XML"),
+    ]
+    for xml, message in cases:
+        server = _xml_server(tmp_path, xml)
+        with pytest.raises(RuntimeError, match=message):
+            server.start()
+    server = _xml_server(tmp_path, ROLLUP_XML, "[graphite_rollup.graphite_rollup_avg.default]\nfunction = 'sum'\n")
+    with pytest.raises(RuntimeError, match="defined twice"):
+        server.start()

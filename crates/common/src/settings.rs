@@ -188,6 +188,7 @@ registry! {
     "network_zstd_compression_level": Int64 = "1", "ZSTD level of compress=1 HTTP responses.";
     "optimize_move_to_prewhere": Bool = "1", "Move selective WHERE conditions to PREWHERE automatically.";
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
+    "optimize_skip_merged_partitions": Bool = "0", "OPTIMIZE ... FINAL skips a partition whose only part is already merged (level > 0).";
     "output_format_arrow_string_as_string": Bool = "1", "Arrow output: String columns as Arrow Utf8 rather than Binary.";
     "output_format_compression_level": UInt64 = "3", "Compression level of files written by INSERT INTO FUNCTION (gzip, zstd).";
     "output_format_csv_crlf_end_of_line": Bool = "0", "CSV output lines end with CR LF instead of LF.";

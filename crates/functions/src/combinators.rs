@@ -269,6 +269,52 @@ fn aggregate_type(field: &Field) -> Option<(String, Vec<ChType>)> {
     }
 }
 
+/// An aggregate function of Float64 values that gives a number, by its ClickHouse name
+/// with any parameters (`median`, `quantile(0.9)`, `sum`): what a GraphiteMergeTree
+/// rollup rule may name, as ClickHouse takes any aggregate function there.
+#[derive(Debug)]
+pub struct Float64Aggregate {
+    base: Arc<AggregateUDF>,
+    call: BaseCall,
+}
+
+impl Float64Aggregate {
+    pub fn new(name: &str) -> granary_common::Result<Float64Aggregate> {
+        let run = || -> DfResult<Float64Aggregate> {
+            let base = base_aggregate(name.trim())?;
+            let inputs = base_fields(&base, &[ChType::Float64]);
+            let call = BaseCall::new(&base, &inputs)?;
+            // The result goes back into the Float64 value column.
+            if !call.return_field.data_type().is_numeric() {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Aggregate function {name} returns {}, not a number a Float64 column can hold", ch_type_of_field(&call.return_field)),
+                ));
+            }
+            Ok(Float64Aggregate { base, call })
+        };
+        run().map_err(Error::from)
+    }
+
+    /// A fresh accumulator; [`Float64Aggregate::add`] and [`Float64Aggregate::result`] use it.
+    pub fn accumulator(&self) -> granary_common::Result<Box<dyn Accumulator>> {
+        self.call.accumulator(&self.base, false).map_err(Error::from)
+    }
+
+    pub fn add(accumulator: &mut dyn Accumulator, values: &[f64]) -> granary_common::Result<()> {
+        let array: ArrayRef = Arc::new(datafusion::arrow::array::Float64Array::from(values.to_vec()));
+        accumulator.update_batch(&[array]).map_err(Error::from)
+    }
+
+    /// The result as a Float64 (NaN for NULL).
+    pub fn result(accumulator: &mut dyn Accumulator) -> granary_common::Result<f64> {
+        match accumulator.evaluate()?.cast_to(&DataType::Float64)? {
+            ScalarValue::Float64(v) => Ok(v.unwrap_or(f64::NAN)),
+            other => Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("aggregate result {other:?} is not a Float64"))),
+        }
+    }
+}
+
 /// Merges rows of serialized states into groups: row `i` of `states` goes into group
 /// `group_of_row[i]`; the result has one state per group (`num_groups` rows), of the same
 /// `AggregateFunction` type. For storage engines that combine rows with equal keys

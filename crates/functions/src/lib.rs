@@ -171,7 +171,7 @@ use granary_common::{Error, ErrorCode, Result};
 pub use conversion::{cast_to_chtype, convert_array};
 pub use tuple::MapPlanner;
 pub use literals::{check_string_number_comparisons, fixed_string_literals, type_expression_literals, type_literals};
-pub use combinators::{check_deprecated_window_functions, merge_aggregate_states};
+pub use combinators::{check_deprecated_window_functions, merge_aggregate_states, Float64Aggregate};
 pub use float_comparisons::ieee_float_comparisons;
 pub use unsigned_order::{uint256_comparisons, uint256_sort_key, uint256_sort_keys};
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};

@@ -811,6 +811,28 @@ pub enum MapKeyOrder {
     Uuid,
 }
 
+impl MapKeyOrder {
+    /// How values of type `t` are ordered.
+    pub fn of(t: &granary_types::ChType) -> MapKeyOrder {
+        match t {
+            granary_types::ChType::UInt256 => MapKeyOrder::UInt256,
+            granary_types::ChType::Uuid => MapKeyOrder::Uuid,
+            _ => MapKeyOrder::Natural,
+        }
+    }
+
+    /// Whether a map may be keyed by `t`: ClickHouse's `isValueRepresentedByInteger`, or
+    /// String/FixedString.
+    pub fn is_key_type(t: &granary_types::ChType) -> bool {
+        use granary_types::ChType as T;
+        matches!(
+            t,
+            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
+                | T::Date | T::Date32 | T::DateTime(_) | T::Enum8(_) | T::Enum16(_) | T::IPv4 | T::IPv6 | T::Uuid | T::String | T::FixedString(_)
+        )
+    }
+}
+
 impl NestedMap {
     /// The nested maps of a SummingMergeTree table: every group of `prefix.name` array
     /// columns with `prefix` ending in `Map`, at least two columns, none in the sorting
@@ -833,18 +855,13 @@ impl NestedMap {
             T::Array(inner) => Some(*inner),
             _ => None,
         };
-        // ClickHouse's `isValueRepresentedByInteger` or String/FixedString, seen through
-        // LowCardinality (never Nullable).
+        // Seen through LowCardinality (never Nullable).
         let is_key_type = |t: &T| {
             let t = match t {
                 T::LowCardinality(inner) => inner.as_ref(),
                 t => t,
             };
-            matches!(
-                t,
-                T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
-                    | T::Date | T::Date32 | T::DateTime(_) | T::Enum8(_) | T::Enum16(_) | T::IPv4 | T::IPv6 | T::Uuid | T::String | T::FixedString(_)
-            )
+            MapKeyOrder::is_key_type(t)
         };
         let is_summable = |t: &T| {
             matches!(
@@ -867,11 +884,7 @@ impl NestedMap {
                         continue 'groups;
                     }
                     map.keys.push(c);
-                    map.key_orders.push(match t.base() {
-                        T::UInt256 => MapKeyOrder::UInt256,
-                        T::Uuid => MapKeyOrder::Uuid,
-                        _ => MapKeyOrder::Natural,
-                    });
+                    map.key_orders.push(MapKeyOrder::of(t.base()));
                 } else {
                     if !is_summable(&t) {
                         continue 'groups;
@@ -1144,32 +1157,44 @@ impl MergeMode {
 }
 
 /// The stored type of `SimpleAggregateFunction(sumMap|minMap|maxMap, T)`: a tuple of an
-/// array of keys (integers, dates, strings) and arrays of numbers; sumMap's values must
-/// be of the type it sums into (Int64, UInt64, Float64), as ClickHouse checks.
+/// array of keys (the types a summed nested map is keyed by) and arrays of values
+/// (numbers for sumMap; minMap/maxMap also take strings, dates, UUIDs, ...). The tuple
+/// must be what the function returns, as ClickHouse checks: sumMap sums into Int64,
+/// UInt64 or Float64 (wide integers and decimals stay), and LowCardinality or Nullable
+/// elements come back as their plain type.
 fn check_map_tuple(function: &str, stored: &granary_types::ChType) -> Result<()> {
     use granary_types::ChType as T;
-    let illegal = || Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {stored} of argument for aggregate function {function}: a Tuple(Array(key), Array(value), ...) is needed"));
-    let T::Tuple(elements) = stored else { return Err(illegal()) };
-    let arrays: Vec<&T> = elements.iter().map(|(_, t)| if let T::Array(inner) = t { Ok(inner.as_ref()) } else { Err(illegal()) }).collect::<Result<_>>()?;
-    let [key, values @ ..] = arrays.as_slice() else { return Err(illegal()) };
-    let key_ok = matches!(key, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Date | T::Date32 | T::DateTime(_) | T::String | T::FixedString(_));
-    let value_ok = |t: &T| matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64);
-    if !key_ok || values.is_empty() || !values.iter().all(|t| value_ok(t)) {
-        return Err(illegal());
+    let illegal = |t: &T| Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument for aggregate function {function}: a Tuple(Array(key), Array(value), ...) is needed"));
+    let T::Tuple(elements) = stored else { return Err(illegal(stored)) };
+    let arrays: Vec<&T> = elements.iter().map(|(_, t)| if let T::Array(inner) = t { Ok(inner.as_ref()) } else { Err(illegal(stored)) }).collect::<Result<_>>()?;
+    let [key, values @ ..] = arrays.as_slice() else { return Err(illegal(stored)) };
+    if !MapKeyOrder::is_key_type(key.base()) || values.is_empty() {
+        return Err(illegal(stored));
     }
-    if function == "sumMap" {
-        let promoted = |t: &T| match t {
-            T::Int8 | T::Int16 | T::Int32 | T::Int64 => T::Int64,
-            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => T::UInt64,
-            _ => T::Float64,
-        };
-        if values.iter().any(|t| promoted(t) != **t) {
-            let returned: Vec<String> = std::iter::once(format!("Array({key})")).chain(values.iter().map(|t| format!("Array({})", promoted(t)))).collect();
-            return Err(Error::new(
-                ErrorCode::BAD_ARGUMENTS,
-                format!("Incompatible data types between aggregate function 'sumMap' which returns Tuple({}) and column storage type {stored}.", returned.join(", ")),
-            ));
+    let summable = |t: &T| {
+        matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Float32 | T::Float64 | T::Decimal(..))
+    };
+    let comparable = |t: &T| summable(t) || MapKeyOrder::is_key_type(t);
+    let sums = function == "sumMap";
+    for value in values {
+        let ok = if sums { summable(value.base()) } else { comparable(value.base()) };
+        if !ok {
+            let what = if sums { "sum" } else { function.trim_end_matches("Map") };
+            return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument for aggregate function {what}.", value.base())));
         }
+    }
+    let returned = |n: usize, t: &T| match t.base() {
+        T::Int8 | T::Int16 | T::Int32 | T::Int64 if sums && n > 0 => T::Int64,
+        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 if sums && n > 0 => T::UInt64,
+        T::Float32 | T::Float64 if sums && n > 0 => T::Float64,
+        other => other.clone(),
+    };
+    if arrays.iter().enumerate().any(|(n, t)| returned(n, t) != **t) {
+        let returned: Vec<String> = arrays.iter().enumerate().map(|(n, t)| format!("Array({})", returned(n, t))).collect();
+        return Err(Error::new(
+            ErrorCode::BAD_ARGUMENTS,
+            format!("Incompatible data types between aggregate function '{function}' which returns Tuple({}) and column storage type {stored}.", returned.join(", ")),
+        ));
     }
     Ok(())
 }

@@ -100,9 +100,10 @@ impl RuleType {
     }
 }
 
-/// The aggregate functions a rollup may apply to the values (as Float64, like
-/// ClickHouse).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The aggregate function a rollup applies to the values (as Float64, like ClickHouse):
+/// the common ones natively, any other aggregate function of a number through the
+/// function registry (`median`, `quantile(0.9)`, ...), as ClickHouse accepts any.
+#[derive(Debug, Clone)]
 pub enum RollupFunction {
     Any,
     AnyLast,
@@ -110,6 +111,8 @@ pub enum RollupFunction {
     Max,
     Sum,
     Avg,
+    /// The name as written, and the function.
+    Other(String, Arc<granary_functions::Float64Aggregate>),
 }
 
 impl RollupFunction {
@@ -121,16 +124,11 @@ impl RollupFunction {
             "max" => RollupFunction::Max,
             "sum" => RollupFunction::Sum,
             "avg" => RollupFunction::Avg,
-            other => {
-                return Err(Error::new(
-                    ErrorCode::NOT_IMPLEMENTED,
-                    format!("Aggregate function {other} isn't supported in GraphiteMergeTree (any, anyLast, min, max, sum, avg are)"),
-                ))
-            }
+            other => RollupFunction::Other(other.to_string(), Arc::new(granary_functions::Float64Aggregate::new(other)?)),
         })
     }
 
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             RollupFunction::Any => "any",
             RollupFunction::AnyLast => "anyLast",
@@ -138,6 +136,7 @@ impl RollupFunction {
             RollupFunction::Max => "max",
             RollupFunction::Sum => "sum",
             RollupFunction::Avg => "avg",
+            RollupFunction::Other(name, _) => name,
         }
     }
 }
@@ -425,35 +424,44 @@ pub fn value_at(column: &dyn Array, row: usize) -> Result<f64> {
 }
 
 /// The aggregation of one output row's values.
-#[derive(Debug, Clone, Copy)]
-pub struct Accumulator {
-    function: RollupFunction,
-    value: f64,
-    count: u64,
+#[derive(Debug)]
+pub enum Accumulator {
+    Native { function: RollupFunction, value: f64, count: u64 },
+    Other(Box<dyn datafusion::logical_expr::Accumulator>),
 }
 
 impl Accumulator {
-    pub fn new(function: RollupFunction) -> Accumulator {
-        Accumulator { function, value: 0.0, count: 0 }
+    pub fn new(function: &RollupFunction) -> Result<Accumulator> {
+        Ok(match function {
+            RollupFunction::Other(_, aggregate) => Accumulator::Other(aggregate.accumulator()?),
+            native => Accumulator::Native { function: native.clone(), value: 0.0, count: 0 },
+        })
     }
 
-    pub fn add(&mut self, value: f64) {
-        self.value = match (self.function, self.count) {
-            (_, 0) => value,
-            (RollupFunction::Any, _) => self.value,
-            (RollupFunction::AnyLast, _) => value,
-            (RollupFunction::Min, _) => self.value.min(value),
-            (RollupFunction::Max, _) => self.value.max(value),
-            (RollupFunction::Sum | RollupFunction::Avg, _) => self.value + value,
-        };
-        self.count += 1;
+    pub fn add(&mut self, value: f64) -> Result<()> {
+        match self {
+            Accumulator::Native { function, value: current, count } => {
+                *current = match (&*function, *count) {
+                    (_, 0) => value,
+                    (RollupFunction::Any, _) => *current,
+                    (RollupFunction::Min, _) => current.min(value),
+                    (RollupFunction::Max, _) => current.max(value),
+                    (RollupFunction::Sum | RollupFunction::Avg, _) => *current + value,
+                    (RollupFunction::AnyLast | RollupFunction::Other(..), _) => value,
+                };
+                *count += 1;
+            }
+            Accumulator::Other(accumulator) => granary_functions::Float64Aggregate::add(accumulator.as_mut(), &[value])?,
+        }
+        Ok(())
     }
 
     /// The result (`any` of nothing is 0, `avg` of nothing NaN, as ClickHouse's).
-    pub fn result(&self) -> f64 {
-        match self.function {
-            RollupFunction::Avg => self.value / self.count as f64,
-            _ => self.value,
+    pub fn result(&mut self) -> Result<f64> {
+        match self {
+            Accumulator::Native { function: RollupFunction::Avg, value, count } => Ok(*value / *count as f64),
+            Accumulator::Native { value, .. } => Ok(*value),
+            Accumulator::Other(accumulator) => granary_functions::Float64Aggregate::result(accumulator.as_mut()),
         }
     }
 }
@@ -529,7 +537,8 @@ mod tests {
         assert_eq!(code(params(vec![pattern(Some("odd"), Some("x"), Some("sum"), &[])], None)), Some(ErrorCode::BAD_ARGUMENTS));
         assert_eq!(code(params(vec![pattern(None, Some("x"), None, &[(0, 60), (10, 30)])], None)), Some(ErrorCode::BAD_ARGUMENTS));
         assert_eq!(code(params(vec![pattern(None, Some("x"), None, &[(0, 0)])], None)), Some(ErrorCode::BAD_ARGUMENTS));
-        assert_eq!(code(params(vec![pattern(None, Some("x"), Some("uniq"), &[])], None)), Some(ErrorCode::NOT_IMPLEMENTED));
+        assert_eq!(code(params(vec![pattern(None, Some("x"), Some("nosuch"), &[])], None)), Some(ErrorCode::UNKNOWN_AGGREGATE_FUNCTION));
+        assert_eq!(code(params(vec![pattern(None, Some("x"), Some("groupArray"), &[])], None)), Some(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT));
         assert_eq!(code(params(vec![pattern(None, Some("("), Some("sum"), &[])], None)), Some(ErrorCode::CANNOT_COMPILE_REGEXP));
     }
 
@@ -543,11 +552,19 @@ mod tests {
         let tokyo = granary_functions::tz::parse_tz("Asia/Tokyo").expect("Tokyo");
         // 10:48:43 in Tokyo: the day starts at 15:00 UTC the day before.
         assert_eq!(round_time(1_000_000_123, 7200, &tokyo), 999_993_600 - 3600 * 9 + 7200 * 5);
-        let mut avg = Accumulator::new(RollupFunction::Avg);
-        [1.0, 2.0, 6.0].into_iter().for_each(|v| avg.add(v));
-        assert_eq!(avg.result(), 3.0);
-        let mut any = Accumulator::new(RollupFunction::Any);
-        [5.0, 2.0].into_iter().for_each(|v| any.add(v));
-        assert_eq!(any.result(), 5.0);
+    }
+
+    #[test]
+    fn accumulators_aggregate_values() {
+        let of = |name: &str, values: &[f64]| {
+            let mut acc = Accumulator::new(&RollupFunction::parse(name).expect("function")).expect("accumulator");
+            values.iter().for_each(|v| acc.add(*v).expect("add"));
+            acc.result().expect("result")
+        };
+        assert_eq!(of("avg", &[1.0, 2.0, 6.0]), 3.0);
+        assert_eq!(of("any", &[5.0, 2.0]), 5.0);
+        assert_eq!(of("median", &[1.0, 9.0, 2.0]), 2.0);
+        assert_eq!(of("quantileExact(0.9)", &[1.0, 2.0, 3.0, 4.0, 5.0]), 5.0);
+        assert_eq!(of("count", &[1.0, 2.0]), 2.0);
     }
 }

@@ -51,6 +51,7 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     throttle(inner).await?;
     let squash = InsertSquash::from_settings(&request.settings);
     let threads = request.settings.max_insert_threads();
+    let collapse = request.settings.get_bool("optimize_on_insert");
     let dedup = Deduplication::of(inner, &request.settings);
     let inputs = request.input_count();
     let streams = request.into_streams(threads);
@@ -68,7 +69,7 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
         .into_iter()
         .map(|stream| {
             let (inner, failed) = (inner.clone(), failed.clone());
-            tokio::spawn(run_pipeline(inner, stream, squash, writers, failed))
+            tokio::spawn(run_pipeline(inner, stream, squash, writers, collapse, failed))
         })
         .collect();
     let mut outputs = Vec::with_capacity(pipelines.len());
@@ -98,7 +99,7 @@ pub async fn insert(inner: &Arc<Inner>, request: InsertRequest) -> Result<Insert
     // blocks still being written, not after them: one stream's leftover is most of a
     // large INSERT from a few files or row groups.
     let leftovers: Vec<WriteTask> = match error {
-        None => group_leftovers(tails, squash).into_iter().map(|block| spawn_write(inner, block)).collect(),
+        None => group_leftovers(tails, squash).into_iter().map(|block| spawn_write(inner, block, collapse)).collect(),
         Some(_) => Vec::new(),
     };
     // Parts keep their stream's order (block numbers follow it at publish).
@@ -181,6 +182,7 @@ async fn run_pipeline(
     mut input: SendableRecordBatchStream,
     squash: InsertSquash,
     writers: usize,
+    collapse: bool,
     failed: Arc<AtomicBool>,
 ) -> Result<PipelineOutput> {
     let mut parts: Vec<PendingPart> = Vec::new();
@@ -206,7 +208,7 @@ async fn run_pipeline(
                 while writing.len() >= writers {
                     parts.extend(join_write(writing.pop_front()).await?);
                 }
-                writing.push_back(spawn_write(&inner, std::mem::take(&mut block)));
+                writing.push_back(spawn_write(&inner, std::mem::take(&mut block), collapse));
                 block_len = 0;
                 block_bytes = 0;
             }
@@ -240,9 +242,9 @@ async fn join_writes(writes: Vec<WriteTask>) -> (Vec<PendingPart>, Option<Error>
     (parts, error)
 }
 
-fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>) -> WriteTask {
+fn spawn_write(inner: &Arc<Inner>, batches: Vec<RecordBatch>, collapse: bool) -> WriteTask {
     let inner = inner.clone();
-    tokio::task::spawn_blocking(granary_profiler::carry(move || write_block(&inner, batches)))
+    tokio::task::spawn_blocking(granary_profiler::carry(move || write_block(&inner, batches, collapse)))
 }
 
 async fn join_write(task: Option<WriteTask>) -> Result<Vec<PendingPart>> {
@@ -252,9 +254,10 @@ async fn join_write(task: Option<WriteTask>) -> Result<Vec<PendingPart>> {
     }
 }
 
-/// Writes one squashed block as one part per partition (blocking).
-pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>) -> Result<Vec<PendingPart>> {
-    if inner.mode == MergeMode::Ordinary {
+/// Writes one squashed block as one part per partition (blocking); `collapse`
+/// (optimize_on_insert) applies the engine's merge to the block first.
+pub fn write_block(inner: &Inner, batches: Vec<RecordBatch>, collapse: bool) -> Result<Vec<PendingPart>> {
+    if inner.mode == MergeMode::Ordinary || !collapse {
         return write_ordinary_block(inner, batches);
     }
     // Each partition's rows are copied once, in key order, straight from the batches.
@@ -342,7 +345,9 @@ fn write_sorted_block(inner: &Inner, partition_id: String, sorted: RecordBatch) 
         return Ok(vec![write_part(inner, info, "tmp_insert_", PartSync::for_insert(&inner.settings), layout, std::iter::once(Ok(vec![sorted])))?]);
     }
     // Replacing/Summing collapse equal keys of the block before writing it; what is left
-    // is still one block.
+    // is still one block, counted as merged once (ClickHouse's level 1), so that
+    // optimize_skip_merged_partitions leaves it alone.
+    let info = PartInfo::new(info.partition_id, 0, 0, 1);
     let chunk = inner.settings.index_granularity as usize;
     let source = Source::Block { batch: sorted, offset: 0, chunk };
     let collapsed = collapse(inner, vec![source])?;
@@ -730,7 +735,8 @@ fn publish(inner: &Inner, mut pending: Vec<PendingPart>, started: std::time::Ins
     };
     for p in pending.iter_mut() {
         let block = inner.next_block.fetch_add(1, Ordering::SeqCst);
-        let info = PartInfo::new(p.part.info.partition_id.clone(), block, block, 0);
+        // The level stays: a block collapsed on insert is a level-1 part, as in ClickHouse.
+        let info = PartInfo::new(p.part.info.partition_id.clone(), block, block, p.part.info.level);
         p.final_dir = inner.dir.join(info.name());
         p.part.dir = p.final_dir.clone();
         p.part.info = info;

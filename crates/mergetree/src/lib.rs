@@ -98,7 +98,8 @@
 //! `GraphiteMergeTree('section')` (rows of one path rolled up by time with the rules of
 //! the server config's `[graphite_rollup.section]`: see [`graphite`]). All
 //! collapse equal keys in every merge and in each INSERT block (ClickHouse's
-//! `optimize_on_insert = 1`), never across parts at read time unless the query says `FINAL`.
+//! `optimize_on_insert = 1`; such a block is a level-1 part), never across parts at read
+//! time unless the query says `FINAL`. `OPTIMIZE ... FINAL` merges a lone part again.
 //! A merge whose rows all go (CLEANUP, zero sums, cancelled signs) leaves an empty part
 //! (0 rows, 0 marks) covering its sources, as ClickHouse does; reads skip it.
 //!

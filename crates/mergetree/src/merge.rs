@@ -55,9 +55,10 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
 /// `OPTIMIZE TABLE [PARTITION p] [FINAL]`. Without FINAL: one merge chosen by the
 /// selector (restricted to the partition). With FINAL: every partition (or the given
 /// one) is merged down to one part. `PARTITION` is matched against the partition id
-/// (`202401`, or `ID 'abc'`). `FINAL CLEANUP` (ReplacingMergeTree only) also drops the
-/// rows whose latest version is deleted, so it merges single parts too, as GraphiteMergeTree
-/// does (older rows may round coarser); CLEANUP without FINAL is ignored, as in ClickHouse.
+/// (`202401`, or `ID 'abc'`); a partition of one part is merged too, unless
+/// `optimize_skip_merged_partitions` and the part is already a merge's. `FINAL CLEANUP`
+/// (ReplacingMergeTree only) also drops the rows whose latest version is deleted;
+/// CLEANUP without FINAL is ignored, as in ClickHouse.
 pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()> {
     let cleanup = request.final_ && request.cleanup;
     if cleanup {
@@ -68,6 +69,10 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
             return Err(Error::new(ErrorCode::SUPPORT_IS_DISABLED, "Experimental merges with CLEANUP are not allowed"));
         }
     }
+    // A background merge running now may leave a partition in one part before this
+    // OPTIMIZE gets the lock: that merge counts as this OPTIMIZE's, unless it is to
+    // drop deleted rows, which background merges keep.
+    let before = inner.snapshot();
     let _guard = inner.merge_lock.lock().await;
     let wanted = match request.partition.as_deref() {
         Some(p) => Some(partition_id_of(inner, p)?),
@@ -84,16 +89,16 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     }
     let mut partitions: Vec<String> = snapshot.iter().filter(in_scope).map(|p| p.info.partition_id.clone()).collect();
     partitions.dedup();
-    // Inserts into Replacing/Summing tables are collapsed when written, so a single part
-    // has nothing left to merge, unless deleted rows are to go or (Graphite) its rows
-    // got old enough for a coarser precision.
-    let merge_single_part = cleanup || matches!(inner.mode, MergeMode::Graphite(_));
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
-        let mut merged_once = false;
+        let mut merged_once = !cleanup && inner.snapshot().iter().any(|p| p.info.partition_id == partition && before.iter().any(|b| b.info != p.info && p.info.contains(&b.info)));
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
-            if sources.is_empty() || (sources.len() < 2 && (merged_once || !merge_single_part)) {
+            // A single part is merged again, as ClickHouse does: an INSERT written with
+            // optimize_on_insert = 0 still holds rows to collapse, rows may have got old
+            // enough for a coarser Graphite precision, deleted rows may go (CLEANUP).
+            let single_done = merged_once || (request.skip_merged_partitions && sources.first().is_some_and(|p| p.info.level > 0));
+            if sources.is_empty() || (sources.len() < 2 && single_done) {
                 break;
             }
             merge_and_commit(inner, sources, cleanup).await?;
@@ -471,7 +476,7 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
 /// Adds the value of the newest row of the group's current time to its aggregate.
 fn accumulate_newest(group: &mut RollupGroup, pending: &[RecordBatch], rollup: &crate::graphite::Rollup) -> Result<()> {
     if let Some(accumulator) = &mut group.accumulator {
-        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?);
+        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?)?;
     }
     Ok(())
 }
@@ -773,6 +778,17 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
     use arrow::array::AsArray;
     let not_a_map = || Error::new(ErrorCode::LOGICAL_ERROR, "sumMap of a value that is not a tuple of arrays");
     let ScalarValue::Struct(tuple) = current else { return Err(not_a_map()) };
+    // Keys and values order as ClickHouse orders them (UInt256, UUID); wide sums wrap.
+    let element_types: Vec<ChType> = tuple
+        .fields()
+        .iter()
+        .map(|f| match ChType::from_field(f) {
+            ChType::Array(inner) => *inner,
+            other => other,
+        })
+        .collect();
+    let orders: Vec<MapKeyOrder> = element_types.iter().map(|t| MapKeyOrder::of(t.base())).collect();
+    let wide: Vec<Option<granary_types::wide::WideInt>> = element_types.iter().map(|t| granary_types::wide::WideInt::of(t.base())).collect();
     let mut entries: std::collections::BTreeMap<MapKeyPart, (ScalarValue, Vec<ScalarValue>)> = std::collections::BTreeMap::new();
     let others: Vec<&ScalarValue> = std::iter::once(current).chain(new).collect();
     for value in others {
@@ -785,20 +801,21 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         for i in 0..len {
             let key = ScalarValue::try_from_array(&arrays[0], i)?;
             let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
-            match entries.get_mut(&MapKeyPart::of(&key, MapKeyOrder::Natural)?) {
+            let part = MapKeyPart::of(&key, orders[0])?;
+            match entries.get_mut(&part) {
                 None => {
-                    entries.insert(MapKeyPart::of(&key, MapKeyOrder::Natural)?, (key, values));
+                    entries.insert(part, (key, values));
                 }
                 Some((_, old)) => {
-                    for (old, value) in old.iter_mut().zip(values) {
+                    for (n, (old, value)) in old.iter_mut().zip(values).enumerate().map(|(n, e)| (n + 1, e)) {
                         let wanted = match combine {
                             Combine::SumMap => None,
                             Combine::MinMap => Some(std::cmp::Ordering::Less),
                             _ => Some(std::cmp::Ordering::Greater),
                         };
                         match wanted {
-                            None => *old = old.add(value)?,
-                            Some(order) if value.partial_cmp(old) == Some(order) => *old = value,
+                            None => *old = add_in_type(old, value, wide[n])?,
+                            Some(order) if compare_values(&value, old, orders[n]) == Some(order) => *old = value,
                             Some(_) => {}
                         }
                     }
@@ -828,6 +845,16 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         })
         .collect::<Result<_>>()?;
     Ok(ScalarValue::Struct(Arc::new(arrow::array::StructArray::try_new(fields, arrays, None)?)))
+}
+
+/// How `a` compares with `b` as ClickHouse compares values of their type: as map keys
+/// compare where they can be keys (UInt256, UUID), else (floats, decimals) as Arrow
+/// compares them.
+fn compare_values(a: &ScalarValue, b: &ScalarValue, order: MapKeyOrder) -> Option<std::cmp::Ordering> {
+    match (MapKeyPart::of(a, order), MapKeyPart::of(b, order)) {
+        (Ok(a), Ok(b)) => Some(a.cmp(&b)),
+        _ => a.partial_cmp(b),
+    }
 }
 
 fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
@@ -1073,9 +1100,9 @@ impl<'a> Merger<'a> {
             _ => {
                 let path = path.to_string();
                 if let Some(done) = self.rollup.take() {
-                    self.finish_rollup(done);
+                    self.finish_rollup(done)?;
                 }
-                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function).map(crate::graphite::Accumulator::new);
+                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function.as_ref()).map(crate::graphite::Accumulator::new).transpose()?;
                 self.rollup = Some(RollupGroup { first: at, path, time, time_rounded: rounded, newest: at, rule, accumulator });
             }
         }
@@ -1083,9 +1110,11 @@ impl<'a> Merger<'a> {
     }
 
     /// Adds a finished rollup row to the output chunk (its last time already accumulated).
-    fn finish_rollup(&mut self, group: RollupGroup) {
+    fn finish_rollup(&mut self, mut group: RollupGroup) -> Result<()> {
         self.indices.push(group.first);
-        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value: group.accumulator.map(|a| a.result()), newest: group.newest });
+        let value = group.accumulator.as_mut().map(|a| a.result()).transpose()?;
+        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value, newest: group.newest });
+        Ok(())
     }
 
     /// Graphite: puts the rolled-up times, values and versions into the chunk.
@@ -1265,7 +1294,7 @@ impl<'a> Merger<'a> {
                 }
                 if let (Some(mut done), MergeMode::Graphite(rollup)) = (self.rollup.take(), &self.inner.mode) {
                     accumulate_newest(&mut done, &self.pending, rollup)?;
-                    self.finish_rollup(done);
+                    self.finish_rollup(done)?;
                 }
                 break;
             };

@@ -164,7 +164,7 @@ async fn codec_chains_round_trip_every_number_type_with_nulls() {
     assert_eq!(concat_batches(&schema, &got).unwrap(), expected);
     // Merged parts are written with the same chains.
     fx.insert(vec![Ok(expected.clone())], Settings::new()).await.unwrap();
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     let (got, _) = fx.sql("SELECT * FROM t WHERE id % 3 = 0", 1).await;
     assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 2 * n.div_ceil(3));
 }
@@ -227,7 +227,7 @@ async fn partitions_prune_and_are_named_like_clickhouse() {
     let batch = RecordBatch::try_new(fx.table().schema(), vec![Arc::new(days), Arc::new(xs)]).unwrap();
     fx.insert(vec![Ok(batch)], Settings::new()).await.unwrap();
     assert_eq!(fx.part_dirs().len(), 6);
-    fx.table().engine.optimize(OptimizeRequest { partition: Some("202402".into()), final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: Some("202402".into()), final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     assert_eq!(fx.part_dirs(), vec!["202401_1_1_0", "202401_4_4_0", "202402_2_5_1", "202403_3_3_0", "202403_6_6_0"]);
     assert_eq!(fx.count().await, 1001);
 }
@@ -320,7 +320,7 @@ async fn optimize_final_merges_to_one_sorted_part_per_partition() {
         fx.insert(vec![Ok(ids_batch(schema.clone(), ids.into_iter()))], Settings::new()).await.unwrap();
     }
     assert_eq!(fx.part_dirs().len(), 16);
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     let parts = fx.part_dirs();
     assert_eq!(parts.len(), 2, "{parts:?}");
     assert!(parts[0].starts_with("0_") && parts[1].starts_with("1_") && parts.iter().all(|p| p.ends_with("_1")), "{parts:?}");
@@ -453,7 +453,7 @@ async fn load_removes_leftovers_and_covered_parts() {
     for p in fx.part_dirs() {
         copy_dir(&data.join(&p), &saved.join(&p));
     }
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     assert_eq!(fx.part_dirs(), vec!["all_1_2_1"]);
     // A crash after the merge commit but before the sources were deleted, and a crash
     // in the middle of writing a part.
@@ -505,8 +505,9 @@ async fn replacing_merge_tree_keeps_the_latest_row_per_key() {
         // Each insert was collapsed when written: key 0 is twice in insert 0 (100 rows),
         // inserts 1 and 2 have 101 distinct keys each.
         assert_eq!(fx.count().await, 302);
-        fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
-        assert_eq!(fx.part_dirs(), vec!["all_1_3_1"]);
+        fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
+        // Collapsed inserts are level-1 parts, as in ClickHouse.
+        assert_eq!(fx.part_dirs(), vec!["all_1_3_2"]);
         let (got, _) = fx.sql("SELECT id, v FROM t", 1).await;
         let ids = u64s(&got, 0);
         assert_eq!(ids, (0..200).collect::<Vec<_>>(), "one row per key, sorted");
@@ -559,7 +560,7 @@ async fn scans_keep_replaced_parts_until_done() {
     let state = ctx.state();
     let table = fx.table();
     let plan = table.engine.scan(&state, None, &[], None).await.unwrap();
-    table.engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    table.engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     // The old parts are still on disk: the plan holds them.
     assert!(fx.data_dir().join("all_1_1_0").exists());
     let batches = datafusion::physical_plan::collect(plan.clone(), ctx.task_ctx()).await.unwrap();
@@ -591,7 +592,7 @@ async fn summing_merge_tree_sums_per_key() {
     };
     fx.insert(vec![Ok(rows(&[("a", 1, 10, "first"), ("b", 2, 5, "b1"), ("z", 1, 1, "z1"), ("a", 1, 1, "second")]))], Settings::new()).await.unwrap();
     fx.insert(vec![Ok(rows(&[("a", 3, -1, "third"), ("b", 0, -5, "b2"), ("b", 0, 0, "b3"), ("c", 7, 7, "c1")]))], Settings::new()).await.unwrap();
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     let (got, _) = fx.sql("SELECT k, hits, amount, note FROM t", 1).await;
     let got = concat_batches(&got[0].schema(), &got).unwrap();
     let text = arrow::util::pretty::pretty_format_batches(&[got]).unwrap().to_string();
@@ -608,7 +609,7 @@ async fn summing_merge_tree_sums_per_key() {
     assert_eq!(text, expected);
     // A key whose sums all reach zero disappears.
     fx.insert(vec![Ok(rows(&[("z", u64::MAX, -1, "gone")]))], Settings::new()).await.unwrap();
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     let (got, _) = fx.sql("SELECT k FROM t", 1).await;
     assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
 }
@@ -722,7 +723,7 @@ async fn slow_insert_is_not_covered_by_a_merge_that_ran_meanwhile() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     fx.insert(vec![Ok(ids_batch(schema.clone(), 10..20))], Settings::new()).await.unwrap();
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     tx.send(Ok(ids_batch(schema.clone(), 110..120))).await.unwrap();
     drop(tx);
     slow.await.unwrap().unwrap();
@@ -863,7 +864,7 @@ async fn small_parts_are_compact_and_merge_with_wide_ones() {
     let fx = fx.reopen();
     check_rows(&fx, &expected).await;
     // Compact + wide merge into a wide part (its size is over the threshold).
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     assert_eq!(fx.table().engine.parts().iter().map(|p| p.part_type.as_str()).collect::<Vec<_>>(), vec!["Wide"]);
     check_rows(&fx, &expected).await;
 }
@@ -1003,11 +1004,11 @@ async fn replacing_is_deleted_survives_merges_until_cleanup() {
     };
     assert_eq!(ids_of(fx.sql_with("SELECT id FROM t", final_.clone()).await), live);
     // A merge keeps the latest version of every key, deleted or not.
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     assert_eq!(fx.count().await, 1000);
     assert_eq!(ids_of(fx.sql_with("SELECT id FROM t", final_.clone()).await), live);
     // CLEANUP merges the single part again, without the deleted rows.
-    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: true }).await.unwrap();
+    fx.table().engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: true, skip_merged_partitions: false }).await.unwrap();
     assert_eq!(fx.part_dirs().len(), 1);
     assert_eq!(ids_of(fx.sql("SELECT id FROM t", 1).await.0), live);
 }

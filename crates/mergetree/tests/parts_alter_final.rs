@@ -181,10 +181,10 @@ async fn stopped_merges_and_old_parts_lifetime() {
     for k in 0..2u64 {
         fx.insert(vec![Ok(batch(schema.clone(), &[(1, k, 1)]))], Settings::new()).await.unwrap();
     }
-    let err = engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false }).await.unwrap_err();
+    let err = engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::ABORTED);
     engine.set_merges_enabled(true);
-    engine.optimize(OptimizeRequest { partition: Some("1".into()), final_: true, cleanup: false }).await.unwrap();
+    engine.optimize(OptimizeRequest { partition: Some("1".into()), final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
     let parts: Vec<(String, bool)> = engine.parts().iter().map(|p| (p.name.clone(), p.active)).collect();
     assert_eq!(parts, vec![("1_1_1_0".into(), false), ("1_1_2_1".into(), true), ("1_2_2_0".into(), false)]);
     // Outdated parts are kept on disk for old_parts_lifetime ...

@@ -381,7 +381,8 @@ async fn run_statement(
             let db = database_of(ctx, &name);
             let table = instance.catalog().table(&db, &name.table)?;
             let table = crate::views::target_of(ctx, &table)?.unwrap_or(table);
-            table.engine.optimize(OptimizeRequest { partition, final_, cleanup }).await?;
+            let skip_merged_partitions = ctx.settings.get_bool("optimize_skip_merged_partitions");
+            table.engine.optimize(OptimizeRequest { partition, final_, cleanup, skip_merged_partitions }).await?;
             Outcome::Done
         }
         Statement::CheckTable { name, partition } => {

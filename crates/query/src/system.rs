@@ -1024,7 +1024,7 @@ fn graphite_retentions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<Array
         strings(rows.iter().map(|r| r.config)),
         strings(rows.iter().map(|r| r.pattern.rule_type.name())),
         strings(rows.iter().map(|r| &r.pattern.regexp_text)),
-        strings(rows.iter().map(|r| r.pattern.function.map_or("", |f| f.name()))),
+        strings(rows.iter().map(|r| r.pattern.function.as_ref().map_or("", |f| f.name()))),
         u64s(rows.iter().map(|r| r.retention.0)),
         u64s(rows.iter().map(|r| r.retention.1)),
         Arc::new(arrow::array::UInt16Array::from_iter_values(rows.iter().map(|r| r.priority))),

@@ -55,6 +55,11 @@ pub struct ServerConfig {
     pub dictionaries_config: Option<String>,
     /// GraphiteMergeTree rollup rules, by the section name tables give.
     pub graphite_rollup: BTreeMap<String, granary_mergetree::graphite::RollupConfig>,
+    /// Files (a glob, relative to this config file's directory) of ClickHouse's XML
+    /// rollup sections, taken unchanged: each element under the root that holds
+    /// `<pattern>` or `<default>` is a section named by its element name
+    /// (`<graphite_rollup>`, ...).
+    pub graphite_rollup_xml: Option<String>,
     /// The directory of the config file this was read from (relative paths start there).
     #[serde(skip)]
     pub config_dir: Option<PathBuf>,
@@ -135,6 +140,7 @@ impl Default for ServerConfig {
             logger: LoggerConfig::default(),
             dictionaries_config: None,
             graphite_rollup: Default::default(),
+            graphite_rollup_xml: None,
             config_dir: None,
         }
     }
@@ -154,7 +160,11 @@ impl ServerConfig {
     /// The absolute glob of `dictionaries_config`: as written when absolute, else from
     /// the config file's directory (the working directory without a config file).
     pub fn dictionaries_config_pattern(&self) -> Option<PathBuf> {
-        let pattern = PathBuf::from(self.dictionaries_config.as_ref()?);
+        self.relative_to_config(self.dictionaries_config.as_ref()?)
+    }
+
+    fn relative_to_config(&self, path: &str) -> Option<PathBuf> {
+        let pattern = PathBuf::from(path);
         if pattern.is_absolute() {
             return Some(pattern);
         }
@@ -270,9 +280,22 @@ impl ServerConfig {
         Ok(entities)
     }
 
-    /// The checked `graphite_rollup` sections.
+    /// The checked `graphite_rollup` sections, and those of the `graphite_rollup_xml` files.
     pub fn graphite_rollups(&self) -> Result<granary_mergetree::graphite::GraphiteConfigs> {
-        self.graphite_rollup
+        let mut sections = self.graphite_rollup.clone();
+        if let Some(pattern) = self.graphite_rollup_xml.as_deref().and_then(|p| self.relative_to_config(p)) {
+            let text = pattern.to_string_lossy().to_string();
+            let files = glob::glob(&text).map_err(|e| Error::new(ErrorCode::CANNOT_LOAD_CONFIG, format!("graphite_rollup_xml {text}: {e}")))?;
+            for file in files {
+                let file = file.map_err(|e| Error::new(ErrorCode::CANNOT_LOAD_CONFIG, format!("graphite_rollup_xml {text}: {e}")))?;
+                for (name, section) in graphite_sections_of_xml(&file)? {
+                    if sections.insert(name.clone(), section).is_some() {
+                        return Err(Error::new(ErrorCode::CANNOT_LOAD_CONFIG, format!("graphite_rollup section {name} is defined twice ({})", file.display())));
+                    }
+                }
+            }
+        }
+        sections
             .iter()
             .map(|(name, section)| Ok((name.clone(), std::sync::Arc::new(granary_mergetree::graphite::GraphiteParams::from_config(name, section)?))))
             .collect()
@@ -281,6 +304,60 @@ impl ServerConfig {
     pub fn user_files_path(&self) -> PathBuf {
         self.user_files_path.clone().unwrap_or_else(|| self.path.join("user_files"))
     }
+}
+
+/// The rollup sections of a ClickHouse XML config file: the root's children that hold
+/// `<pattern>` or `<default>` elements.
+fn graphite_sections_of_xml(file: &Path) -> Result<Vec<(String, granary_mergetree::graphite::RollupConfig)>> {
+    use granary_dictionaries::config_files::ConfigNode;
+    use granary_mergetree::graphite::{PatternConfig, Retention, RollupConfig};
+    let bad = |message: String| Error::new(ErrorCode::CANNOT_LOAD_CONFIG, format!("Cannot load graphite rollup rules from {}: {message}", file.display()));
+    let text = std::fs::read_to_string(file).map_err(|e| bad(e.to_string()))?;
+    let root = granary_dictionaries::config_files::parse_xml(&text).map_err(|e| bad(format!("not valid XML: {e}")))?;
+    let number = |node: &ConfigNode| node.text.trim().parse::<u64>().map_err(|_| bad(format!("<{}> must be a number, not '{}'", node.name, node.text.trim())));
+    let pattern = |node: &ConfigNode| -> Result<PatternConfig> {
+        let mut out = PatternConfig::default();
+        for child in &node.children {
+            let value = Some(child.text.trim().to_string());
+            match child.name.as_str() {
+                "rule_type" => out.rule_type = value,
+                "regexp" => out.regexp = value,
+                "function" => out.function = value,
+                "retention" => {
+                    let (mut age, mut precision) = (None, None);
+                    for part in &child.children {
+                        match part.name.as_str() {
+                            "age" => age = Some(number(part)?),
+                            "precision" => precision = Some(number(part)?),
+                            other => return Err(bad(format!("unknown element <{other}> in <retention>"))),
+                        }
+                    }
+                    let (Some(age), Some(precision)) = (age, precision) else { return Err(bad("a <retention> needs <age> and <precision>".to_string())) };
+                    out.retention.push(Retention { age, precision });
+                }
+                other => return Err(bad(format!("unknown element <{other}> in <{}>", node.name))),
+            }
+        }
+        Ok(out)
+    };
+    let mut sections = Vec::new();
+    for section in root.children.iter().filter(|c| c.children.iter().any(|p| p.name == "pattern" || p.name == "default")) {
+        let mut config = RollupConfig::default();
+        for child in &section.children {
+            let value = Some(child.text.trim().to_string());
+            match child.name.as_str() {
+                "path_column_name" => config.path_column_name = value,
+                "time_column_name" => config.time_column_name = value,
+                "value_column_name" => config.value_column_name = value,
+                "version_column_name" => config.version_column_name = value,
+                "pattern" => config.pattern.push(pattern(child)?),
+                "default" => config.default = Some(pattern(child)?),
+                other => return Err(bad(format!("unknown element <{other}> in <{}>", section.name))),
+            }
+        }
+        sections.push((section.name.clone(), config));
+    }
+    Ok(sections)
 }
 
 #[cfg(test)]

@@ -941,16 +941,16 @@ impl<'a> Cursor<'a> {
                 let name = self.table_name()?;
                 self.skip_on_cluster()?;
                 let partition = if self.eat("PARTITION") {
-                    self.raw_until(|l| l.is_keyword("FINAL") || l.is_keyword("CLEANUP") || l.is_keyword("DEDUPLICATE"))
+                    self.raw_until(|l| l.is_keyword("FINAL") || l.is_keyword("CLEANUP") || l.is_keyword("DEDUPLICATE") || l.is_keyword("SETTINGS"))
                 } else {
                     None
                 };
                 let final_ = self.eat("FINAL");
                 let cleanup = self.eat("CLEANUP");
                 if !cleanup && self.eat("DEDUPLICATE") {
-                    let _ = self.raw_until(|_| false);
+                    let _ = self.raw_until(|l| l.is_keyword("SETTINGS"));
                 }
-                Statement::Optimize { name, partition, final_, cleanup }
+                return self.finish_with_format(Statement::Optimize { name, partition, final_, cleanup });
             }
             "CHECK" => {
                 self.pos += 1;

@@ -167,6 +167,9 @@ pub struct OptimizeRequest {
     pub final_: bool,
     /// `FINAL CLEANUP`: a ReplacingMergeTree merge also drops deleted rows.
     pub cleanup: bool,
+    /// `optimize_skip_merged_partitions`: FINAL leaves alone a partition whose only part
+    /// was already merged.
+    pub skip_merged_partitions: bool,
 }
 
 /// A change of an engine's parts, for `system.part_log`.
