@@ -130,6 +130,21 @@ fn pop(name: &'static str, back: bool) -> ScalarUDF {
     .build()
 }
 
+/// The list's elements in the result's element type, and what pads it: the third
+/// argument (one value per row: `per_row`) or the element type's default.
+fn values_and_padding(ctx: &ExecCtx, list: &ListArray) -> DfResult<(ArrayRef, ArrayRef, bool)> {
+    let target = element_type(&ctx.ret_ch());
+    let values = values_as(ctx, list, &target)?;
+    if ctx.args.len() == 3 {
+        let x = crate::conditional::to_type(ctx, 2, &target)?;
+        let x = if x.data_type() == values.data_type() { x } else { cast(&x, values.data_type())? };
+        return Ok((values, x, true));
+    }
+    let field = Field::new("", values.data_type().clone(), result_item(ctx)?.is_nullable());
+    let default = default_value(&field)?;
+    Ok((values, default, false))
+}
+
 /// `arrayResize(arr, size[, extender])`: cut to `size` elements or padded with
 /// `extender` (the element type's default); a negative size keeps the last elements and
 /// pads in front.
@@ -155,18 +170,9 @@ fn array_resize() -> ScalarUDF {
             Ok(ChType::Array(Box::new(if ctx.arg_count() == 3 { element_supertype(&[element, ctx.ch(2)])? } else { without_low_cardinality(element) })))
         },
         |ctx| {
-            let target = element_type(&ctx.ret_ch());
             let a = ctx.array(0)?;
             let list = a.as_list::<i32>();
-            let values = values_as(ctx, list, &target)?;
-            let item = result_item(ctx)?;
-            let (extender, per_row) = if ctx.args.len() == 3 {
-                let x = crate::conditional::to_type(ctx, 2, &target)?;
-                (if x.data_type() == values.data_type() { x } else { cast(&x, values.data_type())? }, true)
-            } else {
-                let field = Field::new("", values.data_type().clone(), item.is_nullable());
-                (default_value(&field)?, false)
-            };
+            let (values, extender, per_row) = values_and_padding(ctx, list)?;
             let sizes = cast(&ctx.array(1)?, &DataType::Int64)?;
             let sizes = sizes.as_primitive::<Int64Type>();
             let o = list.value_offsets();
@@ -242,18 +248,9 @@ fn array_move(name: &'static str, kind: Move, left: bool) -> ScalarUDF {
             Ok(ChType::Array(Box::new(element)))
         },
         move |ctx| {
-            let target = element_type(&ctx.ret_ch());
             let a = ctx.array(0)?;
             let list = a.as_list::<i32>();
-            let values = values_as(ctx, list, &target)?;
-            let item = result_item(ctx)?;
-            let (filler, per_row) = if ctx.args.len() == 3 {
-                let x = crate::conditional::to_type(ctx, 2, &target)?;
-                (if x.data_type() == values.data_type() { x } else { cast(&x, values.data_type())? }, true)
-            } else {
-                let field = Field::new("", values.data_type().clone(), item.is_nullable());
-                (default_value(&field)?, false)
-            };
+            let (values, filler, per_row) = values_and_padding(ctx, list)?;
             let counts = counts_as_i64(&ctx.array(1)?)?;
             let o = list.value_offsets();
             let mut indices: Vec<(usize, usize)> = Vec::with_capacity(values.len());

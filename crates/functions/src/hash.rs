@@ -216,6 +216,11 @@ fn xxh32(data: &[u8]) -> u32 {
     hash ^ (hash >> 16)
 }
 
+/// The last bytes of a murmur input (fewer than a word) read as one little-endian word.
+fn little_endian_tail(tail: &[u8]) -> u64 {
+    tail.iter().enumerate().fold(0, |acc, (i, b)| acc | u64::from(*b) << (8 * i))
+}
+
 /// Austin Appleby's MurmurHash2, 32-bit.
 fn murmur_hash2_32(data: &[u8], seed: u32) -> u32 {
     const M: u32 = 0x5bd1_e995;
@@ -228,7 +233,7 @@ fn murmur_hash2_32(data: &[u8], seed: u32) -> u32 {
     }
     let tail = words.remainder();
     if !tail.is_empty() {
-        h ^= tail.iter().enumerate().fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (8 * i));
+        h ^= little_endian_tail(tail) as u32;
         h = h.wrapping_mul(M);
     }
     h ^= h >> 13;
@@ -248,7 +253,7 @@ fn murmur_hash64a(data: &[u8], seed: u64) -> u64 {
     }
     let tail = words.remainder();
     if !tail.is_empty() {
-        h ^= tail.iter().enumerate().fold(0u64, |acc, (i, b)| acc | u64::from(*b) << (8 * i));
+        h ^= little_endian_tail(tail);
         h = h.wrapping_mul(M);
     }
     h ^= h >> 47;
@@ -269,7 +274,7 @@ fn murmur_hash3_32(data: &[u8]) -> u32 {
     }
     let tail = words.remainder();
     if !tail.is_empty() {
-        h ^= mix(tail.iter().enumerate().fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (8 * i)));
+        h ^= mix(little_endian_tail(tail) as u32);
     }
     h ^= data.len() as u32;
     h ^= h >> 16;
