@@ -1,5 +1,6 @@
 //! Functions that build arrays from arrays: `arrayPushBack`, `arrayPushFront`,
-//! `arrayPopBack`, `arrayPopFront`, `arrayResize`, `arrayCompact`, `arrayFlatten`
+//! `arrayPopBack`, `arrayPopFront`, `arrayResize`, `arrayRotateLeft/Right`,
+//! `arrayShiftLeft/Right`, `arrayCompact`, `arrayFlatten`
 //! (`flatten`), `arrayZip`, `arrayWithConstant`; running and whole-array arithmetic:
 //! `arrayCumSum`, `arrayCumSumNonNegative`, `arrayDifference`, `arrayProduct`,
 //! `arrayAvg`, `arrayDotProduct`. The lambda forms of the arithmetic ones and of
@@ -129,6 +130,21 @@ fn pop(name: &'static str, back: bool) -> ScalarUDF {
     .build()
 }
 
+/// The list's elements in the result's element type, and what pads it: the third
+/// argument (one value per row: `per_row`) or the element type's default.
+fn values_and_padding(ctx: &ExecCtx, list: &ListArray) -> DfResult<(ArrayRef, ArrayRef, bool)> {
+    let target = element_type(&ctx.ret_ch());
+    let values = values_as(ctx, list, &target)?;
+    if ctx.args.len() == 3 {
+        let x = crate::conditional::to_type(ctx, 2, &target)?;
+        let x = if x.data_type() == values.data_type() { x } else { cast(&x, values.data_type())? };
+        return Ok((values, x, true));
+    }
+    let field = Field::new("", values.data_type().clone(), result_item(ctx)?.is_nullable());
+    let default = default_value(&field)?;
+    Ok((values, default, false))
+}
+
 /// `arrayResize(arr, size[, extender])`: cut to `size` elements or padded with
 /// `extender` (the element type's default); a negative size keeps the last elements and
 /// pads in front.
@@ -154,18 +170,9 @@ fn array_resize() -> ScalarUDF {
             Ok(ChType::Array(Box::new(if ctx.arg_count() == 3 { element_supertype(&[element, ctx.ch(2)])? } else { without_low_cardinality(element) })))
         },
         |ctx| {
-            let target = element_type(&ctx.ret_ch());
             let a = ctx.array(0)?;
             let list = a.as_list::<i32>();
-            let values = values_as(ctx, list, &target)?;
-            let item = result_item(ctx)?;
-            let (extender, per_row) = if ctx.args.len() == 3 {
-                let x = crate::conditional::to_type(ctx, 2, &target)?;
-                (if x.data_type() == values.data_type() { x } else { cast(&x, values.data_type())? }, true)
-            } else {
-                let field = Field::new("", values.data_type().clone(), item.is_nullable());
-                (default_value(&field)?, false)
-            };
+            let (values, extender, per_row) = values_and_padding(ctx, list)?;
             let sizes = cast(&ctx.array(1)?, &DataType::Int64)?;
             let sizes = sizes.as_primitive::<Int64Type>();
             let o = list.value_offsets();
@@ -197,6 +204,87 @@ fn array_resize() -> ScalarUDF {
         },
     )
     .custom_nulls()
+    .build()
+}
+
+/// `arrayRotateLeft/Right(arr, n)` and `arrayShiftLeft/Right(arr, n[, default])`.
+#[derive(Clone, Copy)]
+enum Move {
+    Rotate,
+    Shift,
+}
+
+/// `n` as ClickHouse reads it: a UInt64 above `i64::MAX` wraps to a negative count
+/// (`arrayShiftLeft(arr, toUInt64(-1))` shifts right by one).
+fn counts_as_i64(counts: &ArrayRef) -> DfResult<Vec<i64>> {
+    Ok(match counts.data_type() {
+        DataType::UInt64 => counts.as_primitive::<UInt64Type>().values().iter().map(|v| *v as i64).collect(),
+        _ => cast(counts, &DataType::Int64)?.as_primitive::<Int64Type>().values().to_vec(),
+    })
+}
+
+/// The rotations and shifts: a shift to the left by `n` is one to the right by `-n`,
+/// and the vacated places hold `default` (the element type's default without one); it
+/// must already be of the element's type (`arrayShiftLeft([1], 1, 1000)` is an error).
+fn array_move(name: &'static str, kind: Move, left: bool) -> ScalarUDF {
+    let arity = match kind {
+        Move::Rotate => Arity::exact(2),
+        Move::Shift => Arity::range(2, 3),
+    };
+    ScalarDef::new(
+        name,
+        arity,
+        move |ctx| {
+            let element = match ctx.ch(0) {
+                ChType::Array(inner) => without_low_cardinality(*inner),
+                t => return Err(illegal(format!("Illegal type {t} of argument of function {name}, expected Array"))),
+            };
+            if !is_integer(ctx.dt(1)) {
+                return Err(illegal(format!("Illegal type {} of argument of function {name}, expected Native Integer", ctx.ch(1))));
+            }
+            if ctx.arg_count() == 3 && element_supertype(&[element.clone(), ctx.ch(2)])? != element {
+                return Err(illegal(format!("Illegal type {} of argument of function {name}, expected {element}", ctx.ch(2))));
+            }
+            Ok(ChType::Array(Box::new(element)))
+        },
+        move |ctx| {
+            let a = ctx.array(0)?;
+            let list = a.as_list::<i32>();
+            let (values, filler, per_row) = values_and_padding(ctx, list)?;
+            let counts = counts_as_i64(&ctx.array(1)?)?;
+            let o = list.value_offsets();
+            let mut indices: Vec<(usize, usize)> = Vec::with_capacity(values.len());
+            for (row, &n) in counts.iter().enumerate().take(ctx.len) {
+                let (start, end) = (o[row] as usize, o[row + 1] as usize);
+                let len = end - start;
+                if len == 0 {
+                    continue;
+                }
+                // How far to the left the elements move; negative moves to the right.
+                let by = if left { n as i128 } else { -(n as i128) };
+                match kind {
+                    Move::Rotate => {
+                        let k = by.rem_euclid(len as i128) as usize;
+                        indices.extend((start + k..end).chain(start..start + k).map(|j| (0, j)));
+                    }
+                    Move::Shift => {
+                        let k = usize::try_from(by.unsigned_abs()).unwrap_or(usize::MAX).min(len);
+                        let pad = std::iter::repeat_n((1, if per_row { row } else { 0 }), k);
+                        if by >= 0 {
+                            indices.extend((start + k..end).map(|j| (0, j)));
+                            indices.extend(pad);
+                        } else {
+                            indices.extend(pad);
+                            indices.extend((start..end - k).map(|j| (0, j)));
+                        }
+                    }
+                }
+            }
+            let values = interleave(&[values.as_ref(), filler.as_ref()], &indices)?;
+            let lengths = (0..ctx.len).map(|row| (o[row + 1] - o[row]) as usize);
+            result_list(ctx, values, OffsetBuffer::from_lengths(lengths))
+        },
+    )
     .build()
 }
 
@@ -737,6 +825,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         pop("arrayPopBack", true),
         pop("arrayPopFront", false),
         array_resize(),
+        array_move("arrayRotateLeft", Move::Rotate, true),
+        array_move("arrayRotateRight", Move::Rotate, false),
+        array_move("arrayShiftLeft", Move::Shift, true),
+        array_move("arrayShiftRight", Move::Shift, false),
         array_compact(),
         array_flatten(),
         array_zip(),

@@ -1,4 +1,5 @@
-//! `cityHash64`, `sipHash64`, `xxHash64`, `xxHash32`, `murmurHash3_64` of any number of arguments,
+//! `cityHash64`, `sipHash64`, `xxHash64`, `xxHash32`, `murmurHash3_64`, `murmurHash3_32`,
+//! `murmurHash2_32`, `murmurHash2_64`, `gccMurmurHash`, `kafkaMurmurHash` of any number of arguments,
 //! and `intHash64`, `intHash32`, with ClickHouse's exact results (ClickHouse users
 //! shard, sample and order by them); the cryptographic digests `MD5`, `SHA1`, `SHA224`,
 //! `SHA256`, `SHA384`, `SHA512` of a string, as `FixedString(N)` bytes like ClickHouse's.
@@ -8,7 +9,7 @@
 //! hash those bytes. Decimals and DateTime64 are hashed as their bytes by all of them.
 //! Several arguments are combined left to right: `Hash128to64` for cityHash64 and
 //! xxHash64, the SipHash of the two 8-byte hashes for sipHash64, `intHash64(h1) ^ h2`
-//! for murmurHash3_64 and `intHash32(h1) ^ h2` for xxHash32.
+//! for the 64-bit murmurs and `intHash32(h1) ^ h2` for xxHash32 and the 32-bit murmurs.
 
 use std::sync::Arc;
 
@@ -71,6 +72,11 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         checksum_function("CRC32IEEE", ChType::UInt32, |data| u64::from(crc32_reflected(data))),
         checksum_function("CRC64", ChType::UInt64, crc64_ecma),
         hash_function(Algorithm::Murmur3_64),
+        hash_function(Algorithm::Murmur2_32),
+        hash_function(Algorithm::Murmur2_64),
+        hash_function(Algorithm::GccMurmur),
+        hash_function(Algorithm::KafkaMurmur),
+        hash_function(Algorithm::Murmur3_32),
         int_hash_function("intHash64", ChType::UInt64),
         int_hash_function("intHash32", ChType::UInt32),
         digest_function("MD5", 16, |data| md5::Md5::digest(data).to_vec()),
@@ -210,6 +216,74 @@ fn xxh32(data: &[u8]) -> u32 {
     hash ^ (hash >> 16)
 }
 
+/// The last bytes of a murmur input (fewer than a word) read as one little-endian word.
+fn little_endian_tail(tail: &[u8]) -> u64 {
+    tail.iter().enumerate().fold(0, |acc, (i, b)| acc | u64::from(*b) << (8 * i))
+}
+
+/// Austin Appleby's MurmurHash2, 32-bit.
+fn murmur_hash2_32(data: &[u8], seed: u32) -> u32 {
+    const M: u32 = 0x5bd1_e995;
+    let mut h = seed ^ data.len() as u32;
+    let mut words = data.chunks_exact(4);
+    for w in &mut words {
+        let mut k = u32::from_le_bytes([w[0], w[1], w[2], w[3]]).wrapping_mul(M);
+        k ^= k >> 24;
+        h = h.wrapping_mul(M) ^ k.wrapping_mul(M);
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        h ^= little_endian_tail(tail) as u32;
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> 13;
+    h = h.wrapping_mul(M);
+    h ^ (h >> 15)
+}
+
+/// MurmurHash64A, MurmurHash2's 64-bit form.
+fn murmur_hash64a(data: &[u8], seed: u64) -> u64 {
+    const M: u64 = 0xc6a4_a793_5bd1_e995;
+    let mut h = seed ^ (data.len() as u64).wrapping_mul(M);
+    let mut words = data.chunks_exact(8);
+    for w in &mut words {
+        let mut k = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]).wrapping_mul(M);
+        k ^= k >> 47;
+        h = (h ^ k.wrapping_mul(M)).wrapping_mul(M);
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        h ^= little_endian_tail(tail);
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> 47;
+    h = h.wrapping_mul(M);
+    h ^ (h >> 47)
+}
+
+/// MurmurHash3_x86_32 with seed 0.
+fn murmur_hash3_32(data: &[u8]) -> u32 {
+    const C1: u32 = 0xcc9e_2d51;
+    const C2: u32 = 0x1b87_3593;
+    let mix = |k: u32| k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+    let mut h = 0u32;
+    let mut words = data.chunks_exact(4);
+    for w in &mut words {
+        h ^= mix(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+        h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        h ^= mix(little_endian_tail(tail) as u32);
+    }
+    h ^= data.len() as u32;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Algorithm {
     City64,
@@ -218,13 +292,18 @@ enum Algorithm {
     Xxh3,
     Xx32,
     Murmur3_64,
+    Murmur2_32,
+    Murmur2_64,
+    GccMurmur,
+    KafkaMurmur,
+    Murmur3_32,
 }
 
 impl Algorithm {
-    /// `xxHash32` is the only 32-bit one; its hashes travel as `u64` until the result.
+    /// The 32-bit ones' hashes travel as `u64` until the result.
     fn result(self) -> ChType {
         match self {
-            Algorithm::Xx32 => ChType::UInt32,
+            Algorithm::Xx32 | Algorithm::Murmur2_32 | Algorithm::KafkaMurmur | Algorithm::Murmur3_32 => ChType::UInt32,
             _ => ChType::UInt64,
         }
     }
@@ -237,6 +316,11 @@ impl Algorithm {
             Algorithm::Xxh3 => "xxh3",
             Algorithm::Xx32 => "xxHash32",
             Algorithm::Murmur3_64 => "murmurHash3_64",
+            Algorithm::Murmur2_32 => "murmurHash2_32",
+            Algorithm::Murmur2_64 => "murmurHash2_64",
+            Algorithm::GccMurmur => "gccMurmurHash",
+            Algorithm::KafkaMurmur => "kafkaMurmurHash",
+            Algorithm::Murmur3_32 => "murmurHash3_32",
         }
     }
 
@@ -248,6 +332,13 @@ impl Algorithm {
             Algorithm::Xxh3 => xxhash_rust::xxh3::xxh3_64(data),
             Algorithm::Xx32 => u64::from(xxh32(data)),
             Algorithm::Murmur3_64 => murmur_hash3_64(data),
+            Algorithm::Murmur2_32 => u64::from(murmur_hash2_32(data, 0)),
+            Algorithm::Murmur2_64 => murmur_hash64a(data, 0),
+            // GCC's std::hash seed.
+            Algorithm::GccMurmur => murmur_hash64a(data, 0xc70f6907),
+            // Kafka's partitioner: its seed, and the sign bit cleared to stay a Java int.
+            Algorithm::KafkaMurmur => u64::from(murmur_hash2_32(data, 0x9747b28c) & 0x7fff_ffff),
+            Algorithm::Murmur3_32 => u64::from(murmur_hash3_32(data)),
         }
     }
 
@@ -262,8 +353,8 @@ impl Algorithm {
     fn combine(self, first: u64, second: u64) -> u64 {
         match self {
             Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => hash128_to_64(first, second),
-            Algorithm::Murmur3_64 => int_hash64(first) ^ second,
-            Algorithm::Xx32 => u64::from(int_hash32(first)) ^ second,
+            Algorithm::Murmur3_64 | Algorithm::Murmur2_64 | Algorithm::GccMurmur => int_hash64(first) ^ second,
+            Algorithm::Xx32 | Algorithm::Murmur2_32 | Algorithm::KafkaMurmur | Algorithm::Murmur3_32 => u64::from(int_hash32(first)) ^ second,
             Algorithm::Sip64 => {
                 let mut both = [0u8; 16];
                 both[..8].copy_from_slice(&first.to_le_bytes());
@@ -323,8 +414,10 @@ impl ArgumentHashes {
         // One loop per algorithm: the match stays out of the per-row loop.
         match algorithm {
             Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => self.combine_with(next, hash128_to_64),
-            Algorithm::Murmur3_64 => self.combine_with(next, |a, b| int_hash64(a) ^ b),
-            Algorithm::Xx32 => self.combine_with(next, |a, b| u64::from(int_hash32(a)) ^ b),
+            Algorithm::Murmur3_64 | Algorithm::Murmur2_64 | Algorithm::GccMurmur => self.combine_with(next, |a, b| int_hash64(a) ^ b),
+            Algorithm::Xx32 | Algorithm::Murmur2_32 | Algorithm::KafkaMurmur | Algorithm::Murmur3_32 => {
+                self.combine_with(next, |a, b| u64::from(int_hash32(a)) ^ b)
+            }
             Algorithm::Sip64 => self.combine_with(next, |a, b| algorithm.combine(a, b)),
         }
     }

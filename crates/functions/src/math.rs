@@ -1,6 +1,8 @@
 //! ClickHouse's floating-point math functions: `sqrt`, `cbrt`, `exp`, `exp2`, `exp10`,
 //! `log` (`ln`), `log2`, `log10`, `log1p`, trigonometric and hyperbolic functions and
 //! their inverses, `degrees`, `radians`, `sigmoid`; `pow` (`power`), `atan2`, `hypot`.
+//! Also the bucketing `roundAge`, `roundDuration` and `roundToExp2`, which are not
+//! Float64: UInt8, UInt16 and the argument's own type.
 //!
 //! They take any integer, float or decimal and return `Float64` (a `Float32` argument is
 //! widened first), computed per row with IEEE results (`sqrt(-1)` is `nan`, `log(0)` is
@@ -10,9 +12,11 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, AsArray, Float64Array};
+use datafusion::arrow::array::{ArrayRef, AsArray, Float64Array, UInt16Array, UInt8Array};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int8Type};
+use datafusion::arrow::datatypes::{
+    DataType, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
@@ -114,6 +118,92 @@ fn pick_of_two(name: &'static str, larger: bool) -> ScalarUDF {
     .build()
 }
 
+/// The integer and float arguments of `roundAge`, `roundDuration` and `roundToExp2`
+/// (ClickHouse refuses decimals there).
+fn native_number(ctx: &RetCtx) -> DfResult<ChType> {
+    let t = ctx.ch(0);
+    if matches!(t, ChType::Decimal(..) | ChType::Bool) || !is_math_argument(&t) {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument of function {}", ctx.name)));
+    }
+    Ok(t)
+}
+
+/// `x` placed in the bucket of the greatest bound not above it (0 below the first):
+/// ClickHouse's age groups and call durations.
+fn bucket(bounds: &[u16], x: f64) -> u16 {
+    bounds.iter().rev().find(|b| x >= f64::from(**b)).copied().unwrap_or(0)
+}
+
+const AGE_BOUNDS: [u16; 6] = [1, 18, 25, 35, 45, 55];
+const DURATION_BOUNDS: [u16; 15] = [1, 10, 30, 60, 120, 180, 240, 300, 600, 1200, 1800, 3600, 7200, 18000, 36000];
+
+fn round_age() -> ScalarUDF {
+    ScalarDef::new(
+        "roundAge",
+        Arity::exact(1),
+        |ctx| native_number(ctx).map(|_| ChType::UInt8),
+        |ctx| {
+            let x = float_arg(ctx, 0)?;
+            // Ages 1 to 17 all land in the bucket ClickHouse labels 17, not 1.
+            let out: UInt8Array = x
+                .as_primitive::<Float64Type>()
+                .values()
+                .iter()
+                .map(|v| match bucket(&AGE_BOUNDS, *v) {
+                    1 => 17,
+                    b => b as u8,
+                })
+                .collect::<Vec<_>>()
+                .into();
+            Ok(Arc::new(out) as ArrayRef)
+        },
+    )
+    .build()
+}
+
+fn round_duration() -> ScalarUDF {
+    ScalarDef::new(
+        "roundDuration",
+        Arity::exact(1),
+        |ctx| native_number(ctx).map(|_| ChType::UInt16),
+        |ctx| {
+            let x = float_arg(ctx, 0)?;
+            let out: UInt16Array = x.as_primitive::<Float64Type>().values().iter().map(|v| bucket(&DURATION_BOUNDS, *v)).collect::<Vec<_>>().into();
+            Ok(Arc::new(out) as ArrayRef)
+        },
+    )
+    .build()
+}
+
+/// `roundToExp2(x)`: the greatest power of two not above `x`, in `x`'s type (0 for
+/// `x <= 0`). For floats ClickHouse clears the mantissa bits, so the sign stays
+/// (`roundToExp2(-0.5)` is -0.5) and `nan` becomes `inf`.
+fn round_to_exp2() -> ScalarUDF {
+    macro_rules! ints {
+        ($a:expr, $t:ty, $u:ty) => {{
+            let out = $a.as_primitive::<$t>().unary::<_, $t>(|v| if v <= 0 { 0 } else { 1 << (<$u>::BITS - 1 - (v as $u).leading_zeros()) });
+            Arc::new(out) as ArrayRef
+        }};
+    }
+    ScalarDef::new("roundToExp2", Arity::exact(1), native_number, |ctx| {
+        let a = ctx.array(0)?;
+        Ok(match a.data_type() {
+            DataType::UInt8 => ints!(a, UInt8Type, u8),
+            DataType::UInt16 => ints!(a, UInt16Type, u16),
+            DataType::UInt32 => ints!(a, UInt32Type, u32),
+            DataType::UInt64 => ints!(a, UInt64Type, u64),
+            DataType::Int8 => ints!(a, Int8Type, u8),
+            DataType::Int16 => ints!(a, Int16Type, u16),
+            DataType::Int32 => ints!(a, Int32Type, u32),
+            DataType::Int64 => ints!(a, Int64Type, u64),
+            DataType::Float32 => Arc::new(a.as_primitive::<Float32Type>().unary::<_, Float32Type>(|v| f32::from_bits(v.to_bits() & !((1 << 23) - 1)))),
+            DataType::Float64 => Arc::new(a.as_primitive::<Float64Type>().unary::<_, Float64Type>(|v| f64::from_bits(v.to_bits() & !((1 << 52) - 1)))),
+            other => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("roundToExp2 of {other}"))),
+        })
+    })
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         pick_of_two("max2", true),
@@ -143,6 +233,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         unary("degrees", f64::to_degrees),
         unary("radians", f64::to_radians),
         unary("sigmoid", |x| 1.0 / (1.0 + (-x).exp())),
+        round_age(),
+        round_duration(),
+        round_to_exp2(),
         binary("pow", f64::powf),
         binary("atan2", f64::atan2),
         binary("hypot", f64::hypot),
