@@ -80,6 +80,8 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("sumKahan", crate::running_sums::sum_kahan, false),
     ("sumWithOverflow", crate::running_sums::sum_with_overflow, false),
     ("deltaSum", crate::running_sums::delta_sum, false),
+    ("avgWeighted", crate::running_sums::avg_weighted, false),
+    ("sumCount", crate::running_sums::sum_count, false),
     ("deltaSumTimestamp", crate::running_sums::delta_sum_timestamp, false),
     ("entropy", crate::value_stats::entropy, false),
     ("boundingRatio", crate::value_stats::bounding_ratio, false),

@@ -173,6 +173,8 @@ pub(crate) fn description(name: &str) -> &'static str {
             "Numerically stable (Welford) variant; Float64, inf for too few rows, as ClickHouse."
         }
         "sumKahan" => "Sum with Kahan compensation, as ClickHouse (Float64).",
+        "avgWeighted" => "Weighted arithmetic mean: sum(x * w) / sum(w), accumulated in the weight's type as ClickHouse.",
+        "sumCount" => "The sum and the count of the values, as a tuple (ClickHouse's sum type, UInt64).",
         "sumWithOverflow" => "Sum in the argument's own type, wrapping on overflow.",
         "deltaSum" => "Sum of the increases between consecutive values (decreases count as counter resets).",
         "deltaSumTimestamp" => "deltaSum with states ordered by the second argument's timestamps when merged.",

@@ -1,20 +1,22 @@
 //! Sums with ClickHouse's arithmetic and state bytes: `sumKahan` (compensated, four
 //! lanes per batch as ClickHouse's `addMany`), `sumWithOverflow` (in the argument's own
 //! type, wrapping), `deltaSum` and `deltaSumTimestamp` (the sum of increases of a
-//! counter, with ClickHouse's rules for merging states of neighbouring ranges).
+//! counter, with ClickHouse's rules for merging states of neighbouring ranges),
+//! `avgWeighted` and `sumCount` (ClickHouse's `AvgFraction` state).
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, AsArray};
+use datafusion::arrow::array::{ArrayRef, AsArray, StructArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Decimal128Type, Float64Type};
+use datafusion::arrow::datatypes::{DataType, Decimal128Type, Field, Float64Type};
 use datafusion::common::ScalarValue;
 use granary_types::ChType;
 
 use granary_common::ErrorCode;
 
 use crate::args::{ch_error, Arity, DfResult};
-use crate::native_state::{illegal_argument, read_f64, take, NativeState, NullHandling, Num, NumType, Spec};
+use crate::native_state::{illegal_argument, read_f64, read_u64, take, NativeState, NullHandling, Num, NumType, Spec};
+use crate::states::{get_varuint, put_varuint};
 
 /// A spec for functions without parameters, differing only in behaviour.
 #[derive(Debug)]
@@ -466,6 +468,326 @@ impl NativeState for DeltaSumTimestamp {
     }
 }
 
+// ------------------------------------------------------------------ avgWeighted, sumCount
+
+/// How ClickHouse accumulates a number class (its `NearestFieldType`): UInt64, Int64 or
+/// Float64. Unsigned counts are written as VarUInt, the others in 8 little-endian bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field64 {
+    Unsigned,
+    Signed,
+    Float,
+}
+
+/// A value accumulated in a [`Field64`]: the bits of an integer, or a float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Acc {
+    Int(u64),
+    Float(f64),
+}
+
+impl Field64 {
+    fn of(t: NumType) -> Field64 {
+        match t {
+            NumType::Int { signed: false, .. } => Field64::Unsigned,
+            NumType::Int { signed: true, .. } => Field64::Signed,
+            NumType::Float32 | NumType::Float64 => Field64::Float,
+        }
+    }
+    fn zero(self) -> Acc {
+        if self == Field64::Float {
+            Acc::Float(0.0)
+        } else {
+            Acc::Int(0)
+        }
+    }
+    /// ClickHouse's `static_cast` of `v` to this type (floats truncate toward zero).
+    fn convert(self, v: Num) -> Acc {
+        match (self, v) {
+            (Field64::Float, v) => Acc::Float(v.as_f64()),
+            (Field64::Unsigned, Num::Float(f)) => Acc::Int(f as u64),
+            (Field64::Signed, Num::Float(f)) => Acc::Int(f as i64 as u64),
+            (_, Num::Int(i)) => Acc::Int(i as u64),
+        }
+    }
+    fn add(self, a: Acc, b: Acc) -> Acc {
+        match (a, b) {
+            (Acc::Int(x), Acc::Int(y)) => Acc::Int(x.wrapping_add(y)),
+            (x, y) => Acc::Float(self.as_f64(x) + self.as_f64(y)),
+        }
+    }
+    fn mul(self, a: Acc, b: Acc) -> Acc {
+        match (a, b) {
+            (Acc::Int(x), Acc::Int(y)) => Acc::Int(x.wrapping_mul(y)),
+            (x, y) => Acc::Float(self.as_f64(x) * self.as_f64(y)),
+        }
+    }
+    fn as_f64(self, v: Acc) -> f64 {
+        match (self, v) {
+            (_, Acc::Float(f)) => f,
+            (Field64::Signed, Acc::Int(i)) => i as i64 as f64,
+            (_, Acc::Int(i)) => i as f64,
+        }
+    }
+    fn write(self, v: Acc, out: &mut Vec<u8>) {
+        match v {
+            Acc::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+            Acc::Float(f) => out.extend_from_slice(&f.to_le_bytes()),
+        }
+    }
+    fn read(self, input: &mut &[u8]) -> DfResult<Acc> {
+        Ok(match self {
+            Field64::Float => Acc::Float(read_f64(input)?),
+            _ => Acc::Int(read_u64(input)?),
+        })
+    }
+    /// A denominator or count: VarUInt when unsigned, as ClickHouse's `AvgFraction` writes it.
+    fn write_count(self, v: Acc, out: &mut Vec<u8>) {
+        match (self, v) {
+            (Field64::Unsigned, Acc::Int(i)) => put_varuint(out, i),
+            _ => self.write(v, out),
+        }
+    }
+    fn read_count(self, input: &mut &[u8]) -> DfResult<Acc> {
+        match self {
+            Field64::Unsigned => Ok(Acc::Int(get_varuint(input)?)),
+            _ => self.read(input),
+        }
+    }
+    fn scalar(self, v: Acc) -> ScalarValue {
+        match (self, v) {
+            (_, Acc::Float(f)) => ScalarValue::Float64(Some(f)),
+            (Field64::Signed, Acc::Int(i)) => ScalarValue::Int64(Some(i as i64)),
+            (_, Acc::Int(i)) => ScalarValue::UInt64(Some(i)),
+        }
+    }
+    fn ch_type(self) -> ChType {
+        match self {
+            Field64::Unsigned => ChType::UInt64,
+            Field64::Signed => ChType::Int64,
+            Field64::Float => ChType::Float64,
+        }
+    }
+}
+
+/// The number type of a plain number argument (Bool counts as UInt8, as in ClickHouse).
+fn plain_number(t: &ChType) -> Option<NumType> {
+    match t {
+        ChType::Bool => NumType::of(t),
+        _ => number_arg("", t).ok(),
+    }
+}
+
+fn is_wide_int(t: &ChType) -> bool {
+    matches!(t, ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256)
+}
+
+#[derive(Debug)]
+struct AvgWeighted;
+
+pub(crate) fn avg_weighted(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    crate::value_stats::no_params("avgWeighted", params)?;
+    Ok(Arc::new(AvgWeighted))
+}
+
+impl AvgWeighted {
+    fn types(args: &[ChType]) -> DfResult<(NumType, NumType)> {
+        match (plain_number(&args[0]), plain_number(&args[1])) {
+            (Some(value), Some(weight)) => Ok((value, weight)),
+            // ClickHouse also takes wide integers (as Float64) and pairs of Decimals.
+            _ if args.iter().all(|a| plain_number(a).is_some() || is_wide_int(a)) || args.iter().all(|a| decimal_arg(a).is_some()) => {
+                Err(ch_error(ErrorCode::NOT_IMPLEMENTED, format!("avgWeighted over {} and {} is not supported yet", args[0], args[1])))
+            }
+            _ => Err(ch_error(
+                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                format!("Types {} and {} are non-conforming as arguments for aggregate function avgWeighted", args[0], args[1]),
+            )),
+        }
+    }
+}
+
+impl Spec for AvgWeighted {
+    fn name(&self) -> &str {
+        "avgWeighted"
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(2)
+    }
+    fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        Self::types(args)?;
+        Ok(ChType::Float64)
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        let (value, weight) = Self::types(args)?;
+        // Every plain number widens to 8 bytes, so ClickHouse's numerator takes the
+        // weight's type (`MaxFieldType` keeps the second of equal sizes).
+        let field = Field64::of(weight);
+        Ok(Box::new(AvgWeightedState { value, weight, field, numerator: field.zero(), denominator: field.zero() }))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct AvgWeightedState {
+    value: NumType,
+    weight: NumType,
+    field: Field64,
+    numerator: Acc,
+    denominator: Acc,
+}
+
+impl NativeState for AvgWeightedState {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let values = self.value.values(&columns[0])?;
+        let weights = self.weight.values(&columns[1])?;
+        let f = self.field;
+        for (v, w) in values.into_iter().zip(weights) {
+            let w = f.convert(w);
+            self.numerator = f.add(self.numerator, f.mul(f.convert(v), w));
+            self.denominator = f.add(self.denominator, w);
+        }
+        Ok(())
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let f = self.field;
+        let numerator = f.read(input)?;
+        let denominator = f.read_count(input)?;
+        self.numerator = f.add(self.numerator, numerator);
+        self.denominator = f.add(self.denominator, denominator);
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        self.field.write(self.numerator, out);
+        self.field.write_count(self.denominator, out);
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        Ok(ScalarValue::Float64(Some(self.field.as_f64(self.numerator) / self.field.as_f64(self.denominator))))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+#[derive(Debug)]
+struct SumCount;
+
+pub(crate) fn sum_count(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    crate::value_stats::no_params("sumCount", params)?;
+    Ok(Arc::new(SumCount))
+}
+
+impl Spec for SumCount {
+    fn name(&self) -> &str {
+        "sumCount"
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(1)
+    }
+    fn nulls(&self) -> NullHandling {
+        // ClickHouse's sumCount returns (0, 0) when only NULLs came, with no flag.
+        NullHandling::Skip
+    }
+    fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        let sum = match decimal_arg(&args[0]) {
+            Some((_, scale)) => ChType::Decimal(38, scale),
+            None => Field64::of(plain_number(&args[0]).ok_or_else(|| illegal_argument("sumCount", &args[0]))?).ch_type(),
+        };
+        Ok(ChType::Tuple(vec![("1".to_string(), sum), ("2".to_string(), ChType::UInt64)]))
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        if let Some((_, scale)) = decimal_arg(&args[0]) {
+            return Ok(Box::new(SumCountState { sum: Sum::Decimal(DecimalSum { width: 16, precision: 38, scale, sum: 0 }), count: 0 }));
+        }
+        let value = plain_number(&args[0]).ok_or_else(|| illegal_argument("sumCount", &args[0]))?;
+        let field = Field64::of(value);
+        Ok(Box::new(SumCountState { sum: Sum::Number { value, field, sum: field.zero() }, count: 0 }))
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Sum {
+    Number { value: NumType, field: Field64, sum: Acc },
+    Decimal(DecimalSum),
+}
+
+#[derive(Debug, Clone)]
+struct SumCountState {
+    sum: Sum,
+    count: u64,
+}
+
+impl SumCountState {
+    fn add_rows(&mut self, columns: &[ArrayRef], lanes: bool) -> DfResult<()> {
+        self.count += columns[0].len() as u64;
+        let Sum::Number { value, field, sum } = &mut self.sum else {
+            if let Sum::Decimal(d) = &mut self.sum {
+                d.add(columns)?;
+            }
+            return Ok(());
+        };
+        let values = value.values(&columns[0])?;
+        if *field != Field64::Float || !lanes {
+            for v in values {
+                *sum = field.add(*sum, field.convert(v));
+            }
+            return Ok(());
+        }
+        // ClickHouse's avg adds a block at once with sum's addMany: 128 bytes of Float64
+        // lanes over the whole runs, then the rest in order, then onto the state.
+        const LANES: usize = 16;
+        let floats: Vec<f64> = values.iter().map(|v| v.as_f64()).collect();
+        let mut partial = [0.0f64; LANES];
+        let whole = floats.len() / LANES * LANES;
+        for (i, v) in floats[..whole].iter().enumerate() {
+            partial[i % LANES] += v;
+        }
+        let mut total = partial.iter().fold(0.0, |acc, p| acc + p);
+        for v in &floats[whole..] {
+            total += v;
+        }
+        *sum = field.add(*sum, Acc::Float(total));
+        Ok(())
+    }
+}
+
+impl NativeState for SumCountState {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        self.add_rows(columns, true)
+    }
+    fn add_grouped(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        self.add_rows(columns, false)
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        match &mut self.sum {
+            Sum::Number { field, sum, .. } => {
+                let other = field.read(input)?;
+                *sum = field.add(*sum, other);
+            }
+            Sum::Decimal(d) => d.merge(input)?,
+        }
+        self.count = self.count.wrapping_add(get_varuint(input)?);
+        Ok(())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        match &self.sum {
+            Sum::Number { field, sum, .. } => field.write(*sum, out),
+            Sum::Decimal(d) => d.write(out),
+        }
+        put_varuint(out, self.count);
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        let sum = match &self.sum {
+            Sum::Number { field, sum, .. } => field.scalar(*sum),
+            Sum::Decimal(d) => d.finish()?,
+        };
+        let fields = vec![Arc::new(Field::new("1", sum.data_type(), false)), Arc::new(Field::new("2", DataType::UInt64, false))];
+        let columns: Vec<ArrayRef> = vec![sum.to_array()?, ScalarValue::UInt64(Some(self.count)).to_array()?];
+        Ok(ScalarValue::Struct(Arc::new(StructArray::try_new(fields.into(), columns, None)?)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -473,6 +795,45 @@ mod tests {
     use datafusion::arrow::array::{Float64Array, UInt8Array};
 
     use crate::native_state::state_hex as hex;
+
+    /// chdb's `hex(avgWeightedState(x, w))`: a UInt8 weight makes a UInt64 numerator (the
+    /// Int32 value cast to it) and a VarUInt denominator; an Int64 weight 8-byte both.
+    #[test]
+    fn avg_weighted_states_as_clickhouse() {
+        let spec = avg_weighted(&[]).unwrap();
+        let mut state = spec.new_state(&[ChType::Int32, ChType::UInt8]).unwrap();
+        let xs: ArrayRef = Arc::new(datafusion::arrow::array::Int32Array::from(vec![1, 3, 5]));
+        let ws: ArrayRef = Arc::new(UInt8Array::from(vec![2, 4, 0]));
+        state.add(&[xs, ws]).unwrap();
+        assert_eq!(hex(state.as_ref()), "0E0000000000000006");
+        let mut merged = spec.new_state(&[ChType::Int32, ChType::UInt8]).unwrap();
+        let mut bytes = Vec::new();
+        state.write(&mut bytes);
+        merged.merge(&mut bytes.as_slice()).unwrap();
+        merged.merge(&mut bytes.as_slice()).unwrap();
+        assert_eq!(hex(merged.as_ref()), "1C000000000000000C");
+        assert_eq!(merged.finish().unwrap(), ScalarValue::Float64(Some(14.0 / 6.0)));
+
+        let mut signed = spec.new_state(&[ChType::Float64, ChType::Int64]).unwrap();
+        let xs: ArrayRef = Arc::new(Float64Array::from(vec![1.5, -2.7]));
+        let ws: ArrayRef = Arc::new(datafusion::arrow::array::Int64Array::from(vec![2, 3]));
+        signed.add(&[xs, ws]).unwrap();
+        assert_eq!(hex(signed.as_ref()), "FCFFFFFFFFFFFFFF0500000000000000");
+    }
+
+    /// chdb's `sumCount(number / 7)` over `numbers(1000)`: a block sums in 16 lanes.
+    #[test]
+    fn sum_count_lanes_as_clickhouse() {
+        let spec = sum_count(&[]).unwrap();
+        let mut state = spec.new_state(&[ChType::Float64]).unwrap();
+        let xs: ArrayRef = Arc::new(Float64Array::from_iter_values((0..1000).map(|n| n as f64 / 7.0)));
+        state.add(&[xs]).unwrap();
+        let mut bytes = Vec::new();
+        state.write(&mut bytes);
+        let sum = f64::from_le_bytes(bytes[..8].try_into().unwrap());
+        assert_eq!(format!("{sum}"), "71357.14285714286");
+        assert_eq!(&bytes[8..], &[0xE8, 0x07]);
+    }
 
     /// chdb's `hex(sumKahanState(number / 3))` over `numbers(10)`: four lanes, not one.
     #[test]
