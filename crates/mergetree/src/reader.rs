@@ -767,10 +767,15 @@ impl ScanTask {
                         None => break,
                     }
                 }
-                // Whole granules up to about `block_rows` rows per block, but a granule
-                // of a full batch is a batch of its own: its columns are then slices of
-                // their decompressed blocks, where gluing granules together copies them.
-                let batch_rows = self.block_rows.min(SHARED_GRANULE_ROWS);
+                // Whole granules up to about `block_rows` rows per block. Without filters
+                // a granule of a full batch is a batch of its own: its columns are then
+                // slices of their decompressed blocks, where gluing granules together
+                // copies them. Filtered reads copy the rows they keep anyway, and pay
+                // their per-batch work (predicates, masks) once per batch.
+                let batch_rows = match self.filters.is_empty() {
+                    true => self.block_rows.min(SHARED_GRANULE_ROWS),
+                    false => self.block_rows,
+                };
                 let mut end = g + 1;
                 while end < run_end && (starts[end + 1] - starts[g]) as usize <= batch_rows {
                     end += 1;
