@@ -3,10 +3,15 @@
 //! entries of an Arrow map are one keys column and one values column cut by the map's
 //! offsets, so the keys and values arrays are those columns under the same offsets, and
 //! a search compares every entry with its row's needle in one kernel pass.
+//!
+//! `mapFromArrays(keys, values)` (alias `MAP_FROM_ARRAYS`) pairs two arrays of equal
+//! sizes, and `mapConcat(m1, ...)` joins maps row by row (duplicate keys stay, as in
+//! ClickHouse), in the least supertype of their keys and of their values.
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, UInt32Array, UInt8Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, MapArray, StructArray, UInt32Array, UInt8Array};
+use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::kernels::cmp;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
@@ -112,8 +117,156 @@ fn contains(ctx: &ExecCtx, keys: bool) -> DfResult<ArrayRef> {
     Ok(Arc::new(UInt8Array::new(found.into(), map.nulls().cloned())))
 }
 
+/// The Arrow entries field of a `Map` result, and the key and value fields inside it.
+fn entry_fields(ctx: &ExecCtx) -> DfResult<(Arc<datafusion::arrow::datatypes::Field>, datafusion::arrow::datatypes::Fields)> {
+    let DataType::Map(entries_field, _) = ctx.ret_type() else {
+        return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return an Arrow Map", ctx.name)));
+    };
+    let DataType::Struct(fields) = entries_field.data_type() else {
+        return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} entries must be a Struct", ctx.name)));
+    };
+    Ok((entries_field.clone(), fields.clone()))
+}
+
+/// `column` in the Arrow type of `field`: the arguments' nested fields can differ from the
+/// result's in nullability or names while holding the same values.
+fn as_field_type(column: ArrayRef, field: &datafusion::arrow::datatypes::Field) -> DfResult<ArrayRef> {
+    if column.data_type() == field.data_type() {
+        return Ok(column);
+    }
+    Ok(datafusion::arrow::compute::cast(&column, field.data_type())?)
+}
+
+fn array_element(ctx: &RetCtx, i: usize) -> DfResult<ChType> {
+    match ctx.ch(i).strip_nullable() {
+        ChType::Array(element) => Ok(*element.clone()),
+        other => Err(ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!("Arguments of function {} must be Array or Map, but {other} is given", ctx.name),
+        )),
+    }
+}
+
+fn map_from_arrays() -> ScalarUDF {
+    let mut def = ScalarDef::new(
+        "mapFromArrays",
+        Arity::exact(2),
+        |ctx| {
+            let key = array_element(ctx, 0)?;
+            let value = array_element(ctx, 1)?;
+            // Map keys are never Nullable: a NULL key is refused at execution.
+            let key = match key {
+                ChType::Nullable(inner) => *inner,
+                other => other,
+            };
+            Ok(ChType::Map(Box::new(key), Box::new(value)))
+        },
+        |ctx| {
+            let (entries_field, fields) = entry_fields(ctx)?;
+            let (keys, values) = (ctx.array(0)?, ctx.array(1)?);
+            let not_array = || ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Arguments of function {} must be Array or Map", ctx.name));
+            let keys = keys.as_list_opt::<i32>().ok_or_else(not_array)?;
+            let values = values.as_list_opt::<i32>().ok_or_else(not_array)?;
+            let (key_offsets, value_offsets) = (keys.offsets(), values.offsets());
+            if key_offsets.lengths().ne(value_offsets.lengths()) {
+                return Err(ch_error(ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH, format!("Two arguments of function {} must have equal sizes", ctx.name)));
+            }
+            let span = |offsets: &OffsetBuffer<i32>| (offsets[0] as usize, (offsets[offsets.len() - 1] - offsets[0]) as usize);
+            let (key_start, count) = span(key_offsets);
+            let (value_start, _) = span(value_offsets);
+            let key_column = keys.values().slice(key_start, count);
+            if key_column.logical_null_count() > 0 && !matches!(key_column.data_type(), DataType::Null) {
+                return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("The nested column of first argument in function {} must not contain NULLs", ctx.name)));
+            }
+            let key_column = as_field_type(key_column, &fields[0])?;
+            let value_column = as_field_type(values.values().slice(value_start, count), &fields[1])?;
+            let entries = StructArray::try_new(fields, vec![key_column, value_column], None)?;
+            let offsets = OffsetBuffer::from_lengths(key_offsets.lengths());
+            Ok(Arc::new(MapArray::try_new(entries_field, offsets, entries, None, false)?))
+        },
+    );
+    def.aliases = vec!["MAP_FROM_ARRAYS".to_string()];
+    def.build()
+}
+
+fn map_concat() -> ScalarUDF {
+    ScalarDef::new(
+        "mapConcat",
+        Arity::at_least(1),
+        |ctx| {
+            let mut keys = Vec::new();
+            let mut values = Vec::new();
+            for i in 0..ctx.arg_count() {
+                match ctx.ch(i).strip_nullable().clone() {
+                    ChType::Map(k, v) => {
+                        keys.push(*k);
+                        values.push(*v);
+                    }
+                    other => {
+                        // ClickHouse runs mapConcat as arrayConcat over the entries.
+                        return Err(ch_error(
+                            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                            format!("Argument {i} for function arrayConcat must be an array but it has type {other}"),
+                        ));
+                    }
+                }
+            }
+            // Planned integer literals are still Int64 here, as in arrayConcat.
+            let supertype = crate::array_access::element_supertype;
+            Ok(ChType::Map(Box::new(supertype(&keys)?), Box::new(supertype(&values)?)))
+        },
+        |ctx| {
+            let ChType::Map(key_type, value_type) = ctx.ret_ch() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return a Map", ctx.name)));
+            };
+            let (entries_field, fields) = entry_fields(ctx)?;
+            let cv = Conv { func: ctx.name, mode: Mode::Throw, config: ctx.config };
+            let arrays = (0..ctx.args.len()).map(|i| ctx.array(i)).collect::<DfResult<Vec<_>>>()?;
+            let mut maps = Vec::with_capacity(arrays.len());
+            let mut key_columns = Vec::with_capacity(arrays.len());
+            let mut value_columns = Vec::with_capacity(arrays.len());
+            for (i, array) in arrays.iter().enumerate() {
+                let map = array.as_map_opt().ok_or_else(|| illegal_type(ctx.name, i, &ctx.fields[i]))?;
+                let ChType::Map(k, v) = ctx.ch(i).strip_nullable().clone() else {
+                    return Err(illegal_type(ctx.name, i, &ctx.fields[i]));
+                };
+                // An empty `map()` has `Nothing` entries, which no row ever reads.
+                let column = |part: &ArrayRef, from: &ChType, to: &ChType, field: &datafusion::arrow::datatypes::Field| -> DfResult<ArrayRef> {
+                    if matches!(from, ChType::Nothing) {
+                        return Ok(datafusion::arrow::array::new_null_array(field.data_type(), part.len()));
+                    }
+                    as_field_type(convert(part, &from.to_arrow_field("entries"), to.strip_nullable(), &cv)?, field)
+                };
+                key_columns.push(column(map.keys(), &k, &key_type, &fields[0])?);
+                value_columns.push(column(map.values(), &v, &value_type, &fields[1])?);
+                maps.push(map);
+            }
+            let rows = ctx.len;
+            let mut indices = Vec::new();
+            let mut lengths = Vec::with_capacity(rows);
+            for row in 0..rows {
+                let before = indices.len();
+                for (m, map) in maps.iter().enumerate() {
+                    let offsets = map.offsets();
+                    indices.extend((offsets[row] as usize..offsets[row + 1] as usize).map(|e| (m, e)));
+                }
+                lengths.push(indices.len() - before);
+            }
+            let interleave = |columns: &[ArrayRef]| -> DfResult<ArrayRef> {
+                let refs: Vec<&dyn Array> = columns.iter().map(|c| c.as_ref()).collect();
+                Ok(datafusion::arrow::compute::interleave(&refs, &indices)?)
+            };
+            let entries = StructArray::try_new(fields, vec![interleave(&key_columns)?, interleave(&value_columns)?], None)?;
+            Ok(Arc::new(MapArray::try_new(entries_field, OffsetBuffer::from_lengths(lengths), entries, None, false)?))
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        map_from_arrays(),
+        map_concat(),
         map_part("mapKeys", true),
         map_part("mapValues", false),
         map_contains("mapContains", true, &["mapContainsKey"]),
