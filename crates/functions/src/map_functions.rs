@@ -8,12 +8,14 @@
 //! sizes, and `mapConcat(m1, ...)` joins maps row by row (duplicate keys stay, as in
 //! ClickHouse), in the least supertype of their keys and of their values.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, MapArray, StructArray, UInt32Array, UInt8Array};
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::kernels::cmp;
 use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
@@ -189,6 +191,18 @@ fn map_from_arrays() -> ScalarUDF {
     def.build()
 }
 
+/// A map result of entries `(map, entry)` taken from the maps' key and value columns
+/// (already in the result's types), `lengths` entries a row.
+fn gather_entries(ctx: &ExecCtx, keys: &[ArrayRef], values: &[ArrayRef], indices: &[(usize, usize)], lengths: Vec<usize>) -> DfResult<ArrayRef> {
+    let (entries_field, fields) = entry_fields(ctx)?;
+    let interleave = |columns: &[ArrayRef]| -> DfResult<ArrayRef> {
+        let refs: Vec<&dyn Array> = columns.iter().map(|c| c.as_ref()).collect();
+        Ok(datafusion::arrow::compute::interleave(&refs, indices)?)
+    };
+    let entries = StructArray::try_new(fields, vec![interleave(keys)?, interleave(values)?], None)?;
+    Ok(Arc::new(MapArray::try_new(entries_field, OffsetBuffer::from_lengths(lengths), entries, None, false)?))
+}
+
 fn map_concat() -> ScalarUDF {
     ScalarDef::new(
         "mapConcat",
@@ -219,7 +233,7 @@ fn map_concat() -> ScalarUDF {
             let ChType::Map(key_type, value_type) = ctx.ret_ch() else {
                 return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return a Map", ctx.name)));
             };
-            let (entries_field, fields) = entry_fields(ctx)?;
+            let (_, fields) = entry_fields(ctx)?;
             let cv = Conv { func: ctx.name, mode: Mode::Throw, config: ctx.config };
             let arrays = (0..ctx.args.len()).map(|i| ctx.array(i)).collect::<DfResult<Vec<_>>>()?;
             let mut maps = Vec::with_capacity(arrays.len());
@@ -252,21 +266,73 @@ fn map_concat() -> ScalarUDF {
                 }
                 lengths.push(indices.len() - before);
             }
-            let interleave = |columns: &[ArrayRef]| -> DfResult<ArrayRef> {
-                let refs: Vec<&dyn Array> = columns.iter().map(|c| c.as_ref()).collect();
-                Ok(datafusion::arrow::compute::interleave(&refs, &indices)?)
-            };
-            let entries = StructArray::try_new(fields, vec![interleave(&key_columns)?, interleave(&value_columns)?], None)?;
-            Ok(Arc::new(MapArray::try_new(entries_field, OffsetBuffer::from_lengths(lengths), entries, None, false)?))
+            gather_entries(ctx, &key_columns, &value_columns, &indices, lengths)
         },
     )
     .build()
+}
+
+/// `mapUpdate(m1, m2)`: the entries of `m1` whose key `m2` lacks, then all of `m2`.
+fn map_update() -> ScalarUDF {
+    ScalarDef::new(
+        "mapUpdate",
+        Arity::exact(2),
+        |ctx| {
+            let (a, b) = (ctx.ch(0), ctx.ch(1));
+            if !matches!(a, ChType::Map(..)) || !matches!(b, ChType::Map(..)) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The two arguments for function {} must be both Map type", ctx.name)));
+            }
+            // Integer literals are still Int64 while planning; the final types are
+            // checked again once they have ClickHouse's.
+            if a != b && !planning_int_literals(&a, &b) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The Key And Value type of Map for function {} must be the same", ctx.name)));
+            }
+            Ok(a)
+        },
+        |ctx| {
+            let arrays = [ctx.array(0)?, ctx.array(1)?];
+            let not_map = |i: usize| illegal_type(ctx.name, i, &ctx.fields[i]);
+            let first = arrays[0].as_map_opt().ok_or_else(|| not_map(0))?;
+            let second = arrays[1].as_map_opt().ok_or_else(|| not_map(1))?;
+            let (_, fields) = entry_fields(ctx)?;
+            let keys = [as_field_type(first.keys().clone(), &fields[0])?, as_field_type(second.keys().clone(), &fields[0])?];
+            let values = [as_field_type(first.values().clone(), &fields[1])?, as_field_type(second.values().clone(), &fields[1])?];
+            let converter = RowConverter::new(vec![SortField::new(fields[0].data_type().clone())])?;
+            let first_rows = converter.convert_columns(&[keys[0].clone()])?;
+            let second_rows = converter.convert_columns(&[keys[1].clone()])?;
+            let (first_offsets, second_offsets) = (first.offsets(), second.offsets());
+            let mut indices = Vec::new();
+            let mut lengths = Vec::with_capacity(ctx.len);
+            for row in 0..ctx.len {
+                let before = indices.len();
+                let replaced: HashSet<_> = (second_offsets[row] as usize..second_offsets[row + 1] as usize).map(|e| second_rows.row(e)).collect();
+                indices.extend((first_offsets[row] as usize..first_offsets[row + 1] as usize).filter(|&e| !replaced.contains(&first_rows.row(e))).map(|e| (0, e)));
+                indices.extend((second_offsets[row] as usize..second_offsets[row + 1] as usize).map(|e| (1, e)));
+                lengths.push(indices.len() - before);
+            }
+            gather_entries(ctx, &keys, &values, &indices, lengths)
+        },
+    )
+    .build()
+}
+
+/// Whether two map types differ only where one has a planned integer literal's `Int64`.
+fn planning_int_literals(a: &ChType, b: &ChType) -> bool {
+    match (a, b) {
+        (ChType::Map(ka, va), ChType::Map(kb, vb)) => planning_int_literals(ka, kb) && planning_int_literals(va, vb),
+        (ChType::Int64, other) | (other, ChType::Int64) => matches!(
+            other,
+            ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64
+        ),
+        _ => a == b,
+    }
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         map_from_arrays(),
         map_concat(),
+        map_update(),
         map_part("mapKeys", true),
         map_part("mapValues", false),
         map_contains("mapContains", true, &["mapContainsKey"]),
