@@ -328,11 +328,167 @@ fn planning_int_literals(a: &ChType, b: &ChType) -> bool {
     }
 }
 
+/// The sum type of `mapAdd`/`mapSubtract` values: all unsigned integers sum in UInt64,
+/// signed ones in Int64, floats in Float64 (ClickHouse mixes none of the three).
+fn sum_type(name: &str, values: &[ChType]) -> DfResult<ChType> {
+    let unsigned = |t: &ChType| matches!(t, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64);
+    let signed = |t: &ChType| matches!(t, ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64);
+    let float = |t: &ChType| matches!(t, ChType::Float32 | ChType::Float64);
+    if let Some(bad) = values.iter().find(|t| !unsigned(t) && !signed(t) && !float(t)) {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Values to be summed are expected to be Numeric, Float or Decimal, got {bad} in {name}")));
+    }
+    if values.iter().any(float) {
+        if values.iter().all(float) {
+            return Ok(ChType::Float64);
+        }
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("All value types in {name} should be either or float or integer")));
+    }
+    // A planned integer literal is still Int64 next to unsigned values (see `planning_int_literals`).
+    let signed_values: Vec<&ChType> = values.iter().filter(|t| signed(t)).collect();
+    if signed_values.is_empty() || signed_values.iter().all(|t| **t == ChType::Int64) && values.iter().any(unsigned) {
+        return Ok(ChType::UInt64);
+    }
+    if values.iter().any(unsigned) {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("All value types in {name} should be promotable to Int64, got UInt64")));
+    }
+    Ok(ChType::Int64)
+}
+
+/// `mapAdd(m1, m2, ...)` (`subtract` false) or `mapSubtract`: per row, every key once in
+/// ascending order, with its values summed (or the later maps' subtracted), wrapping as
+/// ClickHouse's integers do.
+fn map_sum(name: &'static str, subtract: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::at_least(0),
+        |ctx| {
+            if ctx.arg_count() < 2 {
+                return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("{} accepts at least two maps or map tuples", ctx.name)));
+            }
+            let mut key: Option<ChType> = None;
+            let mut values = Vec::with_capacity(ctx.arg_count());
+            for i in 0..ctx.arg_count() {
+                let ChType::Map(k, v) = ctx.ch(i) else {
+                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
+                };
+                match &key {
+                    Some(first) if !planning_int_literals(first, &k) => {
+                        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Expected same {first} type for all keys in {}", ctx.name)))
+                    }
+                    Some(ChType::Int64) => key = Some(*k),
+                    Some(_) => {}
+                    None => key = Some(*k),
+                }
+                values.push(*v);
+            }
+            let key = key.ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, format!("{} has no maps", ctx.name)))?;
+            Ok(ChType::Map(Box::new(key), Box::new(sum_type(ctx.name, &values)?)))
+        },
+        move |ctx| {
+            let ChType::Map(_, value_type) = ctx.ret_ch() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return a Map", ctx.name)));
+            };
+            let (entries_field, fields) = entry_fields(ctx)?;
+            let cv = Conv { func: ctx.name, mode: Mode::Throw, config: ctx.config };
+            let converter = RowConverter::new(vec![SortField::new(fields[0].data_type().clone())])?;
+            let mut maps = Vec::with_capacity(ctx.args.len());
+            for i in 0..ctx.args.len() {
+                let array = ctx.array(i)?;
+                let map = array.as_map_opt().ok_or_else(|| illegal_type(ctx.name, i, &ctx.fields[i]))?.clone();
+                let ChType::Map(_, v) = ctx.ch(i) else {
+                    return Err(illegal_type(ctx.name, i, &ctx.fields[i]));
+                };
+                let keys = converter.convert_columns(&[as_field_type(map.keys().clone(), &fields[0])?])?;
+                let values = convert(map.values(), &v.to_arrow_field("value"), &value_type, &cv)?;
+                maps.push((map, keys, values));
+            }
+            let mut sums: Vec<(usize, datafusion::arrow::row::OwnedRow, Sum)> = Vec::new();
+            let mut lengths = Vec::with_capacity(ctx.len);
+            for row in 0..ctx.len {
+                let mut by_key: std::collections::BTreeMap<datafusion::arrow::row::OwnedRow, Sum> = std::collections::BTreeMap::new();
+                for (m, (map, keys, values)) in maps.iter().enumerate() {
+                    let offsets = map.offsets();
+                    for e in offsets[row] as usize..offsets[row + 1] as usize {
+                        let value = Sum::of(values, e)?;
+                        let sum = by_key.entry(keys.row(e).owned()).or_insert(Sum::zero(&value));
+                        *sum = sum.add(value, subtract && m > 0);
+                    }
+                }
+                lengths.push(by_key.len());
+                sums.extend(by_key.into_iter().map(|(k, v)| (row, k, v)));
+            }
+            let key_column = converter.convert_rows(sums.iter().map(|(_, k, _)| k.row()))?.remove(0);
+            let value_column: ArrayRef = match *value_type {
+                ChType::UInt64 => Arc::new(sums.iter().map(|(_, _, v)| v.as_u64()).collect::<datafusion::arrow::array::UInt64Array>()),
+                ChType::Int64 => Arc::new(sums.iter().map(|(_, _, v)| v.as_u64() as i64).collect::<datafusion::arrow::array::Int64Array>()),
+                _ => Arc::new(sums.iter().map(|(_, _, v)| v.as_f64()).collect::<datafusion::arrow::array::Float64Array>()),
+            };
+            let entries = StructArray::try_new(fields.clone(), vec![as_field_type(key_column, &fields[0])?, as_field_type(value_column, &fields[1])?], None)?;
+            Ok(Arc::new(MapArray::try_new(entries_field, OffsetBuffer::from_lengths(lengths), entries, None, false)?))
+        },
+    )
+    .build()
+}
+
+/// A running `mapAdd` sum: integers as two's-complement 64-bit words, so that UInt64 and
+/// Int64 wrap alike.
+#[derive(Clone, Copy)]
+enum Sum {
+    Int(u64),
+    Float(f64),
+}
+
+impl Sum {
+    fn of(values: &ArrayRef, i: usize) -> DfResult<Sum> {
+        if let Some(v) = values.as_primitive_opt::<datafusion::arrow::datatypes::UInt64Type>() {
+            return Ok(Sum::Int(v.value(i)));
+        }
+        if let Some(v) = values.as_primitive_opt::<datafusion::arrow::datatypes::Int64Type>() {
+            return Ok(Sum::Int(v.value(i) as u64));
+        }
+        if let Some(v) = values.as_primitive_opt::<datafusion::arrow::datatypes::Float64Type>() {
+            return Ok(Sum::Float(v.value(i)));
+        }
+        Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("map values to sum are {}", values.data_type())))
+    }
+
+    fn zero(like: &Sum) -> Sum {
+        match like {
+            Sum::Int(_) => Sum::Int(0),
+            Sum::Float(_) => Sum::Float(0.0),
+        }
+    }
+
+    fn add(self, other: Sum, negate: bool) -> Sum {
+        match (self, other) {
+            (Sum::Int(a), Sum::Int(b)) => Sum::Int(if negate { a.wrapping_sub(b) } else { a.wrapping_add(b) }),
+            (Sum::Float(a), Sum::Float(b)) => Sum::Float(if negate { a - b } else { a + b }),
+            (a, _) => a,
+        }
+    }
+
+    fn as_u64(&self) -> u64 {
+        match self {
+            Sum::Int(v) => *v,
+            Sum::Float(v) => *v as u64,
+        }
+    }
+
+    fn as_f64(&self) -> f64 {
+        match self {
+            Sum::Int(v) => *v as f64,
+            Sum::Float(v) => *v,
+        }
+    }
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         map_from_arrays(),
         map_concat(),
         map_update(),
+        map_sum("mapAdd", false),
+        map_sum("mapSubtract", true),
         map_part("mapKeys", true),
         map_part("mapValues", false),
         map_contains("mapContains", true, &["mapContainsKey"]),
