@@ -164,7 +164,6 @@ fn map_from_arrays() -> ScalarUDF {
             Ok(ChType::Map(Box::new(key), Box::new(value)))
         },
         |ctx| {
-            let (entries_field, fields) = entry_fields(ctx)?;
             let (keys, values) = (ctx.array(0)?, ctx.array(1)?);
             let not_array = || ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Arguments of function {} must be Array or Map", ctx.name));
             let keys = keys.as_list_opt::<i32>().ok_or_else(not_array)?;
@@ -180,11 +179,7 @@ fn map_from_arrays() -> ScalarUDF {
             if key_column.logical_null_count() > 0 && !matches!(key_column.data_type(), DataType::Null) {
                 return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("The nested column of first argument in function {} must not contain NULLs", ctx.name)));
             }
-            let key_column = as_field_type(key_column, &fields[0])?;
-            let value_column = as_field_type(values.values().slice(value_start, count), &fields[1])?;
-            let entries = StructArray::try_new(fields, vec![key_column, value_column], None)?;
-            let offsets = OffsetBuffer::from_lengths(key_offsets.lengths());
-            Ok(Arc::new(MapArray::try_new(entries_field, offsets, entries, None, false)?))
+            map_of(ctx, key_column, values.values().slice(value_start, count), key_offsets.lengths())
         },
     );
     def.aliases = vec!["MAP_FROM_ARRAYS".to_string()];
@@ -194,12 +189,18 @@ fn map_from_arrays() -> ScalarUDF {
 /// A map result of entries `(map, entry)` taken from the maps' key and value columns
 /// (already in the result's types), `lengths` entries a row.
 fn gather_entries(ctx: &ExecCtx, keys: &[ArrayRef], values: &[ArrayRef], indices: &[(usize, usize)], lengths: Vec<usize>) -> DfResult<ArrayRef> {
-    let (entries_field, fields) = entry_fields(ctx)?;
     let interleave = |columns: &[ArrayRef]| -> DfResult<ArrayRef> {
         let refs: Vec<&dyn Array> = columns.iter().map(|c| c.as_ref()).collect();
         Ok(datafusion::arrow::compute::interleave(&refs, indices)?)
     };
-    let entries = StructArray::try_new(fields, vec![interleave(keys)?, interleave(values)?], None)?;
+    map_of(ctx, interleave(keys)?, interleave(values)?, lengths)
+}
+
+/// The map result of one key and one value column, `lengths` entries a row.
+fn map_of(ctx: &ExecCtx, keys: ArrayRef, values: ArrayRef, lengths: impl IntoIterator<Item = usize>) -> DfResult<ArrayRef> {
+    let (entries_field, fields) = entry_fields(ctx)?;
+    let (keys, values) = (as_field_type(keys, &fields[0])?, as_field_type(values, &fields[1])?);
+    let entries = StructArray::try_new(fields, vec![keys, values], None)?;
     Ok(Arc::new(MapArray::try_new(entries_field, OffsetBuffer::from_lengths(lengths), entries, None, false)?))
 }
 
@@ -388,7 +389,7 @@ fn map_sum(name: &'static str, subtract: bool) -> ScalarUDF {
             let ChType::Map(_, value_type) = ctx.ret_ch() else {
                 return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} must return a Map", ctx.name)));
             };
-            let (entries_field, fields) = entry_fields(ctx)?;
+            let (_, fields) = entry_fields(ctx)?;
             let cv = Conv { func: ctx.name, mode: Mode::Throw, config: ctx.config };
             let converter = RowConverter::new(vec![SortField::new(fields[0].data_type().clone())])?;
             let mut maps = Vec::with_capacity(ctx.args.len());
@@ -423,8 +424,7 @@ fn map_sum(name: &'static str, subtract: bool) -> ScalarUDF {
                 ChType::Int64 => Arc::new(sums.iter().map(|(_, _, v)| v.as_u64() as i64).collect::<datafusion::arrow::array::Int64Array>()),
                 _ => Arc::new(sums.iter().map(|(_, _, v)| v.as_f64()).collect::<datafusion::arrow::array::Float64Array>()),
             };
-            let entries = StructArray::try_new(fields.clone(), vec![as_field_type(key_column, &fields[0])?, as_field_type(value_column, &fields[1])?], None)?;
-            Ok(Arc::new(MapArray::try_new(entries_field, OffsetBuffer::from_lengths(lengths), entries, None, false)?))
+            map_of(ctx, key_column, value_column, lengths)
         },
     )
     .build()
