@@ -24,9 +24,9 @@
 //! Why aligned buffers: the stream is a decompressed block, and the writer starts every
 //! granule at a multiple of 16 in its block, so an aligned buffer sits at an address
 //! Arrow accepts for any value type once the block is in an aligned allocation. The
-//! reader then hands out slices of the block itself ([`decode_array_shared`]): a full
-//! scan decompresses each value once and never copies it, and a hit in the uncompressed
-//! cache costs no copy at all. Unaligned (older) buffers are copied.
+//! reader then hands out slices of the block itself ([`decode_array_shared`]) for a
+//! granule read on its own (a point lookup), so a hit in the uncompressed cache costs no
+//! copy. Unaligned (older) buffers are copied.
 //!
 //! Why not Arrow IPC per granule: IPC adds a flatbuffer message header per granule and
 //! per column (hundreds of bytes for 8192-row granules of small types); this encoding is
