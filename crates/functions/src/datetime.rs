@@ -418,6 +418,44 @@ fn to_unix_timestamp64(name: &'static str, unit: TimeUnit) -> ScalarUDF {
     .build()
 }
 
+/// `toMillisecond` / `toMicrosecond`: the fraction of the second of a DateTime64 in
+/// `digits` decimal digits (0 for a DateTime, which has none). The fraction does not
+/// depend on the time zone, and is counted up from the second below for times before
+/// 1970, as ClickHouse does.
+fn sub_second<T: ArrowPrimitiveType>(name: &'static str, ret: ChType, digits: u32) -> ScalarUDF
+where
+    T::Native: TryFrom<i64>,
+{
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        move |ctx| match ctx.ch(0).strip_nullable() {
+            ChType::DateTime64(..) | ChType::DateTime(_) => Ok(ret.clone()),
+            _ => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal argument of type {} for function {}", ctx.ch(0), ctx.name))),
+        },
+        move |ctx| {
+            let array = ctx.array(0)?;
+            let per_second: i64 = match array.data_type() {
+                DataType::Timestamp(TimeUnit::Second, _) => 1,
+                DataType::Timestamp(TimeUnit::Millisecond, _) => 1_000,
+                DataType::Timestamp(TimeUnit::Microsecond, _) => 1_000_000,
+                DataType::Timestamp(TimeUnit::Nanosecond, _) => 1_000_000_000,
+                other => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal argument of type {other} for function {}", ctx.name))),
+            };
+            let wanted = 10i64.pow(digits);
+            let ticks = datafusion::arrow::compute::cast(&array, &DataType::Int64)?;
+            let fraction = ticks.as_primitive::<datafusion::arrow::datatypes::Int64Type>().unary::<_, T>(|t| {
+                let f = t.rem_euclid(per_second);
+                let scaled = if per_second >= wanted { f / (per_second / wanted) } else { f * (wanted / per_second) };
+                // Below 10^digits, which fits the result type.
+                T::Native::try_from(scaled).unwrap_or_default()
+            });
+            Ok(Arc::new(fraction))
+        },
+    )
+    .build()
+}
+
 /// `fromUnixTimestamp64Second/Milli/Micro/Nano(ticks[, tz])`: an integer count of
 /// `unit`s since the epoch as `DateTime64(precision[, tz])`.
 fn from_unix_timestamp64(name: &'static str, precision: u8) -> ScalarUDF {
@@ -798,6 +836,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         to_unix_timestamp64("toUnixTimestamp64Milli", TimeUnit::Millisecond),
         to_unix_timestamp64("toUnixTimestamp64Second", TimeUnit::Second),
         from_unix_timestamp64("fromUnixTimestamp64Second", 0),
+        sub_second::<UInt16Type>("toMillisecond", ChType::UInt16, 3),
+        sub_second::<UInt32Type>("toMicrosecond", ChType::UInt32, 6),
         from_unix_timestamp64("fromUnixTimestamp64Milli", 3),
         from_unix_timestamp64("fromUnixTimestamp64Micro", 6),
         from_unix_timestamp64("fromUnixTimestamp64Nano", 9),

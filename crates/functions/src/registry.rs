@@ -64,6 +64,8 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("MINUTE", "toMinute"),
     ("MONTH", "toMonth"),
     ("SECOND", "toSecond"),
+    ("MILLISECOND", "toMillisecond"),
+    ("MICROSECOND", "toMicrosecond"),
     ("YEAR", "toYear"),
     ("curdate", "today"),
     ("toStartOfFiveMinute", "toStartOfFiveMinutes"),
