@@ -258,15 +258,18 @@ pub fn block_len(bytes: &[u8], what: &dyn Fn() -> String) -> Result<usize> {
     Ok(BLOCK_HEADER_LEN + payload)
 }
 
-/// Verifies and decompresses the block at the start of `bytes`; returns the data.
+/// Verifies and decompresses the block at the start of `bytes`; returns the data. Readers
+/// use [`decompress_read_block`]; this and [`decompress_block_into`] check the codecs in
+/// tests.
+#[cfg(test)]
 pub fn decompress_block(bytes: &[u8], what: &dyn Fn() -> String) -> Result<Vec<u8>> {
     let mut data = Vec::new();
     decompress_block_into(bytes, what, &mut data)?;
     Ok(data)
 }
 
-/// [`decompress_block`] into `out`, replacing its contents. A scan reuses one buffer per
-/// column: a fresh allocation per block costs page faults and zeroed pages.
+/// [`decompress_block`] into `out`, replacing its contents.
+#[cfg(test)]
 pub fn decompress_block_into(bytes: &[u8], what: &dyn Fn() -> String, out: &mut Vec<u8>) -> Result<()> {
     let block = VerifiedBlock::new(bytes, what)?;
     // Only growth is zeroed; the decompressor overwrites the rest.
