@@ -7,7 +7,9 @@
 //! u8      flags: bit 0 set if a validity bitmap follows (only when some value is NULL);
 //!         bits 1-2 the value transform of buffer 0 (0 none, 1 Delta, 2 DoubleDelta,
 //!         3 Gorilla; see `transform.rs`; format version 2, always 0 in version 1);
-//!         bit 3 set if buffers are aligned (format version 3, always 0 before)
+//!         bit 3 set if buffers are aligned (format version 3, always 0 before);
+//!         bit 4 set if buffer 0 holds bit-packed integers (`packing.rs`; format
+//!         version 4, never with a transform)
 //! [bitmap ceil(rows/8) bytes, LSB first]
 //! u32 LE  buffer count, then for each: u64 LE byte length, [zero padding up to a
 //!         multiple of 16 bytes from the start of the stream, if aligned], bytes
@@ -38,12 +40,15 @@ use arrow::compute::filter;
 use arrow::datatypes::DataType;
 use granary_common::{Error, ErrorCode, Result};
 
+use crate::packing::{self, PackedType};
 use crate::transform::Transform;
 
 const FLAG_NULLS: u8 = 0b0001;
 const FLAG_TRANSFORM: u8 = 0b0110;
 /// Buffers start at a multiple of [`BUFFER_ALIGNMENT`] from the start of the stream.
 const FLAG_ALIGNED: u8 = 0b1000;
+/// Buffer 0 holds bit-packed integers.
+const FLAG_PACKED: u8 = 0b1_0000;
 /// Where aligned buffers start (and where the writer starts granules in a block): enough
 /// for every Arrow value type, `i128` and `i256` included.
 pub const BUFFER_ALIGNMENT: usize = 16;
@@ -59,47 +64,127 @@ fn write_buffer_len(out: &mut Vec<u8>, len: usize) {
     out.resize(out.len().next_multiple_of(BUFFER_ALIGNMENT), 0);
 }
 
-/// Appends the encoding of `array` to `out`, its values transformed by `transform`
-/// when the column's codec chain has one (ignored for types it does not apply to).
-pub fn encode_array(array: &dyn Array, out: &mut Vec<u8>, transform: Option<Transform>) -> Result<()> {
+/// How the values of an array (its buffer 0) are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueCoding {
+    /// As they are.
+    #[default]
+    Plain,
+    /// Transformed by the column's codec chain (values of types it does not apply to are
+    /// written as they are).
+    Transform(Transform),
+    /// Integers bit-packed when that halves them (`packing.rs`); other types as they are.
+    Pack,
+}
+
+impl From<Option<Transform>> for ValueCoding {
+    fn from(transform: Option<Transform>) -> Self {
+        transform.map_or(ValueCoding::Plain, ValueCoding::Transform)
+    }
+}
+
+impl ValueCoding {
+    fn resolve(self, data_type: &DataType) -> ResolvedCoding {
+        match self {
+            ValueCoding::Plain => ResolvedCoding::Plain,
+            ValueCoding::Transform(t) => t.width_for(data_type).map_or(ResolvedCoding::Plain, |width| ResolvedCoding::Transform(t, width)),
+            ValueCoding::Pack => PackedType::of(data_type).map_or(ResolvedCoding::Plain, ResolvedCoding::Pack),
+        }
+    }
+}
+
+/// A [`ValueCoding`] for one value type.
+#[derive(Clone, Copy)]
+enum ResolvedCoding {
+    Plain,
+    Transform(Transform, usize),
+    Pack(PackedType),
+}
+
+impl ResolvedCoding {
+    /// The flag bits known before the values are seen (packing is decided by them).
+    fn transform_bits(self) -> u8 {
+        match self {
+            ResolvedCoding::Transform(t, _) => t.tag() << 1,
+            _ => 0,
+        }
+    }
+
+    fn is_plain(self) -> bool {
+        matches!(self, ResolvedCoding::Plain)
+    }
+}
+
+/// Appends buffer 0, the values: its length, alignment padding and bytes, as `coding`
+/// says. When it packs them, sets `FLAG_PACKED` in the flags byte at `flags_at` and
+/// returns the bytes that saved (else 0).
+fn write_values(out: &mut Vec<u8>, flags_at: usize, values: &[u8], coding: ResolvedCoding) -> usize {
+    match coding {
+        ResolvedCoding::Transform(t, width) => {
+            write_buffer_len(out, values.len());
+            t.encode(width, values, out);
+            0
+        }
+        ResolvedCoding::Pack(ty) => match packing::plan(values, ty) {
+            Some(plan) => {
+                out[flags_at] |= FLAG_PACKED;
+                write_buffer_len(out, plan.len());
+                plan.write(values, out);
+                values.len() - plan.len()
+            }
+            None => write_plain(out, values),
+        },
+        ResolvedCoding::Plain => write_plain(out, values),
+    }
+}
+
+fn write_plain(out: &mut Vec<u8>, values: &[u8]) -> usize {
+    write_buffer_len(out, values.len());
+    out.extend_from_slice(values);
+    0
+}
+
+/// Appends the encoding of `array` to `out`, its values written as `coding` says.
+/// Returns the bytes bit-packing saved: the encoding's length plus these is its length
+/// unpacked, which `system.parts` reports as the uncompressed size.
+pub fn encode_array(array: &dyn Array, out: &mut Vec<u8>, coding: ValueCoding) -> Result<usize> {
     let data = array.to_data();
-    let transform = transform.and_then(|t| t.width_for(data.data_type()).ok().map(|width| (t, width)));
-    if write_flat_slice(&data, out, transform) {
-        return Ok(());
+    let coding = coding.resolve(data.data_type());
+    if let Some(saved) = write_flat_slice(&data, out, coding) {
+        return Ok(saved);
     }
     // Copy to a fresh array at offset 0 holding exactly `len` values: a slice of a large
     // batch shares the whole batch's buffers, which must not all be written.
     let mut copy = MutableArrayData::new(vec![&data], false, data.len());
     copy.try_extend(0, 0, data.len())?;
-    write_data(&copy.freeze(), out, transform);
-    Ok(())
+    Ok(write_data(&copy.freeze(), out, coding))
 }
 
 /// The encoding of fixed-width values and of strings, written straight from a slice of
 /// a larger array (string offsets re-based as they are written): the bytes
-/// [`write_data`] writes for a re-based copy, without making the copy. False (nothing
-/// written) for other layouts.
-fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform, usize)>) -> bool {
+/// [`write_data`] writes for a re-based copy, without making the copy, and the bytes
+/// packing saved. None (nothing written) for other layouts.
+fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, coding: ResolvedCoding) -> Option<usize> {
     enum Layout {
         Fixed(usize),
         Strings,
     }
     if !data.child_data().is_empty() {
-        return false;
+        return None;
     }
     let layout = match data.data_type() {
         DataType::Utf8 | DataType::Binary => Layout::Strings,
         DataType::FixedSizeBinary(width) => match usize::try_from(*width) {
             Ok(width) => Layout::Fixed(width),
-            Err(_) => return false,
+            Err(_) => return None,
         },
         other => match other.primitive_width() {
             Some(width) => Layout::Fixed(width),
-            None => return false,
+            None => return None,
         },
     };
     let (offset, len) = (data.offset(), data.len());
-    let Some(first) = data.buffers().first() else { return false };
+    let Some(first) = data.buffers().first() else { return None };
     let read_offset = |i: usize| {
         let at = (offset + i) * 4;
         first.as_slice().get(at..at + 4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -107,19 +192,20 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
     // The string bytes of the slice: [offsets[offset], offsets[offset + len]).
     let mut string_bytes = 0..0;
     match &layout {
-        Layout::Fixed(width) if first.len() < (offset + len) * width => return false,
+        Layout::Fixed(width) if first.len() < (offset + len) * width => return None,
         Layout::Strings => {
-            let (Some(start), Some(end), Some(values)) = (read_offset(0), read_offset(len), data.buffers().get(1)) else { return false };
-            let (Ok(start), Ok(end)) = (usize::try_from(start), usize::try_from(end)) else { return false };
+            let (Some(start), Some(end), Some(values)) = (read_offset(0), read_offset(len), data.buffers().get(1)) else { return None };
+            let (Ok(start), Ok(end)) = (usize::try_from(start), usize::try_from(end)) else { return None };
             if data.buffers().len() != 2 || start > end || end > values.len() {
-                return false;
+                return None;
             }
             string_bytes = start..end;
         }
         _ => {}
     }
     out.extend_from_slice(&(len as u64).to_le_bytes());
-    let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
+    let flags_at = out.len();
+    let transform_bits = coding.transform_bits();
     match data.nulls().filter(|n| n.null_count() > 0) {
         Some(nulls) => {
             out.push(FLAG_NULLS | FLAG_ALIGNED | transform_bits);
@@ -135,15 +221,12 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
         }
         None => out.push(FLAG_ALIGNED | transform_bits),
     }
+    let mut saved = 0;
     match layout {
         Layout::Fixed(width) => {
             out.extend_from_slice(&1u32.to_le_bytes());
             let values = &first.as_slice()[offset * width..(offset + len) * width];
-            write_buffer_len(out, values.len());
-            match transform {
-                Some((t, width)) => t.encode(width, values, out),
-                None => out.extend_from_slice(values),
-            }
+            saved = write_values(out, flags_at, values, coding);
         }
         Layout::Strings => {
             out.extend_from_slice(&2u32.to_le_bytes());
@@ -160,7 +243,7 @@ fn write_flat_slice(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Tran
         }
     }
     out.extend_from_slice(&0u32.to_le_bytes());
-    true
+    Some(saved)
 }
 
 /// One column of a block whose rows are gathered from several arrays (the batches of an
@@ -203,14 +286,16 @@ impl GatherSources {
 
     /// Appends the encoding of the rows `order` ((source, row) pairs): the bytes
     /// [`encode_array`] writes for `interleave(sources, order)`, without building that
-    /// array. False (nothing written) when the type is not gathered directly.
-    pub fn encode(&self, order: &[(usize, usize)], out: &mut Vec<u8>, transform: Option<Transform>) -> Result<bool> {
-        let (Some(layout), Some(first)) = (self.layout, self.sources.first()) else { return Ok(false) };
-        let transform = transform.and_then(|t| t.width_for(first.data_type()).ok().map(|width| (t, width)));
+    /// array, and returns what [`encode_array`] returns. None (nothing written) when the
+    /// type is not gathered directly.
+    pub fn encode(&self, order: &[(usize, usize)], out: &mut Vec<u8>, coding: ValueCoding) -> Result<Option<usize>> {
+        let (Some(layout), Some(first)) = (self.layout, self.sources.first()) else { return Ok(None) };
+        let coding = coding.resolve(first.data_type());
         let len = order.len();
         let start = out.len();
         out.extend_from_slice(&(len as u64).to_le_bytes());
-        let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
+        let flags_at = out.len();
+        let transform_bits = coding.transform_bits();
         let mut valid = None;
         if self.any_nulls {
             let mut bits = BooleanBufferBuilder::new(len);
@@ -230,25 +315,24 @@ impl GatherSources {
             None => out.push(FLAG_ALIGNED | transform_bits),
         }
         let written = match layout {
-            FlatLayout::Fixed(width) => self.gather_fixed(width, order, out, transform),
-            FlatLayout::Strings => self.gather_strings(order, out),
+            FlatLayout::Fixed(width) => self.gather_fixed(width, order, out, flags_at, coding),
+            FlatLayout::Strings => self.gather_strings(order, out).then_some(0),
         };
-        if !written {
+        let Some(saved) = written else {
             out.truncate(start);
-            return Ok(false);
-        }
+            return Ok(None);
+        };
         out.extend_from_slice(&0u32.to_le_bytes());
-        Ok(true)
+        Ok(Some(saved))
     }
 
-    fn gather_fixed(&self, width: usize, order: &[(usize, usize)], out: &mut Vec<u8>, transform: Option<(Transform, usize)>) -> bool {
+    fn gather_fixed(&self, width: usize, order: &[(usize, usize)], out: &mut Vec<u8>, flags_at: usize, coding: ResolvedCoding) -> Option<usize> {
         let values: Option<Vec<&[u8]>> = self.sources.iter().map(|s| s.buffers()[0].as_slice().get(s.offset() * width..)).collect();
-        let Some(values) = values else { return false };
+        let Some(values) = values else { return None };
         if order.iter().any(|&(source, row)| values.get(source).is_none_or(|v| (row + 1) * width > v.len())) {
-            return false;
+            return None;
         }
         out.extend_from_slice(&1u32.to_le_bytes());
-        write_buffer_len(out, order.len() * width);
         let gather = |into: &mut Vec<u8>| match width {
             1 => gather_width::<1>(&values, order, into),
             2 => gather_width::<2>(&values, order, into),
@@ -261,15 +345,15 @@ impl GatherSources {
                 }
             }
         };
-        match transform {
-            Some((t, width)) => {
-                let mut plain = Vec::with_capacity(order.len() * width);
-                gather(&mut plain);
-                t.encode(width, &plain, out);
-            }
-            None => gather(out),
+        if coding.is_plain() {
+            write_buffer_len(out, order.len() * width);
+            gather(out);
+            Some(0)
+        } else {
+            let mut plain = Vec::with_capacity(order.len() * width);
+            gather(&mut plain);
+            Some(write_values(out, flags_at, &plain, coding))
         }
-        true
     }
 
     fn gather_strings(&self, order: &[(usize, usize)], out: &mut Vec<u8>) -> bool {
@@ -349,9 +433,10 @@ fn gather_width<const W: usize>(values: &[&[u8]], order: &[(usize, usize)], out:
     }
 }
 
-fn write_data(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform, usize)>) {
+fn write_data(data: &ArrayData, out: &mut Vec<u8>, coding: ResolvedCoding) -> usize {
     out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-    let transform_bits = transform.map_or(0, |(t, _)| t.tag() << 1);
+    let flags_at = out.len();
+    let transform_bits = coding.transform_bits();
     match data.nulls().filter(|n| n.null_count() > 0) {
         Some(nulls) => {
             out.push(FLAG_NULLS | FLAG_ALIGNED | transform_bits);
@@ -362,17 +447,26 @@ fn write_data(data: &ArrayData, out: &mut Vec<u8>, transform: Option<(Transform,
         None => out.push(FLAG_ALIGNED | transform_bits),
     }
     out.extend_from_slice(&(data.buffers().len() as u32).to_le_bytes());
+    let mut saved = 0;
     for (i, buffer) in data.buffers().iter().enumerate() {
-        write_buffer_len(out, buffer.len());
-        match transform {
-            Some((t, width)) if i == 0 => t.encode(width, buffer.as_slice(), out),
-            _ => out.extend_from_slice(buffer.as_slice()),
+        match coding {
+            ResolvedCoding::Pack(ty) if i == 0 => {
+                // Exactly the array's values: the plan packs every value it is given.
+                let values = buffer.as_slice();
+                saved = write_values(out, flags_at, &values[..(data.len() * ty.width()).min(values.len())], coding);
+            }
+            _ if i == 0 => saved = write_values(out, flags_at, buffer.as_slice(), coding),
+            _ => {
+                write_buffer_len(out, buffer.len());
+                out.extend_from_slice(buffer.as_slice());
+            }
         }
     }
     out.extend_from_slice(&(data.child_data().len() as u32).to_le_bytes());
     for child in data.child_data() {
-        write_data(child, out, None);
+        write_data(child, out, ResolvedCoding::Plain);
     }
+    saved
 }
 
 /// The bytes of `array`'s values (buffers, validity, children), as `read_bytes` counts
@@ -475,10 +569,23 @@ fn take_buffer<'a>(bytes: &'a [u8], pos: &mut usize, n: usize, flags: u8) -> Res
 
 fn read_flags(bytes: &[u8], pos: &mut usize) -> Result<u8> {
     let flags = take(bytes, pos, 1)?[0];
-    if flags & !(FLAG_NULLS | FLAG_TRANSFORM | FLAG_ALIGNED) != 0 {
+    if flags & !(FLAG_NULLS | FLAG_TRANSFORM | FLAG_ALIGNED | FLAG_PACKED) != 0 || (flags & FLAG_PACKED != 0 && flags & FLAG_TRANSFORM != 0) {
         return Err(corrupted(format!("unknown granule flags 0x{flags:02x}")));
     }
     Ok(flags)
+}
+
+/// The type of packed values of `data_type` (`FLAG_PACKED`).
+fn packed_type(data_type: &DataType) -> Result<PackedType> {
+    PackedType::of(data_type).ok_or_else(|| corrupted(format!("{data_type} values cannot be packed")))
+}
+
+/// Unpacks the packed buffer 0 of `len` values of `ty` to the end of `values`.
+fn unpack_values(stored: &[u8], len: usize, ty: PackedType, values: &mut MutableBuffer) -> Result<()> {
+    let need = len.checked_mul(ty.width()).ok_or_else(|| corrupted("granule size overflows".into()))?;
+    let start = values.len();
+    values.resize(start + need, 0);
+    packing::unpack(stored, len, ty, &mut values.as_slice_mut()[start..])
 }
 
 fn read_data(stream: &Stream, pos: &mut usize, data_type: &DataType) -> Result<ArrayData> {
@@ -491,6 +598,14 @@ fn read_data(stream: &Stream, pos: &mut usize, data_type: &DataType) -> Result<A
     let mut buffers = Vec::with_capacity(buffer_count.min(8));
     for i in 0..buffer_count {
         let n = read_u64(bytes, pos)? as usize;
+        if i == 0 && flags & FLAG_PACKED != 0 {
+            let ty = packed_type(data_type)?;
+            let stored = take_buffer(bytes, pos, n, flags)?;
+            let mut values = MutableBuffer::new(0);
+            unpack_values(stored, len, ty, &mut values)?;
+            buffers.push(values.into());
+            continue;
+        }
         match transform.filter(|_| i == 0) {
             Some(t) => {
                 let stored = take_buffer(bytes, pos, n, flags)?;
@@ -614,12 +729,20 @@ impl GranuleConcat {
                 }
                 let n = read_u64(bytes, pos)? as usize;
                 let stored = take_buffer(bytes, pos, n, flags)?;
-                let need = len.checked_mul(width).filter(|need| *need <= n).ok_or_else(|| corrupted(format!("{len} values of {} need more than {n} bytes", self.data_type)))?;
-                let start = self.values.len();
-                self.values.extend_from_slice(&stored[..need]);
-                if let Some(t) = transform {
-                    let width = t.width_for(&self.data_type).map_err(|e| corrupted(e.message().to_string()))?;
-                    t.decode(width, &mut self.values.as_slice_mut()[start..])?;
+                if flags & FLAG_PACKED != 0 {
+                    let ty = packed_type(&self.data_type)?;
+                    if ty.width() != width {
+                        return Err(corrupted(format!("{} values packed as {} bytes", self.data_type, ty.width())));
+                    }
+                    unpack_values(stored, len, ty, &mut self.values)?;
+                } else {
+                    let need = len.checked_mul(width).filter(|need| *need <= n).ok_or_else(|| corrupted(format!("{len} values of {} need more than {n} bytes", self.data_type)))?;
+                    let start = self.values.len();
+                    self.values.extend_from_slice(&stored[..need]);
+                    if let Some(t) = transform {
+                        let width = t.width_for(&self.data_type).map_err(|e| corrupted(e.message().to_string()))?;
+                        t.decode(width, &mut self.values.as_slice_mut()[start..])?;
+                    }
                 }
             }
             ConcatLayout::Offsets => {
@@ -710,29 +833,31 @@ mod tests {
     use super::*;
 
     /// What the encoding of a slice must be: that of its re-based copy.
-    fn encoded_through_copy(array: &dyn Array, transform: Option<Transform>) -> Vec<u8> {
+    fn encoded_through_copy(array: &dyn Array, transform: ValueCoding) -> Vec<u8> {
         let data = array.to_data();
         let mut copy = MutableArrayData::new(vec![&data], false, data.len());
         copy.try_extend(0, 0, data.len()).expect("extend");
-        let transform = transform.and_then(|t| t.width_for(data.data_type()).ok().map(|width| (t, width)));
         let mut out = Vec::new();
-        write_data(&copy.freeze(), &mut out, transform);
+        write_data(&copy.freeze(), &mut out, transform.resolve(data.data_type()));
         out
     }
 
     #[test]
     fn gathered_rows_encode_as_their_interleaved_array() {
-        let cases: Vec<(Vec<ArrayRef>, Option<Transform>)> = vec![
-            (vec![Arc::new(Int64Array::from(vec![5, -3, 7, 0])), Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6]).slice(2, 3))], None),
-            (vec![Arc::new(Int64Array::from(vec![10, 20, 40, 80])), Arc::new(Int64Array::from(vec![15, 25]))], Some(Transform::Delta)),
-            (vec![Arc::new(UInt8Array::from(vec![Some(1), None, Some(3)])), Arc::new(UInt8Array::from(vec![9, 8]))], None),
-            (vec![Arc::new(Float64Array::from(vec![1.5, f64::NAN])), Arc::new(Float64Array::from(vec![-0.0]))], Some(Transform::Gorilla)),
+        let cases: Vec<(Vec<ArrayRef>, ValueCoding)> = vec![
+            (vec![Arc::new(Int64Array::from(vec![5, -3, 7, 0])), Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6]).slice(2, 3))], ValueCoding::Plain),
+            (vec![Arc::new(Int64Array::from(vec![10, 20, 40, 80])), Arc::new(Int64Array::from(vec![15, 25]))], ValueCoding::Transform(Transform::Delta)),
+            (vec![Arc::new(Int64Array::from_iter_values(0..300)), Arc::new(Int64Array::from_iter_values(500..700))], ValueCoding::Pack),
+            (vec![Arc::new(UInt32Array::from_iter((0..300).map(|i| (i % 5 != 0).then_some(i % 100)))), Arc::new(UInt32Array::from_iter_values(0..100))], ValueCoding::Pack),
+            (vec![Arc::new(Float64Array::from_iter_values((0..300).map(f64::from))), Arc::new(Float64Array::from(vec![0.5]))], ValueCoding::Pack),
+            (vec![Arc::new(UInt8Array::from(vec![Some(1), None, Some(3)])), Arc::new(UInt8Array::from(vec![9, 8]))], ValueCoding::Plain),
+            (vec![Arc::new(Float64Array::from(vec![1.5, f64::NAN])), Arc::new(Float64Array::from(vec![-0.0]))], ValueCoding::Transform(Transform::Gorilla)),
             (
                 vec![
                     Arc::new(StringArray::from(vec![Some("alpha"), None, Some(""), Some("a longer value than sixteen bytes")])),
                     Arc::new(StringArray::from(vec!["x", "yy", "zzz", "wwww"]).slice(1, 3)),
                 ],
-                None,
+                ValueCoding::Plain,
             ),
             // Many strings of 0 to 80 bytes: short ones copied as blocks, except near the
             // end of their source's bytes.
@@ -741,17 +866,17 @@ mod tests {
                     Arc::new(StringArray::from((0..300).map(|i| format!("{i}-{}", "abcdefg".repeat(i % 12))).collect::<Vec<_>>())),
                     Arc::new(StringArray::from((0..90).map(|i| "z".repeat(i % 37)).collect::<Vec<_>>()).slice(5, 80)),
                 ],
-                None,
+                ValueCoding::Plain,
             ),
-            (vec![Arc::new(BinaryArray::from(vec![b"\x00\xff".as_ref(), b"".as_ref()])), Arc::new(BinaryArray::from(vec![b"q".as_ref()]))], None),
+            (vec![Arc::new(BinaryArray::from(vec![b"\x00\xff".as_ref(), b"".as_ref()])), Arc::new(BinaryArray::from(vec![b"q".as_ref()]))], ValueCoding::Plain),
             (
                 vec![
                     Arc::new(FixedSizeBinaryArray::try_from_iter(vec![b"abc", b"def"].into_iter()).unwrap()),
                     Arc::new(FixedSizeBinaryArray::try_from_iter(vec![b"ghi"].into_iter()).unwrap()),
                 ],
-                None,
+                ValueCoding::Plain,
             ),
-            (vec![Arc::new(Date32Array::from(vec![19000, 19001])), Arc::new(Date32Array::from(vec![Some(3), None]))], None),
+            (vec![Arc::new(Date32Array::from(vec![19000, 19001])), Arc::new(Date32Array::from(vec![Some(3), None]))], ValueCoding::Plain),
         ];
         for (sources, transform) in cases {
             let refs: Vec<&dyn Array> = sources.iter().map(|a| a.as_ref()).collect();
@@ -763,10 +888,11 @@ mod tests {
             orders.push(vec![all[0], all[all.len() - 1], all[0]]);
             for order in orders {
                 let mut gathered = Vec::new();
-                assert!(gather.encode(&order, &mut gathered, transform).unwrap(), "{:?}", sources[0].data_type());
+                let saved = gather.encode(&order, &mut gathered, transform).unwrap();
+                assert!(saved.is_some(), "{:?}", sources[0].data_type());
                 let interleaved = arrow::compute::interleave(&refs, &order).unwrap();
                 let mut expected = Vec::new();
-                encode_array(interleaved.as_ref(), &mut expected, transform).unwrap();
+                assert_eq!(Some(encode_array(interleaved.as_ref(), &mut expected, transform).unwrap()), saved);
                 assert_eq!(gathered, expected, "{:?} {order:?}", sources[0].data_type());
                 let decoded = decode_array(&gathered, &mut 0, interleaved.data_type()).unwrap();
                 assert_eq!(decoded.to_data(), interleaved.to_data());
@@ -775,7 +901,7 @@ mod tests {
         // Types with children or a bit-packed layout are not gathered directly.
         let booleans: ArrayRef = Arc::new(BooleanArray::from(vec![true, false]));
         let mut out = Vec::new();
-        assert!(!GatherSources::new(&[booleans.as_ref()]).encode(&[(0, 1)], &mut out, None).unwrap());
+        assert!(GatherSources::new(&[booleans.as_ref()]).encode(&[(0, 1)], &mut out, ValueCoding::Plain).unwrap().is_none());
         assert!(out.is_empty());
     }
 
@@ -793,7 +919,7 @@ mod tests {
             let mut block = vec![0xAAu8; 5];
             block.resize(block.len().next_multiple_of(BUFFER_ALIGNMENT), 0);
             let start = block.len();
-            encode_array(array.as_ref(), &mut block, None).expect("encode");
+            encode_array(array.as_ref(), &mut block, ValueCoding::Plain).expect("encode");
             let block = Buffer::from_slice_ref(&block);
             let mut pos = start;
             let decoded = decode_array_shared(&block, &mut pos, array.data_type()).expect("decode");
@@ -813,6 +939,50 @@ mod tests {
             let mut pos = start;
             concat.append(block.as_slice(), &mut pos).expect("append");
             assert_eq!(concat.finish().expect("finish").to_data(), array.to_data());
+        }
+    }
+
+    #[test]
+    fn packed_granules_decode_every_way() {
+        let arrays: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter_values(5_000..6_000)),
+            Arc::new(UInt32Array::from_iter((0..1000u32).map(|i| (i % 7 != 0).then_some(i.wrapping_mul(2654435761) % 1000)))),
+            Arc::new(Date32Array::from_iter_values((0..1000).map(|i| 19_000 + i / 50))),
+            Arc::new(Int64Array::from_iter_values(5_000..6_000).slice(100, 800)),
+        ];
+        let keep = BooleanArray::from_iter((0..1000).map(|i| Some(i % 3 == 1)));
+        for array in &arrays {
+            let mut block = vec![0u8; BUFFER_ALIGNMENT];
+            let saved = encode_array(array.as_ref(), &mut block, ValueCoding::Pack).expect("encode");
+            assert_ne!(block[BUFFER_ALIGNMENT + 8] & FLAG_PACKED, 0, "{} not packed", array.data_type());
+            let plain_len = {
+                let mut plain = Vec::new();
+                encode_array(array.as_ref(), &mut plain, ValueCoding::Plain).expect("encode");
+                plain.len()
+            };
+            assert!(block.len() - BUFFER_ALIGNMENT < plain_len / 2 + 150, "{}: {} bytes packed, {plain_len} plain", array.data_type(), block.len());
+            assert_eq!(block.len() - BUFFER_ALIGNMENT + saved, plain_len, "saved bytes of {}", array.data_type());
+            let expected = array.to_data();
+            let mut pos = BUFFER_ALIGNMENT;
+            assert_eq!(decode_array(&block, &mut pos, array.data_type()).expect("decode").to_data(), expected);
+            assert_eq!(pos, block.len());
+            let shared = Buffer::from_slice_ref(&block);
+            assert_eq!(decode_array_shared(&shared, &mut BUFFER_ALIGNMENT.clone(), array.data_type()).expect("decode").to_data(), expected);
+            let keep = keep.slice(0, array.len());
+            let filtered = decode_array_filtered(&block, &mut BUFFER_ALIGNMENT.clone(), array.data_type(), &keep).expect("filtered");
+            assert_eq!(filtered.to_data(), filter(array, &keep).expect("filter").to_data());
+            let mut concat_all = GranuleConcat::new(array.data_type(), 2 * array.len()).expect("flat type");
+            let mut pos = BUFFER_ALIGNMENT;
+            concat_all.append(&block, &mut pos).expect("append");
+            let mut pos = BUFFER_ALIGNMENT;
+            concat_all.append(&block, &mut pos).expect("append");
+            let twice = concat(&[array.as_ref(), array.as_ref()]).expect("concat");
+            assert_eq!(concat_all.finish().expect("finish").to_data(), twice.to_data());
+            // A damaged packed buffer is an error, not a panic.
+            let mut pos = BUFFER_ALIGNMENT;
+            assert!(decode_array(&block[..block.len() - 12], &mut pos, array.data_type()).is_err());
+            let mut pos = BUFFER_ALIGNMENT;
+            assert!(decode_array(&block, &mut pos, &DataType::Float64).is_err());
         }
     }
 
@@ -857,11 +1027,11 @@ mod tests {
         for array in &arrays {
             for (offset, len) in [(0, 100), (0, 1), (3, 10), (9, 0), (17, 83), (50, 50)] {
                 let slice = array.slice(offset, len);
-                for transform in [None, Some(Transform::Delta), Some(Transform::Gorilla)] {
+                for transform in [ValueCoding::Plain, ValueCoding::Transform(Transform::Delta), ValueCoding::Transform(Transform::Gorilla), ValueCoding::Pack] {
                     let mut out = Vec::new();
                     encode_array(slice.as_ref(), &mut out, transform).expect("encode");
                     assert_eq!(out, encoded_through_copy(slice.as_ref(), transform), "{} at {offset}+{len}", array.data_type());
-                    if transform.is_none() {
+                    if !matches!(transform, ValueCoding::Transform(_)) {
                         let mut pos = 0;
                         let decoded = decode_array(&out, &mut pos, array.data_type()).expect("decode");
                         assert_eq!(pos, out.len());
@@ -877,13 +1047,13 @@ mod tests {
     #[test]
     fn filtered_decode_matches_decode_then_filter() {
         let keep = BooleanArray::from((0..10).map(|i| i % 3 == 1 || i == 9).collect::<Vec<_>>());
-        let arrays: Vec<(ArrayRef, Option<Transform>)> = vec![
-            (Arc::new(UInt32Array::from((0..10).collect::<Vec<u32>>())), None),
-            (Arc::new(UInt32Array::from((0..10u32).map(|i| (i % 4 != 0).then_some(i)).collect::<Vec<_>>())), None),
-            (Arc::new(Int64Array::from((0..10).map(|i| i * i).collect::<Vec<i64>>())), Some(Transform::Delta)),
-            (Arc::new(StringArray::from((0..10).map(|i| "x".repeat(i)).collect::<Vec<_>>())), None),
+        let arrays: Vec<(ArrayRef, ValueCoding)> = vec![
+            (Arc::new(UInt32Array::from((0..10).collect::<Vec<u32>>())), ValueCoding::Plain),
+            (Arc::new(UInt32Array::from((0..10u32).map(|i| (i % 4 != 0).then_some(i)).collect::<Vec<_>>())), ValueCoding::Plain),
+            (Arc::new(Int64Array::from((0..10).map(|i| i * i).collect::<Vec<i64>>())), ValueCoding::Transform(Transform::Delta)),
+            (Arc::new(StringArray::from((0..10).map(|i| "x".repeat(i)).collect::<Vec<_>>())), ValueCoding::Plain),
             // A slice: the encoding re-bases it to offset 0.
-            (Arc::new(UInt32Array::from((0..20).collect::<Vec<u32>>()).slice(5, 10)), None),
+            (Arc::new(UInt32Array::from((0..20).collect::<Vec<u32>>()).slice(5, 10)), ValueCoding::Plain),
         ];
         for (array, transform) in arrays {
             let mut bytes = vec![0xAB];
@@ -896,7 +1066,7 @@ mod tests {
             assert_eq!(filtered.as_ref(), filter(array.as_ref(), &keep).expect("filter").as_ref(), "{array:?}");
         }
         let mut bytes = Vec::new();
-        encode_array(&UInt32Array::from(vec![1, 2]), &mut bytes, None).expect("encode");
+        encode_array(&UInt32Array::from(vec![1, 2]), &mut bytes, ValueCoding::Plain).expect("encode");
         assert!(decode_array_filtered(&bytes, &mut 0, &DataType::UInt32, &keep).is_err());
     }
 
@@ -920,7 +1090,7 @@ mod tests {
         assert!(build(&[0; 10], text, Some(vec![0])).is_err(), "short null bitmap");
         // Through decoding: a damaged string granule is an error, not a panic or a bad array.
         let mut bytes = Vec::new();
-        encode_array(&StringArray::from(vec!["é", "b"]), &mut bytes, None).expect("encode");
+        encode_array(&StringArray::from(vec!["é", "b"]), &mut bytes, ValueCoding::Plain).expect("encode");
         let at = bytes.iter().position(|&b| b == 0xC3).expect("é's first byte");
         bytes[at] = 0xFF;
         assert!(decode_array(&bytes, &mut 0, &DataType::Utf8).is_err());
@@ -941,7 +1111,21 @@ mod tests {
             Arc::new(StringArray::from(vec![Some("é"), None])),
         ];
         let floats: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(vec![1.5, 2.5])), Arc::new(Float64Array::from(vec![-0.0, 3.25]))];
-        for (granules, transform) in [(ints.clone(), None), (ints, Some(Transform::Delta)), (strings, None), (floats.clone(), Some(Transform::Gorilla)), (floats, None)] {
+        // Long enough to halve when packed: sorted, small, and with NULLs.
+        let packable: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter_values(1_000..1_300)),
+            Arc::new(Int64Array::from_iter((0..200).map(|i| (i % 9 != 0).then_some(i % 17 - 8)))),
+            Arc::new(Int64Array::from_iter_values((0..100).map(|i| i * 1_000_003))),
+        ];
+        for (granules, transform) in [
+            (ints.clone(), ValueCoding::Plain),
+            (ints.clone(), ValueCoding::Pack),
+            (ints, ValueCoding::Transform(Transform::Delta)),
+            (strings, ValueCoding::Pack),
+            (floats.clone(), ValueCoding::Transform(Transform::Gorilla)),
+            (floats, ValueCoding::Pack),
+            (packable, ValueCoding::Pack),
+        ] {
             let mut bytes = Vec::new();
             for g in &granules {
                 encode_array(g.as_ref(), &mut bytes, transform).unwrap();
@@ -962,7 +1146,7 @@ mod tests {
         assert!(GranuleConcat::new(&DataType::Boolean, 1).is_none());
         // A damaged granule is an error, not a panic.
         let mut bytes = Vec::new();
-        encode_array(&StringArray::from(vec!["abc"]), &mut bytes, None).unwrap();
+        encode_array(&StringArray::from(vec!["abc"]), &mut bytes, ValueCoding::Plain).unwrap();
         let mut concat_all = GranuleConcat::new(&DataType::Utf8, 1).unwrap();
         assert!(concat_all.append(&bytes[..bytes.len() - 6], &mut 0).is_err());
     }

@@ -147,6 +147,7 @@ pub mod insert;
 pub mod keys;
 pub mod merge;
 pub mod monotonic;
+pub mod packing;
 pub mod part;
 pub mod part_info;
 pub mod point;

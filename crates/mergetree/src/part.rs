@@ -1,20 +1,20 @@
 //! A data part on disk, and loading one back (with verification).
 //!
-//! # Part format, version 3
+//! # Part format, version 4
 //!
 //! One directory per part, named `<partition_id>_<min_block>_<max_block>_<level>`
 //! (see [`crate::part_info`]). Inside:
 //!
 //! | file | content |
 //! |---|---|
-//! | `format_version.txt` | `3` (`1` before value transforms, `2` before aligned buffers; both still read) |
+//! | `format_version.txt` | `4` (`1` before value transforms, `2` before aligned buffers, `3` before bit-packed integers; all still read) |
 //! | `columns.txt` | `columns format version: 1`, `N columns:`, then `` `name` Type `` per line |
 //! | `count.txt` | rows in the part, decimal |
 //! | `<col>.bin` | compressed blocks ([`crate::compression`]) holding encoded granules ([`crate::encoding`]); `<col>` escaped as table names are (`%XX`) |
 //! | `<col>.mrk` | per granule 24 bytes: u64 LE offset of its compressed block in `.bin`, u64 LE offset of the granule inside the decompressed block, u64 LE rows |
 //! | `primary.idx` | u32 LE key-column count, then per primary-key element one encoded array of `granules + 1` values: the key of each granule's first row, then the key of the part's last row (NULL in an empty part) |
 //! | `minmax.idx` | u32 LE column count, then per partition-key column one encoded array of 2 values: min and max over the part's non-NULL values (NULL when all are NULL; an empty part has those of a part it replaced, so its partition is known) |
-//! | `checksums.txt` | one line per other file: `name<TAB>size<TAB>xxh3-64 hex`; written last |
+//! | `checksums.txt` | one line per other file: `name<TAB>size<TAB>xxh3-64 hex`, and for a `.bin` file (since version 4) `<TAB>`its data's size uncompressed and unpacked; written last |
 //!
 //! All columns have the same granules (same row counts), so granule `i` of every column
 //! is read from its `.mrk` entry `i`. A part is written under `tmp_insert_<name>` or
@@ -33,14 +33,14 @@ use granary_types::ChType;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::cache::mark_cache;
-use crate::encoding::{decode_array, encode_array};
+use crate::encoding::{decode_array, encode_array, ValueCoding};
 use crate::keys::TableKeys;
 use crate::part_info::PartInfo;
 use crate::writer::{bin_file_name, mark_file_name, PartLayout, COMPACT_DATA_FILE, COMPACT_MARKS_FILE};
 
-pub const PART_FORMAT_VERSION: u32 = 3;
+pub const PART_FORMAT_VERSION: u32 = 4;
 /// Oldest format version this server reads (version 1 has no value transforms, version 2
-/// no aligned buffers).
+/// no aligned buffers, version 3 no bit-packed integers).
 pub const OLDEST_READABLE_PART_FORMAT_VERSION: u32 = 1;
 pub const MARK_LEN: usize = 24;
 pub const CHECKSUMS_FILE: &str = "checksums.txt";
@@ -304,7 +304,12 @@ impl Part {
             s.files += 1;
             if name.ends_with(".bin") {
                 s.data_compressed_bytes += size;
-                s.data_uncompressed_bytes += uncompressed_size(&self.dir.join(name), size)?;
+                // Since format 4 the size unpacked is listed; older parts have no packed
+                // values, so their blocks' uncompressed sizes are it.
+                s.data_uncompressed_bytes += match it.nth(1).and_then(|v| v.parse::<u64>().ok()) {
+                    Some(unpacked) => unpacked,
+                    None => uncompressed_size(&self.dir.join(name), size)?,
+                };
             } else if name.ends_with(".mrk") {
                 s.marks_bytes += size;
             } else if name == "primary.idx" {
@@ -354,7 +359,7 @@ pub fn columns_txt(schema: &SchemaRef) -> String {
 pub fn encode_arrays(arrays: &[ArrayRef]) -> Result<Vec<u8>> {
     let mut out = (arrays.len() as u32).to_le_bytes().to_vec();
     for a in arrays {
-        encode_array(a.as_ref(), &mut out, None)?;
+        encode_array(a.as_ref(), &mut out, ValueCoding::Plain)?;
     }
     Ok(out)
 }

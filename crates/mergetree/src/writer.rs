@@ -26,10 +26,9 @@ use granary_storage::fs::escape_for_file_name;
 use granary_types::ChType;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::compression::{BlockCompressor, ColumnCodec};
-use crate::encoding::{GatherSources, BUFFER_ALIGNMENT};
+use crate::compression::{BlockCompressor, Codec, ColumnCodec};
+use crate::encoding::{GatherSources, ValueCoding, BUFFER_ALIGNMENT};
 use crate::granules::{block_bytes, GranulePlanner};
-use crate::transform::Transform;
 use crate::keys::TableKeys;
 use crate::part::{columns_txt, encode_arrays, encode_marks, Mark, Part, CHECKSUMS_FILE, PART_FORMAT_VERSION};
 use crate::part_info::PartInfo;
@@ -98,13 +97,30 @@ struct BinFile {
     hasher: Xxh3,
     /// Bytes written so far: the offset of the next block.
     len: u64,
+    /// Uncompressed size of the blocks written so far.
+    uncompressed: u64,
+    /// Bytes bit-packing saved in the blocks' granules.
+    packing_saved: u64,
+}
+
+/// How a column's values are written: through its codec chain's transform, else as
+/// bit-packed integers (`packing.rs`) unless the column asked for no compression at all.
+fn value_coding(codec: &ColumnCodec) -> ValueCoding {
+    match (codec.transform, codec.block) {
+        (Some(transform), _) => ValueCoding::Transform(transform),
+        (None, Codec::None) => ValueCoding::Plain,
+        (None, _) => ValueCoding::Pack,
+    }
 }
 
 struct ColumnWriter {
     /// Index into the part's `.bin` files.
     file: usize,
     compressor: BlockCompressor,
-    transform: Option<Transform>,
+    values: ValueCoding,
+    /// Bytes bit-packing saved in this column's granules: their size unpacked is what
+    /// was compressed plus this.
+    packing_saved: u64,
     /// Encoded granules not yet compressed.
     buf: Vec<u8>,
     marks: Vec<Mark>,
@@ -136,6 +152,7 @@ impl ColumnWriter {
         file.file.write_all(block).with_code(ErrorCode::CANNOT_WRITE_TO_FILE_DESCRIPTOR, || format!("Cannot write {}", file.name))?;
         file.hasher.update(block);
         file.len += block.len() as u64;
+        file.uncompressed += self.buf.len() as u64;
         self.buf.clear();
         Ok(())
     }
@@ -180,7 +197,7 @@ impl<'a> PartWriter<'a> {
         let create = |name: String| -> Result<BinFile> {
             let path = tmp_dir.join(&name);
             let file = File::create(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", path.display()))?;
-            Ok(BinFile { name, file, hasher: Xxh3::new(), len: 0 })
+            Ok(BinFile { name, file, hasher: Xxh3::new(), len: 0, uncompressed: 0, packing_saved: 0 })
         };
         let files = match layout {
             PartLayout::Wide => schema.fields().iter().map(|f| create(bin_file_name(layout, f.name()))).collect::<Result<Vec<_>>>()?,
@@ -192,7 +209,8 @@ impl<'a> PartWriter<'a> {
             .map(|(i, codec)| ColumnWriter {
                 file: if layout == PartLayout::Wide { i } else { 0 },
                 compressor: BlockCompressor::new(codec.block),
-                transform: codec.transform,
+                values: value_coding(codec),
+                packing_saved: 0,
                 buf: Vec::new(),
                 marks: Vec::new(),
                 unwritten_marks: 0,
@@ -321,10 +339,14 @@ impl<'a> PartWriter<'a> {
         for (index, source) in sources.iter().enumerate() {
             let column = &mut self.columns[index];
             let start = column.start_granule();
-            if !source.encode(order, &mut column.buf, column.transform)? {
-                let arrays: Vec<&dyn Array> = batches.iter().map(|b| b.column(index).as_ref()).collect();
-                crate::encoding::encode_array(arrow::compute::interleave(&arrays, order)?.as_ref(), &mut column.buf, column.transform)?;
-            }
+            let saved = match source.encode(order, &mut column.buf, column.values)? {
+                Some(saved) => saved,
+                None => {
+                    let arrays: Vec<&dyn Array> = batches.iter().map(|b| b.column(index).as_ref()).collect();
+                    crate::encoding::encode_array(arrow::compute::interleave(&arrays, order)?.as_ref(), &mut column.buf, column.values)?
+                }
+            };
+            column.packing_saved += saved as u64;
             self.close_column_granule(index, start, rows)?;
         }
         let first = arrow::compute::interleave_record_batch(batches, &[first])?;
@@ -346,7 +368,7 @@ impl<'a> PartWriter<'a> {
         for (index, array) in granule.columns().iter().enumerate() {
             let column = &mut self.columns[index];
             let start = column.start_granule();
-            crate::encoding::encode_array(array.as_ref(), &mut column.buf, column.transform)?;
+            column.packing_saved += crate::encoding::encode_array(array.as_ref(), &mut column.buf, column.values)? as u64;
             self.close_column_granule(index, start, rows)?;
         }
         let partition_values: Vec<ArrayRef> = self.keys.partition_columns.iter().map(|&col| granule.column(col).clone()).collect();
@@ -403,10 +425,12 @@ impl<'a> PartWriter<'a> {
         let mut marks = Vec::with_capacity(self.columns.len());
         for mut column in std::mem::take(&mut self.columns) {
             column.flush_block(&mut self.files[column.file])?;
+            self.files[column.file].packing_saved += column.packing_saved;
             marks.push(column.marks);
         }
         for file in &self.files {
-            checksums.push_str(&format!("{}\t{}\t{:016x}\n", file.name, file.len, file.hasher.digest()));
+            // The fourth field: the column data's size uncompressed and unpacked.
+            checksums.push_str(&format!("{}\t{}\t{:016x}\t{}\n", file.name, file.len, file.hasher.digest(), file.uncompressed + file.packing_saved));
             bytes_on_disk += file.len;
         }
         // Small files are written now and fsynced with the others at the end.
