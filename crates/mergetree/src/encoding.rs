@@ -580,13 +580,7 @@ fn packed_type(data_type: &DataType) -> Result<PackedType> {
     PackedType::of(data_type).ok_or_else(|| corrupted(format!("{data_type} values cannot be packed")))
 }
 
-/// Unpacks the packed buffer 0 of `len` values of `ty` to the end of `values`.
-fn unpack_values(stored: &[u8], len: usize, ty: PackedType, values: &mut MutableBuffer) -> Result<()> {
-    let need = len.checked_mul(ty.width()).ok_or_else(|| corrupted("granule size overflows".into()))?;
-    let start = values.len();
-    values.resize(start + need, 0);
-    packing::unpack(stored, len, ty, &mut values.as_slice_mut()[start..])
-}
+
 
 fn read_data(stream: &Stream, pos: &mut usize, data_type: &DataType) -> Result<ArrayData> {
     let bytes = stream.bytes;
@@ -602,7 +596,7 @@ fn read_data(stream: &Stream, pos: &mut usize, data_type: &DataType) -> Result<A
             let ty = packed_type(data_type)?;
             let stored = take_buffer(bytes, pos, n, flags)?;
             let mut values = MutableBuffer::new(0);
-            unpack_values(stored, len, ty, &mut values)?;
+            packing::unpack(stored, len, ty, &mut values)?;
             buffers.push(values.into());
             continue;
         }
@@ -734,7 +728,7 @@ impl GranuleConcat {
                     if ty.width() != width {
                         return Err(corrupted(format!("{} values packed as {} bytes", self.data_type, ty.width())));
                     }
-                    unpack_values(stored, len, ty, &mut self.values)?;
+                    packing::unpack(stored, len, ty, &mut self.values)?;
                 } else {
                     let need = len.checked_mul(width).filter(|need| *need <= n).ok_or_else(|| corrupted(format!("{len} values of {} need more than {n} bytes", self.data_type)))?;
                     let start = self.values.len();

@@ -31,7 +31,8 @@
 //! sign bit flipped), so small negative and positive numbers pack as tightly as small
 //! positive ones, and arithmetic wraps in 64 bits.
 
-use arrow::datatypes::DataType;
+use arrow::buffer::MutableBuffer;
+use arrow::datatypes::{ArrowNativeType, DataType};
 use granary_common::{Error, ErrorCode, Result};
 
 const HEADER_LEN: usize = 24;
@@ -220,12 +221,8 @@ impl BitWriter<'_> {
     }
 }
 
-/// Decodes the packed buffer `stored` of `rows` values of `ty` into `out`, which holds
-/// exactly `rows` values.
-pub fn unpack(stored: &[u8], rows: usize, ty: PackedType, out: &mut [u8]) -> Result<()> {
-    if out.len() != rows * ty.width {
-        return Err(corrupted(format!("{rows} values of {} bytes do not fill {} bytes", ty.width, out.len())));
-    }
+/// Appends the `rows` values of `ty` packed in `stored` to `values`.
+pub fn unpack(stored: &[u8], rows: usize, ty: PackedType, values: &mut MutableBuffer) -> Result<()> {
     let header = stored.get(..HEADER_LEN).ok_or_else(|| corrupted(format!("packed buffer of {} bytes has no header", stored.len())))?;
     let (mode, bits) = (header[0], u32::from(header[1]));
     let word = |at: usize| u64::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3], header[at + 4], header[at + 5], header[at + 6], header[at + 7]]);
@@ -244,13 +241,29 @@ pub fn unpack(stored: &[u8], rows: usize, ty: PackedType, out: &mut [u8]) -> Res
     }
     let unpacked = Unpacked { packed, bits, base, first, flip: ty.sign_flip(), delta: mode == MODE_DELTA };
     match ty.width {
-        1 => unpacked.write::<1>(out),
-        2 => unpacked.write::<2>(out),
-        4 => unpacked.write::<4>(out),
-        _ => unpacked.write::<8>(out),
+        1 => unpacked.append::<u8>(rows, values),
+        2 => unpacked.append::<u16>(rows, values),
+        4 => unpacked.append::<u32>(rows, values),
+        _ => unpacked.append::<u64>(rows, values),
     }
-    Ok(())
 }
+
+/// The unsigned integer a packed value of one width decodes to.
+trait Unsigned: ArrowNativeType + Default {
+    fn truncate(value: u64) -> Self;
+}
+
+macro_rules! unsigned {
+    ($($t:ty),*) => {$(
+        impl Unsigned for $t {
+            #[inline(always)]
+            fn truncate(value: u64) -> Self {
+                value as $t
+            }
+        }
+    )*};
+}
+unsigned!(u8, u16, u32, u64);
 
 struct Unpacked<'a> {
     /// Checked to hold every packed value and the tail.
@@ -263,35 +276,49 @@ struct Unpacked<'a> {
 }
 
 impl Unpacked<'_> {
-    fn write<const W: usize>(&self, out: &mut [u8]) {
-        let store = |chunk: &mut [u8], value: u64| {
-            let chunk: &mut [u8; W] = chunk.try_into().expect("chunks of W bytes");
-            let le = (value ^ self.flip).to_le_bytes();
-            chunk.copy_from_slice(&le[..W]);
-        };
-        let mut chunks = out.chunks_exact_mut(W);
-        if self.delta {
-            let Some(first) = chunks.next() else { return };
-            store(first, self.first);
-            let mut value = self.first;
-            if self.bits == 0 {
-                for chunk in chunks {
-                    value = value.wrapping_add(self.base);
-                    store(chunk, value);
-                }
-            } else {
-                for (i, chunk) in chunks.enumerate() {
-                    value = value.wrapping_add(self.base).wrapping_add(self.packed_value(i));
-                    store(chunk, value);
-                }
-            }
-        } else if self.bits == 0 {
-            for chunk in chunks {
-                store(chunk, self.base);
-            }
+    /// Appends the values to `values`: decoded in place when its values are `T`s at
+    /// their alignment (always so for Arrow's allocations of one value type), else into a
+    /// copy.
+    fn append<T: Unsigned>(&self, rows: usize, values: &mut MutableBuffer) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        let start = values.len();
+        let need = rows.checked_mul(size).ok_or_else(|| corrupted(format!("{rows} values overflow")))?;
+        values.resize(start + need, 0);
+        // The conditions under which `typed_data_mut` views the bytes as `T`s.
+        if (values.as_ptr() as usize) % std::mem::align_of::<T>() == 0 && start % size == 0 {
+            self.fill(&mut values.typed_data_mut::<T>()[start / size..]);
         } else {
-            for (i, chunk) in chunks.enumerate() {
-                store(chunk, self.base.wrapping_add(self.packed_value(i)));
+            let mut copy = vec![T::default(); rows];
+            self.fill(&mut copy);
+            values.truncate(start);
+            values.extend_from_slice(&copy);
+        }
+        Ok(())
+    }
+
+    fn fill<T: Unsigned>(&self, out: &mut [T]) {
+        let (base, flip) = (self.base, self.flip);
+        match (self.delta, self.bits) {
+            (false, 0) => out.fill(T::truncate(base ^ flip)),
+            (false, _) => {
+                for (i, v) in out.iter_mut().enumerate() {
+                    *v = T::truncate(base.wrapping_add(self.packed_value(i)) ^ flip);
+                }
+            }
+            // An arithmetic sequence, in closed form so that it vectorizes.
+            (true, 0) => {
+                for (i, v) in out.iter_mut().enumerate() {
+                    *v = T::truncate(self.first.wrapping_add(base.wrapping_mul(i as u64)) ^ flip);
+                }
+            }
+            (true, _) => {
+                let Some((head, rest)) = out.split_first_mut() else { return };
+                *head = T::truncate(self.first ^ flip);
+                let mut value = self.first;
+                for (i, v) in rest.iter_mut().enumerate() {
+                    value = value.wrapping_add(base).wrapping_add(self.packed_value(i));
+                    *v = T::truncate(value ^ flip);
+                }
             }
         }
     }
@@ -320,9 +347,18 @@ mod tests {
         let mut out = Vec::new();
         plan.write(bytes, &mut out);
         assert_eq!(out.len(), plan.len());
-        let mut decoded = vec![0u8; bytes.len()];
+        let mut decoded = MutableBuffer::new(0);
         unpack(&out, bytes.len() / ty.width, ty, &mut decoded).unwrap();
-        assert_eq!(decoded, bytes);
+        assert_eq!(decoded.as_slice(), bytes);
+        // Appended after other values, and into a buffer whose values are not aligned.
+        let mut after = MutableBuffer::new(0);
+        after.extend_from_slice(&bytes[..ty.width]);
+        unpack(&out, bytes.len() / ty.width, ty, &mut after).unwrap();
+        assert_eq!(&after.as_slice()[ty.width..], bytes);
+        let mut odd = MutableBuffer::new(0);
+        odd.push(0u8);
+        unpack(&out, bytes.len() / ty.width, ty, &mut odd).unwrap();
+        assert_eq!(&odd.as_slice()[1..], bytes);
         Some(plan)
     }
 
@@ -393,7 +429,7 @@ mod tests {
         let plan = plan(&bytes, ty).unwrap();
         let mut packed = Vec::new();
         plan.write(&bytes, &mut packed);
-        let mut out = vec![0u8; bytes.len()];
+        let mut out = MutableBuffer::new(0);
         assert!(unpack(&packed[..packed.len() - 1], 100, ty, &mut out).is_err());
         assert!(unpack(&packed[..10], 100, ty, &mut out).is_err());
         let mut bad_mode = packed.clone();
@@ -402,7 +438,9 @@ mod tests {
         let mut bad_bits = packed.clone();
         bad_bits[1] = 60;
         assert!(unpack(&bad_bits, 100, ty, &mut out).is_err());
-        assert!(unpack(&packed, 99, ty, &mut out).is_err());
+        let mut zero_rows = packed.clone();
+        zero_rows[0] = MODE_DELTA;
+        assert!(unpack(&zero_rows, 0, ty, &mut out).is_err());
         assert!(PackedType::of(&DataType::Float64).is_none());
         assert!(PackedType::of(&DataType::Decimal128(10, 2)).is_none());
     }
