@@ -88,7 +88,8 @@
 //! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
 //! `SimpleAggregateFunction(f, T)` combined with `f` (sum, sumWithOverflow, min, max, any,
 //! anyLast and their `_respect_nulls` forms, groupBitAnd/Or/Xor, groupArrayArray,
-//! groupUniqArrayArray, sumMap/minMap/maxMap; the stored type checked as ClickHouse
+//! groupUniqArrayArray, sumMap/minMap/maxMap keyed by any type, ordered as ClickHouse
+//! orders its `Field`s; the stored type checked as ClickHouse
 //! checks it); other non-key columns
 //! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value);
 //! `CollapsingMergeTree(sign)` (per sorting key, 1 and -1 rows of the `Int8` sign cancel:

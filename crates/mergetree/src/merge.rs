@@ -30,7 +30,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
-use crate::engine::{Combine, Inner, MapKeyOrder, MergeMode, NestedMap};
+use crate::engine::{Combine, Inner, MergeMode, NestedMap};
 use crate::insert::{discard, write_part, write_part_with, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -504,40 +504,105 @@ fn summed_maps(mode: &MergeMode) -> &[NestedMap] {
     }
 }
 
-/// A value of a nested map's key column, ordered as ClickHouse orders the keys.
+/// A map key (or a minMap/maxMap value), ordered as ClickHouse's `Field`s compare: NULL
+/// first, integers by value (UInt256 and UUID as unsigned words), floats with -0 equal to
+/// 0 and every NaN equal and last, bytes as bytes, arrays, tuples and maps element by
+/// element. Values of one column are always of one variant, apart from NULL.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum MapKeyPart {
+    Null,
     Int(i128),
     Wide(arrow::datatypes::i256),
+    Float(FloatKey),
     Bytes(Vec<u8>),
+    Seq(Vec<MapKeyPart>),
 }
 
+/// A float as a map key: ClickHouse merges -0 with 0 and NaN with every NaN, and puts
+/// NaN after +inf.
+#[derive(Debug, Clone, Copy)]
+struct FloatKey(f64);
+
+impl FloatKey {
+    fn rank(self) -> (bool, f64) {
+        // Adding 0 turns -0 into 0.
+        (self.0.is_nan(), if self.0.is_nan() { 0.0 } else { self.0 + 0.0 })
+    }
+}
+
+impl Ord for FloatKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let (a_nan, a) = self.rank();
+        let (b_nan, b) = other.rank();
+        a_nan.cmp(&b_nan).then(a.total_cmp(&b))
+    }
+}
+
+impl PartialOrd for FloatKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for FloatKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for FloatKey {}
+
 impl MapKeyPart {
-    fn of(value: &ScalarValue, order: MapKeyOrder) -> Result<MapKeyPart> {
+    /// The key of `value`, a value of type `t`.
+    fn of(value: &ScalarValue, t: &ChType) -> Result<MapKeyPart> {
         use ScalarValue as S;
-        let int = |v: Option<i128>| v.map(MapKeyPart::Int);
-        let part = match value {
-            S::Boolean(v) => int(v.map(i128::from)),
-            S::Int8(v) => int(v.map(i128::from)),
-            S::Int16(v) => int(v.map(i128::from)),
-            S::Int32(v) => int(v.map(i128::from)),
-            S::Int64(v) => int(v.map(i128::from)),
-            S::UInt8(v) => int(v.map(i128::from)),
-            S::UInt16(v) => int(v.map(i128::from)),
-            S::UInt32(v) => int(v.map(i128::from)),
-            S::UInt64(v) => int(v.map(i128::from)),
-            S::Date32(v) => int(v.map(i128::from)),
-            S::Date64(v) | S::TimestampSecond(v, _) => int(v.map(i128::from)),
-            // Int128; UInt128 and Int256 are 256-bit words of the same order.
-            S::Decimal128(v, _, 0) => int(*v),
-            S::Decimal256(v, _, 0) if order == MapKeyOrder::UInt256 => v.map(|v| MapKeyPart::Wide(granary_types::wide::unsigned_order_key(v))),
-            S::Decimal256(v, _, 0) => v.map(MapKeyPart::Wide),
-            S::FixedSizeBinary(16, Some(uuid)) if order == MapKeyOrder::Uuid => Some(MapKeyPart::Bytes([&uuid[8..], &uuid[..8]].concat())),
-            S::Utf8(v) | S::LargeUtf8(v) | S::Utf8View(v) => v.as_ref().map(|s| MapKeyPart::Bytes(s.as_bytes().to_vec())),
-            S::Binary(v) | S::LargeBinary(v) | S::FixedSizeBinary(_, v) | S::BinaryView(v) => v.clone().map(MapKeyPart::Bytes),
-            _ => None,
+        let unexpected = || Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of type {t} in a map"));
+        if value.is_null() {
+            return Ok(MapKeyPart::Null);
+        }
+        let t = match t {
+            ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => return MapKeyPart::of(value, inner),
+            t => t,
         };
-        part.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of a nested map")))
+        let elements = |array: &ArrayRef, t: &ChType| -> Result<MapKeyPart> {
+            (0..array.len()).map(|i| MapKeyPart::of(&ScalarValue::try_from_array(array, i)?, t)).collect::<Result<Vec<_>>>().map(MapKeyPart::Seq)
+        };
+        let int = |v: &Option<i128>| v.map(MapKeyPart::Int).ok_or_else(unexpected);
+        Ok(match (value, t) {
+            (S::List(list), ChType::Array(inner)) if list.len() == 1 => elements(&list.value(0), inner)?,
+            (S::Struct(tuple), ChType::Tuple(types)) if tuple.len() == 1 => MapKeyPart::Seq(
+                tuple.columns().iter().zip(types).map(|(column, (_, t))| MapKeyPart::of(&ScalarValue::try_from_array(column, 0)?, t)).collect::<Result<_>>()?,
+            ),
+            (S::Map(map), ChType::Map(key, value)) if map.len() == 1 => {
+                let entries = map.value(0);
+                let pairs = (0..entries.len())
+                    .map(|i| Ok(MapKeyPart::Seq(vec![MapKeyPart::of(&ScalarValue::try_from_array(entries.column(0), i)?, key)?, MapKeyPart::of(&ScalarValue::try_from_array(entries.column(1), i)?, value)?])))
+                    .collect::<Result<_>>()?;
+                MapKeyPart::Seq(pairs)
+            }
+            (S::Float32(Some(v)), _) => MapKeyPart::Float(FloatKey(f64::from(*v))),
+            (S::Float64(Some(v)), _) => MapKeyPart::Float(FloatKey(*v)),
+            (S::Boolean(v), _) => int(&v.map(i128::from))?,
+            (S::Int8(v), _) => int(&v.map(i128::from))?,
+            (S::Int16(v), _) => int(&v.map(i128::from))?,
+            (S::Int32(v), _) => int(&v.map(i128::from))?,
+            (S::Int64(v), _) => int(&v.map(i128::from))?,
+            (S::UInt8(v), _) => int(&v.map(i128::from))?,
+            (S::UInt16(v), _) => int(&v.map(i128::from))?,
+            (S::UInt32(v), _) => int(&v.map(i128::from))?,
+            (S::UInt64(v), _) => int(&v.map(i128::from))?,
+            (S::Date32(v), _) => int(&v.map(i128::from))?,
+            (S::Date64(v) | S::TimestampSecond(v, _) | S::TimestampMillisecond(v, _) | S::TimestampMicrosecond(v, _) | S::TimestampNanosecond(v, _), _) => int(&v.map(i128::from))?,
+            // Int128 and decimals by their raw value (one column has one scale); UInt128 and
+            // Int256 are 256-bit words of the same order.
+            (S::Decimal128(v, ..), _) => int(v)?,
+            (S::Decimal256(Some(v), ..), ChType::UInt256) => MapKeyPart::Wide(granary_types::wide::unsigned_order_key(*v)),
+            (S::Decimal256(Some(v), ..), _) => MapKeyPart::Wide(*v),
+            (S::FixedSizeBinary(16, Some(uuid)), ChType::Uuid) => MapKeyPart::Bytes([&uuid[8..], &uuid[..8]].concat()),
+            (S::Utf8(Some(s)) | S::LargeUtf8(Some(s)) | S::Utf8View(Some(s)), _) => MapKeyPart::Bytes(s.as_bytes().to_vec()),
+            (S::Binary(Some(b)) | S::LargeBinary(Some(b)) | S::FixedSizeBinary(_, Some(b)) | S::BinaryView(Some(b)), _) => MapKeyPart::Bytes(b.clone()),
+            _ => return Err(unexpected()),
+        })
     }
 }
 
@@ -588,7 +653,7 @@ impl MapSum {
         self.composite = map.keys.len() > 1;
         for entry in 0..len {
             let key_values: Vec<ScalarValue> = keys.iter().map(|k| ScalarValue::try_from_array(k, entry)).collect::<datafusion::common::Result<_>>()?;
-            let key = key_values.iter().zip(&map.key_orders).map(|(v, order)| MapKeyPart::of(v, *order)).collect::<Result<Vec<_>>>()?;
+            let key = key_values.iter().zip(&map.key_types).map(|(v, t)| MapKeyPart::of(v, t)).collect::<Result<Vec<_>>>()?;
             let added: Vec<ScalarValue> = values.iter().map(|v| ScalarValue::try_from_array(v, entry)).collect::<datafusion::common::Result<_>>()?;
             match self.entries.get_mut(&key) {
                 Some((_, sums)) => {
@@ -778,7 +843,7 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
     use arrow::array::AsArray;
     let not_a_map = || Error::new(ErrorCode::LOGICAL_ERROR, "sumMap of a value that is not a tuple of arrays");
     let ScalarValue::Struct(tuple) = current else { return Err(not_a_map()) };
-    // Keys and values order as ClickHouse orders them (UInt256, UUID); wide sums wrap.
+    // Keys and values order as ClickHouse orders them (UInt256, UUID, floats); wide sums wrap.
     let element_types: Vec<ChType> = tuple
         .fields()
         .iter()
@@ -787,7 +852,6 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
             other => other,
         })
         .collect();
-    let orders: Vec<MapKeyOrder> = element_types.iter().map(|t| MapKeyOrder::of(t.base())).collect();
     let wide: Vec<Option<granary_types::wide::WideInt>> = element_types.iter().map(|t| granary_types::wide::WideInt::of(t.base())).collect();
     let mut entries: std::collections::BTreeMap<MapKeyPart, (ScalarValue, Vec<ScalarValue>)> = std::collections::BTreeMap::new();
     let others: Vec<&ScalarValue> = std::iter::once(current).chain(new).collect();
@@ -801,7 +865,7 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         for i in 0..len {
             let key = ScalarValue::try_from_array(&arrays[0], i)?;
             let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
-            let part = MapKeyPart::of(&key, orders[0])?;
+            let part = MapKeyPart::of(&key, &element_types[0])?;
             match entries.get_mut(&part) {
                 None => {
                     entries.insert(part, (key, values));
@@ -815,7 +879,7 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
                         };
                         match wanted {
                             None => *old = add_in_type(old, value, wide[n])?,
-                            Some(order) if compare_values(&value, old, orders[n]) == Some(order) => *old = value,
+                            Some(order) if replaces(&value, old, &element_types[n], order) => *old = value,
                             Some(_) => {}
                         }
                     }
@@ -847,14 +911,23 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
     Ok(ScalarValue::Struct(Arc::new(arrow::array::StructArray::try_new(fields, arrays, None)?)))
 }
 
-/// How `a` compares with `b` as ClickHouse compares values of their type: as map keys
-/// compare where they can be keys (UInt256, UUID), else (floats, decimals) as Arrow
-/// compares them.
-fn compare_values(a: &ScalarValue, b: &ScalarValue, order: MapKeyOrder) -> Option<std::cmp::Ordering> {
-    match (MapKeyPart::of(a, order), MapKeyPart::of(b, order)) {
-        (Ok(a), Ok(b)) => Some(a.cmp(&b)),
-        _ => a.partial_cmp(b),
+/// Whether minMap (`wanted` Less) or maxMap (Greater) replaces `old` by `new`, values
+/// of type `t` compared as ClickHouse compares them (as map keys compare). A NaN is
+/// never the minimum or maximum while another value is there, as in ClickHouse.
+fn replaces(new: &ScalarValue, old: &ScalarValue, t: &ChType, wanted: std::cmp::Ordering) -> bool {
+    let is_nan = |v: &ScalarValue| match v {
+        ScalarValue::Float32(Some(v)) => v.is_nan(),
+        ScalarValue::Float64(Some(v)) => v.is_nan(),
+        _ => false,
+    };
+    if is_nan(new) || is_nan(old) {
+        return !is_nan(new);
     }
+    let order = match (MapKeyPart::of(new, t), MapKeyPart::of(old, t)) {
+        (Ok(a), Ok(b)) => Some(a.cmp(&b)),
+        _ => new.partial_cmp(old),
+    };
+    order == Some(wanted)
 }
 
 fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
@@ -1436,14 +1509,14 @@ mod tests {
     #[test]
     fn nested_maps_sum_by_key() {
         // One key column (sumMap): sorted, all-zero entries left out at the end only.
-        let one_key = NestedMap { keys: vec![0], values: vec![1], key_orders: vec![MapKeyOrder::Natural], wide_values: vec![None] };
+        let one_key = NestedMap { keys: vec![0], values: vec![1], key_types: vec![ChType::Int32], wide_values: vec![None] };
         let batch = map_rows(&[(vec![3, 1, 4], vec![1, 2, 0]), (vec![1, 3, 5], vec![-2, 5, 7]), (vec![5], vec![-7])], None);
         assert_eq!(summed(&batch, &one_key), ["[3]", "[6]"]);
         // A single row is summed too: its duplicate keys meet, its zeros go.
         assert_eq!(summed(&map_rows(&[(vec![2, 2, 1], vec![1, 1, 0])], None), &one_key), ["[2]", "[2]"]);
         // Several key columns: an entry goes when an addition makes it zero, and comes
         // back if a later row has it again; entries never added to stay, even at zero.
-        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2], key_orders: vec![MapKeyOrder::Natural; 2], wide_values: vec![None] };
+        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2], key_types: vec![ChType::Int32; 2], wide_values: vec![None] };
         let batch = map_rows(&[(vec![1, 2], vec![1, 0]), (vec![1], vec![-1]), (vec![1], vec![4])], Some(&[vec![9, 9], vec![9], vec![9]]));
         assert_eq!(summed(&batch, &two_keys), ["[1, 2]", "[9, 9]", "[4, 0]"]);
         // A group of one row keeps its arrays as written.
@@ -1458,19 +1531,29 @@ mod tests {
     fn nested_map_keys_order_as_clickhouse_and_values_wrap() {
         use arrow::datatypes::i256;
         use granary_types::wide::WideInt;
-        let key = |v: ScalarValue, order| MapKeyPart::of(&v, order).expect("key type");
+        let key = |v: ScalarValue, t: &ChType| MapKeyPart::of(&v, t).expect("key type");
         // UUIDs compare by their second half first.
         let uuid = |text: &str| {
             let hex: Vec<u8> = (0..16).map(|i| u8::from_str_radix(&text.replace('-', "")[2 * i..2 * i + 2], 16).expect("hex")).collect();
-            key(ScalarValue::FixedSizeBinary(16, Some(hex)), MapKeyOrder::Uuid)
+            key(ScalarValue::FixedSizeBinary(16, Some(hex)), &ChType::Uuid)
         };
         assert!(uuid("ff000000-0000-0000-0000-000000000000") < uuid("00000000-0000-0000-0000-000000000001"));
         assert!(uuid("00000000-0000-0001-0000-000000000000") < uuid("00000001-0000-0000-0000-000000000000"));
         // UInt256 values from 2^255 up are negative words but the largest keys.
         let top = ScalarValue::Decimal256(Some(i256::MINUS_ONE), 76, 0);
-        assert!(key(top.clone(), MapKeyOrder::UInt256) > key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::UInt256));
-        assert!(key(top, MapKeyOrder::Natural) < key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::Natural));
-        assert!(key(ScalarValue::Decimal128(Some(-5), 38, 0), MapKeyOrder::Natural) < key(ScalarValue::Decimal128(Some(3), 38, 0), MapKeyOrder::Natural));
+        assert!(key(top.clone(), &ChType::UInt256) > key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), &ChType::UInt256));
+        assert!(key(top, &ChType::Int256) < key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), &ChType::Int256));
+        assert!(key(ScalarValue::Decimal128(Some(-5), 38, 0), &ChType::Int128) < key(ScalarValue::Decimal128(Some(3), 38, 0), &ChType::Int128));
+        // Floats: -0 is 0, NaNs are one key after +inf; NULL comes first.
+        let float = |v: f64| key(ScalarValue::Float64(Some(v)), &ChType::Float64);
+        assert_eq!(float(-0.0), float(0.0));
+        assert_eq!(float(f64::NAN), float(-f64::NAN));
+        assert!(float(f64::INFINITY) < float(f64::NAN) && float(f64::NEG_INFINITY) < float(-1.0));
+        let nullable = ChType::Nullable(Box::new(ChType::Float64));
+        assert!(key(ScalarValue::Float64(None), &nullable) < key(ScalarValue::Float64(Some(f64::NEG_INFINITY)), &nullable));
+        // Min/max skip NaN while there is another value.
+        assert!(replaces(&ScalarValue::Float64(Some(2.0)), &ScalarValue::Float64(Some(f64::NAN)), &ChType::Float64, std::cmp::Ordering::Greater));
+        assert!(!replaces(&ScalarValue::Float64(Some(f64::NAN)), &ScalarValue::Float64(Some(2.0)), &ChType::Float64, std::cmp::Ordering::Less));
         // Sums stay in their type: Int128 and UInt128 wrap, Bool is or-ed.
         let sum = add_in_type(&ScalarValue::Decimal128(Some(i128::MAX), 38, 0), ScalarValue::Decimal128(Some(7), 38, 0), Some(WideInt::Int128));
         assert_eq!(sum.ok(), Some(ScalarValue::Decimal128(Some(i128::MIN + 6), 38, 0)));
