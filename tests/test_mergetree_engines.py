@@ -416,3 +416,115 @@ def test_graphite_bad_xml_stops_the_server(tmp_path):
     server = _xml_server(tmp_path, ROLLUP_XML, "[graphite_rollup.graphite_rollup_avg.default]\nfunction = 'sum'\n")
     with pytest.raises(RuntimeError, match="defined twice"):
         server.start()
+
+
+BIG_ROLLUP = '''
+[graphite_rollup.big]
+[[graphite_rollup.big.pattern]]
+regexp = "^sum\\\\."
+function = "sum"
+retention = [{ age = 0, precision = 60 }, { age = 86400, precision = 3600 }]
+[[graphite_rollup.big.pattern]]
+regexp = "^avg\\\\."
+function = "avg"
+retention = [{ age = 0, precision = 10 }, { age = 86400, precision = 600 }]
+[[graphite_rollup.big.pattern]]
+regexp = "^max\\\\."
+function = "max"
+retention = [{ age = 0, precision = 300 }]
+[[graphite_rollup.big.pattern]]
+regexp = "^min\\\\."
+function = "min"
+retention = [{ age = 0, precision = 1 }, { age = 86400, precision = 900 }]
+[[graphite_rollup.big.pattern]]
+regexp = "^any\\\\."
+function = "any"
+retention = [{ age = 0, precision = 30 }, { age = 259200, precision = 1800 }]
+[[graphite_rollup.big.pattern]]
+regexp = "^last\\\\."
+function = "anyLast"
+retention = [{ age = 0, precision = 120 }]
+[[graphite_rollup.big.pattern]]
+regexp = "^raw\\\\."
+retention = [{ age = 0, precision = 20 }, { age = 86400, precision = 1200 }]
+[graphite_rollup.big.default]
+function = "sum"
+retention = [{ age = 0, precision = 60 }]
+'''
+
+
+def test_graphite_rollup_of_100k_rows_matches_an_independent_rollup(tmp_path):
+    """100k rows over many paths, rules and retentions, some times repeated with other
+    versions, in parts merged by FINAL and by OPTIMIZE FINAL: the result is compared with
+    the rollup computed here from ClickHouse's rules."""
+    import math
+    import random
+    import time
+    rng = random.Random(20261129)
+    now = int(time.time())
+    # Ages far from every retention boundary: an hour or two (the first retention), or
+    # about twenty days (the last one).
+    recent, old = (now - 7200, now - 3600), (now - 20 * 86400, now - 19 * 86400)
+    rules = {"sum": ("sum", [(0, 60), (86400, 3600)]), "avg": ("avg", [(0, 10), (86400, 600)]), "max": ("max", [(0, 300)]),
+             "min": ("min", [(0, 1), (86400, 900)]), "any": ("any", [(0, 30), (259200, 1800)]), "last": ("anyLast", [(0, 120)]),
+             "raw": ("sum", [(0, 20), (86400, 1200)]), "other": ("sum", [(0, 60)])}
+    paths = [f"{kind}.{i}" for kind in rules for i in range(5)]
+    versions = rng.sample(range(1, 10_000_000), 100_000)
+    rows = []
+    for n in range(100_000):
+        path = paths[n % len(paths)]
+        low, high = recent if rng.random() < 0.5 else old
+        # Few distinct times, so that many rows share one (and only its newest version counts).
+        t = rng.randrange(low, high, 7)
+        rows.append((path, t, rng.randrange(-400, 400) / 4, versions[n]))
+    rng.shuffle(rows)
+
+    newest = {}
+    for path, t, value, version in rows:
+        if (path, t) not in newest or newest[(path, t)][1] < version:
+            newest[(path, t)] = (value, version)
+    expected = []
+    for path in sorted(paths):
+        function, retentions = rules[path.split(".")[0]]
+        times = sorted(t for p, t in newest if p == path)
+        out = []
+        for t in times:
+            precision = max([p for age, p in retentions if now - t >= age], default=1)
+            rounded = t // precision * precision
+            if out and out[-1][0] == rounded:
+                out[-1][1].append(t)
+            else:
+                out.append((rounded, [t]))
+        for rounded, group in out:
+            values = [newest[(path, t)][0] for t in group]
+            if function == "sum":
+                value = 0.0
+                for v in values:
+                    value += v
+            else:
+                value = {"avg": lambda v: math.fsum(v) / len(v), "max": max, "min": min, "any": lambda v: v[0], "anyLast": lambda v: v[-1]}[function](values)
+            expected.append((path, rounded, value, newest[(path, group[-1])][1], f"{path}@{group[0]}"))
+
+    server = _graphite_server(tmp_path, BIG_ROLLUP).start()
+    try:
+        server.query("CREATE TABLE g (Path String, Time DateTime, Value Float64, Timestamp UInt32, Note String) ENGINE = GraphiteMergeTree('big') ORDER BY (Path, Time)")
+        server.query("SYSTEM STOP MERGES g")
+        for part in range(4):
+            chunk = rows[part * 25_000:(part + 1) * 25_000]
+            server.query("INSERT INTO g SETTINGS optimize_on_insert = 0 FORMAT TSV\n" + "".join(f"{p}\t{t}\t{v}\t{ver}\t{p}@{t}\n" for p, t, v, ver in chunk))
+        assert server.query("SELECT count() FROM g") == "100000\n"
+
+        def check(select):
+            got = [line.split("\t") for line in server.query(select).splitlines()]
+            assert len(got) == len(expected)
+            for g, e in zip(got, expected):
+                assert (g[0], int(g[1]), int(g[3]), g[4]) == (e[0], e[1], e[3], e[4]), (g, e)
+                assert math.isclose(float(g[2]), e[2], rel_tol=1e-12, abs_tol=1e-12), (g, e)
+
+        select = "SELECT Path, toUnixTimestamp(Time), Value, Timestamp, Note FROM g {} ORDER BY Path, Time"
+        check(select.format("FINAL"))
+        server.query("SYSTEM START MERGES g")
+        server.query("OPTIMIZE TABLE g FINAL")
+        check(select.format(""))
+    finally:
+        server.stop()

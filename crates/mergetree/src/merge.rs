@@ -338,37 +338,9 @@ pub struct Merger<'a> {
     /// Collapsing: keys whose 1 and -1 rows differ in number by more than one (logged,
     /// as ClickHouse logs them, for the first few).
     incorrect_sign_runs: u64,
-    /// Graphite: the output row being rolled up.
-    rollup: Option<RollupGroup>,
-    /// Graphite: the rolled-up time, value and newest row of each row of the output chunk.
-    chunk_rollups: Vec<RolledUp>,
-    /// Graphite: the time of the merge (ages count from it) and the zone days start in.
-    rollup_clock: Option<(i64, granary_functions::tz::SessionTz)>,
-}
-
-/// The rows of one GraphiteMergeTree output row (one path, one rounded time), as
-/// ClickHouse's `GraphiteRollupSortedAlgorithm` walks them: references are (slot in
-/// `Merger::pending`, row).
-struct RollupGroup {
-    /// The row the other columns come from.
-    first: (usize, usize),
-    path: String,
-    /// The time of the rows being read now (before rounding), and the group's rounded time.
-    time: i64,
-    time_rounded: i64,
-    /// The row of greatest version (the last on ties) among those of `time`.
-    newest: (usize, usize),
-    rule: crate::graphite::RollupRule,
-    /// The rule's function over the newest row of each time, if the rule has one.
-    accumulator: Option<crate::graphite::Accumulator>,
-}
-
-/// A finished rollup row: its time, its aggregated value (None: the newest row's) and
-/// the newest row of its last time (version, and value without a function).
-struct RolledUp {
-    time: i64,
-    value: Option<f64>,
-    newest: (usize, usize),
+    /// Graphite: the rollup of the merged rows, which come out of the merge as in an
+    /// ordinary merge.
+    roller: Option<crate::graphite::Roller>,
 }
 
 struct Group {
@@ -471,14 +443,6 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
     use arrow::array::AsArray;
     let signs = column.as_primitive_opt::<arrow::datatypes::Int8Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "sign column is not Int8"))?;
     Ok(signs.value(row))
-}
-
-/// Adds the value of the newest row of the group's current time to its aggregate.
-fn accumulate_newest(group: &mut RollupGroup, pending: &[RecordBatch], rollup: &crate::graphite::Rollup) -> Result<()> {
-    if let Some(accumulator) = &mut group.accumulator {
-        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?)?;
-    }
-    Ok(())
 }
 
 /// Whether row `row` of a ReplacingMergeTree's `is_deleted` column (UInt8 or Bool) marks
@@ -958,13 +922,11 @@ impl<'a> Merger<'a> {
             final_read: false,
             drop_deleted: false,
             incorrect_sign_runs: 0,
-            rollup: None,
-            chunk_rollups: Vec::new(),
-            rollup_clock: match &inner.mode {
+            roller: match &inner.mode {
                 MergeMode::Graphite(rollup) => {
                     rollup.check_value_type(&inner.schema)?;
                     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
-                    Some((now, crate::graphite::server_time_zone()?))
+                    Some(crate::graphite::Roller::new(rollup.clone(), now, crate::graphite::server_time_zone()?))
                 }
                 _ => None,
             },
@@ -1029,13 +991,6 @@ impl<'a> Merger<'a> {
         for index in &mut self.indices {
             index.0 = remap(index.0);
         }
-        for rolled in &mut self.chunk_rollups {
-            rolled.newest.0 = remap(rolled.newest.0);
-        }
-        if let Some(group) = &mut self.rollup {
-            group.first.0 = remap(group.first.0);
-            group.newest.0 = remap(group.newest.0);
-        }
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
                 *slot = remap(*slot);
@@ -1053,12 +1008,9 @@ impl<'a> Merger<'a> {
     /// Aggregating) folds it into the group of equal keys.
     fn take_row(&mut self, b: usize) -> Result<()> {
         let c = &self.cursors[b];
-        if self.inner.mode == MergeMode::Ordinary {
+        if matches!(self.inner.mode, MergeMode::Ordinary | MergeMode::Graphite(_)) {
             self.indices.push((c.slot, c.pos));
             return Ok(());
-        }
-        if let MergeMode::Graphite(rollup) = &self.inner.mode {
-            return self.take_rollup_row(b, rollup);
         }
         let logical = || Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys or batch");
         let rows = c.rows.as_ref().ok_or_else(logical)?;
@@ -1131,85 +1083,6 @@ impl<'a> Merger<'a> {
             }
         }
         Ok(())
-    }
-
-    /// GraphiteMergeTree: folds the current row of cursor `b` into the output row of
-    /// its path and rounded time, finishing the previous one when they change.
-    fn take_rollup_row(&mut self, b: usize, rollup: &crate::graphite::Rollup) -> Result<()> {
-        let c = &self.cursors[b];
-        let batch = c.batch.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without batch"))?;
-        let at = (c.slot, c.pos);
-        let path = crate::graphite::path_at(batch.column(rollup.path).as_ref(), c.pos)?;
-        let time = crate::graphite::time_at(batch.column(rollup.time).as_ref(), c.pos)?;
-        let (new_path, same_time) = match &self.rollup {
-            Some(group) => (group.path != path, group.time == time),
-            None => (true, false),
-        };
-        if !new_path && same_time {
-            // One more row of the same path and time: the greatest version wins, the
-            // later row on ties.
-            let Some(group) = &mut self.rollup else { return Ok(()) };
-            let version = ScalarValue::try_from_array(batch.column(rollup.version), c.pos)?;
-            let newest = ScalarValue::try_from_array(self.pending[group.newest.0].column(rollup.version), group.newest.1)?;
-            if version.partial_cmp(&newest) != Some(std::cmp::Ordering::Less) {
-                group.newest = at;
-            }
-            return Ok(());
-        }
-        if let Some(group) = &mut self.rollup {
-            accumulate_newest(group, &self.pending, rollup)?;
-        }
-        let rule = match &self.rollup {
-            Some(group) if !new_path => group.rule,
-            _ => rollup.params.rule_for(path),
-        };
-        let (now, tz) = self.rollup_clock.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "rollup without a clock"))?;
-        let rounded = crate::graphite::round_time(time, rollup.params.precision(rule, now - time), tz);
-        match &mut self.rollup {
-            Some(group) if !new_path && group.time_rounded == rounded => {
-                group.time = time;
-                group.newest = at;
-            }
-            _ => {
-                let path = path.to_string();
-                if let Some(done) = self.rollup.take() {
-                    self.finish_rollup(done)?;
-                }
-                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function.as_ref()).map(crate::graphite::Accumulator::new).transpose()?;
-                self.rollup = Some(RollupGroup { first: at, path, time, time_rounded: rounded, newest: at, rule, accumulator });
-            }
-        }
-        Ok(())
-    }
-
-    /// Adds a finished rollup row to the output chunk (its last time already accumulated).
-    fn finish_rollup(&mut self, mut group: RollupGroup) -> Result<()> {
-        self.indices.push(group.first);
-        let value = group.accumulator.as_mut().map(|a| a.result()).transpose()?;
-        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value, newest: group.newest });
-        Ok(())
-    }
-
-    /// Graphite: puts the rolled-up times, values and versions into the chunk.
-    fn apply_rollups(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
-        let MergeMode::Graphite(rollup) = &self.inner.mode else {
-            return Ok(chunk);
-        };
-        let rolled = std::mem::take(&mut self.chunk_rollups);
-        let mut arrays = chunk.columns().to_vec();
-        let newest: Vec<(usize, usize)> = rolled.iter().map(|r| r.newest).collect();
-        let newest_of = |col: usize| -> Result<ArrayRef> {
-            let arrays: Vec<&dyn Array> = self.pending.iter().map(|b| b.column(col).as_ref()).collect();
-            Ok(interleave(&arrays, &newest)?)
-        };
-        let times = arrow::array::Int64Array::from_iter_values(rolled.iter().map(|r| r.time));
-        arrays[rollup.time] = arrow::compute::cast(&times, chunk.schema().field(rollup.time).data_type())?;
-        arrays[rollup.version] = newest_of(rollup.version)?;
-        let aggregated: arrow::array::Float64Array = rolled.iter().map(|r| r.value).collect();
-        let value_type = chunk.schema().field(rollup.value).data_type().clone();
-        let has_aggregate = arrow::array::BooleanArray::from_iter(rolled.iter().map(|r| Some(r.value.is_some())));
-        arrays[rollup.value] = arrow::compute::kernels::zip::zip(&has_aggregate, &arrow::compute::cast(&aggregated, &value_type)?, &newest_of(rollup.value)?)?;
-        Ok(RecordBatch::try_new(chunk.schema(), arrays)?)
     }
 
     fn emit(&mut self, group: Group) -> Result<()> {
@@ -1365,10 +1238,6 @@ impl<'a> Merger<'a> {
                 if let Some(done) = self.carry.take() {
                     self.emit(done)?;
                 }
-                if let (Some(mut done), MergeMode::Graphite(rollup)) = (self.rollup.take(), &self.inner.mode) {
-                    accumulate_newest(&mut done, &self.pending, rollup)?;
-                    self.finish_rollup(done)?;
-                }
                 break;
             };
             if self.pass_chunks && self.cursors[b].pos == 0 && self.whole_granule_first(b)? {
@@ -1398,9 +1267,36 @@ impl<'a> Merger<'a> {
             columns.push(interleave(&arrays, &indices)?);
         }
         let out = self.apply_folded(RecordBatch::try_new(self.schema.clone(), columns)?)?;
-        let out = self.apply_rollups(out)?;
         self.keep_cursor_batches();
         Ok(Some(out))
+    }
+
+    /// The next block: of the rollup of the merged rows (Graphite), else of the merge.
+    fn next_rolled_up_or_chunk(&mut self) -> Result<Option<RecordBatch>> {
+        if self.roller.is_none() {
+            return self.next_chunk();
+        }
+        let rows = self.limits.rows;
+        loop {
+            let sorted = self.next_chunk()?;
+            let roller = self.roller.as_mut().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "rollup without a roller"))?;
+            let finished = match sorted {
+                Some(chunk) => {
+                    roller.push(chunk)?;
+                    false
+                }
+                None => {
+                    roller.finish()?;
+                    true
+                }
+            };
+            if let Some(out) = roller.take_chunk(rows, finished)? {
+                return Ok(Some(out));
+            }
+            if finished {
+                return Ok(None);
+            }
+        }
     }
 
     /// Keeps only the batches the cursors (and the carried row) still point into.
@@ -1408,12 +1304,6 @@ impl<'a> Merger<'a> {
         let mut kept = Vec::new();
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
-                kept.push(self.pending[*slot].clone());
-                *slot = kept.len() - 1;
-            }
-        }
-        if let Some(group) = &mut self.rollup {
-            for slot in [&mut group.first.0, &mut group.newest.0] {
                 kept.push(self.pending[*slot].clone());
                 *slot = kept.len() - 1;
             }
@@ -1436,7 +1326,7 @@ impl Iterator for Merger<'_> {
             return None;
         }
         loop {
-            match self.next_chunk() {
+            match self.next_rolled_up_or_chunk() {
                 Ok(Some(b)) if b.num_rows() == 0 => continue, // every row summed to zero
                 Ok(Some(b)) => return Some(Ok(b)),
                 Ok(None) => return None,
