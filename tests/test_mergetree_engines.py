@@ -528,3 +528,30 @@ def test_graphite_rollup_of_100k_rows_matches_an_independent_rollup(tmp_path):
         check(select.format(""))
     finally:
         server.stop()
+
+
+def test_optimize_final_level_after_background_merges(tmp_path):
+    """The level OPTIMIZE FINAL gives, as in chdb with the same order of events (forced
+    by SYSTEM STOP/START MERGES): three fresh small parts are left to OPTIMIZE FINAL (level
+    1); six are merged in the background first (ClickHouse's SimpleMergeSelector), and
+    OPTIMIZE FINAL merges that part again (level 2)."""
+    import time
+    server = Server(str(tmp_path / "db")).start()
+    try:
+        def parts(table):
+            return server.query(f"SELECT name FROM system.parts WHERE database = 'default' AND table = '{table}' AND active ORDER BY name").split()
+
+        for table, inserts, merged, final in [("three", 3, None, "all_1_3_1"), ("six", 6, "all_1_6_1", "all_1_6_2")]:
+            server.query(f"CREATE TABLE {table} (k UInt32, v UInt32) ENGINE = MergeTree ORDER BY k")
+            server.query(f"SYSTEM STOP MERGES {table}")
+            for i in range(inserts):
+                server.query(f"INSERT INTO {table} VALUES ({i}, {i})")
+            server.query(f"SYSTEM START MERGES {table}")
+            deadline = time.time() + (20 if merged else 2)
+            while time.time() < deadline and len(parts(table)) > 1:
+                time.sleep(0.05)
+            assert parts(table) == ([merged] if merged else [f"all_{i}_{i}_0" for i in range(1, inserts + 1)])
+            server.query(f"OPTIMIZE TABLE {table} FINAL")
+            assert parts(table) == [final]
+    finally:
+        server.stop()

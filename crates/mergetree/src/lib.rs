@@ -110,8 +110,8 @@
 //!   than any/anyLast/min/max/sum/avg.
 //!   SimpleAggregateFunction(groupArrayLastArray|groupUniqArrayArrayMap, ...); groupUniqArrayArray keeps first-appearance order (ClickHouse:
 //!   its hash table's). `FINAL` reads each
-//!   partition on one thread. OPTIMIZE FINAL does not merge a partition's single part
-//!   again (ClickHouse does, raising its level) except for CLEANUP and GraphiteMergeTree.
+//!   partition on one thread. Background merges gate ranges by ClickHouse's
+//!   `SimpleMergeSelector` rule (`selector`), without its part-alignment heuristics.
 //! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,

@@ -45,7 +45,12 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
         return Ok(false); // OPTIMIZE or TRUNCATE is running
     };
     let snapshot = inner.snapshot();
-    let Some(sources) = select_merge(&snapshot, &inner.settings) else {
+    let now = std::time::SystemTime::now();
+    let ages: Vec<u64> = snapshot
+        .iter()
+        .map(|p| std::fs::metadata(&p.dir).and_then(|m| m.modified()).ok().and_then(|written| now.duration_since(written).ok()).map_or(0, |d| d.as_secs()))
+        .collect();
+    let Some(sources) = select_merge(&snapshot, &inner.settings, Some(&ages)) else {
         return Ok(false);
     };
     merge_and_commit(inner, sources, false).await?;
@@ -69,10 +74,8 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
             return Err(Error::new(ErrorCode::SUPPORT_IS_DISABLED, "Experimental merges with CLEANUP are not allowed"));
         }
     }
-    // A background merge running now may leave a partition in one part before this
-    // OPTIMIZE gets the lock: that merge counts as this OPTIMIZE's, unless it is to
-    // drop deleted rows, which background merges keep.
-    let before = inner.snapshot();
+    // A background merge running now finishes first; its part is merged again, as
+    // ClickHouse's OPTIMIZE FINAL waits for running merges and then merges what is there.
     let _guard = inner.merge_lock.lock().await;
     let wanted = match request.partition.as_deref() {
         Some(p) => Some(partition_id_of(inner, p)?),
@@ -82,7 +85,7 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     let in_scope = |p: &&Arc<Part>| wanted.as_ref().is_none_or(|w| &p.info.partition_id == w);
     if !request.final_ {
         let candidates: Vec<Arc<Part>> = snapshot.iter().filter(in_scope).cloned().collect();
-        if let Some(sources) = select_merge(&candidates, &inner.settings) {
+        if let Some(sources) = select_merge(&candidates, &inner.settings, None) {
             merge_and_commit(inner, sources, false).await?;
         }
         return Ok(());
@@ -91,7 +94,7 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     partitions.dedup();
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
-        let mut merged_once = !cleanup && inner.snapshot().iter().any(|p| p.info.partition_id == partition && before.iter().any(|b| b.info != p.info && p.info.contains(&b.info)));
+        let mut merged_once = false;
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
             // A single part is merged again, as ClickHouse does: an INSERT written with
