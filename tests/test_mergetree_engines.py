@@ -418,39 +418,20 @@ def test_graphite_bad_xml_stops_the_server(tmp_path):
         server.start()
 
 
-BIG_ROLLUP = '''
-[graphite_rollup.big]
-[[graphite_rollup.big.pattern]]
-regexp = "^sum\\\\."
-function = "sum"
-retention = [{ age = 0, precision = 60 }, { age = 86400, precision = 3600 }]
-[[graphite_rollup.big.pattern]]
-regexp = "^avg\\\\."
-function = "avg"
-retention = [{ age = 0, precision = 10 }, { age = 86400, precision = 600 }]
-[[graphite_rollup.big.pattern]]
-regexp = "^max\\\\."
-function = "max"
-retention = [{ age = 0, precision = 300 }]
-[[graphite_rollup.big.pattern]]
-regexp = "^min\\\\."
-function = "min"
-retention = [{ age = 0, precision = 1 }, { age = 86400, precision = 900 }]
-[[graphite_rollup.big.pattern]]
-regexp = "^any\\\\."
-function = "any"
-retention = [{ age = 0, precision = 30 }, { age = 259200, precision = 1800 }]
-[[graphite_rollup.big.pattern]]
-regexp = "^last\\\\."
-function = "anyLast"
-retention = [{ age = 0, precision = 120 }]
-[[graphite_rollup.big.pattern]]
-regexp = "^raw\\\\."
-retention = [{ age = 0, precision = 20 }, { age = 86400, precision = 1200 }]
-[graphite_rollup.big.default]
-function = "sum"
-retention = [{ age = 0, precision = 60 }]
-'''
+# Rules by path prefix: (function, retentions as (age, precision)); `raw` has only
+# retentions (paired with the default's function), `other` is left to the default.
+BIG_RULES = {"sum": ("sum", [(0, 60), (86400, 3600)]), "avg": ("avg", [(0, 10), (86400, 600)]), "max": ("max", [(0, 300)]),
+             "min": ("min", [(0, 1), (86400, 900)]), "any": ("any", [(0, 30), (259200, 1800)]), "last": ("anyLast", [(0, 120)]),
+             "raw": (None, [(0, 20), (86400, 1200)])}
+BIG_DEFAULT = ("sum", [(0, 60)])
+
+
+def _rollup_toml(section, rules, default):
+    def body(function, retentions):
+        text = f'function = "{function}"\n' if function else ""
+        return text + "retention = [" + ", ".join(f"{{ age = {a}, precision = {p} }}" for a, p in retentions) + "]\n"
+    patterns = "".join(f'[[graphite_rollup.{section}.pattern]]\nregexp = "^{prefix}\\\\."\n' + body(*rule) for prefix, rule in rules.items())
+    return f"[graphite_rollup.{section}]\n" + patterns + f"[graphite_rollup.{section}.default]\n" + body(*default)
 
 
 def test_graphite_rollup_of_100k_rows_matches_an_independent_rollup(tmp_path):
@@ -465,9 +446,8 @@ def test_graphite_rollup_of_100k_rows_matches_an_independent_rollup(tmp_path):
     # Ages far from every retention boundary: an hour or two (the first retention), or
     # about twenty days (the last one).
     recent, old = (now - 7200, now - 3600), (now - 20 * 86400, now - 19 * 86400)
-    rules = {"sum": ("sum", [(0, 60), (86400, 3600)]), "avg": ("avg", [(0, 10), (86400, 600)]), "max": ("max", [(0, 300)]),
-             "min": ("min", [(0, 1), (86400, 900)]), "any": ("any", [(0, 30), (259200, 1800)]), "last": ("anyLast", [(0, 120)]),
-             "raw": ("sum", [(0, 20), (86400, 1200)]), "other": ("sum", [(0, 60)])}
+    rules = {prefix: (function or BIG_DEFAULT[0], retentions) for prefix, (function, retentions) in BIG_RULES.items()}
+    rules["other"] = BIG_DEFAULT
     paths = [f"{kind}.{i}" for kind in rules for i in range(5)]
     versions = rng.sample(range(1, 10_000_000), 100_000)
     rows = []
@@ -505,7 +485,7 @@ def test_graphite_rollup_of_100k_rows_matches_an_independent_rollup(tmp_path):
                 value = {"avg": lambda v: math.fsum(v) / len(v), "max": max, "min": min, "any": lambda v: v[0], "anyLast": lambda v: v[-1]}[function](values)
             expected.append((path, rounded, value, newest[(path, group[-1])][1], f"{path}@{group[0]}"))
 
-    server = _graphite_server(tmp_path, BIG_ROLLUP).start()
+    server = _graphite_server(tmp_path, _rollup_toml("big", BIG_RULES, BIG_DEFAULT)).start()
     try:
         server.query("CREATE TABLE g (Path String, Time DateTime, Value Float64, Timestamp UInt32, Note String) ENGINE = GraphiteMergeTree('big') ORDER BY (Path, Time)")
         server.query("SYSTEM STOP MERGES g")
