@@ -5,6 +5,15 @@ CLEANUP) survives restarts, and GraphiteMergeTree rolls up with the server's
 from conftest import Server
 
 
+def _poll(read, wanted, seconds):
+    """`read()` once it gives `wanted`, or when `seconds` have passed."""
+    import time
+    deadline = time.time() + seconds
+    while (got := read()) != wanted and time.time() < deadline:
+        time.sleep(0.05)
+    return got
+
+
 def _parts(server, table):
     return server.query(f"SELECT partition, rows, marks FROM system.parts WHERE database = 'default' AND table = '{table}' AND active ORDER BY partition")
 
@@ -515,7 +524,6 @@ def test_optimize_final_level_after_background_merges(tmp_path):
     by SYSTEM STOP/START MERGES): three fresh small parts are left to OPTIMIZE FINAL (level
     1); six are merged in the background first (ClickHouse's SimpleMergeSelector), and
     OPTIMIZE FINAL merges that part again (level 2)."""
-    import time
     server = Server(str(tmp_path / "db")).start()
     try:
         def parts(table):
@@ -527,11 +535,53 @@ def test_optimize_final_level_after_background_merges(tmp_path):
             for i in range(inserts):
                 server.query(f"INSERT INTO {table} VALUES ({i}, {i})")
             server.query(f"SYSTEM START MERGES {table}")
-            deadline = time.time() + (20 if merged else 2)
-            while time.time() < deadline and len(parts(table)) > 1:
-                time.sleep(0.05)
+            _poll(lambda: len(parts(table)), 1, 20 if merged else 2)
             assert parts(table) == ([merged] if merged else [f"all_{i}_{i}_0" for i in range(1, inserts + 1)])
             server.query(f"OPTIMIZE TABLE {table} FINAL")
             assert parts(table) == [final]
+    finally:
+        server.stop()
+
+
+def test_alter_update_rewrites_matching_parts_as_clickhouse(tmp_path):
+    """ALTER TABLE ... UPDATE: values and errors as chdb gives them for the same
+    statements (every assignment sees the old row; values cast to the column's type)."""
+    server = Server(str(tmp_path / "db")).start()
+    try:
+        def error_code(sql):
+            return server.request(sql).headers.get("X-ClickHouse-Exception-Code")
+
+        select = "SELECT * FROM u ORDER BY k"
+        server.query("CREATE TABLE u (p UInt8, k UInt32, v UInt32, s String, n Nullable(Int64)) ENGINE = MergeTree PARTITION BY p ORDER BY k")
+        server.query("INSERT INTO u VALUES (1, 1, 10, 'a', 1), (1, 2, 20, 'b', NULL), (2, 3, 30, 'c', 3)")
+        server.query("ALTER TABLE u UPDATE v = v + k, s = concat(s, toString(v)) WHERE k >= 2 SETTINGS mutations_sync = 1")
+        assert server.query(select) == "1\t1\t10\ta\t1\n1\t2\t22\tb20\t\\N\n2\t3\t33\tc30\t3\n"
+        assert error_code("ALTER TABLE u UPDATE k = 5 WHERE 1") == "420"
+        assert error_code("ALTER TABLE u UPDATE p = 5 WHERE 1") == "420"
+        assert error_code("ALTER TABLE u UPDATE nope = 5 WHERE 1") == "16"
+        assert error_code("ALTER TABLE u UPDATE v = NULL WHERE 1 SETTINGS mutations_sync = 1") == "70"
+        assert error_code("ALTER TABLE u UPDATE v = 'x' WHERE k = 1 SETTINGS mutations_sync = 1") == "6"
+        assert error_code("ALTER TABLE u UPDATE v = 1 WHERE k SETTINGS mutations_sync = 1") == "43"
+        server.query("ALTER TABLE u UPDATE n = NULL, v = '7' WHERE k = 1 SETTINGS mutations_sync = 1")
+        assert server.query(select) == "1\t1\t7\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t33\tc30\t3\n"
+        # Casts wrap as ClickHouse's do; virtual columns select rows too.
+        server.query("ALTER TABLE u UPDATE v = -1 WHERE k = 1 SETTINGS mutations_sync = 1")
+        server.query("ALTER TABLE u UPDATE v = v * 2 WHERE _partition_id = '2' SETTINGS mutations_sync = 1")
+        assert server.query(select) == "1\t1\t4294967295\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t66\tc30\t3\n"
+        # Parts without a matching row stay as they are; the rest survive a restart.
+        parts = server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name")
+        server.query("ALTER TABLE u UPDATE v = 0 WHERE k = 100 SETTINGS mutations_sync = 1")
+        assert server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name") == parts
+        server.stop()
+        server.start()
+        assert server.query(select) == "1\t1\t4294967295\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t66\tc30\t3\n"
+        # Arrays, LowCardinality and Decimal columns, in another engine.
+        server.query("CREATE TABLE a (k UInt32, arr Array(UInt8), lc LowCardinality(String), d Decimal(10, 2)) ENGINE = ReplacingMergeTree ORDER BY k")
+        server.query("INSERT INTO a VALUES (1, [1], 'x', 1.5), (2, [], 'w', 0)")
+        server.query("ALTER TABLE a UPDATE arr = arrayPushBack(arr, 3), lc = 'y', d = d * 2 WHERE k = 1 SETTINGS mutations_sync = 1")
+        assert server.query("SELECT * FROM a ORDER BY k") == "1\t[1,3]\ty\t3\n2\t[]\tw\t0\n"
+        # Without mutations_sync the mutation runs in the background.
+        server.query("ALTER TABLE u UPDATE s = 'z' WHERE 1")
+        assert _poll(lambda: server.query("SELECT count() FROM u WHERE s = 'z'"), "3\n", 20) == "3\n"
     finally:
         server.stop()

@@ -528,6 +528,10 @@ impl TableEngine for MergeTreeEngine {
         crate::alter::delete_where(&self.inner, request).await
     }
 
+    async fn update_where(&self, request: granary_storage::UpdateRequest) -> Result<()> {
+        crate::alter::update_where(&self.inner, request).await
+    }
+
     fn total_rows(&self) -> Option<u64> {
         Some(self.inner.snapshot().iter().map(|p| p.rows).sum())
     }
