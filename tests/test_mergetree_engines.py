@@ -5,6 +5,15 @@ CLEANUP) survives restarts, and GraphiteMergeTree rolls up with the server's
 from conftest import Server
 
 
+def _poll(read, wanted, seconds):
+    """`read()` once it gives `wanted`, or when `seconds` have passed."""
+    import time
+    deadline = time.time() + seconds
+    while (got := read()) != wanted and time.time() < deadline:
+        time.sleep(0.05)
+    return got
+
+
 def _parts(server, table):
     return server.query(f"SELECT partition, rows, marks FROM system.parts WHERE database = 'default' AND table = '{table}' AND active ORDER BY partition")
 
@@ -416,3 +425,163 @@ def test_graphite_bad_xml_stops_the_server(tmp_path):
     server = _xml_server(tmp_path, ROLLUP_XML, "[graphite_rollup.graphite_rollup_avg.default]\nfunction = 'sum'\n")
     with pytest.raises(RuntimeError, match="defined twice"):
         server.start()
+
+
+# Rules by path prefix: (function, retentions as (age, precision)); `raw` has only
+# retentions (paired with the default's function), `other` is left to the default.
+BIG_RULES = {"sum": ("sum", [(0, 60), (86400, 3600)]), "avg": ("avg", [(0, 10), (86400, 600)]), "max": ("max", [(0, 300)]),
+             "min": ("min", [(0, 1), (86400, 900)]), "any": ("any", [(0, 30), (259200, 1800)]), "last": ("anyLast", [(0, 120)]),
+             "raw": (None, [(0, 20), (86400, 1200)])}
+BIG_DEFAULT = ("sum", [(0, 60)])
+
+
+def _rollup_toml(section, rules, default):
+    def body(function, retentions):
+        text = f'function = "{function}"\n' if function else ""
+        return text + "retention = [" + ", ".join(f"{{ age = {a}, precision = {p} }}" for a, p in retentions) + "]\n"
+    patterns = "".join(f'[[graphite_rollup.{section}.pattern]]\nregexp = "^{prefix}\\\\."\n' + body(*rule) for prefix, rule in rules.items())
+    return f"[graphite_rollup.{section}]\n" + patterns + f"[graphite_rollup.{section}.default]\n" + body(*default)
+
+
+def test_graphite_rollup_of_100k_rows_matches_an_independent_rollup(tmp_path):
+    """100k rows over many paths, rules and retentions, some times repeated with other
+    versions, in parts merged by FINAL and by OPTIMIZE FINAL: the result is compared with
+    the rollup computed here from ClickHouse's rules."""
+    import math
+    import random
+    import time
+    rng = random.Random(20261129)
+    now = int(time.time())
+    # Ages far from every retention boundary: an hour or two (the first retention), or
+    # about twenty days (the last one).
+    recent, old = (now - 7200, now - 3600), (now - 20 * 86400, now - 19 * 86400)
+    rules = {prefix: (function or BIG_DEFAULT[0], retentions) for prefix, (function, retentions) in BIG_RULES.items()}
+    rules["other"] = BIG_DEFAULT
+    paths = [f"{kind}.{i}" for kind in rules for i in range(5)]
+    versions = rng.sample(range(1, 10_000_000), 100_000)
+    rows = []
+    for n in range(100_000):
+        path = paths[n % len(paths)]
+        low, high = recent if rng.random() < 0.5 else old
+        # Few distinct times, so that many rows share one (and only its newest version counts).
+        t = rng.randrange(low, high, 7)
+        rows.append((path, t, rng.randrange(-400, 400) / 4, versions[n]))
+    rng.shuffle(rows)
+
+    newest = {}
+    for path, t, value, version in rows:
+        if (path, t) not in newest or newest[(path, t)][1] < version:
+            newest[(path, t)] = (value, version)
+    expected = []
+    for path in sorted(paths):
+        function, retentions = rules[path.split(".")[0]]
+        times = sorted(t for p, t in newest if p == path)
+        out = []
+        for t in times:
+            precision = max([p for age, p in retentions if now - t >= age], default=1)
+            rounded = t // precision * precision
+            if out and out[-1][0] == rounded:
+                out[-1][1].append(t)
+            else:
+                out.append((rounded, [t]))
+        for rounded, group in out:
+            values = [newest[(path, t)][0] for t in group]
+            if function == "sum":
+                value = 0.0
+                for v in values:
+                    value += v
+            else:
+                value = {"avg": lambda v: math.fsum(v) / len(v), "max": max, "min": min, "any": lambda v: v[0], "anyLast": lambda v: v[-1]}[function](values)
+            expected.append((path, rounded, value, newest[(path, group[-1])][1], f"{path}@{group[0]}"))
+
+    server = _graphite_server(tmp_path, _rollup_toml("big", BIG_RULES, BIG_DEFAULT)).start()
+    try:
+        server.query("CREATE TABLE g (Path String, Time DateTime, Value Float64, Timestamp UInt32, Note String) ENGINE = GraphiteMergeTree('big') ORDER BY (Path, Time)")
+        server.query("SYSTEM STOP MERGES g")
+        for part in range(4):
+            chunk = rows[part * 25_000:(part + 1) * 25_000]
+            server.query("INSERT INTO g SETTINGS optimize_on_insert = 0 FORMAT TSV\n" + "".join(f"{p}\t{t}\t{v}\t{ver}\t{p}@{t}\n" for p, t, v, ver in chunk))
+        assert server.query("SELECT count() FROM g") == "100000\n"
+
+        def check(select):
+            got = [line.split("\t") for line in server.query(select).splitlines()]
+            assert len(got) == len(expected)
+            for g, e in zip(got, expected):
+                assert (g[0], int(g[1]), int(g[3]), g[4]) == (e[0], e[1], e[3], e[4]), (g, e)
+                assert math.isclose(float(g[2]), e[2], rel_tol=1e-12, abs_tol=1e-12), (g, e)
+
+        select = "SELECT Path, toUnixTimestamp(Time), Value, Timestamp, Note FROM g {} ORDER BY Path, Time"
+        check(select.format("FINAL"))
+        server.query("SYSTEM START MERGES g")
+        server.query("OPTIMIZE TABLE g FINAL")
+        check(select.format(""))
+    finally:
+        server.stop()
+
+
+def test_optimize_final_level_after_background_merges(tmp_path):
+    """The level OPTIMIZE FINAL gives, as in chdb with the same order of events (forced
+    by SYSTEM STOP/START MERGES): three fresh small parts are left to OPTIMIZE FINAL (level
+    1); six are merged in the background first (ClickHouse's SimpleMergeSelector), and
+    OPTIMIZE FINAL merges that part again (level 2)."""
+    server = Server(str(tmp_path / "db")).start()
+    try:
+        def parts(table):
+            return server.query(f"SELECT name FROM system.parts WHERE database = 'default' AND table = '{table}' AND active ORDER BY name").split()
+
+        for table, inserts, merged, final in [("three", 3, None, "all_1_3_1"), ("six", 6, "all_1_6_1", "all_1_6_2")]:
+            server.query(f"CREATE TABLE {table} (k UInt32, v UInt32) ENGINE = MergeTree ORDER BY k")
+            server.query(f"SYSTEM STOP MERGES {table}")
+            for i in range(inserts):
+                server.query(f"INSERT INTO {table} VALUES ({i}, {i})")
+            server.query(f"SYSTEM START MERGES {table}")
+            _poll(lambda: len(parts(table)), 1, 20 if merged else 2)
+            assert parts(table) == ([merged] if merged else [f"all_{i}_{i}_0" for i in range(1, inserts + 1)])
+            server.query(f"OPTIMIZE TABLE {table} FINAL")
+            assert parts(table) == [final]
+    finally:
+        server.stop()
+
+
+def test_alter_update_rewrites_matching_parts_as_clickhouse(tmp_path):
+    """ALTER TABLE ... UPDATE: values and errors as chdb gives them for the same
+    statements (every assignment sees the old row; values cast to the column's type)."""
+    server = Server(str(tmp_path / "db")).start()
+    try:
+        def error_code(sql):
+            return server.request(sql).headers.get("X-ClickHouse-Exception-Code")
+
+        select = "SELECT * FROM u ORDER BY k"
+        server.query("CREATE TABLE u (p UInt8, k UInt32, v UInt32, s String, n Nullable(Int64)) ENGINE = MergeTree PARTITION BY p ORDER BY k")
+        server.query("INSERT INTO u VALUES (1, 1, 10, 'a', 1), (1, 2, 20, 'b', NULL), (2, 3, 30, 'c', 3)")
+        server.query("ALTER TABLE u UPDATE v = v + k, s = concat(s, toString(v)) WHERE k >= 2 SETTINGS mutations_sync = 1")
+        assert server.query(select) == "1\t1\t10\ta\t1\n1\t2\t22\tb20\t\\N\n2\t3\t33\tc30\t3\n"
+        assert error_code("ALTER TABLE u UPDATE k = 5 WHERE 1") == "420"
+        assert error_code("ALTER TABLE u UPDATE p = 5 WHERE 1") == "420"
+        assert error_code("ALTER TABLE u UPDATE nope = 5 WHERE 1") == "16"
+        assert error_code("ALTER TABLE u UPDATE v = NULL WHERE 1 SETTINGS mutations_sync = 1") == "70"
+        assert error_code("ALTER TABLE u UPDATE v = 'x' WHERE k = 1 SETTINGS mutations_sync = 1") == "6"
+        assert error_code("ALTER TABLE u UPDATE v = 1 WHERE k SETTINGS mutations_sync = 1") == "43"
+        server.query("ALTER TABLE u UPDATE n = NULL, v = '7' WHERE k = 1 SETTINGS mutations_sync = 1")
+        assert server.query(select) == "1\t1\t7\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t33\tc30\t3\n"
+        # Casts wrap as ClickHouse's do; virtual columns select rows too.
+        server.query("ALTER TABLE u UPDATE v = -1 WHERE k = 1 SETTINGS mutations_sync = 1")
+        server.query("ALTER TABLE u UPDATE v = v * 2 WHERE _partition_id = '2' SETTINGS mutations_sync = 1")
+        assert server.query(select) == "1\t1\t4294967295\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t66\tc30\t3\n"
+        # Parts without a matching row stay as they are; the rest survive a restart.
+        parts = server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name")
+        server.query("ALTER TABLE u UPDATE v = 0 WHERE k = 100 SETTINGS mutations_sync = 1")
+        assert server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name") == parts
+        server.stop()
+        server.start()
+        assert server.query(select) == "1\t1\t4294967295\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t66\tc30\t3\n"
+        # Arrays, LowCardinality and Decimal columns, in another engine.
+        server.query("CREATE TABLE a (k UInt32, arr Array(UInt8), lc LowCardinality(String), d Decimal(10, 2)) ENGINE = ReplacingMergeTree ORDER BY k")
+        server.query("INSERT INTO a VALUES (1, [1], 'x', 1.5), (2, [], 'w', 0)")
+        server.query("ALTER TABLE a UPDATE arr = arrayPushBack(arr, 3), lc = 'y', d = d * 2 WHERE k = 1 SETTINGS mutations_sync = 1")
+        assert server.query("SELECT * FROM a ORDER BY k") == "1\t[1,3]\ty\t3\n2\t[]\tw\t0\n"
+        # Without mutations_sync the mutation runs in the background.
+        server.query("ALTER TABLE u UPDATE s = 'z' WHERE 1")
+        assert _poll(lambda: server.query("SELECT count() FROM u WHERE s = 'z'"), "3\n", 20) == "3\n"
+    finally:
+        server.stop()

@@ -199,14 +199,7 @@ pub(crate) fn element_type(t: &ChType) -> ChType {
 /// full columns of `Array(LowCardinality(T))` arguments, so what they return of the
 /// elements (`arraySort`, `arr[1]`, `arrayResize`, ...) is `T`.
 pub(crate) fn without_low_cardinality(t: ChType) -> ChType {
-    match t {
-        ChType::LowCardinality(inner) => without_low_cardinality(*inner),
-        ChType::Nullable(inner) => ChType::Nullable(Box::new(without_low_cardinality(*inner))),
-        ChType::Array(inner) => ChType::Array(Box::new(without_low_cardinality(*inner))),
-        ChType::Tuple(fields) => ChType::Tuple(fields.into_iter().map(|(n, t)| (n, without_low_cardinality(t))).collect()),
-        ChType::Map(k, v) => ChType::Map(Box::new(without_low_cardinality(*k)), Box::new(without_low_cardinality(*v))),
-        other => other,
-    }
+    t.without_low_cardinality()
 }
 
 /// The item field of a list column.

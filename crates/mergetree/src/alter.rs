@@ -1,5 +1,5 @@
 //! Partition commands (`ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`) and the
-//! `DELETE WHERE` mutation.
+//! `DELETE WHERE` and `UPDATE ... WHERE` mutations.
 //!
 //! All of them hold the table's merge lock (no merge is half-way over the parts they
 //! touch) and the commit lock for the snapshot swap.
@@ -10,6 +10,7 @@
 //! * DETACH: the parts move to `detached/<name>` (never served, never deleted).
 //! * ATTACH: every `detached/<partition>_*` part is verified as at load (checksums,
 //!   columns), gets a fresh block number and moves back in.
+//! * UPDATE ... WHERE: the same, the rows kept and the assigned columns replaced.
 //! * DELETE WHERE: each active part with a matching row is rewritten without those rows
 //!   as `<partition>_<min>_<max>_<level + 1>`, which covers the old part (so a crash
 //!   after the rename heals at load like a merge). ClickHouse names it with a mutation
@@ -23,7 +24,7 @@ use arrow::compute::{filter_record_batch, not, prep_null_mask_filter};
 use arrow::datatypes::DataType;
 use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
-use granary_storage::{DeleteRequest, PartitionCommand};
+use granary_storage::{DeleteRequest, PartitionCommand, UpdateRequest};
 
 use crate::engine::{remove_parts_now, Inner};
 use crate::insert::{discard, write_part};
@@ -103,25 +104,56 @@ fn attach(inner: &Inner, partition: &str) -> Result<()> {
 /// `ALTER TABLE t DELETE WHERE predicate`: synchronous when `request.sync`, else run in
 /// the background (errors are logged, as ClickHouse shows them in system.mutations).
 pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<()> {
-    // Over the virtual columns too: `DELETE WHERE _partition_id = ...` works in ClickHouse.
-    let predicate = inner.keys.plan_predicate(&inner.scan_schema, &request.predicate)?;
-    if predicate.data_type(&inner.scan_schema)? != DataType::Boolean {
-        return Err(Error::new(
-            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-            format!("Illegal type {} of column for filter: the DELETE predicate must be boolean ({})", predicate.data_type(&inner.scan_schema)?, request.predicate),
-        ));
+    let predicate = mutation_predicate(inner, &request.predicate, "DELETE")?;
+    run_mutation(inner, request.sync, move |inner| mutate_all(inner, &predicate, &[])).await
+}
+
+/// `ALTER TABLE t UPDATE c = expr, ... WHERE predicate`, run as `delete_where`. Each new
+/// value is ClickHouse's `_CAST(if(predicate, _CAST(expr, 'T'), c), 'T')` over the old
+/// row, so every assignment sees the values before the update. Key columns cannot change:
+/// rows would leave their place in the part, or their partition.
+pub async fn update_where(inner: &Arc<Inner>, request: UpdateRequest) -> Result<()> {
+    let keys = inner.keys.sorting.iter().chain(&inner.keys.partition).flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr)).map(|c| c.index()).collect::<Vec<_>>();
+    let mut updates = Vec::with_capacity(request.assignments.len());
+    for (name, value) in &request.assignments {
+        let column = inner.schema.index_of(name).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("There is no column `{name}` in table.")))?;
+        if keys.contains(&column) {
+            return Err(Error::new(ErrorCode::CANNOT_UPDATE_COLUMN, format!("Cannot UPDATE key column `{name}`.")));
+        }
+        let t = granary_types::ChType::from_field(inner.schema.field(column)).to_string().replace('\'', "\\'");
+        let text = format!("_CAST(if(({}), _CAST(({value}), '{t}'), `{name}`), '{t}')", request.predicate);
+        updates.push((column, inner.keys.plan_expr(&inner.scan_schema, &text)?));
     }
+    // The condition of `if`: what `if` takes (an integer literal too), as a boolean.
+    let predicate = mutation_predicate(inner, &format!("if(({}), true, false)", request.predicate), "UPDATE")?;
+    run_mutation(inner, request.sync, move |inner| mutate_all(inner, &predicate, &updates)).await
+}
+
+/// The boolean predicate of a mutation, over the stored and virtual columns
+/// (`DELETE WHERE _partition_id = ...` works in ClickHouse).
+fn mutation_predicate(inner: &Inner, text: &str, what: &str) -> Result<Arc<dyn PhysicalExpr>> {
+    let predicate = inner.keys.plan_predicate(&inner.scan_schema, text)?;
+    let data_type = predicate.data_type(&inner.scan_schema)?;
+    if data_type != DataType::Boolean {
+        return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {data_type} of column for filter: the {what} predicate must be boolean ({text})")));
+    }
+    Ok(predicate)
+}
+
+/// Runs `mutate` under the merge lock: waited for when `sync`, else in the background
+/// (errors are logged, as ClickHouse shows them in system.mutations).
+async fn run_mutation(inner: &Arc<Inner>, sync: bool, mutate: impl FnOnce(&Inner) -> Result<()> + Send + 'static) -> Result<()> {
     let run = {
         let inner = inner.clone();
         async move {
             let _merge = inner.merge_lock.lock().await;
             let task_inner = inner.clone();
-            tokio::task::spawn_blocking(move || mutate_all(&task_inner, &predicate))
+            tokio::task::spawn_blocking(move || mutate(&task_inner))
                 .await
                 .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("mutation task failed: {e}")))?
         }
     };
-    if request.sync {
+    if sync {
         return run.await;
     }
     let table = inner.table_name.clone();
@@ -133,7 +165,9 @@ pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<
     Ok(())
 }
 
-fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
+/// Rewrites every part with a row matching `predicate`: without those rows, or (with
+/// `updates`) with those columns replaced by their expressions' values.
+fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>, updates: &[(usize, Arc<dyn PhysicalExpr>)]) -> Result<()> {
     let snapshot = inner.snapshot();
     let filter_columns: Vec<usize> = {
         let mut c: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
@@ -158,7 +192,7 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
         if matches == 0 {
             continue;
         }
-        if matches == part.rows {
+        if matches == part.rows && updates.is_empty() {
             let _commit = inner.commit_lock.lock();
             let gone = inner.remove_active(|p| std::ptr::eq(p, part.as_ref()));
             remove_parts_now(inner, &gone)?;
@@ -168,8 +202,17 @@ fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>) -> Result<()> {
         let mut reader = PartReader::new(part.clone(), scan_schema, &all)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
         let blocks = (0..part.granules()).map(|g| {
             let batch = reader.read(g..g + 1, scan_schema)?;
-            let deleted = deleted_mask(predicate, &batch)?;
-            Ok(filter_record_batch(&batch.project(&stored)?, &not(&deleted)?)?)
+            if updates.is_empty() {
+                let deleted = deleted_mask(predicate, &batch)?;
+                return Ok(filter_record_batch(&batch.project(&stored)?, &not(&deleted)?)?);
+            }
+            let mut columns = batch.project(&stored)?.columns().to_vec();
+            for (column, value) in updates {
+                let field = inner.schema.field(*column);
+                let value = value.evaluate(&batch)?.into_array(batch.num_rows())?;
+                columns[*column] = if value.data_type() == field.data_type() { value } else { arrow::compute::cast(&value, field.data_type())? };
+            }
+            Ok(arrow::record_batch::RecordBatch::try_new(inner.schema.clone(), columns)?)
         });
         let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
         // Each source granule, filtered, is one block, as ClickHouse's mutation reads it.

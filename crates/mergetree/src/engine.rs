@@ -528,6 +528,10 @@ impl TableEngine for MergeTreeEngine {
         crate::alter::delete_where(&self.inner, request).await
     }
 
+    async fn update_where(&self, request: granary_storage::UpdateRequest) -> Result<()> {
+        crate::alter::update_where(&self.inner, request).await
+    }
+
     fn total_rows(&self) -> Option<u64> {
         Some(self.inner.snapshot().iter().map(|p| p.rows).sum())
     }
@@ -790,47 +794,11 @@ pub struct NestedMap {
     /// Table column indices of the key arrays and of the value arrays.
     pub keys: Vec<usize>,
     pub values: Vec<usize>,
-    /// How each key column's values are ordered (parallel to `keys`).
-    pub key_orders: Vec<MapKeyOrder>,
+    /// The type of each key column's elements (parallel to `keys`), which orders them.
+    pub key_types: Vec<granary_types::ChType>,
     /// The wide integer type of each value column, summed in 256 bits and wrapped back
     /// (parallel to `values`).
     pub wide_values: Vec<Option<granary_types::wide::WideInt>>,
-}
-
-/// How ClickHouse orders the keys of a summed nested map (as its `Field`s compare) where
-/// the Arrow value's natural order differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MapKeyOrder {
-    /// Integers by value (Enum, IPv4, dates, wide integers too), bytes as bytes (strings,
-    /// FixedString, IPv6 in network order).
-    Natural,
-    /// `UInt256`, whose raw bits Arrow holds as a signed word.
-    UInt256,
-    /// `UUID`: ClickHouse compares it as a `UInt128` whose high half is the text's second
-    /// half.
-    Uuid,
-}
-
-impl MapKeyOrder {
-    /// How values of type `t` are ordered.
-    pub fn of(t: &granary_types::ChType) -> MapKeyOrder {
-        match t {
-            granary_types::ChType::UInt256 => MapKeyOrder::UInt256,
-            granary_types::ChType::Uuid => MapKeyOrder::Uuid,
-            _ => MapKeyOrder::Natural,
-        }
-    }
-
-    /// Whether a map may be keyed by `t`: ClickHouse's `isValueRepresentedByInteger`, or
-    /// String/FixedString.
-    pub fn is_key_type(t: &granary_types::ChType) -> bool {
-        use granary_types::ChType as T;
-        matches!(
-            t,
-            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
-                | T::Date | T::Date32 | T::DateTime(_) | T::Enum8(_) | T::Enum16(_) | T::IPv4 | T::IPv6 | T::Uuid | T::String | T::FixedString(_)
-        )
-    }
 }
 
 impl NestedMap {
@@ -855,13 +823,18 @@ impl NestedMap {
             T::Array(inner) => Some(*inner),
             _ => None,
         };
-        // Seen through LowCardinality (never Nullable).
+        // ClickHouse's `isValueRepresentedByInteger`, or String/FixedString, seen
+        // through LowCardinality (never Nullable: such maps keep their first arrays).
         let is_key_type = |t: &T| {
             let t = match t {
                 T::LowCardinality(inner) => inner.as_ref(),
                 t => t,
             };
-            MapKeyOrder::is_key_type(t)
+            matches!(
+                t,
+                T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Bool
+                    | T::Date | T::Date32 | T::DateTime(_) | T::Enum8(_) | T::Enum16(_) | T::IPv4 | T::IPv6 | T::Uuid | T::String | T::FixedString(_)
+            )
         };
         let is_summable = |t: &T| {
             matches!(
@@ -875,7 +848,7 @@ impl NestedMap {
             if columns.len() < 2 || columns.iter().any(|c| in_key.contains(c)) {
                 continue;
             }
-            let mut map = NestedMap { keys: Vec::new(), values: Vec::new(), key_orders: Vec::new(), wide_values: Vec::new() };
+            let mut map = NestedMap { keys: Vec::new(), values: Vec::new(), key_types: Vec::new(), wide_values: Vec::new() };
             for (n, &c) in columns.iter().enumerate() {
                 let Some(t) = element(c) else { continue 'groups };
                 let name = schema.field(c).name();
@@ -884,7 +857,7 @@ impl NestedMap {
                         continue 'groups;
                     }
                     map.keys.push(c);
-                    map.key_orders.push(MapKeyOrder::of(t.base()));
+                    map.key_types.push(t.base().clone());
                 } else {
                     if !is_summable(&t) {
                         continue 'groups;
@@ -1157,37 +1130,35 @@ impl MergeMode {
 }
 
 /// The stored type of `SimpleAggregateFunction(sumMap|minMap|maxMap, T)`: a tuple of an
-/// array of keys (the types a summed nested map is keyed by) and arrays of values
-/// (numbers for sumMap; minMap/maxMap also take strings, dates, UUIDs, ...). The tuple
-/// must be what the function returns, as ClickHouse checks: sumMap sums into Int64,
-/// UInt64 or Float64 (wide integers and decimals stay), and LowCardinality or Nullable
-/// elements come back as their plain type.
+/// array of keys (of any type: ClickHouse keeps them as `Field`s, which all compare) and
+/// arrays of values (numbers for sumMap; minMap/maxMap take any type). The tuple must be
+/// what the function returns, as ClickHouse checks: sumMap sums into Int64, UInt64 or
+/// Float64 (wide integers and decimals stay); keys lose their LowCardinality (kept
+/// Nullable), values their Nullable and LowCardinality.
 fn check_map_tuple(function: &str, stored: &granary_types::ChType) -> Result<()> {
     use granary_types::ChType as T;
     let illegal = |t: &T| Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument for aggregate function {function}: a Tuple(Array(key), Array(value), ...) is needed"));
     let T::Tuple(elements) = stored else { return Err(illegal(stored)) };
     let arrays: Vec<&T> = elements.iter().map(|(_, t)| if let T::Array(inner) = t { Ok(inner.as_ref()) } else { Err(illegal(stored)) }).collect::<Result<_>>()?;
-    let [key, values @ ..] = arrays.as_slice() else { return Err(illegal(stored)) };
-    if !MapKeyOrder::is_key_type(key.base()) || values.is_empty() {
+    let [_, values @ ..] = arrays.as_slice() else { return Err(illegal(stored)) };
+    if values.is_empty() {
         return Err(illegal(stored));
     }
     let summable = |t: &T| {
         matches!(t, T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Int128 | T::UInt128 | T::Int256 | T::UInt256 | T::Float32 | T::Float64 | T::Decimal(..))
     };
-    let comparable = |t: &T| summable(t) || MapKeyOrder::is_key_type(t);
     let sums = function == "sumMap";
     for value in values {
-        let ok = if sums { summable(value.base()) } else { comparable(value.base()) };
-        if !ok {
-            let what = if sums { "sum" } else { function.trim_end_matches("Map") };
-            return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument for aggregate function {what}.", value.base())));
+        if sums && !summable(value.base()) {
+            return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument for aggregate function sum.", value.base())));
         }
     }
     let returned = |n: usize, t: &T| match t.base() {
-        T::Int8 | T::Int16 | T::Int32 | T::Int64 if sums && n > 0 => T::Int64,
-        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 if sums && n > 0 => T::UInt64,
-        T::Float32 | T::Float64 if sums && n > 0 => T::Float64,
-        other => other.clone(),
+        _ if n == 0 => t.without_low_cardinality(),
+        T::Int8 | T::Int16 | T::Int32 | T::Int64 if sums => T::Int64,
+        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 if sums => T::UInt64,
+        T::Float32 | T::Float64 if sums => T::Float64,
+        other => other.without_low_cardinality(),
     };
     if arrays.iter().enumerate().any(|(n, t)| returned(n, t) != **t) {
         let returned: Vec<String> = arrays.iter().enumerate().map(|(n, t)| format!("Array({})", returned(n, t))).collect();

@@ -34,6 +34,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::DataType;
+use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
 use serde::Deserialize;
 
@@ -404,66 +405,217 @@ pub fn path_at(column: &dyn Array, row: usize) -> Result<&str> {
     }
 }
 
-/// The time at `row` of a DateTime or integer column, in seconds.
-pub fn time_at(column: &dyn Array, row: usize) -> Result<i64> {
-    use arrow::datatypes as t;
-    Ok(match column.data_type() {
-        DataType::Timestamp(_, _) => column.as_primitive::<t::TimestampSecondType>().value(row),
-        DataType::UInt32 => i64::from(column.as_primitive::<t::UInt32Type>().value(row)),
-        DataType::Int32 => i64::from(column.as_primitive::<t::Int32Type>().value(row)),
-        DataType::Int64 => column.as_primitive::<t::Int64Type>().value(row),
-        DataType::UInt64 => column.as_primitive::<t::UInt64Type>().value(row) as i64,
-        other => return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("Graphite time column of type {other}"))),
-    })
-}
-
-/// The value at `row` of the Float64 value column (see [`Rollup::check_value_type`]).
-pub fn value_at(column: &dyn Array, row: usize) -> Result<f64> {
-    let values = column.as_primitive_opt::<arrow::datatypes::Float64Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "Graphite value column is not Float64"))?;
-    Ok(values.value(row))
-}
-
-/// The aggregation of one output row's values.
-#[derive(Debug)]
-pub enum Accumulator {
-    Native { function: RollupFunction, value: f64, count: u64 },
-    Other(Box<dyn datafusion::logical_expr::Accumulator>),
-}
-
-impl Accumulator {
-    pub fn new(function: &RollupFunction) -> Result<Accumulator> {
-        Ok(match function {
-            RollupFunction::Other(_, aggregate) => Accumulator::Other(aggregate.accumulator()?),
-            native => Accumulator::Native { function: native.clone(), value: 0.0, count: 0 },
+impl RollupFunction {
+    /// The function over `values` (at least one), the newest value of each time of an
+    /// output row in time order: natives fold left from the first value, as ClickHouse
+    /// adds them one by one; others go to the aggregate as one array.
+    pub fn apply(&self, values: &[f64]) -> Result<f64> {
+        let Some((&first, rest)) = values.split_first() else {
+            return Err(Error::new(ErrorCode::LOGICAL_ERROR, "Graphite rollup of no values"));
+        };
+        Ok(match self {
+            RollupFunction::Any => first,
+            RollupFunction::AnyLast => values[values.len() - 1],
+            RollupFunction::Min => rest.iter().fold(first, |a, b| a.min(*b)),
+            RollupFunction::Max => rest.iter().fold(first, |a, b| a.max(*b)),
+            RollupFunction::Sum => rest.iter().fold(first, |a, b| a + b),
+            RollupFunction::Avg => rest.iter().fold(first, |a, b| a + b) / values.len() as f64,
+            RollupFunction::Other(_, aggregate) => {
+                let mut accumulator = aggregate.accumulator()?;
+                granary_functions::Float64Aggregate::add(accumulator.as_mut(), values)?;
+                granary_functions::Float64Aggregate::result(accumulator.as_mut())?
+            }
         })
     }
+}
 
-    pub fn add(&mut self, value: f64) -> Result<()> {
-        match self {
-            Accumulator::Native { function, value: current, count } => {
-                *current = match (&*function, *count) {
-                    (_, 0) => value,
-                    (RollupFunction::Any, _) => *current,
-                    (RollupFunction::Min, _) => current.min(value),
-                    (RollupFunction::Max, _) => current.max(value),
-                    (RollupFunction::Sum | RollupFunction::Avg, _) => *current + value,
-                    (RollupFunction::AnyLast | RollupFunction::Other(..), _) => value,
-                };
-                *count += 1;
-            }
-            Accumulator::Other(accumulator) => granary_functions::Float64Aggregate::add(accumulator.as_mut(), &[value])?,
+/// The rollup of a stream of rows in sorting-key order, a chunk at a time, by columns
+/// (ClickHouse's `GraphiteRollupSortedAlgorithm`): group boundaries come from comparing
+/// each row's path and time with the previous row's, rounded times are computed once per
+/// time, and each output row's function runs once over the array of its values. An
+/// output row may go on in the next chunk: it is kept as its first row, the newest row
+/// of its current time and the values of its earlier times.
+pub struct Roller {
+    rollup: Rollup,
+    /// The time of the merge (ages count from it) and the zone days start in.
+    now: i64,
+    tz: granary_functions::tz::SessionTz,
+    open: Option<OpenRow>,
+    /// Finished output rows not handed out yet.
+    done: Vec<RecordBatch>,
+    done_rows: usize,
+}
+
+/// The output row still open at the end of a chunk.
+struct OpenRow {
+    /// One-row batches: the row the other columns come from; the row of greatest version
+    /// (the last on ties) among those of the current time.
+    first: RecordBatch,
+    newest: RecordBatch,
+    rule: RollupRule,
+    rounded: i64,
+    /// The newest value of each earlier time of the row.
+    values: Vec<f64>,
+}
+
+/// The rows of one output row within a chunk: its first row, and where its times start
+/// among the chunk's times.
+struct Span {
+    first: usize,
+    times_from: usize,
+    rule: RollupRule,
+    rounded: i64,
+}
+
+impl Roller {
+    pub fn new(rollup: Rollup, now: i64, tz: granary_functions::tz::SessionTz) -> Roller {
+        Roller { rollup, now, tz, open: None, done: Vec::new(), done_rows: 0 }
+    }
+
+    /// Rolls up the next rows of the stream (`chunk`, sorted, after those pushed so far).
+    pub fn push(&mut self, chunk: RecordBatch) -> Result<()> {
+        if chunk.num_rows() == 0 {
+            return Ok(());
         }
+        let open = self.open.take();
+        // With an open row, its first and newest rows go before the chunk: row 1 is the
+        // stream's previous row (the newest of the current time), row 0 stands apart.
+        let (rows, start) = match &open {
+            Some(o) => (arrow::compute::concat_batches(&chunk.schema(), [&o.first, &o.newest, &chunk])?, 2),
+            None => (chunk, 0),
+        };
+        let n = rows.num_rows();
+        let paths = rows.column(self.rollup.path);
+        let changed = arrow::compute::kernels::cmp::distinct(&paths.slice(0, n - 1), &paths.slice(1, n - 1))?;
+        let times = arrow::compute::cast(rows.column(self.rollup.time), &DataType::Int64)?;
+        let times = times.as_primitive::<arrow::datatypes::Int64Type>().values();
+        let version = rows.column(self.rollup.version);
+        let newer = arrow::array::make_comparator(version.as_ref(), version.as_ref(), arrow::compute::SortOptions::default())?;
+        let params = &self.rollup.params;
+        let mut spans: Vec<Span> = Vec::new();
+        // The newest row of each time, in stream order.
+        let mut newest_of_times: Vec<usize> = Vec::new();
+        let mut newest = 1;
+        let (mut rule, mut rounded) = (RollupRule::default(), 0);
+        if let Some(o) = &open {
+            spans.push(Span { first: 0, times_from: 0, rule: o.rule, rounded: o.rounded });
+            (rule, rounded) = (o.rule, o.rounded);
+        }
+        for r in start..n {
+            let new_path = r == 0 || changed.value(r - 1);
+            if !new_path && times[r] == times[r - 1] {
+                if newer(r, newest) != std::cmp::Ordering::Less {
+                    newest = r;
+                }
+                continue;
+            }
+            if !spans.is_empty() {
+                newest_of_times.push(newest);
+            }
+            newest = r;
+            if new_path {
+                rule = params.rule_for(path_at(paths.as_ref(), r)?);
+            }
+            let time = times[r];
+            let time_rounded = round_time(time, params.precision(rule, self.now - time), &self.tz);
+            if new_path || time_rounded != rounded {
+                spans.push(Span { first: r, times_from: newest_of_times.len(), rule, rounded: time_rounded });
+                rounded = time_rounded;
+            }
+        }
+        let Some(last) = spans.pop() else { return Ok(()) };
+        let all_values = arrow::compute::take(rows.column(self.rollup.value).as_ref(), &arrow::array::UInt32Array::from_iter_values(newest_of_times.iter().map(|&i| i as u32)), None)?;
+        let all_values = float_values(all_values.as_ref())?;
+        let mut carried = open.map(|o| o.values);
+        let mut out = Vec::with_capacity(spans.len());
+        for (i, span) in spans.iter().enumerate() {
+            let to = spans.get(i + 1).map_or(last.times_from, |s| s.times_from);
+            let values = match (i, carried.take()) {
+                (0, Some(mut earlier)) if span.first == 0 => {
+                    earlier.extend_from_slice(&all_values[span.times_from..to]);
+                    std::borrow::Cow::Owned(earlier)
+                }
+                _ => std::borrow::Cow::Borrowed(&all_values[span.times_from..to]),
+            };
+            out.push(OutputRow { first: span.first, newest: newest_of_times[to - 1], rounded: span.rounded, value: self.value(span.rule, &values)? });
+        }
+        let mut values = match carried {
+            Some(earlier) if last.first == 0 => earlier,
+            _ => Vec::new(),
+        };
+        values.extend_from_slice(&all_values[last.times_from..]);
+        self.open = Some(OpenRow { first: rows.slice(last.first, 1), newest: rows.slice(newest, 1), rule: last.rule, rounded: last.rounded, values });
+        self.emit(&rows, &out)
+    }
+
+    /// Finishes the open output row: the stream has ended.
+    pub fn finish(&mut self) -> Result<()> {
+        let Some(mut open) = self.open.take() else { return Ok(()) };
+        open.values.push(float_values(open.newest.column(self.rollup.value).as_ref())?[0]);
+        let rows = arrow::compute::concat_batches(&open.first.schema(), [&open.first, &open.newest])?;
+        let value = self.value(open.rule, &open.values)?;
+        self.emit(&rows, &[OutputRow { first: 0, newest: 1, rounded: open.rounded, value }])
+    }
+
+    /// The next `rows` finished output rows, or fewer once `finished`.
+    pub fn take_chunk(&mut self, rows: usize, finished: bool) -> Result<Option<RecordBatch>> {
+        if self.done.is_empty() || (self.done_rows < rows && !finished) {
+            return Ok(None);
+        }
+        let all = arrow::compute::concat_batches(&self.done[0].schema(), &self.done)?;
+        let taken = rows.min(all.num_rows());
+        self.done.clear();
+        self.done_rows = all.num_rows() - taken;
+        if self.done_rows > 0 {
+            self.done.push(all.slice(taken, self.done_rows));
+        }
+        Ok(Some(all.slice(0, taken)))
+    }
+
+    /// The rolled-up value of an output row of `rule` whose times' newest values are
+    /// `values`; None without a function (the newest row's value stays).
+    fn value(&self, rule: RollupRule, values: &[f64]) -> Result<Option<f64>> {
+        rule.aggregation.and_then(|i| self.rollup.params.patterns[i].function.as_ref()).map(|f| f.apply(values)).transpose()
+    }
+
+    /// Adds output rows, made of rows of `rows`, to the finished ones.
+    fn emit(&mut self, rows: &RecordBatch, out: &[OutputRow]) -> Result<()> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let index = |of: fn(&OutputRow) -> usize| arrow::array::UInt32Array::from_iter_values(out.iter().map(|o| of(o) as u32));
+        let (firsts, newests) = (index(|o| o.first), index(|o| o.newest));
+        let mut arrays = Vec::with_capacity(rows.num_columns());
+        for (i, column) in rows.columns().iter().enumerate() {
+            let picked = if i == self.rollup.version || i == self.rollup.value { &newests } else { &firsts };
+            arrays.push(arrow::compute::take(column.as_ref(), picked, None)?);
+        }
+        let times = arrow::array::Int64Array::from_iter_values(out.iter().map(|o| o.rounded));
+        arrays[self.rollup.time] = arrow::compute::cast(&times, rows.schema().field(self.rollup.time).data_type())?;
+        if out.iter().any(|o| o.value.is_some()) {
+            let newest_values = float_values(arrays[self.rollup.value].as_ref())?;
+            let values = out.iter().zip(newest_values).map(|(o, newest)| o.value.unwrap_or(*newest));
+            arrays[self.rollup.value] = Arc::new(arrow::array::Float64Array::from_iter_values(values));
+        }
+        let batch = RecordBatch::try_new(rows.schema(), arrays)?;
+        self.done_rows += batch.num_rows();
+        self.done.push(batch);
         Ok(())
     }
+}
 
-    /// The result (`any` of nothing is 0, `avg` of nothing NaN, as ClickHouse's).
-    pub fn result(&mut self) -> Result<f64> {
-        match self {
-            Accumulator::Native { function: RollupFunction::Avg, value, count } => Ok(*value / *count as f64),
-            Accumulator::Native { value, .. } => Ok(*value),
-            Accumulator::Other(accumulator) => granary_functions::Float64Aggregate::result(accumulator.as_mut()),
-        }
-    }
+/// An output row of a chunk: its first and newest rows, rounded time and value.
+struct OutputRow {
+    first: usize,
+    newest: usize,
+    rounded: i64,
+    value: Option<f64>,
+}
+
+/// The values of the Float64 value column (see [`Rollup::check_value_type`]).
+fn float_values(column: &dyn Array) -> Result<&[f64]> {
+    let values = column.as_primitive_opt::<arrow::datatypes::Float64Type>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "Graphite value column is not Float64"))?;
+    Ok(values.values())
 }
 
 #[cfg(test)]
@@ -555,14 +707,13 @@ mod tests {
     }
 
     #[test]
-    fn accumulators_aggregate_values() {
-        let of = |name: &str, values: &[f64]| {
-            let mut acc = Accumulator::new(&RollupFunction::parse(name).expect("function")).expect("accumulator");
-            values.iter().for_each(|v| acc.add(*v).expect("add"));
-            acc.result().expect("result")
-        };
+    fn functions_aggregate_values() {
+        let of = |name: &str, values: &[f64]| RollupFunction::parse(name).expect("function").apply(values).expect("result");
         assert_eq!(of("avg", &[1.0, 2.0, 6.0]), 3.0);
         assert_eq!(of("any", &[5.0, 2.0]), 5.0);
+        assert_eq!(of("anyLast", &[5.0, 2.0]), 2.0);
+        assert_eq!(of("min", &[f64::NAN, 2.0, 1.0]), 1.0);
+        assert!(of("sum", &[-0.0]).is_sign_negative());
         assert_eq!(of("median", &[1.0, 9.0, 2.0]), 2.0);
         assert_eq!(of("quantileExact(0.9)", &[1.0, 2.0, 3.0, 4.0, 5.0]), 5.0);
         assert_eq!(of("count", &[1.0, 2.0]), 2.0);

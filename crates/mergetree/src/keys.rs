@@ -217,6 +217,11 @@ impl TableKeys {
         Ok(Planner::new(schema)?.plan(text)?.expr)
     }
 
+    /// An expression of any type (arrays, maps and tuples too) over `schema`.
+    pub fn plan_expr(&self, schema: &SchemaRef, text: &str) -> Result<Arc<dyn PhysicalExpr>> {
+        Planner::new(schema)?.expr(text)
+    }
+
     pub fn partition_id_of(&self, schema: &SchemaRef, text: &str) -> Result<String> {
         let t = text.trim();
         if t.len() > 3 && t[..3].eq_ignore_ascii_case("ID ") {
@@ -444,12 +449,17 @@ impl Planner {
         Ok(Planner { state, df_schema, schema: schema.clone() })
     }
 
-    fn plan(&self, text: &str) -> Result<KeyExpr> {
+    /// `text` planned over the schema, of any type.
+    fn expr(&self, text: &str) -> Result<Arc<dyn PhysicalExpr>> {
         let logical = self
             .state
             .create_logical_expr_from_sql_expr(ExprWithAlias { expr: parse_sql_expr(text)?, alias: None }, &self.df_schema)
             .map_err(|e| Error::from(e).context(format!("in key expression {text}")))?;
-        let expr = self.state.create_physical_expr(logical, &self.df_schema)?;
+        Ok(self.state.create_physical_expr(logical, &self.df_schema)?)
+    }
+
+    fn plan(&self, text: &str) -> Result<KeyExpr> {
+        let expr = self.expr(text)?;
         let data_type = expr.data_type(&self.schema)?;
         let nullable = expr.nullable(&self.schema)?;
         let column = expr.downcast_ref::<Column>().map(|c| c.index());

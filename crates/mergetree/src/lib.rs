@@ -88,7 +88,8 @@
 //! (`AggregateFunction(f, T)` states merged with `granary_functions::merge_aggregate_states`,
 //! `SimpleAggregateFunction(f, T)` combined with `f` (sum, sumWithOverflow, min, max, any,
 //! anyLast and their `_respect_nulls` forms, groupBitAnd/Or/Xor, groupArrayArray,
-//! groupUniqArrayArray, sumMap/minMap/maxMap; the stored type checked as ClickHouse
+//! groupUniqArrayArray, sumMap/minMap/maxMap keyed by any type, ordered as ClickHouse
+//! orders its `Field`s; the stored type checked as ClickHouse
 //! checks it); other non-key columns
 //! need `allow_dimensions_outside_sorting_key = 1` and keep the first row's value);
 //! `CollapsingMergeTree(sign)` (per sorting key, 1 and -1 rows of the `Int8` sign cancel:
@@ -109,13 +110,13 @@
 //!   than any/anyLast/min/max/sum/avg.
 //!   SimpleAggregateFunction(groupArrayLastArray|groupUniqArrayArrayMap, ...); groupUniqArrayArray keeps first-appearance order (ClickHouse:
 //!   its hash table's). `FINAL` reads each
-//!   partition on one thread. OPTIMIZE FINAL does not merge a partition's single part
-//!   again (ClickHouse does, raising its level) except for CLEANUP and GraphiteMergeTree.
+//!   partition on one thread. Background merges gate ranges by ClickHouse's
+//!   `SimpleMergeSelector` rule (`selector`), without its part-alignment heuristics.
 //! * PREWHERE under the `final` setting without the FINAL keyword filters merged rows
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
 //!   as ClickHouse does without that setting.
-//! * Mutations: only `DELETE WHERE`; no `system.mutations` (an asynchronous one,
+//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE`; no `system.mutations` (an asynchronous one,
 //!   `mutations_sync = 0`, logs its error); a mutated part is named with `level + 1`
 //!   rather than ClickHouse's `_<mutation version>` suffix. `ATTACH PART 'name'`,
 //!   `REPLACE/MOVE PARTITION`, `FREEZE` are missing. DROP/DETACH PARTITION, like

@@ -30,7 +30,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
-use crate::engine::{Combine, Inner, MapKeyOrder, MergeMode, NestedMap};
+use crate::engine::{Combine, Inner, MergeMode, NestedMap};
 use crate::insert::{discard, write_part, write_part_with, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -45,7 +45,12 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
         return Ok(false); // OPTIMIZE or TRUNCATE is running
     };
     let snapshot = inner.snapshot();
-    let Some(sources) = select_merge(&snapshot, &inner.settings) else {
+    let now = std::time::SystemTime::now();
+    let ages: Vec<u64> = snapshot
+        .iter()
+        .map(|p| std::fs::metadata(&p.dir).and_then(|m| m.modified()).ok().and_then(|written| now.duration_since(written).ok()).map_or(0, |d| d.as_secs()))
+        .collect();
+    let Some(sources) = select_merge(&snapshot, &inner.settings, Some(&ages)) else {
         return Ok(false);
     };
     merge_and_commit(inner, sources, false).await?;
@@ -69,10 +74,8 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
             return Err(Error::new(ErrorCode::SUPPORT_IS_DISABLED, "Experimental merges with CLEANUP are not allowed"));
         }
     }
-    // A background merge running now may leave a partition in one part before this
-    // OPTIMIZE gets the lock: that merge counts as this OPTIMIZE's, unless it is to
-    // drop deleted rows, which background merges keep.
-    let before = inner.snapshot();
+    // A background merge running now finishes first; its part is merged again, as
+    // ClickHouse's OPTIMIZE FINAL waits for running merges and then merges what is there.
     let _guard = inner.merge_lock.lock().await;
     let wanted = match request.partition.as_deref() {
         Some(p) => Some(partition_id_of(inner, p)?),
@@ -82,7 +85,7 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     let in_scope = |p: &&Arc<Part>| wanted.as_ref().is_none_or(|w| &p.info.partition_id == w);
     if !request.final_ {
         let candidates: Vec<Arc<Part>> = snapshot.iter().filter(in_scope).cloned().collect();
-        if let Some(sources) = select_merge(&candidates, &inner.settings) {
+        if let Some(sources) = select_merge(&candidates, &inner.settings, None) {
             merge_and_commit(inner, sources, false).await?;
         }
         return Ok(());
@@ -91,7 +94,7 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     partitions.dedup();
     for partition in partitions {
         // Parts inserted meanwhile are included: FINAL means one part at the end.
-        let mut merged_once = !cleanup && inner.snapshot().iter().any(|p| p.info.partition_id == partition && before.iter().any(|b| b.info != p.info && p.info.contains(&b.info)));
+        let mut merged_once = false;
         loop {
             let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
             // A single part is merged again, as ClickHouse does: an INSERT written with
@@ -338,37 +341,9 @@ pub struct Merger<'a> {
     /// Collapsing: keys whose 1 and -1 rows differ in number by more than one (logged,
     /// as ClickHouse logs them, for the first few).
     incorrect_sign_runs: u64,
-    /// Graphite: the output row being rolled up.
-    rollup: Option<RollupGroup>,
-    /// Graphite: the rolled-up time, value and newest row of each row of the output chunk.
-    chunk_rollups: Vec<RolledUp>,
-    /// Graphite: the time of the merge (ages count from it) and the zone days start in.
-    rollup_clock: Option<(i64, granary_functions::tz::SessionTz)>,
-}
-
-/// The rows of one GraphiteMergeTree output row (one path, one rounded time), as
-/// ClickHouse's `GraphiteRollupSortedAlgorithm` walks them: references are (slot in
-/// `Merger::pending`, row).
-struct RollupGroup {
-    /// The row the other columns come from.
-    first: (usize, usize),
-    path: String,
-    /// The time of the rows being read now (before rounding), and the group's rounded time.
-    time: i64,
-    time_rounded: i64,
-    /// The row of greatest version (the last on ties) among those of `time`.
-    newest: (usize, usize),
-    rule: crate::graphite::RollupRule,
-    /// The rule's function over the newest row of each time, if the rule has one.
-    accumulator: Option<crate::graphite::Accumulator>,
-}
-
-/// A finished rollup row: its time, its aggregated value (None: the newest row's) and
-/// the newest row of its last time (version, and value without a function).
-struct RolledUp {
-    time: i64,
-    value: Option<f64>,
-    newest: (usize, usize),
+    /// Graphite: the rollup of the merged rows, which come out of the merge as in an
+    /// ordinary merge.
+    roller: Option<crate::graphite::Roller>,
 }
 
 struct Group {
@@ -473,14 +448,6 @@ fn sign_at(column: &dyn Array, row: usize) -> Result<i8> {
     Ok(signs.value(row))
 }
 
-/// Adds the value of the newest row of the group's current time to its aggregate.
-fn accumulate_newest(group: &mut RollupGroup, pending: &[RecordBatch], rollup: &crate::graphite::Rollup) -> Result<()> {
-    if let Some(accumulator) = &mut group.accumulator {
-        accumulator.add(crate::graphite::value_at(pending[group.newest.0].column(rollup.value).as_ref(), group.newest.1)?)?;
-    }
-    Ok(())
-}
-
 /// Whether row `row` of a ReplacingMergeTree's `is_deleted` column (UInt8 or Bool) marks
 /// a deletion; values other than 0 and 1 are refused, as ClickHouse refuses them.
 fn deleted_at(column: &dyn Array, row: usize) -> Result<bool> {
@@ -504,40 +471,105 @@ fn summed_maps(mode: &MergeMode) -> &[NestedMap] {
     }
 }
 
-/// A value of a nested map's key column, ordered as ClickHouse orders the keys.
+/// A map key (or a minMap/maxMap value), ordered as ClickHouse's `Field`s compare: NULL
+/// first, integers by value (UInt256 and UUID as unsigned words), floats with -0 equal to
+/// 0 and every NaN equal and last, bytes as bytes, arrays, tuples and maps element by
+/// element. Values of one column are always of one variant, apart from NULL.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum MapKeyPart {
+    Null,
     Int(i128),
     Wide(arrow::datatypes::i256),
+    Float(FloatKey),
     Bytes(Vec<u8>),
+    Seq(Vec<MapKeyPart>),
 }
 
+/// A float as a map key: ClickHouse merges -0 with 0 and NaN with every NaN, and puts
+/// NaN after +inf.
+#[derive(Debug, Clone, Copy)]
+struct FloatKey(f64);
+
+impl FloatKey {
+    fn rank(self) -> (bool, f64) {
+        // Adding 0 turns -0 into 0.
+        (self.0.is_nan(), if self.0.is_nan() { 0.0 } else { self.0 + 0.0 })
+    }
+}
+
+impl Ord for FloatKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let (a_nan, a) = self.rank();
+        let (b_nan, b) = other.rank();
+        a_nan.cmp(&b_nan).then(a.total_cmp(&b))
+    }
+}
+
+impl PartialOrd for FloatKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for FloatKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for FloatKey {}
+
 impl MapKeyPart {
-    fn of(value: &ScalarValue, order: MapKeyOrder) -> Result<MapKeyPart> {
+    /// The key of `value`, a value of type `t`.
+    fn of(value: &ScalarValue, t: &ChType) -> Result<MapKeyPart> {
         use ScalarValue as S;
-        let int = |v: Option<i128>| v.map(MapKeyPart::Int);
-        let part = match value {
-            S::Boolean(v) => int(v.map(i128::from)),
-            S::Int8(v) => int(v.map(i128::from)),
-            S::Int16(v) => int(v.map(i128::from)),
-            S::Int32(v) => int(v.map(i128::from)),
-            S::Int64(v) => int(v.map(i128::from)),
-            S::UInt8(v) => int(v.map(i128::from)),
-            S::UInt16(v) => int(v.map(i128::from)),
-            S::UInt32(v) => int(v.map(i128::from)),
-            S::UInt64(v) => int(v.map(i128::from)),
-            S::Date32(v) => int(v.map(i128::from)),
-            S::Date64(v) | S::TimestampSecond(v, _) => int(v.map(i128::from)),
-            // Int128; UInt128 and Int256 are 256-bit words of the same order.
-            S::Decimal128(v, _, 0) => int(*v),
-            S::Decimal256(v, _, 0) if order == MapKeyOrder::UInt256 => v.map(|v| MapKeyPart::Wide(granary_types::wide::unsigned_order_key(v))),
-            S::Decimal256(v, _, 0) => v.map(MapKeyPart::Wide),
-            S::FixedSizeBinary(16, Some(uuid)) if order == MapKeyOrder::Uuid => Some(MapKeyPart::Bytes([&uuid[8..], &uuid[..8]].concat())),
-            S::Utf8(v) | S::LargeUtf8(v) | S::Utf8View(v) => v.as_ref().map(|s| MapKeyPart::Bytes(s.as_bytes().to_vec())),
-            S::Binary(v) | S::LargeBinary(v) | S::FixedSizeBinary(_, v) | S::BinaryView(v) => v.clone().map(MapKeyPart::Bytes),
-            _ => None,
+        let unexpected = || Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of type {t} in a map"));
+        if value.is_null() {
+            return Ok(MapKeyPart::Null);
+        }
+        let t = match t {
+            ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => return MapKeyPart::of(value, inner),
+            t => t,
         };
-        part.ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("unexpected key {value:?} of a nested map")))
+        let elements = |array: &ArrayRef, t: &ChType| -> Result<MapKeyPart> {
+            (0..array.len()).map(|i| MapKeyPart::of(&ScalarValue::try_from_array(array, i)?, t)).collect::<Result<Vec<_>>>().map(MapKeyPart::Seq)
+        };
+        let int = |v: &Option<i128>| v.map(MapKeyPart::Int).ok_or_else(unexpected);
+        Ok(match (value, t) {
+            (S::List(list), ChType::Array(inner)) if list.len() == 1 => elements(&list.value(0), inner)?,
+            (S::Struct(tuple), ChType::Tuple(types)) if tuple.len() == 1 => MapKeyPart::Seq(
+                tuple.columns().iter().zip(types).map(|(column, (_, t))| MapKeyPart::of(&ScalarValue::try_from_array(column, 0)?, t)).collect::<Result<_>>()?,
+            ),
+            (S::Map(map), ChType::Map(key, value)) if map.len() == 1 => {
+                let entries = map.value(0);
+                let pairs = (0..entries.len())
+                    .map(|i| Ok(MapKeyPart::Seq(vec![MapKeyPart::of(&ScalarValue::try_from_array(entries.column(0), i)?, key)?, MapKeyPart::of(&ScalarValue::try_from_array(entries.column(1), i)?, value)?])))
+                    .collect::<Result<_>>()?;
+                MapKeyPart::Seq(pairs)
+            }
+            (S::Float32(Some(v)), _) => MapKeyPart::Float(FloatKey(f64::from(*v))),
+            (S::Float64(Some(v)), _) => MapKeyPart::Float(FloatKey(*v)),
+            (S::Boolean(v), _) => int(&v.map(i128::from))?,
+            (S::Int8(v), _) => int(&v.map(i128::from))?,
+            (S::Int16(v), _) => int(&v.map(i128::from))?,
+            (S::Int32(v), _) => int(&v.map(i128::from))?,
+            (S::Int64(v), _) => int(&v.map(i128::from))?,
+            (S::UInt8(v), _) => int(&v.map(i128::from))?,
+            (S::UInt16(v), _) => int(&v.map(i128::from))?,
+            (S::UInt32(v), _) => int(&v.map(i128::from))?,
+            (S::UInt64(v), _) => int(&v.map(i128::from))?,
+            (S::Date32(v), _) => int(&v.map(i128::from))?,
+            (S::Date64(v) | S::TimestampSecond(v, _) | S::TimestampMillisecond(v, _) | S::TimestampMicrosecond(v, _) | S::TimestampNanosecond(v, _), _) => int(&v.map(i128::from))?,
+            // Int128 and decimals by their raw value (one column has one scale); UInt128 and
+            // Int256 are 256-bit words of the same order.
+            (S::Decimal128(v, ..), _) => int(v)?,
+            (S::Decimal256(Some(v), ..), ChType::UInt256) => MapKeyPart::Wide(granary_types::wide::unsigned_order_key(*v)),
+            (S::Decimal256(Some(v), ..), _) => MapKeyPart::Wide(*v),
+            (S::FixedSizeBinary(16, Some(uuid)), ChType::Uuid) => MapKeyPart::Bytes([&uuid[8..], &uuid[..8]].concat()),
+            (S::Utf8(Some(s)) | S::LargeUtf8(Some(s)) | S::Utf8View(Some(s)), _) => MapKeyPart::Bytes(s.as_bytes().to_vec()),
+            (S::Binary(Some(b)) | S::LargeBinary(Some(b)) | S::FixedSizeBinary(_, Some(b)) | S::BinaryView(Some(b)), _) => MapKeyPart::Bytes(b.clone()),
+            _ => return Err(unexpected()),
+        })
     }
 }
 
@@ -588,7 +620,7 @@ impl MapSum {
         self.composite = map.keys.len() > 1;
         for entry in 0..len {
             let key_values: Vec<ScalarValue> = keys.iter().map(|k| ScalarValue::try_from_array(k, entry)).collect::<datafusion::common::Result<_>>()?;
-            let key = key_values.iter().zip(&map.key_orders).map(|(v, order)| MapKeyPart::of(v, *order)).collect::<Result<Vec<_>>>()?;
+            let key = key_values.iter().zip(&map.key_types).map(|(v, t)| MapKeyPart::of(v, t)).collect::<Result<Vec<_>>>()?;
             let added: Vec<ScalarValue> = values.iter().map(|v| ScalarValue::try_from_array(v, entry)).collect::<datafusion::common::Result<_>>()?;
             match self.entries.get_mut(&key) {
                 Some((_, sums)) => {
@@ -778,7 +810,7 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
     use arrow::array::AsArray;
     let not_a_map = || Error::new(ErrorCode::LOGICAL_ERROR, "sumMap of a value that is not a tuple of arrays");
     let ScalarValue::Struct(tuple) = current else { return Err(not_a_map()) };
-    // Keys and values order as ClickHouse orders them (UInt256, UUID); wide sums wrap.
+    // Keys and values order as ClickHouse orders them (UInt256, UUID, floats); wide sums wrap.
     let element_types: Vec<ChType> = tuple
         .fields()
         .iter()
@@ -787,7 +819,6 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
             other => other,
         })
         .collect();
-    let orders: Vec<MapKeyOrder> = element_types.iter().map(|t| MapKeyOrder::of(t.base())).collect();
     let wide: Vec<Option<granary_types::wide::WideInt>> = element_types.iter().map(|t| granary_types::wide::WideInt::of(t.base())).collect();
     let mut entries: std::collections::BTreeMap<MapKeyPart, (ScalarValue, Vec<ScalarValue>)> = std::collections::BTreeMap::new();
     let others: Vec<&ScalarValue> = std::iter::once(current).chain(new).collect();
@@ -801,7 +832,7 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
         for i in 0..len {
             let key = ScalarValue::try_from_array(&arrays[0], i)?;
             let values: Vec<ScalarValue> = arrays[1..].iter().map(|a| ScalarValue::try_from_array(a, i)).collect::<datafusion::common::Result<_>>()?;
-            let part = MapKeyPart::of(&key, orders[0])?;
+            let part = MapKeyPart::of(&key, &element_types[0])?;
             match entries.get_mut(&part) {
                 None => {
                     entries.insert(part, (key, values));
@@ -815,7 +846,7 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
                         };
                         match wanted {
                             None => *old = add_in_type(old, value, wide[n])?,
-                            Some(order) if compare_values(&value, old, orders[n]) == Some(order) => *old = value,
+                            Some(order) if replaces(&value, old, &element_types[n], order) => *old = value,
                             Some(_) => {}
                         }
                     }
@@ -847,14 +878,23 @@ fn combine_maps(combine: &Combine, current: &ScalarValue, new: Option<&ScalarVal
     Ok(ScalarValue::Struct(Arc::new(arrow::array::StructArray::try_new(fields, arrays, None)?)))
 }
 
-/// How `a` compares with `b` as ClickHouse compares values of their type: as map keys
-/// compare where they can be keys (UInt256, UUID), else (floats, decimals) as Arrow
-/// compares them.
-fn compare_values(a: &ScalarValue, b: &ScalarValue, order: MapKeyOrder) -> Option<std::cmp::Ordering> {
-    match (MapKeyPart::of(a, order), MapKeyPart::of(b, order)) {
-        (Ok(a), Ok(b)) => Some(a.cmp(&b)),
-        _ => a.partial_cmp(b),
+/// Whether minMap (`wanted` Less) or maxMap (Greater) replaces `old` by `new`, values
+/// of type `t` compared as ClickHouse compares them (as map keys compare). A NaN is
+/// never the minimum or maximum while another value is there, as in ClickHouse.
+fn replaces(new: &ScalarValue, old: &ScalarValue, t: &ChType, wanted: std::cmp::Ordering) -> bool {
+    let is_nan = |v: &ScalarValue| match v {
+        ScalarValue::Float32(Some(v)) => v.is_nan(),
+        ScalarValue::Float64(Some(v)) => v.is_nan(),
+        _ => false,
+    };
+    if is_nan(new) || is_nan(old) {
+        return !is_nan(new);
     }
+    let order = match (MapKeyPart::of(new, t), MapKeyPart::of(old, t)) {
+        (Ok(a), Ok(b)) => Some(a.cmp(&b)),
+        _ => new.partial_cmp(old),
+    };
+    order == Some(wanted)
 }
 
 fn state_at(column: &dyn Array, row: usize) -> Result<Option<Vec<u8>>> {
@@ -885,13 +925,11 @@ impl<'a> Merger<'a> {
             final_read: false,
             drop_deleted: false,
             incorrect_sign_runs: 0,
-            rollup: None,
-            chunk_rollups: Vec::new(),
-            rollup_clock: match &inner.mode {
+            roller: match &inner.mode {
                 MergeMode::Graphite(rollup) => {
                     rollup.check_value_type(&inner.schema)?;
                     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
-                    Some((now, crate::graphite::server_time_zone()?))
+                    Some(crate::graphite::Roller::new(rollup.clone(), now, crate::graphite::server_time_zone()?))
                 }
                 _ => None,
             },
@@ -956,13 +994,6 @@ impl<'a> Merger<'a> {
         for index in &mut self.indices {
             index.0 = remap(index.0);
         }
-        for rolled in &mut self.chunk_rollups {
-            rolled.newest.0 = remap(rolled.newest.0);
-        }
-        if let Some(group) = &mut self.rollup {
-            group.first.0 = remap(group.first.0);
-            group.newest.0 = remap(group.newest.0);
-        }
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
                 *slot = remap(*slot);
@@ -980,12 +1011,9 @@ impl<'a> Merger<'a> {
     /// Aggregating) folds it into the group of equal keys.
     fn take_row(&mut self, b: usize) -> Result<()> {
         let c = &self.cursors[b];
-        if self.inner.mode == MergeMode::Ordinary {
+        if matches!(self.inner.mode, MergeMode::Ordinary | MergeMode::Graphite(_)) {
             self.indices.push((c.slot, c.pos));
             return Ok(());
-        }
-        if let MergeMode::Graphite(rollup) = &self.inner.mode {
-            return self.take_rollup_row(b, rollup);
         }
         let logical = || Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without keys or batch");
         let rows = c.rows.as_ref().ok_or_else(logical)?;
@@ -1058,85 +1086,6 @@ impl<'a> Merger<'a> {
             }
         }
         Ok(())
-    }
-
-    /// GraphiteMergeTree: folds the current row of cursor `b` into the output row of
-    /// its path and rounded time, finishing the previous one when they change.
-    fn take_rollup_row(&mut self, b: usize, rollup: &crate::graphite::Rollup) -> Result<()> {
-        let c = &self.cursors[b];
-        let batch = c.batch.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "merge cursor without batch"))?;
-        let at = (c.slot, c.pos);
-        let path = crate::graphite::path_at(batch.column(rollup.path).as_ref(), c.pos)?;
-        let time = crate::graphite::time_at(batch.column(rollup.time).as_ref(), c.pos)?;
-        let (new_path, same_time) = match &self.rollup {
-            Some(group) => (group.path != path, group.time == time),
-            None => (true, false),
-        };
-        if !new_path && same_time {
-            // One more row of the same path and time: the greatest version wins, the
-            // later row on ties.
-            let Some(group) = &mut self.rollup else { return Ok(()) };
-            let version = ScalarValue::try_from_array(batch.column(rollup.version), c.pos)?;
-            let newest = ScalarValue::try_from_array(self.pending[group.newest.0].column(rollup.version), group.newest.1)?;
-            if version.partial_cmp(&newest) != Some(std::cmp::Ordering::Less) {
-                group.newest = at;
-            }
-            return Ok(());
-        }
-        if let Some(group) = &mut self.rollup {
-            accumulate_newest(group, &self.pending, rollup)?;
-        }
-        let rule = match &self.rollup {
-            Some(group) if !new_path => group.rule,
-            _ => rollup.params.rule_for(path),
-        };
-        let (now, tz) = self.rollup_clock.as_ref().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "rollup without a clock"))?;
-        let rounded = crate::graphite::round_time(time, rollup.params.precision(rule, now - time), tz);
-        match &mut self.rollup {
-            Some(group) if !new_path && group.time_rounded == rounded => {
-                group.time = time;
-                group.newest = at;
-            }
-            _ => {
-                let path = path.to_string();
-                if let Some(done) = self.rollup.take() {
-                    self.finish_rollup(done)?;
-                }
-                let accumulator = rule.aggregation.and_then(|i| rollup.params.patterns[i].function.as_ref()).map(crate::graphite::Accumulator::new).transpose()?;
-                self.rollup = Some(RollupGroup { first: at, path, time, time_rounded: rounded, newest: at, rule, accumulator });
-            }
-        }
-        Ok(())
-    }
-
-    /// Adds a finished rollup row to the output chunk (its last time already accumulated).
-    fn finish_rollup(&mut self, mut group: RollupGroup) -> Result<()> {
-        self.indices.push(group.first);
-        let value = group.accumulator.as_mut().map(|a| a.result()).transpose()?;
-        self.chunk_rollups.push(RolledUp { time: group.time_rounded, value, newest: group.newest });
-        Ok(())
-    }
-
-    /// Graphite: puts the rolled-up times, values and versions into the chunk.
-    fn apply_rollups(&mut self, chunk: RecordBatch) -> Result<RecordBatch> {
-        let MergeMode::Graphite(rollup) = &self.inner.mode else {
-            return Ok(chunk);
-        };
-        let rolled = std::mem::take(&mut self.chunk_rollups);
-        let mut arrays = chunk.columns().to_vec();
-        let newest: Vec<(usize, usize)> = rolled.iter().map(|r| r.newest).collect();
-        let newest_of = |col: usize| -> Result<ArrayRef> {
-            let arrays: Vec<&dyn Array> = self.pending.iter().map(|b| b.column(col).as_ref()).collect();
-            Ok(interleave(&arrays, &newest)?)
-        };
-        let times = arrow::array::Int64Array::from_iter_values(rolled.iter().map(|r| r.time));
-        arrays[rollup.time] = arrow::compute::cast(&times, chunk.schema().field(rollup.time).data_type())?;
-        arrays[rollup.version] = newest_of(rollup.version)?;
-        let aggregated: arrow::array::Float64Array = rolled.iter().map(|r| r.value).collect();
-        let value_type = chunk.schema().field(rollup.value).data_type().clone();
-        let has_aggregate = arrow::array::BooleanArray::from_iter(rolled.iter().map(|r| Some(r.value.is_some())));
-        arrays[rollup.value] = arrow::compute::kernels::zip::zip(&has_aggregate, &arrow::compute::cast(&aggregated, &value_type)?, &newest_of(rollup.value)?)?;
-        Ok(RecordBatch::try_new(chunk.schema(), arrays)?)
     }
 
     fn emit(&mut self, group: Group) -> Result<()> {
@@ -1292,10 +1241,6 @@ impl<'a> Merger<'a> {
                 if let Some(done) = self.carry.take() {
                     self.emit(done)?;
                 }
-                if let (Some(mut done), MergeMode::Graphite(rollup)) = (self.rollup.take(), &self.inner.mode) {
-                    accumulate_newest(&mut done, &self.pending, rollup)?;
-                    self.finish_rollup(done)?;
-                }
                 break;
             };
             if self.pass_chunks && self.cursors[b].pos == 0 && self.whole_granule_first(b)? {
@@ -1325,9 +1270,36 @@ impl<'a> Merger<'a> {
             columns.push(interleave(&arrays, &indices)?);
         }
         let out = self.apply_folded(RecordBatch::try_new(self.schema.clone(), columns)?)?;
-        let out = self.apply_rollups(out)?;
         self.keep_cursor_batches();
         Ok(Some(out))
+    }
+
+    /// The next block: of the rollup of the merged rows (Graphite), else of the merge.
+    fn next_rolled_up_or_chunk(&mut self) -> Result<Option<RecordBatch>> {
+        if self.roller.is_none() {
+            return self.next_chunk();
+        }
+        let rows = self.limits.rows;
+        loop {
+            let sorted = self.next_chunk()?;
+            let roller = self.roller.as_mut().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "rollup without a roller"))?;
+            let finished = match sorted {
+                Some(chunk) => {
+                    roller.push(chunk)?;
+                    false
+                }
+                None => {
+                    roller.finish()?;
+                    true
+                }
+            };
+            if let Some(out) = roller.take_chunk(rows, finished)? {
+                return Ok(Some(out));
+            }
+            if finished {
+                return Ok(None);
+            }
+        }
     }
 
     /// Keeps only the batches the cursors (and the carried row) still point into.
@@ -1335,12 +1307,6 @@ impl<'a> Merger<'a> {
         let mut kept = Vec::new();
         if let Some(group) = &mut self.carry {
             for slot in group.slots_mut() {
-                kept.push(self.pending[*slot].clone());
-                *slot = kept.len() - 1;
-            }
-        }
-        if let Some(group) = &mut self.rollup {
-            for slot in [&mut group.first.0, &mut group.newest.0] {
                 kept.push(self.pending[*slot].clone());
                 *slot = kept.len() - 1;
             }
@@ -1363,7 +1329,7 @@ impl Iterator for Merger<'_> {
             return None;
         }
         loop {
-            match self.next_chunk() {
+            match self.next_rolled_up_or_chunk() {
                 Ok(Some(b)) if b.num_rows() == 0 => continue, // every row summed to zero
                 Ok(Some(b)) => return Some(Ok(b)),
                 Ok(None) => return None,
@@ -1436,14 +1402,14 @@ mod tests {
     #[test]
     fn nested_maps_sum_by_key() {
         // One key column (sumMap): sorted, all-zero entries left out at the end only.
-        let one_key = NestedMap { keys: vec![0], values: vec![1], key_orders: vec![MapKeyOrder::Natural], wide_values: vec![None] };
+        let one_key = NestedMap { keys: vec![0], values: vec![1], key_types: vec![ChType::Int32], wide_values: vec![None] };
         let batch = map_rows(&[(vec![3, 1, 4], vec![1, 2, 0]), (vec![1, 3, 5], vec![-2, 5, 7]), (vec![5], vec![-7])], None);
         assert_eq!(summed(&batch, &one_key), ["[3]", "[6]"]);
         // A single row is summed too: its duplicate keys meet, its zeros go.
         assert_eq!(summed(&map_rows(&[(vec![2, 2, 1], vec![1, 1, 0])], None), &one_key), ["[2]", "[2]"]);
         // Several key columns: an entry goes when an addition makes it zero, and comes
         // back if a later row has it again; entries never added to stay, even at zero.
-        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2], key_orders: vec![MapKeyOrder::Natural; 2], wide_values: vec![None] };
+        let two_keys = NestedMap { keys: vec![0, 1], values: vec![2], key_types: vec![ChType::Int32; 2], wide_values: vec![None] };
         let batch = map_rows(&[(vec![1, 2], vec![1, 0]), (vec![1], vec![-1]), (vec![1], vec![4])], Some(&[vec![9, 9], vec![9], vec![9]]));
         assert_eq!(summed(&batch, &two_keys), ["[1, 2]", "[9, 9]", "[4, 0]"]);
         // A group of one row keeps its arrays as written.
@@ -1458,19 +1424,29 @@ mod tests {
     fn nested_map_keys_order_as_clickhouse_and_values_wrap() {
         use arrow::datatypes::i256;
         use granary_types::wide::WideInt;
-        let key = |v: ScalarValue, order| MapKeyPart::of(&v, order).expect("key type");
+        let key = |v: ScalarValue, t: &ChType| MapKeyPart::of(&v, t).expect("key type");
         // UUIDs compare by their second half first.
         let uuid = |text: &str| {
             let hex: Vec<u8> = (0..16).map(|i| u8::from_str_radix(&text.replace('-', "")[2 * i..2 * i + 2], 16).expect("hex")).collect();
-            key(ScalarValue::FixedSizeBinary(16, Some(hex)), MapKeyOrder::Uuid)
+            key(ScalarValue::FixedSizeBinary(16, Some(hex)), &ChType::Uuid)
         };
         assert!(uuid("ff000000-0000-0000-0000-000000000000") < uuid("00000000-0000-0000-0000-000000000001"));
         assert!(uuid("00000000-0000-0001-0000-000000000000") < uuid("00000001-0000-0000-0000-000000000000"));
         // UInt256 values from 2^255 up are negative words but the largest keys.
         let top = ScalarValue::Decimal256(Some(i256::MINUS_ONE), 76, 0);
-        assert!(key(top.clone(), MapKeyOrder::UInt256) > key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::UInt256));
-        assert!(key(top, MapKeyOrder::Natural) < key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), MapKeyOrder::Natural));
-        assert!(key(ScalarValue::Decimal128(Some(-5), 38, 0), MapKeyOrder::Natural) < key(ScalarValue::Decimal128(Some(3), 38, 0), MapKeyOrder::Natural));
+        assert!(key(top.clone(), &ChType::UInt256) > key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), &ChType::UInt256));
+        assert!(key(top, &ChType::Int256) < key(ScalarValue::Decimal256(Some(i256::ONE), 76, 0), &ChType::Int256));
+        assert!(key(ScalarValue::Decimal128(Some(-5), 38, 0), &ChType::Int128) < key(ScalarValue::Decimal128(Some(3), 38, 0), &ChType::Int128));
+        // Floats: -0 is 0, NaNs are one key after +inf; NULL comes first.
+        let float = |v: f64| key(ScalarValue::Float64(Some(v)), &ChType::Float64);
+        assert_eq!(float(-0.0), float(0.0));
+        assert_eq!(float(f64::NAN), float(-f64::NAN));
+        assert!(float(f64::INFINITY) < float(f64::NAN) && float(f64::NEG_INFINITY) < float(-1.0));
+        let nullable = ChType::Nullable(Box::new(ChType::Float64));
+        assert!(key(ScalarValue::Float64(None), &nullable) < key(ScalarValue::Float64(Some(f64::NEG_INFINITY)), &nullable));
+        // Min/max skip NaN while there is another value.
+        assert!(replaces(&ScalarValue::Float64(Some(2.0)), &ScalarValue::Float64(Some(f64::NAN)), &ChType::Float64, std::cmp::Ordering::Greater));
+        assert!(!replaces(&ScalarValue::Float64(Some(f64::NAN)), &ScalarValue::Float64(Some(2.0)), &ChType::Float64, std::cmp::Ordering::Less));
         // Sums stay in their type: Int128 and UInt128 wrap, Bool is or-ed.
         let sum = add_in_type(&ScalarValue::Decimal128(Some(i128::MAX), 38, 0), ScalarValue::Decimal128(Some(7), 38, 0), Some(WideInt::Int128));
         assert_eq!(sum.ok(), Some(ScalarValue::Decimal128(Some(i128::MIN + 6), 38, 0)));

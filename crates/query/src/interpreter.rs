@@ -18,7 +18,7 @@ use granary_formats::{create_output_format, FormatSettings, OutputFormat};
 use granary_sql::parse::{ParseOptions, Statement, StatementWithClauses};
 use granary_sql::rewrite::{LimitBy, RewriteOptions};
 use granary_sql::{AlterCommand, CreateTable, TableName};
-use granary_storage::{ColumnMeta, DeleteRequest, EngineMeta, OptimizeRequest, PartitionCommand, TableMeta, TABLE_META_VERSION};
+use granary_storage::{ColumnMeta, DeleteRequest, EngineMeta, OptimizeRequest, PartitionCommand, TableMeta, UpdateRequest, TABLE_META_VERSION};
 use granary_types::ChType;
 
 use crate::insert;
@@ -422,6 +422,10 @@ async fn run_statement(
                     AlterCommand::Delete(predicate) => {
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.delete_where(DeleteRequest { predicate, sync }).await?
+                    }
+                    AlterCommand::Update(assignments, predicate) => {
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.update_where(UpdateRequest { assignments, predicate, sync }).await?
                     }
                 }
             }

@@ -176,6 +176,8 @@ pub enum AlterCommand {
     AttachPartition(String),
     /// `DELETE WHERE expr`.
     Delete(String),
+    /// `UPDATE c = expr [, ...] WHERE predicate`: the assignments, then the predicate.
+    Update(Vec<(String, String)>, String),
 }
 
 #[derive(Debug, Clone)]
@@ -1020,8 +1022,21 @@ impl<'a> Cursor<'a> {
             } else if self.eat("DELETE") {
                 self.expect("WHERE")?;
                 AlterCommand::Delete(self.raw_until(stop).ok_or_else(|| self.syntax_error("expression"))?)
+            } else if self.eat("UPDATE") {
+                let mut assignments = Vec::new();
+                loop {
+                    let column = self.ident()?;
+                    self.expect_token(&Token::Eq, "'='")?;
+                    let value = self.raw_until(|l: &Lexeme| l.token == Token::Comma || l.is_keyword("WHERE")).ok_or_else(|| self.syntax_error("expression"))?;
+                    assignments.push((column, value));
+                    if !self.eat_token(&Token::Comma) {
+                        break;
+                    }
+                }
+                self.expect("WHERE")?;
+                AlterCommand::Update(assignments, self.raw_until(stop).ok_or_else(|| self.syntax_error("expression"))?)
             } else {
-                return Err(self.syntax_error("DROP PARTITION, DETACH PARTITION, ATTACH PARTITION or DELETE WHERE"));
+                return Err(self.syntax_error("DROP PARTITION, DETACH PARTITION, ATTACH PARTITION, DELETE WHERE or UPDATE"));
             };
             commands.push(command);
             if !self.eat_token(&Token::Comma) {
@@ -2008,6 +2023,15 @@ mod tests {
             ]
         );
         assert_eq!(s.settings, vec![("mutations_sync".to_string(), "2".to_string())]);
+        let s = parse("ALTER TABLE t UPDATE v = f(a, b), `s` = 'x' WHERE k IN (1, 2), DELETE WHERE 1");
+        let Statement::Alter { commands, .. } = &s.statement else { panic!("{s:?}") };
+        assert_eq!(
+            commands,
+            &vec![
+                AlterCommand::Update(vec![("v".into(), "f(a, b)".into()), ("s".into(), "'x'".into())], "k IN (1, 2)".into()),
+                AlterCommand::Delete("1".into())
+            ]
+        );
         let s = parse("CHECK TABLE t PARTITION tuple() FORMAT JSON");
         assert!(matches!(&s.statement, Statement::CheckTable { partition: Some(p), .. } if p == "tuple()"));
         assert_eq!(s.format.as_deref(), Some("JSON"));

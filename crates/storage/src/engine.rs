@@ -269,6 +269,17 @@ pub struct DeleteRequest {
     pub sync: bool,
 }
 
+/// `ALTER TABLE t UPDATE c = expr [, ...] WHERE predicate`: a mutation rewriting the parts
+/// with matching rows.
+#[derive(Debug, Clone)]
+pub struct UpdateRequest {
+    /// Column names and their new values as SQL text, evaluated over the rows' old values.
+    pub assignments: Vec<(String, String)>,
+    pub predicate: String,
+    /// Wait for the mutation to finish (`mutations_sync > 0`).
+    pub sync: bool,
+}
+
 #[async_trait]
 pub trait TableEngine: Send + Sync + Debug {
     /// The engine name as in `ENGINE = <name>`.
@@ -369,6 +380,11 @@ pub trait TableEngine: Send + Sync + Debug {
 
     /// `ALTER TABLE ... DELETE WHERE ...`.
     async fn delete_where(&self, _request: DeleteRequest) -> Result<()> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Mutations are not supported by storage {}", self.engine_name())))
+    }
+
+    /// `ALTER TABLE ... UPDATE ... WHERE ...`.
+    async fn update_where(&self, _request: UpdateRequest) -> Result<()> {
         Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Mutations are not supported by storage {}", self.engine_name())))
     }
 

@@ -32,7 +32,7 @@ pub mod virtual_columns;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{
-    CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, InsertSquash, MergeStatus, OptimizeRequest, PartLogEvent,
+    CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, InsertSquash, MergeStatus, OptimizeRequest, PartLogEvent, UpdateRequest,
     PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};

@@ -166,6 +166,19 @@ impl ChType {
         }
     }
 
+    /// The type with every `LowCardinality` inside it removed (ClickHouse's recursive
+    /// `removeLowCardinality`).
+    pub fn without_low_cardinality(&self) -> ChType {
+        match self {
+            ChType::LowCardinality(inner) => inner.without_low_cardinality(),
+            ChType::Nullable(inner) => ChType::Nullable(Box::new(inner.without_low_cardinality())),
+            ChType::Array(inner) => ChType::Array(Box::new(inner.without_low_cardinality())),
+            ChType::Tuple(items) => ChType::Tuple(items.iter().map(|(n, t)| (n.clone(), t.without_low_cardinality())).collect()),
+            ChType::Map(k, v) => ChType::Map(Box::new(k.without_low_cardinality()), Box::new(v.without_low_cardinality())),
+            other => other.clone(),
+        }
+    }
+
     /// The type without an outer `Nullable`.
     pub fn strip_nullable(&self) -> &ChType {
         match self {

@@ -33,14 +33,7 @@ pub struct NativeOutput {
 
 /// The type without `LowCardinality` anywhere (for clients older than 54405).
 fn remove_low_cardinality(t: &ChType) -> ChType {
-    match t {
-        ChType::LowCardinality(inner) => remove_low_cardinality(inner),
-        ChType::Nullable(inner) => ChType::Nullable(Box::new(remove_low_cardinality(inner))),
-        ChType::Array(inner) => ChType::Array(Box::new(remove_low_cardinality(inner))),
-        ChType::Tuple(items) => ChType::Tuple(items.iter().map(|(n, t)| (n.clone(), remove_low_cardinality(t))).collect()),
-        ChType::Map(k, v) => ChType::Map(Box::new(remove_low_cardinality(k)), Box::new(remove_low_cardinality(v))),
-        other => other.clone(),
-    }
+    t.without_low_cardinality()
 }
 
 /// The column as an array of `t`'s Arrow type (strings of any Arrow kind are read as they are).
