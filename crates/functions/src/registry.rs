@@ -49,6 +49,7 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("TO_UNIXTIME", "parseDateTime"),
     ("str_to_date", "parseDateTimeOrNull"),
     // dates
+    ("DATE_TRUNC", "dateTrunc"),
     ("DATE_DIFF", "dateDiff"),
     ("TIMESTAMP_DIFF", "dateDiff"),
     ("date_diff", "dateDiff"),
