@@ -724,7 +724,7 @@ const JODA_DEFAULT_FORMAT: &str = "yyyy-MM-dd HH:mm:ss";
 
 /// One step of a compiled Joda format: literal text, or a pattern letter repeated.
 #[derive(Debug, Clone, PartialEq)]
-enum JodaStep {
+pub(crate) enum JodaStep {
     Literal(Vec<u8>),
     Field { letter: u8, repetitions: usize, fragment: String },
 }
@@ -748,7 +748,7 @@ fn quoted_len(bytes: &[u8]) -> Option<usize> {
 
 /// Compiles a Joda format as ClickHouse's `parseJodaFormat`: `'text'` is literal (`''`
 /// a quote), a run of one pattern letter is one field, other characters are literal.
-fn compile_joda(format: &str) -> DfResult<Vec<JodaStep>> {
+pub(crate) fn compile_joda(format: &str) -> DfResult<Vec<JodaStep>> {
     let bytes = format.as_bytes();
     let mut steps = Vec::new();
     let mut pos = 0;
