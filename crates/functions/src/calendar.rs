@@ -973,32 +973,53 @@ fn month_name_fn() -> ScalarUDF {
     .build()
 }
 
-/// Full `unit`s from local time `a` to `b` (negative when `b` is earlier): ClickHouse's
-/// `age`, which, unlike `dateDiff`, does not count a unit that is not complete.
-fn age_between(unit: Unit, a: i64, b: i64) -> i64 {
+const NANOS_PER_SECOND: i128 = 1_000_000_000;
+const NANOS_PER_DAY: i128 = 86_400 * NANOS_PER_SECOND;
+
+/// Full `unit`s from local time `a` to `b`, both in nanoseconds (negative when `b` is
+/// earlier): ClickHouse's `age`, which, unlike `dateDiff`, does not count a unit that is
+/// not complete, down to the fraction of a second.
+fn age_between(unit: Unit, a: i128, b: i128) -> i64 {
     if b < a {
         return -age_between(unit, b, a);
     }
-    let (ya, ma, da) = ymd(a);
-    let (yb, mb, db) = ymd(b);
-    let (ta, tb) = (a.rem_euclid(86_400), b.rem_euclid(86_400));
     let months = || {
+        let (ya, ma, da) = civil_from_days(a.div_euclid(NANOS_PER_DAY) as i64);
+        let (yb, mb, db) = civil_from_days(b.div_euclid(NANOS_PER_DAY) as i64);
         let mut months = (yb - ya) * 12 + (mb as i64 - ma as i64);
-        if (db, tb) < (da, ta) {
+        if (db, b.rem_euclid(NANOS_PER_DAY)) < (da, a.rem_euclid(NANOS_PER_DAY)) {
             months -= 1;
         }
         months
     };
-    match unit {
-        Unit::Year => months().div_euclid(12),
-        Unit::Quarter => months().div_euclid(3),
-        Unit::Month => months(),
-        Unit::Week => (b - a) / (7 * 86_400),
-        Unit::Day => (b - a) / 86_400,
-        Unit::Hour => (b - a) / 3600,
-        Unit::Minute => (b - a) / 60,
-        _ => b - a,
-    }
+    let length: i128 = match unit {
+        Unit::Year => return months().div_euclid(12),
+        Unit::Quarter => return months().div_euclid(3),
+        Unit::Month => return months(),
+        Unit::Week => 7 * NANOS_PER_DAY,
+        Unit::Day => NANOS_PER_DAY,
+        Unit::Hour => 3600 * NANOS_PER_SECOND,
+        Unit::Minute => 60 * NANOS_PER_SECOND,
+        Unit::Second => NANOS_PER_SECOND,
+        Unit::Millisecond => 1_000_000,
+        Unit::Microsecond => 1_000,
+        Unit::Nanosecond => 1,
+    };
+    ((b - a) / length) as i64
+}
+
+/// Nanoseconds of a date or time column: local wall-clock time in `zone`, or (`elapsed`)
+/// since the epoch, dates being midnight in `zone`.
+fn nanos(array: &ArrayRef, zone: &SessionTz, elapsed: bool) -> DfResult<Vec<i128>> {
+    let seconds = if elapsed { utc_seconds(array, zone)? } else { local_seconds(array, zone)? };
+    let fractions: Vec<i128> = match array.data_type() {
+        DataType::Timestamp(..) => {
+            let (raw, per) = timestamp_ticks(array)?;
+            raw.values().iter().map(|v| i128::from(v.rem_euclid(per)) * NANOS_PER_SECOND / i128::from(per)).collect()
+        }
+        _ => vec![0; array.len()],
+    };
+    Ok(seconds.values().iter().zip(fractions).map(|(s, f)| i128::from(*s) * NANOS_PER_SECOND + f).collect())
 }
 
 fn age() -> ScalarUDF {
@@ -1006,18 +1027,18 @@ fn age() -> ScalarUDF {
         "age",
         Arity::range(3, 4),
         |ctx| {
-            let unit = crate::datetime::check_unit_and_dates(ctx)?;
-            if matches!(unit, Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond) {
-                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "age with sub-second units is not supported yet"));
-            }
+            crate::datetime::check_unit_and_dates(ctx)?;
             Ok(ChType::Int64)
         },
         |ctx| {
             let unit = parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
             let zone = zone_for(ctx, 1, Some(3))?;
-            let a = local_seconds(&ctx.array(1)?, &zone)?;
-            let b = local_seconds(&ctx.array(2)?, &zone)?;
-            let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&a, &b, |x, y| age_between(unit, x, y))?;
+            // Hours and shorter units are elapsed time (a DST change makes a day of 23
+            // hours), longer ones count on the local calendar.
+            let elapsed = matches!(unit, Unit::Hour | Unit::Minute | Unit::Second | Unit::Millisecond | Unit::Microsecond | Unit::Nanosecond);
+            let a = nanos(&ctx.array(1)?, &zone, elapsed)?;
+            let b = nanos(&ctx.array(2)?, &zone, elapsed)?;
+            let out: PrimitiveArray<Int64Type> = a.into_iter().zip(b).map(|(x, y)| Some(age_between(unit, x, y))).collect();
             Ok(Arc::new(out))
         },
     )
@@ -1246,11 +1267,14 @@ mod tests {
 
     #[test]
     fn age_counts_complete_units() {
-        let t = |y, m, d| day(y, m, d) * 86_400;
+        let t = |y, m, d| i128::from(day(y, m, d)) * NANOS_PER_DAY;
         assert_eq!(age_between(Unit::Day, t(2024, 1, 31), t(2024, 2, 1)), 1);
         assert_eq!(age_between(Unit::Month, t(2024, 1, 31), t(2024, 2, 29)), 0);
         assert_eq!(age_between(Unit::Year, t(2023, 3, 1), t(2024, 2, 29)), 0);
         assert_eq!(age_between(Unit::Year, t(2024, 2, 29), t(2023, 3, 1)), 0);
         assert_eq!(age_between(Unit::Month, t(2024, 3, 15), t(2024, 1, 20)), -1);
+        // A second that is not complete by its fraction does not count (chdb).
+        assert_eq!(age_between(Unit::Second, t(2024, 1, 1) + 900_000_000, t(2024, 1, 1) + NANOS_PER_SECOND + 100_000_000), 0);
+        assert_eq!(age_between(Unit::Millisecond, t(2024, 1, 1) + 1_050_000_000, t(2024, 1, 1) + 100_000_000), -950);
     }
 }

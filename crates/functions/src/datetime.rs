@@ -890,6 +890,39 @@ fn interval_fn(name: &'static str, unit: Unit, sign: i64) -> ScalarUDF {
     .build()
 }
 
+/// `addDate(d, interval)` / `subDate(d, interval)`: `d` moved by an `Interval*` value,
+/// as `d + interval` and `d - interval`.
+fn add_date_fn(name: &'static str, sign: i64) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !matches!(ctx.ch(0).base(), ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of 1st argument of function {}. Should be a date or a date with time", ctx.ch(0), ctx.name),
+                ));
+            }
+            let ChType::Interval(unit) = *ctx.ch(1).base() else {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of 2nd argument of function {}. Should be an interval", ctx.ch(1), ctx.name),
+                ));
+            };
+            shifted_type(ctx.ch(0).base(), unit)
+        },
+        move |ctx| {
+            let ChType::Interval(unit) = *ctx.ch(1).base() else {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The 2nd argument of function {} must be an interval", ctx.name)));
+            };
+            let zone = zone_for(ctx, 0, None)?;
+            let n = datafusion::arrow::compute::cast(&ctx.array(1)?, &DataType::Int64)?;
+            shift(&ctx.array(0)?, n.as_primitive::<Int64Type>(), unit, sign, &zone, ctx.ret_ch().base())
+        },
+    )
+    .build()
+}
+
 /// `toIntervalDay(n)`, ...: `n` (a number, or a string holding one) as an interval of
 /// that unit; fractions are dropped, as ClickHouse converts the count to Int64.
 fn to_interval_fn(unit: Unit) -> ScalarUDF {
@@ -984,6 +1017,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         to_unix_timestamp64("toUnixTimestamp64Micro", TimeUnit::Microsecond),
         to_unix_timestamp64("toUnixTimestamp64Nano", TimeUnit::Nanosecond),
         date_diff(),
+        add_date_fn("addDate", 1),
+        add_date_fn("subDate", -1),
     ];
     for unit in Unit::ALL {
         out.push(interval_fn(Box::leak(add_function_name(unit).into_boxed_str()), unit, 1));
