@@ -17,7 +17,7 @@ use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, illegal_type, is_integer, is_numeric, is_string, must_be_constant, Arity, DfResult};
+use crate::args::{ch_error, illegal_type, is_integer, is_numeric, is_string, must_be_constant, ordinal, Arity, DfResult};
 use crate::conversion::convert::timestamp_ticks;
 use crate::datetime::{check_date_arg, local_seconds, optional_tz, parse_unit, retype, ymd, zone_for, Unit};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
@@ -650,23 +650,11 @@ fn check_numbers(ctx: &RetCtx, names: &[&str]) -> DfResult<()> {
         if !is_numeric(ctx.dt(i)) {
             return Err(ch_error(
                 ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-                format!("A value of illegal type was provided as {} argument '{name}' to function '{}'. Expected: Number, got: {}", ordinal(i), ctx.name, ctx.ch(i)),
+                format!("A value of illegal type was provided as {} argument '{name}' to function '{}'. Expected: Number, got: {}", ordinal(i + 1), ctx.name, ctx.ch(i)),
             ));
         }
     }
     Ok(())
-}
-
-fn ordinal(i: usize) -> String {
-    let n = i + 1;
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 /// The constant `precision` argument of `makeDateTime64` and `YYYYMMDDhhmmssToDateTime64`.
@@ -680,7 +668,7 @@ fn precision_at(ctx: &RetCtx, i: usize) -> DfResult<u8> {
     let Some(p) = ctx.scalar(i).and_then(crate::args::scalar_i128) else {
         return Err(ch_error(
             ErrorCode::ILLEGAL_COLUMN,
-            format!("A value of illegal type was provided as {} argument 'precision' to function '{}'. Expected: const Number, got: {}", ordinal(i), ctx.name, ctx.ch(i)),
+            format!("A value of illegal type was provided as {} argument 'precision' to function '{}'. Expected: const Number, got: {}", ordinal(i + 1), ctx.name, ctx.ch(i)),
         ));
     };
     if !(0..=9).contains(&p) {
@@ -694,7 +682,7 @@ fn zone_at(ctx: &RetCtx, i: usize) -> DfResult<Option<String>> {
     if ctx.arg_count() > i && !is_string(ctx.dt(i)) {
         return Err(ch_error(
             ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-            format!("A value of illegal type was provided as {} argument 'timezone' to function '{}'. Expected: const String, got: {}", ordinal(i), ctx.name, ctx.ch(i)),
+            format!("A value of illegal type was provided as {} argument 'timezone' to function '{}'. Expected: const String, got: {}", ordinal(i + 1), ctx.name, ctx.ch(i)),
         ));
     }
     optional_tz(ctx, i)
