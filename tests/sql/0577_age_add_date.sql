@@ -13,3 +13,9 @@ SELECT number, addDate(toDate('2024-02-27'), toIntervalDay(number)) AS d, subDat
 SELECT addDate(toDate('2024-05-17'), 3); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT time_bucket(toDateTime('2024-05-17 10:11:12', 'UTC'), INTERVAL 15 MINUTE) AS a, toTypeName(a), TIME_BUCKET(toDateTime('2024-05-17 10:11:12', 'UTC'), INTERVAL 1 DAY);
 SELECT DATE('2024-05-17 10:11:12') AS a, toTypeName(a), date(toDateTime('2024-05-17 23:11:12', 'UTC')), toDateTime32('2024-05-17 10:11:12', 'Asia/Tokyo') AS b, toTypeName(b), toDateTime32(1715950000, 'UTC');
+-- toUTCTimestamp / fromUTCTimestamp (to_utc_timestamp, from_utc_timestamp): a wall clock moved between a zone and UTC.
+SELECT toUTCTimestamp(toDateTime('2024-05-17 10:11:12'), 'Asia/Tokyo') AS a, toTypeName(a), fromUTCTimestamp(toDateTime('2024-05-17 10:11:12'), 'Asia/Tokyo') AS b, toTypeName(b);
+SELECT toUTCTimestamp(toDateTime64('2024-05-17 10:11:12.5', 1), 'America/New_York') AS a, toTypeName(a), from_utc_timestamp(toDateTime64('2024-01-17 10:11:12.25', 2), 'America/New_York'), to_utc_timestamp(toDateTime('2024-03-31 02:30:00'), 'Europe/Berlin');
+SELECT toUTCTimestamp('2024-05-17 10:11:12', 'Asia/Tokyo'); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT toUTCTimestamp(toDate('2024-05-17'), 'Asia/Tokyo'); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
+SELECT fromUTCTimestamp(toDateTime('2024-05-17 10:11:12', 'UTC'), 'Asia/Tokyo'); -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }

@@ -253,6 +253,42 @@ fn timezone_offset_fn() -> ScalarUDF {
     .build()
 }
 
+/// `toUTCTimestamp(t, tz)` / `fromUTCTimestamp(t, tz)` (Spark's `to_utc_timestamp` and
+/// `from_utc_timestamp`): `t`'s wall clock read as time in `tz` (as UTC) and written back
+/// as UTC (as time in `tz`), in a value of `t`'s own type, which has no zone.
+fn utc_timestamp_shift(name: &'static str, to_utc: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !is_time(ctx.dt(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 1st argument 'datetime' to function '{}'. Expected: DateTime or DateTime64, got: {}", ctx.name, ctx.ch(0)),
+                ));
+            }
+            if matches!(ctx.dt(0), DataType::Timestamp(_, Some(_))) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {}'s 1st argument should not have explicit time zone", ctx.name)));
+            }
+            optional_tz(ctx, 1)?;
+            Ok(ctx.ch(0).base().clone())
+        },
+        move |ctx| {
+            let server = ctx.session_tz()?;
+            let zone = parse_tz(ctx.const_str(1, "time zone")?)?;
+            let (from, to) = if to_utc { (zone, parse_tz("UTC")?) } else { (parse_tz("UTC")?, zone) };
+            let (raw, per) = timestamp_ticks(&ctx.array(0)?)?;
+            let out: PrimitiveArray<Int64Type> = raw.unary(move |v| {
+                let (secs, sub) = (v.div_euclid(per), v.rem_euclid(per));
+                let instant = from.to_utc(server.to_local(secs));
+                server.to_utc(to.to_local(instant)) * per + sub
+            });
+            retype(out, ctx.ret_ch().base())
+        },
+    )
+    .build()
+}
+
 /// `toTimezone(t, 'zone')` (alias `toTimeZone`): the same instant, shown in `zone`
 /// (`DateTime('zone')`, `DateTime64(p, 'zone')`).
 fn to_timezone_fn() -> ScalarUDF {
@@ -957,6 +993,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         timezone_offset_fn(),
         timezone_of_fn(),
         to_timezone_fn(),
+        utc_timestamp_shift("toUTCTimestamp", true),
+        utc_timestamp_shift("fromUTCTimestamp", false),
         component::<UInt16Type>("toYear", ChType::UInt16, true, |s| ymd(s).0 as u16),
         component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
         component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),

@@ -69,6 +69,8 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("time_bucket", "toStartOfInterval"),
     ("DATE", "toDate"),
     ("toDateTime32", "toDateTime"),
+    ("to_utc_timestamp", "toUTCTimestamp"),
+    ("from_utc_timestamp", "fromUTCTimestamp"),
     ("DAY", "toDayOfMonth"),
     ("DAYOFMONTH", "toDayOfMonth"),
     ("DAYOFWEEK", "toDayOfWeek"),
