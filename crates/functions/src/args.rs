@@ -68,6 +68,18 @@ pub(crate) fn illegal_type(name: &str, index: usize, field: &Field) -> DataFusio
     )
 }
 
+/// `n` as ClickHouse's messages name argument positions: "1st", "2nd", "11th", ...
+pub(crate) fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// The error ClickHouse raises when an argument that must be a constant is not.
 pub(crate) fn must_be_constant(name: &str, index: usize, what: &str) -> DataFusionError {
     ch_error(

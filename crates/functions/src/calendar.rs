@@ -2,23 +2,24 @@
 //! (`toWeek`, `toYearWeek`, `toISOWeek`, `toISOYear`, `toStartOfWeek`, `toMonday`,
 //! `toLastDayOfWeek`, `toDayOfWeek` with a mode), `toLastDayOfMonth`, `toRelative*Num`,
 //! `toStartOfInterval` (with an `Interval*` value, whose type keeps the unit, so weeks
-//! stay weeks), `timeSlot`, `makeDate`/`makeDate32`/`makeDateTime`, `dateName`,
-//! `monthName` and `age`. Every function works on local wall-clock seconds in the
+//! stay weeks), `dateTrunc` (its unit as a string, ClickHouse's own result types),
+//! `timeSlot`, `makeDate`/`makeDate32`/`makeDateTime`/`makeDateTime64`, the
+//! `YYYYMMDDToDate*`/`YYYYMMDDhhmmssToDateTime*` family, `dateName`, `monthName` and `age`. Every function works on local wall-clock seconds in the
 //! argument's (or the explicit) time zone, as the other date functions do.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray, StringArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Date32Type, Float64Type, Int64Type, TimestampSecondType, UInt16Type, UInt32Type, UInt8Type};
+use datafusion::arrow::datatypes::{DataType, Date32Type, Float32Type, Float64Type, TimeUnit, Int64Type, TimestampSecondType, UInt16Type, UInt32Type, UInt8Type};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, illegal_type, is_integer, is_numeric, is_string, must_be_constant, Arity, DfResult};
+use crate::args::{ch_error, illegal_type, is_integer, is_numeric, is_string, must_be_constant, ordinal, Arity, DfResult};
 use crate::conversion::convert::timestamp_ticks;
-use crate::datetime::{check_date_arg, local_seconds, optional_tz, parse_unit, ymd, zone_for, Unit};
+use crate::datetime::{check_date_arg, local_seconds, optional_tz, parse_unit, retype, ymd, zone_for, Unit};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
 use crate::tz::{civil_from_days, day_of_week, days_from_civil, days_in_month, is_leap, parse_tz, SessionTz, DATE32_MAX_DAYS, DATE32_MIN_DAYS, DATE_MAX_DAYS};
 
@@ -381,6 +382,132 @@ fn start_of_sub_second(name: &'static str, unit_scale: u8) -> ScalarUDF {
     .build()
 }
 
+/// The unit of `dateTrunc`: only the singular unit names ClickHouse's
+/// `IntervalKind::tryParseString` knows (`'mm'` or `'days'` are errors here, unlike in
+/// `dateDiff`).
+fn date_trunc_unit(ctx: &RetCtx) -> DfResult<Unit> {
+    let Some(text) = ctx.scalar(0).and_then(crate::args::scalar_str) else {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("First argument for function {} must be constant string: name of datepart", ctx.name)));
+    };
+    let text = text.to_lowercase();
+    if text.is_empty() {
+        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("First argument (name of datepart) for function {} cannot be empty", ctx.name)));
+    }
+    Unit::ALL
+        .into_iter()
+        .find(|unit| unit.name().eq_ignore_ascii_case(&text))
+        .ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("{text} doesn't look like datepart name in {}", ctx.name)))
+}
+
+/// `dateTrunc(unit, t[, tz])` (alias `DATE_TRUNC`): `toStartOfInterval(t, INTERVAL 1
+/// unit[, tz])` with ClickHouse's own result types: a date for weeks and longer, a
+/// DateTime for days down to seconds, a DateTime64 of the unit's scale below; Date32
+/// and DateTime64 inputs widen Date and DateTime to Date32 and DateTime64(0), as
+/// `function_date_trunc_return_type_behavior = 0` (the default) has them.
+fn date_trunc() -> ScalarUDF {
+    ScalarDef::new(
+        "dateTrunc",
+        Arity::range(2, 3),
+        |ctx| {
+            let unit = date_trunc_unit(ctx)?;
+            let input = ctx.ch(1).base().clone();
+            if !matches!(input, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of 2nd argument of function {}. Should be a date or a date with time", ctx.ch(1), ctx.name),
+                ));
+            }
+            let is_date = matches!(input, ChType::Date | ChType::Date32);
+            if is_date && matches!(unit, Unit::Hour | Unit::Minute | Unit::Second) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {input} of argument for function {}", ctx.name)));
+            }
+            let calendar = matches!(unit, Unit::Week | Unit::Month | Unit::Quarter | Unit::Year);
+            if ctx.arg_count() > 2 {
+                if !is_string(ctx.dt(2)) {
+                    return Err(ch_error(
+                        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                        format!("Illegal type {} of argument of function {}. This argument is optional and must be a constant string with timezone name", ctx.ch(2), ctx.name),
+                    ));
+                }
+                if is_date && calendar {
+                    return Err(ch_error(
+                        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                        format!("The timezone argument of function {} with datepart '{}' is allowed only when the 2nd argument has the type DateTime", ctx.name, unit.name().to_lowercase()),
+                    ));
+                }
+            }
+            let wide = matches!(input, ChType::Date32 | ChType::DateTime64(..));
+            if let Some(scale) = unit.sub_second_precision() {
+                if !matches!(input, ChType::DateTime64(..)) {
+                    return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal interval kind for argument data type {input}")));
+                }
+                return Ok(ChType::DateTime64(scale, result_zone(ctx, 2, 1)?));
+            }
+            Ok(match (calendar, wide) {
+                (true, false) => ChType::Date,
+                (true, true) => ChType::Date32,
+                (false, false) => ChType::DateTime(result_zone(ctx, 2, 1)?),
+                (false, true) => ChType::DateTime64(0, result_zone(ctx, 2, 1)?),
+            })
+        },
+        |ctx| {
+            let array = ctx.array(1)?;
+            let ret = ctx.ret_ch();
+            if let ChType::DateTime64(scale, _) = ret.base() {
+                if *scale > 0 {
+                    // Offsets are whole seconds: sub-second starts are the same in every zone.
+                    let (ticks, per) = timestamp_ticks(&array)?;
+                    let target = 10i64.pow(u32::from(*scale));
+                    let starts: PrimitiveArray<Int64Type> =
+                        ticks.unary(move |v| if target >= per { v.saturating_mul(target / per) } else { v.div_euclid(per / target) });
+                    return retype(starts, ret.base());
+                }
+            }
+            let unit = match parse_unit(ctx.name, ctx.const_str(0, "unit")?)? {
+                Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond => Unit::Second,
+                unit => unit,
+            };
+            let zone = zone_for(ctx, 1, Some(2))?;
+            let local = local_seconds(&array, &zone)?;
+            match ret.base() {
+                ChType::Date | ChType::Date32 => {
+                    let date32 = matches!(ret.base(), ChType::Date32);
+                    let out: PrimitiveArray<Date32Type> = local.unary(move |s| {
+                        let days = s.div_euclid(86_400);
+                        let (y, m, _) = civil_from_days(days);
+                        let start = match unit {
+                            Unit::Week => week_start(days, MONDAY_FIRST),
+                            Unit::Month => days_from_civil(y, m, 1),
+                            Unit::Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1),
+                            _ => days_from_civil(y, 1, 1),
+                        };
+                        if date32 {
+                            clamp_date32(start)
+                        } else {
+                            clamp_date(start)
+                        }
+                    });
+                    Ok(Arc::new(out))
+                }
+                _ => {
+                    let step = match unit {
+                        Unit::Day => 86_400,
+                        Unit::Hour => 3600,
+                        Unit::Minute => 60,
+                        _ => 1,
+                    };
+                    let utc: PrimitiveArray<Int64Type> = local.unary(move |s| zone.to_utc(s.div_euclid(step) * step));
+                    match ret.base() {
+                        ChType::DateTime(_) => Ok(datetime_array(utc, ctx.ret_type())),
+                        _ => retype(utc, ret.base()),
+                    }
+                }
+            }
+        },
+    )
+    .build()
+}
+
 /// (count when constant, unit, index of the time-zone argument) of
 /// `toStartOfInterval(t, interval[, tz])`.
 fn interval_of(ch: impl Fn(usize) -> ChType, scalar: impl Fn(usize) -> Option<ScalarValue>, name: &str) -> DfResult<(Option<i64>, Unit, usize)> {
@@ -469,35 +596,288 @@ fn make_date(name: &'static str, date32: bool) -> ScalarUDF {
     .build()
 }
 
+/// Local civil fields as ClickHouse's `makeDateTime` family reads them
+/// (`FunctionDateTimeBase::dateTime`), in UTC seconds: a field out of range (month 13,
+/// hour 100, a year before 1900) gives the first second of 1900, a year after 2299 the
+/// last second of 2299; otherwise a day past the month's end runs into the next month
+/// and hours, minutes and seconds up to 99 carry over, as when text is parsed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MadeTime {
+    First,
+    Last,
+    At(i64),
+}
+
+impl MadeTime {
+    fn new(fields: [f64; 6], zone: &SessionTz) -> MadeTime {
+        let [year, month, day, hour, minute, second] = fields;
+        let within = |v: f64, low: f64, high: f64| v >= low && v <= high;
+        if fields.iter().any(|v| v.is_nan())
+            || year < 1900.0
+            || !within(month, 1.0, 12.0)
+            || !within(day, 1.0, 31.0)
+            || !within(hour, 0.0, 99.0)
+            || !within(minute, 0.0, 99.0)
+            || !within(second, 0.0, 99.0)
+        {
+            return MadeTime::First;
+        }
+        if year > 2299.0 {
+            return MadeTime::Last;
+        }
+        // The fields are whole numbers in range now; fractions are dropped, as C++ casts do.
+        let days = (days_from_civil(year as i64, month as u32, 1) + day as i64 - 1).min(DATE32_MAX_DAYS);
+        MadeTime::At(zone.to_utc(days * 86_400 + hour as i64 * 3600 + minute as i64 * 60 + second as i64))
+    }
+
+    fn seconds(self, zone: &SessionTz) -> i64 {
+        match self {
+            MadeTime::First => zone.to_utc(DATE32_MIN_DAYS * 86_400),
+            MadeTime::Last => zone.to_utc(DATE32_MAX_DAYS * 86_400 + 86_399),
+            MadeTime::At(seconds) => seconds,
+        }
+    }
+}
+
+/// Numeric arguments as ClickHouse's `makeDateTime` converts them: to Float32.
+fn float32_column(ctx: &ExecCtx, i: usize) -> DfResult<Vec<f64>> {
+    let as_float = cast(&ctx.array(i)?, &DataType::Float32)?;
+    Ok(as_float.as_primitive::<Float32Type>().values().iter().map(|v| f64::from(*v)).collect())
+}
+
+fn check_numbers(ctx: &RetCtx, names: &[&str]) -> DfResult<()> {
+    for (i, name) in names.iter().enumerate() {
+        if !is_numeric(ctx.dt(i)) {
+            return Err(ch_error(
+                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                format!("A value of illegal type was provided as {} argument '{name}' to function '{}'. Expected: Number, got: {}", ordinal(i + 1), ctx.name, ctx.ch(i)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The constant `precision` argument of `makeDateTime64` and `YYYYMMDDhhmmssToDateTime64`.
+fn precision_at(ctx: &RetCtx, i: usize) -> DfResult<u8> {
+    if ctx.arg_count() <= i {
+        return Ok(3);
+    }
+    if !is_numeric(ctx.dt(i)) {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument 'precision' for function {} must be constant number", ctx.name)));
+    }
+    let Some(p) = ctx.scalar(i).and_then(crate::args::scalar_i128) else {
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_COLUMN,
+            format!("A value of illegal type was provided as {} argument 'precision' to function '{}'. Expected: const Number, got: {}", ordinal(i + 1), ctx.name, ctx.ch(i)),
+        ));
+    };
+    if !(0..=9).contains(&p) {
+        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Argument 'precision' for function {} must be in range [0, 9]", ctx.name)));
+    }
+    Ok(p as u8)
+}
+
+/// The zone of `f(..., tz)` at argument `i`, when given.
+fn zone_at(ctx: &RetCtx, i: usize) -> DfResult<Option<String>> {
+    if ctx.arg_count() > i && !is_string(ctx.dt(i)) {
+        return Err(ch_error(
+            ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+            format!("A value of illegal type was provided as {} argument 'timezone' to function '{}'. Expected: const String, got: {}", ordinal(i + 1), ctx.name, ctx.ch(i)),
+        ));
+    }
+    optional_tz(ctx, i)
+}
+
+fn exec_zone(ctx: &ExecCtx, i: usize) -> DfResult<SessionTz> {
+    if ctx.args.len() > i {
+        parse_tz(ctx.const_str(i, "time zone")?)
+    } else {
+        ctx.session_tz()
+    }
+}
+
+/// UTC seconds clamped to DateTime's range.
+fn datetime_seconds(made: MadeTime, zone: &SessionTz) -> i64 {
+    made.seconds(zone).clamp(0, crate::tz::DATETIME_MAX)
+}
+
+/// Seconds and a fraction (in units of 10^-precision) as the ticks of the DateTime64's
+/// Arrow unit: `whole * 10^p + fraction`, as ClickHouse's `decimalFromComponents` adds
+/// them (also below 1970); ticks past Int64 are DECIMAL_OVERFLOW.
+fn datetime64_ticks(seconds: i64, fraction: i64, precision: u8) -> DfResult<i64> {
+    let scale = 10i64.pow(u32::from(precision));
+    let per = match crate::conversion::convert::time_unit_for_precision(precision) {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    };
+    seconds
+        .checked_mul(scale)
+        .and_then(|t| t.checked_add(fraction % scale))
+        .and_then(|t| t.checked_mul(per / scale))
+        .ok_or_else(|| ch_error(ErrorCode::DECIMAL_OVERFLOW, "Decimal math overflow"))
+}
+
+const DATE_TIME_FIELDS: [&str; 6] = ["year", "month", "day", "hour", "minute", "second"];
+
 /// `makeDateTime(y, m, d, h, mi, s[, tz])`.
 fn make_date_time() -> ScalarUDF {
     ScalarDef::new(
         "makeDateTime",
         Arity::range(6, 7),
         |ctx| {
-            for i in 0..6 {
-                if !is_numeric(ctx.dt(i)) {
-                    return Err(illegal_type(ctx.name, i, ctx.field(i)));
-                }
-            }
-            Ok(ChType::DateTime(optional_tz(ctx, 6)?))
+            check_numbers(ctx, &DATE_TIME_FIELDS)?;
+            Ok(ChType::DateTime(zone_at(ctx, 6)?))
         },
         |ctx| {
-            let zone = if ctx.args.len() > 6 { parse_tz(ctx.const_str(6, "time zone")?)? } else { ctx.session_tz()? };
-            let parts = (0..6).map(|i| int_column(ctx, i)).collect::<DfResult<Vec<_>>>()?;
-            let utc: PrimitiveArray<Int64Type> = (0..ctx.len)
-                .map(|i| {
-                    let v = |k: usize| parts[k].value(i);
-                    let seconds = match make_days(v(0), Some(v(1)), v(2)) {
-                        Some(days) if (0..24).contains(&v(3)) && (0..60).contains(&v(4)) && (0..60).contains(&v(5)) => {
-                            zone.to_utc(days * 86_400 + v(3) * 3600 + v(4) * 60 + v(5))
-                        }
-                        _ => 0,
-                    };
-                    Some(seconds.clamp(0, crate::tz::DATETIME_MAX))
-                })
-                .collect();
+            let zone = exec_zone(ctx, 6)?;
+            let parts = (0..6).map(|i| float32_column(ctx, i)).collect::<DfResult<Vec<_>>>()?;
+            let utc: PrimitiveArray<Int64Type> =
+                (0..ctx.len).map(|row| Some(datetime_seconds(MadeTime::new(std::array::from_fn(|k| parts[k][row]), &zone), &zone))).collect();
             Ok(datetime_array(utc, ctx.ret_type()))
+        },
+    )
+    .build()
+}
+
+/// `makeDateTime64(y, m, d, h, mi, s[, fraction[, precision[, tz]]])`: the fraction is
+/// in units of the precision (3 by default), clamped to [0, 10^p - 1]; the first
+/// second of 1900 has no fraction and the last of 2299 the largest.
+fn make_date_time64() -> ScalarUDF {
+    ScalarDef::new(
+        "makeDateTime64",
+        Arity::range(6, 9),
+        |ctx| {
+            check_numbers(ctx, &DATE_TIME_FIELDS)?;
+            if ctx.arg_count() > 6 && !is_numeric(ctx.dt(6)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 7th argument 'fraction' to function '{}'. Expected: const Number, got: {}", ctx.name, ctx.ch(6)),
+                ));
+            }
+            Ok(ChType::DateTime64(precision_at(ctx, 7)?, zone_at(ctx, 8)?))
+        },
+        |ctx| {
+            let ChType::DateTime64(precision, _) = ctx.ret_ch().base().clone() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, "makeDateTime64 must return a DateTime64"));
+            };
+            let zone = exec_zone(ctx, 8)?;
+            let parts = (0..6).map(|i| float32_column(ctx, i)).collect::<DfResult<Vec<_>>>()?;
+            let fractions = if ctx.args.len() > 6 {
+                let f = cast(&ctx.array(6)?, &DataType::Float64)?;
+                f.as_primitive::<Float64Type>().values().to_vec()
+            } else {
+                vec![0.0; ctx.len]
+            };
+            let max_fraction = (10f64.powi(i32::from(precision)) - 1.0).max(0.0);
+            let ticks = (0..ctx.len)
+                .map(|row| {
+                    let mut made = MadeTime::new(std::array::from_fn(|k| parts[k][row]), &zone);
+                    let fraction = match made {
+                        MadeTime::First => 0,
+                        MadeTime::Last => 999_999_999,
+                        MadeTime::At(_) if fractions[row].is_nan() => {
+                            made = MadeTime::First;
+                            0
+                        }
+                        MadeTime::At(_) => fractions[row].clamp(0.0, max_fraction) as i64,
+                    };
+                    datetime64_ticks(made.seconds(&zone), fraction, precision).map(Some)
+                })
+                .collect::<DfResult<PrimitiveArray<Int64Type>>>()?;
+            retype(ticks, ctx.ret_ch().base())
+        },
+    )
+    .build()
+}
+
+/// A `YYYYMMDD...` number rounded to an integer; infinities and NaN are errors.
+fn packed_number(value: f64, name: &str) -> DfResult<i64> {
+    if !value.is_finite() {
+        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Argument for function {name} must be finite")));
+    }
+    Ok(value.round() as i64)
+}
+
+/// `YYYYMMDDToDate(n)` / `YYYYMMDDToDate32(n)`: the day of a `YYYYMMDD` number (a day
+/// past the month's end runs into the next month, as in ClickHouse).
+fn yyyymmdd_to_date(name: &'static str, date32: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        move |ctx| {
+            check_numbers(ctx, &["YYYYMMDD"])?;
+            Ok(if date32 { ChType::Date32 } else { ChType::Date })
+        },
+        move |ctx| {
+            let values = cast(&ctx.array(0)?, &DataType::Float64)?;
+            // ClickHouse 26's Date32 spans the years 0000-9999; a day it cannot name is
+            // 1970-01-01 for both types.
+            let (min_year, max_year, max_day) = if date32 { (0, 9999, days_from_civil(9999, 12, 31)) } else { (1970, 2149, days_from_civil(2149, 6, 6)) };
+            let days = values
+                .as_primitive::<Float64Type>()
+                .values()
+                .iter()
+                .map(|v| {
+                    let n = packed_number(*v, ctx.name)?;
+                    let (year, month, day) = (n / 10_000, n / 100 % 100, n % 100);
+                    let valid = (min_year..=max_year).contains(&year) && (1..=12).contains(&month) && (1..=31).contains(&day);
+                    let days = if valid { days_from_civil(year, month as u32, 1) + day - 1 } else { 0 };
+                    Ok(Some(if days > max_day { 0 } else { days } as i32))
+                })
+                .collect::<DfResult<PrimitiveArray<Date32Type>>>()?;
+            Ok(Arc::new(days))
+        },
+    )
+    .build()
+}
+
+/// The civil fields of a `YYYYMMDDhhmmss` number.
+fn packed_fields(n: i64) -> [f64; 6] {
+    let (date, time) = (n / 1_000_000, n % 1_000_000);
+    [date / 10_000, date / 100 % 100, date % 100, time / 10_000, time / 100 % 100, time % 100].map(|v| v as f64)
+}
+
+/// `YYYYMMDDhhmmssToDateTime(n[, tz])` and `YYYYMMDDhhmmssToDateTime64(n[, precision[, tz]])`
+/// (whose fraction is the number's own, scaled to the precision).
+fn yyyymmddhhmmss_to(name: &'static str, wide: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::range(1, if wide { 3 } else { 2 }),
+        move |ctx| {
+            check_numbers(ctx, &["YYYYMMDDhhmmss"])?;
+            if wide {
+                Ok(ChType::DateTime64(precision_at(ctx, 1)?, zone_at(ctx, 2)?))
+            } else {
+                Ok(ChType::DateTime(zone_at(ctx, 1)?))
+            }
+        },
+        move |ctx| {
+            let zone = exec_zone(ctx, if wide { 2 } else { 1 })?;
+            let values = cast(&ctx.array(0)?, &DataType::Float64)?;
+            let values = values.as_primitive::<Float64Type>().values();
+            if !wide {
+                let utc = values
+                    .iter()
+                    .map(|v| Ok(Some(datetime_seconds(MadeTime::new(packed_fields(packed_number(*v, ctx.name)?), &zone), &zone))))
+                    .collect::<DfResult<PrimitiveArray<Int64Type>>>()?;
+                return Ok(datetime_array(utc, ctx.ret_type()));
+            }
+            let ChType::DateTime64(precision, _) = ctx.ret_ch().base().clone() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, "YYYYMMDDhhmmssToDateTime64 must return a DateTime64"));
+            };
+            let scale = 10f64.powi(i32::from(precision));
+            let ticks = values
+                .iter()
+                .map(|v| {
+                    let n = packed_number(*v, ctx.name)?;
+                    let fraction = ((v - n as f64) * scale).round() as i64;
+                    let seconds = MadeTime::new(packed_fields(n), &zone).seconds(&zone);
+                    datetime64_ticks(seconds, fraction, precision).map(Some)
+                })
+                .collect::<DfResult<PrimitiveArray<Int64Type>>>()?;
+            retype(ticks, ctx.ret_ch().base())
         },
     )
     .build()
@@ -581,32 +961,53 @@ fn month_name_fn() -> ScalarUDF {
     .build()
 }
 
-/// Full `unit`s from local time `a` to `b` (negative when `b` is earlier): ClickHouse's
-/// `age`, which, unlike `dateDiff`, does not count a unit that is not complete.
-fn age_between(unit: Unit, a: i64, b: i64) -> i64 {
+const NANOS_PER_SECOND: i128 = 1_000_000_000;
+const NANOS_PER_DAY: i128 = 86_400 * NANOS_PER_SECOND;
+
+/// Full `unit`s from local time `a` to `b`, both in nanoseconds (negative when `b` is
+/// earlier): ClickHouse's `age`, which, unlike `dateDiff`, does not count a unit that is
+/// not complete, down to the fraction of a second.
+fn age_between(unit: Unit, a: i128, b: i128) -> i64 {
     if b < a {
         return -age_between(unit, b, a);
     }
-    let (ya, ma, da) = ymd(a);
-    let (yb, mb, db) = ymd(b);
-    let (ta, tb) = (a.rem_euclid(86_400), b.rem_euclid(86_400));
     let months = || {
+        let (ya, ma, da) = civil_from_days(a.div_euclid(NANOS_PER_DAY) as i64);
+        let (yb, mb, db) = civil_from_days(b.div_euclid(NANOS_PER_DAY) as i64);
         let mut months = (yb - ya) * 12 + (mb as i64 - ma as i64);
-        if (db, tb) < (da, ta) {
+        if (db, b.rem_euclid(NANOS_PER_DAY)) < (da, a.rem_euclid(NANOS_PER_DAY)) {
             months -= 1;
         }
         months
     };
-    match unit {
-        Unit::Year => months().div_euclid(12),
-        Unit::Quarter => months().div_euclid(3),
-        Unit::Month => months(),
-        Unit::Week => (b - a) / (7 * 86_400),
-        Unit::Day => (b - a) / 86_400,
-        Unit::Hour => (b - a) / 3600,
-        Unit::Minute => (b - a) / 60,
-        _ => b - a,
-    }
+    let length: i128 = match unit {
+        Unit::Year => return months().div_euclid(12),
+        Unit::Quarter => return months().div_euclid(3),
+        Unit::Month => return months(),
+        Unit::Week => 7 * NANOS_PER_DAY,
+        Unit::Day => NANOS_PER_DAY,
+        Unit::Hour => 3600 * NANOS_PER_SECOND,
+        Unit::Minute => 60 * NANOS_PER_SECOND,
+        Unit::Second => NANOS_PER_SECOND,
+        Unit::Millisecond => 1_000_000,
+        Unit::Microsecond => 1_000,
+        Unit::Nanosecond => 1,
+    };
+    ((b - a) / length) as i64
+}
+
+/// Nanoseconds of a date or time column: local wall-clock time in `zone`, or (`elapsed`)
+/// since the epoch, dates being midnight in `zone`.
+fn nanos(array: &ArrayRef, zone: &SessionTz, elapsed: bool) -> DfResult<Vec<i128>> {
+    let seconds = if elapsed { utc_seconds(array, zone)? } else { local_seconds(array, zone)? };
+    let fractions: Vec<i128> = match array.data_type() {
+        DataType::Timestamp(..) => {
+            let (raw, per) = timestamp_ticks(array)?;
+            raw.values().iter().map(|v| i128::from(v.rem_euclid(per)) * NANOS_PER_SECOND / i128::from(per)).collect()
+        }
+        _ => vec![0; array.len()],
+    };
+    Ok(seconds.values().iter().zip(fractions).map(|(s, f)| i128::from(*s) * NANOS_PER_SECOND + f).collect())
 }
 
 fn age() -> ScalarUDF {
@@ -614,18 +1015,18 @@ fn age() -> ScalarUDF {
         "age",
         Arity::range(3, 4),
         |ctx| {
-            let unit = crate::datetime::check_unit_and_dates(ctx)?;
-            if matches!(unit, Unit::Nanosecond | Unit::Microsecond | Unit::Millisecond) {
-                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "age with sub-second units is not supported yet"));
-            }
+            crate::datetime::check_unit_and_dates(ctx)?;
             Ok(ChType::Int64)
         },
         |ctx| {
             let unit = parse_unit(ctx.name, ctx.const_str(0, "unit")?)?;
             let zone = zone_for(ctx, 1, Some(3))?;
-            let a = local_seconds(&ctx.array(1)?, &zone)?;
-            let b = local_seconds(&ctx.array(2)?, &zone)?;
-            let out: PrimitiveArray<Int64Type> = datafusion::arrow::compute::binary(&a, &b, |x, y| age_between(unit, x, y))?;
+            // Hours and shorter units are elapsed time (a DST change makes a day of 23
+            // hours), longer ones count on the local calendar.
+            let elapsed = matches!(unit, Unit::Hour | Unit::Minute | Unit::Second | Unit::Millisecond | Unit::Microsecond | Unit::Nanosecond);
+            let a = nanos(&ctx.array(1)?, &zone, elapsed)?;
+            let b = nanos(&ctx.array(2)?, &zone, elapsed)?;
+            let out: PrimitiveArray<Int64Type> = a.into_iter().zip(b).map(|(x, y)| Some(age_between(unit, x, y))).collect();
             Ok(Arc::new(out))
         },
     )
@@ -811,6 +1212,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         relative_num("toRelativeQuarterNum", Unit::Quarter),
         relative_num("toRelativeYearNum", Unit::Year),
         start_of_interval(),
+        date_trunc(),
         start_of_sub_second("toStartOfSecond", 0),
         start_of_sub_second("toStartOfMillisecond", 3),
         start_of_sub_second("toStartOfMicrosecond", 6),
@@ -819,6 +1221,11 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         make_date("makeDate", false),
         make_date("makeDate32", true),
         make_date_time(),
+        make_date_time64(),
+        yyyymmdd_to_date("YYYYMMDDToDate", false),
+        yyyymmdd_to_date("YYYYMMDDToDate32", true),
+        yyyymmddhhmmss_to("YYYYMMDDhhmmssToDateTime", false),
+        yyyymmddhhmmss_to("YYYYMMDDhhmmssToDateTime64", true),
         date_name(),
         month_name_fn(),
         age(),
@@ -848,11 +1255,14 @@ mod tests {
 
     #[test]
     fn age_counts_complete_units() {
-        let t = |y, m, d| day(y, m, d) * 86_400;
+        let t = |y, m, d| i128::from(day(y, m, d)) * NANOS_PER_DAY;
         assert_eq!(age_between(Unit::Day, t(2024, 1, 31), t(2024, 2, 1)), 1);
         assert_eq!(age_between(Unit::Month, t(2024, 1, 31), t(2024, 2, 29)), 0);
         assert_eq!(age_between(Unit::Year, t(2023, 3, 1), t(2024, 2, 29)), 0);
         assert_eq!(age_between(Unit::Year, t(2024, 2, 29), t(2023, 3, 1)), 0);
         assert_eq!(age_between(Unit::Month, t(2024, 3, 15), t(2024, 1, 20)), -1);
+        // A second that is not complete by its fraction does not count (chdb).
+        assert_eq!(age_between(Unit::Second, t(2024, 1, 1) + 900_000_000, t(2024, 1, 1) + NANOS_PER_SECOND + 100_000_000), 0);
+        assert_eq!(age_between(Unit::Millisecond, t(2024, 1, 1) + 1_050_000_000, t(2024, 1, 1) + 100_000_000), -950);
     }
 }

@@ -1,5 +1,7 @@
-//! Date and time functions: `now`, `now64`, `today`, `yesterday`, `timezone`,
-//! `toYear` .. `toSecond`, `toYYYYMM`, `toYYYYMMDD`, `toStartOfDay/Hour/Minute/Month/Year`,
+//! Date and time functions: `now`, `now64`, `UTCTimestamp`, `today`, `yesterday`,
+//! `timezone`/`serverTimezone`, `timezoneOffset`, `toYear` .. `toSecond`, `toYYYYMM`,
+//! `toYYYYMMDD`, day and month counts (`toDaysSinceYearZero`, `fromDaysSinceYearZero`,
+//! `toYearNumSinceEpoch`, ...), `toStartOfDay/Hour/Minute/Month/Year`,
 //! `toUnixTimestamp`, `dateDiff`, `toTimezone`, `addNanoseconds` .. `addYears` and
 //! `subtract*`, and the interval constructors `toIntervalNanosecond` .. `toIntervalYear`
 //! (whose values `plus`/`minus` add to dates through [`shift`]).
@@ -73,6 +75,31 @@ fn now_fn() -> ScalarUDF {
         let t = ChType::DateTime(tz.clone());
         let value = ScalarValue::TimestampSecond(Some(now_secs(Some(start)).timestamp()), tz.map(Arc::from));
         Ok(ExprSimplifyResult::Simplified(literal(value, &t, "now")))
+    })
+    .build()
+}
+
+/// `UTCTimestamp()` (alias `UTC_timestamp`): `now()` as a `DateTime('UTC')`.
+fn utc_timestamp_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "UTCTimestamp",
+        Arity::exact(0),
+        |_| Ok(ChType::DateTime(Some("UTC".to_string()))),
+        |ctx| {
+            let secs = chrono::Utc::now().timestamp();
+            Ok(Arc::new(
+                PrimitiveArray::<datafusion::arrow::datatypes::TimestampSecondType>::from(vec![secs; ctx.len]).with_timezone("UTC"),
+            ))
+        },
+    )
+    .stable()
+    .simplify(|args, info| {
+        let Some(start) = info.query_execution_start_time() else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
+        let t = ChType::DateTime(Some("UTC".to_string()));
+        let value = ScalarValue::TimestampSecond(Some(start.timestamp()), Some(Arc::from("UTC")));
+        Ok(ExprSimplifyResult::Simplified(literal(value, &t, "UTCTimestamp")))
     })
     .build()
 }
@@ -159,9 +186,11 @@ fn day_fn(name: &'static str, back: i32) -> ScalarUDF {
     .build()
 }
 
-fn timezone_fn() -> ScalarUDF {
+/// `timezone()`, and `serverTimezone()`, which is the same zone here: Granary has no
+/// `session_timezone` setting that could make them differ.
+fn timezone_fn(name: &'static str) -> ScalarUDF {
     ScalarDef::new(
-        "timezone",
+        name,
         Arity::exact(0),
         |_| Ok(ChType::String),
         |ctx| Ok(Arc::new(StringArray::from(vec![server_tz_name(ctx.config); ctx.len]))),
@@ -195,6 +224,66 @@ fn timezone_of_fn() -> ScalarUDF {
                 _ => server_tz_name(ctx.config),
             };
             Ok(Arc::new(StringArray::from(vec![zone; ctx.len])))
+        },
+    )
+    .build()
+}
+
+/// `timezoneOffset(t[, tz])`: the zone's offset from UTC in seconds at the instant `t`.
+fn timezone_offset_fn() -> ScalarUDF {
+    ScalarDef::new(
+        "timezoneOffset",
+        Arity::range(1, 2),
+        |ctx| {
+            if !is_time(ctx.dt(0)) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal argument of type {} for function {}", ctx.ch(0), ctx.name)));
+            }
+            optional_tz(ctx, 1)?;
+            Ok(ChType::Int32)
+        },
+        |ctx| {
+            let zone = zone_for(ctx, 0, Some(1))?;
+            let (raw, per) = timestamp_ticks(&ctx.array(0)?)?;
+            Ok(Arc::new(raw.unary::<_, datafusion::arrow::datatypes::Int32Type>(move |v| {
+                let secs = v.div_euclid(per);
+                (zone.to_local(secs) - secs) as i32
+            })))
+        },
+    )
+    .build()
+}
+
+/// `toUTCTimestamp(t, tz)` / `fromUTCTimestamp(t, tz)` (Spark's `to_utc_timestamp` and
+/// `from_utc_timestamp`): `t`'s wall clock read as time in `tz` (as UTC) and written back
+/// as UTC (as time in `tz`), in a value of `t`'s own type, which has no zone.
+fn utc_timestamp_shift(name: &'static str, to_utc: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !is_time(ctx.dt(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 1st argument 'datetime' to function '{}'. Expected: DateTime or DateTime64, got: {}", ctx.name, ctx.ch(0)),
+                ));
+            }
+            if matches!(ctx.dt(0), DataType::Timestamp(_, Some(_))) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {}'s 1st argument should not have explicit time zone", ctx.name)));
+            }
+            optional_tz(ctx, 1)?;
+            Ok(ctx.ch(0).base().clone())
+        },
+        move |ctx| {
+            let server = ctx.session_tz()?;
+            let zone = parse_tz(ctx.const_str(1, "time zone")?)?;
+            let (from, to) = if to_utc { (zone, parse_tz("UTC")?) } else { (parse_tz("UTC")?, zone) };
+            let (raw, per) = timestamp_ticks(&ctx.array(0)?)?;
+            let out: PrimitiveArray<Int64Type> = raw.unary(move |v| {
+                let (secs, sub) = (v.div_euclid(per), v.rem_euclid(per));
+                let instant = from.to_utc(server.to_local(secs));
+                server.to_utc(to.to_local(instant)) * per + sub
+            });
+            retype(out, ctx.ret_ch().base())
         },
     )
     .build()
@@ -393,6 +482,80 @@ fn start_of(name: &'static str, period: Period) -> ScalarUDF {
             let out: PrimitiveArray<datafusion::arrow::datatypes::TimestampSecondType> =
                 local.unary(move |s| zone.to_utc(s.div_euclid(unit) * unit).max(0));
             Ok(Arc::new(out.with_timezone_opt(tz)))
+        },
+    )
+    .build()
+}
+
+/// Days from 0000-01-01 (proleptic Gregorian) to 1970-01-01.
+const DAYS_FROM_YEAR_ZERO_TO_EPOCH: i64 = 719_528;
+
+/// `toDaysSinceYearZero(t[, tz])` (alias `TO_DAYS`): days from 0000-01-01. ClickHouse
+/// counts a DateTime's days in UTC whatever the zones say, and a DateTime64's in its
+/// (or the given) zone.
+fn to_days_since_year_zero() -> ScalarUDF {
+    ScalarDef::new(
+        "toDaysSinceYearZero",
+        Arity::range(1, 2),
+        |ctx| {
+            check_date_arg(ctx, 0, true)?;
+            optional_tz(ctx, 1)?;
+            Ok(ChType::UInt32)
+        },
+        |ctx| {
+            let zone = match ctx.ch(0).base() {
+                ChType::DateTime(_) => parse_tz("UTC")?,
+                _ => zone_for(ctx, 0, Some(1))?,
+            };
+            let local = local_seconds(&ctx.array(0)?, &zone)?;
+            Ok(Arc::new(local.unary::<_, UInt32Type>(|s| (s.div_euclid(86_400) + DAYS_FROM_YEAR_ZERO_TO_EPOCH) as u32)))
+        },
+    )
+    .build()
+}
+
+/// `fromDaysSinceYearZero(n)` (alias `FROM_DAYS`) and `fromDaysSinceYearZero32(n)`: the
+/// day `n` days after 0000-01-01, as a Date or Date32. As in ClickHouse, the count is
+/// moved to the epoch and cast to the type's width (a Date wraps around), and a
+/// negative count is an error.
+fn from_days_since_year_zero(name: &'static str, date32: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(1),
+        move |ctx| {
+            if !is_integer(ctx.dt(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as 1st argument 'days' to function '{}'. Expected: Integer, got: {}", ctx.name, ctx.ch(0)),
+                ));
+            }
+            Ok(if date32 { ChType::Date32 } else { ChType::Date })
+        },
+        move |ctx| {
+            let array = ctx.array(0)?;
+            let unsigned = matches!(array.data_type(), DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64);
+            // UInt64 counts above i64::MAX keep their low bits, which is all a cast keeps.
+            let counts = if unsigned {
+                let wide = datafusion::arrow::compute::cast(&array, &DataType::UInt64)?;
+                Arc::new(wide.as_primitive::<datafusion::arrow::datatypes::UInt64Type>().unary::<_, Int64Type>(|v| v as i64)) as ArrayRef
+            } else {
+                datafusion::arrow::compute::cast(&array, &DataType::Int64)?
+            };
+            let counts = counts.as_primitive::<Int64Type>();
+            if !unsigned {
+                if let Some(negative) = counts.iter().flatten().find(|v| *v < 0) {
+                    return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Expected a non-negative integer, got: {negative}")));
+                }
+            }
+            let out: PrimitiveArray<Date32Type> = counts.unary(move |n| {
+                let days = n.wrapping_sub(DAYS_FROM_YEAR_ZERO_TO_EPOCH);
+                if date32 {
+                    days as i32
+                } else {
+                    i32::from(days as u16)
+                }
+            });
+            Ok(Arc::new(out))
         },
     )
     .build()
@@ -736,7 +899,7 @@ pub(crate) fn shift(array: &ArrayRef, n: &PrimitiveArray<Int64Type>, unit: Unit,
 }
 
 /// Int64 ticks as a column of the (time) type `to`.
-fn retype(ticks: PrimitiveArray<Int64Type>, to: &ChType) -> DfResult<ArrayRef> {
+pub(crate) fn retype(ticks: PrimitiveArray<Int64Type>, to: &ChType) -> DfResult<ArrayRef> {
     let data = ticks.into_data().into_builder().data_type(to.to_arrow()).build()?;
     Ok(datafusion::arrow::array::make_array(data))
 }
@@ -756,6 +919,39 @@ fn interval_fn(name: &'static str, unit: Unit, sign: i64) -> ScalarUDF {
         },
         move |ctx| {
             let zone = zone_for(ctx, 0, Some(2))?;
+            let n = datafusion::arrow::compute::cast(&ctx.array(1)?, &DataType::Int64)?;
+            shift(&ctx.array(0)?, n.as_primitive::<Int64Type>(), unit, sign, &zone, ctx.ret_ch().base())
+        },
+    )
+    .build()
+}
+
+/// `addDate(d, interval)` / `subDate(d, interval)`: `d` moved by an `Interval*` value,
+/// as `d + interval` and `d - interval`.
+fn add_date_fn(name: &'static str, sign: i64) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !matches!(ctx.ch(0).base(), ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of 1st argument of function {}. Should be a date or a date with time", ctx.ch(0), ctx.name),
+                ));
+            }
+            let ChType::Interval(unit) = *ctx.ch(1).base() else {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of 2nd argument of function {}. Should be an interval", ctx.ch(1), ctx.name),
+                ));
+            };
+            shifted_type(ctx.ch(0).base(), unit)
+        },
+        move |ctx| {
+            let ChType::Interval(unit) = *ctx.ch(1).base() else {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The 2nd argument of function {} must be an interval", ctx.name)));
+            };
+            let zone = zone_for(ctx, 0, None)?;
             let n = datafusion::arrow::compute::cast(&ctx.array(1)?, &DataType::Int64)?;
             shift(&ctx.array(0)?, n.as_primitive::<Int64Type>(), unit, sign, &zone, ctx.ret_ch().base())
         },
@@ -791,9 +987,14 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         now64_fn(),
         day_fn("today", 0),
         day_fn("yesterday", 1),
-        timezone_fn(),
+        timezone_fn("timezone"),
+        timezone_fn("serverTimezone"),
+        utc_timestamp_fn(),
+        timezone_offset_fn(),
         timezone_of_fn(),
         to_timezone_fn(),
+        utc_timestamp_shift("toUTCTimestamp", true),
+        utc_timestamp_shift("fromUTCTimestamp", false),
         component::<UInt16Type>("toYear", ChType::UInt16, true, |s| ymd(s).0 as u16),
         component::<UInt8Type>("toMonth", ChType::UInt8, true, |s| ymd(s).1 as u8),
         component::<UInt8Type>("toDayOfMonth", ChType::UInt8, true, |s| ymd(s).2 as u8),
@@ -823,6 +1024,15 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
             let t = s.rem_euclid(86_400);
             (y * 10_000_000_000 + m as i64 * 100_000_000 + d as i64 * 1_000_000 + (t / 3600) * 10_000 + (t % 3600 / 60) * 100 + t % 60) as u64
         }),
+        to_days_since_year_zero(),
+        // Counts before 1970 are 0: ClickHouse saturates them.
+        component::<UInt16Type>("toYearNumSinceEpoch", ChType::UInt16, true, |s| (ymd(s).0 - 1970).clamp(0, i64::from(u16::MAX)) as u16),
+        component::<UInt32Type>("toMonthNumSinceEpoch", ChType::UInt32, true, |s| {
+            let (y, m, _) = ymd(s);
+            ((y - 1970) * 12 + i64::from(m) - 1).max(0) as u32
+        }),
+        from_days_since_year_zero("fromDaysSinceYearZero", false),
+        from_days_since_year_zero("fromDaysSinceYearZero32", true),
         start_of("toStartOfMinute", Period::Minute),
         start_of("toStartOfFiveMinutes", Period::FiveMinutes),
         start_of("toStartOfTenMinutes", Period::TenMinutes),
@@ -838,12 +1048,15 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         from_unix_timestamp64("fromUnixTimestamp64Second", 0),
         sub_second::<UInt16Type>("toMillisecond", ChType::UInt16, 3),
         sub_second::<UInt32Type>("toMicrosecond", ChType::UInt32, 6),
+        sub_second::<UInt32Type>("toNanosecond", ChType::UInt32, 9),
         from_unix_timestamp64("fromUnixTimestamp64Milli", 3),
         from_unix_timestamp64("fromUnixTimestamp64Micro", 6),
         from_unix_timestamp64("fromUnixTimestamp64Nano", 9),
         to_unix_timestamp64("toUnixTimestamp64Micro", TimeUnit::Microsecond),
         to_unix_timestamp64("toUnixTimestamp64Nano", TimeUnit::Nanosecond),
         date_diff(),
+        add_date_fn("addDate", 1),
+        add_date_fn("subDate", -1),
     ];
     for unit in Unit::ALL {
         out.push(interval_fn(Box::leak(add_function_name(unit).into_boxed_str()), unit, 1));

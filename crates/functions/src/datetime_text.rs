@@ -1,5 +1,7 @@
 //! Dates and times as text: `formatDateTime` (MySQL-style `%` codes, as ClickHouse
-//! prints them), `fromUnixTimestamp` (a DateTime, or formatted text with a format
+//! prints them) and `formatDateTimeInJodaSyntax` (Joda patterns, compiled by
+//! `parse_datetime`'s Joda reader), `fromUnixTimestamp` and
+//! `fromUnixTimestampInJodaSyntax` (a DateTime, or formatted text with a format
 //! argument), and the `parseDateTimeBestEffort` family (ISO 8601 with `T`, fractions and
 //! offsets, `DD/MM/YYYY` or US `MM/DD/YYYY`, month names, RFC 2822, `YYYYMMDD[hhmmss]`
 //! and Unix timestamps).
@@ -18,6 +20,7 @@ use crate::calendar::{day_name, month_name};
 use crate::conversion::convert::timestamp_ticks;
 use crate::datetime::{check_date_arg, optional_tz, zone_for};
 use crate::func::{ExecCtx, ScalarDef};
+use crate::parse_datetime::{compile_joda, JodaStep};
 use crate::tz::{civil_from_days, day_of_week, days_from_civil, days_in_month, parse_tz, SessionTz, DATETIME_MAX};
 
 /// One piece of a parsed format: text copied as is, or a `%` code.
@@ -124,43 +127,153 @@ fn iso_week(days: i64) -> i64 {
     iso_week_date(days).1
 }
 
-/// (UTC seconds, microseconds) of a date or time column.
-fn utc_and_micros(array: &ArrayRef, zone: &SessionTz) -> DfResult<(Vec<Option<i64>>, Vec<i64>)> {
+/// (UTC seconds, fraction of the second in ticks, ticks per second) of a date, time or
+/// Unix-time column.
+fn utc_and_fraction(array: &ArrayRef, zone: &SessionTz) -> DfResult<(Vec<Option<i64>>, Vec<i64>, i64)> {
     match array.data_type() {
         DataType::Date32 => {
             let dates = array.as_primitive::<datafusion::arrow::datatypes::Date32Type>();
-            Ok((dates.iter().map(|d| d.map(|d| zone.to_utc(d as i64 * 86_400))).collect(), vec![0; dates.len()]))
+            Ok((dates.iter().map(|d| d.map(|d| zone.to_utc(d as i64 * 86_400))).collect(), vec![0; dates.len()], 1))
         }
         DataType::Timestamp(..) => {
             let (raw, per) = timestamp_ticks(array)?;
             let seconds = raw.iter().map(|v| v.map(|v| v.div_euclid(per))).collect();
-            let micros = raw.iter().map(|v| v.map_or(0, |v| v.rem_euclid(per) * 1_000_000 / per)).collect();
-            Ok((seconds, micros))
+            let fractions = raw.iter().map(|v| v.map_or(0, |v| v.rem_euclid(per))).collect();
+            Ok((seconds, fractions, per))
         }
         DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
             let values = cast(array, &DataType::Int64)?;
             let values = values.as_primitive::<Int64Type>();
-            Ok((values.iter().collect(), vec![0; values.len()]))
+            Ok((values.iter().collect(), vec![0; values.len()], 1))
         }
         other => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{other} is not a date or time"))),
     }
 }
 
+/// A compiled format of either syntax.
+enum Format {
+    MySql(Vec<Piece>),
+    Joda(Vec<JodaStep>),
+}
+
+/// Which syntax a formatting function reads its format in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    MySql,
+    Joda,
+}
+
+fn compile(syntax: Syntax, name: &str, format: &str) -> DfResult<Format> {
+    match syntax {
+        Syntax::MySql => Ok(Format::MySql(parse_format(name, format)?)),
+        Syntax::Joda => {
+            let steps = compile_joda(format)?;
+            for step in &steps {
+                match step {
+                    JodaStep::Field { letter: b'Z', .. } => {
+                        return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "format is not supported for TIMEZONE_OFFSET_ID"));
+                    }
+                    JodaStep::Field { letter: b'z', repetitions, .. } if *repetitions <= 3 => {
+                        return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Short name time zone is not yet supported"));
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Format::Joda(steps))
+        }
+    }
+}
+
+/// Writes local time `local` (seconds) in a Joda format, field by field as ClickHouse's
+/// `formatDateTimeInJodaSyntax` does: a run of `n` letters pads numbers to `n` digits,
+/// `yy`/`YY` are the last two digits of the year, 3 or fewer `E`/`M`/`G` are short names,
+/// `S`s are the fraction's leading digits (`fraction` ticks of `per` per second).
+fn format_joda(steps: &[JodaStep], local: i64, fraction: i64, per: i64, zone_name: &str, out: &mut String) {
+    use std::fmt::Write;
+    let days = local.div_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let seconds_of_day = local.rem_euclid(86_400);
+    let (hour, minute, second) = (seconds_of_day / 3600, seconds_of_day % 3600 / 60, seconds_of_day % 60);
+    let iso = day_of_week(days);
+    for step in steps {
+        let (letter, n) = match step {
+            JodaStep::Literal(bytes) => {
+                out.push_str(&String::from_utf8_lossy(bytes));
+                continue;
+            }
+            JodaStep::Field { letter, repetitions, .. } => (*letter, *repetitions),
+        };
+        let number = |out: &mut String, v: i64| {
+            let _ = write!(out, "{v:0n$}");
+        };
+        match letter {
+            b'G' => out.push_str(match (n <= 3, y > 0) {
+                (true, true) => "AD",
+                (true, false) => "BC",
+                (false, true) => "Anno Domini",
+                (false, false) => "Before Christ",
+            }),
+            b'C' => number(out, y.abs() / 100),
+            b'Y' if n == 2 => number(out, y.abs() % 100),
+            b'Y' => number(out, if y <= 0 { (y - 1).abs() } else { y }),
+            b'y' if n == 2 => number(out, y.abs() % 100),
+            b'y' => number(out, y),
+            b'x' => number(out, iso_year(days)),
+            b'w' => number(out, iso_week(days)),
+            b'e' => number(out, i64::from(iso)),
+            b'E' if n <= 3 => out.push_str(&day_name(iso)[..3]),
+            b'E' => out.push_str(day_name(iso)),
+            b'D' => number(out, days - days_from_civil(y, 1, 1) + 1),
+            b'M' if n <= 2 => number(out, i64::from(m)),
+            b'M' if n == 3 => out.push_str(&month_name(m)[..3]),
+            b'M' => out.push_str(month_name(m)),
+            b'd' => number(out, i64::from(d)),
+            b'a' => out.push_str(if hour < 12 { "AM" } else { "PM" }),
+            b'K' => number(out, hour % 12),
+            b'h' => number(out, (hour + 11) % 12 + 1),
+            b'H' => number(out, hour),
+            b'k' => number(out, (hour + 23) % 24 + 1),
+            b'm' => number(out, minute),
+            b's' => number(out, second),
+            b'S' => {
+                let n = n.min(9);
+                let scale = per.ilog10() as usize;
+                let mut digits = if scale == 0 { String::new() } else { format!("{fraction:0scale$}") };
+                digits.truncate(n);
+                out.push_str(&digits);
+                out.extend(std::iter::repeat_n('0', n - digits.len()));
+            }
+            _ => out.push_str(zone_name),
+        }
+    }
+}
+
 /// Formats argument 0 with the constant format at `format_index` in the zone at
 /// `format_index + 1` (or the value's own zone).
-fn format_column(ctx: &ExecCtx, format_index: usize) -> DfResult<ArrayRef> {
-    let pieces = parse_format(ctx.name, ctx.const_str(format_index, "format")?)?;
+fn format_column(ctx: &ExecCtx, format_index: usize, syntax: Syntax) -> DfResult<ArrayRef> {
+    let format = compile(syntax, ctx.name, ctx.const_str(format_index, "format")?)?;
     let zone = zone_for(ctx, 0, Some(format_index + 1))?;
-    let (utc, micros) = utc_and_micros(&ctx.array(0)?, &zone)?;
+    let zone_name = if ctx.args.len() > format_index + 1 {
+        ctx.const_str(format_index + 1, "time zone")?.to_string()
+    } else {
+        match ctx.dt(0) {
+            DataType::Timestamp(_, Some(tz)) => tz.to_string(),
+            _ => crate::tz::server_tz_name(ctx.config),
+        }
+    };
+    let (utc, fractions, per) = utc_and_fraction(&ctx.array(0)?, &zone)?;
     let mut builder = StringBuilder::with_capacity(utc.len(), utc.len() * 20);
     let mut text = String::new();
-    for (seconds, micro) in utc.into_iter().zip(micros) {
+    for (seconds, fraction) in utc.into_iter().zip(fractions) {
         match seconds {
             None => builder.append_null(),
             Some(seconds) => {
                 text.clear();
                 let offset = zone.offset_at_utc(seconds);
-                format_time(&pieces, seconds + offset, micro, offset, &mut text);
+                match &format {
+                    Format::MySql(pieces) => format_time(pieces, seconds + offset, fraction * 1_000_000 / per, offset, &mut text),
+                    Format::Joda(steps) => format_joda(steps, seconds + offset, fraction, per, &zone_name, &mut text),
+                }
                 builder.append_value(&text);
             }
         }
@@ -168,35 +281,43 @@ fn format_column(ctx: &ExecCtx, format_index: usize) -> DfResult<ArrayRef> {
     Ok(Arc::new(builder.finish()))
 }
 
-/// `formatDateTime(t, format[, tz])` (alias `DATE_FORMAT`).
-fn format_date_time() -> ScalarUDF {
+/// `formatDateTime(t, format[, tz])` (alias `DATE_FORMAT`) and
+/// `formatDateTimeInJodaSyntax(t, format[, tz])`.
+fn format_date_time(name: &'static str, syntax: Syntax) -> ScalarUDF {
     ScalarDef::new(
-        "formatDateTime",
+        name,
         Arity::range(2, 3),
-        |ctx| {
+        move |ctx| {
+            if syntax == Syntax::Joda && !matches!(ctx.dt(0), DataType::Date32 | DataType::Timestamp(..)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of first argument of function {}. Should be a date or a date with time", ctx.ch(0), ctx.name),
+                ));
+            }
             check_date_arg(ctx, 0, true)?;
             if !is_string(ctx.dt(1)) {
                 return Err(illegal_type(ctx.name, 1, ctx.field(1)));
             }
-            let pieces = parse_format(ctx.name, ctx.const_str(1, "format")?)?;
-            if matches!(ctx.dt(0), DataType::Date32) && pieces.contains(&Piece::Code('z')) {
+            let format = compile(syntax, ctx.name, ctx.const_str(1, "format")?)?;
+            if matches!(ctx.dt(0), DataType::Date32) && matches!(&format, Format::MySql(pieces) if pieces.contains(&Piece::Code('z'))) {
                 return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal argument of type {} for function timezoneOffset", ctx.ch(0))));
             }
             optional_tz(ctx, 2)?;
             Ok(ChType::String)
         },
-        |ctx| format_column(ctx, 1),
+        move |ctx| format_column(ctx, 1, syntax),
     )
     .build()
 }
 
 /// `fromUnixTimestamp(n[, tz])` is a DateTime; `fromUnixTimestamp(n, format[, tz])` the
-/// formatted text (alias `FROM_UNIXTIME`).
-fn from_unix_timestamp() -> ScalarUDF {
+/// formatted text (alias `FROM_UNIXTIME`); `fromUnixTimestampInJodaSyntax` the same
+/// with a Joda format.
+fn from_unix_timestamp(name: &'static str, syntax: Syntax) -> ScalarUDF {
     ScalarDef::new(
-        "fromUnixTimestamp",
+        name,
         Arity::range(1, 3),
-        |ctx| {
+        move |ctx| {
             if !is_integer(ctx.dt(0)) && !matches!(ctx.dt(0), DataType::Timestamp(..)) {
                 return Err(illegal_type(ctx.name, 0, ctx.field(0)));
             }
@@ -204,15 +325,15 @@ fn from_unix_timestamp() -> ScalarUDF {
                 if !is_string(ctx.dt(1)) {
                     return Err(illegal_type(ctx.name, 1, ctx.field(1)));
                 }
-                parse_format(ctx.name, ctx.const_str(1, "format")?)?;
+                compile(syntax, ctx.name, ctx.const_str(1, "format")?)?;
                 optional_tz(ctx, 2)?;
                 return Ok(ChType::String);
             }
             Ok(ChType::DateTime(None))
         },
-        |ctx| {
+        move |ctx| {
             if ctx.args.len() >= 2 {
-                return format_column(ctx, 1);
+                return format_column(ctx, 1, syntax);
             }
             let values = cast(&ctx.array(0)?, &DataType::Int64)?;
             let values = values.as_primitive::<Int64Type>();
@@ -563,7 +684,12 @@ fn parse_best_effort_fn(name: &'static str, precision: Option<u8>, us: bool, on_
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    let mut out = vec![format_date_time(), from_unix_timestamp()];
+    let mut out = vec![
+        format_date_time("formatDateTime", Syntax::MySql),
+        format_date_time("formatDateTimeInJodaSyntax", Syntax::Joda),
+        from_unix_timestamp("fromUnixTimestamp", Syntax::MySql),
+        from_unix_timestamp("fromUnixTimestampInJodaSyntax", Syntax::Joda),
+    ];
     for (suffix, on_error) in [("", OnError::Throw), ("OrNull", OnError::Null), ("OrZero", OnError::Zero)] {
         for (us, us_suffix) in [(false, ""), (true, "US")] {
             let name = |base: &str| -> &'static str { Box::leak(format!("{base}{us_suffix}{suffix}").into_boxed_str()) };

@@ -10,6 +10,8 @@
 //! consumed (left-over text is an error). Without `%z` the time zone argument (or the
 //! session's) gives the offset, taken, as ClickHouse does, at the instant the local
 //! fields would have in UTC. The result is a UInt32 second count (years up to 2106).
+//! `parseDateTime64` (and `OrNull`, `OrZero`) read the same formats into a
+//! DateTime64(6) of the years 0000-9999, `%f` (one to six digits) giving the fraction.
 //!
 //! `parseDateTimeInJodaSyntax` (and `OrNull`, `OrZero`) read a Joda pattern
 //! (`yyyy-MM-dd HH:mm:ss` by default) into the same fields: a run of one letter is one
@@ -113,10 +115,14 @@ struct Fields {
     offset: Option<i64>,
     /// A time zone named in the input (Joda `z`): its offset at the parsed time.
     zone: Option<SessionTz>,
+    /// `parseDateTime64`: years 0000-9999 and times before 1970 are fine.
+    wide: bool,
+    /// The fraction `%f` read, in microseconds.
+    micros: i64,
 }
 
 impl Fields {
-    fn new() -> Fields {
+    fn new(wide: bool) -> Fields {
         Fields {
             year: 1970,
             month: 1,
@@ -134,6 +140,17 @@ impl Fields {
             half_day: false,
             offset: None,
             zone: None,
+            wide,
+            micros: 0,
+        }
+    }
+
+    /// The years a result may fall in.
+    fn years(&self) -> (i32, i32) {
+        if self.wide {
+            (0, 9999)
+        } else {
+            (MIN_YEAR, MAX_YEAR)
         }
     }
 
@@ -145,8 +162,9 @@ impl Fields {
     }
 
     fn set_year(&mut self, year: i32) -> ParseResult<()> {
-        if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
-            return fail(format!("Value {year} for year must be in the range [{MIN_YEAR}, {MAX_YEAR}]"));
+        let (min, max) = self.years();
+        if !(min..=max).contains(&year) {
+            return fail(format!("Value {year} for year must be in the range [{min}, {max}]"));
         }
         self.year = year;
         self.has_year = true;
@@ -259,7 +277,8 @@ impl Fields {
 
     fn date_days(&self) -> ParseResult<i64> {
         let year = self.year;
-        if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
+        let (min, max) = self.years();
+        if !(min..=max).contains(&year) {
             return fail(format!("Invalid date, out of range (year: {year} month: {} day_of_month: {})", self.month, self.day));
         }
         if self.week_date {
@@ -281,12 +300,16 @@ impl Fields {
         Ok(days_from_civil(i64::from(year), self.month as u32, self.day as u32))
     }
 
+    /// Seconds since the epoch, or microseconds for `parseDateTime64`.
     fn seconds(&mut self, zone: &SessionTz) -> ParseResult<i64> {
         if self.half_day && !self.is_am {
             self.hour += 12;
         }
         let local = self.date_days()? * 86_400 + i64::from(self.hour) * 3600 + i64::from(self.minute) * 60 + i64::from(self.second);
         let offset = self.offset.unwrap_or_else(|| self.zone.unwrap_or(*zone).offset_at_utc(local));
+        if self.wide {
+            return Ok((local - offset) * 1_000_000 + self.micros);
+        }
         if local < offset {
             return Err((ErrorCode::VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE, "Seconds since epoch is negative".to_string()));
         }
@@ -550,13 +573,18 @@ fn apply(code: u8, input: &mut Input, f: &mut Fields) -> ParseResult<()> {
             f.set_minute(v)
         }
         b'f' => {
-            input.need(6, "mysqlMicrosecond requires size >= 6")?;
-            for _ in 0..6 {
-                if !input.s[input.pos].is_ascii_digit() {
-                    return fail(format!("Unable to parse fragment %f from {} because {} is not a number", input.rest(), input.s[input.pos] as char));
-                }
+            // One to six digits, the leading digits of the microseconds.
+            input.need(1, "mysqlMicrosecond requires size >= 1")?;
+            let start = input.pos;
+            let mut micros = 0;
+            while input.pos < input.s.len() && input.pos < start + 6 && input.s[input.pos].is_ascii_digit() {
+                micros = micros * 10 + i64::from(input.s[input.pos] - b'0');
                 input.pos += 1;
             }
+            if input.pos == start {
+                return fail(format!("Unable to parse fragment %f from {} because {} is not a number", input.rest(), input.s[input.pos] as char));
+            }
+            f.micros = micros * 10i64.pow((6 - (input.pos - start)) as u32);
             Ok(())
         }
         b'h' | b'I' => {
@@ -596,9 +624,10 @@ fn match_literal(input: &mut Input, text: &[u8], lit: &[u8]) -> ParseResult<()> 
 }
 
 /// Seconds since the epoch of `text`, or ClickHouse's error.
-fn parse(text: &[u8], steps: &[Step], zone: &SessionTz) -> ParseResult<i64> {
+/// For `parseDateTime64` (`wide`), microseconds since the epoch.
+fn parse(text: &[u8], steps: &[Step], zone: &SessionTz, wide: bool) -> ParseResult<i64> {
     let mut input = Input { s: text, pos: 0, fragment: "LITERAL" };
-    let mut fields = Fields::new();
+    let mut fields = Fields::new(wide);
     for step in steps {
         match step {
             Step::Literal(lit) => {
@@ -652,6 +681,7 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
         move |ctx| {
             string_arg(ctx, 0, "time", false)?;
             let joda = ctx.name.starts_with("parseDateTimeInJodaSyntax");
+            let wide = ctx.name.starts_with("parseDateTime64");
             if ctx.arg_count() > 1 {
                 string_arg(ctx, 1, "format", true)?;
                 if joda {
@@ -668,11 +698,12 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
             } else {
                 None
             };
-            let t = ChType::DateTime(zone);
+            let t = if wide { ChType::DateTime64(6, zone) } else { ChType::DateTime(zone) };
             Ok(if on_error == OnError::Null { ChType::Nullable(Box::new(t)) } else { t })
         },
         move |ctx| {
             let joda = ctx.name.starts_with("parseDateTimeInJodaSyntax");
+            let wide = ctx.name.starts_with("parseDateTime64");
             let format = if ctx.args.len() > 1 { ctx.const_str(1, "format")? } else if joda { JODA_DEFAULT_FORMAT } else { DEFAULT_FORMAT };
             let (steps, joda_steps) = if joda { (Vec::new(), compile_joda(format)?) } else { (compile_format(format, ctx.name)?, Vec::new()) };
             let session = ctx.session_tz()?;
@@ -685,7 +716,7 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
                     values.push(None);
                     continue;
                 }
-                let parsed = if joda { parse_joda(input.value(row).as_bytes(), &joda_steps, &zone, &session) } else { parse(input.value(row).as_bytes(), &steps, &zone) };
+                let parsed = if joda { parse_joda(input.value(row).as_bytes(), &joda_steps, &zone, &session) } else { parse(input.value(row).as_bytes(), &steps, &zone, wide) };
                 match parsed {
                     Ok(seconds) => values.push(Some(seconds)),
                     Err((code, message)) => match on_error {
@@ -712,6 +743,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         parse_date_time_fn("parseDateTime", OnError::Throw),
         parse_date_time_fn("parseDateTimeOrNull", OnError::Null),
         parse_date_time_fn("parseDateTimeOrZero", OnError::Zero),
+        parse_date_time_fn("parseDateTime64", OnError::Throw),
+        parse_date_time_fn("parseDateTime64OrNull", OnError::Null),
+        parse_date_time_fn("parseDateTime64OrZero", OnError::Zero),
         parse_date_time_fn("parseDateTimeInJodaSyntax", OnError::Throw),
         parse_date_time_fn("parseDateTimeInJodaSyntaxOrNull", OnError::Null),
         parse_date_time_fn("parseDateTimeInJodaSyntaxOrZero", OnError::Zero),
@@ -724,7 +758,7 @@ const JODA_DEFAULT_FORMAT: &str = "yyyy-MM-dd HH:mm:ss";
 
 /// One step of a compiled Joda format: literal text, or a pattern letter repeated.
 #[derive(Debug, Clone, PartialEq)]
-enum JodaStep {
+pub(crate) enum JodaStep {
     Literal(Vec<u8>),
     Field { letter: u8, repetitions: usize, fragment: String },
 }
@@ -748,7 +782,7 @@ fn quoted_len(bytes: &[u8]) -> Option<usize> {
 
 /// Compiles a Joda format as ClickHouse's `parseJodaFormat`: `'text'` is literal (`''`
 /// a quote), a run of one pattern letter is one field, other characters are literal.
-fn compile_joda(format: &str) -> DfResult<Vec<JodaStep>> {
+pub(crate) fn compile_joda(format: &str) -> DfResult<Vec<JodaStep>> {
     let bytes = format.as_bytes();
     let mut steps = Vec::new();
     let mut pos = 0;
@@ -1012,7 +1046,7 @@ fn joda_field(letter: u8, repetitions: usize, input: &mut Input, f: &mut Fields,
 /// Seconds since the epoch of `text` read by a Joda format, or ClickHouse's error.
 fn parse_joda(text: &[u8], steps: &[JodaStep], zone: &SessionTz, session: &SessionTz) -> ParseResult<i64> {
     let mut input = Input { s: text, pos: 0, fragment: "LITERAL" };
-    let mut fields = Fields::new();
+    let mut fields = Fields::new(false);
     for step in steps {
         match step {
             JodaStep::Literal(lit) => {
@@ -1039,7 +1073,23 @@ mod tests {
 
     fn utc(text: &str, format: &str) -> Result<i64, String> {
         let steps = compile_format(format, "parseDateTime").unwrap();
-        parse(text.as_bytes(), &steps, &parse_tz("UTC").unwrap()).map_err(|(_, m)| m)
+        parse(text.as_bytes(), &steps, &parse_tz("UTC").unwrap(), false).map_err(|(_, m)| m)
+    }
+
+    fn utc_micros(text: &str, format: &str) -> Result<i64, String> {
+        let steps = compile_format(format, "parseDateTime64").unwrap();
+        parse(text.as_bytes(), &steps, &parse_tz("UTC").unwrap(), true).map_err(|(_, m)| m)
+    }
+
+    #[test]
+    fn parses_fractions_and_early_years_into_micros() {
+        // Values from ClickHouse (chdb).
+        assert_eq!(utc_micros("2024-05-17 10:11:12.345678", "%Y-%m-%d %H:%i:%s.%f"), Ok(1715940672345678));
+        assert_eq!(utc_micros("2024-05-17 10:11:12.3", "%Y-%m-%d %H:%i:%s.%f"), Ok(1715940672300000));
+        assert_eq!(utc_micros("1960-05-17 10:11:12.5", "%Y-%m-%d %H:%i:%s.%f"), Ok(-303745727500000));
+        assert!(utc_micros("2024-05-17 10:11:12.1234567", "%Y-%m-%d %H:%i:%s.%f").is_err());
+        assert!(utc_micros("2024-05-17 10:11:12.", "%Y-%m-%d %H:%i:%s.%f").is_err());
+        assert!(utc("1960-05-17 10:11:12", DEFAULT_FORMAT).is_err());
     }
 
     #[test]

@@ -19,7 +19,7 @@ use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, scalar_str, Arity, DfResult};
+use crate::args::{ch_error, ordinal, scalar_str, Arity, DfResult};
 use crate::func::ScalarDef;
 use crate::string::{text_bytes, TextBytes};
 use crate::text::ByteStrings;
@@ -425,17 +425,6 @@ fn argument_kinds(fields: &[ChType]) -> DfResult<Vec<(ArgKind, String)>> {
             Ok((kind, t.to_string()))
         })
         .collect()
-}
-
-fn ordinal(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 /// The pieces of each row's format: parsed once when the format is a constant, else
