@@ -119,6 +119,7 @@ pub mod lambda;
 pub mod literals;
 mod map_functions;
 mod math;
+mod special_math;
 pub mod parse;
 mod parse_datetime;
 mod printf;
