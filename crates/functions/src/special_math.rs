@@ -4,10 +4,12 @@
 //! so that the printed values match to the last digit. Their `exp`, `log` and `sin` are
 //! `f64`'s, which are the platform C library's too.
 //!
-//! `tgamma` follows glibc's `gamma_positive` scheme as far as it is known here: exact for
-//! 0 < x <= 1.5 and the special values, within an ulp or two of ClickHouse elsewhere (the
-//! Stirling branch and the reflection for negative x differ from glibc 2.36's in the last
-//! bits).
+//! Measured against chdb (glibc 2.36) on 5500 random arguments in [-180, 200]: `erf` and
+//! `erfc` equal everywhere, `lgamma` off by at most 2 ulps in 4 of them (its `log` is
+//! glibc's FMA variant here, musl's in ClickHouse). `tgamma` follows glibc's
+//! `gamma_positive` scheme as far as it is known here: exact for 0 < x <= 1.5 and the
+//! special values, off by up to 4 ulps in about 30% of the others (the Stirling branch and
+//! the reflection for negative x differ from glibc 2.36's in the last bits).
 
 const TINY: f64 = 1e-300;
 const ERX: f64 = 8.45062911510467529297e-01;
