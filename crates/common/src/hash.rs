@@ -264,6 +264,8 @@ pub fn sip_hash64(data: &[u8]) -> u64 {
 #[derive(Debug, Clone)]
 pub struct SipHasher {
     v: [u64; 4],
+    /// SipHash-2-4-128 as its reference describes (ClickHouse's `sipHash128Reference`).
+    reference: bool,
     /// Bytes of the word being filled (the first `pending` are set).
     word: [u8; 8],
     pending: usize,
@@ -279,7 +281,17 @@ impl Default for SipHasher {
 
 impl SipHasher {
     pub fn new() -> Self {
-        SipHasher { v: [0x736f_6d65_7073_6575, 0x646f_7261_6e64_6f6d, 0x6c79_6765_6e65_7261, 0x7465_6462_7974_6573], word: [0; 8], pending: 0, count: 0 }
+        Self::with_keys(0, 0, false)
+    }
+
+    /// A hasher keyed with `key0`, `key1` (ClickHouse's `sipHash64Keyed` and relatives);
+    /// `reference` selects the reference 128-bit variant, finished with [`Self::finish128_reference`].
+    pub fn with_keys(key0: u64, key1: u64, reference: bool) -> Self {
+        let mut v = [0x736f_6d65_7073_6575 ^ key0, 0x646f_7261_6e64_6f6d ^ key1, 0x6c79_6765_6e65_7261 ^ key0, 0x7465_6462_7974_6573 ^ key1];
+        if reference {
+            v[1] ^= 0xee;
+        }
+        SipHasher { v, reference, word: [0; 8], pending: 0, count: 0 }
     }
 
     fn round(&mut self) {
@@ -331,7 +343,7 @@ impl SipHasher {
         last[..self.pending].copy_from_slice(&self.word[..self.pending]);
         last[7] = self.count as u8;
         self.compress(u64::from_le_bytes(last));
-        self.v[2] ^= 0xff;
+        self.v[2] ^= if self.reference { 0xee } else { 0xff };
         for _ in 0..4 {
             self.round();
         }
@@ -347,6 +359,18 @@ impl SipHasher {
     pub fn finish128(self) -> (u64, u64) {
         let v = self.finalize();
         (v[0] ^ v[1], v[2] ^ v[3])
+    }
+
+    /// (low, high) halves of the reference SipHash-2-4-128 (a hasher made with `reference`).
+    pub fn finish128_reference(self) -> (u64, u64) {
+        let mut finished = self.clone();
+        finished.v = self.finalize();
+        let low = finished.v.iter().fold(0, |acc, v| acc ^ v);
+        finished.v[1] ^= 0xdd;
+        for _ in 0..4 {
+            finished.round();
+        }
+        (low, finished.v.iter().fold(0, |acc, v| acc ^ v))
     }
 }
 

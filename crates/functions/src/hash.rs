@@ -1,29 +1,39 @@
 //! `cityHash64`, `sipHash64`, `xxHash64`, `xxHash32`, `murmurHash3_64`, `murmurHash3_32`,
-//! `murmurHash2_32`, `murmurHash2_64`, `gccMurmurHash`, `kafkaMurmurHash` of any number of arguments,
+//! `murmurHash2_32`, `murmurHash2_64`, `gccMurmurHash`, `kafkaMurmurHash`, `halfMD5`,
+//! `metroHash64`, `farmHash64`, `farmFingerprint64`, `wyHash64` of any number of arguments
+//! (`hiveHash` of one),
 //! and `intHash64`, `intHash32`, with ClickHouse's exact results (ClickHouse users
-//! shard, sample and order by them); the cryptographic digests `MD5`, `SHA1`, `SHA224`,
+//! shard, sample and order by them); the cryptographic digests `MD4`, `MD5`, `SHA1`, `SHA224`,
 //! `SHA256`, `SHA384`, `SHA512` of a string, as `FixedString(N)` bytes like ClickHouse's.
 //!
-//! Strings are hashed as their bytes. Numbers, dates and booleans: `cityHash64` applies
-//! `intHash64` to their bits zero-extended from their ClickHouse width; the others
+//! Strings are hashed as their bytes. Numbers, dates and booleans: `cityHash64`,
+//! `metroHash64` and the FarmHashes apply `intHash64` to their bits zero-extended from their
+//! ClickHouse width; the others
 //! hash those bytes. Decimals and DateTime64 are hashed as their bytes by all of them.
-//! Several arguments are combined left to right: `Hash128to64` for cityHash64 and
-//! xxHash64, the SipHash of the two 8-byte hashes for sipHash64, `intHash64(h1) ^ h2`
+//! Several arguments are combined left to right: `Hash128to64` for cityHash64, xxHash64,
+//! metroHash64 and farmHash64, FarmHash's `Fingerprint(uint128)` for farmFingerprint64, the
+//! hash of the two 8-byte hashes for sipHash64, halfMD5 and wyHash64, `intHash64(h1) ^ h2`
 //! for the 64-bit murmurs and `intHash32(h1) ^ h2` for xxHash32 and the 32-bit murmurs.
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt32Array, UInt64Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int32Array, UInt32Array, UInt64Array};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Decimal128Type, Float32Type, Float64Type, Int64Type, UInt64Type};
 use datafusion::logical_expr::ScalarUDF;
-use granary_common::hash::{city_hash64, hash128_to_64, int_hash32, int_hash64, murmur_hash3_64, sip_hash64};
+use granary_common::hash::{city_hash64, hash128_to_64, int_hash32, int_hash64, murmur3_x64_128, murmur_hash3_64, sip_hash64, SipHasher};
 use granary_common::ErrorCode;
 use granary_types::ChType;
 use sha2::Digest;
 
 use crate::args::{ch_error, illegal_type, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
+use crate::hash_algorithms;
+
+/// Java's `String.hashCode` over bytes taken as signed, as ClickHouse's `javaHash` of a string.
+fn java_string_hash(data: &[u8]) -> i32 {
+    data.iter().fold(0i32, |h, &b| h.wrapping_mul(31).wrapping_add(i32::from(b as i8)))
+}
 
 /// `javaHash(x)`: Java's `hashCode` of a string (over its UTF-8 bytes as signed bytes, as
 /// ClickHouse does) or of a signed integer (`Long.hashCode` for Int64). Unsigned integers
@@ -47,14 +57,14 @@ fn java_hash() -> ScalarUDF {
             let hashes: Vec<i32> = match ctx.ch(0).base() {
                 ChType::String | ChType::FixedString(_) => {
                     let values = crate::string::text_bytes(&array);
-                    (0..ctx.len).map(|row| values.value(row).iter().fold(0i32, |h, &b| h.wrapping_mul(31).wrapping_add(i32::from(b as i8)))).collect()
+                    (0..ctx.len).map(|row| java_string_hash(values.value(row))).collect()
                 }
                 _ => {
                     let wide = cast(&array, &DataType::Int64)?;
                     wide.as_primitive::<Int64Type>().values().iter().map(|&v| if ctx.ch(0).base() == &ChType::Int64 { (v ^ ((v as u64) >> 32) as i64) as i32 } else { v as i32 }).collect()
                 }
             };
-            Ok(Arc::new(datafusion::arrow::array::Int32Array::new(hashes.into(), array.nulls().cloned())) as ArrayRef)
+            Ok(Arc::new(Int32Array::new(hashes.into(), array.nulls().cloned())) as ArrayRef)
         },
     )
     .build()
@@ -77,8 +87,21 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         hash_function(Algorithm::GccMurmur),
         hash_function(Algorithm::KafkaMurmur),
         hash_function(Algorithm::Murmur3_32),
+        hash_function(Algorithm::HalfMd5),
+        hash_function(Algorithm::Metro64),
+        hash_function(Algorithm::Farm64),
+        hash_function(Algorithm::FarmFingerprint64),
+        hash_function(Algorithm::Wy64),
+        hash_function(Algorithm::Hive),
+        wide_hash_function(Wide::Sip128),
+        wide_hash_function(Wide::Sip128Reference),
+        wide_hash_function(Wide::Murmur3_128),
+        wide_hash_function(Wide::Sip64Keyed),
+        wide_hash_function(Wide::Sip128Keyed),
+        wide_hash_function(Wide::Sip128ReferenceKeyed),
         int_hash_function("intHash64", ChType::UInt64),
         int_hash_function("intHash32", ChType::UInt32),
+        digest_function("MD4", 16, crate::hash_algorithms::md4),
         digest_function("MD5", 16, |data| md5::Md5::digest(data).to_vec()),
         digest_function("SHA1", 20, |data| sha1::Sha1::digest(data).to_vec()),
         digest_function("SHA224", 28, |data| sha2::Sha224::digest(data).to_vec()),
@@ -297,6 +320,12 @@ enum Algorithm {
     GccMurmur,
     KafkaMurmur,
     Murmur3_32,
+    HalfMd5,
+    Metro64,
+    Farm64,
+    FarmFingerprint64,
+    Wy64,
+    Hive,
 }
 
 impl Algorithm {
@@ -304,6 +333,7 @@ impl Algorithm {
     fn result(self) -> ChType {
         match self {
             Algorithm::Xx32 | Algorithm::Murmur2_32 | Algorithm::KafkaMurmur | Algorithm::Murmur3_32 => ChType::UInt32,
+            Algorithm::Hive => ChType::Int32,
             _ => ChType::UInt64,
         }
     }
@@ -321,6 +351,12 @@ impl Algorithm {
             Algorithm::GccMurmur => "gccMurmurHash",
             Algorithm::KafkaMurmur => "kafkaMurmurHash",
             Algorithm::Murmur3_32 => "murmurHash3_32",
+            Algorithm::HalfMd5 => "halfMD5",
+            Algorithm::Metro64 => "metroHash64",
+            Algorithm::Farm64 => "farmHash64",
+            Algorithm::FarmFingerprint64 => "farmFingerprint64",
+            Algorithm::Wy64 => "wyHash64",
+            Algorithm::Hive => "hiveHash",
         }
     }
 
@@ -339,23 +375,33 @@ impl Algorithm {
             // Kafka's partitioner: its seed, and the sign bit cleared to stay a Java int.
             Algorithm::KafkaMurmur => u64::from(murmur_hash2_32(data, 0x9747b28c) & 0x7fff_ffff),
             Algorithm::Murmur3_32 => u64::from(murmur_hash3_32(data)),
+            Algorithm::HalfMd5 => hash_algorithms::half_md5(data),
+            Algorithm::Metro64 => hash_algorithms::metro_hash64(data),
+            Algorithm::Farm64 => hash_algorithms::farm_hash64(data),
+            Algorithm::FarmFingerprint64 => hash_algorithms::farm_fingerprint64(data),
+            Algorithm::Wy64 => hash_algorithms::wy_hash64(data),
+            // Java's String.hashCode over the bytes, its sign bit cleared (Hive before 3.0).
+            Algorithm::Hive => u64::from(java_string_hash(data) as u32 & 0x7fff_ffff),
         }
     }
 
     /// A number of `width` bytes given by its (zero-extended) bits.
     fn number(self, bits: u64, width: usize) -> u64 {
         match self {
-            Algorithm::City64 => int_hash64(bits),
+            Algorithm::City64 | Algorithm::Metro64 | Algorithm::Farm64 | Algorithm::FarmFingerprint64 => int_hash64(bits),
             _ => self.bytes(&bits.to_le_bytes()[..width]),
         }
     }
 
     fn combine(self, first: u64, second: u64) -> u64 {
         match self {
-            Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => hash128_to_64(first, second),
+            Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 | Algorithm::Metro64 | Algorithm::Farm64 => hash128_to_64(first, second),
+            Algorithm::FarmFingerprint64 => hash_algorithms::farm_fingerprint128(first, second),
             Algorithm::Murmur3_64 | Algorithm::Murmur2_64 | Algorithm::GccMurmur => int_hash64(first) ^ second,
             Algorithm::Xx32 | Algorithm::Murmur2_32 | Algorithm::KafkaMurmur | Algorithm::Murmur3_32 => u64::from(int_hash32(first)) ^ second,
-            Algorithm::Sip64 => {
+            // Refused at planning: Hive's hash does not combine.
+            Algorithm::Hive => first,
+            Algorithm::Sip64 | Algorithm::HalfMd5 | Algorithm::Wy64 => {
                 let mut both = [0u8; 16];
                 both[..8].copy_from_slice(&first.to_le_bytes());
                 both[8..].copy_from_slice(&second.to_le_bytes());
@@ -368,38 +414,241 @@ impl Algorithm {
 fn hash_function(algorithm: Algorithm) -> ScalarUDF {
     ScalarDef::new(
         algorithm.name(),
-        Arity::at_least(1),
+        Arity::at_least(0),
         move |ctx| {
+            // Hive's hash joins no two hashes: one value at most (an array joins its length's).
+            if matches!(algorithm, Algorithm::Hive) && (0..ctx.arg_count()).map(|i| value_count(&ctx.ch(i))).sum::<usize>() > 1 {
+                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Hive hash is not combineable for multiple arguments"));
+            }
             for i in 0..ctx.arg_count() {
-                hash_kind(&ctx.ch(i)).map_err(|what| unsupported(algorithm, &what))?;
+                check_hashable(&ctx.ch(i)).map_err(|what| unsupported(algorithm.name(), &what))?;
             }
             Ok(algorithm.result())
         },
         move |ctx| {
-            // A constant argument (`cityHash64(number, 3)`) is hashed once, not once per row.
-            let mut hashes: Option<ArgumentHashes> = None;
-            for i in 0..ctx.args.len() {
-                let next = match ctx.scalar(i) {
-                    Some(_) => ArgumentHashes::Constant(column_hashes(ctx, i, algorithm, 1)?.first().copied().unwrap_or_default()),
-                    None => ArgumentHashes::Column(column_hashes(ctx, i, algorithm, ctx.len)?),
-                };
-                hashes = Some(match hashes {
-                    None => next,
-                    Some(previous) => previous.combine(next, algorithm),
-                });
-            }
-            let hashes = match hashes {
-                Some(ArgumentHashes::Column(column)) => column,
-                Some(ArgumentHashes::Constant(hash)) => vec![hash; ctx.len],
-                None => Vec::new(),
+            let hashes = if (0..ctx.args.len()).any(|i| matches!(ctx.ch(i).base(), ChType::Tuple(_) | ChType::Array(_) | ChType::Map(..))) {
+                // A tuple's elements continue the argument list and an array's length and
+                // elements are joined one by one to the hash so far, so such arguments are
+                // hashed in one pass, left to right.
+                threaded_hashes(&algorithm, ctx, 0)?
+            } else {
+                // A constant argument (`cityHash64(number, 3)`) is hashed once, not once per row.
+                let mut hashes: Option<ArgumentHashes> = None;
+                for i in 0..ctx.args.len() {
+                    let next = match ctx.scalar(i) {
+                        Some(_) => ArgumentHashes::Constant(argument_hashes(&algorithm, &ctx.args[i].to_array(1)?, &ctx.ch(i), None)?.first().copied().unwrap_or_default()),
+                        None => ArgumentHashes::Column(argument_hashes(&algorithm, &ctx.array(i)?, &ctx.ch(i), None)?),
+                    };
+                    hashes = Some(match hashes {
+                        None => next,
+                        Some(previous) => previous.combine(next, algorithm),
+                    });
+                }
+                match hashes {
+                    Some(ArgumentHashes::Column(column)) => column,
+                    Some(ArgumentHashes::Constant(hash)) => vec![hash; ctx.len],
+                    None => vec![algorithm.constant(FILLER); ctx.len],
+                }
             };
             Ok(match algorithm.result() {
                 ChType::UInt32 => Arc::new(UInt32Array::from_iter_values(hashes.into_iter().map(|h| h as u32))) as ArrayRef,
+                ChType::Int32 => Arc::new(Int32Array::from_iter_values(hashes.into_iter().map(|h| h as i32))) as ArrayRef,
                 _ => Arc::new(UInt64Array::from(hashes)),
             })
         },
     )
     .build()
+}
+
+/// ClickHouse's hash of a NULL inside a tuple, array or map (`FunctionAnyHash::NULL_HASH`).
+const NULL_HASH: u128 = 0x5715_f196_cbea_7a40_c58a_d2da_03d9_a871;
+/// ClickHouse's hash of no values (no arguments, an empty tuple).
+const FILLER: u128 = 0xe28d_bde7_fe22_e41c;
+
+/// How one hash function hashes values and joins hashes, the parts of ClickHouse's
+/// `FunctionAnyHash` that differ between algorithms. `row` is the row of the column being
+/// hashed: the keyed SipHashes take their key from it.
+trait Hasher: Sized {
+    type Out: Copy + Default;
+
+    fn bytes(&self, row: usize, data: &[u8]) -> Self::Out;
+
+    /// A number of `width` bytes given by its (zero-extended) bits.
+    fn number(&self, row: usize, bits: u64, width: usize) -> Self::Out {
+        self.bytes(row, &bits.to_le_bytes()[..width])
+    }
+
+    /// [`Self::number`] of each value masked to `width` bytes.
+    fn numbers(&self, values: &[u64], mask: u64, width: usize) -> Vec<Self::Out> {
+        values.iter().enumerate().map(|(row, v)| self.number(row, v & mask, width)).collect()
+    }
+
+    fn combine(&self, row: usize, first: Self::Out, second: Self::Out) -> Self::Out;
+
+    /// The hash an array's starts from: its length through `intHash64` for 64-bit results,
+    /// `intHash32` for the others (128-bit ones included, as in ClickHouse).
+    fn array_length(&self, length: u64) -> Self::Out;
+
+    /// A 128-bit constant cut to the result's width, as `static_cast<ToType>`.
+    fn constant(&self, value: u128) -> Self::Out;
+
+    /// The hash of a NULL inside a tuple or array.
+    fn null(&self, _row: usize) -> Self::Out {
+        self.constant(NULL_HASH)
+    }
+
+    /// The hasher for the elements of arrays with these offsets (keyed ones repeat each
+    /// row's key for its elements).
+    fn for_elements(&self, offsets: &[usize], elements: usize) -> Self;
+}
+
+impl Hasher for Algorithm {
+    type Out = u64;
+
+    fn bytes(&self, _row: usize, data: &[u8]) -> u64 {
+        Algorithm::bytes(*self, data)
+    }
+
+    fn number(&self, _row: usize, bits: u64, width: usize) -> u64 {
+        Algorithm::number(*self, bits, width)
+    }
+
+    fn numbers(&self, values: &[u64], mask: u64, width: usize) -> Vec<u64> {
+        match self {
+            Algorithm::City64 | Algorithm::Metro64 | Algorithm::Farm64 | Algorithm::FarmFingerprint64 => {
+                let mut hashes = values.to_vec();
+                granary_simd::lanes::map_in_place(&mut hashes, |v| int_hash64(v & mask));
+                hashes
+            }
+            _ => values.iter().map(|v| Algorithm::number(*self, v & mask, width)).collect(),
+        }
+    }
+
+    fn combine(&self, _row: usize, first: u64, second: u64) -> u64 {
+        Algorithm::combine(*self, first, second)
+    }
+
+    fn array_length(&self, length: u64) -> u64 {
+        match self.result() {
+            ChType::UInt64 => int_hash64(length),
+            _ => u64::from(int_hash32(length)),
+        }
+    }
+
+    fn constant(&self, value: u128) -> u64 {
+        match self.result() {
+            ChType::UInt64 => value as u64,
+            _ => u64::from(value as u32),
+        }
+    }
+
+    fn for_elements(&self, _offsets: &[usize], _elements: usize) -> Self {
+        *self
+    }
+}
+
+/// The hashes of the data arguments from `first`, each row's joined left to right.
+fn threaded_hashes<H: Hasher>(hasher: &H, ctx: &ExecCtx, first: usize) -> DfResult<Vec<H::Out>> {
+    let mut hashes = None;
+    for i in first..ctx.args.len() {
+        hashes = Some(argument_hashes(hasher, &ctx.array(i)?, &ctx.ch(i), hashes)?);
+    }
+    Ok(hashes.unwrap_or_else(|| vec![hasher.constant(FILLER); ctx.len]))
+}
+
+/// How many hashes a value of this type is made of (tuples are flattened; arrays and maps
+/// count as two, a length and elements).
+fn value_count(ch: &ChType) -> usize {
+    match ch {
+        ChType::Nullable(inner) | ChType::LowCardinality(inner) => value_count(inner),
+        ChType::Tuple(fields) => fields.iter().map(|(_, field)| value_count(field)).sum(),
+        ChType::Array(_) | ChType::Map(..) => 2,
+        _ => 1,
+    }
+}
+
+/// Whether values of this type can be hashed; the type that cannot otherwise.
+fn check_hashable(ch: &ChType) -> Result<(), String> {
+    match ch {
+        ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::Array(inner) => check_hashable(inner),
+        ChType::Tuple(fields) => fields.iter().try_for_each(|(_, field)| check_hashable(field)),
+        ChType::Map(key, value) => check_hashable(key).and_then(|_| check_hashable(value)),
+        other => hash_kind(other).map(|_| ()),
+    }
+}
+
+/// The hashes of one argument's rows, each joined to the hashes of the arguments before it
+/// (`before`; `None` for the first), as ClickHouse's `executeForArgument`: a tuple's elements
+/// are further arguments, an array hashes its length and then joins its elements' hashes, a
+/// map is the array of its (key, value) tuples, and a NULL inside them has its own hash.
+fn argument_hashes<H: Hasher>(hasher: &H, array: &ArrayRef, ch: &ChType, before: Option<Vec<H::Out>>) -> DfResult<Vec<H::Out>> {
+    let rows = array.len();
+    let join = |hashes: Vec<H::Out>, before: Option<Vec<H::Out>>| match before {
+        None => hashes,
+        Some(before) => before.into_iter().zip(hashes).enumerate().map(|(row, (b, h))| hasher.combine(row, b, h)).collect(),
+    };
+    match ch {
+        ChType::LowCardinality(inner) => argument_hashes(hasher, array, inner, before),
+        ChType::Nullable(inner) => {
+            let mut hashes = argument_hashes(hasher, array, inner, before.clone())?;
+            if let Some(nulls) = array.logical_nulls() {
+                for row in (0..rows).filter(|row| nulls.is_null(*row)) {
+                    let null = hasher.null(row);
+                    hashes[row] = match &before {
+                        None => null,
+                        Some(before) => hasher.combine(row, before[row], null),
+                    };
+                }
+            }
+            Ok(hashes)
+        }
+        ChType::Tuple(fields) => {
+            let tuple = array.as_struct_opt().ok_or_else(|| unexpected_column(ch, array))?;
+            let mut hashes = match before {
+                None if fields.is_empty() => Some(vec![hasher.constant(FILLER); rows]),
+                before => before,
+            };
+            for (i, (_, field)) in fields.iter().enumerate() {
+                hashes = Some(argument_hashes(hasher, tuple.column(i), field, hashes)?);
+            }
+            Ok(hashes.unwrap_or_else(|| vec![H::Out::default(); rows]))
+        }
+        ChType::Array(inner) => {
+            let list = array.as_list_opt::<i32>().ok_or_else(|| unexpected_column(ch, array))?;
+            let offsets: Vec<usize> = list.value_offsets().iter().map(|o| *o as usize).collect();
+            array_hashes(hasher, &offsets, list.values(), inner, before)
+        }
+        ChType::Map(key, value) => {
+            let map = array.as_map_opt().ok_or_else(|| unexpected_column(ch, array))?;
+            let offsets: Vec<usize> = map.value_offsets().iter().map(|o| *o as usize).collect();
+            let entries: ArrayRef = Arc::new(map.entries().clone());
+            let entry = ChType::Tuple(vec![("keys".to_string(), (**key).clone()), ("values".to_string(), (**value).clone())]);
+            array_hashes(hasher, &offsets, &entries, &entry, before)
+        }
+        // ClickHouse fills zeros, whatever came before: such values only sit under a NULL
+        // or in empty arrays, whose hashes replace them.
+        ChType::Nothing => Ok(vec![H::Out::default(); rows]),
+        _ => Ok(join(leaf_hashes(hasher, array, ch)?, before)),
+    }
+}
+
+/// The hashes of arrays given by their offsets into `values`: each row's length and then
+/// its elements joined one by one to the hash so far (`before`), or to the length's hash.
+fn array_hashes<H: Hasher>(hasher: &H, offsets: &[usize], values: &ArrayRef, inner: &ChType, before: Option<Vec<H::Out>>) -> DfResult<Vec<H::Out>> {
+    let elements = argument_hashes(&hasher.for_elements(offsets, values.len()), values, inner, None)?;
+    Ok(offsets
+        .windows(2)
+        .enumerate()
+        .map(|(row, range)| {
+            let length = hasher.array_length((range[1] - range[0]) as u64);
+            let start = before.as_ref().map_or(length, |before| hasher.combine(row, before[row], length));
+            elements[range[0]..range[1]].iter().fold(start, |h, e| hasher.combine(row, h, *e))
+        })
+        .collect())
+}
+
+fn unexpected_column(ch: &ChType, array: &ArrayRef) -> datafusion::error::DataFusionError {
+    ch_error(ErrorCode::ILLEGAL_COLUMN, format!("Illegal column {} for a value of type {ch} in a hash function", array.data_type()))
 }
 
 /// The hashes of the arguments so far: one per row, or one for all rows.
@@ -413,12 +662,13 @@ impl ArgumentHashes {
     fn combine(self, next: ArgumentHashes, algorithm: Algorithm) -> ArgumentHashes {
         // One loop per algorithm: the match stays out of the per-row loop.
         match algorithm {
-            Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 => self.combine_with(next, hash128_to_64),
+            Algorithm::City64 | Algorithm::Xx64 | Algorithm::Xxh3 | Algorithm::Metro64 | Algorithm::Farm64 => self.combine_with(next, hash128_to_64),
+            Algorithm::FarmFingerprint64 => self.combine_with(next, hash_algorithms::farm_fingerprint128),
             Algorithm::Murmur3_64 | Algorithm::Murmur2_64 | Algorithm::GccMurmur => self.combine_with(next, |a, b| int_hash64(a) ^ b),
             Algorithm::Xx32 | Algorithm::Murmur2_32 | Algorithm::KafkaMurmur | Algorithm::Murmur3_32 => {
                 self.combine_with(next, |a, b| u64::from(int_hash32(a)) ^ b)
             }
-            Algorithm::Sip64 => self.combine_with(next, |a, b| algorithm.combine(a, b)),
+            Algorithm::Sip64 | Algorithm::HalfMd5 | Algorithm::Wy64 | Algorithm::Hive => self.combine_with(next, |a, b| algorithm.combine(a, b)),
         }
     }
 
@@ -444,8 +694,8 @@ impl ArgumentHashes {
     }
 }
 
-fn unsupported(algorithm: Algorithm, what: &str) -> datafusion::error::DataFusionError {
-    ch_error(ErrorCode::NOT_IMPLEMENTED, format!("{} of {what} is not supported yet", algorithm.name()))
+fn unsupported(name: &str, what: &str) -> datafusion::error::DataFusionError {
+    ch_error(ErrorCode::NOT_IMPLEMENTED, format!("{name} of {what} is not supported yet"))
 }
 
 /// How values of a type are hashed.
@@ -483,61 +733,232 @@ fn hash_kind(ch: &ChType) -> Result<HashKind, String> {
     })
 }
 
-/// The hashes of argument `index`, over `rows` rows (1 for a constant).
-fn column_hashes(ctx: &ExecCtx, index: usize, algorithm: Algorithm, rows: usize) -> DfResult<Vec<u64>> {
-    let array = ctx.args[index].to_array(rows)?;
-    let kind = hash_kind(&ctx.ch(index)).map_err(|what| unsupported(algorithm, &what))?;
+/// The hashes of a column of a type that is neither a tuple, an array nor a map.
+fn leaf_hashes<H: Hasher>(hasher: &H, array: &ArrayRef, ch: &ChType) -> DfResult<Vec<H::Out>> {
+    let kind = hash_kind(ch).map_err(|what| unsupported("hashing", &what))?;
     let rows = array.len();
     Ok(match kind {
         HashKind::Bytes => match array.data_type() {
             DataType::FixedSizeBinary(_) => {
                 let fixed = array.as_fixed_size_binary();
-                (0..rows).map(|i| algorithm.bytes(fixed.value(i))).collect()
+                (0..rows).map(|i| hasher.bytes(i, fixed.value(i))).collect()
             }
             _ => {
-                let binary = cast(&array, &DataType::Binary)?;
+                let binary = cast(array, &DataType::Binary)?;
                 let binary = binary.as_binary::<i32>();
-                (0..rows).map(|i| algorithm.bytes(binary.value(i))).collect()
+                (0..rows).map(|i| hasher.bytes(i, binary.value(i))).collect()
             }
         },
         HashKind::Int(width) => {
             let mask = if width == 8 { u64::MAX } else { (1u64 << (8 * width)) - 1 };
             let (values, mask, width) = match array.data_type() {
                 DataType::UInt64 => (array.as_primitive::<UInt64Type>().values().clone(), u64::MAX, 8),
-                _ => (cast(&array, &DataType::Int64)?.as_primitive::<Int64Type>().values().inner().clone().into(), mask, width),
+                _ => (cast(array, &DataType::Int64)?.as_primitive::<Int64Type>().values().inner().clone().into(), mask, width),
             };
-            match algorithm {
-                Algorithm::City64 => {
-                    let mut hashes = values.to_vec();
-                    granary_simd::lanes::map_in_place(&mut hashes, |v| int_hash64(v & mask));
-                    hashes
-                }
-                _ => values.iter().map(|v| algorithm.number(v & mask, width)).collect(),
-            }
+            hasher.numbers(&values, mask, width)
         }
         HashKind::Float32 => {
-            let values = cast(&array, &DataType::Float32)?;
-            values.as_primitive::<Float32Type>().values().iter().map(|v| algorithm.number(u64::from(v.to_bits()), 4)).collect()
+            let values = cast(array, &DataType::Float32)?;
+            values.as_primitive::<Float32Type>().values().iter().enumerate().map(|(row, v)| hasher.number(row, u64::from(v.to_bits()), 4)).collect()
         }
         HashKind::Float64 => {
-            let values = cast(&array, &DataType::Float64)?;
-            values.as_primitive::<Float64Type>().values().iter().map(|v| algorithm.number(v.to_bits(), 8)).collect()
+            let values = cast(array, &DataType::Float64)?;
+            values.as_primitive::<Float64Type>().values().iter().enumerate().map(|(row, v)| hasher.number(row, v.to_bits(), 8)).collect()
         }
         HashKind::RawBytes(width) => match array.data_type() {
             DataType::Decimal128(..) => {
                 let decimals = array.as_primitive::<Decimal128Type>();
-                decimals.values().iter().map(|v| algorithm.bytes(&v.to_le_bytes()[..width])).collect()
+                decimals.values().iter().enumerate().map(|(row, v)| hasher.bytes(row, &v.to_le_bytes()[..width])).collect()
             }
             DataType::Decimal256(..) => {
                 let decimals = array.as_primitive::<datafusion::arrow::datatypes::Decimal256Type>();
-                decimals.values().iter().map(|v| algorithm.bytes(&v.to_le_bytes()[..width])).collect()
+                decimals.values().iter().enumerate().map(|(row, v)| hasher.bytes(row, &v.to_le_bytes()[..width])).collect()
             }
             _ => {
-                let values = cast(&array, &DataType::Int64)?;
-                values.as_primitive::<Int64Type>().values().iter().map(|v| algorithm.bytes(&v.to_le_bytes()[..width.min(8)])).collect()
+                let values = cast(array, &DataType::Int64)?;
+                values.as_primitive::<Int64Type>().values().iter().enumerate().map(|(row, v)| hasher.bytes(row, &v.to_le_bytes()[..width.min(8)])).collect()
             }
         },
     })
+}
+
+/// The keys of the keyed SipHashes: one for all rows, or one per row.
+#[derive(Clone)]
+enum Keys {
+    Constant(u64, u64),
+    Rows(Vec<(u64, u64)>),
+}
+
+impl Keys {
+    fn at(&self, row: usize) -> (u64, u64) {
+        match self {
+            Keys::Constant(key0, key1) => (*key0, *key1),
+            Keys::Rows(keys) => keys.get(row).copied().unwrap_or_default(),
+        }
+    }
+
+    fn for_elements(&self, offsets: &[usize], elements: usize) -> Keys {
+        match self {
+            Keys::Constant(..) => self.clone(),
+            Keys::Rows(keys) => {
+                let mut repeated = vec![(0, 0); elements];
+                for (row, range) in offsets.windows(2).enumerate() {
+                    repeated[range[0]..range[1]].fill(keys[row]);
+                }
+                Keys::Rows(repeated)
+            }
+        }
+    }
+
+    /// The key argument, a `Tuple(UInt64, UInt64)`.
+    fn of_argument(ctx: &ExecCtx) -> DfResult<Keys> {
+        let array = ctx.args[0].to_array(if ctx.scalar(0).is_some() { 1 } else { ctx.len })?;
+        let tuple = array.as_struct_opt().filter(|t| t.num_columns() == 2).ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, "The key must be of type Tuple(UInt64, UInt64)"))?;
+        let half = |i: usize, which: &str| {
+            tuple.column(i).as_primitive_opt::<UInt64Type>().map(|c| c.values().clone()).ok_or_else(|| {
+                ch_error(ErrorCode::BAD_ARGUMENTS, format!("The {which} element of the key tuple is not of type UInt64"))
+            })
+        };
+        let (key0, key1) = (half(0, "1st")?, half(1, "2nd")?);
+        Ok(match key0.len() {
+            1 => Keys::Constant(key0[0], key1[0]),
+            _ => Keys::Rows(key0.iter().copied().zip(key1.iter().copied()).collect()),
+        })
+    }
+}
+
+/// The hashes with 128-bit results (`FixedString(16)`, the little-endian bytes) and
+/// `sipHash64Keyed`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Wide {
+    Sip128,
+    Sip128Reference,
+    Murmur3_128,
+    Sip64Keyed,
+    Sip128Keyed,
+    Sip128ReferenceKeyed,
+}
+
+impl Wide {
+    fn name(self) -> &'static str {
+        match self {
+            Wide::Sip128 => "sipHash128",
+            Wide::Sip128Reference => "sipHash128Reference",
+            Wide::Murmur3_128 => "murmurHash3_128",
+            Wide::Sip64Keyed => "sipHash64Keyed",
+            Wide::Sip128Keyed => "sipHash128Keyed",
+            Wide::Sip128ReferenceKeyed => "sipHash128ReferenceKeyed",
+        }
+    }
+
+    fn keyed(self) -> bool {
+        matches!(self, Wide::Sip64Keyed | Wide::Sip128Keyed | Wide::Sip128ReferenceKeyed)
+    }
+}
+
+/// A [`Wide`] algorithm with its keys (zero for the unkeyed ones). `sipHash64Keyed`'s
+/// hashes are kept in the low half.
+struct WideHasher {
+    algorithm: Wide,
+    keys: Keys,
+}
+
+impl Hasher for WideHasher {
+    type Out = u128;
+
+    fn bytes(&self, row: usize, data: &[u8]) -> u128 {
+        let (key0, key1) = self.keys.at(row);
+        let halves = |(low, high): (u64, u64)| u128::from(low) | u128::from(high) << 64;
+        match self.algorithm {
+            Wide::Murmur3_128 => halves(murmur3_x64_128(data)),
+            Wide::Sip64Keyed | Wide::Sip128 | Wide::Sip128Keyed => {
+                let mut hasher = SipHasher::with_keys(key0, key1, false);
+                hasher.update(data);
+                match self.algorithm {
+                    Wide::Sip64Keyed => u128::from(hasher.finish64()),
+                    _ => halves(hasher.finish128()),
+                }
+            }
+            Wide::Sip128Reference | Wide::Sip128ReferenceKeyed => {
+                let mut hasher = SipHasher::with_keys(key0, key1, true);
+                hasher.update(data);
+                halves(hasher.finish128_reference())
+            }
+        }
+    }
+
+    fn combine(&self, row: usize, first: u128, second: u128) -> u128 {
+        if self.algorithm == Wide::Sip64Keyed {
+            let mut both = [0u8; 16];
+            both[..8].copy_from_slice(&(first as u64).to_le_bytes());
+            both[8..].copy_from_slice(&(second as u64).to_le_bytes());
+            return self.bytes(row, &both);
+        }
+        let mut both = [0u8; 32];
+        both[..16].copy_from_slice(&first.to_le_bytes());
+        both[16..].copy_from_slice(&second.to_le_bytes());
+        self.bytes(row, &both)
+    }
+
+    fn array_length(&self, length: u64) -> u128 {
+        match self.algorithm {
+            Wide::Sip64Keyed => u128::from(int_hash64(length)),
+            _ => u128::from(int_hash32(length)),
+        }
+    }
+
+    fn constant(&self, value: u128) -> u128 {
+        match self.algorithm {
+            Wide::Sip64Keyed => u128::from(value as u64),
+            _ => value,
+        }
+    }
+
+    /// Keyed, the NULL hash depends on the key.
+    fn null(&self, row: usize) -> u128 {
+        let null = self.constant(NULL_HASH);
+        if self.algorithm.keyed() {
+            self.combine(row, null, 0)
+        } else {
+            null
+        }
+    }
+
+    fn for_elements(&self, offsets: &[usize], elements: usize) -> Self {
+        WideHasher { algorithm: self.algorithm, keys: self.keys.for_elements(offsets, elements) }
+    }
+}
+
+fn wide_hash_function(algorithm: Wide) -> ScalarUDF {
+    let first_data = usize::from(algorithm.keyed());
+    ScalarDef::new(
+        algorithm.name(),
+        Arity::at_least(first_data),
+        move |ctx| {
+            for i in first_data..ctx.arg_count() {
+                check_hashable(&ctx.ch(i)).map_err(|what| unsupported(algorithm.name(), &what))?;
+            }
+            Ok(match algorithm {
+                Wide::Sip64Keyed => ChType::UInt64,
+                _ => ChType::FixedString(16),
+            })
+        },
+        move |ctx| {
+            let keys = if algorithm.keyed() { Keys::of_argument(ctx)? } else { Keys::Constant(0, 0) };
+            let hashes = threaded_hashes(&WideHasher { algorithm, keys }, ctx, first_data)?;
+            Ok(match algorithm {
+                Wide::Sip64Keyed => Arc::new(UInt64Array::from_iter_values(hashes.into_iter().map(|h| h as u64))) as ArrayRef,
+                _ => {
+                    let mut out = datafusion::arrow::array::FixedSizeBinaryBuilder::with_capacity(hashes.len(), 16);
+                    for hash in hashes {
+                        out.append_value(hash.to_le_bytes())?;
+                    }
+                    Arc::new(out.finish())
+                }
+            })
+        },
+    )
+    .build()
 }
 
 /// `intHash64(n)` / `intHash32(n)`: the integer converted to UInt64 (sign-extended) and mixed.

@@ -1,6 +1,7 @@
 //! ClickHouse's floating-point math functions: `sqrt`, `cbrt`, `exp`, `exp2`, `exp10`,
 //! `log` (`ln`), `log2`, `log10`, `log1p`, trigonometric and hyperbolic functions and
-//! their inverses, `degrees`, `radians`, `sigmoid`; `pow` (`power`), `atan2`, `hypot`.
+//! their inverses, `degrees`, `radians`, `sigmoid`, `erf`, `erfc`, `lgamma` (the last three
+//! in `special_math`); `pow` (`power`), `atan2`, `hypot`.
 //! Also the bucketing `roundAge`, `roundDuration` and `roundToExp2`, which are not
 //! Float64: UInt8, UInt16 and the argument's own type.
 //!
@@ -233,6 +234,10 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         unary("degrees", f64::to_degrees),
         unary("radians", f64::to_radians),
         unary("sigmoid", |x| 1.0 / (1.0 + (-x).exp())),
+        unary("erf", crate::special_math::erf),
+        unary("erfc", crate::special_math::erfc),
+        unary("lgamma", crate::special_math::lgamma),
+        unary("tgamma", crate::special_math::tgamma),
         round_age(),
         round_duration(),
         round_to_exp2(),

@@ -45,7 +45,8 @@ const QUANTITY_UNITS: [&str; 22] = [
     " vigintillion",
 ];
 
-fn is_native_number(t: &ChType) -> bool {
+/// Integers of up to 64 bits and floats, ClickHouse's `isNativeNumber`.
+pub(crate) fn is_native_number(t: &ChType) -> bool {
     matches!(
         t,
         ChType::UInt8

@@ -12,7 +12,10 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{i256, DataType, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int64Type};
 use datafusion::logical_expr::ScalarUDF;
 
-use crate::args::{illegal_type, is_decimal, is_float, is_integer, Arity, DfResult};
+use granary_common::ErrorCode;
+use granary_types::ChType;
+
+use crate::args::{ch_error, illegal_type, is_decimal, is_float, is_integer, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
 
 /// Rounds `value / unit` to an integer: half to even, or half away from zero.
@@ -193,7 +196,90 @@ fn wrap_integers(values: PrimitiveArray<Int64Type>, ctx: &ExecCtx) -> DfResult<A
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![rounding("round", false), rounding("roundBankers", true)]
+    vec![rounding("round", false), rounding("roundBankers", true), round_down()]
+}
+
+fn is_number(t: &ChType) -> bool {
+    crate::readable::is_native_number(t) || matches!(t, ChType::Decimal(..))
+}
+
+/// `roundDown(x, [b1, b2, ...])`: the largest boundary not above `x`, or the smallest
+/// boundary when `x` is below them all (NaN stays NaN), in the least supertype of `x` and
+/// the boundaries, which must be a constant array of numbers (in any order).
+fn round_down() -> ScalarUDF {
+    const NAME: &str = "roundDown";
+    ScalarDef::new(
+        NAME,
+        Arity::exact(2),
+        |ctx| {
+            let x = ctx.ch(0);
+            if !is_number(&x) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Unsupported type {x} of first argument of function {NAME}, must be numeric type")));
+            }
+            let ChType::Array(bound) = ctx.ch(1) else {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Second argument of function {NAME}, must be array of boundaries to round to.")));
+            };
+            if !is_number(&bound) {
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Elements of array of second argument of function {NAME} must be numeric type.")));
+            }
+            match crate::supertype::least_supertype(&[x.clone(), (*bound).clone()]) {
+                // Integer literals of an array are still Int64 when a query is first
+                // planned; the literal pass narrows them and the type is worked out again.
+                Err(_) if matches!(*bound, ChType::Int64 | ChType::UInt64) => Ok(x),
+                result => result,
+            }
+        },
+        |ctx| {
+            let Some(bounds) = ctx.scalar(1) else {
+                return Err(ch_error(ErrorCode::ILLEGAL_COLUMN, format!("Argument at index 1 for function {NAME} must be constant")));
+            };
+            let bounds = bounds.to_array()?;
+            let bounds = bounds.as_list_opt::<i32>().map(|list| list.values().clone()).ok_or_else(|| ch_error(ErrorCode::ILLEGAL_COLUMN, format!("Second argument of function {NAME} must be constant array.")))?;
+            let target = ctx.ret_type();
+            let (x, bounds) = (cast(&ctx.array(0)?, target)?, cast(&bounds, target)?);
+            use datafusion::arrow::datatypes as t;
+            match target {
+                DataType::UInt8 => round_down_values::<t::UInt8Type>(&x, &bounds),
+                DataType::UInt16 => round_down_values::<t::UInt16Type>(&x, &bounds),
+                DataType::UInt32 => round_down_values::<t::UInt32Type>(&x, &bounds),
+                DataType::UInt64 => round_down_values::<t::UInt64Type>(&x, &bounds),
+                DataType::Int8 => round_down_values::<t::Int8Type>(&x, &bounds),
+                DataType::Int16 => round_down_values::<t::Int16Type>(&x, &bounds),
+                DataType::Int32 => round_down_values::<t::Int32Type>(&x, &bounds),
+                DataType::Int64 => round_down_values::<Int64Type>(&x, &bounds),
+                DataType::Float32 => round_down_values::<Float32Type>(&x, &bounds),
+                DataType::Float64 => round_down_values::<Float64Type>(&x, &bounds),
+                DataType::Decimal128(..) => round_down_values::<Decimal128Type>(&x, &bounds),
+                DataType::Decimal256(..) => round_down_values::<Decimal256Type>(&x, &bounds),
+                other => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Unsupported type {other} of function {NAME}"))),
+            }
+        },
+    )
+    .build()
+}
+
+fn round_down_values<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(x: &ArrayRef, bounds: &ArrayRef) -> DfResult<ArrayRef>
+where
+    T::Native: PartialOrd,
+{
+    let mut sorted: Vec<T::Native> = bounds.as_primitive::<T>().values().to_vec();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    sorted.dedup_by(|a, b| a == b);
+    let Some(&lowest) = sorted.first() else {
+        return Err(ch_error(ErrorCode::ILLEGAL_COLUMN, "Second argument of function roundDown must be a non-empty array"));
+    };
+    let x = x.as_primitive::<T>();
+    #[allow(clippy::eq_op)] // `v != v` is how a NaN of any of the types shows itself
+    let rounded: PrimitiveArray<T> = x.unary(|v| {
+        if v != v {
+            return v;
+        }
+        match sorted.partition_point(|b| *b <= v) {
+            0 => lowest,
+            i => sorted[i - 1],
+        }
+    });
+    Ok(Arc::new(rounded.with_data_type(x.data_type().clone())))
 }
 
 #[cfg(test)]
