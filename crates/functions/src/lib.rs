@@ -152,6 +152,7 @@ mod sequences;
 mod funnels;
 mod group_arrays;
 mod running_sums;
+mod sample_stats;
 mod value_stats;
 mod distinct;
 pub mod parametric;

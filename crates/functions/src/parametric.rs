@@ -58,6 +58,8 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("groupArrayMovingSum", crate::group_arrays::group_array_moving_sum_family),
     ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg_family),
     ("groupConcat", crate::group_arrays::group_concat_family),
+    ("groupArrayInsertAt", crate::group_arrays::group_array_insert_at_family),
+    ("exponentialMovingAverage", crate::sample_stats::exponential_moving_average_family),
     ("windowFunnel", crate::funnels::window_funnel_family),
     ("sequenceMatch", crate::sequences::sequence_match_family),
     ("sequenceCount", crate::sequences::sequence_count_family),
