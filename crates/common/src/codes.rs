@@ -28,6 +28,7 @@ macro_rules! error_codes {
 
 error_codes! {
     UNSUPPORTED_METHOD = 1, 500;
+    UNSUPPORTED_PARAMETER = 2, 500;
     CANNOT_PARSE_TEXT = 6, 400;
     INCORRECT_NUMBER_OF_COLUMNS = 7, 400;
     THERE_IS_NO_COLUMN = 8, 400;

@@ -145,6 +145,7 @@ mod uniq;
 mod uniq_combined;
 mod topk;
 mod group_uniq_array;
+mod histogram;
 mod uniq_combined_bias;
 mod moments;
 mod native_state;

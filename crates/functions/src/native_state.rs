@@ -98,6 +98,7 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("maxIntersections", crate::sample_stats::max_intersections, false),
     ("maxIntersectionsPosition", crate::sample_stats::max_intersections_position, false),
     ("rankCorr", crate::sample_stats::rank_corr, false),
+    ("histogram", crate::histogram::histogram, true),
     ("retention", crate::funnels::retention, false),
     ("intervalLengthSum", crate::funnels::interval_length_sum, false),
     ("windowFunnel", crate::funnels::window_funnel, true),

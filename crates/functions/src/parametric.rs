@@ -60,6 +60,7 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("groupConcat", crate::group_arrays::group_concat_family),
     ("groupArrayInsertAt", crate::group_arrays::group_array_insert_at_family),
     ("exponentialMovingAverage", crate::sample_stats::exponential_moving_average_family),
+    ("histogram", crate::histogram::histogram_family),
     ("windowFunnel", crate::funnels::window_funnel_family),
     ("sequenceMatch", crate::sequences::sequence_match_family),
     ("sequenceCount", crate::sequences::sequence_count_family),

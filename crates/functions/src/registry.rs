@@ -193,6 +193,7 @@ pub(crate) fn description(name: &str) -> &'static str {
         "exponentialMovingAverage" => "Exponentially smoothed moving average of the values at the times of the second argument, with the half-decay time given as parameter.",
         "maxIntersections" => "The largest number of intervals [a, b] that overlap at one point.",
         "maxIntersectionsPosition" => "The first point where the largest number of intervals [a, b] overlap.",
+        "histogram" => "An adaptive histogram of at most N bins (parameter) as (lower, upper, height) tuples, ClickHouse's streaming algorithm.",
         "rankCorr" => "Spearman's rank correlation coefficient of two samples.",
         "groupConcat" => "The values' text joined with a separator (parameter), optionally only the first N values.",
         "retention" => "For each condition, whether it held on some row together with the first condition (Array(UInt8)).",

@@ -19,7 +19,7 @@ use crate::states::{get_varuint, put_varuint};
 use crate::value_stats::{floats, no_params};
 
 /// Whether ClickHouse's `isNumber` holds: integers of every width, floats, Decimal.
-fn is_number(t: &ChType) -> bool {
+pub(crate) fn is_number(t: &ChType) -> bool {
     matches!(
         t,
         ChType::UInt8
