@@ -155,6 +155,52 @@ fn codec_of(item: &ChType) -> DfResult<ItemCodec> {
     item_codec(item).ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {item} of argument")))
 }
 
+/// The size of a value ClickHouse's `serializeBinary` writes without a length
+/// (Decimal, FixedString), where `ItemCodec` has one.
+fn raw_width(item: &ChType, codec: ItemCodec) -> Option<usize> {
+    match (item, codec) {
+        (ChType::FixedString(n), _) => Some(*n as usize),
+        (_, ItemCodec::Decimal(width)) => Some(width),
+        _ => None,
+    }
+}
+
+/// Writes value `i` of `values` (of type `item`) as ClickHouse's `serializeBinary` of
+/// one generic value (a `Field`) does.
+fn put_binary_value(out: &mut Vec<u8>, values: &ArrayRef, i: usize, item: &ChType, codec: ItemCodec) {
+    let mut bytes = Vec::new();
+    // Values of the argument's type always encode.
+    let _ = put_items(&mut bytes, &values.slice(i, 1), codec);
+    let mut rest = bytes.as_slice();
+    if raw_width(item, codec).is_some() && get_varuint(&mut rest).is_ok() {
+        out.extend_from_slice(rest);
+    } else {
+        out.extend_from_slice(&bytes);
+    }
+}
+
+/// Reads one value written by [`put_binary_value`] as an array of one `item`.
+fn get_binary_value(input: &mut &[u8], item: &ChType, codec: ItemCodec) -> DfResult<ArrayRef> {
+    match raw_width(item, codec) {
+        Some(width) => {
+            let mut bytes = Vec::with_capacity(width + 1);
+            put_varuint(&mut bytes, width as u64);
+            bytes.extend_from_slice(crate::native_state::take(input, width)?);
+            get_items(&mut bytes.as_slice(), 1, item, codec)
+        }
+        None => get_items(input, 1, item, codec),
+    }
+}
+
+/// `parts` (arrays of `item`) as one array.
+fn concat_items(parts: &[ArrayRef], item: &ChType) -> DfResult<ArrayRef> {
+    if parts.is_empty() {
+        return Ok(empty_items(item));
+    }
+    let parts: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+    Ok(concat(&parts)?)
+}
+
 // ------------------------------------------------------------------ groupArrayLast
 
 /// The last `limit` values in ClickHouse's ring: value `i` (counting from 0) sits at
@@ -246,16 +292,6 @@ impl SortedValues {
         !matches!(self.item, ChType::String | ChType::FixedString(_) | ChType::Decimal(..) | ChType::Date32 | ChType::DateTime64(..) | ChType::Enum8(_) | ChType::Enum16(_))
     }
 
-    /// The size of a generic value ClickHouse writes without a length (Decimal,
-    /// FixedString), where `ItemCodec` has one.
-    fn raw_width(&self) -> Option<usize> {
-        match (&self.item, self.codec) {
-            (ChType::FixedString(n), _) => Some(*n as usize),
-            (_, ItemCodec::Decimal(width)) => Some(width),
-            _ => None,
-        }
-    }
-
     fn absorb(&mut self, values: &ArrayRef) -> DfResult<()> {
         let target = self.item.to_arrow();
         let values = if values.data_type() == &target { Arc::clone(values) } else { datafusion::arrow::compute::cast(values, &target)? };
@@ -340,27 +376,13 @@ impl NativeState for SortedValues {
         let values = if self.plain() {
             get_items(input, n, &self.item, self.codec)?
         } else {
-            let mut parts = Vec::with_capacity(n);
+            let mut parts = Vec::with_capacity(n.min(input.len()));
             for _ in 0..n {
                 // Every value of the argument's type is present.
                 let _has_value = crate::native_state::take(input, 1)?;
-                let part = match self.raw_width() {
-                    Some(width) => {
-                        let mut item = Vec::with_capacity(width + 1);
-                        put_varuint(&mut item, width as u64);
-                        item.extend_from_slice(crate::native_state::take(input, width)?);
-                        get_items(&mut item.as_slice(), 1, &self.item, self.codec)?
-                    }
-                    None => get_items(input, 1, &self.item, self.codec)?,
-                };
-                parts.push(part);
+                parts.push(get_binary_value(input, &self.item, self.codec)?);
             }
-            let parts: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
-            if parts.is_empty() {
-                empty_items(&self.item)
-            } else {
-                concat(&parts)?
-            }
+            concat_items(&parts, &self.item)?
         };
         // ClickHouse adds the other state's values one by one in its heap order.
         self.absorb(&values)
@@ -370,18 +392,9 @@ impl NativeState for SortedValues {
         if self.plain() {
             let _ = put_items(out, &self.values, self.codec);
         } else {
-            let mut item = Vec::new();
             for i in 0..self.values.len() {
                 out.push(1);
-                item.clear();
-                let _ = put_items(&mut item, &self.values.slice(i, 1), self.codec);
-                let mut rest = item.as_slice();
-                // Decimal and FixedString values are their bytes alone here.
-                if self.raw_width().is_some() && get_varuint(&mut rest).is_ok() {
-                    out.extend_from_slice(rest);
-                } else {
-                    out.extend_from_slice(&item);
-                }
+                put_binary_value(out, &self.values, i, &self.item, self.codec);
             }
         }
     }
@@ -590,6 +603,250 @@ impl NativeState for Concatenated {
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.data.capacity() + self.spans.capacity() * 16
+    }
+}
+
+// ------------------------------------------------------------------ groupArrayInsertAt
+
+/// ClickHouse's `AGGREGATE_FUNCTION_GROUP_ARRAY_INSERT_AT_MAX_SIZE`: positions and sizes
+/// stay below it.
+const INSERT_AT_MAX_SIZE: u64 = 0xFF_FFFF;
+
+#[derive(Debug)]
+struct InsertAtSpec {
+    name: String,
+    /// The default value as given (NULL: the type's default).
+    default: ScalarValue,
+    /// The size results are cut or padded to (none: as many as the highest position).
+    length: Option<u64>,
+}
+
+pub(crate) fn group_array_insert_at(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
+    if params.len() > 2 {
+        return Err(ch_error(ErrorCode::TOO_MANY_ARGUMENTS_FOR_FUNCTION, "Aggregate function groupArrayInsertAt requires at most two parameters."));
+    }
+    let length = match params.get(1) {
+        None => None,
+        Some(p) => {
+            let length = match p {
+                ScalarValue::UInt64(Some(n)) => *n,
+                ScalarValue::Int64(Some(n)) => *n as u64,
+                ScalarValue::Float64(Some(f)) => *f as u64,
+                other => return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, format!("Cannot convert {other} to UInt64"))),
+            };
+            if length > INSERT_AT_MAX_SIZE {
+                return Err(ch_error(ErrorCode::TOO_LARGE_ARRAY_SIZE, format!("Too large array size (maximum: {INSERT_AT_MAX_SIZE})")));
+            }
+            // Zero means no resizing, as in ClickHouse.
+            Some(length).filter(|l| *l > 0)
+        }
+    };
+    Ok(Arc::new(InsertAtSpec { name: parametric_name("groupArrayInsertAt", params), default: params.first().cloned().unwrap_or(ScalarValue::Null), length }))
+}
+
+pub(crate) fn group_array_insert_at_family(params: &[ScalarValue]) -> DfResult<datafusion::logical_expr::AggregateUDF> {
+    crate::native_state::family(group_array_insert_at, params)
+}
+
+impl InsertAtSpec {
+    /// The default value as a value of `item`, converted as ClickHouse's
+    /// `convertFieldToType` does: numbers must fit exactly, strings only go to strings.
+    fn default_of(&self, item: &ChType) -> DfResult<ScalarValue> {
+        let target = item.to_arrow();
+        let param = &self.default;
+        if param.is_null() {
+            return Ok(ScalarValue::new_default(&target)?);
+        }
+        let cannot = || {
+            ch_error(
+                ErrorCode::CANNOT_CONVERT_TYPE,
+                format!("Cannot convert parameter of aggregate function groupArrayInsertAt ({param}) to type {item} to be used as default value in array"),
+            )
+        };
+        let textual = matches!(item, ChType::String | ChType::FixedString(_));
+        match (param, item) {
+            (ScalarValue::Utf8(Some(s)), ChType::FixedString(n)) => {
+                if s.len() > *n as usize {
+                    return Err(ch_error(ErrorCode::TOO_LARGE_STRING_SIZE, "Too large string for FixedString column"));
+                }
+                let mut bytes = s.as_bytes().to_vec();
+                bytes.resize(*n as usize, 0);
+                Ok(ScalarValue::FixedSizeBinary(*n as i32, Some(bytes)))
+            }
+            (ScalarValue::Utf8(Some(s)), _) if NumType::of(item).is_some() && !matches!(item, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..)) => {
+                Err(ch_error(ErrorCode::TYPE_MISMATCH, format!("Cannot convert string '{s}' to type {item}")))
+            }
+            (ScalarValue::Utf8(Some(_)), _) => param.cast_to(&target).map_err(|_| cannot()),
+            (_, _) if textual => Err(ch_error(ErrorCode::TYPE_MISMATCH, format!("Type mismatch in IN or VALUES section. Expected: {item}. Got: {}", param.data_type()))),
+            (_, _) => {
+                let converted = param.cast_to(&target).map_err(|_| cannot())?;
+                // Integers take only values they hold exactly (1.5 or 300 into UInt8 fail).
+                if !target.is_floating() && converted.cast_to(&param.data_type()).ok().as_ref() != Some(param) {
+                    return Err(cannot());
+                }
+                Ok(converted)
+            }
+        }
+    }
+}
+
+impl InsertAtSpec {
+    /// The result type, checking the arguments. Until the plan's integer literals are
+    /// narrowed (`number * 2` is Int64 at first, UInt64 to ClickHouse), an Int64
+    /// position is let through; the final types are checked when the state is made.
+    fn checked(&self, args: &[ChType], final_types: bool) -> DfResult<ChType> {
+        let [item, position] = args else {
+            return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Aggregate function groupArrayInsertAt requires two arguments."));
+        };
+        let unsigned = matches!(position, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Bool);
+        if !unsigned && (final_types || position != &ChType::Int64) {
+            return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "Second argument of aggregate function groupArrayInsertAt must be unsigned integer."));
+        }
+        item_codec(item).ok_or_else(|| illegal_argument("groupArrayInsertAt", item))?;
+        self.default_of(item)?;
+        Ok(ChType::Array(Box::new(item.clone())))
+    }
+}
+
+impl Spec for InsertAtSpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn arity(&self) -> Arity {
+        Arity::exact(2)
+    }
+    fn nulls(&self) -> NullHandling {
+        NullHandling::DefaultResult
+    }
+    fn result(&self, args: &[ChType]) -> DfResult<ChType> {
+        self.checked(args, false)
+    }
+    fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
+        self.checked(args, true)?;
+        let item = args[0].clone();
+        Ok(Box::new(InsertedAt {
+            codec: codec_of(&item)?,
+            default: self.default_of(&item)?,
+            values: empty_items(&item),
+            item,
+            length: self.length,
+            slots: Vec::new(),
+        }))
+    }
+}
+
+/// ClickHouse's array of `Field`s: each position holds the first value inserted there.
+#[derive(Debug, Clone)]
+struct InsertedAt {
+    item: ChType,
+    codec: ItemCodec,
+    default: ScalarValue,
+    length: Option<u64>,
+    /// The values inserted, in the order they came.
+    values: ArrayRef,
+    /// Each position's index in `values`; `None` where nothing was inserted.
+    slots: Vec<Option<u32>>,
+}
+
+impl InsertedAt {
+    /// Appends `rows` of `from` to the values.
+    fn append(&mut self, from: &ArrayRef, rows: Vec<u32>) -> DfResult<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let taken = take(from, &datafusion::arrow::array::UInt32Array::from(rows), None)?;
+        self.values = concat(&[self.values.as_ref(), taken.as_ref()])?;
+        Ok(())
+    }
+
+    /// Claims `position` for the next value appended; false when it is taken.
+    fn claim(&mut self, position: usize, next: usize) -> bool {
+        if self.slots.len() <= position {
+            self.slots.resize(position + 1, None);
+        } else if self.slots[position].is_some() {
+            return false;
+        }
+        self.slots[position] = Some(next as u32);
+        true
+    }
+}
+
+impl NativeState for InsertedAt {
+    fn add(&mut self, columns: &[ArrayRef]) -> DfResult<()> {
+        let target = self.item.to_arrow();
+        let values = if columns[0].data_type() == &target { Arc::clone(&columns[0]) } else { datafusion::arrow::compute::cast(&columns[0], &target)? };
+        let positions = datafusion::arrow::compute::cast(&columns[1], &datafusion::arrow::datatypes::DataType::UInt64)?;
+        let positions = positions.as_any().downcast_ref::<datafusion::arrow::array::UInt64Array>().ok_or_else(|| ch_error(ErrorCode::LOGICAL_ERROR, "positions are UInt64"))?;
+        let mut rows = Vec::new();
+        for (row, &position) in positions.values().iter().enumerate() {
+            // Values past the size results are cut to are ignored.
+            if self.length.is_some_and(|l| position >= l) {
+                continue;
+            }
+            if position >= INSERT_AT_MAX_SIZE {
+                return Err(ch_error(
+                    ErrorCode::TOO_LARGE_ARRAY_SIZE,
+                    format!("Too large array size: position argument ({position}) is greater or equals to limit ({INSERT_AT_MAX_SIZE})"),
+                ));
+            }
+            if self.claim(position as usize, self.values.len() + rows.len()) {
+                rows.push(row as u32);
+            }
+        }
+        self.append(&values, rows)
+    }
+    fn merge(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        let n = get_varuint(input)?;
+        if n > INSERT_AT_MAX_SIZE {
+            return Err(ch_error(ErrorCode::TOO_LARGE_ARRAY_SIZE, format!("Too large array size (maximum: {INSERT_AT_MAX_SIZE})")));
+        }
+        let mut parts = Vec::new();
+        let mut incoming = Vec::with_capacity((n as usize).min(input.len()));
+        for _ in 0..n {
+            let is_null = crate::native_state::take(input, 1)?[0];
+            if is_null == 0 {
+                parts.push(get_binary_value(input, &self.item, self.codec)?);
+                incoming.push(Some(parts.len() as u32 - 1));
+            } else {
+                incoming.push(None);
+            }
+        }
+        let other = concat_items(&parts, &self.item)?;
+        let mut rows = Vec::new();
+        if self.slots.len() < incoming.len() {
+            self.slots.resize(incoming.len(), None);
+        }
+        for (position, value) in incoming.into_iter().enumerate() {
+            if let Some(row) = value {
+                if self.slots[position].is_none() {
+                    self.slots[position] = Some((self.values.len() + rows.len()) as u32);
+                    rows.push(row);
+                }
+            }
+        }
+        self.append(&other, rows)
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        put_varuint(out, self.slots.len() as u64);
+        for slot in &self.slots {
+            match slot {
+                None => out.push(1),
+                Some(index) => {
+                    out.push(0);
+                    put_binary_value(out, &self.values, *index as usize, &self.item, self.codec);
+                }
+            }
+        }
+    }
+    fn finish(&self) -> DfResult<ScalarValue> {
+        let size = (self.slots.len() as u64).max(self.length.unwrap_or(0)) as usize;
+        let default = self.values.len() as u32;
+        let with_default = concat(&[self.values.as_ref(), self.default.to_array_of_size(1)?.as_ref()])?;
+        let indices = datafusion::arrow::array::UInt32Array::from_iter_values((0..size).map(|i| self.slots.get(i).copied().flatten().unwrap_or(default)));
+        list_of(take(&with_default, &indices, None)?, &self.item)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.values.get_array_memory_size() + self.slots.capacity() * std::mem::size_of::<Option<u32>>()
     }
 }
 

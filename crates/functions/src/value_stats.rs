@@ -330,7 +330,7 @@ impl NativeState for Entropy {
 
 // ------------------------------------------------------------------ boundingRatio
 
-fn floats(column: &ArrayRef) -> DfResult<Vec<f64>> {
+pub(crate) fn floats(column: &ArrayRef) -> DfResult<Vec<f64>> {
     Ok(cast(column, &DataType::Float64)?.as_primitive::<Float64Type>().values().to_vec())
 }
 
