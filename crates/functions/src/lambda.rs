@@ -4,7 +4,10 @@
 //! `arrayCumSumNonNegative`, `arrayDifference`, `arrayProduct`, `arrayAvg`,
 //! `arrayCompact`, and the lambda-only `arraySplit`, `arrayReverseSplit`, `arrayFill`,
 //! `arrayReverseFill`, called as `f(x -> expr, arr)` or
-//! `f((x, y) -> expr, xs, ys)`.
+//! `f((x, y) -> expr, xs, ys)`; and their map forms `mapApply`, `mapFilter`,
+//! `mapExists`, `mapAll`, `mapSort`, `mapReverseSort`, `mapPartialSort` and
+//! `mapPartialReverseSort`, called as `f((k, v) -> expr, map)`: a map's keys and values
+//! are two arrays under the map's offsets, so they run the same way.
 //!
 //! They are DataFusion higher-order functions ([`HigherOrderUDFImpl`]). DataFusion looks
 //! a call up among scalar functions first, and the lambda-less forms are scalar
@@ -63,6 +66,8 @@ enum Kind {
     Reduce(Reduce),
     /// The first array's elements without those whose result equals the previous one's.
     Compact,
+    /// `mapApply`: the lambda's `(key, value)` tuples as the entries of the result.
+    MapApply,
     /// The first array cut before (`reverse`: after) each element for which the lambda
     /// is true.
     Split { reverse: bool },
@@ -112,10 +117,22 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "arrayReverseFill",
     "arrayPartialSort",
     "arrayPartialReverseSort",
+    "mapApply",
+    "mapFilter",
+    "mapExists",
+    "mapAll",
+    "mapSort",
+    "mapReverseSort",
+    "mapPartialSort",
+    "mapPartialReverseSort",
 ];
 
 /// Lambda functions that take a limit between the lambda and the arrays.
-pub const LIMIT_LAMBDA_FUNCTIONS: &[&str] = &["arrayPartialSort", "arrayPartialReverseSort"];
+pub const LIMIT_LAMBDA_FUNCTIONS: &[&str] = &["arrayPartialSort", "arrayPartialReverseSort", "mapPartialSort", "mapPartialReverseSort"];
+
+/// Lambda functions over a map, whose lambda takes a key and a value.
+pub const MAP_LAMBDA_FUNCTIONS: &[&str] =
+    &["mapApply", "mapFilter", "mapExists", "mapAll", "mapSort", "mapReverseSort", "mapPartialSort", "mapPartialReverseSort"];
 
 /// The name the lambda form of `function` is registered under.
 pub fn lambda_name(function: &str) -> String {
@@ -138,6 +155,8 @@ struct ChLambda {
     clickhouse_name: &'static str,
     name: String,
     kind: Kind,
+    /// The argument is one map, whose keys and values are the lambda's two parameters.
+    over_map: bool,
     signature: HigherOrderSignature,
 }
 
@@ -189,6 +208,15 @@ impl ChLambda {
                 ));
             }
         }
+        if self.over_map {
+            return match &fields[first..] {
+                [ValueOrLambda::Value(field)] if matches!(field.data_type(), DataType::Map(..)) => Ok(vec![field]),
+                _ => Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Function {} requires at least one argument of type Map", self.clickhouse_name),
+                )),
+            };
+        }
         fields[first..]
             .iter()
             .enumerate()
@@ -235,6 +263,16 @@ impl ChLambda {
             Kind::MinMax { .. } => Ok(body),
             Kind::Sort { .. } | Kind::PartialSort { .. } | Kind::Compact => Ok(first),
             Kind::Map => Ok(ChType::Array(Box::new(body))),
+            Kind::MapApply => match body {
+                ChType::Tuple(elements) if elements.len() == 2 => {
+                    let mut elements = elements.into_iter().map(|(_, t)| t);
+                    match (elements.next(), elements.next()) {
+                        (Some(k), Some(v)) => Ok(ChType::Map(Box::new(k), Box::new(v))),
+                        _ => Err(ch_error(ErrorCode::LOGICAL_ERROR, "a pair without two elements")),
+                    }
+                }
+                other => Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Expected Array(Tuple(key, value)) type, got Array({other})"))),
+            },
             Kind::Filter => {
                 check_truth()?;
                 Ok(first)
@@ -315,9 +353,13 @@ impl HigherOrderUDFImpl for ChLambda {
         let arrays = self.arrays(fields)?;
         let params = arrays
             .iter()
-            .map(|f| match f.data_type() {
-                DataType::List(item) => Arc::clone(item),
-                other => Arc::new(Field::new("", other.clone(), true)),
+            .flat_map(|f| match f.data_type() {
+                DataType::List(item) => vec![Arc::clone(item)],
+                DataType::Map(entries, _) => match entries.data_type() {
+                    DataType::Struct(fields) => fields.iter().cloned().collect(),
+                    other => vec![Arc::new(Field::new("", other.clone(), true))],
+                },
+                other => vec![Arc::new(Field::new("", other.clone(), true))],
             })
             .collect();
         Ok(LambdaParametersProgress::Complete(vec![params]))
@@ -353,6 +395,9 @@ impl HigherOrderUDFImpl for ChLambda {
         };
         if lists.is_empty() {
             return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no array", self.clickhouse_name)));
+        }
+        if self.over_map {
+            lists = map_as_lists(&lists[0], self.clickhouse_name)?;
         }
         let flat = flatten(self.clickhouse_name, &lists)?;
         let elements = flat.rows.len();
@@ -398,6 +443,12 @@ impl HigherOrderUDFImpl for ChLambda {
                 let field = Field::new("", results.data_type().clone(), args.return_field.is_nullable() || results.data_type() == &DataType::Null);
                 min_max_lists(&results, &field, &flat.offsets, max)?
             }
+            Kind::Sort { descending } if self.over_map => {
+                let entries = entries_of(&flat)?;
+                let field = Arc::new(Field::new("entries", entries.data_type().clone(), false));
+                let sorted = sort_lists(&entries, &results, &flat.offsets, field, descending)?;
+                sorted_map(&sorted, &args.return_field)?
+            }
             Kind::Sort { descending } => {
                 let DataType::List(item) = args.return_field.data_type() else {
                     return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} returns a list", self.clickhouse_name)));
@@ -405,13 +456,28 @@ impl HigherOrderUDFImpl for ChLambda {
                 sort_lists(&flat.values[0], &results, &flat.offsets, Arc::clone(item), descending)?
             }
             Kind::PartialSort { descending } => {
-                let item = list_item(&args.return_field, self.clickhouse_name)?;
                 let Some(limits) = &limits else {
                     return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no limit", self.clickhouse_name)));
                 };
                 let limits = limits.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
                 let limit = |row: usize| if limits.is_null(row) { 0 } else { limits.value(row) };
-                crate::array_sort::partial_sort_lists(&flat.values[0], &results, &flat.offsets, &limit, item, descending, None)?
+                if self.over_map {
+                    let entries = entries_of(&flat)?;
+                    let field = Arc::new(Field::new("entries", entries.data_type().clone(), false));
+                    let sorted = crate::array_sort::partial_sort_lists(&entries, &results, &flat.offsets, &limit, field, descending, None)?;
+                    sorted_map(&sorted, &args.return_field)?
+                } else {
+                    let item = list_item(&args.return_field, self.clickhouse_name)?;
+                    crate::array_sort::partial_sort_lists(&flat.values[0], &results, &flat.offsets, &limit, item, descending, None)?
+                }
+            }
+            Kind::MapApply => {
+                let pairs = results
+                    .as_struct_opt()
+                    .filter(|pairs| pairs.num_columns() == 2)
+                    .ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Expected Array(Tuple(key, value)) type, got Array({})", results.data_type())))?;
+                let offsets = OffsetBuffer::new(flat.offsets.clone().into());
+                crate::map_functions::map_from_columns(args.return_field.data_type(), Arc::clone(pairs.column(0)), Arc::clone(pairs.column(1)), offsets)?
             }
             Kind::Running(how) => {
                 let element = crate::array::element_type(&ch_type_of_field(&args.return_field));
@@ -435,6 +501,13 @@ impl HigherOrderUDFImpl for ChLambda {
                     indices.extend((w[0] as u32..w[1] as u32).filter(|i| is_true[*i as usize]));
                     offsets.push(crate::regexp::list_offset(indices.len())?);
                 }
+                if self.over_map {
+                    let indices = UInt32Array::from(indices);
+                    let keys = datafusion::arrow::compute::take(flat.values[0].as_ref(), &indices, None)?;
+                    let values = datafusion::arrow::compute::take(flat.values[1].as_ref(), &indices, None)?;
+                    let offsets = OffsetBuffer::new(offsets.into());
+                    return Ok(ColumnarValue::Array(crate::map_functions::map_from_columns(args.return_field.data_type(), keys, values, offsets)?));
+                }
                 let item = list_item(&args.return_field, self.clickhouse_name)?;
                 let values = datafusion::arrow::compute::take(flat.values[0].as_ref(), &UInt32Array::from(indices), None)?;
                 let values = if values.data_type() == item.data_type() { values } else { datafusion::arrow::compute::cast(&values, item.data_type())? };
@@ -452,6 +525,30 @@ impl HigherOrderUDFImpl for ChLambda {
         };
         Ok(ColumnarValue::Array(out))
     }
+}
+
+/// A map column as its keys and its values, two lists under the map's offsets.
+fn map_as_lists(map: &ArrayRef, name: &str) -> DfResult<Vec<ArrayRef>> {
+    let map = map.as_map_opt().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {name} takes a Map")))?;
+    let entries = map.entries();
+    let list = |i: usize| -> DfResult<ArrayRef> {
+        let field = Arc::new(Field::new("item", entries.column(i).data_type().clone(), true));
+        Ok(Arc::new(ListArray::try_new(field, map.offsets().clone(), Arc::clone(entries.column(i)), None)?))
+    };
+    Ok(vec![list(0)?, list(1)?])
+}
+
+/// The flattened keys and values of a map lambda as one column of entries.
+fn entries_of(flat: &Flattened) -> DfResult<ArrayRef> {
+    let fields: Vec<Field> = ["keys", "values"].iter().zip(&flat.values).map(|(name, v)| Field::new(*name, v.data_type().clone(), true)).collect();
+    Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields.into(), flat.values.clone(), None)?))
+}
+
+/// A list of entries (sorted by [`sort_lists`]) as the map it holds.
+fn sorted_map(sorted: &ArrayRef, return_field: &FieldRef) -> DfResult<ArrayRef> {
+    let list = sorted.as_list::<i32>();
+    let entries = list.values().as_struct();
+    crate::map_functions::map_from_columns(return_field.data_type(), Arc::clone(entries.column(0)), Arc::clone(entries.column(1)), list.offsets().clone())
 }
 
 /// The item field of a list-typed return field.
@@ -565,6 +662,7 @@ fn define(clickhouse_name: &'static str, kind: Kind) -> HigherOrderUDF {
         clickhouse_name,
         name: lambda_name(clickhouse_name),
         kind,
+        over_map: MAP_LAMBDA_FUNCTIONS.contains(&clickhouse_name),
         signature: HigherOrderSignature::variadic_any(Volatility::Immutable),
     })
 }
@@ -600,5 +698,13 @@ pub(crate) fn functions() -> Vec<HigherOrderUDF> {
         define("arrayReverseFill", Kind::Fill { reverse: true }),
         define("arrayPartialSort", Kind::PartialSort { descending: false }),
         define("arrayPartialReverseSort", Kind::PartialSort { descending: true }),
+        define("mapApply", Kind::MapApply),
+        define("mapFilter", Kind::Filter),
+        define("mapExists", Kind::Truth(Truth::Exists)),
+        define("mapAll", Kind::Truth(Truth::All)),
+        define("mapSort", Kind::Sort { descending: false }),
+        define("mapReverseSort", Kind::Sort { descending: true }),
+        define("mapPartialSort", Kind::PartialSort { descending: false }),
+        define("mapPartialReverseSort", Kind::PartialSort { descending: true }),
     ]
 }

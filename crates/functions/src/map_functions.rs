@@ -13,6 +13,9 @@
 //! kernel over every entry, the pattern compiled once when it is a constant.
 //! `mapPopulateSeries(m[, max])` / `mapPopulateSeries(keys, values[, max])` fills the
 //! integer keys between the smallest and the largest (or `max`) with zero values.
+//! `mapSort(m)`, `mapReverseSort(m)`, `mapPartialSort(limit, m)` and
+//! `mapPartialReverseSort(limit, m)` order the entries as `(key, value)` tuples; their
+//! forms with a lambda are in [`crate::lambda`].
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -204,10 +207,20 @@ fn gather_entries(ctx: &ExecCtx, keys: &[ArrayRef], values: &[ArrayRef], indices
 
 /// The map result of one key and one value column, `lengths` entries a row.
 fn map_of(ctx: &ExecCtx, keys: ArrayRef, values: ArrayRef, lengths: impl IntoIterator<Item = usize>) -> DfResult<ArrayRef> {
-    let (entries_field, fields) = entry_fields(ctx)?;
+    map_from_columns(ctx.ret_type(), keys, values, OffsetBuffer::from_lengths(lengths))
+}
+
+/// A map of Arrow type `map_type` from one key and one value column cut by `offsets`.
+pub(crate) fn map_from_columns(map_type: &DataType, keys: ArrayRef, values: ArrayRef, offsets: OffsetBuffer<i32>) -> DfResult<ArrayRef> {
+    let DataType::Map(entries_field, _) = map_type else {
+        return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("a map result of type {map_type}")));
+    };
+    let DataType::Struct(fields) = entries_field.data_type() else {
+        return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("map entries of type {}", entries_field.data_type())));
+    };
     let (keys, values) = (as_field_type(keys, &fields[0])?, as_field_type(values, &fields[1])?);
-    let entries = StructArray::try_new(fields, vec![keys, values], None)?;
-    Ok(Arc::new(MapArray::try_new(entries_field, OffsetBuffer::from_lengths(lengths), entries, None, false)?))
+    let entries = StructArray::try_new(fields.clone(), vec![keys, values], None)?;
+    Ok(Arc::new(MapArray::try_new(Arc::clone(entries_field), offsets, entries, None, false)?))
 }
 
 fn map_concat() -> ScalarUDF {
@@ -760,8 +773,69 @@ fn integer_bounds(t: &ChType) -> (i128, i128) {
     }
 }
 
+/// The single map argument of the lambda-less `mapSort` family.
+fn sorted_map_type(ctx: &RetCtx, at: usize) -> DfResult<ChType> {
+    match ctx.ch(at) {
+        t @ ChType::Map(..) => Ok(t),
+        _ => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {} requires at least one argument of type Map", ctx.name))),
+    }
+}
+
+/// `mapSort(m)` / `mapReverseSort(m)`, or with `partial` `mapPartialSort(limit, m)` /
+/// `mapPartialReverseSort`: the entries in the order of `(key, value)`.
+fn map_sort(name: &'static str, descending: bool, partial: bool) -> ScalarUDF {
+    let arity = if partial { Arity::exact(2) } else { Arity::exact(1) };
+    ScalarDef::new(
+        name,
+        arity,
+        move |ctx| {
+            if partial && !crate::args::is_integer(&ctx.ch(0).base().to_arrow()) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of limit argument of function {} (must be UInt or Int)", ctx.ch(0), ctx.name),
+                ));
+            }
+            sorted_map_type(ctx, usize::from(partial))
+        },
+        move |ctx| {
+            let at = usize::from(partial);
+            let array = ctx.array(at)?;
+            let map = array.as_map_opt().ok_or_else(|| illegal_type(ctx.name, at, &ctx.fields[at]))?;
+            let entries: ArrayRef = Arc::new(map.entries().clone());
+            let offsets = map.offsets();
+            let field = Arc::new(datafusion::arrow::datatypes::Field::new("entries", entries.data_type().clone(), false));
+            // The sort kernels index the entries from the first row's offset on.
+            let first = offsets[0] as usize;
+            let entries = entries.slice(first, offsets[offsets.len() - 1] as usize - first);
+            let from_zero: Vec<i32> = offsets.iter().map(|o| o - offsets[0]).collect();
+            // By key, then by value, each with NaNs last whatever the direction (an Arrow
+            // comparison of the entries as structs would put NaN keys first descending).
+            let parts = entries.as_struct();
+            let (by_key, by_value) = (parts.column(0), parts.column(1));
+            let (by_key, by_value) = (crate::array_sort::key_order(by_key, descending)?, crate::array_sort::key_order(by_value, descending)?);
+            let order = |a: usize, b: usize| by_key(a, b).then_with(|| by_value(a, b));
+            let sorted = if partial {
+                let limits = datafusion::arrow::compute::cast(&ctx.array(0)?, &DataType::Int64)?;
+                let limits = limits.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+                let limit = |row: usize| if limits.is_null(row) { 0 } else { limits.value(row) };
+                crate::array_sort::partial_sort_lists_by(&entries, &order, &from_zero, &limit, field, None)?
+            } else {
+                crate::array_sort::sort_lists_by(&entries, &order, &from_zero, field)?
+            };
+            let list = sorted.as_list::<i32>();
+            let sorted_entries = list.values().as_struct();
+            map_from_columns(ctx.ret_type(), Arc::clone(sorted_entries.column(0)), Arc::clone(sorted_entries.column(1)), list.offsets().clone())
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        map_sort("mapSort", false, false),
+        map_sort("mapReverseSort", true, false),
+        map_sort("mapPartialSort", false, true),
+        map_sort("mapPartialReverseSort", true, true),
         map_populate_series(),
         map_like("mapContainsKeyLike", true, false),
         map_like("mapContainsValueLike", false, false),
