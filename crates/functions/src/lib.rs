@@ -96,6 +96,7 @@ mod array_build;
 mod array_reduce;
 mod array_set;
 mod array_metrics;
+mod array_reshape;
 mod array_sort;
 pub mod calendar;
 pub mod conditional;
@@ -226,6 +227,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_sort::functions());
     out.extend(array_set::functions());
     out.extend(array_metrics::functions());
+    out.extend(array_reshape::functions());
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
     out.extend(system::functions());
