@@ -1,7 +1,11 @@
 //! Arrays rebuilt from their elements: `arrayZipUnaligned(a, b, ...)` (tuples up to the
 //! longest array, NULL where an array has ended), `arrayShingles(arr, n)` (every run of
 //! `n` consecutive elements), `arrayRemove(arr, x)` (the elements not equal to `x`, NULL
-//! removing NULLs) and `arrayFlattenedLength(arr)` (the elements at the deepest level).
+//! removing NULLs) and `arrayFlattenedLength(arr)` (the elements at the deepest level);
+//! `arrayTopK(k, arr)` / `arrayBottomK(k, arr)` (the `k` largest or smallest elements,
+//! in order, without NULLs, NaNs after numbers either way), `arrayTranspose(arr)` (an
+//! array of equal-sized arrays turned over) and `arrayExcept(arr, exclude)` (the
+//! elements not in `exclude`, NaN equal to NaN and NULL to NULL).
 //!
 //! Each builds the positions of the elements it keeps for the whole column and takes
 //! them in one kernel call.
@@ -26,6 +30,13 @@ fn list_item(t: &DataType, name: &str) -> DfResult<Arc<datafusion::arrow::dataty
         DataType::List(item) => Ok(Arc::clone(item)),
         other => Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name} works on lists, not {other}"))),
     }
+}
+
+/// A list column of `values` at `positions`, `lengths` of them a row, with item `item`.
+fn taken_list(values: &ArrayRef, positions: Vec<u32>, lengths: Vec<usize>, item: Arc<datafusion::arrow::datatypes::Field>) -> DfResult<ListArray> {
+    list_offset(positions.len())?;
+    let taken = as_type(take(values.as_ref(), &UInt32Array::from(positions), None)?, &item)?;
+    Ok(ListArray::try_new(item, OffsetBuffer::from_lengths(lengths), taken, None)?)
 }
 
 /// `values` in the Arrow type of `field` (nested fields may differ in names or
@@ -130,11 +141,9 @@ fn shingles() -> ScalarUDF {
                 }
                 outer_lengths.push(count);
             }
-            list_offset(positions.len())?;
             let inner_lengths: Vec<usize> =
                 outer_lengths.iter().enumerate().flat_map(|(row, count)| std::iter::repeat_n(lengths.value(row) as usize, *count)).collect();
-            let values = as_type(take(list.values().as_ref(), &UInt32Array::from(positions), None)?, &inner)?;
-            let runs = ListArray::try_new(inner, OffsetBuffer::from_lengths(inner_lengths), values, None)?;
+            let runs = taken_list(list.values(), positions, inner_lengths, inner)?;
             Ok(Arc::new(ListArray::try_new(outer, OffsetBuffer::from_lengths(outer_lengths), Arc::new(runs), None)?))
         },
     )
@@ -226,12 +235,170 @@ fn remove(ctx: &ExecCtx) -> DfResult<ArrayRef> {
         positions.extend((o[row] as usize..o[row + 1] as usize).filter(|&i| keep[i - first]).map(|i| i as u32));
         lengths.push(positions.len() - before);
     }
-    list_offset(positions.len())?;
-    let kept = as_type(take(list.values().as_ref(), &UInt32Array::from(positions), None)?, &item)?;
-    Ok(Arc::new(ListArray::try_new(item, OffsetBuffer::from_lengths(lengths), kept, None)?))
+    Ok(Arc::new(taken_list(list.values(), positions, lengths, item)?))
+}
+
+/// `arrayTopK(k, arr)` (`descending`) or `arrayBottomK(k, arr)`.
+fn top_k(name: &'static str, descending: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !crate::args::is_integer(ctx.dt(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Illegal type {} of the K argument of function {} (must be a native integer: UInt8/16/32/64 or Int8/16/32/64)", ctx.ch(0), ctx.name),
+                ));
+            }
+            match ctx.ch(1) {
+                t @ ChType::Array(_) => Ok(crate::array::without_low_cardinality(t)),
+                t => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The 2nd argument for function {} must be array. Found {t} instead", ctx.name))),
+            }
+        },
+        move |ctx| {
+            let ks = ctx.array(0)?;
+            // Beyond i64::MAX a k keeps every element anyway.
+            let ks: Vec<i64> = match ks.as_primitive_opt::<datafusion::arrow::datatypes::UInt64Type>() {
+                Some(unsigned) => unsigned.values().iter().map(|k| (*k).min(i64::MAX as u64) as i64).collect(),
+                None => datafusion::arrow::compute::cast(&ks, &DataType::Int64)?.as_primitive::<datafusion::arrow::datatypes::Int64Type>().values().to_vec(),
+            };
+            let k_of = |row: usize| -> DfResult<usize> {
+                let k = ks[row];
+                if k < 0 {
+                    return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Argument K of function {} must be non-negative, got {k}", ctx.name)));
+                }
+                Ok(k as usize)
+            };
+            let array = ctx.array(1)?;
+            let list = array.as_list::<i32>();
+            let item = list_item(ctx.ret_type(), ctx.name)?;
+            let values = list.values();
+            let order = crate::array_sort::key_order(values, descending)?;
+            let mut positions: Vec<u32> = Vec::new();
+            let mut row_positions: Vec<u32> = Vec::new();
+            let mut lengths = Vec::with_capacity(list.len());
+            for row in 0..list.len() {
+                let k = k_of(row)?;
+                row_positions.clear();
+                row_positions.extend(row_range_u32(list, row).filter(|&i| values.is_valid(i as usize)));
+                row_positions.sort_by(|a, b| order(*a as usize, *b as usize));
+                row_positions.truncate(k);
+                positions.extend_from_slice(&row_positions);
+                lengths.push(row_positions.len());
+            }
+            Ok(Arc::new(taken_list(values, positions, lengths, item)?))
+        },
+    )
+    .build()
+}
+
+/// Row `row`'s element positions in `list`.
+fn row_range_u32(list: &ListArray, row: usize) -> std::ops::Range<u32> {
+    let o = list.value_offsets();
+    o[row] as u32..o[row + 1] as u32
+}
+
+fn transpose() -> ScalarUDF {
+    ScalarDef::new(
+        "arrayTranspose",
+        Arity::exact(1),
+        |ctx| {
+            let t = ctx.ch(0);
+            match &t {
+                ChType::Array(inner) if matches!(**inner, ChType::Array(_)) => Ok(t),
+                _ => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Argument of function {} must be Array(Array(T)), got {t}", ctx.name))),
+            }
+        },
+        |ctx| {
+            let array = ctx.array(0)?;
+            let outer = array.as_list::<i32>();
+            let inner = outer.values().as_list_opt::<i32>().ok_or_else(|| crate::args::illegal_type(ctx.name, 0, &ctx.fields[0]))?;
+            let outer_item = list_item(ctx.ret_type(), ctx.name)?;
+            let inner_item = list_item(outer_item.data_type(), ctx.name)?;
+            let mut positions: Vec<u32> = Vec::new();
+            let (mut outer_lengths, mut inner_lengths) = (Vec::with_capacity(ctx.len), Vec::new());
+            for row in 0..ctx.len {
+                let arrays = row_range_u32(outer, row);
+                let size = arrays.clone().next().map_or(0, |first| inner.value_length(first as usize) as usize);
+                if let Some(other) = arrays.clone().map(|a| inner.value_length(a as usize) as usize).find(|n| *n != size) {
+                    return Err(ch_error(
+                        ErrorCode::SIZES_OF_ARRAYS_DONT_MATCH,
+                        format!("All inner arrays in argument of function {} must have equal sizes, but row {row} has inner arrays of size {size} and {other}", ctx.name),
+                    ));
+                }
+                for column in 0..size as u32 {
+                    positions.extend(arrays.clone().map(|a| inner.value_offsets()[a as usize] as u32 + column));
+                    inner_lengths.push(arrays.len());
+                }
+                outer_lengths.push(size);
+            }
+            let columns = taken_list(inner.values(), positions, inner_lengths, inner_item)?;
+            Ok(Arc::new(ListArray::try_new(outer_item, OffsetBuffer::from_lengths(outer_lengths), Arc::new(columns), None)?))
+        },
+    )
+    .build()
+}
+
+fn array_except() -> ScalarUDF {
+    ScalarDef::new(
+        "arrayExcept",
+        Arity::exact(2),
+        |ctx| {
+            let (ChType::Array(kept), ChType::Array(excluded)) = (ctx.ch(0), ctx.ch(1)) else {
+                let (i, argument) = if matches!(ctx.ch(0), ChType::Array(_)) { (1, ("2nd", "exclude")) } else { (0, ("1st", "source")) };
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("A value of illegal type was provided as {} argument '{}' to function '{}'. Expected: Array, got: {}", argument.0, argument.1, ctx.name, ctx.ch(i)),
+                ));
+            };
+            // Integer literals are still Int64 while the query is planned.
+            let (a, b) = (kept.strip_nullable(), excluded.strip_nullable());
+            if a != b && !crate::map_functions::planning_int_literals(a, b) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Function {} requires both arrays to have exactly the same element type. Got {} and {}", ctx.name, ctx.ch(0), ctx.ch(1)),
+                ));
+            }
+            Ok(ctx.ch(0))
+        },
+        |ctx| {
+            let (first, second) = (ctx.array(0)?, ctx.array(1)?);
+            let (kept, excluded) = (first.as_list::<i32>(), second.as_list::<i32>());
+            let item = list_item(ctx.ret_type(), ctx.name)?;
+            let excluded_values = if excluded.values().data_type() == kept.values().data_type() {
+                Arc::clone(excluded.values())
+            } else {
+                datafusion::arrow::compute::cast(excluded.values(), kept.values().data_type())?
+            };
+            let converter = datafusion::arrow::row::RowConverter::new(vec![datafusion::arrow::row::SortField::new(kept.values().data_type().clone())])?;
+            let kept_keys = converter.convert_columns(&[Arc::clone(kept.values())])?;
+            let excluded_keys = converter.convert_columns(&[excluded_values])?;
+            let mut set: std::collections::HashSet<datafusion::arrow::row::Row> = std::collections::HashSet::new();
+            let mut positions: Vec<u32> = Vec::new();
+            let mut lengths = Vec::with_capacity(ctx.len);
+            for row in 0..ctx.len {
+                set.clear();
+                set.extend(row_range_u32(excluded, row).map(|i| excluded_keys.row(i as usize)));
+                let before = positions.len();
+                positions.extend(row_range_u32(kept, row).filter(|&i| !set.contains(&kept_keys.row(i as usize))));
+                lengths.push(positions.len() - before);
+            }
+            Ok(Arc::new(taken_list(kept.values(), positions, lengths, item)?))
+        },
+    )
+    .build()
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![zip_unaligned(), shingles(), flattened_length(), array_remove()]
+    vec![
+        zip_unaligned(),
+        shingles(),
+        flattened_length(),
+        array_remove(),
+        top_k("arrayTopK", true),
+        top_k("arrayBottomK", false),
+        transpose(),
+        array_except(),
+    ]
 }
 

@@ -337,7 +337,7 @@ fn map_update() -> ScalarUDF {
 }
 
 /// Whether two map types differ only where one has a planned integer literal's `Int64`.
-fn planning_int_literals(a: &ChType, b: &ChType) -> bool {
+pub(crate) fn planning_int_literals(a: &ChType, b: &ChType) -> bool {
     match (a, b) {
         (ChType::Map(ka, va), ChType::Map(kb, vb)) => planning_int_literals(ka, kb) && planning_int_literals(va, vb),
         (ChType::Int64, other) | (other, ChType::Int64) => matches!(
