@@ -8,6 +8,8 @@
 //! `mapExists`, `mapAll`, `mapSort`, `mapReverseSort`, `mapPartialSort` and
 //! `mapPartialReverseSort`, called as `f((k, v) -> expr, map)`: a map's keys and values
 //! are two arrays under the map's offsets, so they run the same way.
+//! `arrayFold((acc, x, ...) -> expr, arr, ..., init)` ([`ArrayFold`]) runs the lambda
+//! once per position: over the rows whose arrays are that long, with their accumulators.
 //!
 //! They are DataFusion higher-order functions ([`HigherOrderUDFImpl`]). DataFusion looks
 //! a call up among scalar functions first, and the lambda-less forms are scalar
@@ -125,6 +127,7 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "mapReverseSort",
     "mapPartialSort",
     "mapPartialReverseSort",
+    "arrayFold",
 ];
 
 /// Lambda functions that take a limit between the lambda and the arrays.
@@ -667,9 +670,162 @@ fn define(clickhouse_name: &'static str, kind: Kind) -> HigherOrderUDF {
     })
 }
 
+/// `arrayFold(lambda, arr1, ..., init)`: the accumulator starts as `init` and becomes
+/// the lambda's result over it and each position's elements in turn.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ArrayFold {
+    name: String,
+    signature: HigherOrderSignature,
+}
+
+impl ArrayFold {
+    const CLICKHOUSE_NAME: &'static str = "arrayFold";
+
+    /// The array fields and the accumulator field of a call.
+    fn arguments<'a, L>(&self, fields: &'a [ValueOrLambda<FieldRef, L>]) -> DfResult<(Vec<&'a FieldRef>, &'a FieldRef)> {
+        let name = Self::CLICKHOUSE_NAME;
+        if !matches!(fields.first(), Some(ValueOrLambda::Lambda(_))) || fields.len() < 3 {
+            return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Function {name} requires as arguments a lambda function, at least one array and an accumulator")));
+        }
+        let values: Vec<&FieldRef> = fields[1..]
+            .iter()
+            .map(|f| match f {
+                ValueOrLambda::Value(field) => Ok(field),
+                ValueOrLambda::Lambda(_) => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {name} takes one lambda, as its first argument"))),
+            })
+            .collect::<DfResult<_>>()?;
+        let Some((accumulator, arrays)) = values.split_last() else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name}: no accumulator")));
+        };
+        for (i, field) in arrays.iter().enumerate() {
+            if !matches!(field.data_type(), DataType::List(_)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Argument {} of function {name} must be of type Array, found {} instead", i + 2, ch_type_of_field(field)),
+                ));
+            }
+        }
+        Ok((arrays.to_vec(), accumulator))
+    }
+}
+
+impl HigherOrderUDFImpl for ArrayFold {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn signature(&self) -> &HigherOrderSignature {
+        &self.signature
+    }
+
+    fn coerce_value_types(&self, arg_types: &[DataType]) -> DfResultAlias<Vec<DataType>> {
+        Ok(arg_types.to_vec())
+    }
+
+    fn lambda_parameters(&self, _step: usize, fields: &[ValueOrLambda<FieldRef, Option<FieldRef>>]) -> DfResultAlias<LambdaParametersProgress> {
+        let (arrays, accumulator) = self.arguments(fields)?;
+        let mut params = vec![Arc::clone(accumulator)];
+        params.extend(arrays.iter().map(|f| match f.data_type() {
+            DataType::List(item) => Arc::clone(item),
+            other => Arc::new(Field::new("", other.clone(), true)),
+        }));
+        Ok(LambdaParametersProgress::Complete(vec![params]))
+    }
+
+    fn return_field_from_args(&self, args: HigherOrderReturnFieldArgs) -> DfResultAlias<FieldRef> {
+        let (_, accumulator) = self.arguments(args.arg_fields)?;
+        let Some(ValueOrLambda::Lambda(lambda)) = args.arg_fields.first() else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no lambda", Self::CLICKHOUSE_NAME)));
+        };
+        let (body, acc) = (without_low_cardinality(ch_type_of_field(lambda)), ch_type_of_field(accumulator));
+        // While the query is planned integer literals are still Int64 (`acc + 1`); what
+        // the lambda returns is cast to the accumulator's type when it has run.
+        if !same_but_int_literals(&body, &acc) {
+            return Err(ch_error(
+                ErrorCode::TYPE_MISMATCH,
+                format!(
+                    "Return type of lambda function must be the same as the accumulator type, inferred return type of lambda: {body}, inferred type of accumulator: {acc}"
+                ),
+            ));
+        }
+        Ok(Arc::new(result_field(Self::CLICKHOUSE_NAME, &acc)))
+    }
+
+    fn invoke_with_args(&self, args: HigherOrderFunctionArgs) -> DfResultAlias<ColumnarValue> {
+        let name = Self::CLICKHOUSE_NAME;
+        let rows = args.number_rows;
+        let mut lambda = None;
+        let mut values = Vec::new();
+        for arg in args.args {
+            match arg {
+                ValueOrLambda::Lambda(l) => lambda = Some(l),
+                ValueOrLambda::Value(v) => values.push(v.into_array(rows)?),
+            }
+        }
+        let (Some(lambda), Some(mut accumulator)) = (lambda, values.pop()) else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name}: no lambda or accumulator")));
+        };
+        if values.is_empty() {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name}: no array")));
+        }
+        let acc_type = args.return_field.data_type().clone();
+        if accumulator.data_type() != &acc_type {
+            accumulator = datafusion::arrow::compute::cast(&accumulator, &acc_type)?;
+        }
+        let flat = flatten(name, &values)?;
+        let longest = flat.offsets.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(0);
+        let mut active: Vec<u32> = Vec::with_capacity(rows);
+        for position in 0..longest {
+            // The rows whose arrays have an element at `position`, and those elements.
+            active.clear();
+            active.extend(flat.offsets.windows(2).enumerate().filter(|(_, w)| (w[1] - w[0]) as usize > position).map(|(row, _)| row as u32));
+            let rows_taken = UInt32Array::from(active.clone());
+            let elements = UInt32Array::from(active.iter().map(|row| (flat.offsets[*row as usize] as usize + position) as u32).collect::<Vec<_>>());
+            let mut params = vec![datafusion::arrow::compute::take(accumulator.as_ref(), &rows_taken, None)?];
+            for v in &flat.values {
+                params.push(datafusion::arrow::compute::take(v.as_ref(), &elements, None)?);
+            }
+            let getters: Vec<Box<dyn Fn() -> DfResultAlias<ArrayRef>>> = params
+                .into_iter()
+                .map(|p| Box::new(move || Ok(Arc::clone(&p))) as Box<dyn Fn() -> DfResultAlias<ArrayRef>>)
+                .collect();
+            let getter_refs: Vec<&dyn Fn() -> DfResultAlias<ArrayRef>> = getters.iter().map(|g| g.as_ref()).collect();
+            let results = lambda.evaluate(&getter_refs, |captured| Ok(take_arrays(captured, &rows_taken, None)?))?.into_array(active.len())?;
+            let results = if results.data_type() == &acc_type { results } else { datafusion::arrow::compute::cast(&results, &acc_type)? };
+            // Every row keeps its accumulator, or takes its new one if it was active.
+            let mut next = active.iter().enumerate().peekable();
+            let picks: Vec<(usize, usize)> = (0..rows)
+                .map(|row| match next.peek() {
+                    Some((k, r)) if **r as usize == row => {
+                        let k = *k;
+                        next.next();
+                        (1, k)
+                    }
+                    _ => (0, row),
+                })
+                .collect();
+            accumulator = datafusion::arrow::compute::interleave(&[accumulator.as_ref(), results.as_ref()], &picks)?;
+        }
+        Ok(ColumnarValue::Array(accumulator))
+    }
+}
+
+/// Whether two types are equal but where one has an integer the other's planned
+/// integer literal (`Int64`) stands for, at any depth of arrays, tuples and Nullable.
+fn same_but_int_literals(a: &ChType, b: &ChType) -> bool {
+    let integer = |t: &ChType| crate::args::is_integer(&t.to_arrow()) && !matches!(t, ChType::Decimal(..));
+    match (a, b) {
+        (ChType::Array(x), ChType::Array(y)) | (ChType::Nullable(x), ChType::Nullable(y)) => same_but_int_literals(x, y),
+        (ChType::Tuple(x), ChType::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|((_, x), (_, y))| same_but_int_literals(x, y)),
+        (ChType::Int64, other) | (other, ChType::Int64) if integer(other) => true,
+        _ => a == b,
+    }
+}
+
 /// Every lambda form, for registration.
 pub(crate) fn functions() -> Vec<HigherOrderUDF> {
     vec![
+        HigherOrderUDF::new_from_impl(ArrayFold { name: lambda_name(ArrayFold::CLICKHOUSE_NAME), signature: HigherOrderSignature::variadic_any(Volatility::Immutable) }),
         define("arrayCount", Kind::Truth(Truth::Count)),
         define("arrayExists", Kind::Truth(Truth::Exists)),
         define("arrayAll", Kind::Truth(Truth::All)),
