@@ -61,7 +61,11 @@ pub(crate) fn key_order(keys: &ArrayRef, descending: bool) -> DfResult<Box<dyn F
 /// Each row's elements of `values` (a flat column, rows at `offsets`) in the order of
 /// `keys` (aligned with `values`), as a list column with item `field`.
 pub(crate) fn sort_lists(values: &ArrayRef, keys: &ArrayRef, offsets: &[i32], field: FieldRef, descending: bool) -> DfResult<ArrayRef> {
-    let order = key_order(keys, descending)?;
+    sort_lists_by(values, &key_order(keys, descending)?, offsets, field)
+}
+
+/// [`sort_lists`] in the order `order` gives positions of `values`.
+pub(crate) fn sort_lists_by(values: &ArrayRef, order: &dyn Fn(usize, usize) -> Ordering, offsets: &[i32], field: FieldRef) -> DfResult<ArrayRef> {
     let mut indices: Vec<u64> = Vec::with_capacity(values.len());
     let mut row_indices: Vec<usize> = Vec::new();
     for w in offsets.windows(2) {
@@ -154,7 +158,18 @@ pub(crate) fn partial_sort_lists(
     descending: bool,
     nulls: Option<datafusion::arrow::buffer::NullBuffer>,
 ) -> DfResult<ArrayRef> {
-    let order = key_order(keys, descending)?;
+    partial_sort_lists_by(values, &key_order(keys, descending)?, offsets, limit, field, nulls)
+}
+
+/// [`partial_sort_lists`] in the order `order` gives positions of `values`.
+pub(crate) fn partial_sort_lists_by(
+    values: &ArrayRef,
+    order: &dyn Fn(usize, usize) -> Ordering,
+    offsets: &[i32],
+    limit: &dyn Fn(usize) -> i64,
+    field: FieldRef,
+    nulls: Option<datafusion::arrow::buffer::NullBuffer>,
+) -> DfResult<ArrayRef> {
     let before = |a: &usize, b: &usize| order(*a, *b) == Ordering::Less;
     let mut indices: Vec<u64> = Vec::with_capacity(values.len());
     let mut row_indices: Vec<usize> = Vec::new();

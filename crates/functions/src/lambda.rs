@@ -4,7 +4,12 @@
 //! `arrayCumSumNonNegative`, `arrayDifference`, `arrayProduct`, `arrayAvg`,
 //! `arrayCompact`, and the lambda-only `arraySplit`, `arrayReverseSplit`, `arrayFill`,
 //! `arrayReverseFill`, called as `f(x -> expr, arr)` or
-//! `f((x, y) -> expr, xs, ys)`.
+//! `f((x, y) -> expr, xs, ys)`; and their map forms `mapApply`, `mapFilter`,
+//! `mapExists`, `mapAll`, `mapSort`, `mapReverseSort`, `mapPartialSort` and
+//! `mapPartialReverseSort`, called as `f((k, v) -> expr, map)`: a map's keys and values
+//! are two arrays under the map's offsets, so they run the same way.
+//! `arrayFold((acc, x, ...) -> expr, arr, ..., init)` ([`ArrayFold`]) runs the lambda
+//! once per position: over the rows whose arrays are that long, with their accumulators.
 //!
 //! They are DataFusion higher-order functions ([`HigherOrderUDFImpl`]). DataFusion looks
 //! a call up among scalar functions first, and the lambda-less forms are scalar
@@ -63,6 +68,8 @@ enum Kind {
     Reduce(Reduce),
     /// The first array's elements without those whose result equals the previous one's.
     Compact,
+    /// `mapApply`: the lambda's `(key, value)` tuples as the entries of the result.
+    MapApply,
     /// The first array cut before (`reverse`: after) each element for which the lambda
     /// is true.
     Split { reverse: bool },
@@ -112,10 +119,23 @@ pub const LAMBDA_FUNCTIONS: &[&str] = &[
     "arrayReverseFill",
     "arrayPartialSort",
     "arrayPartialReverseSort",
+    "mapApply",
+    "mapFilter",
+    "mapExists",
+    "mapAll",
+    "mapSort",
+    "mapReverseSort",
+    "mapPartialSort",
+    "mapPartialReverseSort",
+    "arrayFold",
 ];
 
 /// Lambda functions that take a limit between the lambda and the arrays.
-pub const LIMIT_LAMBDA_FUNCTIONS: &[&str] = &["arrayPartialSort", "arrayPartialReverseSort"];
+pub const LIMIT_LAMBDA_FUNCTIONS: &[&str] = &["arrayPartialSort", "arrayPartialReverseSort", "mapPartialSort", "mapPartialReverseSort"];
+
+/// Lambda functions over a map, whose lambda takes a key and a value.
+pub const MAP_LAMBDA_FUNCTIONS: &[&str] =
+    &["mapApply", "mapFilter", "mapExists", "mapAll", "mapSort", "mapReverseSort", "mapPartialSort", "mapPartialReverseSort"];
 
 /// The name the lambda form of `function` is registered under.
 pub fn lambda_name(function: &str) -> String {
@@ -138,6 +158,8 @@ struct ChLambda {
     clickhouse_name: &'static str,
     name: String,
     kind: Kind,
+    /// The argument is one map, whose keys and values are the lambda's two parameters.
+    over_map: bool,
     signature: HigherOrderSignature,
 }
 
@@ -189,6 +211,15 @@ impl ChLambda {
                 ));
             }
         }
+        if self.over_map {
+            return match &fields[first..] {
+                [ValueOrLambda::Value(field)] if matches!(field.data_type(), DataType::Map(..)) => Ok(vec![field]),
+                _ => Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Function {} requires at least one argument of type Map", self.clickhouse_name),
+                )),
+            };
+        }
         fields[first..]
             .iter()
             .enumerate()
@@ -235,6 +266,16 @@ impl ChLambda {
             Kind::MinMax { .. } => Ok(body),
             Kind::Sort { .. } | Kind::PartialSort { .. } | Kind::Compact => Ok(first),
             Kind::Map => Ok(ChType::Array(Box::new(body))),
+            Kind::MapApply => match body {
+                ChType::Tuple(elements) if elements.len() == 2 => {
+                    let mut elements = elements.into_iter().map(|(_, t)| t);
+                    match (elements.next(), elements.next()) {
+                        (Some(k), Some(v)) => Ok(ChType::Map(Box::new(k), Box::new(v))),
+                        _ => Err(ch_error(ErrorCode::LOGICAL_ERROR, "a pair without two elements")),
+                    }
+                }
+                other => Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Expected Array(Tuple(key, value)) type, got Array({other})"))),
+            },
             Kind::Filter => {
                 check_truth()?;
                 Ok(first)
@@ -315,9 +356,13 @@ impl HigherOrderUDFImpl for ChLambda {
         let arrays = self.arrays(fields)?;
         let params = arrays
             .iter()
-            .map(|f| match f.data_type() {
-                DataType::List(item) => Arc::clone(item),
-                other => Arc::new(Field::new("", other.clone(), true)),
+            .flat_map(|f| match f.data_type() {
+                DataType::List(item) => vec![Arc::clone(item)],
+                DataType::Map(entries, _) => match entries.data_type() {
+                    DataType::Struct(fields) => fields.iter().cloned().collect(),
+                    other => vec![Arc::new(Field::new("", other.clone(), true))],
+                },
+                other => vec![Arc::new(Field::new("", other.clone(), true))],
             })
             .collect();
         Ok(LambdaParametersProgress::Complete(vec![params]))
@@ -353,6 +398,9 @@ impl HigherOrderUDFImpl for ChLambda {
         };
         if lists.is_empty() {
             return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no array", self.clickhouse_name)));
+        }
+        if self.over_map {
+            lists = map_as_lists(&lists[0], self.clickhouse_name)?;
         }
         let flat = flatten(self.clickhouse_name, &lists)?;
         let elements = flat.rows.len();
@@ -398,6 +446,12 @@ impl HigherOrderUDFImpl for ChLambda {
                 let field = Field::new("", results.data_type().clone(), args.return_field.is_nullable() || results.data_type() == &DataType::Null);
                 min_max_lists(&results, &field, &flat.offsets, max)?
             }
+            Kind::Sort { descending } if self.over_map => {
+                let entries = entries_of(&flat)?;
+                let field = Arc::new(Field::new("entries", entries.data_type().clone(), false));
+                let sorted = sort_lists(&entries, &results, &flat.offsets, field, descending)?;
+                sorted_map(&sorted, &args.return_field)?
+            }
             Kind::Sort { descending } => {
                 let DataType::List(item) = args.return_field.data_type() else {
                     return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} returns a list", self.clickhouse_name)));
@@ -405,13 +459,28 @@ impl HigherOrderUDFImpl for ChLambda {
                 sort_lists(&flat.values[0], &results, &flat.offsets, Arc::clone(item), descending)?
             }
             Kind::PartialSort { descending } => {
-                let item = list_item(&args.return_field, self.clickhouse_name)?;
                 let Some(limits) = &limits else {
                     return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no limit", self.clickhouse_name)));
                 };
                 let limits = limits.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
                 let limit = |row: usize| if limits.is_null(row) { 0 } else { limits.value(row) };
-                crate::array_sort::partial_sort_lists(&flat.values[0], &results, &flat.offsets, &limit, item, descending, None)?
+                if self.over_map {
+                    let entries = entries_of(&flat)?;
+                    let field = Arc::new(Field::new("entries", entries.data_type().clone(), false));
+                    let sorted = crate::array_sort::partial_sort_lists(&entries, &results, &flat.offsets, &limit, field, descending, None)?;
+                    sorted_map(&sorted, &args.return_field)?
+                } else {
+                    let item = list_item(&args.return_field, self.clickhouse_name)?;
+                    crate::array_sort::partial_sort_lists(&flat.values[0], &results, &flat.offsets, &limit, item, descending, None)?
+                }
+            }
+            Kind::MapApply => {
+                let pairs = results
+                    .as_struct_opt()
+                    .filter(|pairs| pairs.num_columns() == 2)
+                    .ok_or_else(|| ch_error(ErrorCode::BAD_ARGUMENTS, format!("Expected Array(Tuple(key, value)) type, got Array({})", results.data_type())))?;
+                let offsets = OffsetBuffer::new(flat.offsets.clone().into());
+                crate::map_functions::map_from_columns(args.return_field.data_type(), Arc::clone(pairs.column(0)), Arc::clone(pairs.column(1)), offsets)?
             }
             Kind::Running(how) => {
                 let element = crate::array::element_type(&ch_type_of_field(&args.return_field));
@@ -435,6 +504,13 @@ impl HigherOrderUDFImpl for ChLambda {
                     indices.extend((w[0] as u32..w[1] as u32).filter(|i| is_true[*i as usize]));
                     offsets.push(crate::regexp::list_offset(indices.len())?);
                 }
+                if self.over_map {
+                    let indices = UInt32Array::from(indices);
+                    let keys = datafusion::arrow::compute::take(flat.values[0].as_ref(), &indices, None)?;
+                    let values = datafusion::arrow::compute::take(flat.values[1].as_ref(), &indices, None)?;
+                    let offsets = OffsetBuffer::new(offsets.into());
+                    return Ok(ColumnarValue::Array(crate::map_functions::map_from_columns(args.return_field.data_type(), keys, values, offsets)?));
+                }
                 let item = list_item(&args.return_field, self.clickhouse_name)?;
                 let values = datafusion::arrow::compute::take(flat.values[0].as_ref(), &UInt32Array::from(indices), None)?;
                 let values = if values.data_type() == item.data_type() { values } else { datafusion::arrow::compute::cast(&values, item.data_type())? };
@@ -452,6 +528,30 @@ impl HigherOrderUDFImpl for ChLambda {
         };
         Ok(ColumnarValue::Array(out))
     }
+}
+
+/// A map column as its keys and its values, two lists under the map's offsets.
+fn map_as_lists(map: &ArrayRef, name: &str) -> DfResult<Vec<ArrayRef>> {
+    let map = map.as_map_opt().ok_or_else(|| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {name} takes a Map")))?;
+    let entries = map.entries();
+    let list = |i: usize| -> DfResult<ArrayRef> {
+        let field = Arc::new(Field::new("item", entries.column(i).data_type().clone(), true));
+        Ok(Arc::new(ListArray::try_new(field, map.offsets().clone(), Arc::clone(entries.column(i)), None)?))
+    };
+    Ok(vec![list(0)?, list(1)?])
+}
+
+/// The flattened keys and values of a map lambda as one column of entries.
+fn entries_of(flat: &Flattened) -> DfResult<ArrayRef> {
+    let fields: Vec<Field> = ["keys", "values"].iter().zip(&flat.values).map(|(name, v)| Field::new(*name, v.data_type().clone(), true)).collect();
+    Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields.into(), flat.values.clone(), None)?))
+}
+
+/// A list of entries (sorted by [`sort_lists`]) as the map it holds.
+fn sorted_map(sorted: &ArrayRef, return_field: &FieldRef) -> DfResult<ArrayRef> {
+    let list = sorted.as_list::<i32>();
+    let entries = list.values().as_struct();
+    crate::map_functions::map_from_columns(return_field.data_type(), Arc::clone(entries.column(0)), Arc::clone(entries.column(1)), list.offsets().clone())
 }
 
 /// The item field of a list-typed return field.
@@ -565,13 +665,167 @@ fn define(clickhouse_name: &'static str, kind: Kind) -> HigherOrderUDF {
         clickhouse_name,
         name: lambda_name(clickhouse_name),
         kind,
+        over_map: MAP_LAMBDA_FUNCTIONS.contains(&clickhouse_name),
         signature: HigherOrderSignature::variadic_any(Volatility::Immutable),
     })
+}
+
+/// `arrayFold(lambda, arr1, ..., init)`: the accumulator starts as `init` and becomes
+/// the lambda's result over it and each position's elements in turn.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ArrayFold {
+    name: String,
+    signature: HigherOrderSignature,
+}
+
+impl ArrayFold {
+    const CLICKHOUSE_NAME: &'static str = "arrayFold";
+
+    /// The array fields and the accumulator field of a call.
+    fn arguments<'a, L>(&self, fields: &'a [ValueOrLambda<FieldRef, L>]) -> DfResult<(Vec<&'a FieldRef>, &'a FieldRef)> {
+        let name = Self::CLICKHOUSE_NAME;
+        if !matches!(fields.first(), Some(ValueOrLambda::Lambda(_))) || fields.len() < 3 {
+            return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Function {name} requires as arguments a lambda function, at least one array and an accumulator")));
+        }
+        let values: Vec<&FieldRef> = fields[1..]
+            .iter()
+            .map(|f| match f {
+                ValueOrLambda::Value(field) => Ok(field),
+                ValueOrLambda::Lambda(_) => Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {name} takes one lambda, as its first argument"))),
+            })
+            .collect::<DfResult<_>>()?;
+        let Some((accumulator, arrays)) = values.split_last() else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name}: no accumulator")));
+        };
+        for (i, field) in arrays.iter().enumerate() {
+            if !matches!(field.data_type(), DataType::List(_)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Argument {} of function {name} must be of type Array, found {} instead", i + 2, ch_type_of_field(field)),
+                ));
+            }
+        }
+        Ok((arrays.to_vec(), accumulator))
+    }
+}
+
+impl HigherOrderUDFImpl for ArrayFold {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn signature(&self) -> &HigherOrderSignature {
+        &self.signature
+    }
+
+    fn coerce_value_types(&self, arg_types: &[DataType]) -> DfResultAlias<Vec<DataType>> {
+        Ok(arg_types.to_vec())
+    }
+
+    fn lambda_parameters(&self, _step: usize, fields: &[ValueOrLambda<FieldRef, Option<FieldRef>>]) -> DfResultAlias<LambdaParametersProgress> {
+        let (arrays, accumulator) = self.arguments(fields)?;
+        let mut params = vec![Arc::clone(accumulator)];
+        params.extend(arrays.iter().map(|f| match f.data_type() {
+            DataType::List(item) => Arc::clone(item),
+            other => Arc::new(Field::new("", other.clone(), true)),
+        }));
+        Ok(LambdaParametersProgress::Complete(vec![params]))
+    }
+
+    fn return_field_from_args(&self, args: HigherOrderReturnFieldArgs) -> DfResultAlias<FieldRef> {
+        let (_, accumulator) = self.arguments(args.arg_fields)?;
+        let Some(ValueOrLambda::Lambda(lambda)) = args.arg_fields.first() else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{}: no lambda", Self::CLICKHOUSE_NAME)));
+        };
+        let (body, acc) = (without_low_cardinality(ch_type_of_field(lambda)), ch_type_of_field(accumulator));
+        // While the query is planned integer literals are still Int64 (`acc + 1`); what
+        // the lambda returns is cast to the accumulator's type when it has run.
+        if !same_but_int_literals(&body, &acc) {
+            return Err(ch_error(
+                ErrorCode::TYPE_MISMATCH,
+                format!(
+                    "Return type of lambda function must be the same as the accumulator type, inferred return type of lambda: {body}, inferred type of accumulator: {acc}"
+                ),
+            ));
+        }
+        Ok(Arc::new(result_field(Self::CLICKHOUSE_NAME, &acc)))
+    }
+
+    fn invoke_with_args(&self, args: HigherOrderFunctionArgs) -> DfResultAlias<ColumnarValue> {
+        let name = Self::CLICKHOUSE_NAME;
+        let rows = args.number_rows;
+        let mut lambda = None;
+        let mut values = Vec::new();
+        for arg in args.args {
+            match arg {
+                ValueOrLambda::Lambda(l) => lambda = Some(l),
+                ValueOrLambda::Value(v) => values.push(v.into_array(rows)?),
+            }
+        }
+        let (Some(lambda), Some(mut accumulator)) = (lambda, values.pop()) else {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name}: no lambda or accumulator")));
+        };
+        if values.is_empty() {
+            return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{name}: no array")));
+        }
+        let acc_type = args.return_field.data_type().clone();
+        if accumulator.data_type() != &acc_type {
+            accumulator = datafusion::arrow::compute::cast(&accumulator, &acc_type)?;
+        }
+        let flat = flatten(name, &values)?;
+        let longest = flat.offsets.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(0);
+        let mut active: Vec<u32> = Vec::with_capacity(rows);
+        for position in 0..longest {
+            // The rows whose arrays have an element at `position`, and those elements.
+            active.clear();
+            active.extend(flat.offsets.windows(2).enumerate().filter(|(_, w)| (w[1] - w[0]) as usize > position).map(|(row, _)| row as u32));
+            let rows_taken = UInt32Array::from(active.clone());
+            let elements = UInt32Array::from(active.iter().map(|row| (flat.offsets[*row as usize] as usize + position) as u32).collect::<Vec<_>>());
+            let mut params = vec![datafusion::arrow::compute::take(accumulator.as_ref(), &rows_taken, None)?];
+            for v in &flat.values {
+                params.push(datafusion::arrow::compute::take(v.as_ref(), &elements, None)?);
+            }
+            let getters: Vec<Box<dyn Fn() -> DfResultAlias<ArrayRef>>> = params
+                .into_iter()
+                .map(|p| Box::new(move || Ok(Arc::clone(&p))) as Box<dyn Fn() -> DfResultAlias<ArrayRef>>)
+                .collect();
+            let getter_refs: Vec<&dyn Fn() -> DfResultAlias<ArrayRef>> = getters.iter().map(|g| g.as_ref()).collect();
+            let results = lambda.evaluate(&getter_refs, |captured| Ok(take_arrays(captured, &rows_taken, None)?))?.into_array(active.len())?;
+            let results = if results.data_type() == &acc_type { results } else { datafusion::arrow::compute::cast(&results, &acc_type)? };
+            // Every row keeps its accumulator, or takes its new one if it was active.
+            let mut next = active.iter().enumerate().peekable();
+            let picks: Vec<(usize, usize)> = (0..rows)
+                .map(|row| match next.peek() {
+                    Some((k, r)) if **r as usize == row => {
+                        let k = *k;
+                        next.next();
+                        (1, k)
+                    }
+                    _ => (0, row),
+                })
+                .collect();
+            accumulator = datafusion::arrow::compute::interleave(&[accumulator.as_ref(), results.as_ref()], &picks)?;
+        }
+        Ok(ColumnarValue::Array(accumulator))
+    }
+}
+
+/// Whether two types are equal but where one has an integer the other's planned
+/// integer literal (`Int64`) stands for, at any depth of arrays, tuples and Nullable.
+fn same_but_int_literals(a: &ChType, b: &ChType) -> bool {
+    let integer = |t: &ChType| crate::args::is_integer(&t.to_arrow()) && !matches!(t, ChType::Decimal(..));
+    match (a, b) {
+        (ChType::Array(x), ChType::Array(y)) | (ChType::Nullable(x), ChType::Nullable(y)) => same_but_int_literals(x, y),
+        (ChType::Tuple(x), ChType::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|((_, x), (_, y))| same_but_int_literals(x, y)),
+        (ChType::Int64, other) | (other, ChType::Int64) if integer(other) => true,
+        _ => a == b,
+    }
 }
 
 /// Every lambda form, for registration.
 pub(crate) fn functions() -> Vec<HigherOrderUDF> {
     vec![
+        HigherOrderUDF::new_from_impl(ArrayFold { name: lambda_name(ArrayFold::CLICKHOUSE_NAME), signature: HigherOrderSignature::variadic_any(Volatility::Immutable) }),
         define("arrayCount", Kind::Truth(Truth::Count)),
         define("arrayExists", Kind::Truth(Truth::Exists)),
         define("arrayAll", Kind::Truth(Truth::All)),
@@ -600,5 +854,13 @@ pub(crate) fn functions() -> Vec<HigherOrderUDF> {
         define("arrayReverseFill", Kind::Fill { reverse: true }),
         define("arrayPartialSort", Kind::PartialSort { descending: false }),
         define("arrayPartialReverseSort", Kind::PartialSort { descending: true }),
+        define("mapApply", Kind::MapApply),
+        define("mapFilter", Kind::Filter),
+        define("mapExists", Kind::Truth(Truth::Exists)),
+        define("mapAll", Kind::Truth(Truth::All)),
+        define("mapSort", Kind::Sort { descending: false }),
+        define("mapReverseSort", Kind::Sort { descending: true }),
+        define("mapPartialSort", Kind::PartialSort { descending: false }),
+        define("mapPartialReverseSort", Kind::PartialSort { descending: true }),
     ]
 }

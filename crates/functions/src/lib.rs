@@ -51,7 +51,9 @@
 //! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
 //! | `array_set` | `hasAll`/`hasAny`/`hasSubstr`, `arrayIntersect`, `arrayUnion`, `arrayEnumerate`/`Uniq`/`Dense` |
 //! | `array_build` | `arrayPushBack`.., `arrayPopBack`.., `arrayResize`, `arrayRotate*`, `arrayShift*`, `arrayCompact`, `arrayFlatten`, `arrayZip`, `arrayWithConstant`, `arrayCumSum`.., `arrayDifference`, `arrayProduct`, `arrayAvg`, `arrayDotProduct` |
-//! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ...) as DataFusion higher-order functions |
+//! | `array_metrics` | `arrayJaccardIndex`, `arrayLevenshteinDistance(Weighted)`, `arraySimilarity`, `arrayROCAUC` (`arrayAUC`), `arrayAUCPR` (`arrayPRAUC`) |
+//! | `array_reshape` | `arrayZipUnaligned`, `arrayShingles`, `arrayFlattenedLength`, `arrayRemove`, `arrayTopK`/`arrayBottomK`, `arrayTranspose`, `arrayExcept` |
+//! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ..., `mapApply((k, v) -> .., m)`, ..., `arrayFold`) as DataFusion higher-order functions |
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
 //! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
 //! | `math` | `sqrt`, `cbrt`, `exp*`, `log*` (`ln`), trigonometric/hyperbolic functions, `degrees`, `radians`, `sigmoid`, `pow` (`power`), `atan2`, `hypot`: Float64, nullable only for nullable arguments; `roundAge`, `roundDuration`, `roundToExp2` |
@@ -95,6 +97,8 @@ mod array_aggregate;
 mod array_build;
 mod array_reduce;
 mod array_set;
+mod array_metrics;
+mod array_reshape;
 mod array_sort;
 pub mod calendar;
 pub mod conditional;
@@ -229,6 +233,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_aggregate::functions());
     out.extend(array_sort::functions());
     out.extend(array_set::functions());
+    out.extend(array_metrics::functions());
+    out.extend(array_reshape::functions());
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
     out.extend(system::functions());

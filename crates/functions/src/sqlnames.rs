@@ -170,7 +170,10 @@ fn rename_lambda_call(ident: &mut Ident, args: &FunctionArguments) -> Result<()>
         return Ok(());
     };
     let before_arrays = if crate::lambda::LIMIT_LAMBDA_FUNCTIONS.contains(&name) { 2 } else { 1 };
-    crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), list.args.len().saturating_sub(before_arrays))?;
+    // A map stands for two arrays, its keys and its values.
+    let params_per_argument = if crate::lambda::MAP_LAMBDA_FUNCTIONS.contains(&name) { 2 } else { 1 };
+    let arrays = list.args.len().saturating_sub(before_arrays) * params_per_argument;
+    crate::lambda::check_lambda_arity(&ident.value, lambda.params.len(), arrays)?;
     ident.value = crate::lambda::lambda_name(&ident.value);
     ident.quote_style = Some('"');
     Ok(())
