@@ -7,7 +7,8 @@
 //! previous value (delta mode), sequential ids need 0 bits each: the granule is its
 //! header, and decoding is a fill. Small numbers (counters, codes, dates, foreign keys)
 //! pack against the granule's minimum (frame-of-reference mode) into a fraction of their
-//! width. The block codec (LZ4, ZSTD) still runs over the result, as the column says.
+//! width. String offsets pack in delta mode: what is stored is the strings' lengths.
+//! The block codec (LZ4, ZSTD) still runs over the result, as the column says.
 //!
 //! A buffer is packed only when that at least halves it: unpacking costs more than a
 //! copy, so a small saving is not worth it, and the packed width is then at most half the
@@ -53,6 +54,9 @@ pub struct PackedType {
 }
 
 impl PackedType {
+    /// The `i32` offsets of String and Binary values.
+    pub const STRING_OFFSETS: PackedType = PackedType { width: 4, signed: true };
+
     /// The packing of `data_type`'s values, or None when they are not integers (floats,
     /// decimals and wider types are stored as they are).
     pub fn of(data_type: &DataType) -> Option<PackedType> {
