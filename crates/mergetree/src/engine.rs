@@ -20,7 +20,7 @@ use datafusion::logical_expr::{utils::conjunction, Expr, TableProviderFilterPush
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::{
-    CheckResult, DeleteRequest, EngineContext, EngineFactory, InsertRequest, InsertResult, MergeStatus, OptimizeRequest, PartLogSink, PartStatus, PartitionCommand,
+    CheckResult, ColumnSizes, DeleteRequest, EngineContext, EngineFactory, InsertRequest, InsertResult, MergeStatus, OptimizeRequest, PartLogSink, PartStatus, PartitionCommand,
     TableEngine, TableMeta,
 };
 use parking_lot::{Mutex, RwLock};
@@ -28,7 +28,8 @@ use parking_lot::{Mutex, RwLock};
 use crate::compression::ColumnCodec;
 use crate::keys::TableKeys;
 use crate::merge;
-use crate::part::Part;
+use crate::part::{Part, PartSizes};
+use crate::writer::{bin_file_name, mark_file_name, PartLayout};
 use crate::part_info::PartInfo;
 use crate::reader::{split_ranges, MergeTreeExec};
 use crate::select::select_granules;
@@ -583,6 +584,7 @@ impl TableEngine for MergeTreeEngine {
                     level: p.info.level,
                     data_version: p.info.min_block,
                     path: format!("{}/", p.dir.display()),
+                    columns: column_sizes(&inner.schema, p.layout, &sizes),
                 }
             })
             .collect();
@@ -1270,4 +1272,24 @@ impl EngineFactory for MergeTreeFactory {
     fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
         Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path, self.part_log.clone(), &self.graphite)?))
     }
+}
+
+/// Each table column's files in a part, as `system.columns` sums them: zeros in a compact
+/// part (its columns share `data.bin`), as ClickHouse reports them, and for a column the
+/// part has no file of (added by ALTER after it was written).
+fn column_sizes(schema: &SchemaRef, layout: PartLayout, sizes: &PartSizes) -> Vec<ColumnSizes> {
+    schema
+        .fields()
+        .iter()
+        .map(|field| {
+            let name = field.name().clone();
+            if layout != PartLayout::Wide {
+                return ColumnSizes { name, ..Default::default() };
+            }
+            let file = |file: String| sizes.column_files.get(&file).copied().unwrap_or_default();
+            let (compressed, uncompressed) = file(bin_file_name(layout, &name));
+            let (marks, _) = file(mark_file_name(layout, &name));
+            ColumnSizes { name, data_compressed_bytes: compressed, data_uncompressed_bytes: uncompressed, marks_bytes: marks }
+        })
+        .collect()
 }

@@ -280,9 +280,12 @@ pub fn verify_files(dir: &Path, hash_column_data: bool) -> Result<(std::collecti
 }
 
 /// Sizes of a part's files as `system.parts` reports them.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PartSizes {
     pub files: u64,
+    /// Per `.bin` and `.mrk` file: its size, and its data's size uncompressed and
+    /// unpacked (the size again for marks).
+    pub column_files: std::collections::HashMap<String, (u64, u64)>,
     pub data_compressed_bytes: u64,
     pub data_uncompressed_bytes: u64,
     pub marks_bytes: u64,
@@ -294,7 +297,7 @@ impl Part {
     /// headers of the compressed blocks (one small read per block; cached per part).
     pub fn sizes(&self) -> Result<PartSizes> {
         if let Some(s) = self.sizes.get() {
-            return Ok(*s);
+            return Ok(s.clone());
         }
         let text = read_text(&self.dir.join(CHECKSUMS_FILE))?;
         let mut s = PartSizes { files: 1, ..Default::default() };
@@ -306,17 +309,20 @@ impl Part {
                 s.data_compressed_bytes += size;
                 // Since format 4 the size unpacked is listed; older parts have no packed
                 // values, so their blocks' uncompressed sizes are it.
-                s.data_uncompressed_bytes += match it.nth(1).and_then(|v| v.parse::<u64>().ok()) {
+                let unpacked = match it.nth(1).and_then(|v| v.parse::<u64>().ok()) {
                     Some(unpacked) => unpacked,
                     None => uncompressed_size(&self.dir.join(name), size)?,
                 };
+                s.data_uncompressed_bytes += unpacked;
+                s.column_files.insert(name.to_string(), (size, unpacked));
             } else if name.ends_with(".mrk") {
                 s.marks_bytes += size;
+                s.column_files.insert(name.to_string(), (size, size));
             } else if name == "primary.idx" {
                 s.primary_key_size = size;
             }
         }
-        let _ = self.sizes.set(s);
+        let _ = self.sizes.set(s.clone());
         Ok(s)
     }
 }

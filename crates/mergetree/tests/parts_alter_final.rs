@@ -161,6 +161,10 @@ async fn packed_integer_columns_read_back_and_report_unpacked_sizes() {
     assert!(p.data_uncompressed_bytes >= 100_000 * (4 + 8 + 8), "{p:?}");
     // Unpacked and LZ4 alone, the ids would take about 800 KB.
     assert!(p.data_compressed_bytes < 150_000, "{p:?}");
+    let id = p.columns.iter().find(|c| c.name == "id").unwrap();
+    assert!(id.data_compressed_bytes < 10_000 && id.data_uncompressed_bytes >= 800_000 && id.marks_bytes > 0, "{id:?}");
+    assert_eq!(p.columns.iter().map(|c| c.data_compressed_bytes).sum::<u64>(), p.data_compressed_bytes);
+    assert_eq!(p.columns.iter().map(|c| c.data_uncompressed_bytes).sum::<u64>(), p.data_uncompressed_bytes);
     let got = fx.sql_with("SELECT sum(id), min(v), max(v), sum(v), count() FROM t", Settings::new()).await;
     let sums: Vec<i64> = (0..5).map(|c| column_i64(&got, c)[0]).collect();
     assert_eq!(sums, vec![(1_000_000..1_100_000i64).sum(), -50, 49, -50_000, 100_000]);

@@ -148,6 +148,9 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("position", "UInt64"),
                 ("default_kind", "String"),
                 ("default_expression", "String"),
+                ("data_compressed_bytes", "UInt64"),
+                ("data_uncompressed_bytes", "UInt64"),
+                ("marks_bytes", "UInt64"),
                 ("comment", "String"),
                 ("is_in_partition_key", "UInt8"),
                 ("is_in_sorting_key", "UInt8"),
@@ -876,11 +879,26 @@ fn columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     let mut in_sorting = Vec::new();
     let mut in_primary = Vec::new();
     let mut codecs = Vec::new();
+    let (mut compressed, mut uncompressed, mut marks) = (Vec::new(), Vec::new(), Vec::new());
     for database in shared.catalog.databases() {
         for table in database.tables() {
             let m = &table.meta;
             let mentions = |key: &Option<String>, column: &str| key.as_deref().is_some_and(|k| mentions_identifier(k, column));
+            // Sizes summed over the active parts, by column name.
+            let mut sizes: HashMap<String, (u64, u64, u64)> = HashMap::new();
+            for part in table.engine.parts().into_iter().filter(|p| p.active) {
+                for c in part.columns {
+                    let entry = sizes.entry(c.name).or_default();
+                    entry.0 += c.data_compressed_bytes;
+                    entry.1 += c.data_uncompressed_bytes;
+                    entry.2 += c.marks_bytes;
+                }
+            }
             for (i, c) in m.columns.iter().enumerate() {
+                let (c_bytes, u_bytes, m_bytes) = sizes.get(&c.name).copied().unwrap_or_default();
+                compressed.push(c_bytes);
+                uncompressed.push(u_bytes);
+                marks.push(m_bytes);
                 db.push(database.name.clone());
                 table_names.push(m.name.clone());
                 names.push(c.name.clone());
@@ -910,6 +928,9 @@ fn columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             positions.push(i as u64 + 1);
             kinds.push(String::new());
             exprs.push(String::new());
+            compressed.push(0);
+            uncompressed.push(0);
+            marks.push(0);
             comments.push(String::new());
             in_partition.push(false);
             in_sorting.push(false);
@@ -925,6 +946,9 @@ fn columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         u64s(positions),
         strings(kinds),
         strings(exprs),
+        u64s(compressed),
+        u64s(uncompressed),
+        u64s(marks),
         strings(comments),
         u8s(in_partition),
         u8s(in_sorting),

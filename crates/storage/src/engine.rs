@@ -241,6 +241,18 @@ pub struct PartStatus {
     pub data_version: u64,
     /// Absolute directory of the part, with a trailing `/`.
     pub path: String,
+    /// Per table column, its data in this part (`system.columns` sums them).
+    pub columns: Vec<ColumnSizes>,
+}
+
+/// The files of one column in one part. All zero in a compact part, whose columns share
+/// one file, as ClickHouse reports them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnSizes {
+    pub name: String,
+    pub data_compressed_bytes: u64,
+    pub data_uncompressed_bytes: u64,
+    pub marks_bytes: u64,
 }
 
 /// One line of `CHECK TABLE`.
