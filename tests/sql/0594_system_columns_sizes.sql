@@ -9,3 +9,7 @@ SELECT name, data_compressed_bytes > 0, data_compressed_bytes < data_uncompresse
 SELECT (SELECT sum(data_compressed_bytes) FROM system.columns WHERE database = currentDatabase() AND table = 'wide_sizes') = (SELECT sum(data_compressed_bytes) FROM system.parts WHERE database = currentDatabase() AND table = 'wide_sizes' AND active);
 SELECT (SELECT sum(data_uncompressed_bytes) FROM system.columns WHERE database = currentDatabase() AND table = 'wide_sizes') = (SELECT sum(data_uncompressed_bytes) FROM system.parts WHERE database = currentDatabase() AND table = 'wide_sizes' AND active);
 SELECT name, data_compressed_bytes FROM system.columns WHERE database = 'system' AND table = 'one';
+-- system.parts_columns: a row per column of each part
+SELECT table, column, column_position, type, column_data_compressed_bytes, column_data_uncompressed_bytes, column_marks_bytes FROM system.parts_columns WHERE database = currentDatabase() AND table = 'compact_sizes' ORDER BY column;
+SELECT column, min(column_data_compressed_bytes > 0), min(column_bytes_on_disk = column_data_compressed_bytes + column_marks_bytes), sum(rows) FROM system.parts_columns WHERE database = currentDatabase() AND table = 'wide_sizes' AND active GROUP BY column ORDER BY column;
+SELECT (SELECT sum(column_data_compressed_bytes) FROM system.parts_columns WHERE database = currentDatabase() AND table = 'wide_sizes' AND active) = (SELECT sum(data_compressed_bytes) FROM system.columns WHERE database = currentDatabase() AND table = 'wide_sizes');

@@ -372,6 +372,46 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             parts,
         ),
         (
+            "parts_columns",
+            vec![
+                ("partition", "String"),
+                ("name", "String"),
+                ("part_type", "String"),
+                ("active", "UInt8"),
+                ("marks", "UInt64"),
+                ("rows", "UInt64"),
+                ("bytes_on_disk", "UInt64"),
+                ("data_compressed_bytes", "UInt64"),
+                ("data_uncompressed_bytes", "UInt64"),
+                ("marks_bytes", "UInt64"),
+                ("modification_time", "DateTime"),
+                ("remove_time", "DateTime"),
+                ("partition_id", "String"),
+                ("min_block_number", "Int64"),
+                ("max_block_number", "Int64"),
+                ("level", "UInt32"),
+                ("data_version", "UInt64"),
+                ("database", "String"),
+                ("table", "String"),
+                ("engine", "String"),
+                ("disk_name", "String"),
+                ("path", "String"),
+                ("column", "String"),
+                ("type", "String"),
+                ("column_position", "UInt64"),
+                ("default_kind", "String"),
+                ("default_expression", "String"),
+                ("column_bytes_on_disk", "UInt64"),
+                ("column_data_compressed_bytes", "UInt64"),
+                ("column_data_uncompressed_bytes", "UInt64"),
+                ("column_marks_bytes", "UInt64"),
+                ("bytes", "UInt64"),
+                ("marks_size", "UInt64"),
+                ("part_name", "String"),
+            ],
+            parts_columns,
+        ),
+        (
             "part_log",
             vec![
                 ("event_type", "String"),
@@ -695,6 +735,70 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         p(|s| s.bytes_on_disk),
         p(|s| s.marks_bytes),
         strings(rows.iter().map(|r| &r.3.name)),
+    ])
+}
+
+/// One row per column of each part: the part's own fields, then the column's.
+fn parts_columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    struct Row {
+        database: String,
+        table: String,
+        engine: String,
+        part: Arc<granary_storage::PartStatus>,
+        column: granary_storage::ColumnMeta,
+        position: u64,
+        sizes: granary_storage::ColumnSizes,
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            for part in table.engine.parts() {
+                let part = Arc::new(part);
+                for (i, column) in table.meta.columns.iter().enumerate() {
+                    let sizes = part.columns.iter().find(|c| c.name == column.name).cloned().unwrap_or_default();
+                    let (database, table_name, engine) = (database.name.clone(), table.meta.name.clone(), table.engine.engine_name().to_string());
+                    rows.push(Row { database, table: table_name, engine, part: part.clone(), column: column.clone(), position: i as u64 + 1, sizes });
+                }
+            }
+        }
+    }
+    let p = |f: fn(&granary_storage::PartStatus) -> u64| u64s(rows.iter().map(|r| f(&r.part)));
+    let c = |f: fn(&granary_storage::ColumnSizes) -> u64| u64s(rows.iter().map(|r| f(&r.sizes)));
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.part.partition)),
+        strings(rows.iter().map(|r| &r.part.name)),
+        strings(rows.iter().map(|r| &r.part.part_type)),
+        u8s(rows.iter().map(|r| r.part.active)),
+        p(|s| s.marks),
+        p(|s| s.rows),
+        p(|s| s.bytes_on_disk),
+        p(|s| s.data_compressed_bytes),
+        p(|s| s.data_uncompressed_bytes),
+        p(|s| s.marks_bytes),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.part.modification_time))),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.part.remove_time))),
+        strings(rows.iter().map(|r| &r.part.partition_id)),
+        Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.part.min_block_number))),
+        Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.part.max_block_number))),
+        Arc::new(arrow::array::UInt32Array::from_iter_values(rows.iter().map(|r| r.part.level))),
+        p(|s| s.data_version),
+        strings(rows.iter().map(|r| &r.database)),
+        strings(rows.iter().map(|r| &r.table)),
+        strings(rows.iter().map(|r| &r.engine)),
+        strings(rows.iter().map(|_| "default")),
+        strings(rows.iter().map(|r| &r.part.path)),
+        strings(rows.iter().map(|r| &r.column.name)),
+        strings(rows.iter().map(|r| &r.column.type_name)),
+        u64s(rows.iter().map(|r| r.position)),
+        strings(rows.iter().map(|r| r.column.default_kind.clone().unwrap_or_default())),
+        strings(rows.iter().map(|r| r.column.default_expression.clone().unwrap_or_default())),
+        c(|s| s.data_compressed_bytes + s.marks_bytes),
+        c(|s| s.data_compressed_bytes),
+        c(|s| s.data_uncompressed_bytes),
+        c(|s| s.marks_bytes),
+        p(|s| s.bytes_on_disk),
+        p(|s| s.marks_bytes),
+        strings(rows.iter().map(|r| &r.part.name)),
     ])
 }
 
