@@ -543,6 +543,32 @@ def test_optimize_final_level_after_background_merges(tmp_path):
         server.stop()
 
 
+def test_system_mutations_show_background_mutations_and_failures(tmp_path):
+    """A mutation run in the background (mutations_sync = 0) is listed in system.mutations
+    until done; one that fails stays not done with its error, as ClickHouse shows it."""
+    import time
+    server = Server(str(tmp_path / "db")).start()
+    try:
+        server.query("CREATE TABLE m (k UInt32, v UInt32) ENGINE = MergeTree ORDER BY k")
+        server.query("INSERT INTO m SELECT number, number FROM numbers(100)")
+        server.query("ALTER TABLE m UPDATE v = throwIf(k = 5) WHERE 1")
+        server.query("ALTER TABLE m DELETE WHERE k >= 90")
+        status = "SELECT mutation_id, command, is_done, latest_fail_reason != '' FROM system.mutations WHERE database = 'default' AND table = 'm' ORDER BY mutation_id"
+        deadline = time.time() + 30
+        while time.time() < deadline and server.query("SELECT count() FROM system.mutations WHERE table = 'm' AND (is_done OR latest_fail_reason != '')") != "2\n":
+            time.sleep(0.1)
+        assert server.query(status) == (
+            "mutation_2.txt\t(UPDATE v = throwIf(k = 5) WHERE 1)\t0\t1\n"
+            "mutation_3.txt\t(DELETE WHERE k >= 90)\t1\t0\n"
+        )
+        reason = server.query("SELECT latest_fail_reason FROM system.mutations WHERE table = 'm' AND NOT is_done")
+        assert "function is non-zero" in reason, reason
+        # The failed update changed nothing; the delete went through.
+        assert server.query("SELECT count(), sum(v) FROM m") == f"90\t{sum(range(90))}\n"
+    finally:
+        server.stop()
+
+
 def test_alter_update_rewrites_matching_parts_as_clickhouse(tmp_path):
     """ALTER TABLE ... UPDATE: values and errors as chdb gives them for the same
     statements (every assignment sees the old row; values cast to the column's type)."""

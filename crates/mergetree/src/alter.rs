@@ -105,7 +105,8 @@ fn attach(inner: &Inner, partition: &str) -> Result<()> {
 /// the background (errors are logged, as ClickHouse shows them in system.mutations).
 pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<()> {
     let predicate = mutation_predicate(inner, &request.predicate, "DELETE")?;
-    run_mutation(inner, request.sync, move |inner| mutate_all(inner, &predicate, &[])).await
+    let command = format!("(DELETE WHERE {})", request.predicate);
+    run_mutation(inner, request.sync, command, move |inner| mutate_all(inner, &predicate, &[])).await
 }
 
 /// `ALTER TABLE t UPDATE c = expr, ... WHERE predicate`, run as `delete_where`. Each new
@@ -126,7 +127,9 @@ pub async fn update_where(inner: &Arc<Inner>, request: UpdateRequest) -> Result<
     }
     // The condition of `if`: what `if` takes (an integer literal too), as a boolean.
     let predicate = mutation_predicate(inner, &format!("if(({}), true, false)", request.predicate), "UPDATE")?;
-    run_mutation(inner, request.sync, move |inner| mutate_all(inner, &predicate, &updates)).await
+    let assignments: Vec<String> = request.assignments.iter().map(|(name, value)| format!("{name} = {value}")).collect();
+    let command = format!("(UPDATE {} WHERE {})", assignments.join(", "), request.predicate);
+    run_mutation(inner, request.sync, command, move |inner| mutate_all(inner, &predicate, &updates)).await
 }
 
 /// The boolean predicate of a mutation, over the stored and virtual columns
@@ -141,16 +144,42 @@ fn mutation_predicate(inner: &Inner, text: &str, what: &str) -> Result<Arc<dyn P
 }
 
 /// Runs `mutate` under the merge lock: waited for when `sync`, else in the background
-/// (errors are logged, as ClickHouse shows them in system.mutations).
-async fn run_mutation(inner: &Arc<Inner>, sync: bool, mutate: impl FnOnce(&Inner) -> Result<()> + Send + 'static) -> Result<()> {
+/// (errors are logged). Each mutation takes a block number, as in ClickHouse, which names
+/// it in `system.mutations` (`mutation_<block>.txt`), where its state and last error show.
+async fn run_mutation(inner: &Arc<Inner>, sync: bool, command: String, mutate: impl FnOnce(&Inner) -> Result<()> + Send + 'static) -> Result<()> {
+    let block = inner.next_block.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let mutation_id = format!("mutation_{block}.txt");
+    inner.mutations.lock().push(granary_storage::MutationStatus {
+        mutation_id: mutation_id.clone(),
+        command,
+        create_time: unix_now(),
+        parts_to_do: inner.snapshot().len() as i64,
+        ..Default::default()
+    });
     let run = {
         let inner = inner.clone();
         async move {
             let _merge = inner.merge_lock.lock().await;
             let task_inner = inner.clone();
-            tokio::task::spawn_blocking(move || mutate(&task_inner))
+            let result = tokio::task::spawn_blocking(move || mutate(&task_inner))
                 .await
-                .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("mutation task failed: {e}")))?
+                .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("mutation task failed: {e}")))
+                .and_then(|r| r);
+            let mut mutations = inner.mutations.lock();
+            if let Some(status) = mutations.iter_mut().find(|m| m.mutation_id == mutation_id) {
+                match &result {
+                    Ok(()) => {
+                        status.is_done = true;
+                        status.parts_to_do = 0;
+                        status.finish_time = unix_now();
+                    }
+                    Err(e) => {
+                        status.latest_fail_time = unix_now();
+                        status.latest_fail_reason = e.to_string();
+                    }
+                }
+            }
+            result
         }
     };
     if sync {
@@ -259,4 +288,8 @@ fn remap_predicate(
         Ok(Transformed::no(e))
     })?;
     Ok(out.data)
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::SystemTime::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }

@@ -78,6 +78,8 @@ pub struct Inner {
     /// Ids of the last `non_replicated_deduplication_window` inserted blocks and the
     /// parts they became, oldest first (`deduplication_log.txt`).
     pub dedup_log: Mutex<std::collections::VecDeque<(String, String)>>,
+    /// Mutations since the server started (`system.mutations`; not persisted).
+    pub mutations: Mutex<Vec<granary_storage::MutationStatus>>,
     pub merge_wakeup: tokio::sync::Notify,
     pub(crate) shutdown: AtomicBool,
 }
@@ -253,6 +255,7 @@ impl MergeTreeEngine {
             merge_lock: tokio::sync::Mutex::new(()),
             merge_running: Mutex::new(()),
             dedup_log: Mutex::new(crate::insert::load_dedup_log(dir)),
+            mutations: Mutex::new(Vec::new()),
             merge_wakeup: tokio::sync::Notify::new(),
             shutdown: AtomicBool::new(false),
         });
@@ -531,6 +534,10 @@ impl TableEngine for MergeTreeEngine {
 
     async fn update_where(&self, request: granary_storage::UpdateRequest) -> Result<()> {
         crate::alter::update_where(&self.inner, request).await
+    }
+
+    fn mutations(&self) -> Vec<granary_storage::MutationStatus> {
+        self.inner.mutations.lock().clone()
     }
 
     fn total_rows(&self) -> Option<u64> {

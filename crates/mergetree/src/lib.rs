@@ -116,8 +116,9 @@
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
 //!   as ClickHouse does without that setting.
-//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE`; no `system.mutations` (an asynchronous one,
-//!   `mutations_sync = 0`, logs its error); a mutated part is named with `level + 1`
+//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE`; `system.mutations` lists those
+//!   since the server started (not persisted; a failed one shows its error and is not
+//!   retried, where ClickHouse retries it until KILL MUTATION); a mutated part is named with `level + 1`
 //!   rather than ClickHouse's `_<mutation version>` suffix. `ATTACH PART 'name'`,
 //!   `REPLACE/MOVE PARTITION`, `FREEZE` are missing. DROP/DETACH PARTITION, like
 //!   TRUNCATE, do not wait for running scans of those parts.

@@ -449,6 +449,26 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             merges,
         ),
         (
+            "mutations",
+            vec![
+                ("database", "String"),
+                ("table", "String"),
+                ("mutation_id", "String"),
+                ("command", "String"),
+                ("create_time", "DateTime"),
+                ("finish_time", "DateTime"),
+                ("parts_in_progress_names", "Array(String)"),
+                ("parts_to_do_names", "Array(String)"),
+                ("parts_to_do", "Int64"),
+                ("is_done", "UInt8"),
+                ("is_killed", "UInt8"),
+                ("latest_failed_part", "String"),
+                ("latest_fail_time", "DateTime"),
+                ("latest_fail_reason", "String"),
+            ],
+            mutations,
+        ),
+        (
             "asynchronous_inserts",
             vec![
                 ("query", "String"),
@@ -1445,6 +1465,35 @@ fn merges(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         u64s(rows.iter().map(|r| r.2.total_size_bytes_compressed)),
         u64s(rows.iter().map(|r| r.2.rows_read)),
         u64s(rows.iter().map(|r| r.2.rows_written)),
+    ])
+}
+
+fn mutations(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut rows: Vec<(String, String, granary_storage::MutationStatus)> = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            for m in table.engine.mutations() {
+                rows.push((database.name.clone(), table.meta.name.clone(), m));
+            }
+        }
+    }
+    let times = |f: fn(&granary_storage::MutationStatus) -> i64| Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| f(&r.2)))) as ArrayRef;
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.0)),
+        strings(rows.iter().map(|r| &r.1)),
+        strings(rows.iter().map(|r| &r.2.mutation_id)),
+        strings(rows.iter().map(|r| &r.2.command)),
+        times(|m| m.create_time),
+        times(|m| m.finish_time),
+        // Parts are rewritten by one task per mutation: none is tracked by name.
+        string_lists(rows.iter().map(|_| Vec::new())),
+        string_lists(rows.iter().map(|_| Vec::new())),
+        Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.2.parts_to_do))),
+        u8s(rows.iter().map(|r| r.2.is_done)),
+        u8s(rows.iter().map(|_| false)),
+        strings(rows.iter().map(|_| "")),
+        times(|m| m.latest_fail_time),
+        strings(rows.iter().map(|r| &r.2.latest_fail_reason)),
     ])
 }
 

@@ -197,6 +197,23 @@ pub trait PartLogSink: Send + Sync + std::fmt::Debug {
     fn record(&self, event: PartLogEvent);
 }
 
+/// A mutation (`ALTER ... DELETE/UPDATE`) of this server's lifetime (`system.mutations`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MutationStatus {
+    /// `mutation_<block number>.txt`, as ClickHouse names them.
+    pub mutation_id: String,
+    /// The command as ClickHouse shows it: `(DELETE WHERE x = 1)`.
+    pub command: String,
+    /// Unix seconds.
+    pub create_time: i64,
+    /// Unix seconds; 0 while not done.
+    pub finish_time: i64,
+    pub parts_to_do: i64,
+    pub is_done: bool,
+    pub latest_fail_time: i64,
+    pub latest_fail_reason: String,
+}
+
 /// A merge running now (`system.merges`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MergeStatus {
@@ -402,6 +419,11 @@ pub trait TableEngine: Send + Sync + Debug {
 
     /// Merges (and mutations) running now (`system.merges`).
     fn merges(&self) -> Vec<MergeStatus> {
+        Vec::new()
+    }
+
+    /// Mutations since the server started, oldest first (`system.mutations`).
+    fn mutations(&self) -> Vec<MutationStatus> {
         Vec::new()
     }
 
