@@ -353,22 +353,11 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("data_uncompressed_bytes", "UInt64"),
                 ("primary_key_size", "UInt64"),
                 ("marks_bytes", "UInt64"),
-                ("modification_time", "DateTime"),
-                ("remove_time", "DateTime"),
-                ("partition_id", "String"),
-                ("min_block_number", "Int64"),
-                ("max_block_number", "Int64"),
-                ("level", "UInt32"),
-                ("data_version", "UInt64"),
-                ("database", "String"),
-                ("table", "String"),
-                ("engine", "String"),
-                ("disk_name", "String"),
-                ("path", "String"),
-                ("bytes", "UInt64"),
-                ("marks_size", "UInt64"),
-                ("part_name", "String"),
-            ],
+            ]
+            .into_iter()
+            .chain(PART_LOCATION_COLUMNS)
+            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String")])
+            .collect(),
             parts,
         ),
         (
@@ -384,18 +373,10 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("data_compressed_bytes", "UInt64"),
                 ("data_uncompressed_bytes", "UInt64"),
                 ("marks_bytes", "UInt64"),
-                ("modification_time", "DateTime"),
-                ("remove_time", "DateTime"),
-                ("partition_id", "String"),
-                ("min_block_number", "Int64"),
-                ("max_block_number", "Int64"),
-                ("level", "UInt32"),
-                ("data_version", "UInt64"),
-                ("database", "String"),
-                ("table", "String"),
-                ("engine", "String"),
-                ("disk_name", "String"),
-                ("path", "String"),
+            ]
+            .into_iter()
+            .chain(PART_LOCATION_COLUMNS)
+            .chain([
                 ("column", "String"),
                 ("type", "String"),
                 ("column_position", "UInt64"),
@@ -408,7 +389,8 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("bytes", "UInt64"),
                 ("marks_size", "UInt64"),
                 ("part_name", "String"),
-            ],
+            ])
+            .collect(),
             parts_columns,
         ),
         (
@@ -727,7 +709,7 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         }
     }
     let p = |f: fn(&granary_storage::PartStatus) -> u64| u64s(rows.iter().map(|r| f(&r.3)));
-    Ok(vec![
+    let mut columns = vec![
         strings(rows.iter().map(|r| &r.3.partition)),
         strings(rows.iter().map(|r| &r.3.name)),
         strings(rows.iter().map(|r| &r.3.part_type)),
@@ -740,22 +722,52 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         p(|s| s.data_uncompressed_bytes),
         p(|s| s.primary_key_size),
         p(|s| s.marks_bytes),
+    ];
+    let located: Vec<PartLocation> = rows.iter().map(|r| (r.0.as_str(), r.1.as_str(), r.2.as_str(), &r.3)).collect();
+    columns.extend(part_location_arrays(&located));
+    columns.extend([
+        p(|s| s.bytes_on_disk),
+        p(|s| s.marks_bytes),
+        strings(rows.iter().map(|r| &r.3.name)),
+    ]);
+    Ok(columns)
+}
+
+/// A part with the database, table and engine it belongs to.
+type PartLocation<'a> = (&'a str, &'a str, &'a str, &'a granary_storage::PartStatus);
+
+/// The columns `system.parts` and `system.parts_columns` share, from `modification_time`
+/// to `path` ([`part_location_arrays`] builds them).
+const PART_LOCATION_COLUMNS: [(&str, &str); 12] = [
+    ("modification_time", "DateTime"),
+    ("remove_time", "DateTime"),
+    ("partition_id", "String"),
+    ("min_block_number", "Int64"),
+    ("max_block_number", "Int64"),
+    ("level", "UInt32"),
+    ("data_version", "UInt64"),
+    ("database", "String"),
+    ("table", "String"),
+    ("engine", "String"),
+    ("disk_name", "String"),
+    ("path", "String"),
+];
+
+fn part_location_arrays(rows: &[PartLocation]) -> Vec<ArrayRef> {
+    vec![
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.modification_time))),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.remove_time))),
         strings(rows.iter().map(|r| &r.3.partition_id)),
         Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.3.min_block_number))),
         Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.3.max_block_number))),
         Arc::new(arrow::array::UInt32Array::from_iter_values(rows.iter().map(|r| r.3.level))),
-        p(|s| s.data_version),
-        strings(rows.iter().map(|r| &r.0)),
-        strings(rows.iter().map(|r| &r.1)),
-        strings(rows.iter().map(|r| &r.2)),
+        u64s(rows.iter().map(|r| r.3.data_version)),
+        strings(rows.iter().map(|r| r.0)),
+        strings(rows.iter().map(|r| r.1)),
+        strings(rows.iter().map(|r| r.2)),
         strings(rows.iter().map(|_| "default")),
         strings(rows.iter().map(|r| &r.3.path)),
-        p(|s| s.bytes_on_disk),
-        p(|s| s.marks_bytes),
-        strings(rows.iter().map(|r| &r.3.name)),
-    ])
+    ]
 }
 
 /// One row per column of each part: the part's own fields, then the column's.
@@ -784,7 +796,7 @@ fn parts_columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> 
     }
     let p = |f: fn(&granary_storage::PartStatus) -> u64| u64s(rows.iter().map(|r| f(&r.part)));
     let c = |f: fn(&granary_storage::ColumnSizes) -> u64| u64s(rows.iter().map(|r| f(&r.sizes)));
-    Ok(vec![
+    let mut columns = vec![
         strings(rows.iter().map(|r| &r.part.partition)),
         strings(rows.iter().map(|r| &r.part.name)),
         strings(rows.iter().map(|r| &r.part.part_type)),
@@ -795,18 +807,10 @@ fn parts_columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> 
         p(|s| s.data_compressed_bytes),
         p(|s| s.data_uncompressed_bytes),
         p(|s| s.marks_bytes),
-        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.part.modification_time))),
-        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.part.remove_time))),
-        strings(rows.iter().map(|r| &r.part.partition_id)),
-        Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.part.min_block_number))),
-        Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.part.max_block_number))),
-        Arc::new(arrow::array::UInt32Array::from_iter_values(rows.iter().map(|r| r.part.level))),
-        p(|s| s.data_version),
-        strings(rows.iter().map(|r| &r.database)),
-        strings(rows.iter().map(|r| &r.table)),
-        strings(rows.iter().map(|r| &r.engine)),
-        strings(rows.iter().map(|_| "default")),
-        strings(rows.iter().map(|r| &r.part.path)),
+    ];
+    let located: Vec<PartLocation> = rows.iter().map(|r| (r.database.as_str(), r.table.as_str(), r.engine.as_str(), r.part.as_ref())).collect();
+    columns.extend(part_location_arrays(&located));
+    columns.extend([
         strings(rows.iter().map(|r| &r.column.name)),
         strings(rows.iter().map(|r| &r.column.type_name)),
         u64s(rows.iter().map(|r| r.position)),
@@ -819,7 +823,8 @@ fn parts_columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> 
         p(|s| s.bytes_on_disk),
         p(|s| s.marks_bytes),
         strings(rows.iter().map(|r| &r.part.name)),
-    ])
+    ]);
+    Ok(columns)
 }
 
 /// The sorting key as system.tables shows it, with a column the engine adds.
