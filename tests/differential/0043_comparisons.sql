@@ -18,3 +18,6 @@ SELECT 5 = '5', toDate('2024-01-02') = '2024-01-02', toUInt8(3) < '10';
 SELECT toString(number) = 1 FROM numbers(2); -- { serverError NO_COMMON_TYPE }
 SELECT count() FROM numbers(3) WHERE toString(number) = 1; -- { serverError NO_COMMON_TYPE }
 SELECT 'a' = 1; -- { serverError TYPE_MISMATCH }
+SELECT tuple() = tuple();
+SELECT tuple() < tuple();
+SELECT (1, 'a') < (1, 'b'), (1, 2) = (1, 2.0), ((1, 2), 3) > ((1, 1), 4);

@@ -1016,7 +1016,10 @@ fn comparison(name: &'static str, how: Cmp) -> ScalarUDF {
         name,
         Arity::exact(2),
         |ctx| {
-            constant_comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1), [ctx.scalar(0).is_some(), ctx.scalar(1).is_some()])?;
+            let common = constant_comparison_type(&ctx.ch(0), &ctx.ch(1), ctx.dt(0), ctx.dt(1), [ctx.scalar(0).is_some(), ctx.scalar(1).is_some()])?;
+            if matches!(&common, ChType::Tuple(items) if items.is_empty()) {
+                return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Comparison of zero-sized tuples is not implemented"));
+            }
             Ok(ChType::UInt8)
         },
         move |ctx| {
