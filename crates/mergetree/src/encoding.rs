@@ -830,7 +830,7 @@ fn read_u32(bytes: &[u8], pos: &mut usize) -> Result<u32> {
     Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-fn corrupted(detail: String) -> Error {
+pub(crate) fn corrupted(detail: String) -> Error {
     Error::new(ErrorCode::CORRUPTED_DATA, format!("Corrupted column data: {detail}"))
 }
 

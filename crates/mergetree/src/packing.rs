@@ -34,7 +34,9 @@
 
 use arrow::buffer::MutableBuffer;
 use arrow::datatypes::{ArrowNativeType, DataType};
-use granary_common::{Error, ErrorCode, Result};
+use granary_common::Result;
+
+use crate::encoding::corrupted;
 
 const HEADER_LEN: usize = 24;
 /// Zero bytes after the packed values, so the 8-byte load of the last value stays inside
@@ -336,10 +338,6 @@ impl Unpacked<'_> {
         let bytes: [u8; 8] = self.packed[at..at + 8].try_into().expect("8 bytes");
         (u64::from_le_bytes(bytes) >> (bit % 8)) & ((1u64 << self.bits) - 1)
     }
-}
-
-fn corrupted(detail: String) -> Error {
-    Error::new(ErrorCode::CORRUPTED_DATA, format!("Corrupted column data: {detail}"))
 }
 
 #[cfg(test)]
