@@ -13,7 +13,10 @@ server on a free port) and from chdb (in process) in the shapes a Python client 
 
 then a DataFrame of N/5 rows goes into `t (id UInt64, s String, f Float64, d DateTime)`,
 a MergeTree table (`insert_df` / chdb's `INSERT INTO t SELECT * FROM Python(df)`), and the
-table's count and sum(id) are checked. The same rows as a Native file (written by chdb)
+table's count and sum(id) are checked. The frame with pyarrow dtypes goes in again with
+`insert_df_arrow` (Arrow on the wire, encoded by pyarrow; chdb: `Python()` of its pyarrow Table),
+and `insert_df` once more into an `ENGINE = Null` table, which shows what the client's
+encoding and the transport cost without the part write. The same rows as a Native file (written by chdb)
 are then loaded with `INSERT INTO t SELECT * FROM file(...)` by both engines: Native
 parsing and the MergeTree write, engine against engine, without HTTP or the client.
 
@@ -158,6 +161,24 @@ def run_granary(args, tmp, results, df):
         measure(results, f"insert_df ({m} rows)", "granary", insert, repeat, m, reset)
         check_table(client.query("SELECT count(), sum(id) FROM t").result_rows[0], m, "granary")
 
+        # The same frame with pyarrow dtypes goes over as Arrow, encoded by pyarrow in C++
+        # instead of clickhouse-connect's Python Native encoder.
+        arrow_df = df.convert_dtypes(dtype_backend="pyarrow")
+
+        def insert_arrow_frame():
+            client.insert_df_arrow("t", arrow_df)
+            return m, df.memory_usage(deep=True).sum()
+        measure(results, f"insert_df_arrow ({m} rows)", "granary", insert_arrow_frame, repeat, m, reset)
+        check_table(client.query("SELECT count(), sum(id) FROM t").result_rows[0], m, "granary")
+
+        # What the client and the transport cost: the same insert_df into a table that
+        # keeps nothing (the server still parses the body).
+        def null_table():
+            client.command("DROP TABLE IF EXISTS t")
+            client.command(CREATE.replace("ENGINE = MergeTree", "ENGINE = Null").split(" ORDER BY")[0])
+        measure(results, f"insert_df ({m} rows) into ENGINE = Null", "granary", insert, repeat, m, null_table)
+        reset()
+
         def load_file():
             client.command(f"INSERT INTO t SELECT * FROM file('{NATIVE_FILE}', 'Native')")
             return m, os.path.getsize(os.path.join(tmp, "granary", "user_files", NATIVE_FILE))
@@ -192,6 +213,17 @@ def run_chdb(args, tmp, results, df):
         sess.query("INSERT INTO t SELECT * FROM Python(df)")
         return m, df.memory_usage(deep=True).sum()
     measure(results, f"insert_df ({m} rows)", "chdb", insert, repeat, m, reset)
+    check_table(sess.query("SELECT count(), sum(id) FROM t", "CSV").bytes().decode().strip().split(","), m, "chdb")
+
+    # chdb's Python() refuses pyarrow dtypes in a DataFrame but reads the Table they hold.
+    import pyarrow
+    arrow_table = pyarrow.Table.from_pandas(df.convert_dtypes(dtype_backend="pyarrow"), preserve_index=False)
+
+    def insert_arrow_frame():
+        assert arrow_table is not None  # Python(arrow_table) finds it in this function's locals
+        sess.query("INSERT INTO t SELECT * FROM Python(arrow_table)")
+        return m, df.memory_usage(deep=True).sum()
+    measure(results, f"insert_df_arrow ({m} rows)", "chdb", insert_arrow_frame, repeat, m, reset)
     check_table(sess.query("SELECT count(), sum(id) FROM t", "CSV").bytes().decode().strip().split(","), m, "chdb")
 
     path = os.path.join(tmp, "granary", "user_files", NATIVE_FILE)

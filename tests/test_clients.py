@@ -154,6 +154,33 @@ def test_dataframes_and_arrow(client, table):
     assert np_out.tolist() == [[10], [11], [20]] or list(np_out) == [10, 11, 20]
 
 
+def test_insert_df_arrow_sends_pyarrow_frames_as_arrow(client, table):
+    # insert_df_arrow takes only pyarrow-backed frames and sends them in the Arrow format.
+    df = pd.DataFrame(
+        {
+            "id": [31, 30],
+            "s": ["x", None],
+            "d": [pd.Timestamp("2024-05-01 12:00:00"), pd.Timestamp("2024-05-02")],
+            "n": [None, 2.5],
+            "lc": ["k", "k"],
+            "a": [[1], []],
+            "dec": [1.25, 2.5],
+            "f": ["abc", "def"],
+        }
+    ).convert_dtypes(dtype_backend="pyarrow")
+    df["d"] = df["d"].astype(pd.ArrowDtype(pa.timestamp("s")))
+    df["a"] = pd.Series([[1], []], dtype=pd.ArrowDtype(pa.list_(pa.uint32())))
+    df["dec"] = pd.Series([1.25, 2.5], dtype=pd.ArrowDtype(pa.decimal128(10, 2)))
+    client.insert_df_arrow(table, df.fillna({"s": ""}))
+    rows = client.query(f"SELECT id, s, d, n, lc, a, toString(dec), f FROM {table} ORDER BY id").result_rows
+    assert rows == [
+        (30, "", datetime.datetime(2024, 5, 2), 2.5, "k", [], "2.5", b"def"),
+        (31, "x", datetime.datetime(2024, 5, 1, 12), None, "k", [1], "1.25", b"abc"),
+    ], rows
+    with pytest.raises(clickhouse_connect.driver.exceptions.ProgrammingError):
+        client.insert_df_arrow(table, pd.DataFrame({"id": [1]}))
+
+
 def test_parameters_settings_query_id_and_sessions(client):
     assert client.query("SELECT {x:UInt32} + 1, {s:String}", parameters={"x": 41, "s": "it's"}).result_rows == [(42, "it's")]
     assert client.query("SELECT %(x)s + 1, %(s)s", parameters={"x": 41, "s": "a'b"}).result_rows == [(42, "a'b")]
