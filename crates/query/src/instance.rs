@@ -412,6 +412,8 @@ impl Instance {
             state.register_udf(udf)?;
         }
         let _ = shared.functions.set(granary_functions::function_catalog(&state));
+        // After the catalog: the ASOF marker is not a function users call.
+        state.register_udf(Arc::new(crate::asof::asof_marker_udf()))?;
         let placeholder_state = Arc::new(SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build());
         let instance = Arc::new_cyclic(|weak: &Weak<Instance>| Instance {
             shared,

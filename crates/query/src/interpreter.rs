@@ -655,6 +655,9 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     // What compares or orders UInt256 values must see arrayJoin's elements as UInt256.
     let plan = crate::unnest::restore_element_types(plan)?;
     let plan = granary_functions::uint256_comparisons(plan)?;
+    // After the join defaults (planned on the join, whose layout the ASOF node keeps) and
+    // the literal types (the node's schema is its inputs').
+    let plan = crate::asof::plan_asof_joins(plan)?;
     // WITH FILL works on the ORDER BY keys as written: its plans keep DataFusion's NaN order.
     let plan = if fill.is_none() && derived_fills.is_empty() {
         granary_functions::uint256_sort_keys(crate::nan_order::nan_next_to_null(plan)?)?

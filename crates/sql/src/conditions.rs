@@ -215,6 +215,8 @@ fn is_boolean_shape(expr: &Expr) -> bool {
         | Expr::Exists { .. }
         | Expr::AnyOp { .. }
         | Expr::AllOp { .. } => true,
+        // An ASOF join's marked inequality is Boolean and must stay visible as itself.
+        Expr::Function(f) => matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value == crate::ASOF_MARKER),
         _ => false,
     }
 }

@@ -7,7 +7,13 @@
 //! meaning ([`apply_any_joins`]): every row of the preserved side meets at most one row
 //! of the other side with the same key, by joining against the other side reduced to
 //! one row per key (`SELECT DISTINCT ON (keys) * FROM ...`). `ANY INNER` does the same
-//! as ClickHouse: one match per left row. `ASOF` joins are refused.
+//! as ClickHouse: one match per left row.
+//!
+//! An `ASOF` join keeps its ON equalities and has its one inequality replaced by
+//! `__granary_asof(a, b, 'op')` ([`apply_asof_joins`]); the query layer turns a join with
+//! that marker into its ASOF operator. `USING (k..., t)` becomes that ON form, with the
+//! USING columns' unqualified names and `*` resolved as ClickHouse resolves them (the
+//! left table's columns, the right table's USING columns hidden).
 
 use std::ops::ControlFlow;
 
@@ -24,22 +30,29 @@ use crate::walk::walk_mut;
 
 const JOIN_WORDS: [&str; 8] = ["LEFT", "RIGHT", "INNER", "FULL", "OUTER", "SEMI", "ANTI", "JOIN"];
 
-/// Removes `ANY`/`ALL` before joins and puts `SEMI`/`ANTI` after the side; returns where
-/// the `JOIN` keyword of each `ANY` join is.
-pub(crate) fn take_strictness(lexemes: &mut Vec<Lexeme>) -> Result<Vec<Location>> {
-    let mut any_joins = Vec::new();
+/// Where the `JOIN` keyword of each `ANY` and each `ASOF` join stood.
+#[derive(Debug, Default)]
+pub(crate) struct Strictness {
+    any_joins: Vec<Location>,
+    asof_joins: Vec<Location>,
+}
+
+/// The name of the marker that stands for an ASOF join's inequality.
+pub const ASOF_MARKER: &str = "__granary_asof";
+
+/// Removes `ANY`/`ALL`/`ASOF` before joins and puts `SEMI`/`ANTI` after the side.
+pub(crate) fn take_strictness(lexemes: &mut Vec<Lexeme>) -> Result<Strictness> {
+    let mut found = Strictness::default();
     let mut i = 0;
     while i < lexemes.len() {
         let starts_join = |at: usize| lexemes.get(at).is_some_and(|l| JOIN_WORDS.iter().any(|w| l.is_keyword(w)));
         let word = lexemes[i].keyword_text().unwrap_or_default();
         if matches!(word.as_str(), "ANY" | "ALL" | "ASOF") && starts_join(i + 1) {
-            if word == "ASOF" {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ASOF JOIN is not supported yet"));
-            }
-            if word == "ANY" {
-                if let Some(join) = lexemes[i + 1..].iter().take(4).find(|l| l.is_keyword("JOIN")) {
-                    any_joins.push(join.span.start);
-                }
+            let join = lexemes[i + 1..].iter().take(4).find(|l| l.is_keyword("JOIN")).map(|l| l.span.start);
+            match (word.as_str(), join) {
+                ("ANY", Some(join)) => found.any_joins.push(join),
+                ("ASOF", Some(join)) => found.asof_joins.push(join),
+                _ => {}
             }
             lexemes.remove(i);
             continue;
@@ -54,23 +67,153 @@ pub(crate) fn take_strictness(lexemes: &mut Vec<Lexeme>) -> Result<Vec<Location>
         }
         i += 1;
     }
-    Ok(any_joins)
+    Ok(found)
 }
 
-/// Gives each `ANY` join found by [`take_strictness`] its one-match-per-row meaning.
-pub(crate) fn apply_any_joins(query: &mut Query, any_joins: &[Location]) -> Result<()> {
-    if any_joins.is_empty() {
+/// Gives each `ANY` join found by [`take_strictness`] its one-match-per-row meaning and
+/// each `ASOF` join its marked condition.
+pub(crate) fn apply_strictness(query: &mut Query, found: &Strictness) -> Result<()> {
+    if found.any_joins.is_empty() && found.asof_joins.is_empty() {
         return Ok(());
     }
-    // The join an `ANY` belongs to is the one whose right-hand table starts first after
-    // the `JOIN` keyword.
+    // The join a strictness word belongs to is the one whose right-hand table starts
+    // first after the `JOIN` keyword.
     let mut starts = Vec::new();
     visit_joins(query, &mut |_, _, join| {
         starts.push(join.relation.span().start);
         Ok(())
     })?;
-    let targets: Vec<Location> = any_joins.iter().filter_map(|at| starts.iter().filter(|s| *s > at).min().copied()).collect();
-    visit_joins(query, &mut |from, j, join| if targets.contains(&join.relation.span().start) { make_any(from, j, join) } else { Ok(()) })
+    let targets = |words: &[Location]| -> Vec<Location> { words.iter().filter_map(|at| starts.iter().filter(|s| *s > at).min().copied()).collect() };
+    let (any, asof) = (targets(&found.any_joins), targets(&found.asof_joins));
+    if !asof.is_empty() {
+        if let ControlFlow::Break(e) = walk_mut(query, &mut AsofVisitor { targets: &asof }) {
+            return Err(e);
+        }
+    }
+    if any.is_empty() {
+        return Ok(());
+    }
+    visit_joins(query, &mut |from, j, join| if any.contains(&join.relation.span().start) { make_any(from, j, join) } else { Ok(()) })
+}
+
+/// Rewrites the ASOF joins (named by where their right tables start) of every SELECT.
+struct AsofVisitor<'a> {
+    targets: &'a [Location],
+}
+
+impl VisitorMut for AsofVisitor<'_> {
+    type Break = Error;
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<Error> {
+        match self.set_expr(&mut query.body, query.order_by.as_mut()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
+        }
+    }
+}
+
+impl AsofVisitor<'_> {
+    fn set_expr(&mut self, body: &mut SetExpr, order_by: Option<&mut ast::OrderBy>) -> Result<()> {
+        match body {
+            SetExpr::Select(select) => {
+                let mut using = Vec::new();
+                for from in &mut select.from {
+                    for j in 0..from.joins.len() {
+                        if !self.targets.contains(&from.joins[j].relation.span().start) {
+                            continue;
+                        }
+                        let left = if j == 0 { &from.relation } else { &from.joins[j - 1].relation };
+                        let left = relation_name(left);
+                        using.extend(make_asof(left, &mut from.joins[j])?);
+                    }
+                }
+                crate::asof_using::resolve_using_names(select, order_by, &using);
+                Ok(())
+            }
+            SetExpr::SetOperation { left, right, .. } => {
+                self.set_expr(left, None)?;
+                self.set_expr(right, None)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Marks the inequality of an ASOF join's ON condition (`l.t >= r.t` becomes
+/// `__granary_asof(l.t, r.t, '>=')`), or turns its `USING (k..., t)` into that ON form,
+/// returning what the USING names resolve to. `left` names the table before the join.
+fn make_asof(left: Option<String>, join: &mut ast::Join) -> Result<Option<crate::asof_using::AsofUsing>> {
+    let right = relation_name(&join.relation);
+    let constraint = match &mut join.join_operator {
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) | JoinOperator::Inner(c) | JoinOperator::Join(c) => c,
+        _ => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Wrong ASOF JOIN type. Only ASOF and LEFT ASOF joins are supported")),
+    };
+    match constraint {
+        JoinConstraint::On(on) => {
+            mark_asof_inequality(on)?;
+            Ok(None)
+        }
+        JoinConstraint::Using(names) => {
+            let names: Vec<ast::Ident> = names.iter().filter_map(|n| n.0.last().and_then(|p| p.as_ident()).cloned()).collect();
+            let (left, right) = match (left, right) {
+                (Some(left), Some(right)) => (left, right),
+                _ => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ASOF JOIN USING needs named tables (or aliases) on both sides")),
+            };
+            let using = crate::asof_using::AsofUsing::new(left, right, names)?;
+            *constraint = JoinConstraint::On(using.on_condition());
+            Ok(Some(using))
+        }
+        _ => Err(Error::new(ErrorCode::INVALID_JOIN_ON_EXPRESSION, "ASOF join requires ON or USING")),
+    }
+}
+
+/// Replaces the one inequality among the top-level conjuncts of `on` by the ASOF marker.
+fn mark_asof_inequality(on: &mut Expr) -> Result<()> {
+    let mut conjuncts = Vec::new();
+    collect_conjuncts(on, &mut conjuncts);
+    let is_inequality = |e: &Expr| matches!(e, Expr::BinaryOp { op: BinaryOperator::Gt | BinaryOperator::GtEq | BinaryOperator::Lt | BinaryOperator::LtEq, .. });
+    let inequalities = conjuncts.iter().filter(|e| is_inequality(e)).count();
+    if inequalities > 1 {
+        return Err(Error::new(ErrorCode::INVALID_JOIN_ON_EXPRESSION, "ASOF join does not support multiple inequality predicates in JOIN ON expression"));
+    }
+    if inequalities == 0 {
+        return Err(Error::new(
+            ErrorCode::INVALID_JOIN_ON_EXPRESSION,
+            "ASOF join requires one inequality predicate (<, <=, > or >=) in the JOIN ON expression, in addition to the equality predicates",
+        ));
+    }
+    if !conjuncts.iter().any(|e| matches!(e, Expr::BinaryOp { op: BinaryOperator::Eq, .. })) {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "ASOF join with hash algorithm needs at least one equi-join column"));
+    }
+    let marked = conjuncts
+        .into_iter()
+        .map(|e| match e {
+            Expr::BinaryOp { left, op: op @ (BinaryOperator::Gt | BinaryOperator::GtEq | BinaryOperator::Lt | BinaryOperator::LtEq), right } => {
+                asof_marker(*left, *right, &op.to_string())
+            }
+            other => other,
+        })
+        .reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
+    if let Some(marked) = marked {
+        *on = marked;
+    }
+    Ok(())
+}
+
+fn collect_conjuncts(expr: &Expr, out: &mut Vec<Expr>) {
+    match expr {
+        Expr::Nested(inner) if matches!(inner.as_ref(), Expr::BinaryOp { op: BinaryOperator::And, .. }) => collect_conjuncts(inner, out),
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+            collect_conjuncts(left, out);
+            collect_conjuncts(right, out);
+        }
+        other => out.push(other.clone()),
+    }
+}
+
+/// `__granary_asof(a, b, 'op')`: `a op b` is the ASOF join's inequality.
+pub(crate) fn asof_marker(a: Expr, b: Expr, op: &str) -> Expr {
+    crate::rewrite::function_call(ASOF_MARKER, vec![a, b, Expr::Value(ast::Value::SingleQuotedString(op.to_string()).into())])
 }
 
 fn visit_joins(query: &mut Query, on_join: &mut OnJoin<'_>) -> Result<()> {
@@ -141,7 +284,7 @@ fn make_any(from: &mut TableWithJoins, j: usize, join: &mut ast::Join) -> Result
 }
 
 /// The name the rest of the query uses for `relation`.
-fn relation_name(relation: &TableFactor) -> Option<String> {
+pub(crate) fn relation_name(relation: &TableFactor) -> Option<String> {
     match relation {
         TableFactor::Table { alias: Some(alias), .. } | TableFactor::Derived { alias: Some(alias), .. } => Some(alias.name.value.clone()),
         TableFactor::Table { name, args: None, .. } => name.0.last().and_then(|part| part.as_ident()).map(|i| i.value.clone()),

@@ -29,6 +29,8 @@ mod array_join;
 pub mod column_lists;
 mod conditions;
 mod join_strictness;
+mod asof_using;
+pub use join_strictness::ASOF_MARKER;
 pub mod names;
 pub mod params;
 pub mod parse;

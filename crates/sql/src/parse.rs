@@ -765,7 +765,7 @@ impl<'a> Cursor<'a> {
         }
         Self::limit_with_ties_as_fetch(&mut lexemes);
         let limit_by_offset = take_limit_by_offset(&mut lexemes)?;
-        let any_joins = crate::join_strictness::take_strictness(&mut lexemes)?;
+        let strictness = crate::join_strictness::take_strictness(&mut lexemes)?;
         let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(lexemes.len() + 1);
         let mut final_seen = false;
         let mut i = 0;
@@ -838,7 +838,7 @@ impl<'a> Cursor<'a> {
                 format!("Syntax error: unexpected {} after the end of the query", parser.peek_token().token),
             ));
         }
-        crate::join_strictness::apply_any_joins(&mut query, &any_joins)?;
+        crate::join_strictness::apply_strictness(&mut query, &strictness)?;
         settings.extend(take_settings(&mut query)?);
         if final_seen {
             // ClickHouse's `final` setting means FINAL on every table of the query; the
@@ -2214,6 +2214,33 @@ mod tests {
         for sql in ["SELEC 1", "SELECT 1; SELECT 2", "CREATE TABLE t (x Nope) ENGINE = Memory", ""] {
             let e = parse_statement(sql, &options).unwrap_err();
             assert!(matches!(e.code(), ErrorCode::SYNTAX_ERROR | ErrorCode::UNKNOWN_TYPE), "{sql}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn asof_joins_mark_their_inequality() {
+        let options = ParseOptions { params: &HashMap::new(), rewrite: RewriteOptions::default(), max_query_size: 0 };
+        let query_text = |sql: &str| match parse_statement(sql, &options).unwrap_or_else(|e| panic!("{sql}: {e}")).0.statement {
+            Statement::Query { query, .. } => query.to_string(),
+            other => panic!("{other:?}"),
+        };
+        let on = query_text("SELECT l.v FROM l ASOF LEFT JOIN r ON l.k = r.k AND r.t < l.t");
+        assert!(on.contains("LEFT JOIN r ON l.k = r.k AND __granary_asof(r.t, l.t, '<')"), "{on}");
+        // USING: the last column is the ASOF one (left >= right); names go to the left table.
+        let using = query_text("SELECT *, t FROM l ASOF JOIN r USING (k, t) WHERE k > 1 ORDER BY t");
+        assert!(using.contains("SELECT l.*, r.* EXCLUDE (k, t), l.t FROM l JOIN r ON l.k = r.k AND __granary_asof(l.t, r.t, '>=')"), "{using}");
+        assert!(using.contains("WHERE l.k > 1 ORDER BY l.t"), "{using}");
+        for (sql, code) in [
+            ("SELECT 1 FROM l ASOF JOIN r ON l.k = r.k", ErrorCode::INVALID_JOIN_ON_EXPRESSION),
+            ("SELECT 1 FROM l ASOF JOIN r ON l.k = r.k AND l.t > r.t AND l.t < r.t", ErrorCode::INVALID_JOIN_ON_EXPRESSION),
+            ("SELECT 1 FROM l ASOF RIGHT JOIN r ON l.k = r.k AND l.t > r.t", ErrorCode::NOT_IMPLEMENTED),
+            ("SELECT 1 FROM l ASOF JOIN r ON l.t > r.t", ErrorCode::NOT_IMPLEMENTED),
+            ("SELECT 1 FROM l ASOF JOIN r USING (t)", ErrorCode::NOT_IMPLEMENTED),
+        ] {
+            match parse_statement(sql, &options) {
+                Err(e) => assert_eq!(e.code(), code, "{sql}: {e}"),
+                Ok(_) => panic!("{sql} parsed"),
+            }
         }
     }
 }

@@ -751,6 +751,6 @@ pub(crate) struct GranaryQueryPlanner;
 #[async_trait]
 impl QueryPlanner for GranaryQueryPlanner {
     async fn create_physical_plan(&self, logical_plan: &LogicalPlan, session_state: &dyn Session) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        DefaultPhysicalPlanner::with_extension_planners(vec![Arc::new(FillPlanner)]).create_physical_plan(logical_plan, session_state).await
+        DefaultPhysicalPlanner::with_extension_planners(vec![Arc::new(FillPlanner), Arc::new(crate::asof::AsofPlanner)]).create_physical_plan(logical_plan, session_state).await
     }
 }
