@@ -38,6 +38,9 @@ pub enum Privilege {
     NamedCollectionAdmin,
     /// Using named collections in table functions.
     NamedCollection,
+    /// `CREATE FUNCTION` (SQL user-defined functions).
+    CreateFunction,
+    DropFunction,
 }
 
 /// How deep a privilege can be granted.
@@ -49,7 +52,7 @@ enum Depth {
 }
 
 impl Privilege {
-    pub const ALL: [Privilege; 23] = [
+    pub const ALL: [Privilege; 25] = [
         Privilege::Show,
         Privilege::Select,
         Privilege::Insert,
@@ -73,6 +76,8 @@ impl Privilege {
         Privilege::S3,
         Privilege::NamedCollectionAdmin,
         Privilege::NamedCollection,
+        Privilege::CreateFunction,
+        Privilege::DropFunction,
     ];
 
     /// The name as `SHOW GRANTS` and `system.grants` print it.
@@ -101,6 +106,8 @@ impl Privilege {
             Privilege::S3 => "S3",
             Privilege::NamedCollectionAdmin => "NAMED COLLECTION ADMIN",
             Privilege::NamedCollection => "NAMED COLLECTION",
+            Privilege::CreateFunction => "CREATE FUNCTION",
+            Privilege::DropFunction => "DROP FUNCTION",
         }
     }
 
@@ -113,7 +120,9 @@ impl Privilege {
             | Privilege::Url
             | Privilege::S3
             | Privilege::NamedCollectionAdmin
-            | Privilege::NamedCollection => Depth::Global,
+            | Privilege::NamedCollection
+            | Privilege::CreateFunction
+            | Privilege::DropFunction => Depth::Global,
             Privilege::CreateDatabase | Privilege::DropDatabase => Depth::Database,
             _ => Depth::Table,
         }
@@ -140,12 +149,14 @@ impl Privilege {
             "SELECT" => vec![Select],
             "INSERT" => vec![Insert],
             "ALTER" => vec![Alter],
-            "CREATE" => vec![CreateDatabase, CreateTable, CreateView, CreateDictionary],
+            "CREATE" => vec![CreateDatabase, CreateTable, CreateView, CreateDictionary, CreateFunction],
             "CREATE DATABASE" => vec![CreateDatabase],
             "CREATE TABLE" | "CREATE TEMPORARY TABLE" => vec![CreateTable],
             "CREATE VIEW" => vec![CreateView],
             "CREATE DICTIONARY" => vec![CreateDictionary],
-            "DROP" => vec![DropDatabase, DropTable, DropView, DropDictionary],
+            "DROP" => vec![DropDatabase, DropTable, DropView, DropDictionary, DropFunction],
+            "CREATE FUNCTION" => vec![CreateFunction],
+            "DROP FUNCTION" => vec![DropFunction],
             "DROP DATABASE" => vec![DropDatabase],
             "DROP TABLE" => vec![DropTable],
             "DROP VIEW" => vec![DropView],

@@ -57,6 +57,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
             access.check(Privilege::Show, &level)
         }
         Statement::System { .. } => access.check(Privilege::System, &Level::Global),
+        Statement::CreateFunction(_) => access.check(Privilege::CreateFunction, &Level::Global),
+        Statement::DropFunction { .. } => access.check(Privilege::DropFunction, &Level::Global),
         Statement::CreateNamedCollection { .. } | Statement::AlterNamedCollection { .. } | Statement::DropNamedCollection { .. } => {
             access.check(Privilege::NamedCollectionAdmin, &Level::Global)
         }

@@ -203,6 +203,8 @@ pub struct Shared {
     pub started: std::time::Instant,
     pub access: Arc<granary_access::AccessControl>,
     pub named_collections: granary_io::named_collections::NamedCollections,
+    /// `CREATE FUNCTION` definitions, in `<path>/user_defined`.
+    pub sql_functions: Arc<crate::sql_functions::SqlFunctions>,
     /// Physical plans of queries that read no stored data, by text and settings.
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
     /// Shapes of point queries by normalized text (the key-value fast path's parse cache).
@@ -301,6 +303,8 @@ pub(crate) struct QueryContext {
     pub logs_level: LogLevel,
     /// Tables and columns the query's plans read, for `system.query_log`.
     pub accessed: Arc<parking_lot::Mutex<AccessedObjects>>,
+    /// SQL user-defined functions, expanded into queries before planning.
+    pub sql_functions: Arc<crate::sql_functions::SqlFunctions>,
     /// Set when a plan of the query read a view: its plan depends on the view's stored
     /// query, which CREATE OR REPLACE can change, so it is not kept in the plan cache.
     pub read_views: std::sync::atomic::AtomicBool,
@@ -344,9 +348,11 @@ impl Instance {
         let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
         let access = Arc::new(granary_access::AccessControl::open(config.access.clone(), Some(&config.path.join("access")))?);
         let named_collections = granary_io::named_collections::NamedCollections::open(Some(config.path.join("named_collections")), config.named_collections.clone())?;
+        let sql_functions = Arc::new(crate::sql_functions::SqlFunctions::open(Some(config.path.join("user_defined")))?);
         let shared = Arc::new(Shared {
             access,
             named_collections,
+            sql_functions,
             processes: Arc::new(ProcessList::new(config.max_concurrent_queries)),
             query_log,
             part_log,
@@ -465,6 +471,10 @@ impl Instance {
         Ok(ctx)
     }
 
+    pub(crate) fn sql_functions(&self) -> &crate::sql_functions::SqlFunctions {
+        &self.shared.sql_functions
+    }
+
     pub(crate) fn named_collections(&self) -> &granary_io::named_collections::NamedCollections {
         &self.shared.named_collections
     }
@@ -544,6 +554,7 @@ impl Instance {
             access,
             catalog: self.shared.catalog.clone(),
             dictionaries: self.shared.dictionaries.clone(),
+            sql_functions: self.shared.sql_functions.clone(),
             query_id,
             query_text,
             settings,

@@ -458,6 +458,26 @@ async fn run_statement(
             instance.named_collections().alter(&name, set, &delete, if_exists)?;
             Outcome::Done
         }
+        Statement::CreateFunction(definition) => {
+            let builtin = |name: &str| {
+                if ctx.state.scalar_functions().contains_key(name) {
+                    Some("function")
+                } else if ctx.state.aggregate_functions().contains_key(name) {
+                    Some("aggregate function")
+                } else {
+                    None
+                }
+            };
+            instance.sql_functions().create(definition, builtin)?;
+            // Cached plans may have expanded the old definition.
+            instance.plan_cache().clear();
+            Outcome::Done
+        }
+        Statement::DropFunction { name, if_exists } => {
+            instance.sql_functions().drop(&name, if_exists)?;
+            instance.plan_cache().clear();
+            Outcome::Done
+        }
         Statement::DropNamedCollection { name, if_exists } => {
             instance.named_collections().drop(&name, if_exists)?;
             Outcome::Done
@@ -591,6 +611,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         crate::final_clause::check_final_tables(ctx, &mut query)?;
     }
     let mut inner = ast::Statement::Query(query);
+    ctx.sql_functions.expand(&mut inner)?;
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
     granary_functions::prepare_function_names(&mut inner)?;
     granary_functions::check_funnel_functions_allowed(&inner, ctx.settings.get_bool("enable_funnel_functions") || ctx.settings.get_bool("allow_experimental_funnel_functions"))?;

@@ -18,6 +18,7 @@
 
 mod access;
 mod asof;
+pub mod sql_functions;
 mod async_insert;
 mod column_lists;
 mod fill;

@@ -211,7 +211,15 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
         ),
         (
             "functions",
-            vec![("name", "String"), ("is_aggregate", "UInt8"), ("case_insensitive", "UInt8"), ("alias_to", "String"), ("origin", "String"), ("description", "String")],
+            vec![
+                ("name", "String"),
+                ("is_aggregate", "UInt8"),
+                ("case_insensitive", "UInt8"),
+                ("alias_to", "String"),
+                ("create_query", "String"),
+                ("origin", "String"),
+                ("description", "String"),
+            ],
             functions,
         ),
         ("build_options", vec![("name", "String"), ("value", "String")], build_options),
@@ -1189,13 +1197,17 @@ fn graphite_retentions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<Array
 
 fn functions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
     let list = shared.functions.get().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "function list is not ready"))?;
+    // Built-in functions, then the SQL user-defined ones (CREATE FUNCTION).
+    let defined = shared.sql_functions.list();
+    let queries: Vec<String> = defined.iter().map(|f| f.create_query()).collect();
     Ok(vec![
-        strings(list.iter().map(|f| &f.name)),
-        u8s(list.iter().map(|f| f.is_aggregate)),
-        u8s(list.iter().map(|f| f.case_insensitive)),
-        strings(list.iter().map(|f| &f.alias_to)),
-        strings(list.iter().map(|_| "System")),
-        strings(list.iter().map(|f| &f.description)),
+        strings(list.iter().map(|f| f.name.as_str()).chain(defined.iter().map(|f| f.name.as_str()))),
+        u8s(list.iter().map(|f| f.is_aggregate).chain(defined.iter().map(|_| false))),
+        u8s(list.iter().map(|f| f.case_insensitive).chain(defined.iter().map(|_| false))),
+        strings(list.iter().map(|f| f.alias_to.as_str()).chain(defined.iter().map(|_| ""))),
+        strings(list.iter().map(|_| "").chain(queries.iter().map(String::as_str))),
+        strings(list.iter().map(|_| "System").chain(defined.iter().map(|_| "SQLUserDefined"))),
+        strings(list.iter().map(|f| f.description.as_str()).chain(defined.iter().map(|_| ""))),
     ])
 }
 

@@ -96,6 +96,27 @@ pub enum Statement {
     AlterNamedCollection { name: String, if_exists: bool, set: Vec<NamedCollectionEntry>, delete: Vec<String> },
     /// `DROP NAMED COLLECTION [IF EXISTS] name`.
     DropNamedCollection { name: String, if_exists: bool },
+    /// `CREATE [OR REPLACE] FUNCTION [IF NOT EXISTS] name AS (params) -> body`.
+    CreateFunction(SqlFunction),
+    DropFunction { name: String, if_exists: bool },
+}
+
+/// A SQL user-defined function as written: its parameters and its body's text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqlFunction {
+    pub name: String,
+    pub params: Vec<String>,
+    pub body: String,
+    pub or_replace: bool,
+    pub if_not_exists: bool,
+}
+
+impl SqlFunction {
+    /// The statement as ClickHouse shows it in `system.functions.create_query`.
+    pub fn create_query(&self) -> String {
+        let params = if self.params.len() == 1 { self.params[0].clone() } else { format!("({})", self.params.join(", ")) };
+        format!("CREATE FUNCTION {} AS {params} -> {}", self.name, self.body)
+    }
 }
 
 /// One `key = value [[NOT] OVERRIDABLE]` of a named collection statement; the value as
@@ -117,8 +138,8 @@ impl Statement {
             | Statement::ShowDictionaries { .. }
             | Statement::ShowColumns { .. } => "Select",
             Statement::Insert(_) => "Insert",
-            Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } => "Create",
-            Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } => "Drop",
+            Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } | Statement::CreateFunction(_) => "Create",
+            Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } | Statement::DropFunction { .. } => "Drop",
             Statement::RenameTables(_) => "Rename",
             Statement::TruncateTable { .. } => "Drop",
             Statement::ShowCreateTable(_)
@@ -1122,6 +1143,10 @@ impl<'a> Cursor<'a> {
         if let Some(statement) = self.create_access(or_replace)? {
             return Ok(StatementWithClauses { statement, settings: Vec::new(), format: None });
         }
+        if self.eat("FUNCTION") {
+            let statement = Statement::CreateFunction(self.sql_function(or_replace)?);
+            return Ok(StatementWithClauses { statement, settings: Vec::new(), format: None });
+        }
         self.eat("TEMPORARY");
         if self.eat("DATABASE") {
             let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
@@ -1562,6 +1587,13 @@ impl<'a> Cursor<'a> {
             self.skip_on_cluster()?;
             return Ok(Statement::DropNamedCollection { name, if_exists });
         }
+        if self.eat("FUNCTION") {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let name = self.ident()?;
+            self.skip_on_cluster()?;
+            self.expect_end()?;
+            return Ok(Statement::DropFunction { name, if_exists });
+        }
         if self.eat("DATABASE") {
             let if_exists = self.eat_seq(&["IF", "EXISTS"]);
             let name = self.ident()?;
@@ -1582,6 +1614,38 @@ impl<'a> Cursor<'a> {
     }
 
     /// `key = value [[NOT] OVERRIDABLE], ...` (at least one).
+    /// After `CREATE [OR REPLACE] FUNCTION`: `[IF NOT EXISTS] name [ON CLUSTER c] AS
+    /// (a, b) -> body` (or `a -> body`).
+    fn sql_function(&mut self, or_replace: bool) -> Result<SqlFunction> {
+        let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+        let name = self.ident()?;
+        self.skip_on_cluster()?;
+        self.expect("AS")?;
+        let mut params = Vec::new();
+        if self.eat_token(&Token::LParen) {
+            if !self.eat_token(&Token::RParen) {
+                loop {
+                    params.push(self.ident()?);
+                    if self.eat_token(&Token::RParen) {
+                        break;
+                    }
+                    self.expect_token(&Token::Comma, "',' or ')'")?;
+                }
+            }
+        } else {
+            params.push(self.ident()?);
+        }
+        self.expect_token(&Token::Arrow, "'->'")?;
+        let body = self.raw_until(|_| false).ok_or_else(|| self.syntax_error("the function's body"))?;
+        self.expect_end()?;
+        for (i, param) in params.iter().enumerate() {
+            if params[..i].contains(param) {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Identifier {param} already used as function parameter")));
+            }
+        }
+        Ok(SqlFunction { name, params, body, or_replace, if_not_exists })
+    }
+
     fn named_collection_entries(&mut self) -> Result<Vec<NamedCollectionEntry>> {
         let mut entries: Vec<NamedCollectionEntry> = Vec::new();
         loop {
