@@ -40,6 +40,7 @@
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, the same for base32 and base58, `unhex`, `unbin`, `char` |
 //! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
 //! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
+//! | `intervals` | `addInterval`/`subtractInterval`, `add`/`subtractTupleOfIntervals`, `toInterval`, `timeDiff`, `nowInBlock`(`64`) |
 //! | `time_window` | `timeSlots`, `tumble`/`hop` and their `Start`/`End` forms |
 //! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms (and `tuplePositiveModuloByNumber`), `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat`, `tupleHammingDistance`, `tupleToNameValuePairs`; norms and normalized tuples |
 //! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
@@ -116,6 +117,7 @@ mod hash;
 mod hash_algorithms;
 pub mod func;
 mod introspection;
+mod intervals;
 mod julian;
 mod ip;
 mod json;
@@ -204,6 +206,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     let mut out = Vec::new();
     out.extend(conversion::functions());
     out.extend(datetime::functions());
+    out.extend(intervals::functions());
     out.extend(calendar::functions());
     out.extend(datetime_text::functions());
     out.extend(tuple::functions());
