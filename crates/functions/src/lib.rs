@@ -41,6 +41,7 @@
 //! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
 //! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
 //! | `intervals` | `addInterval`/`subtractInterval`, `add`/`subtractTupleOfIntervals`, `toInterval`, `timeDiff`, `nowInBlock`(`64`) |
+//! | `snowflake` | Snowflake ids and UUIDv7: `snowflakeIDToDateTime(64)`, `dateTime(64)ToSnowflakeID`, `generateSnowflakeID`, `generateUUIDv7`, `UUIDv7ToDateTime`, `dateTimeToUUIDv7` |
 //! | `time_window` | `timeSlots`, `tumble`/`hop` and their `Start`/`End` forms |
 //! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms (and `tuplePositiveModuloByNumber`), `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat`, `tupleHammingDistance`, `tupleToNameValuePairs`; norms and normalized tuples |
 //! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
@@ -117,6 +118,7 @@ mod hash;
 mod hash_algorithms;
 pub mod func;
 mod introspection;
+mod snowflake;
 mod intervals;
 mod julian;
 mod ip;
@@ -207,6 +209,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(conversion::functions());
     out.extend(datetime::functions());
     out.extend(intervals::functions());
+    out.extend(snowflake::functions());
     out.extend(calendar::functions());
     out.extend(datetime_text::functions());
     out.extend(tuple::functions());
