@@ -60,7 +60,7 @@
 //! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
 //! | `math` | `sqrt`, `cbrt`, `exp*`, `log*` (`ln`), trigonometric/hyperbolic functions, `degrees`, `radians`, `sigmoid`, `pow` (`power`), `atan2`, `hypot`: Float64, nullable only for nullable arguments; `roundAge`, `roundDuration`, `roundToExp2` |
 //! | `multi_match` | `multiMatchAny`, `multiMatchAnyIndex`, `multiMatchAllIndices` (a `RegexSet`; indices in Hyperscan's report order) |
-//! | `parse_datetime` | `parseDateTime`, `parseDateTimeOrNull`, `parseDateTimeOrZero` (MySQL-style formats, ClickHouse's parser) |
+//! | `parse_datetime` | `parseDateTime`(`64`) and the `InJodaSyntax` forms, each with `OrNull`/`OrZero` (MySQL-style and Joda formats, ClickHouse's parsers) |
 //! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
@@ -189,6 +189,7 @@ pub use float_comparisons::ieee_float_comparisons;
 pub use unsigned_order::{uint256_comparisons, uint256_sort_key, uint256_sort_keys};
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
+pub use parse_datetime::zoned_parse_default_format;
 pub use parametric::parametric_aggregates;
 pub use introspection::check_introspection_allowed;
 pub use sequences::check_funnel_functions_allowed;
