@@ -62,6 +62,7 @@
 //! | `multi_match` | `multiMatchAny`, `multiMatchAnyIndex`, `multiMatchAllIndices` (a `RegexSet`; indices in Hyperscan's report order) |
 //! | `parse_datetime` | `parseDateTime`(`64`) and the `InJodaSyntax` forms, each with `OrNull`/`OrZero` (MySQL-style and Joda formats, ClickHouse's parsers) |
 //! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
+//! | `durations` | `parseTimeDelta`, `parseISO8601Duration`, `parseReadableSize`(`OrNull`/`OrZero`) |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
@@ -118,6 +119,7 @@ mod hash;
 mod hash_algorithms;
 pub mod func;
 mod introspection;
+mod durations;
 mod snowflake;
 mod intervals;
 mod julian;
@@ -252,6 +254,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(url::functions());
     out.extend(reinterpret::functions());
     out.extend(readable::functions());
+    out.extend(durations::functions());
     out.extend(math::functions());
     out.extend(multi_match::functions());
     out.extend(parse_datetime::functions());

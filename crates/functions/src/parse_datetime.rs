@@ -647,11 +647,23 @@ fn parse(text: &[u8], steps: &[Step], zone: &SessionTz, wide: bool) -> ParseResu
     fields.seconds(zone)
 }
 
+/// What a parse function gives for text it cannot read (`f`, `fOrNull`, `fOrZero`).
 #[derive(Clone, Copy, PartialEq)]
-enum OnError {
+pub(crate) enum OnError {
     Throw,
     Null,
     Zero,
+}
+
+impl OnError {
+    /// The function of `def`: an `OrNull` form makes its own NULLs.
+    pub(crate) fn build(self, def: ScalarDef) -> ScalarUDF {
+        if self == OnError::Null {
+            def.custom_nulls().build()
+        } else {
+            def.build()
+        }
+    }
 }
 
 fn string_arg(ctx: &RetCtx, i: usize, what: &str, constant: bool) -> DfResult<()> {
@@ -783,11 +795,7 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
             Ok(datafusion::arrow::array::make_array(data) as ArrayRef)
         },
     );
-    if on_error == OnError::Null {
-        def.custom_nulls().build()
-    } else {
-        def.build()
-    }
+    on_error.build(def)
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
