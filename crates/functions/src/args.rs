@@ -69,6 +69,16 @@ pub(crate) fn illegal_type(name: &str, index: usize, field: &Field) -> DataFusio
 }
 
 /// `n` as ClickHouse's messages name argument positions: "1st", "2nd", "11th", ...
+/// ClickHouse's message for an argument that fails a function's declared signature
+/// (`FunctionArgumentDescriptor`): code 43 for a wrong type, 44 for a column where a
+/// constant is required.
+pub(crate) fn illegal_argument(code: ErrorCode, name: &str, index: usize, what: &str, expected: &str, got: &ChType) -> DataFusionError {
+    ch_error(
+        code,
+        format!("A value of illegal type was provided as {} argument '{what}' to function '{name}'. Expected: {expected}, got: {got}", ordinal(index + 1)),
+    )
+}
+
 pub(crate) fn ordinal(n: usize) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",

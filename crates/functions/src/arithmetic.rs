@@ -122,8 +122,8 @@ fn is_date_or_time(t: &ChType) -> bool {
 /// Arithmetic with intervals, typed as ClickHouse types it: `date ± interval` and
 /// `interval + date` move the date ([`crate::datetime::shifted_type`]); intervals of one
 /// unit add up to that unit, of different units to a tuple of both (`INTERVAL 1 DAY +
-/// INTERVAL 1 HOUR` is `Tuple(IntervalDay, IntervalHour)`), to which later intervals
-/// are appended and which a date applies in order. Anything else with an interval
+/// INTERVAL 1 HOUR` is `Tuple(IntervalDay, IntervalHour)`), which later intervals grow
+/// ([`crate::intervals::grown_interval_tuple`]) and which a date applies in order. Anything else with an interval
 /// (`INTERVAL 1 DAY * 2`, `1 + INTERVAL 1 DAY`) is ILLEGAL_TYPE_OF_ARGUMENT. `None` when
 /// no argument is an interval.
 fn interval_result_type(op: Op, a: &ChType, b: &ChType, name: &str) -> DfResult<Option<ChType>> {
@@ -136,6 +136,7 @@ fn interval_result_type(op: Op, a: &ChType, b: &ChType, name: &str) -> DfResult<
     let t = match (a, b) {
         (d, ChType::Interval(unit)) if additive && is_date_or_time(d) => crate::datetime::shifted_type(d, *unit)?,
         (ChType::Interval(unit), d) if op == Op::Plus && is_date_or_time(d) => crate::datetime::shifted_type(d, *unit)?,
+        (ChType::Tuple(_), d) if op == Op::Plus && is_date_or_time(d) && is_interval_tuple(a) => return interval_result_type(op, b, a, name),
         (d, ChType::Tuple(items)) if additive && is_date_or_time(d) && is_interval_tuple(b) => {
             let mut t = d.clone();
             for (_, item) in items {
@@ -147,11 +148,7 @@ fn interval_result_type(op: Op, a: &ChType, b: &ChType, name: &str) -> DfResult<
         }
         (ChType::Interval(x), ChType::Interval(y)) if additive && x == y => a.clone(),
         (ChType::Interval(_), ChType::Interval(_)) if additive => ChType::Tuple(vec![("1".into(), a.clone()), ("2".into(), b.clone())]),
-        (ChType::Tuple(items), ChType::Interval(_)) if additive && is_interval_tuple(a) => {
-            let mut items = items.clone();
-            items.push(((items.len() + 1).to_string(), b.clone()));
-            ChType::Tuple(items)
-        }
+        (ChType::Tuple(items), ChType::Interval(_)) if additive && is_interval_tuple(a) => crate::intervals::grown_interval_tuple(items, b),
         _ => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal types {a} and {b} of arguments of function {name}"))),
     };
     Ok(Some(t))
@@ -162,7 +159,6 @@ fn interval_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
     let (a_ch, b_ch) = (ctx.ch(0).base().clone(), ctx.ch(1).base().clone());
     let sign = if op == Op::Minus { -1 } else { 1 };
     let counts = |array: &ArrayRef| -> DfResult<PrimitiveArray<Int64Type>> { Ok(cast(array, &DataType::Int64)?.as_primitive::<Int64Type>().clone()) };
-    let negated = |array: &ArrayRef| -> DfResult<ArrayRef> { Ok(if sign < 0 { numeric::neg_wrapping(array)? } else { Arc::clone(array) }) };
     let (a, b) = (ctx.array(0)?, ctx.array(1)?);
     match (&a_ch, &b_ch) {
         (d, ChType::Interval(unit)) if is_date_or_time(d) => {
@@ -173,33 +169,37 @@ fn interval_compute(op: Op, ctx: &ExecCtx, ret: &ChType) -> DfResult<ArrayRef> {
             let zone = crate::datetime::zone_for(ctx, 1, None)?;
             crate::datetime::shift(&b, &counts(&a)?, *unit, sign, &zone, ret)
         }
-        (d, ChType::Tuple(items)) if is_date_or_time(d) => {
-            let zone = crate::datetime::zone_for(ctx, 0, None)?;
-            let parts = b.as_struct();
-            let (mut value, mut t) = (a, d.clone());
-            for ((_, item), part) in items.iter().zip(parts.columns()) {
-                if let ChType::Interval(unit) = item {
-                    let next = crate::datetime::shifted_type(&t, *unit)?;
-                    value = crate::datetime::shift(&value, &counts(part)?, *unit, sign, &zone, &next)?;
-                    t = next;
-                }
-            }
-            Ok(value)
-        }
+        (ChType::Tuple(items), d) if is_date_or_time(d) => apply_interval_tuple(ctx, 1, b, d, a.as_struct(), items, sign),
+        (d, ChType::Tuple(items)) if is_date_or_time(d) => apply_interval_tuple(ctx, 0, a, d, b.as_struct(), items, sign),
         (ChType::Interval(x), ChType::Interval(y)) if x == y => Ok(if sign < 0 { numeric::sub_wrapping(&a, &b)? } else { numeric::add_wrapping(&a, &b)? }),
-        _ => {
-            // Intervals of different units: a tuple of their counts.
-            let mut columns: Vec<ArrayRef> = match a.as_struct_opt() {
-                Some(parts) => parts.columns().to_vec(),
-                None => vec![a],
-            };
-            columns.push(negated(&b)?);
-            let DataType::Struct(fields) = ret.to_arrow() else {
-                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("interval arithmetic typed as {ret}")));
-            };
-            Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields, columns, None)?))
+        (ChType::Tuple(items), b_unit) => crate::intervals::grow_interval_tuple(a.as_struct().columns().to_vec(), items, b_unit, &b, sign, ret),
+        // Intervals of different units: a tuple of their counts.
+        _ => crate::intervals::grow_interval_tuple(vec![a], &[("1".into(), a_ch.clone())], &b_ch, &b, sign, ret),
+    }
+}
+
+/// The date or time `date` (argument `date_index`, of type `d`) moved by each interval
+/// of a tuple in turn.
+fn apply_interval_tuple(
+    ctx: &ExecCtx,
+    date_index: usize,
+    date: ArrayRef,
+    d: &ChType,
+    parts: &datafusion::arrow::array::StructArray,
+    items: &[(String, ChType)],
+    sign: i64,
+) -> DfResult<ArrayRef> {
+    let zone = crate::datetime::zone_for(ctx, date_index, None)?;
+    let (mut value, mut t) = (date, d.clone());
+    for ((_, item), part) in items.iter().zip(parts.columns()) {
+        if let ChType::Interval(unit) = item {
+            let next = crate::datetime::shifted_type(&t, *unit)?;
+            let counts = cast(part, &DataType::Int64)?;
+            value = crate::datetime::shift(&value, counts.as_primitive::<Int64Type>(), *unit, sign, &zone, &next)?;
+            t = next;
         }
     }
+    Ok(value)
 }
 
 pub(crate) fn is_wide(t: &ChType) -> bool {

@@ -546,28 +546,31 @@ fn time_slot() -> ScalarUDF {
     .build()
 }
 
-/// Integer arguments of `makeDate*` as i64 (floats truncated).
-fn int_column(ctx: &ExecCtx, i: usize) -> DfResult<PrimitiveArray<Int64Type>> {
-    let array = ctx.array(i)?;
-    let as_float = cast(&array, &DataType::Float64)?;
-    Ok(as_float.as_primitive::<Float64Type>().unary(|v| v as i64))
+/// Arguments of `makeDate*` as Float64: ClickHouse checks the ranges before it drops
+/// fractions.
+fn float_column(ctx: &ExecCtx, i: usize) -> DfResult<PrimitiveArray<Float64Type>> {
+    Ok(cast(&ctx.array(i)?, &DataType::Float64)?.as_primitive::<Float64Type>().clone())
 }
 
-/// The day number of (year, month, day), or (year, day of year) with `month` None;
-/// `None` when the parts name no day.
-fn make_days(year: i64, month: Option<i64>, day: i64) -> Option<i64> {
+/// The day number of (year, month, day), or (year, day of year) with `month` None, as
+/// ClickHouse's `makeDate` reads them: a year in 0..=9999, a month in 1..=12, a day in
+/// 1..=31 (running into the next month past the month's end) or a day of the year in
+/// 1..=365; `None` otherwise (also for NaN).
+fn make_days(year: f64, month: Option<f64>, day: f64) -> Option<i64> {
+    let within = |v: f64, low: f64, high: f64| v >= low && v <= high;
+    if !within(year, 0.0, 9999.0) {
+        return None;
+    }
+    let year = year as i64;
     match month {
-        Some(month) => {
-            if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month as u32) as i64 {
-                return None;
-            }
-            Some(days_from_civil(year, month as u32, day as u32))
-        }
-        None => (day >= 1).then(|| days_from_civil(year, 1, 1) + day - 1),
+        Some(month) if within(month, 1.0, 12.0) && within(day, 1.0, 31.0) => Some(days_from_civil(year, month as u32, 1) + day as i64 - 1),
+        None if within(day, 1.0, 365.0) => Some(days_from_civil(year, 1, 1) + day as i64 - 1),
+        _ => None,
     }
 }
 
-/// `makeDate(y, m, d)` / `makeDate(y, day_of_year)` and `makeDate32`.
+/// `makeDate(y, m, d)` / `makeDate(y, day_of_year)` and `makeDate32`: 1970-01-01 for
+/// parts that name no day, or a day outside the type's range.
 fn make_date(name: &'static str, date32: bool) -> ScalarUDF {
     ScalarDef::new(
         name,
@@ -581,13 +584,14 @@ fn make_date(name: &'static str, date32: bool) -> ScalarUDF {
             Ok(if date32 { ChType::Date32 } else { ChType::Date })
         },
         move |ctx| {
-            let years = int_column(ctx, 0)?;
-            let months = if ctx.args.len() == 3 { Some(int_column(ctx, 1)?) } else { None };
-            let days = int_column(ctx, ctx.args.len() - 1)?;
+            let years = float_column(ctx, 0)?;
+            let months = if ctx.args.len() == 3 { Some(float_column(ctx, 1)?) } else { None };
+            let days = float_column(ctx, ctx.args.len() - 1)?;
+            let (low, high) = if date32 { (days_from_civil(0, 1, 1), days_from_civil(9999, 12, 31)) } else { (0, DATE_MAX_DAYS) };
             let out: PrimitiveArray<Date32Type> = (0..ctx.len)
                 .map(|i| {
-                    let day = make_days(years.value(i), months.as_ref().map(|m| m.value(i)), days.value(i)).unwrap_or(0);
-                    Some(if date32 { clamp_date32(day) } else { clamp_date(day) })
+                    let day = make_days(years.value(i), months.as_ref().map(|m| m.value(i)), days.value(i)).filter(|d| (low..=high).contains(d));
+                    Some(day.unwrap_or(0) as i32)
                 })
                 .collect();
             Ok(Arc::new(out))

@@ -104,7 +104,7 @@ fn utc_timestamp_fn() -> ScalarUDF {
     .build()
 }
 
-fn now64_value(p: u8, start: chrono::DateTime<chrono::Utc>, tz: Option<Arc<str>>) -> ScalarValue {
+pub(crate) fn now64_value(p: u8, start: chrono::DateTime<chrono::Utc>, tz: Option<Arc<str>>) -> ScalarValue {
     let nanos = start.timestamp_nanos_opt().unwrap_or(0);
     let keep = 10i64.pow(9 - p as u32);
     let nanos = nanos.div_euclid(keep) * keep;
@@ -330,7 +330,7 @@ pub(crate) fn optional_tz(ctx: &RetCtx, index: usize) -> DfResult<Option<String>
     Ok(Some(tz.to_string()))
 }
 
-fn precision_arg(ctx: &RetCtx, index: usize) -> DfResult<u8> {
+pub(crate) fn precision_arg(ctx: &RetCtx, index: usize) -> DfResult<u8> {
     let p = ctx.const_int(index, "scale")?;
     if !(0..=9).contains(&p) {
         return Err(ch_error(
@@ -807,9 +807,16 @@ pub(crate) fn shifted_type(t: &ChType, unit: Unit) -> DfResult<ChType> {
     })
 }
 
+/// Ticks per second of a time type's Arrow column: its storage unit, which is finer
+/// than the precision for `DateTime64(1)`, `(2)`, `(4)`.. (milliseconds, microseconds).
 fn ticks_per_second(t: &ChType) -> i64 {
     match t {
-        ChType::DateTime64(p, _) => 10i64.pow(u32::from(*p).min(9)),
+        ChType::DateTime64(p, _) => match time_unit_for_precision(*p) {
+            TimeUnit::Second => 1,
+            TimeUnit::Millisecond => 1_000,
+            TimeUnit::Microsecond => 1_000_000,
+            TimeUnit::Nanosecond => 1_000_000_000,
+        },
         _ => 1,
     }
 }

@@ -40,6 +40,8 @@
 //! | `encoding` | `base64Encode`/`base64Decode`/`tryBase64Decode`, the same for base32 and base58, `unhex`, `unbin`, `char` |
 //! | `julian` | `toModifiedJulianDay(OrNull)`, `fromModifiedJulianDay(OrNull)` |
 //! | `printf` | `printf` (fmt's printf rules, piece by piece as ClickHouse) |
+//! | `intervals` | `addInterval`/`subtractInterval`, `add`/`subtractTupleOfIntervals`, `toInterval`, `timeDiff`, `nowInBlock`(`64`) |
+//! | `snowflake` | Snowflake ids and UUIDv7: `snowflakeIDToDateTime(64)`, `dateTime(64)ToSnowflakeID`, `generateSnowflakeID`, `generateUUIDv7`, `UUIDv7ToDateTime`, `dateTimeToUUIDv7` |
 //! | `time_window` | `timeSlots`, `tumble`/`hop` and their `Start`/`End` forms |
 //! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms (and `tuplePositiveModuloByNumber`), `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat`, `tupleHammingDistance`, `tupleToNameValuePairs`; norms and normalized tuples |
 //! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
@@ -58,8 +60,9 @@
 //! | `reinterpret` | `reinterpret(x, 'T')`, `reinterpretAs*`: ClickHouse's in-memory bytes read as another type |
 //! | `math` | `sqrt`, `cbrt`, `exp*`, `log*` (`ln`), trigonometric/hyperbolic functions, `degrees`, `radians`, `sigmoid`, `pow` (`power`), `atan2`, `hypot`: Float64, nullable only for nullable arguments; `roundAge`, `roundDuration`, `roundToExp2` |
 //! | `multi_match` | `multiMatchAny`, `multiMatchAnyIndex`, `multiMatchAllIndices` (a `RegexSet`; indices in Hyperscan's report order) |
-//! | `parse_datetime` | `parseDateTime`, `parseDateTimeOrNull`, `parseDateTimeOrZero` (MySQL-style formats, ClickHouse's parser) |
+//! | `parse_datetime` | `parseDateTime`(`64`) and the `InJodaSyntax` forms, each with `OrNull`/`OrZero` (MySQL-style and Joda formats, ClickHouse's parsers) |
 //! | `readable` | `formatReadableSize`, `formatReadableDecimalSize`, `formatReadableQuantity`, `formatReadableTimeDelta` |
+//! | `durations` | `parseTimeDelta`, `parseISO8601Duration`, `parseReadableSize`(`OrNull`/`OrZero`) |
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
@@ -116,6 +119,9 @@ mod hash;
 mod hash_algorithms;
 pub mod func;
 mod introspection;
+mod durations;
+mod snowflake;
+mod intervals;
 mod julian;
 mod ip;
 mod json;
@@ -185,6 +191,7 @@ pub use float_comparisons::ieee_float_comparisons;
 pub use unsigned_order::{uint256_comparisons, uint256_sort_key, uint256_sort_keys};
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
 pub use sqlnames::prepare_function_names;
+pub use parse_datetime::zoned_parse_default_format;
 pub use parametric::parametric_aggregates;
 pub use introspection::check_introspection_allowed;
 pub use sequences::check_funnel_functions_allowed;
@@ -204,6 +211,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     let mut out = Vec::new();
     out.extend(conversion::functions());
     out.extend(datetime::functions());
+    out.extend(intervals::functions());
+    out.extend(snowflake::functions());
     out.extend(calendar::functions());
     out.extend(datetime_text::functions());
     out.extend(tuple::functions());
@@ -245,6 +254,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(url::functions());
     out.extend(reinterpret::functions());
     out.extend(readable::functions());
+    out.extend(durations::functions());
     out.extend(math::functions());
     out.extend(multi_match::functions());
     out.extend(parse_datetime::functions());

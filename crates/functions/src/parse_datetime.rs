@@ -35,6 +35,7 @@ use crate::tz::{days_from_civil, is_leap, parse_tz, SessionTz};
 const MIN_YEAR: i32 = 1970;
 const MAX_YEAR: i32 = 2106;
 const DEFAULT_FORMAT: &str = "%Y-%m-%d %H:%i:%s";
+const DEFAULT_FORMAT64: &str = "%Y-%m-%d %H:%i:%s.%f";
 const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 
@@ -119,6 +120,9 @@ struct Fields {
     wide: bool,
     /// The fraction `%f` read, in microseconds.
     micros: i64,
+    /// The last Joda fraction (`S..`) read, as the number written: ticks of the result's
+    /// precision, unbounded, as ClickHouse adds it (`.55` for `S` is 5.5 seconds).
+    fraction: i64,
 }
 
 impl Fields {
@@ -142,6 +146,7 @@ impl Fields {
             zone: None,
             wide,
             micros: 0,
+            fraction: 0,
         }
     }
 
@@ -642,11 +647,23 @@ fn parse(text: &[u8], steps: &[Step], zone: &SessionTz, wide: bool) -> ParseResu
     fields.seconds(zone)
 }
 
+/// What a parse function gives for text it cannot read (`f`, `fOrNull`, `fOrZero`).
 #[derive(Clone, Copy, PartialEq)]
-enum OnError {
+pub(crate) enum OnError {
     Throw,
     Null,
     Zero,
+}
+
+impl OnError {
+    /// The function of `def`: an `OrNull` form makes its own NULLs.
+    pub(crate) fn build(self, def: ScalarDef) -> ScalarUDF {
+        if self == OnError::Null {
+            def.custom_nulls().build()
+        } else {
+            def.build()
+        }
+    }
 }
 
 fn string_arg(ctx: &RetCtx, i: usize, what: &str, constant: bool) -> DfResult<()> {
@@ -674,22 +691,50 @@ fn string_arg(ctx: &RetCtx, i: usize, what: &str, constant: bool) -> DfResult<()
     Ok(())
 }
 
+/// The format a parse function reads when it is given none.
+fn default_format(name: &str) -> &'static str {
+    if name.contains("InJodaSyntax") {
+        JODA_DEFAULT_FORMAT
+    } else if name.starts_with("parseDateTime64") {
+        DEFAULT_FORMAT64
+    } else {
+        DEFAULT_FORMAT
+    }
+}
+
+/// For the parse functions whose result type names a time zone (`parseDateTime*`,
+/// `parseDateTime64*`, their Joda forms and aliases): the format they read when given
+/// none. ClickHouse names the session's zone in the type when no zone argument is given;
+/// a type rule cannot see settings, so the query layer passes that zone explicitly, and
+/// the format first when it is missing.
+pub fn zoned_parse_default_format(name: &str) -> Option<&'static str> {
+    let canonical = crate::registry::ALIASES.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(name)).map_or(name, |(_, target)| *target);
+    let parsers = ["parseDateTime", "parseDateTime64", "parseDateTimeInJodaSyntax", "parseDateTime64InJodaSyntax"];
+    let base = canonical.strip_suffix("OrNull").or_else(|| canonical.strip_suffix("OrZero")).unwrap_or(canonical);
+    parsers.contains(&base).then(|| default_format(canonical))
+}
+
 fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
+    let joda = name.contains("InJodaSyntax");
+    let wide = name.starts_with("parseDateTime64");
     let def = ScalarDef::new(
         name,
         Arity::range(1, 3),
         move |ctx| {
             string_arg(ctx, 0, "time", false)?;
-            let joda = ctx.name.starts_with("parseDateTimeInJodaSyntax");
-            let wide = ctx.name.starts_with("parseDateTime64");
-            if ctx.arg_count() > 1 {
+            let format = if ctx.arg_count() > 1 {
                 string_arg(ctx, 1, "format", true)?;
-                if joda {
-                    compile_joda(ctx.scalar(1).and_then(scalar_str).unwrap_or(JODA_DEFAULT_FORMAT))?;
-                } else {
-                    compile_format(ctx.scalar(1).and_then(scalar_str).unwrap_or(DEFAULT_FORMAT), ctx.name)?;
-                }
-            }
+                ctx.scalar(1).and_then(scalar_str).unwrap_or(default_format(ctx.name))
+            } else {
+                default_format(ctx.name)
+            };
+            let precision = if joda {
+                let steps = compile_joda(format)?;
+                if wide { joda_precision(&steps)? } else { 0 }
+            } else {
+                compile_format(format, ctx.name)?;
+                6
+            };
             let zone = if ctx.arg_count() > 2 {
                 string_arg(ctx, 2, "timezone", true)?;
                 let tz = ctx.scalar(2).and_then(scalar_str).unwrap_or_default();
@@ -698,14 +743,29 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
             } else {
                 None
             };
-            let t = if wide { ChType::DateTime64(6, zone) } else { ChType::DateTime(zone) };
+            let t = if wide { ChType::DateTime64(precision, zone) } else { ChType::DateTime(zone) };
             Ok(if on_error == OnError::Null { ChType::Nullable(Box::new(t)) } else { t })
         },
         move |ctx| {
-            let joda = ctx.name.starts_with("parseDateTimeInJodaSyntax");
-            let wide = ctx.name.starts_with("parseDateTime64");
-            let format = if ctx.args.len() > 1 { ctx.const_str(1, "format")? } else if joda { JODA_DEFAULT_FORMAT } else { DEFAULT_FORMAT };
+            let format = if ctx.args.len() > 1 { ctx.const_str(1, "format")? } else { default_format(ctx.name) };
             let (steps, joda_steps) = if joda { (Vec::new(), compile_joda(format)?) } else { (compile_format(format, ctx.name)?, Vec::new()) };
+            // Joda fractions wider than microseconds are refused when parsing, as
+            // ClickHouse's parser does (its message names precision 0).
+            let joda_ticks = if joda && wide {
+                let precision = joda_precision(&joda_steps)?;
+                if precision > 6 {
+                    return Err(ch_error(ErrorCode::CANNOT_PARSE_DATETIME, "Precision 0 is invalid (must be [0, 6])"));
+                }
+                let per = match crate::conversion::convert::time_unit_for_precision(precision) {
+                    datafusion::arrow::datatypes::TimeUnit::Second => 1,
+                    datafusion::arrow::datatypes::TimeUnit::Millisecond => 1_000,
+                    datafusion::arrow::datatypes::TimeUnit::Microsecond => 1_000_000,
+                    datafusion::arrow::datatypes::TimeUnit::Nanosecond => 1_000_000_000,
+                };
+                Some((precision, per))
+            } else {
+                None
+            };
             let session = ctx.session_tz()?;
             let zone = if ctx.args.len() > 2 { parse_tz(ctx.const_str(2, "time zone")?)? } else { session };
             let input = cast(&ctx.array(0)?, &DataType::Utf8)?;
@@ -716,7 +776,11 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
                     values.push(None);
                     continue;
                 }
-                let parsed = if joda { parse_joda(input.value(row).as_bytes(), &joda_steps, &zone, &session) } else { parse(input.value(row).as_bytes(), &steps, &zone, wide) };
+                let parsed = if joda {
+                    parse_joda(input.value(row).as_bytes(), &joda_steps, &zone, &session, joda_ticks)
+                } else {
+                    parse(input.value(row).as_bytes(), &steps, &zone, wide)
+                };
                 match parsed {
                     Ok(seconds) => values.push(Some(seconds)),
                     Err((code, message)) => match on_error {
@@ -731,11 +795,7 @@ fn parse_date_time_fn(name: &'static str, on_error: OnError) -> ScalarUDF {
             Ok(datafusion::arrow::array::make_array(data) as ArrayRef)
         },
     );
-    if on_error == OnError::Null {
-        def.custom_nulls().build()
-    } else {
-        def.build()
-    }
+    on_error.build(def)
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
@@ -749,6 +809,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         parse_date_time_fn("parseDateTimeInJodaSyntax", OnError::Throw),
         parse_date_time_fn("parseDateTimeInJodaSyntaxOrNull", OnError::Null),
         parse_date_time_fn("parseDateTimeInJodaSyntaxOrZero", OnError::Zero),
+        parse_date_time_fn("parseDateTime64InJodaSyntax", OnError::Throw),
+        parse_date_time_fn("parseDateTime64InJodaSyntaxOrNull", OnError::Null),
+        parse_date_time_fn("parseDateTime64InJodaSyntaxOrZero", OnError::Zero),
     ]
 }
 
@@ -1007,7 +1070,10 @@ fn joda_field(letter: u8, repetitions: usize, input: &mut Input, f: &mut Fields,
             f.set_second(v)
         }
         // Fractions of a second are read and dropped: the result is a DateTime.
-        b'S' => input.joda_number(false, false, false, r, r.max(2)).map(|_| ()),
+        b'S' => {
+            f.fraction = i64::from(input.joda_number(false, false, false, r, r.max(2))?);
+            Ok(())
+        }
         b'Z' => {
             input.joda_need(5, "jodaTimezoneOffset")?;
             let sign = match input.s[input.pos] {
@@ -1044,9 +1110,11 @@ fn joda_field(letter: u8, repetitions: usize, input: &mut Input, f: &mut Fields,
 }
 
 /// Seconds since the epoch of `text` read by a Joda format, or ClickHouse's error.
-fn parse_joda(text: &[u8], steps: &[JodaStep], zone: &SessionTz, session: &SessionTz) -> ParseResult<i64> {
+/// Seconds since the epoch; for `parseDateTime64InJodaSyntax` (`precision` given),
+/// ticks of `ticks_per_second` with the fraction read at that precision.
+fn parse_joda(text: &[u8], steps: &[JodaStep], zone: &SessionTz, session: &SessionTz, precision: Option<(u8, i64)>) -> ParseResult<i64> {
     let mut input = Input { s: text, pos: 0, fragment: "LITERAL" };
-    let mut fields = Fields::new(false);
+    let mut fields = Fields::new(precision.is_some());
     for step in steps {
         match step {
             JodaStep::Literal(lit) => {
@@ -1063,7 +1131,29 @@ fn parse_joda(text: &[u8], steps: &[JodaStep], zone: &SessionTz, session: &Sessi
     if input.pos < text.len() {
         return fail(format!("Invalid format input {} is malformed at {}", String::from_utf8_lossy(text), input.rest()));
     }
-    fields.seconds(zone)
+    let Some((precision, ticks_per_second)) = precision else {
+        return fields.seconds(zone);
+    };
+    // Wide fields count microseconds; Joda reads no `%f`, so they are whole seconds.
+    let seconds = fields.seconds(zone)?.div_euclid(1_000_000);
+    let per_unit = ticks_per_second / 10i64.pow(u32::from(precision));
+    Ok(seconds.wrapping_mul(ticks_per_second).wrapping_add(fields.fraction.wrapping_mul(per_unit)))
+}
+
+/// The precision of `parseDateTime64InJodaSyntax`'s result: the width of the format's
+/// first fraction field (`SSS` is 3), 0 without one.
+fn joda_precision(steps: &[JodaStep]) -> DfResult<u8> {
+    let width = steps
+        .iter()
+        .find_map(|s| match s {
+            JodaStep::Field { letter: b'S', repetitions, .. } => Some(*repetitions),
+            _ => None,
+        })
+        .unwrap_or(0);
+    if width > 9 {
+        return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Scale {width} is too large for DateTime64. Maximum is up to nanoseconds (9)")));
+    }
+    Ok(width as u8)
 }
 
 #[cfg(test)]
@@ -1107,7 +1197,7 @@ mod tests {
     fn joda(text: &str, format: &str) -> Result<i64, String> {
         let steps = compile_joda(format).map_err(|e| e.to_string())?;
         let utc = parse_tz("UTC").unwrap();
-        parse_joda(text.as_bytes(), &steps, &utc, &utc).map_err(|(_, m)| m)
+        parse_joda(text.as_bytes(), &steps, &utc, &utc, None).map_err(|(_, m)| m)
     }
 
     #[test]

@@ -23,7 +23,7 @@ use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
 use granary_common::ErrorCode;
 use granary_types::{ChType, IntervalKind};
 
-use crate::args::{ch_error, scalar_i128, Arity, DfResult};
+use crate::args::{ch_error, illegal_argument, scalar_i128, Arity, DfResult};
 use crate::func::{call_return_field, call_scalar, ch_type_of_field, registered_scalar, ExecCtx, RetCtx, ScalarDef};
 use crate::regexp::list_offset;
 use crate::reinterpret::unit_digits;
@@ -31,11 +31,7 @@ use crate::reinterpret::unit_digits;
 const DEFAULT_SLOT_SECONDS: i64 = 1800;
 
 fn expected(ctx_name: &str, index: usize, what: &str, expected: &str, got: &ChType) -> DataFusionError {
-    let ordinal = ["1st", "2nd", "3rd"].get(index).copied().unwrap_or("next");
-    ch_error(
-        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-        format!("A value of illegal type was provided as {ordinal} argument '{what}' to function '{ctx_name}'. Expected: {expected}, got: {got}"),
-    )
+    illegal_argument(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, ctx_name, index, what, expected, got)
 }
 
 fn is_decimal64(t: &ChType) -> bool {

@@ -1,4 +1,5 @@
-//! `getSetting('name')`: the value of a setting for this query, as a typed constant.
+//! `getSetting('name')`: the value of a setting for this query, as a typed constant; and
+//! the session time zone passed to the parse functions whose type names it.
 //!
 //! Settings live in the query layer, not in DataFusion's config, so the calls are
 //! replaced by literals before planning (the value is fixed for the whole query, as in
@@ -75,4 +76,26 @@ fn setting_literal(args: &FunctionArguments, settings: &Settings) -> Result<Expr
         .try_with_sql(&text)
         .and_then(|mut parser| parser.parse_expr());
     parsed.map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("getSetting('{name}'): {e}")))
+}
+
+/// Gives each `parseDateTime*` call without a time zone argument the session's zone (and
+/// its default format first when it has none): ClickHouse names that zone in the result
+/// type (`DateTime('UTC')`), and a function's type rule cannot see settings. Column
+/// names were fixed before (the front end aliases each item), so they stay as written.
+pub(crate) fn pin_parse_time_zones(statement: &mut ast::Statement, zone: &str) {
+    let _ = granary_sql::walk::exprs_mut(statement, &mut |expr| {
+        let Expr::Function(function) = expr else { return ControlFlow::<()>::Continue(()) };
+        let [ast::ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else { return ControlFlow::Continue(()) };
+        let Some(format) = granary_functions::zoned_parse_default_format(&name.value) else { return ControlFlow::Continue(()) };
+        let FunctionArguments::List(list) = &mut function.args else { return ControlFlow::Continue(()) };
+        let unnamed = list.args.iter().all(|a| matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(_))));
+        if !unnamed || list.args.is_empty() || list.args.len() > 2 {
+            return ControlFlow::Continue(());
+        }
+        if list.args.len() == 1 {
+            list.args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(Value::SingleQuotedString(format.to_string())))));
+        }
+        list.args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(Value::SingleQuotedString(zone.to_string())))));
+        ControlFlow::Continue(())
+    });
 }

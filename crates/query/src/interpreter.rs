@@ -613,6 +613,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     let mut inner = ast::Statement::Query(query);
     ctx.sql_functions.expand(&mut inner)?;
     crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
+    crate::get_setting::pin_parse_time_zones(&mut inner, ctx.timezone.name());
     granary_functions::prepare_function_names(&mut inner)?;
     granary_functions::check_funnel_functions_allowed(&inner, ctx.settings.get_bool("enable_funnel_functions") || ctx.settings.get_bool("allow_experimental_funnel_functions"))?;
     // Parametric aggregates (`quantile(0.9)`) are made per call: the session learns them here.
