@@ -63,6 +63,7 @@
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
+//! | [`context`] | `bar`, `byteSize`, `dumpColumnStructure`, `visibleWidth`, `defaultValueOf*`, `errorCodeToName`, `blockSize`, server facts (`FQDN`, `serverUUID`, `tcpPort`, shards) |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
 //! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `-Array`, `-ForEach`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
@@ -103,6 +104,7 @@ mod array_sort;
 pub mod calendar;
 pub mod conditional;
 mod consistent_hash;
+pub mod context;
 mod constant_divisor;
 mod low_cardinality_result;
 pub mod conversion;
@@ -238,6 +240,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
     out.extend(system::functions());
+    out.extend(context::functions());
     out.extend(hash::functions());
     out.extend(consistent_hash::functions());
     out.extend(ip::functions());
@@ -462,6 +465,15 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
             case_insensitive: false,
             alias_to: String::new(),
             description: registry::description(name).to_string(),
+        });
+    }
+    for (name, target) in context::QUERY_LAYER_FUNCTIONS {
+        rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
+            name: name.to_string(),
+            is_aggregate: false,
+            case_insensitive: is_case_insensitive(name),
+            alias_to: target.to_string(),
+            description: registry::description(if target.is_empty() { name } else { target }).to_string(),
         });
     }
     rows.into_values().collect()
