@@ -63,6 +63,8 @@
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
+//! | `null_safe` | `divideOrNull`, `intDivOrNull`, `moduloOrNull`, `positiveModuloOrNull` (the operators on safe divisors, NULL where they would fail), `isZeroOrNull`, `isDistinctFrom`/`isNotDistinctFrom`, `firstNonDefault`, `isDecimalOverflow` |
+//! | `decimal_ops` | `multiplyDecimal`, `divideDecimal` (256-bit, truncated), `toDecimalString` |
 //! | [`context`] | `bar`, `byteSize`, `dumpColumnStructure`, `visibleWidth`, `defaultValueOf*`, `errorCodeToName`, `blockSize`, server facts (`FQDN`, `serverUUID`, `tcpPort`, shards) |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
@@ -105,6 +107,8 @@ pub mod calendar;
 pub mod conditional;
 mod consistent_hash;
 pub mod context;
+mod decimal_ops;
+mod null_safe;
 mod constant_divisor;
 mod low_cardinality_result;
 pub mod conversion;
@@ -241,6 +245,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_reduce::functions());
     out.extend(system::functions());
     out.extend(context::functions());
+    out.extend(null_safe::functions());
+    out.extend(decimal_ops::functions());
     out.extend(hash::functions());
     out.extend(consistent_hash::functions());
     out.extend(ip::functions());
