@@ -63,6 +63,7 @@
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
+//! | `network` | `MACNumToString`, `MACStringToNum`/`OUI`, `UUIDNumToString`, `UUIDStringToNum`, `UUIDToNum`, `IPv4CIDRToRange`/`IPv6CIDRToRange`, `IPv4ToIPv6`, `cutIPv6`, `isIPAddressInRange`, `IPv4NumToStringClassC` |
 //! | `null_safe` | `divideOrNull`, `intDivOrNull`, `moduloOrNull`, `positiveModuloOrNull` (the operators on safe divisors, NULL where they would fail), `isZeroOrNull`, `isDistinctFrom`/`isNotDistinctFrom`, `firstNonDefault`, `isDecimalOverflow` |
 //! | `decimal_ops` | `multiplyDecimal`, `divideDecimal` (256-bit, truncated), `toDecimalString` |
 //! | [`context`] | `bar`, `byteSize`, `dumpColumnStructure`, `visibleWidth`, `defaultValueOf*`, `errorCodeToName`, `blockSize`, server facts (`FQDN`, `serverUUID`, `tcpPort`, shards) |
@@ -109,6 +110,7 @@ mod consistent_hash;
 pub mod context;
 mod decimal_ops;
 mod null_safe;
+mod network;
 mod constant_divisor;
 mod low_cardinality_result;
 pub mod conversion;
@@ -247,6 +249,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(context::functions());
     out.extend(null_safe::functions());
     out.extend(decimal_ops::functions());
+    out.extend(network::functions());
     out.extend(hash::functions());
     out.extend(consistent_hash::functions());
     out.extend(ip::functions());
