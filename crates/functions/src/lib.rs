@@ -34,6 +34,7 @@
 //! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
 //! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
+//! | `string_words` | `tokens`, `alphaTokens`, `ngrams`, `hasToken` (+`CaseInsensitive`/`OrNull`), `translateUTF8`, `initcapUTF8`, `overlayUTF8`, `encodeXMLComponent`/`decodeXMLComponent` |
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `LpNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `LpDistance`, `cosineDistance`, `L1Normalize`..`LpNormalize` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
@@ -147,6 +148,7 @@ pub mod string;
 mod string_build;
 mod string_extra;
 mod string_metrics;
+mod string_words;
 mod vector_distance;
 mod value_mapping;
 pub mod system;
@@ -227,6 +229,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string_build::functions());
     out.extend(string_extra::functions());
     out.extend(string_metrics::functions());
+    out.extend(string_words::functions());
     out.extend(vector_distance::functions());
     out.extend(value_mapping::functions());
     out.extend(encoding::functions());

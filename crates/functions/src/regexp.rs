@@ -534,6 +534,68 @@ fn extract_groups() -> ScalarUDF {
     .build()
 }
 
+/// The text of `group` in a match ('' when the group did not take part).
+fn group_text<'h>(caps: &Captures<'h>, group: usize) -> &'h [u8] {
+    caps.get(group).map_or(&[][..], |m| m.as_bytes())
+}
+
+/// `extractAllGroupsHorizontal(haystack, pattern)`: for each group, its text in every
+/// match; `extractAllGroupsVertical`: for each match, the text of every group. A group
+/// that did not take part gives ''.
+fn extract_all_groups(name: &'static str, horizontal: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !matches!(ctx.ch(0).strip_nullable(), ChType::String | ChType::FixedString(_)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            require_string(ctx, 1)?;
+            let pattern = ctx.const_str(1, "needle")?;
+            group_pattern(ctx.name, pattern)?;
+            Ok(ChType::Array(Box::new(ChType::Array(Box::new(ChType::String)))))
+        },
+        move |ctx| {
+            let re = group_pattern(ctx.name, ctx.const_str(1, "needle")?)?;
+            let hay = utf8_array(ctx.array(0)?)?;
+            let hay = hay.as_string::<i32>();
+            let groups = re.captures_len() - 1;
+            let mut values = ByteStrings::with_capacity(0, 0);
+            let mut inner_offsets: Vec<i32> = vec![0];
+            let mut outer_offsets: Vec<i32> = vec![0];
+            for row in 0..ctx.len {
+                let bytes = hay.value(row).as_bytes();
+                let matches: Vec<Captures> = re.captures_iter(bytes).collect();
+                if horizontal {
+                    for group in 1..=groups {
+                        for caps in &matches {
+                            values.push_value(group_text(caps, group))?;
+                        }
+                        inner_offsets.push(list_offset(values.len())?);
+                    }
+                } else {
+                    for caps in &matches {
+                        for group in 1..=groups {
+                            values.push_value(group_text(caps, group))?;
+                        }
+                        inner_offsets.push(list_offset(values.len())?);
+                    }
+                }
+                outer_offsets.push(list_offset(inner_offsets.len() - 1)?);
+            }
+            let inner = values.finish_list(inner_offsets)?;
+            let item = Arc::new(ChType::Array(Box::new(ChType::String)).to_arrow_field("item"));
+            Ok(Arc::new(datafusion::arrow::array::ListArray::try_new(
+                item,
+                datafusion::arrow::buffer::OffsetBuffer::new(outer_offsets.into()),
+                inner,
+                None,
+            )?) as datafusion::arrow::array::ArrayRef)
+        },
+    )
+    .build()
+}
+
 /// The compiled pattern of `extractGroups`, which must be non-empty and have a group.
 fn group_pattern(name: &str, pattern: &str) -> DfResult<Arc<Regex>> {
     if pattern.is_empty() {
@@ -809,6 +871,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         extract(),
         extract_all(),
         extract_groups(),
+        extract_all_groups("extractAllGroupsHorizontal", true),
+        extract_all_groups("extractAllGroupsVertical", false),
         replace_regexp("replaceRegexpOne", false),
         replace_regexp("replaceRegexpAll", true),
         split_by_regexp(),
