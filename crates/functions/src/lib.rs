@@ -64,6 +64,8 @@
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
+//! | `random` | `randUniform`, `randNormal`, ... (distributions on `rand`'s generator), `randConstant`, `randomString`, `randomFixedString`, `randomPrintableASCII`, `randomStringUTF8`, `fuzzBits` |
+//! | `geometry` | `pointInEllipses`, `pointInPolygon` (even-odd rule, holes) |
 //! | `network` | `MACNumToString`, `MACStringToNum`/`OUI`, `UUIDNumToString`, `UUIDStringToNum`, `UUIDToNum`, `IPv4CIDRToRange`/`IPv6CIDRToRange`, `IPv4ToIPv6`, `cutIPv6`, `isIPAddressInRange`, `IPv4NumToStringClassC` |
 //! | `null_safe` | `divideOrNull`, `intDivOrNull`, `moduloOrNull`, `positiveModuloOrNull` (the operators on safe divisors, NULL where they would fail), `isZeroOrNull`, `isDistinctFrom`/`isNotDistinctFrom`, `firstNonDefault`, `isDecimalOverflow` |
 //! | `decimal_ops` | `multiplyDecimal`, `divideDecimal` (256-bit, truncated), `toDecimalString` |
@@ -136,6 +138,8 @@ mod special_math;
 pub mod parse;
 mod parse_datetime;
 mod printf;
+mod random;
+mod geometry;
 mod readable;
 mod regexp;
 mod reinterpret;
@@ -249,6 +253,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
     out.extend(system::functions());
+    out.extend(random::functions());
+    out.extend(geometry::functions());
     out.extend(context::functions());
     out.extend(null_safe::functions());
     out.extend(decimal_ops::functions());

@@ -65,14 +65,14 @@ fn uptime() -> ScalarUDF {
 
 /// A small, fast generator (SplitMix64) seeded from the OS per batch; ClickHouse's
 /// `rand` is likewise not cryptographic.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(u64);
 
 impl SplitMix {
-    fn seeded() -> Self {
+    pub(crate) fn seeded() -> Self {
         let seed = uuid::Uuid::new_v4().as_u128();
         SplitMix((seed >> 64) as u64 ^ seed as u64)
     }
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
