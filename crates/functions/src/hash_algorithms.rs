@@ -29,17 +29,25 @@ pub(crate) fn half_md5(data: &[u8]) -> u64 {
     u64::from_be_bytes(first)
 }
 
-/// MD4 (RFC 1320).
-pub(crate) fn md4(data: &[u8]) -> Vec<u8> {
-    let mut state: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+/// The 16 little-endian words of each 64-byte block of `data` padded as MD4, MD5 and
+/// RIPEMD-160 pad it: a 1 bit, zeros, the length in bits (little-endian).
+fn little_endian_blocks(data: &[u8]) -> Vec<[u32; 16]> {
     let mut message = data.to_vec();
     message.push(0x80);
     while message.len() % 64 != 56 {
         message.push(0);
     }
     message.extend_from_slice(&((data.len() as u64).wrapping_mul(8)).to_le_bytes());
-    for block in message.chunks_exact(64) {
-        let x: Vec<u32> = block.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    message
+        .chunks_exact(64)
+        .map(|block| std::array::from_fn(|i| u32::from_le_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]])))
+        .collect()
+}
+
+/// MD4 (RFC 1320).
+pub(crate) fn md4(data: &[u8]) -> Vec<u8> {
+    let mut state: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    for x in little_endian_blocks(data) {
         let [mut a, mut b, mut c, mut d] = state;
         let f = |x: u32, y: u32, z: u32| (x & y) | (!x & z);
         let g = |x: u32, y: u32, z: u32| (x & y) | (x & z) | (y & z);
@@ -673,14 +681,7 @@ pub(crate) fn ripemd160(data: &[u8]) -> [u8; 20] {
         }
     }
     let mut h: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
-    let mut message = data.to_vec();
-    message.push(0x80);
-    while message.len() % 64 != 56 {
-        message.push(0);
-    }
-    message.extend_from_slice(&((data.len() as u64).wrapping_mul(8)).to_le_bytes());
-    for block in message.chunks_exact(64) {
-        let x: Vec<u32> = block.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    for x in little_endian_blocks(data) {
         let (mut al, mut bl, mut cl, mut dl, mut el) = (h[0], h[1], h[2], h[3], h[4]);
         let (mut ar, mut br, mut cr, mut dr, mut er) = (h[0], h[1], h[2], h[3], h[4]);
         for j in 0..80 {

@@ -134,6 +134,12 @@ fn uuid_variant(ctx: &ExecCtx, i: usize) -> DfResult<bool> {
     }
 }
 
+/// The text of each value of a FixedString(16) (UUID, IPv6) column.
+fn sixteen_bytes_to_text(input: &ArrayRef, text: impl Fn([u8; 16]) -> String) -> DfResult<ArrayRef> {
+    let out: StringArray = input.as_fixed_size_binary().iter().map(|v| v.map(|v| text(v.try_into().unwrap_or([0; 16])))).collect();
+    Ok(Arc::new(out) as ArrayRef)
+}
+
 fn swap_microsoft(bytes: &mut [u8; 16]) {
     bytes[0..4].reverse();
     bytes[4..6].reverse();
@@ -152,21 +158,12 @@ fn uuid_num_to_string() -> ScalarUDF {
         },
         |ctx| {
             let microsoft = uuid_variant(ctx, 1)?;
-            let input = ctx.array(0)?;
-            let out: StringArray = input
-                .as_fixed_size_binary()
-                .iter()
-                .map(|v| {
-                    v.map(|v| {
-                        let mut bytes: [u8; 16] = v.try_into().unwrap_or([0; 16]);
-                        if microsoft {
-                            swap_microsoft(&mut bytes);
-                        }
-                        uuid::Uuid::from_bytes(bytes).to_string()
-                    })
-                })
-                .collect();
-            Ok(Arc::new(out) as ArrayRef)
+            sixteen_bytes_to_text(&ctx.array(0)?, |mut bytes| {
+                if microsoft {
+                    swap_microsoft(&mut bytes);
+                }
+                uuid::Uuid::from_bytes(bytes).to_string()
+            })
         },
     )
     .build()
@@ -326,20 +323,11 @@ fn cut_ipv6() -> ScalarUDF {
         },
         |ctx| {
             let (v6_bytes, v4_bytes) = (ctx.const_int(1, "bytes to cut")? as usize, ctx.const_int(2, "bytes to cut")? as usize);
-            let input = ctx.array(0)?;
-            let out: StringArray = input
-                .as_fixed_size_binary()
-                .iter()
-                .map(|v| {
-                    v.map(|v| {
-                        let mut bytes: [u8; 16] = v.try_into().unwrap_or([0; 16]);
-                        let cut = if ipv4_of_mapped(&bytes).is_some() { v4_bytes } else { v6_bytes };
-                        bytes[16 - cut..].fill(0);
-                        format_ipv6(&bytes)
-                    })
-                })
-                .collect();
-            Ok(Arc::new(out) as ArrayRef)
+            sixteen_bytes_to_text(&ctx.array(0)?, |mut bytes| {
+                let cut = if ipv4_of_mapped(&bytes).is_some() { v4_bytes } else { v6_bytes };
+                bytes[16 - cut..].fill(0);
+                format_ipv6(&bytes)
+            })
         },
     )
     .build()
