@@ -1,4 +1,10 @@
-//! Plane geometry: `pointInEllipses`, `pointInPolygon`.
+//! Geometry: `pointInEllipses`, `pointInPolygon` on the plane; `greatCircleDistance`,
+//! `greatCircleAngle`, `geoDistance` on the Earth.
+//!
+//! The Earth distances are ClickHouse's (from Sphinx): a flat-ellipsoid metric with
+//! tabulated coefficients for points less than 13 degrees of longitude apart, else
+//! haversine with tabulated sine, cosine and arcsine; computed in Float32 unless an
+//! argument is Float64, as ClickHouse does, so that the values match it bit for bit.
 
 use std::sync::Arc;
 
@@ -12,7 +18,173 @@ use crate::args::{ch_error, is_numeric, Arity, DfResult};
 use crate::func::{ExecCtx, ScalarDef};
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![point_in_ellipses(), point_in_polygon()]
+    vec![
+        point_in_ellipses(),
+        point_in_polygon(),
+        earth_distance("greatCircleAngle", Method::SphereDegrees),
+        earth_distance("greatCircleDistance", Method::SphereMeters),
+        earth_distance("geoDistance", Method::Wgs84Meters),
+    ]
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Method {
+    SphereDegrees,
+    SphereMeters,
+    Wgs84Meters,
+}
+
+const ASIN_SQRT_LUT_SIZE: usize = 512;
+const COS_LUT_SIZE: usize = 1024;
+const METRIC_LUT_SIZE: usize = 1024;
+/// The WGS84 authalic radius, as H3 and ClickHouse use it.
+const EARTH_RADIUS: f64 = 6371007.180918475;
+const EARTH_DIAMETER: f64 = 2.0 * EARTH_RADIUS;
+const PI: f64 = std::f64::consts::PI;
+
+/// ClickHouse's `greatCircleDistance.cpp` for one float type: its tables, filled in
+/// double precision and rounded to the type, and its interpolations in the type.
+macro_rules! earth_metric {
+    ($module:ident, $t:ty) => {
+        mod $module {
+            use super::*;
+
+            pub(super) struct Tables {
+                cos: Vec<$t>,
+                asin_sqrt: Vec<$t>,
+                sphere: Vec<$t>,
+                sphere_meters: Vec<$t>,
+                wgs84_meters: Vec<$t>,
+            }
+
+            fn sqr(v: $t) -> $t {
+                v * v
+            }
+
+            pub(super) fn tables() -> &'static Tables {
+                static TABLES: std::sync::OnceLock<Tables> = std::sync::OnceLock::new();
+                TABLES.get_or_init(|| {
+                    let cos = (0..=COS_LUT_SIZE).map(|i| (2.0 * PI * i as f64 / COS_LUT_SIZE as f64).cos() as $t).collect();
+                    let asin_sqrt = (0..=ASIN_SQRT_LUT_SIZE).map(|i| (i as f64 / ASIN_SQRT_LUT_SIZE as f64).sqrt().asin() as $t).collect();
+                    let mut sphere = Vec::with_capacity(METRIC_LUT_SIZE + 1);
+                    let mut sphere_meters = Vec::with_capacity(METRIC_LUT_SIZE + 1);
+                    let mut wgs84_meters = Vec::with_capacity(2 * (METRIC_LUT_SIZE + 1));
+                    for i in 0..=METRIC_LUT_SIZE {
+                        let latitude = i as f64 * (PI / METRIC_LUT_SIZE as f64) - PI * 0.5;
+                        let square = |v: f64| v * v;
+                        wgs84_meters.push(square(111132.09 - 566.05 * (2.0 * latitude).cos() + 1.20 * (4.0 * latitude).cos()) as $t);
+                        wgs84_meters.push(square(111415.13 * latitude.cos() - 94.55 * (3.0 * latitude).cos() + 0.12 * (5.0 * latitude).cos()) as $t);
+                        sphere_meters.push(square((EARTH_DIAMETER * PI / 360.0) * latitude.cos()) as $t);
+                        sphere.push(square(latitude.cos()) as $t);
+                    }
+                    Tables { cos, asin_sqrt, sphere, sphere_meters, wgs84_meters }
+                })
+            }
+
+            fn deg_diff(f: $t) -> $t {
+                let f = f.abs();
+                if f > 180.0 {
+                    360.0 - f
+                } else {
+                    f
+                }
+            }
+
+            impl Tables {
+                fn fast_cos(&self, x: $t) -> $t {
+                    let mut y = x.abs() * (COS_LUT_SIZE as $t / PI as $t / 2.0);
+                    let i = y as usize;
+                    y -= i as $t;
+                    let i = i & (COS_LUT_SIZE - 1);
+                    self.cos[i] + (self.cos[i + 1] - self.cos[i]) * y
+                }
+
+                fn fast_sin(&self, x: $t) -> $t {
+                    let mut y = x.abs() * (COS_LUT_SIZE as $t / PI as $t / 2.0);
+                    let i = y as usize;
+                    y -= i as $t;
+                    let i = i.wrapping_sub(COS_LUT_SIZE / 4) & (COS_LUT_SIZE - 1);
+                    self.cos[i] + (self.cos[i + 1] - self.cos[i]) * y
+                }
+
+                fn fast_asin_sqrt(&self, x: $t) -> $t {
+                    if x < 0.122 {
+                        let y = x.sqrt();
+                        return y + x * y * 0.166666666666666 + x * x * y * 0.075 + x * x * x * y * 0.044642857142857;
+                    }
+                    if x < 0.948 {
+                        let x = x * ASIN_SQRT_LUT_SIZE as $t;
+                        let i = x as usize;
+                        return self.asin_sqrt[i] + (self.asin_sqrt[i + 1] - self.asin_sqrt[i]) * (x - i as $t);
+                    }
+                    x.sqrt().asin()
+                }
+
+                pub(super) fn distance(&self, method: Method, lon1: $t, lat1: $t, lon2: $t, lat2: $t) -> $t {
+                    let lat_diff = deg_diff(lat1 - lat2);
+                    let lon_diff = deg_diff(lon1 - lon2);
+                    if lon_diff < 13.0 {
+                        let midpoint = (lat1 + lat2 + 180.0) * METRIC_LUT_SIZE as $t / 360.0;
+                        let index = (midpoint as usize) & (METRIC_LUT_SIZE - 1);
+                        let fraction = midpoint - index as $t;
+                        let lerp = |table: &[$t], stride: usize, offset: usize| {
+                            table[index * stride + offset] + (table[(index + 1) * stride + offset] - table[index * stride + offset]) * fraction
+                        };
+                        let (k_lat, k_lon) = match method {
+                            Method::SphereDegrees => (1.0, lerp(&self.sphere, 1, 0)),
+                            Method::SphereMeters => (sqr(EARTH_DIAMETER as $t * PI as $t / 360.0), lerp(&self.sphere_meters, 1, 0)),
+                            Method::Wgs84Meters => (lerp(&self.wgs84_meters, 2, 0), lerp(&self.wgs84_meters, 2, 1)),
+                        };
+                        return (k_lat * lat_diff * lat_diff + k_lon * lon_diff * lon_diff).sqrt();
+                    }
+                    let rad_in_deg = (PI / 180.0) as $t;
+                    let rad_in_deg_half = (PI / 360.0) as $t;
+                    let a = sqr(self.fast_sin(lat_diff * rad_in_deg_half))
+                        + self.fast_cos(lat1 * rad_in_deg) * self.fast_cos(lat2 * rad_in_deg) * sqr(self.fast_sin(lon_diff * rad_in_deg_half));
+                    match method {
+                        Method::SphereDegrees => (360.0 / PI as $t) * self.fast_asin_sqrt(a),
+                        _ => EARTH_DIAMETER as $t * self.fast_asin_sqrt(a),
+                    }
+                }
+            }
+        }
+    };
+}
+
+earth_metric!(metric32, f32);
+earth_metric!(metric64, f64);
+
+fn earth_distance(name: &'static str, method: Method) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(4),
+        |ctx| {
+            let mut float64 = false;
+            for i in 0..4 {
+                if !is_numeric(ctx.dt(i)) || ctx.dt(i) == &DataType::Boolean {
+                    return Err(ch_error(
+                        ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                        format!("Illegal type {} of argument {} of function {}. Must be numeric", ctx.ch(i), i + 1, ctx.name),
+                    ));
+                }
+                float64 |= ctx.dt(i) == &DataType::Float64;
+            }
+            Ok(if float64 { ChType::Float64 } else { ChType::Float32 })
+        },
+        move |ctx| {
+            let columns: Vec<Vec<f64>> = (0..4).map(|i| floats(ctx, i)).collect::<DfResult<_>>()?;
+            let (lon1, lat1, lon2, lat2) = (&columns[0], &columns[1], &columns[2], &columns[3]);
+            if ctx.ret_type() == &DataType::Float64 {
+                let tables = metric64::tables();
+                let out = (0..ctx.len).map(|r| tables.distance(method, lon1[r], lat1[r], lon2[r], lat2[r]));
+                return Ok(Arc::new(datafusion::arrow::array::Float64Array::from_iter_values(out)) as ArrayRef);
+            }
+            let tables = metric32::tables();
+            let out = (0..ctx.len).map(|r| tables.distance(method, lon1[r] as f32, lat1[r] as f32, lon2[r] as f32, lat2[r] as f32));
+            Ok(Arc::new(datafusion::arrow::array::Float32Array::from_iter_values(out)) as ArrayRef)
+        },
+    )
+    .build()
 }
 
 fn floats(ctx: &ExecCtx, i: usize) -> DfResult<Vec<f64>> {
