@@ -65,7 +65,7 @@
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
 //! | `random` | `randUniform`, `randNormal`, ... (distributions on `rand`'s generator), `randConstant`, `randomString`, `randomFixedString`, `randomPrintableASCII`, `randomStringUTF8`, `fuzzBits` |
-//! | `geometry` | `pointInEllipses`, `pointInPolygon` (even-odd rule, holes) |
+//! | `geometry` | `pointInEllipses`, `pointInPolygon` (even-odd rule, holes), `greatCircleDistance`/`greatCircleAngle`/`geoDistance` (ClickHouse's tables) |
 //! | `network` | `MACNumToString`, `MACStringToNum`/`OUI`, `UUIDNumToString`, `UUIDStringToNum`, `UUIDToNum`, `IPv4CIDRToRange`/`IPv6CIDRToRange`, `IPv4ToIPv6`, `cutIPv6`, `isIPAddressInRange`, `IPv4NumToStringClassC` |
 //! | `null_safe` | `divideOrNull`, `intDivOrNull`, `moduloOrNull`, `positiveModuloOrNull` (the operators on safe divisors, NULL where they would fail), `isZeroOrNull`, `isDistinctFrom`/`isNotDistinctFrom`, `firstNonDefault`, `isDecimalOverflow` |
 //! | `decimal_ops` | `multiplyDecimal`, `divideDecimal` (256-bit, truncated), `toDecimalString` |
