@@ -392,6 +392,17 @@ def test_query_id(server):
     assert r.status != 200 and r.headers["X-ClickHouse-Query-Id"] == "failing-query"
 
 
+def test_query_id_functions_return_the_http_query_id(server):
+    # The same text twice: the second run must not reuse the first one's plan (and ID).
+    sql = "SELECT queryID(), currentQueryID(), initialQueryID(), query_id()"
+    for query_id in ("qid-fn-1", "qid-fn-2"):
+        r = server.request(sql, params={"query_id": query_id})
+        assert r.status == 200
+        assert r.body.decode() == "\t".join([query_id] * 4) + "\n"
+    generated = server.request(sql)
+    assert generated.body.decode().split("\t")[0] == generated.headers["X-ClickHouse-Query-Id"]
+
+
 def test_query_parameters(server):
     assert server.query("SELECT {x:UInt64} + 1, {s:String}", param_x="41", param_s="it's") == "42\tit\\'s\n"
     out = server.query(

@@ -98,6 +98,7 @@ fn range() -> ScalarUDF {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Lookup {
     Has,
+    NotHas,
     IndexOf,
     Count,
 }
@@ -126,7 +127,7 @@ fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
             };
             lookup_type(&elem, &ctx.ch(1), &elem.to_arrow(), ctx.dt(1))?;
             Ok(match how {
-                Lookup::Has => ChType::UInt8,
+                Lookup::Has | Lookup::NotHas => ChType::UInt8,
                 Lookup::IndexOf | Lookup::Count => ChType::UInt64,
             })
         },
@@ -159,6 +160,7 @@ fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
             let found = |row: usize| range(row).position(|j| is_match(row, j));
             Ok(match how {
                 Lookup::Has => Arc::new(UInt8Array::from_iter_values((0..ctx.len).map(|row| u8::from(found(row).is_some())))),
+                Lookup::NotHas => Arc::new(UInt8Array::from_iter_values((0..ctx.len).map(|row| u8::from(found(row).is_none())))),
                 Lookup::IndexOf => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| found(row).map_or(0, |p| p as u64 + 1)))),
                 Lookup::Count => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| range(row).filter(|j| is_match(row, *j)).count() as u64))),
             })
@@ -312,7 +314,7 @@ fn empty_array(name: &'static str, element: ChType) -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    let mut out = vec![array_fn(), range(), lookup("has", Lookup::Has), lookup("indexOf", Lookup::IndexOf), lookup("countEqual", Lookup::Count), empty_array_to_single()];
+    let mut out = vec![array_fn(), range(), lookup("has", Lookup::Has), lookup("notHas", Lookup::NotHas), lookup("indexOf", Lookup::IndexOf), lookup("countEqual", Lookup::Count), empty_array_to_single()];
     for (name, element) in [
         ("emptyArrayUInt8", ChType::UInt8),
         ("emptyArrayUInt16", ChType::UInt16),

@@ -28,14 +28,20 @@ use crate::text::ByteStrings;
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+const BASE64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 fn base64_encode_into(bytes: &[u8], out: &mut ByteStrings) {
+    base64_encode_with(bytes, BASE64, true, out);
+}
+
+fn base64_encode_with(bytes: &[u8], alphabet: &[u8; 64], pad: bool, out: &mut ByteStrings) {
     for chunk in bytes.chunks(3) {
         let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for (k, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
             if k <= chunk.len() {
-                out.push_byte(BASE64[((n >> shift) & 63) as usize]);
-            } else {
+                out.push_byte(alphabet[((n >> shift) & 63) as usize]);
+            } else if pad {
                 out.push_byte(b'=');
             }
         }
@@ -85,6 +91,30 @@ fn base64_decode_into(text: &[u8], out: &mut ByteStrings) -> bool {
         }
     }
     true
+}
+
+/// Base64 with the URL alphabet (`-`, `_`) and no padding.
+fn base64_url_encode_into(bytes: &[u8], out: &mut ByteStrings) {
+    base64_encode_with(bytes, BASE64_URL, false, out);
+}
+
+/// URL-alphabet base64, its padding optional: read as ClickHouse does, by turning it
+/// into standard base64 first.
+fn base64_url_decode_into(text: &[u8], out: &mut ByteStrings) -> bool {
+    let mut standard: Vec<u8> = text
+        .iter()
+        .map(|c| match c {
+            b'-' => b'+',
+            b'_' => b'/',
+            other => *other,
+        })
+        .collect();
+    match standard.len() % 4 {
+        2 => standard.extend(b"=="),
+        3 => standard.push(b'='),
+        _ => {}
+    }
+    base64_decode_into(&standard, out)
 }
 
 /// Appends the encoding of one value; all encodings take any bytes.
@@ -397,6 +427,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         encode_function("base64Encode", base64_encode_into),
         base64_decode("base64Decode", true),
         base64_decode("tryBase64Decode", false),
+        encode_function("base64URLEncode", base64_url_encode_into),
+        decode_function("base64URLDecode", true, base64_url_decode_into),
+        decode_function("tryBase64URLDecode", false, base64_url_decode_into),
         encode_function("base32Encode", base32_encode_into),
         decode_function("base32Decode", true, base32_decode_into),
         decode_function("tryBase32Decode", false, base32_decode_into),

@@ -108,6 +108,16 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         digest_function("SHA256", 32, |data| sha2::Sha256::digest(data).to_vec()),
         digest_function("SHA384", 48, |data| sha2::Sha384::digest(data).to_vec()),
         digest_function("SHA512", 64, |data| sha2::Sha512::digest(data).to_vec()),
+        digest_function("SHA512_256", 32, |data| sha2::Sha512_256::digest(data).to_vec()),
+        digest_function("RIPEMD160", 20, |data| crate::hash_algorithms::ripemd160(data).to_vec()),
+        digest_function("keccak256", 32, |data| {
+            use tiny_keccak::Hasher;
+            let mut keccak = tiny_keccak::Keccak::v256();
+            keccak.update(data);
+            let mut out = [0u8; 32];
+            keccak.finalize(&mut out);
+            out.to_vec()
+        }),
     ]
 }
 

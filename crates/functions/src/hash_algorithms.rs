@@ -29,17 +29,25 @@ pub(crate) fn half_md5(data: &[u8]) -> u64 {
     u64::from_be_bytes(first)
 }
 
-/// MD4 (RFC 1320).
-pub(crate) fn md4(data: &[u8]) -> Vec<u8> {
-    let mut state: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+/// The 16 little-endian words of each 64-byte block of `data` padded as MD4, MD5 and
+/// RIPEMD-160 pad it: a 1 bit, zeros, the length in bits (little-endian).
+fn little_endian_blocks(data: &[u8]) -> Vec<[u32; 16]> {
     let mut message = data.to_vec();
     message.push(0x80);
     while message.len() % 64 != 56 {
         message.push(0);
     }
     message.extend_from_slice(&((data.len() as u64).wrapping_mul(8)).to_le_bytes());
-    for block in message.chunks_exact(64) {
-        let x: Vec<u32> = block.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    message
+        .chunks_exact(64)
+        .map(|block| std::array::from_fn(|i| u32::from_le_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]])))
+        .collect()
+}
+
+/// MD4 (RFC 1320).
+pub(crate) fn md4(data: &[u8]) -> Vec<u8> {
+    let mut state: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    for x in little_endian_blocks(data) {
         let [mut a, mut b, mut c, mut d] = state;
         let f = |x: u32, y: u32, z: u32| (x & y) | (!x & z);
         let g = |x: u32, y: u32, z: u32| (x & y) | (x & z) | (y & z);
@@ -641,4 +649,58 @@ mod tests {
         assert_eq!(metro_hash64(b"abc"), 983152225323542437);
         assert_eq!(half_md5(b"abc"), 10376663631224000432);
     }
+}
+
+/// RIPEMD-160 (Dobbertin, Bosselaers, Preneel), as OpenSSL computes it for ClickHouse.
+pub(crate) fn ripemd160(data: &[u8]) -> [u8; 20] {
+    const R_LEFT: [usize; 80] = [
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 7, 4, 13, 1, 10, 6, 15, 3, 12, 0, 9, 5, 2, 14, 11, 8, 3, 10, 14, 4, 9, 15, 8, 1, 2, 7, 0,
+        6, 13, 11, 5, 12, 1, 9, 11, 10, 0, 8, 12, 4, 13, 3, 7, 15, 14, 5, 6, 2, 4, 0, 5, 9, 7, 12, 2, 10, 14, 1, 3, 8, 11, 6, 15, 13,
+    ];
+    const R_RIGHT: [usize; 80] = [
+        5, 14, 7, 0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 6, 11, 3, 7, 0, 13, 5, 10, 14, 15, 8, 12, 4, 9, 1, 2, 15, 5, 1, 3, 7, 14, 6, 9, 11, 8,
+        12, 2, 10, 0, 4, 13, 8, 6, 4, 1, 3, 11, 15, 0, 5, 12, 2, 13, 9, 7, 10, 14, 12, 15, 10, 4, 1, 5, 8, 7, 6, 2, 13, 14, 0, 3, 9, 11,
+    ];
+    const S_LEFT: [u32; 80] = [
+        11, 14, 15, 12, 5, 8, 7, 9, 11, 13, 14, 15, 6, 7, 9, 8, 7, 6, 8, 13, 11, 9, 7, 15, 7, 12, 15, 9, 11, 7, 13, 12, 11, 13, 6, 7, 14, 9, 13, 15, 14,
+        8, 13, 6, 5, 12, 7, 5, 11, 12, 14, 15, 14, 15, 9, 8, 9, 14, 5, 6, 8, 6, 5, 12, 9, 15, 5, 11, 6, 8, 13, 12, 5, 12, 13, 14, 11, 8, 5, 6,
+    ];
+    const S_RIGHT: [u32; 80] = [
+        8, 9, 9, 11, 13, 15, 15, 5, 7, 7, 8, 11, 14, 14, 12, 6, 9, 13, 15, 7, 12, 8, 9, 11, 7, 7, 12, 7, 6, 15, 13, 11, 9, 7, 15, 11, 8, 6, 6, 14, 12,
+        13, 5, 14, 13, 13, 7, 5, 15, 5, 8, 11, 14, 14, 6, 14, 6, 9, 12, 9, 12, 5, 15, 8, 8, 5, 12, 9, 12, 5, 14, 6, 8, 13, 6, 5, 15, 13, 11, 11,
+    ];
+    const K_LEFT: [u32; 5] = [0, 0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xA953_FD4E];
+    const K_RIGHT: [u32; 5] = [0x50A2_8BE6, 0x5C4D_D124, 0x6D70_3EF3, 0x7A6D_76E9, 0];
+    fn f(round: usize, x: u32, y: u32, z: u32) -> u32 {
+        match round {
+            0 => x ^ y ^ z,
+            1 => (x & y) | (!x & z),
+            2 => (x | !y) ^ z,
+            3 => (x & z) | (y & !z),
+            _ => x ^ (y | !z),
+        }
+    }
+    let mut h: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+    for x in little_endian_blocks(data) {
+        let (mut al, mut bl, mut cl, mut dl, mut el) = (h[0], h[1], h[2], h[3], h[4]);
+        let (mut ar, mut br, mut cr, mut dr, mut er) = (h[0], h[1], h[2], h[3], h[4]);
+        for j in 0..80 {
+            let round = j / 16;
+            let t = al.wrapping_add(f(round, bl, cl, dl)).wrapping_add(x[R_LEFT[j]]).wrapping_add(K_LEFT[round]).rotate_left(S_LEFT[j]).wrapping_add(el);
+            (al, el, dl, cl, bl) = (el, dl, cl.rotate_left(10), bl, t);
+            let t = ar.wrapping_add(f(4 - round, br, cr, dr)).wrapping_add(x[R_RIGHT[j]]).wrapping_add(K_RIGHT[round]).rotate_left(S_RIGHT[j]).wrapping_add(er);
+            (ar, er, dr, cr, br) = (er, dr, cr.rotate_left(10), br, t);
+        }
+        let t = h[1].wrapping_add(cl).wrapping_add(dr);
+        h[1] = h[2].wrapping_add(dl).wrapping_add(er);
+        h[2] = h[3].wrapping_add(el).wrapping_add(ar);
+        h[3] = h[4].wrapping_add(al).wrapping_add(br);
+        h[4] = h[0].wrapping_add(bl).wrapping_add(cr);
+        h[0] = t;
+    }
+    let mut out = [0u8; 20];
+    for (i, word) in h.iter().enumerate() {
+        out[4 * i..4 * i + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    out
 }

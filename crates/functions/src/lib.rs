@@ -34,6 +34,7 @@
 //! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
 //! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
+//! | `string_words` | `tokens`, `alphaTokens`, `ngrams`, `hasToken` (+`CaseInsensitive`/`OrNull`), `translateUTF8`, `initcapUTF8`, `overlayUTF8`, `encodeXMLComponent`/`decodeXMLComponent` |
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `LpNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `LpDistance`, `cosineDistance`, `L1Normalize`..`LpNormalize` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
@@ -66,6 +67,12 @@
 //! | `ip` | `IPv4StringToNum`, `IPv6NumToString`, ... over `UInt32` / `FixedString(16)` addresses |
 //! | `json` | `JSONHas`, `JSONLength`, `JSONType`, `JSONExtract*` (and `CaseInsensitive` forms), `isValidJSON`: a validating scanner walks each document, no DOM |
 //! | [`system`] | `version`, `currentDatabase`, `hostName`, `uptime`, `rand*`, UUIDs |
+//! | `random` | `randUniform`, `randNormal`, ... (distributions on `rand`'s generator), `randConstant`, `randomString`, `randomFixedString`, `randomPrintableASCII`, `randomStringUTF8`, `fuzzBits` |
+//! | `geometry` | `pointInEllipses`, `pointInPolygon` (even-odd rule, holes), `greatCircleDistance`/`greatCircleAngle`/`geoDistance` (ClickHouse's tables) |
+//! | `network` | `MACNumToString`, `MACStringToNum`/`OUI`, `UUIDNumToString`, `UUIDStringToNum`, `UUIDToNum`, `IPv4CIDRToRange`/`IPv6CIDRToRange`, `IPv4ToIPv6`, `cutIPv6`, `isIPAddressInRange`, `IPv4NumToStringClassC` |
+//! | `null_safe` | `divideOrNull`, `intDivOrNull`, `moduloOrNull`, `positiveModuloOrNull` (the operators on safe divisors, NULL where they would fail), `isZeroOrNull`, `isDistinctFrom`/`isNotDistinctFrom`, `firstNonDefault`, `isDecimalOverflow` |
+//! | `decimal_ops` | `multiplyDecimal`, `divideDecimal` (256-bit, truncated), `toDecimalString` |
+//! | [`context`] | `bar`, `byteSize`, `dumpColumnStructure`, `visibleWidth`, `defaultValueOf*`, `errorCodeToName`, `blockSize`, server facts (`FQDN`, `serverUUID`, `tcpPort`, shards) |
 //! | [`supertype`] | ClickHouse's least common type (`if`, `multiIf`, comparisons, `range`) |
 //! | [`sqlnames`] | function-name rewriting for the SQL front end (case, `SUBSTRING` syntax) |
 //! | [`combinators`] | `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-State`, `-Merge`, `-MergeState`, `-Array`, `-ForEach`, `AggregateFunction` states, `finalizeAggregation`, [`merge_aggregate_states`] |
@@ -106,6 +113,10 @@ mod array_sort;
 pub mod calendar;
 pub mod conditional;
 mod consistent_hash;
+pub mod context;
+mod decimal_ops;
+mod null_safe;
+mod network;
 mod constant_divisor;
 mod low_cardinality_result;
 pub mod conversion;
@@ -133,6 +144,8 @@ mod special_math;
 pub mod parse;
 mod parse_datetime;
 mod printf;
+mod random;
+mod geometry;
 mod readable;
 mod regexp;
 mod reinterpret;
@@ -145,6 +158,7 @@ pub mod string;
 mod string_build;
 mod string_extra;
 mod string_metrics;
+mod string_words;
 mod vector_distance;
 mod value_mapping;
 pub mod system;
@@ -228,6 +242,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string_build::functions());
     out.extend(string_extra::functions());
     out.extend(string_metrics::functions());
+    out.extend(string_words::functions());
     out.extend(vector_distance::functions());
     out.extend(value_mapping::functions());
     out.extend(encoding::functions());
@@ -247,6 +262,12 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
     out.extend(system::functions());
+    out.extend(random::functions());
+    out.extend(geometry::functions());
+    out.extend(context::functions());
+    out.extend(null_safe::functions());
+    out.extend(decimal_ops::functions());
+    out.extend(network::functions());
     out.extend(hash::functions());
     out.extend(consistent_hash::functions());
     out.extend(ip::functions());
@@ -472,6 +493,15 @@ pub fn function_catalog(state: &SessionState) -> Vec<FunctionInfo> {
             case_insensitive: false,
             alias_to: String::new(),
             description: registry::description(name).to_string(),
+        });
+    }
+    for (name, target) in context::QUERY_LAYER_FUNCTIONS {
+        rows.entry(name.to_string()).or_insert_with(|| FunctionInfo {
+            name: name.to_string(),
+            is_aggregate: false,
+            case_insensitive: is_case_insensitive(name),
+            alias_to: target.to_string(),
+            description: registry::description(if target.is_empty() { name } else { target }).to_string(),
         });
     }
     rows.into_values().collect()

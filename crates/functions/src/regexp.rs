@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use datafusion::arrow::array::{AsArray, StringArray, UInt8Array};
+use datafusion::arrow::array::{Array, AsArray, StringArray, UInt8Array};
 use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
 use granary_common::ErrorCode;
 use granary_types::ChType;
@@ -233,23 +233,28 @@ fn compile(pattern: &str, errors: PatternErrors) -> DfResult<Arc<Regex>> {
 /// each row's pattern (`None` for an empty pattern, which functions treat specially).
 enum Patterns {
     Constant(Option<Arc<Regex>>),
-    Column { texts: StringArray, compiled: HashMap<String, Arc<Regex>>, errors: PatternErrors },
+    Column { texts: StringArray, compiled: HashMap<String, Arc<Regex>>, errors: PatternErrors, flags: &'static str },
 }
 
 impl Patterns {
     fn new(ctx: &ExecCtx, i: usize, errors: PatternErrors) -> DfResult<Self> {
+        Self::with_flags(ctx, i, errors, "")
+    }
+
+    /// Patterns compiled with `flags` (such as `(?i)`) in front of each.
+    fn with_flags(ctx: &ExecCtx, i: usize, errors: PatternErrors, flags: &'static str) -> DfResult<Self> {
         if let Some(ColumnarValue::Scalar(s)) = ctx.args.get(i) {
             let text = scalar_str(s).unwrap_or_default();
-            return Ok(Patterns::Constant(if text.is_empty() { None } else { Some(compile(text, errors)?) }));
+            return Ok(Patterns::Constant(if text.is_empty() { None } else { Some(compile(&format!("{flags}{text}"), errors)?) }));
         }
         let texts = utf8_array(ctx.array(i)?)?.as_string::<i32>().clone();
-        Ok(Patterns::Column { texts, compiled: HashMap::new(), errors })
+        Ok(Patterns::Column { texts, compiled: HashMap::new(), errors, flags })
     }
 
     fn row(&mut self, row: usize) -> DfResult<Option<Arc<Regex>>> {
         match self {
             Patterns::Constant(re) => Ok(re.clone()),
-            Patterns::Column { texts, compiled, errors } => {
+            Patterns::Column { texts, compiled, errors, flags } => {
                 let text = texts.value(row);
                 if text.is_empty() {
                     return Ok(None);
@@ -257,7 +262,7 @@ impl Patterns {
                 if let Some(re) = compiled.get(text) {
                     return Ok(Some(Arc::clone(re)));
                 }
-                let re = compile(text, *errors)?;
+                let re = compile(&format!("{flags}{text}"), *errors)?;
                 compiled.insert(text.to_string(), Arc::clone(&re));
                 Ok(Some(re))
             }
@@ -285,10 +290,10 @@ fn check_constant_pattern(ctx: &RetCtx, i: usize, errors: PatternErrors) -> DfRe
 }
 
 /// `match(haystack, pattern)`: 1 when the pattern matches anywhere (an empty pattern
-/// always does).
-fn match_fn() -> ScalarUDF {
+/// always does); `notMatch` negated, and their `CaseInsensitive` forms.
+fn match_fn(name: &'static str, negated: bool, case_insensitive: bool) -> ScalarUDF {
     ScalarDef::new(
-        "match",
+        name,
         Arity::exact(2),
         |ctx| {
             // A FixedString haystack is searched with its zero bytes, as in ClickHouse.
@@ -297,17 +302,18 @@ fn match_fn() -> ScalarUDF {
             check_constant_pattern(ctx, 1, PatternErrors::CannotCompile)?;
             Ok(ChType::UInt8)
         },
-        |ctx| {
+        move |ctx| {
             let hay = utf8_array(ctx.array(0)?)?;
             let hay = hay.as_string::<i32>();
-            let mut patterns = Patterns::new(ctx, 1, PatternErrors::CannotCompile)?;
+            let flags = if case_insensitive { "(?i)" } else { "" };
+            let mut patterns = Patterns::with_flags(ctx, 1, PatternErrors::CannotCompile, flags)?;
             let mut out = Vec::with_capacity(ctx.len);
             for row in 0..ctx.len {
                 let found = match patterns.row(row)? {
                     None => true,
                     Some(re) => re.is_match(hay.value(row).as_bytes()),
                 };
-                out.push(u8::from(found));
+                out.push(u8::from(found != negated));
             }
             Ok(std::sync::Arc::new(UInt8Array::from(out)))
         },
@@ -523,6 +529,68 @@ fn extract_groups() -> ScalarUDF {
                 list_offsets.push(list_offset(values.len())?);
             }
             values.finish_list(list_offsets)
+        },
+    )
+    .build()
+}
+
+/// The text of `group` in a match ('' when the group did not take part).
+fn group_text<'h>(caps: &Captures<'h>, group: usize) -> &'h [u8] {
+    caps.get(group).map_or(&[][..], |m| m.as_bytes())
+}
+
+/// `extractAllGroupsHorizontal(haystack, pattern)`: for each group, its text in every
+/// match; `extractAllGroupsVertical`: for each match, the text of every group. A group
+/// that did not take part gives ''.
+fn extract_all_groups(name: &'static str, horizontal: bool) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            if !matches!(ctx.ch(0).strip_nullable(), ChType::String | ChType::FixedString(_)) {
+                return Err(illegal_type(ctx.name, 0, ctx.field(0)));
+            }
+            require_string(ctx, 1)?;
+            let pattern = ctx.const_str(1, "needle")?;
+            group_pattern(ctx.name, pattern)?;
+            Ok(ChType::Array(Box::new(ChType::Array(Box::new(ChType::String)))))
+        },
+        move |ctx| {
+            let re = group_pattern(ctx.name, ctx.const_str(1, "needle")?)?;
+            let hay = utf8_array(ctx.array(0)?)?;
+            let hay = hay.as_string::<i32>();
+            let groups = re.captures_len() - 1;
+            let mut values = ByteStrings::with_capacity(0, 0);
+            let mut inner_offsets: Vec<i32> = vec![0];
+            let mut outer_offsets: Vec<i32> = vec![0];
+            for row in 0..ctx.len {
+                let bytes = hay.value(row).as_bytes();
+                let matches: Vec<Captures> = re.captures_iter(bytes).collect();
+                if horizontal {
+                    for group in 1..=groups {
+                        for caps in &matches {
+                            values.push_value(group_text(caps, group))?;
+                        }
+                        inner_offsets.push(list_offset(values.len())?);
+                    }
+                } else {
+                    for caps in &matches {
+                        for group in 1..=groups {
+                            values.push_value(group_text(caps, group))?;
+                        }
+                        inner_offsets.push(list_offset(values.len())?);
+                    }
+                }
+                outer_offsets.push(list_offset(inner_offsets.len() - 1)?);
+            }
+            let inner = values.finish_list(inner_offsets)?;
+            let item = Arc::new(ChType::Array(Box::new(ChType::String)).to_arrow_field("item"));
+            Ok(Arc::new(datafusion::arrow::array::ListArray::try_new(
+                item,
+                datafusion::arrow::buffer::OffsetBuffer::new(outer_offsets.into()),
+                inner,
+                None,
+            )?) as datafusion::arrow::array::ArrayRef)
         },
     )
     .build()
@@ -760,15 +828,51 @@ fn split_by_regexp() -> ScalarUDF {
     .build()
 }
 
+/// `regexpQuoteMeta(s)`: `s` with a backslash before each byte RE2 treats specially.
+/// ClickHouse escapes fewer bytes than RE2's `QuoteMeta` (no `}`, not letters outside
+/// ASCII) and a zero byte as a backslash and the byte itself.
+fn regexp_quote_meta() -> ScalarUDF {
+    ScalarDef::new(
+        "regexpQuoteMeta",
+        Arity::exact(1),
+        |ctx| {
+            require_string(ctx, 0)?;
+            Ok(ChType::String)
+        },
+        |ctx| {
+            let input = utf8_array(ctx.array(0)?)?;
+            let input = input.as_string::<i32>();
+            let mut out = ByteStrings::with_capacity(ctx.len, input.value_data().len());
+            for row in 0..ctx.len {
+                for &byte in input.value(row).as_bytes() {
+                    if matches!(byte, b'\0' | b'\\' | b'|' | b'(' | b')' | b'^' | b'$' | b'.' | b'[' | b']' | b'?' | b'*' | b'+' | b'{' | b':' | b'-') {
+                        out.extend(b"\\");
+                    }
+                    out.extend(&[byte]);
+                }
+                out.finish_value()?;
+            }
+            out.finish(input.nulls().cloned())
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
         regexp_extract(),
         count_matches("countMatches", false),
         count_matches("countMatchesCaseInsensitive", true),
-        match_fn(),
+        match_fn("match", false, false),
+        match_fn("notMatch", true, false),
+        match_fn("matchCaseInsensitive", false, true),
+        match_fn("notMatchCaseInsensitive", true, true),
+        regexp_quote_meta(),
         extract(),
         extract_all(),
         extract_groups(),
+        extract_all_groups("extractAllGroupsHorizontal", true),
+        extract_all_groups("extractAllGroupsVertical", false),
         replace_regexp("replaceRegexpOne", false),
         replace_regexp("replaceRegexpAll", true),
         split_by_regexp(),

@@ -41,6 +41,7 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("SCHEMA", "currentDatabase"),
     ("current_database", "currentDatabase"),
     ("hostname", "hostName"),
+    ("fullHostName", "FQDN"),
     ("toTimeZone", "toTimezone"),
     ("rand32", "rand"),
     ("ln", "log"),

@@ -405,6 +405,8 @@ enum MultiKind {
     FirstPosition,
     /// The position of each needle (0 when absent).
     AllPositions,
+    /// 1 when any needle occurs (`multiSearchAny`'s UTF8 and CaseInsensitive forms).
+    Any,
 }
 
 /// `multiSearchFirstIndex`, `multiSearchFirstPosition`, `multiSearchAllPositions` and
@@ -425,6 +427,7 @@ fn multi_search(name: &'static str, mode: Mode, kind: MultiKind) -> ScalarUDF {
             }
             Ok(match (kind, ctx.ch(0)) {
                 (MultiKind::AllPositions, _) => ChType::Array(Box::new(ChType::UInt64)),
+                (MultiKind::Any, _) => ChType::UInt8,
                 (_, ChType::LowCardinality(_)) => ChType::LowCardinality(Box::new(ChType::UInt64)),
                 _ => ChType::UInt64,
             })
@@ -487,6 +490,7 @@ fn multi_search(name: &'static str, mode: Mode, kind: MultiKind) -> ScalarUDF {
                         all.extend(needles.iter().map(position));
                         all_offsets.push(crate::regexp::list_offset(all.len())?);
                     }
+                    MultiKind::Any => scalars.push(u64::from(needles.iter().any(|n| position(n) > 0))),
                 }
             }
             if kind == MultiKind::AllPositions {
@@ -498,6 +502,9 @@ fn multi_search(name: &'static str, mode: Mode, kind: MultiKind) -> ScalarUDF {
                     None,
                 )?;
                 return Ok(Arc::new(list) as ArrayRef);
+            }
+            if kind == MultiKind::Any {
+                return Ok(Arc::new(datafusion::arrow::array::UInt8Array::from_iter_values(scalars.into_iter().map(|v| v as u8))) as ArrayRef);
             }
             Ok(Arc::new(UInt64Array::from(scalars)) as ArrayRef)
         },
@@ -516,6 +523,9 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         count_substrings("countSubstringsCaseInsensitive", Mode::AsciiCaseInsensitive),
         count_substrings("countSubstringsCaseInsensitiveUTF8", Mode::Utf8CaseInsensitive),
         multi_search_any(),
+        multi_search("multiSearchAnyUTF8", Mode::Utf8, MultiKind::Any),
+        multi_search("multiSearchAnyCaseInsensitive", Mode::AsciiCaseInsensitive, MultiKind::Any),
+        multi_search("multiSearchAnyCaseInsensitiveUTF8", Mode::Utf8CaseInsensitive, MultiKind::Any),
     ];
     for (suffix, mode) in [
         ("", Mode::Bytes),

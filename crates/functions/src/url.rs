@@ -802,8 +802,95 @@ fn cut_url_parameter() -> ScalarUDF {
     .build()
 }
 
+/// How many bytes of `url` make its hierarchy level `level` (ClickHouse's
+/// `URLHierarchyHashImpl::findLevelLength`, with its scheme test that takes only the
+/// letters strictly between `a` and `z` and digits strictly between 0 and 9).
+fn url_level_length(level: u64, url: &[u8]) -> usize {
+    let is_separator = |c: u8| matches!(c, b'/' | b'?' | b'#');
+    let end = url.len();
+    let mut pos = 0;
+    while pos < end && ((url[pos] > b'a' && url[pos] < b'z') || (url[pos] > b'0' && url[pos] < b'9')) {
+        pos += 1;
+    }
+    // Not a URL with a hierarchy (no `scheme://`): no prefix at all, as ClickHouse.
+    if pos == 0 || pos == end || !(pos + 3 < end && &url[pos..pos + 3] == b"://") {
+        return 0;
+    }
+    pos += 3;
+    while pos < end && !is_separator(url[pos]) {
+        pos += 1;
+    }
+    if pos != end {
+        pos += 1;
+    }
+    if level == 0 {
+        return pos;
+    }
+    let mut current = 0;
+    while current != level && pos < end {
+        while pos < end && is_separator(url[pos]) {
+            pos += 1;
+        }
+        if pos == end {
+            break;
+        }
+        while pos < end && !is_separator(url[pos]) {
+            pos += 1;
+        }
+        if pos != end {
+            pos += 1;
+        }
+        current += 1;
+    }
+    if current == level {
+        pos
+    } else {
+        0
+    }
+}
+
+/// CityHash64 of the URL without a last `/`, `?` or `#`.
+fn url_hash_of(url: &[u8]) -> u64 {
+    let url = match url.last() {
+        Some(b'/' | b'?' | b'#') => &url[..url.len() - 1],
+        _ => url,
+    };
+    granary_common::hash::city_hash64(url)
+}
+
+/// `URLHash(url[, level])`: a hash of the URL, or of its prefix down to hierarchy level
+/// `level` (as `URLHierarchy` cuts it; a level the URL does not have hashes nothing).
+fn url_hash() -> ScalarUDF {
+    ScalarDef::new(
+        "URLHash",
+        Arity::range(1, 2),
+        |ctx| {
+            require_string(ctx, 0, ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT)?;
+            if ctx.arg_count() > 1 {
+                ctx.const_int(1, "level")?;
+            }
+            Ok(ChType::UInt64)
+        },
+        |ctx| {
+            let level = if ctx.args.len() > 1 { Some(ctx.const_int(1, "level")?.max(0) as u64) } else { None };
+            let urls = utf8_array(ctx.array(0)?)?;
+            let urls = urls.as_string::<i32>();
+            let hashes = (0..ctx.len).map(|row| {
+                let url = urls.value(row).as_bytes();
+                match level {
+                    Some(level) => url_hash_of(&url[..url_level_length(level, url)]),
+                    None => url_hash_of(url),
+                }
+            });
+            Ok(Arc::new(datafusion::arrow::array::UInt64Array::from_iter_values(hashes)) as ArrayRef)
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        url_hash(),
         extract_fn("protocol", protocol),
         extract_fn("domain", domain),
         extract_fn("domainWithoutWWW", domain_without_www),

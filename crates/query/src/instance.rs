@@ -229,6 +229,7 @@ pub struct Instance {
     dictionary_runner: Arc<dyn SourceRunner>,
     /// `dictGet*`, `joinGet*`, ... by name, for the constant-lookup fast path.
     lookup_functions: HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>>,
+    server_settings: Arc<[(&'static str, String)]>,
 }
 
 /// One query as the protocol layer received it.
@@ -308,6 +309,11 @@ pub(crate) struct QueryContext {
     /// Set when a plan of the query read a view: its plan depends on the view's stored
     /// query, which CREATE OR REPLACE can change, so it is not kept in the plan cache.
     pub read_views: std::sync::atomic::AtomicBool,
+    /// Set when the query text was given values that change between executions
+    /// (`queryID()`, `hasColumnInTable`): its plan is not kept in the plan cache.
+    pub per_execution_values: std::sync::atomic::AtomicBool,
+    /// What `getServerSetting` answers.
+    pub server_settings: Arc<[(&'static str, String)]>,
 }
 
 impl Instance {
@@ -421,6 +427,8 @@ impl Instance {
         // After the catalog: the ASOF marker is not a function users call.
         state.register_udf(Arc::new(crate::asof::asof_marker_udf()))?;
         let placeholder_state = Arc::new(SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build());
+        let server_settings = crate::get_setting::server_settings(&shared.config);
+        granary_functions::context::set_server_uuid(server_uuid(&shared.config.path)?);
         let instance = Arc::new_cyclic(|weak: &Weak<Instance>| Instance {
             shared,
             base_state: state,
@@ -429,6 +437,7 @@ impl Instance {
             timezone,
             dictionary_runner: Arc::new(InstanceRunner { instance: weak.clone() }),
             lookup_functions,
+            server_settings,
         });
         dictionaries.set_runner(Arc::downgrade(&instance.dictionary_runner));
         instance.shared.async_inserts.set_instance(Arc::downgrade(&instance));
@@ -570,6 +579,8 @@ impl Instance {
             logs_level: LogLevel::None,
             accessed: Arc::default(),
             read_views: Default::default(),
+            per_execution_values: Default::default(),
+            server_settings: self.server_settings.clone(),
         }
     }
 
@@ -951,4 +962,18 @@ mod tests {
         let other_thread = std::thread::spawn(super::random_query_id).join().expect("thread");
         assert!(!seen.contains(&other_thread));
     }
+}
+
+/// The server's UUID (`serverUUID()`), kept in `<path>/uuid` as ClickHouse keeps it, so
+/// it survives restarts; made on first start.
+fn server_uuid(path: &std::path::Path) -> Result<uuid::Uuid> {
+    let file = path.join("uuid");
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        if let Ok(id) = uuid::Uuid::parse_str(text.trim()) {
+            return Ok(id);
+        }
+    }
+    let id = uuid::Uuid::new_v4();
+    granary_common::fs::write_atomic(&file, id.to_string().as_bytes())?;
+    Ok(id)
 }

@@ -183,7 +183,7 @@ async fn run_statement(
             let (plan, totals) = plan_query_with_totals(ctx, query).await?;
             let physical = physical_plan(ctx, &plan).await?;
             // The cache keeps one plan per query: a query with totals is always planned.
-            let read_views = ctx.read_views.load(std::sync::atomic::Ordering::Relaxed);
+            let read_views = ctx.read_views.load(std::sync::atomic::Ordering::Relaxed) || ctx.per_execution_values.load(std::sync::atomic::Ordering::Relaxed);
             if let Some(key) = plan_key.filter(|_| totals.is_none() && !read_views && crate::plan_cache::is_reusable(&plan)) {
                 instance.plan_cache().insert(key, &physical);
             }
@@ -612,7 +612,9 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     }
     let mut inner = ast::Statement::Query(query);
     ctx.sql_functions.expand(&mut inner)?;
-    crate::get_setting::inline_get_setting(&mut inner, &ctx.settings, &ctx.access.user)?;
+    if crate::get_setting::inline_get_setting(&mut inner, ctx)? {
+        ctx.per_execution_values.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     crate::get_setting::pin_parse_time_zones(&mut inner, ctx.timezone.name());
     granary_functions::prepare_function_names(&mut inner)?;
     granary_functions::check_funnel_functions_allowed(&inner, ctx.settings.get_bool("enable_funnel_functions") || ctx.settings.get_bool("allow_experimental_funnel_functions"))?;

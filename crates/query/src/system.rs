@@ -517,6 +517,14 @@ impl SystemSchema {
         SystemSchema { tables }
     }
 
+    /// The columns of system table `name`.
+    pub(crate) fn table_columns(name: &str) -> Option<Vec<&'static str>> {
+        if matches!(name, "numbers" | "numbers_mt") {
+            return Some(vec!["number"]);
+        }
+        definitions().into_iter().find(|(n, _, _)| *n == name).map(|(_, columns, _)| columns.into_iter().map(|(c, _)| c).collect())
+    }
+
     pub fn names() -> Vec<&'static str> {
         let mut names: Vec<&'static str> = definitions().into_iter().map(|(n, _, _)| n).collect();
         names.extend(["numbers", "numbers_mt"]);
