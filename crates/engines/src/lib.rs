@@ -6,12 +6,15 @@
 //! * [`null`]: `ENGINE = Null`, accepts writes and keeps nothing.
 //! * [`view`]: `View` and `MaterializedView`, the catalog entries of views (their
 //!   queries are run by the interpreter).
+//! * [`generate_random`]: `ENGINE = GenerateRandom` and the generator of the
+//!   `generateRandom()` table function.
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
 //!   generated lazily, split into partitions for `max_threads`.
 //!
 //! [`register_engines`] adds the engine factories to a registry; the table functions
 //! are registered on the DataFusion session by the interpreter.
 
+pub mod generate_random;
 pub mod join;
 pub mod memory;
 pub mod null;
@@ -30,6 +33,7 @@ pub fn register_engines(registry: &mut EngineRegistry) {
     registry.register(Arc::new(join::SetEngineFactory));
     registry.register(Arc::new(view::ViewEngineFactory::view()));
     registry.register(Arc::new(view::ViewEngineFactory::materialized_view()));
+    registry.register(Arc::new(generate_random::GenerateRandomEngineFactory));
 }
 
 /// Collects an insert stream into memory, checking each batch's schema. Shared by the

@@ -198,6 +198,8 @@ pub struct Shared {
     pub trace_log: Arc<crate::trace_log::TraceLog>,
     pub processes: Arc<ProcessList>,
     pub functions: OnceLock<Vec<FunctionInfo>>,
+    /// Names of the registered table functions (`system.table_functions`), sorted.
+    pub table_functions: OnceLock<Vec<String>>,
     pub dictionaries: Arc<DictionaryRegistry>,
     /// When the instance was opened (`Uptime`).
     pub started: std::time::Instant,
@@ -354,6 +356,7 @@ impl Instance {
             trace_log,
             catalog: catalog.clone(),
             functions: OnceLock::new(),
+            table_functions: OnceLock::new(),
             dictionaries: dictionaries.clone(),
             started: std::time::Instant::now(),
             plan_cache: Default::default(),
@@ -403,6 +406,7 @@ impl Instance {
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
         granary_io::register(&mut state);
+        crate::table_functions::register(&mut state);
         state.register_udtf("dictionary", Arc::new(granary_dictionaries::DictionaryTableFunction { catalog: shared.catalog.clone(), registry: dictionaries.clone() }));
         let lookup_env = Arc::new(LookupEnv { catalog: shared.catalog.clone(), registry: dictionaries.clone() });
         let mut lookup_functions = HashMap::new();
@@ -412,6 +416,9 @@ impl Instance {
             state.register_udf(udf)?;
         }
         let _ = shared.functions.set(granary_functions::function_catalog(&state));
+        let mut table_functions: Vec<String> = state.table_functions().keys().cloned().collect();
+        table_functions.sort();
+        let _ = shared.table_functions.set(table_functions);
         let placeholder_state = Arc::new(SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build());
         let instance = Arc::new_cyclic(|weak: &Weak<Instance>| Instance {
             shared,

@@ -47,6 +47,7 @@ mod unnest;
 mod view_literal_compare;
 mod dictionary_group_by;
 mod string_groups;
+mod table_functions;
 mod views;
 pub mod text_log;
 pub mod trace_log;
