@@ -957,6 +957,27 @@ def test_kill_9_keeps_catalog():
             s.stop()
 
 
+def test_log_engines_keep_acknowledged_inserts_across_kill_9():
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
+        try:
+            for engine in ("Log", "TinyLog", "StripeLog"):
+                s.query(f"CREATE TABLE default.{engine.lower()} (id UInt64, s String) ENGINE = {engine}")
+                s.query(f"INSERT INTO default.{engine.lower()} SELECT number, toString(number) FROM numbers(1000)")
+                s.query(f"INSERT INTO default.{engine.lower()} VALUES (5000, 'x')")
+            s.query("TRUNCATE TABLE default.tinylog")
+            s.query("INSERT INTO default.tinylog VALUES (1, 'after truncate')")
+            s.stop(sig=signal.SIGKILL)
+            s.start()
+            for engine in ("log", "stripelog"):
+                assert s.query(f"SELECT count(), sum(id) FROM default.{engine}") == "1001\t504500\n"
+            assert s.query("SELECT * FROM default.tinylog") == "1\tafter truncate\n"
+            s.query("INSERT INTO default.log VALUES (6000, 'y')")
+            assert s.query("SELECT count() FROM default.log") == "1002\n"
+        finally:
+            s.stop()
+
+
 def test_part_log_merges_and_query_log_survive_restarts():
     with tempfile.TemporaryDirectory() as tmp:
         s = Server(os.path.join(tmp, "data")).start()

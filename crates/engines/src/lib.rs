@@ -6,6 +6,7 @@
 //! * [`null`]: `ENGINE = Null`, accepts writes and keeps nothing.
 //! * [`view`]: `View` and `MaterializedView`, the catalog entries of views (their
 //!   queries are run by the interpreter).
+//! * [`log`]: `ENGINE = Log`, `TinyLog`, `StripeLog`, append-only tables on disk.
 //! * [`generate_random`]: `ENGINE = GenerateRandom` and the generator of the
 //!   `generateRandom()` table function.
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
@@ -16,6 +17,7 @@
 
 pub mod generate_random;
 pub mod join;
+pub mod log;
 pub mod memory;
 pub mod null;
 pub mod numbers;
@@ -33,6 +35,9 @@ pub fn register_engines(registry: &mut EngineRegistry) {
     registry.register(Arc::new(join::SetEngineFactory));
     registry.register(Arc::new(view::ViewEngineFactory::view()));
     registry.register(Arc::new(view::ViewEngineFactory::materialized_view()));
+    for factory in log::LogEngineFactory::all() {
+        registry.register(Arc::new(factory));
+    }
     registry.register(Arc::new(generate_random::GenerateRandomEngineFactory));
 }
 
