@@ -9,6 +9,7 @@
 //! * [`log`]: `ENGINE = Log`, `TinyLog`, `StripeLog`, append-only tables on disk.
 //! * [`generate_random`]: `ENGINE = GenerateRandom` and the generator of the
 //!   `generateRandom()` table function.
+//! * [`merge`]: `ENGINE = Merge(db, 'regexp')` and the reading side of `merge()`.
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
 //!   generated lazily, split into partitions for `max_threads`.
 //!
@@ -19,6 +20,7 @@ pub mod generate_random;
 pub mod join;
 pub mod log;
 pub mod memory;
+pub mod merge;
 pub mod null;
 pub mod numbers;
 pub mod view;
@@ -39,6 +41,7 @@ pub fn register_engines(registry: &mut EngineRegistry) {
         registry.register(Arc::new(factory));
     }
     registry.register(Arc::new(generate_random::GenerateRandomEngineFactory));
+    registry.register(Arc::new(merge::MergeEngineFactory));
 }
 
 /// Collects an insert stream into memory, checking each batch's schema. Shared by the

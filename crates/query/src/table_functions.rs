@@ -1,6 +1,7 @@
-//! Table functions over constant arguments: `values()`, `format()` and
-//! `generateRandom()`. Their rows are made at planning time (`values`, `format`) or
-//! generated as they are read (`generateRandom`).
+//! Table functions over constant arguments: `values()`, `format()`,
+//! `generateRandom()` and `merge()`. Their rows are made at planning time (`values`,
+//! `format`), generated as they are read (`generateRandom`), or read from the tables
+//! matched (`merge`).
 
 use std::sync::Arc;
 
@@ -14,6 +15,7 @@ use datafusion::logical_expr::{ColumnarValue, Expr};
 use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result};
 use granary_engines::generate_random::{check_random_schema, random_limits, random_scan, RandomLimits};
+use granary_engines::merge::{merge_virtual_columns, table_pattern, MergeSource};
 use granary_formats::{create_input_format, FormatSettings};
 use granary_io::function::{parse_structure, string_arg};
 use granary_io::IoContext;
@@ -24,6 +26,7 @@ pub(crate) fn register(state: &mut datafusion::execution::SessionState) {
     state.register_udtf("values", Arc::new(ValuesFunction));
     state.register_udtf("format", Arc::new(FormatFunction));
     state.register_udtf("generateRandom", Arc::new(GenerateRandomFunction));
+    state.register_udtf("merge", Arc::new(MergeFunction));
 }
 
 fn io_context(args: &TableFunctionArgs) -> Arc<IoContext> {
@@ -237,3 +240,91 @@ impl TableProvider for RandomTable {
     }
 }
 
+/// `merge([db,] 'regexp')`: the tables of `db` (the current database by default) whose
+/// names match, with the union of their columns (by name, in order of appearance, each
+/// of the least supertype of its types).
+#[derive(Debug)]
+struct MergeFunction;
+
+impl TableFunctionImpl for MergeFunction {
+    fn call_with_args(&self, args: TableFunctionArgs) -> datafusion::common::Result<Arc<dyn TableProvider>> {
+        let session = args.session();
+        let texts = args
+            .exprs()
+            .iter()
+            .map(|e| match string_arg("merge", e) {
+                Ok(text) => Ok(text),
+                // `currentDatabase()` and other constant expressions.
+                Err(_) => {
+                    let (array, _) = evaluate(session, e)?;
+                    match ScalarValue::try_from_array(&array, 0)? {
+                        ScalarValue::Utf8(Some(s)) | ScalarValue::Utf8View(Some(s)) | ScalarValue::LargeUtf8(Some(s)) => Ok(s),
+                        other => Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Table function 'merge' expects string arguments, got {other}"))),
+                    }
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let (database, pattern) = match texts.as_slice() {
+            [pattern] => (session.config().options().catalog.default_schema.clone(), pattern.clone()),
+            [database, pattern] => (database.clone(), pattern.clone()),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                    "Table function 'merge' requires from one to two parameters: merge(['db_name',] 'tables_regexp')",
+                )
+                .into())
+            }
+        };
+        let source = MergeSource { database, pattern: table_pattern(&pattern)?, exclude: None };
+        let tables = futures::executor::block_on(source.tables(session))?;
+        if tables.is_empty() {
+            return Err(Error::new(
+                ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+                "There are no tables satisfied provided regexp, you must specify table structure manually",
+            )
+            .into());
+        }
+        let mut columns: Vec<(String, Vec<ChType>)> = Vec::new();
+        for (_, provider) in &tables {
+            for field in provider.schema().fields() {
+                if granary_storage::virtual_columns::is_virtual(field) {
+                    continue;
+                }
+                let t = ChType::from_field(field);
+                match columns.iter_mut().find(|(name, _)| name == field.name()) {
+                    Some((_, types)) => types.push(t),
+                    None => columns.push((field.name().clone(), vec![t])),
+                }
+            }
+        }
+        let mut fields = columns
+            .iter()
+            .map(|(name, types)| Ok(Arc::new(granary_functions::least_supertype(types)?.to_arrow_field(name))))
+            .collect::<Result<Vec<_>>>()?;
+        if granary_storage::virtual_columns::visible() {
+            fields.extend(merge_virtual_columns());
+        }
+        Ok(Arc::new(MergeTable { schema: Arc::new(Schema::new(fields)), source }))
+    }
+}
+
+#[derive(Debug)]
+struct MergeTable {
+    schema: SchemaRef,
+    source: MergeSource,
+}
+
+#[async_trait]
+impl TableProvider for MergeTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Temporary
+    }
+
+    async fn scan(&self, state: &dyn Session, projection: Option<&Vec<usize>>, _filters: &[Expr], limit: Option<usize>) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        Ok(self.source.scan(state, &self.schema, projection, limit).await?)
+    }
+}
