@@ -177,7 +177,7 @@ impl TableFunctionImpl for FileFunction {
     }
 }
 
-fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
+pub(crate) fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
     let (positional, named) = split_named_arguments(exprs);
     no_named_arguments("file", &named)?;
     let Some((path_expr, rest)) = positional.split_first() else {

@@ -204,7 +204,7 @@ pub struct Shared {
     /// When the instance was opened (`Uptime`).
     pub started: std::time::Instant,
     pub access: Arc<granary_access::AccessControl>,
-    pub named_collections: granary_io::named_collections::NamedCollections,
+    pub named_collections: Arc<granary_io::named_collections::NamedCollections>,
     /// Physical plans of queries that read no stored data, by text and settings.
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
     /// Shapes of point queries by normalized text (the key-value fast path's parse cache).
@@ -334,8 +334,16 @@ impl Instance {
         crate::text_log::attach(&text_log, config.text_log_level);
         let trace_log = Arc::new(crate::trace_log::TraceLog::new(config.query_log_capacity));
         crate::trace_log::attach(&trace_log);
+        let named_collections = Arc::new(granary_io::named_collections::NamedCollections::open(Some(config.path.join("named_collections")), config.named_collections.clone())?);
         let mut registry = EngineRegistry::new();
         granary_engines::register_engines(&mut registry);
+        let io_base = granary_io::engines::IoBase {
+            user_files_path: config.user_files_path.clone(),
+            s3_endpoints: config.s3_endpoints.clone(),
+            named_collections: named_collections.clone(),
+            timezone,
+        };
+        granary_io::engines::register(&mut registry, Arc::new(io_base));
         granary_mergetree::register_engines_with(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>), config.graphite_rollups.clone());
         let dictionaries = DictionaryRegistry::new();
         registry.register(Arc::new(DictionaryEngineFactory { registry: dictionaries.clone() }));
@@ -345,7 +353,6 @@ impl Instance {
         granary_mergetree::cache::mark_cache().set_capacity(config.mark_cache_size);
         let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
         let access = Arc::new(granary_access::AccessControl::open(config.access.clone(), Some(&config.path.join("access")))?);
-        let named_collections = granary_io::named_collections::NamedCollections::open(Some(config.path.join("named_collections")), config.named_collections.clone())?;
         let shared = Arc::new(Shared {
             access,
             named_collections,
