@@ -46,6 +46,7 @@ mod totals;
 mod unnest;
 mod view_literal_compare;
 mod dictionary_group_by;
+mod input_function;
 mod string_groups;
 mod table_functions;
 mod views;

@@ -27,6 +27,7 @@ pub(crate) fn register(state: &mut datafusion::execution::SessionState) {
     state.register_udtf("format", Arc::new(FormatFunction));
     state.register_udtf("generateRandom", Arc::new(GenerateRandomFunction));
     state.register_udtf("merge", Arc::new(MergeFunction));
+    state.register_udtf("input", Arc::new(crate::input_function::InputFunction));
 }
 
 fn io_context(args: &TableFunctionArgs) -> Arc<IoContext> {
