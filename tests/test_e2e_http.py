@@ -968,6 +968,45 @@ def test_kill_9_keeps_catalog():
             s.stop()
 
 
+def test_input_function_converts_the_data_of_an_insert(server):
+    server.query("DROP TABLE IF EXISTS default.input_target")
+    server.query("CREATE TABLE default.input_target (a UInt32, s String, d Date) ENGINE = Memory")
+    query = "INSERT INTO default.input_target SELECT x * 100, upper(y), toDate('2024-01-01') + x FROM input('x UInt16, y String') FORMAT CSV"
+    data = "".join(f"{i},row{i}\n" for i in range(5000)).encode()
+    r = server.request(params={"query": query, "max_insert_block_size": "1000"}, data=data.replace(b"4999,row4999", b"200,row200"))
+    assert r.status == 200, r.text
+    assert server.query("SELECT count(), sum(a), max(s), max(d) FROM default.input_target") == "5000\t1249270100\tROW999\t2037-09-07\n"
+    # Bad data fails the INSERT and leaves nothing behind.
+    r = server.request(params={"query": query}, data=b"1,a\nx,b\n")
+    assert r.status != 200 and "Code: " in r.text, r.text
+    assert server.query("SELECT count() FROM default.input_target") == "5000\n"
+    # Anywhere else input() is an error.
+    r = server.request("SELECT * FROM input('x UInt8')")
+    assert r.status != 200 and "input() must be used only in INSERT SELECT" in r.text, r.text
+    server.query("DROP TABLE default.input_target")
+
+
+def test_log_engines_keep_acknowledged_inserts_across_kill_9():
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
+        try:
+            for engine in ("Log", "TinyLog", "StripeLog"):
+                s.query(f"CREATE TABLE default.{engine.lower()} (id UInt64, s String) ENGINE = {engine}")
+                s.query(f"INSERT INTO default.{engine.lower()} SELECT number, toString(number) FROM numbers(1000)")
+                s.query(f"INSERT INTO default.{engine.lower()} VALUES (5000, 'x')")
+            s.query("TRUNCATE TABLE default.tinylog")
+            s.query("INSERT INTO default.tinylog VALUES (1, 'after truncate')")
+            s.stop(sig=signal.SIGKILL)
+            s.start()
+            for engine in ("log", "stripelog"):
+                assert s.query(f"SELECT count(), sum(id) FROM default.{engine}") == "1001\t504500\n"
+            assert s.query("SELECT * FROM default.tinylog") == "1\tafter truncate\n"
+            s.query("INSERT INTO default.log VALUES (6000, 'y')")
+            assert s.query("SELECT count() FROM default.log") == "1002\n"
+        finally:
+            s.stop()
+
+
 def test_part_log_merges_and_query_log_survive_restarts():
     with tempfile.TemporaryDirectory() as tmp:
         s = Server(os.path.join(tmp, "data")).start()

@@ -782,3 +782,50 @@ def test_partition_by_without_placeholder_is_ignored_by_file(server, files):
     server.query("INSERT INTO FUNCTION file('io/out_nopart/x.csv', 'CSV') PARTITION BY k SELECT number AS k FROM numbers(4)")
     with open(os.path.join(files, "out_nopart", "x.csv")) as f:
         assert f.read() == "0\n1\n2\n3\n"
+
+
+def test_url_engine_reads_and_posts(server, http_files, http_sink):
+    q = server.query
+    q("DROP TABLE IF EXISTS default.url_read")
+    q(f"CREATE TABLE default.url_read (id UInt32, name String) ENGINE = URL('{http_files}/part-0{{1..3}}.csv', 'CSVWithNames')")
+    ours = q("SELECT count(), sum(id), max(name) FROM default.url_read")
+    assert ours == ch(f"SELECT count(), sum(id), max(name) FROM url('{http_files}/part-0{{1..3}}.csv', 'CSVWithNames', 'id UInt32, name String')")
+    assert q("SELECT engine FROM system.tables WHERE database = 'default' AND name = 'url_read'") == "URL\n"
+    base, received = http_sink
+    q("DROP TABLE IF EXISTS default.url_write")
+    q(f"CREATE TABLE default.url_write (a UInt32, s String) ENGINE = URL('{base}/engine.csv', CSV)")
+    q("INSERT INTO default.url_write SELECT number, toString(number) FROM numbers(3)")
+    assert received["/engine.csv"] == b'0,"0"\n1,"1"\n2,"2"\n'
+    assert "Code: 48" in error(server, "TRUNCATE TABLE default.url_write")
+    q("DROP TABLE default.url_read")
+    q("DROP TABLE default.url_write")
+
+
+def test_s3_engine_reads_and_writes(server, s3_endpoint):
+    q = server.query
+    base = f"{s3_endpoint}/test-bucket/engine"
+    q("DROP TABLE IF EXISTS default.s3_rows")
+    q(f"CREATE TABLE default.s3_rows (id UInt64, s String) ENGINE = S3('{base}/rows.csv', {S3_KEYS}, 'CSV')")
+    q("INSERT INTO default.s3_rows SELECT number, toString(number) FROM numbers(10) SETTINGS s3_truncate_on_insert = 1")
+    assert q("SELECT count(), sum(id) FROM default.s3_rows") == "10\t45\n"
+    assert ch(f"SELECT count(), sum(id) FROM s3('{base}/rows.csv', {S3_KEYS}, 'CSV', 'id UInt64, s String')") == "10\t45\n"
+    # An existing object: an error, unless truncated or written as a new numbered object.
+    text = error(server, "INSERT INTO default.s3_rows VALUES (100, 'x')")
+    assert "Code: 36" in text and "s3_truncate_on_insert" in text, text
+    q("INSERT INTO default.s3_rows SETTINGS s3_create_new_file_on_insert = 1 VALUES (100, 'x')")
+    assert q("SELECT count(), sum(id) FROM default.s3_rows") == "10\t45\n"
+    q(f"CREATE TABLE default.s3_glob (id UInt64, s String) ENGINE = S3('{base}/rows*.csv', {S3_KEYS}, 'CSV')")
+    assert q("SELECT count(), sum(id) FROM default.s3_glob") == "11\t145\n"
+    q("INSERT INTO default.s3_rows SETTINGS s3_truncate_on_insert = 1 VALUES (7, 'only')")
+    assert q("SELECT * FROM default.s3_rows") == "7\tonly\n"
+    # A Parquet object with the format from the name, and a named collection.
+    q(f"CREATE TABLE default.s3_parquet (n UInt32) ENGINE = S3('{base}/n.parquet', {S3_KEYS})")
+    q("INSERT INTO default.s3_parquet SELECT number FROM numbers(1000) SETTINGS s3_truncate_on_insert = 1")
+    assert q("SELECT count(), sum(n) FROM default.s3_parquet") == "1000\t499500\n"
+    q("DROP NAMED COLLECTION IF EXISTS engine_s3")
+    q(f"CREATE NAMED COLLECTION engine_s3 AS url = '{base}/n.parquet', access_key_id = 'testkey', secret_access_key = 'testsecret'")
+    q("CREATE TABLE default.s3_named (n UInt32) ENGINE = S3(engine_s3, format = 'Parquet')")
+    assert q("SELECT count(), max(n) FROM default.s3_named") == "1000\t999\n"
+    for t in ("s3_rows", "s3_glob", "s3_parquet", "s3_named"):
+        q(f"DROP TABLE default.{t}")
+    q("DROP NAMED COLLECTION engine_s3")

@@ -6,14 +6,21 @@
 //! * [`null`]: `ENGINE = Null`, accepts writes and keeps nothing.
 //! * [`view`]: `View` and `MaterializedView`, the catalog entries of views (their
 //!   queries are run by the interpreter).
+//! * [`log`]: `ENGINE = Log`, `TinyLog`, `StripeLog`, append-only tables on disk.
+//! * [`generate_random`]: `ENGINE = GenerateRandom` and the generator of the
+//!   `generateRandom()` table function.
+//! * [`merge`]: `ENGINE = Merge(db, 'regexp')` and the reading side of `merge()`.
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
 //!   generated lazily, split into partitions for `max_threads`.
 //!
 //! [`register_engines`] adds the engine factories to a registry; the table functions
 //! are registered on the DataFusion session by the interpreter.
 
+pub mod generate_random;
 pub mod join;
+pub mod log;
 pub mod memory;
+pub mod merge;
 pub mod null;
 pub mod numbers;
 pub mod view;
@@ -30,6 +37,11 @@ pub fn register_engines(registry: &mut EngineRegistry) {
     registry.register(Arc::new(join::SetEngineFactory));
     registry.register(Arc::new(view::ViewEngineFactory::view()));
     registry.register(Arc::new(view::ViewEngineFactory::materialized_view()));
+    for factory in log::LogEngineFactory::all() {
+        registry.register(Arc::new(factory));
+    }
+    registry.register(Arc::new(generate_random::GenerateRandomEngineFactory));
+    registry.register(Arc::new(merge::MergeEngineFactory));
 }
 
 /// Collects an insert stream into memory, checking each batch's schema. Shared by the

@@ -204,6 +204,7 @@ pub use combinators::{check_deprecated_window_functions, merge_aggregate_states,
 pub use float_comparisons::ieee_float_comparisons;
 pub use unsigned_order::{uint256_comparisons, uint256_sort_key, uint256_sort_keys};
 pub use func::{ch_type_of_field, is_nullable_field, NULLABLE_METADATA_KEY};
+pub use supertype::least_supertype;
 pub use sqlnames::prepare_function_names;
 pub use parse_datetime::zoned_parse_default_format;
 pub use parametric::parametric_aggregates;

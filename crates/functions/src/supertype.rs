@@ -214,7 +214,7 @@ pub(crate) fn mixed_kinds(types: &[ChType]) -> Option<datafusion::common::DataFu
 }
 
 /// The least supertype of `types` (which may be Nullable or Nothing).
-pub(crate) fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
+pub fn least_supertype(types: &[ChType]) -> DfResult<ChType> {
     let mut nullable = false;
     let mut bases: Vec<ChType> = Vec::new();
     for t in types {

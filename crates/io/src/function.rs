@@ -30,7 +30,7 @@ pub(crate) struct FormatArgs {
 
 /// A string literal, or a bare word taken as its text (`file('x.native', Native)`, as
 /// ClickHouse accepts).
-pub(crate) fn string_arg(function: &str, expr: &Expr) -> Result<String> {
+pub fn string_arg(function: &str, expr: &Expr) -> Result<String> {
     match expr {
         Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => Ok(s.clone()),
         Expr::Cast(c) => string_arg(function, &c.expr),
@@ -177,7 +177,7 @@ impl TableFunctionImpl for FileFunction {
     }
 }
 
-fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
+pub(crate) fn file_table(ctx: &IoContext, exprs: &[Expr]) -> Result<Arc<dyn TableProvider>> {
     let (positional, named) = split_named_arguments(exprs);
     no_named_arguments("file", &named)?;
     let Some((path_expr, rest)) = positional.split_first() else {

@@ -23,6 +23,7 @@
 //!   storage account URLs, keys and SAS, on object_store's Azure client.
 //! * [`coded_store`]: the wrapper that gives every object-store failure ClickHouse's code
 //!   for its service (S3_ERROR, RECEIVED_ERROR_FROM_REMOTE_IO_SERVER, ...).
+//! * [`engines`]: `ENGINE = File`, `URL` and `S3`, over the table functions.
 //! * [`download`]: parallel ranged GETs of one object as a blocking byte stream.
 //! * [`remote_functions`]: `s3()`, `gcs()`, `s3Cluster()` and `url()`.
 //! * [`sink`]: `INSERT INTO FUNCTION file()/url()/s3()`: destinations (append, truncate,
@@ -42,6 +43,7 @@ pub mod azure;
 pub mod coded_store;
 pub mod detect;
 pub mod download;
+pub mod engines;
 pub mod function;
 pub mod glob;
 pub mod hive;

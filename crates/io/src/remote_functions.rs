@@ -249,7 +249,7 @@ impl S3Function {
 /// `url(url [, format [, structure [, compression]]])`: `{a,b}` and `{1..3}` in the URL
 /// stand for several URLs, read as one table.
 #[derive(Debug)]
-struct UrlFunction;
+pub(crate) struct UrlFunction;
 
 impl TableFunctionImpl for UrlFunction {
     fn call_with_args(&self, args: TableFunctionArgs) -> datafusion::common::Result<Arc<dyn TableProvider>> {

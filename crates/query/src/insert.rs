@@ -73,20 +73,16 @@ pub(crate) async fn run_insert(
     }
     let defaults = evaluate_defaults(ctx, &table, &targets).await?;
     match insert.source {
-        InsertSource::Select { query, limit_by } => {
-            let plan = match planned {
-                Some(plan) => plan,
-                None => plan_query(ctx, query).await?,
-            };
-            if let Some(spec) = limit_by {
-                // LIMIT BY keeps rows in the SELECT's order: one stream.
-                let stream = crate::limit_by::apply_to_stream(execute_plan(ctx, &plan).await?, spec)?;
-                let stream = crate::limit_by::without_hidden_columns(stream)?;
-                return insert_stream_with_defaults(ctx, &table, &targets, stream, defaults).await;
-            }
-            let streams = execute_plan_partitioned(ctx, &plan).await?;
-            insert_streams_with_defaults(ctx, &table, &targets, streams, defaults).await
+        InsertSource::Select { query, limit_by, input_format: Some(format), data_offset } => {
+            // `input()` in the SELECT reads the data sent with the query.
+            let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
+            format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
+            let head = Bytes::copy_from_slice(text.get(data_offset..).unwrap_or_default().as_bytes());
+            let body = crate::input_function::with_head(head, input);
+            let pending = crate::input_function::PendingInput { format, format_settings, body };
+            crate::input_function::with_input(pending, insert_select(ctx, &table, &targets, planned, query, limit_by, defaults)).await
         }
+        InsertSource::Select { query, limit_by, input_format: None, .. } => insert_select(ctx, &table, &targets, planned, query, limit_by, defaults).await,
         InsertSource::Data { format, data_offset } => {
             let data = text.get(data_offset..).unwrap_or_default();
             let head = Bytes::copy_from_slice(data.as_bytes());
@@ -112,6 +108,31 @@ pub(crate) async fn run_insert(
             }
         }
     }
+}
+
+/// `INSERT ... SELECT`: the SELECT's streams into the table (`planned`: the SELECT's plan,
+/// when the target needed it planned already).
+async fn insert_select(
+    ctx: &QueryContext,
+    table: &Arc<Table>,
+    targets: &[usize],
+    planned: Option<LogicalPlan>,
+    query: Box<granary_sql::sqlparser::ast::Query>,
+    limit_by: Option<granary_sql::rewrite::LimitBy>,
+    defaults: HashMap<usize, ArrayRef>,
+) -> Result<()> {
+    let plan = match planned {
+        Some(plan) => plan,
+        None => plan_query(ctx, query).await?,
+    };
+    if let Some(spec) = limit_by {
+        // LIMIT BY keeps rows in the SELECT's order: one stream.
+        let stream = crate::limit_by::apply_to_stream(execute_plan(ctx, &plan).await?, spec)?;
+        let stream = crate::limit_by::without_hidden_columns(stream)?;
+        return insert_stream_with_defaults(ctx, table, targets, stream, defaults).await;
+    }
+    let streams = execute_plan_partitioned(ctx, &plan).await?;
+    insert_streams_with_defaults(ctx, table, targets, streams, defaults).await
 }
 
 fn no_data_to_insert() -> Error {

@@ -198,11 +198,13 @@ pub struct Shared {
     pub trace_log: Arc<crate::trace_log::TraceLog>,
     pub processes: Arc<ProcessList>,
     pub functions: OnceLock<Vec<FunctionInfo>>,
+    /// Names of the registered table functions (`system.table_functions`), sorted.
+    pub table_functions: OnceLock<Vec<String>>,
     pub dictionaries: Arc<DictionaryRegistry>,
     /// When the instance was opened (`Uptime`).
     pub started: std::time::Instant,
     pub access: Arc<granary_access::AccessControl>,
-    pub named_collections: granary_io::named_collections::NamedCollections,
+    pub named_collections: Arc<granary_io::named_collections::NamedCollections>,
     /// `CREATE FUNCTION` definitions, in `<path>/user_defined`.
     pub sql_functions: Arc<crate::sql_functions::SqlFunctions>,
     /// Physical plans of queries that read no stored data, by text and settings.
@@ -342,8 +344,16 @@ impl Instance {
         crate::text_log::attach(&text_log, config.text_log_level);
         let trace_log = Arc::new(crate::trace_log::TraceLog::new(config.query_log_capacity));
         crate::trace_log::attach(&trace_log);
+        let named_collections = Arc::new(granary_io::named_collections::NamedCollections::open(Some(config.path.join("named_collections")), config.named_collections.clone())?);
         let mut registry = EngineRegistry::new();
         granary_engines::register_engines(&mut registry);
+        let io_base = granary_io::engines::IoBase {
+            user_files_path: config.user_files_path.clone(),
+            s3_endpoints: config.s3_endpoints.clone(),
+            named_collections: named_collections.clone(),
+            timezone,
+        };
+        granary_io::engines::register(&mut registry, Arc::new(io_base));
         granary_mergetree::register_engines_with(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>), config.graphite_rollups.clone());
         let dictionaries = DictionaryRegistry::new();
         registry.register(Arc::new(DictionaryEngineFactory { registry: dictionaries.clone() }));
@@ -353,7 +363,6 @@ impl Instance {
         granary_mergetree::cache::mark_cache().set_capacity(config.mark_cache_size);
         let catalog = Arc::new(Catalog::open(&config.path, registry, reserved)?);
         let access = Arc::new(granary_access::AccessControl::open(config.access.clone(), Some(&config.path.join("access")))?);
-        let named_collections = granary_io::named_collections::NamedCollections::open(Some(config.path.join("named_collections")), config.named_collections.clone())?;
         let sql_functions = Arc::new(crate::sql_functions::SqlFunctions::open(Some(config.path.join("user_defined")))?);
         let shared = Arc::new(Shared {
             access,
@@ -366,6 +375,7 @@ impl Instance {
             trace_log,
             catalog: catalog.clone(),
             functions: OnceLock::new(),
+            table_functions: OnceLock::new(),
             dictionaries: dictionaries.clone(),
             started: std::time::Instant::now(),
             plan_cache: Default::default(),
@@ -415,6 +425,7 @@ impl Instance {
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
         granary_io::register(&mut state);
+        crate::table_functions::register(&mut state);
         state.register_udtf("dictionary", Arc::new(granary_dictionaries::DictionaryTableFunction { catalog: shared.catalog.clone(), registry: dictionaries.clone() }));
         let lookup_env = Arc::new(LookupEnv { catalog: shared.catalog.clone(), registry: dictionaries.clone() });
         let mut lookup_functions = HashMap::new();
@@ -426,6 +437,9 @@ impl Instance {
         let _ = shared.functions.set(granary_functions::function_catalog(&state));
         // After the catalog: the ASOF marker is not a function users call.
         state.register_udf(Arc::new(crate::asof::asof_marker_udf()))?;
+        let mut table_functions: Vec<String> = state.table_functions().keys().cloned().collect();
+        table_functions.sort();
+        let _ = shared.table_functions.set(table_functions);
         let placeholder_state = Arc::new(SessionStateBuilder::new().with_runtime_env(base_runtime.clone()).build());
         let server_settings = crate::get_setting::server_settings(&shared.config);
         granary_functions::context::set_server_uuid(server_uuid(&shared.config.path)?);

@@ -199,7 +199,8 @@ async fn run_statement(
             result
         }
         Statement::Insert(insert) => {
-            if request.input.is_some() && !matches!(insert.source, granary_sql::InsertSource::Data { .. }) {
+            let takes_data = matches!(insert.source, granary_sql::InsertSource::Data { .. } | granary_sql::InsertSource::Select { input_format: Some(_), .. });
+            if request.input.is_some() && !takes_data {
                 return Err(too_large(ctx));
             }
             let data_text = substituted.unwrap_or(text);

@@ -229,6 +229,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             named_collections,
         ),
         ("table_engines", vec![("name", "String")], |shared, _| Ok(vec![strings(shared.catalog.registry().names())])),
+        ("table_functions", vec![("name", "String")], |shared, _| Ok(vec![strings(shared.table_functions.get().map(Vec::as_slice).unwrap_or_default())])),
         ("formats", vec![("name", "String"), ("is_input", "UInt8"), ("is_output", "UInt8")], formats),
         (
             "query_log",

@@ -233,7 +233,10 @@ pub enum InsertSource {
     /// `VALUES (...)` or `FORMAT X`: the data starts at byte `data_offset` of the query
     /// text and continues with the request body, if any.
     Data { format: String, data_offset: usize },
-    Select { query: Box<Query>, limit_by: Option<LimitBy> },
+    /// `input_format`: the `FORMAT X` after the SELECT, the format of the data sent with the
+    /// query (from byte `data_offset` of the text on, then the request body), which
+    /// `input(structure)` in the SELECT reads.
+    Select { query: Box<Query>, limit_by: Option<LimitBy>, input_format: Option<String>, data_offset: usize },
 }
 
 /// One column of `CREATE TABLE`.
@@ -449,6 +452,9 @@ fn insert_head(sql: &str) -> Option<&str> {
     let bytes = sql.as_bytes();
     let mut i = 0;
     let mut depth = 0i32;
+    // After SELECT only a last `FORMAT X` followed by data ends the head: the data of
+    // `INSERT ... SELECT ... FROM input(...) FORMAT X`.
+    let mut in_select = false;
     while i < bytes.len() {
         match bytes[i] {
             b'\'' | b'"' | b'`' => {
@@ -474,17 +480,27 @@ fn insert_head(sql: &str) -> Option<&str> {
                     let rest = &sql[i..];
                     let word_len = rest.bytes().take_while(|b| is_word_byte(*b)).count();
                     let word = &rest[..word_len];
-                    if word.eq_ignore_ascii_case("VALUES") {
+                    if word.eq_ignore_ascii_case("VALUES") && !in_select {
                         return Some(&sql[..i + word_len]);
                     }
                     if word.eq_ignore_ascii_case("FORMAT") {
                         let after = &rest[word_len..];
                         let name_start = after.len() - after.trim_start().len();
                         let name_len = after[name_start..].bytes().take_while(|b| is_word_byte(*b)).count();
-                        return Some(&sql[..i + word_len + name_start + name_len]);
+                        let head = &sql[..i + word_len + name_start + name_len];
+                        // In a SELECT, `format(...)` is a table function and `format` may
+                        // be a column: only `FORMAT Name` then a line break or the end
+                        // counts, Name not a keyword that goes on with the query.
+                        const GOES_ON: [&str; 12] = ["FROM", "WHERE", "GROUP", "ORDER", "LIMIT", "UNION", "HAVING", "SETTINGS", "AS", "AND", "OR", "FORMAT"];
+                        let name = &head[head.len() - name_len..];
+                        let then = sql[head.len()..].trim_start_matches([' ', '\t']).chars().next();
+                        let ends = name_start > 0 && name_len > 0 && matches!(then, None | Some('\n' | '\r')) && !GOES_ON.iter().any(|k| name.eq_ignore_ascii_case(k));
+                        if !in_select || ends {
+                            return Some(head);
+                        }
                     }
                     if word.eq_ignore_ascii_case("SELECT") || word.eq_ignore_ascii_case("WITH") {
-                        return None;
+                        in_select = true;
                     }
                 }
             }
@@ -1115,9 +1131,13 @@ impl<'a> Cursor<'a> {
             self.expect_end()?;
             InsertSource::Data { format, data_offset: data_start(self.sql, name_lexeme.end) }
         } else if self.peek_is("SELECT") || self.peek_is("WITH") || self.peek_token(&Token::LParen) {
-            let (query, limit_by, query_settings, _) = self.rest_as_query(options)?;
+            let (query, limit_by, query_settings, input_format) = self.rest_as_query(options)?;
             settings.extend(query_settings);
-            InsertSource::Select { query, limit_by }
+            let data_offset = match (input_format.is_some(), self.lx.last()) {
+                (true, Some(name)) => data_start(self.sql, name.end),
+                _ => self.sql.len(),
+            };
+            InsertSource::Select { query, limit_by, input_format, data_offset }
         } else {
             return Err(self.syntax_error("VALUES, FORMAT or SELECT"));
         };
@@ -2141,6 +2161,25 @@ mod tests {
         }
         let sql = "INSERT INTO t FORMAT TSV\n\"unbalanced 'quotes\t1\n";
         assert!(matches!(parse(sql).statement, Statement::Insert(_)));
+    }
+
+    #[test]
+    fn insert_select_from_input_keeps_its_data() {
+        let sql = "INSERT INTO t SELECT x FROM input('x String') FORMAT CSV\n\"unbalanced 'quotes\n";
+        match parse(sql).statement {
+            Statement::Insert(InsertStatement { source: InsertSource::Select { input_format, data_offset, .. }, .. }) => {
+                assert_eq!(input_format.as_deref(), Some("CSV"));
+                assert_eq!(&sql[data_offset..], "\"unbalanced 'quotes\n");
+            }
+            other => panic!("{other:?}"),
+        }
+        // `format` as a table function or a column is not the data's format.
+        for sql in ["INSERT INTO t SELECT * FROM format(CSV, 'a UInt8', '1')", "INSERT INTO t SELECT format FROM u", "INSERT INTO t SELECT * FROM values('a UInt8', 1)"] {
+            match parse(sql).statement {
+                Statement::Insert(InsertStatement { source: InsertSource::Select { input_format: None, .. }, .. }) => {}
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
     }
 
     #[test]
