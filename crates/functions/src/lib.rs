@@ -73,6 +73,7 @@
 //! | `topk` | `topK`, `topKWeighted`: ClickHouse's Filtered Space-Saving, ties in its order |
 //! | `group_uniq_array` | `groupUniqArray` in the order of ClickHouse's hash set |
 //! | `hypothesis_tests` | `studentTTest`, `welchTTest`, `meanZTest`, `studentTTestOneSample`, `mannWhitneyUTest`, `kolmogorovSmirnovTest`: (statistic, p-value) tuples with ClickHouse's states |
+//! | `cross_tab` | `cramersV`, `cramersVBiasCorrected`, `contingency`, `theilsU` over counts of hashed values |
 //! | `distributions` | normal and Student's t CDFs and quantiles, the regularized incomplete beta |
 //! | `moments` | `varPop`, `varSamp`, `stddevPop`, `stddevSamp`, `covarPop`, `covarSamp`, `corr` and their `Stable` forms |
 //!
@@ -156,6 +157,7 @@ mod topk;
 mod group_uniq_array;
 mod histogram;
 mod hypothesis_tests;
+mod cross_tab;
 mod distributions;
 mod uniq_combined_bias;
 mod moments;
