@@ -809,8 +809,9 @@ impl Accumulator for CombinedAccumulator {
         let target = self.ret.data_type();
         match self.comb {
             Comb::State | Comb::MergeState => Ok(ScalarValue::Binary(Some(encode_state(&self.function, &self.args, &self.inner.state()?)?))),
-            // A result that cannot be inside Nullable (an array) is its default instead.
-            Comb::OrNull if !self.seen && !matches!(target, DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)) => {
+            // A result that cannot be inside Nullable (an array) is its default instead;
+            // a tuple can (`Nullable(Tuple(..))`).
+            Comb::OrNull if !self.seen && !matches!(target, DataType::List(_) | DataType::LargeList(_) | DataType::Map(..)) => {
                 Ok(ScalarValue::try_from(target)?)
             }
             Comb::OrNull if !self.seen => ScalarValue::new_default(target),

@@ -82,6 +82,9 @@
 //! | `uniq_combined` | `uniqCombined`, `uniqCombined64`, `uniqHLL12` with ClickHouse's small set / hash set / HyperLogLog |
 //! | `topk` | `topK`, `topKWeighted`: ClickHouse's Filtered Space-Saving, ties in its order |
 //! | `group_uniq_array` | `groupUniqArray` in the order of ClickHouse's hash set |
+//! | `hypothesis_tests` | `studentTTest`, `welchTTest`, `meanZTest`, `studentTTestOneSample`, `mannWhitneyUTest`, `kolmogorovSmirnovTest`: (statistic, p-value) tuples with ClickHouse's states |
+//! | `cross_tab` | `cramersV`, `cramersVBiasCorrected`, `contingency`, `theilsU` over counts of hashed values |
+//! | `distributions` | normal and Student's t CDFs and quantiles, the regularized incomplete beta |
 //! | `moments` | `varPop`, `varSamp`, `stddevPop`, `stddevSamp`, `covarPop`, `covarSamp`, `corr` and their `Stable` forms |
 //!
 //! ## Conventions
@@ -173,6 +176,9 @@ mod uniq_combined;
 mod topk;
 mod group_uniq_array;
 mod histogram;
+mod hypothesis_tests;
+mod cross_tab;
+mod distributions;
 mod uniq_combined_bias;
 mod moments;
 mod native_state;
@@ -259,6 +265,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_sort::functions());
     out.extend(array_set::functions());
     out.extend(array_metrics::functions());
+    out.extend(hypothesis_tests::functions());
     out.extend(array_reshape::functions());
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());

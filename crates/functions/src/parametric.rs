@@ -61,6 +61,12 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("groupArrayInsertAt", crate::group_arrays::group_array_insert_at_family),
     ("exponentialMovingAverage", crate::sample_stats::exponential_moving_average_family),
     ("histogram", crate::histogram::histogram_family),
+    ("studentTTest", crate::hypothesis_tests::student_t_test_family),
+    ("welchTTest", crate::hypothesis_tests::welch_t_test_family),
+    ("studentTTestOneSample", crate::hypothesis_tests::student_t_test_one_sample_family),
+    ("meanZTest", crate::hypothesis_tests::mean_z_test_family),
+    ("mannWhitneyUTest", crate::hypothesis_tests::mann_whitney_u_test_family),
+    ("kolmogorovSmirnovTest", crate::hypothesis_tests::kolmogorov_smirnov_test_family),
     ("windowFunnel", crate::funnels::window_funnel_family),
     ("sequenceMatch", crate::sequences::sequence_match_family),
     ("sequenceCount", crate::sequences::sequence_count_family),
@@ -83,7 +89,12 @@ pub(crate) const FAMILY_ALIASES: &[(&str, &str)] = &[
 /// The canonical family named `name` (itself or through an alias).
 pub(crate) fn family(name: &str) -> Option<(&'static str, Factory)> {
     let canonical = FAMILY_ALIASES.iter().find(|(alias, _)| *alias == name).map_or(name, |(_, target)| target);
-    FAMILIES.iter().find(|(n, _)| *n == canonical).copied()
+    FAMILIES
+        .iter()
+        .find(|(n, _)| *n == canonical)
+        // The SQL front end lowercases the names ClickHouse matches in any case.
+        .or_else(|| FAMILIES.iter().find(|(n, _)| n.eq_ignore_ascii_case(canonical) && crate::is_case_insensitive(n)))
+        .copied()
 }
 
 /// The function of each family without parameters, where the family allows that
