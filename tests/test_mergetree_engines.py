@@ -546,7 +546,7 @@ def test_optimize_final_level_after_background_merges(tmp_path):
 def test_system_mutations_show_background_mutations_and_failures(tmp_path):
     """A mutation run in the background (mutations_sync = 0) is listed in system.mutations
     until done; one that fails stays not done with its error, and the one behind it waits
-    (as in ClickHouse)."""
+    (as in ClickHouse) until the failing one is killed."""
     import time
     server = Server(str(tmp_path / "db")).start()
     try:
@@ -564,8 +564,11 @@ def test_system_mutations_show_background_mutations_and_failures(tmp_path):
         )
         reason = server.query("SELECT latest_fail_reason FROM system.mutations WHERE table = 'm' AND mutation_id = 'mutation_2.txt'")
         assert "function is non-zero" in reason, reason
-        # The failed update changed nothing, and the delete waits behind it.
         assert server.query("SELECT count(), sum(v) FROM m") == f"100\t{sum(range(100))}\n"
+        server.query("KILL MUTATION WHERE table = 'm' AND mutation_id = 'mutation_2.txt'")
+        # The failed update changed nothing; the delete went through once it was killed.
+        assert _poll(lambda: server.query(status), "mutation_3.txt\t(DELETE WHERE k >= 90)\t1\t0\n", 30) == "mutation_3.txt\t(DELETE WHERE k >= 90)\t1\t0\n"
+        assert server.query("SELECT count(), sum(v) FROM m") == f"90\t{sum(range(90))}\n"
     finally:
         server.stop()
 

@@ -57,6 +57,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
             access.check(Privilege::Show, &level)
         }
         Statement::System { .. } => access.check(Privilege::System, &Level::Global),
+        // Each mutation's table is checked for ALTER when it is killed.
+        Statement::KillMutation { .. } => Ok(()),
         Statement::CreateNamedCollection { .. } | Statement::AlterNamedCollection { .. } | Statement::DropNamedCollection { .. } => {
             access.check(Privilege::NamedCollectionAdmin, &Level::Global)
         }
