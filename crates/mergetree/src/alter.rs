@@ -92,7 +92,7 @@ fn attach(inner: &Inner, partition: &str) -> Result<()> {
 /// `ALTER TABLE t DELETE WHERE predicate`: a mutation (see `crate::mutation`), waited
 /// for when `request.sync`.
 pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<()> {
-    crate::mutation::create(inner, MutationCommand::Delete { predicate: request.predicate }, request.sync).await
+    crate::mutation::create(inner, MutationCommand::Delete { predicate: request.predicate, lightweight: request.lightweight }, request.sync).await
 }
 
 /// `ALTER TABLE t UPDATE c = expr, ... WHERE predicate`, run as `delete_where`.

@@ -117,7 +117,9 @@
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
 //!   as ClickHouse does without that setting.
-//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE` (no lightweight `DELETE FROM`);
+//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE`; a lightweight `DELETE FROM`
+//!   is a `DELETE WHERE` listed as ClickHouse lists it (`_row_exists = 0`), whose parts
+//!   lose the rows at once (ClickHouse masks them until a merge, so `rows` differs);
 //!   one part at a time and one mutation at a time (ClickHouse applies every pending
 //!   mutation to a part in one step); a failed one is retried every wake-up of the
 //!   background task (ClickHouse backs off); `finished_mutations_to_keep` is not applied

@@ -43,7 +43,9 @@ use crate::writer::{commit_part_dir, PartSync};
 /// What a mutation does, as its command text says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MutationCommand {
-    Delete { predicate: String },
+    /// `lightweight`: `DELETE FROM`, which deletes the rows as `ALTER ... DELETE` does here
+    /// (ClickHouse masks them until a merge) and is listed as ClickHouse lists it.
+    Delete { predicate: String, lightweight: bool },
     /// Column names and their new values (SQL text), and the rows they apply to.
     Update { assignments: Vec<(String, String)>, predicate: String },
 }
@@ -52,7 +54,8 @@ impl MutationCommand {
     /// The command as ClickHouse shows it in `system.mutations` and writes it to the file.
     pub fn text(&self) -> String {
         match self {
-            MutationCommand::Delete { predicate } => format!("(DELETE WHERE {predicate})"),
+            MutationCommand::Delete { predicate, lightweight: false } => format!("(DELETE WHERE {predicate})"),
+            MutationCommand::Delete { predicate, lightweight: true } => format!("(UPDATE {ROW_EXISTS_ASSIGNMENT} WHERE {predicate})"),
             MutationCommand::Update { assignments, predicate } => {
                 let assignments: Vec<String> = assignments.iter().map(|(name, value)| format!("{name} = {value}")).collect();
                 format!("(UPDATE {} WHERE {predicate})", assignments.join(", "))
@@ -67,12 +70,15 @@ impl MutationCommand {
         let body = text.trim().strip_prefix('(').and_then(|t| t.strip_suffix(')')).ok_or_else(bad)?.trim();
         if let Some(rest) = strip_keyword(body, "DELETE") {
             let predicate = strip_keyword(rest.trim_start(), "WHERE").ok_or_else(bad)?;
-            return Ok(MutationCommand::Delete { predicate: predicate.trim().to_string() });
+            return Ok(MutationCommand::Delete { predicate: predicate.trim().to_string(), lightweight: false });
         }
         let rest = strip_keyword(body, "UPDATE").ok_or_else(bad)?;
         let split = top_level(rest).find(|&(i, _)| strip_keyword(&rest[i..], "WHERE").is_some() && rest[..i].ends_with(' ')).ok_or_else(bad)?.0;
         let predicate = rest[split + "WHERE".len()..].trim().to_string();
         let list = &rest[..split];
+        if list.trim() == ROW_EXISTS_ASSIGNMENT {
+            return Ok(MutationCommand::Delete { predicate, lightweight: true });
+        }
         let mut assignments = Vec::new();
         let mut start = 0;
         let commas: Vec<usize> = top_level(list).filter(|&(_, c)| c == ',').map(|(i, _)| i).chain([list.len()]).collect();
@@ -85,6 +91,9 @@ impl MutationCommand {
         Ok(MutationCommand::Update { assignments, predicate })
     }
 }
+
+/// A lightweight delete's command, as ClickHouse shows it.
+const ROW_EXISTS_ASSIGNMENT: &str = "_row_exists = 0";
 
 /// `text` after a leading keyword (case-insensitive, followed by a space), if it starts so.
 fn strip_keyword<'a>(text: &'a str, keyword: &str) -> Option<&'a str> {
@@ -268,7 +277,7 @@ pub struct Planned {
 /// change: rows would leave their place in the part, or their partition.
 pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
     match command {
-        MutationCommand::Delete { predicate } => Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new() }),
+        MutationCommand::Delete { predicate, .. } => Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new() }),
         MutationCommand::Update { assignments, predicate } => {
             let keys = inner.keys.sorting.iter().chain(&inner.keys.partition).flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr)).map(|c| c.index()).collect::<Vec<_>>();
             let mut updates = Vec::with_capacity(assignments.len());
@@ -618,12 +627,14 @@ mod tests {
             assignments: vec![("v".into(), "concat(s, ', WHERE \\'x\\'')".into()), ("n".into(), "if(a = 1, [1, 2], [])".into())],
             predicate: "k IN (1, 2) AND s != 'a WHERE b'".into(),
         };
-        for command in [MutationCommand::Delete { predicate: "x = 'it''s'".into() }, update] {
+        let lightweight = MutationCommand::Delete { predicate: "k % 3 = 0".into(), lightweight: true };
+        assert_eq!(lightweight.text(), "(UPDATE _row_exists = 0 WHERE k % 3 = 0)");
+        for command in [MutationCommand::Delete { predicate: "x = 'it''s'".into(), lightweight: false }, update, lightweight] {
             let text = command.text();
             assert_eq!(MutationCommand::parse(&text).unwrap(), command, "{text}");
             assert_eq!(MutationCommand::parse(&unescape(&escape(&text))).unwrap(), command);
         }
-        assert_eq!(MutationCommand::Delete { predicate: "x = 3".into() }.text(), "(DELETE WHERE x = 3)");
+        assert_eq!(MutationCommand::Delete { predicate: "x = 3".into(), lightweight: false }.text(), "(DELETE WHERE x = 3)");
         for bad in ["DELETE WHERE 1", "(DROP WHERE 1)", "(UPDATE v WHERE 1)", "(UPDATE v = 1)"] {
             assert!(MutationCommand::parse(bad).is_err(), "{bad}");
         }

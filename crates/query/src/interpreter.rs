@@ -422,8 +422,10 @@ async fn run_statement(
                     AlterCommand::AttachPartition(partition) => table.engine.alter_partition(PartitionCommand::Attach { partition }).await?,
                     AlterCommand::Delete(predicate) => {
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
-                        table.engine.delete_where(DeleteRequest { predicate, sync }).await?
+                        table.engine.delete_where(DeleteRequest { predicate, sync, lightweight: false }).await?
                     }
+                    // ClickHouse waits for a lightweight delete (`lightweight_deletes_sync = 2`).
+                    AlterCommand::LightweightDelete(predicate) => table.engine.delete_where(DeleteRequest { predicate, sync: true, lightweight: true }).await?,
                     AlterCommand::Update(assignments, predicate) => {
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.update_where(UpdateRequest { assignments, predicate, sync }).await?

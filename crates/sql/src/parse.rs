@@ -180,6 +180,9 @@ pub enum AlterCommand {
     AttachPartition(String),
     /// `DELETE WHERE expr`.
     Delete(String),
+    /// `DELETE FROM t WHERE expr` (a lightweight delete, as `ALTER TABLE t` with this one
+    /// command).
+    LightweightDelete(String),
     /// `UPDATE c = expr [, ...] WHERE predicate`: the assignments, then the predicate.
     Update(Vec<(String, String)>, String),
 }
@@ -966,6 +969,20 @@ impl<'a> Cursor<'a> {
                 return self.finish_with_format(Statement::CheckTable { name, partition });
             }
             "ALTER" => return self.alter(),
+            "DELETE" => {
+                self.pos += 1;
+                self.expect("FROM")?;
+                let name = self.table_name()?;
+                self.skip_on_cluster()?;
+                self.expect("WHERE")?;
+                let predicate = self.raw_until(|l| l.is_keyword("SETTINGS")).ok_or_else(|| self.syntax_error("expression"))?;
+                let mut settings = Vec::new();
+                if self.eat("SETTINGS") {
+                    settings = self.assignments()?;
+                }
+                self.expect_end()?;
+                return Ok(StatementWithClauses { statement: Statement::Alter { name, commands: vec![AlterCommand::LightweightDelete(predicate)] }, settings, format: None });
+            }
             "KILL" => {
                 self.pos += 1;
                 self.expect("MUTATION")?;
@@ -1000,7 +1017,7 @@ impl<'a> Cursor<'a> {
                 let command = self.raw_until(|_| false).unwrap_or_default();
                 Statement::System { command }
             }
-            _ => return Err(self.syntax_error("one of: SELECT, WITH, INSERT, CREATE, DROP, RENAME, TRUNCATE, SHOW, DESCRIBE, EXISTS, USE, SET, OPTIMIZE, CHECK, ALTER, KILL, EXPLAIN, SYSTEM")),
+            _ => return Err(self.syntax_error("one of: SELECT, WITH, INSERT, CREATE, DROP, RENAME, TRUNCATE, SHOW, DESCRIBE, EXISTS, USE, SET, OPTIMIZE, CHECK, ALTER, DELETE, KILL, EXPLAIN, SYSTEM")),
         };
         self.expect_end()?;
         Ok(plain(statement))
@@ -2055,6 +2072,9 @@ mod tests {
         let s = parse("KILL MUTATION ON CLUSTER c WHERE table = 't' AND mutation_id = 'mutation_3.txt' TEST FORMAT TSV");
         assert!(matches!(&s.statement, Statement::KillMutation { condition, test: true } if condition == "table = 't' AND mutation_id = 'mutation_3.txt'"));
         assert_eq!(s.format.as_deref(), Some("TSV"));
+        let s = parse("DELETE FROM db.t ON CLUSTER c WHERE k IN (1, 2) SETTINGS mutations_sync = 0");
+        assert!(matches!(&s.statement, Statement::Alter { commands, .. } if commands == &vec![AlterCommand::LightweightDelete("k IN (1, 2)".into())]));
+        assert_eq!(s.settings.len(), 1);
         let s = parse("KILL MUTATION WHERE 1 SYNC");
         assert!(matches!(&s.statement, Statement::KillMutation { test: false, .. }));
         let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 FORMAT JSON SETTINGS max_threads = 2");

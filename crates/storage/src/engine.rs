@@ -302,6 +302,8 @@ pub struct DeleteRequest {
     pub predicate: String,
     /// Wait for the mutation to finish (`mutations_sync > 0`).
     pub sync: bool,
+    /// `DELETE FROM t WHERE ...`, which ClickHouse lists as `(UPDATE _row_exists = 0 WHERE ...)`.
+    pub lightweight: bool,
 }
 
 /// `ALTER TABLE t UPDATE c = expr [, ...] WHERE predicate`: a mutation rewriting the parts
