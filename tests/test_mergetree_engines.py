@@ -545,7 +545,8 @@ def test_optimize_final_level_after_background_merges(tmp_path):
 
 def test_system_mutations_show_background_mutations_and_failures(tmp_path):
     """A mutation run in the background (mutations_sync = 0) is listed in system.mutations
-    until done; one that fails stays not done with its error, as ClickHouse shows it."""
+    until done; one that fails stays not done with its error, and the one behind it waits
+    (as in ClickHouse) until the failing one is killed."""
     import time
     server = Server(str(tmp_path / "db")).start()
     try:
@@ -555,15 +556,18 @@ def test_system_mutations_show_background_mutations_and_failures(tmp_path):
         server.query("ALTER TABLE m DELETE WHERE k >= 90")
         status = "SELECT mutation_id, command, is_done, latest_fail_reason != '' FROM system.mutations WHERE database = 'default' AND table = 'm' ORDER BY mutation_id"
         deadline = time.time() + 30
-        while time.time() < deadline and server.query("SELECT count() FROM system.mutations WHERE table = 'm' AND (is_done OR latest_fail_reason != '')") != "2\n":
+        while time.time() < deadline and server.query("SELECT count() FROM system.mutations WHERE table = 'm' AND latest_fail_reason != ''") != "2\n":
             time.sleep(0.1)
         assert server.query(status) == (
             "mutation_2.txt\t(UPDATE v = throwIf(k = 5) WHERE 1)\t0\t1\n"
-            "mutation_3.txt\t(DELETE WHERE k >= 90)\t1\t0\n"
+            "mutation_3.txt\t(DELETE WHERE k >= 90)\t0\t1\n"
         )
-        reason = server.query("SELECT latest_fail_reason FROM system.mutations WHERE table = 'm' AND NOT is_done")
+        reason = server.query("SELECT latest_fail_reason FROM system.mutations WHERE table = 'm' AND mutation_id = 'mutation_2.txt'")
         assert "function is non-zero" in reason, reason
-        # The failed update changed nothing; the delete went through.
+        assert server.query("SELECT count(), sum(v) FROM m") == f"100\t{sum(range(100))}\n"
+        server.query("KILL MUTATION WHERE table = 'm' AND mutation_id = 'mutation_2.txt'")
+        # The failed update changed nothing; the delete went through once it was killed.
+        assert _poll(lambda: server.query(status), "mutation_3.txt\t(DELETE WHERE k >= 90)\t1\t0\n", 30) == "mutation_3.txt\t(DELETE WHERE k >= 90)\t1\t0\n"
         assert server.query("SELECT count(), sum(v) FROM m") == f"90\t{sum(range(90))}\n"
     finally:
         server.stop()
@@ -594,10 +598,13 @@ def test_alter_update_rewrites_matching_parts_as_clickhouse(tmp_path):
         server.query("ALTER TABLE u UPDATE v = -1 WHERE k = 1 SETTINGS mutations_sync = 1")
         server.query("ALTER TABLE u UPDATE v = v * 2 WHERE _partition_id = '2' SETTINGS mutations_sync = 1")
         assert server.query(select) == "1\t1\t4294967295\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t66\tc30\t3\n"
-        # Parts without a matching row stay as they are; the rest survive a restart.
-        parts = server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name")
+        # Parts without a matching row keep their rows and only take the new version,
+        # as in ClickHouse; the rest survive a restart.
+        parts = server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name").split()
         server.query("ALTER TABLE u UPDATE v = 0 WHERE k = 100 SETTINGS mutations_sync = 1")
-        assert server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name") == parts
+        version = server.query("SELECT max(toUInt64(extract(mutation_id, '[0-9]+'))) FROM system.mutations WHERE table = 'u'").strip()
+        renamed = [name.rsplit("_", 1)[0] + "_" + version for name in parts]
+        assert server.query("SELECT name FROM system.parts WHERE database = 'default' AND table = 'u' AND active ORDER BY name").split() == renamed
         server.stop()
         server.start()
         assert server.query(select) == "1\t1\t4294967295\ta\t\\N\n1\t2\t22\tb20\t\\N\n2\t3\t66\tc30\t3\n"

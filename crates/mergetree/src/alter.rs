@@ -10,29 +10,17 @@
 //! * DETACH: the parts move to `detached/<name>` (never served, never deleted).
 //! * ATTACH: every `detached/<partition>_*` part is verified as at load (checksums,
 //!   columns), gets a fresh block number and moves back in.
-//! * UPDATE ... WHERE: the same, the rows kept and the assigned columns replaced.
-//! * DELETE WHERE: each active part with a matching row is rewritten without those rows
-//!   as `<partition>_<min>_<max>_<level + 1>`, which covers the old part (so a crash
-//!   after the rename heals at load like a merge). ClickHouse names it with a mutation
-//!   version suffix instead (`_<level>_<version>`); that would change the part-name
-//!   contract, so it is not done. A part losing every row is removed like a DROP.
+//! * DELETE WHERE / UPDATE ... WHERE: mutations, see `crate::mutation`.
 
 use std::sync::Arc;
 
-use arrow::array::{Array, BooleanArray};
-use arrow::compute::{filter_record_batch, not, prep_null_mask_filter};
-use arrow::datatypes::DataType;
-use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::{DeleteRequest, PartitionCommand, UpdateRequest};
 
 use crate::engine::{remove_parts_now, Inner};
-use crate::insert::{discard, write_part};
+use crate::mutation::MutationCommand;
 use crate::part::Part;
 use crate::part_info::PartInfo;
-use crate::reader::PartReader;
-use crate::virtual_columns::VirtualValues;
-use crate::writer::{commit_part_dir, PartSync};
 
 pub async fn alter_partition(inner: &Arc<Inner>, command: PartitionCommand) -> Result<()> {
     let _merge = inner.merge_lock.lock().await;
@@ -101,195 +89,13 @@ fn attach(inner: &Inner, partition: &str) -> Result<()> {
     Ok(())
 }
 
-/// `ALTER TABLE t DELETE WHERE predicate`: synchronous when `request.sync`, else run in
-/// the background (errors are logged, as ClickHouse shows them in system.mutations).
+/// `ALTER TABLE t DELETE WHERE predicate`: a mutation (see `crate::mutation`), waited
+/// for when `request.sync`.
 pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<()> {
-    let predicate = mutation_predicate(inner, &request.predicate, "DELETE")?;
-    let command = format!("(DELETE WHERE {})", request.predicate);
-    run_mutation(inner, request.sync, command, move |inner| mutate_all(inner, &predicate, &[])).await
+    crate::mutation::create(inner, MutationCommand::Delete { predicate: request.predicate, lightweight: request.lightweight }, request.sync).await
 }
 
-/// `ALTER TABLE t UPDATE c = expr, ... WHERE predicate`, run as `delete_where`. Each new
-/// value is ClickHouse's `_CAST(if(predicate, _CAST(expr, 'T'), c), 'T')` over the old
-/// row, so every assignment sees the values before the update. Key columns cannot change:
-/// rows would leave their place in the part, or their partition.
+/// `ALTER TABLE t UPDATE c = expr, ... WHERE predicate`, run as `delete_where`.
 pub async fn update_where(inner: &Arc<Inner>, request: UpdateRequest) -> Result<()> {
-    let keys = inner.keys.sorting.iter().chain(&inner.keys.partition).flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr)).map(|c| c.index()).collect::<Vec<_>>();
-    let mut updates = Vec::with_capacity(request.assignments.len());
-    for (name, value) in &request.assignments {
-        let column = inner.schema.index_of(name).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("There is no column `{name}` in table.")))?;
-        if keys.contains(&column) {
-            return Err(Error::new(ErrorCode::CANNOT_UPDATE_COLUMN, format!("Cannot UPDATE key column `{name}`.")));
-        }
-        let t = granary_types::ChType::from_field(inner.schema.field(column)).to_string().replace('\'', "\\'");
-        let text = format!("_CAST(if(({}), _CAST(({value}), '{t}'), `{name}`), '{t}')", request.predicate);
-        updates.push((column, inner.keys.plan_expr(&inner.scan_schema, &text)?));
-    }
-    // The condition of `if`: what `if` takes (an integer literal too), as a boolean.
-    let predicate = mutation_predicate(inner, &format!("if(({}), true, false)", request.predicate), "UPDATE")?;
-    let assignments: Vec<String> = request.assignments.iter().map(|(name, value)| format!("{name} = {value}")).collect();
-    let command = format!("(UPDATE {} WHERE {})", assignments.join(", "), request.predicate);
-    run_mutation(inner, request.sync, command, move |inner| mutate_all(inner, &predicate, &updates)).await
-}
-
-/// The boolean predicate of a mutation, over the stored and virtual columns
-/// (`DELETE WHERE _partition_id = ...` works in ClickHouse).
-fn mutation_predicate(inner: &Inner, text: &str, what: &str) -> Result<Arc<dyn PhysicalExpr>> {
-    let predicate = inner.keys.plan_predicate(&inner.scan_schema, text)?;
-    let data_type = predicate.data_type(&inner.scan_schema)?;
-    if data_type != DataType::Boolean {
-        return Err(Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {data_type} of column for filter: the {what} predicate must be boolean ({text})")));
-    }
-    Ok(predicate)
-}
-
-/// Runs `mutate` under the merge lock: waited for when `sync`, else in the background
-/// (errors are logged). Each mutation takes a block number, as in ClickHouse, which names
-/// it in `system.mutations` (`mutation_<block>.txt`), where its state and last error show.
-async fn run_mutation(inner: &Arc<Inner>, sync: bool, command: String, mutate: impl FnOnce(&Inner) -> Result<()> + Send + 'static) -> Result<()> {
-    let block = inner.next_block.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let mutation_id = format!("mutation_{block}.txt");
-    inner.mutations.lock().push(granary_storage::MutationStatus {
-        mutation_id: mutation_id.clone(),
-        command,
-        create_time: unix_now(),
-        parts_to_do: inner.snapshot().len() as i64,
-        ..Default::default()
-    });
-    let run = {
-        let inner = inner.clone();
-        async move {
-            let _merge = inner.merge_lock.lock().await;
-            let task_inner = inner.clone();
-            let result = tokio::task::spawn_blocking(move || mutate(&task_inner))
-                .await
-                .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("mutation task failed: {e}")))
-                .and_then(|r| r);
-            let mut mutations = inner.mutations.lock();
-            if let Some(status) = mutations.iter_mut().find(|m| m.mutation_id == mutation_id) {
-                match &result {
-                    Ok(()) => {
-                        status.is_done = true;
-                        status.parts_to_do = 0;
-                        status.finish_time = unix_now();
-                    }
-                    Err(e) => {
-                        status.latest_fail_time = unix_now();
-                        status.latest_fail_reason = e.to_string();
-                    }
-                }
-            }
-            result
-        }
-    };
-    if sync {
-        return run.await;
-    }
-    let table = inner.table_name.clone();
-    tokio::spawn(async move {
-        if let Err(e) = run.await {
-            tracing::error!("mutation of {table} failed: {e}");
-        }
-    });
-    Ok(())
-}
-
-/// Rewrites every part with a row matching `predicate`: without those rows, or (with
-/// `updates`) with those columns replaced by their expressions' values.
-fn mutate_all(inner: &Inner, predicate: &Arc<dyn PhysicalExpr>, updates: &[(usize, Arc<dyn PhysicalExpr>)]) -> Result<()> {
-    let snapshot = inner.snapshot();
-    let filter_columns: Vec<usize> = {
-        let mut c: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
-        c.sort_unstable();
-        c
-    };
-    let scan_schema = &inner.scan_schema;
-    let stored: Vec<usize> = (0..inner.schema.fields().len()).collect();
-    // The stored columns, then the virtual ones (made, not read: they cost nothing).
-    let all: Vec<usize> = (0..scan_schema.fields().len()).collect();
-    let virtual_values = VirtualValues::new(inner, snapshot.iter());
-    for part in snapshot.iter() {
-        // First pass: only the predicate's columns, to skip parts without matches.
-        let projected = Arc::new(scan_schema.project(&filter_columns)?);
-        let remap = remap_predicate(predicate, scan_schema, &filter_columns)?;
-        let mut reader = PartReader::new(part.clone(), scan_schema, &filter_columns)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
-        let mut matches = 0u64;
-        for g in 0..part.granules() {
-            let batch = reader.read(g..g + 1, &projected)?;
-            matches += deleted_mask(&remap, &batch)?.true_count() as u64;
-        }
-        if matches == 0 {
-            continue;
-        }
-        if matches == part.rows && updates.is_empty() {
-            let _commit = inner.commit_lock.lock();
-            let gone = inner.remove_active(|p| std::ptr::eq(p, part.as_ref()));
-            remove_parts_now(inner, &gone)?;
-            continue;
-        }
-        let info = PartInfo::new(part.info.partition_id.clone(), part.info.min_block, part.info.max_block, part.info.level + 1);
-        let mut reader = PartReader::new(part.clone(), scan_schema, &all)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
-        let blocks = (0..part.granules()).map(|g| {
-            let batch = reader.read(g..g + 1, scan_schema)?;
-            if updates.is_empty() {
-                let deleted = deleted_mask(predicate, &batch)?;
-                return Ok(filter_record_batch(&batch.project(&stored)?, &not(&deleted)?)?);
-            }
-            let mut columns = batch.project(&stored)?.columns().to_vec();
-            for (column, value) in updates {
-                let field = inner.schema.field(*column);
-                let value = value.evaluate(&batch)?.into_array(batch.num_rows())?;
-                columns[*column] = if value.data_type() == field.data_type() { value } else { arrow::compute::cast(&value, field.data_type())? };
-            }
-            Ok(arrow::record_batch::RecordBatch::try_new(inner.schema.clone(), columns)?)
-        });
-        let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
-        // Each source granule, filtered, is one block, as ClickHouse's mutation reads it.
-        let pending = write_part(inner, info, "tmp_mut_", PartSync::FULL, layout, blocks.map(|b| b.map(|b| vec![b])))?;
-        let _commit = inner.commit_lock.lock();
-        if !inner.all_active(std::slice::from_ref(part)) {
-            discard(std::slice::from_ref(&pending));
-            continue;
-        }
-        if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
-            discard(std::slice::from_ref(&pending));
-            return Err(e);
-        }
-        let mutated = Arc::new(pending.part);
-        inner.log_part("MutatePart", &mutated, std::slice::from_ref(part), std::time::Duration::ZERO);
-        inner.add_parts(vec![mutated], std::slice::from_ref(part));
-    }
-    Ok(())
-}
-
-/// Rows the predicate deletes: true only (NULL keeps the row, as in ClickHouse).
-fn deleted_mask(predicate: &Arc<dyn PhysicalExpr>, batch: &arrow::record_batch::RecordBatch) -> Result<BooleanArray> {
-    let value = predicate.evaluate(batch)?.into_array(batch.num_rows())?;
-    let mask = value
-        .as_any()
-        .downcast_ref::<BooleanArray>()
-        .ok_or_else(|| Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "DELETE predicate is not boolean"))?;
-    Ok(if mask.null_count() > 0 { prep_null_mask_filter(mask) } else { mask.clone() })
-}
-
-/// The predicate over the projected batch of `columns` (column indices renumbered).
-fn remap_predicate(
-    predicate: &Arc<dyn PhysicalExpr>,
-    schema: &arrow::datatypes::SchemaRef,
-    columns: &[usize],
-) -> Result<Arc<dyn PhysicalExpr>> {
-    use datafusion::common::tree_node::{Transformed, TreeNode};
-    use datafusion::physical_plan::expressions::Column;
-    let out = predicate.clone().transform(|e| {
-        if let Some(c) = e.downcast_ref::<Column>() {
-            let index = columns.iter().position(|&i| i == c.index()).unwrap_or(0);
-            return Ok(Transformed::yes(Arc::new(Column::new(schema.field(c.index()).name(), index)) as Arc<dyn PhysicalExpr>));
-        }
-        Ok(Transformed::no(e))
-    })?;
-    Ok(out.data)
-}
-
-fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::SystemTime::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+    crate::mutation::create(inner, MutationCommand::Update { assignments: request.assignments, predicate: request.predicate }, request.sync).await
 }

@@ -78,8 +78,8 @@ pub struct Inner {
     /// Ids of the last `non_replicated_deduplication_window` inserted blocks and the
     /// parts they became, oldest first (`deduplication_log.txt`).
     pub dedup_log: Mutex<std::collections::VecDeque<(String, String)>>,
-    /// Mutations since the server started (`system.mutations`; not persisted).
-    pub mutations: Mutex<Vec<granary_storage::MutationStatus>>,
+    /// The table's mutations (`mutation_N.txt`), by block (see `crate::mutation`).
+    pub mutations: Mutex<Vec<crate::mutation::Mutation>>,
     pub merge_wakeup: tokio::sync::Notify,
     pub(crate) shutdown: AtomicBool,
 }
@@ -226,7 +226,9 @@ impl MergeTreeEngine {
             .collect::<Result<_>>()?;
         granary_storage::fs::create_dir_all(dir)?;
         let parts = load_parts(dir, &schema, &keys)?;
-        let next_block = parts.iter().map(|p| p.info.max_block).max().unwrap_or(0) + 1;
+        let mutations = crate::mutation::load(dir)?;
+        // A mutation's block is never reused either, even once no part is past it.
+        let next_block = parts.iter().map(|p| p.info.max_block.max(p.info.data_version())).chain(mutations.iter().map(|m| m.block)).max().unwrap_or(0) + 1;
         let (engine_name, mode) = MergeMode::from_meta(meta, &schema, graphite)?;
         let scan_schema = {
             let fields: Vec<_> = schema.fields().iter().cloned().chain(crate::virtual_columns::fields(&schema, &keys)).collect();
@@ -255,7 +257,7 @@ impl MergeTreeEngine {
             merge_lock: tokio::sync::Mutex::new(()),
             merge_running: Mutex::new(()),
             dedup_log: Mutex::new(crate::insert::load_dedup_log(dir)),
-            mutations: Mutex::new(Vec::new()),
+            mutations: Mutex::new(mutations),
             merge_wakeup: tokio::sync::Notify::new(),
             shutdown: AtomicBool::new(false),
         });
@@ -537,7 +539,11 @@ impl TableEngine for MergeTreeEngine {
     }
 
     fn mutations(&self) -> Vec<granary_storage::MutationStatus> {
-        self.inner.mutations.lock().clone()
+        crate::mutation::statuses(&self.inner)
+    }
+
+    fn kill_mutation(&self, mutation_id: &str) -> Result<bool> {
+        crate::mutation::kill(&self.inner, mutation_id)
     }
 
     fn total_rows(&self) -> Option<u64> {
@@ -589,7 +595,7 @@ impl TableEngine for MergeTreeEngine {
                     min_block_number: p.info.min_block as i64,
                     max_block_number: p.info.max_block as i64,
                     level: p.info.level,
-                    data_version: p.info.min_block,
+                    data_version: p.info.data_version(),
                     path: format!("{}/", p.dir.display()),
                     columns: column_sizes(&inner.schema, p.layout, &sizes),
                 }
@@ -730,6 +736,12 @@ async fn merge_loop(table: Weak<Inner>) {
         let wakeup = match table.upgrade() {
             Some(inner) if !inner.shutdown.load(Ordering::SeqCst) => {
                 inner.remove_old_parts();
+                // SYSTEM STOP MERGES stops background mutations too, as in ClickHouse.
+                if inner.merges_enabled.load(Ordering::SeqCst) {
+                    if let Err(e) = run_pending_mutations(&inner).await {
+                        tracing::error!("mutation of {} failed: {e}", inner.table_name);
+                    }
+                }
                 while inner.merges_enabled.load(Ordering::SeqCst) {
                     match merge::merge_once(&inner).await {
                         Ok(true) => continue,
@@ -750,6 +762,24 @@ async fn merge_loop(table: Weak<Inner>) {
             _ = tokio::time::sleep(Duration::from_secs(5)) => {}
         }
     }
+}
+
+/// Applies pending mutations in the background (retried every wake-up while one fails),
+/// unless OPTIMIZE or another mutation holds the merge lock.
+async fn run_pending_mutations(inner: &Arc<Inner>) -> Result<()> {
+    let pending = {
+        let mutations = inner.mutations.lock();
+        let snapshot = inner.snapshot();
+        mutations.iter().any(|m| snapshot.iter().any(|p| p.info.data_version() < m.block))
+    };
+    if !pending {
+        return Ok(());
+    }
+    let Ok(_guard) = inner.merge_lock.try_lock() else { return Ok(()) };
+    let task_inner = inner.clone();
+    tokio::task::spawn_blocking(move || crate::mutation::apply_pending(&task_inner))
+        .await
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("mutation task failed: {e}")))?
 }
 
 /// What a merge does with rows of equal sorting key.

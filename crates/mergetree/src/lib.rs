@@ -43,7 +43,8 @@
 //! | [`merge`] | streaming k-way merge (with Replacing/Summing/Aggregating/Collapsing collapsing), `OPTIMIZE [FINAL]`, the read-time merge of `SELECT ... FINAL` |
 //! | [`virtual_columns`] | `_part`, `_part_index`, `_part_offset`, `_partition_id`, `_partition_value`, `_block_number` and ClickHouse's other MergeTree virtual columns: their types, their values per part or granule range, parts dropped by filters on them |
 //! | [`graphite`] | GraphiteMergeTree's rollup rules (config sections, pattern choice, retentions, time rounding); the rollup itself runs in [`merge`] |
-//! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`, the `DELETE WHERE` mutation |
+//! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`; `DELETE WHERE` / `UPDATE` hand over to [`mutation`] |
+//! | [`mutation`] | mutations: `mutation_N.txt` files, versioned parts (`_N` suffix), the background runner, `KILL MUTATION` |
 //!
 //! ## Guarantees
 //! * An INSERT is all or nothing for readers: its parts appear in one snapshot swap
@@ -116,10 +117,13 @@
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
 //!   as ClickHouse does without that setting.
-//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE`; `system.mutations` lists those
-//!   since the server started (not persisted; a failed one shows its error and is not
-//!   retried, where ClickHouse retries it until KILL MUTATION); a mutated part is named with `level + 1`
-//!   rather than ClickHouse's `_<mutation version>` suffix. `ATTACH PART 'name'`,
+//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE`; a lightweight `DELETE FROM`
+//!   is a `DELETE WHERE` listed as ClickHouse lists it (`_row_exists = 0`), whose parts
+//!   lose the rows at once (ClickHouse masks them until a merge, so `rows` differs);
+//!   one part at a time and one mutation at a time (ClickHouse applies every pending
+//!   mutation to a part in one step); a failed one is retried every wake-up of the
+//!   background task (ClickHouse backs off); `finished_mutations_to_keep` is not applied
+//!   (files of done mutations stay until KILL MUTATION). `ATTACH PART 'name'`,
 //!   `REPLACE/MOVE PARTITION`, `FREEZE` are missing. DROP/DETACH PARTITION, like
 //!   TRUNCATE, do not wait for running scans of those parts.
 //! * Monotonic-function pruning ([`monotonic`]) knows a fixed list of non-decreasing
@@ -149,6 +153,7 @@ pub mod insert;
 pub mod keys;
 pub mod merge;
 pub mod monotonic;
+pub mod mutation;
 pub mod packing;
 pub mod part;
 pub mod part_info;

@@ -50,7 +50,8 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
         .iter()
         .map(|p| std::fs::metadata(&p.dir).and_then(|m| m.modified()).ok().and_then(|written| now.duration_since(written).ok()).map_or(0, |d| d.as_secs()))
         .collect();
-    let Some(sources) = select_merge(&snapshot, &inner.settings, Some(&ages)) else {
+    let versions = mutation_versions(inner, &snapshot);
+    let Some(sources) = select_merge(&snapshot, &versions, &inner.settings, Some(&ages)) else {
         return Ok(false);
     };
     merge_and_commit(inner, sources, false).await?;
@@ -85,7 +86,7 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
     let in_scope = |p: &&Arc<Part>| wanted.as_ref().is_none_or(|w| &p.info.partition_id == w);
     if !request.final_ {
         let candidates: Vec<Arc<Part>> = snapshot.iter().filter(in_scope).cloned().collect();
-        if let Some(sources) = select_merge(&candidates, &inner.settings, None) {
+        if let Some(sources) = select_merge(&candidates, &mutation_versions(inner, &candidates), &inner.settings, None) {
             merge_and_commit(inner, sources, false).await?;
         }
         return Ok(());
@@ -96,7 +97,18 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
         // Parts inserted meanwhile are included: FINAL means one part at the end.
         let mut merged_once = false;
         loop {
-            let sources: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
+            let in_partition: Vec<Arc<Part>> = inner.snapshot().iter().filter(|p| p.info.partition_id == partition).cloned().collect();
+            // Parts waiting for a mutation (one that fails, say) cannot merge with parts
+            // past it: each run of equal versions merges on its own, once.
+            let versions = mutation_versions(inner, &in_partition);
+            let runs = runs_of_equal(in_partition.clone(), &versions);
+            if runs.len() > 1 {
+                for run in runs.into_iter().filter(|r| r.len() > 1) {
+                    merge_and_commit(inner, run, cleanup).await?;
+                }
+                break;
+            }
+            let sources = in_partition;
             // A single part is merged again, as ClickHouse does: an INSERT written with
             // optimize_on_insert = 0 still holds rows to collapse, rows may have got old
             // enough for a coarser Graphite precision, deleted rows may go (CLEANUP).
@@ -109,6 +121,24 @@ pub async fn optimize(inner: &Arc<Inner>, request: OptimizeRequest) -> Result<()
         }
     }
     Ok(())
+}
+
+/// Each part's current mutation version (parallel to `parts`): only parts of equal
+/// version merge.
+fn mutation_versions(inner: &Inner, parts: &[Arc<Part>]) -> Vec<u64> {
+    parts.iter().map(|p| crate::mutation::current_version(inner, p.info.data_version())).collect()
+}
+
+/// Contiguous runs of parts with equal values in `keys` (parallel to `parts`).
+fn runs_of_equal(parts: Vec<Arc<Part>>, keys: &[u64]) -> Vec<Vec<Arc<Part>>> {
+    let mut runs: Vec<Vec<Arc<Part>>> = Vec::new();
+    for (i, part) in parts.into_iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if i > 0 && keys[i - 1] == keys[i] => run.push(part),
+            _ => runs.push(vec![part]),
+        }
+    }
+    runs
 }
 
 /// The partition id named by a `PARTITION p` clause of this table.
@@ -155,7 +185,10 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Resul
         sources.iter().map(|p| p.info.min_block).min().unwrap_or(0),
         sources.iter().map(|p| p.info.max_block).max().unwrap_or(0),
         sources.iter().map(|p| p.info.level).max().unwrap_or(0) + 1,
-    );
+    )
+    // Sources of equal current mutation version (see `mutation::current_version`): the
+    // largest version among them is every row's.
+    .with_mutation(sources.iter().filter_map(|p| p.info.mutation).max());
     let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
     let mut inputs = Vec::with_capacity(sources.len());
     for part in sources {

@@ -61,8 +61,9 @@ fn allowed_in_background(sum: u64, max: u64, len: usize, min_age: u64, partition
 /// `parts` is the table's active-part snapshot (sorted by partition, then block).
 /// `ages` (seconds since each part was written, parallel to `parts`) asks for a
 /// background merge, which ClickHouse's rule gates (see [`allowed_in_background`]);
-/// without, an `OPTIMIZE` merges any balanced range.
-pub fn select_merge(parts: &[Arc<Part>], settings: &MergeTreeSettings, ages: Option<&[u64]>) -> Option<Vec<Arc<Part>>> {
+/// without, an `OPTIMIZE` merges any balanced range. `versions` (parallel to `parts`)
+/// are the parts' current mutation versions: a range never mixes two.
+pub fn select_merge(parts: &[Arc<Part>], versions: &[u64], settings: &MergeTreeSettings, ages: Option<&[u64]>) -> Option<Vec<Arc<Part>>> {
     let mut best: Option<(f64, usize, &[Arc<Part>])> = None;
     let mut start = 0;
     while start < parts.len() {
@@ -75,6 +76,9 @@ pub fn select_merge(parts: &[Arc<Part>], settings: &MergeTreeSettings, ages: Opt
         for i in 0..partition.len() {
             let (mut sum, mut max) = (0u64, 0u64);
             for j in i..partition.len().min(i + MAX_PARTS_TO_MERGE) {
+                if versions[start + j] != versions[start + i] {
+                    break;
+                }
                 let size = partition[j].bytes_on_disk.max(1);
                 sum += size;
                 max = max.max(size);

@@ -182,16 +182,17 @@ impl VirtualValues {
     }
 
     /// The value of a per-part column for `part` (`_part_offset`, `_part_granule_offset`
-    /// and `_block_offset` have none). Granary has no mutation versions (a mutated part
-    /// gets the next level), so `_part_data_version` is the part's min block; its
-    /// `_block_number` is the min block too, and `_block_offset` the row in the part,
-    /// which is what ClickHouse reports without `enable_block_number_column`.
+    /// and `_block_offset` have none). `_part_data_version` is the part's mutation
+    /// version, else its min block; its `_block_number` is the min block, and
+    /// `_block_offset` the row in the part, which is what ClickHouse reports without
+    /// `enable_block_number_column`.
     pub fn value(&self, column: VirtualColumn, part: &Part, keys: &crate::keys::TableKeys, schema: &SchemaRef) -> Result<ScalarValue> {
         Ok(match column {
             VirtualColumn::Part => ScalarValue::Utf8(Some(part.name())),
             VirtualColumn::PartIndex => ScalarValue::UInt64(Some(self.part_places.get(&part.id).map_or(0, |p| p.index))),
             VirtualColumn::PartStartingOffset => ScalarValue::UInt64(Some(self.part_places.get(&part.id).map_or(0, |p| p.starting_offset))),
-            VirtualColumn::PartDataVersion | VirtualColumn::BlockNumber => ScalarValue::UInt64(Some(part.info.min_block)),
+            VirtualColumn::PartDataVersion => ScalarValue::UInt64(Some(part.info.data_version())),
+            VirtualColumn::BlockNumber => ScalarValue::UInt64(Some(part.info.min_block)),
             // Granary has one disk, no SAMPLE, no vector search and no lightweight
             // delete: ClickHouse's values in those cases.
             VirtualColumn::DiskName => ScalarValue::Utf8(Some("default".to_string())),

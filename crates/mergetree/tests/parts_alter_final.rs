@@ -126,7 +126,7 @@ async fn drop_detach_attach_partition() {
 }
 
 #[tokio::test]
-async fn delete_where_rewrites_only_affected_parts() {
+async fn delete_where_gives_every_part_the_mutation_version() {
     let dir = tempfile::tempdir().unwrap();
     let (fx, schema) = table(dir.path(), "MergeTree", &[no_merges(), ("index_granularity", "7")]);
     for k in 0..2u64 {
@@ -134,18 +134,28 @@ async fn delete_where_rewrites_only_affected_parts() {
         fx.insert(vec![Ok(batch(schema.clone(), &rows))], Settings::new()).await.unwrap();
     }
     let engine = fx.table().engine.clone();
-    engine.delete_where(DeleteRequest { predicate: "v % 2 = 1 AND d = 1".into(), sync: true }).await.unwrap();
+    use std::os::unix::fs::MetadataExt;
+    let inode = |part: &str| std::fs::metadata(fx.data_dir().join(part).join("data.bin")).unwrap().ino();
+    let (untouched, rewritten) = (inode("0_1_1_0"), inode("1_2_2_0"));
+    engine.delete_where(DeleteRequest { predicate: "v % 2 = 1 AND d = 1".into(), sync: true, lightweight: false }).await.unwrap();
     assert_eq!(fx.count().await, 75);
     let active: Vec<String> = engine.parts().iter().filter(|p| p.active).map(|p| p.name.clone()).collect();
-    assert_eq!(active, vec!["0_1_1_0", "1_2_2_1"]);
-    engine.delete_where(DeleteRequest { predicate: "d = 1".into(), sync: true }).await.unwrap();
+    assert_eq!(active, vec!["0_1_1_0_3", "1_2_2_0_3"]);
+    // The part without a matching row was not rewritten: its files are the old ones.
+    assert_eq!(inode("0_1_1_0_3"), untouched);
+    assert_ne!(inode("1_2_2_0_3"), rewritten);
+    engine.delete_where(DeleteRequest { predicate: "d = 1".into(), sync: true, lightweight: false }).await.unwrap();
     assert_eq!(fx.count().await, 50);
+    let active: Vec<String> = engine.parts().iter().filter(|p| p.active).map(|p| p.name.clone()).collect();
+    assert_eq!(active, vec!["0_1_1_0_4"]);
     let fx = fx.reopen();
     assert_eq!(fx.count().await, 50);
+    let statuses: Vec<(String, bool)> = fx.table().engine.mutations().into_iter().map(|m| (m.mutation_id, m.is_done)).collect();
+    assert_eq!(statuses, vec![("mutation_3.txt".to_string(), true), ("mutation_4.txt".to_string(), true)]);
     let engine = fx.table().engine.clone();
-    let err = engine.delete_where(DeleteRequest { predicate: "v + 1".into(), sync: true }).await.unwrap_err();
+    let err = engine.delete_where(DeleteRequest { predicate: "v + 1".into(), sync: true, lightweight: false }).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT);
-    assert!(engine.delete_where(DeleteRequest { predicate: "nope = 1".into(), sync: true }).await.is_err());
+    assert!(engine.delete_where(DeleteRequest { predicate: "nope = 1".into(), sync: true, lightweight: false }).await.is_err());
 }
 
 /// Integer columns are stored bit-packed (sorted ids in delta mode, small numbers against

@@ -59,6 +59,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         Statement::System { .. } => access.check(Privilege::System, &Level::Global),
         Statement::CreateFunction(_) => access.check(Privilege::CreateFunction, &Level::Global),
         Statement::DropFunction { .. } => access.check(Privilege::DropFunction, &Level::Global),
+        // Each mutation's table is checked for ALTER when it is killed.
+        Statement::KillMutation { .. } => Ok(()),
         Statement::CreateNamedCollection { .. } | Statement::AlterNamedCollection { .. } | Statement::DropNamedCollection { .. } => {
             access.check(Privilege::NamedCollectionAdmin, &Level::Global)
         }

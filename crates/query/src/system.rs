@@ -456,6 +456,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
                 ("latest_failed_part", "String"),
                 ("latest_fail_time", "DateTime"),
                 ("latest_fail_reason", "String"),
+                ("latest_fail_error_code_name", "String"),
             ],
             mutations,
         ),
@@ -1511,15 +1512,16 @@ fn mutations(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(rows.iter().map(|r| &r.2.command)),
         times(|m| m.create_time),
         times(|m| m.finish_time),
-        // Parts are rewritten by one task per mutation: none is tracked by name.
-        string_lists(rows.iter().map(|_| Vec::new())),
-        string_lists(rows.iter().map(|_| Vec::new())),
+        string_lists(rows.iter().map(|r| r.2.parts_in_progress_names.clone())),
+        string_lists(rows.iter().map(|r| r.2.parts_to_do_names.clone())),
         Arc::new(arrow::array::Int64Array::from_iter_values(rows.iter().map(|r| r.2.parts_to_do))),
         u8s(rows.iter().map(|r| r.2.is_done)),
+        // A killed mutation is gone at once: none is listed as killed.
         u8s(rows.iter().map(|_| false)),
-        strings(rows.iter().map(|_| "")),
+        strings(rows.iter().map(|r| &r.2.latest_failed_part)),
         times(|m| m.latest_fail_time),
         strings(rows.iter().map(|r| &r.2.latest_fail_reason)),
+        strings(rows.iter().map(|r| &r.2.latest_fail_error_code_name)),
     ])
 }
 

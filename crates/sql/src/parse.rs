@@ -84,6 +84,9 @@ pub enum Statement {
     Optimize { name: TableName, partition: Option<String>, final_: bool, cleanup: bool },
     /// `CHECK TABLE t [PARTITION p]`.
     CheckTable { name: TableName, partition: Option<String> },
+    /// `KILL MUTATION [ON CLUSTER c] WHERE condition [SYNC|ASYNC|TEST]`: the condition
+    /// is over `system.mutations`; `TEST` only lists what would be killed.
+    KillMutation { condition: String, test: bool },
     /// `ALTER TABLE t command [, command ...]` (the partition and mutation commands).
     Alter { name: TableName, commands: Vec<AlterCommand> },
     Explain { kind: String, query: Box<Query> },
@@ -153,6 +156,7 @@ impl Statement {
             Statement::Set(_) => "Set",
             Statement::Optimize { .. } => "Optimize",
             Statement::CheckTable { .. } => "Check",
+            Statement::KillMutation { .. } => "KillQuery",
             Statement::Alter { .. } | Statement::AlterNamedCollection { .. } => "Alter",
             Statement::Explain { .. } => "Explain",
             Statement::System { .. } => "System",
@@ -197,6 +201,9 @@ pub enum AlterCommand {
     AttachPartition(String),
     /// `DELETE WHERE expr`.
     Delete(String),
+    /// `DELETE FROM t WHERE expr` (a lightweight delete, as `ALTER TABLE t` with this one
+    /// command).
+    LightweightDelete(String),
     /// `UPDATE c = expr [, ...] WHERE predicate`: the assignments, then the predicate.
     Update(Vec<(String, String)>, String),
 }
@@ -999,6 +1006,33 @@ impl<'a> Cursor<'a> {
                 return self.finish_with_format(Statement::CheckTable { name, partition });
             }
             "ALTER" => return self.alter(),
+            "DELETE" => {
+                self.pos += 1;
+                self.expect("FROM")?;
+                let name = self.table_name()?;
+                self.skip_on_cluster()?;
+                self.expect("WHERE")?;
+                let predicate = self.raw_until(|l| l.is_keyword("SETTINGS")).ok_or_else(|| self.syntax_error("expression"))?;
+                let mut settings = Vec::new();
+                if self.eat("SETTINGS") {
+                    settings = self.assignments()?;
+                }
+                self.expect_end()?;
+                return Ok(StatementWithClauses { statement: Statement::Alter { name, commands: vec![AlterCommand::LightweightDelete(predicate)] }, settings, format: None });
+            }
+            "KILL" => {
+                self.pos += 1;
+                self.expect("MUTATION")?;
+                self.skip_on_cluster()?;
+                self.expect("WHERE")?;
+                let modifier = |l: &Lexeme| ["SYNC", "ASYNC", "TEST", "FORMAT", "SETTINGS"].iter().any(|k| l.is_keyword(k));
+                let condition = self.raw_until(modifier).ok_or_else(|| self.syntax_error("a condition"))?;
+                let test = self.eat("TEST");
+                if !test && !self.eat("SYNC") {
+                    self.eat("ASYNC");
+                }
+                return self.finish_with_format(Statement::KillMutation { condition, test });
+            }
             "EXPLAIN" => {
                 self.pos += 1;
                 let kind = match self.peek().and_then(|l| l.keyword_text()).as_deref() {
@@ -1020,7 +1054,7 @@ impl<'a> Cursor<'a> {
                 let command = self.raw_until(|_| false).unwrap_or_default();
                 Statement::System { command }
             }
-            _ => return Err(self.syntax_error("one of: SELECT, WITH, INSERT, CREATE, DROP, RENAME, TRUNCATE, SHOW, DESCRIBE, EXISTS, USE, SET, OPTIMIZE, CHECK, ALTER, EXPLAIN, SYSTEM")),
+            _ => return Err(self.syntax_error("one of: SELECT, WITH, INSERT, CREATE, DROP, RENAME, TRUNCATE, SHOW, DESCRIBE, EXISTS, USE, SET, OPTIMIZE, CHECK, ALTER, DELETE, KILL, EXPLAIN, SYSTEM")),
         };
         self.expect_end()?;
         Ok(plain(statement))
@@ -2119,6 +2153,14 @@ mod tests {
         let s = parse("CHECK TABLE t PARTITION tuple() FORMAT JSON");
         assert!(matches!(&s.statement, Statement::CheckTable { partition: Some(p), .. } if p == "tuple()"));
         assert_eq!(s.format.as_deref(), Some("JSON"));
+        let s = parse("KILL MUTATION ON CLUSTER c WHERE table = 't' AND mutation_id = 'mutation_3.txt' TEST FORMAT TSV");
+        assert!(matches!(&s.statement, Statement::KillMutation { condition, test: true } if condition == "table = 't' AND mutation_id = 'mutation_3.txt'"));
+        assert_eq!(s.format.as_deref(), Some("TSV"));
+        let s = parse("DELETE FROM db.t ON CLUSTER c WHERE k IN (1, 2) SETTINGS mutations_sync = 0");
+        assert!(matches!(&s.statement, Statement::Alter { commands, .. } if commands == &vec![AlterCommand::LightweightDelete("k IN (1, 2)".into())]));
+        assert_eq!(s.settings.len(), 1);
+        let s = parse("KILL MUTATION WHERE 1 SYNC");
+        assert!(matches!(&s.statement, Statement::KillMutation { test: false, .. }));
         let s = parse("SELECT number FROM numbers(10) FINAL WHERE number > 1 FORMAT JSON SETTINGS max_threads = 2");
         assert_eq!(s.settings, vec![("max_threads".to_string(), "2".to_string()), ("final".to_string(), "1".to_string())]);
         let Statement::Query { query, .. } = &s.statement else { panic!("not a query") };

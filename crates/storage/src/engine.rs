@@ -197,7 +197,7 @@ pub trait PartLogSink: Send + Sync + std::fmt::Debug {
     fn record(&self, event: PartLogEvent);
 }
 
-/// A mutation (`ALTER ... DELETE/UPDATE`) of this server's lifetime (`system.mutations`).
+/// A mutation (`ALTER ... DELETE/UPDATE`) of a table (`system.mutations`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MutationStatus {
     /// `mutation_<block number>.txt`, as ClickHouse names them.
@@ -209,9 +209,15 @@ pub struct MutationStatus {
     /// Unix seconds; 0 while not done.
     pub finish_time: i64,
     pub parts_to_do: i64,
+    /// Active parts the mutation has still to rewrite, and the one it is rewriting now.
+    pub parts_to_do_names: Vec<String>,
+    pub parts_in_progress_names: Vec<String>,
     pub is_done: bool,
+    pub latest_failed_part: String,
     pub latest_fail_time: i64,
     pub latest_fail_reason: String,
+    /// The last failure's error code name (`FUNCTION_THROW_IF_VALUE_IS_NON_ZERO`).
+    pub latest_fail_error_code_name: String,
 }
 
 /// A merge running now (`system.merges`).
@@ -296,6 +302,8 @@ pub struct DeleteRequest {
     pub predicate: String,
     /// Wait for the mutation to finish (`mutations_sync > 0`).
     pub sync: bool,
+    /// `DELETE FROM t WHERE ...`, which ClickHouse lists as `(UPDATE _row_exists = 0 WHERE ...)`.
+    pub lightweight: bool,
 }
 
 /// `ALTER TABLE t UPDATE c = expr [, ...] WHERE predicate`: a mutation rewriting the parts
@@ -422,9 +430,14 @@ pub trait TableEngine: Send + Sync + Debug {
         Vec::new()
     }
 
-    /// Mutations since the server started, oldest first (`system.mutations`).
+    /// The table's mutations, oldest first (`system.mutations`).
     fn mutations(&self) -> Vec<MutationStatus> {
         Vec::new()
+    }
+
+    /// `KILL MUTATION`: stops and forgets mutation `mutation_id`; false when there is none.
+    fn kill_mutation(&self, _mutation_id: &str) -> Result<bool> {
+        Ok(false)
     }
 
     /// `SYSTEM STOP/START MERGES`: engines without background merges ignore it.

@@ -1,0 +1,24 @@
+-- A mutation gives every part below its block number the data version N (`<partition>_<min>_<max>_<level>_N`): parts with matching rows are rewritten, the others renamed; merges keep the largest version; system.mutations lists parts still to do; a lightweight DELETE FROM is a mutation too
+CREATE TABLE mv (p UInt8, k UInt64, v String) ENGINE = MergeTree PARTITION BY p ORDER BY k;
+INSERT INTO mv VALUES (1, 1, 'a'), (2, 2, 'b');
+INSERT INTO mv VALUES (1, 3, 'c'), (1, 5, 'e');
+SELECT name, partition_id, min_block_number, max_block_number, level, data_version, rows FROM system.parts WHERE database = currentDatabase() AND table = 'mv' AND active ORDER BY name;
+ALTER TABLE mv DELETE WHERE k = 3 SETTINGS mutations_sync = 1;
+SELECT name, data_version, rows FROM system.parts WHERE database = currentDatabase() AND table = 'mv' AND active ORDER BY name;
+SELECT _part, _part_data_version, k FROM mv ORDER BY k;
+ALTER TABLE mv UPDATE v = 'z' WHERE k = 2 SETTINGS mutations_sync = 1;
+SELECT name, data_version, rows FROM system.parts WHERE database = currentDatabase() AND table = 'mv' AND active ORDER BY name;
+SELECT * FROM mv ORDER BY k;
+INSERT INTO mv VALUES (1, 7, 'g');
+SELECT name, data_version FROM system.parts WHERE database = currentDatabase() AND table = 'mv' AND active ORDER BY name;
+SELECT mutation_id, command, parts_to_do, parts_to_do_names, parts_in_progress_names, is_done, is_killed, latest_failed_part, latest_fail_reason FROM system.mutations WHERE database = currentDatabase() AND table = 'mv' ORDER BY mutation_id;
+OPTIMIZE TABLE mv FINAL;
+SELECT name, data_version, rows FROM system.parts WHERE database = currentDatabase() AND table = 'mv' AND active ORDER BY name;
+ALTER TABLE mv DELETE WHERE k = 100 SETTINGS mutations_sync = 1;
+SELECT name, data_version, rows FROM system.parts WHERE database = currentDatabase() AND table = 'mv' AND active ORDER BY name;
+SELECT * FROM mv ORDER BY k;
+SELECT mutation_id, command, parts_to_do, parts_to_do_names, is_done FROM system.mutations WHERE database = currentDatabase() AND table = 'mv' ORDER BY mutation_id;
+DELETE FROM mv WHERE k = 7;
+SELECT * FROM mv ORDER BY k;
+SELECT name, data_version FROM system.parts WHERE database = currentDatabase() AND table = 'mv' AND active ORDER BY name;
+SELECT mutation_id, command, parts_to_do, is_done FROM system.mutations WHERE database = currentDatabase() AND table = 'mv' AND mutation_id = 'mutation_8.txt';

@@ -1,0 +1,22 @@
+-- KILL MUTATION WHERE <condition on system.mutations> [TEST|SYNC|ASYNC]: lists the matching mutations with kill_status (unknown_status for TEST, waiting when killed); a killed mutation is gone from system.mutations and changes nothing more; a done one can be killed too and its parts keep their version
+CREATE TABLE km (k UInt32, v UInt32) ENGINE = MergeTree ORDER BY k;
+INSERT INTO km VALUES (1, 1), (2, 2), (3, 3);
+ALTER TABLE km UPDATE v = throwIf(k = 2) WHERE 1 SETTINGS mutations_sync = 0;
+SELECT mutation_id, command, is_done, parts_to_do, parts_to_do_names FROM system.mutations WHERE database = currentDatabase() AND table = 'km' ORDER BY mutation_id;
+KILL MUTATION WHERE database = currentDatabase() AND table = 'km' TEST FORMAT TSVWithNames;
+KILL MUTATION WHERE database = currentDatabase() AND table = 'nope';
+KILL MUTATION WHERE database = currentDatabase() AND mutation_id = 'mutation_2.txt' FORMAT TSVWithNames;
+KILL MUTATION WHERE database = currentDatabase() AND mutation_id = 'mutation_2.txt';
+SELECT count() FROM system.mutations WHERE database = currentDatabase() AND table = 'km';
+SELECT * FROM km ORDER BY k;
+SELECT name, data_version FROM system.parts WHERE database = currentDatabase() AND table = 'km' AND active ORDER BY name;
+ALTER TABLE km DELETE WHERE k = 1 SETTINGS mutations_sync = 1;
+SELECT name, data_version, rows FROM system.parts WHERE database = currentDatabase() AND table = 'km' AND active ORDER BY name;
+SELECT mutation_id, command, is_done FROM system.mutations WHERE database = currentDatabase() AND table = 'km' ORDER BY mutation_id;
+KILL MUTATION WHERE database = currentDatabase() AND table = 'km' AND is_done = 1 SYNC;
+SELECT count() FROM system.mutations WHERE database = currentDatabase() AND table = 'km';
+SELECT name, data_version, rows FROM system.parts WHERE database = currentDatabase() AND table = 'km' AND active ORDER BY name;
+ALTER TABLE km UPDATE v = v * 10 WHERE k = 3 SETTINGS mutations_sync = 1;
+KILL MUTATION WHERE database = currentDatabase() AND table = 'km' ASYNC FORMAT TSVWithNames;
+SELECT * FROM km ORDER BY k;
+SELECT name, data_version FROM system.parts WHERE database = currentDatabase() AND table = 'km' AND active ORDER BY name;
