@@ -88,6 +88,8 @@ pub mod args;
 pub mod combinators;
 pub mod arithmetic;
 mod bits;
+mod bits_more;
+mod integer_math;
 mod cxx_sort;
 mod rounding;
 mod running;
@@ -212,6 +214,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(low_cardinality_result::functions());
     out.extend(arithmetic::functions());
     out.extend(bits::functions());
+    out.extend(bits_more::functions());
+    out.extend(integer_math::functions());
     out.extend(rounding::functions());
     out.extend(string::functions());
     out.extend(search::functions());
