@@ -87,6 +87,7 @@ pub mod aggregate;
 pub mod args;
 pub mod combinators;
 pub mod arithmetic;
+mod array_ranked;
 mod bits;
 mod bits_more;
 mod integer_math;
@@ -241,6 +242,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_reshape::functions());
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
+    out.extend(array_ranked::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(consistent_hash::functions());
