@@ -88,6 +88,7 @@ pub mod args;
 pub mod combinators;
 pub mod arithmetic;
 mod array_ranked;
+mod array_shuffle;
 mod bits;
 mod bits_more;
 mod integer_math;
@@ -243,6 +244,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
     out.extend(array_ranked::functions());
+    out.extend(array_shuffle::functions());
     out.extend(system::functions());
     out.extend(hash::functions());
     out.extend(consistent_hash::functions());
