@@ -163,6 +163,7 @@ mod native_state;
 mod sequences;
 mod funnels;
 mod group_arrays;
+mod group_bitmap;
 mod running_sums;
 mod sample_stats;
 mod value_stats;

@@ -99,6 +99,7 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("maxIntersectionsPosition", crate::sample_stats::max_intersections_position, false),
     ("rankCorr", crate::sample_stats::rank_corr, false),
     ("histogram", crate::histogram::histogram, true),
+    ("groupBitmap", crate::group_bitmap::group_bitmap, false),
     ("retention", crate::funnels::retention, false),
     ("intervalLengthSum", crate::funnels::interval_length_sum, false),
     ("windowFunnel", crate::funnels::window_funnel, true),
