@@ -182,6 +182,15 @@ fn concatenated(ctx: &ExecCtx, lists: &[ListArray], target: &ChType) -> DfResult
     Ok((concat(&refs)?, starts))
 }
 
+/// The argument lists, and all their values in the result's element type, concatenated
+/// (see [`concatenated`]).
+fn all_values(ctx: &ExecCtx) -> DfResult<(Vec<ListArray>, ArrayRef, Vec<usize>)> {
+    let lists = list_args(ctx)?;
+    let target = crate::array::element_type(&ctx.ret_ch());
+    let (values, starts) = concatenated(ctx, &lists, &target)?;
+    Ok((lists, values, starts))
+}
+
 /// Builds a list column with item type `ctx.ret_type()` from `values` picked by `indices`.
 fn list_from(ctx: &ExecCtx, values: &ArrayRef, indices: Vec<u64>, offsets: Vec<i32>) -> DfResult<ArrayRef> {
     let DataType::List(item) = ctx.ret_type() else {
@@ -244,9 +253,7 @@ fn array_union() -> ScalarUDF {
         Arity::at_least(0),
         |ctx| Ok(ChType::Array(Box::new(element_supertype(&all_array_elements(ctx)?)?))),
         |ctx| {
-            let lists = list_args(ctx)?;
-            let target = crate::array::element_type(&ctx.ret_ch());
-            let (values, starts) = concatenated(ctx, &lists, &target)?;
+            let (lists, values, starts) = all_values(ctx)?;
             let mut indices: Vec<u64> = Vec::new();
             let mut offsets: Vec<i32> = vec![0];
             if values.data_type() == &DataType::Null {
@@ -292,9 +299,7 @@ fn array_symmetric_difference() -> ScalarUDF {
         Arity::at_least(0),
         |ctx| Ok(ChType::Array(Box::new(element_supertype(&all_array_elements(ctx)?)?))),
         |ctx| {
-            let lists = list_args(ctx)?;
-            let target = crate::array::element_type(&ctx.ret_ch());
-            let (values, starts) = concatenated(ctx, &lists, &target)?;
+            let (lists, values, starts) = all_values(ctx)?;
             let mut indices: Vec<u64> = Vec::new();
             let mut offsets: Vec<i32> = vec![0];
             let keys = element_keys(&values)?;

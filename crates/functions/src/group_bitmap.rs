@@ -34,19 +34,10 @@ pub(crate) fn group_bitmap(params: &[ScalarValue]) -> DfResult<std::sync::Arc<dy
     Ok(std::sync::Arc::new(GroupBitmapSpec))
 }
 
-/// The state's value width in bytes and whether the argument is signed.
+/// The state's value width in bytes and whether the argument is signed: integers up to
+/// 64 bits (Bool as UInt8).
 fn value_shape(t: &ChType) -> Option<(usize, bool)> {
-    Some(match t {
-        ChType::UInt8 => (1, false),
-        ChType::UInt16 => (2, false),
-        ChType::UInt32 => (4, false),
-        ChType::UInt64 => (8, false),
-        ChType::Int8 => (1, true),
-        ChType::Int16 => (2, true),
-        ChType::Int32 => (4, true),
-        ChType::Int64 => (8, true),
-        _ => return None,
-    })
+    crate::arithmetic::int_shape(t).filter(|(width, _)| *width <= 8)
 }
 
 impl Spec for GroupBitmapSpec {
