@@ -770,6 +770,11 @@ fn is_most_negative_constant_divisor(ctx: &ExecCtx) -> bool {
 
 /// `intDivOrZero` / `moduloOrZero`: the same types, 0 where the divisor is 0 (and where
 /// the minimal signed number is divided by -1).
+/// `multiply`, for functions defined as a product (`sqr`).
+pub(crate) fn multiply() -> ScalarUDF {
+    arith("multiply", Op::Multiply)
+}
+
 fn arith_or_zero(name: &'static str, op: Op) -> ScalarUDF {
     ScalarDef::new(
         name,

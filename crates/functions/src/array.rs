@@ -100,6 +100,9 @@ enum Lookup {
     Has,
     NotHas,
     IndexOf,
+    /// `indexOfAssumeSorted`: a binary search (the lower bound, then an equality test), so
+    /// an unsorted array may miss, as in ClickHouse.
+    IndexOfSorted,
     Count,
 }
 
@@ -128,7 +131,7 @@ fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
             lookup_type(&elem, &ctx.ch(1), &elem.to_arrow(), ctx.dt(1))?;
             Ok(match how {
                 Lookup::Has | Lookup::NotHas => ChType::UInt8,
-                Lookup::IndexOf | Lookup::Count => ChType::UInt64,
+                Lookup::IndexOf | Lookup::IndexOfSorted | Lookup::Count => ChType::UInt64,
             })
         },
         move |ctx| {
@@ -158,10 +161,29 @@ fn lookup(name: &'static str, how: Lookup) -> ScalarUDF {
                 }
             };
             let found = |row: usize| range(row).position(|j| is_match(row, j));
+            if how == Lookup::IndexOfSorted {
+                // NULLs sort last, as in ClickHouse's arrays.
+                let options = datafusion::arrow::compute::SortOptions { descending: false, nulls_first: false };
+                let order = make_comparator(values.as_ref(), needles.as_ref(), options)?;
+                let positions = (0..ctx.len).map(|row| {
+                    let r = range(row);
+                    let (mut low, mut high) = (r.start, r.end);
+                    while low < high {
+                        let mid = low + (high - low) / 2;
+                        if order(mid, row).is_lt() {
+                            low = mid + 1;
+                        } else {
+                            high = mid;
+                        }
+                    }
+                    if low < r.end && is_match(row, low) { (low - r.start) as u64 + 1 } else { 0 }
+                });
+                return Ok(Arc::new(UInt64Array::from_iter_values(positions)));
+            }
             Ok(match how {
                 Lookup::Has => Arc::new(UInt8Array::from_iter_values((0..ctx.len).map(|row| u8::from(found(row).is_some())))),
                 Lookup::NotHas => Arc::new(UInt8Array::from_iter_values((0..ctx.len).map(|row| u8::from(found(row).is_none())))),
-                Lookup::IndexOf => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| found(row).map_or(0, |p| p as u64 + 1)))),
+                Lookup::IndexOf | Lookup::IndexOfSorted => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| found(row).map_or(0, |p| p as u64 + 1)))),
                 Lookup::Count => Arc::new(UInt64Array::from_iter_values((0..ctx.len).map(|row| range(row).filter(|j| is_match(row, *j)).count() as u64))),
             })
         },
@@ -314,7 +336,16 @@ fn empty_array(name: &'static str, element: ChType) -> ScalarUDF {
 }
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    let mut out = vec![array_fn(), range(), lookup("has", Lookup::Has), lookup("notHas", Lookup::NotHas), lookup("indexOf", Lookup::IndexOf), lookup("countEqual", Lookup::Count), empty_array_to_single()];
+    let mut out = vec![
+        array_fn(),
+        range(),
+        lookup("has", Lookup::Has),
+        lookup("notHas", Lookup::NotHas),
+        lookup("indexOf", Lookup::IndexOf),
+        lookup("indexOfAssumeSorted", Lookup::IndexOfSorted),
+        lookup("countEqual", Lookup::Count),
+        empty_array_to_single(),
+    ];
     for (name, element) in [
         ("emptyArrayUInt8", ChType::UInt8),
         ("emptyArrayUInt16", ChType::UInt16),

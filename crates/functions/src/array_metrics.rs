@@ -2,7 +2,8 @@
 //! to)`, `arrayLevenshteinDistanceWeighted(from, to, from_weights, to_weights)`,
 //! `arraySimilarity(...)` (the weighted distance over the total weight, from 1), and the
 //! areas under the ROC curve (`arrayROCAUC`, alias `arrayAUC`) and the precision-recall
-//! curve (`arrayAUCPR`, alias `arrayPRAUC`).
+//! curve (`arrayAUCPR`, alias `arrayPRAUC`), `arrayAutocorrelation` and
+//! `arrayNormalizedGini`.
 //!
 //! Elements are compared through Arrow's row format, so that one byte comparison stands
 //! for any element type. `arrayJaccardIndex` first converts both arrays to their least
@@ -383,8 +384,163 @@ fn area(order: &[usize], score: &dyn Fn(usize) -> f64, positive: &dyn Fn(usize) 
     area
 }
 
+/// The values of list argument `i` as Float64 (decimals by their scale).
+fn float_values(ctx: &ExecCtx, i: usize) -> DfResult<(ListArray, Float64Array)> {
+    let list = list_arg(ctx, i)?;
+    let values = match list.values().data_type() {
+        DataType::Null => Float64Array::from(vec![0.0; list.values().len()]),
+        _ => datafusion::arrow::compute::cast(list.values(), &DataType::Float64)?.as_primitive::<Float64Type>().clone(),
+    };
+    Ok((list, values))
+}
+
+fn autocorrelation_operand(name: &str, t: &ChType) -> DfResult<()> {
+    let ChType::Array(element) = t else {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("First argument of function {name} must be an array")));
+    };
+    let numeric = matches!(**element, ChType::Nothing | ChType::Float32 | ChType::Float64 | ChType::Decimal(..))
+        || (matches!(**element, ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Int128 | ChType::Int256)
+            || matches!(**element, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::UInt128 | ChType::UInt256));
+    if !numeric {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {name} only accepts arrays of integers, floating-point numbers, or decimals")));
+    }
+    Ok(())
+}
+
+/// `arrayAutocorrelation(arr[, max_lag])`: the correlation of the array with itself shifted
+/// by 0, 1, ... `max_lag - 1` places (all lags by default), NaN for a constant array.
+fn autocorrelation() -> ScalarUDF {
+    ScalarDef::new(
+        "arrayAutocorrelation",
+        Arity::at_least(0),
+        |ctx| {
+            if ctx.arg_count() == 0 || ctx.arg_count() > 2 {
+                return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Function {} requires 1 or 2 arguments", ctx.name)));
+            }
+            autocorrelation_operand(ctx.name, &ctx.ch(0))?;
+            if ctx.arg_count() == 2 && !(crate::args::is_integer(ctx.dt(1))) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Second argument (max_lag) of function {} must be an integer (up to 64-bit), got {}", ctx.name, ctx.ch(1)),
+                ));
+            }
+            Ok(ChType::Array(Box::new(ChType::Float64)))
+        },
+        |ctx| {
+            // The argument's element type may only be final now (`[1, NULL]` is planned
+            // before its literals have ClickHouse's types).
+            autocorrelation_operand(ctx.name, &ctx.ch(0))?;
+            let (list, values) = float_values(ctx, 0)?;
+            let lags = if ctx.args.len() == 2 { Some(crate::bits::bits_of(ctx, 1)?) } else { None };
+            let signed_lag = ctx.args.len() == 2 && crate::args::is_signed_int(ctx.dt(1));
+            let mut out: Vec<f64> = Vec::new();
+            let mut offsets = vec![0i32];
+            for row in 0..ctx.len {
+                let x = &values.values()[row_range(&list, row)];
+                let n = x.len();
+                let max_lag = match &lags {
+                    Some(l) if signed_lag && l.value(row) < 0 => {
+                        return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("{}: max_lag must be non-negative", ctx.name)));
+                    }
+                    Some(l) => l.value(row) as u64 as usize,
+                    None => n,
+                };
+                let limit = n.min(max_lag);
+                if limit > 0 {
+                    let mean = x.iter().sum::<f64>() / n as f64;
+                    let denominator: f64 = x.iter().map(|v| (v - mean) * (v - mean)).sum();
+                    let constant = x.iter().all(|v| *v == x[0]);
+                    for lag in 0..limit {
+                        out.push(if constant || denominator == 0.0 {
+                            f64::NAN
+                        } else {
+                            (0..n - lag).map(|t| (x[t] - mean) * (x[t + lag] - mean)).sum::<f64>() / denominator
+                        });
+                    }
+                }
+                offsets.push(crate::regexp::list_offset(out.len())?);
+            }
+            crate::bits_more::lists_of(crate::bits_more::list_item(ctx)?, offsets, Arc::new(Float64Array::from(out)))
+        },
+    )
+    .build()
+}
+
+/// `arrayNormalizedGini(predicted, labels)`: the Gini coefficients of the labels ordered
+/// by the predictions and of the labels ordered by themselves, and their ratio, as
+/// ClickHouse computes them (cumulative shares of the label total).
+fn normalized_gini() -> ScalarUDF {
+    ScalarDef::new(
+        "arrayNormalizedGini",
+        Arity::exact(2),
+        |ctx| {
+            let numeric = |t: &ChType| match t {
+                ChType::Array(e) => matches!(**e, ChType::Float32 | ChType::Float64) || (!e.is_nullable() && crate::arithmetic::int_shape(e).is_some() && **e != ChType::Bool),
+                _ => false,
+            };
+            if !numeric(&ctx.ch(0)) {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("First argument for function {} must be an Array of numeric type, got {}", ctx.name, ctx.ch(0)),
+                ));
+            }
+            if !numeric(&ctx.ch(1)) {
+                // ClickHouse's message lacks the comma.
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                    format!("Second argument for function {} must be an Array of numeric typegot {}", ctx.name, ctx.ch(1)),
+                ));
+            }
+            Ok(ChType::Tuple((1..=3).map(|i| (i.to_string(), ChType::Float64)).collect()))
+        },
+        |ctx| {
+            let (predictions, predicted) = float_values(ctx, 0)?;
+            let (labels, label_values) = float_values(ctx, 1)?;
+            let mut columns: [Vec<f64>; 3] = [Vec::with_capacity(ctx.len), Vec::with_capacity(ctx.len), Vec::with_capacity(ctx.len)];
+            for row in 0..ctx.len {
+                let p = &predicted.values()[row_range(&predictions, row)];
+                let mut l = label_values.values()[row_range(&labels, row)].to_vec();
+                if p.len() != l.len() {
+                    return Err(ch_error(
+                        ErrorCode::ILLEGAL_COLUMN,
+                        format!("Prediction and label arrays in function {} should have same size for each row", ctx.name),
+                    ));
+                }
+                let n = l.len();
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by(|a, b| p[*a].partial_cmp(&p[*b]).unwrap_or(std::cmp::Ordering::Equal));
+                let total: f64 = l.iter().fold(0.0, |s, v| s + v);
+                let cumulative_sum = |values: &mut dyn Iterator<Item = f64>| -> f64 {
+                    let mut running = 0.0;
+                    values.fold(0.0, |acc, v| {
+                        running += v / total;
+                        acc + running
+                    })
+                };
+                let by_prediction = cumulative_sum(&mut order.iter().map(|i| l[*i]));
+                l.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+                let by_label = cumulative_sum(&mut l.iter().copied());
+                let random = 0.5 * (n as f64 + 1.0);
+                let predicted_gini = (random - by_prediction) / n as f64;
+                let label_gini = (random - by_label) / n as f64;
+                columns[0].push(predicted_gini);
+                columns[1].push(label_gini);
+                columns[2].push(predicted_gini / label_gini);
+            }
+            let DataType::Struct(fields) = ctx.ret_type() else {
+                return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{} returns a tuple", ctx.name)));
+            };
+            let arrays: Vec<ArrayRef> = columns.into_iter().map(|c| Arc::new(Float64Array::from(c)) as ArrayRef).collect();
+            Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields.clone(), arrays, None)?))
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
+        autocorrelation(),
+        normalized_gini(),
         jaccard_index(),
         levenshtein_distance(),
         weighted_distance("arrayLevenshteinDistanceWeighted", false),

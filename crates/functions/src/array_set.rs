@@ -1,6 +1,6 @@
 //! Arrays as sets and sequences of values: `hasAll`, `hasAny`, `hasSubstr`,
-//! `arrayIntersect`, `arrayUnion`, `arrayEnumerate`, `arrayEnumerateUniq`,
-//! `arrayEnumerateDense`.
+//! `arrayIntersect`, `arrayUnion`, `arraySymmetricDifference`, `arrayEnumerate`,
+//! `arrayEnumerateUniq`, `arrayEnumerateDense`.
 //!
 //! `has*` compare in the least supertype of the element types (NULL equal to NULL, NaN to
 //! nothing, as `has` does). The others hash elements by value (ClickHouse's hash tables):
@@ -182,6 +182,15 @@ fn concatenated(ctx: &ExecCtx, lists: &[ListArray], target: &ChType) -> DfResult
     Ok((concat(&refs)?, starts))
 }
 
+/// The argument lists, and all their values in the result's element type, concatenated
+/// (see [`concatenated`]).
+fn all_values(ctx: &ExecCtx) -> DfResult<(Vec<ListArray>, ArrayRef, Vec<usize>)> {
+    let lists = list_args(ctx)?;
+    let target = crate::array::element_type(&ctx.ret_ch());
+    let (values, starts) = concatenated(ctx, &lists, &target)?;
+    Ok((lists, values, starts))
+}
+
 /// Builds a list column with item type `ctx.ret_type()` from `values` picked by `indices`.
 fn list_from(ctx: &ExecCtx, values: &ArrayRef, indices: Vec<u64>, offsets: Vec<i32>) -> DfResult<ArrayRef> {
     let DataType::List(item) = ctx.ret_type() else {
@@ -244,9 +253,7 @@ fn array_union() -> ScalarUDF {
         Arity::at_least(0),
         |ctx| Ok(ChType::Array(Box::new(element_supertype(&all_array_elements(ctx)?)?))),
         |ctx| {
-            let lists = list_args(ctx)?;
-            let target = crate::array::element_type(&ctx.ret_ch());
-            let (values, starts) = concatenated(ctx, &lists, &target)?;
+            let (lists, values, starts) = all_values(ctx)?;
             let mut indices: Vec<u64> = Vec::new();
             let mut offsets: Vec<i32> = vec![0];
             if values.data_type() == &DataType::Null {
@@ -271,6 +278,56 @@ fn array_union() -> ScalarUDF {
                     for j in o[row] as usize..o[row + 1] as usize {
                         let at = starts[k] + j;
                         if seen.insert(keys.row(at).data()) {
+                            indices.push(at as u64);
+                        }
+                    }
+                }
+                offsets.push(list_offset(indices.len())?);
+            }
+            list_from(ctx, &values, indices, offsets)
+        },
+    )
+    .build()
+}
+
+/// `arraySymmetricDifference(a, ...)`: the distinct elements that are in some of the
+/// arrays but not in all, in order of first appearance (ClickHouse's order is its hash
+/// table's), compared in the arrays' least supertype.
+fn array_symmetric_difference() -> ScalarUDF {
+    ScalarDef::new(
+        "arraySymmetricDifference",
+        Arity::at_least(0),
+        |ctx| Ok(ChType::Array(Box::new(element_supertype(&all_array_elements(ctx)?)?))),
+        |ctx| {
+            let (lists, values, starts) = all_values(ctx)?;
+            let mut indices: Vec<u64> = Vec::new();
+            let mut offsets: Vec<i32> = vec![0];
+            let keys = element_keys(&values)?;
+            // Per distinct element: where it first appears, the last array that had it
+            // (1-based) and in how many arrays it is.
+            let mut seen: HashMap<&[u8], (usize, usize, usize)> = HashMap::new();
+            let mut order: Vec<&[u8]> = Vec::new();
+            for row in 0..ctx.len {
+                seen.clear();
+                order.clear();
+                for (k, l) in lists.iter().enumerate() {
+                    let o = l.value_offsets();
+                    for j in o[row] as usize..o[row + 1] as usize {
+                        let at = starts[k] + j;
+                        let key = keys.row(at).data();
+                        let entry = seen.entry(key).or_insert_with(|| {
+                            order.push(key);
+                            (at, 0, 0)
+                        });
+                        if entry.1 != k + 1 {
+                            entry.1 = k + 1;
+                            entry.2 += 1;
+                        }
+                    }
+                }
+                for key in &order {
+                    if let Some(&(at, _, arrays)) = seen.get(key) {
+                        if arrays < lists.len() {
                             indices.push(at as u64);
                         }
                     }
@@ -367,6 +424,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         has_all_any("hasSubstr", Contains::Substr),
         array_intersect(),
         array_union(),
+        array_symmetric_difference(),
         array_enumerate(),
         enumerate_uniq("arrayEnumerateUniq", false),
         enumerate_uniq("arrayEnumerateDense", true),

@@ -20,7 +20,7 @@ use crate::args::{byte_width, ch_error, int_type, is_float, is_integer, is_signe
 use crate::arithmetic::{int_of_width, int_shape, is_wide, words_of, words_to};
 use crate::func::{ExecCtx, RetCtx, ScalarDef};
 
-fn is_bit_operand(dt: &DataType) -> bool {
+pub(crate) fn is_bit_operand(dt: &DataType) -> bool {
     is_integer(dt) || dt == &DataType::Boolean
 }
 
@@ -29,7 +29,7 @@ fn illegal_pair(ctx: &RetCtx) -> datafusion::common::DataFusionError {
 }
 
 /// Argument `i` as Int64 bits (unsigned 64-bit values keep their bits).
-fn bits_of(ctx: &ExecCtx, i: usize) -> DfResult<PrimitiveArray<Int64Type>> {
+pub(crate) fn bits_of(ctx: &ExecCtx, i: usize) -> DfResult<PrimitiveArray<Int64Type>> {
     let array = ctx.array(i)?;
     let array = match array.data_type() {
         DataType::Boolean => cast(&array, &DataType::UInt8)?,
@@ -48,7 +48,12 @@ fn bits_of(ctx: &ExecCtx, i: usize) -> DfResult<PrimitiveArray<Int64Type>> {
 
 /// Int64 bits narrowed (wrapping) to the result's integer type.
 fn narrowed(bits: PrimitiveArray<Int64Type>, ctx: &ExecCtx) -> DfResult<ArrayRef> {
-    let target = ctx.ret_ch().strip_nullable().to_arrow();
+    narrowed_to(bits, &ctx.ret_ch().strip_nullable().to_arrow())
+}
+
+/// Int64 bits narrowed (wrapping) to `target`, an integer type or Boolean.
+pub(crate) fn narrowed_to(bits: PrimitiveArray<Int64Type>, target: &DataType) -> DfResult<ArrayRef> {
+    let target = target.clone();
     if target == DataType::UInt64 {
         return Ok(Arc::new(bits.unary::<_, datafusion::arrow::datatypes::UInt64Type>(|v| v as u64)));
     }
@@ -66,7 +71,7 @@ fn narrowed(bits: PrimitiveArray<Int64Type>, ctx: &ExecCtx) -> DfResult<ArrayRef
     Ok(wrapped)
 }
 
-fn width_of(dt: &DataType) -> usize {
+pub(crate) fn width_of(dt: &DataType) -> usize {
     if dt == &DataType::Boolean {
         1
     } else {

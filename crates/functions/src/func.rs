@@ -84,6 +84,15 @@ impl RetCtx<'_> {
     pub fn const_int(&self, i: usize, what: &str) -> DfResult<i128> {
         self.scalar(i).and_then(scalar_i128).ok_or_else(|| must_be_constant(self.name, i, what))
     }
+    /// The type of argument `i` as it will be once query literals have ClickHouse's types:
+    /// while the SQL is planned an integer literal is still `Int64` (see
+    /// [`crate::literals`]), which rules that refuse signed types must not reject.
+    pub fn literal_ch(&self, i: usize) -> ChType {
+        match self.scalar(i) {
+            Some(s @ ScalarValue::Int64(Some(_))) => narrow(s).map_or_else(|| self.ch(i), |n| ChType::from_arrow(&n.data_type(), false)),
+            _ => self.ch(i),
+        }
+    }
 }
 
 /// What the kernel sees.

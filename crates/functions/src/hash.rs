@@ -99,6 +99,7 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         wide_hash_function(Wide::Sip64Keyed),
         wide_hash_function(Wide::Sip128Keyed),
         wide_hash_function(Wide::Sip128ReferenceKeyed),
+        wide_hash_function(Wide::Xxh3_128),
         int_hash_function("intHash64", ChType::UInt64),
         int_hash_function("intHash32", ChType::UInt32),
         digest_function("MD4", 16, crate::hash_algorithms::md4),
@@ -426,8 +427,10 @@ fn hash_function(algorithm: Algorithm) -> ScalarUDF {
         algorithm.name(),
         Arity::at_least(0),
         move |ctx| {
-            // Hive's hash joins no two hashes: one value at most (an array joins its length's).
-            if matches!(algorithm, Algorithm::Hive) && (0..ctx.arg_count()).map(|i| value_count(&ctx.ch(i))).sum::<usize>() > 1 {
+            // Hive's hash joins no two hashes: one value at most. An array or map is its
+            // length's hash joined with its elements', so only empty ones pass (checked
+            // per row when run).
+            if matches!(algorithm, Algorithm::Hive) && (0..ctx.arg_count()).map(|i| hive_value_count(&ctx.ch(i))).sum::<usize>() > 1 {
                 return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Hive hash is not combineable for multiple arguments"));
             }
             for i in 0..ctx.arg_count() {
@@ -436,6 +439,13 @@ fn hash_function(algorithm: Algorithm) -> ScalarUDF {
             Ok(algorithm.result())
         },
         move |ctx| {
+            if matches!(algorithm, Algorithm::Hive) {
+                for i in 0..ctx.args.len() {
+                    if has_elements(&ctx.array(i)?) {
+                        return Err(ch_error(ErrorCode::NOT_IMPLEMENTED, "Hive hash is not combineable for multiple arguments"));
+                    }
+                }
+            }
             let hashes = if (0..ctx.args.len()).any(|i| matches!(ctx.ch(i).base(), ChType::Tuple(_) | ChType::Array(_) | ChType::Map(..))) {
                 // A tuple's elements continue the argument list and an array's length and
                 // elements are joined one by one to the hash so far, so such arguments are
@@ -566,14 +576,23 @@ fn threaded_hashes<H: Hasher>(hasher: &H, ctx: &ExecCtx, first: usize) -> DfResu
     Ok(hashes.unwrap_or_else(|| vec![hasher.constant(FILLER); ctx.len]))
 }
 
-/// How many hashes a value of this type is made of (tuples are flattened; arrays and maps
-/// count as two, a length and elements).
-fn value_count(ch: &ChType) -> usize {
+/// How many hashes a value of this type is made of for `hiveHash` (tuples are flattened);
+/// an array or map counts as one, since only an empty one, just its length, can be hashed.
+fn hive_value_count(ch: &ChType) -> usize {
     match ch {
-        ChType::Nullable(inner) | ChType::LowCardinality(inner) => value_count(inner),
-        ChType::Tuple(fields) => fields.iter().map(|(_, field)| value_count(field)).sum(),
-        ChType::Array(_) | ChType::Map(..) => 2,
+        ChType::Nullable(inner) | ChType::LowCardinality(inner) => hive_value_count(inner),
+        ChType::Tuple(fields) => fields.iter().map(|(_, field)| hive_value_count(field)).sum(),
         _ => 1,
+    }
+}
+
+/// Whether some row of the column holds an array or map with elements.
+fn has_elements(array: &ArrayRef) -> bool {
+    match array.data_type() {
+        DataType::List(_) => array.as_list::<i32>().value_offsets().windows(2).any(|w| w[1] > w[0]),
+        DataType::Map(..) => array.as_map().value_offsets().windows(2).any(|w| w[1] > w[0]),
+        DataType::Struct(_) => array.as_struct().columns().iter().any(has_elements),
+        _ => false,
     }
 }
 
@@ -847,6 +866,7 @@ enum Wide {
     Sip64Keyed,
     Sip128Keyed,
     Sip128ReferenceKeyed,
+    Xxh3_128,
 }
 
 impl Wide {
@@ -858,6 +878,7 @@ impl Wide {
             Wide::Sip64Keyed => "sipHash64Keyed",
             Wide::Sip128Keyed => "sipHash128Keyed",
             Wide::Sip128ReferenceKeyed => "sipHash128ReferenceKeyed",
+            Wide::Xxh3_128 => "xxh3_128",
         }
     }
 
@@ -881,6 +902,7 @@ impl Hasher for WideHasher {
         let halves = |(low, high): (u64, u64)| u128::from(low) | u128::from(high) << 64;
         match self.algorithm {
             Wide::Murmur3_128 => halves(murmur3_x64_128(data)),
+            Wide::Xxh3_128 => xxhash_rust::xxh3::xxh3_128(data),
             Wide::Sip64Keyed | Wide::Sip128 | Wide::Sip128Keyed => {
                 let mut hasher = SipHasher::with_keys(key0, key1, false);
                 hasher.update(data);
@@ -950,6 +972,7 @@ fn wide_hash_function(algorithm: Wide) -> ScalarUDF {
             }
             Ok(match algorithm {
                 Wide::Sip64Keyed => ChType::UInt64,
+                Wide::Xxh3_128 => ChType::UInt128,
                 _ => ChType::FixedString(16),
             })
         },
@@ -958,6 +981,11 @@ fn wide_hash_function(algorithm: Wide) -> ScalarUDF {
             let hashes = threaded_hashes(&WideHasher { algorithm, keys }, ctx, first_data)?;
             Ok(match algorithm {
                 Wide::Sip64Keyed => Arc::new(UInt64Array::from_iter_values(hashes.into_iter().map(|h| h as u64))) as ArrayRef,
+                Wide::Xxh3_128 => {
+                    use datafusion::arrow::datatypes::{i256, Decimal256Type};
+                    let words: datafusion::arrow::array::PrimitiveArray<Decimal256Type> = hashes.into_iter().map(|h| Some(i256::from_parts(h, 0))).collect();
+                    Arc::new(words.with_data_type(granary_types::wide::WideInt::UInt128.arrow_type())) as ArrayRef
+                }
                 _ => {
                     let mut out = datafusion::arrow::array::FixedSizeBinaryBuilder::with_capacity(hashes.len(), 16);
                     for hash in hashes {

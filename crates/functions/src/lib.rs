@@ -30,7 +30,7 @@
 //! | [`arithmetic`] | `plus`.., `intDiv`, `modulo`, `equals`.. with ClickHouse result types |
 //! | [`string`] | `length`, `lower`, `concat`, `substring`, `replaceOne/All`, `trim*`, `reverse`, `splitBy*`, `hex`, ... |
 //! | `text` | building String columns from bytes (invalid UTF-8 becomes U+FFFD once, at the end) |
-//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny`, `multiSearchFirstIndex`/`FirstPosition`/`AllPositions` (+UTF8/CaseInsensitive) |
+//! | `search` | `position`, `locate`, `positionUTF8`, case-insensitive forms, `countSubstrings*`, `multiSearchAny`, `multiSearchFirstIndex`/`FirstPosition`/`AllPositions` (+UTF8/CaseInsensitive), `hasSubsequence` (+UTF8/CaseInsensitive) |
 //! | `utf8` | `lowerUTF8`, `upperUTF8`, `substringUTF8`, `reverseUTF8` |
 //! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
@@ -47,14 +47,19 @@
 //! | `tuple_arithmetic` | `tuplePlus`.. `tupleIntDivOrZero`, their `ByNumber` forms (and `tuplePositiveModuloByNumber`), `tupleNegate`, `dotProduct` (tuples and arrays), `tupleNames`, `tupleConcat`, `tupleHammingDistance`, `tupleToNameValuePairs`; norms and normalized tuples |
 //! | `running` | `runningDifference`(`StartingWithFirstValue`), `neighbor`: block-local, like ClickHouse |
 //! | `regexp` | `match`, `extract`, `extractAll`, `replaceRegexpOne/All`, `splitByRegexp` (RE2 syntax on the `regex` crate, compiled patterns cached) |
-//! | [`array`] | `array`, `range`, `has`, `indexOf`, `emptyArray*`, array `length`/`empty` |
+//! | [`array`] | `array`, `range`, `has`, `indexOf`, `indexOfAssumeSorted`, `emptyArray*`, array `length`/`empty` |
 //! | `array_access` | `arrayElement` (`arr[i]`, `map[k]`), `arraySlice`, `arrayConcat`, `arrayReverse` |
 //! | `array_aggregate` | `arrayCount`/`Exists`/`All`, `arraySum`, `arrayMin`/`Max`, `arrayUniq` |
-//! | `array_reduce` | `arrayReduce('agg', arr, ...)` over the aggregate registry (combinators included) |
+//! | `array_reduce` | `arrayReduce('agg', arr, ...)`, `arrayReduceInRanges` over the aggregate registry (combinators included) |
 //! | `array_sort` | `arraySort`, `arrayReverseSort`, `arrayDistinct` |
-//! | `array_set` | `hasAll`/`hasAny`/`hasSubstr`, `arrayIntersect`, `arrayUnion`, `arrayEnumerate`/`Uniq`/`Dense` |
+//! | `array_set` | `hasAll`/`hasAny`/`hasSubstr`, `arrayIntersect`, `arrayUnion`, `arraySymmetricDifference`, `arrayEnumerate`/`Uniq`/`Dense` |
 //! | `array_build` | `arrayPushBack`.., `arrayPopBack`.., `arrayResize`, `arrayRotate*`, `arrayShift*`, `arrayCompact`, `arrayFlatten`, `arrayZip`, `arrayWithConstant`, `arrayCumSum`.., `arrayDifference`, `arrayProduct`, `arrayAvg`, `arrayDotProduct` |
-//! | `array_metrics` | `arrayJaccardIndex`, `arrayLevenshteinDistance(Weighted)`, `arraySimilarity`, `arrayROCAUC` (`arrayAUC`), `arrayAUCPR` (`arrayPRAUC`) |
+//! | `array_metrics` | `arrayJaccardIndex`, `arrayLevenshteinDistance(Weighted)`, `arraySimilarity`, `arrayROCAUC` (`arrayAUC`), `arrayAUCPR` (`arrayPRAUC`), `arrayAutocorrelation`, `arrayNormalizedGini` |
+//! | `array_ranked` | `arrayEnumerateUniqRanked`, `arrayEnumerateDenseRanked` |
+//! | `array_shuffle` | `arrayShuffle`, `arrayPartialShuffle` (ClickHouse's seeded order), `arrayRandomSample` |
+//! | `bits_more` | `bitRotateLeft/Right`, `bitSlice`, `bitTestAll/Any`, `bitPositionsToArray`, `bitmaskToArray/List`, `byteSwap`, `bitHammingDistance` |
+//! | `integer_math` | `countDigits`, `intExp2`, `intExp10`, `isPrime`, `isProbablePrime`, `sqr`, `midpoint` |
+//! | `group_bitmap` | `groupBitmap` with ClickHouse's small-set / Roaring state |
 //! | `array_reshape` | `arrayZipUnaligned`, `arrayShingles`, `arrayFlattenedLength`, `arrayRemove`, `arrayTopK`/`arrayBottomK`, `arrayTranspose`, `arrayExcept` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ..., `mapApply((k, v) -> .., m)`, ..., `arrayFold`) as DataFusion higher-order functions |
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
@@ -100,7 +105,11 @@ pub mod aggregate;
 pub mod args;
 pub mod combinators;
 pub mod arithmetic;
+mod array_ranked;
+mod array_shuffle;
 mod bits;
+mod bits_more;
+mod integer_math;
 mod cxx_sort;
 mod rounding;
 mod running;
@@ -185,6 +194,7 @@ mod native_state;
 mod sequences;
 mod funnels;
 mod group_arrays;
+mod group_bitmap;
 mod running_sums;
 mod sample_stats;
 mod value_stats;
@@ -242,6 +252,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(low_cardinality_result::functions());
     out.extend(arithmetic::functions());
     out.extend(bits::functions());
+    out.extend(bits_more::functions());
+    out.extend(integer_math::functions());
     out.extend(rounding::functions());
     out.extend(string::functions());
     out.extend(search::functions());
@@ -269,6 +281,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(array_reshape::functions());
     out.extend(array_build::functions());
     out.extend(array_reduce::functions());
+    out.extend(array_ranked::functions());
+    out.extend(array_shuffle::functions());
     out.extend(system::functions());
     out.extend(random::functions());
     out.extend(geometry::functions());

@@ -622,7 +622,7 @@ pub fn fixed_string_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
                     }
                 }
                 // `has(tags, 'b')`, `indexOf(...)`, `countEqual(...)` over an array of such a type.
-                Expr::ScalarFunction(mut call) if matches!(call.name(), "has" | "indexOf" | "countEqual") && call.args.len() == 2 => {
+                Expr::ScalarFunction(mut call) if matches!(call.name(), "has" | "indexOf" | "indexOfAssumeSorted" | "countEqual") && call.args.len() == 2 => {
                     let element = call.args[0].to_field(&schema).ok().and_then(|(_, field)| match ChType::from_field(&field).base() {
                         ChType::Array(inner) => Some(inner.base().clone()),
                         _ => None,

@@ -109,6 +109,7 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("mannWhitneyUTest", crate::hypothesis_tests::mann_whitney_u_test, true),
     ("kolmogorovSmirnovTest", crate::hypothesis_tests::kolmogorov_smirnov_test, true),
     ("histogram", crate::histogram::histogram, true),
+    ("groupBitmap", crate::group_bitmap::group_bitmap, false),
     ("retention", crate::funnels::retention, false),
     ("intervalLengthSum", crate::funnels::interval_length_sum, false),
     ("windowFunnel", crate::funnels::window_funnel, true),

@@ -2,7 +2,7 @@
 //! `positionUTF8`, `positionCaseInsensitive`,
 //! `positionCaseInsensitiveUTF8`, `countSubstrings` and its case-insensitive and UTF-8
 //! variants, `multiSearchAny`, `multiSearchFirstIndex`/`FirstPosition`/`AllPositions`
-//! (and their CaseInsensitive/UTF8 forms).
+//! (and their CaseInsensitive/UTF8 forms), `hasSubsequence` (the same four forms).
 //!
 //! Positions are 1-based, 0 when the needle is not found; the byte variants count bytes,
 //! the UTF8 variants code points (a byte that does not continue a UTF-8 sequence starts
@@ -512,8 +512,55 @@ fn multi_search(name: &'static str, mode: Mode, kind: MultiKind) -> ScalarUDF {
     .build()
 }
 
+/// Whether `needle` is a subsequence of `haystack`: its items appear there in order, not
+/// necessarily next to each other.
+fn is_subsequence<T: PartialEq>(haystack: impl IntoIterator<Item = T>, needle: impl IntoIterator<Item = T>) -> bool {
+    let mut haystack = haystack.into_iter();
+    needle.into_iter().all(|wanted| haystack.any(|item| item == wanted))
+}
+
+/// `hasSubsequence(haystack, needle)` and its variants: 1 when the needle's bytes (code
+/// points for UTF8; ASCII letters folded, or code points lowered, for CaseInsensitive)
+/// appear in the haystack in order.
+fn has_subsequence(name: &'static str, mode: Mode) -> ScalarUDF {
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        |ctx| {
+            for i in 0..2 {
+                if ctx.ch(i).base() != &ChType::String {
+                    return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument of function {}", ctx.ch(i), ctx.name)));
+                }
+            }
+            Ok(ChType::UInt8)
+        },
+        move |ctx| {
+            let (haystacks, needles) = (text_bytes(&ctx.array(0)?), text_bytes(&ctx.array(1)?));
+            let lower = |c: char| c.to_lowercase().next().unwrap_or(c);
+            let out: UInt8Array = (0..ctx.len)
+                .map(|row| {
+                    let (h, n) = (haystacks.value(row), needles.value(row));
+                    let found = match mode {
+                        Mode::Bytes => is_subsequence(h, n),
+                        Mode::AsciiCaseInsensitive => is_subsequence(h.iter().map(u8::to_ascii_lowercase), n.iter().map(u8::to_ascii_lowercase)),
+                        Mode::Utf8 => is_subsequence(String::from_utf8_lossy(h).chars(), String::from_utf8_lossy(n).chars()),
+                        Mode::Utf8CaseInsensitive => is_subsequence(String::from_utf8_lossy(h).chars().map(lower), String::from_utf8_lossy(n).chars().map(lower)),
+                    };
+                    Some(u8::from(found))
+                })
+                .collect();
+            Ok(Arc::new(out))
+        },
+    )
+    .build()
+}
+
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     let mut out = vec![
+        has_subsequence("hasSubsequence", Mode::Bytes),
+        has_subsequence("hasSubsequenceUTF8", Mode::Utf8),
+        has_subsequence("hasSubsequenceCaseInsensitive", Mode::AsciiCaseInsensitive),
+        has_subsequence("hasSubsequenceCaseInsensitiveUTF8", Mode::Utf8CaseInsensitive),
         position("position", Mode::Bytes, Order::HaystackFirst),
         position("locate", Mode::Bytes, Order::NeedleFirst),
         position("positionUTF8", Mode::Utf8, Order::HaystackFirst),
