@@ -383,7 +383,7 @@ pub(crate) fn rewrite_parametric_call(function: &mut Function, is_aggregate: &dy
 
 fn doesnt_allow_parameters(name: &str) -> Error {
     // The base function is named, as ClickHouse does: `uniqState(1)` is about `uniq`.
-    const SUFFIXES: &[&str] = &["MergeState", "Merge", "State", "OrNull", "OrDefault", "Array", "IfForEach", "ForEach", "If", "Distinct"];
+    const SUFFIXES: &[&str] = &["MergeState", "Merge", "SimpleState", "State", "OrNull", "OrDefault", "Array", "IfForEach", "ForEach", "If", "Distinct"];
     let bases = crate::aggregate::aggregates();
     let is_base = |n: &str| bases.iter().any(|f| f.name() == n) || crate::registry::ALIASES.iter().any(|(alias, _)| *alias == n);
     let mut base = name;
