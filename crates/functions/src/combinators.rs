@@ -1,6 +1,6 @@
 //! Aggregate function combinators: `-If`, `-Distinct`, `-OrNull`, `-OrDefault`, `-Array`,
 //! `-ForEach` (and `-IfForEach`, see [`crate::for_each`]), `-State`, `-Merge`,
-//! `-MergeState`, and `AggregateFunction(f, T)` state values.
+//! `-MergeState`, `-SimpleState`, and `AggregateFunction(f, T)` state values.
 //!
 //! * `-If` and `-Distinct` on the innermost level are rewritten by the SQL front end
 //!   ([`rewrite_if_distinct`]) into what DataFusion runs natively and fast:
@@ -37,6 +37,28 @@ use crate::args::{ch_error, Arity, DfResult};
 use crate::func::{ch_type_of_field, result_field, ScalarDef};
 use crate::states::{decode_state, encode_state};
 
+/// The functions a `SimpleAggregateFunction` column may name, as ClickHouse lists them.
+const SIMPLE_STATE_FUNCTIONS: &[&str] = &[
+    "any",
+    "any_respect_nulls",
+    "anyLast",
+    "anyLast_respect_nulls",
+    "min",
+    "max",
+    "sum",
+    "sumWithOverflow",
+    "groupBitAnd",
+    "groupBitOr",
+    "groupBitXor",
+    "sumMap",
+    "minMap",
+    "maxMap",
+    "groupArrayArray",
+    "groupArrayLastArray",
+    "groupUniqArrayArray",
+    "groupUniqArrayArrayMap",
+];
+
 /// The combinators implemented as UDAF wrappers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Comb {
@@ -45,6 +67,9 @@ pub(crate) enum Comb {
     State,
     Merge,
     MergeState,
+    /// `sumSimpleState(x)`: the result of `sum`, typed `SimpleAggregateFunction(sum, T)`
+    /// for a column of that type.
+    SimpleState,
     /// `sumArray(arr)`: the aggregate over the elements of every row's array.
     Array,
     /// `sumForEach(arr)`: one aggregate per array position, an array of their results.
@@ -56,6 +81,7 @@ pub(crate) enum Comb {
 pub(crate) const WRAPPERS: &[(&str, Comb)] = &[
     ("MergeState", Comb::MergeState),
     ("Merge", Comb::Merge),
+    ("SimpleState", Comb::SimpleState),
     ("State", Comb::State),
     ("OrNull", Comb::OrNull),
     ("OrDefault", Comb::OrDefault),
@@ -67,7 +93,7 @@ pub(crate) const WRAPPERS: &[(&str, Comb)] = &[
 /// Splits a combinator name into its base aggregate and the suffixes, outermost first
 /// (`sumIfOrNull` -> `sum`, [`OrNull`, `If`]).
 pub fn split_combinators<'a>(name: &'a str, is_aggregate: &dyn Fn(&str) -> bool) -> Option<(&'a str, Vec<&'static str>)> {
-    const SUFFIXES: &[&str] = &["MergeState", "Merge", "State", "OrNull", "OrDefault", "If", "Distinct"];
+    const SUFFIXES: &[&str] = &["MergeState", "Merge", "SimpleState", "State", "OrNull", "OrDefault", "If", "Distinct"];
     let mut rest = name;
     let mut suffixes = Vec::new();
     while !is_aggregate(rest) {
@@ -649,6 +675,16 @@ impl AggregateUDFImpl for Combined {
             Comb::OrNull => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()).into_nullable(),
             Comb::OrDefault => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()).strip_nullable().clone(),
             Comb::Merge | Comb::Array => ch_type_of_field(self.base.return_field(&inputs)?.as_ref()),
+            Comb::SimpleState => {
+                let base = self.base.name();
+                if !SIMPLE_STATE_FUNCTIONS.contains(&base) {
+                    return Err(ch_error(
+                        ErrorCode::BAD_ARGUMENTS,
+                        format!("Unsupported aggregate function {base}, supported functions are {}", SIMPLE_STATE_FUNCTIONS.join(",")),
+                    ));
+                }
+                ChType::SimpleAggregateFunction(base.to_string(), Box::new(ch_type_of_field(self.base.return_field(&inputs)?.as_ref())))
+            }
             Comb::ForEach | Comb::IfForEach => ChType::Array(Box::new(ch_type_of_field(self.base.return_field(&inputs)?.as_ref()))),
             Comb::State | Comb::MergeState => {
                 self.base.return_field(&inputs)?;
@@ -661,7 +697,7 @@ impl AggregateUDFImpl for Combined {
         Ok(Arc::new(result_field(&self.name, &t)))
     }
     fn is_nullable(&self) -> bool {
-        self.comb == Comb::OrNull
+        self.comb == Comb::OrNull || self.comb == Comb::SimpleState && self.base.is_nullable()
     }
     fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
         let (_, inputs) = self.base_inputs(args.input_fields)?;

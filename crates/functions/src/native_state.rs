@@ -117,6 +117,15 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("sequenceCount", crate::sequences::sequence_count, true),
     ("sequenceMatchEvents", crate::sequences::sequence_match_events, true),
     ("sequenceNextNode", crate::sequences::sequence_next_node, true),
+    ("sumMap", crate::map_aggregates::sum_map, false),
+    ("minMap", crate::map_aggregates::min_map, false),
+    ("maxMap", crate::map_aggregates::max_map, false),
+    ("sumMapWithOverflow", crate::map_aggregates::sum_map_with_overflow, false),
+    ("sumMappedArrays", crate::map_aggregates::sum_mapped_arrays, false),
+    ("minMappedArrays", crate::map_aggregates::min_mapped_arrays, false),
+    ("maxMappedArrays", crate::map_aggregates::max_mapped_arrays, false),
+    ("sumMapFiltered", crate::map_aggregates::sum_map_filtered, true),
+    ("sumMapFilteredWithOverflow", crate::map_aggregates::sum_map_filtered_with_overflow, true),
 ];
 
 fn factory_of(function: &str) -> Option<SpecFactory> {
@@ -230,11 +239,23 @@ impl AggregateUDFImpl for NativeAggregate {
         self.spec.nulls() == NullHandling::NullableResult
     }
     fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
+        if args.is_distinct {
+            return Ok(crate::distinct::distinct_state_fields(&args));
+        }
         Ok(vec![Arc::new(Field::new(format_state_name(args.name, "native"), DataType::Binary, true))])
     }
     fn accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
         let result = self.result(args.expr_fields)?;
         let types = plain_types(args.expr_fields);
+        if args.is_distinct {
+            let spec = Arc::clone(&self.spec);
+            let (null_when_empty, result) = (result.is_nullable(), result.to_arrow());
+            let fresh = move || -> DfResult<Box<dyn Accumulator>> {
+                Ok(Box::new(NativeAccumulator { state: spec.new_state(&types)?, seen: false, null_when_empty, result: result.clone() }))
+            };
+            let arrow_types = args.expr_fields.iter().map(|f| f.data_type().clone()).collect();
+            return Ok(Box::new(crate::distinct::DistinctAccumulator::new(arrow_types, Box::new(fresh))));
+        }
         Ok(Box::new(NativeAccumulator {
             state: self.spec.new_state(&types)?,
             seen: false,
@@ -242,8 +263,8 @@ impl AggregateUDFImpl for NativeAggregate {
             result: result.to_arrow(),
         }))
     }
-    fn groups_accumulator_supported(&self, _args: AccumulatorArgs) -> bool {
-        true
+    fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
+        !args.is_distinct
     }
     fn create_groups_accumulator(&self, args: AccumulatorArgs) -> DfResult<Box<dyn GroupsAccumulator>> {
         let result = self.result(args.expr_fields)?;

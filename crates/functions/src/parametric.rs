@@ -72,6 +72,8 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("sequenceCount", crate::sequences::sequence_count_family),
     ("sequenceMatchEvents", crate::sequences::sequence_match_events_family),
     ("sequenceNextNode", crate::sequences::sequence_next_node_family),
+    ("sumMapFiltered", crate::map_aggregates::sum_map_filtered_family),
+    ("sumMapFilteredWithOverflow", crate::map_aggregates::sum_map_filtered_with_overflow_family),
 ];
 
 /// Other names of families (ClickHouse's aliases: `median` is `quantile`, and a
@@ -124,6 +126,11 @@ fn param_text(v: &ScalarValue) -> String {
         }
         ScalarValue::Utf8(Some(s)) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
         ScalarValue::Null => "NULL".to_string(),
+        ScalarValue::List(list) => {
+            let values = list.value(0);
+            let texts: Vec<String> = (0..values.len()).map(|i| ScalarValue::try_from_array(&values, i).map_or_else(|_| "NULL".to_string(), |v| param_text(&v))).collect();
+            format!("[{}]", texts.join(", "))
+        }
         other => other.to_string(),
     }
 }
@@ -150,25 +157,64 @@ fn params_of_call(name: &str, params: &[FunctionArg]) -> Result<Vec<ScalarValue>
             format!("Parameters to aggregate functions must be literals. Got parameter of {name}"),
         )
     };
+    fn literal(expr: &Expr, not_literal: &dyn Fn() -> Error) -> Result<ScalarValue, Error> {
+        let (expr, negative) = match expr {
+            Expr::UnaryOp { op: UnaryOperator::Minus, expr } => (expr.as_ref(), true),
+            other => (other, false),
+        };
+        match expr {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => number_param(n, negative).ok_or_else(not_literal),
+                Value::SingleQuotedString(s) if !negative => Ok(ScalarValue::Utf8(Some(s.clone()))),
+                Value::Null if !negative => Ok(ScalarValue::Null),
+                _ => Err(not_literal()),
+            },
+            Expr::Array(array) if !negative => {
+                let elements = array.elem.iter().map(|e| literal(e, not_literal)).collect::<Result<Vec<_>, _>>()?;
+                array_param(elements).map_err(Error::from)
+            }
+            // `[a, b]` after the front end made it ClickHouse's `array(a, b)`.
+            Expr::Function(f) if !negative && matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(ident)] if ident.value == "array") => {
+                let FunctionArguments::List(list) = &f.args else { return array_param(Vec::new()).map_err(Error::from) };
+                let elements = list
+                    .args
+                    .iter()
+                    .map(|arg| match arg {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => literal(e, not_literal),
+                        _ => Err(not_literal()),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                array_param(elements).map_err(Error::from)
+            }
+            _ => Err(not_literal()),
+        }
+    }
     params
         .iter()
         .map(|arg| {
             let FunctionArg::Unnamed(FunctionArgExpr::Expr(expr)) = arg else { return Err(not_literal()) };
-            let (expr, negative) = match expr {
-                Expr::UnaryOp { op: UnaryOperator::Minus, expr } => (expr.as_ref(), true),
-                other => (other, false),
-            };
-            match expr {
-                Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => number_param(n, negative).ok_or_else(not_literal),
-                    Value::SingleQuotedString(s) if !negative => Ok(ScalarValue::Utf8(Some(s.clone()))),
-                    Value::Null if !negative => Ok(ScalarValue::Null),
-                    _ => Err(not_literal()),
-                },
-                _ => Err(not_literal()),
-            }
+            literal(expr, &not_literal)
         })
         .collect()
+}
+
+/// An array parameter (`sumMapFiltered([1, 2])`): its elements in their common type
+/// (integers of both signs as Int64, numbers with floats as Float64), as ClickHouse
+/// types an array literal; numbers and strings have none.
+fn array_param(elements: Vec<ScalarValue>) -> DfResult<ScalarValue> {
+    use datafusion::arrow::datatypes::DataType;
+    let types: Vec<DataType> = elements.iter().filter(|v| !v.is_null()).map(ScalarValue::data_type).collect();
+    let common = match types.first() {
+        None => DataType::Null,
+        Some(first) if types.iter().all(|t| t == first) => first.clone(),
+        Some(_) if types.contains(&DataType::Utf8) => {
+            return Err(ch_error(ErrorCode::NO_COMMON_TYPE, "There is no supertype for types of the array parameter because some of them are String/FixedString/Enum and some of them are not"))
+        }
+        Some(_) if types.contains(&DataType::Float64) => DataType::Float64,
+        Some(_) => DataType::Int64,
+    };
+    let elements = elements.iter().map(|v| if v.is_null() { ScalarValue::try_from(&common) } else { v.cast_to(&common) }).collect::<DfResult<Vec<_>>>()?;
+    Ok(ScalarValue::List(ScalarValue::new_list_nullable(&elements, &common)))
 }
 
 /// The parameters in a state type's function name (`quantiles(0.5,0.9)`), as written.
@@ -177,7 +223,29 @@ fn params_of_text(text: &str) -> DfResult<Vec<ScalarValue>> {
     let mut out = Vec::new();
     let mut rest = text.trim();
     while !rest.is_empty() {
-        if let Some(quoted) = rest.strip_prefix('\'') {
+        if let Some(inner) = rest.strip_prefix('[') {
+            // The matching bracket, outside quoted strings.
+            let (mut depth, mut quoted, mut escaped, mut end) = (1usize, false, false, None);
+            for (i, c) in inner.char_indices() {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' if quoted => escaped = true,
+                    '\'' => quoted = !quoted,
+                    '[' if !quoted => depth += 1,
+                    ']' if !quoted => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let end = end.ok_or_else(bad)?;
+            out.push(array_param(params_of_text(&inner[..end])?)?);
+            rest = inner[end + 1..].trim_start();
+        } else if let Some(quoted) = rest.strip_prefix('\'') {
             let mut value = String::new();
             let mut chars = quoted.char_indices();
             let mut end = None;
@@ -326,7 +394,7 @@ pub(crate) fn rewrite_parametric_call(function: &mut Function, is_aggregate: &dy
 
 fn doesnt_allow_parameters(name: &str) -> Error {
     // The base function is named, as ClickHouse does: `uniqState(1)` is about `uniq`.
-    const SUFFIXES: &[&str] = &["MergeState", "Merge", "State", "OrNull", "OrDefault", "Array", "IfForEach", "ForEach", "If", "Distinct"];
+    const SUFFIXES: &[&str] = &["MergeState", "Merge", "SimpleState", "State", "OrNull", "OrDefault", "Array", "IfForEach", "ForEach", "If", "Distinct"];
     let bases = crate::aggregate::aggregates();
     let is_base = |n: &str| bases.iter().any(|f| f.name() == n) || crate::registry::ALIASES.iter().any(|(alias, _)| *alias == n);
     let mut base = name;

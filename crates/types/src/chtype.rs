@@ -558,7 +558,12 @@ impl fmt::Display for ChType {
             ChType::Map(k, v) => write!(f, "Map({k}, {v})"),
             ChType::Nothing => f.write_str("Nothing"),
             ChType::AggregateFunction(function, args) => {
-                write!(f, "AggregateFunction({function}")?;
+                // ClickHouse names the state version of the functions that have one.
+                let base = function.split_once('(').map_or(function.as_str(), |(name, _)| name);
+                let versioned = matches!(base, "sumMap" | "minMap" | "maxMap" | "sumMapWithOverflow" | "sumMapFiltered" | "sumMapFilteredWithOverflow" | "sumMappedArrays" | "minMappedArrays" | "maxMappedArrays")
+                    && !matches!(args.as_slice(), [ChType::Map(..)]);
+                f.write_str(if versioned { "AggregateFunction(1, " } else { "AggregateFunction(" })?;
+                write!(f, "{function}")?;
                 for t in args {
                     write!(f, ", {t}")?;
                 }
