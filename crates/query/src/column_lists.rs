@@ -175,29 +175,7 @@ fn select_uses_column_lists(select: &mut Select) -> bool {
 
 /// Calls `f` on every expression of `select` outside its subqueries.
 fn visit_own_expressions(select: &mut Select, f: &mut dyn FnMut(&mut Expr) -> ControlFlow<()>) -> ControlFlow<()> {
-    struct Own<'a> {
-        depth: usize,
-        f: &'a mut dyn FnMut(&mut Expr) -> ControlFlow<()>,
-    }
-    impl VisitorMut for Own<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-            if self.depth == 0 {
-                (self.f)(expr)
-            } else {
-                ControlFlow::Continue(())
-            }
-        }
-    }
-    walk_mut(select, &mut Own { depth: 0, f })
+    granary_sql::walk::exprs_outside_subqueries_mut(select, f)
 }
 
 /// Finds the first SELECT, in post-order, that uses column lists, and builds the query

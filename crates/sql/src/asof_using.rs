@@ -11,12 +11,12 @@
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    self, BinaryOperator, Expr, Ident, ObjectName, Query, SelectItem, SelectItemQualifiedWildcardKind, VisitorMut, WildcardAdditionalOptions,
+    self, BinaryOperator, Expr, Ident, ObjectName, SelectItem, SelectItemQualifiedWildcardKind, WildcardAdditionalOptions,
 };
 use granary_common::{Error, ErrorCode, Result};
 
 use crate::join_strictness::asof_marker;
-use crate::walk::walk_mut;
+use crate::walk::exprs_outside_subqueries_mut;
 
 /// One ASOF join written with USING: the names of its two tables and its columns.
 #[derive(Debug, Clone)]
@@ -122,40 +122,14 @@ fn expand_wildcard(options: WildcardAdditionalOptions, joins: &[AsofUsing], proj
 /// Qualifies the unqualified USING column names in `node`, outside subqueries and apart
 /// from names that are aliases of the SELECT list.
 fn qualify_names<T: ast::VisitMut + ?Sized>(node: &mut T, joins: &[AsofUsing], aliases: &[String]) {
-    let mut visitor = Qualifier { joins, aliases, depth: 0 };
-    let _ = walk_mut(node, &mut visitor);
-}
-
-struct Qualifier<'a> {
-    joins: &'a [AsofUsing],
-    aliases: &'a [String],
-    depth: usize,
-}
-
-impl VisitorMut for Qualifier<'_> {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if self.depth > 0 {
-            return ControlFlow::Continue(());
-        }
+    let _ = exprs_outside_subqueries_mut(node, &mut |expr| {
         if let Expr::Identifier(name) = expr {
-            if !self.aliases.contains(&name.value) {
-                if let Some(qualified) = self.joins.iter().find_map(|j| j.qualify(name)) {
+            if !aliases.contains(&name.value) {
+                if let Some(qualified) = joins.iter().find_map(|j| j.qualify(name)) {
                     *expr = qualified;
                 }
             }
         }
-        ControlFlow::Continue(())
-    }
+        ControlFlow::<()>::Continue(())
+    });
 }

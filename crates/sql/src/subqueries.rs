@@ -98,7 +98,10 @@ pub(crate) fn predicates_in_select_lists(query: &mut Query) {
             SetExpr::Select(select) => {
                 for item in select.projection.iter_mut() {
                     if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
-                        let _ = walk_mut(expr, &mut OutsideSubqueries { depth: 0 });
+                        let _ = crate::walk::exprs_outside_subqueries_mut(expr, &mut |e| {
+                            predicate_as_value(e);
+                            ControlFlow::<()>::Continue(())
+                        });
                     }
                 }
             }
@@ -112,31 +115,9 @@ pub(crate) fn predicates_in_select_lists(query: &mut Query) {
     let _ = walk_mut(query, &mut Lists);
 }
 
-/// Visits the expressions of one SELECT item but not those of subqueries in it: a
-/// subquery's own SELECT list is rewritten when its query is visited, and its WHERE
-/// (`(SELECT count() FROM t WHERE x IN (SELECT ...))`) keeps `IN` as a filter.
-struct OutsideSubqueries {
-    depth: usize,
-}
-
-impl VisitorMut for OutsideSubqueries {
-    type Break = ();
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if self.depth == 0 {
-            predicate_as_value(expr);
-        }
-        ControlFlow::Continue(())
-    }
-}
-
+// The expressions of one SELECT item are visited but not those of subqueries in it: a
+// subquery's own SELECT list is rewritten when its query is visited, and its WHERE
+// (`(SELECT count() FROM t WHERE x IN (SELECT ...))`) keeps `IN` as a filter.
 fn predicate_as_value(expr: &mut Expr) {
     match expr {
         Expr::Exists { subquery, negated } => {

@@ -34,6 +34,36 @@ pub fn exprs<T: Visit + ?Sized, B>(node: &T, f: &mut dyn FnMut(&Expr) -> Control
     walk(node, &mut PreExpr(f))
 }
 
+/// Calls `f` on every expression of `node` after its children, leaving out the
+/// expressions of subqueries (they belong to their own SELECTs).
+pub fn exprs_outside_subqueries_mut<T: VisitMut + ?Sized, B>(node: &mut T, f: &mut dyn FnMut(&mut Expr) -> ControlFlow<B>) -> ControlFlow<B> {
+    walk_mut(node, &mut OutsideSubqueries { depth: 0, f })
+}
+
+struct OutsideSubqueries<'a, B> {
+    depth: usize,
+    f: &'a mut dyn FnMut(&mut Expr) -> ControlFlow<B>,
+}
+
+impl<B> VisitorMut for OutsideSubqueries<'_, B> {
+    type Break = B;
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<B> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<B> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<B> {
+        if self.depth == 0 {
+            (self.f)(expr)
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
 struct PostExprMut<'a, B>(&'a mut dyn FnMut(&mut Expr) -> ControlFlow<B>);
 
 impl<B> VisitorMut for PostExprMut<'_, B> {
