@@ -43,7 +43,7 @@ pub mod views;
 
 pub use datafusion::sql::sqlparser;
 pub use parse::{
-    parse_statement, AlterCommand, ColumnSpec, CreateDictionary, CreateTable, CreateView, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, InsertTarget, NameFilter, NamedCollectionEntry, TableFunctionCall, ParseOptions, Statement,
+    parse_statement, AlterCommand, ColumnChange, ColumnPosition, ColumnSpec, CreateDictionary, CreateTable, CreateView, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, InsertTarget, NameFilter, NamedCollectionEntry, TableFunctionCall, ParseOptions, Statement,
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;
