@@ -282,6 +282,7 @@ fn table_meta(node: &ConfigNode, name: &str, file: &Path) -> Result<TableMeta> {
             hierarchical,
         }),
         view: None,
+        renamed_columns: Vec::new(),
     })
 }
 

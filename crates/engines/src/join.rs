@@ -471,6 +471,7 @@ mod tests {
             created_at: 0,
             dictionary: None,
             view: None,
+            renamed_columns: Vec::new(),
         }
     }
 

@@ -1,5 +1,6 @@
-//! Partition commands (`ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`) and the
-//! `DELETE WHERE` and `UPDATE ... WHERE` mutations.
+//! Partition commands (`ALTER TABLE ... DROP/DETACH/ATTACH PARTITION`), the
+//! `DELETE WHERE` and `UPDATE ... WHERE` mutations, and parts rewritten to the columns
+//! of an `ALTER TABLE ... ADD/DROP/RENAME/MODIFY COLUMN`.
 //!
 //! All of them hold the table's merge lock (no merge is half-way over the parts they
 //! touch) and the commit lock for the snapshot swap.
@@ -11,16 +12,34 @@
 //! * ATTACH: every `detached/<partition>_*` part is verified as at load (checksums,
 //!   columns), gets a fresh block number and moves back in.
 //! * DELETE WHERE / UPDATE ... WHERE: mutations, see `crate::mutation`.
+//! * Column changes: the catalog writes the new metadata durably first, then reopens the
+//!   table, and the open rewrites every part whose `columns.txt` is not the table's one
+//!   level up (kept columns copied, renamed ones found under their old name, type
+//!   changes converted with `_CAST`, added ones filled with their DEFAULT or the type's
+//!   default, dropped ones left out). A crash at any point leaves the old metadata with
+//!   the old parts, or the new metadata, whose next open finishes the rewrite. Unlike
+//!   ClickHouse, whose parts keep the columns they were written with, every part is
+//!   rewritten at once. A type change is first tried on every part in memory
+//!   (`check_conversion`), so a value that does not convert fails the ALTER before
+//!   anything changed.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use granary_common::{Error, ErrorCode, Result, ResultExt};
-use granary_storage::{DeleteRequest, PartitionCommand, UpdateRequest};
+use arrow::array::ArrayRef;
+use datafusion::physical_expr::PhysicalExpr;
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+use granary_storage::{ColumnMeta, DeleteRequest, PartitionCommand, TableMeta, UpdateRequest};
 
 use crate::engine::{remove_parts_now, Inner};
 use crate::mutation::MutationCommand;
 use crate::part::Part;
 use crate::part_info::PartInfo;
+use crate::insert::{discard, write_part};
+use crate::reader::PartReader;
+use crate::writer::{commit_part_dir, PartSync};
 
 pub async fn alter_partition(inner: &Arc<Inner>, command: PartitionCommand) -> Result<()> {
     let _merge = inner.merge_lock.lock().await;
@@ -98,4 +117,123 @@ pub async fn delete_where(inner: &Arc<Inner>, request: DeleteRequest) -> Result<
 /// `ALTER TABLE t UPDATE c = expr, ... WHERE predicate`, run as `delete_where`.
 pub async fn update_where(inner: &Arc<Inner>, request: UpdateRequest) -> Result<()> {
     crate::mutation::create(inner, MutationCommand::Update { assignments: request.assignments, predicate: request.predicate }, request.sync).await
+}
+
+/// Loads a part written with other columns (`columns_txt`) than `meta`'s: with its own
+/// columns, and keys planned over them (key columns never change).
+pub fn load_stale(dir: &Path, info: PartInfo, meta: &TableMeta, columns_txt: &str) -> Result<(Part, SchemaRef)> {
+    let columns = crate::part::parse_columns_txt(columns_txt)?;
+    let part_meta = TableMeta { columns: columns.iter().map(|(name, t)| ColumnMeta::new(name.clone(), t)).collect(), ..meta.clone() };
+    let schema = part_meta.schema()?;
+    let keys = crate::keys::TableKeys::new(&part_meta, &schema)?;
+    Ok((Part::load(dir, info, &schema, &keys)?, schema))
+}
+
+/// How each table column is made from a part written with other columns.
+struct Conversion {
+    target: SchemaRef,
+    sources: Vec<ColumnSource>,
+}
+
+enum ColumnSource {
+    /// The part's column, unchanged.
+    Stored(usize),
+    /// An expression over the part's columns: a cast, or the column's DEFAULT.
+    Computed(Arc<dyn PhysicalExpr>),
+    /// The type's default value, one row.
+    Default(ArrayRef),
+}
+
+impl Conversion {
+    fn new(inner: &Inner, part_schema: &SchemaRef, target: &SchemaRef, columns: &[ColumnMeta], renames: &[(String, String)]) -> Result<Conversion> {
+        let mut sources = Vec::with_capacity(columns.len());
+        for (column, field) in columns.iter().zip(target.fields()) {
+            let name = renames.iter().find(|(new, _)| *new == column.name).map_or(column.name.as_str(), |(_, old)| old.as_str());
+            let t = column.type_name.replace('\\', "\\\\").replace('\'', "\\'");
+            let source = match part_schema.index_of(name) {
+                Ok(index) if part_schema.field(index).data_type() == field.data_type() && granary_types::ChType::from_field(part_schema.field(index)) == granary_types::ChType::from_field(field) => {
+                    ColumnSource::Stored(index)
+                }
+                Ok(_) => ColumnSource::Computed(inner.keys.plan_expr(part_schema, &format!("_CAST(`{}`, '{t}')", name.replace('`', "\\`")))?),
+                Err(_) => {
+                    let expression = column.default_expression.as_deref().filter(|_| matches!(column.default_kind.as_deref(), Some("DEFAULT" | "MATERIALIZED")));
+                    // A DEFAULT naming other new columns cannot be computed from the part:
+                    // such rows get the type's default.
+                    match expression.map(|e| inner.keys.plan_expr(part_schema, &format!("_CAST(({e}), '{t}')"))) {
+                        Some(Ok(expr)) => ColumnSource::Computed(expr),
+                        _ => ColumnSource::Default(granary_storage::defaults::default_value(field)?),
+                    }
+                }
+            };
+            sources.push(source);
+        }
+        Ok(Conversion { target: target.clone(), sources })
+    }
+
+    /// Whether any value has to be computed, so that converting can fail.
+    fn computes(&self) -> bool {
+        self.sources.iter().any(|s| matches!(s, ColumnSource::Computed(_)))
+    }
+
+    fn apply(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let rows = batch.num_rows();
+        let columns = self
+            .sources
+            .iter()
+            .zip(self.target.fields())
+            .map(|(source, field)| {
+                let array = match source {
+                    ColumnSource::Stored(index) => batch.column(*index).clone(),
+                    ColumnSource::Computed(expr) => expr.evaluate(batch)?.into_array(rows)?,
+                    ColumnSource::Default(value) => granary_storage::defaults::repeat(value, rows)?,
+                };
+                Ok(if array.data_type() == field.data_type() { array } else { arrow::compute::cast(&array, field.data_type())? })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RecordBatch::try_new_with_options(self.target.clone(), columns, &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows)))?)
+    }
+}
+
+/// Rewrites `part` (written with `part_schema`) to the table's columns one level up,
+/// which covers it, and serves the new part instead.
+pub fn convert_part(inner: &Inner, part: &Arc<Part>, part_schema: &SchemaRef, columns: &[ColumnMeta], renames: &[(String, String)]) -> Result<()> {
+    let conversion = Conversion::new(inner, part_schema, &inner.schema, columns, renames)?;
+    let all: Vec<usize> = (0..part_schema.fields().len()).collect();
+    let mut reader = PartReader::new(part.clone(), part_schema, &all)?;
+    let blocks = (0..part.granules()).map(|g| Ok(vec![conversion.apply(&reader.read(g..g + 1, part_schema)?)?]));
+    // One level up with the same data version: it covers the old part, and mutations see it as they saw that one.
+    let info = PartInfo::new(part.info.partition_id.clone(), part.info.min_block, part.info.max_block, part.info.level + 1).with_mutation(part.info.mutation);
+    let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
+    let pending = write_part(inner, info, "tmp_mut_", PartSync::FULL, layout, blocks)?;
+    let _commit = inner.commit_lock.lock();
+    if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
+        discard(std::slice::from_ref(&pending));
+        return Err(e);
+    }
+    let converted = Arc::new(pending.part);
+    inner.log_part("MutatePart", &converted, std::slice::from_ref(part), std::time::Duration::ZERO);
+    inner.add_parts(vec![converted], &[]);
+    part.mark_for_removal();
+    Ok(())
+}
+
+/// Converts every active part to `meta`'s columns in memory, keeping nothing: the error
+/// of a value that does not convert, before the ALTER changes anything.
+pub fn check_conversion(inner: &Inner, meta: &TableMeta) -> Result<()> {
+    let target = meta.schema()?;
+    if crate::part::columns_txt(&target) == crate::part::columns_txt(&inner.schema) {
+        return Ok(());
+    }
+    let conversion = Conversion::new(inner, &inner.schema, &target, &meta.columns, &meta.renamed_columns)?;
+    if !conversion.computes() {
+        return Ok(());
+    }
+    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    for part in inner.snapshot().iter() {
+        let mut reader = PartReader::new(part.clone(), &inner.schema, &all)?;
+        for g in 0..part.granules() {
+            conversion.apply(&reader.read(g..g + 1, &inner.schema)?)?;
+        }
+    }
+    Ok(())
 }

@@ -225,10 +225,17 @@ impl MergeTreeEngine {
             .map(|(c, field)| c.codec.as_deref().map_or(Ok(ColumnCodec::default()), |text| ColumnCodec::parse(text, field.data_type())))
             .collect::<Result<_>>()?;
         granary_storage::fs::create_dir_all(dir)?;
-        let parts = load_parts(dir, &schema, &keys)?;
+        let (parts, stale) = load_parts(dir, meta, &schema, &keys)?;
         let mutations = crate::mutation::load(dir)?;
         // A mutation's block is never reused either, even once no part is past it.
-        let next_block = parts.iter().map(|p| p.info.max_block.max(p.info.data_version())).chain(mutations.iter().map(|m| m.block)).max().unwrap_or(0) + 1;
+        let next_block = parts
+            .iter()
+            .chain(stale.iter().map(|(p, _)| p))
+            .map(|p| p.info.max_block.max(p.info.data_version()))
+            .chain(mutations.iter().map(|m| m.block))
+            .max()
+            .unwrap_or(0)
+            + 1;
         let (engine_name, mode) = MergeMode::from_meta(meta, &schema, graphite)?;
         let scan_schema = {
             let fields: Vec<_> = schema.fields().iter().cloned().chain(crate::virtual_columns::fields(&schema, &keys)).collect();
@@ -263,6 +270,11 @@ impl MergeTreeEngine {
         });
         // Background merges need a runtime; a table opened outside one (tools, some
         // tests) still merges on OPTIMIZE.
+        // Parts written before an ALTER of the columns (interrupted by a crash, or this
+        // open finishing it) are rewritten to the table's columns before anything reads.
+        for (part, part_schema) in stale {
+            crate::alter::convert_part(&inner, &part, &part_schema, &meta.columns, &meta.renamed_columns)?;
+        }
         let task = tokio::runtime::Handle::try_current().ok().map(|h| h.spawn(merge_loop(Arc::downgrade(&inner))));
         Ok(MergeTreeEngine { inner, merge_task: Mutex::new(task) })
     }
@@ -500,23 +512,44 @@ impl TableEngine for MergeTreeEngine {
     }
 
     async fn drop_data(&self) -> Result<()> {
-        self.inner.shutdown.store(true, Ordering::SeqCst);
-        if let Some(task) = self.merge_task.lock().take() {
-            task.abort();
-        }
+        self.close().await?;
         let _merge = self.inner.merge_lock.lock().await;
-        // A merge whose task was aborted may still be writing: it stops at its next
-        // block (it sees `shutdown`); wait for it.
-        let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || drop(inner.merge_running.lock()))
-            .await
-            .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("waiting for a merge failed: {e}")))?;
         self.inner.clear();
         match fs::remove_dir_all(&self.inner.dir) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(Error::with_source(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot remove {}", self.inner.dir.display()), e)),
         }
+    }
+
+    fn supports_alter_columns(&self) -> bool {
+        true
+    }
+
+    async fn check_alter(&self, meta: &TableMeta) -> Result<()> {
+        let inner = self.inner.clone();
+        let meta = meta.clone();
+        tokio::task::spawn_blocking(move || crate::alter::check_conversion(&inner, &meta))
+            .await
+            .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("alter check failed: {e}")))?
+    }
+
+    async fn close(&self) -> Result<()> {
+        self.inner.shutdown.store(true, Ordering::SeqCst);
+        if let Some(task) = self.merge_task.lock().take() {
+            task.abort();
+        }
+        let _merge = self.inner.merge_lock.lock().await;
+        let inner = self.inner.clone();
+        // A merge whose task was aborted may still be writing: it stops at its next
+        // block (it sees `shutdown`); wait for it. And once the commit lock was taken
+        // with `shutdown` set, no INSERT publishes a part any more.
+        tokio::task::spawn_blocking(move || {
+            drop(inner.merge_running.lock());
+            drop(inner.commit_lock.lock());
+        })
+        .await
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("waiting for a merge failed: {e}")))
     }
 
     async fn optimize(&self, request: OptimizeRequest) -> Result<()> {
@@ -684,7 +717,11 @@ pub fn remove_parts_now(inner: &Inner, old: &[Arc<Part>]) -> Result<()> {
 }
 
 /// Loads the parts of a table directory (see the crate docs for what is cleaned up).
-fn load_parts(dir: &Path, schema: &SchemaRef, keys: &TableKeys) -> Result<Vec<Arc<Part>>> {
+/// The table's parts, and apart those whose columns are not the table's (written
+/// before an ALTER), loaded with their own columns.
+type StaleParts = Vec<(Arc<Part>, SchemaRef)>;
+
+fn load_parts(dir: &Path, meta: &TableMeta, schema: &SchemaRef, keys: &TableKeys) -> Result<(Vec<Arc<Part>>, StaleParts)> {
     let mut found: Vec<(PartInfo, PathBuf)> = Vec::new();
     let entries = fs::read_dir(dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", dir.display()))?;
     for entry in entries {
@@ -708,14 +745,21 @@ fn load_parts(dir: &Path, schema: &SchemaRef, keys: &TableKeys) -> Result<Vec<Ar
     // deleted: their rows are in the covering part.
     let infos: Vec<PartInfo> = found.iter().map(|(i, _)| i.clone()).collect();
     let mut parts = Vec::new();
+    let mut stale = Vec::new();
+    let table_columns = crate::part::columns_txt(schema);
     for (info, path) in found {
         if infos.iter().any(|other| *other != info && other.contains(&info)) {
             tracing::info!("removing part {} covered by a merged part", path.display());
             fs::remove_dir_all(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", path.display()))?;
             continue;
         }
-        match Part::load(&path, info.clone(), schema, keys) {
-            Ok(part) => parts.push(Arc::new(part)),
+        let loaded = match crate::part::read_columns(&path) {
+            Ok(columns) if columns != table_columns => crate::alter::load_stale(&path, info.clone(), meta, &columns).map(|(part, part_schema)| stale.push((Arc::new(part), part_schema))),
+            Ok(_) => Part::load(&path, info.clone(), schema, keys).map(|part| parts.push(Arc::new(part))),
+            Err(e) => Err(e),
+        };
+        match loaded {
+            Ok(()) => {}
             Err(e) => {
                 let detached = dir.join("detached");
                 granary_storage::fs::create_dir_all(&detached)?;
@@ -726,7 +770,7 @@ fn load_parts(dir: &Path, schema: &SchemaRef, keys: &TableKeys) -> Result<Vec<Ar
         }
     }
     parts.sort_by(|a, b| a.info.cmp(&b.info));
-    Ok(parts)
+    Ok((parts, stale))
 }
 
 /// The background merge task: wakes on inserts (and every few seconds), merges while

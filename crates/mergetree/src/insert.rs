@@ -710,6 +710,10 @@ fn publish(inner: &Inner, mut pending: Vec<PendingPart>, started: std::time::Ins
         return Ok(());
     }
     let _guard = inner.commit_lock.lock();
+    if inner.shutdown.load(Ordering::SeqCst) {
+        discard(&pending);
+        return Err(Error::new(ErrorCode::ABORTED, format!("Table {} was altered or dropped while the INSERT ran", inner.table_name)));
+    }
     let block_ids = match dedup {
         Some(dedup) => {
             let ids = dedup.block_ids(&pending)?;

@@ -353,6 +353,29 @@ impl Drop for Part {
     }
 }
 
+/// The `columns.txt` of the part in `dir`, as written.
+pub fn read_columns(dir: &Path) -> Result<String> {
+    let path = dir.join("columns.txt");
+    fs::read_to_string(&path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot read {}", path.display()))
+}
+
+/// The (name, type) lines of a `columns.txt`.
+pub fn parse_columns_txt(text: &str) -> Result<Vec<(String, granary_types::ChType)>> {
+    let bad = || Error::new(ErrorCode::CORRUPTED_DATA, format!("Bad columns.txt: {text:?}"));
+    let mut lines = text.lines();
+    let (Some("columns format version: 1"), Some(count)) = (lines.next(), lines.next()) else { return Err(bad()) };
+    let count: usize = count.strip_suffix(" columns:").and_then(|c| c.parse().ok()).ok_or_else(bad)?;
+    let mut columns = Vec::with_capacity(count);
+    for line in lines {
+        let (name, type_name) = line.strip_prefix('`').and_then(|l| l.split_once("` ")).ok_or_else(bad)?;
+        columns.push((name.to_string(), granary_types::ChType::parse(type_name)?));
+    }
+    if columns.len() != count {
+        return Err(bad());
+    }
+    Ok(columns)
+}
+
 /// `columns.txt` as ClickHouse writes it.
 pub fn columns_txt(schema: &SchemaRef) -> String {
     let mut out = format!("columns format version: 1\n{} columns:\n", schema.fields().len());

@@ -415,8 +415,19 @@ async fn run_statement(
         Statement::Alter { name, commands } => {
             let db = database_of(ctx, &name);
             forbid_system(&db, "alter")?;
-            let table = instance.catalog().table(&db, &name.table)?;
-            for command in commands {
+            let mut table = instance.catalog().table(&db, &name.table)?;
+            // Consecutive commands on the table's description change it in one step.
+            let mut metadata: Vec<AlterCommand> = Vec::new();
+            for command in commands.into_iter().map(Some).chain([None]) {
+                if let Some(command) = command.as_ref().filter(|c| crate::alter_columns::is_metadata_command(c)) {
+                    metadata.push(command.clone());
+                    continue;
+                }
+                if !metadata.is_empty() {
+                    crate::alter_columns::alter_metadata(instance, &table, &std::mem::take(&mut metadata)).await?;
+                    table = instance.catalog().table(&db, &name.table)?;
+                }
+                let Some(command) = command else { break };
                 match command {
                     AlterCommand::DropPartition(partition) => table.engine.alter_partition(PartitionCommand::Drop { partition }).await?,
                     AlterCommand::DetachPartition(partition) => table.engine.alter_partition(PartitionCommand::Detach { partition }).await?,
@@ -431,6 +442,8 @@ async fn run_statement(
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.update_where(UpdateRequest { assignments, predicate, sync }).await?
                     }
+                    AlterCommand::ClearColumn { .. } => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CLEAR COLUMN is not supported yet")),
+                    _ => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "ALTER command left unapplied")),
                 }
             }
             Outcome::Done
@@ -1068,6 +1081,7 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
             created_at: 0,
             dictionary: None,
             view: None,
+            renamed_columns: Vec::new(),
         };
         meta.engine.name = format!("System{}", name.table);
         return Ok(meta.create_query());
@@ -1130,6 +1144,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         created_at: chrono::Utc::now().timestamp(),
         dictionary: None,
         view: None,
+        renamed_columns: Vec::new(),
     };
     let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
     if let Some(plan) = select_plan {

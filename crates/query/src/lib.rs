@@ -17,6 +17,7 @@
 //! [`limit_by`], `column_lists` (`f(*)`, `COLUMNS('re')`: expanded in the AST from the FROM clause's planned columns), `fill` (ORDER BY ... WITH FILL: an extension node and its operator), `final_clause` (`FROM t FINAL` refused for engines that do not merge), `totals` (GROUP BY ... WITH TOTALS: a second plan for the totals row), `unnest` (arrayJoin rows keep their element types), `nested_names` (`n.a` names a Nested subcolumn), [`point_query`] (the key-value fast path), `plan_cache` (physical plans reused for queries that read no stored data), [`lookups`] (dictionaries and joinGet: names, loading, DDL), `views` (views, parameterized views and materialized views: expansion before planning, pushes on INSERT), [`system`] (system tables), [`query_log`], [`text_log`] (`system.text_log`, `send_logs_level`), [`process_list`], [`session`].
 
 mod access;
+mod alter_columns;
 mod asof;
 pub mod sql_functions;
 mod async_insert;

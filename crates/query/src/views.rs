@@ -276,6 +276,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
                     created_at: chrono::Utc::now().timestamp(),
                     dictionary: None,
                     view: None,
+                    renamed_columns: Vec::new(),
                 });
                 view.target = Some(QualifiedName { database: database.clone(), table: inner_name });
                 view.inner_engine = Some(engine);
@@ -298,6 +299,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
         created_at: chrono::Utc::now().timestamp(),
         dictionary: None,
         view: Some(view),
+        renamed_columns: Vec::new(),
     };
     if existing.is_some() {
         catalog.drop_table(&database, &create.name.table, true).await?;

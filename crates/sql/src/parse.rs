@@ -194,7 +194,7 @@ impl Statement {
 
 /// One command of `ALTER TABLE`. Partition expressions and predicates are kept as
 /// text: the table engine evaluates them against its own keys and schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum AlterCommand {
     DropPartition(String),
     DetachPartition(String),
@@ -206,6 +206,40 @@ pub enum AlterCommand {
     LightweightDelete(String),
     /// `UPDATE c = expr [, ...] WHERE predicate`: the assignments, then the predicate.
     Update(Vec<(String, String)>, String),
+    /// `ADD COLUMN [IF NOT EXISTS] spec [FIRST | AFTER c]`.
+    AddColumn { column: ColumnSpec, if_not_exists: bool, position: ColumnPosition },
+    DropColumn { name: String, if_exists: bool },
+    RenameColumn { from: String, to: String, if_exists: bool },
+    /// `MODIFY COLUMN [IF EXISTS] c [Type] [DEFAULT e] [CODEC(..)] [COMMENT '..']`: only
+    /// what is written changes (`REMOVE DEFAULT`/`COMMENT` .. is `remove`).
+    ModifyColumn { change: ColumnChange, if_exists: bool },
+    CommentColumn { name: String, comment: String, if_exists: bool },
+    /// `CLEAR COLUMN [IF EXISTS] c [IN PARTITION p]`.
+    ClearColumn { name: String, partition: Option<String>, if_exists: bool },
+    ModifyComment(String),
+    ModifySetting(Vec<(String, String)>),
+    ResetSetting(Vec<String>),
+}
+
+/// Where `ADD COLUMN` puts the column: last, first, or after a named one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnPosition {
+    Last,
+    First,
+    After(String),
+}
+
+/// What `MODIFY COLUMN` says of a column; `None` keeps the current value.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ColumnChange {
+    pub name: String,
+    pub ch_type: Option<ChType>,
+    /// The kind (`DEFAULT`, `MATERIALIZED`, ...) and expression.
+    pub default: Option<(String, String)>,
+    pub codec: Option<String>,
+    pub comment: Option<String>,
+    /// `REMOVE DEFAULT | CODEC | COMMENT ...`, upper-case.
+    pub remove: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -1084,7 +1118,8 @@ impl<'a> Cursor<'a> {
                 p.expect("PARTITION")?;
                 p.raw_until(stop).ok_or_else(|| p.syntax_error("partition expression"))
             };
-            let command = if self.eat("DROP") {
+            let command = if self.peek_is("DROP") && self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("PARTITION")) {
+                self.pos += 1;
                 AlterCommand::DropPartition(partition(self)?)
             } else if self.eat("DETACH") {
                 AlterCommand::DetachPartition(partition(self)?)
@@ -1106,8 +1141,10 @@ impl<'a> Cursor<'a> {
                 }
                 self.expect("WHERE")?;
                 AlterCommand::Update(assignments, self.raw_until(stop).ok_or_else(|| self.syntax_error("expression"))?)
+            } else if let Some(command) = self.alter_column_command(&stop)? {
+                command
             } else {
-                return Err(self.syntax_error("DROP PARTITION, DETACH PARTITION, ATTACH PARTITION, DELETE WHERE or UPDATE"));
+                return Err(self.syntax_error("DROP PARTITION, DETACH PARTITION, ATTACH PARTITION, DELETE WHERE, UPDATE, ADD/DROP/RENAME/MODIFY/COMMENT/CLEAR COLUMN, MODIFY COMMENT or MODIFY/RESET SETTING"));
             };
             commands.push(command);
             if !self.eat_token(&Token::Comma) {
@@ -1117,6 +1154,99 @@ impl<'a> Cursor<'a> {
         let settings = if self.eat("SETTINGS") { self.assignments()? } else { Vec::new() };
         self.expect_end()?;
         Ok(StatementWithClauses { statement: Statement::Alter { name, commands }, settings, format: None })
+    }
+
+    /// The column, comment and setting commands of ALTER TABLE; `None` when the next
+    /// tokens start none of them.
+    fn alter_column_command(&mut self, stop: &dyn Fn(&Lexeme) -> bool) -> Result<Option<AlterCommand>> {
+        if self.eat_seq(&["ADD", "COLUMN"]) {
+            let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+            let column = self.column_until(&["FIRST", "AFTER"])?;
+            let position = if self.eat("FIRST") {
+                ColumnPosition::First
+            } else if self.eat("AFTER") {
+                ColumnPosition::After(self.ident()?)
+            } else {
+                ColumnPosition::Last
+            };
+            return Ok(Some(AlterCommand::AddColumn { column, if_not_exists, position }));
+        }
+        if self.eat_seq(&["DROP", "COLUMN"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            return Ok(Some(AlterCommand::DropColumn { name: self.ident()?, if_exists }));
+        }
+        if self.eat_seq(&["RENAME", "COLUMN"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let from = self.ident()?;
+            self.expect("TO")?;
+            return Ok(Some(AlterCommand::RenameColumn { from, to: self.ident()?, if_exists }));
+        }
+        if self.eat_seq(&["COMMENT", "COLUMN"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let name = self.ident()?;
+            return Ok(Some(AlterCommand::CommentColumn { name, comment: self.string_literal()?, if_exists }));
+        }
+        if self.eat_seq(&["CLEAR", "COLUMN"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let name = self.ident()?;
+            let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
+            return Ok(Some(AlterCommand::ClearColumn { name, partition, if_exists }));
+        }
+        if self.eat_seq(&["MODIFY", "COMMENT"]) {
+            return Ok(Some(AlterCommand::ModifyComment(self.string_literal()?)));
+        }
+        if self.eat_seq(&["MODIFY", "SETTING"]) {
+            return Ok(Some(AlterCommand::ModifySetting(self.assignments()?)));
+        }
+        if self.eat_seq(&["RESET", "SETTING"]) {
+            let mut names = vec![self.ident()?];
+            while self.eat_token(&Token::Comma) {
+                names.push(self.ident()?);
+            }
+            return Ok(Some(AlterCommand::ResetSetting(names)));
+        }
+        if self.eat_seq(&["MODIFY", "COLUMN"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let name = self.ident()?;
+            let mut change = ColumnChange { name, ..ColumnChange::default() };
+            if self.eat("REMOVE") {
+                change.remove = Some(self.ident()?.to_ascii_uppercase());
+                return Ok(Some(AlterCommand::ModifyColumn { change, if_exists }));
+            }
+            const KEYWORDS: [&str; 8] = ["DEFAULT", "MATERIALIZED", "ALIAS", "EPHEMERAL", "COMMENT", "CODEC", "TTL", "SETTINGS"];
+            let starts_option = |p: &Self| p.peek().is_none_or(|l| l.token == Token::Comma || KEYWORDS.iter().any(|k| l.is_keyword(k)));
+            if !starts_option(self) {
+                let text = self.raw_until(|l| l.token == Token::Comma || KEYWORDS.iter().any(|k| l.is_keyword(k))).ok_or_else(|| self.syntax_error("column type"))?;
+                change.ch_type = Some(ChType::parse(&text)?);
+            }
+            loop {
+                if let Some(kind) = ["DEFAULT", "MATERIALIZED", "ALIAS", "EPHEMERAL"].into_iter().find(|k| self.peek_is(k)) {
+                    self.pos += 1;
+                    let expr = self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "TTL", "SETTINGS"].iter().any(|k| l.is_keyword(k))).ok_or_else(|| self.syntax_error("expression"))?;
+                    change.default = Some((kind.to_string(), expr));
+                } else if self.eat("COMMENT") {
+                    change.comment = Some(self.string_literal()?);
+                } else if self.peek_is("CODEC") {
+                    change.codec = Some(self.codec_text()?);
+                } else if self.eat("TTL") {
+                    return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Column TTL is not supported yet"));
+                } else {
+                    break;
+                }
+            }
+            return Ok(Some(AlterCommand::ModifyColumn { change, if_exists }));
+        }
+        Ok(None)
+    }
+
+    /// `CODEC(...)` as written.
+    fn codec_text(&mut self) -> Result<String> {
+        let start = self.pos;
+        self.pos += 1;
+        self.expect_token(&Token::LParen, "'('")?;
+        self.raw_until(|_| false);
+        self.expect_token(&Token::RParen, "')'")?;
+        Ok(self.sql[self.lx[start].start..self.lx[self.pos - 1].end].to_string())
     }
 
     fn skip_on_cluster(&mut self) -> Result<()> {
@@ -1550,13 +1680,18 @@ impl<'a> Cursor<'a> {
     }
 
     fn column(&mut self) -> Result<ColumnSpec> {
+        self.column_until(&[])
+    }
+
+    /// A column definition that also ends before any of `also_stop` (ALTER's `AFTER`).
+    fn column_until(&mut self, also_stop: &[&str]) -> Result<ColumnSpec> {
         if self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("Nested")) && self.lx.get(self.pos + 2).is_some_and(|l| l.token == Token::LParen) {
             return self.nested_column();
         }
         const COLUMN_KEYWORDS: [&str; 10] = ["NULL", "NOT", "DEFAULT", "MATERIALIZED", "ALIAS", "EPHEMERAL", "COMMENT", "CODEC", "TTL", "PRIMARY"];
         let name = self.ident()?;
         let type_text = self
-            .raw_until(|l| l.token == Token::Comma || COLUMN_KEYWORDS.iter().any(|k| l.is_keyword(k)))
+            .raw_until(|l| l.token == Token::Comma || COLUMN_KEYWORDS.iter().chain(also_stop).any(|k| l.is_keyword(k)))
             .ok_or_else(|| self.syntax_error("column type"))?;
         let mut ch_type = ChType::parse(&type_text)?;
         let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None };
@@ -1568,18 +1703,13 @@ impl<'a> Cursor<'a> {
                 self.pos += 1;
                 spec.default_kind = Some(kind.to_string());
                 spec.default_expression =
-                    self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "TTL"].iter().any(|k| l.is_keyword(k)));
+                    self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "TTL"].iter().chain(also_stop).any(|k| l.is_keyword(k)));
             } else if self.eat("COMMENT") {
                 spec.comment = Some(self.string_literal()?);
             } else if self.peek_is("CODEC") {
-                let start = self.pos;
-                self.pos += 1;
-                self.expect_token(&Token::LParen, "'('")?;
-                self.raw_until(|_| false);
-                self.expect_token(&Token::RParen, "')'")?;
-                spec.codec = Some(self.sql[self.lx[start].start..self.lx[self.pos - 1].end].to_string());
+                spec.codec = Some(self.codec_text()?);
             } else if self.eat("TTL") {
-                self.raw_until(|l| l.token == Token::Comma);
+                self.raw_until(|l| l.token == Token::Comma || also_stop.iter().any(|k| l.is_keyword(k)));
             } else if self.eat_seq(&["PRIMARY", "KEY"]) {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Column-level PRIMARY KEY is not supported yet; put PRIMARY KEY after ENGINE"));
             } else {

@@ -59,6 +59,7 @@ impl Table {
             created_at: 0,
             dictionary: None,
             view: None,
+            renamed_columns: Vec::new(),
         };
         let schema = meta.schema()?;
         Ok(Arc::new(Table { meta, engine, schema }))
@@ -334,6 +335,24 @@ impl Catalog {
         table.engine.drop_data().await
     }
 
+    /// ALTER TABLE of columns, comments or settings: `meta` replaces the table's
+    /// metadata durably (one atomic rename: a crash leaves the old or the new file), then
+    /// the table is reopened from its directory with it; the engine was closed by the
+    /// caller. Should the reopen fail, the old table stays served and the next start
+    /// opens the new metadata.
+    pub fn replace_table_meta(&self, meta: TableMeta) -> Result<Arc<Table>> {
+        let _ddl = self.ddl.lock();
+        let database = self.require_database(&meta.database)?;
+        if database.table(&meta.name).is_none() {
+            return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {}.{} does not exist", meta.database, meta.name)));
+        }
+        let json = serde_json::to_vec_pretty(&meta).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
+        write_atomic(&self.table_file(&meta.database, &meta.name), &json)?;
+        let table = self.open_table(meta, false)?;
+        database.tables.write().insert(table.meta.name.clone(), table.clone());
+        Ok(table)
+    }
+
     /// RENAME TABLE a TO b.
     pub fn rename_table(&self, from: (&str, &str), to: (&str, &str)) -> Result<()> {
         let _ddl = self.ddl.lock();
@@ -419,6 +438,7 @@ mod tests {
             created_at: 0,
             dictionary: None,
             view: None,
+            renamed_columns: Vec::new(),
         }
     }
 

@@ -440,6 +440,25 @@ pub trait TableEngine: Send + Sync + Debug {
         Ok(false)
     }
 
+    /// Whether `ALTER TABLE` may change the columns, comments or settings: the catalog
+    /// then writes the new metadata and reopens the table from its directory, so only
+    /// engines that keep all their data there can.
+    fn supports_alter_columns(&self) -> bool {
+        false
+    }
+
+    /// Checks, before anything changes, that the data can take `meta`'s columns (a type
+    /// change converts every value: one that does not convert fails the ALTER).
+    async fn check_alter(&self, _meta: &TableMeta) -> Result<()> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Alter of columns is not supported by storage {}", self.engine_name())))
+    }
+
+    /// Stops background work and refuses further writes, before the table is reopened
+    /// with new metadata.
+    async fn close(&self) -> Result<()> {
+        Ok(())
+    }
+
     /// `SYSTEM STOP/START MERGES`: engines without background merges ignore it.
     fn set_merges_enabled(&self, _enabled: bool) {}
 }

@@ -22,6 +22,7 @@
 //! * [`provider`]: DataFusion `CatalogProvider` / `SchemaProvider` / `TableProvider` adapters.
 
 pub mod catalog;
+pub mod defaults;
 pub mod engine;
 pub mod fs;
 pub mod lookup;

@@ -94,6 +94,11 @@ pub struct TableMeta {
     /// and go to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<ViewMeta>,
+    /// The last ALTER's column renames, as (new name, name in parts written before it):
+    /// an engine that rewrites its data to the new columns (after a crash, at the next
+    /// start) finds renamed columns' values under their old names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_columns: Vec<(String, String)>,
 }
 
 /// A table named by database and name.
@@ -394,6 +399,7 @@ mod tests {
             created_at: 0,
             dictionary: None,
             view: None,
+            renamed_columns: Vec::new(),
         };
         assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    `id` UInt64,\n    `my col` String\n)\nENGINE = Memory");
         assert_eq!([setting_literal("8192"), setting_literal("-1.5"), setting_literal("true"), setting_literal("Always")], ["8192", "-1.5", "true", "'Always'"]);

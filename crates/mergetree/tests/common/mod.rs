@@ -42,6 +42,7 @@ pub fn meta(columns: &[(&str, &str)], order_by: Option<&str>, partition_by: Opti
         created_at: 0,
         dictionary: None,
         view: None,
+        renamed_columns: Vec::new(),
     }
 }
 

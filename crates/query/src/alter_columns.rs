@@ -1,0 +1,181 @@
+//! `ALTER TABLE` commands that change a table's description (columns, comments,
+//! settings): applied together to a copy of its metadata, checked as ClickHouse checks
+//! them, then the engine is closed and the catalog reopens the table with the new
+//! metadata (the engine rewrites its data there when the columns changed).
+
+use std::sync::Arc;
+
+use granary_common::{Error, ErrorCode, Result};
+use granary_sql::{AlterCommand, ColumnPosition};
+use granary_storage::{Table, TableMeta};
+use granary_types::ChType;
+
+use crate::instance::Instance;
+
+/// Whether `command` changes the table's description rather than its data.
+pub fn is_metadata_command(command: &AlterCommand) -> bool {
+    matches!(
+        command,
+        AlterCommand::AddColumn { .. }
+            | AlterCommand::DropColumn { .. }
+            | AlterCommand::RenameColumn { .. }
+            | AlterCommand::ModifyColumn { .. }
+            | AlterCommand::CommentColumn { .. }
+            | AlterCommand::ModifyComment(_)
+            | AlterCommand::ModifySetting(_)
+            | AlterCommand::ResetSetting(_)
+    )
+}
+
+/// Applies `commands` (all metadata commands) to `table` and serves the reopened table.
+pub async fn alter_metadata(instance: &Instance, table: &Arc<Table>, commands: &[AlterCommand]) -> Result<()> {
+    if !table.engine.supports_alter_columns() {
+        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Alter of columns is not supported by storage {}", table.engine.engine_name())));
+    }
+    let meta = apply(&table.meta, commands)?;
+    if meta == table.meta {
+        return Ok(());
+    }
+    instance.catalog().registry().get(&meta.engine.name)?.validate(&meta)?;
+    table.engine.check_alter(&meta).await.map_err(|e| {
+        Error::new(ErrorCode::UNFINISHED, format!("Exception happened during execution of mutation of table {}.{}: {e}", meta.database, meta.name))
+    })?;
+    table.engine.close().await?;
+    instance.catalog().replace_table_meta(meta)?;
+    Ok(())
+}
+
+/// The names an expression text mentions (identifiers, quoted or not).
+fn names_in(expression: &str) -> Vec<String> {
+    expression
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
+    let mut meta = current.clone();
+    let engine = &current.engine;
+    let key_names: Vec<String> = [&engine.order_by, &engine.partition_by, &engine.primary_key, &engine.sample_by].into_iter().flatten().flat_map(|e| names_in(e)).collect();
+    let is_key = |name: &str| key_names.iter().any(|k| k == name);
+    // (current name, name in the stored data) of every column renamed so far.
+    let mut renames: Vec<(String, String)> = Vec::new();
+    let position = |meta: &TableMeta, name: &str| meta.columns.iter().position(|c| c.name == name);
+    for command in commands {
+        match command {
+            AlterCommand::AddColumn { column, if_not_exists, position: at } => {
+                if position(&meta, &column.name).is_some() {
+                    if *if_not_exists {
+                        continue;
+                    }
+                    return Err(Error::new(ErrorCode::DUPLICATE_COLUMN, format!("Cannot add column `{}`: column with this name already exists", column.name)));
+                }
+                let index = match at {
+                    ColumnPosition::Last => meta.columns.len(),
+                    ColumnPosition::First => 0,
+                    ColumnPosition::After(after) => {
+                        position(&meta, after).ok_or_else(|| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("Wrong column name. Cannot find column {after} to insert after")))? + 1
+                    }
+                };
+                meta.columns.insert(index, crate::interpreter::column_meta(column));
+            }
+            AlterCommand::DropColumn { name, if_exists } => {
+                let Some(index) = position(&meta, name) else {
+                    if *if_exists {
+                        continue;
+                    }
+                    return Err(Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{name}` to drop")));
+                };
+                if is_key(name) {
+                    return Err(Error::new(ErrorCode::ALTER_OF_COLUMN_IS_FORBIDDEN, format!("Trying to ALTER DROP key {name} column which is a part of key expression")));
+                }
+                meta.columns.remove(index);
+                renames.retain(|(new, _)| new != name);
+            }
+            AlterCommand::RenameColumn { from, to, if_exists } => {
+                let Some(index) = position(&meta, from) else {
+                    if *if_exists {
+                        continue;
+                    }
+                    return Err(Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{from}` to rename")));
+                };
+                if position(&meta, to).is_some() {
+                    return Err(Error::new(ErrorCode::DUPLICATE_COLUMN, format!("Cannot rename to `{to}`: column with this name already exists")));
+                }
+                if is_key(from) {
+                    return Err(Error::new(ErrorCode::ALTER_OF_COLUMN_IS_FORBIDDEN, format!("Trying to ALTER RENAME key {from} column which is a part of key expression")));
+                }
+                meta.columns[index].name = to.clone();
+                match renames.iter_mut().find(|(new, _)| new == from) {
+                    Some(entry) => entry.0 = to.clone(),
+                    None => renames.push((to.clone(), from.clone())),
+                }
+            }
+            AlterCommand::ModifyColumn { change, if_exists } => {
+                let Some(index) = position(&meta, &change.name) else {
+                    if *if_exists {
+                        continue;
+                    }
+                    return Err(Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column. Cannot find column `{}` to modify", change.name)));
+                };
+                let column = &mut meta.columns[index];
+                if let Some(t) = &change.ch_type {
+                    let old = column.ch_type()?;
+                    if *t != old && is_key(&change.name) {
+                        return Err(Error::new(
+                            ErrorCode::ALTER_OF_COLUMN_IS_FORBIDDEN,
+                            format!("ALTER of key column {} from type {old} to type {t} is not safe because it can change the representation of primary key", change.name),
+                        ));
+                    }
+                    column.type_name = t.to_string();
+                }
+                if let Some((kind, expression)) = &change.default {
+                    column.default_kind = Some(kind.clone());
+                    column.default_expression = Some(expression.clone());
+                }
+                if let Some(codec) = &change.codec {
+                    column.codec = Some(codec.clone());
+                }
+                if let Some(comment) = &change.comment {
+                    column.comment = Some(comment.clone());
+                }
+                match change.remove.as_deref() {
+                    None => {}
+                    Some("DEFAULT" | "MATERIALIZED" | "ALIAS" | "EPHEMERAL") => {
+                        column.default_kind = None;
+                        column.default_expression = None;
+                    }
+                    Some("CODEC") => column.codec = None,
+                    Some("COMMENT") => column.comment = None,
+                    Some(other) => return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot REMOVE {other} of a column"))),
+                }
+            }
+            AlterCommand::CommentColumn { name, comment, if_exists } => {
+                let Some(index) = position(&meta, name) else {
+                    if *if_exists {
+                        continue;
+                    }
+                    return Err(Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{name}` to comment")));
+                };
+                meta.columns[index].comment = Some(comment.clone());
+            }
+            AlterCommand::ModifyComment(comment) => meta.comment = Some(comment.clone()).filter(|c| !c.is_empty()),
+            AlterCommand::ModifySetting(settings) => {
+                for (name, value) in settings {
+                    match meta.engine.settings.iter_mut().find(|(n, _)| n == name) {
+                        Some(entry) => entry.1 = value.clone(),
+                        None => meta.engine.settings.push((name.clone(), value.clone())),
+                    }
+                }
+            }
+            AlterCommand::ResetSetting(names) => meta.engine.settings.retain(|(n, _)| !names.contains(n)),
+            _ => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "not a metadata command of ALTER")),
+        }
+    }
+    for column in &meta.columns {
+        ChType::parse(&column.type_name)?;
+    }
+    meta.renamed_columns = renames;
+    Ok(meta)
+}
