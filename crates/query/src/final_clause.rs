@@ -50,6 +50,31 @@ pub(crate) fn check_final_tables(ctx: &QueryContext, query: &mut ast::Query) -> 
     })
 }
 
+/// `SAMPLE k`: no Granary table has a sampling key (`SAMPLE BY`), so a sampled table is
+/// ClickHouse's SAMPLING_NOT_SUPPORTED, and a sampled subquery its UNSUPPORTED_METHOD,
+/// never a silent read of every row.
+pub(crate) fn check_sample_clauses(ctx: &QueryContext, query: &mut ast::Query) -> Result<()> {
+    granary_sql::views::visit_table_factors(query, &mut |factor| match factor {
+        TableFactor::Table { name, args, sample: Some(_), .. } => {
+            let Some((database, table)) = granary_sql::views::table_reference(name) else { return Ok(()) };
+            let storage = if args.is_some() {
+                format!("_table_function.{table}")
+            } else {
+                let database = database.unwrap_or_else(|| ctx.current_database.clone());
+                if ctx.catalog.database(&database).and_then(|db| db.table(&table)).is_none() && database != "system" {
+                    return Ok(()); // an unknown table: planning reports it
+                }
+                format!("{database}.{table}")
+            };
+            Err(Error::new(ErrorCode::SAMPLING_NOT_SUPPORTED, format!("Storage {storage} doesn't support sampling")))
+        }
+        TableFactor::Derived { sample: Some(ast::TableSampleKind::BeforeTableAlias(sample) | ast::TableSampleKind::AfterTableAlias(sample)), subquery, .. } => {
+            Err(Error::new(ErrorCode::UNSUPPORTED_METHOD, format!("Table expression modifiers {sample} are not supported for subquery {subquery}")))
+        }
+        _ => Ok(()),
+    })
+}
+
 fn is_final_marker(hint: &Expr) -> bool {
     matches!(hint, Expr::Identifier(ident) if ident.value == granary_sql::FINAL_MARKER && ident.quote_style.is_none())
 }

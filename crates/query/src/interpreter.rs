@@ -623,6 +623,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     // Before views are expanded (a materialized view's FINAL is checked against its
     // target), and again for the FINALs the views' own queries bring in.
     crate::final_clause::check_final_tables(ctx, &mut query)?;
+    crate::final_clause::check_sample_clauses(ctx, &mut query)?;
     if crate::views::expand_views(ctx, &mut query)? {
         ctx.read_views.store(true, std::sync::atomic::Ordering::Relaxed);
         crate::final_clause::check_final_tables(ctx, &mut query)?;
