@@ -29,5 +29,8 @@ SELECT count() FROM asof_l AS l ASOF JOIN asof_r AS r ON l.k = r.k; -- { serverE
 SELECT count() FROM asof_l AS l ASOF JOIN asof_r AS r ON l.k = r.k AND l.t >= r.t AND l.t <= r.t; -- { serverError INVALID_JOIN_ON_EXPRESSION }
 SELECT count() FROM asof_l AS l ASOF RIGHT JOIN asof_r AS r ON l.k = r.k AND l.t >= r.t; -- { serverError NOT_IMPLEMENTED }
 SELECT count() FROM asof_l AS l ASOF JOIN asof_r AS r ON l.t >= r.t; -- { serverError NOT_IMPLEMENTED }
+-- the right side is held in the query's memory, within max_memory_usage
+SELECT count() FROM asof_l AS l ASOF JOIN (SELECT number % 3 AS k, number AS t FROM numbers(1000000)) AS r ON l.k = r.k AND l.t >= r.t SETTINGS max_memory_usage = 1000000; -- { serverError MEMORY_LIMIT_EXCEEDED }
+SELECT count() FROM asof_l AS l ASOF JOIN (SELECT number % 3 AS k, number AS t FROM numbers(1000000)) AS r ON l.k = r.k AND l.t >= r.t;
 DROP TABLE asof_l;
 DROP TABLE asof_r;

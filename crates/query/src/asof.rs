@@ -28,6 +28,7 @@ use async_trait::async_trait;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchemaRef, DataFusionError, ScalarValue};
 use datafusion::catalog::Session;
+use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::type_coercion::binary::comparison_coercion;
@@ -41,7 +42,7 @@ use datafusion::physical_expr::expressions::CastExpr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::{collect, DisplayAs, DisplayFormatType, Distribution, ExecutionPlan, ExecutionPlanProperties, PlanProperties};
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, Distribution, ExecutionPlan, ExecutionPlanProperties, PlanProperties};
 use datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext;
 use datafusion::physical_planner::{ExtensionPlanner, PhysicalPlanner};
 use futures::{StreamExt, TryStreamExt};
@@ -445,6 +446,8 @@ impl ExecutionPlan for AsofJoinExec {
 /// The right side's rows grouped by key, each group sorted by ASOF value.
 #[derive(Debug)]
 struct RightSide {
+    /// Holds the side's memory against the query's pool (`max_memory_usage`).
+    _reservation: MemoryReservation,
     batch: RecordBatch,
     keys: RowConverter,
     groups: HashMap<Box<[u8]>, Vec<u32>>,
@@ -455,8 +458,19 @@ struct RightSide {
 impl RightSide {
     async fn build(right: Arc<dyn ExecutionPlan>, context: Arc<TaskContext>, spec: Arc<AsofSpec>) -> datafusion::common::Result<Arc<RightSide>> {
         let schema = right.schema();
-        let batches = collect(right, context).await?;
+        // Each batch is counted as it arrives, so a right side too large for the query's
+        // memory fails the query instead of growing past its limit.
+        let reservation = MemoryConsumer::new("AsofJoinExec right side").register(context.memory_pool());
+        let mut stream = right.execute(0, context)?;
+        let mut batches = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch?;
+            reservation.try_grow(batch.get_array_memory_size())?;
+            batches.push(batch);
+        }
         let batch = concat_batches(&schema, &batches)?;
+        drop(batches);
+        reservation.try_resize(batch.get_array_memory_size())?;
         let key_columns = evaluate(&spec.right_keys, &batch)?;
         let asof_column = evaluate(std::slice::from_ref(&spec.right_asof), &batch)?;
         let keys = RowConverter::new(key_columns.iter().map(|c| SortField::new(c.data_type().clone())).collect())?;
@@ -475,7 +489,7 @@ impl RightSide {
             // Stable: among equal ASOF values the order of arrival decides.
             group.sort_by(|a, b| asof_values.row(*a as usize).cmp(&asof_values.row(*b as usize)));
         }
-        Ok(Arc::new(RightSide { batch, keys, groups, asof, asof_values }))
+        Ok(Arc::new(RightSide { _reservation: reservation, batch, keys, groups, asof, asof_values }))
     }
 }
 
