@@ -140,14 +140,7 @@ pub fn substitute_aliases(select: &mut Select, mut order_by: Option<&mut OrderBy
     }
     // A bare SELECT-list alias in GROUP BY and ORDER BY is resolved by DataFusion against
     // the SELECT list already; one defined inside an expression is not in that list.
-    let outputs: Vec<String> = select
-        .projection
-        .iter()
-        .filter_map(|item| match item {
-            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
-            _ => None,
-        })
-        .collect();
+    let outputs = select_list_aliases(select);
     let is_output = |expr: &Expr| matches!(expr, Expr::Identifier(i) if outputs.contains(&i.value));
     if let GroupByExpr::Expressions(exprs, _) = &mut select.group_by {
         for expr in exprs {
@@ -402,6 +395,19 @@ impl VisitorMut for Substituter<'_> {
         self.leave_lambda(expr);
         ControlFlow::Continue(())
     }
+}
+
+
+/// The aliases the SELECT list gives its items (`x + 1 AS y` gives `y`).
+pub(crate) fn select_list_aliases(select: &Select) -> Vec<String> {
+    select
+        .projection
+        .iter()
+        .filter_map(|item| match item {
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

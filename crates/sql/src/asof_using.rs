@@ -66,14 +66,7 @@ pub(crate) fn resolve_using_names(select: &mut ast::Select, order_by: Option<&mu
     if joins.is_empty() {
         return;
     }
-    let aliases: Vec<String> = select
-        .projection
-        .iter()
-        .filter_map(|item| match item {
-            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
-            _ => None,
-        })
-        .collect();
+    let aliases = crate::aliases::select_list_aliases(select);
     let mut projection = Vec::with_capacity(select.projection.len());
     for item in std::mem::take(&mut select.projection) {
         match item {
