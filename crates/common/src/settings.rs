@@ -112,6 +112,8 @@ registry! {
     "date_time_input_format": DateTimeInputFormat = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
     "date_time_output_format": DateTimeOutputFormat = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
     "describe_compact_output": Bool = "0", "DESCRIBE: only the name and type of each column.";
+    "asterisk_include_materialized_columns": Bool = "0", "SELECT *: also the table's MATERIALIZED columns.";
+    "asterisk_include_alias_columns": Bool = "0", "SELECT *: also the table's ALIAS columns.";
     "describe_include_virtual_columns": Bool = "0", "DESCRIBE: also list the table's virtual columns (_part, ...), and an is_virtual column.";
     "enable_funnel_functions": Bool = "0", "Allows sequenceNextNode, experimental in ClickHouse.";
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";

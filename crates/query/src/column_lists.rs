@@ -18,7 +18,7 @@ use std::ops::ControlFlow;
 
 use arrow::datatypes::FieldRef;
 use datafusion::common::TableReference;
-use datafusion::logical_expr::LogicalPlan;
+use datafusion::logical_expr::{LogicalPlan, TableScan};
 use datafusion::execution::SessionState;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
@@ -29,16 +29,44 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_sql::column_lists::{argument_column_list, columns_call, has_column_list_argument, last_part, uses_column_lists, ColumnList};
 use granary_sql::names::column_name;
 use granary_sql::walk::walk_mut;
+use granary_storage::{ColumnKind, EngineTableProvider};
+
+/// Which computed columns a `*` stands for besides ordinary ones (the
+/// `asterisk_include_materialized_columns` and `asterisk_include_alias_columns` settings;
+/// EPHEMERAL columns are never read).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AsteriskColumns {
+    pub(crate) materialized: bool,
+    pub(crate) alias: bool,
+}
+
+impl AsteriskColumns {
+    pub(crate) fn from_settings(settings: &granary_common::settings::Settings) -> Self {
+        AsteriskColumns { materialized: settings.get_bool("asterisk_include_materialized_columns"), alias: settings.get_bool("asterisk_include_alias_columns") }
+    }
+
+    pub(crate) fn includes(self, kind: ColumnKind) -> bool {
+        match kind {
+            ColumnKind::Ordinary => true,
+            ColumnKind::Materialized => self.materialized,
+            ColumnKind::Alias => self.alias,
+            ColumnKind::Ephemeral => false,
+        }
+    }
+}
 
 /// Expands every column list in `query`.
-pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query) -> Result<()> {
+pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query, asterisk: AsteriskColumns) -> Result<()> {
+    // A `*` over a table with MATERIALIZED, ALIAS or EPHEMERAL columns is expanded here,
+    // to leave them out: DataFusion's `*` has every column of the table.
+    let expand_wildcards = reads_hidden_columns(state, query, asterisk).await;
     loop {
-        let mut finder = Finder { withs: Vec::new(), seen: 0, found: None };
+        let mut finder = Finder { withs: Vec::new(), seen: 0, found: None, expand_wildcards };
         let _ = walk_mut(query, &mut finder);
         let Some((target, probe)) = finder.found else { return Ok(()) };
         let plan = state.statement_to_plan(DFStatement::Statement(Box::new(ast::Statement::Query(Box::new(probe))))).await?;
-        let columns = Columns::of(&plan);
-        let mut expander = Expander { seen: 0, target, columns: &columns, result: Ok(()) };
+        let columns = Columns::of(&plan, asterisk);
+        let mut expander = Expander { seen: 0, target, columns: &columns, expand_wildcards, result: Ok(()) };
         let _ = walk_mut(query, &mut expander);
         expander.result?;
     }
@@ -54,8 +82,8 @@ impl Columns {
     /// The columns of `probe` (`SELECT * FROM <a FROM clause>`), without the virtual
     /// columns of the tables it reads directly: ClickHouse's `*` leaves those out, while
     /// a subquery's result columns are ordinary columns whatever they were read from.
-    fn of(probe: &LogicalPlan) -> Columns {
-        let hidden = tables_virtual_columns(probe.inputs().first().copied().unwrap_or(probe));
+    fn of(probe: &LogicalPlan, asterisk: AsteriskColumns) -> Columns {
+        let hidden = tables_hidden_columns(probe.inputs().first().copied().unwrap_or(probe), asterisk);
         let schema = probe.schema();
         let visible: Vec<(Option<&TableReference>, &FieldRef)> =
             schema.iter().filter(|(qualifier, field)| !hidden.iter().any(|(q, name)| q.as_ref() == *qualifier && name == field.name())).collect();
@@ -94,26 +122,65 @@ impl Columns {
     }
 }
 
-/// The virtual columns (qualified as the FROM clause names them) of the tables `from`
-/// reads directly, through joins and table aliases.
-fn tables_virtual_columns(from: &LogicalPlan) -> Vec<(Option<TableReference>, String)> {
-    let reads_table = |mut plan: &LogicalPlan| loop {
-        match plan {
-            LogicalPlan::TableScan(_) => return true,
-            LogicalPlan::SubqueryAlias(alias) => plan = alias.input.as_ref(),
-            _ => return false,
-        }
-    };
+/// The columns `*` leaves out (qualified as the FROM clause names them) of the tables
+/// `from` reads directly, through joins and table aliases: virtual columns, and computed
+/// ones unless `asterisk` includes them.
+fn tables_hidden_columns(from: &LogicalPlan, asterisk: AsteriskColumns) -> Vec<(Option<TableReference>, String)> {
     match from {
-        LogicalPlan::Join(join) => [join.left.as_ref(), join.right.as_ref()].into_iter().flat_map(tables_virtual_columns).collect(),
-        plan if reads_table(plan) => plan
-            .schema()
-            .iter()
-            .filter(|(_, field)| granary_storage::virtual_columns::is_virtual(field))
-            .map(|(qualifier, field)| (qualifier.cloned(), field.name().clone()))
-            .collect(),
-        _ => Vec::new(),
+        LogicalPlan::Join(join) => [join.left.as_ref(), join.right.as_ref()].into_iter().flat_map(|side| tables_hidden_columns(side, asterisk)).collect(),
+        plan => {
+            let Some(scan) = scanned_table(plan) else { return Vec::new() };
+            let computed = computed_columns(scan, asterisk);
+            plan.schema()
+                .iter()
+                .filter(|(_, field)| granary_storage::virtual_columns::is_virtual(field) || computed.contains(field.name()))
+                .map(|(qualifier, field)| (qualifier.cloned(), field.name().clone()))
+                .collect()
+        }
     }
+}
+
+/// The table `plan` reads directly, through table aliases.
+fn scanned_table(mut plan: &LogicalPlan) -> Option<&TableScan> {
+    loop {
+        match plan {
+            LogicalPlan::TableScan(scan) => return Some(scan),
+            LogicalPlan::SubqueryAlias(alias) => plan = alias.input.as_ref(),
+            _ => return None,
+        }
+    }
+}
+
+/// The names of the columns of the table `scan` reads that `*` leaves out by their kind.
+fn computed_columns(scan: &TableScan, asterisk: AsteriskColumns) -> HashSet<String> {
+    let Ok(provider) = datafusion::datasource::source_as_provider(&scan.source) else { return HashSet::new() };
+    let Some(table) = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<EngineTableProvider>() else { return HashSet::new() };
+    table.table().meta.columns.iter().filter(|c| !asterisk.includes(c.kind())).map(|c| c.name.clone()).collect()
+}
+
+/// Whether `query` reads a table that has columns `*` leaves out by their kind (a name
+/// that turns out to be a CTE's only costs an expansion).
+async fn reads_hidden_columns(state: &SessionState, query: &mut Query, asterisk: AsteriskColumns) -> bool {
+    let mut references: Vec<TableReference> = Vec::new();
+    let _ = granary_sql::views::visit_table_factors(query, &mut |factor| {
+        if let ast::TableFactor::Table { name, args: None, .. } = factor {
+            match granary_sql::views::table_reference(name) {
+                Some((Some(database), table)) => references.push(TableReference::partial(database, table)),
+                Some((None, table)) => references.push(TableReference::bare(table)),
+                None => {}
+            }
+        }
+        Ok(())
+    });
+    for reference in references {
+        let Ok(schema) = state.schema_for_ref(reference.clone()) else { continue };
+        let Ok(Some(provider)) = schema.table(reference.table()).await else { continue };
+        let Some(table) = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<EngineTableProvider>() else { continue };
+        if table.table().meta.columns.iter().any(|c| !asterisk.includes(c.kind())) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The columns a plain `*` or `t.*` in a SELECT list stands for. Only expanded when the
@@ -136,10 +203,10 @@ fn plain_wildcard(item: &SelectItem) -> Option<ColumnList> {
 /// A `*` with only EXCEPT/EXCLUDE modifiers: the columns it stands for, and the names
 /// it leaves out. Expanded here only while tables show virtual columns (DataFusion's
 /// expansion would keep those).
-fn wildcard_with_exclusions(item: &SelectItem) -> Option<(ColumnList, Vec<String>)> {
+fn wildcard_with_exclusions(item: &SelectItem, expand_wildcards: bool) -> Option<(ColumnList, Vec<String>)> {
     let SelectItem::Wildcard(o) = item else { return None };
     let only_exclusions = o.opt_ilike.is_none() && o.opt_replace.is_none() && o.opt_rename.is_none() && o.opt_alias.is_none();
-    if !only_exclusions || (o.opt_except.is_none() && o.opt_exclude.is_none()) || !granary_storage::virtual_columns::visible() {
+    if !only_exclusions || (o.opt_except.is_none() && o.opt_exclude.is_none()) || !(expand_wildcards || granary_storage::virtual_columns::visible()) {
         return None;
     }
     let mut names: Vec<String> = Vec::new();
@@ -155,12 +222,12 @@ fn wildcard_with_exclusions(item: &SelectItem) -> Option<(ColumnList, Vec<String
 }
 
 /// Whether `select` (not its subqueries, which are SELECTs of their own) uses a column list.
-fn select_uses_column_lists(select: &mut Select) -> bool {
-    // While tables show virtual columns (the query names one), a `*` must be expanded
-    // here to leave them out.
-    let expand_wildcards = select.projection.len() > 1 || granary_storage::virtual_columns::visible();
+fn select_uses_column_lists(select: &mut Select, hidden_columns: bool) -> bool {
+    // While tables show virtual columns (the query names one), or have computed columns,
+    // a `*` must be expanded here to leave them out.
+    let expand_wildcards = select.projection.len() > 1 || hidden_columns || granary_storage::virtual_columns::visible();
     let mut found = expand_wildcards && select.projection.iter().any(|item| plain_wildcard(item).is_some());
-    found |= select.projection.iter().any(|item| wildcard_with_exclusions(item).is_some());
+    found |= select.projection.iter().any(|item| wildcard_with_exclusions(item, hidden_columns).is_some());
     for item in &select.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             found |= columns_call(e).is_some();
@@ -185,6 +252,8 @@ struct Finder {
     withs: Vec<Option<With>>,
     seen: usize,
     found: Option<(usize, Query)>,
+    /// The query reads tables whose `*` leaves computed columns out.
+    expand_wildcards: bool,
 }
 
 impl VisitorMut for Finder {
@@ -203,7 +272,7 @@ impl VisitorMut for Finder {
     fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
         let index = self.seen;
         self.seen += 1;
-        if !select_uses_column_lists(select) {
+        if !select_uses_column_lists(select, self.expand_wildcards) {
             return ControlFlow::Continue(());
         }
         self.found = Some((index, probe_query(select, &self.withs)));
@@ -272,6 +341,7 @@ struct Expander<'a> {
     seen: usize,
     target: usize,
     columns: &'a Columns,
+    expand_wildcards: bool,
     result: Result<()>,
 }
 
@@ -287,12 +357,12 @@ impl VisitorMut for Expander<'_> {
         if select.from.is_empty() {
             select.from = vec![system_one()];
         }
-        self.result = expand_select(select, self.columns);
+        self.result = expand_select(select, self.columns, self.expand_wildcards);
         ControlFlow::Break(())
     }
 }
 
-fn expand_select(select: &mut Select, columns: &Columns) -> Result<()> {
+fn expand_select(select: &mut Select, columns: &Columns, expand_wildcards: bool) -> Result<()> {
     // `SELECT COLUMNS('re')`: one result column per match, named after it.
     let mut projection = Vec::with_capacity(select.projection.len());
     for item in std::mem::take(&mut select.projection) {
@@ -300,7 +370,7 @@ fn expand_select(select: &mut Select, columns: &Columns) -> Result<()> {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => columns_call(e),
             other => plain_wildcard(other),
         };
-        match (list, wildcard_with_exclusions(&item)) {
+        match (list, wildcard_with_exclusions(&item, expand_wildcards)) {
             (Some(list), _) => projection.extend(columns.expand(&list)?.into_iter().map(SelectItem::UnnamedExpr)),
             (None, Some((list, excluded))) => {
                 let kept = columns.expand(&list)?.into_iter().filter(|e| match e {

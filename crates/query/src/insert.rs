@@ -31,10 +31,12 @@ use granary_sql::{InsertSource, InsertStatement, InsertTarget, TableFunctionCall
 use granary_storage::defaults::{default_value, repeat};
 use granary_types::ChType;
 use granary_io::sink::{PartitionMode, SinkPartitioning};
-use granary_storage::{InsertRequest, Table};
+use granary_storage::{ColumnKind, InsertRequest, Table};
 use tokio::sync::mpsc;
 
 use crate::async_insert::AsyncInsertQueue;
+pub(crate) use crate::column_defaults::evaluate_defaults;
+use crate::column_defaults::{Defaults, RowDefault};
 use crate::instance::QueryContext;
 use crate::interpreter::{database_of, execute_plan, execute_plan_partitioned, plan_query};
 use crate::ByteStream;
@@ -120,7 +122,7 @@ async fn insert_select(
     planned: Option<LogicalPlan>,
     query: Box<granary_sql::sqlparser::ast::Query>,
     limit_by: Option<granary_sql::rewrite::LimitBy>,
-    defaults: HashMap<usize, ArrayRef>,
+    defaults: Defaults,
 ) -> Result<()> {
     let plan = match planned {
         Some(plan) => plan,
@@ -255,17 +257,16 @@ const VALUES_EXPRESSION_FALLBACK_BYTES: usize = 1 << 20;
 
 /// Inserts VALUES text held in memory: literals parsed in one pass, or, when that fails,
 /// row by row with expressions where needed (`insert_values.rs`).
-async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: HashMap<usize, ArrayRef>) -> Result<()> {
-    let (schema, batches) = values_batches(ctx, table, targets, values).await?;
+async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: Defaults) -> Result<()> {
+    let (schema, batches) = values_batches(ctx, table, targets, values, &defaults).await?;
     let stream = futures::stream::iter(batches.into_iter().map(Ok));
     let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(schema, stream));
     insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
 }
 
 /// The rows of VALUES text held in memory, as batches of the listed columns.
-async fn values_batches(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-    let table_schema = table.schema();
-    let fields: Vec<Field> = targets.iter().map(|i| table_schema.field(*i).clone()).collect();
+async fn values_batches(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: &Defaults) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let fields = input_fields(ctx, table, targets, defaults)?;
     let input_schema: SchemaRef = Arc::new(Schema::new(fields.clone()));
     let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
@@ -317,7 +318,7 @@ async fn queue_insert(
     table: &Arc<Table>,
     targets: &[usize],
     data: AsyncData<'_>,
-    defaults: &HashMap<usize, ArrayRef>,
+    defaults: &Defaults,
 ) -> Result<Queued> {
     let AsyncData { format, query, data, input } = data;
     let limit = ctx.settings.get_u64("async_insert_max_data_size");
@@ -352,10 +353,9 @@ async fn queue_insert(
         return Err(no_data_to_insert());
     }
     let parsed = if format == "Values" && !had_body && data.len() <= VALUES_EXPRESSION_FALLBACK_BYTES {
-        values_batches(ctx, table, targets, data).await?.1
+        values_batches(ctx, table, targets, data, defaults).await?.1
     } else {
-        let table_schema = table.schema();
-        let input_schema: SchemaRef = Arc::new(Schema::new(targets.iter().map(|i| table_schema.field(*i).clone()).collect::<Vec<Field>>()));
+        let input_schema: SchemaRef = Arc::new(Schema::new(input_fields(ctx, table, targets, defaults)?));
         let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
         format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
         let mut parser = create_input_format(format, input_schema, &format_settings)?;
@@ -381,17 +381,48 @@ async fn queue_insert(
     Ok(Queued::Done)
 }
 
-/// Indexes of the listed columns in the table (all columns when none are listed).
+/// The fields an input format parses for the listed columns. A column that is not
+/// Nullable but has a DEFAULT expression is parsed as Nullable, so that the conformer
+/// replaces a NULL by that expression's value (ClickHouse's input_format_null_as_default)
+/// rather than by the type's zero.
+fn input_fields(ctx: &QueryContext, table: &Table, targets: &[usize], defaults: &Defaults) -> Result<Vec<Field>> {
+    let schema = table.schema();
+    let null_as_default = ctx.settings.get_bool("input_format_null_as_default");
+    targets
+        .iter()
+        .map(|&i| {
+            let field = schema.field(i);
+            if null_as_default && !field.is_nullable() && defaults.covers(i) {
+                let ch_type = ChType::from_field(field);
+                let nullable = ch_type.clone().into_nullable();
+                if nullable != ch_type {
+                    return Ok(nullable.to_arrow_field(field.name()));
+                }
+            }
+            Ok(field.clone())
+        })
+        .collect()
+}
+
+/// Indexes of the listed columns in the table; when none are listed, of the columns an
+/// INSERT fills by position (ordinary ones: not MATERIALIZED, ALIAS or EPHEMERAL).
 fn target_columns(table: &Table, listed: &[String]) -> Result<Vec<usize>> {
     let schema = table.schema();
+    let kind_of = |i: usize| table.meta.columns.get(i).map_or(ColumnKind::Ordinary, |c| c.kind());
     if listed.is_empty() {
-        return Ok((0..schema.fields().len()).collect());
+        return Ok((0..schema.fields().len()).filter(|&i| kind_of(i) == ColumnKind::Ordinary).collect());
     }
     let mut targets: Vec<usize> = Vec::with_capacity(listed.len());
     for name in listed {
-        let index = schema.index_of(name).map_err(|_| {
-            Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("No such column {name} in table {}.{}", table.meta.database, table.meta.name))
-        })?;
+        let no_such_column = || Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("No such column {name} in table {}.{}", table.meta.database, table.meta.name));
+        let index = schema.index_of(name).map_err(|_| no_such_column())?;
+        match kind_of(index) {
+            ColumnKind::Materialized => {
+                return Err(Error::new(ErrorCode::ILLEGAL_COLUMN, format!("Cannot insert column {name}, because it is MATERIALIZED column")));
+            }
+            ColumnKind::Alias => return Err(no_such_column()),
+            ColumnKind::Ordinary | ColumnKind::Ephemeral => {}
+        }
         if targets.contains(&index) {
             return Err(Error::new(
                 ErrorCode::DUPLICATE_COLUMN,
@@ -403,52 +434,10 @@ fn target_columns(table: &Table, listed: &[String]) -> Result<Vec<usize>> {
     Ok(targets)
 }
 
-/// Values of the columns an INSERT does not list but whose DEFAULT expression is set,
-/// evaluated once per INSERT. Expressions that read other columns of the row are not
-/// supported yet and fail the INSERT rather than silently storing the type's zero.
-pub(crate) async fn evaluate_defaults(ctx: &QueryContext, table: &Table, targets: &[usize]) -> Result<HashMap<usize, ArrayRef>> {
-    let mut out = HashMap::new();
-    for (i, column) in table.meta.columns.iter().enumerate() {
-        if targets.contains(&i) {
-            continue;
-        }
-        let (Some(kind), Some(expression)) = (&column.default_kind, &column.default_expression) else { continue };
-        if kind != "DEFAULT" && kind != "MATERIALIZED" {
-            continue;
-        }
-        let sql = format!("SELECT _CAST(({expression}), {})", granary_sql::params::quote_string(&column.type_name));
-        let value = evaluate_scalar_sql(ctx, &sql).await.map_err(|e| {
-            Error::new(
-                ErrorCode::NOT_IMPLEMENTED,
-                format!("Cannot compute DEFAULT {expression} of column {}: {} (defaults that read other columns are not supported yet)", column.name, e.message()),
-            )
-        })?;
-        out.insert(i, value);
-    }
-    Ok(out)
-}
-
-async fn evaluate_scalar_sql(ctx: &QueryContext, sql: &str) -> Result<ArrayRef> {
-    let params = HashMap::new();
-    let options = granary_sql::ParseOptions { params: &params, rewrite: Default::default(), max_query_size: 0 };
-    let (parsed, _) = granary_sql::parse_statement(sql, &options)?;
-    let granary_sql::Statement::Query { query, .. } = parsed.statement else {
-        return Err(Error::new(ErrorCode::LOGICAL_ERROR, "default expression is not a query"));
-    };
-    let plan = plan_query(ctx, query).await?;
-    let mut stream = execute_plan(ctx, &plan).await?;
-    while let Some(batch) = stream.next().await {
-        let batch = batch?;
-        if batch.num_rows() > 0 {
-            return Ok(batch.column(0).slice(0, 1));
-        }
-    }
-    Err(Error::new(ErrorCode::LOGICAL_ERROR, "default expression produced no value"))
-}
-
-/// Inserts the rows of `stream` (columns by position = `targets`, all columns if empty).
+/// Inserts the rows of `stream` (columns by position = `targets`; when empty, the columns
+/// an INSERT without a column list fills).
 pub(crate) async fn insert_stream(ctx: &QueryContext, table: &Table, targets: &[usize], stream: SendableRecordBatchStream) -> Result<()> {
-    let all: Vec<usize> = (0..table.schema().fields().len()).collect();
+    let all = target_columns(table, &[])?;
     let targets = if targets.is_empty() { &all } else { targets };
     let defaults = evaluate_defaults(ctx, table, targets).await?;
     insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
@@ -459,7 +448,7 @@ async fn insert_stream_with_defaults(
     table: &Table,
     targets: &[usize],
     stream: SendableRecordBatchStream,
-    defaults: HashMap<usize, ArrayRef>,
+    defaults: Defaults,
 ) -> Result<()> {
     insert_streams_with_defaults(ctx, table, targets, vec![stream], defaults).await
 }
@@ -471,7 +460,7 @@ async fn insert_streams_with_defaults(
     table: &Table,
     targets: &[usize],
     streams: Vec<SendableRecordBatchStream>,
-    defaults: HashMap<usize, ArrayRef>,
+    defaults: Defaults,
 ) -> Result<()> {
     let source_columns = match streams.first() {
         Some(stream) => stream.schema().fields().len(),
@@ -529,10 +518,10 @@ async fn insert_data(
     format: &str,
     head: Bytes,
     input: Option<ByteStream>,
-    defaults: HashMap<usize, ArrayRef>,
+    defaults: Defaults,
 ) -> Result<()> {
     let table_schema = table.schema();
-    let input_schema: SchemaRef = Arc::new(Schema::new(targets.iter().map(|i| table_schema.field(*i).clone()).collect::<Vec<Field>>()));
+    let input_schema: SchemaRef = Arc::new(Schema::new(input_fields(ctx, table, targets, &defaults)?));
     let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
     format_settings.max_block_rows = ctx.settings.get_u64("max_insert_block_size").max(1) as usize;
     // Fails here, before any data is read, for an unknown format.
@@ -653,10 +642,13 @@ pub(crate) struct Conformer {
     source_of: Vec<Option<usize>>,
     /// One-row default value per table column.
     defaults: Vec<ArrayRef>,
+    /// Columns computed from others of the row, in evaluation order.
+    per_row: Vec<RowDefault>,
 }
 
 impl Conformer {
-    pub fn new(table_schema: SchemaRef, targets: Vec<usize>, mut overrides: HashMap<usize, ArrayRef>) -> Result<Self> {
+    pub fn new(table_schema: SchemaRef, targets: Vec<usize>, defaults: Defaults) -> Result<Self> {
+        let Defaults { constants: mut overrides, per_row } = defaults;
         let mut source_of = vec![None; table_schema.fields().len()];
         for (position, column) in targets.iter().enumerate() {
             source_of[*column] = Some(position);
@@ -670,13 +662,15 @@ impl Conformer {
                 _ => default_value(f),
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Conformer { table_schema, source_of, defaults })
+        Ok(Conformer { table_schema, source_of, defaults, per_row })
     }
 
     pub fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch> {
         let rows = batch.num_rows();
         let options = CastOptions { safe: false, ..Default::default() };
         let mut columns = Vec::with_capacity(self.source_of.len());
+        // Given columns whose NULLs take a per-row default: where the values were given.
+        let mut given: HashMap<usize, arrow::array::BooleanArray> = HashMap::new();
         for (i, field) in self.table_schema.fields().iter().enumerate() {
             let column = match self.source_of[i] {
                 Some(position) => {
@@ -697,7 +691,11 @@ impl Conformer {
                     if !field.is_nullable() && cast.null_count() > 0 {
                         let mask = is_not_null(&cast)?;
                         let default = arrow::array::Scalar::new(self.defaults[i].clone());
-                        zip(&mask, &cast, &default)?
+                        let filled = zip(&mask, &cast, &default)?;
+                        if self.per_row.iter().any(|d| d.column == i) {
+                            given.insert(i, mask);
+                        }
+                        filled
                     } else {
                         cast
                     }
@@ -707,9 +705,28 @@ impl Conformer {
             columns.push(column);
         }
         self.fill_missing_nested(&mut columns)?;
+        let batch_options = arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows));
+        for default in &self.per_row {
+            let i = default.column;
+            if self.source_of[i].is_some() && !given.contains_key(&i) {
+                continue;
+            }
+            let row = RecordBatch::try_new_with_options(self.table_schema.clone(), columns.clone(), &batch_options)?;
+            let field = self.table_schema.field(i);
+            let mut computed = default.expression.evaluate(&row)?.into_array(rows)?;
+            if computed.data_type() != field.data_type() {
+                computed = cast_with_options(&computed, field.data_type(), &options)?;
+            }
+            if !field.is_nullable() && computed.null_count() > 0 {
+                computed = zip(&is_not_null(&computed)?, &computed, &arrow::array::Scalar::new(self.defaults[i].clone()))?;
+            }
+            columns[i] = match given.get(&i) {
+                Some(mask) => zip(mask, &columns[i], &computed)?,
+                None => computed,
+            };
+        }
         check_nested_sizes(&self.table_schema, &columns)?;
-        let options = arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &options)?)
+        Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &batch_options)?)
     }
 }
 

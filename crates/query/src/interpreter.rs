@@ -670,7 +670,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     check_table_references(ctx, &statement).await?;
     if let DFStatement::Statement(inner) = &mut statement {
         if let ast::Statement::Query(query) = inner.as_mut() {
-            crate::column_lists::expand_column_lists(state, query).await?;
+            let asterisk = crate::column_lists::AsteriskColumns::from_settings(&ctx.settings);
+            crate::column_lists::expand_column_lists(state, query, asterisk).await?;
             granary_sql::names::name_repeated_columns(query);
         }
     }
@@ -1131,6 +1132,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         }
         select_plan = Some(plan);
     }
+    crate::column_defaults::check_default_expressions(ctx, &columns).await?;
     let engine = engine.ok_or_else(|| {
         Error::new(ErrorCode::ENGINE_REQUIRED, "Table engine is not specified in CREATE query (only Memory and Null exist yet; MergeTree is coming)")
     })?;

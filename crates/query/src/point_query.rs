@@ -50,8 +50,12 @@ fn read_shape(ctx: &QueryContext, shape: &Shape) -> Result<Option<SendableRecord
     for item in &shape.columns {
         match item {
             Projected::All => {
-                projection.extend(0..schema.fields().len());
-                out_fields.extend(schema.fields().iter().map(|f| f.as_ref().clone()));
+                let asterisk = crate::column_lists::AsteriskColumns::from_settings(&ctx.settings);
+                let shown = (0..schema.fields().len()).filter(|&i| table.meta.columns.get(i).is_none_or(|c| asterisk.includes(c.kind())));
+                for i in shown {
+                    projection.push(i);
+                    out_fields.push(schema.field(i).clone());
+                }
             }
             Projected::Column { name, alias } => {
                 let Ok(index) = schema.index_of(name) else { return Ok(None) };

@@ -40,6 +40,38 @@ impl ColumnMeta {
     pub fn ch_type(&self) -> Result<ChType> {
         ChType::parse(&self.type_name)
     }
+
+    /// The column's kind, from its DEFAULT-like clause.
+    pub fn kind(&self) -> ColumnKind {
+        match self.default_kind.as_deref() {
+            Some("MATERIALIZED") => ColumnKind::Materialized,
+            Some("ALIAS") => ColumnKind::Alias,
+            Some("EPHEMERAL") => ColumnKind::Ephemeral,
+            _ => ColumnKind::Ordinary,
+        }
+    }
+}
+
+/// ClickHouse's column kinds. Only ordinary columns (with or without a DEFAULT) are in
+/// `SELECT *` and in an INSERT without a column list; the others are computed
+/// (MATERIALIZED, ALIAS) or only inserted by name (EPHEMERAL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    Ordinary,
+    Materialized,
+    Alias,
+    Ephemeral,
+}
+
+impl ColumnKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ColumnKind::Ordinary => "DEFAULT",
+            ColumnKind::Materialized => "MATERIALIZED",
+            ColumnKind::Alias => "ALIAS",
+            ColumnKind::Ephemeral => "EPHEMERAL",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
