@@ -86,6 +86,8 @@ registry! {
     "allow_experimental_funnel_functions": Bool = "0", "Allows sequenceNextNode (ClickHouse's alias of enable_funnel_functions; either one enables it).";
     "allow_introspection_functions": Bool = "0", "Allows the introspection functions (addressToSymbol, addressToLine, addressToLineWithInlines, demangle) that read system.trace_log's stacks.";
     "allow_named_collection_override_by_default": Bool = "1", "Keys of a named collection without [NOT] OVERRIDABLE may be overridden by the arguments of a table function.";
+    "asterisk_include_alias_columns": Bool = "0", "SELECT *: also the table's ALIAS columns.";
+    "asterisk_include_materialized_columns": Bool = "0", "SELECT *: also the table's MATERIALIZED columns.";
     "async_insert": Bool = "0", "Queue INSERTs that carry their data (VALUES, FORMAT with a body) and write the queued INSERTs of one table, column list and settings as one part (ClickHouse's asynchronous inserts; off by default, as in ClickHouse 24.8). INSERT ... SELECT is never queued.";
     "async_insert_busy_timeout_max_ms": Milliseconds = "200", "Asynchronous inserts: the longest time the first queued INSERT of a batch waits before the batch is written.";
     "async_insert_busy_timeout_ms": Milliseconds = "200", "Asynchronous inserts: the time the first queued INSERT of a batch waits before the batch is written (when set, instead of async_insert_busy_timeout_max_ms).";
@@ -112,8 +114,6 @@ registry! {
     "date_time_input_format": DateTimeInputFormat = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
     "date_time_output_format": DateTimeOutputFormat = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
     "describe_compact_output": Bool = "0", "DESCRIBE: only the name and type of each column.";
-    "asterisk_include_materialized_columns": Bool = "0", "SELECT *: also the table's MATERIALIZED columns.";
-    "asterisk_include_alias_columns": Bool = "0", "SELECT *: also the table's ALIAS columns.";
     "describe_include_virtual_columns": Bool = "0", "DESCRIBE: also list the table's virtual columns (_part, ...), and an is_virtual column.";
     "enable_funnel_functions": Bool = "0", "Allows sequenceNextNode, experimental in ClickHouse.";
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";

@@ -22,6 +22,8 @@ pub fn is_metadata_command(command: &AlterCommand) -> bool {
             | AlterCommand::ModifyColumn { .. }
             | AlterCommand::CommentColumn { .. }
             | AlterCommand::ModifyComment(_)
+            | AlterCommand::AddConstraint { .. }
+            | AlterCommand::DropConstraint { .. }
             | AlterCommand::ModifySetting(_)
             | AlterCommand::ResetSetting(_)
     )
@@ -161,6 +163,22 @@ fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
                 meta.columns[index].comment = Some(comment.clone());
             }
             AlterCommand::ModifyComment(comment) => meta.comment = Some(comment.clone()).filter(|c| !c.is_empty()),
+            AlterCommand::AddConstraint { constraint, if_not_exists } => {
+                if meta.constraints.iter().any(|c| c.name == constraint.name) {
+                    if *if_not_exists {
+                        continue;
+                    }
+                    return Err(Error::new(ErrorCode::ILLEGAL_COLUMN, format!("Cannot add constraint {}: constraint with this name already exists", constraint.name)));
+                }
+                meta.constraints.push(crate::interpreter::constraint_meta(constraint));
+            }
+            AlterCommand::DropConstraint { name, if_exists } => match meta.constraints.iter().position(|c| c.name == *name) {
+                Some(index) => {
+                    meta.constraints.remove(index);
+                }
+                None if *if_exists => continue,
+                None => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Wrong constraint name. Cannot find constraint `{name}` to drop"))),
+            },
             AlterCommand::ModifySetting(settings) => {
                 for (name, value) in settings {
                     match meta.engine.settings.iter_mut().find(|(n, _)| n == name) {

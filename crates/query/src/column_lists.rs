@@ -59,14 +59,14 @@ impl AsteriskColumns {
 pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query, asterisk: AsteriskColumns) -> Result<()> {
     // A `*` over a table with MATERIALIZED, ALIAS or EPHEMERAL columns is expanded here,
     // to leave them out: DataFusion's `*` has every column of the table.
-    let expand_wildcards = reads_hidden_columns(state, query, asterisk).await;
+    let hidden_columns = reads_hidden_columns(state, query, asterisk).await;
     loop {
-        let mut finder = Finder { withs: Vec::new(), seen: 0, found: None, expand_wildcards };
+        let mut finder = Finder { withs: Vec::new(), seen: 0, found: None, hidden_columns };
         let _ = walk_mut(query, &mut finder);
         let Some((target, probe)) = finder.found else { return Ok(()) };
         let plan = state.statement_to_plan(DFStatement::Statement(Box::new(ast::Statement::Query(Box::new(probe))))).await?;
         let columns = Columns::of(&plan, asterisk);
-        let mut expander = Expander { seen: 0, target, columns: &columns, expand_wildcards, result: Ok(()) };
+        let mut expander = Expander { seen: 0, target, columns: &columns, hidden_columns, result: Ok(()) };
         let _ = walk_mut(query, &mut expander);
         expander.result?;
     }
@@ -76,6 +76,8 @@ pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query,
 struct Columns {
     /// (table name, column name, whether another column has the same name).
     fields: Vec<(Option<String>, String, bool)>,
+    /// The table of the first column: the left-most table of a join.
+    first_table: Option<String>,
 }
 
 impl Columns {
@@ -94,8 +96,9 @@ impl Columns {
                 let ambiguous = names.iter().filter(|n| *n == field.name()).count() > 1;
                 (qualifier.map(|q| q.table().to_string()), field.name().clone(), ambiguous)
             })
-            .collect();
-        Columns { fields }
+            .collect::<Vec<(Option<String>, String, bool)>>();
+        let first_table = fields.first().and_then(|(table, ..)| table.clone());
+        Columns { fields, first_table }
     }
 
     /// A reference to column `i`: its bare name, qualified only when the name is ambiguous.
@@ -107,8 +110,26 @@ impl Columns {
         }
     }
 
+    /// Column `i` as a result column of a SELECT list, named as ClickHouse names it: a
+    /// column whose name another table of the join has too is shown qualified (`y.b`),
+    /// unless it comes from the left-most table.
+    fn item(&self, i: usize) -> SelectItem {
+        let (table, name, ambiguous) = &self.fields[i];
+        match table {
+            Some(table) if *ambiguous && self.first_table.as_ref() != Some(table) => {
+                SelectItem::ExprWithAlias { expr: self.reference(i), alias: Ident::with_quote('`', format!("{table}.{name}")) }
+            }
+            _ => SelectItem::UnnamedExpr(self.reference(i)),
+        }
+    }
+
     /// The columns `list` stands for.
     fn expand(&self, list: &ColumnList) -> Result<Vec<Expr>> {
+        Ok(self.matches(list)?.into_iter().map(|i| self.reference(i)).collect())
+    }
+
+    /// The positions of the columns `list` stands for.
+    fn matches(&self, list: &ColumnList) -> Result<Vec<usize>> {
         let matches: Vec<usize> = match list {
             ColumnList::All => (0..self.fields.len()).collect(),
             ColumnList::OfTable(table) => (0..self.fields.len()).filter(|&i| self.fields[i].0.as_deref() == Some(table.as_str())).collect(),
@@ -118,7 +139,7 @@ impl Columns {
                 (0..self.fields.len()).filter(|&i| regex.is_match(&self.fields[i].1)).collect()
             }
         };
-        Ok(matches.into_iter().map(|i| self.reference(i)).collect())
+        Ok(matches)
     }
 }
 
@@ -206,7 +227,7 @@ fn plain_wildcard(item: &SelectItem) -> Option<ColumnList> {
 fn wildcard_with_exclusions(item: &SelectItem, expand_wildcards: bool) -> Option<(ColumnList, Vec<String>)> {
     let SelectItem::Wildcard(o) = item else { return None };
     let only_exclusions = o.opt_ilike.is_none() && o.opt_replace.is_none() && o.opt_rename.is_none() && o.opt_alias.is_none();
-    if !only_exclusions || (o.opt_except.is_none() && o.opt_exclude.is_none()) || !(expand_wildcards || granary_storage::virtual_columns::visible()) {
+    if !only_exclusions || (o.opt_except.is_none() && o.opt_exclude.is_none()) || !expand_wildcards {
         return None;
     }
     let mut names: Vec<String> = Vec::new();
@@ -222,12 +243,18 @@ fn wildcard_with_exclusions(item: &SelectItem, expand_wildcards: bool) -> Option
 }
 
 /// Whether `select` (not its subqueries, which are SELECTs of their own) uses a column list.
+/// Whether the `*` of `select` is expanded here rather than by DataFusion: while tables
+/// show virtual columns (the query names one) or have computed columns, to leave those
+/// out, and in a join, to name the columns as ClickHouse does.
+fn expands_wildcards(select: &Select, hidden_columns: bool) -> bool {
+    let joins = select.from.len() > 1 || select.from.iter().any(|f| !f.joins.is_empty());
+    hidden_columns || joins || granary_storage::virtual_columns::visible()
+}
+
 fn select_uses_column_lists(select: &mut Select, hidden_columns: bool) -> bool {
-    // While tables show virtual columns (the query names one), or have computed columns,
-    // a `*` must be expanded here to leave them out.
-    let expand_wildcards = select.projection.len() > 1 || hidden_columns || granary_storage::virtual_columns::visible();
-    let mut found = expand_wildcards && select.projection.iter().any(|item| plain_wildcard(item).is_some());
-    found |= select.projection.iter().any(|item| wildcard_with_exclusions(item, hidden_columns).is_some());
+    let expand_wildcards = expands_wildcards(select, hidden_columns);
+    let mut found = (expand_wildcards || select.projection.len() > 1) && select.projection.iter().any(|item| plain_wildcard(item).is_some());
+    found |= select.projection.iter().any(|item| wildcard_with_exclusions(item, expand_wildcards).is_some());
     for item in &select.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             found |= columns_call(e).is_some();
@@ -253,7 +280,7 @@ struct Finder {
     seen: usize,
     found: Option<(usize, Query)>,
     /// The query reads tables whose `*` leaves computed columns out.
-    expand_wildcards: bool,
+    hidden_columns: bool,
 }
 
 impl VisitorMut for Finder {
@@ -272,7 +299,7 @@ impl VisitorMut for Finder {
     fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
         let index = self.seen;
         self.seen += 1;
-        if !select_uses_column_lists(select, self.expand_wildcards) {
+        if !select_uses_column_lists(select, self.hidden_columns) {
             return ControlFlow::Continue(());
         }
         self.found = Some((index, probe_query(select, &self.withs)));
@@ -341,7 +368,8 @@ struct Expander<'a> {
     seen: usize,
     target: usize,
     columns: &'a Columns,
-    expand_wildcards: bool,
+    /// The query reads tables whose `*` leaves computed columns out.
+    hidden_columns: bool,
     result: Result<()>,
 }
 
@@ -357,7 +385,8 @@ impl VisitorMut for Expander<'_> {
         if select.from.is_empty() {
             select.from = vec![system_one()];
         }
-        self.result = expand_select(select, self.columns, self.expand_wildcards);
+        let expand_wildcards = expands_wildcards(select, self.hidden_columns);
+        self.result = expand_select(select, self.columns, expand_wildcards);
         ControlFlow::Break(())
     }
 }
@@ -371,14 +400,10 @@ fn expand_select(select: &mut Select, columns: &Columns, expand_wildcards: bool)
             other => plain_wildcard(other),
         };
         match (list, wildcard_with_exclusions(&item, expand_wildcards)) {
-            (Some(list), _) => projection.extend(columns.expand(&list)?.into_iter().map(SelectItem::UnnamedExpr)),
+            (Some(list), _) => projection.extend(columns.matches(&list)?.into_iter().map(|i| columns.item(i))),
             (None, Some((list, excluded))) => {
-                let kept = columns.expand(&list)?.into_iter().filter(|e| match e {
-                    Expr::Identifier(i) => !excluded.contains(&i.value),
-                    Expr::CompoundIdentifier(parts) => !parts.last().is_some_and(|i| excluded.contains(&i.value)),
-                    _ => true,
-                });
-                projection.extend(kept.map(SelectItem::UnnamedExpr));
+                let kept = columns.matches(&list)?.into_iter().filter(|&i| !excluded.contains(&columns.fields[i].1));
+                projection.extend(kept.map(|i| columns.item(i)));
             }
             (None, None) => projection.push(item),
         }

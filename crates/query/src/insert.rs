@@ -35,8 +35,8 @@ use granary_storage::{ColumnKind, InsertRequest, Table};
 use tokio::sync::mpsc;
 
 use crate::async_insert::AsyncInsertQueue;
-pub(crate) use crate::column_defaults::evaluate_defaults;
-use crate::column_defaults::{Defaults, RowDefault};
+pub(crate) use crate::insert_expressions::plan_insert_expressions;
+use crate::insert_expressions::{InsertExpressions, RowCheck, RowDefault};
 use crate::instance::QueryContext;
 use crate::interpreter::{database_of, execute_plan, execute_plan_partitioned, plan_query};
 use crate::ByteStream;
@@ -74,7 +74,7 @@ pub(crate) async fn run_insert(
         let schema = table.schema();
         ctx.accessed.lock().add(&database_of(ctx, name), &name.table, targets.iter().map(|&i| schema.field(i).name().as_str()));
     }
-    let defaults = evaluate_defaults(ctx, &table, &targets).await?;
+    let defaults = plan_insert_expressions(ctx, &table, &targets).await?;
     match insert.source {
         InsertSource::Select { query, limit_by, input_format: Some(format), data_offset } => {
             // `input()` in the SELECT reads the data sent with the query.
@@ -122,7 +122,7 @@ async fn insert_select(
     planned: Option<LogicalPlan>,
     query: Box<granary_sql::sqlparser::ast::Query>,
     limit_by: Option<granary_sql::rewrite::LimitBy>,
-    defaults: Defaults,
+    defaults: InsertExpressions,
 ) -> Result<()> {
     let plan = match planned {
         Some(plan) => plan,
@@ -257,7 +257,7 @@ const VALUES_EXPRESSION_FALLBACK_BYTES: usize = 1 << 20;
 
 /// Inserts VALUES text held in memory: literals parsed in one pass, or, when that fails,
 /// row by row with expressions where needed (`insert_values.rs`).
-async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: Defaults) -> Result<()> {
+async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: InsertExpressions) -> Result<()> {
     let (schema, batches) = values_batches(ctx, table, targets, values, &defaults).await?;
     let stream = futures::stream::iter(batches.into_iter().map(Ok));
     let stream: SendableRecordBatchStream = Box::pin(RecordBatchStreamAdapter::new(schema, stream));
@@ -265,7 +265,7 @@ async fn insert_values(ctx: &QueryContext, table: &Table, targets: &[usize], val
 }
 
 /// The rows of VALUES text held in memory, as batches of the listed columns.
-async fn values_batches(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: &Defaults) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+async fn values_batches(ctx: &QueryContext, table: &Table, targets: &[usize], values: &str, defaults: &InsertExpressions) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let fields = input_fields(ctx, table, targets, defaults)?;
     let input_schema: SchemaRef = Arc::new(Schema::new(fields.clone()));
     let mut format_settings = FormatSettings::from_settings(&ctx.settings, ctx.timezone);
@@ -318,7 +318,7 @@ async fn queue_insert(
     table: &Arc<Table>,
     targets: &[usize],
     data: AsyncData<'_>,
-    defaults: &Defaults,
+    defaults: &InsertExpressions,
 ) -> Result<Queued> {
     let AsyncData { format, query, data, input } = data;
     let limit = ctx.settings.get_u64("async_insert_max_data_size");
@@ -385,7 +385,7 @@ async fn queue_insert(
 /// Nullable but has a DEFAULT expression is parsed as Nullable, so that the conformer
 /// replaces a NULL by that expression's value (ClickHouse's input_format_null_as_default)
 /// rather than by the type's zero.
-fn input_fields(ctx: &QueryContext, table: &Table, targets: &[usize], defaults: &Defaults) -> Result<Vec<Field>> {
+fn input_fields(ctx: &QueryContext, table: &Table, targets: &[usize], defaults: &InsertExpressions) -> Result<Vec<Field>> {
     let schema = table.schema();
     let null_as_default = ctx.settings.get_bool("input_format_null_as_default");
     targets
@@ -439,7 +439,7 @@ fn target_columns(table: &Table, listed: &[String]) -> Result<Vec<usize>> {
 pub(crate) async fn insert_stream(ctx: &QueryContext, table: &Table, targets: &[usize], stream: SendableRecordBatchStream) -> Result<()> {
     let all = target_columns(table, &[])?;
     let targets = if targets.is_empty() { &all } else { targets };
-    let defaults = evaluate_defaults(ctx, table, targets).await?;
+    let defaults = plan_insert_expressions(ctx, table, targets).await?;
     insert_stream_with_defaults(ctx, table, targets, stream, defaults).await
 }
 
@@ -448,7 +448,7 @@ async fn insert_stream_with_defaults(
     table: &Table,
     targets: &[usize],
     stream: SendableRecordBatchStream,
-    defaults: Defaults,
+    defaults: InsertExpressions,
 ) -> Result<()> {
     insert_streams_with_defaults(ctx, table, targets, vec![stream], defaults).await
 }
@@ -460,7 +460,7 @@ async fn insert_streams_with_defaults(
     table: &Table,
     targets: &[usize],
     streams: Vec<SendableRecordBatchStream>,
-    defaults: Defaults,
+    defaults: InsertExpressions,
 ) -> Result<()> {
     let source_columns = match streams.first() {
         Some(stream) => stream.schema().fields().len(),
@@ -518,7 +518,7 @@ async fn insert_data(
     format: &str,
     head: Bytes,
     input: Option<ByteStream>,
-    defaults: Defaults,
+    defaults: InsertExpressions,
 ) -> Result<()> {
     let table_schema = table.schema();
     let input_schema: SchemaRef = Arc::new(Schema::new(input_fields(ctx, table, targets, &defaults)?));
@@ -644,11 +644,13 @@ pub(crate) struct Conformer {
     defaults: Vec<ArrayRef>,
     /// Columns computed from others of the row, in evaluation order.
     per_row: Vec<RowDefault>,
+    /// CHECK constraints, on the conformed rows.
+    checks: Vec<RowCheck>,
 }
 
 impl Conformer {
-    pub fn new(table_schema: SchemaRef, targets: Vec<usize>, defaults: Defaults) -> Result<Self> {
-        let Defaults { constants: mut overrides, per_row } = defaults;
+    pub fn new(table_schema: SchemaRef, targets: Vec<usize>, defaults: InsertExpressions) -> Result<Self> {
+        let InsertExpressions { constants: mut overrides, per_row, checks } = defaults;
         let mut source_of = vec![None; table_schema.fields().len()];
         for (position, column) in targets.iter().enumerate() {
             source_of[*column] = Some(position);
@@ -662,7 +664,7 @@ impl Conformer {
                 _ => default_value(f),
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Conformer { table_schema, source_of, defaults, per_row })
+        Ok(Conformer { table_schema, source_of, defaults, per_row, checks })
     }
 
     pub fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch> {
@@ -726,7 +728,11 @@ impl Conformer {
             };
         }
         check_nested_sizes(&self.table_schema, &columns)?;
-        Ok(RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &batch_options)?)
+        let conformed = RecordBatch::try_new_with_options(self.table_schema.clone(), columns, &batch_options)?;
+        for check in &self.checks {
+            check.verify(&conformed)?;
+        }
+        Ok(conformed)
     }
 }
 

@@ -1084,6 +1084,7 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            constraints: Vec::new(),
         };
         meta.engine.name = format!("System{}", name.table);
         return Ok(meta.create_query());
@@ -1132,7 +1133,8 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         }
         select_plan = Some(plan);
     }
-    crate::column_defaults::check_default_expressions(ctx, &columns).await?;
+    let constraints: Vec<granary_storage::ConstraintMeta> = create.constraints.iter().map(constraint_meta).collect();
+    crate::insert_expressions::check_table_expressions(ctx, &columns, &constraints).await?;
     let engine = engine.ok_or_else(|| {
         Error::new(ErrorCode::ENGINE_REQUIRED, "Table engine is not specified in CREATE query (only Memory and Null exist yet; MergeTree is coming)")
     })?;
@@ -1148,6 +1150,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         dictionary: None,
         view: None,
         renamed_columns: Vec::new(),
+        constraints,
     };
     let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
     if let Some(plan) = select_plan {
@@ -1173,6 +1176,11 @@ pub(crate) fn engine_meta(e: &granary_sql::EngineSpec) -> EngineMeta {
         ttl: e.ttl.clone(),
         settings: e.settings.clone(),
     }
+}
+
+/// The stored form of a `CONSTRAINT` of CREATE TABLE or ALTER TABLE ADD CONSTRAINT.
+pub(crate) fn constraint_meta(c: &granary_sql::ConstraintSpec) -> granary_storage::ConstraintMeta {
+    granary_storage::ConstraintMeta { name: c.name.clone(), kind: c.kind.clone(), expression: c.expression.clone() }
 }
 
 /// The stored form of a column of CREATE TABLE / CREATE DICTIONARY.

@@ -21,7 +21,7 @@ mod alter_columns;
 mod asof;
 pub mod sql_functions;
 mod async_insert;
-mod column_defaults;
+mod insert_expressions;
 mod column_lists;
 mod fill;
 mod final_clause;

@@ -48,7 +48,7 @@ use granary_storage::{ColumnMeta, EngineMeta, InsertRequest, InsertResult, Inser
 use granary_types::ChType;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::insert::{evaluate_defaults, write_to_engine, Conformer};
+use crate::insert::{plan_insert_expressions, write_to_engine, Conformer};
 use crate::instance::{Instance, QueryContext};
 use crate::interpreter::{database_of, execute_physical, physical_plan, plan_query};
 
@@ -277,6 +277,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
                     dictionary: None,
                     view: None,
                     renamed_columns: Vec::new(),
+                    constraints: Vec::new(),
                 });
                 view.target = Some(QualifiedName { database: database.clone(), table: inner_name });
                 view.inner_engine = Some(engine);
@@ -300,6 +301,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
         dictionary: None,
         view: Some(view),
         renamed_columns: Vec::new(),
+        constraints: Vec::new(),
     };
     if existing.is_some() {
         catalog.drop_table(&database, &create.name.table, true).await?;
@@ -422,7 +424,7 @@ impl ViewPush {
             })?;
             targets.push(index);
         }
-        let defaults = evaluate_defaults(ctx, &target, &targets).await?;
+        let defaults = plan_insert_expressions(ctx, &target, &targets).await?;
         let conformer = Arc::new(Conformer::new(target_schema, targets, defaults)?);
         Ok(ViewPush { name, plan, source: view.source.clone(), target, conformer })
     }

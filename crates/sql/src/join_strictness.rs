@@ -22,7 +22,7 @@ use datafusion::sql::sqlparser::ast::{
 };
 use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
 use datafusion::sql::sqlparser::parser::Parser;
-use datafusion::sql::sqlparser::tokenizer::Location;
+use datafusion::sql::sqlparser::tokenizer::{Location, Token};
 use granary_common::{Error, ErrorCode, Result};
 
 use crate::lexer::Lexeme;
@@ -39,6 +39,29 @@ pub(crate) struct Strictness {
 
 /// The name of the marker that stands for an ASOF join's inequality.
 pub const ASOF_MARKER: &str = "__granary_asof";
+
+/// Puts the column list of `USING a, b` (ClickHouse's form without brackets) in the
+/// brackets sqlparser requires.
+pub(crate) fn bracket_using_columns(lexemes: &mut Vec<Lexeme>) {
+    let mut i = 0;
+    while i + 1 < lexemes.len() {
+        let bare_list = lexemes[i].is_keyword("USING") && matches!(lexemes[i + 1].token, Token::Word(_));
+        if !bare_list {
+            i += 1;
+            continue;
+        }
+        let mut last = i + 1;
+        while matches!(lexemes.get(last + 1).map(|l| &l.token), Some(Token::Comma)) && matches!(lexemes.get(last + 2).map(|l| &l.token), Some(Token::Word(_))) {
+            last += 2;
+        }
+        let bracket = |token: Token, like: &Lexeme| Lexeme { token, span: like.span, start: like.start, end: like.start };
+        let close = bracket(Token::RParen, &lexemes[last]);
+        let open = bracket(Token::LParen, &lexemes[i + 1]);
+        lexemes.insert(last + 1, close);
+        lexemes.insert(i + 1, open);
+        i = last + 3;
+    }
+}
 
 /// Removes `ANY`/`ALL`/`ASOF` before joins and puts `SEMI`/`ANTI` after the side.
 pub(crate) fn take_strictness(lexemes: &mut Vec<Lexeme>) -> Result<Strictness> {

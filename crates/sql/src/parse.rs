@@ -217,6 +217,9 @@ pub enum AlterCommand {
     /// `CLEAR COLUMN [IF EXISTS] c [IN PARTITION p]`.
     ClearColumn { name: String, partition: Option<String>, if_exists: bool },
     ModifyComment(String),
+    /// `ADD CONSTRAINT [IF NOT EXISTS] name CHECK|ASSUME expr`.
+    AddConstraint { constraint: ConstraintSpec, if_not_exists: bool },
+    DropConstraint { name: String, if_exists: bool },
     ModifySetting(Vec<(String, String)>),
     ResetSetting(Vec<String>),
 }
@@ -320,6 +323,17 @@ pub struct CreateTable {
     /// `CREATE TABLE t ... AS SELECT ...`.
     pub as_select: Option<(Box<Query>, Option<LimitBy>)>,
     pub comment: Option<String>,
+    /// `CONSTRAINT name CHECK|ASSUME expr` of the column list.
+    pub constraints: Vec<ConstraintSpec>,
+}
+
+/// `CONSTRAINT name CHECK expr` or `CONSTRAINT name ASSUME expr`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstraintSpec {
+    pub name: String,
+    /// `CHECK` or `ASSUME`, upper-case.
+    pub kind: String,
+    pub expression: String,
 }
 
 /// `[NOT] LIKE 'pattern'` / `[NOT] ILIKE 'pattern'` of SHOW statements.
@@ -843,6 +857,7 @@ impl<'a> Cursor<'a> {
         }
         Self::limit_with_ties_as_fetch(&mut lexemes);
         let limit_by_offset = take_limit_by_offset(&mut lexemes)?;
+        crate::join_strictness::bracket_using_columns(&mut lexemes);
         let strictness = crate::join_strictness::take_strictness(&mut lexemes)?;
         let mut tokens: Vec<TokenWithSpan> = Vec::with_capacity(lexemes.len() + 1);
         let mut final_seen = false;
@@ -1192,6 +1207,14 @@ impl<'a> Cursor<'a> {
             let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
             return Ok(Some(AlterCommand::ClearColumn { name, partition, if_exists }));
         }
+        if self.eat_seq(&["ADD", "CONSTRAINT"]) {
+            let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+            return Ok(Some(AlterCommand::AddConstraint { constraint: self.constraint_body()?, if_not_exists }));
+        }
+        if self.eat_seq(&["DROP", "CONSTRAINT"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            return Ok(Some(AlterCommand::DropConstraint { name: self.ident()?, if_exists }));
+        }
         if self.eat_seq(&["MODIFY", "COMMENT"]) {
             return Ok(Some(AlterCommand::ModifyComment(self.string_literal()?)));
         }
@@ -1384,9 +1407,10 @@ impl<'a> Cursor<'a> {
             as_table: None,
             as_select: None,
             comment: None,
+            constraints: Vec::new(),
         };
         if self.eat_token(&Token::LParen) {
-            create.columns = self.column_list()?;
+            (create.columns, create.constraints) = self.column_list()?;
         }
         if self.peek_is("AS") && !self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("SELECT") || l.is_keyword("WITH") || l.token == Token::LParen) {
             self.pos += 1;
@@ -1424,7 +1448,7 @@ impl<'a> Cursor<'a> {
         }
         let mut columns = Vec::new();
         if self.eat_token(&Token::LParen) {
-            columns = self.column_list()?;
+            columns = self.column_list()?.0;
         }
         let mut engine = None;
         let mut populate = false;
@@ -1653,15 +1677,26 @@ impl<'a> Cursor<'a> {
         Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None })
     }
 
-    fn column_list(&mut self) -> Result<Vec<ColumnSpec>> {
+    /// `name CHECK|ASSUME expr` after `CONSTRAINT`.
+    fn constraint_body(&mut self) -> Result<ConstraintSpec> {
+        let name = self.ident()?;
+        let kind = match () {
+            _ if self.eat("CHECK") => "CHECK",
+            _ if self.eat("ASSUME") => "ASSUME",
+            _ => return Err(self.syntax_error("CHECK or ASSUME")),
+        };
+        let expression = self.raw_until(|l| l.token == Token::Comma || l.is_keyword("SETTINGS")).ok_or_else(|| self.syntax_error("constraint expression"))?;
+        Ok(ConstraintSpec { name, kind: kind.to_string(), expression })
+    }
+
+    fn column_list(&mut self) -> Result<(Vec<ColumnSpec>, Vec<ConstraintSpec>)> {
         let mut columns = Vec::new();
+        let mut constraints = Vec::new();
         loop {
-            if self.peek_is("INDEX") || self.peek_is("CONSTRAINT") || self.peek_is("PROJECTION") {
-                // Skipping indexes is safe (they only speed up reads); constraints are not
-                // enforced yet, which we say rather than silently accept.
-                if self.peek_is("CONSTRAINT") {
-                    return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CONSTRAINT is not supported yet"));
-                }
+            if self.eat("CONSTRAINT") {
+                constraints.push(self.constraint_body()?);
+            } else if self.peek_is("INDEX") || self.peek_is("PROJECTION") {
+                // Skipping indexes is safe: they only speed up reads.
                 self.raw_until(|l| l.token == Token::Comma);
             } else if self.peek_is("PRIMARY") && self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("KEY")) {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "PRIMARY KEY inside the column list is not supported yet; put it after ENGINE"));
@@ -1673,7 +1708,7 @@ impl<'a> Cursor<'a> {
                 }
             }
             if self.eat_token(&Token::RParen) {
-                return Ok(columns);
+                return Ok((columns, constraints));
             }
             self.expect_token(&Token::Comma, "',' or ')'")?;
         }

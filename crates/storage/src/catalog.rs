@@ -60,6 +60,7 @@ impl Table {
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            constraints: Vec::new(),
         };
         let schema = meta.schema()?;
         Ok(Arc::new(Table { meta, engine, schema }))
@@ -439,6 +440,7 @@ mod tests {
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            constraints: Vec::new(),
         }
     }
 

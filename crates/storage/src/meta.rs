@@ -131,6 +131,25 @@ pub struct TableMeta {
     /// start) finds renamed columns' values under their old names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_columns: Vec<(String, String)>,
+    /// `CONSTRAINT name CHECK|ASSUME expr`, in the order written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<ConstraintMeta>,
+}
+
+/// A table constraint: CHECK ones are checked on every inserted row; ASSUME ones only
+/// tell what holds (ClickHouse's optimizer uses them; here they are kept and shown).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstraintMeta {
+    pub name: String,
+    /// `CHECK` or `ASSUME`.
+    pub kind: String,
+    pub expression: String,
+}
+
+impl ConstraintMeta {
+    pub fn is_check(&self) -> bool {
+        self.kind.eq_ignore_ascii_case("CHECK")
+    }
 }
 
 /// A table named by database and name.
@@ -288,7 +307,11 @@ impl TableMeta {
             if let Some(codec) = &c.codec {
                 out.push_str(&format!(" {codec}"));
             }
-            out.push_str(if i + 1 < self.columns.len() { layout.column_separator } else { layout.after_last_column });
+            out.push_str(if i + 1 < self.columns.len() || !self.constraints.is_empty() { layout.column_separator } else { layout.after_last_column });
+        }
+        for (i, c) in self.constraints.iter().enumerate() {
+            out.push_str(&format!("{}CONSTRAINT {} {} {}", layout.column_indent, quote_ident(&c.name), c.kind, c.expression));
+            out.push_str(if i + 1 < self.constraints.len() { layout.column_separator } else { layout.after_last_column });
         }
         if let Some(d) = &self.dictionary {
             out.push_str(&format!(
@@ -432,6 +455,7 @@ mod tests {
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            constraints: Vec::new(),
         };
         assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    `id` UInt64,\n    `my col` String\n)\nENGINE = Memory");
         assert_eq!([setting_literal("8192"), setting_literal("-1.5"), setting_literal("true"), setting_literal("Always")], ["8192", "-1.5", "true", "'Always'"]);
