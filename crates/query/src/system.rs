@@ -856,10 +856,11 @@ fn sorting_key_text(engine: &granary_storage::EngineMeta) -> String {
     }
 }
 
-/// ClickHouse shows `ORDER BY (a, b)` as sorting_key `a, b`.
+/// ClickHouse shows `ORDER BY (a, b)` (or `tuple(a, b)`) as sorting_key `a, b`.
 fn strip_tuple_parens(key: String) -> String {
     let trimmed = key.trim();
-    match trimmed.strip_prefix('(').and_then(|k| k.strip_suffix(')')) {
+    let inner = trimmed.strip_prefix("tuple(").or_else(|| trimmed.strip_prefix('('));
+    match inner.and_then(|k| k.strip_suffix(')')) {
         Some(inner) if balanced(inner) => inner.trim().to_string(),
         _ => trimmed.to_string(),
     }

@@ -293,6 +293,8 @@ pub struct ColumnSpec {
     pub default_expression: Option<String>,
     pub codec: Option<String>,
     pub comment: Option<String>,
+    /// Declared `PRIMARY KEY` in its definition (`a UInt64 PRIMARY KEY`).
+    pub primary_key: bool,
 }
 
 /// `ENGINE = Name(args) ORDER BY ... PARTITION BY ... PRIMARY KEY ... SETTINGS ...`.
@@ -325,6 +327,13 @@ pub struct CreateTable {
     pub comment: Option<String>,
     /// `CONSTRAINT name CHECK|ASSUME expr` of the column list.
     pub constraints: Vec<ConstraintSpec>,
+}
+
+/// What the brackets of CREATE TABLE hold.
+struct ColumnList {
+    columns: Vec<ColumnSpec>,
+    constraints: Vec<ConstraintSpec>,
+    primary_key: Option<String>,
 }
 
 /// `CONSTRAINT name CHECK expr` or `CONSTRAINT name ASSUME expr`.
@@ -426,6 +435,7 @@ fn nested_columns(column: &ColumnSpec) -> Option<Vec<ColumnSpec>> {
             default_expression: None,
             codec: None,
             comment: None,
+            primary_key: false,
         })
         .collect();
     Some(flattened)
@@ -1409,8 +1419,10 @@ impl<'a> Cursor<'a> {
             comment: None,
             constraints: Vec::new(),
         };
+        let mut primary_key = None;
         if self.eat_token(&Token::LParen) {
-            (create.columns, create.constraints) = self.column_list()?;
+            let list = self.column_list()?;
+            (create.columns, create.constraints, primary_key) = (list.columns, list.constraints, list.primary_key);
         }
         if self.peek_is("AS") && !self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("SELECT") || l.is_keyword("WITH") || l.token == Token::LParen) {
             self.pos += 1;
@@ -1419,6 +1431,18 @@ impl<'a> Cursor<'a> {
         if self.eat("ENGINE") {
             self.eat_token(&Token::Eq);
             create.engine = Some(self.engine_spec()?);
+        }
+        if let Some(key) = primary_key {
+            // ClickHouse's: the key of the column list is the engine's PRIMARY KEY, and its
+            // sorting key when there is no ORDER BY.
+            let engine = create.engine.get_or_insert_with(|| EngineSpec { name: "MergeTree".to_string(), ..EngineSpec::default() });
+            if engine.primary_key.is_some() {
+                return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Multiple primary keys are not allowed."));
+            }
+            if engine.order_by.is_none() {
+                engine.order_by = Some(key.clone());
+            }
+            engine.primary_key = Some(key);
         }
         loop {
             if self.eat("COMMENT") {
@@ -1448,7 +1472,7 @@ impl<'a> Cursor<'a> {
         }
         let mut columns = Vec::new();
         if self.eat_token(&Token::LParen) {
-            columns = self.column_list()?.0;
+            columns = self.column_list()?.columns;
         }
         let mut engine = None;
         let mut populate = false;
@@ -1543,7 +1567,7 @@ impl<'a> Cursor<'a> {
                 .raw_until(|l| l.token == Token::Comma || ATTRIBUTE_KEYWORDS.iter().any(|k| l.is_keyword(k)))
                 .ok_or_else(|| self.syntax_error("attribute type"))?;
             let ch_type = ChType::parse(&type_text)?;
-            let mut spec = ColumnSpec { name, ch_type, default_kind: None, default_expression: None, codec: None, comment: None };
+            let mut spec = ColumnSpec { name, ch_type, default_kind: None, default_expression: None, codec: None, comment: None, primary_key: false };
             loop {
                 if self.eat("DEFAULT") {
                     spec.default_kind = Some("DEFAULT".to_string());
@@ -1674,7 +1698,7 @@ impl<'a> Cursor<'a> {
         if !matches!(self.peek().map(|l| &l.token), None | Some(Token::Comma | Token::RParen)) {
             return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Column options of the Nested column {name} are not supported")));
         }
-        Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None })
+        Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None, primary_key: false })
     }
 
     /// `name CHECK|ASSUME expr` after `CONSTRAINT`.
@@ -1689,17 +1713,23 @@ impl<'a> Cursor<'a> {
         Ok(ConstraintSpec { name, kind: kind.to_string(), expression })
     }
 
-    fn column_list(&mut self) -> Result<(Vec<ColumnSpec>, Vec<ConstraintSpec>)> {
-        let mut columns = Vec::new();
+    /// The columns, the constraints, and the primary key (`PRIMARY KEY expr` in the list,
+    /// or the columns declared `PRIMARY KEY`: `tuple(a)`, `(a, b)`).
+    fn column_list(&mut self) -> Result<ColumnList> {
+        let mut columns: Vec<ColumnSpec> = Vec::new();
         let mut constraints = Vec::new();
+        let mut primary_key: Option<String> = None;
         loop {
             if self.eat("CONSTRAINT") {
                 constraints.push(self.constraint_body()?);
             } else if self.peek_is("INDEX") || self.peek_is("PROJECTION") {
                 // Skipping indexes is safe: they only speed up reads.
                 self.raw_until(|l| l.token == Token::Comma);
-            } else if self.peek_is("PRIMARY") && self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("KEY")) {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "PRIMARY KEY inside the column list is not supported yet; put it after ENGINE"));
+            } else if self.eat_seq(&["PRIMARY", "KEY"]) {
+                let key = self.raw_until(|l| l.token == Token::Comma).ok_or_else(|| self.syntax_error("primary key expression"))?;
+                if primary_key.replace(key).is_some() {
+                    return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Multiple primary keys are not allowed."));
+                }
             } else {
                 let column = self.column()?;
                 match nested_columns(&column) {
@@ -1708,7 +1738,17 @@ impl<'a> Cursor<'a> {
                 }
             }
             if self.eat_token(&Token::RParen) {
-                return Ok((columns, constraints));
+                let declared: Vec<&str> = columns.iter().filter(|c| c.primary_key).map(|c| c.name.as_str()).collect();
+                if !declared.is_empty() {
+                    if primary_key.is_some() {
+                        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Multiple primary keys are not allowed."));
+                    }
+                    primary_key = Some(match declared.as_slice() {
+                        [one] => format!("tuple({one})"),
+                        many => format!("({})", many.join(", ")),
+                    });
+                }
+                return Ok(ColumnList { columns, constraints, primary_key });
             }
             self.expect_token(&Token::Comma, "',' or ')'")?;
         }
@@ -1729,7 +1769,7 @@ impl<'a> Cursor<'a> {
             .raw_until(|l| l.token == Token::Comma || COLUMN_KEYWORDS.iter().chain(also_stop).any(|k| l.is_keyword(k)))
             .ok_or_else(|| self.syntax_error("column type"))?;
         let mut ch_type = ChType::parse(&type_text)?;
-        let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None };
+        let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None, primary_key: false };
         loop {
             if self.eat("NULL") {
                 ch_type = ch_type.into_nullable();
@@ -1738,7 +1778,7 @@ impl<'a> Cursor<'a> {
                 self.pos += 1;
                 spec.default_kind = Some(kind.to_string());
                 spec.default_expression =
-                    self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "TTL"].iter().chain(also_stop).any(|k| l.is_keyword(k)));
+                    self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "TTL", "PRIMARY"].iter().chain(also_stop).any(|k| l.is_keyword(k)));
             } else if self.eat("COMMENT") {
                 spec.comment = Some(self.string_literal()?);
             } else if self.peek_is("CODEC") {
@@ -1746,7 +1786,7 @@ impl<'a> Cursor<'a> {
             } else if self.eat("TTL") {
                 self.raw_until(|l| l.token == Token::Comma || also_stop.iter().any(|k| l.is_keyword(k)));
             } else if self.eat_seq(&["PRIMARY", "KEY"]) {
-                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Column-level PRIMARY KEY is not supported yet; put PRIMARY KEY after ENGINE"));
+                spec.primary_key = true;
             } else {
                 break;
             }
