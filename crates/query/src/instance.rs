@@ -662,7 +662,9 @@ impl Instance {
         // on every request.
         // Tables show their virtual columns (`_part`, ...) only to queries that name one.
         let virtual_columns = granary_storage::virtual_columns::mentioned_in(&request.text);
+        let (current_database, temporary_tables) = (session.current_database.clone(), session.temporary_tables.clone());
         let execution = Box::pin(self.execute_as_query(session, request, query_id, logs_level));
+        let execution = granary_storage::temporary::scope(current_database, temporary_tables, execution);
         granary_storage::virtual_columns::scope(virtual_columns, granary_profiler::Profiled::new(execution, Some(profile))).await
     }
 

@@ -60,7 +60,8 @@ pub enum Statement {
     CreateDictionary(Box<CreateDictionary>),
     CreateView(Box<CreateView>),
     /// `DROP TABLE|VIEW|DICTIONARY`; `DROP VIEW` of a table is an error, as in ClickHouse.
-    DropTable { name: TableName, if_exists: bool, view_only: bool },
+    /// `temporary`: `DROP TEMPORARY TABLE`, which only drops a temporary table.
+    DropTable { name: TableName, if_exists: bool, view_only: bool, temporary: bool },
     RenameTables(Vec<(TableName, TableName)>),
     TruncateTable { name: TableName, if_exists: bool },
     ShowDatabases { like: Option<NameFilter>, limit: Option<u64> },
@@ -320,6 +321,8 @@ pub struct CreateTable {
     /// `CREATE TABLE t ... AS SELECT ...`.
     pub as_select: Option<(Box<Query>, Option<LimitBy>)>,
     pub comment: Option<String>,
+    /// `CREATE TEMPORARY TABLE`: a table of the session.
+    pub temporary: bool,
 }
 
 /// `[NOT] LIKE 'pattern'` / `[NOT] ILIKE 'pattern'` of SHOW statements.
@@ -1331,7 +1334,7 @@ impl<'a> Cursor<'a> {
             let statement = Statement::CreateFunction(self.sql_function(or_replace)?);
             return Ok(StatementWithClauses { statement, settings: Vec::new(), format: None });
         }
-        self.eat("TEMPORARY");
+        let temporary = self.eat("TEMPORARY");
         if self.eat("DATABASE") {
             let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
             let name = self.ident()?;
@@ -1384,6 +1387,7 @@ impl<'a> Cursor<'a> {
             as_table: None,
             as_select: None,
             comment: None,
+            temporary,
         };
         if self.eat_token(&Token::LParen) {
             create.columns = self.column_list()?;
@@ -1395,6 +1399,9 @@ impl<'a> Cursor<'a> {
         if self.eat("ENGINE") {
             self.eat_token(&Token::Eq);
             create.engine = Some(self.engine_spec()?);
+        } else if ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL"].iter().any(|k| self.peek_is(k)) {
+            // An empty name: the interpreter takes the default engine.
+            create.engine = Some(self.engine_clauses(EngineSpec::default())?);
         }
         loop {
             if self.eat("COMMENT") {
@@ -1721,8 +1728,6 @@ impl<'a> Cursor<'a> {
     }
 
     fn engine_spec(&mut self) -> Result<EngineSpec> {
-        // POPULATE ends the engine clause of a materialized view.
-        const CLAUSES: [&str; 9] = ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL", "SETTINGS", "COMMENT", "AS", "POPULATE"];
         let mut spec = EngineSpec { name: self.ident()?, ..EngineSpec::default() };
         if self.eat_token(&Token::LParen) {
             if !self.eat_token(&Token::RParen) {
@@ -1736,6 +1741,14 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
+        self.engine_clauses(spec)
+    }
+
+    /// The ORDER BY, PARTITION BY, ... clauses of an engine; they may come without
+    /// `ENGINE = name` (the engine is then `default_table_engine`).
+    fn engine_clauses(&mut self, mut spec: EngineSpec) -> Result<EngineSpec> {
+        // POPULATE ends the engine clause of a materialized view.
+        const CLAUSES: [&str; 9] = ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL", "SETTINGS", "COMMENT", "AS", "POPULATE"];
         let clause_end = |l: &Lexeme| CLAUSES.iter().any(|k| l.is_keyword(k));
         loop {
             if self.eat_seq(&["ORDER", "BY"]) {
@@ -1785,7 +1798,7 @@ impl<'a> Cursor<'a> {
             let _ = self.eat("SYNC") || self.eat("NO") && self.eat("DELAY");
             return Ok(Statement::DropDatabase { name, if_exists });
         }
-        self.eat("TEMPORARY");
+        let temporary = self.eat("TEMPORARY");
         let view_only = self.eat("VIEW");
         if !(view_only || self.eat("TABLE") || self.eat("DICTIONARY")) {
             return Err(self.syntax_error("DATABASE, TABLE, VIEW or DICTIONARY"));
@@ -1794,7 +1807,7 @@ impl<'a> Cursor<'a> {
         let name = self.table_name()?;
         self.skip_on_cluster()?;
         let _ = self.eat("SYNC");
-        Ok(Statement::DropTable { name, if_exists, view_only })
+        Ok(Statement::DropTable { name, if_exists, view_only, temporary })
     }
 
     /// `key = value [[NOT] OVERRIDABLE], ...` (at least one).
