@@ -1150,6 +1150,9 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
         Some(engine) if !engine.name.is_empty() => engine,
         clauses => default_engine(ctx, create.temporary, clauses)?,
     };
+    if engine.name == "Buffer" {
+        granary_engines::buffer::normalize_arguments(&mut engine.args, &ctx.current_database);
+    }
     // ClickHouse stores a MergeTree table's index_granularity with it (SHOW CREATE,
     // engine_full), after the settings given; not a temporary table's.
     if engine.name.ends_with("MergeTree") && !create.temporary && !engine.settings.iter().any(|(k, _)| k == "index_granularity") {

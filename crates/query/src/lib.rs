@@ -21,6 +21,7 @@ mod alter_columns;
 mod asof;
 pub mod sql_functions;
 mod async_insert;
+mod buffer_destination;
 mod column_lists;
 mod fill;
 mod final_clause;

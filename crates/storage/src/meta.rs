@@ -371,7 +371,8 @@ pub fn quote_ident(name: &str) -> String {
     }
 }
 
-fn quote_string(s: &str) -> String {
+/// A single-quoted SQL string literal, as SHOW CREATE TABLE writes one.
+pub fn quote_string(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
