@@ -6,7 +6,6 @@ import tempfile
 import time
 import uuid
 
-import pytest
 
 from conftest import Server
 
