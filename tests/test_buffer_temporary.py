@@ -6,7 +6,6 @@ import tempfile
 import time
 import uuid
 
-
 from conftest import Server
 
 
