@@ -113,6 +113,8 @@ registry! {
     "connect_timeout": Seconds = "10", "Connection timeout if there are no replicas.";
     "date_time_input_format": DateTimeInputFormat = "basic", "How DateTime values are parsed from text input: 'basic' or 'best_effort'.";
     "date_time_output_format": DateTimeOutputFormat = "simple", "How DateTime values are printed: 'simple', 'iso' or 'unix_timestamp'.";
+    "default_table_engine": String = "MergeTree", "The engine of CREATE TABLE without an ENGINE clause (a MergeTree gets ORDER BY tuple()).";
+    "default_temporary_table_engine": String = "Memory", "The engine of CREATE TEMPORARY TABLE without an ENGINE clause.";
     "describe_compact_output": Bool = "0", "DESCRIBE: only the name and type of each column.";
     "describe_include_virtual_columns": Bool = "0", "DESCRIBE: also list the table's virtual columns (_part, ...), and an is_virtual column.";
     "enable_funnel_functions": Bool = "0", "Allows sequenceNextNode, experimental in ClickHouse.";

@@ -10,12 +10,15 @@
 //! * [`generate_random`]: `ENGINE = GenerateRandom` and the generator of the
 //!   `generateRandom()` table function.
 //! * [`merge`]: `ENGINE = Merge(db, 'regexp')` and the reading side of `merge()`.
+//! * [`buffer`]: `ENGINE = Buffer(db, table, ...)`, rows held in memory and flushed to
+//!   another table in bigger blocks (unflushed rows are lost on kill -9).
 //! * [`numbers`]: `numbers(N)`, `numbers(start, N)`, `numbers_mt`, `system.numbers`,
 //!   generated lazily, split into partitions for `max_threads`.
 //!
 //! [`register_engines`] adds the engine factories to a registry; the table functions
 //! are registered on the DataFusion session by the interpreter.
 
+pub mod buffer;
 pub mod generate_random;
 pub mod join;
 pub mod log;

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use arrow::array::{new_null_array, ArrayRef, RecordBatch, StringArray};
-use arrow::datatypes::{FieldRef, Schema, SchemaRef};
+use arrow::datatypes::{Field, FieldRef, Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::ScalarValue;
@@ -89,35 +89,52 @@ impl MergeSource {
         let output: SchemaRef = Arc::new(Schema::new(wanted.iter().map(|&i| schema.field(i).clone()).collect::<Vec<_>>()));
         let mut streams: Vec<Arc<dyn PartitionStream>> = Vec::new();
         for (name, provider) in self.tables(session).await? {
-            let source_schema = provider.schema();
-            // For each output column, where it comes from in this table's scan.
-            let mut source_projection = Vec::new();
-            let columns: Vec<Column> = output
-                .fields()
-                .iter()
-                .map(|field| match field.name().as_str() {
-                    "_database" if granary_storage::virtual_columns::is_virtual(field) => Column::Constant(self.database.clone()),
-                    "_table" if granary_storage::virtual_columns::is_virtual(field) => Column::Constant(name.clone()),
-                    column => match source_schema.index_of(column) {
-                        Ok(index) => {
-                            source_projection.push(index);
-                            Column::Source(source_projection.len() - 1)
-                        }
-                        Err(_) => Column::Default,
-                    },
-                })
-                .collect();
-            let plan = provider.scan(session, Some(&source_projection), &[], limit).await?;
-            let columns = Arc::new(columns);
-            for partition in 0..plan.output_partitioning().partition_count() {
-                streams.push(Arc::new(MergePartition { schema: output.clone(), plan: plan.clone(), partition, columns: columns.clone() }));
-            }
+            let constant = |field: &Field| match field.name().as_str() {
+                "_database" if granary_storage::virtual_columns::is_virtual(field) => Some(self.database.clone()),
+                "_table" if granary_storage::virtual_columns::is_virtual(field) => Some(name.clone()),
+                _ => None,
+            };
+            streams.extend(converted_streams(session, provider.as_ref(), &output, limit, &constant).await?);
         }
         if streams.is_empty() {
             return Ok(Arc::new(EmptyExec::new(output)));
         }
         Ok(Arc::new(StreamingTableExec::try_new(output, streams, None, Vec::new(), false, limit)?))
     }
+}
+
+/// Partition streams reading the columns of `output` from `provider`, by name: a column
+/// the table lacks is its type's default, a column of another type is cast, and the
+/// columns `constant` gives a value are that value (Merge's `_database` / `_table`).
+pub(crate) async fn converted_streams(
+    session: &dyn Session,
+    provider: &dyn TableProvider,
+    output: &SchemaRef,
+    limit: Option<usize>,
+    constant: &(dyn Fn(&Field) -> Option<String> + Sync),
+) -> Result<Vec<Arc<dyn PartitionStream>>> {
+    let source_schema = provider.schema();
+    // For each output column, where it comes from in this table's scan.
+    let mut source_projection = Vec::new();
+    let columns: Vec<Column> = output
+        .fields()
+        .iter()
+        .map(|field| match constant(field) {
+            Some(value) => Column::Constant(value),
+            None => match source_schema.index_of(field.name()) {
+                Ok(index) => {
+                    source_projection.push(index);
+                    Column::Source(source_projection.len() - 1)
+                }
+                Err(_) => Column::Default,
+            },
+        })
+        .collect();
+    let plan = provider.scan(session, Some(&source_projection), &[], limit).await?;
+    let columns = Arc::new(columns);
+    Ok((0..plan.output_partitioning().partition_count())
+        .map(|partition| Arc::new(MergePartition { schema: output.clone(), plan: plan.clone(), partition, columns: columns.clone() }) as Arc<dyn PartitionStream>)
+        .collect())
 }
 
 /// Where an output column's values come from.
@@ -258,7 +275,7 @@ impl MergeEngineFactory {
 
 /// An engine argument as written: `'text'`, an identifier, or `currentDatabase()`-like
 /// text taken as it is.
-fn unquote(text: &str) -> String {
+pub(crate) fn unquote(text: &str) -> String {
     let text = text.trim();
     match text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
         Some(inner) => inner.replace("\\'", "'").replace("''", "'").replace("\\\\", "\\"),

@@ -83,11 +83,14 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
         }
         if result.is_err() {
             instance.flush_async_inserts().await;
+            instance.flush_buffers().await;
         }
         result?;
     }
-    // INSERTs queued with wait_for_async_insert = 0 are written before the process ends.
+    // INSERTs queued with wait_for_async_insert = 0, and the rows of Buffer tables, are
+    // written before the process ends.
     instance.flush_async_inserts().await;
+    instance.flush_buffers().await;
     Ok(())
 }
 

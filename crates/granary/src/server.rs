@@ -94,6 +94,7 @@ async fn serve(config: ServerConfig) -> granary_common::Result<()> {
     handle.shutdown(Duration::from_secs(config.shutdown_wait_seconds)).await;
     // INSERTs acknowledged with wait_for_async_insert = 0 are written before exiting.
     instance.flush_async_inserts().await;
+    instance.flush_buffers().await;
     Ok(())
 }
 

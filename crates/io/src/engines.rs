@@ -2,9 +2,11 @@
 //! and `S3(url [, NOSIGN | key, secret [, token]] [, format [, compression]])` (or
 //! `S3(named_collection, key = value, ...)`): tables whose data is a file or an object,
 //! read and written through the `file()`, `url()` and `s3()` table functions with the
-//! table's columns as their structure. Globs, formats, compression, `_path`/`_file` and
+//! table's columns as their structure. Globs, formats, compression, the virtual columns
+//! (`_path`, `_file`, `_size`, `_time`, `_etag`, shown to queries that name them) and
 //! the INSERT rules (append, `engine_file_truncate_on_insert`, `s3_truncate_on_insert`,
-//! `s3_create_new_file_on_insert`, ...) are those functions'.
+//! `s3_create_new_file_on_insert`, `PARTITION BY` of an S3 table as of `INSERT INTO
+//! FUNCTION s3() PARTITION BY`, ...) are those functions'.
 //!
 //! `File(format)` without a path keeps its data in the table directory as
 //! `data.<format>`, as ClickHouse does; with a path, the path is under `user_files_path`.
@@ -52,6 +54,10 @@ enum Kind {
 }
 
 impl Kind {
+    fn of_engine(name: &str) -> Option<Kind> {
+        [Kind::File, Kind::Url, Kind::S3].into_iter().find(|k| k.engine() == name)
+    }
+
     fn engine(self) -> &'static str {
         match self {
             Kind::File => "File",
@@ -131,69 +137,95 @@ pub struct ObjectEngine {
     base: Arc<IoBase>,
 }
 
+/// The table function and its arguments (the table's columns as the structure) through
+/// which an INSERT into an `S3` table with PARTITION BY writes (`File` and `URL` refuse
+/// the clause, as ClickHouse's): the query layer evaluates the partition key, as for
+/// `INSERT INTO FUNCTION s3(...) PARTITION BY`. None for other tables.
+pub fn partitioned_insert_function(meta: &TableMeta, schema: &SchemaRef) -> Result<Option<(&'static str, Vec<Expr>)>> {
+    let Some(kind) = Kind::of_engine(&meta.engine.name) else { return Ok(None) };
+    if meta.engine.partition_by.is_none() {
+        return Ok(None);
+    }
+    let (exprs, local) = function_arguments(kind, meta, schema)?;
+    Ok((!local).then_some((kind.function(), exprs)))
+}
+
+/// The table function's arguments of a table of `kind`, and whether its data is the
+/// table directory's `data.<format>` (`File(format)`).
+fn function_arguments(kind: Kind, meta: &TableMeta, schema: &SchemaRef) -> Result<(Vec<Expr>, bool)> {
+    let args = meta.engine.args.iter().map(|a| argument_expr(a)).collect::<Result<Vec<_>>>()?;
+    let structure = schema
+        .fields()
+        .iter()
+        .map(|f| format!("`{}` {}", f.name().replace('`', "\\`"), ChType::from_field(f)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let bad_arguments = |message: &str| Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, message.to_string());
+    let mut local = false;
+    let exprs = match kind {
+        Kind::File => {
+            let format = args.first().and_then(text_of).ok_or_else(|| bad_arguments("Storage File requires from 1 to 3 arguments: name of used format, source and compression_method"))?;
+            if args.len() > 3 {
+                return Err(bad_arguments("Storage File requires from 1 to 3 arguments: name of used format, source and compression_method"));
+            }
+            if !is_format(format) {
+                return Err(Error::new(ErrorCode::UNKNOWN_FORMAT, format!("Unknown format {format}")));
+            }
+            let path = match args.get(1) {
+                Some(path) => path.clone(),
+                None => {
+                    local = true;
+                    literal(&format!("data.{format}"))
+                }
+            };
+            let mut exprs = vec![path, literal(format), literal(&structure)];
+            exprs.extend(args.get(2).cloned());
+            exprs
+        }
+        Kind::Url => {
+            if args.len() < 2 || args.len() > 3 {
+                return Err(bad_arguments("Storage URL requires 2 or 3 arguments: url, name of used format and optional compression method"));
+            }
+            let mut exprs = vec![args[0].clone(), args[1].clone(), literal(&structure)];
+            exprs.extend(args.get(2).cloned());
+            exprs
+        }
+        Kind::S3 => {
+            if args.is_empty() {
+                return Err(bad_arguments("Storage S3 requires 1 to 5 arguments: url, [NOSIGN | access_key_id, secret_access_key], name of used format and [compression_method]"));
+            }
+            let collection = matches!(args[0], Expr::Column(_));
+            let named = args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Struct(_), _)));
+            if collection || named {
+                let mut exprs = args.clone();
+                exprs.push(named_expr("structure", &structure));
+                exprs
+            } else {
+                let mut exprs = args.clone();
+                // The structure goes after the format, which is after the URL and the
+                // credentials (`NOSIGN` or key and secret); without one, 'auto'.
+                let format_at = (1..exprs.len()).find(|&i| matches!(&exprs[i], Expr::Literal(ScalarValue::Utf8(Some(s)), _) if is_format(s)));
+                match format_at {
+                    Some(i) => exprs.insert(i + 1, literal(&structure)),
+                    None => exprs.extend([literal("auto"), literal(&structure)]),
+                }
+                exprs
+            }
+        }
+    };
+    Ok((exprs, local))
+}
+
 impl ObjectEngine {
     fn new(kind: Kind, meta: &TableMeta, schema: SchemaRef, data_path: PathBuf, base: Arc<IoBase>) -> Result<Self> {
-        let args = meta.engine.args.iter().map(|a| argument_expr(a)).collect::<Result<Vec<_>>>()?;
-        let structure = schema
-            .fields()
-            .iter()
-            .map(|f| format!("`{}` {}", f.name().replace('`', "\\`"), ChType::from_field(f)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let bad_arguments = |message: &str| Error::new(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, message.to_string());
-        let mut local_dir = None;
-        let exprs = match kind {
-            Kind::File => {
-                let format = args.first().and_then(text_of).ok_or_else(|| bad_arguments("Storage File requires from 1 to 3 arguments: name of used format, source and compression_method"))?;
-                if args.len() > 3 {
-                    return Err(bad_arguments("Storage File requires from 1 to 3 arguments: name of used format, source and compression_method"));
-                }
-                if !is_format(format) {
-                    return Err(Error::new(ErrorCode::UNKNOWN_FORMAT, format!("Unknown format {format}")));
-                }
-                let path = match args.get(1) {
-                    Some(path) => path.clone(),
-                    None => {
-                        local_dir = Some(data_path);
-                        literal(&format!("data.{format}"))
-                    }
-                };
-                let mut exprs = vec![path, literal(format), literal(&structure)];
-                exprs.extend(args.get(2).cloned());
-                exprs
-            }
-            Kind::Url => {
-                if args.len() < 2 || args.len() > 3 {
-                    return Err(bad_arguments("Storage URL requires 2 or 3 arguments: url, name of used format and optional compression method"));
-                }
-                let mut exprs = vec![args[0].clone(), args[1].clone(), literal(&structure)];
-                exprs.extend(args.get(2).cloned());
-                exprs
-            }
-            Kind::S3 => {
-                if args.is_empty() {
-                    return Err(bad_arguments("Storage S3 requires 1 to 5 arguments: url, [NOSIGN | access_key_id, secret_access_key], name of used format and [compression_method]"));
-                }
-                let collection = matches!(args[0], Expr::Column(_));
-                let named = args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Struct(_), _)));
-                if collection || named {
-                    let mut exprs = args.clone();
-                    exprs.push(named_expr("structure", &structure));
-                    exprs
-                } else {
-                    let mut exprs = args.clone();
-                    // The structure goes after the format, which is after the URL and the
-                    // credentials (`NOSIGN` or key and secret); without one, 'auto'.
-                    let format_at = (1..exprs.len()).find(|&i| matches!(&exprs[i], Expr::Literal(ScalarValue::Utf8(Some(s)), _) if is_format(s)));
-                    match format_at {
-                        Some(i) => exprs.insert(i + 1, literal(&structure)),
-                        None => exprs.extend([literal("auto"), literal(&structure)]),
-                    }
-                    exprs
-                }
-            }
-        };
+        let (exprs, local) = function_arguments(kind, meta, &schema)?;
+        let local_dir = local.then_some(data_path);
         Ok(ObjectEngine { kind, schema, exprs, local_dir, base })
+    }
+
+    /// The virtual columns no stored column hides.
+    fn virtual_names(&self) -> Vec<&'static str> {
+        crate::table::VIRTUAL_COLUMNS.into_iter().filter(|name| self.schema.field_with_name(name).is_err()).collect()
     }
 
     /// The context of a query for the table function: the session's, with
@@ -228,11 +260,20 @@ impl TableEngine for ObjectEngine {
         self.schema.clone()
     }
 
+    /// The table functions' `_path`, `_file`, `_size`, `_time` and `_etag`.
+    fn virtual_columns(&self) -> Vec<arrow::datatypes::FieldRef> {
+        self.virtual_names().into_iter().map(|name| granary_storage::virtual_columns::field(name, &crate::table::virtual_column_type(name), "", "")).collect()
+    }
+
     async fn scan(&self, session: &dyn Session, projection: Option<&Vec<usize>>, filters: &[Expr], limit: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
-        let projection: Vec<usize> = projection.cloned().unwrap_or_else(|| (0..self.schema.fields().len()).collect());
+        let columns = self.schema.fields().len();
+        let projection: Vec<usize> = projection.cloned().unwrap_or_else(|| (0..columns).collect());
         let session_io = session.config().get_extension::<IoContext>();
         let settings = session_io.as_ref().map_or_else(Settings::new, |io| io.settings.clone());
         let ctx = self.io_context(session_io.as_deref(), &settings);
+        if projection.iter().any(|&i| i >= columns) {
+            ctx.virtual_columns.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         let provider = match self.kind {
             Kind::File => crate::function::file_table(&ctx, &self.exprs)?,
             Kind::S3 | Kind::Url => {
@@ -247,6 +288,18 @@ impl TableEngine for ObjectEngine {
                 function.call_with_args(TableFunctionArgs::new(&self.exprs, &state))?
             }
         };
+        // The function's virtual columns follow the table's columns, by name.
+        let provider_schema = provider.schema();
+        let projection = projection
+            .iter()
+            .map(|&i| match i.checked_sub(columns) {
+                None => Ok(i),
+                Some(v) => {
+                    let name = self.virtual_names().get(v).copied().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, format!("no virtual column {v}")))?;
+                    Ok(provider_schema.index_of(name)?)
+                }
+            })
+            .collect::<Result<Vec<usize>>>()?;
         Ok(provider.scan(session, Some(&projection), filters, limit).await?)
     }
 
@@ -300,8 +353,9 @@ impl EngineFactory for ObjectEngineFactory {
 
     fn validate(&self, meta: &TableMeta) -> Result<()> {
         let e = &meta.engine;
-        if e.order_by.is_some() || e.primary_key.is_some() || e.sample_by.is_some() {
-            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Engine {} doesn't support PRIMARY_KEY, ORDER_BY or SAMPLE_BY clauses", e.name)));
+        // Of the three, only S3 spreads its writes by PARTITION BY, as in ClickHouse.
+        if e.order_by.is_some() || e.primary_key.is_some() || e.sample_by.is_some() || (e.partition_by.is_some() && self.kind != Kind::S3) {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Engine {} doesn't support PARTITION_BY, PRIMARY_KEY, ORDER_BY or SAMPLE_BY clauses", e.name)));
         }
         let schema = Arc::new(arrow::datatypes::Schema::empty());
         ObjectEngine::new(self.kind, meta, schema, PathBuf::new(), self.base.clone()).map(|_| ())

@@ -43,6 +43,16 @@ use crate::remote::RemoteStore;
 /// Names of the virtual columns.
 pub const VIRTUAL_COLUMNS: [&str; 5] = ["_path", "_file", "_size", "_time", "_etag"];
 
+/// The type of virtual column `name` (one of [`VIRTUAL_COLUMNS`]): LowCardinality(String),
+/// Nullable(UInt64) and Nullable(DateTime), as ClickHouse 26 types them.
+pub fn virtual_column_type(name: &str) -> ChType {
+    match name {
+        "_size" => ChType::Nullable(Box::new(ChType::UInt64)),
+        "_time" => ChType::Nullable(Box::new(ChType::DateTime(None))),
+        _ => ChType::LowCardinality(Box::new(ChType::String)),
+    }
+}
+
 /// One matched file.
 #[derive(Debug, Clone)]
 pub struct FileEntry {
@@ -526,21 +536,12 @@ fn layout(data_schema: &SchemaRef, hive: &[HiveColumn], with_virtual: bool) -> (
         }
     }
     if with_virtual {
-        // LowCardinality(String), Nullable(UInt64) and Nullable(DateTime), as ClickHouse 26
-        // types them.
-        let text = ChType::LowCardinality(Box::new(ChType::String));
-        let size = ChType::Nullable(Box::new(ChType::UInt64));
-        let time = ChType::Nullable(Box::new(ChType::DateTime(None)));
-        let columns = [
-            ("_path", ColumnSource::Path, &text),
-            ("_file", ColumnSource::File, &text),
-            ("_size", ColumnSource::Size, &size),
-            ("_time", ColumnSource::Time, &time),
-            ("_etag", ColumnSource::Etag, &text),
-        ];
-        for (name, source, ch_type) in columns {
+        let sources_of = [ColumnSource::Path, ColumnSource::File, ColumnSource::Size, ColumnSource::Time, ColumnSource::Etag];
+        for (name, source) in VIRTUAL_COLUMNS.into_iter().zip(sources_of) {
             if fields.iter().all(|f| f.name() != name) {
-                fields.push(ch_type.to_arrow_field(name));
+                // Marked virtual: `*` leaves them out, and an engine table's scan matches
+                // the fields its virtual columns are planned with.
+                fields.push(granary_storage::virtual_columns::field(name, &virtual_column_type(name), "", "").as_ref().clone());
                 sources.push(source);
             }
         }

@@ -47,8 +47,7 @@ pub(crate) async fn with_input<F: std::future::Future>(input: PendingInput, futu
 }
 
 fn not_in_insert() -> Error {
-    // ClickHouse's INVALID_USAGE_OF_INPUT (477) is not in Granary's code table.
-    Error::new(ErrorCode::BAD_ARGUMENTS, "Input stream is not initialized, input() must be used only in INSERT SELECT query")
+    Error::new(ErrorCode::INVALID_USAGE_OF_INPUT, "Input stream is not initialized, input() must be used only in INSERT SELECT query")
 }
 
 /// The `input` table function.

@@ -55,15 +55,21 @@ pub(crate) async fn run_insert(
                 return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Cannot insert into tables of the system database"));
             }
             let table = ctx.catalog.table(&database, &name.table)?;
-            match crate::views::target_of(ctx, &table)? {
-                // An INSERT into a materialized view writes the view's columns of its target.
-                Some(target) => {
-                    if insert.columns.is_empty() {
-                        insert.columns = table.meta.columns.iter().map(|c| c.name.clone()).collect();
+            // A File/URL/S3 table with PARTITION BY writes as INSERT INTO FUNCTION does.
+            if let Some((function, args)) = granary_io::engines::partitioned_insert_function(&table.meta, &table.schema())? {
+                let io = ctx.state.config().get_extension::<granary_io::IoContext>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no I/O context"))?;
+                sink_target(ctx, &io, function, &args, table.meta.engine.partition_by.as_deref(), &insert.source).await?
+            } else {
+                match crate::views::target_of(ctx, &table)? {
+                    // An INSERT into a materialized view writes the view's columns of its target.
+                    Some(target) => {
+                        if insert.columns.is_empty() {
+                            insert.columns = table.meta.columns.iter().map(|c| c.name.clone()).collect();
+                        }
+                        (target, None)
                     }
-                    (target, None)
+                    None => (table, None),
                 }
-                None => (table, None),
             }
         }
         InsertTarget::Function(call) => function_target(ctx, call, &insert.source).await?,
@@ -152,7 +158,19 @@ async fn function_target(ctx: &QueryContext, call: &TableFunctionCall, source: &
     if call.name.eq_ignore_ascii_case("null") {
         return null_target(ctx, call, &args, source).await;
     }
-    let target = granary_io::sink::resolve_sink(&io, &call.name, &args)?;
+    sink_target(ctx, &io, &call.name, &args, call.partition_by.as_deref(), source).await
+}
+
+/// The sink of table function `function(args)`, its rows spread by `partition_by`.
+async fn sink_target(
+    ctx: &QueryContext,
+    io: &granary_io::IoContext,
+    function: &str,
+    args: &[datafusion::logical_expr::Expr],
+    partition_by: Option<&str>,
+    source: &InsertSource,
+) -> Result<(Arc<Table>, Option<LogicalPlan>)> {
+    let target = granary_io::sink::resolve_sink(io, function, args)?;
     let (columns, planned) = match (&target.structure, source) {
         (Some(structure), _) => (structure.clone(), None),
         (None, InsertSource::Select { query, .. }) => {
@@ -163,13 +181,13 @@ async fn function_target(ctx: &QueryContext, call: &TableFunctionCall, source: &
         (None, InsertSource::Data { .. }) => {
             return Err(Error::new(
                 ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
-                format!("INSERT INTO FUNCTION {}() with data needs the structure argument (column names and types)", call.name),
+                format!("INSERT INTO FUNCTION {function}() with data needs the structure argument (column names and types)"),
             ))
         }
     };
     let schema: SchemaRef = Arc::new(Schema::new(columns.iter().map(|(n, t)| t.to_arrow_field(n)).collect::<Vec<_>>()));
     let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
-    let partition = match (target.partition_mode(call.partition_by.is_some(), &ctx.settings)?, &call.partition_by) {
+    let partition = match (target.partition_mode(partition_by.is_some(), &ctx.settings)?, partition_by) {
         (PartitionMode::Wildcard, Some(expr)) => {
             let logical = sql_expression(ctx, &format!("toString({expr})"), &df_schema)?;
             Some(SinkPartitioning::Wildcard(ctx.state.create_physical_expr(logical, &df_schema)?))

@@ -357,6 +357,8 @@ impl Instance {
         granary_mergetree::register_engines_with(&mut registry, Some(part_log.clone() as Arc<dyn granary_storage::PartLogSink>), config.graphite_rollups.clone());
         let dictionaries = DictionaryRegistry::new();
         registry.register(Arc::new(DictionaryEngineFactory { registry: dictionaries.clone() }));
+        let buffer_host = Arc::new(granary_engines::buffer::BufferHost::default());
+        registry.register(Arc::new(granary_engines::buffer::BufferEngineFactory { host: buffer_host.clone() }));
         let reserved = vec!["system".to_string(), "INFORMATION_SCHEMA".to_string(), "information_schema".to_string()];
         // Before the catalog opens tables: loading parts fills the mark cache.
         granary_mergetree::cache::uncompressed_cache().set_capacity(config.uncompressed_cache_size);
@@ -454,6 +456,7 @@ impl Instance {
             server_settings,
         });
         dictionaries.set_runner(Arc::downgrade(&instance.dictionary_runner));
+        buffer_host.set_destination(Arc::new(crate::buffer_destination::InstanceBufferDestination { instance: Arc::downgrade(&instance) }));
         instance.shared.async_inserts.set_instance(Arc::downgrade(&instance));
         dictionaries.set_config_pattern(instance.shared.config.dictionaries_config.clone());
         spawn_dictionary_reloads(Arc::downgrade(&dictionaries));
@@ -472,6 +475,18 @@ impl Instance {
     /// `granary local`, `SYSTEM FLUSH ASYNC INSERT QUEUE`).
     pub async fn flush_async_inserts(&self) {
         self.shared.async_inserts.flush(None).await;
+    }
+
+    /// Writes what every Buffer table holds to its destination (graceful shutdown, end of
+    /// `granary local`): unflushed rows live only in memory.
+    pub async fn flush_buffers(&self) {
+        for database in self.shared.catalog.databases() {
+            for table in database.tables().into_iter().filter(|t| t.engine.engine_name() == "Buffer") {
+                if let Err(e) = table.engine.optimize(granary_storage::OptimizeRequest::default()).await {
+                    tracing::error!(target: "StorageBuffer", "Cannot flush {}.{}: {}", database.name, table.meta.name, e.message());
+                }
+            }
+        }
     }
 
     pub(crate) fn async_inserts(&self) -> &Arc<crate::async_insert::AsyncInsertQueue> {
@@ -662,7 +677,9 @@ impl Instance {
         // on every request.
         // Tables show their virtual columns (`_part`, ...) only to queries that name one.
         let virtual_columns = granary_storage::virtual_columns::mentioned_in(&request.text);
+        let (current_database, temporary_tables) = (session.current_database.clone(), session.temporary_tables.clone());
         let execution = Box::pin(self.execute_as_query(session, request, query_id, logs_level));
+        let execution = granary_storage::temporary::scope(current_database, temporary_tables, execution);
         granary_storage::virtual_columns::scope(virtual_columns, granary_profiler::Profiled::new(execution, Some(profile))).await
     }
 

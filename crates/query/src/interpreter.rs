@@ -222,7 +222,7 @@ async fn run_statement(
             Outcome::Done
         }
         Statement::CreateTable(create) => {
-            create_table(instance, ctx, *create).await?;
+            create_table(instance, ctx, session, *create).await?;
             Outcome::Done
         }
         Statement::CreateDictionary(create) => {
@@ -233,7 +233,19 @@ async fn run_statement(
             crate::views::create_view(instance, ctx, *create).await?;
             Outcome::Done
         }
-        Statement::DropTable { name, if_exists, view_only } => {
+        Statement::DropTable { name, if_exists, view_only, temporary } => {
+            if name.database.is_none() {
+                if let Some(table) = session.temporary_tables.remove(&name.table) {
+                    table.engine.drop_data().await?;
+                    return Ok(Outcome::Done);
+                }
+            }
+            if temporary {
+                if if_exists {
+                    return Ok(Outcome::Done);
+                }
+                return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Temporary table {} doesn't exist", name.table)));
+            }
             let db = database_of(ctx, &name);
             forbid_system(&db, "drop")?;
             let unqualified_config_dictionary = name.database.is_none() && !if_exists && instance.catalog().table(&db, &name.table).is_err();
@@ -1100,21 +1112,24 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
     }
 }
 
-async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTable) -> Result<()> {
-    let database = database_of(ctx, &create.name);
+async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session, create: CreateTable) -> Result<()> {
+    if create.temporary && create.name.database.is_some() {
+        return Err(Error::new(
+            ErrorCode::BAD_DATABASE_FOR_TEMPORARY_TABLE,
+            "Temporary objects (tables/views) cannot be inside a database. You should not specify a database for a temporary objects.",
+        ));
+    }
+    // A temporary table belongs to no database (its metadata's database is empty).
+    let database = if create.temporary { String::new() } else { database_of(ctx, &create.name) };
     forbid_system(&database, "create")?;
     if create.or_replace {
         return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CREATE OR REPLACE TABLE is not supported yet"));
     }
+    if create.temporary && create.if_not_exists && session.temporary_tables.get(&create.name.table).is_some() {
+        return Ok(());
+    }
     let mut columns: Vec<ColumnMeta> = create.columns.iter().map(column_meta).collect();
     let mut engine = create.engine.as_ref().map(engine_meta);
-    // ClickHouse stores a MergeTree table's index_granularity with it (SHOW CREATE,
-    // engine_full), after the settings given.
-    if let Some(engine) = &mut engine {
-        if engine.name.ends_with("MergeTree") && !engine.settings.iter().any(|(k, _)| k == "index_granularity") {
-            engine.settings.push(("index_granularity".to_string(), "8192".to_string()));
-        }
-    }
     if let Some(source) = &create.as_table {
         let source_db = database_of(ctx, source);
         let source_table = instance.catalog().table(&source_db, &source.table)?;
@@ -1135,9 +1150,18 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
     }
     let constraints: Vec<granary_storage::ConstraintMeta> = create.constraints.iter().map(constraint_meta).collect();
     crate::insert_expressions::check_table_expressions(ctx, &columns, &constraints).await?;
-    let engine = engine.ok_or_else(|| {
-        Error::new(ErrorCode::ENGINE_REQUIRED, "Table engine is not specified in CREATE query (only Memory and Null exist yet; MergeTree is coming)")
-    })?;
+    let mut engine = match engine {
+        Some(engine) if !engine.name.is_empty() => engine,
+        clauses => default_engine(ctx, create.temporary, clauses)?,
+    };
+    if engine.name == "Buffer" {
+        granary_engines::buffer::normalize_arguments(&mut engine.args, &ctx.current_database);
+    }
+    // ClickHouse stores a MergeTree table's index_granularity with it (SHOW CREATE,
+    // engine_full), after the settings given; not a temporary table's.
+    if engine.name.ends_with("MergeTree") && !create.temporary && !engine.settings.iter().any(|(k, _)| k == "index_granularity") {
+        engine.settings.push(("index_granularity".to_string(), "8192".to_string()));
+    }
     let meta = TableMeta {
         format_version: TABLE_META_VERSION,
         uuid: uuid::Uuid::new_v4().to_string(),
@@ -1152,16 +1176,46 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         renamed_columns: Vec::new(),
         constraints,
     };
-    let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
+    let table = if create.temporary {
+        let table = instance.catalog().open_temporary(meta)?;
+        if !session.temporary_tables.insert(table.clone()) {
+            return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Temporary table {} already exists", create.name.table)));
+        }
+        table
+    } else {
+        let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
+        table
+    };
     if let Some(plan) = select_plan {
         let stream = execute_plan(ctx, &plan).await?;
         if let Err(e) = insert::insert_stream(ctx, &table, &[], stream).await {
             // CREATE ... AS SELECT is one statement: a failed fill leaves no table behind.
-            let _ = instance.catalog().drop_table(&database, &create.name.table, true).await;
+            if create.temporary {
+                session.temporary_tables.remove(&create.name.table);
+            } else {
+                let _ = instance.catalog().drop_table(&database, &create.name.table, true).await;
+            }
             return Err(e);
         }
     }
     Ok(())
+}
+
+/// The engine of CREATE [TEMPORARY] TABLE without `ENGINE =`: `default_table_engine`
+/// (`default_temporary_table_engine`) with the clauses given, a MergeTree without ORDER BY
+/// or PRIMARY KEY ordered by `tuple()`, as ClickHouse makes it.
+fn default_engine(ctx: &QueryContext, temporary: bool, clauses: Option<EngineMeta>) -> Result<EngineMeta> {
+    let setting = if temporary { "default_temporary_table_engine" } else { "default_table_engine" };
+    let name = ctx.settings.get_str(setting);
+    if name.is_empty() || name.eq_ignore_ascii_case("None") {
+        return Err(Error::new(ErrorCode::ENGINE_REQUIRED, "Table engine is not specified in CREATE query"));
+    }
+    let mut engine = clauses.unwrap_or_default();
+    engine.name = name.to_string();
+    if name.ends_with("MergeTree") && engine.order_by.is_none() && engine.primary_key.is_none() {
+        engine.order_by = Some("tuple()".to_string());
+    }
+    Ok(engine)
 }
 
 /// The stored form of an `ENGINE = ...` clause.

@@ -1,6 +1,7 @@
 //! A client session: who is logged in (their rights, settings and quotas), current
 //! database, settings changed by `SET`, and query parameters set with
-//! `SET param_x = ...`. HTTP requests without `session_id` get a fresh one.
+//! `SET param_x = ...`, and its temporary tables (dropped with the session's last copy).
+//! HTTP requests without `session_id` get a fresh one.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,13 +16,21 @@ pub struct Session {
     pub settings: Settings,
     pub params: HashMap<String, String>,
     pub access: Arc<UserAccess>,
+    pub temporary_tables: Arc<granary_storage::temporary::TemporaryTables>,
 }
 
 impl Session {
     /// A session with every privilege (embedded use: `granary local`, tests).
     pub fn new(user: impl Into<String>, current_database: impl Into<String>) -> Self {
         let user = user.into();
-        Session { access: AccessControl::unrestricted(&user), user, current_database: current_database.into(), settings: Settings::new(), params: HashMap::new() }
+        Session {
+            access: AccessControl::unrestricted(&user),
+            user,
+            current_database: current_database.into(),
+            settings: Settings::new(),
+            params: HashMap::new(),
+            temporary_tables: Arc::default(),
+        }
     }
 
     /// A session of a logged-in user: their profile settings and default database.
@@ -31,6 +40,6 @@ impl Session {
             settings.set(&s.name, &s.value)?;
         }
         let current_database = access.default_database.clone().unwrap_or_else(|| "default".to_string());
-        Ok(Session { user: access.user.clone(), current_database, settings, params: HashMap::new(), access })
+        Ok(Session { user: access.user.clone(), current_database, settings, params: HashMap::new(), access, temporary_tables: Arc::default() })
     }
 }

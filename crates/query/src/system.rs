@@ -604,6 +604,7 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         as_select: String,
         parameters: Vec<String>,
         has_own_data: bool,
+        temporary: bool,
     }
     let mut dependents: HashMap<(String, String), Vec<(String, String)>> = HashMap::new();
     for database in shared.catalog.databases() {
@@ -614,31 +615,36 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         }
     }
     let mut rows = Vec::new();
-    for database in shared.catalog.databases() {
-        for table in database.tables() {
-            let m = &table.meta;
-            rows.push(Row {
-                dependents: dependents.remove(&(database.name.clone(), m.name.clone())).unwrap_or_default(),
-                as_select: m.view.as_ref().map(|v| v.query.clone()).unwrap_or_default(),
-                parameters: m.view.as_ref().map(|v| v.parameters.clone()).unwrap_or_default(),
-                has_own_data: m.view.is_none() && m.dictionary.is_none(),
-                database: database.name.clone(),
-                name: m.name.clone(),
-                uuid: m.uuid.clone(),
-                engine: m.engine.name.clone(),
-                data_paths: table.engine.data_paths().iter().map(|p| format!("{}/", p.display())).collect(),
-                modified: m.created_at,
-                create: m.create_query_one_line(),
-                engine_full: m.engine_full(),
-                partition_key: m.engine.partition_by.clone().unwrap_or_default(),
-                sorting_key: sorting_key_text(&m.engine),
-                primary_key: m.engine.primary_key.clone().or(m.engine.order_by.clone()).map(strip_tuple_parens).unwrap_or_default(),
-                sampling_key: m.engine.sample_by.clone().unwrap_or_default(),
-                total_rows: table.engine.total_rows(),
-                total_bytes: table.engine.total_bytes(),
-                comment: m.comment.clone().unwrap_or_default(),
-            });
-        }
+    let databases = shared.catalog.databases();
+    let tables = databases
+        .iter()
+        .flat_map(|database| database.tables().into_iter().map(|table| (database.name.clone(), table)))
+        // The temporary tables of the query's session, in no database (as ClickHouse lists them).
+        .chain(granary_storage::temporary::visible().into_iter().map(|table| (String::new(), table)));
+    for (database, table) in tables {
+        let m = &table.meta;
+        rows.push(Row {
+            temporary: database.is_empty(),
+            dependents: dependents.remove(&(database.clone(), m.name.clone())).unwrap_or_default(),
+            as_select: m.view.as_ref().map(|v| v.query.clone()).unwrap_or_default(),
+            parameters: m.view.as_ref().map(|v| v.parameters.clone()).unwrap_or_default(),
+            has_own_data: m.view.is_none() && m.dictionary.is_none(),
+            database,
+            name: m.name.clone(),
+            uuid: m.uuid.clone(),
+            engine: m.engine.name.clone(),
+            data_paths: table.engine.data_paths().iter().map(|p| format!("{}/", p.display())).collect(),
+            modified: m.created_at,
+            create: m.create_query_one_line(),
+            engine_full: m.engine_full(),
+            partition_key: m.engine.partition_by.clone().unwrap_or_default(),
+            sorting_key: sorting_key_text(&m.engine),
+            primary_key: m.engine.primary_key.clone().or(m.engine.order_by.clone()).map(strip_tuple_parens).unwrap_or_default(),
+            sampling_key: m.engine.sample_by.clone().unwrap_or_default(),
+            total_rows: table.engine.total_rows(),
+            total_bytes: table.engine.total_bytes(),
+            comment: m.comment.clone().unwrap_or_default(),
+        });
     }
     for name in SystemSchema::names() {
         rows.push(Row {
@@ -661,6 +667,7 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
             as_select: String::new(),
             parameters: Vec::new(),
             has_own_data: false,
+            temporary: false,
         });
     }
     let string_lists = |lists: Vec<Vec<String>>| -> ArrayRef {
@@ -688,10 +695,10 @@ fn tables(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(rows.iter().map(|r| &r.name)),
         strings(rows.iter().map(|r| &r.uuid)),
         strings(rows.iter().map(|r| &r.engine)),
-        u8s(rows.iter().map(|_| false)),
+        u8s(rows.iter().map(|r| r.temporary)),
         Arc::new(paths.finish()),
         strings(rows.iter().map(|r| {
-            if r.database == "system" {
+            if r.database == "system" || r.temporary {
                 String::new()
             } else {
                 format!("{}/{}/{}.json", metadata_root.display(), r.database, r.name)

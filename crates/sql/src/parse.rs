@@ -60,7 +60,8 @@ pub enum Statement {
     CreateDictionary(Box<CreateDictionary>),
     CreateView(Box<CreateView>),
     /// `DROP TABLE|VIEW|DICTIONARY`; `DROP VIEW` of a table is an error, as in ClickHouse.
-    DropTable { name: TableName, if_exists: bool, view_only: bool },
+    /// `temporary`: `DROP TEMPORARY TABLE`, which only drops a temporary table.
+    DropTable { name: TableName, if_exists: bool, view_only: bool, temporary: bool },
     RenameTables(Vec<(TableName, TableName)>),
     TruncateTable { name: TableName, if_exists: bool },
     ShowDatabases { like: Option<NameFilter>, limit: Option<u64> },
@@ -327,6 +328,8 @@ pub struct CreateTable {
     pub comment: Option<String>,
     /// `CONSTRAINT name CHECK|ASSUME expr` of the column list.
     pub constraints: Vec<ConstraintSpec>,
+    /// `CREATE TEMPORARY TABLE`: a table of the session.
+    pub temporary: bool,
 }
 
 /// What the brackets of CREATE TABLE hold.
@@ -1364,7 +1367,7 @@ impl<'a> Cursor<'a> {
             let statement = Statement::CreateFunction(self.sql_function(or_replace)?);
             return Ok(StatementWithClauses { statement, settings: Vec::new(), format: None });
         }
-        self.eat("TEMPORARY");
+        let temporary = self.eat("TEMPORARY");
         if self.eat("DATABASE") {
             let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
             let name = self.ident()?;
@@ -1418,6 +1421,7 @@ impl<'a> Cursor<'a> {
             as_select: None,
             comment: None,
             constraints: Vec::new(),
+            temporary,
         };
         let mut primary_key = None;
         if self.eat_token(&Token::LParen) {
@@ -1431,11 +1435,15 @@ impl<'a> Cursor<'a> {
         if self.eat("ENGINE") {
             self.eat_token(&Token::Eq);
             create.engine = Some(self.engine_spec()?);
+        } else if ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL"].iter().any(|k| self.peek_is(k)) {
+            // An empty name: the interpreter takes the default engine.
+            create.engine = Some(self.engine_clauses(EngineSpec::default())?);
         }
         if let Some(key) = primary_key {
             // ClickHouse's: the key of the column list is the engine's PRIMARY KEY, and its
             // sorting key when there is no ORDER BY.
-            let engine = create.engine.get_or_insert_with(|| EngineSpec { name: "MergeTree".to_string(), ..EngineSpec::default() });
+            // No ENGINE: an empty name, the interpreter takes the default engine.
+            let engine = create.engine.get_or_insert_with(EngineSpec::default);
             if engine.primary_key.is_some() {
                 return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Multiple primary keys are not allowed."));
             }
@@ -1796,8 +1804,6 @@ impl<'a> Cursor<'a> {
     }
 
     fn engine_spec(&mut self) -> Result<EngineSpec> {
-        // POPULATE ends the engine clause of a materialized view.
-        const CLAUSES: [&str; 9] = ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL", "SETTINGS", "COMMENT", "AS", "POPULATE"];
         let mut spec = EngineSpec { name: self.ident()?, ..EngineSpec::default() };
         if self.eat_token(&Token::LParen) {
             if !self.eat_token(&Token::RParen) {
@@ -1811,6 +1817,14 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
+        self.engine_clauses(spec)
+    }
+
+    /// The ORDER BY, PARTITION BY, ... clauses of an engine; they may come without
+    /// `ENGINE = name` (the engine is then `default_table_engine`).
+    fn engine_clauses(&mut self, mut spec: EngineSpec) -> Result<EngineSpec> {
+        // POPULATE ends the engine clause of a materialized view.
+        const CLAUSES: [&str; 9] = ["ORDER", "PARTITION", "PRIMARY", "SAMPLE", "TTL", "SETTINGS", "COMMENT", "AS", "POPULATE"];
         let clause_end = |l: &Lexeme| CLAUSES.iter().any(|k| l.is_keyword(k));
         loop {
             if self.eat_seq(&["ORDER", "BY"]) {
@@ -1860,7 +1874,7 @@ impl<'a> Cursor<'a> {
             let _ = self.eat("SYNC") || self.eat("NO") && self.eat("DELAY");
             return Ok(Statement::DropDatabase { name, if_exists });
         }
-        self.eat("TEMPORARY");
+        let temporary = self.eat("TEMPORARY");
         let view_only = self.eat("VIEW");
         if !(view_only || self.eat("TABLE") || self.eat("DICTIONARY")) {
             return Err(self.syntax_error("DATABASE, TABLE, VIEW or DICTIONARY"));
@@ -1869,7 +1883,7 @@ impl<'a> Cursor<'a> {
         let name = self.table_name()?;
         self.skip_on_cluster()?;
         let _ = self.eat("SYNC");
-        Ok(Statement::DropTable { name, if_exists, view_only })
+        Ok(Statement::DropTable { name, if_exists, view_only, temporary })
     }
 
     /// `key = value [[NOT] OVERRIDABLE], ...` (at least one).

@@ -6,6 +6,7 @@
 //! metadata/<db>.json             database definition ({"engine": "Atomic", ...})
 //! metadata/<db>/<table>.json     TableMeta (names come from the file names, escaped)
 //! store/<uuid>/                  the table's data, owned by its engine
+//! temporary/<uuid>/              data of temporary tables (emptied at start)
 //! ```
 //!
 //! Every change is a durable atomic file operation (write-temp + fsync + rename), done
@@ -147,6 +148,8 @@ impl Catalog {
             reserved,
             ddl: Mutex::new(()),
         };
+        // Temporary tables of sessions before a restart or a crash: their sessions are gone.
+        let _ = std::fs::remove_dir_all(catalog.temporary_dir());
         catalog.load()?;
         if catalog.database(DEFAULT_DATABASE).is_none() {
             catalog.create_database(DEFAULT_DATABASE, true, None)?;
@@ -213,6 +216,22 @@ impl Catalog {
         Ok(Arc::new(Table { meta, engine, schema }))
     }
 
+    /// A temporary table (`meta.database` empty): opened like any table, its data (if
+    /// its engine keeps any on disk) under `<path>/temporary/<uuid>`, its metadata
+    /// nowhere. The caller keeps it with its session.
+    pub fn open_temporary(&self, meta: TableMeta) -> Result<Arc<Table>> {
+        let factory = self.registry.get(&meta.engine.name)?;
+        factory.validate(&meta)?;
+        let schema = meta.schema()?;
+        let data_path = self.temporary_dir().join(&meta.uuid);
+        let engine = factory.open(EngineContext { meta: &meta, schema: schema.clone(), data_path, is_new: true })?;
+        Ok(Arc::new(Table { meta, engine, schema }))
+    }
+
+    fn temporary_dir(&self) -> PathBuf {
+        self.store_dir.with_file_name("temporary")
+    }
+
     pub fn database(&self, name: &str) -> Option<Arc<Database>> {
         self.databases.read().get(name).cloned()
     }
@@ -226,8 +245,12 @@ impl Catalog {
         self.databases.read().values().cloned().collect()
     }
 
-    /// The table, or UNKNOWN_DATABASE / UNKNOWN_TABLE.
+    /// The table, or UNKNOWN_DATABASE / UNKNOWN_TABLE. A temporary table of the query's
+    /// session hides a table of its name in the current database.
     pub fn table(&self, database: &str, table: &str) -> Result<Arc<Table>> {
+        if let Some(temporary) = crate::temporary::lookup(database, table) {
+            return Ok(temporary);
+        }
         self.require_database(database)?
             .table(table)
             .ok_or_else(|| Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {database}.{table} does not exist")))

@@ -19,6 +19,7 @@
 //!   [`KeyIndex`] hash index engines build it on.
 //! * [`virtual_columns`]: columns an engine computes (`_part`, ...), shown to the planner
 //!   only for queries that name them.
+//! * [`temporary`]: the temporary tables of a session, seen by its queries only.
 //! * [`provider`]: DataFusion `CatalogProvider` / `SchemaProvider` / `TableProvider` adapters.
 
 pub mod catalog;
@@ -29,6 +30,7 @@ pub mod lookup;
 pub mod meta;
 pub mod provider;
 pub mod scan_counter;
+pub mod temporary;
 pub mod virtual_columns;
 
 pub use catalog::{Catalog, Database, Table};

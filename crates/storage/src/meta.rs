@@ -282,7 +282,11 @@ impl TableMeta {
             None if self.dictionary.is_some() => "DICTIONARY",
             None => "TABLE",
         };
-        let mut out = format!("CREATE {kind} {}.{}", quote_ident(&self.database), quote_ident(&self.name));
+        // A temporary table belongs to no database.
+        let mut out = match self.database.is_empty() {
+            true => format!("CREATE TEMPORARY {kind} {}", quote_ident(&self.name)),
+            false => format!("CREATE {kind} {}.{}", quote_ident(&self.database), quote_ident(&self.name)),
+        };
         if let Some(target) = self.view.as_ref().and_then(|v| v.target.as_ref().filter(|_| v.inner_engine.is_none())) {
             out.push_str(&format!(" TO {target}"));
         }
@@ -422,7 +426,8 @@ pub fn quote_ident(name: &str) -> String {
     }
 }
 
-fn quote_string(s: &str) -> String {
+/// A single-quoted SQL string literal, as SHOW CREATE TABLE writes one.
+pub fn quote_string(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 

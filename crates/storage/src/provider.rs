@@ -84,11 +84,12 @@ impl SchemaProvider for DatabaseSchemaProvider {
     }
 
     async fn table(&self, name: &str) -> datafusion::common::Result<Option<Arc<dyn TableProvider>>> {
-        Ok(self.database.table(name).map(|t| Arc::new(EngineTableProvider::new(t)) as Arc<dyn TableProvider>))
+        let table = crate::temporary::lookup(&self.database.name, name).or_else(|| self.database.table(name));
+        Ok(table.map(|t| Arc::new(EngineTableProvider::new(t)) as Arc<dyn TableProvider>))
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        self.database.table(name).is_some()
+        crate::temporary::lookup(&self.database.name, name).is_some() || self.database.table(name).is_some()
     }
 }
 

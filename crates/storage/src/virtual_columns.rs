@@ -19,7 +19,7 @@ pub const COMMENT_METADATA_KEY: &str = "granary.virtual.comment";
 pub const CODEC_METADATA_KEY: &str = "granary.virtual.codec";
 
 /// Every virtual column name an engine may have (the query text is checked for them).
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 22] = [
     "_part",
     "_part_index",
     "_part_starting_offset",
@@ -37,6 +37,12 @@ pub const NAMES: [&str; 17] = [
     "_row_exists",
     "_block_number",
     "_block_offset",
+    // File, URL and S3 tables.
+    "_path",
+    "_file",
+    "_size",
+    "_time",
+    "_etag",
 ];
 
 tokio::task_local! {
