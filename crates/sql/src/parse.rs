@@ -217,6 +217,11 @@ pub enum AlterCommand {
     /// `CLEAR COLUMN [IF EXISTS] c [IN PARTITION p]`.
     ClearColumn { name: String, partition: Option<String>, if_exists: bool },
     ModifyComment(String),
+    /// `MODIFY TTL rules` as written.
+    ModifyTtl(String),
+    RemoveTtl,
+    /// `MATERIALIZE TTL [IN PARTITION p]`.
+    MaterializeTtl(Option<String>),
     ModifySetting(Vec<(String, String)>),
     ResetSetting(Vec<String>),
 }
@@ -238,7 +243,9 @@ pub struct ColumnChange {
     pub default: Option<(String, String)>,
     pub codec: Option<String>,
     pub comment: Option<String>,
-    /// `REMOVE DEFAULT | CODEC | COMMENT ...`, upper-case.
+    /// `TTL expr` as written.
+    pub ttl: Option<String>,
+    /// `REMOVE DEFAULT | CODEC | COMMENT | TTL ...`, upper-case.
     pub remove: Option<String>,
 }
 
@@ -290,6 +297,8 @@ pub struct ColumnSpec {
     pub default_expression: Option<String>,
     pub codec: Option<String>,
     pub comment: Option<String>,
+    /// `TTL expr` as written.
+    pub ttl: Option<String>,
 }
 
 /// `ENGINE = Name(args) ORDER BY ... PARTITION BY ... PRIMARY KEY ... SETTINGS ...`.
@@ -412,6 +421,7 @@ fn nested_columns(column: &ColumnSpec) -> Option<Vec<ColumnSpec>> {
             default_expression: None,
             codec: None,
             comment: None,
+            ttl: None,
         })
         .collect();
     Some(flattened)
@@ -1192,6 +1202,17 @@ impl<'a> Cursor<'a> {
             let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
             return Ok(Some(AlterCommand::ClearColumn { name, partition, if_exists }));
         }
+        if self.eat_seq(&["MODIFY", "TTL"]) {
+            // The rules are a comma-separated list: the rest of the ALTER is theirs.
+            return Ok(Some(AlterCommand::ModifyTtl(self.raw_until(|l| l.is_keyword("SETTINGS")).ok_or_else(|| self.syntax_error("TTL expression"))?)));
+        }
+        if self.eat_seq(&["REMOVE", "TTL"]) {
+            return Ok(Some(AlterCommand::RemoveTtl));
+        }
+        if self.eat_seq(&["MATERIALIZE", "TTL"]) {
+            let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
+            return Ok(Some(AlterCommand::MaterializeTtl(partition)));
+        }
         if self.eat_seq(&["MODIFY", "COMMENT"]) {
             return Ok(Some(AlterCommand::ModifyComment(self.string_literal()?)));
         }
@@ -1229,7 +1250,7 @@ impl<'a> Cursor<'a> {
                 } else if self.peek_is("CODEC") {
                     change.codec = Some(self.codec_text()?);
                 } else if self.eat("TTL") {
-                    return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Column TTL is not supported yet"));
+                    change.ttl = Some(self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "SETTINGS"].iter().any(|k| l.is_keyword(k))).ok_or_else(|| self.syntax_error("TTL expression"))?);
                 } else {
                     break;
                 }
@@ -1519,7 +1540,7 @@ impl<'a> Cursor<'a> {
                 .raw_until(|l| l.token == Token::Comma || ATTRIBUTE_KEYWORDS.iter().any(|k| l.is_keyword(k)))
                 .ok_or_else(|| self.syntax_error("attribute type"))?;
             let ch_type = ChType::parse(&type_text)?;
-            let mut spec = ColumnSpec { name, ch_type, default_kind: None, default_expression: None, codec: None, comment: None };
+            let mut spec = ColumnSpec { name, ch_type, default_kind: None, default_expression: None, codec: None, comment: None, ttl: None };
             loop {
                 if self.eat("DEFAULT") {
                     spec.default_kind = Some("DEFAULT".to_string());
@@ -1650,7 +1671,7 @@ impl<'a> Cursor<'a> {
         if !matches!(self.peek().map(|l| &l.token), None | Some(Token::Comma | Token::RParen)) {
             return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Column options of the Nested column {name} are not supported")));
         }
-        Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None })
+        Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None, ttl: None })
     }
 
     fn column_list(&mut self) -> Result<Vec<ColumnSpec>> {
@@ -1694,7 +1715,7 @@ impl<'a> Cursor<'a> {
             .raw_until(|l| l.token == Token::Comma || COLUMN_KEYWORDS.iter().chain(also_stop).any(|k| l.is_keyword(k)))
             .ok_or_else(|| self.syntax_error("column type"))?;
         let mut ch_type = ChType::parse(&type_text)?;
-        let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None };
+        let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None, ttl: None };
         loop {
             if self.eat("NULL") {
                 ch_type = ch_type.into_nullable();
@@ -1709,7 +1730,9 @@ impl<'a> Cursor<'a> {
             } else if self.peek_is("CODEC") {
                 spec.codec = Some(self.codec_text()?);
             } else if self.eat("TTL") {
-                self.raw_until(|l| l.token == Token::Comma || also_stop.iter().any(|k| l.is_keyword(k)));
+                spec.ttl = Some(
+                    self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC"].iter().chain(also_stop).any(|k| l.is_keyword(k))).ok_or_else(|| self.syntax_error("TTL expression"))?,
+                );
             } else if self.eat_seq(&["PRIMARY", "KEY"]) {
                 return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Column-level PRIMARY KEY is not supported yet; put PRIMARY KEY after ENGINE"));
             } else {

@@ -29,12 +29,13 @@ pub mod lookup;
 pub mod meta;
 pub mod provider;
 pub mod scan_counter;
+pub mod ttl;
 pub mod virtual_columns;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{
     CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, InsertSquash, MergeStatus, OptimizeRequest, PartLogEvent, UpdateRequest,
-    ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, TableEngine,
+    ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, RuleMutation, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
 pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};
