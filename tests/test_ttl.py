@@ -2,6 +2,7 @@
 TTL, changed by ALTER) are durable, parts keep their TTL ranges (`ttl.txt`) across a
 restart, and the background merge task removes expired rows without OPTIMIZE."""
 
+import contextlib
 import os
 import tempfile
 import time
@@ -17,6 +18,18 @@ def poll(s, sql, expected, timeout=90):
         if got == expected or time.monotonic() > deadline:
             return got
         time.sleep(0.5)
+
+
+@contextlib.contextmanager
+def server_with_database(prefix):
+    """A fresh server with database `a`, stopped at the end."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        s = Server(os.path.join(tmp, "data")).start()
+        try:
+            s.query("CREATE DATABASE a")
+            yield s
+        finally:
+            s.stop()
 
 
 def test_ttl_survives_restart():
@@ -64,32 +77,22 @@ def test_ttl_survives_restart():
 
 
 def test_background_merge_removes_expired_rows():
-    with tempfile.TemporaryDirectory(prefix="granary-ttl-bg-") as tmp:
-        s = Server(os.path.join(tmp, "data")).start()
-        try:
-            s.query("CREATE DATABASE a")
-            s.query("CREATE TABLE a.t (d DateTime, k UInt32) ENGINE = MergeTree ORDER BY k PARTITION BY k % 2 TTL d + INTERVAL 1 SECOND")
-            # Already expired at INSERT (kept until a merge), expiring in a moment, never.
-            s.query("INSERT INTO a.t VALUES ('2000-01-01 00:00:00', 1), ('2100-01-01 00:00:00', 3)")
-            s.query("INSERT INTO a.t SELECT now() + 2, 2")
-            s.query("INSERT INTO a.t VALUES ('2100-01-01 00:00:00', 4)")
-            assert poll(s, "SELECT groupArray(k) FROM (SELECT k FROM a.t ORDER BY k)", "[3,4]\n") == "[3,4]\n"
-            # No OPTIMIZE ran: the parts were merged by the background task.
-            assert s.query("SELECT count() FROM system.part_log WHERE database = 'a' AND table = 't' AND event_type = 'MergeParts'") != "0\n"
-        finally:
-            s.stop()
+    with server_with_database("granary-ttl-bg-") as s:
+        s.query("CREATE TABLE a.t (d DateTime, k UInt32) ENGINE = MergeTree ORDER BY k PARTITION BY k % 2 TTL d + INTERVAL 1 SECOND")
+        # Already expired at INSERT (kept until a merge), expiring in a moment, never.
+        s.query("INSERT INTO a.t VALUES ('2000-01-01 00:00:00', 1), ('2100-01-01 00:00:00', 3)")
+        s.query("INSERT INTO a.t SELECT now() + 2, 2")
+        s.query("INSERT INTO a.t VALUES ('2100-01-01 00:00:00', 4)")
+        assert poll(s, "SELECT groupArray(k) FROM (SELECT k FROM a.t ORDER BY k)", "[3,4]\n") == "[3,4]\n"
+        # No OPTIMIZE ran: the parts were merged by the background task.
+        assert s.query("SELECT count() FROM system.part_log WHERE database = 'a' AND table = 't' AND event_type = 'MergeParts'") != "0\n"
 
 
 def test_ttl_only_drop_parts_drops_whole_parts_in_the_background():
-    with tempfile.TemporaryDirectory(prefix="granary-ttl-drop-") as tmp:
-        s = Server(os.path.join(tmp, "data")).start()
-        try:
-            s.query("CREATE DATABASE a")
-            s.query("CREATE TABLE a.t (d Date, k UInt32) ENGINE = MergeTree ORDER BY k PARTITION BY k TTL d + INTERVAL 1 DAY SETTINGS ttl_only_drop_parts = 1")
-            s.query("INSERT INTO a.t VALUES ('2000-01-01', 1), ('2000-01-01', 2), ('2100-01-01', 2)")
-            assert poll(s, "SELECT groupArray(k) FROM (SELECT k FROM a.t ORDER BY k)", "[2,2]\n") == "[2,2]\n"
-            # The part with a live row keeps its expired one: only whole parts go.
-            time.sleep(6)
-            assert s.query("SELECT count() FROM a.t") == "2\n"
-        finally:
-            s.stop()
+    with server_with_database("granary-ttl-drop-") as s:
+        s.query("CREATE TABLE a.t (d Date, k UInt32) ENGINE = MergeTree ORDER BY k PARTITION BY k TTL d + INTERVAL 1 DAY SETTINGS ttl_only_drop_parts = 1")
+        s.query("INSERT INTO a.t VALUES ('2000-01-01', 1), ('2000-01-01', 2), ('2100-01-01', 2)")
+        assert poll(s, "SELECT groupArray(k) FROM (SELECT k FROM a.t ORDER BY k)", "[2,2]\n") == "[2,2]\n"
+        # The part with a live row keeps its expired one: only whole parts go.
+        time.sleep(6)
+        assert s.query("SELECT count() FROM a.t") == "2\n"
