@@ -166,6 +166,7 @@ registry! {
     "join_use_nulls": Bool = "0", "Fill non-matched rows of outer joins with NULL instead of the type's default.";
     "log_comment": String = "", "A comment stored in system.query_log for this query.";
     "log_queries": Bool = "1", "Record queries in system.query_log.";
+    "materialize_ttl_after_modify": Bool = "1", "ALTER ... MODIFY TTL (and MODIFY COLUMN ... TTL) also applies the new TTL to existing parts, as MATERIALIZE TTL.";
     "max_block_size": NonZeroUInt64 = "65409", "The preferred number of rows in a block of query processing.";
     "max_bytes_to_read": UInt64 = "0", "Limit on bytes read from tables by one query (0: none).";
     "max_concurrent_queries_for_user": UInt64 = "0", "Limit on queries running at once for one user (0: none).";

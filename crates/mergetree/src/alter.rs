@@ -119,6 +119,15 @@ pub async fn update_where(inner: &Arc<Inner>, request: UpdateRequest) -> Result<
     crate::mutation::create(inner, MutationCommand::Update { assignments: request.assignments, predicate: request.predicate }, request.sync).await
 }
 
+/// `ALTER TABLE t MATERIALIZE TTL` / `CLEAR COLUMN c`, run as `delete_where`.
+pub async fn mutate_by_rule(inner: &Arc<Inner>, command: granary_storage::RuleMutation, sync: bool) -> Result<()> {
+    let command = match command {
+        granary_storage::RuleMutation::MaterializeTtl { partition } => MutationCommand::MaterializeTtl { partition },
+        granary_storage::RuleMutation::ClearColumn { column, partition } => MutationCommand::ClearColumn { column, partition },
+    };
+    crate::mutation::create(inner, command, sync).await
+}
+
 /// Loads a part written with other columns (`columns_txt`) than `meta`'s: with its own
 /// columns, and keys planned over them (key columns never change).
 pub fn load_stale(dir: &Path, info: PartInfo, meta: &TableMeta, columns_txt: &str) -> Result<(Part, SchemaRef)> {

@@ -82,6 +82,13 @@ pub struct Inner {
     pub mutations: Mutex<Vec<crate::mutation::Mutation>>,
     pub merge_wakeup: tokio::sync::Notify,
     pub(crate) shutdown: AtomicBool,
+    /// The table's and columns' TTL rules (`crate::ttl`).
+    pub ttl: Option<crate::ttl::TableTtl>,
+    /// Each column's DEFAULT or MATERIALIZED expression (CLEAR COLUMN writes it).
+    pub column_defaults: Vec<Option<String>>,
+    /// Unix seconds of the last background TTL merge, by partition id
+    /// (`merge_with_ttl_timeout`).
+    pub last_ttl_merge: Mutex<std::collections::HashMap<String, i64>>,
 }
 
 /// A merge or mutation in progress.
@@ -218,6 +225,12 @@ impl MergeTreeEngine {
     pub fn open(meta: &TableMeta, schema: SchemaRef, dir: &Path, part_log: Option<Arc<dyn PartLogSink>>, graphite: &crate::graphite::GraphiteConfigs) -> Result<MergeTreeEngine> {
         let settings = MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let keys = TableKeys::new(meta, &schema)?;
+        let ttl = crate::ttl::TableTtl::new(meta, &schema, &keys)?;
+        let column_defaults = meta
+            .columns
+            .iter()
+            .map(|c| c.default_expression.clone().filter(|_| matches!(c.default_kind.as_deref(), Some("DEFAULT" | "MATERIALIZED"))))
+            .collect();
         let codecs = meta
             .columns
             .iter()
@@ -267,6 +280,9 @@ impl MergeTreeEngine {
             mutations: Mutex::new(mutations),
             merge_wakeup: tokio::sync::Notify::new(),
             shutdown: AtomicBool::new(false),
+            ttl,
+            column_defaults,
+            last_ttl_merge: Mutex::new(std::collections::HashMap::new()),
         });
         // Background merges need a runtime; a table opened outside one (tools, some
         // tests) still merges on OPTIMIZE.
@@ -571,6 +587,10 @@ impl TableEngine for MergeTreeEngine {
         crate::alter::update_where(&self.inner, request).await
     }
 
+    async fn mutate_by_rule(&self, command: granary_storage::RuleMutation, sync: bool) -> Result<()> {
+        crate::alter::mutate_by_rule(&self.inner, command, sync).await
+    }
+
     fn mutations(&self) -> Vec<granary_storage::MutationStatus> {
         crate::mutation::statuses(&self.inner)
     }
@@ -631,6 +651,7 @@ impl TableEngine for MergeTreeEngine {
                     data_version: p.info.data_version(),
                     path: format!("{}/", p.dir.display()),
                     columns: column_sizes(&inner.schema, p.layout, &sizes),
+                    delete_ttl_info: p.ttl.as_ref().map_or((0, 0), |t| (t.table.min, t.table.max)),
                 }
             })
             .collect();
@@ -1335,8 +1356,8 @@ impl EngineFactory for MergeTreeFactory {
     }
 
     fn validate(&self, meta: &TableMeta) -> Result<()> {
-        if meta.engine.sample_by.is_some() || meta.engine.ttl.is_some() {
-            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SAMPLE BY and TTL are not supported by {} yet", self.name)));
+        if meta.engine.sample_by.is_some() {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SAMPLE BY is not supported by {} yet", self.name)));
         }
         MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let schema = meta.schema()?;
@@ -1346,7 +1367,8 @@ impl EngineFactory for MergeTreeFactory {
             }
         }
         MergeMode::from_meta(meta, &schema, &self.graphite)?;
-        TableKeys::new(meta, &schema)?;
+        let keys = TableKeys::new(meta, &schema)?;
+        crate::ttl::TableTtl::new(meta, &schema, &keys)?;
         Ok(())
     }
 

@@ -129,7 +129,11 @@
 //! * Monotonic-function pruning ([`monotonic`]) knows a fixed list of non-decreasing
 //!   functions (no decreasing ones, no per-range monotonicity like `toHour` within a
 //!   day). `IN` lists longer than DataFusion's default `max_in_list_size` do not prune.
-//! * TTL, SAMPLE BY, column ALTERs, projections, skip indexes, `T64`, `FPC` and `GCD`
+//! * TTL ([`ttl`]): `TTL ... GROUP BY` is refused, `TO DISK/VOLUME` fails (one disk),
+//!   `RECOMPRESS` is kept but not applied; TTL expressions are planned without the SQL
+//!   front end's rewrites (`DateTime + 1` fails, `+ INTERVAL` works); a Date is taken
+//!   at midnight UTC; a part left empty by TTL stays as an empty part.
+//! * SAMPLE BY, column ALTERs, projections, skip indexes, `T64`, `FPC` and `GCD`
 //!   codecs, more than one
 //!   transform per column. `DoubleDelta` and `Gorilla` are transforms followed by a
 //!   general codec, not ClickHouse's bit-packed encodings (same SQL, Granary's format). Insert deduplication is by `non_replicated_deduplication_window`
@@ -164,6 +168,7 @@ pub mod selector;
 pub mod settings;
 pub mod threshold;
 pub mod transform;
+pub mod ttl;
 pub mod virtual_columns;
 pub mod writer;
 

@@ -31,7 +31,7 @@ use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
 use crate::engine::{Combine, Inner, MergeMode, NestedMap};
-use crate::insert::{discard, write_part, write_part_with, PendingPart};
+use crate::insert::{discard, write_part_with, PendingPart};
 use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
@@ -47,6 +47,9 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
         return Ok(false); // OPTIMIZE or TRUNCATE is running
     };
     let snapshot = inner.snapshot();
+    if ttl_merge(inner, &snapshot).await? {
+        return Ok(true);
+    }
     let now = std::time::SystemTime::now();
     let ages: Vec<u64> = snapshot
         .iter()
@@ -57,6 +60,43 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
         return Ok(false);
     };
     merge_and_commit(inner, sources, false).await?;
+    Ok(true)
+}
+
+/// ClickHouse's TTL merge selector, before the ordinary one: a part whose `ttl.txt`
+/// says it holds expired rows or values is merged on its own (which applies the TTL),
+/// in a partition not TTL-merged in the last `merge_with_ttl_timeout` seconds. With
+/// `ttl_only_drop_parts` only parts whose every row expired are taken, and dropped.
+async fn ttl_merge(inner: &Arc<Inner>, snapshot: &[Arc<Part>]) -> Result<bool> {
+    if inner.ttl.is_none() {
+        return Ok(false);
+    }
+    let now = crate::ttl::unix_now();
+    let only_drop = inner.settings.ttl_only_drop_parts != 0;
+    let timeout = i64::try_from(inner.settings.merge_with_ttl_timeout).unwrap_or(i64::MAX);
+    let candidate = {
+        let last = inner.last_ttl_merge.lock();
+        snapshot
+            .iter()
+            .filter(|p| last.get(&p.info.partition_id).is_none_or(|&t| now.saturating_sub(t) >= timeout))
+            .find(|p| p.rows > 0 && p.ttl.as_ref().is_some_and(|t| if only_drop { t.all_rows_expired(now) } else { t.any_expired(now) }))
+            .cloned()
+    };
+    let Some(part) = candidate else { return Ok(false) };
+    inner.last_ttl_merge.lock().insert(part.info.partition_id.clone(), now);
+    if only_drop {
+        let _running = inner.merge_running.lock();
+        let _commit = inner.commit_lock.lock();
+        if !inner.all_active(std::slice::from_ref(&part)) {
+            return Ok(false);
+        }
+        // Outdated parts it covers go first: after a restart nothing would cover them.
+        let mut gone = inner.take_outdated(|o| part.info.contains(&o.info));
+        gone.extend(inner.remove_active(|p| std::ptr::eq(p, part.as_ref())));
+        crate::engine::remove_parts_now(inner, &gone)?;
+        return Ok(true);
+    }
+    merge_and_commit(inner, vec![part], false).await?;
     Ok(true)
 }
 
@@ -222,7 +262,16 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Resul
         }
         b
     });
-    let mut counted = counted.peekable();
+    // Expired rows go and expired values are reset in every merge (ClickHouse applies
+    // them whenever a source part holds any; here the check costs one evaluation),
+    // unless only whole parts may go (`ttl_only_drop_parts`).
+    let ttl = inner.ttl.as_ref().filter(|_| inner.settings.ttl_only_drop_parts == 0);
+    let now = crate::ttl::unix_now();
+    let counted = counted.map(|b| match (b, ttl) {
+        (Ok(b), Some(ttl)) => ttl.apply(&b, now),
+        (b, _) => b,
+    });
+    let mut counted = counted.filter(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0)).peekable();
     if counted.peek().is_none() {
         let layout = PartLayout::for_size(&inner.settings, 0, 0);
         return write_part_with(inner, info, "tmp_merge_", PartSync::FULL, layout, |writer| {
@@ -230,7 +279,15 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Resul
             Ok(())
         });
     }
-    write_part(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), counted.map(|b| b.map(|b| vec![b])))
+    write_part_with(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), |writer| {
+        if ttl.is_some() {
+            writer.ttl_applied_at(now);
+        }
+        for block in counted {
+            writer.write(&block?)?;
+        }
+        Ok(())
+    })
 }
 
 /// The rows of `inputs` (each sorted) merged and collapsed (Replacing/Summing/

@@ -33,7 +33,7 @@ use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::MutationStatus;
 
 use crate::engine::{remove_parts_now, Inner};
-use crate::insert::{discard, write_part};
+use crate::insert::{discard, write_part_with};
 use crate::part::Part;
 use crate::part_info::PartInfo;
 use crate::reader::PartReader;
@@ -48,6 +48,10 @@ pub enum MutationCommand {
     Delete { predicate: String, lightweight: bool },
     /// Column names and their new values (SQL text), and the rows they apply to.
     Update { assignments: Vec<(String, String)>, predicate: String },
+    /// `MATERIALIZE TTL [IN PARTITION p]`: the table's TTL applied to every part.
+    MaterializeTtl { partition: Option<String> },
+    /// `CLEAR COLUMN c [IN PARTITION p]`: the column reset to its default.
+    ClearColumn { column: String, partition: Option<String> },
 }
 
 impl MutationCommand {
@@ -60,6 +64,8 @@ impl MutationCommand {
                 let assignments: Vec<String> = assignments.iter().map(|(name, value)| format!("{name} = {value}")).collect();
                 format!("(UPDATE {} WHERE {predicate})", assignments.join(", "))
             }
+            MutationCommand::MaterializeTtl { partition } => format!("(MATERIALIZE TTL{})", in_partition(partition)),
+            MutationCommand::ClearColumn { column, partition } => format!("(CLEAR COLUMN {column}{})", in_partition(partition)),
         }
     }
 
@@ -68,6 +74,23 @@ impl MutationCommand {
     pub fn parse(text: &str) -> Result<MutationCommand> {
         let bad = || Error::new(ErrorCode::CANNOT_PARSE_TEXT, format!("Cannot parse mutation command {text}"));
         let body = text.trim().strip_prefix('(').and_then(|t| t.strip_suffix(')')).ok_or_else(bad)?.trim();
+        let split_partition = |rest: &str| -> (String, Option<String>) {
+            match top_level(rest).find(|&(i, _)| rest[i..].to_ascii_uppercase().starts_with(" IN PARTITION ")) {
+                Some((i, _)) => (rest[..i].trim().to_string(), Some(rest[i + " IN PARTITION ".len()..].trim().to_string())),
+                None => (rest.trim().to_string(), None),
+            }
+        };
+        if body.get(..15).is_some_and(|head| head.eq_ignore_ascii_case("MATERIALIZE TTL")) {
+            let (rest, partition) = split_partition(&body[15..]);
+            if !rest.is_empty() {
+                return Err(bad());
+            }
+            return Ok(MutationCommand::MaterializeTtl { partition });
+        }
+        if let Some(rest) = strip_keyword(body, "CLEAR").and_then(|r| strip_keyword(r.trim_start(), "COLUMN")) {
+            let (column, partition) = split_partition(rest);
+            return Ok(MutationCommand::ClearColumn { column, partition });
+        }
         if let Some(rest) = strip_keyword(body, "DELETE") {
             let predicate = strip_keyword(rest.trim_start(), "WHERE").ok_or_else(bad)?;
             return Ok(MutationCommand::Delete { predicate: predicate.trim().to_string(), lightweight: false });
@@ -90,6 +113,11 @@ impl MutationCommand {
         }
         Ok(MutationCommand::Update { assignments, predicate })
     }
+}
+
+/// ` IN PARTITION p`, or nothing.
+fn in_partition(partition: &Option<String>) -> String {
+    partition.as_ref().map(|p| format!(" IN PARTITION {p}")).unwrap_or_default()
 }
 
 /// A lightweight delete's command, as ClickHouse shows it.
@@ -269,6 +297,9 @@ pub struct Planned {
     predicate: Arc<dyn PhysicalExpr>,
     /// Table column index and its new value (empty for DELETE).
     updates: Vec<(usize, Arc<dyn PhysicalExpr>)>,
+    /// MATERIALIZE TTL: the rows `predicate` matches (a partition's) go through the
+    /// table's TTL.
+    ttl: bool,
 }
 
 /// Plans `command`: its errors are the ALTER's, before any mutation exists. An UPDATE's
@@ -277,7 +308,18 @@ pub struct Planned {
 /// change: rows would leave their place in the part, or their partition.
 pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
     match command {
-        MutationCommand::Delete { predicate, .. } => Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new() }),
+        MutationCommand::Delete { predicate, .. } => Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new(), ttl: false }),
+        MutationCommand::MaterializeTtl { partition } => {
+            Ok(Planned { predicate: mutation_predicate(inner, &partition_predicate(inner, partition)?, "MATERIALIZE TTL")?, updates: Vec::new(), ttl: true })
+        }
+        MutationCommand::ClearColumn { column, partition } => {
+            let index = inner.schema.index_of(column).map_err(|_| Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{column}` to clear")))?;
+            let value = match inner.column_defaults.get(index).cloned().flatten() {
+                Some(expression) => expression,
+                None => format!("defaultValueOfTypeName('{}')", granary_types::ChType::from_field(inner.schema.field(index)).to_string().replace('\'', "\\'")),
+            };
+            plan(inner, &MutationCommand::Update { assignments: vec![(column.clone(), value)], predicate: partition_predicate(inner, partition)? })
+        }
         MutationCommand::Update { assignments, predicate } => {
             let keys = inner.keys.sorting.iter().chain(&inner.keys.partition).flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr)).map(|c| c.index()).collect::<Vec<_>>();
             let mut updates = Vec::with_capacity(assignments.len());
@@ -292,9 +334,17 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
             }
             // The condition of `if`: what `if` takes (an integer literal too), as a boolean.
             let predicate = mutation_predicate(inner, &format!("if(({predicate}), true, false)"), "UPDATE")?;
-            Ok(Planned { predicate, updates })
+            Ok(Planned { predicate, updates, ttl: false })
         }
     }
+}
+
+/// The rows of partition `p` (`IN PARTITION p`), or every row.
+fn partition_predicate(inner: &Inner, partition: &Option<String>) -> Result<String> {
+    Ok(match partition {
+        Some(p) => format!("_partition_id = '{}'", crate::merge::partition_id_of(inner, p)?.replace('\'', "\\'")),
+        None => "1 = 1".to_string(),
+    })
 }
 
 /// Evaluates the planned expressions over no rows, as ClickHouse's dry run of a new
@@ -470,7 +520,7 @@ pub fn current_version(inner: &Inner, data_version: u64) -> u64 {
 /// Brings `part` to data version `version`: rewritten when a row matches, renamed by
 /// hard links when none does, removed when every row goes.
 fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64) -> Result<()> {
-    let Planned { predicate, updates } = planned;
+    let Planned { predicate, updates, ttl } = planned;
     let snapshot = inner.snapshot();
     let filter_columns: Vec<usize> = {
         let mut c: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
@@ -492,10 +542,21 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
         let batch = reader.read(g..g + 1, &projected)?;
         matches += deleted_mask(&remap, &batch)?.true_count() as u64;
     }
-    if matches == 0 {
+    // A MATERIALIZE TTL left from before REMOVE TTL has nothing to apply.
+    if matches == 0 || (*ttl && inner.ttl.is_none()) {
         return link_part(inner, part, info, version);
     }
-    if matches == part.rows && updates.is_empty() {
+    // With `ttl_only_drop_parts` MATERIALIZE TTL removes whole parts, never rows.
+    let drop_whole = match (&inner.ttl, *ttl && inner.settings.ttl_only_drop_parts != 0) {
+        (Some(table_ttl), true) => {
+            if !every_row_expired(inner, part, table_ttl)? {
+                return link_part(inner, part, info, version);
+            }
+            true
+        }
+        _ => false,
+    };
+    if (matches == part.rows && updates.is_empty() && !ttl) || drop_whole {
         let _commit = inner.commit_lock.lock();
         if !inner.all_active(std::slice::from_ref(part)) || !exists(inner, version) {
             return Ok(());
@@ -506,8 +567,12 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
         return remove_parts_now(inner, &gone);
     }
     let mut reader = PartReader::new(part.clone(), scan_schema, &all)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
+    let now = crate::ttl::unix_now();
     let blocks = (0..part.granules()).map(|g| {
         let batch = reader.read(g..g + 1, scan_schema)?;
+        if let (true, Some(table_ttl)) = (*ttl, &inner.ttl) {
+            return table_ttl.apply(&batch.project(&stored)?, now);
+        }
         if updates.is_empty() {
             let deleted = deleted_mask(predicate, &batch)?;
             return Ok(filter_record_batch(&batch.project(&stored)?, &not(&deleted)?)?);
@@ -522,7 +587,17 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     });
     let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
     // Each source granule, filtered, is one block, as ClickHouse's mutation reads it.
-    let pending = write_part(inner, info, "tmp_mut_", PartSync::FULL, layout, blocks.map(|b| b.map(|b| vec![b])))?;
+    let pending = write_part_with(inner, info, "tmp_mut_", PartSync::FULL, layout, |writer| {
+        if *ttl {
+            writer.ttl_applied_at(now);
+            // Every row may have expired: the empty part still covers the old one.
+            writer.allow_empty(part);
+        }
+        for block in blocks {
+            writer.write(&block?)?;
+        }
+        Ok(())
+    })?;
     let _commit = inner.commit_lock.lock();
     if !inner.all_active(std::slice::from_ref(part)) || !exists(inner, version) {
         discard(std::slice::from_ref(&pending));
@@ -536,6 +611,19 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     inner.log_part("MutatePart", &mutated, std::slice::from_ref(part), std::time::Duration::ZERO);
     inner.add_parts(vec![mutated], std::slice::from_ref(part));
     Ok(())
+}
+
+/// Whether the table's TTL would remove every row of `part` now.
+fn every_row_expired(inner: &Inner, part: &Arc<Part>, table_ttl: &crate::ttl::TableTtl) -> Result<bool> {
+    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    let mut reader = PartReader::new(part.clone(), &inner.schema, &all)?;
+    let now = crate::ttl::unix_now();
+    for g in 0..part.granules() {
+        if table_ttl.apply(&reader.read(g..g + 1, &inner.schema)?, now)?.num_rows() > 0 {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The part under its new version without rewriting it: every file hard-linked (parts
@@ -629,7 +717,19 @@ mod tests {
         };
         let lightweight = MutationCommand::Delete { predicate: "k % 3 = 0".into(), lightweight: true };
         assert_eq!(lightweight.text(), "(UPDATE _row_exists = 0 WHERE k % 3 = 0)");
-        for command in [MutationCommand::Delete { predicate: "x = 'it''s'".into(), lightweight: false }, update, lightweight] {
+        let rules = [
+            MutationCommand::MaterializeTtl { partition: None },
+            MutationCommand::MaterializeTtl { partition: Some("'a b'".into()) },
+            MutationCommand::ClearColumn { column: "x".into(), partition: None },
+            MutationCommand::ClearColumn { column: "x".into(), partition: Some("(1, 'in partition')".into()) },
+        ];
+        assert_eq!(rules.iter().map(MutationCommand::text).collect::<Vec<_>>(), [
+            "(MATERIALIZE TTL)",
+            "(MATERIALIZE TTL IN PARTITION 'a b')",
+            "(CLEAR COLUMN x)",
+            "(CLEAR COLUMN x IN PARTITION (1, 'in partition'))"
+        ]);
+        for command in [MutationCommand::Delete { predicate: "x = 'it''s'".into(), lightweight: false }, update, lightweight].into_iter().chain(rules) {
             let text = command.text();
             assert_eq!(MutationCommand::parse(&text).unwrap(), command, "{text}");
             assert_eq!(MutationCommand::parse(&unescape(&escape(&text))).unwrap(), command);

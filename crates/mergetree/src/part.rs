@@ -14,6 +14,7 @@
 //! | `<col>.mrk` | per granule 24 bytes: u64 LE offset of its compressed block in `.bin`, u64 LE offset of the granule inside the decompressed block, u64 LE rows |
 //! | `primary.idx` | u32 LE key-column count, then per primary-key element one encoded array of `granules + 1` values: the key of each granule's first row, then the key of the part's last row (NULL in an empty part) |
 //! | `minmax.idx` | u32 LE column count, then per partition-key column one encoded array of 2 values: min and max over the part's non-NULL values (NULL when all are NULL; an empty part has those of a part it replaced, so its partition is known) |
+//! | `ttl.txt` | tables with TTL only: ClickHouse's `ttl format version: 1` and the ranges of the part's TTL values ([`crate::ttl`]); optional |
 //! | `checksums.txt` | one line per other file: `name<TAB>size<TAB>xxh3-64 hex`, and for a `.bin` file (since version 4) `<TAB>`its data's size uncompressed and unpacked; written last |
 //!
 //! All columns have the same granules (same row counts), so granule `i` of every column
@@ -83,6 +84,8 @@ pub struct Part {
     /// last query holding it lets go, so a reader never loses files under it.
     remove_on_drop: AtomicBool,
     sizes: std::sync::OnceLock<PartSizes>,
+    /// The part's `ttl.txt` (`crate::ttl`); `None` when it has none.
+    pub ttl: Option<crate::ttl::TtlInfos>,
 }
 
 impl Part {
@@ -114,7 +117,7 @@ impl Part {
             mark_files.push(MarkFile { name: mark_file_name(layout, field.name()), hash });
             mark_cache().insert((id, column as u32, 0), marks.into());
         }
-        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default() }
+        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None }
     }
 
     /// The marks of table column `column`: from the mark cache, or read from the part's
@@ -224,7 +227,10 @@ impl Part {
         }
         let minmax_types: Vec<DataType> = keys.partition_columns.iter().map(|&i| schema.field(i).data_type().clone()).collect();
         let minmax = decode_arrays(&file("minmax.idx")?, &minmax_types).map_err(|e| broken(format!("minmax.idx: {e}")))?;
-        let part = Part::new(info, dir.to_path_buf(), bytes_on_disk, schema, layout, marks, primary, minmax);
+        let mut part = Part::new(info, dir.to_path_buf(), bytes_on_disk, schema, layout, marks, primary, minmax);
+        if let Some(text) = listed.remove(crate::ttl::TTL_FILE) {
+            part.ttl = Some(crate::ttl::TtlInfos::parse(&String::from_utf8_lossy(&text)).map_err(|e| broken(e.to_string()))?);
+        }
         if part.rows != count {
             return Err(broken(format!("count.txt says {count} rows, marks say {}", part.rows)));
         }

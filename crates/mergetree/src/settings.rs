@@ -49,6 +49,10 @@ pub struct MergeTreeSettings {
     pub allow_experimental_replacing_merge_with_cleanup: u64,
     /// Index into `CLEAN_DELETED_ROWS` (obsolete in ClickHouse: accepted, no effect).
     pub clean_deleted_rows: u64,
+    /// Seconds before a partition gets another background merge for expired TTL.
+    pub merge_with_ttl_timeout: u64,
+    /// TTL removes only whole parts whose every row expired; merges keep expired rows.
+    pub ttl_only_drop_parts: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -72,6 +76,8 @@ impl Default for MergeTreeSettings {
             fsync_part_directory: 1,
             allow_experimental_replacing_merge_with_cleanup: 0,
             clean_deleted_rows: 0,
+            merge_with_ttl_timeout: 14400,
+            ttl_only_drop_parts: 0,
         }
     }
 }
@@ -251,12 +257,28 @@ pub const SETTINGS: &[SettingInfo] = &[
         slot: |s| &mut s.non_replicated_deduplication_window,
     },
     SettingInfo {
+        name: "merge_with_ttl_timeout",
+        type_name: "Int64",
+        readonly: false,
+        description: "Minimal time in seconds before a merge that deletes expired TTL rows is repeated in the same partition.",
+        values: &[],
+        slot: |s| &mut s.merge_with_ttl_timeout,
+    },
+    SettingInfo {
         name: "old_parts_lifetime",
         type_name: "Seconds",
         readonly: false,
         description: "Seconds an outdated part is kept after a merge; parts still read by a query are kept until it ends.",
         values: &[],
         slot: |s| &mut s.old_parts_lifetime,
+    },
+    SettingInfo {
+        name: "ttl_only_drop_parts",
+        type_name: "Bool",
+        readonly: false,
+        description: "Only drop whole parts whose rows have all expired; merges do not remove expired rows.",
+        values: &[],
+        slot: |s| &mut s.ttl_only_drop_parts,
     },
     SettingInfo {
         name: "parts_to_delay_insert",

@@ -180,6 +180,11 @@ pub struct PartWriter<'a> {
     rows: u64,
     /// Set by [`PartWriter::allow_empty`]: the part may end without rows.
     may_be_empty: bool,
+    /// The table's TTL: the ranges of the rows' TTL values go to `ttl.txt`.
+    ttl: Option<&'a crate::ttl::TableTtl>,
+    /// Set by [`PartWriter::ttl_applied_at`].
+    ttl_applied_at: Option<i64>,
+    ttl_infos: crate::ttl::TtlInfos,
 }
 
 impl<'a> PartWriter<'a> {
@@ -234,7 +239,31 @@ impl<'a> PartWriter<'a> {
             minmax: vec![None; keys.partition_columns.len()],
             rows: 0,
             may_be_empty: false,
+            ttl: None,
+            ttl_applied_at: None,
+            ttl_infos: Default::default(),
         })
+    }
+
+    /// Records the ranges of `ttl`'s values in the part's `ttl.txt`.
+    pub fn with_ttl(mut self, ttl: Option<&'a crate::ttl::TableTtl>) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The rows written had the TTL applied at `now` (a merge or MATERIALIZE TTL):
+    /// column values expired then were reset and do not count in `ttl.txt`.
+    pub fn ttl_applied_at(&mut self, now: i64) {
+        self.ttl_applied_at = Some(now);
+    }
+
+    fn observe_ttl(&mut self, batches: &[RecordBatch]) -> Result<()> {
+        if let Some(ttl) = self.ttl {
+            for batch in batches {
+                ttl.observe(batch, self.ttl_applied_at, &mut self.ttl_infos)?;
+            }
+        }
+        Ok(())
     }
 
     /// Lets the part end without rows, as a merge whose rows all went (CLEANUP, zero
@@ -258,6 +287,7 @@ impl<'a> PartWriter<'a> {
         if rows == 0 {
             return Ok(());
         }
+        self.observe_ttl(batches)?;
         let bytes: usize = batches.iter().map(|b| block_bytes(b, &self.types)).sum();
         let granules = self.planner.block(rows, bytes);
         let mut rest = batches.iter().filter(|b| b.num_rows() > 0).cloned();
@@ -301,6 +331,11 @@ impl<'a> PartWriter<'a> {
             return Ok(());
         }
         let refs: Vec<&RecordBatch> = batches.iter().collect();
+        if self.ttl.is_some() {
+            // `order` may take only some of the rows (one partition's): the TTL ranges
+            // are the part's rows', gathered once (a copy only tables with TTL pay for).
+            self.observe_ttl(&[arrow::compute::interleave_record_batch(&refs, order)?])?;
+        }
         let sources: Vec<GatherSources> = (0..self.schema.fields().len())
             .map(|c| GatherSources::new(&batches.iter().map(|b| b.column(c).as_ref()).collect::<Vec<_>>()))
             .collect();
@@ -470,6 +505,10 @@ impl<'a> PartWriter<'a> {
         small.push(self.small_file("count.txt", self.rows.to_string().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         small.push(self.small_file("columns.txt", columns_txt(&self.schema).as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         small.push(self.small_file("format_version.txt", PART_FORMAT_VERSION.to_string().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
+        let ttl_infos = self.ttl.map(|_| std::mem::take(&mut self.ttl_infos));
+        if let Some(infos) = &ttl_infos {
+            small.push(self.small_file(crate::ttl::TTL_FILE, infos.text().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
+        }
         small.push((CHECKSUMS_FILE.to_string(), write_unsynced(&self.dir.join(CHECKSUMS_FILE), checksums.as_bytes())?));
         bytes_on_disk += checksums.len() as u64;
         let mut to_sync: Vec<(&str, &File)> = Vec::new();
@@ -485,7 +524,9 @@ impl<'a> PartWriter<'a> {
             to_sync.push((".", dir));
         }
         sync_all_concurrently(&to_sync)?;
-        Ok(Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, self.layout, marks, primary, minmax))
+        let mut part = Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, self.layout, marks, primary, minmax);
+        part.ttl = ttl_infos;
+        Ok(part)
     }
 
     /// Writes one small file of the part, not yet fsynced: `finish` fsyncs it with the rest.

@@ -24,6 +24,8 @@ pub fn is_metadata_command(command: &AlterCommand) -> bool {
             | AlterCommand::ModifyComment(_)
             | AlterCommand::AddConstraint { .. }
             | AlterCommand::DropConstraint { .. }
+            | AlterCommand::ModifyTtl(_)
+            | AlterCommand::RemoveTtl
             | AlterCommand::ModifySetting(_)
             | AlterCommand::ResetSetting(_)
     )
@@ -45,6 +47,28 @@ pub async fn alter_metadata(instance: &Instance, table: &Arc<Table>, commands: &
     table.engine.close().await?;
     instance.catalog().replace_table_meta(meta)?;
     Ok(())
+}
+
+/// Whether `commands` set a TTL that `materialize_ttl_after_modify` applies to the
+/// existing parts (ClickHouse adds a MATERIALIZE TTL mutation after them).
+pub fn sets_ttl(commands: &[AlterCommand]) -> bool {
+    commands.iter().any(|c| matches!(c, AlterCommand::ModifyTtl(_)) || matches!(c, AlterCommand::ModifyColumn { change, .. } if change.ttl.is_some()))
+}
+
+/// Checks `CLEAR COLUMN name` against the table: false when the column is missing and
+/// `if_exists` lets that pass.
+pub fn check_clear_column(meta: &TableMeta, name: &str, if_exists: bool) -> Result<bool> {
+    if !meta.columns.iter().any(|c| c.name == name) {
+        if if_exists {
+            return Ok(false);
+        }
+        return Err(Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{name}` to drop")));
+    }
+    let engine = &meta.engine;
+    if [&engine.order_by, &engine.partition_by, &engine.primary_key, &engine.sample_by].into_iter().flatten().flat_map(|e| names_in(e)).any(|k| k == name) {
+        return Err(Error::new(ErrorCode::ALTER_OF_COLUMN_IS_FORBIDDEN, format!("Trying to ALTER CLEAR key {name} column which is a part of key expression")));
+    }
+    Ok(true)
 }
 
 /// The names an expression text mentions (identifiers, quoted or not).
@@ -142,6 +166,12 @@ fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
                 if let Some(comment) = &change.comment {
                     column.comment = Some(comment.clone());
                 }
+                if let Some(ttl) = &change.ttl {
+                    if is_key(&change.name) {
+                        return Err(Error::new(ErrorCode::ILLEGAL_COLUMN, format!("Trying to set TTL for key column {}", change.name)));
+                    }
+                    column.ttl = Some(granary_storage::ttl::format_expression(ttl));
+                }
                 match change.remove.as_deref() {
                     None => {}
                     Some("DEFAULT" | "MATERIALIZED" | "ALIAS" | "EPHEMERAL") => {
@@ -150,6 +180,7 @@ fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
                     }
                     Some("CODEC") => column.codec = None,
                     Some("COMMENT") => column.comment = None,
+                    Some("TTL") => column.ttl = None,
                     Some(other) => return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot REMOVE {other} of a column"))),
                 }
             }
@@ -161,6 +192,12 @@ fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
                     return Err(Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{name}` to comment")));
                 };
                 meta.columns[index].comment = Some(comment.clone());
+            }
+            AlterCommand::ModifyTtl(text) => meta.engine.ttl = Some(granary_storage::ttl::format_table_ttl(text)?),
+            AlterCommand::RemoveTtl => {
+                if meta.engine.ttl.take().is_none() {
+                    return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Table doesn't have any table TTL expression, cannot remove"));
+                }
             }
             AlterCommand::ModifyComment(comment) => meta.comment = Some(comment.clone()).filter(|c| !c.is_empty()),
             AlterCommand::AddConstraint { constraint, if_not_exists } => {

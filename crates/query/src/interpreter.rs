@@ -18,7 +18,7 @@ use granary_formats::{create_output_format, FormatSettings, OutputFormat};
 use granary_sql::parse::{ParseOptions, Statement, StatementWithClauses};
 use granary_sql::rewrite::{LimitBy, RewriteOptions};
 use granary_sql::{AlterCommand, CreateTable, TableName};
-use granary_storage::{ColumnMeta, DeleteRequest, EngineMeta, OptimizeRequest, PartitionCommand, TableMeta, UpdateRequest, TABLE_META_VERSION};
+use granary_storage::{ColumnMeta, DeleteRequest, EngineMeta, OptimizeRequest, PartitionCommand, RuleMutation, TableMeta, UpdateRequest, TABLE_META_VERSION};
 use granary_types::ChType;
 
 use crate::insert;
@@ -436,8 +436,13 @@ async fn run_statement(
                     continue;
                 }
                 if !metadata.is_empty() {
-                    crate::alter_columns::alter_metadata(instance, &table, &std::mem::take(&mut metadata)).await?;
+                    let applied = std::mem::take(&mut metadata);
+                    crate::alter_columns::alter_metadata(instance, &table, &applied).await?;
                     table = instance.catalog().table(&db, &name.table)?;
+                    if crate::alter_columns::sets_ttl(&applied) && ctx.settings.get_bool("materialize_ttl_after_modify") {
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.mutate_by_rule(RuleMutation::MaterializeTtl { partition: None }, sync).await?;
+                    }
                 }
                 let Some(command) = command else { break };
                 match command {
@@ -454,7 +459,19 @@ async fn run_statement(
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.update_where(UpdateRequest { assignments, predicate, sync }).await?
                     }
-                    AlterCommand::ClearColumn { .. } => return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CLEAR COLUMN is not supported yet")),
+                    AlterCommand::ClearColumn { name: column, partition, if_exists } => {
+                        if crate::alter_columns::check_clear_column(&table.meta, &column, if_exists)? {
+                            let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                            table.engine.mutate_by_rule(RuleMutation::ClearColumn { column, partition }, sync).await?
+                        }
+                    }
+                    AlterCommand::MaterializeTtl(partition) => {
+                        if table.meta.engine.ttl.is_none() && table.meta.columns.iter().all(|c| c.ttl.is_none()) {
+                            return Err(Error::new(ErrorCode::INCORRECT_QUERY, format!("Cannot MATERIALIZE TTL as there is no TTL set for table {db}.{}", name.table)));
+                        }
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.mutate_by_rule(RuleMutation::MaterializeTtl { partition }, sync).await?
+                    }
                     _ => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "ALTER command left unapplied")),
                 }
             }
@@ -976,6 +993,7 @@ struct DescribedColumn {
     default_expression: String,
     comment: String,
     codec: String,
+    ttl: String,
     is_virtual: bool,
 }
 
@@ -988,6 +1006,7 @@ impl DescribedColumn {
             default_expression: String::new(),
             comment: String::new(),
             codec: String::new(),
+            ttl: String::new(),
             is_virtual: false,
         }
     }
@@ -1022,6 +1041,7 @@ fn describe_columns(instance: &Instance, ctx: &QueryContext, name: &TableName, s
                 default_expression: c.default_expression.clone().unwrap_or_default(),
                 comment: c.comment.clone().unwrap_or_default(),
                 codec: c.codec.as_deref().map(|c| c.strip_prefix("CODEC(").and_then(|c| c.strip_suffix(')')).unwrap_or(c).to_string()).unwrap_or_default(),
+                ttl: c.ttl.clone().unwrap_or_default(),
                 is_virtual: false,
             })
             .collect(),
@@ -1055,7 +1075,7 @@ fn describe_batch(ctx: &QueryContext, columns: Vec<DescribedColumn>) -> Result<S
             ("default_expression", strings(|c| &c.default_expression)),
             ("comment", strings(|c| &c.comment)),
             ("codec_expression", strings(|c| &c.codec)),
-            ("ttl_expression", strings(|_| "")),
+            ("ttl_expression", strings(|c| &c.ttl)),
         ]);
     }
     if ctx.settings.get_bool("describe_include_virtual_columns") {
@@ -1227,7 +1247,8 @@ pub(crate) fn engine_meta(e: &granary_sql::EngineSpec) -> EngineMeta {
         partition_by: e.partition_by.clone(),
         primary_key: e.primary_key.clone(),
         sample_by: e.sample_by.clone(),
-        ttl: e.ttl.clone(),
+        // A clause that does not parse is kept as written: the engine's validation reports it.
+        ttl: e.ttl.as_deref().map(|t| granary_storage::ttl::format_table_ttl(t).unwrap_or_else(|_| t.to_string())),
         settings: e.settings.clone(),
     }
 }
@@ -1246,6 +1267,7 @@ pub(crate) fn column_meta(c: &granary_sql::ColumnSpec) -> ColumnMeta {
         default_expression: c.default_expression.clone(),
         codec: c.codec.clone(),
         comment: c.comment.clone(),
+        ttl: c.ttl.as_deref().map(granary_storage::ttl::format_expression),
     }
 }
 

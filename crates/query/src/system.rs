@@ -365,7 +365,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             ]
             .into_iter()
             .chain(PART_LOCATION_COLUMNS)
-            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String")])
+            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String"), ("delete_ttl_info_min", "DateTime"), ("delete_ttl_info_max", "DateTime")])
             .collect(),
             parts,
         ),
@@ -754,6 +754,8 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         p(|s| s.bytes_on_disk),
         p(|s| s.marks_bytes),
         strings(rows.iter().map(|r| &r.3.name)),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.0))),
+        Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.1))),
     ]);
     Ok(columns)
 }

@@ -221,6 +221,11 @@ pub enum AlterCommand {
     /// `ADD CONSTRAINT [IF NOT EXISTS] name CHECK|ASSUME expr`.
     AddConstraint { constraint: ConstraintSpec, if_not_exists: bool },
     DropConstraint { name: String, if_exists: bool },
+    /// `MODIFY TTL rules` as written.
+    ModifyTtl(String),
+    RemoveTtl,
+    /// `MATERIALIZE TTL [IN PARTITION p]`.
+    MaterializeTtl(Option<String>),
     ModifySetting(Vec<(String, String)>),
     ResetSetting(Vec<String>),
 }
@@ -242,7 +247,9 @@ pub struct ColumnChange {
     pub default: Option<(String, String)>,
     pub codec: Option<String>,
     pub comment: Option<String>,
-    /// `REMOVE DEFAULT | CODEC | COMMENT ...`, upper-case.
+    /// `TTL expr` as written.
+    pub ttl: Option<String>,
+    /// `REMOVE DEFAULT | CODEC | COMMENT | TTL ...`, upper-case.
     pub remove: Option<String>,
 }
 
@@ -296,6 +303,8 @@ pub struct ColumnSpec {
     pub comment: Option<String>,
     /// Declared `PRIMARY KEY` in its definition (`a UInt64 PRIMARY KEY`).
     pub primary_key: bool,
+    /// `TTL expr` as written.
+    pub ttl: Option<String>,
 }
 
 /// `ENGINE = Name(args) ORDER BY ... PARTITION BY ... PRIMARY KEY ... SETTINGS ...`.
@@ -439,6 +448,7 @@ fn nested_columns(column: &ColumnSpec) -> Option<Vec<ColumnSpec>> {
             codec: None,
             comment: None,
             primary_key: false,
+            ttl: None,
         })
         .collect();
     Some(flattened)
@@ -1228,6 +1238,17 @@ impl<'a> Cursor<'a> {
             let if_exists = self.eat_seq(&["IF", "EXISTS"]);
             return Ok(Some(AlterCommand::DropConstraint { name: self.ident()?, if_exists }));
         }
+        if self.eat_seq(&["MODIFY", "TTL"]) {
+            // The rules are a comma-separated list: the rest of the ALTER is theirs.
+            return Ok(Some(AlterCommand::ModifyTtl(self.raw_until(|l| l.is_keyword("SETTINGS")).ok_or_else(|| self.syntax_error("TTL expression"))?)));
+        }
+        if self.eat_seq(&["REMOVE", "TTL"]) {
+            return Ok(Some(AlterCommand::RemoveTtl));
+        }
+        if self.eat_seq(&["MATERIALIZE", "TTL"]) {
+            let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
+            return Ok(Some(AlterCommand::MaterializeTtl(partition)));
+        }
         if self.eat_seq(&["MODIFY", "COMMENT"]) {
             return Ok(Some(AlterCommand::ModifyComment(self.string_literal()?)));
         }
@@ -1265,7 +1286,7 @@ impl<'a> Cursor<'a> {
                 } else if self.peek_is("CODEC") {
                     change.codec = Some(self.codec_text()?);
                 } else if self.eat("TTL") {
-                    return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "Column TTL is not supported yet"));
+                    change.ttl = Some(self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "SETTINGS"].iter().any(|k| l.is_keyword(k))).ok_or_else(|| self.syntax_error("TTL expression"))?);
                 } else {
                     break;
                 }
@@ -1575,7 +1596,7 @@ impl<'a> Cursor<'a> {
                 .raw_until(|l| l.token == Token::Comma || ATTRIBUTE_KEYWORDS.iter().any(|k| l.is_keyword(k)))
                 .ok_or_else(|| self.syntax_error("attribute type"))?;
             let ch_type = ChType::parse(&type_text)?;
-            let mut spec = ColumnSpec { name, ch_type, default_kind: None, default_expression: None, codec: None, comment: None, primary_key: false };
+            let mut spec = ColumnSpec { name, ch_type, default_kind: None, default_expression: None, codec: None, comment: None, primary_key: false, ttl: None };
             loop {
                 if self.eat("DEFAULT") {
                     spec.default_kind = Some("DEFAULT".to_string());
@@ -1706,7 +1727,7 @@ impl<'a> Cursor<'a> {
         if !matches!(self.peek().map(|l| &l.token), None | Some(Token::Comma | Token::RParen)) {
             return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Column options of the Nested column {name} are not supported")));
         }
-        Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None, primary_key: false })
+        Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None, primary_key: false, ttl: None })
     }
 
     /// `name CHECK|ASSUME expr` after `CONSTRAINT`.
@@ -1777,7 +1798,7 @@ impl<'a> Cursor<'a> {
             .raw_until(|l| l.token == Token::Comma || COLUMN_KEYWORDS.iter().chain(also_stop).any(|k| l.is_keyword(k)))
             .ok_or_else(|| self.syntax_error("column type"))?;
         let mut ch_type = ChType::parse(&type_text)?;
-        let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None, primary_key: false };
+        let mut spec = ColumnSpec { name, ch_type: ch_type.clone(), default_kind: None, default_expression: None, codec: None, comment: None, primary_key: false, ttl: None };
         loop {
             if self.eat("NULL") {
                 ch_type = ch_type.into_nullable();
@@ -1792,7 +1813,9 @@ impl<'a> Cursor<'a> {
             } else if self.peek_is("CODEC") {
                 spec.codec = Some(self.codec_text()?);
             } else if self.eat("TTL") {
-                self.raw_until(|l| l.token == Token::Comma || also_stop.iter().any(|k| l.is_keyword(k)));
+                spec.ttl = Some(
+                    self.raw_until(|l| l.token == Token::Comma || ["COMMENT", "CODEC", "PRIMARY"].iter().chain(also_stop).any(|k| l.is_keyword(k))).ok_or_else(|| self.syntax_error("TTL expression"))?,
+                );
             } else if self.eat_seq(&["PRIMARY", "KEY"]) {
                 spec.primary_key = true;
             } else {

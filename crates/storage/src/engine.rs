@@ -266,6 +266,9 @@ pub struct PartStatus {
     pub path: String,
     /// Per table column, its data in this part (`system.columns` sums them).
     pub columns: Vec<ColumnSizes>,
+    /// Unix seconds of the earliest and latest row TTL (the DELETE rule without WHERE)
+    /// of the part's rows; zeros when unknown.
+    pub delete_ttl_info: (i64, i64),
 }
 
 /// The files of one column in one part. All zero in a compact part, whose columns share
@@ -315,6 +318,17 @@ pub struct UpdateRequest {
     pub predicate: String,
     /// Wait for the mutation to finish (`mutations_sync > 0`).
     pub sync: bool,
+}
+
+/// Mutations that rewrite parts by the table's own rules rather than a predicate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleMutation {
+    /// `ALTER TABLE ... MATERIALIZE TTL [IN PARTITION p]`: applies the TTL rules to
+    /// every part (expired rows go, expired column values are reset).
+    MaterializeTtl { partition: Option<String> },
+    /// `ALTER TABLE ... CLEAR COLUMN c [IN PARTITION p]`: the column's values are reset
+    /// to its default.
+    ClearColumn { column: String, partition: Option<String> },
 }
 
 #[async_trait]
@@ -422,6 +436,11 @@ pub trait TableEngine: Send + Sync + Debug {
 
     /// `ALTER TABLE ... UPDATE ... WHERE ...`.
     async fn update_where(&self, _request: UpdateRequest) -> Result<()> {
+        Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Mutations are not supported by storage {}", self.engine_name())))
+    }
+
+    /// `MATERIALIZE TTL`, `CLEAR COLUMN`: a mutation, waited for when `sync`.
+    async fn mutate_by_rule(&self, _command: RuleMutation, _sync: bool) -> Result<()> {
         Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("Mutations are not supported by storage {}", self.engine_name())))
     }
 

@@ -31,12 +31,13 @@ pub mod meta;
 pub mod provider;
 pub mod scan_counter;
 pub mod temporary;
+pub mod ttl;
 pub mod virtual_columns;
 
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{
     CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, InsertSquash, MergeStatus, OptimizeRequest, PartLogEvent, UpdateRequest,
-    ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, TableEngine,
+    ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, RuleMutation, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
 pub use meta::{ColumnKind, ColumnMeta, ConstraintMeta, DictionaryClause, DictionaryMeta, EngineMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};

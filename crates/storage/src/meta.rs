@@ -30,11 +30,14 @@ pub struct ColumnMeta {
     pub codec: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// The column's TTL expression, formatted as ClickHouse shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<String>,
 }
 
 impl ColumnMeta {
     pub fn new(name: impl Into<String>, ch_type: &ChType) -> Self {
-        ColumnMeta { name: name.into(), type_name: ch_type.to_string(), default_kind: None, default_expression: None, codec: None, comment: None }
+        ColumnMeta { name: name.into(), type_name: ch_type.to_string(), default_kind: None, default_expression: None, codec: None, comment: None, ttl: None }
     }
 
     pub fn ch_type(&self) -> Result<ChType> {
@@ -310,6 +313,9 @@ impl TableMeta {
             }
             if let Some(codec) = &c.codec {
                 out.push_str(&format!(" {codec}"));
+            }
+            if let Some(ttl) = &c.ttl {
+                out.push_str(&format!(" TTL {ttl}"));
             }
             out.push_str(if i + 1 < self.columns.len() || !self.constraints.is_empty() { layout.column_separator } else { layout.after_last_column });
         }
