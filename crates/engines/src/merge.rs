@@ -26,7 +26,7 @@ use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
-use granary_storage::{EngineContext, EngineFactory, EngineTableProvider, InsertRequest, InsertResult, TableEngine, TableMeta};
+use granary_storage::{EngineContext, EngineFactory, EngineTableProvider, InsertRequest, InsertResult, SampleClause, TableEngine, TableMeta};
 use granary_types::ChType;
 use regex::Regex;
 
@@ -80,8 +80,16 @@ impl MergeSource {
     }
 
     /// A plan reading `projection` of `schema` (the table's columns followed by
-    /// [`merge_virtual_columns`]) from every matching table.
-    pub async fn scan(&self, session: &dyn Session, schema: &SchemaRef, projection: Option<&Vec<usize>>, limit: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
+    /// [`merge_virtual_columns`]) from every matching table; with `sample`, the sample
+    /// of each, which every table must be able to take (as in ClickHouse).
+    pub async fn scan(
+        &self,
+        session: &dyn Session,
+        schema: &SchemaRef,
+        projection: Option<&Vec<usize>>,
+        limit: Option<usize>,
+        sample: Option<&SampleClause>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
         let wanted: Vec<usize> = match projection {
             Some(p) => p.clone(),
             None => (0..schema.fields().len()).collect(),
@@ -89,6 +97,10 @@ impl MergeSource {
         let output: SchemaRef = Arc::new(Schema::new(wanted.iter().map(|&i| schema.field(i).clone()).collect::<Vec<_>>()));
         let mut streams: Vec<Arc<dyn PartitionStream>> = Vec::new();
         for (name, provider) in self.tables(session).await? {
+            let provider = match sample {
+                Some(sample) => self.sampled(&name, &provider, sample)?,
+                None => provider,
+            };
             let source_schema = provider.schema();
             // For each output column, where it comes from in this table's scan.
             let mut source_projection = Vec::new();
@@ -117,6 +129,23 @@ impl MergeSource {
             return Ok(Arc::new(EmptyExec::new(output)));
         }
         Ok(Arc::new(StreamingTableExec::try_new(output, streams, None, Vec::new(), false, limit)?))
+    }
+}
+
+impl MergeSource {
+    /// `provider` (table `name`) reading `sample`.
+    fn sampled(&self, name: &str, provider: &Arc<dyn TableProvider>, sample: &SampleClause) -> Result<Arc<dyn TableProvider>> {
+        let engine_table = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<EngineTableProvider>();
+        match engine_table {
+            Some(table) if table.table().engine.supports_sampling() => Ok(Arc::new(table.with_sample(*sample))),
+            _ => {
+                let child = match engine_table {
+                    Some(table) => format!("{}.{name} ({})", self.database, table.table().meta.uuid),
+                    None => format!("{}.{name}", self.database),
+                };
+                Err(Error::new(ErrorCode::SAMPLING_NOT_SUPPORTED, format!("Illegal SAMPLE: table {child} doesn't support sampling: Child table: {child}")))
+            }
+        }
     }
 }
 
@@ -216,7 +245,25 @@ impl TableEngine for MergeEngine {
     async fn scan(&self, session: &dyn Session, projection: Option<&Vec<usize>>, _filters: &[Expr], limit: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
         let fields: Vec<FieldRef> = self.schema.fields().iter().cloned().chain(merge_virtual_columns()).collect();
         let full = Arc::new(Schema::new(fields));
-        self.source.scan(session, &full, projection, limit).await
+        self.source.scan(session, &full, projection, limit, None).await
+    }
+
+    /// ClickHouse's Merge takes SAMPLE and hands it to each table, which must take it.
+    fn supports_sampling(&self) -> bool {
+        true
+    }
+
+    async fn scan_sample(
+        &self,
+        session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        limit: Option<usize>,
+        sample: &SampleClause,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let fields: Vec<FieldRef> = self.schema.fields().iter().cloned().chain(merge_virtual_columns()).collect();
+        let full = Arc::new(Schema::new(fields));
+        self.source.scan(session, &full, projection, limit, Some(sample)).await
     }
 
     async fn insert(&self, _request: InsertRequest) -> Result<InsertResult> {

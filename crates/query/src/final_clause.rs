@@ -72,6 +72,9 @@ pub(crate) fn check_sample_clauses(ctx: &QueryContext, query: &mut ast::Query) -
                 return Err(Error::new(ErrorCode::UNSUPPORTED_METHOD, format!("Table expression modifiers {} are not supported for subquery {table}", shown.trim())));
             }
             let storage = if args.is_some() {
+                if database.is_none() && table == "merge" {
+                    return Ok(()); // each table it reads must sample
+                }
                 format!("_table_function.{table}")
             } else {
                 let database = database.unwrap_or_else(|| ctx.current_database.clone());

@@ -121,10 +121,13 @@ pub(crate) struct SamplePlanner;
 
 impl RelationPlanner for SamplePlanner {
     fn plan_relation(&self, relation: TableFactor, context: &mut dyn RelationPlannerContext) -> datafusion::common::Result<RelationPlanning> {
-        let TableFactor::Table { name, alias, args: None, sample: Some(kind), .. } = &relation else {
+        let TableFactor::Table { name, alias, args, sample: Some(kind), .. } = &relation else {
             return Ok(RelationPlanning::Original(Box::new(relation)));
         };
         let sample = sample_of(kind)?;
+        if args.is_some() {
+            return plan_sampled_function(relation.clone(), sample, context);
+        }
         let reference = context.object_name_to_table_reference(name.clone())?;
         let source = context.context_provider().get_table_source(reference.clone())?;
         let provider = source_as_provider(&source)?;
@@ -136,6 +139,22 @@ impl RelationPlanner for SamplePlanner {
         let plan = LogicalPlanBuilder::scan(reference, provider_as_source(Arc::new(sampled) as Arc<dyn TableProvider>), None)?.build()?;
         Ok(RelationPlanning::Planned(Box::new(PlannedRelation::new(plan, alias.clone()))))
     }
+}
+
+/// `merge(...) SAMPLE k`: the table function planned as DataFusion plans it, its
+/// provider given the sample. Other table functions cannot sample.
+fn plan_sampled_function(relation: TableFactor, sample: SampleClause, context: &mut dyn RelationPlannerContext) -> datafusion::common::Result<RelationPlanning> {
+    let TableFactor::Table { name, alias, args, with_hints, version, with_ordinality, partitions, json_path, index_hints, .. } = relation else {
+        return Ok(RelationPlanning::Original(Box::new(relation)));
+    };
+    let unsupported = || Error::new(ErrorCode::SAMPLING_NOT_SUPPORTED, format!("Storage _table_function.{name} doesn't support sampling"));
+    let unsampled = TableFactor::Table { name: name.clone(), alias: None, args, with_hints, version, with_ordinality, partitions, json_path, sample: None, index_hints };
+    let datafusion::logical_expr::LogicalPlan::TableScan(scan) = context.plan(unsampled)? else { return Err(unsupported().into()) };
+    let provider = source_as_provider(&scan.source)?;
+    let merge = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<crate::table_functions::MergeTable>().ok_or_else(unsupported)?;
+    let sampled: Arc<dyn TableProvider> = Arc::new(merge.with_sample(sample));
+    let plan = LogicalPlanBuilder::scan(scan.table_name.clone(), provider_as_source(sampled), None)?.build()?;
+    Ok(RelationPlanning::Planned(Box::new(PlannedRelation::new(plan, alias))))
 }
 
 #[cfg(test)]
