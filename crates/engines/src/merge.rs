@@ -228,6 +228,14 @@ pub struct MergeEngine {
     source: MergeSource,
 }
 
+impl MergeEngine {
+    /// What a scan's projection indexes: the columns, then the virtual columns.
+    fn scan_schema(&self) -> SchemaRef {
+        let fields: Vec<FieldRef> = self.schema.fields().iter().cloned().chain(merge_virtual_columns()).collect();
+        Arc::new(Schema::new(fields))
+    }
+}
+
 #[async_trait]
 impl TableEngine for MergeEngine {
     fn engine_name(&self) -> &str {
@@ -243,9 +251,7 @@ impl TableEngine for MergeEngine {
     }
 
     async fn scan(&self, session: &dyn Session, projection: Option<&Vec<usize>>, _filters: &[Expr], limit: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
-        let fields: Vec<FieldRef> = self.schema.fields().iter().cloned().chain(merge_virtual_columns()).collect();
-        let full = Arc::new(Schema::new(fields));
-        self.source.scan(session, &full, projection, limit, None).await
+        self.source.scan(session, &self.scan_schema(), projection, limit, None).await
     }
 
     /// ClickHouse's Merge takes SAMPLE and hands it to each table, which must take it.
@@ -261,9 +267,7 @@ impl TableEngine for MergeEngine {
         limit: Option<usize>,
         sample: &SampleClause,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let fields: Vec<FieldRef> = self.schema.fields().iter().cloned().chain(merge_virtual_columns()).collect();
-        let full = Arc::new(Schema::new(fields));
-        self.source.scan(session, &full, projection, limit, Some(sample)).await
+        self.source.scan(session, &self.scan_schema(), projection, limit, Some(sample)).await
     }
 
     async fn insert(&self, _request: InsertRequest) -> Result<InsertResult> {
