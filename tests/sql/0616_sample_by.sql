@@ -50,6 +50,7 @@ SELECT count() FROM s32 SAMPLE 0 OFFSET 0.5; -- { serverError ARGUMENT_OUT_OF_BO
 SELECT count() FROM s32 SAMPLE 1 OFFSET 0.5; -- { serverError ARGUMENT_OUT_OF_BOUND }
 SELECT count() FROM s32 SAMPLE 1/0; -- { serverError STD_EXCEPTION }
 SELECT count() FROM s32 SAMPLE -1; -- { serverError SYNTAX_ERROR }
+SELECT count() FROM s32 TABLESAMPLE 0.1; -- { serverError SYNTAX_ERROR }
 -- Other key widths
 SELECT count(), sum(_sample_factor) FROM s64 SAMPLE 0.1;
 SELECT count() FROM s64 SAMPLE 1/3 OFFSET 2/3;

@@ -21,8 +21,9 @@ use granary_storage::{EngineTableProvider, SampleClause, SampleRatio};
 /// The `SAMPLE` of a table factor, if it has one.
 pub(crate) fn sample_of(kind: &TableSampleKind) -> Result<SampleClause> {
     let (TableSampleKind::BeforeTableAlias(sample) | TableSampleKind::AfterTableAlias(sample)) = kind;
+    // ClickHouse knows `SAMPLE` only, not the standard's `TABLESAMPLE`.
     let size = match &sample.quantity {
-        Some(quantity) if sample.name.is_none() && sample.seed.is_none() && sample.bucket.is_none() && quantity.unit.is_none() && !quantity.parenthesized => ratio(&quantity.value)?,
+        Some(quantity) if sample.modifier == ast::TableSampleModifier::Sample && sample.name.is_none() && sample.seed.is_none() && sample.bucket.is_none() && quantity.unit.is_none() && !quantity.parenthesized => ratio(&quantity.value)?,
         _ => return Err(syntax_error(&sample.to_string())),
     };
     let offset = sample.offset.as_ref().map(ratio).transpose()?;
