@@ -91,3 +91,21 @@ CREATE TABLE r (x UInt64, ver UInt64) ENGINE = ReplacingMergeTree(ver) ORDER BY 
 INSERT INTO r SELECT number % 50000, number FROM numbers(100000);
 SELECT count(), sum(ver) FROM r FINAL SAMPLE 0.1;
 SELECT count() FROM r SAMPLE 0.1;
+-- ALTER ... MODIFY SAMPLE BY / REMOVE SAMPLE BY change the sampling key, checked as at CREATE
+CREATE TABLE am (x UInt64, y UInt32) ENGINE = MergeTree ORDER BY (intHash32(x), y);
+INSERT INTO am SELECT number, number FROM numbers(1000);
+SELECT count() FROM am SAMPLE 0.5; -- { serverError SAMPLING_NOT_SUPPORTED }
+ALTER TABLE am MODIFY SAMPLE BY x; -- { serverError BAD_ARGUMENTS }
+ALTER TABLE am MODIFY SAMPLE BY toInt32(y); -- { serverError BAD_ARGUMENTS }
+ALTER TABLE am MODIFY SAMPLE BY y;
+SELECT count() FROM am SAMPLE 0.5;
+ALTER TABLE am MODIFY SAMPLE BY intHash32(x);
+SHOW CREATE TABLE am;
+SELECT count() FROM am SAMPLE 0.5;
+SELECT sampling_key FROM system.tables WHERE database = currentDatabase() AND name = 'am';
+ALTER TABLE am REMOVE SAMPLE BY;
+SELECT sampling_key FROM system.tables WHERE database = currentDatabase() AND name = 'am';
+SELECT count() FROM am SAMPLE 0.5; -- { serverError SAMPLING_NOT_SUPPORTED }
+ALTER TABLE am REMOVE SAMPLE BY; -- { serverError BAD_ARGUMENTS }
+CREATE TABLE mem (x UInt64) ENGINE = Memory;
+ALTER TABLE mem MODIFY SAMPLE BY x; -- { serverError NOT_IMPLEMENTED }

@@ -1,5 +1,5 @@
 //! `ALTER TABLE` commands that change a table's description (columns, comments,
-//! settings): applied together to a copy of its metadata, checked as ClickHouse checks
+//! settings, sampling key): applied together to a copy of its metadata, checked as ClickHouse checks
 //! them, then the engine is closed and the catalog reopens the table with the new
 //! metadata (the engine rewrites its data there when the columns changed).
 
@@ -22,6 +22,8 @@ pub fn is_metadata_command(command: &AlterCommand) -> bool {
             | AlterCommand::ModifyColumn { .. }
             | AlterCommand::CommentColumn { .. }
             | AlterCommand::ModifyComment(_)
+            | AlterCommand::ModifySampleBy(_)
+            | AlterCommand::RemoveSampleBy
             | AlterCommand::ModifySetting(_)
             | AlterCommand::ResetSetting(_)
     )
@@ -161,6 +163,13 @@ fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
                 meta.columns[index].comment = Some(comment.clone());
             }
             AlterCommand::ModifyComment(comment) => meta.comment = Some(comment.clone()).filter(|c| !c.is_empty()),
+            // The engine's validation checks the new key as CREATE does.
+            AlterCommand::ModifySampleBy(expression) => meta.engine.sample_by = Some(expression.clone()),
+            AlterCommand::RemoveSampleBy => {
+                if meta.engine.sample_by.take().is_none() {
+                    return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Table doesn't have SAMPLE BY, cannot remove"));
+                }
+            }
             AlterCommand::ModifySetting(settings) => {
                 for (name, value) in settings {
                     match meta.engine.settings.iter_mut().find(|(n, _)| n == name) {

@@ -217,6 +217,9 @@ pub enum AlterCommand {
     /// `CLEAR COLUMN [IF EXISTS] c [IN PARTITION p]`.
     ClearColumn { name: String, partition: Option<String>, if_exists: bool },
     ModifyComment(String),
+    /// `MODIFY SAMPLE BY expr` / `REMOVE SAMPLE BY`: the table's sampling key.
+    ModifySampleBy(String),
+    RemoveSampleBy,
     ModifySetting(Vec<(String, String)>),
     ResetSetting(Vec<String>),
 }
@@ -1194,6 +1197,12 @@ impl<'a> Cursor<'a> {
         }
         if self.eat_seq(&["MODIFY", "COMMENT"]) {
             return Ok(Some(AlterCommand::ModifyComment(self.string_literal()?)));
+        }
+        if self.eat_seq(&["MODIFY", "SAMPLE", "BY"]) {
+            return Ok(Some(AlterCommand::ModifySampleBy(self.raw_until(stop).ok_or_else(|| self.syntax_error("expression"))?)));
+        }
+        if self.eat_seq(&["REMOVE", "SAMPLE", "BY"]) {
+            return Ok(Some(AlterCommand::RemoveSampleBy));
         }
         if self.eat_seq(&["MODIFY", "SETTING"]) {
             return Ok(Some(AlterCommand::ModifySetting(self.assignments()?)));
