@@ -176,12 +176,6 @@ pub struct SampleClause {
     pub offset: Option<SampleRatio>,
 }
 
-impl std::fmt::Display for SampleRatio {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} / {}", self.numerator, self.denominator)
-    }
-}
-
 /// `OPTIMIZE TABLE`.
 #[derive(Debug, Clone, Default)]
 pub struct OptimizeRequest {
