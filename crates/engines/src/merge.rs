@@ -26,7 +26,7 @@ use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use futures::StreamExt;
 use granary_common::{Error, ErrorCode, Result};
-use granary_storage::{EngineContext, EngineFactory, EngineTableProvider, InsertRequest, InsertResult, TableEngine, TableMeta};
+use granary_storage::{EngineContext, EngineFactory, EngineTableProvider, InsertRequest, InsertResult, SampleClause, TableEngine, TableMeta};
 use granary_types::ChType;
 use regex::Regex;
 
@@ -80,8 +80,16 @@ impl MergeSource {
     }
 
     /// A plan reading `projection` of `schema` (the table's columns followed by
-    /// [`merge_virtual_columns`]) from every matching table.
-    pub async fn scan(&self, session: &dyn Session, schema: &SchemaRef, projection: Option<&Vec<usize>>, limit: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
+    /// [`merge_virtual_columns`]) from every matching table; with `sample`, the sample
+    /// of each, which every table must be able to take (as in ClickHouse).
+    pub async fn scan(
+        &self,
+        session: &dyn Session,
+        schema: &SchemaRef,
+        projection: Option<&Vec<usize>>,
+        limit: Option<usize>,
+        sample: Option<&SampleClause>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
         let wanted: Vec<usize> = match projection {
             Some(p) => p.clone(),
             None => (0..schema.fields().len()).collect(),
@@ -89,6 +97,10 @@ impl MergeSource {
         let output: SchemaRef = Arc::new(Schema::new(wanted.iter().map(|&i| schema.field(i).clone()).collect::<Vec<_>>()));
         let mut streams: Vec<Arc<dyn PartitionStream>> = Vec::new();
         for (name, provider) in self.tables(session).await? {
+            let provider = match sample {
+                Some(sample) => self.sampled(&name, &provider, sample)?,
+                None => provider,
+            };
             let constant = |field: &Field| match field.name().as_str() {
                 "_database" if granary_storage::virtual_columns::is_virtual(field) => Some(self.database.clone()),
                 "_table" if granary_storage::virtual_columns::is_virtual(field) => Some(name.clone()),
@@ -135,6 +147,23 @@ pub(crate) async fn converted_streams(
     Ok((0..plan.output_partitioning().partition_count())
         .map(|partition| Arc::new(MergePartition { schema: output.clone(), plan: plan.clone(), partition, columns: columns.clone() }) as Arc<dyn PartitionStream>)
         .collect())
+}
+
+impl MergeSource {
+    /// `provider` (table `name`) reading `sample`.
+    fn sampled(&self, name: &str, provider: &Arc<dyn TableProvider>, sample: &SampleClause) -> Result<Arc<dyn TableProvider>> {
+        let engine_table = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<EngineTableProvider>();
+        match engine_table {
+            Some(table) if table.table().engine.supports_sampling() => Ok(Arc::new(table.with_sample(*sample))),
+            _ => {
+                let child = match engine_table {
+                    Some(table) => format!("{}.{name} ({})", self.database, table.table().meta.uuid),
+                    None => format!("{}.{name}", self.database),
+                };
+                Err(Error::new(ErrorCode::SAMPLING_NOT_SUPPORTED, format!("Illegal SAMPLE: table {child} doesn't support sampling: Child table: {child}")))
+            }
+        }
+    }
 }
 
 /// Where an output column's values come from.
@@ -216,6 +245,14 @@ pub struct MergeEngine {
     source: MergeSource,
 }
 
+impl MergeEngine {
+    /// What a scan's projection indexes: the columns, then the virtual columns.
+    fn scan_schema(&self) -> SchemaRef {
+        let fields: Vec<FieldRef> = self.schema.fields().iter().cloned().chain(merge_virtual_columns()).collect();
+        Arc::new(Schema::new(fields))
+    }
+}
+
 #[async_trait]
 impl TableEngine for MergeEngine {
     fn engine_name(&self) -> &str {
@@ -231,9 +268,23 @@ impl TableEngine for MergeEngine {
     }
 
     async fn scan(&self, session: &dyn Session, projection: Option<&Vec<usize>>, _filters: &[Expr], limit: Option<usize>) -> Result<Arc<dyn ExecutionPlan>> {
-        let fields: Vec<FieldRef> = self.schema.fields().iter().cloned().chain(merge_virtual_columns()).collect();
-        let full = Arc::new(Schema::new(fields));
-        self.source.scan(session, &full, projection, limit).await
+        self.source.scan(session, &self.scan_schema(), projection, limit, None).await
+    }
+
+    /// ClickHouse's Merge takes SAMPLE and hands it to each table, which must take it.
+    fn supports_sampling(&self) -> bool {
+        true
+    }
+
+    async fn scan_sample(
+        &self,
+        session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        limit: Option<usize>,
+        sample: &SampleClause,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.source.scan(session, &self.scan_schema(), projection, limit, Some(sample)).await
     }
 
     async fn insert(&self, _request: InsertRequest) -> Result<InsertResult> {

@@ -21,7 +21,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::{
     CheckResult, ColumnSizes, DeleteRequest, EngineContext, EngineFactory, InsertRequest, InsertResult, MergeStatus, OptimizeRequest, PartLogSink, PartStatus, PartitionCommand,
-    TableEngine, TableMeta,
+    SampleClause, TableEngine, TableMeta,
 };
 use parking_lot::{Mutex, RwLock};
 
@@ -312,10 +312,24 @@ impl MergeTreeEngine {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<MergeTreeExec> {
+        Ok(self.plan_scan_with(session, projection, filters, limit, None)?.0)
+    }
+
+    /// A scan, of the rows of `sample` when given. Its columns may go past the
+    /// projection: the sampling key's, which its sample filter reads; the second value
+    /// is how many of them the caller wants.
+    fn plan_scan_with(
+        &self,
+        session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+        sample: Option<&SampleClause>,
+    ) -> Result<(MergeTreeExec, usize)> {
         let inner = &self.inner;
         let stored = inner.schema.fields().len();
         let snapshot = inner.snapshot();
-        let virtual_values = crate::virtual_columns::VirtualValues::new(inner, snapshot.iter());
+        let mut virtual_values = crate::virtual_columns::VirtualValues::new(inner, snapshot.iter());
         // A PREWHERE under FINAL is one more filter to every use but the merge's (which
         // applies it before merging): it may prune anything its rows cannot pass.
         let marked_filters = filters;
@@ -328,17 +342,47 @@ impl MergeTreeEngine {
         // (which `prune_parts` used) would make the whole conjunction unplannable.
         let stored_filters: Vec<Expr> = filters.iter().filter(|f| f.column_refs().iter().all(|c| inner.schema.index_of(&c.name).is_ok())).cloned().collect();
         let pruning = crate::monotonic::Pruning::plan(session, &inner.schema, &inner.keys, &stored_filters);
-        let (mut ranges, stats) = select_granules(&parts, pruning.as_ref(), &inner.schema, &inner.keys)?;
+        let (mut ranges, mut stats) = select_granules(&parts, pruning.as_ref(), &inner.schema, &inner.keys)?;
+        let sample_predicate = match sample {
+            Some(sample) => {
+                let (sampling, predicate) = self.sampling(sample, &ranges)?;
+                virtual_values = virtual_values.with_sample_factor(sampling.factor);
+                match (&sampling.range, predicate) {
+                    (crate::sample::SampleRange::Nothing, _) => {
+                        tracing::debug!(logger = %format_args!("{} (SelectExecutor)", inner.table_name), "Sampling yields no data.");
+                        ranges.clear();
+                        None
+                    }
+                    (_, Some(predicate)) => {
+                        // The sample's range is a condition on a primary-key element: it
+                        // skips granules as the query's own filters do.
+                        let planned = datafusion::common::DFSchema::try_from(inner.schema.as_ref().clone())
+                            .ok()
+                            .and_then(|schema| session.create_physical_expr(conjunction(stored_filters.iter().cloned())?, &schema).ok());
+                        let condition = match planned {
+                            Some(filters) => Arc::new(datafusion::physical_expr::expressions::BinaryExpr::new(filters, datafusion::logical_expr::Operator::And, predicate.clone())),
+                            None => predicate.clone(),
+                        };
+                        let pruning = crate::monotonic::Pruning::of_physical(&inner.schema, &inner.keys, condition);
+                        (ranges, stats) = select_granules(&parts, pruning.as_ref(), &inner.schema, &inner.keys)?;
+                        Some(predicate)
+                    }
+                    (_, None) => None,
+                }
+            }
+            None => None,
+        };
         tracing::debug!(logger = %format_args!("{} (SelectExecutor)", inner.table_name), "{stats}");
         let config = session.config();
         let final_ = inner.mode != MergeMode::Ordinary
             && config.get_extension::<granary_common::Settings>().is_some_and(|s| s.get_bool("final"));
         // Without a projection DataFusion wants every column it was shown.
-        let columns: Vec<usize> = match projection {
+        let mut columns: Vec<usize> = match projection {
             Some(p) => p.clone(),
             None if granary_storage::virtual_columns::visible() => (0..inner.scan_schema.fields().len()).collect(),
             None => (0..stored).collect(),
         };
+        let wanted = columns.len();
         // A FINAL read's PREWHERE may read virtual columns the query does not project.
         let reads_virtual_columns = final_ || columns.iter().any(|&c| c >= stored);
         let virtual_values = reads_virtual_columns.then(|| crate::reader::ScanVirtualValues {
@@ -357,14 +401,18 @@ impl MergeTreeEngine {
                     _ => by_partition.push(vec![r]),
                 }
             }
-            let read = plan_final_read(session, inner, &columns, marked_filters)?;
+            let read = plan_final_read(session, inner, &columns, marked_filters, sample_predicate)?;
             let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(read);
             if let Some(values) = virtual_values {
                 exec = exec.with_virtual_values(values);
             }
-            return Ok(exec);
+            return Ok((exec, wanted));
         }
-        if let (Some(limit), true) = (limit, filters.is_empty()) {
+        let sample_filter = match &sample_predicate {
+            Some(predicate) => Some(sample_filter(predicate, &inner.scan_schema, &mut columns)?),
+            None => None,
+        };
+        if let (Some(limit), true, None) = (limit, filters.is_empty(), &sample_filter) {
             // Without filters, the first granules holding `limit` rows are enough.
             let mut rows = 0u64;
             let mut kept = Vec::new();
@@ -400,12 +448,57 @@ impl MergeTreeEngine {
         let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, partitions, config.batch_size(), limit)?
             .with_uncompressed_cache(use_cache)
             .with_prewhere(prewhere)
+            .with_sample_filter(sample_filter)
             .with_keys(Arc::new(inner.keys.clone()));
         if let Some(values) = virtual_values {
             exec = exec.with_virtual_values(values);
         }
-        Ok(exec)
+        Ok((exec, wanted))
     }
+
+    /// What `sample` reads of this table, given the granules the query's filters leave
+    /// (their rows make `SAMPLE 1000` a ratio), and the condition on the sampling key
+    /// it makes, over the stored columns.
+    fn sampling(&self, sample: &SampleClause, ranges: &[crate::reader::GranuleRange]) -> Result<(crate::sample::Sampling, Option<Arc<dyn datafusion::physical_expr::PhysicalExpr>>)> {
+        use datafusion::logical_expr::Operator;
+        use datafusion::physical_expr::expressions::{BinaryExpr, Literal};
+        let key = self.inner.keys.sampling.as_ref().ok_or_else(|| Error::new(ErrorCode::SAMPLING_NOT_SUPPORTED, "Sampling is not supported: the table does not have a sampling key"))?;
+        let sampling = crate::sample::sampling(sample, key.universe, || Ok(ranges.iter().map(|r| r.rows()).sum()))?;
+        let crate::sample::SampleRange::Bounded { lower, upper } = sampling.range else {
+            return Ok((sampling, None));
+        };
+        let bound = |value: u64, op: Operator| -> Result<Arc<dyn datafusion::physical_expr::PhysicalExpr>> {
+            let literal = datafusion::common::ScalarValue::UInt64(Some(value)).cast_to(&key.key.data_type)?;
+            Ok(Arc::new(BinaryExpr::new(key.key.expr.clone(), op, Arc::new(Literal::new(literal)))))
+        };
+        let predicate = match (lower.map(|l| bound(l, Operator::GtEq)).transpose()?, upper.map(|u| bound(u, Operator::Lt)).transpose()?) {
+            (Some(l), Some(u)) => Arc::new(BinaryExpr::new(l, Operator::And, u)),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => return Ok((sampling, None)),
+        };
+        Ok((sampling, Some(predicate)))
+    }
+}
+
+/// The sample's condition (over the stored columns) as a filter of a scan of `columns`,
+/// which get the stored columns it reads that they lack.
+fn sample_filter(predicate: &Arc<dyn datafusion::physical_expr::PhysicalExpr>, scan_schema: &SchemaRef, columns: &mut Vec<usize>) -> Result<crate::reader::Prewhere> {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    use datafusion::physical_expr::expressions::Column;
+    let over_scan = Arc::clone(predicate)
+        .transform(|e| {
+            let Some(c) = e.downcast_ref::<Column>() else { return Ok(Transformed::no(e)) };
+            let position = match columns.iter().position(|&p| p == c.index()) {
+                Some(p) => p,
+                None => {
+                    columns.push(c.index());
+                    columns.len() - 1
+                }
+            };
+            Ok(Transformed::yes(Arc::new(Column::new(c.name(), position)) as Arc<dyn datafusion::physical_expr::PhysicalExpr>))
+        })?
+        .data;
+    crate::reader::Prewhere::over_scan_columns(&over_scan, &Arc::new(scan_schema.project(columns)?))
 }
 
 /// The condition `c` of a filter `__final_prewhere(c)`: the query's PREWHERE, marked by
@@ -421,7 +514,13 @@ fn final_prewhere_condition(filter: &Expr) -> Option<&Expr> {
 /// projected virtual ones and those the query's PREWHERE (its filters marked
 /// `__final_prewhere`, which DataFusion leaves to the scan) reads; the PREWHERE is
 /// planned over those columns, for the merge to apply before rows collapse.
-fn plan_final_read(session: &dyn Session, inner: &Arc<Inner>, columns: &[usize], filters: &[Expr]) -> Result<crate::reader::FinalRead> {
+fn plan_final_read(
+    session: &dyn Session,
+    inner: &Arc<Inner>,
+    columns: &[usize],
+    filters: &[Expr],
+    sample: Option<Arc<dyn datafusion::physical_expr::PhysicalExpr>>,
+) -> Result<crate::reader::FinalRead> {
     let stored = inner.schema.fields().len();
     let mut virtuals: Vec<usize> = columns.iter().copied().filter(|&c| c >= stored).collect();
     let condition = conjunction(filters.iter().filter_map(final_prewhere_condition).cloned());
@@ -441,6 +540,12 @@ fn plan_final_read(session: &dyn Session, inner: &Arc<Inner>, columns: &[usize],
             Some(session.create_physical_expr(condition, &schema)?)
         }
         None => None,
+    };
+    // The sample's condition reads stored columns only, which lead the merged columns;
+    // like the PREWHERE it applies before rows merge (their sampling key is equal).
+    let prewhere = match (prewhere, sample) {
+        (Some(p), Some(s)) => Some(Arc::new(datafusion::physical_expr::expressions::BinaryExpr::new(p, datafusion::logical_expr::Operator::And, s)) as Arc<dyn datafusion::physical_expr::PhysicalExpr>),
+        (p, s) => p.or(s),
     };
     Ok(crate::reader::FinalRead { inner: inner.clone(), virtuals, prewhere })
 }
@@ -494,6 +599,33 @@ impl TableEngine for MergeTreeEngine {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         Ok(Arc::new(self.plan_scan(session, projection, filters, limit)?))
+    }
+
+    fn supports_sampling(&self) -> bool {
+        self.inner.keys.sampling.is_some()
+    }
+
+    async fn scan_sample(
+        &self,
+        session: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+        sample: &SampleClause,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        use datafusion::physical_plan::projection::{ProjectionExec, ProjectionExpr};
+        let (exec, wanted) = self.plan_scan_with(session, projection, filters, limit, Some(sample))?;
+        let schema = exec.schema();
+        if schema.fields().len() == wanted {
+            return Ok(Arc::new(exec));
+        }
+        // The sampling key's columns were read for the sample filter alone.
+        let exprs: Vec<ProjectionExpr> = schema.fields()[..wanted]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| ProjectionExpr::new(Arc::new(datafusion::physical_expr::expressions::Column::new(f.name(), i)) as Arc<dyn datafusion::physical_expr::PhysicalExpr>, f.name().clone()))
+            .collect();
+        Ok(Arc::new(ProjectionExec::try_new(exprs, Arc::new(exec))?))
     }
 
     /// Every filter is used for pruning where it can be, and DataFusion re-applies them:
@@ -1356,9 +1488,6 @@ impl EngineFactory for MergeTreeFactory {
     }
 
     fn validate(&self, meta: &TableMeta) -> Result<()> {
-        if meta.engine.sample_by.is_some() {
-            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("SAMPLE BY is not supported by {} yet", self.name)));
-        }
         MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let schema = meta.schema()?;
         for (c, field) in meta.columns.iter().zip(schema.fields()) {

@@ -76,6 +76,15 @@ pub struct TableKeys {
     pub partition: Vec<KeyExpr>,
     /// Table columns read by the partition expressions (their min/max go to `minmax.idx`).
     pub partition_columns: Vec<usize>,
+    /// `SAMPLE BY`: an unsigned integer element of the primary key.
+    pub sampling: Option<SamplingKey>,
+}
+
+/// The sampling key and how many values its type has.
+#[derive(Debug, Clone)]
+pub struct SamplingKey {
+    pub key: KeyExpr,
+    pub universe: crate::sample::Rational,
 }
 
 impl TableKeys {
@@ -108,7 +117,11 @@ impl TableKeys {
             .collect();
         partition_columns.sort_unstable();
         partition_columns.dedup();
-        Ok(TableKeys { primary_len: primary_texts.len(), sorting, partition, partition_columns })
+        let sampling = match &engine.sample_by {
+            Some(text) => Some(sampling_key(&planner, text, &sorting[..primary_texts.len()])?),
+            None => None,
+        };
+        Ok(TableKeys { primary_len: primary_texts.len(), sorting, partition, partition_columns, sampling })
     }
 
     pub fn primary(&self) -> &[KeyExpr] {
@@ -269,6 +282,24 @@ impl TableKeys {
         }
         partition_id(&arrays, 0)
     }
+}
+
+/// The `SAMPLE BY` key, checked in ClickHouse's order (MergeTreeData's
+/// checkSampleExpression): present in the primary key, then of one unsigned integer type.
+fn sampling_key(planner: &Planner, text: &str, primary: &[KeyExpr]) -> Result<SamplingKey> {
+    let elements = split_tuple(text)?;
+    let Some(first) = elements.first() else {
+        return Err(Error::new(ErrorCode::INCORRECT_QUERY, "There are no columns in sampling expression"));
+    };
+    let key = planner.plan(first)?;
+    // Planned by the same planner, equal expressions print the same.
+    let shown = key.expr.to_string();
+    if !primary.iter().any(|k| k.expr.to_string() == shown) {
+        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Sampling expression must be present in the primary key"));
+    }
+    let ch_type = granary_types::ChType::from_field(key.expr.return_field(&planner.schema)?.as_ref());
+    let universe = crate::sample::check_key_type(&ch_type, elements.len())?;
+    Ok(SamplingKey { key, universe })
 }
 
 pub fn key_schema(keys: &[KeyExpr]) -> SchemaRef {

@@ -24,7 +24,7 @@
 //! |---|---|
 //! | [`engine`] | `MergeTreeEngine` (the `TableEngine`), `MergeTreeFactory` (engine clause validation), load at open, TRUNCATE / DROP, the background merge task |
 //! | [`settings`] | engine `SETTINGS` with ClickHouse defaults; unknown names are errors (115) |
-//! | [`keys`] | ORDER BY / PRIMARY KEY / PARTITION BY text ─► DataFusion physical expressions; partition ids |
+//! | [`keys`] | ORDER BY / PRIMARY KEY / PARTITION BY / SAMPLE BY text ─► DataFusion physical expressions; partition ids |
 //! | [`part_info`] | part identity (`partition_min_max_level`), containment |
 //! | [`part`] | the on-disk part format (see also `FORMAT.md`), loading and verifying a part |
 //! | [`compression`] | compressed blocks with checksums; LZ4 / ZSTD / NONE codecs; `CODEC(...)` chains |
@@ -37,6 +37,7 @@
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
 //! | [`reader`] | granule reads, the `MergeTreeExec` plan, PREWHERE (filter columns first, other columns only for granules with matches, filtered granule by granule as they are decoded (plain fixed-width values gathered from the encoded bytes); every pushed-down filter unless `optimize_move_to_prewhere = 0` or volatile), read_rows/read_bytes as rows of granules read |
 //! | [`threshold`] | skipping parts and granules by a TopK's running threshold (its dynamic filter against part and granule statistics), parts read in the threshold column's order |
+//! | [`sample`] | `SAMPLE k [OFFSET m]` as the range of `SAMPLE BY` key values ClickHouse reads (its exact fractions and rounding), a filter the scan applies first and the key pruning uses |
 //! | [`monotonic`] | pruning through monotonic functions (`WHERE toDate(ts) = ...` on `ORDER BY ts`, `WHERE ts >= ...` on `ORDER BY toStartOfHour(ts)`) |
 //! | [`cache`] | the process-wide uncompressed-block cache (`use_uncompressed_cache`) and mark cache (`mark_cache_size`) |
 //! | [`selector`] | which parts to merge (the write-amplification vs part-count trade-off) |
@@ -133,7 +134,7 @@
 //!   `RECOMPRESS` is kept but not applied; TTL expressions are planned without the SQL
 //!   front end's rewrites (`DateTime + 1` fails, `+ INTERVAL` works); a Date is taken
 //!   at midnight UTC; a part left empty by TTL stays as an empty part.
-//! * SAMPLE BY, column ALTERs, projections, skip indexes, `T64`, `FPC` and `GCD`
+//! * Column ALTERs, projections, skip indexes, `T64`, `FPC` and `GCD`
 //!   codecs, more than one
 //!   transform per column. `DoubleDelta` and `Gorilla` are transforms followed by a
 //!   general codec, not ClickHouse's bit-packed encodings (same SQL, Granary's format). Insert deduplication is by `non_replicated_deduplication_window`
@@ -163,6 +164,7 @@ pub mod part;
 pub mod part_info;
 pub mod point;
 pub mod reader;
+pub mod sample;
 pub mod select;
 pub mod selector;
 pub mod settings;

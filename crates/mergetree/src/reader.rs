@@ -442,6 +442,10 @@ pub struct MergeTreeExec {
     /// Read through the uncompressed-block cache (short reads with `use_uncompressed_cache`).
     use_uncompressed_cache: bool,
     prewhere: Option<Arc<Prewhere>>,
+    /// `SAMPLE k`: the range of sampling-key values the query reads, applied before any
+    /// other filter and whatever `optimize_move_to_prewhere` says (nothing above the scan
+    /// applies it again).
+    sample_filter: Option<Arc<Prewhere>>,
     /// Filters that change while the query runs, pushed into the scan by DataFusion (a
     /// TopK's `ORDER BY t LIMIT n`: rows after the n-th best so far cannot be in the
     /// result; ClickHouse's `__topKFilter`). Evaluated before the PREWHERE on each block,
@@ -481,7 +485,7 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, dynamic_filters: Vec::new(), keys: None, virtual_values: None, properties, metrics: ExecutionPlanMetricsSet::new() })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, sample_filter: None, dynamic_filters: Vec::new(), keys: None, virtual_values: None, properties, metrics: ExecutionPlanMetricsSet::new() })
     }
 
     /// Reads through the uncompressed-block cache.
@@ -493,6 +497,12 @@ impl MergeTreeExec {
     /// Filters rows in the scan, reading filter columns first (see [`Prewhere`]).
     pub fn with_prewhere(mut self, prewhere: Option<Prewhere>) -> Self {
         self.prewhere = prewhere.map(Arc::new);
+        self
+    }
+
+    /// Keeps only the rows of a `SAMPLE` (see `sample_filter`).
+    pub fn with_sample_filter(mut self, filter: Option<Prewhere>) -> Self {
+        self.sample_filter = filter.map(Arc::new);
         self
     }
 
@@ -621,8 +631,9 @@ impl ExecutionPlan for MergeTreeExec {
         let ranges = self.partitions.get(partition).cloned().unwrap_or_default();
         let (tx, rx) = tokio::sync::mpsc::channel::<datafusion::common::Result<RecordBatch>>(2);
         let final_merge = self.final_merge.clone();
-        // The dynamic filters first: cheap comparisons that drop most rows once set.
-        let mut filters = self.dynamic_filters.iter().map(|f| Prewhere::over_scan_columns(f, &self.schema).map(Arc::new)).collect::<Result<Vec<_>>>().map_err(Error::into_datafusion)?;
+        // The sample, then the dynamic filters: cheap comparisons that drop most rows.
+        let mut filters: Vec<Arc<Prewhere>> = self.sample_filter.iter().cloned().collect();
+        filters.extend(self.dynamic_filters.iter().map(|f| Prewhere::over_scan_columns(f, &self.schema).map(Arc::new)).collect::<Result<Vec<_>>>().map_err(Error::into_datafusion)?);
         filters.extend(self.prewhere.clone());
         let mut scan = ScanTask {
             table_schema: self.table_schema.clone(),

@@ -114,8 +114,10 @@ impl VirtualColumn {
     }
 
     /// Whether filters on the column can drop parts: it is one value per part.
+    /// `_sample_factor` is one value per scan, known only once the parts left are
+    /// counted (`SAMPLE 1000`), so its filters are left to the rows.
     fn decides_parts(self) -> bool {
-        !matches!(self, VirtualColumn::PartOffset | VirtualColumn::PartGranuleOffset | VirtualColumn::BlockOffset)
+        !matches!(self, VirtualColumn::PartOffset | VirtualColumn::PartGranuleOffset | VirtualColumn::BlockOffset | VirtualColumn::SampleFactor)
     }
 }
 
@@ -153,7 +155,7 @@ pub fn fields(schema: &SchemaRef, keys: &crate::keys::TableKeys) -> Vec<FieldRef
 }
 
 /// The per-part values of a scan's virtual columns.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct VirtualValues {
     table: String,
     database: String,
@@ -163,6 +165,8 @@ pub struct VirtualValues {
     part_places: HashMap<u64, PartPlace>,
     /// The field of `_partition_value`, when the table has one.
     partition_value_field: Option<FieldRef>,
+    /// `_sample_factor`: 1 / the share of the table a `SAMPLE` reads.
+    sample_factor: f64,
 }
 
 impl VirtualValues {
@@ -178,7 +182,13 @@ impl VirtualValues {
             }
         }
         let partition_value_field = inner.scan_schema.field_with_name(VirtualColumn::PartitionValue.name()).ok().filter(|f| granary_storage::virtual_columns::is_virtual(f));
-        VirtualValues { table: inner.table.clone(), database: inner.database.clone(), part_places, partition_value_field: partition_value_field.map(|f| Arc::new(f.clone())) }
+        VirtualValues { table: inner.table.clone(), database: inner.database.clone(), part_places, partition_value_field: partition_value_field.map(|f| Arc::new(f.clone())), sample_factor: 1.0 }
+    }
+
+    /// The `_sample_factor` of a scan with `SAMPLE`.
+    pub fn with_sample_factor(mut self, factor: f64) -> Self {
+        self.sample_factor = factor;
+        self
     }
 
     /// The value of a per-part column for `part` (`_part_offset`, `_part_granule_offset`
@@ -193,10 +203,10 @@ impl VirtualValues {
             VirtualColumn::PartStartingOffset => ScalarValue::UInt64(Some(self.part_places.get(&part.id).map_or(0, |p| p.starting_offset))),
             VirtualColumn::PartDataVersion => ScalarValue::UInt64(Some(part.info.data_version())),
             VirtualColumn::BlockNumber => ScalarValue::UInt64(Some(part.info.min_block)),
-            // Granary has one disk, no SAMPLE, no vector search and no lightweight
-            // delete: ClickHouse's values in those cases.
+            // Granary has one disk, no vector search and no lightweight delete:
+            // ClickHouse's values in those cases.
             VirtualColumn::DiskName => ScalarValue::Utf8(Some("default".to_string())),
-            VirtualColumn::SampleFactor => ScalarValue::Float64(Some(1.0)),
+            VirtualColumn::SampleFactor => ScalarValue::Float64(Some(self.sample_factor)),
             VirtualColumn::Distance => ScalarValue::Float32(Some(0.0)),
             VirtualColumn::RowExists => ScalarValue::UInt8(Some(1)),
             VirtualColumn::PartitionId => ScalarValue::Utf8(Some(part.info.partition_id.clone())),

@@ -1,5 +1,5 @@
 //! `ALTER TABLE` commands that change a table's description (columns, comments,
-//! settings): applied together to a copy of its metadata, checked as ClickHouse checks
+//! settings, sampling key): applied together to a copy of its metadata, checked as ClickHouse checks
 //! them, then the engine is closed and the catalog reopens the table with the new
 //! metadata (the engine rewrites its data there when the columns changed).
 
@@ -26,6 +26,8 @@ pub fn is_metadata_command(command: &AlterCommand) -> bool {
             | AlterCommand::DropConstraint { .. }
             | AlterCommand::ModifyTtl(_)
             | AlterCommand::RemoveTtl
+            | AlterCommand::ModifySampleBy(_)
+            | AlterCommand::RemoveSampleBy
             | AlterCommand::ModifySetting(_)
             | AlterCommand::ResetSetting(_)
     )
@@ -216,6 +218,13 @@ fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
                 None if *if_exists => continue,
                 None => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Wrong constraint name. Cannot find constraint `{name}` to drop"))),
             },
+            // The engine's validation checks the new key as CREATE does.
+            AlterCommand::ModifySampleBy(expression) => meta.engine.sample_by = Some(expression.clone()),
+            AlterCommand::RemoveSampleBy => {
+                if meta.engine.sample_by.take().is_none() {
+                    return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Table doesn't have SAMPLE BY, cannot remove"));
+                }
+            }
             AlterCommand::ModifySetting(settings) => {
                 for (name, value) in settings {
                     match meta.engine.settings.iter_mut().find(|(n, _)| n == name) {

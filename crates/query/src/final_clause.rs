@@ -50,21 +50,54 @@ pub(crate) fn check_final_tables(ctx: &QueryContext, query: &mut ast::Query) -> 
     })
 }
 
-/// `SAMPLE k`: no Granary table has a sampling key (`SAMPLE BY`), so a sampled table is
-/// ClickHouse's SAMPLING_NOT_SUPPORTED, and a sampled subquery its UNSUPPORTED_METHOD,
-/// never a silent read of every row.
+/// `SAMPLE k`, checked before planning as ClickHouse checks it: the ratios must parse;
+/// a table whose engine cannot sample (no sampling key), a table function or a system
+/// table is SAMPLING_NOT_SUPPORTED, a subquery or CTE UNSUPPORTED_METHOD, never a
+/// silent read of every row. A view ignores it, as in ClickHouse; a materialized view
+/// passes it on to its target (see `views::expand_views`). Tables that can sample keep
+/// it for the planner (`crate::sample`).
 pub(crate) fn check_sample_clauses(ctx: &QueryContext, query: &mut ast::Query) -> Result<()> {
+    let ctes = granary_sql::views::cte_names(query);
     granary_sql::views::visit_table_factors(query, &mut |factor| match factor {
-        TableFactor::Table { name, args, sample: Some(_), .. } => {
+        TableFactor::Table { name, args, sample: sample @ Some(_), .. } => {
+            if let Some(kind) = sample.as_ref() {
+                crate::sample::sample_of(kind)?;
+            }
             let Some((database, table)) = granary_sql::views::table_reference(name) else { return Ok(()) };
+            if database.is_none() && ctes.contains(&table) && args.is_none() {
+                let shown = match sample {
+                    Some(ast::TableSampleKind::BeforeTableAlias(s) | ast::TableSampleKind::AfterTableAlias(s)) => s.to_string(),
+                    None => String::new(),
+                };
+                return Err(Error::new(ErrorCode::UNSUPPORTED_METHOD, format!("Table expression modifiers {} are not supported for subquery {table}", shown.trim())));
+            }
             let storage = if args.is_some() {
+                if database.is_none() && table == "merge" {
+                    return Ok(()); // each table it reads must sample
+                }
                 format!("_table_function.{table}")
             } else {
                 let database = database.unwrap_or_else(|| ctx.current_database.clone());
-                if ctx.catalog.database(&database).and_then(|db| db.table(&table)).is_none() && database != "system" {
-                    return Ok(()); // an unknown table: planning reports it
+                match ctx.catalog.database(&database).and_then(|db| db.table(&table)) {
+                    Some(stored) => match &stored.meta.view {
+                        Some(view) if view.target.is_none() => {
+                            *sample = None;
+                            return Ok(());
+                        }
+                        Some(view) => {
+                            let target = view.target.as_ref().and_then(|t| ctx.catalog.database(&t.database).and_then(|db| db.table(&t.table)));
+                            match (target, &view.target) {
+                                (Some(target), _) if target.engine.supports_sampling() => return Ok(()),
+                                (_, Some(t)) => format!("{}.{}", t.database, t.table),
+                                (_, None) => format!("{database}.{table}"),
+                            }
+                        }
+                        None if stored.engine.supports_sampling() => return Ok(()),
+                        None => format!("{database}.{table}"),
+                    },
+                    None if database != "system" => return Ok(()), // an unknown table: planning reports it
+                    None => format!("{database}.{table}"),
                 }
-                format!("{database}.{table}")
             };
             Err(Error::new(ErrorCode::SAMPLING_NOT_SUPPORTED, format!("Storage {storage} doesn't support sampling")))
         }

@@ -411,6 +411,7 @@ impl Instance {
             .with_catalog_list(catalogs as Arc<dyn CatalogProviderList>)
             .with_default_features()
             .with_query_planner(Arc::new(crate::fill::GranaryQueryPlanner))
+            .with_relation_planners(vec![Arc::new(crate::sample::SamplePlanner)])
             .with_optimizer_rules(crate::stream_order::KeepNestedLimits::rules())
             .with_physical_optimizer_rules(crate::stream_order::KeepNestedOffsetLimits::rules())
             .with_physical_optimizer_rule(Arc::new(crate::stream_order::FirstRowsInStreamOrder))

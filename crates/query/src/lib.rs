@@ -40,6 +40,7 @@ mod named_args;
 mod nested_names;
 pub mod output;
 mod plan_cache;
+mod sample;
 pub mod point_query;
 pub mod process_list;
 pub mod query_log;

@@ -305,14 +305,22 @@ impl TableFunctionImpl for MergeFunction {
         if granary_storage::virtual_columns::visible() {
             fields.extend(merge_virtual_columns());
         }
-        Ok(Arc::new(MergeTable { schema: Arc::new(Schema::new(fields)), source }))
+        Ok(Arc::new(MergeTable { schema: Arc::new(Schema::new(fields)), source, sample: None }))
     }
 }
 
 #[derive(Debug)]
-struct MergeTable {
+pub(crate) struct MergeTable {
     schema: SchemaRef,
     source: MergeSource,
+    /// `merge(...) SAMPLE k`: every table read samples.
+    sample: Option<granary_storage::SampleClause>,
+}
+
+impl MergeTable {
+    pub(crate) fn with_sample(&self, sample: granary_storage::SampleClause) -> MergeTable {
+        MergeTable { schema: self.schema.clone(), source: self.source.clone(), sample: Some(sample) }
+    }
 }
 
 #[async_trait]
@@ -326,6 +334,6 @@ impl TableProvider for MergeTable {
     }
 
     async fn scan(&self, state: &dyn Session, projection: Option<&Vec<usize>>, _filters: &[Expr], limit: Option<usize>) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        Ok(self.source.scan(state, &self.schema, projection, limit).await?)
+        Ok(self.source.scan(state, &self.schema, projection, limit, self.sample.as_ref()).await?)
     }
 }

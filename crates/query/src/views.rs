@@ -94,7 +94,7 @@ pub(crate) fn expand_views(ctx: &QueryContext, query: &mut ast::Query) -> Result
     let ctes = granary_sql::views::cte_names(query);
     let mut expansions = 0usize;
     granary_sql::views::visit_table_factors(query, &mut |factor| {
-        let TableFactor::Table { name, alias, args, .. } = factor else { return Ok(()) };
+        let TableFactor::Table { name, alias, args, sample, .. } = factor else { return Ok(()) };
         let Some((database, table_name)) = granary_sql::views::table_reference(name) else { return Ok(()) };
         if database.is_none() && ctes.contains(&table_name) {
             return Ok(());
@@ -118,7 +118,8 @@ pub(crate) fn expand_views(ctx: &QueryContext, query: &mut ast::Query) -> Result
             None => HashMap::new(),
         };
         let subquery = match &view.target {
-            Some(target) => read_of_target(ctx, &table.meta, target)?,
+            // A SAMPLE of the view samples its target, as in ClickHouse.
+            Some(target) => with_sample(read_of_target(ctx, &table.meta, target)?, sample.take()),
             None => {
                 let text = match granary_sql::params::substitute_parameters(&view.query, &params)? {
                     Some(substituted) => substituted,
@@ -173,6 +174,16 @@ fn parameter_value(value: &Expr) -> String {
         Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr } => format!("-{}", parameter_value(expr)),
         other => other.to_string(),
     }
+}
+
+/// `query` (`SELECT ... FROM target`) with `sample` on its table.
+fn with_sample(mut query: Box<ast::Query>, sample: Option<ast::TableSampleKind>) -> Box<ast::Query> {
+    if let (ast::SetExpr::Select(select), Some(sample)) = (query.body.as_mut(), sample) {
+        if let Some(TableFactor::Table { sample: slot, .. }) = select.from.first_mut().map(|from| &mut from.relation) {
+            *slot = Some(sample);
+        }
+    }
+    query
 }
 
 /// `SELECT <the view's columns> FROM target`: what reading a materialized view reads,

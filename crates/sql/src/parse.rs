@@ -226,6 +226,9 @@ pub enum AlterCommand {
     RemoveTtl,
     /// `MATERIALIZE TTL [IN PARTITION p]`.
     MaterializeTtl(Option<String>),
+    /// `MODIFY SAMPLE BY expr` / `REMOVE SAMPLE BY`: the table's sampling key.
+    ModifySampleBy(String),
+    RemoveSampleBy,
     ModifySetting(Vec<(String, String)>),
     ResetSetting(Vec<String>),
 }
@@ -1251,6 +1254,12 @@ impl<'a> Cursor<'a> {
         }
         if self.eat_seq(&["MODIFY", "COMMENT"]) {
             return Ok(Some(AlterCommand::ModifyComment(self.string_literal()?)));
+        }
+        if self.eat_seq(&["MODIFY", "SAMPLE", "BY"]) {
+            return Ok(Some(AlterCommand::ModifySampleBy(self.raw_until(stop).ok_or_else(|| self.syntax_error("expression"))?)));
+        }
+        if self.eat_seq(&["REMOVE", "SAMPLE", "BY"]) {
+            return Ok(Some(AlterCommand::RemoveSampleBy));
         }
         if self.eat_seq(&["MODIFY", "SETTING"]) {
             return Ok(Some(AlterCommand::ModifySetting(self.assignments()?)));

@@ -160,6 +160,22 @@ pub struct PointReadResult {
     pub read_bytes: u64,
 }
 
+/// A `SAMPLE` ratio as written: a decimal, or a fraction of two (`0.1`, `1/10`, `1e-1`),
+/// kept as ClickHouse parses it, an unreduced fraction of 128-bit numbers. Above 1 it
+/// is a number of rows (`SAMPLE 1000`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleRatio {
+    pub numerator: u128,
+    pub denominator: u128,
+}
+
+/// `SAMPLE size [OFFSET offset]` of one table in a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleClause {
+    pub size: SampleRatio,
+    pub offset: Option<SampleRatio>,
+}
+
 /// `OPTIMIZE TABLE`.
 #[derive(Debug, Clone, Default)]
 pub struct OptimizeRequest {
@@ -355,6 +371,26 @@ pub trait TableEngine: Send + Sync + Debug {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>>;
+
+    /// Whether `SELECT ... FROM t SAMPLE k` can read the table: it has a sampling key
+    /// (`SAMPLE BY`), or reads tables that may have one (Merge). Others fail such a
+    /// query with SAMPLING_NOT_SUPPORTED before it is planned.
+    fn supports_sampling(&self) -> bool {
+        false
+    }
+
+    /// [`TableEngine::scan`] of the rows `sample` selects (`SAMPLE k [OFFSET m]`), with
+    /// `_sample_factor` the factor it implies.
+    async fn scan_sample(
+        &self,
+        _session: &dyn Session,
+        _projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        _limit: Option<usize>,
+        _sample: &SampleClause,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Err(Error::new(ErrorCode::SAMPLING_NOT_SUPPORTED, format!("Storage {} doesn't support sampling", self.engine_name())))
+    }
 
     /// How the engine handles each filter (default: not at all).
     fn supports_filters_pushdown(&self, filters: &[&Expr]) -> Vec<TableProviderFilterPushDown> {

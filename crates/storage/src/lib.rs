@@ -37,7 +37,7 @@ pub mod virtual_columns;
 pub use catalog::{Catalog, Database, Table};
 pub use engine::{
     CheckResult, DeleteRequest, EngineContext, EngineFactory, EngineRegistry, InsertRequest, InsertResult, InsertSquash, MergeStatus, OptimizeRequest, PartLogEvent, UpdateRequest,
-    ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, RuleMutation, TableEngine,
+    ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, RuleMutation, SampleClause, SampleRatio, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
 pub use meta::{ColumnKind, ColumnMeta, ConstraintMeta, DictionaryClause, DictionaryMeta, EngineMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};

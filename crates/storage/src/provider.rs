@@ -22,6 +22,8 @@ pub struct EngineTableProvider {
     /// The table's columns, and its virtual columns when the query being planned names
     /// one (see [`crate::virtual_columns`]).
     schema: SchemaRef,
+    /// `SAMPLE k` of the table reference this provider was planned for.
+    sample: Option<crate::engine::SampleClause>,
 }
 
 impl EngineTableProvider {
@@ -35,7 +37,16 @@ impl EngineTableProvider {
                 Arc::new(arrow::datatypes::Schema::new_with_metadata(fields, schema.metadata().clone()))
             }
         };
-        EngineTableProvider { table, schema }
+        EngineTableProvider { table, schema, sample: None }
+    }
+
+    /// The provider of a table reference with `SAMPLE k`: its scans read the sample.
+    pub fn with_sample(&self, sample: crate::engine::SampleClause) -> Self {
+        EngineTableProvider { table: self.table.clone(), schema: self.schema.clone(), sample: Some(sample) }
+    }
+
+    pub fn sample(&self) -> Option<&crate::engine::SampleClause> {
+        self.sample.as_ref()
     }
 
     pub fn table(&self) -> &Arc<Table> {
@@ -60,7 +71,11 @@ impl TableProvider for EngineTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        let plan = self.table.engine.scan(state, projection, filters, limit).await.map_err(DataFusionError::from)?;
+        let plan = match &self.sample {
+            Some(sample) => self.table.engine.scan_sample(state, projection, filters, limit, sample).await,
+            None => self.table.engine.scan(state, projection, filters, limit).await,
+        }
+        .map_err(DataFusionError::from)?;
         if self.table.engine.counts_reads() {
             return Ok(plan);
         }
