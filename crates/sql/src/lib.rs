@@ -41,6 +41,7 @@ mod tuple_literals;
 pub mod inline_aliases;
 pub mod walk;
 mod casts;
+pub mod column_transformers;
 pub mod views;
 
 pub use datafusion::sql::sqlparser;

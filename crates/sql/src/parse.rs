@@ -822,6 +822,7 @@ impl<'a> Cursor<'a> {
         if lexemes.iter().any(|l| matches!(&l.token, Token::Placeholder(p) if p == "?")) {
             lexemes = crate::ternary::rewrite_ternaries(lexemes)?;
         }
+        lexemes = crate::column_transformers::rewrite_column_transformers(lexemes)?;
         lexemes = crate::casts::rewrite_casts(self.sql, lexemes);
         lexemes = crate::tuple_literals::rewrite_tuple_literals(lexemes);
         lexemes = crate::inline_aliases::rewrite_inline_aliases(lexemes);
