@@ -49,7 +49,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         | Statement::DescribeTable(name)
         | Statement::ExistsTable(name)
         | Statement::CheckTable { name, .. }
-        | Statement::ShowColumns { table: name, .. } => {
+        | Statement::ShowColumns { table: name, .. }
+        | Statement::ShowIndexes { table: name, .. } => {
             let level = table(name);
             if always_readable(&database_of(ctx, name)) || [Privilege::Show, Privilege::Select, Privilege::Insert].iter().any(|p| access.allows(*p, &level)) {
                 return Ok(());
@@ -74,6 +75,9 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         | Statement::ShowSetting(_)
         | Statement::ShowCreateDatabase(_)
         | Statement::ShowProcesslist
+        | Statement::ShowFunctions { .. }
+        | Statement::ShowEngines
+        | Statement::ShowPrivileges
         | Statement::ExistsDatabase(_)
         | Statement::Use(_)
         | Statement::Set(_)

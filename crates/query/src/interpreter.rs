@@ -313,6 +313,17 @@ async fn run_statement(
             );
             rows(run_sql(ctx, &sql).await?, None)?
         }
+        Statement::ShowFunctions { like } => {
+            let filter = like.map(|l| format!(" WHERE {}", l.condition("name"))).unwrap_or_default();
+            rows(run_sql(ctx, &format!("SELECT * FROM system.functions{filter}")).await?, None)?
+        }
+        Statement::ShowEngines => rows(run_sql(ctx, "SELECT * FROM system.table_engines").await?, None)?,
+        Statement::ShowPrivileges => rows(run_sql(ctx, "SELECT * FROM system.privileges").await?, None)?,
+        // A missing table or database shows no rows, as in ClickHouse.
+        Statement::ShowIndexes { table, condition } => {
+            let db = database_of(ctx, &table);
+            rows(run_sql(ctx, &show_indexes_query(&db, &table.table, condition.as_deref())).await?, None)?
+        }
         Statement::ShowSettings { like, changed } => {
             let mut conditions = vec!["true".to_string()];
             conditions.extend(like.map(|l| l.condition("name")));
@@ -596,6 +607,26 @@ pub(crate) fn with_displayed_names(stream: SendableRecordBatchStream) -> Result<
         Ok(RecordBatch::try_new(batch_schema.clone(), batch.columns().to_vec())?)
     });
     Ok(Box::pin(RecordBatchStreamAdapter::new(displayed, batches)))
+}
+
+/// ClickHouse's query for `SHOW INDEX`: the primary key as one row per key expression
+/// (one empty row without a key, as for engines without one), then the skipping indices.
+fn show_indexes_query(database: &str, table: &str, condition: Option<&str>) -> String {
+    let (database, table) = (granary_sql::params::quote_string(database), granary_sql::params::quote_string(table));
+    let filter = condition.map(|c| format!(" WHERE {c}")).unwrap_or_default();
+    format!(
+        "SELECT * FROM (\
+         SELECT name AS table, toUInt8(1) AS non_unique, 'PRIMARY' AS key_name, toUInt64(position) AS seq_in_index, assumeNotNull(key_column) AS pk_col, \
+         toNullable('A') AS collation, toUInt8(0) AS cardinality, NULL AS sub_part, NULL AS packed, NULL AS `null`, \
+         'PRIMARY' AS index_type, '' AS comment, '' AS index_comment, 'YES' AS visible, '' AS expression \
+         FROM system.tables ARRAY JOIN if(primary_key = '', [''], splitByString(', ', primary_key)) AS key_column, \
+         arrayEnumerate(if(primary_key = '', [''], splitByString(', ', primary_key))) AS position \
+         WHERE database = {database} AND name = {table} \
+         UNION ALL \
+         SELECT table, toUInt8(1), name, toUInt64(1), '', CAST(NULL, 'Nullable(String)'), toUInt8(0), NULL, NULL, NULL, upper(type), '', '', 'YES', expr \
+         FROM system.data_skipping_indices WHERE database = {database} AND table = {table}\
+         ){filter} ORDER BY index_type, expression, seq_in_index"
+    )
 }
 
 fn limit_clause(limit: Option<u64>) -> String {

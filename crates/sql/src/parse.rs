@@ -70,6 +70,14 @@ pub enum Statement {
     ShowColumns { table: TableName, like: Option<NameFilter>, limit: Option<u64> },
     ShowCreateTable(TableName),
     ShowCreateDatabase(String),
+    /// `SHOW FUNCTIONS [[NOT] [I]LIKE 'p']`: rows of `system.functions`.
+    ShowFunctions { like: Option<NameFilter> },
+    /// `SHOW ENGINES`: rows of `system.table_engines`.
+    ShowEngines,
+    /// `SHOW PRIVILEGES`: rows of `system.privileges`.
+    ShowPrivileges,
+    /// `SHOW [EXTENDED] INDEX|INDEXES|INDICES|KEYS FROM t [FROM db] [WHERE condition]`.
+    ShowIndexes { table: TableName, condition: Option<String> },
     /// `SHOW [CHANGED] SETTINGS [[NOT] LIKE 'p']`.
     ShowSettings { like: Option<NameFilter>, changed: bool },
     /// `SHOW SETTING name`: the value alone.
@@ -139,7 +147,11 @@ impl Statement {
             | Statement::ShowDatabases { .. }
             | Statement::ShowTables { .. }
             | Statement::ShowDictionaries { .. }
-            | Statement::ShowColumns { .. } => "Select",
+            | Statement::ShowColumns { .. }
+            | Statement::ShowFunctions { .. }
+            | Statement::ShowEngines
+            | Statement::ShowPrivileges
+            | Statement::ShowIndexes { .. } => "Select",
             Statement::Insert(_) => "Insert",
             Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } | Statement::CreateFunction(_) => "Create",
             Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } | Statement::DropFunction { .. } => "Drop",
@@ -176,6 +188,10 @@ impl Statement {
                 | Statement::ShowTables { .. }
                 | Statement::ShowDictionaries { .. }
                 | Statement::ShowColumns { .. }
+                | Statement::ShowFunctions { .. }
+                | Statement::ShowEngines
+                | Statement::ShowPrivileges
+                | Statement::ShowIndexes { .. }
                 | Statement::ShowCreateTable(_)
                 | Statement::ShowCreateDatabase(_)
                 | Statement::ShowSettings { .. }
@@ -1911,8 +1927,25 @@ impl<'a> Cursor<'a> {
             let database = if self.eat("FROM") || self.eat("IN") { Some(self.ident()?) } else { None };
             let like = self.like_clause()?;
             Statement::ShowDictionaries { database, like, limit: self.show_limit()? }
-        } else if self.peek_is("FULL") || self.peek_is("EXTENDED") || self.peek_is("COLUMNS") || self.peek_is("FIELDS") {
+        } else if self.eat("FUNCTIONS") {
+            Statement::ShowFunctions { like: self.like_clause()? }
+        } else if self.eat("ENGINES") {
+            Statement::ShowEngines
+        } else if self.eat("PRIVILEGES") {
+            Statement::ShowPrivileges
+        } else if self.peek_is("FULL") || self.peek_is("EXTENDED") || self.peek_is("COLUMNS") || self.peek_is("FIELDS") || self.peek_is_index_word() {
             while self.eat("FULL") || self.eat("EXTENDED") {}
+            if self.eat("INDEX") || self.eat("INDEXES") || self.eat("INDICES") || self.eat("KEYS") {
+                if !(self.eat("FROM") || self.eat("IN")) {
+                    return Err(self.syntax_error("FROM"));
+                }
+                let mut table = self.table_name()?;
+                if self.eat("FROM") || self.eat("IN") {
+                    table.database = Some(self.ident()?);
+                }
+                let condition = if self.eat("WHERE") { Some(self.rest_text_before_format()) } else { None };
+                return self.finish_with_format(Statement::ShowIndexes { table, condition });
+            }
             if !(self.eat("COLUMNS") || self.eat("FIELDS")) {
                 return Err(self.syntax_error("COLUMNS"));
             }
@@ -1946,6 +1979,25 @@ impl<'a> Cursor<'a> {
             return Err(self.syntax_error("DATABASES, TABLES, COLUMNS, DICTIONARIES, CREATE, SETTINGS, SETTING or PROCESSLIST"));
         };
         self.finish_with_format(statement)
+    }
+
+    fn peek_is_index_word(&self) -> bool {
+        ["INDEX", "INDEXES", "INDICES", "KEYS"].iter().any(|w| self.peek_is(w))
+    }
+
+    /// The text from here to a trailing `FORMAT name` (or the end), consumed: a condition
+    /// the query layer puts into a SELECT of its own.
+    fn rest_text_before_format(&mut self) -> String {
+        let mut end = self.lx.len();
+        if end >= self.pos + 2 && self.lx[end - 2].is_keyword("FORMAT") {
+            end -= 2;
+        }
+        let text = match (self.lx.get(self.pos), end.checked_sub(1).and_then(|e| self.lx.get(e))) {
+            (Some(first), Some(last)) if end > self.pos => self.sql.get(first.start..last.end).unwrap_or_default().to_string(),
+            _ => String::new(),
+        };
+        self.pos = end;
+        text
     }
 
     /// `LIMIT n` of SHOW statements.
