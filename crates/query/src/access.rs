@@ -42,6 +42,14 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
             }
             Ok(())
         }
+        // Each name loses one table and gains another, as two renames would.
+        Statement::ExchangeTables(first, second) => {
+            for name in [first, second] {
+                access.check(Privilege::DropTable, &table(name))?;
+                access.check(Privilege::CreateTable, &table(name))?;
+            }
+            Ok(())
+        }
         Statement::TruncateTable { name, .. } => access.check(Privilege::Truncate, &table(name)),
         Statement::Optimize { name, .. } => access.check(Privilege::Optimize, &table(name)),
         Statement::Alter { name, .. } => access.check(Privilege::Alter, &table(name)),

@@ -251,6 +251,13 @@ async fn run_statement(
             }
             Outcome::Done
         }
+        Statement::ExchangeTables(first, second) => {
+            let (first_db, second_db) = (database_of(ctx, &first), database_of(ctx, &second));
+            forbid_system(&first_db, "exchange")?;
+            forbid_system(&second_db, "exchange")?;
+            instance.catalog().exchange_tables((&first_db, &first.table), (&second_db, &second.table))?;
+            Outcome::Done
+        }
         Statement::RenameTables(pairs) => {
             for (from, to) in pairs {
                 let (from_db, to_db) = (database_of(ctx, &from), database_of(ctx, &to));

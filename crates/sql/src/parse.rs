@@ -62,6 +62,8 @@ pub enum Statement {
     /// `DROP TABLE|VIEW|DICTIONARY`; `DROP VIEW` of a table is an error, as in ClickHouse.
     DropTable { name: TableName, if_exists: bool, view_only: bool },
     RenameTables(Vec<(TableName, TableName)>),
+    /// `EXCHANGE TABLES a AND b`: the two names swap tables, atomically.
+    ExchangeTables(TableName, TableName),
     TruncateTable { name: TableName, if_exists: bool },
     ShowDatabases { like: Option<NameFilter>, limit: Option<u64> },
     ShowTables { database: Option<String>, like: Option<NameFilter>, limit: Option<u64> },
@@ -155,7 +157,7 @@ impl Statement {
             Statement::Insert(_) => "Insert",
             Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } | Statement::CreateFunction(_) => "Create",
             Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } | Statement::DropFunction { .. } => "Drop",
-            Statement::RenameTables(_) => "Rename",
+            Statement::RenameTables(_) | Statement::ExchangeTables(..) => "Rename",
             Statement::TruncateTable { .. } => "Drop",
             Statement::ShowCreateTable(_)
             | Statement::ShowCreateDatabase(_)
@@ -981,6 +983,7 @@ impl<'a> Cursor<'a> {
             "CREATE" | "ATTACH" => return self.create(options),
             "DROP" | "DETACH" => self.drop()?,
             "RENAME" => self.rename()?,
+            "EXCHANGE" => self.exchange()?,
             "TRUNCATE" => {
                 self.pos += 1;
                 self.eat("TEMPORARY");
@@ -1891,6 +1894,22 @@ impl<'a> Cursor<'a> {
         Ok(Statement::AlterNamedCollection { name, if_exists, set, delete })
     }
 
+    /// `EXCHANGE TABLES a AND b [ON CLUSTER c]`.
+    fn exchange(&mut self) -> Result<Statement> {
+        self.pos += 1;
+        if self.eat("DICTIONARIES") {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "EXCHANGE DICTIONARIES is not supported"));
+        }
+        if !(self.eat("TABLES") || self.eat("TABLE")) {
+            return Err(self.syntax_error("TABLES"));
+        }
+        let first = self.table_name()?;
+        self.expect("AND")?;
+        let second = self.table_name()?;
+        self.skip_on_cluster()?;
+        Ok(Statement::ExchangeTables(first, second))
+    }
+
     fn rename(&mut self) -> Result<Statement> {
         self.pos += 1;
         if !(self.eat("TABLE") || self.eat("DICTIONARY")) {
@@ -1976,7 +1995,7 @@ impl<'a> Cursor<'a> {
         } else if self.eat("PROCESSLIST") {
             Statement::ShowProcesslist
         } else {
-            return Err(self.syntax_error("DATABASES, TABLES, COLUMNS, DICTIONARIES, CREATE, SETTINGS, SETTING or PROCESSLIST"));
+            return Err(self.syntax_error("DATABASES, TABLES, COLUMNS, INDEX, DICTIONARIES, FUNCTIONS, ENGINES, PRIVILEGES, CREATE, SETTINGS, SETTING or PROCESSLIST"));
         };
         self.finish_with_format(statement)
     }

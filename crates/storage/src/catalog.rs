@@ -112,6 +112,25 @@ impl std::fmt::Debug for Catalog {
 
 pub const DEFAULT_DATABASE: &str = "default";
 
+/// The journal of an EXCHANGE TABLES in progress, in the metadata directory (not
+/// `*.json`, so it is never read as a database).
+const EXCHANGE_JOURNAL: &str = "exchange.journal";
+
+/// The new contents of the metadata files an EXCHANGE TABLES rewrites, by path relative
+/// to the metadata directory.
+#[derive(Debug, Serialize, Deserialize)]
+struct ExchangeJournal {
+    files: Vec<(PathBuf, String)>,
+}
+
+fn remove_journal(path: &Path) -> Result<()> {
+    std::fs::remove_file(path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", path.display()))?;
+    if let Some(parent) = path.parent() {
+        sync_dir(parent)?;
+    }
+    Ok(())
+}
+
 /// The `<escaped name>.json` files of a metadata directory, as (name, path). Leftovers of
 /// interrupted atomic writes (`*.tmp`) are removed: the previous version is intact.
 fn metadata_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
@@ -146,6 +165,7 @@ impl Catalog {
             reserved,
             ddl: Mutex::new(()),
         };
+        catalog.finish_exchange()?;
         catalog.load()?;
         if catalog.database(DEFAULT_DATABASE).is_none() {
             catalog.create_database(DEFAULT_DATABASE, true, None)?;
@@ -353,6 +373,67 @@ impl Catalog {
         Ok(table)
     }
 
+    /// EXCHANGE TABLES a AND b: the two metadata files swap contents (each names its
+    /// table's data directory by UUID, so the data follows). Two files cannot be replaced
+    /// in one `rename(2)`, so the new contents of both are first written durably to a
+    /// journal; a crash before it is complete leaves the old state, one after it is
+    /// rolled forward at the next start ([`Catalog::finish_exchange`]).
+    pub fn exchange_tables(&self, first: (&str, &str), second: (&str, &str)) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let first_db = self.require_database(first.0)?;
+        let second_db = self.require_database(second.0)?;
+        let missing = |(db, t): (&str, &str)| Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table `{db}`.`{t}` doesn't exist"));
+        let first_table = first_db.table(first.1).ok_or_else(|| missing(first))?;
+        let second_table = second_db.table(second.1).ok_or_else(|| missing(second))?;
+        if first == second {
+            return Ok(());
+        }
+        let (first_file, second_file) = (self.table_file(first.0, first.1), self.table_file(second.0, second.1));
+        let read = |path: &Path| std::fs::read_to_string(path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot read {}", path.display()));
+        let (first_text, second_text) = (read(&first_file)?, read(&second_file)?);
+        let relative = |path: &Path| path.strip_prefix(&self.metadata_dir).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
+        let journal = ExchangeJournal { files: vec![(relative(&first_file), second_text.clone()), (relative(&second_file), first_text.clone())] };
+        let json = serde_json::to_vec(&journal).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
+        let journal_path = self.metadata_dir.join(EXCHANGE_JOURNAL);
+        write_atomic(&journal_path, &json)?;
+        let swapped = write_atomic(&first_file, second_text.as_bytes()).and_then(|()| write_atomic(&second_file, first_text.as_bytes()));
+        if let Err(e) = swapped {
+            // Put the old contents back so the files agree with the tables still served.
+            write_atomic(&first_file, first_text.as_bytes())?;
+            write_atomic(&second_file, second_text.as_bytes())?;
+            remove_journal(&journal_path)?;
+            return Err(e.context(format!("while exchanging {}.{} and {}.{}", first.0, first.1, second.0, second.1)));
+        }
+        remove_journal(&journal_path)?;
+        let renamed = |table: &Arc<Table>, (db, name): (&str, &str)| {
+            let mut meta = table.meta.clone();
+            meta.database = db.to_string();
+            meta.name = name.to_string();
+            Arc::new(Table { meta, engine: table.engine.clone(), schema: table.schema.clone() })
+        };
+        first_db.tables.write().insert(first.1.to_string(), renamed(&second_table, first));
+        second_db.tables.write().insert(second.1.to_string(), renamed(&first_table, second));
+        Ok(())
+    }
+
+    /// Completes an EXCHANGE TABLES that a crash interrupted after its journal was
+    /// written: the journal holds both files' new contents, so writing them again is safe
+    /// however far the exchange got.
+    fn finish_exchange(&self) -> Result<()> {
+        let path = self.metadata_dir.join(EXCHANGE_JOURNAL);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read {}: {e}", path.display()))),
+        };
+        let journal: ExchangeJournal =
+            serde_json::from_str(&text).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse {}", path.display()))?;
+        for (file, contents) in &journal.files {
+            write_atomic(&self.metadata_dir.join(file), contents.as_bytes())?;
+        }
+        remove_journal(&path)
+    }
+
     /// RENAME TABLE a TO b.
     pub fn rename_table(&self, from: (&str, &str), to: (&str, &str)) -> Result<()> {
         let _ddl = self.ddl.lock();
@@ -464,5 +545,34 @@ mod tests {
         assert_eq!(c.table("default", "x").unwrap_err().code(), ErrorCode::UNKNOWN_TABLE);
         c.drop_database("db 1", false).await.unwrap();
         assert!(c.database("db 1").is_none());
+    }
+
+    #[test]
+    fn exchange_swaps_tables_and_a_leftover_journal_is_rolled_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+            c.create_table(meta("default", "a"), false).unwrap();
+            c.create_table(meta("default", "b"), false).unwrap();
+            c.exchange_tables(("default", "a"), ("default", "b")).unwrap();
+            assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-b");
+            assert_eq!(c.table("default", "a").unwrap().meta.name, "a");
+            assert_eq!(c.exchange_tables(("default", "a"), ("default", "c")).unwrap_err().code(), ErrorCode::UNKNOWN_TABLE);
+        }
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-b");
+        assert_eq!(c.table("default", "b").unwrap().meta.uuid, "default-a");
+        drop(c);
+        // A crash after the journal was written but before both files were: the next
+        // start writes them from the journal.
+        let metadata = dir.path().join("metadata");
+        let a_file = metadata.join("default").join("a.json");
+        let b_text = std::fs::read_to_string(metadata.join("default").join("b.json")).unwrap();
+        let journal = ExchangeJournal { files: vec![(PathBuf::from("default/a.json"), b_text.clone())] };
+        std::fs::write(metadata.join(EXCHANGE_JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(std::fs::read_to_string(a_file).unwrap(), b_text);
+        assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-a");
+        assert!(!metadata.join(EXCHANGE_JOURNAL).exists());
     }
 }
