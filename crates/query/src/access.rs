@@ -94,8 +94,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
 }
 
 /// System tables that describe other users: for those who manage access only.
-const ACCESS_TABLES: [&str; 9] =
-    ["users", "roles", "grants", "role_grants", "settings_profiles", "settings_profile_elements", "quotas", "quota_limits", "quota_usage"];
+const ACCESS_TABLES: [&str; 10] =
+    ["users", "roles", "grants", "role_grants", "settings_profiles", "settings_profile_elements", "quotas", "quota_limits", "quota_usage", "row_policies"];
 
 /// SELECT on a table a query reads.
 pub(crate) fn check_select(access: &UserAccess, database: &str, table: &str) -> Result<()> {

@@ -666,6 +666,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         ctx.read_views.store(true, std::sync::atomic::Ordering::Relaxed);
         crate::final_clause::check_final_tables(ctx, &mut query)?;
     }
+    // After the views: the tables they read are filtered too.
+    crate::row_policies::apply_row_policies(ctx, &mut query)?;
     let mut inner = ast::Statement::Query(query);
     ctx.sql_functions.expand(&mut inner)?;
     if crate::get_setting::inline_get_setting(&mut inner, ctx)? {

@@ -38,6 +38,7 @@ mod named_args;
 mod nested_names;
 pub mod output;
 mod plan_cache;
+mod row_policies;
 pub mod point_query;
 pub mod process_list;
 pub mod query_log;

@@ -57,7 +57,7 @@ use crate::interpreter::{database_of, execute_physical, physical_plan, plan_quer
 const MAX_VIEW_EXPANSIONS: usize = 256;
 
 /// Parses a view's stored query as the interpreter parses queries.
-fn parse_view_query(text: &str, params: &HashMap<String, String>) -> Result<(Box<ast::Query>, Option<LimitBy>)> {
+pub(crate) fn parse_view_query(text: &str, params: &HashMap<String, String>) -> Result<(Box<ast::Query>, Option<LimitBy>)> {
     let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
     let options = ParseOptions {
         params,
