@@ -29,3 +29,17 @@ RENAME TABLE no_such_table TO ex_e; -- { serverError UNKNOWN_TABLE }
 EXCHANGE TABLES ex_c AND ex_d;
 SELECT * FROM ex_d ORDER BY x;
 SELECT * FROM ex_c;
+DROP DATABASE IF EXISTS test_0635_exchange_rename_tables_from;
+DROP DATABASE IF EXISTS test_0635_exchange_rename_tables_to;
+CREATE DATABASE test_0635_exchange_rename_tables_from;
+CREATE TABLE test_0635_exchange_rename_tables_from.r (n UInt8) ENGINE = MergeTree ORDER BY n;
+INSERT INTO test_0635_exchange_rename_tables_from.r VALUES (5);
+RENAME DATABASE test_0635_exchange_rename_tables_from TO test_0635_exchange_rename_tables_to;
+SELECT * FROM test_0635_exchange_rename_tables_to.r;
+SELECT count() FROM system.databases WHERE name = 'test_0635_exchange_rename_tables_from';
+SELECT database, name FROM system.tables WHERE database LIKE 'test\_0635\_exchange\_rename\_tables\_%' ORDER BY name;
+RENAME DATABASE test_0635_exchange_rename_tables_nope TO test_0635_exchange_rename_tables_x; -- { serverError UNKNOWN_DATABASE }
+RENAME DATABASE test_0635_exchange_rename_tables_to TO test_0635_exchange_rename_tables; -- { serverError DATABASE_ALREADY_EXISTS }
+EXCHANGE TABLES test_0635_exchange_rename_tables_to.r AND ex_c;
+SELECT * FROM ex_c;
+DROP DATABASE test_0635_exchange_rename_tables_to;

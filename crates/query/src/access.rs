@@ -42,6 +42,10 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
             }
             Ok(())
         }
+        Statement::RenameDatabase { from, to } => {
+            access.check(Privilege::DropDatabase, &Level::Database(from.clone()))?;
+            access.check(Privilege::CreateDatabase, &Level::Database(to.clone()))
+        }
         // Each name loses one table and gains another, as two renames would.
         Statement::ExchangeTables(first, second) => {
             for name in [first, second] {

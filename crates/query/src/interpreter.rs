@@ -251,6 +251,12 @@ async fn run_statement(
             }
             Outcome::Done
         }
+        Statement::RenameDatabase { from, to } => {
+            forbid_system(&from, "rename")?;
+            forbid_system(&to, "rename")?;
+            instance.catalog().rename_database(&from, &to)?;
+            Outcome::Done
+        }
         Statement::ExchangeTables(first, second) => {
             let (first_db, second_db) = (database_of(ctx, &first), database_of(ctx, &second));
             forbid_system(&first_db, "exchange")?;

@@ -64,6 +64,8 @@ pub enum Statement {
     RenameTables(Vec<(TableName, TableName)>),
     /// `EXCHANGE TABLES a AND b`: the two names swap tables, atomically.
     ExchangeTables(TableName, TableName),
+    /// `RENAME DATABASE a TO b`.
+    RenameDatabase { from: String, to: String },
     TruncateTable { name: TableName, if_exists: bool },
     ShowDatabases { like: Option<NameFilter>, limit: Option<u64> },
     ShowTables { database: Option<String>, like: Option<NameFilter>, limit: Option<u64> },
@@ -157,7 +159,7 @@ impl Statement {
             Statement::Insert(_) => "Insert",
             Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } | Statement::CreateFunction(_) => "Create",
             Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } | Statement::DropFunction { .. } => "Drop",
-            Statement::RenameTables(_) | Statement::ExchangeTables(..) => "Rename",
+            Statement::RenameTables(_) | Statement::ExchangeTables(..) | Statement::RenameDatabase { .. } => "Rename",
             Statement::TruncateTable { .. } => "Drop",
             Statement::ShowCreateTable(_)
             | Statement::ShowCreateDatabase(_)
@@ -1912,6 +1914,13 @@ impl<'a> Cursor<'a> {
 
     fn rename(&mut self) -> Result<Statement> {
         self.pos += 1;
+        if self.eat("DATABASE") {
+            let from = self.ident()?;
+            self.expect("TO")?;
+            let to = self.ident()?;
+            self.skip_on_cluster()?;
+            return Ok(Statement::RenameDatabase { from, to });
+        }
         if !(self.eat("TABLE") || self.eat("DICTIONARY")) {
             return Err(self.syntax_error("TABLE or DICTIONARY"));
         }

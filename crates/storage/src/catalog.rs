@@ -116,6 +116,16 @@ pub const DEFAULT_DATABASE: &str = "default";
 /// `*.json`, so it is never read as a database).
 const EXCHANGE_JOURNAL: &str = "exchange.journal";
 
+/// The journal of a RENAME DATABASE in progress: a database is a directory of table
+/// files and a file of its own, two renames that one journal makes atomic.
+const RENAME_DATABASE_JOURNAL: &str = "rename_database.journal";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RenameDatabaseJournal {
+    from: String,
+    to: String,
+}
+
 /// The new contents of the metadata files an EXCHANGE TABLES rewrites, by path relative
 /// to the metadata directory.
 #[derive(Debug, Serialize, Deserialize)]
@@ -166,6 +176,7 @@ impl Catalog {
             ddl: Mutex::new(()),
         };
         catalog.finish_exchange()?;
+        catalog.finish_database_rename()?;
         catalog.load()?;
         if catalog.database(DEFAULT_DATABASE).is_none() {
             catalog.create_database(DEFAULT_DATABASE, true, None)?;
@@ -434,6 +445,58 @@ impl Catalog {
         remove_journal(&path)
     }
 
+    /// RENAME DATABASE a TO b: its directory of table files and its own file are renamed
+    /// after a journal naming both is written, so a crash leaves the old names (no
+    /// journal yet) or is completed at the next start ([`Catalog::finish_database_rename`]).
+    /// Table data stays where it is: it is named by UUID.
+    pub fn rename_database(&self, from: &str, to: &str) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let database = self.require_database(from)?;
+        self.check_not_reserved(to)?;
+        if self.database(to).is_some() {
+            return Err(Error::new(ErrorCode::DATABASE_ALREADY_EXISTS, format!("Database {to} already exists")));
+        }
+        if from == to {
+            return Ok(());
+        }
+        let journal = RenameDatabaseJournal { from: from.to_string(), to: to.to_string() };
+        let json = serde_json::to_vec(&journal).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
+        write_atomic(&self.metadata_dir.join(RENAME_DATABASE_JOURNAL), &json)?;
+        self.finish_database_rename()?;
+        let renamed = Database { name: to.to_string(), engine: database.engine.clone(), tables: RwLock::new(BTreeMap::new()) };
+        for table in database.tables() {
+            let mut meta = table.meta.clone();
+            meta.database = to.to_string();
+            let moved = Arc::new(Table { meta, engine: table.engine.clone(), schema: table.schema.clone() });
+            renamed.tables.write().insert(moved.meta.name.clone(), moved);
+        }
+        let mut databases = self.databases.write();
+        databases.remove(from);
+        databases.insert(to.to_string(), Arc::new(renamed));
+        Ok(())
+    }
+
+    /// Carries out the renames of a journaled RENAME DATABASE, those not done yet.
+    fn finish_database_rename(&self) -> Result<()> {
+        let path = self.metadata_dir.join(RENAME_DATABASE_JOURNAL);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read {}: {e}", path.display()))),
+        };
+        let journal: RenameDatabaseJournal =
+            serde_json::from_str(&text).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse {}", path.display()))?;
+        let (from_dir, to_dir) = (self.database_dir(&journal.from), self.database_dir(&journal.to));
+        if from_dir.exists() {
+            rename_durable(&from_dir, &to_dir)?;
+        }
+        let file = |name: &str| self.metadata_dir.join(format!("{}.json", escape_for_file_name(name)));
+        if file(&journal.from).exists() {
+            rename_durable(&file(&journal.from), &file(&journal.to))?;
+        }
+        remove_journal(&path)
+    }
+
     /// RENAME TABLE a TO b.
     pub fn rename_table(&self, from: (&str, &str), to: (&str, &str)) -> Result<()> {
         let _ddl = self.ddl.lock();
@@ -574,5 +637,32 @@ mod tests {
         assert_eq!(std::fs::read_to_string(a_file).unwrap(), b_text);
         assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-a");
         assert!(!metadata.join(EXCHANGE_JOURNAL).exists());
+    }
+
+    #[test]
+    fn rename_database_moves_its_tables_and_a_leftover_journal_is_completed() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Catalog::open(dir.path(), registry(), vec!["system".into()]).unwrap();
+            c.create_database("d1", false, None).unwrap();
+            c.create_table(meta("d1", "t"), false).unwrap();
+            assert_eq!(c.rename_database("d1", "default").unwrap_err().code(), ErrorCode::DATABASE_ALREADY_EXISTS);
+            assert_eq!(c.rename_database("nope", "x").unwrap_err().code(), ErrorCode::UNKNOWN_DATABASE);
+            c.rename_database("d1", "d2").unwrap();
+            assert!(c.database("d1").is_none());
+            assert_eq!(c.table("d2", "t").unwrap().meta.database, "d2");
+            // A crash after the journal and the first rename: the start completes it.
+            c.create_database("d3", false, None).unwrap();
+            c.create_table(meta("d3", "u"), false).unwrap();
+        }
+        let metadata = dir.path().join("metadata");
+        std::fs::rename(metadata.join("d3"), metadata.join("d4")).unwrap();
+        let journal = RenameDatabaseJournal { from: "d3".into(), to: "d4".into() };
+        std::fs::write(metadata.join(RENAME_DATABASE_JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(c.table("d2", "t").unwrap().meta.uuid, "d1-t");
+        assert_eq!(c.table("d4", "u").unwrap().meta.uuid, "d3-u");
+        assert!(c.database("d3").is_none());
+        assert!(!metadata.join(RENAME_DATABASE_JOURNAL).exists());
     }
 }
