@@ -342,7 +342,7 @@ impl MergeTreeEngine {
                 }
             }
             let read = plan_final_read(session, inner, &columns, marked_filters)?;
-            let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(read);
+            let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(read).with_selection(stats);
             if let Some(values) = virtual_values {
                 exec = exec.with_virtual_values(values);
             }
@@ -384,7 +384,8 @@ impl MergeTreeEngine {
         let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, partitions, config.batch_size(), limit)?
             .with_uncompressed_cache(use_cache)
             .with_prewhere(prewhere)
-            .with_keys(Arc::new(inner.keys.clone()));
+            .with_keys(Arc::new(inner.keys.clone()))
+            .with_selection(stats);
         if let Some(values) = virtual_values {
             exec = exec.with_virtual_values(values);
         }

@@ -472,9 +472,17 @@ async fn run_statement(
             }
             Outcome::Done
         }
-        Statement::Explain { kind, query } => {
+        Statement::Explain { kind, options, query } => {
+            let indexes = explain_options(&kind, &options)?;
             let plan = plan_query(ctx, query).await?;
+            if kind == "ESTIMATE" {
+                return rows(explain_estimate(ctx, &plan).await?, None);
+            }
             let text = match kind.as_str() {
+                "PLAN" | "QUERY" if indexes => {
+                    let optimized = ctx.state.optimize(&plan)?;
+                    format!("{}{}", optimized.display_indent(), explain_indexes(ctx, &optimized).await?)
+                }
                 "PLAN" | "QUERY" => format!("{}", ctx.state.optimize(&plan)?.display_indent()),
                 "PIPELINE" => {
                     let physical = physical_plan(ctx, &plan).await?;
@@ -1101,6 +1109,156 @@ fn describe_batch(ctx: &QueryContext, columns: Vec<DescribedColumn>) -> Result<S
 fn single_string_column(name: &str, values: Vec<String>) -> Result<SendableRecordBatchStream> {
     let schema = Arc::new(Schema::new(vec![Field::new(name, DataType::Utf8, false)]));
     batch_stream(RecordBatch::try_new(schema, vec![Arc::new(StringArray::from(values))])?)
+}
+
+/// Checks the `name = value` options of an EXPLAIN against those ClickHouse knows for
+/// its kind; returns whether `indexes` (or `indices`) is on, the one Granary acts on.
+fn explain_options(kind: &str, options: &[(String, String)]) -> Result<bool> {
+    let known: &[&str] = match kind {
+        "PLAN" => &[
+            "compact", "column_structure", "distributed", "description", "json", "sorting", "input_headers", "projections", "keep_logical_steps", "indexes", "actions",
+            "pretty", "indices", "estimates", "optimize", "header",
+        ],
+        "PIPELINE" => &["compact_repeated_processor_chains", "compact", "distributed", "graph", "header"],
+        _ => return Ok(false),
+    };
+    let mut indexes = false;
+    for (name, value) in options {
+        if !known.contains(&name.as_str()) {
+            return Err(Error::new(
+                ErrorCode::UNKNOWN_SETTING,
+                format!("Unknown setting \"{name}\" for EXPLAIN {kind} query. Supported settings: {}", known.join(", ")),
+            ));
+        }
+        if name == "indexes" || name == "indices" {
+            indexes = value != "0";
+        }
+    }
+    Ok(indexes)
+}
+
+/// `EXPLAIN indexes = 1`: after the plan, what index analysis selected for each
+/// MergeTree read, in the layout of ClickHouse's `Indexes:` section (partition key and
+/// primary key, parts and granules kept of those examined; no `Condition` lines).
+async fn explain_indexes(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<String> {
+    let mut out = String::new();
+    for (table, exec) in merge_tree_scans(ctx, optimized).await? {
+        let Some(stats) = (exec.as_ref() as &dyn std::any::Any).downcast_ref::<granary_mergetree::reader::MergeTreeExec>().and_then(|e| e.selection().cloned()) else { continue };
+        let engine = &table.meta.engine;
+        let keys = |text: &str| key_elements(text).iter().map(|k| format!("\n        {k}")).collect::<String>();
+        out.push_str(&format!("\nReadFromMergeTree ({}.{})\n  Indexes:", table.meta.database, table.meta.name));
+        if let Some(partition) = &engine.partition_by {
+            out.push_str(&format!(
+                "\n    Partition\n      Keys:{}\n      Parts: {}/{}\n      Granules: {}/{}",
+                keys(partition),
+                stats.parts_by_partition_key,
+                stats.parts,
+                stats.marks_in_kept_parts,
+                stats.marks_total
+            ));
+        }
+        if let Some(primary) = engine.primary_key.as_ref().or(engine.order_by.as_ref()).filter(|k| !matches!(k.trim(), "" | "tuple()")) {
+            out.push_str(&format!(
+                "\n    PrimaryKey\n      Keys:{}\n      Parts: {}/{}\n      Granules: {}/{}",
+                keys(primary),
+                stats.parts_by_primary_key,
+                stats.parts_by_partition_key,
+                stats.marks,
+                stats.marks_in_kept_parts
+            ));
+        }
+        out.push_str(&format!("\n    Ranges: {}", stats.ranges));
+    }
+    Ok(out)
+}
+
+/// The elements of a key as written (`(a, f(b, c))` or `a`): its top-level items.
+fn key_elements(text: &str) -> Vec<String> {
+    let text = text.trim();
+    // Whether the first bracket closes at the very end: the key is one tuple.
+    let mut depth = 0i32;
+    let mut closes_at_end = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    closes_at_end = i + 1 == text.len();
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !(text.starts_with('(') && closes_at_end) {
+        return vec![text.to_string()];
+    }
+    let inner = &text[1..text.len() - 1];
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(inner[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(inner[start..].trim().to_string());
+    items
+}
+
+/// The table scans of `optimized` planned again through their engines, with the table
+/// each reads (tables outside the catalog left out).
+async fn merge_tree_scans(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<Vec<(Arc<granary_storage::Table>, Arc<dyn datafusion::physical_plan::ExecutionPlan>)>> {
+    use datafusion::common::tree_node::TreeNodeRecursion;
+    let mut scans = Vec::new();
+    optimized.apply_with_subqueries(|node| {
+        if let LogicalPlan::TableScan(scan) = node {
+            scans.push(scan.clone());
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })?;
+    let mut out = Vec::new();
+    for scan in scans {
+        let database = scan.table_name.schema().map(str::to_string).unwrap_or_else(|| ctx.current_database.clone());
+        let Some(table) = ctx.catalog.database(&database).and_then(|db| db.table(scan.table_name.table())) else { continue };
+        // Unqualified, as DataFusion's physical planner hands them to the provider.
+        let filters = datafusion::logical_expr::expr_rewriter::unnormalize_cols(scan.filters.iter().cloned());
+        let exec = table.engine.scan(&*ctx.state, scan.projection.as_ref(), &filters, scan.fetch).await?;
+        out.push((table, exec));
+    }
+    Ok(out)
+}
+
+/// `EXPLAIN ESTIMATE`: per MergeTree table the query reads, the parts, rows and marks
+/// its index analysis selects (the scans are planned, not run), as ClickHouse lists them.
+async fn explain_estimate(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
+    let optimized = ctx.state.optimize(plan)?;
+    let mut tables: Vec<((String, String), [u64; 3])> = Vec::new();
+    for (table, exec) in merge_tree_scans(ctx, &optimized).await? {
+        let Some(exec) = (exec.as_ref() as &dyn std::any::Any).downcast_ref::<granary_mergetree::reader::MergeTreeExec>() else { continue };
+        let (parts, rows, marks) = exec.estimate();
+        let key = (table.meta.database.clone(), table.meta.name.clone());
+        match tables.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, sums)) => *sums = [sums[0] + parts, sums[1] + rows, sums[2] + marks],
+            None => tables.push((key, [parts, rows, marks])),
+        }
+    }
+    let strings = |f: fn(&(String, String)) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(tables.iter().map(|(k, _)| f(k)))) };
+    let counts = |i: usize| -> ArrayRef { Arc::new(arrow::array::UInt64Array::from_iter_values(tables.iter().map(|(_, c)| c[i]))) };
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("database", DataType::Utf8, false),
+        Field::new("table", DataType::Utf8, false),
+        Field::new("parts", DataType::UInt64, false),
+        Field::new("rows", DataType::UInt64, false),
+        Field::new("marks", DataType::UInt64, false),
+    ]));
+    batch_stream(RecordBatch::try_new(schema, vec![strings(|k| &k.0), strings(|k| &k.1), counts(0), counts(1), counts(2)])?)
 }
 
 fn single_u8_column(name: &str, value: bool) -> Result<SendableRecordBatchStream> {

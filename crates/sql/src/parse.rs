@@ -101,7 +101,8 @@ pub enum Statement {
     KillMutation { condition: String, test: bool },
     /// `ALTER TABLE t command [, command ...]` (the partition and mutation commands).
     Alter { name: TableName, commands: Vec<AlterCommand> },
-    Explain { kind: String, query: Box<Query> },
+    /// `EXPLAIN [kind] [name = value, ...] query`.
+    Explain { kind: String, options: Vec<(String, String)>, query: Box<Query> },
     System { command: String },
     /// CREATE USER, GRANT, SHOW GRANTS, ... ([`parse::access`](self)).
     Access(granary_access::AccessCommand),
@@ -1102,8 +1103,15 @@ impl<'a> Cursor<'a> {
                     }
                     _ => "PLAN".to_string(),
                 };
+                let mut explain_options = Vec::new();
+                while matches!(self.lx.get(self.pos + 1).map(|l| &l.token), Some(Token::Eq)) {
+                    let name = self.ident()?;
+                    self.pos += 1;
+                    explain_options.push((name, self.literal_text()?));
+                    self.eat_token(&Token::Comma);
+                }
                 let (query, _, settings, format) = self.rest_as_query(options)?;
-                return Ok(StatementWithClauses { statement: Statement::Explain { kind, query }, settings, format });
+                return Ok(StatementWithClauses { statement: Statement::Explain { kind, options: explain_options, query }, settings, format });
             }
             "SYSTEM" => {
                 self.pos += 1;
