@@ -1145,22 +1145,22 @@ async fn explain_indexes(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<
     for (table, exec) in merge_tree_scans(ctx, optimized).await? {
         let Some(stats) = (exec.as_ref() as &dyn std::any::Any).downcast_ref::<granary_mergetree::reader::MergeTreeExec>().and_then(|e| e.selection().cloned()) else { continue };
         let engine = &table.meta.engine;
-        let keys = |text: &str| key_elements(text).iter().map(|k| format!("\n        {k}")).collect::<String>();
+        let keys = |text: &str| -> Result<String> { Ok(granary_mergetree::keys::split_tuple(text)?.iter().map(|k| format!("\n        {k}")).collect()) };
         out.push_str(&format!("\nReadFromMergeTree ({}.{})\n  Indexes:", table.meta.database, table.meta.name));
         if let Some(partition) = &engine.partition_by {
             out.push_str(&format!(
                 "\n    Partition\n      Keys:{}\n      Parts: {}/{}\n      Granules: {}/{}",
-                keys(partition),
+                keys(partition)?,
                 stats.parts_by_partition_key,
                 stats.parts,
                 stats.marks_in_kept_parts,
                 stats.marks_total
             ));
         }
-        if let Some(primary) = engine.primary_key.as_ref().or(engine.order_by.as_ref()).filter(|k| !matches!(k.trim(), "" | "tuple()")) {
+        if let Some(primary) = engine.primary_key.as_ref().or(engine.order_by.as_ref()).filter(|k| !granary_mergetree::keys::split_tuple(k).unwrap_or_default().is_empty()) {
             out.push_str(&format!(
                 "\n    PrimaryKey\n      Keys:{}\n      Parts: {}/{}\n      Granules: {}/{}",
-                keys(primary),
+                keys(primary)?,
                 stats.parts_by_primary_key,
                 stats.parts_by_partition_key,
                 stats.marks,
@@ -1170,46 +1170,6 @@ async fn explain_indexes(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<
         out.push_str(&format!("\n    Ranges: {}", stats.ranges));
     }
     Ok(out)
-}
-
-/// The elements of a key as written (`(a, f(b, c))` or `a`): its top-level items.
-fn key_elements(text: &str) -> Vec<String> {
-    let text = text.trim();
-    // Whether the first bracket closes at the very end: the key is one tuple.
-    let mut depth = 0i32;
-    let mut closes_at_end = false;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    closes_at_end = i + 1 == text.len();
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    if !(text.starts_with('(') && closes_at_end) {
-        return vec![text.to_string()];
-    }
-    let inner = &text[1..text.len() - 1];
-    let mut items = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                items.push(inner[start..i].trim().to_string());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(inner[start..].trim().to_string());
-    items
 }
 
 /// The table scans of `optimized` planned again through their engines, with the table

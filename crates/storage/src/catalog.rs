@@ -38,6 +38,14 @@ impl Table {
         self.schema.clone()
     }
 
+    /// The same table (engine and data) under another database and name.
+    fn renamed(&self, database: &str, name: &str) -> Arc<Table> {
+        let mut meta = self.meta.clone();
+        meta.database = database.to_string();
+        meta.name = name.to_string();
+        Arc::new(Table { meta, engine: self.engine.clone(), schema: self.schema.clone() })
+    }
+
     /// A table that no database holds, under a full definition: a dictionary from a
     /// configuration file, which lookups reach by name.
     pub fn standalone(meta: TableMeta, engine: Arc<dyn TableEngine>) -> Result<Arc<Table>> {
@@ -131,6 +139,23 @@ struct RenameDatabaseJournal {
 #[derive(Debug, Serialize, Deserialize)]
 struct ExchangeJournal {
     files: Vec<(PathBuf, String)>,
+}
+
+/// Writes a journal durably: once this returns, the next start completes the operation.
+fn write_journal<T: Serialize>(path: &Path, journal: &T) -> Result<()> {
+    let json = serde_json::to_vec(journal).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
+    write_atomic(path, &json)
+}
+
+/// The journal at `path`, or `None` when no operation was left unfinished. Journals are
+/// written whole (write-temp + rename), so one that exists is complete.
+fn read_journal<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read {}: {e}", path.display()))),
+    };
+    serde_json::from_str(&text).map(Some).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse {}", path.display()))
 }
 
 fn remove_journal(path: &Path) -> Result<()> {
@@ -404,9 +429,8 @@ impl Catalog {
         let (first_text, second_text) = (read(&first_file)?, read(&second_file)?);
         let relative = |path: &Path| path.strip_prefix(&self.metadata_dir).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
         let journal = ExchangeJournal { files: vec![(relative(&first_file), second_text.clone()), (relative(&second_file), first_text.clone())] };
-        let json = serde_json::to_vec(&journal).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
         let journal_path = self.metadata_dir.join(EXCHANGE_JOURNAL);
-        write_atomic(&journal_path, &json)?;
+        write_journal(&journal_path, &journal)?;
         let swapped = write_atomic(&first_file, second_text.as_bytes()).and_then(|()| write_atomic(&second_file, first_text.as_bytes()));
         if let Err(e) = swapped {
             // Put the old contents back so the files agree with the tables still served.
@@ -416,14 +440,8 @@ impl Catalog {
             return Err(e.context(format!("while exchanging {}.{} and {}.{}", first.0, first.1, second.0, second.1)));
         }
         remove_journal(&journal_path)?;
-        let renamed = |table: &Arc<Table>, (db, name): (&str, &str)| {
-            let mut meta = table.meta.clone();
-            meta.database = db.to_string();
-            meta.name = name.to_string();
-            Arc::new(Table { meta, engine: table.engine.clone(), schema: table.schema.clone() })
-        };
-        first_db.tables.write().insert(first.1.to_string(), renamed(&second_table, first));
-        second_db.tables.write().insert(second.1.to_string(), renamed(&first_table, second));
+        first_db.tables.write().insert(first.1.to_string(), second_table.renamed(first.0, first.1));
+        second_db.tables.write().insert(second.1.to_string(), first_table.renamed(second.0, second.1));
         Ok(())
     }
 
@@ -432,13 +450,7 @@ impl Catalog {
     /// however far the exchange got.
     fn finish_exchange(&self) -> Result<()> {
         let path = self.metadata_dir.join(EXCHANGE_JOURNAL);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read {}: {e}", path.display()))),
-        };
-        let journal: ExchangeJournal =
-            serde_json::from_str(&text).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse {}", path.display()))?;
+        let Some(journal) = read_journal::<ExchangeJournal>(&path)? else { return Ok(()) };
         for (file, contents) in &journal.files {
             write_atomic(&self.metadata_dir.join(file), contents.as_bytes())?;
         }
@@ -459,16 +471,11 @@ impl Catalog {
         if from == to {
             return Ok(());
         }
-        let journal = RenameDatabaseJournal { from: from.to_string(), to: to.to_string() };
-        let json = serde_json::to_vec(&journal).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
-        write_atomic(&self.metadata_dir.join(RENAME_DATABASE_JOURNAL), &json)?;
+        write_journal(&self.metadata_dir.join(RENAME_DATABASE_JOURNAL), &RenameDatabaseJournal { from: from.to_string(), to: to.to_string() })?;
         self.finish_database_rename()?;
         let renamed = Database { name: to.to_string(), engine: database.engine.clone(), tables: RwLock::new(BTreeMap::new()) };
         for table in database.tables() {
-            let mut meta = table.meta.clone();
-            meta.database = to.to_string();
-            let moved = Arc::new(Table { meta, engine: table.engine.clone(), schema: table.schema.clone() });
-            renamed.tables.write().insert(moved.meta.name.clone(), moved);
+            renamed.tables.write().insert(table.meta.name.clone(), table.renamed(to, &table.meta.name));
         }
         let mut databases = self.databases.write();
         databases.remove(from);
@@ -479,13 +486,7 @@ impl Catalog {
     /// Carries out the renames of a journaled RENAME DATABASE, those not done yet.
     fn finish_database_rename(&self) -> Result<()> {
         let path = self.metadata_dir.join(RENAME_DATABASE_JOURNAL);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read {}: {e}", path.display()))),
-        };
-        let journal: RenameDatabaseJournal =
-            serde_json::from_str(&text).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse {}", path.display()))?;
+        let Some(journal) = read_journal::<RenameDatabaseJournal>(&path)? else { return Ok(()) };
         let (from_dir, to_dir) = (self.database_dir(&journal.from), self.database_dir(&journal.to));
         if from_dir.exists() {
             rename_durable(&from_dir, &to_dir)?;
@@ -509,12 +510,8 @@ impl Catalog {
             return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {}.{} already exists", to.0, to.1)));
         }
         rename_durable(&self.table_file(from.0, from.1), &self.table_file(to.0, to.1))?;
-        let mut meta = table.meta.clone();
-        meta.database = to.0.to_string();
-        meta.name = to.1.to_string();
-        let renamed = Arc::new(Table { meta, engine: table.engine.clone(), schema: table.schema.clone() });
         source_db.tables.write().remove(from.1);
-        target_db.tables.write().insert(to.1.to_string(), renamed);
+        target_db.tables.write().insert(to.1.to_string(), table.renamed(to.0, to.1));
         Ok(())
     }
 }
