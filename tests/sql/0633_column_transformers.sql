@@ -25,3 +25,4 @@ SELECT * REPLACE STRICT (1 AS nope) FROM ct; -- { serverError BAD_ARGUMENTS }
 SELECT * APPLY(nosuchfunc) FROM ct; -- { serverError UNKNOWN_FUNCTION }
 SELECT * APPLY(sum) FROM ct; -- { serverError ILLEGAL_TYPE_OF_ARGUMENT }
 SELECT * APPLY(x, y -> x) FROM ct; -- { serverError SYNTAX_ERROR }
+SELECT * EXCEPT (id) APPLY(toString) FROM (SELECT 1 AS id, [1, 2] AS arr, 7 AS k) ARRAY JOIN arr AS x ORDER BY 1 FORMAT TSVWithNames;

@@ -20,6 +20,9 @@
 //! templates are ordinary calls, so function names, parametric aggregates and SQL
 //! user-defined functions are prepared for them as for any other call before expansion.
 
+use datafusion::sql::sqlparser::ast;
+use datafusion::sql::sqlparser::dialect::ClickHouseDialect;
+use datafusion::sql::sqlparser::parser::Parser;
 use datafusion::sql::sqlparser::tokenizer::Token;
 use granary_common::{Error, ErrorCode, Result};
 
@@ -276,6 +279,27 @@ fn apply_template(body: &[Lexeme], at: &Lexeme) -> Result<Vec<Lexeme>> {
         }
         _ => Err(syntax_error("APPLY expects a function name, a parametric function or a lambda".into())),
     }
+}
+
+/// Adds `names` to what a marker call over `*` leaves out before its transformers (ARRAY
+/// JOIN's aliases, which `*` does not show). Anything else is left alone.
+pub(crate) fn exclude_from_wildcard(expr: &mut ast::Expr, names: &[ast::Ident]) -> Result<()> {
+    let ast::Expr::Function(f) = expr else { return Ok(()) };
+    if !f.name.0.last().is_some_and(|p| matches!(p, ast::ObjectNamePart::Identifier(i) if i.value == COLUMNS_MARKER)) {
+        return Ok(());
+    }
+    let ast::FunctionArguments::List(list) = &mut f.args else { return Ok(()) };
+    if !matches!(list.args.first(), Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard))) {
+        return Ok(());
+    }
+    let quoted: Vec<String> = names.iter().map(|n| crate::params::quote_string(&n.value)).collect();
+    let text = format!("{EXCEPT_MARKER}({})", quoted.join(", "));
+    let except = Parser::new(&ClickHouseDialect {})
+        .try_with_sql(&text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, format!("ARRAY JOIN exclusions {text}: {e}")))?;
+    list.args.insert(1, ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(except)));
+    Ok(())
 }
 
 #[cfg(test)]
