@@ -26,3 +26,10 @@ EXPLAIN ESTIMATE SELECT count() FROM si3;
 EXPLAIN ESTIMATE indexes = 1 SELECT v FROM est WHERE k > 90;
 EXPLAIN nosuch = 1 SELECT 1; -- { serverError UNKNOWN_SETTING }
 EXPLAIN PIPELINE indexes = 1 SELECT 1; -- { serverError UNKNOWN_SETTING }
+DROP TABLE IF EXISTS sk;
+CREATE TABLE sk (a UInt32, b String, INDEX ib b TYPE bloom_filter GRANULARITY 2, INDEX `i x` (a + 1) TYPE minmax, INDEX is2 lower(b) TYPE set(100) GRANULARITY 4) ENGINE = MergeTree ORDER BY a;
+SHOW CREATE TABLE sk;
+SELECT * FROM system.data_skipping_indices WHERE database = currentDatabase() ORDER BY name;
+SHOW INDEX FROM sk;
+INSERT INTO sk VALUES (1, 'x'), (2, 'Y');
+SELECT * FROM sk WHERE lower(b) = 'y';

@@ -472,6 +472,7 @@ mod tests {
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            indices: Vec::new(),
         }
     }
 

@@ -1247,6 +1247,7 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            indices: Vec::new(),
         };
         meta.engine.name = format!("System{}", name.table);
         return Ok(meta.create_query());
@@ -1310,6 +1311,11 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, create: CreateTab
         dictionary: None,
         view: None,
         renamed_columns: Vec::new(),
+        indices: create
+            .indices
+            .iter()
+            .map(|i| granary_storage::IndexMeta { name: i.name.clone(), expr: i.expr.clone(), type_full: i.type_full.clone(), granularity: i.granularity })
+            .collect(),
     };
     let Some(table) = instance.catalog().create_table(meta, create.if_not_exists)? else { return Ok(()) };
     if let Some(plan) = select_plan {

@@ -277,6 +277,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
                     dictionary: None,
                     view: None,
                     renamed_columns: Vec::new(),
+                    indices: Vec::new(),
                 });
                 view.target = Some(QualifiedName { database: database.clone(), table: inner_name });
                 view.inner_engine = Some(engine);
@@ -300,6 +301,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
         dictionary: None,
         view: Some(view),
         renamed_columns: Vec::new(),
+        indices: Vec::new(),
     };
     if existing.is_some() {
         catalog.drop_table(&database, &create.name.table, true).await?;

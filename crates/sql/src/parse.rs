@@ -341,6 +341,17 @@ pub struct CreateTable {
     /// `CREATE TABLE t ... AS SELECT ...`.
     pub as_select: Option<(Box<Query>, Option<LimitBy>)>,
     pub comment: Option<String>,
+    /// `INDEX name expr TYPE type [GRANULARITY n]` items of the column list.
+    pub indices: Vec<IndexSpec>,
+}
+
+/// A data-skipping index of CREATE TABLE, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexSpec {
+    pub name: String,
+    pub expr: String,
+    pub type_full: String,
+    pub granularity: u64,
 }
 
 /// `[NOT] LIKE 'pattern'` / `[NOT] ILIKE 'pattern'` of SHOW statements.
@@ -1414,9 +1425,10 @@ impl<'a> Cursor<'a> {
             as_table: None,
             as_select: None,
             comment: None,
+            indices: Vec::new(),
         };
         if self.eat_token(&Token::LParen) {
-            create.columns = self.column_list()?;
+            (create.columns, create.indices) = self.column_list()?;
         }
         if self.peek_is("AS") && !self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("SELECT") || l.is_keyword("WITH") || l.token == Token::LParen) {
             self.pos += 1;
@@ -1454,7 +1466,7 @@ impl<'a> Cursor<'a> {
         }
         let mut columns = Vec::new();
         if self.eat_token(&Token::LParen) {
-            columns = self.column_list()?;
+            columns = self.column_list()?.0;
         }
         let mut engine = None;
         let mut populate = false;
@@ -1683,12 +1695,16 @@ impl<'a> Cursor<'a> {
         Ok(ColumnSpec { name, ch_type: ChType::Tuple(elements), default_kind: Some(NESTED_MARK.to_string()), default_expression: None, codec: None, comment: None })
     }
 
-    fn column_list(&mut self) -> Result<Vec<ColumnSpec>> {
+    /// The columns and data-skipping indexes of a CREATE's bracketed list.
+    fn column_list(&mut self) -> Result<(Vec<ColumnSpec>, Vec<IndexSpec>)> {
         let mut columns = Vec::new();
+        let mut indices = Vec::new();
         loop {
-            if self.peek_is("INDEX") || self.peek_is("CONSTRAINT") || self.peek_is("PROJECTION") {
-                // Skipping indexes is safe (they only speed up reads); constraints are not
-                // enforced yet, which we say rather than silently accept.
+            if self.eat("INDEX") {
+                indices.push(self.index_spec()?);
+            } else if self.peek_is("CONSTRAINT") || self.peek_is("PROJECTION") {
+                // Projections are safe to drop (they only speed up reads); constraints are
+                // not enforced yet, which we say rather than silently accept.
                 if self.peek_is("CONSTRAINT") {
                     return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CONSTRAINT is not supported yet"));
                 }
@@ -1703,10 +1719,26 @@ impl<'a> Cursor<'a> {
                 }
             }
             if self.eat_token(&Token::RParen) {
-                return Ok(columns);
+                return Ok((columns, indices));
             }
             self.expect_token(&Token::Comma, "',' or ')'")?;
         }
+    }
+
+    /// After `INDEX`: `name expr TYPE type[(args)] [GRANULARITY n]`. Kept as written: no
+    /// engine builds skipping indexes yet (they only speed up reads).
+    fn index_spec(&mut self) -> Result<IndexSpec> {
+        let name = self.ident()?;
+        let expr = self.raw_until(|l| l.is_keyword("TYPE")).ok_or_else(|| self.syntax_error("the expression of an index"))?;
+        self.expect("TYPE")?;
+        let type_full = self.raw_until(|l| l.is_keyword("GRANULARITY") || l.token == Token::Comma).ok_or_else(|| self.syntax_error("the type of an index"))?;
+        let granularity = if self.eat("GRANULARITY") {
+            let text = self.literal_text()?;
+            text.parse().map_err(|_| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: GRANULARITY {text} is not a number")))?
+        } else {
+            1
+        };
+        Ok(IndexSpec { name, expr, type_full, granularity })
     }
 
     fn column(&mut self) -> Result<ColumnSpec> {

@@ -68,6 +68,7 @@ impl Table {
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            indices: Vec::new(),
         };
         let schema = meta.schema()?;
         Ok(Arc::new(Table { meta, engine, schema }))
@@ -580,6 +581,7 @@ mod tests {
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            indices: Vec::new(),
         }
     }
 

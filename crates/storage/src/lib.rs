@@ -37,6 +37,6 @@ pub use engine::{
     ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
-pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};
+pub use meta::{ColumnMeta, DictionaryClause, DictionaryMeta, EngineMeta, IndexMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};
 pub use provider::{EngineTableProvider, GranaryCatalogProvider};
 pub use scan_counter::ScanCounterExec;

@@ -99,6 +99,28 @@ pub struct TableMeta {
     /// start) finds renamed columns' values under their old names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_columns: Vec<(String, String)>,
+    /// Data-skipping indexes as declared (`INDEX name expr TYPE type GRANULARITY n`):
+    /// kept for `SHOW CREATE`, `system.data_skipping_indices` and `SHOW INDEX`; no engine
+    /// builds or reads them yet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indices: Vec<IndexMeta>,
+}
+
+/// One data-skipping index of a table, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexMeta {
+    pub name: String,
+    pub expr: String,
+    /// The type with its arguments, `set(100)`.
+    pub type_full: String,
+    pub granularity: u64,
+}
+
+impl IndexMeta {
+    /// The type without its arguments, `set`.
+    pub fn type_name(&self) -> &str {
+        self.type_full.split('(').next().unwrap_or_default().trim()
+    }
 }
 
 /// A table named by database and name.
@@ -256,7 +278,18 @@ impl TableMeta {
             if let Some(codec) = &c.codec {
                 out.push_str(&format!(" {codec}"));
             }
-            out.push_str(if i + 1 < self.columns.len() { layout.column_separator } else { layout.after_last_column });
+            out.push_str(if i + 1 < self.columns.len() + self.indices.len() { layout.column_separator } else { layout.after_last_column });
+        }
+        for (i, index) in self.indices.iter().enumerate() {
+            out.push_str(&format!(
+                "{}INDEX {} {} TYPE {} GRANULARITY {}",
+                layout.column_indent,
+                quote_ident(&index.name),
+                index.expr,
+                index.type_full,
+                index.granularity
+            ));
+            out.push_str(if i + 1 < self.indices.len() { layout.column_separator } else { layout.after_last_column });
         }
         if let Some(d) = &self.dictionary {
             out.push_str(&format!(
@@ -400,6 +433,7 @@ mod tests {
             dictionary: None,
             view: None,
             renamed_columns: Vec::new(),
+            indices: Vec::new(),
         };
         assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    `id` UInt64,\n    `my col` String\n)\nENGINE = Memory");
         assert_eq!([setting_literal("8192"), setting_literal("-1.5"), setting_literal("true"), setting_literal("Always")], ["8192", "-1.5", "true", "'Always'"]);

@@ -43,6 +43,7 @@ pub fn meta(columns: &[(&str, &str)], order_by: Option<&str>, partition_by: Opti
         dictionary: None,
         view: None,
         renamed_columns: Vec::new(),
+        indices: Vec::new(),
     }
 }
 
