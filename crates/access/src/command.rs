@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::entities::{Authentication, HostPattern, QuotaLimits, SettingValue};
+use crate::entities::{Authentication, HostPattern, QuotaLimits, RowPolicy, SettingValue};
 
 /// The object of GRANT/REVOKE as written: `*.*`, `db.*`, `db.t`, `t`, `*`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,9 +53,35 @@ pub enum AccessCommand {
     ShowRoles,
     ShowProfiles,
     ShowQuotas,
+    /// `CREATE [OR REPLACE] ROW POLICY [IF NOT EXISTS] name ON [db.]table [AS
+    /// PERMISSIVE|RESTRICTIVE] [FOR SELECT] [USING condition] [TO grantees]`.
+    CreateRowPolicy { policy: RowPolicy, if_not_exists: bool, or_replace: bool },
+    /// `DROP ROW POLICY [IF EXISTS] name ON [db.]table`; the names are resolved.
+    DropRowPolicy { short_name: String, database: String, table: String, if_exists: bool },
+    /// `SHOW [ROW] POLICIES [ON [db.]table]`.
+    ShowRowPolicies { on: Option<(String, String)> },
+    /// `SHOW CREATE [ROW] POLICY name ON [db.]table`.
+    ShowCreateRowPolicy { short_name: String, database: String, table: String },
 }
 
 impl AccessCommand {
+    /// The statement with the row policy tables written without a database put in
+    /// `database` (the current one when it runs).
+    pub fn in_database(mut self, database: &str) -> Self {
+        let fill = |d: &mut String| {
+            if d.is_empty() {
+                *d = database.to_string();
+            }
+        };
+        match &mut self {
+            AccessCommand::CreateRowPolicy { policy, .. } => fill(&mut policy.database),
+            AccessCommand::DropRowPolicy { database, .. } | AccessCommand::ShowCreateRowPolicy { database, .. } => fill(database),
+            AccessCommand::ShowRowPolicies { on: Some((database, _)) } => fill(database),
+            _ => {}
+        }
+        self
+    }
+
     /// Whether the statement changes nothing (allowed with `readonly`).
     pub fn is_read_only(&self) -> bool {
         matches!(
@@ -66,15 +92,25 @@ impl AccessCommand {
                 | AccessCommand::ShowRoles
                 | AccessCommand::ShowProfiles
                 | AccessCommand::ShowQuotas
+                | AccessCommand::ShowRowPolicies { .. }
+                | AccessCommand::ShowCreateRowPolicy { .. }
         )
     }
 
     /// `system.query_log.query_kind`.
     pub fn kind_name(&self) -> &'static str {
         match self {
-            AccessCommand::CreateUser { .. } | AccessCommand::CreateRole { .. } | AccessCommand::CreateProfile { .. } | AccessCommand::CreateQuota { .. } => "Create",
+            AccessCommand::CreateUser { .. }
+            | AccessCommand::CreateRole { .. }
+            | AccessCommand::CreateProfile { .. }
+            | AccessCommand::CreateQuota { .. }
+            | AccessCommand::CreateRowPolicy { .. } => "Create",
             AccessCommand::AlterUser { .. } => "Alter",
-            AccessCommand::DropUser { .. } | AccessCommand::DropRole { .. } | AccessCommand::DropProfile { .. } | AccessCommand::DropQuota { .. } => "Drop",
+            AccessCommand::DropUser { .. }
+            | AccessCommand::DropRole { .. }
+            | AccessCommand::DropProfile { .. }
+            | AccessCommand::DropQuota { .. }
+            | AccessCommand::DropRowPolicy { .. } => "Drop",
             AccessCommand::Grant { .. } | AccessCommand::GrantRoles { .. } => "Grant",
             AccessCommand::Revoke { .. } | AccessCommand::RevokeRoles { .. } => "Revoke",
             _ => "Show",

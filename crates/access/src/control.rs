@@ -16,7 +16,7 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
 use crate::command::{AccessCommand, GrantTarget, UserChanges};
-use crate::entities::{Authentication, Quota, Role, SettingValue, SettingsProfile, User};
+use crate::entities::{row_policy_name, Authentication, Quota, Role, RowPolicy, SettingValue, SettingsProfile, User};
 use crate::quota::{Consumption, QueryKind, QuotaTracker, UsageRow};
 use crate::rights::{privilege_list, quote_name, AccessRights, Level, Privilege};
 
@@ -28,6 +28,8 @@ pub struct Entities {
     pub roles: BTreeMap<String, Role>,
     pub profiles: BTreeMap<String, SettingsProfile>,
     pub quotas: BTreeMap<String, Quota>,
+    /// By full name (`short_name ON db.table`).
+    pub row_policies: BTreeMap<String, RowPolicy>,
 }
 
 /// The name of each storage, as `system.users.storage` shows it.
@@ -128,6 +130,7 @@ impl AccessControl {
             quotas: Vec::new(),
             tracker: Arc::default(),
             default_database: None,
+            row_policies: Vec::new(),
         })
     }
 
@@ -154,8 +157,18 @@ impl AccessControl {
             .filter(|q| q.applies_to.iter().any(|n| names.contains(n)))
             .cloned()
             .collect();
-        let unrestricted = rights.iter().any(|r| r == AccessRights::full_ref());
+        let row_policies: Vec<RowPolicy> = self
+            .config
+            .row_policies
+            .values()
+            .chain(local.row_policies.values())
+            .filter(|p| p.to.covers(names.iter().copied()))
+            .cloned()
+            .collect();
+        // A user whose reads are filtered takes the checked, planned path everywhere.
+        let unrestricted = rights.iter().any(|r| r == AccessRights::full_ref()) && row_policies.is_empty();
         UserAccess {
+            row_policies,
             user: user.name.clone(),
             rights,
             unrestricted,
@@ -168,6 +181,7 @@ impl AccessControl {
 
     /// Carries out an access statement for `actor`.
     pub fn execute(&self, actor: &UserAccess, command: AccessCommand, current_database: &str) -> Result<AccessOutcome> {
+        let command = command.in_database(current_database);
         match command {
             AccessCommand::ShowGrants { names } => {
                 let names = if names.is_empty() { vec![actor.user.clone()] } else { names };
@@ -213,6 +227,27 @@ impl AccessControl {
                 let mut lines = lines;
                 lines.sort();
                 return Ok(AccessOutcome::Lines { column, lines });
+            }
+            AccessCommand::ShowRowPolicies { on } => {
+                actor.check(Privilege::AccessManagement, &Level::Global)?;
+                let local = self.local.read();
+                let mut lines: Vec<String> = self
+                    .config
+                    .row_policies
+                    .values()
+                    .chain(local.row_policies.values())
+                    .filter(|p| on.as_ref().is_none_or(|(db, t)| p.database == *db && p.table == *t))
+                    .map(RowPolicy::full_name)
+                    .collect();
+                lines.sort();
+                return Ok(AccessOutcome::Lines { column: "name", lines });
+            }
+            AccessCommand::ShowCreateRowPolicy { short_name, database, table } => {
+                actor.check(Privilege::AccessManagement, &Level::Global)?;
+                let local = self.local.read();
+                let name = row_policy_name(&short_name, &database, &table);
+                let policy = self.config.row_policies.get(&name).or_else(|| local.row_policies.get(&name)).ok_or_else(|| not_found("row policy", &name))?;
+                return Ok(AccessOutcome::Lines { column: "CREATE ROW POLICY", lines: vec![create_row_policy_sql(policy)] });
             }
             _ => {}
         }
@@ -408,7 +443,30 @@ impl AccessControl {
                     may_drop(config.quotas.contains_key(&name), removed, if_exists, || readonly("quota", &name), || not_found("quota", &name))?;
                 }
             }
+            AccessCommand::CreateRowPolicy { mut policy, if_not_exists, or_replace } => {
+                manage()?;
+                let name = policy.full_name();
+                let existing = (config.row_policies.contains_key(&name), local.row_policies.contains_key(&name));
+                if !may_create("row policy", &name, existing, if_not_exists, or_replace)? {
+                    return Ok(());
+                }
+                for grantee in policy.to.names.iter().chain(&policy.to.except) {
+                    if self.find_user(local, grantee).is_none() && self.find_role(local, grantee).is_none() {
+                        return Err(unknown_user(grantee));
+                    }
+                }
+                policy.id = uuid::Uuid::new_v4().to_string();
+                local.row_policies.insert(name, policy);
+            }
+            AccessCommand::DropRowPolicy { short_name, database, table, if_exists } => {
+                manage()?;
+                let name = row_policy_name(&short_name, &database, &table);
+                let removed = local.row_policies.remove(&name).is_some();
+                may_drop(config.row_policies.contains_key(&name), removed, if_exists, || readonly("row policy", &name), || not_found("row policy", &name))?;
+            }
             AccessCommand::ShowGrants { .. }
+            | AccessCommand::ShowRowPolicies { .. }
+            | AccessCommand::ShowCreateRowPolicy { .. }
             | AccessCommand::ShowCreateUser { .. }
             | AccessCommand::ShowUsers
             | AccessCommand::ShowRoles
@@ -520,6 +578,17 @@ impl AccessControl {
         self.config.quotas.values().map(|q| (q.clone(), CONFIG_STORAGE)).chain(local.quotas.values().map(|q| (q.clone(), LOCAL_STORAGE))).collect()
     }
 
+    /// Every row policy and the storage it comes from (`system.row_policies`).
+    pub fn row_policies(&self) -> Vec<(RowPolicy, &'static str)> {
+        let local = self.local.read();
+        self.config
+            .row_policies
+            .values()
+            .map(|p| (p.clone(), CONFIG_STORAGE))
+            .chain(local.row_policies.values().map(|p| (p.clone(), LOCAL_STORAGE)))
+            .collect()
+    }
+
     pub fn quota_usage(&self) -> Vec<UsageRow> {
         let quotas: Vec<Quota> = self.quotas().into_iter().map(|(q, _)| q).collect();
         self.tracker.rows(&quotas)
@@ -538,6 +607,8 @@ pub struct UserAccess {
     quotas: Vec<Quota>,
     tracker: Arc<QuotaTracker>,
     pub default_database: Option<String>,
+    /// The row policies that cover this user (by name, an active role, or ALL).
+    row_policies: Vec<RowPolicy>,
 }
 
 impl std::fmt::Debug for UserAccess {
@@ -547,6 +618,28 @@ impl std::fmt::Debug for UserAccess {
 }
 
 impl UserAccess {
+    /// Whether any row policy filters what this user reads.
+    pub fn has_row_policies(&self) -> bool {
+        !self.row_policies.is_empty()
+    }
+
+    /// The condition on the rows of `database.table` this user may read, as ClickHouse
+    /// combines row policies: the permissive ones OR-ed (none of them: no row), the
+    /// restrictive ones AND-ed on top. `None` when no policy covers the user there.
+    pub fn row_filter(&self, database: &str, table: &str) -> Option<String> {
+        let policies: Vec<&RowPolicy> = self.row_policies.iter().filter(|p| p.database == database && p.table == table).collect();
+        if policies.is_empty() {
+            return None;
+        }
+        let condition = |p: &&RowPolicy| format!("({})", p.condition.as_deref().unwrap_or("1"));
+        let permissive: Vec<String> = policies.iter().filter(|p| !p.restrictive).map(condition).collect();
+        let mut filter = if permissive.is_empty() { "0".to_string() } else { permissive.join(" OR ") };
+        for restrictive in policies.iter().filter(|p| p.restrictive) {
+            filter = format!("({filter}) AND {}", condition(restrictive));
+        }
+        Some(filter)
+    }
+
     pub fn allows(&self, privilege: Privilege, level: &Level) -> bool {
         self.unrestricted || self.rights.iter().any(|r| r.allows(privilege, level))
     }
@@ -730,6 +823,19 @@ fn may_drop(in_config: bool, removed: bool, if_exists: bool, readonly: impl FnOn
         return Err(missing());
     }
     Ok(removed)
+}
+
+/// `SHOW CREATE ROW POLICY`, as ClickHouse writes it.
+fn create_row_policy_sql(policy: &RowPolicy) -> String {
+    let mut sql = format!("CREATE ROW POLICY {} ON {}.{}", quote_name(&policy.short_name), quote_name(&policy.database), quote_name(&policy.table));
+    if policy.restrictive {
+        sql.push_str(" AS restrictive");
+    }
+    if let Some(condition) = &policy.condition {
+        sql.push_str(&format!(" FOR SELECT USING {condition}"));
+    }
+    sql.push_str(&format!(" TO {}", policy.to.to_sql()));
+    sql
 }
 
 fn readonly_storage(kind: &str, name: &str) -> Error {

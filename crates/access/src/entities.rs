@@ -320,3 +320,63 @@ mod tests {
         assert!(!user.allowed_from("192.168.1.1".parse().unwrap()));
     }
 }
+
+/// Who a row policy applies to: `TO ALL`, `TO names`, `TO ALL EXCEPT names`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Grantees {
+    pub all: bool,
+    pub names: BTreeSet<String>,
+    pub except: BTreeSet<String>,
+}
+
+impl Grantees {
+    /// Whether a user holding these names (the user's and its active roles') is covered.
+    pub fn covers<'a>(&self, mut names: impl Iterator<Item = &'a String> + Clone) -> bool {
+        if names.clone().any(|n| self.except.contains(n)) {
+            return false;
+        }
+        self.all || names.any(|n| self.names.contains(n))
+    }
+
+    /// `ALL`, `a, b`, `ALL EXCEPT a`, or `NONE`, as ClickHouse writes them.
+    pub fn to_sql(&self) -> String {
+        let quoted = |set: &BTreeSet<String>| set.iter().map(|n| crate::rights::quote_name(n)).collect::<Vec<_>>().join(", ");
+        match (self.all, self.except.is_empty()) {
+            (true, true) => "ALL".into(),
+            (true, false) => format!("ALL EXCEPT {}", quoted(&self.except)),
+            (false, _) if self.names.is_empty() => "NONE".into(),
+            (false, _) => quoted(&self.names),
+        }
+    }
+}
+
+/// `CREATE ROW POLICY name ON db.table [AS PERMISSIVE|RESTRICTIVE] FOR SELECT USING
+/// condition TO grantees`: the rows of `db.table` a covered user reads are those the
+/// condition holds for (permissive policies are OR-ed, restrictive ones AND-ed on top).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowPolicy {
+    pub short_name: String,
+    pub database: String,
+    pub table: String,
+    /// The SELECT filter as written; `None` for a policy without USING.
+    pub condition: Option<String>,
+    #[serde(default)]
+    pub restrictive: bool,
+    #[serde(default)]
+    pub to: Grantees,
+    /// Generated at creation, shown by `system.row_policies.id`.
+    #[serde(default)]
+    pub id: String,
+}
+
+impl RowPolicy {
+    /// ClickHouse's full name, `short_name ON db.table`, which keys the policy.
+    pub fn full_name(&self) -> String {
+        row_policy_name(&self.short_name, &self.database, &self.table)
+    }
+}
+
+pub fn row_policy_name(short_name: &str, database: &str, table: &str) -> String {
+    format!("{short_name} ON {database}.{table}")
+}

@@ -18,6 +18,6 @@ pub mod rights;
 
 pub use command::{AccessCommand, GrantTarget, UserChanges};
 pub use control::{AccessControl, AccessOutcome, Entities, UserAccess};
-pub use entities::{Authentication, HostPattern, Quota, QuotaLimits, Role, SettingValue, SettingsProfile, User};
+pub use entities::{Authentication, Grantees, HostPattern, Quota, QuotaLimits, Role, RowPolicy, SettingValue, SettingsProfile, User};
 pub use quota::{Consumption, QueryKind};
 pub use rights::{AccessRights, Level, Privilege};

@@ -284,6 +284,7 @@ fn table_meta(node: &ConfigNode, name: &str, file: &Path) -> Result<TableMeta> {
         view: None,
         renamed_columns: Vec::new(),
         constraints: Vec::new(),
+        indices: Vec::new(),
     })
 }
 

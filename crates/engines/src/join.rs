@@ -473,6 +473,7 @@ mod tests {
             view: None,
             renamed_columns: Vec::new(),
             constraints: Vec::new(),
+            indices: Vec::new(),
         }
     }
 

@@ -402,7 +402,7 @@ impl MergeTreeEngine {
                 }
             }
             let read = plan_final_read(session, inner, &columns, marked_filters, sample_predicate)?;
-            let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(read);
+            let mut exec = MergeTreeExec::new(inner.scan_schema.clone(), columns, by_partition, config.batch_size(), limit)?.with_final(read).with_selection(stats);
             if let Some(values) = virtual_values {
                 exec = exec.with_virtual_values(values);
             }
@@ -449,7 +449,8 @@ impl MergeTreeEngine {
             .with_uncompressed_cache(use_cache)
             .with_prewhere(prewhere)
             .with_sample_filter(sample_filter)
-            .with_keys(Arc::new(inner.keys.clone()));
+            .with_keys(Arc::new(inner.keys.clone()))
+            .with_selection(stats);
         if let Some(values) = virtual_values {
             exec = exec.with_virtual_values(values);
         }

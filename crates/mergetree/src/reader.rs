@@ -446,6 +446,8 @@ pub struct MergeTreeExec {
     /// other filter and whatever `optimize_move_to_prewhere` says (nothing above the scan
     /// applies it again).
     sample_filter: Option<Arc<Prewhere>>,
+    /// What index analysis selected when the scan was planned.
+    selection: Option<crate::select::SelectionStats>,
     /// Filters that change while the query runs, pushed into the scan by DataFusion (a
     /// TopK's `ORDER BY t LIMIT n`: rows after the n-th best so far cannot be in the
     /// result; ClickHouse's `__topKFilter`). Evaluated before the PREWHERE on each block,
@@ -485,7 +487,29 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, sample_filter: None, dynamic_filters: Vec::new(), keys: None, virtual_values: None, properties, metrics: ExecutionPlanMetricsSet::new() })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, sample_filter: None, selection: None, dynamic_filters: Vec::new(), keys: None, virtual_values: None, properties, metrics: ExecutionPlanMetricsSet::new() })
+    }
+
+    /// What the scan reads after index analysis, as `EXPLAIN ESTIMATE` shows it: parts,
+    /// rows and marks (granules) of the selected ranges.
+    pub fn estimate(&self) -> (u64, u64, u64) {
+        let ranges: Vec<&GranuleRange> = self.partitions.iter().flatten().collect();
+        let mut parts: Vec<String> = ranges.iter().map(|r| r.part.name()).collect();
+        parts.sort_unstable();
+        parts.dedup();
+        let rows = ranges.iter().map(|r| r.rows()).sum();
+        let marks = ranges.iter().map(|r| r.granules.len() as u64).sum();
+        (parts.len() as u64, rows, marks)
+    }
+
+    /// What index analysis selected, for `EXPLAIN indexes = 1`.
+    pub fn with_selection(mut self, stats: crate::select::SelectionStats) -> Self {
+        self.selection = Some(stats);
+        self
+    }
+
+    pub fn selection(&self) -> Option<&crate::select::SelectionStats> {
+        self.selection.as_ref()
     }
 
     /// Reads through the uncompressed-block cache.

@@ -37,7 +37,8 @@ pub struct SelectionStats {
     pub parts_by_partition_key: usize,
     /// Of those, parts with at least one granule that may match.
     pub parts_by_primary_key: usize,
-    /// Granules (marks) of the parts kept by the partition key.
+    /// Granules (marks) of every part, and of the parts kept by the partition key.
+    pub marks_total: u64,
     pub marks_in_kept_parts: u64,
     pub marks: u64,
     pub ranges: usize,
@@ -54,7 +55,7 @@ impl std::fmt::Display for SelectionStats {
 }
 
 impl SelectionStats {
-    fn of(parts: usize, parts_by_partition_key: usize, marks_in_kept_parts: u64, ranges: &[GranuleRange]) -> Self {
+    fn of(parts: &[Arc<Part>], parts_by_partition_key: usize, marks_in_kept_parts: u64, ranges: &[GranuleRange]) -> Self {
         let mut parts_by_primary_key = 0;
         let mut last: Option<&Arc<Part>> = None;
         for r in ranges {
@@ -64,7 +65,8 @@ impl SelectionStats {
             }
         }
         SelectionStats {
-            parts,
+            parts: parts.len(),
+            marks_total: parts.iter().map(|p| p.granules() as u64).sum(),
             parts_by_partition_key,
             parts_by_primary_key,
             marks_in_kept_parts,
@@ -84,7 +86,7 @@ pub fn select_granules(
     let Some(pruning) = pruning.filter(|p| !p.predicate.always_true()) else {
         let ranges: Vec<_> = parts.iter().map(|p| GranuleRange { part: p.clone(), granules: 0..p.granules() }).collect();
         let marks = parts.iter().map(|p| p.granules() as u64).sum();
-        let stats = SelectionStats::of(parts.len(), parts.len(), marks, &ranges);
+        let stats = SelectionStats::of(parts, parts.len(), marks, &ranges);
         return Ok((ranges, stats));
     };
     let predicate = &pruning.predicate;
@@ -112,7 +114,7 @@ pub fn select_granules(
             }
         }
     }
-    let stats = SelectionStats::of(parts.len(), kept_parts, kept_marks, &out);
+    let stats = SelectionStats::of(parts, kept_parts, kept_marks, &out);
     Ok((out, stats))
 }
 

@@ -42,6 +42,18 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
             }
             Ok(())
         }
+        Statement::RenameDatabase { from, to } => {
+            access.check(Privilege::DropDatabase, &Level::Database(from.clone()))?;
+            access.check(Privilege::CreateDatabase, &Level::Database(to.clone()))
+        }
+        // Each name loses one table and gains another, as two renames would.
+        Statement::ExchangeTables(first, second) => {
+            for name in [first, second] {
+                access.check(Privilege::DropTable, &table(name))?;
+                access.check(Privilege::CreateTable, &table(name))?;
+            }
+            Ok(())
+        }
         Statement::TruncateTable { name, .. } => access.check(Privilege::Truncate, &table(name)),
         Statement::Optimize { name, .. } => access.check(Privilege::Optimize, &table(name)),
         Statement::Alter { name, .. } => access.check(Privilege::Alter, &table(name)),
@@ -49,7 +61,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         | Statement::DescribeTable(name)
         | Statement::ExistsTable(name)
         | Statement::CheckTable { name, .. }
-        | Statement::ShowColumns { table: name, .. } => {
+        | Statement::ShowColumns { table: name, .. }
+        | Statement::ShowIndexes { table: name, .. } => {
             let level = table(name);
             if always_readable(&database_of(ctx, name)) || [Privilege::Show, Privilege::Select, Privilege::Insert].iter().any(|p| access.allows(*p, &level)) {
                 return Ok(());
@@ -74,6 +87,9 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         | Statement::ShowSetting(_)
         | Statement::ShowCreateDatabase(_)
         | Statement::ShowProcesslist
+        | Statement::ShowFunctions { .. }
+        | Statement::ShowEngines
+        | Statement::ShowPrivileges
         | Statement::ExistsDatabase(_)
         | Statement::Use(_)
         | Statement::Set(_)
@@ -82,8 +98,8 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
 }
 
 /// System tables that describe other users: for those who manage access only.
-const ACCESS_TABLES: [&str; 9] =
-    ["users", "roles", "grants", "role_grants", "settings_profiles", "settings_profile_elements", "quotas", "quota_limits", "quota_usage"];
+const ACCESS_TABLES: [&str; 10] =
+    ["users", "roles", "grants", "role_grants", "settings_profiles", "settings_profile_elements", "quotas", "quota_limits", "quota_usage", "row_policies"];
 
 /// SELECT on a table a query reads.
 pub(crate) fn check_select(access: &UserAccess, database: &str, table: &str) -> Result<()> {

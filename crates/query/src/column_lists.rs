@@ -26,7 +26,7 @@ use datafusion::sql::sqlparser::ast::{
     Value, VisitorMut, With,
 };
 use granary_common::{Error, ErrorCode, Result};
-use granary_sql::column_lists::{argument_column_list, columns_call, has_column_list_argument, last_part, uses_column_lists, ColumnList};
+use granary_sql::column_lists::{argument_column_list, columns_call, has_column_list_argument, last_part, transformed_columns, uses_column_lists, ColumnList, Transformer};
 use granary_sql::names::column_name;
 use granary_sql::walk::walk_mut;
 use granary_storage::{ColumnKind, EngineTableProvider};
@@ -395,6 +395,12 @@ fn expand_select(select: &mut Select, columns: &Columns, expand_wildcards: bool)
     // `SELECT COLUMNS('re')`: one result column per match, named after it.
     let mut projection = Vec::with_capacity(select.projection.len());
     for item in std::mem::take(&mut select.projection) {
+        if let SelectItem::UnnamedExpr(e) = &item {
+            if let Some((list, chain)) = transformed_columns(e) {
+                projection.extend(transform(columns, &list, &chain)?);
+                continue;
+            }
+        }
         let list = match &item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => columns_call(e),
             other => plain_wildcard(other),
@@ -461,4 +467,78 @@ fn expand_select(select: &mut Select, columns: &Columns, expand_wildcards: bool)
         }
     }
     Ok(())
+}
+
+/// The result columns of a column list and its transformers (`* EXCEPT (b) APPLY(f)`),
+/// applied left to right. Each column keeps the expression it is named after apart from
+/// its value: REPLACE changes the value only, so `* REPLACE (ab + 1 AS ab) APPLY(x -> x * 2)`
+/// is named `multiply(ab, 2)`, as in ClickHouse, and later transformers match columns by
+/// that name.
+fn transform(columns: &Columns, list: &ColumnList, chain: &[Transformer]) -> Result<Vec<SelectItem>> {
+    // (value, the expression it is named after, the column it started from).
+    let mut items: Vec<(Expr, Expr, usize)> = columns.matches(list)?.into_iter().map(|i| (columns.reference(i), columns.reference(i), i)).collect();
+    let current_name = |e: &Expr| match e {
+        Expr::Identifier(i) => i.value.clone(),
+        Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.clone()).unwrap_or_default(),
+        other => column_name(other),
+    };
+    let strict_failure = |kind: &str, written: String, missing: Vec<&String>| {
+        let missing: Vec<&str> = missing.into_iter().map(String::as_str).collect();
+        Error::new(
+            ErrorCode::BAD_ARGUMENTS,
+            format!("Strict {kind} column transformer {kind} {written} expects following column(s) : {}", missing.join(", ")),
+        )
+    };
+    for transformer in chain {
+        match transformer {
+            Transformer::Except { names, strict } => {
+                let missing: Vec<&String> = names.iter().filter(|n| !items.iter().any(|(_, name, _)| current_name(name) == **n)).collect();
+                if *strict && !missing.is_empty() {
+                    return Err(strict_failure("EXCEPT", names.join(", "), missing));
+                }
+                items.retain(|(_, name, _)| !names.contains(&current_name(name)));
+            }
+            Transformer::Replace { items: replacements, strict } => {
+                let missing: Vec<&String> =
+                    replacements.iter().map(|(n, _)| n).filter(|n| !items.iter().any(|(_, name, _)| current_name(name) == **n)).collect();
+                if *strict && !missing.is_empty() {
+                    let written: Vec<String> = replacements.iter().map(|(n, e)| format!("{e} AS {n}")).collect();
+                    return Err(strict_failure("REPLACE", format!("({})", written.join(", ")), missing));
+                }
+                for (value, name, _) in items.iter_mut() {
+                    if let Some((_, replacement)) = replacements.iter().find(|(n, _)| *n == current_name(name)) {
+                        *value = replacement.clone();
+                    }
+                }
+            }
+            Transformer::Apply(template) => {
+                for (value, name, _) in items.iter_mut() {
+                    *value = apply_template(template, value);
+                    *name = apply_template(template, name);
+                }
+            }
+        }
+    }
+    Ok(items
+        .into_iter()
+        .map(|(value, name, column)| match &value {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) if value == name => columns.item(column),
+            _ => SelectItem::ExprWithAlias { alias: Ident::with_quote('`', current_name(&name)), expr: value },
+        })
+        .collect())
+}
+
+/// `template` with `column` in place of the APPLY placeholder.
+fn apply_template(template: &Expr, column: &Expr) -> Expr {
+    let mut out = template.clone();
+    let _ = granary_sql::walk::exprs_mut(&mut out, &mut |e: &mut Expr| {
+        if matches!(e, Expr::Identifier(i) if i.value == granary_sql::column_transformers::APPLY_PLACEHOLDER) {
+            *e = column.clone();
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    match out {
+        Expr::Nested(inner) => *inner,
+        other => other,
+    }
 }

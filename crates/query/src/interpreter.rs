@@ -263,6 +263,19 @@ async fn run_statement(
             }
             Outcome::Done
         }
+        Statement::RenameDatabase { from, to } => {
+            forbid_system(&from, "rename")?;
+            forbid_system(&to, "rename")?;
+            instance.catalog().rename_database(&from, &to)?;
+            Outcome::Done
+        }
+        Statement::ExchangeTables(first, second) => {
+            let (first_db, second_db) = (database_of(ctx, &first), database_of(ctx, &second));
+            forbid_system(&first_db, "exchange")?;
+            forbid_system(&second_db, "exchange")?;
+            instance.catalog().exchange_tables((&first_db, &first.table), (&second_db, &second.table))?;
+            Outcome::Done
+        }
         Statement::RenameTables(pairs) => {
             for (from, to) in pairs {
                 let (from_db, to_db) = (database_of(ctx, &from), database_of(ctx, &to));
@@ -324,6 +337,17 @@ async fn run_statement(
                 limit_clause(limit)
             );
             rows(run_sql(ctx, &sql).await?, None)?
+        }
+        Statement::ShowFunctions { like } => {
+            let filter = like.map(|l| format!(" WHERE {}", l.condition("name"))).unwrap_or_default();
+            rows(run_sql(ctx, &format!("SELECT * FROM system.functions{filter}")).await?, None)?
+        }
+        Statement::ShowEngines => rows(run_sql(ctx, "SELECT * FROM system.table_engines").await?, None)?,
+        Statement::ShowPrivileges => rows(run_sql(ctx, "SELECT * FROM system.privileges").await?, None)?,
+        // A missing table or database shows no rows, as in ClickHouse.
+        Statement::ShowIndexes { table, condition } => {
+            let db = database_of(ctx, &table);
+            rows(run_sql(ctx, &show_indexes_query(&db, &table.table, condition.as_deref())).await?, None)?
         }
         Statement::ShowSettings { like, changed } => {
             let mut conditions = vec!["true".to_string()];
@@ -477,9 +501,17 @@ async fn run_statement(
             }
             Outcome::Done
         }
-        Statement::Explain { kind, query } => {
+        Statement::Explain { kind, options, query } => {
+            let indexes = explain_options(&kind, &options)?;
             let plan = plan_query(ctx, query).await?;
+            if kind == "ESTIMATE" {
+                return rows(explain_estimate(ctx, &plan).await?, None);
+            }
             let text = match kind.as_str() {
+                "PLAN" | "QUERY" if indexes => {
+                    let optimized = ctx.state.optimize(&plan)?;
+                    format!("{}{}", optimized.display_indent(), explain_indexes(ctx, &optimized).await?)
+                }
                 "PLAN" | "QUERY" => format!("{}", ctx.state.optimize(&plan)?.display_indent()),
                 "PIPELINE" => {
                     let physical = physical_plan(ctx, &plan).await?;
@@ -627,6 +659,26 @@ pub(crate) fn with_displayed_names(stream: SendableRecordBatchStream) -> Result<
     Ok(Box::pin(RecordBatchStreamAdapter::new(displayed, batches)))
 }
 
+/// ClickHouse's query for `SHOW INDEX`: the primary key as one row per key expression
+/// (one empty row without a key, as for engines without one), then the skipping indices.
+fn show_indexes_query(database: &str, table: &str, condition: Option<&str>) -> String {
+    let (database, table) = (granary_sql::params::quote_string(database), granary_sql::params::quote_string(table));
+    let filter = condition.map(|c| format!(" WHERE {c}")).unwrap_or_default();
+    format!(
+        "SELECT * FROM (\
+         SELECT name AS table, toUInt8(1) AS non_unique, 'PRIMARY' AS key_name, toUInt64(position) AS seq_in_index, assumeNotNull(key_column) AS pk_col, \
+         toNullable('A') AS collation, toUInt8(0) AS cardinality, NULL AS sub_part, NULL AS packed, NULL AS `null`, \
+         'PRIMARY' AS index_type, '' AS comment, '' AS index_comment, 'YES' AS visible, '' AS expression \
+         FROM system.tables ARRAY JOIN if(primary_key = '', [''], splitByString(', ', primary_key)) AS key_column, \
+         arrayEnumerate(if(primary_key = '', [''], splitByString(', ', primary_key))) AS position \
+         WHERE database = {database} AND name = {table} \
+         UNION ALL \
+         SELECT table, toUInt8(1), name, toUInt64(1), '', CAST(NULL, 'Nullable(String)'), toUInt8(0), NULL, NULL, NULL, upper(type), '', '', 'YES', expr \
+         FROM system.data_skipping_indices WHERE database = {database} AND table = {table}\
+         ){filter} ORDER BY index_type, expression, seq_in_index"
+    )
+}
+
 fn limit_clause(limit: Option<u64>) -> String {
     limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default()
 }
@@ -657,6 +709,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         ctx.read_views.store(true, std::sync::atomic::Ordering::Relaxed);
         crate::final_clause::check_final_tables(ctx, &mut query)?;
     }
+    // After the views: the tables they read are filtered too.
+    crate::row_policies::apply_row_policies(ctx, &mut query)?;
     let mut inner = ast::Statement::Query(query);
     ctx.sql_functions.expand(&mut inner)?;
     if crate::get_setting::inline_get_setting(&mut inner, ctx)? {
@@ -1090,6 +1144,116 @@ fn single_string_column(name: &str, values: Vec<String>) -> Result<SendableRecor
     batch_stream(RecordBatch::try_new(schema, vec![Arc::new(StringArray::from(values))])?)
 }
 
+/// Checks the `name = value` options of an EXPLAIN against those ClickHouse knows for
+/// its kind; returns whether `indexes` (or `indices`) is on, the one Granary acts on.
+fn explain_options(kind: &str, options: &[(String, String)]) -> Result<bool> {
+    let known: &[&str] = match kind {
+        "PLAN" => &[
+            "compact", "column_structure", "distributed", "description", "json", "sorting", "input_headers", "projections", "keep_logical_steps", "indexes", "actions",
+            "pretty", "indices", "estimates", "optimize", "header",
+        ],
+        "PIPELINE" => &["compact_repeated_processor_chains", "compact", "distributed", "graph", "header"],
+        _ => return Ok(false),
+    };
+    let mut indexes = false;
+    for (name, value) in options {
+        if !known.contains(&name.as_str()) {
+            return Err(Error::new(
+                ErrorCode::UNKNOWN_SETTING,
+                format!("Unknown setting \"{name}\" for EXPLAIN {kind} query. Supported settings: {}", known.join(", ")),
+            ));
+        }
+        if name == "indexes" || name == "indices" {
+            indexes = value != "0";
+        }
+    }
+    Ok(indexes)
+}
+
+/// `EXPLAIN indexes = 1`: after the plan, what index analysis selected for each
+/// MergeTree read, in the layout of ClickHouse's `Indexes:` section (partition key and
+/// primary key, parts and granules kept of those examined; no `Condition` lines).
+async fn explain_indexes(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<String> {
+    let mut out = String::new();
+    for (table, exec) in merge_tree_scans(ctx, optimized).await? {
+        let Some(stats) = (exec.as_ref() as &dyn std::any::Any).downcast_ref::<granary_mergetree::reader::MergeTreeExec>().and_then(|e| e.selection().cloned()) else { continue };
+        let engine = &table.meta.engine;
+        let keys = |text: &str| -> Result<String> { Ok(granary_mergetree::keys::split_tuple(text)?.iter().map(|k| format!("\n        {k}")).collect()) };
+        out.push_str(&format!("\nReadFromMergeTree ({}.{})\n  Indexes:", table.meta.database, table.meta.name));
+        if let Some(partition) = &engine.partition_by {
+            out.push_str(&format!(
+                "\n    Partition\n      Keys:{}\n      Parts: {}/{}\n      Granules: {}/{}",
+                keys(partition)?,
+                stats.parts_by_partition_key,
+                stats.parts,
+                stats.marks_in_kept_parts,
+                stats.marks_total
+            ));
+        }
+        if let Some(primary) = engine.primary_key.as_ref().or(engine.order_by.as_ref()).filter(|k| !granary_mergetree::keys::split_tuple(k).unwrap_or_default().is_empty()) {
+            out.push_str(&format!(
+                "\n    PrimaryKey\n      Keys:{}\n      Parts: {}/{}\n      Granules: {}/{}",
+                keys(primary)?,
+                stats.parts_by_primary_key,
+                stats.parts_by_partition_key,
+                stats.marks,
+                stats.marks_in_kept_parts
+            ));
+        }
+        out.push_str(&format!("\n    Ranges: {}", stats.ranges));
+    }
+    Ok(out)
+}
+
+/// The table scans of `optimized` planned again through their engines, with the table
+/// each reads (tables outside the catalog left out).
+async fn merge_tree_scans(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<Vec<(Arc<granary_storage::Table>, Arc<dyn datafusion::physical_plan::ExecutionPlan>)>> {
+    use datafusion::common::tree_node::TreeNodeRecursion;
+    let mut scans = Vec::new();
+    optimized.apply_with_subqueries(|node| {
+        if let LogicalPlan::TableScan(scan) = node {
+            scans.push(scan.clone());
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })?;
+    let mut out = Vec::new();
+    for scan in scans {
+        let database = scan.table_name.schema().map(str::to_string).unwrap_or_else(|| ctx.current_database.clone());
+        let Some(table) = ctx.catalog.database(&database).and_then(|db| db.table(scan.table_name.table())) else { continue };
+        // Unqualified, as DataFusion's physical planner hands them to the provider.
+        let filters = datafusion::logical_expr::expr_rewriter::unnormalize_cols(scan.filters.iter().cloned());
+        let exec = table.engine.scan(&*ctx.state, scan.projection.as_ref(), &filters, scan.fetch).await?;
+        out.push((table, exec));
+    }
+    Ok(out)
+}
+
+/// `EXPLAIN ESTIMATE`: per MergeTree table the query reads, the parts, rows and marks
+/// its index analysis selects (the scans are planned, not run), as ClickHouse lists them.
+async fn explain_estimate(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
+    let optimized = ctx.state.optimize(plan)?;
+    let mut tables: Vec<((String, String), [u64; 3])> = Vec::new();
+    for (table, exec) in merge_tree_scans(ctx, &optimized).await? {
+        let Some(exec) = (exec.as_ref() as &dyn std::any::Any).downcast_ref::<granary_mergetree::reader::MergeTreeExec>() else { continue };
+        let (parts, rows, marks) = exec.estimate();
+        let key = (table.meta.database.clone(), table.meta.name.clone());
+        match tables.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, sums)) => *sums = [sums[0] + parts, sums[1] + rows, sums[2] + marks],
+            None => tables.push((key, [parts, rows, marks])),
+        }
+    }
+    let strings = |f: fn(&(String, String)) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(tables.iter().map(|(k, _)| f(k)))) };
+    let counts = |i: usize| -> ArrayRef { Arc::new(arrow::array::UInt64Array::from_iter_values(tables.iter().map(|(_, c)| c[i]))) };
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("database", DataType::Utf8, false),
+        Field::new("table", DataType::Utf8, false),
+        Field::new("parts", DataType::UInt64, false),
+        Field::new("rows", DataType::UInt64, false),
+        Field::new("marks", DataType::UInt64, false),
+    ]));
+    batch_stream(RecordBatch::try_new(schema, vec![strings(|k| &k.0), strings(|k| &k.1), counts(0), counts(1), counts(2)])?)
+}
+
 fn single_u8_column(name: &str, value: bool) -> Result<SendableRecordBatchStream> {
     let schema = Arc::new(Schema::new(vec![Field::new(name, DataType::UInt8, false)]));
     batch_stream(RecordBatch::try_new(schema, vec![Arc::new(UInt8Array::from(vec![u8::from(value)]))])?)
@@ -1117,6 +1281,7 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
             view: None,
             renamed_columns: Vec::new(),
             constraints: Vec::new(),
+            indices: Vec::new(),
         };
         meta.engine.name = format!("System{}", name.table);
         return Ok(meta.create_query());
@@ -1195,6 +1360,11 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
         view: None,
         renamed_columns: Vec::new(),
         constraints,
+        indices: create
+            .indices
+            .iter()
+            .map(|i| granary_storage::IndexMeta { name: i.name.clone(), expr: i.expr.clone(), type_full: i.type_full.clone(), granularity: i.granularity })
+            .collect(),
     };
     let table = if create.temporary {
         let table = instance.catalog().open_temporary(meta)?;

@@ -41,6 +41,7 @@ mod nested_names;
 pub mod output;
 mod plan_cache;
 mod sample;
+mod row_policies;
 pub mod point_query;
 pub mod process_list;
 pub mod query_log;

@@ -125,6 +125,7 @@ pub(crate) fn create_dictionary(instance: &Instance, ctx: &QueryContext, create:
         view: None,
         renamed_columns: Vec::new(),
         constraints: Vec::new(),
+        indices: Vec::new(),
     };
     match instance.catalog().create_table(meta, create.if_not_exists) {
         Err(e) if e.code() == ErrorCode::TABLE_ALREADY_EXISTS => Err(Error::new(

@@ -26,8 +26,17 @@ use crate::instance::QueryContext;
 
 /// The rows of a point query, or `None` when the query is not one.
 pub(crate) fn try_point_query(ctx: &QueryContext, query: &Query) -> Result<Option<SendableRecordBatchStream>> {
+    if filtered_by_row_policies(ctx) {
+        return Ok(None);
+    }
     let Some(shape) = match_shape(query) else { return Ok(None) };
     read_shape(ctx, &shape)
+}
+
+/// Row policies filter reads in planning ([`crate::row_policies`]), which the point read
+/// skips: users they cover always plan.
+fn filtered_by_row_policies(ctx: &QueryContext) -> bool {
+    ctx.access.has_row_policies()
 }
 
 /// Reads the rows a point-query shape asks for, or `None` when the table, its key or the
@@ -604,6 +613,7 @@ pub(crate) async fn read_cached_shape(
     functions: &std::collections::HashMap<String, Arc<datafusion::logical_expr::ScalarUDF>>,
 ) -> Result<Option<SendableRecordBatchStream>> {
     let rows = match &cached.kind {
+        CachedKind::Point(_) if filtered_by_row_policies(ctx) => return Ok(None),
         CachedKind::Point(_) => {
             let Some(shape) = fill_shape(cached, &normalized.literals) else { return Ok(None) };
             read_shape(ctx, &shape)?

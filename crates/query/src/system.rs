@@ -228,7 +228,43 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             vec![("name", "String"), ("collection", "Map(String, String)"), ("source", "String"), ("create_query", "String")],
             named_collections,
         ),
-        ("table_engines", vec![("name", "String")], |shared, _| Ok(vec![strings(shared.catalog.registry().names())])),
+        (
+            "table_engines",
+            vec![
+                ("name", "String"),
+                ("supports_settings", "UInt8"),
+                ("supports_skipping_indices", "UInt8"),
+                ("supports_projections", "UInt8"),
+                ("supports_sort_order", "UInt8"),
+                ("supports_ttl", "UInt8"),
+                ("supports_replication", "UInt8"),
+                ("supports_deduplication", "UInt8"),
+                ("supports_parallel_insert", "UInt8"),
+            ],
+            table_engines,
+        ),
+        (
+            "privileges",
+            vec![("privilege", "String"), ("aliases", "Array(String)"), ("level", "Nullable(String)"), ("parent_group", "Nullable(String)")],
+            privileges,
+        ),
+        (
+            "data_skipping_indices",
+            vec![
+                ("database", "String"),
+                ("table", "String"),
+                ("name", "String"),
+                ("type", "String"),
+                ("type_full", "String"),
+                ("expr", "String"),
+                ("creation", "String"),
+                ("granularity", "UInt64"),
+                ("data_compressed_bytes", "UInt64"),
+                ("data_uncompressed_bytes", "UInt64"),
+                ("marks_bytes", "UInt64"),
+            ],
+            data_skipping_indices,
+        ),
         ("table_functions", vec![("name", "String")], |shared, _| Ok(vec![strings(shared.table_functions.get().map(Vec::as_slice).unwrap_or_default())])),
         ("formats", vec![("name", "String"), ("is_input", "UInt8"), ("is_output", "UInt8")], formats),
         (
@@ -1228,6 +1264,90 @@ fn functions(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(list.iter().map(|_| "").chain(queries.iter().map(String::as_str))),
         strings(list.iter().map(|_| "System").chain(defined.iter().map(|_| "SQLUserDefined"))),
         strings(list.iter().map(|f| f.description.as_str()).chain(defined.iter().map(|_| ""))),
+    ])
+}
+
+/// The flags of `system.table_engines`, as ClickHouse sets them for the engines Granary
+/// has (settings, skipping indices, projections, sort order, TTL, replication,
+/// deduplication, parallel insert); other engines show none.
+const ENGINE_FLAGS: [(&str, [bool; 8]); 23] = {
+    const MERGE_TREE: [bool; 8] = [true, true, true, true, true, false, false, true];
+    const SETTINGS_ONLY: [bool; 8] = [true, false, false, false, false, false, false, false];
+    const NONE: [bool; 8] = [false; 8];
+    const PARALLEL_INSERT: [bool; 8] = [false, false, false, false, false, false, false, true];
+    [
+        ("AggregatingMergeTree", MERGE_TREE),
+        ("Buffer", PARALLEL_INSERT),
+        ("CollapsingMergeTree", MERGE_TREE),
+        ("Dictionary", NONE),
+        ("File", SETTINGS_ONLY),
+        ("GenerateRandom", NONE),
+        ("GraphiteMergeTree", MERGE_TREE),
+        ("Join", SETTINGS_ONLY),
+        ("Log", SETTINGS_ONLY),
+        ("MaterializedView", NONE),
+        ("Memory", [true, false, false, false, false, false, false, true]),
+        ("Merge", NONE),
+        ("MergeTree", MERGE_TREE),
+        ("Null", PARALLEL_INSERT),
+        ("ReplacingMergeTree", MERGE_TREE),
+        ("S3", [true, false, false, true, false, false, false, false]),
+        ("Set", SETTINGS_ONLY),
+        ("StripeLog", SETTINGS_ONLY),
+        ("SummingMergeTree", MERGE_TREE),
+        ("TinyLog", SETTINGS_ONLY),
+        ("URL", SETTINGS_ONLY),
+        ("VersionedCollapsingMergeTree", MERGE_TREE),
+        ("View", NONE),
+    ]
+};
+
+fn table_engines(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let names = shared.catalog.registry().names();
+    let flags: Vec<[bool; 8]> = names.iter().map(|n| ENGINE_FLAGS.iter().find(|(name, _)| name == n).map(|(_, f)| *f).unwrap_or_default()).collect();
+    let mut columns = vec![strings(names.iter())];
+    columns.extend((0..8).map(|i| u8s(flags.iter().map(|f| f[i]))));
+    Ok(columns)
+}
+
+/// ClickHouse's privileges as its `system.privileges` lists them (privilege, aliases,
+/// level, parent group), so `SHOW PRIVILEGES` reads the same; Granary checks a subset
+/// of them (`granary_access::Privilege`).
+const PRIVILEGES: &str = include_str!("privileges.tsv");
+
+fn privileges(_: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let rows: Vec<Vec<&str>> = PRIVILEGES.lines().map(|line| line.split('\t').collect()).filter(|fields: &Vec<&str>| fields.len() == 4).collect();
+    let nullable = |i: usize| nullable_strings(rows.iter().map(|r| (r[i] != "\\N").then(|| r[i].to_string())));
+    let aliases = rows.iter().map(|r| {
+        let inner = r[1].trim_start_matches('[').trim_end_matches(']');
+        inner.split(',').filter(|a| !a.is_empty()).map(|a| a.trim_matches('\'').to_string()).collect::<Vec<_>>()
+    });
+    let item = Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false));
+    Ok(vec![strings(rows.iter().map(|r| r[0])), string_lists_of(item, aliases), nullable(2), nullable(3)])
+}
+
+/// The skipping indices tables declare. None is built, so their sizes are 0 (as for
+/// ClickHouse's indices on parts written before them).
+fn data_skipping_indices(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut rows: Vec<(String, String, granary_storage::IndexMeta)> = Vec::new();
+    for database in shared.catalog.databases() {
+        for table in database.tables() {
+            rows.extend(table.meta.indices.iter().map(|i| (database.name.clone(), table.meta.name.clone(), i.clone())));
+        }
+    }
+    let zeros = || u64s(rows.iter().map(|_| 0));
+    Ok(vec![
+        strings(rows.iter().map(|r| &r.0)),
+        strings(rows.iter().map(|r| &r.1)),
+        strings(rows.iter().map(|r| &r.2.name)),
+        strings(rows.iter().map(|r| r.2.type_name())),
+        strings(rows.iter().map(|r| &r.2.type_full)),
+        strings(rows.iter().map(|r| &r.2.expr)),
+        strings(rows.iter().map(|_| "Explicit")),
+        u64s(rows.iter().map(|r| r.2.granularity)),
+        zeros(),
+        zeros(),
+        zeros(),
     ])
 }
 

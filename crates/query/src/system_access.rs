@@ -1,5 +1,5 @@
 //! `system.users`, `roles`, `grants`, `role_grants`, `settings_profiles`,
-//! `settings_profile_elements`, `quotas`, `quota_limits` and `quota_usage`.
+//! `settings_profile_elements`, `quotas`, `quota_limits`, `quota_usage` and `row_policies`.
 
 use std::sync::Arc;
 
@@ -70,6 +70,23 @@ pub(crate) fn definitions() -> Vec<Definition> {
                 ("max_execution_time", "Nullable(UInt64)"),
             ],
             quota_limits,
+        ),
+        (
+            "row_policies",
+            vec![
+                ("name", "String"),
+                ("short_name", "String"),
+                ("database", "String"),
+                ("table", "String"),
+                ("id", "String"),
+                ("storage", "String"),
+                ("select_filter", "Nullable(String)"),
+                ("is_restrictive", "UInt8"),
+                ("apply_to_all", "UInt8"),
+                ("apply_to_list", "Array(String)"),
+                ("apply_to_except", "Array(String)"),
+            ],
+            row_policies,
         ),
         (
             "quota_usage",
@@ -274,5 +291,23 @@ fn quota_usage(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.used.result_rows))),
         Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.used.read_rows))),
         Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.used.execution_time))),
+    ])
+}
+
+fn row_policies(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
+    let mut policies = shared.access.row_policies();
+    policies.sort_by_key(|(p, _)| p.full_name());
+    Ok(vec![
+        strings(policies.iter().map(|(p, _)| p.full_name())),
+        strings(policies.iter().map(|(p, _)| &p.short_name)),
+        strings(policies.iter().map(|(p, _)| &p.database)),
+        strings(policies.iter().map(|(p, _)| &p.table)),
+        strings(policies.iter().map(|(p, _)| &p.id)),
+        strings(policies.iter().map(|(_, s)| s)),
+        nullable_strings(policies.iter().map(|(p, _)| p.condition.clone())),
+        u8s(policies.iter().map(|(p, _)| p.restrictive)),
+        u8s(policies.iter().map(|(p, _)| p.to.all)),
+        string_lists(policies.iter().map(|(p, _)| p.to.names.iter().cloned().collect())),
+        string_lists(policies.iter().map(|(p, _)| p.to.except.iter().cloned().collect())),
     ])
 }

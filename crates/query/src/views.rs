@@ -57,7 +57,7 @@ use crate::interpreter::{database_of, execute_physical, physical_plan, plan_quer
 const MAX_VIEW_EXPANSIONS: usize = 256;
 
 /// Parses a view's stored query as the interpreter parses queries.
-fn parse_view_query(text: &str, params: &HashMap<String, String>) -> Result<(Box<ast::Query>, Option<LimitBy>)> {
+pub(crate) fn parse_view_query(text: &str, params: &HashMap<String, String>) -> Result<(Box<ast::Query>, Option<LimitBy>)> {
     let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
     let options = ParseOptions {
         params,
@@ -289,6 +289,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
                     view: None,
                     renamed_columns: Vec::new(),
                     constraints: Vec::new(),
+                    indices: Vec::new(),
                 });
                 view.target = Some(QualifiedName { database: database.clone(), table: inner_name });
                 view.inner_engine = Some(engine);
@@ -313,6 +314,7 @@ pub(crate) async fn create_view(instance: &Instance, ctx: &QueryContext, create:
         view: Some(view),
         renamed_columns: Vec::new(),
         constraints: Vec::new(),
+        indices: Vec::new(),
     };
     if existing.is_some() {
         catalog.drop_table(&database, &create.name.table, true).await?;

@@ -68,10 +68,15 @@ pub(crate) fn rewrite_array_join(select: &mut Select) -> Result<()> {
     let aliases: Vec<ast::Ident> = arrays.iter().filter_map(|(_, name)| name.clone()).collect();
     if let Some(first) = aliases.first() {
         for item in select.projection.iter_mut() {
-            if let SelectItem::Wildcard(options) = item {
-                let except = options.opt_except.get_or_insert_with(|| ast::ExceptSelectItem { first_element: first.clone(), additional_elements: Vec::new() });
-                let listed: Vec<String> = std::iter::once(&except.first_element).chain(&except.additional_elements).map(|i| i.value.clone()).collect();
-                except.additional_elements.extend(aliases.iter().filter(|a| !listed.contains(&a.value)).cloned());
+            match item {
+                SelectItem::Wildcard(options) => {
+                    let except = options.opt_except.get_or_insert_with(|| ast::ExceptSelectItem { first_element: first.clone(), additional_elements: Vec::new() });
+                    let listed: Vec<String> = std::iter::once(&except.first_element).chain(&except.additional_elements).map(|i| i.value.clone()).collect();
+                    except.additional_elements.extend(aliases.iter().filter(|a| !listed.contains(&a.value)).cloned());
+                }
+                // `* EXCEPT (..) APPLY(..)`: the aliases leave the `*` before its transformers.
+                SelectItem::UnnamedExpr(expr) => crate::column_transformers::exclude_from_wildcard(expr, &aliases)?,
+                _ => {}
             }
         }
     }

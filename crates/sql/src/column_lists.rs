@@ -73,3 +73,62 @@ pub fn uses_column_lists(expr: &Expr) -> bool {
         })
         .is_break()
 }
+
+/// One column transformer of a [`crate::column_transformers`] marker call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transformer {
+    /// Leaves out the columns of these names.
+    Except { names: Vec<String>, strict: bool },
+    /// Computes the columns of these names by these expressions.
+    Replace { items: Vec<(String, Expr)>, strict: bool },
+    /// Wraps each column into this template, in place of
+    /// [`crate::column_transformers::APPLY_PLACEHOLDER`].
+    Apply(Expr),
+}
+
+/// The column list and the transformers a marker call stands for.
+pub fn transformed_columns(expr: &Expr) -> Option<(ColumnList, Vec<Transformer>)> {
+    use crate::column_transformers::{APPLY_MARKER, COLUMNS_MARKER, EXCEPT_MARKER, EXCEPT_STRICT_MARKER, REPLACE_MARKER, REPLACE_STRICT_MARKER};
+    let Expr::Function(f) = expr else { return None };
+    if last_part(&f.name).as_deref() != Some(COLUMNS_MARKER) {
+        return None;
+    }
+    let FunctionArguments::List(list) = &f.args else { return None };
+    let (matcher, rest) = list.args.split_first()?;
+    let columns = argument_column_list(COLUMNS_MARKER, matcher)?;
+    let exprs = |f: &datafusion::sql::sqlparser::ast::Function| -> Option<Vec<Expr>> {
+        let FunctionArguments::List(list) = &f.args else { return None };
+        list.args.iter().map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+            _ => None,
+        }).collect()
+    };
+    let string = |e: &Expr| match e {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut transformers = Vec::with_capacity(rest.len());
+    for arg in rest {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(call))) = arg else { return None };
+        let args = exprs(call)?;
+        let name = last_part(&call.name)?;
+        transformers.push(match name.as_str() {
+            EXCEPT_MARKER | EXCEPT_STRICT_MARKER => {
+                Transformer::Except { names: args.iter().map(string).collect::<Option<_>>()?, strict: name == EXCEPT_STRICT_MARKER }
+            }
+            REPLACE_MARKER | REPLACE_STRICT_MARKER => {
+                let items = args.chunks(2).map(|pair| match pair {
+                    [e, column] => Some((string(column)?, e.clone())),
+                    _ => None,
+                });
+                Transformer::Replace { items: items.collect::<Option<_>>()?, strict: name == REPLACE_STRICT_MARKER }
+            }
+            APPLY_MARKER => Transformer::Apply(args.into_iter().next()?),
+            _ => return None,
+        });
+    }
+    Some((columns, transformers))
+}

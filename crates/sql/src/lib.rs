@@ -41,11 +41,12 @@ mod tuple_literals;
 pub mod inline_aliases;
 pub mod walk;
 mod casts;
+pub mod column_transformers;
 pub mod views;
 
 pub use datafusion::sql::sqlparser;
 pub use parse::{
-    parse_statement, AlterCommand, ColumnChange, ColumnPosition, ColumnSpec, ConstraintSpec, CreateDictionary, CreateTable, CreateView, DictionaryClauseSpec, EngineSpec, InsertSource, InsertStatement, InsertTarget, NameFilter, NamedCollectionEntry, TableFunctionCall, ParseOptions, SqlFunction, Statement,
+    parse_statement, AlterCommand, ColumnChange, ColumnPosition, ColumnSpec, ConstraintSpec, CreateDictionary, CreateTable, CreateView, DictionaryClauseSpec, EngineSpec, IndexSpec, InsertSource, InsertStatement, InsertTarget, NameFilter, NamedCollectionEntry, TableFunctionCall, ParseOptions, SqlFunction, Statement,
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;

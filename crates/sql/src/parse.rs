@@ -63,6 +63,10 @@ pub enum Statement {
     /// `temporary`: `DROP TEMPORARY TABLE`, which only drops a temporary table.
     DropTable { name: TableName, if_exists: bool, view_only: bool, temporary: bool },
     RenameTables(Vec<(TableName, TableName)>),
+    /// `EXCHANGE TABLES a AND b`: the two names swap tables, atomically.
+    ExchangeTables(TableName, TableName),
+    /// `RENAME DATABASE a TO b`.
+    RenameDatabase { from: String, to: String },
     TruncateTable { name: TableName, if_exists: bool },
     ShowDatabases { like: Option<NameFilter>, limit: Option<u64> },
     ShowTables { database: Option<String>, like: Option<NameFilter>, limit: Option<u64> },
@@ -71,6 +75,14 @@ pub enum Statement {
     ShowColumns { table: TableName, like: Option<NameFilter>, limit: Option<u64> },
     ShowCreateTable(TableName),
     ShowCreateDatabase(String),
+    /// `SHOW FUNCTIONS [[NOT] [I]LIKE 'p']`: rows of `system.functions`.
+    ShowFunctions { like: Option<NameFilter> },
+    /// `SHOW ENGINES`: rows of `system.table_engines`.
+    ShowEngines,
+    /// `SHOW PRIVILEGES`: rows of `system.privileges`.
+    ShowPrivileges,
+    /// `SHOW [EXTENDED] INDEX|INDEXES|INDICES|KEYS FROM t [FROM db] [WHERE condition]`.
+    ShowIndexes { table: TableName, condition: Option<String> },
     /// `SHOW [CHANGED] SETTINGS [[NOT] LIKE 'p']`.
     ShowSettings { like: Option<NameFilter>, changed: bool },
     /// `SHOW SETTING name`: the value alone.
@@ -90,7 +102,8 @@ pub enum Statement {
     KillMutation { condition: String, test: bool },
     /// `ALTER TABLE t command [, command ...]` (the partition and mutation commands).
     Alter { name: TableName, commands: Vec<AlterCommand> },
-    Explain { kind: String, query: Box<Query> },
+    /// `EXPLAIN [kind] [name = value, ...] query`.
+    Explain { kind: String, options: Vec<(String, String)>, query: Box<Query> },
     System { command: String },
     /// CREATE USER, GRANT, SHOW GRANTS, ... ([`parse::access`](self)).
     Access(granary_access::AccessCommand),
@@ -140,11 +153,15 @@ impl Statement {
             | Statement::ShowDatabases { .. }
             | Statement::ShowTables { .. }
             | Statement::ShowDictionaries { .. }
-            | Statement::ShowColumns { .. } => "Select",
+            | Statement::ShowColumns { .. }
+            | Statement::ShowFunctions { .. }
+            | Statement::ShowEngines
+            | Statement::ShowPrivileges
+            | Statement::ShowIndexes { .. } => "Select",
             Statement::Insert(_) => "Insert",
             Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } | Statement::CreateFunction(_) => "Create",
             Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } | Statement::DropFunction { .. } => "Drop",
-            Statement::RenameTables(_) => "Rename",
+            Statement::RenameTables(_) | Statement::ExchangeTables(..) | Statement::RenameDatabase { .. } => "Rename",
             Statement::TruncateTable { .. } => "Drop",
             Statement::ShowCreateTable(_)
             | Statement::ShowCreateDatabase(_)
@@ -177,6 +194,10 @@ impl Statement {
                 | Statement::ShowTables { .. }
                 | Statement::ShowDictionaries { .. }
                 | Statement::ShowColumns { .. }
+                | Statement::ShowFunctions { .. }
+                | Statement::ShowEngines
+                | Statement::ShowPrivileges
+                | Statement::ShowIndexes { .. }
                 | Statement::ShowCreateTable(_)
                 | Statement::ShowCreateDatabase(_)
                 | Statement::ShowSettings { .. }
@@ -342,12 +363,15 @@ pub struct CreateTable {
     pub constraints: Vec<ConstraintSpec>,
     /// `CREATE TEMPORARY TABLE`: a table of the session.
     pub temporary: bool,
+    /// `INDEX name expr TYPE type [GRANULARITY n]` items of the column list.
+    pub indices: Vec<IndexSpec>,
 }
 
 /// What the brackets of CREATE TABLE hold.
 struct ColumnList {
     columns: Vec<ColumnSpec>,
     constraints: Vec<ConstraintSpec>,
+    indices: Vec<IndexSpec>,
     primary_key: Option<String>,
 }
 
@@ -358,6 +382,15 @@ pub struct ConstraintSpec {
     /// `CHECK` or `ASSUME`, upper-case.
     pub kind: String,
     pub expression: String,
+}
+
+/// A data-skipping index of CREATE TABLE, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexSpec {
+    pub name: String,
+    pub expr: String,
+    pub type_full: String,
+    pub granularity: u64,
 }
 
 /// `[NOT] LIKE 'pattern'` / `[NOT] ILIKE 'pattern'` of SHOW statements.
@@ -862,6 +895,7 @@ impl<'a> Cursor<'a> {
         if lexemes.iter().any(|l| matches!(&l.token, Token::Placeholder(p) if p == "?")) {
             lexemes = crate::ternary::rewrite_ternaries(lexemes)?;
         }
+        lexemes = crate::column_transformers::rewrite_column_transformers(lexemes)?;
         lexemes = crate::casts::rewrite_casts(self.sql, lexemes);
         lexemes = crate::tuple_literals::rewrite_tuple_literals(lexemes);
         lexemes = crate::inline_aliases::rewrite_inline_aliases(lexemes);
@@ -1005,6 +1039,7 @@ impl<'a> Cursor<'a> {
             "CREATE" | "ATTACH" => return self.create(options),
             "DROP" | "DETACH" => self.drop()?,
             "RENAME" => self.rename()?,
+            "EXCHANGE" => self.exchange()?,
             "TRUNCATE" => {
                 self.pos += 1;
                 self.eat("TEMPORARY");
@@ -1121,8 +1156,15 @@ impl<'a> Cursor<'a> {
                     }
                     _ => "PLAN".to_string(),
                 };
+                let mut explain_options = Vec::new();
+                while matches!(self.lx.get(self.pos + 1).map(|l| &l.token), Some(Token::Eq)) {
+                    let name = self.ident()?;
+                    self.pos += 1;
+                    explain_options.push((name, self.literal_text()?));
+                    self.eat_token(&Token::Comma);
+                }
                 let (query, _, settings, format) = self.rest_as_query(options)?;
-                return Ok(StatementWithClauses { statement: Statement::Explain { kind, query }, settings, format });
+                return Ok(StatementWithClauses { statement: Statement::Explain { kind, options: explain_options, query }, settings, format });
             }
             "SYSTEM" => {
                 self.pos += 1;
@@ -1452,11 +1494,12 @@ impl<'a> Cursor<'a> {
             comment: None,
             constraints: Vec::new(),
             temporary,
+            indices: Vec::new(),
         };
         let mut primary_key = None;
         if self.eat_token(&Token::LParen) {
             let list = self.column_list()?;
-            (create.columns, create.constraints, primary_key) = (list.columns, list.constraints, list.primary_key);
+            (create.columns, create.constraints, create.indices, primary_key) = (list.columns, list.constraints, list.indices, list.primary_key);
         }
         if self.peek_is("AS") && !self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("SELECT") || l.is_keyword("WITH") || l.token == Token::LParen) {
             self.pos += 1;
@@ -1751,17 +1794,20 @@ impl<'a> Cursor<'a> {
         Ok(ConstraintSpec { name, kind: kind.to_string(), expression })
     }
 
-    /// The columns, the constraints, and the primary key (`PRIMARY KEY expr` in the list,
+    /// The columns, the constraints, the data-skipping indexes, and the primary key (`PRIMARY KEY expr` in the list,
     /// or the columns declared `PRIMARY KEY`: `tuple(a)`, `(a, b)`).
     fn column_list(&mut self) -> Result<ColumnList> {
         let mut columns: Vec<ColumnSpec> = Vec::new();
         let mut constraints = Vec::new();
+        let mut indices = Vec::new();
         let mut primary_key: Option<String> = None;
         loop {
             if self.eat("CONSTRAINT") {
                 constraints.push(self.constraint_body()?);
-            } else if self.peek_is("INDEX") || self.peek_is("PROJECTION") {
-                // Skipping indexes is safe: they only speed up reads.
+            } else if self.eat("INDEX") {
+                indices.push(self.index_spec()?);
+            } else if self.peek_is("PROJECTION") {
+                // Skipping projections is safe: they only speed up reads.
                 self.raw_until(|l| l.token == Token::Comma);
             } else if self.eat_seq(&["PRIMARY", "KEY"]) {
                 let key = self.raw_until(|l| l.token == Token::Comma).ok_or_else(|| self.syntax_error("primary key expression"))?;
@@ -1786,10 +1832,26 @@ impl<'a> Cursor<'a> {
                         many => format!("({})", many.join(", ")),
                     });
                 }
-                return Ok(ColumnList { columns, constraints, primary_key });
+                return Ok(ColumnList { columns, constraints, indices, primary_key });
             }
             self.expect_token(&Token::Comma, "',' or ')'")?;
         }
+    }
+
+    /// After `INDEX`: `name expr TYPE type[(args)] [GRANULARITY n]`. Kept as written: no
+    /// engine builds skipping indexes yet (they only speed up reads).
+    fn index_spec(&mut self) -> Result<IndexSpec> {
+        let name = self.ident()?;
+        let expr = self.raw_until(|l| l.is_keyword("TYPE")).ok_or_else(|| self.syntax_error("the expression of an index"))?;
+        self.expect("TYPE")?;
+        let type_full = self.raw_until(|l| l.is_keyword("GRANULARITY") || l.token == Token::Comma).ok_or_else(|| self.syntax_error("the type of an index"))?;
+        let granularity = if self.eat("GRANULARITY") {
+            let text = self.literal_text()?;
+            text.parse().map_err(|_| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: GRANULARITY {text} is not a number")))?
+        } else {
+            1
+        };
+        Ok(IndexSpec { name, expr, type_full, granularity })
     }
 
     fn column(&mut self) -> Result<ColumnSpec> {
@@ -1995,8 +2057,31 @@ impl<'a> Cursor<'a> {
         Ok(Statement::AlterNamedCollection { name, if_exists, set, delete })
     }
 
+    /// `EXCHANGE TABLES a AND b [ON CLUSTER c]`.
+    fn exchange(&mut self) -> Result<Statement> {
+        self.pos += 1;
+        if self.eat("DICTIONARIES") {
+            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "EXCHANGE DICTIONARIES is not supported"));
+        }
+        if !(self.eat("TABLES") || self.eat("TABLE")) {
+            return Err(self.syntax_error("TABLES"));
+        }
+        let first = self.table_name()?;
+        self.expect("AND")?;
+        let second = self.table_name()?;
+        self.skip_on_cluster()?;
+        Ok(Statement::ExchangeTables(first, second))
+    }
+
     fn rename(&mut self) -> Result<Statement> {
         self.pos += 1;
+        if self.eat("DATABASE") {
+            let from = self.ident()?;
+            self.expect("TO")?;
+            let to = self.ident()?;
+            self.skip_on_cluster()?;
+            return Ok(Statement::RenameDatabase { from, to });
+        }
         if !(self.eat("TABLE") || self.eat("DICTIONARY")) {
             return Err(self.syntax_error("TABLE or DICTIONARY"));
         }
@@ -2031,8 +2116,25 @@ impl<'a> Cursor<'a> {
             let database = if self.eat("FROM") || self.eat("IN") { Some(self.ident()?) } else { None };
             let like = self.like_clause()?;
             Statement::ShowDictionaries { database, like, limit: self.show_limit()? }
-        } else if self.peek_is("FULL") || self.peek_is("EXTENDED") || self.peek_is("COLUMNS") || self.peek_is("FIELDS") {
+        } else if self.eat("FUNCTIONS") {
+            Statement::ShowFunctions { like: self.like_clause()? }
+        } else if self.eat("ENGINES") {
+            Statement::ShowEngines
+        } else if self.eat("PRIVILEGES") {
+            Statement::ShowPrivileges
+        } else if self.peek_is("FULL") || self.peek_is("EXTENDED") || self.peek_is("COLUMNS") || self.peek_is("FIELDS") || self.peek_is_index_word() {
             while self.eat("FULL") || self.eat("EXTENDED") {}
+            if self.eat("INDEX") || self.eat("INDEXES") || self.eat("INDICES") || self.eat("KEYS") {
+                if !(self.eat("FROM") || self.eat("IN")) {
+                    return Err(self.syntax_error("FROM"));
+                }
+                let mut table = self.table_name()?;
+                if self.eat("FROM") || self.eat("IN") {
+                    table.database = Some(self.ident()?);
+                }
+                let condition = if self.eat("WHERE") { Some(self.rest_text_before_format()) } else { None };
+                return self.finish_with_format(Statement::ShowIndexes { table, condition });
+            }
             if !(self.eat("COLUMNS") || self.eat("FIELDS")) {
                 return Err(self.syntax_error("COLUMNS"));
             }
@@ -2063,9 +2165,28 @@ impl<'a> Cursor<'a> {
         } else if self.eat("PROCESSLIST") {
             Statement::ShowProcesslist
         } else {
-            return Err(self.syntax_error("DATABASES, TABLES, COLUMNS, DICTIONARIES, CREATE, SETTINGS, SETTING or PROCESSLIST"));
+            return Err(self.syntax_error("DATABASES, TABLES, COLUMNS, INDEX, DICTIONARIES, FUNCTIONS, ENGINES, PRIVILEGES, CREATE, SETTINGS, SETTING or PROCESSLIST"));
         };
         self.finish_with_format(statement)
+    }
+
+    fn peek_is_index_word(&self) -> bool {
+        ["INDEX", "INDEXES", "INDICES", "KEYS"].iter().any(|w| self.peek_is(w))
+    }
+
+    /// The text from here to a trailing `FORMAT name` (or the end), consumed: a condition
+    /// the query layer puts into a SELECT of its own.
+    fn rest_text_before_format(&mut self) -> String {
+        let mut end = self.lx.len();
+        if end >= self.pos + 2 && self.lx[end - 2].is_keyword("FORMAT") {
+            end -= 2;
+        }
+        let text = match (self.lx.get(self.pos), end.checked_sub(1).and_then(|e| self.lx.get(e))) {
+            (Some(first), Some(last)) if end > self.pos => self.sql.get(first.start..last.end).unwrap_or_default().to_string(),
+            _ => String::new(),
+        };
+        self.pos = end;
+        text
     }
 
     /// `LIMIT n` of SHOW statements.

@@ -39,6 +39,14 @@ impl Table {
         self.schema.clone()
     }
 
+    /// The same table (engine and data) under another database and name.
+    fn renamed(&self, database: &str, name: &str) -> Arc<Table> {
+        let mut meta = self.meta.clone();
+        meta.database = database.to_string();
+        meta.name = name.to_string();
+        Arc::new(Table { meta, engine: self.engine.clone(), schema: self.schema.clone() })
+    }
+
     /// A table that no database holds, under a full definition: a dictionary from a
     /// configuration file, which lookups reach by name.
     pub fn standalone(meta: TableMeta, engine: Arc<dyn TableEngine>) -> Result<Arc<Table>> {
@@ -62,6 +70,7 @@ impl Table {
             view: None,
             renamed_columns: Vec::new(),
             constraints: Vec::new(),
+            indices: Vec::new(),
         };
         let schema = meta.schema()?;
         Ok(Arc::new(Table { meta, engine, schema }))
@@ -114,6 +123,52 @@ impl std::fmt::Debug for Catalog {
 
 pub const DEFAULT_DATABASE: &str = "default";
 
+/// The journal of an EXCHANGE TABLES in progress, in the metadata directory (not
+/// `*.json`, so it is never read as a database).
+const EXCHANGE_JOURNAL: &str = "exchange.journal";
+
+/// The journal of a RENAME DATABASE in progress: a database is a directory of table
+/// files and a file of its own, two renames that one journal makes atomic.
+const RENAME_DATABASE_JOURNAL: &str = "rename_database.journal";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RenameDatabaseJournal {
+    from: String,
+    to: String,
+}
+
+/// The new contents of the metadata files an EXCHANGE TABLES rewrites, by path relative
+/// to the metadata directory.
+#[derive(Debug, Serialize, Deserialize)]
+struct ExchangeJournal {
+    files: Vec<(PathBuf, String)>,
+}
+
+/// Writes a journal durably: once this returns, the next start completes the operation.
+fn write_journal<T: Serialize>(path: &Path, journal: &T) -> Result<()> {
+    let json = serde_json::to_vec(journal).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
+    write_atomic(path, &json)
+}
+
+/// The journal at `path`, or `None` when no operation was left unfinished. Journals are
+/// written whole (write-temp + rename), so one that exists is complete.
+fn read_journal<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::new(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot read {}: {e}", path.display()))),
+    };
+    serde_json::from_str(&text).map(Some).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse {}", path.display()))
+}
+
+fn remove_journal(path: &Path) -> Result<()> {
+    std::fs::remove_file(path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", path.display()))?;
+    if let Some(parent) = path.parent() {
+        sync_dir(parent)?;
+    }
+    Ok(())
+}
+
 /// The `<escaped name>.json` files of a metadata directory, as (name, path). Leftovers of
 /// interrupted atomic writes (`*.tmp`) are removed: the previous version is intact.
 fn metadata_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
@@ -150,6 +205,8 @@ impl Catalog {
         };
         // Temporary tables of sessions before a restart or a crash: their sessions are gone.
         let _ = std::fs::remove_dir_all(catalog.temporary_dir());
+        catalog.finish_exchange()?;
+        catalog.finish_database_rename()?;
         catalog.load()?;
         if catalog.database(DEFAULT_DATABASE).is_none() {
             catalog.create_database(DEFAULT_DATABASE, true, None)?;
@@ -377,6 +434,95 @@ impl Catalog {
         Ok(table)
     }
 
+    /// EXCHANGE TABLES a AND b: the two metadata files swap contents (each names its
+    /// table's data directory by UUID, so the data follows). Two files cannot be replaced
+    /// in one `rename(2)`, so the new contents of both are first written durably to a
+    /// journal; a crash before it is complete leaves the old state, one after it is
+    /// rolled forward at the next start ([`Catalog::finish_exchange`]).
+    pub fn exchange_tables(&self, first: (&str, &str), second: (&str, &str)) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let first_db = self.require_database(first.0)?;
+        let second_db = self.require_database(second.0)?;
+        let missing = |(db, t): (&str, &str)| Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table `{db}`.`{t}` doesn't exist"));
+        let first_table = first_db.table(first.1).ok_or_else(|| missing(first))?;
+        let second_table = second_db.table(second.1).ok_or_else(|| missing(second))?;
+        if first == second {
+            return Ok(());
+        }
+        let (first_file, second_file) = (self.table_file(first.0, first.1), self.table_file(second.0, second.1));
+        let read = |path: &Path| std::fs::read_to_string(path).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot read {}", path.display()));
+        let (first_text, second_text) = (read(&first_file)?, read(&second_file)?);
+        let relative = |path: &Path| path.strip_prefix(&self.metadata_dir).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
+        let journal = ExchangeJournal { files: vec![(relative(&first_file), second_text.clone()), (relative(&second_file), first_text.clone())] };
+        let journal_path = self.metadata_dir.join(EXCHANGE_JOURNAL);
+        write_journal(&journal_path, &journal)?;
+        let swapped = write_atomic(&first_file, second_text.as_bytes()).and_then(|()| write_atomic(&second_file, first_text.as_bytes()));
+        if let Err(e) = swapped {
+            // Put the old contents back so the files agree with the tables still served.
+            write_atomic(&first_file, first_text.as_bytes())?;
+            write_atomic(&second_file, second_text.as_bytes())?;
+            remove_journal(&journal_path)?;
+            return Err(e.context(format!("while exchanging {}.{} and {}.{}", first.0, first.1, second.0, second.1)));
+        }
+        remove_journal(&journal_path)?;
+        first_db.tables.write().insert(first.1.to_string(), second_table.renamed(first.0, first.1));
+        second_db.tables.write().insert(second.1.to_string(), first_table.renamed(second.0, second.1));
+        Ok(())
+    }
+
+    /// Completes an EXCHANGE TABLES that a crash interrupted after its journal was
+    /// written: the journal holds both files' new contents, so writing them again is safe
+    /// however far the exchange got.
+    fn finish_exchange(&self) -> Result<()> {
+        let path = self.metadata_dir.join(EXCHANGE_JOURNAL);
+        let Some(journal) = read_journal::<ExchangeJournal>(&path)? else { return Ok(()) };
+        for (file, contents) in &journal.files {
+            write_atomic(&self.metadata_dir.join(file), contents.as_bytes())?;
+        }
+        remove_journal(&path)
+    }
+
+    /// RENAME DATABASE a TO b: its directory of table files and its own file are renamed
+    /// after a journal naming both is written, so a crash leaves the old names (no
+    /// journal yet) or is completed at the next start ([`Catalog::finish_database_rename`]).
+    /// Table data stays where it is: it is named by UUID.
+    pub fn rename_database(&self, from: &str, to: &str) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let database = self.require_database(from)?;
+        self.check_not_reserved(to)?;
+        if self.database(to).is_some() {
+            return Err(Error::new(ErrorCode::DATABASE_ALREADY_EXISTS, format!("Database {to} already exists")));
+        }
+        if from == to {
+            return Ok(());
+        }
+        write_journal(&self.metadata_dir.join(RENAME_DATABASE_JOURNAL), &RenameDatabaseJournal { from: from.to_string(), to: to.to_string() })?;
+        self.finish_database_rename()?;
+        let renamed = Database { name: to.to_string(), engine: database.engine.clone(), tables: RwLock::new(BTreeMap::new()) };
+        for table in database.tables() {
+            renamed.tables.write().insert(table.meta.name.clone(), table.renamed(to, &table.meta.name));
+        }
+        let mut databases = self.databases.write();
+        databases.remove(from);
+        databases.insert(to.to_string(), Arc::new(renamed));
+        Ok(())
+    }
+
+    /// Carries out the renames of a journaled RENAME DATABASE, those not done yet.
+    fn finish_database_rename(&self) -> Result<()> {
+        let path = self.metadata_dir.join(RENAME_DATABASE_JOURNAL);
+        let Some(journal) = read_journal::<RenameDatabaseJournal>(&path)? else { return Ok(()) };
+        let (from_dir, to_dir) = (self.database_dir(&journal.from), self.database_dir(&journal.to));
+        if from_dir.exists() {
+            rename_durable(&from_dir, &to_dir)?;
+        }
+        let file = |name: &str| self.metadata_dir.join(format!("{}.json", escape_for_file_name(name)));
+        if file(&journal.from).exists() {
+            rename_durable(&file(&journal.from), &file(&journal.to))?;
+        }
+        remove_journal(&path)
+    }
+
     /// RENAME TABLE a TO b.
     pub fn rename_table(&self, from: (&str, &str), to: (&str, &str)) -> Result<()> {
         let _ddl = self.ddl.lock();
@@ -389,12 +535,8 @@ impl Catalog {
             return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {}.{} already exists", to.0, to.1)));
         }
         rename_durable(&self.table_file(from.0, from.1), &self.table_file(to.0, to.1))?;
-        let mut meta = table.meta.clone();
-        meta.database = to.0.to_string();
-        meta.name = to.1.to_string();
-        let renamed = Arc::new(Table { meta, engine: table.engine.clone(), schema: table.schema.clone() });
         source_db.tables.write().remove(from.1);
-        target_db.tables.write().insert(to.1.to_string(), renamed);
+        target_db.tables.write().insert(to.1.to_string(), table.renamed(to.0, to.1));
         Ok(())
     }
 }
@@ -464,6 +606,7 @@ mod tests {
             view: None,
             renamed_columns: Vec::new(),
             constraints: Vec::new(),
+            indices: Vec::new(),
         }
     }
 
@@ -489,5 +632,61 @@ mod tests {
         assert_eq!(c.table("default", "x").unwrap_err().code(), ErrorCode::UNKNOWN_TABLE);
         c.drop_database("db 1", false).await.unwrap();
         assert!(c.database("db 1").is_none());
+    }
+
+    #[test]
+    fn exchange_swaps_tables_and_a_leftover_journal_is_rolled_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+            c.create_table(meta("default", "a"), false).unwrap();
+            c.create_table(meta("default", "b"), false).unwrap();
+            c.exchange_tables(("default", "a"), ("default", "b")).unwrap();
+            assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-b");
+            assert_eq!(c.table("default", "a").unwrap().meta.name, "a");
+            assert_eq!(c.exchange_tables(("default", "a"), ("default", "c")).unwrap_err().code(), ErrorCode::UNKNOWN_TABLE);
+        }
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-b");
+        assert_eq!(c.table("default", "b").unwrap().meta.uuid, "default-a");
+        drop(c);
+        // A crash after the journal was written but before both files were: the next
+        // start writes them from the journal.
+        let metadata = dir.path().join("metadata");
+        let a_file = metadata.join("default").join("a.json");
+        let b_text = std::fs::read_to_string(metadata.join("default").join("b.json")).unwrap();
+        let journal = ExchangeJournal { files: vec![(PathBuf::from("default/a.json"), b_text.clone())] };
+        std::fs::write(metadata.join(EXCHANGE_JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(std::fs::read_to_string(a_file).unwrap(), b_text);
+        assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-a");
+        assert!(!metadata.join(EXCHANGE_JOURNAL).exists());
+    }
+
+    #[test]
+    fn rename_database_moves_its_tables_and_a_leftover_journal_is_completed() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Catalog::open(dir.path(), registry(), vec!["system".into()]).unwrap();
+            c.create_database("d1", false, None).unwrap();
+            c.create_table(meta("d1", "t"), false).unwrap();
+            assert_eq!(c.rename_database("d1", "default").unwrap_err().code(), ErrorCode::DATABASE_ALREADY_EXISTS);
+            assert_eq!(c.rename_database("nope", "x").unwrap_err().code(), ErrorCode::UNKNOWN_DATABASE);
+            c.rename_database("d1", "d2").unwrap();
+            assert!(c.database("d1").is_none());
+            assert_eq!(c.table("d2", "t").unwrap().meta.database, "d2");
+            // A crash after the journal and the first rename: the start completes it.
+            c.create_database("d3", false, None).unwrap();
+            c.create_table(meta("d3", "u"), false).unwrap();
+        }
+        let metadata = dir.path().join("metadata");
+        std::fs::rename(metadata.join("d3"), metadata.join("d4")).unwrap();
+        let journal = RenameDatabaseJournal { from: "d3".into(), to: "d4".into() };
+        std::fs::write(metadata.join(RENAME_DATABASE_JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(c.table("d2", "t").unwrap().meta.uuid, "d1-t");
+        assert_eq!(c.table("d4", "u").unwrap().meta.uuid, "d3-u");
+        assert!(c.database("d3").is_none());
+        assert!(!metadata.join(RENAME_DATABASE_JOURNAL).exists());
     }
 }

@@ -40,6 +40,6 @@ pub use engine::{
     ColumnSizes, MutationStatus, PartLogSink, PartStatus, PartitionCommand, PointReadRequest, PointReadResult, RuleMutation, SampleClause, SampleRatio, TableEngine,
 };
 pub use lookup::{DuplicateKeys, KeyIndex, KeyLookup};
-pub use meta::{ColumnKind, ColumnMeta, ConstraintMeta, DictionaryClause, DictionaryMeta, EngineMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};
+pub use meta::{ColumnKind, ColumnMeta, ConstraintMeta, DictionaryClause, DictionaryMeta, EngineMeta, IndexMeta, QualifiedName, TableMeta, ViewMeta, TABLE_META_VERSION};
 pub use provider::{EngineTableProvider, GranaryCatalogProvider};
 pub use scan_counter::ScanCounterExec;

@@ -137,6 +137,11 @@ pub struct TableMeta {
     /// `CONSTRAINT name CHECK|ASSUME expr`, in the order written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constraints: Vec<ConstraintMeta>,
+    /// Data-skipping indexes as declared (`INDEX name expr TYPE type GRANULARITY n`):
+    /// kept for `SHOW CREATE`, `system.data_skipping_indices` and `SHOW INDEX`; no engine
+    /// builds or reads them yet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indices: Vec<IndexMeta>,
 }
 
 /// A table constraint: CHECK ones are checked on every inserted row; ASSUME ones only
@@ -152,6 +157,23 @@ pub struct ConstraintMeta {
 impl ConstraintMeta {
     pub fn is_check(&self) -> bool {
         self.kind.eq_ignore_ascii_case("CHECK")
+    }
+}
+
+/// One data-skipping index of a table, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexMeta {
+    pub name: String,
+    pub expr: String,
+    /// The type with its arguments, `set(100)`.
+    pub type_full: String,
+    pub granularity: u64,
+}
+
+impl IndexMeta {
+    /// The type without its arguments, `set`.
+    pub fn type_name(&self) -> &str {
+        self.type_full.split('(').next().unwrap_or_default().trim()
     }
 }
 
@@ -317,7 +339,20 @@ impl TableMeta {
             if let Some(ttl) = &c.ttl {
                 out.push_str(&format!(" TTL {ttl}"));
             }
-            out.push_str(if i + 1 < self.columns.len() || !self.constraints.is_empty() { layout.column_separator } else { layout.after_last_column });
+            // Columns, then indexes, then constraints, as ClickHouse lists them.
+            let items = self.columns.len() + self.indices.len() + self.constraints.len();
+            out.push_str(if i + 1 < items { layout.column_separator } else { layout.after_last_column });
+        }
+        for (i, index) in self.indices.iter().enumerate() {
+            out.push_str(&format!(
+                "{}INDEX {} {} TYPE {} GRANULARITY {}",
+                layout.column_indent,
+                quote_ident(&index.name),
+                index.expr,
+                index.type_full,
+                index.granularity
+            ));
+            out.push_str(if i + 1 < self.indices.len() + self.constraints.len() { layout.column_separator } else { layout.after_last_column });
         }
         for (i, c) in self.constraints.iter().enumerate() {
             out.push_str(&format!("{}CONSTRAINT {} {} {}", layout.column_indent, quote_ident(&c.name), c.kind, c.expression));
@@ -467,6 +502,7 @@ mod tests {
             view: None,
             renamed_columns: Vec::new(),
             constraints: Vec::new(),
+            indices: Vec::new(),
         };
         assert_eq!(meta.create_query(), "CREATE TABLE default.t\n(\n    `id` UInt64,\n    `my col` String\n)\nENGINE = Memory");
         assert_eq!([setting_literal("8192"), setting_literal("-1.5"), setting_literal("true"), setting_literal("Always")], ["8192", "-1.5", "true", "'Always'"]);

@@ -44,6 +44,7 @@ pub fn meta(columns: &[(&str, &str)], order_by: Option<&str>, partition_by: Opti
         view: None,
         renamed_columns: Vec::new(),
         constraints: Vec::new(),
+        indices: Vec::new(),
     }
 }
 

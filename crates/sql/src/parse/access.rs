@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use datafusion::sql::sqlparser::tokenizer::Token;
-use granary_access::{AccessCommand, Authentication, GrantTarget, HostPattern, QuotaLimits, SettingValue, UserChanges};
+use granary_access::{AccessCommand, Authentication, GrantTarget, Grantees, HostPattern, QuotaLimits, RowPolicy, SettingValue, UserChanges};
 use granary_common::{Error, ErrorCode, Result};
 
 use super::{Cursor, Statement};
@@ -62,11 +62,91 @@ impl Cursor<'_> {
             let name = self.entity_name()?;
             self.skip_on_cluster()?;
             self.quota(name, if_not_exists, or_replace)?
+        } else if self.eat_seq(&["ROW", "POLICY"]) || self.eat("POLICY") {
+            let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+            self.row_policy(if_not_exists, or_replace)?
         } else {
             return Ok(None);
         };
         self.expect_end()?;
         Ok(Some(Statement::Access(command)))
+    }
+
+    /// `name [ON CLUSTER c] ON [db.]table`: the short name, database (empty: the current
+    /// one, resolved when the statement runs) and table of a row policy.
+    fn row_policy_target(&mut self) -> Result<(String, String, String)> {
+        let short_name = self.entity_name()?;
+        self.skip_on_cluster()?;
+        self.expect("ON")?;
+        let table = self.table_name()?;
+        Ok((short_name, table.database.unwrap_or_default(), table.table))
+    }
+
+    /// After `CREATE ROW POLICY [IF NOT EXISTS]`: `name ON [db.]table [AS PERMISSIVE |
+    /// RESTRICTIVE] [FOR SELECT] [USING condition] [TO grantees]`.
+    fn row_policy(&mut self, if_not_exists: bool, or_replace: bool) -> Result<AccessCommand> {
+        let (short_name, database, table) = self.row_policy_target()?;
+        let mut policy = RowPolicy { short_name, database, table, condition: None, restrictive: false, to: Grantees::default(), id: String::new() };
+        loop {
+            if self.eat("AS") {
+                if self.eat("RESTRICTIVE") {
+                    policy.restrictive = true;
+                } else if self.eat("PERMISSIVE") {
+                    policy.restrictive = false;
+                } else {
+                    return Err(self.syntax_error("PERMISSIVE or RESTRICTIVE"));
+                }
+            } else if self.eat("FOR") {
+                if !self.eat("SELECT") {
+                    return Err(unsupported("Row policies for statements other than SELECT"));
+                }
+            } else if self.eat("USING") {
+                let condition = self.raw_until(|l| l.is_keyword("TO")).ok_or_else(|| self.syntax_error("a condition after USING"))?;
+                policy.condition = Some(condition);
+            } else if self.eat("TO") {
+                policy.to = self.grantees()?;
+            } else {
+                break;
+            }
+        }
+        Ok(AccessCommand::CreateRowPolicy { policy, if_not_exists, or_replace })
+    }
+
+    /// `ALL [EXCEPT names]`, `NONE` or `names`.
+    fn grantees(&mut self) -> Result<Grantees> {
+        let mut grantees = Grantees::default();
+        if self.eat("ALL") {
+            grantees.all = true;
+            if self.eat("EXCEPT") {
+                grantees.except = self.entity_names()?.into_iter().collect();
+            }
+        } else if !self.eat("NONE") {
+            grantees.names = self.entity_names()?.into_iter().collect();
+        }
+        Ok(grantees)
+    }
+
+    /// After `SHOW CREATE`: `[ROW] POLICY name ON [db.]table`.
+    fn show_create_row_policy(&mut self) -> Result<Option<AccessCommand>> {
+        if !(self.eat_seq(&["ROW", "POLICY"]) || self.eat("POLICY")) {
+            return Ok(None);
+        }
+        let (short_name, database, table) = self.row_policy_target()?;
+        Ok(Some(AccessCommand::ShowCreateRowPolicy { short_name, database, table }))
+    }
+
+    /// After `SHOW`: `[ROW] POLICIES [ON [db.]table]`.
+    fn show_row_policies(&mut self) -> Result<Option<AccessCommand>> {
+        if !(self.eat_seq(&["ROW", "POLICIES"]) || self.eat("POLICIES")) {
+            return Ok(None);
+        }
+        let on = if self.eat("ON") {
+            let table = self.table_name()?;
+            Some((table.database.unwrap_or_default(), table.table))
+        } else {
+            None
+        };
+        Ok(Some(AccessCommand::ShowRowPolicies { on }))
     }
 
     /// `ALTER USER [IF EXISTS] names [RENAME TO x] options`.
@@ -96,6 +176,11 @@ impl Cursor<'_> {
             Kind::Profile
         } else if self.eat("QUOTA") {
             Kind::Quota
+        } else if self.eat_seq(&["ROW", "POLICY"]) || self.eat("POLICY") {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            let (short_name, database, table) = self.row_policy_target()?;
+            self.expect_end()?;
+            return Ok(Some(Statement::Access(AccessCommand::DropRowPolicy { short_name, database, table, if_exists })));
         } else {
             return Ok(None);
         };
@@ -395,6 +480,14 @@ impl Cursor<'_> {
         } else if self.eat_seq(&["CREATE", "USER"]) {
             let names = if self.at_end() || self.peek_is("FORMAT") { Vec::new() } else { self.entity_names()? };
             AccessCommand::ShowCreateUser { names }
+        } else if let Some(command) = self.show_row_policies()? {
+            command
+        } else if self.peek_is("CREATE") && self.lx.get(self.pos + 1).is_some_and(|l| l.is_keyword("ROW") || l.is_keyword("POLICY")) {
+            self.pos += 1;
+            match self.show_create_row_policy()? {
+                Some(command) => command,
+                None => return Err(self.syntax_error("ROW POLICY")),
+            }
         } else {
             return Ok(None);
         };
@@ -471,5 +564,23 @@ mod tests {
         assert_eq!(intervals.len(), 2);
         assert_eq!((intervals[0].duration_seconds, intervals[0].queries, intervals[0].errors), (3600, 10, 2));
         assert_eq!((intervals[1].duration_seconds, intervals[1].queries), (86_400, 100));
+    }
+
+    #[test]
+    fn row_policies() {
+        let AccessCommand::CreateRowPolicy { policy, or_replace, .. } =
+            access("CREATE OR REPLACE ROW POLICY p ON db.t AS RESTRICTIVE FOR SELECT USING a > 1 AND (b = 'x') TO ALL EXCEPT bob, carol")
+        else {
+            panic!("not CREATE ROW POLICY")
+        };
+        assert!(or_replace && policy.restrictive && policy.to.all);
+        assert_eq!((policy.short_name.as_str(), policy.database.as_str(), policy.table.as_str()), ("p", "db", "t"));
+        assert_eq!(policy.condition.as_deref(), Some("a > 1 AND (b = 'x')"));
+        assert_eq!(policy.to.except.iter().collect::<Vec<_>>(), ["bob", "carol"]);
+        let AccessCommand::CreateRowPolicy { policy, .. } = access("CREATE POLICY q ON t USING 1 TO alice") else { panic!("not CREATE POLICY") };
+        assert_eq!((policy.database.as_str(), policy.restrictive, policy.to.names.len()), ("", false, 1));
+        assert_eq!(access("DROP ROW POLICY IF EXISTS p ON db.t"), AccessCommand::DropRowPolicy { short_name: "p".into(), database: "db".into(), table: "t".into(), if_exists: true });
+        assert_eq!(access("SHOW ROW POLICIES ON t"), AccessCommand::ShowRowPolicies { on: Some((String::new(), "t".into())) });
+        assert_eq!(access("SHOW CREATE ROW POLICY p ON t"), AccessCommand::ShowCreateRowPolicy { short_name: "p".into(), database: String::new(), table: "t".into() });
     }
 }

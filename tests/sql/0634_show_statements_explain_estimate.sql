@@ -1,0 +1,35 @@
+-- SHOW INDEX/INDEXES/INDICES/KEYS, SHOW FUNCTIONS LIKE, SHOW PRIVILEGES, EXPLAIN ESTIMATE
+DROP TABLE IF EXISTS si1;
+DROP TABLE IF EXISTS si2;
+DROP TABLE IF EXISTS si3;
+CREATE TABLE si1 (a UInt32, b String, c Int64) ENGINE = MergeTree ORDER BY a;
+CREATE TABLE si2 (a UInt32, b String, c Int64) ENGINE = MergeTree ORDER BY (a, toDate(c), b);
+CREATE TABLE si3 (a UInt32) ENGINE = Memory;
+SHOW INDEX FROM si1 FORMAT TSVWithNamesAndTypes;
+SHOW INDEXES FROM si2;
+SHOW INDICES IN si2 WHERE seq_in_index > 1;
+SHOW KEYS FROM si1 FROM test_0634_show_statements_explain_estimate;
+SHOW EXTENDED INDEX FROM si3;
+SHOW INDEX FROM no_such_table;
+SHOW INDEX FROM si1 FROM no_such_database;
+SHOW FUNCTIONS LIKE 'no\_such\_function%';
+SHOW PRIVILEGES;
+DROP TABLE IF EXISTS est;
+CREATE TABLE est (d Date, k UInt32, v String) ENGINE = MergeTree PARTITION BY toYYYYMM(d) ORDER BY k SETTINGS index_granularity = 4;
+INSERT INTO est SELECT toDate('2024-01-01') + number % 60, number, toString(number) FROM numbers(100);
+EXPLAIN ESTIMATE SELECT * FROM est;
+EXPLAIN ESTIMATE SELECT * FROM est WHERE k > 50;
+EXPLAIN ESTIMATE SELECT count() FROM est WHERE k > 50 AND d >= '2024-02-01';
+EXPLAIN ESTIMATE SELECT v FROM est WHERE k BETWEEN 10 AND 20;
+EXPLAIN ESTIMATE SELECT * FROM est WHERE k > 1000;
+EXPLAIN ESTIMATE SELECT count() FROM si3;
+EXPLAIN ESTIMATE indexes = 1 SELECT v FROM est WHERE k > 90;
+EXPLAIN nosuch = 1 SELECT 1; -- { serverError UNKNOWN_SETTING }
+EXPLAIN PIPELINE indexes = 1 SELECT 1; -- { serverError UNKNOWN_SETTING }
+DROP TABLE IF EXISTS sk;
+CREATE TABLE sk (a UInt32, b String, INDEX ib b TYPE bloom_filter GRANULARITY 2, INDEX `i x` (a + 1) TYPE minmax, INDEX is2 lower(b) TYPE set(100) GRANULARITY 4) ENGINE = MergeTree ORDER BY a;
+SHOW CREATE TABLE sk;
+SELECT * FROM system.data_skipping_indices WHERE database = currentDatabase() ORDER BY name;
+SHOW INDEX FROM sk;
+INSERT INTO sk VALUES (1, 'x'), (2, 'Y');
+SELECT * FROM sk WHERE lower(b) = 'y';
