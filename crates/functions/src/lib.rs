@@ -59,7 +59,9 @@
 //! | `array_shuffle` | `arrayShuffle`, `arrayPartialShuffle` (ClickHouse's seeded order), `arrayRandomSample` |
 //! | `bits_more` | `bitRotateLeft/Right`, `bitSlice`, `bitTestAll/Any`, `bitPositionsToArray`, `bitmaskToArray/List`, `byteSwap`, `bitHammingDistance` |
 //! | `integer_math` | `countDigits`, `intExp2`, `intExp10`, `isPrime`, `isProbablePrime`, `sqr`, `midpoint` |
-//! | `group_bitmap` | `groupBitmap` with ClickHouse's small-set / Roaring state |
+//! | `bitmap_set` | ClickHouse's bitmap value (small set / Roaring) with its bytes and set operations |
+//! | `group_bitmap` | `groupBitmap`, `groupBitmapAnd`/`Or`/`Xor` on `bitmap_set` |
+//! | `bitmap` | `bitmapBuild`, `bitmapToArray`, `bitmapContains`, `bitmapAnd`.. and their `Cardinality` forms, `bitmapSubsetInRange`, `subBitmap`, `bitmapTransform`, ... |
 //! | `array_reshape` | `arrayZipUnaligned`, `arrayShingles`, `arrayFlattenedLength`, `arrayRemove`, `arrayTopK`/`arrayBottomK`, `arrayTranspose`, `arrayExcept` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ..., `mapApply((k, v) -> .., m)`, ..., `arrayFold`) as DataFusion higher-order functions |
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
@@ -196,6 +198,8 @@ pub mod map_key;
 mod sequences;
 mod funnels;
 mod group_arrays;
+mod bitmap;
+mod bitmap_set;
 mod group_bitmap;
 mod running_sums;
 mod sample_stats;
@@ -256,6 +260,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(arithmetic::functions());
     out.extend(bits::functions());
     out.extend(bits_more::functions());
+    out.extend(bitmap::functions());
     out.extend(integer_math::functions());
     out.extend(rounding::functions());
     out.extend(string::functions());
