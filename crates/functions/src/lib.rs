@@ -35,6 +35,8 @@
 //! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
 //! | `string_words` | `tokens`, `alphaTokens`, `ngrams`, `hasToken` (+`CaseInsensitive`/`OrNull`), `translateUTF8`, `initcapUTF8`, `overlayUTF8`, `encodeXMLComponent`/`decodeXMLComponent` |
+//! | `key_value` | `extractKeyValuePairs` (`mapFromString`, `str_to_map`), `extractKeyValuePairsWithEscaping`: ClickHouse's key-value state machine |
+//! | `html` | `decodeHTMLComponent` (HTML5 references, `html_entities`), `extractTextFromHTML` (ClickHouse's rules) |
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `LpNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `LpDistance`, `cosineDistance`, `L1Normalize`..`LpNormalize` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
@@ -199,6 +201,9 @@ mod sequences;
 mod funnels;
 mod group_arrays;
 mod bitmap;
+mod key_value;
+mod html;
+mod html_entities;
 mod bitmap_set;
 mod group_bitmap;
 mod running_sums;
@@ -270,6 +275,8 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string_extra::functions());
     out.extend(string_metrics::functions());
     out.extend(string_words::functions());
+    out.extend(key_value::functions());
+    out.extend(html::functions());
     out.extend(vector_distance::functions());
     out.extend(value_mapping::functions());
     out.extend(encoding::functions());
