@@ -36,7 +36,11 @@
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
 //! | `string_words` | `tokens`, `alphaTokens`, `ngrams`, `hasToken` (+`CaseInsensitive`/`OrNull`), `translateUTF8`, `initcapUTF8`, `overlayUTF8`, `encodeXMLComponent`/`decodeXMLComponent` |
 //! | `key_value` | `extractKeyValuePairs` (`mapFromString`, `str_to_map`), `extractKeyValuePairsWithEscaping`: ClickHouse's key-value state machine |
+//! | `ngram_similarity` | `ngramDistance`, `ngramSearch` (+`CaseInsensitive`, `UTF8`): ClickHouse's hashed n-gram counts |
 //! | `html` | `decodeHTMLComponent` (HTML5 references, `html_entities`), `extractTextFromHTML` (ClickHouse's rules) |
+//! | `query_normalize` | `normalizeQuery`(`KeepNames`), `normalizedQueryHash`(`KeepNames`) on a lexer with ClickHouse's token boundaries |
+//! | `unicode_normalize` | `normalizeUTF8NFC`/`NFD`/`NFKC`/`NFKD` (ICU4X's normalizer) |
+//! | `sqids` | `sqidEncode`, `sqidDecode` (Sqids' defaults and blocklist, as sqids-cpp) |
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `LpNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `LpDistance`, `cosineDistance`, `L1Normalize`..`LpNormalize` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
@@ -204,6 +208,10 @@ mod bitmap;
 mod key_value;
 mod html;
 mod html_entities;
+mod query_normalize;
+mod unicode_normalize;
+mod sqids;
+mod ngram_similarity;
 mod bitmap_set;
 mod group_bitmap;
 mod running_sums;
@@ -277,6 +285,10 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string_words::functions());
     out.extend(key_value::functions());
     out.extend(html::functions());
+    out.extend(query_normalize::functions());
+    out.extend(unicode_normalize::functions());
+    out.extend(sqids::functions());
+    out.extend(ngram_similarity::functions());
     out.extend(vector_distance::functions());
     out.extend(value_mapping::functions());
     out.extend(encoding::functions());
