@@ -293,16 +293,20 @@ fn bitmap_has(name: &'static str, test: fn(&BitmapSet, &BitmapSet) -> bool) -> S
     .build()
 }
 
-fn bitmap_op(name: &'static str, op: SetOp) -> ScalarUDF {
-    ScalarDef::new(name, Arity::exact(2), |ctx| Ok(bitmap_type(bitmap_pair(ctx)?)), move |ctx| {
-        let (left, right) = (Bitmaps::of(ctx, 0)?, Bitmaps::of(ctx, 1)?);
-        bitmaps_out((0..ctx.len).map(|row| {
+/// Each row's `a op b`.
+fn combined(ctx: &ExecCtx, op: SetOp) -> DfResult<Vec<BitmapSet>> {
+    let (left, right) = (Bitmaps::of(ctx, 0)?, Bitmaps::of(ctx, 1)?);
+    (0..ctx.len)
+        .map(|row| {
             let mut set = left.at(row)?;
             set.apply(op, &right.at(row)?);
             Ok(set)
-        }))
-    })
-    .build()
+        })
+        .collect()
+}
+
+fn bitmap_op(name: &'static str, op: SetOp) -> ScalarUDF {
+    ScalarDef::new(name, Arity::exact(2), |ctx| Ok(bitmap_type(bitmap_pair(ctx)?)), move |ctx| bitmaps_out(combined(ctx, op)?.into_iter().map(Ok))).build()
 }
 
 fn bitmap_op_cardinality(name: &'static str, op: SetOp) -> ScalarUDF {
@@ -313,14 +317,7 @@ fn bitmap_op_cardinality(name: &'static str, op: SetOp) -> ScalarUDF {
             bitmap_pair(ctx)?;
             Ok(ChType::UInt64)
         },
-        move |ctx| {
-            let (left, right) = (Bitmaps::of(ctx, 0)?, Bitmaps::of(ctx, 1)?);
-            counts_out((0..ctx.len).map(|row| {
-                let mut set = left.at(row)?;
-                set.apply(op, &right.at(row)?);
-                Ok(set.cardinality())
-            }))
-        },
+        move |ctx| counts_out(combined(ctx, op)?.iter().map(|set| Ok(set.cardinality()))),
     )
     .build()
 }

@@ -8,41 +8,24 @@ use datafusion::logical_expr::ScalarUDF;
 use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, Arity};
-use crate::func::{RetCtx, ScalarDef};
+use crate::args::{ch_error, DfResult};
+use crate::func::RetCtx;
 use crate::html_entities::HTML_ENTITIES;
-use crate::string::text_bytes;
+use crate::string_extra::{plain_string_only, string_map_checked};
 use crate::text::ByteStrings;
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
-    vec![string_function("decodeHTMLComponent", decode_html_component), string_function("extractTextFromHTML", extract_text_from_html)]
+    vec![
+        string_map_checked("decodeHTMLComponent", no_fixed_string, decode_html_component),
+        string_map_checked("extractTextFromHTML", plain_string_only, extract_text_from_html),
+    ]
 }
 
-fn string_function(name: &'static str, map: fn(&[u8], &mut ByteStrings)) -> ScalarUDF {
-    ScalarDef::new(
-        name,
-        Arity::exact(1),
-        |ctx: &RetCtx| {
-            let t = ctx.ch(0);
-            if matches!(t.base(), ChType::FixedString(_)) && ctx.name == "decodeHTMLComponent" {
-                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {} cannot work with FixedString argument", ctx.name)));
-            }
-            if !crate::string::is_plain_string(&t) {
-                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument of function {}", ctx.name)));
-            }
-            Ok(ChType::String)
-        },
-        move |ctx| {
-            let texts = text_bytes(&ctx.array(0)?);
-            let mut out = ByteStrings::with_capacity(ctx.len, 0);
-            for row in 0..ctx.len {
-                map(texts.value(row), &mut out);
-                out.finish_value()?;
-            }
-            out.finish(None)
-        },
-    )
-    .build()
+fn no_fixed_string(ctx: &RetCtx) -> DfResult<()> {
+    if matches!(ctx.ch(0).base(), ChType::FixedString(_)) {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Function {} cannot work with FixedString argument", ctx.name)));
+    }
+    plain_string_only(ctx)
 }
 
 /// The bytes a character reference at the start of `s` (an `&`) stands for, and its length.

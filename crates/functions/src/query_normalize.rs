@@ -16,18 +16,18 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, UInt64Array};
 use datafusion::logical_expr::ScalarUDF;
 use granary_common::hash::SipHasher;
-use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, Arity};
-use crate::func::{RetCtx, ScalarDef};
+use crate::args::Arity;
+use crate::func::ScalarDef;
 use crate::string::text_bytes;
+use crate::string_extra::{plain_string_only, string_map_checked};
 use crate::text::ByteStrings;
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
-        normalize_function("normalizeQuery", false),
-        normalize_function("normalizeQueryKeepNames", true),
+        string_map_checked("normalizeQuery", plain_string_only, normalize_query),
+        string_map_checked("normalizeQueryKeepNames", plain_string_only, normalize_query_keep_names),
         hash_function("normalizedQueryHash", false),
         hash_function("normalizedQueryHashKeepNames", true),
     ]
@@ -304,18 +304,21 @@ fn is_literal(kind: Kind) -> bool {
     matches!(kind, Kind::Number | Kind::StringLiteral | Kind::HereDoc)
 }
 
-/// ClickHouse's `normalizeQueryToPODArray`.
-fn normalize(s: &[u8], keep_names: bool, out: &mut ByteStrings) {
+/// ClickHouse's `normalizeQueryToPODArray` (text) and `normalizedQueryHash` (the bytes
+/// it hashes), which walk the tokens alike: `emit` gets each piece in order. The hash
+/// leaves out whitespace and writes a literal run as one zero byte (two when longer than
+/// one literal) and a generated name as a one byte.
+fn normalize_tokens(s: &[u8], keep_names: bool, for_hash: bool, emit: &mut dyn FnMut(&[u8])) {
     let mut lexer = Lexer::new(s);
     let (mut prev_insignificant, mut literals, mut prev_comma, mut prev_whitespace) = (false, 0usize, false, false);
     loop {
         let (kind, begin, end) = lexer.next_token();
         if matches!(kind, Kind::Whitespace | Kind::Comment) {
-            if !prev_insignificant {
+            if !for_hash && !prev_insignificant {
                 if literals == 0 {
                     // Leading whitespace is dropped.
                     if begin != 0 {
-                        out.push_byte(b' ');
+                        emit(b" ");
                     }
                 } else {
                     prev_whitespace = true;
@@ -327,7 +330,7 @@ fn normalize(s: &[u8], keep_names: bool, out: &mut ByteStrings) {
         prev_insignificant = false;
         if is_literal(kind) {
             if literals == 0 {
-                out.push_byte(b'?');
+                emit(if for_hash { b"\x00" } else { b"?" });
             }
             literals += 1;
             prev_whitespace = false;
@@ -339,17 +342,17 @@ fn normalize(s: &[u8], keep_names: bool, out: &mut ByteStrings) {
                 prev_comma = true;
                 continue;
             }
-        } else if prev_comma && matches!(kind, Kind::Plus | Kind::Minus) {
+        } else if !for_hash && prev_comma && matches!(kind, Kind::Plus | Kind::Minus) {
             continue;
         } else {
             if literals > 1 {
-                out.extend(b"..");
+                emit(if for_hash { &b"\x00"[..] } else { &b".."[..] });
             }
             if prev_comma {
-                out.push_byte(b',');
+                emit(b",");
             }
             if prev_whitespace {
-                out.push_byte(b' ');
+                emit(b" ");
             }
             literals = 0;
             prev_comma = false;
@@ -357,94 +360,36 @@ fn normalize(s: &[u8], keep_names: bool, out: &mut ByteStrings) {
         }
         if is_name(s, kind, end) {
             if keep_names || !is_complex_identifier(&s[begin..end]) {
-                out.extend(&s[begin..end]);
+                emit(&s[begin..end]);
             } else {
-                out.extend(b"`?`");
+                emit(if for_hash { &b"\x01"[..] } else { &b"`?`"[..] });
             }
             continue;
         }
         if matches!(kind, Kind::End | Kind::Error) {
             break;
         }
-        out.extend(&s[begin..end]);
+        emit(&s[begin..end]);
     }
 }
 
-/// ClickHouse's `normalizedQueryHash`: SipHash of the normalized token stream.
+fn normalize(s: &[u8], keep_names: bool, out: &mut ByteStrings) {
+    normalize_tokens(s, keep_names, false, &mut |piece| out.extend(piece));
+}
+
+fn normalize_query(s: &[u8], out: &mut ByteStrings) {
+    normalize(s, false, out);
+}
+
+fn normalize_query_keep_names(s: &[u8], out: &mut ByteStrings) {
+    normalize(s, true, out);
+}
+
+/// SipHash-2-4 of the pieces, as one stream.
 fn normalized_hash(s: &[u8], keep_names: bool) -> u64 {
     let mut hasher = SipHasher::new();
-    let mut lexer = Lexer::new(s);
-    let (mut literals, mut prev_comma) = (0usize, false);
-    loop {
-        let (kind, begin, end) = lexer.next_token();
-        if matches!(kind, Kind::Whitespace | Kind::Comment) {
-            continue;
-        }
-        if is_literal(kind) {
-            if literals == 0 {
-                hasher.update(b"\x00");
-            }
-            literals += 1;
-            prev_comma = false;
-            continue;
-        }
-        if kind == Kind::Comma {
-            if literals > 0 {
-                prev_comma = true;
-                continue;
-            }
-        } else {
-            if literals > 1 {
-                hasher.update(b"\x00");
-            }
-            if prev_comma {
-                hasher.update(b",");
-            }
-            literals = 0;
-            prev_comma = false;
-        }
-        if is_name(s, kind, end) {
-            if keep_names || !is_complex_identifier(&s[begin..end]) {
-                hasher.update(&s[begin..end]);
-            } else {
-                hasher.update(b"\x01");
-            }
-            continue;
-        }
-        if matches!(kind, Kind::End | Kind::Error) {
-            break;
-        }
-        hasher.update(&s[begin..end]);
-    }
+    normalize_tokens(s, keep_names, true, &mut |piece| hasher.update(piece));
     hasher.finish64()
-}
-
-fn check_string(ctx: &RetCtx) -> datafusion::common::Result<()> {
-    if !crate::string::is_plain_string(&ctx.ch(0)) {
-        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument of function {}", ctx.ch(0), ctx.name)));
-    }
-    Ok(())
-}
-
-fn normalize_function(name: &'static str, keep_names: bool) -> ScalarUDF {
-    ScalarDef::new(
-        name,
-        Arity::exact(1),
-        |ctx| {
-            check_string(ctx)?;
-            Ok(ChType::String)
-        },
-        move |ctx| {
-            let texts = text_bytes(&ctx.array(0)?);
-            let mut out = ByteStrings::with_capacity(ctx.len, 0);
-            for row in 0..ctx.len {
-                normalize(texts.value(row), keep_names, &mut out);
-                out.finish_value()?;
-            }
-            out.finish(None)
-        },
-    )
-    .build()
 }
 
 fn hash_function(name: &'static str, keep_names: bool) -> ScalarUDF {
@@ -452,7 +397,7 @@ fn hash_function(name: &'static str, keep_names: bool) -> ScalarUDF {
         name,
         Arity::exact(1),
         |ctx| {
-            check_string(ctx)?;
+            plain_string_only(ctx)?;
             Ok(ChType::UInt64)
         },
         move |ctx| {

@@ -3,46 +3,23 @@
 //! normalizer, the same Unicode data).
 
 use datafusion::logical_expr::ScalarUDF;
-use granary_common::ErrorCode;
-use granary_types::ChType;
 use icu_normalizer::{ComposingNormalizerBorrowed, DecomposingNormalizerBorrowed};
 
-use crate::args::{ch_error, Arity};
-use crate::func::ScalarDef;
-use crate::string::text_bytes;
+use crate::string_extra::{plain_string_only, string_map_checked};
 use crate::text::ByteStrings;
 
 pub(crate) fn functions() -> Vec<ScalarUDF> {
     vec![
-        normalize_function("normalizeUTF8NFC", |s| ComposingNormalizerBorrowed::new_nfc().normalize(s).into_owned()),
-        normalize_function("normalizeUTF8NFD", |s| DecomposingNormalizerBorrowed::new_nfd().normalize(s).into_owned()),
-        normalize_function("normalizeUTF8NFKC", |s| ComposingNormalizerBorrowed::new_nfkc().normalize(s).into_owned()),
-        normalize_function("normalizeUTF8NFKD", |s| DecomposingNormalizerBorrowed::new_nfkd().normalize(s).into_owned()),
+        string_map_checked("normalizeUTF8NFC", plain_string_only, |s, out| normalized(s, out, |t| ComposingNormalizerBorrowed::new_nfc().normalize(t).into_owned())),
+        string_map_checked("normalizeUTF8NFD", plain_string_only, |s, out| normalized(s, out, |t| DecomposingNormalizerBorrowed::new_nfd().normalize(t).into_owned())),
+        string_map_checked("normalizeUTF8NFKC", plain_string_only, |s, out| normalized(s, out, |t| ComposingNormalizerBorrowed::new_nfkc().normalize(t).into_owned())),
+        string_map_checked("normalizeUTF8NFKD", plain_string_only, |s, out| normalized(s, out, |t| DecomposingNormalizerBorrowed::new_nfkd().normalize(t).into_owned())),
     ]
 }
 
-fn normalize_function(name: &'static str, form: fn(&str) -> String) -> ScalarUDF {
-    ScalarDef::new(
-        name,
-        Arity::exact(1),
-        |ctx| {
-            if !crate::string::is_plain_string(&ctx.ch(0)) {
-                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument of function {}", ctx.ch(0), ctx.name)));
-            }
-            Ok(ChType::String)
-        },
-        move |ctx| {
-            let texts = text_bytes(&ctx.array(0)?);
-            let mut out = ByteStrings::with_capacity(ctx.len, 0);
-            for row in 0..ctx.len {
-                // Strings are valid UTF-8 here (see `crate::text`).
-                let text = String::from_utf8_lossy(texts.value(row));
-                out.push_value(form(&text).as_bytes())?;
-            }
-            out.finish(None)
-        },
-    )
-    .build()
+fn normalized(text: &[u8], out: &mut ByteStrings, form: fn(&str) -> String) {
+    // Strings are valid UTF-8 here (see `crate::text`).
+    out.extend(form(&String::from_utf8_lossy(text)).as_bytes());
 }
 
 #[cfg(test)]
