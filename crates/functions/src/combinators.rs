@@ -691,7 +691,8 @@ impl AggregateUDFImpl for Combined {
                 // `count` counts rows whatever its arguments: its state type names none,
                 // so `countState()` fits an `AggregateFunction(count)` column.
                 let argument_types = if self.base.name() == "count" { Vec::new() } else { arg_types };
-                ChType::AggregateFunction(self.base.name().to_string(), argument_types)
+                crate::group_bitmap::state_type(self.base.name(), &argument_types)
+                    .unwrap_or_else(|| ChType::AggregateFunction(self.base.name().to_string(), argument_types))
             }
         };
         Ok(Arc::new(result_field(&self.name, &t)))

@@ -35,6 +35,12 @@
 //! | `string_extra` | `space`, `firstLine`, `isValidUTF8`, `soundex`, `leftUTF8`/`rightUTF8`, `substringIndex`(`UTF8`) |
 //! | `string_metrics` | `editDistance`(`UTF8`), `damerauLevenshteinDistance`, `byteHammingDistance`, `jaroSimilarity`, `jaroWinklerSimilarity`, `stringJaccardIndex`(`UTF8`) |
 //! | `string_words` | `tokens`, `alphaTokens`, `ngrams`, `hasToken` (+`CaseInsensitive`/`OrNull`), `translateUTF8`, `initcapUTF8`, `overlayUTF8`, `encodeXMLComponent`/`decodeXMLComponent` |
+//! | `key_value` | `extractKeyValuePairs` (`mapFromString`, `str_to_map`), `extractKeyValuePairsWithEscaping`: ClickHouse's key-value state machine |
+//! | `ngram_similarity` | `ngramDistance`, `ngramSearch` (+`CaseInsensitive`, `UTF8`): ClickHouse's hashed n-gram counts |
+//! | `html` | `decodeHTMLComponent` (HTML5 references, `html_entities`), `extractTextFromHTML` (ClickHouse's rules) |
+//! | `query_normalize` | `normalizeQuery`(`KeepNames`), `normalizedQueryHash`(`KeepNames`) on a lexer with ClickHouse's token boundaries |
+//! | `unicode_normalize` | `normalizeUTF8NFC`/`NFD`/`NFKC`/`NFKD` (ICU4X's normalizer) |
+//! | `sqids` | `sqidEncode`, `sqidDecode` (Sqids' defaults and blocklist, as sqids-cpp) |
 //! | `value_mapping` | `transform` (3 and 4 arguments), `clamp`, `widthBucket` |
 //! | `vector_distance` | `L1Norm`, `L2Norm`, `L2SquaredNorm`, `LinfNorm`, `LpNorm`, `L1Distance`, `L2Distance`, `L2SquaredDistance`, `LinfDistance`, `LpDistance`, `cosineDistance`, `L1Normalize`..`LpNormalize` of arrays |
 //! | `string_build` | `leftPad`/`rightPad` (+UTF8), `format`, `concatWithSeparator`, `arrayStringConcat` |
@@ -59,7 +65,9 @@
 //! | `array_shuffle` | `arrayShuffle`, `arrayPartialShuffle` (ClickHouse's seeded order), `arrayRandomSample` |
 //! | `bits_more` | `bitRotateLeft/Right`, `bitSlice`, `bitTestAll/Any`, `bitPositionsToArray`, `bitmaskToArray/List`, `byteSwap`, `bitHammingDistance` |
 //! | `integer_math` | `countDigits`, `intExp2`, `intExp10`, `isPrime`, `isProbablePrime`, `sqr`, `midpoint` |
-//! | `group_bitmap` | `groupBitmap` with ClickHouse's small-set / Roaring state |
+//! | `bitmap_set` | ClickHouse's bitmap value (small set / Roaring) with its bytes and set operations |
+//! | `group_bitmap` | `groupBitmap`, `groupBitmapAnd`/`Or`/`Xor` on `bitmap_set` |
+//! | `bitmap` | `bitmapBuild`, `bitmapToArray`, `bitmapContains`, `bitmapAnd`.. and their `Cardinality` forms, `bitmapSubsetInRange`, `subBitmap`, `bitmapTransform`, ... |
 //! | `array_reshape` | `arrayZipUnaligned`, `arrayShingles`, `arrayFlattenedLength`, `arrayRemove`, `arrayTopK`/`arrayBottomK`, `arrayTranspose`, `arrayExcept` |
 //! | [`lambda`] | the lambda forms (`arrayCount(x -> .., arr)`, ..., `mapApply((k, v) -> .., m)`, ..., `arrayFold`) as DataFusion higher-order functions |
 //! | `url` | `domain`, `protocol`, `path`, `port`, `queryString`, `cutWWW`, `extractURLParameter(s)`, `decode/encodeURLComponent`, `firstSignificantSubdomain`, `cutToFirstSignificantSubdomain*`, `URL(Path)Hierarchy`, `cutURLParameter`, ... (ClickHouse's non-RFC scanners) |
@@ -196,6 +204,15 @@ pub mod map_key;
 mod sequences;
 mod funnels;
 mod group_arrays;
+mod bitmap;
+mod key_value;
+mod html;
+mod html_entities;
+mod query_normalize;
+mod unicode_normalize;
+mod sqids;
+mod ngram_similarity;
+mod bitmap_set;
 mod group_bitmap;
 mod running_sums;
 mod sample_stats;
@@ -256,6 +273,7 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(arithmetic::functions());
     out.extend(bits::functions());
     out.extend(bits_more::functions());
+    out.extend(bitmap::functions());
     out.extend(integer_math::functions());
     out.extend(rounding::functions());
     out.extend(string::functions());
@@ -265,6 +283,12 @@ fn all_scalars() -> Vec<ScalarUDF> {
     out.extend(string_extra::functions());
     out.extend(string_metrics::functions());
     out.extend(string_words::functions());
+    out.extend(key_value::functions());
+    out.extend(html::functions());
+    out.extend(query_normalize::functions());
+    out.extend(unicode_normalize::functions());
+    out.extend(sqids::functions());
+    out.extend(ngram_similarity::functions());
     out.extend(vector_distance::functions());
     out.extend(value_mapping::functions());
     out.extend(encoding::functions());

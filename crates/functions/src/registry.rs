@@ -116,6 +116,8 @@ pub(crate) static ALIASES: &[(&str, &str)] = &[
     ("REGEXP_SUBSTR", "regexpExtract"),
     ("SUBSTRING_INDEX", "substringIndex"),
     ("rtrim", "trimRight"),
+    ("mapFromString", "extractKeyValuePairs"),
+    ("str_to_map", "extractKeyValuePairs"),
     // IP addresses
     ("INET_ATON", "IPv4StringToNum"),
     ("INET_NTOA", "IPv4NumToString"),

@@ -61,11 +61,16 @@ fn space() -> ScalarUDF {
 
 /// A function of one String argument that writes each value's result into `out`.
 fn string_map(name: &'static str, map: fn(&[u8], &mut ByteStrings)) -> ScalarUDF {
+    string_map_checked(name, |ctx| require_string(ctx, 0, ErrorCode::ILLEGAL_COLUMN), map)
+}
+
+/// [`string_map`] with the function's own check of its argument type.
+pub(crate) fn string_map_checked(name: &'static str, check: fn(&RetCtx) -> DfResult<()>, map: fn(&[u8], &mut ByteStrings)) -> ScalarUDF {
     ScalarDef::new(
         name,
         Arity::exact(1),
-        |ctx| {
-            require_string(ctx, 0, ErrorCode::ILLEGAL_COLUMN)?;
+        move |ctx| {
+            check(ctx)?;
             Ok(ChType::String)
         },
         move |ctx| {
@@ -79,6 +84,14 @@ fn string_map(name: &'static str, map: fn(&[u8], &mut ByteStrings)) -> ScalarUDF
         },
     )
     .build()
+}
+
+/// The check of functions that take only a String: 43 for any other type.
+pub(crate) fn plain_string_only(ctx: &RetCtx) -> DfResult<()> {
+    if !crate::string::is_plain_string(&ctx.ch(0)) {
+        return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument of function {}", ctx.ch(0), ctx.name)));
+    }
+    Ok(())
 }
 
 fn first_line(text: &[u8], out: &mut ByteStrings) {

@@ -45,6 +45,15 @@ impl ByteStrings {
         self.values.len() - self.offsets.last().map_or(0, |o| *o as usize)
     }
 
+    /// The last byte of the value being written, if it has any.
+    pub fn last_byte(&self) -> Option<u8> {
+        if self.current_len() == 0 {
+            None
+        } else {
+            self.values.last().copied()
+        }
+    }
+
     /// Keeps only the first `len` bytes of the value being written.
     pub fn truncate_current(&mut self, len: usize) {
         let start = self.offsets.last().map_or(0, |o| *o as usize);

@@ -50,7 +50,7 @@ const TOP_K_MAX_SIZE: u64 = 0xFF_FFFF;
 const MAX_ALPHA_VALUE: u64 = u32::MAX as u64;
 
 /// One step of the SSE4.2 `crc32` instruction over 8 bytes (CRC-32C, no inversions).
-fn crc32c_u64(mut crc: u32, word: u64) -> u32 {
+pub(crate) fn crc32c_u64(mut crc: u32, word: u64) -> u32 {
     for byte in word.to_le_bytes() {
         crc ^= byte as u32;
         for _ in 0..8 {
