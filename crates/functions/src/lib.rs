@@ -105,6 +105,7 @@ pub mod aggregate;
 pub mod args;
 pub mod combinators;
 mod chains;
+mod matrix_stats;
 pub mod arithmetic;
 mod array_ranked;
 mod array_shuffle;

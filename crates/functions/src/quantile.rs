@@ -56,6 +56,9 @@ enum Kind {
     Exact(ExactPick),
     TDigest,
     ExactWeighted,
+    /// `quantileInterpolatedWeighted`: `quantileExactWeighted`'s state, the result
+    /// interpolated on the weights' cumulative distribution.
+    InterpolatedWeighted,
 }
 
 /// Which element `quantileExact` variants take at level 0.5 (the median) of an even
@@ -66,6 +69,11 @@ enum ExactPick {
     Plain,
     Low,
     High,
+    /// `quantileExactInclusive`: interpolated at `level * (n - 1) + 1` (Excel's
+    /// PERCENTILE.INC), in Float64.
+    Inclusive,
+    /// `quantileExactExclusive`: interpolated at `level * (n + 1)` (PERCENTILE.EXC).
+    Exclusive,
 }
 
 /// The families of this module: name, algorithm, several levels.
@@ -84,6 +92,12 @@ const FAMILIES: &[(&str, Kind, bool)] = &[
     ("quantilesDeterministic", Kind::Deterministic, true),
     ("quantileExactWeighted", Kind::ExactWeighted, false),
     ("quantilesExactWeighted", Kind::ExactWeighted, true),
+    ("quantileExactInclusive", Kind::Exact(ExactPick::Inclusive), false),
+    ("quantilesExactInclusive", Kind::Exact(ExactPick::Inclusive), true),
+    ("quantileExactExclusive", Kind::Exact(ExactPick::Exclusive), false),
+    ("quantilesExactExclusive", Kind::Exact(ExactPick::Exclusive), true),
+    ("quantileInterpolatedWeighted", Kind::InterpolatedWeighted, false),
+    ("quantilesInterpolatedWeighted", Kind::InterpolatedWeighted, true),
 ];
 
 fn kind_of(function: &str) -> Option<Kind> {
@@ -137,6 +151,24 @@ pub(crate) fn quantile_deterministic(params: &[ScalarValue]) -> DfResult<Aggrega
 }
 pub(crate) fn quantiles_deterministic(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantilesDeterministic", params)
+}
+pub(crate) fn quantile_exact_inclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileExactInclusive", params)
+}
+pub(crate) fn quantiles_exact_inclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesExactInclusive", params)
+}
+pub(crate) fn quantile_exact_exclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileExactExclusive", params)
+}
+pub(crate) fn quantiles_exact_exclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesExactExclusive", params)
+}
+pub(crate) fn quantile_interpolated_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileInterpolatedWeighted", params)
+}
+pub(crate) fn quantiles_interpolated_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesInterpolatedWeighted", params)
 }
 pub(crate) fn quantile_exact_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantileExactWeighted", params)
@@ -745,6 +777,74 @@ fn interpolated_decimal<T: Num>(sorted: &[T], level: f64) -> Option<i128> {
     Some(if floor < 0 && !exact { floor + 1 } else { floor })
 }
 
+/// `quantileExactInclusive`/`Exclusive` of sorted `values`: interpolated between the
+/// elements around position `h` (1-based), clamped to the smallest and largest.
+fn interpolated_exact<T: Num>(sorted: &[T], level: f64, pick: ExactPick) -> Option<f64> {
+    let (first, last) = (sorted.first()?, sorted.last()?);
+    let len = sorted.len();
+    let h = match pick {
+        ExactPick::Exclusive => level * (len + 1) as f64,
+        _ => level * (len - 1) as f64 + 1.0,
+    };
+    let n = h as usize;
+    Some(if n >= len {
+        last.to_f64()
+    } else if n < 1 {
+        first.to_f64()
+    } else {
+        let below = sorted[n - 1].to_f64();
+        below + (h - n as f64) * (sorted[n].to_f64() - below)
+    })
+}
+
+/// `quantileInterpolatedWeighted` of (value, weight) pairs sorted by value: each value
+/// sits at the middle of its weight on the cumulative distribution, and the level is
+/// interpolated linearly between the two values around it (ClickHouse's search and
+/// clamping, in Float64).
+fn interpolated_weighted<T: Num>(pairs: &[(T, u64)], sum_weight: f64, level: f64) -> Option<f64> {
+    let size = pairs.len();
+    if size == 0 {
+        return None;
+    }
+    let mut positions = Vec::with_capacity(size);
+    let mut accumulated = 0.0;
+    for (_, w) in pairs {
+        accumulated += *w as f64;
+        positions.push(if sum_weight != 0.0 { (accumulated - 0.5 * *w as f64) / sum_weight } else { *w as f64 });
+    }
+    let mut idx = 0;
+    if size >= 2 {
+        if level >= positions[size - 2] {
+            idx = size - 2;
+        } else {
+            let (mut start, mut end) = (0usize, size - 1);
+            while start <= end {
+                let mid = start + (end - start) / 2;
+                if level > positions[mid + 1] {
+                    start = mid + 1;
+                } else {
+                    idx = mid;
+                    match mid.checked_sub(1) {
+                        Some(e) => end = e,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    let upper = if idx + 1 < size { idx + 1 } else { idx };
+    let (xl, xr) = (positions[idx], positions[upper]);
+    let (mut yl, mut yr) = (pairs[idx].0.to_f64(), pairs[upper].0.to_f64());
+    if level < xl {
+        yr = yl;
+    }
+    if level > xr {
+        yl = yr;
+    }
+    let dx = if xr - xl == 0.0 { 1.0 } else { xr - xl };
+    Some(yl + ((yr - yl) / dx) * (level - xl))
+}
+
 fn sort_values<T: Num>(values: &mut [T]) {
     values.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
 }
@@ -989,7 +1089,7 @@ impl<T: Num> Data<T> {
             Kind::Deterministic => Data::Deterministic(DeterministicSampler::new()),
             Kind::Exact(_) => Data::Exact(Vec::new()),
             Kind::TDigest => Data::TDigest(TDigest::default()),
-            Kind::ExactWeighted => Data::Weighted(HashMap::new()),
+            Kind::ExactWeighted | Kind::InterpolatedWeighted => Data::Weighted(HashMap::new()),
         }
     }
 
@@ -1028,7 +1128,7 @@ impl<T: Num> Data<T> {
                 Data::Exact((0..n).map(|_| T::read(input, elem)).collect::<DfResult<_>>()?)
             }
             Kind::TDigest => Data::TDigest(TDigest::read(input)?),
-            Kind::ExactWeighted => {
+            Kind::ExactWeighted | Kind::InterpolatedWeighted => {
                 let n = get_varuint(input)?;
                 if n.saturating_mul(elem.width() as u64 + 8) > input.len() as u64 {
                     return Err(truncated());
@@ -1110,15 +1210,16 @@ impl Quantile {
     fn element_result(&self, arg: &ChType) -> ChType {
         let own = matches!(arg, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) | ChType::Decimal(..));
         match self.kind {
+            Kind::Exact(ExactPick::Inclusive | ExactPick::Exclusive) => ChType::Float64,
             _ if own => arg.clone(),
             Kind::Reservoir | Kind::Deterministic => ChType::Float64,
             Kind::TDigest => ChType::Float32,
-            Kind::Exact(_) | Kind::ExactWeighted => arg.clone(),
+            Kind::Exact(_) | Kind::ExactWeighted | Kind::InterpolatedWeighted => arg.clone(),
         }
     }
 
     fn result(&self, args: &[FieldRef]) -> DfResult<ChType> {
-        let arity = if matches!(self.kind, Kind::ExactWeighted | Kind::Deterministic) { 2 } else { 1 };
+        let arity = if matches!(self.kind, Kind::ExactWeighted | Kind::InterpolatedWeighted | Kind::Deterministic) { 2 } else { 1 };
         if args.len() != arity {
             let what = if arity == 1 { "single argument" } else { "two arguments" };
             return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Aggregate function {} requires {what}.", self.family)));
@@ -1244,6 +1345,9 @@ impl<T: Num> QuantileAccumulator<T> {
                     Kind::Exact(pick) => pick,
                     _ => ExactPick::Plain,
                 };
+                if matches!(pick, ExactPick::Inclusive | ExactPick::Exclusive) {
+                    return levels.iter().map(|l| interpolated_exact(values, *l, pick).map_or(Answer::Empty, Answer::F64)).collect();
+                }
                 levels
                     .iter()
                     .map(|l| {
@@ -1265,6 +1369,9 @@ impl<T: Num> QuantileAccumulator<T> {
                 let mut pairs: Vec<(T, u64)> = map.values().copied().collect();
                 let sum_weight: f64 = pairs.iter().map(|(_, w)| *w as f64).sum();
                 pairs.sort_unstable_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal));
+                if self.shared.kind == Kind::InterpolatedWeighted {
+                    return levels.iter().map(|l| interpolated_weighted(&pairs, sum_weight, *l).map_or(Answer::Empty, Answer::F64)).collect();
+                }
                 levels
                     .iter()
                     .map(|l| {
@@ -1308,6 +1415,7 @@ impl<T: Num> QuantileAccumulator<T> {
             (Answer::Empty, DataType::Float32) => Ok(ScalarValue::Float32(Some(f32::NAN))),
             (Answer::Empty, _) => raw(0),
             (Answer::F64(f), DataType::Float64) => Ok(ScalarValue::Float64(Some(f))),
+            (Answer::F64(f), DataType::Float32) => Ok(ScalarValue::Float32(Some(f as f32))),
             (Answer::F64(f), _) => raw(f as i128),
             (Answer::Raw(r), _) => raw(r),
             (Answer::F32(f), DataType::Float32) => Ok(ScalarValue::Float32(Some(f))),
@@ -1371,6 +1479,9 @@ impl<T: Num> Accumulator for QuantileAccumulator<T> {
     fn evaluate(&mut self) -> DfResult<ScalarValue> {
         if self.shared.null_when_empty && self.data.is_empty() {
             return Ok(ScalarValue::try_from(&self.shared.target)?);
+        }
+        if self.shared.kind == Kind::Exact(ExactPick::Exclusive) && self.shared.levels.iter().any(|l| *l == 0.0 || *l == 1.0) {
+            return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "QuantileExactExclusive cannot interpolate for the percentiles 1 and 0"));
         }
         let answers = self.answers();
         let values = answers.into_iter().map(|a| self.scalar(a)).collect::<DfResult<Vec<_>>>()?;

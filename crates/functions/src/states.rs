@@ -150,7 +150,7 @@ fn get_arg_value(input: &mut &[u8], dt: &DataType, arg: Option<&ChType>) -> DfRe
 /// The argument whose values a `Generic` state's element `i` holds, where known
 /// (`argMin`/`argMax` keep the value and the key, in argument order).
 fn generic_state_arg<'a>(function: &str, args: &'a [ChType], i: usize) -> Option<&'a ChType> {
-    matches!(crate::combinators::without_params(function), "argMin" | "argMax").then(|| args.get(i)).flatten()
+    matches!(crate::combinators::without_params(function), "argMin" | "argMax" | "argAndMin" | "argAndMax").then(|| args.get(i)).flatten()
 }
 
 fn put_nullable(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
