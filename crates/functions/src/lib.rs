@@ -106,6 +106,7 @@ pub mod args;
 pub mod combinators;
 mod chains;
 mod matrix_stats;
+mod quantile_bfloat16;
 pub mod arithmetic;
 mod array_ranked;
 mod array_shuffle;

@@ -193,7 +193,7 @@ fn build(family: &'static str, params: &[ScalarValue]) -> DfResult<AggregateUDF>
 }
 
 /// The levels given by the parameters, checked as ClickHouse checks them.
-fn levels(family: &str, many: bool, params: &[ScalarValue]) -> DfResult<Vec<f64>> {
+pub(crate) fn levels(family: &str, many: bool, params: &[ScalarValue]) -> DfResult<Vec<f64>> {
     if many && params.is_empty() {
         return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Aggregate function for calculation of multiple quantiles require at least one parameter."));
     }
