@@ -16,3 +16,8 @@ SELECT quantileInterpolatedWeighted(0.3)(x, w) FROM t WHERE x > 100;
 SELECT hex(quantileInterpolatedWeightedState(0.5)(x, w)) FROM t WHERE x < 3;
 SELECT quantileInterpolatedWeightedMerge(0.5)(s) FROM (SELECT g, quantileInterpolatedWeightedState(0.5)(x, w) AS s FROM t GROUP BY g);
 SELECT quantileExactInclusiveIf(0.5)(x, g = 1), quantileInterpolatedWeightedArgMax(0.5)(x, w, g) FROM t;
+
+-- quantileTDigestWeighted: each value a centroid of its weight.
+SELECT quantileTDigestWeighted(0.5)(number, number % 3), quantilesTDigestWeighted(0.1, 0.9)(number, 2), medianTDigestWeighted(toFloat32(number) / 3, 1), toTypeName(quantileTDigestWeighted(number, 1)) FROM numbers(1000);
+SELECT hex(quantileTDigestWeightedState(0.5)(number, number % 3)) FROM numbers(4);
+SELECT number % 3 AS g, quantileTDigestWeighted(0.3)(number * 7, number % 5) FROM numbers(5000) GROUP BY g ORDER BY g;

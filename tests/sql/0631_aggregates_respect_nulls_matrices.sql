@@ -23,3 +23,10 @@ SELECT lttb(3)(toDate('2024-01-01') + number, number * 3 % 7), lttb(2)(toDateTim
 SELECT toTypeName(largestTriangleThreeBuckets(4)(x, f)), largestTriangleThreeBuckets(1)(x, f), largestTriangleThreeBuckets(2)(x, f), largestTriangleThreeBuckets(10)(x, f) FROM t;
 SELECT largestTriangleThreeBuckets(5)(number, sin(number)) FROM numbers(100);
 SELECT largestTriangleThreeBuckets(x, f) FROM t; -- { serverError NUMBER_OF_ARGUMENTS_DOESNT_MATCH }
+
+SELECT singleValueOrNull(x), toTypeName(singleValueOrNull(x)) FROM values('x UInt8', 1, 1, 1);
+SELECT singleValueOrNull(g), singleValueOrNull(s), singleValueOrNull(f) FROM t WHERE s IN ('a', 'd');
+SELECT singleValueOrNull(n), toTypeName(singleValueOrNull(n)), singleValueOrNull(x) FROM t;
+SELECT number % 2 AS g, singleValueOrNull(intDiv(number, 10) + g) FROM numbers(10) GROUP BY g ORDER BY g;
+SELECT singleValueOrNull(number) FROM numbers(0);
+SELECT singleValueOrNull(x) FROM values('x Nullable(String)', 'a', NULL, 'a');

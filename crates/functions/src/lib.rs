@@ -107,6 +107,8 @@ pub mod combinators;
 mod chains;
 mod matrix_stats;
 mod quantile_bfloat16;
+mod quantile_timing;
+mod single_value;
 pub mod arithmetic;
 mod array_ranked;
 mod array_shuffle;

@@ -55,6 +55,8 @@ enum Kind {
     Deterministic,
     Exact(ExactPick),
     TDigest,
+    /// `quantileTDigestWeighted`: each value enters the t-digest as a centroid of its weight.
+    TDigestWeighted,
     ExactWeighted,
     /// `quantileInterpolatedWeighted`: `quantileExactWeighted`'s state, the result
     /// interpolated on the weights' cumulative distribution.
@@ -88,6 +90,8 @@ const FAMILIES: &[(&str, Kind, bool)] = &[
     ("quantilesExactHigh", Kind::Exact(ExactPick::High), true),
     ("quantileTDigest", Kind::TDigest, false),
     ("quantilesTDigest", Kind::TDigest, true),
+    ("quantileTDigestWeighted", Kind::TDigestWeighted, false),
+    ("quantilesTDigestWeighted", Kind::TDigestWeighted, true),
     ("quantileDeterministic", Kind::Deterministic, false),
     ("quantilesDeterministic", Kind::Deterministic, true),
     ("quantileExactWeighted", Kind::ExactWeighted, false),
@@ -170,6 +174,12 @@ pub(crate) fn quantile_interpolated_weighted(params: &[ScalarValue]) -> DfResult
 pub(crate) fn quantiles_interpolated_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantilesInterpolatedWeighted", params)
 }
+pub(crate) fn quantile_tdigest_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileTDigestWeighted", params)
+}
+pub(crate) fn quantiles_tdigest_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesTDigestWeighted", params)
+}
 pub(crate) fn quantile_exact_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantileExactWeighted", params)
 }
@@ -192,8 +202,46 @@ fn build(family: &'static str, params: &[ScalarValue]) -> DfResult<AggregateUDF>
     }))
 }
 
+/// A call of a quantile family kept in a native state (`quantileTiming`,
+/// `quantileBFloat16`, ...): its levels, whether it takes a weight and returns several
+/// levels, and the argument checks those families share.
+#[derive(Debug)]
+pub(crate) struct LevelsCall {
+    pub(crate) name: String,
+    pub(crate) family: &'static str,
+    pub(crate) weighted: bool,
+    pub(crate) many: bool,
+    pub(crate) levels: Vec<f64>,
+}
+
+impl LevelsCall {
+    pub(crate) fn new(family: &'static str, weighted: bool, many: bool, params: &[ScalarValue]) -> DfResult<LevelsCall> {
+        let levels = levels(family, many, params)?;
+        Ok(LevelsCall { name: parametric_name(family, params), family, weighted, many, levels })
+    }
+
+    pub(crate) fn arity(&self) -> crate::args::Arity {
+        crate::args::Arity::exact(if self.weighted { 2 } else { 1 })
+    }
+
+    /// The result type, each level's value being an `element`: checks that the value is
+    /// a number and the weight an integer.
+    pub(crate) fn result(&self, args: &[ChType], element: ChType) -> DfResult<ChType> {
+        if !crate::sample_stats::is_number(&args[0]) || matches!(args[0], ChType::Bool) {
+            return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument for aggregate function {}.", args[0], self.family)));
+        }
+        if self.weighted && !crate::args::is_integer(&args[1].to_arrow()) {
+            return Err(ch_error(
+                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                format!("Second argument (weight) for function {} must be unsigned integer, but it has type {}", self.family, args[1]),
+            ));
+        }
+        Ok(if self.many { ChType::Array(Box::new(element)) } else { element })
+    }
+}
+
 /// The levels given by the parameters, checked as ClickHouse checks them.
-pub(crate) fn levels(family: &str, many: bool, params: &[ScalarValue]) -> DfResult<Vec<f64>> {
+fn levels(family: &str, many: bool, params: &[ScalarValue]) -> DfResult<Vec<f64>> {
     if many && params.is_empty() {
         return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, "Aggregate function for calculation of multiple quantiles require at least one parameter."));
     }
@@ -890,10 +938,15 @@ impl TDigest {
     }
 
     fn add(&mut self, x: f32) {
-        if x.is_nan() {
+        self.add_weighted(x, 1);
+    }
+
+    /// A weight of 0 and NaN are no sample (ClickHouse: they break compression and sorting).
+    fn add_weighted(&mut self, x: f32, weight: u64) {
+        if x.is_nan() || weight == 0 {
             return;
         }
-        self.add_centroid(Centroid { mean: x, count: 1.0 });
+        self.add_centroid(Centroid { mean: x, count: weight as f32 });
     }
 
     fn can_be_merged(l_mean: f64, r_mean: f32) -> bool {
@@ -1088,7 +1141,7 @@ impl<T: Num> Data<T> {
             Kind::Reservoir => Data::Reservoir(Sampler::new()),
             Kind::Deterministic => Data::Deterministic(DeterministicSampler::new()),
             Kind::Exact(_) => Data::Exact(Vec::new()),
-            Kind::TDigest => Data::TDigest(TDigest::default()),
+            Kind::TDigest | Kind::TDigestWeighted => Data::TDigest(TDigest::default()),
             Kind::ExactWeighted | Kind::InterpolatedWeighted => Data::Weighted(HashMap::new()),
         }
     }
@@ -1127,7 +1180,7 @@ impl<T: Num> Data<T> {
                 }
                 Data::Exact((0..n).map(|_| T::read(input, elem)).collect::<DfResult<_>>()?)
             }
-            Kind::TDigest => Data::TDigest(TDigest::read(input)?),
+            Kind::TDigest | Kind::TDigestWeighted => Data::TDigest(TDigest::read(input)?),
             Kind::ExactWeighted | Kind::InterpolatedWeighted => {
                 let n = get_varuint(input)?;
                 if n.saturating_mul(elem.width() as u64 + 8) > input.len() as u64 {
@@ -1213,13 +1266,13 @@ impl Quantile {
             Kind::Exact(ExactPick::Inclusive | ExactPick::Exclusive) => ChType::Float64,
             _ if own => arg.clone(),
             Kind::Reservoir | Kind::Deterministic => ChType::Float64,
-            Kind::TDigest => ChType::Float32,
+            Kind::TDigest | Kind::TDigestWeighted => ChType::Float32,
             Kind::Exact(_) | Kind::ExactWeighted | Kind::InterpolatedWeighted => arg.clone(),
         }
     }
 
     fn result(&self, args: &[FieldRef]) -> DfResult<ChType> {
-        let arity = if matches!(self.kind, Kind::ExactWeighted | Kind::InterpolatedWeighted | Kind::Deterministic) { 2 } else { 1 };
+        let arity = if matches!(self.kind, Kind::ExactWeighted | Kind::InterpolatedWeighted | Kind::TDigestWeighted | Kind::Deterministic) { 2 } else { 1 };
         if args.len() != arity {
             let what = if arity == 1 { "single argument" } else { "two arguments" };
             return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Aggregate function {} requires {what}.", self.family)));
@@ -1227,8 +1280,8 @@ impl Quantile {
         let arg = ch_type_of_field(&args[0]);
         let base = arg.strip_nullable().base().clone();
         let allowed = elem_of(&base).is_some()
-            && !(matches!(self.kind, Kind::TDigest | Kind::Deterministic) && matches!(base, ChType::Decimal(..)))
-            && !(self.kind == Kind::TDigest && WideInt::of(&base).is_some());
+            && !(matches!(self.kind, Kind::TDigest | Kind::TDigestWeighted | Kind::Deterministic) && matches!(base, ChType::Decimal(..)))
+            && !(matches!(self.kind, Kind::TDigest | Kind::TDigestWeighted) && WideInt::of(&base).is_some());
         let illegal = |t: ChType| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument for aggregate function {}.", self.family));
         if !allowed || matches!(base, ChType::Bool) {
             return Err(illegal(arg));
@@ -1442,6 +1495,15 @@ impl<T: Num> Accumulator for QuantileAccumulator<T> {
                 }
             }
             Data::Exact(all) => all.extend(column.into_iter().flatten().filter(|v| !v.is_nan())),
+            Data::TDigest(d) if self.shared.kind == Kind::TDigestWeighted => {
+                let weights = cast(&values[1], &DataType::UInt64)?;
+                let weights = weights.as_primitive::<UInt64Type>();
+                for (i, v) in column.into_iter().enumerate() {
+                    if let (Some(v), false) = (v, weights.is_null(i)) {
+                        d.add_weighted(v.to_f64() as f32, weights.value(i));
+                    }
+                }
+            }
             Data::TDigest(d) => column.into_iter().flatten().for_each(|v| d.add(v.to_f64() as f32)),
             Data::Weighted(map) => {
                 let weights = cast(&values[1], &DataType::UInt64)?;

@@ -15,26 +15,18 @@ use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Float32Type, UInt64Type};
 use datafusion::common::ScalarValue;
-use granary_common::ErrorCode;
 use granary_types::ChType;
 
-use crate::args::{ch_error, Arity, DfResult};
+use crate::args::{Arity, DfResult};
 use crate::native_state::{read_u64, take, NativeState, Spec};
-use crate::sample_stats::is_number;
+use crate::quantile::LevelsCall;
 use crate::states::{get_varuint, put_varuint};
 
 #[derive(Debug)]
-struct BFloat16Spec {
-    name: String,
-    family: &'static str,
-    weighted: bool,
-    many: bool,
-    levels: Vec<f64>,
-}
+struct BFloat16Spec(LevelsCall);
 
 fn spec(family: &'static str, weighted: bool, many: bool, params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
-    let levels = crate::quantile::levels(family, many, params)?;
-    Ok(Arc::new(BFloat16Spec { name: crate::parametric::parametric_name(family, params), family, weighted, many, levels }))
+    Ok(Arc::new(BFloat16Spec(LevelsCall::new(family, weighted, many, params)?)))
 }
 
 pub(crate) fn quantile_bfloat16(params: &[ScalarValue]) -> DfResult<Arc<dyn Spec>> {
@@ -65,26 +57,17 @@ pub(crate) fn quantiles_bfloat16_weighted_family(params: &[ScalarValue]) -> DfRe
 
 impl Spec for BFloat16Spec {
     fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
     fn arity(&self) -> Arity {
-        Arity::exact(if self.weighted { 2 } else { 1 })
+        self.0.arity()
     }
     fn result(&self, args: &[ChType]) -> DfResult<ChType> {
-        if !is_number(&args[0]) || matches!(args[0], ChType::Bool) {
-            return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument for aggregate function {}.", args[0], self.family)));
-        }
-        if self.weighted && !crate::args::is_integer(&args[1].to_arrow()) {
-            return Err(ch_error(
-                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
-                format!("Second argument (weight) for function {} must be unsigned integer, but it has type {}", self.family, args[1]),
-            ));
-        }
-        Ok(if self.many { ChType::Array(Box::new(ChType::Float64)) } else { ChType::Float64 })
+        self.0.result(args, ChType::Float64)
     }
     fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>> {
         self.result(args)?;
-        Ok(Box::new(Histogram { weighted: self.weighted, many: self.many, levels: self.levels.clone(), weights: HashMap::new() }))
+        Ok(Box::new(Histogram { weighted: self.0.weighted, many: self.0.many, levels: self.0.levels.clone(), weights: HashMap::new() }))
     }
 }
 
