@@ -51,6 +51,9 @@ enum Kind {
     Max,
     Any,
     AnyLast,
+    /// `any_respect_nulls`/`anyLast_respect_nulls`: the first/last row's value, NULL included.
+    AnyRespectNulls,
+    AnyLastRespectNulls,
     GroupArray,
     /// `groupBitOr`/`Xor`: the argument's integer type, 0 for no rows.
     Bitwise,
@@ -155,7 +158,9 @@ impl Wrapped {
                 }
                 ChType::Float64
             }
-            Kind::Min | Kind::Max | Kind::Any | Kind::AnyLast => ch_type_of_field(arg).strip_nullable().clone(),
+            Kind::Min | Kind::Max | Kind::Any | Kind::AnyLast | Kind::AnyRespectNulls | Kind::AnyLastRespectNulls => {
+                ch_type_of_field(arg).strip_nullable().clone()
+            }
             Kind::Bitwise | Kind::BitAnd if is_integer(dt) => ch_type_of_field(arg).strip_nullable().clone(),
             Kind::Bitwise | Kind::BitAnd => return Err(illegal_type(self.name, 0, arg)),
         };
@@ -530,6 +535,8 @@ impl AggregateUDFImpl for Wrapped {
 struct ArgMinMax {
     name: &'static str,
     max: bool,
+    /// `argAndMin`/`argAndMax`: the result is the tuple (value, key).
+    with_key: bool,
     signature: Signature,
 }
 
@@ -554,6 +561,7 @@ impl AggregateUDFImpl for ArgMinMax {
         let nullable = arg_fields.iter().any(|f| is_nullable_field(f));
         let t = ch_type_of_field(&arg_fields[0]).strip_nullable().clone();
         let t = if nullable || arg_fields[0].data_type() == &DataType::Null { t.into_nullable() } else { t };
+        let t = if self.with_key { ChType::Tuple(vec![("1".to_string(), t), ("2".to_string(), ch_type_of_field(&arg_fields[1]))]) } else { t };
         Ok(Arc::new(result_field(self.name, &t)))
     }
     fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
@@ -572,6 +580,7 @@ impl AggregateUDFImpl for ArgMinMax {
             key_type: acc_args.expr_fields[1].data_type().clone(),
             fill_default: !nullable,
             unsigned_keys: ch_type_of_field(&acc_args.expr_fields[1]).base() == &ChType::UInt256,
+            with_key: self.with_key.then(|| acc_args.return_field.data_type().clone()),
         }))
     }
 }
@@ -586,6 +595,8 @@ struct ArgAccumulator {
     fill_default: bool,
     /// `UInt256` keys are compared (and kept) as their [`unsigned_order_key`]s.
     unsigned_keys: bool,
+    /// `argAndMin`/`argAndMax`: the result's tuple type.
+    with_key: Option<DataType>,
 }
 
 impl ArgAccumulator {
@@ -648,11 +659,25 @@ impl Accumulator for ArgAccumulator {
         ])
     }
     fn evaluate(&mut self) -> DfResult<ScalarValue> {
-        match &self.value {
-            Some(v) => Ok(v.clone()),
-            None if self.fill_default && self.value_type != DataType::Null => ScalarValue::new_default(&self.value_type),
-            None => ScalarValue::try_from(&self.value_type),
-        }
+        let value = match &self.value {
+            Some(v) => v.clone(),
+            None if self.fill_default && self.value_type != DataType::Null => ScalarValue::new_default(&self.value_type)?,
+            None => ScalarValue::try_from(&self.value_type)?,
+        };
+        let Some(DataType::Struct(fields)) = &self.with_key else { return Ok(value) };
+        let key = match &self.key {
+            Some(k) => UnsignedKeys(self.unsigned_keys).flip_scalars(vec![k.clone()])?.remove(0),
+            None => ScalarValue::new_default(&self.key_type)?,
+        };
+        let columns = [value, key]
+            .into_iter()
+            .zip(fields.iter())
+            .map(|(v, f)| {
+                let v = if &v.data_type() == f.data_type() { v } else { v.cast_to(f.data_type())? };
+                v.to_array()
+            })
+            .collect::<DfResult<Vec<_>>>()?;
+        Ok(ScalarValue::Struct(Arc::new(datafusion::arrow::array::StructArray::try_new(fields.clone(), columns, None)?)))
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self)
@@ -756,12 +781,16 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
         wrapped("max", Kind::Max, min_max::max_udaf()),
         wrapped("any", Kind::Any, first_last::first_value_udaf()),
         wrapped("anyLast", Kind::AnyLast, first_last::last_value_udaf()),
+        wrapped("any_respect_nulls", Kind::AnyRespectNulls, first_last::first_value_udaf()),
+        wrapped("anyLast_respect_nulls", Kind::AnyLastRespectNulls, first_last::last_value_udaf()),
         wrapped("groupArray", Kind::GroupArray, array_agg::array_agg_udaf()),
         wrapped("groupBitAnd", Kind::BitAnd, bit_and_or_xor::bit_and_udaf()),
         wrapped("groupBitOr", Kind::Bitwise, bit_and_or_xor::bit_or_udaf()),
         wrapped("groupBitXor", Kind::Bitwise, bit_and_or_xor::bit_xor_udaf()),
-        AggregateUDF::new_from_impl(ArgMinMax { name: "argMin", max: false, signature: Signature::user_defined(Volatility::Immutable) }),
-        AggregateUDF::new_from_impl(ArgMinMax { name: "argMax", max: true, signature: Signature::user_defined(Volatility::Immutable) }),
+        AggregateUDF::new_from_impl(ArgMinMax { name: "argMin", max: false, with_key: false, signature: Signature::user_defined(Volatility::Immutable) }),
+        AggregateUDF::new_from_impl(ArgMinMax { name: "argMax", max: true, with_key: false, signature: Signature::user_defined(Volatility::Immutable) }),
+        AggregateUDF::new_from_impl(ArgMinMax { name: "argAndMin", max: false, with_key: true, signature: Signature::user_defined(Volatility::Immutable) }),
+        AggregateUDF::new_from_impl(ArgMinMax { name: "argAndMax", max: true, with_key: true, signature: Signature::user_defined(Volatility::Immutable) }),
     ]
     .into_iter()
     .chain(crate::moments::aggregates().into_iter().map(AggregateUDF::new_from_impl))

@@ -187,6 +187,12 @@ pub(crate) fn base_aggregate(name: &str) -> DfResult<Arc<AggregateUDF>> {
     crate::parametric::resolve(name)?.ok_or_else(|| ch_error(ErrorCode::UNKNOWN_AGGREGATE_FUNCTION, format!("Unknown aggregate function {name}")))
 }
 
+/// Whether `name` is a registered aggregate (under its name or an alias), which a
+/// combinator chain may be built on.
+pub(crate) fn is_base_aggregate(name: &str) -> bool {
+    crate::registered().1.iter().any(|f| f.name() == name || f.aliases().iter().any(|a| a == name))
+}
+
 /// The function of an aggregate's name without its parameters (`quantiles(0.5)` ->
 /// `quantiles`): `-Merge` takes states of the same function whatever their parameters,
 /// as ClickHouse does.
@@ -851,6 +857,8 @@ impl Accumulator for CombinedAccumulator {
             Comb::OrNull if !self.seen && !matches!(target, DataType::List(_) | DataType::LargeList(_) | DataType::Map(..)) => {
                 Ok(ScalarValue::try_from(target)?)
             }
+            // DataFusion's default of a map type does not build.
+            Comb::OrNull | Comb::OrDefault if !self.seen && matches!(target, DataType::Map(..)) => crate::chains::map_scalar(target, Vec::new(), Vec::new()),
             Comb::OrNull if !self.seen => ScalarValue::new_default(target),
             Comb::OrDefault if !self.seen => ScalarValue::new_default(target),
             _ => {
@@ -1003,7 +1011,7 @@ impl GroupsAccumulator for StateGroupsAccumulator {
 }
 
 /// Each of `values` as the type at the same position of `types`.
-fn cast_all(values: &[ArrayRef], types: &[DataType]) -> DfResult<Vec<ArrayRef>> {
+pub(crate) fn cast_all(values: &[ArrayRef], types: &[DataType]) -> DfResult<Vec<ArrayRef>> {
     values
         .iter()
         .zip(types)

@@ -112,6 +112,11 @@
 pub mod aggregate;
 pub mod args;
 pub mod combinators;
+mod chains;
+mod matrix_stats;
+mod quantile_bfloat16;
+mod quantile_timing;
+mod single_value;
 pub mod arithmetic;
 mod array_ranked;
 mod array_shuffle;
@@ -366,6 +371,27 @@ fn granary_names() -> &'static HashSet<String> {
         set.extend(aggregates.iter().map(|f| f.name().to_string()));
         set
     })
+}
+
+/// Whether `name` is a registered scalar or aggregate function or an alias of one (the
+/// per-query ones, parametric calls and combinator chains, are not).
+pub(crate) fn is_registered_name(name: &str) -> bool {
+    static NAMES: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            let (scalars, aggregates) = registered();
+            let mut set = HashSet::new();
+            for f in scalars {
+                set.insert(f.name().to_string());
+                set.extend(f.aliases().iter().cloned());
+            }
+            for f in aggregates {
+                set.insert(f.name().to_string());
+                set.extend(f.aliases().iter().cloned());
+            }
+            set
+        })
+        .contains(name)
 }
 
 /// Every Granary UDF and UDAF with its aliases, built once per process: the names

@@ -43,10 +43,18 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("quantilesExactHigh", crate::quantile::quantiles_exact_high),
     ("quantileTDigest", crate::quantile::quantile_tdigest),
     ("quantilesTDigest", crate::quantile::quantiles_tdigest),
+    ("quantileTDigestWeighted", crate::quantile::quantile_tdigest_weighted),
+    ("quantilesTDigestWeighted", crate::quantile::quantiles_tdigest_weighted),
     ("quantileDeterministic", crate::quantile::quantile_deterministic),
     ("quantilesDeterministic", crate::quantile::quantiles_deterministic),
     ("quantileExactWeighted", crate::quantile::quantile_exact_weighted),
     ("quantilesExactWeighted", crate::quantile::quantiles_exact_weighted),
+    ("quantileExactInclusive", crate::quantile::quantile_exact_inclusive),
+    ("quantilesExactInclusive", crate::quantile::quantiles_exact_inclusive),
+    ("quantileExactExclusive", crate::quantile::quantile_exact_exclusive),
+    ("quantilesExactExclusive", crate::quantile::quantiles_exact_exclusive),
+    ("quantileInterpolatedWeighted", crate::quantile::quantile_interpolated_weighted),
+    ("quantilesInterpolatedWeighted", crate::quantile::quantiles_interpolated_weighted),
     ("uniqCombined", crate::uniq_combined::uniq_combined_family),
     ("uniqCombined64", crate::uniq_combined::uniq_combined64_family),
     ("topK", crate::topk::top_k_family),
@@ -61,6 +69,15 @@ pub(crate) const FAMILIES: &[(&str, Factory)] = &[
     ("groupArrayInsertAt", crate::group_arrays::group_array_insert_at_family),
     ("exponentialMovingAverage", crate::sample_stats::exponential_moving_average_family),
     ("histogram", crate::histogram::histogram_family),
+    ("largestTriangleThreeBuckets", crate::matrix_stats::largest_triangle_three_buckets_family),
+    ("quantileBFloat16", crate::quantile_bfloat16::quantile_bfloat16_family),
+    ("quantileTiming", crate::quantile_timing::quantile_timing_family),
+    ("quantilesTiming", crate::quantile_timing::quantiles_timing_family),
+    ("quantileTimingWeighted", crate::quantile_timing::quantile_timing_weighted_family),
+    ("quantilesTimingWeighted", crate::quantile_timing::quantiles_timing_weighted_family),
+    ("quantilesBFloat16", crate::quantile_bfloat16::quantiles_bfloat16_family),
+    ("quantileBFloat16Weighted", crate::quantile_bfloat16::quantile_bfloat16_weighted_family),
+    ("quantilesBFloat16Weighted", crate::quantile_bfloat16::quantiles_bfloat16_weighted_family),
     ("studentTTest", crate::hypothesis_tests::student_t_test_family),
     ("welchTTest", crate::hypothesis_tests::welch_t_test_family),
     ("studentTTestOneSample", crate::hypothesis_tests::student_t_test_one_sample_family),
@@ -84,6 +101,13 @@ pub(crate) const FAMILY_ALIASES: &[(&str, &str)] = &[
     ("medianTDigest", "quantileTDigest"),
     ("medianDeterministic", "quantileDeterministic"),
     ("medianExactWeighted", "quantileExactWeighted"),
+    ("medianInterpolatedWeighted", "quantileInterpolatedWeighted"),
+    ("lttb", "largestTriangleThreeBuckets"),
+    ("medianBFloat16", "quantileBFloat16"),
+    ("medianBFloat16Weighted", "quantileBFloat16Weighted"),
+    ("medianTDigestWeighted", "quantileTDigestWeighted"),
+    ("medianTiming", "quantileTiming"),
+    ("medianTimingWeighted", "quantileTimingWeighted"),
     ("medianExactLow", "quantileExactLow"),
     ("medianExactHigh", "quantileExactHigh"),
 ];
@@ -319,7 +343,14 @@ pub(crate) fn is_family(name: &str) -> bool {
 /// function (`medianState` -> `quantileState`, `quantile` with 0.9 -> `quantile(0.9)`),
 /// checking the parameters; `None` for other functions.
 fn canonical_call_name(name: &str, params: &[ScalarValue]) -> DfResult<Option<String>> {
-    let Some((family, factory, wrapper)) = family_and_wrapper(name) else { return Ok(None) };
+    let Some((family, factory, wrapper)) = family_and_wrapper(name) else {
+        if crate::is_registered_name(name) {
+            return Ok(None);
+        }
+        // A combinator chain (`sumResample(0, 10, 2)`), built once to report bad
+        // parameters where the call is written.
+        return Ok(crate::chains::resolve(name, params)?.map(|_| parametric_name(name, params)));
+    };
     // Builds it once to report bad parameters where the call is written.
     factory(params)?;
     let suffix = wrapper.map_or("", |(s, _)| s);
@@ -337,18 +368,29 @@ pub(crate) fn resolve(name: &str) -> DfResult<Option<Arc<AggregateUDF>>> {
         return Ok(Some(Arc::clone(found)));
     }
     let (function, params_text) = split_params(name);
-    let Some((family, factory, wrapper)) = family_and_wrapper(function) else { return Ok(None) };
+    let family = family_and_wrapper(function);
+    if family.is_none() && (params_text.is_none() && crate::is_registered_name(function) || !crate::chains::is_chain(function)) {
+        return Ok(None);
+    }
     let params = match params_text {
         Some(text) => params_of_text(text)?,
         None => Vec::new(),
     };
-    let base = Arc::new(factory(&params)?);
-    let udaf = match wrapper {
-        None => base,
-        Some((suffix, comb)) => {
-            let with_params = parametric_name("", &params);
-            Arc::new(crate::combinators::wrap(format!("{family}{suffix}{with_params}"), comb, base))
+    let udaf = match family {
+        Some((family, factory, wrapper)) => {
+            let base = Arc::new(factory(&params)?);
+            match wrapper {
+                None => base,
+                Some((suffix, comb)) => {
+                    let with_params = parametric_name("", &params);
+                    Arc::new(crate::combinators::wrap(format!("{family}{suffix}{with_params}"), comb, base))
+                }
+            }
         }
+        None => match crate::chains::resolve(function, &params)? {
+            Some(chain) => chain,
+            None => return Ok(None),
+        },
     };
     let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
     // Names come from queries; past this many distinct ones they are built per call.
@@ -418,7 +460,9 @@ pub fn parametric_aggregates(statement: &Statement) -> granary_common::Result<Ve
     let _ = datafusion::sql::sqlparser::ast::visit_expressions(statement, |expr| {
         if let Expr::Function(function) = expr {
             if let [ObjectNamePart::Identifier(ident)] = function.name.0.as_slice() {
-                if ident.value.contains('(') && !out.iter().any(|f| f.name() == ident.value) {
+                // Names with parameters, and combinator chains the registry does not hold.
+                let made_per_call = ident.value.contains('(') || !crate::is_registered_name(&ident.value);
+                if made_per_call && !out.iter().any(|f| f.name() == ident.value) {
                     match resolve(&ident.value) {
                         Ok(Some(udaf)) => out.push(udaf),
                         Ok(None) => {}

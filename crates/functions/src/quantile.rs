@@ -55,7 +55,12 @@ enum Kind {
     Deterministic,
     Exact(ExactPick),
     TDigest,
+    /// `quantileTDigestWeighted`: each value enters the t-digest as a centroid of its weight.
+    TDigestWeighted,
     ExactWeighted,
+    /// `quantileInterpolatedWeighted`: `quantileExactWeighted`'s state, the result
+    /// interpolated on the weights' cumulative distribution.
+    InterpolatedWeighted,
 }
 
 /// Which element `quantileExact` variants take at level 0.5 (the median) of an even
@@ -66,6 +71,11 @@ enum ExactPick {
     Plain,
     Low,
     High,
+    /// `quantileExactInclusive`: interpolated at `level * (n - 1) + 1` (Excel's
+    /// PERCENTILE.INC), in Float64.
+    Inclusive,
+    /// `quantileExactExclusive`: interpolated at `level * (n + 1)` (PERCENTILE.EXC).
+    Exclusive,
 }
 
 /// The families of this module: name, algorithm, several levels.
@@ -80,10 +90,18 @@ const FAMILIES: &[(&str, Kind, bool)] = &[
     ("quantilesExactHigh", Kind::Exact(ExactPick::High), true),
     ("quantileTDigest", Kind::TDigest, false),
     ("quantilesTDigest", Kind::TDigest, true),
+    ("quantileTDigestWeighted", Kind::TDigestWeighted, false),
+    ("quantilesTDigestWeighted", Kind::TDigestWeighted, true),
     ("quantileDeterministic", Kind::Deterministic, false),
     ("quantilesDeterministic", Kind::Deterministic, true),
     ("quantileExactWeighted", Kind::ExactWeighted, false),
     ("quantilesExactWeighted", Kind::ExactWeighted, true),
+    ("quantileExactInclusive", Kind::Exact(ExactPick::Inclusive), false),
+    ("quantilesExactInclusive", Kind::Exact(ExactPick::Inclusive), true),
+    ("quantileExactExclusive", Kind::Exact(ExactPick::Exclusive), false),
+    ("quantilesExactExclusive", Kind::Exact(ExactPick::Exclusive), true),
+    ("quantileInterpolatedWeighted", Kind::InterpolatedWeighted, false),
+    ("quantilesInterpolatedWeighted", Kind::InterpolatedWeighted, true),
 ];
 
 fn kind_of(function: &str) -> Option<Kind> {
@@ -138,6 +156,30 @@ pub(crate) fn quantile_deterministic(params: &[ScalarValue]) -> DfResult<Aggrega
 pub(crate) fn quantiles_deterministic(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantilesDeterministic", params)
 }
+pub(crate) fn quantile_exact_inclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileExactInclusive", params)
+}
+pub(crate) fn quantiles_exact_inclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesExactInclusive", params)
+}
+pub(crate) fn quantile_exact_exclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileExactExclusive", params)
+}
+pub(crate) fn quantiles_exact_exclusive(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesExactExclusive", params)
+}
+pub(crate) fn quantile_interpolated_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileInterpolatedWeighted", params)
+}
+pub(crate) fn quantiles_interpolated_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesInterpolatedWeighted", params)
+}
+pub(crate) fn quantile_tdigest_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantileTDigestWeighted", params)
+}
+pub(crate) fn quantiles_tdigest_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    build("quantilesTDigestWeighted", params)
+}
 pub(crate) fn quantile_exact_weighted(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
     build("quantileExactWeighted", params)
 }
@@ -158,6 +200,44 @@ fn build(family: &'static str, params: &[ScalarValue]) -> DfResult<AggregateUDF>
         levels: levels.iter().map(|l| l.to_bits()).collect(),
         signature: Signature::user_defined(Volatility::Immutable),
     }))
+}
+
+/// A call of a quantile family kept in a native state (`quantileTiming`,
+/// `quantileBFloat16`, ...): its levels, whether it takes a weight and returns several
+/// levels, and the argument checks those families share.
+#[derive(Debug)]
+pub(crate) struct LevelsCall {
+    pub(crate) name: String,
+    pub(crate) family: &'static str,
+    pub(crate) weighted: bool,
+    pub(crate) many: bool,
+    pub(crate) levels: Vec<f64>,
+}
+
+impl LevelsCall {
+    pub(crate) fn new(family: &'static str, weighted: bool, many: bool, params: &[ScalarValue]) -> DfResult<LevelsCall> {
+        let levels = levels(family, many, params)?;
+        Ok(LevelsCall { name: parametric_name(family, params), family, weighted, many, levels })
+    }
+
+    pub(crate) fn arity(&self) -> crate::args::Arity {
+        crate::args::Arity::exact(if self.weighted { 2 } else { 1 })
+    }
+
+    /// The result type, each level's value being an `element`: checks that the value is
+    /// a number and the weight an integer.
+    pub(crate) fn result(&self, args: &[ChType], element: ChType) -> DfResult<ChType> {
+        if !crate::sample_stats::is_number(&args[0]) || matches!(args[0], ChType::Bool) {
+            return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {} of argument for aggregate function {}.", args[0], self.family)));
+        }
+        if self.weighted && !crate::args::is_integer(&args[1].to_arrow()) {
+            return Err(ch_error(
+                ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT,
+                format!("Second argument (weight) for function {} must be unsigned integer, but it has type {}", self.family, args[1]),
+            ));
+        }
+        Ok(if self.many { ChType::Array(Box::new(element)) } else { element })
+    }
 }
 
 /// The levels given by the parameters, checked as ClickHouse checks them.
@@ -745,6 +825,74 @@ fn interpolated_decimal<T: Num>(sorted: &[T], level: f64) -> Option<i128> {
     Some(if floor < 0 && !exact { floor + 1 } else { floor })
 }
 
+/// `quantileExactInclusive`/`Exclusive` of sorted `values`: interpolated between the
+/// elements around position `h` (1-based), clamped to the smallest and largest.
+fn interpolated_exact<T: Num>(sorted: &[T], level: f64, pick: ExactPick) -> Option<f64> {
+    let (first, last) = (sorted.first()?, sorted.last()?);
+    let len = sorted.len();
+    let h = match pick {
+        ExactPick::Exclusive => level * (len + 1) as f64,
+        _ => level * (len - 1) as f64 + 1.0,
+    };
+    let n = h as usize;
+    Some(if n >= len {
+        last.to_f64()
+    } else if n < 1 {
+        first.to_f64()
+    } else {
+        let below = sorted[n - 1].to_f64();
+        below + (h - n as f64) * (sorted[n].to_f64() - below)
+    })
+}
+
+/// `quantileInterpolatedWeighted` of (value, weight) pairs sorted by value: each value
+/// sits at the middle of its weight on the cumulative distribution, and the level is
+/// interpolated linearly between the two values around it (ClickHouse's search and
+/// clamping, in Float64).
+fn interpolated_weighted<T: Num>(pairs: &[(T, u64)], sum_weight: f64, level: f64) -> Option<f64> {
+    let size = pairs.len();
+    if size == 0 {
+        return None;
+    }
+    let mut positions = Vec::with_capacity(size);
+    let mut accumulated = 0.0;
+    for (_, w) in pairs {
+        accumulated += *w as f64;
+        positions.push(if sum_weight != 0.0 { (accumulated - 0.5 * *w as f64) / sum_weight } else { *w as f64 });
+    }
+    let mut idx = 0;
+    if size >= 2 {
+        if level >= positions[size - 2] {
+            idx = size - 2;
+        } else {
+            let (mut start, mut end) = (0usize, size - 1);
+            while start <= end {
+                let mid = start + (end - start) / 2;
+                if level > positions[mid + 1] {
+                    start = mid + 1;
+                } else {
+                    idx = mid;
+                    match mid.checked_sub(1) {
+                        Some(e) => end = e,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    let upper = if idx + 1 < size { idx + 1 } else { idx };
+    let (xl, xr) = (positions[idx], positions[upper]);
+    let (mut yl, mut yr) = (pairs[idx].0.to_f64(), pairs[upper].0.to_f64());
+    if level < xl {
+        yr = yl;
+    }
+    if level > xr {
+        yl = yr;
+    }
+    let dx = if xr - xl == 0.0 { 1.0 } else { xr - xl };
+    Some(yl + ((yr - yl) / dx) * (level - xl))
+}
+
 fn sort_values<T: Num>(values: &mut [T]) {
     values.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
 }
@@ -790,10 +938,15 @@ impl TDigest {
     }
 
     fn add(&mut self, x: f32) {
-        if x.is_nan() {
+        self.add_weighted(x, 1);
+    }
+
+    /// A weight of 0 and NaN are no sample (ClickHouse: they break compression and sorting).
+    fn add_weighted(&mut self, x: f32, weight: u64) {
+        if x.is_nan() || weight == 0 {
             return;
         }
-        self.add_centroid(Centroid { mean: x, count: 1.0 });
+        self.add_centroid(Centroid { mean: x, count: weight as f32 });
     }
 
     fn can_be_merged(l_mean: f64, r_mean: f32) -> bool {
@@ -988,8 +1141,8 @@ impl<T: Num> Data<T> {
             Kind::Reservoir => Data::Reservoir(Sampler::new()),
             Kind::Deterministic => Data::Deterministic(DeterministicSampler::new()),
             Kind::Exact(_) => Data::Exact(Vec::new()),
-            Kind::TDigest => Data::TDigest(TDigest::default()),
-            Kind::ExactWeighted => Data::Weighted(HashMap::new()),
+            Kind::TDigest | Kind::TDigestWeighted => Data::TDigest(TDigest::default()),
+            Kind::ExactWeighted | Kind::InterpolatedWeighted => Data::Weighted(HashMap::new()),
         }
     }
 
@@ -1027,8 +1180,8 @@ impl<T: Num> Data<T> {
                 }
                 Data::Exact((0..n).map(|_| T::read(input, elem)).collect::<DfResult<_>>()?)
             }
-            Kind::TDigest => Data::TDigest(TDigest::read(input)?),
-            Kind::ExactWeighted => {
+            Kind::TDigest | Kind::TDigestWeighted => Data::TDigest(TDigest::read(input)?),
+            Kind::ExactWeighted | Kind::InterpolatedWeighted => {
                 let n = get_varuint(input)?;
                 if n.saturating_mul(elem.width() as u64 + 8) > input.len() as u64 {
                     return Err(truncated());
@@ -1110,15 +1263,16 @@ impl Quantile {
     fn element_result(&self, arg: &ChType) -> ChType {
         let own = matches!(arg, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) | ChType::Decimal(..));
         match self.kind {
+            Kind::Exact(ExactPick::Inclusive | ExactPick::Exclusive) => ChType::Float64,
             _ if own => arg.clone(),
             Kind::Reservoir | Kind::Deterministic => ChType::Float64,
-            Kind::TDigest => ChType::Float32,
-            Kind::Exact(_) | Kind::ExactWeighted => arg.clone(),
+            Kind::TDigest | Kind::TDigestWeighted => ChType::Float32,
+            Kind::Exact(_) | Kind::ExactWeighted | Kind::InterpolatedWeighted => arg.clone(),
         }
     }
 
     fn result(&self, args: &[FieldRef]) -> DfResult<ChType> {
-        let arity = if matches!(self.kind, Kind::ExactWeighted | Kind::Deterministic) { 2 } else { 1 };
+        let arity = if matches!(self.kind, Kind::ExactWeighted | Kind::InterpolatedWeighted | Kind::TDigestWeighted | Kind::Deterministic) { 2 } else { 1 };
         if args.len() != arity {
             let what = if arity == 1 { "single argument" } else { "two arguments" };
             return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Aggregate function {} requires {what}.", self.family)));
@@ -1126,8 +1280,8 @@ impl Quantile {
         let arg = ch_type_of_field(&args[0]);
         let base = arg.strip_nullable().base().clone();
         let allowed = elem_of(&base).is_some()
-            && !(matches!(self.kind, Kind::TDigest | Kind::Deterministic) && matches!(base, ChType::Decimal(..)))
-            && !(self.kind == Kind::TDigest && WideInt::of(&base).is_some());
+            && !(matches!(self.kind, Kind::TDigest | Kind::TDigestWeighted | Kind::Deterministic) && matches!(base, ChType::Decimal(..)))
+            && !(matches!(self.kind, Kind::TDigest | Kind::TDigestWeighted) && WideInt::of(&base).is_some());
         let illegal = |t: ChType| ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Illegal type {t} of argument for aggregate function {}.", self.family));
         if !allowed || matches!(base, ChType::Bool) {
             return Err(illegal(arg));
@@ -1244,6 +1398,9 @@ impl<T: Num> QuantileAccumulator<T> {
                     Kind::Exact(pick) => pick,
                     _ => ExactPick::Plain,
                 };
+                if matches!(pick, ExactPick::Inclusive | ExactPick::Exclusive) {
+                    return levels.iter().map(|l| interpolated_exact(values, *l, pick).map_or(Answer::Empty, Answer::F64)).collect();
+                }
                 levels
                     .iter()
                     .map(|l| {
@@ -1265,6 +1422,9 @@ impl<T: Num> QuantileAccumulator<T> {
                 let mut pairs: Vec<(T, u64)> = map.values().copied().collect();
                 let sum_weight: f64 = pairs.iter().map(|(_, w)| *w as f64).sum();
                 pairs.sort_unstable_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal));
+                if self.shared.kind == Kind::InterpolatedWeighted {
+                    return levels.iter().map(|l| interpolated_weighted(&pairs, sum_weight, *l).map_or(Answer::Empty, Answer::F64)).collect();
+                }
                 levels
                     .iter()
                     .map(|l| {
@@ -1308,6 +1468,7 @@ impl<T: Num> QuantileAccumulator<T> {
             (Answer::Empty, DataType::Float32) => Ok(ScalarValue::Float32(Some(f32::NAN))),
             (Answer::Empty, _) => raw(0),
             (Answer::F64(f), DataType::Float64) => Ok(ScalarValue::Float64(Some(f))),
+            (Answer::F64(f), DataType::Float32) => Ok(ScalarValue::Float32(Some(f as f32))),
             (Answer::F64(f), _) => raw(f as i128),
             (Answer::Raw(r), _) => raw(r),
             (Answer::F32(f), DataType::Float32) => Ok(ScalarValue::Float32(Some(f))),
@@ -1334,6 +1495,15 @@ impl<T: Num> Accumulator for QuantileAccumulator<T> {
                 }
             }
             Data::Exact(all) => all.extend(column.into_iter().flatten().filter(|v| !v.is_nan())),
+            Data::TDigest(d) if self.shared.kind == Kind::TDigestWeighted => {
+                let weights = cast(&values[1], &DataType::UInt64)?;
+                let weights = weights.as_primitive::<UInt64Type>();
+                for (i, v) in column.into_iter().enumerate() {
+                    if let (Some(v), false) = (v, weights.is_null(i)) {
+                        d.add_weighted(v.to_f64() as f32, weights.value(i));
+                    }
+                }
+            }
             Data::TDigest(d) => column.into_iter().flatten().for_each(|v| d.add(v.to_f64() as f32)),
             Data::Weighted(map) => {
                 let weights = cast(&values[1], &DataType::UInt64)?;
@@ -1371,6 +1541,9 @@ impl<T: Num> Accumulator for QuantileAccumulator<T> {
     fn evaluate(&mut self) -> DfResult<ScalarValue> {
         if self.shared.null_when_empty && self.data.is_empty() {
             return Ok(ScalarValue::try_from(&self.shared.target)?);
+        }
+        if self.shared.kind == Kind::Exact(ExactPick::Exclusive) && self.shared.levels.iter().any(|l| *l == 0.0 || *l == 1.0) {
+            return Err(ch_error(ErrorCode::BAD_ARGUMENTS, "QuantileExactExclusive cannot interpolate for the percentiles 1 and 0"));
         }
         let answers = self.answers();
         let values = answers.into_iter().map(|a| self.scalar(a)).collect::<DfResult<Vec<_>>>()?;

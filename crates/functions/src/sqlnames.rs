@@ -179,6 +179,23 @@ fn rename_lambda_call(ident: &mut Ident, args: &FunctionArguments) -> Result<()>
     Ok(())
 }
 
+/// `any(x) RESPECT NULLS` (and `first_value`, `anyLast`, `last_value`) outside a window
+/// is ClickHouse's `any_respect_nulls(x)` / `anyLast_respect_nulls(x)`.
+fn respect_nulls_to_function(function: &mut Function) {
+    use datafusion::sql::sqlparser::ast::NullTreatment;
+    if !matches!(function.null_treatment, Some(NullTreatment::RespectNulls)) {
+        return;
+    }
+    let [ObjectNamePart::Identifier(ident)] = function.name.0.as_mut_slice() else { return };
+    let renamed = match ident.value.to_ascii_lowercase().as_str() {
+        "any" | "first_value" => "any_respect_nulls",
+        "anylast" | "last_value" => "anyLast_respect_nulls",
+        _ => return,
+    };
+    *ident = Ident::with_quote('"', renamed);
+    function.null_treatment = None;
+}
+
 /// Rewrites the function names of a parsed statement as described above.
 ///
 /// Also turns `SUBSTRING(s, a, b)` / `SUBSTRING(s FROM a FOR b)`, which the parser
@@ -220,6 +237,7 @@ pub fn prepare_function_names(statement: &mut Statement) -> Result<()> {
             eliminate_injective_inside_uniq(function);
             uniq_exact_arguments_as_tuple(function);
             if function.over.is_none() {
+                respect_nulls_to_function(function);
                 // A bad call (`countIf()`) is left for the planner to report.
                 let _ = crate::combinators::rewrite_if_distinct(function, &is_aggregate_name);
                 crate::combinators::give_count_an_argument(function);

@@ -80,7 +80,7 @@ fn take<'a>(input: &mut &'a [u8], n: usize) -> DfResult<&'a [u8]> {
 }
 
 /// A value without its NULL flag: fixed-size little-endian, strings with a VarUInt length.
-fn put_value(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
+pub(crate) fn put_value(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
     match v {
         ScalarValue::Boolean(Some(b)) => out.push(*b as u8),
         ScalarValue::Int8(Some(x)) => out.extend_from_slice(&x.to_le_bytes()),
@@ -150,7 +150,7 @@ fn get_arg_value(input: &mut &[u8], dt: &DataType, arg: Option<&ChType>) -> DfRe
 /// The argument whose values a `Generic` state's element `i` holds, where known
 /// (`argMin`/`argMax` keep the value and the key, in argument order).
 fn generic_state_arg<'a>(function: &str, args: &'a [ChType], i: usize) -> Option<&'a ChType> {
-    matches!(crate::combinators::without_params(function), "argMin" | "argMax").then(|| args.get(i)).flatten()
+    matches!(crate::combinators::without_params(function), "argMin" | "argMax" | "argAndMin" | "argAndMax").then(|| args.get(i)).flatten()
 }
 
 fn put_nullable(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
@@ -163,7 +163,7 @@ fn put_nullable(out: &mut Vec<u8>, v: &ScalarValue) -> DfResult<()> {
     }
 }
 
-fn get_value(input: &mut &[u8], dt: &DataType) -> DfResult<ScalarValue> {
+pub(crate) fn get_value(input: &mut &[u8], dt: &DataType) -> DfResult<ScalarValue> {
     macro_rules! le {
         ($t:ty, $variant:ident) => {{
             let bytes = take(input, std::mem::size_of::<$t>())?;

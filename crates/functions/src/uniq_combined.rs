@@ -57,7 +57,7 @@ const SMALL_SET_SIZE: usize = 16;
 const MEDIUM_INITIAL_DEGREE: u8 = 8;
 
 /// ClickHouse's `intHash32` without salt (the `IntHash32` hasher of its hash tables).
-fn int_hash32(x: u64) -> u32 {
+pub(crate) fn int_hash32(x: u64) -> u32 {
     let mut key = (!x).wrapping_add(x << 18);
     key ^= key.rotate_right(31);
     key = key.wrapping_mul(21);
