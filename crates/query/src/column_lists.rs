@@ -58,8 +58,13 @@ impl AsteriskColumns {
 /// Expands every column list in `query`.
 pub(crate) async fn expand_column_lists(state: &SessionState, query: &mut Query, asterisk: AsteriskColumns) -> Result<()> {
     // A `*` over a table with MATERIALIZED, ALIAS or EPHEMERAL columns is expanded here,
-    // to leave them out: DataFusion's `*` has every column of the table.
-    let hidden_columns = reads_hidden_columns(state, query, asterisk).await;
+    // to leave them out: DataFusion's `*` has every column of the table. The tables are
+    // looked up only for a query with a column list to expand.
+    let hidden_columns = {
+        let mut finder = Finder { withs: Vec::new(), seen: 0, found: None, hidden_columns: true };
+        let _ = walk_mut(query, &mut finder);
+        finder.found.is_some() && reads_hidden_columns(state, query, asterisk).await
+    };
     loop {
         let mut finder = Finder { withs: Vec::new(), seen: 0, found: None, hidden_columns };
         let _ = walk_mut(query, &mut finder);

@@ -131,11 +131,7 @@ pub(crate) async fn plan_insert_expressions(ctx: &QueryContext, table: &Table, t
         return Ok(InsertExpressions::default());
     }
     let columns = &table.meta.columns;
-    let items: Vec<String> = wanted
-        .iter()
-        .map(|(i, expression)| format!("_CAST(({expression}), {})", granary_sql::params::quote_string(&columns[*i].type_name)))
-        .chain(checks.iter().map(|c| format!("({})", c.expression)))
-        .collect();
+    let items = select_items(columns, &wanted, checks.iter().copied());
     let mut planned = plan_over_table(ctx, table, &items).await?;
     let planned_checks = planned.split_off(wanted.len());
     let mut out = InsertExpressions::default();
@@ -174,9 +170,20 @@ enum Planned {
     Query,
 }
 
+/// The SELECT list computing the defaults `wanted` (column, expression), each cast to its
+/// column's type, then the `constraints`.
+fn select_items<'a>(columns: &[ColumnMeta], wanted: &[(usize, &str)], constraints: impl Iterator<Item = &'a ConstraintMeta>) -> Vec<String> {
+    wanted
+        .iter()
+        .map(|(i, expression)| format!("_CAST(({expression}), {})", granary_sql::params::quote_string(&columns[*i].type_name)))
+        .chain(constraints.map(|c| format!("({})", c.expression)))
+        .enumerate()
+        .map(|(i, item)| format!("{item} AS `__insert_expression_{i}`"))
+        .collect()
+}
+
 /// Plans the SELECT-list `items` as one projection over the table.
 async fn plan_over_table(ctx: &QueryContext, table: &Table, items: &[String]) -> Result<Vec<Planned>> {
-    let items: Vec<String> = items.iter().enumerate().map(|(i, item)| format!("{item} AS `__insert_expression_{i}`")).collect();
     let sql = format!(
         "SELECT {} FROM {}.{}",
         items.join(", "),
@@ -254,13 +261,7 @@ pub(crate) async fn check_table_expressions(ctx: &QueryContext, columns: &[Colum
         // A type without a default value here: the expressions are checked at INSERT.
         return Ok(());
     }
-    let items: Vec<String> = wanted
-        .iter()
-        .map(|(i, expression)| format!("_CAST(({expression}), {})", granary_sql::params::quote_string(&columns[*i].type_name)))
-        .chain(constraints.iter().map(|c| format!("({})", c.expression)))
-        .enumerate()
-        .map(|(i, item)| format!("{item} AS `__insert_expression_{i}`"))
-        .collect();
+    let items = select_items(columns, &wanted, constraints.iter());
     let plan = plan_sql(ctx, &format!("SELECT {} FROM ({row})", items.join(", "))).await?;
     let LogicalPlan::Projection(projection) = &plan else { return Ok(()) };
     let mut pending = Vec::with_capacity(wanted.len());
