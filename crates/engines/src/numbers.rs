@@ -1,5 +1,6 @@
-//! `numbers(N)`, `numbers(start, N[, step])`, `numbers_mt(...)` and `system.numbers`:
-//! one `number UInt64` column generated on demand.
+//! `numbers(N)`, `numbers(start, N[, step])`, `numbers_mt(...)`, `system.numbers` and
+//! `generateSeries(start, stop[, step])`:
+//! one `number UInt64` column (`generate_series` for the last) generated on demand.
 //!
 //! Rows are generated lazily batch by batch, so `system.numbers LIMIT 10` touches ten
 //! rows and `numbers(1e9)` never exists in memory at once. A bounded range is split into
@@ -27,8 +28,8 @@ use granary_common::{Error, ErrorCode};
 /// Rows below which splitting into partitions costs more than it saves.
 const MIN_ROWS_PER_PARTITION: u64 = 1 << 16;
 
-fn numbers_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![Field::new("number", DataType::UInt64, false)]))
+fn numbers_schema(column: &str) -> SchemaRef {
+    Arc::new(Schema::new(vec![Field::new(column, DataType::UInt64, false)]))
 }
 
 /// The `numbers` family of tables.
@@ -48,7 +49,12 @@ impl NumbersTable {
     }
 
     pub fn new(start: u64, count: Option<u64>, step: u64) -> Self {
-        NumbersTable { schema: numbers_schema(), start, count, step: step.max(1) }
+        NumbersTable { schema: numbers_schema("number"), start, count, step: step.max(1) }
+    }
+
+    /// The same numbers in a column of another name (`generate_series`).
+    pub fn with_column_name(self, column: &str) -> Self {
+        NumbersTable { schema: numbers_schema(column), ..self }
     }
 
     /// `system.numbers`.
@@ -147,7 +153,7 @@ impl NumbersTable {
         let first_index = first_index.min(end_index).max(0);
         // Only a bounded range gives a bounded table: `system.numbers WHERE number > 5` stays endless.
         let count = if range.hi == ValueRange::ALL.hi && self.count.is_none() { None } else { Some(count as u64) };
-        NumbersTable::new((start + first_index * step) as u64, count, self.step)
+        NumbersTable { schema: self.schema.clone(), ..NumbersTable::new((start + first_index * step) as u64, count, self.step) }
     }
 }
 
@@ -221,8 +227,9 @@ fn is_exact_range(filter: &Expr) -> bool {
     }
 }
 
+/// The table has one column, so any column a pushed-down filter names is it.
 fn is_number_column(expr: &Expr) -> bool {
-    matches!(expr, Expr::Column(column) if column.name == "number")
+    matches!(expr, Expr::Column(_))
 }
 
 fn integer_literal(expr: &Expr) -> Option<i128> {
@@ -279,7 +286,7 @@ pub struct NumbersFunction;
 
 impl TableFunctionImpl for NumbersFunction {
     fn call_with_args(&self, args: TableFunctionArgs) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        let values: Vec<u64> = args.exprs().iter().map(literal_u64).collect::<Result<_, _>>()?;
+        let values: Vec<u64> = args.exprs().iter().map(|expr| literal_u64("numbers", expr)).collect::<Result<_, _>>()?;
         let table = match values.as_slice() {
             [count] => NumbersTable::new(0, Some(*count), 1),
             [start, count] => NumbersTable::new(*start, Some(*count), 1),
@@ -301,9 +308,36 @@ impl TableFunctionImpl for NumbersFunction {
     }
 }
 
-fn literal_u64(expr: &Expr) -> datafusion::common::Result<u64> {
+/// `generateSeries(start, stop[, step])` (alias `generate_series`): the numbers from
+/// `start` to `stop` inclusive, in a column named `generate_series`.
+#[derive(Debug, Default)]
+pub struct GenerateSeriesFunction;
+
+impl TableFunctionImpl for GenerateSeriesFunction {
+    fn call_with_args(&self, args: TableFunctionArgs) -> datafusion::common::Result<Arc<dyn TableProvider>> {
+        let values: Vec<u64> = args.exprs().iter().map(|expr| literal_u64("generateSeries", expr)).collect::<Result<_, _>>()?;
+        let (start, stop, step) = match values.as_slice() {
+            [start, stop] => (*start, *stop, 1),
+            [start, stop, step] => (*start, *stop, *step),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH,
+                    "Table function 'generateSeries' requires 'start, stop' or 'start, stop, step'",
+                )
+                .into())
+            }
+        };
+        if step == 0 {
+            return Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Table function 'generateSeries' requires step to be a non-zero number").into());
+        }
+        let count = if stop < start { 0 } else { (stop - start) / step + 1 };
+        Ok(Arc::new(NumbersTable::new(start, Some(count), step).with_column_name("generate_series")))
+    }
+}
+
+fn literal_u64(function: &str, expr: &Expr) -> datafusion::common::Result<u64> {
     let bad = || -> DataFusionError {
-        Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Table function 'numbers' requires non-negative integer constant arguments, got {expr}")).into()
+        Error::new(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("Table function '{function}' requires non-negative integer constant arguments, got {expr}")).into()
     };
     match expr {
         Expr::Literal(value, _) => match value {
@@ -318,8 +352,8 @@ fn literal_u64(expr: &Expr) -> datafusion::common::Result<u64> {
             ScalarValue::Float64(Some(v)) if *v >= 0.0 && v.fract() == 0.0 => Ok(*v as u64),
             _ => Err(bad()),
         },
-        Expr::Cast(cast) => literal_u64(&cast.expr),
-        Expr::TryCast(cast) => literal_u64(&cast.expr),
+        Expr::Cast(cast) => literal_u64(function, &cast.expr),
+        Expr::TryCast(cast) => literal_u64(function, &cast.expr),
         _ => Err(bad()),
     }
 }

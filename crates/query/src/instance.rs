@@ -15,7 +15,7 @@ use datafusion::execution::{FunctionRegistry, SendableRecordBatchStream};
 use datafusion::prelude::SessionConfig;
 use granary_common::{Error, ErrorCode, QueryProgress, Result, Settings};
 use granary_dictionaries::{DictionaryEngineFactory, DictionaryRegistry, LookupEnv, SourceRunner};
-use granary_engines::numbers::NumbersFunction;
+use granary_engines::numbers::{GenerateSeriesFunction, NumbersFunction};
 use granary_functions::FunctionInfo;
 use granary_storage::{Catalog, EngineRegistry, GranaryCatalogProvider};
 use tokio::sync::mpsc;
@@ -427,6 +427,8 @@ impl Instance {
         granary_functions::register_all(&mut state)?;
         state.register_udtf("numbers", Arc::new(NumbersFunction));
         state.register_udtf("numbers_mt", Arc::new(NumbersFunction));
+        state.register_udtf("generateSeries", Arc::new(GenerateSeriesFunction));
+        state.register_udtf("generate_series", Arc::new(GenerateSeriesFunction));
         granary_io::register(&mut state);
         crate::table_functions::register(&mut state);
         state.register_udtf("dictionary", Arc::new(granary_dictionaries::DictionaryTableFunction { catalog: shared.catalog.clone(), registry: dictionaries.clone() }));
