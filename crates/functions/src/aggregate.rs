@@ -29,7 +29,6 @@ use datafusion::arrow::datatypes::{DataType, Decimal256Type, Field, FieldRef};
 use datafusion::common::{internal_err, DataFusionError, ScalarValue};
 use datafusion::functions_aggregate::{array_agg, average, bit_and_or_xor, count, first_last, min_max, sum};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, ReversedUDAF, Signature, StatisticsArgs,
     Volatility,
@@ -260,7 +259,7 @@ impl Output {
 /// [`unsigned_order_key`]s (which Arrow orders as the unsigned values), and its states
 /// and results are turned back into the values.
 #[derive(Debug, Clone, Copy)]
-struct UnsignedKeys(bool);
+pub(crate) struct UnsignedKeys(pub(crate) bool);
 
 impl UnsignedKeys {
     fn of(kind: Kind, args: &AccumulatorArgs) -> Self {
@@ -269,7 +268,7 @@ impl UnsignedKeys {
     }
 
     /// Flips the first column (the ordered one; the key is its own inverse).
-    fn flip(self, arrays: &[ArrayRef]) -> DfResult<Vec<ArrayRef>> {
+    pub(crate) fn flip(self, arrays: &[ArrayRef]) -> DfResult<Vec<ArrayRef>> {
         let mut out = arrays.to_vec();
         if let Some(first) = out.first_mut().filter(|_| self.0) {
             if let DataType::Decimal256(..) = first.data_type() {
@@ -279,7 +278,7 @@ impl UnsignedKeys {
         Ok(out)
     }
 
-    fn flip_scalars(self, scalars: Vec<ScalarValue>) -> DfResult<Vec<ScalarValue>> {
+    pub(crate) fn flip_scalars(self, scalars: Vec<ScalarValue>) -> DfResult<Vec<ScalarValue>> {
         match scalars.first() {
             Some(ScalarValue::Decimal256(Some(v), p, s)) if self.0 => {
                 let mut out = scalars.clone();
@@ -529,163 +528,6 @@ impl AggregateUDFImpl for Wrapped {
     }
 }
 
-// ---------------------------------------------------------------- argMin / argMax
-
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct ArgMinMax {
-    name: &'static str,
-    max: bool,
-    /// `argAndMin`/`argAndMax`: the result is the tuple (value, key).
-    with_key: bool,
-    signature: Signature,
-}
-
-impl AggregateUDFImpl for ArgMinMax {
-    fn name(&self) -> &str {
-        self.name
-    }
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-    fn coerce_types(&self, arg_types: &[DataType]) -> DfResult<Vec<DataType>> {
-        Ok(granary_types::plain_arguments(arg_types))
-    }
-    fn return_type(&self, arg_types: &[DataType]) -> DfResult<DataType> {
-        match arg_types.first() {
-            Some(t) => Ok(t.clone()),
-            None => internal_err!("argMin needs arguments"),
-        }
-    }
-    fn return_field(&self, arg_fields: &[FieldRef]) -> DfResult<FieldRef> {
-        Arity::exact(2).check(self.name, arg_fields.len())?;
-        let nullable = arg_fields.iter().any(|f| is_nullable_field(f));
-        let t = ch_type_of_field(&arg_fields[0]).strip_nullable().clone();
-        let t = if nullable || arg_fields[0].data_type() == &DataType::Null { t.into_nullable() } else { t };
-        let t = if self.with_key { ChType::Tuple(vec![("1".to_string(), t), ("2".to_string(), ch_type_of_field(&arg_fields[1]))]) } else { t };
-        Ok(Arc::new(result_field(self.name, &t)))
-    }
-    fn state_fields(&self, args: StateFieldsArgs) -> DfResult<Vec<FieldRef>> {
-        Ok(vec![
-            Arc::new(Field::new(format_state_name(args.name, "value"), args.input_fields[0].data_type().clone(), true)),
-            Arc::new(Field::new(format_state_name(args.name, "key"), args.input_fields[1].data_type().clone(), true)),
-        ])
-    }
-    fn accumulator(&self, acc_args: AccumulatorArgs) -> DfResult<Box<dyn Accumulator>> {
-        let nullable = acc_args.expr_fields.iter().any(|f| is_nullable_field(f));
-        Ok(Box::new(ArgAccumulator {
-            max: self.max,
-            value: None,
-            key: None,
-            value_type: acc_args.expr_fields[0].data_type().clone(),
-            key_type: acc_args.expr_fields[1].data_type().clone(),
-            fill_default: !nullable,
-            unsigned_keys: ch_type_of_field(&acc_args.expr_fields[1]).base() == &ChType::UInt256,
-            with_key: self.with_key.then(|| acc_args.return_field.data_type().clone()),
-        }))
-    }
-}
-
-#[derive(Debug)]
-struct ArgAccumulator {
-    max: bool,
-    value: Option<ScalarValue>,
-    key: Option<ScalarValue>,
-    value_type: DataType,
-    key_type: DataType,
-    fill_default: bool,
-    /// `UInt256` keys are compared (and kept) as their [`unsigned_order_key`]s.
-    unsigned_keys: bool,
-    /// `argAndMin`/`argAndMax`: the result's tuple type.
-    with_key: Option<DataType>,
-}
-
-impl ArgAccumulator {
-    /// Folds rows `(values[i], keys[i])` into the best pair, skipping NULL keys; ties
-    /// keep the earlier row.
-    fn fold(&mut self, values: &ArrayRef, keys: &ArrayRef) -> DfResult<()> {
-        if keys.data_type() == &DataType::Null {
-            return Ok(());
-        }
-        let keys = &UnsignedKeys(self.unsigned_keys).flip(std::slice::from_ref(keys))?[0];
-        let cmp = datafusion::arrow::array::make_comparator(keys.as_ref(), keys.as_ref(), Default::default())?;
-        let mut best: Option<usize> = None;
-        for i in 0..keys.len() {
-            if keys.is_null(i) {
-                continue;
-            }
-            best = match best {
-                None => Some(i),
-                Some(b) => {
-                    let ord = cmp(i, b);
-                    let better = if self.max { ord.is_gt() } else { ord.is_lt() };
-                    Some(if better { i } else { b })
-                }
-            };
-        }
-        let Some(i) = best else { return Ok(()) };
-        let key = ScalarValue::try_from_array(keys, i)?;
-        let replace = match &self.key {
-            None => true,
-            Some(current) => match key.partial_cmp(current) {
-                Some(ord) => {
-                    if self.max {
-                        ord.is_gt()
-                    } else {
-                        ord.is_lt()
-                    }
-                }
-                None => false,
-            },
-        };
-        if replace {
-            self.key = Some(key);
-            self.value = Some(ScalarValue::try_from_array(values, i)?);
-        }
-        Ok(())
-    }
-}
-
-impl Accumulator for ArgAccumulator {
-    fn update_batch(&mut self, values: &[ArrayRef]) -> DfResult<()> {
-        self.fold(&values[0], &values[1])
-    }
-    fn merge_batch(&mut self, states: &[ArrayRef]) -> DfResult<()> {
-        self.fold(&states[0], &states[1])
-    }
-    fn state(&mut self) -> DfResult<Vec<ScalarValue>> {
-        Ok(vec![
-            self.value.clone().map_or_else(|| ScalarValue::try_from(&self.value_type), Ok)?,
-            UnsignedKeys(self.unsigned_keys).flip_scalars(vec![self.key.clone().map_or_else(|| ScalarValue::try_from(&self.key_type), Ok)?])?.remove(0),
-        ])
-    }
-    fn evaluate(&mut self) -> DfResult<ScalarValue> {
-        let value = match &self.value {
-            Some(v) => v.clone(),
-            None if self.fill_default && self.value_type != DataType::Null => ScalarValue::new_default(&self.value_type)?,
-            None => ScalarValue::try_from(&self.value_type)?,
-        };
-        let Some(DataType::Struct(fields)) = &self.with_key else { return Ok(value) };
-        let key = match &self.key {
-            Some(k) => UnsignedKeys(self.unsigned_keys).flip_scalars(vec![k.clone()])?.remove(0),
-            None => ScalarValue::new_default(&self.key_type)?,
-        };
-        let columns = [value, key]
-            .into_iter()
-            .zip(fields.iter())
-            .map(|(v, f)| {
-                let v = if &v.data_type() == f.data_type() { v } else { v.cast_to(f.data_type())? };
-                v.to_array()
-            })
-            .collect::<DfResult<Vec<_>>>()?;
-        Ok(ScalarValue::Struct(Arc::new(datafusion::arrow::array::StructArray::try_new(fields.clone(), columns, None)?)))
-    }
-    fn size(&self) -> usize {
-        std::mem::size_of_val(self)
-            + self.value.as_ref().map_or(0, |v| v.size())
-            + self.key.as_ref().map_or(0, |v| v.size())
-    }
-}
-
 /// `sum` of floats without GROUP BY, added up in ClickHouse's order so the rounding is
 /// the same (`sum(0.1)` over ten rows is 0.9999999999999999, where Arrow's lane-wise
 /// kernel says 1): in each block, element `i` goes to the running partial sum `i % 16`
@@ -787,10 +629,10 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
         wrapped("groupBitAnd", Kind::BitAnd, bit_and_or_xor::bit_and_udaf()),
         wrapped("groupBitOr", Kind::Bitwise, bit_and_or_xor::bit_or_udaf()),
         wrapped("groupBitXor", Kind::Bitwise, bit_and_or_xor::bit_xor_udaf()),
-        AggregateUDF::new_from_impl(ArgMinMax { name: "argMin", max: false, with_key: false, signature: Signature::user_defined(Volatility::Immutable) }),
-        AggregateUDF::new_from_impl(ArgMinMax { name: "argMax", max: true, with_key: false, signature: Signature::user_defined(Volatility::Immutable) }),
-        AggregateUDF::new_from_impl(ArgMinMax { name: "argAndMin", max: false, with_key: true, signature: Signature::user_defined(Volatility::Immutable) }),
-        AggregateUDF::new_from_impl(ArgMinMax { name: "argAndMax", max: true, with_key: true, signature: Signature::user_defined(Volatility::Immutable) }),
+        crate::arg_min_max::udaf("argMin", false, false),
+        crate::arg_min_max::udaf("argMax", true, false),
+        crate::arg_min_max::udaf("argAndMin", false, true),
+        crate::arg_min_max::udaf("argAndMax", true, true),
     ]
     .into_iter()
     .chain(crate::moments::aggregates().into_iter().map(AggregateUDF::new_from_impl))

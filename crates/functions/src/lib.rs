@@ -110,6 +110,7 @@
 //! * The server time zone is `datafusion.execution.time_zone` (else `TZ`, else UTC).
 
 pub mod aggregate;
+mod arg_min_max;
 pub mod args;
 pub mod combinators;
 mod chains;
