@@ -229,6 +229,40 @@ impl<'de> serde::Deserialize<'de> for Ordered {
     }
 }
 
+/// The objects of a JSONEachRow sample as ClickHouse reads them: separated by any
+/// whitespace or commas (one per line, several on a line, or one spread over lines),
+/// optionally inside `[` ... `]`. With `complete_only` the sample was cut at a size
+/// limit, so an object the cut truncates ends the rows instead of being an error.
+fn json_objects(data: &[u8], complete_only: bool) -> impl Iterator<Item = std::result::Result<Ordered, serde_json::Error>> + '_ {
+    let skip = |mut pos: usize| {
+        while pos < data.len() && (data[pos].is_ascii_whitespace() || data[pos] == b',') {
+            pos += 1;
+        }
+        pos
+    };
+    let mut pos = skip(0);
+    if data.get(pos) == Some(&b'[') {
+        pos += 1;
+    }
+    std::iter::from_fn(move || {
+        pos = skip(pos);
+        if pos >= data.len() || data[pos] == b']' {
+            return None;
+        }
+        let mut stream = serde_json::Deserializer::from_slice(&data[pos..]).into_iter::<Ordered>();
+        let row = stream.next()?;
+        pos += stream.byte_offset();
+        match row {
+            Err(e) if e.is_eof() && complete_only => None,
+            Err(e) => {
+                pos = data.len();
+                Some(Err(e))
+            }
+            ok => Some(ok),
+        }
+    })
+}
+
 /// Reads the sample: whole lines up to the row and byte limits.
 fn sample(reader: &mut dyn Read, max_rows: usize, max_bytes: usize) -> std::io::Result<Vec<u8>> {
     let mut buf = Vec::new();
@@ -400,16 +434,8 @@ pub fn infer_text(format: &str, reader: &mut dyn Read, settings: &Settings, sour
     if matches!(format, "JSONEachRow" | "JSONLines" | "NDJSON") {
         let mut columns: Vec<(String, Guess)> = Vec::new();
         let text = String::from_utf8_lossy(&data);
-        let mut lines: Vec<&str> = text.split('\n').collect();
-        if complete_only {
-            lines.pop();
-        }
-        for line in lines.into_iter().map(str::trim).filter(|l| !l.is_empty()).take(max_rows) {
-            let line = line.trim_end_matches(',');
-            if line == "[" || line == "]" {
-                continue;
-            }
-            let Ordered(map) = serde_json::from_str(line).map_err(|e| cannot(&format!("Cannot parse JSON object: {e}")))?;
+        for row in json_objects(text.as_bytes(), complete_only).take(max_rows) {
+            let Ordered(map) = row.map_err(|e| cannot(&format!("Cannot parse JSON object: {e}")))?;
             for (name, v) in map {
                 let g = rules.json(&v);
                 match columns.iter_mut().find(|(n, _)| *n == name) {
