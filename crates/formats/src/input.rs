@@ -24,6 +24,7 @@ pub mod json_document;
 pub mod lines;
 pub mod native;
 pub mod parquet;
+pub mod regexp;
 pub(crate) mod rows;
 pub mod rowbinary;
 pub mod tskv;

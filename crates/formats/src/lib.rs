@@ -147,6 +147,8 @@ pub struct FormatSettings {
     pub sql_insert: SqlInsertSettings,
     /// `format_custom_*`: the `CustomSeparated` formats.
     pub custom: CustomSettings,
+    /// `format_regexp*`: the `Regexp` input format.
+    pub regexp: RegexpSettings,
 }
 
 /// What the `SQLInsert` output writes around the values.
@@ -158,6 +160,17 @@ pub struct SqlInsertSettings {
     pub quote_names: bool,
     /// Rows per statement.
     pub max_batch_size: u64,
+}
+
+/// The settings of the `Regexp` input format.
+#[derive(Debug, Clone)]
+pub struct RegexpSettings {
+    /// `format_regexp`, as written.
+    pub pattern: String,
+    /// `format_regexp_escaping_rule`, as written.
+    pub escaping_rule: String,
+    /// `format_regexp_skip_unmatched`.
+    pub skip_unmatched: bool,
 }
 
 /// The delimiters and escaping rule of the `CustomSeparated` formats.
@@ -286,6 +299,11 @@ impl FormatSettings {
                 use_replace: reader.flag("output_format_sql_insert_use_replace", false),
                 quote_names: reader.flag("output_format_sql_insert_quote_names", true),
                 max_batch_size: reader.number("output_format_sql_insert_max_batch_size", 65409),
+            },
+            regexp: RegexpSettings {
+                pattern: reader.get_str("format_regexp").to_string(),
+                escaping_rule: reader.get("format_regexp_escaping_rule").unwrap_or("Raw").to_string(),
+                skip_unmatched: reader.flag("format_regexp_skip_unmatched", false),
             },
             custom: CustomSettings {
                 escaping_rule: reader.get("format_custom_escaping_rule").unwrap_or("Escaped").to_string(),
@@ -464,6 +482,7 @@ const INPUT_FORMATS: &[&str] = &[
     "JSONColumnsWithMetadata",
     "JSONAsString",
     "LineAsString",
+    "Regexp",
     "RawBLOB",
     "Values",
     "Parquet",
@@ -590,6 +609,7 @@ pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSetti
         "JSONCompactColumns" => Box::new(JsonColumnsInput::new(schema, true, settings)?),
         "JSONAsString" => Box::new(JsonAsStringInput::new(schema, settings)?),
         "LineAsString" => Box::new(LineAsStringInput::new(schema, settings)?),
+        "Regexp" => Box::new(crate::input::regexp::RegexpInput::new(schema, settings)?),
         "RawBLOB" => Box::new(RawBlobInput::new(schema, settings)?),
         "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),

@@ -729,10 +729,15 @@ fn infer_more(
             }
             typed(columns.0)
         }
-        "CustomSeparated" | "CustomSeparatedWithNames" | "CustomSeparatedWithNamesAndTypes" => {
+        "CustomSeparated" | "CustomSeparatedWithNames" | "CustomSeparatedWithNamesAndTypes" | "Regexp" => {
             let format_settings = granary_formats::FormatSettings::from_settings(settings, chrono_tz::Tz::UTC);
-            let rule = granary_formats::input::custom::custom_escaping_rule(&format_settings)?;
-            let mut rows = granary_formats::input::custom::custom_separated_fields(data, &format_settings, !complete_only)?.into_iter();
+            let (rule, rows) = if format == "Regexp" {
+                granary_formats::input::regexp::regexp_fields(data, &format_settings, !complete_only)?
+            } else {
+                let rule = granary_formats::input::custom::custom_escaping_rule(&format_settings)?;
+                (rule, granary_formats::input::custom::custom_separated_fields(data, &format_settings, !complete_only)?)
+            };
+            let mut rows = rows.into_iter();
             let decode = |field: &[u8]| -> (Option<String>, Guess) { custom_field_guess(rule, field, rules) };
             let names: Option<Vec<String>> = format.contains("WithNames").then(|| rows.next().unwrap_or_default().iter().map(|f| decode(f).0.unwrap_or_default()).collect());
             let types = if format.ends_with("AndTypes") {

@@ -382,46 +382,47 @@ impl CustomRows {
         }
         Ok(())
     }
+}
 
-    fn read_value(&self, builder: &mut ColumnBuilder, text: &[u8], scratch: &mut Vec<u8>) -> Result<()> {
-        match self.rule {
-            EscapingRule::Escaped | EscapingRule::Raw if text == b"\\N" => builder.append_null(),
-            EscapingRule::Escaped if memchr::memchr(b'\\', text).is_some() && !matches!(builder.ch_type().base(), ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..)) => {
-                scratch.clear();
-                unescape_tsv(text, scratch);
-                builder.parse_text(scratch)
-            }
-            EscapingRule::Escaped | EscapingRule::Raw => builder.parse_text(text),
-            EscapingRule::Csv => {
-                let quoted = matches!(text.first(), Some(b'"' | b'\''));
-                if quoted {
-                    builder.parse_text(&unquote_csv(text))
-                } else if text == b"\\N" {
-                    builder.append_null()
-                } else if text.is_empty() {
-                    builder.append_default()
-                } else {
-                    builder.parse_text(text)
-                }
-            }
-            EscapingRule::Quoted | EscapingRule::Json => {
-                let mut pos = 0;
-                if self.rule == EscapingRule::Json {
-                    builder.parse_json(text, &mut pos, scratch)?;
-                } else {
-                    builder.parse_quoted(text, &mut pos, scratch)?;
-                }
-                skip_ws(text, &mut pos);
-                if pos != text.len() {
-                    return Err(Error::new(
-                        ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED,
-                        format!("Cannot parse input: unexpected data after the value: '{}'", shorten(&text[pos..])),
-                    ));
-                }
-                Ok(())
-            }
-            EscapingRule::Xml | EscapingRule::None => Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Cannot read value with XML escaping rule")),
+/// Reads one field's text `text` into `builder` by the escaping rule `rule`.
+pub(crate) fn read_value(rule: EscapingRule, builder: &mut ColumnBuilder, text: &[u8], scratch: &mut Vec<u8>) -> Result<()> {
+    match rule {
+        EscapingRule::Escaped | EscapingRule::Raw if text == b"\\N" => builder.append_null(),
+        EscapingRule::Escaped if memchr::memchr(b'\\', text).is_some() && !matches!(builder.ch_type().base(), ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..)) => {
+            scratch.clear();
+            unescape_tsv(text, scratch);
+            builder.parse_text(scratch)
         }
+        EscapingRule::Escaped | EscapingRule::Raw => builder.parse_text(text),
+        EscapingRule::Csv => {
+            let quoted = matches!(text.first(), Some(b'"' | b'\''));
+            if quoted {
+                builder.parse_text(&unquote_csv(text))
+            } else if text == b"\\N" {
+                builder.append_null()
+            } else if text.is_empty() {
+                builder.append_default()
+            } else {
+                builder.parse_text(text)
+            }
+        }
+        EscapingRule::Quoted | EscapingRule::Json => {
+            let mut pos = 0;
+            if rule == EscapingRule::Json {
+                builder.parse_json(text, &mut pos, scratch)?;
+            } else {
+                builder.parse_quoted(text, &mut pos, scratch)?;
+            }
+            skip_ws(text, &mut pos);
+            if pos != text.len() {
+                return Err(Error::new(
+                    ErrorCode::CANNOT_PARSE_INPUT_ASSERTION_FAILED,
+                    format!("Cannot parse input: unexpected data after the value: '{}'", shorten(&text[pos..])),
+                ));
+            }
+            Ok(())
+        }
+        EscapingRule::Xml | EscapingRule::None => Err(Error::new(ErrorCode::BAD_ARGUMENTS, "Cannot read value with XML escaping rule")),
     }
 }
 
@@ -499,7 +500,7 @@ impl RowFormat for CustomRows {
         for (index, (start, end)) in fields.iter().enumerate() {
             let Some(column) = self.positions[index] else { continue };
             seen[column] = true;
-            if let Err(e) = self.read_value(&mut block.builders[column], &row[*start..*end], &mut scratch) {
+            if let Err(e) = read_value(self.rule, &mut block.builders[column], &row[*start..*end], &mut scratch) {
                 result = Err(block.column_error(e, column));
                 break;
             }
