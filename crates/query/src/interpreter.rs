@@ -263,6 +263,44 @@ async fn run_statement(
             }
             Outcome::Done
         }
+        Statement::DetachTable { name, if_exists, permanently } => {
+            let db = database_of(ctx, &name);
+            forbid_system(&db, "detach")?;
+            let table = match instance.catalog().detach_table(&db, &name.table, permanently) {
+                Err(e) if if_exists && e.code() == ErrorCode::UNKNOWN_TABLE => return Ok(Outcome::Done),
+                other => other?,
+            };
+            close_detached(&table).await;
+            Outcome::Done
+        }
+        Statement::AttachTable { name, if_not_exists } => {
+            let db = database_of(ctx, &name);
+            forbid_system(&db, "attach")?;
+            instance.catalog().attach_table(&db, &name.table, if_not_exists)?;
+            Outcome::Done
+        }
+        Statement::DetachDatabase { name, if_exists, permanently } => {
+            forbid_system(&name, "detach")?;
+            if permanently {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "DETACH PERMANENTLY is not implemented for databases"));
+            }
+            let tables = match instance.catalog().detach_database(&name) {
+                Err(e) if if_exists && e.code() == ErrorCode::UNKNOWN_DATABASE => return Ok(Outcome::Done),
+                other => other?,
+            };
+            for table in tables {
+                close_detached(&table).await;
+            }
+            if session.current_database == name {
+                session.current_database = "default".into();
+            }
+            Outcome::Done
+        }
+        Statement::AttachDatabase { name, if_not_exists } => {
+            forbid_system(&name, "attach")?;
+            instance.catalog().attach_database(&name, if_not_exists)?;
+            Outcome::Done
+        }
         Statement::RenameDatabase { from, to } => {
             forbid_system(&from, "rename")?;
             forbid_system(&to, "rename")?;
@@ -1307,8 +1345,8 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
     // A temporary table belongs to no database (its metadata's database is empty).
     let database = if create.temporary { String::new() } else { database_of(ctx, &create.name) };
     forbid_system(&database, "create")?;
-    if create.or_replace {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CREATE OR REPLACE TABLE is not supported yet"));
+    if create.or_replace && !create.temporary {
+        return Box::pin(create_or_replace_table(instance, ctx, session, create, database)).await;
     }
     if create.temporary && create.if_not_exists && session.temporary_tables.get(&create.name.table).is_some() {
         return Ok(());
@@ -1389,6 +1427,44 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
         }
     }
     Ok(())
+}
+
+/// Stops a detached table's engine: a Buffer writes what it holds first (its rows live
+/// only in memory), then background work stops. The table is already out of the catalog,
+/// so a failure is logged, not returned.
+async fn close_detached(table: &granary_storage::Table) {
+    if table.engine.engine_name() == "Buffer" {
+        if let Err(e) = table.engine.optimize(granary_storage::OptimizeRequest::default()).await {
+            tracing::error!(target: "StorageBuffer", "Cannot flush {}.{}: {}", table.meta.database, table.meta.name, e.message());
+        }
+    }
+    if let Err(e) = table.engine.close().await {
+        tracing::error!("Cannot close detached table {}.{}: {}", table.meta.database, table.meta.name, e.message());
+    }
+}
+
+/// CREATE OR REPLACE TABLE / REPLACE TABLE, as ClickHouse does it: the new table is
+/// created (and filled) under a temporary name, then exchanged with the old one, which is
+/// dropped. Until the exchange the old table is untouched, so a failing CREATE or SELECT
+/// leaves it as it was.
+async fn create_or_replace_table(instance: &Instance, ctx: &QueryContext, session: &Session, mut create: CreateTable, database: String) -> Result<()> {
+    let name = create.name.table.clone();
+    let exists = instance.catalog().require_database(&database)?.table(&name).is_some();
+    create.or_replace = false;
+    if !exists {
+        if create.replace_only {
+            return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table `{database}`.`{name}` doesn't exist")));
+        }
+        return create_table(instance, ctx, session, create).await;
+    }
+    let temporary_name = format!("_tmp_replace_{}", uuid::Uuid::new_v4().simple());
+    create.name = TableName { database: Some(database.clone()), table: temporary_name.clone() };
+    create_table(instance, ctx, session, create).await?;
+    if let Err(e) = instance.catalog().exchange_tables((&database, &temporary_name), (&database, &name)) {
+        let _ = instance.catalog().drop_table(&database, &temporary_name, true).await;
+        return Err(e);
+    }
+    instance.catalog().drop_table(&database, &temporary_name, false).await
 }
 
 /// The engine of CREATE [TEMPORARY] TABLE without `ENGINE =`: `default_table_engine`
