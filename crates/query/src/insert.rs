@@ -54,6 +54,9 @@ pub(crate) async fn run_insert(
             if database == "system" {
                 return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Cannot insert into tables of the system database"));
             }
+            if name.database.is_some() {
+                granary_storage::temporary::prefer_regular(&name.table);
+            }
             let table = ctx.catalog.table(&database, &name.table)?;
             // A File/URL/S3 table with PARTITION BY writes as INSERT INTO FUNCTION does.
             if let Some((function, args)) = granary_io::engines::partitioned_insert_function(&table.meta, &table.schema())? {

@@ -1013,6 +1013,13 @@ async fn run_sql(ctx: &QueryContext, sql: &str) -> Result<SendableRecordBatchStr
 
 async fn check_table_references(ctx: &QueryContext, statement: &DFStatement) -> Result<()> {
     let references = ctx.state.resolve_table_references(statement)?;
+    for reference in &references {
+        if let (Some(_), table) = (reference.schema(), reference.table()) {
+            if !references.iter().any(|r| r.schema().is_none() && r.table() == table) {
+                granary_storage::temporary::prefer_regular(table);
+            }
+        }
+    }
     for reference in references {
         let (database, table) = match &reference {
             TableReference::Bare { table } => {
