@@ -840,6 +840,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         Some(crate::totals::TotalsSource::UnionBranch(position, source)) => crate::totals::plan_union_totals(&plan, position, &source)?,
         None => None,
     };
+    let plan = crate::joins::name_qualified_join_columns(plan)?;
     Ok((plan, totals))
 }
 
