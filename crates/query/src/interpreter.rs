@@ -749,6 +749,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     }
     // After the views: the tables they read are filtered too.
     crate::row_policies::apply_row_policies(ctx, &mut query)?;
+    // After the views and policies: the tables they read compute their ALIAS columns too.
+    crate::alias_columns::expand_alias_columns(ctx, &mut query)?;
     let mut inner = ast::Statement::Query(query);
     ctx.sql_functions.expand(&mut inner)?;
     if crate::get_setting::inline_get_setting(&mut inner, ctx)? {
@@ -850,6 +852,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
 pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
     let optimized = crate::unnest::restore_element_types(ctx.state.optimize(plan)?)?;
     record_scans(ctx, &optimized);
+    check_ephemeral_reads(&optimized)?;
     let physical = ctx.state.query_planner().create_physical_plan(&optimized, &*ctx.state).await?;
     Ok(without_views(physical)?)
 }
@@ -927,6 +930,29 @@ fn record_scans(ctx: &QueryContext, plan: &LogicalPlan) {
         }
         Ok(TreeNodeRecursion::Continue)
     });
+}
+
+/// An EPHEMERAL column exists only for the DEFAULTs of an INSERT: ClickHouse has no
+/// such column to read. Its table stores the type's default for it, so a scan (after
+/// projection pushdown: exactly the columns read) that reads one is refused.
+fn check_ephemeral_reads(plan: &LogicalPlan) -> Result<()> {
+    use datafusion::common::tree_node::TreeNodeRecursion;
+    let mut error = None;
+    let _ = plan.apply_with_subqueries(|node| {
+        let LogicalPlan::TableScan(scan) = node else { return Ok(TreeNodeRecursion::Continue) };
+        let Ok(provider) = datafusion::datasource::source_as_provider(&scan.source) else { return Ok(TreeNodeRecursion::Continue) };
+        let Some(table) = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<granary_storage::EngineTableProvider>() else {
+            return Ok(TreeNodeRecursion::Continue);
+        };
+        let columns = &table.table().meta.columns;
+        let read = scan.projection.clone().unwrap_or_else(|| (0..columns.len()).collect());
+        if let Some(column) = read.iter().filter_map(|&i| columns.get(i)).find(|c| c.kind() == granary_storage::ColumnKind::Ephemeral) {
+            error = Some(Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("There is no column or subcolumn {} in table.", column.name)));
+            return Ok(TreeNodeRecursion::Stop);
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    error.map_or(Ok(()), Err)
 }
 
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
