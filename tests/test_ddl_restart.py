@@ -66,6 +66,14 @@ def test_create_or_replace_keeps_the_old_table_when_the_select_fails():
             assert tables(server) == "r\n"
             server.query("CREATE OR REPLACE TABLE dd.r ENGINE = MergeTree ORDER BY a AS SELECT a + 10 AS a, 'x' AS b FROM dd.r")
             assert server.query("SELECT * FROM dd.r ORDER BY a") == "11\tx\n12\tx\n"
+            # A session's temporary table is replaced the same way (ClickHouse itself leaves
+            # the new, empty table when the SELECT fails).
+            session = {"session_id": "replace-temporary"}
+            server.query("CREATE TEMPORARY TABLE tt (a UInt8)", **session)
+            server.query("INSERT INTO tt VALUES (7)", **session)
+            failing_temporary = "CREATE OR REPLACE TEMPORARY TABLE tt ENGINE = Memory AS SELECT throwIf(1) AS c"
+            assert error_code(server.request(failing_temporary, params=session)) == "395"
+            assert server.query("SELECT * FROM tt", **session) == "7\n"
             server.stop(9)
             server.start()
             assert tables(server) == "r\n"

@@ -1438,8 +1438,14 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
             .map(|i| granary_storage::IndexMeta { name: i.name.clone(), expr: i.expr.clone(), type_full: i.type_full.clone(), granularity: i.granularity })
             .collect(),
     };
+    // CREATE OR REPLACE TEMPORARY TABLE: the session's old table is put back should the
+    // new one fail to fill, and dropped once it is filled.
+    let mut replaced = None;
     let table = if create.temporary {
         let table = instance.catalog().open_temporary(meta)?;
+        if create.or_replace {
+            replaced = session.temporary_tables.remove(&create.name.table);
+        }
         if !session.temporary_tables.insert(table.clone()) {
             return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Temporary table {} already exists", create.name.table)));
         }
@@ -1449,16 +1455,25 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
         table
     };
     if let Some(plan) = select_plan {
-        let stream = execute_plan(ctx, &plan).await?;
-        if let Err(e) = insert::insert_stream(ctx, &table, &[], stream).await {
+        let filled = match execute_plan(ctx, &plan).await {
+            Ok(stream) => insert::insert_stream(ctx, &table, &[], stream).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = filled {
             // CREATE ... AS SELECT is one statement: a failed fill leaves no table behind.
             if create.temporary {
                 session.temporary_tables.remove(&create.name.table);
+                if let Some(old) = replaced {
+                    session.temporary_tables.insert(old);
+                }
             } else {
                 let _ = instance.catalog().drop_table(&database, &create.name.table, true).await;
             }
             return Err(e);
         }
+    }
+    if let Some(old) = replaced {
+        old.engine.drop_data().await?;
     }
     Ok(())
 }
