@@ -29,6 +29,8 @@ def test_temporary_tables_belong_to_their_session(server):
         assert server.query("SELECT sum(x) FROM shared_name", **first) == "5\n"
         assert server.query("SELECT sum(x) FROM shared_name", **second) == "1\n"
         assert server.query("SELECT sum(x) FROM shared_name") == "1\n"
+        # A qualified name is never the temporary table.
+        assert server.query("SELECT sum(x) FROM default.shared_name", **first) == "1\n"
         r = server.request("SELECT * FROM only_first", params=second)
         assert r.status == 404 and error_code(r) == "60", r.text
         # The second session may have a temporary table of the same name.
@@ -46,6 +48,22 @@ def test_temporary_tables_belong_to_their_session(server):
         assert server.query("SELECT * FROM only_first", **second) == "second\n"
     finally:
         server.query("DROP TABLE shared_name")
+
+
+def test_temporary_buffer_is_flushed_when_its_session_ends(server):
+    params = session()
+    server.query("CREATE TABLE buffer_destination (x UInt32) ENGINE = Memory")
+    try:
+        server.query("CREATE TEMPORARY TABLE tb (x UInt32) ENGINE = Buffer(default, buffer_destination, 1, 1000, 1000, 1000000, 1000000, 100000000, 100000000)", **params)
+        server.query("INSERT INTO tb SELECT number FROM numbers(10)", **params)
+        assert server.query("SELECT count() FROM buffer_destination") == "0\n"
+        server.query("SELECT 1", close_session="1", **params)
+        deadline = time.time() + 10
+        while server.query("SELECT count() FROM buffer_destination") != "10\n" and time.time() < deadline:
+            time.sleep(0.05)
+        assert server.query("SELECT count(), sum(x) FROM buffer_destination") == "10\t45\n"
+    finally:
+        server.query("DROP TABLE buffer_destination")
 
 
 def test_temporary_tables_expire_with_the_session(server):

@@ -563,7 +563,17 @@ def test_s3_engine_partition_by_and_virtual_columns(server, s3_endpoint):
     q("DROP TABLE IF EXISTS s3_parts")
     q(f"CREATE TABLE s3_parts (k UInt64, v String) ENGINE = S3('{base}/data_{{_partition_id}}.csv', {S3_KEYS}, 'CSV') PARTITION BY k % 3")
     try:
-        q("INSERT INTO s3_parts SELECT number, toString(number) FROM numbers(10)")
+        q("DROP TABLE IF EXISTS s3_parts_sums")
+        q("DROP TABLE IF EXISTS s3_parts_mv")
+        q("CREATE TABLE s3_parts_sums (k UInt64) ENGINE = Memory")
+        # A materialized view reading the table sees the rows of a partitioned write too.
+        q("CREATE MATERIALIZED VIEW s3_parts_mv TO s3_parts_sums AS SELECT k * 100 AS k FROM s3_parts")
+        try:
+            q("INSERT INTO s3_parts SELECT number, toString(number) FROM numbers(10)")
+            assert q("SELECT count(), sum(k) FROM s3_parts_sums") == "10\t4500\n"
+        finally:
+            q("DROP TABLE s3_parts_mv")
+            q("DROP TABLE s3_parts_sums")
         # chdb reads back what Granary wrote: one object per partition.
         assert ch(f"SELECT _file, count(), sum(k) FROM s3('{base}/*.csv', {S3_KEYS}, 'CSV', 'k UInt64, v String') GROUP BY _file ORDER BY _file") == (
             "data_0.csv\t4\t18\ndata_1.csv\t3\t12\ndata_2.csv\t3\t15\n"

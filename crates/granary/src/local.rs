@@ -82,6 +82,7 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
             crate::logging::print_entries("local", &instance.text_log_of(&query_id), logs_level);
         }
         if result.is_err() {
+            session.temporary_tables.flush_buffers().await;
             instance.flush_async_inserts().await;
             instance.flush_buffers().await;
         }
@@ -89,6 +90,7 @@ async fn run_queries(args: LocalArgs) -> granary_common::Result<()> {
     }
     // INSERTs queued with wait_for_async_insert = 0, and the rows of Buffer tables, are
     // written before the process ends.
+    session.temporary_tables.flush_buffers().await;
     instance.flush_async_inserts().await;
     instance.flush_buffers().await;
     Ok(())

@@ -35,6 +35,10 @@ pub(crate) fn check_statement(ctx: &QueryContext, statement: &Statement) -> Resu
         Statement::CreateDictionary(create) => access.check(Privilege::CreateDictionary, &table(&create.name)),
         Statement::CreateView(create) => access.check(Privilege::CreateView, &table(&create.name)),
         Statement::DropTable { name, .. } => access.check(Privilege::DropTable, &table(name)),
+        Statement::DetachTable { name, .. } => access.check(Privilege::DropTable, &table(name)),
+        Statement::AttachTable { name, .. } => access.check(Privilege::CreateTable, &table(name)),
+        Statement::DetachDatabase { name, .. } => access.check(Privilege::DropDatabase, &Level::Database(name.clone())),
+        Statement::AttachDatabase { name, .. } => access.check(Privilege::CreateDatabase, &Level::Database(name.clone())),
         Statement::RenameTables(pairs) => {
             for (from, to) in pairs {
                 access.check(Privilege::DropTable, &table(from))?;

@@ -166,12 +166,18 @@ fn tables_hidden_columns(from: &LogicalPlan, asterisk: AsteriskColumns) -> Vec<(
     }
 }
 
-/// The table `plan` reads directly, through table aliases.
+/// The table `plan` reads directly, through table aliases and the subquery that
+/// computes its ALIAS columns (query/alias_columns.rs).
 fn scanned_table(mut plan: &LogicalPlan) -> Option<&TableScan> {
     loop {
         match plan {
             LogicalPlan::TableScan(scan) => return Some(scan),
             LogicalPlan::SubqueryAlias(alias) => plan = alias.input.as_ref(),
+            LogicalPlan::Projection(projection)
+                if matches!(projection.input.as_ref(), LogicalPlan::SubqueryAlias(inner) if inner.alias.table() == crate::alias_columns::ALIAS_SOURCE) =>
+            {
+                plan = projection.input.as_ref()
+            }
             _ => return None,
         }
     }

@@ -54,11 +54,17 @@ pub(crate) async fn run_insert(
             if database == "system" {
                 return Err(Error::new(ErrorCode::DATABASE_ACCESS_DENIED, "Cannot insert into tables of the system database"));
             }
+            if name.database.is_some() {
+                granary_storage::temporary::prefer_regular(&name.table);
+            }
             let table = ctx.catalog.table(&database, &name.table)?;
             // A File/URL/S3 table with PARTITION BY writes as INSERT INTO FUNCTION does.
             if let Some((function, args)) = granary_io::engines::partitioned_insert_function(&table.meta, &table.schema())? {
                 let io = ctx.state.config().get_extension::<granary_io::IoContext>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "no I/O context"))?;
-                sink_target(ctx, &io, function, &args, table.meta.engine.partition_by.as_deref(), &insert.source).await?
+                let (sink, planned) = sink_target(ctx, &io, function, &args, table.meta.engine.partition_by.as_deref(), &insert.source).await?;
+                // Under the table's own name: the materialized views reading it see the rows.
+                let sink = Table::detached(&table.meta.database, &table.meta.name, sink.meta.columns.clone(), sink.engine.clone())?;
+                (sink, planned)
             } else {
                 match crate::views::target_of(ctx, &table)? {
                     // An INSERT into a materialized view writes the view's columns of its target.

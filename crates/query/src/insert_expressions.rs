@@ -14,9 +14,9 @@
 //!   does not hold fails the INSERT (VIOLATED_CONSTRAINT) before anything is written.
 //!
 //! A default the physical planner cannot compile (a scalar subquery) runs as a query of
-//! its own, once. ALIAS columns are computed and stored like MATERIALIZED ones:
-//! ClickHouse computes them when they are read, so where a mutation later changes the
-//! columns an ALIAS reads, ours keeps the value from the INSERT.
+//! its own, once. ALIAS columns are computed and stored like MATERIALIZED ones, for
+//! what reads blocks and parts directly (materialized views, mutations); a SELECT
+//! computes them from the current expression (query/alias_columns.rs).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

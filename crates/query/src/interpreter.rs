@@ -263,6 +263,44 @@ async fn run_statement(
             }
             Outcome::Done
         }
+        Statement::DetachTable { name, if_exists, permanently } => {
+            let db = database_of(ctx, &name);
+            forbid_system(&db, "detach")?;
+            let table = match instance.catalog().detach_table(&db, &name.table, permanently) {
+                Err(e) if if_exists && e.code() == ErrorCode::UNKNOWN_TABLE => return Ok(Outcome::Done),
+                other => other?,
+            };
+            close_detached(&table).await;
+            Outcome::Done
+        }
+        Statement::AttachTable { name, if_not_exists } => {
+            let db = database_of(ctx, &name);
+            forbid_system(&db, "attach")?;
+            instance.catalog().attach_table(&db, &name.table, if_not_exists)?;
+            Outcome::Done
+        }
+        Statement::DetachDatabase { name, if_exists, permanently } => {
+            forbid_system(&name, "detach")?;
+            if permanently {
+                return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "DETACH PERMANENTLY is not implemented for databases"));
+            }
+            let tables = match instance.catalog().detach_database(&name) {
+                Err(e) if if_exists && e.code() == ErrorCode::UNKNOWN_DATABASE => return Ok(Outcome::Done),
+                other => other?,
+            };
+            for table in tables {
+                close_detached(&table).await;
+            }
+            if session.current_database == name {
+                session.current_database = "default".into();
+            }
+            Outcome::Done
+        }
+        Statement::AttachDatabase { name, if_not_exists } => {
+            forbid_system(&name, "attach")?;
+            instance.catalog().attach_database(&name, if_not_exists)?;
+            Outcome::Done
+        }
         Statement::RenameDatabase { from, to } => {
             forbid_system(&from, "rename")?;
             forbid_system(&to, "rename")?;
@@ -711,6 +749,8 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
     }
     // After the views: the tables they read are filtered too.
     crate::row_policies::apply_row_policies(ctx, &mut query)?;
+    // After the views and policies: the tables they read compute their ALIAS columns too.
+    crate::alias_columns::expand_alias_columns(ctx, &mut query)?;
     let mut inner = ast::Statement::Query(query);
     ctx.sql_functions.expand(&mut inner)?;
     if crate::get_setting::inline_get_setting(&mut inner, ctx)? {
@@ -802,6 +842,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
         Some(crate::totals::TotalsSource::UnionBranch(position, source)) => crate::totals::plan_union_totals(&plan, position, &source)?,
         None => None,
     };
+    let plan = crate::joins::name_qualified_join_columns(plan)?;
     Ok((plan, totals))
 }
 
@@ -811,6 +852,7 @@ pub(crate) async fn plan_query_with_totals(ctx: &QueryContext, query: Box<ast::Q
 pub(crate) async fn physical_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
     let optimized = crate::unnest::restore_element_types(ctx.state.optimize(plan)?)?;
     record_scans(ctx, &optimized);
+    check_ephemeral_reads(&optimized)?;
     let physical = ctx.state.query_planner().create_physical_plan(&optimized, &*ctx.state).await?;
     Ok(without_views(physical)?)
 }
@@ -888,6 +930,29 @@ fn record_scans(ctx: &QueryContext, plan: &LogicalPlan) {
         }
         Ok(TreeNodeRecursion::Continue)
     });
+}
+
+/// An EPHEMERAL column exists only for the DEFAULTs of an INSERT: ClickHouse has no
+/// such column to read. Its table stores the type's default for it, so a scan (after
+/// projection pushdown: exactly the columns read) that reads one is refused.
+fn check_ephemeral_reads(plan: &LogicalPlan) -> Result<()> {
+    use datafusion::common::tree_node::TreeNodeRecursion;
+    let mut error = None;
+    let _ = plan.apply_with_subqueries(|node| {
+        let LogicalPlan::TableScan(scan) = node else { return Ok(TreeNodeRecursion::Continue) };
+        let Ok(provider) = datafusion::datasource::source_as_provider(&scan.source) else { return Ok(TreeNodeRecursion::Continue) };
+        let Some(table) = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<granary_storage::EngineTableProvider>() else {
+            return Ok(TreeNodeRecursion::Continue);
+        };
+        let columns = &table.table().meta.columns;
+        let read = scan.projection.clone().unwrap_or_else(|| (0..columns.len()).collect());
+        if let Some(column) = read.iter().filter_map(|&i| columns.get(i)).find(|c| c.kind() == granary_storage::ColumnKind::Ephemeral) {
+            error = Some(Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("There is no column or subcolumn {} in table.", column.name)));
+            return Ok(TreeNodeRecursion::Stop);
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    error.map_or(Ok(()), Err)
 }
 
 pub(crate) async fn execute_plan(ctx: &QueryContext, plan: &LogicalPlan) -> Result<SendableRecordBatchStream> {
@@ -975,6 +1040,13 @@ async fn run_sql(ctx: &QueryContext, sql: &str) -> Result<SendableRecordBatchStr
 
 async fn check_table_references(ctx: &QueryContext, statement: &DFStatement) -> Result<()> {
     let references = ctx.state.resolve_table_references(statement)?;
+    for reference in &references {
+        if let (Some(_), table) = (reference.schema(), reference.table()) {
+            if !references.iter().any(|r| r.schema().is_none() && r.table() == table) {
+                granary_storage::temporary::prefer_regular(table);
+            }
+        }
+    }
     for reference in references {
         let (database, table) = match &reference {
             TableReference::Bare { table } => {
@@ -1307,8 +1379,8 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
     // A temporary table belongs to no database (its metadata's database is empty).
     let database = if create.temporary { String::new() } else { database_of(ctx, &create.name) };
     forbid_system(&database, "create")?;
-    if create.or_replace {
-        return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "CREATE OR REPLACE TABLE is not supported yet"));
+    if create.or_replace && !create.temporary {
+        return Box::pin(create_or_replace_table(instance, ctx, session, create, database)).await;
     }
     if create.temporary && create.if_not_exists && session.temporary_tables.get(&create.name.table).is_some() {
         return Ok(());
@@ -1366,8 +1438,14 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
             .map(|i| granary_storage::IndexMeta { name: i.name.clone(), expr: i.expr.clone(), type_full: i.type_full.clone(), granularity: i.granularity })
             .collect(),
     };
+    // CREATE OR REPLACE TEMPORARY TABLE: the session's old table is put back should the
+    // new one fail to fill, and dropped once it is filled.
+    let mut replaced = None;
     let table = if create.temporary {
         let table = instance.catalog().open_temporary(meta)?;
+        if create.or_replace {
+            replaced = session.temporary_tables.remove(&create.name.table);
+        }
         if !session.temporary_tables.insert(table.clone()) {
             return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Temporary table {} already exists", create.name.table)));
         }
@@ -1377,18 +1455,65 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
         table
     };
     if let Some(plan) = select_plan {
-        let stream = execute_plan(ctx, &plan).await?;
-        if let Err(e) = insert::insert_stream(ctx, &table, &[], stream).await {
+        let filled = match execute_plan(ctx, &plan).await {
+            Ok(stream) => insert::insert_stream(ctx, &table, &[], stream).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = filled {
             // CREATE ... AS SELECT is one statement: a failed fill leaves no table behind.
             if create.temporary {
                 session.temporary_tables.remove(&create.name.table);
+                if let Some(old) = replaced {
+                    session.temporary_tables.insert(old);
+                }
             } else {
                 let _ = instance.catalog().drop_table(&database, &create.name.table, true).await;
             }
             return Err(e);
         }
     }
+    if let Some(old) = replaced {
+        old.engine.drop_data().await?;
+    }
     Ok(())
+}
+
+/// Stops a detached table's engine: a Buffer writes what it holds first (its rows live
+/// only in memory), then background work stops. The table is already out of the catalog,
+/// so a failure is logged, not returned.
+async fn close_detached(table: &granary_storage::Table) {
+    if table.engine.engine_name() == "Buffer" {
+        if let Err(e) = table.engine.optimize(granary_storage::OptimizeRequest::default()).await {
+            tracing::error!(target: "StorageBuffer", "Cannot flush {}.{}: {}", table.meta.database, table.meta.name, e.message());
+        }
+    }
+    if let Err(e) = table.engine.close().await {
+        tracing::error!("Cannot close detached table {}.{}: {}", table.meta.database, table.meta.name, e.message());
+    }
+}
+
+/// CREATE OR REPLACE TABLE / REPLACE TABLE, as ClickHouse does it: the new table is
+/// created (and filled) under a temporary name, then exchanged with the old one, which is
+/// dropped. Until the exchange the old table is untouched, so a failing CREATE or SELECT
+/// leaves it as it was.
+async fn create_or_replace_table(instance: &Instance, ctx: &QueryContext, session: &Session, mut create: CreateTable, database: String) -> Result<()> {
+    let name = create.name.table.clone();
+    let exists = instance.catalog().require_database(&database)?.table(&name).is_some();
+    create.or_replace = false;
+    if !exists {
+        if create.replace_only {
+            return Err(Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table `{database}`.`{name}` doesn't exist")));
+        }
+        return create_table(instance, ctx, session, create).await;
+    }
+    let temporary_name = format!("_tmp_replace_{}", uuid::Uuid::new_v4().simple());
+    create.name = TableName { database: Some(database.clone()), table: temporary_name.clone() };
+    create_table(instance, ctx, session, create).await?;
+    if let Err(e) = instance.catalog().exchange_tables((&database, &temporary_name), (&database, &name)) {
+        let _ = instance.catalog().drop_table(&database, &temporary_name, true).await;
+        return Err(e);
+    }
+    instance.catalog().drop_table(&database, &temporary_name, false).await
 }
 
 /// The engine of CREATE [TEMPORARY] TABLE without `ENGINE =`: `default_table_engine`

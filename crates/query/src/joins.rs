@@ -89,3 +89,56 @@ pub(crate) fn coalesce_as(
     let metadata = (!field.metadata().is_empty()).then(|| field.metadata().clone().into());
     filled.alias_qualified_with_metadata(qualifier.cloned(), field.name(), metadata)
 }
+
+/// ClickHouse's names for result columns read from a join whose tables share a column
+/// name: a column listed as `y.a` is named `y.a` unless it comes from the left-most table
+/// (as `*` names it, query/column_lists.rs). DataFusion names it `a` (or the SQL layer's
+/// repeat name `a\0<n>`); a projection on top of the result renames it. Only the SELECT
+/// list of the outermost query, under its ORDER BY / LIMIT / DISTINCT, is looked at.
+pub fn name_qualified_join_columns(plan: LogicalPlan) -> Result<LogicalPlan> {
+    let mut select = &plan;
+    let projection = loop {
+        match select {
+            LogicalPlan::Limit(limit) => select = limit.input.as_ref(),
+            LogicalPlan::Sort(sort) => select = sort.input.as_ref(),
+            LogicalPlan::Distinct(datafusion::logical_expr::Distinct::All(input)) => select = input.as_ref(),
+            LogicalPlan::Projection(projection) => break projection,
+            _ => return Ok(plan),
+        }
+    };
+    let from = projection.input.schema();
+    let Some(first_table) = from.iter().next().and_then(|(q, _)| q.cloned()) else { return Ok(plan) };
+    let new_names: Vec<Option<String>> = projection
+        .expr
+        .iter()
+        .map(|expr| {
+            let column = match expr {
+                Expr::Column(c) => c,
+                Expr::Alias(alias) => match alias.expr.as_ref() {
+                    Expr::Column(c) if granary_sql::names::displayed_name(&alias.name) == c.name && alias.name != c.name => c,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let qualifier = column.relation.as_ref()?;
+            let shared = from.iter().filter(|(_, f)| f.name() == &column.name).count() > 1;
+            (shared && qualifier != &first_table).then(|| format!("{}.{}", qualifier.table(), column.name))
+        })
+        .collect();
+    if new_names.iter().all(Option::is_none) || new_names.len() != plan.schema().fields().len() {
+        return Ok(plan);
+    }
+    let schema = plan.schema().clone();
+    let exprs = schema
+        .iter()
+        .zip(new_names)
+        .map(|((qualifier, field), new_name)| {
+            let column = Expr::Column(datafusion::common::Column::new(qualifier.cloned(), field.name()));
+            match new_name {
+                Some(name) => column.alias(name),
+                None => column,
+            }
+        })
+        .collect();
+    Ok(LogicalPlan::Projection(Projection::try_new(exprs, Arc::new(plan))?))
+}

@@ -22,6 +22,7 @@ mod asof;
 pub mod sql_functions;
 mod async_insert;
 mod insert_expressions;
+mod alias_columns;
 mod buffer_destination;
 mod column_lists;
 mod fill;

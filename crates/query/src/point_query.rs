@@ -20,7 +20,7 @@ use datafusion::sql::sqlparser::ast::{
     BinaryOperator, Expr, GroupByExpr, ObjectNamePart, Query, Select, SelectItem, SetExpr, TableFactor, UnaryOperator, Value,
 };
 use granary_common::Result;
-use granary_storage::PointReadRequest;
+use granary_storage::{ColumnKind, PointReadRequest};
 
 use crate::instance::QueryContext;
 
@@ -50,6 +50,10 @@ fn read_shape(ctx: &QueryContext, shape: &Shape) -> Result<Option<SendableRecord
         return Ok(None);
     }
     let Ok(table) = ctx.catalog.table(&database, &shape.table) else { return Ok(None) };
+    // ALIAS columns are computed by the planned path; EPHEMERAL ones are refused there.
+    if table.meta.columns.iter().any(|c| matches!(c.kind(), ColumnKind::Alias | ColumnKind::Ephemeral)) {
+        return Ok(None);
+    }
     crate::access::check_select(&ctx.access, &database, &shape.table)?;
     let schema = table.engine.schema();
     let Ok(key_index) = schema.index_of(&shape.key_column) else { return Ok(None) };

@@ -62,6 +62,13 @@ pub enum Statement {
     /// `DROP TABLE|VIEW|DICTIONARY`; `DROP VIEW` of a table is an error, as in ClickHouse.
     /// `temporary`: `DROP TEMPORARY TABLE`, which only drops a temporary table.
     DropTable { name: TableName, if_exists: bool, view_only: bool, temporary: bool },
+    /// `DETACH TABLE|VIEW|DICTIONARY [IF EXISTS] t [PERMANENTLY] [SYNC]`.
+    DetachTable { name: TableName, if_exists: bool, permanently: bool },
+    /// `ATTACH TABLE|DICTIONARY [IF NOT EXISTS] t` of a detached table (ATTACH with a
+    /// definition is a CREATE).
+    AttachTable { name: TableName, if_not_exists: bool },
+    DetachDatabase { name: String, if_exists: bool, permanently: bool },
+    AttachDatabase { name: String, if_not_exists: bool },
     RenameTables(Vec<(TableName, TableName)>),
     /// `EXCHANGE TABLES a AND b`: the two names swap tables, atomically.
     ExchangeTables(TableName, TableName),
@@ -160,7 +167,13 @@ impl Statement {
             | Statement::ShowIndexes { .. } => "Select",
             Statement::Insert(_) => "Insert",
             Statement::CreateDatabase { .. } | Statement::CreateTable(_) | Statement::CreateDictionary(_) | Statement::CreateView(_) | Statement::CreateNamedCollection { .. } | Statement::CreateFunction(_) => "Create",
-            Statement::DropDatabase { .. } | Statement::DropTable { .. } | Statement::DropNamedCollection { .. } | Statement::DropFunction { .. } => "Drop",
+            Statement::DropDatabase { .. }
+            | Statement::DropTable { .. }
+            | Statement::DropNamedCollection { .. }
+            | Statement::DropFunction { .. }
+            | Statement::DetachTable { .. }
+            | Statement::DetachDatabase { .. } => "Drop",
+            Statement::AttachTable { .. } | Statement::AttachDatabase { .. } => "Create",
             Statement::RenameTables(_) | Statement::ExchangeTables(..) | Statement::RenameDatabase { .. } => "Rename",
             Statement::TruncateTable { .. } => "Drop",
             Statement::ShowCreateTable(_)
@@ -350,6 +363,8 @@ pub struct CreateTable {
     pub name: TableName,
     pub if_not_exists: bool,
     pub or_replace: bool,
+    /// `REPLACE TABLE`: as CREATE OR REPLACE, but the table must exist.
+    pub replace_only: bool,
     pub columns: Vec<ColumnSpec>,
     /// `None` means the ClickHouse default for a table without ENGINE (`MergeTree` needs
     /// ORDER BY, so the interpreter decides; ClickHouse's default_table_engine).
@@ -1036,7 +1051,11 @@ impl<'a> Cursor<'a> {
                 self.expect("COLLECTION")?;
                 self.alter_named_collection()?
             }
-            "CREATE" | "ATTACH" => return self.create(options),
+            "ATTACH" => match self.attach()? {
+                Some(statement) => statement,
+                None => return self.create(options),
+            },
+            "CREATE" | "REPLACE" => return self.create(options),
             "DROP" | "DETACH" => self.drop()?,
             "RENAME" => self.rename()?,
             "EXCHANGE" => self.exchange()?,
@@ -1421,7 +1440,11 @@ impl<'a> Cursor<'a> {
     }
 
     fn create(&mut self, options: &ParseOptions<'_>) -> Result<StatementWithClauses> {
-        self.pos += 1; // CREATE / ATTACH
+        let replace_only = self.peek_is("REPLACE");
+        self.pos += 1; // CREATE / ATTACH / REPLACE
+        if replace_only && !self.peek_is("TABLE") {
+            return Err(self.syntax_error("TABLE"));
+        }
         if self.eat_seq(&["NAMED", "COLLECTION"]) {
             let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
             let name = self.ident()?;
@@ -1431,7 +1454,7 @@ impl<'a> Cursor<'a> {
             self.expect_end()?;
             return Ok(StatementWithClauses { statement: Statement::CreateNamedCollection { name, if_not_exists, entries }, settings: Vec::new(), format: None });
         }
-        let or_replace = self.eat_seq(&["OR", "REPLACE"]);
+        let or_replace = replace_only || self.eat_seq(&["OR", "REPLACE"]);
         if let Some(statement) = self.create_access(or_replace)? {
             return Ok(StatementWithClauses { statement, settings: Vec::new(), format: None });
         }
@@ -1487,6 +1510,7 @@ impl<'a> Cursor<'a> {
             name,
             if_not_exists,
             or_replace,
+            replace_only,
             columns: Vec::new(),
             engine: None,
             as_table: None,
@@ -1943,7 +1967,7 @@ impl<'a> Cursor<'a> {
         let detach = self.peek_is("DETACH");
         self.pos += 1;
         if detach {
-            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, "DETACH is not supported yet"));
+            return self.detach();
         }
         if let Some(statement) = self.drop_access()? {
             return Ok(statement);
@@ -1978,6 +2002,57 @@ impl<'a> Cursor<'a> {
         self.skip_on_cluster()?;
         let _ = self.eat("SYNC");
         Ok(Statement::DropTable { name, if_exists, view_only, temporary })
+    }
+
+    /// After DETACH: `DATABASE|TABLE|VIEW|DICTIONARY [IF EXISTS] name [ON CLUSTER c]
+    /// [PERMANENTLY] [SYNC]`.
+    fn detach(&mut self) -> Result<Statement> {
+        let database = self.eat("DATABASE");
+        if !database && !(self.eat("TABLE") || self.eat("VIEW") || self.eat("DICTIONARY")) {
+            return Err(self.syntax_error("DATABASE, TABLE, VIEW or DICTIONARY"));
+        }
+        let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+        let statement = if database {
+            let name = self.ident()?;
+            self.skip_on_cluster()?;
+            let permanently = self.eat("PERMANENTLY");
+            Statement::DetachDatabase { name, if_exists, permanently }
+        } else {
+            let name = self.table_name()?;
+            self.skip_on_cluster()?;
+            let permanently = self.eat("PERMANENTLY");
+            Statement::DetachTable { name, if_exists, permanently }
+        };
+        let _ = self.eat("SYNC");
+        self.expect_end()?;
+        Ok(statement)
+    }
+
+    /// `ATTACH TABLE|DICTIONARY|DATABASE [IF NOT EXISTS] name [ON CLUSTER c]` without a
+    /// definition; `None` (nothing consumed) for an ATTACH with one, which is a CREATE.
+    fn attach(&mut self) -> Result<Option<Statement>> {
+        let start = self.pos;
+        self.pos += 1;
+        let database = self.eat("DATABASE");
+        // A view is attached as `ATTACH TABLE v`: ClickHouse's `ATTACH VIEW` needs a definition.
+        if !database && !(self.eat("TABLE") || self.eat("DICTIONARY")) {
+            self.pos = start;
+            return Ok(None);
+        }
+        let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+        let statement = if database {
+            let name = self.ident()?;
+            Statement::AttachDatabase { name, if_not_exists }
+        } else {
+            let name = self.table_name()?;
+            Statement::AttachTable { name, if_not_exists }
+        };
+        self.skip_on_cluster()?;
+        if !self.at_end() {
+            self.pos = start;
+            return Ok(None);
+        }
+        Ok(Some(statement))
     }
 
     /// `key = value [[NOT] OVERRIDABLE], ...` (at least one).

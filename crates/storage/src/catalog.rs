@@ -5,6 +5,7 @@
 //! ```text
 //! metadata/<db>.json             database definition ({"engine": "Atomic", ...})
 //! metadata/<db>/<table>.json     TableMeta (names come from the file names, escaped)
+//! metadata/<db>/<table>.json.detached   TableMeta of a table detached PERMANENTLY
 //! store/<uuid>/                  the table's data, owned by its engine
 //! temporary/<uuid>/              data of temporary tables (emptied at start)
 //! ```
@@ -113,6 +114,12 @@ pub struct Catalog {
     reserved: Vec<String>,
     /// Serialises DDL so file operations and map updates happen in one order.
     ddl: Mutex<()>,
+    /// Tables taken out by DETACH, kept for ATTACH. A plain DETACH leaves the metadata
+    /// file in place, so the next start attaches the table again (as ClickHouse); one
+    /// detached PERMANENTLY has its file renamed to `*.json.detached` and stays detached.
+    detached: Mutex<BTreeMap<(String, String), TableMeta>>,
+    /// Databases taken out by DETACH DATABASE; their files stay, the next start attaches them.
+    detached_databases: Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -169,9 +176,9 @@ fn remove_journal(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The `<escaped name>.json` files of a metadata directory, as (name, path). Leftovers of
-/// interrupted atomic writes (`*.tmp`) are removed: the previous version is intact.
-fn metadata_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+/// The `<escaped name><suffix>` files of a metadata directory, as (name, path). Leftovers
+/// of interrupted atomic writes (`*.tmp`) are removed: the previous version is intact.
+fn metadata_files(dir: &Path, suffix: &str) -> Result<Vec<(String, PathBuf)>> {
     let entries = std::fs::read_dir(dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", dir.display()))?;
     let mut out = Vec::new();
     for entry in entries {
@@ -181,7 +188,7 @@ fn metadata_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
             let _ = std::fs::remove_file(&path);
             continue;
         }
-        if let Some(escaped) = file_name.strip_suffix(".json") {
+        if let Some(escaped) = file_name.strip_suffix(suffix) {
             out.push((unescape_file_name(escaped)?, path));
         }
     }
@@ -202,6 +209,8 @@ impl Catalog {
             databases: RwLock::new(BTreeMap::new()),
             reserved,
             ddl: Mutex::new(()),
+            detached: Mutex::new(BTreeMap::new()),
+            detached_databases: Mutex::new(std::collections::BTreeSet::new()),
         };
         // Temporary tables of sessions before a restart or a crash: their sessions are gone.
         let _ = std::fs::remove_dir_all(catalog.temporary_dir());
@@ -220,16 +229,26 @@ impl Catalog {
 
     fn load(&self) -> Result<()> {
         let mut databases = BTreeMap::new();
-        for (name, path) in metadata_files(&self.metadata_dir)? {
-            let text = std::fs::read_to_string(&path)?;
-            let meta: DatabaseMeta = serde_json::from_str(&text)
-                .with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse database metadata {}", path.display()))?;
-            let database = Database { name: name.clone(), engine: meta.engine, tables: RwLock::new(BTreeMap::new()) };
-            self.load_tables(&database)?;
+        for (name, path) in metadata_files(&self.metadata_dir, ".json")? {
+            let database = self.load_database(&name, &path)?;
             databases.insert(name, Arc::new(database));
         }
         *self.databases.write() = databases;
         Ok(())
+    }
+
+    /// A database from its file `path` with every table it holds opened.
+    fn load_database(&self, name: &str, path: &Path) -> Result<Database> {
+        let text = std::fs::read_to_string(path)?;
+        let meta: DatabaseMeta =
+            serde_json::from_str(&text).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse database metadata {}", path.display()))?;
+        let database = Database { name: name.to_string(), engine: meta.engine, tables: RwLock::new(BTreeMap::new()) };
+        self.load_tables(&database)?;
+        Ok(database)
+    }
+
+    fn database_file(&self, database: &str) -> PathBuf {
+        self.metadata_dir.join(format!("{}.json", escape_for_file_name(database)))
     }
 
     fn database_dir(&self, database: &str) -> PathBuf {
@@ -240,24 +259,40 @@ impl Catalog {
         self.database_dir(database).join(format!("{}.json", escape_for_file_name(table)))
     }
 
+    /// Where the metadata of a table detached PERMANENTLY waits for ATTACH: not `*.json`,
+    /// so a start does not open it.
+    fn detached_table_file(&self, database: &str, table: &str) -> PathBuf {
+        self.database_dir(database).join(format!("{}.json.detached", escape_for_file_name(table)))
+    }
+
+    fn read_table_meta(path: &Path, database: &str, name: &str) -> Result<TableMeta> {
+        let text = std::fs::read_to_string(path)?;
+        let mut meta: TableMeta =
+            serde_json::from_str(&text).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse table metadata {}", path.display()))?;
+        if meta.format_version > TABLE_META_VERSION {
+            return Err(Error::new(
+                ErrorCode::CORRUPTED_DATA,
+                format!("Table metadata {} has format version {}, this server reads up to {TABLE_META_VERSION}", path.display(), meta.format_version),
+            ));
+        }
+        meta.database = database.to_string();
+        meta.name = name.to_string();
+        Ok(meta)
+    }
+
     fn load_tables(&self, database: &Database) -> Result<()> {
         let dir = self.database_dir(&database.name);
         create_dir_all(&dir)?;
         let mut tables = database.tables.write();
-        for (name, path) in metadata_files(&dir)? {
-            let text = std::fs::read_to_string(&path)?;
-            let mut meta: TableMeta = serde_json::from_str(&text)
-                .with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot parse table metadata {}", path.display()))?;
-            if meta.format_version > TABLE_META_VERSION {
-                return Err(Error::new(
-                    ErrorCode::CORRUPTED_DATA,
-                    format!("Table metadata {} has format version {}, this server reads up to {TABLE_META_VERSION}", path.display(), meta.format_version),
-                ));
-            }
-            meta.database = database.name.clone();
-            meta.name = name.clone();
+        for (name, path) in metadata_files(&dir, ".json")? {
+            let meta = Self::read_table_meta(&path, &database.name, &name)?;
             let table = self.open_table(meta, false).map_err(|e| e.context(format!("while loading table {}.{name}", database.name)))?;
             tables.insert(name, table);
+        }
+        let mut detached = self.detached.lock();
+        for (name, path) in metadata_files(&dir, ".json.detached")? {
+            let meta = Self::read_table_meta(&path, &database.name, &name)?;
+            detached.insert((database.name.clone(), name), meta);
         }
         Ok(())
     }
@@ -327,7 +362,7 @@ impl Catalog {
     pub fn create_database(&self, name: &str, if_not_exists: bool, engine: Option<&str>) -> Result<bool> {
         let _ddl = self.ddl.lock();
         self.check_not_reserved(name)?;
-        if self.database(name).is_some() {
+        if self.database(name).is_some() || self.detached_databases.lock().contains(name) {
             if if_not_exists {
                 return Ok(false);
             }
@@ -340,7 +375,7 @@ impl Catalog {
         create_dir_all(&self.database_dir(name))?;
         let meta = DatabaseMeta { format_version: 1, engine: "Atomic".to_string() };
         let json = serde_json::to_vec_pretty(&meta).map_err(|e| Error::new(ErrorCode::LOGICAL_ERROR, e.to_string()))?;
-        write_atomic(&self.metadata_dir.join(format!("{}.json", escape_for_file_name(name))), &json)?;
+        write_atomic(&self.database_file(name), &json)?;
         let database = Database { name: name.to_string(), engine: meta.engine, tables: RwLock::new(BTreeMap::new()) };
         self.databases.write().insert(name.to_string(), Arc::new(database));
         Ok(true)
@@ -358,12 +393,92 @@ impl Catalog {
             self.drop_table(name, &table, true).await?;
         }
         let _ddl = self.ddl.lock();
-        let file = self.metadata_dir.join(format!("{}.json", escape_for_file_name(name)));
+        let file = self.database_file(name);
         std::fs::remove_file(&file).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot remove {}", file.display()))?;
         sync_dir(&self.metadata_dir)?;
         let _ = std::fs::remove_dir_all(self.database_dir(name));
         self.databases.write().remove(name);
+        self.detached.lock().retain(|(database, _), _| database != name);
         Ok(())
+    }
+
+    /// ClickHouse keeps the name of a detached table taken: ATTACH must find it free.
+    fn check_not_detached(&self, database: &str, name: &str) -> Result<()> {
+        if self.detached.lock().contains_key(&(database.to_string(), name.to_string())) {
+            return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table `{database}`.`{name}` already exists (detached)")));
+        }
+        Ok(())
+    }
+
+    /// DETACH TABLE (also a view or dictionary): the table leaves the database, its data
+    /// and metadata stay for ATTACH. PERMANENTLY renames its metadata file so that the
+    /// next start leaves it detached too. Returns the table, whose engine the caller closes.
+    pub fn detach_table(&self, database: &str, name: &str, permanently: bool) -> Result<Arc<Table>> {
+        let _ddl = self.ddl.lock();
+        let db = self.require_database(database)?;
+        let table = db.table(name).ok_or_else(|| Error::new(ErrorCode::UNKNOWN_TABLE, format!("Table {database}.{name} does not exist")))?;
+        if permanently {
+            rename_durable(&self.table_file(database, name), &self.detached_table_file(database, name))?;
+        }
+        db.tables.write().remove(name);
+        self.detached.lock().insert((database.to_string(), name.to_string()), table.meta.clone());
+        Ok(table)
+    }
+
+    /// ATTACH TABLE of a detached table: reopened from its kept metadata.
+    pub fn attach_table(&self, database: &str, name: &str, if_not_exists: bool) -> Result<Option<Arc<Table>>> {
+        let _ddl = self.ddl.lock();
+        let db = self.require_database(database)?;
+        if db.table(name).is_some() {
+            if if_not_exists {
+                return Ok(None);
+            }
+            return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {database}.{name} already exists")));
+        }
+        let key = (database.to_string(), name.to_string());
+        let meta = self.detached.lock().get(&key).cloned().ok_or_else(|| {
+            Error::new(ErrorCode::CANNOT_GET_CREATE_TABLE_QUERY, format!("Table `{name}` doesn't exist"))
+        })?;
+        let table = self.open_table(meta, false)?;
+        let detached_file = self.detached_table_file(database, name);
+        if detached_file.exists() {
+            rename_durable(&detached_file, &self.table_file(database, name))?;
+        }
+        self.detached.lock().remove(&key);
+        db.tables.write().insert(name.to_string(), table.clone());
+        Ok(Some(table))
+    }
+
+    /// DETACH DATABASE: the database and its tables leave the catalog, their files stay;
+    /// the next start (or ATTACH DATABASE) opens them again. Returns its tables, whose
+    /// engines the caller closes.
+    pub fn detach_database(&self, name: &str) -> Result<Vec<Arc<Table>>> {
+        let _ddl = self.ddl.lock();
+        let database = self.require_database(name)?;
+        self.databases.write().remove(name);
+        self.detached_databases.lock().insert(name.to_string());
+        Ok(database.tables())
+    }
+
+    /// ATTACH DATABASE of a detached database: read again from its files.
+    pub fn attach_database(&self, name: &str, if_not_exists: bool) -> Result<bool> {
+        let _ddl = self.ddl.lock();
+        if self.database(name).is_some() {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(Error::new(ErrorCode::DATABASE_ALREADY_EXISTS, format!("Database {name} already exists")));
+        }
+        let file = self.database_file(name);
+        if !self.detached_databases.lock().contains(name) || !file.exists() {
+            // ClickHouse's ATTACH DATABASE without a definition only finds a detached one.
+            return Err(Error::new(ErrorCode::UNKNOWN_DATABASE_ENGINE, "Database engine must be specified for ATTACH DATABASE query"));
+        }
+        self.detached.lock().retain(|(database, _), _| database != name);
+        let database = self.load_database(name, &file)?;
+        self.databases.write().insert(name.to_string(), Arc::new(database));
+        self.detached_databases.lock().remove(name);
+        Ok(true)
     }
 
     /// CREATE TABLE from a complete description. Returns the table, or `None` if it
@@ -377,6 +492,7 @@ impl Catalog {
             }
             return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {}.{} already exists", meta.database, meta.name)));
         }
+        self.check_not_detached(&meta.database, &meta.name)?;
         // A parameterized view has columns only once its parameters are given.
         let parameterized_view = meta.view.as_ref().is_some_and(|v| !v.parameters.is_empty());
         if meta.columns.is_empty() && !parameterized_view {
@@ -534,6 +650,7 @@ impl Catalog {
         if target_db.table(to.1).is_some() {
             return Err(Error::new(ErrorCode::TABLE_ALREADY_EXISTS, format!("Table {}.{} already exists", to.0, to.1)));
         }
+        self.check_not_detached(to.0, to.1)?;
         rename_durable(&self.table_file(from.0, from.1), &self.table_file(to.0, to.1))?;
         source_db.tables.write().remove(from.1);
         target_db.tables.write().insert(to.1.to_string(), table.renamed(to.0, to.1));
@@ -661,6 +778,37 @@ mod tests {
         assert_eq!(std::fs::read_to_string(a_file).unwrap(), b_text);
         assert_eq!(c.table("default", "a").unwrap().meta.uuid, "default-a");
         assert!(!metadata.join(EXCHANGE_JOURNAL).exists());
+    }
+
+    #[test]
+    fn detach_permanently_lasts_across_reopen_and_a_plain_detach_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+            c.create_table(meta("default", "p"), false).unwrap();
+            c.create_table(meta("default", "q"), false).unwrap();
+            c.detach_table("default", "p", true).unwrap();
+            c.detach_table("default", "q", false).unwrap();
+            assert!(c.require_database("default").unwrap().table_names().is_empty());
+            assert_eq!(c.create_table(meta("default", "p"), false).unwrap_err().code(), ErrorCode::TABLE_ALREADY_EXISTS);
+            assert_eq!(c.detach_table("default", "p", false).unwrap_err().code(), ErrorCode::UNKNOWN_TABLE);
+            assert_eq!(c.attach_table("default", "x", false).unwrap_err().code(), ErrorCode::CANNOT_GET_CREATE_TABLE_QUERY);
+        }
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(c.require_database("default").unwrap().table_names(), vec!["q"]);
+        c.attach_table("default", "p", false).unwrap();
+        assert_eq!(c.table("default", "p").unwrap().meta.uuid, "default-p");
+        assert!(c.attach_table("default", "p", true).unwrap().is_none());
+        drop(c);
+        let c = Catalog::open(dir.path(), registry(), vec![]).unwrap();
+        assert_eq!(c.require_database("default").unwrap().table_names(), vec!["p", "q"]);
+        c.create_database("d", false, None).unwrap();
+        c.create_table(meta("d", "t"), false).unwrap();
+        c.detach_database("d").unwrap();
+        assert!(c.database("d").is_none());
+        assert_eq!(c.create_database("d", false, None).unwrap_err().code(), ErrorCode::DATABASE_ALREADY_EXISTS);
+        c.attach_database("d", false).unwrap();
+        assert_eq!(c.table("d", "t").unwrap().meta.uuid, "d-t");
     }
 
     #[test]
