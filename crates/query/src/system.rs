@@ -401,7 +401,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             ]
             .into_iter()
             .chain(PART_LOCATION_COLUMNS)
-            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String"), ("delete_ttl_info_min", "DateTime"), ("delete_ttl_info_max", "DateTime")])
+            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String"), ("delete_ttl_info_min", "DateTime"), ("delete_ttl_info_max", "DateTime"), ("has_lightweight_delete", "UInt8")])
             .collect(),
             parts,
         ),
@@ -792,6 +792,7 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(rows.iter().map(|r| &r.3.name)),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.0))),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.1))),
+        u8s(rows.iter().map(|r| r.3.has_lightweight_delete)),
     ]);
     Ok(columns)
 }
