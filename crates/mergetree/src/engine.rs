@@ -788,7 +788,7 @@ impl TableEngine for MergeTreeEngine {
                     level: p.info.level,
                     data_version: p.info.data_version(),
                     path: format!("{}/", p.dir.display()),
-                    columns: column_sizes(&inner.schema, p.layout, &sizes),
+                    columns: column_sizes(&inner.schema, p.layout, &sizes, p.row_exists.is_some()),
                     delete_ttl_info: p.ttl.as_ref().map_or((0, 0), |t| (t.table.min, t.table.max)),
                     has_lightweight_delete: p.row_exists.is_some(),
                 }
@@ -1517,8 +1517,9 @@ impl EngineFactory for MergeTreeFactory {
 /// Each table column's files in a part, as `system.columns` sums them: zeros in a compact
 /// part (its columns share `data.bin`), as ClickHouse reports them, and for a column the
 /// part has no file of (added by ALTER after it was written).
-fn column_sizes(schema: &SchemaRef, layout: PartLayout, sizes: &PartSizes) -> Vec<ColumnSizes> {
-    schema
+fn column_sizes(schema: &SchemaRef, layout: PartLayout, sizes: &PartSizes, masked: bool) -> Vec<ColumnSizes> {
+    let file = |file: String| sizes.column_files.get(&file).copied().unwrap_or_default();
+    let mut columns: Vec<ColumnSizes> = schema
         .fields()
         .iter()
         .map(|field| {
@@ -1526,10 +1527,16 @@ fn column_sizes(schema: &SchemaRef, layout: PartLayout, sizes: &PartSizes) -> Ve
             if layout != PartLayout::Wide {
                 return ColumnSizes { name, ..Default::default() };
             }
-            let file = |file: String| sizes.column_files.get(&file).copied().unwrap_or_default();
             let (compressed, uncompressed) = file(bin_file_name(layout, &name));
             let (marks, _) = file(mark_file_name(layout, &name));
             ColumnSizes { name, data_compressed_bytes: compressed, data_uncompressed_bytes: uncompressed, marks_bytes: marks }
         })
-        .collect()
+        .collect();
+    // The mask has files of its own in either layout.
+    if masked {
+        use crate::lightweight_delete::{ROW_EXISTS_BIN, ROW_EXISTS_COLUMN, ROW_EXISTS_MRK};
+        let ((compressed, uncompressed), (marks, _)) = (file(ROW_EXISTS_BIN.to_string()), file(ROW_EXISTS_MRK.to_string()));
+        columns.push(ColumnSizes { name: ROW_EXISTS_COLUMN.to_string(), data_compressed_bytes: compressed, data_uncompressed_bytes: uncompressed, marks_bytes: marks });
+    }
+    columns
 }
