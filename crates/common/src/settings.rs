@@ -86,6 +86,7 @@ registry! {
     "allow_experimental_funnel_functions": Bool = "0", "Allows sequenceNextNode (ClickHouse's alias of enable_funnel_functions; either one enables it).";
     "allow_introspection_functions": Bool = "0", "Allows the introspection functions (addressToSymbol, addressToLine, addressToLineWithInlines, demangle) that read system.trace_log's stacks.";
     "allow_named_collection_override_by_default": Bool = "1", "Keys of a named collection without [NOT] OVERRIDABLE may be overridden by the arguments of a table function.";
+    "apply_deleted_mask": Bool = "1", "Leave out the rows a lightweight DELETE masked (0: show them, with _row_exists = 0).";
     "asterisk_include_alias_columns": Bool = "0", "SELECT *: also the table's ALIAS columns.";
     "asterisk_include_materialized_columns": Bool = "0", "SELECT *: also the table's MATERIALIZED columns.";
     "async_insert": Bool = "0", "Queue INSERTs that carry their data (VALUES, FORMAT with a body) and write the queued INSERTs of one table, column list and settings as one part (ClickHouse's asynchronous inserts; off by default, as in ClickHouse 24.8). INSERT ... SELECT is never queued.";
@@ -167,6 +168,7 @@ registry! {
     "insert_deduplication_token": String = "", "A user-supplied token that makes a retried insert idempotent.";
     "join_algorithm": String = "default", "Which join algorithm to use.";
     "join_use_nulls": Bool = "0", "Fill non-matched rows of outer joins with NULL instead of the type's default.";
+    "lightweight_deletes_sync": UInt64 = "2", "Wait for a lightweight DELETE to finish (0: run it in the background).";
     "log_comment": String = "", "A comment stored in system.query_log for this query.";
     "log_queries": Bool = "1", "Record queries in system.query_log.";
     "materialize_ttl_after_modify": Bool = "1", "ALTER ... MODIFY TTL (and MODIFY COLUMN ... TTL) also applies the new TTL to existing parts, as MATERIALIZE TTL.";

@@ -335,8 +335,10 @@ impl MergeTreeEngine {
         let marked_filters = filters;
         let filters: Vec<Expr> = filters.iter().map(|f| final_prewhere_condition(f).unwrap_or(f).clone()).collect();
         let filters = filters.as_slice();
-        // Empty parts (left by merges whose rows all went) have nothing to read.
-        let non_empty: Vec<Arc<Part>> = snapshot.iter().filter(|p| p.rows > 0).cloned().collect();
+        // Empty parts (left by merges whose rows all went, or whose rows a lightweight
+        // delete masked) have nothing to read.
+        let apply_deleted_mask = session.config().get_extension::<granary_common::Settings>().is_none_or(|s| s.get_bool("apply_deleted_mask"));
+        let non_empty: Vec<Arc<Part>> = snapshot.iter().filter(|p| if apply_deleted_mask { p.existing_rows() > 0 } else { p.rows > 0 }).cloned().collect();
         let parts = crate::virtual_columns::prune_parts(session, inner, non_empty, filters, &virtual_values)?;
         // Key pruning plans over the stored columns: a filter naming a virtual column
         // (which `prune_parts` used) would make the whole conjunction unplannable.
@@ -412,7 +414,9 @@ impl MergeTreeEngine {
             Some(predicate) => Some(sample_filter(predicate, &inner.scan_schema, &mut columns)?),
             None => None,
         };
-        if let (Some(limit), true, None) = (limit, filters.is_empty(), &sample_filter) {
+        // Masked rows would not count towards the limit.
+        let masked = apply_deleted_mask && ranges.iter().any(|r| r.part.row_exists.is_some());
+        if let (Some(limit), true, None, false) = (limit, filters.is_empty(), &sample_filter, masked) {
             // Without filters, the first granules holding `limit` rows are enough.
             let mut rows = 0u64;
             let mut kept = Vec::new();
@@ -450,6 +454,7 @@ impl MergeTreeEngine {
             .with_prewhere(prewhere)
             .with_sample_filter(sample_filter)
             .with_keys(Arc::new(inner.keys.clone()))
+            .with_deleted_mask(apply_deleted_mask)
             .with_selection(stats);
         if let Some(values) = virtual_values {
             exec = exec.with_virtual_values(values);
@@ -733,7 +738,7 @@ impl TableEngine for MergeTreeEngine {
     }
 
     fn total_rows(&self) -> Option<u64> {
-        Some(self.inner.snapshot().iter().map(|p| p.rows).sum())
+        Some(self.inner.snapshot().iter().map(|p| p.existing_rows()).sum())
     }
 
     fn total_bytes(&self) -> Option<u64> {
@@ -783,8 +788,9 @@ impl TableEngine for MergeTreeEngine {
                     level: p.info.level,
                     data_version: p.info.data_version(),
                     path: format!("{}/", p.dir.display()),
-                    columns: column_sizes(&inner.schema, p.layout, &sizes),
+                    columns: column_sizes(&inner.schema, p.layout, &sizes, p.row_exists.is_some()),
                     delete_ttl_info: p.ttl.as_ref().map_or((0, 0), |t| (t.table.min, t.table.max)),
+                    has_lightweight_delete: p.row_exists.is_some(),
                 }
             })
             .collect();
@@ -901,6 +907,7 @@ fn load_parts(dir: &Path, meta: &TableMeta, schema: &SchemaRef, keys: &TableKeys
     let mut parts = Vec::new();
     let mut stale = Vec::new();
     let table_columns = crate::part::columns_txt(schema);
+    let masked_columns = crate::part::columns_txt(&crate::lightweight_delete::with_row_exists(schema));
     for (info, path) in found {
         if infos.iter().any(|other| *other != info && other.contains(&info)) {
             tracing::info!("removing part {} covered by a merged part", path.display());
@@ -908,7 +915,7 @@ fn load_parts(dir: &Path, meta: &TableMeta, schema: &SchemaRef, keys: &TableKeys
             continue;
         }
         let loaded = match crate::part::read_columns(&path) {
-            Ok(columns) if columns != table_columns => crate::alter::load_stale(&path, info.clone(), meta, &columns).map(|(part, part_schema)| stale.push((Arc::new(part), part_schema))),
+            Ok(columns) if columns != table_columns && columns != masked_columns => crate::alter::load_stale(&path, info.clone(), meta, &columns).map(|(part, part_schema)| stale.push((Arc::new(part), part_schema))),
             Ok(_) => Part::load(&path, info.clone(), schema, keys).map(|part| parts.push(Arc::new(part))),
             Err(e) => Err(e),
         };
@@ -1510,8 +1517,9 @@ impl EngineFactory for MergeTreeFactory {
 /// Each table column's files in a part, as `system.columns` sums them: zeros in a compact
 /// part (its columns share `data.bin`), as ClickHouse reports them, and for a column the
 /// part has no file of (added by ALTER after it was written).
-fn column_sizes(schema: &SchemaRef, layout: PartLayout, sizes: &PartSizes) -> Vec<ColumnSizes> {
-    schema
+fn column_sizes(schema: &SchemaRef, layout: PartLayout, sizes: &PartSizes, masked: bool) -> Vec<ColumnSizes> {
+    let file = |file: String| sizes.column_files.get(&file).copied().unwrap_or_default();
+    let mut columns: Vec<ColumnSizes> = schema
         .fields()
         .iter()
         .map(|field| {
@@ -1519,10 +1527,16 @@ fn column_sizes(schema: &SchemaRef, layout: PartLayout, sizes: &PartSizes) -> Ve
             if layout != PartLayout::Wide {
                 return ColumnSizes { name, ..Default::default() };
             }
-            let file = |file: String| sizes.column_files.get(&file).copied().unwrap_or_default();
             let (compressed, uncompressed) = file(bin_file_name(layout, &name));
             let (marks, _) = file(mark_file_name(layout, &name));
             ColumnSizes { name, data_compressed_bytes: compressed, data_uncompressed_bytes: uncompressed, marks_bytes: marks }
         })
-        .collect()
+        .collect();
+    // The mask has files of its own in either layout.
+    if masked {
+        use crate::lightweight_delete::{ROW_EXISTS_BIN, ROW_EXISTS_COLUMN, ROW_EXISTS_MRK};
+        let ((compressed, uncompressed), (marks, _)) = (file(ROW_EXISTS_BIN.to_string()), file(ROW_EXISTS_MRK.to_string()));
+        columns.push(ColumnSizes { name: ROW_EXISTS_COLUMN.to_string(), data_compressed_bytes: compressed, data_uncompressed_bytes: uncompressed, marks_bytes: marks });
+    }
+    columns
 }

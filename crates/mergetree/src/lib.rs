@@ -45,6 +45,7 @@
 //! | [`virtual_columns`] | `_part`, `_part_index`, `_part_offset`, `_partition_id`, `_partition_value`, `_block_number` and ClickHouse's other MergeTree virtual columns: their types, their values per part or granule range, parts dropped by filters on them |
 //! | [`graphite`] | GraphiteMergeTree's rollup rules (config sections, pattern choice, retentions, time rounding); the rollup itself runs in [`merge`] |
 //! | [`alter`] | `DROP/DETACH/ATTACH PARTITION`; `DELETE WHERE` / `UPDATE` hand over to [`mutation`] |
+//! | [`lightweight_delete`] | `DELETE FROM`: the `_row_exists` mask written into hard-linked parts, loaded with them, applied by every read and dropped by merges |
 //! | [`mutation`] | mutations: `mutation_N.txt` files, versioned parts (`_N` suffix), the background runner, `KILL MUTATION` |
 //!
 //! ## Guarantees
@@ -118,13 +119,14 @@
 //!   (ClickHouse: the versions before merging). `_block_number`/`_block_offset` are not persisted
 //!   (`enable_block_number_column`): a merged part reports its min block and row offsets,
 //!   as ClickHouse does without that setting.
-//! * Mutations: only `DELETE WHERE` and `UPDATE ... WHERE`; a lightweight `DELETE FROM`
-//!   is a `DELETE WHERE` listed as ClickHouse lists it (`_row_exists = 0`), whose parts
-//!   lose the rows at once (ClickHouse masks them until a merge, so `rows` differs);
+//! * Mutations: `DELETE WHERE`, `UPDATE ... WHERE`, `MATERIALIZE TTL`, `CLEAR COLUMN`,
+//!   `MATERIALIZE COLUMN` and the lightweight `DELETE FROM` ([`lightweight_delete`]:
+//!   a mask until a merge, as ClickHouse); the mutation text keeps the predicate as
+//!   written (ClickHouse prints its formatted AST: `(k % 3) = 0`);
 //!   one part at a time and one mutation at a time (ClickHouse applies every pending
 //!   mutation to a part in one step); a failed one is retried every wake-up of the
-//!   background task (ClickHouse backs off); `finished_mutations_to_keep` is not applied
-//!   (files of done mutations stay until KILL MUTATION). `ATTACH PART 'name'`,
+//!   background task (ClickHouse backs off); `finished_mutations_to_keep` is applied
+//!   when a mutation run ends (ClickHouse: by its cleanup thread). `ATTACH PART 'name'`,
 //!   `REPLACE/MOVE PARTITION`, `FREEZE` are missing. DROP/DETACH PARTITION, like
 //!   TRUNCATE, do not wait for running scans of those parts.
 //! * Monotonic-function pruning ([`monotonic`]) knows a fixed list of non-decreasing
@@ -134,7 +136,11 @@
 //!   `RECOMPRESS` is kept but not applied; TTL expressions are planned without the SQL
 //!   front end's rewrites (`DateTime + 1` fails, `+ INTERVAL` works); a Date is taken
 //!   at midnight UTC; a part left empty by TTL stays as an empty part.
-//! * Column ALTERs, projections, skip indexes, `T64`, `FPC` and `GCD`
+//! * Column ALTERs change the parts at the ALTER (or the next load), not at read time:
+//!   an added column's DEFAULT is written into old rows (wide parts get only that
+//!   column's files, the others are hard links; compact parts are rewritten), so a
+//!   later change of the DEFAULT does not change them, and RENAME/MODIFY/DROP COLUMN
+//!   are not listed in `system.mutations`. Projections, skip indexes, `T64`, `FPC` and `GCD`
 //!   codecs, more than one
 //!   transform per column. `DoubleDelta` and `Gorilla` are transforms followed by a
 //!   general codec, not ClickHouse's bit-packed encodings (same SQL, Granary's format). Insert deduplication is by `non_replicated_deduplication_window`
@@ -156,6 +162,7 @@ pub mod granules;
 pub mod graphite;
 pub mod insert;
 pub mod keys;
+pub mod lightweight_delete;
 pub mod merge;
 pub mod monotonic;
 pub mod mutation;

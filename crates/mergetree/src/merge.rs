@@ -351,7 +351,8 @@ pub fn final_merge<'a>(
 
 /// A sorted input of a merge.
 pub enum Source {
-    /// A part, read granule by granule, keeping the rows `filter` accepts.
+    /// A part, read granule by granule, keeping the rows `filter` accepts (and those a
+    /// lightweight delete left).
     Part { reader: PartReader, part: Arc<Part>, next_granule: usize, end: usize, filter: Option<Arc<dyn PhysicalExpr>> },
     /// A sorted block in memory (an INSERT block of a Replacing/Summing table, which is
     /// collapsed like a merge before it is written, as ClickHouse's optimize_on_insert).
@@ -361,10 +362,17 @@ pub enum Source {
 impl Source {
     fn next_batch(&mut self, schema: &arrow::datatypes::SchemaRef) -> Result<Option<RecordBatch>> {
         match self {
-            Source::Part { reader, part: _, next_granule, end, filter } => {
+            Source::Part { reader, part, next_granule, end, filter } => {
                 while *next_granule < *end {
-                    let batch = reader.read(*next_granule..*next_granule + 1, schema)?;
+                    let mut batch = reader.read(*next_granule..*next_granule + 1, schema)?;
+                    // Rows a lightweight delete masked are not merged (nor shown by FINAL).
+                    if let Some(existing) = part.existing_in(*next_granule..*next_granule + 1) {
+                        batch = filter_record_batch(&batch, &existing)?;
+                    }
                     *next_granule += 1;
+                    if batch.num_rows() == 0 {
+                        continue;
+                    }
                     let Some(filter) = filter else { return Ok(Some(batch)) };
                     let mask = crate::reader::filter_mask(&filter.evaluate(&batch)?.into_array(batch.num_rows())?)?;
                     if mask.true_count() > 0 {

@@ -52,6 +52,9 @@ pub enum MutationCommand {
     MaterializeTtl { partition: Option<String> },
     /// `CLEAR COLUMN c [IN PARTITION p]`: the column reset to its default.
     ClearColumn { column: String, partition: Option<String> },
+    /// `MATERIALIZE COLUMN c [IN PARTITION p]`: the column computed again from its
+    /// DEFAULT or MATERIALIZED expression.
+    MaterializeColumn { column: String, partition: Option<String> },
 }
 
 impl MutationCommand {
@@ -66,6 +69,7 @@ impl MutationCommand {
             }
             MutationCommand::MaterializeTtl { partition } => format!("(MATERIALIZE TTL{})", in_partition(partition)),
             MutationCommand::ClearColumn { column, partition } => format!("(CLEAR COLUMN {column}{})", in_partition(partition)),
+            MutationCommand::MaterializeColumn { column, partition } => format!("(MATERIALIZE COLUMN {column}{})", in_partition(partition)),
         }
     }
 
@@ -86,6 +90,10 @@ impl MutationCommand {
                 return Err(bad());
             }
             return Ok(MutationCommand::MaterializeTtl { partition });
+        }
+        if let Some(rest) = strip_keyword(body, "MATERIALIZE").and_then(|r| strip_keyword(r.trim_start(), "COLUMN")) {
+            let (column, partition) = split_partition(rest);
+            return Ok(MutationCommand::MaterializeColumn { column, partition });
         }
         if let Some(rest) = strip_keyword(body, "CLEAR").and_then(|r| strip_keyword(r.trim_start(), "COLUMN")) {
             let (column, partition) = split_partition(rest);
@@ -300,6 +308,8 @@ pub struct Planned {
     /// MATERIALIZE TTL: the rows `predicate` matches (a partition's) go through the
     /// table's TTL.
     ttl: bool,
+    /// `DELETE FROM`: the rows are masked, not removed (`crate::lightweight_delete`).
+    lightweight: bool,
 }
 
 /// Plans `command`: its errors are the ALTER's, before any mutation exists. An UPDATE's
@@ -308,9 +318,11 @@ pub struct Planned {
 /// change: rows would leave their place in the part, or their partition.
 pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
     match command {
-        MutationCommand::Delete { predicate, .. } => Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new(), ttl: false }),
+        MutationCommand::Delete { predicate, lightweight } => {
+            Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new(), ttl: false, lightweight: *lightweight })
+        }
         MutationCommand::MaterializeTtl { partition } => {
-            Ok(Planned { predicate: mutation_predicate(inner, &partition_predicate(inner, partition)?, "MATERIALIZE TTL")?, updates: Vec::new(), ttl: true })
+            Ok(Planned { predicate: mutation_predicate(inner, &partition_predicate(inner, partition)?, "MATERIALIZE TTL")?, updates: Vec::new(), ttl: true, lightweight: false })
         }
         MutationCommand::ClearColumn { column, partition } => {
             let index = inner.schema.index_of(column).map_err(|_| Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{column}` to clear")))?;
@@ -318,6 +330,13 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
                 Some(expression) => expression,
                 None => format!("defaultValueOfTypeName('{}')", granary_types::ChType::from_field(inner.schema.field(index)).to_string().replace('\'', "\\'")),
             };
+            plan(inner, &MutationCommand::Update { assignments: vec![(column.clone(), value)], predicate: partition_predicate(inner, partition)? })
+        }
+        MutationCommand::MaterializeColumn { column, partition } => {
+            let index = inner.schema.index_of(column).map_err(|_| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("There is no column {column} in table")))?;
+            // A column without an expression keeps its values (ClickHouse's mutation
+            // then has nothing to compute either).
+            let value = inner.column_defaults.get(index).cloned().flatten().unwrap_or_else(|| format!("`{}`", column.replace('`', "\\`")));
             plan(inner, &MutationCommand::Update { assignments: vec![(column.clone(), value)], predicate: partition_predicate(inner, partition)? })
         }
         MutationCommand::Update { assignments, predicate } => {
@@ -334,7 +353,7 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
             }
             // The condition of `if`: what `if` takes (an integer literal too), as a boolean.
             let predicate = mutation_predicate(inner, &format!("if(({predicate}), true, false)"), "UPDATE")?;
-            Ok(Planned { predicate, updates, ttl: false })
+            Ok(Planned { predicate, updates, ttl: false, lightweight: false })
         }
     }
 }
@@ -451,7 +470,35 @@ pub fn apply_pending(inner: &Inner) -> Result<()> {
             }
         }
     }
-    Ok(())
+    clear_old(inner)
+}
+
+/// ClickHouse's `clearOldMutations`: of the done mutations (those at or below every
+/// active part's data version: all of them when there is no part), all but the last
+/// `finished_mutations_to_keep` are forgotten and their files removed (0 keeps all).
+pub fn clear_old(inner: &Inner) -> Result<()> {
+    let keep = inner.settings.finished_mutations_to_keep as usize;
+    if keep == 0 {
+        return Ok(());
+    }
+    let min_version = inner.snapshot().iter().map(|p| p.info.data_version()).min();
+    let gone: Vec<Mutation> = {
+        let mut mutations = inner.mutations.lock();
+        let done = mutations.iter().take_while(|m| min_version.is_none_or(|v| m.block <= v)).count();
+        if done <= keep {
+            return Ok(());
+        }
+        mutations.drain(..done - keep).collect()
+    };
+    for m in &gone {
+        let path = inner.dir.join(m.id());
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::with_source(ErrorCode::CANNOT_OPEN_FILE, format!("Cannot remove {}", path.display()), e)),
+        }
+    }
+    granary_common::fs::sync_dir(&inner.dir)
 }
 
 fn exists(inner: &Inner, block: u64) -> bool {
@@ -520,7 +567,7 @@ pub fn current_version(inner: &Inner, data_version: u64) -> u64 {
 /// Brings `part` to data version `version`: rewritten when a row matches, renamed by
 /// hard links when none does, removed when every row goes.
 fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64) -> Result<()> {
-    let Planned { predicate, updates, ttl } = planned;
+    let Planned { predicate, updates, ttl, lightweight } = planned;
     let snapshot = inner.snapshot();
     let filter_columns: Vec<usize> = {
         let mut c: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
@@ -538,25 +585,41 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     let remap = remap_predicate(predicate, scan_schema, &filter_columns)?;
     let mut reader = PartReader::new(part.clone(), scan_schema, &filter_columns)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
     let mut matches = 0u64;
+    // Per granule, the rows the predicate matches among those not deleted before.
+    let mut matched = Vec::with_capacity(part.granules());
     for g in 0..part.granules() {
         let batch = reader.read(g..g + 1, &projected)?;
-        matches += deleted_mask(&remap, &batch)?.true_count() as u64;
+        let mut mask = deleted_mask(&remap, &batch)?;
+        if let Some(existing) = part.existing_in(g..g + 1) {
+            mask = arrow::compute::and(&mask, &existing)?;
+        }
+        matches += mask.true_count() as u64;
+        if *lightweight {
+            matched.push(mask);
+        }
     }
     // A MATERIALIZE TTL left from before REMOVE TTL has nothing to apply.
     if matches == 0 || (*ttl && inner.ttl.is_none()) {
-        return link_part(inner, part, info, version);
+        return link_part(inner, part, info, version, None);
+    }
+    if *lightweight {
+        let matched: Vec<&dyn Array> = matched.iter().map(|m| m as &dyn Array).collect();
+        let deleted = arrow::compute::concat(&matched)?;
+        let deleted = deleted.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "mask is not boolean"))?;
+        let mask = crate::lightweight_delete::mask_after(part, deleted)?;
+        return link_part(inner, part, info, version, Some(&mask));
     }
     // With `ttl_only_drop_parts` MATERIALIZE TTL removes whole parts, never rows.
     let drop_whole = match (&inner.ttl, *ttl && inner.settings.ttl_only_drop_parts != 0) {
         (Some(table_ttl), true) => {
             if !every_row_expired(inner, part, table_ttl)? {
-                return link_part(inner, part, info, version);
+                return link_part(inner, part, info, version, None);
             }
             true
         }
         _ => false,
     };
-    if (matches == part.rows && updates.is_empty() && !ttl) || drop_whole {
+    if (matches == part.existing_rows() && updates.is_empty() && !ttl) || drop_whole {
         let _commit = inner.commit_lock.lock();
         if !inner.all_active(std::slice::from_ref(part)) || !exists(inner, version) {
             return Ok(());
@@ -570,6 +633,11 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     let now = crate::ttl::unix_now();
     let blocks = (0..part.granules()).map(|g| {
         let batch = reader.read(g..g + 1, scan_schema)?;
+        // Rows a lightweight delete masked go now: the new part has no mask.
+        let batch = match part.existing_in(g..g + 1) {
+            Some(existing) => filter_record_batch(&batch, &existing)?,
+            None => batch,
+        };
         if let (true, Some(table_ttl)) = (*ttl, &inner.ttl) {
             return table_ttl.apply(&batch.project(&stored)?, now);
         }
@@ -590,7 +658,10 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     let pending = write_part_with(inner, info, "tmp_mut_", PartSync::FULL, layout, |writer| {
         if *ttl {
             writer.ttl_applied_at(now);
-            // Every row may have expired: the empty part still covers the old one.
+        }
+        // Every row may have expired (or been masked): the empty part still covers the
+        // old one.
+        if *ttl || part.row_exists.is_some() {
             writer.allow_empty(part);
         }
         for block in blocks {
@@ -627,8 +698,12 @@ fn every_row_expired(inner: &Inner, part: &Arc<Part>, table_ttl: &crate::ttl::Ta
 }
 
 /// The part under its new version without rewriting it: every file hard-linked (parts
-/// are never modified in place) into a temporary directory, fsynced, renamed.
-fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64) -> Result<()> {
+/// are never modified in place) into a temporary directory, fsynced, renamed. With
+/// `mask`, a lightweight delete: the part's `_row_exists` becomes `mask`, the only
+/// column written (with `columns.txt` and `checksums.txt`, which list it).
+fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64, mask: Option<&BooleanArray>) -> Result<()> {
+    use crate::lightweight_delete::{ROW_EXISTS_BIN, ROW_EXISTS_MRK};
+    let rewritten = [crate::part::CHECKSUMS_FILE, "columns.txt", ROW_EXISTS_BIN, ROW_EXISTS_MRK];
     let tmp_seq = inner.next_tmp.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("tmp_mut_{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
@@ -637,14 +712,13 @@ fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64) -> R
         let entries = std::fs::read_dir(&part.dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", part.dir.display()))?;
         for entry in entries {
             let entry = entry.with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", part.dir.display()))?;
-            let target = tmp_dir.join(entry.file_name());
-            if std::fs::hard_link(entry.path(), &target).is_err() {
-                std::fs::copy(entry.path(), &target).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot copy {} to {}", entry.path().display(), target.display()))?;
+            if mask.is_some() && rewritten.iter().any(|r| entry.file_name() == *r) {
+                continue;
             }
-            // An inserted part may not have been fsynced (fsync_after_insert = 0).
-            std::fs::File::open(&target)
-                .and_then(|f| f.sync_all())
-                .with_code(ErrorCode::CANNOT_FSYNC, || format!("Cannot fsync {}", target.display()))?;
+            link_file(&entry.path(), &tmp_dir.join(entry.file_name()))?;
+        }
+        if let Some(mask) = mask {
+            write_masked_files(inner, part, &tmp_dir, mask)?;
         }
         granary_common::fs::sync_dir(&tmp_dir)
     })();
@@ -670,6 +744,33 @@ fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64) -> R
     inner.log_part("MutatePart", &renamed, std::slice::from_ref(part), std::time::Duration::ZERO);
     inner.add_parts(vec![renamed], std::slice::from_ref(part));
     Ok(())
+}
+
+/// A file of a part under a new part's directory: hard-linked (parts are never modified
+/// in place), copied where links are not possible, and fsynced (an inserted part may
+/// not have been: `fsync_after_insert = 0`).
+pub fn link_file(from: &Path, target: &Path) -> Result<()> {
+    if std::fs::hard_link(from, target).is_err() {
+        std::fs::copy(from, target).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot copy {} to {}", from.display(), target.display()))?;
+    }
+    std::fs::File::open(target).and_then(|f| f.sync_all()).with_code(ErrorCode::CANNOT_FSYNC, || format!("Cannot fsync {}", target.display()))
+}
+
+/// A lightweight delete's files of the new part in `dir`: the mask, `columns.txt` with
+/// it, and `checksums.txt` (the old part's lines for the linked files, then these).
+fn write_masked_files(inner: &Inner, part: &Part, dir: &Path, mask: &BooleanArray) -> Result<()> {
+    use crate::lightweight_delete::{with_row_exists, write_mask, write_synced, ROW_EXISTS_BIN, ROW_EXISTS_MRK};
+    let old = crate::part::read_text(&part.dir.join(crate::part::CHECKSUMS_FILE))?;
+    let mut checksums: String = old
+        .lines()
+        .filter(|l| !l.is_empty() && !["columns.txt", ROW_EXISTS_BIN, ROW_EXISTS_MRK].contains(&l.split('\t').next().unwrap_or_default()))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    checksums.push_str(&write_mask(dir, part, mask)?);
+    let columns = crate::part::columns_txt(&with_row_exists(&inner.schema));
+    write_synced(&dir.join("columns.txt"), columns.as_bytes())?;
+    checksums.push_str(&format!("columns.txt\t{}\t{:016x}\n", columns.len(), xxhash_rust::xxh3::xxh3_64(columns.as_bytes())));
+    write_synced(&dir.join(crate::part::CHECKSUMS_FILE), checksums.as_bytes())
 }
 
 /// Rows the predicate deletes: true only (NULL keeps the row, as in ClickHouse).
@@ -722,12 +823,14 @@ mod tests {
             MutationCommand::MaterializeTtl { partition: Some("'a b'".into()) },
             MutationCommand::ClearColumn { column: "x".into(), partition: None },
             MutationCommand::ClearColumn { column: "x".into(), partition: Some("(1, 'in partition')".into()) },
+            MutationCommand::MaterializeColumn { column: "m".into(), partition: Some("2".into()) },
         ];
         assert_eq!(rules.iter().map(MutationCommand::text).collect::<Vec<_>>(), [
             "(MATERIALIZE TTL)",
             "(MATERIALIZE TTL IN PARTITION 'a b')",
             "(CLEAR COLUMN x)",
-            "(CLEAR COLUMN x IN PARTITION (1, 'in partition'))"
+            "(CLEAR COLUMN x IN PARTITION (1, 'in partition'))",
+            "(MATERIALIZE COLUMN m IN PARTITION 2)"
         ]);
         for command in [MutationCommand::Delete { predicate: "x = 'it''s'".into(), lightweight: false }, update, lightweight].into_iter().chain(rules) {
             let text = command.text();

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use arrow::array::ArrayRef;
+use arrow::array::{Array, ArrayRef, BooleanArray};
 use arrow::datatypes::{DataType, SchemaRef};
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_types::ChType;
@@ -86,6 +86,9 @@ pub struct Part {
     sizes: std::sync::OnceLock<PartSizes>,
     /// The part's `ttl.txt` (`crate::ttl`); `None` when it has none.
     pub ttl: Option<crate::ttl::TtlInfos>,
+    /// The lightweight-delete mask (`_row_exists`, one value per row, false: deleted),
+    /// when a `DELETE FROM` wrote one into the part ([`crate::lightweight_delete`]).
+    pub row_exists: Option<BooleanArray>,
 }
 
 impl Part {
@@ -117,7 +120,7 @@ impl Part {
             mark_files.push(MarkFile { name: mark_file_name(layout, field.name()), hash });
             mark_cache().insert((id, column as u32, 0), marks.into());
         }
-        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None }
+        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None, row_exists: None }
     }
 
     /// The marks of table column `column`: from the mark cache, or read from the part's
@@ -155,6 +158,19 @@ impl Part {
         self.dir.join(bin_file_name(self.layout, name))
     }
 
+    /// Rows not deleted by a lightweight delete: what reads see.
+    pub fn existing_rows(&self) -> u64 {
+        self.row_exists.as_ref().map_or(self.rows, |m| m.true_count() as u64)
+    }
+
+    /// The rows of `granules` a lightweight delete left, or None when it left them all.
+    pub fn existing_in(&self, granules: std::ops::Range<usize>) -> Option<BooleanArray> {
+        let mask = self.row_exists.as_ref()?;
+        let start = self.granule_starts[granules.start] as usize;
+        let slice = mask.slice(start, self.granule_starts[granules.end] as usize - start);
+        (slice.false_count() > 0).then_some(slice)
+    }
+
     pub fn granules(&self) -> usize {
         self.granule_starts.len().saturating_sub(1)
     }
@@ -187,7 +203,8 @@ impl Part {
             ));
         }
         let columns = String::from_utf8_lossy(&file("columns.txt")?).to_string();
-        if columns != columns_txt(schema) {
+        let masked = columns != columns_txt(schema);
+        if masked && columns != columns_txt(&crate::lightweight_delete::with_row_exists(schema)) {
             return Err(broken("its columns differ from the table's (ALTER is not supported yet)".into()));
         }
         let count: u64 = String::from_utf8_lossy(&file("count.txt")?).trim().parse().map_err(|_| broken("bad count.txt".into()))?;
@@ -233,6 +250,9 @@ impl Part {
         }
         if part.rows != count {
             return Err(broken(format!("count.txt says {count} rows, marks say {}", part.rows)));
+        }
+        if masked {
+            part.row_exists = Some(crate::lightweight_delete::load_mask(&part, &mut listed).map_err(|e| broken(e.to_string()))?);
         }
         Ok(part)
     }
@@ -418,7 +438,7 @@ pub fn encode_marks(marks: &[Mark]) -> Vec<u8> {
     out
 }
 
-fn parse_marks(bytes: &[u8]) -> Option<Vec<Mark>> {
+pub(crate) fn parse_marks(bytes: &[u8]) -> Option<Vec<Mark>> {
     if !bytes.len().is_multiple_of(MARK_LEN) {
         return None;
     }
@@ -443,6 +463,6 @@ fn hash_file(path: &Path) -> std::io::Result<u64> {
     }
 }
 
-fn read_text(path: &Path) -> Result<String> {
+pub(crate) fn read_text(path: &Path) -> Result<String> {
     fs::read_to_string(path).with_code(ErrorCode::CORRUPTED_DATA, || format!("Cannot read {}", path.display()))
 }

@@ -63,9 +63,15 @@ fn read(inner: &Inner, key_column: usize, request: &PointReadRequest) -> Result<
         marks_read += ranges.iter().map(|r| r.len()).sum::<usize>();
         let mut reader = PartReader::new(part.clone(), &inner.schema, &columns)?.with_uncompressed_cache(request.use_uncompressed_cache);
         for range in ranges {
+            let existing = part.existing_in(range.clone());
             let batch = reader.read(range, &read_schema)?;
             result.read_rows += batch.num_rows() as u64;
             result.read_bytes += batch.columns().iter().map(|c| crate::encoding::decoded_bytes(c.as_ref()) as u64).sum::<u64>();
+            // Rows a lightweight delete masked are not found.
+            let batch = match existing {
+                Some(existing) => arrow::compute::filter_record_batch(&batch, &existing)?,
+                None => batch,
+            };
             let rows = rows_with_keys(batch.column(key_position), &wanted)?;
             if !rows.is_empty() {
                 let batch = take_record_batch(&batch, &rows)?;

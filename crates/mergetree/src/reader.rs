@@ -85,6 +85,8 @@ enum Computed {
     RowNumber,
     /// `_part_granule_offset`: the number of the row's granule in the part.
     GranuleNumber,
+    /// `_row_exists` of a part with a lightweight-delete mask: the mask's values.
+    RowExists(BooleanArray),
     /// A per-part column whose values the scan did not provide (a reader made without
     /// [`PartReader::with_virtual_values`]).
     Missing(&'static str),
@@ -113,6 +115,14 @@ impl Computed {
                     numbers.resize(numbers.len() + kept, g as u64);
                 }
                 Ok(Arc::new(UInt64Array::from(numbers)))
+            }
+            Computed::RowExists(exists) => {
+                let exists = exists.slice(base as usize, rows);
+                let exists = match mask {
+                    Some(mask) => filter(&exists, mask)?.as_boolean().clone(),
+                    None => exists,
+                };
+                Ok(Arc::new(arrow::array::UInt8Array::from_iter_values(exists.values().iter().map(u8::from))))
             }
             Computed::Missing(name) => Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("virtual column {name} read without its values"))),
         }
@@ -230,6 +240,16 @@ impl ColumnCursor {
     }
 }
 
+/// Every granule of one column file (`marks`), as one array: a part's lightweight-delete
+/// mask, which is read whole when the part is loaded.
+pub fn read_whole_column(path: &std::path::Path, marks: &[Mark], data_type: &DataType) -> Result<ArrayRef> {
+    if marks.is_empty() {
+        return Ok(new_empty_array(data_type));
+    }
+    let mut cursor = ColumnCursor { index: 0, data_type: data_type.clone(), computed: None, file: None, path: path.to_path_buf(), block_offset: None, block: Buffer::default(), raw: Vec::new() };
+    cursor.read_granules(marks, None)
+}
+
 /// Reads granules of one part, for the given table columns.
 pub struct PartReader {
     part: Arc<Part>,
@@ -246,6 +266,10 @@ impl PartReader {
             let computed = crate::virtual_columns::of_field(field).map(|v| match v {
                 VirtualColumn::PartOffset | VirtualColumn::BlockOffset => Computed::RowNumber,
                 VirtualColumn::PartGranuleOffset => Computed::GranuleNumber,
+                VirtualColumn::RowExists => match &part.row_exists {
+                    Some(exists) => Computed::RowExists(exists.clone()),
+                    None => Computed::Constant(ScalarValue::UInt8(Some(1))),
+                },
                 other => Computed::Missing(other.name()),
             });
             let path = part.bin_path(field.name());
@@ -459,6 +483,8 @@ pub struct MergeTreeExec {
     keys: Option<Arc<TableKeys>>,
     /// Values of the projected per-part virtual columns, with what computes them.
     virtual_values: Option<Arc<ScanVirtualValues>>,
+    /// `apply_deleted_mask` (1 in ClickHouse): rows a lightweight delete masked are left out.
+    apply_deleted_mask: bool,
     properties: Arc<PlanProperties>,
     /// `output_rows`: the rows the scan produced (whole granules), which JSON's
     /// `rows_before_limit_at_least` reports under a LIMIT, as ClickHouse does.
@@ -487,7 +513,7 @@ impl MergeTreeExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, sample_filter: None, selection: None, dynamic_filters: Vec::new(), keys: None, virtual_values: None, properties, metrics: ExecutionPlanMetricsSet::new() })
+        Ok(MergeTreeExec { table_schema, schema, columns, partitions, block_rows: block_rows.max(1), limit, final_merge: None, use_uncompressed_cache: false, prewhere: None, sample_filter: None, selection: None, dynamic_filters: Vec::new(), keys: None, virtual_values: None, apply_deleted_mask: true, properties, metrics: ExecutionPlanMetricsSet::new() })
     }
 
     /// What the scan reads after index analysis, as `EXPLAIN ESTIMATE` shows it: parts,
@@ -540,6 +566,12 @@ impl MergeTreeExec {
     /// Gives the scan the values of its per-part virtual columns.
     pub fn with_virtual_values(mut self, values: ScanVirtualValues) -> Self {
         self.virtual_values = Some(Arc::new(values));
+        self
+    }
+
+    /// Shows the rows lightweight deletes masked (`apply_deleted_mask = 0`).
+    pub fn with_deleted_mask(mut self, apply: bool) -> Self {
+        self.apply_deleted_mask = apply;
         self
     }
 
@@ -670,6 +702,7 @@ impl ExecutionPlan for MergeTreeExec {
             progress: context.session_config().get_extension::<QueryProgress>(),
             threshold: self.threshold_skipping(),
             virtual_values: self.virtual_values.clone(),
+            apply_deleted_mask: self.apply_deleted_mask,
         };
         let produce = granary_profiler::carry(move || {
             let result = match &final_merge {
@@ -761,6 +794,8 @@ struct ScanTask {
     /// the scan has dynamic filters and the table's keys are known.
     threshold: Option<ThresholdSkipping>,
     virtual_values: Option<Arc<ScanVirtualValues>>,
+    /// `apply_deleted_mask`: rows a lightweight delete masked are left out.
+    apply_deleted_mask: bool,
 }
 
 impl ScanTask {
@@ -806,8 +841,11 @@ impl ScanTask {
                 while end < run_end && (starts[end + 1] - starts[g]) as usize <= self.block_rows {
                     end += 1;
                 }
-                let batches = match self.filters.is_empty() {
-                    false => self.read_filtered(&mut reader, &range.part, g..end)?,
+                // Rows a lightweight delete masked go first, as ClickHouse's PREWHERE
+                // steps start with `_row_exists`.
+                let existing = if self.apply_deleted_mask { range.part.existing_in(g..end) } else { None };
+                let batches = match self.filters.is_empty() && existing.is_none() {
+                    false => self.read_filtered(&mut reader, &range.part, g..end, existing)?,
                     true => {
                         // read_bytes counts decoded column data: virtual columns read none.
                         let rows = (starts[end] - starts[g]) as usize;
@@ -836,12 +874,17 @@ impl ScanTask {
     /// columns are read for the rows the filters before it kept (a granule none of them
     /// kept is not read), then the other columns for the rows all of them kept. Returns
     /// the kept rows.
-    fn read_filtered(&self, reader: &mut PartReader, part: &Part, granules: Range<usize>) -> Result<Vec<RecordBatch>> {
+    /// `existing`: the rows a lightweight delete left, when it masked some.
+    fn read_filtered(&self, reader: &mut PartReader, part: &Part, granules: Range<usize>, existing: Option<BooleanArray>) -> Result<Vec<RecordBatch>> {
         let starts = &part.granule_starts;
         let rows = (starts[granules.end] - starts[granules.start]) as usize;
         // Each column read so far, and the selection it was read under (None: all rows).
         let mut read: Vec<Option<(ArrayRef, Option<Arc<BooleanArray>>)>> = vec![None; self.columns.len()];
-        let mut selection: Option<Arc<BooleanArray>> = None;
+        if existing.as_ref().is_some_and(|e| e.true_count() == 0) {
+            self.count_read(rows, 0);
+            return Ok(Vec::new());
+        }
+        let mut selection: Option<Arc<BooleanArray>> = existing.map(Arc::new);
         let mut rows_counted = false;
         let mut read_missing = |reader: &mut PartReader, positions: Vec<usize>, read: &mut Vec<Option<(ArrayRef, Option<Arc<BooleanArray>>)>>, selection: &Option<Arc<BooleanArray>>| -> Result<()> {
             let (arrays, bytes) = reader.read_columns_where(granules.clone(), &positions, selection.as_deref())?;

@@ -53,6 +53,11 @@ pub struct MergeTreeSettings {
     pub merge_with_ttl_timeout: u64,
     /// TTL removes only whole parts whose every row expired; merges keep expired rows.
     pub ttl_only_drop_parts: u64,
+    /// Done mutations whose files are kept (older ones are removed; 0: all are kept).
+    pub finished_mutations_to_keep: u64,
+    /// Index into `LIGHTWEIGHT_MUTATION_PROJECTION_MODE` (accepted: Granary has no
+    /// projections for a lightweight delete to conflict with).
+    pub lightweight_mutation_projection_mode: u64,
 }
 
 impl Default for MergeTreeSettings {
@@ -78,6 +83,8 @@ impl Default for MergeTreeSettings {
             clean_deleted_rows: 0,
             merge_with_ttl_timeout: 14400,
             ttl_only_drop_parts: 0,
+            finished_mutations_to_keep: 100,
+            lightweight_mutation_projection_mode: 0,
         }
     }
 }
@@ -98,6 +105,7 @@ pub struct SettingInfo {
 }
 
 const CLEAN_DELETED_ROWS: &[&str] = &["Never", "Always"];
+const LIGHTWEIGHT_MUTATION_PROJECTION_MODE: &[&str] = &["throw", "drop", "rebuild"];
 
 impl SettingInfo {
     /// The setting's value in `settings`, as text (a Bool as 0 or 1, as ClickHouse shows it).
@@ -161,6 +169,14 @@ pub const SETTINGS: &[SettingInfo] = &[
         slot: |s| &mut s.clean_deleted_rows,
     },
     SettingInfo {
+        name: "finished_mutations_to_keep",
+        type_name: "UInt64",
+        readonly: false,
+        description: "How many records about mutations that are done to keep. If zero, then keep all of them.",
+        values: &[],
+        slot: |s| &mut s.finished_mutations_to_keep,
+    },
+    SettingInfo {
         name: "fsync_after_insert",
         type_name: "Bool",
         readonly: false,
@@ -191,6 +207,14 @@ pub const SETTINGS: &[SettingInfo] = &[
         description: "Maximum uncompressed bytes of a granule (adaptive granularity): granules of wide rows get fewer rows. 0 disables the limit.",
         values: &[],
         slot: |s| &mut s.index_granularity_bytes,
+    },
+    SettingInfo {
+        name: "lightweight_mutation_projection_mode",
+        type_name: "LightweightMutationProjectionMode",
+        readonly: false,
+        description: "What a lightweight delete does to a table with projections; Granary has none, so every mode is accepted and none changes anything.",
+        values: LIGHTWEIGHT_MUTATION_PROJECTION_MODE,
+        slot: |s| &mut s.lightweight_mutation_projection_mode,
     },
     SettingInfo {
         name: "max_bytes_to_merge_at_max_space_in_pool",

@@ -114,10 +114,11 @@ impl VirtualColumn {
     }
 
     /// Whether filters on the column can drop parts: it is one value per part.
+    /// `_row_exists` is a lightweight delete's mask, one value per row.
     /// `_sample_factor` is one value per scan, known only once the parts left are
     /// counted (`SAMPLE 1000`), so its filters are left to the rows.
     fn decides_parts(self) -> bool {
-        !matches!(self, VirtualColumn::PartOffset | VirtualColumn::PartGranuleOffset | VirtualColumn::BlockOffset | VirtualColumn::SampleFactor)
+        !matches!(self, VirtualColumn::PartOffset | VirtualColumn::PartGranuleOffset | VirtualColumn::BlockOffset | VirtualColumn::SampleFactor | VirtualColumn::RowExists)
     }
 }
 
@@ -203,8 +204,8 @@ impl VirtualValues {
             VirtualColumn::PartStartingOffset => ScalarValue::UInt64(Some(self.part_places.get(&part.id).map_or(0, |p| p.starting_offset))),
             VirtualColumn::PartDataVersion => ScalarValue::UInt64(Some(part.info.data_version())),
             VirtualColumn::BlockNumber => ScalarValue::UInt64(Some(part.info.min_block)),
-            // Granary has one disk, no vector search and no lightweight delete:
-            // ClickHouse's values in those cases.
+            // Granary has one disk and no vector search: ClickHouse's values in those
+            // cases. `_row_exists` of a part without a lightweight-delete mask.
             VirtualColumn::DiskName => ScalarValue::Utf8(Some("default".to_string())),
             VirtualColumn::SampleFactor => ScalarValue::Float64(Some(self.sample_factor)),
             VirtualColumn::Distance => ScalarValue::Float32(Some(0.0)),

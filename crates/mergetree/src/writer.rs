@@ -614,6 +614,40 @@ fn merge_minmax(current: Option<(ArrayRef, ArrayRef)>, column: &ArrayRef) -> Res
     Ok(Some((all.slice(lo, 1), all.slice(hi, 1))))
 }
 
+/// Writes one column of an existing part into `dir` (the new part being made from it by
+/// hard links): `values` (one per row of the part) in the granules `granule_starts`
+/// gives, as `PartWriter` writes a wide column, `.bin` and `.mrk` fsynced. Returns
+/// their `checksums.txt` lines.
+pub fn write_column_file(dir: &Path, name: &str, granule_starts: &[u64], values: &ArrayRef, codec: &ColumnCodec) -> Result<String> {
+    let bin_name = bin_file_name(PartLayout::Wide, name);
+    let mut file = BinFile { name: bin_name.clone(), file: File::create(dir.join(&bin_name)).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot create {}", dir.join(&bin_name).display()))?, hasher: Xxh3::new(), len: 0, uncompressed: 0, packing_saved: 0 };
+    let mut column = ColumnWriter { file: 0, compressor: BlockCompressor::new(codec.block), values: value_coding(codec), packing_saved: 0, buf: Vec::new(), marks: Vec::new(), unwritten_marks: 0 };
+    let min_block = MergeTreeSettings::default().min_compress_block_size as usize;
+    for granule in granule_starts.windows(2) {
+        let rows = (granule[1] - granule[0]) as usize;
+        let start = column.start_granule();
+        column.packing_saved += crate::encoding::encode_array(values.slice(granule[0] as usize, rows).as_ref(), &mut column.buf, column.values)? as u64;
+        column.marks.push(Mark { block_offset: 0, offset_in_block: start as u64, rows: rows as u64 });
+        column.unwritten_marks += 1;
+        if column.buf.len() >= min_block {
+            column.flush_block(&mut file)?;
+        }
+    }
+    column.flush_block(&mut file)?;
+    file.file.sync_all().with_code(ErrorCode::CANNOT_FSYNC, || format!("Cannot fsync {bin_name}"))?;
+    let marks = encode_marks(&column.marks);
+    let mark_name = mark_file_name(PartLayout::Wide, name);
+    write_unsynced(&dir.join(&mark_name), &marks)?.sync_all().with_code(ErrorCode::CANNOT_FSYNC, || format!("Cannot fsync {mark_name}"))?;
+    Ok(format!(
+        "{bin_name}\t{}\t{:016x}\t{}\n{mark_name}\t{}\t{:016x}\n",
+        file.len,
+        file.hasher.digest(),
+        file.uncompressed + column.packing_saved,
+        marks.len(),
+        xxh3_64(&marks)
+    ))
+}
+
 /// Renames a finished temporary part into place, durably.
 pub fn commit_part_dir(tmp: &Path, final_dir: &Path, sync: PartSync) -> Result<()> {
     match sync.directories {

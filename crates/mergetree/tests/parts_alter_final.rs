@@ -125,14 +125,20 @@ async fn drop_detach_attach_partition() {
     assert_eq!(err.code(), ErrorCode::TYPE_MISMATCH, "{err}");
 }
 
-#[tokio::test]
-async fn delete_where_gives_every_part_the_mutation_version() {
-    let dir = tempfile::tempdir().unwrap();
-    let (fx, schema) = table(dir.path(), "MergeTree", &[no_merges(), ("index_granularity", "7")]);
+/// Parts `0_1_1_0` and `1_2_2_0`, 50 rows each (`v` 0 to 49), granules of 7 rows.
+async fn two_partitions_of_50_rows(dir: &std::path::Path) -> Fixture {
+    let (fx, schema) = table(dir, "MergeTree", &[no_merges(), ("index_granularity", "7")]);
     for k in 0..2u64 {
         let rows: Vec<(u32, u64, i64)> = (0..50).map(|i| (k as u32, k * 100 + i, i as i64)).collect();
         fx.insert(vec![Ok(batch(schema.clone(), &rows))], Settings::new()).await.unwrap();
     }
+    fx
+}
+
+#[tokio::test]
+async fn delete_where_gives_every_part_the_mutation_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = two_partitions_of_50_rows(dir.path()).await;
     let engine = fx.table().engine.clone();
     use std::os::unix::fs::MetadataExt;
     let inode = |part: &str| std::fs::metadata(fx.data_dir().join(part).join("data.bin")).unwrap().ino();
@@ -156,6 +162,42 @@ async fn delete_where_gives_every_part_the_mutation_version() {
     let err = engine.delete_where(DeleteRequest { predicate: "v + 1".into(), sync: true, lightweight: false }).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT);
     assert!(engine.delete_where(DeleteRequest { predicate: "nope = 1".into(), sync: true, lightweight: false }).await.is_err());
+}
+
+/// `DELETE FROM`: a mask column written into the parts with matching rows (wide and
+/// compact), their other files hard links; every read leaves the masked rows out, a
+/// merge drops them and the mask, a reopened table keeps it.
+#[tokio::test]
+async fn lightweight_delete_masks_rows_until_a_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = two_partitions_of_50_rows(dir.path()).await;
+    let engine = fx.table().engine.clone();
+    use std::os::unix::fs::MetadataExt;
+    let inode = |part: &str, file: &str| std::fs::metadata(fx.data_dir().join(part).join(file)).unwrap().ino();
+    let data = inode("1_2_2_0", "data.bin");
+    engine.delete_where(DeleteRequest { predicate: "v % 2 = 1 AND d = 1".into(), sync: true, lightweight: true }).await.unwrap();
+    assert_eq!(fx.count().await, 75);
+    let parts = engine.parts();
+    let active: Vec<(String, u64, bool)> = parts.iter().filter(|p| p.active).map(|p| (p.name.clone(), p.rows, p.has_lightweight_delete)).collect();
+    assert_eq!(active, vec![("0_1_1_0_3".to_string(), 50, false), ("1_2_2_0_3".to_string(), 50, true)]);
+    assert_eq!(inode("1_2_2_0_3", "data.bin"), data);
+    assert_eq!(engine.total_rows(), Some(75));
+    let (batches, _) = fx.sql("SELECT v FROM t WHERE d = 1 AND v < 6 ORDER BY v", 1).await;
+    assert_eq!(column_i64(&batches, 0), vec![0, 2, 4]);
+    let mut shown = Settings::new();
+    shown.set("apply_deleted_mask", "0").unwrap();
+    let batches = fx.sql_with("SELECT count() FROM t", shown).await;
+    assert_eq!(column_i64(&batches, 0), vec![100]);
+    // A second delete masks on top of the first.
+    engine.delete_where(DeleteRequest { predicate: "v < 10".into(), sync: true, lightweight: true }).await.unwrap();
+    assert_eq!(fx.count().await, 60);
+    let fx = fx.reopen();
+    assert_eq!(fx.count().await, 60);
+    let engine = fx.table().engine.clone();
+    engine.optimize(OptimizeRequest { partition: None, final_: true, cleanup: false, skip_merged_partitions: false }).await.unwrap();
+    assert_eq!(fx.count().await, 60);
+    let active: Vec<(u64, bool)> = engine.parts().iter().filter(|p| p.active).map(|p| (p.rows, p.has_lightweight_delete)).collect();
+    assert_eq!(active, vec![(40, false), (20, false)]);
 }
 
 /// Integer columns are stored bit-packed (sorted ids in delta mode, small numbers against

@@ -73,6 +73,19 @@ pub fn check_clear_column(meta: &TableMeta, name: &str, if_exists: bool) -> Resu
     Ok(true)
 }
 
+/// Checks `MATERIALIZE COLUMN name` against the table, with ClickHouse's errors.
+pub fn check_materialize_column(meta: &TableMeta, name: &str) -> Result<()> {
+    let column = meta.columns.iter().find(|c| c.name == name).ok_or_else(|| Error::new(ErrorCode::NO_SUCH_COLUMN_IN_TABLE, format!("There is no column {name} in table")))?;
+    let engine = &meta.engine;
+    if [&engine.order_by, &engine.primary_key].into_iter().flatten().flat_map(|e| names_in(e)).any(|k| k == name) {
+        return Err(Error::new(ErrorCode::CANNOT_UPDATE_COLUMN, format!("Refused to materialize column `{name}` because it's in the sort key. Doing so could break the sort order")));
+    }
+    if column.default_expression.is_none() || !matches!(column.default_kind.as_deref(), Some("DEFAULT" | "MATERIALIZED")) {
+        return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Cannot materialize column `{name}` because it doesn't have default expression")));
+    }
+    Ok(())
+}
+
 /// The names an expression text mentions (identifiers, quoted or not).
 fn names_in(expression: &str) -> Vec<String> {
     expression

@@ -515,8 +515,11 @@ async fn run_statement(
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.delete_where(DeleteRequest { predicate, sync, lightweight: false }).await?
                     }
-                    // ClickHouse waits for a lightweight delete (`lightweight_deletes_sync = 2`).
-                    AlterCommand::LightweightDelete(predicate) => table.engine.delete_where(DeleteRequest { predicate, sync: true, lightweight: true }).await?,
+                    // ClickHouse waits for a lightweight delete unless `lightweight_deletes_sync = 0`.
+                    AlterCommand::LightweightDelete(predicate) => {
+                        let sync = ctx.settings.get_u64("lightweight_deletes_sync") > 0;
+                        table.engine.delete_where(DeleteRequest { predicate, sync, lightweight: true }).await?
+                    }
                     AlterCommand::Update(assignments, predicate) => {
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.update_where(UpdateRequest { assignments, predicate, sync }).await?
@@ -526,6 +529,11 @@ async fn run_statement(
                             let sync = ctx.settings.get_u64("mutations_sync") > 0;
                             table.engine.mutate_by_rule(RuleMutation::ClearColumn { column, partition }, sync).await?
                         }
+                    }
+                    AlterCommand::MaterializeColumn { name: column, partition } => {
+                        crate::alter_columns::check_materialize_column(&table.meta, &column)?;
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.mutate_by_rule(RuleMutation::MaterializeColumn { column, partition }, sync).await?
                     }
                     AlterCommand::MaterializeTtl(partition) => {
                         if table.meta.engine.ttl.is_none() && table.meta.columns.iter().all(|c| c.ttl.is_none()) {

@@ -401,7 +401,7 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             ]
             .into_iter()
             .chain(PART_LOCATION_COLUMNS)
-            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String"), ("delete_ttl_info_min", "DateTime"), ("delete_ttl_info_max", "DateTime")])
+            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String"), ("delete_ttl_info_min", "DateTime"), ("delete_ttl_info_max", "DateTime"), ("has_lightweight_delete", "UInt8")])
             .collect(),
             parts,
         ),
@@ -792,6 +792,7 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(rows.iter().map(|r| &r.3.name)),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.0))),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.1))),
+        u8s(rows.iter().map(|r| r.3.has_lightweight_delete)),
     ]);
     Ok(columns)
 }
@@ -849,7 +850,10 @@ fn parts_columns(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> 
         for table in database.tables() {
             for part in table.engine.parts() {
                 let part = Arc::new(part);
-                for (i, column) in table.meta.columns.iter().enumerate() {
+                // A lightweight delete's mask is a column of the part, listed after the
+                // table's, as ClickHouse lists it.
+                let mask = part.has_lightweight_delete.then(|| granary_storage::ColumnMeta::new("_row_exists".to_string(), &ChType::UInt8));
+                for (i, column) in table.meta.columns.iter().chain(&mask).enumerate() {
                     let sizes = part.columns.iter().find(|c| c.name == column.name).cloned().unwrap_or_default();
                     let (database, table_name, engine) = (database.name.clone(), table.meta.name.clone(), table.engine.engine_name().to_string());
                     rows.push(Row { database, table: table_name, engine, part: part.clone(), column: column.clone(), position: i as u64 + 1, sizes });

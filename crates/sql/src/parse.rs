@@ -260,6 +260,8 @@ pub enum AlterCommand {
     RemoveTtl,
     /// `MATERIALIZE TTL [IN PARTITION p]`.
     MaterializeTtl(Option<String>),
+    /// `MATERIALIZE COLUMN c [IN PARTITION p]`.
+    MaterializeColumn { name: String, partition: Option<String> },
     /// `MODIFY SAMPLE BY expr` / `REMOVE SAMPLE BY`: the table's sampling key.
     ModifySampleBy(String),
     RemoveSampleBy,
@@ -1308,6 +1310,11 @@ impl<'a> Cursor<'a> {
         }
         if self.eat_seq(&["REMOVE", "TTL"]) {
             return Ok(Some(AlterCommand::RemoveTtl));
+        }
+        if self.eat_seq(&["MATERIALIZE", "COLUMN"]) {
+            let name = self.ident()?;
+            let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
+            return Ok(Some(AlterCommand::MaterializeColumn { name, partition }));
         }
         if self.eat_seq(&["MATERIALIZE", "TTL"]) {
             let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };

@@ -285,6 +285,8 @@ pub struct PartStatus {
     /// Unix seconds of the earliest and latest row TTL (the DELETE rule without WHERE)
     /// of the part's rows; zeros when unknown.
     pub delete_ttl_info: (i64, i64),
+    /// A lightweight delete masked rows of the part (they stay on disk until a merge).
+    pub has_lightweight_delete: bool,
 }
 
 /// The files of one column in one part. All zero in a compact part, whose columns share
@@ -345,6 +347,9 @@ pub enum RuleMutation {
     /// `ALTER TABLE ... CLEAR COLUMN c [IN PARTITION p]`: the column's values are reset
     /// to its default.
     ClearColumn { column: String, partition: Option<String> },
+    /// `ALTER TABLE ... MATERIALIZE COLUMN c [IN PARTITION p]`: the column's values are
+    /// computed again from its DEFAULT or MATERIALIZED expression.
+    MaterializeColumn { column: String, partition: Option<String> },
 }
 
 #[async_trait]
