@@ -442,7 +442,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
         (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
         (f, [DataType::Binary]) if crate::quantile::is_quantile(f) => Layout::Quantile,
         (f, [DataType::Binary]) if crate::uniq_combined::is_cardinality(f) => Layout::Cardinality,
-        (f, [DataType::List(_), DataType::List(_), DataType::List(_), DataType::List(_)]) if matches!(crate::combinators::without_params(f), "topK" | "topKWeighted") => {
+        (f, [DataType::List(_), DataType::List(_), DataType::List(_), DataType::List(_)]) if crate::topk::is_top_k(f) => {
             match arg.and_then(|a| item_codec(a.strip_nullable())) {
                 Some(codec) => Layout::TopK(codec),
                 None => Layout::Generic,
@@ -482,7 +482,7 @@ fn has_null_flag(function: &str, layout: Layout, args: &[ChType]) -> bool {
     match layout {
         // ClickHouse's -Null combinator of two arguments writes its flag set even when
         // only NULLs (or no rows) came: `topKWeighted` over a Nullable argument.
-        Layout::TopK(_) if crate::combinators::without_params(function) == "topKWeighted" => args.iter().any(ChType::is_nullable),
+        Layout::TopK(_) if crate::topk::is_weighted(function) => args.iter().any(ChType::is_nullable),
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
         Layout::UniquesHashSet | Layout::Moments | Layout::Quantile | Layout::Cardinality => args.iter().any(ChType::is_nullable),
