@@ -268,7 +268,7 @@ fn split(columns: &[ArrayRef], index: Option<NumType>) -> DfResult<Vec<(f64, boo
     Ok(values.into_iter().zip(second).collect())
 }
 
-fn tuple(fields: &[&str], values: &[f64]) -> DfResult<ScalarValue> {
+pub(crate) fn tuple(fields: &[&str], values: &[f64]) -> DfResult<ScalarValue> {
     let fields: Vec<Arc<Field>> = fields.iter().map(|f| Arc::new(Field::new(*f, DataType::Float64, false))).collect();
     let columns: Vec<ArrayRef> = values.iter().map(|v| ScalarValue::Float64(Some(*v)).to_array()).collect::<Result<_, _>>()?;
     Ok(ScalarValue::Struct(Arc::new(StructArray::try_new(fields.into(), columns, None)?)))

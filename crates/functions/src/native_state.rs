@@ -52,6 +52,11 @@ pub(crate) trait Spec: Debug + Send + Sync {
     fn result(&self, args: &[ChType]) -> DfResult<ChType>;
     /// A state of no rows.
     fn new_state(&self, args: &[ChType]) -> DfResult<Box<dyn NativeState>>;
+    /// Whether the states' own bytes differ from ClickHouse's (see
+    /// [`NativeState::write_clickhouse`]).
+    fn own_bytes(&self) -> bool {
+        false
+    }
 }
 
 /// A group's state in ClickHouse's terms.
@@ -67,6 +72,15 @@ pub(crate) trait NativeState: Debug + Send + Sync {
     fn merge(&mut self, input: &mut &[u8]) -> DfResult<()>;
     /// Writes the state in ClickHouse's bytes.
     fn write(&self, out: &mut Vec<u8>);
+    /// Writes the state as ClickHouse's `-State` does, where the accumulator's own bytes
+    /// (which partial aggregates pass on) keep more than ClickHouse's.
+    fn write_clickhouse(&self, out: &mut Vec<u8>) {
+        self.write(out)
+    }
+    /// Merges a state in the bytes of [`NativeState::write_clickhouse`].
+    fn merge_clickhouse(&mut self, input: &mut &[u8]) -> DfResult<()> {
+        self.merge(input)
+    }
     /// The result, of the spec's result type.
     fn finish(&self) -> DfResult<ScalarValue>;
     fn size(&self) -> usize;
@@ -94,6 +108,14 @@ const FUNCTIONS: &[(&str, SpecFactory, bool)] = &[
     ("groupArrayMovingAvg", crate::group_arrays::group_array_moving_avg, true),
     ("groupConcat", crate::group_arrays::group_concat, true),
     ("groupArrayInsertAt", crate::group_arrays::group_array_insert_at, true),
+    ("groupArrayIntersect", crate::group_array_intersect::group_array_intersect, true),
+    ("analysisOfVariance", crate::analysis_of_variance::analysis_of_variance, false),
+    ("groupArraySample", crate::group_array_sample::group_array_sample, true),
+    ("sparkbar", crate::sparkbar::sparkbar, true),
+    ("quantileGK", crate::quantile_gk::quantile_gk, true),
+    ("quantilesGK", crate::quantile_gk::quantiles_gk, true),
+    ("quantileDD", crate::quantile_dd::quantile_dd, true),
+    ("quantilesDD", crate::quantile_dd::quantiles_dd, true),
     ("exponentialMovingAverage", crate::sample_stats::exponential_moving_average, true),
     ("maxIntersections", crate::sample_stats::max_intersections, false),
     ("maxIntersectionsPosition", crate::sample_stats::max_intersections_position, false),
@@ -187,6 +209,36 @@ pub(crate) fn state_len(function: &str, args: &[ChType], input: &[u8]) -> DfResu
     let mut rest = input;
     state.merge(&mut rest)?;
     Ok(input.len() - rest.len())
+}
+
+/// The accumulator's bytes of a state (without the flag) as ClickHouse writes them.
+pub(crate) fn to_clickhouse(function: &str, args: &[ChType], bytes: &[u8]) -> DfResult<Vec<u8>> {
+    let spec = spec_of(function)?;
+    if !spec.own_bytes() {
+        return Ok(bytes.to_vec());
+    }
+    let plain: Vec<ChType> = args.iter().map(|a| a.strip_nullable().base().clone()).collect();
+    let mut state = spec.new_state(&plain)?;
+    state.merge(&mut &bytes[..])?;
+    let mut out = Vec::new();
+    state.write_clickhouse(&mut out);
+    Ok(out)
+}
+
+/// Reads a state in ClickHouse's bytes from the start of `input` into the accumulator's
+/// bytes (without the flag).
+pub(crate) fn from_clickhouse(function: &str, args: &[ChType], input: &mut &[u8]) -> DfResult<Vec<u8>> {
+    let spec = spec_of(function)?;
+    if !spec.own_bytes() {
+        let n = state_len(function, args, input)?;
+        return Ok(take(input, n)?.to_vec());
+    }
+    let plain: Vec<ChType> = args.iter().map(|a| a.strip_nullable().base().clone()).collect();
+    let mut state = spec.new_state(&plain)?;
+    state.merge_clickhouse(input)?;
+    let mut out = Vec::new();
+    state.write(&mut out);
+    Ok(out)
 }
 
 /// A state of no rows, without the flag.

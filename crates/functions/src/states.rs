@@ -414,6 +414,10 @@ enum Layout {
     TopK(ItemCodec),
     /// `groupUniqArray`: VarUInt size, then the values in the set's order.
     UniqArray(ItemCodec),
+    /// `any_respect_nulls`, `anyLast_respect_nulls` (the value, then is-set): a status
+    /// byte (1 nothing, 2 NULL, 3 a value), then the value as its type serializes it
+    /// (a `Nullable` one after its not-NULL byte).
+    RespectNulls,
     Generic,
 }
 
@@ -442,7 +446,7 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
         (f, [DataType::Binary]) if crate::moments::is_moments(f) => Layout::Moments,
         (f, [DataType::Binary]) if crate::quantile::is_quantile(f) => Layout::Quantile,
         (f, [DataType::Binary]) if crate::uniq_combined::is_cardinality(f) => Layout::Cardinality,
-        (f, [DataType::List(_), DataType::List(_), DataType::List(_), DataType::List(_)]) if matches!(crate::combinators::without_params(f), "topK" | "topKWeighted") => {
+        (f, [DataType::List(_), DataType::List(_), DataType::List(_), DataType::List(_)]) if crate::topk::is_top_k(f) => {
             match arg.and_then(|a| item_codec(a.strip_nullable())) {
                 Some(codec) => Layout::TopK(codec),
                 None => Layout::Generic,
@@ -462,6 +466,9 @@ fn layout(function: &str, args: &[ChType], types: &[DataType]) -> Layout {
             Some(ChType::Decimal(..)) if matches!(types[1], DataType::Decimal128(..)) => Layout::Avg(Numerator::Decimal),
             _ => Layout::Generic,
         },
+        ("any_respect_nulls" | "anyLast_respect_nulls", [_, DataType::Boolean]) if arg.is_some_and(|t| t.strip_nullable() == &ChType::String || numeric(t.strip_nullable())) => {
+            Layout::RespectNulls
+        }
         ("min" | "max", [_]) | ("any" | "anyLast", [_, DataType::Boolean]) => match arg {
             Some(ChType::String) => Layout::Single { string: true, with_is_set: types.len() == 2 },
             Some(t) if numeric(t) => Layout::Single { string: false, with_is_set: types.len() == 2 },
@@ -482,12 +489,12 @@ fn has_null_flag(function: &str, layout: Layout, args: &[ChType]) -> bool {
     match layout {
         // ClickHouse's -Null combinator of two arguments writes its flag set even when
         // only NULLs (or no rows) came: `topKWeighted` over a Nullable argument.
-        Layout::TopK(_) if crate::combinators::without_params(function) == "topKWeighted" => args.iter().any(ChType::is_nullable),
+        Layout::TopK(_) if crate::topk::is_weighted(function) => args.iter().any(ChType::is_nullable),
         Layout::Sum | Layout::Avg(_) | Layout::Single { .. } => args.len() == 1 && args[0].is_nullable(),
         // ClickHouse's -Null combinator over uniq flags the state when any argument is Nullable.
         Layout::UniquesHashSet | Layout::Moments | Layout::Quantile | Layout::Cardinality => args.iter().any(ChType::is_nullable),
         Layout::Native => crate::native_state::has_null_flag(function, args),
-        Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::Generic => false,
+        Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::RespectNulls | Layout::Generic => false,
     }
 }
 
@@ -522,7 +529,7 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
             ScalarValue::Binary(Some(b)) => crate::native_state::flag_when(function, b.first() == Some(&1)),
             _ => crate::native_state::flag_when(function, false),
         },
-        Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::Generic => true,
+        Layout::Count | Layout::TopK(_) | Layout::UniqArray(_) | Layout::RespectNulls | Layout::Generic => true,
     };
     if has_null_flag(function, layout, args) {
         out.push(u8::from(seen));
@@ -580,8 +587,8 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
             _ => out.extend(crate::moments::empty_state(function, args)),
         },
         Layout::Native => match &state[0] {
-            ScalarValue::Binary(Some(bytes)) if bytes.len() > 1 => out.extend_from_slice(&bytes[1..]),
-            _ => out.extend(crate::native_state::empty_state(function, args)?),
+            ScalarValue::Binary(Some(bytes)) if bytes.len() > 1 => out.extend(crate::native_state::to_clickhouse(function, args, &bytes[1..])?),
+            _ => out.extend(crate::native_state::to_clickhouse(function, args, &crate::native_state::empty_state(function, args)?)?),
         },
         Layout::Quantile => match &state[0] {
             ScalarValue::Binary(Some(bytes)) => out.extend_from_slice(bytes),
@@ -599,6 +606,17 @@ pub(crate) fn encode_state(function: &str, args: &[ChType], state: &[ScalarValue
                 put_items(&mut out, &values, codec)?;
             }
             _ => put_varuint(&mut out, 0),
+        },
+        Layout::RespectNulls => match (&state[0], &state[1]) {
+            (_, ScalarValue::Boolean(Some(true))) if state[0].is_null() => out.push(2),
+            (v, ScalarValue::Boolean(Some(true))) => {
+                out.push(3);
+                if args.first().is_some_and(ChType::is_nullable) {
+                    out.push(0);
+                }
+                put_arg_value(&mut out, v, args.first())?;
+            }
+            _ => out.push(1),
         },
         Layout::Generic => {
             for (i, v) in state.iter().enumerate() {
@@ -800,9 +818,8 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
         }
         Layout::Native => {
             // The accumulator's own flag first: what follows counts as seen.
-            let n = crate::native_state::state_len(function, args, input)?;
             let mut state = vec![1];
-            state.extend_from_slice(take(input, n)?);
+            state.extend(crate::native_state::from_clickhouse(function, args, input)?);
             vec![ScalarValue::Binary(Some(state))]
         }
         Layout::Quantile => {
@@ -821,6 +838,18 @@ fn decode_prefix(function: &str, args: &[ChType], input: &mut &[u8], types: &[Da
             let field = std::sync::Arc::new(datafusion::arrow::datatypes::Field::new("item", values.data_type().clone(), true));
             vec![ScalarValue::List(std::sync::Arc::new(datafusion::arrow::array::ListArray::try_new(field, offsets, values, None)?))]
         }
+        Layout::RespectNulls => match take(input, 1)?[0] {
+            1 => vec![ScalarValue::try_from(&types[0])?, ScalarValue::Boolean(Some(false))],
+            2 => vec![ScalarValue::try_from(&types[0])?, ScalarValue::Boolean(Some(true))],
+            3 => {
+                if args.first().is_some_and(ChType::is_nullable) && take(input, 1)?[0] != 0 {
+                    vec![ScalarValue::try_from(&types[0])?, ScalarValue::Boolean(Some(true))]
+                } else {
+                    vec![get_arg_value(input, &types[0], args.first())?, ScalarValue::Boolean(Some(true))]
+                }
+            }
+            other => return Err(ch_error(ErrorCode::INCORRECT_DATA, format!("Incorrect status {other} in the state of {function}"))),
+        },
         Layout::Generic => types
             .iter()
             .enumerate()

@@ -304,31 +304,47 @@ fn to_u64(function: &str, v: &ScalarValue) -> DfResult<u64> {
 }
 
 impl TopK {
+    /// `approx_top_k(N[, reserved])` and `approx_top_sum` take `reserved` itself as
+    /// their second parameter and always return counts; otherwise they are `topK` and
+    /// `topKWeighted` (ClickHouse's `createAggregateFunctionTopK`).
     fn with_params(function: &'static str, params: &[ScalarValue]) -> DfResult<TopK> {
-        let weighted = function == "topKWeighted";
-        let (mut threshold, mut load_factor, mut include_counts) = (10u64, 3u64, false);
+        let weighted = matches!(function, "topKWeighted" | "approx_top_sum");
+        let approx = matches!(function, "approx_top_k" | "approx_top_sum");
+        let (mut threshold, mut load_factor, mut include_counts) = (10u64, 3u64, approx);
+        let mut reserved = threshold * load_factor;
         if params.len() > 3 {
-            return Err(ch_error(ErrorCode::NUMBER_OF_ARGUMENTS_DOESNT_MATCH, format!("Aggregate function '{function}' requires three parameters or less")));
+            return Err(ch_error(ErrorCode::TOO_MANY_ARGUMENTS_FOR_FUNCTION, format!("Aggregate function '{function}' requires three parameters or less")));
         }
-        if let Some(p) = params.first() {
-            threshold = to_u64(function, p)?;
+        if params.is_empty() {
+            return Ok(TopK { name: function.to_string(), weighted, threshold, reserved, include_counts, signature: Signature::user_defined(Volatility::Immutable) });
         }
+        threshold = to_u64(function, &params[0])?;
         if let Some(p) = params.get(1) {
-            load_factor = to_u64(function, p)?;
-            if load_factor < 1 {
-                return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Too small parameter 'load_factor' for aggregate function '{function}' (got {load_factor}, minimum is 1)")));
+            if approx {
+                reserved = to_u64(function, p)?;
+                if reserved < 1 {
+                    return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Too small parameter 'reserved' for aggregate function '{function}' (got {reserved}, minimum is 1)")));
+                }
+            } else {
+                load_factor = to_u64(function, p)?;
+                if load_factor < 1 {
+                    return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Too small parameter 'load_factor' for aggregate function '{function}' (got {load_factor}, minimum is 1)")));
+                }
             }
         }
         if let Some(p) = params.get(2) {
             match p {
                 ScalarValue::Utf8(Some(s)) if s == "counts" => include_counts = true,
-                ScalarValue::Utf8(Some(_)) => {
-                    return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("The third parameter of aggregate function {function} must be 'counts'")));
+                ScalarValue::Utf8(Some(s)) => {
+                    return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Aggregate function {function} doesn't support a parameter: {s}")));
                 }
                 other => return Err(ch_error(ErrorCode::BAD_ARGUMENTS, format!("Bad type of parameter {} of aggregate function {function}", other.data_type()))),
             }
         }
-        if threshold > TOP_K_MAX_SIZE || load_factor > TOP_K_MAX_SIZE || threshold * load_factor > TOP_K_MAX_SIZE {
+        if !approx || params.len() == 1 {
+            reserved = threshold.saturating_mul(load_factor);
+        }
+        if threshold > TOP_K_MAX_SIZE || load_factor > TOP_K_MAX_SIZE || reserved > TOP_K_MAX_SIZE {
             return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Too large parameter(s) for aggregate function '{function}' (maximum is {TOP_K_MAX_SIZE})")));
         }
         if threshold == 0 {
@@ -338,7 +354,7 @@ impl TopK {
             name: crate::parametric::parametric_name(function, params),
             weighted,
             threshold,
-            reserved: threshold * load_factor,
+            reserved,
             include_counts,
             signature: Signature::user_defined(Volatility::Immutable),
         })
@@ -371,6 +387,26 @@ pub(crate) fn top_k_weighted_family(params: &[ScalarValue]) -> DfResult<Aggregat
     Ok(AggregateUDF::new_from_impl(TopK::with_params("topKWeighted", params)?))
 }
 
+/// The `approx_top_k` family (also `approx_top_count`) for [`crate::parametric::FAMILIES`].
+pub(crate) fn approx_top_k_family(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    Ok(AggregateUDF::new_from_impl(TopK::with_params("approx_top_k", params)?))
+}
+
+/// The `approx_top_sum` family for [`crate::parametric::FAMILIES`].
+pub(crate) fn approx_top_sum_family(params: &[ScalarValue]) -> DfResult<AggregateUDF> {
+    Ok(AggregateUDF::new_from_impl(TopK::with_params("approx_top_sum", params)?))
+}
+
+/// The base names whose states are this module's.
+pub(crate) fn is_top_k(function: &str) -> bool {
+    matches!(crate::combinators::without_params(function), "topK" | "topKWeighted" | "approx_top_k" | "approx_top_sum")
+}
+
+/// Whether `function` is one of the weighted forms (two arguments).
+pub(crate) fn is_weighted(function: &str) -> bool {
+    matches!(crate::combinators::without_params(function), "topKWeighted" | "approx_top_sum")
+}
+
 impl AggregateUDFImpl for TopK {
     fn name(&self) -> &str {
         &self.name
@@ -395,8 +431,7 @@ impl AggregateUDFImpl for TopK {
         if self.weighted {
             let w = ch_type_of_field(&arg_fields[1]).strip_nullable().base().strip_nullable().clone();
             if !matches!(w, ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Bool) {
-                let base = self.name.split('(').next().unwrap_or("topKWeighted");
-                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("The second argument for aggregate function '{base}' must have integer type")));
+                return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, "The second argument for aggregate function 'topKWeighted' must have integer type"));
             }
         }
         Ok(Arc::new(result_field(&self.name, &self.result_type(&Self::item_type(&arg_fields[0])))))
@@ -570,7 +605,12 @@ impl Accumulator for TopKAccumulator {
 /// `reserved` of a `topK` state's function name (`topK(3, 4)`: 12).
 fn reserved_of(function: &str) -> DfResult<usize> {
     let params = crate::parametric::params_of_name(function)?;
-    let family = if crate::combinators::without_params(function) == "topKWeighted" { "topKWeighted" } else { "topK" };
+    let family = match crate::combinators::without_params(function) {
+        "topKWeighted" => "topKWeighted",
+        "approx_top_k" => "approx_top_k",
+        "approx_top_sum" => "approx_top_sum",
+        _ => "topK",
+    };
     Ok(TopK::with_params(family, &params)?.reserved as usize)
 }
 
