@@ -1,5 +1,5 @@
 //! Type conversion functions: `toUInt8..toInt64`, `toFloat32/64`, `toDate`,
-//! `toDate32`, `toDateTime`, `toDateTime64`, `toDecimal32/64/128/256`, `toFixedString`,
+//! `toDate32`, `toDateTime`, `toDateTime64`, `toTime`, `toTime64`, `toDecimal32/64/128/256`, `toFixedString`,
 //! `toBool`, `toString`, their `OrZero`/`OrNull` variants, `CAST`/`_CAST`,
 //! `accurateCast`/`accurateCastOrNull`/`accurateCastOrDefault` (in [`accurate`]),
 //! `toTypeName`, `materialize`, `ignore`, `identity`.
@@ -43,7 +43,7 @@ fn leak(s: String) -> &'static str {
 fn check_source(ctx: &RetCtx, mode: Mode) -> DfResult<()> {
     let dt = ctx.dt(0);
     let ok = match mode {
-        Mode::Throw => is_numeric(dt) || is_text(dt) || matches!(dt, DataType::Date32 | DataType::Timestamp(..)),
+        Mode::Throw => is_numeric(dt) || is_text(dt) || matches!(dt, DataType::Date32 | DataType::Timestamp(..) | DataType::Time32(_) | DataType::Time64(_)),
         _ => is_text(dt),
     };
     if ok {
@@ -199,6 +199,28 @@ fn to_datetime64(mode: Mode) -> ScalarUDF {
         move |ctx| {
             let target = ctx.ret_ch().strip_nullable().clone();
             run_convert(ctx, &target, mode, "toDateTime64")
+        },
+    )
+    .build()
+}
+
+/// `toTime64(x, precision)`: `x` as a `Time64` of `precision` fraction digits.
+fn to_time64(mode: Mode) -> ScalarUDF {
+    let name = leak(format!("toTime64{}", mode_suffix(mode)));
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        move |ctx| {
+            check_source(ctx, mode)?;
+            let p = ctx.const_int(1, "scale")?;
+            if !(0..=9).contains(&p) {
+                return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Scale {p} is too large for Time64. Maximum is up to nanoseconds (9)")));
+            }
+            Ok(with_mode(ChType::Time64(p as u8), mode))
+        },
+        move |ctx| {
+            let target = ctx.ret_ch().strip_nullable().clone();
+            run_convert(ctx, &target, mode, "toTime64")
         },
     )
     .build()
@@ -466,6 +488,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         out.push(simple_conversion("toDate32", ChType::Date32, mode));
         out.push(to_datetime(mode));
         out.push(to_datetime64(mode));
+        out.push(simple_conversion("toTime", ChType::Time, mode));
+        out.push(to_time64(mode));
         for bits in [32, 64, 128, 256] {
             out.push(to_decimal(bits, mode));
         }
