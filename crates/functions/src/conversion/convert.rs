@@ -200,7 +200,7 @@ fn to_time(array: &ArrayRef, from: &Field, precision: Option<u8>, cv: &Conv) -> 
         for_each_text(array, |v| {
             out.push(match v {
                 None => None,
-                Some(text) => match parse_time(text.as_bytes(), digits, &target.to_string()) {
+                Some(text) => match parse_time(text.as_bytes(), precision, &target.to_string()) {
                     Ok(nanos) => Some(nanos / nanos_per_unit),
                     Err(e) => match cv.mode {
                         Mode::Throw => return Err(ch_error(e.code(), e.message().to_string())),
@@ -301,12 +301,13 @@ fn to_variant(array: &ArrayRef, from: &Field, types: &[ChType], cv: &Conv) -> Df
         return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{target} is not held as a struct")));
     };
     let source = ChType::from_field(from).strip_nullable().base().clone();
-    let index = types.iter().position(|t| *t == source);
-    let text = is_text(from.data_type());
-    let index = match index {
-        Some(i) => Some(i),
-        None if text => None,
-        None => Some(types.iter().position(|t| *t == ChType::String).ok_or_else(|| unsupported(from, &target.to_string()))?),
+    let index = if is_text(from.data_type()) {
+        None
+    } else {
+        match types.iter().position(|t| *t == source) {
+            Some(i) => Some(i),
+            None => Some(types.iter().position(|t| *t == ChType::String).ok_or_else(|| unsupported(from, &target.to_string()))?),
+        }
     };
     let Some(index) = index else {
         let mut builder = granary_types::text::ColumnBuilder::with_type(&target, &granary_types::text::TextOptions::default())

@@ -174,12 +174,13 @@ fn to_datetime(mode: Mode) -> ScalarUDF {
     .build()
 }
 
-fn datetime64_precision(ctx: &RetCtx, index: usize) -> DfResult<u8> {
+/// The constant precision argument of `toDateTime64`/`toTime64` (`family`), 0..=9.
+fn sub_second_precision(ctx: &RetCtx, index: usize, family: &str) -> DfResult<u8> {
     let p = ctx.const_int(index, "scale")?;
     if !(0..=9).contains(&p) {
         return Err(ch_error(
             ErrorCode::ARGUMENT_OUT_OF_BOUND,
-            format!("Scale {p} is too large for DateTime64. Maximum is up to nanoseconds (9)"),
+            format!("Scale {p} is too large for {family}. Maximum is up to nanoseconds (9)"),
         ));
     }
     Ok(p as u8)
@@ -192,7 +193,7 @@ fn to_datetime64(mode: Mode) -> ScalarUDF {
         Arity::range(2, 3),
         move |ctx| {
             check_source(ctx, mode)?;
-            let p = datetime64_precision(ctx, 1)?;
+            let p = sub_second_precision(ctx, 1, "DateTime64")?;
             let tz = tz_arg(ctx, 2)?;
             Ok(with_mode(ChType::DateTime64(p, result_zone(ctx, tz)), mode))
         },
@@ -212,11 +213,7 @@ fn to_time64(mode: Mode) -> ScalarUDF {
         Arity::exact(2),
         move |ctx| {
             check_source(ctx, mode)?;
-            let p = ctx.const_int(1, "scale")?;
-            if !(0..=9).contains(&p) {
-                return Err(ch_error(ErrorCode::ARGUMENT_OUT_OF_BOUND, format!("Scale {p} is too large for Time64. Maximum is up to nanoseconds (9)")));
-            }
-            Ok(with_mode(ChType::Time64(p as u8), mode))
+            Ok(with_mode(ChType::Time64(sub_second_precision(ctx, 1, "Time64")?), mode))
         },
         move |ctx| {
             let target = ctx.ret_ch().strip_nullable().clone();
@@ -326,7 +323,8 @@ fn cast_fn(name: &'static str) -> ScalarUDF {
             }
             let text = ctx.const_str(1, "type name")?;
             let target = ChType::parse(text).map_err(|e| e.into_datafusion())?;
-            if ctx.dt(0) == &DataType::Null && !target.is_nullable() {
+            // A Variant holds NULLs without being Nullable.
+            if ctx.dt(0) == &DataType::Null && !target.is_nullable() && target.variant_types().is_none() {
                 return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Cannot convert NULL to a non-nullable type"));
             }
             Ok(target)
@@ -334,7 +332,7 @@ fn cast_fn(name: &'static str) -> ScalarUDF {
         |ctx| {
             let target = ctx.ret_ch();
             let array = ctx.array(0)?;
-            if !target.is_nullable() && datafusion::arrow::array::Array::null_count(array.as_ref()) > 0 {
+            if !target.is_nullable() && target.variant_types().is_none() && datafusion::arrow::array::Array::null_count(array.as_ref()) > 0 {
                 return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Cannot convert NULL value to non-Nullable type"));
             }
             let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };

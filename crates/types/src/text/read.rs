@@ -1087,7 +1087,7 @@ fn variant_from_composite(
 
 /// A `Time`/`Time64` text in the Arrow unit of its type.
 fn parse_time_value(text: &[u8], precision: Option<u8>, t: &ChType) -> Result<i64> {
-    let nanos = super::time::parse_time(text, precision.map_or(0, u32::from), &t.base().to_string())?;
+    let nanos = super::time::parse_time(text, precision, &t.base().to_string())?;
     Ok(nanos / (1_000_000_000 / super::time::units_per_second(precision)))
 }
 

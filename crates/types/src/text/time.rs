@@ -23,8 +23,11 @@ pub fn max_nanos(precision: u32) -> i64 {
 
 /// Parses `[-]H{1,3}:MM:SS[.f]`, `MM:SS[.f]` or `SS[.f]` as ClickHouse's `Time`/`Time64`
 /// do: minutes and seconds of two digits may exceed 59 and carry; digits past
-/// `precision` are cut. Returns signed nanoseconds, clamped to the type's range.
-pub fn parse_time(text: &[u8], precision: u32, type_name: &str) -> Result<i64> {
+/// `precision` are cut (`None`: a `Time`, which takes no fraction at all). Returns signed
+/// nanoseconds, clamped to the type's range.
+pub fn parse_time(text: &[u8], precision: Option<u8>, type_name: &str) -> Result<i64> {
+    let fraction_allowed = precision.is_some();
+    let precision = precision.map_or(0, |p| u32::from(p.min(9)));
     if text.is_empty() {
         return Err(Error::new(ErrorCode::CANNOT_PARSE_DATETIME, format!("Cannot parse time from empty string: Cannot parse {type_name} from String")));
     }
@@ -34,6 +37,7 @@ pub fn parse_time(text: &[u8], precision: u32, type_name: &str) -> Result<i64> {
         return Err(Error::new(ErrorCode::CANNOT_PARSE_DATETIME, format!("Cannot parse time: invalid first character: Cannot parse {type_name} from String")));
     }
     let syntax = |at: usize| {
+        let at = at.min(text.len());
         Error::new(
             ErrorCode::CANNOT_PARSE_TEXT,
             format!("Cannot parse string '{}' as {type_name}: syntax error at position {at} (parsed just '{}')", shorten(text), shorten(&text[..at])),
@@ -82,7 +86,7 @@ pub fn parse_time(text: &[u8], precision: u32, type_name: &str) -> Result<i64> {
         _ => return Err(syntax(pos)),
     };
     let mut fraction = 0i64;
-    if text.get(pos) == Some(&b'.') && precision > 0 {
+    if text.get(pos) == Some(&b'.') && fraction_allowed {
         pos += 1;
         let begin = pos;
         while pos < text.len() && text[pos].is_ascii_digit() {
@@ -147,7 +151,8 @@ mod tests {
     use super::*;
 
     fn show(text: &str, precision: u32) -> String {
-        match parse_time(text.as_bytes(), precision, "Time") {
+        let digits = (precision > 0).then_some(precision as u8);
+        match parse_time(text.as_bytes(), digits, "Time") {
             Ok(n) => {
                 let mut out = Vec::new();
                 write_time(n, precision, &mut out);
@@ -171,12 +176,14 @@ mod tests {
         assert_eq!(show("1:02:03.1", 6), "01:02:03.100000");
         assert_eq!(show("03.5", 3), "00:00:03.500");
         assert_eq!(show("5", 2), "00:00:05.00");
+        assert_eq!(parse_time(b"01:00:00.5", Some(0), "Time64(0)").ok(), Some(3600 * NANOS));
         assert_eq!(show("3600", 0), "error 6");
         assert_eq!(show("1000:00:00", 0), "error 6");
         assert_eq!(show("12:34:56.7", 0), "error 6");
         assert_eq!(show("1:02:03 ", 0), "error 6");
         assert_eq!(show(" 12:34:56", 0), "error 41");
         assert_eq!(show("-5", 0), "error 41");
+        assert_eq!(show("100:0", 0), "error 6");
         assert_eq!(show("", 0), "error 41");
     }
 
