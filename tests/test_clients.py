@@ -571,3 +571,47 @@ def test_wide_integers_through_clickhouse_connect(client):
         assert client.query(f"SELECT sum(b), max(a) FROM {name}").result_rows == [(2**128 - 1, 5)]
     finally:
         client.command(f"DROP TABLE {name}")
+
+
+def test_time_and_time64_round_trip_through_native(server, client):
+    """Time is Int32 seconds and Time64(p) a Decimal64 of p digits in Native, as ClickHouse
+    writes them (the bytes match chdb's), negative and beyond 24 hours included; Native
+    bodies go back in through INSERT, and clickhouse-connect reads and writes them."""
+    import chdb
+
+    select = (
+        "SELECT toTime('-01:00:00') AS t, toTime64('01:00:00.5', 3) AS t3, toTime64('-100:00:00.123456789', 9) AS t9, "
+        "toTime('999:59:59') AS tmax, CAST(NULL AS Nullable(Time64(6))) AS tn FORMAT Native"
+    )
+    body = server.request(select).body
+    assert body == chdb.query(select, "Native").bytes()
+    server.query("DROP TABLE IF EXISTS time_native")
+    server.query("CREATE TABLE time_native (t Time, t3 Time64(3), t9 Time64(9), tmax Time, tn Nullable(Time64(6))) ENGINE = MergeTree ORDER BY t")
+    try:
+        for _ in range(2):
+            r = server.request(params={"query": "INSERT INTO time_native FORMAT Native"}, data=body)
+            assert r.status == 200, r.text
+        assert server.query("SELECT * FROM time_native") == "-01:00:00\t01:00:00.500\t-100:00:00.123456789\t999:59:59\t\\N\n" * 2
+        assert server.request("SELECT * FROM time_native LIMIT 1 FORMAT Native").body == body
+        rows = client.query("SELECT t, t3 FROM time_native LIMIT 1").result_rows
+        client.insert("time_native", [[rows[0][0], rows[0][1], rows[0][1], rows[0][0], None]], column_names=["t", "t3", "t9", "tmax", "tn"])
+        assert server.query("SELECT t, t3, t9, tmax, tn FROM time_native ORDER BY t9 DESC LIMIT 1") == "-01:00:00\t01:00:00.500\t01:00:00.500000000\t-01:00:00\t\\N\n"
+    finally:
+        server.query("DROP TABLE time_native")
+
+
+def test_time_types_in_arrow_as_chdb_writes_them(server):
+    """Arrow has only times of day: Time and Time64(p) go out as time32/time64 of the
+    precision's unit, as chdb writes them; a negative Time is an error (321)."""
+    import chdb
+
+    select = (
+        "SELECT toTime('01:00:00') AS t, toTime64('01:00:00.5', 3) AS u, toTime64('01:00:00.5', 9) AS v, "
+        "toTime64('01:00:00.5', 0) AS w, toTime64('01:00:00.5', 6) AS x, toTime64('01:00:00.5', 1) AS y FORMAT Arrow"
+    )
+    mine = pa.ipc.open_file(pa.BufferReader(server.request(select).body)).read_all()
+    theirs = pa.ipc.open_file(pa.BufferReader(chdb.query(select, "Arrow").bytes())).read_all()
+    assert mine.schema.types == theirs.schema.types
+    assert mine.to_pylist() == theirs.to_pylist()
+    r = server.request("SELECT toTime('-01:00:00') AS t FORMAT Arrow")
+    assert r.headers.get("X-ClickHouse-Exception-Code") == "321", r.text

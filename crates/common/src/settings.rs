@@ -120,6 +120,7 @@ registry! {
     "describe_include_virtual_columns": Bool = "0", "DESCRIBE: also list the table's virtual columns (_part, ...), and an is_virtual column.";
     "enable_funnel_functions": Bool = "0", "Allows sequenceNextNode, experimental in ClickHouse.";
     "enable_http_compression": Bool = "0", "Compress the HTTP response when the client accepts it.";
+    "enable_time_time64_type": Bool = "1", "Allows columns of types Time and Time64 in CREATE TABLE (ClickHouse's switch; on by default).";
     "engine_file_allow_create_multiple_files": Bool = "0", "INSERT INTO FUNCTION file(): write a new numbered file when the file exists and its format cannot be appended to.";
     "engine_file_empty_if_not_exists": Bool = "0", "file(): return no rows instead of an error when the file does not exist.";
     "engine_file_skip_empty_files": Bool = "0", "file(): skip empty files instead of parsing them.";

@@ -72,6 +72,19 @@ fn result_type(op: Op, ctx: &RetCtx) -> DfResult<ChType> {
         (Op::Plus, l, DataType::Date32 | DataType::Timestamp(..)) if is_integer(l) => return Ok(ctx.ch(1)),
         (Op::Minus, DataType::Date32, DataType::Date32) => return Ok(ChType::Int32),
         (Op::Minus, DataType::Timestamp(..), DataType::Timestamp(..)) => return Ok(ChType::Int64),
+        (Op::Plus | Op::Minus, DataType::Time32(_) | DataType::Time64(_), r) if is_integer(r) || is_float(r) => return Ok(ctx.ch(0)),
+        (Op::Plus, l, DataType::Time32(_) | DataType::Time64(_)) if is_integer(l) || is_float(l) => return Ok(ctx.ch(1)),
+        (Op::Minus, DataType::Time32(_) | DataType::Time64(_), DataType::Time32(_) | DataType::Time64(_)) => {
+            let digits = |t: ChType| match t.base() {
+                ChType::Time64(p) => Some(*p),
+                _ => None,
+            };
+            // Seconds between two times: Int32, or a Decimal64 of the finer precision.
+            return Ok(match digits(ctx.ch(0)).max(digits(ctx.ch(1))) {
+                None => ChType::Int32,
+                Some(p) => ChType::Decimal(18, p),
+            });
+        }
         _ => {}
     }
     if is_wide(&ctx.ch(0)) || is_wide(&ctx.ch(1)) {
@@ -116,7 +129,7 @@ fn is_interval_tuple(t: &ChType) -> bool {
 }
 
 fn is_date_or_time(t: &ChType) -> bool {
-    matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))
+    matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) | ChType::Time | ChType::Time64(_))
 }
 
 /// Arithmetic with intervals, typed as ClickHouse types it: `date ± interval` and
@@ -565,6 +578,9 @@ fn compute(op: Op, ctx: &ExecCtx) -> DfResult<ArrayRef> {
         return interval_compute(op, ctx, &base);
     }
     let a = ctx.array(0)?;
+    if matches!(a.data_type(), DataType::Time32(_) | DataType::Time64(_)) || matches!(ctx.dt(1), DataType::Time32(_) | DataType::Time64(_)) {
+        return time_arith(op, &a, &ctx.array(1)?, &base);
+    }
     // Dates.
     if matches!(a.data_type(), DataType::Date32 | DataType::Timestamp(..))
         || matches!(ctx.dt(1), DataType::Date32 | DataType::Timestamp(..))
@@ -682,6 +698,30 @@ fn integer_by_constant(op: Op, column: &ArrayRef, constant: &ArrayRef) -> Option
         _ => return None,
     };
     Some(out)
+}
+
+/// `time ± number` (whole seconds: a fraction is cut first, as in ClickHouse) and
+/// `time - time` (seconds, `Decimal(18, p)` when either has a fraction).
+fn time_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType) -> DfResult<ArrayRef> {
+    let is_time = |x: &ArrayRef| matches!(x.data_type(), DataType::Time32(_) | DataType::Time64(_));
+    let seconds_as_nanos = |x: &ArrayRef| -> DfResult<PrimitiveArray<Int64Type>> {
+        let whole = if is_float(x.data_type()) { cast(&cast(x, &DataType::Float64)?.as_primitive::<Float64Type>().unary::<_, Float64Type>(f64::trunc), &DataType::Int64)? } else { cast(x, &DataType::Int64)? };
+        Ok(whole.as_primitive::<Int64Type>().unary(|v| v.saturating_mul(1_000_000_000)))
+    };
+    let nanos = |x: &ArrayRef| if is_time(x) { crate::datetime::time_nanos(x) } else { seconds_as_nanos(x) };
+    let (l, r) = (nanos(a)?, nanos(b)?);
+    let out: PrimitiveArray<Int64Type> = match op {
+        Op::Minus => datafusion::arrow::compute::binary(&l, &r, i64::saturating_sub)?,
+        _ => datafusion::arrow::compute::binary(&l, &r, i64::saturating_add)?,
+    };
+    match base {
+        ChType::Int32 => Ok(Arc::new(out.unary::<_, datafusion::arrow::datatypes::Int32Type>(|v| (v / 1_000_000_000) as i32))),
+        ChType::Decimal(p, s) => {
+            let step = 10i64.pow(9 - u32::from((*s).min(9)));
+            Ok(Arc::new(out.unary::<_, Decimal128Type>(|v| i128::from(v / step)).with_precision_and_scale(*p, *s as i8)?))
+        }
+        other => crate::datetime::time_from_nanos(&out, other),
+    }
 }
 
 fn date_arith(op: Op, a: &ArrayRef, b: &ArrayRef, base: &ChType, ctx: &ExecCtx) -> DfResult<ArrayRef> {
@@ -1012,6 +1052,8 @@ fn comparable_without_supertype(a: &ChType, b: &ChType) -> Option<ChType> {
         (x, y) if is_number(x) && is_number(y) => {
             Some(if matches!(x, ChType::Float32 | ChType::Float64) || matches!(y, ChType::Float32 | ChType::Float64) { ChType::Float64 } else { ChType::Decimal(20, 0) })
         }
+        // A time meets a number as its seconds.
+        (ChType::Time | ChType::Time64(_), x) | (x, ChType::Time | ChType::Time64(_)) if is_number(x) => Some(ChType::Float64),
         _ => None,
     }
 }

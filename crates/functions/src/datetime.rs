@@ -803,7 +803,43 @@ pub(crate) fn shifted_type(t: &ChType, unit: Unit) -> DfResult<ChType> {
         (ChType::DateTime(tz), Some(p)) => ChType::DateTime64(p, tz.clone()),
         (ChType::DateTime64(q, tz), Some(p)) => ChType::DateTime64(p.max(*q), tz.clone()),
         (ChType::DateTime(_) | ChType::DateTime64(..), _) => t.clone(),
+        // A Time is a duration: only seconds, minutes and hours (and sub-seconds for
+        // Time64) move it.
+        (ChType::Time | ChType::Time64(_), None) if calendar => return Err(not_for(t)),
+        (ChType::Time, None) => ChType::Time,
+        (ChType::Time64(q), Some(p)) => ChType::Time64(p.max(*q)),
+        (ChType::Time64(_), None) => t.clone(),
         _ => return Err(not_for(t)),
+    })
+}
+
+/// Signed nanoseconds of each value of a `Time`/`Time64` column (whatever its unit).
+pub(crate) fn time_nanos(array: &ArrayRef) -> DfResult<PrimitiveArray<Int64Type>> {
+    use datafusion::arrow::datatypes::{Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType};
+    Ok(match array.data_type() {
+        DataType::Time32(TimeUnit::Second) => array.as_primitive::<Time32SecondType>().unary(|v| i64::from(v) * 1_000_000_000),
+        DataType::Time32(_) => array.as_primitive::<Time32MillisecondType>().unary(|v| i64::from(v) * 1_000_000),
+        DataType::Time64(TimeUnit::Microsecond) => array.as_primitive::<Time64MicrosecondType>().unary(|v| v.saturating_mul(1_000)),
+        DataType::Time64(_) => array.as_primitive::<Time64NanosecondType>().unary(|v| v),
+        other => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{other} is not a time column"))),
+    })
+}
+
+/// Signed nanoseconds as a column of `Time`/`Time64(p)` (`to`), cut to its precision;
+/// out-of-range values are kept (ClickHouse prints them as the bound).
+pub(crate) fn time_from_nanos(nanos: &PrimitiveArray<Int64Type>, to: &ChType) -> DfResult<ArrayRef> {
+    use datafusion::arrow::datatypes::{Time32SecondType, Time64MicrosecondType, Time64NanosecondType};
+    Ok(match to {
+        ChType::Time => Arc::new(nanos.unary::<_, Time32SecondType>(|v| (v / 1_000_000_000).clamp(i32::MIN as i64, i32::MAX as i64) as i32)),
+        ChType::Time64(p) => {
+            let step = 10i64.pow(9 - u32::from((*p).min(9)));
+            if *p <= 6 {
+                Arc::new(nanos.unary::<_, Time64MicrosecondType>(|v| v / step * step / 1_000))
+            } else {
+                Arc::new(nanos.unary::<_, Time64NanosecondType>(|v| v / step * step))
+            }
+        }
+        other => return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{other} is not a time type"))),
     })
 }
 
@@ -826,6 +862,20 @@ fn ticks_per_second(t: &ChType) -> i64 {
 /// local date in `zone` and keep the time of day; months clamp the day to the month's
 /// last. Results wrap as ClickHouse's do: `Date` in 16 bits, `DateTime` in 32.
 pub(crate) fn shift(array: &ArrayRef, n: &PrimitiveArray<Int64Type>, unit: Unit, sign: i64, zone: &SessionTz, to: &ChType) -> DfResult<ArrayRef> {
+    if matches!(array.data_type(), DataType::Time32(_) | DataType::Time64(_)) {
+        let unit_nanos: i64 = match unit {
+            Unit::Nanosecond => 1,
+            Unit::Microsecond => 1_000,
+            Unit::Millisecond => 1_000_000,
+            Unit::Second => 1_000_000_000,
+            Unit::Minute => 60_000_000_000,
+            Unit::Hour => 3_600_000_000_000,
+            _ => return Err(ch_error(ErrorCode::ILLEGAL_TYPE_OF_ARGUMENT, format!("{} cannot be used with {to}", add_function_name(unit)))),
+        };
+        let moved: PrimitiveArray<Int64Type> =
+            datafusion::arrow::compute::binary(&time_nanos(array)?, n, |v, k| v.saturating_add(k.saturating_mul(sign).saturating_mul(unit_nanos)))?;
+        return time_from_nanos(&moved, to);
+    }
     let zone = *zone;
     let months_per = match unit {
         Unit::Month => 1,

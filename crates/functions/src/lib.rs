@@ -235,6 +235,7 @@ pub mod parametric;
 mod quantile;
 mod multi_match;
 mod url;
+mod variant;
 mod utf8;
 mod window;
 
@@ -274,6 +275,7 @@ pub struct FunctionInfo {
 fn all_scalars() -> Vec<ScalarUDF> {
     let mut out = Vec::new();
     out.extend(conversion::functions());
+    out.extend(variant::functions());
     out.extend(datetime::functions());
     out.extend(intervals::functions());
     out.extend(snowflake::functions());

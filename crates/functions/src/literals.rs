@@ -606,6 +606,9 @@ pub fn fixed_string_literals(plan: LogicalPlan) -> Result<LogicalPlan> {
         let rewritten = node.map_expressions(|expr| {
             expr.transform_up(|e| match e {
                 Expr::BinaryExpr(BinaryExpr { left, op, right }) if op.supports_propagation() || matches!(op, Operator::Eq | Operator::NotEq) => {
+                    if let Some((l, r)) = time_comparison(&left, &right, &schema) {
+                        return Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr { left: Box::new(l), op, right: Box::new(r) })));
+                    }
                     let (target, literal, literal_left) = match (target_of(&left), target_of(&right)) {
                         (Some(t), None) => (t, &right, false),
                         (None, Some(t)) => (t, &left, true),
@@ -701,6 +704,27 @@ fn typed_literal(expr: &Expr, target: &ChType) -> datafusion::error::Result<Opti
         },
         _ => None,
     })
+}
+
+/// Operands of a comparison (outside the SELECT list, where DataFusion coerces them) of
+/// a `Time`/`Time64` with a time of another precision (both in the finer type) or with
+/// a number (the time as its seconds), as ClickHouse compares them; None otherwise.
+fn time_comparison(left: &Expr, right: &Expr, schema: &datafusion::common::DFSchema) -> Option<(Expr, Expr)> {
+    use datafusion::logical_expr::ExprSchemable;
+    let type_of = |e: &Expr| e.to_field(schema).ok().map(|(_, f)| ChType::from_field(&f));
+    let (lt, rt) = (type_of(left)?, type_of(right)?);
+    let is_time = |t: &ChType| matches!(t.base(), ChType::Time | ChType::Time64(_));
+    let is_number = |t: &ChType| t.base().to_arrow().is_numeric();
+    let cast = |e: &Expr, t: &ChType, to: ChType| crate::conversion::cast_to_chtype(e.clone(), &if t.is_nullable() { to.into_nullable() } else { to });
+    match (is_time(&lt), is_time(&rt)) {
+        (true, true) if lt.base() != rt.base() => {
+            let common = crate::supertype::least_supertype(&[lt.base().clone(), rt.base().clone()]).ok()?;
+            Some((cast(left, &lt, common.clone()), cast(right, &rt, common)))
+        }
+        (true, false) if is_number(&rt) => Some((cast(left, &lt, ChType::Float64), right.clone())),
+        (false, true) if is_number(&lt) => Some((left.clone(), cast(right, &rt, ChType::Float64))),
+        _ => None,
+    }
 }
 
 /// ClickHouse compares a String column with a number only through a common type, and

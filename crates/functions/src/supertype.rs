@@ -207,7 +207,7 @@ pub(crate) fn mixed_kinds(types: &[ChType]) -> Option<datafusion::common::DataFu
     if split(&bases, &|t| matches!(t, ChType::String | ChType::FixedString(_) | ChType::Enum8(_) | ChType::Enum16(_))) {
         return error(&bases, "String/FixedString/Enum");
     }
-    if split(&bases, &|t| matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))) {
+    if split(&bases, &|t| matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..) | ChType::Time | ChType::Time64(_))) {
         return error(&bases, "Date/Date32/DateTime/DateTime64/Time/Time64");
     }
     None
@@ -357,6 +357,10 @@ fn base_supertype(bases: &[ChType]) -> DfResult<ChType> {
     }
     if bases.iter().all(|t| matches!(t, ChType::String | ChType::FixedString(_))) {
         return Ok(ChType::String);
+    }
+    if bases.iter().all(|t| matches!(t, ChType::Time | ChType::Time64(_))) {
+        let precision = bases.iter().filter_map(|t| if let ChType::Time64(p) = t { Some(*p) } else { None }).max();
+        return Ok(precision.map_or(ChType::Time, ChType::Time64));
     }
     if bases.iter().all(|t| matches!(t, ChType::Date | ChType::Date32 | ChType::DateTime(_) | ChType::DateTime64(..))) {
         let precision = bases.iter().filter_map(|t| if let ChType::DateTime64(p, _) = t { Some(*p) } else { None }).max();

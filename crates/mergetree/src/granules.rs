@@ -189,8 +189,8 @@ fn fixed_width(ty: &ChType) -> Option<usize> {
     Some(match ty {
         ChType::UInt8 | ChType::Int8 | ChType::Bool | ChType::Enum8(_) => 1,
         ChType::UInt16 | ChType::Int16 | ChType::Enum16(_) | ChType::Date => 2,
-        ChType::UInt32 | ChType::Int32 | ChType::Float32 | ChType::Date32 | ChType::DateTime(_) | ChType::IPv4 => 4,
-        ChType::UInt64 | ChType::Int64 | ChType::Float64 | ChType::DateTime64(..) | ChType::Interval(_) => 8,
+        ChType::UInt32 | ChType::Int32 | ChType::Float32 | ChType::Date32 | ChType::DateTime(_) | ChType::IPv4 | ChType::Time => 4,
+        ChType::UInt64 | ChType::Int64 | ChType::Float64 | ChType::DateTime64(..) | ChType::Time64(_) | ChType::Interval(_) => 8,
         ChType::Uuid | ChType::IPv6 | ChType::Int128 | ChType::UInt128 => 16,
         ChType::Int256 | ChType::UInt256 => 32,
         ChType::FixedString(n) => *n,

@@ -1377,6 +1377,29 @@ async fn show_create(instance: &Instance, ctx: &QueryContext, name: &TableName) 
     }
 }
 
+/// Column types ClickHouse creates only while their setting allows them (on by default
+/// since 25.x; turned off, CREATE refuses them with ILLEGAL_COLUMN as ClickHouse does).
+fn check_type_settings(ctx: &QueryContext, columns: &[ColumnMeta]) -> Result<()> {
+    if ctx.settings.get_bool("enable_time_time64_type") {
+        return Ok(());
+    }
+    for column in columns {
+        let Ok(t) = ChType::parse(&column.type_name) else { continue };
+        let family = if t.contains(&|t| matches!(t, ChType::Time64(_))) {
+            "Time64"
+        } else if t.contains(&|t| matches!(t, ChType::Time)) {
+            "Time"
+        } else {
+            continue;
+        };
+        return Err(Error::new(
+            ErrorCode::ILLEGAL_COLUMN,
+            format!("Cannot create column with type '{t}' because {family} type is not allowed. Set setting enable_time_time64_type = 1 in order to allow it."),
+        ));
+    }
+    Ok(())
+}
+
 async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session, create: CreateTable) -> Result<()> {
     if create.temporary && create.name.database.is_some() {
         return Err(Error::new(
@@ -1413,6 +1436,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
         }
         select_plan = Some(plan);
     }
+    check_type_settings(ctx, &columns)?;
     let constraints: Vec<granary_storage::ConstraintMeta> = create.constraints.iter().map(constraint_meta).collect();
     crate::insert_expressions::check_table_expressions(ctx, &columns, &constraints).await?;
     let mut engine = match engine {

@@ -46,6 +46,7 @@ pub(crate) async fn statement_to_plan(state: &SessionState, statement: DFStateme
             // Names are left alone: `n.a, m.a` (written compound, both named `a` by the
             // repeat check) are two columns here.
             Some(Resolution::Group(group)) if read_group(state, &mut statement, &group).await => continue,
+            Some(Resolution::VariantElement(written, column, type_name)) if replace_with_variant_element(&mut statement, &written, &column, &type_name) => continue,
             _ => return Err(error.into()),
         }
         // `SELECT n.a, `n.a``: now the same column twice, which ClickHouse allows.
@@ -88,6 +89,9 @@ enum Resolution {
     /// The parts as written and what to write instead.
     Subcolumn(Vec<String>, Vec<String>),
     Group(Group),
+    /// `v.T` (or `t.v.T`) of a column `v` and a type name `T`: the parts as written, the
+    /// column's parts and the type, read as `variantElement(v, 'T')`.
+    VariantElement(Vec<String>, Vec<String>, String),
 }
 
 /// A Nested column named in the query: `n` or `t.n`.
@@ -218,7 +222,43 @@ fn resolution(error: &DataFusionError) -> Option<Resolution> {
     if let Some(group) = group(&written, valid_fields) {
         return Some(Resolution::Group(group));
     }
-    subcolumn(written, valid_fields).map(|(w, r)| Resolution::Subcolumn(w, r))
+    if let Some((w, r)) = subcolumn(written.clone(), valid_fields) {
+        return Some(Resolution::Subcolumn(w, r));
+    }
+    variant_element(written, valid_fields)
+}
+
+/// `v.T` where `v` is a listed column and `T` a type name: a Variant's subcolumn (the
+/// function checks that `v` is a Variant holding `T`).
+fn variant_element(written: Vec<String>, valid_fields: &[Column]) -> Option<Resolution> {
+    let (column, type_name) = written.split_last().map(|(t, c)| (c.to_vec(), t.clone()))?;
+    granary_types::ChType::parse(&type_name).ok()?;
+    let listed = valid_fields.iter().any(|valid| match column.as_slice() {
+        [name] => valid.name == *name,
+        [table, name] => valid.name == *name && valid.relation.as_ref().is_some_and(|r| r.table() == table),
+        _ => false,
+    });
+    listed.then_some(Resolution::VariantElement(written, column, type_name))
+}
+
+/// Rewrites every `CompoundIdentifier` equal to `written` as `variantElement(column, 'T')`.
+fn replace_with_variant_element(statement: &mut DFStatement, written: &[String], column: &[String], type_name: &str) -> bool {
+    let DFStatement::Statement(inner) = statement else { return false };
+    let quoted_column: Vec<String> = column.iter().map(|p| format!("`{}`", p.replace('`', "``"))).collect();
+    let text = format!("variantElement({}, '{}')", quoted_column.join("."), type_name.replace('\\', "\\\\").replace('\'', "\\'"));
+    let dialect = datafusion::sql::sqlparser::dialect::GenericDialect {};
+    let Ok(call) = datafusion::sql::sqlparser::parser::Parser::new(&dialect).try_with_sql(&text).and_then(|mut p| p.parse_expr()) else { return false };
+    let mut replaced = false;
+    let _ = walk_mut(inner, &mut ExprRewriter(|e: &mut Expr| {
+        if let Expr::CompoundIdentifier(parts) = e {
+            if parts.len() == written.len() && parts.iter().zip(written).all(|(p, w)| p.value == *w) {
+                *e = call.clone();
+                replaced = true;
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    }));
+    replaced
 }
 
 fn group(written: &[String], valid_fields: &[Column]) -> Option<Group> {

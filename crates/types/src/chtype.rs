@@ -39,6 +39,10 @@ pub enum ChType {
     DateTime(Option<String>),
     /// `DateTime64(precision[, tz])`, precision 0..=9.
     DateTime64(u8, Option<String>),
+    /// `Time`: signed seconds up to ±999:59:59 (a duration, not a time of day).
+    Time,
+    /// `Time64(precision)`: `Time` with `precision` (0..=9) fraction digits.
+    Time64(u8),
     /// `Decimal(precision, scale)`.
     Decimal(u8, u8),
     Uuid,
@@ -65,6 +69,15 @@ pub enum ChType {
     /// SummingMergeTree) combine with `f` (`sum`, `min`, `max`, `any`, `anyLast`, ...)
     /// when rows with equal keys meet. Held as `T`.
     SimpleAggregateFunction(String, Box<ChType>),
+    /// `Variant(T1, T2, ...)`: each value is of one of the types (or NULL). The types are
+    /// kept sorted by name, as ClickHouse orders them (their index is the discriminator).
+    ///
+    /// Held as an Arrow `Struct` with one nullable child per type (named by the type) and
+    /// a row's value in its type's child, the other children NULL; a NULL row is a null
+    /// struct. Arrow's `Union` would be the natural fit, but DataFusion cannot filter,
+    /// project through joins, hash or store unions everywhere structs work, and
+    /// ClickHouse does not order or compare Variant columns anyway.
+    Variant(Vec<ChType>),
     /// `IntervalDay`, `IntervalMonth`, ...: a count of one calendar unit, held as `Int64`.
     /// Added to dates and times (`d + INTERVAL 1 MONTH`), it moves them by that unit.
     Interval(IntervalKind),
@@ -179,6 +192,33 @@ impl ChType {
         }
     }
 
+    /// Whether this type or any type inside it satisfies `pred`.
+    pub fn contains(&self, pred: &dyn Fn(&ChType) -> bool) -> bool {
+        pred(self)
+            || match self {
+                ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::Array(inner) | ChType::SimpleAggregateFunction(_, inner) => inner.contains(pred),
+                ChType::Tuple(items) => items.iter().any(|(_, t)| t.contains(pred)),
+                ChType::Map(k, v) => k.contains(pred) || v.contains(pred),
+                ChType::AggregateFunction(_, args) | ChType::Variant(args) => args.iter().any(|t| t.contains(pred)),
+                _ => false,
+            }
+    }
+
+    /// `Variant` of these types: sorted by name and without repeats, as ClickHouse makes it.
+    pub fn new_variant(mut types: Vec<ChType>) -> ChType {
+        types.sort_by_cached_key(ChType::to_string);
+        types.dedup();
+        ChType::Variant(types)
+    }
+
+    /// The types of a `Variant` (under LowCardinality wrappers), in discriminator order.
+    pub fn variant_types(&self) -> Option<&[ChType]> {
+        match self.base() {
+            ChType::Variant(types) => Some(types),
+            _ => None,
+        }
+    }
+
     /// The type without an outer `Nullable`.
     pub fn strip_nullable(&self) -> &ChType {
         match self {
@@ -222,6 +262,12 @@ impl ChType {
             ChType::Date | ChType::Date32 => DataType::Date32,
             ChType::DateTime(tz) => DataType::Timestamp(TimeUnit::Second, tz.as_deref().map(Arc::from)),
             ChType::DateTime64(p, tz) => DataType::Timestamp(time_unit_for_precision(*p), tz.as_deref().map(Arc::from)),
+            // Arrow's time types keep the type through every expression (an integer with
+            // metadata would not); Arrow never checks that they stay within a day. Only
+            // `Time64` reaches 999 hours in 1..=3 digits, hence microseconds there.
+            ChType::Time => DataType::Time32(TimeUnit::Second),
+            ChType::Time64(p) if *p <= 6 => DataType::Time64(TimeUnit::Microsecond),
+            ChType::Time64(_) => DataType::Time64(TimeUnit::Nanosecond),
             ChType::Decimal(p, s) if *p <= 38 => DataType::Decimal128(*p, *s as i8),
             ChType::Decimal(p, s) => DataType::Decimal256(*p, *s as i8),
             ChType::Nullable(inner) | ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => inner.to_arrow(),
@@ -240,6 +286,7 @@ impl ChType {
                 DataType::Map(Arc::new(entries), false)
             }
             ChType::Nothing => DataType::Null,
+            ChType::Variant(types) => DataType::Struct(types.iter().map(|t| Arc::new(t.to_arrow_field(&t.to_string()).with_nullable(true))).collect()),
             ChType::AggregateFunction(..) => DataType::Binary,
             ChType::Interval(_) => DataType::Int64,
         }
@@ -252,7 +299,7 @@ impl ChType {
         let holds_nulls = match self {
             ChType::LowCardinality(inner) => inner.is_nullable(),
             ChType::SimpleAggregateFunction(_, inner) => inner.is_nullable() || matches!(inner.as_ref(), ChType::LowCardinality(t) if t.is_nullable()),
-            other => other.is_nullable() || matches!(other, ChType::Nothing),
+            other => other.is_nullable() || matches!(other, ChType::Nothing | ChType::Variant(_)),
         };
         let field = Field::new(name, self.to_arrow(), holds_nulls);
         if ChType::from_arrow(field.data_type(), field.is_nullable()) == *self {
@@ -332,9 +379,13 @@ impl ChType {
                 let inner = ChType::from_arrow(value, nullable);
                 return ChType::LowCardinality(Box::new(inner));
             }
-            // Durations, intervals, times and unions have no ClickHouse storage type;
-            // they are shown as the closest ClickHouse type.
-            DataType::Duration(_) | DataType::Interval(_) | DataType::Time32(_) | DataType::Time64(_) => ChType::Int64,
+            DataType::Time32(TimeUnit::Second) => ChType::Time,
+            DataType::Time32(_) => ChType::Time64(3),
+            DataType::Time64(TimeUnit::Nanosecond) => ChType::Time64(9),
+            DataType::Time64(_) => ChType::Time64(6),
+            // Durations, intervals and unions have no ClickHouse storage type; they are
+            // shown as the closest ClickHouse type.
+            DataType::Duration(_) | DataType::Interval(_) => ChType::Int64,
             _ => ChType::String,
         };
         if nullable {
@@ -356,6 +407,15 @@ impl ChType {
             ChType::LowCardinality(inner) => inner.validate(),
             ChType::Array(inner) => inner.validate(),
             ChType::Tuple(items) => items.iter().try_for_each(|(_, t)| t.validate()),
+            ChType::Variant(types) => types.iter().try_for_each(|t| match t {
+                ChType::Nullable(_) | ChType::Variant(_) => {
+                    Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Nullable/LowCardinality(Nullable)/Variant types are not allowed inside Variant type: {t}")))
+                }
+                ChType::LowCardinality(inner) if inner.is_nullable() => {
+                    Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Nullable/LowCardinality(Nullable)/Variant types are not allowed inside Variant type: {t}")))
+                }
+                other => other.validate(),
+            }),
             ChType::Map(k, v) => {
                 k.validate()?;
                 v.validate()
@@ -363,6 +423,10 @@ impl ChType {
             ChType::DateTime64(p, _) if *p > 9 => Err(Error::new(
                 ErrorCode::ARGUMENT_OUT_OF_BOUND,
                 format!("Scale {p} is too large for DateTime64. Maximum is up to nanoseconds (9)."),
+            )),
+            ChType::Time64(p) if *p > 9 => Err(Error::new(
+                ErrorCode::ARGUMENT_OUT_OF_BOUND,
+                format!("Scale {p} is too large for Time64. Maximum is up to nanoseconds (9)."),
             )),
             ChType::Decimal(p, s) if *p == 0 || *p > 76 || s > p => Err(Error::new(
                 ErrorCode::ARGUMENT_OUT_OF_BOUND,
@@ -536,6 +600,8 @@ impl fmt::Display for ChType {
             ChType::DateTime(Some(tz)) => write!(f, "DateTime('{tz}')"),
             ChType::DateTime64(p, None) => write!(f, "DateTime64({p})"),
             ChType::DateTime64(p, Some(tz)) => write!(f, "DateTime64({p}, '{tz}')"),
+            ChType::Time => f.write_str("Time"),
+            ChType::Time64(p) => write!(f, "Time64({p})"),
             ChType::Decimal(p, s) => write!(f, "Decimal({p}, {s})"),
             ChType::Nullable(inner) => write!(f, "Nullable({inner})"),
             ChType::LowCardinality(inner) => write!(f, "LowCardinality({inner})"),
@@ -557,6 +623,16 @@ impl fmt::Display for ChType {
             }
             ChType::Map(k, v) => write!(f, "Map({k}, {v})"),
             ChType::Nothing => f.write_str("Nothing"),
+            ChType::Variant(types) => {
+                f.write_str("Variant(")?;
+                for (i, t) in types.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
             ChType::AggregateFunction(function, args) => {
                 // ClickHouse names the state version of the functions that have one.
                 let base = function.split_once('(').map_or(function.as_str(), |(name, _)| name);
@@ -587,7 +663,7 @@ mod tests {
             "Nullable(UInt32)", "LowCardinality(String)", "LowCardinality(Nullable(String))", "Array(Nullable(Int8))",
             "Array(Array(String))", "Tuple(UInt8, String)", "Tuple(a UInt8, b Array(String))", "Map(String, UInt64)", "UUID",
             "DateTime64(1)", "LowCardinality(Nullable(UInt8))", "IntervalDay", "Nullable(IntervalMonth)", "Decimal(76, 3)",
-            "Int128", "UInt128", "Int256", "UInt256", "Nullable(UInt256)", "Array(Int128)", "LowCardinality(UInt128)", "Decimal(38, 0)", "Decimal(39, 0)", "Decimal(76, 0)",
+            "Int128", "UInt128", "Int256", "UInt256", "Nullable(UInt256)", "Time", "Time64(3)", "Time64(6)", "Nullable(Time64(9))", "Time64(0)", "Variant(Array(UInt64), String, UInt64)", "Array(Variant(Date, Date32))", "Array(Int128)", "LowCardinality(UInt128)", "Decimal(38, 0)", "Decimal(39, 0)", "Decimal(76, 0)",
         ] {
             let t = ChType::parse(name).unwrap();
             assert_eq!(t.to_string(), name);

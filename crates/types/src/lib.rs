@@ -33,6 +33,9 @@
 //! | `Enum8(...)`, `Enum16(...)` | `Int8`, `Int16` (the element values; names in the type) |
 //! | `IPv4` | `UInt32` |
 //! | `IPv6` | `FixedSizeBinary(16)` (network order) |
+//! | `Time` | `Time32(Second)` (signed seconds, up to ±999:59:59) |
+//! | `Time64(p)` | `Time64(Microsecond)` for p <= 6, else `Time64(Nanosecond)` |
+//! | `Variant(T1, ...)` | `Struct` of one nullable child per type, named by it |
 //! | `Nothing` | `Null` |
 //! | `IntervalDay`, `IntervalMonth`, ... | `Int64` (the count of units) |
 //!

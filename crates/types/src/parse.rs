@@ -108,7 +108,8 @@ impl<'a> Parser<'a> {
             "IPv4" => Some(ChType::IPv4),
             "IPv6" => Some(ChType::IPv6),
             "Date" => Some(ChType::Date),
-            "Date32" => Some(ChType::Date32),
+"Date32" => Some(ChType::Date32),
+            "Time" => Some(ChType::Time),
             "Nothing" => Some(ChType::Nothing),
             _ => name
                 .strip_prefix("Interval")
@@ -147,6 +148,13 @@ impl<'a> Parser<'a> {
                 self.expect(')')?;
                 let precision = u8::try_from(precision).map_err(|_| self.error("precision out of range"))?;
                 Ok(ChType::DateTime64(precision, tz))
+            }
+            "Time64" => {
+                self.expect('(')?;
+                let precision = self.number()?;
+                self.expect(')')?;
+                let precision = u8::try_from(precision).map_err(|_| self.error("precision out of range"))?;
+                Ok(ChType::Time64(precision))
             }
             "FixedString" => {
                 self.expect('(')?;
@@ -252,6 +260,15 @@ impl<'a> Parser<'a> {
                     _ => None,
                 };
                 ChType::new_enum(elements, wide)
+            }
+            "Variant" => {
+                self.expect('(')?;
+                let mut types = vec![self.parse()?];
+                while self.eat(',') {
+                    types.push(self.parse()?);
+                }
+                self.expect(')')?;
+                Ok(ChType::new_variant(types))
             }
             "SimpleAggregateFunction" => {
                 self.expect('(')?;

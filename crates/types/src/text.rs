@@ -16,6 +16,7 @@
 //!
 //! * [`float`]: shortest round-trip float text (`0.1`, `1e21`, `1e-7`, `-0`, `nan`, `inf`).
 //! * [`datetime`]: civil dates, time zones, `Date`/`DateTime`/`DateTime64` text both ways.
+//! * [`time`]: `Time`/`Time64` text (signed durations up to 999:59:59).
 //! * [`escape`]: string escaping and unescaping per style (TSV, CSV, JSON, quoted).
 //! * [`write`]: [`ColumnWriter`] and [`array_to_strings`] (the `toString` rules).
 //! * [`read`]: [`ColumnBuilder`], the scalar parsers and the quoted/JSON value readers.
@@ -27,6 +28,7 @@ pub mod datetime;
 pub mod escape;
 pub mod float;
 pub mod read;
+pub mod time;
 pub mod write;
 
 use chrono_tz::Tz;

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::array::ArrayRef;
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::array::{ArrayRef, AsArray};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow::ipc::writer::{FileWriter, StreamWriter};
 use arrow::record_batch::RecordBatch;
 use granary_common::{Error, ErrorCode, Result};
@@ -43,6 +43,26 @@ fn ch_field(name: &str, t: &ChType, nullable: bool, settings: &FormatSettings) -
     field
 }
 
+/// Arrow's time types are a time of day: ClickHouse refuses to write a `Time` that is
+/// negative or 24 hours and more.
+fn check_time_of_day(column: &ArrayRef) -> Result<()> {
+    let nanos = arrow::compute::cast(column, &DataType::Time64(TimeUnit::Nanosecond))
+        .and_then(|c| arrow::compute::cast(&c, &DataType::Int64))
+        .map_err(arrow_error)?;
+    let nanos = nanos.as_primitive::<arrow::datatypes::Int64Type>();
+    match nanos.iter().flatten().find(|&v| !(0..86_400_000_000_000).contains(&v)) {
+        None => Ok(()),
+        Some(v) => Err(Error::new(
+            ErrorCode::VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE,
+            format!(
+                "Cannot convert value {} of column {} to Arrow time: it is outside the valid time-of-day range [0, 86400). Arrow time types represent a time of day, so negative or >= 24h ClickHouse Time/Time64 values cannot be represented.",
+                v.div_euclid(1_000_000_000),
+                ChType::from_arrow(column.data_type(), false)
+            ),
+        )),
+    }
+}
+
 fn holds_nulls(t: &ChType) -> bool {
     match t {
         ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => holds_nulls(inner),
@@ -56,6 +76,11 @@ fn ch_data_type(t: &ChType, settings: &FormatSettings) -> DataType {
         ChType::LowCardinality(inner) | ChType::Nullable(inner) | ChType::SimpleAggregateFunction(_, inner) => ch_data_type(inner, settings),
         ChType::String if !settings.arrow_string_as_string => DataType::Binary,
         ChType::DateTime(_) => DataType::UInt32,
+        // Arrow's time types by the precision's unit (the column may hold a finer one).
+        ChType::Time | ChType::Time64(0) => DataType::Time32(TimeUnit::Second),
+        ChType::Time64(1..=3) => DataType::Time32(TimeUnit::Millisecond),
+        ChType::Time64(4..=6) => DataType::Time64(TimeUnit::Microsecond),
+        ChType::Time64(_) => DataType::Time64(TimeUnit::Nanosecond),
         ChType::DateTime64(p, tz) => {
             let tz = tz.clone().unwrap_or_else(|| settings.timezone().name().to_string());
             match t.to_arrow() {
@@ -129,6 +154,9 @@ impl OutputFormat for ArrowOutput {
             .zip(batch.schema().fields())
             .zip(batch.columns())
             .map(|((f, from), c)| {
+                if matches!(c.data_type(), DataType::Time32(_) | DataType::Time64(_)) {
+                    check_time_of_day(c)?;
+                }
                 if c.data_type() == f.data_type() {
                     return Ok(c.clone());
                 }

@@ -32,6 +32,23 @@ impl ParquetOutput {
     pub fn new(schema: SchemaRef) -> Result<Self> {
         // ClickHouse's default output_format_parquet_compression_method is zstd.
         let props = WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build();
+        if let Some((f, family)) = schema.fields().iter().find_map(|f| {
+            let t = ChType::from_field(f);
+            let family = if t.contains(&|t| matches!(t, ChType::Time64(_))) {
+                "Time64"
+            } else if t.contains(&|t| matches!(t, ChType::Time)) {
+                "Time"
+            } else {
+                return None;
+            };
+            Some((f, family))
+        }) {
+            // ClickHouse has no Parquet mapping for Time (Parquet's TIME is a time of day).
+            return Err(Error::new(
+                ErrorCode::UNKNOWN_TYPE,
+                format!("Internal type '{family}' of column '{}' is not supported for conversion into Parquet data format.", f.name()),
+            ));
+        }
         let wide: Vec<Option<WideInt>> = schema.fields().iter().map(|f| WideInt::of(ChType::from_field(f).base())).collect();
         let schema = if wide.iter().any(Option::is_some) {
             let fields: Vec<Field> = schema

@@ -89,6 +89,8 @@ pub(crate) fn aligns_right(t: &ChType) -> bool {
             | ChType::Date32
             | ChType::DateTime(_)
             | ChType::DateTime64(..)
+            | ChType::Time
+            | ChType::Time64(_)
     )
 }
 

@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Decimal128Array, Decimal256Array, FixedSizeBinaryBuilder,
-    Float32Array, Float64Array, ListArray, PrimitiveArray, PrimitiveBuilder,
+    Float32Array, Float64Array, Int64Array, ListArray, PrimitiveArray, PrimitiveBuilder,
 };
 use datafusion::arrow::compute::{cast, kernels::cast::cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{
     ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, Decimal256Type, Field, Float64Type, Int16Type, Int32Type, Int64Type,
-    Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    Int8Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type, i256,
 };
 use datafusion::common::config::ConfigOptions;
@@ -63,6 +63,9 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
     if ChType::from_field(&from.clone().with_nullable(false)) == *to.base() && from_dt == &to.to_arrow() {
         return Ok(Arc::clone(array));
     }
+    if let Some((seconds, seconds_field)) = time_as_seconds(array, from, to)? {
+        return convert(&seconds, &seconds_field, to, cv);
+    }
     match to {
         ChType::UInt8 => Ok(Arc::new(to_int::<UInt8Type>(array, from, cv)?)),
         ChType::UInt16 => Ok(Arc::new(to_int::<UInt16Type>(array, from, cv)?)),
@@ -109,12 +112,15 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
             };
             Ok(out)
         }
+        ChType::Time => to_time(array, from, None, cv),
+        ChType::Time64(p) => to_time(array, from, Some(*p), cv),
         ChType::Decimal(p, s) if *p <= 38 => Ok(Arc::new(to_decimal(array, from, *p, *s, cv)?)),
         ChType::Decimal(p, s) => Ok(Arc::new(to_decimal256(array, from, *p, *s, cv)?)),
         ChType::Uuid => to_uuid(array, from, cv),
         ChType::Enum8(elements) | ChType::Enum16(elements) => to_enum(array, from, to, elements, cv),
         ChType::IPv4 => to_ipv4(array, from, cv),
         ChType::IPv6 => to_ipv6(array, from, cv),
+        ChType::Variant(types) => to_variant(array, from, types, cv),
         // Arrays element by element with these rules (`CAST(['a'] AS Array(Enum8(...)))`).
         ChType::Array(inner) if matches!(from_dt, DataType::List(_)) => convert_list(array, from, inner, cv),
         // `CAST('[1, 2]' AS Array(UInt8))`, and query parameters of composite types: the
@@ -143,6 +149,186 @@ pub(crate) fn convert(array: &ArrayRef, from: &Field, to: &ChType, cv: &Conv) ->
             })
         }
     }
+}
+
+/// A `Time`/`Time64` source converted to a number or a date: its seconds, whole
+/// (truncated toward zero, as ClickHouse) for integers and `DateTime`, with the fraction
+/// for the other targets. None when the source is not a time or the target is one.
+fn time_as_seconds(array: &ArrayRef, from: &Field, to: &ChType) -> DfResult<Option<(ArrayRef, Field)>> {
+    let per_second = match from.data_type() {
+        DataType::Time32(TimeUnit::Second) => 1,
+        DataType::Time32(TimeUnit::Millisecond) => 1_000,
+        DataType::Time64(TimeUnit::Microsecond) => 1_000_000,
+        DataType::Time64(TimeUnit::Nanosecond) => 1_000_000_000,
+        _ => return Ok(None),
+    };
+    if matches!(to, ChType::Time | ChType::Time64(_) | ChType::String | ChType::FixedString(_)) {
+        return Ok(None);
+    }
+    let units: Int64Array = match from.data_type() {
+        DataType::Time32(TimeUnit::Second) => array.as_primitive::<Time32SecondType>().unary(i64::from),
+        DataType::Time32(_) => array.as_primitive::<Time32MillisecondType>().unary(i64::from),
+        DataType::Time64(TimeUnit::Microsecond) => array.as_primitive::<Time64MicrosecondType>().unary(|v| v),
+        _ => array.as_primitive::<Time64NanosecondType>().unary(|v| v),
+    };
+    let whole = matches!(to, ChType::DateTime(_) | ChType::Date | ChType::Date32 | ChType::Bool | ChType::Enum8(_) | ChType::Enum16(_) | ChType::IPv4)
+        || matches!(to.to_arrow(), DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64)
+        || WideInt::of(to).is_some();
+    if whole || per_second == 1 {
+        let seconds: Int64Array = units.unary(|v| v / per_second);
+        return Ok(Some((Arc::new(seconds), Field::new(from.name(), DataType::Int64, from.is_nullable()))));
+    }
+    let seconds: Float64Array = units.unary(|v| v as f64 / per_second as f64);
+    Ok(Some((Arc::new(seconds), Field::new(from.name(), DataType::Float64, from.is_nullable()))))
+}
+
+/// `toTime`/`toTime64`/`CAST(x AS Time[64](p))` (`precision` None for `Time`): text as
+/// ClickHouse parses it, numbers as seconds (the fraction cut to the precision), a
+/// `DateTime[64]` as its time of day in its zone, a `Date` as midnight; values beyond
+/// ±999:59:59 are clamped. `Time64` to `Time` is not a conversion ClickHouse has.
+fn to_time(array: &ArrayRef, from: &Field, precision: Option<u8>, cv: &Conv) -> DfResult<ArrayRef> {
+    use granary_types::text::time::{max_nanos, parse_time, units_per_second};
+    let digits = u32::from(precision.unwrap_or(0));
+    let per_second = units_per_second(precision);
+    let nanos_per_unit = 1_000_000_000 / per_second;
+    let max_units = max_nanos(digits) / nanos_per_unit;
+    let target = precision.map_or(ChType::Time, ChType::Time64);
+    let clamp = move |units: i128| units.clamp(-(max_units as i128), max_units as i128) as i64;
+    let dt = from.data_type();
+    let units: Vec<Option<i64>> = if is_text(dt) {
+        let mut out = Vec::with_capacity(array.len());
+        for_each_text(array, |v| {
+            out.push(match v {
+                None => None,
+                Some(text) => match parse_time(text.as_bytes(), precision, &target.to_string()) {
+                    Ok(nanos) => Some(nanos / nanos_per_unit),
+                    Err(e) => match cv.mode {
+                        Mode::Throw => return Err(ch_error(e.code(), e.message().to_string())),
+                        Mode::OrZero => Some(0),
+                        Mode::OrNull => None,
+                    },
+                },
+            });
+            Ok(())
+        })?;
+        out
+    } else {
+        match dt {
+            DataType::Time32(_) | DataType::Time64(_) => {
+                let source_per_second = match dt {
+                    DataType::Time32(TimeUnit::Second) => 1,
+                    DataType::Time32(_) => 1_000,
+                    DataType::Time64(TimeUnit::Microsecond) => 1_000_000,
+                    _ => 1_000_000_000,
+                };
+                let source_precision = match ChType::from_field(from).base() {
+                    ChType::Time64(p) => Some(*p),
+                    _ => None,
+                };
+                if precision.is_none() && source_precision.is_some() {
+                    return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Unsupported data type in conversion function".to_string()));
+                }
+                let step = 10i128.pow(9 - digits.min(9));
+                let raw: Vec<Option<i128>> = match dt {
+                    DataType::Time32(TimeUnit::Second) => array.as_primitive::<Time32SecondType>().iter().map(|v| v.map(i128::from)).collect(),
+                    DataType::Time32(_) => array.as_primitive::<Time32MillisecondType>().iter().map(|v| v.map(i128::from)).collect(),
+                    DataType::Time64(TimeUnit::Microsecond) => array.as_primitive::<Time64MicrosecondType>().iter().map(|v| v.map(i128::from)).collect(),
+                    _ => array.as_primitive::<Time64NanosecondType>().iter().map(|v| v.map(i128::from)).collect(),
+                };
+                let source_nanos = 1_000_000_000 / source_per_second as i128;
+                raw.into_iter().map(|v| v.map(|v| clamp(v * source_nanos / step * step / nanos_per_unit as i128))).collect()
+            }
+            DataType::Timestamp(unit, _) => {
+                let zone = SessionTz::for_field(from, cv.config)?;
+                let source_per_second: i64 = match unit {
+                    TimeUnit::Second => 1,
+                    TimeUnit::Millisecond => 1_000,
+                    TimeUnit::Microsecond => 1_000_000,
+                    TimeUnit::Nanosecond => 1_000_000_000,
+                };
+                let ticks = cast(array, &DataType::Int64)?;
+                let step = 10i64.pow(9 - digits.min(9));
+                ticks
+                    .as_primitive::<Int64Type>()
+                    .iter()
+                    .map(|v| {
+                        v.map(|v| {
+                            let seconds = v.div_euclid(source_per_second);
+                            let local = zone.to_local(seconds).rem_euclid(86_400);
+                            let nanos = v.rem_euclid(source_per_second) * (1_000_000_000 / source_per_second) / step * step;
+                            local * per_second + nanos / nanos_per_unit
+                        })
+                    })
+                    .collect()
+            }
+            DataType::Date32 => (0..array.len()).map(|i| array.is_valid(i).then_some(0)).collect(),
+            DataType::Boolean | DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+                let ints = if dt == &DataType::Boolean { cast(array, &DataType::UInt8)? } else { Arc::clone(array) };
+                let wide = cast(&ints, &DataType::Decimal128(38, 0))?;
+                wide.as_primitive::<Decimal128Type>().iter().map(|v| v.map(|v| clamp(v.saturating_mul(per_second as i128)))).collect()
+            }
+            DataType::Float32 | DataType::Float64 => {
+                let floats = cast(array, &DataType::Float64)?;
+                let scale = 10f64.powi(digits as i32);
+                let step = per_second as f64 / scale;
+                floats
+                    .as_primitive::<Float64Type>()
+                    .iter()
+                    .map(|v| v.map(|v| if v.is_nan() { 0 } else { clamp(((v * scale).trunc() * step) as i128) }))
+                    .collect()
+            }
+            _ => {
+                return Err(ch_error(
+                    ErrorCode::ILLEGAL_COLUMN,
+                    format!("Illegal column {} of first argument of function {}", ChType::from_field(from), if cv.func.is_empty() { "CAST" } else { cv.func }),
+                ))
+            }
+        }
+    };
+    Ok(match precision {
+        None => Arc::new(units.into_iter().map(|v| v.map(|v| v as i32)).collect::<PrimitiveArray<Time32SecondType>>()),
+        Some(0..=6) => Arc::new(units.into_iter().collect::<PrimitiveArray<Time64MicrosecondType>>()),
+        Some(_) => Arc::new(units.into_iter().collect::<PrimitiveArray<Time64NanosecondType>>()),
+    })
+}
+
+/// `CAST(x AS Variant(...))`: a value of one of the types goes to that type; a string
+/// is read as the Variant reads text (numbers, dates, ... before String); another value
+/// becomes a String when the Variant has one.
+fn to_variant(array: &ArrayRef, from: &Field, types: &[ChType], cv: &Conv) -> DfResult<ArrayRef> {
+    let target = ChType::Variant(types.to_vec());
+    let DataType::Struct(fields) = target.to_arrow() else {
+        return Err(ch_error(ErrorCode::LOGICAL_ERROR, format!("{target} is not held as a struct")));
+    };
+    let source = ChType::from_field(from).strip_nullable().base().clone();
+    let index = if is_text(from.data_type()) {
+        None
+    } else {
+        match types.iter().position(|t| *t == source) {
+            Some(i) => Some(i),
+            None => Some(types.iter().position(|t| *t == ChType::String).ok_or_else(|| unsupported(from, &target.to_string()))?),
+        }
+    };
+    let Some(index) = index else {
+        let mut builder = granary_types::text::ColumnBuilder::with_type(&target, &granary_types::text::TextOptions::default())
+            .map_err(|e| ch_error(e.code(), e.message().to_string()))?;
+        for_each_text(array, |value| {
+            match value {
+                Some(value) => builder.parse_text(value.as_bytes()),
+                None => builder.append_null(),
+            }
+            .map_err(|e| ch_error(e.code(), e.message().to_string()))
+        })?;
+        return builder.finish().map_err(|e| ch_error(e.code(), e.message().to_string()));
+    };
+    let value = convert(array, from, &types[index], cv)?;
+    let nulls = value.logical_nulls();
+    let children = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| if i == index { Arc::clone(&value) } else { new_null_array(f.data_type(), array.len()) })
+        .collect();
+    Ok(Arc::new(datafusion::arrow::array::StructArray::try_new(fields, children, nulls)?))
 }
 
 /// The Arrow unit of `DateTime64(precision)` (same rule as `granary_types`).

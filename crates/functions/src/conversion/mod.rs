@@ -1,5 +1,5 @@
 //! Type conversion functions: `toUInt8..toInt64`, `toFloat32/64`, `toDate`,
-//! `toDate32`, `toDateTime`, `toDateTime64`, `toDecimal32/64/128/256`, `toFixedString`,
+//! `toDate32`, `toDateTime`, `toDateTime64`, `toTime`, `toTime64`, `toDecimal32/64/128/256`, `toFixedString`,
 //! `toBool`, `toString`, their `OrZero`/`OrNull` variants, `CAST`/`_CAST`,
 //! `accurateCast`/`accurateCastOrNull`/`accurateCastOrDefault` (in [`accurate`]),
 //! `toTypeName`, `materialize`, `ignore`, `identity`.
@@ -43,7 +43,7 @@ fn leak(s: String) -> &'static str {
 fn check_source(ctx: &RetCtx, mode: Mode) -> DfResult<()> {
     let dt = ctx.dt(0);
     let ok = match mode {
-        Mode::Throw => is_numeric(dt) || is_text(dt) || matches!(dt, DataType::Date32 | DataType::Timestamp(..)),
+        Mode::Throw => is_numeric(dt) || is_text(dt) || matches!(dt, DataType::Date32 | DataType::Timestamp(..) | DataType::Time32(_) | DataType::Time64(_)),
         _ => is_text(dt),
     };
     if ok {
@@ -174,12 +174,13 @@ fn to_datetime(mode: Mode) -> ScalarUDF {
     .build()
 }
 
-fn datetime64_precision(ctx: &RetCtx, index: usize) -> DfResult<u8> {
+/// The constant precision argument of `toDateTime64`/`toTime64` (`family`), 0..=9.
+fn sub_second_precision(ctx: &RetCtx, index: usize, family: &str) -> DfResult<u8> {
     let p = ctx.const_int(index, "scale")?;
     if !(0..=9).contains(&p) {
         return Err(ch_error(
             ErrorCode::ARGUMENT_OUT_OF_BOUND,
-            format!("Scale {p} is too large for DateTime64. Maximum is up to nanoseconds (9)"),
+            format!("Scale {p} is too large for {family}. Maximum is up to nanoseconds (9)"),
         ));
     }
     Ok(p as u8)
@@ -192,13 +193,31 @@ fn to_datetime64(mode: Mode) -> ScalarUDF {
         Arity::range(2, 3),
         move |ctx| {
             check_source(ctx, mode)?;
-            let p = datetime64_precision(ctx, 1)?;
+            let p = sub_second_precision(ctx, 1, "DateTime64")?;
             let tz = tz_arg(ctx, 2)?;
             Ok(with_mode(ChType::DateTime64(p, result_zone(ctx, tz)), mode))
         },
         move |ctx| {
             let target = ctx.ret_ch().strip_nullable().clone();
             run_convert(ctx, &target, mode, "toDateTime64")
+        },
+    )
+    .build()
+}
+
+/// `toTime64(x, precision)`: `x` as a `Time64` of `precision` fraction digits.
+fn to_time64(mode: Mode) -> ScalarUDF {
+    let name = leak(format!("toTime64{}", mode_suffix(mode)));
+    ScalarDef::new(
+        name,
+        Arity::exact(2),
+        move |ctx| {
+            check_source(ctx, mode)?;
+            Ok(with_mode(ChType::Time64(sub_second_precision(ctx, 1, "Time64")?), mode))
+        },
+        move |ctx| {
+            let target = ctx.ret_ch().strip_nullable().clone();
+            run_convert(ctx, &target, mode, "toTime64")
         },
     )
     .build()
@@ -304,7 +323,8 @@ fn cast_fn(name: &'static str) -> ScalarUDF {
             }
             let text = ctx.const_str(1, "type name")?;
             let target = ChType::parse(text).map_err(|e| e.into_datafusion())?;
-            if ctx.dt(0) == &DataType::Null && !target.is_nullable() {
+            // A Variant holds NULLs without being Nullable.
+            if ctx.dt(0) == &DataType::Null && !target.is_nullable() && target.variant_types().is_none() {
                 return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Cannot convert NULL to a non-nullable type"));
             }
             Ok(target)
@@ -312,7 +332,7 @@ fn cast_fn(name: &'static str) -> ScalarUDF {
         |ctx| {
             let target = ctx.ret_ch();
             let array = ctx.array(0)?;
-            if !target.is_nullable() && datafusion::arrow::array::Array::null_count(array.as_ref()) > 0 {
+            if !target.is_nullable() && target.variant_types().is_none() && datafusion::arrow::array::Array::null_count(array.as_ref()) > 0 {
                 return Err(ch_error(ErrorCode::CANNOT_CONVERT_TYPE, "Cannot convert NULL value to non-Nullable type"));
             }
             let cv = Conv { func: "", mode: Mode::Throw, config: ctx.config };
@@ -466,6 +486,8 @@ pub(crate) fn functions() -> Vec<ScalarUDF> {
         out.push(simple_conversion("toDate32", ChType::Date32, mode));
         out.push(to_datetime(mode));
         out.push(to_datetime64(mode));
+        out.push(simple_conversion("toTime", ChType::Time, mode));
+        out.push(to_time64(mode));
         for bits in [32, 64, 128, 256] {
             out.push(to_decimal(bits, mode));
         }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use arrow::array::{
     new_null_array, Array, ArrayRef, BooleanArray, Date32Array, Decimal128Array, Decimal256Array, FixedSizeBinaryArray, Float32Array,
     Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, ListArray, MapArray, PrimitiveArray, StringArray, StructArray,
-    UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    Time32SecondArray, Time64MicrosecondArray, Time64NanosecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::array::BooleanBufferBuilder;
 use arrow::buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
@@ -85,6 +85,8 @@ enum Data {
     IPv6(Vec<u8>),
     Date { days: Vec<i32>, min: i64, max: i64 },
     DateTime { values: Vec<i64>, zone: Zone, unit: TimeUnit, precision: u32, wide: bool },
+    /// `Time` (`precision` None) or `Time64(p)`, in the Arrow unit of the type.
+    Time { values: Vec<i64>, precision: Option<u8> },
     Decimal128 { values: Vec<i128>, precision: u8, scale: u8 },
     Decimal256 { values: Vec<i256>, precision: u8, scale: u8 },
     /// `Int128`..`UInt256` as 256-bit words, narrowed to the type's Arrow type at the end.
@@ -92,6 +94,9 @@ enum Data {
     List { offsets: Vec<i32>, child: Box<ColumnBuilder> },
     Tuple { children: Vec<ColumnBuilder> },
     Map { offsets: Vec<i32>, keys: Box<ColumnBuilder>, values: Box<ColumnBuilder> },
+    /// A `Variant`: one nullable builder per type; `order` is the order in which the
+    /// types try to read a text (see [`variant_text_order`]).
+    Variant { children: Vec<ColumnBuilder>, order: Vec<usize> },
 }
 
 /// Builds one column of a ClickHouse type from text. See the module documentation.
@@ -117,7 +122,7 @@ pub struct ColumnBuilder {
 /// Whether NULL is a value of `t`.
 fn accepts_null(t: &ChType) -> bool {
     match t {
-        ChType::Nullable(_) | ChType::Nothing => true,
+        ChType::Nullable(_) | ChType::Nothing | ChType::Variant(_) => true,
         ChType::LowCardinality(inner) | ChType::SimpleAggregateFunction(_, inner) => accepts_null(inner),
         _ => false,
     }
@@ -188,6 +193,8 @@ impl ColumnBuilder {
                 precision: (*p as u32).min(9),
                 wide: true,
             },
+            ChType::Time => Data::Time { values: Vec::new(), precision: None },
+            ChType::Time64(p) => Data::Time { values: Vec::new(), precision: Some(*p) },
             ChType::Decimal(p, s) if *p <= 38 => Data::Decimal128 { values: Vec::new(), precision: *p, scale: *s },
             ChType::Decimal(p, s) => Data::Decimal256 { values: Vec::new(), precision: *p, scale: *s },
             ChType::Int128 | ChType::UInt128 | ChType::Int256 | ChType::UInt256 => {
@@ -202,6 +209,19 @@ impl ColumnBuilder {
                 keys: Box::new(ColumnBuilder::with_type(k, opts)?),
                 values: Box::new(ColumnBuilder::with_type(v, opts)?),
             },
+            ChType::Variant(types) => {
+                let mut children = Vec::with_capacity(types.len());
+                for t in types {
+                    let field = Arc::new(t.to_arrow_field(&t.to_string()).with_nullable(true));
+                    let mut child = ColumnBuilder::build(t.clone(), field, opts)?;
+                    // A type that does not read a text exactly leaves it to the next one.
+                    child.nullable = true;
+                    child.null_as_default = false;
+                    child.integers_wrap = false;
+                    children.push(child);
+                }
+                Data::Variant { children, order: variant_text_order(types) }
+            }
             ChType::Nullable(_) | ChType::LowCardinality(_) | ChType::SimpleAggregateFunction(..) => {
                 return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("Unexpected nested wrapper in {ch_type}")))
             }
@@ -317,7 +337,7 @@ impl ColumnBuilder {
             Data::IPv4(v) => v.push(0),
             Data::IPv6(v) => v.resize(v.len() + 16, 0),
             Data::Date { days, .. } => days.push(0),
-            Data::DateTime { values, .. } => values.push(0),
+            Data::DateTime { values, .. } | Data::Time { values, .. } => values.push(0),
             Data::Decimal128 { values, .. } => values.push(0),
             Data::Decimal256 { values, .. } | Data::Wide { values, .. } => values.push(i256::ZERO),
             Data::List { offsets, child } => offsets.push(child.len() as i32),
@@ -329,6 +349,12 @@ impl ColumnBuilder {
                 }
             }
             Data::Map { offsets, keys, .. } => offsets.push(keys.len() as i32),
+            Data::Variant { children, .. } => {
+                for c in children.iter_mut() {
+                    // Children hold NULLs, so this cannot fail.
+                    let _ = c.append_null();
+                }
+            }
         }
     }
 
@@ -360,7 +386,7 @@ impl ColumnBuilder {
             Data::IPv4(v) => v.truncate(len),
             Data::IPv6(v) => v.truncate(len * 16),
             Data::Date { days, .. } => days.truncate(len),
-            Data::DateTime { values, .. } => values.truncate(len),
+            Data::DateTime { values, .. } | Data::Time { values, .. } => values.truncate(len),
             Data::Decimal128 { values, .. } => values.truncate(len),
             Data::Decimal256 { values, .. } | Data::Wide { values, .. } => values.truncate(len),
             Data::List { offsets, child } => {
@@ -373,6 +399,7 @@ impl ColumnBuilder {
                 keys.truncate(offsets[len] as usize);
                 values.truncate(offsets[len] as usize);
             }
+            Data::Variant { children, .. } => children.iter_mut().for_each(|c| c.truncate(len)),
         }
         if let Some(v) = self.validity.as_mut() {
             v.truncate(len);
@@ -385,6 +412,11 @@ impl ColumnBuilder {
     /// for numbers, dates and the like); strings take the bytes as they are.
     pub fn parse_text(&mut self, text: &[u8]) -> Result<()> {
         match &mut self.data {
+            Data::Variant { children, order } => {
+                variant_from_text(children, order, text, &self.ch_type)?;
+                self.mark_valid();
+                Ok(())
+            }
             Data::Str { offsets, data } => {
                 data.extend_from_slice(text);
                 offsets.push(data.len() as i32);
@@ -543,10 +575,11 @@ impl ColumnBuilder {
                     values.push(seconds.clamp(0, u32::MAX as i64));
                 }
             }
+            Data::Time { values, precision } => values.push(parse_time_value(text, *precision, t)?),
             Data::Decimal128 { values, precision, scale } => values.push(parse_decimal128(text, *precision, *scale, t)?),
             Data::Decimal256 { values, precision, scale } => values.push(parse_decimal256(text, *precision, *scale, t)?),
             Data::Wide { kind, values } => values.push(parse_wide(*kind, text, t, wraps)?),
-            Data::List { .. } | Data::Tuple { .. } | Data::Map { .. } => {
+            Data::List { .. } | Data::Tuple { .. } | Data::Map { .. } | Data::Variant { .. } => {
                 return self.parse_text(text);
             }
         }
@@ -621,6 +654,41 @@ impl ColumnBuilder {
                 }
                 offsets.push(keys.len() as i32);
             }
+            Data::Variant { children, order } => {
+                let start = *pos;
+                let result = if first == b'\'' {
+                    // A string literal is a String when the Variant has one.
+                    scratch.clear();
+                    read_quoted_string(input, pos, scratch)?;
+                    let text = std::mem::take(scratch);
+                    let string = children.iter().position(ColumnBuilder::is_string);
+                    let result = match string {
+                        Some(i) => {
+                            let mut result = Ok(());
+                            for (j, c) in children.iter_mut().enumerate() {
+                                result = result.and_then(|_| if j == i { c.parse_text(&text) } else { c.append_null() });
+                            }
+                            result
+                        }
+                        None => variant_from_text(children, order, &text, &self.ch_type),
+                    };
+                    *scratch = text;
+                    result
+                } else if matches!(first, b'[' | b'(' | b'{') {
+                    variant_from_composite(children, |child, pos| child.parse_quoted(input, pos, scratch), pos, &self.ch_type)
+                } else {
+                    let end = bare_token_end(input, start);
+                    let result = variant_from_text(children, order, &input[start..end], &self.ch_type);
+                    if result.is_ok() {
+                        *pos = end;
+                    }
+                    result
+                };
+                if result.is_err() {
+                    *pos = start;
+                }
+                result?;
+            }
             _ if first == b'\'' => {
                 if let Data::Str { offsets, data } = &mut self.data {
                     // Strings decode straight into the column's bytes.
@@ -645,7 +713,7 @@ impl ColumnBuilder {
                 let is_literal = !token.is_empty() && followed_by_delimiter && looks_like_literal(token);
                 let quoted_type = matches!(
                     self.data,
-                    Data::Str { .. } | Data::Fixed { .. } | Data::Uuid(_) | Data::IPv4(_) | Data::IPv6(_) | Data::Date { .. } | Data::DateTime { .. }
+                    Data::Str { .. } | Data::Fixed { .. } | Data::Uuid(_) | Data::IPv4(_) | Data::IPv6(_) | Data::Date { .. } | Data::DateTime { .. } | Data::Time { .. }
                 );
                 if !is_literal || quoted_type {
                     return Err(Error::new(
@@ -716,6 +784,9 @@ impl ColumnBuilder {
             _ => {}
         }
         match &mut self.data {
+            Data::Variant { children, .. } if first == b'[' || first == b'{' => {
+                variant_from_composite(children, |child, pos| child.parse_json(input, pos, scratch), pos, &self.ch_type)?;
+            }
             Data::Str { offsets, data } if first == b'[' || first == b'{' => {
                 let start = *pos;
                 skip_json_value(input, pos)?;
@@ -880,6 +951,9 @@ impl ColumnBuilder {
                     TimeUnit::Nanosecond => Arc::new(timestamp::<TimestampNanosecondType>(values, nulls, tz)),
                 }
             }
+            Data::Time { values, precision: None } => Arc::new(Time32SecondArray::new(values.drain(..).map(|v| v as i32).collect(), nulls)),
+            Data::Time { values, precision: Some(0..=6) } => Arc::new(Time64MicrosecondArray::new(take_vec(values), nulls)),
+            Data::Time { values, precision: Some(_) } => Arc::new(Time64NanosecondArray::new(take_vec(values), nulls)),
             Data::Decimal128 { values, precision, scale } => {
                 Arc::new(Decimal128Array::new(take_vec(values), nulls).with_precision_and_scale(*precision, *scale as i8)?)
             }
@@ -908,6 +982,14 @@ impl ColumnBuilder {
                     Arc::new(StructArray::try_new(fields, columns, nulls)?)
                 }
             }
+            Data::Variant { children, .. } => {
+                let fields = match &self.built_type {
+                    DataType::Struct(fields) => fields.clone(),
+                    other => return Err(Error::new(ErrorCode::LOGICAL_ERROR, format!("Variant built as {other}"))),
+                };
+                let columns = children.iter_mut().map(|c| c.finish()).collect::<Result<Vec<_>>>()?;
+                Arc::new(StructArray::try_new(fields, columns, nulls)?)
+            }
             Data::Map { offsets, keys, values } => {
                 let (entries_field, sorted) = match &self.built_type {
                     DataType::Map(entries, sorted) => (entries.clone(), *sorted),
@@ -928,6 +1010,85 @@ impl ColumnBuilder {
             Ok(arrow::compute::cast(&built, self.target.data_type())?)
         }
     }
+}
+
+/// The order in which the types of a Variant try to read a text: numbers (unsigned,
+/// signed, floats, decimals), then booleans, dates and times, other scalars, arrays,
+/// tuples and maps, and strings last, since a String reads anything.
+fn variant_text_order(types: &[ChType]) -> Vec<usize> {
+    let rank = |t: &ChType| match t.base() {
+        ChType::UInt8 | ChType::UInt16 | ChType::UInt32 | ChType::UInt64 | ChType::UInt128 | ChType::UInt256 => 0,
+        ChType::Int8 | ChType::Int16 | ChType::Int32 | ChType::Int64 | ChType::Int128 | ChType::Int256 => 1,
+        ChType::Float32 | ChType::Float64 => 2,
+        ChType::Decimal(..) => 3,
+        ChType::Bool => 4,
+        ChType::Date | ChType::Date32 => 5,
+        ChType::DateTime(_) | ChType::DateTime64(..) => 6,
+        ChType::Time | ChType::Time64(_) => 7,
+        ChType::Array(_) | ChType::Tuple(_) | ChType::Map(..) => 9,
+        ChType::String | ChType::FixedString(_) => 10,
+        _ => 8,
+    };
+    let mut order: Vec<usize> = (0..types.len()).collect();
+    order.sort_by_key(|&i| rank(&types[i]));
+    order
+}
+
+/// Appends `text` to the first Variant child (in `order`) that reads it and NULL to the
+/// others. Only strings take an empty text.
+fn variant_from_text(children: &mut [ColumnBuilder], order: &[usize], text: &[u8], t: &ChType) -> Result<()> {
+    let len = children.first().map_or(0, ColumnBuilder::len);
+    for &i in order {
+        if text.is_empty() && !children[i].is_string() {
+            continue;
+        }
+        if children[i].parse_text(text).is_ok() {
+            for (j, other) in children.iter_mut().enumerate() {
+                if j != i {
+                    other.append_null()?;
+                }
+            }
+            return Ok(());
+        }
+        children[i].truncate(len);
+    }
+    Err(Error::new(ErrorCode::CANNOT_PARSE_TEXT, format!("Cannot parse {t} from '{}': none of its types reads it", shorten(text))))
+}
+
+/// Reads a composite value (an array, tuple or map) into the first Variant child whose
+/// `read` succeeds from `*pos`, NULL into the others.
+fn variant_from_composite(
+    children: &mut [ColumnBuilder],
+    mut read: impl FnMut(&mut ColumnBuilder, &mut usize) -> Result<()>,
+    pos: &mut usize,
+    t: &ChType,
+) -> Result<()> {
+    let len = children.first().map_or(0, ColumnBuilder::len);
+    let composite = |c: &ColumnBuilder| matches!(c.data, Data::List { .. } | Data::Tuple { .. } | Data::Map { .. } | Data::Str { .. });
+    let start = *pos;
+    // Arrays, tuples and maps first; a String takes the raw text last.
+    let mut candidates: Vec<usize> = (0..children.len()).filter(|&i| composite(&children[i]) && !children[i].is_string()).collect();
+    candidates.extend((0..children.len()).filter(|&i| children[i].is_string()));
+    for i in candidates {
+        *pos = start;
+        if read(&mut children[i], pos).is_ok() {
+            for (j, other) in children.iter_mut().enumerate() {
+                if j != i {
+                    other.append_null()?;
+                }
+            }
+            return Ok(());
+        }
+        children[i].truncate(len);
+    }
+    *pos = start;
+    Err(Error::new(ErrorCode::CANNOT_PARSE_TEXT, format!("Cannot parse {t}: none of its types reads the value")))
+}
+
+/// A `Time`/`Time64` text in the Arrow unit of its type.
+fn parse_time_value(text: &[u8], precision: Option<u8>, t: &ChType) -> Result<i64> {
+    let nanos = super::time::parse_time(text, precision, &t.base().to_string())?;
+    Ok(nanos / (1_000_000_000 / super::time::units_per_second(precision)))
 }
 
 fn take_vec<T: arrow::datatypes::ArrowNativeType>(v: &mut Vec<T>) -> ScalarBuffer<T> {

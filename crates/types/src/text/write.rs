@@ -10,7 +10,7 @@ use arrow::array::{
 use arrow::buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
     i256, DataType, Date32Type, Date64Type, Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type, Field, Float32Type,
-    Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use granary_common::{Error, ErrorCode, Result};
@@ -105,6 +105,18 @@ enum Kind {
         /// Decimal digits of the Arrow unit (0, 3, 6, 9).
         unit_digits: u32,
         /// Fraction digits printed: the `DateTime64` precision.
+        precision: u32,
+    },
+    /// A `Variant`: each row's value is written by the writer of its type (`which`:
+    /// the index of the row's non-NULL child; NULL rows are the struct's nulls).
+    Variant {
+        children: Vec<ColumnWriter>,
+        which: Vec<u8>,
+    },
+    /// `Time`/`Time64` values in Arrow units of `nanos_per_unit` nanoseconds.
+    Time {
+        values: ScalarBuffer<i64>,
+        nanos_per_unit: i64,
         precision: u32,
     },
     Decimal {
@@ -249,6 +261,14 @@ impl ColumnWriter {
                         write_fraction(scaled, *precision, o);
                     }
                 })
+            }
+            Kind::Variant { children, which } => match children.get(usize::from(which[row])) {
+                Some(child) => child.write(row, out),
+                None => out.extend_from_slice(self.null_text),
+            },
+            Kind::Time { values, nanos_per_unit, precision } => {
+                let nanos = values[row].saturating_mul(*nanos_per_unit);
+                self.quoted_plain(out, |o| super::time::write_time(nanos, *precision, o))
             }
             Kind::Wide { kind, values } => {
                 if self.quote_64bit {
@@ -612,6 +632,20 @@ fn make_kind(ch_type: &ChType, array: &ArrayRef, style: TextStyle, opts: &TextOp
     if let Some(kind) = crate::wide::WideInt::of(t).filter(|w| w.arrow_type() == *array.data_type()) {
         return Ok(Kind::Wide { kind, values: kind.widen(array.as_ref())?.values().clone() });
     }
+    if let (ChType::Variant(types), DataType::Struct(_)) = (t, array.data_type()) {
+        let parts = array.as_struct();
+        let mut children = Vec::with_capacity(types.len());
+        let mut which = vec![u8::MAX; array.len()];
+        for (i, (child_type, column)) in types.iter().zip(parts.columns()).enumerate() {
+            children.push(ColumnWriter::with_type(child_type, column, style, opts)?);
+            for (row, slot) in which.iter_mut().enumerate() {
+                if column.is_valid(row) {
+                    *slot = i as u8;
+                }
+            }
+        }
+        return Ok(Kind::Variant { children, which });
+    }
     Ok(match array.data_type() {
         DataType::Null => Kind::Nothing,
         DataType::UInt32 if *t == ChType::IPv4 => Kind::IPv4(array.as_primitive::<UInt32Type>().values().clone()),
@@ -746,7 +780,26 @@ fn make_kind(ch_type: &ChType, array: &ArrayRef, style: TextStyle, opts: &TextOp
             let plain = arrow::compute::cast(array, values.data_type())?;
             return make_kind(ch_type, &plain, style, opts);
         }
-        DataType::Duration(_) | DataType::Time32(_) | DataType::Time64(_) => {
+        DataType::Time32(unit) | DataType::Time64(unit) => {
+            let values: ScalarBuffer<i64> = match unit {
+                TimeUnit::Second => array.as_primitive::<Time32SecondType>().values().iter().map(|&v| i64::from(v)).collect(),
+                TimeUnit::Millisecond => array.as_primitive::<Time32MillisecondType>().values().iter().map(|&v| i64::from(v)).collect(),
+                TimeUnit::Microsecond => array.as_primitive::<Time64MicrosecondType>().values().clone(),
+                TimeUnit::Nanosecond => array.as_primitive::<Time64NanosecondType>().values().clone(),
+            };
+            let nanos_per_unit = match unit {
+                TimeUnit::Second => 1_000_000_000,
+                TimeUnit::Millisecond => 1_000_000,
+                TimeUnit::Microsecond => 1_000,
+                TimeUnit::Nanosecond => 1,
+            };
+            let precision = match t {
+                ChType::Time64(p) => u32::from(*p).min(9),
+                _ => 0,
+            };
+            Kind::Time { values, nanos_per_unit, precision }
+        }
+        DataType::Duration(_) => {
             // ChType shows these as Int64; their integer value is what is printed.
             match arrow::compute::cast(array, &DataType::Int64) {
                 Ok(cast) => Kind::I64(cast.as_primitive::<Int64Type>().values().clone()),
