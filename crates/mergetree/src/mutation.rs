@@ -52,6 +52,11 @@ pub enum MutationCommand {
     MaterializeTtl { partition: Option<String> },
     /// `CLEAR COLUMN c [IN PARTITION p]`: the column reset to its default.
     ClearColumn { column: String, partition: Option<String> },
+    /// `MATERIALIZE INDEX i [IN PARTITION p]`: the index's file written for each part.
+    MaterializeIndex { name: String, partition: Option<String> },
+    /// `CLEAR INDEX i [IN PARTITION p]` and `DROP INDEX i`: the index's file removed.
+    ClearIndex { name: String, partition: Option<String> },
+    DropIndex { name: String },
 }
 
 impl MutationCommand {
@@ -66,6 +71,9 @@ impl MutationCommand {
             }
             MutationCommand::MaterializeTtl { partition } => format!("(MATERIALIZE TTL{})", in_partition(partition)),
             MutationCommand::ClearColumn { column, partition } => format!("(CLEAR COLUMN {column}{})", in_partition(partition)),
+            MutationCommand::MaterializeIndex { name, partition } => format!("(MATERIALIZE INDEX {name}{})", in_partition(partition)),
+            MutationCommand::ClearIndex { name, partition } => format!("(CLEAR INDEX {name}{})", in_partition(partition)),
+            MutationCommand::DropIndex { name } => format!("(DROP INDEX {name})"),
         }
     }
 
@@ -90,6 +98,16 @@ impl MutationCommand {
         if let Some(rest) = strip_keyword(body, "CLEAR").and_then(|r| strip_keyword(r.trim_start(), "COLUMN")) {
             let (column, partition) = split_partition(rest);
             return Ok(MutationCommand::ClearColumn { column, partition });
+        }
+        for verb in ["MATERIALIZE", "CLEAR", "DROP"] {
+            if let Some(rest) = strip_keyword(body, verb).and_then(|r| strip_keyword(r.trim_start(), "INDEX")) {
+                let (name, partition) = split_partition(rest);
+                return Ok(match verb {
+                    "MATERIALIZE" => MutationCommand::MaterializeIndex { name, partition },
+                    "CLEAR" => MutationCommand::ClearIndex { name, partition },
+                    _ => MutationCommand::DropIndex { name },
+                });
+            }
         }
         if let Some(rest) = strip_keyword(body, "DELETE") {
             let predicate = strip_keyword(rest.trim_start(), "WHERE").ok_or_else(bad)?;
@@ -300,6 +318,15 @@ pub struct Planned {
     /// MATERIALIZE TTL: the rows `predicate` matches (a partition's) go through the
     /// table's TTL.
     ttl: bool,
+    /// MATERIALIZE / CLEAR / DROP INDEX: only index files change.
+    index: Option<IndexChange>,
+}
+
+struct IndexChange {
+    name: String,
+    /// The partition it applies to (every one when `None`).
+    partition_id: Option<String>,
+    build: bool,
 }
 
 /// Plans `command`: its errors are the ALTER's, before any mutation exists. An UPDATE's
@@ -308,9 +335,9 @@ pub struct Planned {
 /// change: rows would leave their place in the part, or their partition.
 pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
     match command {
-        MutationCommand::Delete { predicate, .. } => Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new(), ttl: false }),
+        MutationCommand::Delete { predicate, .. } => Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new(), ttl: false, index: None }),
         MutationCommand::MaterializeTtl { partition } => {
-            Ok(Planned { predicate: mutation_predicate(inner, &partition_predicate(inner, partition)?, "MATERIALIZE TTL")?, updates: Vec::new(), ttl: true })
+            Ok(Planned { predicate: mutation_predicate(inner, &partition_predicate(inner, partition)?, "MATERIALIZE TTL")?, updates: Vec::new(), ttl: true, index: None })
         }
         MutationCommand::ClearColumn { column, partition } => {
             let index = inner.schema.index_of(column).map_err(|_| Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{column}` to clear")))?;
@@ -319,6 +346,16 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
                 None => format!("defaultValueOfTypeName('{}')", granary_types::ChType::from_field(inner.schema.field(index)).to_string().replace('\'', "\\'")),
             };
             plan(inner, &MutationCommand::Update { assignments: vec![(column.clone(), value)], predicate: partition_predicate(inner, partition)? })
+        }
+        MutationCommand::MaterializeIndex { name, partition } | MutationCommand::ClearIndex { name, partition } => {
+            let partition_id = partition.as_ref().map(|p| crate::merge::partition_id_of(inner, p)).transpose()?;
+            let build = matches!(command, MutationCommand::MaterializeIndex { .. });
+            let index = Some(IndexChange { name: name.clone(), partition_id, build });
+            Ok(Planned { predicate: mutation_predicate(inner, "1 = 1", "INDEX")?, updates: Vec::new(), ttl: false, index })
+        }
+        MutationCommand::DropIndex { name } => {
+            let index = Some(IndexChange { name: name.clone(), partition_id: None, build: false });
+            Ok(Planned { predicate: mutation_predicate(inner, "1 = 1", "INDEX")?, updates: Vec::new(), ttl: false, index })
         }
         MutationCommand::Update { assignments, predicate } => {
             let keys = inner.keys.sorting.iter().chain(&inner.keys.partition).flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr)).map(|c| c.index()).collect::<Vec<_>>();
@@ -334,7 +371,7 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
             }
             // The condition of `if`: what `if` takes (an integer literal too), as a boolean.
             let predicate = mutation_predicate(inner, &format!("if(({predicate}), true, false)"), "UPDATE")?;
-            Ok(Planned { predicate, updates, ttl: false })
+            Ok(Planned { predicate, updates, ttl: false, index: None })
         }
     }
 }
@@ -520,7 +557,20 @@ pub fn current_version(inner: &Inner, data_version: u64) -> u64 {
 /// Brings `part` to data version `version`: rewritten when a row matches, renamed by
 /// hard links when none does, removed when every row goes.
 fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64) -> Result<()> {
-    let Planned { predicate, updates, ttl } = planned;
+    if let Some(change) = &planned.index {
+        let info = part.info.clone().with_mutation(Some(version));
+        if change.partition_id.as_ref().is_some_and(|p| *p != part.info.partition_id) {
+            return link_part(inner, part, info, version, None);
+        }
+        let file = crate::skip_index::file_name(&change.name);
+        // An index the table no longer has (dropped since) is not built.
+        let bytes = match (change.build, inner.skip_indexes.get(&change.name)) {
+            (true, Some(index)) => Some(index_of_part(inner, part, index)?),
+            _ => None,
+        };
+        return link_part(inner, part, info, version, Some((&file, bytes)));
+    }
+    let Planned { predicate, updates, ttl, .. } = planned;
     let snapshot = inner.snapshot();
     let filter_columns: Vec<usize> = {
         let mut c: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
@@ -544,13 +594,13 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     }
     // A MATERIALIZE TTL left from before REMOVE TTL has nothing to apply.
     if matches == 0 || (*ttl && inner.ttl.is_none()) {
-        return link_part(inner, part, info, version);
+        return link_part(inner, part, info, version, None);
     }
     // With `ttl_only_drop_parts` MATERIALIZE TTL removes whole parts, never rows.
     let drop_whole = match (&inner.ttl, *ttl && inner.settings.ttl_only_drop_parts != 0) {
         (Some(table_ttl), true) => {
             if !every_row_expired(inner, part, table_ttl)? {
-                return link_part(inner, part, info, version);
+                return link_part(inner, part, info, version, None);
             }
             true
         }
@@ -626,9 +676,22 @@ fn every_row_expired(inner: &Inner, part: &Arc<Part>, table_ttl: &crate::ttl::Ta
     Ok(true)
 }
 
+/// `index` over every row of `part`: its file's bytes.
+fn index_of_part(inner: &Inner, part: &Arc<Part>, index: &crate::skip_index::SkipIndex) -> Result<Vec<u8>> {
+    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    let mut reader = PartReader::new(part.clone(), &inner.schema, &all)?;
+    let mut builder = index.builder();
+    for g in 0..part.granules() {
+        builder.add_granule(&reader.read(g..g + 1, &inner.schema)?)?;
+    }
+    builder.finish()
+}
+
 /// The part under its new version without rewriting it: every file hard-linked (parts
-/// are never modified in place) into a temporary directory, fsynced, renamed.
-fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64) -> Result<()> {
+/// are never modified in place) into a temporary directory, fsynced, renamed. With
+/// `index_file`, that file is left out, or replaced by the bytes given, and
+/// `checksums.txt` is written anew to say so.
+fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64, index_file: Option<(&str, Option<Vec<u8>>)>) -> Result<()> {
     let tmp_seq = inner.next_tmp.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("tmp_mut_{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
@@ -637,6 +700,9 @@ fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64) -> R
         let entries = std::fs::read_dir(&part.dir).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", part.dir.display()))?;
         for entry in entries {
             let entry = entry.with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot list {}", part.dir.display()))?;
+            if index_file.as_ref().is_some_and(|(name, _)| entry.file_name() == *name || entry.file_name() == crate::part::CHECKSUMS_FILE) {
+                continue;
+            }
             let target = tmp_dir.join(entry.file_name());
             if std::fs::hard_link(entry.path(), &target).is_err() {
                 std::fs::copy(entry.path(), &target).with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot copy {} to {}", entry.path().display(), target.display()))?;
@@ -645,6 +711,16 @@ fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64) -> R
             std::fs::File::open(&target)
                 .and_then(|f| f.sync_all())
                 .with_code(ErrorCode::CANNOT_FSYNC, || format!("Cannot fsync {}", target.display()))?;
+        }
+        if let Some((name, bytes)) = &index_file {
+            let old = std::fs::read_to_string(part.dir.join(crate::part::CHECKSUMS_FILE))
+                .with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot read {}", part.dir.join(crate::part::CHECKSUMS_FILE).display()))?;
+            let mut checksums: String = old.lines().filter(|l| l.split('\t').next() != Some(*name)).map(|l| format!("{l}\n")).collect();
+            if let Some(bytes) = bytes {
+                granary_common::fs::write_atomic(&tmp_dir.join(name), bytes)?;
+                checksums.push_str(&format!("{name}\t{}\t{:016x}\n", bytes.len(), xxhash_rust::xxh3::xxh3_64(bytes)));
+            }
+            granary_common::fs::write_atomic(&tmp_dir.join(crate::part::CHECKSUMS_FILE), checksums.as_bytes())?;
         }
         granary_common::fs::sync_dir(&tmp_dir)
     })();
@@ -722,12 +798,20 @@ mod tests {
             MutationCommand::MaterializeTtl { partition: Some("'a b'".into()) },
             MutationCommand::ClearColumn { column: "x".into(), partition: None },
             MutationCommand::ClearColumn { column: "x".into(), partition: Some("(1, 'in partition')".into()) },
+            MutationCommand::MaterializeIndex { name: "i".into(), partition: None },
+            MutationCommand::MaterializeIndex { name: "i".into(), partition: Some("202401".into()) },
+            MutationCommand::ClearIndex { name: "i".into(), partition: Some("'x'".into()) },
+            MutationCommand::DropIndex { name: "i".into() },
         ];
         assert_eq!(rules.iter().map(MutationCommand::text).collect::<Vec<_>>(), [
             "(MATERIALIZE TTL)",
             "(MATERIALIZE TTL IN PARTITION 'a b')",
             "(CLEAR COLUMN x)",
-            "(CLEAR COLUMN x IN PARTITION (1, 'in partition'))"
+            "(CLEAR COLUMN x IN PARTITION (1, 'in partition'))",
+            "(MATERIALIZE INDEX i)",
+            "(MATERIALIZE INDEX i IN PARTITION 202401)",
+            "(CLEAR INDEX i IN PARTITION 'x')",
+            "(DROP INDEX i)"
         ]);
         for command in [MutationCommand::Delete { predicate: "x = 'it''s'".into(), lightweight: false }, update, lightweight].into_iter().chain(rules) {
             let text = command.text();

@@ -285,6 +285,8 @@ pub struct PartStatus {
     /// Unix seconds of the earliest and latest row TTL (the DELETE rule without WHERE)
     /// of the part's rows; zeros when unknown.
     pub delete_ttl_info: (i64, i64),
+    /// Per data-skipping index file of the part (index name), its size in bytes.
+    pub skip_indexes: Vec<(String, u64)>,
 }
 
 /// The files of one column in one part. All zero in a compact part, whose columns share
@@ -345,6 +347,12 @@ pub enum RuleMutation {
     /// `ALTER TABLE ... CLEAR COLUMN c [IN PARTITION p]`: the column's values are reset
     /// to its default.
     ClearColumn { column: String, partition: Option<String> },
+    /// `ALTER TABLE ... MATERIALIZE INDEX i [IN PARTITION p]`: data-skipping index `i`
+    /// is built for the existing parts.
+    MaterializeIndex { name: String, partition: Option<String> },
+    /// `ALTER TABLE ... CLEAR INDEX i [IN PARTITION p]` (`drop`: `DROP INDEX i`, after
+    /// the index left the table's metadata): the parts' files of index `i` are removed.
+    ClearIndex { name: String, partition: Option<String>, drop: bool },
 }
 
 #[async_trait]
