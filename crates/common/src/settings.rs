@@ -129,6 +129,7 @@ registry! {
     "extremes": Bool = "0", "Also compute extreme values (minimums and maximums) of result columns.";
     "file_like_engine_default_partition_strategy": String = "hive", "INSERT INTO FUNCTION s3()/azureBlobStorage() ... PARTITION BY into a path without {_partition_id}: 'hive' writes name=value/ directories, 'wildcard' ignores PARTITION BY.";
     "final": Bool = "0", "Apply FINAL (merge at read time) to every table of the query.";
+    "force_data_skipping_indices": String = "", "Comma-separated names of data-skipping indexes every MergeTree read with a condition must use (INDEX_NOT_USED otherwise).";
     "format_csv_allow_double_quotes": Bool = "1", "Accept strings in double quotes in CSV input.";
     "format_csv_allow_single_quotes": Bool = "0", "Accept strings in single quotes in CSV input.";
     "format_csv_delimiter": String = ",", "The field delimiter of CSV input and output.";
@@ -152,6 +153,7 @@ registry! {
     "http_retry_initial_backoff_ms": UInt64 = "100", "url(): the wait before the first retry of a failed HTTP read, in milliseconds (doubling up to http_retry_max_backoff_ms).";
     "http_retry_max_backoff_ms": UInt64 = "10000", "url(): the longest wait between retries of a failed HTTP read, in milliseconds.";
     "http_zlib_compression_level": Int64 = "3", "Compression level of HTTP responses with gzip or deflate.";
+    "ignore_data_skipping_indices": String = "", "Comma-separated names of data-skipping indexes MergeTree reads do not use.";
     "input_format_allow_errors_num": UInt64 = "0", "How many bad rows of text input may be skipped.";
     "input_format_allow_errors_ratio": Float = "0", "Which share of bad rows of text input may be skipped.";
     "input_format_csv_detect_header": Bool = "1", "Detect a header line of names in CSV input.";
@@ -258,6 +260,7 @@ registry! {
     "send_progress_in_http_headers": Bool = "0", "Send X-ClickHouse-Progress headers while the query runs.";
     "session_timezone": String = "", "The time zone of this session (empty: the server's).";
     "use_hive_partitioning": Bool = "1", "file(), s3(), url(), azureBlobStorage(): `name=value` directories in the matched paths are columns of the table (and prune the files read by WHERE).";
+    "use_skip_indexes": Bool = "1", "MergeTree reads skip granules by the table's data-skipping indexes.";
     "use_top_k_dynamic_filtering": Bool = "1", "ORDER BY ... LIMIT n: the scan drops rows that cannot be among the n best found so far, before reading their other columns.";
     "use_uncompressed_cache": Bool = "0", "Read MergeTree blocks through the server's uncompressed-block cache (uncompressed_cache_size): short queries on hot data skip reading and decompressing.";
     "use_variant_as_common_type": Bool = "0", "Granary has no Variant type: UNION branches (and if/multiIf) of types without a common supertype fail with NO_COMMON_TYPE, as ClickHouse with this setting at 0; 1 is not supported.";

@@ -120,12 +120,15 @@ pub async fn update_where(inner: &Arc<Inner>, request: UpdateRequest) -> Result<
     crate::mutation::create(inner, MutationCommand::Update { assignments: request.assignments, predicate: request.predicate }, request.sync).await
 }
 
-/// `ALTER TABLE t MATERIALIZE TTL` / `CLEAR COLUMN c`, run as `delete_where`.
+/// `ALTER TABLE t MATERIALIZE TTL` / `CLEAR COLUMN c` / `MATERIALIZE|CLEAR|DROP INDEX i`, run as `delete_where`.
 pub async fn mutate_by_rule(inner: &Arc<Inner>, command: granary_storage::RuleMutation, sync: bool) -> Result<()> {
     let command = match command {
         granary_storage::RuleMutation::MaterializeTtl { partition } => MutationCommand::MaterializeTtl { partition },
         granary_storage::RuleMutation::ClearColumn { column, partition } => MutationCommand::ClearColumn { column, partition },
         granary_storage::RuleMutation::MaterializeColumn { column, partition } => MutationCommand::MaterializeColumn { column, partition },
+        granary_storage::RuleMutation::MaterializeIndex { name, partition } => MutationCommand::MaterializeIndex { name, partition },
+        granary_storage::RuleMutation::ClearIndex { name, partition: _, drop: true } => MutationCommand::DropIndex { name },
+        granary_storage::RuleMutation::ClearIndex { name, partition, drop: false } => MutationCommand::ClearIndex { name, partition },
     };
     crate::mutation::create(inner, command, sync).await
 }

@@ -89,6 +89,8 @@ pub struct Inner {
     /// Unix seconds of the last background TTL merge, by partition id
     /// (`merge_with_ttl_timeout`).
     pub last_ttl_merge: Mutex<std::collections::HashMap<String, i64>>,
+    /// The table's data-skipping indexes (`crate::skip_index`).
+    pub skip_indexes: crate::skip_index::SkipIndexes,
 }
 
 /// A merge or mutation in progress.
@@ -226,6 +228,7 @@ impl MergeTreeEngine {
         let settings = MergeTreeSettings::from_pairs(&meta.engine.settings)?;
         let keys = TableKeys::new(meta, &schema)?;
         let ttl = crate::ttl::TableTtl::new(meta, &schema, &keys)?;
+        let skip_indexes = crate::skip_index::SkipIndexes::new(meta, &schema, &keys)?;
         let column_defaults = meta
             .columns
             .iter()
@@ -283,6 +286,7 @@ impl MergeTreeEngine {
             ttl,
             column_defaults,
             last_ttl_merge: Mutex::new(std::collections::HashMap::new()),
+            skip_indexes,
         });
         // Background merges need a runtime; a table opened outside one (tools, some
         // tests) still merges on OPTIMIZE.
@@ -378,6 +382,21 @@ impl MergeTreeEngine {
         let config = session.config();
         let final_ = inner.mode != MergeMode::Ordinary
             && config.get_extension::<granary_common::Settings>().is_some_and(|s| s.get_bool("final"));
+        {
+            // Skip indexes come after key pruning. Not under FINAL: a granule without a
+            // matching row may hold the version that replaces a matching one.
+            let query_settings = config.get_extension::<granary_common::Settings>();
+            let filter = match (final_, inner.skip_indexes.is_empty(), conjunction(stored_filters.iter().cloned())) {
+                (false, false, Some(condition)) => {
+                    datafusion::common::DFSchema::try_from(inner.schema.as_ref().clone()).ok().and_then(|schema| session.create_physical_expr(condition, &schema).ok())
+                }
+                _ => None,
+            };
+            let (kept, selections) = crate::skip_index::select(&inner.skip_indexes, filter.as_ref(), std::mem::take(&mut ranges), query_settings.as_deref(), &inner.table_name)?;
+            ranges = kept;
+            stats.ranges = ranges.len();
+            stats.skip_indexes = selections;
+        }
         // Without a projection DataFusion wants every column it was shown.
         let mut columns: Vec<usize> = match projection {
             Some(p) => p.clone(),
@@ -396,6 +415,7 @@ impl MergeTreeEngine {
             // Pruning stays exact under FINAL: the statistics describe key columns only,
             // and rows that collapse together share their key (and so their partition).
             // Each table partition is merged on its own, one output partition each.
+            check_rows_to_read(config, &ranges)?;
             let mut by_partition: Vec<Vec<crate::reader::GranuleRange>> = Vec::new();
             for r in ranges {
                 match by_partition.last_mut() {
@@ -433,6 +453,7 @@ impl MergeTreeEngine {
             }
             ranges = kept;
         }
+        check_rows_to_read(config, &ranges)?;
         // ClickHouse's rule: the cache serves short reads only; a big scan would evict
         // the hot blocks it exists for.
         let use_cache = config.get_extension::<granary_common::Settings>().is_some_and(|s| {
@@ -791,6 +812,12 @@ impl TableEngine for MergeTreeEngine {
                     columns: column_sizes(&inner.schema, p.layout, &sizes, p.row_exists.is_some()),
                     delete_ttl_info: p.ttl.as_ref().map_or((0, 0), |t| (t.table.min, t.table.max)),
                     has_lightweight_delete: p.row_exists.is_some(),
+                    skip_indexes: inner
+                        .skip_indexes
+                        .indexes
+                        .iter()
+                        .filter_map(|i| p.skip_index_files.get(&crate::skip_index::file_name(&i.meta.name)).map(|bytes| (i.meta.name.clone(), bytes.len() as u64)))
+                        .collect(),
                 }
             })
             .collect();
@@ -1506,12 +1533,43 @@ impl EngineFactory for MergeTreeFactory {
         MergeMode::from_meta(meta, &schema, &self.graphite)?;
         let keys = TableKeys::new(meta, &schema)?;
         crate::ttl::TableTtl::new(meta, &schema, &keys)?;
+        crate::skip_index::SkipIndexes::new(meta, &schema, &keys)?;
         Ok(())
     }
 
     fn open(&self, context: EngineContext<'_>) -> Result<Arc<dyn TableEngine>> {
         Ok(Arc::new(MergeTreeEngine::open(context.meta, context.schema, &context.data_path, self.part_log.clone(), &self.graphite)?))
     }
+}
+
+/// `max_rows_to_read`, checked as ClickHouse does before reading: against the rows of
+/// the granules index analysis (and a LIMIT without filters) selected.
+fn check_rows_to_read(config: &datafusion::prelude::SessionConfig, ranges: &[crate::reader::GranuleRange]) -> Result<()> {
+    let max_rows = config.get_extension::<granary_common::Settings>().map_or(0, |s| s.get_u64("max_rows_to_read"));
+    let rows: u64 = ranges.iter().map(|r| r.rows()).sum();
+    if max_rows > 0 && rows > max_rows {
+        return Err(Error::new(
+            ErrorCode::TOO_MANY_ROWS,
+            format!(
+                "Limit for rows (controlled by 'max_rows_to_read' setting) exceeded, max rows: {}, current rows: {}",
+                readable_quantity(max_rows),
+                readable_quantity(rows)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// ClickHouse's `formatReadableQuantity`: `100.00 thousand`.
+fn readable_quantity(value: u64) -> String {
+    let mut value = value as f64;
+    let mut unit = 0;
+    const UNITS: [&str; 6] = ["", " thousand", " million", " billion", " trillion", " quadrillion"];
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.2}{}", UNITS[unit])
 }
 
 /// Each table column's files in a part, as `system.columns` sums them: zeros in a compact

@@ -398,7 +398,7 @@ pub fn write_part_with(
     let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
-        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?.with_ttl(inner.ttl.as_ref());
+        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?.with_ttl(inner.ttl.as_ref()).with_skip_indexes(&inner.skip_indexes);
         write(&mut writer)?;
         writer.finish(&final_dir, sync)
     })();

@@ -36,6 +36,7 @@
 //! | [`select`] | part and granule pruning with `PruningPredicate` |
 //! | [`point`] | point reads (`key = X`, `key IN (...)`) by binary search in the sparse index, without a plan |
 //! | [`reader`] | granule reads, the `MergeTreeExec` plan, PREWHERE (filter columns first, other columns only for granules with matches, filtered granule by granule as they are decoded (plain fixed-width values gathered from the encoded bytes); every pushed-down filter unless `optimize_move_to_prewhere = 0` or volatile), read_rows/read_bytes as rows of granules read |
+//! | [`skip_index`] | data-skipping indexes (`minmax`, `set`, `bloom_filter`, `tokenbf_v1`, `ngrambf_v1`): built per part by the writer (`skp_idx_<name>.idx`), granules dropped by the query's condition after key pruning |
 //! | [`threshold`] | skipping parts and granules by a TopK's running threshold (its dynamic filter against part and granule statistics), parts read in the threshold column's order |
 //! | [`sample`] | `SAMPLE k [OFFSET m]` as the range of `SAMPLE BY` key values ClickHouse reads (its exact fractions and rounding), a filter the scan applies first and the key pruning uses |
 //! | [`monotonic`] | pruning through monotonic functions (`WHERE toDate(ts) = ...` on `ORDER BY ts`, `WHERE ts >= ...` on `ORDER BY toStartOfHour(ts)`) |
@@ -175,6 +176,7 @@ pub mod sample;
 pub mod select;
 pub mod selector;
 pub mod settings;
+pub mod skip_index;
 pub mod threshold;
 pub mod transform;
 pub mod ttl;

@@ -55,6 +55,11 @@ pub enum MutationCommand {
     /// `MATERIALIZE COLUMN c [IN PARTITION p]`: the column computed again from its
     /// DEFAULT or MATERIALIZED expression.
     MaterializeColumn { column: String, partition: Option<String> },
+    /// `MATERIALIZE INDEX i [IN PARTITION p]`: the index's file written for each part.
+    MaterializeIndex { name: String, partition: Option<String> },
+    /// `CLEAR INDEX i [IN PARTITION p]` and `DROP INDEX i`: the index's file removed.
+    ClearIndex { name: String, partition: Option<String> },
+    DropIndex { name: String },
 }
 
 impl MutationCommand {
@@ -70,6 +75,9 @@ impl MutationCommand {
             MutationCommand::MaterializeTtl { partition } => format!("(MATERIALIZE TTL{})", in_partition(partition)),
             MutationCommand::ClearColumn { column, partition } => format!("(CLEAR COLUMN {column}{})", in_partition(partition)),
             MutationCommand::MaterializeColumn { column, partition } => format!("(MATERIALIZE COLUMN {column}{})", in_partition(partition)),
+            MutationCommand::MaterializeIndex { name, partition } => format!("(MATERIALIZE INDEX {name}{})", in_partition(partition)),
+            MutationCommand::ClearIndex { name, partition } => format!("(CLEAR INDEX {name}{})", in_partition(partition)),
+            MutationCommand::DropIndex { name } => format!("(DROP INDEX {name})"),
         }
     }
 
@@ -98,6 +106,16 @@ impl MutationCommand {
         if let Some(rest) = strip_keyword(body, "CLEAR").and_then(|r| strip_keyword(r.trim_start(), "COLUMN")) {
             let (column, partition) = split_partition(rest);
             return Ok(MutationCommand::ClearColumn { column, partition });
+        }
+        for verb in ["MATERIALIZE", "CLEAR", "DROP"] {
+            if let Some(rest) = strip_keyword(body, verb).and_then(|r| strip_keyword(r.trim_start(), "INDEX")) {
+                let (name, partition) = split_partition(rest);
+                return Ok(match verb {
+                    "MATERIALIZE" => MutationCommand::MaterializeIndex { name, partition },
+                    "CLEAR" => MutationCommand::ClearIndex { name, partition },
+                    _ => MutationCommand::DropIndex { name },
+                });
+            }
         }
         if let Some(rest) = strip_keyword(body, "DELETE") {
             let predicate = strip_keyword(rest.trim_start(), "WHERE").ok_or_else(bad)?;
@@ -310,6 +328,15 @@ pub struct Planned {
     ttl: bool,
     /// `DELETE FROM`: the rows are masked, not removed (`crate::lightweight_delete`).
     lightweight: bool,
+    /// MATERIALIZE / CLEAR / DROP INDEX: only index files change.
+    index: Option<IndexChange>,
+}
+
+struct IndexChange {
+    name: String,
+    /// The partition it applies to (every one when `None`).
+    partition_id: Option<String>,
+    build: bool,
 }
 
 /// Plans `command`: its errors are the ALTER's, before any mutation exists. An UPDATE's
@@ -318,11 +345,20 @@ pub struct Planned {
 /// change: rows would leave their place in the part, or their partition.
 pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
     match command {
-        MutationCommand::Delete { predicate, lightweight } => {
-            Ok(Planned { predicate: mutation_predicate(inner, predicate, "DELETE")?, updates: Vec::new(), ttl: false, lightweight: *lightweight })
-        }
-        MutationCommand::MaterializeTtl { partition } => {
-            Ok(Planned { predicate: mutation_predicate(inner, &partition_predicate(inner, partition)?, "MATERIALIZE TTL")?, updates: Vec::new(), ttl: true, lightweight: false })
+        MutationCommand::Delete { predicate, lightweight } => Ok(Planned {
+            predicate: mutation_predicate(inner, predicate, "DELETE")?,
+            updates: Vec::new(),
+            ttl: false,
+            lightweight: *lightweight,
+            index: None,
+        }),
+        MutationCommand::MaterializeTtl { partition } => Ok(Planned {
+            predicate: mutation_predicate(inner, &partition_predicate(inner, partition)?, "MATERIALIZE TTL")?,
+            updates: Vec::new(),
+            ttl: true,
+            lightweight: false,
+            index: None,
+        }),
         }
         MutationCommand::ClearColumn { column, partition } => {
             let index = inner.schema.index_of(column).map_err(|_| Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{column}` to clear")))?;
@@ -339,6 +375,16 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
             let value = inner.column_defaults.get(index).cloned().flatten().unwrap_or_else(|| format!("`{}`", column.replace('`', "\\`")));
             plan(inner, &MutationCommand::Update { assignments: vec![(column.clone(), value)], predicate: partition_predicate(inner, partition)? })
         }
+        MutationCommand::MaterializeIndex { name, partition } | MutationCommand::ClearIndex { name, partition } => {
+            let partition_id = partition.as_ref().map(|p| crate::merge::partition_id_of(inner, p)).transpose()?;
+            let build = matches!(command, MutationCommand::MaterializeIndex { .. });
+            let index = Some(IndexChange { name: name.clone(), partition_id, build });
+            Ok(Planned { predicate: mutation_predicate(inner, "1 = 1", "INDEX")?, updates: Vec::new(), ttl: false, lightweight: false, index })
+        }
+        MutationCommand::DropIndex { name } => {
+            let index = Some(IndexChange { name: name.clone(), partition_id: None, build: false });
+            Ok(Planned { predicate: mutation_predicate(inner, "1 = 1", "INDEX")?, updates: Vec::new(), ttl: false, lightweight: false, index })
+        }
         MutationCommand::Update { assignments, predicate } => {
             let keys = inner.keys.sorting.iter().chain(&inner.keys.partition).flat_map(|k| datafusion::physical_expr::utils::collect_columns(&k.expr)).map(|c| c.index()).collect::<Vec<_>>();
             let mut updates = Vec::with_capacity(assignments.len());
@@ -353,7 +399,7 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
             }
             // The condition of `if`: what `if` takes (an integer literal too), as a boolean.
             let predicate = mutation_predicate(inner, &format!("if(({predicate}), true, false)"), "UPDATE")?;
-            Ok(Planned { predicate, updates, ttl: false, lightweight: false })
+            Ok(Planned { predicate, updates, ttl: false, lightweight: false, index: None })
         }
     }
 }
@@ -567,7 +613,20 @@ pub fn current_version(inner: &Inner, data_version: u64) -> u64 {
 /// Brings `part` to data version `version`: rewritten when a row matches, renamed by
 /// hard links when none does, removed when every row goes.
 fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64) -> Result<()> {
-    let Planned { predicate, updates, ttl, lightweight } = planned;
+    if let Some(change) = &planned.index {
+        let info = part.info.clone().with_mutation(Some(version));
+        if change.partition_id.as_ref().is_some_and(|p| *p != part.info.partition_id) {
+            return link_part(inner, part, info, version, None, None);
+        }
+        let file = crate::skip_index::file_name(&change.name);
+        // An index the table no longer has (dropped since) is not built.
+        let bytes = match (change.build, inner.skip_indexes.get(&change.name)) {
+            (true, Some(index)) => Some(index_of_part(inner, part, index)?),
+            _ => None,
+        };
+        return link_part(inner, part, info, version, None, Some((&file, bytes)));
+    }
+    let Planned { predicate, updates, ttl, lightweight, .. } = planned;
     let snapshot = inner.snapshot();
     let filter_columns: Vec<usize> = {
         let mut c: Vec<usize> = datafusion::physical_expr::utils::collect_columns(predicate).into_iter().map(|c| c.index()).collect();
@@ -600,20 +659,20 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     }
     // A MATERIALIZE TTL left from before REMOVE TTL has nothing to apply.
     if matches == 0 || (*ttl && inner.ttl.is_none()) {
-        return link_part(inner, part, info, version, None);
+        return link_part(inner, part, info, version, None, None);
     }
     if *lightweight {
         let matched: Vec<&dyn Array> = matched.iter().map(|m| m as &dyn Array).collect();
         let deleted = arrow::compute::concat(&matched)?;
         let deleted = deleted.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| Error::new(ErrorCode::LOGICAL_ERROR, "mask is not boolean"))?;
         let mask = crate::lightweight_delete::mask_after(part, deleted)?;
-        return link_part(inner, part, info, version, Some(&mask));
+        return link_part(inner, part, info, version, Some(&mask), None);
     }
     // With `ttl_only_drop_parts` MATERIALIZE TTL removes whole parts, never rows.
     let drop_whole = match (&inner.ttl, *ttl && inner.settings.ttl_only_drop_parts != 0) {
         (Some(table_ttl), true) => {
             if !every_row_expired(inner, part, table_ttl)? {
-                return link_part(inner, part, info, version, None);
+                return link_part(inner, part, info, version, None, None);
             }
             true
         }
@@ -697,11 +756,24 @@ fn every_row_expired(inner: &Inner, part: &Arc<Part>, table_ttl: &crate::ttl::Ta
     Ok(true)
 }
 
+/// `index` over every row of `part`: its file's bytes.
+fn index_of_part(inner: &Inner, part: &Arc<Part>, index: &crate::skip_index::SkipIndex) -> Result<Vec<u8>> {
+    let all: Vec<usize> = (0..inner.schema.fields().len()).collect();
+    let mut reader = PartReader::new(part.clone(), &inner.schema, &all)?;
+    let mut builder = index.builder();
+    for g in 0..part.granules() {
+        builder.add_granule(&reader.read(g..g + 1, &inner.schema)?)?;
+    }
+    builder.finish()
+}
+
 /// The part under its new version without rewriting it: every file hard-linked (parts
 /// are never modified in place) into a temporary directory, fsynced, renamed. With
 /// `mask`, a lightweight delete: the part's `_row_exists` becomes `mask`, the only
-/// column written (with `columns.txt` and `checksums.txt`, which list it).
-fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64, mask: Option<&BooleanArray>) -> Result<()> {
+/// column written (with `columns.txt` and `checksums.txt`, which list it). With
+/// `index_file`, that file is left out, or replaced by the bytes given, and
+/// `checksums.txt` is written anew to say so.
+fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64, mask: Option<&BooleanArray>, index_file: Option<(&str, Option<Vec<u8>>)>) -> Result<()> {
     use crate::lightweight_delete::{ROW_EXISTS_BIN, ROW_EXISTS_MRK};
     let rewritten = [crate::part::CHECKSUMS_FILE, "columns.txt", ROW_EXISTS_BIN, ROW_EXISTS_MRK];
     let tmp_seq = inner.next_tmp.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -715,10 +787,23 @@ fn link_part(inner: &Inner, part: &Arc<Part>, info: PartInfo, version: u64, mask
             if mask.is_some() && rewritten.iter().any(|r| entry.file_name() == *r) {
                 continue;
             }
+            if index_file.as_ref().is_some_and(|(name, _)| entry.file_name() == *name || entry.file_name() == crate::part::CHECKSUMS_FILE) {
+                continue;
+            }
             link_file(&entry.path(), &tmp_dir.join(entry.file_name()))?;
         }
         if let Some(mask) = mask {
             write_masked_files(inner, part, &tmp_dir, mask)?;
+        }
+        if let Some((name, bytes)) = &index_file {
+            let old = std::fs::read_to_string(part.dir.join(crate::part::CHECKSUMS_FILE))
+                .with_code(ErrorCode::CANNOT_OPEN_FILE, || format!("Cannot read {}", part.dir.join(crate::part::CHECKSUMS_FILE).display()))?;
+            let mut checksums: String = old.lines().filter(|l| l.split('\t').next() != Some(*name)).map(|l| format!("{l}\n")).collect();
+            if let Some(bytes) = bytes {
+                granary_common::fs::write_atomic(&tmp_dir.join(name), bytes)?;
+                checksums.push_str(&format!("{name}\t{}\t{:016x}\n", bytes.len(), xxhash_rust::xxh3::xxh3_64(bytes)));
+            }
+            granary_common::fs::write_atomic(&tmp_dir.join(crate::part::CHECKSUMS_FILE), checksums.as_bytes())?;
         }
         granary_common::fs::sync_dir(&tmp_dir)
     })();
@@ -824,13 +909,21 @@ mod tests {
             MutationCommand::ClearColumn { column: "x".into(), partition: None },
             MutationCommand::ClearColumn { column: "x".into(), partition: Some("(1, 'in partition')".into()) },
             MutationCommand::MaterializeColumn { column: "m".into(), partition: Some("2".into()) },
+            MutationCommand::MaterializeIndex { name: "i".into(), partition: None },
+            MutationCommand::MaterializeIndex { name: "i".into(), partition: Some("202401".into()) },
+            MutationCommand::ClearIndex { name: "i".into(), partition: Some("'x'".into()) },
+            MutationCommand::DropIndex { name: "i".into() },
         ];
         assert_eq!(rules.iter().map(MutationCommand::text).collect::<Vec<_>>(), [
             "(MATERIALIZE TTL)",
             "(MATERIALIZE TTL IN PARTITION 'a b')",
             "(CLEAR COLUMN x)",
             "(CLEAR COLUMN x IN PARTITION (1, 'in partition'))",
-            "(MATERIALIZE COLUMN m IN PARTITION 2)"
+            "(MATERIALIZE COLUMN m IN PARTITION 2)",
+            "(MATERIALIZE INDEX i)",
+            "(MATERIALIZE INDEX i IN PARTITION 202401)",
+            "(CLEAR INDEX i IN PARTITION 'x')",
+            "(DROP INDEX i)"
         ]);
         for command in [MutationCommand::Delete { predicate: "x = 'it''s'".into(), lightweight: false }, update, lightweight].into_iter().chain(rules) {
             let text = command.text();

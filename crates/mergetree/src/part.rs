@@ -89,6 +89,10 @@ pub struct Part {
     /// The lightweight-delete mask (`_row_exists`, one value per row, false: deleted),
     /// when a `DELETE FROM` wrote one into the part ([`crate::lightweight_delete`]).
     pub row_exists: Option<BooleanArray>,
+    /// The bytes of its data-skipping index files (`skp_idx_<name>.idx`), by file name.
+    pub skip_index_files: std::collections::HashMap<String, Arc<Vec<u8>>>,
+    /// Those decoded, by index name, as reads first need them (`None`: not usable).
+    skip_index_cache: parking_lot::Mutex<std::collections::HashMap<String, Option<Arc<crate::skip_index::IndexData>>>>,
 }
 
 impl Part {
@@ -120,7 +124,7 @@ impl Part {
             mark_files.push(MarkFile { name: mark_file_name(layout, field.name()), hash });
             mark_cache().insert((id, column as u32, 0), marks.into());
         }
-        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None, row_exists: None }
+        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None, row_exists: None, skip_index_files: Default::default(), skip_index_cache: Default::default() }
     }
 
     /// The marks of table column `column`: from the mark cache, or read from the part's
@@ -151,6 +155,25 @@ impl Part {
         let marks: Arc<[Mark]> = marks.into();
         mark_cache().insert(key, marks.clone());
         Ok(marks)
+    }
+
+    /// `index` of this part, decoded once; `None` when the part has no usable file of it
+    /// (written before the index existed, cleared, or damaged: a read then keeps every
+    /// granule, as ClickHouse does).
+    pub fn skip_index(&self, index: &crate::skip_index::SkipIndex) -> Option<Arc<crate::skip_index::IndexData>> {
+        let mut cache = self.skip_index_cache.lock();
+        if let Some(data) = cache.get(&index.meta.name) {
+            return data.clone();
+        }
+        let data = self.skip_index_files.get(&crate::skip_index::file_name(&index.meta.name)).and_then(|bytes| match index.decode(bytes) {
+            Ok(data) => data.filter(|d| d.granules() == self.granules().div_ceil(index.granularity)).map(Arc::new),
+            Err(e) => {
+                tracing::warn!("cannot read index {} of part {}: {e}", index.meta.name, self.name());
+                None
+            }
+        });
+        cache.insert(index.meta.name.clone(), data.clone());
+        data
     }
 
     /// The file holding the blocks of table column `column` named `name`.
@@ -248,6 +271,7 @@ impl Part {
         if let Some(text) = listed.remove(crate::ttl::TTL_FILE) {
             part.ttl = Some(crate::ttl::TtlInfos::parse(&String::from_utf8_lossy(&text)).map_err(|e| broken(e.to_string()))?);
         }
+        part.skip_index_files = listed.into_iter().filter(|(name, _)| name.starts_with(crate::skip_index::FILE_PREFIX)).map(|(name, bytes)| (name, Arc::new(bytes))).collect();
         if part.rows != count {
             return Err(broken(format!("count.txt says {count} rows, marks say {}", part.rows)));
         }

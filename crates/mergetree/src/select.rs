@@ -42,6 +42,8 @@ pub struct SelectionStats {
     pub marks_in_kept_parts: u64,
     pub marks: u64,
     pub ranges: usize,
+    /// What each data-skipping index dropped after the primary key, in order.
+    pub skip_indexes: Vec<crate::skip_index::SkipIndexSelection>,
 }
 
 impl std::fmt::Display for SelectionStats {
@@ -72,6 +74,7 @@ impl SelectionStats {
             marks_in_kept_parts,
             marks: ranges.iter().map(|r| r.granules.len() as u64).sum(),
             ranges: ranges.len(),
+            skip_indexes: Vec::new(),
         }
     }
 }

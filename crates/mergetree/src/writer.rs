@@ -14,6 +14,7 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 
 use arrow::array::{Array, ArrayRef};
@@ -185,6 +186,8 @@ pub struct PartWriter<'a> {
     /// Set by [`PartWriter::ttl_applied_at`].
     ttl_applied_at: Option<i64>,
     ttl_infos: crate::ttl::TtlInfos,
+    /// The table's data-skipping indexes, each fed every granule written.
+    skip_indexes: Vec<crate::skip_index::IndexBuilder<'a>>,
 }
 
 impl<'a> PartWriter<'a> {
@@ -242,12 +245,19 @@ impl<'a> PartWriter<'a> {
             ttl: None,
             ttl_applied_at: None,
             ttl_infos: Default::default(),
+            skip_indexes: Vec::new(),
         })
     }
 
     /// Records the ranges of `ttl`'s values in the part's `ttl.txt`.
     pub fn with_ttl(mut self, ttl: Option<&'a crate::ttl::TableTtl>) -> Self {
         self.ttl = ttl;
+        self
+    }
+
+    /// Builds `indexes` for the part (`skp_idx_<name>.idx`).
+    pub fn with_skip_indexes(mut self, indexes: &'a crate::skip_index::SkipIndexes) -> Self {
+        self.skip_indexes = indexes.indexes.iter().map(|i| i.builder()).collect();
         self
     }
 
@@ -384,6 +394,14 @@ impl<'a> PartWriter<'a> {
             column.packing_saved += saved as u64;
             self.close_column_granule(index, start, rows)?;
         }
+        if !self.skip_indexes.is_empty() {
+            // Indexes evaluate expressions over whole rows: only tables with indexes
+            // pay for gathering them.
+            let granule = arrow::compute::interleave_record_batch(batches, order)?;
+            for index in &mut self.skip_indexes {
+                index.add_granule(&granule)?;
+            }
+        }
         let first = arrow::compute::interleave_record_batch(batches, &[first])?;
         let last = arrow::compute::interleave_record_batch(batches, &[last])?;
         let partition_values = self
@@ -405,6 +423,9 @@ impl<'a> PartWriter<'a> {
             let start = column.start_granule();
             column.packing_saved += crate::encoding::encode_array(array.as_ref(), &mut column.buf, column.values)? as u64;
             self.close_column_granule(index, start, rows)?;
+        }
+        for index in &mut self.skip_indexes {
+            index.add_granule(granule)?;
         }
         let partition_values: Vec<ArrayRef> = self.keys.partition_columns.iter().map(|&col| granule.column(col).clone()).collect();
         self.close_granule(rows, &granule.slice(0, 1), granule.slice(rows - 1, 1), &partition_values)
@@ -509,6 +530,13 @@ impl<'a> PartWriter<'a> {
         if let Some(infos) = &ttl_infos {
             small.push(self.small_file(crate::ttl::TTL_FILE, infos.text().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         }
+        let mut skip_index_files = std::collections::HashMap::new();
+        for builder in std::mem::take(&mut self.skip_indexes) {
+            let name = crate::skip_index::file_name(builder.index_name());
+            let bytes = builder.finish()?;
+            small.push(self.small_file(&name, &bytes, &mut checksums, &mut bytes_on_disk)?);
+            skip_index_files.insert(name, Arc::new(bytes));
+        }
         small.push((CHECKSUMS_FILE.to_string(), write_unsynced(&self.dir.join(CHECKSUMS_FILE), checksums.as_bytes())?));
         bytes_on_disk += checksums.len() as u64;
         let mut to_sync: Vec<(&str, &File)> = Vec::new();
@@ -526,6 +554,7 @@ impl<'a> PartWriter<'a> {
         sync_all_concurrently(&to_sync)?;
         let mut part = Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, self.layout, marks, primary, minmax);
         part.ttl = ttl_infos;
+        part.skip_index_files = skip_index_files;
         Ok(part)
     }
 
@@ -589,7 +618,7 @@ fn sync_all_concurrently(files: &[(&str, &File)]) -> Result<()> {
 
 /// Folds a granule's column into a running (min, max), ignoring NULLs. Uses the row
 /// format so every orderable type is handled the same way.
-fn merge_minmax(current: Option<(ArrayRef, ArrayRef)>, column: &ArrayRef) -> Result<Option<(ArrayRef, ArrayRef)>> {
+pub(crate) fn merge_minmax(current: Option<(ArrayRef, ArrayRef)>, column: &ArrayRef) -> Result<Option<(ArrayRef, ArrayRef)>> {
     let non_null = if column.null_count() > 0 { filter(column, &is_not_null(column)?)? } else { column.clone() };
     let mut candidates: Vec<&dyn Array> = vec![non_null.as_ref()];
     if let Some((min, max)) = &current {

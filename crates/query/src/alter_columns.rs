@@ -30,7 +30,14 @@ pub fn is_metadata_command(command: &AlterCommand) -> bool {
             | AlterCommand::RemoveSampleBy
             | AlterCommand::ModifySetting(_)
             | AlterCommand::ResetSetting(_)
+            | AlterCommand::AddIndex { .. }
+            | AlterCommand::DropIndex { .. }
     )
+}
+
+/// The indexes `commands` drop (their files go from the parts afterwards).
+pub fn dropped_indexes(commands: &[AlterCommand]) -> Vec<String> {
+    commands.iter().filter_map(|c| if let AlterCommand::DropIndex { name, .. } = c { Some(name.clone()) } else { None }).collect()
 }
 
 /// Applies `commands` (all metadata commands) to `table` and serves the reopened table.
@@ -247,6 +254,31 @@ fn apply(current: &TableMeta, commands: &[AlterCommand]) -> Result<TableMeta> {
                 }
             }
             AlterCommand::ResetSetting(names) => meta.engine.settings.retain(|(n, _)| !names.contains(n)),
+            AlterCommand::AddIndex { index, if_not_exists, position: at } => {
+                if meta.indices.iter().any(|i| i.name == index.name) {
+                    if *if_not_exists {
+                        continue;
+                    }
+                    return Err(Error::new(ErrorCode::ILLEGAL_COLUMN, format!("Cannot add index {}: index with this name already exists", index.name)));
+                }
+                let place = match at {
+                    ColumnPosition::Last => meta.indices.len(),
+                    ColumnPosition::First => 0,
+                    ColumnPosition::After(after) => {
+                        meta.indices.iter().position(|i| i.name == *after).ok_or_else(|| {
+                            Error::new(ErrorCode::BAD_ARGUMENTS, format!("Wrong index name. Cannot find index `{after}` to insert after"))
+                        })? + 1
+                    }
+                };
+                meta.indices.insert(place, crate::interpreter::index_meta(index));
+            }
+            AlterCommand::DropIndex { name, if_exists } => match meta.indices.iter().position(|i| i.name == *name) {
+                Some(index) => {
+                    meta.indices.remove(index);
+                }
+                None if *if_exists => continue,
+                None => return Err(Error::new(ErrorCode::BAD_ARGUMENTS, format!("Wrong index name. Cannot find index `{name}` to drop"))),
+            },
             _ => return Err(Error::new(ErrorCode::LOGICAL_ERROR, "not a metadata command of ALTER")),
         }
     }

@@ -501,6 +501,11 @@ async fn run_statement(
                     let applied = std::mem::take(&mut metadata);
                     crate::alter_columns::alter_metadata(instance, &table, &applied).await?;
                     table = instance.catalog().table(&db, &name.table)?;
+                    // ClickHouse removes a dropped index's files from the parts by a mutation.
+                    for name in crate::alter_columns::dropped_indexes(&applied) {
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.mutate_by_rule(RuleMutation::ClearIndex { name, partition: None, drop: true }, sync).await?;
+                    }
                     if crate::alter_columns::sets_ttl(&applied) && ctx.settings.get_bool("materialize_ttl_after_modify") {
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.mutate_by_rule(RuleMutation::MaterializeTtl { partition: None }, sync).await?;
@@ -534,6 +539,16 @@ async fn run_statement(
                         crate::alter_columns::check_materialize_column(&table.meta, &column)?;
                         let sync = ctx.settings.get_u64("mutations_sync") > 0;
                         table.engine.mutate_by_rule(RuleMutation::MaterializeColumn { column, partition }, sync).await?
+                    }
+                    // As in ClickHouse, an index the table does not have is not an error: the
+                    // mutation then changes nothing.
+                    AlterCommand::MaterializeIndex { name: index, partition, .. } => {
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.mutate_by_rule(RuleMutation::MaterializeIndex { name: index, partition }, sync).await?
+                    }
+                    AlterCommand::ClearIndex { name: index, partition, .. } => {
+                        let sync = ctx.settings.get_u64("mutations_sync") > 0;
+                        table.engine.mutate_by_rule(RuleMutation::ClearIndex { name: index, partition, drop: false }, sync).await?
                     }
                     AlterCommand::MaterializeTtl(partition) => {
                         if table.meta.engine.ttl.is_none() && table.meta.columns.iter().all(|c| c.ttl.is_none()) {
@@ -1251,8 +1266,9 @@ fn explain_options(kind: &str, options: &[(String, String)]) -> Result<bool> {
 }
 
 /// `EXPLAIN indexes = 1`: after the plan, what index analysis selected for each
-/// MergeTree read, in the layout of ClickHouse's `Indexes:` section (partition key and
-/// primary key, parts and granules kept of those examined; no `Condition` lines).
+/// MergeTree read, in the layout of ClickHouse's `Indexes:` section (partition key,
+/// primary key and each data-skipping index used, parts and granules kept of those
+/// examined; no `Condition` lines).
 async fn explain_indexes(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<String> {
     let mut out = String::new();
     for (table, exec) in merge_tree_scans(ctx, optimized).await? {
@@ -1278,6 +1294,12 @@ async fn explain_indexes(ctx: &QueryContext, optimized: &LogicalPlan) -> Result<
                 stats.parts_by_partition_key,
                 stats.marks,
                 stats.marks_in_kept_parts
+            ));
+        }
+        for skip in &stats.skip_indexes {
+            out.push_str(&format!(
+                "\n    Skip\n      Name: {}\n      Description: {}\n      Parts: {}/{}\n      Granules: {}/{}",
+                skip.name, skip.description, skip.parts_after, skip.parts_before, skip.granules_after, skip.granules_before
             ));
         }
         out.push_str(&format!("\n    Ranges: {}", stats.ranges));
@@ -1467,7 +1489,7 @@ async fn create_table(instance: &Instance, ctx: &QueryContext, session: &Session
         indices: create
             .indices
             .iter()
-            .map(|i| granary_storage::IndexMeta { name: i.name.clone(), expr: i.expr.clone(), type_full: i.type_full.clone(), granularity: i.granularity })
+            .map(index_meta)
             .collect(),
     };
     // CREATE OR REPLACE TEMPORARY TABLE: the session's old table is put back should the
@@ -1581,6 +1603,10 @@ pub(crate) fn engine_meta(e: &granary_sql::EngineSpec) -> EngineMeta {
 }
 
 /// The stored form of a `CONSTRAINT` of CREATE TABLE or ALTER TABLE ADD CONSTRAINT.
+pub(crate) fn index_meta(i: &granary_sql::IndexSpec) -> granary_storage::IndexMeta {
+    granary_storage::IndexMeta { name: i.name.clone(), expr: i.expr.clone(), type_full: i.type_full.clone(), granularity: i.granularity }
+}
+
 pub(crate) fn constraint_meta(c: &granary_sql::ConstraintSpec) -> granary_storage::ConstraintMeta {
     granary_storage::ConstraintMeta { name: c.name.clone(), kind: c.kind.clone(), expression: c.expression.clone() }
 }

@@ -262,6 +262,14 @@ pub enum AlterCommand {
     MaterializeTtl(Option<String>),
     /// `MATERIALIZE COLUMN c [IN PARTITION p]`.
     MaterializeColumn { name: String, partition: Option<String> },
+    /// `ADD INDEX [IF NOT EXISTS] name expr TYPE t [GRANULARITY n] [FIRST | AFTER i]`.
+    AddIndex { index: IndexSpec, if_not_exists: bool, position: ColumnPosition },
+    /// `DROP INDEX [IF EXISTS] name`.
+    DropIndex { name: String, if_exists: bool },
+    /// `MATERIALIZE INDEX [IF EXISTS] name [IN PARTITION p]`: built for existing parts.
+    MaterializeIndex { name: String, partition: Option<String>, if_exists: bool },
+    /// `CLEAR INDEX [IF EXISTS] name [IN PARTITION p]`: its files removed from parts.
+    ClearIndex { name: String, partition: Option<String>, if_exists: bool },
     /// `MODIFY SAMPLE BY expr` / `REMOVE SAMPLE BY`: the table's sampling key.
     ModifySampleBy(String),
     RemoveSampleBy,
@@ -1248,7 +1256,7 @@ impl<'a> Cursor<'a> {
             } else if let Some(command) = self.alter_column_command(&stop)? {
                 command
             } else {
-                return Err(self.syntax_error("DROP PARTITION, DETACH PARTITION, ATTACH PARTITION, DELETE WHERE, UPDATE, ADD/DROP/RENAME/MODIFY/COMMENT/CLEAR COLUMN, MODIFY COMMENT or MODIFY/RESET SETTING"));
+                return Err(self.syntax_error("DROP PARTITION, DETACH PARTITION, ATTACH PARTITION, DELETE WHERE, UPDATE, ADD/DROP/RENAME/MODIFY/COMMENT/CLEAR COLUMN, ADD/DROP/MATERIALIZE/CLEAR INDEX, MODIFY COMMENT or MODIFY/RESET SETTING"));
             };
             commands.push(command);
             if !self.eat_token(&Token::Comma) {
@@ -1260,19 +1268,24 @@ impl<'a> Cursor<'a> {
         Ok(StatementWithClauses { statement: Statement::Alter { name, commands }, settings, format: None })
     }
 
+    /// `FIRST | AFTER name` after ADD COLUMN / ADD INDEX, or nothing (last).
+    fn column_position(&mut self) -> Result<ColumnPosition> {
+        Ok(if self.eat("FIRST") {
+            ColumnPosition::First
+        } else if self.eat("AFTER") {
+            ColumnPosition::After(self.ident()?)
+        } else {
+            ColumnPosition::Last
+        })
+    }
+
     /// The column, comment and setting commands of ALTER TABLE; `None` when the next
     /// tokens start none of them.
     fn alter_column_command(&mut self, stop: &dyn Fn(&Lexeme) -> bool) -> Result<Option<AlterCommand>> {
         if self.eat_seq(&["ADD", "COLUMN"]) {
             let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
             let column = self.column_until(&["FIRST", "AFTER"])?;
-            let position = if self.eat("FIRST") {
-                ColumnPosition::First
-            } else if self.eat("AFTER") {
-                ColumnPosition::After(self.ident()?)
-            } else {
-                ColumnPosition::Last
-            };
+            let position = self.column_position()?;
             return Ok(Some(AlterCommand::AddColumn { column, if_not_exists, position }));
         }
         if self.eat_seq(&["DROP", "COLUMN"]) {
@@ -1319,6 +1332,27 @@ impl<'a> Cursor<'a> {
         if self.eat_seq(&["MATERIALIZE", "TTL"]) {
             let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
             return Ok(Some(AlterCommand::MaterializeTtl(partition)));
+        }
+        if self.eat_seq(&["ADD", "INDEX"]) {
+            let if_not_exists = self.eat_seq(&["IF", "NOT", "EXISTS"]);
+            let index = self.index_spec()?;
+            let position = self.column_position()?;
+            return Ok(Some(AlterCommand::AddIndex { index, if_not_exists, position }));
+        }
+        if self.eat_seq(&["DROP", "INDEX"]) {
+            let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+            return Ok(Some(AlterCommand::DropIndex { name: self.ident()?, if_exists }));
+        }
+        for (verb, clear) in [("MATERIALIZE", false), ("CLEAR", true)] {
+            if self.eat_seq(&[verb, "INDEX"]) {
+                let if_exists = self.eat_seq(&["IF", "EXISTS"]);
+                let name = self.ident()?;
+                let partition = if self.eat_seq(&["IN", "PARTITION"]) { Some(self.raw_until(stop).ok_or_else(|| self.syntax_error("partition expression"))?) } else { None };
+                return Ok(Some(match clear {
+                    true => AlterCommand::ClearIndex { name, partition, if_exists },
+                    false => AlterCommand::MaterializeIndex { name, partition, if_exists },
+                }));
+            }
         }
         if self.eat_seq(&["MODIFY", "COMMENT"]) {
             return Ok(Some(AlterCommand::ModifyComment(self.string_literal()?)));
@@ -1869,13 +1903,15 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// After `INDEX`: `name expr TYPE type[(args)] [GRANULARITY n]`. Kept as written: no
-    /// engine builds skipping indexes yet (they only speed up reads).
+    /// After `INDEX`: `name expr TYPE type[(args)] [GRANULARITY n]`, kept as written (the
+    /// engine checks the type and its arguments).
     fn index_spec(&mut self) -> Result<IndexSpec> {
         let name = self.ident()?;
         let expr = self.raw_until(|l| l.is_keyword("TYPE")).ok_or_else(|| self.syntax_error("the expression of an index"))?;
         self.expect("TYPE")?;
-        let type_full = self.raw_until(|l| l.is_keyword("GRANULARITY") || l.token == Token::Comma).ok_or_else(|| self.syntax_error("the type of an index"))?;
+        let type_full = self
+            .raw_until(|l| ["GRANULARITY", "FIRST", "AFTER", "SETTINGS"].iter().any(|k| l.is_keyword(k)) || l.token == Token::Comma)
+            .ok_or_else(|| self.syntax_error("the type of an index"))?;
         let granularity = if self.eat("GRANULARITY") {
             let text = self.literal_text()?;
             text.parse().map_err(|_| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: GRANULARITY {text} is not a number")))?

@@ -287,6 +287,8 @@ pub struct PartStatus {
     pub delete_ttl_info: (i64, i64),
     /// A lightweight delete masked rows of the part (they stay on disk until a merge).
     pub has_lightweight_delete: bool,
+    /// Per data-skipping index file of the part (index name), its size in bytes.
+    pub skip_indexes: Vec<(String, u64)>,
 }
 
 /// The files of one column in one part. All zero in a compact part, whose columns share
@@ -350,6 +352,12 @@ pub enum RuleMutation {
     /// `ALTER TABLE ... MATERIALIZE COLUMN c [IN PARTITION p]`: the column's values are
     /// computed again from its DEFAULT or MATERIALIZED expression.
     MaterializeColumn { column: String, partition: Option<String> },
+    /// `ALTER TABLE ... MATERIALIZE INDEX i [IN PARTITION p]`: data-skipping index `i`
+    /// is built for the existing parts.
+    MaterializeIndex { name: String, partition: Option<String> },
+    /// `ALTER TABLE ... CLEAR INDEX i [IN PARTITION p]` (`drop`: `DROP INDEX i`, after
+    /// the index left the table's metadata): the parts' files of index `i` are removed.
+    ClearIndex { name: String, partition: Option<String>, drop: bool },
 }
 
 #[async_trait]

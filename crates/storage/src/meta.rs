@@ -137,9 +137,8 @@ pub struct TableMeta {
     /// `CONSTRAINT name CHECK|ASSUME expr`, in the order written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constraints: Vec<ConstraintMeta>,
-    /// Data-skipping indexes as declared (`INDEX name expr TYPE type GRANULARITY n`):
-    /// kept for `SHOW CREATE`, `system.data_skipping_indices` and `SHOW INDEX`; no engine
-    /// builds or reads them yet.
+    /// Data-skipping indexes as declared (`INDEX name expr TYPE type GRANULARITY n`), in
+    /// order; MergeTree builds them per part and reads use them (`granary-mergetree::skip_index`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub indices: Vec<IndexMeta>,
 }
