@@ -785,6 +785,10 @@ impl TableEngine for MergeTreeEngine {
                     path: format!("{}/", p.dir.display()),
                     columns: column_sizes(&inner.schema, p.layout, &sizes),
                     delete_ttl_info: p.ttl.as_ref().map_or((0, 0), |t| (t.table.min, t.table.max)),
+                    default_compression_codec: p.recompressed.as_deref().map_or("LZ4", |c| c.strip_prefix("CODEC(").and_then(|c| c.strip_suffix(')')).unwrap_or(c)).to_string(),
+                    recompression_ttl_info: p.ttl.as_ref().map(|t| crate::ttl::TtlInfos::listed(&t.recompression)).unwrap_or_default(),
+                    group_by_ttl_info: p.ttl.as_ref().map(|t| crate::ttl::TtlInfos::listed(&t.group_by)).unwrap_or_default(),
+                    rows_where_ttl_info: p.ttl.as_ref().map(|t| crate::ttl::TtlInfos::listed(&t.rows_where)).unwrap_or_default(),
                 }
             })
             .collect();

@@ -86,6 +86,9 @@ pub struct Part {
     sizes: std::sync::OnceLock<PartSizes>,
     /// The part's `ttl.txt` (`crate::ttl`); `None` when it has none.
     pub ttl: Option<crate::ttl::TtlInfos>,
+    /// The codec a TTL RECOMPRESS rule wrote the part with (`CODEC(ZSTD(3))`, its
+    /// `default_compression_codec.txt`); `None`: the table's.
+    pub recompressed: Option<String>,
 }
 
 impl Part {
@@ -117,7 +120,7 @@ impl Part {
             mark_files.push(MarkFile { name: mark_file_name(layout, field.name()), hash });
             mark_cache().insert((id, column as u32, 0), marks.into());
         }
-        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None }
+        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None, recompressed: None }
     }
 
     /// The marks of table column `column`: from the mark cache, or read from the part's
@@ -230,6 +233,9 @@ impl Part {
         let mut part = Part::new(info, dir.to_path_buf(), bytes_on_disk, schema, layout, marks, primary, minmax);
         if let Some(text) = listed.remove(crate::ttl::TTL_FILE) {
             part.ttl = Some(crate::ttl::TtlInfos::parse(&String::from_utf8_lossy(&text)).map_err(|e| broken(e.to_string()))?);
+        }
+        if let Some(text) = listed.remove(crate::ttl::CODEC_FILE) {
+            part.recompressed = Some(String::from_utf8_lossy(&text).trim().to_string());
         }
         if part.rows != count {
             return Err(broken(format!("count.txt says {count} rows, marks say {}", part.rows)));

@@ -285,6 +285,13 @@ pub struct PartStatus {
     /// Unix seconds of the earliest and latest row TTL (the DELETE rule without WHERE)
     /// of the part's rows; zeros when unknown.
     pub delete_ttl_info: (i64, i64),
+    /// Per RECOMPRESS, GROUP BY and DELETE ... WHERE rule: its expression and the Unix
+    /// seconds of the earliest and latest of its values over the part's rows.
+    pub recompression_ttl_info: Vec<(String, i64, i64)>,
+    /// The codec of columns without one of their own (`LZ4`, `ZSTD(3)` after a RECOMPRESS).
+    pub default_compression_codec: String,
+    pub group_by_ttl_info: Vec<(String, i64, i64)>,
+    pub rows_where_ttl_info: Vec<(String, i64, i64)>,
 }
 
 /// The files of one column in one part. All zero in a compact part, whose columns share
