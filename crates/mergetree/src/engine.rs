@@ -864,6 +864,15 @@ fn truncate_parts(inner: &Inner) -> Result<()> {
 
 /// Removes parts for good right now: each directory is first renamed to
 /// `delete_tmp_<name>` (durably, so it can never come back after a crash), then deleted.
+/// Drops the active `parts` with no part after them (TTL emptied or expired them), under
+/// the commit lock. The outdated parts they cover go first: after a restart nothing
+/// would cover them, and their rows would come back.
+pub fn drop_active_parts(inner: &Inner, parts: &[Arc<Part>]) -> Result<()> {
+    let mut gone = inner.take_outdated(|o| parts.iter().any(|p| p.info.contains(&o.info)));
+    gone.extend(inner.remove_active(|p| parts.iter().any(|q| std::ptr::eq(p, q.as_ref()))));
+    remove_parts_now(inner, &gone)
+}
+
 pub fn remove_parts_now(inner: &Inner, old: &[Arc<Part>]) -> Result<()> {
     for part in old {
         inner.log_part("RemovePart", part, &[], Duration::ZERO);

@@ -104,10 +104,7 @@ async fn ttl_merge(inner: &Arc<Inner>, snapshot: &[Arc<Part>]) -> Result<bool> {
         if !inner.all_active(&parts) {
             return Ok(false);
         }
-        // Outdated parts they cover go first: after a restart nothing would cover them.
-        let mut gone = inner.take_outdated(|o| parts.iter().any(|p| p.info.contains(&o.info)));
-        gone.extend(inner.remove_active(|p| parts.iter().any(|q| std::ptr::eq(p, q.as_ref()))));
-        crate::engine::remove_parts_now(inner, &gone)?;
+        crate::engine::drop_active_parts(inner, &parts)?;
         return Ok(true);
     }
     merge_and_commit(inner, parts, false).await?;
@@ -218,13 +215,11 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: 
         }
         // TTL removed every row: the sources go and no part is left, as ClickHouse
         // removes a part its TTL emptied (CLEANUP's empty part stays: it must cover
-        // older rows). Outdated parts they cover go first: after a restart nothing would.
+        // older rows).
         if pending.part.rows == 0 && !cleanup && inner.ttl.is_some() && inner.settings.ttl_only_drop_parts == 0 {
             discard(std::slice::from_ref(&pending));
-            let mut gone = inner.take_outdated(|o| sources.iter().any(|s| s.info.contains(&o.info)));
-            gone.extend(inner.remove_active(|p| sources.iter().any(|s| std::ptr::eq(p, s.as_ref()))));
             tracing::debug!(logger = %format_args!("{} (MergerMutator)", inner.table_name), "Removed {} parts emptied by TTL", sources.len());
-            return crate::engine::remove_parts_now(&inner, &gone);
+            return crate::engine::drop_active_parts(&inner, &sources);
         }
         if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
             discard(std::slice::from_ref(&pending));

@@ -32,7 +32,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::MutationStatus;
 
-use crate::engine::{remove_parts_now, Inner};
+use crate::engine::Inner;
 use crate::insert::{discard, write_part_with};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -561,10 +561,7 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
         if !inner.all_active(std::slice::from_ref(part)) || !exists(inner, version) {
             return Ok(());
         }
-        // Outdated parts it covers go first: after a restart nothing would cover them.
-        let mut gone = inner.take_outdated(|o| part.info.contains(&o.info));
-        gone.extend(inner.remove_active(|p| std::ptr::eq(p, part.as_ref())));
-        return remove_parts_now(inner, &gone);
+        return crate::engine::drop_active_parts(inner, std::slice::from_ref(part));
     }
     let mut reader = PartReader::new(part.clone(), scan_schema, &all)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
     let now = crate::ttl::unix_now();
@@ -612,9 +609,7 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     // MATERIALIZE TTL removed every row: the part goes, as after a merge.
     if *ttl && pending.part.rows == 0 {
         discard(std::slice::from_ref(&pending));
-        let mut gone = inner.take_outdated(|o| part.info.contains(&o.info));
-        gone.extend(inner.remove_active(|p| std::ptr::eq(p, part.as_ref())));
-        return remove_parts_now(inner, &gone);
+        return crate::engine::drop_active_parts(inner, std::slice::from_ref(part));
     }
     if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
         discard(std::slice::from_ref(&pending));
