@@ -74,8 +74,9 @@ def http_request(port, method="GET", target="/", body=None, headers=None, timeou
 class Server:
     """A granary server process; restartable on the same data directory."""
 
-    def __init__(self, path: str, extra_args=()):
+    def __init__(self, path: str, extra_args=(), timezone="UTC"):
         self.path = path
+        self.timezone = timezone
         self.port = free_port()
         self.process = None
         self.extra_args = list(extra_args)
@@ -97,7 +98,7 @@ class Server:
             stdout=log,
             stderr=log,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, "TZ": "UTC"},
+            env={**os.environ, "TZ": self.timezone},
         )
         log.close()
         deadline = time.time() + START_TIMEOUT

@@ -96,3 +96,72 @@ def test_ttl_only_drop_parts_drops_whole_parts_in_the_background():
         # The part with a live row keeps its expired one: only whole parts go.
         time.sleep(6)
         assert s.query("SELECT count() FROM a.t") == "2\n"
+
+
+def test_group_by_ttl_survives_restart():
+    """A GROUP BY rule and the parts' `group_by` ranges are durable; the reloaded rule
+    collapses rows inserted after the restart."""
+    with tempfile.TemporaryDirectory(prefix="granary-ttl-group-") as tmp:
+        path = os.path.join(tmp, "data")
+        s = Server(path).start()
+        try:
+            s.query("CREATE TABLE g (d Date, k UInt32, n UInt32, v UInt64) ENGINE = MergeTree ORDER BY (k, n) TTL d + 1 GROUP BY k SET v = sum(v)")
+            s.query("SYSTEM STOP MERGES g")
+            s.query("INSERT INTO g VALUES ('2100-01-01', 1, 1, 1), ('2100-01-01', 2, 1, 5)")
+            parts = s.query("SELECT rows, group_by_ttl_info.expression, group_by_ttl_info.min, group_by_ttl_info.max FROM system.parts WHERE table = 'g' AND active")
+        finally:
+            s.stop()
+        assert parts == "2\t['d + 1']\t['2100-01-02 00:00:00']\t['2100-01-02 00:00:00']\n"
+        s = Server(path).start()
+        try:
+            assert "TTL d + 1 GROUP BY k SET v = sum(v)" in s.query("SHOW CREATE TABLE g")
+            assert s.query("SELECT rows, group_by_ttl_info.expression, group_by_ttl_info.min, group_by_ttl_info.max FROM system.parts WHERE table = 'g' AND active") == parts
+            # The reloaded rule collapses expired rows inserted after the restart; the
+            # unexpired row of the same key stays as it is.
+            s.query("INSERT INTO g VALUES ('2000-01-01', 1, 2, 2), ('2000-01-01', 1, 3, 4)")
+            s.query("OPTIMIZE TABLE g FINAL")
+            assert s.query("SELECT k, n, v FROM g ORDER BY k, n") == "1\t1\t1\n1\t2\t6\n2\t1\t5\n"
+        finally:
+            s.stop()
+
+
+def test_date_ttl_is_midnight_in_the_server_time_zone():
+    """A Date TTL is the day's midnight in the server's zone (TZ), as ClickHouse's DateLUT."""
+    with tempfile.TemporaryDirectory(prefix="granary-ttl-tz-") as tmp:
+        s = Server(os.path.join(tmp, "data"), timezone="Asia/Tokyo").start()
+        try:
+            s.query("CREATE TABLE t (d Date, k UInt32) ENGINE = MergeTree ORDER BY k TTL d")
+            s.query("SYSTEM STOP MERGES t")
+            s.query("INSERT INTO t VALUES ('2100-01-01', 1)")
+            got = s.query("SELECT toUnixTimestamp(delete_ttl_info_min) FROM system.parts WHERE table = 't' AND active")
+        finally:
+            s.stop()
+        assert got == f"{4102444800 - 9 * 3600}\n"
+
+
+def test_parts_emptied_by_ttl_are_removed_and_due_parts_merge_together():
+    with server_with_database("granary-ttl-empty-") as s:
+        s.query("CREATE TABLE a.e (d Date, k UInt32) ENGINE = MergeTree ORDER BY k TTL d + 1")
+        s.query("SYSTEM STOP MERGES a.e")
+        for k in (1, 2):
+            s.query(f"INSERT INTO a.e VALUES ('2000-01-01', {k})")
+        s.query("INSERT INTO a.e VALUES ('2100-01-01', 3)")
+        s.query("SYSTEM START MERGES a.e")
+        s.query("OPTIMIZE TABLE a.e FINAL")
+        assert s.query("SELECT rows FROM system.parts WHERE database = 'a' AND table = 'e' AND active") == "1\n"
+        # Every row expired: no part is left.
+        s.query("CREATE TABLE a.f (d Date, k UInt32) ENGINE = MergeTree ORDER BY k TTL d + 1")
+        s.query("INSERT INTO a.f VALUES ('2000-01-01', 1), ('2000-01-02', 2)")
+        s.query("OPTIMIZE TABLE a.f FINAL")
+        assert s.query("SELECT count() FROM system.parts WHERE database = 'a' AND table = 'f' AND active") == "0\n"
+        # The background TTL merge takes the due parts of a partition together, not one
+        # at a time, and leaves the part that is not due.
+        s.query("CREATE TABLE a.m (d Date, k UInt32) ENGINE = MergeTree ORDER BY k TTL d + 1")
+        s.query("SYSTEM STOP MERGES a.m")
+        for k in (1, 2, 3):
+            s.query(f"INSERT INTO a.m VALUES ('2000-01-01', {k}), ('2100-01-01', {k + 10})")
+        s.query("INSERT INTO a.m VALUES ('2100-01-01', 4)")
+        s.query("SYSTEM START MERGES a.m")
+        first = "SELECT length(merged_from) FROM system.part_log WHERE database = 'a' AND table = 'm' AND event_type = 'MergeParts' ORDER BY event_time_microseconds LIMIT 1"
+        assert poll(s, first, "3\n") == "3\n"
+        assert poll(s, "SELECT count() FROM a.m", "4\n") == "4\n"

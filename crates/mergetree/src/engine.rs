@@ -818,6 +818,10 @@ impl TableEngine for MergeTreeEngine {
                         .iter()
                         .filter_map(|i| p.skip_index_files.get(&crate::skip_index::file_name(&i.meta.name)).map(|bytes| (i.meta.name.clone(), bytes.len() as u64)))
                         .collect(),
+                    default_compression_codec: p.recompressed.as_deref().map_or("LZ4", |c| c.strip_prefix("CODEC(").and_then(|c| c.strip_suffix(')')).unwrap_or(c)).to_string(),
+                    recompression_ttl_info: p.ttl.as_ref().map(|t| crate::ttl::TtlInfos::listed(&t.recompression)).unwrap_or_default(),
+                    group_by_ttl_info: p.ttl.as_ref().map(|t| crate::ttl::TtlInfos::listed(&t.group_by)).unwrap_or_default(),
+                    rows_where_ttl_info: p.ttl.as_ref().map(|t| crate::ttl::TtlInfos::listed(&t.rows_where)).unwrap_or_default(),
                 }
             })
             .collect();
@@ -893,6 +897,15 @@ fn truncate_parts(inner: &Inner) -> Result<()> {
 
 /// Removes parts for good right now: each directory is first renamed to
 /// `delete_tmp_<name>` (durably, so it can never come back after a crash), then deleted.
+/// Drops the active `parts` with no part after them (TTL emptied or expired them), under
+/// the commit lock. The outdated parts they cover go first: after a restart nothing
+/// would cover them, and their rows would come back.
+pub fn drop_active_parts(inner: &Inner, parts: &[Arc<Part>]) -> Result<()> {
+    let mut gone = inner.take_outdated(|o| parts.iter().any(|p| p.info.contains(&o.info)));
+    gone.extend(inner.remove_active(|p| parts.iter().any(|q| std::ptr::eq(p, q.as_ref()))));
+    remove_parts_now(inner, &gone)
+}
+
 pub fn remove_parts_now(inner: &Inner, old: &[Arc<Part>]) -> Result<()> {
     for part in old {
         inner.log_part("RemovePart", part, &[], Duration::ZERO);

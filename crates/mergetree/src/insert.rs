@@ -33,6 +33,7 @@ use granary_common::{Error, ErrorCode, Result};
 use datafusion::execution::SendableRecordBatchStream;
 use granary_storage::{InsertRequest, InsertResult, InsertSquash};
 
+use crate::compression::ColumnCodec;
 use crate::engine::{Inner, MergeMode};
 use crate::merge::{collapse, Source};
 use crate::part::Part;
@@ -394,11 +395,24 @@ pub fn write_part_with(
     layout: PartLayout,
     write: impl FnOnce(&mut PartWriter) -> Result<()>,
 ) -> Result<PendingPart> {
+    write_part_with_codecs(inner, info, tmp_prefix, sync, layout, &inner.codecs, write)
+}
+
+/// [`write_part_with`], the columns compressed with `codecs` (a TTL RECOMPRESS merge).
+pub fn write_part_with_codecs(
+    inner: &Inner,
+    info: PartInfo,
+    tmp_prefix: &str,
+    sync: PartSync,
+    layout: PartLayout,
+    codecs: &[ColumnCodec],
+    write: impl FnOnce(&mut PartWriter) -> Result<()>,
+) -> Result<PendingPart> {
     let tmp_seq = inner.next_tmp.fetch_add(1, Ordering::Relaxed);
     let tmp_dir = inner.dir.join(format!("{tmp_prefix}{}_{tmp_seq}", info.name()));
     let final_dir = inner.dir.join(info.name());
     let result = (|| {
-        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), &inner.codecs, &inner.keys, &inner.settings, layout)?.with_ttl(inner.ttl.as_ref()).with_skip_indexes(&inner.skip_indexes);
+        let mut writer = PartWriter::new(&tmp_dir, info.clone(), inner.schema.clone(), codecs, &inner.keys, &inner.settings, layout)?.with_ttl(inner.ttl.as_ref()).with_skip_indexes(&inner.skip_indexes);
         write(&mut writer)?;
         writer.finish(&final_dir, sync)
     })();

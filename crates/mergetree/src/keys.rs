@@ -15,6 +15,7 @@ use arrow::record_batch::RecordBatch;
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
+use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::expressions::Column;
 use datafusion::prelude::SessionConfig;
@@ -235,6 +236,37 @@ impl TableKeys {
         Planner::new(schema)?.expr(text)
     }
 
+    /// An expression over `schema` rewritten first as the SQL front end rewrites a
+    /// SELECT-list item, so ClickHouse's forms (`DateTime + 1`, `x::T`, operators on
+    /// ClickHouse's result types) mean what they mean in a query.
+    pub fn plan_query_expr(&self, schema: &SchemaRef, text: &str) -> Result<Arc<dyn PhysicalExpr>> {
+        Planner::new(schema)?.expr(&front_end_form(text)?)
+    }
+
+    /// An aggregate call (`sum(x)`, `argMax(v, t)`) over `schema`, rewritten as
+    /// [`TableKeys::plan_query_expr`] rewrites; `None` when `text` is no aggregate call.
+    pub fn plan_aggregate(&self, schema: &SchemaRef, text: &str) -> Result<Option<Arc<AggregateFunctionExpr>>> {
+        let planner = Planner::new(schema)?;
+        let text = front_end_form(text)?;
+        let logical = planner
+            .state
+            .create_logical_expr_from_sql_expr(ExprWithAlias { expr: parse_sql_expr(&text)?, alias: None }, &planner.df_schema)
+            .map_err(|e| Error::from(e).context(format!("in expression {text}")))?;
+        let datafusion::logical_expr::Expr::AggregateFunction(call) = logical else { return Ok(None) };
+        let args = call.params.args.iter().map(|a| Ok(planner.state.create_physical_expr(a.clone(), &planner.df_schema)?)).collect::<Result<Vec<_>>>()?;
+        // The arguments as the query planner's type coercion would cast them (`avg` of
+        // an integer reads Float64).
+        let fields = args.iter().map(|a| Ok(a.return_field(&planner.schema)?)).collect::<Result<Vec<_>>>()?;
+        let coerced = datafusion::logical_expr::type_coercion::functions::fields_with_udf(&fields, call.func.as_ref())?;
+        let args = args
+            .into_iter()
+            .zip(&coerced)
+            .map(|(arg, field)| Ok(datafusion::physical_expr::expressions::cast(arg, &planner.schema, field.data_type().clone())?))
+            .collect::<Result<Vec<_>>>()?;
+        let aggregate = datafusion::physical_expr::aggregate::AggregateExprBuilder::new(call.func.clone(), args).schema(planner.schema.clone()).alias(text.clone()).build()?;
+        Ok(Some(Arc::new(aggregate)))
+    }
+
     pub fn partition_id_of(&self, schema: &SchemaRef, text: &str) -> Result<String> {
         let t = text.trim();
         if t.len() > 3 && t[..3].eq_ignore_ascii_case("ID ") {
@@ -444,6 +476,18 @@ fn matching_paren(text: &str, open: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// `text` as the SQL front end rewrites a SELECT-list item, as SQL text again.
+fn front_end_form(text: &str) -> Result<String> {
+    let params = HashMap::new();
+    let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
+    let options = granary_sql::ParseOptions {
+        params: &params,
+        rewrite: granary_sql::rewrite::RewriteOptions { is_case_insensitive: Some(&case_insensitive), clickhouse_functions: true },
+        max_query_size: 0,
+    };
+    Ok(granary_sql::parse_expression(text, &options)?.to_string())
 }
 
 /// Parses one expression with ClickHouse's function-name rules applied (DataFusion

@@ -30,6 +30,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result};
 use granary_storage::OptimizeRequest;
 
+use crate::compression::ColumnCodec;
 use crate::engine::{Combine, Inner, MergeMode, NestedMap};
 use crate::insert::{discard, write_part_with, PendingPart};
 use crate::part::Part;
@@ -63,8 +64,9 @@ pub async fn merge_once(inner: &Arc<Inner>) -> Result<bool> {
     Ok(true)
 }
 
-/// ClickHouse's TTL merge selector, before the ordinary one: a part whose `ttl.txt`
-/// says it holds expired rows or values is merged on its own (which applies the TTL),
+/// ClickHouse's TTL merge selector, before the ordinary one: the part whose TTL came
+/// due first (its `ttl.txt` says it holds expired rows or values), with the parts next
+/// to it in its partition that are due too, merged together (which applies the TTL),
 /// in a partition not TTL-merged in the last `merge_with_ttl_timeout` seconds. With
 /// `ttl_only_drop_parts` only parts whose every row expired are taken, and dropped.
 async fn ttl_merge(inner: &Arc<Inner>, snapshot: &[Arc<Part>]) -> Result<bool> {
@@ -74,29 +76,38 @@ async fn ttl_merge(inner: &Arc<Inner>, snapshot: &[Arc<Part>]) -> Result<bool> {
     let now = crate::ttl::unix_now();
     let only_drop = inner.settings.ttl_only_drop_parts != 0;
     let timeout = i64::try_from(inner.settings.merge_with_ttl_timeout).unwrap_or(i64::MAX);
-    let candidate = {
+    let due = |p: &Arc<Part>| p.rows > 0 && p.ttl.as_ref().is_some_and(|t| if only_drop { t.all_rows_expired(now) } else { t.any_expired(now) });
+    let versions = mutation_versions(inner, snapshot);
+    let chosen = {
         let last = inner.last_ttl_merge.lock();
-        snapshot
-            .iter()
-            .filter(|p| last.get(&p.info.partition_id).is_none_or(|&t| now.saturating_sub(t) >= timeout))
-            .find(|p| p.rows > 0 && p.ttl.as_ref().is_some_and(|t| if only_drop { t.all_rows_expired(now) } else { t.any_expired(now) }))
-            .cloned()
+        let eligible = |p: &Arc<Part>| last.get(&p.info.partition_id).is_none_or(|&t| now.saturating_sub(t) >= timeout) && due(p);
+        let first = snapshot.iter().enumerate().filter(|(_, p)| eligible(p)).min_by_key(|(_, p)| p.ttl.as_ref().map_or(i64::MAX, |t| t.due_at()));
+        first.map(|(at, part)| {
+            let fits = |q: &Arc<Part>, i: usize| q.info.partition_id == part.info.partition_id && versions[i] == versions[at] && eligible(q);
+            let mut from = at;
+            while from > 0 && fits(&snapshot[from - 1], from - 1) {
+                from -= 1;
+            }
+            let mut to = at + 1;
+            while to < snapshot.len() && fits(&snapshot[to], to) {
+                to += 1;
+            }
+            snapshot[from..to].to_vec()
+        })
     };
-    let Some(part) = candidate else { return Ok(false) };
-    inner.last_ttl_merge.lock().insert(part.info.partition_id.clone(), now);
+    let Some(parts) = chosen else { return Ok(false) };
+    let Some(first) = parts.first() else { return Ok(false) };
+    inner.last_ttl_merge.lock().insert(first.info.partition_id.clone(), now);
     if only_drop {
         let _running = inner.merge_running.lock();
         let _commit = inner.commit_lock.lock();
-        if !inner.all_active(std::slice::from_ref(&part)) {
+        if !inner.all_active(&parts) {
             return Ok(false);
         }
-        // Outdated parts it covers go first: after a restart nothing would cover them.
-        let mut gone = inner.take_outdated(|o| part.info.contains(&o.info));
-        gone.extend(inner.remove_active(|p| std::ptr::eq(p, part.as_ref())));
-        crate::engine::remove_parts_now(inner, &gone)?;
+        crate::engine::drop_active_parts(inner, &parts)?;
         return Ok(true);
     }
-    merge_and_commit(inner, vec![part], false).await?;
+    merge_and_commit(inner, parts, false).await?;
     Ok(true)
 }
 
@@ -202,6 +213,14 @@ async fn merge_and_commit(inner: &Arc<Inner>, sources: Vec<Arc<Part>>, cleanup: 
             discard(std::slice::from_ref(&pending));
             return Ok(());
         }
+        // TTL removed every row: the sources go and no part is left, as ClickHouse
+        // removes a part its TTL emptied (CLEANUP's empty part stays: it must cover
+        // older rows).
+        if pending.part.rows == 0 && !cleanup && inner.ttl.is_some() && inner.settings.ttl_only_drop_parts == 0 {
+            discard(std::slice::from_ref(&pending));
+            tracing::debug!(logger = %format_args!("{} (MergerMutator)", inner.table_name), "Removed {} parts emptied by TTL", sources.len());
+            return crate::engine::drop_active_parts(&inner, &sources);
+        }
         if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
             discard(std::slice::from_ref(&pending));
             return Err(e);
@@ -267,10 +286,7 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Resul
     // unless only whole parts may go (`ttl_only_drop_parts`).
     let ttl = inner.ttl.as_ref().filter(|_| inner.settings.ttl_only_drop_parts == 0);
     let now = crate::ttl::unix_now();
-    let counted = counted.map(|b| match (b, ttl) {
-        (Ok(b), Some(ttl)) => ttl.apply(&b, now),
-        (b, _) => b,
-    });
+    let counted = crate::ttl::apply_to_blocks(ttl.map(|t| t.stream(now)).transpose()?, counted);
     let mut counted = counted.filter(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0)).peekable();
     if counted.peek().is_none() {
         let layout = PartLayout::for_size(&inner.settings, 0, 0);
@@ -279,9 +295,23 @@ pub fn merge_parts(inner: &Inner, sources: &[Arc<Part>], cleanup: bool) -> Resul
             Ok(())
         });
     }
-    write_part_with(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), |writer| {
+    let source_ttl = crate::ttl::TtlInfos::union(sources.iter().filter_map(|p| p.ttl.as_ref()));
+    // A RECOMPRESS rule past for every row: columns without a CODEC of their own take its codec.
+    let recompress = match inner.ttl.as_ref().and_then(|t| t.recompression_codec(&source_ttl, now)) {
+        Some(text) => {
+            let codecs = inner.codecs.iter().zip(inner.schema.fields()).map(|(c, f)| if *c == ColumnCodec::default() { ColumnCodec::parse(text, f.data_type()) } else { Ok(*c) }).collect::<Result<Vec<_>>>()?;
+            Some((text.to_string(), codecs))
+        }
+        None => None,
+    };
+    let codecs = recompress.as_ref().map_or(inner.codecs.as_slice(), |(_, c)| c.as_slice());
+    crate::insert::write_part_with_codecs(inner, info, "tmp_merge_", PartSync::FULL, layout_of_merge(inner, sources), codecs, |writer| {
         if ttl.is_some() {
             writer.ttl_applied_at(now);
+            writer.ttl_sources(source_ttl.clone());
+        }
+        if let Some((text, _)) = &recompress {
+            writer.recompressed(text.clone());
         }
         for block in counted {
             writer.write(&block?)?;

@@ -32,7 +32,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use granary_common::{Error, ErrorCode, Result, ResultExt};
 use granary_storage::MutationStatus;
 
-use crate::engine::{remove_parts_now, Inner};
+use crate::engine::Inner;
 use crate::insert::{discard, write_part_with};
 use crate::part::Part;
 use crate::part_info::PartInfo;
@@ -683,13 +683,14 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
         if !inner.all_active(std::slice::from_ref(part)) || !exists(inner, version) {
             return Ok(());
         }
-        // Outdated parts it covers go first: after a restart nothing would cover them.
-        let mut gone = inner.take_outdated(|o| part.info.contains(&o.info));
-        gone.extend(inner.remove_active(|p| std::ptr::eq(p, part.as_ref())));
-        return remove_parts_now(inner, &gone);
+        return crate::engine::drop_active_parts(inner, std::slice::from_ref(part));
     }
     let mut reader = PartReader::new(part.clone(), scan_schema, &all)?.with_virtual_values(&virtual_values, &inner.keys, &inner.schema)?;
     let now = crate::ttl::unix_now();
+    let ttl_stream = match (*ttl, &inner.ttl) {
+        (true, Some(table_ttl)) => Some(table_ttl.stream(now)?),
+        _ => None,
+    };
     let blocks = (0..part.granules()).map(|g| {
         let batch = reader.read(g..g + 1, scan_schema)?;
         // Rows a lightweight delete masked go now: the new part has no mask.
@@ -697,8 +698,8 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
             Some(existing) => filter_record_batch(&batch, &existing)?,
             None => batch,
         };
-        if let (true, Some(table_ttl)) = (*ttl, &inner.ttl) {
-            return table_ttl.apply(&batch.project(&stored)?, now);
+        if *ttl {
+            return Ok(batch.project(&stored)?);
         }
         if updates.is_empty() {
             let deleted = deleted_mask(predicate, &batch)?;
@@ -712,14 +713,16 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
         }
         Ok(RecordBatch::try_new(inner.schema.clone(), columns)?)
     });
+    let blocks = crate::ttl::apply_to_blocks(ttl_stream, blocks);
     let layout = crate::merge::layout_of_merge(inner, std::slice::from_ref(part));
     // Each source granule, filtered, is one block, as ClickHouse's mutation reads it.
     let pending = write_part_with(inner, info, "tmp_mut_", PartSync::FULL, layout, |writer| {
         if *ttl {
             writer.ttl_applied_at(now);
+            writer.ttl_sources(part.ttl.clone().unwrap_or_default());
         }
-        // Every row may have expired (or been masked): the empty part still covers the
-        // old one.
+        // Every row may have expired (the part is then removed below, not committed) or
+        // been masked (the empty part still covers the old one).
         if *ttl || part.row_exists.is_some() {
             writer.allow_empty(part);
         }
@@ -732,6 +735,11 @@ fn mutate_part(inner: &Inner, part: &Arc<Part>, planned: &Planned, version: u64)
     if !inner.all_active(std::slice::from_ref(part)) || !exists(inner, version) {
         discard(std::slice::from_ref(&pending));
         return Ok(());
+    }
+    // MATERIALIZE TTL removed every row: the part goes, as after a merge.
+    if *ttl && pending.part.rows == 0 {
+        discard(std::slice::from_ref(&pending));
+        return crate::engine::drop_active_parts(inner, std::slice::from_ref(part));
     }
     if let Err(e) = commit_part_dir(&pending.tmp_dir, &pending.final_dir, PartSync::FULL) {
         discard(std::slice::from_ref(&pending));

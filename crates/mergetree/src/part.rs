@@ -93,6 +93,9 @@ pub struct Part {
     pub skip_index_files: std::collections::HashMap<String, Arc<Vec<u8>>>,
     /// Those decoded, by index name, as reads first need them (`None`: not usable).
     skip_index_cache: parking_lot::Mutex<std::collections::HashMap<String, Option<Arc<crate::skip_index::IndexData>>>>,
+    /// The codec a TTL RECOMPRESS rule wrote the part with (`CODEC(ZSTD(3))`, its
+    /// `default_compression_codec.txt`); `None`: the table's.
+    pub recompressed: Option<String>,
 }
 
 impl Part {
@@ -124,7 +127,7 @@ impl Part {
             mark_files.push(MarkFile { name: mark_file_name(layout, field.name()), hash });
             mark_cache().insert((id, column as u32, 0), marks.into());
         }
-        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None, row_exists: None, skip_index_files: Default::default(), skip_index_cache: Default::default() }
+        Part { id, info, dir, rows, bytes_on_disk, layout, mark_files, granule_starts, primary, minmax, remove_on_drop: AtomicBool::new(false), sizes: Default::default(), ttl: None, row_exists: None, skip_index_files: Default::default(), skip_index_cache: Default::default(), recompressed: None }
     }
 
     /// The marks of table column `column`: from the mark cache, or read from the part's
@@ -272,6 +275,9 @@ impl Part {
             part.ttl = Some(crate::ttl::TtlInfos::parse(&String::from_utf8_lossy(&text)).map_err(|e| broken(e.to_string()))?);
         }
         part.skip_index_files = listed.into_iter().filter(|(name, _)| name.starts_with(crate::skip_index::FILE_PREFIX)).map(|(name, bytes)| (name, Arc::new(bytes))).collect();
+        if let Some(text) = listed.remove(crate::ttl::CODEC_FILE) {
+            part.recompressed = Some(String::from_utf8_lossy(&text).trim().to_string());
+        }
         if part.rows != count {
             return Err(broken(format!("count.txt says {count} rows, marks say {}", part.rows)));
         }

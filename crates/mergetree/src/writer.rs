@@ -185,6 +185,8 @@ pub struct PartWriter<'a> {
     ttl: Option<&'a crate::ttl::TableTtl>,
     /// Set by [`PartWriter::ttl_applied_at`].
     ttl_applied_at: Option<i64>,
+    ttl_sources: Option<crate::ttl::TtlInfos>,
+    recompressed: Option<String>,
     ttl_infos: crate::ttl::TtlInfos,
     /// The table's data-skipping indexes, each fed every granule written.
     skip_indexes: Vec<crate::skip_index::IndexBuilder<'a>>,
@@ -244,6 +246,8 @@ impl<'a> PartWriter<'a> {
             may_be_empty: false,
             ttl: None,
             ttl_applied_at: None,
+            ttl_sources: None,
+            recompressed: None,
             ttl_infos: Default::default(),
             skip_indexes: Vec::new(),
         })
@@ -265,6 +269,18 @@ impl<'a> PartWriter<'a> {
     /// column values expired then were reset and do not count in `ttl.txt`.
     pub fn ttl_applied_at(&mut self, now: i64) {
         self.ttl_applied_at = Some(now);
+    }
+
+    /// Records that a TTL RECOMPRESS rule chose the codec (`CODEC(...)`) the part is
+    /// written with.
+    pub fn recompressed(&mut self, codec: String) {
+        self.recompressed = Some(codec);
+    }
+
+    /// The TTL ranges of the parts this one replaces, which decide what of its own
+    /// ranges is `finished` (set with [`PartWriter::ttl_applied_at`]).
+    pub fn ttl_sources(&mut self, sources: crate::ttl::TtlInfos) {
+        self.ttl_sources = Some(sources);
     }
 
     fn observe_ttl(&mut self, batches: &[RecordBatch]) -> Result<()> {
@@ -526,7 +542,10 @@ impl<'a> PartWriter<'a> {
         small.push(self.small_file("count.txt", self.rows.to_string().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         small.push(self.small_file("columns.txt", columns_txt(&self.schema).as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         small.push(self.small_file("format_version.txt", PART_FORMAT_VERSION.to_string().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
-        let ttl_infos = self.ttl.map(|_| std::mem::take(&mut self.ttl_infos));
+        let mut ttl_infos = self.ttl.map(|_| std::mem::take(&mut self.ttl_infos));
+        if let (Some(ttl), Some(infos), Some(sources), Some(now)) = (self.ttl, ttl_infos.as_mut(), &self.ttl_sources, self.ttl_applied_at) {
+            ttl.finish_group_by(sources, now, infos);
+        }
         if let Some(infos) = &ttl_infos {
             small.push(self.small_file(crate::ttl::TTL_FILE, infos.text().as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         }
@@ -536,6 +555,9 @@ impl<'a> PartWriter<'a> {
             let bytes = builder.finish()?;
             small.push(self.small_file(&name, &bytes, &mut checksums, &mut bytes_on_disk)?);
             skip_index_files.insert(name, Arc::new(bytes));
+        }
+        if let Some(codec) = &self.recompressed {
+            small.push(self.small_file(crate::ttl::CODEC_FILE, codec.as_bytes(), &mut checksums, &mut bytes_on_disk)?);
         }
         small.push((CHECKSUMS_FILE.to_string(), write_unsynced(&self.dir.join(CHECKSUMS_FILE), checksums.as_bytes())?));
         bytes_on_disk += checksums.len() as u64;
@@ -555,6 +577,7 @@ impl<'a> PartWriter<'a> {
         let mut part = Part::new(self.info.clone(), final_dir.to_path_buf(), bytes_on_disk, &self.schema, self.layout, marks, primary, minmax);
         part.ttl = ttl_infos;
         part.skip_index_files = skip_index_files;
+        part.recompressed = self.recompressed.take();
         Ok(part)
     }
 

@@ -92,7 +92,8 @@ async fn rules_are_checked_when_the_table_is_created() {
         ("k", granary_common::ErrorCode::BAD_TTL_EXPRESSION),
         ("toDateTime('2000-01-01 00:00:00')", granary_common::ErrorCode::BAD_ARGUMENTS),
         ("d, d + toIntervalDay(1)", granary_common::ErrorCode::BAD_TTL_EXPRESSION),
-        ("d + 1 GROUP BY k", granary_common::ErrorCode::NOT_IMPLEMENTED),
+        ("d + 1 GROUP BY d", granary_common::ErrorCode::BAD_TTL_EXPRESSION),
+        ("d GROUP BY k SET k = 1", granary_common::ErrorCode::BAD_TTL_EXPRESSION),
     ];
     for (ttl, code) in cases {
         let mut m = meta(&[("d", "DateTime"), ("k", "UInt64")], Some("k"), None, &[]);
@@ -102,4 +103,33 @@ async fn rules_are_checked_when_the_table_is_created() {
     let mut m = meta(&[("d", "DateTime"), ("k", "UInt64")], Some("k"), None, &[]);
     m.columns[1].ttl = Some("d + toIntervalDay(1)".into());
     assert_eq!(catalog.create_table(m, false).unwrap_err().code(), granary_common::ErrorCode::ILLEGAL_COLUMN);
+}
+
+/// A key's expired rows are collapsed even when they span several merge blocks and
+/// parts, and an unexpired row of the key ends the run, as in ClickHouse.
+#[tokio::test]
+async fn group_by_ttl_collapses_runs_across_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = meta(&[("d", "DateTime"), ("k", "UInt64"), ("v", "String")], Some("k"), None, &[("merge_max_block_size", "2")]);
+    m.engine.ttl = Some("d GROUP BY k SET v = max(v)".into());
+    let schema = m.schema().unwrap();
+    let fx = Fixture::create(dir.path(), m);
+    let engine = fx.table().engine.clone();
+    engine.set_merges_enabled(false);
+    fx.insert(vec![Ok(batch(schema.clone(), &[(PAST, 1, "a"), (PAST, 1, "c"), (PAST, 1, "b"), (PAST, 2, "x")]))], Settings::new()).await.unwrap();
+    fx.insert(vec![Ok(batch(schema.clone(), &[(PAST, 1, "d"), (FUTURE, 3, "f"), (PAST, 3, "e"), (PAST, 3, "g")]))], Settings::new()).await.unwrap();
+    engine.set_merges_enabled(true);
+    engine.optimize(optimize_final()).await.unwrap();
+    let got = rows(&fx).await;
+    let ks: Vec<u64> = got.iter().map(|r| r.0).collect();
+    assert_eq!(ks, vec![1, 2, 3, 3], "{got:?}");
+    assert!(got.contains(&(1, "d".to_string())) && got.contains(&(2, "x".to_string())) && got.contains(&(3, "f".to_string())) && got.contains(&(3, "g".to_string())), "{got:?}");
+    let infos = engine_part_ttl(&fx);
+    assert_eq!(infos.len(), 1);
+    assert!(infos[0].contains("\"group_by\":[{\"expression\":\"d\""), "{}", infos[0]);
+}
+
+fn engine_part_ttl(fx: &Fixture) -> Vec<String> {
+    let parts = fx.table().engine.parts();
+    parts.iter().filter(|p| p.active).filter_map(|p| std::fs::read_to_string(fx.data_dir().join(&p.name).join("ttl.txt")).ok()).collect()
 }

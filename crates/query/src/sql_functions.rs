@@ -186,27 +186,22 @@ fn expand_call(expr: &mut Expr, functions: &BTreeMap<String, Arc<Defined>>, dept
     Ok(())
 }
 
-fn parse_statement(text: &str) -> Result<Statement> {
+/// `parse` run with the query front end's options and no parameters.
+fn with_parse_options<T>(parse: impl FnOnce(&ParseOptions<'_>) -> T) -> T {
     let params = std::collections::HashMap::new();
     let case_insensitive = |name: &str| granary_functions::is_case_insensitive(name);
-    let options = ParseOptions { params: &params, rewrite: RewriteOptions { is_case_insensitive: Some(&case_insensitive), clickhouse_functions: true }, max_query_size: 0 };
-    Ok(granary_sql::parse_statement(text, &options)?.0.statement)
+    parse(&ParseOptions { params: &params, rewrite: RewriteOptions { is_case_insensitive: Some(&case_insensitive), clickhouse_functions: true }, max_query_size: 0 })
+}
+
+fn parse_statement(text: &str) -> Result<Statement> {
+    Ok(with_parse_options(|options| granary_sql::parse_statement(text, options))?.0.statement)
 }
 
 /// The body as the query parser leaves a SELECT-list expression (ClickHouse's casts,
 /// operators and conditions already rewritten), its parameters as bare names.
 fn parse_body(definition: &SqlFunction) -> Result<Expr> {
-    let invalid = |detail: String| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse the body of function {}: {detail}", definition.name));
-    let Statement::Query { query, .. } = parse_statement(&format!("SELECT {}", definition.body)).map_err(|e| invalid(e.to_string()))? else {
-        return Err(invalid("not an expression".to_string()));
-    };
-    match (*query.body, query.order_by, query.limit_clause) {
-        (ast::SetExpr::Select(select), None, None) if select.from.is_empty() && select.projection.len() == 1 => match select.projection.into_iter().next() {
-            Some(ast::SelectItem::UnnamedExpr(e)) | Some(ast::SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e),
-            _ => Err(invalid("not an expression".to_string())),
-        },
-        _ => Err(invalid("not a single expression".to_string())),
-    }
+    with_parse_options(|options| granary_sql::parse_expression(&definition.body, options))
+        .map_err(|e| Error::new(ErrorCode::SYNTAX_ERROR, format!("Cannot parse the body of function {}: {}", definition.name, e)))
 }
 
 /// ClickHouse's file name for a function: the name escaped, so no name leaves the directory.

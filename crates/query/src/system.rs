@@ -401,7 +401,13 @@ fn definitions() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, Genera
             ]
             .into_iter()
             .chain(PART_LOCATION_COLUMNS)
-            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String"), ("delete_ttl_info_min", "DateTime"), ("delete_ttl_info_max", "DateTime"), ("has_lightweight_delete", "UInt8")])
+            .chain([("bytes", "UInt64"), ("marks_size", "UInt64"), ("part_name", "String"), ("delete_ttl_info_min", "DateTime"), ("delete_ttl_info_max", "DateTime")])
+            .chain(TTL_INFO_COLUMNS.into_iter().enumerate().flat_map(|(i, names)| {
+                // ClickHouse lists the default codec between the move and recompression ranges.
+                let codec = (i == 1).then_some(("default_compression_codec", "String"));
+                codec.into_iter().chain([(names[0], "Array(String)"), (names[1], "Array(DateTime)"), (names[2], "Array(DateTime)")])
+            }))
+            .chain([("has_lightweight_delete", "UInt8")])
             .collect(),
             parts,
         ),
@@ -792,8 +798,20 @@ fn parts(shared: &Shared, _: &QueryContextExt) -> Result<Vec<ArrayRef>> {
         strings(rows.iter().map(|r| &r.3.name)),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.0))),
         Arc::new(TimestampSecondArray::from_iter_values(rows.iter().map(|r| r.3.delete_ttl_info.1))),
-        u8s(rows.iter().map(|r| r.3.has_lightweight_delete)),
     ]);
+    // One disk: no part has move TTL ranges.
+    type Ranges = fn(&granary_storage::PartStatus) -> &[(String, i64, i64)];
+    let kinds: [Ranges; 4] = [|_| &[], |s| &s.recompression_ttl_info, |s| &s.group_by_ttl_info, |s| &s.rows_where_ttl_info];
+    for (i, kind) in kinds.into_iter().enumerate() {
+        if i == 1 {
+            columns.push(strings(rows.iter().map(|r| &r.3.default_compression_codec)));
+        }
+        let infos: Vec<&[(String, i64, i64)]> = rows.iter().map(|r| kind(&r.3)).collect();
+        columns.push(string_lists(infos.iter().map(|i| i.iter().map(|t| t.0.clone()).collect())));
+        columns.push(datetime_lists(infos.iter().map(|i| i.iter().map(|t| t.1).collect())));
+        columns.push(datetime_lists(infos.iter().map(|i| i.iter().map(|t| t.2).collect())));
+    }
+    columns.push(u8s(rows.iter().map(|r| r.3.has_lightweight_delete)));
     Ok(columns)
 }
 
@@ -802,6 +820,15 @@ type PartLocation<'a> = (&'a str, &'a str, &'a str, &'a granary_storage::PartSta
 
 /// The columns `system.parts` and `system.parts_columns` share, from `modification_time`
 /// to `path` ([`part_location_arrays`] builds them).
+/// `system.parts`' TTL range columns, ClickHouse's `Nested` of each rule kind: moves,
+/// recompression, GROUP BY, DELETE ... WHERE.
+const TTL_INFO_COLUMNS: [[&str; 3]; 4] = [
+    ["move_ttl_info.expression", "move_ttl_info.min", "move_ttl_info.max"],
+    ["recompression_ttl_info.expression", "recompression_ttl_info.min", "recompression_ttl_info.max"],
+    ["group_by_ttl_info.expression", "group_by_ttl_info.min", "group_by_ttl_info.max"],
+    ["rows_where_ttl_info.expression", "rows_where_ttl_info.min", "rows_where_ttl_info.max"],
+];
+
 const PART_LOCATION_COLUMNS: [(&str, &str); 12] = [
     ("modification_time", "DateTime"),
     ("remove_time", "DateTime"),
@@ -957,6 +984,24 @@ fn low_cardinality_string_lists(lists: impl IntoIterator<Item = Vec<String>>) ->
         _ => Arc::new(Field::new("item", arrow::datatypes::DataType::Utf8, false)),
     };
     string_lists_of(item, lists)
+}
+
+/// An `Array(DateTime)` column of Unix seconds.
+fn datetime_lists(lists: impl IntoIterator<Item = Vec<i64>>) -> ArrayRef {
+    let declared = schema(&[("lists", "Array(DateTime)")]);
+    let item = match declared.field(0).data_type() {
+        arrow::datatypes::DataType::List(item) => item.clone(),
+        _ => Arc::new(Field::new("item", arrow::datatypes::DataType::Timestamp(arrow::datatypes::TimeUnit::Second, None), false)),
+    };
+    let values = arrow::array::TimestampSecondBuilder::new().with_data_type(item.data_type().clone());
+    let mut builder = ListBuilder::new(values).with_field(item);
+    for list in lists {
+        for value in list {
+            builder.values().append_value(value);
+        }
+        builder.append(true);
+    }
+    Arc::new(builder.finish())
 }
 
 fn string_lists_of(item: arrow::datatypes::FieldRef, lists: impl IntoIterator<Item = Vec<String>>) -> ArrayRef {

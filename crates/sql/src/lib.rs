@@ -46,7 +46,7 @@ pub mod views;
 
 pub use datafusion::sql::sqlparser;
 pub use parse::{
-    parse_statement, AlterCommand, ColumnChange, ColumnPosition, ColumnSpec, ConstraintSpec, CreateDictionary, CreateTable, CreateView, DictionaryClauseSpec, EngineSpec, IndexSpec, InsertSource, InsertStatement, InsertTarget, NameFilter, NamedCollectionEntry, TableFunctionCall, ParseOptions, SqlFunction, Statement,
+    parse_expression, parse_statement, AlterCommand, ColumnChange, ColumnPosition, ColumnSpec, ConstraintSpec, CreateDictionary, CreateTable, CreateView, DictionaryClauseSpec, EngineSpec, IndexSpec, InsertSource, InsertStatement, InsertTarget, NameFilter, NamedCollectionEntry, TableFunctionCall, ParseOptions, SqlFunction, Statement,
     StatementWithClauses, TableName,
 };
 pub use lexer::split_statements;

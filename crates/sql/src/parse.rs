@@ -539,6 +539,23 @@ pub fn parse_statement(sql: &str, options: &ParseOptions<'_>) -> Result<(Stateme
     Ok((statement, substituted))
 }
 
+/// One expression as the query front end leaves a SELECT-list item (ClickHouse's casts,
+/// operators, intervals and conditions rewritten), for expressions stored outside
+/// queries (TTL, SQL function bodies) that are planned on their own.
+pub fn parse_expression(text: &str, options: &ParseOptions<'_>) -> Result<ast::Expr> {
+    let invalid = || Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: not a single expression: {text}"));
+    let Statement::Query { query, .. } = parse_statement(&format!("SELECT {text}"), options)?.0.statement else {
+        return Err(invalid());
+    };
+    match (*query.body, query.order_by, query.limit_clause) {
+        (ast::SetExpr::Select(select), None, None) if select.from.is_empty() && select.projection.len() == 1 => match select.projection.into_iter().next() {
+            Some(ast::SelectItem::UnnamedExpr(e)) | Some(ast::SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e),
+            _ => Err(invalid()),
+        },
+        _ => Err(invalid()),
+    }
+}
+
 /// `CREATE [OR REPLACE] VIEW` (not MATERIALIZED: ClickHouse substitutes parameters in
 /// those as in any query).
 fn is_create_view(sql: &str) -> bool {

@@ -289,6 +289,13 @@ pub struct PartStatus {
     pub has_lightweight_delete: bool,
     /// Per data-skipping index file of the part (index name), its size in bytes.
     pub skip_indexes: Vec<(String, u64)>,
+    /// Per RECOMPRESS, GROUP BY and DELETE ... WHERE rule: its expression and the Unix
+    /// seconds of the earliest and latest of its values over the part's rows.
+    pub recompression_ttl_info: Vec<(String, i64, i64)>,
+    /// The codec of columns without one of their own (`LZ4`, `ZSTD(3)` after a RECOMPRESS).
+    pub default_compression_codec: String,
+    pub group_by_ttl_info: Vec<(String, i64, i64)>,
+    pub rows_where_ttl_info: Vec<(String, i64, i64)>,
 }
 
 /// The files of one column in one part. All zero in a compact part, whose columns share

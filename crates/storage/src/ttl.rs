@@ -13,8 +13,12 @@ pub enum TtlAction {
     Delete,
     /// `TO DISK 'name'` / `TO VOLUME 'name'`: the keyword and the name as written.
     Move { volume: bool, name: String },
-    /// `RECOMPRESS CODEC(...)`: kept and shown; parts are not recompressed.
+    /// `RECOMPRESS CODEC(...)`: the codec parts whose rows are all past the expression
+    /// are written with at their next merge.
     Recompress(String),
+    /// `GROUP BY k1, ... [SET c = agg(c), ...]`: expired rows with equal keys (a prefix
+    /// of the primary key) become one row; `set` as written, formatted.
+    GroupBy { keys: Vec<String>, set: Vec<(String, String)> },
 }
 
 /// One rule of a table's TTL: `expression [DELETE | TO DISK | TO VOLUME | RECOMPRESS] [WHERE condition]`.
@@ -33,6 +37,13 @@ impl TtlRule {
             TtlAction::Delete => {}
             TtlAction::Move { volume, name } => out.push_str(&format!(" TO {} {name}", if *volume { "VOLUME" } else { "DISK" })),
             TtlAction::Recompress(codec) => out.push_str(&format!(" RECOMPRESS {codec}")),
+            TtlAction::GroupBy { keys, set } => {
+                out.push_str(&format!(" GROUP BY {}", keys.join(", ")));
+                if !set.is_empty() {
+                    let assignments: Vec<String> = set.iter().map(|(c, e)| format!("{c} = {e}")).collect();
+                    out.push_str(&format!(" SET {}", assignments.join(", ")));
+                }
+            }
         }
         if let Some(condition) = &self.condition {
             out.push_str(&format!(" WHERE {condition}"));
@@ -42,18 +53,28 @@ impl TtlRule {
 }
 
 /// Splits a table TTL clause into its rules, expressions formatted as ClickHouse shows
-/// them. `GROUP BY` rules are refused (not implemented).
+/// them.
 pub fn parse_table_ttl(text: &str) -> Result<Vec<TtlRule>> {
     let mut rules = Vec::new();
-    for piece in split_top_level(text, ',') {
-        let piece = piece.trim();
+    let pieces = split_top_level(text, ',');
+    let mut next = 0;
+    while next < pieces.len() {
+        let piece = pieces[next].trim();
+        next += 1;
         if piece.is_empty() {
             return Err(Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: empty TTL rule in {text}")));
         }
         let words = top_level_words(piece);
         let find = |kw: &str| words.iter().find(|(_, w)| w.eq_ignore_ascii_case(kw)).map(|&(i, _)| i);
-        if find("GROUP").is_some() {
-            return Err(Error::new(ErrorCode::NOT_IMPLEMENTED, format!("TTL ... GROUP BY is not supported yet: {piece}")));
+        if let Some(group_at) = find("GROUP") {
+            // The key and SET lists go on past commas, as ClickHouse's parser reads them.
+            let mut rest = vec![piece[group_at..].to_string()];
+            while next < pieces.len() && continues_group_by(&rest, pieces[next]) {
+                rest.push(pieces[next].trim().to_string());
+                next += 1;
+            }
+            rules.push(group_by_rule(piece, &piece[..group_at], &rest.join(", "))?);
+            continue;
         }
         let where_at = find("WHERE");
         let head_end = where_at.unwrap_or(piece.len());
@@ -91,6 +112,51 @@ pub fn parse_table_ttl(text: &str) -> Result<Vec<TtlRule>> {
         rules.push(TtlRule { expression, action, condition });
     }
     Ok(rules)
+}
+
+/// Whether the comma-separated `piece` after a GROUP BY rule read so far (`rule`) is
+/// one more of its keys or SET assignments rather than the next rule.
+fn continues_group_by(rule: &[String], piece: &str) -> bool {
+    let has_set = rule.iter().any(|p| top_level_words(p).iter().any(|(_, w)| w.eq_ignore_ascii_case("SET")));
+    let words = top_level_words(piece);
+    if has_set {
+        return assignment(piece).is_some();
+    }
+    !words.iter().any(|(_, w)| ["GROUP", "DELETE", "TO", "RECOMPRESS", "WHERE"].iter().any(|k| w.eq_ignore_ascii_case(k)))
+}
+
+/// `name = expression` (not `==`): the column and the expression.
+fn assignment(piece: &str) -> Option<(String, String)> {
+    let at = top_level_chars(piece).into_iter().find(|&(i, c)| c == '=' && piece.as_bytes().get(i + 1) != Some(&b'=') && i > 0 && !b"=!<>".contains(&piece.as_bytes()[i - 1]))?.0;
+    let name = piece[..at].trim().trim_matches('`');
+    let value = piece[at + 1..].trim();
+    (!name.is_empty() && name.bytes().all(is_word_byte) && !value.is_empty()).then(|| (name.to_string(), format_expression(value)))
+}
+
+/// `expression GROUP BY keys [SET assignments]`; `group` starts at GROUP.
+fn group_by_rule(piece: &str, expression: &str, group: &str) -> Result<TtlRule> {
+    let syntax = |what: &str| Error::new(ErrorCode::SYNTAX_ERROR, format!("Syntax error: {what} in TTL rule {piece}"));
+    let expression = format_expression(expression);
+    if expression.is_empty() {
+        return Err(syntax("no expression"));
+    }
+    let words = top_level_words(group);
+    if !words.get(1).is_some_and(|(_, w)| w.eq_ignore_ascii_case("BY")) {
+        return Err(syntax("expected BY after GROUP"));
+    }
+    let keys_from = words[1].0 + 2;
+    let set_at = words.iter().find(|(_, w)| w.eq_ignore_ascii_case("SET")).map(|&(i, _)| i);
+    let keys: Vec<String> = split_top_level(&group[keys_from..set_at.unwrap_or(group.len())], ',').into_iter().map(format_expression).collect();
+    if keys.iter().any(String::is_empty) {
+        return Err(syntax("empty GROUP BY key"));
+    }
+    let mut set = Vec::new();
+    if let Some(at) = set_at {
+        for item in split_top_level(&group[at + "SET".len()..], ',') {
+            set.push(assignment(item).ok_or_else(|| syntax("expected column = expression after SET"))?);
+        }
+    }
+    Ok(TtlRule { expression, action: TtlAction::GroupBy { keys, set }, condition: None })
 }
 
 /// A table TTL clause as ClickHouse shows it.
@@ -283,7 +349,12 @@ mod tests {
         assert_eq!(rules[1].text(), "toDate(d, 'UTC') + toIntervalMonth(2) WHERE x IN (1, 2)");
         assert_eq!(rules[2].action, TtlAction::Move { volume: false, name: "'b'".into() });
         assert_eq!(rules[3].text(), "d RECOMPRESS CODEC(ZSTD(1))");
-        assert_eq!(parse_table_ttl("d + 1 GROUP BY k SET v = sum(v)").unwrap_err().code(), ErrorCode::NOT_IMPLEMENTED);
+        let rules = parse_table_ttl("d + 1 DELETE WHERE x = 0, d GROUP BY k1, k2 SET v = sum(v), w = max(w), d + INTERVAL 1 DAY GROUP BY k1").unwrap();
+        assert_eq!(rules.len(), 3);
+        assert_eq!(rules[1].action, TtlAction::GroupBy { keys: vec!["k1".into(), "k2".into()], set: vec![("v".into(), "sum(v)".into()), ("w".into(), "max(w)".into())] });
+        assert_eq!(rules[1].text(), "d GROUP BY k1, k2 SET v = sum(v), w = max(w)");
+        assert_eq!(rules[2].text(), "d + toIntervalDay(1) GROUP BY k1");
+        assert!(parse_table_ttl("d GROUP BY k SET v").is_err());
         assert!(parse_table_ttl("d,").is_err());
         assert!(parse_table_ttl("d TO x").is_err());
     }
