@@ -203,6 +203,8 @@ registry! {
     "optimize_on_insert": Bool = "1", "Apply the table engine's merge logic to each inserted block.";
     "optimize_skip_merged_partitions": Bool = "0", "OPTIMIZE ... FINAL skips a partition whose only part is already merged (level > 0).";
     "output_format_arrow_string_as_string": Bool = "1", "Arrow output: String columns as Arrow Utf8 rather than Binary.";
+    "output_format_avro_codec": String = "", "Avro output: the block codec (null, deflate, snappy, zstd; empty: snappy).";
+    "output_format_avro_sync_interval": UInt64 = "16384", "Avro output: accepted for compatibility; Granary writes one block per result batch.";
     "output_format_compression_level": UInt64 = "3", "Compression level of files written by INSERT INTO FUNCTION (gzip, zstd).";
     "output_format_csv_crlf_end_of_line": Bool = "0", "CSV output lines end with CR LF instead of LF.";
     "output_format_decimal_trailing_zeros": Bool = "0", "Print trailing zeros of Decimal values.";

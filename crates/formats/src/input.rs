@@ -12,6 +12,7 @@
 //! its own `rows::Block`, and the batches are emitted in chunk order (row numbers in
 //! errors are then chunk offset + row).
 
+pub mod avro;
 pub mod ipc;
 pub(crate) mod classify;
 pub(crate) mod conform;

@@ -147,6 +147,8 @@ pub struct FormatSettings {
     pub sql_insert: SqlInsertSettings,
     /// `format_custom_*`: the `CustomSeparated` formats.
     pub custom: CustomSettings,
+    /// `output_format_avro_codec`.
+    pub avro_codec: String,
     /// `format_regexp*`: the `Regexp` input format.
     pub regexp: RegexpSettings,
 }
@@ -300,6 +302,7 @@ impl FormatSettings {
                 quote_names: reader.flag("output_format_sql_insert_quote_names", true),
                 max_batch_size: reader.number("output_format_sql_insert_max_batch_size", 65409),
             },
+            avro_codec: reader.get_str("output_format_avro_codec").to_string(),
             regexp: RegexpSettings {
                 pattern: reader.get_str("format_regexp").to_string(),
                 escaping_rule: reader.get("format_regexp_escaping_rule").unwrap_or("Raw").to_string(),
@@ -385,6 +388,7 @@ const OUTPUT_FORMATS: &[&str] = &[
     "CustomSeparatedWithNames",
     "CustomSeparatedWithNamesAndTypes",
     "TSKV",
+    "Avro",
     "JSONEachRow",
     "JSONLines",
     "JSONL",
@@ -483,6 +487,7 @@ const INPUT_FORMATS: &[&str] = &[
     "JSONAsString",
     "LineAsString",
     "Regexp",
+    "Avro",
     "RawBLOB",
     "Values",
     "Parquet",
@@ -529,6 +534,7 @@ pub fn create_output_format(name: &str, schema: SchemaRef, settings: &FormatSett
         "CustomSeparatedWithNames" => Box::new(CustomSeparated::new(schema, true, false, settings)?),
         "CustomSeparatedWithNamesAndTypes" => Box::new(CustomSeparated::new(schema, true, true, settings)?),
         "TSKV" => Box::new(Tskv::new(schema, settings)),
+        "Avro" => Box::new(crate::output::avro::AvroOutput::new(schema, &settings.avro_codec)?),
         "JSONEachRow" | "JSONLines" | "JSONL" | "NDJSON" => Box::new(JsonEachRow::new(schema, EachRow::Object, false, settings)),
         "JSONStringsEachRow" => Box::new(JsonEachRow::new(schema, EachRow::Object, true, settings)),
         "PrettyJSONEachRow" | "PrettyJSONLines" | "PrettyNDJSON" => Box::new(JsonEachRow::new(schema, EachRow::Pretty, false, settings)),
@@ -610,6 +616,7 @@ pub fn create_input_format(name: &str, schema: SchemaRef, settings: &FormatSetti
         "JSONAsString" => Box::new(JsonAsStringInput::new(schema, settings)?),
         "LineAsString" => Box::new(LineAsStringInput::new(schema, settings)?),
         "Regexp" => Box::new(crate::input::regexp::RegexpInput::new(schema, settings)?),
+        "Avro" => Box::new(crate::input::avro::AvroInput::new(schema, settings)),
         "RawBLOB" => Box::new(RawBlobInput::new(schema, settings)?),
         "Values" => Box::new(ValuesInput::new(schema, settings)?),
         "Parquet" => Box::new(ParquetInput::new(schema, settings)?),

@@ -4,6 +4,7 @@
 //! Each format builds one [`ColumnWriter`] per column and batch (the type is resolved
 //! once), then loops over rows appending bytes to the caller's buffer.
 
+pub mod avro;
 pub mod custom;
 pub mod delimited;
 pub mod ipc;

@@ -119,6 +119,7 @@ pub fn format_from_name(name: &str) -> Option<&'static str> {
         "tsv" => "TSV",
         "jsonl" | "ndjson" | "json" => "JSONEachRow",
         "native" => "Native",
+        "avro" => "Avro",
         "arrow" => "Arrow",
         "md" => "Markdown",
         _ => return None,

@@ -333,6 +333,7 @@ fn infer_file(ctx: &IoContext, file: &FileEntry, format: &str, compression: Opti
     let mut reader = c.reader(file.open(download)?)?;
     let inferred = match format {
         "Native" | "RowBinaryWithNamesAndTypes" => infer_from_header(format, &mut reader, &file.path)?,
+        "Avro" => crate::infer::infer_avro(&mut reader, &file.path)?,
         _ => infer_text(format, &mut reader, &ctx.settings, &file.path)?,
     };
     Ok((schema_of(&inferred.columns), inferred.format))

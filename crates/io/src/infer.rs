@@ -418,6 +418,66 @@ pub fn infer_from_header(format: &str, reader: &mut dyn Read, source: &str) -> R
     }
 }
 
+/// Infers the columns of an Avro object container file from the schema in its header,
+/// with ClickHouse's reading of Avro types: timestamps without a time zone, enums as
+/// `Enum8`/`Enum16` numbered from 0, the union `["null", T]` as `Nullable(T)`.
+pub fn infer_avro(reader: &mut dyn Read, source: &str) -> Result<Inferred> {
+    let mut data = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let cannot = |why: &dyn std::fmt::Display| {
+        Error::new(
+            ErrorCode::CANNOT_EXTRACT_TABLE_STRUCTURE,
+            format!("The table structure cannot be extracted from a Avro format file. Error: {why}. You can specify the structure manually: (in file/uri {source})"),
+        )
+    };
+    let header_len = loop {
+        if let Some(len) = granary_formats::input::avro::header_len(&data).map_err(|e| cannot(&e))? {
+            break len;
+        }
+        let n = reader.read(&mut chunk).map_err(|e| crate::detect::corrupt(source, e))?;
+        if n == 0 {
+            return Err(cannot(&if data.is_empty() { "the file is empty" } else { "the data ends inside the file header" }));
+        }
+        data.extend_from_slice(&chunk[..n]);
+    };
+    let (schema, _) = granary_formats::input::avro::decode_file(&data[..header_len], 1).map_err(|e| cannot(&e))?;
+    let columns = schema.fields().iter().map(|f| (f.name().clone(), avro_column_type(f))).collect();
+    Ok(Inferred { columns, format: "Avro".to_string() })
+}
+
+fn avro_column_type(field: &arrow::datatypes::Field) -> ChType {
+    use arrow::datatypes::{DataType, TimeUnit};
+    let base = match field.data_type() {
+        DataType::Timestamp(unit, _) => ChType::DateTime64(
+            match unit {
+                TimeUnit::Second => 0,
+                TimeUnit::Millisecond => 3,
+                TimeUnit::Microsecond => 6,
+                TimeUnit::Nanosecond => 9,
+            },
+            None,
+        ),
+        DataType::Dictionary(..) => match field.metadata().get("avro.enum.symbols").and_then(|s| serde_json::from_str::<Vec<String>>(s).ok()) {
+            Some(symbols) if symbols.len() <= 128 => ChType::Enum8(symbols.into_iter().zip(0..).collect()),
+            Some(symbols) => ChType::Enum16(symbols.into_iter().zip(0..).collect()),
+            None => ChType::String,
+        },
+        DataType::FixedSizeBinary(16) if field.metadata().get("logicalType").is_some_and(|t| t == "uuid") => ChType::Uuid,
+        DataType::List(item) => ChType::Array(Box::new(avro_column_type(item))),
+        DataType::Struct(fields) => ChType::Tuple(fields.iter().map(|f| (f.name().clone(), avro_column_type(f))).collect()),
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => ChType::Map(Box::new(ChType::String), Box::new(avro_column_type(&kv[1]))),
+            _ => ChType::String,
+        },
+        _ => ChType::from_arrow(field.data_type(), false),
+    };
+    if field.is_nullable() && !matches!(base, ChType::Array(_) | ChType::Map(..) | ChType::Tuple(_)) {
+        ChType::Nullable(Box::new(base))
+    } else {
+        base
+    }
+}
+
 /// Infers the columns of `format` from the start of a stream.
 pub fn infer_text(format: &str, reader: &mut dyn Read, settings: &Settings, source: &str) -> Result<Inferred> {
     let rules = Rules::from(settings);

@@ -70,6 +70,33 @@ fn from_wide_binary(column: &ArrayRef, field: &Field) -> Option<ArrayRef> {
     kind.from_fixed_binary(column.as_fixed_size_binary_opt()?)
 }
 
+/// Enum names (strings, or a dictionary of them: Avro enums) into an `Enum8`/`Enum16`
+/// column by name; a name the enum does not have is an error.
+fn to_enum(column: &ArrayRef, field: &Field) -> Result<Option<ArrayRef>> {
+    let (ChType::Enum8(values) | ChType::Enum16(values)) = ChType::from_field(field).base().clone() else {
+        return Ok(None);
+    };
+    let is_text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let text = match column.data_type() {
+        t if is_text(t) => arrow::compute::cast(column, &DataType::Utf8)?,
+        DataType::Dictionary(_, value) if is_text(value) => arrow::compute::cast(column, &DataType::Utf8)?,
+        _ => return Ok(None),
+    };
+    let by_name: std::collections::HashMap<&str, i16> = values.iter().map(|(name, value)| (name.as_str(), *value)).collect();
+    let numbers = text
+        .as_string::<i32>()
+        .iter()
+        .map(|name| match name {
+            None => Ok(None),
+            Some(name) => by_name
+                .get(name)
+                .map(|v| Some(*v))
+                .ok_or_else(|| Error::new(ErrorCode::UNKNOWN_ELEMENT_OF_ENUM, format!("Unknown element '{name}' for enum {}", ChType::from_field(field)))),
+        })
+        .collect::<Result<arrow::array::Int16Array>>()?;
+    Ok(Some(arrow::compute::cast(&(std::sync::Arc::new(numbers) as ArrayRef), field.data_type())?))
+}
+
 /// A batch of `schema` from `columns` (name, values) of `rows` rows read by `format`.
 pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRef)], text: &TextOptions, format: &str) -> Result<RecordBatch> {
     let mut out = Vec::with_capacity(schema.fields().len());
@@ -86,6 +113,8 @@ pub(crate) fn conform(schema: &SchemaRef, rows: usize, columns: &[(&str, ArrayRe
             fixed
         } else if let Some(wide) = from_wide_binary(column, field) {
             wide
+        } else if let Some(names) = to_enum(column, field)? {
+            names
         } else {
             let strict = CastOptions { safe: false, ..Default::default() };
             arrow::compute::cast_with_options(column, field.data_type(), &strict).map_err(|e| {
