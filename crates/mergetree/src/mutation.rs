@@ -359,7 +359,6 @@ pub fn plan(inner: &Inner, command: &MutationCommand) -> Result<Planned> {
             lightweight: false,
             index: None,
         }),
-        }
         MutationCommand::ClearColumn { column, partition } => {
             let index = inner.schema.index_of(column).map_err(|_| Error::new(ErrorCode::NOT_FOUND_COLUMN_IN_BLOCK, format!("Wrong column name. Cannot find column `{column}` to clear")))?;
             let value = match inner.column_defaults.get(index).cloned().flatten() {

@@ -274,7 +274,6 @@ impl Part {
         if let Some(text) = listed.remove(crate::ttl::TTL_FILE) {
             part.ttl = Some(crate::ttl::TtlInfos::parse(&String::from_utf8_lossy(&text)).map_err(|e| broken(e.to_string()))?);
         }
-        part.skip_index_files = listed.into_iter().filter(|(name, _)| name.starts_with(crate::skip_index::FILE_PREFIX)).map(|(name, bytes)| (name, Arc::new(bytes))).collect();
         if let Some(text) = listed.remove(crate::ttl::CODEC_FILE) {
             part.recompressed = Some(String::from_utf8_lossy(&text).trim().to_string());
         }
@@ -284,6 +283,7 @@ impl Part {
         if masked {
             part.row_exists = Some(crate::lightweight_delete::load_mask(&part, &mut listed).map_err(|e| broken(e.to_string()))?);
         }
+        part.skip_index_files = listed.into_iter().filter(|(name, _)| name.starts_with(crate::skip_index::FILE_PREFIX)).map(|(name, bytes)| (name, Arc::new(bytes))).collect();
         Ok(part)
     }
 }
