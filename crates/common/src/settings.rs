@@ -140,10 +140,10 @@ registry! {
     "format_custom_row_after_delimiter": String = "\n", "CustomSeparated formats: the text after each row.";
     "format_custom_row_before_delimiter": String = "", "CustomSeparated formats: the text before each row.";
     "format_custom_row_between_delimiter": String = "", "CustomSeparated formats: the text between rows.";
+    "format_json_object_each_row_column_for_object_name": String = "", "JSONObjectEachRow: the String column whose values are the names of the row objects.";
     "format_regexp": String = "", "Regexp input format: the regular expression (RE2 syntax) each line must match in full; its capture groups are the columns.";
     "format_regexp_escaping_rule": String = "Raw", "Regexp input format: how captured values are escaped (Escaped, Quoted, CSV, JSON, Raw).";
     "format_regexp_skip_unmatched": Bool = "0", "Regexp input format: skip lines that do not match instead of failing.";
-    "format_json_object_each_row_column_for_object_name": String = "", "JSONObjectEachRow: the String column whose values are the names of the row objects.";
     "group_by_use_nulls": Bool = "0", "ROLLUP, CUBE and GROUPING SETS: NULL (not the type's default) in the keys a row does not group by.";
     "http_connection_timeout": UInt64 = "1", "url(): connection timeout in seconds.";
     "http_headers_progress_interval_ms": Milliseconds = "100", "How often X-ClickHouse-Progress headers are sent.";

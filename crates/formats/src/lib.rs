@@ -654,9 +654,13 @@ mod tests {
         }
         // A String column suits every input format (LineAsString and the like want one).
         let strings = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, false)]));
+        // Regexp needs its expression.
+        let mut with_regexp = s.clone();
+        with_regexp.regexp.pattern = "(.*)".to_string();
         for name in INPUT_FORMATS {
-            assert!(create_input_format(name, strings.clone(), &s).is_ok(), "{name}");
+            assert!(create_input_format(name, strings.clone(), &with_regexp).is_ok(), "{name}");
         }
+        assert_eq!(create_input_format("Regexp", strings.clone(), &s).err().unwrap().code(), ErrorCode::BAD_ARGUMENTS);
         assert_eq!(create_input_format("LineAsString", schema(), &s).err().unwrap().code(), ErrorCode::INCORRECT_QUERY);
         assert_eq!(create_input_format("Vertical", schema(), &s).err().unwrap().code(), ErrorCode::BAD_ARGUMENTS);
         let e = create_output_format("tsv", schema(), &s).err().unwrap();
