@@ -13,14 +13,20 @@ use crate::{FormatSettings, InputFormat};
 #[derive(Clone)]
 struct Lines;
 
+/// The next line of `data` from `from` (without its line feed; at the end of the data,
+/// an unterminated last line), as the one-row-per-line formats cut their rows.
+pub(crate) fn scan_line(data: &[u8], from: usize, eof: bool) -> Scan {
+    match memchr::memchr(b'\n', &data[from..]) {
+        Some(offset) => Scan::Row { start: from, end: from + offset, next: from + offset + 1 },
+        None if eof && from < data.len() => Scan::Row { start: from, end: data.len(), next: data.len() },
+        None if eof => Scan::Skip { next: data.len() },
+        None => Scan::NeedMore { start: from },
+    }
+}
+
 impl RowFormat for Lines {
     fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Result<Scan> {
-        Ok(match memchr::memchr(b'\n', &data[from..]) {
-            Some(offset) => Scan::Row { start: from, end: from + offset, next: from + offset + 1 },
-            None if eof && from < data.len() => Scan::Row { start: from, end: data.len(), next: data.len() },
-            None if eof => Scan::Skip { next: data.len() },
-            None => Scan::NeedMore { start: from },
-        })
+        Ok(scan_line(data, from, eof))
     }
 
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {

@@ -10,6 +10,7 @@ use granary_common::{Error, ErrorCode, Result};
 use regex::bytes::Regex;
 
 use super::custom::read_value;
+use super::lines::scan_line;
 use super::rows::{Block, Parallelism, RowFormat, Scan, Streamer};
 use crate::output::custom::EscapingRule;
 use crate::{FormatSettings, InputFormat};
@@ -46,12 +47,7 @@ impl RegexpRows {
 
 impl RowFormat for RegexpRows {
     fn scan(&mut self, data: &[u8], from: usize, eof: bool) -> Result<Scan> {
-        Ok(match memchr::memchr(b'\n', &data[from..]) {
-            Some(offset) => Scan::Row { start: from, end: from + offset, next: from + offset + 1 },
-            None if eof && from < data.len() => Scan::Row { start: from, end: data.len(), next: data.len() },
-            None if eof => Scan::Skip { next: data.len() },
-            None => Scan::NeedMore { start: from },
-        })
+        Ok(scan_line(data, from, eof))
     }
 
     fn parse_row(&mut self, row: &[u8], block: &mut Block, out: &mut Vec<RecordBatch>) -> Result<()> {
