@@ -34,6 +34,7 @@ pub const QUERY_LAYER_FUNCTIONS: &[(&str, &str)] = &[
     ("currentUser", ""),
     ("user", "currentUser"),
     ("current_user", "currentUser"),
+    ("session_user", "currentUser"),
     ("getSetting", ""),
     ("getSettingOrDefault", ""),
     ("getServerSetting", ""),

@@ -452,6 +452,12 @@ pub fn register_all(state: &mut SessionState) -> Result<()> {
     for hof in lambda::functions() {
         state.register_higher_order_function(Arc::new(hof)).map_err(Error::from)?;
     }
+    // ClickHouse's other names of DataFusion built-ins that Granary keeps as they are.
+    for (alias, target) in [("ceiling", "ceil"), ("truncate", "trunc")] {
+        if let Some(builtin) = state.scalar_functions().get(target).cloned() {
+            state.register_udf(Arc::new(with_aliases(builtin.as_ref().clone(), vec![alias.to_string()]))).map_err(Error::from)?;
+        }
+    }
     drop_shadowed(state);
     Ok(())
 }

@@ -36,7 +36,7 @@ pub(crate) fn inline_get_setting(statement: &mut ast::Statement, ctx: &QueryCont
             FunctionArguments::Subquery(_) => None,
         };
         let Some(arguments) = arguments else { return ControlFlow::Continue(()) };
-        let replaced = if arguments.is_empty() && ["currentUser", "user", "current_user"].iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+        let replaced = if arguments.is_empty() && ["currentUser", "user", "current_user", "session_user"].iter().any(|n| n.eq_ignore_ascii_case(&name)) {
             Ok(Some(Expr::value(Value::SingleQuotedString(ctx.access.user.clone()))))
         } else if arguments.is_empty() && QUERY_ID_FUNCTIONS.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
             per_execution = true;
